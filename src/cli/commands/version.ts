@@ -1,0 +1,15 @@
+// `kubectl gitops version`: plugin version, git commit and Node version.
+import type { GitopsCommand } from '../command.js';
+import { ExitCode } from '../exit-codes.js';
+import { versionInfo } from '../../version.js';
+import { renderVersion } from '../../render/version.js';
+
+export const versionCommand: GitopsCommand = {
+  command: 'version',
+  describe: 'Print the plugin version, git commit and Node version',
+  builder: (y) => y.example('kubectl gitops version -o json', 'Machine-readable build information'),
+  async run(_args, ctx) {
+    ctx.io.out(renderVersion(versionInfo(), ctx.opts.output));
+    return ExitCode.Ok;
+  },
+};

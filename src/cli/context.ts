@@ -1,0 +1,17 @@
+// What a command handler receives: the process edges, typed global options and the colour decision.
+import type { Io } from './io.js';
+import type { GlobalOptions } from './options.js';
+import { paint, shouldColour, type Paint } from '../render/colour.js';
+
+export interface CommandContext {
+  io: Io;
+  opts: GlobalOptions;
+  /** Colours for tables on stdout (plain when the policy says no). */
+  paint: Paint;
+  colour: boolean;
+}
+
+export function makeContext(io: Io, opts: GlobalOptions): CommandContext {
+  const colour = shouldColour({ mode: opts.color, output: opts.output, isTTY: io.stdoutIsTTY, env: io.env });
+  return { io, opts, paint: paint(colour), colour };
+}

@@ -1,0 +1,91 @@
+// The Kubernetes object model shared by every layer; imports nothing.
+
+/** A JSON value as it appears in a manifest or an API response. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+export interface ObjectMeta {
+  name?: string;
+  generateName?: string;
+  namespace?: string;
+  uid?: string;
+  resourceVersion?: string;
+  generation?: number;
+  creationTimestamp?: string;
+  deletionTimestamp?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  ownerReferences?: OwnerReference[];
+  managedFields?: ManagedFieldsEntry[];
+  [key: string]: JsonValue | undefined | OwnerReference[] | ManagedFieldsEntry[] | Record<string, string>;
+}
+
+export interface OwnerReference {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller?: boolean;
+  blockOwnerDeletion?: boolean;
+}
+
+export interface ManagedFieldsEntry {
+  manager?: string;
+  operation?: 'Apply' | 'Update' | string;
+  apiVersion?: string;
+  time?: string;
+  fieldsType?: string;
+  fieldsV1?: JsonObject;
+  subresource?: string;
+}
+
+/** Any Kubernetes object, typed loosely enough for unstructured data. */
+export interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  [key: string]: JsonValue | ObjectMeta | undefined;
+}
+
+/** Identifies one object: group (empty for core), kind, namespace (empty when cluster-scoped), name. */
+export interface ResourceKey {
+  group: string;
+  kind: string;
+  namespace: string;
+  name: string;
+}
+
+/** The API group of an apiVersion: `apps/v1` -> `apps`, `v1` -> ``. */
+export function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? '' : apiVersion.slice(0, slash);
+}
+
+/** The version part of an apiVersion: `apps/v1` -> `v1`. */
+export function versionOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+}
+
+export function keyOf(obj: KubeObject): ResourceKey {
+  return {
+    group: groupOf(obj.apiVersion),
+    kind: obj.kind,
+    namespace: obj.metadata.namespace ?? '',
+    name: obj.metadata.name ?? '',
+  };
+}
+
+/** A stable string form of a key, `group/Kind/namespace/name`, for maps and sorting. */
+export function keyString(k: ResourceKey): string {
+  return `${k.group}/${k.kind}/${k.namespace}/${k.name}`;
+}
+
+/** How people and kv lines name an object: `Kind/name`. */
+export function displayName(k: Pick<ResourceKey, 'kind' | 'name'>): string {
+  return `${k.kind}/${k.name}`;
+}
+
+export function isPlainObject(v: unknown): v is JsonObject {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
