@@ -1,0 +1,50 @@
+// The Argo CD Application (argoproj.io/v1alpha1) as this tool reads it: the declaration of the loop.
+
+/** One `spec.ignoreDifferences[]` entry (Argo CD semantics: group/kind globs, name/namespace exact or empty). */
+export interface IgnoreDifference {
+  group: string;
+  kind: string;
+  name?: string;
+  namespace?: string;
+  jsonPointers: string[];
+  jqPathExpressions: string[];
+  managedFieldsManagers: string[];
+}
+
+export type PropagationPolicy = 'foreground' | 'background' | 'orphan';
+
+/** `spec.syncPolicy.syncOptions`, parsed; unknown options are kept as warnings, never dropped silently. */
+export interface SyncOptions {
+  createNamespace: boolean;
+  pruneLast: boolean;
+  serverSideApply: boolean;
+  applyOutOfSyncOnly: boolean;
+  respectIgnoreDifferences: boolean;
+  failOnSharedResource: boolean;
+  prunePropagationPolicy: PropagationPolicy;
+  /** App-level `Prune=false` default (the per-resource annotation wins). */
+  prune: boolean;
+}
+
+export interface AutomatedPolicy {
+  prune: boolean;
+  selfHeal: boolean;
+  allowEmpty: boolean;
+}
+
+export interface Application {
+  /** metadata.name */
+  name: string;
+  /** metadata.namespace: where the Application object lives. */
+  namespace: string;
+  source: { repoURL?: string; path?: string; targetRevision?: string };
+  destination: { namespace?: string; server?: string; name?: string };
+  /** Absent when the app has no `syncPolicy.automated` (manual sync). */
+  automated?: AutomatedPolicy;
+  syncOptions: SyncOptions;
+  ignoreDifferences: IgnoreDifference[];
+  /** Human-readable warnings: unsupported options, ignored fields. */
+  warnings: string[];
+  /** Where it was read from (a file path, or `cluster`), for error messages. */
+  origin: string;
+}
