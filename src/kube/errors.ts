@@ -1,0 +1,132 @@
+// API failures as data: the HTTP status, the Kubernetes Status reason, and SSA conflicts per field.
+import { ClusterError } from '../cli/exit-codes.js';
+
+/** One field another manager owns that an apply would change (from a 409's `status.details.causes[]`). */
+export interface FieldConflict {
+  manager: string;
+  /** Set when the other manager wrote through a subresource (e.g. `scale`). */
+  subresource?: string;
+  /** The field as the API server prints it: `.spec.template.spec.containers[name="app"].image`. */
+  field: string;
+  message: string;
+}
+
+/** One invalid field from a 422's causes. */
+export interface FieldCause {
+  field?: string;
+  reason?: string;
+  message: string;
+}
+
+/** A failed API call: HTTP status (0 when no response), Status reason, and what was being done. */
+export class KubeApiError extends ClusterError {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly reason: string | undefined,
+    readonly causes: FieldCause[],
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** A server-side apply refused because other managers own fields it would change. */
+export class ApplyConflictError extends KubeApiError {
+  constructor(
+    message: string,
+    readonly conflicts: FieldConflict[],
+    options?: { cause?: unknown },
+  ) {
+    super(message, 409, 'Conflict', [], options);
+  }
+}
+
+interface StatusBody {
+  kind?: string;
+  message?: string;
+  reason?: string;
+  code?: number;
+  details?: { causes?: { reason?: string; message?: string; field?: string }[]; retryAfterSeconds?: number };
+}
+
+/** Reads a Kubernetes Status object out of a response body, if it is one. */
+export function parseStatus(body: string): StatusBody | undefined {
+  try {
+    const v: unknown = JSON.parse(body);
+    if (typeof v === 'object' && v !== null && (v as StatusBody).kind === 'Status') return v as StatusBody;
+  } catch {
+    // not JSON: the caller uses the raw text
+  }
+  return undefined;
+}
+
+/** The conflicts of an SSA 409, one per field; empty when the 409 is not a field-manager conflict. */
+export function parseConflicts(status: StatusBody | undefined): FieldConflict[] {
+  const out: FieldConflict[] = [];
+  for (const c of status?.details?.causes ?? []) {
+    if (c.reason !== 'FieldManagerConflict') continue;
+    const message = c.message ?? '';
+    const manager = /conflict with "([^"]*)"/.exec(message)?.[1] ?? '';
+    const sub = /with subresource "([^"]*)"/.exec(message)?.[1];
+    out.push({ manager, field: c.field ?? '', message, ...(sub ? { subresource: sub } : {}) });
+  }
+  return out;
+}
+
+/** Builds the error for a non-2xx response; `doing` is the "-ing" context, e.g. `applying Deployment shop/orders`. */
+export function apiError(doing: string, httpStatus: number, body: string, extra?: { verb: string; resource: string; namespace?: string }): KubeApiError {
+  const status = parseStatus(body);
+  const serverMsg = (status?.message ?? body.trim().split('\n')[0] ?? '').slice(0, 500);
+  const cause = new Error(`HTTP ${httpStatus}${status?.reason ? ` ${status.reason}` : ''}: ${serverMsg}`);
+  if (httpStatus === 409) {
+    const conflicts = parseConflicts(status);
+    if (conflicts.length > 0) {
+      const fields = conflicts.map((c) => `${c.field} (${c.manager})`).join(', ');
+      return new ApplyConflictError(`${doing}: conflict with other field managers: ${fields}`, conflicts, { cause });
+    }
+  }
+  const causes: FieldCause[] = (status?.details?.causes ?? []).map((c) => ({ field: c.field, reason: c.reason, message: c.message ?? '' }));
+  let msg: string;
+  switch (httpStatus) {
+    case 401:
+      msg = `${doing}: unauthorized (401): the credentials in the kubeconfig were rejected`;
+      break;
+    case 403: {
+      const where = extra?.namespace ? ` in namespace "${extra.namespace}"` : extra ? ' at cluster scope' : '';
+      msg = extra
+        ? `${doing}: forbidden (403): cannot ${extra.verb} ${extra.resource}${where}`
+        : `${doing}: forbidden (403): ${serverMsg}`;
+      break;
+    }
+    case 404:
+      msg = `${doing}: not found (404): ${serverMsg}`;
+      break;
+    case 422: {
+      const fields = causes.filter((c) => c.field).map((c) => `${c.field}: ${c.message}`);
+      msg = `${doing}: invalid (422): ${fields.length > 0 ? fields.join('; ') : serverMsg}`;
+      break;
+    }
+    case 429:
+      msg = `${doing}: too many requests (429) after retries: ${serverMsg}`;
+      break;
+    default:
+      msg = `${doing}: ${status?.reason ?? 'HTTP error'} (${httpStatus}): ${serverMsg}`;
+  }
+  return new KubeApiError(msg, httpStatus, status?.reason, causes, { cause });
+}
+
+/** True for errors worth retrying on a safe request: 429, 5xx, and dropped connections. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 429 || (status >= 500 && status !== 501);
+}
+
+/** Delay in ms a response asks for (Retry-After seconds or an HTTP date), capped; undefined if none. */
+export function retryAfterMs(header: string | undefined, nowMs: number, capMs = 10_000): number | undefined {
+  if (!header) return undefined;
+  const secs = Number(header);
+  if (Number.isFinite(secs)) return Math.min(Math.max(0, secs * 1000), capMs);
+  const at = Date.parse(header);
+  if (Number.isFinite(at)) return Math.min(Math.max(0, at - nowMs), capMs);
+  return undefined;
+}

@@ -1,0 +1,213 @@
+// An in-memory KubeGateway for unit tests: a store of objects, simple SSA merging, injectable failures.
+import { groupOf, isPlainObject, versionOf, type JsonValue, type KubeObject } from '../model/object.js';
+import { apiError, ApplyConflictError, type FieldConflict } from './errors.js';
+import {
+  resourceName,
+  type AccessCheck,
+  type AccessResult,
+  type ApplyOptions,
+  type DeleteOptions,
+  type Discovery,
+  type GatewayStats,
+  type KubeGateway,
+  type ListOptions,
+  type ListResult,
+  type ResourceType,
+  type WatchEvent,
+  type WatchOptions,
+} from './gateway.js';
+
+/** Types a test cluster usually serves. */
+export const COMMON_TYPES: ResourceType[] = [
+  { group: '', version: 'v1', kind: 'Namespace', resource: 'namespaces', namespaced: false, verbs: ['get', 'list', 'create', 'patch', 'delete', 'watch'] },
+  { group: '', version: 'v1', kind: 'ConfigMap', resource: 'configmaps', namespaced: true, verbs: ['get', 'list', 'create', 'patch', 'delete', 'watch'] },
+  { group: '', version: 'v1', kind: 'Secret', resource: 'secrets', namespaced: true, verbs: ['get', 'list', 'create', 'patch', 'delete', 'watch'] },
+  { group: '', version: 'v1', kind: 'Service', resource: 'services', namespaced: true, verbs: ['get', 'list', 'create', 'patch', 'delete', 'watch'] },
+  { group: '', version: 'v1', kind: 'ServiceAccount', resource: 'serviceaccounts', namespaced: true, verbs: ['get', 'list', 'create', 'patch', 'delete', 'watch'] },
+  { group: '', version: 'v1', kind: 'Pod', resource: 'pods', namespaced: true, verbs: ['get', 'list', 'create', 'patch', 'delete', 'watch'] },
+  { group: '', version: 'v1', kind: 'Event', resource: 'events', namespaced: true, verbs: ['get', 'list', 'create', 'patch', 'delete', 'watch'] },
+  { group: 'apps', version: 'v1', kind: 'Deployment', resource: 'deployments', namespaced: true, verbs: ['get', 'list', 'create', 'patch', 'delete', 'watch'] },
+  { group: 'apps', version: 'v1', kind: 'ReplicaSet', resource: 'replicasets', namespaced: true, verbs: ['get', 'list', 'create', 'patch', 'delete', 'watch'] },
+  { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRole', resource: 'clusterroles', namespaced: false, verbs: ['get', 'list', 'create', 'patch', 'delete', 'watch'] },
+  { group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', resource: 'customresourcedefinitions', namespaced: false, verbs: ['get', 'list', 'create', 'patch', 'delete', 'watch'] },
+  { group: 'argoproj.io', version: 'v1alpha1', kind: 'Application', resource: 'applications', namespaced: true, verbs: ['get', 'list', 'create', 'patch', 'delete', 'watch'] },
+];
+
+export interface FakeGatewayOptions {
+  types?: ResourceType[];
+  objects?: KubeObject[];
+  /** Conflicts an (unforced) apply of this object would meet. */
+  conflictsFor?: (obj: KubeObject, opts: ApplyOptions) => FieldConflict[];
+  /** An error to throw instead of applying (e.g. a 422). */
+  failApply?: (obj: KubeObject, opts: ApplyOptions) => Error | undefined;
+  /** An error to throw instead of deleting. */
+  failDelete?: (type: ResourceType, namespace: string, name: string) => Error | undefined;
+  /** `verb resource` (resource as `deployments.apps`) pairs that are denied everywhere. */
+  forbidden?: string[];
+}
+
+function clone<T>(v: T): T {
+  return structuredClone(v);
+}
+
+function mergeInto(base: JsonValue | undefined, patch: JsonValue): JsonValue {
+  if (isPlainObject(base) && isPlainObject(patch)) {
+    const out: Record<string, JsonValue> = { ...base };
+    for (const [k, v] of Object.entries(patch)) out[k] = mergeInto(base[k], v);
+    return out;
+  }
+  return clone(patch);
+}
+
+function matchesSelector(obj: KubeObject, selector: string | undefined): boolean {
+  if (!selector) return true;
+  const labels = obj.metadata.labels ?? {};
+  return selector.split(',').every((term) => {
+    const t = term.trim();
+    const neq = t.split('!=');
+    if (neq.length === 2) return labels[neq[0] as string] !== neq[1];
+    const eq = t.split('=');
+    if (eq.length >= 2) return labels[eq[0] as string] === eq[eq.length - 1];
+    return t.startsWith('!') ? !(t.slice(1) in labels) : t in labels;
+  });
+}
+
+/** A fake cluster; `calls` records every request as `VERB path-ish` for assertions. */
+export class FakeGateway implements KubeGateway {
+  readonly server = 'fake://cluster';
+  readonly calls: string[] = [];
+  private readonly types: ResourceType[];
+  private readonly store = new Map<string, KubeObject>();
+  private rv = 1000;
+  private uidSeq = 0;
+
+  constructor(private readonly opts: FakeGatewayOptions = {}) {
+    this.types = opts.types ?? COMMON_TYPES;
+    for (const o of opts.objects ?? []) this.put(o);
+  }
+
+  private key(group: string, kind: string, ns: string, name: string): string {
+    return `${group}/${kind}/${ns}/${name}`;
+  }
+
+  private typeFor(obj: KubeObject): ResourceType {
+    const t = this.types.find((x) => x.group === groupOf(obj.apiVersion) && x.kind === obj.kind);
+    if (!t) throw new Error(`fake gateway: no type for ${obj.apiVersion} ${obj.kind}`);
+    return t;
+  }
+
+  /** Stores an object as the cluster would (uid, resourceVersion, creationTimestamp filled in). */
+  put(obj: KubeObject): KubeObject {
+    const o = clone(obj);
+    const t = this.typeFor(o);
+    if (!t.namespaced) delete o.metadata.namespace;
+    o.metadata.uid ??= `uid-${++this.uidSeq}`;
+    o.metadata.resourceVersion = String(++this.rv);
+    o.metadata.creationTimestamp ??= '2026-01-01T00:00:00Z';
+    this.store.set(this.key(t.group, t.kind, o.metadata.namespace ?? '', o.metadata.name ?? ''), o);
+    return clone(o);
+  }
+
+  /** Everything stored, for assertions. */
+  objects(): KubeObject[] {
+    return [...this.store.values()].map(clone);
+  }
+
+  find(kind: string, namespace: string, name: string): KubeObject | undefined {
+    const o = [...this.store.values()].find((x) => x.kind === kind && (x.metadata.namespace ?? '') === namespace && x.metadata.name === name);
+    return o ? clone(o) : undefined;
+  }
+
+  async discover(): Promise<Discovery> {
+    this.calls.push('DISCOVER');
+    return { all: clone(this.types), preferred: clone(this.types) };
+  }
+
+  async resolve(apiVersion: string, kind: string): Promise<ResourceType | undefined> {
+    const t = this.types.find((x) => x.group === groupOf(apiVersion) && x.version === versionOf(apiVersion) && x.kind === kind);
+    return t ? clone(t) : undefined;
+  }
+
+  private denied(verb: string, type: ResourceType, namespace?: string): Error | undefined {
+    if (!(this.opts.forbidden ?? []).includes(`${verb} ${resourceName(type)}`)) return undefined;
+    return apiError(`${verb === 'list' ? 'listing' : verb + 'ing'} ${type.kind}`, 403, '{"kind":"Status","reason":"Forbidden","message":"forbidden"}', {
+      verb,
+      resource: resourceName(type),
+      ...(namespace ? { namespace } : {}),
+    });
+  }
+
+  async get(type: ResourceType, namespace: string, name: string): Promise<KubeObject | undefined> {
+    this.calls.push(`GET ${type.kind} ${namespace}/${name}`);
+    const err = this.denied('get', type, namespace);
+    if (err) throw err;
+    const o = this.store.get(this.key(type.group, type.kind, type.namespaced ? namespace : '', name));
+    return o ? clone(o) : undefined;
+  }
+
+  async list(type: ResourceType, opts: ListOptions = {}): Promise<ListResult> {
+    this.calls.push(`LIST ${type.kind} ${opts.namespace ?? '*'}${opts.metadataOnly ? ' meta' : ''}`);
+    const err = this.denied('list', type, opts.namespace);
+    if (err) throw err;
+    const items = [...this.store.values()]
+      .filter((o) => groupOf(o.apiVersion) === type.group && o.kind === type.kind)
+      .filter((o) => !type.namespaced || !opts.namespace || o.metadata.namespace === opts.namespace)
+      .filter((o) => matchesSelector(o, opts.labelSelector))
+      .map((o) => (opts.metadataOnly ? { apiVersion: o.apiVersion, kind: o.kind, metadata: clone(o.metadata) } : clone(o)));
+    const pages = opts.pageSize ? Math.max(1, Math.ceil(items.length / opts.pageSize)) : 1;
+    return { items, resourceVersion: String(this.rv), pages };
+  }
+
+  async apply(type: ResourceType, obj: KubeObject, opts: ApplyOptions): Promise<KubeObject> {
+    const ns = type.namespaced ? (obj.metadata.namespace ?? '') : '';
+    this.calls.push(`APPLY${opts.dryRun ? ' dry' : ''}${opts.force ? ' force' : ''} ${type.kind} ${ns}/${obj.metadata.name ?? ''}`);
+    const err = this.denied('patch', type, ns) ?? this.opts.failApply?.(obj, opts);
+    if (err) throw err;
+    const conflicts = opts.force ? [] : (this.opts.conflictsFor?.(obj, opts) ?? []);
+    if (conflicts.length > 0) throw new ApplyConflictError(`applying ${type.kind} ${obj.metadata.name}: conflict`, conflicts);
+    const k = this.key(type.group, type.kind, ns, obj.metadata.name ?? '');
+    const existing = this.store.get(k);
+    const merged = mergeInto(existing as unknown as JsonValue, obj as unknown as JsonValue) as unknown as KubeObject;
+    const entry = { manager: opts.fieldManager, operation: 'Apply', apiVersion: obj.apiVersion, time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: {} };
+    merged.metadata.managedFields = [...(existing?.metadata.managedFields ?? []).filter((m) => m.manager !== opts.fieldManager), entry];
+    if (opts.dryRun) {
+      const out = clone(merged);
+      if (!type.namespaced) delete out.metadata.namespace;
+      out.metadata.uid ??= 'uid-dry-run';
+      return out;
+    }
+    return this.put(merged);
+  }
+
+  async delete(type: ResourceType, namespace: string, name: string, opts: DeleteOptions = {}): Promise<KubeObject | undefined> {
+    this.calls.push(`DELETE${opts.dryRun ? ' dry' : ''} ${type.kind} ${namespace}/${name} ${opts.propagationPolicy ?? ''}`.trimEnd());
+    const err = this.denied('delete', type, namespace) ?? this.opts.failDelete?.(type, namespace, name);
+    if (err) throw err;
+    const k = this.key(type.group, type.kind, type.namespaced ? namespace : '', name);
+    const o = this.store.get(k);
+    if (!o) throw apiError(`deleting ${type.kind} ${name}`, 404, '{"kind":"Status","reason":"NotFound","message":"not found"}');
+    const pre = opts.preconditions ?? {};
+    if ((pre.uid && pre.uid !== o.metadata.uid) || (pre.resourceVersion && pre.resourceVersion !== o.metadata.resourceVersion)) {
+      throw apiError(`deleting ${type.kind} ${name}`, 409, '{"kind":"Status","reason":"Conflict","message":"Precondition failed"}');
+    }
+    if (!opts.dryRun) this.store.delete(k);
+    return clone(o);
+  }
+
+  async canI(check: AccessCheck): Promise<AccessResult> {
+    this.calls.push(`CANI ${check.verb} ${check.resource}`);
+    const res = check.group === '' ? check.resource : `${check.resource}.${check.group}`;
+    const allowed = !(this.opts.forbidden ?? []).includes(`${check.verb} ${res}`);
+    return allowed ? { allowed } : { allowed, reason: 'denied by fake' };
+  }
+
+  async watch(_type: ResourceType, _opts: WatchOptions, _onEvent: (e: WatchEvent) => void): Promise<void> {
+    // The fake has no event stream: a watch ends at once.
+  }
+
+  stats(): GatewayStats {
+    return { requests: this.calls.length, retries: 0 };
+  }
+
+  close(): void {}
+}

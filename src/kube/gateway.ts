@@ -1,0 +1,131 @@
+// The kube gateway: everything the tool asks of an API server, as one interface (no client library types).
+import type { KubeObject } from '../model/object.js';
+
+/** One served resource type, as discovery describes it (the preferred version unless asked otherwise). */
+export interface ResourceType {
+  group: string;
+  version: string;
+  kind: string;
+  /** The plural used in URLs, e.g. `deployments`. */
+  resource: string;
+  namespaced: boolean;
+  verbs: string[];
+}
+
+/** `group/version`, or just `version` for the core group. */
+export function apiVersionOf(t: Pick<ResourceType, 'group' | 'version'>): string {
+  return t.group === '' ? t.version : `${t.group}/${t.version}`;
+}
+
+/** `resource.group` as kubectl and RBAC name it (`deployments.apps`, `configmaps`). */
+export function resourceName(t: Pick<ResourceType, 'group' | 'resource'>): string {
+  return t.group === '' ? t.resource : `${t.resource}.${t.group}`;
+}
+
+export interface Discovery {
+  /** Every served type in every served version; the preferred version of each group comes first. */
+  all: ResourceType[];
+  /** One entry per group+kind: the group's preferred version, or the first version that serves the kind. */
+  preferred: ResourceType[];
+}
+
+export interface ListOptions {
+  /** Omit for every namespace (or for cluster-scoped types). */
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Ask for PartialObjectMetadataList: items carry only apiVersion, kind and metadata. */
+  metadataOnly?: boolean;
+  /** Page size (the gateway follows `continue` until the list is complete). */
+  pageSize?: number;
+}
+
+export interface ListResult {
+  items: KubeObject[];
+  resourceVersion?: string;
+  /** How many HTTP requests the list took (pages). */
+  pages: number;
+}
+
+export interface ApplyOptions {
+  fieldManager: string;
+  force: boolean;
+  dryRun: boolean;
+}
+
+export type PropagationPolicy = 'foreground' | 'background' | 'orphan';
+
+export interface DeleteOptions {
+  /** The delete only happens if the live object still has this uid and resourceVersion. */
+  preconditions?: { uid?: string; resourceVersion?: string };
+  propagationPolicy?: PropagationPolicy;
+  dryRun?: boolean;
+}
+
+export interface AccessCheck {
+  verb: string;
+  group: string;
+  resource: string;
+  namespace?: string;
+  name?: string;
+}
+
+export interface AccessResult {
+  allowed: boolean;
+  reason?: string;
+}
+
+export interface WatchEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  object: KubeObject;
+}
+
+export interface WatchOptions extends Pick<ListOptions, 'namespace' | 'labelSelector' | 'metadataOnly'> {
+  resourceVersion?: string;
+  signal?: AbortSignal;
+}
+
+/** Counters a benchmark or `-v` can print. */
+export interface GatewayStats {
+  requests: number;
+  retries: number;
+}
+
+/**
+ * What the tool needs from a cluster. Errors are ClusterErrors (see src/kube/errors.ts); a GET of
+ * an absent object resolves to undefined rather than throwing.
+ */
+export interface KubeGateway {
+  /** Where requests go, for messages (`https://127.0.0.1:6443`). */
+  readonly server: string;
+  /** The served types, fetched once and cached. */
+  discover(): Promise<Discovery>;
+  /** The type for `apiVersion`+`kind`, or undefined when the cluster does not serve it. */
+  resolve(apiVersion: string, kind: string): Promise<ResourceType | undefined>;
+  get(type: ResourceType, namespace: string, name: string): Promise<KubeObject | undefined>;
+  /** Every page of a list; items carry apiVersion and kind even though the API omits them in lists. */
+  list(type: ResourceType, opts?: ListOptions): Promise<ListResult>;
+  /** Server-side apply; a field-manager conflict throws an ApplyConflictError carrying the conflicts as data. */
+  apply(type: ResourceType, obj: KubeObject, opts: ApplyOptions): Promise<KubeObject>;
+  /** Deletes one object; resolves to the returned object or status. A failed precondition throws a KubeApiError with status 409. */
+  delete(type: ResourceType, namespace: string, name: string, opts?: DeleteOptions): Promise<KubeObject | undefined>;
+  /** A SelfSubjectAccessReview. */
+  canI(check: AccessCheck): Promise<AccessResult>;
+  /** Streams watch events until the signal aborts or the server closes the stream. */
+  watch(type: ResourceType, opts: WatchOptions, onEvent: (e: WatchEvent) => void): Promise<void>;
+  stats(): GatewayStats;
+  /** Releases keep-alive connections. */
+  close(): void;
+}
+
+/** The URL path of a type's collection (`/apis/apps/v1/namespaces/ns/deployments`). */
+export function collectionPath(type: ResourceType, namespace?: string): string {
+  const base = type.group === '' ? `/api/${type.version}` : `/apis/${type.group}/${type.version}`;
+  const ns = type.namespaced && namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
+  return `${base}${ns}/${type.resource}`;
+}
+
+/** The URL path of one object. */
+export function objectPath(type: ResourceType, namespace: string, name: string): string {
+  return `${collectionPath(type, namespace)}/${encodeURIComponent(name)}`;
+}
