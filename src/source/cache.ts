@@ -1,0 +1,68 @@
+// Mirrors a remote repository into a bare cache (~/.cache/kubectl-gitops/repos/<hash>) with `git fetch`.
+import { createHash } from 'node:crypto';
+import { mkdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { homedir } from 'node:os';
+import { runGit, type GitDir } from './git.js';
+import { redactURL } from './repo-url.js';
+import { InputError } from '../cli/exit-codes.js';
+
+/** The ref the remote's HEAD is fetched into, since a bare mirror's own HEAD does not follow the remote's. */
+export const REMOTE_HEAD_REF = 'refs/kgitops/remote-HEAD';
+
+/** Where the mirror of `url` lives: `$XDG_CACHE_HOME` (or ~/.cache)/kubectl-gitops/repos/<sha256(url)[:16]>. */
+export function cacheDirFor(url: string, env: Record<string, string | undefined>): string {
+  const base = env.XDG_CACHE_HOME && env.XDG_CACHE_HOME !== '' ? env.XDG_CACHE_HOME : join(env.HOME ?? homedir(), '.cache');
+  const hash = createHash('sha256').update(url).digest('hex').slice(0, 16);
+  return join(base, 'kubectl-gitops', 'repos', hash);
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Fetches every branch and tag of `url` (forced, so a force-pushed branch follows the remote) and its HEAD into the
+ * bare cache, creating it on first use. Unreachable: an InputError that says how to use a local clone instead.
+ */
+export async function fetchIntoCache(
+  url: string,
+  env: Record<string, string | undefined>,
+  opts: { timeoutMs?: number; signal?: AbortSignal } = {},
+): Promise<GitDir> {
+  const gitDir = cacheDirFor(url, env);
+  const dir: GitDir = { gitDir, env };
+  try {
+    if (!(await exists(join(gitDir, 'HEAD')))) {
+      await mkdir(gitDir, { recursive: true });
+      await runGit(['init', '--bare', '--quiet', gitDir], { env });
+    }
+    await runGit(
+      [
+        `--git-dir=${gitDir}`,
+        'fetch',
+        '--quiet',
+        '--prune',
+        '--no-tags',
+        '--',
+        url,
+        '+refs/heads/*:refs/heads/*',
+        '+refs/tags/*:refs/tags/*',
+        `+HEAD:${REMOTE_HEAD_REF}`,
+      ],
+      { env, timeoutMs: opts.timeoutMs ?? 120_000, signal: opts.signal },
+    );
+  } catch (e) {
+    throw new InputError(
+      `fetching ${redactURL(url)} failed: the remote is unreachable or refused us. ` +
+        'Clone it yourself and point at the clone with --repo-dir DIR (or set source.repoURL to a local path or file:// URL)',
+      { cause: e },
+    );
+  }
+  return dir;
+}

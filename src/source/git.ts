@@ -1,0 +1,167 @@
+// Read-only git plumbing (rev-parse, ls-tree, cat-file) against a git directory: never a working tree or an index.
+import { spawn } from 'node:child_process';
+import { realpath } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+/** A git directory to read from (a bare repository or a clone's .git), with the environment to run git in. */
+export interface GitDir {
+  gitDir: string;
+  env: Record<string, string | undefined>;
+}
+
+/** One file of a commit's tree. */
+export interface TreeEntry {
+  mode: string;
+  type: string;
+  sha: string;
+  /** Path from the repository root, `/`-separated. */
+  path: string;
+}
+
+/** A failed git command, with what git printed on stderr. */
+export class GitCommandError extends Error {
+  constructor(
+    readonly args: readonly string[],
+    readonly exitCode: number | null,
+    readonly stderr: string,
+  ) {
+    super(`git ${args.join(' ')} failed (exit ${exitCode ?? 'signal'}): ${stderr.trim().split('\n').pop() ?? ''}`);
+    this.name = 'GitCommandError';
+  }
+}
+
+/** Variables that would redirect git to another repository, index or work tree; never inherited. */
+const REDIRECTING_ENV = [
+  'GIT_DIR',
+  'GIT_WORK_TREE',
+  'GIT_INDEX_FILE',
+  'GIT_OBJECT_DIRECTORY',
+  'GIT_ALTERNATE_OBJECT_DIRECTORIES',
+  'GIT_COMMON_DIR',
+  'GIT_NAMESPACE',
+  'GIT_CEILING_DIRECTORIES',
+  'GIT_DISCOVERY_ACROSS_FILESYSTEM',
+];
+
+/** The environment git runs in: the caller's, minus redirections, never prompting for credentials. */
+export function gitEnv(env: Record<string, string | undefined>): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = { ...env };
+  for (const k of REDIRECTING_ENV) delete out[k];
+  out.GIT_TERMINAL_PROMPT = '0';
+  out.GIT_ASKPASS = out.GIT_ASKPASS ?? 'true';
+  out.GIT_OPTIONAL_LOCKS = '0';
+  out.LC_ALL = 'C';
+  return out;
+}
+
+export interface RunGitOptions {
+  cwd?: string;
+  env: Record<string, string | undefined>;
+  /** Variables set for this call only, after the inherited ones are cleaned. */
+  set?: Record<string, string>;
+  input?: string | Buffer;
+  /** Kill git after this many ms (0 or absent: no limit). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** Runs git with arguments (no shell) and returns stdout as bytes; throws GitCommandError on a non-zero exit. */
+export function runGit(args: readonly string[], opts: RunGitOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, {
+      cwd: opts.cwd,
+      env: { ...gitEnv(opts.env), ...opts.set } as NodeJS.ProcessEnv,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      timeout: opts.timeoutMs && opts.timeoutMs > 0 ? opts.timeoutMs : undefined,
+      signal: opts.signal,
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => err.push(c));
+    child.on('error', (e) => reject(new Error(`running git ${args[0] ?? ''}`, { cause: e })));
+    child.on('close', (code) => {
+      if (code === 0) resolve(Buffer.concat(out));
+      else reject(new GitCommandError(args, code, Buffer.concat(err).toString('utf8')));
+    });
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+/**
+ * The absolute git directory of the repository at `path` (its work-tree root or a bare repository), or undefined
+ * when `path` is not one; a folder inside some other repository does not count.
+ */
+export async function findGitDir(path: string, env: Record<string, string | undefined>): Promise<string | undefined> {
+  try {
+    const real = await realpath(path);
+    const out = await runGit(['rev-parse', '--absolute-git-dir'], { cwd: real, env, set: { GIT_CEILING_DIRECTORIES: dirname(real) } });
+    return out.toString('utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+function git(dir: GitDir, args: readonly string[], input?: string): Promise<Buffer> {
+  return runGit([`--git-dir=${dir.gitDir}`, ...args], { env: dir.env, input });
+}
+
+/** The commit SHA a revision names (branch, tag, SHA or HEAD), or undefined when it names no commit. */
+export async function resolveCommit(dir: GitDir, revision: string): Promise<string | undefined> {
+  try {
+    const out = await git(dir, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${revision}^{commit}`]);
+    const sha = out.toString('utf8').trim();
+    return /^[0-9a-f]{40,64}$/.test(sha) ? sha : undefined;
+  } catch (e) {
+    if (e instanceof GitCommandError && e.exitCode === 1) return undefined;
+    throw e;
+  }
+}
+
+/** The object type at `<commit>:<path>` (`tree`, `blob`, ...), or undefined when the path is not in that commit. */
+export async function objectTypeAt(dir: GitDir, commit: string, path: string): Promise<string | undefined> {
+  try {
+    const out = await git(dir, ['cat-file', '-t', `${commit}:${path}`]);
+    return out.toString('utf8').trim();
+  } catch (e) {
+    if (e instanceof GitCommandError) return undefined;
+    throw e;
+  }
+}
+
+/** Every entry under `path` (a directory or one file; empty = the root) in a commit's tree, recursively, in git's order. */
+export async function listTree(dir: GitDir, commit: string, path: string): Promise<TreeEntry[]> {
+  const args = ['ls-tree', '-r', '-z', '--full-tree', commit];
+  if (path !== '') args.push('--', path);
+  const out = (await git(dir, args)).toString('utf8');
+  const entries: TreeEntry[] = [];
+  for (const rec of out.split('\0')) {
+    if (rec === '') continue;
+    const tab = rec.indexOf('\t');
+    const [mode, type, sha] = rec.slice(0, tab).split(' ');
+    if (mode === undefined || type === undefined || sha === undefined) throw new Error(`parsing git ls-tree output: ${JSON.stringify(rec)}`);
+    entries.push({ mode, type, sha, path: rec.slice(tab + 1) });
+  }
+  return entries;
+}
+
+/** The contents of blobs by SHA, read in one `git cat-file --batch` call. */
+export async function readBlobs(dir: GitDir, shas: readonly string[]): Promise<Map<string, Buffer>> {
+  const result = new Map<string, Buffer>();
+  if (shas.length === 0) return result;
+  const unique = [...new Set(shas)];
+  const out = await git(dir, ['cat-file', '--batch'], unique.map((s) => `${s}\n`).join(''));
+  let pos = 0;
+  for (const sha of unique) {
+    const nl = out.indexOf(0x0a, pos);
+    if (nl < 0) throw new Error(`reading blob ${sha}: truncated git cat-file output`);
+    const header = out.subarray(pos, nl).toString('utf8');
+    const [gotSha, type, sizeText] = header.split(' ');
+    if (gotSha !== sha || type !== 'blob' || sizeText === undefined) throw new Error(`reading blob ${sha}: unexpected git cat-file header ${JSON.stringify(header)}`);
+    const size = Number(sizeText);
+    result.set(sha, out.subarray(nl + 1, nl + 1 + size));
+    pos = nl + 1 + size + 1;
+  }
+  return result;
+}
