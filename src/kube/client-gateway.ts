@@ -1,0 +1,449 @@
+// The real KubeGateway: raw HTTPS with client-node's kubeconfig auth, keep-alive, bounded concurrency and retries.
+//
+// Why raw HTTP rather than client-node's generated APIs: we need metadata-only lists (an Accept
+// header the generated clients do not expose), apply-patch bodies for any kind, Status bodies on
+// errors (for SSA conflict causes), and one keep-alive agent shared by every request. client-node
+// still does what it is good at: reading the kubeconfig and turning its user entry (certs, tokens,
+// exec plugins) into TLS options and headers (`applyToHTTPSOptions`).
+import http from 'node:http';
+import https from 'node:https';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { ClusterError, InputError } from '../cli/exit-codes.js';
+import { isPlainObject, type KubeObject } from '../model/object.js';
+import { apiError, isRetryableStatus, retryAfterMs } from './errors.js';
+import {
+  apiVersionOf,
+  collectionPath,
+  objectPath,
+  resourceName,
+  type AccessCheck,
+  type AccessResult,
+  type ApplyOptions,
+  type DeleteOptions,
+  type Discovery,
+  type GatewayStats,
+  type KubeGateway,
+  type ListOptions,
+  type ListResult,
+  type ResourceType,
+  type WatchEvent,
+  type WatchOptions,
+} from './gateway.js';
+import { parseAggregatedDiscovery, parseLegacyGroupList, parseLegacyResourceList, preferredTypes } from './discovery.js';
+
+export interface ClientGatewayOptions {
+  kubeConfig: KubeConfig;
+  /** Per-request timeout in ms; 0 means none. */
+  requestTimeoutMs: number;
+  /** Requests in flight at once (default 16). */
+  concurrency?: number;
+  /** Retries of a safe request after 429/5xx/reset (default 4). */
+  maxRetries?: number;
+  /** Base backoff in ms (default 200; doubled per attempt). */
+  backoffMs?: number;
+}
+
+interface RequestSpec {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  path: string;
+  query?: Record<string, string | undefined>;
+  body?: unknown;
+  contentType?: string;
+  accept?: string;
+  /** Safe to send again after a 429/5xx or a dropped connection. */
+  retry: boolean;
+  /** "-ing" context for messages. */
+  doing: string;
+  /** For 403 messages: what we were not allowed to do. */
+  access?: { verb: string; resource: string; namespace?: string };
+}
+
+interface Response {
+  status: number;
+  body: string;
+  headers: http.IncomingHttpHeaders;
+}
+
+const AGGREGATED_ACCEPT =
+  'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
+const METADATA_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
+const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+
+/** A counting semaphore: at most `n` tasks run at once. */
+class Limiter {
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+  constructor(private readonly n: number) {}
+  async run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.active >= this.n) await new Promise<void>((r) => this.waiting.push(r));
+    this.active++;
+    try {
+      return await task();
+    } finally {
+      this.active--;
+      this.waiting.shift()?.();
+    }
+  }
+}
+
+class TimeoutError extends Error {}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+function errCode(err: unknown): string {
+  const c = (err as { code?: unknown })?.code;
+  return typeof c === 'string' ? c : '';
+}
+
+function isTlsError(err: unknown): boolean {
+  const c = errCode(err);
+  return c.startsWith('ERR_TLS') || c.startsWith('ERR_SSL') || c.includes('CERT') || c === 'DEPTH_ZERO_SELF_SIGNED_CERT' || c === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE';
+}
+
+/** Strips what the server owns before a server-side apply (it would be a precondition or rejected). */
+function applyBody(obj: KubeObject): KubeObject {
+  const { managedFields: _mf, resourceVersion: _rv, uid: _uid, creationTimestamp: _ct, generation: _g, ...meta } = obj.metadata;
+  return { ...obj, metadata: meta };
+}
+
+/** Builds the gateway from a kubeconfig whose context is already selected. */
+export async function createClientGateway(opts: ClientGatewayOptions): Promise<KubeGateway> {
+  const cluster = opts.kubeConfig.getCurrentCluster();
+  if (!cluster?.server) throw new InputError('reading kubeconfig: the current context names no cluster server');
+  const tlsOpts: https.RequestOptions = { headers: {} };
+  try {
+    await opts.kubeConfig.applyToHTTPSOptions(tlsOpts);
+  } catch (err) {
+    throw new ClusterError(`authenticating to ${cluster.server}: ${(err as Error).message}`, { cause: err });
+  }
+  return new ClientGateway(cluster.server, opts, tlsOpts);
+}
+
+class ClientGateway implements KubeGateway {
+  private readonly url: URL;
+  private readonly agent: http.Agent;
+  private readonly limiter: Limiter;
+  private headers: Record<string, string>;
+  private basicAuth: string | undefined;
+  private discovery: Promise<Discovery> | undefined;
+  private counters: GatewayStats = { requests: 0, retries: 0 };
+
+  constructor(
+    readonly server: string,
+    private readonly opts: ClientGatewayOptions,
+    tls: https.RequestOptions,
+  ) {
+    this.url = new URL(server);
+    const n = opts.concurrency ?? 16;
+    this.limiter = new Limiter(n);
+    this.headers = Object.fromEntries(Object.entries(tls.headers ?? {}).map(([k, v]) => [k, String(v)]));
+    this.basicAuth = typeof tls.auth === 'string' ? tls.auth : undefined;
+    const agentOpts = {
+      keepAlive: true,
+      maxSockets: n,
+      ca: tls.ca,
+      cert: tls.cert,
+      key: tls.key,
+      pfx: tls.pfx,
+      passphrase: tls.passphrase,
+      servername: tls.servername,
+      ...(tls.rejectUnauthorized !== undefined ? { rejectUnauthorized: tls.rejectUnauthorized } : {}),
+    };
+    this.agent = this.url.protocol === 'http:' ? new http.Agent({ keepAlive: true, maxSockets: n }) : new https.Agent(agentOpts);
+  }
+
+  stats(): GatewayStats {
+    return { ...this.counters };
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+
+  private async refreshAuth(): Promise<void> {
+    const tls: https.RequestOptions = { headers: {} };
+    await this.opts.kubeConfig.applyToHTTPSOptions(tls);
+    this.headers = Object.fromEntries(Object.entries(tls.headers ?? {}).map(([k, v]) => [k, String(v)]));
+  }
+
+  private once(spec: RequestSpec, signal?: AbortSignal, stream?: (chunk: string) => void): Promise<Response> {
+    const qs = new URLSearchParams();
+    for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined) qs.set(k, v);
+    const q = qs.toString();
+    const payload = spec.body === undefined ? undefined : Buffer.from(JSON.stringify(spec.body));
+    const headers: Record<string, string> = {
+      ...this.headers,
+      Accept: spec.accept ?? 'application/json',
+      'User-Agent': 'kubectl-gitops',
+    };
+    if (payload) {
+      headers['Content-Type'] = spec.contentType ?? 'application/json';
+      headers['Content-Length'] = String(payload.length);
+    }
+    const lib = this.url.protocol === 'http:' ? http : https;
+    const basePath = this.url.pathname.replace(/\/$/, '');
+    const timeoutMs = stream ? 0 : this.opts.requestTimeoutMs;
+    return new Promise<Response>((resolve, reject) => {
+      const req = lib.request(
+        {
+          protocol: this.url.protocol,
+          hostname: this.url.hostname,
+          port: this.url.port,
+          path: `${basePath}${spec.path}${q ? `?${q}` : ''}`,
+          method: spec.method,
+          headers,
+          agent: this.agent,
+          ...(this.basicAuth ? { auth: this.basicAuth } : {}),
+          ...(signal ? { signal } : {}),
+        },
+        (res) => {
+          res.setEncoding('utf8');
+          let body = '';
+          res.on('data', (c: string) => {
+            if (stream && (res.statusCode ?? 0) < 300) stream(c);
+            else body += c;
+          });
+          res.on('end', () => {
+            clearTimeout(timer);
+            resolve({ status: res.statusCode ?? 0, body, headers: res.headers });
+          });
+          res.on('error', (e) => {
+            clearTimeout(timer);
+            reject(e);
+          });
+        },
+      );
+      const timer =
+        timeoutMs > 0
+          ? setTimeout(() => req.destroy(new TimeoutError(`no response within ${timeoutMs / 1000}s (--request-timeout)`)), timeoutMs)
+          : undefined;
+      req.on('error', (e) => {
+        clearTimeout(timer);
+        reject(e);
+      });
+      if (payload) req.write(payload);
+      req.end();
+    });
+  }
+
+  /** Sends a request with the retry policy; resolves to the response of any status (the caller judges it). */
+  private async send(spec: RequestSpec): Promise<Response> {
+    const maxRetries = spec.retry ? (this.opts.maxRetries ?? 4) : 0;
+    const base = this.opts.backoffMs ?? 200;
+    let refreshed = false;
+    for (let attempt = 0; ; attempt++) {
+      this.counters.requests++;
+      let res: Response;
+      try {
+        res = await this.limiter.run(() => this.once(spec));
+      } catch (err) {
+        const code = errCode(err);
+        if (err instanceof TimeoutError) {
+          throw new ClusterError(`${spec.doing}: request to ${this.server} timed out: ${err.message}`, { cause: err });
+        }
+        if (isTlsError(err)) {
+          throw new ClusterError(`${spec.doing}: TLS handshake with ${this.server} failed (${code || 'TLS'}): ${(err as Error).message}`, { cause: err });
+        }
+        if (UNREACHABLE_CODES.has(code)) {
+          throw new ClusterError(`${spec.doing}: cannot reach the API server at ${this.server} (${code})`, { cause: err });
+        }
+        if ((RESET_CODES.has(code) || (err as Error).message === 'socket hang up') && attempt < maxRetries) {
+          this.counters.retries++;
+          await sleep(base * 2 ** attempt);
+          continue;
+        }
+        throw new ClusterError(`${spec.doing}: request to ${this.server} failed: ${(err as Error).message}`, { cause: err });
+      }
+      if (res.status === 401 && !refreshed) {
+        refreshed = true;
+        await this.refreshAuth().catch(() => undefined);
+        attempt--;
+        continue;
+      }
+      if (isRetryableStatus(res.status) && attempt < maxRetries) {
+        this.counters.retries++;
+        const hinted = retryAfterMs(res.headers['retry-after'] as string | undefined, Date.now());
+        await sleep(hinted ?? base * 2 ** attempt);
+        continue;
+      }
+      return res;
+    }
+  }
+
+  /** Sends and parses JSON; any non-2xx becomes a KubeApiError. */
+  private async json<T>(spec: RequestSpec): Promise<T> {
+    const res = await this.send(spec);
+    if (res.status < 200 || res.status >= 300) throw apiError(spec.doing, res.status, res.body, spec.access);
+    try {
+      return JSON.parse(res.body) as T;
+    } catch (err) {
+      throw new ClusterError(`${spec.doing}: the API server sent a body that is not JSON`, { cause: err });
+    }
+  }
+
+  discover(): Promise<Discovery> {
+    this.discovery ??= this.loadDiscovery();
+    return this.discovery;
+  }
+
+  private async loadDiscovery(): Promise<Discovery> {
+    const [core, groups] = await Promise.all(
+      ['/api', '/apis'].map((p) => this.json<Record<string, unknown>>({ method: 'GET', path: p, accept: AGGREGATED_ACCEPT, retry: true, doing: 'discovering API resources' })),
+    );
+    if (core?.kind === 'APIGroupDiscoveryList' && groups?.kind === 'APIGroupDiscoveryList') {
+      const all = [...parseAggregatedDiscovery(core), ...parseAggregatedDiscovery(groups)];
+      return { all, preferred: preferredTypes(all) };
+    }
+    // Legacy discovery: one request per group-version.
+    const gvs: { group: string; version: string }[] = [];
+    for (const v of (core?.versions as string[] | undefined) ?? ['v1']) gvs.push({ group: '', version: v });
+    gvs.push(...parseLegacyGroupList(groups ?? {}));
+    const lists = await Promise.all(
+      gvs.map(async (gv) => {
+        const path = gv.group === '' ? `/api/${gv.version}` : `/apis/${gv.group}/${gv.version}`;
+        const res = await this.send({ method: 'GET', path, retry: true, doing: `discovering ${path}` });
+        // An aggregated API that is down must not hide the rest of the cluster.
+        if (res.status !== 200) return [];
+        return parseLegacyResourceList(gv.group, gv.version, JSON.parse(res.body) as Record<string, unknown>);
+      }),
+    );
+    const all = lists.flat();
+    return { all, preferred: preferredTypes(all) };
+  }
+
+  async resolve(apiVersion: string, kind: string): Promise<ResourceType | undefined> {
+    const d = await this.discover();
+    return d.all.find((t) => apiVersionOf(t) === apiVersion && t.kind === kind);
+  }
+
+  async get(type: ResourceType, namespace: string, name: string): Promise<KubeObject | undefined> {
+    const doing = `getting ${type.kind} ${type.namespaced ? `${namespace}/` : ''}${name}`;
+    const spec: RequestSpec = {
+      method: 'GET',
+      path: objectPath(type, namespace, name),
+      retry: true,
+      doing,
+      access: { verb: 'get', resource: resourceName(type), ...(type.namespaced ? { namespace } : {}) },
+    };
+    const res = await this.send(spec);
+    if (res.status === 404) return undefined;
+    if (res.status !== 200) throw apiError(doing, res.status, res.body, spec.access);
+    return JSON.parse(res.body) as KubeObject;
+  }
+
+  async list(type: ResourceType, opts: ListOptions = {}): Promise<ListResult> {
+    const where = type.namespaced ? (opts.namespace ? ` in namespace ${opts.namespace}` : ' in all namespaces') : '';
+    const doing = `listing ${resourceName(type)}${where}`;
+    const items: KubeObject[] = [];
+    let cont: string | undefined;
+    let pages = 0;
+    let resourceVersion: string | undefined;
+    do {
+      const body = await this.json<{ items?: KubeObject[]; metadata?: { continue?: string; resourceVersion?: string } }>({
+        method: 'GET',
+        path: collectionPath(type, opts.namespace),
+        query: {
+          limit: String(opts.pageSize ?? 500),
+          continue: cont,
+          labelSelector: opts.labelSelector,
+          fieldSelector: opts.fieldSelector,
+        },
+        ...(opts.metadataOnly ? { accept: METADATA_ACCEPT } : {}),
+        retry: true,
+        doing,
+        access: { verb: 'list', resource: resourceName(type), ...(type.namespaced && opts.namespace ? { namespace: opts.namespace } : {}) },
+      });
+      pages++;
+      for (const it of body.items ?? []) {
+        items.push({ ...it, apiVersion: apiVersionOf(type), kind: type.kind });
+      }
+      cont = body.metadata?.continue || undefined;
+      resourceVersion = body.metadata?.resourceVersion;
+    } while (cont);
+    return { items, pages, ...(resourceVersion ? { resourceVersion } : {}) };
+  }
+
+  async apply(type: ResourceType, obj: KubeObject, opts: ApplyOptions): Promise<KubeObject> {
+    const ns = obj.metadata.namespace ?? '';
+    const name = obj.metadata.name ?? '';
+    return this.json<KubeObject>({
+      method: 'PATCH',
+      path: objectPath(type, ns, name),
+      query: { fieldManager: opts.fieldManager, force: opts.force ? 'true' : undefined, dryRun: opts.dryRun ? 'All' : undefined },
+      body: applyBody(obj),
+      contentType: 'application/apply-patch+yaml',
+      retry: true,
+      doing: `${opts.dryRun ? 'dry-run applying' : 'applying'} ${type.kind} ${type.namespaced ? `${ns}/` : ''}${name}`,
+      access: { verb: 'patch', resource: resourceName(type), ...(type.namespaced ? { namespace: ns } : {}) },
+    });
+  }
+
+  async delete(type: ResourceType, namespace: string, name: string, opts: DeleteOptions = {}): Promise<KubeObject | undefined> {
+    const policy = opts.propagationPolicy ? opts.propagationPolicy[0]!.toUpperCase() + opts.propagationPolicy.slice(1) : undefined;
+    const body = {
+      apiVersion: 'v1',
+      kind: 'DeleteOptions',
+      ...(policy ? { propagationPolicy: policy } : {}),
+      ...(opts.preconditions ? { preconditions: opts.preconditions } : {}),
+      ...(opts.dryRun ? { dryRun: ['All'] } : {}),
+    };
+    const out = await this.json<Record<string, unknown>>({
+      method: 'DELETE',
+      path: objectPath(type, namespace, name),
+      body,
+      // With a uid precondition a repeated delete can only hit the same object.
+      retry: opts.preconditions?.uid !== undefined,
+      doing: `deleting ${type.kind} ${type.namespaced ? `${namespace}/` : ''}${name}`,
+      access: { verb: 'delete', resource: resourceName(type), ...(type.namespaced ? { namespace } : {}) },
+    });
+    return isPlainObject(out) && out.kind !== 'Status' ? (out as unknown as KubeObject) : undefined;
+  }
+
+  async canI(check: AccessCheck): Promise<AccessResult> {
+    const out = await this.json<{ status?: { allowed?: boolean; reason?: string } }>({
+      method: 'POST',
+      path: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+      body: {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SelfSubjectAccessReview',
+        spec: { resourceAttributes: { verb: check.verb, group: check.group, resource: check.resource, namespace: check.namespace, name: check.name } },
+      },
+      retry: true,
+      doing: `checking access to ${check.verb} ${check.resource}`,
+    });
+    const allowed = out.status?.allowed === true;
+    return { allowed, ...(out.status?.reason ? { reason: out.status.reason } : {}) };
+  }
+
+  async watch(type: ResourceType, opts: WatchOptions, onEvent: (e: WatchEvent) => void): Promise<void> {
+    let buf = '';
+    const spec: RequestSpec = {
+      method: 'GET',
+      path: collectionPath(type, opts.namespace),
+      query: { watch: '1', allowWatchBookmarks: 'true', labelSelector: opts.labelSelector, resourceVersion: opts.resourceVersion },
+      ...(opts.metadataOnly ? { accept: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json' } : {}),
+      retry: false,
+      doing: `watching ${resourceName(type)}`,
+    };
+    this.counters.requests++;
+    let res: Response;
+    try {
+      res = await this.once(spec, opts.signal, (chunk) => {
+        buf += chunk;
+        let nl: number;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const line = buf.slice(0, nl).trim();
+          buf = buf.slice(nl + 1);
+          if (line) onEvent(JSON.parse(line) as WatchEvent);
+        }
+      });
+    } catch (err) {
+      if (opts.signal?.aborted) return;
+      throw new ClusterError(`${spec.doing}: ${(err as Error).message}`, { cause: err });
+    }
+    if (res.status >= 300) throw apiError(spec.doing, res.status, res.body);
+  }
+}

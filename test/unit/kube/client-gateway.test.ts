@@ -1,0 +1,153 @@
+// The client gateway against a local HTTP server: paths, headers, pagination, retries, error mapping.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createClientGateway } from '../../../src/kube/client-gateway.js';
+import { ApplyConflictError, KubeApiError } from '../../../src/kube/errors.js';
+import type { KubeGateway, ResourceType } from '../../../src/kube/gateway.js';
+
+const CM: ResourceType = { group: '', version: 'v1', kind: 'ConfigMap', resource: 'configmaps', namespaced: true, verbs: ['list'] };
+const DEPLOY: ResourceType = { group: 'apps', version: 'v1', kind: 'Deployment', resource: 'deployments', namespaced: true, verbs: ['patch'] };
+
+interface Seen { method: string; url: string; accept: string; contentType: string; auth: string; body: string }
+type Handler = (req: Seen, res: http.ServerResponse) => void;
+
+let server: http.Server;
+let handler: Handler;
+const seen: Seen[] = [];
+let gw: KubeGateway;
+
+async function gateway(timeoutMs = 0): Promise<KubeGateway> {
+  const { KubeConfig } = await import('@kubernetes/client-node');
+  const kc = new KubeConfig();
+  const port = (server.address() as AddressInfo).port;
+  kc.loadFromOptions({
+    clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
+    users: [{ name: 'u', token: 'tok' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
+  });
+  return createClientGateway({ kubeConfig: kc, requestTimeoutMs: timeoutMs, backoffMs: 5 });
+}
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const s: Seen = { method: req.method ?? '', url: req.url ?? '', accept: String(req.headers.accept), contentType: String(req.headers['content-type']), auth: String(req.headers.authorization), body };
+      seen.push(s);
+      handler(s, res);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  gw = await gateway();
+});
+afterAll(async () => {
+  gw.close();
+  await new Promise((r) => server.close(r));
+});
+beforeEach(() => (seen.length = 0));
+
+function json(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+test('a metadata-only list follows continue tokens and fills in apiVersion and kind', async () => {
+  handler = (req, res) => {
+    const page2 = req.url.includes('continue=t1');
+    json(res, 200, { kind: 'PartialObjectMetadataList', metadata: page2 ? {} : { continue: 't1' }, items: [{ metadata: { name: page2 ? 'b' : 'a' } }] });
+  };
+  const out = await gw.list(CM, { namespace: 'shop', metadataOnly: true, pageSize: 1 });
+  expect(out.items.map((o) => `${o.apiVersion} ${o.kind} ${o.metadata.name}`)).toEqual(['v1 ConfigMap a', 'v1 ConfigMap b']);
+  expect(out.pages).toBe(2);
+  expect(seen[0]!.url).toBe('/api/v1/namespaces/shop/configmaps?limit=1');
+  expect(seen[0]!.accept).toContain('as=PartialObjectMetadataList;g=meta.k8s.io;v=v1');
+  expect(seen[0]!.auth).toBe('Bearer tok');
+});
+
+test('429 and 503 are retried (Retry-After honoured), then the answer is used', async () => {
+  let n = 0;
+  handler = (_req, res) => {
+    n++;
+    if (n === 1) return json(res, 429, { kind: 'Status', reason: 'TooManyRequests', message: 'slow down' }, { 'retry-after': '0' });
+    if (n === 2) return json(res, 503, { kind: 'Status', message: 'unavailable' });
+    json(res, 200, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } });
+  };
+  const got = await gw.get(CM, 'shop', 'a');
+  expect(got?.metadata.name).toBe('a');
+  expect(n).toBe(3);
+});
+
+test('a 404 GET is undefined; a 403 names verb, resource and namespace', async () => {
+  handler = (req, res) =>
+    req.url.includes('missing')
+      ? json(res, 404, { kind: 'Status', reason: 'NotFound', message: 'not found' })
+      : json(res, 403, { kind: 'Status', reason: 'Forbidden', message: 'nope' });
+  expect(await gw.get(CM, 'shop', 'missing')).toBeUndefined();
+  await expect(gw.get(CM, 'shop', 'secret')).rejects.toThrow('forbidden (403): cannot get configmaps in namespace "shop"');
+});
+
+test('server-side apply sends an apply patch with field manager, force and dryRun, and parses a conflict into data', async () => {
+  handler = (_req, res) =>
+    json(res, 409, {
+      kind: 'Status',
+      reason: 'Conflict',
+      message: 'Apply failed with 1 conflict: conflict with "kubectl-set" using apps/v1: .spec.template.spec.containers[name="app"].image',
+      details: { causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "kubectl-set" using apps/v1', field: '.spec.template.spec.containers[name="app"].image' }] },
+    });
+  const obj = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'orders', namespace: 'shop', resourceVersion: '5', managedFields: [] } };
+  const err = await gw.apply(DEPLOY, obj, { fieldManager: 'argocd-controller', force: false, dryRun: true }).catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(ApplyConflictError);
+  expect((err as ApplyConflictError).conflicts).toEqual([
+    { manager: 'kubectl-set', field: '.spec.template.spec.containers[name="app"].image', message: 'conflict with "kubectl-set" using apps/v1' },
+  ]);
+  expect(seen[0]!.method).toBe('PATCH');
+  expect(seen[0]!.url).toBe('/apis/apps/v1/namespaces/shop/deployments/orders?fieldManager=argocd-controller&dryRun=All');
+  expect(seen[0]!.contentType).toBe('application/apply-patch+yaml');
+  expect(JSON.parse(seen[0]!.body).metadata).toEqual({ name: 'orders', namespace: 'shop' });
+  expect(seen.length).toBe(1);
+});
+
+test('a 422 names the field and its message', async () => {
+  handler = (_req, res) =>
+    json(res, 422, { kind: 'Status', reason: 'Invalid', message: 'bad', details: { causes: [{ reason: 'FieldValueInvalid', field: 'spec.replicas', message: 'must be >= 0' }] } });
+  const err = (await gw.apply(DEPLOY, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'x', namespace: 'n' } }, { fieldManager: 'm', force: true, dryRun: false }).catch((e: unknown) => e)) as KubeApiError;
+  expect(err.message).toBe('applying Deployment n/x: invalid (422): spec.replicas: must be >= 0');
+  expect(err.code).toBe(3);
+});
+
+test('delete sends preconditions and the propagation policy', async () => {
+  handler = (_req, res) => json(res, 200, { kind: 'Status', status: 'Success' });
+  await gw.delete(CM, 'shop', 'old', { preconditions: { uid: 'u1', resourceVersion: '7' }, propagationPolicy: 'foreground' });
+  expect(seen[0]!.method).toBe('DELETE');
+  expect(JSON.parse(seen[0]!.body)).toEqual({ apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Foreground', preconditions: { uid: 'u1', resourceVersion: '7' } });
+});
+
+test('aggregated discovery resolves kinds with their plural and scope', async () => {
+  handler = (req, res) =>
+    json(res, 200, {
+      kind: 'APIGroupDiscoveryList',
+      items:
+        req.url === '/api'
+          ? [{ metadata: {}, versions: [{ version: 'v1', resources: [{ resource: 'configmaps', responseKind: { kind: 'ConfigMap' }, scope: 'Namespaced', verbs: ['list'] }] }] }]
+          : [{ metadata: { name: 'apps' }, versions: [{ version: 'v1', resources: [{ resource: 'deployments', responseKind: { kind: 'Deployment' }, scope: 'Namespaced', verbs: ['patch'], subresources: [] }] }] }],
+    });
+  const fresh = await gateway();
+  expect(await fresh.resolve('apps/v1', 'Deployment')).toEqual(DEPLOY);
+  expect(await fresh.resolve('apps/v1', 'Nope')).toBeUndefined();
+  fresh.close();
+});
+
+test('an unreachable server and a timeout are one-line cluster errors', async () => {
+  handler = () => undefined; // never answers
+  const slow = await gateway(100);
+  await expect(slow.get(CM, 'a', 'b')).rejects.toThrow(/timed out: no response within 0.1s/);
+  slow.close();
+  const { KubeConfig } = await import('@kubernetes/client-node');
+  const kc = new KubeConfig();
+  kc.loadFromOptions({ clusters: [{ name: 'c', server: 'http://127.0.0.1:1', skipTLSVerify: true }], users: [{ name: 'u' }], contexts: [{ name: 'x', cluster: 'c', user: 'u' }], currentContext: 'x' });
+  const dead = await createClientGateway({ kubeConfig: kc, requestTimeoutMs: 0 });
+  await expect(dead.get(CM, 'a', 'b')).rejects.toThrow('cannot reach the API server at http://127.0.0.1:1 (ECONNREFUSED)');
+  dead.close();
+});
