@@ -1,0 +1,67 @@
+// Argo CD's tracking-id annotation, `<app>:<group>/<kind>:<namespace>/<name>`: build, parse, self-reference.
+//
+// Rules (argocd-semantics.md §1): the core group is empty (`shop:/ConfigMap:ns/cm`); a
+// cluster-scoped object carries the app's destination namespace; the app part is the
+// Application's name when it lives in the control-plane namespace, else `<namespace>_<name>`.
+// We take the control-plane namespace to be `argocd` (Argo CD's default install) unless a
+// caller says otherwise; `--app-namespace` only says where to read the Application from.
+import { DEFAULT_APP_NAMESPACE, TRACKING_ID } from '../model/keys.js';
+import type { KubeObject, ResourceKey } from '../model/object.js';
+import { keyOf } from '../model/object.js';
+
+export const CONTROL_PLANE_NAMESPACE = DEFAULT_APP_NAMESPACE;
+
+/** A parsed tracking-id: the app part plus the coordinates of the object the mark claims to be on. */
+export interface TrackingId {
+  app: string;
+  group: string;
+  kind: string;
+  namespace: string;
+  name: string;
+}
+
+export type ParsedTrackingId = { ok: true; id: TrackingId } | { ok: false; error: string };
+
+export const WRONG_FORMAT = 'wrong resource tracking format, should be <application-name>:<group>/<kind>:<namespace>/<name>';
+
+/** The app part of the ids an Application writes (Argo CD's `InstanceName`). */
+export function instanceName(app: { name: string; namespace: string }, controlPlaneNamespace = CONTROL_PLANE_NAMESPACE): string {
+  return app.namespace === '' || app.namespace === controlPlaneNamespace ? app.name : `${app.namespace}_${app.name}`;
+}
+
+/** The id value for an object; an object without a namespace gets the destination namespace. */
+export function buildTrackingId(appInstance: string, key: ResourceKey, destinationNamespace: string): string {
+  const ns = key.namespace !== '' ? key.namespace : destinationNamespace;
+  return `${appInstance}:${key.group}/${key.kind}:${ns}/${key.name}`;
+}
+
+/** Parses a value as Argo CD does (split on the first two `:`, then each half on `/` into exactly two). */
+export function parseTrackingId(value: string): ParsedTrackingId {
+  const first = value.indexOf(':');
+  const second = first < 0 ? -1 : value.indexOf(':', first + 1);
+  if (first < 0 || second < 0) return { ok: false, error: WRONG_FORMAT };
+  const app = value.slice(0, first);
+  const gk = value.slice(first + 1, second).split('/');
+  const nn = value.slice(second + 1).split('/');
+  if (gk.length !== 2 || nn.length !== 2) return { ok: false, error: WRONG_FORMAT };
+  const [group, kind] = gk as [string, string];
+  const [namespace, name] = nn as [string, string];
+  if (app === '') return { ok: false, error: 'tracking-id has an empty application name' };
+  return { ok: true, id: { app, group, kind, namespace, name } };
+}
+
+/** Argo CD's self-reference rule: the mark names this very object (a cluster-scoped object matches any namespace). */
+export function isSelfReferenced(key: ResourceKey, id: TrackingId): boolean {
+  return (key.namespace === id.namespace || key.namespace === '') && key.name === id.name && key.group === id.group && key.kind === id.kind;
+}
+
+/** A copy of the object carrying this app's tracking-id (the input is not changed). */
+export function stampTrackingId(obj: KubeObject, appInstance: string, destinationNamespace: string): KubeObject {
+  const value = buildTrackingId(appInstance, keyOf(obj), destinationNamespace);
+  return { ...obj, metadata: { ...obj.metadata, annotations: { ...(obj.metadata.annotations ?? {}), [TRACKING_ID]: value } } };
+}
+
+/** The object's tracking-id annotation, if any. */
+export function trackingIdOf(obj: KubeObject): string | undefined {
+  return obj.metadata.annotations?.[TRACKING_ID];
+}

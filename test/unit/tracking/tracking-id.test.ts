@@ -1,0 +1,96 @@
+// Tracking-id rules: Argo CD's format, the app part, self-reference, and selection with reasons.
+import fc from 'fast-check';
+import { buildTrackingId, instanceName, isSelfReferenced, parseTrackingId, stampTrackingId, WRONG_FORMAT } from '../../../src/tracking/tracking-id.js';
+import { selectOwned } from '../../../src/tracking/select.js';
+import type { KubeObject } from '../../../src/model/object.js';
+
+const dns = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,20}[a-z0-9])?$/);
+const group = fc.oneof(fc.constant(''), fc.stringMatching(/^[a-z0-9]+(\.[a-z0-9]+){0,3}$/));
+const kind = fc.stringMatching(/^[A-Z][A-Za-z0-9]{0,15}$/);
+const appPart = fc.oneof(dns, fc.tuple(dns, dns).map(([n, a]) => `${n}_${a}`));
+
+test('build then parse returns the same coordinates', () => {
+  fc.assert(
+    fc.property(appPart, group, kind, dns, dns, (app, g, k, ns, name) => {
+      const value = buildTrackingId(app, { group: g, kind: k, namespace: ns, name }, 'dest');
+      const parsed = parseTrackingId(value);
+      expect(parsed).toEqual({ ok: true, id: { app, group: g, kind: k, namespace: ns, name } });
+    }),
+  );
+});
+
+test('parse then build returns the same string for every well-formed value', () => {
+  fc.assert(
+    fc.property(appPart, group, kind, dns, dns, (app, g, k, ns, name) => {
+      const value = `${app}:${g}/${k}:${ns}/${name}`;
+      const p = parseTrackingId(value);
+      if (!p.ok) throw new Error(p.error);
+      expect(buildTrackingId(p.id.app, p.id, 'unused')).toBe(value);
+    }),
+  );
+});
+
+test('the core group is empty and a cluster-scoped object carries the destination namespace', () => {
+  expect(buildTrackingId('shop', { group: '', kind: 'ConfigMap', namespace: 'prod', name: 'cm' }, 'dest')).toBe('shop:/ConfigMap:prod/cm');
+  expect(buildTrackingId('shop', { group: 'rbac.authorization.k8s.io', kind: 'ClusterRole', namespace: '', name: 'r' }, 'dest')).toBe(
+    'shop:rbac.authorization.k8s.io/ClusterRole:dest/r',
+  );
+});
+
+test('the app part is namespace_name outside the control-plane namespace', () => {
+  expect(instanceName({ name: 'shop', namespace: 'argocd' })).toBe('shop');
+  expect(instanceName({ name: 'shop', namespace: '' })).toBe('shop');
+  expect(instanceName({ name: 'shop', namespace: 'team-a' })).toBe('team-a_shop');
+  expect(instanceName({ name: 'shop', namespace: 'gitops' }, 'gitops')).toBe('shop');
+});
+
+test.each(['shop', 'shop:apps/Deployment', 'shop:Deployment:ns/n', 'shop:apps/Deployment:n', 'shop:a/b/c:ns/n', 'shop:apps/Deployment:ns/n/x', ''])(
+  'malformed value %p is reported, not guessed at',
+  (v) => {
+    const p = parseTrackingId(v);
+    expect(p.ok).toBe(false);
+    if (!p.ok && v !== '') expect(p.error).toBe(WRONG_FORMAT);
+  },
+);
+
+test('self-reference: namespace must match unless the object is cluster-scoped', () => {
+  const id = { app: 'shop', group: 'apps', kind: 'Deployment', namespace: 'prod', name: 'orders' };
+  expect(isSelfReferenced({ group: 'apps', kind: 'Deployment', namespace: 'prod', name: 'orders' }, id)).toBe(true);
+  expect(isSelfReferenced({ group: 'apps', kind: 'Deployment', namespace: 'other', name: 'orders' }, id)).toBe(false);
+  expect(isSelfReferenced({ group: 'apps', kind: 'Deployment', namespace: 'prod', name: 'orders-copy' }, id)).toBe(false);
+  expect(isSelfReferenced({ group: 'apps', kind: 'ReplicaSet', namespace: 'prod', name: 'orders' }, id)).toBe(false);
+  expect(isSelfReferenced({ group: 'apps', kind: 'Deployment', namespace: '', name: 'orders' }, id)).toBe(true);
+});
+
+test('stamping copies and never mutates', () => {
+  const obj: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'n', annotations: { a: 'b' } } };
+  const before = structuredClone(obj);
+  const out = stampTrackingId(obj, 'shop', 'dest');
+  expect(obj).toEqual(before);
+  expect(out.metadata.annotations).toEqual({ a: 'b', 'argocd.argoproj.io/tracking-id': 'shop:/ConfigMap:n/c' });
+});
+
+test('selectOwned keeps only self-referencing marks of this app on root objects, with a reason for the rest', () => {
+  const cm = (name: string, mark?: string, owner = false): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name,
+      namespace: 'ns',
+      ...(mark ? { annotations: { 'argocd.argoproj.io/tracking-id': mark } } : {}),
+      ...(owner ? { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'd', uid: 'u' }] } : {}),
+    },
+  });
+  const sel = selectOwned(
+    [cm('mine', 'shop:/ConfigMap:ns/mine'), cm('plain'), cm('bad', 'shop'), cm('theirs', 'other:/ConfigMap:ns/theirs'), cm('copy', 'shop:/ConfigMap:ns/mine'), cm('child', 'shop:/ConfigMap:ns/child', true)],
+    'shop',
+  );
+  expect(sel.owned.map((o) => o.metadata.name)).toEqual(['mine']);
+  expect(sel.notOwned.map((n) => [n.object.metadata.name, n.reason.code])).toEqual([
+    ['plain', 'unmarked'],
+    ['bad', 'malformed'],
+    ['theirs', 'other-app'],
+    ['copy', 'not-self'],
+    ['child', 'has-owner'],
+  ]);
+});
