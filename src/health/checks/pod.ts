@@ -1,0 +1,67 @@
+// Pod health, as gitops-engine's health_pod.go (container back-offs, phases, readiness).
+import type { JsonValue, KubeObject } from '../../model/object.js';
+import type { HealthStatus } from '../types.js';
+import { at, condition, list, num, str } from '../fields.js';
+
+const IGNORE_RESTART_POLICY = 'argocd.argoproj.io/ignore-restart-policy';
+const HOOK_ANNOTATIONS = ['argocd.argoproj.io/hook', 'helm.sh/hook'];
+
+/** A waiting reason that means the container cannot start: `Err*`, `*Error`, `*BackOff`. */
+export function isFailingWaitReason(reason: string): boolean {
+  return reason.startsWith('Err') || reason.endsWith('Error') || reason.endsWith('BackOff');
+}
+
+function restartPolicy(obj: KubeObject): string {
+  return str(obj, 'spec', 'restartPolicy') || 'Always';
+}
+
+/** Argo CD treats a non-hook pod annotated ignore-restart-policy as if its policy were Always. */
+function behavesAsAlways(obj: KubeObject): boolean {
+  if (restartPolicy(obj) === 'Always') return true;
+  const annotations = obj.metadata.annotations ?? {};
+  const isHook = HOOK_ANNOTATIONS.some((k) => k in annotations);
+  return !isHook && annotations[IGNORE_RESTART_POLICY] === 'true';
+}
+
+function failMessage(ctr: JsonValue): string {
+  const terminated = at(ctr, 'state', 'terminated');
+  if (terminated === undefined) return '';
+  const message = str(terminated, 'message');
+  if (message !== '') return message;
+  if (str(terminated, 'reason') === 'OOMKilled') return 'OOMKilled';
+  const exitCode = num(terminated, 'exitCode');
+  return exitCode !== 0 ? `container "${str(ctr, 'name')}" failed with exit code ${exitCode}` : '';
+}
+
+export function podHealth(obj: KubeObject): HealthStatus {
+  const statuses = list(obj, 'status', 'containerStatuses');
+  const message = str(obj, 'status', 'message');
+  if (behavesAsAlways(obj)) {
+    const failing = statuses.filter((c) => isFailingWaitReason(str(c, 'state', 'waiting', 'reason')));
+    if (failing.length > 0) {
+      return { status: 'Degraded', message: failing.map((c) => str(c, 'state', 'waiting', 'message')).join(', ') };
+    }
+  }
+  switch (str(obj, 'status', 'phase')) {
+    case 'Pending':
+      return { status: 'Progressing', message };
+    case 'Succeeded':
+      return { status: 'Healthy', message };
+    case 'Failed': {
+      if (message !== '') return { status: 'Degraded', message };
+      for (const ctr of [...list(obj, 'status', 'initContainerStatuses'), ...statuses]) {
+        const m = failMessage(ctr);
+        if (m !== '') return { status: 'Degraded', message: m };
+      }
+      return { status: 'Degraded', message: '' };
+    }
+    case 'Running': {
+      if (!behavesAsAlways(obj)) return { status: 'Progressing', message };
+      if (condition(obj, 'Ready')?.status === 'True') return { status: 'Healthy', message };
+      if (statuses.some((c) => at(c, 'lastState', 'terminated') !== undefined)) return { status: 'Degraded', message };
+      return { status: 'Progressing', message };
+    }
+    default:
+      return { status: 'Unknown', message };
+  }
+}

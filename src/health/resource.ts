@@ -1,0 +1,65 @@
+// The health of one live object: pending deletion first, then the built-in check for its kind.
+import { groupOf, type KubeObject } from '../model/object.js';
+import type { HealthStatus } from './types.js';
+import { deploymentHealth } from './checks/deployment.js';
+import { statefulSetHealth } from './checks/statefulset.js';
+import { daemonSetHealth } from './checks/daemonset.js';
+import { replicaSetHealth } from './checks/replicaset.js';
+import { podHealth } from './checks/pod.js';
+import { serviceHealth } from './checks/service.js';
+import { ingressHealth } from './checks/ingress.js';
+import { pvcHealth } from './checks/pvc.js';
+import { jobHealth } from './checks/job.js';
+import { cronJobHealth } from './checks/cronjob.js';
+import { hpaHealth } from './checks/hpa.js';
+import { apiServiceHealth } from './checks/apiservice.js';
+import { pdbHealth } from './checks/pdb.js';
+import { readyConditionHealth } from './checks/ready-condition.js';
+
+type Check = (obj: KubeObject) => HealthStatus;
+
+const HOOK_FINALIZER = 'argocd.argoproj.io/hook-finalizer';
+
+/** `group/Kind` → check, as gitops-engine's GetHealthCheckFunc plus the bundled CronJob and PDB scripts. */
+const CHECKS: ReadonlyMap<string, Check> = new Map<string, Check>([
+  ['apps/Deployment', deploymentHealth],
+  ['apps/StatefulSet', statefulSetHealth],
+  ['apps/DaemonSet', daemonSetHealth],
+  ['apps/ReplicaSet', replicaSetHealth],
+  ['/Pod', podHealth],
+  ['/Service', serviceHealth],
+  ['/PersistentVolumeClaim', pvcHealth],
+  ['extensions/Ingress', ingressHealth],
+  ['networking.k8s.io/Ingress', ingressHealth],
+  ['batch/Job', jobHealth],
+  ['batch/CronJob', cronJobHealth],
+  ['autoscaling/HorizontalPodAutoscaler', hpaHealth],
+  ['apiregistration.k8s.io/APIService', apiServiceHealth],
+  ['policy/PodDisruptionBudget', pdbHealth],
+]);
+
+/** Groups served by Kubernetes itself: their kinds without a check (ConfigMap, Role…) have no health. */
+function isKubernetesGroup(group: string): boolean {
+  return ['', 'apps', 'batch', 'autoscaling', 'policy', 'extensions'].includes(group) || group.endsWith('.k8s.io');
+}
+
+/** Whether any check applies to this kind (whatever the object's state). */
+export function hasHealthCheck(group: string, kind: string): boolean {
+  return CHECKS.has(`${group}/${kind}`) || !isKubernetesGroup(group);
+}
+
+/**
+ * The object's health, or undefined when its kind has none (ConfigMap, Secret, a custom resource
+ * without a Ready condition); such objects do not count in the app's health.
+ */
+export function resourceHealth(obj: KubeObject): HealthStatus | undefined {
+  const finalizers: unknown = obj.metadata.finalizers;
+  const hookFinalizer = Array.isArray(finalizers) && finalizers.includes(HOOK_FINALIZER);
+  if (obj.metadata.deletionTimestamp && !hookFinalizer) {
+    return { status: 'Progressing', message: 'Pending deletion' };
+  }
+  const group = groupOf(obj.apiVersion);
+  const check = CHECKS.get(`${group}/${obj.kind}`);
+  if (check) return check(obj);
+  return isKubernetesGroup(group) ? undefined : readyConditionHealth(obj);
+}
