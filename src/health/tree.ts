@@ -1,0 +1,52 @@
+// The live resource tree: each object's children found through ownerReferences (uid), with their health.
+import { keyOf, keyString, type KubeObject, type ResourceKey } from '../model/object.js';
+import type { HealthStatus } from './types.js';
+import { resourceHealth } from './resource.js';
+
+export interface TreeNode {
+  key: ResourceKey;
+  object: KubeObject;
+  /** Undefined when the kind has no health. */
+  health?: HealthStatus;
+  children: TreeNode[];
+}
+
+function byKey(a: TreeNode, b: TreeNode): number {
+  return keyString(a.key).localeCompare(keyString(b.key));
+}
+
+/**
+ * Builds one tree per root from `candidates` (objects that may be owned: ReplicaSets, Pods, Jobs…),
+ * following ownerReferences by uid at any depth (Deployment → ReplicaSet → Pod, CronJob → Job → Pod).
+ * Children are sorted by key; an object is placed at most once, so a reference cycle cannot loop.
+ */
+export function buildTree(root: KubeObject, candidates: readonly KubeObject[]): TreeNode {
+  const byOwner = new Map<string, KubeObject[]>();
+  for (const c of candidates) {
+    for (const ref of c.metadata.ownerReferences ?? []) {
+      const list = byOwner.get(ref.uid) ?? [];
+      list.push(c);
+      byOwner.set(ref.uid, list);
+    }
+  }
+  const seen = new Set<string>();
+  const build = (obj: KubeObject): TreeNode => {
+    const uid = obj.metadata.uid ?? '';
+    if (uid !== '') seen.add(uid);
+    const owned = uid === '' ? [] : (byOwner.get(uid) ?? []);
+    const children: TreeNode[] = [];
+    for (const c of owned) {
+      if (!seen.has(c.metadata.uid ?? '')) children.push(build(c));
+    }
+    const node: TreeNode = { key: keyOf(obj), object: obj, children: children.sort(byKey) };
+    const health = resourceHealth(obj);
+    if (health !== undefined) node.health = health;
+    return node;
+  };
+  return build(root);
+}
+
+/** Every node of a tree, parents before children. */
+export function walk(node: TreeNode): TreeNode[] {
+  return [node, ...node.children.flatMap(walk)];
+}
