@@ -1,0 +1,179 @@
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Application } from '../../../src/app/types.js';
+import { memoryIo } from '../../../src/cli/io.js';
+import { InputError } from '../../../src/cli/exit-codes.js';
+import { loadDesiredManifests } from '../../../src/source/index.js';
+import { GitFixture, configMap } from './git-fixture.js';
+
+function app(source: Application['source']): Application {
+  return {
+    name: 'shop',
+    namespace: 'argocd',
+    source,
+    destination: { namespace: 'shop' },
+    syncOptions: {
+      createNamespace: false,
+      pruneLast: false,
+      serverSideApply: true,
+      applyOutOfSyncOnly: false,
+      respectIgnoreDifferences: false,
+      failOnSharedResource: false,
+      prunePropagationPolicy: 'foreground',
+      prune: true,
+    },
+    ignoreDifferences: [],
+    warnings: [],
+    origin: 'test',
+  };
+}
+
+const values = (r: { objects: { object: { data?: unknown; metadata: { name?: string } } }[] }) =>
+  r.objects.map((o) => `${o.object.metadata.name}=${(o.object.data as { value: string }).value}`);
+
+describe('loadDesiredManifests from a git revision', () => {
+  let fx: GitFixture;
+  let first: string;
+  let second: string;
+  const io = () => memoryIo({ env: fx.env }).io;
+
+  beforeEach(() => {
+    fx = new GitFixture();
+    fx.write('apps/shop/a.yaml', configMap('a', '1'));
+    fx.write('apps/shop/sub/b.yml', configMap('b', '1'));
+    fx.write('apps/shop/notes.txt', 'not a manifest');
+    fx.write('apps/shop/.hidden/x.yaml', configMap('x', '1'));
+    fx.write('apps/other/c.yaml', configMap('c', '1'));
+    first = fx.commit('one');
+    fx.git(['tag', 'v1']);
+    fx.write('apps/shop/a.yaml', configMap('a', '2'));
+    fx.remove('apps/shop/sub/b.yml');
+    second = fx.commit('two');
+  });
+  afterEach(() => fx.cleanup());
+
+  it('reads the branch tip by default (HEAD), recursively, skipping other files and dot-folders', async () => {
+    const r = await loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop' }), {}, io());
+    expect(values(r)).toEqual(['a=2']);
+    expect(r.revision).toBe(second);
+    expect(r.origin).toBe(`${fx.repo}@${second.slice(0, 7)}:apps/shop`);
+    expect(r.objects[0]?.source).toEqual({ file: `${fx.repo}@${second.slice(0, 7)}:apps/shop/a.yaml`, doc: 0, line: 1 });
+  });
+
+  it('reads a branch, a tag, a full and a short SHA, and --revision overrides targetRevision', async () => {
+    const at = async (targetRevision: string, revision?: string) =>
+      loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop', targetRevision }), { revision }, io());
+    expect(values(await at('main'))).toEqual(['a=2']);
+    expect(values(await at('v1'))).toEqual(['a=1', 'b=1']);
+    expect((await at('v1')).revision).toBe(first);
+    expect(values(await at(first))).toEqual(['a=1', 'b=1']);
+    expect(values(await at(first.slice(0, 7)))).toEqual(['a=1', 'b=1']);
+    expect(values(await at('HEAD'))).toEqual(['a=2']);
+    expect(values(await at('main', 'v1'))).toEqual(['a=1', 'b=1']);
+  });
+
+  it('ignores uncommitted changes in the working tree and the index, and leaves them untouched', async () => {
+    fx.write('apps/shop/a.yaml', configMap('a', 'dirty'));
+    fx.write('apps/shop/new.yaml', configMap('new', '1'));
+    fx.git(['add', 'apps/shop/new.yaml']);
+    const indexBefore = readFileSync(join(fx.repo, '.git', 'index'));
+    const mtimeBefore = statSync(join(fx.repo, '.git', 'index')).mtimeMs;
+    const r = await loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop' }), {}, io());
+    expect(values(r)).toEqual(['a=2']);
+    expect(readFileSync(join(fx.repo, '.git', 'index'))).toEqual(indexBefore);
+    expect(statSync(join(fx.repo, '.git', 'index')).mtimeMs).toBe(mtimeBefore);
+    expect(readFileSync(join(fx.repo, 'apps/shop/a.yaml'), 'utf8')).toBe(configMap('a', 'dirty'));
+    expect(fx.git(['status', '--porcelain'])).toContain('new.yaml');
+  });
+
+  it('reads a bare repository and a file:// URL', async () => {
+    const bare = join(fx.root, 'bare.git');
+    fx.git(['clone', '--quiet', '--bare', fx.repo, bare], fx.root);
+    expect(values(await loadDesiredManifests(app({ repoURL: bare, path: 'apps/shop', targetRevision: 'v1' }), {}, io()))).toEqual(['a=1', 'b=1']);
+    const url = pathToFileURL(bare).href;
+    const r = await loadDesiredManifests(app({ repoURL: url, path: 'apps/shop' }), {}, io());
+    expect(values(r)).toEqual(['a=2']);
+    expect(r.revision).toBe(second);
+  });
+
+  it('reads the whole repository for an empty path, and one file when the path is a file', async () => {
+    const whole = await loadDesiredManifests(app({ repoURL: fx.repo, path: '' }), {}, io());
+    expect(values(whole)).toEqual(['c=1', 'a=2']);
+    const one = await loadDesiredManifests(app({ repoURL: fx.repo, path: './apps/other/c.yaml/' }), {}, io());
+    expect(values(one)).toEqual(['c=1']);
+  });
+
+  it('reads in folder order (a folder a/ before a.yaml), as loadManifests walks a directory', async () => {
+    fx.write('d/a.yaml', configMap('second', '1'));
+    fx.write('d/a/z.yaml', configMap('first', '1'));
+    fx.commit('three');
+    const r = await loadDesiredManifests(app({ repoURL: fx.repo, path: 'd' }), {}, io());
+    expect(r.objects.map((o) => o.object.metadata.name)).toEqual(['first', 'second']);
+  });
+
+  it('refuses a revision that does not exist, naming it', async () => {
+    const p = loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop', targetRevision: 'release-9' }), {}, io());
+    await expect(p).rejects.toThrow(InputError);
+    await expect(p).rejects.toThrow(/source\.targetRevision "release-9" names no commit/);
+    await expect(loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop' }), { revision: 'nope' }, io())).rejects.toThrow(/--revision "nope"/);
+    await expect(loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop' }), { revision: '--upload-pack=x' }, io())).rejects.toThrow(InputError);
+  });
+
+  it('refuses a path missing at that revision, naming the commit', async () => {
+    const p = loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop/sub', targetRevision: 'main' }), {}, io());
+    await expect(p).rejects.toThrow(InputError);
+    await expect(p).rejects.toThrow(new RegExp(`source\\.path "apps/shop/sub" does not exist at .*@${second.slice(0, 7)}`));
+    // the same path exists at the tag
+    expect(values(await loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop/sub', targetRevision: 'v1' }), {}, io()))).toEqual(['b=1']);
+    await expect(loadDesiredManifests(app({ repoURL: fx.repo, path: '../etc' }), {}, io())).rejects.toThrow(/inside the repository/);
+  });
+
+  it('refuses a broken manifest naming the file at the commit and its line', async () => {
+    fx.write('apps/shop/bad.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [unclosed\n');
+    const sha = fx.commit('broken');
+    const p = loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop' }), {}, io());
+    await expect(p).rejects.toThrow(InputError);
+    await expect(p).rejects.toThrow(new RegExp(`@${sha.slice(0, 7)}:apps/shop/bad\\.yaml`));
+  });
+
+  it('refuses the same object declared in two files', async () => {
+    fx.write('apps/shop/dup.yaml', configMap('a', '3'));
+    fx.commit('dup');
+    await expect(loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop' }), {}, io())).rejects.toThrow(/declared twice/);
+  });
+
+  it('refuses a repoURL that is not a repository, and an app without any source', async () => {
+    await expect(loadDesiredManifests(app({ repoURL: join(fx.repo, 'apps'), path: '' }), {}, io())).rejects.toThrow(/is not a git repository/);
+    await expect(loadDesiredManifests(app({ path: 'x' }), {}, io())).rejects.toThrow(/--desired/);
+  });
+
+  it('uses --desired instead of the repository when given', async () => {
+    const file = join(fx.root, 'desired.yaml');
+    writeFileSync(file, configMap('local', '9'));
+    const r = await loadDesiredManifests(app({ repoURL: 'https://git.example.invalid/x.git', path: 'apps' }), { desired: file }, io());
+    expect(values(r)).toEqual(['local=9']);
+    expect(r.revision).toBeUndefined();
+  });
+
+  it('reads a remote repoURL from --repo-dir without fetching, falling back to origin/<branch>', async () => {
+    const clone = join(fx.root, 'clone');
+    fx.git(['clone', '--quiet', fx.repo, clone], fx.root);
+    fx.git(['checkout', '--quiet', '-b', 'feature'], fx.repo);
+    fx.write('apps/shop/a.yaml', configMap('a', 'feature'));
+    fx.commit('feature');
+    fx.git(['fetch', '--quiet', 'origin'], clone);
+    const remote = app({ repoURL: 'https://git.example.invalid/shop.git', path: 'apps/shop', targetRevision: 'feature' });
+    expect(values(await loadDesiredManifests(remote, { repoDir: clone }, io()))).toEqual(['a=feature']);
+  });
+
+  it('says how to use a local clone when a remote cannot be fetched', async () => {
+    const remote = app({ repoURL: `file-not-a-url:${join(fx.root, 'missing')}`, path: '' });
+    const viaScp = app({ repoURL: 'nohost.invalid:org/shop.git', path: '' });
+    for (const a of [remote, viaScp]) {
+      const p = loadDesiredManifests(a, {}, io());
+      await expect(p).rejects.toThrow(InputError);
+      await expect(p).rejects.toThrow(/--repo-dir/);
+    }
+  });
+});
