@@ -7,6 +7,7 @@ const io: Io = {
   err: (t) => void process.stderr.write(t),
   stdoutIsTTY: process.stdout.isTTY === true,
   stderrIsTTY: process.stderr.isTTY === true,
+  columns: process.stdout.isTTY ? process.stdout.columns : undefined,
   env: process.env,
   readStdin: async () => {
     const chunks: Buffer[] = [];
@@ -15,6 +16,17 @@ const io: Io = {
   },
 };
 
+let exitCode = 0;
+// A reader that goes away (`kubectl gitops diff | head`) is not an error of ours: stop quietly.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(exitCode);
+    throw err;
+  });
+}
+
 void runCli(process.argv.slice(2), io).then((code) => {
-  process.stdout.write('', () => process.exit(code));
+  exitCode = code;
+  // Exit once both streams have flushed (pipes may be asynchronous), even if sockets or timers linger.
+  process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
 });

@@ -18,27 +18,40 @@ const EPILOGUE = `Exit codes: 0 success (diff: in sync), 1 drift found, 2 usage 
 3 cluster or API error, 4 refused by a safety rule. Nothing is changed on 2 or 4.
 Put flags after the command: kubectl gitops diff -n shop (not kubectl gitops -n shop diff).`;
 
-/** Parses argv, runs the chosen command and returns its exit code; never exits the process. */
-export async function runCli(argv: string[], io: Io): Promise<ExitCode> {
+/** A usage mistake found by yargs itself (unknown flag, bad choice, missing command): exit 2 with a help hint. */
+class UsageError extends InputError {}
+
+/**
+ * Parses argv, runs the chosen command and returns its exit code; never exits the process.
+ * Everything, help text included, is written through `io` (yargs never prints by itself).
+ * `commands` defaults to the real ones; tests pass probes.
+ */
+export async function runCli(argv: string[], io: Io, commands: readonly GitopsCommand[] = COMMANDS): Promise<ExitCode> {
   let code: ExitCode = ExitCode.Ok;
-  let verbose = argv.includes('-v') || argv.includes('--verbose');
+  let verbose = argv.some((a) => a === '--verbose' || /^-[a-zA-Z]*v[a-zA-Z]*$/.test(a));
+  let ran = false;
   let y = globalOptions(yargs(argv))
     .scriptName('kubectl gitops')
     .usage('kubectl gitops <command> [options]\n\nSee, explain and repair drift between Git and a Kubernetes cluster, the way Argo CD would.')
     .epilogue(EPILOGUE)
     .strict()
-    .demandCommand(1, 'name a command: diff, sync, prune, status, normalize or version')
+    .demandCommand(1, `name a command: ${commands.map(commandWord).join(', ')}`)
     .recommendCommands()
     .exitProcess(false)
     .version(false)
     .help('help')
     .alias('help', 'h')
-    .wrap(Math.min(110, process.stdout.columns ?? 100))
+    .wrap(Math.min(110, io.columns ?? 100))
+    // Repeated flags: the last one wins, as in kubectl (yargs would otherwise make an array).
+    .parserConfiguration({ 'duplicate-arguments-array': false })
     .fail((msg, err) => {
-      if (err) throw err;
-      throw new InputError(msg ?? 'invalid usage');
+      // yargs' own parse errors (YError, e.g. a flag without its value) are usage errors; others are the command's.
+      if (err && err.name !== 'YError') throw err;
+      const text = err?.message ?? msg ?? 'invalid usage';
+      const typed = argv.find((a) => !a.startsWith('-'));
+      throw new UsageError(text.startsWith('Did you mean') && typed ? `unknown command "${typed}". ${text}` : text);
     });
-  for (const cmd of COMMANDS) {
+  for (const cmd of commands) {
     y = y.command({
       command: cmd.command,
       describe: cmd.describe,
@@ -46,15 +59,32 @@ export async function runCli(argv: string[], io: Io): Promise<ExitCode> {
       handler: async (args) => {
         const opts = toGlobalOptions(args);
         verbose = opts.verbose;
+        ran = true;
         code = await cmd.run(args, makeContext(io, opts));
       },
     });
   }
+  let output = '';
   try {
-    await y.parseAsync();
+    // With a parse callback yargs hands over what it would have printed (help) instead of printing it.
+    await y.parseAsync(argv, {}, (_err, _argv, text) => {
+      output = text;
+    });
   } catch (err) {
     io.err(describeError(err, verbose) + '\n');
+    if (err instanceof UsageError) io.err(`See 'kubectl gitops ${commandName(argv, commands)}--help' for usage.\n`);
     return exitCodeFor(err);
   }
+  if (!ran && output !== '') io.out(output.endsWith('\n') ? output : output + '\n');
   return code;
+}
+
+/** The command word the user typed (for the help hint), followed by a space, or nothing. */
+function commandName(argv: string[], commands: readonly GitopsCommand[]): string {
+  const first = argv.find((a) => !a.startsWith('-'));
+  return first !== undefined && commands.some((c) => commandWord(c) === first) ? `${first} ` : '';
+}
+
+function commandWord(c: GitopsCommand): string {
+  return [c.command].flat()[0]?.split(' ')[0] ?? '';
 }

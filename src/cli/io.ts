@@ -5,6 +5,8 @@ export interface Io {
   err(text: string): void;
   stdoutIsTTY: boolean;
   stderrIsTTY: boolean;
+  /** Terminal width for help text, when stdout is a terminal. */
+  columns?: number;
   env: Record<string, string | undefined>;
   readStdin(): Promise<string>;
 }

@@ -20,15 +20,15 @@ export const COLOR_MODES: readonly ColorMode[] = ['auto', 'always', 'never'];
 
 export function globalOptions<T>(y: Argv<T>) {
   return y
-    .option('kubeconfig', { type: 'string', describe: 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)', global: true })
-    .option('context', { type: 'string', describe: 'The kubeconfig context to use', global: true })
-    .option('namespace', { alias: 'n', type: 'string', describe: 'Namespace for objects that declare none (overrides the destination namespace)', global: true })
-    .option('request-timeout', { type: 'string', default: '0', describe: 'How long to wait for one API request (0: no limit; e.g. 30s, 1m)', global: true })
+    .option('kubeconfig', { requiresArg: true, type: 'string', describe: 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)', global: true })
+    .option('context', { requiresArg: true, type: 'string', describe: 'The kubeconfig context to use', global: true })
+    .option('namespace', { requiresArg: true, alias: 'n', type: 'string', describe: 'Namespace for objects that declare none (overrides the destination namespace)', global: true })
+    .option('request-timeout', { requiresArg: true, type: 'string', default: '0', describe: 'How long to wait for one API request (0: no limit; e.g. 30s, 1m)', global: true })
     .option('output', { alias: 'o', choices: OUTPUT_FORMATS, default: 'table' as OutputFormat, describe: 'Output format', global: true })
     .option('color', { choices: COLOR_MODES, default: 'auto' as ColorMode, describe: 'Colour tables: auto (only on a TTY, not with NO_COLOR or TERM=dumb), always, never', global: true })
     .option('verbose', { alias: 'v', type: 'boolean', default: false, describe: 'Show the cause chain of errors', global: true })
-    .option('field-manager', { type: 'string', default: DEFAULT_FIELD_MANAGER, describe: 'Field manager for server-side apply and ownership', global: true })
-    .option('app-namespace', { type: 'string', default: DEFAULT_APP_NAMESPACE, describe: 'Namespace of the Argo CD Application objects', global: true });
+    .option('field-manager', { requiresArg: true, type: 'string', default: DEFAULT_FIELD_MANAGER, describe: 'Field manager for server-side apply and ownership', global: true })
+    .option('app-namespace', { requiresArg: true, type: 'string', default: DEFAULT_APP_NAMESPACE, describe: 'Namespace of the Argo CD Application objects', global: true });
 }
 
 /** Turns parsed yargs arguments into typed global options. */
