@@ -1,0 +1,71 @@
+// Prune candidates (pure): live objects with this app's self-referencing mark, no owner, not desired; skips with reasons.
+import type { ResourceType } from '../kube/gateway.js';
+import { keyOf, keyString, type KubeObject, type ResourceKey } from '../model/object.js';
+import { resourceSyncOptions } from '../sync/options.js';
+import { pruneOrder, waveOf } from '../sync/order.js';
+import { ownershipVerdict, type NotOwnedReason } from '../tracking/select.js';
+
+export interface LiveEntry {
+  object: KubeObject;
+  type: ResourceType;
+}
+
+export interface PruneCandidate {
+  object: KubeObject;
+  type: ResourceType;
+  key: ResourceKey;
+  wave: number;
+  /** Why it is listed but must not be deleted (e.g. `Prune=false`); absent when it may be deleted. */
+  skip?: string;
+}
+
+export interface PrunePlan {
+  /** In deletion order (the reverse of creation). */
+  candidates: PruneCandidate[];
+  /** Objects that carry some tracking-id but are not candidates, with the reason (for -v and JSON). */
+  notOwned: { key: ResourceKey; reason: NotOwnedReason }[];
+}
+
+export interface PruneInput {
+  live: readonly LiveEntry[];
+  appInstance: string;
+  desired: readonly ResourceKey[];
+  /** The app-level `Prune=false` sync option (a resource annotation wins over it). */
+  appPruneDefault: boolean;
+}
+
+/** Why a candidate must not be deleted, or undefined. */
+function skipReason(obj: KubeObject, appPruneDefault: boolean): string | undefined {
+  if (obj.metadata.deletionTimestamp) return 'already being deleted';
+  const prune = resourceSyncOptions(obj).get('Prune');
+  if (prune === 'false') return 'annotated argocd.argoproj.io/sync-options: Prune=false';
+  if (prune === 'confirm') return 'annotated Prune=confirm: delete it by hand after review';
+  if (prune === undefined && !appPruneDefault) return 'the Application sets syncOptions Prune=false';
+  return undefined;
+}
+
+/** Plans a prune; never mutates its input. Objects seen twice (one object served by two groups) count once. */
+export function planPrune(input: PruneInput): PrunePlan {
+  const desired = new Set(input.desired.map(keyString));
+  const seenUids = new Set<string>();
+  const found: { item: PruneCandidate; object: KubeObject; wave: number }[] = [];
+  const notOwned: PrunePlan['notOwned'] = [];
+  for (const { object, type } of input.live) {
+    const uid = object.metadata.uid;
+    if (uid) {
+      if (seenUids.has(uid)) continue;
+      seenUids.add(uid);
+    }
+    const key = keyOf(object);
+    const reason = ownershipVerdict(object, input.appInstance);
+    if (reason) {
+      if (reason.code !== 'unmarked') notOwned.push({ key, reason });
+      continue;
+    }
+    if (desired.has(keyString(key))) continue;
+    const wave = waveOf(object).wave;
+    const skip = skipReason(object, input.appPruneDefault);
+    found.push({ item: { object, type, key, wave, ...(skip ? { skip } : {}) }, object, wave });
+  }
+  return { candidates: pruneOrder(found).map((o) => o.item), notOwned };
+}

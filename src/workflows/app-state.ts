@@ -1,0 +1,222 @@
+// Everything the cluster commands start from: the Application, its desired objects resolved by discovery, their live twins, and the app's extras.
+import type { Application } from '../app/types.js';
+import type { Io } from '../cli/io.js';
+import type { GlobalOptions } from '../cli/options.js';
+import { InputError } from '../cli/exit-codes.js';
+import type { KubeGateway, ResourceType } from '../kube/gateway.js';
+import { apiVersionOf, resourceName } from '../kube/gateway.js';
+import { formatSource, type ManifestObject, type ManifestSource } from '../manifest/index.js';
+import { groupOf, isPlainObject, keyOf, keyString, type KubeObject, type ResourceKey } from '../model/object.js';
+import { planPrune, type LiveEntry, type PrunePlan } from '../prune/plan.js';
+import { instanceName } from '../tracking/tracking-id.js';
+import { loadApplicationFromCluster, loadApplicationFromFile } from './application-source.js';
+
+/** The APP positional and the source flags, typed. */
+export interface AppStateArgs {
+  app?: string;
+  appFile?: string;
+  desired?: string;
+  revision?: string;
+  repoDir?: string;
+}
+
+export function appStateArgs(args: Record<string, unknown>): AppStateArgs {
+  const s = (k: string) => (typeof args[k] === 'string' && args[k] !== '' ? (args[k] as string) : undefined);
+  return { app: s('app'), appFile: s('appFile'), desired: s('desired'), revision: s('revision'), repoDir: s('repoDir') };
+}
+
+/** One desired object: namespace defaulted (or dropped when cluster-scoped), with its served type and where it was declared. */
+export interface DesiredEntry {
+  object: KubeObject;
+  source: ManifestSource;
+  type: ResourceType;
+  key: ResourceKey;
+  /** The type is defined by a CRD in the same desired set that the cluster does not serve yet. */
+  pendingCrd?: boolean;
+}
+
+export interface AppState {
+  app: Application;
+  /** The app part of tracking-ids (`name`, or `namespace_name` outside the control-plane namespace). */
+  appInstance: string;
+  /** Where objects that declare no namespace go (`-n` over destination.namespace). */
+  destinationNamespace: string;
+  desired: DesiredEntry[];
+  /** Live objects by keyString of the desired key (absent: not live). */
+  live: Map<string, KubeObject>;
+  /** The namespaces the app touches: the destination and those of desired objects. */
+  namespaces: string[];
+  /** Present when asked for: the prune plan over every listable kind in the app's namespaces and cluster scope. */
+  prune?: PrunePlan;
+  /** Where the desired manifests came from, and the resolved commit if any. */
+  origin: string;
+  revision?: string;
+  /** Unsupported options, kinds we could not list, shared objects...: printed on stderr, never dropped. */
+  warnings: string[];
+  /** API requests made while loading. */
+  requests: number;
+}
+
+export interface AppStateDeps {
+  io: Io;
+  opts: GlobalOptions;
+  gateway: KubeGateway;
+}
+
+/** Reads the Application: `-f FILE`, or `APP` from the cluster in --app-namespace. */
+export async function loadApplication(args: AppStateArgs, deps: AppStateDeps): Promise<Application> {
+  if (args.appFile) return loadApplicationFromFile(args.appFile);
+  if (!args.app) throw new InputError('name an Application (APP) or give -f/--app-file FILE');
+  return loadApplicationFromCluster(deps.gateway, args.app, deps.opts.appNamespace);
+}
+
+/** Finds the type of a desired object, or of a custom resource whose CRD is declared alongside it. */
+function crdTypes(objects: readonly ManifestObject[]): ResourceType[] {
+  const out: ResourceType[] = [];
+  for (const { object } of objects) {
+    if (object.kind !== 'CustomResourceDefinition' || groupOf(object.apiVersion) !== 'apiextensions.k8s.io') continue;
+    const spec = isPlainObject(object.spec) ? object.spec : {};
+    const names = isPlainObject(spec.names) ? spec.names : {};
+    const versions = Array.isArray(spec.versions) ? spec.versions : [];
+    for (const v of versions) {
+      if (!isPlainObject(v) || typeof v.name !== 'string') continue;
+      out.push({
+        group: String(spec.group ?? ''),
+        version: v.name,
+        kind: String(names.kind ?? ''),
+        resource: String(names.plural ?? ''),
+        namespaced: spec.scope !== 'Cluster',
+        verbs: ['get', 'list', 'patch', 'delete'],
+      });
+    }
+  }
+  return out;
+}
+
+async function resolveDesired(objects: readonly ManifestObject[], destNs: string, gw: KubeGateway): Promise<DesiredEntry[]> {
+  const pending = crdTypes(objects);
+  const out: DesiredEntry[] = [];
+  for (const m of objects) {
+    const o = m.object;
+    let type = await gw.resolve(o.apiVersion, o.kind);
+    let pendingCrd = false;
+    if (!type) {
+      type = pending.find((t) => apiVersionOf(t) === o.apiVersion && t.kind === o.kind);
+      pendingCrd = type !== undefined;
+    }
+    if (!type) {
+      throw new InputError(`${formatSource(m.source)}: the cluster does not serve ${o.kind} in ${o.apiVersion} (${o.kind}/${o.metadata.name ?? ''})`);
+    }
+    const meta = { ...o.metadata };
+    if (type.namespaced) {
+      if (!meta.namespace) {
+        if (!destNs) throw new InputError(`${formatSource(m.source)}: ${o.kind}/${meta.name ?? ''} declares no namespace and the Application has no destination.namespace (give -n)`);
+        meta.namespace = destNs;
+      }
+    } else {
+      delete meta.namespace;
+    }
+    const object: KubeObject = { ...o, metadata: meta };
+    out.push({ object, source: m.source, type, key: keyOf(object), ...(pendingCrd ? { pendingCrd } : {}) });
+  }
+  return out;
+}
+
+/** Reads the live twin of every desired object: one LIST per type+namespace holding several objects, else a GET. */
+async function readLive(desired: readonly DesiredEntry[], gw: KubeGateway): Promise<Map<string, KubeObject>> {
+  const groups = new Map<string, DesiredEntry[]>();
+  for (const d of desired) {
+    if (d.pendingCrd) continue;
+    const g = `${apiVersionOf(d.type)}|${d.type.kind}|${d.key.namespace}`;
+    groups.set(g, [...(groups.get(g) ?? []), d]);
+  }
+  const live = new Map<string, KubeObject>();
+  await Promise.all(
+    [...groups.values()].map(async (entries) => {
+      const first = entries[0] as DesiredEntry;
+      if (entries.length === 1) {
+        const o = await gw.get(first.type, first.key.namespace, first.key.name);
+        if (o) live.set(keyString(first.key), { ...o, apiVersion: o.apiVersion ?? apiVersionOf(first.type), kind: o.kind ?? first.type.kind });
+        return;
+      }
+      const wanted = new Set(entries.map((e) => e.key.name));
+      const list = await gw.list(first.type, first.type.namespaced ? { namespace: first.key.namespace } : {});
+      for (const o of list.items) {
+        const name = o.metadata.name ?? '';
+        if (wanted.has(name)) live.set(keyString({ ...first.key, name }), o);
+      }
+    }),
+  );
+  return live;
+}
+
+/**
+ * Lists (metadata only) every listable preferred type in the app's namespaces and at cluster scope,
+ * 16 requests at a time (the gateway's bound). Kinds we cannot list become warnings.
+ */
+export async function listAppCandidates(gw: KubeGateway, namespaces: readonly string[], warnings: string[]): Promise<LiveEntry[]> {
+  const { preferred } = await gw.discover();
+  const listable = preferred.filter((t) => t.verbs.includes('list'));
+  const jobs: { type: ResourceType; namespace?: string }[] = [];
+  for (const type of listable) {
+    if (type.namespaced) for (const namespace of namespaces) jobs.push({ type, namespace });
+    else jobs.push({ type });
+  }
+  const out: LiveEntry[] = [];
+  await Promise.all(
+    jobs.map(async ({ type, namespace }) => {
+      try {
+        const res = await gw.list(type, { ...(namespace ? { namespace } : {}), metadataOnly: true });
+        for (const object of res.items) out.push({ object, type });
+      } catch (err) {
+        const where = namespace ? ` in namespace ${namespace}` : ' at cluster scope';
+        warnings.push(`cannot list ${resourceName(type)}${where}, so its prune candidates are unknown: ${(err as Error).message}`);
+      }
+    }),
+  );
+  // Deterministic order regardless of which list answered first.
+  out.sort((a, b) => (keyString(keyOf(a.object)) < keyString(keyOf(b.object)) ? -1 : 1));
+  warnings.sort();
+  return out;
+}
+
+/** Loads the Application, its desired objects and their live twins; with `extras`, also the prune plan. */
+export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want: { extras: boolean }): Promise<AppState> {
+  const gw = deps.gateway;
+  const startRequests = gw.stats().requests;
+  const app = await loadApplication(args, deps);
+  const warnings = [...app.warnings];
+  const { loadDesiredManifests } = await import('../source/index.js');
+  const source = await loadDesiredManifests(app, { desired: args.desired, revision: args.revision, repoDir: args.repoDir }, deps.io);
+  warnings.push(...source.warnings);
+  const destinationNamespace = deps.opts.namespace ?? app.destination.namespace ?? '';
+  const desired = await resolveDesired(source.objects, destinationNamespace, gw);
+  const live = await readLive(desired, gw);
+  const appInstance = instanceName(app);
+  const namespaces = [...new Set([destinationNamespace, ...desired.map((d) => d.key.namespace)].filter((n) => n !== ''))].sort();
+  for (const d of desired) {
+    const l = live.get(keyString(d.key));
+    const mark = l?.metadata.annotations?.['argocd.argoproj.io/tracking-id'];
+    if (mark && !mark.startsWith(`${appInstance}:`)) {
+      warnings.push(`${d.key.kind}/${d.key.name} is part of applications ${appInstance.replace('_', '/')} and ${mark.split(':')[0]?.replace('_', '/')} (SharedResourceWarning)`);
+    }
+  }
+  const state: AppState = {
+    app,
+    appInstance,
+    destinationNamespace,
+    desired,
+    live,
+    namespaces,
+    origin: source.origin,
+    ...(source.revision ? { revision: source.revision } : {}),
+    warnings,
+    requests: 0,
+  };
+  if (want.extras) {
+    const candidates = await listAppCandidates(gw, namespaces, warnings);
+    state.prune = planPrune({ live: candidates, appInstance, desired: desired.map((d) => d.key), appPruneDefault: app.syncOptions.prune });
+  }
+  state.requests = gw.stats().requests - startRequests;
+  return state;
+}
