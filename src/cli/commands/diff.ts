@@ -1,7 +1,9 @@
 // `kubectl gitops diff`: desired against live, per field, with owners and verdicts.
 import type { GitopsCommand } from '../command.js';
 import { appSourceOptions } from '../options.js';
-import { NotImplementedError } from '../exit-codes.js';
+import { ExitCode, InputError, NotImplementedError } from '../exit-codes.js';
+import { runFileDiff } from '../../workflows/file-diff.js';
+import { renderDiff } from '../../render/diff.js';
 
 export const diffCommand: GitopsCommand = {
   command: 'diff [app]',
@@ -12,7 +14,26 @@ export const diffCommand: GitopsCommand = {
       .option('server-side', { type: 'boolean', default: false, describe: 'Compare with a server-side apply dry-run and preview field-manager conflicts' })
       .example('kubectl gitops diff shop', 'Diff the Application "shop" (in --app-namespace) against the cluster')
       .example('kubectl gitops diff --desired ./k8s --live ./live.yaml -f app.yaml', 'File mode, no cluster'),
-  async run() {
-    throw new NotImplementedError('diff');
+  async run(args, ctx) {
+    if (typeof args.live !== 'string') {
+      // Cluster mode (src/workflows/live-diff.ts, by the cluster-workflows engineer) plugs in here:
+      // const { runLiveDiff } = await import('../../workflows/live-diff.js'); return runLiveDiff(args, ctx);
+      throw new NotImplementedError('diff against the cluster');
+    }
+    if (typeof args.desired !== 'string') throw new InputError('file mode (--live) needs --desired FILE|DIR');
+    if (args.app !== undefined) throw new InputError('file mode (--live) reads the Application from -f/--app-file, not from the cluster: drop the APP argument');
+    if (args.serverSide === true) throw new InputError('--server-side needs a cluster: it cannot be combined with --live');
+    const { report, app } = await runFileDiff({
+      desired: args.desired,
+      live: args.live,
+      appFile: typeof args.appFile === 'string' ? args.appFile : undefined,
+      namespace: ctx.opts.namespace,
+      fieldManager: ctx.opts.fieldManager,
+      io: ctx.io,
+    });
+    for (const w of app?.warnings ?? []) ctx.io.err(`warning: ${w}\n`);
+    for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
+    ctx.io.out(renderDiff(report, ctx.opts.output, ctx.paint));
+    return report.sync === 'Synced' ? ExitCode.Ok : ExitCode.Drift;
   },
 };

@@ -1,6 +1,8 @@
 // `kubectl gitops normalize`: print manifests without what the cluster fills in.
 import type { GitopsCommand } from '../command.js';
-import { NotImplementedError } from '../exit-codes.js';
+import { ExitCode } from '../exit-codes.js';
+import { runNormalize } from '../../workflows/normalize.js';
+import { objectsToJson, objectsToYaml } from '../../render/yaml-out.js';
 
 export const normalizeCommand: GitopsCommand = {
   command: 'normalize <path>',
@@ -8,8 +10,11 @@ export const normalizeCommand: GitopsCommand = {
   builder: (y) =>
     y
       .positional('path', { type: 'string', describe: 'A file, a directory or - for standard input' })
-      .example('kubectl get deploy orders -o yaml | kubectl gitops normalize -', 'Strip server noise from a live object'),
-  async run() {
-    throw new NotImplementedError('normalize');
+      .example('kubectl get deploy orders -o yaml | kubectl gitops normalize -', 'Strip server noise from a live object')
+      .example('kubectl gitops normalize ./k8s -o json', 'Print a directory of manifests as one JSON List'),
+  async run(args, ctx) {
+    const objects = await runNormalize(String(args.path), ctx.io);
+    ctx.io.out(ctx.opts.output === 'json' ? objectsToJson(objects) : objectsToYaml(objects));
+    return ExitCode.Ok;
   },
 };

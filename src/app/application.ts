@@ -1,0 +1,237 @@
+// Parses and validates an Argo CD Application (argoproj.io/v1alpha1) object or file into the Application model.
+import { readFile } from 'node:fs/promises';
+import { parseAllDocuments } from 'yaml';
+import type { JsonObject, JsonValue } from '../model/object.js';
+import { isPlainObject } from '../model/object.js';
+import { DEFAULT_APP_NAMESPACE } from '../model/keys.js';
+import { InputError } from '../cli/exit-codes.js';
+import { MAX_ALIAS_COUNT } from '../manifest/parse.js';
+import { parsePointer } from '../diff/pointer.js';
+import type { Application, AutomatedPolicy, IgnoreDifference, PropagationPolicy, SyncOptions } from './types.js';
+
+export const DEFAULT_SYNC_OPTIONS: SyncOptions = {
+  createNamespace: false,
+  pruneLast: false,
+  serverSideApply: false,
+  applyOutOfSyncOnly: false,
+  respectIgnoreDifferences: false,
+  failOnSharedResource: false,
+  prunePropagationPolicy: 'foreground',
+  prune: true,
+};
+
+const BOOL_OPTIONS: Record<string, keyof Omit<SyncOptions, 'prunePropagationPolicy'>> = {
+  CreateNamespace: 'createNamespace',
+  PruneLast: 'pruneLast',
+  ServerSideApply: 'serverSideApply',
+  ApplyOutOfSyncOnly: 'applyOutOfSyncOnly',
+  RespectIgnoreDifferences: 'respectIgnoreDifferences',
+  FailOnSharedResource: 'failOnSharedResource',
+  Prune: 'prune',
+};
+const POLICIES: readonly PropagationPolicy[] = ['foreground', 'background', 'orphan'];
+
+/** Parses `syncOptions` strings; unknown or unsupported options become warnings. */
+export function parseSyncOptions(list: readonly string[], warn: (w: string) => void): SyncOptions {
+  const out: SyncOptions = { ...DEFAULT_SYNC_OPTIONS };
+  for (const item of list) {
+    const eq = item.indexOf('=');
+    const name = eq < 0 ? item : item.slice(0, eq);
+    const value = eq < 0 ? '' : item.slice(eq + 1);
+    const boolKey = BOOL_OPTIONS[name];
+    if (name === 'PrunePropagationPolicy') {
+      if ((POLICIES as readonly string[]).includes(value)) out.prunePropagationPolicy = value as PropagationPolicy;
+      else warn(`syncOptions ${item}: PrunePropagationPolicy must be foreground, background or orphan; using ${out.prunePropagationPolicy}`);
+    } else if (boolKey) {
+      if (value === 'true' || value === 'false') {
+        if (name === 'Prune' && value === 'true') out.prune = true;
+        else out[boolKey] = value === 'true';
+      } else warn(`syncOptions ${item}: expected ${name}=true or ${name}=false; ignored`);
+    } else {
+      warn(`syncOptions ${item}: not supported by kubectl-gitops; ignored`);
+    }
+  }
+  return out;
+}
+
+type Checker = { at: string; origin: string };
+
+function fail(c: Checker, field: string, msg: string): never {
+  throw new InputError(`${c.origin}: Application ${field}: ${msg}`);
+}
+
+function optString(c: Checker, obj: JsonObject, field: string, path: string): string | undefined {
+  const v = obj[field];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') fail(c, `${path}.${field}`, `must be a string, got ${typeof v}`);
+  return v;
+}
+
+function optBool(c: Checker, obj: JsonObject, field: string, path: string): boolean {
+  const v = obj[field];
+  if (v === undefined || v === null) return false;
+  if (typeof v !== 'boolean') fail(c, `${path}.${field}`, `must be true or false, got ${JSON.stringify(v)}`);
+  return v;
+}
+
+function optObject(c: Checker, obj: JsonObject, field: string, path: string): JsonObject | undefined {
+  const v = obj[field];
+  if (v === undefined || v === null) return undefined;
+  if (!isPlainObject(v)) fail(c, `${path}.${field}`, 'must be a map');
+  return v;
+}
+
+function stringList(c: Checker, obj: JsonObject, field: string, path: string): string[] {
+  const v = obj[field];
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) fail(c, `${path}.${field}`, 'must be a list of strings');
+  return v as string[];
+}
+
+/** Checks of a jq expression that need jq itself (compilation); supplied by the caller so that parsing stays synchronous and pure. */
+export type JqCompileCheck = (expr: string) => Promise<string | undefined>;
+
+/**
+ * The Application model from an object; InputError naming `origin` and the field on any
+ * type error. Supports `spec.source` (or the first of `spec.sources`, with a warning).
+ */
+export function parseApplication(obj: unknown, origin: string): Application {
+  const c: Checker = { at: '', origin };
+  if (!isPlainObject(obj)) throw new InputError(`${origin}: an Application must be a map`);
+  if (obj.kind !== 'Application' || typeof obj.apiVersion !== 'string' || !obj.apiVersion.startsWith('argoproj.io/')) {
+    throw new InputError(`${origin}: not an Argo CD Application (apiVersion argoproj.io/v1alpha1, kind Application); got ${String(obj.apiVersion)} ${String(obj.kind)}`);
+  }
+  const warnings: string[] = [];
+  const meta = optObject(c, obj, 'metadata', '') ?? fail(c, 'metadata', 'is missing');
+  const name = optString(c, meta, 'name', 'metadata');
+  if (!name) fail(c, 'metadata.name', 'is missing');
+  const namespace = optString(c, meta, 'namespace', 'metadata') ?? DEFAULT_APP_NAMESPACE;
+  const spec = optObject(c, obj, 'spec', '') ?? fail(c, 'spec', 'is missing');
+
+  let sourceObj = optObject(c, spec, 'source', 'spec');
+  if (!sourceObj && Array.isArray(spec.sources)) {
+    const first = spec.sources[0];
+    if (first !== undefined && !isPlainObject(first)) fail(c, 'spec.sources[0]', 'must be a map');
+    sourceObj = first as JsonObject | undefined;
+    if (spec.sources.length > 1) warnings.push(`spec.sources has ${spec.sources.length} sources: only the first is used`);
+  }
+  const source: Application['source'] = {};
+  if (sourceObj) {
+    const repoURL = optString(c, sourceObj, 'repoURL', 'spec.source');
+    const path = optString(c, sourceObj, 'path', 'spec.source');
+    const targetRevision = optString(c, sourceObj, 'targetRevision', 'spec.source');
+    if (repoURL !== undefined) source.repoURL = repoURL;
+    if (path !== undefined) source.path = path;
+    if (targetRevision !== undefined) source.targetRevision = targetRevision;
+    for (const k of ['helm', 'kustomize', 'plugin', 'directory', 'chart']) {
+      if (sourceObj[k] !== undefined) warnings.push(`spec.source.${k} is not supported: the path is read as plain manifests`);
+    }
+  }
+  const destObj = optObject(c, spec, 'destination', 'spec') ?? {};
+  const destination: Application['destination'] = {};
+  for (const k of ['namespace', 'server', 'name'] as const) {
+    const v = optString(c, destObj, k, 'spec.destination');
+    if (v !== undefined) destination[k] = v;
+  }
+
+  const policy = optObject(c, spec, 'syncPolicy', 'spec') ?? {};
+  const autoObj = policy.automated;
+  let automated: AutomatedPolicy | undefined;
+  if (autoObj !== undefined && autoObj !== null) {
+    if (!isPlainObject(autoObj)) fail(c, 'spec.syncPolicy.automated', 'must be a map');
+    automated = {
+      prune: optBool(c, autoObj, 'prune', 'spec.syncPolicy.automated'),
+      selfHeal: optBool(c, autoObj, 'selfHeal', 'spec.syncPolicy.automated'),
+      allowEmpty: optBool(c, autoObj, 'allowEmpty', 'spec.syncPolicy.automated'),
+    };
+    if (autoObj.enabled === false) automated = undefined;
+  }
+  const syncOptions = parseSyncOptions(stringList(c, policy, 'syncOptions', 'spec.syncPolicy'), (w) => warnings.push(w));
+  if (policy.retry !== undefined) warnings.push('spec.syncPolicy.retry is not supported: failed syncs are not retried');
+  if (policy.managedNamespaceMetadata !== undefined) warnings.push('spec.syncPolicy.managedNamespaceMetadata is not supported; ignored');
+
+  const ignoreDifferences = parseIgnoreDifferences(c, spec.ignoreDifferences);
+
+  const app: Application = { name: name!, namespace, source, destination, syncOptions, ignoreDifferences, warnings, origin };
+  if (automated) app.automated = automated;
+  return app;
+}
+
+function parseIgnoreDifferences(c: Checker, v: JsonValue | undefined): IgnoreDifference[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) fail(c, 'spec.ignoreDifferences', 'must be a list');
+  return v.map((r, i) => {
+    const at = `spec.ignoreDifferences[${i}]`;
+    if (!isPlainObject(r)) fail(c, at, 'must be a map');
+    const rule: IgnoreDifference = {
+      group: optString(c, r, 'group', at) ?? '',
+      kind: optString(c, r, 'kind', at) ?? '',
+      jsonPointers: stringList(c, r, 'jsonPointers', at),
+      jqPathExpressions: stringList(c, r, 'jqPathExpressions', at),
+      managedFieldsManagers: stringList(c, r, 'managedFieldsManagers', at),
+    };
+    const name = optString(c, r, 'name', at);
+    const namespace = optString(c, r, 'namespace', at);
+    if (name) rule.name = name;
+    if (namespace) rule.namespace = namespace;
+    if (!rule.kind) fail(c, `${at}.kind`, 'is required');
+    rule.jsonPointers.forEach((p, j) => {
+      try {
+        parsePointer(p);
+        if (p === '') throw new Error('an empty pointer would ignore the whole object');
+      } catch (err) {
+        fail(c, `${at}.jsonPointers[${j}]`, `${JSON.stringify(p)} is not a JSON pointer: it must start with /`);
+        void err;
+      }
+    });
+    rule.jqPathExpressions.forEach((e, j) => {
+      if (e.trim() === '') fail(c, `${at}.jqPathExpressions[${j}]`, 'is empty');
+    });
+    return rule;
+  });
+}
+
+/** Compiles every jq expression of the rules with real jq; InputError naming the rule on the first that does not compile. */
+export async function validateJqExpressions(app: Application, compile: JqCompileCheck): Promise<void> {
+  for (const [i, r] of app.ignoreDifferences.entries()) {
+    for (const [j, e] of r.jqPathExpressions.entries()) {
+      const err = await compile(e);
+      if (err) throw new InputError(`${app.origin}: Application spec.ignoreDifferences[${i}].jqPathExpressions[${j}] ${JSON.stringify(e)} does not compile: ${err.split('\n')[0]}`);
+    }
+  }
+}
+
+/** Reads an Application from a YAML or JSON file (the first non-empty document), validated; jq expressions are compiled. */
+export async function loadApplicationFile(path: string, opts: { compileJq?: JqCompileCheck } = {}): Promise<Application> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new InputError(`reading Application file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+  }
+  const docs = parseAllDocuments(text, { prettyErrors: true });
+  const list = Array.isArray(docs) ? docs : [docs];
+  let value: unknown;
+  for (const d of list) {
+    const e = d.errors[0];
+    if (e) {
+      const pos = e.linePos?.[0];
+      throw new InputError(`${path}${pos ? `:${pos.line}:${pos.col}` : ''}: invalid YAML: ${e.message.split('\n')[0]}`);
+    }
+    if (d.contents === null) continue;
+    value = d.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    break;
+  }
+  if (value === undefined) throw new InputError(`${path}: no Application found (the file is empty)`);
+  const app = parseApplication(value, path);
+  if (app.ignoreDifferences.some((r) => r.jqPathExpressions.length > 0)) {
+    const compile =
+      opts.compileJq ??
+      (async (e: string) => {
+        const { jqRunner } = await import('../diff/jq.js');
+        return (await jqRunner()).compiles(e);
+      });
+    await validateJqExpressions(app, compile);
+  }
+  return app;
+}

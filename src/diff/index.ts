@@ -1,0 +1,141 @@
+// The field-level diff: desired contained in live after normalizing both, each difference with its owners and verdict.
+import type { IgnoreDifference } from '../app/types.js';
+import type { JsonObject, KubeObject, ResourceKey } from '../model/object.js';
+import { keyOf, keyString } from '../model/object.js';
+import { normalizeObject, normalizeSecret } from '../normalize/index.js';
+import { conflictingManagers, fieldPathOf, managedEntries, ownersOf, renderPath, type ManagedEntry } from '../ownership/index.js';
+import { differences, valueAt, type Difference, type Segment } from './compare.js';
+import { planIgnores, ruleMatches, type IgnoredPath } from './ignore.js';
+import { jqRunner, type JqRunner } from './jq.js';
+import { isSecret, lastAppliedData, SecretMasker } from './mask.js';
+import { formatPointer, removePaths } from './pointer.js';
+import { DIFF_SCHEMA_VERSION, type DiffReport, type FieldDiff, type ObjectDiff } from './types.js';
+
+export * from './types.js';
+export { describeRule, type IgnoreRuleRef } from './ignore.js';
+
+export interface DiffOptions {
+  rules: readonly IgnoreDifference[];
+  /** Our field manager: fields only it owns are plain drift, fields another manager owns are conflicts. */
+  fieldManager: string;
+  /** Supplies jq for jqPathExpressions rules (default: the shared jq-wasm runner, loaded on first use). */
+  jq?: () => Promise<JqRunner>;
+}
+
+export interface DiffInput extends DiffOptions {
+  desired: KubeObject;
+  live?: KubeObject;
+}
+
+/** Fields that identify an object rather than describe it: never compared. */
+function comparable(obj: KubeObject): JsonObject {
+  const { apiVersion: _a, kind: _k, ...rest } = obj;
+  const meta = { ...(rest.metadata as JsonObject) };
+  delete meta.namespace;
+  delete meta.name;
+  return { ...(rest as JsonObject), metadata: meta };
+}
+
+function sameSegments(a: readonly Segment[], b: readonly Segment[]): boolean {
+  return a.length === b.length && a.every((s, i) => s === b[i]);
+}
+
+function related(a: readonly Segment[], b: readonly Segment[]): boolean {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Compares one desired object with its live counterpart (absent live: `missing`). Never mutates its inputs. */
+export async function diffObject(input: DiffInput): Promise<ObjectDiff> {
+  const { desired, live, rules, fieldManager } = input;
+  const key: ResourceKey = { ...keyOf(desired) };
+  if (!key.namespace && live?.metadata?.namespace) key.namespace = live.metadata.namespace;
+  const base = { key, apiVersion: desired.apiVersion };
+  if (!live) return { ...base, status: 'missing', fields: [] };
+
+  const nd = comparable(normalizeSecret(normalizeObject(desired)));
+  const nl = comparable(normalizeSecret(normalizeObject(live)));
+  const raw = differences(nd, nl);
+  if (raw.length === 0) return { ...base, status: 'in-sync', fields: [] };
+
+  const warnings: string[] = [];
+  let entries: ManagedEntry[] = [];
+  try {
+    entries = managedEntries(live);
+  } catch (err) {
+    warnings.push(`reading managedFields: ${(err as Error).message}`);
+  }
+
+  let real: Difference[] = raw;
+  let ignored: IgnoredPath[] = [];
+  if (rules.some((r) => ruleMatches(r, key))) {
+    const plan = await planIgnores(rules, key, nd, nl, entries.length > 0 ? live : { ...live, metadata: { ...live.metadata, managedFields: [] } }, input.jq ?? (() => jqRunner()));
+    warnings.push(...plan.warnings);
+    ignored = [...plan.desired, ...plan.live];
+    if (ignored.length > 0) {
+      real = differences(
+        removePaths(nd, plan.desired.map((p) => p.segments)),
+        removePaths(nl, plan.live.map((p) => p.segments)),
+      );
+    }
+  }
+
+  const masker = isSecret(desired) ? new SecretMasker(nd.data as JsonObject | undefined, nl.data as JsonObject | undefined, lastAppliedData(live)) : undefined;
+  const field = (d: Difference, verdict: FieldDiff['verdict'], rule?: IgnoredPath['rule']): FieldDiff => {
+    const src = valueAt(nl, d.segments) !== undefined ? nl : nd;
+    const fp = fieldPathOf(src, d.segments, entries);
+    const owners = entries.length > 0 ? ownersOf(live, fp) : [];
+    let v = verdict;
+    if (v === 'drift' && d.live !== undefined && conflictingManagers(entries, fp, fieldManager).length > 0) v = 'conflict';
+    const out: FieldDiff = { path: renderPath(fp), pointer: formatPointer(d.segments), owners, verdict: v };
+    const dv = masker ? masker.maskAt(d.segments, d.desired) : d.desired;
+    const lv = masker ? masker.maskAt(d.segments, d.live) : d.live;
+    if (dv !== undefined) out.desired = dv;
+    if (lv !== undefined) out.live = lv;
+    if (rule) out.rule = rule;
+    return out;
+  };
+
+  const fields: FieldDiff[] = [];
+  for (const d of raw) {
+    if (real !== raw && !real.some((r) => sameSegments(r.segments, d.segments))) {
+      const hit = ignored.find((p) => related(p.segments, d.segments)) ?? ignored[0]!;
+      fields.push(field(d, 'ignored', hit.rule));
+    } else fields.push(field(d, 'drift'));
+  }
+  if (real !== raw) {
+    for (const d of real) if (!raw.some((r) => sameSegments(r.segments, d.segments))) fields.push(field(d, 'drift'));
+  }
+  const status = fields.some((f) => f.verdict !== 'ignored') ? 'drifted' : 'in-sync';
+  const out: ObjectDiff = { ...base, status, fields };
+  if (warnings.length > 0) out.warnings = warnings;
+  return out;
+}
+
+export interface DiffPair {
+  desired: KubeObject;
+  live?: KubeObject;
+}
+
+/** Diffs every pair (in the order given) into one report; `extras` are live objects of the app nobody declares. */
+export async function diffAll(pairs: readonly DiffPair[], opts: DiffOptions & { extras?: readonly ResourceKey[] }): Promise<DiffReport> {
+  const objects: ObjectDiff[] = [];
+  for (const p of pairs) {
+    try {
+      objects.push(await diffObject({ ...opts, desired: p.desired, live: p.live }));
+    } catch (err) {
+      const k = keyOf(p.desired);
+      throw new Error(`diffing ${k.kind}/${k.name}`, { cause: err });
+    }
+  }
+  const extras = [...(opts.extras ?? [])].sort((a, b) => (keyString(a) < keyString(b) ? -1 : keyString(a) > keyString(b) ? 1 : 0));
+  const outOfSync = extras.length > 0 || objects.some((o) => o.status !== 'in-sync');
+  return {
+    schemaVersion: DIFF_SCHEMA_VERSION,
+    sync: outOfSync ? 'OutOfSync' : 'Synced',
+    objects,
+    extras,
+    warnings: objects.flatMap((o) => (o.warnings ?? []).map((w) => `${o.key.kind}/${o.key.name}: ${w}`)),
+  };
+}

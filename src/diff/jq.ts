@@ -1,0 +1,133 @@
+// Real jq (jq-wasm: jq compiled to WebAssembly) in a worker thread, so that a time limit can stop a runaway expression.
+import { Worker } from 'node:worker_threads';
+import type { JsonValue } from '../model/object.js';
+
+/** Argo CD's default for `ignore.normalizer.jq.timeout`. */
+export const DEFAULT_JQ_TIMEOUT_MS = 1000;
+
+interface Reply {
+  id: number;
+  out?: string;
+  error?: string;
+}
+
+/**
+ * The worker runs the jq-wasm module factory from its source text (the factory inlines its .wasm
+ * as base64), so it works the same from node_modules and from a single-file bundle.
+ */
+function workerSource(factorySource: string): string {
+  // jq-wasm reads stdin one byte at a time with slice(1) (quadratic); subarray makes it linear.
+  const fast = factorySource.replace(/stdinBuffer\s*=\s*stdinBuffer\.slice\(1\)/, 'stdinBuffer = stdinBuffer.subarray(1)');
+  return `
+const { parentPort } = require('node:worker_threads');
+var _scriptName; var __dirname = '/';
+const factory = (${fast});
+const ready = factory({ printErr() {} });
+parentPort.on('message', async (m) => {
+  try {
+    const mod = await ready;
+    parentPort.postMessage({ id: m.id, out: await mod.raw(m.input, m.filter, ['-c']) });
+  } catch (e) {
+    parentPort.postMessage({ id: m.id, error: String((e && e.message) || e) });
+  }
+});`;
+}
+
+/** A jq runner with a per-call time limit; one worker, restarted after a timeout. Call close() when done. */
+export class JqRunner {
+  private worker?: Worker;
+  private next = 1;
+  private readonly pending = new Map<number, (r: Reply) => void>();
+
+  constructor(
+    private readonly factorySource: string,
+    readonly timeoutMs: number = DEFAULT_JQ_TIMEOUT_MS,
+  ) {}
+
+  private start(): Worker {
+    if (this.worker) return this.worker;
+    const w = new Worker(workerSource(this.factorySource), { eval: true });
+    w.unref();
+    w.on('message', (r: Reply) => {
+      const done = this.pending.get(r.id);
+      this.pending.delete(r.id);
+      done?.(r);
+    });
+    w.on('error', (err) => this.failAll(`jq worker failed: ${err.message}`));
+    w.on('exit', () => {
+      if (this.worker === w) this.worker = undefined;
+      this.failAll('jq worker exited');
+    });
+    this.worker = w;
+    return w;
+  }
+
+  private failAll(msg: string): void {
+    for (const [id, done] of this.pending) {
+      this.pending.delete(id);
+      done({ id, error: msg });
+    }
+  }
+
+  /** Runs `filter` on `input`; each output line parsed as JSON. Rejects on jq errors and on timeout. */
+  async run(input: JsonValue, filter: string): Promise<JsonValue[]> {
+    const w = this.start();
+    const id = this.next++;
+    const reply = await new Promise<Reply>((resolve) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        resolve({ id, error: `JQ patch execution timed out (${this.timeoutMs}ms)` });
+        this.worker = undefined;
+        void w.terminate();
+      }, this.timeoutMs);
+      timer.unref?.();
+      this.pending.set(id, (r) => {
+        clearTimeout(timer);
+        resolve(r);
+      });
+      w.postMessage({ id, input: JSON.stringify(input), filter });
+    });
+    if (reply.error !== undefined) throw new Error(reply.error.replace(/^jq: error( \(at [^)]*\))?: /, '').trim());
+    const text = (reply.out ?? '').trim();
+    return text === '' ? [] : text.split('\n').map((l) => JSON.parse(l) as JsonValue);
+  }
+
+  /**
+   * The paths an Argo CD `jqPathExpressions` entry selects: Argo CD runs `del(EXPR)`, and jq's
+   * del is `delpaths([path(EXPR)])`, so these are exactly the paths it would remove.
+   */
+  async paths(input: JsonValue, expr: string): Promise<(string | number)[][]> {
+    const out = await this.run(input, `[path(${expr})]`);
+    const first = out[0];
+    if (out.length !== 1 || !Array.isArray(first)) throw new Error('JQ patch returned multiple objects');
+    return first.filter((p): p is (string | number)[] => Array.isArray(p) && p.every((s) => typeof s === 'string' || typeof s === 'number'));
+  }
+
+  /** Whether `expr` compiles (checked by running it on null; runtime errors on null do not count). */
+  async compiles(expr: string): Promise<string | undefined> {
+    try {
+      await this.run(null, `try ([path(${expr})]) catch null`);
+      return undefined;
+    } catch (err) {
+      return (err as Error).message;
+    }
+  }
+
+  async close(): Promise<void> {
+    const w = this.worker;
+    this.worker = undefined;
+    if (w) await w.terminate();
+  }
+}
+
+let shared: Promise<JqRunner> | undefined;
+
+/** The shared runner, loading jq-wasm on first use only (start-up stays fast when no rule uses jq). */
+export function jqRunner(timeoutMs: number = DEFAULT_JQ_TIMEOUT_MS): Promise<JqRunner> {
+  shared ??= import('jq-wasm/dist/build/jq.js').then((m: { default: unknown }) => {
+    const factory = (m.default as { default?: unknown }).default ?? m.default;
+    if (typeof factory !== 'function') throw new Error('loading jq-wasm: no module factory');
+    return new JqRunner(factory.toString(), timeoutMs);
+  });
+  return shared;
+}

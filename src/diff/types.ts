@@ -1,0 +1,50 @@
+// The diff report as data (schemaVersion 1): what `-o json|yaml` prints and what every renderer and workflow reads.
+import type { JsonValue, ResourceKey } from '../model/object.js';
+import type { Owner } from '../ownership/index.js';
+import type { IgnoreRuleRef } from './ignore.js';
+
+export const DIFF_SCHEMA_VERSION = 1;
+
+export type FieldVerdict = 'drift' | 'ignored' | 'conflict';
+export type ObjectStatus = 'in-sync' | 'drifted' | 'missing';
+
+/**
+ * One declared field whose live value differs.
+ * - `path`: the field as people read it (`spec.template.spec.containers[name=orders].image`);
+ * - `pointer`: RFC 6901 pointer into the normalized object (`/spec/template/spec/containers/0/image`);
+ * - `desired` / `live`: the values (absent when the field is absent; Secret data masked with `+`);
+ * - `owners`: managedFields entries owning the live field (or its nearest owned ancestor);
+ * - `verdict`: `drift`; `conflict` when another field manager owns it (SSA without force is refused);
+ *   `ignored` when an ignoreDifferences rule removed it, with `rule`.
+ */
+export interface FieldDiff {
+  path: string;
+  pointer: string;
+  desired?: JsonValue;
+  live?: JsonValue;
+  owners: Owner[];
+  verdict: FieldVerdict;
+  rule?: IgnoreRuleRef;
+}
+
+/** One desired object and its verdict: `missing` (not live), `drifted` (a drift or conflict field) or `in-sync`. */
+export interface ObjectDiff {
+  key: ResourceKey;
+  apiVersion: string;
+  status: ObjectStatus;
+  fields: FieldDiff[];
+  /** Problems applying ignore rules to this object (jq errors, time limits). */
+  warnings?: string[];
+}
+
+/**
+ * The whole comparison. `sync` is OutOfSync when any object is drifted or missing, or when
+ * `extras` (live objects of the app that are not desired: prune candidates) is not empty.
+ */
+export interface DiffReport {
+  schemaVersion: typeof DIFF_SCHEMA_VERSION;
+  sync: 'Synced' | 'OutOfSync';
+  objects: ObjectDiff[];
+  extras: ResourceKey[];
+  warnings: string[];
+}

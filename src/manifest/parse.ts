@@ -1,0 +1,131 @@
+// Parses manifest text (multi-document YAML or JSON) into objects that remember their file, document and line.
+import { LineCounter, parseAllDocuments, YAMLParseError } from 'yaml';
+import type { JsonValue, KubeObject } from '../model/object.js';
+import { isPlainObject } from '../model/object.js';
+import { InputError } from '../cli/exit-codes.js';
+
+export interface ManifestSource {
+  file: string;
+  /** 0-based document index within the file. */
+  doc: number;
+  /** 1-based line where the object starts. */
+  line: number;
+}
+
+export interface ManifestObject {
+  object: KubeObject;
+  source: ManifestSource;
+}
+
+/** Bounded alias expansion: a document expanding more aliases than this is refused (YAML alias bombs). */
+export const MAX_ALIAS_COUNT = 100;
+
+/** Where a source points, as `file:line` (doc index when there are several documents). */
+export function formatSource(s: ManifestSource): string {
+  return `${s.file}:${s.line}`;
+}
+
+/** Parses a whole file's text; throws InputError naming file, line (and column) on any problem. Pure. */
+export function parseManifests(text: string, file: string): ManifestObject[] {
+  if (/\.json$/i.test(file) || /^\s*[{[]/.test(text)) {
+    const fromJson = tryJson(text, file);
+    if (fromJson) return fromJson;
+  }
+  return parseYaml(text, file);
+}
+
+/** JSON fast path (JSON.parse is much faster than a YAML parser); undefined means "let YAML try". */
+function tryJson(text: string, file: string): ManifestObject[] | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    if (!/\.json$/i.test(file)) return undefined;
+    const pos = /position (\d+)/.exec(String((err as Error).message));
+    const { line, col } = pos ? lineCol(text, Number(pos[1])) : { line: 1, col: 1 };
+    throw new InputError(`${file}:${line}:${col}: invalid JSON: ${(err as Error).message.replace(/\s*\(line.*$/, '')}`, { cause: err });
+  }
+  const out: ManifestObject[] = [];
+  addDocument(value, { file, doc: 0, line: 1 }, out, () => 1);
+  return out;
+}
+
+function lineCol(text: string, offset: number): { line: number; col: number } {
+  let line = 1;
+  let last = -1;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      last = i;
+    }
+  }
+  return { line, col: offset - last };
+}
+
+function parseYaml(text: string, file: string): ManifestObject[] {
+  const lc = new LineCounter();
+  const docs = parseAllDocuments(text, { lineCounter: lc, prettyErrors: true, uniqueKeys: true, strict: true });
+  const list = Array.isArray(docs) ? docs : [docs];
+  const out: ManifestObject[] = [];
+  list.forEach((doc, i) => {
+    const err = doc.errors[0];
+    if (err) {
+      const pos = err.linePos?.[0];
+      const where = pos ? `${file}:${pos.line}:${pos.col}` : `${file} (document ${i + 1})`;
+      throw new InputError(`${where}: invalid YAML: ${firstLine(err.message)}`, { cause: err });
+    }
+    if (doc.contents === null) return; // an empty document
+    const start = doc.contents.range?.[0] ?? 0;
+    const line = lc.linePos(start).line;
+    let value: unknown;
+    try {
+      value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+    } catch (err) {
+      const msg = err instanceof YAMLParseError || err instanceof Error ? err.message : String(err);
+      const why = /alias/i.test(msg) ? `too many YAML aliases (more than ${MAX_ALIAS_COUNT} expansions): refusing a possible alias bomb` : firstLine(msg);
+      throw new InputError(`${file}:${line}: ${why}`, { cause: err });
+    }
+    if (value === null || value === undefined) return;
+    addDocument(value, { file, doc: i, line }, out, (item) => {
+      const node = (doc.contents as { items?: { key?: { value?: unknown }; value?: { items?: { range?: number[] }[] } }[] }).items
+        ?.find((p) => p.key?.value === 'items')?.value?.items?.[item];
+      return node?.range?.[0] !== undefined ? lc.linePos(node.range[0]).line : line;
+    });
+  });
+  return out;
+}
+
+function firstLine(msg: string): string {
+  return msg.split('\n')[0]!.trim();
+}
+
+/** Validates one document and adds it (or, for `kind: List`, its items) to `out`. */
+function addDocument(value: unknown, source: ManifestSource, out: ManifestObject[], itemLine: (i: number) => number): void {
+  const at = `${source.file}:${source.line}`;
+  if (!isPlainObject(value)) {
+    throw new InputError(`${at}: document ${source.doc + 1} is not an object (got ${Array.isArray(value) ? 'a list' : typeof value})`);
+  }
+  if (value.kind === 'List' || (typeof value.kind === 'string' && value.kind.endsWith('List') && Array.isArray(value.items))) {
+    const items = Array.isArray(value.items) ? value.items : [];
+    items.forEach((item, j) => {
+      const s = { ...source, line: itemLine(j) };
+      checkObject(item, s, `items[${j}] of the List in document ${source.doc + 1}`);
+      out.push({ object: item as unknown as KubeObject, source: s });
+    });
+    return;
+  }
+  checkObject(value, source, `document ${source.doc + 1}`);
+  out.push({ object: value as unknown as KubeObject, source });
+}
+
+function checkObject(v: JsonValue | unknown, s: ManifestSource, what: string): void {
+  const at = `${s.file}:${s.line}`;
+  if (!isPlainObject(v)) throw new InputError(`${at}: ${what} is not an object`);
+  if (typeof v.apiVersion !== 'string' || v.apiVersion === '') throw new InputError(`${at}: ${what} has no apiVersion`);
+  if (typeof v.kind !== 'string' || v.kind === '') throw new InputError(`${at}: ${what} has no kind`);
+  if (!isPlainObject(v.metadata)) throw new InputError(`${at}: ${what} (${v.kind}) has no metadata`);
+  if (typeof v.metadata.name !== 'string' || v.metadata.name === '') throw new InputError(`${at}: ${what} (${v.kind}) has no metadata.name`);
+  if (v.metadata.namespace !== undefined && typeof v.metadata.namespace !== 'string') {
+    throw new InputError(`${at}: ${what} (${v.kind}/${v.metadata.name}): metadata.namespace must be a string`);
+  }
+}

@@ -1,0 +1,79 @@
+// Decodes and encodes the FieldsV1 trie (`f:`, `k:`, `v:`, `i:` and `.`) that managedFields entries carry.
+import type { JsonObject, JsonValue } from '../model/object.js';
+import { isPlainObject } from '../model/object.js';
+import { FieldSet } from './fieldset.js';
+import { elementString, type FieldPath, type PathElement } from './path.js';
+
+/** Parses one FieldsV1 key (`f:spec`, `k:{"name":"x"}`, `v:"a"`, `i:0`) into a path element. */
+export function decodeElement(s: string): PathElement {
+  const colon = s.indexOf(':');
+  if (colon !== 1) throw new Error(`decoding FieldsV1 key ${JSON.stringify(s)}: no known prefix`);
+  const rest = s.slice(2);
+  switch (s[0]) {
+    case 'f':
+      return { field: rest };
+    case 'k': {
+      let key: unknown;
+      try {
+        key = JSON.parse(rest);
+      } catch (err) {
+        throw new Error(`decoding FieldsV1 key ${JSON.stringify(s)}: bad JSON`, { cause: err });
+      }
+      if (!isPlainObject(key)) throw new Error(`decoding FieldsV1 key ${JSON.stringify(s)}: k: needs a JSON object`);
+      return { key };
+    }
+    case 'v':
+      try {
+        return { value: JSON.parse(rest) as JsonValue };
+      } catch (err) {
+        throw new Error(`decoding FieldsV1 key ${JSON.stringify(s)}: bad JSON`, { cause: err });
+      }
+    case 'i': {
+      if (!/^\d+$/.test(rest)) throw new Error(`decoding FieldsV1 key ${JSON.stringify(s)}: i: needs an index`);
+      return { index: Number(rest) };
+    }
+    default:
+      throw new Error(`decoding FieldsV1 key ${JSON.stringify(s)}: unknown prefix ${s[0]}`);
+  }
+}
+
+/**
+ * The paths a FieldsV1 trie names: every leaf (`{}`), and every node marked with `.` (the
+ * node itself is owned, e.g. a list element or a map the manager created).
+ */
+export function decodeFieldsV1(fields: JsonObject): FieldSet {
+  const out: FieldPath[] = [];
+  const walk = (node: JsonObject, prefix: PathElement[]) => {
+    for (const [k, child] of Object.entries(node)) {
+      if (k === '.') {
+        if (prefix.length > 0) out.push(prefix.slice());
+        continue;
+      }
+      const el = decodeElement(k);
+      const p = [...prefix, el];
+      if (!isPlainObject(child)) throw new Error(`decoding FieldsV1 at ${k}: expected an object`);
+      if (Object.keys(child).length === 0) out.push(p);
+      else walk(child, p);
+    }
+  };
+  walk(fields, []);
+  return new FieldSet(out);
+}
+
+/** The FieldsV1 trie for a set (the inverse of decodeFieldsV1 for sets it produced). */
+export function encodeFieldsV1(set: FieldSet): JsonObject {
+  const root: JsonObject = {};
+  const all = set.paths();
+  const inner = new Set<string>();
+  for (const p of all) for (let i = 1; i < p.length; i++) inner.add(p.slice(0, i).map(elementString).join('\u0000'));
+  for (const p of all) {
+    let node = root;
+    p.forEach((e, i) => {
+      const k = elementString(e);
+      if (!isPlainObject(node[k])) node[k] = {};
+      node = node[k] as JsonObject;
+      if (i === p.length - 1 && inner.has(p.map(elementString).join('\u0000'))) node['.'] = {};
+    });
+  }
+  return root;
+}

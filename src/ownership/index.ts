@@ -1,0 +1,239 @@
+// The managedFields analyzer: who owns a field, what a manager owns, and which declared fields an SSA would conflict on.
+import type { JsonObject, JsonValue, KubeObject } from '../model/object.js';
+import { isPlainObject } from '../model/object.js';
+import { differences, type Difference, type Segment } from '../diff/compare.js';
+import { FieldSet } from './fieldset.js';
+import { decodeFieldsV1 } from './fieldsv1.js';
+import { renderPath, type FieldPath, type PathElement } from './path.js';
+
+export { FieldSet } from './fieldset.js';
+export { decodeFieldsV1, encodeFieldsV1, decodeElement } from './fieldsv1.js';
+export { renderPath, parsePath, pathKey, isPrefix, type FieldPath, type PathElement } from './path.js';
+
+/** One managedFields entry's identity: who wrote, how, through which API version and subresource, when. */
+export interface Owner {
+  manager: string;
+  operation: string;
+  apiVersion: string;
+  subresource?: string;
+  time?: string;
+}
+
+export interface ManagedEntry {
+  owner: Owner;
+  fields: FieldSet;
+}
+
+const decoded = new WeakMap<object, ManagedEntry[]>();
+
+/** Every managedFields entry of the object, decoded (cached per object; objects are never mutated). */
+export function managedEntries(obj: KubeObject): ManagedEntry[] {
+  const mf = obj.metadata?.managedFields;
+  if (!Array.isArray(mf) || mf.length === 0) return [];
+  const hit = decoded.get(mf);
+  if (hit) return hit;
+  const out: ManagedEntry[] = mf.map((e, i) => {
+    const owner: Owner = { manager: e.manager ?? '', operation: e.operation ?? '', apiVersion: e.apiVersion ?? '' };
+    if (e.subresource) owner.subresource = e.subresource;
+    if (e.time) owner.time = e.time;
+    let fields = new FieldSet();
+    if (e.fieldsV1 !== undefined) {
+      if (!isPlainObject(e.fieldsV1)) throw new Error(`decoding managedFields[${i}] (${owner.manager}): fieldsV1 is not an object`);
+      try {
+        fields = decodeFieldsV1(e.fieldsV1);
+      } catch (err) {
+        throw new Error(`decoding managedFields[${i}] (${owner.manager})`, { cause: err });
+      }
+    }
+    return { owner, fields };
+  });
+  decoded.set(mf, out);
+  return out;
+}
+
+/** Known associative-list keys of built-in types, by list field name, for lists the managedFields say nothing about. */
+const KNOWN_LIST_KEYS: Record<string, string[][]> = {
+  containers: [['name']],
+  initContainers: [['name']],
+  ephemeralContainers: [['name']],
+  env: [['name']],
+  volumes: [['name']],
+  imagePullSecrets: [['name']],
+  volumeMounts: [['mountPath']],
+  volumeDevices: [['devicePath']],
+  ports: [['containerPort', 'protocol'], ['port', 'protocol'], ['containerPort'], ['port']],
+  hostAliases: [['ip']],
+  conditions: [['type']],
+  topologySpreadConstraints: [['topologyKey', 'whenUnsatisfiable']],
+};
+
+/** Key field names the object's managedFields use for list elements directly under `prefix`. */
+function keyNamesFromEntries(entries: readonly ManagedEntry[], prefix: FieldPath): string[] | undefined {
+  for (const e of entries) {
+    for (const el of e.fields.childrenOf(prefix)) if ('key' in el) return Object.keys(el.key);
+  }
+  return undefined;
+}
+
+function hasValueElements(entries: readonly ManagedEntry[], prefix: FieldPath): boolean {
+  return entries.some((e) => e.fields.childrenOf(prefix).some((el) => 'value' in el));
+}
+
+function pickKey(el: JsonObject, names: readonly string[]): Record<string, JsonValue> | undefined {
+  const key: Record<string, JsonValue> = {};
+  for (const n of names) {
+    if (el[n] === undefined) return undefined;
+    key[n] = el[n]!;
+  }
+  return key;
+}
+
+/**
+ * The field path of `segments` inside `obj`: list elements become `k:` keys (the key fields the
+ * managedFields use, else Kubernetes' known list keys, else `name`), `v:` for set values the
+ * managedFields name, and `i:` indices otherwise.
+ */
+export function fieldPathOf(obj: JsonValue, segments: readonly Segment[], entries: readonly ManagedEntry[] = []): FieldPath {
+  const out: PathElement[] = [];
+  let cur: JsonValue | undefined = obj;
+  let parentField: string | undefined;
+  for (const s of segments) {
+    if (typeof s === 'string') {
+      out.push({ field: s });
+      parentField = s;
+      cur = isPlainObject(cur) ? cur[s] : undefined;
+      continue;
+    }
+    const el: JsonValue | undefined = Array.isArray(cur) ? cur[s] : undefined;
+    out.push(listElement(el, s, out, parentField, entries));
+    parentField = undefined;
+    cur = el;
+  }
+  return out;
+}
+
+function listElement(el: JsonValue | undefined, index: number, prefix: FieldPath, parentField: string | undefined, entries: readonly ManagedEntry[]): PathElement {
+  if (isPlainObject(el)) {
+    const fromEntries = entries.length > 0 ? keyNamesFromEntries(entries, prefix) : undefined;
+    if (fromEntries) {
+      const key = pickKey(el, fromEntries);
+      if (key) return { key };
+    }
+    for (const names of (parentField && KNOWN_LIST_KEYS[parentField]) || [['name']]) {
+      const key = pickKey(el, names);
+      if (key && names.every((n) => typeof key[n] !== 'object')) return { key };
+    }
+    return { index };
+  }
+  if (el !== undefined && !Array.isArray(el) && entries.length > 0 && hasValueElements(entries, prefix)) return { value: el };
+  return { index };
+}
+
+/** The human path for `segments` inside `obj` (see renderPath). */
+export function humanPath(obj: JsonValue, segments: readonly Segment[], entries: readonly ManagedEntry[] = []): string {
+  return renderPath(fieldPathOf(obj, segments, entries));
+}
+
+/** Managers owning exactly `path`; if none, those owning its nearest owned ancestor (shared ownership lists every owner). */
+export function ownersOf(obj: KubeObject, path: FieldPath): Owner[] {
+  const entries = managedEntries(obj);
+  for (let n = path.length; n > 0; n--) {
+    const p = path.slice(0, n);
+    const owners = entries.filter((e) => e.fields.has(p)).map((e) => e.owner);
+    if (owners.length > 0) return owners;
+  }
+  return [];
+}
+
+/** Managers owning `path` itself or any field below it. */
+export function ownersAtOrBelow(obj: KubeObject, path: FieldPath): Owner[] {
+  return managedEntries(obj)
+    .filter((e) => e.fields.has(path) || e.fields.hasBelow(path))
+    .map((e) => e.owner);
+}
+
+/** Everything one manager owns (all its entries: Apply and Update, every subresource). */
+export function fieldsOwnedBy(obj: KubeObject, manager: string): FieldSet {
+  return managedEntries(obj)
+    .filter((e) => e.owner.manager === manager)
+    .reduce((acc, e) => acc.union(e.fields), new FieldSet());
+}
+
+/** A declared field another manager owns with a different value: an SSA without force is refused on it. */
+export interface Conflict {
+  path: FieldPath;
+  /** The field path as people read it. */
+  human: string;
+  segments: Segment[];
+  desired: JsonValue | undefined;
+  live: JsonValue | undefined;
+  managers: Owner[];
+}
+
+/**
+ * The fields a server-side apply of `desired` by `fieldManager` would be refused on without
+ * force (and that a forced apply takes over): declared values that differ from live, where a
+ * manager other than ours owns the field or a field below it. The status subresource never conflicts.
+ */
+export function predictConflicts(desired: KubeObject, live: KubeObject, fieldManager: string): Conflict[] {
+  const entries = managedEntries(live);
+  if (entries.length === 0) return [];
+  const out: Conflict[] = [];
+  const { metadata: dm, ...drest } = desired;
+  const { metadata: lm, ...lrest } = live;
+  const diffs = [
+    ...differences(stripForConflicts(dm as unknown as JsonObject), lm as unknown as JsonObject, ['metadata']),
+    ...differences(drest as JsonObject, lrest as JsonObject),
+  ];
+  for (const d of refineKeyedLists(diffs, live as unknown as JsonObject, entries)) {
+    if (d.segments[0] === 'status') continue;
+    const path = fieldPathOf(live as unknown as JsonObject, d.segments, entries);
+    const managers = conflictingManagers(entries, path, fieldManager);
+    if (managers.length > 0) out.push({ path, human: renderPath(path), segments: d.segments, desired: d.desired, live: d.live, managers });
+  }
+  return out;
+}
+
+/** Lists whose lengths differ are compared element by element by key when their elements have keys (SSA merges keyed lists). */
+function refineKeyedLists(diffs: Difference[], live: JsonObject, entries: readonly ManagedEntry[]): Difference[] {
+  const out: Difference[] = [];
+  for (const d of diffs) {
+    if (!Array.isArray(d.desired) || !Array.isArray(d.live)) {
+      out.push(d);
+      continue;
+    }
+    const liveList = d.live;
+    const livePaths = liveList.map((_, i) => fieldPathOf(live, [...d.segments, i], entries));
+    const liveKeys = livePaths.map((p) => p[p.length - 1]!);
+    const parentField = d.segments[d.segments.length - 1];
+    const nested: Difference[] = [];
+    let keyed = true;
+    for (const el of d.desired) {
+      const pf = typeof parentField === 'string' ? parentField : '';
+      const known = fieldPathOf({ [pf]: [el] } as JsonObject, [pf, 0], []);
+      const k = known[known.length - 1]!;
+      if (!('key' in k)) {
+        keyed = false;
+        break;
+      }
+      const at = liveKeys.findIndex((lk) => 'key' in lk && Object.keys(k.key).every((n) => JSON.stringify(lk.key[n]) === JSON.stringify(k.key[n])));
+      if (at < 0) continue;
+      nested.push(...refineKeyedLists(differences(el, liveList[at], [...d.segments, at]), live, entries));
+    }
+    out.push(...(keyed ? nested : [d]));
+  }
+  return out;
+}
+
+function stripForConflicts(meta: JsonObject): JsonObject {
+  const { managedFields: _m, resourceVersion: _r, uid: _u, creationTimestamp: _c, generation: _g, ...rest } = meta;
+  return rest;
+}
+
+/** Other managers (not ours, not via the status subresource) owning `path` or something below it. */
+export function conflictingManagers(entries: readonly ManagedEntry[], path: FieldPath, fieldManager: string): Owner[] {
+  return entries
+    .filter((e) => e.owner.manager !== fieldManager && e.owner.subresource !== 'status')
+    .filter((e) => e.fields.has(path) || e.fields.hasBelow(path))
+    .map((e) => e.owner);
+}

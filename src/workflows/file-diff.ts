@@ -1,0 +1,49 @@
+// File-mode diff: desired manifests against live objects read from files, ignore rules from an optional Application file.
+import type { Io } from '../cli/io.js';
+import { InputError } from '../cli/exit-codes.js';
+import type { Application } from '../app/types.js';
+import { loadApplicationFile } from '../app/application.js';
+import { loadManifests, type ManifestObject } from '../manifest/index.js';
+import { diffAll, type DiffPair, type DiffReport } from '../diff/index.js';
+import type { KubeObject } from '../model/object.js';
+import { keyOf, keyString } from '../model/object.js';
+
+export interface FileDiffRequest {
+  desired: string;
+  live: string;
+  appFile?: string;
+  /** Namespace for desired objects that declare none (else the Application's destination namespace). */
+  namespace?: string;
+  fieldManager: string;
+  io?: Pick<Io, 'readStdin'>;
+}
+
+export interface FileDiffResult {
+  report: DiffReport;
+  app?: Application;
+}
+
+/**
+ * Pairs desired with live objects by group/kind/namespace/name. A desired object without a
+ * namespace matches a live one without namespace (cluster-scoped), else one in the default namespace.
+ */
+export function pairObjects(desired: readonly ManifestObject[], live: readonly ManifestObject[], defaultNamespace?: string): DiffPair[] {
+  const byKey = new Map<string, KubeObject>();
+  for (const l of live) byKey.set(keyString(keyOf(l.object)), l.object);
+  return desired.map(({ object }) => {
+    const key = keyOf(object);
+    let match = byKey.get(keyString(key));
+    if (!match && !key.namespace && defaultNamespace) match = byKey.get(keyString({ ...key, namespace: defaultNamespace }));
+    return match ? { desired: object, live: match } : { desired: object };
+  });
+}
+
+export async function runFileDiff(req: FileDiffRequest): Promise<FileDiffResult> {
+  if (req.desired === '-' && req.live === '-') throw new InputError('--desired and --live cannot both read standard input (-)');
+  const app = req.appFile ? await loadApplicationFile(req.appFile) : undefined;
+  const desired = await loadManifests(req.desired, req.io);
+  const live = await loadManifests(req.live, req.io);
+  const pairs = pairObjects(desired, live, req.namespace ?? app?.destination.namespace);
+  const report = await diffAll(pairs, { rules: app?.ignoreDifferences ?? [], fieldManager: req.fieldManager });
+  return app ? { report, app } : { report };
+}
