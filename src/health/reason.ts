@@ -88,6 +88,24 @@ function causesOf(node: TreeNode): Cause[] {
   return out;
 }
 
+function isUnhealthy(n: TreeNode): boolean {
+  return n.health === undefined || n.health.status !== 'Healthy';
+}
+
+/** The highest ranked of several causes (the first on ties), or undefined for none. */
+export function mostSpecific(causes: readonly Cause[]): Cause | undefined {
+  let best: Cause | undefined;
+  for (const c of causes) {
+    if (best === undefined || RANK.indexOf(c.source) < RANK.indexOf(best.source)) best = c;
+  }
+  return best;
+}
+
+/** The most specific cause one object shows by itself (not its children), when it is not Healthy. */
+export function ownCause(node: TreeNode): Cause | undefined {
+  return isUnhealthy(node) ? mostSpecific(causesOf(node)) : undefined;
+}
+
 /**
  * The most specific cause under `root`: among the tree's objects that are not Healthy, the highest
  * ranked cause (a container back-off, then the scheduler's refusal, a failed Job, a terminated
@@ -95,13 +113,7 @@ function causesOf(node: TreeNode): Cause[] {
  * children on ties. Falls back to the root's own health message; undefined when there is none.
  */
 export function findCause(root: TreeNode): Cause | undefined {
-  const candidates = walk(root)
-    .filter((n) => n.health === undefined || n.health.status !== 'Healthy')
-    .flatMap(causesOf);
-  let best: Cause | undefined;
-  for (const c of candidates) {
-    if (best === undefined || RANK.indexOf(c.source) < RANK.indexOf(best.source)) best = c;
-  }
+  const best = mostSpecific(walk(root).filter(isUnhealthy).flatMap(causesOf));
   if (best) return best;
   const message = root.health?.message ?? '';
   return message === '' ? undefined : { object: root.key, source: 'Health', reason: root.health?.status ?? '', message };

@@ -1,0 +1,174 @@
+// The status report as data (schemaVersion 1): sync status and health as two axes, per resource and for the app.
+import { keyString, type KubeObject, type ResourceKey } from '../model/object.js';
+import { COMPARE_OPTIONS } from '../model/keys.js';
+import type { Application } from '../app/types.js';
+import type { HealthStatus, HealthStatusCode } from './types.js';
+import { resourceHealth } from './resource.js';
+import { aggregateHealth } from './aggregate.js';
+import { buildTree, type TreeNode } from './tree.js';
+import { findCause, mostSpecific, ownCause, type Cause } from './reason.js';
+
+export const STATUS_SCHEMA_VERSION = 1;
+
+export type SyncStatusCode = 'Synced' | 'OutOfSync' | 'Unknown';
+
+/** How one resource compares: from the diff (`in-sync`, `drifted`, `missing`), a prune candidate (`extra`), or not comparable. */
+export type Comparison = 'in-sync' | 'drifted' | 'missing' | 'extra' | 'unknown';
+
+/** Why a resource is OutOfSync (or Unknown). */
+export type SyncReason = 'drifted' | 'missing' | 'requires-pruning' | 'not-compared';
+
+/** One resource of the app as the workflow found it. */
+export interface ResourceInput {
+  key: ResourceKey;
+  comparison: Comparison;
+  live?: KubeObject;
+  /** For `drifted`: how many fields differ. For `unknown`: why it could not be compared. */
+  driftedFields?: number;
+  error?: string;
+}
+
+export interface StatusInput {
+  app: Application;
+  /** The revision the desired manifests were read at (a resolved commit), when known. */
+  revision?: string;
+  resources: ResourceInput[];
+  /** Live objects that may be owned by the app's resources (ReplicaSets, Pods, Jobs…), for the trees. */
+  children: KubeObject[];
+}
+
+export interface ResourceStatus extends ResourceKey {
+  status: SyncStatusCode;
+  syncReason?: SyncReason;
+  driftedFields?: number;
+  error?: string;
+  requiresPruning: boolean;
+  /** Absent for kinds without health; `Missing` when the resource is not live. */
+  health?: HealthStatus;
+  /** Whether it counts towards the app's sync status (an extra with IgnoreExtraneous does not). */
+  countsForSync: boolean;
+}
+
+/** A node of a live tree: the object, its health, its own most specific cause, its children. */
+export interface TreeReport extends ResourceKey {
+  health?: HealthStatus;
+  cause?: Cause;
+  children: TreeReport[];
+}
+
+export interface StatusReport {
+  schemaVersion: typeof STATUS_SCHEMA_VERSION;
+  app: { name: string; namespace: string; origin: string };
+  source: { repoURL?: string; path?: string; targetRevision?: string; revision?: string };
+  destination: { server?: string; name?: string; namespace?: string };
+  syncPolicy: { automated: boolean; prune: boolean; selfHeal: boolean; allowEmpty: boolean };
+  sync: { status: SyncStatusCode; outOfSync: number; requiresPruning: number };
+  health: {
+    status: HealthStatusCode;
+    /** The resources whose health is the app's (the worst ones). */
+    worst: ResourceKey[];
+    /** The most specific cause found under the worst resources' live trees. */
+    cause?: Cause;
+  };
+  resources: ResourceStatus[];
+  /** One live tree per live resource, in resource order. */
+  trees: TreeReport[];
+}
+
+function syncOf(c: Comparison): { status: SyncStatusCode; syncReason?: SyncReason } {
+  switch (c) {
+    case 'in-sync':
+      return { status: 'Synced' };
+    case 'drifted':
+      return { status: 'OutOfSync', syncReason: 'drifted' };
+    case 'missing':
+      return { status: 'OutOfSync', syncReason: 'missing' };
+    case 'extra':
+      return { status: 'OutOfSync', syncReason: 'requires-pruning' };
+    case 'unknown':
+      return { status: 'Unknown', syncReason: 'not-compared' };
+  }
+}
+
+function ignoresExtraneous(live: KubeObject | undefined): boolean {
+  const opts = live?.metadata.annotations?.[COMPARE_OPTIONS] ?? '';
+  return opts.split(',').some((o) => o.trim() === 'IgnoreExtraneous');
+}
+
+function ignoresHealth(live: KubeObject | undefined): boolean {
+  return live?.metadata.annotations?.['argocd.argoproj.io/ignore-healthcheck'] === 'true';
+}
+
+function treeReport(node: TreeNode): TreeReport {
+  const out: TreeReport = { ...node.key, children: node.children.map(treeReport) };
+  if (node.health) out.health = node.health;
+  const cause = ownCause(node);
+  if (cause) out.cause = cause;
+  return out;
+}
+
+function byKey(a: ResourceInput, b: ResourceInput): number {
+  return keyString(a.key).localeCompare(keyString(b.key));
+}
+
+/**
+ * Sync status and health per resource and for the app, as Argo CD derives them (see the
+ * reference §4 and §5), plus the live trees and the most specific cause of the app's health.
+ * Pure: reads its input and never changes it.
+ */
+export function buildStatusReport(input: StatusInput): StatusReport {
+  const inputs = [...input.resources].sort(byKey);
+  const resources: ResourceStatus[] = inputs.map((r) => {
+    const out: ResourceStatus = { ...r.key, ...syncOf(r.comparison), requiresPruning: r.comparison === 'extra', countsForSync: true };
+    if (r.comparison === 'extra' && ignoresExtraneous(r.live)) out.countsForSync = false;
+    if (r.driftedFields !== undefined) out.driftedFields = r.driftedFields;
+    if (r.error !== undefined) out.error = r.error;
+    const health = r.live ? resourceHealth(r.live) : { status: 'Missing' as const, message: '' };
+    if (health) out.health = health;
+    return out;
+  });
+
+  const counted = resources.filter((r) => r.countsForSync);
+  const syncStatus: SyncStatusCode = counted.some((r) => r.status === 'Unknown')
+    ? 'Unknown'
+    : counted.some((r) => r.status === 'OutOfSync')
+      ? 'OutOfSync'
+      : 'Synced';
+
+  const treesByIndex = inputs.map((r) => (r.live ? buildTree(r.live, input.children) : undefined));
+  const agg = aggregateHealth(
+    inputs.map((r, i) => {
+      const h = resources[i]?.health;
+      return { live: r.live !== undefined, ignored: ignoresHealth(r.live), ...(h && r.live ? { health: h } : {}) };
+    }),
+  );
+  const causes = agg.worst.flatMap((i) => {
+    const tree = treesByIndex[i];
+    const c = tree ? findCause(tree) : undefined;
+    return c ? [c] : [];
+  });
+  const cause = mostSpecific(causes);
+  const app = input.app;
+  const report: StatusReport = {
+    schemaVersion: STATUS_SCHEMA_VERSION,
+    app: { name: app.name, namespace: app.namespace, origin: app.origin },
+    source: { ...app.source, ...(input.revision ? { revision: input.revision } : {}) },
+    destination: { ...app.destination },
+    syncPolicy: {
+      automated: app.automated !== undefined,
+      prune: app.automated?.prune ?? false,
+      selfHeal: app.automated?.selfHeal ?? false,
+      allowEmpty: app.automated?.allowEmpty ?? false,
+    },
+    sync: {
+      status: syncStatus,
+      outOfSync: counted.filter((r) => r.status === 'OutOfSync').length,
+      requiresPruning: resources.filter((r) => r.requiresPruning).length,
+    },
+    health: { status: agg.status, worst: agg.worst.map((i) => inputs[i]!.key) },
+    resources,
+    trees: treesByIndex.flatMap((t) => (t ? [treeReport(t)] : [])),
+  };
+  if (cause) report.health.cause = cause;
+  return report;
+}

@@ -1,0 +1,196 @@
+// Renders the status report: header + resource table (or live tree), kv lines, JSON or YAML.
+import { stringify } from 'yaml';
+import type { Paint } from './colour.js';
+import type { OutputFormat } from './colour.js';
+import { keyString } from '../model/object.js';
+import type { Cause } from '../health/reason.js';
+import type { HealthStatusCode } from '../health/types.js';
+import type { ResourceStatus, StatusReport, SyncStatusCode, TreeReport } from '../health/report.js';
+import { treeRows } from './tree.js';
+
+export interface StatusRenderOptions {
+  output: OutputFormat;
+  tree: boolean;
+  paint: Paint;
+}
+
+/** One line: newlines and runs of blanks become one space (kv values and table cells stay on one line). */
+function oneLine(s: string): string {
+  return s.replace(/\s+/g, ' ').trim();
+}
+
+/** `Pod/broken-6f9c-abcde: Unschedulable: 0/2 nodes are available: …` */
+export function describeCause(c: Cause): string {
+  const where = c.container ? ` container ${c.container}` : '';
+  const parts = c.source === 'Health' ? [c.message] : [c.reason, c.message].filter((p) => p !== '');
+  return oneLine(`${c.object.kind}/${c.object.name}${where}: ${parts.join(': ')}`);
+}
+
+/** The app's REASON: the most specific cause of its health, empty when Healthy. */
+export function reasonText(r: StatusReport): string {
+  if (r.health.status === 'Healthy') return '';
+  if (r.health.cause) return describeCause(r.health.cause);
+  if (r.health.status === 'Missing') return 'none of the app\'s resources exists in the cluster';
+  return '';
+}
+
+function syncColour(p: Paint, s: SyncStatusCode): (t: string) => string {
+  return s === 'Synced' ? p.green : s === 'OutOfSync' ? p.yellow : p.gray;
+}
+
+function healthColour(p: Paint, h: HealthStatusCode | undefined): (t: string) => string {
+  switch (h) {
+    case 'Healthy':
+      return p.green;
+    case 'Progressing':
+      return p.cyan;
+    case 'Suspended':
+      return p.magenta;
+    case 'Missing':
+      return p.yellow;
+    case 'Degraded':
+      return p.red;
+    default:
+      return p.gray;
+  }
+}
+
+function syncMessage(r: ResourceStatus): string {
+  switch (r.syncReason) {
+    case 'drifted':
+      return r.driftedFields !== undefined ? `drifted (${r.driftedFields} field${r.driftedFields === 1 ? '' : 's'})` : 'drifted';
+    case 'missing':
+      return 'not in the cluster';
+    case 'requires-pruning':
+      return r.countsForSync ? 'requires pruning' : 'requires pruning (IgnoreExtraneous: does not count)';
+    case 'not-compared':
+      return r.error ? `not compared: ${r.error}` : 'not compared';
+    default:
+      return '';
+  }
+}
+
+function resourceMessage(r: ResourceStatus): string {
+  return oneLine([syncMessage(r), r.health?.message ?? ''].filter((m) => m !== '').join('; '));
+}
+
+interface Cell {
+  text: string;
+  colour?: (t: string) => string;
+}
+
+/** Aligned columns; the last column is not padded. Widths come from the plain text, colour is added after padding. */
+function table(header: string[], rows: Cell[][]): string {
+  const all: Cell[][] = [header.map((text) => ({ text })), ...rows];
+  const widths = header.map((_, c) => Math.max(...all.map((row) => row[c]?.text.length ?? 0)));
+  return all
+    .map((row) => {
+      // Cells after the last non-empty one are dropped and that one is not padded, so no line ends in blanks.
+      let last = row.length - 1;
+      while (last > 0 && row[last]?.text === '') last--;
+      return row
+        .slice(0, last + 1)
+        .map((cell, c) => {
+          const text = c === last ? cell.text : cell.text.padEnd(widths[c] ?? 0);
+          return cell.colour ? cell.colour(text) : text;
+        })
+        .join('  ');
+    })
+    .join('\n');
+}
+
+function policyText(r: StatusReport): string {
+  if (!r.syncPolicy.automated) return 'Manual';
+  const flags = [r.syncPolicy.prune && 'Prune', r.syncPolicy.selfHeal && 'SelfHeal', r.syncPolicy.allowEmpty && 'AllowEmpty'].filter(
+    (f): f is string => typeof f === 'string',
+  );
+  return flags.length > 0 ? `Automated (${flags.join(', ')})` : 'Automated';
+}
+
+function header(r: StatusReport, p: Paint): string {
+  const s = r.source;
+  const revision = s.targetRevision ?? 'HEAD';
+  const at = s.revision && s.revision !== revision ? `${revision} (${s.revision.slice(0, 7)})` : revision;
+  const d = r.destination;
+  const lines: [string, string][] = [
+    ['Name:', `${r.app.namespace}/${r.app.name}`],
+    ['Source:', `${s.repoURL ?? '-'}, path ${s.path || '.'}, revision ${at}`],
+    ['Destination:', `${d.server ?? d.name ?? '-'}, namespace ${d.namespace ?? '-'}`],
+    ['Sync Policy:', policyText(r)],
+    ['Sync Status:', syncColour(p, r.sync.status)(r.sync.status) + (r.sync.outOfSync > 0 ? ` (${r.sync.outOfSync} OutOfSync${r.sync.requiresPruning > 0 ? `, ${r.sync.requiresPruning} requiring pruning` : ''})` : '')],
+    ['Health Status:', healthColour(p, r.health.status)(r.health.status)],
+  ];
+  const reason = reasonText(r);
+  if (reason !== '') lines.push(['Reason:', reason]);
+  return lines.map(([k, v]) => `${k.padEnd(16)}${v}`).join('\n');
+}
+
+function resourceTable(r: StatusReport, p: Paint): string {
+  const rows = r.resources.map((res): Cell[] => [
+    { text: res.group || '-' },
+    { text: res.kind },
+    { text: res.namespace || '-' },
+    { text: res.name },
+    { text: res.status, colour: syncColour(p, res.status) },
+    { text: res.health?.status ?? '-', colour: healthColour(p, res.health?.status) },
+    { text: resourceMessage(res) },
+  ]);
+  return table(['GROUP', 'KIND', 'NAMESPACE', 'NAME', 'STATUS', 'HEALTH', 'MESSAGE'], rows);
+}
+
+/** A tree node, or a resource that is not live (a root without a tree). */
+type TreeItem = { node: TreeReport; resource?: ResourceStatus } | { node?: undefined; resource: ResourceStatus };
+
+function treeTable(r: StatusReport, p: Paint): string {
+  const trees = new Map(r.trees.map((t) => [keyString(t), t]));
+  const roots: TreeItem[] = r.resources.map((res) => {
+    const t = trees.get(keyString(res));
+    return t ? { node: t, resource: res } : { resource: res };
+  });
+  const rows = treeRows<TreeItem>(roots, (i) => (i.node ? i.node.children.map((c) => ({ node: c })) : [])).map(({ prefix, node: item }): Cell[] => {
+    const key = item.node ?? item.resource;
+    const health = item.node ? item.node.health : item.resource?.health;
+    const cause = item.node?.cause;
+    const own = cause ? oneLine([cause.container ? `container ${cause.container}` : '', cause.reason, cause.message].filter((x) => x !== '').join(': ')) : '';
+    const message = [item.resource ? syncMessage(item.resource) : '', own || (health?.message ?? '')].filter((m) => m !== '').join('; ');
+    const sync = item.resource?.status;
+    return [
+      { text: `${prefix}${key.kind}/${key.name}` },
+      { text: sync ?? '', ...(sync ? { colour: syncColour(p, sync) } : {}) },
+      { text: health?.status ?? '-', colour: healthColour(p, health?.status) },
+      { text: oneLine(message) },
+    ];
+  });
+  return table(['KIND/NAME', 'STATUS', 'HEALTH', 'MESSAGE'], rows);
+}
+
+/** The five kv lines scripts read: SYNC, HEALTH, REASON (one line), PRUNE and ALLOW_EMPTY (the declared automated policy). */
+export function renderStatusKv(r: StatusReport): string {
+  return [
+    `SYNC=${r.sync.status}`,
+    `HEALTH=${r.health.status}`,
+    `REASON=${reasonText(r)}`,
+    `PRUNE=${r.syncPolicy.prune}`,
+    `ALLOW_EMPTY=${r.syncPolicy.allowEmpty}`,
+  ].join('\n') + '\n';
+}
+
+/** The report as printed by -o json|yaml: the data plus `health.reason`, the REASON line's text. */
+function withReason(r: StatusReport): StatusReport & { health: { reason: string } } {
+  return { ...r, health: { ...r.health, reason: reasonText(r) } };
+}
+
+export function renderStatus(r: StatusReport, opts: StatusRenderOptions): string {
+  switch (opts.output) {
+    case 'json':
+      return JSON.stringify(withReason(r), null, 2) + '\n';
+    case 'yaml':
+      return stringify(withReason(r));
+    case 'kv':
+      return renderStatusKv(r);
+    default: {
+      const body = r.resources.length === 0 ? 'No resources.' : opts.tree ? treeTable(r, opts.paint) : resourceTable(r, opts.paint);
+      return `${header(r, opts.paint)}\n\n${body}\n`;
+    }
+  }
+}

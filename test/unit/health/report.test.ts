@@ -1,0 +1,82 @@
+// The status report: per-resource and app sync status, health per resource and for the app, trees, cause.
+import { buildStatusReport } from '../../../src/health/report.js';
+import { app, brokenInput, cm, loadTree, res } from './status-fixtures.js';
+
+describe('buildStatusReport', () => {
+  it('keeps the two axes apart: Synced and Progressing, with the scheduler as the reason', () => {
+    const [deploy, ...children] = loadTree('unschedulable.yaml');
+    const r = buildStatusReport({ app: app(), resources: [res(deploy!, 'in-sync'), res(cm('c'), 'in-sync')], children });
+    expect(r.schemaVersion).toBe(1);
+    expect(r.sync).toEqual({ status: 'Synced', outOfSync: 0, requiresPruning: 0 });
+    expect(r.health.status).toBe('Progressing');
+    expect(r.health.worst).toEqual([{ group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'broken' }]);
+    expect(r.health.cause?.source).toBe('PodUnschedulable');
+    expect(r.health.cause?.message).toMatch(/^0\/2 nodes are available: 2 node\(s\) didn't match Pod's node affinity\/selector/);
+    expect(r.syncPolicy).toEqual({ automated: false, prune: false, selfHeal: false, allowEmpty: false });
+  });
+
+  it('marks drifted, missing and prune candidates OutOfSync, each with its reason, and the app OutOfSync', () => {
+    const r = buildStatusReport(brokenInput());
+    const byName = Object.fromEntries(r.resources.map((x) => [`${x.kind}/${x.name}`, x]));
+    expect(byName['Service/web']).toMatchObject({ status: 'OutOfSync', syncReason: 'drifted', driftedFields: 2, health: { status: 'Healthy' } });
+    expect(byName['Service/metrics']).toMatchObject({ status: 'OutOfSync', syncReason: 'missing', health: { status: 'Missing' } });
+    expect(byName['ConfigMap/old-config']).toMatchObject({ status: 'OutOfSync', syncReason: 'requires-pruning', requiresPruning: true });
+    expect(byName['ConfigMap/web-config']).toMatchObject({ status: 'Synced' });
+    expect(byName['ConfigMap/web-config']?.health).toBeUndefined();
+    expect(r.sync).toEqual({ status: 'OutOfSync', outOfSync: 3, requiresPruning: 1 });
+    // The missing Service does not drag health down: it is counted as OutOfSync instead.
+    expect(r.health.status).toBe('Progressing');
+    expect(r.syncPolicy).toEqual({ automated: true, prune: true, selfHeal: true, allowEmpty: false });
+  });
+
+  it('makes the app OutOfSync for a prune candidate alone, unless it is annotated IgnoreExtraneous', () => {
+    const plain = buildStatusReport({ app: app(), resources: [res(cm('a'), 'in-sync'), res(cm('b'), 'extra')], children: [] });
+    expect(plain.sync.status).toBe('OutOfSync');
+    const ignored = buildStatusReport({
+      app: app(),
+      resources: [res(cm('a'), 'in-sync'), res(cm('b', { 'argocd.argoproj.io/compare-options': 'IgnoreExtraneous' }), 'extra')],
+      children: [],
+    });
+    expect(ignored.sync.status).toBe('Synced');
+    expect(ignored.resources.find((x) => x.name === 'b')).toMatchObject({ status: 'OutOfSync', countsForSync: false });
+  });
+
+  it('is Unknown when a resource could not be compared', () => {
+    const r = buildStatusReport({ app: app(), resources: [res(cm('a'), 'drifted'), res(cm('b'), 'unknown', { error: 'forbidden' })], children: [] });
+    expect(r.sync.status).toBe('Unknown');
+  });
+
+  it('is Missing when nothing is live', () => {
+    const r = buildStatusReport({
+      app: app(),
+      resources: [{ key: { group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'web' }, comparison: 'missing' }],
+      children: [],
+    });
+    expect(r.health.status).toBe('Missing');
+    expect(r.sync.status).toBe('OutOfSync');
+    expect(r.trees).toEqual([]);
+  });
+
+  it('keeps health as it is when a resource drifts', () => {
+    const [deploy, ...children] = loadTree('unschedulable.yaml');
+    const synced = buildStatusReport({ app: app(), resources: [res(deploy!, 'in-sync')], children });
+    const drifted = buildStatusReport({ app: app(), resources: [res(deploy!, 'drifted', { driftedFields: 1 })], children });
+    expect(drifted.sync.status).toBe('OutOfSync');
+    expect(drifted.health).toEqual(synced.health);
+  });
+
+  it('builds the live tree with each node\'s own cause', () => {
+    const r = buildStatusReport(brokenInput());
+    const deploy = r.trees.find((t) => t.kind === 'Deployment');
+    expect(deploy?.children.map((c) => c.kind)).toEqual(['ReplicaSet']);
+    const pod = deploy?.children[0]?.children[0];
+    expect(pod).toMatchObject({ kind: 'Pod', name: 'broken-6f9c-abcde', health: { status: 'Progressing' }, cause: { reason: 'Unschedulable' } });
+  });
+
+  it('does not mutate its input', () => {
+    const input = brokenInput();
+    const before = JSON.stringify(input);
+    buildStatusReport(input);
+    expect(JSON.stringify(input)).toBe(before);
+  });
+});
