@@ -3,8 +3,9 @@ import type { IgnoreDifference } from '../app/types.js';
 import type { JsonObject, KubeObject, ResourceKey } from '../model/object.js';
 import { keyOf, keyString } from '../model/object.js';
 import { normalizeObject, normalizeSecret } from '../normalize/index.js';
-import { conflictingManagers, fieldPathOf, managedEntries, ownersOf, renderPath, type ManagedEntry } from '../ownership/index.js';
-import { differences, valueAt, type Difference, type Segment } from './compare.js';
+import { conflictingManagers, fieldPathOf, managedEntries, ownersOf, renderPath, type FieldPath, type ManagedEntry } from '../ownership/index.js';
+import { elementString } from '../ownership/path.js';
+import { differences, type Difference, type Segment } from './compare.js';
 import { planIgnores, ruleMatches, type IgnoredPath } from './ignore.js';
 import { jqRunner, type JqRunner } from './jq.js';
 import { isSecret, lastAppliedData, SecretMasker } from './mask.js';
@@ -46,6 +47,22 @@ function related(a: readonly Segment[], b: readonly Segment[]): boolean {
   return true;
 }
 
+/**
+ * One path for both sides: where desired and live disagree on a list element's key (a reordered
+ * list), the element is named by its index, so that the path means the same on both sides.
+ */
+function agreedPath(d: FieldPath, l: FieldPath, segments: readonly Segment[]): FieldPath {
+  return l.map((el, i) => {
+    const other = d[i];
+    const s = segments[i];
+    if (typeof s !== 'number' || !other || elementString(other) === elementString(el)) return el;
+    // Absent on one side: keep the side that has the element.
+    if ('index' in other) return el;
+    if ('index' in el) return other;
+    return { index: s };
+  });
+}
+
 /** Compares one desired object with its live counterpart (absent live: `missing`). Never mutates its inputs. */
 export async function diffObject(input: DiffInput): Promise<ObjectDiff> {
   const { desired, live, rules, fieldManager } = input;
@@ -83,11 +100,11 @@ export async function diffObject(input: DiffInput): Promise<ObjectDiff> {
 
   const masker = isSecret(desired) ? new SecretMasker(nd.data as JsonObject | undefined, nl.data as JsonObject | undefined, lastAppliedData(live)) : undefined;
   const field = (d: Difference, verdict: FieldDiff['verdict'], rule?: IgnoredPath['rule']): FieldDiff => {
-    const src = valueAt(nl, d.segments) !== undefined ? nl : nd;
-    const fp = fieldPathOf(src, d.segments, entries);
-    const owners = entries.length > 0 ? ownersOf(live, fp) : [];
+    const lp = fieldPathOf(nl, d.segments, entries);
+    const fp = agreedPath(fieldPathOf(nd, d.segments, entries), lp, d.segments);
+    const owners = entries.length > 0 ? ownersOf(live, lp) : [];
     let v = verdict;
-    if (v === 'drift' && d.live !== undefined && conflictingManagers(entries, fp, fieldManager).length > 0) v = 'conflict';
+    if (v === 'drift' && d.live !== undefined && conflictingManagers(entries, lp, fieldManager).length > 0) v = 'conflict';
     const out: FieldDiff = { path: renderPath(fp), pointer: formatPointer(d.segments), owners, verdict: v };
     const dv = masker ? masker.maskAt(d.segments, d.desired) : d.desired;
     const lv = masker ? masker.maskAt(d.segments, d.live) : d.live;
