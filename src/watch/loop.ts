@@ -1,0 +1,228 @@
+// The reconcile loop: refresh on a poll timer, a webhook push or a live change; decide; act; log; until stopped.
+import { pollDelay, reconnectDelay } from './backoff.js';
+import { decide, emptyMemory, remember, reportFingerprint, REVISION_KEY, type Decision, type LoopMemory, type LoopPolicy } from './decide.js';
+import type { LoopAction, LoopEvent } from './events.js';
+
+/** Time for the loop: injected so tests drive it with a fake clock. */
+export interface LoopClock {
+  now(): number;
+  /** Resolves after `ms`, or early (without throwing) when the signal aborts. */
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
+}
+
+/** The real clock. */
+export const systemClock: LoopClock = {
+  now: () => Date.now(),
+  sleep: (ms, signal) =>
+    new Promise<void>((resolve) => {
+      if (signal.aborted) return resolve();
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, ms));
+      signal.addEventListener('abort', done, { once: true });
+    }),
+};
+
+export type WakeReason = 'start' | 'timer' | 'poll' | 'webhook' | 'live';
+
+/** Collects wake-up reasons from webhooks and live watches, and lets the loop sleep until one comes or time is up. */
+export class Wakeup {
+  private reasons = new Set<WakeReason>();
+  private waiter: (() => void) | undefined;
+
+  wake(reason: WakeReason): void {
+    this.reasons.add(reason);
+    this.waiter?.();
+  }
+
+  /** Sleeps up to `ms` unless woken; returns (and clears) the reasons, `timer` when time ran out. */
+  async wait(ms: number, clock: LoopClock, signal: AbortSignal): Promise<Set<WakeReason>> {
+    if (this.reasons.size === 0 && ms > 0 && !signal.aborted) {
+      const timer = new AbortController();
+      const stop = () => timer.abort();
+      signal.addEventListener('abort', stop, { once: true });
+      await Promise.race([
+        clock.sleep(ms, timer.signal).then(() => {
+          if (!timer.signal.aborted) this.reasons.add('timer');
+        }),
+        new Promise<void>((resolve) => (this.waiter = resolve)),
+      ]);
+      this.waiter = undefined;
+      timer.abort();
+      signal.removeEventListener('abort', stop);
+    }
+    if (this.reasons.size === 0) this.reasons.add('timer');
+    const out = this.reasons;
+    this.reasons = new Set();
+    return out;
+  }
+}
+
+/** What one refresh found: the decision's inputs, plus names for the log. */
+export interface Snapshot {
+  revision: string;
+  /** The resolved commit, when the source is Git (for the log). */
+  commit?: string;
+  origin: string;
+  policy: LoopPolicy;
+  desiredCount: number;
+  outOfSync: string[];
+  extras: string[];
+  /** How each key is named in the log. */
+  names: Map<string, { object: string; namespace?: string }>;
+  warnings: string[];
+}
+
+/** What happened to one object when a decision was carried out. */
+export interface ActResult {
+  key: string;
+  action: 'apply' | 'prune';
+  /** `applied`, `deleted`, `failed`, `skipped`, `unchanged`, ... */
+  result: string;
+  ok: boolean;
+  message?: string;
+}
+
+export interface LoopPorts {
+  clock: LoopClock;
+  random(): number;
+  /** Reads the Application, the source (re-resolved when `pollSource`, else the last commit) and the cluster. */
+  refresh(opts: { pollSource: boolean }, signal: AbortSignal): Promise<Snapshot>;
+  /** Applies and prunes what the decision says; runs to the end even when a stop is asked (a step is finished). */
+  act(decision: Decision, snapshot: Snapshot): Promise<ActResult[]>;
+  emit(event: Omit<LoopEvent, 'time'>): void;
+}
+
+export interface LoopOptions {
+  intervalMs: number;
+  signal: AbortSignal;
+  wakeup: Wakeup;
+  /** How long to let a burst of live changes settle before a step (default 200 ms). */
+  settleMs?: number;
+}
+
+export interface LoopSummary {
+  steps: number;
+  applied: number;
+  pruned: number;
+  failed: number;
+}
+
+function describe(e: unknown): string {
+  const parts: string[] = [];
+  let cur: unknown = e;
+  for (let i = 0; cur !== undefined && cur !== null && i < 4; i++) {
+    parts.push(cur instanceof Error ? cur.message : String(cur));
+    cur = cur instanceof Error ? cur.cause : undefined;
+  }
+  return parts.join(': ');
+}
+
+/**
+ * Runs until `signal` aborts: each step refreshes, decides (see decide.ts), acts, and logs one event per action.
+ * The source is polled every interval (plus jitter), at once on a webhook push; live changes re-compare at the
+ * same commit. Source and cluster failures are logged and retried with back-off; nothing acts on a failed refresh.
+ */
+export async function runLoop(ports: LoopPorts, opts: LoopOptions): Promise<LoopSummary> {
+  const { signal, wakeup } = opts;
+  const clock = ports.clock;
+  const summary: LoopSummary = { steps: 0, applied: 0, pruned: 0, failed: 0 };
+  let memory: LoopMemory = emptyMemory();
+  let nextPollAt = clock.now();
+  let retryAt: number | undefined;
+  let errorAttempts = 0;
+  let lastError: string | undefined;
+  let lastCommit: string | undefined;
+  let wasOutOfSync = false;
+  let lastWaiting = '';
+  let lastRefused: string | undefined;
+  let reasons = new Set<WakeReason>(['start']);
+  let pollPending = false;
+
+  while (!signal.aborted) {
+    if (reasons.size === 1 && reasons.has('live')) {
+      await clock.sleep(opts.settleMs ?? 200, signal);
+      if (signal.aborted) break;
+    }
+    const now = clock.now();
+    const pollSource: boolean = pollPending || reasons.has('start') || reasons.has('webhook') || reasons.has('poll') || now >= nextPollAt;
+    if (pollSource) nextPollAt = now + pollDelay(opts.intervalMs, ports.random());
+    summary.steps++;
+
+    let snap: Snapshot | undefined;
+    try {
+      snap = await ports.refresh({ pollSource }, signal);
+      pollPending = false;
+    } catch (e) {
+      if (signal.aborted) break;
+      pollPending = pollSource;
+      const message = describe(e);
+      const delay = reconnectDelay(errorAttempts, ports.random());
+      errorAttempts++;
+      retryAt = clock.now() + delay;
+      if (message !== lastError) ports.emit({ action: 'error', result: 'retrying', message, detail: { retryInMs: delay } });
+      lastError = message;
+    }
+
+    if (snap !== undefined) {
+      if (lastError !== undefined) ports.emit({ action: 'error', result: 'recovered', message: `refresh works again after ${errorAttempts} failed attempt(s)` });
+      lastError = undefined;
+      errorAttempts = 0;
+      retryAt = undefined;
+      const commit = snap.commit ?? snap.revision;
+      if (commit !== lastCommit) ports.emit({ action: 'revision', revision: commit, message: snap.origin });
+      lastCommit = commit;
+      for (const w of snap.warnings) ports.emit({ action: 'warning', message: w });
+
+      const obs = { now: clock.now(), revision: snap.revision, desiredCount: snap.desiredCount, outOfSync: snap.outOfSync, extras: snap.extras };
+      const d = decide(obs, memory, snap.policy);
+      const name = (key: string) => snap.names.get(key) ?? { object: key };
+
+      if (d.report.length > 0 && reportFingerprint(d) !== memory.reported) {
+        const why = snap.policy.selfHeal ? 'prune is off' : 'selfHeal is off';
+        for (const key of d.report) {
+          const extra = snap.extras.includes(key);
+          ports.emit({ action: 'drift', ...name(key), result: extra ? 'extra' : 'out-of-sync', message: `left alone: ${extra && snap.policy.selfHeal ? 'prune is off' : why}` });
+        }
+      }
+      if (d.pruneRefused !== undefined && d.pruneRefused !== lastRefused) ports.emit({ action: 'refused', result: 'no-prune', message: d.pruneRefused });
+      lastRefused = d.pruneRefused;
+      const waiting = d.waiting.map((w) => `${w.key}@${w.until}`).join(',');
+      if (waiting !== lastWaiting) {
+        for (const w of d.waiting) {
+          const target = w.key === REVISION_KEY ? { object: `revision ${snap.revision.slice(0, 12)}` } : name(w.key);
+          ports.emit({ action: 'backoff', ...target, result: 'waiting', detail: { retryInMs: Math.max(0, w.until - obs.now) }, message: 'the same drift keeps coming back' });
+        }
+      }
+      lastWaiting = waiting;
+
+      let outcome: { finishedAt: number; failed: string[] } | undefined;
+      if (d.reason !== 'none') {
+        const results = d.apply.length + d.prune.length > 0 ? await ports.act(d, snap) : [];
+        const action: LoopAction = d.reason === 'self-heal' ? 'heal' : 'sync';
+        for (const r of results) {
+          ports.emit({ action: r.action === 'prune' ? 'prune' : action, ...name(r.key), result: r.result, revision: commit, ...(r.message ? { message: r.message } : {}) });
+          if (!r.ok) summary.failed++;
+          else if (r.action === 'prune') summary.pruned++;
+          else summary.applied++;
+        }
+        outcome = { finishedAt: clock.now(), failed: results.filter((r) => !r.ok).map((r) => r.key) };
+      }
+      memory = remember(memory, obs, d, outcome);
+      const outOfSync = snap.outOfSync.length > 0 || snap.extras.length > 0;
+      if (!outOfSync && wasOutOfSync) ports.emit({ action: 'in-sync', revision: commit });
+      wasOutOfSync = outOfSync;
+      const nextWake = d.nextWakeAt;
+      if (nextWake !== undefined) retryAt = nextWake;
+      else if (d.reason !== 'none') retryAt = clock.now(); // look again at once: confirm the result
+    }
+    if (signal.aborted) break;
+    const wakeAt = Math.min(nextPollAt, retryAt ?? Number.POSITIVE_INFINITY);
+    retryAt = undefined;
+    reasons = await wakeup.wait(Math.max(0, wakeAt - clock.now()), clock, signal);
+  }
+  return summary;
+}

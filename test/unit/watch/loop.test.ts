@@ -1,0 +1,232 @@
+import type { Decision } from '../../../src/watch/decide.js';
+import type { LoopEvent } from '../../../src/watch/events.js';
+import { runLoop, Wakeup, type ActResult, type LoopClock, type LoopPorts, type Snapshot } from '../../../src/watch/loop.js';
+
+/** A clock that only moves when the test says so; sleeping timers fire in order. */
+class FakeClock implements LoopClock {
+  t = 0;
+  private timers: { at: number; resolve: () => void }[] = [];
+  now(): number {
+    return this.t;
+  }
+  sleep(ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      if (signal.aborted) return resolve();
+      const timer = { at: this.t + Math.max(0, ms), resolve };
+      this.timers.push(timer);
+      signal.addEventListener('abort', () => {
+        this.timers = this.timers.filter((x) => x !== timer);
+        resolve();
+      });
+    });
+  }
+  async advance(ms: number): Promise<void> {
+    const target = this.t + ms;
+    for (;;) {
+      await flush();
+      const due = this.timers.filter((x) => x.at <= target).sort((a, b) => a.at - b.at)[0];
+      if (!due) break;
+      this.timers = this.timers.filter((x) => x !== due);
+      this.t = Math.max(this.t, due.at);
+      due.resolve();
+    }
+    this.t = target;
+    await flush();
+  }
+}
+
+async function flush(): Promise<void> {
+  for (let i = 0; i < 20; i++) await new Promise<void>((r) => setImmediate(r));
+}
+
+/** A pretend source and cluster: the test edits them, the loop reconciles them. */
+class World {
+  revision = 'c1';
+  desired = new Set(['cm/a', 'deploy/web']);
+  live = new Map<string, string>(); // key -> revision it was applied from, or 'drifted'
+  extrasLive = new Set<string>();
+  policy = { selfHeal: true, prune: true };
+  failRefresh = 0;
+  refreshes: boolean[] = [];
+  acted: Decision[] = [];
+  actDelay = 0;
+
+  snapshot(): Snapshot {
+    const outOfSync = [...this.desired].filter((k) => this.live.get(k) !== this.revision);
+    return {
+      revision: this.revision,
+      origin: 'repo@' + this.revision,
+      policy: this.policy,
+      desiredCount: this.desired.size,
+      outOfSync,
+      extras: [...this.extrasLive],
+      names: new Map([...this.desired, ...this.extrasLive].map((k) => [k, { object: k.toUpperCase() }])),
+      warnings: [],
+    };
+  }
+}
+
+function harness(world: World, intervalMs = 10_000) {
+  const clock = new FakeClock();
+  const events: LoopEvent[] = [];
+  const ctl = new AbortController();
+  const wakeup = new Wakeup();
+  const ports: LoopPorts = {
+    clock,
+    random: () => 0,
+    refresh: async ({ pollSource }) => {
+      world.refreshes.push(pollSource);
+      if (world.failRefresh > 0) {
+        world.failRefresh--;
+        throw new Error('connect ECONNREFUSED', { cause: new Error('apiserver down') });
+      }
+      return world.snapshot();
+    },
+    act: async (d, snap) => {
+      world.acted.push(d);
+      if (world.actDelay > 0) await clock.sleep(world.actDelay, new AbortController().signal);
+      const out: ActResult[] = [];
+      for (const k of d.apply) {
+        world.live.set(k, snap.revision);
+        out.push({ key: k, action: 'apply', result: 'applied', ok: true });
+      }
+      for (const k of d.prune) {
+        world.extrasLive.delete(k);
+        out.push({ key: k, action: 'prune', result: 'deleted', ok: true });
+      }
+      return out;
+    },
+    emit: (e) => events.push({ ...e, time: new Date(clock.now()) }),
+  };
+  const done = runLoop(ports, { intervalMs, signal: ctl.signal, wakeup, settleMs: 100 });
+  const lines = () => events.map((e) => [e.action, e.object, e.result].filter((x) => x !== undefined).join(' '));
+  return { clock, events, ctl, wakeup, done, lines };
+}
+
+describe('runLoop', () => {
+  it('syncs at start, then applies a new commit at the next poll, and stops when aborted', async () => {
+    const w = new World();
+    const h = harness(w);
+    await h.clock.advance(0);
+    expect(h.lines()).toEqual(['revision', 'sync CM/A applied', 'sync DEPLOY/WEB applied', 'in-sync']);
+    w.revision = 'c2';
+    await h.clock.advance(9_999);
+    expect(w.live.get('cm/a')).toBe('c1');
+    await h.clock.advance(1);
+    expect(w.live.get('cm/a')).toBe('c2');
+    expect(h.lines().slice(4)).toEqual(['revision', 'sync CM/A applied', 'sync DEPLOY/WEB applied', 'in-sync']);
+    h.ctl.abort();
+    const summary = await h.done;
+    expect(summary).toMatchObject({ applied: 4, pruned: 0, failed: 0 });
+  });
+
+  it('heals live drift soon after a live change, then backs off when the same drift keeps coming back', async () => {
+    const w = new World();
+    const h = harness(w);
+    await h.clock.advance(0);
+    const start = h.events.length;
+    w.live.set('deploy/web', 'drifted');
+    h.wakeup.wake('live');
+    await h.clock.advance(100);
+    expect(w.live.get('deploy/web')).toBe('c1');
+    expect(h.lines().slice(start)).toEqual(['heal DEPLOY/WEB applied', 'in-sync']);
+    // it comes back at once: the next heal waits 2 s after the last one
+    w.live.set('deploy/web', 'drifted');
+    h.wakeup.wake('live');
+    await h.clock.advance(100);
+    expect(w.live.get('deploy/web')).toBe('drifted');
+    expect(h.lines().at(-1)).toBe('backoff DEPLOY/WEB waiting');
+    await h.clock.advance(1_900);
+    expect(w.live.get('deploy/web')).toBe('c1');
+    expect(w.refreshes.filter((p) => p).length).toBe(1); // live changes never re-polled the source
+    h.ctl.abort();
+    await h.done;
+  });
+
+  it('without selfHeal, reports drift once and leaves it alone', async () => {
+    const w = new World();
+    w.policy = { selfHeal: false, prune: false };
+    const h = harness(w);
+    await h.clock.advance(0);
+    const start = h.events.length;
+    w.live.set('cm/a', 'drifted');
+    w.extrasLive.add('cm/old');
+    h.wakeup.wake('live');
+    await h.clock.advance(200);
+    h.wakeup.wake('live');
+    await h.clock.advance(200);
+    await h.clock.advance(10_000); // a poll: same commit
+    expect(w.live.get('cm/a')).toBe('drifted');
+    expect(w.extrasLive.has('cm/old')).toBe(true);
+    expect(h.lines().slice(start)).toEqual(['drift CM/A out-of-sync', 'drift CM/OLD extra']);
+    expect(h.events.find((e) => e.action === 'drift')?.message).toMatch(/selfHeal is off/);
+    h.ctl.abort();
+    await h.done;
+  });
+
+  it('prunes an object removed from the source with the new commit, but never on an empty render', async () => {
+    const w = new World();
+    const h = harness(w);
+    await h.clock.advance(0);
+    w.revision = 'c2';
+    w.desired.delete('cm/a');
+    w.extrasLive.add('cm/a');
+    h.wakeup.wake('webhook');
+    await h.clock.advance(0);
+    expect(w.extrasLive.has('cm/a')).toBe(false);
+    expect(h.lines()).toContain('prune CM/A deleted');
+    w.revision = 'c3';
+    w.desired.clear();
+    w.extrasLive.add('deploy/web');
+    h.wakeup.wake('webhook');
+    await h.clock.advance(0);
+    expect(w.extrasLive.has('deploy/web')).toBe(true);
+    expect(h.lines()).toContain('refused no-prune');
+    h.ctl.abort();
+    await h.done;
+  });
+
+  it('a webhook push polls the source at once instead of waiting for the interval', async () => {
+    const w = new World();
+    const h = harness(w, 60_000);
+    await h.clock.advance(0);
+    w.revision = 'c2';
+    h.wakeup.wake('webhook');
+    await h.clock.advance(0);
+    expect(w.live.get('cm/a')).toBe('c2');
+    // start (poll), confirm (no poll), webhook (poll), confirm (no poll)
+    expect(w.refreshes).toEqual([true, false, true, false]);
+    h.ctl.abort();
+    await h.done;
+  });
+
+  it('logs a failing refresh once, retries with back-off, acts on nothing meanwhile, and says when it recovers', async () => {
+    const w = new World();
+    w.failRefresh = 3;
+    const h = harness(w);
+    await h.clock.advance(0);
+    expect(h.lines()).toEqual(['error retrying']);
+    expect(h.events[0]?.message).toBe('connect ECONNREFUSED: apiserver down');
+    await h.clock.advance(400); // 400 ms (jitter 0), then 800 ms, then 1600 ms
+    await h.clock.advance(800);
+    expect(w.acted).toEqual([]);
+    await h.clock.advance(1_600);
+    expect(h.lines()).toEqual(['error retrying', 'error recovered', 'revision', 'sync CM/A applied', 'sync DEPLOY/WEB applied', 'in-sync']);
+    expect(w.refreshes).toEqual([true, true, true, true, false]); // the failed poll is polled again; then a confirming look
+    h.ctl.abort();
+    await h.done;
+  });
+
+  it('finishes the step in progress when stopped during it', async () => {
+    const w = new World();
+    w.actDelay = 5_000;
+    const h = harness(w);
+    await h.clock.advance(0);
+    h.ctl.abort();
+    await h.clock.advance(5_000);
+    const summary = await h.done;
+    expect(summary.applied).toBe(2);
+    expect(w.live.get('deploy/web')).toBe('c1');
+    expect(w.refreshes.length).toBe(1);
+  });
+});
