@@ -1,0 +1,159 @@
+// `status`: loads the app's state through the gateway, compares, lists the live children and builds the report; `--wait` polls it.
+import { diffObject } from '../diff/index.js';
+import { buildStatusReport, type ResourceInput, type StatusReport } from '../health/report.js';
+import { hasHealthCheck } from '../health/resource.js';
+import type { KubeGateway, ResourceType } from '../kube/gateway.js';
+import { keyString, type KubeObject } from '../model/object.js';
+import { loadAppState, type AppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
+
+/** Which kinds a live root's children can be, by the root's `group/Kind` (Deployment → ReplicaSet → Pod…). */
+const CHILD_KINDS: Record<string, readonly string[]> = {
+  'apps/Deployment': ['apps/ReplicaSet', '/Pod'],
+  'apps/ReplicaSet': ['/Pod'],
+  'apps/StatefulSet': ['/Pod'],
+  'apps/DaemonSet': ['/Pod'],
+  'batch/Job': ['/Pod'],
+  'batch/CronJob': ['batch/Job', '/Pod'],
+};
+
+const CHILD_API_VERSIONS: Record<string, readonly [string, string]> = {
+  'apps/ReplicaSet': ['apps/v1', 'ReplicaSet'],
+  '/Pod': ['v1', 'Pod'],
+  'batch/Job': ['batch/v1', 'Job'],
+};
+
+export interface StatusResult {
+  report: StatusReport;
+  /** Warnings from loading (unsupported options, kinds we could not list…). */
+  warnings: string[];
+  /** API requests this report took. */
+  requests: number;
+}
+
+/**
+ * Lists, in full, the kinds that can be children of the given live roots, in the roots' namespaces
+ * (one LIST per kind and namespace); ownerReferences decide later which object belongs to which root.
+ */
+export async function listChildren(gw: KubeGateway, roots: readonly KubeObject[], warnings: string[]): Promise<KubeObject[]> {
+  const wanted = new Map<string, Set<string>>();
+  for (const r of roots) {
+    const group = r.apiVersion.includes('/') ? r.apiVersion.slice(0, r.apiVersion.indexOf('/')) : '';
+    for (const child of CHILD_KINDS[`${group}/${r.kind}`] ?? []) {
+      const set = wanted.get(child) ?? new Set<string>();
+      set.add(r.metadata.namespace ?? '');
+      wanted.set(child, set);
+    }
+  }
+  const jobs: { type: ResourceType; namespace: string }[] = [];
+  for (const [child, namespaces] of wanted) {
+    const [apiVersion, kind] = CHILD_API_VERSIONS[child] as readonly [string, string];
+    const type = await gw.resolve(apiVersion, kind);
+    if (!type) continue;
+    for (const namespace of namespaces) if (namespace !== '') jobs.push({ type, namespace });
+  }
+  const lists = await Promise.all(
+    jobs.map(async ({ type, namespace }) => {
+      try {
+        return (await gw.list(type, { namespace })).items;
+      } catch (err) {
+        warnings.push(`cannot list ${type.resource} in namespace ${namespace}, so the tree under it is incomplete: ${(err as Error).message}`);
+        return [];
+      }
+    }),
+  );
+  return lists.flat();
+}
+
+/** The full live object of a prune candidate whose kind has health (candidates are listed metadata-only). */
+async function fullExtra(gw: KubeGateway, type: ResourceType, obj: KubeObject): Promise<KubeObject> {
+  const group = type.group;
+  if (!hasHealthCheck(group, type.kind)) return obj;
+  const full = await gw.get(type, obj.metadata.namespace ?? '', obj.metadata.name ?? '');
+  return full ?? obj;
+}
+
+/** Compares every desired object (a failed comparison makes that resource Unknown, not the whole report). */
+async function compare(state: AppState, fieldManager: string): Promise<ResourceInput[]> {
+  const out: ResourceInput[] = [];
+  for (const d of state.desired) {
+    const live = state.live.get(keyString(d.key));
+    try {
+      const diff = await diffObject({ desired: d.object, live, rules: state.app.ignoreDifferences, fieldManager });
+      const driftedFields = diff.fields.filter((f) => f.verdict !== 'ignored').length;
+      out.push({
+        key: d.key,
+        comparison: diff.status,
+        ...(live ? { live } : {}),
+        ...(diff.status === 'drifted' ? { driftedFields } : {}),
+      });
+    } catch (err) {
+      out.push({ key: d.key, comparison: 'unknown', ...(live ? { live } : {}), error: (err as Error).message });
+    }
+  }
+  return out;
+}
+
+/** Loads the app and produces one status report. */
+export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise<StatusResult> {
+  const gw = deps.gateway;
+  const start = gw.stats().requests;
+  const state = await loadAppState(args, deps, { extras: true });
+  const warnings = [...state.warnings];
+  const resources = await compare(state, deps.opts.fieldManager);
+  for (const c of state.prune?.candidates ?? []) {
+    const live = await fullExtra(gw, c.type, c.object);
+    resources.push({ key: c.key, comparison: 'extra', live });
+  }
+  const roots = resources.flatMap((r) => (r.live ? [r.live] : []));
+  const children = await listChildren(gw, roots, warnings);
+  const report = buildStatusReport({ app: state.app, ...(state.revision ? { revision: state.revision } : {}), resources, children });
+  return { report, warnings, requests: gw.stats().requests - start };
+}
+
+/** Time as the wait loop sees it (injected so tests need not sleep). */
+export interface Clock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+export const realClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
+export interface WaitOptions {
+  timeoutMs: number;
+  intervalMs: number;
+  clock: Clock;
+  /** Called after each report that is not yet converged (for progress lines). */
+  onPoll?: (r: StatusResult) => void;
+}
+
+export interface WaitResult extends StatusResult {
+  converged: boolean;
+  waitedMs: number;
+  polls: number;
+}
+
+export function isConverged(r: StatusReport): boolean {
+  return r.sync.status === 'Synced' && r.health.status === 'Healthy';
+}
+
+/**
+ * Polls `produce` until the app is Synced and Healthy or the timeout passes; returns the last
+ * report either way. The first report is taken at once; a timeout of 0 means a single report.
+ */
+export async function waitForConverged(produce: () => Promise<StatusResult>, opts: WaitOptions): Promise<WaitResult> {
+  const start = opts.clock.now();
+  let polls = 0;
+  for (;;) {
+    const result = await produce();
+    polls++;
+    const waitedMs = opts.clock.now() - start;
+    if (isConverged(result.report)) return { ...result, converged: true, waitedMs, polls };
+    const left = opts.timeoutMs - waitedMs;
+    if (left <= 0) return { ...result, converged: false, waitedMs, polls };
+    opts.onPoll?.(result);
+    await opts.clock.sleep(Math.min(opts.intervalMs, left));
+  }
+}

@@ -1,0 +1,137 @@
+// The status workflow against the fake gateway (sync per resource, extras, live children, cause) and the --wait loop.
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FakeGateway } from '../../../src/kube/fake-gateway.js';
+import { memoryIo } from '../../../src/cli/io.js';
+import type { GlobalOptions } from '../../../src/cli/options.js';
+import type { KubeObject } from '../../../src/model/object.js';
+import { runStatus, waitForConverged, type Clock, type StatusResult } from '../../../src/workflows/status.js';
+import { buildStatusReport } from '../../../src/health/report.js';
+import { app, loadTree } from './status-fixtures.js';
+
+const opts: GlobalOptions = { requestTimeout: '0', output: 'kv', color: 'never', verbose: false, fieldManager: 'argocd-controller', appNamespace: 'argocd' };
+
+function workspace(desired: string): { appFile: string; dir: string } {
+  const root = mkdtempSync(join(tmpdir(), 'status-'));
+  const dir = join(root, 'desired');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'all.yaml'), desired);
+  const appFile = join(root, 'app.yaml');
+  writeFileSync(
+    appFile,
+    `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: shop, namespace: argocd}
+spec:
+  source: {repoURL: ${root}, path: desired}
+  destination: {namespace: shop}
+  syncPolicy:
+    automated: {prune: true, allowEmpty: true}
+`,
+  );
+  return { appFile, dir };
+}
+
+const DESIRED = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: broken}
+spec: {replicas: 1}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings}
+data: {mode: fast}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: flags}
+data: {beta: "false"}
+`;
+
+const mark = (kind: string, name: string) => ({ 'argocd.argoproj.io/tracking-id': `shop:/${kind}:shop/${name}` });
+const cm = (name: string, data: Record<string, string>, annotations?: Record<string, string>): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'shop', ...(annotations ? { annotations } : {}) },
+  data,
+});
+
+test('reports each axis per resource, lists the extra, walks the live tree to the scheduler message', async () => {
+  const { appFile, dir } = workspace(DESIRED);
+  const [deploy, rs, pod, strayPod] = loadTree('unschedulable.yaml');
+  const gw = new FakeGateway({
+    objects: [
+      deploy!,
+      rs!,
+      pod!,
+      strayPod!,
+      cm('settings', { mode: 'fast' }, mark('ConfigMap', 'settings')),
+      cm('flags', { beta: 'true' }, mark('ConfigMap', 'flags')),
+      cm('old-config', { a: 'b' }, mark('ConfigMap', 'old-config')),
+      cm('unrelated', { a: 'b' }),
+    ],
+  });
+  const result = await runStatus({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: gw });
+  const r = result.report;
+  const rows = r.resources.map((x) => `${x.kind}/${x.name} ${x.status}${x.syncReason ? `(${x.syncReason})` : ''} ${x.health?.status ?? '-'}`);
+  expect(rows).toEqual([
+    'ConfigMap/flags OutOfSync(drifted) -',
+    'ConfigMap/old-config OutOfSync(requires-pruning) -',
+    'ConfigMap/settings Synced -',
+    'Deployment/broken Synced Progressing',
+  ]);
+  expect(r.sync).toEqual({ status: 'OutOfSync', outOfSync: 2, requiresPruning: 1 });
+  expect(r.health.status).toBe('Progressing');
+  expect(r.health.cause).toMatchObject({ source: 'PodUnschedulable', object: { kind: 'Pod', name: 'broken-6f9c-abcde' } });
+  expect(r.syncPolicy).toMatchObject({ prune: true, allowEmpty: true });
+  const tree = r.trees.find((t) => t.kind === 'Deployment');
+  expect(tree?.children.map((c) => `${c.kind}/${c.name} > ${c.children.map((p) => `${p.kind}/${p.name}`).join(',')}`)).toEqual(['ReplicaSet/broken-6f9c > Pod/broken-6f9c-abcde']);
+  // Children are listed once per kind and namespace, in full (status is needed), not per object.
+  const childLists = gw.calls.filter((c) => c === 'LIST ReplicaSet shop' || c === 'LIST Pod shop');
+  expect(childLists.sort()).toEqual(['LIST Pod shop', 'LIST ReplicaSet shop']);
+  expect(result.requests).toBeGreaterThan(0);
+});
+
+test('a missing Deployment is OutOfSync and, with nothing live, the app is Missing', async () => {
+  const { appFile, dir } = workspace('apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 1}\n');
+  const r = (await runStatus({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: new FakeGateway() })).report;
+  expect(r.sync.status).toBe('OutOfSync');
+  expect(r.resources[0]).toMatchObject({ kind: 'Deployment', syncReason: 'missing', health: { status: 'Missing' } });
+  expect(r.health.status).toBe('Missing');
+});
+
+describe('waitForConverged', () => {
+  function fakeClock(): Clock & { slept: number[] } {
+    let t = 0;
+    const slept: number[] = [];
+    return { slept, now: () => t, sleep: async (ms) => void (slept.push(ms), (t += ms)) };
+  }
+  const [deploy, ...children] = loadTree('unschedulable.yaml');
+  const progressing: StatusResult = {
+    report: buildStatusReport({ app: app(), resources: [{ key: { group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'broken' }, comparison: 'in-sync', live: deploy! }], children }),
+    warnings: [],
+    requests: 1,
+  };
+  const healthy: StatusResult = { report: buildStatusReport({ app: app(), resources: [], children: [] }), warnings: [], requests: 1 };
+
+  it('polls until Synced and Healthy', async () => {
+    const clock = fakeClock();
+    const seq = [progressing, progressing, healthy];
+    const seen: string[] = [];
+    const got = await waitForConverged(async () => seq.shift() ?? healthy, { timeoutMs: 60_000, intervalMs: 2000, clock, onPoll: (r) => seen.push(r.report.health.status) });
+    expect(got.converged).toBe(true);
+    expect(got.polls).toBe(3);
+    expect(clock.slept).toEqual([2000, 2000]);
+    expect(seen).toEqual(['Progressing', 'Progressing']);
+  });
+
+  it('gives up at the timeout with the last report (and its reason)', async () => {
+    const clock = fakeClock();
+    const got = await waitForConverged(async () => progressing, { timeoutMs: 5000, intervalMs: 2000, clock });
+    expect(got.converged).toBe(false);
+    expect(got.waitedMs).toBe(5000);
+    expect(clock.slept).toEqual([2000, 2000, 1000]);
+    expect(got.report.health.cause?.source).toBe('PodUnschedulable');
+  });
+});
