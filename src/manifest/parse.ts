@@ -39,27 +39,13 @@ function tryJson(text: string, file: string): ManifestObject[] | undefined {
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (err) {
-    if (!/\.json$/i.test(file)) return undefined;
-    const pos = /position (\d+)/.exec(String((err as Error).message));
-    const { line, col } = pos ? lineCol(text, Number(pos[1])) : { line: 1, col: 1 };
-    throw new InputError(`${file}:${line}:${col}: invalid JSON: ${(err as Error).message.replace(/\s*\(line.*$/, '')}`, { cause: err });
+  } catch {
+    // Not JSON: the YAML parser (JSON is YAML) reads it or reports the line and column.
+    return undefined;
   }
   const out: ManifestObject[] = [];
   addDocument(value, { file, doc: 0, line: 1 }, out, () => 1);
   return out;
-}
-
-function lineCol(text: string, offset: number): { line: number; col: number } {
-  let line = 1;
-  let last = -1;
-  for (let i = 0; i < offset && i < text.length; i++) {
-    if (text.charCodeAt(i) === 10) {
-      line++;
-      last = i;
-    }
-  }
-  return { line, col: offset - last };
 }
 
 function parseYaml(text: string, file: string): ManifestObject[] {
@@ -72,7 +58,7 @@ function parseYaml(text: string, file: string): ManifestObject[] {
     if (err) {
       const pos = err.linePos?.[0];
       const where = pos ? `${file}:${pos.line}:${pos.col}` : `${file} (document ${i + 1})`;
-      throw new InputError(`${where}: invalid YAML: ${firstLine(err.message)}`, { cause: err });
+      throw new InputError(`${where}: invalid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${firstLine(err.message)}`, { cause: err });
     }
     if (doc.contents === null) return; // an empty document
     const start = doc.contents.range?.[0] ?? 0;

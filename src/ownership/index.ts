@@ -181,11 +181,12 @@ export function predictConflicts(desired: KubeObject, live: KubeObject, fieldMan
   const out: Conflict[] = [];
   const { metadata: dm, ...drest } = desired;
   const { metadata: lm, ...lrest } = live;
+  const root = live as unknown as JsonObject;
   const diffs = [
-    ...differences(stripForConflicts(dm as unknown as JsonObject), lm as unknown as JsonObject, ['metadata']),
-    ...differences(drest as JsonObject, lrest as JsonObject),
+    ...ssaDifferences(stripForConflicts(dm as unknown as JsonObject), lm as unknown as JsonObject, ['metadata'], root, entries),
+    ...ssaDifferences(drest as JsonObject, lrest as JsonObject, [], root, entries),
   ];
-  for (const d of refineKeyedLists(diffs, live as unknown as JsonObject, entries)) {
+  for (const d of diffs) {
     if (d.segments[0] === 'status') continue;
     const path = fieldPathOf(live as unknown as JsonObject, d.segments, entries);
     const managers = conflictingManagers(entries, path, fieldManager);
@@ -194,35 +195,25 @@ export function predictConflicts(desired: KubeObject, live: KubeObject, fieldMan
   return out;
 }
 
-/** Lists whose lengths differ are compared element by element by key when their elements have keys (SSA merges keyed lists). */
-function refineKeyedLists(diffs: Difference[], live: JsonObject, entries: readonly ManagedEntry[]): Difference[] {
-  const out: Difference[] = [];
-  for (const d of diffs) {
-    if (!Array.isArray(d.desired) || !Array.isArray(d.live)) {
-      out.push(d);
-      continue;
-    }
-    const liveList = d.live;
-    const livePaths = liveList.map((_, i) => fieldPathOf(live, [...d.segments, i], entries));
-    const liveKeys = livePaths.map((p) => p[p.length - 1]!);
-    const parentField = d.segments[d.segments.length - 1];
-    const nested: Difference[] = [];
-    let keyed = true;
-    for (const el of d.desired) {
-      const pf = typeof parentField === 'string' ? parentField : '';
-      const known = fieldPathOf({ [pf]: [el] } as JsonObject, [pf, 0], []);
-      const k = known[known.length - 1]!;
-      if (!('key' in k)) {
-        keyed = false;
-        break;
-      }
-      const at = liveKeys.findIndex((lk) => 'key' in lk && Object.keys(k.key).every((n) => JSON.stringify(lk.key[n]) === JSON.stringify(k.key[n])));
-      if (at < 0) continue;
-      nested.push(...refineKeyedLists(differences(el, liveList[at], [...d.segments, at]), live, entries));
-    }
-    out.push(...(keyed ? nested : [d]));
+/** Like `differences`, but keyed lists are matched element by element by key, as server-side apply merges them. */
+function ssaDifferences(desired: JsonValue | undefined, live: JsonValue | undefined, at: Segment[], root: JsonObject, entries: readonly ManagedEntry[]): Difference[] {
+  if (isPlainObject(desired) && isPlainObject(live)) {
+    return Object.keys(desired).flatMap((k) => ssaDifferences(desired[k], live[k], [...at, k], root, entries));
   }
-  return out;
+  if (Array.isArray(desired) && Array.isArray(live) && desired.length > 0) {
+    const parent = at[at.length - 1];
+    const pf = typeof parent === 'string' ? parent : '';
+    const liveKeys = live.map((_, i) => fieldPathOf(root, [...at, i], entries).at(-1)!);
+    const out: Difference[] = [];
+    for (const el of desired) {
+      const k = fieldPathOf({ [pf]: [el] } as JsonObject, [pf, 0], []).at(-1)!;
+      if (!('key' in k) || !isPlainObject(el)) return differences(desired, live, at);
+      const idx = liveKeys.findIndex((lk) => 'key' in lk && Object.keys(k.key).every((n) => JSON.stringify(lk.key[n]) === JSON.stringify(k.key[n])));
+      if (idx >= 0) out.push(...ssaDifferences(el, live[idx], [...at, idx], root, entries));
+    }
+    return out;
+  }
+  return differences(desired, live, at);
 }
 
 function stripForConflicts(meta: JsonObject): JsonObject {

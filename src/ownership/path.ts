@@ -48,7 +48,7 @@ export function isPrefix(prefix: FieldPath, p: FieldPath): boolean {
 }
 
 const IDENT = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
-const BARE_VALUE = /^[^\s"[\],=]+$/;
+const BARE_VALUE = /^[^\s"[\],={][^\s"[\],=]*$/;
 
 /** A key or set value as people read it: plain text for strings that cannot be mistaken for JSON, JSON otherwise. */
 function renderScalar(v: JsonValue): string {

@@ -1,0 +1,99 @@
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadManifests, parseManifests } from '../../../src/manifest/index.js';
+import { InputError } from '../../../src/cli/exit-codes.js';
+
+const cm = (name: string, ns = 'shop') => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: ${ns}\n`;
+
+describe('parseManifests', () => {
+  it('reads multi-document YAML, skips empty documents and remembers file, document and line', () => {
+    const text = `---\n# only a comment\n---\n${cm('a')}---\n\n${cm('b')}`;
+    const out = parseManifests(text, 'm.yaml');
+    expect(out.map((o) => [o.object.metadata.name, o.source])).toEqual([
+      ['a', { file: 'm.yaml', doc: 1, line: 4 }],
+      ['b', { file: 'm.yaml', doc: 2, line: 11 }],
+    ]);
+  });
+
+  it('expands kind: List with each item on its own line', () => {
+    const text = `apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: a}\n- apiVersion: v1\n  kind: Secret\n  metadata: {name: b}\n`;
+    const out = parseManifests(text, 'list.yaml');
+    expect(out.map((o) => `${o.object.kind}/${o.object.metadata.name}@${o.source.line}`)).toEqual(['ConfigMap/a@4', 'Secret/b@7']);
+  });
+
+  it('reads JSON (a single object or a List)', () => {
+    const list = JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } }] });
+    expect(parseManifests(list, 'x.json').map((o) => o.object.metadata.name)).toEqual(['a']);
+  });
+
+  it.each([
+    ['a YAML syntax error with line and column', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a\n', /^bad\.yaml:4:1: invalid YAML/],
+    ['a document that is not an object', '- a\n- b\n', /^bad\.yaml:1: document 1 is not an object \(got a list\)/],
+    ['a missing apiVersion', 'kind: ConfigMap\nmetadata: {name: a}\n', /^bad\.yaml:1: document 1 has no apiVersion/],
+    ['a missing kind', '---\napiVersion: v1\nmetadata: {name: a}\n', /^bad\.yaml:2: document 1 has no kind/],
+    ['a missing metadata.name', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {namespace: x}\n', /has no metadata\.name/],
+    ['a duplicate map key', 'apiVersion: v1\nkind: ConfigMap\nkind: Secret\nmetadata: {name: a}\n', /^bad\.yaml:3:1: invalid YAML: Map keys must be unique/],
+    ['invalid JSON with line and column', '{\n  "apiVersion": "v1",\n  "kind": "ConfigMap"\n  "metadata": {}\n}', /^bad\.json:4:3: invalid JSON/],
+  ])('rejects %s naming the place', (_what, text, re) => {
+    const file = re.source.includes('json') ? 'bad.json' : 'bad.yaml';
+    expect(() => parseManifests(text, file)).toThrow(InputError);
+    expect(() => parseManifests(text, file)).toThrow(re);
+  });
+
+  it('refuses a YAML alias bomb (bounded alias expansion)', () => {
+    const bomb = [
+      'a: &a ["x","x","x","x","x","x","x","x","x"]',
+      'b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]',
+      'c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]',
+      'd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]',
+      'e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]',
+      'f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]',
+      'apiVersion: v1',
+      'kind: ConfigMap',
+      'metadata: {name: bomb}',
+    ].join('\n');
+    const started = Date.now();
+    expect(() => parseManifests(bomb, 'bomb.yaml')).toThrow(/bomb\.yaml:1: too many YAML aliases/);
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+});
+
+describe('loadManifests', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'manifests-'));
+  mkdirSync(join(dir, 'b-sub'));
+  mkdirSync(join(dir, '.hidden'));
+  writeFileSync(join(dir, 'z.yaml'), cm('z'));
+  writeFileSync(join(dir, 'a.yml'), cm('a'));
+  writeFileSync(join(dir, 'b-sub', 'm.json'), JSON.stringify({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'm', namespace: 'shop' } }));
+  writeFileSync(join(dir, 'notes.txt'), 'not a manifest');
+  writeFileSync(join(dir, '.hidden', 'h.yaml'), cm('hidden'));
+
+  it('walks a directory recursively in a stable order (.yaml, .yml, .json only)', async () => {
+    const out = await loadManifests(dir);
+    expect(out.map((o) => o.object.metadata.name)).toEqual(['a', 'm', 'z']);
+    expect(out[1]!.source.file).toBe(join(dir, 'b-sub', 'm.json'));
+  });
+
+  it('reads - from standard input', async () => {
+    const out = await loadManifests('-', { readStdin: async () => cm('from-stdin') });
+    expect(out.map((o) => [o.object.metadata.name, o.source.file])).toEqual([['from-stdin', '<stdin>']]);
+  });
+
+  it('names both places when the same object is declared twice', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'dup-'));
+    writeFileSync(join(d, '1.yaml'), cm('x'));
+    writeFileSync(join(d, '2.yaml'), `${cm('y')}---\n${cm('x')}`);
+    await expect(loadManifests(d)).rejects.toThrow(`ConfigMap shop/x is declared twice: at ${join(d, '1.yaml')}:1 and at ${join(d, '2.yaml')}:7`);
+  });
+
+  it('allows the same name in another namespace or kind', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'nodup-'));
+    writeFileSync(join(d, 'm.yaml'), `${cm('x', 'a')}---\n${cm('x', 'b')}`);
+    expect(await loadManifests(d)).toHaveLength(2);
+  });
+
+  it('reports a missing path as an input error', async () => {
+    await expect(loadManifests(join(dir, 'nope'))).rejects.toThrow(/no such file or directory/);
+  });
+});

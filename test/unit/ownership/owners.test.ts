@@ -1,0 +1,105 @@
+import { fieldPathOf, fieldsOwnedBy, humanPath, managedEntries, ownersOf, parsePath, predictConflicts, renderPath } from '../../../src/ownership/index.js';
+import type { KubeObject, ManagedFieldsEntry } from '../../../src/model/object.js';
+
+const entry = (manager: string, operation: string, fieldsV1: ManagedFieldsEntry['fieldsV1'], extra: Partial<ManagedFieldsEntry> = {}): ManagedFieldsEntry => ({
+  manager,
+  operation,
+  apiVersion: 'apps/v1',
+  time: '2026-11-30T04:00:00Z',
+  fieldsType: 'FieldsV1',
+  fieldsV1,
+  ...extra,
+});
+
+const live: KubeObject = {
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: {
+    name: 'orders',
+    namespace: 'shop',
+    labels: { app: 'orders' },
+    managedFields: [
+      entry('argocd-controller', 'Apply', {
+        'f:metadata': { 'f:labels': { 'f:app': {} } },
+        'f:spec': {
+          'f:replicas': {},
+          'f:template': { 'f:spec': { 'f:containers': { 'k:{"name":"orders"}': { '.': {}, 'f:image': {}, 'f:name': {} } } } },
+        },
+      }),
+      entry('kubectl-set', 'Update', { 'f:spec': { 'f:template': { 'f:spec': { 'f:containers': { 'k:{"name":"orders"}': { 'f:image': {} } } } } } }),
+      entry('kube-controller-manager', 'Update', { 'f:status': { 'f:replicas': {} } }, { subresource: 'status' }),
+      entry('kubectl', 'Update', { 'f:spec': { 'f:replicas': {} } }, { subresource: 'scale' }),
+    ],
+  },
+  spec: {
+    replicas: 5,
+    template: { spec: { containers: [{ name: 'sidecar', image: 'envoy' }, { name: 'orders', image: 'orders:1.1' }] } },
+  },
+  status: { replicas: 5 },
+};
+
+describe('ownersOf', () => {
+  it('lists every owner of a shared field, with operation, apiVersion, subresource and time', () => {
+    const owners = ownersOf(live, parsePath('spec.template.spec.containers[name=orders].image'));
+    expect(owners.map((o) => o.manager)).toEqual(['argocd-controller', 'kubectl-set']);
+    expect(owners[0]).toEqual({ manager: 'argocd-controller', operation: 'Apply', apiVersion: 'apps/v1', time: '2026-11-30T04:00:00Z' });
+    expect(ownersOf(live, parsePath('spec.replicas')).map((o) => `${o.manager}/${o.subresource ?? ''}`)).toEqual(['argocd-controller/', 'kubectl/scale']);
+    expect(ownersOf(live, parsePath('status.replicas'))[0]).toMatchObject({ manager: 'kube-controller-manager', subresource: 'status' });
+  });
+
+  it('falls back to the nearest owned ancestor', () => {
+    expect(ownersOf(live, parsePath('spec.template.spec.containers[name=orders].resources.limits')).map((o) => o.manager)).toEqual(['argocd-controller']);
+    expect(ownersOf(live, parsePath('spec.paused'))).toEqual([]);
+  });
+});
+
+describe('fieldsOwnedBy', () => {
+  it('is everything one manager owns', () => {
+    expect(fieldsOwnedBy(live, 'kubectl').paths().map(renderPath)).toEqual(['spec.replicas']);
+    expect(fieldsOwnedBy(live, 'argocd-controller').size).toBe(5);
+    expect(fieldsOwnedBy(live, 'nobody').size).toBe(0);
+  });
+});
+
+describe('fieldPathOf', () => {
+  it('names list elements by the key fields the managedFields use', () => {
+    const entries = managedEntries(live);
+    expect(humanPath(live as never, ['spec', 'template', 'spec', 'containers', 1, 'image'], entries)).toBe('spec.template.spec.containers[name=orders].image');
+  });
+  it('uses known list keys without managedFields, and indices otherwise', () => {
+    const svc = { spec: { ports: [{ port: 80, protocol: 'TCP' }], rules: [{ host: 'a' }], finalizers: ['x'] } };
+    expect(humanPath(svc, ['spec', 'ports', 0])).toBe('spec.ports[port=80,protocol=TCP]');
+    expect(humanPath(svc, ['spec', 'rules', 0, 'host'])).toBe('spec.rules[0].host');
+    expect(renderPath(fieldPathOf(svc, ['spec', 'finalizers', 0]))).toBe('spec.finalizers[0]');
+  });
+});
+
+describe('predictConflicts', () => {
+  const desired: KubeObject = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'orders', namespace: 'shop', labels: { app: 'orders' } },
+    spec: { replicas: 2, template: { spec: { containers: [{ name: 'orders', image: 'orders:1.2' }, { name: 'new-one', image: 'x' }] } } },
+  };
+
+  it('returns declared fields another manager owns with a different value, with every such manager', () => {
+    const conflicts = predictConflicts(desired, live, 'argocd-controller');
+    expect(conflicts.map((c) => [c.human, c.managers.map((m) => m.manager)])).toEqual([
+      ['spec.replicas', ['kubectl']],
+      ['spec.template.spec.containers[name=orders].image', ['kubectl-set']],
+    ]);
+    expect(conflicts[0]).toMatchObject({ desired: 2, live: 5 });
+    // Matched by key (orders is the second live element), as SSA merges keyed lists; new-one is new, not a conflict.
+    expect(conflicts[1]).toMatchObject({ desired: 'orders:1.2', live: 'orders:1.1', segments: ['spec', 'template', 'spec', 'containers', 1, 'image'] });
+  });
+
+  it('finds none for the manager that owns the fields alone, and none when values agree', () => {
+    const same: KubeObject = { ...desired, spec: { replicas: 5, template: { spec: { containers: [{ name: 'orders', image: 'orders:1.1' }] } } } };
+    expect(predictConflicts(same, live, 'argocd-controller')).toEqual([]);
+  });
+
+  it('is empty without managedFields', () => {
+    const { managedFields: _m, ...meta } = live.metadata;
+    expect(predictConflicts(desired, { ...live, metadata: meta }, 'argocd-controller')).toEqual([]);
+  });
+});
