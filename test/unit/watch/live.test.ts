@@ -1,0 +1,59 @@
+import type { KubeGateway, ListResult, ResourceType, WatchEvent, WatchOptions } from '../../../src/kube/gateway.js';
+import { changeFingerprint, LiveWatcher } from '../../../src/watch/live.js';
+import type { KubeObject } from '../../../src/model/object.js';
+
+const deployType: ResourceType = { group: 'apps', version: 'v1', kind: 'Deployment', resource: 'deployments', namespaced: true, verbs: ['list', 'watch'] };
+
+function deploy(name: string, rv: string, generation: number, annotations: Record<string, string> = {}): KubeObject {
+  return { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace: 'shop', uid: `uid-${name}`, resourceVersion: rv, generation, annotations } };
+}
+
+/** Lists once, then plays the given watch events and holds the stream open until stopped. */
+class OneShotGateway {
+  constructor(private readonly events: WatchEvent[]) {}
+  async list(): Promise<ListResult> {
+    return { items: [deploy('orders', '1', 1)], resourceVersion: '1', pages: 1 };
+  }
+  async watch(_t: ResourceType, opts: WatchOptions, onEvent: (e: WatchEvent) => void): Promise<void> {
+    for (const e of this.events.splice(0)) onEvent(e);
+    await new Promise<void>((resolve) => opts.signal?.addEventListener('abort', () => resolve()));
+  }
+}
+
+describe('changeFingerprint', () => {
+  it('ignores status-only updates of objects with a generation, but not spec or annotation changes', () => {
+    expect(changeFingerprint(deploy('a', '1', 1))).toBe(changeFingerprint(deploy('a', '2', 1)));
+    expect(changeFingerprint(deploy('a', '1', 1))).not.toBe(changeFingerprint(deploy('a', '2', 2)));
+    expect(changeFingerprint(deploy('a', '1', 1))).not.toBe(changeFingerprint(deploy('a', '2', 1, { x: 'y' })));
+  });
+  it('uses the resourceVersion for objects without a generation (ConfigMaps)', () => {
+    const cm = (rv: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', resourceVersion: rv } });
+    expect(changeFingerprint(cm('1'))).not.toBe(changeFingerprint(cm('2')));
+  });
+});
+
+describe('LiveWatcher', () => {
+  it('reports changes of the app objects only: desired names or objects marked for the app, not status churn', async () => {
+    const gw = new OneShotGateway([
+      { type: 'MODIFIED', object: deploy('orders', '2', 1) }, // status only
+      { type: 'MODIFIED', object: deploy('orders', '3', 2) }, // kubectl scale / set env
+      { type: 'MODIFIED', object: deploy('someone-else', '4', 5) },
+      { type: 'ADDED', object: deploy('stray', '5', 1, { 'argocd.argoproj.io/tracking-id': 'shop:apps/Deployment:shop/stray' }) },
+      { type: 'ADDED', object: deploy('other-app', '6', 1, { 'argocd.argoproj.io/tracking-id': 'shopping:apps/Deployment:shop/other-app' }) },
+      { type: 'DELETED', object: deploy('orders', '7', 2) },
+    ]);
+    const changes: string[] = [];
+    const w = new LiveWatcher({
+      gateway: gw as unknown as KubeGateway,
+      appInstance: () => 'shop',
+      onChange: (c) => changes.push(`${c.type} ${c.object}`),
+      onConnection: () => undefined,
+      reconnectDelay: () => 10,
+      sleep: async () => undefined,
+    });
+    w.update([{ type: deployType, namespace: 'shop', names: new Set(['orders']) }]);
+    await new Promise((r) => setTimeout(r, 20));
+    await w.stop();
+    expect(changes).toEqual(['MODIFIED Deployment/orders', 'ADDED Deployment/stray', 'DELETED Deployment/orders']);
+  });
+});
