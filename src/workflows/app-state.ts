@@ -180,8 +180,8 @@ export async function listAppCandidates(gw: KubeGateway, namespaces: readonly st
   return out;
 }
 
-/** Loads the Application, its desired objects and their live twins; with `extras`, also the prune plan. */
-export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want: { extras: boolean }): Promise<AppState> {
+/** Loads the Application, its desired objects and their live twins; with `extras` (or when it says so for the app), also the prune plan. */
+export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want: { extras: boolean | ((app: Application) => boolean) }): Promise<AppState> {
   const gw = deps.gateway;
   const startRequests = gw.stats().requests;
   const app = await loadApplication(args, deps);
@@ -213,7 +213,7 @@ export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want:
     warnings,
     requests: 0,
   };
-  if (want.extras) {
+  if (typeof want.extras === 'function' ? want.extras(app) : want.extras) {
     const candidates = await listAppCandidates(gw, namespaces, warnings);
     state.prune = planPrune({ live: candidates, appInstance, desired: desired.map((d) => d.key), appPruneDefault: app.syncOptions.prune });
   }

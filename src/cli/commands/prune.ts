@@ -1,7 +1,9 @@
 // `kubectl gitops prune`: list (or delete, with --confirm) live objects this app owns but no longer declares.
 import type { GitopsCommand } from '../command.js';
 import { appSourceOptions } from '../options.js';
-import { NotImplementedError } from '../exit-codes.js';
+import type { ExitCode } from '../exit-codes.js';
+import type { PropagationPolicy } from '../../kube/gateway.js';
+import { appStateArgs } from '../../workflows/app-state.js';
 
 export const pruneCommand: GitopsCommand = {
   command: 'prune [app]',
@@ -12,7 +14,19 @@ export const pruneCommand: GitopsCommand = {
       .option('propagation-policy', { choices: ['foreground', 'background', 'orphan'] as const, describe: 'Deletion propagation (default: the app\'s PrunePropagationPolicy, else foreground)' })
       .example('kubectl gitops prune shop', 'List prune candidates')
       .example('kubectl gitops prune shop --confirm', 'Delete them, each guarded by uid and resourceVersion'),
-  async run() {
-    throw new NotImplementedError('prune');
+  async run(args, ctx) {
+    const { connectGateway } = await import('../../kube/connect.js');
+    const { pruneApp, pruneExitCode } = await import('../../workflows/prune.js');
+    const { renderPrune } = await import('../../render/prune.js');
+    const gateway = await connectGateway(ctx.opts, ctx.io.env);
+    try {
+      const policy = typeof args.propagationPolicy === 'string' ? (args.propagationPolicy as PropagationPolicy) : undefined;
+      const report = await pruneApp({ ...appStateArgs(args), confirm: args.confirm === true, ...(policy ? { propagationPolicy: policy } : {}) }, { io: ctx.io, opts: ctx.opts, gateway });
+      for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
+      ctx.io.out(renderPrune(report, ctx.opts.output, ctx.paint));
+      return pruneExitCode(report) as ExitCode;
+    } finally {
+      gateway.close();
+    }
   },
 };

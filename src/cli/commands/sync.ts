@@ -1,14 +1,31 @@
 // `kubectl gitops sync`: server-side apply the desired state in Argo CD's order, then prune safely.
 import type { GitopsCommand } from '../command.js';
+import type { CommandContext } from '../context.js';
 import { appSourceOptions } from '../options.js';
-import { NotImplementedError } from '../exit-codes.js';
+import { InputError, type ExitCode } from '../exit-codes.js';
+import { appStateArgs } from '../../workflows/app-state.js';
+
+/** A one-line progress indicator on stderr, only on a TTY; cleared when done. */
+export function progressLine(ctx: CommandContext): { update: (line: string) => void; clear: () => void } | undefined {
+  if (!ctx.io.stderrIsTTY) return undefined;
+  let shown = false;
+  return {
+    update: (line) => {
+      ctx.io.err(`\r\x1b[K${line}`);
+      shown = true;
+    },
+    clear: () => {
+      if (shown) ctx.io.err('\r\x1b[K');
+    },
+  };
+}
 
 export const syncCommand: GitopsCommand = {
   command: 'sync [app]',
   describe: 'Apply the desired state by server-side apply and prune what the app no longer declares',
   builder: (y) =>
     appSourceOptions(y)
-      .option('dry-run', { type: 'boolean', default: false, describe: 'Print the whole plan and change nothing' })
+      .option('dry-run', { type: 'boolean', default: false, describe: 'Print the whole plan (server-side dry-run, predicted conflicts and prunes) and change nothing' })
       .option('prune', { type: 'boolean', default: false, describe: 'Prune even when automated.prune is false' })
       .option('force-conflicts', { type: 'boolean', default: false, describe: 'Take fields other managers own (as selfHeal does)' })
       .option('watch', { type: 'boolean', default: false, describe: 'Keep reconciling until stopped' })
@@ -17,7 +34,25 @@ export const syncCommand: GitopsCommand = {
       .option('webhook-secret', { type: 'string', describe: 'With --watch: HMAC-SHA256 secret for push events (or $KGITOPS_WEBHOOK_SECRET)' })
       .example('kubectl gitops sync shop --dry-run', 'Show the plan without changing anything')
       .example('kubectl gitops sync shop', 'Apply, heal and prune as the Application declares'),
-  async run() {
-    throw new NotImplementedError('sync');
+  async run(args, ctx) {
+    if (args.watch === true) throw new InputError('--watch is not available in this build');
+    const { connectGateway } = await import('../../kube/connect.js');
+    const { syncApp, syncExitCode } = await import('../../workflows/sync.js');
+    const { renderSync } = await import('../../render/sync.js');
+    const gateway = await connectGateway(ctx.opts, ctx.io.env);
+    const progress = progressLine(ctx);
+    try {
+      const report = await syncApp(
+        { ...appStateArgs(args), dryRun: args.dryRun === true, prune: args.prune === true, forceConflicts: args.forceConflicts === true },
+        { io: ctx.io, opts: ctx.opts, gateway, ...(progress ? { progress: progress.update } : {}) },
+      );
+      progress?.clear();
+      for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
+      ctx.io.out(renderSync(report, ctx.opts.output, ctx.paint));
+      return syncExitCode(report) as ExitCode;
+    } finally {
+      progress?.clear();
+      gateway.close();
+    }
   },
 };

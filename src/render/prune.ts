@@ -1,0 +1,57 @@
+// Renders a PruneReport: `PRUNE=`/`PRUNE_SKIPPED=` (list) or `PRUNED=`/`PRUNE_FAILED=` (confirm) lines, a table, JSON or YAML.
+import { stringify } from 'yaml';
+import type { PruneReport } from '../workflows/prune.js';
+import type { OutputFormat, Paint } from './colour.js';
+
+export function renderPruneKv(r: PruneReport): string {
+  const lines: string[] = [];
+  for (const e of r.entries) {
+    const n = `${e.kind}/${e.name}`;
+    switch (e.outcome) {
+      case 'candidate':
+        lines.push(`PRUNE=${n}`);
+        break;
+      case 'skipped':
+        lines.push(`PRUNE_SKIPPED=${n} ${e.message ?? ''}`.trimEnd());
+        break;
+      case 'deleted':
+        lines.push(`PRUNED=${n}`);
+        break;
+      case 'gone':
+        lines.push(`PRUNE_GONE=${n}`);
+        break;
+      default:
+        lines.push(`PRUNE_FAILED=${n} ${e.message ?? e.outcome}`);
+    }
+  }
+  return lines.length > 0 ? lines.join('\n') + '\n' : '';
+}
+
+export function renderPruneTable(r: PruneReport, paint: Paint): string {
+  const out: string[] = [];
+  if (r.entries.length === 0) out.push(`No prune candidates for ${r.app} in ${r.namespaces.join(', ') || 'cluster scope'} (and cluster-scoped kinds).`);
+  else {
+    const rows = r.entries.map((e) => [`${e.kind}/${e.name}`, e.namespace || '-', e.outcome, e.message ?? '']);
+    const head = ['OBJECT', 'NAMESPACE', 'RESULT', 'REASON'];
+    const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+    const fmt = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
+    out.push(fmt(head));
+    for (const row of rows) out.push(row[2] === 'failed' || row[2] === 'changed' ? paint.red(fmt(row)) : fmt(row));
+  }
+  const listed = r.entries.filter((e) => e.outcome === 'candidate').length;
+  if (!r.confirm && listed > 0) out.push(paint.dim(`${listed} to delete: run again with --confirm (propagation ${r.propagationPolicy}; each guarded by uid and resourceVersion)`));
+  return out.join('\n') + '\n';
+}
+
+export function renderPrune(r: PruneReport, format: OutputFormat, paint: Paint): string {
+  switch (format) {
+    case 'json':
+      return JSON.stringify(r, null, 2) + '\n';
+    case 'yaml':
+      return stringify(r, { aliasDuplicateObjects: false, lineWidth: 0 });
+    case 'kv':
+      return renderPruneKv(r);
+    default:
+      return renderPruneTable(r, paint);
+  }
+}

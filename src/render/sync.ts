@@ -1,0 +1,79 @@
+// Renders a SyncReport: kv lines (APPLIED=, HEALED=, IGNORED=, PRUNED=, REFUSED=...), a readable table, JSON or YAML.
+import { stringify } from 'yaml';
+import type { SyncReport } from '../workflows/sync.js';
+import type { OutputFormat, Paint } from './colour.js';
+
+const name = (o: { kind: string; name: string }) => `${o.kind}/${o.name}`;
+
+/**
+ * kv lines. Refused: only `REFUSED=<reason>`. Dry run: `DRY_RUN=true`, `APPLY=<Kind>/<name> <action>` per
+ * step in order, `HEAL=`/`CONFLICT=` predictions, `IGNORED=`, `PRUNE=`/`PRUNE_SKIPPED=`, `FAILED=`.
+ * Otherwise `APPLIED=<n>`, `HEALED=`, `IGNORED=`, `CONFLICT=`, `FAILED=`, `PRUNED=`, `PRUNE_SKIPPED=`, `PRUNE_FAILED=`.
+ */
+export function renderSyncKv(r: SyncReport): string {
+  if (r.refused) return `REFUSED=${r.refused}\n`;
+  const lines: string[] = [];
+  if (r.dryRun) {
+    lines.push('DRY_RUN=true');
+    for (const s of r.steps) lines.push(`APPLY=${name(s)} ${s.action === 'skip' ? 'skip' : s.action}`);
+    for (const h of r.healed) lines.push(`HEAL=${name(h)} ${h.field} ${h.manager}`);
+  } else {
+    lines.push(`APPLIED=${r.applied}`);
+    for (const h of r.healed) lines.push(`HEALED=${name(h)} ${h.field} ${h.manager}`);
+  }
+  for (const i of r.ignored) lines.push(`IGNORED=${name(i)} ${i.field} ${i.manager}`);
+  for (const c of r.conflicts) lines.push(`CONFLICT=${name(c)} ${c.field} ${c.manager}`);
+  for (const f of r.failures) lines.push(`FAILED=${name(f)} ${f.phase}: ${f.message}`);
+  for (const p of r.prune.results) {
+    if (p.outcome === 'pruned') lines.push(`PRUNED=${name(p)}`);
+    else if (p.outcome === 'would-prune') lines.push(`PRUNE=${name(p)}`);
+    else if (p.outcome === 'skipped') lines.push(`PRUNE_SKIPPED=${name(p)} ${p.message ?? ''}`.trimEnd());
+    else if (p.outcome === 'gone') lines.push(`PRUNE_GONE=${name(p)}`);
+    else lines.push(`PRUNE_FAILED=${name(p)} ${p.message ?? p.outcome}`);
+  }
+  if (r.prune.blocked) lines.push(`PRUNE_BLOCKED=${r.prune.blocked}`);
+  return lines.join('\n') + '\n';
+}
+
+/** A readable account: the plan or what happened per object, healed and ignored fields, pruning, and a last summary line. */
+export function renderSyncTable(r: SyncReport, paint: Paint): string {
+  if (r.refused) return `${paint.red('REFUSED')}: ${r.refused}\nNothing was applied or deleted.\n`;
+  const out: string[] = [];
+  out.push(paint.bold(`${r.dryRun ? 'Plan for' : 'Sync of'} ${r.app} (${r.origin}${r.revision ? ` @ ${r.revision.slice(0, 7)}` : ''})${r.force ? `, forcing conflicts (${r.forceReason})` : ''}`));
+  const rows = r.steps.map((s) => [s.wave === null ? 'pre' : String(s.wave), `${s.kind}/${s.name}`, s.namespace || '-', s.action, s.outcome, s.message ?? '']);
+  const head = ['WAVE', 'OBJECT', 'NAMESPACE', 'ACTION', 'RESULT', 'MESSAGE'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const fmt = (cells: string[]) => '  ' + cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
+  out.push(fmt(head));
+  for (const row of rows) {
+    const line = fmt(row);
+    out.push(row[4] === 'failed' || row[4] === 'conflict' ? paint.red(line) : line);
+  }
+  for (const h of r.healed) out.push(`${paint.yellow(r.dryRun ? 'would heal' : 'healed')}  ${name(h)} ${h.field} (taken from ${h.manager})`);
+  for (const i of r.ignored) out.push(`${paint.dim('ignored')}  ${name(i)} ${i.field} left to ${i.manager} (${i.rule})`);
+  for (const c of r.conflicts) out.push(`${paint.magenta('conflict')}  ${name(c)} ${c.field} owned by ${c.manager}: use --force-conflicts or selfHeal to take it`);
+  for (const f of r.failures) out.push(`${paint.red('failed')}  ${name(f)} (${f.phase}): ${f.message}`);
+  if (!r.prune.enabled) out.push(paint.dim(`prune: ${r.prune.why}`));
+  for (const p of r.prune.results) out.push(`${p.outcome === 'pruned' || p.outcome === 'would-prune' ? paint.yellow(p.outcome) : p.outcome}  ${name(p)}${p.namespace ? ` (namespace ${p.namespace})` : ''}${p.message ? `: ${p.message}` : ''}`);
+  if (r.prune.blocked) out.push(`${paint.red('prune blocked')}: ${r.prune.blocked}`);
+  const pruned = r.prune.results.filter((p) => p.outcome === 'pruned').length;
+  out.push(
+    r.dryRun
+      ? `DRY RUN: ${r.steps.filter((s) => s.outcome === 'would-apply').length} to apply, ${r.prune.results.filter((p) => p.outcome === 'would-prune').length} to prune; nothing was changed`
+      : `${r.failures.length + r.conflicts.length > 0 ? paint.red('INCOMPLETE') : paint.green('DONE')}: ${r.applied} applied, ${pruned} pruned, ${r.failures.length} failed, ${r.conflicts.length} conflicting fields`,
+  );
+  return out.join('\n') + '\n';
+}
+
+export function renderSync(r: SyncReport, format: OutputFormat, paint: Paint): string {
+  switch (format) {
+    case 'json':
+      return JSON.stringify(r, null, 2) + '\n';
+    case 'yaml':
+      return stringify(r, { aliasDuplicateObjects: false, lineWidth: 0 });
+    case 'kv':
+      return renderSyncKv(r);
+    default:
+      return renderSyncTable(r, paint);
+  }
+}

@@ -1,0 +1,105 @@
+// Runs a sync plan's applies through the gateway: the whole-set dry-run, then server-side apply in order; every result collected.
+import { ApplyConflictError, type FieldConflict } from '../kube/errors.js';
+import type { KubeGateway } from '../kube/gateway.js';
+import type { KubeObject } from '../model/object.js';
+import type { ApplyStep } from './plan.js';
+
+/** A conflict field as people read it, in the diff's path style: `.spec.x[name="a"].y` -> `spec.x[name=a].y`. */
+export function humanField(field: string): string {
+  return field.replace(/^\./, '').replace(/=("(?:[^"\\]|\\.)*")/g, (_m, q: string) => {
+    try {
+      return `=${JSON.parse(q) as string}`;
+    } catch {
+      return `=${q}`;
+    }
+  });
+}
+
+export interface DryRunResult {
+  step: ApplyStep;
+  /** Fields other managers own that an unforced apply would be refused on. */
+  conflicts: FieldConflict[];
+  /** What the object would look like (from the forced dry-run when there were conflicts and force is allowed). */
+  predicted?: KubeObject;
+  error?: string;
+  /** Set when the dry-run could not run (e.g. the namespace does not exist yet). */
+  skipped?: string;
+}
+
+/**
+ * Server-side dry-runs every step that will be applied, all at once (the gateway bounds
+ * concurrency): first without force, to learn the conflicts; then, when force is allowed and
+ * there were conflicts, forced, to validate what will really be sent.
+ */
+export async function dryRunSteps(gw: KubeGateway, steps: readonly ApplyStep[], opts: { fieldManager: string; force: boolean }): Promise<DryRunResult[]> {
+  return Promise.all(
+    steps.map(async (step): Promise<DryRunResult> => {
+      if (step.action === 'skip') return { step, conflicts: [], skipped: step.reason ?? 'skipped' };
+      if (step.dryRunSkip) return { step, conflicts: [], skipped: step.dryRunSkip };
+      try {
+        const predicted = await gw.apply(step.type, step.object, { fieldManager: opts.fieldManager, force: false, dryRun: true });
+        return { step, conflicts: [], predicted };
+      } catch (err) {
+        if (!(err instanceof ApplyConflictError)) return { step, conflicts: [], error: (err as Error).message };
+        if (!opts.force) return { step, conflicts: err.conflicts };
+        try {
+          const predicted = await gw.apply(step.type, step.object, { fieldManager: opts.fieldManager, force: true, dryRun: true });
+          return { step, conflicts: err.conflicts, predicted };
+        } catch (err2) {
+          return { step, conflicts: err.conflicts, error: (err2 as Error).message };
+        }
+      }
+    }),
+  );
+}
+
+export interface ApplyResult {
+  step: ApplyStep;
+  outcome: 'applied' | 'skipped' | 'conflict' | 'failed';
+  message?: string;
+  /** Conflicting fields: taken over (healed) when applied with force, else the reason it was not applied. */
+  conflicts: FieldConflict[];
+  result?: KubeObject;
+}
+
+/**
+ * Applies the steps in order: consecutive steps of the same wave and kind in parallel, groups one
+ * after another. A step whose dry-run found conflicts is not applied unless `force`. Never stops at
+ * a failure. `progress` is told before each group.
+ */
+export async function applySteps(
+  gw: KubeGateway,
+  dryRuns: readonly DryRunResult[],
+  opts: { fieldManager: string; force: boolean; progress?: (done: number, total: number, what: string) => void },
+): Promise<ApplyResult[]> {
+  const results: ApplyResult[] = [];
+  const total = dryRuns.filter((d) => d.step.action !== 'skip').length;
+  let done = 0;
+  let i = 0;
+  while (i < dryRuns.length) {
+    const first = dryRuns[i] as DryRunResult;
+    let j = i + 1;
+    while (j < dryRuns.length && (dryRuns[j] as DryRunResult).step.wave === first.step.wave && (dryRuns[j] as DryRunResult).step.key.kind === first.step.key.kind) j++;
+    const group = dryRuns.slice(i, j);
+    opts.progress?.(done, total, `${first.step.key.kind} (${group.length})`);
+    const out = await Promise.all(
+      group.map(async (d): Promise<ApplyResult> => {
+        const { step } = d;
+        if (step.action === 'skip') return { step, outcome: 'skipped', conflicts: [], ...(step.reason ? { message: step.reason } : {}) };
+        if (d.conflicts.length > 0 && !opts.force) return { step, outcome: 'conflict', conflicts: d.conflicts, message: 'not applied: other field managers own fields it would change' };
+        try {
+          const result = await gw.apply(step.type, step.object, { fieldManager: opts.fieldManager, force: opts.force, dryRun: false });
+          return { step, outcome: 'applied', conflicts: d.conflicts, result };
+        } catch (err) {
+          if (err instanceof ApplyConflictError) return { step, outcome: 'conflict', conflicts: err.conflicts, message: err.message };
+          return { step, outcome: 'failed', conflicts: [], message: (err as Error).message };
+        }
+      }),
+    );
+    done += group.filter((d) => d.step.action !== 'skip').length;
+    results.push(...out);
+    i = j;
+  }
+  opts.progress?.(done, total, 'done');
+  return results;
+}

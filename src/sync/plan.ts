@@ -1,0 +1,150 @@
+// The sync plan (pure): guards, stamping, namespace defaulting, Argo CD's order, what to skip and whether to prune.
+import type { Application } from '../app/types.js';
+import type { ObjectDiff } from '../diff/types.js';
+import type { ResourceType } from '../kube/gateway.js';
+import type { ManifestSource } from '../manifest/index.js';
+import { keyString, type KubeObject, type ResourceKey } from '../model/object.js';
+import type { PruneCandidate } from '../prune/plan.js';
+import { stampTrackingId, trackingIdOf, parseTrackingId } from '../tracking/tracking-id.js';
+import { syncOrder, waveOf } from './order.js';
+
+/** The desired side as app-state resolved it. */
+export interface PlanDesired {
+  object: KubeObject;
+  type: ResourceType;
+  key: ResourceKey;
+  source?: ManifestSource;
+  pendingCrd?: boolean;
+}
+
+export interface SyncPlanInput {
+  app: Application;
+  appInstance: string;
+  destinationNamespace: string;
+  desired: readonly PlanDesired[];
+  live: ReadonlyMap<string, KubeObject>;
+  /** Per desired keyString: the core diff (for ApplyOutOfSyncOnly). */
+  diffs: ReadonlyMap<string, ObjectDiff>;
+  /** Namespaces that exist live (to know what this sync creates). */
+  liveNamespaces: ReadonlySet<string>;
+  /** The Namespace type from discovery (for CreateNamespace). */
+  namespaceType: ResourceType;
+  pruneCandidates: readonly PruneCandidate[];
+  flags: { prune: boolean; forceConflicts: boolean };
+}
+
+export type StepAction = 'create' | 'update' | 'skip';
+
+export interface ApplyStep {
+  key: ResourceKey;
+  type: ResourceType;
+  /** What is applied: stamped (unless a CRD or the CreateNamespace namespace), namespace defaulted. */
+  object: KubeObject;
+  wave: number;
+  action: StepAction;
+  /** Why the step is skipped, or why its dry-run is skipped. */
+  reason?: string;
+  /** The server dry-run cannot run before the sync creates what it needs (its namespace or CRD). */
+  dryRunSkip?: string;
+  live?: KubeObject;
+  source?: ManifestSource;
+  /** True for the namespace CreateNamespace adds (never stamped, never pruned). */
+  createdNamespace?: boolean;
+}
+
+export interface SyncPlan {
+  /** Set when a safety rule refuses the whole sync: nothing is applied or deleted. */
+  refused?: string;
+  steps: ApplyStep[];
+  /** Force conflicts: selfHeal or --force-conflicts. */
+  force: boolean;
+  forceReason?: string;
+  prune: { enabled: boolean; why: string; last: boolean; candidates: PruneCandidate[] };
+  warnings: string[];
+}
+
+/** CRDs are never stamped (Argo CD skips them, so they are never pruned with their custom resources). */
+function shouldStamp(obj: KubeObject): boolean {
+  return obj.kind !== 'CustomResourceDefinition';
+}
+
+/** Builds the plan; pure, never mutates its inputs. */
+export function planSync(input: SyncPlanInput): SyncPlan {
+  const { app } = input;
+  const warnings: string[] = [];
+  const force = input.flags.forceConflicts || app.automated?.selfHeal === true;
+  const forceReason = input.flags.forceConflicts ? '--force-conflicts' : force ? 'syncPolicy.automated.selfHeal' : undefined;
+  const pruneEnabled = input.flags.prune || app.automated?.prune === true;
+  const prune = {
+    enabled: pruneEnabled,
+    why: input.flags.prune ? '--prune' : pruneEnabled ? 'syncPolicy.automated.prune' : 'pruning is off (no automated.prune, no --prune)',
+    last: app.syncOptions.pruneLast,
+    candidates: [...input.pruneCandidates],
+  };
+  const base = { steps: [] as ApplyStep[], force, ...(forceReason ? { forceReason } : {}), prune, warnings };
+
+  if (input.desired.length === 0 && app.automated?.allowEmpty !== true) {
+    const n = input.pruneCandidates.length;
+    return {
+      ...base,
+      refused: `the desired set of ${app.name} is empty and allowEmpty is not true: a sync would leave nothing declared${n > 0 ? ` and make ${n} live object(s) prune candidates` : ''}`,
+    };
+  }
+  if (app.syncOptions.failOnSharedResource) {
+    for (const d of input.desired) {
+      const mark = input.live.get(keyString(d.key)) && trackingIdOf(input.live.get(keyString(d.key)) as KubeObject);
+      const parsed = mark ? parseTrackingId(mark) : undefined;
+      if (parsed?.ok && parsed.id.app !== input.appInstance) {
+        return { ...base, refused: `Shared resource found: ${d.key.kind}/${d.key.name} is part of applications ${input.appInstance.replace('_', '/')} and ${parsed.id.app.replace('_', '/')} (FailOnSharedResource=true)` };
+      }
+    }
+  }
+
+  const createdNs = new Set<string>();
+  for (const d of input.desired) {
+    if (d.key.kind === 'Namespace' && d.key.group === '' && !input.liveNamespaces.has(d.key.name)) createdNs.add(d.key.name);
+  }
+  const pendingKinds = new Set(input.desired.filter((d) => d.pendingCrd).map((d) => `${d.key.group}/${d.key.kind}`));
+
+  const ordered = syncOrder(
+    input.desired.map((d) => {
+      const w = waveOf(d.object);
+      if (w.error) warnings.push(`${d.key.kind}/${d.key.name}: ${w.error}; wave 0 used`);
+      return { item: d, object: d.object, wave: w.wave };
+    }),
+  );
+  const steps: ApplyStep[] = [];
+  const destNs = input.destinationNamespace;
+  const declaresDestNs = input.desired.some((d) => d.key.kind === 'Namespace' && d.key.group === '' && d.key.name === destNs);
+  if (app.syncOptions.createNamespace && destNs && !declaresDestNs) {
+    const exists = input.liveNamespaces.has(destNs);
+    if (!exists) createdNs.add(destNs);
+    steps.push({
+      key: { group: '', kind: 'Namespace', namespace: '', name: destNs },
+      type: input.namespaceType,
+      object: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: destNs } },
+      wave: Number.NEGATIVE_INFINITY,
+      action: exists ? 'skip' : 'create',
+      ...(exists ? { reason: 'CreateNamespace: the namespace exists' } : {}),
+      createdNamespace: true,
+    });
+  }
+  for (const { item: d, wave } of ordered) {
+    const k = keyString(d.key);
+    const live = input.live.get(k);
+    const object = shouldStamp(d.object) ? stampTrackingId(d.object, input.appInstance, destNs) : d.object;
+    const step: ApplyStep = { key: d.key, type: d.type, object, wave, action: live ? 'update' : 'create', ...(live ? { live } : {}), ...(d.source ? { source: d.source } : {}) };
+    if (d.type.namespaced && createdNs.has(d.key.namespace)) step.dryRunSkip = `namespace ${d.key.namespace} is created by this sync`;
+    else if (pendingKinds.has(`${d.key.group}/${d.key.kind}`)) step.dryRunSkip = `its CustomResourceDefinition is created by this sync`;
+    if (live && app.syncOptions.applyOutOfSyncOnly) {
+      const diff = input.diffs.get(k);
+      const marked = trackingIdOf(live) === trackingIdOf(object);
+      if (diff?.status === 'in-sync' && marked) {
+        step.action = 'skip';
+        step.reason = 'ApplyOutOfSyncOnly: in sync';
+      }
+    }
+    steps.push(step);
+  }
+  return { ...base, steps };
+}

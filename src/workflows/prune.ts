@@ -1,0 +1,71 @@
+// `prune`: list this app's live objects that are no longer declared; with confirm, delete each under preconditions.
+import type { PropagationPolicy } from '../kube/gateway.js';
+import { deleteCandidates } from '../prune/delete.js';
+import { describeNotOwned } from '../tracking/select.js';
+import { loadAppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
+
+export const PRUNE_SCHEMA_VERSION = 1;
+
+export interface PruneEntryReport {
+  group: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  uid?: string;
+  resourceVersion?: string;
+  /** `candidate` (listed), `skipped` (with reason), then with confirm: `deleted`, `gone`, `changed`, `failed`. */
+  outcome: 'candidate' | 'skipped' | 'deleted' | 'gone' | 'changed' | 'failed';
+  message?: string;
+}
+
+/** What `prune -o json` prints (schemaVersion 1). */
+export interface PruneReport {
+  schemaVersion: typeof PRUNE_SCHEMA_VERSION;
+  app: string;
+  confirm: boolean;
+  propagationPolicy: PropagationPolicy;
+  namespaces: string[];
+  entries: PruneEntryReport[];
+  /** Objects carrying a tracking-id that are not candidates, and why (another app, copied mark, owned, malformed). */
+  notOwned: { group: string; kind: string; namespace: string; name: string; reason: string }[];
+  warnings: string[];
+}
+
+export interface PruneRequest extends AppStateArgs {
+  confirm: boolean;
+  propagationPolicy?: PropagationPolicy;
+}
+
+/** 3 when a confirmed deletion failed or found its object changed, else 0. */
+export function pruneExitCode(r: PruneReport): 0 | 3 {
+  return r.entries.some((e) => e.outcome === 'failed' || e.outcome === 'changed') ? 3 : 0;
+}
+
+export async function pruneApp(req: PruneRequest, deps: AppStateDeps): Promise<PruneReport> {
+  const state = await loadAppState(req, deps, { extras: true });
+  const plan = state.prune ?? { candidates: [], notOwned: [] };
+  const propagationPolicy = req.propagationPolicy ?? state.app.syncOptions.prunePropagationPolicy ?? 'foreground';
+  const report: PruneReport = {
+    schemaVersion: PRUNE_SCHEMA_VERSION,
+    app: state.app.name,
+    confirm: req.confirm,
+    propagationPolicy,
+    namespaces: state.namespaces,
+    entries: [],
+    notOwned: plan.notOwned.map((n) => ({ ...n.key, reason: describeNotOwned(n.reason) })),
+    warnings: state.warnings,
+  };
+  const base = (c: (typeof plan.candidates)[number]) => ({
+    ...c.key,
+    ...(c.object.metadata.uid ? { uid: c.object.metadata.uid } : {}),
+    ...(c.object.metadata.resourceVersion ? { resourceVersion: c.object.metadata.resourceVersion } : {}),
+  });
+  if (!req.confirm) {
+    for (const c of plan.candidates) report.entries.push({ ...base(c), outcome: c.skip ? 'skipped' : 'candidate', ...(c.skip ? { message: c.skip } : {}) });
+    return report;
+  }
+  for (const d of await deleteCandidates(deps.gateway, plan.candidates, { propagationPolicy })) {
+    report.entries.push({ ...base(d.candidate), outcome: d.outcome, ...(d.message ? { message: d.message } : {}) });
+  }
+  return report;
+}

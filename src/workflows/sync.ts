@@ -1,0 +1,207 @@
+// `sync`: load and validate everything, plan in Argo CD's order, dry-run the whole set, apply by SSA, then prune safely; returns a report.
+import { diffObject } from '../diff/index.js';
+import type { ObjectDiff } from '../diff/types.js';
+import type { PropagationPolicy, ResourceType } from '../kube/gateway.js';
+import { keyString, type ResourceKey } from '../model/object.js';
+import { deleteCandidates } from '../prune/delete.js';
+import { applySteps, dryRunSteps, humanField, type ApplyResult, type DryRunResult } from '../sync/apply.js';
+import { ignoredFields, keepLiveValues, otherOwners, type IgnoredFields } from '../sync/ignored.js';
+import { planSync, type ApplyStep, type PlanDesired } from '../sync/plan.js';
+import { loadAppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
+
+export const SYNC_SCHEMA_VERSION = 1;
+
+export interface ObjectRef {
+  group: string;
+  kind: string;
+  namespace: string;
+  name: string;
+}
+
+export interface FieldOwnerRef extends ObjectRef {
+  /** The field as the diff prints it (`spec.template.spec.containers[name=orders].image`). */
+  field: string;
+  manager: string;
+}
+
+export interface StepReport extends ObjectRef {
+  /** null for the namespace CreateNamespace adds (it goes before every wave). */
+  wave: number | null;
+  action: ApplyStep['action'];
+  /** `applied`, `skipped`, `conflict`, `failed`; in a dry run `would-apply`, `would-skip`. */
+  outcome: string;
+  message?: string;
+}
+
+export interface PruneResultReport extends ObjectRef {
+  outcome: 'pruned' | 'would-prune' | 'skipped' | 'gone' | 'changed' | 'failed';
+  message?: string;
+}
+
+/** What `sync -o json` prints (schemaVersion 1). */
+export interface SyncReport {
+  schemaVersion: typeof SYNC_SCHEMA_VERSION;
+  app: string;
+  origin: string;
+  revision?: string;
+  dryRun: boolean;
+  /** A safety rule refused the sync: nothing was applied or deleted. */
+  refused?: string;
+  force: boolean;
+  forceReason?: string;
+  steps: StepReport[];
+  applied: number;
+  /** Fields taken back from other managers (a forced apply over a conflict); in a dry run, those that would be. */
+  healed: FieldOwnerRef[];
+  /** Ignored fields left to their owner (e.g. spec.replicas after `kubectl scale`). */
+  ignored: (FieldOwnerRef & { rule: string })[];
+  /** Conflicting fields of objects not applied (no force). */
+  conflicts: FieldOwnerRef[];
+  failures: (ObjectRef & { phase: 'dry-run' | 'apply' | 'prune'; message: string })[];
+  prune: { enabled: boolean; why: string; last: boolean; blocked?: string; propagationPolicy: PropagationPolicy; results: PruneResultReport[] };
+  warnings: string[];
+}
+
+export interface SyncRequest extends AppStateArgs {
+  dryRun: boolean;
+  prune: boolean;
+  forceConflicts: boolean;
+}
+
+function ref(k: ResourceKey): ObjectRef {
+  return { group: k.group, kind: k.kind, namespace: k.namespace, name: k.name };
+}
+
+const NAMESPACE_TYPE: ResourceType = { group: '', version: 'v1', kind: 'Namespace', resource: 'namespaces', namespaced: false, verbs: ['get', 'list', 'create', 'patch', 'delete'] };
+
+/** The exit code a report stands for: 4 refused, 3 any failure or unapplied conflict, else 0. */
+export function syncExitCode(r: SyncReport): 0 | 3 | 4 {
+  if (r.refused) return 4;
+  if (r.dryRun) return r.failures.length > 0 ? 3 : 0;
+  if (r.failures.length > 0 || r.conflicts.length > 0) return 3;
+  return 0;
+}
+
+/** Runs a sync (or plans it with dryRun) and reports per resource; throws only for input and loading errors. */
+export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?: (line: string) => void }): Promise<SyncReport> {
+  const gw = deps.gateway;
+  const fieldManager = deps.opts.fieldManager;
+  const state = await loadAppState(req, deps, { extras: (app) => req.prune || app.automated?.prune === true });
+  const { app } = state;
+
+  // Diffs (ApplyOutOfSyncOnly) and ignored fields (IGNORED lines, RespectIgnoreDifferences) per live pair.
+  const diffs = new Map<string, ObjectDiff>();
+  const ignored = new Map<string, IgnoredFields>();
+  const desired: PlanDesired[] = [];
+  for (const d of state.desired) {
+    const k = keyString(d.key);
+    const live = state.live.get(k);
+    let object = d.object;
+    if (live) {
+      diffs.set(k, await diffObject({ desired: d.object, live, rules: app.ignoreDifferences, fieldManager }));
+      const ig = await ignoredFields(app.ignoreDifferences, d.object, live);
+      state.warnings.push(...ig.warnings.map((w) => `${d.key.kind}/${d.key.name}: ${w}`));
+      ignored.set(k, ig);
+      if (app.syncOptions.respectIgnoreDifferences) object = keepLiveValues(d.object, ig);
+    }
+    desired.push({ object, type: d.type, key: d.key, source: d.source, ...(d.pendingCrd ? { pendingCrd: true } : {}) });
+  }
+
+  const nsNames = new Set([...state.namespaces, ...state.desired.filter((d) => d.key.kind === 'Namespace' && d.key.group === '').map((d) => d.key.name)]);
+  const nsType = (await gw.resolve('v1', 'Namespace')) ?? NAMESPACE_TYPE;
+  const liveNamespaces = new Set<string>();
+  await Promise.all([...nsNames].map(async (n) => void ((await gw.get(nsType, '', n)) && liveNamespaces.add(n))));
+
+  const plan = planSync({
+    app,
+    appInstance: state.appInstance,
+    destinationNamespace: state.destinationNamespace,
+    desired,
+    live: state.live,
+    diffs,
+    liveNamespaces,
+    namespaceType: nsType,
+    pruneCandidates: state.prune?.candidates ?? [],
+    flags: { prune: req.prune, forceConflicts: req.forceConflicts },
+  });
+  const propagationPolicy: PropagationPolicy = app.syncOptions.prunePropagationPolicy ?? 'foreground';
+  const report: SyncReport = {
+    schemaVersion: SYNC_SCHEMA_VERSION,
+    app: app.name,
+    origin: state.origin,
+    ...(state.revision ? { revision: state.revision } : {}),
+    dryRun: req.dryRun,
+    force: plan.force,
+    ...(plan.forceReason ? { forceReason: plan.forceReason } : {}),
+    steps: [],
+    applied: 0,
+    healed: [],
+    ignored: [],
+    conflicts: [],
+    failures: [],
+    prune: { enabled: plan.prune.enabled, why: plan.prune.why, last: plan.prune.last, propagationPolicy, results: [] },
+    warnings: [...state.warnings, ...plan.warnings],
+  };
+  if (plan.refused) {
+    report.refused = plan.refused;
+    return report;
+  }
+
+  // Ignored fields left to their owners: fields the desired object does not declare (or keeps live).
+  for (const step of plan.steps) {
+    const ig = ignored.get(keyString(step.key));
+    if (!ig) continue;
+    for (const f of ig.live) {
+      if (f.desired !== undefined && !app.syncOptions.respectIgnoreDifferences) continue;
+      for (const o of otherOwners(f, fieldManager)) report.ignored.push({ ...ref(step.key), field: f.path, manager: o.manager, rule: `${f.rule.type} ${f.rule.value}` });
+    }
+  }
+
+  // Step 4: the whole set, server-side dry-run; any failure stops everything.
+  deps.progress?.(`dry-running ${plan.steps.filter((s) => s.action !== 'skip').length} objects`);
+  const dry = await dryRunSteps(gw, plan.steps, { fieldManager, force: plan.force });
+  for (const d of dry) if (d.error) report.failures.push({ ...ref(d.step.key), phase: 'dry-run', message: d.error });
+  const conflictRefs = (d: { step: ApplyStep; conflicts: DryRunResult['conflicts'] }) => d.conflicts.map((c) => ({ ...ref(d.step.key), field: humanField(c.field), manager: c.manager }));
+
+  if (req.dryRun || report.failures.length > 0) {
+    for (const d of dry) {
+      report.steps.push({ ...ref(d.step.key), wave: Number.isFinite(d.step.wave) ? d.step.wave : null, action: d.step.action, outcome: d.error ? 'failed' : d.step.action === 'skip' ? 'would-skip' : 'would-apply', ...((d.error ?? d.skipped) ? { message: d.error ?? d.skipped } : {}) });
+      if (plan.force) report.healed.push(...conflictRefs(d));
+      else report.conflicts.push(...conflictRefs(d));
+    }
+    if (report.failures.length > 0) report.prune.blocked = 'the server-side dry-run failed: nothing was applied or deleted';
+    else for (const c of plan.prune.enabled ? plan.prune.candidates : []) report.prune.results.push({ ...ref(c.key), outcome: c.skip ? 'skipped' : 'would-prune', ...(c.skip ? { message: c.skip } : {}) });
+    return report;
+  }
+
+  // Step 5: apply in order.
+  const results: ApplyResult[] = await applySteps(gw, dry, {
+    fieldManager,
+    force: plan.force,
+    progress: (done, total, what) => deps.progress?.(`applying [${done}/${total}] ${what}`),
+  });
+  for (const r of results) {
+    report.steps.push({ ...ref(r.step.key), wave: Number.isFinite(r.step.wave) ? r.step.wave : null, action: r.step.action, outcome: r.outcome, ...(r.message ? { message: r.message } : {}) });
+    if (r.outcome === 'applied') {
+      report.applied++;
+      report.healed.push(...conflictRefs(r));
+    } else if (r.outcome === 'conflict') report.conflicts.push(...conflictRefs(r));
+    else if (r.outcome === 'failed') report.failures.push({ ...ref(r.step.key), phase: 'apply', message: r.message ?? 'failed' });
+  }
+
+  // Step 7: prune, only when enabled and every apply succeeded.
+  if (!plan.prune.enabled) return report;
+  if (report.failures.length > 0 || report.conflicts.length > 0) {
+    report.prune.blocked = 'not every object was applied: nothing was pruned';
+    return report;
+  }
+  deps.progress?.(`pruning ${plan.prune.candidates.length} objects`);
+  const deleted = await deleteCandidates(gw, plan.prune.candidates, { propagationPolicy });
+  for (const d of deleted) {
+    const outcome = d.outcome === 'deleted' ? 'pruned' : d.outcome;
+    report.prune.results.push({ ...ref(d.candidate.key), outcome, ...(d.message ? { message: d.message } : {}) });
+    if (d.outcome === 'failed' || d.outcome === 'changed') report.failures.push({ ...ref(d.candidate.key), phase: 'prune', message: d.message ?? d.outcome });
+  }
+  return report;
+}
+

@@ -1,0 +1,172 @@
+// syncApp against the fake gateway: refusal, stamping, order, dry-run gate, conflicts, healing, ignored fields, prune rules.
+import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FakeGateway } from '../../../src/kube/fake-gateway.js';
+import { apiError } from '../../../src/kube/errors.js';
+import { memoryIo } from '../../../src/cli/io.js';
+import { syncApp, syncExitCode, type SyncRequest } from '../../../src/workflows/sync.js';
+import { renderSyncKv } from '../../../src/render/sync.js';
+import type { GlobalOptions } from '../../../src/cli/options.js';
+import type { KubeObject } from '../../../src/model/object.js';
+
+const opts: GlobalOptions = { requestTimeout: '0', output: 'kv', color: 'never', verbose: false, fieldManager: 'argocd-controller', appNamespace: 'argocd' };
+const TID = 'argocd.argoproj.io/tracking-id';
+
+function workspace(desired: Record<string, string>, policy: string): { appFile: string; dir: string } {
+  const root = mkdtempSync(join(tmpdir(), 'sync-'));
+  const dir = join(root, 'desired');
+  mkdirSync(dir);
+  for (const [f, text] of Object.entries(desired)) writeFileSync(join(dir, f), text);
+  const appFile = join(root, 'app.yaml');
+  writeFileSync(
+    appFile,
+    `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: shop, namespace: argocd}
+spec:
+  source: {repoURL: ${root}, path: desired}
+  destination: {namespace: shop}
+  ignoreDifferences:
+  - {group: apps, kind: Deployment, jsonPointers: [/spec/replicas]}
+  ${policy}
+`,
+  );
+  return { appFile, dir };
+}
+
+const DEPLOY = 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: orders}\nspec:\n  template:\n    spec:\n      containers: [{name: orders, image: "orders:1"}]\n';
+const CM = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: orders-config}\ndata: {a: "1"}\n';
+const NS = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
+
+async function run(ws: { appFile: string; dir: string }, gw: FakeGateway, flags: Partial<SyncRequest> = {}) {
+  const report = await syncApp({ appFile: ws.appFile, desired: ws.dir, dryRun: false, prune: false, forceConflicts: false, ...flags }, { io: memoryIo().io, opts, gateway: gw });
+  return { report, kv: renderSyncKv(report), code: syncExitCode(report) };
+}
+
+test('an empty desired set is refused unless allowEmpty: nothing applied, nothing deleted, exit 4', async () => {
+  const ws = workspace({}, 'syncPolicy: {automated: {prune: true}}');
+  const stale: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } } };
+  const gw = new FakeGateway({ objects: [NS('shop'), stale] });
+  const { kv, code } = await run(ws, gw);
+  expect(kv).toMatch(/^REFUSED=the desired set of shop is empty and allowEmpty is not true.*1 live object\(s\) prune candidates\n$/);
+  expect(code).toBe(4);
+  expect(gw.calls.filter((c) => c.startsWith('APPLY') || c.startsWith('DELETE'))).toEqual([]);
+  expect(gw.find('ConfigMap', 'shop', 'stale')).toBeDefined();
+});
+
+test('with allowEmpty an empty set prunes what the app owns', async () => {
+  const ws = workspace({}, 'syncPolicy: {automated: {prune: true, allowEmpty: true}}');
+  const gw = new FakeGateway({ objects: [NS('shop'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } } }] });
+  const { kv, code } = await run(ws, gw);
+  expect(kv).toBe('APPLIED=0\nPRUNED=ConfigMap/stale\n');
+  expect(code).toBe(0);
+});
+
+test('objects are stamped, namespaced, dry-run as a whole set, then applied in kind order', async () => {
+  const ws = workspace({ 'd.yaml': DEPLOY, 'c.yaml': CM }, 'syncPolicy: {syncOptions: [CreateNamespace=true]}');
+  const gw = new FakeGateway();
+  const { kv, code, report } = await run(ws, gw);
+  expect(code).toBe(0);
+  expect(kv).toBe('APPLIED=3\n');
+  expect(gw.find('Deployment', 'shop', 'orders')?.metadata.annotations?.[TID]).toBe('shop:apps/Deployment:shop/orders');
+  expect(gw.find('ConfigMap', 'shop', 'orders-config')?.metadata.annotations?.[TID]).toBe('shop:/ConfigMap:shop/orders-config');
+  expect(gw.find('Namespace', '', 'shop')?.metadata.annotations).toBeUndefined();
+  // The namespace did not exist: only its own dry-run runs (objects in it cannot), then Namespace, ConfigMap, Deployment in order.
+  expect(gw.calls.filter((c) => c.startsWith('APPLY'))).toEqual(['APPLY dry Namespace /shop', 'APPLY Namespace /shop', 'APPLY ConfigMap shop/orders-config', 'APPLY Deployment shop/orders']);
+  expect(report.steps.map((s) => `${s.kind}:${s.outcome}`)).toEqual(['Namespace:applied', 'ConfigMap:applied', 'Deployment:applied']);
+});
+
+test('a dry-run failure applies nothing and reports every failure', async () => {
+  const ws = workspace({ 'd.yaml': DEPLOY, 'c.yaml': CM }, '');
+  const gw = new FakeGateway({
+    objects: [NS('shop')],
+    failApply: (o) => (o.kind === 'Deployment' ? apiError('applying Deployment shop/orders', 422, JSON.stringify({ kind: 'Status', details: { causes: [{ field: 'spec.selector', message: 'Required value' }] } })) : undefined),
+  });
+  const { kv, code } = await run(ws, gw);
+  expect(code).toBe(3);
+  expect(kv).toContain('FAILED=Deployment/orders dry-run: applying Deployment shop/orders: invalid (422): spec.selector: Required value');
+  expect(gw.calls.filter((c) => c.startsWith('APPLY') && !c.startsWith('APPLY dry'))).toEqual([]);
+});
+
+const conflict = (o: KubeObject) => (o.kind === 'Deployment' ? [{ manager: 'kubectl-set', field: '.spec.template.spec.containers[name="orders"].image', message: 'conflict with "kubectl-set"' }] : []);
+
+test('without force a conflicting object is not applied, each field named with its manager, exit 3, no prune', async () => {
+  const ws = workspace({ 'd.yaml': DEPLOY, 'c.yaml': CM }, 'syncPolicy: {automated: {prune: true}}');
+  const gw = new FakeGateway({ objects: [NS('shop'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } } }], conflictsFor: conflict });
+  const { kv, code } = await run(ws, gw);
+  expect(code).toBe(3);
+  expect(kv).toBe('APPLIED=1\nCONFLICT=Deployment/orders spec.template.spec.containers[name=orders].image kubectl-set\nPRUNE_BLOCKED=not every object was applied: nothing was pruned\n');
+  expect(gw.find('ConfigMap', 'shop', 'stale')).toBeDefined();
+});
+
+test('selfHeal forces and reports each healed field; --force-conflicts does the same', async () => {
+  const ws = workspace({ 'd.yaml': DEPLOY }, 'syncPolicy: {automated: {selfHeal: true}}');
+  const gw = new FakeGateway({ objects: [NS('shop')], conflictsFor: conflict });
+  const { kv, code, report } = await run(ws, gw);
+  expect(code).toBe(0);
+  expect(kv).toBe('APPLIED=1\nHEALED=Deployment/orders spec.template.spec.containers[name=orders].image kubectl-set\n');
+  expect(report.forceReason).toBe('syncPolicy.automated.selfHeal');
+  const ws2 = workspace({ 'd.yaml': DEPLOY }, '');
+  const second = await run(ws2, new FakeGateway({ objects: [NS('shop')], conflictsFor: conflict }), { forceConflicts: true });
+  expect(second.kv).toContain('HEALED=Deployment/orders');
+});
+
+test('an ignored field another manager owns is reported as IGNORED and, with RespectIgnoreDifferences, keeps its live value', async () => {
+  const declared = DEPLOY.replace('spec:\n  template', 'spec:\n  replicas: 2\n  template');
+  const live: KubeObject = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: {
+      name: 'orders',
+      namespace: 'shop',
+      annotations: { [TID]: 'shop:apps/Deployment:shop/orders' },
+      managedFields: [{ manager: 'kubectl', operation: 'Update', subresource: 'scale', apiVersion: 'apps/v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:replicas': {} } } }],
+    },
+    spec: { replicas: 5, template: { spec: { containers: [{ name: 'orders', image: 'orders:1' }] } } },
+  };
+  const ws = workspace({ 'd.yaml': declared }, 'syncPolicy: {syncOptions: [RespectIgnoreDifferences=true]}');
+  const gw = new FakeGateway({ objects: [NS('shop'), live] });
+  const { kv } = await run(ws, gw);
+  expect(kv).toBe('APPLIED=1\nIGNORED=Deployment/orders spec.replicas kubectl\n');
+  expect(gw.find('Deployment', 'shop', 'orders')?.spec).toMatchObject({ replicas: 5 });
+});
+
+test('ApplyOutOfSyncOnly skips objects in sync that already carry the mark', async () => {
+  const live: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'orders-config', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/orders-config' } }, data: { a: '1' } };
+  const ws = workspace({ 'c.yaml': CM, 'd.yaml': DEPLOY }, 'syncPolicy: {syncOptions: [ApplyOutOfSyncOnly=true]}');
+  const gw = new FakeGateway({ objects: [NS('shop'), live] });
+  const { report } = await run(ws, gw);
+  expect(report.steps.map((s) => `${s.kind}:${s.outcome}`)).toEqual(['ConfigMap:skipped', 'Deployment:applied']);
+  expect(report.applied).toBe(1);
+});
+
+test('--dry-run prints the plan, predicted conflicts and prunes, and changes nothing', async () => {
+  const ws = workspace({ 'd.yaml': DEPLOY }, 'syncPolicy: {automated: {prune: true}}');
+  const gw = new FakeGateway({ objects: [NS('shop'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } } }], conflictsFor: conflict });
+  const before = gw.objects();
+  const { kv, code } = await run(ws, gw, { dryRun: true });
+  expect(code).toBe(0);
+  expect(kv).toBe('DRY_RUN=true\nAPPLY=Deployment/orders create\nCONFLICT=Deployment/orders spec.template.spec.containers[name=orders].image kubectl-set\nPRUNE=ConfigMap/stale\n');
+  expect(gw.objects()).toEqual(before);
+});
+
+test('prune runs only when enabled, after the applies, with Prune=false listed as skipped', async () => {
+  const mark = (n: string, extra: Record<string, string> = {}): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: n, namespace: 'shop', annotations: { [TID]: `shop:/ConfigMap:shop/${n}`, ...extra } } });
+  const objects = [NS('shop'), mark('stale'), mark('keep', { 'argocd.argoproj.io/sync-options': 'Prune=false' })];
+  const ws = workspace({ 'c.yaml': CM }, '');
+  const off = await run(ws, new FakeGateway({ objects }));
+  expect(off.kv).toBe('APPLIED=1\n');
+  const gw = new FakeGateway({ objects });
+  const on = await run(ws, gw, { prune: true });
+  expect(on.kv).toBe('APPLIED=1\nPRUNED=ConfigMap/stale\nPRUNE_SKIPPED=ConfigMap/keep annotated argocd.argoproj.io/sync-options: Prune=false\n');
+  expect(gw.calls.filter((c) => c.startsWith('APPLY') || c.startsWith('DELETE')).pop()).toBe('DELETE ConfigMap shop/stale foreground');
+});
+
+test('FailOnSharedResource refuses when a desired object is tracked by another app', async () => {
+  const ws = workspace({ 'c.yaml': CM }, 'syncPolicy: {syncOptions: [FailOnSharedResource=true]}');
+  const gw = new FakeGateway({ objects: [NS('shop'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'orders-config', namespace: 'shop', annotations: { [TID]: 'billing:/ConfigMap:shop/orders-config' } } }] });
+  const { kv, code } = await run(ws, gw);
+  expect(code).toBe(4);
+  expect(kv).toBe('REFUSED=Shared resource found: ConfigMap/orders-config is part of applications shop and billing (FailOnSharedResource=true)\n');
+});
