@@ -6,6 +6,7 @@ import type { JsonValue } from '../model/object.js';
 export const DEFAULT_JQ_TIMEOUT_MS = 1000;
 
 interface Reply {
+  ready?: boolean;
   id: number;
   out?: string;
   error?: string;
@@ -23,6 +24,7 @@ const { parentPort } = require('node:worker_threads');
 var _scriptName; var __dirname = '/';
 const factory = (${fast});
 const ready = factory({ printErr() {} });
+ready.then(() => parentPort.postMessage({ ready: true }), (e) => parentPort.postMessage({ ready: false, error: String((e && e.message) || e) }));
 parentPort.on('message', async (m) => {
   try {
     const mod = await ready;
@@ -36,8 +38,10 @@ parentPort.on('message', async (m) => {
 /** A jq runner with a per-call time limit; one worker, restarted after a timeout. Call close() when done. */
 export class JqRunner {
   private worker?: Worker;
+  /** Resolves when the current worker has compiled jq (the time limit covers running, not start-up). */
+  private ready?: Promise<void>;
   private next = 1;
-  private readonly pending = new Map<number, (r: Reply) => void>();
+  private readonly pending = new Map<number, { worker: Worker; done: (r: Reply) => void }>();
 
   constructor(
     private readonly factorySource: string,
@@ -48,30 +52,40 @@ export class JqRunner {
     if (this.worker) return this.worker;
     const w = new Worker(workerSource(this.factorySource), { eval: true });
     w.unref();
-    w.on('message', (r: Reply) => {
-      const done = this.pending.get(r.id);
-      this.pending.delete(r.id);
-      done?.(r);
+    let markReady: (err?: string) => void = () => {};
+    this.ready = new Promise<void>((resolve, reject) => {
+      markReady = (err) => (err === undefined ? resolve() : reject(new Error(`starting jq: ${err}`)));
     });
-    w.on('error', (err) => this.failAll(`jq worker failed: ${err.message}`));
+    this.ready.catch(() => undefined);
+    w.on('message', (r: Reply) => {
+      if (r.ready !== undefined) return markReady(r.ready ? undefined : (r.error ?? 'failed'));
+      const p = this.pending.get(r.id);
+      this.pending.delete(r.id);
+      p?.done(r);
+    });
+    w.on('error', (err) => this.failAll(w, `jq worker failed: ${err.message}`));
     w.on('exit', () => {
+      markReady('the worker exited');
       if (this.worker === w) this.worker = undefined;
-      this.failAll('jq worker exited');
+      this.failAll(w, 'jq worker exited');
     });
     this.worker = w;
     return w;
   }
 
-  private failAll(msg: string): void {
-    for (const [id, done] of this.pending) {
+  /** Fails the requests that were sent to `w` (a replacement worker's requests go on). */
+  private failAll(w: Worker, msg: string): void {
+    for (const [id, p] of this.pending) {
+      if (p.worker !== w) continue;
       this.pending.delete(id);
-      done({ id, error: msg });
+      p.done({ id, error: msg });
     }
   }
 
   /** Runs `filter` on `input`; each output line parsed as JSON. Rejects on jq errors and on timeout. */
   async run(input: JsonValue, filter: string): Promise<JsonValue[]> {
     const w = this.start();
+    await this.ready;
     const id = this.next++;
     const reply = await new Promise<Reply>((resolve) => {
       const timer = setTimeout(() => {
@@ -81,9 +95,12 @@ export class JqRunner {
         void w.terminate();
       }, this.timeoutMs);
       timer.unref?.();
-      this.pending.set(id, (r) => {
-        clearTimeout(timer);
-        resolve(r);
+      this.pending.set(id, {
+        worker: w,
+        done: (r) => {
+          clearTimeout(timer);
+          resolve(r);
+        },
       });
       w.postMessage({ id, input: JSON.stringify(input), filter });
     });

@@ -1,0 +1,45 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { JqRunner } from '../../../src/diff/jq.js';
+
+// The runner gets the jq-wasm module factory's source, as the lazy loader hands it over.
+const require = createRequire(import.meta.url);
+const factory = require('jq-wasm/dist/build/jq.js') as { toString(): string };
+void readFileSync;
+
+describe('JqRunner (real jq via jq-wasm)', () => {
+  const jq = new JqRunner(factory.toString(), 1000);
+  afterAll(() => jq.close());
+
+  it('returns the paths an expression selects, exactly what del() would remove', async () => {
+    const obj = { spec: { containers: [{ name: 'a', image: 'x' }, { name: 'istio-proxy', image: 'y' }] } };
+    expect(await jq.paths(obj, '.spec.containers[] | select(.name == "istio-proxy") | .image')).toEqual([['spec', 'containers', 1, 'image']]);
+    expect(await jq.paths(obj, '.spec.containers[].image')).toEqual([
+      ['spec', 'containers', 0, 'image'],
+      ['spec', 'containers', 1, 'image'],
+    ]);
+    expect(await jq.paths(obj, '.metadata.labels["x"]')).toEqual([['metadata', 'labels', 'x']]);
+  });
+
+  it('has real jq semantics (builtins, alternatives)', async () => {
+    expect(await jq.run({ a: [3, 1, 2] }, '.a | sort | map(. * 2)')).toEqual([[2, 4, 6]]);
+    expect(await jq.run({ a: null }, '.a // "default"')).toEqual(['default']);
+  });
+
+  it('reports compile errors', async () => {
+    expect(await jq.compiles('.spec | select(')).toMatch(/syntax error/);
+    expect(await jq.compiles('.spec.replicas')).toBeUndefined();
+  });
+
+  it('stops a runaway expression at the time limit, then keeps working', async () => {
+    const short = new JqRunner(factory.toString(), 300);
+    try {
+      const started = Date.now();
+      await expect(short.run({}, 'def f: f; f')).rejects.toThrow(/timed out \(300ms\)/);
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(await short.run({ a: 1 }, '.a')).toEqual([1]);
+    } finally {
+      await short.close();
+    }
+  }, 20000);
+});
