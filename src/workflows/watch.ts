@@ -1,0 +1,306 @@
+// `sync --watch`: wires the reconcile loop to the app state, the sync pieces, live watches, a webhook and the signals.
+import { createHash } from 'node:crypto';
+import type { CommandContext } from '../cli/context.js';
+import { parseDuration } from '../cli/duration.js';
+import { ExitCode, InputError } from '../cli/exit-codes.js';
+import { diffObject, type ObjectDiff } from '../diff/index.js';
+import type { KubeGateway, PropagationPolicy, ResourceType } from '../kube/gateway.js';
+import { displayName, keyString, type KubeObject } from '../model/object.js';
+import { deleteCandidates } from '../prune/delete.js';
+import { cacheDirFor } from '../source/cache.js';
+import { classifyRepoURL } from '../source/repo-url.js';
+import { applySteps, dryRunSteps, humanField } from '../sync/apply.js';
+import { ignoredFields, keepLiveValues } from '../sync/ignored.js';
+import { planSync, type PlanDesired } from '../sync/plan.js';
+import { stampTrackingId, trackingIdOf } from '../tracking/tracking-id.js';
+import { reconnectDelay } from '../watch/backoff.js';
+import type { Decision } from '../watch/decide.js';
+import { formatEvent, type LoopEvent } from '../watch/events.js';
+import { LiveWatcher, type LiveTarget } from '../watch/live.js';
+import { runLoop, systemClock, Wakeup, type ActResult, type LoopClock, type Snapshot } from '../watch/loop.js';
+import { isLoopback, parseWebhookAddr, startWebhook, type WebhookServer } from '../watch/webhook.js';
+import { appStateArgs, loadAppState, type AppState, type AppStateArgs } from './app-state.js';
+
+/** Test seams: a gateway, a stop signal and a clock instead of the real ones. */
+export interface WatchDeps {
+  gateway?: KubeGateway;
+  signal?: AbortSignal;
+  clock?: LoopClock;
+  /** Install SIGINT/SIGTERM handlers (default true). */
+  handleSignals?: boolean;
+}
+
+export interface WatchFlags {
+  intervalMs: number;
+  prune: boolean;
+  forceConflicts: boolean;
+  webhookAddr?: string;
+  webhookSecret?: string;
+}
+
+const NAMESPACE_TYPE: ResourceType = { group: '', version: 'v1', kind: 'Namespace', resource: 'namespaces', namespaced: false, verbs: ['get', 'list', 'create', 'patch', 'delete'] };
+
+/** The watch flags, validated: a positive --interval, no --dry-run, the webhook secret from the flag or the environment. */
+export function watchFlags(args: Record<string, unknown>, env: Record<string, string | undefined>): WatchFlags {
+  if (args.dryRun === true) throw new InputError('--dry-run and --watch do not go together: a dry run changes nothing, so there is nothing to keep reconciling');
+  const intervalMs = parseDuration(typeof args.interval === 'string' ? args.interval : '60s', '--interval');
+  if (intervalMs < 1000) throw new InputError(`--interval must be at least 1s (got ${String(args.interval)})`);
+  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  const webhookAddr = str(args.webhookAddr);
+  const webhookSecret = str(args.webhookSecret) ?? str(env.KGITOPS_WEBHOOK_SECRET);
+  if (webhookSecret !== undefined && webhookAddr === undefined) throw new InputError('--webhook-secret needs --webhook-addr');
+  return { intervalMs, prune: args.prune === true, forceConflicts: args.forceConflicts === true, ...(webhookAddr ? { webhookAddr } : {}), ...(webhookSecret ? { webhookSecret } : {}) };
+}
+
+/** What one refresh loaded, kept for the step's act. */
+interface Loaded {
+  state: AppState;
+  diffs: Map<string, ObjectDiff>;
+}
+
+function contentRevision(state: AppState): string {
+  const h = createHash('sha256');
+  for (const d of state.desired) h.update(JSON.stringify(d.object)).update('\n');
+  return `content:${h.digest('hex').slice(0, 16)}`;
+}
+
+/** The arguments that read the same commit again without re-resolving the branch or fetching. */
+function pinnedArgs(base: AppStateArgs, last: AppState | undefined, env: Record<string, string | undefined>): AppStateArgs {
+  if (last?.revision === undefined || base.desired !== undefined) return base;
+  const pinned: AppStateArgs = { ...base, revision: last.revision };
+  const url = last.app.source.repoURL ?? '';
+  if (base.repoDir === undefined && url !== '' && classifyRepoURL(url, process.cwd()).kind === 'remote') pinned.repoDir = cacheDirFor(url, env);
+  return pinned;
+}
+
+function liveTargets(state: AppState): LiveTarget[] {
+  const byTarget = new Map<string, { type: ResourceType; namespace?: string; names: Set<string> }>();
+  for (const d of state.desired) {
+    if (d.pendingCrd || !d.type.verbs.includes('watch')) continue;
+    const ns = d.type.namespaced ? d.key.namespace : undefined;
+    const id = `${d.type.group}/${d.type.resource}@${ns ?? ''}`;
+    const t = byTarget.get(id) ?? { type: d.type, ...(ns ? { namespace: ns } : {}), names: new Set<string>() };
+    t.names.add(d.key.name);
+    byTarget.set(id, t);
+  }
+  return [...byTarget.values()];
+}
+
+/** Runs the loop until SIGINT/SIGTERM (or `deps.signal`); returns 0 after a clean stop. */
+export async function runWatch(args: Record<string, unknown>, ctx: CommandContext, deps: WatchDeps = {}): Promise<ExitCode> {
+  const flags = watchFlags(args, ctx.io.env);
+  const baseArgs = appStateArgs(args);
+  const clock = deps.clock ?? systemClock;
+  const format = ctx.opts.output;
+  const emit = (e: Omit<LoopEvent, 'time'>) => ctx.io.out(formatEvent({ ...e, time: new Date(clock.now()) }, format));
+
+  const stop = new AbortController();
+  const onSignal = (sig: NodeJS.Signals) => {
+    emit({ action: 'stop', result: 'stopping', message: `${sig}: stopping after the step in progress (again to force)` });
+    removeHandlers();
+    stop.abort();
+  };
+  const removeHandlers = () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+  if (deps.handleSignals !== false) {
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  }
+  const external = deps.signal;
+  const onExternal = () => stop.abort();
+  external?.addEventListener('abort', onExternal, { once: true });
+
+  let gateway: KubeGateway | undefined = deps.gateway;
+  let webhook: WebhookServer | undefined;
+  let watcher: LiveWatcher | undefined;
+  let fatal: unknown;
+  try {
+    if (gateway === undefined) {
+      const { connectGateway } = await import('../kube/connect.js');
+      gateway = await connectGateway(ctx.opts, ctx.io.env);
+    }
+    const gw = gateway;
+    const wakeup = new Wakeup();
+    if (flags.webhookAddr !== undefined) {
+      const { host } = parseWebhookAddr(flags.webhookAddr);
+      if (!isLoopback(host) && flags.webhookSecret === undefined) {
+        emit({ action: 'warning', message: `the webhook listens on ${host}, beyond this machine, with no secret: anyone who reaches it can trigger a refresh` });
+      }
+      webhook = await startWebhook({
+        addr: flags.webhookAddr,
+        ...(flags.webhookSecret ? { secret: flags.webhookSecret } : {}),
+        onPush: () => wakeup.wake('webhook'),
+        onRequest: (r) =>
+          emit({
+            action: 'webhook',
+            result: r.outcome === 'push' ? 'accepted' : r.outcome,
+            message: r.reason,
+            detail: { status: r.status, ...(r.event ? { event: r.event } : {}), ...(r.push?.ref ? { ref: r.push.ref } : {}), ...(r.remote ? { remote: r.remote } : {}) },
+          }),
+      });
+    }
+    let appInstance = '';
+    watcher = new LiveWatcher({
+      gateway: gw,
+      appInstance: () => appInstance,
+      onChange: () => wakeup.wake('live'),
+      onConnection: (ev, target) =>
+        ev.kind === 'gone'
+          ? emit({ action: 'reconnect', result: 'relisting', message: `${target}: resourceVersion expired (410 Gone)` })
+          : emit({ action: 'reconnect', result: 'retrying', message: `${target}: ${(ev.error as Error)?.message ?? String(ev.error)}`, detail: { retryInMs: ev.retryInMs } }),
+      reconnectDelay: (n) => reconnectDelay(n, Math.random()),
+      sleep: clock.sleep,
+    });
+    emit({
+      action: 'start',
+      message: `reconciling ${baseArgs.app ?? baseArgs.appFile ?? ''} every ${args.interval as string}${webhook ? `; webhook on ${webhook.host}:${webhook.port}` : ''}`,
+      detail: { intervalMs: flags.intervalMs, ...(webhook ? { webhookPort: webhook.port } : {}) },
+    });
+
+    let last: Loaded | undefined;
+    let succeeded = false;
+    const warned = new Set<string>();
+    const appDeps = { io: ctx.io, opts: ctx.opts, gateway: gw };
+
+    const refresh = async ({ pollSource }: { pollSource: boolean }): Promise<Snapshot> => {
+      let state: AppState;
+      try {
+        state = await loadAppState(pollSource ? baseArgs : pinnedArgs(baseArgs, last?.state, ctx.io.env), appDeps, { extras: true });
+      } catch (e) {
+        if (!succeeded && e instanceof InputError) {
+          fatal = e; // a mistake in what we were asked to watch: say so at once instead of retrying forever
+          stop.abort();
+        }
+        throw e;
+      }
+      succeeded = true;
+      appInstance = state.appInstance;
+      const diffs = new Map<string, ObjectDiff>();
+      const outOfSync: string[] = [];
+      const names: Snapshot['names'] = new Map();
+      for (const d of state.desired) {
+        const k = keyString(d.key);
+        names.set(k, { object: displayName(d.key), ...(d.key.namespace ? { namespace: d.key.namespace } : {}) });
+        const live = state.live.get(k);
+        const diff = await diffObject({ desired: d.object, live, rules: state.app.ignoreDifferences, fieldManager: ctx.opts.fieldManager });
+        diffs.set(k, diff);
+        const wantMark = d.object.kind === 'CustomResourceDefinition' ? undefined : trackingIdOf(stampTrackingId(d.object, state.appInstance, state.destinationNamespace));
+        const markDiffers = live !== undefined && wantMark !== undefined && trackingIdOf(live) !== wantMark;
+        if (diff.status !== 'in-sync' || markDiffers) outOfSync.push(k);
+      }
+      const extras: string[] = [];
+      for (const c of state.prune?.candidates ?? []) {
+        if (c.skip) continue;
+        const k = keyString(c.key);
+        extras.push(k);
+        names.set(k, { object: displayName(c.key), ...(c.key.namespace ? { namespace: c.key.namespace } : {}) });
+      }
+      const fresh = state.warnings.filter((w) => !warned.has(w));
+      for (const w of fresh) warned.add(w);
+      last = { state, diffs };
+      watcher?.update(liveTargets(state));
+      return {
+        revision: state.revision ?? contentRevision(state),
+        ...(state.revision ? { commit: state.revision } : {}),
+        origin: state.origin,
+        policy: { selfHeal: state.app.automated?.selfHeal === true, prune: flags.prune || state.app.automated?.prune === true },
+        desiredCount: state.desired.length,
+        outOfSync,
+        extras,
+        names,
+        warnings: fresh,
+      };
+    };
+
+    const act = async (d: Decision): Promise<ActResult[]> => {
+      if (last === undefined) return [];
+      return actOn(last, d, { gateway: gw, fieldManager: ctx.opts.fieldManager, forceConflicts: flags.forceConflicts });
+    };
+
+    const summary = await runLoop(
+      { clock, random: Math.random, refresh: (o) => refresh(o), act, emit },
+      { intervalMs: flags.intervalMs, signal: stop.signal, wakeup },
+    );
+    if (fatal !== undefined) throw fatal;
+    emit({ action: 'stop', result: 'stopped', detail: { steps: summary.steps, applied: summary.applied, pruned: summary.pruned, failed: summary.failed } });
+    return ExitCode.Ok;
+  } finally {
+    removeHandlers();
+    external?.removeEventListener('abort', onExternal);
+    await watcher?.stop();
+    await webhook?.close();
+    gateway?.close();
+  }
+}
+
+/**
+ * Carries out one decision with the sync pieces: a new revision applies every desired object (as `sync`
+ * does), a heal only the drifted ones; the whole set is dry-run first and nothing is applied if any fails;
+ * prune runs only after every apply succeeded, guarded by uid and resourceVersion.
+ */
+async function actOn(loaded: Loaded, d: Decision, opts: { gateway: KubeGateway; fieldManager: string; forceConflicts: boolean }): Promise<ActResult[]> {
+  const { state, diffs } = loaded;
+  const { app } = state;
+  const gw = opts.gateway;
+  const full = d.reason === 'initial' || d.reason === 'new-revision';
+  const wanted = new Set(full ? state.desired.map((e) => keyString(e.key)) : d.apply);
+  const results: ActResult[] = [];
+
+  if (wanted.size > 0) {
+    const desired: PlanDesired[] = [];
+    for (const e of state.desired) {
+      const k = keyString(e.key);
+      if (!wanted.has(k)) continue;
+      let object: KubeObject = e.object;
+      const live = state.live.get(k);
+      if (live && app.syncOptions.respectIgnoreDifferences) object = keepLiveValues(e.object, await ignoredFields(app.ignoreDifferences, e.object, live));
+      desired.push({ object, type: e.type, key: e.key, source: e.source, ...(e.pendingCrd ? { pendingCrd: true } : {}) });
+    }
+    const nsType = (await gw.resolve('v1', 'Namespace')) ?? NAMESPACE_TYPE;
+    const liveNamespaces = new Set<string>();
+    await Promise.all(state.namespaces.map(async (n) => void ((await gw.get(nsType, '', n)) && liveNamespaces.add(n))));
+    const plan = planSync({
+      app,
+      appInstance: state.appInstance,
+      destinationNamespace: state.destinationNamespace,
+      desired,
+      live: state.live,
+      diffs,
+      liveNamespaces,
+      namespaceType: nsType,
+      pruneCandidates: [],
+      flags: { prune: false, forceConflicts: opts.forceConflicts },
+    });
+    if (plan.refused) return [...wanted].map((key) => ({ key, action: 'apply' as const, result: 'refused', ok: false, message: plan.refused }));
+    const dry = await dryRunSteps(gw, plan.steps, { fieldManager: opts.fieldManager, force: plan.force });
+    if (dry.some((x) => x.error)) {
+      for (const x of dry) {
+        results.push({ key: keyString(x.step.key), action: 'apply', result: x.error ? 'failed' : 'not-applied', ok: false, message: x.error ?? 'the server-side dry-run of another object failed: nothing was applied' });
+      }
+      return results;
+    }
+    const applied = await applySteps(gw, dry, { fieldManager: opts.fieldManager, force: plan.force });
+    for (const r of applied) {
+      const took = r.outcome === 'applied' && r.conflicts.length > 0 ? `took ${r.conflicts.map((c) => `${humanField(c.field)} from ${c.manager}`).join(', ')}` : undefined;
+      const message = r.outcome === 'conflict' ? `${r.message ?? 'conflict'}: ${r.conflicts.map((c) => `${humanField(c.field)} (${c.manager})`).join(', ')}` : (took ?? r.message);
+      results.push({ key: keyString(r.step.key), action: 'apply', result: r.outcome, ok: r.outcome === 'applied' || r.outcome === 'skipped', ...(message ? { message } : {}) });
+    }
+  }
+
+  if (d.prune.length > 0) {
+    const wantedPrune = new Set(d.prune);
+    const candidates = (state.prune?.candidates ?? []).filter((c) => wantedPrune.has(keyString(c.key)));
+    if (results.some((r) => !r.ok)) {
+      for (const c of candidates) results.push({ key: keyString(c.key), action: 'prune', result: 'blocked', ok: false, message: 'not every object was applied: nothing was pruned' });
+      return results;
+    }
+    const propagationPolicy: PropagationPolicy = app.syncOptions.prunePropagationPolicy ?? 'foreground';
+    for (const r of await deleteCandidates(gw, candidates, { propagationPolicy })) {
+      const ok = r.outcome === 'deleted' || r.outcome === 'gone' || r.outcome === 'skipped';
+      results.push({ key: keyString(r.candidate.key), action: 'prune', result: r.outcome, ok, ...(r.message ? { message: r.message } : {}) });
+    }
+  }
+  return results;
+}
