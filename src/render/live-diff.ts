@@ -1,0 +1,57 @@
+// Renders the live diff: the core diff table/kv plus the server-side conflict preview and ignored fields' owners.
+import { stringify } from 'yaml';
+import type { LiveDiffReport } from '../workflows/live-diff.js';
+import { displayName } from '../model/object.js';
+import { formatValue, renderDiffKv, renderDiffTable } from './diff.js';
+import type { OutputFormat, Paint } from './colour.js';
+
+/**
+ * The core kv lines (SYNC=, DRIFT=, MISSING=, EXTRA=) then, per field another manager owns,
+ * `OWNER=<Kind>/<name> <path> <manager>` for drift, `IGNORED=<Kind>/<name> <path> <manager>` for ignored
+ * fields, and with --server-side `CONFLICT=<Kind>/<name> <path> <manager>` per field a non-forced apply is refused on.
+ */
+export function renderLiveDiffKv(r: LiveDiffReport, fieldManager: string): string {
+  const lines = [renderDiffKv(r).trimEnd()];
+  for (const o of r.objects) {
+    for (const f of o.fields) {
+      const others = f.owners.filter((w) => w.manager !== fieldManager && w.subresource !== 'status');
+      const tag = f.verdict === 'ignored' ? 'IGNORED' : 'OWNER';
+      for (const w of others) lines.push(`${tag}=${displayName(o.key)} ${f.path} ${w.manager}`);
+    }
+  }
+  for (const c of r.conflicts) lines.push(`CONFLICT=${displayName(c.key)} ${c.path} ${c.manager}`);
+  return lines.join('\n') + '\n';
+}
+
+function conflictSection(r: LiveDiffReport, paint: Paint): string[] {
+  if (!r.serverSide) return [];
+  if (r.conflicts.length === 0) return [paint.dim('Conflict preview (server-side apply dry-run, not forced): no field of another manager would be taken.')];
+  const rows = r.conflicts.map((c) => [displayName(c.key), c.path, c.manager + (c.subresource ? ` (${c.subresource})` : ''), formatValue(c.live as never), formatValue(c.desired as never)]);
+  const head = ['OBJECT', 'FIELD', 'MANAGER', 'LIVE', 'DESIRED'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const fmt = (cells: string[]) => '  ' + cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
+  const managers = [...new Set(r.conflicts.map((c) => c.manager))];
+  return [
+    paint.bold(`Conflict preview (server-side apply dry-run, not forced): ${r.conflicts.length} field(s) owned by ${managers.join(', ')}`),
+    fmt(head),
+    ...rows.map((row) => paint.magenta(fmt(row))),
+    paint.dim('A sync without --force-conflicts (and without selfHeal) would refuse these objects; a forced sync takes these fields over.'),
+  ];
+}
+
+export function renderLiveDiff(r: LiveDiffReport, format: OutputFormat, paint: Paint, fieldManager = 'argocd-controller'): string {
+  switch (format) {
+    case 'json':
+      return JSON.stringify(r, null, 2) + '\n';
+    case 'yaml':
+      return stringify(r, { aliasDuplicateObjects: false, lineWidth: 0 });
+    case 'kv':
+      return renderLiveDiffKv(r, fieldManager);
+    default: {
+      const table = renderDiffTable(r, paint).trimEnd().split('\n');
+      const last = table.pop() as string;
+      const skipped = r.extrasSkipped.map((s) => `${paint.dim('  (not pruned:')} ${displayName(s.key)} ${paint.dim(s.reason + ')')}`);
+      return [...table, ...skipped, ...conflictSection(r, paint), last].join('\n') + '\n';
+    }
+  }
+}

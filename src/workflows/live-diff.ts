@@ -1,0 +1,168 @@
+// `diff` against the cluster: the core diff of every desired/live pair, ignored fields left to their owners, the app's extras,
+// and with --server-side the result of a server-side apply dry-run plus a conflict preview that neither fails nor forces.
+import type { CommandContext } from '../cli/context.js';
+import { ExitCode } from '../cli/exit-codes.js';
+import { diffObject } from '../diff/index.js';
+import type { DiffReport, FieldDiff, ObjectDiff } from '../diff/types.js';
+import { DIFF_SCHEMA_VERSION } from '../diff/types.js';
+import { ApplyConflictError } from '../kube/errors.js';
+import type { KubeGateway } from '../kube/gateway.js';
+import { keyString, type KubeObject, type ResourceKey } from '../model/object.js';
+import { humanField } from '../sync/apply.js';
+import { ignoredFields, otherOwners } from '../sync/ignored.js';
+import { stampTrackingId } from '../tracking/tracking-id.js';
+import { appStateArgs, loadAppState, type AppStateArgs, type AppStateDeps, type DesiredEntry } from './app-state.js';
+
+/** One field another manager owns that our apply would take (an SSA dry-run without force refused on it). */
+export interface ConflictPreview {
+  key: ResourceKey;
+  /** The field as the diff prints it. */
+  path: string;
+  /** The field as the API server named it. */
+  field: string;
+  manager: string;
+  subresource?: string;
+  desired?: unknown;
+  live?: unknown;
+}
+
+/** The live diff report: the core DiffReport (schemaVersion 1) plus the server-side preview. */
+export interface LiveDiffReport extends DiffReport {
+  app: string;
+  origin: string;
+  revision?: string;
+  serverSide: boolean;
+  /** With --server-side: every field a non-forced apply would be refused on, with its manager. */
+  conflicts: ConflictPreview[];
+  /** Extras that Prune=false (or similar) protects: still OutOfSync, never pruned. */
+  extrasSkipped: { key: ResourceKey; reason: string }[];
+}
+
+export interface LiveDiffRequest extends AppStateArgs {
+  serverSide: boolean;
+}
+
+/** Values at a human path are taken from the diff fields when known; otherwise from the objects by the pointer of a matching diff field. */
+function conflictValues(fields: readonly FieldDiff[], path: string): { desired?: unknown; live?: unknown } {
+  const f = fields.find((x) => x.path === path);
+  if (!f) return {};
+  return { ...(f.desired !== undefined ? { desired: f.desired } : {}), ...(f.live !== undefined ? { live: f.live } : {}) };
+}
+
+/**
+ * Server-side: apply-dry-run without force (learning the conflicts), then forced (the predicted
+ * object), and diff the stamped desired object as the server would store it against live.
+ */
+async function serverSideDiff(
+  gw: KubeGateway,
+  d: DesiredEntry,
+  ctx: { appInstance: string; destinationNamespace: string; fieldManager: string },
+): Promise<{ predicted?: KubeObject; conflicts: ConflictPreview[]; warning?: string }> {
+  const obj = d.object.kind === 'CustomResourceDefinition' ? d.object : stampTrackingId(d.object, ctx.appInstance, ctx.destinationNamespace);
+  try {
+    const predicted = await gw.apply(d.type, obj, { fieldManager: ctx.fieldManager, force: false, dryRun: true });
+    return { predicted, conflicts: [] };
+  } catch (err) {
+    if (!(err instanceof ApplyConflictError)) return { conflicts: [], warning: `server-side dry-run failed, showing the plain diff: ${(err as Error).message}` };
+    const conflicts: ConflictPreview[] = err.conflicts.map((c) => ({
+      key: d.key,
+      path: humanField(c.field),
+      field: c.field,
+      manager: c.manager,
+      ...(c.subresource ? { subresource: c.subresource } : {}),
+    }));
+    try {
+      const predicted = await gw.apply(d.type, obj, { fieldManager: ctx.fieldManager, force: true, dryRun: true });
+      return { predicted, conflicts };
+    } catch (err2) {
+      return { conflicts, warning: `forced server-side dry-run failed, showing the plain diff: ${(err2 as Error).message}` };
+    }
+  }
+}
+
+/** Builds the live diff report; never prints. */
+export async function liveDiff(req: LiveDiffRequest, deps: AppStateDeps): Promise<LiveDiffReport> {
+  const state = await loadAppState(req, deps, { extras: true });
+  const { app } = state;
+  const fieldManager = deps.opts.fieldManager;
+  const rules = app.ignoreDifferences;
+  const objects: ObjectDiff[] = [];
+  const conflicts: ConflictPreview[] = [];
+  const warnings = [...state.warnings];
+
+  const perObject = await Promise.all(
+    state.desired.map(async (d) => {
+      const live = state.live.get(keyString(d.key));
+      let compareWith = d.object;
+      let objConflicts: ConflictPreview[] = [];
+      const objWarnings: string[] = [];
+      if (req.serverSide && !d.pendingCrd) {
+        const ss = await serverSideDiff(deps.gateway, d, { appInstance: state.appInstance, destinationNamespace: state.destinationNamespace, fieldManager });
+        if (ss.warning) objWarnings.push(ss.warning);
+        objConflicts = ss.conflicts;
+        if (ss.predicted && live) compareWith = ss.predicted;
+      }
+      return { d, live, compareWith, objConflicts, objWarnings };
+    }),
+  );
+
+  for (const { d, live, compareWith, objConflicts, objWarnings } of perObject) {
+    const diff = await diffObject({ desired: compareWith, live, rules, fieldManager });
+    const fields = [...diff.fields];
+    // Server-side: the core verdict 'conflict' is a prediction; the dry-run is the truth.
+    if (req.serverSide && live) {
+      for (const f of fields) if (f.verdict === 'conflict' && !objConflicts.some((c) => c.path === f.path)) f.verdict = 'drift';
+      for (const c of objConflicts) {
+        const f = fields.find((x) => x.path === c.path);
+        if (f) f.verdict = 'conflict';
+        Object.assign(c, conflictValues(fields, c.path));
+      }
+    }
+    // Ignored fields the desired object leaves to another manager (e.g. spec.replicas after kubectl scale).
+    if (live) {
+      const ig = await ignoredFields(rules, d.object, live);
+      objWarnings.push(...ig.warnings);
+      for (const f of ig.live) {
+        if (fields.some((x) => x.path === f.path)) continue;
+        if (otherOwners(f, fieldManager).length === 0) continue;
+        fields.push({ path: f.path, pointer: f.pointer, ...(f.desired !== undefined ? { desired: f.desired } : {}), ...(f.live !== undefined ? { live: f.live } : {}), owners: f.owners, verdict: 'ignored', rule: f.rule });
+      }
+    }
+    const status = diff.status === 'missing' ? 'missing' : fields.some((f) => f.verdict !== 'ignored') ? 'drifted' : 'in-sync';
+    const warningsOut = [...(diff.warnings ?? []), ...objWarnings];
+    objects.push({ ...diff, status, fields, ...(warningsOut.length > 0 ? { warnings: warningsOut } : {}) });
+    conflicts.push(...objConflicts);
+  }
+
+  const candidates = state.prune?.candidates ?? [];
+  const extras = candidates.map((c) => c.key).sort((a, b) => (keyString(a) < keyString(b) ? -1 : 1));
+  const outOfSync = extras.length > 0 || objects.some((o) => o.status !== 'in-sync');
+  return {
+    schemaVersion: DIFF_SCHEMA_VERSION,
+    sync: outOfSync ? 'OutOfSync' : 'Synced',
+    objects,
+    extras,
+    warnings: [...warnings, ...objects.flatMap((o) => (o.warnings ?? []).map((w) => `${o.key.kind}/${o.key.name}: ${w}`))],
+    app: app.name,
+    origin: state.origin,
+    ...(state.revision ? { revision: state.revision } : {}),
+    serverSide: req.serverSide,
+    conflicts,
+    extrasSkipped: candidates.filter((c) => c.skip).map((c) => ({ key: c.key, reason: c.skip as string })),
+  };
+}
+
+/** The `diff` command in cluster mode: connect, compare, render; exit 0 in sync, 1 drift. */
+export async function runLiveDiff(args: Record<string, unknown>, ctx: CommandContext): Promise<ExitCode> {
+  const { connectGateway } = await import('../kube/connect.js');
+  const { renderLiveDiff } = await import('../render/live-diff.js');
+  const gateway = await connectGateway(ctx.opts, ctx.io.env);
+  try {
+    const report = await liveDiff({ ...appStateArgs(args), serverSide: args.serverSide === true }, { io: ctx.io, opts: ctx.opts, gateway });
+    for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
+    ctx.io.out(renderLiveDiff(report, ctx.opts.output, ctx.paint, ctx.opts.fieldManager));
+    return report.sync === 'Synced' ? ExitCode.Ok : ExitCode.Drift;
+  } finally {
+    gateway.close();
+  }
+}
