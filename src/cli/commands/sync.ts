@@ -2,7 +2,7 @@
 import type { GitopsCommand } from '../command.js';
 import type { CommandContext } from '../context.js';
 import { appSourceOptions } from '../options.js';
-import { InputError, type ExitCode } from '../exit-codes.js';
+import type { ExitCode } from '../exit-codes.js';
 import { appStateArgs } from '../../workflows/app-state.js';
 
 /** A one-line progress indicator on stderr, only on a TTY; cleared when done. */
@@ -35,7 +35,7 @@ export const syncCommand: GitopsCommand = {
       .example('kubectl gitops sync shop --dry-run', 'Show the plan without changing anything')
       .example('kubectl gitops sync shop', 'Apply, heal and prune as the Application declares'),
   async run(args, ctx) {
-    if (args.watch === true) throw new InputError('--watch is not available in this build');
+    if (args.watch === true) return (await import('../../workflows/watch.js')).runWatch(args, ctx);
     const { connectGateway } = await import('../../kube/connect.js');
     const { syncApp, syncExitCode } = await import('../../workflows/sync.js');
     const { renderSync } = await import('../../render/sync.js');
