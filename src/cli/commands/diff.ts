@@ -5,6 +5,11 @@ import { ExitCode, InputError, NotImplementedError } from '../exit-codes.js';
 import { runFileDiff } from '../../workflows/file-diff.js';
 import { renderDiff } from '../../render/diff.js';
 
+/** yargs parses a lone `-` (stdin) as an empty string: read it back as `-`. */
+export function stdinDash(v: string): string {
+  return v === '' ? '-' : v;
+}
+
 export const diffCommand: GitopsCommand = {
   command: 'diff [app]',
   describe: 'Show drift between the desired manifests and the live objects, with who owns each field',
@@ -21,11 +26,11 @@ export const diffCommand: GitopsCommand = {
       throw new NotImplementedError('diff against the cluster');
     }
     if (typeof args.desired !== 'string') throw new InputError('file mode (--live) needs --desired FILE|DIR');
-    if (args.app !== undefined) throw new InputError('file mode (--live) reads the Application from -f/--app-file, not from the cluster: drop the APP argument');
+    if (args.app !== undefined && args.app !== '') throw new InputError('file mode (--live) reads the Application from -f/--app-file, not from the cluster: drop the APP argument');
     if (args.serverSide === true) throw new InputError('--server-side needs a cluster: it cannot be combined with --live');
     const { report, app } = await runFileDiff({
-      desired: args.desired,
-      live: args.live,
+      desired: stdinDash(args.desired),
+      live: stdinDash(args.live),
       appFile: typeof args.appFile === 'string' ? args.appFile : undefined,
       namespace: ctx.opts.namespace,
       fieldManager: ctx.opts.fieldManager,

@@ -1,0 +1,126 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadApplicationFile, parseApplication, parseSyncOptions } from '../../../src/app/application.js';
+import { InputError } from '../../../src/cli/exit-codes.js';
+
+const base = {
+  apiVersion: 'argoproj.io/v1alpha1',
+  kind: 'Application',
+  metadata: { name: 'shop', namespace: 'argocd' },
+  spec: {
+    source: { repoURL: 'https://git.example.com/shop.git', path: 'k8s', targetRevision: 'main' },
+    destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' },
+  },
+};
+const withSpec = (extra: Record<string, unknown>) => ({ ...base, spec: { ...base.spec, ...extra } });
+
+describe('parseApplication', () => {
+  it('reads the model with defaults: manual sync, default sync options', () => {
+    const app = parseApplication(base, 'app.yaml');
+    expect(app).toEqual({
+      name: 'shop',
+      namespace: 'argocd',
+      source: { repoURL: 'https://git.example.com/shop.git', path: 'k8s', targetRevision: 'main' },
+      destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' },
+      syncOptions: {
+        createNamespace: false,
+        pruneLast: false,
+        serverSideApply: false,
+        applyOutOfSyncOnly: false,
+        respectIgnoreDifferences: false,
+        failOnSharedResource: false,
+        prunePropagationPolicy: 'foreground',
+        prune: true,
+      },
+      ignoreDifferences: [],
+      warnings: [],
+      origin: 'app.yaml',
+    });
+  });
+
+  it('reads automated with prune/selfHeal/allowEmpty false when absent', () => {
+    const app = parseApplication(withSpec({ syncPolicy: { automated: { selfHeal: true } } }), 'a');
+    expect(app.automated).toEqual({ prune: false, selfHeal: true, allowEmpty: false });
+  });
+
+  it('reads ignoreDifferences', () => {
+    const app = parseApplication(
+      withSpec({ ignoreDifferences: [{ group: 'apps', kind: 'Deployment', name: 'orders', jsonPointers: ['/spec/replicas'], managedFieldsManagers: ['kube-controller-manager'] }] }),
+      'a',
+    );
+    expect(app.ignoreDifferences).toEqual([
+      { group: 'apps', kind: 'Deployment', name: 'orders', jsonPointers: ['/spec/replicas'], jqPathExpressions: [], managedFieldsManagers: ['kube-controller-manager'] },
+    ]);
+  });
+
+  it.each([
+    [{ ...base, kind: 'Deployment' }, /not an Argo CD Application/],
+    [{ ...base, metadata: { namespace: 'x' } }, /app\.yaml: Application metadata\.name: is missing/],
+    [withSpec({ destination: { namespace: 7 } }), /spec\.destination\.namespace: must be a string/],
+    [withSpec({ syncPolicy: { automated: { prune: 'yes' } } }), /spec\.syncPolicy\.automated\.prune: must be true or false/],
+    [withSpec({ syncPolicy: { syncOptions: 'CreateNamespace=true' } }), /spec\.syncPolicy\.syncOptions: must be a list of strings/],
+    [withSpec({ ignoreDifferences: [{ group: 'apps', kind: 'Deployment', jsonPointers: ['spec/replicas'] }] }), /spec\.ignoreDifferences\[0\]\.jsonPointers\[0\]: "spec\/replicas" is not a JSON pointer: it must start with \//],
+    [withSpec({ ignoreDifferences: [{ group: 'apps', jsonPointers: ['/x'] }] }), /spec\.ignoreDifferences\[0\]\.kind: is required/],
+    [withSpec({ ignoreDifferences: {} }), /spec\.ignoreDifferences: must be a list/],
+  ])('rejects %j naming the file and field', (obj, re) => {
+    expect(() => parseApplication(obj, 'app.yaml')).toThrow(InputError);
+    expect(() => parseApplication(obj, 'app.yaml')).toThrow(re);
+  });
+});
+
+describe('parseSyncOptions', () => {
+  it('parses every supported option', () => {
+    const warnings: string[] = [];
+    const o = parseSyncOptions(
+      ['CreateNamespace=true', 'PruneLast=true', 'ServerSideApply=true', 'ApplyOutOfSyncOnly=true', 'RespectIgnoreDifferences=true', 'FailOnSharedResource=true', 'PrunePropagationPolicy=orphan', 'Prune=false'],
+      (w) => warnings.push(w),
+    );
+    expect(o).toEqual({
+      createNamespace: true,
+      pruneLast: true,
+      serverSideApply: true,
+      applyOutOfSyncOnly: true,
+      respectIgnoreDifferences: true,
+      failOnSharedResource: true,
+      prunePropagationPolicy: 'orphan',
+      prune: false,
+    });
+    expect(warnings).toEqual([]);
+  });
+
+  it('turns unsupported or malformed options into warnings, never silence', () => {
+    const warnings: string[] = [];
+    const o = parseSyncOptions(['Validate=false', 'PrunePropagationPolicy=sideways', 'CreateNamespace=yes', 'Replace=true'], (w) => warnings.push(w));
+    expect(o.prunePropagationPolicy).toBe('foreground');
+    expect(o.createNamespace).toBe(false);
+    expect(warnings).toEqual([
+      'syncOptions Validate=false: not supported by kubectl-gitops; ignored',
+      'syncOptions PrunePropagationPolicy=sideways: PrunePropagationPolicy must be foreground, background or orphan; using foreground',
+      'syncOptions CreateNamespace=yes: expected CreateNamespace=true or CreateNamespace=false; ignored',
+      'syncOptions Replace=true: not supported by kubectl-gitops; ignored',
+    ]);
+  });
+});
+
+describe('loadApplicationFile', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'app-'));
+  it('reads YAML and compiles jq expressions, naming the rule that does not compile', async () => {
+    const good = join(dir, 'good.yaml');
+    writeFileSync(good, `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop}\nspec:\n  ignoreDifferences:\n  - kind: ConfigMap\n    jqPathExpressions: ['.data.x']\n`);
+    const seen: string[] = [];
+    const app = await loadApplicationFile(good, { compileJq: async (e) => (seen.push(e), undefined) });
+    expect(app.ignoreDifferences[0]!.jqPathExpressions).toEqual(['.data.x']);
+    expect(seen).toEqual(['.data.x']);
+    await expect(loadApplicationFile(good, { compileJq: async () => 'syntax error, unexpected end' })).rejects.toThrow(
+      /good\.yaml: Application spec\.ignoreDifferences\[0\]\.jqPathExpressions\[0\] "\.data\.x" does not compile: syntax error/,
+    );
+  });
+
+  it('reports YAML errors with line and column, and missing files', async () => {
+    const bad = join(dir, 'bad.yaml');
+    writeFileSync(bad, 'apiVersion: argoproj.io/v1alpha1\nkind: [Application\n');
+    await expect(loadApplicationFile(bad)).rejects.toThrow(/bad\.yaml:3:1: invalid YAML/);
+    await expect(loadApplicationFile(join(dir, 'none.yaml'))).rejects.toThrow(/reading Application file .*ENOENT/);
+  });
+});
