@@ -14,9 +14,11 @@ export function renderLiveDiffKv(r: LiveDiffReport, fieldManager: string): strin
   const lines = [renderDiffKv(r).trimEnd()];
   for (const o of r.objects) {
     for (const f of o.fields) {
-      const others = f.owners.filter((w) => w.manager !== fieldManager && w.subresource !== 'status');
-      const tag = f.verdict === 'ignored' ? 'IGNORED' : 'OWNER';
-      for (const w of others) lines.push(`${tag}=${displayName(o.key)} ${f.path} ${w.manager}`);
+      const others = [...new Set(f.owners.filter((w) => w.manager !== fieldManager && w.subresource !== 'status').map((w) => w.manager))];
+      if (f.verdict === 'ignored') {
+        // An ignored field nobody owns is still named, with `-` for its manager.
+        for (const m of others.length > 0 ? others : ['-']) lines.push(`IGNORED=${displayName(o.key)} ${f.path} ${m}`);
+      } else for (const m of others) lines.push(`OWNER=${displayName(o.key)} ${f.path} ${m}`);
     }
   }
   for (const c of r.conflicts) lines.push(`CONFLICT=${displayName(c.key)} ${c.path} ${c.manager}`);

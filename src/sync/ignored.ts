@@ -60,6 +60,18 @@ export function otherOwners(f: IgnoredField, fieldManager: string): Owner[] {
   return f.owners.filter((o) => o.manager !== fieldManager && o.subresource !== 'status');
 }
 
+/**
+ * The managers an ignored live field is left to: its other owners, or `-` when nobody owns it
+ * (a server default changed through a subresource, e.g. `kubectl scale`, may record no owner);
+ * none when only we own it (then our apply decides it) or it is status.
+ */
+export function leftTo(f: IgnoredField, fieldManager: string): string[] {
+  if (f.segments[0] === 'status') return [];
+  const others = otherOwners(f, fieldManager).map((o) => o.manager);
+  if (others.length > 0) return [...new Set(others)];
+  return f.owners.some((o) => o.manager === fieldManager) ? [] : ['-'];
+}
+
 function setAt(root: JsonValue, segments: readonly Segment[], value: JsonValue): JsonValue {
   if (segments.length === 0) return value;
   const [head, ...rest] = segments as [Segment, ...Segment[]];

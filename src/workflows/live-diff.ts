@@ -9,7 +9,7 @@ import { ApplyConflictError } from '../kube/errors.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import { keyString, type KubeObject, type ResourceKey } from '../model/object.js';
 import { humanField } from '../sync/apply.js';
-import { ignoredFields, otherOwners } from '../sync/ignored.js';
+import { ignoredFields, leftTo } from '../sync/ignored.js';
 import { stampTrackingId } from '../tracking/tracking-id.js';
 import { appStateArgs, loadAppState, type AppStateArgs, type AppStateDeps, type DesiredEntry } from './app-state.js';
 
@@ -124,7 +124,7 @@ export async function liveDiff(req: LiveDiffRequest, deps: AppStateDeps): Promis
       objWarnings.push(...ig.warnings);
       for (const f of ig.live) {
         if (fields.some((x) => x.path === f.path)) continue;
-        if (otherOwners(f, fieldManager).length === 0) continue;
+        if (leftTo(f, fieldManager).length === 0) continue;
         fields.push({ path: f.path, pointer: f.pointer, ...(f.desired !== undefined ? { desired: f.desired } : {}), ...(f.live !== undefined ? { live: f.live } : {}), owners: f.owners, verdict: 'ignored', rule: f.rule });
       }
     }

@@ -5,7 +5,7 @@ import type { PropagationPolicy, ResourceType } from '../kube/gateway.js';
 import { keyString, type ResourceKey } from '../model/object.js';
 import { deleteCandidates } from '../prune/delete.js';
 import { applySteps, dryRunSteps, humanField, type ApplyResult, type DryRunResult } from '../sync/apply.js';
-import { ignoredFields, keepLiveValues, otherOwners, type IgnoredFields } from '../sync/ignored.js';
+import { ignoredFields, keepLiveValues, leftTo, type IgnoredFields } from '../sync/ignored.js';
 import { planSync, type ApplyStep, type PlanDesired } from '../sync/plan.js';
 import { loadAppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
 
@@ -153,7 +153,7 @@ export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?
     if (!ig) continue;
     for (const f of ig.live) {
       if (f.desired !== undefined && !app.syncOptions.respectIgnoreDifferences) continue;
-      for (const o of otherOwners(f, fieldManager)) report.ignored.push({ ...ref(step.key), field: f.path, manager: o.manager, rule: `${f.rule.type} ${f.rule.value}` });
+      for (const manager of leftTo(f, fieldManager)) report.ignored.push({ ...ref(step.key), field: f.path, manager, rule: `${f.rule.type} ${f.rule.value}` });
     }
   }
 
