@@ -1,0 +1,94 @@
+// Fuzzing the diff: diff(x,x) is in sync, extra live fields never drift, arbitrary pairs (and odd managedFields) never crash, inputs never mutated.
+import fc from 'fast-check';
+import { diffObject } from '../../../src/diff/index.js';
+import type { JsonObject, JsonValue, KubeObject } from '../../../src/model/object.js';
+import { isPlainObject } from '../../../src/model/object.js';
+import { fieldsTrie, isCrash, json, kubeObject, RUNS, tree } from './arbitraries.js';
+
+const opts = { rules: [], fieldManager: 'argocd-controller' };
+
+/** Live's extra keys: added to every map, never replacing a declared key; lists keep their length and order. */
+function addFields(v: JsonValue, extra: JsonObject): JsonValue {
+  if (Array.isArray(v)) return v.map((x) => addFields(x, extra));
+  if (isPlainObject(v)) {
+    const out: JsonObject = {};
+    for (const [k, x] of Object.entries(v)) out[k] = addFields(x, extra);
+    for (const [k, x] of Object.entries(extra)) if (!(`zz-${k}` in out)) out[`zz-${k}`] = x;
+    return out;
+  }
+  return v;
+}
+
+describe('diff fuzz', () => {
+  it('diff(x, x) is in sync for any well-formed object, Secrets included', async () => {
+    await fc.assert(
+      fc.asyncProperty(kubeObject, async (x) => {
+        const before = structuredClone(x);
+        const d = await diffObject({ ...opts, desired: x, live: structuredClone(x) });
+        expect(d.fields.filter((f) => f.verdict === 'drift')).toEqual([]);
+        expect(d.status).toBe('in-sync');
+        expect(x).toEqual(before);
+      }),
+      { numRuns: RUNS.diff },
+    );
+  });
+
+  it('adding fields anywhere in live (spec, data, metadata maps) never creates drift', async () => {
+    await fc.assert(
+      fc.asyncProperty(kubeObject.filter((o) => o.kind !== 'Secret'), fc.dictionary(fc.string({ minLength: 1, maxLength: 4 }), json, { noNullPrototype: true, minKeys: 1, maxKeys: 2 }), async (x, extra) => {
+        const { metadata, ...rest } = x;
+        const live = { ...(addFields(rest as JsonObject, extra) as JsonObject), metadata: { ...metadata, labels: { ...metadata.labels, 'zz-extra': 'x' }, annotations: { ...metadata.annotations, 'zz/extra': 'y' } } } as unknown as KubeObject;
+        const d = await diffObject({ ...opts, desired: x, live });
+        expect(d.fields.filter((f) => f.verdict === 'drift')).toEqual([]);
+        expect(d.status).toBe('in-sync');
+      }),
+      { numRuns: RUNS.diff },
+    );
+  });
+
+  it('arbitrary pairs of JSON bodies: a report, never a crash, inputs unchanged', async () => {
+    await fc.assert(
+      fc.asyncProperty(kubeObject, tree, tree, async (base, a, b) => {
+        const desired = { ...base, spec: a } as KubeObject;
+        const live = { ...base, spec: b } as KubeObject;
+        const snap = structuredClone([desired, live]);
+        let err: unknown;
+        try {
+          const d = await diffObject({ ...opts, desired, live });
+          expect(['in-sync', 'drifted']).toContain(d.status);
+        } catch (e) {
+          err = e;
+        }
+        expect(err === undefined || !isCrash(err)).toBe(true);
+        if (err !== undefined) throw err;
+        expect([desired, live]).toEqual(snap);
+      }),
+      { numRuns: RUNS.diff },
+    );
+  });
+
+  it('a live object with arbitrary managedFields: a report or a reported decoding error, never a crash', async () => {
+    await fc.assert(
+      fc.asyncProperty(kubeObject, fc.array(fc.record({ manager: fc.constantFrom('kubectl', 'argocd-controller', 'hpa'), operation: fc.constantFrom('Apply', 'Update'), fieldsType: fc.constant('FieldsV1'), fieldsV1: fieldsTrie }), { maxLength: 3 }), tree, async (x, mf, spec) => {
+        const live = { ...structuredClone(x), spec, metadata: { ...structuredClone(x.metadata), managedFields: mf } } as unknown as KubeObject;
+        try {
+          await diffObject({ ...opts, desired: x, live });
+        } catch (err) {
+          expect(isCrash(err)).toBe(false);
+          expect((err as Error).message).toMatch(/decoding managedFields/);
+        }
+      }),
+      { numRuns: RUNS.diff },
+    );
+  });
+
+  it('a missing live object is reported missing', async () => {
+    await fc.assert(
+      fc.asyncProperty(kubeObject, async (x) => {
+        const d = await diffObject({ ...opts, desired: x });
+        expect(d.status).toBe('missing');
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
