@@ -22,6 +22,22 @@ describe('parseManifests', () => {
     expect(out.map((o) => `${o.object.kind}/${o.object.metadata.name}@${o.source.line}`)).toEqual(['ConfigMap/a@4', 'Secret/b@7']);
   });
 
+  it('names the lines of List items and of documents after nested values', () => {
+    const text = `apiVersion: v1\nkind: List\nmetadata: {}\nitems:\n  - apiVersion: v1\n    kind: ConfigMap\n    metadata:\n      name: a\n    data: {x: [1, {y: 2}]}\n  - {apiVersion: v1, kind: ConfigMap, metadata: {name: b}}\n---\n${cm('c')}`;
+    expect(parseManifests(text, 'l.yaml').map((o) => `${o.object.metadata.name}@${o.source.line}/${o.source.doc}`)).toEqual(['a@5/0', 'b@10/0', 'c@12/1']);
+  });
+
+  it('parses aliases with the bounded expander, and the same values as without', () => {
+    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, labels: &l {app: x}}\ndata: {copy: "1"}\nextra: *l\n`;
+    const [o] = parseManifests(text, 'alias.yaml');
+    expect(o!.object).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', labels: { app: 'x' } }, data: { copy: '1' }, extra: { app: 'x' } });
+  });
+
+  it('keeps YAML 1.2 core scalars (dates and yes/no stay strings)', () => {
+    const [o] = parseManifests('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {d: 2026-11-30, y: yes, n: 012, f: 1.50}\n', 'c.yaml');
+    expect(o!.object.data).toEqual({ d: '2026-11-30', y: 'yes', n: 12, f: 1.5 });
+  });
+
   it('reads JSON (a single object or a List)', () => {
     const list = JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } }] });
     expect(parseManifests(list, 'x.json').map((o) => o.object.metadata.name)).toEqual(['a']);
@@ -33,7 +49,7 @@ describe('parseManifests', () => {
     ['a missing apiVersion', 'kind: ConfigMap\nmetadata: {name: a}\n', /^bad\.yaml:1: document 1 has no apiVersion/],
     ['a missing kind', '---\napiVersion: v1\nmetadata: {name: a}\n', /^bad\.yaml:2: document 1 has no kind/],
     ['a missing metadata.name', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {namespace: x}\n', /has no metadata\.name/],
-    ['a duplicate map key', 'apiVersion: v1\nkind: ConfigMap\nkind: Secret\nmetadata: {name: a}\n', /^bad\.yaml:3:1: invalid YAML: Map keys must be unique/],
+    ['a duplicate map key', 'apiVersion: v1\nkind: ConfigMap\nkind: Secret\nmetadata: {name: a}\n', /^bad\.yaml:3:1: invalid YAML: duplicated mapping key/],
     ['invalid JSON with line and column', '{\n  "apiVersion": "v1",\n  "kind": "ConfigMap"\n  "metadata": {}\n}', /^bad\.json:4:3: invalid JSON/],
   ])('rejects %s naming the place', (_what, text, re) => {
     const file = re.source.includes('json') ? 'bad.json' : 'bad.yaml';
