@@ -51,7 +51,7 @@ export function renderResults({ info, results, runs, startupRuns, sizes }) {
   L.push('- **kapp: not measured.** The issue asks for `kapp deploy --diff-run` and `kapp deploy`, built from its Go module like the control plane;');
   L.push('  the Go module proxy reachable here refuses every kapp module path (carvel.dev/kapp, github.com/carvel-dev/kapp,');
   L.push('  github.com/vmware-tanzu/carvel-kapp: 403 "not available") and no other reachable registry carries it.');
-  L.push('- **limit**: the least work the API server must do, issued by a minimal client (Node HTTP/2 over one TLS connection as kubectl's Go client does, 48 streams in flight, no client library;');
+  L.push('- **limit**: the least work the API server must do, issued by a minimal client (Node HTTP/2 over one TLS connection as kubectl\'s Go client does, 48 streams in flight, no client library;');
   L.push('  test/bench/limit.mjs), timed from the first request to the last response with the objects preloaded as JSON:');
   L.push('  diff = one LIST per kind in the namespace; diff --server-side = one SSA dry-run per object; sync = one SSA per object;');
   L.push('  status = one LIST per kind plus ReplicaSets and Pods; prune scan = aggregated discovery plus one metadata-only LIST per listable kind');
