@@ -7,7 +7,7 @@ import { conflictingManagers, fieldPathOf, managedEntries, ownersOf, renderPath,
 import { elementString } from '../ownership/path.js';
 import { differences, type Difference, type Segment } from './compare.js';
 import { planIgnores, ruleMatches, type IgnoredPath } from './ignore.js';
-import { jqRunner, type JqRunner } from './jq.js';
+import type { JqRunner } from './jq.js';
 import { isSecret, lastAppliedData, SecretMasker } from './mask.js';
 import { formatPointer, removePaths } from './pointer.js';
 import { DIFF_SCHEMA_VERSION, type DiffReport, type FieldDiff, type ObjectDiff } from './types.js';
@@ -27,6 +27,9 @@ export interface DiffInput extends DiffOptions {
   desired: KubeObject;
   live?: KubeObject;
 }
+
+/** jq (a worker thread and 1.3 MB of WebAssembly) is loaded only when a rule needs it. */
+const loadJq = (): Promise<JqRunner> => import('./jq.js').then((m) => m.jqRunner());
 
 /** Fields that identify an object rather than describe it: never compared. */
 function comparable(obj: KubeObject): JsonObject {
@@ -87,7 +90,7 @@ export async function diffObject(input: DiffInput): Promise<ObjectDiff> {
   let real: Difference[] = raw;
   let ignored: IgnoredPath[] = [];
   if (rules.some((r) => ruleMatches(r, key))) {
-    const plan = await planIgnores(rules, key, nd, nl, entries.length > 0 ? live : { ...live, metadata: { ...live.metadata, managedFields: [] } }, input.jq ?? (() => jqRunner()));
+    const plan = await planIgnores(rules, key, nd, nl, entries.length > 0 ? live : { ...live, metadata: { ...live.metadata, managedFields: [] } }, input.jq ?? loadJq);
     warnings.push(...plan.warnings);
     ignored = [...plan.desired, ...plan.live];
     if (ignored.length > 0) {

@@ -14,15 +14,18 @@ interface Reply {
 
 /**
  * The worker runs the jq-wasm module factory from its source text (the factory inlines its .wasm
- * as base64), so it works the same from node_modules and from a single-file bundle.
+ * as base64), so it works the same from node_modules and from a bundle. The factory is evaluated
+ * with `process`, `require` and friends shadowed: it then takes Emscripten's plain (non-Node)
+ * path, which never touches the names a bundler rewrites (require, __dirname).
  */
 function workerSource(factorySource: string): string {
   // jq-wasm reads stdin one byte at a time with slice(1) (quadratic); subarray makes it linear.
   const fast = factorySource.replace(/stdinBuffer\s*=\s*stdinBuffer\.slice\(1\)/, 'stdinBuffer = stdinBuffer.subarray(1)');
   return `
 const { parentPort } = require('node:worker_threads');
-var _scriptName; var __dirname = '/';
-const factory = (${fast});
+const factory = (function (process, require, module, exports, __dirname, __filename, _scriptName) {
+  return (${fast});
+})();
 const ready = factory({ printErr() {} });
 ready.then(() => parentPort.postMessage({ ready: true }), (e) => parentPort.postMessage({ ready: false, error: String((e && e.message) || e) }));
 parentPort.on('message', async (m) => {
@@ -63,7 +66,10 @@ export class JqRunner {
       this.pending.delete(r.id);
       p?.done(r);
     });
-    w.on('error', (err) => this.failAll(w, `jq worker failed: ${err.message}`));
+    w.on('error', (err) => {
+      markReady(err.message);
+      this.failAll(w, `jq worker failed: ${err.message}`);
+    });
     w.on('exit', () => {
       markReady('the worker exited');
       if (this.worker === w) this.worker = undefined;
@@ -85,7 +91,17 @@ export class JqRunner {
   /** Runs `filter` on `input`; each output line parsed as JSON. Rejects on jq errors and on timeout. */
   async run(input: JsonValue, filter: string): Promise<JsonValue[]> {
     const w = this.start();
-    await this.ready;
+    // Keep the process alive while jq works; an idle worker must not (it is unref'd between calls).
+    w.ref();
+    try {
+      await this.ready;
+      return await this.call(w, input, filter);
+    } finally {
+      if (![...this.pending.values()].some((p) => p.worker === w)) w.unref();
+    }
+  }
+
+  private async call(w: Worker, input: JsonValue, filter: string): Promise<JsonValue[]> {
     const id = this.next++;
     const reply = await new Promise<Reply>((resolve) => {
       const timer = setTimeout(() => {
@@ -120,10 +136,10 @@ export class JqRunner {
     return first.filter((p): p is (string | number)[] => Array.isArray(p) && p.every((s) => typeof s === 'string' || typeof s === 'number'));
   }
 
-  /** Whether `expr` compiles (checked by running it on null; runtime errors on null do not count). */
+  /** Whether `expr` compiles (as a path expression); it is compiled but never evaluated, so it cannot loop here. */
   async compiles(expr: string): Promise<string | undefined> {
     try {
-      await this.run(null, `try ([path(${expr})]) catch null`);
+      await this.run(null, `if false then [path(${expr})] else null end`);
       return undefined;
     } catch (err) {
       return (err as Error).message;

@@ -29,6 +29,9 @@ describe('JqRunner (real jq via jq-wasm)', () => {
   it('reports compile errors', async () => {
     expect(await jq.compiles('.spec | select(')).toMatch(/syntax error/);
     expect(await jq.compiles('.spec.replicas')).toBeUndefined();
+    // Compiled, never run: an expression that would loop forever still compiles quickly.
+    expect(await jq.compiles('def f: f; .spec | f')).toBeUndefined();
+    expect(await jq.compiles('.a | nosuchfunction')).toMatch(/nosuchfunction\/0 is not defined/);
   });
 
   it('stops a runaway expression at the time limit, then keeps working', async () => {

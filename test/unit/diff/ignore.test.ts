@@ -1,0 +1,83 @@
+import { createRequire } from 'node:module';
+import { globMatch, planIgnores, ruleMatches, segmentsOfFieldPath } from '../../../src/diff/ignore.js';
+import { diffObject } from '../../../src/diff/index.js';
+import { JqRunner } from '../../../src/diff/jq.js';
+import { parsePath } from '../../../src/ownership/index.js';
+import type { IgnoreDifference } from '../../../src/app/types.js';
+import type { KubeObject } from '../../../src/model/object.js';
+
+const require = createRequire(import.meta.url);
+const factorySource = (require('jq-wasm/dist/build/jq.js') as { toString(): string }).toString();
+const rule = (r: Partial<IgnoreDifference>): IgnoreDifference => ({ group: '', kind: '', jsonPointers: [], jqPathExpressions: [], managedFieldsManagers: [], ...r });
+const key = { group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'orders' };
+
+describe('rule matching (Argo CD: globs on group/kind, exact-or-empty name/namespace)', () => {
+  it.each([
+    [rule({ group: 'apps', kind: 'Deployment' }), true],
+    [rule({ group: '*', kind: '*' }), true],
+    [rule({ group: 'apps', kind: 'Deploy*' }), true],
+    [rule({ group: 'apps', kind: '{Deployment,StatefulSet}' }), true],
+    [rule({ group: '', kind: 'Deployment' }), false],
+    [rule({ group: 'apps', kind: 'Deployment', name: 'orders', namespace: 'shop' }), true],
+    [rule({ group: 'apps', kind: 'Deployment', name: 'other' }), false],
+    [rule({ group: 'apps', kind: 'Deployment', namespace: 'prod' }), false],
+  ])('%j matches: %s', (r, want) => {
+    expect(ruleMatches(r, key)).toBe(want);
+  });
+
+  it('empty group is the core group only', () => {
+    expect(ruleMatches(rule({ kind: 'ConfigMap' }), { group: '', kind: 'ConfigMap', namespace: '', name: 'x' })).toBe(true);
+    expect(globMatch('', 'apps')).toBe(false);
+    expect(globMatch('networking.k8s.io', 'networking.k8s.io')).toBe(true);
+    expect(globMatch('networking.k8s.io', 'networkingXk8sXio')).toBe(false);
+  });
+});
+
+describe('segmentsOfFieldPath', () => {
+  const obj = { spec: { containers: [{ name: 'a' }, { name: 'b', ports: [{ containerPort: 80 }] }], finalizers: ['x', 'y'] } };
+  it('finds list elements by key (missing defaulted key fields allowed), by value and by index', () => {
+    expect(segmentsOfFieldPath(obj, parsePath('spec.containers[name=b].ports[containerPort=80,protocol=TCP]'))).toEqual(['spec', 'containers', 1, 'ports', 0]);
+    expect(segmentsOfFieldPath(obj, parsePath('spec.finalizers[=y]'))).toEqual(['spec', 'finalizers', 1]);
+    expect(segmentsOfFieldPath(obj, parsePath('spec.containers[0].name'))).toEqual(['spec', 'containers', 0, 'name']);
+    expect(segmentsOfFieldPath(obj, parsePath('spec.containers[name=c]'))).toBeUndefined();
+  });
+});
+
+describe('jsonPointers', () => {
+  const desired: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', annotations: { 'a/b': '1', 'x~y': '1' } }, data: { k: '1' } };
+  const live: KubeObject = { ...desired, metadata: { name: 'c', annotations: { 'a/b': '2', 'x~y': '2' } }, data: { k: '2' } };
+  it('unescapes ~1 and ~0, and a pointer that does not exist ignores nothing', async () => {
+    const d = await diffObject({ desired, live, fieldManager: 'm', rules: [rule({ kind: 'ConfigMap', jsonPointers: ['/metadata/annotations/a~1b', '/metadata/annotations/x~0y', '/spec/nothing'] })] });
+    expect(d.fields.map((f) => `${f.pointer} ${f.verdict}`)).toEqual(['/metadata/annotations/a~1b ignored', '/metadata/annotations/x~0y ignored', '/data/k drift']);
+    expect(d.status).toBe('drifted');
+  });
+});
+
+describe('jqPathExpressions with a time limit', () => {
+  const jq = new JqRunner(factorySource, 500);
+  afterAll(() => jq.close());
+
+  it('a runaway expression becomes a warning and ignores nothing', async () => {
+    const obj = { spec: { replicas: 1 } };
+    const plan = await planIgnores([rule({ group: 'apps', kind: 'Deployment', jqPathExpressions: ['def f: f; .spec | f'] })], key, obj, obj, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'orders' } }, async () => jq);
+    expect(plan.desired).toEqual([]);
+    expect(plan.live).toEqual([]);
+    expect(plan.warnings).toEqual([
+      'ignoreDifferences[0] jq "def f: f; .spec | f" on desired: JQ patch execution timed out (500ms)',
+      'ignoreDifferences[0] jq "def f: f; .spec | f" on live: JQ patch execution timed out (500ms)',
+    ]);
+  }, 20000);
+
+  it('is not loaded when no rule matches or nothing differs', async () => {
+    let loaded = 0;
+    const load = async () => (loaded++, jq);
+    const d: KubeObject = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'orders' }, spec: { replicas: 1 } };
+    const rules = [rule({ group: 'apps', kind: 'Deployment', jqPathExpressions: ['.spec.replicas'] })];
+    await diffObject({ desired: d, live: d, rules, fieldManager: 'm', jq: load });
+    await diffObject({ desired: { ...d, kind: 'StatefulSet' }, live: { ...d, kind: 'StatefulSet', spec: { replicas: 2 } }, rules, fieldManager: 'm', jq: load });
+    expect(loaded).toBe(0);
+    const r = await diffObject({ desired: d, live: { ...d, spec: { replicas: 3 } }, rules, fieldManager: 'm', jq: load });
+    expect(loaded).toBe(1);
+    expect(r.fields.map((f) => f.verdict)).toEqual(['ignored']);
+  });
+});
