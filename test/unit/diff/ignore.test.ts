@@ -4,7 +4,7 @@ import { diffObject } from '../../../src/diff/index.js';
 import { JqRunner } from '../../../src/diff/jq.js';
 import { parsePath } from '../../../src/ownership/index.js';
 import type { IgnoreDifference } from '../../../src/app/types.js';
-import type { KubeObject } from '../../../src/model/object.js';
+import type { JsonValue, KubeObject } from '../../../src/model/object.js';
 
 const require = createRequire(import.meta.url);
 const factorySource = (require('jq-wasm/dist/build/jq.js') as { toString(): string }).toString();
@@ -34,7 +34,7 @@ describe('rule matching (Argo CD: globs on group/kind, exact-or-empty name/names
 });
 
 describe('segmentsOfFieldPath', () => {
-  const obj = { spec: { containers: [{ name: 'a' }, { name: 'b', ports: [{ containerPort: 80 }] }], finalizers: ['x', 'y'] } };
+  const obj: JsonValue = { spec: { containers: [{ name: 'a' }, { name: 'b', ports: [{ containerPort: 80 }] }], finalizers: ['x', 'y'] } };
   it('finds list elements by key (missing defaulted key fields allowed), by value and by index', () => {
     expect(segmentsOfFieldPath(obj, parsePath('spec.containers[name=b].ports[containerPort=80,protocol=TCP]'))).toEqual(['spec', 'containers', 1, 'ports', 0]);
     expect(segmentsOfFieldPath(obj, parsePath('spec.finalizers[=y]'))).toEqual(['spec', 'finalizers', 1]);
