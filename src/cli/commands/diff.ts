@@ -1,7 +1,7 @@
 // `kubectl gitops diff`: desired against live, per field, with owners and verdicts.
 import type { GitopsCommand } from '../command.js';
 import { appSourceOptions } from '../options.js';
-import { ExitCode, InputError, NotImplementedError } from '../exit-codes.js';
+import { ExitCode, InputError } from '../exit-codes.js';
 import { runFileDiff } from '../../workflows/file-diff.js';
 import { renderDiff } from '../../render/diff.js';
 
@@ -21,9 +21,8 @@ export const diffCommand: GitopsCommand = {
       .example('kubectl gitops diff --desired ./k8s --live ./live.yaml -f app.yaml', 'File mode, no cluster'),
   async run(args, ctx) {
     if (typeof args.live !== 'string') {
-      // Cluster mode (src/workflows/live-diff.ts, by the cluster-workflows engineer) plugs in here:
-      // const { runLiveDiff } = await import('../../workflows/live-diff.js'); return runLiveDiff(args, ctx);
-      throw new NotImplementedError('diff against the cluster');
+      const { runLiveDiff } = await import('../../workflows/live-diff.js');
+      return runLiveDiff(args, ctx);
     }
     if (typeof args.desired !== 'string') throw new InputError('file mode (--live) needs --desired FILE|DIR');
     if (args.app !== undefined && args.app !== '') throw new InputError('file mode (--live) reads the Application from -f/--app-file, not from the cluster: drop the APP argument');
