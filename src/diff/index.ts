@@ -62,6 +62,8 @@ function agreedPath(d: FieldPath, l: FieldPath, segments: readonly Segment[]): F
     // Absent on one side: keep the side that has the element.
     if ('index' in other) return el;
     if ('index' in el) return other;
+    // Desired may leave out a key field the server defaults (protocol: TCP): the same element.
+    if ('key' in el && 'key' in other && Object.entries(other.key).every(([k, v]) => JSON.stringify(el.key[k]) === JSON.stringify(v))) return el;
     return { index: s };
   });
 }

@@ -81,3 +81,13 @@ describe('diff properties', () => {
     );
   });
 });
+
+describe('paths of list elements', () => {
+  it('name an element by its live key when desired leaves out a defaulted key field', async () => {
+    const desired = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' }, spec: { template: { spec: { containers: [{ name: 'app', ports: [{ containerPort: 8080, name: 'http' }] }] } } } } as KubeObject;
+    const live = structuredClone(desired) as unknown as { spec: { template: { spec: { containers: { ports: JsonObject[] }[] } } } };
+    live.spec.template.spec.containers[0]!.ports[0] = { containerPort: 8080, protocol: 'TCP', name: 'web' };
+    const d = await diffObject({ ...opts, desired, live: live as unknown as KubeObject });
+    expect(d.fields.map((f) => f.path)).toEqual(['spec.template.spec.containers[name=app].ports[containerPort=8080,protocol=TCP].name']);
+  });
+});
