@@ -114,6 +114,7 @@ export async function planIgnores(
   live: JsonObject,
   liveObject: KubeObject,
   jq: () => Promise<JqRunner>,
+  opts: { hideValues?: boolean } = {},
 ): Promise<IgnorePlan> {
   const plan: IgnorePlan = { desired: [], live: [], warnings: [] };
   let entries: ManagedEntry[] | undefined;
@@ -140,7 +141,9 @@ export async function planIgnores(
         try {
           for (const segments of await runner.paths(obj, expr)) plan[side].push({ segments, rule: ref });
         } catch (err) {
-          plan.warnings.push(`ignoreDifferences[${index}] jq ${JSON.stringify(expr)} on ${side}: ${(err as Error).message}`);
+          // jq quotes values in its errors: for a Secret that could be a secret value.
+          const why = opts.hideValues ? 'jq failed (details hidden: the object is a Secret)' : (err as Error).message;
+          plan.warnings.push(`ignoreDifferences[${index}] jq ${JSON.stringify(expr)} on ${side}: ${why}`);
         }
       }
     }

@@ -92,7 +92,7 @@ export async function diffObject(input: DiffInput): Promise<ObjectDiff> {
   let real: Difference[] = raw;
   let ignored: IgnoredPath[] = [];
   if (rules.some((r) => ruleMatches(r, key))) {
-    const plan = await planIgnores(rules, key, nd, nl, entries.length > 0 ? live : { ...live, metadata: { ...live.metadata, managedFields: [] } }, input.jq ?? loadJq);
+    const plan = await planIgnores(rules, key, nd, nl, entries.length > 0 ? live : { ...live, metadata: { ...live.metadata, managedFields: [] } }, input.jq ?? loadJq, { hideValues: isSecret(desired) });
     warnings.push(...plan.warnings);
     ignored = [...plan.desired, ...plan.live];
     if (ignored.length > 0) {

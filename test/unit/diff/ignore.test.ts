@@ -81,3 +81,20 @@ describe('jqPathExpressions with a time limit', () => {
     expect(r.fields.map((f) => f.verdict)).toEqual(['ignored']);
   });
 });
+
+describe('jq errors on Secrets', () => {
+  const jq = new JqRunner(factorySource, 2000);
+  afterAll(() => jq.close());
+  it('never quote the Secret value jq complains about', async () => {
+    const secret: KubeObject = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: { token: 'c3VwZXItc2VjcmV0' } };
+    const live: KubeObject = { ...secret, data: { token: 'b3RoZXItc2VjcmV0' } };
+    const rules = [rule({ kind: 'Secret', jqPathExpressions: ['.data.token | keys'] })];
+    const d = await diffObject({ desired: secret, live, rules, fieldManager: 'm', jq: async () => jq });
+    expect(d.warnings).toHaveLength(2);
+    for (const w of d.warnings!) {
+      expect(w).toMatch(/details hidden: the object is a Secret/);
+      expect(w).not.toMatch(/c3VwZXItc2VjcmV0|b3RoZXItc2VjcmV0/);
+    }
+    expect(d.fields.map((f) => [f.path, f.desired, f.live])).toEqual([['data.token', '++++++++', '++++++++++++']]);
+  });
+});
