@@ -191,12 +191,17 @@ function parseIgnoreDifferences(c: Checker, v: JsonValue | undefined): IgnoreDif
   });
 }
 
+/** jq's first line without its shell-quoting hint, which does not apply to a YAML file. */
+function tidyJqError(err: string): string {
+  return err.split('\n')[0]!.replace(' (Unix shell quoting issues?)', '').replace(/:\s*$/, '').trim();
+}
+
 /** Compiles every jq expression of the rules with real jq; InputError naming the rule on the first that does not compile. */
 export async function validateJqExpressions(app: Application, compile: JqCompileCheck): Promise<void> {
   for (const [i, r] of app.ignoreDifferences.entries()) {
     for (const [j, e] of r.jqPathExpressions.entries()) {
       const err = await compile(e);
-      if (err) throw new InputError(`${app.origin}: Application spec.ignoreDifferences[${i}].jqPathExpressions[${j}] ${JSON.stringify(e)} does not compile: ${err.split('\n')[0]}`);
+      if (err) throw new InputError(`${app.origin}: Application spec.ignoreDifferences[${i}].jqPathExpressions[${j}] ${JSON.stringify(e)} does not compile: ${tidyJqError(err)}`);
     }
   }
 }
