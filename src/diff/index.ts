@@ -110,13 +110,18 @@ export async function diffObject(input: DiffInput): Promise<ObjectDiff> {
     const owners = entries.length > 0 ? ownersOf(live, lp) : [];
     let v = verdict;
     if (v === 'drift' && d.live !== undefined && conflictingManagers(entries, lp, fieldManager).length > 0) v = 'conflict';
-    const out: FieldDiff = { path: renderPath(fp), pointer: formatPointer(d.segments), owners, verdict: v };
     const dv = masker ? masker.maskAt(d.segments, d.desired) : d.desired;
     const lv = masker ? masker.maskAt(d.segments, d.live) : d.live;
-    if (dv !== undefined) out.desired = dv;
-    if (lv !== undefined) out.live = lv;
-    if (rule) out.rule = rule;
-    return out;
+    // Key order is the JSON output's: path, pointer, desired, live, owners, verdict, rule.
+    return {
+      path: renderPath(fp),
+      pointer: formatPointer(d.segments),
+      ...(dv !== undefined ? { desired: dv } : {}),
+      ...(lv !== undefined ? { live: lv } : {}),
+      owners,
+      verdict: v,
+      ...(rule ? { rule } : {}),
+    };
   };
 
   const fields: FieldDiff[] = [];

@@ -57,7 +57,7 @@ describe('kubectl gitops diff (file mode)', () => {
     const report = JSON.parse(m.stdout());
     expect(Object.keys(report)).toEqual(['schemaVersion', 'sync', 'objects', 'extras', 'warnings']);
     expect(report.objects[0]).toMatchObject({ key: { group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'orders' }, apiVersion: 'apps/v1', status: 'drifted' });
-    expect(Object.keys(report.objects[0].fields[0])).toEqual(['path', 'pointer', 'owners', 'verdict', 'desired', 'live']);
+    expect(Object.keys(report.objects[0].fields[0])).toEqual(['path', 'pointer', 'desired', 'live', 'owners', 'verdict']);
   });
 });
 
