@@ -80,6 +80,7 @@ function foreignNode(target) {
 function thirdPartyNotices(metafile, nodeLicense) {
   const pkgs = new Map();
   for (const input of Object.keys(metafile.inputs)) {
+    if (/^[\w-]+:/.test(input)) continue; // a plugin's virtual module (e.g. the string-width wrapper)
     const m = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
     if (!m) continue;
     const dir = join(ROOT, m[1]);
