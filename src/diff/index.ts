@@ -109,7 +109,13 @@ export async function diffObject(input: DiffInput): Promise<ObjectDiff> {
     const fp = agreedPath(fieldPathOf(nd, d.segments, entries), lp, d.segments);
     const owners = entries.length > 0 ? ownersOf(live, lp) : [];
     let v = verdict;
-    if (v === 'drift' && d.live !== undefined && conflictingManagers(entries, lp, fieldManager).length > 0) v = 'conflict';
+    if (v === 'drift' && d.live !== undefined) {
+      // A list of another length: SSA merges keyed lists element by element, so only an atomic
+      // list (owned as a whole) conflicts; anything else conflicts when owned at or below the path.
+      const others = conflictingManagers(entries, lp, fieldManager);
+      const wholeList = Array.isArray(d.desired) && Array.isArray(d.live);
+      if (wholeList ? others.some((o) => entries.some((e) => e.owner === o && e.fields.has(lp))) : others.length > 0) v = 'conflict';
+    }
     const dv = masker ? masker.maskAt(d.segments, d.desired) : d.desired;
     const lv = masker ? masker.maskAt(d.segments, d.live) : d.live;
     // Key order is the JSON output's: path, pointer, desired, live, owners, verdict, rule.

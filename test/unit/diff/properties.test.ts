@@ -91,3 +91,21 @@ describe('paths of list elements', () => {
     expect(d.fields.map((f) => f.path)).toEqual(['spec.template.spec.containers[name=app].ports[containerPort=8080,protocol=TCP].name']);
   });
 });
+
+describe('conflict verdicts on lists of another length', () => {
+  const base = (containers: JsonObject[], args: string[]): KubeObject =>
+    ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' }, spec: { template: { spec: { containers, args } } } }) as unknown as KubeObject;
+  const live = base([{ name: 'app', image: 'a' }], ['--x']);
+  live.metadata.managedFields = [
+    {
+      manager: 'other',
+      operation: 'Update',
+      apiVersion: 'apps/v1',
+      fieldsV1: { 'f:spec': { 'f:template': { 'f:spec': { 'f:args': {}, 'f:containers': { 'k:{"name":"app"}': { '.': {}, 'f:image': {}, 'f:name': {} } } } } } },
+    },
+  ];
+  it('a keyed list with one more element is drift (SSA merges by key); an atomic list owned by another manager is a conflict', async () => {
+    const d = await diffObject({ ...opts, desired: base([{ name: 'app', image: 'a' }, { name: 'sidecar', image: 's' }], ['--x', '--y']), live });
+    expect(d.fields.map((f) => `${f.path} ${f.verdict}`)).toEqual(['spec.template.spec.containers drift', 'spec.template.spec.args conflict']);
+  });
+});
