@@ -43,10 +43,8 @@ export function parseSyncOptions(list: readonly string[], warn: (w: string) => v
       if ((POLICIES as readonly string[]).includes(value)) out.prunePropagationPolicy = value as PropagationPolicy;
       else warn(`syncOptions ${item}: PrunePropagationPolicy must be foreground, background or orphan; using ${out.prunePropagationPolicy}`);
     } else if (boolKey) {
-      if (value === 'true' || value === 'false') {
-        if (name === 'Prune' && value === 'true') out.prune = true;
-        else out[boolKey] = value === 'true';
-      } else warn(`syncOptions ${item}: expected ${name}=true or ${name}=false; ignored`);
+      if (value === 'true' || value === 'false') out[boolKey] = value === 'true';
+      else warn(`syncOptions ${item}: expected ${name}=true or ${name}=false; ignored`);
     } else {
       warn(`syncOptions ${item}: not supported by kubectl-gitops; ignored`);
     }
