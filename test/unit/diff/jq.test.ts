@@ -39,7 +39,7 @@ describe('JqRunner (real jq via jq-wasm)', () => {
     try {
       const started = Date.now();
       await expect(short.run({}, 'def f: f; f')).rejects.toThrow(/timed out \(300ms\)/);
-      expect(Date.now() - started).toBeLessThan(3000);
+      expect(Date.now() - started).toBeLessThan(10000);
       expect(await short.run({ a: 1 }, '.a')).toEqual([1]);
     } finally {
       await short.close();

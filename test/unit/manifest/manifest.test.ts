@@ -71,7 +71,7 @@ describe('parseManifests', () => {
     ].join('\n');
     const started = Date.now();
     expect(() => parseManifests(bomb, 'bomb.yaml')).toThrow(/bomb\.yaml:1: too many YAML aliases/);
-    expect(Date.now() - started).toBeLessThan(2000);
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 });
 
