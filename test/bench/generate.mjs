@@ -68,7 +68,8 @@ function objectFor(kind, i, { app, namespace, podsLeft }) {
         },
       };
     case 'Service':
-      return { ...base, spec: { selector: { 'app.kubernetes.io/name': `svc-${i % 50}` }, ports: [{ name: 'http', port: 80, targetPort: 8080 }] } };
+      // Headless: the local control plane's service range is a /24, far too small for thousands of ClusterIPs.
+      return { ...base, spec: { clusterIP: 'None', selector: { 'app.kubernetes.io/name': `svc-${i % 50}` }, ports: [{ name: 'http', port: 80, targetPort: 8080 }] } };
     case 'ConfigMap':
       return {
         ...base,

@@ -36,18 +36,27 @@ export async function countSet(client, ns, app) {
   return lists.reduce((s, l) => s + (l.items ?? []).length, 0);
 }
 
-/** Deletes every generated object of a set (DeleteCollection per kind, foreground so ReplicaSets go first) and waits until none is left. */
-export async function emptySet(client, ns, app, timeoutMs = 300_000) {
+/**
+ * Deletes every generated object of a set (DeleteCollection per kind) and waits until none is left,
+ * nor any ReplicaSet or Pod in the namespace (the garbage collector removes those after their Deployments).
+ */
+export async function emptySet(client, ns, app, timeoutMs = 600_000) {
   const sel = encodeURIComponent(`${SET_LABEL}=${app}`);
   await client.pool(MIX, ([kind]) =>
-    client.request('DELETE', `${collectionPath(API_VERSIONS[kind] ?? 'v1', PLURALS[kind], ns)}?labelSelector=${sel}&propagationPolicy=Foreground`),
+    client.request('DELETE', `${collectionPath(API_VERSIONS[kind] ?? 'v1', PLURALS[kind], ns)}?labelSelector=${sel}&propagationPolicy=Background`),
   );
+  const left = async () => {
+    const [rs, pods] = await Promise.all(
+      ['/apis/apps/v1', '/api/v1'].map((p, i) => client.request('GET', `${p}/namespaces/${ns}/${i ? 'pods' : 'replicasets'}`, { accept: METADATA_LIST })),
+    );
+    return (await countSet(client, ns, app)) + (rs.items ?? []).length + (pods.items ?? []).length;
+  };
   const deadline = Date.now() + timeoutMs;
-  while ((await countSet(client, ns, app)) > 0) {
+  while ((await left()) > 0) {
     if (Date.now() > deadline) throw new Error(`emptying ${ns}: objects of ${app} still there after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 500));
   }
-  // Let the controllers finish reacting (ReplicaSets, events) before the next timed run.
+  // Let the controllers finish reacting (events, endpoints) before the next timed run.
   await new Promise((r) => setTimeout(r, 1000));
 }
 
