@@ -47,7 +47,7 @@ export async function runCli(argv: string[], io: Io, commands: readonly GitopsCo
     .fail((msg, err) => {
       // yargs' own parse errors (YError, e.g. a flag without its value) are usage errors; others are the command's.
       if (err && err.name !== 'YError') throw err;
-      const text = err?.message ?? msg ?? 'invalid usage';
+      const text = tidyUnknown(err?.message ?? msg ?? 'invalid usage');
       const typed = argv.find((a) => !a.startsWith('-'));
       throw new UsageError(text.startsWith('Did you mean') && typed ? `unknown command "${typed}". ${text}` : text);
     });
@@ -84,6 +84,16 @@ export async function runCli(argv: string[], io: Io, commands: readonly GitopsCo
 function commandName(argv: string[], commands: readonly GitopsCommand[]): string {
   const first = argv.find((a) => !a.startsWith('-'));
   return first !== undefined && commands.some((c) => commandWord(c) === first) ? `${first} ` : '';
+}
+
+/** yargs names an unknown `--some-flag` twice (`some-flag, someFlag`): keep the spelling the user typed. */
+export function tidyUnknown(message: string): string {
+  const m = /^Unknown arguments?: (.*)$/s.exec(message);
+  if (!m?.[1]) return message;
+  const names = m[1].split(', ');
+  const camel = (n: string) => n.replace(/-([a-z])/g, (_x, c: string) => c.toUpperCase());
+  const kept = names.filter((n) => !names.some((o) => o !== n && o.includes('-') && camel(o) === n));
+  return `Unknown argument${kept.length > 1 ? 's' : ''}: ${kept.join(', ')}`;
 }
 
 /**

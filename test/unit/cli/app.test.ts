@@ -1,5 +1,5 @@
 // Option parsing, help and usage errors through runCli with an in-memory Io and probe commands.
-import { runCli, COMMANDS } from '../../../src/cli/app.js';
+import { runCli, COMMANDS, tidyUnknown } from '../../../src/cli/app.js';
 import type { GitopsCommand } from '../../../src/cli/command.js';
 import type { CommandContext } from '../../../src/cli/context.js';
 import { appSourceOptions } from '../../../src/cli/options.js';
@@ -116,6 +116,14 @@ describe('usage errors exit 2 and run nothing', () => {
     expect(r.code).toBe(ExitCode.Input);
     expect(r.err).toMatch(/^error: Unknown argument: bogus\n/);
     expect(r.seen).toHaveLength(0);
+  });
+
+  it('an unknown flag with dashes is named once, as typed', async () => {
+    const r = await run(['probe', '--bogus-flag', '--other-thing=1']);
+    expect(r.code).toBe(ExitCode.Input);
+    expect(r.err).toMatch(/^error: Unknown arguments: bogus-flag, other-thing\n/);
+    expect(tidyUnknown('Unknown arguments: bogus-flag, bogusFlag')).toBe('Unknown argument: bogus-flag');
+    expect(tidyUnknown('Not enough arguments following: context')).toBe('Not enough arguments following: context');
   });
 
   it('an unknown command, with a suggestion', async () => {
