@@ -34,8 +34,10 @@ export const statusCommand: GitopsCommand = {
       const produce = () => runStatus(appStateArgs(args), deps);
       const render = (r: StatusReport) => renderStatus(r, { output: ctx.opts.output, tree: args.tree === true, paint: ctx.paint });
       if (args.wait !== true) {
+        const started = Date.now();
         const result = await produce();
         for (const w of result.warnings) ctx.io.err(`warning: ${w}\n`);
+        if (ctx.opts.verbose) ctx.io.err(`status: ${result.requests} API requests in ${Date.now() - started} ms\n`);
         ctx.io.out(render(result.report));
         return ExitCode.Ok;
       }
@@ -51,6 +53,7 @@ export const statusCommand: GitopsCommand = {
         },
       });
       for (const w of result.warnings) ctx.io.err(`warning: ${w}\n`);
+      if (ctx.opts.verbose) ctx.io.err(`status: ${result.polls} polls in ${result.waitedMs} ms\n`);
       ctx.io.out(render(result.report));
       if (isConverged(result.report)) return ExitCode.Ok;
       ctx.io.err(`error: timed out after ${typeof args.timeout === 'string' ? args.timeout : '5m'} waiting for Synced and Healthy: ${summary(result.report)}\n`);
