@@ -36,6 +36,7 @@ export async function dryRunSteps(gw: KubeGateway, steps: readonly ApplyStep[], 
     steps.map(async (step): Promise<DryRunResult> => {
       if (step.action === 'skip') return { step, conflicts: [], skipped: step.reason ?? 'skipped' };
       if (step.dryRunSkip) return { step, conflicts: [], skipped: step.dryRunSkip };
+      if (step.inSync) return { step, conflicts: [], skipped: 'in sync: nothing to validate' };
       try {
         const predicted = await gw.apply(step.type, step.object, { fieldManager: opts.fieldManager, force: false, dryRun: true });
         return { step, conflicts: [], predicted };

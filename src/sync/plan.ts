@@ -50,6 +50,12 @@ export interface ApplyStep {
   source?: ManifestSource;
   /** True for the namespace CreateNamespace adds (never stamped, never pruned). */
   createdNamespace?: boolean;
+  /**
+   * Live, marked as ours, and every declared field equal to live: an apply cannot conflict (SSA
+   * conflicts need a differing value) and can only drop fields no longer declared, so the
+   * whole-set dry-run skips it (half the requests of an unchanged sync).
+   */
+  inSync?: boolean;
 }
 
 export interface SyncPlan {
@@ -136,10 +142,12 @@ export function planSync(input: SyncPlanInput): SyncPlan {
     const step: ApplyStep = { key: d.key, type: d.type, object, wave, action: live ? 'update' : 'create', ...(live ? { live } : {}), ...(d.source ? { source: d.source } : {}) };
     if (d.type.namespaced && createdNs.has(d.key.namespace)) step.dryRunSkip = `namespace ${d.key.namespace} is created by this sync`;
     else if (pendingKinds.has(`${d.key.group}/${d.key.kind}`)) step.dryRunSkip = `its CustomResourceDefinition is created by this sync`;
-    if (live && app.syncOptions.applyOutOfSyncOnly) {
+    if (live) {
       const diff = input.diffs.get(k);
       const marked = trackingIdOf(live) === trackingIdOf(object);
-      if (diff?.status === 'in-sync' && marked) {
+      // No differing field at all, not even an ignored one (an ignored declared field would still be applied).
+      if (diff?.status === 'in-sync' && diff.fields.length === 0 && marked) step.inSync = true;
+      if (diff?.status === 'in-sync' && marked && app.syncOptions.applyOutOfSyncOnly) {
         step.action = 'skip';
         step.reason = 'ApplyOutOfSyncOnly: in sync';
       }

@@ -170,3 +170,12 @@ test('FailOnSharedResource refuses when a desired object is tracked by another a
   expect(code).toBe(4);
   expect(kv).toBe('REFUSED=Shared resource found: ConfigMap/orders-config is part of applications shop and billing (FailOnSharedResource=true)\n');
 });
+
+test('an object already in sync and marked is applied but not dry-run (it cannot conflict)', async () => {
+  const live: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'orders-config', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/orders-config' } }, data: { a: '1' } };
+  const ws = workspace({ 'c.yaml': CM, 'd.yaml': DEPLOY }, '');
+  const gw = new FakeGateway({ objects: [NS('shop'), live] });
+  const { report } = await run(ws, gw);
+  expect(gw.calls.filter((c) => c.startsWith('APPLY'))).toEqual(['APPLY dry Deployment shop/orders', 'APPLY ConfigMap shop/orders-config', 'APPLY Deployment shop/orders']);
+  expect(report.applied).toBe(2);
+});
