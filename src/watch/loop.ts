@@ -193,8 +193,10 @@ export async function runLoop(ports: LoopPorts, opts: LoopOptions): Promise<Loop
       const waiting = d.waiting.map((w) => `${w.key}@${w.until}`).join(',');
       if (waiting !== lastWaiting) {
         for (const w of d.waiting) {
-          const target = w.key === REVISION_KEY ? { object: `revision ${snap.revision.slice(0, 12)}` } : name(w.key);
-          ports.emit({ action: 'backoff', ...target, result: 'waiting', detail: { retryInMs: Math.max(0, w.until - obs.now) }, message: 'the same drift keeps coming back' });
+          const revision = w.key === REVISION_KEY;
+          const target = revision ? { object: `revision ${snap.revision.slice(0, 12)}` } : name(w.key);
+          const message = revision ? 'the sync of this revision failed: retrying' : 'the same drift keeps coming back';
+          ports.emit({ action: 'backoff', ...target, result: 'waiting', detail: { retryInMs: Math.max(0, w.until - obs.now) }, message });
         }
       }
       lastWaiting = waiting;

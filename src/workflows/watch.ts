@@ -7,6 +7,7 @@ import { diffObject, type ObjectDiff } from '../diff/index.js';
 import type { KubeGateway, PropagationPolicy, ResourceType } from '../kube/gateway.js';
 import { displayName, keyString, type KubeObject } from '../model/object.js';
 import { deleteCandidates } from '../prune/delete.js';
+import type { PruneCandidate } from '../prune/plan.js';
 import { cacheDirFor } from '../source/cache.js';
 import { classifyRepoURL } from '../source/repo-url.js';
 import { applySteps, dryRunSteps, humanField } from '../sync/apply.js';
@@ -56,6 +57,8 @@ export function watchFlags(args: Record<string, unknown>, env: Record<string, st
 interface Loaded {
   state: AppState;
   diffs: Map<string, ObjectDiff>;
+  /** Prune candidates by key, from the last poll. */
+  extras: ReadonlyMap<string, PruneCandidate>;
 }
 
 function contentRevision(state: AppState): string {
@@ -160,6 +163,7 @@ export async function runWatch(args: Record<string, unknown>, ctx: CommandContex
     });
 
     let last: Loaded | undefined;
+    let extrasByKey = new Map<string, PruneCandidate>();
     let succeeded = false;
     const warned = new Set<string>();
     const appDeps = { io: ctx.io, opts: ctx.opts, gateway: gw };
@@ -167,7 +171,7 @@ export async function runWatch(args: Record<string, unknown>, ctx: CommandContex
     const refresh = async ({ pollSource }: { pollSource: boolean }): Promise<Snapshot> => {
       let state: AppState;
       try {
-        state = await loadAppState(pollSource ? baseArgs : pinnedArgs(baseArgs, last?.state, ctx.io.env), appDeps, { extras: true });
+        state = await loadAppState(pollSource ? baseArgs : pinnedArgs(baseArgs, last?.state, ctx.io.env), appDeps, { extras: pollSource || last === undefined });
       } catch (e) {
         if (!succeeded && e instanceof InputError) {
           fatal = e; // a mistake in what we were asked to watch: say so at once instead of retrying forever
@@ -190,16 +194,14 @@ export async function runWatch(args: Record<string, unknown>, ctx: CommandContex
         const markDiffers = live !== undefined && wantMark !== undefined && trackingIdOf(live) !== wantMark;
         if (diff.status !== 'in-sync' || markDiffers) outOfSync.push(k);
       }
-      const extras: string[] = [];
-      for (const c of state.prune?.candidates ?? []) {
-        if (c.skip) continue;
-        const k = keyString(c.key);
-        extras.push(k);
-        names.set(k, { object: displayName(c.key), ...(c.key.namespace ? { namespace: c.key.namespace } : {}) });
-      }
+      // Extras (prune candidates) are listed on polls only: that takes a list per kind and namespace, too much for
+      // every live change. Between polls the last list stands, minus what was pruned since.
+      if (state.prune !== undefined) extrasByKey = new Map(state.prune.candidates.filter((c) => !c.skip).map((c) => [keyString(c.key), c]));
+      for (const [k, c] of extrasByKey) names.set(k, { object: displayName(c.key), ...(c.key.namespace ? { namespace: c.key.namespace } : {}) });
+      const extras = [...extrasByKey.keys()];
       const fresh = state.warnings.filter((w) => !warned.has(w));
       for (const w of fresh) warned.add(w);
-      last = { state, diffs };
+      last = { state, diffs, extras: extrasByKey };
       watcher?.update(liveTargets(state));
       return {
         revision: state.revision ?? contentRevision(state),
@@ -216,7 +218,9 @@ export async function runWatch(args: Record<string, unknown>, ctx: CommandContex
 
     const act = async (d: Decision): Promise<ActResult[]> => {
       if (last === undefined) return [];
-      return actOn(last, d, { gateway: gw, fieldManager: ctx.opts.fieldManager, forceConflicts: flags.forceConflicts });
+      const results = await actOn(last, d, { gateway: gw, fieldManager: ctx.opts.fieldManager, forceConflicts: flags.forceConflicts });
+      for (const r of results) if (r.action === 'prune' && (r.result === 'deleted' || r.result === 'gone')) extrasByKey.delete(r.key);
+      return results;
     };
 
     const summary = await runLoop(
@@ -291,7 +295,7 @@ async function actOn(loaded: Loaded, d: Decision, opts: { gateway: KubeGateway; 
 
   if (d.prune.length > 0) {
     const wantedPrune = new Set(d.prune);
-    const candidates = (state.prune?.candidates ?? []).filter((c) => wantedPrune.has(keyString(c.key)));
+    const candidates = [...loaded.extras.values()].filter((c) => wantedPrune.has(keyString(c.key)));
     if (results.some((r) => !r.ok)) {
       for (const c of candidates) results.push({ key: keyString(c.key), action: 'prune', result: 'blocked', ok: false, message: 'not every object was applied: nothing was pruned' });
       return results;

@@ -1,0 +1,371 @@
+// `sync --watch` on the local control plane: new commits, pinned tags, self-heal, prune, webhook, API outage.
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { signBody } from '../../src/watch/webhook.js';
+import { GitFixture } from '../unit/source/git-fixture.js';
+import { childEnv, createTestNamespace, deleteNamespace, kubeconfigPath, kubectl, kubectlOk, pluginPath, waitFor } from './support/index.js';
+
+/** The executable that runs `sync --watch` (the built plugin unless told otherwise, e.g. to try another build). */
+const watchPlugin = process.env.KGITOPS_WATCH_PLUGIN ?? pluginPath;
+const INTERVAL_MS = 2000;
+const TEST_TIMEOUT_MS = 120_000;
+
+/** Measured latencies, printed at the end of the suite. */
+const figures: Record<string, number> = {};
+
+interface WatchLine {
+  time: string;
+  action: string;
+  object?: string;
+  namespace?: string;
+  result?: string;
+  revision?: string;
+  message?: string;
+  [k: string]: unknown;
+}
+
+/** A running `kubectl-gitops sync --watch -o json`, its lines parsed as they come. */
+class WatchProcess {
+  readonly lines: WatchLine[] = [];
+  stderr = '';
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  private readonly child;
+
+  constructor(args: string[], kubeconfig: string) {
+    this.child = spawn(watchPlugin, ['sync', ...args, '--watch', '-o', 'json', '--kubeconfig', kubeconfig], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let buf = '';
+    this.child.stdout.setEncoding('utf8');
+    this.child.stdout.on('data', (c: string) => {
+      buf += c;
+      let nl: number;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (line.trim() === '') continue;
+        this.lines.push(JSON.parse(line) as WatchLine);
+      }
+    });
+    this.child.stderr.setEncoding('utf8');
+    this.child.stderr.on('data', (c: string) => (this.stderr += c));
+    this.exited = new Promise((resolve) => this.child.on('exit', (code, signal) => resolve({ code, signal })));
+  }
+
+  /** Waits for a line at index `since` or later that matches; fails with everything printed so far. */
+  async line(pred: (l: WatchLine) => boolean, what: string, since = 0, timeoutMs = 30_000): Promise<WatchLine> {
+    try {
+      return await waitFor(() => this.lines.slice(since).find(pred), { what, timeoutMs, intervalMs: 50 });
+    } catch (e) {
+      throw new Error(`${(e as Error).message}\nstdout:\n${this.lines.map((l) => JSON.stringify(l)).join('\n')}\nstderr:\n${this.stderr}`);
+    }
+  }
+
+  after(since: number, action: string): WatchLine[] {
+    return this.lines.slice(since).filter((l) => l.action === action);
+  }
+
+  /** SIGINT, then waits for a clean exit (SIGKILL after 20 s). */
+  async stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+    if (this.child.exitCode !== null) return this.exited;
+    this.child.kill('SIGINT');
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 20_000);
+    const res = await this.exited;
+    clearTimeout(timer);
+    return res;
+  }
+}
+
+function deployment(replicas: number, mode: string): string {
+  return `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: orders
+spec:
+  replicas: ${replicas}
+  selector:
+    matchLabels: {app: orders}
+  template:
+    metadata:
+      labels: {app: orders}
+    spec:
+      containers:
+      - name: orders
+        image: registry.invalid/orders:1.0
+        env:
+        - name: MODE
+          value: ${mode}
+`;
+}
+
+function configMap(color: string): string {
+  return `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: orders-config\ndata:\n  color: ${color}\n`;
+}
+
+interface AppSpec {
+  name: string;
+  repo: string;
+  namespace: string;
+  targetRevision: string;
+  selfHeal: boolean;
+  prune: boolean;
+}
+
+function applicationYaml(a: AppSpec): string {
+  return `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: ${a.name}
+  namespace: argocd
+spec:
+  project: default
+  source:
+    repoURL: ${a.repo}
+    path: apps/shop
+    targetRevision: ${a.targetRevision}
+  destination:
+    server: https://kubernetes.default.svc
+    namespace: ${a.namespace}
+  syncPolicy:
+    automated:
+      prune: ${a.prune}
+      selfHeal: ${a.selfHeal}
+    syncOptions:
+    - ServerSideApply=true
+`;
+}
+
+/** A namespace, a git repository with the shop app, and an Application file pointing at both. */
+async function scenario(prefix: string, opts: Partial<Pick<AppSpec, 'targetRevision' | 'selfHeal' | 'prune'>> = {}) {
+  const fx = new GitFixture();
+  fx.write('apps/shop/deploy.yaml', deployment(1, 'live'));
+  fx.write('apps/shop/cm.yaml', configMap('blue'));
+  const first = fx.commit('first');
+  fx.git(['tag', 'v1']);
+  const namespace = await createTestNamespace(prefix);
+  const appFile = join(fx.root, 'app.yaml');
+  writeFileSync(
+    appFile,
+    applicationYaml({ name: prefix, repo: fx.repo, namespace, targetRevision: opts.targetRevision ?? 'main', selfHeal: opts.selfHeal ?? true, prune: opts.prune ?? true }),
+  );
+  return { fx, first, namespace, appFile };
+}
+
+async function configColor(namespace: string): Promise<string | undefined> {
+  const res = await kubectl(['get', 'configmap', 'orders-config', '-n', namespace, '-o', 'jsonpath={.data.color}']);
+  return res.code === 0 ? res.stdout : undefined;
+}
+
+async function deploymentState(namespace: string): Promise<{ replicas: number; mode: string }> {
+  const out = await kubectlOk(['get', 'deployment', 'orders', '-n', namespace, '-o', 'json']);
+  const d = JSON.parse(out) as { spec: { replicas: number; template: { spec: { containers: { env?: { name: string; value: string }[] }[] } } } };
+  const env = d.spec.template.spec.containers[0]?.env ?? [];
+  return { replicas: d.spec.replicas, mode: env.find((e) => e.name === 'MODE')?.value ?? '' };
+}
+
+/** Milliseconds until the predicate holds, polling every 100 ms. */
+async function timeUntil(pred: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<number> {
+  const started = Date.now();
+  await waitFor(async () => (await pred()) || undefined, { what, timeoutMs, intervalMs: 100 });
+  return Date.now() - started;
+}
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+}, 60_000);
+afterAll(() => {
+  process.stderr.write(`[watch figures] ${JSON.stringify(figures)}\n`);
+});
+
+function track(w: WatchProcess, fx: GitFixture, namespace: string): void {
+  cleanups.push(() => fx.cleanup());
+  cleanups.push(() => deleteNamespace(namespace));
+  cleanups.push(async () => void (await w.stop()));
+}
+
+describe('sync --watch on the local control plane', () => {
+  it('applies a new commit on the tracked branch within one interval, then stops cleanly on SIGINT', async () => {
+    const s = await scenario('watch-branch');
+    const w = new WatchProcess(['-f', s.appFile, '--interval', `${INTERVAL_MS / 1000}s`], kubeconfigPath());
+    track(w, s.fx, s.namespace);
+    await w.line((l) => l.action === 'in-sync', 'the first sync');
+    expect(await configColor(s.namespace)).toBe('blue');
+    const mark = w.lines.length;
+    s.fx.write('apps/shop/cm.yaml', configMap('green'));
+    const second = s.fx.commit('green');
+    const ms = await timeUntil(async () => (await configColor(s.namespace)) === 'green', 'the new commit applied');
+    figures.newCommitAppliedMs = ms;
+    expect(ms).toBeLessThan(INTERVAL_MS * 1.1 + 1500); // one interval (+ at most 10 % jitter) and the step itself
+    await w.line((l) => l.action === 'revision' && l.revision === second, 'the new revision line', mark);
+    await w.line((l) => l.action === 'sync' && l.object === 'ConfigMap/orders-config' && l.result === 'applied', 'the sync line', mark);
+    const exit = await w.stop();
+    expect(exit.code).toBe(0);
+    expect(w.lines.at(-1)).toMatchObject({ action: 'stop', result: 'stopped' });
+  }, TEST_TIMEOUT_MS);
+
+  it('pinned to a tag, a commit on main changes nothing', async () => {
+    const s = await scenario('watch-tag', { targetRevision: 'v1' });
+    const w = new WatchProcess(['-f', s.appFile, '--interval', `${INTERVAL_MS / 1000}s`], kubeconfigPath());
+    track(w, s.fx, s.namespace);
+    const rev = await w.line((l) => l.action === 'revision', 'the first revision');
+    expect(rev.revision).toBe(s.first);
+    await w.line((l) => l.action === 'in-sync', 'the first sync');
+    const mark = w.lines.length;
+    s.fx.write('apps/shop/cm.yaml', configMap('red'));
+    s.fx.commit('red on main');
+    await new Promise((r) => setTimeout(r, INTERVAL_MS * 2.5));
+    expect(await configColor(s.namespace)).toBe('blue');
+    expect(w.after(mark, 'revision')).toEqual([]);
+    expect(w.after(mark, 'sync')).toEqual([]);
+  }, TEST_TIMEOUT_MS);
+
+  it('with selfHeal, reverts kubectl scale and kubectl set env within seconds', async () => {
+    const s = await scenario('watch-heal');
+    const w = new WatchProcess(['-f', s.appFile, '--interval', '60s'], kubeconfigPath());
+    track(w, s.fx, s.namespace);
+    await w.line((l) => l.action === 'in-sync', 'the first sync');
+    let mark = w.lines.length;
+    await kubectlOk(['scale', 'deployment/orders', '-n', s.namespace, '--replicas=3']);
+    figures.scaleRevertedMs = await timeUntil(async () => (await deploymentState(s.namespace)).replicas === 1, 'replicas reverted to 1', 15_000);
+    await w.line((l) => l.action === 'heal' && l.object === 'Deployment/orders' && l.result === 'applied', 'the heal line', mark);
+    mark = w.lines.length;
+    await kubectlOk(['set', 'env', 'deployment/orders', '-n', s.namespace, 'MODE=edited']);
+    figures.setEnvRevertedMs = await timeUntil(async () => (await deploymentState(s.namespace)).mode === 'live', 'MODE reverted to live', 15_000);
+    await w.line((l) => l.action === 'heal' && l.object === 'Deployment/orders', 'the second heal line', mark);
+    // "within seconds": the heal itself takes well under a second; a second heal of the same object waits 2 s
+    // (Argo CD's back-off); the rest is kubectl polling on a busy machine
+    expect(figures.scaleRevertedMs).toBeLessThan(8000);
+    expect(figures.setEnvRevertedMs).toBeLessThan(8000);
+  }, TEST_TIMEOUT_MS);
+
+  it('without selfHeal, only reports the drift and leaves it', async () => {
+    const s = await scenario('watch-report', { selfHeal: false, prune: false });
+    const w = new WatchProcess(['-f', s.appFile, '--interval', `${INTERVAL_MS / 1000}s`], kubeconfigPath());
+    track(w, s.fx, s.namespace);
+    await w.line((l) => l.action === 'in-sync', 'the first sync');
+    const mark = w.lines.length;
+    await kubectlOk(['scale', 'deployment/orders', '-n', s.namespace, '--replicas=3']);
+    await kubectlOk(['set', 'env', 'deployment/orders', '-n', s.namespace, 'MODE=edited']);
+    const drift = await w.line((l) => l.action === 'drift' && l.object === 'Deployment/orders', 'the drift line', mark, 10_000);
+    expect(drift.message).toMatch(/selfHeal is off/);
+    await new Promise((r) => setTimeout(r, INTERVAL_MS * 2));
+    expect(await deploymentState(s.namespace)).toEqual({ replicas: 3, mode: 'edited' });
+    expect(w.after(mark, 'heal')).toEqual([]);
+  }, TEST_TIMEOUT_MS);
+
+  it('prunes an object whose file was removed in Git when prune is on', async () => {
+    const s = await scenario('watch-prune');
+    const w = new WatchProcess(['-f', s.appFile, '--interval', `${INTERVAL_MS / 1000}s`], kubeconfigPath());
+    track(w, s.fx, s.namespace);
+    await w.line((l) => l.action === 'in-sync', 'the first sync');
+    const mark = w.lines.length;
+    s.fx.remove('apps/shop/cm.yaml');
+    s.fx.commit('drop the config map');
+    figures.removedFilePrunedMs = await timeUntil(async () => (await configColor(s.namespace)) === undefined, 'the ConfigMap pruned');
+    await w.line((l) => l.action === 'prune' && l.object === 'ConfigMap/orders-config' && l.result === 'deleted', 'the prune line', mark);
+    expect((await deploymentState(s.namespace)).replicas).toBe(1);
+  }, TEST_TIMEOUT_MS);
+
+  it('a signed webhook push syncs at once; an unsigned one is refused with 401', async () => {
+    const s = await scenario('watch-hook');
+    const w = new WatchProcess(['-f', s.appFile, '--interval', '10m', '--webhook-addr', '127.0.0.1:0', '--webhook-secret', 's3cret'], kubeconfigPath());
+    track(w, s.fx, s.namespace);
+    const start = await w.line((l) => l.action === 'start', 'the start line');
+    const port = Number(start.webhookPort);
+    expect(port).toBeGreaterThan(0);
+    await w.line((l) => l.action === 'in-sync', 'the first sync');
+
+    s.fx.write('apps/shop/cm.yaml', configMap('signed'));
+    const sha = s.fx.commit('signed');
+    const body = JSON.stringify({ ref: 'refs/heads/main', after: sha, repository: { clone_url: s.fx.repo } });
+    const accepted = await post(port, body, { 'X-GitHub-Event': 'push', 'X-Hub-Signature-256': `sha256=${signBody(body, 's3cret')}` });
+    expect(accepted).toBe(202);
+    figures.signedWebhookAppliedMs = await timeUntil(async () => (await configColor(s.namespace)) === 'signed', 'the pushed commit applied', 10_000);
+    expect(figures.signedWebhookAppliedMs).toBeLessThan(8000); // the interval is 10 minutes: only the push explains it
+
+    const mark = w.lines.length;
+    s.fx.write('apps/shop/cm.yaml', configMap('unsigned'));
+    s.fx.commit('unsigned');
+    const refused = await post(port, body, { 'X-Gitea-Event': 'push' });
+    expect(refused).toBe(401);
+    await w.line((l) => l.action === 'webhook' && l.result === 'refused', 'the refused webhook line', mark);
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(await configColor(s.namespace)).toBe('signed');
+  }, TEST_TIMEOUT_MS);
+
+  it('recovers after the API server goes away and comes back (an outage through a TCP proxy)', async () => {
+    const s = await scenario('watch-outage');
+    const target = new URL(kubeconfigServer(kubeconfigPath()));
+    const proxy = new TcpProxy(target.hostname, Number(target.port));
+    const port = await proxy.start(0);
+    const kubeconfig = join(s.fx.root, 'kubeconfig-via-proxy');
+    writeFileSync(kubeconfig, readFileSync(kubeconfigPath(), 'utf8').replace(/server: https:\/\/[^\s]+/, `server: https://127.0.0.1:${port}`));
+    const w = new WatchProcess(['-f', s.appFile, '--interval', `${INTERVAL_MS / 1000}s`], kubeconfig);
+    track(w, s.fx, s.namespace);
+    cleanups.push(() => proxy.stop());
+    await w.line((l) => l.action === 'in-sync', 'the first sync');
+    const mark = w.lines.length;
+    await proxy.stop();
+    await w.line((l) => l.action === 'error' || l.action === 'reconnect', 'the loop noticing the outage', mark, 15_000);
+    // while it is away, someone scales the deployment (straight to the real API server)
+    await kubectlOk(['scale', 'deployment/orders', '-n', s.namespace, '--replicas=4']);
+    await new Promise((r) => setTimeout(r, 3000));
+    await proxy.start(port);
+    figures.healedAfterOutageMs = await timeUntil(async () => (await deploymentState(s.namespace)).replicas === 1, 'the drift healed after the outage', 45_000);
+    await w.line((l) => l.action === 'heal' && l.object === 'Deployment/orders', 'the heal after the outage', mark);
+    const exit = await w.stop();
+    expect(exit.code).toBe(0);
+  }, TEST_TIMEOUT_MS);
+});
+
+function kubeconfigServer(path: string): string {
+  const m = /server: (https:\/\/\S+)/.exec(readFileSync(path, 'utf8'));
+  if (!m?.[1]) throw new Error(`reading the server of ${path}`);
+  return m[1];
+}
+
+function post(port: number, body: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method: 'POST', path: '/', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** Forwards TCP to the API server; stopping it closes every connection and refuses new ones, as a stopped server would. */
+class TcpProxy {
+  private server: Server | undefined;
+  private sockets = new Set<Socket>();
+  constructor(
+    private readonly host: string,
+    private readonly port: number,
+  ) {}
+  start(listenPort: number): Promise<number> {
+    const server = createServer((client) => {
+      const upstream = connect(this.port, this.host);
+      for (const s of [client, upstream]) {
+        this.sockets.add(s);
+        s.on('close', () => this.sockets.delete(s));
+        s.on('error', () => undefined);
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    this.server = server;
+    return new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(listenPort, '127.0.0.1', () => resolve((server.address() as { port: number }).port));
+    });
+  }
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    for (const s of this.sockets) s.destroy();
+    this.sockets.clear();
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
