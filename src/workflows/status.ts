@@ -3,7 +3,7 @@ import { diffObject } from '../diff/index.js';
 import { buildStatusReport, type ResourceInput, type StatusReport } from '../health/report.js';
 import { hasHealthCheck } from '../health/resource.js';
 import type { KubeGateway, ResourceType } from '../kube/gateway.js';
-import { keyString, type KubeObject } from '../model/object.js';
+import { groupOf, keyString, type KubeObject } from '../model/object.js';
 import { loadAppState, type AppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
 
 /** Which kinds a live root's children can be, by the root's `group/Kind` (Deployment → ReplicaSet → Pod…). */
@@ -37,8 +37,7 @@ export interface StatusResult {
 export async function listChildren(gw: KubeGateway, roots: readonly KubeObject[], warnings: string[]): Promise<KubeObject[]> {
   const wanted = new Map<string, Set<string>>();
   for (const r of roots) {
-    const group = r.apiVersion.includes('/') ? r.apiVersion.slice(0, r.apiVersion.indexOf('/')) : '';
-    for (const child of CHILD_KINDS[`${group}/${r.kind}`] ?? []) {
+    for (const child of CHILD_KINDS[`${groupOf(r.apiVersion)}/${r.kind}`] ?? []) {
       const set = wanted.get(child) ?? new Set<string>();
       set.add(r.metadata.namespace ?? '');
       wanted.set(child, set);
@@ -66,8 +65,7 @@ export async function listChildren(gw: KubeGateway, roots: readonly KubeObject[]
 
 /** The full live object of a prune candidate whose kind has health (candidates are listed metadata-only). */
 async function fullExtra(gw: KubeGateway, type: ResourceType, obj: KubeObject): Promise<KubeObject> {
-  const group = type.group;
-  if (!hasHealthCheck(group, type.kind)) return obj;
+  if (!hasHealthCheck(type.group, type.kind)) return obj;
   const full = await gw.get(type, obj.metadata.namespace ?? '', obj.metadata.name ?? '');
   return full ?? obj;
 }

@@ -2,11 +2,11 @@
 import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeGateway } from '../../../src/kube/fake-gateway.js';
+import { COMMON_TYPES, FakeGateway } from '../../../src/kube/fake-gateway.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import type { GlobalOptions } from '../../../src/cli/options.js';
 import type { KubeObject } from '../../../src/model/object.js';
-import { runStatus, waitForConverged, type Clock, type StatusResult } from '../../../src/workflows/status.js';
+import { listChildren, runStatus, waitForConverged, type Clock, type StatusResult } from '../../../src/workflows/status.js';
 import { buildStatusReport } from '../../../src/health/report.js';
 import { app, loadTree } from './status-fixtures.js';
 
@@ -99,6 +99,33 @@ test('a missing Deployment is OutOfSync and, with nothing live, the app is Missi
   expect(r.sync.status).toBe('OutOfSync');
   expect(r.resources[0]).toMatchObject({ kind: 'Deployment', syncReason: 'missing', health: { status: 'Missing' } });
   expect(r.health.status).toBe('Missing');
+});
+
+test('lists a CronJob\'s Jobs and Pods, and nothing for kinds without children', async () => {
+  const verbs = ['get', 'list'];
+  const gw = new FakeGateway({
+    types: [
+      ...COMMON_TYPES,
+      { group: 'batch', version: 'v1', kind: 'Job', resource: 'jobs', namespaced: true, verbs },
+      { group: 'batch', version: 'v1', kind: 'CronJob', resource: 'cronjobs', namespaced: true, verbs },
+    ],
+    objects: loadTree('cronjob-failed.yaml'),
+  });
+  const [cronJob] = loadTree('cronjob-failed.yaml');
+  const warnings: string[] = [];
+  const children = await listChildren(gw, [cronJob!, cm('c', {})], warnings);
+  expect(children.map((c) => `${c.kind}/${c.metadata.name}`).sort()).toEqual(['Job/report-29408700', 'Pod/report-29408700-q8r7s']);
+  expect(gw.calls.filter((c) => c.startsWith('LIST')).sort()).toEqual(['LIST Job shop', 'LIST Pod shop']);
+  expect(warnings).toEqual([]);
+});
+
+test('a child kind it may not list becomes a warning, not a failure', async () => {
+  const [deploy, rs, pod] = loadTree('unschedulable.yaml');
+  const gw = new FakeGateway({ objects: [deploy!, rs!, pod!], forbidden: ['list pods'] });
+  const warnings: string[] = [];
+  const children = await listChildren(gw, [deploy!], warnings);
+  expect(children.map((c) => c.kind)).toEqual(['ReplicaSet']);
+  expect(warnings).toEqual([expect.stringMatching(/^cannot list pods in namespace shop, so the tree under it is incomplete: /)]);
 });
 
 describe('waitForConverged', () => {
