@@ -138,9 +138,24 @@ async function main() {
 
   const platforms = [];
   const report = [];
+  // A platform whose Node binary cannot be fetched (no registry) is skipped with a warning; the
+  // archive of this machine's platform is always made.
+  const nodes = new Map();
+  for (const t of TARGETS.filter((x) => x.npm)) {
+    try {
+      nodes.set(t, foreignNode(t));
+    } catch (err) {
+      console.warn(`package: WARNING: skipping ${t.os}/${t.arch}: fetching ${t.npm}@${NODE_VERSION} failed: ${String(err.message).split('\n')[0]}`);
+    }
+  }
   // Node's license text ships in the foreign packages (the linux-x64 one the project installs has none).
-  const nodeLicense = foreignNode(TARGETS.find((t) => t.npm)).license;
+  const nodeLicense = [...nodes.values()].find((n) => existsSync(n.license))?.license ?? null;
   for (const t of TARGETS) {
+    if (t.npm && !nodes.has(t)) continue;
+    if (t.format === 'zip' && !has('zip')) {
+      console.warn(`package: zip not found; ${t.os}/${t.arch} is packed as .tar.gz (krew accepts both)`);
+      t.format = 'tar.gz';
+    }
     const started = Date.now();
     const stage = join(WORK, 'stage', `${t.os}-${t.arch}`);
     rmSync(stage, { recursive: true, force: true });
@@ -151,7 +166,7 @@ async function main() {
       copyFileSync(hostExe, exe);
       tested = `ran here, start-up ${startup}`;
     } else {
-      const node = foreignNode(t);
+      const node = nodes.get(t);
       let base = node.binary;
       if (t.strip || t.unsign) {
         base = join(WORK, `node-${NODE_VERSION}-${t.os}-${t.arch}.prepared`);
@@ -189,6 +204,8 @@ async function main() {
 
   writeFileSync(join(ROOT, 'krew-manifest.yaml'), krewManifest({ version: info.version, platforms }));
   console.log(`packaged ${info.version} (${info.commit}) into dist/:\n${report.join('\n')}\nwrote krew-manifest.yaml`);
+  const missing = TARGETS.filter((t) => !platforms.some((p) => p.os === t.os && p.arch === t.arch));
+  if (missing.length) console.warn(`package: WARNING: not packaged: ${missing.map((t) => `${t.os}/${t.arch}`).join(', ')}`);
 }
 
 main().catch((err) => {

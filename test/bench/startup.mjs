@@ -34,13 +34,21 @@ function findKubectl() {
   return found[0];
 }
 
-/** Wall time of one run in ms; the output goes nowhere (as in hyperfine -N --output=null). */
+const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
+
+/**
+ * One run: wall time in ms (the output goes nowhere, as in hyperfine -N --output=null) and, when
+ * /usr/bin/time exists, the CPU time (user + system) the command used, which a loaded machine
+ * disturbs less than wall time.
+ */
 function once(cmd) {
+  const [file, argv] = TIME ? [TIME, ['-f', '%U %S', ...cmd]] : [cmd[0], cmd.slice(1)];
   const t0 = process.hrtime.bigint();
-  const res = spawnSync(cmd[0], cmd.slice(1), { stdio: 'ignore', env: { PATH: '/usr/bin:/bin', HOME: tmpdir() } });
+  const res = spawnSync(file, argv, { stdio: ['ignore', 'ignore', 'pipe'], env: { PATH: '/usr/bin:/bin', HOME: tmpdir() } });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (res.status !== 0) throw new Error(`running ${cmd.join(' ')}: exit ${res.status}`);
-  return ms;
+  const cpu = TIME ? res.stderr.toString().trim().split('\n').pop().split(' ').reduce((a, b) => a + Number(b) * 1000, 0) : NaN;
+  return { ms, cpu };
 }
 
 function stats(xs) {
@@ -75,10 +83,18 @@ const cases = [
 const load0 = loadavg()[0];
 for (let i = 0; i < WARMUP; i++) for (const c of cases) once(c.cmd);
 const times = cases.map(() => []);
-for (let i = 0; i < RUNS; i++) cases.forEach((c, j) => times[j].push(once(c.cmd))); // alternate, so load hits all alike
+const cpu = cases.map(() => []);
+for (let i = 0; i < RUNS; i++) {
+  // alternate, so load hits every command alike
+  cases.forEach((c, j) => {
+    const r = once(c.cmd);
+    times[j].push(r.ms);
+    cpu[j].push(r.cpu);
+  });
+}
 const load1 = loadavg()[0];
 
-const results = cases.map((c, j) => ({ name: c.name, ...stats(times[j]) }));
+const results = cases.map((c, j) => ({ name: c.name, ...stats(times[j]), cpuMedian: stats(cpu[j]).median }));
 const kube = results[2];
 const ratio = (r) => r.median / kube.median;
 const builtins = helpBuiltins();
@@ -89,7 +105,7 @@ const report = {
   machine: { cpus: cpus().length, model: cpus()[0]?.model, loadavg: [load0, load1] },
   kubectl: execFileSync(kubectl, ['version', '--client']).toString().split('\n')[0],
   plugin: execFileSync(plugin, ['version']).toString().trim(),
-  results: results.map((r) => ({ ...r, ratioToKubectl: ratio(r) })),
+  results: results.map((r) => ({ ...r, ratioToKubectl: ratio(r), cpuRatioToKubectl: r.cpuMedian / kube.cpuMedian })),
   helpLoadsClusterBuiltins: builtins ? builtins.filter((m) => clusterOnly.includes(m)) : 'bundle not found',
 };
 
@@ -99,7 +115,10 @@ if (args.includes('--json')) {
   const f = (x) => x.toFixed(1).padStart(7);
   console.log(`${report.date}  ${report.machine.cpus} cores (${report.machine.model}), load ${load0.toFixed(2)} -> ${load1.toFixed(2)}`);
   console.log(`${report.plugin}; ${report.kubectl}; ${RUNS} alternating runs after ${WARMUP} warm-up rounds\n`);
-  console.log(`${'command'.padEnd(26)} median     min     max    mean  ratio to kubectl (medians)`);
-  for (const r of results) console.log(`${r.name.padEnd(26)}${f(r.median)} ${f(r.min)} ${f(r.max)} ${f(r.mean)}  ${ratio(r).toFixed(2)}`);
+  console.log(`wall time, ms:\n${'command'.padEnd(26)} median     min     max    mean  ratio to kubectl (medians)   CPU median (user+sys)`);
+  for (const r of results) {
+    const cpuRatio = r.cpuMedian / kube.cpuMedian;
+    console.log(`${r.name.padEnd(26)}${f(r.median)} ${f(r.min)} ${f(r.max)} ${f(r.mean)}  ${ratio(r).toFixed(2).padEnd(29)}${f(r.cpuMedian)} (${cpuRatio.toFixed(2)})`);
+  }
   console.log(`\n--help loads cluster-only built-ins: ${JSON.stringify(report.helpLoadsClusterBuiltins)}`);
 }
