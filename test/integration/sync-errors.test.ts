@@ -1,0 +1,60 @@
+// Cluster failures through the built plugin: an unreachable server and a forbidden user give exit 3 and a
+// one-line message (403 naming verb, resource and namespace); -v adds the cause chain; --dry-run changes nothing.
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse, stringify } from 'yaml';
+import { createTestNamespace, deleteNamespace, kubeconfigPath, kubectlOk, pluginPath, run, runPlugin } from './support/index.js';
+
+let ns: string;
+let root: string;
+let args: string[];
+
+beforeAll(async () => {
+  ns = await createTestNamespace('sync-errors');
+  root = mkdtempSync(join(tmpdir(), 'kgitops-errors-'));
+  mkdirSync(join(root, 'desired'));
+  writeFileSync(join(root, 'desired', 'cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {a: "1"}\n');
+  writeFileSync(join(root, 'app.yaml'), `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: errs}\nspec:\n  destination: {namespace: ${ns}}\n`);
+  args = ['-f', join(root, 'app.yaml'), '--desired', join(root, 'desired')];
+});
+
+afterAll(async () => {
+  if (ns) await deleteNamespace(ns);
+});
+
+/** A copy of the test kubeconfig with one change to its (only) cluster or user. */
+function variant(name: string, change: (doc: { clusters: { cluster: Record<string, unknown> }[]; users: { user: Record<string, unknown> }[] }) => void): string {
+  const doc = parse(readFileSync(kubeconfigPath(), 'utf8'));
+  change(doc);
+  const path = join(root, `${name}.kubeconfig`);
+  writeFileSync(path, stringify(doc));
+  return path;
+}
+
+test('an unreachable API server: exit 3, one line; -v shows the cause', async () => {
+  const kc = variant('dead', (d) => void (d.clusters[0]!.cluster.server = 'https://127.0.0.1:1'));
+  const res = await run(pluginPath, ['sync', ...args, '--kubeconfig', kc, '-o', 'kv']);
+  expect(res.code).toBe(3);
+  expect(res.stdout).toBe('');
+  expect(res.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/^error: .*cannot reach the API server at https:\/\/127\.0\.0\.1:1 \(ECONNREFUSED\)$/)]);
+  const verbose = await run(pluginPath, ['sync', ...args, '--kubeconfig', kc, '-v']);
+  expect(verbose.stderr).toMatch(/caused by: .*ECONNREFUSED/);
+});
+
+test('a user without rights: exit 3 and the 403 names verb, resource and namespace', async () => {
+  const kc = variant('nobody', (d) => void (d.users[0]!.user.as = 'kgitops-nobody'));
+  const res = await run(pluginPath, ['prune', ...args, '--kubeconfig', kc, '-o', 'kv']);
+  expect(res.code).toBe(3);
+  expect(res.stderr).toMatch(new RegExp(`forbidden \\(403\\): cannot (get|list) configmaps in namespace "${ns}"`));
+  expect(res.stderr.trimEnd().split('\n')).toHaveLength(1);
+});
+
+test('--dry-run prints the plan from a server-side dry-run and creates nothing', async () => {
+  const res = await runPlugin(['sync', ...args, '--dry-run', '-o', 'kv']);
+  expect(res.code).toBe(0);
+  expect(res.stdout).toBe('DRY_RUN=true\nAPPLY=ConfigMap/settings create\n');
+  expect(await kubectlOk(['get', 'configmap', 'settings', '-n', ns, '--ignore-not-found'])).toBe('');
+  const json = JSON.parse((await runPlugin(['sync', ...args, '--dry-run', '-o', 'json'])).stdout) as { schemaVersion: number; dryRun: boolean; steps: { name: string; outcome: string }[] };
+  expect(json).toMatchObject({ schemaVersion: 1, dryRun: true, steps: [{ name: 'settings', outcome: 'would-apply' }] });
+});
