@@ -32,6 +32,8 @@ export interface StatusInput {
   app: Application;
   /** The revision the desired manifests were read at (a resolved commit), when known. */
   revision?: string;
+  /** Where the desired manifests were actually read from (`--desired` path, or `repo@sha:path`). */
+  manifests?: string;
   resources: ResourceInput[];
   /** Live objects that may be owned by the app's resources (ReplicaSets, Pods, Jobs…), for the trees. */
   children: KubeObject[];
@@ -59,7 +61,7 @@ export interface TreeReport extends ResourceKey {
 export interface StatusReport {
   schemaVersion: typeof STATUS_SCHEMA_VERSION;
   app: { name: string; namespace: string; origin: string };
-  source: { repoURL?: string; path?: string; targetRevision?: string; revision?: string };
+  source: { repoURL?: string; path?: string; targetRevision?: string; revision?: string; manifests?: string };
   destination: { server?: string; name?: string; namespace?: string };
   syncPolicy: { automated: boolean; prune: boolean; selfHeal: boolean; allowEmpty: boolean };
   sync: { status: SyncStatusCode; outOfSync: number; requiresPruning: number };
@@ -152,7 +154,7 @@ export function buildStatusReport(input: StatusInput): StatusReport {
   const report: StatusReport = {
     schemaVersion: STATUS_SCHEMA_VERSION,
     app: { name: app.name, namespace: app.namespace, origin: app.origin },
-    source: { ...app.source, ...(input.revision ? { revision: input.revision } : {}) },
+    source: { ...app.source, ...(input.revision ? { revision: input.revision } : {}), ...(input.manifests ? { manifests: input.manifests } : {}) },
     destination: { ...app.destination },
     syncPolicy: {
       automated: app.automated !== undefined,

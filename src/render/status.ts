@@ -115,6 +115,7 @@ function header(r: StatusReport, p: Paint): string {
   const lines: [string, string][] = [
     ['Name:', `${r.app.namespace}/${r.app.name}`],
     ['Source:', `${s.repoURL ?? '-'}, path ${s.path || '.'}, revision ${at}`],
+    ...(s.manifests ? [['Manifests:', s.manifests] as [string, string]] : []),
     ['Destination:', `${d.server ?? d.name ?? '-'}, namespace ${d.namespace ?? '-'}`],
     ['Sync Policy:', policyText(r)],
     ['Sync Status:', syncColour(p, r.sync.status)(r.sync.status) + (r.sync.outOfSync > 0 ? ` (${r.sync.outOfSync} OutOfSync${r.sync.requiresPruning > 0 ? `, ${r.sync.requiresPruning} requiring pruning` : ''})` : '')],

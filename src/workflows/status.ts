@@ -104,7 +104,13 @@ export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise
   }
   const roots = resources.flatMap((r) => (r.live ? [r.live] : []));
   const children = await listChildren(gw, roots, warnings);
-  const report = buildStatusReport({ app: state.app, ...(state.revision ? { revision: state.revision } : {}), resources, children });
+  const report = buildStatusReport({
+    app: state.app,
+    ...(state.revision ? { revision: state.revision } : {}),
+    manifests: state.origin,
+    resources,
+    children,
+  });
   return { report, warnings, requests: gw.stats().requests - start };
 }
 

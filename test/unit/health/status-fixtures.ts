@@ -53,6 +53,7 @@ export function brokenInput(): StatusInput {
   return {
     app: app({ prune: true, selfHeal: true, allowEmpty: false }),
     revision: '4f2a9c1e0b7d6a5c3e2f1a0b9c8d7e6f5a4b3c2d',
+    manifests: 'https://git.example.com/shop.git@4f2a9c1:deploy',
     resources: [
       res(deploy!, 'in-sync'),
       res(cm('web-config'), 'in-sync'),
