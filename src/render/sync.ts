@@ -50,7 +50,7 @@ export function renderSyncTable(r: SyncReport, paint: Paint): string {
     out.push(row[4] === 'failed' || row[4] === 'conflict' ? paint.red(line) : line);
   }
   for (const h of r.healed) out.push(`${paint.yellow(r.dryRun ? 'would heal' : 'healed')}  ${name(h)} ${h.field} (taken from ${h.manager})`);
-  for (const i of r.ignored) out.push(`${paint.dim('ignored')}  ${name(i)} ${i.field} left to ${i.manager} (${i.rule})`);
+  for (const i of r.ignored) out.push(`${paint.dim('ignored')}  ${name(i)} ${i.field} ${i.manager === '-' ? 'left as it is (no field manager records it, e.g. set through /scale)' : `left to ${i.manager}`} (${i.rule})`);
   for (const c of r.conflicts) out.push(`${paint.magenta('conflict')}  ${name(c)} ${c.field} owned by ${c.manager}: use --force-conflicts or selfHeal to take it`);
   for (const f of r.failures) out.push(`${paint.red('failed')}  ${name(f)} (${f.phase}): ${f.message}`);
   if (!r.prune.enabled) out.push(paint.dim(`prune: ${r.prune.why}`));
