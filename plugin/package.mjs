@@ -102,7 +102,7 @@ function archive(stage, files, out, format, mtime) {
   rmSync(out, { force: true });
   for (const f of files) execFileSync('touch', ['-d', `@${mtime}`, join(stage, f)]);
   if (format === 'zip') {
-    execFileSync('zip', ['-q', '-X', '-9', out, ...files], { cwd: stage });
+    execFileSync('zip', ['-q', '-X', '-6', out, ...files], { cwd: stage });
   } else {
     const tar = execFileSync('tar', ['--sort=name', '--owner=0', '--group=0', '--numeric-owner', `--mtime=@${mtime}`, '-cf', '-', ...files], {
       cwd: stage,
