@@ -1,6 +1,8 @@
 // `prune`: list this app's live objects that are no longer declared; with confirm, delete each under preconditions.
 import type { PropagationPolicy } from '../kube/gateway.js';
 import { deleteCandidates } from '../prune/delete.js';
+import { ClusterError } from '../cli/exit-codes.js';
+import { describeMissing, preflight, writesOf } from '../sync/preflight.js';
 import { describeNotOwned } from '../tracking/select.js';
 import { loadAppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
 
@@ -63,6 +65,11 @@ export async function pruneApp(req: PruneRequest, deps: AppStateDeps): Promise<P
   if (!req.confirm) {
     for (const c of plan.candidates) report.entries.push({ ...base(c), outcome: c.skip ? 'skipped' : 'candidate', ...(c.skip ? { message: c.skip } : {}) });
     return report;
+  }
+  // Every delete permission is checked before the first delete, so a refusal never leaves a half-done prune.
+  const access = await preflight(deps.gateway, writesOf([], plan.candidates), { dryRunDeletes: false });
+  if (access.deleteBlocked) {
+    throw new ClusterError(`pruning ${state.app.name}: nothing was deleted: ${access.missing.map(describeMissing).join('; ')}`);
   }
   for (const d of await deleteCandidates(deps.gateway, plan.candidates, { propagationPolicy })) {
     report.entries.push({ ...base(d.candidate), outcome: d.outcome, ...(d.message ? { message: d.message } : {}) });

@@ -7,6 +7,7 @@ import { deleteCandidates } from '../prune/delete.js';
 import { applySteps, dryRunSteps, humanField, type ApplyResult, type DryRunResult } from '../sync/apply.js';
 import { ignoredFields, keepLiveValues, leftTo, type IgnoredFields } from '../sync/ignored.js';
 import { planSync, type ApplyStep, type PlanDesired } from '../sync/plan.js';
+import { describeMissing, preflight, writesOf } from '../sync/preflight.js';
 import { loadAppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
 
 export const SYNC_SCHEMA_VERSION = 1;
@@ -57,7 +58,7 @@ export interface SyncReport {
   ignored: (FieldOwnerRef & { rule: string })[];
   /** Conflicting fields of objects not applied (no force). */
   conflicts: FieldOwnerRef[];
-  failures: (ObjectRef & { phase: 'dry-run' | 'apply' | 'prune'; message: string })[];
+  failures: (ObjectRef & { phase: 'preflight' | 'dry-run' | 'apply' | 'prune'; message: string })[];
   prune: { enabled: boolean; why: string; last: boolean; blocked?: string; propagationPolicy: PropagationPolicy; results: PruneResultReport[] };
   warnings: string[];
 }
@@ -157,6 +158,13 @@ export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?
     }
   }
 
+  // Permissions first (one access review per verb/resource/namespace): a refused delete must not surface after the applies.
+  const writes = writesOf(plan.steps, plan.prune.enabled ? plan.prune.candidates : []);
+  const access = await preflight(gw, writes, { dryRunDeletes: false });
+  for (const m of access.missing) {
+    report.failures.push({ group: m.group, kind: 'Permission', namespace: m.namespace ?? '', name: m.verb, phase: 'preflight', message: describeMissing(m) });
+  }
+
   // Step 4: the whole set, server-side dry-run; any failure stops everything.
   deps.progress?.(`dry-running ${plan.steps.filter((s) => s.action !== 'skip').length} objects`);
   const dry = await dryRunSteps(gw, plan.steps, { fieldManager, force: plan.force });
@@ -169,7 +177,7 @@ export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?
       if (plan.force) report.healed.push(...conflictRefs(d));
       else report.conflicts.push(...conflictRefs(d));
     }
-    if (report.failures.length > 0) report.prune.blocked = 'the server-side dry-run failed: nothing was applied or deleted';
+    if (report.failures.length > 0) report.prune.blocked = 'the permission check or the server-side dry-run failed: nothing was applied or deleted';
     else for (const c of plan.prune.enabled ? plan.prune.candidates : []) report.prune.results.push({ ...ref(c.key), outcome: c.skip ? 'skipped' : 'would-prune', ...(c.skip ? { message: c.skip } : {}) });
     return report;
   }
