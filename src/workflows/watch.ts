@@ -48,8 +48,8 @@ export function watchFlags(args: Record<string, unknown>, env: Record<string, st
   if (intervalMs < 1000) throw new InputError(`--interval must be at least 1s (got ${String(args.interval)})`);
   const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
   const webhookAddr = str(args.webhookAddr);
-  const webhookSecret = str(args.webhookSecret) ?? str(env.KGITOPS_WEBHOOK_SECRET);
-  if (webhookSecret !== undefined && webhookAddr === undefined) throw new InputError('--webhook-secret needs --webhook-addr');
+  if (str(args.webhookSecret) !== undefined && webhookAddr === undefined) throw new InputError('--webhook-secret needs --webhook-addr');
+  const webhookSecret = webhookAddr === undefined ? undefined : (str(args.webhookSecret) ?? str(env.KGITOPS_WEBHOOK_SECRET));
   return { intervalMs, prune: args.prune === true, forceConflicts: args.forceConflicts === true, ...(webhookAddr ? { webhookAddr } : {}), ...(webhookSecret ? { webhookSecret } : {}) };
 }
 

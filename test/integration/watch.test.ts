@@ -8,8 +8,6 @@ import { signBody } from '../../src/watch/webhook.js';
 import { GitFixture } from '../unit/source/git-fixture.js';
 import { childEnv, createTestNamespace, deleteNamespace, kubeconfigPath, kubectl, kubectlOk, pluginPath, waitFor } from './support/index.js';
 
-/** The executable that runs `sync --watch` (the built plugin unless told otherwise, e.g. to try another build). */
-const watchPlugin = process.env.KGITOPS_WATCH_PLUGIN ?? pluginPath;
 const INTERVAL_MS = 2000;
 const TEST_TIMEOUT_MS = 120_000;
 
@@ -35,7 +33,7 @@ class WatchProcess {
   private readonly child;
 
   constructor(args: string[], kubeconfig: string) {
-    this.child = spawn(watchPlugin, ['sync', ...args, '--watch', '-o', 'json', '--kubeconfig', kubeconfig], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(pluginPath, ['sync', ...args, '--watch', '-o', 'json', '--kubeconfig', kubeconfig], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
     let buf = '';
     this.child.stdout.setEncoding('utf8');
     this.child.stdout.on('data', (c: string) => {
@@ -66,10 +64,10 @@ class WatchProcess {
     return this.lines.slice(since).filter((l) => l.action === action);
   }
 
-  /** SIGINT, then waits for a clean exit (SIGKILL after 20 s). */
-  async stop(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  /** SIGINT (or SIGTERM), then waits for a clean exit (SIGKILL after 20 s). */
+  async stop(signal: 'SIGINT' | 'SIGTERM' = 'SIGINT'): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
     if (this.child.exitCode !== null) return this.exited;
-    this.child.kill('SIGINT');
+    this.child.kill(signal);
     const timer = setTimeout(() => this.child.kill('SIGKILL'), 20_000);
     const res = await this.exited;
     clearTimeout(timer);
@@ -186,7 +184,7 @@ function track(w: WatchProcess, fx: GitFixture, namespace: string): void {
 }
 
 describe('sync --watch on the local control plane', () => {
-  it('applies a new commit on the tracked branch within one interval, then stops cleanly on SIGINT', async () => {
+  it('applies a new commit on the tracked branch within one interval, follows a force-push, stops cleanly on SIGINT', async () => {
     const s = await scenario('watch-branch');
     const w = new WatchProcess(['-f', s.appFile, '--interval', `${INTERVAL_MS / 1000}s`], kubeconfigPath());
     track(w, s.fx, s.namespace);
@@ -200,12 +198,19 @@ describe('sync --watch on the local control plane', () => {
     expect(ms).toBeLessThan(INTERVAL_MS * 1.1 + 1500); // one interval (+ at most 10 % jitter) and the step itself
     await w.line((l) => l.action === 'revision' && l.revision === second, 'the new revision line', mark);
     await w.line((l) => l.action === 'sync' && l.object === 'ConfigMap/orders-config' && l.result === 'applied', 'the sync line', mark);
+    // a force-pushed branch: history rewritten from the first commit
+    const forced = w.lines.length;
+    s.fx.git(['reset', '--quiet', '--hard', s.first]);
+    s.fx.write('apps/shop/cm.yaml', configMap('yellow'));
+    const rewritten = s.fx.commit('rewritten');
+    figures.forcePushAppliedMs = await timeUntil(async () => (await configColor(s.namespace)) === 'yellow', 'the rewritten branch applied');
+    await w.line((l) => l.action === 'revision' && l.revision === rewritten, 'the rewritten revision line', forced);
     const exit = await w.stop();
     expect(exit.code).toBe(0);
     expect(w.lines.at(-1)).toMatchObject({ action: 'stop', result: 'stopped' });
   }, TEST_TIMEOUT_MS);
 
-  it('pinned to a tag, a commit on main changes nothing', async () => {
+  it('pinned to a tag, a commit on main changes nothing; SIGTERM stops cleanly', async () => {
     const s = await scenario('watch-tag', { targetRevision: 'v1' });
     const w = new WatchProcess(['-f', s.appFile, '--interval', `${INTERVAL_MS / 1000}s`], kubeconfigPath());
     track(w, s.fx, s.namespace);
@@ -219,6 +224,9 @@ describe('sync --watch on the local control plane', () => {
     expect(await configColor(s.namespace)).toBe('blue');
     expect(w.after(mark, 'revision')).toEqual([]);
     expect(w.after(mark, 'sync')).toEqual([]);
+    const exit = await w.stop('SIGTERM');
+    expect(exit.code).toBe(0);
+    expect(w.lines.at(-1)).toMatchObject({ action: 'stop', result: 'stopped' });
   }, TEST_TIMEOUT_MS);
 
   it('with selfHeal, reverts kubectl scale and kubectl set env within seconds', async () => {

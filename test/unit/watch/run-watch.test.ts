@@ -1,0 +1,104 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { makeContext } from '../../../src/cli/context.js';
+import { InputError } from '../../../src/cli/exit-codes.js';
+import { memoryIo } from '../../../src/cli/io.js';
+import { toGlobalOptions } from '../../../src/cli/options.js';
+import { FakeGateway } from '../../../src/kube/fake-gateway.js';
+import { runWatch, watchFlags } from '../../../src/workflows/watch.js';
+import { GitFixture, configMap } from '../source/git-fixture.js';
+
+describe('watchFlags', () => {
+  it('reads the interval and the webhook secret from the flag or the environment', () => {
+    expect(watchFlags({ interval: '2s', webhookAddr: ':0' }, { KGITOPS_WEBHOOK_SECRET: 'env' })).toEqual({
+      intervalMs: 2000,
+      prune: false,
+      forceConflicts: false,
+      webhookAddr: ':0',
+      webhookSecret: 'env',
+    });
+    expect(watchFlags({ interval: '1m', webhookAddr: ':0', webhookSecret: 'flag', prune: true }, { KGITOPS_WEBHOOK_SECRET: 'env' })).toMatchObject({
+      intervalMs: 60_000,
+      webhookSecret: 'flag',
+      prune: true,
+    });
+    expect(watchFlags({ interval: '2s' }, { KGITOPS_WEBHOOK_SECRET: 'env' })).not.toHaveProperty('webhookSecret');
+  });
+  it.each([
+    [{ interval: '2s', dryRun: true }, /--dry-run/],
+    [{ interval: '500ms' }, /at least 1s/],
+    [{ interval: 'soon' }, /--interval/],
+    [{ interval: '2s', webhookSecret: 'x' }, /--webhook-addr/],
+  ])('refuses %j', (args, message) => {
+    expect(() => watchFlags(args, {})).toThrow(InputError);
+    expect(() => watchFlags(args, {})).toThrow(message);
+  });
+});
+
+describe('runWatch with a fake cluster', () => {
+  let fx: GitFixture;
+  beforeEach(() => {
+    fx = new GitFixture();
+    fx.write('apps/shop/cm.yaml', configMap('orders-config', 'blue'));
+    fx.commit('one');
+  });
+  afterEach(() => fx.cleanup());
+
+  function appFile(targetRevision: string): string {
+    const file = join(fx.root, 'app.yaml');
+    writeFileSync(
+      file,
+      `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: shop, namespace: argocd}
+spec:
+  source: {repoURL: ${fx.repo}, path: apps/shop, targetRevision: ${targetRevision}}
+  destination: {namespace: shop}
+  syncPolicy:
+    automated: {prune: true, selfHeal: true}
+`,
+    );
+    return file;
+  }
+
+  function lines(stdout: string): { action: string; object?: string; result?: string }[] {
+    return stdout
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as { action: string; object?: string; result?: string });
+  }
+
+  it('syncs the branch tip into the cluster, then stops cleanly when its signal aborts', async () => {
+    const gw = new FakeGateway({ objects: [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }] });
+    const mem = memoryIo({ env: fx.env });
+    const ctx = makeContext(mem.io, toGlobalOptions({ output: 'json' }));
+    const stop = new AbortController();
+    const done = runWatch({ appFile: appFile('main'), interval: '60s' }, ctx, { gateway: gw, signal: stop.signal, handleSignals: false });
+    for (let i = 0; i < 200 && !mem.stdout().includes('"in-sync"'); i++) await new Promise((r) => setTimeout(r, 25));
+    stop.abort();
+    await expect(done).resolves.toBe(0);
+    const actions = lines(mem.stdout()).filter((l) => l.action !== 'reconnect');
+    expect(actions.map((l) => [l.action, l.object, l.result].filter(Boolean).join(' '))).toEqual([
+      'start',
+      'revision',
+      'sync ConfigMap/orders-config applied',
+      'in-sync',
+      'stop stopped',
+    ]);
+    const cm = gw.find('ConfigMap', 'shop', 'orders-config');
+    expect(cm?.data).toEqual({ value: 'blue' });
+    expect(cm?.metadata.annotations?.['argocd.argoproj.io/tracking-id']).toBe('shop:/ConfigMap:shop/orders-config');
+    expect(process.listenerCount('SIGINT')).toBe(0);
+  });
+
+  it('ends with the input error when the first step cannot read what it was asked to watch', async () => {
+    const gw = new FakeGateway();
+    const mem = memoryIo({ env: fx.env });
+    const ctx = makeContext(mem.io, toGlobalOptions({ output: 'kv' }));
+    const before = process.listenerCount('SIGTERM');
+    await expect(runWatch({ appFile: appFile('release-9'), interval: '60s' }, ctx, { gateway: gw })).rejects.toThrow(/"release-9" names no commit/);
+    expect(gw.objects()).toEqual([]);
+    expect(process.listenerCount('SIGTERM')).toBe(before);
+    expect(mem.stdout()).toMatch(/^TIME=\S+ ACTION=start /);
+  });
+});
