@@ -16,7 +16,8 @@ export default {
       testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
       globalSetup: '<rootDir>/test/integration/global-setup.ts',
       globalTeardown: '<rootDir>/test/integration/global-teardown.ts',
-      testTimeout: 180000,
+      // jest ignores testTimeout inside a project: this file sets 180 s for integration tests.
+      setupFilesAfterEnv: ['<rootDir>/test/integration/support/timeout.ts'],
     },
   ],
 };

@@ -1,8 +1,9 @@
 // Jest global setup for integration suites: builds the plugin when it is stale, starts (or reuses)
 // the local control plane through test/cluster/up, and hands its kubeconfig to the test workers.
 import { spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -23,12 +24,22 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
+/**
+ * Builds plugin/kubectl-gitops with `npm run build` when it is missing or older than src/ or
+ * package.json. Builds are serialised across concurrent jest runs with flock, and the staleness is
+ * checked again under the lock, so a build another run just finished is not repeated.
+ * KGITOPS_SKIP_PLUGIN_BUILD=1 skips this step (suites that run the plugin then use what is there).
+ */
 function buildPluginIfStale(): void {
-  const plugin = join(repoRoot, 'plugin', 'kubectl-gitops');
+  if (process.env.KGITOPS_SKIP_PLUGIN_BUILD === '1') {
+    say('KGITOPS_SKIP_PLUGIN_BUILD=1: not building the plugin');
+    return;
+  }
   if (!existsSync(join(repoRoot, 'plugin', 'build.mjs'))) {
     say('plugin/build.mjs does not exist yet: not building the plugin (suites that run it will fail)');
     return;
   }
+  const plugin = join(repoRoot, 'plugin', 'kubectl-gitops');
   const sources = Math.max(newestMtime(join(repoRoot, 'src')), statSync(join(repoRoot, 'package.json')).mtimeMs);
   if (existsSync(plugin) && statSync(plugin).mtimeMs >= sources) {
     say('plugin/kubectl-gitops is up to date');
@@ -36,9 +47,13 @@ function buildPluginIfStale(): void {
   }
   say('building the plugin (npm run build)');
   const started = Date.now();
-  const res = spawnSync('npm', ['run', '--silent', 'build'], { cwd: repoRoot, stdio: ['ignore', 'inherit', 'inherit'] });
+  const lock = join(tmpdir(), `kubectl-gitops-build-${createHash('sha256').update(repoRoot).digest('hex').slice(0, 12)}.lock`);
+  const script =
+    '[ -x plugin/kubectl-gitops ] && [ -z "$(find src package.json -newer plugin/kubectl-gitops -type f -print -quit)" ] ' +
+    '&& echo "built meanwhile by another run" >&2 || npm run --silent build';
+  const res = spawnSync('flock', ['-w', '900', lock, 'bash', '-c', script], { cwd: repoRoot, stdio: ['ignore', 'inherit', 'inherit'] });
   if (res.status !== 0) throw new Error(`building the plugin: npm run build exited ${res.status ?? res.signal}`);
-  say(`built the plugin in ${Date.now() - started} ms`);
+  say(`plugin ready in ${Date.now() - started} ms`);
 }
 
 /** Reads KEY=VALUE lines (the cluster.env that test/cluster/up writes next to its kubeconfig). */
