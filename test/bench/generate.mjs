@@ -135,7 +135,8 @@ export function writeApp(dir, objects, app, namespace) {
   const manifests = join(dir, 'manifests');
   mkdirSync(manifests, { recursive: true });
   for (let f = 0; f * 10 < objects.length; f++) {
-    const docs = objects.slice(f * 10, f * 10 + 10).map((o) => stringify(o, { lineWidth: 0 }));
+    // No anchors/aliases for objects shared in memory (selector and template labels): manifests in Git rarely have them.
+    const docs = objects.slice(f * 10, f * 10 + 10).map((o) => stringify(o, { lineWidth: 0, aliasDuplicateObjects: false }));
     writeFileSync(join(manifests, `part-${String(f).padStart(4, '0')}.yaml`), docs.join('---\n'));
   }
   const appFile = join(dir, 'application.yaml');

@@ -1,19 +1,59 @@
 // Profiles one kubectl-gitops command: bundles src/main.ts with esbuild (source map on, otherwise as
 // plugin/build.mjs does), runs it under `node --cpu-prof`, and prints where the time goes — idle
 // (waiting for the API server), garbage collection, and the top functions by self time with their
-// src/ file:line — plus the same grouped by source file.
+// src/ file:line — plus the same grouped by source file and by the nearest src/ caller — and every API
+// request it made (traced by a preloaded wrapper of https.request), grouped into phases.
 //
 // Usage: node test/bench/profile.mjs [--top N] -- <kubectl-gitops arguments...>
 //   e.g. node test/bench/profile.mjs -- sync -f APP.yaml --desired DIR -o kv --kubeconfig KC
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** Preloaded into the profiled process: records every https request (method, path, status, start and end). */
+const TRACER = `
+const https = require('node:https');
+const fs = require('node:fs');
+const t0 = performance.now();
+const out = [];
+const orig = https.request;
+https.request = function (...args) {
+  const o = typeof args[0] === 'object' && !(args[0] instanceof URL) ? args[0] : args[1] ?? {};
+  const rec = { method: o.method ?? 'GET', path: o.path ?? '', start: performance.now() - t0 };
+  const req = orig.apply(this, args);
+  req.on('response', (res) => { rec.status = res.statusCode; res.on('end', () => { rec.end = performance.now() - t0; }); });
+  out.push(rec);
+  return req;
+};
+process.on('exit', () => fs.writeFileSync(process.env.KG_TRACE_FILE, JSON.stringify(out)));
+`;
+
+/** Summarises traced requests: count and time span per phase of the same method and resource. */
+function requestSummary(trace) {
+  const groups = new Map();
+  for (const r of trace) {
+    const path = r.path.split('?')[0];
+    const resource = path.replace(/\/namespaces\/[^/]+/, '/namespaces/*').split('/').slice(0, 7).join('/');
+    const dry = /dryRun=All/.test(r.path) ? ' dry-run' : '';
+    const key = `${r.method}${dry} ${r.method === 'PATCH' || r.method === 'DELETE' ? resource.replace(/\/[^/]+$/, '/*') : resource}`;
+    const g = groups.get(key) ?? { n: 0, first: Infinity, last: 0, statuses: new Set() };
+    g.n++;
+    g.first = Math.min(g.first, r.start);
+    g.last = Math.max(g.last, r.end ?? r.start);
+    g.statuses.add(r.status);
+    groups.set(key, g);
+  }
+  const lines = [...groups].sort((a, b) => a[1].first - b[1].first).map(([k, g]) => `${String(g.n).padStart(6)}  ${g.first.toFixed(0).padStart(6)}–${g.last.toFixed(0).padStart(6)} ms  [${[...g.statuses].join(',')}]  ${k}`);
+  const first = Math.min(...trace.map((r) => r.start));
+  const last = Math.max(...trace.map((r) => r.end ?? r.start));
+  return `\n${trace.length} API requests, from ${first.toFixed(0)} ms to ${last.toFixed(0)} ms after start (count, span, statuses, what):\n${lines.join('\n')}\n`;
+}
 
 /** Bundles the CLI with a source map into dir; returns the bundle path. */
 async function bundleWithMap(dir) {
@@ -56,9 +96,11 @@ async function main() {
   try {
     const bundle = await bundleWithMap(dir);
     const map = new SourceMap(JSON.parse(readFileSync(`${bundle}.map`, 'utf8')));
+    writeFileSync(join(dir, 'tracer.cjs'), TRACER);
+    const traceFile = join(dir, 'trace.json');
     const t0 = performance.now();
-    const run = spawnSync(process.execPath, ['--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-interval', '500', bundle, ...args], {
-      env: { ...process.env, NO_COLOR: '1' },
+    const run = spawnSync(process.execPath, ['--require', join(dir, 'tracer.cjs'), '--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-interval', '500', bundle, ...args], {
+      env: { ...process.env, NO_COLOR: '1', KG_TRACE_FILE: traceFile },
       encoding: 'utf8',
       maxBuffer: 1 << 28,
     });
@@ -74,12 +116,26 @@ async function main() {
       const e = map.findEntry(cf.lineNumber, cf.columnNumber);
       return e?.originalSource ? `${relative(ROOT, fileURLToPath(new URL(e.originalSource, `file://${dir}/`)))}:${e.originalLine + 1}` : 'bundle';
     };
+    const parent = new Map();
+    for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+    const srcOf = new Map();
+    const nearestSrc = (id) => {
+      if (srcOf.has(id)) return srcOf.get(id);
+      const n = byId.get(id);
+      const loc = where(n.callFrame);
+      const v = loc.startsWith('src/') ? `${n.callFrame.functionName || '(anonymous)'}  ${loc}` : parent.has(id) ? nearestSrc(parent.get(id)) : '(no src/ frame: start-up, idle, GC)';
+      srcOf.set(id, v);
+      return v;
+    };
+    const bySrc = new Map();
     const fns = new Map();
     const files = new Map();
     for (const [id, us] of self) {
       const cf = byId.get(id).callFrame;
       const loc = where(cf);
       const key = `${cf.functionName || '(anonymous)'}  ${loc}`;
+      const src = nearestSrc(id);
+      bySrc.set(src, (bySrc.get(src) ?? 0) + us);
       fns.set(key, (fns.get(key) ?? 0) + us);
       const fileKey = loc.replace(/:\d+$/, '').replace(/^(node_modules\/(@[^/]+\/)?[^/]+).*/, '$1');
       files.set(fileKey, (files.get(fileKey) ?? 0) + us);
@@ -89,6 +145,9 @@ async function main() {
     for (const [k, us] of [...fns].sort((a, b) => b[1] - a[1]).slice(0, top)) process.stdout.write(`${pct(us)}  ${k}\n`);
     process.stdout.write(`\nby file / package:\n`);
     for (const [k, us] of [...files].sort((a, b) => b[1] - a[1]).slice(0, top)) process.stdout.write(`${pct(us)}  ${k}\n`);
+    process.stdout.write(`\nself time by the nearest src/ function on the stack (what our code spends, libraries included):\n`);
+    for (const [k, us] of [...bySrc].sort((a, b) => b[1] - a[1]).slice(0, top)) process.stdout.write(`${pct(us)}  ${k}\n`);
+    if (existsSync(traceFile)) process.stdout.write(requestSummary(JSON.parse(readFileSync(traceFile, 'utf8'))));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -15,7 +15,7 @@ function cell(s) {
   if (!s) return '—';
   if (!s.ms.length) return s.errors.length ? `failed (${s.errors.length}×)` : '—';
   const m = median(s.ms);
-  if (s.ms.length === 1) return fmtMs(m);
+  if (s.ms.length === 1) return `${fmtMs(m)} (1 run)`;
   return `${fmtMs(m)} (${fmtMs(Math.min(...s.ms))}–${fmtMs(Math.max(...s.ms))})`;
 }
 const rss = (s) => (s?.rssKb?.length ? mb(Math.max(...s.rssKb)) : '—');

@@ -4,12 +4,14 @@
 // Environment (all optional):
 //   BENCH_SIZES=100,1000,5000   app sizes          BENCH_RUNS=3          runs per tool and scenario
 //   BENCH_STARTUP_RUNS=10       runs of start-up   BENCH_PRUNE_OBJECTS=10000  unrelated objects (0: skip the prune scan)
+//   BENCH_FIRST_RUNS_LARGE=1    runs of the first-apply scenario at 5,000+ objects (each needs the namespace emptied)
 //   BENCH_SCENARIOS=diff,sync-noop,...  only these scenario ids (see SCENARIO_IDS)
 //   BENCH_KUBECONFIG=PATH       use this cluster instead of starting the bench's own control plane
 //   BENCH_KEEP_CLUSTER=1        leave the bench's own control plane running at the end
 //   BENCH_PLUGIN=PATH           the binary to measure (default plugin/kubectl-gitops, built when missing)
 //   BENCH_OUT=PATH              where to write the markdown (default test/bench/RESULTS.md)
 //   BENCH_DIR=PATH              where the generated apps go (default a fresh temp folder, removed at the end)
+// `node test/bench/run.mjs --render RESULTS.json` re-renders the markdown from a saved run.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, homedir, loadavg, tmpdir, totalmem } from 'node:os';
@@ -33,6 +35,9 @@ const SIZES = (env.BENCH_SIZES ?? '100,1000,5000').split(',').map((s) => Number(
 const RUNS = Number(env.BENCH_RUNS ?? 3);
 const STARTUP_RUNS = Number(env.BENCH_STARTUP_RUNS ?? 10);
 const PRUNE_OBJECTS = Number(env.BENCH_PRUNE_OBJECTS ?? 10000);
+// A first apply needs the namespace emptied before every run (minutes at 5,000 objects on 2 cores).
+const FIRST_RUNS_LARGE = Number(env.BENCH_FIRST_RUNS_LARGE ?? 1);
+const firstRuns = (size) => (size >= 5000 ? Math.min(RUNS, FIRST_RUNS_LARGE) : RUNS);
 const ONLY = env.BENCH_SCENARIOS ? new Set(env.BENCH_SCENARIOS.split(',').map((s) => s.trim())) : undefined;
 const OUT = resolve(env.BENCH_OUT ?? join(HERE, 'RESULTS.md'));
 const wanted = (id) => !ONLY || ONLY.has(id);
@@ -133,7 +138,7 @@ async function main() {
   const toolEnv = { ...env, KUBECONFIG: kc, NO_COLOR: '1' };
   const client = makeClient(kc);
   const work = env.BENCH_DIR ? resolve(env.BENCH_DIR) : mkdtempSync(join(tmpdir(), 'kgitops-bench-'));
-  const info = machine(kubectl, plugin);
+  const info = { ...machine(kubectl, plugin), runs: RUNS, startupRuns: STARTUP_RUNS, sizes: SIZES };
   log(`machine: ${info.nproc} cpus (${info.cpu}), ${info.memGiB} GiB, load ${info.load}; ours: ${info.ours}; ${info.kubectl}`);
   const results = [];
   const push = (id, size, title, res, extra = {}) => results.push({ id, size, title, res, ...extra });
@@ -171,7 +176,7 @@ async function main() {
           { ...ours(['sync', ...appArgs(first)], [0], (m) => (/APPLIED=(\d+)/.exec(m.stdout)?.[1] !== String(size) ? `APPLIED=${/APPLIED=(\d+)/.exec(m.stdout)?.[1] ?? '?'}` : undefined)), before: clean },
           { ...kube(['apply', '--server-side', '--field-manager', FM, '-n', first.namespace, '-f', first.manifests], [0]), before: clean },
           { ...limit(['ssa', first.namespace, first.json, 'apply']), before: clean },
-        ], RUNS);
+        ], firstRuns(size));
         push('sync-first', size, 'sync, first apply (fresh namespace)', res);
         await emptySet(client, first.namespace, firstApp);
       }
@@ -277,7 +282,14 @@ async function main() {
   }
 }
 
-main().catch((e) => {
+/** `node run.mjs --render FILE.json`: re-renders the markdown from a saved run (e.g. after editing analysis.md). */
+async function renderOnly(file) {
+  const { info, results } = JSON.parse(readFileSync(file, 'utf8'));
+  writeFileSync(OUT, renderResults({ info, results, runs: info.runs ?? RUNS, startupRuns: info.startupRuns ?? STARTUP_RUNS, sizes: info.sizes ?? SIZES }));
+  log(`wrote ${OUT} from ${file}`);
+}
+
+(process.argv[2] === '--render' ? renderOnly(process.argv[3]) : main()).catch((e) => {
   process.stderr.write(`bench: ${e.stack ?? e}\n`);
   process.exitCode = 1;
 });
