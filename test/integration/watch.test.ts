@@ -1,9 +1,10 @@
 // `sync --watch` on the local control plane: new commits, pinned tags, self-heal, prune, webhook, API outage.
-import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { request } from 'node:http';
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { signBody } from '../../src/watch/webhook.js';
 import { GitFixture } from '../unit/source/git-fixture.js';
 import { childEnv, createTestNamespace, deleteNamespace, kubeconfigPath, kubectl, kubectlOk, pluginPath, waitFor } from './support/index.js';
@@ -326,7 +327,117 @@ describe('sync --watch on the local control plane', () => {
     const exit = await w.stop();
     expect(exit.code).toBe(0);
   }, TEST_TIMEOUT_MS);
+
+  // A real kube-apiserver process of our own, on the shared etcd, stopped and started again: the shared one (and
+  // the suites using it) are never disturbed.
+  (sharedApiserverArgs() ? it : it.skip)('recovers after its own kube-apiserver is stopped and started again', async () => {
+    const s = await scenario('watch-restart');
+    const api = new OwnApiServer(sharedApiserverArgs() as string[]);
+    cleanups.push(() => api.dispose());
+    const port = await api.start();
+    const kubeconfig = join(s.fx.root, 'kubeconfig-own-apiserver');
+    writeFileSync(kubeconfig, readFileSync(kubeconfigPath(), 'utf8').replace(/server: https:\/\/[^\s]+/, `server: https://127.0.0.1:${port}`));
+    const w = new WatchProcess(['-f', s.appFile, '--interval', `${INTERVAL_MS / 1000}s`], kubeconfig);
+    track(w, s.fx, s.namespace);
+    await w.line((l) => l.action === 'in-sync', 'the first sync', 0, 60_000);
+    const mark = w.lines.length;
+    const stopped = Date.now();
+    await api.stop();
+    await w.line((l) => l.action === 'error' || l.action === 'reconnect', 'the loop noticing the stopped apiserver', mark, 20_000);
+    await kubectlOk(['scale', 'deployment/orders', '-n', s.namespace, '--replicas=5']); // through the shared apiserver
+    s.fx.write('apps/shop/cm.yaml', configMap('after-restart'));
+    s.fx.commit('while the apiserver was down');
+    await api.start(port);
+    const restarted = Date.now();
+    figures.ownApiserverDownMs = restarted - stopped;
+    figures.healedAfterApiserverRestartMs = await timeUntil(async () => (await deploymentState(s.namespace)).replicas === 1, 'the drift healed after the restart', 90_000);
+    await timeUntil(async () => (await configColor(s.namespace)) === 'after-restart', 'the commit applied after the restart', 60_000);
+    figures.commitAppliedAfterApiserverRestartMs = Date.now() - restarted;
+    await w.line((l) => l.action === 'error' && l.result === 'recovered', 'the recovered line', mark);
+    const exit = await w.stop();
+    expect(exit.code).toBe(0);
+  }, 240_000);
 });
+
+/** The command line of the shared cluster's kube-apiserver (from the pid test/cluster/up recorded), if it runs here. */
+function sharedApiserverArgs(): string[] | undefined {
+  const kc = process.env.KGITOPS_TEST_KUBECONFIG;
+  if (!kc) return undefined;
+  const pidFile = join(dirname(kc), 'pids', 'kube-apiserver.pid');
+  if (!existsSync(pidFile)) return undefined;
+  try {
+    const pid = readFileSync(pidFile, 'utf8').trim();
+    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((a) => a !== '');
+    return args.length > 1 && args[0]?.endsWith('kube-apiserver') ? args : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A second kube-apiserver on the shared cluster's etcd and certificates, on its own port, that a test may stop. */
+class OwnApiServer {
+  private child: ChildProcess | undefined;
+  private readonly certDir = mkdtempSync(join(tmpdir(), 'kgitops-own-apiserver-'));
+  constructor(private readonly sharedArgs: string[]) {}
+
+  /** Starts it (on `port`, or a free one) and waits for /readyz; returns the port. */
+  async start(port?: number): Promise<number> {
+    const p = port ?? (await freePort());
+    const [bin, ...rest] = this.sharedArgs;
+    const args = rest.filter((a) => !a.startsWith('--secure-port=') && !a.startsWith('--cert-dir='));
+    args.push(`--secure-port=${p}`, `--cert-dir=${this.certDir}`);
+    const child = spawn(bin as string, args, { stdio: 'ignore' });
+    this.child = child;
+    const kubeconfig = join(this.certDir, 'kubeconfig');
+    writeFileSync(kubeconfig, readFileSync(kubeconfigPath(), 'utf8').replace(/server: https:\/\/[^\s]+/, `server: https://127.0.0.1:${p}`));
+    await waitFor(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`kube-apiserver exited ${child.exitCode}`);
+        const res = await spawnCode(join(process.env.KGITOPS_CLUSTER_BIN ?? '', 'kubectl'), ['--kubeconfig', kubeconfig, 'get', '--raw', '/readyz', '--request-timeout=5s']);
+        return res === 0;
+      },
+      { what: `our own kube-apiserver on port ${p} to be ready`, timeoutMs: 120_000, intervalMs: 500 },
+    );
+    return p;
+  }
+
+  /** SIGTERM (SIGKILL after 15 s) and waits for it to exit. */
+  async stop(): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    if (child && child.exitCode === null) {
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    }
+  }
+
+  async dispose(): Promise<void> {
+    await this.stop();
+    rmSync(this.certDir, { recursive: true, force: true });
+  }
+}
+
+function spawnCode(file: string, args: string[]): Promise<number> {
+  return new Promise((resolve) => {
+    const c = spawn(file, args, { stdio: 'ignore' });
+    c.on('error', () => resolve(-1));
+    c.on('exit', (code) => resolve(code ?? -1));
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
 
 function kubeconfigServer(path: string): string {
   const m = /server: (https:\/\/\S+)/.exec(readFileSync(path, 'utf8'));
