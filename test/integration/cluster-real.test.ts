@@ -147,10 +147,22 @@ test('kubectl scale and kubectl set image leave managedFields entries with their
   expect(setImage?.operation).toBe('Update');
   expect(owns(setImage, ['f:spec', 'f:template', 'f:spec', 'f:containers', 'k:{"name":"imperative"}', 'f:image'])).toBe(true);
 
-  // The applier keeps what nobody took from it (an Update does not steal ownership from Apply).
+  // The scale took .spec.replicas from the applier, which keeps everything else.
   const [argo] = entriesOf(live, 'argocd-controller');
   expect(argo?.operation).toBe('Apply');
+  expect(owns(argo, ['f:spec', 'f:replicas'])).toBe(false);
   expect(owns(argo, ['f:spec', 'f:selector'])).toBe(true);
+});
+
+test('kubectl scale of a Deployment whose replicas nobody owns leaves no managedFields entry (Kubernetes 1.35)', async () => {
+  // Like examples/shop's orders: the manifest declares no replicas, so the applier does not own them.
+  await applyYaml(deployment('unowned'), { namespace: ns, serverSide: true, fieldManager: 'argocd-controller' });
+  await kubectlOk(['scale', 'deployment/unowned', '--replicas=3', '-n', ns]);
+  const live = await getJson<Deployment & { spec: { replicas: number } }>('deployment', 'unowned', ns);
+  expect(live.spec.replicas).toBe(3);
+  const managers = (live.metadata.managedFields ?? []).map((e) => e.manager);
+  expect(managers).not.toContain('kubectl');
+  expect((live.metadata.managedFields ?? []).filter((e) => owns(e, ['f:spec', 'f:replicas']))).toEqual([]);
 });
 
 test("a Deployment's pods are scheduled on kwok nodes, become Running and Ready, and the Deployment is available", async () => {
