@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { homedir } from 'node:os';
-import { runGit, type GitDir } from './git.js';
+import { GitNotFoundError, runGit, type GitDir } from './git.js';
 import { redactURL } from './repo-url.js';
 import { InputError } from '../cli/exit-codes.js';
 
@@ -55,9 +55,11 @@ export async function fetchIntoCache(
         '+refs/tags/*:refs/tags/*',
         `+HEAD:${REMOTE_HEAD_REF}`,
       ],
-      { env, timeoutMs: opts.timeoutMs ?? 120_000, signal: opts.signal },
+      // Only ordinary transports: never ext:: or fd:: from a repoURL someone else wrote.
+      { env, set: { GIT_ALLOW_PROTOCOL: 'file:git:http:https:ssh' }, timeoutMs: opts.timeoutMs ?? 120_000, signal: opts.signal },
     );
   } catch (e) {
+    if (e instanceof GitNotFoundError) throw e;
     throw new InputError(
       `fetching ${redactURL(url)} failed: the remote is unreachable or refused us. ` +
         'Clone it yourself and point at the clone with --repo-dir DIR (or set source.repoURL to a local path or file:// URL)',

@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import { realpath } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { InputError } from '../cli/exit-codes.js';
 
 /** A git directory to read from (a bare repository or a clone's .git), with the environment to run git in. */
 export interface GitDir {
@@ -27,6 +28,13 @@ export class GitCommandError extends Error {
   ) {
     super(`git ${args.join(' ')} failed (exit ${exitCode ?? 'signal'}): ${stderr.trim().split('\n').pop() ?? ''}`);
     this.name = 'GitCommandError';
+  }
+}
+
+/** git is not installed (or not on PATH): reading a repoURL needs it. */
+export class GitNotFoundError extends InputError {
+  constructor(options?: { cause?: unknown }) {
+    super('git is not installed or not on PATH: reading source.repoURL needs it (or give --desired DIR|FILE)', options);
   }
 }
 
@@ -79,7 +87,10 @@ export function runGit(args: readonly string[], opts: RunGitOptions): Promise<Bu
     const err: Buffer[] = [];
     child.stdout.on('data', (c: Buffer) => out.push(c));
     child.stderr.on('data', (c: Buffer) => err.push(c));
-    child.on('error', (e) => reject(new Error(`running git ${args[0] ?? ''}`, { cause: e })));
+    child.on('error', (e) => {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') reject(new GitNotFoundError({ cause: e }));
+      else reject(new Error(`running git ${args[0] ?? ''}`, { cause: e }));
+    });
     child.on('close', (code) => {
       if (code === 0) resolve(Buffer.concat(out));
       else reject(new GitCommandError(args, code, Buffer.concat(err).toString('utf8')));
@@ -98,7 +109,8 @@ export async function findGitDir(path: string, env: Record<string, string | unde
     const real = await realpath(path);
     const out = await runGit(['rev-parse', '--absolute-git-dir'], { cwd: real, env, set: { GIT_CEILING_DIRECTORIES: dirname(real) } });
     return out.toString('utf8').trim();
-  } catch {
+  } catch (e) {
+    if (e instanceof GitNotFoundError) throw e;
     return undefined;
   }
 }

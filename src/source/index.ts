@@ -110,6 +110,7 @@ async function resolveRevision(repo: OpenRepository, revision: string): Promise<
       const sha = await resolveCommit(repo.dir, candidate);
       if (sha !== undefined) return sha;
     } catch (e) {
+      if (e instanceof InputError) throw e;
       throw new InputError(`resolving revision ${JSON.stringify(revision)} in ${repo.label}`, { cause: e });
     }
   }

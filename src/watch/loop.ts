@@ -203,7 +203,16 @@ export async function runLoop(ports: LoopPorts, opts: LoopOptions): Promise<Loop
 
       let outcome: { finishedAt: number; failed: string[] } | undefined;
       if (d.reason !== 'none') {
-        const results = d.apply.length + d.prune.length > 0 ? await ports.act(d, snap) : [];
+        let results: ActResult[] = [];
+        if (d.apply.length + d.prune.length > 0) {
+          try {
+            results = await ports.act(d, snap);
+          } catch (e) {
+            // The step failed as a whole (e.g. the API server went away mid-step): every object counts as failed.
+            const message = describe(e);
+            results = [...d.apply.map((key) => ({ key, action: 'apply' as const })), ...d.prune.map((key) => ({ key, action: 'prune' as const }))].map((r) => ({ ...r, result: 'failed', ok: false, message }));
+          }
+        }
         const action: LoopAction = d.reason === 'self-heal' ? 'heal' : 'sync';
         for (const r of results) {
           ports.emit({ action: r.action === 'prune' ? 'prune' : action, ...name(r.key), result: r.result, revision: commit, ...(r.message ? { message: r.message } : {}) });

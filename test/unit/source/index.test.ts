@@ -167,6 +167,13 @@ describe('loadDesiredManifests from a git revision', () => {
     expect(values(await loadDesiredManifests(remote, { repoDir: clone }, io()))).toEqual(['a=feature']);
   });
 
+  it('says so plainly when git is not installed', async () => {
+    const noGit = memoryIo({ env: { ...fx.env, PATH: join(fx.root, 'empty-bin') } }).io;
+    const p = loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop' }), {}, noGit);
+    await expect(p).rejects.toThrow(InputError);
+    await expect(p).rejects.toThrow(/git is not installed/);
+  });
+
   it('says how to use a local clone when a remote cannot be fetched', async () => {
     const remote = app({ repoURL: `file-not-a-url:${join(fx.root, 'missing')}`, path: '' });
     const viaScp = app({ repoURL: 'nohost.invalid:org/shop.git', path: '' });

@@ -50,6 +50,7 @@ class World {
   refreshes: boolean[] = [];
   acted: Decision[] = [];
   actDelay = 0;
+  actThrows = 0;
 
   snapshot(): Snapshot {
     const outOfSync = [...this.desired].filter((k) => this.live.get(k) !== this.revision);
@@ -84,6 +85,10 @@ function harness(world: World, intervalMs = 10_000) {
     },
     act: async (d, snap) => {
       world.acted.push(d);
+      if (world.actThrows > 0) {
+        world.actThrows--;
+        throw new Error('applying: connection reset');
+      }
       if (world.actDelay > 0) await clock.sleep(world.actDelay, new AbortController().signal);
       const out: ActResult[] = [];
       for (const k of d.apply) {
@@ -215,6 +220,20 @@ describe('runLoop', () => {
     expect(w.refreshes).toEqual([true, true, true, true, false]); // the failed poll is polled again; then a confirming look
     h.ctl.abort();
     await h.done;
+  });
+
+  it('counts a step that fails as a whole as failed for every object, and retries it with back-off', async () => {
+    const w = new World();
+    w.actThrows = 1;
+    const h = harness(w);
+    await h.clock.advance(0);
+    expect(h.lines().slice(0, 3)).toEqual(['revision', 'sync CM/A failed', 'sync DEPLOY/WEB failed']);
+    expect(h.events[1]?.message).toBe('applying: connection reset');
+    expect(w.live.size).toBe(0);
+    await h.clock.advance(2_000); // the revision's retry is due 2 s after the failed attempt
+    expect(w.live.get('cm/a')).toBe('c1');
+    h.ctl.abort();
+    expect((await h.done).failed).toBe(2);
   });
 
   it('finishes the step in progress when stopped during it', async () => {
