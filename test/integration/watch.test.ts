@@ -264,17 +264,38 @@ describe('sync --watch on the local control plane', () => {
     expect(w.after(mark, 'heal')).toEqual([]);
   }, TEST_TIMEOUT_MS);
 
-  it('prunes an object whose file was removed in Git when prune is on', async () => {
+  it('prunes an object whose file was removed in Git when prune is on, never on a broken or empty render', async () => {
     const s = await scenario('watch-prune');
     const w = new WatchProcess(['-f', s.appFile, '--interval', `${INTERVAL_MS / 1000}s`], kubeconfigPath());
     track(w, s.fx, s.namespace);
     await w.line((l) => l.action === 'in-sync', 'the first sync');
-    const mark = w.lines.length;
+    let mark = w.lines.length;
+    // a broken render: reported, nothing applied, nothing pruned
     s.fx.remove('apps/shop/cm.yaml');
+    s.fx.write('apps/shop/bad.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [oops\n');
+    const broken = s.fx.commit('broken');
+    const error = await w.line((l) => l.action === 'error', 'the broken render reported', mark);
+    expect(error.message).toContain(`@${broken.slice(0, 7)}:apps/shop/bad.yaml`);
+    await new Promise((r) => setTimeout(r, INTERVAL_MS * 1.5));
+    expect(await configColor(s.namespace)).toBe('blue');
+    expect(w.after(mark, 'prune')).toEqual([]);
+    // fixed: the file removed in Git is pruned
+    mark = w.lines.length;
+    s.fx.remove('apps/shop/bad.yaml');
     s.fx.commit('drop the config map');
     figures.removedFilePrunedMs = await timeUntil(async () => (await configColor(s.namespace)) === undefined, 'the ConfigMap pruned');
     await w.line((l) => l.action === 'prune' && l.object === 'ConfigMap/orders-config' && l.result === 'deleted', 'the prune line', mark);
     expect((await deploymentState(s.namespace)).replicas).toBe(1);
+    // an empty render: refused, the Deployment stays
+    mark = w.lines.length;
+    s.fx.remove('apps/shop/deploy.yaml');
+    s.fx.write('apps/shop/README.md', 'nothing declared\n');
+    s.fx.commit('empty');
+    const refused = await w.line((l) => l.action === 'refused', 'the empty render refused', mark);
+    expect(refused.message).toMatch(/empty/);
+    await new Promise((r) => setTimeout(r, INTERVAL_MS * 1.5));
+    expect((await deploymentState(s.namespace)).replicas).toBe(1);
+    expect(w.after(mark, 'prune')).toEqual([]);
   }, TEST_TIMEOUT_MS);
 
   it('a signed webhook push syncs at once; an unsigned one is refused with 401', async () => {
