@@ -13,7 +13,7 @@
 //   BENCH_DIR=PATH              where the generated apps go (default a fresh temp folder, removed at the end)
 // `node test/bench/run.mjs --render RESULTS.json` re-renders the markdown from a saved run.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, homedir, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,13 +61,17 @@ function kubectlPath(kubeconfig) {
   return 'kubectl';
 }
 
-function pluginPath() {
+/** The binary to measure, copied into the work folder so that a rebuild by someone else mid-run changes nothing. */
+function pluginPath(work) {
   const p = resolve(env.BENCH_PLUGIN ?? join(ROOT, 'plugin', 'kubectl-gitops'));
   if (!existsSync(p)) {
     log('plugin/kubectl-gitops is missing: npm run build');
     execFileSync(NODE, [join(ROOT, 'plugin', 'build.mjs')], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
   }
-  return p;
+  const copy = join(work, 'kubectl-gitops');
+  copyFileSync(p, copy);
+  chmodSync(copy, 0o755);
+  return copy;
 }
 
 function machine(kubectl, plugin) {
@@ -134,10 +138,11 @@ async function main() {
   const cluster = startCluster();
   const kc = cluster.kubeconfig;
   const kubectl = kubectlPath(kc);
-  const plugin = pluginPath();
+  const work = env.BENCH_DIR ? resolve(env.BENCH_DIR) : mkdtempSync(join(tmpdir(), 'kgitops-bench-'));
+  mkdirSync(work, { recursive: true });
+  const plugin = pluginPath(work);
   const toolEnv = { ...env, KUBECONFIG: kc, NO_COLOR: '1' };
   const client = makeClient(kc);
-  const work = env.BENCH_DIR ? resolve(env.BENCH_DIR) : mkdtempSync(join(tmpdir(), 'kgitops-bench-'));
   const info = { ...machine(kubectl, plugin), runs: RUNS, startupRuns: STARTUP_RUNS, sizes: SIZES };
   log(`machine: ${info.nproc} cpus (${info.cpu}), ${info.memGiB} GiB, load ${info.load}; ours: ${info.ours}; ${info.kubectl}`);
   const results = [];
