@@ -173,7 +173,7 @@ export interface Conflict {
 /**
  * The fields a server-side apply of `desired` by `fieldManager` would be refused on without
  * force (and that a forced apply takes over): declared values that differ from live, where a
- * manager other than ours owns the field or a field below it. The status subresource never conflicts.
+ * manager other than ours owns the field or a field below it (desired `status` is never compared).
  */
 export function predictConflicts(desired: KubeObject, live: KubeObject, fieldManager: string): Conflict[] {
   const entries = managedEntries(live);
@@ -221,10 +221,14 @@ function stripForConflicts(meta: JsonObject): JsonObject {
   return rest;
 }
 
-/** Other managers (not ours, not via the status subresource) owning `path` or something below it. */
+/**
+ * Other managers than ours owning `path` or something below it. Entries written through a
+ * subresource count too: `kubectl scale` owns spec.replicas through `scale`, and the deployment
+ * controller's `status` entry also owns the revision annotation.
+ */
 export function conflictingManagers(entries: readonly ManagedEntry[], path: FieldPath, fieldManager: string): Owner[] {
   return entries
-    .filter((e) => e.owner.manager !== fieldManager && e.owner.subresource !== 'status')
+    .filter((e) => e.owner.manager !== fieldManager)
     .filter((e) => e.fields.has(path) || e.fields.hasBelow(path))
     .map((e) => e.owner);
 }

@@ -8,18 +8,22 @@ import { diffObject } from '../../../src/diff/index.js';
 import type { JsonObject, KubeObject } from '../../../src/model/object.js';
 
 const DIR = join(process.cwd(), 'test/fixtures/managedfields');
-const NAMES = ['ssa-argocd-controller', 'controller-status', 'kubectl-scale', 'kubectl-set-image', 'kubectl-edit'] as const;
+const NAMES = ['ssa-argocd-controller', 'controller-status', 'kubectl-scale', 'kubectl-scale-replicas-owned', 'kubectl-set-image', 'kubectl-edit', 'replicaset', 'service-ports'] as const;
 const have = NAMES.every((n) => existsSync(join(DIR, `${n}.json`)));
 const load = (n: string): KubeObject => JSON.parse(readFileSync(join(DIR, `${n}.json`), 'utf8')) as KubeObject;
 
-// The manifest capture.sh applies with --server-side --field-manager=argocd-controller.
-const desired = (() => {
+// The manifests capture.sh applies with --server-side --field-manager=argocd-controller, by name.
+const applied = (() => {
   const text = readFileSync(join(DIR, 'capture.sh'), 'utf8');
-  const m = /<<'YAML'\n([\s\S]*?)\nYAML/.exec(text);
-  const obj = parse(m?.[1] ?? 'null') as KubeObject | null;
-  if (obj) obj.metadata.namespace = 'shop';
-  return obj;
+  const out = new Map<string, KubeObject>();
+  for (const m of text.matchAll(/<<'YAML'\n([\s\S]*?)\nYAML/g)) {
+    const obj = parse(m[1]!) as KubeObject;
+    obj.metadata.namespace = 'shop';
+    out.set(`${obj.kind}/${obj.metadata.name}`, obj);
+  }
+  return out;
 })();
+const desired = applied.get('Deployment/orders');
 
 const d = have ? describe : describe.skip;
 const managers = (o: KubeObject, p: string) => ownersOf(o, parsePath(p)).map((w) => `${w.manager}:${w.operation}${w.subresource ? '/' + w.subresource : ''}`);
@@ -35,7 +39,8 @@ d('managedFields captured from a real API server', () => {
         expect({ path: renderPath(p), found: segmentsOfFieldPath(live as unknown as JsonObject, p) !== undefined }).toEqual({ path: renderPath(p), found: true });
       }
     }
-    expect(managedEntries(live).every((e) => e.owner.apiVersion !== '' && e.owner.time)).toBe(true);
+    // Every entry names its API version; time is optional (the scale subresource writes none).
+    expect(managedEntries(live).every((e) => e.owner.apiVersion !== '' && (e.owner.time === undefined || !Number.isNaN(Date.parse(e.owner.time))))).toBe(true);
   });
 
   it('an SSA apply under argocd-controller owns what it declared, keyed by name and containerPort/protocol', () => {
@@ -60,19 +65,54 @@ d('managedFields captured from a real API server', () => {
     }
   });
 
-  it('the controller writes status through the status subresource', () => {
+  it('the controller writes status (and the revision annotation) through the status subresource', () => {
     const live = load('controller-status');
     const status = managedEntries(live).find((e) => e.owner.subresource === 'status');
     expect(status?.owner).toMatchObject({ manager: 'kube-controller-manager', operation: 'Update', subresource: 'status' });
-    expect(status!.fields.paths().every((p) => 'field' in p[0]! && p[0].field === 'status')).toBe(true);
+    const outside = status!.fields.paths().map(renderPath).filter((p) => !p.startsWith('status.'));
+    expect(outside).toEqual(['metadata.annotations[deployment.kubernetes.io/revision]']);
+    expect(managers(live, 'status.availableReplicas')).toEqual(['kube-controller-manager:Update/status']);
   });
 
-  it('kubectl scale owns spec.replicas through the scale subresource; declaring replicas would conflict', () => {
+  it('kubectl scale of a Deployment whose manifest omits replicas leaves replicas unowned, and in sync', async () => {
     const live = load('kubectl-scale');
-    expect(managers(live, 'spec.replicas')).toContain('kubectl-scale:Update/scale');
-    const withReplicas = { ...desired!, spec: { ...(desired!.spec as JsonObject), replicas: 1 } } as KubeObject;
-    const conflicts = predictConflicts(withReplicas, live, 'argocd-controller');
-    expect(conflicts.map((c) => [c.human, c.managers.map((m) => m.manager)])).toEqual([['spec.replicas', ['kubectl-scale']]]);
+    expect(live.spec).toMatchObject({ replicas: 3 });
+    expect(managers(live, 'spec.replicas')).toEqual([]);
+    expect((await diffObject({ desired: desired!, live, rules: [], fieldManager: 'argocd-controller' })).status).toBe('in-sync');
+  });
+
+  it('kubectl scale takes spec.replicas over through the scale subresource: a conflict, ignorable by its manager', async () => {
+    const live = load('kubectl-scale-replicas-owned');
+    const payments = applied.get('Deployment/payments')!;
+    expect(managers(live, 'spec.replicas')).toEqual(['kubectl:Update/scale']);
+    expect(fieldsOwnedBy(live, 'argocd-controller').has(parsePath('spec.replicas'))).toBe(false);
+    const conflicts = predictConflicts(payments, live, 'argocd-controller');
+    expect(conflicts.map((c) => [c.human, c.desired, c.live, c.managers.map((m) => m.manager)])).toEqual([['spec.replicas', 2, 4, ['kubectl']]]);
+    const r = await diffObject({ desired: payments, live, rules: [], fieldManager: 'argocd-controller' });
+    expect(r.fields.map((f) => [f.path, f.verdict])).toEqual([['spec.replicas', 'conflict']]);
+    const ignored = await diffObject({
+      desired: payments,
+      live,
+      fieldManager: 'argocd-controller',
+      rules: [{ group: 'apps', kind: 'Deployment', jsonPointers: [], jqPathExpressions: [], managedFieldsManagers: ['kubectl'] }],
+    });
+    expect(ignored.status).toBe('in-sync');
+    expect(ignored.fields.map((f) => [f.path, f.verdict, f.rule?.value])).toEqual([['spec.replicas', 'ignored', 'kubectl']]);
+  });
+
+  it('a Service port list keyed by port and protocol: kubectl patch owns one targetPort', async () => {
+    const live = load('service-ports');
+    expect(managers(live, 'spec.ports[port=9090,protocol=TCP].targetPort')).toEqual(['kubectl-patch:Update']);
+    expect(managers(live, 'spec.ports[port=80,protocol=TCP].targetPort')).toEqual(['argocd-controller:Apply']);
+    const r = await diffObject({ desired: applied.get('Service/orders')!, live, rules: [], fieldManager: 'argocd-controller' });
+    expect(r.fields.map((f) => [f.path, f.desired, f.live, f.verdict])).toEqual([['spec.ports[port=9090,protocol=TCP].targetPort', 9090, 9091, 'conflict']]);
+  });
+
+  it('a ReplicaSet written by the deployment controller decodes, with ownerReferences owned by it', () => {
+    const live = load('replicaset');
+    const set = fieldsOwnedBy(live, 'kube-controller-manager').paths().map(renderPath);
+    expect(set.some((p) => p.startsWith('metadata.ownerReferences[uid='))).toBe(true);
+    for (const e of live.metadata.managedFields ?? []) expect(encodeFieldsV1(decodeFieldsV1(e.fieldsV1 as JsonObject))).toEqual(e.fieldsV1);
   });
 
   it('kubectl set image takes the image over: drift on it is a conflict owned by kubectl-set', async () => {
@@ -105,9 +145,8 @@ d('managedFields captured from a real API server', () => {
   });
 });
 
-describe('the manifest capture.sh applies', () => {
-  // The suite above is skipped until capture.sh has run against the local control plane.
-  it('is read from capture.sh as the desired object', () => {
-    expect(desired).toMatchObject({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'orders', namespace: 'shop' } });
+describe('the manifests capture.sh applies', () => {
+  it('are read from capture.sh as the desired objects', () => {
+    expect([...applied.keys()]).toEqual(['Deployment/orders', 'Deployment/payments', 'Service/orders']);
   });
 });
