@@ -2,11 +2,13 @@
 //
 // Steps: esbuild (split into a small start-up script and lazily loaded chunks, all CommonJS, version
 // and commit stamped) -> SEA blob (`node --experimental-sea-config`): the start-up script as a V8
-// startup snapshot (or with the V8 code cache), the chunks as SEA assets -> a copy of the pinned
-// Node 24 binary, stripped -> postject injects the blob -> check that it runs with an empty environment.
+// startup snapshot (or with the V8 code cache), the chunks as SEA assets (their code caches are made
+// at run time, see loader()) -> a copy of the pinned Node 24 binary, stripped -> postject injects
+// the blob -> check that it runs with an empty environment.
 // The functions are exported so plugin/package.mjs can build cross-platform executables the same way.
 import { build, transform } from 'esbuild';
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -71,17 +73,73 @@ const SNAPSHOT_GUARD = `(function () {
  * the entry (plugin/.sea/out) or, inside the executable, as SEA assets. Only the chunks a command
  * actually imports are ever read and compiled.
  */
-function loader(outdir) {
-  return `${SNAPSHOT_GUARD}var __kg_mods = Object.create(null), __kg_outdir = ${JSON.stringify(outdir)};
+function loader(outdir, buildId) {
+  return `${SNAPSHOT_GUARD}var __kg_build_id = ${JSON.stringify(buildId)};
+var __kg_mods = Object.create(null), __kg_scripts = Object.create(null), __kg_outdir = ${JSON.stringify(outdir)};
+function __kg_building() {
+  var v8 = require("v8");
+  return !!(v8.startupSnapshot && v8.startupSnapshot.isBuildingSnapshot());
+}
 function __kg_chunk(name) {
-  var path = require("path"), v8 = require("v8");
-  if (!(v8.startupSnapshot && v8.startupSnapshot.isBuildingSnapshot())) {
+  var path = require("path");
+  if (!__kg_building()) {
     var sea = require("node:sea");
     if (sea.isSea()) return { file: path.join(path.dirname(process.execPath), name), source: sea.getAsset(name, "utf8") };
   }
   // Not __dirname: a bundled ESM module (yargs) declares its own top-level __dirname in this scope.
   var file = path.join(__kg_outdir, name);
   return { file: file, source: require("fs").readFileSync(file, "utf8") };
+}
+// V8 code caches of the chunks, per build, in the user's cache folder: made at the first run that
+// loads a chunk (written when the process exits), used by the next ones. V8 checks each cache and
+// rejects one that does not fit; any file error just means compiling from source.
+function __kg_cache_dir() {
+  var env = process.env, path = require("path");
+  var base = env.XDG_CACHE_HOME || (env.HOME ? path.join(env.HOME, ".cache") : "");
+  return base && !env.KGITOPS_NO_CODE_CACHE ? path.join(base, "kubectl-gitops", "code-cache", __kg_build_id) : "";
+}
+function __kg_read_cache(name) {
+  var dir = __kg_cache_dir();
+  if (!dir) return undefined;
+  try { return require("fs").readFileSync(require("path").join(dir, name + ".cache")); } catch (e) { return undefined; }
+}
+var __kg_cache_writer = false;
+function __kg_write_caches_at_exit() {
+  if (__kg_cache_writer) return;
+  __kg_cache_writer = true;
+  process.on("exit", function () {
+    var dir = __kg_cache_dir(), fs = require("fs"), path = require("path");
+    if (!dir) return;
+    Object.keys(__kg_scripts).forEach(function (name) {
+      var s = __kg_scripts[name];
+      if (!s.needsCache) return;
+      try {
+        fs.mkdirSync(dir, { recursive: true });
+        var file = path.join(dir, name + ".cache"), tmp = file + "." + process.pid;
+        fs.writeFileSync(tmp, s.script.createCachedData());
+        fs.renameSync(tmp, file);
+      } catch (e) { /* a cache is an optimisation only */ }
+    });
+    // Caches of other builds that no run has written for a day go.
+    try {
+      var parent = path.dirname(dir), dayAgo = Date.now() - 864e5;
+      fs.readdirSync(parent).forEach(function (d) {
+        var p = path.join(parent, d);
+        if (d !== __kg_build_id && fs.statSync(p).mtimeMs < dayAgo) fs.rmSync(p, { recursive: true, force: true });
+      });
+    } catch (e) { /* nothing to tidy */ }
+  });
+}
+function __kg_compile(name, c) {
+  var params = ["exports", "require", "module", "__filename", "__dirname"];
+  // While the startup snapshot is built, plain Function (vm keeps handles a snapshot cannot hold).
+  if (__kg_building()) return new Function(params.join(","), c.source + "\\n//# sourceURL=" + c.file);
+  // Otherwise vm.Script with the chunk's V8 code cache, when there is a good one (it spares parsing).
+  var cache = __kg_read_cache(name);
+  var script = new (require("vm").Script)("(function (" + params.join(", ") + ") {" + c.source + "\\n})", { filename: c.file, cachedData: cache });
+  __kg_scripts[name] = { script: script, needsCache: !cache || script.cachedDataRejected };
+  if (__kg_scripts[name].needsCache) __kg_write_caches_at_exit();
+  return script.runInThisContext();
 }
 function __kg_require(id) {
   if (!id.startsWith("./")) return require(id);
@@ -90,7 +148,7 @@ function __kg_require(id) {
   var module = { exports: {} };
   __kg_mods[name] = module;
   var c = __kg_chunk(name);
-  var fn = new Function("exports", "require", "module", "__filename", "__dirname", c.source + "\\n//# sourceURL=" + c.file);
+  var fn = __kg_compile(name, c);
   fn.call(module.exports, module.exports, __kg_require, module, c.file, require("path").dirname(c.file));
   return module.exports;
 }
@@ -156,6 +214,8 @@ export async function bundle(outdir, info, srcRoot = ROOT) {
     banner: { js: 'var __kg_import_meta_url=require("url").pathToFileURL(typeof __filename==="string"?__filename:process.execPath).href;' },
   });
   mkdirSync(outdir, { recursive: true });
+  // Names this build's code caches: a cache is only valid for the exact executable that wrote it.
+  const buildId = `${info.version}-${info.commit}-${createHash('sha256').update(result.outputFiles.map((f) => f.hash).join()).update(String(Date.now())).digest('hex').slice(0, 16)}`;
   const chunks = [];
   let main = '';
   for (const file of result.outputFiles) {
@@ -169,7 +229,7 @@ export async function bundle(outdir, info, srcRoot = ROOT) {
       supported: { 'dynamic-import': false },
       logLevel: 'error',
     });
-    if (isEntry) code = loader(outdir) + code.replace(/\brequire\("(\.\/[^"]+\.js)"\)/g, '__kg_require("$1")');
+    if (isEntry) code = loader(outdir, buildId) + code.replace(/\brequire\("(\.\/[^"]+\.js)"\)/g, '__kg_require("$1")');
     const path = join(outdir, isEntry ? 'main.cjs' : name);
     writeFileSync(path, code);
     if (isEntry) main = path;
@@ -253,6 +313,17 @@ export async function injectSea({ nodeBinary, blobPath, out, machO = false, stri
   renameSync(tmp, out);
 }
 
+/** A stripped copy of the pinned Node binary, reused across builds (stripping 126 MB is slow). */
+function strippedNode() {
+  const stripped = join(WORK, `node-${process.version}-${process.platform}-${process.arch}.stripped`);
+  if (!existsSync(stripped) || statSync(stripped).mtimeMs < statSync(NODE_BIN).mtimeMs) {
+    copyFileSync(NODE_BIN, stripped + '.tmp');
+    if (!stripElf(stripped + '.tmp')) console.warn('build: strip not available, shipping Node with its debug info');
+    renameSync(stripped + '.tmp', stripped);
+  }
+  return stripped;
+}
+
 /**
  * Builds the executable for this machine (bundle, blob with code cache, stripped Node, inject) and
  * checks that it runs with an empty environment. By default from the working tree into
@@ -270,7 +341,9 @@ export async function buildHost({ srcRoot = ROOT, out = join(ROOT, 'plugin', 'ku
   if (heavy.length) {
     console.warn(`build: WARNING: client-node is evaluated at start-up (${heavy.length} files); import the module that needs it with await import()`);
   }
+  const stripped = strippedNode();
   const t1 = Date.now();
+  const assets = bundled.chunks;
   // A startup snapshot holds the start-up code already evaluated and warmed up (src/main.ts), which
   // halves `--help`. A start-up module that opens a handle (e.g. imports node:http) makes the snapshot
   // impossible: then fall back to the code cache, loudly. KGITOPS_SEA_SNAPSHOT=0 skips the snapshot.
@@ -278,7 +351,7 @@ export async function buildHost({ srcRoot = ROOT, out = join(ROOT, 'plugin', 'ku
   if (process.env.KGITOPS_SEA_SNAPSHOT === '0') startup = 'code cache';
   else {
     try {
-      makeBlob(bundled.main, bundled.chunks, blobPath, { snapshot: true });
+      makeBlob(bundled.main, assets, blobPath, { snapshot: true });
     } catch (err) {
       startup = 'code cache';
       const why = String(err.message).split('\n').find((l) => /CheckGlobal|not serialized|Error:/.test(l)) ?? err.message;
@@ -286,16 +359,9 @@ export async function buildHost({ srcRoot = ROOT, out = join(ROOT, 'plugin', 'ku
       console.warn('build: a module loaded at start-up probably opens a handle (node:http, a timer, a stream): import it with await import().');
     }
   }
-  if (startup === 'code cache') makeBlob(bundled.main, bundled.chunks, blobPath, { codeCache: true });
+  if (startup === 'code cache') makeBlob(bundled.main, assets, blobPath, { codeCache: true });
   const t2 = Date.now();
 
-  // Reuse a stripped Node copy across builds: stripping 126 MB is the slow part.
-  const stripped = join(WORK, `node-${process.version}-${process.platform}-${process.arch}.stripped`);
-  if (!existsSync(stripped) || statSync(stripped).mtimeMs < statSync(NODE_BIN).mtimeMs) {
-    copyFileSync(NODE_BIN, stripped + '.tmp');
-    if (!stripElf(stripped + '.tmp')) console.warn('build: strip not available, shipping Node with its debug info');
-    renameSync(stripped + '.tmp', stripped);
-  }
   await injectSea({ nodeBinary: stripped, blobPath, out });
   const t3 = Date.now();
 
