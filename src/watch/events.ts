@@ -17,6 +17,7 @@ export type LoopAction =
   | 'webhook' // a webhook request, accepted or refused
   | 'reconnect' // a live watch lost its connection (retrying) or re-listed
   | 'warning'
+  | 'refresh' // with -v: one look at the source and the cluster, with its cost
   | 'stop';
 
 export interface LoopEvent {

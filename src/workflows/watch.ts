@@ -170,6 +170,7 @@ export async function runWatch(args: Record<string, unknown>, ctx: CommandContex
 
     const refresh = async ({ pollSource }: { pollSource: boolean }): Promise<Snapshot> => {
       let state: AppState;
+      const started = clock.now();
       try {
         state = await loadAppState(pollSource ? baseArgs : pinnedArgs(baseArgs, last?.state, ctx.io.env), appDeps, { extras: pollSource || last === undefined });
       } catch (e) {
@@ -180,6 +181,7 @@ export async function runWatch(args: Record<string, unknown>, ctx: CommandContex
         throw e;
       }
       succeeded = true;
+      if (ctx.opts.verbose) emit({ action: 'refresh', result: pollSource ? 'poll' : 'live', detail: { ms: clock.now() - started, requests: state.requests, objects: state.desired.length } });
       appInstance = state.appInstance;
       const diffs = new Map<string, ObjectDiff>();
       const outOfSync: string[] = [];
