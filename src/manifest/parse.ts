@@ -1,7 +1,7 @@
 // Parses manifest text (multi-document YAML or JSON) into objects that remember their file, document and line.
 import { LineCounter, parseAllDocuments, YAMLParseError } from 'yaml';
 import { constructFromEvents, EVENT_ID, parseEvents, YAMLException, type Event } from 'js-yaml';
-import type { JsonValue, KubeObject } from '../model/object.js';
+import type { KubeObject } from '../model/object.js';
 import { isPlainObject } from '../model/object.js';
 import { InputError } from '../cli/exit-codes.js';
 
@@ -21,7 +21,7 @@ export interface ManifestObject {
 /** Bounded alias expansion: a document expanding more aliases than this is refused (YAML alias bombs). */
 export const MAX_ALIAS_COUNT = 100;
 
-/** Where a source points, as `file:line` (doc index when there are several documents). */
+/** Where a source points, as `file:line`. */
 export function formatSource(s: ManifestSource): string {
   return `${s.file}:${s.line}`;
 }
@@ -180,7 +180,7 @@ function addDocument(value: unknown, source: ManifestSource, out: ManifestObject
   out.push({ object: value as unknown as KubeObject, source });
 }
 
-function checkObject(v: JsonValue | unknown, s: ManifestSource, what: string): void {
+function checkObject(v: unknown, s: ManifestSource, what: string): void {
   const at = `${s.file}:${s.line}`;
   if (!isPlainObject(v)) throw new InputError(`${at}: ${what} is not an object`);
   if (typeof v.apiVersion !== 'string' || v.apiVersion === '') throw new InputError(`${at}: ${what} has no apiVersion`);
