@@ -1,0 +1,229 @@
+// Faults between the tool and the API server, injected by our own HTTPS proxy: 429 with Retry-After, 503, cut connections, delays, the server gone mid-sync; and two syncs of one app at once.
+import { jest } from '@jest/globals';
+import { createTestNamespace, kubeconfigPath, kubectlOk, pluginPath, run, runPlugin, type RunResult } from '../support/index.js';
+import { FaultProxy, type ProxiedRequest } from './fault-proxy.js';
+import { configMap, tempDir, writeApp, writeDesired } from './support.js';
+import type { KubeObject } from '../../../src/model/object.js';
+
+jest.setTimeout(300_000);
+
+let ns: string;
+let work: ReturnType<typeof tempDir>;
+let proxy: FaultProxy;
+let proxyKubeconfig: string;
+
+const isGet = (r: ProxiedRequest) => r.method === 'GET';
+const isRealPatch = (r: ProxiedRequest) => r.method === 'PATCH' && !r.url.includes('dryRun=');
+const isRealDelete = (r: ProxiedRequest) => r.method === 'DELETE';
+const WAVE = 'argocd.argoproj.io/sync-wave';
+
+/** Runs the plugin through the proxy and measures how long it took. */
+async function viaProxy(args: string[]): Promise<RunResult & { ms: number }> {
+  const started = Date.now();
+  const res = await run(pluginPath, [...args, '--kubeconfig', proxyKubeconfig], { timeoutMs: 150_000 });
+  return { ...res, ms: Date.now() - started };
+}
+
+const exists = async (kind: string, name: string) => (await kubectlOk(['get', kind, name, '-n', ns, '--ignore-not-found', '-o', 'name'])).trim() !== '';
+const dataOf = async (name: string) => (JSON.parse(await kubectlOk(['get', 'configmap', name, '-n', ns, '-o', 'json'])) as KubeObject).data;
+
+/** An app of its own per test (so prune plans never overlap), synced to a baseline through the admin kubeconfig. */
+async function appWithBaseline(name: string, objects: KubeObject[]): Promise<string> {
+  const app = writeApp(work.dir, { name: `${name}-${ns}`, destinationNamespace: ns, prune: true });
+  const res = await runPlugin(['sync', '-f', app, '--desired', writeDesired(work.dir, `${name}-baseline`, objects)]);
+  if (res.code !== 0) throw new Error(`baseline sync of ${name} exited ${res.code}: ${res.stderr}`);
+  return app;
+}
+
+beforeAll(async () => {
+  ns = await createTestNamespace('hardening-faults');
+  work = tempDir('faults');
+  proxy = new FaultProxy(kubeconfigPath(), work.dir);
+  await proxy.start();
+  proxyKubeconfig = proxy.writeKubeconfig();
+});
+
+afterAll(async () => {
+  await proxy?.stop();
+  work?.cleanup();
+});
+
+beforeEach(() => proxy.setRules([]));
+
+describe('reads under faults', () => {
+  let app: string;
+  let desired: string;
+  let direct: RunResult;
+
+  beforeAll(async () => {
+    app = await appWithBaseline('reads', [configMap('r1'), configMap('r2')]);
+    desired = writeDesired(work.dir, 'reads-desired', [configMap('r1', { k: 'drifted' }), configMap('r2')]);
+    direct = await runPlugin(['status', '-f', app, '--desired', desired, '-o', 'json']);
+    expect(direct.code).toBe(0);
+    // The answer the faults must not change: r1 drifted (so a wrong read would show).
+    expect(direct.stdout).toMatch(/OutOfSync/);
+  });
+
+  it('the proxy itself is transparent', async () => {
+    const res = await viaProxy(['status', '-f', app, '--desired', desired, '-o', 'json']);
+    expect({ code: res.code, out: res.stdout }).toEqual({ code: direct.code, out: direct.stdout });
+    expect(proxy.log.every((e) => e.outcome.startsWith('forwarded 2'))).toBe(true);
+  });
+
+  it('429 with Retry-After on the first 3 GETs: waits as asked, retries, same answer', async () => {
+    proxy.setRules([{ when: isGet, fault: { kind: 'status', status: 429, retryAfterSeconds: 1 }, times: 3 }]);
+    const res = await viaProxy(['status', '-f', app, '--desired', desired, '-o', 'json']);
+    expect({ code: res.code, out: res.stdout }).toEqual({ code: direct.code, out: direct.stdout });
+    expect(proxy.log.filter((e) => e.outcome === '429')).toHaveLength(3);
+    // Retry-After: 1 was honoured for the retried request(s).
+    expect(res.ms).toBeGreaterThanOrEqual(1000);
+    expect(res.ms).toBeLessThan(60_000);
+  });
+
+  it('503 on a seeded 20% of all requests: same answer', async () => {
+    proxy.setRules([{ fault: { kind: 'status', status: 503 }, fraction: 0.2 }], 7);
+    const res = await viaProxy(['status', '-f', app, '--desired', desired, '-o', 'json']);
+    expect({ code: res.code, out: res.stdout }).toEqual({ code: direct.code, out: direct.stdout });
+    expect(proxy.log.filter((e) => e.outcome === '503').length).toBeGreaterThan(0);
+  });
+
+  it('connections cut on the first 3 GETs: retried, same answer', async () => {
+    proxy.setRules([{ when: isGet, fault: { kind: 'cut' }, times: 3 }]);
+    const res = await viaProxy(['status', '-f', app, '--desired', desired, '-o', 'json']);
+    expect({ code: res.code, out: res.stdout, err: res.stderr }).toEqual({ code: direct.code, out: direct.stdout, err: direct.stderr });
+    expect(proxy.log.filter((e) => e.outcome === 'cut')).toHaveLength(3);
+  });
+
+  it('a 300 ms delay on every request: same answer', async () => {
+    proxy.setRules([{ fault: { kind: 'delay', ms: 300 } }]);
+    const res = await viaProxy(['status', '-f', app, '--desired', desired, '-o', 'json']);
+    expect({ code: res.code, out: res.stdout }).toEqual({ code: direct.code, out: direct.stdout });
+  });
+
+  it('503 on every request: gives up after bounded back-off, exit 3 naming the failure', async () => {
+    proxy.setRules([{ fault: { kind: 'status', status: 503 } }]);
+    const res = await viaProxy(['status', '-f', app, '--desired', desired]);
+    expect(res.code).toBe(3);
+    expect(res.stderr).toMatch(/503/);
+    expect(res.ms).toBeLessThan(60_000);
+    // Bounded: a handful of attempts per request, not an endless loop.
+    expect(proxy.log.length).toBeLessThan(40);
+  });
+
+  it('429 on every request: gives up, exit 3, "too many requests"', async () => {
+    proxy.setRules([{ fault: { kind: 'status', status: 429, retryAfterSeconds: 0 } }]);
+    const res = await viaProxy(['diff', '-f', app, '--desired', desired]);
+    expect(res.code).toBe(3);
+    expect(res.stderr).toMatch(/429|too many requests/i);
+    expect(res.ms).toBeLessThan(60_000);
+  });
+
+  it('a delay longer than --request-timeout: exit 3 naming the timeout', async () => {
+    proxy.setRules([{ fault: { kind: 'delay', ms: 4000 } }]);
+    const res = await viaProxy(['status', '-f', app, '--desired', desired, '--request-timeout', '1s']);
+    expect(res.code).toBe(3);
+    expect(res.stderr).toMatch(/timed out|timeout/i);
+    expect(res.ms).toBeLessThan(60_000);
+  });
+
+  // FAILS TODAY: retries are counted by the gateway (stats().retries) but never shown; see the report.
+  test.failing('with -v the tool reports the retries it made', async () => {
+    proxy.setRules([{ when: isGet, fault: { kind: 'status', status: 503 }, times: 2 }]);
+    const res = await viaProxy(['status', '-f', app, '--desired', desired, '-v']);
+    expect(res.code).toBe(direct.code);
+    expect(res.stderr).toMatch(/retr(y|ies|ied)/i);
+  });
+});
+
+describe('writes under faults', () => {
+  it('an apply answered 503 is retried (server-side apply is idempotent) and the sync succeeds', async () => {
+    const app = await appWithBaseline('w503', [configMap('w1')]);
+    proxy.setRules([{ when: isRealPatch, fault: { kind: 'status', status: 503 }, times: 1 }]);
+    const res = await viaProxy(['sync', '-f', app, '--desired', writeDesired(work.dir, 'w503-d', [configMap('w1', { k: 'new' })])]);
+    expect(res.code).toBe(0);
+    expect(await dataOf('w1')).toEqual({ k: 'new' });
+    expect(proxy.log.filter((e) => isRealPatch(e)).map((e) => e.outcome)).toEqual(['503', 'forwarded 200']);
+  });
+
+  it('an apply whose answer is lost after the server applied it: retried safely, end state correct', async () => {
+    const app = await appWithBaseline('wcut', [configMap('c1')]);
+    proxy.setRules([{ when: isRealPatch, fault: { kind: 'cut-after' }, times: 1 }]);
+    const res = await viaProxy(['sync', '-f', app, '--desired', writeDesired(work.dir, 'wcut-d', [configMap('c1', { k: 'after-cut' }), configMap('c2')])]);
+    expect(res.code).toBe(0);
+    expect(await dataOf('c1')).toEqual({ k: 'after-cut' });
+    expect(await exists('configmap', 'c2')).toBe(true);
+    expect(proxy.log.filter((e) => e.outcome.startsWith('cut-after'))).toHaveLength(1);
+  });
+
+  it('a prune delete answered 503 is retried only because it carries uid/resourceVersion preconditions; the object is gone once', async () => {
+    const app = await appWithBaseline('dprune', [configMap('keep'), configMap('drop')]);
+    proxy.setRules([{ when: isRealDelete, fault: { kind: 'status', status: 503 }, times: 1 }]);
+    const res = await viaProxy(['prune', '--confirm', '-f', app, '--desired', writeDesired(work.dir, 'dprune-d', [configMap('keep')])]);
+    expect(res.code).toBe(0);
+    expect(await exists('configmap', 'drop')).toBe(false);
+    expect(await exists('configmap', 'keep')).toBe(true);
+    const deletes = proxy.log.filter(isRealDelete);
+    expect(deletes.map((e) => e.outcome)).toEqual(['503', 'forwarded 200']);
+  });
+});
+
+describe('the API server stops in the middle of a sync', () => {
+  it('the report names what was applied and what not, prune never runs, and a second sync converges', async () => {
+    const app = await appWithBaseline('stop', [configMap('s0'), configMap('stale')]);
+    const wave = (name: string, w: number) => ({ ...configMap(name, { k: `wave-${w}` }), metadata: { name, annotations: { [WAVE]: String(w) } } });
+    const desired = writeDesired(work.dir, 'stop-d', [wave('s0', 0), wave('s1', 1), wave('s2', 2)]);
+    proxy.setRules([{ when: isRealPatch, fault: { kind: 'stop-after' }, times: 1 }]);
+    const res = await viaProxy(['sync', '-f', app, '--desired', desired, '-o', 'json']);
+    expect(res.code).toBe(3);
+    const report = JSON.parse(res.stdout) as { applied: number; steps: { name: string; outcome: string; message?: string }[]; prune: { blocked?: string; results: unknown[] } };
+    const outcome = Object.fromEntries(report.steps.map((s) => [s.name, s.outcome]));
+    expect(outcome).toEqual({ s0: 'applied', s1: 'failed', s2: 'failed' });
+    expect(report.steps.find((s) => s.name === 's1')?.message).toMatch(/cannot reach|ECONNREFUSED|connect/i);
+    expect(report.prune.results).toEqual([]);
+    expect(report.prune.blocked).toMatch(/nothing was pruned/);
+    // The cluster agrees with the report.
+    expect(await dataOf('s0')).toEqual({ k: 'wave-0' });
+    expect(await exists('configmap', 's1')).toBe(false);
+    expect(await exists('configmap', 'stale')).toBe(true);
+
+    await proxy.start();
+    proxy.setRules([]);
+    const again = await viaProxy(['sync', '-f', app, '--desired', desired, '-o', 'json']);
+    expect(again.code).toBe(0);
+    for (const [n, w] of [['s0', 0], ['s1', 1], ['s2', 2]] as const) expect(await dataOf(n)).toEqual({ k: `wave-${w}` });
+    expect(await exists('configmap', 'stale')).toBe(false);
+    const third = await viaProxy(['diff', '-f', app, '--desired', desired]);
+    expect(third.code).toBe(0);
+  });
+});
+
+describe('two syncs of the same app at once', () => {
+  it('three rounds of two concurrent syncs: the declared state, the stale objects pruned, nothing else deleted', async () => {
+    const app = await appWithBaseline('twice', [configMap('t0'), configMap('t-stale-0')]);
+    // Objects that must survive: unmarked, and another app's.
+    await kubectlOk(['create', 'configmap', 'bystander', '-n', ns, '--from-literal=k=v']);
+    const other = await appWithBaseline('other', [configMap('others-own')]);
+    void other;
+    for (let round = 1; round <= 3; round++) {
+      const objects = [configMap('t0', { round: String(round) }), configMap(`t-${round}`), configMap(`t-extra-${round}`)];
+      const desired = writeDesired(work.dir, `twice-${round}`, objects);
+      const [a, b] = await Promise.all([
+        runPlugin(['sync', '-f', app, '--desired', desired, '-o', 'json']),
+        runPlugin(['sync', '-f', app, '--desired', desired, '-o', 'json']),
+      ]);
+      // Each either succeeded or reports, per object, that the other got there first; neither crashed.
+      for (const r of [a, b]) {
+        expect([0, 3]).toContain(r.code);
+        const rep = JSON.parse(r.stdout) as { failures: { phase: string; message: string }[] };
+        for (const f of rep.failures) expect(f).toEqual(expect.objectContaining({ phase: 'prune' }));
+      }
+      expect(await dataOf('t0')).toEqual({ round: String(round) });
+      for (const o of objects) expect(await exists('configmap', o.metadata.name!)).toBe(true);
+      expect(await exists('configmap', round === 1 ? 't-stale-0' : `t-${round - 1}`)).toBe(false);
+      expect(await exists('configmap', 'bystander')).toBe(true);
+      expect(await exists('configmap', 'others-own')).toBe(true);
+      const settled = await runPlugin(['diff', '-f', app, '--desired', desired]);
+      expect(settled.code).toBe(0);
+    }
+  });
+});
