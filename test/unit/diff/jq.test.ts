@@ -1,11 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { JqRunner } from '../../../src/diff/jq.js';
 
 // The runner gets the jq-wasm module factory's source, as the lazy loader hands it over.
 const require = createRequire(import.meta.url);
 const factory = require('jq-wasm/dist/build/jq.js') as { toString(): string };
-void readFileSync;
 
 describe('JqRunner (real jq via jq-wasm)', () => {
   const jq = new JqRunner(factory.toString(), 1000);
