@@ -1,0 +1,13 @@
+// Types for plugin/krew-manifest.mjs (so TypeScript tests can import it).
+export declare const KREW_API_VERSION: string;
+export declare const PLUGIN_NAME: string;
+export declare const HOMEPAGE: string;
+export declare function releaseUri(version: string, archiveName: string): string;
+export interface KrewPlatform {
+  os: string;
+  arch: string;
+  archiveName: string;
+  sha256: string;
+  bin: string;
+}
+export declare function krewManifest(opts: { version: string; platforms: KrewPlatform[] }): string;
