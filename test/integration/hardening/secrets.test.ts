@@ -1,0 +1,183 @@
+// Secrets never leak: random values planted in Secret data, stringData and a client-side last-applied annotation are searched for (raw and base64) in every output of every command, in every output mode, with -v and with an error forced.
+import { jest } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { applyYaml, createTestNamespace, kubectlOk, runPlugin, type RunResult } from '../support/index.js';
+import { configMap, tempDir, writeApp, writeDesired } from './support.js';
+
+jest.setTimeout(300_000);
+
+const TRACKING = 'argocd.argoproj.io/tracking-id';
+const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
+
+/** A random value that cannot appear by chance. */
+const secretValue = (label: string) => `${label}-${randomBytes(12).toString('hex')}`;
+
+const planted = {
+  liveData: secretValue('live-data'),
+  desiredData: secretValue('desired-data'),
+  desiredStringData: secretValue('desired-string'),
+  lastAppliedData: secretValue('applied-data'),
+  lastAppliedString: secretValue('applied-string'),
+  orphanString: secretValue('orphan-string'),
+  errorValue: secretValue('error-value'),
+};
+
+/** Every form a planted value could leak in: raw, base64, and base64 without its padding tail. */
+function needles(): { what: string; text: string }[] {
+  const out: { what: string; text: string }[] = [];
+  for (const [what, v] of Object.entries(planted)) {
+    out.push({ what: `${what} (raw)`, text: v });
+    const enc = b64(v);
+    out.push({ what: `${what} (base64)`, text: enc.replace(/=+$/, '').slice(0, -2) });
+  }
+  return out;
+}
+
+/** The planted values found in an output, as `what` labels. */
+function leaks(res: RunResult): string[] {
+  const all = res.stdout + '\n' + res.stderr;
+  return needles()
+    .filter((n) => all.includes(n.text))
+    .map((n) => n.what);
+}
+
+let ns: string;
+let app: string;
+let appName: string;
+let desired: string;
+let errorDesired: string;
+let liveFile: string;
+let work: ReturnType<typeof tempDir>;
+
+/** (Re)creates the live side: `db` applied client-side (last-applied holds its data), `orphan` (stringData in last-applied) carrying the app's mark. */
+async function plantLive(): Promise<void> {
+  await kubectlOk(['delete', 'secret', 'db', 'orphan', 'api', '-n', ns, '--ignore-not-found', '--wait=true']);
+  const db = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db', namespace: ns, annotations: { [TRACKING]: `${appName}:/Secret:${ns}/db` } }, type: 'Opaque', data: { password: b64(planted.liveData), applied: b64(planted.lastAppliedData) } };
+  const orphan = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'orphan', namespace: ns, annotations: { [TRACKING]: `${appName}:/Secret:${ns}/orphan` } }, type: 'Opaque', stringData: { token: planted.orphanString, more: planted.lastAppliedString } };
+  await applyYaml(`${stringify(db)}---\n${stringify(orphan)}`);
+  const seen = await kubectlOk(['get', 'secret', 'db', 'orphan', '-n', ns, '-o', 'yaml']);
+  // The planted values really are in the live objects, last-applied included (else the search proves nothing).
+  expect(seen).toContain(b64(planted.liveData));
+  expect(seen).toContain(planted.orphanString);
+  expect(seen).toContain('kubectl.kubernetes.io/last-applied-configuration');
+  writeFileSync(liveFile, seen);
+}
+
+beforeAll(async () => {
+  ns = await createTestNamespace('hardening-secrets');
+  appName = `sec-${ns}`;
+  work = tempDir('secrets');
+  // selfHeal: the Secret planted by kubectl's client-side apply is taken over (as Argo CD's self-heal would).
+  app = writeApp(work.dir, { name: appName, destinationNamespace: ns, prune: true, selfHeal: true });
+  liveFile = join(work.dir, 'live.yaml');
+  desired = writeDesired(work.dir, 'desired', [
+    { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db' }, type: 'Opaque', data: { password: b64(planted.desiredData), applied: b64(planted.lastAppliedData) } },
+    { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'api' }, type: 'Opaque', stringData: { key: planted.desiredStringData } },
+    configMap('plain'),
+  ]);
+  // A Secret whose data is a list: the server rejects it and its error message may quote the value.
+  errorDesired = writeDesired(work.dir, 'error', [
+    { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db' }, type: 'Opaque', data: [planted.errorValue] },
+    { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'api' }, type: 'Opaque', stringData: { key: { nested: planted.errorValue } } },
+  ]);
+  await plantLive();
+});
+
+afterAll(() => work?.cleanup());
+
+const MODES: string[][] = [[], ['-o', 'kv'], ['-o', 'json'], ['-o', 'yaml'], ['-v']];
+
+/** Runs one command line in every mode and returns `command mode: leaked value` lines. */
+async function leaksOf(base: string[], opts: { reset?: boolean } = {}): Promise<{ found: string[]; codes: number[] }> {
+  const found: string[] = [];
+  const codes: number[] = [];
+  for (const mode of MODES) {
+    if (opts.reset) await plantLive();
+    const res = await runPlugin([...base, ...mode]);
+    codes.push(res.code);
+    for (const l of leaks(res)) found.push(`${base[0]} ${mode.join(' ') || 'table'}: ${l}`);
+  }
+  return { found, codes };
+}
+
+describe('no planted secret value appears in any output', () => {
+  it('diff (file mode, --live from a dump with last-applied)', async () => {
+    const r = await leaksOf(['diff', '-f', app, '--desired', desired, '--live', liveFile, '-n', ns]);
+    expect(r.codes.every((c) => c === 1)).toBe(true);
+    expect(r.found).toEqual([]);
+  });
+
+  it('diff against the cluster', async () => {
+    const r = await leaksOf(['diff', '-f', app, '--desired', desired, '-n', ns]);
+    expect(r.found).toEqual([]);
+  });
+
+  it('diff --server-side', async () => {
+    const r = await leaksOf(['diff', '--server-side', '-f', app, '--desired', desired, '-n', ns]);
+    expect(r.found).toEqual([]);
+  });
+
+  it('sync --dry-run', async () => {
+    const r = await leaksOf(['sync', '--dry-run', '-f', app, '--desired', desired, '-n', ns]);
+    expect(r.codes.every((c) => c === 0)).toBe(true);
+    expect(r.found).toEqual([]);
+  });
+
+  it('status', async () => {
+    const r = await leaksOf(['status', '-f', app, '--desired', desired, '-n', ns]);
+    expect(r.found).toEqual([]);
+  });
+
+  it('prune (list)', async () => {
+    const r = await leaksOf(['prune', '-f', app, '--desired', desired, '-n', ns]);
+    expect(r.codes.every((c) => c === 0)).toBe(true);
+    expect(r.found).toEqual([]);
+  });
+
+  it('sync (applies, heals the drifted Secret, prunes the orphan), every mode from a fresh plant', async () => {
+    const r = await leaksOf(['sync', '-f', app, '--desired', desired, '-n', ns], { reset: true });
+    expect(r.codes.every((c) => c === 0)).toBe(true);
+    expect(r.found).toEqual([]);
+    // It really did the work whose report was searched.
+    const api = JSON.parse(await kubectlOk(['get', 'secret', 'api', '-n', ns, '-o', 'json'])) as { data: Record<string, string> };
+    expect(api.data.key).toBe(b64(planted.desiredStringData));
+    expect(await kubectlOk(['get', 'secret', 'orphan', '-n', ns, '--ignore-not-found', '-o', 'name'])).toBe('');
+  });
+
+  it('prune --confirm, every mode from a fresh plant', async () => {
+    const r = await leaksOf(['prune', '--confirm', '-f', app, '--desired', desired, '-n', ns], { reset: true });
+    expect(r.codes.every((c) => c === 0)).toBe(true);
+    expect(r.found).toEqual([]);
+  });
+
+  // FAILS TODAY: the API server's typed-patch error quotes the rejected value (".data: expected map, got &{[value]}") and the
+  // tool prints it verbatim in every mode; see /tmp/hardening-patches/03-redact-secret-values-in-errors.patch.
+  test.failing('errors forced (the server rejects a Secret whose data is a list): sync, sync --dry-run, diff --server-side, with -v', async () => {
+    await plantLive();
+    const found: string[] = [];
+    for (const base of [['sync'], ['sync', '--dry-run'], ['diff', '--server-side'], ['diff']]) {
+      const r = await leaksOf([...base, '-f', app, '--desired', errorDesired, '-n', ns]);
+      expect(r.codes.every((c) => c !== 0)).toBe(true);
+      found.push(...r.found.map((f) => `${base.join(' ')} | ${f}`));
+    }
+    expect(found).toEqual([]);
+  });
+
+  it('errors forced with a bad kubeconfig context and -v', async () => {
+    const r = await leaksOf(['sync', '-f', app, '--desired', desired, '-n', ns, '--context', 'no-such-context']);
+    expect(r.codes.every((c) => c !== 0)).toBe(true);
+    expect(r.found).toEqual([]);
+  });
+});
+
+describe('normalize', () => {
+  // FAILS TODAY: normalize prints Secret data as is (only last-applied is stripped); see /tmp/hardening-patches/02-normalize-mask-secrets.patch.
+  test.failing('of a live dump holding Secrets (data, stringData, last-applied): no planted value in any mode', async () => {
+    await plantLive();
+    const r = await leaksOf(['normalize', liveFile]);
+    expect(r.found).toEqual([]);
+  });
+});
