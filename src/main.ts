@@ -5,7 +5,7 @@
 // people type most (help, version), so their compiled code is in the snapshot; the process edges
 // (argv, env, streams) are read only when `start` runs.
 import v8 from 'node:v8';
-import { runCli } from './cli/app.js';
+import { COMMANDS, runCli } from './cli/app.js';
 import { memoryIo, type Io } from './cli/io.js';
 
 function processIo(): Io {
@@ -40,10 +40,20 @@ function start(): void {
   });
 }
 
-/** Runs the commands that only parse and print, in memory, so the snapshot holds their compiled code. */
+/**
+ * Runs the commands that only parse and print, in memory, so the snapshot holds their compiled code,
+ * and lays out the help texts for the usual widths (not a terminal: 100; terminals: 80 and 110+).
+ */
 async function warmUp(): Promise<void> {
-  for (const argv of [['--help'], ['diff', '--help'], ['version', '-o', 'json'], ['version'], ['--bogus']]) {
+  for (const argv of [['version', '-o', 'json'], ['version'], ['--bogus']]) {
     await runCli(argv, memoryIo({ env: {} }).io);
+  }
+  const helps = [['--help'], ['-h'], ...COMMANDS.map((c) => [[c.command].flat()[0]!.split(' ')[0]!, '--help'])];
+  for (const columns of [undefined, 80, 110]) {
+    for (const argv of helps) {
+      const m = memoryIo({ env: {} });
+      await runCli(argv, { ...m.io, columns });
+    }
   }
 }
 

@@ -18,6 +18,25 @@ const EPILOGUE = `Exit codes: 0 success (diff: in sync), 1 drift found, 2 usage 
 3 cluster or API error, 4 refused by a safety rule. Nothing is changed on 2 or 4.
 Put flags after the command: kubectl gitops diff -n shop (not kubectl gitops -n shop diff).`;
 
+/** The help text width: the terminal's, at most 110; 100 when not on a terminal. */
+export function helpWidth(io: Io): number {
+  return Math.min(110, io.columns ?? 100);
+}
+
+/**
+ * Help texts already laid out, by width and arguments. Help depends only on those (the commands are
+ * fixed), so the executable's startup snapshot carries the common ones (src/main.ts lays them out
+ * while it is built), and `--help` need not lay out its text again on every start.
+ */
+const HELP_TEXTS = new Map<string, string>();
+
+/** The key of a pure help request (`--help`, `-h`, `<command> --help`), else undefined. */
+function helpOnlyKey(argv: string[], width: number): string | undefined {
+  const isHelp = (a: string | undefined) => a === '--help' || a === '-h';
+  const pure = (argv.length === 1 && isHelp(argv[0])) || (argv.length === 2 && isHelp(argv[1]) && COMMANDS.some((c) => commandWord(c) === argv[0]));
+  return pure ? `${width} ${argv.join(' ')}` : undefined;
+}
+
 /** A usage mistake found by yargs itself (unknown flag, bad choice, missing command): exit 2 with a help hint. */
 class UsageError extends InputError {}
 
@@ -27,6 +46,13 @@ class UsageError extends InputError {}
  * `commands` defaults to the real ones; tests pass probes.
  */
 export async function runCli(argv: string[], io: Io, commands: readonly GitopsCommand[] = COMMANDS): Promise<ExitCode> {
+  const width = helpWidth(io);
+  const helpKey = commands === COMMANDS ? helpOnlyKey(argv, width) : undefined;
+  const laidOut = helpKey === undefined ? undefined : HELP_TEXTS.get(helpKey);
+  if (laidOut !== undefined) {
+    io.out(laidOut);
+    return ExitCode.Ok;
+  }
   let code: ExitCode = ExitCode.Ok;
   let verbose = argv.some((a) => a === '--verbose' || /^-[a-zA-Z]*v[a-zA-Z]*$/.test(a));
   let ran = false;
@@ -41,7 +67,7 @@ export async function runCli(argv: string[], io: Io, commands: readonly GitopsCo
     .version(false)
     .help('help')
     .alias('help', 'h')
-    .wrap(Math.min(110, io.columns ?? 100))
+    .wrap(width)
     // Repeated flags: the last one wins, as in kubectl (yargs would otherwise make an array).
     .parserConfiguration({ 'duplicate-arguments-array': false })
     .fail((msg, err) => {
@@ -76,7 +102,11 @@ export async function runCli(argv: string[], io: Io, commands: readonly GitopsCo
     if (err instanceof UsageError) io.err(`See 'kubectl gitops ${commandName(argv, commands)}--help' for usage.\n`);
     return exitCodeFor(err);
   }
-  if (!ran && output !== '') io.out(output.endsWith('\n') ? output : output + '\n');
+  if (!ran && output !== '') {
+    const text = output.endsWith('\n') ? output : output + '\n';
+    if (helpKey !== undefined) HELP_TEXTS.set(helpKey, text);
+    io.out(text);
+  }
   return code;
 }
 

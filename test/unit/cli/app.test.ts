@@ -169,6 +169,23 @@ describe('help', () => {
     expect(r.seen).toHaveLength(0);
   });
 
+  it('fits the terminal width, and prints a help text laid out before exactly as it was', async () => {
+    const first = memoryIo();
+    expect(await runCli(['--help'], first.io)).toBe(ExitCode.Ok);
+    const again = memoryIo();
+    expect(await runCli(['--help'], again.io)).toBe(ExitCode.Ok);
+    expect(again.stdout()).toBe(first.stdout());
+    const narrow = memoryIo();
+    await runCli(['diff', '--help'], { ...narrow.io, columns: 60 });
+    const lines = narrow.stdout().split('\n');
+    expect(Math.max(...lines.map((l) => l.length))).toBeLessThanOrEqual(60);
+    expect(narrow.stdout()).toMatch(/^kubectl gitops diff \[app\]/);
+    const wide = memoryIo();
+    await runCli(['diff', '--help'], { ...wide.io, columns: 200 });
+    expect(Math.max(...wide.stdout().split('\n').map((l) => l.length))).toBeGreaterThan(60);
+    expect(Math.max(...wide.stdout().split('\n').map((l) => l.length))).toBeLessThanOrEqual(110);
+  });
+
   it('every real command documents itself as `kubectl gitops <command>`', async () => {
     for (const cmd of COMMANDS) {
       const word = [cmd.command].flat()[0]!.split(' ')[0]!;
