@@ -93,6 +93,11 @@ describe('normalizeSecret', () => {
     const s: KubeObject = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: { a: 'eA==', b: null }, stringData: { a: 'hello' } };
     expect(normalizeSecret(s)).toEqual({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: { a: 'aGVsbG8=', b: '' } });
   });
+  it('encodes a non-string stringData value (an invalid Secret) as its JSON text instead of failing', () => {
+    const s: KubeObject = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, stringData: { a: { toString: false }, n: 5 } };
+    expect(normalizeSecret(s).data).toEqual({ a: Buffer.from('{"toString":false}').toString('base64'), n: 'NQ==' });
+  });
+
   it('leaves other kinds alone', () => {
     expect(normalizeSecret(live)).toBe(live);
   });
