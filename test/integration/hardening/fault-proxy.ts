@@ -35,6 +35,9 @@ export interface FaultRule {
 }
 
 export interface LogEntry extends ProxiedRequest {
+  contentType?: string;
+  /** The request body for writes (not for GETs). */
+  body?: string;
   /** `forwarded 200`, `429`, `cut`, `cut-after 200`, `delayed 300ms 200`... */
   outcome: string;
 }
@@ -172,7 +175,7 @@ export class FaultProxy {
     for await (const c of req) chunks.push(c as Buffer);
     const body = Buffer.concat(chunks);
     const fault = this.pick(r);
-    const entry: LogEntry = { ...r, outcome: '' };
+    const entry: LogEntry = { ...r, outcome: '', ...(req.headers['content-type'] ? { contentType: req.headers['content-type'] } : {}), ...(r.method !== 'GET' ? { body: body.toString('utf8') } : {}) };
     this.log.push(entry);
     if (fault?.kind === 'status') {
       entry.outcome = String(fault.status);

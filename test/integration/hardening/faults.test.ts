@@ -164,6 +164,21 @@ describe('writes under faults', () => {
     expect(await exists('configmap', 'keep')).toBe(true);
     const deletes = proxy.log.filter(isRealDelete);
     expect(deletes.map((e) => e.outcome)).toEqual(['503', 'forwarded 200']);
+    // What makes the retry safe: both attempts name the very object (uid) and version they meant to delete.
+    for (const d of deletes) expect(JSON.parse(d.body ?? '{}')).toEqual(expect.objectContaining({ preconditions: expect.objectContaining({ uid: expect.any(String), resourceVersion: expect.any(String) }) }));
+  });
+
+  it('every write a sync and prune send is a server-side apply or a guarded delete (the only kinds that are safe to retry); POSTs are access reviews', async () => {
+    const app = await appWithBaseline('kinds', [configMap('k1'), configMap('k2')]);
+    await viaProxy(['sync', '-f', app, '--desired', writeDesired(work.dir, 'kinds-d', [configMap('k1', { k: 'x' }), configMap('k3')])]);
+    const writes = proxy.log.filter((e) => e.method !== 'GET');
+    expect(writes.length).toBeGreaterThan(0);
+    for (const w of writes) {
+      if (w.method === 'PATCH') expect(w.contentType).toBe('application/apply-patch+yaml');
+      else if (w.method === 'DELETE') expect(JSON.parse(w.body ?? '{}').preconditions?.uid).toEqual(expect.any(String));
+      else expect({ method: w.method, url: w.url.split('?')[0] }).toEqual({ method: 'POST', url: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews' });
+    }
+    expect(writes.some((w) => w.method === 'DELETE')).toBe(true);
   });
 });
 

@@ -1,6 +1,6 @@
 // Fuzzing manifest parsing: any text, any YAML tree, any JSON either yields objects or a clear InputError, never another exception, never a hang.
 import fc from 'fast-check';
-import { stringify } from 'yaml';
+import { parseAllDocuments, stringify } from 'yaml';
 import { InputError } from '../../../src/cli/exit-codes.js';
 import { parseManifests, type ManifestObject } from '../../../src/manifest/index.js';
 import { isPlainObject } from '../../../src/model/object.js';
@@ -103,6 +103,39 @@ describe('manifest parsing never crashes', () => {
         expect(b[0]!.object).toEqual(objs[0]);
       }),
       { numRuns: 100 },
+    );
+  });
+
+  it('agrees with the yaml package (the reference parser) on YAML-ish text: same objects when it accepts, a refusal when the reference finds an error', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          yamlishText,
+          fc.tuple(kubeObject, fc.constantFrom<'PLAIN' | 'QUOTE_DOUBLE' | 'QUOTE_SINGLE' | 'BLOCK_LITERAL'>('PLAIN', 'QUOTE_DOUBLE', 'QUOTE_SINGLE', 'BLOCK_LITERAL'), fc.boolean()).map(([o, defaultStringType, flow]) =>
+            stringify(o, { defaultStringType, collectionStyle: flow ? 'flow' : 'any' }),
+          ),
+        ),
+        (text) => {
+          const docs = parseAllDocuments(text, { uniqueKeys: true, strict: true });
+          const list = Array.isArray(docs) ? docs : [docs];
+          const referenceError = list.some((d) => d.errors.length > 0);
+          const r = parseOutcome(text, 'ref.yaml');
+          if (referenceError) {
+            expect('error' in r).toBe(true);
+            return;
+          }
+          if ('error' in r) return; // the reference accepts more than Kubernetes objects
+          let values: unknown[];
+          try {
+            values = list.filter((d) => d.contents !== null).map((d) => d.toJS({ maxAliasCount: 100 })).filter((v) => v !== null && v !== undefined);
+          } catch {
+            return;
+          }
+          const flat = values.flatMap((v) => ((v as { kind?: string; items?: unknown[] }).kind === 'List' ? ((v as { items?: unknown[] }).items ?? []) : [v]));
+          expect(r.objects.map((o) => o.object)).toEqual(flat);
+        },
+      ),
+      { numRuns: RUNS.text },
     );
   });
 
