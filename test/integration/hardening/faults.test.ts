@@ -212,6 +212,31 @@ describe('the API server stops in the middle of a sync', () => {
   });
 });
 
+describe('the API server stops in the middle of a prune', () => {
+  it('the report names what was deleted and what not, exit 3, and a second prune finishes the job', async () => {
+    const app = await appWithBaseline('pstop', [configMap('p-keep'), configMap('p-a'), configMap('p-b'), configMap('p-c')]);
+    const desired = writeDesired(work.dir, 'pstop-d', [configMap('p-keep')]);
+    proxy.setRules([{ when: isRealDelete, fault: { kind: 'stop-after' }, times: 1 }]);
+    const res = await viaProxy(['prune', '--confirm', '-f', app, '--desired', desired, '-o', 'json']);
+    expect(res.code).toBe(3);
+    const report = JSON.parse(res.stdout) as { entries: { name: string; outcome: string; message?: string }[] };
+    const deleted = report.entries.filter((e) => e.outcome === 'deleted').map((e) => e.name);
+    const failed = report.entries.filter((e) => e.outcome === 'failed').map((e) => e.name);
+    expect(deleted).toHaveLength(1);
+    expect([...deleted, ...failed].sort()).toEqual(['p-a', 'p-b', 'p-c']);
+    // The cluster agrees with the report, object by object.
+    for (const e of report.entries) expect({ name: e.name, live: await exists('configmap', e.name) }).toEqual({ name: e.name, live: e.outcome !== 'deleted' });
+    expect(await exists('configmap', 'p-keep')).toBe(true);
+
+    await proxy.start();
+    proxy.setRules([]);
+    const again = await viaProxy(['prune', '--confirm', '-f', app, '--desired', desired, '-o', 'json']);
+    expect(again.code).toBe(0);
+    for (const n of ['p-a', 'p-b', 'p-c']) expect(await exists('configmap', n)).toBe(false);
+    expect(await exists('configmap', 'p-keep')).toBe(true);
+  });
+});
+
 describe('two syncs of the same app at once', () => {
   it('three rounds of two concurrent syncs: the declared state, the stale objects pruned, nothing else deleted', async () => {
     const app = await appWithBaseline('twice', [configMap('t0'), configMap('t-stale-0')]);
