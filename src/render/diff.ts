@@ -1,4 +1,5 @@
 // Renders a DiffReport as a table (coloured per the colour policy), kv lines, JSON or YAML.
+import { renderDocument } from './document.js';
 import { stringify } from 'yaml';
 import type { DiffReport, FieldDiff, ObjectDiff } from '../diff/types.js';
 import { describeRule } from '../diff/ignore.js';
@@ -12,16 +13,7 @@ const MAX_CELL = 48;
 
 /** Renders the report; `now` fixes owner ages for reproducible output. Always ends with a newline. */
 export function renderDiff(report: DiffReport, format: OutputFormat, paint: Paint, now: Date = new Date()): string {
-  switch (format) {
-    case 'json':
-      return JSON.stringify(report, null, 2) + '\n';
-    case 'yaml':
-      return stringify(report, { aliasDuplicateObjects: false, lineWidth: 0 });
-    case 'kv':
-      return renderDiffKv(report);
-    default:
-      return renderDiffTable(report, paint, now);
-  }
+  return renderDocument(report, format, { kv: () => renderDiffKv(report), table: () => renderDiffTable(report, paint, now) });
 }
 
 /** `SYNC=...`, then `DRIFT=<Kind>/<name> <path>` per drifted (or conflicting) field, `MISSING=`, `EXTRA=`. */

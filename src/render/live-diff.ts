@@ -1,5 +1,5 @@
 // Renders the live diff: the core diff table/kv plus the server-side conflict preview and ignored fields' owners.
-import { stringify } from 'yaml';
+import { renderDocument } from './document.js';
 import type { LiveDiffReport } from '../workflows/live-diff.js';
 import { displayName } from '../model/object.js';
 import { formatValue, renderDiffKv, renderDiffTable } from './diff.js';
@@ -42,18 +42,13 @@ function conflictSection(r: LiveDiffReport, paint: Paint): string[] {
 }
 
 export function renderLiveDiff(r: LiveDiffReport, format: OutputFormat, paint: Paint, fieldManager = 'argocd-controller'): string {
-  switch (format) {
-    case 'json':
-      return JSON.stringify(r, null, 2) + '\n';
-    case 'yaml':
-      return stringify(r, { aliasDuplicateObjects: false, lineWidth: 0 });
-    case 'kv':
-      return renderLiveDiffKv(r, fieldManager);
-    default: {
+  return renderDocument(r, format, {
+    kv: () => renderLiveDiffKv(r, fieldManager),
+    table: () => {
       const table = renderDiffTable(r, paint).trimEnd().split('\n');
       const last = table.pop() as string;
       const skipped = r.extrasSkipped.map((s) => `${paint.dim('  (not pruned:')} ${displayName(s.key)} ${paint.dim(s.reason + ')')}`);
       return [...table, ...skipped, ...conflictSection(r, paint), last].join('\n') + '\n';
-    }
-  }
+    },
+  });
 }

@@ -1,5 +1,5 @@
 // Renders a PruneReport: `PRUNE=`/`PRUNE_SKIPPED=` (list) or `PRUNED=`/`PRUNE_FAILED=` (confirm) lines, a table, JSON or YAML.
-import { stringify } from 'yaml';
+import { renderDocument } from './document.js';
 import type { PruneReport } from '../workflows/prune.js';
 import type { OutputFormat, Paint } from './colour.js';
 
@@ -44,14 +44,5 @@ export function renderPruneTable(r: PruneReport, paint: Paint): string {
 }
 
 export function renderPrune(r: PruneReport, format: OutputFormat, paint: Paint): string {
-  switch (format) {
-    case 'json':
-      return JSON.stringify(r, null, 2) + '\n';
-    case 'yaml':
-      return stringify(r, { aliasDuplicateObjects: false, lineWidth: 0 });
-    case 'kv':
-      return renderPruneKv(r);
-    default:
-      return renderPruneTable(r, paint);
-  }
+  return renderDocument(r, format, { kv: () => renderPruneKv(r), table: () => renderPruneTable(r, paint) });
 }

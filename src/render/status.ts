@@ -1,5 +1,5 @@
 // Renders the status report: header + resource table (or live tree), kv lines, JSON or YAML.
-import { stringify } from 'yaml';
+import { renderDocument } from './document.js';
 import type { Paint } from './colour.js';
 import type { OutputFormat } from './colour.js';
 import { keyString } from '../model/object.js';
@@ -182,16 +182,11 @@ function withReason(r: StatusReport): StatusReport & { health: { reason: string 
 }
 
 export function renderStatus(r: StatusReport, opts: StatusRenderOptions): string {
-  switch (opts.output) {
-    case 'json':
-      return JSON.stringify(withReason(r), null, 2) + '\n';
-    case 'yaml':
-      return stringify(withReason(r));
-    case 'kv':
-      return renderStatusKv(r);
-    default: {
+  return renderDocument(opts.output === 'json' || opts.output === 'yaml' ? withReason(r) : r, opts.output, {
+    kv: () => renderStatusKv(r),
+    table: () => {
       const body = r.resources.length === 0 ? 'No resources.' : opts.tree ? treeTable(r, opts.paint) : resourceTable(r, opts.paint);
       return `${header(r, opts.paint)}\n\n${body}\n`;
-    }
-  }
+    },
+  });
 }

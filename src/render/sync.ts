@@ -1,5 +1,5 @@
 // Renders a SyncReport: kv lines (APPLIED=, HEALED=, IGNORED=, PRUNED=, REFUSED=...), a readable table, JSON or YAML.
-import { stringify } from 'yaml';
+import { renderDocument } from './document.js';
 import type { SyncReport } from '../workflows/sync.js';
 import type { OutputFormat, Paint } from './colour.js';
 
@@ -66,14 +66,5 @@ export function renderSyncTable(r: SyncReport, paint: Paint): string {
 }
 
 export function renderSync(r: SyncReport, format: OutputFormat, paint: Paint): string {
-  switch (format) {
-    case 'json':
-      return JSON.stringify(r, null, 2) + '\n';
-    case 'yaml':
-      return stringify(r, { aliasDuplicateObjects: false, lineWidth: 0 });
-    case 'kv':
-      return renderSyncKv(r);
-    default:
-      return renderSyncTable(r, paint);
-  }
+  return renderDocument(r, format, { kv: () => renderSyncKv(r), table: () => renderSyncTable(r, paint) });
 }

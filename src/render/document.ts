@@ -1,0 +1,22 @@
+// The one switch over output formats: JSON and YAML documents are the report itself; kv and table are the caller's.
+import { stringify } from 'yaml';
+import type { OutputFormat } from './colour.js';
+
+export interface FormatRenderers {
+  kv: () => string;
+  table: () => string;
+}
+
+/** Renders `doc` as JSON or YAML, or calls the kv/table renderer; always ends with a newline. */
+export function renderDocument(doc: unknown, format: OutputFormat, r: FormatRenderers): string {
+  switch (format) {
+    case 'json':
+      return JSON.stringify(doc, null, 2) + '\n';
+    case 'yaml':
+      return stringify(doc, { aliasDuplicateObjects: false, lineWidth: 0 });
+    case 'kv':
+      return r.kv();
+    default:
+      return r.table();
+  }
+}
