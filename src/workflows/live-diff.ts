@@ -154,15 +154,12 @@ export async function liveDiff(req: LiveDiffRequest, deps: AppStateDeps): Promis
 
 /** The `diff` command in cluster mode: connect, compare, render; exit 0 in sync, 1 drift. */
 export async function runLiveDiff(args: Record<string, unknown>, ctx: CommandContext): Promise<ExitCode> {
-  const { connectGateway } = await import('../kube/connect.js');
+  const { withGateway } = await import('./session.js');
   const { renderLiveDiff } = await import('../render/live-diff.js');
-  const gateway = await connectGateway(ctx.opts, ctx.io.env);
-  try {
+  return withGateway(ctx, 'diff', async (gateway) => {
     const report = await liveDiff({ ...appStateArgs(args), serverSide: args.serverSide === true }, { io: ctx.io, opts: ctx.opts, gateway });
     for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
     ctx.io.out(renderLiveDiff(report, ctx.opts.output, ctx.paint, ctx.opts.fieldManager));
     return report.sync === 'Synced' ? ExitCode.Ok : ExitCode.Drift;
-  } finally {
-    gateway.close();
-  }
+  });
 }

@@ -15,18 +15,15 @@ export const pruneCommand: GitopsCommand = {
       .example('kubectl gitops prune shop', 'List prune candidates')
       .example('kubectl gitops prune shop --confirm', 'Delete them, each guarded by uid and resourceVersion'),
   async run(args, ctx) {
-    const { connectGateway } = await import('../../kube/connect.js');
+    const { withGateway } = await import('../../workflows/session.js');
     const { pruneApp, pruneExitCode } = await import('../../workflows/prune.js');
     const { renderPrune } = await import('../../render/prune.js');
-    const gateway = await connectGateway(ctx.opts, ctx.io.env);
-    try {
+    return withGateway(ctx, 'prune', async (gateway) => {
       const policy = typeof args.propagationPolicy === 'string' ? (args.propagationPolicy as PropagationPolicy) : undefined;
       const report = await pruneApp({ ...appStateArgs(args), confirm: args.confirm === true, ...(policy ? { propagationPolicy: policy } : {}) }, { io: ctx.io, opts: ctx.opts, gateway });
       for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
       ctx.io.out(renderPrune(report, ctx.opts.output, ctx.paint));
       return pruneExitCode(report) as ExitCode;
-    } finally {
-      gateway.close();
-    }
+    });
   },
 };

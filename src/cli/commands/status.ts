@@ -3,15 +3,11 @@ import type { GitopsCommand } from '../command.js';
 import { appSourceOptions } from '../options.js';
 import { ExitCode } from '../exit-codes.js';
 import { parseDuration } from '../duration.js';
-import { appStateArgs } from '../../workflows/app-state.js';
-import { isConverged, realClock, runStatus, waitForConverged } from '../../workflows/status.js';
-import { reasonText, renderStatus } from '../../render/status.js';
 import type { StatusReport } from '../../health/report.js';
 
 const POLL_INTERVAL_MS = 2000;
 
-function summary(r: StatusReport): string {
-  const reason = reasonText(r);
+function summary(r: StatusReport, reason: string): string {
   return `sync ${r.sync.status}, health ${r.health.status}${reason ? `: ${reason}` : ''}`;
 }
 
@@ -27,17 +23,17 @@ export const statusCommand: GitopsCommand = {
       .example('kubectl gitops status shop --wait --timeout 2m', 'Block until Synced and Healthy (for CI)'),
   async run(args, ctx) {
     const timeoutMs = parseDuration(typeof args.timeout === 'string' ? args.timeout : '5m', '--timeout');
-    const { connectGateway } = await import('../../kube/connect.js');
-    const gateway = await connectGateway(ctx.opts, ctx.io.env);
-    try {
+    const { withGateway } = await import('../../workflows/session.js');
+    const { appStateArgs } = await import('../../workflows/app-state.js');
+    const { isConverged, realClock, runStatus, waitForConverged } = await import('../../workflows/status.js');
+    const { reasonText, renderStatus } = await import('../../render/status.js');
+    return withGateway(ctx, 'status', async (gateway) => {
       const deps = { io: ctx.io, opts: ctx.opts, gateway };
       const produce = () => runStatus(appStateArgs(args), deps);
       const render = (r: StatusReport) => renderStatus(r, { output: ctx.opts.output, tree: args.tree === true, paint: ctx.paint });
       if (args.wait !== true) {
-        const started = Date.now();
         const result = await produce();
         for (const w of result.warnings) ctx.io.err(`warning: ${w}\n`);
-        if (ctx.opts.verbose) ctx.io.err(`status: ${result.requests} API requests in ${Date.now() - started} ms\n`);
         ctx.io.out(render(result.report));
         return ExitCode.Ok;
       }
@@ -47,7 +43,7 @@ export const statusCommand: GitopsCommand = {
         intervalMs: POLL_INTERVAL_MS,
         clock: realClock,
         onPoll: (r) => {
-          const line = summary(r.report);
+          const line = summary(r.report, reasonText(r.report));
           if (line !== last) ctx.io.err(`waiting: ${line}\n`);
           last = line;
         },
@@ -56,10 +52,8 @@ export const statusCommand: GitopsCommand = {
       if (ctx.opts.verbose) ctx.io.err(`status: ${result.polls} polls in ${result.waitedMs} ms\n`);
       ctx.io.out(render(result.report));
       if (isConverged(result.report)) return ExitCode.Ok;
-      ctx.io.err(`error: timed out after ${typeof args.timeout === 'string' ? args.timeout : '5m'} waiting for Synced and Healthy: ${summary(result.report)}\n`);
+      ctx.io.err(`error: timed out after ${typeof args.timeout === 'string' ? args.timeout : '5m'} waiting for Synced and Healthy: ${summary(result.report, reasonText(result.report))}\n`);
       return ExitCode.Drift;
-    } finally {
-      gateway.close();
-    }
+    });
   },
 };

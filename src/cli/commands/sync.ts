@@ -36,23 +36,23 @@ export const syncCommand: GitopsCommand = {
       .example('kubectl gitops sync shop', 'Apply, heal and prune as the Application declares'),
   async run(args, ctx) {
     if (args.watch === true) return (await import('../../workflows/watch.js')).runWatch(args, ctx);
-    const { connectGateway } = await import('../../kube/connect.js');
+    const { withGateway } = await import('../../workflows/session.js');
     const { syncApp, syncExitCode } = await import('../../workflows/sync.js');
     const { renderSync } = await import('../../render/sync.js');
-    const gateway = await connectGateway(ctx.opts, ctx.io.env);
     const progress = progressLine(ctx);
-    try {
-      const report = await syncApp(
-        { ...appStateArgs(args), dryRun: args.dryRun === true, prune: args.prune === true, forceConflicts: args.forceConflicts === true },
-        { io: ctx.io, opts: ctx.opts, gateway, ...(progress ? { progress: progress.update } : {}) },
-      );
-      progress?.clear();
-      for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
-      ctx.io.out(renderSync(report, ctx.opts.output, ctx.paint));
-      return syncExitCode(report) as ExitCode;
-    } finally {
-      progress?.clear();
-      gateway.close();
-    }
+    return withGateway(ctx, 'sync', async (gateway) => {
+      try {
+        const report = await syncApp(
+          { ...appStateArgs(args), dryRun: args.dryRun === true, prune: args.prune === true, forceConflicts: args.forceConflicts === true },
+          { io: ctx.io, opts: ctx.opts, gateway, ...(progress ? { progress: progress.update } : {}) },
+        );
+        progress?.clear();
+        for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
+        ctx.io.out(renderSync(report, ctx.opts.output, ctx.paint));
+        return syncExitCode(report) as ExitCode;
+      } finally {
+        progress?.clear();
+      }
+    });
   },
 };
