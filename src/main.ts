@@ -33,7 +33,16 @@ function start(): void {
       throw err;
     });
   }
+  // If the event loop empties while the command is still pending, something dropped its last handle
+  // too early: that must never pass for success (exit 0 with no output).
+  let settled = false;
+  process.once('beforeExit', () => {
+    if (settled) return;
+    process.stderr.write('error: internal: the command stopped before finishing (nothing was waiting on it any more)\n');
+    process.exit(3);
+  });
   void runCli(process.argv.slice(2), processIo()).then((code) => {
+    settled = true;
     exitCode = code;
     // Exit once both streams have flushed (pipes may be asynchronous), even if sockets or timers linger.
     process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));

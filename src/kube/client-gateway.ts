@@ -10,7 +10,7 @@ import https from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ClusterError, InputError } from '../cli/exit-codes.js';
 import { isPlainObject, type KubeObject } from '../model/object.js';
-import { apiError, isRetryableStatus, retryAfterMs } from './errors.js';
+import { apiError, isRetryableStatus, KubeApiError, redactError, retryAfterMs, secretStrings } from './errors.js';
 import {
   apiVersionOf,
   collectionPath,
@@ -369,6 +369,7 @@ class ClientGateway implements KubeGateway {
   async apply(type: ResourceType, obj: KubeObject, opts: ApplyOptions): Promise<KubeObject> {
     const ns = obj.metadata.namespace ?? '';
     const name = obj.metadata.name ?? '';
+    // The server's typed-patch errors quote rejected values (".data: expected map, got &{[...]}"): never a Secret's.
     return this.json<KubeObject>({
       method: 'PATCH',
       path: objectPath(type, ns, name),
@@ -378,6 +379,8 @@ class ClientGateway implements KubeGateway {
       retry: true,
       doing: `${opts.dryRun ? 'dry-run applying' : 'applying'} ${type.kind} ${type.namespaced ? `${ns}/` : ''}${name}`,
       access: { verb: 'patch', resource: resourceName(type), ...(type.namespaced ? { namespace: ns } : {}) },
+    }).catch((err: unknown) => {
+      throw err instanceof KubeApiError ? redactError(err, secretStrings(obj)) : err;
     });
   }
 

@@ -1,5 +1,6 @@
 // API failures as data: the HTTP status, the Kubernetes Status reason, and SSA conflicts per field.
 import { ClusterError } from '../cli/exit-codes.js';
+import type { KubeObject } from '../model/object.js';
 
 /** One field another manager owns that an apply would change (from a 409's `status.details.causes[]`). */
 export interface FieldConflict {
@@ -114,6 +115,34 @@ export function apiError(doing: string, httpStatus: number, body: string, extra?
       msg = `${doing}: ${status?.reason ?? 'HTTP error'} (${httpStatus}): ${serverMsg}`;
   }
   return new KubeApiError(msg, httpStatus, status?.reason, causes, { cause });
+}
+
+/** Every string a Secret's data/stringData holds, in the forms a server message could quote (raw, base64, decoded). */
+export function secretStrings(obj: KubeObject): string[] {
+  if (obj.kind !== 'Secret' || obj.apiVersion !== 'v1') return [];
+  const out = new Set<string>();
+  const walk = (v: unknown, field: 'data' | 'stringData') => {
+    if (typeof v === 'string') {
+      if (v.length < 4) return;
+      out.add(v);
+      if (field === 'data') out.add(Buffer.from(v, 'base64').toString('utf8'));
+      else out.add(Buffer.from(v, 'utf8').toString('base64'));
+    } else if (Array.isArray(v)) v.forEach((x) => walk(x, field));
+    else if (v && typeof v === 'object') Object.values(v).forEach((x) => walk(x, field));
+  };
+  walk(obj.data, 'data');
+  walk(obj.stringData, 'stringData');
+  return [...out].filter((s) => s.length >= 4).sort((a, b) => b.length - a.length);
+}
+
+/** The same error with every secret string replaced by `++++++++`, in its message and its cause's. */
+export function redactError(err: KubeApiError, secrets: readonly string[]): KubeApiError {
+  if (secrets.length === 0) return err;
+  const scrub = (s: string) => secrets.reduce((acc, x) => acc.split(x).join('++++++++'), s);
+  const cause = err.cause instanceof Error ? new Error(scrub(err.cause.message)) : undefined;
+  const causes = err.causes.map((c) => ({ ...c, message: scrub(c.message) }));
+  if (err instanceof ApplyConflictError) return new ApplyConflictError(scrub(err.message), err.conflicts, cause ? { cause } : undefined);
+  return new KubeApiError(scrub(err.message), err.status, err.reason, causes, cause ? { cause } : undefined);
 }
 
 /** True for errors worth retrying on a safe request: 429, 5xx, and dropped connections. */

@@ -190,4 +190,12 @@ function checkObject(v: unknown, s: ManifestSource, what: string): void {
   if (v.metadata.namespace !== undefined && typeof v.metadata.namespace !== 'string') {
     throw new InputError(`${at}: ${what} (${v.kind}/${v.metadata.name}): metadata.namespace must be a string`);
   }
+  // Wrongly typed labels/annotations are input errors (exit 2), not a 500 from the server's typed patch.
+  for (const field of ['labels', 'annotations'] as const) {
+    const m = v.metadata[field];
+    if (m === undefined || m === null) continue;
+    if (!isPlainObject(m)) throw new InputError(`${at}: ${what} (${v.kind}/${v.metadata.name}): metadata.${field} must be a map of strings, got ${Array.isArray(m) ? 'a list' : typeof m}`);
+    const bad = Object.entries(m).find(([, x]) => typeof x !== 'string');
+    if (bad) throw new InputError(`${at}: ${what} (${v.kind}/${v.metadata.name}): metadata.${field}.${bad[0]} must be a string, got ${bad[1] === null ? 'null' : typeof bad[1]}`);
+  }
 }

@@ -158,12 +158,14 @@ export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?
     }
   }
 
-  // Permissions first (one access review per verb/resource/namespace): a refused delete must not surface after the applies.
+  // Permissions first (one access review per verb/resource/namespace). A missing patch/create refuses the
+  // whole sync; a missing delete lets the applies go on and blocks the whole prune, reported per candidate.
   const writes = writesOf(plan.steps, plan.prune.enabled ? plan.prune.candidates : []);
   const access = await preflight(gw, writes, { dryRunDeletes: false });
-  for (const m of access.missing) {
+  for (const m of access.missing.filter((x) => x.verb !== 'delete')) {
     report.failures.push({ group: m.group, kind: 'Permission', namespace: m.namespace ?? '', name: m.verb, phase: 'preflight', message: describeMissing(m) });
   }
+  const deniedDeletes = access.missing.filter((x) => x.verb === 'delete');
 
   // Step 4: the whole set, server-side dry-run; any failure stops everything.
   deps.progress?.(`dry-running ${plan.steps.filter((s) => s.action !== 'skip').length} objects`);
@@ -201,6 +203,17 @@ export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?
   if (!plan.prune.enabled) return report;
   if (report.failures.length > 0 || report.conflicts.length > 0) {
     report.prune.blocked = 'not every object was applied: nothing was pruned';
+    return report;
+  }
+  if (deniedDeletes.length > 0) {
+    report.prune.blocked = `forbidden: ${deniedDeletes.map(describeMissing).join('; ')}: nothing was pruned`;
+    for (const c of plan.prune.candidates) {
+      if (c.skip) continue;
+      const m = deniedDeletes.find((d) => d.group === c.type.group && d.resource === c.type.resource && (d.namespace ?? '') === (c.type.namespaced ? c.key.namespace : ''));
+      const message = m ? describeMissing(m) : 'not pruned: another delete in this prune is forbidden';
+      report.prune.results.push({ ...ref(c.key), outcome: 'failed', message });
+      report.failures.push({ ...ref(c.key), phase: 'prune', message });
+    }
     return report;
   }
   deps.progress?.(`pruning ${plan.prune.candidates.length} objects`);

@@ -104,17 +104,16 @@ describe('bad manifests', () => {
     expect(Date.now() - started).toBeLessThan(150_000);
   });
 
-  it('labels given as a list: refused by the server-side dry-run before anything changes, naming the object and the field', async () => {
+  it('a field of the wrong type only the server knows (replicas: three): refused by the server-side dry-run before anything changes, naming the object and the field', async () => {
     const before = await snapshot(ns, clusterScoped);
-    const res = await runPlugin(['sync', '-f', goodApp, '--desired', join(BAD, 'labels-list'), '-n', ns]);
+    const res = await runPlugin(['sync', '-f', goodApp, '--desired', join(BAD, 'wrong-type-in-spec'), '-n', ns]);
     expect(snapshotChanges(before, await snapshot(ns, clusterScoped))).toEqual([]);
     expect(res.code).not.toBe(0);
-    expect(res.stdout + res.stderr).toMatch(/labels-listed[\s\S]*\.metadata\.labels/);
+    expect(res.stdout + res.stderr).toMatch(/replicas-as-text[\s\S]*spec\.replicas/);
     expect(res.stdout + res.stderr).toMatch(/nothing was applied or deleted/);
   });
 
-  // FAILS TODAY: the dry-run refusal of a wrongly typed field exits 3 (cluster error), not 2; see the hardening report.
-  test.failing('labels given as a list: exit 2 (an input error, found before the cluster is asked)', async () => {
+  test('labels given as a list: exit 2 (an input error, found before the cluster is asked)', async () => {
     await expectRefused({ name: 'labels-list', desired: 'labels-list', error: /labels-list\/cm\.yaml:\d+: .*metadata\.labels/ });
   });
 });

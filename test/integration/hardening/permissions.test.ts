@@ -121,9 +121,7 @@ describe('a read-only user', () => {
 });
 
 describe('a user that may apply but not delete', () => {
-  // FAILS TODAY: the sync workflow's preflight refuses the whole sync when only delete is missing (nothing applied);
-  // the contract is "sync applies, prune is reported as forbidden". See the report (sync.ts preflight hunk).
-  test.failing('sync applies, reports the prune as forbidden, and hides nothing', async () => {
+  test('sync applies, reports the prune as forbidden, and hides nothing', async () => {
     const beforeBeta = await kubectlOk(['get', 'configmap', 'beta', '-n', ns, '-o', 'jsonpath={.metadata.uid}']);
     const res = await runAs('applier', ['sync', '-f', app, '--desired', changed, '-o', 'json']);
     const report = JSON.parse(res.stdout) as { applied: number; steps: { name: string; outcome: string }[]; prune: { results: { name: string; outcome: string; message?: string }[] }; failures: { name: string; phase: string; message: string }[] };
@@ -139,7 +137,7 @@ describe('a user that may apply but not delete', () => {
     expect(res.code).toBe(3);
   });
 
-  test.failing('in table mode the forbidden prune is printed, not only in JSON', async () => {
+  test('in table mode the forbidden prune is printed, not only in JSON', async () => {
     const res = await runAs('applier', ['sync', '-f', app, '--desired', changed]);
     expect(res.code).toBe(3);
     expect(res.stdout + res.stderr).toMatch(/beta[\s\S]*cannot delete configmaps/);

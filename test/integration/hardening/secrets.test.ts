@@ -153,9 +153,7 @@ describe('no planted secret value appears in any output', () => {
     expect(r.found).toEqual([]);
   });
 
-  // FAILS TODAY: the API server's typed-patch error quotes the rejected value (".data: expected map, got &{[value]}") and the
-  // tool prints it verbatim in every mode; see /tmp/hardening-patches/03-redact-secret-values-in-errors.patch.
-  test.failing('errors forced (the server rejects a Secret whose data is a list): sync, sync --dry-run, diff --server-side, with -v', async () => {
+  test('errors forced (the server rejects a Secret whose data is a list): sync, sync --dry-run, diff --server-side, with -v', async () => {
     await plantLive();
     const found: string[] = [];
     for (const base of [['sync'], ['sync', '--dry-run'], ['diff', '--server-side'], ['diff']]) {
@@ -174,8 +172,7 @@ describe('no planted secret value appears in any output', () => {
 });
 
 describe('normalize', () => {
-  // FAILS TODAY: normalize prints Secret data as is (only last-applied is stripped); see /tmp/hardening-patches/02-normalize-mask-secrets.patch.
-  test.failing('of a live dump holding Secrets (data, stringData, last-applied): no planted value in any mode', async () => {
+  test('of a live dump holding Secrets (data, stringData, last-applied): no planted value in any mode', async () => {
     await plantLive();
     const r = await leaksOf(['normalize', liveFile]);
     expect(r.found).toEqual([]);

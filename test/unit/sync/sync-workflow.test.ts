@@ -180,11 +180,13 @@ test('an object already in sync and marked is applied but not dry-run (it cannot
   expect(report.applied).toBe(2);
 });
 
-test('a delete the user may not do is found before anything is applied: nothing changes, exit 3', async () => {
+test('a delete the user may not do: the applies go on, the prune is reported as forbidden per candidate, exit 3', async () => {
   const ws = workspace({ 'c.yaml': CM }, 'syncPolicy: {automated: {prune: true}}');
   const gw = new FakeGateway({ objects: [NS('shop'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } } }], forbidden: ['delete configmaps'] });
   const { kv, code } = await run(ws, gw);
   expect(code).toBe(3);
-  expect(kv).toContain('FAILED=Permission/delete preflight: cannot delete configmaps in namespace "shop" (needed to delete ConfigMap shop/stale)');
-  expect(gw.calls.filter((c) => (c.startsWith('APPLY') && !c.startsWith('APPLY dry')) || c.startsWith('DELETE'))).toEqual([]);
+  expect(kv).toContain('APPLIED=1');
+  expect(kv).toMatch(/stale.*cannot delete configmaps in namespace "shop"/);
+  expect(gw.calls.filter((c) => c.startsWith('APPLY') && !c.startsWith('APPLY dry'))).toEqual(['APPLY ConfigMap shop/orders-config']);
+  expect(gw.calls.filter((c) => c.startsWith('DELETE'))).toEqual([]);
 });
