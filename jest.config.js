@@ -6,6 +6,8 @@ const common = {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': tsJest },
   testEnvironment: 'node',
+  // Build output holds package.json copies that would clash in jest's module map.
+  modulePathIgnorePatterns: ['<rootDir>/plugin/.sea/', '<rootDir>/dist/', '<rootDir>/build/'],
 };
 export default {
   projects: [
