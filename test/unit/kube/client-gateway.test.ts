@@ -151,3 +151,10 @@ test('an unreachable server and a timeout are one-line cluster errors', async ()
   await expect(dead.get(CM, 'a', 'b')).rejects.toThrow('cannot reach the API server at http://127.0.0.1:1 (ECONNREFUSED)');
   dead.close();
 });
+
+test('default page sizes: 5,000 for metadata-only lists, 500 for full objects', async () => {
+  handler = (_req, res) => json(res, 200, { kind: 'List', metadata: {}, items: [] });
+  await gw.list(CM, { namespace: 'shop', metadataOnly: true });
+  await gw.list(CM, { namespace: 'shop' });
+  expect(seen.map((s) => new URL(s.url, 'http://x').searchParams.get('limit'))).toEqual(['5000', '500']);
+});
