@@ -191,9 +191,11 @@ export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want:
   warnings.push(...source.warnings);
   const destinationNamespace = deps.opts.namespace ?? app.destination.namespace ?? '';
   const desired = await resolveDesired(source.objects, destinationNamespace, gw);
-  const live = await readLive(desired, gw);
   const appInstance = instanceName(app);
   const namespaces = [...new Set([destinationNamespace, ...desired.map((d) => d.key.namespace)].filter((n) => n !== ''))].sort();
+  // The live twins and the candidate scan are independent: run them side by side.
+  const wantExtras = typeof want.extras === 'function' ? want.extras(app) : want.extras;
+  const [live, candidates] = await Promise.all([readLive(desired, gw), wantExtras ? listAppCandidates(gw, namespaces, warnings) : undefined]);
   for (const d of desired) {
     const l = live.get(keyString(d.key));
     const mark = l?.metadata.annotations?.['argocd.argoproj.io/tracking-id'];
@@ -213,8 +215,7 @@ export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want:
     warnings,
     requests: 0,
   };
-  if (typeof want.extras === 'function' ? want.extras(app) : want.extras) {
-    const candidates = await listAppCandidates(gw, namespaces, warnings);
+  if (candidates) {
     state.prune = planPrune({ live: candidates, appInstance, desired: desired.map((d) => d.key), appPruneDefault: app.syncOptions.prune });
   }
   state.requests = gw.stats().requests - startRequests;
