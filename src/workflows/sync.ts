@@ -1,7 +1,7 @@
 // `sync`: load and validate everything, plan in Argo CD's order, dry-run the whole set, apply by SSA, then prune safely; returns a report.
 import { diffObject } from '../diff/index.js';
 import type { ObjectDiff } from '../diff/types.js';
-import type { PropagationPolicy, ResourceType } from '../kube/gateway.js';
+import type { KubeGateway, PropagationPolicy, ResourceType } from '../kube/gateway.js';
 import { keyString, type ResourceKey } from '../model/object.js';
 import { deleteCandidates } from '../prune/delete.js';
 import { applySteps, dryRunSteps, humanField, type ApplyResult, type DryRunResult } from '../sync/apply.js';
@@ -75,6 +75,14 @@ function ref(k: ResourceKey): ObjectRef {
 
 const NAMESPACE_TYPE: ResourceType = { group: '', version: 'v1', kind: 'Namespace', resource: 'namespaces', namespaced: false, verbs: ['get', 'list', 'create', 'patch', 'delete'] };
 
+/** The Namespace type the cluster serves, and which of `names` exist live (CreateNamespace needs to know). */
+export async function liveNamespaces(gw: KubeGateway, names: Iterable<string>): Promise<{ type: ResourceType; live: Set<string> }> {
+  const type = (await gw.resolve('v1', 'Namespace')) ?? NAMESPACE_TYPE;
+  const live = new Set<string>();
+  await Promise.all([...names].map(async (n) => void ((await gw.get(type, '', n)) && live.add(n))));
+  return { type, live };
+}
+
 /** The exit code a report stands for: 4 refused, 3 any failure or unapplied conflict, else 0. */
 export function syncExitCode(r: SyncReport): 0 | 3 | 4 {
   if (r.refused) return 4;
@@ -109,9 +117,7 @@ export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?
   }
 
   const nsNames = new Set([...state.namespaces, ...state.desired.filter((d) => d.key.kind === 'Namespace' && d.key.group === '').map((d) => d.key.name)]);
-  const nsType = (await gw.resolve('v1', 'Namespace')) ?? NAMESPACE_TYPE;
-  const liveNamespaces = new Set<string>();
-  await Promise.all([...nsNames].map(async (n) => void ((await gw.get(nsType, '', n)) && liveNamespaces.add(n))));
+  const namespaces = await liveNamespaces(gw, nsNames);
 
   const plan = planSync({
     app,
@@ -120,8 +126,8 @@ export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?
     desired,
     live: state.live,
     diffs,
-    liveNamespaces,
-    namespaceType: nsType,
+    liveNamespaces: namespaces.live,
+    namespaceType: namespaces.type,
     pruneCandidates: state.prune?.candidates ?? [],
     flags: { prune: req.prune, forceConflicts: req.forceConflicts },
   });

@@ -21,6 +21,7 @@ import { LiveWatcher, type LiveTarget } from '../watch/live.js';
 import { runLoop, systemClock, Wakeup, type ActResult, type LoopClock, type Snapshot } from '../watch/loop.js';
 import { isLoopback, parseWebhookAddr, startWebhook, type WebhookServer } from '../watch/webhook.js';
 import { appStateArgs, loadAppState, type AppState, type AppStateArgs } from './app-state.js';
+import { liveNamespaces } from './sync.js';
 
 /** Test seams: a gateway, a stop signal and a clock instead of the real ones. */
 export interface WatchDeps {
@@ -39,7 +40,6 @@ export interface WatchFlags {
   webhookSecret?: string;
 }
 
-const NAMESPACE_TYPE: ResourceType = { group: '', version: 'v1', kind: 'Namespace', resource: 'namespaces', namespaced: false, verbs: ['get', 'list', 'create', 'patch', 'delete'] };
 
 /** The watch flags, validated: a positive --interval, no --dry-run, the webhook secret from the flag or the environment. */
 export function watchFlags(args: Record<string, unknown>, env: Record<string, string | undefined>): WatchFlags {
@@ -264,9 +264,7 @@ async function actOn(loaded: Loaded, d: Decision, opts: { gateway: KubeGateway; 
       if (live && app.syncOptions.respectIgnoreDifferences) object = keepLiveValues(e.object, await ignoredFields(app.ignoreDifferences, e.object, live));
       desired.push({ object, type: e.type, key: e.key, source: e.source, ...(e.pendingCrd ? { pendingCrd: true } : {}) });
     }
-    const nsType = (await gw.resolve('v1', 'Namespace')) ?? NAMESPACE_TYPE;
-    const liveNamespaces = new Set<string>();
-    await Promise.all(state.namespaces.map(async (n) => void ((await gw.get(nsType, '', n)) && liveNamespaces.add(n))));
+    const namespaces = await liveNamespaces(gw, state.namespaces);
     const plan = planSync({
       app,
       appInstance: state.appInstance,
@@ -274,8 +272,8 @@ async function actOn(loaded: Loaded, d: Decision, opts: { gateway: KubeGateway; 
       desired,
       live: state.live,
       diffs,
-      liveNamespaces,
-      namespaceType: nsType,
+      liveNamespaces: namespaces.live,
+      namespaceType: namespaces.type,
       pruneCandidates: [],
       flags: { prune: false, forceConflicts: opts.forceConflicts },
     });
