@@ -180,8 +180,11 @@ export async function listAppCandidates(gw: KubeGateway, namespaces: readonly st
   return out;
 }
 
-/** Loads the Application, its desired objects and their live twins; with `extras` (or when it says so for the app), also the prune plan. */
-export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want: { extras: boolean | ((app: Application) => boolean) }): Promise<AppState> {
+/**
+ * Loads the Application, its desired objects and their live twins (unless `live: false`: prune needs only the
+ * desired keys); with `extras` (or when it says so for the app), also the prune plan.
+ */
+export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want: { extras: boolean | ((app: Application) => boolean); live?: boolean }): Promise<AppState> {
   const gw = deps.gateway;
   const startRequests = gw.stats().requests;
   const app = await loadApplication(args, deps);
@@ -195,7 +198,10 @@ export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want:
   const namespaces = [...new Set([destinationNamespace, ...desired.map((d) => d.key.namespace)].filter((n) => n !== ''))].sort();
   // The live twins and the candidate scan are independent: run them side by side.
   const wantExtras = typeof want.extras === 'function' ? want.extras(app) : want.extras;
-  const [live, candidates] = await Promise.all([readLive(desired, gw), wantExtras ? listAppCandidates(gw, namespaces, warnings) : undefined]);
+  const [live, candidates] = await Promise.all([
+    want.live === false ? new Map<string, KubeObject>() : readLive(desired, gw),
+    wantExtras ? listAppCandidates(gw, namespaces, warnings) : undefined,
+  ]);
   for (const d of desired) {
     const l = live.get(keyString(d.key));
     const mark = l?.metadata.annotations?.['argocd.argoproj.io/tracking-id'];

@@ -44,7 +44,8 @@ export function pruneExitCode(r: PruneReport): 0 | 3 {
 }
 
 export async function pruneApp(req: PruneRequest, deps: AppStateDeps): Promise<PruneReport> {
-  const state = await loadAppState(req, deps, { extras: true });
+  // Prune needs the desired keys, not their live twins: reading those could list a whole large namespace.
+  const state = await loadAppState(req, deps, { extras: true, live: false });
   const plan = state.prune ?? { candidates: [], notOwned: [] };
   const propagationPolicy = req.propagationPolicy ?? state.app.syncOptions.prunePropagationPolicy ?? 'foreground';
   const report: PruneReport = {

@@ -53,6 +53,15 @@ test('desired objects get the destination namespace; several of one kind are rea
   expect(state.namespaces).toEqual(['shop']);
 });
 
+test('live: false (prune) reads no live twins: only the metadata-only candidate scan touches the cluster', async () => {
+  const { appFile, dir } = workspace({ 'a.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n' });
+  const gw = new FakeGateway({ objects: [cm('a', 'shop'), cm('old', 'shop', { 'argocd.argoproj.io/tracking-id': 'shop:/ConfigMap:shop/old' })] });
+  const state = await loadAppState({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: gw }, { extras: true, live: false });
+  expect(state.live.size).toBe(0);
+  expect(gw.calls.filter((c) => c.startsWith('GET') || (c.startsWith('LIST') && !c.endsWith(' meta')))).toEqual([]);
+  expect(state.prune?.candidates.map((c) => c.key.name)).toEqual(['old']);
+});
+
 test('-n overrides the destination namespace', async () => {
   const { appFile, dir } = workspace({ 'a.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n' });
   const state = await loadAppState({ appFile, desired: dir }, { io: memoryIo().io, opts: { ...opts, namespace: 'other' }, gateway: new FakeGateway() }, { extras: false });
