@@ -152,9 +152,11 @@ async function readLive(desired: readonly DesiredEntry[], gw: KubeGateway): Prom
 
 /**
  * Lists (metadata only) every listable preferred type in the app's namespaces and at cluster scope,
- * 16 requests at a time (the gateway's bound). Kinds we cannot list become warnings.
+ * 16 requests at a time (the gateway's bound). Kinds we cannot list become warnings — except the kinds
+ * the app itself declares (`required`, as `group/resource/namespace`): not being able to list those is
+ * an error, never an empty, successful-looking prune list.
  */
-export async function listAppCandidates(gw: KubeGateway, namespaces: readonly string[], warnings: string[]): Promise<LiveEntry[]> {
+export async function listAppCandidates(gw: KubeGateway, namespaces: readonly string[], warnings: string[], required: ReadonlySet<string> = new Set()): Promise<LiveEntry[]> {
   const { preferred } = await gw.discover();
   const listable = preferred.filter((t) => t.verbs.includes('list'));
   const jobs: { type: ResourceType; namespace?: string }[] = [];
@@ -169,6 +171,7 @@ export async function listAppCandidates(gw: KubeGateway, namespaces: readonly st
         const res = await gw.list(type, { ...(namespace ? { namespace } : {}), metadataOnly: true });
         for (const object of res.items) out.push({ object, type });
       } catch (err) {
+        if (required.has(`${type.group}/${type.resource}/${namespace ?? ''}`)) throw err;
         const where = namespace ? ` in namespace ${namespace}` : ' at cluster scope';
         warnings.push(`cannot list ${resourceName(type)}${where}, so its prune candidates are unknown: ${(err as Error).message}`);
       }
@@ -200,7 +203,7 @@ export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want:
   const wantExtras = typeof want.extras === 'function' ? want.extras(app) : want.extras;
   const [live, candidates] = await Promise.all([
     want.live === false ? new Map<string, KubeObject>() : readLive(desired, gw),
-    wantExtras ? listAppCandidates(gw, namespaces, warnings) : undefined,
+    wantExtras ? listAppCandidates(gw, namespaces, warnings, new Set(desired.map((d) => `${d.type.group}/${d.type.resource}/${d.key.namespace}`))) : undefined,
   ]);
   for (const d of desired) {
     const l = live.get(keyString(d.key));

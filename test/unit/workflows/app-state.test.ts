@@ -62,6 +62,15 @@ test('live: false (prune) reads no live twins: only the metadata-only candidate 
   expect(state.prune?.candidates.map((c) => c.key.name)).toEqual(['old']);
 });
 
+test('the candidate scan: a kind the app declares that cannot be listed is an error (exit 3); any other kind is a warning', async () => {
+  const { appFile, dir } = workspace({ 'a.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n' });
+  const deps = (forbidden: string[]) => ({ io: memoryIo().io, opts, gateway: new FakeGateway({ forbidden }) });
+  const err = await loadAppState({ appFile, desired: dir }, deps(['list configmaps']), { extras: true, live: false }).catch((e: unknown) => e as Error);
+  expect((err as { code?: number }).code).toBe(3);
+  const state = await loadAppState({ appFile, desired: dir }, deps(['list secrets']), { extras: true, live: false });
+  expect(state.warnings.some((w) => /cannot list secrets in namespace shop/.test(w))).toBe(true);
+});
+
 test('-n overrides the destination namespace', async () => {
   const { appFile, dir } = workspace({ 'a.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n' });
   const state = await loadAppState({ appFile, desired: dir }, { io: memoryIo().io, opts: { ...opts, namespace: 'other' }, gateway: new FakeGateway() }, { extras: false });
