@@ -8,7 +8,7 @@ import { applySteps, dryRunSteps, humanField, type ApplyResult, type DryRunResul
 import { ignoredFields, keepLiveValues, leftTo, type IgnoredFields } from '../sync/ignored.js';
 import { planSync, type ApplyStep, type PlanDesired } from '../sync/plan.js';
 import { describeMissing, preflight, writesOf } from '../sync/preflight.js';
-import { loadAppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
+import { loadAppState, type AppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
 
 export const SYNC_SCHEMA_VERSION = 1;
 
@@ -75,8 +75,12 @@ function ref(k: ResourceKey): ObjectRef {
 
 const NAMESPACE_TYPE: ResourceType = { group: '', version: 'v1', kind: 'Namespace', resource: 'namespaces', namespaced: false, verbs: ['get', 'list', 'create', 'patch', 'delete'] };
 
-/** The Namespace type the cluster serves, and which of `names` exist live (CreateNamespace needs to know). */
-export async function liveNamespaces(gw: KubeGateway, names: Iterable<string>): Promise<{ type: ResourceType; live: Set<string> }> {
+/**
+ * The Namespace type the cluster serves, and which of the app's namespaces (those it touches and the
+ * Namespaces it declares) exist live: CreateNamespace and the plan need to know.
+ */
+export async function liveNamespaces(gw: KubeGateway, state: Pick<AppState, 'namespaces' | 'desired'>): Promise<{ type: ResourceType; live: Set<string> }> {
+  const names = new Set([...state.namespaces, ...state.desired.filter((d) => d.key.kind === 'Namespace' && d.key.group === '').map((d) => d.key.name)]);
   const type = (await gw.resolve('v1', 'Namespace')) ?? NAMESPACE_TYPE;
   const live = new Set<string>();
   await Promise.all([...names].map(async (n) => void ((await gw.get(type, '', n)) && live.add(n))));
@@ -116,8 +120,7 @@ export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?
     desired.push({ object, type: d.type, key: d.key, source: d.source, ...(d.pendingCrd ? { pendingCrd: true } : {}) });
   }
 
-  const nsNames = new Set([...state.namespaces, ...state.desired.filter((d) => d.key.kind === 'Namespace' && d.key.group === '').map((d) => d.key.name)]);
-  const namespaces = await liveNamespaces(gw, nsNames);
+  const namespaces = await liveNamespaces(gw, state);
 
   const plan = planSync({
     app,

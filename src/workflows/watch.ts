@@ -264,7 +264,7 @@ async function actOn(loaded: Loaded, d: Decision, opts: { gateway: KubeGateway; 
       if (live && app.syncOptions.respectIgnoreDifferences) object = keepLiveValues(e.object, await ignoredFields(app.ignoreDifferences, e.object, live));
       desired.push({ object, type: e.type, key: e.key, source: e.source, ...(e.pendingCrd ? { pendingCrd: true } : {}) });
     }
-    const namespaces = await liveNamespaces(gw, state.namespaces);
+    const namespaces = await liveNamespaces(gw, state);
     const plan = planSync({
       app,
       appInstance: state.appInstance,
