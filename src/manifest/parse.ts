@@ -47,12 +47,17 @@ function lineAt(starts: readonly number[], offset: number): number {
   return lo + 1;
 }
 
+const INDENTED_MARKER = /^[ \t]+(?:---|\.\.\.)(?:[ \t\r\n]|$)/m;
+
 /**
  * The fast path (js-yaml's event parser, about ten times faster than the yaml package's AST):
  * used unless a document has aliases, which go to the yaml package for its bounded alias
  * expansion. Returns undefined to ask for that slow path.
  */
 function parseYamlFast(text: string, file: string): ManifestObject[] | undefined {
+  // js-yaml takes an indented `---` or `...` for a document marker; in YAML only column 0 starts or ends a
+  // document (an indented one is text, e.g. inside a block scalar). Such files go to the reference parser.
+  if (INDENTED_MARKER.test(text)) return undefined;
   let events: Event[];
   let docs: unknown[];
   try {
@@ -168,6 +173,9 @@ function addDocument(value: unknown, source: ManifestSource, out: ManifestObject
     throw new InputError(`${at}: document ${source.doc + 1} is not an object (got ${Array.isArray(value) ? 'a list' : typeof value})`);
   }
   if (value.kind === 'List' || (typeof value.kind === 'string' && value.kind.endsWith('List') && Array.isArray(value.items))) {
+    if (value.items !== undefined && value.items !== null && !Array.isArray(value.items)) {
+      throw new InputError(`${at}: document ${source.doc + 1} is a ${value.kind} whose items is not a list (got ${isPlainObject(value.items) ? 'a map' : typeof value.items})`);
+    }
     const items = Array.isArray(value.items) ? value.items : [];
     items.forEach((item, j) => {
       const s = { ...source, line: itemLine(j) };

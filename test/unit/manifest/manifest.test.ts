@@ -38,6 +38,17 @@ describe('parseManifests', () => {
     expect(o!.object.data).toEqual({ d: '2026-11-30', y: 'yes', n: 12, f: 1.5 });
   });
 
+  it('an indented --- or ... is text, not a document marker (found by the fuzzer; js-yaml alone got it wrong)', () => {
+    expect(() => parseManifests(' ---\n', 'i.yaml')).toThrow(/^i\.yaml:1: document 1 is not an object \(got string\)/);
+    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n  multi.yaml: |\n    a: 1\n    ---\n    b: 2\n`;
+    expect(parseManifests(text, 'i.yaml').map((o) => o.object.data)).toEqual([{ 'multi.yaml': 'a: 1\n---\nb: 2\n' }]);
+  });
+
+  it('reads a List with no items, or items: null, as no objects', () => {
+    expect(parseManifests('apiVersion: v1\nkind: List\n', 'e.yaml')).toEqual([]);
+    expect(parseManifests('apiVersion: v1\nkind: List\nitems: null\n', 'e.yaml')).toEqual([]);
+  });
+
   it('reads JSON (a single object or a List)', () => {
     const list = JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } }] });
     expect(parseManifests(list, 'x.json').map((o) => o.object.metadata.name)).toEqual(['a']);
@@ -50,6 +61,8 @@ describe('parseManifests', () => {
     ['a missing kind', '---\napiVersion: v1\nmetadata: {name: a}\n', /^bad\.yaml:2: document 1 has no kind/],
     ['a missing metadata.name', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {namespace: x}\n', /has no metadata\.name/],
     ['a duplicate map key', 'apiVersion: v1\nkind: ConfigMap\nkind: Secret\nmetadata: {name: a}\n', /^bad\.yaml:3:1: invalid YAML: duplicated mapping key/],
+    ['a List whose items is a scalar (found by the fuzzer)', 'kind: List\nitems:\n  .', /^bad\.yaml:1: document 1 is a List whose items is not a list \(got string\)/],
+    ['a List whose items is a map', 'apiVersion: v1\nkind: List\nitems: {a: 1}\n', /^bad\.yaml:1: document 1 is a List whose items is not a list \(got a map\)/],
     ['invalid JSON with line and column', '{\n  "apiVersion": "v1",\n  "kind": "ConfigMap"\n  "metadata": {}\n}', /^bad\.json:4:3: invalid JSON/],
   ])('rejects %s naming the place', (_what, text, re) => {
     const file = re.source.includes('json') ? 'bad.json' : 'bad.yaml';
