@@ -7,7 +7,7 @@
 // exec plugins) into TLS options and headers (`applyToHTTPSOptions`).
 import http from 'node:http';
 import https from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { ClusterConnection } from './auth.js';
 import { ClusterError, InputError } from '../cli/exit-codes.js';
 import { isPlainObject, type KubeObject } from '../model/object.js';
 import { apiError, isRetryableStatus, KubeApiError, redactError, retryAfterMs, secretStrings } from './errors.js';
@@ -37,7 +37,8 @@ const FULL_PAGE_SIZE = 500;
 const METADATA_PAGE_SIZE = 5000;
 
 export interface ClientGatewayOptions {
-  kubeConfig: KubeConfig;
+  /** Server, TLS options and credentials (src/kube/auth.ts). */
+  connection: ClusterConnection;
   /** Per-request timeout in ms; 0 means none. */
   requestTimeoutMs: number;
   /** Requests in flight at once (default 16). */
@@ -114,24 +115,16 @@ function applyBody(obj: KubeObject): KubeObject {
   return { ...obj, metadata: meta };
 }
 
-/** Builds the gateway from a kubeconfig whose context is already selected. */
+/** Builds the gateway for a cluster connection (see connect.ts for how one is read from the kubeconfig). */
 export async function createClientGateway(opts: ClientGatewayOptions): Promise<KubeGateway> {
-  const cluster = opts.kubeConfig.getCurrentCluster();
-  if (!cluster?.server) throw new InputError('reading kubeconfig: the current context names no cluster server');
-  const tlsOpts: https.RequestOptions = { headers: {} };
-  try {
-    await opts.kubeConfig.applyToHTTPSOptions(tlsOpts);
-  } catch (err) {
-    throw new ClusterError(`authenticating to ${cluster.server}: ${(err as Error).message}`, { cause: err });
-  }
-  return new ClientGateway(cluster.server, opts, tlsOpts);
+  return new ClientGateway(opts.connection.server, opts);
 }
 
 class ClientGateway implements KubeGateway {
   private readonly url: URL;
   private readonly agent: http.Agent;
   private readonly limiter: Limiter;
-  private headers: Record<string, string>;
+  private headers: Record<string, string | string[]>;
   private basicAuth: string | undefined;
   private discovery: Promise<Discovery> | undefined;
   private counters: GatewayStats = { requests: 0, retries: 0 };
@@ -139,21 +132,19 @@ class ClientGateway implements KubeGateway {
   constructor(
     readonly server: string,
     private readonly opts: ClientGatewayOptions,
-    tls: https.RequestOptions,
   ) {
     this.url = new URL(server);
     const n = opts.concurrency ?? 16;
     this.limiter = new Limiter(n);
-    this.headers = Object.fromEntries(Object.entries(tls.headers ?? {}).map(([k, v]) => [k, String(v)]));
-    this.basicAuth = typeof tls.auth === 'string' ? tls.auth : undefined;
+    const { tls } = opts.connection;
+    this.headers = { ...opts.connection.headers };
+    this.basicAuth = opts.connection.basicAuth;
     const agentOpts = {
       keepAlive: true,
       maxSockets: n,
       ca: tls.ca,
       cert: tls.cert,
       key: tls.key,
-      pfx: tls.pfx,
-      passphrase: tls.passphrase,
       servername: tls.servername,
       ...(tls.rejectUnauthorized !== undefined ? { rejectUnauthorized: tls.rejectUnauthorized } : {}),
     };
@@ -169,9 +160,8 @@ class ClientGateway implements KubeGateway {
   }
 
   private async refreshAuth(): Promise<void> {
-    const tls: https.RequestOptions = { headers: {} };
-    await this.opts.kubeConfig.applyToHTTPSOptions(tls);
-    this.headers = Object.fromEntries(Object.entries(tls.headers ?? {}).map(([k, v]) => [k, String(v)]));
+    const refresh = this.opts.connection.refresh;
+    if (refresh) this.headers = await refresh();
   }
 
   private once(spec: RequestSpec, signal?: AbortSignal, stream?: (chunk: string) => void): Promise<Response> {
@@ -179,7 +169,7 @@ class ClientGateway implements KubeGateway {
     for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined) qs.set(k, v);
     const q = qs.toString();
     const payload = spec.body === undefined ? undefined : Buffer.from(JSON.stringify(spec.body));
-    const headers: Record<string, string> = {
+    const headers: Record<string, string | string[]> = {
       ...this.headers,
       Accept: spec.accept ?? 'application/json',
       'User-Agent': 'kubectl-gitops',
@@ -262,7 +252,7 @@ class ClientGateway implements KubeGateway {
         }
         throw new ClusterError(`${spec.doing}: request to ${this.server} failed: ${(err as Error).message}`, { cause: err });
       }
-      if (res.status === 401 && !refreshed) {
+      if (res.status === 401 && !refreshed && this.opts.connection.refresh) {
         refreshed = true;
         await this.refreshAuth().catch(() => undefined);
         attempt--;

@@ -1,13 +1,30 @@
-// Builds the real gateway from the global flags; client-node is loaded only here, lazily.
+// Builds the real gateway from the global flags. client-node is loaded only for kubeconfig users
+// that need its authenticators (exec plugins, auth providers); see auth.ts.
 import type { GlobalOptions } from '../cli/options.js';
 import { parseDuration } from '../cli/duration.js';
+import { ClusterError } from '../cli/exit-codes.js';
 import type { KubeGateway } from './gateway.js';
+import type { ClusterConnection } from './auth.js';
+import type { LoadKubeConfigOptions } from './kubeconfig.js';
+
+/** Reads the kubeconfig as kubectl does and the selected context's credentials. */
+export async function resolveConnection(opts: LoadKubeConfigOptions): Promise<ClusterConnection> {
+  const { resolveKubeconfig, kubeConfigFor } = await import('./kubeconfig.js');
+  const { needsClientNode, directConnection, clientNodeConnection } = await import('./auth.js');
+  const { selected } = await resolveKubeconfig(opts);
+  if (!needsClientNode(selected)) return directConnection(selected);
+  const kc = await kubeConfigFor(selected);
+  try {
+    return await clientNodeConnection(kc);
+  } catch (err) {
+    throw new ClusterError(`authenticating to ${selected.cluster.value.server as string}: ${(err as Error).message}`, { cause: err });
+  }
+}
 
 /** Reads the kubeconfig (as kubectl does) and returns a gateway to the selected context's cluster. */
 export async function connectGateway(opts: GlobalOptions, env: Record<string, string | undefined>): Promise<KubeGateway> {
   const requestTimeoutMs = parseDuration(opts.requestTimeout, '--request-timeout');
-  const { loadKubeConfig } = await import('./kubeconfig.js');
-  const kubeConfig = await loadKubeConfig({ kubeconfig: opts.kubeconfig, context: opts.context, env });
+  const connection = await resolveConnection({ kubeconfig: opts.kubeconfig, context: opts.context, env });
   const { createClientGateway } = await import('./client-gateway.js');
-  return createClientGateway({ kubeConfig, requestTimeoutMs });
+  return createClientGateway({ connection, requestTimeoutMs });
 }

@@ -199,8 +199,12 @@ export interface LoadKubeConfigOptions extends KubeconfigSource {
 
 /** Reads, merges and narrows the kubeconfig and returns a client-node KubeConfig for the selected context. */
 export async function loadKubeConfig(opts: LoadKubeConfigOptions): Promise<KubeConfig> {
-  const { selected } = await resolveKubeconfig(opts);
-  // Loaded lazily: start-up (`--help`, file-mode commands) must not pay for client-node.
+  return kubeConfigFor((await resolveKubeconfig(opts)).selected);
+}
+
+/** A client-node KubeConfig holding only the selected context (for exec plugins and auth providers). */
+export async function kubeConfigFor(selected: SelectedContext): Promise<KubeConfig> {
+  // Loaded lazily: only users that need its authenticators pay for client-node (see auth.ts).
   const k8s = await import('@kubernetes/client-node');
   const kc = new k8s.KubeConfig();
   try {

@@ -1,7 +1,7 @@
 // Delete preconditions against the real API server: an object recreated (or changed) between listing
 // and deleting survives; the gateway and the delete module are driven directly, since the CLI cannot interleave.
 import { createTestNamespace, deleteNamespace, kubeconfigPath, kubectlOk } from './support/index.js';
-import { loadKubeConfig } from '../../src/kube/kubeconfig.js';
+import { resolveConnection } from '../../src/kube/connect.js';
 import { createClientGateway } from '../../src/kube/client-gateway.js';
 import type { KubeGateway } from '../../src/kube/gateway.js';
 import { deleteCandidates } from '../../src/prune/delete.js';
@@ -14,7 +14,7 @@ let gw: KubeGateway;
 
 beforeAll(async () => {
   ns = await createTestNamespace('preconditions');
-  gw = await createClientGateway({ kubeConfig: await loadKubeConfig({ kubeconfig: kubeconfigPath(), env: {} }), requestTimeoutMs: 30_000 });
+  gw = await createClientGateway({ connection: await resolveConnection({ kubeconfig: kubeconfigPath(), env: {} }), requestTimeoutMs: 30_000 });
 });
 
 afterAll(async () => {
