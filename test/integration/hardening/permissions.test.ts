@@ -1,6 +1,6 @@
 // Permissions: with a read-only user diff and status work and sync/prune refuse before changing anything, naming the missing permission; with a user that may apply but not delete, sync applies and the prune is reported as forbidden.
 import { jest } from '@jest/globals';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { applyYaml, createTestNamespace, kubectlOk, kubeconfigPath, pluginPath, run, runPlugin, type RunResult } from '../support/index.js';
@@ -117,6 +117,56 @@ describe('a read-only user', () => {
     expect(snapshotChanges(before, await snap())).toEqual([]);
     expect([3, 4]).toContain(res.code);
     expect(res.stdout + res.stderr).toMatch(/cannot delete configmaps in namespace "?[\w-]+"?/);
+  });
+});
+
+describe('other kinds of credentials, against the real API server', () => {
+  /** The admin kubeconfig with its user stanza changed (the cluster and its CA kept). */
+  function variant(name: string, user: (admin: Record<string, unknown>) => Record<string, unknown>): string {
+    const cfg = parse(readFileSync(kubeconfigPath(), 'utf8')) as { users: { user: Record<string, unknown> }[] };
+    cfg.users[0]!.user = user(cfg.users[0]!.user);
+    const file = join(work.dir, `${name}.kubeconfig`);
+    writeFileSync(file, stringify(cfg));
+    return file;
+  }
+  const readerToken = () => (parse(readFileSync(kubeconfigs.reader, 'utf8')) as { users: { user: { token: string } }[] }).users[0]!.user.token;
+
+  it('a token file (relative to the kubeconfig) works like the token', async () => {
+    writeFileSync(join(work.dir, 'reader.token'), `${readerToken()}\n`);
+    const cfg = variant('token-file', () => ({ 'token-file': 'reader.token' }));
+    const res = await run(pluginPath, ['diff', '-f', app, '--desired', changed, '--kubeconfig', cfg]);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(1);
+    const refused = await run(pluginPath, ['sync', '-f', app, '--desired', changed, '--kubeconfig', cfg]);
+    expect(refused.stdout + refused.stderr).toMatch(/cannot (patch|create) configmaps/);
+  });
+
+  it('an exec credential plugin (through client-node) works like the token', async () => {
+    const plugin = join(work.dir, 'exec-plugin.sh');
+    writeFileSync(plugin, `#!/bin/sh\nprintf '%s' '${JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: readerToken() } })}'\n`);
+    chmodSync(plugin, 0o755);
+    const cfg = variant('exec', () => ({ exec: { apiVersion: 'client.authentication.k8s.io/v1', command: plugin, interactiveMode: 'Never' } }));
+    const res = await run(pluginPath, ['diff', '-f', app, '--desired', changed, '--kubeconfig', cfg]);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(1);
+    expect(res.stdout).toMatch(/alpha/);
+  });
+
+  it('impersonation (as, as-groups) is sent: the admin acting as the reader is refused, with system:masters it is not', async () => {
+    const asReader = variant('as-reader', (admin) => ({ ...admin, as: `system:serviceaccount:${ns}:reader` }));
+    const before = await snap();
+    const refused = await run(pluginPath, ['sync', '-f', app, '--desired', changed, '--kubeconfig', asReader]);
+    expect([3, 4]).toContain(refused.code);
+    expect(refused.stdout + refused.stderr).toMatch(/cannot (patch|create) configmaps/);
+    expect(snapshotChanges(before, await snap())).toEqual([]);
+    const nobody = variant('as-nobody', (admin) => ({ ...admin, as: 'nobody' }));
+    const forbidden = await run(pluginPath, ['diff', '-f', app, '--desired', changed, '--kubeconfig', nobody]);
+    expect(forbidden.code).toBe(3);
+    expect(forbidden.stderr).toMatch(/forbidden|cannot (list|get)/i);
+    const masters = variant('as-masters', (admin) => ({ ...admin, as: 'nobody', 'as-groups': ['system:masters'] }));
+    const allowed = await run(pluginPath, ['diff', '-f', app, '--desired', changed, '--kubeconfig', masters]);
+    expect(allowed.stderr).toBe('');
+    expect(allowed.code).toBe(1);
   });
 });
 
