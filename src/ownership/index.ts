@@ -32,10 +32,13 @@ export function managedEntries(obj: KubeObject): ManagedEntry[] {
   if (!Array.isArray(mf) || mf.length === 0) return [];
   const hit = decoded.get(mf);
   if (hit) return hit;
+  // managedFields come from the server, but also from files (`diff --live-file`): any field may be of any type.
+  const text = (v: unknown): string => (typeof v === 'string' ? v : '');
   const out: ManagedEntry[] = mf.map((e, i) => {
-    const owner: Owner = { manager: e.manager ?? '', operation: e.operation ?? '', apiVersion: e.apiVersion ?? '' };
-    if (e.subresource) owner.subresource = e.subresource;
-    if (e.time) owner.time = e.time;
+    if (!isPlainObject(e)) throw new Error(`decoding managedFields[${i}]: the entry is not an object`);
+    const owner: Owner = { manager: text(e.manager), operation: text(e.operation) as Owner['operation'], apiVersion: text(e.apiVersion) };
+    if (text(e.subresource)) owner.subresource = text(e.subresource);
+    if (text(e.time)) owner.time = text(e.time);
     let fields = new FieldSet();
     if (e.fieldsV1 !== undefined) {
       if (!isPlainObject(e.fieldsV1)) throw new Error(`decoding managedFields[${i}] (${owner.manager}): fieldsV1 is not an object`);

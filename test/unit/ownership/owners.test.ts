@@ -103,3 +103,17 @@ describe('predictConflicts', () => {
     expect(predictConflicts(desired, { ...live, metadata: meta }, 'argocd-controller')).toEqual([]);
   });
 });
+
+describe('managedEntries on malformed entries (from a --live-file, say)', () => {
+  const withMf = (managedFields: unknown): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', managedFields } } as unknown as KubeObject);
+
+  it('reads non-string manager, operation and time as empty (found by the fuzzer: a manager of {toString: null} crashed)', () => {
+    const [e] = managedEntries(withMf([{ manager: { toString: null }, operation: 7, time: false, fieldsV1: { 'f:data': {} } }]));
+    expect(e!.owner).toEqual({ manager: '', operation: '', apiVersion: '' });
+    expect(e!.fields.has(parsePath('data'))).toBe(true);
+  });
+
+  it('names an entry that is not an object', () => {
+    expect(() => managedEntries(withMf([null]))).toThrow('decoding managedFields[0]: the entry is not an object');
+  });
+});
