@@ -5,7 +5,7 @@ import type { Application } from '../app/types.js';
 import type { HealthStatus, HealthStatusCode } from './types.js';
 import { resourceHealth } from './resource.js';
 import { aggregateHealth } from './aggregate.js';
-import { buildTree, type TreeNode } from './tree.js';
+import { buildTree, indexByOwner, type TreeNode } from './tree.js';
 import { findCause, mostSpecific, ownCause, type Cause } from './reason.js';
 
 export const STATUS_SCHEMA_VERSION = 1;
@@ -137,7 +137,9 @@ export function buildStatusReport(input: StatusInput): StatusReport {
       ? 'OutOfSync'
       : 'Synced';
 
-  const treesByIndex = inputs.map((r) => (r.live ? buildTree(r.live, input.children) : undefined));
+  // One owner index for every tree: re-indexing the children per resource made this O(resources × children).
+  const byOwner = indexByOwner(input.children);
+  const treesByIndex = inputs.map((r) => (r.live ? buildTree(r.live, byOwner) : undefined));
   const agg = aggregateHealth(
     inputs.map((r, i) => {
       const h = resources[i]?.health;

@@ -15,20 +15,30 @@ function byKey(a: TreeNode, b: TreeNode): number {
   return keyString(a.key).localeCompare(keyString(b.key));
 }
 
+/** Candidates by the uid of each owner they reference, in candidate order. */
+export type OwnerIndex = ReadonlyMap<string, readonly KubeObject[]>;
+
+/** Indexes `candidates` by owner uid once, so many trees can be built over the same candidates without re-indexing. */
+export function indexByOwner(candidates: readonly KubeObject[]): OwnerIndex {
+  const byOwner = new Map<string, KubeObject[]>();
+  for (const c of candidates) {
+    for (const ref of c.metadata.ownerReferences ?? []) {
+      const list = byOwner.get(ref.uid);
+      if (list) list.push(c);
+      else byOwner.set(ref.uid, [c]);
+    }
+  }
+  return byOwner;
+}
+
 /**
  * Builds one tree per root from `candidates` (objects that may be owned: ReplicaSets, Pods, Jobs…),
  * following ownerReferences by uid at any depth (Deployment → ReplicaSet → Pod, CronJob → Job → Pod).
  * Children are sorted by key; an object is placed at most once, so a reference cycle cannot loop.
+ * Pass an `indexByOwner` of the candidates when building many trees over the same candidates.
  */
-export function buildTree(root: KubeObject, candidates: readonly KubeObject[]): TreeNode {
-  const byOwner = new Map<string, KubeObject[]>();
-  for (const c of candidates) {
-    for (const ref of c.metadata.ownerReferences ?? []) {
-      const list = byOwner.get(ref.uid) ?? [];
-      list.push(c);
-      byOwner.set(ref.uid, list);
-    }
-  }
+export function buildTree(root: KubeObject, candidates: readonly KubeObject[] | OwnerIndex): TreeNode {
+  const byOwner: OwnerIndex = candidates instanceof Map ? candidates : indexByOwner(candidates as readonly KubeObject[]);
   const seen = new Set<string>();
   const build = (obj: KubeObject): TreeNode => {
     const uid = obj.metadata.uid ?? '';

@@ -3,7 +3,7 @@ import type { Application } from '../app/types.js';
 import type { Io } from '../cli/io.js';
 import type { GlobalOptions } from '../cli/options.js';
 import { InputError } from '../cli/exit-codes.js';
-import type { KubeGateway, ResourceType } from '../kube/gateway.js';
+import type { KubeGateway, ListResult, ResourceType } from '../kube/gateway.js';
 import { apiVersionOf, resourceName } from '../kube/gateway.js';
 import { formatSource, type ManifestObject, type ManifestSource } from '../manifest/index.js';
 import { groupOf, isPlainObject, keyOf, keyString, type KubeObject, type ResourceKey } from '../model/object.js';
@@ -122,41 +122,66 @@ async function resolveDesired(objects: readonly ManifestObject[], destNs: string
   return out;
 }
 
-/** Reads the live twin of every desired object: one LIST per type+namespace holding several objects, else a GET. */
-async function readLive(desired: readonly DesiredEntry[], gw: KubeGateway): Promise<Map<string, KubeObject>> {
+/** A LIST of one type over a whole scope (a namespace, or the cluster for cluster-scoped types), by `group|version|resource|namespace`. */
+export type ScopeLists = ReadonlyMap<string, Promise<ListResult>>;
+
+/** The key of a whole-scope LIST of `type` (namespace '' for cluster-scoped types). */
+function scopeKey(type: ResourceType, namespace: string | undefined): string {
+  return `${type.group}|${type.version}|${type.resource}|${type.namespaced ? (namespace ?? '') : ''}`;
+}
+
+/**
+ * Reads the live twin of every desired object: one LIST per type+namespace holding several objects, else a GET.
+ * Starts the requests at once and hands back, besides the twins, every LIST it made of a whole scope (full objects,
+ * no selector), so the candidate scan can take those items instead of listing the same type and scope again.
+ * Only LISTs that cover the whole scope belong in `lists`: a GET, or any partial read, must never be shared.
+ */
+function readLive(desired: readonly DesiredEntry[], gw: KubeGateway): { live: Promise<Map<string, KubeObject>>; lists: ScopeLists } {
   const groups = new Map<string, DesiredEntry[]>();
   for (const d of desired) {
     if (d.pendingCrd) continue;
     const g = `${apiVersionOf(d.type)}|${d.type.kind}|${d.key.namespace}`;
-    groups.set(g, [...(groups.get(g) ?? []), d]);
+    const entries = groups.get(g);
+    if (entries) entries.push(d);
+    else groups.set(g, [d]);
   }
+  const lists = new Map<string, Promise<ListResult>>();
   const live = new Map<string, KubeObject>();
-  await Promise.all(
-    [...groups.values()].map(async (entries) => {
-      const first = entries[0] as DesiredEntry;
-      if (entries.length === 1) {
-        const o = await gw.get(first.type, first.key.namespace, first.key.name);
-        if (o) live.set(keyString(first.key), { ...o, apiVersion: o.apiVersion ?? apiVersionOf(first.type), kind: o.kind ?? first.type.kind });
-        return;
-      }
-      const wanted = new Set(entries.map((e) => e.key.name));
-      const list = await gw.list(first.type, first.type.namespaced ? { namespace: first.key.namespace } : {});
-      for (const o of list.items) {
-        const name = o.metadata.name ?? '';
-        if (wanted.has(name)) live.set(keyString({ ...first.key, name }), o);
-      }
-    }),
-  );
-  return live;
+  const reads = [...groups.values()].map(async (entries) => {
+    const first = entries[0] as DesiredEntry;
+    if (entries.length === 1) {
+      const o = await gw.get(first.type, first.key.namespace, first.key.name);
+      if (o) live.set(keyString(first.key), { ...o, apiVersion: o.apiVersion ?? apiVersionOf(first.type), kind: o.kind ?? first.type.kind });
+      return;
+    }
+    const wanted = new Set(entries.map((e) => e.key.name));
+    // Registered synchronously (before the first await), so the scan, started after this function returns, sees it.
+    const listed = gw.list(first.type, first.type.namespaced ? { namespace: first.key.namespace } : {});
+    lists.set(scopeKey(first.type, first.key.namespace), listed);
+    const list = await listed;
+    for (const o of list.items) {
+      const name = o.metadata.name ?? '';
+      if (wanted.has(name)) live.set(keyString({ ...first.key, name }), o);
+    }
+  });
+  return { live: Promise.all(reads).then(() => live), lists };
 }
 
 /**
  * Lists (metadata only) every listable preferred type in the app's namespaces and at cluster scope,
  * 16 requests at a time (the gateway's bound). Kinds we cannot list become warnings — except the kinds
  * the app itself declares (`required`, as `group/resource/namespace`): not being able to list those is
- * an error, never an empty, successful-looking prune list.
+ * an error, never an empty, successful-looking prune list. A type and scope that `reuse` holds (a full
+ * LIST of exactly that type and scope, made for the live twins) is taken from there instead of being
+ * listed again; its items are cut down to what a metadata-only list returns, so the result is the same.
  */
-export async function listAppCandidates(gw: KubeGateway, namespaces: readonly string[], warnings: string[], required: ReadonlySet<string> = new Set()): Promise<LiveEntry[]> {
+export async function listAppCandidates(
+  gw: KubeGateway,
+  namespaces: readonly string[],
+  warnings: string[],
+  required: ReadonlySet<string> = new Set(),
+  reuse: ScopeLists = new Map(),
+): Promise<LiveEntry[]> {
   const { preferred } = await gw.discover();
   const listable = preferred.filter((t) => t.verbs.includes('list'));
   const jobs: { type: ResourceType; namespace?: string }[] = [];
@@ -168,6 +193,11 @@ export async function listAppCandidates(gw: KubeGateway, namespaces: readonly st
   await Promise.all(
     jobs.map(async ({ type, namespace }) => {
       try {
+        const shared = reuse.get(scopeKey(type, namespace));
+        if (shared) {
+          for (const o of (await shared).items) out.push({ object: { apiVersion: o.apiVersion, kind: o.kind, metadata: o.metadata }, type });
+          return;
+        }
         const res = await gw.list(type, { ...(namespace ? { namespace } : {}), metadataOnly: true });
         for (const object of res.items) out.push({ object, type });
       } catch (err) {
@@ -177,10 +207,11 @@ export async function listAppCandidates(gw: KubeGateway, namespaces: readonly st
       }
     }),
   );
-  // Deterministic order regardless of which list answered first.
-  out.sort((a, b) => (keyString(keyOf(a.object)) < keyString(keyOf(b.object)) ? -1 : 1));
+  // Deterministic order regardless of which list answered first (each key built once, not per comparison).
+  const keyed = out.map((entry) => ({ entry, key: keyString(keyOf(entry.object)) }));
+  keyed.sort((a, b) => (a.key < b.key ? -1 : 1));
   warnings.sort();
-  return out;
+  return keyed.map((k) => k.entry);
 }
 
 /**
@@ -201,9 +232,12 @@ export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want:
   const namespaces = [...new Set([destinationNamespace, ...desired.map((d) => d.key.namespace)].filter((n) => n !== ''))].sort();
   // The live twins and the candidate scan are independent: run them side by side.
   const wantExtras = typeof want.extras === 'function' ? want.extras(app) : want.extras;
+  // The scan takes the items of the live reads' whole-scope LISTs instead of listing those types again (prune reads
+  // no live twins, so it lists everything itself).
+  const reads = want.live === false ? undefined : readLive(desired, gw);
   const [live, candidates] = await Promise.all([
-    want.live === false ? new Map<string, KubeObject>() : readLive(desired, gw),
-    wantExtras ? listAppCandidates(gw, namespaces, warnings, new Set(desired.map((d) => `${d.type.group}/${d.type.resource}/${d.key.namespace}`))) : undefined,
+    reads ? reads.live : new Map<string, KubeObject>(),
+    wantExtras ? listAppCandidates(gw, namespaces, warnings, new Set(desired.map((d) => `${d.type.group}/${d.type.resource}/${d.key.namespace}`)), reads?.lists) : undefined,
   ]);
   for (const d of desired) {
     const l = live.get(keyString(d.key));

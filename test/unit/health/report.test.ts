@@ -1,6 +1,7 @@
 // The status report: per-resource and app sync status, health per resource and for the app, trees, cause.
 import { buildStatusReport } from '../../../src/health/report.js';
 import { app, brokenInput, cm, loadTree, res } from './status-fixtures.js';
+import type { KubeObject } from '../../../src/model/object.js';
 
 describe('buildStatusReport', () => {
   it('keeps the two axes apart: Synced and Progressing, with the scheduler as the reason', () => {
@@ -79,4 +80,55 @@ describe('buildStatusReport', () => {
     buildStatusReport(input);
     expect(JSON.stringify(input)).toBe(before);
   });
+});
+
+describe('buildStatusReport at scale', () => {
+  // 2,000 Deployments, each owning one ReplicaSet that owns one Pod: 4,000 children, plus strays owned by nothing listed.
+  const N = 2000;
+  const deployment = (i: number): KubeObject => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: `web-${i}`, namespace: 'shop', uid: `d-${i}`, generation: 1 },
+    spec: { replicas: 1 },
+    status: { observedGeneration: 1, replicas: 1, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1 },
+  });
+  const owned = (kind: string, apiVersion: string, name: string, uid: string, owner: { kind: string; name: string; uid: string; apiVersion: string }): KubeObject => ({
+    apiVersion,
+    kind,
+    metadata: { name, namespace: 'shop', uid, ownerReferences: [owner] },
+  });
+  function children(): KubeObject[] {
+    const out: KubeObject[] = [];
+    for (let i = 0; i < N; i++) {
+      out.push(owned('ReplicaSet', 'apps/v1', `web-${i}-rs`, `r-${i}`, { apiVersion: 'apps/v1', kind: 'Deployment', name: `web-${i}`, uid: `d-${i}` }));
+      out.push(owned('Pod', 'v1', `web-${i}-rs-pod`, `p-${i}`, { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `web-${i}-rs`, uid: `r-${i}` }));
+    }
+    return out;
+  }
+
+  it('builds every tree correctly from 2,000 resources and 4,000 children, reading each child’s owners once', () => {
+    const kids = children();
+    // Count how often each child's ownerReferences are read: an owner index built once reads each exactly once.
+    const reads = new Map<string, number>();
+    for (const c of kids) {
+      const refs = c.metadata.ownerReferences;
+      const uid = c.metadata.uid as string;
+      Object.defineProperty(c.metadata, 'ownerReferences', {
+        enumerable: true,
+        get: () => {
+          reads.set(uid, (reads.get(uid) ?? 0) + 1);
+          return refs;
+        },
+      });
+    }
+    const resources = Array.from({ length: N }, (_, i) => res(deployment(i), 'in-sync'));
+    const r = buildStatusReport({ app: app(), resources, children: kids });
+    expect(r.trees).toHaveLength(N);
+    const shapes = new Set(r.trees.map((t) => `${t.name} > ${t.children.map((c) => `${c.kind}/${c.name} > ${c.children.map((p) => `${p.kind}/${p.name}`).join(',')}`).join(';')}`));
+    for (let i = 0; i < N; i++) expect(shapes.has(`web-${i} > ReplicaSet/web-${i}-rs > Pod/web-${i}-rs-pod`)).toBe(true);
+    expect(r.resources).toHaveLength(N);
+    expect(reads.size).toBe(2 * N);
+    expect([...reads.values()].every((n) => n === 1)).toBe(true);
+  });
+
 });

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { buildTree, walk, type TreeNode } from '../../../src/health/tree.js';
+import { buildTree, indexByOwner, walk, type TreeNode } from '../../../src/health/tree.js';
 import { findCause } from '../../../src/health/reason.js';
 import type { KubeObject } from '../../../src/model/object.js';
 
@@ -41,6 +41,19 @@ describe('buildTree', () => {
     const a: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'a', uid: 'a', ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'b', uid: 'b' }] } };
     const b: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'b', uid: 'b', ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'a', uid: 'a' }] } };
     expect(walk(buildTree(a, [a, b])).map((n) => n.key.name)).toEqual(['a', 'b']);
+  });
+
+  it('builds the same trees from a shared owner index as from the plain candidate list', () => {
+    for (const file of ['unschedulable.yaml', 'cronjob-failed.yaml', 'crashloop-statefulset.yaml', 'rollout-imagepull.yaml']) {
+      const objs = load(file);
+      const index = indexByOwner(objs);
+      for (const root of objs) expect(buildTree(root, index)).toEqual(buildTree(root, objs));
+    }
+    const a: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'a', uid: 'a', ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'b', uid: 'b' }] } };
+    const b: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'b', uid: 'b', ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'a', uid: 'a' }] } };
+    const index = indexByOwner([a, b]);
+    expect(walk(buildTree(a, index)).map((n) => n.key.name)).toEqual(['a', 'b']);
+    expect(walk(buildTree(b, index)).map((n) => n.key.name)).toEqual(['b', 'a']);
   });
 
   it('does not mutate the objects', () => {

@@ -2,9 +2,13 @@
 import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeGateway } from '../../../src/kube/fake-gateway.js';
+import { COMMON_TYPES, FakeGateway } from '../../../src/kube/fake-gateway.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import { loadAppState } from '../../../src/workflows/app-state.js';
+import { liveDiff } from '../../../src/workflows/live-diff.js';
+import { runStatus } from '../../../src/workflows/status.js';
+import { renderLiveDiff } from '../../../src/render/live-diff.js';
+import { paint } from '../../../src/render/colour.js';
 import type { GlobalOptions } from '../../../src/cli/options.js';
 import type { KubeObject } from '../../../src/model/object.js';
 
@@ -140,4 +144,168 @@ test('extras: only self-referencing marks of this app on root objects that are n
   expect(state.warnings.some((w) => w.startsWith('cannot list secrets in namespace shop'))).toBe(true);
   expect(gw.calls).toContain('LIST ConfigMap shop meta');
   expect(gw.calls.some((c) => c.startsWith('LIST ConfigMap other-ns'))).toBe(false);
+});
+
+describe('the candidate scan reuses the live reads’ whole-scope LISTs', () => {
+  const DESIRED = {
+    'cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n',
+    'other.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: other}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: d, namespace: other}\n',
+    'deploy.yaml': 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api}\nspec: {}\n',
+    'roles.yaml': 'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r1}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r2}\n',
+    // One Secret: read with a GET, so its kind is still listed (metadata-only) by the scan.
+    'secret.yaml': 'apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n',
+  };
+  const TID = 'argocd.argoproj.io/tracking-id';
+  const obj = (apiVersion: string, kind: string, name: string, ns: string | undefined, annotations?: Record<string, string>, extra: Partial<KubeObject['metadata']> = {}): KubeObject => ({
+    apiVersion,
+    kind,
+    metadata: { name, ...(ns ? { namespace: ns } : {}), ...(annotations ? { annotations } : {}), ...extra },
+    ...(kind === 'ConfigMap' ? { data: { big: 'x'.repeat(100) } } : {}),
+  });
+  const mark = (group: string, kind: string, ns: string, name: string, app = 'shop') => ({ [TID]: `${app}:${group}/${kind}:${ns}/${name}` });
+  function cluster(forbidden: string[] = []): FakeGateway {
+    return new FakeGateway({
+      forbidden,
+      objects: [
+        obj('v1', 'ConfigMap', 'a', 'shop', mark('', 'ConfigMap', 'shop', 'a')),
+        obj('v1', 'ConfigMap', 'stale', 'shop', mark('', 'ConfigMap', 'shop', 'stale')),
+        obj('v1', 'ConfigMap', 'keep', 'shop', { ...mark('', 'ConfigMap', 'shop', 'keep'), 'argocd.argoproj.io/sync-options': 'Prune=false' }),
+        obj('v1', 'ConfigMap', 'going', 'shop', mark('', 'ConfigMap', 'shop', 'going'), { deletionTimestamp: '2026-01-01T00:00:00Z' }),
+        obj('v1', 'ConfigMap', 'theirs', 'shop', mark('', 'ConfigMap', 'shop', 'theirs', 'other')),
+        obj('v1', 'ConfigMap', 'copy', 'shop', mark('', 'ConfigMap', 'shop', 'stale')),
+        obj('v1', 'ConfigMap', 'child', 'shop', mark('', 'ConfigMap', 'shop', 'child'), { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'a', uid: 'x' }] }),
+        obj('v1', 'ConfigMap', 'plain', 'shop'),
+        obj('v1', 'ConfigMap', 'c', 'other', mark('', 'ConfigMap', 'other', 'c')),
+        obj('v1', 'ConfigMap', 'old-other', 'other', mark('', 'ConfigMap', 'other', 'old-other')),
+        obj('v1', 'ConfigMap', 'not-ours', 'third', mark('', 'ConfigMap', 'third', 'not-ours')),
+        obj('apps/v1', 'Deployment', 'web', 'shop', mark('apps', 'Deployment', 'shop', 'web')),
+        obj('apps/v1', 'Deployment', 'old-web', 'shop', mark('apps', 'Deployment', 'shop', 'old-web')),
+        obj('rbac.authorization.k8s.io/v1', 'ClusterRole', 'r1', undefined, mark('rbac.authorization.k8s.io', 'ClusterRole', '', 'r1')),
+        obj('rbac.authorization.k8s.io/v1', 'ClusterRole', 'old-role', undefined, mark('rbac.authorization.k8s.io', 'ClusterRole', '', 'old-role')),
+        obj('rbac.authorization.k8s.io/v1', 'ClusterRole', 'system', undefined),
+        obj('v1', 'Secret', 's', 'shop', mark('', 'Secret', 'shop', 's')),
+        obj('v1', 'Secret', 'old-secret', 'shop', mark('', 'Secret', 'shop', 'old-secret')),
+        obj('v1', 'Service', 'old-svc', 'other', mark('', 'Service', 'other', 'old-svc')),
+      ],
+    });
+  }
+  const lists = (gw: FakeGateway) => gw.calls.filter((c) => c.startsWith('LIST')).sort();
+
+  test('no metadata-only LIST of a type and scope the live reads listed in full; the prune plan is the one a full scan gives', async () => {
+    const { appFile, dir } = workspace(DESIRED);
+    const gw = cluster();
+    const state = await loadAppState({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: gw }, { extras: true });
+    expect(state.namespaces).toEqual(['other', 'shop']);
+    // The live reads: one full LIST per type+scope holding several desired objects, a GET for the single Secret.
+    expect(gw.calls.filter((c) => c.startsWith('GET'))).toEqual(['GET Secret shop/s']);
+    const full = lists(gw).filter((c) => !c.endsWith(' meta'));
+    expect(full).toEqual(['LIST ClusterRole *', 'LIST ConfigMap other', 'LIST ConfigMap shop', 'LIST Deployment shop']);
+    // The scan: every listable type in both namespaces and at cluster scope, except those four.
+    const meta = lists(gw).filter((c) => c.endsWith(' meta'));
+    for (const f of full) expect(meta).not.toContain(`${f} meta`);
+    expect(meta).toContain('LIST Secret shop meta');
+    expect(meta).toContain('LIST Deployment other meta');
+    expect(meta).toContain('LIST Namespace * meta');
+    // 9 namespaced types × 2 namespaces + 3 cluster-scoped = 21 scope LISTs, of which 4 are taken from the live reads.
+    expect(meta).toHaveLength(21 - 4);
+
+    // The same plan, objects included, as the scan without live reads (every scope listed metadata-only, as before).
+    const baseline = cluster();
+    const scanned = await loadAppState({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: baseline }, { extras: true, live: false });
+    expect(lists(baseline).filter((c) => c.endsWith(' meta'))).toHaveLength(21);
+    expect(state.prune).toEqual(scanned.prune);
+    expect(state.warnings).toEqual(scanned.warnings);
+    expect(state.prune?.candidates.map((c) => [`${c.key.kind}/${c.key.namespace}/${c.key.name}`, c.skip ?? ''])).toEqual(scanned.prune?.candidates.map((c) => [`${c.key.kind}/${c.key.namespace}/${c.key.name}`, c.skip ?? '']));
+    expect(new Set(state.prune?.candidates.map((c) => `${c.key.kind}/${c.key.namespace}/${c.key.name}`))).toEqual(
+      new Set(['ConfigMap/shop/stale', 'ConfigMap/shop/keep', 'ConfigMap/shop/going', 'ConfigMap/other/old-other', 'Deployment/shop/old-web', 'ClusterRole//old-role', 'Secret/shop/old-secret', 'Service/other/old-svc']),
+    );
+    expect(state.prune?.notOwned.map((n) => [n.key.name, n.reason.code])).toEqual([
+      ['child', 'has-owner'],
+      ['copy', 'not-self'],
+      ['theirs', 'other-app'],
+    ]);
+    // A reused candidate carries only what a metadata-only list returns (and its uid and resourceVersion for the preconditions).
+    const stale = state.prune?.candidates.find((c) => c.key.name === 'stale');
+    expect(stale?.object).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: expect.objectContaining({ name: 'stale', uid: expect.any(String), resourceVersion: expect.any(String) }) });
+    expect(Object.keys(stale?.object ?? {})).toEqual(['apiVersion', 'kind', 'metadata']);
+    // Fewer requests, by exactly the four duplicate LISTs.
+    expect(state.requests).toBe(baseline.stats().requests + 5 - 4);
+  });
+
+  test('diff: the same EXTRA lines with four LISTs fewer', async () => {
+    const { appFile, dir } = workspace(DESIRED);
+    const gw = cluster();
+    const report = await liveDiff({ appFile, desired: dir, serverSide: false }, { io: memoryIo().io, opts, gateway: gw });
+    const extra = renderLiveDiff(report, 'kv', paint(false))
+      .split('\n')
+      .filter((l) => l.startsWith('EXTRA='));
+    // In key order (group/kind/namespace/name).
+    expect(extra).toEqual([
+      'EXTRA=ConfigMap/old-other',
+      'EXTRA=ConfigMap/going',
+      'EXTRA=ConfigMap/keep',
+      'EXTRA=ConfigMap/stale',
+      'EXTRA=Secret/old-secret',
+      'EXTRA=Service/old-svc',
+      'EXTRA=Deployment/old-web',
+      'EXTRA=ClusterRole/old-role',
+    ]);
+    expect(gw.calls.filter((c) => /^LIST (ConfigMap (shop|other)|Deployment shop|ClusterRole \*) meta$/.test(c))).toEqual([]);
+    // discovery + 4 full LISTs + 1 GET + 17 metadata-only LISTs (was 21).
+    expect(gw.stats().requests).toBe(1 + 4 + 1 + 17);
+  });
+
+  test('status: the same rows, without the duplicate LISTs', async () => {
+    const { appFile, dir } = workspace(DESIRED);
+    const gw = cluster();
+    const result = await runStatus({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: gw });
+    const rows = result.report.resources.filter((r) => r.requiresPruning).map((r) => `${r.kind}/${r.namespace}/${r.name}`);
+    expect(rows).toEqual(['ConfigMap/other/old-other', 'ConfigMap/shop/going', 'ConfigMap/shop/keep', 'ConfigMap/shop/stale', 'Secret/shop/old-secret', 'Service/other/old-svc', 'Deployment/shop/old-web', 'ClusterRole//old-role']);
+    expect(gw.calls.filter((c) => /^LIST (ConfigMap (shop|other)|Deployment shop|ClusterRole \*) meta$/.test(c))).toEqual([]);
+  });
+
+  test('a desired kind whose shared LIST fails is still an error (exit 3), for diff and status as for prune', async () => {
+    const { appFile, dir } = workspace(DESIRED);
+    for (const forbidden of ['list configmaps', 'list clusterroles.rbac.authorization.k8s.io']) {
+      const deps = { io: memoryIo().io, opts, gateway: cluster([forbidden]) };
+      const err = await loadAppState({ appFile, desired: dir }, deps, { extras: true }).catch((e: unknown) => e as Error);
+      expect((err as { code?: number }).code).toBe(3);
+      const viaStatus = await runStatus({ appFile, desired: dir }, { ...deps, gateway: cluster([forbidden]) }).catch((e: unknown) => e as Error);
+      expect((viaStatus as { code?: number }).code).toBe(3);
+      const viaPrune = await loadAppState({ appFile, desired: dir }, { ...deps, gateway: cluster([forbidden]) }, { extras: true, live: false }).catch((e: unknown) => e as Error);
+      expect((viaPrune as { code?: number }).code).toBe(3);
+    }
+  });
+
+  test('prune (live: false) still lists every scope itself', async () => {
+    const { appFile, dir } = workspace(DESIRED);
+    const gw = cluster();
+    await loadAppState({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: gw }, { extras: true, live: false });
+    expect(lists(gw).every((c) => c.endsWith(' meta'))).toBe(true);
+    expect(lists(gw)).toContain('LIST ConfigMap shop meta');
+    expect(lists(gw)).toContain('LIST ClusterRole * meta');
+    expect(lists(gw)).toHaveLength(21);
+  });
+
+  test('a LIST of another version than the preferred one is not reused', async () => {
+    const widget = (version: string) => ({ group: 'example.com', version, kind: 'Widget', resource: 'widgets', namespaced: true, verbs: ['get', 'list', 'patch', 'delete'] });
+    const gw = new FakeGateway({
+      types: [...COMMON_TYPES, widget('v2'), widget('v1')],
+      objects: [
+        { apiVersion: 'example.com/v2', kind: 'Widget', metadata: { name: 'w1', namespace: 'shop' } },
+        { apiVersion: 'example.com/v2', kind: 'Widget', metadata: { name: 'old', namespace: 'shop', annotations: mark('example.com', 'Widget', 'shop', 'old') } },
+      ],
+    });
+    // v2 is the preferred version; the app declares v1.
+    const discover = gw.discover.bind(gw);
+    gw.discover = async () => {
+      const d = await discover();
+      return { ...d, preferred: d.preferred.filter((t) => !(t.kind === 'Widget' && t.version === 'v1')) };
+    };
+    const { appFile, dir } = workspace({ 'w.yaml': 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\n---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w2}\n' });
+    const state = await loadAppState({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: gw }, { extras: true });
+    expect(gw.calls).toContain('LIST Widget shop');
+    expect(gw.calls).toContain('LIST Widget shop meta');
+    expect(state.prune?.candidates.map((c) => c.key.name)).toEqual(['old']);
+  });
 });
