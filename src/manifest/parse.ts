@@ -48,6 +48,7 @@ function lineAt(starts: readonly number[], offset: number): number {
 }
 
 const INDENTED_MARKER = /^[ \t]+(?:---|\.\.\.)(?:[ \t\r\n]|$)/m;
+const LEADING_TAB = /^ *\t/m;
 
 /**
  * The fast path (js-yaml's event parser, about ten times faster than the yaml package's AST):
@@ -57,7 +58,8 @@ const INDENTED_MARKER = /^[ \t]+(?:---|\.\.\.)(?:[ \t\r\n]|$)/m;
 function parseYamlFast(text: string, file: string): ManifestObject[] | undefined {
   // js-yaml takes an indented `---` or `...` for a document marker; in YAML only column 0 starts or ends a
   // document (an indented one is text, e.g. inside a block scalar). Such files go to the reference parser.
-  if (INDENTED_MARKER.test(text)) return undefined;
+  // Likewise a tab in a line's indentation: js-yaml lets some pass that YAML forbids.
+  if (INDENTED_MARKER.test(text) || LEADING_TAB.test(text)) return undefined;
   let events: Event[];
   let docs: unknown[];
   try {

@@ -44,6 +44,12 @@ describe('parseManifests', () => {
     expect(parseManifests(text, 'i.yaml').map((o) => o.object.data)).toEqual([{ 'multi.yaml': 'a: 1\n---\nb: 2\n' }]);
   });
 
+  it('a tab in indentation is refused as YAML forbids it, a tab inside a block scalar is kept (found by the fuzzer)', () => {
+    expect(() => parseManifests('---\n\t', 't.yaml')).toThrow(/^t\.yaml:2:1: invalid YAML: Tabs are not allowed as indentation/);
+    const text = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n  mk: |\n    all:\n    \techo hi\n';
+    expect(parseManifests(text, 't.yaml')[0]!.object.data).toEqual({ mk: 'all:\n\techo hi\n' });
+  });
+
   it('reads a List with no items, or items: null, as no objects', () => {
     expect(parseManifests('apiVersion: v1\nkind: List\n', 'e.yaml')).toEqual([]);
     expect(parseManifests('apiVersion: v1\nkind: List\nitems: null\n', 'e.yaml')).toEqual([]);
