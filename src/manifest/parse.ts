@@ -49,6 +49,7 @@ function lineAt(starts: readonly number[], offset: number): number {
 
 const INDENTED_MARKER = /^[ \t]+(?:---|\.\.\.)(?:[ \t\r\n]|$)/m;
 const LEADING_TAB = /^ *\t/m;
+const EMPTY_KEY = /^[ \t-]*:(?:[ \t\r\n]|$)/m;
 
 /**
  * The fast path (js-yaml's event parser, about ten times faster than the yaml package's AST):
@@ -58,8 +59,9 @@ const LEADING_TAB = /^ *\t/m;
 function parseYamlFast(text: string, file: string): ManifestObject[] | undefined {
   // js-yaml takes an indented `---` or `...` for a document marker; in YAML only column 0 starts or ends a
   // document (an indented one is text, e.g. inside a block scalar). Such files go to the reference parser.
-  // Likewise a tab in a line's indentation: js-yaml lets some pass that YAML forbids.
-  if (INDENTED_MARKER.test(text) || LEADING_TAB.test(text)) return undefined;
+  // Likewise a tab in a line's indentation (js-yaml lets some pass that YAML forbids), and an empty
+  // implicit key (`: value` at the start of a line: js-yaml names it "null" where YAML's key is empty).
+  if (INDENTED_MARKER.test(text) || LEADING_TAB.test(text) || EMPTY_KEY.test(text)) return undefined;
   let events: Event[];
   let docs: unknown[];
   try {

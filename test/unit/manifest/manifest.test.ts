@@ -50,6 +50,11 @@ describe('parseManifests', () => {
     expect(parseManifests(text, 't.yaml')[0]!.object.data).toEqual({ mk: 'all:\n\techo hi\n' });
   });
 
+  it('an empty key (a line starting with ": ") is read as YAML reads it, or refused where YAML refuses it (found by the fuzzer)', () => {
+    expect(parseManifests('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n: x\n', 'k.yaml')[0]!.object).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' }, '': 'x' });
+    expect(() => parseManifests('kind: List\nitems:\n: apiVersion: v1\n', 'k.yaml')).toThrow(/^k\.yaml:3:3: invalid YAML: Nested mappings are not allowed in compact mappings/);
+  });
+
   it('reads a List with no items, or items: null, as no objects', () => {
     expect(parseManifests('apiVersion: v1\nkind: List\n', 'e.yaml')).toEqual([]);
     expect(parseManifests('apiVersion: v1\nkind: List\nitems: null\n', 'e.yaml')).toEqual([]);
