@@ -60,33 +60,3 @@ test('the app-level Prune=false default is overridden by a resource annotation',
     ['a', 'the Application sets syncOptions Prune=false'],
   ]);
 });
-
-test('a wave is deleted side by side (as gitops-engine prunes a wave in parallel); the next wave starts when it is done; order of results kept', async () => {
-  const waved = (name: string, wave: number) => marked(name, { 'argocd.argoproj.io/sync-wave': String(wave) });
-  const gw = new FakeGateway({ objects: [waved('a', 0), waved('b', 0), waved('late', 5)] });
-  const cands = await candidatesOf(gw);
-  expect(cands.map((c) => `${c.key.name}@${c.wave}`)).toEqual(['late@5', 'b@0', 'a@0']);
-  const events: string[] = [];
-  let releaseB!: () => void;
-  const bHeld = new Promise<void>((r) => (releaseB = r));
-  const inner = gw.delete.bind(gw);
-  gw.delete = async (type, ns, name, opts) => {
-    events.push(`start ${name}`);
-    // b answers only once a has started: a sequential delete would wait here for ever.
-    if (name === 'b') await bHeld;
-    if (name === 'a') releaseB();
-    if (name === 'late') await new Promise((r) => setTimeout(r, 20));
-    const res = await inner(type, ns, name, opts);
-    events.push(`end ${name}`);
-    return res;
-  };
-  const results = await deleteCandidates(gw, cands, { propagationPolicy: 'foreground' });
-  expect(results.map((r) => [r.candidate.key.name, r.outcome])).toEqual([
-    ['late', 'deleted'],
-    ['b', 'deleted'],
-    ['a', 'deleted'],
-  ]);
-  // The later wave finished before the wave-0 deletes began; b and a overlapped.
-  expect(events.slice(0, 2)).toEqual(['start late', 'end late']);
-  expect(events.indexOf('start a')).toBeLessThan(events.indexOf('end b'));
-});
