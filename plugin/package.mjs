@@ -1,5 +1,6 @@
 // `npm run package`: one archive per platform in dist/ (executable + LICENSE + third-party notices),
-// a .sha256 file for each, and krew-manifest.yaml generated from their real checksums.
+// a .sha256 file for each, and dist/krew-manifest.yaml generated from their real checksums (with --release, the
+// committed krew-manifest.yaml too).
 //
 // Archives hold the committed HEAD (exported with git archive), never uncommitted edits. linux/amd64
 // is built as `npm run build` does (startup snapshot). Other platforms use the Node binary the npm
@@ -202,8 +203,13 @@ async function main() {
     report.push(`  ${archiveName}  ${(readFileSync(archivePath).length / 1e6).toFixed(1)} MB  sha256 ${sum.slice(0, 12)}…  (${tested}; ${((Date.now() - started) / 1000).toFixed(1)} s)`);
   }
 
-  writeFileSync(join(ROOT, 'krew-manifest.yaml'), krewManifest({ version: info.version, platforms }));
-  console.log(`packaged ${info.version} (${info.commit}) into dist/:\n${report.join('\n')}\nwrote krew-manifest.yaml`);
+  // dist/krew-manifest.yaml matches these archives; the committed one at the root is the release's, rewritten only
+  // with --release (packaging for tests and local installs must not change tracked files).
+  const manifest = krewManifest({ version: info.version, platforms });
+  writeFileSync(join(DIST, 'krew-manifest.yaml'), manifest);
+  const release = process.argv.includes('--release');
+  if (release) writeFileSync(join(ROOT, 'krew-manifest.yaml'), manifest);
+  console.log(`packaged ${info.version} (${info.commit}) into dist/:\n${report.join('\n')}\nwrote dist/krew-manifest.yaml${release ? ' and krew-manifest.yaml' : ''}`);
   const missing = TARGETS.filter((t) => !platforms.some((p) => p.os === t.os && p.arch === t.arch));
   if (missing.length) console.warn(`package: WARNING: not packaged: ${missing.map((t) => `${t.os}/${t.arch}`).join(', ')}`);
 }

@@ -8,7 +8,7 @@ import { parse } from 'yaml';
 import { clusterBin, pluginPath, repoRoot, run, type RunResult } from './support/index.js';
 
 const version = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
-const manifestPath = join(repoRoot, 'krew-manifest.yaml');
+const manifestPath = join(repoRoot, 'dist', 'krew-manifest.yaml');
 const archivePath = join(repoRoot, 'dist', `kubectl-gitops_${version}_linux_amd64.tar.gz`);
 
 function stale(path: string): boolean {
@@ -60,15 +60,19 @@ test('kubectl krew install --manifest --archive installs the plugin offline, and
   expect(JSON.parse(json.stdout)).toMatchObject({ version });
 });
 
-test('validate-krew-manifest -skip-install accepts the manifest', async () => {
-  const manifest = parse(readFileSync(manifestPath, 'utf8')) as { metadata: { name: string } };
+test.each([
+  ['the packaged manifest (dist/)', () => manifestPath],
+  ['the committed release manifest', () => join(repoRoot, 'krew-manifest.yaml')],
+])('validate-krew-manifest -skip-install accepts %s', async (_what, pathOf) => {
+  const manifest = parse(readFileSync(pathOf(), 'utf8')) as { metadata: { name: string } };
   // The validator infers the plugin name from the file name: it must be <name>.yaml.
   const named = join(krewRoot, `${manifest.metadata.name}.yaml`);
-  copyFileSync(manifestPath, named);
+  copyFileSync(pathOf(), named);
   const res = await run(join(clusterBin(), 'validate-krew-manifest'), ['-manifest', named, '-skip-install'], { env });
   expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: expect.stringContaining('structural validation OK') });
+});
 
-  // And it is a real check: a file named after another plugin is refused.
+test('validate-krew-manifest is a real check: a file named after another plugin is refused', async () => {
   const wrong = join(krewRoot, 'not-the-name.yaml');
   copyFileSync(manifestPath, wrong);
   const refused = await run(join(clusterBin(), 'validate-krew-manifest'), ['-manifest', wrong, '-skip-install'], { env });
