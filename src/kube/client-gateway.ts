@@ -1,13 +1,16 @@
-// The real KubeGateway: raw HTTPS with client-node's kubeconfig auth, keep-alive, bounded concurrency and retries.
+// The real KubeGateway: raw HTTP/2 (or HTTP/1.1 keep-alive) to the API server, bounded concurrency and retries.
 //
 // Why raw HTTP rather than client-node's generated APIs: we need metadata-only lists (an Accept
 // header the generated clients do not expose), apply-patch bodies for any kind, Status bodies on
-// errors (for SSA conflict causes), and one keep-alive agent shared by every request. client-node
-// still does what it is good at: reading the kubeconfig and turning its user entry (certs, tokens,
-// exec plugins) into TLS options and headers (`applyToHTTPSOptions`).
+// errors (for SSA conflict causes), and one connection shared by every request. Over TLS the server
+// is offered HTTP/2 (h2-session.ts), as kubectl's Go client does: one handshake, 32 requests in
+// flight on one connection; a server or proxy that takes only HTTP/1.1 gets up to 16 keep-alive
+// sockets. Credentials come from auth.ts (client-node only for exec plugins and auth providers).
 import http from 'node:http';
 import https from 'node:https';
+import http2 from 'node:http2';
 import type { ClusterConnection } from './auth.js';
+import { H2Sessions } from './h2-session.js';
 import { ClusterError, InputError } from '../cli/exit-codes.js';
 import { isPlainObject, type KubeObject } from '../model/object.js';
 import { apiError, isRetryableStatus, KubeApiError, redactError, retryAfterMs, secretStrings } from './errors.js';
@@ -41,8 +44,10 @@ export interface ClientGatewayOptions {
   connection: ClusterConnection;
   /** Per-request timeout in ms; 0 means none. */
   requestTimeoutMs: number;
-  /** Requests in flight at once (default 16). */
+  /** Requests in flight at once (default 32 over HTTP/2, 16 sockets over HTTP/1.1). */
   concurrency?: number;
+  /** Offer HTTP/2 over TLS (default true); HTTP/1.1 is used when the server does not take it. */
+  http2?: boolean;
   /** Retries of a safe request after 429/5xx/reset (default 4). */
   maxRetries?: number;
   /** Base backoff in ms (default 200; doubled per attempt). */
@@ -73,7 +78,18 @@ interface Response {
 const AGGREGATED_ACCEPT =
   'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json';
 const METADATA_ACCEPT = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json';
-const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+// Connection-level failures after which a safe request may be sent again (HTTP/1.1 and HTTP/2).
+const RESET_CODES = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'ECONNABORTED',
+  'ERR_HTTP2_GOAWAY_SESSION',
+  'ERR_HTTP2_SESSION_ERROR',
+  'ERR_HTTP2_STREAM_ERROR',
+  'ERR_HTTP2_STREAM_CANCEL',
+  'ERR_HTTP2_INVALID_SESSION',
+  'ERR_HTTP2_STREAM_CLOSED',
+]);
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 
 /** A counting semaphore: at most `n` tasks run at once. */
@@ -124,6 +140,7 @@ class ClientGateway implements KubeGateway {
   private readonly url: URL;
   private readonly agent: http.Agent;
   private readonly limiter: Limiter;
+  private readonly h2: H2Sessions | undefined;
   private headers: Record<string, string | string[]>;
   private basicAuth: string | undefined;
   private discovery: Promise<Discovery> | undefined;
@@ -135,7 +152,9 @@ class ClientGateway implements KubeGateway {
   ) {
     this.url = new URL(server);
     const n = opts.concurrency ?? 16;
-    this.limiter = new Limiter(n);
+    const h2 = this.url.protocol === 'https:' && opts.http2 !== false;
+    this.limiter = new Limiter(opts.concurrency ?? (h2 ? 32 : 16));
+    if (h2) this.h2 = new H2Sessions(this.url, opts.connection.tls);
     const { tls } = opts.connection;
     this.headers = { ...opts.connection.headers };
     this.basicAuth = opts.connection.basicAuth;
@@ -156,6 +175,7 @@ class ClientGateway implements KubeGateway {
   }
 
   close(): void {
+    this.h2?.close();
     this.agent.destroy();
   }
 
@@ -164,7 +184,8 @@ class ClientGateway implements KubeGateway {
     if (refresh) this.headers = await refresh();
   }
 
-  private once(spec: RequestSpec, signal?: AbortSignal, stream?: (chunk: string) => void): Promise<Response> {
+  private async once(spec: RequestSpec, signal?: AbortSignal, stream?: (chunk: string) => void): Promise<Response> {
+    const session = this.h2?.mayUseH2 ? await this.h2.get() : undefined;
     const qs = new URLSearchParams();
     for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined) qs.set(k, v);
     const q = qs.toString();
@@ -181,6 +202,7 @@ class ClientGateway implements KubeGateway {
     const lib = this.url.protocol === 'http:' ? http : https;
     const basePath = this.url.pathname.replace(/\/$/, '');
     const timeoutMs = stream ? 0 : this.opts.requestTimeoutMs;
+    if (session) return this.onceH2(session, { method: spec.method, path: `${basePath}${spec.path}${q ? `?${q}` : ''}`, headers, payload, timeoutMs, signal, stream });
     return new Promise<Response>((resolve, reject) => {
       const req = lib.request(
         {
@@ -221,6 +243,58 @@ class ClientGateway implements KubeGateway {
       });
       if (payload) req.write(payload);
       req.end();
+    });
+  }
+
+  /** One request as a stream of the HTTP/2 session (the same contract as the HTTP/1.1 path). */
+  private onceH2(
+    session: http2.ClientHttp2Session,
+    r: { method: string; path: string; headers: Record<string, string | string[]>; payload?: Buffer; timeoutMs: number; signal?: AbortSignal; stream?: (chunk: string) => void },
+  ): Promise<Response> {
+    return new Promise<Response>((resolve, reject) => {
+      const h: http2.OutgoingHttpHeaders = { ':method': r.method, ':path': r.path };
+      for (const [k, v] of Object.entries(r.headers)) h[k.toLowerCase()] = v;
+      if (this.basicAuth !== undefined && h.authorization === undefined) h.authorization = `Basic ${Buffer.from(this.basicAuth).toString('base64')}`;
+      let req: http2.ClientHttp2Stream;
+      try {
+        req = session.request(h, { endStream: r.payload === undefined, ...(r.signal ? { signal: r.signal } : {}) });
+      } catch (err) {
+        reject(err);
+        return;
+      }
+      const done = this.h2!.begin(session);
+      let status = 0;
+      let headers: http.IncomingHttpHeaders = {};
+      let body = '';
+      let settled = false;
+      let timer: NodeJS.Timeout | undefined;
+      const settle = (fn: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        done();
+        fn();
+      };
+      if (r.timeoutMs > 0) {
+        timer = setTimeout(() => {
+          req.close(http2.constants.NGHTTP2_CANCEL);
+          settle(() => reject(new TimeoutError(`no response within ${r.timeoutMs / 1000}s (--request-timeout)`)));
+        }, r.timeoutMs);
+      }
+      req.on('response', (hdrs) => {
+        status = Number(hdrs[':status'] ?? 0);
+        headers = hdrs as http.IncomingHttpHeaders;
+      });
+      req.setEncoding('utf8');
+      req.on('data', (c: string) => {
+        if (r.stream && status < 300) r.stream(c);
+        else body += c;
+      });
+      req.on('end', () => settle(() => resolve({ status, body, headers })));
+      req.on('error', (e) => settle(() => reject(e)));
+      // A stream reset without an error event (e.g. the session went away): no complete answer.
+      req.on('close', () => settle(() => reject(Object.assign(new Error('the HTTP/2 stream closed before the response ended'), { code: 'ERR_HTTP2_STREAM_CLOSED' }))));
+      if (r.payload) req.end(r.payload);
     });
   }
 

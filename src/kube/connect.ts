@@ -26,5 +26,6 @@ export async function connectGateway(opts: GlobalOptions, env: Record<string, st
   const requestTimeoutMs = parseDuration(opts.requestTimeout, '--request-timeout');
   const connection = await resolveConnection({ kubeconfig: opts.kubeconfig, context: opts.context, env });
   const { createClientGateway } = await import('./client-gateway.js');
-  return createClientGateway({ connection, requestTimeoutMs });
+  // KUBECTL_GITOPS_HTTP1=1: never offer HTTP/2 (for a proxy in the way that mishandles it).
+  return createClientGateway({ connection, requestTimeoutMs, http2: env.KUBECTL_GITOPS_HTTP1 !== '1' });
 }

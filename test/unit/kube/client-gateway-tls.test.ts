@@ -1,0 +1,175 @@
+// The gateway over TLS: HTTP/2 when the server offers it (one connection for many requests), HTTP/1.1
+// when it does not, with the same retries, timeouts, headers and error mapping on both.
+import http2 from 'node:http2';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TLSSocket } from 'node:tls';
+import { createClientGateway } from '../../../src/kube/client-gateway.js';
+import type { ClusterConnection } from '../../../src/kube/auth.js';
+import type { KubeGateway, ResourceType } from '../../../src/kube/gateway.js';
+
+const FIXTURES = join(process.cwd(), 'test', 'fixtures', 'tls');
+const cert = readFileSync(join(FIXTURES, 'server.crt'));
+const key = readFileSync(join(FIXTURES, 'server.key'));
+const CM: ResourceType = { group: '', version: 'v1', kind: 'ConfigMap', resource: 'configmaps', namespaced: true, verbs: ['list', 'patch'] };
+
+interface Seen { version: string; method: string; path: string; auth: string; group: string; contentType: string; body: string }
+type Reply = (req: Seen) => { status: number; body: unknown; headers?: Record<string, string>; delayMs?: number };
+
+/** A TLS server speaking HTTP/2 (with HTTP/1.1 allowed) or HTTP/1.1 only; records requests and TLS connections. */
+async function tlsServer(kind: 'h2' | 'http1', reply: Reply) {
+  const seen: Seen[] = [];
+  let connections = 0;
+  const handler = (req: http2.Http2ServerRequest | import('node:http').IncomingMessage, res: http2.Http2ServerResponse | import('node:http').ServerResponse) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const s: Seen = {
+        version: req.httpVersion,
+        method: req.method ?? '',
+        path: req.url ?? '',
+        auth: String(req.headers.authorization),
+        group: String(req.headers['impersonate-group']),
+        contentType: String(req.headers['content-type']),
+        body,
+      };
+      seen.push(s);
+      const r = reply(s);
+      const send = () => {
+        (res as import('node:http').ServerResponse).writeHead(r.status, { 'content-type': 'application/json', ...(r.headers ?? {}) });
+        res.end(JSON.stringify(r.body));
+      };
+      if (r.delayMs) setTimeout(send, r.delayMs);
+      else send();
+    });
+  };
+  const server =
+    kind === 'h2'
+      ? http2.createSecureServer({ cert, key, allowHTTP1: true }, handler)
+      : https.createServer({ cert, key }, handler);
+  const sockets = new Set<TLSSocket>();
+  server.on('secureConnection', (sock: TLSSocket) => {
+    connections++;
+    sockets.add(sock);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    seen,
+    connections: () => connections,
+    url: `https://127.0.0.1:${port}`,
+    /** Cuts every connection, as an API server restart does, and keeps listening. */
+    dropConnections: () => {
+      for (const sock of sockets) sock.destroy();
+      sockets.clear();
+    },
+    close: () => new Promise<void>((r) => {
+      (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+      server.close(() => r());
+    }),
+  };
+}
+
+function connection(server: string, extra: Partial<ClusterConnection> = {}): ClusterConnection {
+  return { server, tls: { ca: cert }, headers: { Authorization: 'Bearer tok', 'Impersonate-Group': ['dev', 'ops'] }, via: 'kubeconfig', ...extra };
+}
+
+const cmList = (names: string[]) => ({ kind: 'ConfigMapList', metadata: {}, items: names.map((name) => ({ metadata: { name } })) });
+
+describe('over HTTP/2', () => {
+  let srv: Awaited<ReturnType<typeof tlsServer>>;
+  let gw: KubeGateway;
+  let failNext = 0;
+  beforeAll(async () => {
+    srv = await tlsServer('h2', (req) => {
+      if (failNext > 0) {
+        failNext--;
+        return { status: 429, body: { kind: 'Status', message: 'slow down' }, headers: { 'retry-after': '0' } };
+      }
+      if (req.path.includes('/slow')) return { status: 200, body: {}, delayMs: 2000 };
+      if (req.method === 'PATCH') return { status: 200, body: JSON.parse(req.body) };
+      return { status: 200, body: cmList([`n${srv.seen.length}`]) };
+    });
+    gw = await createClientGateway({ connection: connection(srv.url), requestTimeoutMs: 1000, backoffMs: 5 });
+  });
+  afterAll(async () => {
+    gw.close();
+    await srv.close();
+  });
+
+  it('sends 40 requests at once over one TLS connection, with the credentials and repeated headers', async () => {
+    const lists = await Promise.all(Array.from({ length: 40 }, () => gw.list(CM, { namespace: 'shop' })));
+    expect(lists.every((l) => l.items.length === 1 && l.items[0]!.kind === 'ConfigMap')).toBe(true);
+    expect(srv.connections()).toBe(1);
+    expect(new Set(srv.seen.map((s) => s.version))).toEqual(new Set(['2.0']));
+    expect(srv.seen[0]).toMatchObject({ method: 'GET', path: '/api/v1/namespaces/shop/configmaps?limit=500', auth: 'Bearer tok', group: 'dev, ops' });
+  });
+
+  it('sends a server-side apply body and reads the answer', async () => {
+    const obj = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'shop' }, data: { k: 'v' } };
+    const out = await gw.apply(CM, obj, { fieldManager: 'argocd-controller', force: false, dryRun: false });
+    expect(out).toEqual(obj);
+    const patch = srv.seen.at(-1)!;
+    expect(patch).toMatchObject({ method: 'PATCH', contentType: 'application/apply-patch+yaml', version: '2.0' });
+    expect(patch.path).toBe('/api/v1/namespaces/shop/configmaps/a?fieldManager=argocd-controller');
+  });
+
+  it('retries a 429 on the same connection, and times out a request that does not answer', async () => {
+    failNext = 2;
+    const before = srv.seen.length;
+    expect((await gw.list(CM, { namespace: 'shop' })).items).toHaveLength(1);
+    expect(srv.seen.length - before).toBe(3);
+    await expect(gw.get(CM, 'shop', 'slow')).rejects.toThrow(/timed out: no response within 1s/);
+    expect(srv.connections()).toBe(1);
+  });
+
+  it('reconnects when the server cut the connection (an API server restart)', async () => {
+    const before = srv.connections();
+    await gw.list(CM, { namespace: 'shop' });
+    srv.dropConnections();
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await gw.list(CM, { namespace: 'shop' })).items).toHaveLength(1);
+    expect(srv.connections()).toBe(before + 1);
+  });
+});
+
+describe('over HTTP/1.1 when the server does not offer HTTP/2', () => {
+  it('falls back after the ALPN answer and still works (credentials, retries)', async () => {
+    let fail = 1;
+    const srv = await tlsServer('http1', () => (fail-- > 0 ? { status: 503, body: { kind: 'Status', message: 'busy' } } : { status: 200, body: cmList(['a']) }));
+    const gw = await createClientGateway({ connection: connection(srv.url), requestTimeoutMs: 0, backoffMs: 5 });
+    const lists = await Promise.all(Array.from({ length: 5 }, () => gw.list(CM, { namespace: 'shop' })));
+    expect(lists.every((l) => l.items[0]?.metadata.name === 'a')).toBe(true);
+    expect(new Set(srv.seen.map((s) => s.version))).toEqual(new Set(['1.1']));
+    expect(srv.seen[0]).toMatchObject({ auth: 'Bearer tok', group: 'dev, ops' });
+    gw.close();
+    await srv.close();
+  });
+
+  it('with http2: false, never offers HTTP/2', async () => {
+    const srv = await tlsServer('h2', () => ({ status: 200, body: cmList(['a']) }));
+    const gw = await createClientGateway({ connection: connection(srv.url), requestTimeoutMs: 0, http2: false });
+    await gw.list(CM, { namespace: 'shop' });
+    expect(srv.seen.map((s) => s.version)).toEqual(['1.1']);
+    gw.close();
+    await srv.close();
+  });
+});
+
+describe('TLS failures are cluster errors on the HTTP/2 path too', () => {
+  it('an untrusted server certificate fails the handshake, naming it', async () => {
+    const srv = await tlsServer('h2', () => ({ status: 200, body: {} }));
+    const gw = await createClientGateway({ connection: connection(srv.url, { tls: {} }), requestTimeoutMs: 0 });
+    await expect(gw.get(CM, 'shop', 'a')).rejects.toThrow(/TLS handshake with https:\/\/127\.0\.0\.1:\d+ failed \(SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT/);
+    gw.close();
+    await srv.close();
+  });
+
+  it('a server that is not there is unreachable', async () => {
+    const gw = await createClientGateway({ connection: connection('https://127.0.0.1:1'), requestTimeoutMs: 0 });
+    await expect(gw.get(CM, 'shop', 'a')).rejects.toThrow('cannot reach the API server at https://127.0.0.1:1 (ECONNREFUSED)');
+    gw.close();
+  });
+});
