@@ -44,6 +44,7 @@ export class JqRunner {
   /** Resolves when the current worker has compiled jq (the time limit covers running, not start-up). */
   private ready?: Promise<void>;
   private next = 1;
+  private queue: Promise<unknown> = Promise.resolve();
   private readonly pending = new Map<number, { worker: Worker; done: (r: Reply) => void }>();
 
   constructor(
@@ -88,8 +89,18 @@ export class JqRunner {
     }
   }
 
-  /** Runs `filter` on `input`; each output line parsed as JSON. Rejects on jq errors and on timeout. */
-  async run(input: JsonValue, filter: string): Promise<JsonValue[]> {
+  /**
+   * Runs `filter` on `input`; each output line parsed as JSON. Rejects on jq errors and on timeout.
+   * Calls run one after another: the worker has one thread, and the time limit must measure a call's
+   * own run, not the time it waited behind others (many objects are diffed at once).
+   */
+  run(input: JsonValue, filter: string): Promise<JsonValue[]> {
+    const result = this.queue.then(() => this.runNow(input, filter));
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  private async runNow(input: JsonValue, filter: string): Promise<JsonValue[]> {
     const w = this.start();
     // Keep the process alive while jq works; an idle worker must not (it is unref'd between calls).
     w.ref();

@@ -43,4 +43,16 @@ describe('JqRunner (real jq via jq-wasm)', () => {
       await short.close();
     }
   }, 20000);
+
+  it('runs calls one after another: calls made while a runaway runs are not failed with it, and each gets its own time limit', async () => {
+    const short = new JqRunner(factory.toString(), 300);
+    try {
+      const runaway = short.run({}, 'def f: f; f');
+      const others = Array.from({ length: 20 }, (_, i) => short.run({ a: i }, '.a * 2'));
+      await expect(runaway).rejects.toThrow(/timed out \(300ms\)/);
+      expect(await Promise.all(others)).toEqual(Array.from({ length: 20 }, (_, i) => [i * 2]));
+    } finally {
+      await short.close();
+    }
+  }, 20000);
 });
