@@ -90,23 +90,7 @@ export async function liveDiff(req: LiveDiffRequest, deps: AppStateDeps): Promis
   const conflicts: ConflictPreview[] = [];
   const warnings = [...state.warnings];
 
-  const perObject = await Promise.all(
-    state.desired.map(async (d) => {
-      const live = state.live.get(keyString(d.key));
-      let compareWith = d.object;
-      let objConflicts: ConflictPreview[] = [];
-      const objWarnings: string[] = [];
-      if (req.serverSide && !d.pendingCrd) {
-        const ss = await serverSideDiff(deps.gateway, d, { appInstance: state.appInstance, destinationNamespace: state.destinationNamespace, fieldManager });
-        if (ss.warning) objWarnings.push(ss.warning);
-        objConflicts = ss.conflicts;
-        if (ss.predicted && live) compareWith = ss.predicted;
-      }
-      return { d, live, compareWith, objConflicts, objWarnings };
-    }),
-  );
-
-  for (const { d, live, compareWith, objConflicts, objWarnings } of perObject) {
+  const compareOne = async (d: DesiredEntry, live: KubeObject | undefined, compareWith: KubeObject, objConflicts: ConflictPreview[], objWarnings: string[]): Promise<ObjectDiff> => {
     const diff = await diffObject({ desired: compareWith, live, rules, fieldManager });
     const fields = [...diff.fields];
     // Server-side: the core verdict 'conflict' is a prediction; the dry-run is the truth.
@@ -130,7 +114,28 @@ export async function liveDiff(req: LiveDiffRequest, deps: AppStateDeps): Promis
     }
     const status = diff.status === 'missing' ? 'missing' : fields.some((f) => f.verdict !== 'ignored') ? 'drifted' : 'in-sync';
     const warningsOut = [...(diff.warnings ?? []), ...objWarnings];
-    objects.push({ ...diff, status, fields, ...(warningsOut.length > 0 ? { warnings: warningsOut } : {}) });
+    return { ...diff, status, fields, ...(warningsOut.length > 0 ? { warnings: warningsOut } : {}) };
+  };
+
+  // Each object is diffed as soon as its dry-run answers, so the predicted objects (full objects with
+  // managedFields) are not all held at once: at 5,000 objects that was the peak of the command's memory.
+  const perObject = await Promise.all(
+    state.desired.map(async (d) => {
+      const live = state.live.get(keyString(d.key));
+      let compareWith = d.object;
+      let objConflicts: ConflictPreview[] = [];
+      const objWarnings: string[] = [];
+      if (req.serverSide && !d.pendingCrd) {
+        const ss = await serverSideDiff(deps.gateway, d, { appInstance: state.appInstance, destinationNamespace: state.destinationNamespace, fieldManager });
+        if (ss.warning) objWarnings.push(ss.warning);
+        objConflicts = ss.conflicts;
+        if (ss.predicted && live) compareWith = ss.predicted;
+      }
+      return { object: await compareOne(d, live, compareWith, objConflicts, objWarnings), objConflicts };
+    }),
+  );
+  for (const { object, objConflicts } of perObject) {
+    objects.push(object);
     conflicts.push(...objConflicts);
   }
 
