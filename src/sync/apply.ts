@@ -1,7 +1,6 @@
 // Runs a sync plan's applies through the gateway: the whole-set dry-run, then server-side apply in order; every result collected.
 import { ApplyConflictError, type FieldConflict } from '../kube/errors.js';
 import type { KubeGateway } from '../kube/gateway.js';
-import type { KubeObject } from '../model/object.js';
 import type { ApplyStep } from './plan.js';
 
 /** A conflict field as people read it, in the diff's path style: `.spec.x[name="a"].y` -> `spec.x[name=a].y`. */
@@ -19,8 +18,6 @@ export interface DryRunResult {
   step: ApplyStep;
   /** Fields other managers own that an unforced apply would be refused on. */
   conflicts: FieldConflict[];
-  /** What the object would look like (from the forced dry-run when there were conflicts and force is allowed). */
-  predicted?: KubeObject;
   error?: string;
   /** Set when the dry-run could not run (e.g. the namespace does not exist yet). */
   skipped?: string;
@@ -38,14 +35,16 @@ export async function dryRunSteps(gw: KubeGateway, steps: readonly ApplyStep[], 
       if (step.dryRunSkip) return { step, conflicts: [], skipped: step.dryRunSkip };
       if (step.inSync) return { step, conflicts: [], skipped: 'in sync: nothing to validate' };
       try {
-        const predicted = await gw.apply(step.type, step.object, { fieldManager: opts.fieldManager, force: false, dryRun: true });
-        return { step, conflicts: [], predicted };
+        // The answer (the object as it would be stored) is not kept: nothing reads it, and at
+        // thousands of objects holding every one was most of sync's memory.
+        await gw.apply(step.type, step.object, { fieldManager: opts.fieldManager, force: false, dryRun: true });
+        return { step, conflicts: [] };
       } catch (err) {
         if (!(err instanceof ApplyConflictError)) return { step, conflicts: [], error: (err as Error).message };
         if (!opts.force) return { step, conflicts: err.conflicts };
         try {
-          const predicted = await gw.apply(step.type, step.object, { fieldManager: opts.fieldManager, force: true, dryRun: true });
-          return { step, conflicts: err.conflicts, predicted };
+          await gw.apply(step.type, step.object, { fieldManager: opts.fieldManager, force: true, dryRun: true });
+          return { step, conflicts: err.conflicts };
         } catch (err2) {
           return { step, conflicts: err.conflicts, error: (err2 as Error).message };
         }
@@ -60,7 +59,6 @@ export interface ApplyResult {
   message?: string;
   /** Conflicting fields: taken over (healed) when applied with force, else the reason it was not applied. */
   conflicts: FieldConflict[];
-  result?: KubeObject;
 }
 
 /**
@@ -89,8 +87,8 @@ export async function applySteps(
         if (step.action === 'skip') return { step, outcome: 'skipped', conflicts: [], ...(step.reason ? { message: step.reason } : {}) };
         if (d.conflicts.length > 0 && !opts.force) return { step, outcome: 'conflict', conflicts: d.conflicts, message: 'not applied: other field managers own fields it would change' };
         try {
-          const result = await gw.apply(step.type, step.object, { fieldManager: opts.fieldManager, force: opts.force, dryRun: false });
-          return { step, outcome: 'applied', conflicts: d.conflicts, result };
+          await gw.apply(step.type, step.object, { fieldManager: opts.fieldManager, force: opts.force, dryRun: false });
+          return { step, outcome: 'applied', conflicts: d.conflicts };
         } catch (err) {
           if (err instanceof ApplyConflictError) return { step, outcome: 'conflict', conflicts: err.conflicts, message: err.message };
           return { step, outcome: 'failed', conflicts: [], message: (err as Error).message };
