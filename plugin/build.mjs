@@ -258,6 +258,15 @@ export function eagerInputs(metafile, outdir) {
 }
 
 /**
+ * V8 flags the executable always starts with. A young generation of 4 MB semi-spaces instead of V8's
+ * default (up to 16 MB each on 64-bit): a command's garbage is short-lived request and response
+ * objects, and collecting it sooner lowered the peak RSS of `diff --server-side` of 5,000 objects
+ * from 269-289 MB to 209-211 MB at the same wall time (the commands wait on the API server, not on
+ * the collector). NODE_OPTIONS can still add flags.
+ */
+const EXEC_ARGV = ['--max-semi-space-size=4'];
+
+/**
  * Writes the sea-config and produces the blob. `snapshot` (a V8 startup snapshot of the start-up
  * code, warmed up by src/main.ts) and `codeCache` are only valid for this platform's Node binary.
  */
@@ -267,7 +276,7 @@ export function makeBlob(mainPath, chunks, blobPath, { codeCache = false, snapsh
   writeFileSync(
     configPath,
     JSON.stringify(
-      { main: mainPath, output: blobPath, disableExperimentalSEAWarning: true, useCodeCache: codeCache && !snapshot, useSnapshot: snapshot, assets },
+      { main: mainPath, output: blobPath, disableExperimentalSEAWarning: true, useCodeCache: codeCache && !snapshot, useSnapshot: snapshot, execArgv: EXEC_ARGV, assets },
       null,
       2,
     ),
