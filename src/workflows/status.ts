@@ -1,4 +1,6 @@
 // `status`: loads the app's state through the gateway, compares, lists the live children and builds the report; `--wait` polls it.
+import { ClusterError } from '../cli/exit-codes.js';
+import { KubeApiError } from '../kube/errors.js';
 import { diffObject } from '../diff/index.js';
 import { buildStatusReport, type ResourceInput, type StatusReport } from '../health/report.js';
 import { hasHealthCheck } from '../health/resource.js';
@@ -131,6 +133,18 @@ export interface WaitOptions {
   clock: Clock;
   /** Called after each report that is not yet converged (for progress lines). */
   onPoll?: (r: StatusResult) => void;
+  /** Called when a poll failed with an error that may pass (the wait goes on). */
+  onError?: (err: ClusterError) => void;
+}
+
+/**
+ * Errors a wait rides out, as `kubectl wait` does: the API server unreachable or timing out, 429 and
+ * 5xx. Input errors and the cluster's refusals (403, 404, 422 …) end the wait at once.
+ */
+export function isPassingError(err: unknown): err is ClusterError {
+  if (!(err instanceof ClusterError)) return false;
+  if (err instanceof KubeApiError) return err.status === 429 || err.status >= 500;
+  return true;
 }
 
 export interface WaitResult extends StatusResult {
@@ -146,12 +160,24 @@ export function isConverged(r: StatusReport): boolean {
 /**
  * Polls `produce` until the app is Synced and Healthy or the timeout passes; returns the last
  * report either way. The first report is taken at once; a timeout of 0 means a single report.
+ * A poll that fails with a passing error (see isPassingError) is retried at the next interval; if
+ * the timeout comes while the error lasts, the wait ends with that error.
  */
 export async function waitForConverged(produce: () => Promise<StatusResult>, opts: WaitOptions): Promise<WaitResult> {
   const start = opts.clock.now();
   let polls = 0;
   for (;;) {
-    const result = await produce();
+    let result: StatusResult;
+    try {
+      result = await produce();
+    } catch (err) {
+      polls++;
+      const left = opts.timeoutMs - (opts.clock.now() - start);
+      if (!isPassingError(err) || left <= 0) throw err;
+      opts.onError?.(err);
+      await opts.clock.sleep(Math.min(opts.intervalMs, left));
+      continue;
+    }
     polls++;
     const waitedMs = opts.clock.now() - start;
     if (isConverged(result.report)) return { ...result, converged: true, waitedMs, polls };

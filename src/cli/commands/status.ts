@@ -47,6 +47,11 @@ export const statusCommand: GitopsCommand = {
           if (line !== last) ctx.io.err(`waiting: ${line}\n`);
           last = line;
         },
+        onError: (err) => {
+          const line = `cluster error, retrying: ${err.message}`;
+          if (line !== last) ctx.io.err(`waiting: ${line}\n`);
+          last = line;
+        },
       });
       for (const w of result.warnings) ctx.io.err(`warning: ${w}\n`);
       if (ctx.opts.verbose) ctx.io.err(`status: ${result.polls} polls in ${result.waitedMs} ms\n`);

@@ -7,6 +7,8 @@ import { memoryIo } from '../../../src/cli/io.js';
 import type { GlobalOptions } from '../../../src/cli/options.js';
 import type { KubeObject } from '../../../src/model/object.js';
 import { listChildren, runStatus, waitForConverged, type Clock, type StatusResult } from '../../../src/workflows/status.js';
+import { ClusterError, InputError } from '../../../src/cli/exit-codes.js';
+import { apiError } from '../../../src/kube/errors.js';
 import { buildStatusReport } from '../../../src/health/report.js';
 import { app, loadTree } from './status-fixtures.js';
 
@@ -151,6 +153,34 @@ describe('waitForConverged', () => {
     expect(got.polls).toBe(3);
     expect(clock.slept).toEqual([2000, 2000]);
     expect(seen).toEqual(['Progressing', 'Progressing']);
+  });
+
+  it('rides out a cluster that is unreachable or answers 503 for a while, telling each error', async () => {
+    const clock = fakeClock();
+    const errors: string[] = [];
+    const seq: (StatusResult | Error)[] = [new ClusterError('cannot reach the API server'), apiError('listing', 503, '{"kind":"Status","message":"busy"}'), progressing, healthy];
+    const got = await waitForConverged(
+      async () => {
+        const next = seq.shift()!;
+        if (next instanceof Error) throw next;
+        return next;
+      },
+      { timeoutMs: 60_000, intervalMs: 2000, clock, onError: (e) => errors.push(e.message) },
+    );
+    expect(got.converged).toBe(true);
+    expect(got.polls).toBe(4);
+    expect(errors).toEqual(['cannot reach the API server', expect.stringMatching(/503/)]);
+  });
+
+  it('ends at once on an error that will not pass (forbidden, bad input), and with the error when the timeout comes during one', async () => {
+    const forbidden = apiError('listing', 403, '{"kind":"Status","message":"no"}', { verb: 'list', resource: 'pods', namespace: 'shop' });
+    await expect(waitForConverged(async () => Promise.reject(forbidden), { timeoutMs: 60_000, intervalMs: 2000, clock: fakeClock() })).rejects.toBe(forbidden);
+    const bad = new InputError('bad.yaml:1: no kind');
+    await expect(waitForConverged(async () => Promise.reject(bad), { timeoutMs: 60_000, intervalMs: 2000, clock: fakeClock() })).rejects.toBe(bad);
+    const clock = fakeClock();
+    const down = new ClusterError('cannot reach the API server');
+    await expect(waitForConverged(async () => Promise.reject(down), { timeoutMs: 5000, intervalMs: 2000, clock })).rejects.toBe(down);
+    expect(clock.slept).toEqual([2000, 2000, 1000]);
   });
 
   it('gives up at the timeout with the last report (and its reason)', async () => {
