@@ -354,7 +354,11 @@ class ClientGateway implements KubeGateway {
   }
 
   discover(): Promise<Discovery> {
-    this.discovery ??= this.loadDiscovery();
+    // A failed discovery is not kept: the next call (a later poll of status --wait) asks again.
+    this.discovery ??= this.loadDiscovery().catch((err: unknown) => {
+      this.discovery = undefined;
+      throw err;
+    });
     return this.discovery;
   }
 

@@ -266,3 +266,18 @@ describe('two syncs of the same app at once', () => {
     }
   });
 });
+
+describe('status --wait while the API server is away', () => {
+  it('rides out the outage (telling it), and exits 0 once the app is seen Synced and Healthy', async () => {
+    const app = await appWithBaseline('wait', [configMap('w1')]);
+    const desired = writeDesired(work.dir, 'wait-d', [configMap('w1')]);
+    await proxy.stop();
+    const waiting = viaProxy(['status', '-f', app, '--desired', desired, '--wait', '--timeout', '90s']);
+    await new Promise((r) => setTimeout(r, 4000));
+    await proxy.start();
+    const res = await waiting;
+    expect(res.stderr).toMatch(/waiting: cluster error, retrying: .*cannot reach the API server/);
+    expect(res.code).toBe(0);
+    expect(res.ms).toBeGreaterThanOrEqual(4000);
+  });
+});

@@ -168,3 +168,18 @@ test('a 401 asks the connection for fresh credentials once (a rotated token), th
   expect(seen).toHaveLength(1);
   fixed.close();
 });
+
+test('a failed discovery is not cached: the next call asks the server again', async () => {
+  let down = true;
+  handler = (_req, res) => (down ? json(res, 404, { kind: 'Status', message: 'not here' }) : json(res, 200, { kind: 'APIVersions', versions: ['v1'] }));
+  const fresh = await gateway();
+  await expect(fresh.discover()).rejects.toThrow();
+  down = false;
+  handler = (req, res) => {
+    if (req.url === '/api') return json(res, 200, { kind: 'APIVersions', versions: ['v1'] });
+    if (req.url === '/apis') return json(res, 200, { kind: 'APIGroupList', groups: [] });
+    return json(res, 200, { kind: 'APIResourceList', groupVersion: 'v1', resources: [{ name: 'configmaps', kind: 'ConfigMap', namespaced: true, verbs: ['list'] }] });
+  };
+  expect((await fresh.discover()).preferred.map((t) => t.kind)).toContain('ConfigMap');
+  fresh.close();
+});
