@@ -61,6 +61,16 @@ export function stampTrackingId(obj: KubeObject, appInstance: string, destinatio
   return { ...obj, metadata: { ...obj.metadata, annotations: { ...(obj.metadata.annotations ?? {}), [TRACKING_ID]: value } } };
 }
 
+/**
+ * The desired object as a sync applies it and as Argo CD compares it (controller/state.go sets the
+ * app instance on every target object before diffing): carrying this app's tracking-id, so that a
+ * live object that lost its mark, or carries another app's, is out of sync. CRDs are applied
+ * unmarked (see src/sync/plan.ts), so they are compared unmarked.
+ */
+export function asApplied(obj: KubeObject, appInstance: string, destinationNamespace: string): KubeObject {
+  return obj.kind === 'CustomResourceDefinition' ? obj : stampTrackingId(obj, appInstance, destinationNamespace);
+}
+
 /** The object's tracking-id annotation, if any. */
 export function trackingIdOf(obj: KubeObject): string | undefined {
   return obj.metadata.annotations?.[TRACKING_ID];

@@ -10,7 +10,7 @@ import type { KubeGateway } from '../kube/gateway.js';
 import { keyString, type KubeObject, type ResourceKey } from '../model/object.js';
 import { humanField } from '../sync/apply.js';
 import { ignoredFields, leftTo } from '../sync/ignored.js';
-import { stampTrackingId } from '../tracking/tracking-id.js';
+import { asApplied, stampTrackingId } from '../tracking/tracking-id.js';
 import { appStateArgs, loadAppState, type AppStateArgs, type AppStateDeps, type DesiredEntry } from './app-state.js';
 
 /** One field another manager owns that our apply would take (an SSA dry-run without force refused on it). */
@@ -122,7 +122,7 @@ export async function liveDiff(req: LiveDiffRequest, deps: AppStateDeps): Promis
   const perObject = await Promise.all(
     state.desired.map(async (d) => {
       const live = state.live.get(keyString(d.key));
-      let compareWith = d.object;
+      let compareWith = asApplied(d.object, state.appInstance, state.destinationNamespace);
       let objConflicts: ConflictPreview[] = [];
       const objWarnings: string[] = [];
       if (req.serverSide && !d.pendingCrd) {

@@ -7,6 +7,7 @@ import { hasHealthCheck } from '../health/resource.js';
 import type { KubeGateway, ResourceType } from '../kube/gateway.js';
 import { groupOf, keyString, type KubeObject } from '../model/object.js';
 import { loadAppState, type AppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
+import { asApplied } from '../tracking/tracking-id.js';
 
 /** Which kinds a live root's children can be, by the root's `group/Kind` (Deployment → ReplicaSet → Pod…). */
 const CHILD_KINDS: Record<string, readonly string[]> = {
@@ -78,7 +79,7 @@ async function compare(state: AppState, fieldManager: string): Promise<ResourceI
   for (const d of state.desired) {
     const live = state.live.get(keyString(d.key));
     try {
-      const diff = await diffObject({ desired: d.object, live, rules: state.app.ignoreDifferences, fieldManager });
+      const diff = await diffObject({ desired: asApplied(d.object, state.appInstance, state.destinationNamespace), live, rules: state.app.ignoreDifferences, fieldManager });
       const driftedFields = diff.fields.filter((f) => f.verdict !== 'ignored').length;
       out.push({
         key: d.key,

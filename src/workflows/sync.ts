@@ -6,6 +6,7 @@ import { keyString, type ResourceKey } from '../model/object.js';
 import { deleteCandidates } from '../prune/delete.js';
 import { applySteps, dryRunSteps, humanField, type ApplyResult, type DryRunResult } from '../sync/apply.js';
 import { ignoredFields, keepLiveValues, leftTo, type IgnoredFields } from '../sync/ignored.js';
+import { asApplied } from '../tracking/tracking-id.js';
 import { planSync, type ApplyStep, type PlanDesired } from '../sync/plan.js';
 import { describeMissing, preflight, writesOf } from '../sync/preflight.js';
 import { loadAppState, type AppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
@@ -111,7 +112,7 @@ export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?
     const live = state.live.get(k);
     let object = d.object;
     if (live) {
-      diffs.set(k, await diffObject({ desired: d.object, live, rules: app.ignoreDifferences, fieldManager }));
+      diffs.set(k, await diffObject({ desired: asApplied(d.object, state.appInstance, state.destinationNamespace), live, rules: app.ignoreDifferences, fieldManager }));
       const ig = await ignoredFields(app.ignoreDifferences, d.object, live);
       state.warnings.push(...ig.warnings.map((w) => `${d.key.kind}/${d.key.name}: ${w}`));
       ignored.set(k, ig);

@@ -128,6 +128,20 @@ test('sync heals the image (naming the manager it was taken from) and leaves rep
   expect(deploy.metadata.managedFields?.some((m) => m.manager === 'kubectl-set' && JSON.stringify(m.fieldsV1 ?? {}).includes('f:image'))).toBe(false);
 });
 
+test('a mark removed by hand is drift (as Argo CD compares the marked target): diff and status say so, sync puts it back', async () => {
+  await kubectlOk(['annotate', 'configmap', 'orders-config', '-n', ns, 'argocd.argoproj.io/tracking-id-']);
+  const diff = await runPlugin(['diff', ...appArgs, '-o', 'kv']);
+  expect(diff.code).toBe(1);
+  expect(kv(diff.stdout)).toContainEqual(expect.stringMatching(/^DRIFT=ConfigMap\/orders-config metadata\.annotations/));
+  const status = await runPlugin(['status', ...appArgs, '-o', 'kv']);
+  expect(kv(status.stdout)).toContain('SYNC=OutOfSync');
+  const sync = await runPlugin(['sync', ...appArgs, '-o', 'kv']);
+  expect(sync.code).toBe(0);
+  const cm = await getJson<KubeObject>('configmap', 'orders-config', ns);
+  expect(cm.metadata.annotations?.['argocd.argoproj.io/tracking-id']).toMatch(/^.*:\/ConfigMap:.*\/orders-config$/);
+  expect((await runPlugin(['diff', ...appArgs, '-o', 'kv'])).code).toBe(0);
+});
+
 test('prune lists only self-referencing marks of this app on root objects; Prune=false is listed as skipped', async () => {
   const mark = (name: string) => `${ns}_shop:/ConfigMap:${ns}/${name}`;
   const cm = (name: string, annotations: Record<string, string> = {}) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, annotations }, data: { x: '1' } });

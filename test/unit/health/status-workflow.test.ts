@@ -61,10 +61,12 @@ const cm = (name: string, data: Record<string, string>, annotations?: Record<str
 
 test('reports each axis per resource, lists the extra, walks the live tree to the scheduler message', async () => {
   const { appFile, dir } = workspace(DESIRED);
-  const [deploy, rs, pod, strayPod] = loadTree('unschedulable.yaml');
+  const [unmarked, rs, pod, strayPod] = loadTree('unschedulable.yaml');
+  // As a sync leaves it: carrying the app's tracking-id.
+  const deploy = { ...unmarked!, metadata: { ...unmarked!.metadata, annotations: { ...unmarked!.metadata.annotations, 'argocd.argoproj.io/tracking-id': 'shop:apps/Deployment:shop/broken' } } };
   const gw = new FakeGateway({
     objects: [
-      deploy!,
+      deploy,
       rs!,
       pod!,
       strayPod!,
@@ -128,6 +130,19 @@ test('a child kind it may not list becomes a warning, not a failure', async () =
   const children = await listChildren(gw, [deploy!], warnings);
   expect(children.map((c) => c.kind)).toEqual(['ReplicaSet']);
   expect(warnings).toEqual([expect.stringMatching(/^cannot list pods in namespace shop, so the tree under it is incomplete: /)]);
+});
+
+test('a live object that lost its tracking-id, or carries another app\'s, is OutOfSync, as Argo CD compares the marked target', async () => {
+  const { appFile, dir } = workspace(DESIRED);
+  const gw = new FakeGateway({
+    objects: [
+      cm('settings', { mode: 'fast' }),
+      cm('flags', { beta: 'false' }, { 'argocd.argoproj.io/tracking-id': 'other:/ConfigMap:shop/flags' }),
+    ],
+  });
+  const result = await runStatus({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: gw });
+  const rows = result.report.resources.filter((x) => x.kind === 'ConfigMap').map((x) => `${x.name} ${x.status}${x.syncReason ? `(${x.syncReason})` : ''}`);
+  expect(rows).toEqual(['flags OutOfSync(drifted)', 'settings OutOfSync(drifted)']);
 });
 
 describe('waitForConverged', () => {
