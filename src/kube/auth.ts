@@ -31,7 +31,7 @@ export interface ClusterConnection {
 /** True when the user needs client-node's authenticators (exec plugins, auth providers). */
 export function needsClientNode(sel: SelectedContext): boolean {
   const u = sel.user?.value ?? {};
-  return u.exec !== undefined && u.exec !== null ? true : u['auth-provider'] !== undefined && u['auth-provider'] !== null;
+  return (u.exec ?? u['auth-provider'] ?? null) !== null;
 }
 
 function str(v: unknown): string | undefined {

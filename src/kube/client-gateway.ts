@@ -11,7 +11,7 @@ import https from 'node:https';
 import http2 from 'node:http2';
 import type { ClusterConnection } from './auth.js';
 import { H2Sessions } from './h2-session.js';
-import { ClusterError, InputError } from '../cli/exit-codes.js';
+import { ClusterError } from '../cli/exit-codes.js';
 import { isPlainObject, type KubeObject } from '../model/object.js';
 import { apiError, isRetryableStatus, KubeApiError, redactError, retryAfterMs, secretStrings } from './errors.js';
 import {
@@ -151,9 +151,10 @@ class ClientGateway implements KubeGateway {
     private readonly opts: ClientGatewayOptions,
   ) {
     this.url = new URL(server);
-    const n = opts.concurrency ?? 16;
     const h2 = this.url.protocol === 'https:' && opts.http2 !== false;
-    this.limiter = new Limiter(opts.concurrency ?? (h2 ? 32 : 16));
+    // HTTP/1.1 sockets (and the requests in flight without HTTP/2); HTTP/2 streams on one connection go higher.
+    const n = opts.concurrency ?? 16;
+    this.limiter = new Limiter(opts.concurrency ?? (h2 ? 32 : n));
     if (h2) this.h2 = new H2Sessions(this.url, opts.connection.tls);
     const { tls } = opts.connection;
     this.headers = { ...opts.connection.headers };
@@ -185,7 +186,7 @@ class ClientGateway implements KubeGateway {
   }
 
   private async once(spec: RequestSpec, signal?: AbortSignal, stream?: (chunk: string) => void): Promise<Response> {
-    const session = this.h2?.mayUseH2 ? await this.h2.get() : undefined;
+    const session = await this.h2?.get();
     const qs = new URLSearchParams();
     for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined) qs.set(k, v);
     const q = qs.toString();

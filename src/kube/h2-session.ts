@@ -20,14 +20,9 @@ export class H2Sessions {
     private readonly tlsOpts: ClusterConnection['tls'],
   ) {}
 
-  /** False once the server is known to speak only HTTP/1.1. */
-  get mayUseH2(): boolean {
-    return !this.http1Only && !this.closed;
-  }
-
   /** The open session, or a new one; undefined when the server speaks only HTTP/1.1. Connection errors reject. */
   async get(): Promise<http2.ClientHttp2Session | undefined> {
-    if (!this.mayUseH2) return undefined;
+    if (this.http1Only || this.closed) return undefined;
     const s = this.session;
     if (s && !s.closed && !s.destroyed) return s;
     this.connecting ??= this.connect().finally(() => (this.connecting = undefined));

@@ -50,6 +50,8 @@ function lineAt(starts: readonly number[], offset: number): number {
 const INDENTED_MARKER = /^[ \t]+(?:---|\.\.\.)(?:[ \t\r\n]|$)/m;
 const LEADING_TAB = /^ *\t/m;
 const EMPTY_KEY = /^[ \t-]*:(?:[ \t\r\n]|$)/m;
+/** The three above in one pass over the text. */
+const NEEDS_REFERENCE_PARSER = new RegExp([INDENTED_MARKER, LEADING_TAB, EMPTY_KEY].map((r) => r.source).join('|'), 'm');
 
 /**
  * The fast path (js-yaml's event parser, about ten times faster than the yaml package's AST):
@@ -61,7 +63,7 @@ function parseYamlFast(text: string, file: string): ManifestObject[] | undefined
   // document (an indented one is text, e.g. inside a block scalar). Such files go to the reference parser.
   // Likewise a tab in a line's indentation (js-yaml lets some pass that YAML forbids), and an empty
   // implicit key (`: value` at the start of a line: js-yaml names it "null" where YAML's key is empty).
-  if (INDENTED_MARKER.test(text) || LEADING_TAB.test(text) || EMPTY_KEY.test(text)) return undefined;
+  if (NEEDS_REFERENCE_PARSER.test(text)) return undefined;
   let events: Event[];
   let docs: unknown[];
   try {

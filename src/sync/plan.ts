@@ -5,7 +5,7 @@ import type { ResourceType } from '../kube/gateway.js';
 import type { ManifestSource } from '../manifest/index.js';
 import { keyString, type KubeObject, type ResourceKey } from '../model/object.js';
 import type { PruneCandidate } from '../prune/plan.js';
-import { stampTrackingId, trackingIdOf, parseTrackingId } from '../tracking/tracking-id.js';
+import { asApplied, trackingIdOf, parseTrackingId } from '../tracking/tracking-id.js';
 import { syncOrder, waveOf } from './order.js';
 
 /** The desired side as app-state resolved it. */
@@ -70,10 +70,6 @@ export interface SyncPlan {
 }
 
 /** CRDs are never stamped (Argo CD skips them, so they are never pruned with their custom resources). */
-function shouldStamp(obj: KubeObject): boolean {
-  return obj.kind !== 'CustomResourceDefinition';
-}
-
 /** Builds the plan; pure, never mutates its inputs. */
 export function planSync(input: SyncPlanInput): SyncPlan {
   const { app } = input;
@@ -138,7 +134,7 @@ export function planSync(input: SyncPlanInput): SyncPlan {
   for (const { item: d, wave } of ordered) {
     const k = keyString(d.key);
     const live = input.live.get(k);
-    const object = shouldStamp(d.object) ? stampTrackingId(d.object, input.appInstance, destNs) : d.object;
+    const object = asApplied(d.object, input.appInstance, destNs);
     const step: ApplyStep = { key: d.key, type: d.type, object, wave, action: live ? 'update' : 'create', ...(live ? { live } : {}), ...(d.source ? { source: d.source } : {}) };
     if (d.type.namespaced && createdNs.has(d.key.namespace)) step.dryRunSkip = `namespace ${d.key.namespace} is created by this sync`;
     else if (pendingKinds.has(`${d.key.group}/${d.key.kind}`)) step.dryRunSkip = `its CustomResourceDefinition is created by this sync`;

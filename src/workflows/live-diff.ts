@@ -10,7 +10,7 @@ import type { KubeGateway } from '../kube/gateway.js';
 import { keyString, type KubeObject, type ResourceKey } from '../model/object.js';
 import { humanField } from '../sync/apply.js';
 import { ignoredFields, leftTo } from '../sync/ignored.js';
-import { asApplied, stampTrackingId } from '../tracking/tracking-id.js';
+import { asApplied } from '../tracking/tracking-id.js';
 import { appStateArgs, loadAppState, type AppStateArgs, type AppStateDeps, type DesiredEntry } from './app-state.js';
 
 /** One field another manager owns that our apply would take (an SSA dry-run without force refused on it). */
@@ -51,14 +51,14 @@ function conflictValues(fields: readonly FieldDiff[], path: string): { desired?:
 
 /**
  * Server-side: apply-dry-run without force (learning the conflicts), then forced (the predicted
- * object), and diff the stamped desired object as the server would store it against live.
+ * object), and diff the desired object as the server would store it (`obj`: marked, see asApplied) against live.
  */
 async function serverSideDiff(
   gw: KubeGateway,
   d: DesiredEntry,
-  ctx: { appInstance: string; destinationNamespace: string; fieldManager: string },
+  obj: KubeObject,
+  ctx: { fieldManager: string },
 ): Promise<{ predicted?: KubeObject; conflicts: ConflictPreview[]; warning?: string }> {
-  const obj = d.object.kind === 'CustomResourceDefinition' ? d.object : stampTrackingId(d.object, ctx.appInstance, ctx.destinationNamespace);
   try {
     const predicted = await gw.apply(d.type, obj, { fieldManager: ctx.fieldManager, force: false, dryRun: true });
     return { predicted, conflicts: [] };
@@ -122,11 +122,12 @@ export async function liveDiff(req: LiveDiffRequest, deps: AppStateDeps): Promis
   const perObject = await Promise.all(
     state.desired.map(async (d) => {
       const live = state.live.get(keyString(d.key));
-      let compareWith = asApplied(d.object, state.appInstance, state.destinationNamespace);
+      const applied = asApplied(d.object, state.appInstance, state.destinationNamespace);
+      let compareWith = applied;
       let objConflicts: ConflictPreview[] = [];
       const objWarnings: string[] = [];
       if (req.serverSide && !d.pendingCrd) {
-        const ss = await serverSideDiff(deps.gateway, d, { appInstance: state.appInstance, destinationNamespace: state.destinationNamespace, fieldManager });
+        const ss = await serverSideDiff(deps.gateway, d, applied, { fieldManager });
         if (ss.warning) objWarnings.push(ss.warning);
         objConflicts = ss.conflicts;
         if (ss.predicted && live) compareWith = ss.predicted;

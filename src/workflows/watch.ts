@@ -13,7 +13,7 @@ import { classifyRepoURL } from '../source/repo-url.js';
 import { applySteps, dryRunSteps, humanField } from '../sync/apply.js';
 import { ignoredFields, keepLiveValues } from '../sync/ignored.js';
 import { planSync, type PlanDesired } from '../sync/plan.js';
-import { asApplied, stampTrackingId, trackingIdOf } from '../tracking/tracking-id.js';
+import { asApplied, trackingIdOf } from '../tracking/tracking-id.js';
 import { reconnectDelay } from '../watch/backoff.js';
 import type { Decision } from '../watch/decide.js';
 import { formatEvent, type LoopEvent } from '../watch/events.js';
@@ -190,9 +190,10 @@ export async function runWatch(args: Record<string, unknown>, ctx: CommandContex
         const k = keyString(d.key);
         names.set(k, { object: displayName(d.key), ...(d.key.namespace ? { namespace: d.key.namespace } : {}) });
         const live = state.live.get(k);
-        const diff = await diffObject({ desired: asApplied(d.object, state.appInstance, state.destinationNamespace), live, rules: state.app.ignoreDifferences, fieldManager: ctx.opts.fieldManager });
+        const applied = asApplied(d.object, state.appInstance, state.destinationNamespace);
+        const diff = await diffObject({ desired: applied, live, rules: state.app.ignoreDifferences, fieldManager: ctx.opts.fieldManager });
         diffs.set(k, diff);
-        const wantMark = d.object.kind === 'CustomResourceDefinition' ? undefined : trackingIdOf(stampTrackingId(d.object, state.appInstance, state.destinationNamespace));
+        const wantMark = applied === d.object ? undefined : trackingIdOf(applied);
         const markDiffers = live !== undefined && wantMark !== undefined && trackingIdOf(live) !== wantMark;
         if (diff.status !== 'in-sync' || markDiffers) outOfSync.push(k);
       }
