@@ -29,18 +29,18 @@ function ratioText(x, better) {
 /** The tools' results of a row, with kubectl taken from the scenario it is shared with. */
 function rowTools(row, results) {
   const kubectl = row.res.kubectl ?? (row.kubectlFrom ? results.find((r) => r.id === row.kubectlFrom && r.size === row.size)?.res.kubectl : undefined);
-  return { ours: row.res.ours, kubectl, limit: row.res.limit ?? row.res.floor };
+  return { ours: row.res.ours, kubectl, kapp: row.res.kapp, limit: row.res.limit ?? row.res.floor };
 }
 
 export function renderResults({ info, results, runs, startupRuns, sizes }) {
   const L = [];
-  L.push('# Benchmarks: kubectl-gitops against kubectl and the API server\'s limit', '');
+  L.push('# Benchmarks: kubectl-gitops against kubectl, kapp and the API server\'s limit', '');
   L.push('Written by `npm run bench` (test/bench/run.mjs). **All ratios come from one run of the script** on a shared machine;');
   L.push('other work was running on the same cores (load below), so treat differences under ~20% as noise.', '');
   L.push('## Machine', '');
   L.push(`- date: ${info.date}; ${info.nproc} CPUs (${info.cpu}); ${info.memGiB} GiB memory (${info.freeGiB} GiB free at start)`);
   L.push(`- load average at start: ${info.load}; at end: ${info.loadEnd ?? '?'}`);
-  L.push(`- ${info.ours}; kubectl ${info.kubectl}; runner on Node ${info.node}; working tree at commit ${info.commit}`);
+  L.push(`- ${info.ours}; kubectl ${info.kubectl}; ${info.kapp ?? 'kapp not measured'}; runner on Node ${info.node}; working tree at commit ${info.commit}`);
   L.push(`- control plane: the local one from test/cluster (kube-apiserver 1.35.4, etcd, kwok), started for the bench alone`);
   L.push(`- sizes: ${sizes.join(', ')} objects; ${runs} runs per tool and scenario (start-up: ${startupRuns}), tools alternated run by run`, '');
   L.push('## Peers and the limit', '');
@@ -48,9 +48,16 @@ export function renderResults({ info, results, runs, startupRuns, sizes }) {
   L.push('  (its diff is always a server-side dry-run, one object at a time with the default `--concurrency 1`; `--force-conflicts` so that fields');
   L.push('  drifted by another manager show as a diff instead of failing with 409 after 4 retries); `kubectl apply --server-side --field-manager argocd-controller`;');
   L.push('  `KUBECTL_APPLYSET=true kubectl apply --prune --applyset=NAME --server-side --dry-run=server` for the prune scan; `kubectl version --client` for start-up.');
-  L.push('- **kapp: not measured.** The issue asks for `kapp deploy --diff-run` and `kapp deploy`, built from its Go module like the control plane;');
-  L.push('  the Go module proxy reachable here refuses every kapp module path (carvel.dev/kapp, github.com/carvel-dev/kapp,');
-  L.push('  github.com/vmware-tanzu/carvel-kapp: 403 "not available") and no other reachable registry carries it.');
+  if (info.kapp && !info.kapp.startsWith('not measured')) {
+    L.push(`- **kapp** (${info.kapp.replace(/^kapp version /, '')}, built from its Go module carvel.dev/kapp by test/bench/build-kapp): it deploys its own copy of each app,`);
+    L.push('  the same generated objects in namespace NS-kapp (kapp labels what it owns and refuses objects another tool applied).');
+    L.push('  diff = `kapp deploy -a APP -n NS --into-ns NS -f DIR --diff-run --diff-exit-status --diff-changes`; sync = `kapp deploy ... -y`;');
+    L.push('  both with `--wait=false` (kapp waits for readiness by default; our sync and kubectl apply do not). Its prune scan is');
+    L.push('  `--diff-run` of the app with ten objects gone, among its own 10,000 unrelated ConfigMaps. kapp updates with its own');
+    L.push('  three-way merge (PUT/PATCH with its `kapp.k14s.io/original` annotation), not server-side apply, and lists by its app label.');
+  } else {
+    L.push(`- **kapp: not measured** (${info.kapp ?? 'this run predates kapp in the bench'}).`);
+  }
   L.push('- **limit**: the least work the API server must do, issued by a minimal client (Node HTTP/2 over one TLS connection as kubectl\'s Go client does, 48 streams in flight, no client library;');
   L.push('  test/bench/limit.mjs), timed from the first request to the last response with the objects preloaded as JSON:');
   L.push('  diff = one LIST per kind in the namespace; diff --server-side = one SSA dry-run per object; sync = one SSA per object;');
@@ -58,17 +65,18 @@ export function renderResults({ info, results, runs, startupRuns, sizes }) {
   L.push('  (namespaced kinds in the namespace, cluster-scoped kinds once). For start-up the floor is the same Node 24 running `node -e 0`.');
   L.push('  Every tool but the limit is timed as a whole process (start-up included); peak RSS is GNU time\'s `%M` of that process.', '');
   L.push('## Results', '');
-  L.push('Times are the median of the runs (min–max). "vs kubectl" = kubectl time / our time (above 1: we are faster).');
-  L.push('"vs limit" = our time / the limit (1 is the floor).', '');
-  L.push('| scenario | objects | kubectl-gitops | peak RSS | kubectl | peak RSS | limit | vs kubectl | vs limit |');
-  L.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  L.push('Times are the median of the runs (min–max). "vs kubectl" = kubectl time / our time and "vs kapp" = kapp time / our time');
+  L.push('(above 1: we are faster). "vs limit" = our time / the limit (1 is the floor).', '');
+  L.push('| scenario | objects | kubectl-gitops | peak RSS | kubectl | peak RSS | kapp | peak RSS | limit | vs kubectl | vs kapp | vs limit |');
+  L.push('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (const row of results) {
     const t = rowTools(row, results);
     const o = med(t.ours);
     const k = med(t.kubectl);
+    const a = med(t.kapp);
     const l = med(t.limit);
     const shared = row.kubectlFrom && t.kubectl ? ' ¹' : '';
-    L.push(`| ${row.title} | ${row.size || '—'} | ${cell(t.ours)} | ${rss(t.ours)} | ${cell(t.kubectl)}${shared} | ${rss(t.kubectl)} | ${cell(t.limit)} | ${o && k ? ratioText(k / o) : '—'} | ${o && l ? ratioText(o / l) : '—'} |`);
+    L.push(`| ${row.title} | ${row.size || '—'} | ${cell(t.ours)} | ${rss(t.ours)} | ${cell(t.kubectl)}${shared} | ${rss(t.kubectl)} | ${cell(t.kapp)} | ${rss(t.kapp)} | ${cell(t.limit)} | ${o && k ? ratioText(k / o) : '—'} | ${o && a ? ratioText(a / o) : '—'} | ${o && l ? ratioText(o / l) : '—'} |`);
   }
   L.push('', '¹ the same kubectl measurement as the row above it: kubectl has one diff, always server-side.', '');
 
@@ -81,7 +89,9 @@ export function renderResults({ info, results, runs, startupRuns, sizes }) {
     const o = med(t.ours);
     const k = med(t.kubectl);
     const l = med(t.limit);
+    const a = med(t.kapp);
     goal(`${id === 'diff' ? 'diff' : 'no-op sync'} of 1,000 objects ≥5× faster than kubectl`, o && k ? k / o >= 5 : undefined, o && k ? `${(k / o).toFixed(2)}×` : undefined);
+    goal(`${id === 'diff' ? 'diff' : 'no-op sync'} of 1,000 objects faster than kapp`, o && a ? o < a : undefined, o && a ? `${(a / o).toFixed(2)}×` : undefined);
     goal(`${id === 'diff' ? 'diff' : 'no-op sync'} of 1,000 objects within 2× of the limit`, o && l ? o / l <= 2 : undefined, o && l ? `${(o / l).toFixed(2)}× the limit` : undefined);
   }
   {

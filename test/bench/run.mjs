@@ -9,6 +9,7 @@
 //   BENCH_KUBECONFIG=PATH       use this cluster instead of starting the bench's own control plane
 //   BENCH_KEEP_CLUSTER=1        leave the bench's own control plane running at the end
 //   BENCH_PLUGIN=PATH           the binary to measure (default plugin/kubectl-gitops, built when missing)
+//   BENCH_KAPP=PATH|none        kapp to compare with (default: built from its Go module by test/bench/build-kapp)
 //   BENCH_OUT=PATH              where to write the markdown (default test/bench/RESULTS.md)
 //   BENCH_DIR=PATH              where the generated apps go (default a fresh temp folder, removed at the end)
 // `node test/bench/run.mjs --render RESULTS.json` re-renders the markdown from a saved run.
@@ -74,7 +75,19 @@ function pluginPath(work) {
   return copy;
 }
 
-function machine(kubectl, plugin) {
+/** kapp built from its Go module (test/bench/build-kapp, cached by version), or why there is none. */
+function kappPath() {
+  if (env.BENCH_KAPP === 'none') return { why: 'BENCH_KAPP=none' };
+  if (env.BENCH_KAPP) return { path: resolve(env.BENCH_KAPP) };
+  try {
+    const out = execFileSync(join(HERE, 'build-kapp'), { stdio: ['ignore', 'pipe', 'inherit'] }).toString().trim().split('\n');
+    return { path: out[out.length - 1] };
+  } catch (e) {
+    return { why: `test/bench/build-kapp failed (${e.message.split('\n')[0]})` };
+  }
+}
+
+function machine(kubectl, plugin, kapp) {
   const sh = (cmd, args) => {
     try {
       return execFileSync(cmd, args, { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
@@ -91,6 +104,7 @@ function machine(kubectl, plugin) {
     load: loadavg().map((x) => x.toFixed(2)).join(' '),
     kubectl: sh(kubectl, ['version', '--client']).split('\n')[0],
     ours: sh(plugin, ['version']).split('\n')[0],
+    kapp: kapp.path ? sh(kapp.path, ['version']).split('\n')[0] : `not measured: ${kapp.why}`,
     node: process.version,
     commit: sh('git', ['-C', ROOT, 'rev-parse', '--short', 'HEAD']),
   };
@@ -143,13 +157,25 @@ async function main() {
   const plugin = pluginPath(work);
   const toolEnv = { ...env, KUBECONFIG: kc, NO_COLOR: '1' };
   const client = makeClient(kc);
-  const info = { ...machine(kubectl, plugin), runs: RUNS, startupRuns: STARTUP_RUNS, sizes: SIZES };
-  log(`machine: ${info.nproc} cpus (${info.cpu}), ${info.memGiB} GiB, load ${info.load}; ours: ${info.ours}; ${info.kubectl}`);
+  const kapp = kappPath();
+  const info = { ...machine(kubectl, plugin, kapp), runs: RUNS, startupRuns: STARTUP_RUNS, sizes: SIZES };
+  log(`machine: ${info.nproc} cpus (${info.cpu}), ${info.memGiB} GiB, load ${info.load}; ours: ${info.ours}; ${info.kubectl}; kapp: ${info.kapp}`);
   const results = [];
   const push = (id, size, title, res, extra = {}) => results.push({ id, size, title, res, ...extra });
   const ours = (args, ok, check) => ({ tool: 'ours', cmd: plugin, args: [...args, '--kubeconfig', kc], env: toolEnv, ok, check });
   const kube = (args, ok, check, extraEnv = {}) => ({ tool: 'kubectl', cmd: kubectl, args: [...args, '--kubeconfig', kc], env: { ...toolEnv, ...extraEnv }, ok, check });
   const appArgs = (a) => ['-f', a.appFile, '--desired', a.manifests, '-o', 'kv'];
+  // kapp deploys its own copy of each app (same objects, namespace NS-kapp): it labels what it owns
+  // and refuses objects another tool applied. `--wait=false`: our sync and kubectl apply don't wait.
+  const kappTool = (a, args, ok, check) => ({ tool: 'kapp', cmd: kapp.path, args: ['deploy', '-a', a.app, '-n', a.namespace, '--into-ns', a.namespace, '-f', a.manifests, '--kubeconfig', kc, '--color=false', '--wait=false', ...args], env: toolEnv, ok, check });
+  const withKapp = (...tools) => tools.filter(Boolean);
+  const kappDiff = (a, check) => kappTool(a, ['--diff-run', '--diff-exit-status', '--diff-changes'], [2, 3], check);
+  const kappOps = (m) => /Op:\s+(\d+) create, (\d+) delete, (\d+) update, (\d+) noop/.exec(m.stdout)?.slice(1).map(Number);
+  const kappSeed = async (a) => {
+    const t = kappTool(a, ['-y']);
+    const m = await measure(t.cmd, t.args, { env: toolEnv });
+    if (m.code !== 0) throw new Error(`kapp deploy of ${a.app} into ${a.namespace}: ${(m.stderr.trim() || m.stdout.trim()).split('\n').slice(-3).join(' ')}`);
+  };
   const limit = (args) => ({ tool: 'limit', cmd: NODE, args: [join(HERE, 'limit.mjs'), kc, ...args], env: toolEnv, ok: [0], limit: true });
 
   try {
@@ -173,17 +199,29 @@ async function main() {
       await ensureNamespace(client, first.namespace);
       log(`size ${size}: seeding ${steady.namespace} (server-side apply with force as ${FM}, resets any earlier drift)`);
       await seed(client, steady.namespace, steady.objects);
+      // kapp's copies: the same objects in NS-kapp, deployed by kapp itself.
+      const kSteady = kapp.path ? writeApp(join(work, `${app}-kapp`), appObjects(size, { app, namespace: `${app}-kapp` }), app, `${app}-kapp`) : undefined;
+      const kFirst = kapp.path ? writeApp(join(work, `${firstApp}-kapp`), appObjects(size, { app: firstApp, namespace: `${firstApp}-kapp` }), firstApp, `${firstApp}-kapp`) : undefined;
+      if (kapp.path) {
+        await ensureNamespace(client, kSteady.namespace);
+        await ensureNamespace(client, kFirst.namespace);
+        log(`size ${size}: kapp deploy into ${kSteady.namespace}`);
+        await kappSeed(kSteady);
+      }
 
       if (wanted('sync-first')) {
         log(`scenario sync-first ${size}`);
         const clean = () => emptySet(client, first.namespace, firstApp);
-        const res = await runScenario(`sync-first ${size}`, [
+        const kClean = () => emptySet(client, kFirst.namespace, firstApp);
+        const res = await runScenario(`sync-first ${size}`, withKapp(
           { ...ours(['sync', ...appArgs(first)], [0], (m) => (/APPLIED=(\d+)/.exec(m.stdout)?.[1] !== String(size) ? `APPLIED=${/APPLIED=(\d+)/.exec(m.stdout)?.[1] ?? '?'}` : undefined)), before: clean },
           { ...kube(['apply', '--server-side', '--field-manager', FM, '-n', first.namespace, '-f', first.manifests], [0]), before: clean },
+          kapp.path && { ...kappTool(kFirst, ['-y'], [0], (m) => (kappOps(m)?.[0] !== size ? `kapp Op: ${kappOps(m)?.join('/') ?? '?'} (create/delete/update/noop)` : undefined)), before: kClean },
           { ...limit(['ssa', first.namespace, first.json, 'apply']), before: clean },
-        ], firstRuns(size));
+        ), firstRuns(size));
         push('sync-first', size, 'sync, first apply (fresh namespace)', res);
         await emptySet(client, first.namespace, firstApp);
+        if (kapp.path) await emptySet(client, kFirst.namespace, firstApp);
       }
       const diffCheck = (wantDrift) => (m) => {
         const drifted = m.code === 1;
@@ -191,11 +229,12 @@ async function main() {
       };
       if (wanted('diff')) {
         log(`scenario diff ${size}`);
-        const res = await runScenario(`diff ${size}`, [
+        const res = await runScenario(`diff ${size}`, withKapp(
           ours(['diff', ...appArgs(steady)], [0, 1], diffCheck(false)),
           kube(['diff', '--server-side', '--force-conflicts', '--field-manager', FM, '-n', steady.namespace, '-f', steady.manifests], [0, 1], diffCheck(false)),
+          kapp.path && kappDiff(kSteady, (m) => (m.code !== 2 ? `kapp reported changes (Op: ${kappOps(m)?.join('/') ?? '?'})` : undefined)),
           limit(['list', steady.namespace]),
-        ], RUNS);
+        ), RUNS);
         push('diff', size, 'diff, no drift', res);
       }
       if (wanted('diff-ss')) {
@@ -208,11 +247,15 @@ async function main() {
       }
       if (wanted('sync-noop')) {
         log(`scenario sync-noop ${size}`);
-        const res = await runScenario(`sync-noop ${size}`, [
+        const res = await runScenario(`sync-noop ${size}`, withKapp(
           ours(['sync', ...appArgs(steady)], [0]),
           kube(['apply', '--server-side', '--field-manager', FM, '-n', steady.namespace, '-f', steady.manifests], [0]),
+          kapp.path && kappTool(kSteady, ['-y'], [0], (m) => {
+            const ops = kappOps(m);
+            return !ops || ops[0] + ops[1] + ops[2] !== 0 ? `kapp Op: ${ops?.join('/') ?? '?'} (create/delete/update/noop), expected no changes` : undefined;
+          }),
           limit(['ssa', steady.namespace, steady.json, 'apply']),
-        ], RUNS);
+        ), RUNS);
         push('sync-noop', size, 'sync, no-op re-sync', res);
       }
       if (wanted('status')) {
@@ -225,14 +268,16 @@ async function main() {
       }
       if (wanted('diff-drift') || wanted('diff-ss-drift')) {
         const drifted = await drift(client, steady.namespace, steady.objects);
-        log(`size ${size}: drifted ${drifted.length} objects under manager bench-drifter`);
+        if (kapp.path) await drift(client, kSteady.namespace, kSteady.objects);
+        log(`size ${size}: drifted ${drifted.length} objects under manager bench-drifter${kapp.path ? ' (and the same in kapp\'s copy)' : ''}`);
         const driftCheck = (m) => (m.code !== 1 ? 'reported no drift' : undefined);
         if (wanted('diff-drift')) {
-          const res = await runScenario(`diff-drift ${size}`, [
+          const res = await runScenario(`diff-drift ${size}`, withKapp(
             ours(['diff', ...appArgs(steady)], [0, 1], driftCheck),
             kube(['diff', '--server-side', '--force-conflicts', '--field-manager', FM, '-n', steady.namespace, '-f', steady.manifests], [0, 1], driftCheck),
+            kapp.path && kappDiff(kSteady, (m) => (kappOps(m)?.[2] !== drifted.length ? `kapp Op: ${kappOps(m)?.join('/') ?? '?'} (create/delete/update/noop), expected ${drifted.length} updates` : undefined)),
             limit(['list', steady.namespace]),
-          ], RUNS);
+          ), RUNS);
           push('diff-drift', size, 'diff, 10% drifted', res);
         }
         if (wanted('diff-ss-drift')) {
@@ -243,6 +288,7 @@ async function main() {
           push('diff-ss-drift', size, 'diff --server-side, 10% drifted', res, { kubectlFrom: 'diff-drift' });
         }
         await seed(client, steady.namespace, steady.objects); // take the drift back
+        if (kapp.path) await kappSeed(kSteady);
       }
     }
 
@@ -261,14 +307,25 @@ async function main() {
       if (setup.code !== 0) throw new Error(`preparing the ApplySet: ${setup.stderr.trim()}`);
       log(`prune: ${await countSet(client, app, app)} app objects + ${PRUNE_OBJECTS} unrelated in ${app}`);
       const want = all.length - scan.objects.length;
-      const res = await runScenario('prune', [
+      // kapp's copy: the same app deployed by kapp among its own 10,000 unrelated ConfigMaps; its
+      // `--diff-run` with the ten objects gone is its prune scan (it would delete exactly those).
+      const kNs = `${app}-kapp`;
+      const kAll = appObjects(100, { app, namespace: kNs, pods: 0 });
+      const kScan = kapp.path ? writeApp(join(work, kNs), kAll.filter((_, i) => i % 10 !== 5), app, kNs) : undefined;
+      if (kapp.path) {
+        await ensureNamespace(client, kNs);
+        log(`prune: filling ${kNs} with ${PRUNE_OBJECTS} unrelated ConfigMaps: created ${await fillUnrelated(client, kNs, PRUNE_OBJECTS)} missing ones`);
+        await kappSeed(writeApp(join(work, `${kNs}-all`), kAll, app, kNs));
+      }
+      const res = await runScenario('prune', withKapp(
         ours(['prune', ...appArgs(scan)], [0, 1], (m) => (countLines(m.stdout, 'PRUNE=') !== want ? `${countLines(m.stdout, 'PRUNE=')} PRUNE lines, expected ${want}` : undefined)),
         kube([...applyset, '--dry-run=server', '-f', scan.manifests], [0], (m) => {
           const pruned = m.stdout.split('\n').filter((l) => / pruned/.test(l)).length;
           return pruned !== want ? `${pruned} pruned, expected ${want}` : undefined;
         }, { KUBECTL_APPLYSET: 'true' }),
+        kapp.path && kappDiff(kScan, (m) => (kappOps(m)?.[1] !== want ? `kapp Op: ${kappOps(m)?.join('/') ?? '?'} (create/delete/update/noop), expected ${want} deletes` : undefined)),
         limit(['prune-scan', app]),
-      ], RUNS);
+      ), RUNS);
       push('prune', PRUNE_OBJECTS, `prune scan (${all.length}-object app among ${PRUNE_OBJECTS} unrelated ConfigMaps)`, res);
     }
   } finally {
