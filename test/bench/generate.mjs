@@ -111,8 +111,11 @@ export function appObjects(n, { app, namespace, pods = 2 }) {
   return out;
 }
 
-/** The Application that points kubectl-gitops at the generated set (read with -f; --desired gives the files). */
-export function applicationFor(app, namespace) {
+/**
+ * The Application that points kubectl-gitops at the generated set (read with -f; --desired gives the files);
+ * `syncOptions` beyond ServerSideApply=true for a variant (e.g. ApplyOutOfSyncOnly=true).
+ */
+export function applicationFor(app, namespace, syncOptions = []) {
   return {
     apiVersion: 'argoproj.io/v1alpha1',
     kind: 'Application',
@@ -121,14 +124,15 @@ export function applicationFor(app, namespace) {
       project: 'default',
       source: { repoURL: 'https://git.example/bench.git', targetRevision: 'HEAD', path: `apps/${app}` },
       destination: { server: 'https://kubernetes.default.svc', namespace },
-      syncPolicy: { syncOptions: ['ServerSideApply=true'] },
+      syncPolicy: { syncOptions: ['ServerSideApply=true', ...syncOptions] },
     },
   };
 }
 
 /**
  * Writes `<dir>/manifests/*.yaml` (ten objects per file, like a repository of small files),
- * `<dir>/application.yaml` and `<dir>/objects.json`; returns the paths and the objects.
+ * `<dir>/application.yaml`, `<dir>/application-oos.yaml` (the same with ApplyOutOfSyncOnly=true) and
+ * `<dir>/objects.json`; returns the paths and the objects.
  */
 export function writeApp(dir, objects, app, namespace) {
   rmSync(dir, { recursive: true, force: true });
@@ -141,7 +145,9 @@ export function writeApp(dir, objects, app, namespace) {
   }
   const appFile = join(dir, 'application.yaml');
   writeFileSync(appFile, stringify(applicationFor(app, namespace)));
+  const oosAppFile = join(dir, 'application-oos.yaml');
+  writeFileSync(oosAppFile, stringify(applicationFor(app, namespace, ['ApplyOutOfSyncOnly=true'])));
   const json = join(dir, 'objects.json');
   writeFileSync(json, JSON.stringify(objects));
-  return { dir, manifests, appFile, json, objects, app, namespace };
+  return { dir, manifests, appFile, oosAppFile, json, objects, app, namespace };
 }

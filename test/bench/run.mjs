@@ -29,7 +29,7 @@ const ROOT = resolve(HERE, '..', '..');
 const NODE = process.execPath;
 const FM = 'argocd-controller';
 
-export const SCENARIO_IDS = ['startup', 'sync-first', 'diff', 'diff-ss', 'sync-noop', 'status', 'diff-drift', 'diff-ss-drift', 'prune'];
+export const SCENARIO_IDS = ['startup', 'sync-first', 'diff', 'diff-ss', 'sync-noop', 'sync-noop-oos', 'status', 'diff-drift', 'diff-ss-drift', 'prune'];
 
 const env = process.env;
 const SIZES = (env.BENCH_SIZES ?? '100,1000,5000').split(',').map((s) => Number(s.trim())).filter((n) => n > 0);
@@ -257,6 +257,16 @@ async function main() {
           limit(['ssa', steady.namespace, steady.json, 'apply']),
         ), RUNS);
         push('sync-noop', size, 'sync, no-op re-sync', res);
+      }
+      if (wanted('sync-noop-oos')) {
+        // The same no-op sync with ApplyOutOfSyncOnly=true: only objects whose diff is not empty are applied
+        // (none here), which is what kapp deploy does by default. kubectl and kapp: the row above.
+        log(`scenario sync-noop-oos ${size}`);
+        const res = await runScenario(`sync-noop-oos ${size}`, [
+          ours(['sync', '-f', steady.oosAppFile, '--desired', steady.manifests, '-o', 'kv'], [0], (m) => (/^APPLIED=0$/m.test(m.stdout) ? undefined : `${/^APPLIED=.*$/m.exec(m.stdout)?.[0] ?? 'no APPLIED line'}, expected APPLIED=0`)),
+          limit(['list', steady.namespace]),
+        ], RUNS);
+        push('sync-noop-oos', size, 'sync, no-op, ApplyOutOfSyncOnly=true', res, { kubectlFrom: 'sync-noop' });
       }
       if (wanted('status')) {
         log(`scenario status ${size}`);
