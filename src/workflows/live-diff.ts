@@ -162,10 +162,11 @@ export async function liveDiff(req: LiveDiffRequest, deps: AppStateDeps): Promis
 export async function runLiveDiff(args: Record<string, unknown>, ctx: CommandContext): Promise<ExitCode> {
   const { withGateway } = await import('./session.js');
   const { renderLiveDiff } = await import('../render/live-diff.js');
+  const sources = appStateArgs(args);
   return withGateway(ctx, 'diff', async (gateway) => {
-    const report = await liveDiff({ ...appStateArgs(args), serverSide: args.serverSide === true }, { io: ctx.io, opts: ctx.opts, gateway });
+    const report = await liveDiff({ ...sources, serverSide: args.serverSide === true }, { io: ctx.io, opts: ctx.opts, gateway });
     for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
     ctx.io.out(renderLiveDiff(report, ctx.opts.output, ctx.paint, ctx.opts.fieldManager));
     return report.sync === 'Synced' ? ExitCode.Ok : ExitCode.Drift;
-  });
+  }, sources);
 }

@@ -1,9 +1,43 @@
 // One cluster session per command: connect lazily, run, and on -v say what it cost (requests, retries, time).
+import { access } from 'node:fs/promises';
 import type { CommandContext } from '../cli/context.js';
+import { InputError } from '../cli/exit-codes.js';
 import type { KubeGateway } from '../kube/gateway.js';
 
-/** Runs `fn` with a gateway to the selected context; always closes it, and with -v reports its requests and retries on stderr. */
-export async function withGateway<T>(ctx: CommandContext, what: string, fn: (gateway: KubeGateway) => Promise<T>): Promise<T> {
+/** The local paths a command reads besides the cluster. */
+export interface LocalSources {
+  appFile?: string;
+  desired?: string;
+}
+
+/**
+ * Fails on a named Application file or --desired path that does not exist, before any connection: a
+ * typo is reported as itself even where no kubeconfig is set. The messages are those the readers give.
+ */
+export async function checkLocalSources(sources: LocalSources): Promise<void> {
+  const missing = async (path: string | undefined): Promise<NodeJS.ErrnoException | undefined> => {
+    if (path === undefined || path === '' || path === '-') return undefined;
+    try {
+      await access(path);
+      return undefined;
+    } catch (err) {
+      return err as NodeJS.ErrnoException;
+    }
+  };
+  const app = await missing(sources.appFile);
+  if (app) throw new InputError(`reading Application file ${sources.appFile}: ${app.code ?? app.message}`, { cause: app });
+  const desired = await missing(sources.desired);
+  if (desired) {
+    throw new InputError(`reading manifests from ${sources.desired}: ${desired.code === 'ENOENT' ? 'no such file or directory' : desired.message}`, { cause: desired });
+  }
+}
+
+/**
+ * Runs `fn` with a gateway to the selected context; always closes it, and with -v reports its requests and retries on stderr.
+ * The local sources, when given, are checked first (see checkLocalSources).
+ */
+export async function withGateway<T>(ctx: CommandContext, what: string, fn: (gateway: KubeGateway) => Promise<T>, sources?: LocalSources): Promise<T> {
+  if (sources) await checkLocalSources(sources);
   const { connectGateway } = await import('../kube/connect.js');
   const gateway = await connectGateway(ctx.opts, ctx.io.env);
   const started = Date.now();

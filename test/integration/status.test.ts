@@ -176,4 +176,38 @@ describe('kubectl gitops status', () => {
     expect(table.stdout).toMatch(/^-\s+ConfigMap\s+\S+\s+leftover\s+OutOfSync\s+-\s+requires pruning$/m);
     expect(kv((await status(broken, '-o', 'kv')).stdout)).toMatchObject({ SYNC: 'OutOfSync', HEALTH: 'Progressing' });
   }, TEST_TIMEOUT_MS);
+
+  it('extras of kinds with a health check are read in full (their health and tree), the others as listed, in a stable order', async () => {
+    const ns = await createTestNamespace('status-extras');
+    namespaces.push(ns);
+    const app = appFiles(`${ns}-app`, ns, configMap('settings'));
+    await sync(app);
+    // Three objects carrying this app's mark that Git no longer declares: two Deployments (health from their status) and a ConfigMap.
+    for (const name of ['old-api', 'old-web']) {
+      await kubectlOk(['create', 'deployment', name, '-n', ns, `--image=registry.local/${name}:1.0.0`]);
+      await kubectlOk(['annotate', 'deployment', name, '-n', ns, `argocd.argoproj.io/tracking-id=${app.name}:apps/Deployment:${ns}/${name}`]);
+    }
+    await kubectlOk(['create', 'configmap', 'old-settings', '-n', ns, '--from-literal=a=b']);
+    await kubectlOk(['annotate', 'configmap', 'old-settings', '-n', ns, `argocd.argoproj.io/tracking-id=${app.name}:/ConfigMap:${ns}/old-settings`]);
+    type Report = {
+      sync: { status: string; requiresPruning: number };
+      resources: { kind: string; name: string; status: string; requiresPruning: boolean; health?: { status: string } }[];
+      trees: { kind: string; name: string; children: { kind: string }[] }[];
+    };
+    const report = await waitFor(
+      async () => {
+        const r = JSON.parse((await status(app, '-o', 'json')).stdout) as Report;
+        return r.resources.filter((x) => x.kind === 'Deployment' && x.health?.status === 'Healthy').length === 2 ? r : undefined;
+      },
+      { what: 'both extra Deployments Healthy in status', timeoutMs: 90_000 },
+    );
+    expect(report.sync).toMatchObject({ status: 'OutOfSync', requiresPruning: 3 });
+    expect(report.resources.map((r) => `${r.kind}/${r.name} ${r.status} ${r.requiresPruning} ${r.health?.status ?? '-'}`)).toEqual([
+      'ConfigMap/old-settings OutOfSync true -',
+      'ConfigMap/settings Synced false -',
+      'Deployment/old-api OutOfSync true Healthy',
+      'Deployment/old-web OutOfSync true Healthy',
+    ]);
+    for (const name of ['old-api', 'old-web']) expect(report.trees.find((t) => t.kind === 'Deployment' && t.name === name)?.children.map((c) => c.kind)).toEqual(['ReplicaSet']);
+  }, TEST_TIMEOUT_MS);
 });

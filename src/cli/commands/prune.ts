@@ -24,6 +24,6 @@ export const pruneCommand: GitopsCommand = {
       for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
       ctx.io.out(renderPrune(report, ctx.opts.output, ctx.paint));
       return pruneExitCode(report) as ExitCode;
-    });
+    }, appStateArgs(args));
   },
 };

@@ -59,6 +59,6 @@ export const statusCommand: GitopsCommand = {
       if (isConverged(result.report)) return ExitCode.Ok;
       ctx.io.err(`error: timed out after ${typeof args.timeout === 'string' ? args.timeout : '5m'} waiting for Synced and Healthy: ${summary(result.report, reasonText(result.report))}\n`);
       return ExitCode.Drift;
-    });
+    }, appStateArgs(args));
   },
 };

@@ -53,6 +53,6 @@ export const syncCommand: GitopsCommand = {
       } finally {
         progress?.clear();
       }
-    });
+    }, appStateArgs(args));
   },
 };
