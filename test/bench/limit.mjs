@@ -8,6 +8,9 @@
 //        node limit.mjs KUBECONFIG ssa NS FILE dry|apply   one server-side apply per object (dry-run or real)
 //        node limit.mjs KUBECONFIG prune-scan NS      discovery + one metadata-only LIST per listable kind
 //                                                     (namespaced kinds in NS, cluster-scoped kinds once)
+//        node limit.mjs KUBECONFIG diff-scan NS       what a diff that also reports the app's extras must read:
+//                                                     discovery, one LIST per generated kind in NS, and one
+//                                                     metadata-only LIST of every other listable kind (as prune-scan)
 import { readFileSync } from 'node:fs';
 import { collectionPath, makeClient, objectPath, PLURALS } from './kube.mjs';
 import { MIX } from './generate.mjs';
@@ -38,6 +41,16 @@ async function discover(client) {
   return out;
 }
 
+/** One metadata-only LIST of each resource (namespaced ones in ns); kinds the server refuses to list count as empty. */
+async function metadataLists(client, resources, ns) {
+  const lists = await client.pool(resources, (r) =>
+    client
+      .request('GET', collectionPath(r.apiVersion, r.plural, r.namespaced ? ns : undefined), { accept: METADATA_LIST })
+      .catch((e) => (e.status === 403 || e.status === 404 || e.status === 405 ? { items: [] } : Promise.reject(e))),
+  );
+  return lists.reduce((s, l) => s + (l.items?.length ?? 0), 0);
+}
+
 async function main() {
   const [kubeconfig, op, ns, file, mode] = process.argv.slice(2);
   const client = makeClient(kubeconfig);
@@ -62,10 +75,14 @@ async function main() {
     process.stdout.write(`${JSON.stringify({ ms, requests: client.requests(), items })}\n`);
     client.close();
     return;
-  } else if (op === 'prune-scan') {
+  } else if (op === 'diff-scan') {
     const resources = await discover(client);
-    const lists = await client.pool(resources, (r) => client.request('GET', collectionPath(r.apiVersion, r.plural, r.namespaced ? ns : undefined), { accept: METADATA_LIST }).catch((e) => (e.status === 403 || e.status === 404 || e.status === 405 ? { items: [] } : Promise.reject(e))));
-    items = lists.reduce((s, l) => s + (l.items?.length ?? 0), 0);
+    const declared = new Set(generated.map((k) => `${API_VERSIONS[k] ?? 'v1'}/${PLURALS[k]}`));
+    const others = resources.filter((r) => !(r.namespaced && declared.has(`${r.apiVersion}/${r.plural}`)));
+    const [full, rest] = await Promise.all([listKinds(client, ns, generated), metadataLists(client, others, ns)]);
+    items = full + rest;
+  } else if (op === 'prune-scan') {
+    items = await metadataLists(client, await discover(client), ns);
   } else throw new Error(`unknown limit operation ${op}`);
   const ms = performance.now() - t0;
   process.stdout.write(`${JSON.stringify({ ms, requests: client.requests(), items })}\n`);

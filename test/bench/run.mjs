@@ -176,7 +176,9 @@ async function main() {
     const m = await measure(t.cmd, t.args, { env: toolEnv });
     if (m.code !== 0) throw new Error(`kapp deploy of ${a.app} into ${a.namespace}: ${(m.stderr.trim() || m.stdout.trim()).split('\n').slice(-3).join(' ')}`);
   };
-  const limit = (args) => ({ tool: 'limit', cmd: NODE, args: [join(HERE, 'limit.mjs'), kc, ...args], env: toolEnv, ok: [0], limit: true });
+  const limit = (args, tool = 'limit') => ({ tool, cmd: NODE, args: [join(HERE, 'limit.mjs'), kc, ...args], env: toolEnv, ok: [0], limit: true });
+  // The least a diff that also reports the app's extras must read (shown beside the plain limit, which lists the declared kinds only).
+  const scanLimit = (ns) => limit(['diff-scan', ns], 'limitScan');
 
   try {
     if (wanted('startup')) {
@@ -234,6 +236,7 @@ async function main() {
           kube(['diff', '--server-side', '--force-conflicts', '--field-manager', FM, '-n', steady.namespace, '-f', steady.manifests], [0, 1], diffCheck(false)),
           kapp.path && kappDiff(kSteady, (m) => (m.code !== 2 ? `kapp reported changes (Op: ${kappOps(m)?.join('/') ?? '?'})` : undefined)),
           limit(['list', steady.namespace]),
+          scanLimit(steady.namespace),
         ), RUNS);
         push('diff', size, 'diff, no drift', res);
       }
@@ -265,6 +268,7 @@ async function main() {
         const res = await runScenario(`sync-noop-oos ${size}`, [
           ours(['sync', '-f', steady.oosAppFile, '--desired', steady.manifests, '-o', 'kv'], [0], (m) => (/^APPLIED=0$/m.test(m.stdout) ? undefined : `${/^APPLIED=.*$/m.exec(m.stdout)?.[0] ?? 'no APPLIED line'}, expected APPLIED=0`)),
           limit(['list', steady.namespace]),
+          scanLimit(steady.namespace),
         ], RUNS);
         push('sync-noop-oos', size, 'sync, no-op, ApplyOutOfSyncOnly=true', res, { kubectlFrom: 'sync-noop' });
       }
@@ -287,6 +291,7 @@ async function main() {
             kube(['diff', '--server-side', '--force-conflicts', '--field-manager', FM, '-n', steady.namespace, '-f', steady.manifests], [0, 1], driftCheck),
             kapp.path && kappDiff(kSteady, (m) => (kappOps(m)?.[2] !== drifted.length ? `kapp Op: ${kappOps(m)?.join('/') ?? '?'} (create/delete/update/noop), expected ${drifted.length} updates` : undefined)),
             limit(['list', steady.namespace]),
+            scanLimit(steady.namespace),
           ), RUNS);
           push('diff-drift', size, 'diff, 10% drifted', res);
         }
