@@ -221,18 +221,12 @@ export async function listAppCandidates(
 export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want: { extras: boolean | ((app: Application) => boolean); live?: boolean }): Promise<AppState> {
   const gw = deps.gateway;
   const startRequests = gw.stats().requests;
-  // Discovery (and the connection under it) goes on while the manifests are read and parsed. Its outcome is
-  // awaited before the objects are resolved, so a failure is reported once, as itself, and only after the
-  // input was found good: a broken manifest is still reported as such when the cluster is unreachable.
-  const discovered = gw.discover();
-  discovered.catch(() => undefined);
   const app = await loadApplication(args, deps);
   const warnings = [...app.warnings];
   const { loadDesiredManifests } = await import('../source/index.js');
   const source = await loadDesiredManifests(app, { desired: args.desired, revision: args.revision, repoDir: args.repoDir }, deps.io);
   warnings.push(...source.warnings);
   const destinationNamespace = deps.opts.namespace ?? app.destination.namespace ?? '';
-  await discovered;
   const desired = await resolveDesired(source.objects, destinationNamespace, gw);
   const appInstance = instanceName(app);
   const namespaces = [...new Set([destinationNamespace, ...desired.map((d) => d.key.namespace)].filter((n) => n !== ''))].sort();
