@@ -204,13 +204,18 @@ export async function validateJqExpressions(app: Application, compile: JqCompile
   }
 }
 
+/** The error for an Application file that cannot be read. */
+export function applicationFileError(path: string, err: unknown): InputError {
+  return new InputError(`reading Application file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+}
+
 /** Reads an Application from a YAML or JSON file (the first non-empty document), validated; jq expressions are compiled. */
 export async function loadApplicationFile(path: string, opts: { compileJq?: JqCompileCheck } = {}): Promise<Application> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    throw new InputError(`reading Application file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+    throw applicationFileError(path, err);
   }
   const docs = parseAllDocuments(text, { prettyErrors: true });
   const list = Array.isArray(docs) ? docs : [docs];

@@ -28,6 +28,11 @@ export interface ClusterConnection {
   via: 'kubeconfig' | 'client-node';
 }
 
+/** The connection's TLS settings as Node's TLS options take them (only those that are set). */
+export function tlsConnectOptions(t: ClusterConnection['tls']): Pick<ClusterConnection['tls'], 'ca' | 'cert' | 'key' | 'servername' | 'rejectUnauthorized'> {
+  return Object.fromEntries(Object.entries(t).filter(([, v]) => v !== undefined));
+}
+
 /** True when the user needs client-node's authenticators (exec plugins, auth providers). */
 export function needsClientNode(sel: SelectedContext): boolean {
   const u = sel.user?.value ?? {};

@@ -9,7 +9,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import http2 from 'node:http2';
-import type { ClusterConnection } from './auth.js';
+import { tlsConnectOptions, type ClusterConnection } from './auth.js';
 import { H2Sessions } from './h2-session.js';
 import { ClusterError } from '../cli/exit-codes.js';
 import { isPlainObject, type KubeObject } from '../model/object.js';
@@ -154,21 +154,12 @@ class ClientGateway implements KubeGateway {
     const h2 = this.url.protocol === 'https:' && opts.http2 !== false;
     // HTTP/1.1 sockets (and the requests in flight without HTTP/2); HTTP/2 streams on one connection go higher.
     const n = opts.concurrency ?? 16;
-    this.limiter = new Limiter(opts.concurrency ?? (h2 ? 32 : n));
+    this.limiter = new Limiter(h2 && opts.concurrency === undefined ? 32 : n);
     if (h2) this.h2 = new H2Sessions(this.url, opts.connection.tls);
-    const { tls } = opts.connection;
     this.headers = { ...opts.connection.headers };
     this.basicAuth = opts.connection.basicAuth;
-    const agentOpts = {
-      keepAlive: true,
-      maxSockets: n,
-      ca: tls.ca,
-      cert: tls.cert,
-      key: tls.key,
-      servername: tls.servername,
-      ...(tls.rejectUnauthorized !== undefined ? { rejectUnauthorized: tls.rejectUnauthorized } : {}),
-    };
-    this.agent = this.url.protocol === 'http:' ? new http.Agent({ keepAlive: true, maxSockets: n }) : new https.Agent(agentOpts);
+    const agentOpts = { keepAlive: true, maxSockets: n };
+    this.agent = this.url.protocol === 'http:' ? new http.Agent(agentOpts) : new https.Agent({ ...agentOpts, ...tlsConnectOptions(opts.connection.tls) });
   }
 
   stats(): GatewayStats {

@@ -4,7 +4,7 @@
 import http2 from 'node:http2';
 import { isIP } from 'node:net';
 import tls from 'node:tls';
-import type { ClusterConnection } from './auth.js';
+import { tlsConnectOptions, type ClusterConnection } from './auth.js';
 
 /** One HTTP/2 session per server, opened on first use and again after the server closed it. */
 export class H2Sessions {
@@ -58,11 +58,8 @@ export class H2Sessions {
         host,
         port: Number(port || 443),
         ALPNProtocols: ['h2', 'http/1.1'],
-        ...(this.tlsOpts.servername !== undefined ? { servername: this.tlsOpts.servername } : isIP(host) ? {} : { servername: host }),
-        ...(this.tlsOpts.ca ? { ca: this.tlsOpts.ca } : {}),
-        ...(this.tlsOpts.cert ? { cert: this.tlsOpts.cert } : {}),
-        ...(this.tlsOpts.key ? { key: this.tlsOpts.key } : {}),
-        ...(this.tlsOpts.rejectUnauthorized !== undefined ? { rejectUnauthorized: this.tlsOpts.rejectUnauthorized } : {}),
+        ...(this.tlsOpts.servername === undefined && !isIP(host) ? { servername: host } : {}),
+        ...tlsConnectOptions(this.tlsOpts),
       });
       socket.once('error', reject);
       socket.once('secureConnect', () => {

@@ -37,13 +37,18 @@ export async function loadManifests(path: string, io?: Pick<Io, 'readStdin'>): P
   return objects;
 }
 
+/** The error for a manifest file or directory that cannot be read. */
+export function manifestPathError(path: string, err: unknown): InputError {
+  return new InputError(`reading manifests from ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (err as Error).message}`, { cause: err });
+}
+
 /** The manifest files under `path`, sorted; a named file is taken whatever its extension. */
 export async function manifestFiles(path: string): Promise<string[]> {
   let st;
   try {
     st = await stat(path);
   } catch (err) {
-    throw new InputError(`reading manifests from ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (err as Error).message}`, { cause: err });
+    throw manifestPathError(path, err);
   }
   if (!st.isDirectory()) return [path];
   const out: string[] = [];

@@ -69,7 +69,6 @@ export interface SyncPlan {
   warnings: string[];
 }
 
-/** CRDs are never stamped (Argo CD skips them, so they are never pruned with their custom resources). */
 /** Builds the plan; pure, never mutates its inputs. */
 export function planSync(input: SyncPlanInput): SyncPlan {
   const { app } = input;

@@ -64,8 +64,8 @@ export function stampTrackingId(obj: KubeObject, appInstance: string, destinatio
 /**
  * The desired object as a sync applies it and as Argo CD compares it (controller/state.go sets the
  * app instance on every target object before diffing): carrying this app's tracking-id, so that a
- * live object that lost its mark, or carries another app's, is out of sync. CRDs are applied
- * unmarked (see src/sync/plan.ts), so they are compared unmarked.
+ * live object that lost its mark, or carries another app's, is out of sync. CRDs are applied and
+ * compared unmarked: Argo CD skips them, so they are never pruned with their custom resources.
  */
 export function asApplied(obj: KubeObject, appInstance: string, destinationNamespace: string): KubeObject {
   return obj.kind === 'CustomResourceDefinition' ? obj : stampTrackingId(obj, appInstance, destinationNamespace);

@@ -1,7 +1,8 @@
 // One cluster session per command: connect lazily, run, and on -v say what it cost (requests, retries, time).
 import { access } from 'node:fs/promises';
 import type { CommandContext } from '../cli/context.js';
-import { InputError } from '../cli/exit-codes.js';
+import { applicationFileError } from '../app/application.js';
+import { manifestPathError } from '../manifest/index.js';
 import type { KubeGateway } from '../kube/gateway.js';
 
 /** The local paths a command reads besides the cluster. */
@@ -15,21 +16,14 @@ export interface LocalSources {
  * typo is reported as itself even where no kubeconfig is set. The messages are those the readers give.
  */
 export async function checkLocalSources(sources: LocalSources): Promise<void> {
-  const missing = async (path: string | undefined): Promise<NodeJS.ErrnoException | undefined> => {
-    if (path === undefined || path === '' || path === '-') return undefined;
-    try {
-      await access(path);
-      return undefined;
-    } catch (err) {
-      return err as NodeJS.ErrnoException;
-    }
+  const check = async (path: string | undefined, error: (path: string, err: unknown) => Error): Promise<void> => {
+    if (path === undefined || path === '' || path === '-') return;
+    await access(path).catch((err: unknown) => {
+      throw error(path, err);
+    });
   };
-  const app = await missing(sources.appFile);
-  if (app) throw new InputError(`reading Application file ${sources.appFile}: ${app.code ?? app.message}`, { cause: app });
-  const desired = await missing(sources.desired);
-  if (desired) {
-    throw new InputError(`reading manifests from ${sources.desired}: ${desired.code === 'ENOENT' ? 'no such file or directory' : desired.message}`, { cause: desired });
-  }
+  await check(sources.appFile, applicationFileError);
+  await check(sources.desired, manifestPathError);
 }
 
 /**

@@ -102,9 +102,10 @@ export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise
   const warnings = [...state.warnings];
   const resources = await compare(state, deps.opts.fieldManager);
   // The extras' full objects are fetched side by side (the gateway bounds how many are in flight), in the plan's order.
-  const candidates = state.prune?.candidates ?? [];
-  const extras = await Promise.all(candidates.map((c) => fullExtra(gw, c.type, c.object)));
-  candidates.forEach((c, i) => resources.push({ key: c.key, comparison: 'extra', live: extras[i] as KubeObject }));
+  const extras = await Promise.all(
+    (state.prune?.candidates ?? []).map(async (c): Promise<ResourceInput> => ({ key: c.key, comparison: 'extra', live: await fullExtra(gw, c.type, c.object) })),
+  );
+  resources.push(...extras);
   const roots = resources.flatMap((r) => (r.live ? [r.live] : []));
   const children = await listChildren(gw, roots, warnings);
   const report = buildStatusReport({
