@@ -32,6 +32,7 @@ import {
   type WatchEvent,
   type WatchOptions,
 } from './gateway.js';
+import { scanMetadataList } from './list-scan.js';
 import { parseAggregatedDiscovery, parseLegacyGroupList, parseLegacyResourceList, preferredTypes } from './discovery.js';
 
 /** Page sizes: full objects in pages of 500 (bounded memory per response); metadata-only items are ~300 bytes, so
@@ -91,6 +92,15 @@ const RESET_CODES = new Set([
   'ERR_HTTP2_STREAM_CLOSED',
 ]);
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+
+/** A successful response's body, decoded. */
+function decodeJson(spec: RequestSpec, body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch (err) {
+    throw new ClusterError(`${spec.doing}: the API server sent a body that is not JSON`, { cause: err });
+  }
+}
 
 /** A counting semaphore: at most `n` tasks run at once. */
 class Limiter {
@@ -338,11 +348,7 @@ class ClientGateway implements KubeGateway {
   private async json<T>(spec: RequestSpec): Promise<T> {
     const res = await this.send(spec);
     if (res.status < 200 || res.status >= 300) throw apiError(spec.doing, res.status, res.body, spec.access);
-    try {
-      return JSON.parse(res.body) as T;
-    } catch (err) {
-      throw new ClusterError(`${spec.doing}: the API server sent a body that is not JSON`, { cause: err });
-    }
+    return decodeJson(spec, res.body) as T;
   }
 
   discover(): Promise<Discovery> {
@@ -407,7 +413,7 @@ class ClientGateway implements KubeGateway {
     let pages = 0;
     let resourceVersion: string | undefined;
     do {
-      const body = await this.json<{ items?: KubeObject[]; metadata?: { continue?: string; resourceVersion?: string } }>({
+      const spec: RequestSpec = {
         method: 'GET',
         path: collectionPath(type, opts.namespace),
         query: {
@@ -420,7 +426,12 @@ class ClientGateway implements KubeGateway {
         retry: true,
         doing,
         access: { verb: 'list', resource: resourceName(type), ...(type.namespaced && opts.namespace ? { namespace: opts.namespace } : {}) },
-      });
+      };
+      const res = await this.send(spec);
+      if (res.status < 200 || res.status >= 300) throw apiError(doing, res.status, res.body, spec.access);
+      // Items that cannot carry the annotation asked for are left undecoded when the page has the server's usual shape.
+      const body = ((opts.metadataOnly && opts.withAnnotation ? scanMetadataList(res.body, opts.withAnnotation) : undefined) ??
+        decodeJson(spec, res.body)) as { items?: KubeObject[]; metadata?: { continue?: string; resourceVersion?: string } };
       pages++;
       for (const it of body.items ?? []) {
         items.push({ ...it, apiVersion: apiVersionOf(type), kind: type.kind });

@@ -153,6 +153,8 @@ export class FakeGateway implements KubeGateway {
       .filter((o) => groupOf(o.apiVersion) === type.group && o.kind === type.kind)
       .filter((o) => !type.namespaced || !opts.namespace || o.metadata.namespace === opts.namespace)
       .filter((o) => matchesSelector(o, opts.labelSelector))
+      // Leaves out what the real gateway may leave out, so callers are tested without those items.
+      .filter((o) => !(opts.metadataOnly && opts.withAnnotation) || o.metadata.annotations?.[opts.withAnnotation] !== undefined)
       .map((o) => (opts.metadataOnly ? { apiVersion: o.apiVersion, kind: o.kind, metadata: clone(o.metadata) } : clone(o)));
     const pages = opts.pageSize ? Math.max(1, Math.ceil(items.length / opts.pageSize)) : 1;
     return { items, resourceVersion: String(this.rv), pages };

@@ -36,6 +36,12 @@ export interface ListOptions {
   fieldSelector?: string;
   /** Ask for PartialObjectMetadataList: items carry only apiVersion, kind and metadata. */
   metadataOnly?: boolean;
+  /**
+   * With `metadataOnly`: only the items that carry this annotation are wanted. The gateway may leave out
+   * any item without it (the real one does so without decoding them: see list-scan.ts); what it returns
+   * is whole.
+   */
+  withAnnotation?: string;
   /** Page size (the gateway follows `continue` until the list is complete). */
   pageSize?: number;
 }

@@ -8,6 +8,7 @@ import { apiVersionOf, resourceName } from '../kube/gateway.js';
 import { formatSource, type ManifestObject, type ManifestSource } from '../manifest/index.js';
 import { groupOf, isPlainObject, keyOf, keyString, type KubeObject, type ResourceKey } from '../model/object.js';
 import { planPrune, type LiveEntry, type PrunePlan } from '../prune/plan.js';
+import { TRACKING_ID } from '../model/keys.js';
 import { instanceName } from '../tracking/tracking-id.js';
 import { loadApplicationFromCluster, loadApplicationFromFile } from './application-source.js';
 
@@ -168,12 +169,14 @@ function readLive(desired: readonly DesiredEntry[], gw: KubeGateway): { live: Pr
 }
 
 /**
- * Lists (metadata only) every listable preferred type in the app's namespaces and at cluster scope,
- * 16 requests at a time (the gateway's bound). Kinds we cannot list become warnings — except the kinds
+ * The objects that carry a tracking-id (any app's: the prune plan reports the others' marks), listed
+ * (metadata only) from every listable preferred type in the app's namespaces and at cluster scope,
+ * 16 requests at a time (the gateway's bound). Objects without the mark play no part in a prune plan,
+ * so they are left out, and the gateway does not even decode them. Kinds we cannot list become warnings — except the kinds
  * the app itself declares (`required`, as `group/resource/namespace`): not being able to list those is
  * an error, never an empty, successful-looking prune list. A type and scope that `reuse` holds (a full
  * LIST of exactly that type and scope, made for the live twins) is taken from there instead of being
- * listed again; its items are cut down to what a metadata-only list returns, so the result is the same.
+ * listed again; its marked items are cut down to what a metadata-only list returns, so the result is the same.
  */
 export async function listAppCandidates(
   gw: KubeGateway,
@@ -195,10 +198,12 @@ export async function listAppCandidates(
       try {
         const shared = reuse.get(scopeKey(type, namespace));
         if (shared) {
-          for (const o of (await shared).items) out.push({ object: { apiVersion: o.apiVersion, kind: o.kind, metadata: o.metadata }, type });
+          for (const o of (await shared).items) {
+            if (o.metadata.annotations?.[TRACKING_ID] !== undefined) out.push({ object: { apiVersion: o.apiVersion, kind: o.kind, metadata: o.metadata }, type });
+          }
           return;
         }
-        const res = await gw.list(type, { ...(namespace ? { namespace } : {}), metadataOnly: true });
+        const res = await gw.list(type, { ...(namespace ? { namespace } : {}), metadataOnly: true, withAnnotation: TRACKING_ID });
         for (const object of res.items) out.push({ object, type });
       } catch (err) {
         if (required.has(`${type.group}/${type.resource}/${namespace ?? ''}`)) throw err;
