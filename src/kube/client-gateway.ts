@@ -409,9 +409,10 @@ class ClientGateway implements KubeGateway {
     const where = type.namespaced ? (opts.namespace ? ` in namespace ${opts.namespace}` : ' in all namespaces') : '';
     const doing = `listing ${resourceName(type)}${where}`;
     const items: KubeObject[] = [];
-    let cont: string | undefined;
+    let cont = opts.continue;
     let pages = 0;
     let resourceVersion: string | undefined;
+    let remaining: number | undefined;
     do {
       const spec: RequestSpec = {
         method: 'GET',
@@ -431,15 +432,21 @@ class ClientGateway implements KubeGateway {
       if (res.status < 200 || res.status >= 300) throw apiError(doing, res.status, res.body, spec.access);
       // Items that cannot carry the annotation asked for are left undecoded when the page has the server's usual shape.
       const body = ((opts.metadataOnly && opts.withAnnotation ? scanMetadataList(res.body, opts.withAnnotation) : undefined) ??
-        decodeJson(spec, res.body)) as { items?: KubeObject[]; metadata?: { continue?: string; resourceVersion?: string } };
+        decodeJson(spec, res.body)) as { items?: KubeObject[]; metadata?: { continue?: string; resourceVersion?: string; remainingItemCount?: number } };
       pages++;
       for (const it of body.items ?? []) {
         items.push({ ...it, apiVersion: apiVersionOf(type), kind: type.kind });
       }
       cont = body.metadata?.continue || undefined;
       resourceVersion = body.metadata?.resourceVersion;
-    } while (cont);
-    return { items, pages, ...(resourceVersion ? { resourceVersion } : {}) };
+      remaining = typeof body.metadata?.remainingItemCount === 'number' ? body.metadata.remainingItemCount : undefined;
+    } while (cont && !(opts.maxPages !== undefined && pages >= opts.maxPages));
+    return {
+      items,
+      pages,
+      ...(resourceVersion ? { resourceVersion } : {}),
+      ...(cont ? { continue: cont, ...(remaining !== undefined ? { remainingItemCount: remaining } : {}) } : {}),
+    };
   }
 
   async apply(type: ResourceType, obj: KubeObject, opts: ApplyOptions): Promise<KubeObject> {

@@ -156,8 +156,16 @@ export class FakeGateway implements KubeGateway {
       // Leaves out what the real gateway may leave out, so callers are tested without those items.
       .filter((o) => !(opts.metadataOnly && opts.withAnnotation) || o.metadata.annotations?.[opts.withAnnotation] !== undefined)
       .map((o) => (opts.metadataOnly ? { apiVersion: o.apiVersion, kind: o.kind, metadata: clone(o.metadata) } : clone(o)));
-    const pages = opts.pageSize ? Math.max(1, Math.ceil(items.length / opts.pageSize)) : 1;
-    return { items, resourceVersion: String(this.rv), pages };
+    // Pages as the real gateway's (500 full objects, 5,000 metadata-only), so that `maxPages` and `continue` work.
+    const size = opts.pageSize ?? (opts.metadataOnly ? 5000 : 500);
+    const from = opts.continue ? Number(opts.continue) : 0;
+    const rest = items.slice(from);
+    if (opts.maxPages !== undefined && rest.length > opts.maxPages * size) {
+      const upTo = opts.maxPages * size;
+      return { items: rest.slice(0, upTo), resourceVersion: String(this.rv), pages: opts.maxPages, continue: String(from + upTo), remainingItemCount: rest.length - upTo };
+    }
+    const pages = opts.pageSize || opts.continue ? Math.max(1, Math.ceil(rest.length / size)) : 1;
+    return { items: rest, resourceVersion: String(this.rv), pages };
   }
 
   async apply(type: ResourceType, obj: KubeObject, opts: ApplyOptions): Promise<KubeObject> {

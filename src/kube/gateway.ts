@@ -44,6 +44,10 @@ export interface ListOptions {
   withAnnotation?: string;
   /** Page size (the gateway follows `continue` until the list is complete). */
   pageSize?: number;
+  /** Stop after this many pages even when the list goes on (the result then carries `continue`). */
+  maxPages?: number;
+  /** Go on from where an earlier, stopped list of the same type and options ended. */
+  continue?: string;
 }
 
 export interface ListResult {
@@ -51,6 +55,10 @@ export interface ListResult {
   resourceVersion?: string;
   /** How many HTTP requests the list took (pages). */
   pages: number;
+  /** Only when `maxPages` stopped the list early: the token to go on with. */
+  continue?: string;
+  /** With `continue`: how many items the server says are left (when it says). */
+  remainingItemCount?: number;
 }
 
 export interface ApplyOptions {

@@ -123,8 +123,11 @@ async function resolveDesired(objects: readonly ManifestObject[], destNs: string
   return out;
 }
 
-/** A LIST of one type over a whole scope (a namespace, or the cluster for cluster-scoped types), by `group|version|resource|namespace`. */
-export type ScopeLists = ReadonlyMap<string, Promise<ListResult>>;
+/**
+ * A LIST of one type over a whole scope (a namespace, or the cluster for cluster-scoped types), by
+ * `group|version|resource|namespace`; undefined when that scope was read only in part (see listOrGet).
+ */
+export type ScopeLists = ReadonlyMap<string, Promise<ListResult | undefined>>;
 
 /** The key of a whole-scope LIST of `type` (namespace '' for cluster-scoped types). */
 function scopeKey(type: ResourceType, namespace: string | undefined): string {
@@ -132,7 +135,8 @@ function scopeKey(type: ResourceType, namespace: string | undefined): string {
 }
 
 /**
- * Reads the live twin of every desired object: one LIST per type+namespace holding several objects, else a GET.
+ * Reads the live twin of every desired object: one LIST per type+namespace holding several objects (GETs past its
+ * first page when the scope is crowded with other objects), else a GET.
  * Starts the requests at once and hands back, besides the twins, every LIST it made of a whole scope (full objects,
  * no selector), so the candidate scan can take those items instead of listing the same type and scope again.
  * Only LISTs that cover the whole scope belong in `lists`: a GET, or any partial read, must never be shared.
@@ -146,26 +150,69 @@ function readLive(desired: readonly DesiredEntry[], gw: KubeGateway): { live: Pr
     if (entries) entries.push(d);
     else groups.set(g, [d]);
   }
-  const lists = new Map<string, Promise<ListResult>>();
+  const lists = new Map<string, Promise<ListResult | undefined>>();
   const live = new Map<string, KubeObject>();
+  const getTwin = async (d: DesiredEntry) => {
+    const o = await gw.get(d.type, d.key.namespace, d.key.name);
+    if (o) live.set(keyString(d.key), { ...o, apiVersion: o.apiVersion ?? apiVersionOf(d.type), kind: o.kind ?? d.type.kind });
+  };
   const reads = [...groups.values()].map(async (entries) => {
     const first = entries[0] as DesiredEntry;
-    if (entries.length === 1) {
-      const o = await gw.get(first.type, first.key.namespace, first.key.name);
-      if (o) live.set(keyString(first.key), { ...o, apiVersion: o.apiVersion ?? apiVersionOf(first.type), kind: o.kind ?? first.type.kind });
-      return;
-    }
-    const wanted = new Set(entries.map((e) => e.key.name));
+    if (entries.length === 1) return getTwin(first);
+    const byName = new Map(entries.map((e) => [e.key.name, e]));
+    const scope = first.type.namespaced ? { namespace: first.key.namespace } : {};
+    const read = listOrGet(gw, first.type, scope, byName, getTwin);
     // Registered synchronously (before the first await), so the scan, started after this function returns, sees it.
-    const listed = gw.list(first.type, first.type.namespaced ? { namespace: first.key.namespace } : {});
-    lists.set(scopeKey(first.type, first.key.namespace), listed);
-    const list = await listed;
-    for (const o of list.items) {
+    lists.set(scopeKey(first.type, first.key.namespace), read.whole);
+    for (const o of await read.items) {
       const name = o.metadata.name ?? '';
-      if (wanted.has(name)) live.set(keyString({ ...first.key, name }), o);
+      if (byName.has(name)) live.set(keyString({ ...first.key, name }), o);
     }
   });
   return { live: Promise.all(reads).then(() => live), lists };
+}
+
+/**
+ * A scope holding this many times more objects than the app still needs from it is read by GETs: past the first
+ * page of a LIST, the twins not found yet are fetched one by one (side by side) instead of listing the rest.
+ */
+const GET_INSTEAD_OF_LIST = 10;
+
+/**
+ * Reads the twins of one type in one scope. `whole` is the whole-scope LIST, which the candidate scan may take
+ * instead of listing again; it is undefined when the first page shows a scope crowded with other objects (the
+ * server's remainingItemCount above GET_INSTEAD_OF_LIST times the twins that page did not hold): then `items` is
+ * that page's items, and each twin still missing is fetched by a GET (through `getTwin`, which records it). A
+ * partial read is never taken for the scope's contents.
+ */
+function listOrGet(
+  gw: KubeGateway,
+  type: ResourceType,
+  scope: { namespace?: string },
+  byName: ReadonlyMap<string, DesiredEntry>,
+  getTwin: (d: DesiredEntry) => Promise<void>,
+): { whole: Promise<ListResult | undefined>; items: Promise<readonly KubeObject[]> } {
+  const first = gw.list(type, { ...scope, maxPages: 1 });
+  const missing = (page: ListResult) => {
+    const seen = new Set(page.items.map((o) => o.metadata.name ?? ''));
+    return [...byName.values()].filter((d) => !seen.has(d.key.name));
+  };
+  const crowded = (page: ListResult) => page.remainingItemCount !== undefined && page.remainingItemCount > GET_INSTEAD_OF_LIST * missing(page).length;
+  const whole = first.then(async (page): Promise<ListResult | undefined> => {
+    if (page.continue === undefined) return page;
+    if (crowded(page)) return undefined;
+    const rest = await gw.list(type, { ...scope, continue: page.continue });
+    return { items: [...page.items, ...rest.items], pages: page.pages + rest.pages, ...(rest.resourceVersion ? { resourceVersion: rest.resourceVersion } : {}) };
+  });
+  const items = whole.then(async (list) => {
+    if (list) return list.items;
+    const page = await first;
+    await Promise.all(missing(page).map(getTwin));
+    return page.items;
+  });
+  // A scan that is not run never awaits `whole`; its failure is reported through `items`.
+  whole.catch(() => undefined);
+  return { whole, items };
 }
 
 /**
@@ -196,9 +243,10 @@ export async function listAppCandidates(
   await Promise.all(
     jobs.map(async ({ type, namespace }) => {
       try {
-        const shared = reuse.get(scopeKey(type, namespace));
+        // Undefined when that read was partial (GETs in a crowded scope): then the scope is listed here.
+        const shared = await reuse.get(scopeKey(type, namespace));
         if (shared) {
-          for (const o of (await shared).items) {
+          for (const o of shared.items) {
             if (o.metadata.annotations?.[TRACKING_ID] !== undefined) out.push({ object: { apiVersion: o.apiVersion, kind: o.kind, metadata: o.metadata }, type });
           }
           return;

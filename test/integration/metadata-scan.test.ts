@@ -1,7 +1,11 @@
-// The metadata-only list that leaves undecoded the items without an annotation, against the real API server's
-// encoding: the same marked items as decoding every page, whole, across pages; the fast path is taken (it returns
-// exactly the items whose text holds the key), and a value quoting the key does not make an item a candidate.
-import { createTestNamespace, deleteNamespace, kubeconfigPath, kubectlOk } from './support/index.js';
+// Reading crowded namespaces, against the real API server: the metadata-only list that leaves undecoded the items
+// without an annotation (the same marked items as decoding every page, whole, across pages; the fast path taken; a
+// value quoting the key not taken for it), a LIST stopped after its first pages and resumed, and `diff` of an app
+// among 600 unrelated ConfigMaps, whose twins past the first page are read by GETs.
+import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createTestNamespace, deleteNamespace, kubeconfigPath, kubectlOk, runPlugin } from './support/index.js';
 import { resolveConnection } from '../../src/kube/connect.js';
 import { createClientGateway } from '../../src/kube/client-gateway.js';
 import type { KubeGateway, ResourceType } from '../../src/kube/gateway.js';
@@ -47,4 +51,47 @@ test('the marked items of every page, as whole as a full decode, and only the it
   expect(scanned.pages).toBe(all.pages);
   expect(scanned.pages).toBeGreaterThanOrEqual(6);
   expect(scanned.resourceVersion).toMatch(/^\d+$/);
+});
+
+test('a LIST stopped after two pages says how many items are left, and goes on from its continue token', async () => {
+  const type = (await gw.resolve('v1', 'ConfigMap')) as ResourceType;
+  const all = await gw.list(type, { namespace: ns, pageSize: 7 });
+  const head = await gw.list(type, { namespace: ns, pageSize: 7, maxPages: 2 });
+  expect(head.pages).toBe(2);
+  expect(head.items).toHaveLength(14);
+  expect(head.continue).toEqual(expect.any(String));
+  expect(head.remainingItemCount).toBe(all.items.length - 14);
+  const rest = await gw.list(type, { namespace: ns, pageSize: 7, continue: head.continue });
+  expect(rest.continue).toBeUndefined();
+  expect([...head.items, ...rest.items].map((o) => o.metadata.name)).toEqual(all.items.map((o) => o.metadata.name));
+});
+
+test('diff of an app among 600 unrelated ConfigMaps (past the first page its twins are read by GET: the unit tests count the calls): the drift and the extra found as in a quiet namespace', async () => {
+  const crowd = await createTestNamespace('crowd');
+  try {
+    const root = mkdtempSync(join(tmpdir(), 'crowd-'));
+    const desired = join(root, 'desired');
+    mkdirSync(desired);
+    // Names sort around the crowd: `aa-first` in the first page of 500, `zz-*` after it.
+    const names = ['aa-first', 'zz-changed', 'zz-same'];
+    writeFileSync(join(desired, 'cms.yaml'), names.map((n) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${n}}\ndata: {v: "1"}\n`).join('---\n'));
+    const appFile = join(root, 'app.yaml');
+    writeFileSync(appFile, `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: crowd, namespace: argocd}\nspec:\n  source: {repoURL: https://git.example.com/x.git, path: deploy}\n  destination: {namespace: ${crowd}}\n`);
+    const sync = await runPlugin(['sync', '-f', appFile, '--desired', desired, '-o', 'kv']);
+    expect(sync.code).toBe(0);
+    const unrelated = Array.from({ length: 600 }, (_, i) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `m-${String(i).padStart(3, '0')}`, namespace: crowd }, data: { note: 'not the app' } }));
+    const stale = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'zz-stale', namespace: crowd, annotations: { [TRACKING_ID]: `crowd:/ConfigMap:${crowd}/zz-stale` } } };
+    await kubectlOk(['apply', '-f', '-'], { stdin: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [...unrelated, stale] }) });
+    await kubectlOk(['patch', 'configmap', 'zz-changed', '-n', crowd, '--type=merge', '-p', '{"data":{"v":"2"}}']);
+
+    const res = await runPlugin(['diff', '-f', appFile, '--desired', desired, '-o', 'json', '-v']);
+    expect(res.code).toBe(1);
+    const report = JSON.parse(res.stdout) as { sync: string; objects: { key: { name: string }; status: string; fields: { path: string; live?: unknown }[] }[]; extras: { name: string }[] };
+    expect(report.sync).toBe('OutOfSync');
+    expect(Object.fromEntries(report.objects.map((o) => [o.key.name, o.status]))).toEqual({ 'aa-first': 'in-sync', 'zz-changed': 'drifted', 'zz-same': 'in-sync' });
+    expect(report.objects.find((o) => o.key.name === 'zz-changed')?.fields.find((f) => f.path === 'data.v')?.live).toBe('2');
+    expect(report.extras.map((k) => k.name)).toEqual(['zz-stale']);
+  } finally {
+    await deleteNamespace(crowd);
+  }
 });

@@ -287,6 +287,65 @@ describe('the candidate scan reuses the live reads’ whole-scope LISTs', () => 
     expect(lists(gw)).toHaveLength(21);
   });
 
+  describe('a scope crowded with other objects', () => {
+    // Three desired ConfigMaps: `a` in the first page of 500, `b` and `c` after 1,200 unrelated ones (and a stale one of the app's at the very end).
+    const crowded = (unrelated: number) =>
+      new FakeGateway({
+        objects: [
+          obj('v1', 'ConfigMap', 'a', 'shop', mark('', 'ConfigMap', 'shop', 'a')),
+          ...Array.from({ length: unrelated }, (_, i) => obj('v1', 'ConfigMap', `u-${i}`, 'shop')),
+          obj('v1', 'ConfigMap', 'b', 'shop', mark('', 'ConfigMap', 'shop', 'b')),
+          obj('v1', 'ConfigMap', 'c', 'shop', { [TID]: 'shop:/ConfigMap:shop/c', note: 'changed' }),
+          obj('v1', 'ConfigMap', 'stale', 'shop', mark('', 'ConfigMap', 'shop', 'stale')),
+        ],
+      });
+    const THREE = { 'cm.yaml': ['a', 'b', 'c'].map((n) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${n}}\n`).join('---\n') };
+
+    test('is read by its first page and GETs of the twins it did not hold; the scan lists that scope itself and finds the extra', async () => {
+      const { appFile, dir } = workspace(THREE);
+      const gw = crowded(1200);
+      const state = await loadAppState({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: gw }, { extras: true });
+      expect(gw.calls.filter((c) => /ConfigMap shop/.test(c)).sort()).toEqual(['GET ConfigMap shop/b', 'GET ConfigMap shop/c', 'LIST ConfigMap shop', 'LIST ConfigMap shop meta']);
+      expect([...state.live.keys()].sort()).toEqual(['/ConfigMap/shop/a', '/ConfigMap/shop/b', '/ConfigMap/shop/c']);
+      expect(state.live.get('/ConfigMap/shop/c')?.metadata.annotations?.note).toBe('changed');
+      expect(state.live.get('/ConfigMap/shop/c')?.kind).toBe('ConfigMap');
+      // Only the desired twins are taken from the first page, never the unrelated objects.
+      expect(state.live.size).toBe(3);
+      // The partial read is not taken for the scope's contents: the stale object past the first page is found.
+      expect(state.prune?.candidates.map((c) => c.key.name)).toEqual(['stale']);
+    });
+
+    test('the same live twins and prune plan as reading the whole scope', async () => {
+      const { appFile, dir } = workspace(THREE);
+      const viaGets = await loadAppState({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: crowded(1200) }, { extras: true });
+      const gw = crowded(1200);
+      const list = gw.list.bind(gw);
+      gw.list = (type, o = {}) => list(type, { ...o, maxPages: undefined }); // a server that does not page: the whole scope in one LIST
+      const viaList = await loadAppState({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: gw }, { extras: true });
+      expect(gw.calls.filter((c) => c.startsWith('GET'))).toEqual([]);
+      expect([...viaGets.live.entries()].sort()).toEqual([...viaList.live.entries()].sort());
+      expect(viaGets.prune).toEqual(viaList.prune);
+    });
+
+    test('not crowded enough (fewer than ten others per missing twin): the rest is listed and the scan reuses it', async () => {
+      const { appFile, dir } = workspace(THREE);
+      const gw = crowded(510); // 14 left after the first page, 2 twins missing
+      const state = await loadAppState({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: gw }, { extras: true });
+      expect(gw.calls.filter((c) => /ConfigMap shop/.test(c))).toEqual(['LIST ConfigMap shop', 'LIST ConfigMap shop']);
+      expect(state.live.size).toBe(3);
+      expect(state.prune?.candidates.map((c) => c.key.name)).toEqual(['stale']);
+    });
+
+    test('a GET that fails fails the read (exit 3), as a failed LIST does', async () => {
+      const { appFile, dir } = workspace(THREE);
+      const gw = crowded(1200);
+      const get = gw.get.bind(gw);
+      gw.get = async (type, ns, name) => (name === 'c' ? Promise.reject(Object.assign(new Error('getting ConfigMap shop/c: 500'), { code: 3 })) : get(type, ns, name));
+      const err = await loadAppState({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: gw }, { extras: true }).catch((e: unknown) => e as Error);
+      expect((err as { code?: number }).code).toBe(3);
+    });
+  });
+
   test('a LIST of another version than the preferred one is not reused', async () => {
     const widget = (version: string) => ({ group: 'example.com', version, kind: 'Widget', resource: 'widgets', namespaced: true, verbs: ['get', 'list', 'patch', 'delete'] });
     const gw = new FakeGateway({
