@@ -6,13 +6,18 @@ import { pruneOrder, waveOf } from '../sync/order.js';
 import { ownershipVerdict, type NotOwnedReason } from '../tracking/select.js';
 
 export interface LiveEntry {
+  /** What a metadata-only list returns: apiVersion, kind and metadata. */
   object: KubeObject;
   type: ResourceType;
+  /** The whole object, when the scan took it from a full LIST (status reads its health from it). */
+  whole?: KubeObject;
 }
 
 export interface PruneCandidate {
   object: KubeObject;
   type: ResourceType;
+  /** As in LiveEntry. */
+  whole?: KubeObject;
   key: ResourceKey;
   wave: number;
   /** Why it is listed but must not be deleted (e.g. `Prune=false`); absent when it may be deleted. */
@@ -50,7 +55,7 @@ export function planPrune(input: PruneInput): PrunePlan {
   const seenUids = new Set<string>();
   const found: { item: PruneCandidate; object: KubeObject; wave: number }[] = [];
   const notOwned: PrunePlan['notOwned'] = [];
-  for (const { object, type } of input.live) {
+  for (const { object, type, whole } of input.live) {
     const uid = object.metadata.uid;
     if (uid) {
       if (seenUids.has(uid)) continue;
@@ -65,7 +70,7 @@ export function planPrune(input: PruneInput): PrunePlan {
     if (desired.has(keyString(key))) continue;
     const wave = waveOf(object).wave;
     const skip = skipReason(object, input.appPruneDefault);
-    found.push({ item: { object, type, key, wave, ...(skip ? { skip } : {}) }, object, wave });
+    found.push({ item: { object, type, ...(whole ? { whole } : {}), key, wave, ...(skip ? { skip } : {}) }, object, wave });
   }
   return { candidates: pruneOrder(found).map((o) => o.item), notOwned };
 }

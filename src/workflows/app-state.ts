@@ -247,7 +247,7 @@ export async function listAppCandidates(
         const shared = await reuse.get(scopeKey(type, namespace));
         if (shared) {
           for (const o of shared.items) {
-            if (o.metadata.annotations?.[TRACKING_ID] !== undefined) out.push({ object: { apiVersion: o.apiVersion, kind: o.kind, metadata: o.metadata }, type });
+            if (o.metadata.annotations?.[TRACKING_ID] !== undefined) out.push({ object: { apiVersion: o.apiVersion, kind: o.kind, metadata: o.metadata }, type, whole: o });
           }
           return;
         }

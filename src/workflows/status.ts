@@ -8,6 +8,7 @@ import type { KubeGateway, ResourceType } from '../kube/gateway.js';
 import { groupOf, keyString, type KubeObject } from '../model/object.js';
 import { loadAppState, type AppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
 import { asApplied } from '../tracking/tracking-id.js';
+import type { PruneCandidate } from '../prune/plan.js';
 
 /** Which kinds a live root's children can be, by the root's `group/Kind` (Deployment → ReplicaSet → Pod…). */
 const CHILD_KINDS: Record<string, readonly string[]> = {
@@ -66,11 +67,15 @@ export async function listChildren(gw: KubeGateway, roots: readonly KubeObject[]
   return lists.flat();
 }
 
-/** The full live object of a prune candidate whose kind has health (candidates are listed metadata-only). */
-async function fullExtra(gw: KubeGateway, type: ResourceType, obj: KubeObject): Promise<KubeObject> {
-  if (!hasHealthCheck(type.group, type.kind)) return obj;
-  const full = await gw.get(type, obj.metadata.namespace ?? '', obj.metadata.name ?? '');
-  return full ?? obj;
+/**
+ * The full live object of a prune candidate whose kind has health: the one the scan took from a full LIST, else a GET
+ * (candidates are otherwise listed metadata-only).
+ */
+async function fullExtra(gw: KubeGateway, c: PruneCandidate): Promise<KubeObject> {
+  if (!hasHealthCheck(c.type.group, c.type.kind)) return c.object;
+  if (c.whole) return c.whole;
+  const full = await gw.get(c.type, c.object.metadata.namespace ?? '', c.object.metadata.name ?? '');
+  return full ?? c.object;
 }
 
 /** Compares every desired object (a failed comparison makes that resource Unknown, not the whole report). */
@@ -103,7 +108,7 @@ export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise
   const resources = await compare(state, deps.opts.fieldManager);
   // The extras' full objects are fetched side by side (the gateway bounds how many are in flight), in the plan's order.
   const extras = await Promise.all(
-    (state.prune?.candidates ?? []).map(async (c): Promise<ResourceInput> => ({ key: c.key, comparison: 'extra', live: await fullExtra(gw, c.type, c.object) })),
+    (state.prune?.candidates ?? []).map(async (c): Promise<ResourceInput> => ({ key: c.key, comparison: 'extra', live: await fullExtra(gw, c) })),
   );
   resources.push(...extras);
   const roots = resources.flatMap((r) => (r.live ? [r.live] : []));

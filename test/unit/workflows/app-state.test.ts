@@ -11,6 +11,7 @@ import { renderLiveDiff } from '../../../src/render/live-diff.js';
 import { paint } from '../../../src/render/colour.js';
 import type { GlobalOptions } from '../../../src/cli/options.js';
 import type { KubeObject } from '../../../src/model/object.js';
+import type { PrunePlan } from '../../../src/prune/plan.js';
 
 const opts: GlobalOptions = { requestTimeout: '0', output: 'kv', color: 'never', verbose: false, fieldManager: 'argocd-controller', appNamespace: 'argocd' };
 
@@ -190,6 +191,8 @@ describe('the candidate scan reuses the live reads’ whole-scope LISTs', () => 
     });
   }
   const lists = (gw: FakeGateway) => gw.calls.filter((c) => c.startsWith('LIST')).sort();
+  /** A plan as a scan that lists everything metadata-only makes it: without the whole objects a full LIST gave. */
+  const withoutWhole = (plan: PrunePlan | undefined) => plan && { ...plan, candidates: plan.candidates.map(({ whole: _whole, ...c }) => c) };
 
   test('no metadata-only LIST of a type and scope the live reads listed in full; the prune plan is the one a full scan gives', async () => {
     const { appFile, dir } = workspace(DESIRED);
@@ -213,7 +216,10 @@ describe('the candidate scan reuses the live reads’ whole-scope LISTs', () => 
     const baseline = cluster();
     const scanned = await loadAppState({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: baseline }, { extras: true, live: false });
     expect(lists(baseline).filter((c) => c.endsWith(' meta'))).toHaveLength(21);
-    expect(state.prune).toEqual(scanned.prune);
+    expect(withoutWhole(state.prune)).toEqual(scanned.prune);
+    // A candidate taken from a full LIST keeps the whole object too (status reads its health from it, without a GET).
+    expect(state.prune?.candidates.find((c) => c.key.name === 'old-web')?.whole).toMatchObject({ kind: 'Deployment', metadata: { name: 'old-web' } });
+    expect(state.prune?.candidates.find((c) => c.key.name === 'old-secret')?.whole).toBeUndefined();
     expect(state.warnings).toEqual(scanned.warnings);
     expect(state.prune?.candidates.map((c) => [`${c.key.kind}/${c.key.namespace}/${c.key.name}`, c.skip ?? ''])).toEqual(scanned.prune?.candidates.map((c) => [`${c.key.kind}/${c.key.namespace}/${c.key.name}`, c.skip ?? '']));
     expect(new Set(state.prune?.candidates.map((c) => `${c.key.kind}/${c.key.namespace}/${c.key.name}`))).toEqual(
@@ -262,6 +268,10 @@ describe('the candidate scan reuses the live reads’ whole-scope LISTs', () => 
     const rows = result.report.resources.filter((r) => r.requiresPruning).map((r) => `${r.kind}/${r.namespace}/${r.name}`);
     expect(rows).toEqual(['ConfigMap/other/old-other', 'ConfigMap/shop/going', 'ConfigMap/shop/keep', 'ConfigMap/shop/stale', 'Secret/shop/old-secret', 'Service/other/old-svc', 'Deployment/shop/old-web', 'ClusterRole//old-role']);
     expect(gw.calls.filter((c) => /^LIST (ConfigMap (shop|other)|Deployment shop|ClusterRole \*) meta$/.test(c))).toEqual([]);
+    // The extra Deployment's health comes from the full LIST that held it: no GET of it; the extra Service was
+    // listed metadata-only, so it is read by a GET.
+    expect(gw.calls.filter((c) => c.startsWith('GET')).sort()).toEqual(['GET Secret shop/s', 'GET Service other/old-svc']);
+    expect(result.report.resources.find((r) => r.name === 'old-web')?.health).toBeDefined();
   });
 
   test('a desired kind whose shared LIST fails is still an error (exit 3), for diff and status as for prune', async () => {
@@ -324,7 +334,7 @@ describe('the candidate scan reuses the live reads’ whole-scope LISTs', () => 
       const viaList = await loadAppState({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: gw }, { extras: true });
       expect(gw.calls.filter((c) => c.startsWith('GET'))).toEqual([]);
       expect([...viaGets.live.entries()].sort()).toEqual([...viaList.live.entries()].sort());
-      expect(viaGets.prune).toEqual(viaList.prune);
+      expect(viaGets.prune).toEqual(withoutWhole(viaList.prune));
     });
 
     test('not crowded enough (fewer than ten others per missing twin): the rest is listed and the scan reuses it', async () => {
