@@ -31,8 +31,11 @@ export interface Ordered<T> {
   wave: number;
 }
 
+/** gitops-engine's `syncTasks.Less`: wave, kind order, then the name as Go compares strings (bytewise, not by locale). */
 function compare<T>(a: Ordered<T>, b: Ordered<T>): number {
-  return a.wave - b.wave || kindRank(a.object.kind) - kindRank(b.object.kind) || (a.object.metadata.name ?? '').localeCompare(b.object.metadata.name ?? '');
+  const x = a.object.metadata.name ?? '';
+  const y = b.object.metadata.name ?? '';
+  return a.wave - b.wave || kindRank(a.object.kind) - kindRank(b.object.kind) || (x < y ? -1 : x > y ? 1 : 0);
 }
 
 function dependsOn(dep: KubeObject, user: KubeObject): boolean {

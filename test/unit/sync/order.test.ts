@@ -18,6 +18,13 @@ test('kinds follow Helm order within a wave, then names; custom resources last',
   expect(kindRank('Namespace')).toBeLessThan(kindRank('CustomResourceDefinition'));
 });
 
+test('names compare as Go compares strings (gitops-engine `a.GetName() < b.GetName()`), not by locale', () => {
+  // By locale (ICU) the order would be System, system:z, system1 (punctuation before digits) and ab before aB.
+  expect(order([obj('ClusterRole', 'system:z'), obj('ClusterRole', 'system1'), obj('ClusterRole', 'System'), obj('ClusterRole', 'ab'), obj('ClusterRole', 'aB')])).toEqual([
+    'ClusterRole/System@0', 'ClusterRole/aB@0', 'ClusterRole/ab@0', 'ClusterRole/system1@0', 'ClusterRole/system:z@0',
+  ]);
+});
+
 test('waves come before kinds', () => {
   expect(order([obj('ConfigMap', 'late', { wave: '5' }), obj('Deployment', 'early', { wave: '-1' }), obj('Service', 's')])).toEqual(['Deployment/early@-1', 'Service/s@0', 'ConfigMap/late@5']);
 });
