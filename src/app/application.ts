@@ -1,11 +1,10 @@
 // Parses and validates an Argo CD Application (argoproj.io/v1alpha1) object or file into the Application model.
 import { readFile } from 'node:fs/promises';
-import { parseAllDocuments } from 'yaml';
 import type { JsonObject, JsonValue } from '../model/object.js';
 import { isPlainObject } from '../model/object.js';
 import { DEFAULT_APP_NAMESPACE } from '../model/keys.js';
 import { InputError } from '../cli/exit-codes.js';
-import { MAX_ALIAS_COUNT } from '../manifest/parse.js';
+import { parseYamlValues } from '../manifest/parse.js';
 import { parsePointer } from '../diff/pointer.js';
 import type { Application, AutomatedPolicy, IgnoreDifference, PropagationPolicy, SyncOptions } from './types.js';
 
@@ -217,19 +216,7 @@ export async function loadApplicationFile(path: string, opts: { compileJq?: JqCo
   } catch (err) {
     throw applicationFileError(path, err);
   }
-  const docs = parseAllDocuments(text, { prettyErrors: true });
-  const list = Array.isArray(docs) ? docs : [docs];
-  let value: unknown;
-  for (const d of list) {
-    const e = d.errors[0];
-    if (e) {
-      const pos = e.linePos?.[0];
-      throw new InputError(`${path}${pos ? `:${pos.line}:${pos.col}` : ''}: invalid YAML: ${e.message.split('\n')[0]}`);
-    }
-    if (d.contents === null) continue;
-    value = d.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
-    break;
-  }
+  const [value] = parseYamlValues(text, path);
   if (value === undefined) throw new InputError(`${path}: no Application found (the file is empty)`);
   const app = parseApplication(value, path);
   if (app.ignoreDifferences.some((r) => r.jqPathExpressions.length > 0)) {

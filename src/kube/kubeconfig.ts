@@ -9,7 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import { parse } from 'yaml';
+import { parseYamlValues } from '../manifest/parse.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { InputError } from '../cli/exit-codes.js';
 import { isPlainObject } from '../model/object.js';
@@ -83,9 +83,10 @@ export async function readKubeconfigFiles(paths: string[], mustExist: boolean): 
     }
     let doc: unknown;
     try {
-      doc = parse(text) ?? {};
+      // The first document, as kubectl's loader reads it.
+      doc = parseYamlValues(text, path)[0] ?? {};
     } catch (err) {
-      throw new InputError(`parsing kubeconfig ${path}: ${(err as Error).message}`, { cause: err });
+      throw new InputError(`parsing kubeconfig ${(err as Error).message}`, { cause: err });
     }
     files.push({ path, doc });
   }

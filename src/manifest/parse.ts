@@ -1,5 +1,5 @@
 // Parses manifest text (multi-document YAML or JSON) into objects that remember their file, document and line.
-import { LineCounter, parseAllDocuments, YAMLParseError } from 'yaml';
+import { LineCounter, parseAllDocuments, YAMLParseError, type Document } from 'yaml';
 import { constructFromEvents, EVENT_ID, parseEvents, YAMLException, type Event } from 'js-yaml';
 import type { KubeObject } from '../model/object.js';
 import { isPlainObject } from '../model/object.js';
@@ -59,23 +59,9 @@ const NEEDS_REFERENCE_PARSER = new RegExp([INDENTED_MARKER, LEADING_TAB, EMPTY_K
  * expansion. Returns undefined to ask for that slow path.
  */
 function parseYamlFast(text: string, file: string): ManifestObject[] | undefined {
-  // js-yaml takes an indented `---` or `...` for a document marker; in YAML only column 0 starts or ends a
-  // document (an indented one is text, e.g. inside a block scalar). Such files go to the reference parser.
-  // Likewise a tab in a line's indentation (js-yaml lets some pass that YAML forbids), and an empty
-  // implicit key (`: value` at the start of a line: js-yaml names it "null" where YAML's key is empty).
-  if (NEEDS_REFERENCE_PARSER.test(text)) return undefined;
-  let events: Event[];
-  let docs: unknown[];
-  try {
-    events = parseEvents(text, { filename: file });
-    if (events.some((e) => e.type === EVENT_ID.ALIAS)) return undefined;
-    docs = constructFromEvents(events, { source: text, filename: file, maxAliases: 0 });
-  } catch (err) {
-    if (!(err instanceof YAMLException)) throw err;
-    const m = err.mark;
-    const where = m ? `${file}:${m.line + 1}:${m.column + 1}` : file;
-    throw new InputError(`${where}: invalid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${err.reason}`, { cause: err });
-  }
+  const parsed = fastDocuments(text, file);
+  if (!parsed) return undefined;
+  const { events, docs } = parsed;
   const starts = [0];
   for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
   // Per document: the offset of its root node, and of each element of a top-level `items` sequence.
@@ -121,6 +107,44 @@ function parseYamlFast(text: string, file: string): ManifestObject[] | undefined
   return out;
 }
 
+/**
+ * The fast path's parse: the events and every document's value, or undefined for text that must go to the reference
+ * parser. Throws InputError naming file, line and column on a syntax error.
+ */
+function fastDocuments(text: string, file: string): { events: Event[]; docs: unknown[] } | undefined {
+  // js-yaml takes an indented `---` or `...` for a document marker; in YAML only column 0 starts or ends a
+  // document (an indented one is text, e.g. inside a block scalar). Such files go to the reference parser.
+  // Likewise a tab in a line's indentation (js-yaml lets some pass that YAML forbids), and an empty
+  // implicit key (`: value` at the start of a line: js-yaml names it "null" where YAML's key is empty).
+  if (NEEDS_REFERENCE_PARSER.test(text)) return undefined;
+  try {
+    const events = parseEvents(text, { filename: file });
+    if (events.some((e) => e.type === EVENT_ID.ALIAS)) return undefined;
+    return { events, docs: constructFromEvents(events, { source: text, filename: file, maxAliases: 0 }) };
+  } catch (err) {
+    if (!(err instanceof YAMLException)) throw err;
+    const m = err.mark;
+    const where = m ? `${file}:${m.line + 1}:${m.column + 1}` : file;
+    throw new InputError(`${where}: invalid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${err.reason}`, { cause: err });
+  }
+}
+
+/**
+ * The values of a YAML (or JSON) text's documents, empty documents left out, for files that are not manifests (an
+ * Application, a kubeconfig): the manifests' fast path, and the reference parser where that path does not go.
+ * Throws InputError naming file, line and column on a syntax error, and refuses alias bombs.
+ */
+export function parseYamlValues(text: string, file: string): unknown[] {
+  const fast = fastDocuments(text, file);
+  if (fast) return fast.docs.filter((v) => v !== null && v !== undefined);
+  const out: unknown[] = [];
+  for (const doc of referenceDocuments(text, file)) {
+    const value = doc.value();
+    if (value !== null && value !== undefined) out.push(value);
+  }
+  return out;
+}
+
 /** JSON fast path (JSON.parse is much faster than a YAML parser); undefined means "let YAML try". */
 function tryJson(text: string, file: string): ManifestObject[] | undefined {
   let value: unknown;
@@ -135,36 +159,54 @@ function tryJson(text: string, file: string): ManifestObject[] | undefined {
   return out;
 }
 
-function parseYaml(text: string, file: string): ManifestObject[] {
-  const lc = new LineCounter();
+/** One document as the reference parser reads it: its line, its value (computed on demand), the parsed document. */
+interface ReferenceDocument {
+  index: number;
+  line: number;
+  value(): unknown;
+  doc: Document.Parsed;
+}
+
+/** The reference parser's non-empty documents; InputError naming file, line and column on the first error. */
+function referenceDocuments(text: string, file: string, lc = new LineCounter()): ReferenceDocument[] {
   const docs = parseAllDocuments(text, { lineCounter: lc, prettyErrors: true, uniqueKeys: true, strict: true });
   const list = Array.isArray(docs) ? docs : [docs];
-  const out: ManifestObject[] = [];
-  list.forEach((doc, i) => {
+  const out: ReferenceDocument[] = [];
+  list.forEach((doc, index) => {
     const err = doc.errors[0];
     if (err) {
       const pos = err.linePos?.[0];
-      const where = pos ? `${file}:${pos.line}:${pos.col}` : `${file} (document ${i + 1})`;
+      const where = pos ? `${file}:${pos.line}:${pos.col}` : `${file} (document ${index + 1})`;
       throw new InputError(`${where}: invalid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${firstLine(err.message)}`, { cause: err });
     }
     if (doc.contents === null) return; // an empty document
-    const start = doc.contents.range?.[0] ?? 0;
-    const line = lc.linePos(start).line;
-    let value: unknown;
-    try {
-      value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
-    } catch (err) {
-      const msg = err instanceof YAMLParseError || err instanceof Error ? err.message : String(err);
-      const why = /alias/i.test(msg) ? `too many YAML aliases (more than ${MAX_ALIAS_COUNT} expansions): refusing a possible alias bomb` : firstLine(msg);
-      throw new InputError(`${file}:${line}: ${why}`, { cause: err });
-    }
-    if (value === null || value === undefined) return;
+    const line = lc.linePos(doc.contents.range?.[0] ?? 0).line;
+    const value = () => {
+      try {
+        return doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) as unknown;
+      } catch (err) {
+        const msg = err instanceof YAMLParseError || err instanceof Error ? err.message : String(err);
+        const why = /alias/i.test(msg) ? `too many YAML aliases (more than ${MAX_ALIAS_COUNT} expansions): refusing a possible alias bomb` : firstLine(msg);
+        throw new InputError(`${file}:${line}: ${why}`, { cause: err });
+      }
+    };
+    out.push({ index, line, value, doc });
+  });
+  return out;
+}
+
+function parseYaml(text: string, file: string): ManifestObject[] {
+  const lc = new LineCounter();
+  const out: ManifestObject[] = [];
+  for (const { index: i, line, value: valueOf, doc } of referenceDocuments(text, file, lc)) {
+    const value = valueOf();
+    if (value === null || value === undefined) continue;
     addDocument(value, { file, doc: i, line }, out, (item) => {
       const node = (doc.contents as { items?: { key?: { value?: unknown }; value?: { items?: { range?: number[] }[] } }[] }).items
         ?.find((p) => p.key?.value === 'items')?.value?.items?.[item];
       return node?.range?.[0] !== undefined ? lc.linePos(node.range[0]).line : line;
     });
-  });
+  }
   return out;
 }
 

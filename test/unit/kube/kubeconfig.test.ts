@@ -7,6 +7,7 @@ import {
   kubeconfigPaths,
   loadKubeConfig,
   mergeKubeconfigs,
+  readKubeconfigFiles,
   resolveKubeconfig,
   selectContext,
 } from '../../../src/kube/kubeconfig.js';
@@ -234,6 +235,11 @@ describe('loading from temporary files', () => {
     const err = await loadKubeConfig({ kubeconfig: bad, env: {} }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InputError);
     expect((err as Error).message).toContain(`parsing kubeconfig ${bad}`);
+  });
+
+  it('reads the first document of a file with several, as kubectl does', async () => {
+    const [first] = await readKubeconfigFiles([write('multi/config', 'current-context: a\n---\ncurrent-context: b\n')], true);
+    expect(first?.doc).toEqual({ 'current-context': 'a' });
   });
 
   it('treats an empty file as an empty kubeconfig', async () => {

@@ -2,6 +2,7 @@ import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadManifests, parseManifests } from '../../../src/manifest/index.js';
+import { parseYamlValues } from '../../../src/manifest/parse.js';
 import { InputError } from '../../../src/cli/exit-codes.js';
 
 const cm = (name: string, ns = 'shop') => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: ${ns}\n`;
@@ -96,6 +97,27 @@ describe('parseManifests', () => {
     const started = Date.now();
     expect(() => parseManifests(bomb, 'bomb.yaml')).toThrow(/bomb\.yaml:1: too many YAML aliases/);
     expect(Date.now() - started).toBeLessThan(5000);
+  });
+});
+
+describe('parseYamlValues (the Application file, kubeconfig)', () => {
+  it('the documents’ values, empty ones left out, through the fast path and the reference parser alike', () => {
+    const text = '---\n# nothing\n---\na: 1\nb: [x, "y"]\n---\n- 2\n';
+    expect(parseYamlValues(text, 'v.yaml')).toEqual([{ a: 1, b: ['x', 'y'] }, [2]]);
+    // Aliases go to the reference parser (bounded expansion); the value is the same as written out.
+    expect(parseYamlValues('base: &b {k: v}\ncopy: *b\n', 'alias.yaml')).toEqual([{ base: { k: 'v' }, copy: { k: 'v' } }]);
+    // So does an indented document marker (text in a block scalar, not a marker).
+    expect(parseYamlValues('s: |\n  ---\n  x\n', 'marker.yaml')).toEqual([{ s: '---\nx\n' }]);
+    expect(parseYamlValues('', 'empty.yaml')).toEqual([]);
+    expect(parseYamlValues('{"json": true}', 'j.json')).toEqual([{ json: true }]);
+  });
+
+  it('syntax errors name the file, line and column; an alias bomb is refused', () => {
+    expect(() => parseYamlValues('a: 1\nb: [\n', 'bad.yaml')).toThrow(/^bad\.yaml:3:1: invalid YAML/);
+    expect(() => parseYamlValues('a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n', 'bomb.yaml')).toThrow(
+      /^bomb\.yaml:1: too many YAML aliases/,
+    );
+    expect(() => parseYamlValues('a: 1\na: 2\n', 'dup.yaml')).toThrow(/^dup\.yaml:2:1: invalid YAML: duplicated mapping key/);
   });
 });
 
