@@ -5,6 +5,7 @@ import type { GlobalOptions } from '../cli/options.js';
 import { InputError } from '../cli/exit-codes.js';
 import type { KubeGateway, ListResult, ResourceType } from '../kube/gateway.js';
 import { apiVersionOf, resourceName } from '../kube/gateway.js';
+import { KubeApiError } from '../kube/errors.js';
 import { formatSource, type ManifestObject, type ManifestSource } from '../manifest/index.js';
 import { groupOf, isPlainObject, keyOf, keyString, type KubeObject, type ResourceKey } from '../model/object.js';
 import { planPrune, type LiveEntry, type PrunePlan } from '../prune/plan.js';
@@ -182,8 +183,8 @@ const GET_INSTEAD_OF_LIST = 10;
  * Reads the twins of one type in one scope. `whole` is the whole-scope LIST, which the candidate scan may take
  * instead of listing again; it is undefined when the first page shows a scope crowded with other objects (the
  * server's remainingItemCount above GET_INSTEAD_OF_LIST times the twins that page did not hold): then `items` is
- * that page's items, and each twin still missing is fetched by a GET (through `getTwin`, which records it). A
- * partial read is never taken for the scope's contents.
+ * that page's items, and each twin still missing is fetched by a GET (through `getTwin`, which records it); when
+ * GETs are forbidden, the rest of the LIST is read after all. A partial read is never taken for the scope's contents.
  */
 function listOrGet(
   gw: KubeGateway,
@@ -204,11 +205,18 @@ function listOrGet(
     const rest = await gw.list(type, { ...scope, continue: page.continue });
     return { items: [...page.items, ...rest.items], pages: page.pages + rest.pages, ...(rest.resourceVersion ? { resourceVersion: rest.resourceVersion } : {}) };
   });
-  const items = whole.then(async (list) => {
+  const items = whole.then(async (list): Promise<readonly KubeObject[]> => {
     if (list) return list.items;
     const page = await first;
-    await Promise.all(missing(page).map(getTwin));
-    return page.items;
+    try {
+      await Promise.all(missing(page).map(getTwin));
+      return page.items;
+    } catch (err) {
+      // Allowed to list but not to get (RBAC grants them apart): read the rest of the LIST, as before the GETs.
+      if (!(err instanceof KubeApiError && err.status === 403) || page.continue === undefined) throw err;
+      const rest = await gw.list(type, { ...scope, continue: page.continue });
+      return [...page.items, ...rest.items];
+    }
   });
   // A scan that is not run never awaits `whole`; its failure is reported through `items`.
   whole.catch(() => undefined);

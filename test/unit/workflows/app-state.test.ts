@@ -299,8 +299,9 @@ describe('the candidate scan reuses the live reads’ whole-scope LISTs', () => 
 
   describe('a scope crowded with other objects', () => {
     // Three desired ConfigMaps: `a` in the first page of 500, `b` and `c` after 1,200 unrelated ones (and a stale one of the app's at the very end).
-    const crowded = (unrelated: number) =>
+    const crowded = (unrelated: number, forbidden: string[] = []) =>
       new FakeGateway({
+        forbidden,
         objects: [
           obj('v1', 'ConfigMap', 'a', 'shop', mark('', 'ConfigMap', 'shop', 'a')),
           ...Array.from({ length: unrelated }, (_, i) => obj('v1', 'ConfigMap', `u-${i}`, 'shop')),
@@ -343,6 +344,15 @@ describe('the candidate scan reuses the live reads’ whole-scope LISTs', () => 
       const state = await loadAppState({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: gw }, { extras: true });
       expect(gw.calls.filter((c) => /ConfigMap shop/.test(c))).toEqual(['LIST ConfigMap shop', 'LIST ConfigMap shop']);
       expect(state.live.size).toBe(3);
+      expect(state.prune?.candidates.map((c) => c.key.name)).toEqual(['stale']);
+    });
+
+    test('allowed to list but not to get: the rest of the LIST is read after all', async () => {
+      const { appFile, dir } = workspace(THREE);
+      const gw = crowded(1200, ['get configmaps']);
+      const state = await loadAppState({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: gw }, { extras: true });
+      expect(gw.calls.filter((c) => /ConfigMap shop/.test(c)).sort()).toEqual(['GET ConfigMap shop/b', 'GET ConfigMap shop/c', 'LIST ConfigMap shop', 'LIST ConfigMap shop', 'LIST ConfigMap shop meta']);
+      expect([...state.live.keys()].sort()).toEqual(['/ConfigMap/shop/a', '/ConfigMap/shop/b', '/ConfigMap/shop/c']);
       expect(state.prune?.candidates.map((c) => c.key.name)).toEqual(['stale']);
     });
 
