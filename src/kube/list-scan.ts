@@ -20,6 +20,8 @@ export interface ScannedList {
 }
 
 const HEAD = /^\{"kind":"PartialObjectMetadataList","apiVersion":"meta\.k8s\.io\/v1","metadata":(\{[^{}]*\}),"items":\[/;
+/** An empty list, as the server writes it (a nil slice in Go). */
+const EMPTY = /^\{"kind":"PartialObjectMetadataList","apiVersion":"meta\.k8s\.io\/v1","metadata":(\{[^{}]*\}),"items":null\}\s*$/;
 const ITEM = '{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":{';
 const NEXT_ITEM = ',' + ITEM;
 /** JSON's whitespace: space, tab, line feed, carriage return. */
@@ -38,23 +40,33 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** JSON text of an object, decoded, or undefined. */
+function parseRecord(text: string): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(text);
+    return isRecord(v) ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The list's metadata and the items that may carry the annotation `key`, or undefined when the text is
  * not in the shape described above (decode it whole then).
  */
 export function scanMetadataList(body: string, key: string): ScannedList | undefined {
   if (!PLAIN_KEY.test(key) || key.includes('"') || key.includes('\\')) return undefined;
+  const empty = EMPTY.exec(body);
+  if (empty) {
+    const metadata = parseRecord(empty[1]!);
+    return metadata ? { metadata, items: [] } : undefined;
+  }
   const head = HEAD.exec(body);
   let tail = body.length; // the server ends its JSON with a newline
   while (tail > 0 && WHITESPACE.has(body.charCodeAt(tail - 1))) tail--;
   if (!head || body.charCodeAt(tail - 1) !== 0x7d || body.charCodeAt(tail - 2) !== 0x5d) return undefined; // ]}
-  let metadata: unknown;
-  try {
-    metadata = JSON.parse(head[1]!);
-  } catch {
-    return undefined;
-  }
-  if (!isRecord(metadata)) return undefined;
+  const metadata = parseRecord(head[1]!);
+  if (!metadata) return undefined;
   const first = head[0].length;
   const end = tail - 2;
   if (first === end) return { metadata, items: [] };

@@ -44,8 +44,11 @@ describe('scanMetadataList', () => {
     expect(names(scanMetadataList(listText([{ name: 'x', managedFields: [{ fieldsV1: { [`f:${KEY}`]: {} } }] }]), KEY))).toEqual([]);
   });
 
-  it('an empty list', () => {
+  it('an empty list, with items [] or null (the server writes a nil slice so)', () => {
     expect(scanMetadataList(listText([]), KEY)).toEqual({ metadata: { resourceVersion: '12' }, items: [] });
+    const nil = '{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"233"},"items":null}\n';
+    expect(scanMetadataList(nil, KEY)).toEqual({ metadata: { resourceVersion: '233' }, items: [] });
+    expect(scanMetadataList(nil.replace('null}', 'nul}'), KEY)).toBeUndefined();
   });
 
   it('the newline the server ends its JSON with', () => {
