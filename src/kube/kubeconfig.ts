@@ -86,7 +86,8 @@ export async function readKubeconfigFiles(paths: string[], mustExist: boolean): 
       // The first document, as kubectl's loader reads it.
       doc = parseYamlValues(text, path)[0] ?? {};
     } catch (err) {
-      throw new InputError(`parsing kubeconfig ${(err as Error).message}`, { cause: err });
+      // The parser's InputError names the file, line and column already.
+      throw new InputError(`parsing kubeconfig ${err instanceof InputError ? err.message : `${path}: ${(err as Error).message}`}`, { cause: err });
     }
     files.push({ path, doc });
   }

@@ -227,11 +227,12 @@ function listOrGet(
  * The objects that carry a tracking-id (any app's: the prune plan reports the others' marks), listed
  * (metadata only) from every listable preferred type in the app's namespaces and at cluster scope,
  * 16 requests at a time (the gateway's bound). Objects without the mark play no part in a prune plan,
- * so they are left out, and the gateway does not even decode them. Kinds we cannot list become warnings — except the kinds
- * the app itself declares (`required`, as `group/resource/namespace`): not being able to list those is
- * an error, never an empty, successful-looking prune list. A type and scope that `reuse` holds (a full
- * LIST of exactly that type and scope, made for the live twins) is taken from there instead of being
- * listed again; its marked items are cut down to what a metadata-only list returns, so the result is the same.
+ * so they are left out, and the gateway does not even decode them. Kinds we cannot list become
+ * warnings — except the kinds the app itself declares (`required`, as `group/resource/namespace`): not
+ * being able to list those is an error, never an empty, successful-looking prune list. A type and scope
+ * that `reuse` holds (a full LIST of exactly that type and scope, made for the live twins) is taken from
+ * there instead of being listed again; its marked items are cut down to what a metadata-only list
+ * returns, so the result is the same, and keep their whole object beside (`whole`, for status).
  */
 export async function listAppCandidates(
   gw: KubeGateway,
