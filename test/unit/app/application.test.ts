@@ -1,6 +1,6 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../../support/temp-dir.js';
 import { loadApplicationFile, parseApplication, parseSyncOptions } from '../../../src/app/application.js';
 import { InputError } from '../../../src/cli/exit-codes.js';
 
@@ -104,7 +104,7 @@ describe('parseSyncOptions', () => {
 });
 
 describe('loadApplicationFile', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'app-'));
+  const dir = tempDir('app');
   it('reads YAML and compiles jq expressions, naming the rule that does not compile', async () => {
     const good = join(dir, 'good.yaml');
     writeFileSync(good, `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop}\nspec:\n  ignoreDifferences:\n  - kind: ConfigMap\n    jqPathExpressions: ['.data.x']\n`);

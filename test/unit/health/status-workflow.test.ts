@@ -1,7 +1,7 @@
 // The status workflow against the fake gateway (sync per resource, extras, live children, cause) and the --wait loop.
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../../support/temp-dir.js';
 import { COMMON_TYPES, FakeGateway } from '../../../src/kube/fake-gateway.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import type { GlobalOptions } from '../../../src/cli/options.js';
@@ -15,7 +15,7 @@ import { app, loadTree } from './status-fixtures.js';
 const opts: GlobalOptions = { requestTimeout: '0', output: 'kv', color: 'never', verbose: false, fieldManager: 'argocd-controller', appNamespace: 'argocd' };
 
 function workspace(desired: string): { appFile: string; dir: string } {
-  const root = mkdtempSync(join(tmpdir(), 'status-'));
+  const root = tempDir('status');
   const dir = join(root, 'desired');
   mkdirSync(dir);
   writeFileSync(join(dir, 'all.yaml'), desired);

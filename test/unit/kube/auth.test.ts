@@ -1,14 +1,14 @@
 // Credentials from the selected kubeconfig context: read directly (certificates, tokens, basic auth,
 // impersonation) or through client-node (exec plugins, auth providers).
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../../support/temp-dir.js';
 import { clientNodeConnection, directConnection, needsClientNode } from '../../../src/kube/auth.js';
 import { resolveConnection } from '../../../src/kube/connect.js';
 import { kubeConfigFor, type SelectedContext } from '../../../src/kube/kubeconfig.js';
 import { InputError } from '../../../src/cli/exit-codes.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'kgo-auth-'));
+const dir = tempDir('kgo-auth');
 const file = (name: string, text: string) => {
   const p = join(dir, name);
   writeFileSync(p, text);

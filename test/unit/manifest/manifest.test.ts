@@ -1,6 +1,6 @@
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../../support/temp-dir.js';
 import { loadManifests, parseManifests } from '../../../src/manifest/index.js';
 import { parseYamlValues } from '../../../src/manifest/parse.js';
 import { InputError } from '../../../src/cli/exit-codes.js';
@@ -122,7 +122,7 @@ describe('parseYamlValues (the Application file, kubeconfig)', () => {
 });
 
 describe('loadManifests', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'manifests-'));
+  const dir = tempDir('manifests');
   mkdirSync(join(dir, 'b-sub'));
   mkdirSync(join(dir, '.hidden'));
   writeFileSync(join(dir, 'z.yaml'), cm('z'));
@@ -143,14 +143,14 @@ describe('loadManifests', () => {
   });
 
   it('names both places when the same object is declared twice', async () => {
-    const d = mkdtempSync(join(tmpdir(), 'dup-'));
+    const d = tempDir('dup');
     writeFileSync(join(d, '1.yaml'), cm('x'));
     writeFileSync(join(d, '2.yaml'), `${cm('y')}---\n${cm('x')}`);
     await expect(loadManifests(d)).rejects.toThrow(`ConfigMap shop/x is declared twice: at ${join(d, '1.yaml')}:1 and at ${join(d, '2.yaml')}:7`);
   });
 
   it('allows the same name in another namespace or kind', async () => {
-    const d = mkdtempSync(join(tmpdir(), 'nodup-'));
+    const d = tempDir('nodup');
     writeFileSync(join(d, 'm.yaml'), `${cm('x', 'a')}---\n${cm('x', 'b')}`);
     expect(await loadManifests(d)).toHaveLength(2);
   });

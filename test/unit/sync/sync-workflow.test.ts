@@ -1,7 +1,7 @@
 // syncApp against the fake gateway: refusal, stamping, order, dry-run gate, conflicts, healing, ignored fields, prune rules.
-import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../../support/temp-dir.js';
 import { FakeGateway } from '../../../src/kube/fake-gateway.js';
 import { apiError } from '../../../src/kube/errors.js';
 import { memoryIo } from '../../../src/cli/io.js';
@@ -14,7 +14,7 @@ const opts: GlobalOptions = { requestTimeout: '0', output: 'kv', color: 'never',
 const TID = 'argocd.argoproj.io/tracking-id';
 
 function workspace(desired: Record<string, string>, policy: string): { appFile: string; dir: string } {
-  const root = mkdtempSync(join(tmpdir(), 'sync-'));
+  const root = tempDir('sync');
   const dir = join(root, 'desired');
   mkdirSync(dir);
   for (const [f, text] of Object.entries(desired)) writeFileSync(join(dir, f), text);

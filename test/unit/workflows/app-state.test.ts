@@ -1,7 +1,7 @@
 // loadAppState against the fake gateway: namespace defaulting, LIST-vs-GET, discovery errors, prune candidates and warnings.
-import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../../support/temp-dir.js';
 import { COMMON_TYPES, FakeGateway } from '../../../src/kube/fake-gateway.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import { loadAppState } from '../../../src/workflows/app-state.js';
@@ -16,7 +16,7 @@ import type { PrunePlan } from '../../../src/prune/plan.js';
 const opts: GlobalOptions = { requestTimeout: '0', output: 'kv', color: 'never', verbose: false, fieldManager: 'argocd-controller', appNamespace: 'argocd' };
 
 function workspace(desired: Record<string, string>, app = 'shop'): { appFile: string; dir: string } {
-  const root = mkdtempSync(join(tmpdir(), 'appstate-'));
+  const root = tempDir('appstate');
   const dir = join(root, 'desired');
   mkdirSync(dir);
   for (const [f, text] of Object.entries(desired)) writeFileSync(join(dir, f), text);

@@ -1,7 +1,7 @@
 // liveDiff against the fake gateway: drift with owners, ignored fields left to their owner, extras, and the server-side conflict preview.
-import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../../support/temp-dir.js';
 import { FakeGateway } from '../../../src/kube/fake-gateway.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import { liveDiff } from '../../../src/workflows/live-diff.js';
@@ -14,7 +14,7 @@ const opts: GlobalOptions = { requestTimeout: '0', output: 'kv', color: 'never',
 const TID = 'argocd.argoproj.io/tracking-id';
 
 function ws(): { appFile: string; dir: string } {
-  const root = mkdtempSync(join(tmpdir(), 'ldiff-'));
+  const root = tempDir('ldiff');
   const dir = join(root, 'desired');
   mkdirSync(dir);
   writeFileSync(join(dir, 'd.yaml'), 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: orders}\nspec:\n  template:\n    spec:\n      containers: [{name: orders, image: "orders:1"}]\n');
