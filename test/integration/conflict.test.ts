@@ -1,8 +1,8 @@
 // The conflict preview on the real API server: `diff --server-side` names each field another manager owns
 // without failing and without forcing; a sync without force leaves the object alone and exits 3.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../support/temp-dir.js';
 import { createTestNamespace, deleteNamespace, getJson, kubectlOk, runPlugin } from './support/index.js';
 import type { KubeObject } from '../../src/model/object.js';
 
@@ -12,7 +12,7 @@ let args: string[];
 
 beforeAll(async () => {
   ns = await createTestNamespace('conflict');
-  const root = mkdtempSync(join(tmpdir(), 'kgitops-conflict-'));
+  const root = tempDir('kgitops-conflict');
   const dir = join(root, 'desired');
   writeFileSync(join(root, 'app.yaml'), `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: web, namespace: argocd}\nspec:\n  destination: {namespace: ${ns}}\n`);
   await import('node:fs').then((fs) => fs.mkdirSync(dir));

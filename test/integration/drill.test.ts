@@ -1,8 +1,8 @@
 // The drift drill end to end on the real control plane, through the built plugin: sync, drift by hand,
 // diff naming field and manager, sync healing it while leaving replicas, prune candidate rules, and the empty-set refusal.
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../support/temp-dir.js';
 import { applyYaml, createTestNamespace, deleteNamespace, getJson, kubectlOk, runPlugin, waitFor } from './support/index.js';
 import type { KubeObject } from '../../src/model/object.js';
 
@@ -63,7 +63,7 @@ beforeAll(async () => {
   ns = await createTestNamespace('drill');
   // The Application lives in the test namespace, outside argocd: its tracking-ids start with `<ns>_shop`.
   await applyYaml(application(ns));
-  const root = mkdtempSync(join(tmpdir(), 'kgitops-drill-'));
+  const root = tempDir('kgitops-drill');
   desiredDir = join(root, 'k8s');
   emptyDir = join(root, 'empty');
   mkdirSync(desiredDir);

@@ -2,9 +2,9 @@
 // without an annotation (the same marked items as decoding every page, whole, across pages; the fast path taken; a
 // value quoting the key not taken for it), a LIST stopped after its first pages and resumed, and `diff` of an app
 // among 600 unrelated ConfigMaps, whose twins past the first page are read by GETs.
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../support/temp-dir.js';
 import { createTestNamespace, deleteNamespace, kubeconfigPath, kubectlOk, runPlugin } from './support/index.js';
 import { resolveConnection } from '../../src/kube/connect.js';
 import { createClientGateway } from '../../src/kube/client-gateway.js';
@@ -72,7 +72,7 @@ test('a LIST stopped after two pages says how many items are left, and goes on f
 test('diff of an app among 600 unrelated ConfigMaps (past the first page its twins are read by GET: the unit tests count the calls): the drift and the extra found as in a quiet namespace', async () => {
   const crowd = await createTestNamespace('crowd');
   try {
-    const root = mkdtempSync(join(tmpdir(), 'crowd-'));
+    const root = tempDir('crowd');
     const desired = join(root, 'desired');
     mkdirSync(desired);
     // Names sort around the crowd: `aa-first` in the first page of 500, `zz-*` after it.

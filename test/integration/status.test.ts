@@ -1,8 +1,8 @@
 // `kubectl gitops status` on the local control plane: apps applied by `sync`, pods on kwok nodes,
 // the two axes kept apart, the scheduler's message as the reason, the live tree and --wait.
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../support/temp-dir.js';
 import { createTestNamespace, deleteNamespace, kubectlOk, runPlugin, waitFor, type RunResult } from './support/index.js';
 
 interface AppFiles {
@@ -14,7 +14,7 @@ interface AppFiles {
 
 /** An Application file (driving the loop without an Argo CD controller) and its desired manifests. */
 function appFiles(name: string, namespace: string, manifests: string, automated = '{prune: true}'): AppFiles {
-  const root = mkdtempSync(join(tmpdir(), `status-${name}-`));
+  const root = tempDir(`status-${name}`);
   const desired = join(root, 'desired');
   mkdirSync(desired);
   writeFileSync(join(desired, 'all.yaml'), manifests);

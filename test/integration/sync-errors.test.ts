@@ -1,8 +1,8 @@
 // Cluster failures through the built plugin: an unreachable server and a forbidden user give exit 3 and a
 // one-line message (403 naming verb, resource and namespace); -v adds the cause chain; --dry-run changes nothing.
-import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../support/temp-dir.js';
 import { parse, stringify } from 'yaml';
 import { createTestNamespace, deleteNamespace, kubeconfigPath, kubectlOk, pluginPath, run, runPlugin } from './support/index.js';
 
@@ -12,7 +12,7 @@ let args: string[];
 
 beforeAll(async () => {
   ns = await createTestNamespace('sync-errors');
-  root = mkdtempSync(join(tmpdir(), 'kgitops-errors-'));
+  root = tempDir('kgitops-errors');
   mkdirSync(join(root, 'desired'));
   writeFileSync(join(root, 'desired', 'cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {a: "1"}\n');
   writeFileSync(join(root, 'app.yaml'), `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: errs}\nspec:\n  destination: {namespace: ${ns}}\n`);
