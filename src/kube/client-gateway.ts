@@ -93,15 +93,6 @@ const RESET_CODES = new Set([
 ]);
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 
-/** A successful response's body, decoded. */
-function decodeJson(spec: RequestSpec, body: string): unknown {
-  try {
-    return JSON.parse(body);
-  } catch (err) {
-    throw new ClusterError(`${spec.doing}: the API server sent a body that is not JSON`, { cause: err });
-  }
-}
-
 /** A counting semaphore: at most `n` tasks run at once. */
 class Limiter {
   private active = 0;
@@ -344,11 +335,17 @@ class ClientGateway implements KubeGateway {
     }
   }
 
-  /** Sends and parses JSON; any non-2xx becomes a KubeApiError. */
-  private async json<T>(spec: RequestSpec): Promise<T> {
+  /** Sends and decodes the body (by `decode` when given and it answers, else as JSON); any non-2xx becomes a KubeApiError. */
+  private async json<T>(spec: RequestSpec, decode?: (body: string) => unknown): Promise<T> {
     const res = await this.send(spec);
     if (res.status < 200 || res.status >= 300) throw apiError(spec.doing, res.status, res.body, spec.access);
-    return decodeJson(spec, res.body) as T;
+    const decoded = decode?.(res.body);
+    if (decoded !== undefined) return decoded as T;
+    try {
+      return JSON.parse(res.body) as T;
+    } catch (err) {
+      throw new ClusterError(`${spec.doing}: the API server sent a body that is not JSON`, { cause: err });
+    }
   }
 
   discover(): Promise<Discovery> {
@@ -413,8 +410,11 @@ class ClientGateway implements KubeGateway {
     let pages = 0;
     let resourceVersion: string | undefined;
     let remaining: number | undefined;
+    // Items that cannot carry the annotation asked for are left undecoded when the page has the server's usual shape.
+    const withAnnotation = opts.metadataOnly ? opts.withAnnotation : undefined;
+    const scan = withAnnotation === undefined ? undefined : (body: string) => scanMetadataList(body, withAnnotation);
     do {
-      const spec: RequestSpec = {
+      const body = await this.json<{ items?: KubeObject[]; metadata?: { continue?: string; resourceVersion?: string; remainingItemCount?: number } }>({
         method: 'GET',
         path: collectionPath(type, opts.namespace),
         query: {
@@ -427,12 +427,7 @@ class ClientGateway implements KubeGateway {
         retry: true,
         doing,
         access: { verb: 'list', resource: resourceName(type), ...(type.namespaced && opts.namespace ? { namespace: opts.namespace } : {}) },
-      };
-      const res = await this.send(spec);
-      if (res.status < 200 || res.status >= 300) throw apiError(doing, res.status, res.body, spec.access);
-      // Items that cannot carry the annotation asked for are left undecoded when the page has the server's usual shape.
-      const body = ((opts.metadataOnly && opts.withAnnotation ? scanMetadataList(res.body, opts.withAnnotation) : undefined) ??
-        decodeJson(spec, res.body)) as { items?: KubeObject[]; metadata?: { continue?: string; resourceVersion?: string; remainingItemCount?: number } };
+      }, scan);
       pages++;
       for (const it of body.items ?? []) {
         items.push({ ...it, apiVersion: apiVersionOf(type), kind: type.kind });

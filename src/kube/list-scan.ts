@@ -26,8 +26,8 @@ const ITEM = '{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","met
 const NEXT_ITEM = ',' + ITEM;
 /** JSON's whitespace: space, tab, line feed, carriage return. */
 const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
-/** A key we can look for: printable ASCII without the two characters JSON must escape. */
-const PLAIN_KEY = /^[\x20-\x7e]+$/;
+/** A key we can look for: printable ASCII without the two characters JSON must escape (`"` and `\`). */
+const PLAIN_KEY = /^[\x20\x21\x23-\x5b\x5d-\x7e]+$/;
 
 /** The escapes that could spell one of `key`'s characters in JSON text: `\/` and `\u00XX` (hex in either case). */
 function escapesOf(key: string): RegExp {
@@ -55,7 +55,7 @@ function parseRecord(text: string): Record<string, unknown> | undefined {
  * not in the shape described above (decode it whole then).
  */
 export function scanMetadataList(body: string, key: string): ScannedList | undefined {
-  if (!PLAIN_KEY.test(key) || key.includes('"') || key.includes('\\')) return undefined;
+  if (!PLAIN_KEY.test(key)) return undefined;
   const empty = EMPTY.exec(body);
   if (empty) {
     const metadata = parseRecord(empty[1]!);

@@ -193,29 +193,32 @@ function listOrGet(
   byName: ReadonlyMap<string, DesiredEntry>,
   getTwin: (d: DesiredEntry) => Promise<void>,
 ): { whole: Promise<ListResult | undefined>; items: Promise<readonly KubeObject[]> } {
-  const first = gw.list(type, { ...scope, maxPages: 1 });
-  const missing = (page: ListResult) => {
+  // The twins the first page did not hold (only asked when the LIST goes on).
+  const first = gw.list(type, { ...scope, maxPages: 1 }).then((page) => {
+    if (page.continue === undefined) return { page, missing: [] };
     const seen = new Set(page.items.map((o) => o.metadata.name ?? ''));
-    return [...byName.values()].filter((d) => !seen.has(d.key.name));
-  };
-  const crowded = (page: ListResult) => page.remainingItemCount !== undefined && page.remainingItemCount > GET_INSTEAD_OF_LIST * missing(page).length;
-  const whole = first.then(async (page): Promise<ListResult | undefined> => {
-    if (page.continue === undefined) return page;
-    if (crowded(page)) return undefined;
+    return { page, missing: [...byName.values()].filter((d) => !seen.has(d.key.name)) };
+  });
+  /** The first page with the rest of the LIST after it. */
+  const withRest = async (page: ListResult): Promise<ListResult> => {
     const rest = await gw.list(type, { ...scope, continue: page.continue });
     return { items: [...page.items, ...rest.items], pages: page.pages + rest.pages, ...(rest.resourceVersion ? { resourceVersion: rest.resourceVersion } : {}) };
+  };
+  const whole = first.then(({ page, missing }): ListResult | Promise<ListResult> | undefined => {
+    if (page.continue === undefined) return page;
+    const crowded = page.remainingItemCount !== undefined && page.remainingItemCount > GET_INSTEAD_OF_LIST * missing.length;
+    return crowded ? undefined : withRest(page);
   });
   const items = whole.then(async (list): Promise<readonly KubeObject[]> => {
     if (list) return list.items;
-    const page = await first;
+    const { page, missing } = await first;
     try {
-      await Promise.all(missing(page).map(getTwin));
+      await Promise.all(missing.map(getTwin));
       return page.items;
     } catch (err) {
       // Allowed to list but not to get (RBAC grants them apart): read the rest of the LIST, as before the GETs.
-      if (!(err instanceof KubeApiError && err.status === 403) || page.continue === undefined) throw err;
-      const rest = await gw.list(type, { ...scope, continue: page.continue });
-      return [...page.items, ...rest.items];
+      if (!(err instanceof KubeApiError && err.status === 403)) throw err;
+      return (await withRest(page)).items;
     }
   });
   // A scan that is not run never awaits `whole`; its failure is reported through `items`.
