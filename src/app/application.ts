@@ -30,6 +30,9 @@ const BOOL_OPTIONS: Record<string, keyof Omit<SyncOptions, 'prunePropagationPoli
 };
 const POLICIES: readonly PropagationPolicy[] = ['foreground', 'background', 'orphan'];
 
+/** The keys of a source that choose or configure how it is rendered. */
+export const SOURCE_OPTION_KEYS = ['chart', 'helm', 'kustomize', 'plugin', 'directory', 'ref'] as const;
+
 /** Parses `syncOptions` strings; unknown or unsupported options become warnings. */
 export function parseSyncOptions(list: readonly string[], warn: (w: string) => void): SyncOptions {
   const out: SyncOptions = { ...DEFAULT_SYNC_OPTIONS };
@@ -90,7 +93,8 @@ export type JqCompileCheck = (expr: string) => Promise<string | undefined>;
 
 /**
  * The Application model from an object; InputError naming `origin` and the field on any
- * type error. Supports `spec.source` (or the first of `spec.sources`, with a warning).
+ * type error. `source` is `spec.source`, or the first of `spec.sources` (`sourcesCount` says how many there are:
+ * whether the source can be rendered is decided by source/renderability.ts, not here).
  */
 export function parseApplication(obj: unknown, origin: string): Application {
   const c: Checker = { at: '', origin };
@@ -106,13 +110,15 @@ export function parseApplication(obj: unknown, origin: string): Application {
   const spec = optObject(c, obj, 'spec', '') ?? fail(c, 'spec', 'is missing');
 
   let sourceObj = optObject(c, spec, 'source', 'spec');
+  let sourcesCount = 0;
   if (!sourceObj && Array.isArray(spec.sources)) {
     const first = spec.sources[0];
     if (first !== undefined && !isPlainObject(first)) fail(c, 'spec.sources[0]', 'must be a map');
     sourceObj = first as JsonObject | undefined;
-    if (spec.sources.length > 1) warnings.push(`spec.sources has ${spec.sources.length} sources: only the first is used`);
+    sourcesCount = spec.sources.length;
   }
   const source: Application['source'] = {};
+  const sourceOptions: Record<string, JsonValue> = {};
   if (sourceObj) {
     const repoURL = optString(c, sourceObj, 'repoURL', 'spec.source');
     const path = optString(c, sourceObj, 'path', 'spec.source');
@@ -120,8 +126,9 @@ export function parseApplication(obj: unknown, origin: string): Application {
     if (repoURL !== undefined) source.repoURL = repoURL;
     if (path !== undefined) source.path = path;
     if (targetRevision !== undefined) source.targetRevision = targetRevision;
-    for (const k of ['helm', 'kustomize', 'plugin', 'directory', 'chart']) {
-      if (sourceObj[k] !== undefined) warnings.push(`spec.source.${k} is not supported: the path is read as plain manifests`);
+    for (const k of SOURCE_OPTION_KEYS) {
+      const v = sourceObj[k];
+      if (v !== undefined && v !== null) sourceOptions[k] = v;
     }
   }
   const destObj = optObject(c, spec, 'destination', 'spec') ?? {};
@@ -149,7 +156,7 @@ export function parseApplication(obj: unknown, origin: string): Application {
 
   const ignoreDifferences = parseIgnoreDifferences(c, spec.ignoreDifferences);
 
-  const app: Application = { name: name!, namespace, source, destination, syncOptions, ignoreDifferences, warnings, origin };
+  const app: Application = { name: name!, namespace, source, sourcesCount, sourceOptions, destination, syncOptions, ignoreDifferences, warnings, origin };
   if (automated) app.automated = automated;
   return app;
 }

@@ -47,6 +47,16 @@ export class RefusedError extends ExitError {
   }
 }
 
+/**
+ * A source this tool cannot render completely and exactly as Argo CD would: refused by every command (exit 4),
+ * shown as sync status Unknown by status; nothing is applied or deleted.
+ */
+export class UnrenderableError extends RefusedError {
+  constructor(readonly reasons: readonly string[]) {
+    super(`the source cannot be rendered as Argo CD would, so nothing is compared, applied or pruned: ${reasons.join('; ')}`);
+  }
+}
+
 /** A command whose behaviour a later release delivers. */
 export class NotImplementedError extends ExitError {
   constructor(what: string) {

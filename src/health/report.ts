@@ -35,6 +35,10 @@ export interface StatusInput {
   /** Where the desired manifests were actually read from (`--desired` path, or `repo@sha:path`). */
   manifests?: string;
   resources: ResourceInput[];
+  /** The kubeconfig context the destination resolved to, and its server. */
+  target?: { context: string; server: string };
+  /** Set when the source cannot be rendered as Argo CD would: nothing was compared, sync and health are Unknown. */
+  unrenderable?: string;
   /** Live objects that may be owned by the app's resources (ReplicaSets, Pods, Jobs…), for the trees. */
   children: KubeObject[];
 }
@@ -62,9 +66,11 @@ export interface StatusReport {
   schemaVersion: typeof STATUS_SCHEMA_VERSION;
   app: { name: string; namespace: string; origin: string };
   source: { repoURL?: string; path?: string; targetRevision?: string; revision?: string; manifests?: string };
-  destination: { server?: string; name?: string; namespace?: string };
+  /** As the Application declares it, plus the kubeconfig context it resolved to (`context`, `contextServer`). */
+  destination: { server?: string; name?: string; namespace?: string; context?: string; contextServer?: string };
   syncPolicy: { automated: boolean; prune: boolean; selfHeal: boolean; allowEmpty: boolean };
-  sync: { status: SyncStatusCode; outOfSync: number; requiresPruning: number };
+  /** `reason`: why the status is Unknown when nothing could be compared (a source that cannot be rendered). */
+  sync: { status: SyncStatusCode; outOfSync: number; requiresPruning: number; reason?: string };
   health: {
     status: HealthStatusCode;
     /** The resources whose health is the app's (the worst ones). */
@@ -131,7 +137,7 @@ export function buildStatusReport(input: StatusInput): StatusReport {
   });
 
   const counted = resources.filter((r) => r.countsForSync);
-  const syncStatus: SyncStatusCode = counted.some((r) => r.status === 'Unknown')
+  const syncStatus: SyncStatusCode = input.unrenderable !== undefined || counted.some((r) => r.status === 'Unknown')
     ? 'Unknown'
     : counted.some((r) => r.status === 'OutOfSync')
       ? 'OutOfSync'
@@ -157,7 +163,7 @@ export function buildStatusReport(input: StatusInput): StatusReport {
     schemaVersion: STATUS_SCHEMA_VERSION,
     app: { name: app.name, namespace: app.namespace, origin: app.origin },
     source: { ...app.source, ...(input.revision ? { revision: input.revision } : {}), ...(input.manifests ? { manifests: input.manifests } : {}) },
-    destination: { ...app.destination },
+    destination: { ...app.destination, ...(input.target ? { context: input.target.context, contextServer: input.target.server } : {}) },
     syncPolicy: {
       automated: app.automated !== undefined,
       prune: app.automated?.prune ?? false,
@@ -169,10 +175,11 @@ export function buildStatusReport(input: StatusInput): StatusReport {
       outOfSync: counted.filter((r) => r.status === 'OutOfSync').length,
       requiresPruning: resources.filter((r) => r.requiresPruning).length,
     },
-    health: { status: agg.status, worst: agg.worst.map((i) => inputs[i]!.key) },
+    health: { status: input.unrenderable !== undefined ? 'Unknown' : agg.status, worst: agg.worst.map((i) => inputs[i]!.key) },
     resources,
     trees: treesByIndex.flatMap((t) => (t ? [treeReport(t)] : [])),
   };
   if (cause) report.health.cause = cause;
+  if (input.unrenderable !== undefined) report.sync.reason = input.unrenderable;
   return report;
 }

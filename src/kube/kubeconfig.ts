@@ -176,6 +176,24 @@ export function selectContext(merged: MergedKubeconfig, contextFlag?: string): S
   return { name, cluster, user, namespace: typeof ns === 'string' && ns !== '' ? ns : undefined };
 }
 
+/** Every context with its cluster's name and server (contexts whose cluster is undefined or has no server are left out). */
+export function contextsOf(merged: MergedKubeconfig): { name: string; cluster: string; server: string }[] {
+  const out: { name: string; cluster: string; server: string }[] = [];
+  for (const c of merged.contexts) {
+    const clusterName = c.value.cluster;
+    const cluster = merged.clusters.find((x) => x.name === clusterName);
+    const server = cluster?.value.server;
+    if (typeof clusterName === 'string' && typeof server === 'string' && server !== '') out.push({ name: c.name, cluster: clusterName, server });
+  }
+  return out;
+}
+
+/** Reads and merges the kubeconfig files kubectl would read (no context selected yet). */
+export async function readMergedKubeconfig(src: KubeconfigSource): Promise<MergedKubeconfig> {
+  const { paths, mustExist } = kubeconfigPaths(src);
+  return mergeKubeconfigs(await readKubeconfigFiles(paths, mustExist));
+}
+
 function describeFiles(merged: MergedKubeconfig): string {
   return merged.files.length ? merged.files.join(', ') : 'any kubeconfig file (none was found)';
 }
@@ -219,7 +237,6 @@ export async function kubeConfigFor(selected: SelectedContext): Promise<KubeConf
 
 /** The merged kubeconfig and the selected context, without client-node (for messages and tests). */
 export async function resolveKubeconfig(opts: LoadKubeConfigOptions): Promise<{ merged: MergedKubeconfig; selected: SelectedContext }> {
-  const { paths, mustExist } = kubeconfigPaths(opts);
-  const merged = mergeKubeconfigs(await readKubeconfigFiles(paths, mustExist));
+  const merged = await readMergedKubeconfig(opts);
   return { merged, selected: selectContext(merged, opts.context) };
 }

@@ -69,6 +69,30 @@ export async function manifestFiles(path: string): Promise<string[]> {
   return out;
 }
 
+/**
+ * Every file below a directory, as paths relative to it (`a/b.yaml`), dot-entries skipped; [] for a file. For the
+ * render check: which files make a folder something other than plain manifests.
+ */
+export async function localFiles(path: string): Promise<string[]> {
+  let st;
+  try {
+    st = await stat(path);
+  } catch (err) {
+    throw manifestPathError(path, err);
+  }
+  if (!st.isDirectory()) return [];
+  const out: string[] = [];
+  const walk = async (dir: string, rel: string) => {
+    for (const e of await readdir(dir, { withFileTypes: true })) {
+      if (e.name.startsWith('.')) continue;
+      if (e.isDirectory()) await walk(join(dir, e.name), `${rel}${e.name}/`);
+      else out.push(`${rel}${e.name}`);
+    }
+  };
+  await walk(path, '');
+  return out.sort();
+}
+
 /** Throws when two objects share group/kind/namespace/name, naming both places. */
 export function rejectDuplicates(objects: readonly ManifestObject[]): void {
   const seen = new Map<string, ManifestObject>();

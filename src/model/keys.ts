@@ -7,3 +7,7 @@ export const COMPARE_OPTIONS = 'argocd.argoproj.io/compare-options';
 export const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 export const DEFAULT_FIELD_MANAGER = 'argocd-controller';
 export const DEFAULT_APP_NAMESPACE = 'argocd';
+/** Argo CD's control-plane namespace: where its cluster Secrets (and by default its Applications) live. */
+export const CONTROL_PLANE_NAMESPACE = 'argocd';
+/** The label that makes a Secret one of Argo CD's cluster Secrets (`=cluster`). */
+export const SECRET_TYPE = 'argocd.argoproj.io/secret-type';

@@ -11,7 +11,8 @@ import type { OutputFormat, Paint } from './colour.js';
  * fields, and with --server-side `CONFLICT=<Kind>/<name> <path> <manager>` per field a non-forced apply is refused on.
  */
 export function renderLiveDiffKv(r: LiveDiffReport, fieldManager: string): string {
-  const lines = [renderDiffKv(r).trimEnd()];
+  if (r.sync === 'Unknown') return `SYNC=Unknown\nREASON=${oneLine(r.reason ?? '')}\n`;
+  const lines = [renderDiffKv({ ...r, sync: r.sync }).trimEnd()];
   for (const o of r.objects) {
     for (const f of o.fields) {
       const others = [...new Set(f.owners.filter((w) => w.manager !== fieldManager && w.subresource !== 'status').map((w) => w.manager))];
@@ -45,10 +46,17 @@ export function renderLiveDiff(r: LiveDiffReport, format: OutputFormat, paint: P
   return renderDocument(r, format, {
     kv: () => renderLiveDiffKv(r, fieldManager),
     table: () => {
-      const table = renderDiffTable(r, paint).trimEnd().split('\n');
+      const head = r.context ? [paint.dim(`Application ${r.app} on context ${r.context} (${r.server ?? ''})`)] : [];
+      if (r.sync === 'Unknown') return [...head, `${paint.bold('UNKNOWN')} ${r.reason ?? ''}`].join('\n') + '\n';
+      const table = renderDiffTable({ ...r, sync: r.sync }, paint).trimEnd().split('\n');
       const last = table.pop() as string;
       const skipped = r.extrasSkipped.map((s) => `${paint.dim('  (not pruned:')} ${displayName(s.key)} ${paint.dim(s.reason + ')')}`);
-      return [...table, ...skipped, ...conflictSection(r, paint), last].join('\n') + '\n';
+      return [...head, ...table, ...skipped, ...conflictSection(r, paint), last].join('\n') + '\n';
     },
   });
+}
+
+/** A value on one kv line: line breaks would start a new KEY=, so they are written as spaces. */
+function oneLine(s: string): string {
+  return s.replace(/[\r\n]+/g, ' ');
 }

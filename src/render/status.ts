@@ -28,6 +28,7 @@ export function describeCause(c: Cause): string {
 
 /** The app's REASON: the most specific cause of its health, empty when Healthy. */
 export function reasonText(r: StatusReport): string {
+  if (r.sync.reason !== undefined) return oneLine(r.sync.reason);
   if (r.health.status === 'Healthy') return '';
   if (r.health.cause) return describeCause(r.health.cause);
   if (r.health.status === 'Missing') return 'none of the app\'s resources exists in the cluster';
@@ -117,6 +118,7 @@ function header(r: StatusReport, p: Paint): string {
     ['Source:', `${s.repoURL ?? '-'}, path ${s.path || '.'}, revision ${at}`],
     ...(s.manifests ? [['Manifests:', s.manifests] as [string, string]] : []),
     ['Destination:', `${d.server ?? d.name ?? '-'}, namespace ${d.namespace ?? '-'}`],
+    ...(d.context ? [['Context:', `${d.context} (${d.contextServer ?? ''})`] as [string, string]] : []),
     ['Sync Policy:', policyText(r)],
     ['Sync Status:', syncColour(p, r.sync.status)(r.sync.status) + (r.sync.outOfSync > 0 ? ` (${r.sync.outOfSync} OutOfSync${r.sync.requiresPruning > 0 ? `, ${r.sync.requiresPruning} requiring pruning` : ''})` : '')],
     ['Health Status:', healthColour(p, r.health.status)(r.health.status)],

@@ -7,7 +7,8 @@ const name = (o: { kind: string; name: string }) => `${o.kind}/${o.name}`;
 
 /**
  * kv lines. Refused: only `REFUSED=<reason>`. Dry run: `DRY_RUN=true`, `APPLY=<Kind>/<name> <action>` per
- * step in order, `HEAL=`/`CONFLICT=` predictions, `IGNORED=`, `PRUNE=`/`PRUNE_SKIPPED=`, `FAILED=`.
+ * step in order, `HEAL=`/`CONFLICT=` predictions, `IGNORED=`, `PRUNE=`/`PRUNE_SKIPPED=`, `FAILED=`; with pruning off,
+ * `PRUNE_CANDIDATE=` for each object a sync with --prune would delete.
  * Otherwise `APPLIED=<n>`, `HEALED=`, `IGNORED=`, `CONFLICT=`, `FAILED=`, `PRUNED=`, `PRUNE_SKIPPED=`, `PRUNE_FAILED=`.
  */
 export function renderSyncKv(r: SyncReport): string {
@@ -27,6 +28,7 @@ export function renderSyncKv(r: SyncReport): string {
   for (const p of r.prune.results) {
     if (p.outcome === 'pruned') lines.push(`PRUNED=${name(p)}`);
     else if (p.outcome === 'would-prune') lines.push(`PRUNE=${name(p)}`);
+    else if (p.outcome === 'candidate') lines.push(`PRUNE_CANDIDATE=${name(p)}`);
     else if (p.outcome === 'skipped') lines.push(`PRUNE_SKIPPED=${name(p)} ${p.message ?? ''}`.trimEnd());
     else if (p.outcome === 'gone') lines.push(`PRUNE_GONE=${name(p)}`);
     else lines.push(`PRUNE_FAILED=${name(p)} ${p.message ?? p.outcome}`);
@@ -39,7 +41,7 @@ export function renderSyncKv(r: SyncReport): string {
 export function renderSyncTable(r: SyncReport, paint: Paint): string {
   if (r.refused) return `${paint.red('REFUSED')}: ${r.refused}\nNothing was applied or deleted.\n`;
   const out: string[] = [];
-  out.push(paint.bold(`${r.dryRun ? 'Plan for' : 'Sync of'} ${r.app} (${r.origin}${r.revision ? ` @ ${r.revision.slice(0, 7)}` : ''})${r.force ? `, forcing conflicts (${r.forceReason})` : ''}`));
+  out.push(paint.bold(`${r.dryRun ? 'Plan for' : 'Sync of'} ${r.app} (${r.origin}${r.revision ? ` @ ${r.revision.slice(0, 7)}` : ''})${r.context ? ` on context ${r.context}` : ''}${r.force ? `, forcing conflicts (${r.forceReason})` : ''}`));
   const rows = r.steps.map((s) => [s.wave === null ? 'pre' : String(s.wave), `${s.kind}/${s.name}`, s.namespace || '-', s.action, s.outcome, s.message ?? '']);
   const head = ['WAVE', 'OBJECT', 'NAMESPACE', 'ACTION', 'RESULT', 'MESSAGE'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
@@ -54,7 +56,10 @@ export function renderSyncTable(r: SyncReport, paint: Paint): string {
   for (const c of r.conflicts) out.push(`${paint.magenta('conflict')}  ${name(c)} ${c.field} owned by ${c.manager}: use --force-conflicts or selfHeal to take it`);
   for (const f of r.failures) out.push(`${paint.red('failed')}  ${name(f)} (${f.phase}): ${f.message}`);
   if (!r.prune.enabled) out.push(paint.dim(`prune: ${r.prune.why}`));
-  for (const p of r.prune.results) out.push(`${p.outcome === 'pruned' || p.outcome === 'would-prune' ? paint.yellow(p.outcome) : p.outcome}  ${name(p)}${p.namespace ? ` (namespace ${p.namespace})` : ''}${p.message ? `: ${p.message}` : ''}`);
+  for (const p of r.prune.results) {
+    const what = p.outcome === 'candidate' ? 'prune candidate (not pruned without --prune)' : p.outcome;
+    out.push(`${p.outcome === 'pruned' || p.outcome === 'would-prune' ? paint.yellow(what) : what}  ${name(p)}${p.namespace ? ` (namespace ${p.namespace})` : ''}${p.message ? `: ${p.message}` : ''}`);
+  }
   if (r.prune.blocked) out.push(`${paint.red('prune blocked')}: ${r.prune.blocked}`);
   const pruned = r.prune.results.filter((p) => p.outcome === 'pruned').length;
   out.push(

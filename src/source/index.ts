@@ -1,8 +1,9 @@
 // The desired manifests of an Application: from --desired, or from a Git revision's tree read without any checkout.
 import type { Application } from '../app/types.js';
 import type { Io } from '../cli/io.js';
-import { InputError } from '../cli/exit-codes.js';
-import { loadManifests, parseManifests, rejectDuplicates, type ManifestObject } from '../manifest/index.js';
+import { InputError, UnrenderableError } from '../cli/exit-codes.js';
+import { loadManifests, localFiles, parseManifests, rejectDuplicates, type ManifestObject } from '../manifest/index.js';
+import { fileBlockers, recurses, specBlockers } from './renderability.js';
 import { fetchIntoCache, REMOTE_HEAD_REF } from './cache.js';
 import { findGitDir, listTree, objectTypeAt, readBlobs, resolveCommit, type GitDir, type TreeEntry } from './git.js';
 import { checkRevision, classifyRepoURL, normalizeSourcePath, redactURL } from './repo-url.js';
@@ -56,8 +57,11 @@ function comparePaths(a: string, b: string): number {
  */
 export async function loadDesiredManifests(app: Application, opts: DesiredOptions, io: Io): Promise<DesiredManifests> {
   if (opts.desired !== undefined && opts.desired !== '') {
+    // Plain manifests, read recursively; a folder that is really another type of source is refused, not half read.
+    if (opts.desired !== '-') refuseUnrenderable(fileBlockers(await localFiles(opts.desired), `--desired ${opts.desired}`));
     return { objects: await loadManifests(opts.desired, io), origin: opts.desired, warnings: [] };
   }
+  refuseUnrenderable(specBlockers(app));
   const repoURL = app.source.repoURL ?? '';
   if (repoURL.trim() === '') {
     throw new InputError(`the Application ${app.name} (${app.origin}) has no spec.source.repoURL: give --desired DIR|FILE`);
@@ -70,7 +74,12 @@ export async function loadDesiredManifests(app: Application, opts: DesiredOption
   if (sha === undefined) {
     throw new InputError(`${flag} ${JSON.stringify(revision)} names no commit in ${repo.label}: expected a branch, tag, commit SHA or HEAD`);
   }
-  return readManifestsAt(repo, sha, path);
+  return readManifestsAt(repo, sha, path, recurses(app));
+}
+
+/** Throws the refusal when a source cannot be rendered completely as Argo CD would. */
+function refuseUnrenderable(reasons: readonly string[]): void {
+  if (reasons.length > 0) throw new UnrenderableError(reasons);
 }
 
 interface OpenRepository {
@@ -117,7 +126,11 @@ async function resolveRevision(repo: OpenRepository, revision: string): Promise<
   return undefined;
 }
 
-async function readManifestsAt(repo: OpenRepository, sha: string, path: string): Promise<DesiredManifests> {
+/**
+ * The manifests at `path` in commit `sha`: the folder's own files, and those of its subfolders only with `recurse`
+ * (Argo CD's `directory.recurse`, false by default); a path naming one file is that file.
+ */
+async function readManifestsAt(repo: OpenRepository, sha: string, path: string, recurse: boolean): Promise<DesiredManifests> {
   const at = `${repo.label}@${sha.slice(0, 7)}`;
   const origin = `${at}:${path === '' ? '/' : path}`;
   let entries: TreeEntry[];
@@ -133,6 +146,11 @@ async function readManifestsAt(repo: OpenRepository, sha: string, path: string):
   const warnings: string[] = [];
   const files: TreeEntry[] = [];
   const single = entries.length === 1 && entries[0]?.path === path;
+  const below = (p: string) => (path === '' ? p : p.slice(path.length + 1));
+  if (!single) {
+    entries = entries.filter((e) => !hiddenBelow(e.path, path) && (recurse || !below(e.path).includes('/')));
+    refuseUnrenderable(fileBlockers(entries.map((e) => below(e.path)), origin));
+  }
   for (const entry of entries) {
     if (!single && (!MANIFEST_FILE.test(entry.path) || hiddenBelow(entry.path, path))) continue;
     if (entry.type !== 'blob') warnings.push(`skipped ${at}:${entry.path}: a ${entry.type === 'commit' ? 'submodule' : entry.type}, not a file`);

@@ -30,7 +30,11 @@ export interface SyncPlanInput {
   /** The Namespace type from discovery (for CreateNamespace). */
   namespaceType: ResourceType;
   pruneCandidates: readonly PruneCandidate[];
-  flags: { prune: boolean; forceConflicts: boolean };
+  /**
+   * `prune`: whether this sync prunes, as the caller decided it (a manual sync: --prune; the automated loop:
+   * automated.prune); `pruneOff` says why not, when it does not.
+   */
+  flags: { prune: boolean; pruneWhy?: string; pruneOff?: string; forceConflicts: boolean };
 }
 
 export type StepAction = 'create' | 'update' | 'skip';
@@ -75,10 +79,10 @@ export function planSync(input: SyncPlanInput): SyncPlan {
   const warnings: string[] = [];
   const force = input.flags.forceConflicts || app.automated?.selfHeal === true;
   const forceReason = input.flags.forceConflicts ? '--force-conflicts' : force ? 'syncPolicy.automated.selfHeal' : undefined;
-  const pruneEnabled = input.flags.prune || app.automated?.prune === true;
+  const pruneEnabled = input.flags.prune;
   const prune = {
     enabled: pruneEnabled,
-    why: input.flags.prune ? '--prune' : pruneEnabled ? 'syncPolicy.automated.prune' : 'pruning is off (no automated.prune, no --prune)',
+    why: pruneEnabled ? (input.flags.pruneWhy ?? '--prune') : (input.flags.pruneOff ?? 'pruning is off (no --prune)'),
     last: app.syncOptions.pruneLast,
     candidates: [...input.pruneCandidates],
   };

@@ -37,8 +37,22 @@ export interface DesiredEntry {
   pendingCrd?: boolean;
 }
 
+/** The cluster a command acts on: the kubeconfig context the Application's destination resolved to. */
+export interface AppTarget {
+  context: string;
+  server: string;
+  /** Why that context (`in-cluster: …`, `the context's cluster server is …`). */
+  why: string;
+  /** The context the Application was read from (or the one selected, for a file). */
+  appContext?: string;
+  /** Said while resolving (cluster Secrets that could not be listed). */
+  warnings: string[];
+}
+
 export interface AppState {
   app: Application;
+  /** Where the command acts (absent where a test hands a gateway in directly). */
+  target?: AppTarget;
   /** The app part of tracking-ids (`name`, or `namespace_name` outside the control-plane namespace). */
   appInstance: string;
   /** Where objects that declare no namespace go (`-n` over destination.namespace). */
@@ -62,11 +76,16 @@ export interface AppState {
 export interface AppStateDeps {
   io: Io;
   opts: GlobalOptions;
+  /** The destination's cluster. */
   gateway: KubeGateway;
+  /** Reads the Application, its destination checked (session.ts); without it, it is read through `gateway`. */
+  application?: () => Promise<Application>;
+  target?: AppTarget;
 }
 
-/** Reads the Application: `-f FILE`, or `APP` from the cluster in --app-namespace. */
+/** Reads the Application: through the session's reader, else `-f FILE`, or `APP` from the cluster in --app-namespace. */
 export async function loadApplication(args: AppStateArgs, deps: AppStateDeps): Promise<Application> {
+  if (deps.application) return deps.application();
   if (args.appFile) return loadApplicationFromFile(args.appFile);
   if (!args.app) throw new InputError('name an Application (APP) or give -f/--app-file FILE');
   return loadApplicationFromCluster(deps.gateway, args.app, deps.opts.appNamespace);
@@ -287,7 +306,7 @@ export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want:
   const gw = deps.gateway;
   const startRequests = gw.stats().requests;
   const app = await loadApplication(args, deps);
-  const warnings = [...app.warnings];
+  const warnings = [...app.warnings, ...(deps.target?.warnings ?? [])];
   const { loadDesiredManifests } = await import('../source/index.js');
   const source = await loadDesiredManifests(app, { desired: args.desired, revision: args.revision, repoDir: args.repoDir }, deps.io);
   warnings.push(...source.warnings);
@@ -313,6 +332,7 @@ export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want:
   }
   const state: AppState = {
     app,
+    ...(deps.target ? { target: deps.target } : {}),
     appInstance,
     destinationNamespace,
     desired,

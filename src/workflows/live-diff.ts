@@ -1,7 +1,7 @@
 // `diff` against the cluster: the core diff of every desired/live pair, ignored fields left to their owners, the app's extras,
 // and with --server-side the result of a server-side apply dry-run plus a conflict preview that neither fails nor forces.
 import type { CommandContext } from '../cli/context.js';
-import { ExitCode } from '../cli/exit-codes.js';
+import { ExitCode, UnrenderableError } from '../cli/exit-codes.js';
 import { diffObject } from '../diff/index.js';
 import type { DiffReport, FieldDiff, ObjectDiff } from '../diff/types.js';
 import { DIFF_SCHEMA_VERSION } from '../diff/types.js';
@@ -11,7 +11,7 @@ import { keyString, type KubeObject, type ResourceKey } from '../model/object.js
 import { humanField } from '../sync/apply.js';
 import { ignoredFields, leftTo } from '../sync/ignored.js';
 import { asApplied } from '../tracking/tracking-id.js';
-import { appStateArgs, loadAppState, type AppStateArgs, type AppStateDeps, type DesiredEntry } from './app-state.js';
+import { appStateArgs, loadAppState, type AppStateArgs, type AppStateDeps, type AppTarget, type DesiredEntry } from './app-state.js';
 
 /** One field another manager owns that our apply would take (an SSA dry-run without force refused on it). */
 export interface ConflictPreview {
@@ -27,8 +27,14 @@ export interface ConflictPreview {
 }
 
 /** The live diff report: the core DiffReport (schemaVersion 1) plus the server-side preview. */
-export interface LiveDiffReport extends DiffReport {
+export interface LiveDiffReport extends Omit<DiffReport, 'sync'> {
+  /** Unknown when the source could not be rendered as Argo CD would (`reason` says why; nothing was compared). */
+  sync: DiffReport['sync'] | 'Unknown';
+  reason?: string;
   app: string;
+  /** The kubeconfig context the destination resolved to, and its server. */
+  context?: string;
+  server?: string;
   origin: string;
   revision?: string;
   serverSide: boolean;
@@ -150,6 +156,7 @@ export async function liveDiff(req: LiveDiffRequest, deps: AppStateDeps): Promis
     extras,
     warnings: [...warnings, ...objects.flatMap((o) => (o.warnings ?? []).map((w) => `${o.key.kind}/${o.key.name}: ${w}`))],
     app: app.name,
+    ...(state.target ? { context: state.target.context, server: state.target.server } : {}),
     origin: state.origin,
     ...(state.revision ? { revision: state.revision } : {}),
     serverSide: req.serverSide,
@@ -158,15 +165,41 @@ export async function liveDiff(req: LiveDiffRequest, deps: AppStateDeps): Promis
   };
 }
 
-/** The `diff` command in cluster mode: connect, compare, render; exit 0 in sync, 1 drift. */
+/** The `diff` command in cluster mode: connect to the destination, compare, render; exit 0 in sync, 1 drift, 4 when the source cannot be rendered. */
 export async function runLiveDiff(args: Record<string, unknown>, ctx: CommandContext): Promise<ExitCode> {
-  const { withGateway } = await import('./session.js');
+  const { withAppTarget } = await import('./session.js');
   const { renderLiveDiff } = await import('../render/live-diff.js');
   const sources = appStateArgs(args);
-  return withGateway(ctx, 'diff', async (gateway) => {
-    const report = await liveDiff({ ...sources, serverSide: args.serverSide === true }, { io: ctx.io, opts: ctx.opts, gateway });
+  return withAppTarget(ctx, 'diff', sources, async (session) => {
+    const deps = { io: ctx.io, opts: ctx.opts, ...session };
+    let report: LiveDiffReport;
+    try {
+      report = await liveDiff({ ...sources, serverSide: args.serverSide === true }, deps);
+    } catch (err) {
+      if (!(err instanceof UnrenderableError)) throw err;
+      report = unknownDiff(err, sources, session.target, args.serverSide === true);
+    }
     for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
     ctx.io.out(renderLiveDiff(report, ctx.opts.output, ctx.paint, ctx.opts.fieldManager));
-    return report.sync === 'Synced' ? ExitCode.Ok : ExitCode.Drift;
-  }, sources);
+    return report.sync === 'Synced' ? ExitCode.Ok : report.sync === 'Unknown' ? ExitCode.Refused : ExitCode.Drift;
+  });
+}
+
+/** The report of a diff that compared nothing: the source cannot be rendered as Argo CD would. */
+function unknownDiff(err: UnrenderableError, sources: AppStateArgs, target: AppTarget, serverSide: boolean): LiveDiffReport {
+  return {
+    schemaVersion: DIFF_SCHEMA_VERSION,
+    sync: 'Unknown',
+    reason: err.reasons.join('; '),
+    objects: [],
+    extras: [],
+    warnings: [...target.warnings],
+    app: sources.app ?? sources.appFile ?? '',
+    context: target.context,
+    server: target.server,
+    origin: '',
+    serverSide,
+    conflicts: [],
+    extrasSkipped: [],
+  };
 }

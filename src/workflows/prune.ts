@@ -24,6 +24,9 @@ export interface PruneEntryReport {
 export interface PruneReport {
   schemaVersion: typeof PRUNE_SCHEMA_VERSION;
   app: string;
+  /** The kubeconfig context the destination resolved to, and its server. */
+  context?: string;
+  server?: string;
   confirm: boolean;
   propagationPolicy: PropagationPolicy;
   namespaces: string[];
@@ -51,6 +54,7 @@ export async function pruneApp(req: PruneRequest, deps: AppStateDeps): Promise<P
   const report: PruneReport = {
     schemaVersion: PRUNE_SCHEMA_VERSION,
     app: state.app.name,
+    ...(state.target ? { context: state.target.context, server: state.target.server } : {}),
     confirm: req.confirm,
     propagationPolicy,
     namespaces: state.namespaces,

@@ -1,9 +1,17 @@
-// One cluster session per command: connect lazily, run, and on -v say what it cost (requests, retries, time).
+// One cluster session per command: read the Application, resolve its destination to a kubeconfig context, connect
+// to that cluster, run, and on -v say what it cost (requests, retries, time).
 import { access } from 'node:fs/promises';
 import type { CommandContext } from '../cli/context.js';
 import { applicationFileError } from '../app/application.js';
+import { IN_CLUSTER_NAME, IN_CLUSTER_SERVER, normalizeServer, resolveDestination, type ClusterSecretInfo } from '../app/destination.js';
+import type { Application } from '../app/types.js';
+import { InputError, RefusedError } from '../cli/exit-codes.js';
 import { manifestPathError } from '../manifest/index.js';
 import type { KubeGateway } from '../kube/gateway.js';
+import { CONTROL_PLANE_NAMESPACE, SECRET_TYPE } from '../model/keys.js';
+import { KubeApiError } from '../kube/errors.js';
+import type { AppStateArgs, AppTarget } from './app-state.js';
+import { loadApplicationFromCluster, loadApplicationFromFile } from './application-source.js';
 
 /** The local paths a command reads besides the cluster. */
 export interface LocalSources {
@@ -26,22 +34,109 @@ export async function checkLocalSources(sources: LocalSources): Promise<void> {
   await check(sources.desired, manifestPathError);
 }
 
+/** What a command acting on an Application's destination gets: the gateway to that cluster and the Application. */
+export interface TargetSession {
+  /** The destination's cluster, reached with its context's credentials. */
+  gateway: KubeGateway;
+  /** Reads the Application again (the watch loop does so every round), refusing if its destination moved. */
+  application: () => Promise<Application>;
+  target: AppTarget;
+}
+
 /**
- * Runs `fn` with a gateway to the selected context; always closes it, and with -v reports its requests and retries on stderr.
- * The local sources, when given, are checked first (see checkLocalSources).
+ * Reads the Application (from `-f FILE`, or `APP` from the selected context's cluster), resolves its destination to a
+ * kubeconfig context (see app/destination.ts) and runs `fn` with a gateway to that context's cluster. A destination
+ * that names no context, several, or another cluster than an explicit --context is a refusal (exit 4) before any
+ * request reaches a cluster it could change. Both connections are closed afterwards; -v reports their requests.
  */
-export async function withGateway<T>(ctx: CommandContext, what: string, fn: (gateway: KubeGateway) => Promise<T>, sources?: LocalSources): Promise<T> {
-  if (sources) await checkLocalSources(sources);
-  const { connectGateway } = await import('../kube/connect.js');
-  const gateway = await connectGateway(ctx.opts, ctx.io.env);
+export async function withAppTarget<T>(ctx: CommandContext, what: string, args: AppStateArgs, fn: (session: TargetSession) => Promise<T>): Promise<T> {
+  await checkLocalSources(args);
+  const { readMergedKubeconfig, selectContext, contextsOf } = await import('../kube/kubeconfig.js');
+  const { connectContext } = await import('../kube/connect.js');
+  const merged = await readMergedKubeconfig({ kubeconfig: ctx.opts.kubeconfig, env: ctx.io.env });
+  const explicitContext = ctx.opts.context !== undefined && ctx.opts.context !== '';
+  const gateways: KubeGateway[] = [];
   const started = Date.now();
   try {
-    return await fn(gateway);
+    let appGateway: KubeGateway | undefined;
+    let appContext: string | undefined;
+    let load: () => Promise<Application>;
+    if (args.appFile) {
+      const file = args.appFile;
+      load = () => loadApplicationFromFile(file);
+      if (explicitContext) selectContext(merged, ctx.opts.context); // a --context that does not exist is a typo, said at once
+      appContext = explicitContext ? ctx.opts.context : merged.currentContext;
+    } else {
+      if (!args.app) throw new InputError('name an Application (APP) or give -f/--app-file FILE');
+      const selected = selectContext(merged, ctx.opts.context);
+      appContext = selected.name;
+      const gw = await connectContext(selected, ctx.opts, ctx.io.env);
+      gateways.push(gw);
+      appGateway = gw;
+      const name = args.app;
+      load = () => loadApplicationFromCluster(gw, name, ctx.opts.appNamespace);
+    }
+    const warnings: string[] = [];
+    const resolve = async (app: Application) => {
+      const d = app.destination;
+      const inCluster = (d.server !== undefined && normalizeServer(d.server) === IN_CLUSTER_SERVER) || d.name === IN_CLUSTER_NAME;
+      if (inCluster && appContext === undefined) selectContext(merged, ctx.opts.context); // says no context is selected, exit 2
+      const clusterSecrets = appGateway && !inCluster ? await readClusterSecrets(appGateway, CONTROL_PLANE_NAMESPACE, warnings) : [];
+      const res = resolveDestination({ destination: d, contexts: contextsOf(merged), ...(appContext !== undefined ? { appContext } : {}), appFromCluster: appGateway !== undefined, explicitContext, clusterSecrets });
+      if (!res.ok) throw new RefusedError(`refusing to act on Application ${app.name}: ${res.refused}; nothing was read from or changed in any cluster it might mean`);
+      return res;
+    };
+    const first = await load();
+    const res = await resolve(first);
+    let gateway: KubeGateway;
+    if (appGateway && res.context === appContext) gateway = appGateway;
+    else {
+      gateway = await connectContext(selectContext(merged, res.context), ctx.opts, ctx.io.env);
+      gateways.push(gateway);
+    }
+    let pending: Application | undefined = first;
+    const application = async () => {
+      if (pending) {
+        const app = pending;
+        pending = undefined;
+        return app;
+      }
+      const app = await load();
+      const again = await resolve(app);
+      if (again.context !== res.context) throw new RefusedError(`Application ${app.name}'s destination now resolves to context ${again.context}, not ${res.context}: restart the command to act there`);
+      return app;
+    };
+    const target: AppTarget = { context: res.context, server: res.server, why: res.why, ...(appContext !== undefined ? { appContext } : {}), warnings };
+    return await fn({ gateway, application, target });
   } finally {
     if (ctx.opts.verbose) {
-      const s = gateway.stats();
+      const s = gateways.reduce((a, g) => ({ requests: a.requests + g.stats().requests, retries: a.retries + g.stats().retries }), { requests: 0, retries: 0 });
       ctx.io.err(`${what}: ${s.requests} API requests, ${s.retries} retried, in ${Date.now() - started} ms\n`);
     }
-    gateway.close();
+    for (const g of gateways) g.close();
+  }
+}
+
+/**
+ * The `name` and `server` of Argo CD's cluster Secrets in `namespace` (Argo CD's control-plane namespace). Only those two
+ * keys are decoded; the credentials beside them are never read into anything. Not being allowed to list them is a
+ * warning: the kubeconfig alone then decides.
+ */
+async function readClusterSecrets(gw: KubeGateway, namespace: string, warnings: string[]): Promise<ClusterSecretInfo[]> {
+  const type = await gw.resolve('v1', 'Secret');
+  if (!type) return [];
+  try {
+    const res = await gw.list(type, { namespace, labelSelector: `${SECRET_TYPE}=cluster` });
+    return res.items.map((o) => {
+      const data = (o as { data?: Record<string, unknown> }).data ?? {};
+      const text = (k: string) => (typeof data[k] === 'string' ? Buffer.from(data[k] as string, 'base64').toString('utf8') : undefined);
+      const name = text('name');
+      const server = text('server');
+      return { secret: `${namespace}/${o.metadata.name ?? ''}`, ...(name ? { name } : {}), ...(server ? { server } : {}) };
+    });
+  } catch (err) {
+    if (!(err instanceof KubeApiError)) throw err;
+    warnings.push(`cannot list Argo CD's cluster Secrets in namespace ${namespace}, so the destination is matched against the kubeconfig only: ${err.message}`);
+    return [];
   }
 }

@@ -1,12 +1,12 @@
 // `status`: loads the app's state through the gateway, compares, lists the live children and builds the report; `--wait` polls it.
-import { ClusterError } from '../cli/exit-codes.js';
+import { ClusterError, UnrenderableError } from '../cli/exit-codes.js';
 import { KubeApiError } from '../kube/errors.js';
 import { diffObject } from '../diff/index.js';
 import { buildStatusReport, type ResourceInput, type StatusReport } from '../health/report.js';
 import { hasHealthCheck } from '../health/resource.js';
 import type { KubeGateway, ResourceType } from '../kube/gateway.js';
 import { groupOf, keyString, type KubeObject } from '../model/object.js';
-import { loadAppState, type AppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
+import { loadAppState, loadApplication, type AppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
 import { asApplied } from '../tracking/tracking-id.js';
 import type { PruneCandidate } from '../prune/plan.js';
 
@@ -103,7 +103,16 @@ async function compare(state: AppState, fieldManager: string): Promise<ResourceI
 export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise<StatusResult> {
   const gw = deps.gateway;
   const start = gw.stats().requests;
-  const state = await loadAppState(args, deps, { extras: true });
+  let state: AppState;
+  try {
+    state = await loadAppState(args, deps, { extras: true });
+  } catch (err) {
+    if (!(err instanceof UnrenderableError)) throw err;
+    // Nothing is compared against a partial render: the report says Unknown, with the reason.
+    const app = await loadApplication(args, deps);
+    const report = buildStatusReport({ app, resources: [], children: [], unrenderable: err.reasons.join('; '), ...(deps.target ? { target: deps.target } : {}) });
+    return { report, warnings: [...app.warnings, ...(deps.target?.warnings ?? [])], requests: gw.stats().requests - start };
+  }
   const warnings = [...state.warnings];
   const resources = await compare(state, deps.opts.fieldManager);
   // The extras' full objects are fetched side by side (the gateway bounds how many are in flight), in the plan's order.
@@ -119,6 +128,7 @@ export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise
     manifests: state.origin,
     resources,
     children,
+    ...(state.target ? { target: state.target } : {}),
   });
   return { report, warnings, requests: gw.stats().requests - start };
 }

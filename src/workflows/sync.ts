@@ -10,6 +10,9 @@ import { asApplied } from '../tracking/tracking-id.js';
 import { planSync, type ApplyStep, type PlanDesired } from '../sync/plan.js';
 import { describeMissing, preflight, writesOf } from '../sync/preflight.js';
 import { loadAppState, type AppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
+import type { Application } from '../app/types.js';
+import { InputError, UnrenderableError } from '../cli/exit-codes.js';
+import { matchesResource, parseResourceFilter, parseSelector, selectorMatches, type ResourceFilter, type Selector } from '../sync/subset.js';
 
 export const SYNC_SCHEMA_VERSION = 1;
 
@@ -36,7 +39,8 @@ export interface StepReport extends ObjectRef {
 }
 
 export interface PruneResultReport extends ObjectRef {
-  outcome: 'pruned' | 'would-prune' | 'skipped' | 'gone' | 'changed' | 'failed';
+  /** `candidate`: a dry run's prune candidate that this sync would not prune (pruning is off: see prune.why). */
+  outcome: 'pruned' | 'would-prune' | 'candidate' | 'skipped' | 'gone' | 'changed' | 'failed';
   message?: string;
 }
 
@@ -44,6 +48,9 @@ export interface PruneResultReport extends ObjectRef {
 export interface SyncReport {
   schemaVersion: typeof SYNC_SCHEMA_VERSION;
   app: string;
+  /** The kubeconfig context the destination resolved to, and its server. */
+  context?: string;
+  server?: string;
   origin: string;
   revision?: string;
   dryRun: boolean;
@@ -68,6 +75,10 @@ export interface SyncRequest extends AppStateArgs {
   dryRun: boolean;
   prune: boolean;
   forceConflicts: boolean;
+  /** `--resource [!]GROUP:KIND:[NAMESPACE/]NAME`: sync only these (a partial sync, which never prunes). */
+  resources?: readonly string[];
+  /** `-l`: sync only the desired objects whose labels match (a partial sync, which never prunes). */
+  selector?: string;
 }
 
 function ref(k: ResourceKey): ObjectRef {
@@ -100,8 +111,19 @@ export function syncExitCode(r: SyncReport): 0 | 3 | 4 {
 export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?: (line: string) => void }): Promise<SyncReport> {
   const gw = deps.gateway;
   const fieldManager = deps.opts.fieldManager;
-  const state = await loadAppState(req, deps, { extras: (app) => req.prune || app.automated?.prune === true });
+  const filters = parseSubset(req);
+  const partial = filters !== undefined;
+  if (partial && req.prune) throw new InputError('--prune does not go with --resource or -l: a partial sync applies what it names and never prunes');
+  let state: AppState;
+  try {
+    // A dry run lists the prune candidates whether or not this sync would prune them.
+    state = await loadAppState(req, deps, { extras: req.prune || req.dryRun });
+  } catch (err) {
+    if (err instanceof UnrenderableError) return refusedReport(req, deps, err.message);
+    throw err;
+  }
   const { app } = state;
+  if (filters) state.desired = selectSubset(state.desired, filters);
 
   // Diffs (ApplyOutOfSyncOnly) and ignored fields (IGNORED lines, RespectIgnoreDifferences) per live pair.
   const diffs = new Map<string, ObjectDiff>();
@@ -133,12 +155,13 @@ export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?
     liveNamespaces: namespaces.live,
     namespaceType: namespaces.type,
     pruneCandidates: state.prune?.candidates ?? [],
-    flags: { prune: req.prune, forceConflicts: req.forceConflicts },
+    flags: { prune: req.prune, pruneOff: pruneOff(app, partial), forceConflicts: req.forceConflicts },
   });
   const propagationPolicy: PropagationPolicy = app.syncOptions.prunePropagationPolicy ?? 'foreground';
   const report: SyncReport = {
     schemaVersion: SYNC_SCHEMA_VERSION,
     app: app.name,
+    ...(state.target ? { context: state.target.context, server: state.target.server } : {}),
     origin: state.origin,
     ...(state.revision ? { revision: state.revision } : {}),
     dryRun: req.dryRun,
@@ -190,7 +213,12 @@ export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?
       else report.conflicts.push(...conflictRefs(d));
     }
     if (report.failures.length > 0) report.prune.blocked = 'the permission check or the server-side dry-run failed: nothing was applied or deleted';
-    else for (const c of plan.prune.enabled ? plan.prune.candidates : []) report.prune.results.push({ ...ref(c.key), outcome: c.skip ? 'skipped' : 'would-prune', ...(c.skip ? { message: c.skip } : {}) });
+    else {
+      for (const c of plan.prune.candidates) {
+        const outcome = c.skip ? 'skipped' : plan.prune.enabled ? 'would-prune' : 'candidate';
+        report.prune.results.push({ ...ref(c.key), outcome, ...(c.skip ? { message: c.skip } : {}) });
+      }
+    }
     return report;
   }
 
@@ -236,3 +264,56 @@ export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?
   return report;
 }
 
+
+/** Why a sync that does not prune does not. */
+function pruneOff(app: Application, partial: boolean): string {
+  if (partial) return 'a partial sync (--resource, -l) never prunes';
+  if (app.automated?.prune) return 'a manual sync prunes only with --prune, as argocd app sync does; automated.prune is for the automated loop (sync --watch)';
+  return 'pruning is off (no --prune)';
+}
+
+/** The report of a sync refused before anything was read from the cluster it would change. */
+function refusedReport(req: SyncRequest, deps: AppStateDeps, refused: string): SyncReport {
+  return {
+    schemaVersion: SYNC_SCHEMA_VERSION,
+    app: req.app ?? req.appFile ?? '',
+    ...(deps.target ? { context: deps.target.context, server: deps.target.server } : {}),
+    origin: '',
+    dryRun: req.dryRun,
+    refused,
+    force: false,
+    steps: [],
+    applied: 0,
+    healed: [],
+    ignored: [],
+    conflicts: [],
+    failures: [],
+    prune: { enabled: false, why: 'refused', last: false, propagationPolicy: 'foreground', results: [] },
+    warnings: [...(deps.target?.warnings ?? [])],
+  };
+}
+
+interface Subset {
+  resources: ResourceFilter[];
+  selector?: Selector;
+}
+
+function parseSubset(req: SyncRequest): Subset | undefined {
+  const resources = (req.resources ?? []).map(parseResourceFilter);
+  const selector = req.selector !== undefined ? parseSelector(req.selector) : undefined;
+  return resources.length > 0 || selector ? { resources, ...(selector ? { selector } : {}) } : undefined;
+}
+
+/** The desired objects a partial sync names; a --resource that names none of the app's objects is an input error. */
+function selectSubset<T extends { key: ResourceKey; object: { metadata: { labels?: Record<string, string> } } }>(desired: readonly T[], s: Subset): T[] {
+  const includes = s.resources.filter((f) => !f.exclude);
+  for (const f of includes) {
+    if (!desired.some((d) => matchesResource(f, d.key))) throw new InputError(`--resource ${f.text} names no object of the Application`);
+  }
+  return desired.filter(
+    (d) =>
+      (includes.length === 0 || includes.some((f) => matchesResource(f, d.key))) &&
+      !s.resources.some((f) => f.exclude && matchesResource(f, d.key)) &&
+      (!s.selector || selectorMatches(s.selector, d.object.metadata.labels ?? {})),
+  );
+}

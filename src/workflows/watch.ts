@@ -2,7 +2,8 @@
 import { createHash } from 'node:crypto';
 import type { CommandContext } from '../cli/context.js';
 import { parseDuration } from '../cli/duration.js';
-import { ExitCode, InputError } from '../cli/exit-codes.js';
+import { ExitCode, InputError, RefusedError } from '../cli/exit-codes.js';
+import type { Application } from '../app/types.js';
 import { diffObject, type ObjectDiff } from '../diff/index.js';
 import type { KubeGateway, PropagationPolicy, ResourceType } from '../kube/gateway.js';
 import { displayName, keyString, type KubeObject } from '../model/object.js';
@@ -20,12 +21,17 @@ import { formatEvent, type LoopEvent } from '../watch/events.js';
 import { LiveWatcher, type LiveTarget } from '../watch/live.js';
 import { runLoop, systemClock, Wakeup, type ActResult, type LoopClock, type Snapshot } from '../watch/loop.js';
 import { isLoopback, parseWebhookAddr, startWebhook, type WebhookServer } from '../watch/webhook.js';
-import { appStateArgs, loadAppState, type AppState, type AppStateArgs } from './app-state.js';
+import { appStateArgs, loadAppState, type AppState, type AppStateArgs, type AppTarget } from './app-state.js';
 import { liveNamespaces } from './sync.js';
 
 /** Test seams: a gateway, a stop signal and a clock instead of the real ones. */
 export interface WatchDeps {
   gateway?: KubeGateway;
+  /** Reads the Application again, its destination checked (session.ts). */
+  application?: () => Promise<Application>;
+  target?: AppTarget;
+  /** Close the gateway when the loop ends (default true; the session closes its own). */
+  closeGateway?: boolean;
   signal?: AbortSignal;
   clock?: LoopClock;
   /** Install SIGINT/SIGTERM handlers (default true). */
@@ -89,9 +95,18 @@ function liveTargets(state: AppState): LiveTarget[] {
   return [...byTarget.values()];
 }
 
-/** Runs the loop until SIGINT/SIGTERM (or `deps.signal`); returns 0 after a clean stop. */
+/**
+ * Runs the loop until SIGINT/SIGTERM (or `deps.signal`); returns 0 after a clean stop. It acts on the Application's
+ * destination (session.ts), read again every round: a destination that moves is refused, never followed.
+ */
 export async function runWatch(args: Record<string, unknown>, ctx: CommandContext, deps: WatchDeps = {}): Promise<ExitCode> {
   const flags = watchFlags(args, ctx.io.env);
+  if (deps.gateway) return watchWith(args, ctx, deps, flags);
+  const { withAppTarget } = await import('./session.js');
+  return withAppTarget(ctx, 'watch', appStateArgs(args), (s) => watchWith(args, ctx, { ...deps, gateway: s.gateway, application: s.application, target: s.target, closeGateway: false }, flags));
+}
+
+async function watchWith(args: Record<string, unknown>, ctx: CommandContext, deps: WatchDeps, flags: WatchFlags): Promise<ExitCode> {
   const baseArgs = appStateArgs(args);
   const clock = deps.clock ?? systemClock;
   const format = ctx.opts.output;
@@ -115,15 +130,12 @@ export async function runWatch(args: Record<string, unknown>, ctx: CommandContex
   const onExternal = () => stop.abort();
   external?.addEventListener('abort', onExternal, { once: true });
 
-  let gateway: KubeGateway | undefined = deps.gateway;
+  const gateway: KubeGateway | undefined = deps.gateway;
   let webhook: WebhookServer | undefined;
   let watcher: LiveWatcher | undefined;
   let fatal: unknown;
   try {
-    if (gateway === undefined) {
-      const { connectGateway } = await import('../kube/connect.js');
-      gateway = await connectGateway(ctx.opts, ctx.io.env);
-    }
+    if (gateway === undefined) throw new Error('the watch loop needs a gateway');
     const gw = gateway;
     const wakeup = new Wakeup();
     if (flags.webhookAddr !== undefined) {
@@ -166,7 +178,7 @@ export async function runWatch(args: Record<string, unknown>, ctx: CommandContex
     let extrasByKey = new Map<string, PruneCandidate>();
     let succeeded = false;
     const warned = new Set<string>();
-    const appDeps = { io: ctx.io, opts: ctx.opts, gateway: gw };
+    const appDeps = { io: ctx.io, opts: ctx.opts, gateway: gw, ...(deps.application ? { application: deps.application } : {}), ...(deps.target ? { target: deps.target } : {}) };
 
     const refresh = async ({ pollSource }: { pollSource: boolean }): Promise<Snapshot> => {
       let state: AppState;
@@ -174,7 +186,7 @@ export async function runWatch(args: Record<string, unknown>, ctx: CommandContex
       try {
         state = await loadAppState(pollSource ? baseArgs : pinnedArgs(baseArgs, last?.state, ctx.io.env), appDeps, { extras: pollSource || last === undefined });
       } catch (e) {
-        if (!succeeded && e instanceof InputError) {
+        if (!succeeded && (e instanceof InputError || e instanceof RefusedError)) {
           fatal = e; // a mistake in what we were asked to watch: say so at once instead of retrying forever
           stop.abort();
         }
@@ -210,7 +222,8 @@ export async function runWatch(args: Record<string, unknown>, ctx: CommandContex
         revision: state.revision ?? contentRevision(state),
         ...(state.revision ? { commit: state.revision } : {}),
         origin: state.origin,
-        policy: { selfHeal: state.app.automated?.selfHeal === true, prune: flags.prune || state.app.automated?.prune === true },
+        // The automated loop prunes as automated.prune says; a --desired that overrides the source only with --prune.
+        policy: { selfHeal: state.app.automated?.selfHeal === true, prune: flags.prune || (state.app.automated?.prune === true && baseArgs.desired === undefined) },
         desiredCount: state.desired.length,
         outOfSync,
         extras,
@@ -238,7 +251,7 @@ export async function runWatch(args: Record<string, unknown>, ctx: CommandContex
     external?.removeEventListener('abort', onExternal);
     await watcher?.stop();
     await webhook?.close();
-    gateway?.close();
+    if (deps.closeGateway !== false) gateway?.close();
   }
 }
 

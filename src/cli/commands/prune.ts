@@ -15,15 +15,15 @@ export const pruneCommand: GitopsCommand = {
       .example('kubectl gitops prune shop', 'List prune candidates')
       .example('kubectl gitops prune shop --confirm', 'Delete them, each guarded by uid and resourceVersion'),
   async run(args, ctx) {
-    const { withGateway } = await import('../../workflows/session.js');
+    const { withAppTarget } = await import('../../workflows/session.js');
     const { pruneApp, pruneExitCode } = await import('../../workflows/prune.js');
     const { renderPrune } = await import('../../render/prune.js');
-    return withGateway(ctx, 'prune', async (gateway) => {
+    return withAppTarget(ctx, 'prune', appStateArgs(args), async (session) => {
       const policy = typeof args.propagationPolicy === 'string' ? (args.propagationPolicy as PropagationPolicy) : undefined;
-      const report = await pruneApp({ ...appStateArgs(args), confirm: args.confirm === true, ...(policy ? { propagationPolicy: policy } : {}) }, { io: ctx.io, opts: ctx.opts, gateway });
+      const report = await pruneApp({ ...appStateArgs(args), confirm: args.confirm === true, ...(policy ? { propagationPolicy: policy } : {}) }, { io: ctx.io, opts: ctx.opts, ...session });
       for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
       ctx.io.out(renderPrune(report, ctx.opts.output, ctx.paint));
       return pruneExitCode(report) as ExitCode;
-    }, appStateArgs(args));
+    });
   },
 };

@@ -1,7 +1,7 @@
 // `kubectl gitops status`: sync status and health as two axes, with the reason.
 import type { GitopsCommand } from '../command.js';
 import { appSourceOptions } from '../options.js';
-import { ExitCode } from '../exit-codes.js';
+import { ExitCode, RefusedError } from '../exit-codes.js';
 import { parseDuration } from '../duration.js';
 import type { StatusReport } from '../../health/report.js';
 
@@ -23,12 +23,12 @@ export const statusCommand: GitopsCommand = {
       .example('kubectl gitops status shop --wait --timeout 2m', 'Block until Synced and Healthy (for CI)'),
   async run(args, ctx) {
     const timeoutMs = parseDuration(typeof args.timeout === 'string' ? args.timeout : '5m', '--timeout');
-    const { withGateway } = await import('../../workflows/session.js');
+    const { withAppTarget } = await import('../../workflows/session.js');
     const { appStateArgs } = await import('../../workflows/app-state.js');
     const { isConverged, realClock, runStatus, waitForConverged } = await import('../../workflows/status.js');
     const { reasonText, renderStatus } = await import('../../render/status.js');
-    return withGateway(ctx, 'status', async (gateway) => {
-      const deps = { io: ctx.io, opts: ctx.opts, gateway };
+    return withAppTarget(ctx, 'status', appStateArgs(args), async (session) => {
+      const deps = { io: ctx.io, opts: ctx.opts, ...session };
       const produce = () => runStatus(appStateArgs(args), deps);
       const render = (r: StatusReport) => renderStatus(r, { output: ctx.opts.output, tree: args.tree === true, paint: ctx.paint });
       if (args.wait !== true) {
@@ -38,7 +38,12 @@ export const statusCommand: GitopsCommand = {
         return ExitCode.Ok;
       }
       let last = '';
-      const result = await waitForConverged(produce, {
+      const result = await waitForConverged(async () => {
+        const r = await produce();
+        // A source that cannot be rendered never converges: say so at once instead of at the timeout.
+        if (r.report.sync.reason !== undefined) throw new RefusedError(`status --wait: ${r.report.sync.reason}`);
+        return r;
+      }, {
         timeoutMs,
         intervalMs: POLL_INTERVAL_MS,
         clock: realClock,
@@ -59,6 +64,6 @@ export const statusCommand: GitopsCommand = {
       if (isConverged(result.report)) return ExitCode.Ok;
       ctx.io.err(`error: timed out after ${typeof args.timeout === 'string' ? args.timeout : '5m'} waiting for Synced and Healthy: ${summary(result.report, reasonText(result.report))}\n`);
       return ExitCode.Drift;
-    }, appStateArgs(args));
+    });
   },
 };

@@ -2,7 +2,7 @@
 import type { GitopsCommand } from '../command.js';
 import type { CommandContext } from '../context.js';
 import { appSourceOptions } from '../options.js';
-import type { ExitCode } from '../exit-codes.js';
+import { InputError, type ExitCode } from '../exit-codes.js';
 import { appStateArgs } from '../../workflows/app-state.js';
 
 /** A one-line progress indicator on stderr, only on a TTY; cleared when done. */
@@ -26,25 +26,33 @@ export const syncCommand: GitopsCommand = {
   builder: (y) =>
     appSourceOptions(y)
       .option('dry-run', { type: 'boolean', default: false, describe: 'Print the whole plan (server-side dry-run, predicted conflicts and prunes) and change nothing' })
-      .option('prune', { type: 'boolean', default: false, describe: 'Prune even when automated.prune is false' })
+      .option('prune', { type: 'boolean', default: false, describe: 'Prune what the app no longer declares (a manual sync prunes only with it, as argocd app sync; --watch follows automated.prune)' })
+      .option('resource', { type: 'string', array: true, requiresArg: true, describe: 'Sync only this object, [!]GROUP:KIND:[NAMESPACE/]NAME (repeatable; never prunes)' })
+      .option('selector', { alias: 'l', type: 'string', requiresArg: true, describe: 'Sync only the desired objects whose labels match (never prunes)' })
       .option('force-conflicts', { type: 'boolean', default: false, describe: 'Take fields other managers own (as selfHeal does)' })
       .option('watch', { type: 'boolean', default: false, describe: 'Keep reconciling until stopped' })
       .option('interval', { type: 'string', default: '60s', describe: 'With --watch: how often to poll the source' })
       .option('webhook-addr', { type: 'string', describe: 'With --watch: listen for push events on this address (loopback by default)' })
       .option('webhook-secret', { type: 'string', describe: 'With --watch: HMAC-SHA256 secret for push events (or $KGITOPS_WEBHOOK_SECRET)' })
       .example('kubectl gitops sync shop --dry-run', 'Show the plan without changing anything')
-      .example('kubectl gitops sync shop', 'Apply, heal and prune as the Application declares'),
+      .example('kubectl gitops sync shop --prune', 'Apply, heal, and prune what is no longer declared')
+      .example('kubectl gitops sync shop --resource apps:Deployment:orders', 'Sync one object'),
   async run(args, ctx) {
-    if (args.watch === true) return (await import('../../workflows/watch.js')).runWatch(args, ctx);
-    const { withGateway } = await import('../../workflows/session.js');
+    if (args.watch === true) {
+      if (args.resource !== undefined || args.selector !== undefined) throw new InputError('--resource and -l do not go with --watch: the loop reconciles the whole Application');
+      return (await import('../../workflows/watch.js')).runWatch(args, ctx);
+    }
+    const { withAppTarget } = await import('../../workflows/session.js');
     const { syncApp, syncExitCode } = await import('../../workflows/sync.js');
     const { renderSync } = await import('../../render/sync.js');
     const progress = progressLine(ctx);
-    return withGateway(ctx, 'sync', async (gateway) => {
+    const resources = Array.isArray(args.resource) ? args.resource.filter((r): r is string => typeof r === 'string') : [];
+    const selector = typeof args.selector === 'string' ? args.selector : undefined;
+    return withAppTarget(ctx, 'sync', appStateArgs(args), async (session) => {
       try {
         const report = await syncApp(
-          { ...appStateArgs(args), dryRun: args.dryRun === true, prune: args.prune === true, forceConflicts: args.forceConflicts === true },
-          { io: ctx.io, opts: ctx.opts, gateway, ...(progress ? { progress: progress.update } : {}) },
+          { ...appStateArgs(args), dryRun: args.dryRun === true, prune: args.prune === true, forceConflicts: args.forceConflicts === true, resources, ...(selector !== undefined ? { selector } : {}) },
+          { io: ctx.io, opts: ctx.opts, ...session, ...(progress ? { progress: progress.update } : {}) },
         );
         progress?.clear();
         for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
@@ -53,6 +61,6 @@ export const syncCommand: GitopsCommand = {
       } finally {
         progress?.clear();
       }
-    }, appStateArgs(args));
+    });
   },
 };

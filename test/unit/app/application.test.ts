@@ -16,12 +16,25 @@ const base = {
 const withSpec = (extra: Record<string, unknown>) => ({ ...base, spec: { ...base.spec, ...extra } });
 
 describe('parseApplication', () => {
+  it('keeps the first of spec.sources, how many there are, and the rendering keys as written, with no warning', () => {
+    const app = parseApplication(
+      withSpec({ source: undefined, sources: [{ repoURL: 'https://git.example.com/a.git', path: 'a', helm: { releaseName: 'x' } }, { repoURL: 'https://git.example.com/b.git', ref: 'values' }] }),
+      'app.yaml',
+    );
+    expect(app.source).toEqual({ repoURL: 'https://git.example.com/a.git', path: 'a' });
+    expect(app.sourcesCount).toBe(2);
+    expect(app.sourceOptions).toEqual({ helm: { releaseName: 'x' } });
+    expect(app.warnings).toEqual([]);
+  });
+
   it('reads the model with defaults: manual sync, default sync options', () => {
     const app = parseApplication(base, 'app.yaml');
     expect(app).toEqual({
       name: 'shop',
       namespace: 'argocd',
       source: { repoURL: 'https://git.example.com/shop.git', path: 'k8s', targetRevision: 'main' },
+      sourcesCount: 0,
+      sourceOptions: {},
       destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' },
       syncOptions: {
         createNamespace: false,

@@ -18,7 +18,9 @@ export function app(automated?: Application['automated']): Application {
     source: { repoURL: 'https://git.example.com/shop.git', path: 'deploy', targetRevision: 'main' },
     destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' },
     ...(automated ? { automated } : {}),
-    syncOptions: {
+    sourcesCount: 0,
+  sourceOptions: {},
+  syncOptions: {
       createNamespace: false,
       pruneLast: false,
       serverSideApply: true,

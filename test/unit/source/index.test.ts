@@ -3,16 +3,19 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Application } from '../../../src/app/types.js';
 import { memoryIo } from '../../../src/cli/io.js';
-import { InputError } from '../../../src/cli/exit-codes.js';
+import { InputError, UnrenderableError } from '../../../src/cli/exit-codes.js';
 import { loadDesiredManifests } from '../../../src/source/index.js';
 import { GitFixture, configMap } from './git-fixture.js';
 
-function app(source: Application['source']): Application {
+/** An Application whose source reads subfolders too (directory.recurse), unless other options are given. */
+function app(source: Application['source'], sourceOptions: Application['sourceOptions'] = { directory: { recurse: true } }): Application {
   return {
     name: 'shop',
     namespace: 'argocd',
     source,
     destination: { namespace: 'shop' },
+    sourcesCount: 0,
+    sourceOptions,
     syncOptions: {
       createNamespace: false,
       pruneLast: false,
@@ -111,6 +114,33 @@ describe('loadDesiredManifests from a git revision', () => {
     const r = await loadDesiredManifests(app({ repoURL: fx.repo, path: 'd' }), {}, io());
     expect(r.objects.map((o) => o.object.metadata.name)).toEqual(['first', 'second']);
   });
+
+  it('reads only the folder itself unless directory.recurse is true, as Argo CD does', async () => {
+    const top = await loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop', targetRevision: 'v1' }, {}), {}, io());
+    expect(values(top)).toEqual(['a=1']);
+    const all = await loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop', targetRevision: 'v1' }, { directory: { recurse: true } }), {}, io());
+    expect(values(all)).toEqual(['a=1', 'b=1']);
+  });
+
+  it('refuses a source it cannot render completely (Jsonnet, Kustomize, Helm, several sources), naming the reason', async () => {
+    fx.write('j/a.yaml', configMap('a', '1'));
+    fx.write('j/b.jsonnet', '{}');
+    fx.write('k/kustomization.yaml', 'resources: []\n');
+    fx.write('h/Chart.yaml', 'name: x\n');
+    fx.write('deep/a.yaml', configMap('a', '1'));
+    fx.write('deep/sub/c.jsonnet', '{}');
+    fx.commit('other types');
+    const at = (path: string, sourceOptions = {}) => loadDesiredManifests(app({ repoURL: fx.repo, path }, sourceOptions), {}, io());
+    await expect(at('j')).rejects.toThrow(UnrenderableError);
+    await expect(at('j')).rejects.toThrow(/j holds Jsonnet files \(b\.jsonnet\)/);
+    await expect(at('k')).rejects.toThrow(/holds kustomization\.yaml: a Kustomize source/);
+    await expect(at('h')).rejects.toThrow(/holds Chart\.yaml: a Helm chart/);
+    // A subfolder Argo CD would not read does not count; with recurse it does.
+    expect(values(await at('deep'))).toEqual(['a=1']);
+    await expect(at('deep', { directory: { recurse: true } })).rejects.toThrow(/sub\/c\.jsonnet/);
+    const multi = { ...app({ repoURL: fx.repo, path: 'apps/shop' }), sourcesCount: 2 };
+    await expect(loadDesiredManifests(multi, {}, io())).rejects.toThrow(/spec\.sources has 2 sources/);
+  }, 30_000);
 
   it('refuses a revision that does not exist, naming it', async () => {
     const p = loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop', targetRevision: 'release-9' }), {}, io());

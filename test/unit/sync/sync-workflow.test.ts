@@ -48,7 +48,7 @@ test('an empty desired set is refused unless allowEmpty: nothing applied, nothin
   const ws = workspace({}, 'syncPolicy: {automated: {prune: true}}');
   const stale: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } } };
   const gw = new FakeGateway({ objects: [NS('shop'), stale] });
-  const { kv, code } = await run(ws, gw);
+  const { kv, code } = await run(ws, gw, { prune: true });
   expect(kv).toMatch(/^REFUSED=the desired set of shop is empty and allowEmpty is not true.*1 live object\(s\) prune candidates\n$/);
   expect(code).toBe(4);
   expect(gw.calls.filter((c) => c.startsWith('APPLY') || c.startsWith('DELETE'))).toEqual([]);
@@ -58,7 +58,7 @@ test('an empty desired set is refused unless allowEmpty: nothing applied, nothin
 test('with allowEmpty an empty set prunes what the app owns', async () => {
   const ws = workspace({}, 'syncPolicy: {automated: {prune: true, allowEmpty: true}}');
   const gw = new FakeGateway({ objects: [NS('shop'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } } }] });
-  const { kv, code } = await run(ws, gw);
+  const { kv, code } = await run(ws, gw, { prune: true });
   expect(kv).toBe('APPLIED=0\nPRUNED=ConfigMap/stale\n');
   expect(code).toBe(0);
 });
@@ -94,7 +94,7 @@ const conflict = (o: KubeObject) => (o.kind === 'Deployment' ? [{ manager: 'kube
 test('without force a conflicting object is not applied, each field named with its manager, exit 3, no prune', async () => {
   const ws = workspace({ 'd.yaml': DEPLOY, 'c.yaml': CM }, 'syncPolicy: {automated: {prune: true}}');
   const gw = new FakeGateway({ objects: [NS('shop'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } } }], conflictsFor: conflict });
-  const { kv, code } = await run(ws, gw);
+  const { kv, code } = await run(ws, gw, { prune: true });
   expect(code).toBe(3);
   expect(kv).toBe('APPLIED=1\nCONFLICT=Deployment/orders spec.template.spec.containers[name=orders].image kubectl-set\nPRUNE_BLOCKED=not every object was applied: nothing was pruned\n');
   expect(gw.find('ConfigMap', 'shop', 'stale')).toBeDefined();
@@ -145,7 +145,7 @@ test('--dry-run prints the plan, predicted conflicts and prunes, and changes not
   const ws = workspace({ 'd.yaml': DEPLOY }, 'syncPolicy: {automated: {prune: true}}');
   const gw = new FakeGateway({ objects: [NS('shop'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } } }], conflictsFor: conflict });
   const before = gw.objects();
-  const { kv, code } = await run(ws, gw, { dryRun: true });
+  const { kv, code } = await run(ws, gw, { dryRun: true, prune: true });
   expect(code).toBe(0);
   expect(kv).toBe('DRY_RUN=true\nAPPLY=Deployment/orders create\nCONFLICT=Deployment/orders spec.template.spec.containers[name=orders].image kubectl-set\nPRUNE=ConfigMap/stale\n');
   expect(gw.objects()).toEqual(before);
@@ -183,10 +183,63 @@ test('an object already in sync and marked is applied but not dry-run (it cannot
 test('a delete the user may not do: the applies go on, the prune is reported as forbidden per candidate, exit 3', async () => {
   const ws = workspace({ 'c.yaml': CM }, 'syncPolicy: {automated: {prune: true}}');
   const gw = new FakeGateway({ objects: [NS('shop'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } } }], forbidden: ['delete configmaps'] });
-  const { kv, code } = await run(ws, gw);
+  const { kv, code } = await run(ws, gw, { prune: true });
   expect(code).toBe(3);
   expect(kv).toContain('APPLIED=1');
   expect(kv).toMatch(/stale.*cannot delete configmaps in namespace "shop"/);
   expect(gw.calls.filter((c) => c.startsWith('APPLY') && !c.startsWith('APPLY dry'))).toEqual(['APPLY ConfigMap shop/orders-config']);
   expect(gw.calls.filter((c) => c.startsWith('DELETE'))).toEqual([]);
+});
+
+describe('pruning follows Argo CD\'s split: a manual sync prunes only with --prune', () => {
+  const stale: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } } };
+
+  test('automated.prune does not make a manual sync (or one of a --desired override) prune; it says why', async () => {
+    const ws = workspace({ 'c.yaml': CM }, 'syncPolicy: {automated: {prune: true}}');
+    const gw = new FakeGateway({ objects: [NS('shop'), stale] });
+    const { kv, code, report } = await run(ws, gw);
+    expect(code).toBe(0);
+    expect(kv).toBe('APPLIED=1\n');
+    expect(report.prune.why).toMatch(/a manual sync prunes only with --prune/);
+    expect(gw.calls.filter((c) => c.startsWith('DELETE'))).toEqual([]);
+    expect(gw.find('ConfigMap', 'shop', 'stale')).toBeDefined();
+  });
+
+  test('--dry-run lists what --prune would delete, whether or not this sync prunes', async () => {
+    const ws = workspace({ 'c.yaml': CM }, '');
+    const gw = new FakeGateway({ objects: [NS('shop'), stale] });
+    const { kv } = await run(ws, gw, { dryRun: true });
+    expect(kv).toBe('DRY_RUN=true\nAPPLY=ConfigMap/orders-config create\nPRUNE_CANDIDATE=ConfigMap/stale\n');
+    expect((await run(ws, gw, { dryRun: true, prune: true })).kv).toBe('DRY_RUN=true\nAPPLY=ConfigMap/orders-config create\nPRUNE=ConfigMap/stale\n');
+  });
+
+  test('--resource syncs only what it names and never prunes; --prune with it is an input error', async () => {
+    const ws = workspace({ 'c.yaml': CM, 'd.yaml': DEPLOY }, 'syncPolicy: {automated: {prune: true}}');
+    const gw = new FakeGateway({ objects: [NS('shop'), stale] });
+    const { kv, report } = await run(ws, gw, { resources: [':ConfigMap:orders-config'] });
+    expect(kv).toBe('APPLIED=1\n');
+    expect(report.prune.why).toBe('a partial sync (--resource, -l) never prunes');
+    expect(gw.find('Deployment', 'shop', 'orders')).toBeUndefined();
+    expect(gw.find('ConfigMap', 'shop', 'stale')).toBeDefined();
+    await expect(run(ws, gw, { resources: [':ConfigMap:orders-config'], prune: true })).rejects.toThrow(/--prune does not go with --resource or -l/);
+    await expect(run(ws, gw, { resources: [':ConfigMap:nope'] })).rejects.toThrow('--resource :ConfigMap:nope names no object of the Application');
+  });
+
+  test('-l syncs the desired objects whose labels match', async () => {
+    const labelled = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: tagged, labels: {tier: web}}\ndata: {a: "1"}\n';
+    const ws = workspace({ 'c.yaml': CM, 't.yaml': labelled }, '');
+    const gw = new FakeGateway({ objects: [NS('shop')] });
+    expect((await run(ws, gw, { selector: 'tier=web' })).kv).toBe('APPLIED=1\n');
+    expect(gw.find('ConfigMap', 'shop', 'tagged')).toBeDefined();
+    expect(gw.find('ConfigMap', 'shop', 'orders-config')).toBeUndefined();
+  });
+
+  test('a --desired folder holding Jsonnet is refused: REFUSED=, exit 4, nothing applied or deleted', async () => {
+    const ws = workspace({ 'c.yaml': CM, 'more.jsonnet': '{}' }, '');
+    const gw = new FakeGateway({ objects: [NS('shop'), stale] });
+    const { kv, code } = await run(ws, gw, { prune: true });
+    expect(code).toBe(4);
+    expect(kv).toMatch(/^REFUSED=the source cannot be rendered as Argo CD would.*Jsonnet files \(more\.jsonnet\)/);
+    expect(gw.calls.filter((c) => c.startsWith('APPLY') || c.startsWith('DELETE'))).toEqual([]);
+  });
 });

@@ -11,7 +11,7 @@ import { checkLocalSources } from '../../../src/workflows/session.js';
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'kgitops-session-'));
-  writeFileSync(join(dir, 'app.yaml'), 'apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop}\nspec: {destination: {namespace: shop}}\n');
+  writeFileSync(join(dir, 'app.yaml'), 'apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop}\nspec: {destination: {server: https://kubernetes.default.svc, namespace: shop}}\n');
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -1,0 +1,96 @@
+// The destination → kubeconfig context resolution, as data: in-cluster, URL and name matches, cluster Secrets,
+// the explicit --context rule, and every refusal naming the destination and the candidates.
+import { normalizeServer, resolveDestination, type ContextInfo, type DestinationInput } from '../../../src/app/destination.js';
+
+const A: ContextInfo = { name: 'staging', cluster: 'staging-cluster', server: 'https://127.0.0.1:6443' };
+const B: ContextInfo = { name: 'prod', cluster: 'prod-cluster', server: 'https://localhost:6443/' };
+const B2: ContextInfo = { name: 'prod-readonly', cluster: 'prod-cluster', server: 'https://LOCALHOST:6443' };
+
+function input(destination: DestinationInput['destination'], more: Partial<DestinationInput> = {}): DestinationInput {
+  return { destination, contexts: [A, B], appContext: 'staging', appFromCluster: false, explicitContext: false, clusterSecrets: [], ...more };
+}
+
+describe('normalizeServer', () => {
+  it.each([
+    ['https://Example.COM:443/', 'https://example.com'],
+    ['https://example.com', 'https://example.com'],
+    ['http://example.com:80', 'http://example.com'],
+    ['https://example.com:6443//', 'https://example.com:6443'],
+    ['https://example.com/k8s/clusters/c-1/', 'https://example.com/k8s/clusters/c-1'],
+    ['not a url/', 'not a url'],
+  ])('%s → %s', (raw, want) => expect(normalizeServer(raw)).toBe(want));
+
+  it('keeps localhost and 127.0.0.1 apart (no name resolution)', () => {
+    expect(normalizeServer('https://localhost:6443')).not.toBe(normalizeServer('https://127.0.0.1:6443'));
+  });
+});
+
+describe('resolveDestination', () => {
+  it('in-cluster by server or by name is the context the Application was read from', () => {
+    for (const d of [{ server: 'https://kubernetes.default.svc' }, { server: 'https://kubernetes.default.svc:443/' }, { name: 'in-cluster' }]) {
+      const r = resolveDestination(input(d, { appContext: 'prod', appFromCluster: true }));
+      expect(r).toEqual({ ok: true, context: 'prod', server: B.server, why: 'in-cluster: the cluster the Application was read from' });
+    }
+  });
+
+  it('in-cluster for an Application read from a file is the current context, or --context', () => {
+    expect(resolveDestination(input({ server: 'https://kubernetes.default.svc' }))).toMatchObject({ ok: true, context: 'staging', why: 'in-cluster: the current context' });
+    expect(resolveDestination(input({ name: 'in-cluster' }, { appContext: 'prod', explicitContext: true }))).toMatchObject({ ok: true, context: 'prod', why: 'in-cluster: the --context' });
+  });
+
+  it('in-cluster with no context selected is refused', () => {
+    const { appContext: _drop, ...rest } = input({ server: 'https://kubernetes.default.svc' });
+    void _drop;
+    expect(resolveDestination(rest)).toMatchObject({ ok: false, refused: expect.stringMatching(/no context is selected/) });
+  });
+
+  it('a server URL is matched against the clusters, normalized: acts on that context even from another current context', () => {
+    const r = resolveDestination(input({ server: 'https://LOCALHOST:6443' }));
+    expect(r).toEqual({ ok: true, context: 'prod', server: B.server, why: `the context's cluster server is ${B.server}` });
+  });
+
+  it('a name is matched against context names and cluster names', () => {
+    expect(resolveDestination(input({ name: 'prod' }))).toMatchObject({ ok: true, context: 'prod', why: 'the context is named prod' });
+    expect(resolveDestination(input({ name: 'staging-cluster' }, { appContext: undefined }))).toMatchObject({ ok: true, context: 'staging', why: 'the context\'s cluster is named staging-cluster' });
+  });
+
+  it('Argo CD cluster Secrets pair a name with a server, both ways', () => {
+    const clusterSecrets = [{ secret: 'argocd/c1', name: 'production', server: 'https://localhost:6443' }];
+    expect(resolveDestination(input({ name: 'production' }, { appFromCluster: true, clusterSecrets }))).toMatchObject({ ok: true, context: 'prod' });
+    const named = [{ secret: 'argocd/c2', name: 'prod', server: 'https://prod.example.com' }];
+    expect(resolveDestination(input({ server: 'https://prod.example.com' }, { appFromCluster: true, clusterSecrets: named }))).toMatchObject({ ok: true, context: 'prod', why: 'the context is named prod' });
+    const inCluster = [{ secret: 'argocd/c3', name: 'home', server: 'https://kubernetes.default.svc' }];
+    expect(resolveDestination(input({ name: 'home' }, { appFromCluster: true, clusterSecrets: inCluster }))).toMatchObject({ ok: true, context: 'staging' });
+  });
+
+  it('no context reaches the destination: refused, naming the destination and the contexts there are', () => {
+    const r = resolveDestination(input({ server: 'https://prod.example.com' }));
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.refused).toBe(`spec.destination (server https://prod.example.com): no kubeconfig context reaches it (the kubeconfig's contexts: staging (${A.server}), prod (${B.server}))`);
+    expect(r.candidates).toEqual([]);
+  });
+
+  it('several contexts reach it: the current one wins when it is one of them, else refused with the candidates', () => {
+    const contexts = [A, B, B2];
+    expect(resolveDestination(input({ server: B.server }, { contexts, appContext: 'prod-readonly' }))).toMatchObject({ ok: true, context: 'prod-readonly' });
+    const r = resolveDestination(input({ server: B.server }, { contexts }));
+    expect(r).toMatchObject({ ok: false, candidates: ['prod', 'prod-readonly'] });
+    if (!r.ok) expect(r.refused).toMatch(/several kubeconfig contexts reach it: prod \(.*\), prod-readonly \(.*\); name one with --context/);
+  });
+
+  it('an explicit --context on another cluster refuses an Application read from a file', () => {
+    const r = resolveDestination(input({ server: B.server }, { explicitContext: true }));
+    expect(r).toMatchObject({ ok: false, candidates: ['prod'] });
+    if (!r.ok) expect(r.refused).toMatch(/--context staging \(https:\/\/127\.0\.0\.1:6443\) is another cluster; the destination is reached by prod/);
+  });
+
+  it('an Application read from the cluster in --context A deploys to B: the Application is read from A, B is acted on', () => {
+    expect(resolveDestination(input({ server: B.server }, { explicitContext: true, appFromCluster: true }))).toMatchObject({ ok: true, context: 'prod' });
+  });
+
+  it('both server and name, or neither, are refused as Argo CD refuses them', () => {
+    expect(resolveDestination(input({ server: B.server, name: 'prod' }))).toMatchObject({ ok: false, refused: expect.stringMatching(/sets both server and name/) });
+    expect(resolveDestination(input({}))).toMatchObject({ ok: false, refused: expect.stringMatching(/names no cluster/) });
+  });
+});
