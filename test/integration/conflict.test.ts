@@ -14,7 +14,7 @@ beforeAll(async () => {
   ns = await createTestNamespace('conflict');
   const root = tempDir('kgitops-conflict');
   const dir = join(root, 'desired');
-  writeFileSync(join(root, 'app.yaml'), `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: web, namespace: argocd}\nspec:\n  destination: {namespace: ${ns}}\n`);
+  writeFileSync(join(root, 'app.yaml'), `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: web, namespace: argocd}\nspec:\n  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}\n`);
   await import('node:fs').then((fs) => fs.mkdirSync(dir));
   writeFileSync(
     join(dir, 'web.yaml'),

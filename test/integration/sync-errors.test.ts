@@ -15,7 +15,7 @@ beforeAll(async () => {
   root = tempDir('kgitops-errors');
   mkdirSync(join(root, 'desired'));
   writeFileSync(join(root, 'desired', 'cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {a: "1"}\n');
-  writeFileSync(join(root, 'app.yaml'), `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: errs}\nspec:\n  destination: {namespace: ${ns}}\n`);
+  writeFileSync(join(root, 'app.yaml'), `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: errs}\nspec:\n  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}\n`);
   args = ['-f', join(root, 'app.yaml'), '--desired', join(root, 'desired')];
 });
 
