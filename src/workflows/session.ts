@@ -83,7 +83,7 @@ export async function withAppTarget<T>(ctx: CommandContext, what: string, args: 
       if (inCluster && appContext === undefined) selectContext(merged, ctx.opts.context); // says no context is selected, exit 2
       const clusterSecrets = appGateway && !inCluster ? await readClusterSecrets(appGateway, CONTROL_PLANE_NAMESPACE, warnings) : [];
       const res = resolveDestination({ destination: d, contexts: contextsOf(merged), ...(appContext !== undefined ? { appContext } : {}), appFromCluster: appGateway !== undefined, explicitContext, clusterSecrets });
-      if (!res.ok) throw new RefusedError(`refusing to act on Application ${app.name}: ${res.refused}; nothing was read from or changed in any cluster it might mean`);
+      if (!res.ok) throw new RefusedError(`refusing to act on Application ${app.name}: ${res.refused}; nothing was changed`);
       return res;
     };
     const first = await load();
@@ -119,8 +119,8 @@ export async function withAppTarget<T>(ctx: CommandContext, what: string, args: 
 
 /**
  * The `name` and `server` of Argo CD's cluster Secrets in `namespace` (Argo CD's control-plane namespace). Only those two
- * keys are decoded; the credentials beside them are never read into anything. Not being allowed to list them is a
- * warning: the kubeconfig alone then decides.
+ * keys are decoded and kept; the credentials beside them are never decoded, kept or printed. Not being allowed to list
+ * them is a warning: the kubeconfig alone then decides.
  */
 async function readClusterSecrets(gw: KubeGateway, namespace: string, warnings: string[]): Promise<ClusterSecretInfo[]> {
   const type = await gw.resolve('v1', 'Secret');
