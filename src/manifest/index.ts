@@ -97,6 +97,8 @@ export async function localFiles(path: string): Promise<string[]> {
 export function rejectDuplicates(objects: readonly ManifestObject[]): void {
   const seen = new Map<string, ManifestObject>();
   for (const o of objects) {
+    // A hook declared with generateName only gets its name per sync: it collides with nothing here.
+    if (!o.object.metadata.name) continue;
     const k = keyString(keyOf(o.object));
     const first = seen.get(k);
     if (first) {

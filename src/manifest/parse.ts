@@ -242,7 +242,10 @@ function checkObject(v: unknown, s: ManifestSource, what: string): void {
   if (typeof v.apiVersion !== 'string' || v.apiVersion === '') throw new InputError(`${at}: ${what} has no apiVersion`);
   if (typeof v.kind !== 'string' || v.kind === '') throw new InputError(`${at}: ${what} has no kind`);
   if (!isPlainObject(v.metadata)) throw new InputError(`${at}: ${what} (${v.kind}) has no metadata`);
-  if (typeof v.metadata.name !== 'string' || v.metadata.name === '') throw new InputError(`${at}: ${what} (${v.kind}) has no metadata.name`);
+  const generated = typeof v.metadata.generateName === 'string' && v.metadata.generateName !== '' && isHookAnnotated(v.metadata);
+  if ((typeof v.metadata.name !== 'string' || v.metadata.name === '') && !generated) {
+    throw new InputError(`${at}: ${what} (${v.kind}) has no metadata.name${typeof v.metadata.generateName === 'string' ? ' (metadata.generateName is only for hooks: argocd.argoproj.io/hook or helm.sh/hook)' : ''}`);
+  }
   if (v.metadata.namespace !== undefined && typeof v.metadata.namespace !== 'string') {
     throw new InputError(`${at}: ${what} (${v.kind}/${v.metadata.name}): metadata.namespace must be a string`);
   }
@@ -254,4 +257,10 @@ function checkObject(v: unknown, s: ManifestSource, what: string): void {
     const bad = Object.entries(m).find(([, x]) => typeof x !== 'string');
     if (bad) throw new InputError(`${at}: ${what} (${v.kind}/${v.metadata.name}): metadata.${field}.${bad[0]} must be a string, got ${bad[1] === null ? 'null' : typeof bad[1]}`);
   }
+}
+
+/** Whether metadata carries a hook annotation (a hook may be declared with generateName only, as Argo CD allows). */
+function isHookAnnotated(metadata: Record<string, unknown>): boolean {
+  const a = metadata.annotations;
+  return isPlainObject(a) && (typeof a['argocd.argoproj.io/hook'] === 'string' || typeof a['helm.sh/hook'] === 'string');
 }

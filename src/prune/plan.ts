@@ -3,6 +3,7 @@ import type { ResourceType } from '../kube/gateway.js';
 import { keyOf, keyString, type KubeObject, type ResourceKey } from '../model/object.js';
 import { resourceSyncOptions } from '../sync/options.js';
 import { pruneOrder, waveOf } from '../sync/order.js';
+import { isHookObject } from '../sync/hooks.js';
 import { ownershipVerdict, type NotOwnedReason } from '../tracking/select.js';
 
 export interface LiveEntry {
@@ -62,6 +63,8 @@ export function planPrune(input: PruneInput): PrunePlan {
       seenUids.add(uid);
     }
     const key = keyOf(object);
+    // Hooks are run by a sync, never pruned (gitops-engine leaves live hooks out of its prune tasks).
+    if (isHookObject(object)) continue;
     const reason = ownershipVerdict(object, input.appInstance);
     if (reason) {
       if (reason.code !== 'unmarked') notOwned.push({ key, reason });

@@ -10,6 +10,7 @@ const name = (o: { kind: string; name: string }) => `${o.kind}/${o.name}`;
  * step in order, `HEAL=`/`CONFLICT=` predictions, `IGNORED=`, `PRUNE=`/`PRUNE_SKIPPED=`, `FAILED=`; with pruning off,
  * `PRUNE_CANDIDATE=` for each object a sync with --prune would delete.
  * Otherwise `APPLIED=<n>`, `HEALED=`, `IGNORED=`, `CONFLICT=`, `FAILED=`, `PRUNED=`, `PRUNE_SKIPPED=`, `PRUNE_FAILED=`.
+ * Hooks, in both: `HOOK=<Phase> <Kind>/<name> <Succeeded|Failed|Running|would-run>`, in the order they ran.
  */
 export function renderSyncKv(r: SyncReport): string {
   if (r.refused) return `REFUSED=${r.refused}\n`;
@@ -24,6 +25,7 @@ export function renderSyncKv(r: SyncReport): string {
   }
   for (const i of r.ignored) lines.push(`IGNORED=${name(i)} ${i.field} ${i.manager}`);
   for (const c of r.conflicts) lines.push(`CONFLICT=${name(c)} ${c.field} ${c.manager}`);
+  for (const h of r.hooks) lines.push(`HOOK=${h.phase} ${name(h)} ${h.outcome}`);
   for (const f of r.failures) lines.push(`FAILED=${name(f)} ${f.phase}: ${f.message}`);
   for (const p of r.prune.results) {
     if (p.outcome === 'pruned') lines.push(`PRUNED=${name(p)}`);
@@ -54,6 +56,10 @@ export function renderSyncTable(r: SyncReport, paint: Paint): string {
   for (const h of r.healed) out.push(`${paint.yellow(r.dryRun ? 'would heal' : 'healed')}  ${name(h)} ${h.field} (taken from ${h.manager})`);
   for (const i of r.ignored) out.push(`${paint.dim('ignored')}  ${name(i)} ${i.field} ${i.manager === '-' ? 'left as it is (no field manager records it, e.g. set through /scale)' : `left to ${i.manager}`} (${i.rule})`);
   for (const c of r.conflicts) out.push(`${paint.magenta('conflict')}  ${name(c)} ${c.field} owned by ${c.manager}: use --force-conflicts or selfHeal to take it`);
+  for (const h of r.hooks) {
+    const line = `hook ${h.phase} wave ${h.wave}  ${name(h)}  ${h.outcome}${h.message ? `: ${h.message}` : ''}`;
+    out.push(h.outcome === 'Failed' ? paint.red(line) : line);
+  }
   for (const f of r.failures) out.push(`${paint.red('failed')}  ${name(f)} (${f.phase}): ${f.message}`);
   if (!r.prune.enabled) out.push(paint.dim(`prune: ${r.prune.why}`));
   for (const p of r.prune.results) {

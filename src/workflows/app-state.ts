@@ -11,6 +11,7 @@ import { groupOf, isPlainObject, keyOf, keyString, type KubeObject, type Resourc
 import { planPrune, type LiveEntry, type PrunePlan } from '../prune/plan.js';
 import { TRACKING_ID } from '../model/keys.js';
 import { instanceName } from '../tracking/tracking-id.js';
+import { hookOf, type HookInfo } from '../sync/hooks.js';
 import { loadApplicationFromCluster, loadApplicationFromFile } from './application-source.js';
 
 /** The APP positional and the source flags, typed. */
@@ -49,6 +50,11 @@ export interface AppTarget {
   warnings: string[];
 }
 
+/** A resource hook of the desired set (sync/hooks.ts): run by `sync` in its phases, never compared or pruned. */
+export interface HookEntry extends DesiredEntry {
+  hook: HookInfo;
+}
+
 export interface AppState {
   app: Application;
   /** Where the command acts (absent where a test hands a gateway in directly). */
@@ -58,6 +64,8 @@ export interface AppState {
   /** Where objects that declare no namespace go (`-n` over destination.namespace). */
   destinationNamespace: string;
   desired: DesiredEntry[];
+  /** The desired set's hooks (with at least one phase; `Skip` hooks are left out). */
+  hooks: HookEntry[];
   /** Live objects by keyString of the desired key (absent: not live). */
   live: Map<string, KubeObject>;
   /** The namespaces the app touches: the destination and those of desired objects. */
@@ -311,7 +319,16 @@ export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want:
   const source = await loadDesiredManifests(app, { desired: args.desired, revision: args.revision, repoDir: args.repoDir }, deps.io);
   warnings.push(...source.warnings);
   const destinationNamespace = deps.opts.namespace ?? app.destination.namespace ?? '';
-  const desired = await resolveDesired(source.objects, destinationNamespace, gw);
+  const desired: DesiredEntry[] = [];
+  const hooks: HookEntry[] = [];
+  for (const d of await resolveDesired(source.objects, destinationNamespace, gw)) {
+    const hook = hookOf(d.object);
+    if (!hook) desired.push(d);
+    else {
+      for (const u of hook.unknown) warnings.push(`${d.key.kind}/${d.key.name || d.object.metadata.generateName || ''}: ${u} is not a hook phase or delete policy; ignored`);
+      if (hook.phases.length > 0) hooks.push({ ...d, hook });
+    }
+  }
   const appInstance = instanceName(app);
   const namespaces = [...new Set([destinationNamespace, ...desired.map((d) => d.key.namespace)].filter((n) => n !== ''))].sort();
   // The live twins and the candidate scan are independent: run them side by side.
@@ -336,6 +353,7 @@ export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want:
     appInstance,
     destinationNamespace,
     desired,
+    hooks,
     live,
     namespaces,
     origin: source.origin,

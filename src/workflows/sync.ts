@@ -1,4 +1,5 @@
 // `sync`: load and validate everything, plan in Argo CD's order, dry-run the whole set, apply by SSA, then prune safely; returns a report.
+import { createHash } from 'node:crypto';
 import { diffObject } from '../diff/index.js';
 import type { ObjectDiff } from '../diff/types.js';
 import type { KubeGateway, PropagationPolicy, ResourceType } from '../kube/gateway.js';
@@ -7,8 +8,11 @@ import { deleteCandidates } from '../prune/delete.js';
 import { applySteps, dryRunSteps, humanField, type ApplyResult, type DryRunResult } from '../sync/apply.js';
 import { ignoredFields, keepLiveValues, leftTo, type IgnoredFields } from '../sync/ignored.js';
 import { asApplied } from '../tracking/tracking-id.js';
-import { planSync, type ApplyStep, type PlanDesired } from '../sync/plan.js';
-import { describeMissing, preflight, writesOf } from '../sync/preflight.js';
+import { planSync, type ApplyStep, type PlanDesired, type SyncPlan } from '../sync/plan.js';
+import { describeMissing, preflight, writesOf, type MissingPermission } from '../sync/preflight.js';
+import type { HookPhase } from '../sync/hooks.js';
+import { hookWave, isMultiStep, phaseGroups, syncFailGroups } from '../sync/phases.js';
+import { hookObject, runPhases, type HookRun, type RunnableHook } from './sync-phases.js';
 import { loadAppState, type AppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
 import type { Application } from '../app/types.js';
 import { InputError, UnrenderableError } from '../cli/exit-codes.js';
@@ -44,6 +48,13 @@ export interface PruneResultReport extends ObjectRef {
   message?: string;
 }
 
+export interface HookReport extends ObjectRef {
+  phase: HookPhase;
+  wave: number;
+  outcome: HookRun['outcome'];
+  message?: string;
+}
+
 /** What `sync -o json` prints (schemaVersion 1). */
 export interface SyncReport {
   schemaVersion: typeof SYNC_SCHEMA_VERSION;
@@ -66,7 +77,10 @@ export interface SyncReport {
   ignored: (FieldOwnerRef & { rule: string })[];
   /** Conflicting fields of objects not applied (no force). */
   conflicts: FieldOwnerRef[];
-  failures: (ObjectRef & { phase: 'preflight' | 'dry-run' | 'apply' | 'prune'; message: string })[];
+  /** `operation`: the sync stopped (a failed hook, a Degraded resource, the --timeout); the message says which. */
+  failures: (ObjectRef & { phase: 'preflight' | 'dry-run' | 'apply' | 'prune' | 'operation'; message: string })[];
+  /** The resource hooks run (or, in a dry run, to run), in order, with their result. */
+  hooks: HookReport[];
   prune: { enabled: boolean; why: string; last: boolean; blocked?: string; propagationPolicy: PropagationPolicy; results: PruneResultReport[] };
   warnings: string[];
 }
@@ -79,6 +93,8 @@ export interface SyncRequest extends AppStateArgs {
   resources?: readonly string[];
   /** `-l`: sync only the desired objects whose labels match (a partial sync, which never prunes). */
   selector?: string;
+  /** How long a sync with waves or hooks may wait for health and hooks in all (ms). */
+  timeoutMs: number;
 }
 
 function ref(k: ResourceKey): ObjectRef {
@@ -173,6 +189,7 @@ export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?
     ignored: [],
     conflicts: [],
     failures: [],
+    hooks: [],
     prune: { enabled: plan.prune.enabled, why: plan.prune.why, last: plan.prune.last, propagationPolicy, results: [] },
     warnings: [...state.warnings, ...plan.warnings],
   };
@@ -206,7 +223,22 @@ export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?
   for (const d of dry) if (d.error) report.failures.push({ ...ref(d.step.key), phase: 'dry-run', message: d.error });
   const conflictRefs = (d: { step: ApplyStep; conflicts: DryRunResult['conflicts'] }) => d.conflicts.map((c) => ({ ...ref(d.step.key), field: humanField(c.field), manager: c.manager }));
 
+  // The operation's order: hooks in their phases, the resources in the Sync phase, wave by wave.
+  const hooks: RunnableHook[] = state.hooks.map((h) => {
+    const w = hookWave(h.object);
+    if (w.error) report.warnings.push(`${h.key.kind}/${h.key.name || h.object.metadata.generateName || ''}: ${w.error}; wave 0 used`);
+    return { object: h.object, type: h.type, key: h.key, phases: h.hook.phases, wave: w.wave, deletePolicies: h.hook.deletePolicies };
+  });
+  const groups = phaseGroups(dry.filter((d) => !d.step.createdNamespace), (d) => d.step.wave, hooks);
+  const multiStep = isMultiStep(groups);
+
   if (req.dryRun || report.failures.length > 0) {
+    if (req.dryRun) {
+      const names = { revision: state.revision ?? contentDigest(state), startedAtMs: Date.now(), appInstance: state.appInstance, destinationNamespace: state.destinationNamespace };
+      for (const g of [...groups, ...syncFailGroups(hooks)]) {
+        for (const h of g.hooks) report.hooks.push({ ...ref({ ...h.key, name: hookObject(h, g.phase, names).metadata.name ?? '' }), phase: g.phase, wave: g.wave, outcome: 'would-run' });
+      }
+    }
     for (const d of dry) {
       report.steps.push({ ...ref(d.step.key), wave: Number.isFinite(d.step.wave) ? d.step.wave : null, action: d.step.action, outcome: d.error ? 'failed' : d.step.action === 'skip' ? 'would-skip' : 'would-apply', ...((d.error ?? d.skipped) ? { message: d.error ?? d.skipped } : {}) });
       if (plan.force) report.healed.push(...conflictRefs(d));
@@ -222,12 +254,52 @@ export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?
     return report;
   }
 
-  // Step 5: apply in order.
-  const results: ApplyResult[] = await applySteps(gw, dry, {
+  // Step 5: apply: in one pass (a single wave, no hooks), else phase by phase and wave by wave, each waited for.
+  const prune = () => runPrune(gw, plan, report, deniedDeletes, propagationPolicy, deps.progress);
+  if (!multiStep) {
+    const results: ApplyResult[] = await applySteps(gw, dry, {
+      fieldManager,
+      force: plan.force,
+      progress: (done, total, what) => deps.progress?.(`applying [${done}/${total}] ${what}`),
+    });
+    recordApplied(report, results, conflictRefs);
+    await prune();
+    return report;
+  }
+  const created = dry.filter((d) => d.step.createdNamespace);
+  recordApplied(report, await applySteps(gw, created, { fieldManager, force: plan.force }), conflictRefs);
+  if (report.failures.length > 0) return report;
+  const started = Date.now();
+  const run = await runPhases(gw, groups, syncFailGroups(hooks), {
     fieldManager,
     force: plan.force,
-    progress: (done, total, what) => deps.progress?.(`applying [${done}/${total}] ${what}`),
+    appInstance: state.appInstance,
+    destinationNamespace: state.destinationNamespace,
+    revision: state.revision ?? contentDigest(state),
+    startedAtMs: started,
+    deadlineMs: started + req.timeoutMs,
+    waveDelayMs: waveDelayMs(deps.io.env),
+    pollMs: 1000,
+    now: () => Date.now(),
+    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+    ...(deps.progress ? { progress: deps.progress } : {}),
+  }, async () => {
+    // Pruning ends the Sync phase (gitops-engine gives prunes the Sync phase's waves; PruneLast its last).
+    if (report.failures.length > 0 || report.conflicts.length > 0) return undefined;
+    await prune();
+    return report.failures.some((f) => f.phase === 'prune') ? 'the prune failed' : undefined;
   });
+  recordApplied(report, run.results, conflictRefs);
+  report.hooks = run.hooks.map((h) => ({ ...ref(h.key), phase: h.phase, wave: h.wave, outcome: h.outcome, ...(h.message ? { message: h.message } : {}) }));
+  if (run.failed) {
+    report.failures.push({ group: '', kind: 'Sync', namespace: '', name: report.app, phase: 'operation', message: run.failed });
+    if (!report.prune.blocked && report.prune.results.length === 0 && plan.prune.enabled) report.prune.blocked = 'the sync failed: nothing was pruned';
+  }
+  return report;
+}
+
+/** Adds apply results to the report (steps, counts, healed fields, conflicts, failures). */
+function recordApplied(report: SyncReport, results: readonly ApplyResult[], conflictRefs: (d: { step: ApplyStep; conflicts: DryRunResult['conflicts'] }) => FieldOwnerRef[]): void {
   for (const r of results) {
     report.steps.push({ ...ref(r.step.key), wave: Number.isFinite(r.step.wave) ? r.step.wave : null, action: r.step.action, outcome: r.outcome, ...(r.message ? { message: r.message } : {}) });
     if (r.outcome === 'applied') {
@@ -236,12 +308,21 @@ export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?
     } else if (r.outcome === 'conflict') report.conflicts.push(...conflictRefs(r));
     else if (r.outcome === 'failed') report.failures.push({ ...ref(r.step.key), phase: 'apply', message: r.message ?? 'failed' });
   }
+}
 
-  // Step 7: prune, only when enabled and every apply succeeded.
-  if (!plan.prune.enabled) return report;
+/** Step 7: prune, only when enabled and every apply succeeded; every outcome recorded. */
+async function runPrune(
+  gw: KubeGateway,
+  plan: SyncPlan,
+  report: SyncReport,
+  deniedDeletes: readonly MissingPermission[],
+  propagationPolicy: PropagationPolicy,
+  progress?: (line: string) => void,
+): Promise<void> {
+  if (!plan.prune.enabled) return;
   if (report.failures.length > 0 || report.conflicts.length > 0) {
     report.prune.blocked = 'not every object was applied: nothing was pruned';
-    return report;
+    return;
   }
   if (deniedDeletes.length > 0) {
     report.prune.blocked = `forbidden: ${deniedDeletes.map(describeMissing).join('; ')}: nothing was pruned`;
@@ -252,18 +333,30 @@ export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?
       report.prune.results.push({ ...ref(c.key), outcome: 'failed', message });
       report.failures.push({ ...ref(c.key), phase: 'prune', message });
     }
-    return report;
+    return;
   }
-  deps.progress?.(`pruning ${plan.prune.candidates.length} objects`);
+  progress?.(`pruning ${plan.prune.candidates.length} objects`);
   const deleted = await deleteCandidates(gw, plan.prune.candidates, { propagationPolicy });
   for (const d of deleted) {
     const outcome = d.outcome === 'deleted' ? 'pruned' : d.outcome;
     report.prune.results.push({ ...ref(d.candidate.key), outcome, ...(d.message ? { message: d.message } : {}) });
     if (d.outcome === 'failed' || d.outcome === 'changed') report.failures.push({ ...ref(d.candidate.key), phase: 'prune', message: d.message ?? d.outcome });
   }
-  return report;
 }
 
+/** A short digest of the desired set, standing in for a revision (generated hook names) when there is no commit. */
+function contentDigest(state: AppState): string {
+  const h = createHash('sha256');
+  for (const d of [...state.desired, ...state.hooks]) h.update(JSON.stringify(d.object)).update('\n');
+  return h.digest('hex').slice(0, 7);
+}
+
+/** Argo CD's pause between sync waves: 2 s, or ARGOCD_SYNC_WAVE_DELAY seconds. */
+export function waveDelayMs(env: Record<string, string | undefined>): number {
+  const raw = env.ARGOCD_SYNC_WAVE_DELAY;
+  const n = raw === undefined || raw.trim() === '' ? NaN : Number(raw);
+  return Number.isFinite(n) && n >= 0 ? n * 1000 : 2000;
+}
 
 /** Why a sync that does not prune does not. */
 function pruneOff(app: Application, partial: boolean): string {
@@ -288,6 +381,7 @@ function refusedReport(req: SyncRequest, deps: AppStateDeps, refused: string): S
     ignored: [],
     conflicts: [],
     failures: [],
+    hooks: [],
     prune: { enabled: false, why: 'refused', last: false, propagationPolicy: 'foreground', results: [] },
     warnings: [...(deps.target?.warnings ?? [])],
   };

@@ -3,6 +3,7 @@ import type { GitopsCommand } from '../command.js';
 import type { CommandContext } from '../context.js';
 import { appSourceOptions } from '../options.js';
 import { InputError, type ExitCode } from '../exit-codes.js';
+import { parseDuration } from '../duration.js';
 import { appStateArgs } from '../../workflows/app-state.js';
 
 /** A one-line progress indicator on stderr, only on a TTY; cleared when done. */
@@ -30,6 +31,7 @@ export const syncCommand: GitopsCommand = {
       .option('resource', { type: 'string', array: true, requiresArg: true, describe: 'Sync only this object, [!]GROUP:KIND:[NAMESPACE/]NAME (repeatable; never prunes)' })
       .option('selector', { alias: 'l', type: 'string', requiresArg: true, describe: 'Sync only the desired objects whose labels match (never prunes)' })
       .option('force-conflicts', { type: 'boolean', default: false, describe: 'Take fields other managers own (as selfHeal does)' })
+      .option('timeout', { type: 'string', default: '5m', describe: 'How long a sync with waves or hooks may wait for health and hooks in all' })
       .option('watch', { type: 'boolean', default: false, describe: 'Keep reconciling until stopped' })
       .option('interval', { type: 'string', default: '60s', describe: 'With --watch: how often to poll the source' })
       .option('webhook-addr', { type: 'string', describe: 'With --watch: listen for push events on this address (loopback by default)' })
@@ -48,10 +50,11 @@ export const syncCommand: GitopsCommand = {
     const progress = progressLine(ctx);
     const resources = Array.isArray(args.resource) ? args.resource.filter((r): r is string => typeof r === 'string') : [];
     const selector = typeof args.selector === 'string' ? args.selector : undefined;
+    const timeoutMs = parseDuration(typeof args.timeout === 'string' ? args.timeout : '5m', '--timeout');
     return withAppTarget(ctx, 'sync', appStateArgs(args), async (session) => {
       try {
         const report = await syncApp(
-          { ...appStateArgs(args), dryRun: args.dryRun === true, prune: args.prune === true, forceConflicts: args.forceConflicts === true, resources, ...(selector !== undefined ? { selector } : {}) },
+          { ...appStateArgs(args), dryRun: args.dryRun === true, prune: args.prune === true, forceConflicts: args.forceConflicts === true, resources, timeoutMs, ...(selector !== undefined ? { selector } : {}) },
           { io: ctx.io, opts: ctx.opts, ...session, ...(progress ? { progress: progress.update } : {}) },
         );
         progress?.clear();

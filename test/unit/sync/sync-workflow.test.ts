@@ -3,6 +3,7 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../../support/temp-dir.js';
 import { FakeGateway } from '../../../src/kube/fake-gateway.js';
+import * as fakeTypes from '../../../src/kube/fake-gateway.js';
 import { apiError } from '../../../src/kube/errors.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import { syncApp, syncExitCode, type SyncRequest } from '../../../src/workflows/sync.js';
@@ -40,7 +41,7 @@ const CM = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: orders-config}\nda
 const NS = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
 
 async function run(ws: { appFile: string; dir: string }, gw: FakeGateway, flags: Partial<SyncRequest> = {}) {
-  const report = await syncApp({ appFile: ws.appFile, desired: ws.dir, dryRun: false, prune: false, forceConflicts: false, ...flags }, { io: memoryIo().io, opts, gateway: gw });
+  const report = await syncApp({ appFile: ws.appFile, desired: ws.dir, dryRun: false, prune: false, forceConflicts: false, timeoutMs: 60_000, ...flags }, { io: memoryIo().io, opts, gateway: gw });
   return { report, kv: renderSyncKv(report), code: syncExitCode(report) };
 }
 
@@ -241,5 +242,89 @@ describe('pruning follows Argo CD\'s split: a manual sync prunes only with --pru
     expect(code).toBe(4);
     expect(kv).toMatch(/^REFUSED=the source cannot be rendered as Argo CD would.*Jsonnet files \(more\.jsonnet\)/);
     expect(gw.calls.filter((c) => c.startsWith('APPLY') || c.startsWith('DELETE'))).toEqual([]);
+  });
+});
+
+describe('sync phases: hooks and waves gated on health (a controller stands in for the Job controller)', () => {
+  const JOB_TYPE = { group: 'batch', version: 'v1', kind: 'Job', resource: 'jobs', namespaced: true, verbs: ['get', 'list', 'create', 'patch', 'delete', 'watch'] };
+  const job = (name: string, annotations: string, generate = false) =>
+    `apiVersion: batch/v1\nkind: Job\nmetadata:\n  ${generate ? `generateName: ${name}-` : `name: ${name}`}\n  annotations: {${annotations}}\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: c, image: busybox}]\n`;
+
+  /** A fake gateway whose Jobs finish when the sync waits (`outcome` per name prefix), recording the order of calls. */
+  function cluster(outcome: (name: string) => 'Complete' | 'Failed' = () => 'Complete') {
+    const { COMMON_TYPES } = fakeTypes;
+    const gw = new FakeGateway({ types: [...COMMON_TYPES, JOB_TYPE], objects: [NS('shop')] });
+    const finish = () => {
+      for (const o of gw.objects()) {
+        if (o.kind === 'Job' && !(o as { status?: unknown }).status) gw.put({ ...o, status: { conditions: [{ type: outcome(o.metadata.name ?? ''), status: 'True', message: `job ${outcome(o.metadata.name ?? '')}` }] } } as KubeObject);
+      }
+    };
+    return { gw, finish };
+  }
+
+  test('PreSync hook (replacing the last run\'s), then the resources, then PostSync; generateName hooks get Argo CD\'s name; HookSucceeded deletes', async () => {
+    const ws = workspace(
+      {
+        'pre.yaml': job('migrate', '"argocd.argoproj.io/hook": PreSync'),
+        'post.yaml': job('smoke', '"argocd.argoproj.io/hook": PostSync, "argocd.argoproj.io/hook-delete-policy": HookSucceeded', true),
+        'c.yaml': CM,
+      },
+      '',
+    );
+    const { gw, finish } = cluster();
+    // The previous run's hook: BeforeHookCreation (the default) replaces it.
+    gw.put({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'migrate', namespace: 'shop', uid: 'old-run' }, status: { conditions: [{ type: 'Complete', status: 'True' }] } } as KubeObject);
+    const pending = run(ws, gw, { timeoutMs: 30_000 });
+    // The run polls with real sleeps of up to 1 s: finish the Jobs as a controller would, until the run ends.
+    let done = false;
+    void pending.finally(() => (done = true));
+    while (!done) {
+      finish();
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const { report, kv, code } = await pending;
+    expect(code).toBe(0);
+    const applies = gw.calls.filter((c) => (c.startsWith('APPLY ') && !c.startsWith('APPLY dry')) || c.startsWith('DELETE'));
+    expect(applies[0]).toBe('DELETE Job shop/migrate background');
+    expect(applies[1]).toBe('APPLY force Job shop/migrate');
+    expect(applies.indexOf('APPLY ConfigMap shop/orders-config')).toBeGreaterThan(1);
+    expect(applies.findIndex((c) => /^APPLY force Job shop\/smoke-[0-9a-f]{7}-postsync-\d+$/.test(c))).toBeGreaterThan(applies.indexOf('APPLY ConfigMap shop/orders-config'));
+    expect(report.hooks.map((h) => [h.phase, h.name.replace(/-[0-9a-f]{7}-postsync-\d+$/, '-…'), h.outcome])).toEqual([
+      ['PreSync', 'migrate', 'Succeeded'],
+      ['PostSync', 'smoke-…', 'Succeeded'],
+    ]);
+    expect(kv).toMatch(/^HOOK=PreSync Job\/migrate Succeeded$/m);
+    expect(gw.find('Job', 'shop', 'migrate')?.metadata.uid).not.toBe('old-run'); // replaced, and kept (no HookSucceeded)
+    expect(gw.objects().filter((o) => o.metadata.name?.startsWith('smoke-'))).toEqual([]); // HookSucceeded
+  }, 60_000);
+
+  test('a failed PreSync hook stops the sync: nothing else applied, nothing pruned, SyncFail hooks run, exit 3', async () => {
+    const stale: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } } };
+    const ws = workspace({ 'pre.yaml': job('migrate', '"argocd.argoproj.io/hook": PreSync'), 'fail.yaml': job('page', '"argocd.argoproj.io/hook": SyncFail'), 'c.yaml': CM }, '');
+    const { gw, finish } = cluster((n) => (n === 'migrate' ? 'Failed' : 'Complete'));
+    gw.put(stale);
+    const pending = run(ws, gw, { prune: true, timeoutMs: 30_000 });
+    let done = false;
+    void pending.finally(() => (done = true));
+    while (!done) {
+      finish();
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const { report, code } = await pending;
+    expect(code).toBe(3);
+    expect(report.hooks.map((h) => [h.phase, h.name, h.outcome])).toEqual([
+      ['PreSync', 'migrate', 'Failed'],
+      ['SyncFail', 'page', 'Succeeded'],
+    ]);
+    expect(gw.find('ConfigMap', 'shop', 'orders-config')).toBeUndefined();
+    expect(gw.find('ConfigMap', 'shop', 'stale')).toBeDefined();
+    expect(report.failures.map((f) => f.message)).toContain('PreSync hook Job/migrate failed: job Failed');
+  }, 60_000);
+
+  test('--dry-run lists the hooks of every phase with their names', async () => {
+    const ws = workspace({ 'pre.yaml': job('migrate', '"argocd.argoproj.io/hook": PreSync'), 'skip.yaml': job('never', '"argocd.argoproj.io/hook": Skip'), 'c.yaml': CM }, '');
+    const { gw } = cluster();
+    const { kv } = await run(ws, gw, { dryRun: true });
+    expect(kv).toBe('DRY_RUN=true\nAPPLY=ConfigMap/orders-config create\nHOOK=PreSync Job/migrate would-run\n');
   });
 });

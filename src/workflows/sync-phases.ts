@@ -1,0 +1,175 @@
+// Runs a multi-step sync through the gateway, as gitops-engine's sync operation does: phase by phase and wave by wave,
+// hooks created fresh (their delete policies honoured), and each wave waited for until healthy before the next; the
+// first failure stops it, and the SyncFail hooks run.
+import type { KubeGateway, ResourceType } from '../kube/gateway.js';
+import { KubeApiError } from '../kube/errors.js';
+import { resourceHealth } from '../health/resource.js';
+import type { HealthStatus } from '../health/types.js';
+import type { KubeObject, ResourceKey } from '../model/object.js';
+import { applySteps, type ApplyResult, type DryRunResult } from '../sync/apply.js';
+import { generatedHookName, needsGeneratedName, type HookPhase } from '../sync/hooks.js';
+import type { PhaseGroup } from '../sync/phases.js';
+import { asApplied } from '../tracking/tracking-id.js';
+
+/** A hook as the run needs it: what to create, where, and its policies. */
+export interface RunnableHook {
+  object: KubeObject;
+  type: ResourceType;
+  key: ResourceKey;
+  phases: readonly HookPhase[];
+  wave: number;
+  deletePolicies: readonly string[];
+}
+
+export interface HookRun {
+  phase: HookPhase;
+  wave: number;
+  key: ResourceKey;
+  /** `Succeeded`, `Failed`, `Running` (stopped by the time limit); in a dry run `would-run`. */
+  outcome: 'Succeeded' | 'Failed' | 'Running' | 'would-run';
+  message?: string;
+}
+
+export interface PhaseRunOptions {
+  fieldManager: string;
+  force: boolean;
+  appInstance: string;
+  destinationNamespace: string;
+  /** The revision hooks' generated names carry (the commit, or a digest of the desired set). */
+  revision: string;
+  startedAtMs: number;
+  /** When the whole operation must be over (epoch ms). */
+  deadlineMs: number;
+  /** Argo CD's pause between waves (2 s; ARGOCD_SYNC_WAVE_DELAY seconds). */
+  waveDelayMs: number;
+  pollMs: number;
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+  progress?: (line: string) => void;
+}
+
+export interface PhaseRunResult {
+  results: ApplyResult[];
+  hooks: HookRun[];
+  /** Why the sync stopped, when it did (the first failed apply, hook, or Degraded resource, or the time limit). */
+  failed?: string;
+}
+
+type Group = PhaseGroup<DryRunResult, RunnableHook>;
+
+/** The object a hook creates this run: named (generateName), stamped with the app's mark. */
+export function hookObject(h: RunnableHook, phase: HookPhase, o: Pick<PhaseRunOptions, 'revision' | 'startedAtMs' | 'appInstance' | 'destinationNamespace'>): KubeObject {
+  const metadata = { ...h.object.metadata };
+  if (needsGeneratedName(h.object)) {
+    metadata.name = generatedHookName(metadata.generateName as string, o.revision, phase, o.startedAtMs);
+    delete metadata.generateName;
+  }
+  return asApplied({ ...h.object, metadata }, o.appInstance, o.destinationNamespace);
+}
+
+/** Done, failed or still going, from a live object's health (no health check: done once it exists). */
+function settled(h: HealthStatus | undefined): 'ok' | 'failed' | 'waiting' {
+  if (h === undefined || h.status === 'Healthy' || h.status === 'Suspended') return 'ok';
+  if (h.status === 'Degraded') return 'failed';
+  return 'waiting';
+}
+
+/**
+ * Runs the groups in order (the caller dry-ran the steps already). `beforePostSync` runs once the Sync phase is over
+ * (the prune), and may stop the run by returning a failure.
+ */
+export async function runPhases(gw: KubeGateway, groups: readonly Group[], syncFail: readonly Group[], opts: PhaseRunOptions, beforePostSync?: () => Promise<string | undefined>): Promise<PhaseRunResult> {
+  const out: PhaseRunResult = { results: [], hooks: [] };
+  let pruned = false;
+  for (const [i, g] of groups.entries()) {
+    if (g.phase === 'PostSync' && !pruned) {
+      pruned = true;
+      const f = await beforePostSync?.();
+      if (f) {
+        out.failed = f;
+        break;
+      }
+    }
+    const failed = await runGroup(gw, g, opts, out);
+    if (failed) {
+      out.failed = failed;
+      break;
+    }
+    if (i < groups.length - 1 && opts.waveDelayMs > 0) await opts.sleep(opts.waveDelayMs);
+  }
+  if (!out.failed && !pruned) out.failed = await beforePostSync?.();
+  if (out.failed) {
+    for (const g of syncFail) await runGroup(gw, g, opts, out);
+  }
+  return out;
+}
+
+/** One (phase, wave): hooks created, resources applied, then every one waited for. Returns why it failed, if it did. */
+async function runGroup(gw: KubeGateway, g: Group, opts: PhaseRunOptions, out: PhaseRunResult): Promise<string | undefined> {
+  opts.progress?.(`${g.phase} wave ${g.wave}: ${g.steps.length} resources, ${g.hooks.length} hooks`);
+  // Hooks: the previous run's object goes first (BeforeHookCreation, the default), then a fresh one is created.
+  const created: { hook: RunnableHook; object: KubeObject }[] = [];
+  for (const h of g.hooks) {
+    const object = hookObject(h, g.phase, opts);
+    const key = { ...h.key, name: object.metadata.name ?? '' };
+    try {
+      if (h.deletePolicies.includes('BeforeHookCreation')) await deleteAndWait(gw, h.type, key, opts);
+      await gw.apply(h.type, object, { fieldManager: opts.fieldManager, force: true, dryRun: false });
+      created.push({ hook: h, object });
+    } catch (err) {
+      out.hooks.push({ phase: g.phase, wave: g.wave, key, outcome: 'Failed', message: (err as Error).message });
+      return `${g.phase} hook ${key.kind}/${key.name} could not be created: ${(err as Error).message}`;
+    }
+  }
+  const applied = await applySteps(gw, g.steps, { fieldManager: opts.fieldManager, force: opts.force });
+  out.results.push(...applied);
+  const bad = applied.find((r) => r.outcome === 'failed' || r.outcome === 'conflict');
+  if (bad) return `${bad.step.key.kind}/${bad.step.key.name} was not applied: ${bad.message ?? bad.outcome}`;
+
+  // Wait: hooks until they complete, resources until healthy.
+  const waitFor = [
+    ...created.map(({ hook, object }) => ({ type: hook.type, key: { ...hook.key, name: object.metadata.name ?? '' }, hook })),
+    ...applied.filter((r) => r.outcome === 'applied' || r.outcome === 'skipped').map((r) => ({ type: r.step.type, key: r.step.key, hook: undefined as RunnableHook | undefined })),
+  ];
+  let failure: string | undefined;
+  await Promise.all(
+    waitFor.map(async (w) => {
+      const state = await waitSettled(gw, w.type, w.key, opts);
+      if (w.hook) {
+        const outcome = state.result === 'ok' ? 'Succeeded' : state.result === 'failed' ? 'Failed' : 'Running';
+        out.hooks.push({ phase: g.phase, wave: g.wave, key: w.key, outcome, ...(state.message ? { message: state.message } : {}) });
+        const policy = outcome === 'Succeeded' ? 'HookSucceeded' : outcome === 'Failed' ? 'HookFailed' : undefined;
+        if (policy && w.hook.deletePolicies.includes(policy)) await gw.delete(w.type, w.key.namespace, w.key.name, { propagationPolicy: 'background' }).catch(() => undefined);
+        if (outcome !== 'Succeeded') failure ??= `${g.phase} hook ${w.key.kind}/${w.key.name} ${outcome === 'Failed' ? 'failed' : 'did not finish in time'}${state.message ? `: ${state.message}` : ''}`;
+      } else if (state.result !== 'ok') {
+        failure ??= `${w.key.kind}/${w.key.name} ${state.result === 'failed' ? 'is Degraded' : 'did not become healthy in time'}${state.message ? `: ${state.message}` : ''} (wave ${g.wave} of ${g.phase})`;
+      }
+    }),
+  );
+  return failure;
+}
+
+/** Polls one object until its health settles or the deadline passes. */
+async function waitSettled(gw: KubeGateway, type: ResourceType, key: ResourceKey, opts: PhaseRunOptions): Promise<{ result: 'ok' | 'failed' | 'waiting'; message?: string }> {
+  for (;;) {
+    const live = await gw.get(type, key.namespace, key.name);
+    const health = live ? resourceHealth(live) : { status: 'Missing' as const, message: 'not found' };
+    const result = settled(health);
+    if (result !== 'waiting' || opts.now() >= opts.deadlineMs) return { result, ...(health?.message ? { message: health.message } : {}) };
+    await opts.sleep(Math.min(opts.pollMs, Math.max(0, opts.deadlineMs - opts.now())));
+  }
+}
+
+/** Deletes an object (the previous run's hook) and waits until it is gone; absent already is fine. */
+async function deleteAndWait(gw: KubeGateway, type: ResourceType, key: ResourceKey, opts: PhaseRunOptions): Promise<void> {
+  try {
+    await gw.delete(type, key.namespace, key.name, { propagationPolicy: 'background' });
+  } catch (err) {
+    if (err instanceof KubeApiError && err.status === 404) return;
+    throw err;
+  }
+  while ((await gw.get(type, key.namespace, key.name)) !== undefined) {
+    if (opts.now() >= opts.deadlineMs) throw new Error(`the previous ${key.kind}/${key.name} is still being deleted`);
+    await opts.sleep(opts.pollMs);
+  }
+}
