@@ -1,0 +1,128 @@
+// Sync phases on the real API server with kwok's fake kubelets: a PreSync Job (named from generateName) completes
+// before any Sync-phase object exists, wave 1 waits for wave 0's Deployment to be Available, PostSync runs last and
+// HookSucceeded removes it; a PreSync hook that fails stops the sync: the SyncFail hook runs, nothing else is applied,
+// nothing is pruned.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from '../support/temp-dir.js';
+import { applyYaml, createTestNamespace, deleteNamespace, kubectl, kubectlOk, runPlugin } from './support/index.js';
+
+const TIMEOUT = 240_000;
+let ns: string;
+let root: string;
+
+interface Meta {
+  metadata: { name: string; uid: string; creationTimestamp: string; annotations?: Record<string, string> };
+  status?: { conditions?: { type: string; status: string; lastTransitionTime?: string }[] };
+}
+
+function app(name: string, files: Record<string, string>): { appFile: string; desired: string } {
+  const dir = join(root, name);
+  const desired = join(dir, 'desired');
+  mkdirSync(desired, { recursive: true });
+  for (const [f, text] of Object.entries(files)) writeFileSync(join(desired, f), text);
+  const appFile = join(dir, 'app.yaml');
+  writeFileSync(appFile, `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: ${name}, namespace: argocd}\nspec:\n  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}\n`);
+  return { appFile, desired };
+}
+
+function job(meta: string, annotations: Record<string, string>, image = 'busybox'): string {
+  return `apiVersion: batch/v1
+kind: Job
+metadata:
+  ${meta}
+  annotations: ${JSON.stringify(annotations)}
+spec:
+  backoffLimit: 0
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: run, image: ${JSON.stringify(image)}}]
+`;
+}
+
+const deployment = (name: string, wave: number) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ${name}, annotations: {argocd.argoproj.io/sync-wave: "${wave}"}}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: ${name}}}
+  template:
+    metadata: {labels: {app: ${name}}}
+    spec: {containers: [{name: app, image: registry.local/${name}:1}]}
+`;
+
+const configMap = (name: string, wave: number) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${name}, annotations: {argocd.argoproj.io/sync-wave: "${wave}"}}\ndata: {a: "1"}\n`;
+
+async function list(kind: string): Promise<Meta[]> {
+  return (JSON.parse(await kubectlOk(['get', kind, '-n', ns, '-o', 'json'])) as { items: Meta[] }).items;
+}
+
+beforeAll(async () => {
+  ns = await createTestNamespace('hooks');
+  root = tempDir('hooks');
+}, TIMEOUT);
+afterAll(async () => {
+  await deleteNamespace(ns);
+});
+
+test('PreSync completes before the Sync phase starts; wave 1 waits for wave 0 to be healthy; PostSync last, removed by HookSucceeded', async () => {
+  const { appFile, desired } = app('phased', {
+    'pre.yaml': job('generateName: migrate-', { 'argocd.argoproj.io/hook': 'PreSync' }),
+    'db.yaml': deployment('db', 0),
+    'settings.yaml': configMap('settings', 1),
+    'post.yaml': job('name: smoke', { 'argocd.argoproj.io/hook': 'PostSync', 'argocd.argoproj.io/hook-delete-policy': 'HookSucceeded' }),
+    'skip.yaml': configMap('skipped', 0).replace('annotations: {', 'annotations: {argocd.argoproj.io/hook: Skip, '),
+  });
+  const res = await runPlugin(['sync', '-f', appFile, '--desired', desired, '-o', 'kv', '--timeout', '3m'], { timeoutMs: 220_000 });
+  expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
+  const lines = res.stdout.trimEnd().split('\n');
+  const pre = lines.find((l) => l.startsWith('HOOK=PreSync '));
+  expect(pre).toMatch(/^HOOK=PreSync Job\/migrate-[0-9a-f]{7}-presync-\d+ Succeeded$/);
+  expect(lines).toContain('HOOK=PostSync Job/smoke Succeeded');
+
+  const jobs = await list('jobs');
+  const migrate = jobs.find((j) => j.metadata.name.startsWith('migrate-'));
+  expect(migrate).toBeDefined(); // BeforeHookCreation (the default) keeps it until the next sync
+  expect(jobs.find((j) => j.metadata.name === 'smoke')).toBeUndefined(); // HookSucceeded
+  const migrated = migrate!.status?.conditions?.find((c) => c.type === 'Complete' && c.status === 'True');
+  expect(migrated).toBeDefined();
+  const db = (await list('deployments')).find((d) => d.metadata.name === 'db')!;
+  const settings = (await list('configmaps')).find((c) => c.metadata.name === 'settings')!;
+  // Timestamps have one-second resolution: "not before".
+  expect(Date.parse(db.metadata.creationTimestamp)).toBeGreaterThanOrEqual(Date.parse(migrated!.lastTransitionTime!));
+  const available = db.status?.conditions?.find((c) => c.type === 'Available' && c.status === 'True');
+  expect(available).toBeDefined();
+  expect(Date.parse(settings.metadata.creationTimestamp)).toBeGreaterThanOrEqual(Date.parse(available!.lastTransitionTime!));
+  expect((await list('configmaps')).some((c) => c.metadata.name === 'skipped')).toBe(false);
+
+  // Hooks are not part of the comparison: the app diffs clean, and no hook is a prune candidate.
+  const diff = await runPlugin(['diff', '-f', appFile, '--desired', desired, '-o', 'kv']);
+  expect(diff.stdout).toBe('SYNC=Synced\n');
+  const prune = await runPlugin(['prune', '-f', appFile, '--desired', desired, '-o', 'kv']);
+  expect(prune.stdout).toBe('');
+
+  // A second sync replaces the PreSync Job (a new name from the new start time; the old one deleted first only when the name repeats).
+  const again = await runPlugin(['sync', '-f', appFile, '--desired', desired, '-o', 'kv', '--timeout', '3m'], { timeoutMs: 220_000 });
+  expect(again.code).toBe(0);
+}, TIMEOUT);
+
+test('a PreSync hook that fails stops the sync: SyncFail runs, nothing else is applied, nothing is pruned, exit 3', async () => {
+  // What this app once applied and no longer declares: a prune candidate that must survive.
+  await applyYaml(`apiVersion: v1\nkind: ConfigMap\nmetadata: {name: leftover, annotations: {argocd.argoproj.io/tracking-id: "failing:/ConfigMap:${ns}/leftover"}}\ndata: {a: "1"}\n`, { namespace: ns });
+  const before = (await list('configmaps')).find((c) => c.metadata.name === 'leftover')!.metadata.uid;
+  const { appFile, desired } = app('failing', {
+    // Rejected by the API server (a container needs an image): the hook fails before anything runs.
+    'pre.yaml': job('name: broken-migrate', { 'argocd.argoproj.io/hook': 'PreSync' }, ''),
+    'fail.yaml': job('name: on-failure', { 'argocd.argoproj.io/hook': 'SyncFail' }),
+    'app.yaml': configMap('failing-app', 0),
+  });
+  const res = await runPlugin(['sync', '-f', appFile, '--desired', desired, '--prune', '-o', 'kv', '--timeout', '2m'], { timeoutMs: 200_000 });
+  expect(res.code).toBe(3);
+  const lines = res.stdout.trimEnd().split('\n');
+  expect(lines).toContain('HOOK=PreSync Job/broken-migrate Failed');
+  expect(lines).toContain('HOOK=SyncFail Job/on-failure Succeeded');
+  expect(lines.some((l) => l.startsWith('FAILED=Sync/failing operation: PreSync hook Job/broken-migrate could not be created'))).toBe(true);
+  expect((await kubectl(['get', 'configmap', 'failing-app', '-n', ns])).code).not.toBe(0);
+  expect((await list('configmaps')).find((c) => c.metadata.name === 'leftover')?.metadata.uid).toBe(before);
+}, TIMEOUT);
