@@ -176,7 +176,7 @@ describe('the destination decides the cluster', () => {
         ['viasecret', `name: ${clusterName}`],
       ] as const) {
         await applyYaml(`apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: ${name}, namespace: ${ns}}\nspec:\n  destination: {${destination}, namespace: ${ns}}\n`);
-        const res = await plugin(['sync', name, '--app-namespace', ns, '--desired', desired, '--context', 'local', '-o', 'json', '-v']);
+        const res = await plugin(['sync', name, '--app-namespace', ns, '--desired', desired, '--context', 'local', '-o', 'json']);
         expect({ name, code: res.code, stderr: res.stderr.includes('error:') ? res.stderr : '' }).toEqual({ name, code: 0, stderr: '' });
         expect(JSON.parse(res.stdout)).toMatchObject({ context: 'remote', server: remoteURL });
         expect(res.stdout + res.stderr).not.toContain(`not-printed-${suffix}`);
