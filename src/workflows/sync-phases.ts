@@ -81,27 +81,43 @@ function settled(h: HealthStatus | undefined): 'ok' | 'failed' | 'waiting' {
 export async function runPhases(gw: KubeGateway, groups: readonly Group[], syncFail: readonly Group[], opts: PhaseRunOptions, beforePostSync?: () => Promise<string | undefined>): Promise<PhaseRunResult> {
   const out: PhaseRunResult = { results: [], hooks: [] };
   let pruned = false;
+  let stoppedAt = groups.length;
   for (const [i, g] of groups.entries()) {
     if (g.phase === 'PostSync' && !pruned) {
       pruned = true;
       const f = await beforePostSync?.();
       if (f) {
         out.failed = f;
+        stoppedAt = i;
         break;
       }
     }
-    const failed = await runGroup(gw, g, opts, out);
+    const failed = await guarded(() => runGroup(gw, g, opts, out));
     if (failed) {
       out.failed = failed;
+      stoppedAt = i + 1;
       break;
     }
     if (i < groups.length - 1 && opts.waveDelayMs > 0) await opts.sleep(opts.waveDelayMs);
   }
   if (!out.failed && !pruned) out.failed = await beforePostSync?.();
+  // What a stopped sync never reached is reported as such, not left out.
+  for (const g of groups.slice(stoppedAt)) {
+    for (const d of g.steps) out.results.push({ step: d.step, outcome: 'skipped', conflicts: [], message: 'not applied: the sync stopped before this wave' });
+  }
   if (out.failed) {
-    for (const g of syncFail) await runGroup(gw, g, opts, out);
+    for (const g of syncFail) await guarded(() => runGroup(gw, g, opts, out));
   }
   return out;
+}
+
+/** A group's failure as its message: an error from the cluster (it went away, it refused) ends the sync, reported. */
+async function guarded(run: () => Promise<string | undefined>): Promise<string | undefined> {
+  try {
+    return await run();
+  } catch (err) {
+    return (err as Error).message;
+  }
 }
 
 /** One (phase, wave): hooks created, resources applied, then every one waited for. Returns why it failed, if it did. */

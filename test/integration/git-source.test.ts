@@ -89,7 +89,7 @@ describe('desired state from a Git revision (sync and status)', () => {
   }, TEST_TIMEOUT_MS);
 
   it('--revision overrides targetRevision; the branch tip prunes what it no longer declares', async () => {
-    const res = await runPlugin(['sync', '-f', appFile('apps/shop', 'v1'), '--revision', 'main', '-o', 'json']);
+    const res = await runPlugin(['sync', '-f', appFile('apps/shop', 'v1'), '--revision', 'main', '--prune', '-o', 'json']);
     expect(res.code).toBe(0);
     expect((JSON.parse(res.stdout) as { revision?: string }).revision).toBe(tip);
     expect((await liveConfigMap(namespace, 'a'))?.color).toBe('v2');

@@ -173,7 +173,7 @@ describe('other kinds of credentials, against the real API server', () => {
 describe('a user that may apply but not delete', () => {
   test('sync applies, reports the prune as forbidden, and hides nothing', async () => {
     const beforeBeta = await kubectlOk(['get', 'configmap', 'beta', '-n', ns, '-o', 'jsonpath={.metadata.uid}']);
-    const res = await runAs('applier', ['sync', '-f', app, '--desired', changed, '-o', 'json']);
+    const res = await runAs('applier', ['sync', '-f', app, '--desired', changed, '--prune', '-o', 'json']);
     const report = JSON.parse(res.stdout) as { applied: number; steps: { name: string; outcome: string }[]; prune: { results: { name: string; outcome: string; message?: string }[] }; failures: { name: string; phase: string; message: string }[] };
     // Applied: alpha changed, delta created.
     expect(await kubectlOk(['get', 'configmap', 'alpha', '-n', ns, '-o', 'jsonpath={.data.k}'])).toBe('changed');
@@ -188,7 +188,7 @@ describe('a user that may apply but not delete', () => {
   });
 
   test('in table mode the forbidden prune is printed, not only in JSON', async () => {
-    const res = await runAs('applier', ['sync', '-f', app, '--desired', changed]);
+    const res = await runAs('applier', ['sync', '-f', app, '--desired', changed, '--prune']);
     expect(res.code).toBe(3);
     expect(res.stdout + res.stderr).toMatch(/beta[\s\S]*cannot delete configmaps/);
   });

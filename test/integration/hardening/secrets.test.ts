@@ -138,7 +138,7 @@ describe('no planted secret value appears in any output', () => {
   });
 
   it('sync (applies, heals the drifted Secret, prunes the orphan), every mode from a fresh plant', async () => {
-    const r = await leaksOf(['sync', '-f', app, '--desired', desired, '-n', ns], { reset: true });
+    const r = await leaksOf(['sync', '-f', app, '--desired', desired, '-n', ns, '--prune'], { reset: true });
     expect(r.codes.every((c) => c === 0)).toBe(true);
     expect(r.found).toEqual([]);
     // It really did the work whose report was searched.
