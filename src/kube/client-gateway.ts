@@ -33,6 +33,7 @@ import {
   type WatchOptions,
 } from './gateway.js';
 import { scanMetadataList } from './list-scan.js';
+import { formatRequest, type LoggedRequest } from './request-log.js';
 import { parseAggregatedDiscovery, parseLegacyGroupList, parseLegacyResourceList, preferredTypes } from './discovery.js';
 
 /** Page sizes: full objects in pages of 500 (bounded memory per response); metadata-only items are ~300 bytes, so
@@ -55,6 +56,9 @@ export interface ClientGatewayOptions {
   maxRetries?: number;
   /** Base backoff in ms (default 200; doubled per attempt). */
   backoffMs?: number;
+  /** The -v level (6: each request, 7: headers, 8-9: bodies) and where its lines go. */
+  verbosity?: number;
+  log?: (line: string) => void;
 }
 
 interface RequestSpec {
@@ -188,7 +192,25 @@ class ClientGateway implements KubeGateway {
     return { totalMs, connectMs, connectBound: totalMs > 0 && totalMs <= base ? '--request-timeout' : `the ${formatMs(base)} bound on connecting` };
   }
 
+  /** One exchange; at -v 6 and up each is logged (request-log.ts), after it ended. */
   private async once(spec: RequestSpec, signal?: AbortSignal, stream?: (chunk: string) => void): Promise<Response> {
+    const level = this.opts.verbosity ?? 0;
+    const log = this.opts.log;
+    if (level < 6 || !log) return this.exchange(spec, signal, stream);
+    const started = Date.now();
+    let sent: Omit<LoggedRequest, 'ms'> = { method: spec.method, url: `${this.server}${spec.path}`, headers: {} };
+    const onSent = (r: Omit<LoggedRequest, 'ms'>) => (sent = r);
+    try {
+      const res = await this.exchange(spec, signal, stream, onSent);
+      log(formatRequest({ ...sent, status: res.status, ...(stream ? {} : { responseBody: res.body }), ms: Date.now() - started }, level));
+      return res;
+    } catch (err) {
+      log(formatRequest({ ...sent, error: (err as Error).message, ms: Date.now() - started }, level));
+      throw err;
+    }
+  }
+
+  private async exchange(spec: RequestSpec, signal?: AbortSignal, stream?: (chunk: string) => void, onSent?: (r: Omit<LoggedRequest, 'ms'>) => void): Promise<Response> {
     const started = Date.now();
     const { totalMs, connectMs, connectBound } = this.bounds(stream !== undefined);
     const session = await this.h2?.get(connectMs, connectBound);
@@ -207,6 +229,7 @@ class ClientGateway implements KubeGateway {
     }
     const lib = this.url.protocol === 'http:' ? http : https;
     const basePath = this.url.pathname.replace(/\/$/, '');
+    onSent?.({ method: spec.method, url: `${this.url.origin}${basePath}${spec.path}${q ? `?${q}` : ''}`, headers: { ...headers, ...(this.basicAuth ? { Authorization: 'Basic' } : {}) }, ...(payload ? { body: payload.toString() } : {}) });
     // What is left of --request-timeout after the connection was set up (at least 1 ms: it has not run out yet).
     const timeoutMs = totalMs > 0 ? Math.max(1, totalMs - (Date.now() - started)) : 0;
     if (session) return this.onceH2(session, { method: spec.method, path: `${basePath}${spec.path}${q ? `?${q}` : ''}`, headers, payload, timeoutMs, totalMs, signal, stream });
