@@ -12,8 +12,10 @@ import { pruneCommand } from './commands/prune.js';
 import { statusCommand } from './commands/status.js';
 import { normalizeCommand } from './commands/normalize.js';
 import { versionCommand } from './commands/version.js';
+import { completionCommand } from './commands/completion.js';
+import { complete, formatCompletion, type CommandSpec, type CompletionSources, type FlagSpec } from './completion.js';
 
-export const COMMANDS: readonly GitopsCommand[] = [diffCommand, syncCommand, pruneCommand, statusCommand, normalizeCommand, versionCommand];
+export const COMMANDS: readonly GitopsCommand[] = [diffCommand, syncCommand, pruneCommand, statusCommand, normalizeCommand, versionCommand, completionCommand];
 
 const EPILOGUE = `Exit codes: 0 success (diff: in sync), 1 drift found, 2 usage or input error,
 3 cluster or API error, 4 refused by a safety rule. Nothing is changed on 2 or 4.
@@ -44,6 +46,11 @@ function helpOnlyKey(argv: string[], width: number): string | undefined {
  * `commands` defaults to the real ones; tests pass probes.
  */
 export async function runCli(typed: string[], io: Io, commands: readonly GitopsCommand[] = COMMANDS): Promise<ExitCode> {
+  if (typed[0] === '__complete') {
+    const { completionSources } = await import('./completion-sources.js');
+    io.out(formatCompletion(await complete(typed.slice(1), commandSpecs(commands), completionSources(io.env))));
+    return ExitCode.Ok;
+  }
   const width = helpWidth(io);
   let argv: string[];
   try {
@@ -156,6 +163,31 @@ function withOwnFlagsFirst(b: Argv, cmd: GitopsCommand): Argv {
   if (own.length > 0) y = y.group(own, COMMAND_GROUP);
   if (examples.length > 0) y = y.epilogue(`Examples:\n${examples.map(([c, d]) => `  # ${d}\n  ${c}`).join('\n\n')}`);
   return y;
+}
+
+/** What completion needs to know of each command: its flags (own, cluster and global) and its positional argument. */
+export function commandSpecs(commands: readonly GitopsCommand[]): CommandSpec[] {
+  return commands.map((cmd) => {
+    const y = withOwnFlagsFirst(globalOptions(yargs([])).help('help'), cmd) as unknown as {
+      getOptions(): { key: Record<string, unknown>; alias: Record<string, string[]>; boolean: string[]; choices: Record<string, readonly string[]> };
+      getInternalMethods(): { getUsageInstance(): { getDescriptions(): Record<string, string | undefined> } };
+    };
+    const o = y.getOptions();
+    const aliases = new Set(Object.values(o.alias).flat().filter((a) => a.length === 1 || /[A-Z]/.test(a)));
+    const descriptions = y.getInternalMethods().getUsageInstance().getDescriptions();
+    const positional = /\[app\]/.test(String(cmd.command)) ? 'app' : /<path>/.test(String(cmd.command)) ? 'file' : /<shell>/.test(String(cmd.command)) ? 'shell' : undefined;
+    const flags: FlagSpec[] = Object.keys(o.key)
+      .filter((k) => !aliases.has(k) && k !== 'version' && k.length > 1 && !/[A-Z]/.test(k) && !['app', 'path', 'shell'].includes(k))
+      .map((k) => ({
+        name: k,
+        describe: (descriptions[k] ?? '').replace(/\s+/g, ' '),
+        takesValue: !o.boolean.includes(k),
+        ...(k === 'output' ? { choices: cmd.outputs ?? OUTPUT_FORMATS } : o.choices[k] ? { choices: o.choices[k] } : {}),
+      }));
+    // -v's long form is `--v`: offered as such.
+    flags.push({ name: 'v', describe: 'Log level', takesValue: true, choices: ['0', '1', '4', '6', '7', '8', '9'] });
+    return { name: commandWord(cmd), describe: cmd.describe, flags, ...(positional ? { positional } : {}) } as CommandSpec;
+  });
 }
 
 /** The command word the user typed (for the help hint), followed by a space, or nothing. */

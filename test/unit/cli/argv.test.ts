@@ -195,7 +195,8 @@ describe('help of the real commands', () => {
       const word = [cmd.command].flat()[0]!.split(' ')[0]!;
       const { out } = await help([word, '--help']);
       const examples = out.slice(out.indexOf('Examples:'));
-      expect(examples).toMatch(/^Examples:\n {2}# .+\n {2}kubectl /);
+      expect(examples).toMatch(/^Examples:\n {2}# .+\n {2}\S/);
+      expect(examples).toContain("kubectl gitops ");
       for (const line of examples.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
       for (const line of examples.split('\n').filter((l) => l.trimStart().startsWith('kubectl gitops'))) expect(line).toMatch(/^ {2}kubectl gitops \S/);
     }
