@@ -47,7 +47,8 @@ export function renderLiveDiff(r: LiveDiffReport, format: OutputFormat, paint: P
   return renderDocument(r, format, {
     kv: () => renderLiveDiffKv(r, fieldManager),
     table: () => {
-      const head = r.context ? [paint.dim(`Application ${r.app} on context ${r.context} (${r.server ?? ''})`)] : [];
+      // Which Application, where it acts: the context its destination resolved to and the namespace (-n over the Application's).
+      const head = [paint.dim(`Application ${r.app}${r.context ? ` on context ${r.context} (${r.server ?? ''})` : ''}, namespace ${r.namespace || '-'}`)];
       if (r.sync === 'Unknown') return [...head, `${paint.bold('UNKNOWN')} ${r.reason ?? ''}`].join('\n') + '\n';
       const table = renderDiffTable({ ...r, sync: r.sync }, paint).trimEnd().split('\n');
       const last = table.pop() as string;
