@@ -54,6 +54,9 @@ export async function runCli(typed: string[], io: Io, commands: readonly GitopsC
   const width = helpWidth(io);
   let argv: string[];
   try {
+    if (typed[0] === 'help' && typed[1] !== undefined && !commands.some((c) => commandWord(c) === typed[1])) {
+      throw new UsageError(`unknown command "${typed[1]}" for "kubectl gitops help": the commands are ${commands.map(commandWord).join(', ')}`);
+    }
     argv = normalizeArgv(typed);
   } catch (err) {
     io.err(describeError(err, false) + '\n');

@@ -166,6 +166,13 @@ describe('help of the real commands', () => {
     expect(a.out).toMatch(/^kubectl gitops diff \[app\]/);
   });
 
+  it('`help <unknown>` is a usage error naming the commands', async () => {
+    const r = await help(['help', 'nope']);
+    expect(r.code).toBe(ExitCode.Input);
+    expect(r.out).toBe('');
+    expect(r.err).toMatch(/^error: unknown command "nope" for "kubectl gitops help": the commands are diff, sync, prune, status, normalize, version, completion\n/);
+  });
+
   it('lists a command\'s own flags before the cluster and global flags', async () => {
     const { out } = await help(['diff', '--help']);
     const at = (s: string) => out.indexOf(s);
