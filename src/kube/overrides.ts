@@ -60,7 +60,8 @@ export function overrideContext(merged: MergedKubeconfig, selected: SelectedCont
     c.server = o.server;
     delete c['tls-server-name'];
   }
-  if (o.certificateAuthority !== undefined || o.insecureSkipTlsVerify !== undefined) {
+  // As client-go: only a CA or a true skip replaces them (`--insecure-skip-tls-verify=false` changes nothing).
+  if (o.certificateAuthority !== undefined || o.insecureSkipTlsVerify === true) {
     delete c['certificate-authority'];
     delete c['certificate-authority-data'];
     c['insecure-skip-tls-verify'] = o.insecureSkipTlsVerify === true;

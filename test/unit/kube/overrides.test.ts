@@ -59,6 +59,8 @@ describe('applyOverrides', () => {
     const skip = applyOverrides(merged, undefined, { insecureSkipTlsVerify: true }).cluster.value;
     expect(skip).toEqual({ server: 'https://prod:6443', 'tls-server-name': 'api.prod', 'insecure-skip-tls-verify': true });
     expect(() => applyOverrides(merged, undefined, { insecureSkipTlsVerify: true, certificateAuthority: '/ca.crt' })).toThrow(/cannot both be given/);
+    // An explicit false changes nothing, as in client-go.
+    expect(applyOverrides(merged, undefined, { insecureSkipTlsVerify: false }).cluster.value).toEqual(merged.clusters[0]!.value);
   });
 
   it('--token replaces token files and exec plugins; --client-certificate/--client-key replace inline data', () => {
