@@ -1,7 +1,8 @@
 // kubectl's connection flags against the local control plane: impersonation (--as, --as-group) under
-// RBAC, a ServiceAccount token from `kubectl create token` with --server and --certificate-authority
-// and no kubeconfig at all, --insecure-skip-tls-verify, --tls-server-name, --user and --cluster, and
-// -v 6 logging each request.
+// RBAC, a ServiceAccount token from `kubectl create token` with --server and --certificate-authority over
+// a kubeconfig that has neither the right server nor a CA nor credentials, --insecure-skip-tls-verify,
+// --tls-server-name, --user and --cluster. The flags change the context the command acts on (the one the
+// Application's in-cluster destination resolves to: the current context).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
@@ -15,8 +16,8 @@ let desired: string;
 let server: string;
 let caFile: string;
 let token: string;
-/** Any kubeconfig the plugin might find is hidden: only the flags say where the cluster is. */
-const NO_KUBECONFIG = { KUBECONFIG: '/nonexistent/kubeconfig', HOME: '/nonexistent' };
+/** A kubeconfig whose one context has a server that is not there, no CA and no credentials: the flags say the rest. */
+let bare: string;
 
 beforeAll(async () => {
   ns = await createTestNamespace('kubectl-flags');
@@ -36,6 +37,18 @@ beforeAll(async () => {
       .join('---\n'),
   );
   token = (await kubectlOk(['create', 'token', 'reader', '-n', ns, '--duration=1h'])).trim();
+  bare = join(work.dir, 'bare.kubeconfig');
+  writeFileSync(
+    bare,
+    stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'nowhere', cluster: { server: 'https://127.0.0.1:1' } }],
+      users: [{ name: 'nobody', user: {} }],
+      contexts: [{ name: 'bare', context: { cluster: 'nowhere', user: 'nobody' } }],
+      'current-context': 'bare',
+    }),
+  );
   app = writeApp(work.dir, { name: `flags-${ns}`, destinationNamespace: ns });
   desired = writeDesired(work.dir, 'desired', [configMap('alpha')]);
   expect((await runPlugin(['sync', '-f', app, '--desired', desired])).code).toBe(0);
@@ -79,10 +92,10 @@ async function kubectl404(name: string): Promise<boolean> {
   return out.trim() === '';
 }
 
-describe('a token from `kubectl create token`, no kubeconfig', () => {
+describe('a token from `kubectl create token`, the server and the CA as flags', () => {
   it('--server (-s) with --certificate-authority and --token', async () => {
     for (const serverFlag of [['--server', server], [`-s${server}`], [`--server=${server}`]]) {
-      const r = await run(pluginPath, [...diffArgs(), ...serverFlag, '--certificate-authority', caFile, '--token', token], { env: NO_KUBECONFIG });
+      const r = await run(pluginPath, [...diffArgs(), ...serverFlag, '--certificate-authority', caFile, '--token', token], { env: { KUBECONFIG: bare } });
       expect(r.stderr).toBe('');
       expect(r.stdout).toBe('SYNC=Synced\n');
       expect(r.code).toBe(0);
@@ -91,24 +104,24 @@ describe('a token from `kubectl create token`, no kubeconfig', () => {
 
   it('the server\'s certificate is checked: another CA fails (exit 3), --insecure-skip-tls-verify skips the check', async () => {
     const otherCa = join(process.cwd(), 'test', 'fixtures', 'tls', 'server.crt');
-    const bad = await run(pluginPath, [...diffArgs(), '--server', server, '--certificate-authority', otherCa, '--token', token], { env: NO_KUBECONFIG });
+    const bad = await run(pluginPath, [...diffArgs(), '--server', server, '--certificate-authority', otherCa, '--token', token], { env: { KUBECONFIG: bare } });
     expect(bad.code).toBe(3);
     expect(bad.stderr).toMatch(/TLS handshake with https:\/\/127\.0\.0\.1:\d+ failed/);
-    const skip = await run(pluginPath, [...diffArgs(), '--server', server, '--insecure-skip-tls-verify', '--token', token], { env: NO_KUBECONFIG });
+    const skip = await run(pluginPath, [...diffArgs(), '--server', server, '--insecure-skip-tls-verify', '--token', token], { env: { KUBECONFIG: bare } });
     expect(skip.stdout).toBe('SYNC=Synced\n');
   });
 
   it('--tls-server-name names the certificate the server must show', async () => {
     const base = [...diffArgs(), '--server', server, '--certificate-authority', caFile, '--token', token];
-    const good = await run(pluginPath, [...base, '--tls-server-name', 'kubernetes.default'], { env: NO_KUBECONFIG });
+    const good = await run(pluginPath, [...base, '--tls-server-name', 'kubernetes.default'], { env: { KUBECONFIG: bare } });
     expect(good.stdout).toBe('SYNC=Synced\n');
-    const bad = await run(pluginPath, [...base, '--tls-server-name', 'not-the-apiserver.example'], { env: NO_KUBECONFIG });
+    const bad = await run(pluginPath, [...base, '--tls-server-name', 'not-the-apiserver.example'], { env: { KUBECONFIG: bare } });
     expect(bad.code).toBe(3);
     expect(bad.stderr).toMatch(/TLS handshake .* failed/);
   });
 
   it('a wrong token is rejected (401, exit 3)', async () => {
-    const r = await run(pluginPath, [...diffArgs(), '--server', server, '--certificate-authority', caFile, '--token', 'not-a-token'], { env: NO_KUBECONFIG });
+    const r = await run(pluginPath, [...diffArgs(), '--server', server, '--certificate-authority', caFile, '--token', 'not-a-token'], { env: { KUBECONFIG: bare } });
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/unauthorized \(401\)/);
   });

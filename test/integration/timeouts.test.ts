@@ -1,8 +1,12 @@
 // Timeouts that hold: an API server address that accepts TCP connections and never answers (not even
 // the TLS handshake) makes `diff` exit 3 naming the server and the phase, within the 10 s connect bound
 // without --request-timeout and within --request-timeout with it. Times are printed, and asserted only
-// generously (a loaded machine is slow, never early).
+// generously (a loaded machine is slow, never early). The kubeconfig's one context names the silent
+// server; the Application's in-cluster destination resolves to it.
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
 import type { AddressInfo } from 'node:net';
 import { pluginPath, run } from './support/index.js';
 import { configMap, tempDir, writeApp, writeDesired } from './hardening/support.js';
@@ -12,6 +16,7 @@ const sockets = new Set<Socket>();
 let url: string;
 let work: ReturnType<typeof tempDir>;
 let args: string[];
+let kubeconfig: string;
 
 beforeAll(async () => {
   server = createServer((s) => {
@@ -23,7 +28,19 @@ beforeAll(async () => {
   work = tempDir('timeouts');
   const app = writeApp(work.dir, { name: 'timeouts', destinationNamespace: 'default' });
   const desired = writeDesired(work.dir, 'desired', [configMap('alpha')]);
-  args = ['diff', '-f', app, '--desired', desired, '--server', url, '--insecure-skip-tls-verify', '--token', 'unused'];
+  kubeconfig = join(work.dir, 'silent.kubeconfig');
+  writeFileSync(
+    kubeconfig,
+    stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'silent', cluster: { server: url, 'insecure-skip-tls-verify': true } }],
+      users: [{ name: 'u', user: { token: 'unused' } }],
+      contexts: [{ name: 'silent', context: { cluster: 'silent', user: 'u' } }],
+      'current-context': 'silent',
+    }),
+  );
+  args = ['diff', '-f', app, '--desired', desired, '--kubeconfig', kubeconfig];
 });
 
 afterAll(async () => {
@@ -34,7 +51,7 @@ afterAll(async () => {
 
 async function timed(extra: string[]) {
   const started = Date.now();
-  const res = await run(pluginPath, [...args, ...extra], { env: { KUBECONFIG: '/nonexistent/kubeconfig' }, timeoutMs: 90_000 });
+  const res = await run(pluginPath, [...args, ...extra], { timeoutMs: 90_000 });
   return { ...res, ms: Date.now() - started };
 }
 
@@ -58,7 +75,7 @@ it('with --request-timeout 2s, that bound ends it', async () => {
 
 it('over HTTP/1.1 too (KUBECTL_GITOPS_HTTP1=1)', async () => {
   const started = Date.now();
-  const r = await run(pluginPath, [...args, '--request-timeout=1500ms'], { env: { KUBECONFIG: '/nonexistent/kubeconfig', KUBECTL_GITOPS_HTTP1: '1' }, timeoutMs: 90_000 });
+  const r = await run(pluginPath, [...args, '--request-timeout=1500ms'], { env: { KUBECTL_GITOPS_HTTP1: '1' }, timeoutMs: 90_000 });
   process.stderr.write(`timeouts: HTTP/1.1, --request-timeout 1500ms: diff exited ${r.code} after ${Date.now() - started} ms\n`);
   expect(r.code).toBe(3);
   expect(r.stderr).toContain(`the API server at ${url} timed out in the TLS handshake: nothing within 1.5s (--request-timeout)`);
