@@ -215,7 +215,8 @@ export async function bundle(outdir, info, srcRoot = ROOT) {
   });
   mkdirSync(outdir, { recursive: true });
   // Names this build's code caches: a cache is only valid for the exact executable that wrote it.
-  const buildId = `${info.version}-${info.commit}-${createHash('sha256').update(result.outputFiles.map((f) => f.hash).join()).update(String(Date.now())).digest('hex').slice(0, 16)}`;
+  // A release build (info.stamp, see package.mjs) must give the same bytes from the same inputs: no clock in it.
+  const buildId = `${info.version}-${info.commit}-${createHash('sha256').update(result.outputFiles.map((f) => f.hash).join()).update(info.stamp ?? String(Date.now())).digest('hex').slice(0, 16)}`;
   const chunks = [];
   let main = '';
   for (const file of result.outputFiles) {
@@ -323,7 +324,7 @@ export async function injectSea({ nodeBinary, blobPath, out, machO = false, stri
 }
 
 /** A stripped copy of the pinned Node binary, reused across builds (stripping 126 MB is slow). */
-function strippedNode() {
+export function strippedNode() {
   const stripped = join(WORK, `node-${process.version}-${process.platform}-${process.arch}.stripped`);
   if (!existsSync(stripped) || statSync(stripped).mtimeMs < statSync(NODE_BIN).mtimeMs) {
     copyFileSync(NODE_BIN, stripped + '.tmp');

@@ -9,5 +9,7 @@ export interface KrewPlatform {
   archiveName: string;
   sha256: string;
   bin: string;
+  /** The archive's files, when the manifest lists them (krew then installs only these). */
+  files?: string[];
 }
-export declare function krewManifest(opts: { version: string; platforms: KrewPlatform[] }): string;
+export declare function krewManifest(opts: { version: string; platforms: KrewPlatform[]; inputsCommit?: string }): string;

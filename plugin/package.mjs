@@ -1,26 +1,34 @@
-// `npm run package`: one archive per platform in dist/ (executable + LICENSE + third-party notices),
-// a .sha256 file for each, and dist/krew-manifest.yaml generated from their real checksums (with --release, the
-// committed krew-manifest.yaml too).
+// `npm run package`: one archive per platform in dist/ (executable, kubectl_complete-gitops on Linux,
+// LICENSE, third-party notices), a .sha256 file for each, and dist/gitops.yaml, the krew manifest
+// generated from their real checksums (with --release, the committed plugins/gitops.yaml too).
 //
-// Archives hold the committed HEAD (exported with git archive), never uncommitted edits. linux/amd64
-// is built as `npm run build` does (startup snapshot). Other platforms use the Node binary the npm
-// registry ships as `node-<os>-<arch>` at the pinned Node version, with a blob made without snapshot
-// or code cache (both are only valid for the Node binary that made them), so they start slower.
+// Archives hold the committed HEAD (exported with git archive), never uncommitted edits, and are
+// reproducible: the same build inputs (src/, package files, plugin/ scripts, LICENSE) give the same
+// bytes. The commit stamped into the executable and every file time in the archives are those of
+// the last commit that changed an input, not of HEAD, so committing the manifest they produced does
+// not change them; every platform's blob is made without a startup snapshot or code cache (V8 writes
+// neither the same way twice, and both are only valid for the Node binary that made them), so the
+// release starts slower than `npm run build`'s executable; archives are written with fixed owners,
+// modes, order and times (zip in UTC). The tools are required for a release: no silent fallback
+// that would make another machine's archives differ. linux/amd64 uses this machine's pinned Node;
+// the others the Node binary the npm registry ships as `node-<os>-<arch>` at the pinned version.
 // darwin is left out: npm has no Node 24 darwin package, and postject breaks the code signature that
 // Apple Silicon requires. windows' Authenticode signature is removed before injection (osslsigncode).
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, WORK, buildHost, injectSea, makeBlob, stripElf } from './build.mjs';
-import { krewManifest } from './krew-manifest.mjs';
+import { ROOT, WORK, bundle, injectSea, makeBlob, stripElf, strippedNode } from './build.mjs';
+import { PLUGIN_NAME, krewManifest } from './krew-manifest.mjs';
 
 const DIST = join(ROOT, 'dist');
+/** krew-index and validate-krew-manifest want the manifest named after the plugin. */
+const MANIFEST_NAME = `${PLUGIN_NAME}.yaml`;
 const NODE_VERSION = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'node', 'package.json'), 'utf8')).version;
 
 /** Every platform we ship: where its Node comes from, how to shrink it, how to check it here. */
 const TARGETS = [
-  { os: 'linux', arch: 'amd64', host: true, format: 'tar.gz', exe: 'kubectl-gitops' },
+  { os: 'linux', arch: 'amd64', host: true, format: 'tar.gz', exe: 'kubectl-gitops', completion: true },
   {
     os: 'linux',
     arch: 'arm64',
@@ -28,6 +36,7 @@ const TARGETS = [
     nodePath: 'package/bin/node',
     format: 'tar.gz',
     exe: 'kubectl-gitops',
+    completion: true,
     strip: 'aarch64-linux-gnu-strip',
     // qemu-user runs the arm64 executable here when Debian's qemu-user and arm64 cross libc are installed.
     check: (bin) => (has('qemu-aarch64') && existsSync('/usr/aarch64-linux-gnu/lib') ? ['qemu-aarch64', ['-L', '/usr/aarch64-linux-gnu', bin]] : null),
@@ -98,12 +107,17 @@ function thirdPartyNotices(metafile, nodeLicense) {
   return parts.join('\n\n');
 }
 
-/** Writes the archive from a staging folder with fixed owners and times, so equal inputs give equal bytes. */
-function archive(stage, files, out, format, mtime) {
+/** Writes the archive from a staging folder with fixed owners, modes, order and times, so equal inputs give equal bytes. */
+function archive(stage, files, out, format, mtime, executables) {
   rmSync(out, { force: true });
-  for (const f of files) execFileSync('touch', ['-d', `@${mtime}`, join(stage, f)]);
+  files = [...files].sort();
+  for (const f of files) {
+    chmodSync(join(stage, f), executables.includes(f) ? 0o755 : 0o644);
+    execFileSync('touch', ['-d', `@${mtime}`, join(stage, f)]);
+  }
   if (format === 'zip') {
-    execFileSync('zip', ['-q', '-X', '-6', out, ...files], { cwd: stage });
+    // zip stores local times: in UTC they are the same on every machine.
+    execFileSync('zip', ['-q', '-X', '-6', out, ...files], { cwd: stage, env: { ...process.env, TZ: 'UTC' } });
   } else {
     const tar = execFileSync('tar', ['--sort=name', '--owner=0', '--group=0', '--numeric-owner', `--mtime=@${mtime}`, '-cf', '-', ...files], {
       cwd: stage,
@@ -118,19 +132,24 @@ function exportHead() {
   const dir = join(WORK, 'head');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const tar = execFileSync('git', ['archive', '--format=tar', 'HEAD', 'src', 'package.json'], { cwd: ROOT, maxBuffer: 1 << 28 });
+  const tar = execFileSync('git', ['archive', '--format=tar', 'HEAD', 'src', 'package.json', 'LICENSE', 'plugin/kubectl_complete-gitops'], { cwd: ROOT, maxBuffer: 1 << 28 });
   execFileSync('tar', ['-xf', '-', '-C', dir], { input: tar });
   const version = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version;
-  const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT }).toString().trim();
-  return { dir, info: { version, commit } };
+  // The last commit that changed what goes into the archives: its hash is stamped, its time is every file's.
+  const [commit, time] = execFileSync('git', ['log', '-1', '--format=%h %ct', 'HEAD', '--', ...BUILD_INPUTS], { cwd: ROOT }).toString().trim().split(' ');
+  return { dir, info: { version, commit, stamp: commit }, mtime: Number(time || '0') };
 }
+
+/** What the archives are made of: a change elsewhere (README, tests, the manifest) leaves them as they are. */
+const BUILD_INPUTS = ['src', 'package.json', 'package-lock.json', 'LICENSE', 'plugin/build.mjs', 'plugin/package.mjs', 'plugin/kubectl_complete-gitops'];
 
 async function main() {
   const head = exportHead();
   const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'package.json'], { cwd: ROOT }).toString().trim();
   if (dirty) console.warn('package: uncommitted changes under src/ are not packaged; building the committed HEAD');
-  const { info, bundled, out: hostExe, startup } = await buildHost({ srcRoot: head.dir, out: join(WORK, 'kubectl-gitops.release'), info: head.info });
-  const mtime = Number(execFileSync('git', ['log', '-1', '--format=%ct'], { cwd: ROOT }).toString().trim() || '0');
+  const release = process.argv.includes('--release');
+  const { info, mtime } = head;
+  const bundled = await bundle(join(WORK, 'release'), info, head.dir);
   rmSync(DIST, { recursive: true, force: true });
   mkdirSync(DIST, { recursive: true });
 
@@ -154,6 +173,7 @@ async function main() {
   for (const t of TARGETS) {
     if (t.npm && !nodes.has(t)) continue;
     if (t.format === 'zip' && !has('zip')) {
+      if (release) throw new Error(`zip is needed for the ${t.os}/${t.arch} release archive (Debian package zip)`);
       console.warn(`package: zip not found; ${t.os}/${t.arch} is packed as .tar.gz (krew accepts both)`);
       t.format = 'tar.gz';
     }
@@ -164,8 +184,10 @@ async function main() {
     const exe = join(stage, t.exe);
     let tested = 'untested here';
     if (t.host) {
-      copyFileSync(hostExe, exe);
-      tested = `ran here, start-up ${startup}`;
+      await injectSea({ nodeBinary: strippedNode(), blobPath: portableBlob, out: exe });
+      const v = JSON.parse(execFileSync(exe, ['version', '-o', 'json'], { env: {}, cwd: '/' }).toString());
+      if (v.version !== info.version || v.gitCommit !== info.commit) throw new Error(`checking ${t.os}/${t.arch}: it says ${v.version} (${v.gitCommit})`);
+      tested = 'ran here';
     } else {
       const node = nodes.get(t);
       let base = node.binary;
@@ -175,10 +197,14 @@ async function main() {
         if (t.unsign && has('osslsigncode')) {
           execFileSync('osslsigncode', ['remove-signature', '-in', node.binary, '-out', base], { stdio: 'ignore' });
         } else {
+          if (t.unsign && release) throw new Error(`osslsigncode is needed for the ${t.os}/${t.arch} release archive (Debian package osslsigncode)`);
           copyFileSync(node.binary, base);
           if (t.unsign) console.warn(`package: osslsigncode not found; ${t.os}/${t.arch} keeps a signature the injection invalidates`);
         }
-        if (t.strip && !(has(t.strip) && stripElf(base, t.strip))) console.warn(`package: ${t.strip} not found; ${t.os}/${t.arch} keeps its debug info`);
+        if (t.strip && !(has(t.strip) && stripElf(base, t.strip))) {
+          if (release) throw new Error(`${t.strip} is needed for the ${t.os}/${t.arch} release archive (Debian package binutils-aarch64-linux-gnu)`);
+          console.warn(`package: ${t.strip} not found; ${t.os}/${t.arch} keeps its debug info`);
+        }
       }
       await injectSea({ nodeBinary: base, blobPath: portableBlob, out: exe });
       const check = t.check?.(exe);
@@ -191,25 +217,29 @@ async function main() {
         tested = `ran here under ${check[0]}`;
       }
     }
-    chmodSync(exe, 0o755);
-    copyFileSync(join(ROOT, 'LICENSE'), join(stage, 'LICENSE'));
+    copyFileSync(join(head.dir, 'LICENSE'), join(stage, 'LICENSE'));
     writeFileSync(join(stage, 'THIRD-PARTY-NOTICES'), thirdPartyNotices(bundled.metafile, nodeLicense));
+    const files = [t.exe, 'LICENSE', 'THIRD-PARTY-NOTICES'];
+    // kubectl finds `kubectl_complete-gitops` on PATH to complete `kubectl gitops` (a shell script: not on Windows).
+    if (t.completion) {
+      copyFileSync(join(head.dir, 'plugin', 'kubectl_complete-gitops'), join(stage, 'kubectl_complete-gitops'));
+      files.push('kubectl_complete-gitops');
+    }
     const archiveName = `kubectl-gitops_${info.version}_${t.os}_${t.arch}.${t.format}`;
     const archivePath = join(DIST, archiveName);
-    archive(stage, [t.exe, 'LICENSE', 'THIRD-PARTY-NOTICES'], archivePath, t.format, mtime);
+    archive(stage, files, archivePath, t.format, mtime, [t.exe, 'kubectl_complete-gitops']);
     const sum = sha256(archivePath);
     writeFileSync(archivePath + '.sha256', `${sum}  ${archiveName}\n`);
-    platforms.push({ os: t.os, arch: t.arch, archiveName, sha256: sum, bin: t.exe });
+    platforms.push({ os: t.os, arch: t.arch, archiveName, sha256: sum, bin: t.exe, files: [...files].sort() });
     report.push(`  ${archiveName}  ${(readFileSync(archivePath).length / 1e6).toFixed(1)} MB  sha256 ${sum.slice(0, 12)}…  (${tested}; ${((Date.now() - started) / 1000).toFixed(1)} s)`);
   }
 
-  // dist/krew-manifest.yaml matches these archives; the committed one at the root is the release's, rewritten only
+  // dist/gitops.yaml matches these archives; the committed plugins/gitops.yaml is the release's, rewritten only
   // with --release (packaging for tests and local installs must not change tracked files).
-  const manifest = krewManifest({ version: info.version, platforms });
-  writeFileSync(join(DIST, 'krew-manifest.yaml'), manifest);
-  const release = process.argv.includes('--release');
-  if (release) writeFileSync(join(ROOT, 'krew-manifest.yaml'), manifest);
-  console.log(`packaged ${info.version} (${info.commit}) into dist/:\n${report.join('\n')}\nwrote dist/krew-manifest.yaml${release ? ' and krew-manifest.yaml' : ''}`);
+  const manifest = krewManifest({ version: info.version, platforms, inputsCommit: info.commit });
+  writeFileSync(join(DIST, MANIFEST_NAME), manifest);
+  if (release) writeFileSync(join(ROOT, 'plugins', MANIFEST_NAME), manifest);
+  console.log(`packaged ${info.version} (inputs of ${info.commit}) into dist/:\n${report.join('\n')}\nwrote dist/${MANIFEST_NAME}${release ? ` and plugins/${MANIFEST_NAME}` : ''}`);
   const missing = TARGETS.filter((t) => !platforms.some((p) => p.os === t.os && p.arch === t.arch));
   if (missing.length) console.warn(`package: WARNING: not packaged: ${missing.map((t) => `${t.os}/${t.arch}`).join(', ')}`);
 }

@@ -1,18 +1,21 @@
 // Builds the yargs program, registers every command explicitly and runs one of them.
-import yargs from 'yargs';
+import yargs, { type Argv } from 'yargs';
 import type { Io } from './io.js';
 import type { GitopsCommand } from './command.js';
-import { globalOptions, toGlobalOptions } from './options.js';
+import { OUTPUT_FORMATS, globalOptions, toGlobalOptions } from './options.js';
+import { UsageError, normalizeArgv } from './argv.js';
 import { makeContext } from './context.js';
-import { ExitCode, InputError, describeError, exitCodeFor } from './exit-codes.js';
+import { ExitCode, describeError, exitCodeFor } from './exit-codes.js';
 import { diffCommand } from './commands/diff.js';
 import { syncCommand } from './commands/sync.js';
 import { pruneCommand } from './commands/prune.js';
 import { statusCommand } from './commands/status.js';
 import { normalizeCommand } from './commands/normalize.js';
 import { versionCommand } from './commands/version.js';
+import { completionCommand } from './commands/completion.js';
+import { complete, formatCompletion, type CommandSpec, type CompletionSources, type FlagSpec } from './completion.js';
 
-export const COMMANDS: readonly GitopsCommand[] = [diffCommand, syncCommand, pruneCommand, statusCommand, normalizeCommand, versionCommand];
+export const COMMANDS: readonly GitopsCommand[] = [diffCommand, syncCommand, pruneCommand, statusCommand, normalizeCommand, versionCommand, completionCommand];
 
 const EPILOGUE = `Exit codes: 0 success (diff: in sync), 1 drift found, 2 usage or input error,
 3 cluster or API error, 4 refused by a safety rule. Nothing is changed on 2 or 4.
@@ -37,16 +40,29 @@ function helpOnlyKey(argv: string[], width: number): string | undefined {
   return pure ? `${width} ${argv.join(' ')}` : undefined;
 }
 
-/** A usage mistake found by yargs itself (unknown flag, bad choice, missing command): exit 2 with a help hint. */
-class UsageError extends InputError {}
-
 /**
  * Parses argv, runs the chosen command and returns its exit code; never exits the process.
  * Everything, help text included, is written through `io` (yargs never prints by itself).
  * `commands` defaults to the real ones; tests pass probes.
  */
-export async function runCli(argv: string[], io: Io, commands: readonly GitopsCommand[] = COMMANDS): Promise<ExitCode> {
+export async function runCli(typed: string[], io: Io, commands: readonly GitopsCommand[] = COMMANDS): Promise<ExitCode> {
+  if (typed[0] === '__complete') {
+    const { completionSources } = await import('./completion-sources.js');
+    io.out(formatCompletion(await complete(typed.slice(1), commandSpecs(commands), completionSources(io.env))));
+    return ExitCode.Ok;
+  }
   const width = helpWidth(io);
+  let argv: string[];
+  try {
+    if (typed[0] === 'help' && typed[1] !== undefined && !commands.some((c) => commandWord(c) === typed[1])) {
+      throw new UsageError(`unknown command "${typed[1]}" for "kubectl gitops help": the commands are ${commands.map(commandWord).join(', ')}`);
+    }
+    argv = normalizeArgv(typed);
+  } catch (err) {
+    io.err(describeError(err, false) + '\n');
+    io.err(`See 'kubectl gitops ${commandName(typed, commands)}--help' for usage.\n`);
+    return exitCodeFor(err);
+  }
   const helpKey = commands === COMMANDS ? helpOnlyKey(argv, width) : undefined;
   const laidOut = helpKey === undefined ? undefined : HELP_TEXTS.get(helpKey);
   if (laidOut !== undefined) {
@@ -54,7 +70,7 @@ export async function runCli(argv: string[], io: Io, commands: readonly GitopsCo
     return ExitCode.Ok;
   }
   let code: ExitCode = ExitCode.Ok;
-  let verbose = argv.some((a) => a === '--verbose' || /^-[a-zA-Z]*v[a-zA-Z]*$/.test(a));
+  let verbose = argv.some((a) => a === '--verbose' || /^--v=0*[1-9]/.test(a));
   let ran = false;
   let y = globalOptions(yargs(argv))
     .scriptName('kubectl gitops')
@@ -81,9 +97,18 @@ export async function runCli(argv: string[], io: Io, commands: readonly GitopsCo
     y = y.command({
       command: cmd.command,
       describe: cmd.describe,
-      builder: (b) => cmd.builder(b),
+      builder: (b) => withOwnFlagsFirst(b, cmd),
       handler: async (args) => {
-        const opts = toGlobalOptions(args);
+        const outputs = cmd.outputs ?? OUTPUT_FORMATS;
+        const word = commandWord(cmd);
+        if (typeof args.output === 'string' && !outputs.includes(args.output as never)) {
+          const known = OUTPUT_FORMATS.includes(args.output as never);
+          throw new UsageError(`${known ? `${word} cannot print` : 'unknown'} output format "${args.output}": ${word} prints ${outputs.join(', ')}`);
+        }
+        if (args.allNamespaces === true) {
+          throw new UsageError(`-A/--all-namespaces does not apply to ${word}: it acts on one Application (its objects' namespace is -n/--namespace, the Application's is --app-namespace)`);
+        }
+        const opts = toGlobalOptions(args, outputs[0]);
         verbose = opts.verbose;
         ran = true;
         code = await cmd.run(args, makeContext(io, opts));
@@ -108,6 +133,64 @@ export async function runCli(argv: string[], io: Io, commands: readonly GitopsCo
     io.out(text);
   }
   return code;
+}
+
+/** Help group of a command's own flags: shown before the cluster and global ones. */
+export const COMMAND_GROUP = 'Flags:';
+
+/**
+ * Builds a command so that its help lists its own flags first (the group is made before the cluster
+ * and global groups exist) and its examples one command per line under a comment, as kubectl's help
+ * does, instead of yargs' two columns that wrap long commands.
+ */
+function withOwnFlagsFirst(b: Argv, cmd: GitopsCommand): Argv {
+  const examples: [string, string][] = [];
+  type Internals = { example: unknown; getGroups(): Record<string, string[]>; getOptions(): { key: Record<string, unknown>; alias: Record<string, string[]> } };
+  const inner = b as unknown as Internals;
+  // Collected while the builder runs (an own property shadows yargs' method), then removed again.
+  inner.example = (command: unknown, description?: string) => {
+    if (typeof command === 'string') examples.push([command, description ?? '']);
+    return b;
+  };
+  let y: Argv;
+  try {
+    y = cmd.builder(b.group([], 'Positionals:').group([], COMMAND_GROUP));
+  } finally {
+    delete (inner as { example?: unknown }).example;
+  }
+  const internals = y as unknown as Internals;
+  const grouped = new Set(Object.values(internals.getGroups()).flat());
+  const { key, alias } = internals.getOptions();
+  const aliases = new Set(Object.values(alias).flat());
+  const own = Object.keys(key).filter((k) => !grouped.has(k) && !aliases.has(k) && k !== 'help' && k !== 'version');
+  if (own.length > 0) y = y.group(own, COMMAND_GROUP);
+  if (examples.length > 0) y = y.epilogue(`Examples:\n${examples.map(([c, d]) => `  # ${d}\n  ${c}`).join('\n\n')}`);
+  return y;
+}
+
+/** What completion needs to know of each command: its flags (own, cluster and global) and its positional argument. */
+export function commandSpecs(commands: readonly GitopsCommand[]): CommandSpec[] {
+  return commands.map((cmd) => {
+    const y = withOwnFlagsFirst(globalOptions(yargs([])).help('help'), cmd) as unknown as {
+      getOptions(): { key: Record<string, unknown>; alias: Record<string, string[]>; boolean: string[]; choices: Record<string, readonly string[]> };
+      getInternalMethods(): { getUsageInstance(): { getDescriptions(): Record<string, string | undefined> } };
+    };
+    const o = y.getOptions();
+    const aliases = new Set(Object.values(o.alias).flat().filter((a) => a.length === 1 || /[A-Z]/.test(a)));
+    const descriptions = y.getInternalMethods().getUsageInstance().getDescriptions();
+    const positional = /\[app\]/.test(String(cmd.command)) ? 'app' : /<path>/.test(String(cmd.command)) ? 'file' : /<shell>/.test(String(cmd.command)) ? 'shell' : undefined;
+    const flags: FlagSpec[] = Object.keys(o.key)
+      .filter((k) => !aliases.has(k) && k !== 'version' && k.length > 1 && !/[A-Z]/.test(k) && !['app', 'path', 'shell'].includes(k))
+      .map((k) => ({
+        name: k,
+        describe: (descriptions[k] ?? '').replace(/\s+/g, ' '),
+        takesValue: !o.boolean.includes(k),
+        ...(k === 'output' ? { choices: cmd.outputs ?? OUTPUT_FORMATS } : o.choices[k] ? { choices: o.choices[k] } : {}),
+      }));
+    // -v's long form is `--v`: offered as such.
+    flags.push({ name: 'v', describe: 'Log level', takesValue: true, choices: ['0', '1', '4', '6', '7', '8', '9'] });
+    return { name: commandWord(cmd), describe: cmd.describe, flags, ...(positional ? { positional } : {}) } as CommandSpec;
+  });
 }
 
 /** The command word the user typed (for the help hint), followed by a space, or nothing. */

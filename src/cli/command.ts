@@ -2,11 +2,14 @@
 import type { Argv } from 'yargs';
 import type { CommandContext } from './context.js';
 import type { ExitCode } from './exit-codes.js';
+import type { OutputFormat } from '../render/colour.js';
 
 export interface GitopsCommand {
   command: string | string[];
   describe: string;
   builder: (y: Argv) => Argv;
+  /** The output modes it can produce, its default first (default: table, json, yaml, kv, env); any other is a usage error. */
+  outputs?: readonly OutputFormat[];
   /** Runs the command with parsed arguments; returns the exit code. Throws ExitErrors. */
   run: (args: Record<string, unknown>, ctx: CommandContext) => Promise<ExitCode>;
 }

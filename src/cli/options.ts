@@ -2,6 +2,26 @@
 import type { Argv } from 'yargs';
 import type { ColorMode, OutputFormat } from '../render/colour.js';
 import { DEFAULT_APP_NAMESPACE, DEFAULT_FIELD_MANAGER } from '../model/keys.js';
+import { UsageError } from './argv.js';
+
+/**
+ * kubectl's connection flags (genericclioptions.ConfigFlags): each replaces what the kubeconfig says
+ * for the chosen context, as client-go's ConfigOverrides do (src/kube/overrides.ts applies them).
+ */
+export interface KubeOverrides {
+  cluster?: string;
+  user?: string;
+  server?: string;
+  token?: string;
+  as?: string;
+  asGroups?: string[];
+  asUid?: string;
+  certificateAuthority?: string;
+  clientCertificate?: string;
+  clientKey?: string;
+  insecureSkipTlsVerify?: boolean;
+  tlsServerName?: string;
+}
 
 export interface GlobalOptions {
   kubeconfig?: string;
@@ -10,49 +30,116 @@ export interface GlobalOptions {
   requestTimeout: string;
   output: OutputFormat;
   color: ColorMode;
+  /** Level 1 or more (`-v`, `--verbose`): the cause chain of errors and each command's request summary. */
   verbose: boolean;
+  /** The log level, `-v N`: 0 quiet, 1 causes and summaries, 4 the connection, 6 requests, 7 headers, 8-9 bodies. */
+  verbosity?: number;
   fieldManager: string;
   appNamespace: string;
+  /** kubectl's connection flags given on the command line (only those given). */
+  overrides?: KubeOverrides;
 }
 
-export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'yaml', 'kv'];
+export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'yaml', 'kv', 'env'];
 export const COLOR_MODES: readonly ColorMode[] = ['auto', 'always', 'never'];
 
+/** Group titles in help: a command's own flags come first, then these. */
+export const CLUSTER_GROUP = 'Cluster flags (as kubectl):';
+export const GLOBAL_GROUP = 'Global flags:';
+
+/** Flags every command takes: output, colour, log level, help. */
 export function globalOptions<T>(y: Argv<T>) {
   return y
-    .option('kubeconfig', { requiresArg: true, type: 'string', describe: 'Path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)', global: true })
-    .option('context', { requiresArg: true, type: 'string', describe: 'The kubeconfig context to use', global: true })
-    .option('namespace', { requiresArg: true, alias: 'n', type: 'string', describe: 'Namespace for objects that declare none (overrides the destination namespace)', global: true })
-    .option('request-timeout', { requiresArg: true, type: 'string', default: '0', describe: 'How long to wait for one API request (0: no limit; e.g. 30s, 1m)', global: true })
-    .option('output', { alias: 'o', choices: OUTPUT_FORMATS, default: 'table' as OutputFormat, describe: 'Output format', global: true })
+    .option('output', { alias: 'o', type: 'string', requiresArg: true, describe: 'Output format: table, json, yaml, kv or env (what the command can produce)', global: true })
     .option('color', { choices: COLOR_MODES, default: 'auto' as ColorMode, describe: 'Colour tables: auto (only on a TTY, not with NO_COLOR or TERM=dumb), always, never', global: true })
-    .option('verbose', { alias: 'v', type: 'boolean', default: false, describe: 'Show the cause chain of errors', global: true })
-    .option('field-manager', { requiresArg: true, type: 'string', default: DEFAULT_FIELD_MANAGER, describe: 'Field manager for server-side apply and ownership', global: true })
-    .option('app-namespace', { requiresArg: true, type: 'string', default: DEFAULT_APP_NAMESPACE, describe: 'Namespace of the Argo CD Application objects', global: true });
+    .option('v', { type: 'string', requiresArg: true, describe: 'Log level on stderr: 1 causes of errors and a request summary, 4 the connection, 6 each request, 7 headers, 8-9 bodies (never Secret values)', global: true })
+    .option('verbose', { type: 'boolean', default: false, describe: 'The same as -v 1', global: true })
+    .group(['output', 'color', 'v', 'verbose', 'help'], GLOBAL_GROUP);
 }
 
-/** Turns parsed yargs arguments into typed global options. */
-export function toGlobalOptions(argv: Record<string, unknown>): GlobalOptions {
+/** kubectl's flags for reaching a cluster, taken by the commands that talk to one. */
+export function clusterOptions<T>(y: Argv<T>) {
+  const s = (describe: string) => ({ type: 'string' as const, requiresArg: true, describe });
+  const keys = [
+    'kubeconfig', 'context', 'cluster', 'user', 'namespace', 'all-namespaces', 'server', 'token', 'as', 'as-group', 'as-uid',
+    'certificate-authority', 'client-certificate', 'client-key', 'insecure-skip-tls-verify', 'tls-server-name', 'request-timeout',
+    'field-manager', 'app-namespace',
+  ];
+  return y
+    .option('kubeconfig', s('Path to the kubeconfig file (default: $KUBECONFIG, a path list, then ~/.kube/config)'))
+    .option('context', s('The kubeconfig context to use'))
+    .option('cluster', s('The kubeconfig cluster to use (instead of the context\'s)'))
+    .option('user', s('The kubeconfig user to use (instead of the context\'s)'))
+    .option('namespace', { ...s('Namespace for objects that declare none (overrides the destination namespace)'), alias: 'n' })
+    .option('all-namespaces', { type: 'boolean', alias: 'A', describe: 'Not for these commands: each acts on one Application (an error)' })
+    .option('server', { ...s('The address of the API server'), alias: 's' })
+    .option('token', s('Bearer token for the API server'))
+    .option('as', s('User to impersonate'))
+    .option('as-group', { ...s('Group to impersonate (repeat for several)'), array: true, nargs: 1 })
+    .option('as-uid', s('UID to impersonate'))
+    .option('certificate-authority', s('Path to a CA certificate file for the API server'))
+    .option('client-certificate', s('Path to a client certificate file for TLS'))
+    .option('client-key', s('Path to a client key file for TLS'))
+    .option('insecure-skip-tls-verify', { type: 'boolean', describe: 'Do not check the server\'s certificate (insecure)' })
+    .option('tls-server-name', s('Server name to check the server\'s certificate against'))
+    .option('request-timeout', { ...s('Bound on each API request, connect to last byte (e.g. 30s, 1m; 0: only the 10 s connect bound)'), default: '0' })
+    .option('field-manager', { ...s('Field manager for server-side apply and ownership'), default: DEFAULT_FIELD_MANAGER })
+    .option('app-namespace', { ...s('Namespace of the Argo CD Application objects'), default: DEFAULT_APP_NAMESPACE })
+    .group(keys, CLUSTER_GROUP);
+}
+
+/** The log level of `--v=N` (normalizeArgv spells every form so); a value that is not one is a usage error. */
+export function parseLevel(v: unknown): number {
+  if (v === undefined) return 0;
+  const text = String(Array.isArray(v) ? v[v.length - 1] : v);
+  if (!/^\d{1,2}$/.test(text)) throw new UsageError(`invalid argument "${text}" for "-v, --v": a log level is a number, 0 to 10`);
+  return Math.min(Number(text), 10);
+}
+
+/** Turns parsed yargs arguments into typed global options; `defaultOutput` is the command's first output mode. */
+export function toGlobalOptions(argv: Record<string, unknown>, defaultOutput: OutputFormat = 'table'): GlobalOptions {
   const str = (k: string): string | undefined => (typeof argv[k] === 'string' ? (argv[k] as string) : undefined);
+  const level = Math.max(parseLevel(argv.v), argv.verbose === true ? 1 : 0);
+  const overrides: KubeOverrides = {};
+  const set = <K extends keyof KubeOverrides>(k: K, v: KubeOverrides[K] | undefined) => {
+    if (v !== undefined) overrides[k] = v;
+  };
+  set('cluster', str('cluster'));
+  set('user', str('user'));
+  set('server', str('server'));
+  set('token', str('token'));
+  set('as', str('as'));
+  const groups = argv.asGroup;
+  set('asGroups', Array.isArray(groups) ? groups.map(String) : typeof groups === 'string' ? [groups] : undefined);
+  set('asUid', str('asUid'));
+  set('certificateAuthority', str('certificateAuthority'));
+  set('clientCertificate', str('clientCertificate'));
+  set('clientKey', str('clientKey'));
+  set('insecureSkipTlsVerify', typeof argv.insecureSkipTlsVerify === 'boolean' ? argv.insecureSkipTlsVerify : undefined);
+  set('tlsServerName', str('tlsServerName'));
   return {
     kubeconfig: str('kubeconfig'),
     context: str('context'),
     namespace: str('namespace'),
     requestTimeout: str('requestTimeout') ?? '0',
-    output: (str('output') ?? 'table') as OutputFormat,
+    output: (str('output') ?? defaultOutput) as OutputFormat,
     color: (str('color') ?? 'auto') as ColorMode,
-    verbose: argv.verbose === true,
+    verbose: level >= 1,
+    verbosity: level,
     fieldManager: str('fieldManager') ?? DEFAULT_FIELD_MANAGER,
     appNamespace: str('appNamespace') ?? DEFAULT_APP_NAMESPACE,
+    overrides,
   };
 }
 
-/** `APP` positional plus `-f/--app-file` and `--desired`, shared by diff, sync, prune and status. */
+/** `APP` positional plus `-f/--app-file` and `--desired` (and the cluster flags), shared by diff, sync, prune and status. */
 export function appSourceOptions<T>(y: Argv<T>) {
-  return y
-    .positional('app', { type: 'string', describe: 'Name of the Argo CD Application (in --app-namespace)' })
-    .option('app-file', { alias: 'f', type: 'string', describe: 'Read the Application from this file instead of the cluster' })
-    .option('desired', { type: 'string', describe: 'Desired manifests (file, directory or -), overriding the Application source' })
-    .option('revision', { type: 'string', describe: 'Git revision to read the desired manifests from (overrides targetRevision)' })
-    .option('repo-dir', { type: 'string', describe: 'A local clone to read a remote repoURL from' });
+  return clusterOptions(
+    y
+      .positional('app', { type: 'string', describe: 'Name of the Argo CD Application (in --app-namespace)' })
+      .option('app-file', { alias: 'f', type: 'string', requiresArg: true, describe: 'Read the Application from this file instead of the cluster' })
+      .option('desired', { type: 'string', requiresArg: true, describe: 'Desired manifests (file, directory or -), overriding the Application source' })
+      .option('revision', { type: 'string', requiresArg: true, describe: 'Git revision to read the desired manifests from (overrides targetRevision)' })
+      .option('repo-dir', { type: 'string', requiresArg: true, describe: 'A local clone to read a remote repoURL from' }),
+  );
 }

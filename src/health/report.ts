@@ -34,6 +34,8 @@ export interface StatusInput {
   revision?: string;
   /** Where the desired manifests were actually read from (`--desired` path, or `repo@sha:path`). */
   manifests?: string;
+  /** The namespace the command acts on (`-n`, else the Application's destination.namespace). */
+  destinationNamespace?: string;
   resources: ResourceInput[];
   /** The kubeconfig context the destination resolved to, and its server. */
   target?: { context: string; server: string };
@@ -66,8 +68,11 @@ export interface StatusReport {
   schemaVersion: typeof STATUS_SCHEMA_VERSION;
   app: { name: string; namespace: string; origin: string };
   source: { repoURL?: string; path?: string; targetRevision?: string; revision?: string; manifests?: string };
-  /** As the Application declares it, plus the kubeconfig context it resolved to (`context`, `contextServer`). */
-  destination: { server?: string; name?: string; namespace?: string; context?: string; contextServer?: string };
+  /**
+   * As the Application declares it, plus the kubeconfig context it resolved to (`context`, `contextServer`); `namespace`
+   * is the one the command acted on (-n over the Application's), `declaredNamespace` the Application's when -n differs.
+   */
+  destination: { server?: string; name?: string; namespace?: string; declaredNamespace?: string; context?: string; contextServer?: string };
   syncPolicy: { automated: boolean; prune: boolean; selfHeal: boolean; allowEmpty: boolean };
   /** `reason`: why the status is Unknown when nothing could be compared (a source that cannot be rendered). */
   sync: { status: SyncStatusCode; outOfSync: number; requiresPruning: number; reason?: string };
@@ -124,6 +129,12 @@ function byKey(a: ResourceInput, b: ResourceInput): number {
  * reference §4 and §5), plus the live trees and the most specific cause of the app's health.
  * Pure: reads its input and never changes it.
  */
+/** The destination as acted on: `-n` replaces the namespace, and the Application's own is kept beside it when it differs. */
+function actedOn(d: StatusReport['destination'], namespace: string | undefined): StatusReport['destination'] {
+  if (namespace === undefined || namespace === '' || namespace === d.namespace) return { ...d };
+  return { ...d, namespace, ...(d.namespace ? { declaredNamespace: d.namespace } : {}) };
+}
+
 export function buildStatusReport(input: StatusInput): StatusReport {
   const inputs = [...input.resources].sort(byKey);
   const resources: ResourceStatus[] = inputs.map((r) => {
@@ -163,7 +174,7 @@ export function buildStatusReport(input: StatusInput): StatusReport {
     schemaVersion: STATUS_SCHEMA_VERSION,
     app: { name: app.name, namespace: app.namespace, origin: app.origin },
     source: { ...app.source, ...(input.revision ? { revision: input.revision } : {}), ...(input.manifests ? { manifests: input.manifests } : {}) },
-    destination: { ...app.destination, ...(input.target ? { context: input.target.context, contextServer: input.target.server } : {}) },
+    destination: { ...actedOn(app.destination, input.destinationNamespace), ...(input.target ? { context: input.target.context, contextServer: input.target.server } : {}) },
     syncPolicy: {
       automated: app.automated !== undefined,
       prune: app.automated?.prune ?? false,

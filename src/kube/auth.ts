@@ -83,6 +83,14 @@ function impersonation(u: Record<string, unknown>): Record<string, string | stri
   return h;
 }
 
+/** A client-node connection with the user's impersonation (`as`, `--as`, …) added to its headers, also after a refresh. */
+export function withImpersonation(conn: ClusterConnection, sel: SelectedContext): ClusterConnection {
+  const extra = impersonation(sel.user?.value ?? {});
+  if (Object.keys(extra).length === 0) return conn;
+  const refresh = conn.refresh;
+  return { ...conn, headers: { ...conn.headers, ...extra }, ...(refresh ? { refresh: async () => ({ ...(await refresh()), ...extra }) } : {}) };
+}
+
 /** Reads the credentials of a context that needs no client-node (see needsClientNode). */
 export async function directConnection(sel: SelectedContext): Promise<ClusterConnection> {
   const c = sel.cluster.value;

@@ -10,7 +10,7 @@ import http from 'node:http';
 import https from 'node:https';
 import http2 from 'node:http2';
 import { tlsConnectOptions, type ClusterConnection } from './auth.js';
-import { H2Sessions } from './h2-session.js';
+import { H2Sessions, TimeoutError, formatMs, type Phase } from './h2-session.js';
 import { ClusterError } from '../cli/exit-codes.js';
 import { isPlainObject, type KubeObject } from '../model/object.js';
 import { apiError, isRetryableStatus, KubeApiError, redactError, retryAfterMs, secretStrings } from './errors.js';
@@ -33,6 +33,7 @@ import {
   type WatchOptions,
 } from './gateway.js';
 import { scanMetadataList } from './list-scan.js';
+import { formatRequest, type LoggedRequest } from './request-log.js';
 import { parseAggregatedDiscovery, parseLegacyGroupList, parseLegacyResourceList, preferredTypes } from './discovery.js';
 
 /** Page sizes: full objects in pages of 500 (bounded memory per response); metadata-only items are ~300 bytes, so
@@ -43,8 +44,10 @@ const METADATA_PAGE_SIZE = 5000;
 export interface ClientGatewayOptions {
   /** Server, TLS options and credentials (src/kube/auth.ts). */
   connection: ClusterConnection;
-  /** Per-request timeout in ms; 0 means none. */
+  /** Per-request timeout in ms, from connect to the last byte; 0 means none (the connect bound still holds). */
   requestTimeoutMs: number;
+  /** Bound on setting up a connection (TCP, TLS handshake, HTTP/2 settings) in ms; default 10 s, as kubectl's TLS handshake timeout. */
+  connectTimeoutMs?: number;
   /** Requests in flight at once (default 32 over HTTP/2, 16 sockets over HTTP/1.1). */
   concurrency?: number;
   /** Offer HTTP/2 over TLS (default true); HTTP/1.1 is used when the server does not take it. */
@@ -53,6 +56,9 @@ export interface ClientGatewayOptions {
   maxRetries?: number;
   /** Base backoff in ms (default 200; doubled per attempt). */
   backoffMs?: number;
+  /** The -v level (6: each request, 7: headers, 8-9: bodies) and where its lines go. */
+  verbosity?: number;
+  log?: (line: string) => void;
 }
 
 interface RequestSpec {
@@ -110,7 +116,8 @@ class Limiter {
   }
 }
 
-class TimeoutError extends Error {}
+/** kubectl's transport gives up on a TLS handshake after 10 s (client-go's TLSHandshakeTimeout). */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
@@ -177,8 +184,36 @@ class ClientGateway implements KubeGateway {
     if (refresh) this.headers = await refresh();
   }
 
+  /** The bounds of one request: the whole of it (--request-timeout, 0: none) and its connection set-up. */
+  private bounds(stream: boolean): { totalMs: number; connectMs: number; connectBound: string } {
+    const totalMs = stream ? 0 : this.opts.requestTimeoutMs;
+    const base = this.opts.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    const connectMs = totalMs > 0 ? Math.min(totalMs, base) : base;
+    return { totalMs, connectMs, connectBound: totalMs > 0 && totalMs <= base ? '--request-timeout' : `the ${formatMs(base)} bound on connecting` };
+  }
+
+  /** One exchange; at -v 6 and up each is logged (request-log.ts), after it ended. */
   private async once(spec: RequestSpec, signal?: AbortSignal, stream?: (chunk: string) => void): Promise<Response> {
-    const session = await this.h2?.get();
+    const level = this.opts.verbosity ?? 0;
+    const log = this.opts.log;
+    if (level < 6 || !log) return this.exchange(spec, signal, stream);
+    const started = Date.now();
+    let sent: Omit<LoggedRequest, 'ms'> = { method: spec.method, url: `${this.server}${spec.path}`, headers: {} };
+    const onSent = (r: Omit<LoggedRequest, 'ms'>) => (sent = r);
+    try {
+      const res = await this.exchange(spec, signal, stream, onSent);
+      log(formatRequest({ ...sent, status: res.status, ...(stream ? {} : { responseBody: res.body }), ms: Date.now() - started }, level));
+      return res;
+    } catch (err) {
+      log(formatRequest({ ...sent, error: (err as Error).message, ms: Date.now() - started }, level));
+      throw err;
+    }
+  }
+
+  private async exchange(spec: RequestSpec, signal?: AbortSignal, stream?: (chunk: string) => void, onSent?: (r: Omit<LoggedRequest, 'ms'>) => void): Promise<Response> {
+    const started = Date.now();
+    const { totalMs, connectMs, connectBound } = this.bounds(stream !== undefined);
+    const session = await this.h2?.get(connectMs, connectBound);
     const qs = new URLSearchParams();
     for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined) qs.set(k, v);
     const q = qs.toString();
@@ -194,9 +229,12 @@ class ClientGateway implements KubeGateway {
     }
     const lib = this.url.protocol === 'http:' ? http : https;
     const basePath = this.url.pathname.replace(/\/$/, '');
-    const timeoutMs = stream ? 0 : this.opts.requestTimeoutMs;
-    if (session) return this.onceH2(session, { method: spec.method, path: `${basePath}${spec.path}${q ? `?${q}` : ''}`, headers, payload, timeoutMs, signal, stream });
+    onSent?.({ method: spec.method, url: `${this.url.origin}${basePath}${spec.path}${q ? `?${q}` : ''}`, headers: { ...headers, ...(this.basicAuth ? { Authorization: 'Basic' } : {}) }, ...(payload ? { body: payload.toString() } : {}) });
+    // What is left of --request-timeout after the connection was set up (at least 1 ms: it has not run out yet).
+    const timeoutMs = totalMs > 0 ? Math.max(1, totalMs - (Date.now() - started)) : 0;
+    if (session) return this.onceH2(session, { method: spec.method, path: `${basePath}${spec.path}${q ? `?${q}` : ''}`, headers, payload, timeoutMs, totalMs, signal, stream });
     return new Promise<Response>((resolve, reject) => {
+      let phase: Phase = 'connecting';
       const req = lib.request(
         {
           protocol: this.url.protocol,
@@ -210,6 +248,7 @@ class ClientGateway implements KubeGateway {
           ...(signal ? { signal } : {}),
         },
         (res) => {
+          phase = 'reading the response';
           res.setEncoding('utf8');
           let body = '';
           res.on('data', (c: string) => {
@@ -218,20 +257,36 @@ class ClientGateway implements KubeGateway {
           });
           res.on('end', () => {
             clearTimeout(timer);
+            clearTimeout(connectTimer);
             resolve({ status: res.statusCode ?? 0, body, headers: res.headers });
           });
           res.on('error', (e) => {
             clearTimeout(timer);
+            clearTimeout(connectTimer);
             reject(e);
           });
         },
       );
-      const timer =
-        timeoutMs > 0
-          ? setTimeout(() => req.destroy(new TimeoutError(`no response within ${timeoutMs / 1000}s (--request-timeout)`)), timeoutMs)
+      // A new socket is followed through TCP connect and the TLS handshake; a kept-alive one is ready.
+      req.once('socket', (socket) => {
+        if (!socket.connecting) {
+          phase = 'waiting for the response';
+          return;
+        }
+        const secure = lib === https;
+        socket.once('connect', () => (phase = secure ? 'the TLS handshake' : 'waiting for the response'));
+        if (secure) socket.once('secureConnect', () => (phase = 'waiting for the response'));
+      });
+      const timer = timeoutMs > 0 ? setTimeout(() => req.destroy(new TimeoutError(phase, totalMs, '--request-timeout')), timeoutMs) : undefined;
+      const connectTimer =
+        connectMs > 0 && (timeoutMs === 0 || connectMs < timeoutMs)
+          ? setTimeout(() => {
+              if (phase === 'connecting' || phase === 'the TLS handshake') req.destroy(new TimeoutError(phase, connectMs, connectBound));
+            }, connectMs)
           : undefined;
       req.on('error', (e) => {
         clearTimeout(timer);
+        clearTimeout(connectTimer);
         reject(e);
       });
       if (payload) req.write(payload);
@@ -242,7 +297,7 @@ class ClientGateway implements KubeGateway {
   /** One request as a stream of the HTTP/2 session (the same contract as the HTTP/1.1 path). */
   private onceH2(
     session: http2.ClientHttp2Session,
-    r: { method: string; path: string; headers: Record<string, string | string[]>; payload?: Buffer; timeoutMs: number; signal?: AbortSignal; stream?: (chunk: string) => void },
+    r: { method: string; path: string; headers: Record<string, string | string[]>; payload?: Buffer; timeoutMs: number; totalMs: number; signal?: AbortSignal; stream?: (chunk: string) => void },
   ): Promise<Response> {
     return new Promise<Response>((resolve, reject) => {
       const h: http2.OutgoingHttpHeaders = { ':method': r.method, ':path': r.path };
@@ -271,7 +326,7 @@ class ClientGateway implements KubeGateway {
       if (r.timeoutMs > 0) {
         timer = setTimeout(() => {
           req.close(http2.constants.NGHTTP2_CANCEL);
-          settle(() => reject(new TimeoutError(`no response within ${r.timeoutMs / 1000}s (--request-timeout)`)));
+          settle(() => reject(new TimeoutError(status === 0 ? 'waiting for the response' : 'reading the response', r.totalMs, '--request-timeout')));
         }, r.timeoutMs);
       }
       req.on('response', (hdrs) => {
@@ -304,7 +359,7 @@ class ClientGateway implements KubeGateway {
       } catch (err) {
         const code = errCode(err);
         if (err instanceof TimeoutError) {
-          throw new ClusterError(`${spec.doing}: request to ${this.server} timed out: ${err.message}`, { cause: err });
+          throw new ClusterError(`${spec.doing}: the API server at ${this.server} ${err.message}`, { cause: err });
         }
         if (isTlsError(err)) {
           throw new ClusterError(`${spec.doing}: TLS handshake with ${this.server} failed (${code || 'TLS'}): ${(err as Error).message}`, { cause: err });

@@ -1,46 +1,51 @@
 // Builds the real gateway from the global flags. client-node is loaded only for kubeconfig users
 // that need its authenticators (exec plugins, auth providers); see auth.ts.
-import type { GlobalOptions } from '../cli/options.js';
+import type { GlobalOptions, KubeOverrides } from '../cli/options.js';
 import { parseDuration } from '../cli/duration.js';
 import { ClusterError } from '../cli/exit-codes.js';
 import type { KubeGateway } from './gateway.js';
 import type { ClusterConnection } from './auth.js';
 import type { LoadKubeConfigOptions, SelectedContext } from './kubeconfig.js';
 
-/** Reads the kubeconfig as kubectl does and the selected context's credentials. */
-export async function resolveConnection(opts: LoadKubeConfigOptions): Promise<ClusterConnection> {
+/** Reads the kubeconfig as kubectl does and the selected context's credentials, with kubectl's connection flags applied. */
+export async function resolveConnection(opts: LoadKubeConfigOptions, overrides?: KubeOverrides): Promise<ClusterConnection> {
   const { resolveKubeconfig } = await import('./kubeconfig.js');
-  return contextConnection((await resolveKubeconfig(opts)).selected);
+  const { hasOverrides, resolveWithOverrides } = await import('./overrides.js');
+  // kubectl's connection flags (--server, --token, --as, …) over the kubeconfig: overrides.ts.
+  return contextConnection(hasOverrides(overrides) ? await resolveWithOverrides(opts, overrides) : (await resolveKubeconfig(opts)).selected);
 }
 
 /** The credentials of one context, already selected. */
 export async function contextConnection(selected: SelectedContext): Promise<ClusterConnection> {
   const { kubeConfigFor } = await import('./kubeconfig.js');
-  const { needsClientNode, directConnection, clientNodeConnection } = await import('./auth.js');
+  const { needsClientNode, directConnection, clientNodeConnection, withImpersonation } = await import('./auth.js');
   if (!needsClientNode(selected)) return directConnection(selected);
   const kc = await kubeConfigFor(selected);
   try {
-    return await clientNodeConnection(kc);
+    return withImpersonation(await clientNodeConnection(kc), selected);
   } catch (err) {
     throw new ClusterError(`authenticating to ${selected.cluster.value.server as string}: ${(err as Error).message}`, { cause: err });
   }
 }
 
-/** Reads the kubeconfig (as kubectl does) and returns a gateway to the selected context's cluster. */
-export async function connectGateway(opts: GlobalOptions, env: Record<string, string | undefined>): Promise<KubeGateway> {
-  const requestTimeoutMs = parseDuration(opts.requestTimeout, '--request-timeout');
-  const connection = await resolveConnection({ kubeconfig: opts.kubeconfig, context: opts.context, env });
-  return gatewayFor(connection, requestTimeoutMs, env);
+/** Reads the kubeconfig (as kubectl does) and returns a gateway to the selected context's cluster; `log` takes the -v lines. */
+export async function connectGateway(opts: GlobalOptions, env: Record<string, string | undefined>, log?: (line: string) => void): Promise<KubeGateway> {
+  const connection = await resolveConnection({ kubeconfig: opts.kubeconfig, context: opts.context, env }, opts.overrides);
+  return gatewayFor(connection, opts, env, log);
 }
 
-/** A gateway to one context, already selected (the destination's). */
-export async function connectContext(selected: SelectedContext, opts: GlobalOptions, env: Record<string, string | undefined>): Promise<KubeGateway> {
-  const requestTimeoutMs = parseDuration(opts.requestTimeout, '--request-timeout');
-  return gatewayFor(await contextConnection(selected), requestTimeoutMs, env);
+/** A gateway to one context, already selected (the destination's), with kubectl's connection flags applied to it. */
+export async function connectContext(selected: SelectedContext, opts: GlobalOptions, env: Record<string, string | undefined>, log?: (line: string) => void): Promise<KubeGateway> {
+  const { hasOverrides, overrideSelected } = await import('./overrides.js');
+  const sel = hasOverrides(opts.overrides) ? await overrideSelected(selected, opts.overrides, { kubeconfig: opts.kubeconfig, env }) : selected;
+  return gatewayFor(await contextConnection(sel), opts, env, log);
 }
 
-async function gatewayFor(connection: ClusterConnection, requestTimeoutMs: number, env: Record<string, string | undefined>): Promise<KubeGateway> {
+async function gatewayFor(connection: ClusterConnection, opts: GlobalOptions, env: Record<string, string | undefined>, log?: (line: string) => void): Promise<KubeGateway> {
+  const requestTimeoutMs = parseDuration(opts.requestTimeout, '--request-timeout');
   const { createClientGateway } = await import('./client-gateway.js');
+  const verbosity = opts.verbosity ?? 0;
+  if (verbosity >= 4) log?.(`I connecting to ${connection.server} (credentials read ${connection.via === 'client-node' ? 'by client-node' : 'from the kubeconfig'}${connection.headers['Impersonate-User'] ? `, impersonating ${String(connection.headers['Impersonate-User'])}` : ''}; request timeout ${requestTimeoutMs > 0 ? opts.requestTimeout : 'none'})\n`);
   // KUBECTL_GITOPS_HTTP1=1: never offer HTTP/2 (for a proxy in the way that mishandles it).
-  return createClientGateway({ connection, requestTimeoutMs, http2: env.KUBECTL_GITOPS_HTTP1 !== '1' });
+  return createClientGateway({ connection, requestTimeoutMs, http2: env.KUBECTL_GITOPS_HTTP1 !== '1', verbosity, ...(log ? { log } : {}) });
 }

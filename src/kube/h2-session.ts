@@ -6,6 +6,25 @@ import { isIP } from 'node:net';
 import tls from 'node:tls';
 import { tlsConnectOptions, type ClusterConnection } from './auth.js';
 
+/** What a request was doing when its time ran out (named in the error). */
+export type Phase = 'connecting' | 'the TLS handshake' | 'setting up the HTTP/2 session' | 'waiting for the response' | 'reading the response';
+
+/** A request (or its connection) that ran out of time in a phase; `bound` says which limit it was. */
+export class TimeoutError extends Error {
+  constructor(
+    readonly phase: Phase,
+    readonly ms: number,
+    readonly bound: string,
+  ) {
+    super(`timed out ${phase.startsWith('the ') ? `in ${phase}` : phase}: nothing within ${formatMs(ms)} (${bound})`);
+  }
+}
+
+/** `10s`, `1.5s`, `250ms`. */
+export function formatMs(ms: number): string {
+  return ms >= 1000 ? `${+(ms / 1000).toFixed(3)}s` : `${ms}ms`;
+}
+
 /** One HTTP/2 session per server, opened on first use and again after the server closed it. */
 export class H2Sessions {
   private session: http2.ClientHttp2Session | undefined;
@@ -20,12 +39,15 @@ export class H2Sessions {
     private readonly tlsOpts: ClusterConnection['tls'],
   ) {}
 
-  /** The open session, or a new one; undefined when the server speaks only HTTP/1.1. Connection errors reject. */
-  async get(): Promise<http2.ClientHttp2Session | undefined> {
+  /**
+   * The open session, or a new one; undefined when the server speaks only HTTP/1.1. Connection errors reject,
+   * and so does a connection (TCP, TLS handshake, the server's HTTP/2 settings) not set up within `timeoutMs`.
+   */
+  async get(timeoutMs = 0, bound = ''): Promise<http2.ClientHttp2Session | undefined> {
     if (this.http1Only || this.closed) return undefined;
     const s = this.session;
     if (s && !s.closed && !s.destroyed) return s;
-    this.connecting ??= this.connect().finally(() => (this.connecting = undefined));
+    this.connecting ??= this.connect(timeoutMs, bound).finally(() => (this.connecting = undefined));
     return this.connecting;
   }
 
@@ -50,10 +72,19 @@ export class H2Sessions {
     this.session = undefined;
   }
 
-  private connect(): Promise<http2.ClientHttp2Session | undefined> {
+  private connect(timeoutMs: number, bound: string): Promise<http2.ClientHttp2Session | undefined> {
     const { hostname, port } = this.url;
     const host = hostname.replace(/^\[(.*)\]$/, '$1');
     return new Promise((resolve, reject) => {
+      let phase: Phase = 'connecting';
+      let session: http2.ClientHttp2Session | undefined;
+      let timer: NodeJS.Timeout | undefined;
+      const fail = (err: unknown) => {
+        clearTimeout(timer);
+        session?.destroy();
+        socket.destroy();
+        reject(err);
+      };
       const socket = tls.connect({
         host,
         port: Number(port || 443),
@@ -61,26 +92,41 @@ export class H2Sessions {
         ...(this.tlsOpts.servername === undefined && !isIP(host) ? { servername: host } : {}),
         ...tlsConnectOptions(this.tlsOpts),
       });
-      socket.once('error', reject);
+      if (timeoutMs > 0) timer = setTimeout(() => fail(new TimeoutError(phase, timeoutMs, bound)), timeoutMs);
+      socket.once('error', fail);
+      socket.once('connect', () => (phase = 'the TLS handshake'));
       socket.once('secureConnect', () => {
-        socket.removeListener('error', reject);
         if (socket.alpnProtocol !== 'h2' || this.closed) {
+          clearTimeout(timer);
+          socket.removeListener('error', fail);
           this.http1Only = socket.alpnProtocol !== 'h2';
           socket.destroy();
           resolve(undefined);
           return;
         }
-        const session = http2.connect(this.url.origin, { createConnection: () => socket });
-        // Errors reach the requests on it (as stream errors); the session itself is simply dropped.
-        session.on('error', () => undefined);
-        const drop = () => {
-          if (this.session === session) this.session = undefined;
-        };
-        session.once('close', drop);
-        session.once('goaway', drop);
-        session.unref();
-        this.session = session;
-        resolve(session);
+        // The session is set up once the server's first SETTINGS frame has arrived.
+        phase = 'setting up the HTTP/2 session';
+        const s = http2.connect(this.url.origin, { createConnection: () => socket });
+        session = s;
+        const closed = () => fail(Object.assign(new Error('the server closed the connection while the HTTP/2 session was set up'), { code: 'ECONNRESET' }));
+        s.once('error', fail);
+        s.once('close', closed);
+        s.once('remoteSettings', () => {
+          clearTimeout(timer);
+          socket.removeListener('error', fail);
+          s.removeListener('error', fail);
+          s.removeListener('close', closed);
+          // Errors reach the requests on it (as stream errors); the session itself is simply dropped.
+          s.on('error', () => undefined);
+          const drop = () => {
+            if (this.session === s) this.session = undefined;
+          };
+          s.once('close', drop);
+          s.once('goaway', drop);
+          s.unref();
+          this.session = s;
+          resolve(s);
+        });
       });
     });
   }

@@ -81,9 +81,17 @@ export function keyString(k: ResourceKey): string {
   return `${k.group}/${k.kind}/${k.namespace}/${k.name}`;
 }
 
-/** How people and kv lines name an object: `Kind/name`. */
+/**
+ * A name as one token of a line: as it is when plain, JSON-quoted when it holds blanks, quotes, a
+ * backslash or control characters (a newline in a name read from a file must not start a new kv line).
+ */
+export function nameToken(s: string): string {
+  return /^[^\s"\\\p{Cc}]*$/u.test(s) ? s : JSON.stringify(s);
+}
+
+/** How people and kv lines name an object: `Kind/name` (each part quoted when it must be, see nameToken). */
 export function displayName(k: Pick<ResourceKey, 'kind' | 'name'>): string {
-  return `${k.kind}/${k.name}`;
+  return `${nameToken(k.kind)}/${nameToken(k.name)}`;
 }
 
 export function isPlainObject(v: unknown): v is JsonObject {

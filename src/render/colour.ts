@@ -2,7 +2,7 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 
 export type ColorMode = 'auto' | 'always' | 'never';
-export type OutputFormat = 'table' | 'json' | 'yaml' | 'kv';
+export type OutputFormat = 'table' | 'json' | 'yaml' | 'kv' | 'env';
 
 export interface ColourContext {
   mode: ColorMode;

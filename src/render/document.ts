@@ -1,6 +1,7 @@
-// The one switch over output formats: JSON and YAML documents are the report itself; kv and table are the caller's.
+// The one switch over output formats: JSON and YAML documents are the report itself; kv and table are the caller's, env is made from kv.
 import { stringify } from 'yaml';
 import type { OutputFormat } from './colour.js';
+import { kvToEnv } from './kv.js';
 
 export interface FormatRenderers {
   kv: () => string;
@@ -16,6 +17,8 @@ export function renderDocument(doc: unknown, format: OutputFormat, r: FormatRend
       return stringify(doc, { aliasDuplicateObjects: false, lineWidth: 0 });
     case 'kv':
       return r.kv();
+    case 'env':
+      return kvToEnv(r.kv());
     default:
       return r.table();
   }

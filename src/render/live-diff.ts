@@ -1,7 +1,8 @@
 // Renders the live diff: the core diff table/kv plus the server-side conflict preview and ignored fields' owners.
 import { renderDocument } from './document.js';
 import type { LiveDiffReport } from '../workflows/live-diff.js';
-import { displayName } from '../model/object.js';
+import { displayName, nameToken } from '../model/object.js';
+import { oneLineText } from './kv.js';
 import { formatValue, renderDiffKv, renderDiffTable } from './diff.js';
 import type { OutputFormat, Paint } from './colour.js';
 
@@ -18,11 +19,11 @@ export function renderLiveDiffKv(r: LiveDiffReport, fieldManager: string): strin
       const others = [...new Set(f.owners.filter((w) => w.manager !== fieldManager && w.subresource !== 'status').map((w) => w.manager))];
       if (f.verdict === 'ignored') {
         // An ignored field nobody owns is still named, with `-` for its manager.
-        for (const m of others.length > 0 ? others : ['-']) lines.push(`IGNORED=${displayName(o.key)} ${f.path} ${m}`);
-      } else for (const m of others) lines.push(`OWNER=${displayName(o.key)} ${f.path} ${m}`);
+        for (const m of others.length > 0 ? others : ['-']) lines.push(`IGNORED=${displayName(o.key)} ${f.path} ${nameToken(m)}`);
+      } else for (const m of others) lines.push(`OWNER=${displayName(o.key)} ${f.path} ${nameToken(m)}`);
     }
   }
-  for (const c of r.conflicts) lines.push(`CONFLICT=${displayName(c.key)} ${c.path} ${c.manager}`);
+  for (const c of r.conflicts) lines.push(`CONFLICT=${displayName(c.key)} ${oneLineText(c.path)} ${nameToken(c.manager)}`);
   return lines.join('\n') + '\n';
 }
 
@@ -46,7 +47,8 @@ export function renderLiveDiff(r: LiveDiffReport, format: OutputFormat, paint: P
   return renderDocument(r, format, {
     kv: () => renderLiveDiffKv(r, fieldManager),
     table: () => {
-      const head = r.context ? [paint.dim(`Application ${r.app} on context ${r.context} (${r.server ?? ''})`)] : [];
+      // Which Application, where it acts: the context its destination resolved to and the namespace (-n over the Application's).
+      const head = [paint.dim(`Application ${r.app}${r.context ? ` on context ${r.context} (${r.server ?? ''})` : ''}, namespace ${r.namespace || '-'}`)];
       if (r.sync === 'Unknown') return [...head, `${paint.bold('UNKNOWN')} ${r.reason ?? ''}`].join('\n') + '\n';
       const table = renderDiffTable({ ...r, sync: r.sync }, paint).trimEnd().split('\n');
       const last = table.pop() as string;

@@ -2,17 +2,19 @@
 import { renderDocument } from './document.js';
 import type { PruneReport } from '../workflows/prune.js';
 import type { OutputFormat, Paint } from './colour.js';
+import { displayName } from '../model/object.js';
+import { oneLineText } from './kv.js';
 
 export function renderPruneKv(r: PruneReport): string {
   const lines: string[] = [];
   for (const e of r.entries) {
-    const n = `${e.kind}/${e.name}`;
+    const n = displayName(e);
     switch (e.outcome) {
       case 'candidate':
         lines.push(`PRUNE=${n}`);
         break;
       case 'skipped':
-        lines.push(`PRUNE_SKIPPED=${n} ${e.message ?? ''}`.trimEnd());
+        lines.push(`PRUNE_SKIPPED=${n} ${oneLineText(e.message ?? '')}`.trimEnd());
         break;
       case 'deleted':
         lines.push(`PRUNED=${n}`);
@@ -21,7 +23,7 @@ export function renderPruneKv(r: PruneReport): string {
         lines.push(`PRUNE_GONE=${n}`);
         break;
       default:
-        lines.push(`PRUNE_FAILED=${n} ${e.message ?? e.outcome}`);
+        lines.push(`PRUNE_FAILED=${n} ${oneLineText(e.message ?? e.outcome)}`);
     }
   }
   return lines.length > 0 ? lines.join('\n') + '\n' : '';
@@ -31,7 +33,7 @@ export function renderPruneTable(r: PruneReport, paint: Paint): string {
   const out: string[] = [];
   if (r.entries.length === 0) out.push(`No prune candidates for ${r.app} in ${r.namespaces.join(', ') || 'cluster scope'} (and cluster-scoped kinds).`);
   else {
-    const rows = r.entries.map((e) => [`${e.kind}/${e.name}`, e.namespace || '-', e.outcome, e.message ?? '']);
+    const rows = r.entries.map((e) => [displayName(e), e.namespace || '-', e.outcome, oneLineText(e.message ?? '')]);
     const head = ['OBJECT', 'NAMESPACE', 'RESULT', 'REASON'];
     const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
     const fmt = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');

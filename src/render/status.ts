@@ -117,7 +117,7 @@ function header(r: StatusReport, p: Paint): string {
     ['Name:', `${r.app.namespace}/${r.app.name}`],
     ['Source:', `${s.repoURL ?? '-'}, path ${s.path || '.'}, revision ${at}`],
     ...(s.manifests ? [['Manifests:', s.manifests] as [string, string]] : []),
-    ['Destination:', `${d.server ?? d.name ?? '-'}, namespace ${d.namespace ?? '-'}`],
+    ['Destination:', `${d.server ?? d.name ?? '-'}, namespace ${d.namespace ?? '-'}${d.declaredNamespace ? ` (-n; the Application's is ${d.declaredNamespace})` : ''}`],
     ...(d.context ? [['Context:', `${d.context} (${d.contextServer ?? ''})`] as [string, string]] : []),
     ['Sync Policy:', policyText(r)],
     ['Sync Status:', syncColour(p, r.sync.status)(r.sync.status) + (r.sync.outOfSync > 0 ? ` (${r.sync.outOfSync} OutOfSync${r.sync.requiresPruning > 0 ? `, ${r.sync.requiresPruning} requiring pruning` : ''})` : '')],

@@ -2,8 +2,10 @@
 import { renderDocument } from './document.js';
 import type { SyncReport } from '../workflows/sync.js';
 import type { OutputFormat, Paint } from './colour.js';
+import { displayName, nameToken } from '../model/object.js';
+import { oneLineText } from './kv.js';
 
-const name = (o: { kind: string; name: string }) => `${o.kind}/${o.name}`;
+const name = (o: { kind: string; name: string }) => displayName(o);
 
 /**
  * kv lines. Refused: only `REFUSED=<reason>`. Dry run: `DRY_RUN=true`, `APPLY=<Kind>/<name> <action>` per
@@ -13,29 +15,29 @@ const name = (o: { kind: string; name: string }) => `${o.kind}/${o.name}`;
  * Hooks, in both: `HOOK=<Phase> <Kind>/<name> <Succeeded|Failed|Running|would-run>`, in the order they ran.
  */
 export function renderSyncKv(r: SyncReport): string {
-  if (r.refused) return `REFUSED=${r.refused}\n`;
+  if (r.refused) return `REFUSED=${oneLineText(r.refused)}\n`;
   const lines: string[] = [];
   if (r.dryRun) {
     lines.push('DRY_RUN=true');
     for (const s of r.steps) lines.push(`APPLY=${name(s)} ${s.action === 'skip' ? 'skip' : s.action}`);
-    for (const h of r.healed) lines.push(`HEAL=${name(h)} ${h.field} ${h.manager}`);
+    for (const h of r.healed) lines.push(`HEAL=${name(h)} ${oneLineText(h.field)} ${nameToken(h.manager)}`);
   } else {
     lines.push(`APPLIED=${r.applied}`);
-    for (const h of r.healed) lines.push(`HEALED=${name(h)} ${h.field} ${h.manager}`);
+    for (const h of r.healed) lines.push(`HEALED=${name(h)} ${oneLineText(h.field)} ${nameToken(h.manager)}`);
   }
-  for (const i of r.ignored) lines.push(`IGNORED=${name(i)} ${i.field} ${i.manager}`);
-  for (const c of r.conflicts) lines.push(`CONFLICT=${name(c)} ${c.field} ${c.manager}`);
+  for (const i of r.ignored) lines.push(`IGNORED=${name(i)} ${oneLineText(i.field)} ${nameToken(i.manager)}`);
+  for (const c of r.conflicts) lines.push(`CONFLICT=${name(c)} ${oneLineText(c.field)} ${nameToken(c.manager)}`);
   for (const h of r.hooks) lines.push(`HOOK=${h.phase} ${name(h)} ${h.outcome}`);
-  for (const f of r.failures) lines.push(`FAILED=${name(f)} ${f.phase}: ${f.message}`);
+  for (const f of r.failures) lines.push(`FAILED=${name(f)} ${f.phase}: ${oneLineText(f.message)}`);
   for (const p of r.prune.results) {
     if (p.outcome === 'pruned') lines.push(`PRUNED=${name(p)}`);
     else if (p.outcome === 'would-prune') lines.push(`PRUNE=${name(p)}`);
     else if (p.outcome === 'candidate') lines.push(`PRUNE_CANDIDATE=${name(p)}`);
-    else if (p.outcome === 'skipped') lines.push(`PRUNE_SKIPPED=${name(p)} ${p.message ?? ''}`.trimEnd());
+    else if (p.outcome === 'skipped') lines.push(`PRUNE_SKIPPED=${name(p)} ${oneLineText(p.message ?? '')}`.trimEnd());
     else if (p.outcome === 'gone') lines.push(`PRUNE_GONE=${name(p)}`);
-    else lines.push(`PRUNE_FAILED=${name(p)} ${p.message ?? p.outcome}`);
+    else lines.push(`PRUNE_FAILED=${name(p)} ${oneLineText(p.message ?? p.outcome)}`);
   }
-  if (r.prune.blocked) lines.push(`PRUNE_BLOCKED=${r.prune.blocked}`);
+  if (r.prune.blocked) lines.push(`PRUNE_BLOCKED=${oneLineText(r.prune.blocked)}`);
   return lines.join('\n') + '\n';
 }
 

@@ -37,6 +37,8 @@ export interface LiveDiffReport extends Omit<DiffReport, 'sync'> {
   server?: string;
   origin: string;
   revision?: string;
+  /** The namespace the diff acted on: -n, else the Application's destination.namespace ('' when neither; absent when nothing was compared). */
+  namespace?: string;
   serverSide: boolean;
   /** With --server-side: every field a non-forced apply would be refused on, with its manager. */
   conflicts: ConflictPreview[];
@@ -159,6 +161,7 @@ export async function liveDiff(req: LiveDiffRequest, deps: AppStateDeps): Promis
     ...(state.target ? { context: state.target.context, server: state.target.server } : {}),
     origin: state.origin,
     ...(state.revision ? { revision: state.revision } : {}),
+    namespace: state.destinationNamespace,
     serverSide: req.serverSide,
     conflicts,
     extrasSkipped: candidates.filter((c) => c.skip).map((c) => ({ key: c.key, reason: c.skip as string })),

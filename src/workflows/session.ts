@@ -70,7 +70,7 @@ export async function withAppTarget<T>(ctx: CommandContext, what: string, args: 
       if (!args.app) throw new InputError('name an Application (APP) or give -f/--app-file FILE');
       const selected = selectContext(merged, ctx.opts.context);
       appContext = selected.name;
-      const gw = await connectContext(selected, ctx.opts, ctx.io.env);
+      const gw = await connectContext(selected, ctx.opts, ctx.io.env, (line) => ctx.io.err(line));
       gateways.push(gw);
       appGateway = gw;
       const name = args.app;
@@ -91,7 +91,7 @@ export async function withAppTarget<T>(ctx: CommandContext, what: string, args: 
     let gateway: KubeGateway;
     if (appGateway && res.context === appContext) gateway = appGateway;
     else {
-      gateway = await connectContext(selectContext(merged, res.context), ctx.opts, ctx.io.env);
+      gateway = await connectContext(selectContext(merged, res.context), ctx.opts, ctx.io.env, (line) => ctx.io.err(line));
       gateways.push(gateway);
     }
     let pending: Application | undefined = first;

@@ -126,6 +126,7 @@ export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise
     app: state.app,
     ...(state.revision ? { revision: state.revision } : {}),
     manifests: state.origin,
+    destinationNamespace: state.destinationNamespace,
     resources,
     children,
     ...(state.target ? { target: state.target } : {}),

@@ -110,6 +110,7 @@ async function watchWith(args: Record<string, unknown>, ctx: CommandContext, dep
   const baseArgs = appStateArgs(args);
   const clock = deps.clock ?? systemClock;
   const format = ctx.opts.output;
+  if (format === 'env') throw new InputError('sync --watch prints one event per line: -o table, json, yaml or kv (env is for a single report)');
   const emit = (e: Omit<LoopEvent, 'time'>) => ctx.io.out(formatEvent({ ...e, time: new Date(clock.now()) }, format));
 
   const stop = new AbortController();

@@ -146,7 +146,8 @@ describe('the destination decides the cluster', () => {
     const diff = await plugin(['diff', '-f', file, '--desired', desired, '-o', 'json']);
     expect(diff.code).toBe(0);
     expect(JSON.parse(diff.stdout)).toMatchObject({ sync: 'Synced', context: 'remote', server: remoteURL });
-    expect((await plugin(['diff', '-f', file, '--desired', desired])).stdout.split('\n')[0]).toBe(`Application byurl on context remote (${remoteURL})`);
+    // The header also names the namespace the diff acts on (the destination's).
+    expect((await plugin(['diff', '-f', file, '--desired', desired])).stdout.split('\n')[0]).toMatch(new RegExp(`^Application byurl on context remote \\(${remoteURL.replace(/[.]/g, '\\.')}\\), namespace \\S+$`));
     const status = await plugin(['status', '-f', file, '--desired', desired]);
     expect(status.stdout).toMatch(new RegExp(`^Context:\\s+remote \\(${remoteURL.replace(/[.]/g, '\\.')}\\)$`, 'm'));
     expect((await plugin(['sync', '-f', file, '--desired', desired, '--context', 'remote', '-o', 'kv'])).code).toBe(0);

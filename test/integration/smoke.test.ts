@@ -61,7 +61,7 @@ describe('the single executable with an empty environment (no PATH, no Node, no 
   it('a value outside the choices exits 2', () => {
     const res = runBare(exe, ['version', '-o', 'xml']);
     expect(res.status).toBe(2);
-    expect(res.stderr).toContain('Argument: output, Given: "xml"');
+    expect(res.stderr).toContain('unknown output format "xml": version prints table, json, yaml, kv, env');
   });
 
   it('a command that needs a cluster fails as an input error when the kubeconfig is missing (lazy code is inside)', () => {

@@ -8,6 +8,7 @@ import { stdinDash } from './diff.js';
 export const normalizeCommand: GitopsCommand = {
   command: 'normalize <path>',
   describe: 'Print objects without the fields the cluster fills in (resourceVersion, uid, managedFields, status, ...)',
+  outputs: ['yaml', 'json'],
   builder: (y) =>
     y
       .positional('path', { type: 'string', describe: 'A file, a directory or - for standard input' })

@@ -88,7 +88,8 @@ beforeAll(async () => {
 
 afterAll(() => work?.cleanup());
 
-const MODES: string[][] = [[], ['-o', 'kv'], ['-o', 'json'], ['-o', 'yaml'], ['-v']];
+// -v 9 logs every request and response body: Secret values must be masked there too.
+const MODES: string[][] = [[], ['-o', 'kv'], ['-o', 'env'], ['-o', 'json'], ['-o', 'yaml'], ['-v'], ['-v', '9']];
 
 /** Runs one command line in every mode and returns `command mode: leaked value` lines. */
 async function leaksOf(base: string[], opts: { reset?: boolean } = {}): Promise<{ found: string[]; codes: number[] }> {

@@ -46,8 +46,10 @@ describe('global options', () => {
       output: 'table',
       color: 'auto',
       verbose: false,
+      verbosity: 0,
       fieldManager: 'argocd-controller',
       appNamespace: 'argocd',
+      overrides: {},
     });
   });
 
@@ -82,8 +84,10 @@ describe('global options', () => {
       output: 'yaml',
       color: 'never',
       verbose: true,
+      verbosity: 1,
       fieldManager: 'me',
       appNamespace: 'apps',
+      overrides: {},
     });
     expect(r.seen[0]?.args.app).toBe('shop');
   });
@@ -98,7 +102,7 @@ describe('global options', () => {
   });
 
   it.each([
-    [['probe', '-o', 'xml'], /Invalid values:[\s\S]*Argument: output, Given: "xml", Choices: "table", "json", "yaml", "kv"/],
+    [['probe', '-o', 'xml'], /unknown output format "xml": probe prints table, json, yaml, kv, env/],
     [['probe', '--color', 'sometimes'], /Argument: color, Given: "sometimes", Choices: "auto", "always", "never"/],
   ])('reject a value outside the choices: %j exits 2', async (argv, message) => {
     const r = await run(argv);
@@ -134,28 +138,35 @@ describe('usage errors exit 2 and run nothing', () => {
     expect(r.seen).toHaveLength(0);
   });
 
-  it('no command at all', async () => {
-    const r = await run([]);
+  it('flags but no command', async () => {
+    const r = await run(['-n', 'shop']);
     expect(r.code).toBe(ExitCode.Input);
     expect(r.err).toMatch(/^error: name a command: probe\n/);
   });
 
-  it.each([[['probe', '--context']], [['probe', '-n']], [['probe', '--kubeconfig', '-v']]])('a flag without its value: %j', async (argv) => {
+  it.each([[['probe', '--context']], [['probe', '--kubeconfig', '-v']]])('a flag without its value: %j', async (argv) => {
     const r = await run(argv);
     expect(r.code).toBe(ExitCode.Input);
-    expect(r.err).toMatch(/^error: Not enough arguments following: (context|n|kubeconfig)\n/);
+    expect(r.err).toMatch(/^error: Not enough arguments following: (context|kubeconfig)\n/);
+    expect(r.seen).toHaveLength(0);
+  });
+
+  it.each([[['probe', '-n']], [['probe', '-o', '--context', 'x']]])('a shorthand without its value: %j', async (argv) => {
+    const r = await run(argv);
+    expect(r.code).toBe(ExitCode.Input);
+    expect(r.err).toMatch(/^error: flag needs an argument: '(n|o)' in -(n|o)\n/);
     expect(r.seen).toHaveLength(0);
   });
 });
 
 describe('help', () => {
-  it.each([['--help'], ['-h']])('%s prints usage on stdout and exits 0', async (flag) => {
-    const r = await run([flag]);
+  it.each([['--help'], ['-h'], ['help'], []])('%s prints usage on stdout and exits 0', async (...flag: string[]) => {
+    const r = await run(flag);
     expect(r.code).toBe(ExitCode.Ok);
     expect(r.err).toBe('');
     expect(r.out).toMatch(/^kubectl gitops <command> \[options\]/);
     expect(r.out).toContain('kubectl gitops probe [app]');
-    expect(r.out).toContain('--field-manager');
+    expect(r.out).toContain('--output');
     expect(r.out).toContain('Exit codes: 0 success');
     expect(r.seen).toHaveLength(0);
   });

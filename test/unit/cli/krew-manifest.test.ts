@@ -38,6 +38,24 @@ describe('krewManifest', () => {
     ]);
   });
 
+  it('describes the plugin in prose, keeps caveats to what to do after installing, and lists the files to install', () => {
+    const text = krewManifest({ version: '1.2.3', platforms: [{ ...linux, files: ['LICENSE', 'THIRD-PARTY-NOTICES', 'kubectl-gitops', 'kubectl_complete-gitops'] }], inputsCommit: 'abc1234' });
+    expect(text).toContain('# The archives are built reproducibly from the build inputs as of commit abc1234.\n');
+    const doc = parse(text) as { spec: { shortDescription: string; description: string; caveats: string; platforms: { files: unknown }[] } };
+    expect(doc.spec.shortDescription).toMatch(/Argo CD/);
+    expect(doc.spec.shortDescription).toMatch(/without a controller/);
+    expect(doc.spec.shortDescription.length).toBeLessThanOrEqual(50);
+    // Prose: sentences, no table of commands.
+    expect(doc.spec.description).not.toMatch(/^\s+kubectl gitops \w+\s{2,}/m);
+    expect(doc.spec.description).toMatch(/Argo CD Application/);
+    expect(doc.spec.description).toMatch(/\.\n?$/);
+    expect(doc.spec.caveats).toMatch(/kubectl_complete-gitops/);
+    expect(doc.spec.caveats).toContain('store/gitops/v1.2.3/kubectl_complete-gitops');
+    expect(doc.spec.caveats).not.toMatch(/Documentation|Put flags after/);
+    expect(doc.spec.platforms[0]!.files).toEqual(['LICENSE', 'THIRD-PARTY-NOTICES', 'kubectl-gitops', 'kubectl_complete-gitops'].map((from) => ({ from, to: '.' })));
+    expect(() => krewManifest({ version: '1.2.3', platforms: [{ ...linux, files: ['LICENSE'] }] })).toThrow(/lists files without its executable kubectl-gitops/);
+  });
+
   it.each([
     ['an uppercase sha256 (krew wants ^[a-f0-9]{64}$)', { version: '1.2.3', platforms: [{ ...linux, sha256: sha('A') }] }, /bad sha256/],
     ['a short sha256', { version: '1.2.3', platforms: [{ ...linux, sha256: 'abc' }] }, /bad sha256/],

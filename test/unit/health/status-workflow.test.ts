@@ -11,6 +11,8 @@ import { ClusterError, InputError } from '../../../src/cli/exit-codes.js';
 import { apiError } from '../../../src/kube/errors.js';
 import { buildStatusReport } from '../../../src/health/report.js';
 import { app, loadTree } from './status-fixtures.js';
+import { renderStatus } from '../../../src/render/status.js';
+import { paint } from '../../../src/render/colour.js';
 
 const opts: GlobalOptions = { requestTimeout: '0', output: 'kv', color: 'never', verbose: false, fieldManager: 'argocd-controller', appNamespace: 'argocd' };
 
@@ -206,4 +208,14 @@ describe('waitForConverged', () => {
     expect(clock.slept).toEqual([2000, 2000, 1000]);
     expect(got.report.health.cause?.source).toBe('PodUnschedulable');
   });
+});
+
+test('with -n, the header and the JSON show the namespace status acted on, and the Application\'s beside it', async () => {
+  const { appFile, dir } = workspace('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\ndata: {k: v}\n');
+  const r = (await runStatus({ appFile, desired: dir }, { io: memoryIo().io, opts: { ...opts, namespace: 'other' }, gateway: new FakeGateway() })).report;
+  expect(r.destination).toMatchObject({ namespace: 'other', declaredNamespace: 'shop' });
+  expect(renderStatus(r, { output: 'table', tree: false, paint: paint(false) })).toMatch(/^Destination: +.*, namespace other \(-n; the Application's is shop\)$/m);
+  const same = (await runStatus({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: new FakeGateway() })).report;
+  expect(same.destination.namespace).toBe('shop');
+  expect(same.destination.declaredNamespace).toBeUndefined();
 });

@@ -88,11 +88,12 @@ describe('over HTTP/2', () => {
         failNext--;
         return { status: 429, body: { kind: 'Status', message: 'slow down' }, headers: { 'retry-after': '0' } };
       }
-      if (req.path.includes('/slow')) return { status: 200, body: {}, delayMs: 2000 };
+      if (req.path.includes('/slow')) return { status: 200, body: {}, delayMs: 6000 };
       if (req.method === 'PATCH') return { status: 200, body: JSON.parse(req.body) };
       return { status: 200, body: cmList([`n${srv.seen.length}`]) };
     });
-    gw = await createClientGateway({ connection: connection(srv.url), requestTimeoutMs: 1000, backoffMs: 5 });
+    // The bound includes the TLS handshake: generous enough for a loaded machine running the whole suite.
+    gw = await createClientGateway({ connection: connection(srv.url), requestTimeoutMs: 2500, backoffMs: 5 });
   });
   afterAll(async () => {
     gw.close();
@@ -121,7 +122,7 @@ describe('over HTTP/2', () => {
     const before = srv.seen.length;
     expect((await gw.list(CM, { namespace: 'shop' })).items).toHaveLength(1);
     expect(srv.seen.length - before).toBe(3);
-    await expect(gw.get(CM, 'shop', 'slow')).rejects.toThrow(/timed out: no response within 1s/);
+    await expect(gw.get(CM, 'shop', 'slow')).rejects.toThrow(/timed out waiting for the response: nothing within 2\.5s \(--request-timeout\)/);
     expect(srv.connections()).toBe(1);
   });
 
@@ -171,5 +172,58 @@ describe('TLS failures are cluster errors on the HTTP/2 path too', () => {
     const gw = await createClientGateway({ connection: connection('https://127.0.0.1:1'), requestTimeoutMs: 0 });
     await expect(gw.get(CM, 'shop', 'a')).rejects.toThrow('cannot reach the API server at https://127.0.0.1:1 (ECONNREFUSED)');
     gw.close();
+  });
+});
+
+describe('connection set-up is bounded, phase by phase', () => {
+  /** A loopback TCP server that accepts connections and never sends a byte. */
+  async function silentServer() {
+    const net = await import('node:net');
+    const sockets = new Set<import('node:net').Socket>();
+    const server = net.createServer((s) => {
+      sockets.add(s);
+      s.on('error', () => undefined);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    return {
+      url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      close: () => new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
+    };
+  }
+
+  it.each([true, false])('a server that accepts and never answers the TLS handshake (http2: %s): the connect bound, then the request timeout', async (h2) => {
+    const srv = await silentServer();
+    try {
+      const bounded = await createClientGateway({ connection: connection(srv.url), requestTimeoutMs: 0, connectTimeoutMs: 200, http2: h2 });
+      await expect(bounded.get(CM, 'shop', 'a')).rejects.toThrow(/the API server at https:\/\/127\.0\.0\.1:\d+ timed out in the TLS handshake: nothing within 200ms \(the 200ms bound on connecting\)/);
+      bounded.close();
+      const shorter = await createClientGateway({ connection: connection(srv.url), requestTimeoutMs: 150, connectTimeoutMs: 5000, http2: h2 });
+      await expect(shorter.get(CM, 'shop', 'a')).rejects.toThrow(/timed out in the TLS handshake: nothing within 150ms \(--request-timeout\)/);
+      shorter.close();
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('a TLS server that completes the handshake but never starts HTTP/2: timed out setting up the session', async () => {
+    const tls = await import('node:tls');
+    const sockets = new Set<TLSSocket>();
+    const server = tls.createServer({ cert, key, ALPNProtocols: ['h2'] }, (s) => {
+      sockets.add(s);
+      s.on('error', () => undefined);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const gw = await createClientGateway({ connection: connection(url), requestTimeoutMs: 0, connectTimeoutMs: 300 });
+      await expect(gw.get(CM, 'shop', 'a')).rejects.toThrow(/timed out setting up the HTTP\/2 session: nothing within 300ms/);
+      gw.close();
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 });

@@ -56,8 +56,18 @@ test('the diff names the drifted image and its manager, the ignored replicas and
     ].join('\n'),
   );
   const table = renderLiveDiff(report, 'table', paint(false));
+  expect(report.namespace).toBe('shop');
+  expect(table.split('\n')[0]).toMatch(/^Application shop.*, namespace shop$/);
   expect(table).toMatch(/spec\.replicas\s+<absent>\s+5\s+kubectl \(Update\/scale\)\s+ignored \(ignoreDifferences\[0\]\.jsonPointers \/spec\/replicas\)/);
   expect(table.trimEnd().split('\n').pop()).toBe('OUTOFSYNC');
+});
+
+test('with -n, the report and its title name the namespace the diff acted on', async () => {
+  const w = ws();
+  const report = await liveDiff({ appFile: w.appFile, desired: w.dir, serverSide: false }, { io: memoryIo().io, opts: { ...opts, namespace: 'other' }, gateway: new FakeGateway({ objects: [live] }) });
+  expect(report.namespace).toBe('other');
+  expect(renderLiveDiff(report, 'table', paint(false)).split('\n')[0]).toMatch(/, namespace other$/);
+  expect(JSON.parse(renderLiveDiff(report, 'json', paint(false))).namespace).toBe('other');
 });
 
 test('--server-side previews each conflicting field with its manager and values, without forcing anything for real', async () => {

@@ -1,0 +1,54 @@
+// `kubectl gitops <TAB>` as kubectl 1.35 completes it: kubectl's own __complete runs kubectl_complete-gitops
+// (from plugin/, beside kubectl-gitops on PATH), which asks the plugin; Application names and namespaces
+// come from the local control plane.
+import { randomBytes } from 'node:crypto';
+import { delimiter, join } from 'node:path';
+import { applyYaml, clusterBin, kubectlOk, repoRoot, run } from './support/index.js';
+
+const suffix = randomBytes(3).toString('hex');
+const apps = [`zz-complete-${suffix}-shop`, `zz-complete-${suffix}-orders`];
+const path = [join(repoRoot, 'plugin'), clusterBin(), process.env.PATH ?? ''].join(delimiter);
+
+/** kubectl's completion of `kubectl <words>`: the candidates (without descriptions) and the directive. */
+async function kubectlComplete(words: string[]) {
+  const r = await run(join(clusterBin(), 'kubectl'), ['__complete', ...words], { env: { PATH: path } });
+  expect(r.code).toBe(0);
+  const lines = r.stdout.split('\n').filter((l) => l !== '');
+  return { values: lines.slice(0, -1).map((l) => l.split('\t')[0]), directive: lines.at(-1) };
+}
+
+beforeAll(async () => {
+  await applyYaml(
+    apps
+      .map((name) =>
+        ['apiVersion: argoproj.io/v1alpha1', 'kind: Application', 'metadata:', `  name: ${name}`, '  namespace: argocd', 'spec:', '  destination: {server: https://kubernetes.default.svc, namespace: default}', '  source: {repoURL: file:///unused, path: .}', ''].join('\n'),
+      )
+      .join('---\n'),
+  );
+});
+
+afterAll(async () => {
+  await kubectlOk(['delete', 'applications.argoproj.io', '-n', 'argocd', ...apps, '--ignore-not-found']);
+});
+
+it('completes the plugin\'s commands', async () => {
+  expect(await kubectlComplete(['gitops', 'st'])).toEqual({ values: ['status'], directive: ':4' });
+  expect((await kubectlComplete(['gitops', ''])).values).toEqual(expect.arrayContaining(['diff', 'sync', 'prune', 'status', 'normalize', 'version', 'completion']));
+});
+
+it('completes a command\'s flags and their values', async () => {
+  expect((await kubectlComplete(['gitops', 'diff', '--req'])).values).toEqual(['--request-timeout']);
+  expect((await kubectlComplete(['gitops', 'normalize', '-o', ''])).values).toEqual(['yaml', 'json']);
+  const namespaces = (await kubectlComplete(['gitops', 'diff', '-n', 'kube-'])).values;
+  expect(namespaces).toEqual(expect.arrayContaining(['kube-system', 'kube-public']));
+});
+
+it('completes Application names from the cluster', async () => {
+  expect(await kubectlComplete(['gitops', 'status', `zz-complete-${suffix}-`])).toEqual({ values: [...apps].sort(), directive: ':4' });
+  expect((await kubectlComplete(['gitops', 'diff', `zz-complete-${suffix}-s`])).values).toEqual([apps[0]]);
+});
+
+it('completes contexts from the kubeconfig', async () => {
+  const contexts = (await kubectlOk(['config', 'get-contexts', '-o', 'name'])).trim().split('\n');
+  expect((await kubectlComplete(['gitops', 'sync', '--context', ''])).values).toEqual(contexts);
+});
