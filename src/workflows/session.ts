@@ -3,7 +3,7 @@
 import { access } from 'node:fs/promises';
 import type { CommandContext } from '../cli/context.js';
 import { applicationFileError } from '../app/application.js';
-import { IN_CLUSTER_NAME, IN_CLUSTER_SERVER, normalizeServer, resolveDestination, type ClusterSecretInfo } from '../app/destination.js';
+import { describeDestination, IN_CLUSTER_NAME, IN_CLUSTER_SERVER, normalizeServer, resolveDestination, type ClusterSecretInfo } from '../app/destination.js';
 import type { Application } from '../app/types.js';
 import { InputError, RefusedError } from '../cli/exit-codes.js';
 import { manifestPathError } from '../manifest/index.js';
@@ -84,6 +84,12 @@ export async function withAppTarget<T>(ctx: CommandContext, what: string, args: 
       const clusterSecrets = appGateway && !inCluster ? await readClusterSecrets(appGateway, CONTROL_PLANE_NAMESPACE, warnings) : [];
       const res = resolveDestination({ destination: d, contexts: contextsOf(merged), ...(appContext !== undefined ? { appContext } : {}), appFromCluster: appGateway !== undefined, explicitContext, clusterSecrets });
       if (!res.ok) throw new RefusedError(`refusing to act on Application ${app.name}: ${res.refused}; nothing was changed`);
+      // --server and --cluster replace the cluster a context reaches: the destination must still be that cluster.
+      const o = ctx.opts.overrides;
+      const flagServer = o?.server ?? (o?.cluster !== undefined ? merged.clusters.find((c) => c.name === o.cluster)?.value.server : undefined);
+      if (!inCluster && typeof flagServer === 'string' && normalizeServer(flagServer) !== normalizeServer(res.server)) {
+        throw new RefusedError(`refusing to act on Application ${app.name}: spec.destination (${describeDestination(d)}) is reached by context ${res.context} (${res.server}), but ${o?.server !== undefined ? `--server ${flagServer}` : `--cluster ${o?.cluster ?? ''} (${flagServer})`} names another cluster; nothing was changed`);
+      }
       return res;
     };
     const first = await load();

@@ -153,6 +153,18 @@ describe('the destination decides the cluster', () => {
     expect((await plugin(['sync', '-f', file, '--desired', desired, '--context', 'remote', '-o', 'kv'])).code).toBe(0);
   }, TIMEOUT);
 
+  test('--server naming another cluster than the destination is refused; the same server is fine', async () => {
+    const file = app('flagged', `server: ${remoteURL}`);
+    const desired = desiredDir('flagged-d', { 'a.yaml': configMap('flagged-a', '1') });
+    const refused = await plugin(['sync', '-f', file, '--desired', desired, '--server', localURL]);
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toContain(`but --server ${localURL} names another cluster`);
+    expect(await exists('flagged-a')).toBe(false);
+    const same = await plugin(['sync', '-f', file, '--desired', desired, '--server', remoteURL, '-o', 'json']);
+    expect(same.code).toBe(0);
+    expect(JSON.parse(same.stdout)).toMatchObject({ context: 'remote' });
+  }, TIMEOUT);
+
   test('name: matches a context; in-cluster is the current context for an Application file', async () => {
     const desired = desiredDir('byname-d', { 'a.yaml': configMap('byname-a', '1') });
     const res = await plugin(['sync', '-f', app('byname', 'name: remote'), '--desired', desired, '-o', 'json']);
