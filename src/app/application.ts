@@ -6,7 +6,8 @@ import { DEFAULT_APP_NAMESPACE } from '../model/keys.js';
 import { InputError } from '../cli/exit-codes.js';
 import { parseYamlValues } from '../manifest/parse.js';
 import { parsePointer } from '../diff/pointer.js';
-import type { Application, AutomatedPolicy, IgnoreDifference, PropagationPolicy, SyncOptions } from './types.js';
+import type { Application, AutomatedPolicy, IgnoreDifference, PropagationPolicy, RetryPolicy, SyncOptions } from './types.js';
+import { parseDuration } from '../cli/duration.js';
 
 export const DEFAULT_SYNC_OPTIONS: SyncOptions = {
   createNamespace: false,
@@ -151,14 +152,40 @@ export function parseApplication(obj: unknown, origin: string): Application {
     if (autoObj.enabled === false) automated = undefined;
   }
   const syncOptions = parseSyncOptions(stringList(c, policy, 'syncOptions', 'spec.syncPolicy'), (w) => warnings.push(w));
-  if (policy.retry !== undefined) warnings.push('spec.syncPolicy.retry is not supported: failed syncs are not retried');
+  const retry = parseRetry(c, optObject(c, policy, 'retry', 'spec.syncPolicy'));
   if (policy.managedNamespaceMetadata !== undefined) warnings.push('spec.syncPolicy.managedNamespaceMetadata is not supported; ignored');
 
   const ignoreDifferences = parseIgnoreDifferences(c, spec.ignoreDifferences);
 
   const app: Application = { name: name!, namespace, source, sourcesCount, sourceOptions, destination, syncOptions, ignoreDifferences, warnings, origin };
   if (automated) app.automated = automated;
+  if (retry) app.retry = retry;
   return app;
+}
+
+/** Argo CD's retry defaults (application_defaults.go): 5s, factor 2, at most 3m. */
+export const DEFAULT_RETRY_BACKOFF = { durationMs: 5000, factor: 2, maxDurationMs: 180_000 } as const;
+
+function parseRetry(c: Checker, r: JsonObject | undefined): RetryPolicy | undefined {
+  if (!r) return undefined;
+  const at = 'spec.syncPolicy.retry';
+  const limit = r.limit ?? 0;
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < -1) fail(c, `${at}.limit`, `must be a whole number (-1 for no limit), got ${JSON.stringify(limit)}`);
+  const b = optObject(c, r, 'backoff', at) ?? {};
+  const duration = (k: string, def: number): number => {
+    const v = b[k];
+    if (v === undefined || v === null) return def;
+    if (typeof v === 'number') return v * 1000;
+    if (typeof v !== 'string') fail(c, `${at}.backoff.${k}`, 'must be a duration such as 5s or 3m');
+    try {
+      return parseDuration(v, `${at}.backoff.${k}`);
+    } catch (err) {
+      fail(c, `${at}.backoff.${k}`, (err as Error).message);
+    }
+  };
+  const factor = b.factor ?? DEFAULT_RETRY_BACKOFF.factor;
+  if (typeof factor !== 'number' || factor < 1) fail(c, `${at}.backoff.factor`, `must be a number of at least 1, got ${JSON.stringify(factor)}`);
+  return { limit: limit as number, durationMs: duration('duration', DEFAULT_RETRY_BACKOFF.durationMs), factor, maxDurationMs: duration('maxDuration', DEFAULT_RETRY_BACKOFF.maxDurationMs) };
 }
 
 function parseIgnoreDifferences(c: Checker, v: JsonValue | undefined): IgnoreDifference[] {

@@ -33,6 +33,15 @@ export interface AutomatedPolicy {
   allowEmpty: boolean;
 }
 
+/** `spec.syncPolicy.retry`: how a failed sync operation is tried again (Argo CD's RetryStrategy, defaults filled in). */
+export interface RetryPolicy {
+  /** Attempts after the first; -1 for no limit. */
+  limit: number;
+  durationMs: number;
+  factor: number;
+  maxDurationMs: number;
+}
+
 export interface Application {
   /** metadata.name */
   name: string;
@@ -47,6 +56,8 @@ export interface Application {
   /** Absent when the app has no `syncPolicy.automated` (manual sync). */
   automated?: AutomatedPolicy;
   syncOptions: SyncOptions;
+  /** Absent when the Application sets no retry. */
+  retry?: RetryPolicy;
   ignoreDifferences: IgnoreDifference[];
   /** Human-readable warnings: unsupported options, ignored fields. */
   warnings: string[];

@@ -14,7 +14,8 @@ import type { HookPhase } from '../sync/hooks.js';
 import { hookWave, isMultiStep, phaseGroups, syncFailGroups } from '../sync/phases.js';
 import { hookObject, runPhases, type HookRun, type RunnableHook } from './sync-phases.js';
 import { loadAppState, type AppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
-import type { Application } from '../app/types.js';
+import type { Application, RetryPolicy } from '../app/types.js';
+import { DEFAULT_RETRY_BACKOFF } from '../app/application.js';
 import { InputError, UnrenderableError } from '../cli/exit-codes.js';
 import { matchesResource, parseResourceFilter, parseSelector, selectorMatches, type ResourceFilter, type Selector } from '../sync/subset.js';
 
@@ -81,6 +82,10 @@ export interface SyncReport {
   failures: (ObjectRef & { phase: 'preflight' | 'dry-run' | 'apply' | 'prune' | 'operation'; message: string })[];
   /** The resource hooks run (or, in a dry run, to run), in order, with their result. */
   hooks: HookReport[];
+  /** How many times the sync was tried again after a failure (absent: not retried). */
+  retries?: number;
+  /** The Application's syncPolicy.retry, as the sync read it (absent: none). */
+  retryPolicy?: RetryPolicy;
   prune: { enabled: boolean; why: string; last: boolean; blocked?: string; propagationPolicy: PropagationPolicy; results: PruneResultReport[] };
   warnings: string[];
 }
@@ -181,6 +186,7 @@ export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?
     origin: state.origin,
     ...(state.revision ? { revision: state.revision } : {}),
     dryRun: req.dryRun,
+    ...(app.retry ? { retryPolicy: app.retry } : {}),
     force: plan.force,
     ...(plan.forceReason ? { forceReason: plan.forceReason } : {}),
     steps: [],
@@ -410,4 +416,45 @@ function selectSubset<T extends { key: ResourceKey; object: { metadata: { labels
       !s.resources.some((f) => f.exclude && matchesResource(f, d.key)) &&
       (!s.selector || selectorMatches(s.selector, d.object.metadata.labels ?? {})),
   );
+}
+
+/** The wait before retry attempt `n` (1-based), as Argo CD's NextRetryAt: duration × factor^(n-1), at most maxDuration. */
+export function retryDelayMs(retry: RetryPolicy, n: number): number {
+  return Math.min(retry.durationMs * retry.factor ** (n - 1), retry.maxDurationMs);
+}
+
+/**
+ * A sync tried again after a failure (exit 3: a failed apply, hook or wave), as Argo CD retries a sync operation:
+ * `retry` from --retry-limit, else the Application's syncPolicy.retry; refusals and input errors are never retried.
+ * Each retry is said through `notify`; the last attempt's report is returned, with the number of attempts.
+ */
+export async function syncWithRetry(
+  req: SyncRequest,
+  deps: AppStateDeps & { progress?: (line: string) => void },
+  opts: { retryLimit?: number; notify: (line: string) => void; sleep?: (ms: number) => Promise<void> },
+): Promise<SyncReport> {
+  const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  let attempt = 0;
+  for (;;) {
+    const report = await syncApp(req, deps);
+    if (req.dryRun || syncExitCode(report) !== 3) return attemptsOf(report, attempt);
+    // The Application is read again by each attempt; its retry policy as last read decides.
+    const policy = retryPolicyFor(report, opts.retryLimit);
+    if (!policy || (policy.limit !== -1 && attempt >= policy.limit)) return attemptsOf(report, attempt);
+    attempt++;
+    const wait = retryDelayMs(policy, attempt);
+    const why = report.failures[0]?.message ?? 'the sync failed';
+    opts.notify(`${why}. Retrying attempt #${attempt} at ${new Date(Date.now() + wait).toISOString()}.`);
+    await sleep(wait);
+  }
+}
+
+function attemptsOf(report: SyncReport, retries: number): SyncReport {
+  return retries > 0 ? { ...report, retries } : report;
+}
+
+function retryPolicyFor(report: SyncReport, retryLimit: number | undefined): RetryPolicy | undefined {
+  const base = report.retryPolicy;
+  if (retryLimit !== undefined) return { ...(base ?? { durationMs: DEFAULT_RETRY_BACKOFF.durationMs, factor: DEFAULT_RETRY_BACKOFF.factor, maxDurationMs: DEFAULT_RETRY_BACKOFF.maxDurationMs }), limit: retryLimit };
+  return base;
 }

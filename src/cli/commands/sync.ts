@@ -31,6 +31,7 @@ export const syncCommand: GitopsCommand = {
       .option('resource', { type: 'string', array: true, requiresArg: true, describe: 'Sync only this object, [!]GROUP:KIND:[NAMESPACE/]NAME (repeatable; never prunes)' })
       .option('selector', { alias: 'l', type: 'string', requiresArg: true, describe: 'Sync only the desired objects whose labels match (never prunes)' })
       .option('force-conflicts', { type: 'boolean', default: false, describe: 'Take fields other managers own (as selfHeal does)' })
+      .option('retry-limit', { type: 'number', requiresArg: true, describe: "Try a failed sync again up to this many times (default: the Application's syncPolicy.retry; 0: never)" })
       .option('timeout', { type: 'string', default: '5m', describe: 'How long a sync with waves or hooks may wait for health and hooks in all' })
       .option('watch', { type: 'boolean', default: false, describe: 'Keep reconciling until stopped' })
       .option('interval', { type: 'string', default: '60s', describe: 'With --watch: how often to poll the source' })
@@ -45,7 +46,7 @@ export const syncCommand: GitopsCommand = {
       return (await import('../../workflows/watch.js')).runWatch(args, ctx);
     }
     const { withAppTarget } = await import('../../workflows/session.js');
-    const { syncApp, syncExitCode } = await import('../../workflows/sync.js');
+    const { syncWithRetry, syncExitCode } = await import('../../workflows/sync.js');
     const { renderSync } = await import('../../render/sync.js');
     const progress = progressLine(ctx);
     const resources = Array.isArray(args.resource) ? args.resource.filter((r): r is string => typeof r === 'string') : [];
@@ -53,9 +54,12 @@ export const syncCommand: GitopsCommand = {
     const timeoutMs = parseDuration(typeof args.timeout === 'string' ? args.timeout : '5m', '--timeout');
     return withAppTarget(ctx, 'sync', appStateArgs(args), async (session) => {
       try {
-        const report = await syncApp(
+        const retryLimit = typeof args.retryLimit === 'number' && Number.isFinite(args.retryLimit) ? args.retryLimit : undefined;
+        if (retryLimit !== undefined && (!Number.isInteger(retryLimit) || retryLimit < -1)) throw new InputError(`--retry-limit must be a whole number (-1 for no limit), got ${String(args.retryLimit)}`);
+        const report = await syncWithRetry(
           { ...appStateArgs(args), dryRun: args.dryRun === true, prune: args.prune === true, forceConflicts: args.forceConflicts === true, resources, timeoutMs, ...(selector !== undefined ? { selector } : {}) },
           { io: ctx.io, opts: ctx.opts, ...session, ...(progress ? { progress: progress.update } : {}) },
+          { ...(retryLimit !== undefined ? { retryLimit } : {}), notify: (line) => ctx.io.err(`retry: ${line}\n`) },
         );
         progress?.clear();
         for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);

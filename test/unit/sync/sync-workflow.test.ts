@@ -6,7 +6,7 @@ import { FakeGateway } from '../../../src/kube/fake-gateway.js';
 import * as fakeTypes from '../../../src/kube/fake-gateway.js';
 import { apiError } from '../../../src/kube/errors.js';
 import { memoryIo } from '../../../src/cli/io.js';
-import { syncApp, syncExitCode, type SyncRequest } from '../../../src/workflows/sync.js';
+import { syncApp, syncExitCode, syncWithRetry, type SyncRequest } from '../../../src/workflows/sync.js';
 import { renderSyncKv } from '../../../src/render/sync.js';
 import type { GlobalOptions } from '../../../src/cli/options.js';
 import type { KubeObject } from '../../../src/model/object.js';
@@ -326,5 +326,39 @@ describe('sync phases: hooks and waves gated on health (a controller stands in f
     const { gw } = cluster();
     const { kv } = await run(ws, gw, { dryRun: true });
     expect(kv).toBe('DRY_RUN=true\nAPPLY=ConfigMap/orders-config create\nHOOK=PreSync Job/migrate would-run\n');
+  });
+});
+
+describe('syncPolicy.retry: a failed sync is tried again with Argo CD\'s back-off', () => {
+  test('a transient failure: retried after duration × factor^n, and the second attempt succeeds', async () => {
+    const ws = workspace({ 'c.yaml': CM }, 'syncPolicy: {retry: {limit: 2, backoff: {duration: 1s, factor: 3, maxDuration: 2s}}}');
+    let failures = 1;
+    const gw = new FakeGateway({ objects: [NS('shop')], failApply: (_o, o) => (!o.dryRun && failures-- > 0 ? apiError('applying', 503, 'the server is busy') : undefined) });
+    const waits: number[] = [];
+    const said: string[] = [];
+    const report = await syncWithRetry({ appFile: ws.appFile, desired: ws.dir, dryRun: false, prune: false, forceConflicts: false, timeoutMs: 60_000 }, { io: memoryIo().io, opts, gateway: gw }, { notify: (l) => said.push(l), sleep: async (ms) => void waits.push(ms) });
+    expect(syncExitCode(report)).toBe(0);
+    expect(report.retries).toBe(1);
+    expect(waits).toEqual([1000]);
+    expect(said[0]).toMatch(/the server is busy\. Retrying attempt #1 at \d{4}-/);
+    expect(gw.find('ConfigMap', 'shop', 'orders-config')).toBeDefined();
+  });
+
+  test('the limit is kept (and the wait capped by maxDuration); --retry-limit 0 never retries; refusals are never retried', async () => {
+    const ws = workspace({ 'c.yaml': CM }, 'syncPolicy: {retry: {limit: 3, backoff: {duration: 1s, factor: 3, maxDuration: 2s}}}');
+    const gw = new FakeGateway({ objects: [NS('shop')], failApply: (_o, o) => (!o.dryRun ? apiError('applying', 422, 'never valid') : undefined) });
+    const waits: number[] = [];
+    const run = (limit?: number) => syncWithRetry({ appFile: ws.appFile, desired: ws.dir, dryRun: false, prune: false, forceConflicts: false, timeoutMs: 60_000 }, { io: memoryIo().io, opts, gateway: gw }, { ...(limit !== undefined ? { retryLimit: limit } : {}), notify: () => undefined, sleep: async (ms) => void waits.push(ms) });
+    const r = await run();
+    expect(syncExitCode(r)).toBe(3);
+    expect(r.retries).toBe(3);
+    expect(waits).toEqual([1000, 2000, 2000]);
+    waits.length = 0;
+    expect((await run(0)).retries).toBeUndefined();
+    expect(waits).toEqual([]);
+    const empty = workspace({}, 'syncPolicy: {retry: {limit: 3}}');
+    const refused = await syncWithRetry({ appFile: empty.appFile, desired: empty.dir, dryRun: false, prune: false, forceConflicts: false, timeoutMs: 60_000 }, { io: memoryIo().io, opts, gateway: new FakeGateway({ objects: [NS('shop')] }) }, { notify: () => undefined, sleep: async (ms) => void waits.push(ms) });
+    expect(syncExitCode(refused)).toBe(4);
+    expect(waits).toEqual([]);
   });
 });
