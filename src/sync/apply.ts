@@ -69,7 +69,13 @@ export interface ApplyResult {
 export async function applySteps(
   gw: KubeGateway,
   dryRuns: readonly DryRunResult[],
-  opts: { fieldManager: string; force: boolean; progress?: (done: number, total: number, what: string) => void },
+  opts: {
+    fieldManager: string;
+    force: boolean;
+    progress?: (done: number, total: number, what: string) => void;
+    /** Awaited before each group (e.g. until the CRD of the group's kind is served); a failure fails the group's steps. */
+    beforeGroup?: (steps: readonly ApplyStep[]) => Promise<void>;
+  },
 ): Promise<ApplyResult[]> {
   const results: ApplyResult[] = [];
   const total = dryRuns.filter((d) => d.step.action !== 'skip').length;
@@ -81,6 +87,16 @@ export async function applySteps(
     while (j < dryRuns.length && (dryRuns[j] as DryRunResult).step.wave === first.step.wave && (dryRuns[j] as DryRunResult).step.key.kind === first.step.key.kind) j++;
     const group = dryRuns.slice(i, j);
     opts.progress?.(done, total, `${first.step.key.kind} (${group.length})`);
+    const notReady = await (opts.beforeGroup?.(group.map((d) => d.step)) ?? Promise.resolve()).then(
+      () => undefined,
+      (err: unknown) => (err as Error).message,
+    );
+    if (notReady !== undefined) {
+      results.push(...group.map((d): ApplyResult => ({ step: d.step, outcome: 'failed', conflicts: [], message: notReady })));
+      done += group.filter((d) => d.step.action !== 'skip').length;
+      i = j;
+      continue;
+    }
     const out = await Promise.all(
       group.map(async (d): Promise<ApplyResult> => {
         const { step } = d;

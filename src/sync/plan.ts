@@ -52,6 +52,8 @@ export interface ApplyStep {
   dryRunSkip?: string;
   live?: KubeObject;
   source?: ManifestSource;
+  /** Its kind is defined by a CRD this sync creates: it can be applied only once the API server serves that CRD. */
+  pendingCrd?: boolean;
   /** True for the namespace CreateNamespace adds (never stamped, never pruned). */
   createdNamespace?: boolean;
   /**
@@ -140,7 +142,10 @@ export function planSync(input: SyncPlanInput): SyncPlan {
     const object = asApplied(d.object, input.appInstance, destNs);
     const step: ApplyStep = { key: d.key, type: d.type, object, wave, action: live ? 'update' : 'create', ...(live ? { live } : {}), ...(d.source ? { source: d.source } : {}) };
     if (d.type.namespaced && createdNs.has(d.key.namespace)) step.dryRunSkip = `namespace ${d.key.namespace} is created by this sync`;
-    else if (pendingKinds.has(`${d.key.group}/${d.key.kind}`)) step.dryRunSkip = `its CustomResourceDefinition is created by this sync`;
+    else if (pendingKinds.has(`${d.key.group}/${d.key.kind}`)) {
+      step.dryRunSkip = `its CustomResourceDefinition is created by this sync`;
+      step.pendingCrd = true;
+    }
     if (live) {
       const diff = input.diffs.get(k);
       const marked = trackingIdOf(live) === trackingIdOf(object);

@@ -7,6 +7,7 @@ import { resourceHealth } from '../health/resource.js';
 import type { HealthStatus } from '../health/types.js';
 import type { KubeObject, ResourceKey } from '../model/object.js';
 import { applySteps, type ApplyResult, type DryRunResult } from '../sync/apply.js';
+import type { ApplyStep } from '../sync/plan.js';
 import { generatedHookName, needsGeneratedName, type HookPhase } from '../sync/hooks.js';
 import type { PhaseGroup } from '../sync/phases.js';
 import { asApplied } from '../tracking/tracking-id.js';
@@ -46,6 +47,8 @@ export interface PhaseRunOptions {
   now: () => number;
   sleep: (ms: number) => Promise<void>;
   progress?: (line: string) => void;
+  /** Awaited before each group of resources is applied (the CRD of their kind served). */
+  beforeGroup?: (steps: readonly ApplyStep[]) => Promise<void>;
 }
 
 export interface PhaseRunResult {
@@ -137,7 +140,7 @@ async function runGroup(gw: KubeGateway, g: Group, opts: PhaseRunOptions, out: P
       return `${g.phase} hook ${key.kind}/${key.name} could not be created: ${(err as Error).message}`;
     }
   }
-  const applied = await applySteps(gw, g.steps, { fieldManager: opts.fieldManager, force: opts.force });
+  const applied = await applySteps(gw, g.steps, { fieldManager: opts.fieldManager, force: opts.force, ...(opts.beforeGroup ? { beforeGroup: opts.beforeGroup } : {}) });
   out.results.push(...applied);
   const bad = applied.find((r) => r.outcome === 'failed' || r.outcome === 'conflict');
   if (bad) return `${bad.step.key.kind}/${bad.step.key.name} was not applied: ${bad.message ?? bad.outcome}`;

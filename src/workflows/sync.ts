@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { diffObject } from '../diff/index.js';
 import type { ObjectDiff } from '../diff/types.js';
 import type { KubeGateway, PropagationPolicy, ResourceType } from '../kube/gateway.js';
-import { keyString, type ResourceKey } from '../model/object.js';
+import { isPlainObject, keyString, type ResourceKey } from '../model/object.js';
 import { deleteCandidates } from '../prune/delete.js';
 import { applySteps, dryRunSteps, humanField, type ApplyResult, type DryRunResult } from '../sync/apply.js';
 import { ignoredFields, keepLiveValues, leftTo, type IgnoredFields } from '../sync/ignored.js';
@@ -262,11 +262,13 @@ export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?
 
   // Step 5: apply: in one pass (a single wave, no hooks), else phase by phase and wave by wave, each waited for.
   const prune = () => runPrune(gw, plan, report, deniedDeletes, propagationPolicy, deps.progress);
+  const beforeGroup = crdsServed(gw, state, Date.now() + req.timeoutMs);
   if (!multiStep) {
     const results: ApplyResult[] = await applySteps(gw, dry, {
       fieldManager,
       force: plan.force,
       progress: (done, total, what) => deps.progress?.(`applying [${done}/${total}] ${what}`),
+      beforeGroup,
     });
     recordApplied(report, results, conflictRefs);
     await prune();
@@ -289,6 +291,7 @@ export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?
     now: () => Date.now(),
     sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
     ...(deps.progress ? { progress: deps.progress } : {}),
+    beforeGroup,
   }, async () => {
     // Pruning ends the Sync phase (gitops-engine gives prunes the Sync phase's waves; PruneLast its last).
     if (report.failures.length > 0 || report.conflicts.length > 0) return undefined;
@@ -302,6 +305,36 @@ export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?
     if (!report.prune.blocked && report.prune.results.length === 0 && plan.prune.enabled) report.prune.blocked = 'the sync failed: nothing was pruned';
   }
   return report;
+}
+
+/**
+ * Before a group whose kind a CRD of this sync defines: waits until the API server says that CRD is Established (its
+ * resources are served only then; applying earlier answers 404), at most until `deadline`.
+ */
+function crdsServed(gw: KubeGateway, state: AppState, deadline: number): (steps: readonly ApplyStep[]) => Promise<void> {
+  const crds = new Map<string, { name: string; type: ResourceType }>();
+  for (const d of state.desired) {
+    if (d.key.kind !== 'CustomResourceDefinition' || d.key.group !== 'apiextensions.k8s.io') continue;
+    const spec = isPlainObject(d.object.spec) ? d.object.spec : {};
+    const names = isPlainObject(spec.names) ? spec.names : {};
+    crds.set(`${String(spec.group ?? '')}/${String(names.kind ?? '')}`, { name: d.key.name, type: d.type });
+  }
+  const ready = new Set<string>();
+  return async (steps) => {
+    for (const s of steps) {
+      const k = `${s.key.group}/${s.key.kind}`;
+      const crd = crds.get(k);
+      if (!s.pendingCrd || !crd || ready.has(k)) continue;
+      for (;;) {
+        const live = await gw.get(crd.type, '', crd.name);
+        const conditions = isPlainObject(live?.status) && Array.isArray(live.status.conditions) ? live.status.conditions : [];
+        if (conditions.some((c) => isPlainObject(c) && c.type === 'Established' && c.status === 'True')) break;
+        if (Date.now() >= deadline) throw new Error(`not applied: CustomResourceDefinition ${crd.name} was not Established in time`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      ready.add(k);
+    }
+  };
 }
 
 /** Adds apply results to the report (steps, counts, healed fields, conflicts, failures). */

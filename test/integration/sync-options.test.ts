@@ -1,0 +1,164 @@
+// Sync options on the real API server (until now proven against the fake gateway only): CreateNamespace,
+// ApplyOutOfSyncOnly, RespectIgnoreDifferences, FailOnSharedResource, PrunePropagationPolicy, app-level Prune=false,
+// a CRD and its custom resources in one sync, IgnoreExtraneous, and "Pending deletion" held by a finalizer.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { tempDir } from '../support/temp-dir.js';
+import { applyYaml, createTestNamespace, deleteNamespace, kubectl, kubectlOk, runPlugin, waitFor } from './support/index.js';
+
+const TIMEOUT = 180_000;
+const TID = 'argocd.argoproj.io/tracking-id';
+let ns: string;
+let root: string;
+
+function app(name: string, syncPolicy: string, extra = '', namespace = ns): string {
+  const file = join(root, `${name}.yaml`);
+  writeFileSync(file, `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: ${name}, namespace: argocd}\nspec:\n  destination: {server: https://kubernetes.default.svc, namespace: ${namespace}}\n${extra}  syncPolicy: ${syncPolicy}\n`);
+  return file;
+}
+
+function desired(name: string, files: Record<string, string>): string {
+  const dir = join(root, name);
+  mkdirSync(dir, { recursive: true });
+  for (const [f, text] of Object.entries(files)) writeFileSync(join(dir, f), text);
+  return dir;
+}
+
+const cm = (name: string, data: Record<string, string>, annotations: Record<string, string> = {}) =>
+  `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${name}, annotations: ${JSON.stringify(annotations)}}\ndata: ${JSON.stringify(data)}\n`;
+
+async function meta(kind: string, name: string, namespace = ns): Promise<{ uid: string; resourceVersion: string; deletionTimestamp?: string } | undefined> {
+  const res = await kubectl(['get', kind, name, '-n', namespace, '-o', 'jsonpath={.metadata}']);
+  return res.code === 0 ? (JSON.parse(res.stdout) as { uid: string; resourceVersion: string }) : undefined;
+}
+
+function kv(stdout: string): string[] {
+  return stdout.trimEnd().split('\n');
+}
+
+beforeAll(async () => {
+  ns = await createTestNamespace('sync-options');
+  root = tempDir('sync-options');
+}, TIMEOUT);
+afterAll(async () => {
+  await deleteNamespace(ns);
+});
+
+test('CreateNamespace=true creates the destination namespace (unmarked, so never a prune candidate)', async () => {
+  const target = `${ns}-created`;
+  try {
+    const file = app('createns', '{syncOptions: [CreateNamespace=true]}', '', target);
+    const res = await runPlugin(['sync', '-f', file, '--desired', desired('createns-d', { 'a.yaml': cm('a', { k: 'v' }) }), '-o', 'kv']);
+    expect(res.code).toBe(0);
+    const created = JSON.parse(await kubectlOk(['get', 'namespace', target, '-o', 'json'])) as { metadata: { annotations?: Record<string, string> } };
+    expect(created.metadata.annotations?.[TID]).toBeUndefined();
+    expect(await meta('configmap', 'a', target)).toBeDefined();
+  } finally {
+    await kubectl(['delete', 'namespace', target, '--wait=false', '--ignore-not-found']);
+  }
+}, TIMEOUT);
+
+test('ApplyOutOfSyncOnly=true applies only what differs: the unchanged object keeps its resourceVersion', async () => {
+  const file = app('outofsync', '{syncOptions: [ApplyOutOfSyncOnly=true]}');
+  const first = desired('oos-1', { 'a.yaml': cm('oos-a', { k: '1' }), 'b.yaml': cm('oos-b', { k: '1' }) });
+  expect((await runPlugin(['sync', '-f', file, '--desired', first, '-o', 'kv'])).stdout).toBe('APPLIED=2\n');
+  const before = { a: await meta('configmap', 'oos-a'), b: await meta('configmap', 'oos-b') };
+  const second = desired('oos-2', { 'a.yaml': cm('oos-a', { k: '1' }), 'b.yaml': cm('oos-b', { k: '2' }) });
+  const res = await runPlugin(['sync', '-f', file, '--desired', second, '-o', 'json']);
+  expect(res.code).toBe(0);
+  const report = JSON.parse(res.stdout) as { steps: { name: string; outcome: string }[] };
+  expect(Object.fromEntries(report.steps.map((s) => [s.name, s.outcome]))).toEqual({ 'oos-a': 'skipped', 'oos-b': 'applied' });
+  expect((await meta('configmap', 'oos-a'))?.resourceVersion).toBe(before.a?.resourceVersion);
+  expect((await meta('configmap', 'oos-b'))?.resourceVersion).not.toBe(before.b?.resourceVersion);
+}, TIMEOUT);
+
+test('RespectIgnoreDifferences=true keeps the live value of an ignored field that Git also declares', async () => {
+  const rules = '  ignoreDifferences:\n  - {kind: ConfigMap, jsonPointers: [/data/tuned]}\n';
+  const file = app('respect', '{syncOptions: [RespectIgnoreDifferences=true]}', rules);
+  const d = desired('respect-d', { 'a.yaml': cm('respect-a', { tuned: 'from-git', other: '1' }) });
+  expect((await runPlugin(['sync', '-f', file, '--desired', d])).code).toBe(0);
+  await kubectlOk(['patch', 'configmap', 'respect-a', '-n', ns, '--type=merge', '-p', '{"data":{"tuned":"by-hand"}}']);
+  expect((await runPlugin(['sync', '-f', file, '--desired', d])).code).toBe(0);
+  expect(await kubectlOk(['get', 'configmap', 'respect-a', '-n', ns, '-o', 'jsonpath={.data.tuned}'])).toBe('by-hand');
+  // Without the option, the sync puts Git's value back.
+  const plain = app('respect', '{syncOptions: []}', rules);
+  expect((await runPlugin(['sync', '-f', plain, '--desired', d, '--force-conflicts'])).code).toBe(0);
+  expect(await kubectlOk(['get', 'configmap', 'respect-a', '-n', ns, '-o', 'jsonpath={.data.tuned}'])).toBe('from-git');
+}, TIMEOUT);
+
+test('FailOnSharedResource=true refuses to take over an object another app tracks; nothing changes', async () => {
+  await applyYaml(cm('shared', { owner: 'billing' }, { [TID]: `billing:/ConfigMap:${ns}/shared` }), { namespace: ns });
+  const before = await meta('configmap', 'shared');
+  const file = app('sharer', '{syncOptions: [FailOnSharedResource=true]}');
+  const res = await runPlugin(['sync', '-f', file, '--desired', desired('shared-d', { 'a.yaml': cm('shared', { owner: 'sharer' }) }), '-o', 'kv']);
+  expect(res.code).toBe(4);
+  expect(res.stdout).toBe('REFUSED=Shared resource found: ConfigMap/shared is part of applications sharer and billing (FailOnSharedResource=true)\n');
+  expect(await meta('configmap', 'shared')).toEqual(before);
+}, TIMEOUT);
+
+test('app-level Prune=false: candidates are listed as skipped, never deleted, even with --prune', async () => {
+  const file = app('noprune', '{syncOptions: [Prune=false]}');
+  expect((await runPlugin(['sync', '-f', file, '--desired', desired('noprune-1', { 'a.yaml': cm('np-a', {}), 'b.yaml': cm('np-b', {}) })])).code).toBe(0);
+  const res = await runPlugin(['sync', '-f', file, '--desired', desired('noprune-2', { 'a.yaml': cm('np-a', {}) }), '--prune', '-o', 'kv']);
+  expect(res.code).toBe(0);
+  expect(kv(res.stdout)).toEqual(['APPLIED=1', 'PRUNE_SKIPPED=ConfigMap/np-b the Application sets syncOptions Prune=false']);
+  expect(await meta('configmap', 'np-b')).toBeDefined();
+}, TIMEOUT);
+
+test('PrunePropagationPolicy=orphan: the pruned Deployment\'s ReplicaSet stays (foreground would delete it)', async () => {
+  const deploy = `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: orphaner}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: orphaner}}\n  template:\n    metadata: {labels: {app: orphaner}}\n    spec: {containers: [{name: c, image: registry.local/x:1}]}\n`;
+  const file = app('orphaning', '{syncOptions: [PrunePropagationPolicy=orphan]}');
+  expect((await runPlugin(['sync', '-f', file, '--desired', desired('orph-1', { 'd.yaml': deploy, 'c.yaml': cm('orph-c', {}) })])).code).toBe(0);
+  const rs = await waitFor(async () => {
+    const list = JSON.parse(await kubectlOk(['get', 'replicasets', '-n', ns, '-l', 'app=orphaner', '-o', 'json'])) as { items: { metadata: { name: string; uid: string } }[] };
+    return list.items[0];
+  }, { what: 'the ReplicaSet of deployment/orphaner' });
+  const res = await runPlugin(['sync', '-f', file, '--desired', desired('orph-2', { 'c.yaml': cm('orph-c', {}) }), '--prune', '-o', 'kv']);
+  expect(kv(res.stdout)).toEqual(['APPLIED=1', 'PRUNED=Deployment/orphaner']);
+  await waitFor(async () => (await meta('deployment', 'orphaner')) === undefined, { what: 'deployment/orphaner gone' });
+  expect((await meta('replicaset', rs.metadata.name))?.uid).toBe(rs.metadata.uid);
+}, TIMEOUT);
+
+test('a CRD and its custom resources in one sync: the CRD first, the resources once it is served', async () => {
+  const group = `opts${randomBytes(3).toString('hex')}.kgitops.test`;
+  const crd = `apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: gadgets.${group}}\nspec:\n  group: ${group}\n  scope: Namespaced\n  names: {plural: gadgets, singular: gadget, kind: Gadget}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}\n`;
+  const cr = `apiVersion: ${group}/v1\nkind: Gadget\nmetadata: {name: g1}\nspec: {size: 3}\n`;
+  try {
+    const file = app('crdapp', '{syncOptions: []}');
+    const d = desired('crd-d', { 'crd.yaml': crd, 'cr.yaml': cr });
+    const res = await runPlugin(['sync', '-f', file, '--desired', d, '-o', 'kv']);
+    expect({ code: res.code, out: res.stdout }).toEqual({ code: 0, out: 'APPLIED=2\n' });
+    expect(JSON.parse(await kubectlOk(['get', `gadgets.${group}`, 'g1', '-n', ns, '-o', 'json'])).spec).toEqual({ size: 3 });
+    expect((await runPlugin(['diff', '-f', file, '--desired', d, '-o', 'kv'])).stdout).toBe('SYNC=Synced\n');
+  } finally {
+    await kubectl(['delete', 'customresourcedefinition', `gadgets.${group}`, '--ignore-not-found', '--wait=false']);
+  }
+}, TIMEOUT);
+
+test('IgnoreExtraneous: an extra object annotated so is listed but does not make status OutOfSync', async () => {
+  const file = app('extraneous', '{syncOptions: []}');
+  const d = desired('extr-d', { 'a.yaml': cm('extr-a', {}) });
+  expect((await runPlugin(['sync', '-f', file, '--desired', d])).code).toBe(0);
+  await applyYaml(cm('extr-extra', {}, { [TID]: `extraneous:/ConfigMap:${ns}/extr-extra`, 'argocd.argoproj.io/compare-options': 'IgnoreExtraneous' }), { namespace: ns });
+  const status = await runPlugin(['status', '-f', file, '--desired', d, '-o', 'json']);
+  const report = JSON.parse(status.stdout) as { sync: { status: string }; resources: { name: string; status: string; countsForSync: boolean }[] };
+  expect(report.sync.status).toBe('Synced');
+  expect(report.resources.find((r) => r.name === 'extr-extra')).toMatchObject({ status: 'OutOfSync', countsForSync: false });
+}, TIMEOUT);
+
+test('"Pending deletion": an object held by a finalizer is Progressing in status and is not deleted again by prune', async () => {
+  const file = app('pending', '{syncOptions: []}');
+  const d = desired('pend-d', { 'a.yaml': cm('pend-a', {}) });
+  expect((await runPlugin(['sync', '-f', file, '--desired', d])).code).toBe(0);
+  await applyYaml(`apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: held\n  finalizers: [example.com/hold]\n  annotations: {${TID}: "pending:apps/Deployment:${ns}/held"}\nspec:\n  replicas: 0\n  selector: {matchLabels: {app: held}}\n  template:\n    metadata: {labels: {app: held}}\n    spec: {containers: [{name: c, image: registry.local/x:1}]}\n`, { namespace: ns });
+  try {
+    await kubectlOk(['delete', 'deployment', 'held', '-n', ns, '--wait=false']);
+    const status = JSON.parse((await runPlugin(['status', '-f', file, '--desired', d, '-o', 'json'])).stdout) as { resources: { name: string; health?: { status: string; message: string } }[] };
+    expect(status.resources.find((r) => r.name === 'held')?.health).toEqual({ status: 'Progressing', message: 'Pending deletion' });
+    const prune = await runPlugin(['prune', '-f', file, '--desired', d, '--confirm', '-o', 'kv']);
+    expect(kv(prune.stdout)).toEqual(['PRUNE_SKIPPED=Deployment/held already being deleted']);
+  } finally {
+    await kubectl(['patch', 'deployment', 'held', '-n', ns, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+  }
+}, TIMEOUT);
