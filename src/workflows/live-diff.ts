@@ -11,6 +11,7 @@ import { keyString, type KubeObject, type ResourceKey } from '../model/object.js
 import { humanField } from '../sync/apply.js';
 import { ignoredFields, leftTo } from '../sync/ignored.js';
 import { asApplied } from '../tracking/tracking-id.js';
+import { COMPARE_OPTIONS } from '../model/keys.js';
 import { appStateArgs, loadAppState, type AppStateArgs, type AppStateDeps, type AppTarget, type DesiredEntry } from './app-state.js';
 
 /** One field another manager owns that our apply would take (an SSA dry-run without force refused on it). */
@@ -150,7 +151,9 @@ export async function liveDiff(req: LiveDiffRequest, deps: AppStateDeps): Promis
 
   const candidates = state.prune?.candidates ?? [];
   const extras = candidates.map((c) => c.key).sort((a, b) => (keyString(a) < keyString(b) ? -1 : 1));
-  const outOfSync = extras.length > 0 || objects.some((o) => o.status !== 'in-sync');
+  // An extra annotated compare-options: IgnoreExtraneous is listed but does not make the app OutOfSync (as in status).
+  const countedExtras = candidates.filter((c) => !(c.object.metadata.annotations?.[COMPARE_OPTIONS] ?? '').split(',').some((o) => o.trim() === 'IgnoreExtraneous'));
+  const outOfSync = countedExtras.length > 0 || objects.some((o) => o.status !== 'in-sync');
   return {
     schemaVersion: DIFF_SCHEMA_VERSION,
     sync: outOfSync ? 'OutOfSync' : 'Synced',

@@ -136,7 +136,7 @@ test('a CRD and its custom resources in one sync: the CRD first, the resources o
   }
 }, TIMEOUT);
 
-test('IgnoreExtraneous: an extra object annotated so is listed but does not make status OutOfSync', async () => {
+test('IgnoreExtraneous: an extra object annotated so is listed but makes neither status nor diff OutOfSync', async () => {
   const file = app('extraneous', '{syncOptions: []}');
   const d = desired('extr-d', { 'a.yaml': cm('extr-a', {}) });
   expect((await runPlugin(['sync', '-f', file, '--desired', d])).code).toBe(0);
@@ -145,6 +145,9 @@ test('IgnoreExtraneous: an extra object annotated so is listed but does not make
   const report = JSON.parse(status.stdout) as { sync: { status: string }; resources: { name: string; status: string; countsForSync: boolean }[] };
   expect(report.sync.status).toBe('Synced');
   expect(report.resources.find((r) => r.name === 'extr-extra')).toMatchObject({ status: 'OutOfSync', countsForSync: false });
+  // diff agrees: the extra is listed, the app is in sync (exit 0).
+  const diff = await runPlugin(['diff', '-f', file, '--desired', d, '-o', 'kv']);
+  expect({ code: diff.code, lines: kv(diff.stdout) }).toEqual({ code: 0, lines: ['SYNC=Synced', 'EXTRA=ConfigMap/extr-extra'] });
 }, TIMEOUT);
 
 test('"Pending deletion": an object held by a finalizer is Progressing in status and is not deleted again by prune', async () => {
