@@ -10,6 +10,7 @@ import { planIgnores, ruleMatches, type IgnoredPath } from './ignore.js';
 import type { JqRunner } from './jq.js';
 import { isSecret, lastAppliedData, SecretMasker } from './mask.js';
 import { formatPointer, removePaths } from './pointer.js';
+import { removedFields, type RemovedField } from './removed.js';
 import { DIFF_SCHEMA_VERSION, type DiffReport, type FieldDiff, type ObjectDiff } from './types.js';
 
 export * from './types.js';
@@ -79,7 +80,6 @@ export async function diffObject(input: DiffInput): Promise<ObjectDiff> {
   const nd = comparable(normalizeSecret(normalizeObject(desired)));
   const nl = comparable(normalizeSecret(normalizeObject(live)));
   const raw = differences(nd, nl);
-  if (raw.length === 0) return { ...base, status: 'in-sync', fields: [] };
 
   const warnings: string[] = [];
   let entries: ManagedEntry[] = [];
@@ -88,6 +88,9 @@ export async function diffObject(input: DiffInput): Promise<ObjectDiff> {
   } catch (err) {
     warnings.push(`reading managedFields: ${(err as Error).message}`);
   }
+  // Fields our manager applied that Git no longer declares: a sync removes them, so they are drift.
+  const removed = removedFields(desired, live, entries, fieldManager).filter((r) => !ignoredRemoval(rules, key, r));
+  if (raw.length === 0 && removed.length === 0) return { ...base, status: 'in-sync', fields: [], ...(warnings.length > 0 ? { warnings } : {}) };
 
   let real: Difference[] = raw;
   let ignored: IgnoredPath[] = [];
@@ -140,10 +143,20 @@ export async function diffObject(input: DiffInput): Promise<ObjectDiff> {
   if (real !== raw) {
     for (const d of real) if (!raw.some((r) => sameSegments(r.segments, d.segments))) fields.push(field(d, 'drift'));
   }
+  for (const r of removed) {
+    const lv = masker ? masker.maskAt(r.segments, r.live) : r.live;
+    fields.push({ path: renderPath(r.path), pointer: formatPointer(r.segments), live: lv, owners: ownersOf(live, r.path), verdict: 'removed' });
+  }
   const status = fields.some((f) => f.verdict !== 'ignored') ? 'drifted' : 'in-sync';
   const out: ObjectDiff = { ...base, status, fields };
   if (warnings.length > 0) out.warnings = warnings;
   return out;
+}
+
+/** A removed field that an ignoreDifferences rule's JSON pointer covers is not reported (jq rules: not evaluated here). */
+function ignoredRemoval(rules: readonly IgnoreDifference[], key: ResourceKey, r: RemovedField): boolean {
+  const pointer = formatPointer(r.segments);
+  return rules.some((rule) => ruleMatches(rule, key) && rule.jsonPointers.some((p) => pointer === p || pointer.startsWith(`${p}/`)));
 }
 
 export interface DiffPair {

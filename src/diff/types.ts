@@ -5,7 +5,7 @@ import type { IgnoreRuleRef } from './ignore.js';
 
 export const DIFF_SCHEMA_VERSION = 1;
 
-export type FieldVerdict = 'drift' | 'ignored' | 'conflict';
+export type FieldVerdict = 'drift' | 'ignored' | 'conflict' | 'removed';
 export type ObjectStatus = 'in-sync' | 'drifted' | 'missing';
 
 /**
@@ -15,7 +15,8 @@ export type ObjectStatus = 'in-sync' | 'drifted' | 'missing';
  * - `desired` / `live`: the values (absent when the field is absent; Secret data masked with `+`);
  * - `owners`: managedFields entries owning the live field (or its nearest owned ancestor);
  * - `verdict`: `drift`; `conflict` when another field manager owns it (SSA without force is refused);
- *   `ignored` when an ignoreDifferences rule removed it, with `rule`.
+ *   `ignored` when an ignoreDifferences rule removed it, with `rule`; `removed` when our field manager applied it
+ *   and the desired object no longer declares it (a sync removes it; `desired` is absent).
  */
 export interface FieldDiff {
   path: string;

@@ -87,7 +87,7 @@ export function renderDiffTable(report: DiffReport, paint: Paint, now: Date = ne
       const widths = HEADERS.map((h, i) => Math.max(h.length, ...rows.map((r) => r.cells[i]!.length)));
       out.push('  ' + HEADERS.map((h, i) => (i === HEADERS.length - 1 ? h : pad(h, widths[i]!))).join('  '));
       for (const { f, cells } of rows) {
-        const colour = f.verdict === 'drift' ? paint.red : f.verdict === 'conflict' ? paint.magenta : paint.dim;
+        const colour = f.verdict === 'drift' || f.verdict === 'removed' ? paint.red : f.verdict === 'conflict' ? paint.magenta : paint.dim;
         const text = cells.map((c, i) => (i === cells.length - 1 ? c : pad(c, widths[i]!)));
         text[4] = colour(text[4]!);
         out.push('  ' + text.join('  '));

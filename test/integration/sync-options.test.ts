@@ -165,3 +165,25 @@ test('"Pending deletion": an object held by a finalizer is Progressing in status
     await kubectl(['patch', 'deployment', 'held', '-n', ns, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
   }
 }, TIMEOUT);
+
+test('a field removed from Git is drift (removed) in diff and status, and a sync with ApplyOutOfSyncOnly removes it', async () => {
+  const deploy = (env: string) => `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: trimmed, labels: {app: trimmed${env ? ', tier: web' : ''}}}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: trimmed}}\n  template:\n    metadata: {labels: {app: trimmed}}\n    spec: {containers: [{name: c, image: registry.local/x:1${env}}]}\n`;
+  const file = app('trimmed', '{syncOptions: [ApplyOutOfSyncOnly=true]}');
+  expect((await runPlugin(['sync', '-f', file, '--desired', desired('trim-1', { 'd.yaml': deploy(', env: [{name: MODE, value: fast}]') })])).code).toBe(0);
+  const without = desired('trim-2', { 'd.yaml': deploy('') });
+  const diff = await runPlugin(['diff', '-f', file, '--desired', without, '-o', 'kv']);
+  expect(diff.code).toBe(1);
+  expect(kv(diff.stdout)).toEqual(['SYNC=OutOfSync', 'DRIFT=Deployment/trimmed metadata.labels.tier', 'DRIFT=Deployment/trimmed spec.template.spec.containers[name=c].env']);
+  const json = JSON.parse((await runPlugin(['diff', '-f', file, '--desired', without, '-o', 'json'])).stdout) as { objects: { fields: { path: string; verdict: string; desired?: unknown }[] }[] };
+  expect(json.objects[0]?.fields.map((f) => [f.path, f.verdict, f.desired])).toEqual([
+    ['metadata.labels.tier', 'removed', undefined],
+    ['spec.template.spec.containers[name=c].env', 'removed', undefined],
+  ]);
+  expect(kv((await runPlugin(['status', '-f', file, '--desired', without, '-o', 'kv'])).stdout)[0]).toBe('SYNC=OutOfSync');
+  const sync = await runPlugin(['sync', '-f', file, '--desired', without, '-o', 'kv']);
+  expect(sync.stdout).toBe('APPLIED=1\n');
+  const live = JSON.parse(await kubectlOk(['get', 'deployment', 'trimmed', '-n', ns, '-o', 'json'])) as { metadata: { labels: Record<string, string> }; spec: { template: { spec: { containers: { env?: unknown }[] } } } };
+  expect(live.metadata.labels).toEqual({ app: 'trimmed' });
+  expect(live.spec.template.spec.containers[0]?.env).toBeUndefined();
+  expect((await runPlugin(['diff', '-f', file, '--desired', without, '-o', 'kv'])).stdout).toBe('SYNC=Synced\n');
+}, TIMEOUT);

@@ -1,0 +1,93 @@
+// Fields removed from Git (pure): what our field manager applied (its Apply entries in managedFields) that the desired
+// object no longer declares and no other manager owns. A server-side apply of the desired object removes exactly those,
+// so they are drift, as Argo CD's server-side diff finds them.
+import type { JsonValue, KubeObject } from '../model/object.js';
+import { isPlainObject } from '../model/object.js';
+import { TRACKING_ID } from '../model/keys.js';
+import type { ManagedEntry } from '../ownership/index.js';
+import { canonicalJson, pathKey, type FieldPath, type PathElement } from '../ownership/path.js';
+import type { Segment } from './compare.js';
+
+export interface RemovedField {
+  /** The shortest path that the desired object no longer has (a whole list element, not each of its fields). */
+  path: FieldPath;
+  /** Where it is in the live object. */
+  segments: Segment[];
+  live: JsonValue;
+}
+
+/**
+ * One step into a value by a path element: a map field, a list element by its key fields (a key field the desired
+ * side leaves out counts as matching, as the server defaults it, e.g. `protocol: TCP`), a set value, a list index.
+ */
+function step(node: JsonValue | undefined, el: PathElement, lenientKeys: boolean): { value: JsonValue; seg: Segment } | undefined {
+  if ('field' in el) {
+    if (!isPlainObject(node) || !Object.prototype.hasOwnProperty.call(node, el.field)) return undefined;
+    return { value: node[el.field] as JsonValue, seg: el.field };
+  }
+  if (!Array.isArray(node)) return undefined;
+  let i = -1;
+  if ('key' in el) {
+    i = node.findIndex(
+      (item) =>
+        isPlainObject(item) &&
+        Object.entries(el.key).every(([k, v]) => (item[k] === undefined ? lenientKeys : canonicalJson(item[k] as JsonValue) === canonicalJson(v))),
+    );
+  } else if ('value' in el) {
+    const want = canonicalJson(el.value);
+    i = node.findIndex((item) => canonicalJson(item) === want);
+  } else if (el.index < node.length) i = el.index;
+  return i < 0 ? undefined : { value: node[i] as JsonValue, seg: i };
+}
+
+/** The fields of `live` that `fieldManager` applied and `desired` no longer declares, nobody else owning them. */
+export function removedFields(desired: KubeObject, live: KubeObject, entries: readonly ManagedEntry[], fieldManager: string): RemovedField[] {
+  const ours = entries.filter((e) => e.owner.manager === fieldManager && e.owner.operation === 'Apply' && !e.owner.subresource);
+  if (ours.length === 0) return [];
+  const others = entries.filter((e) => !(e.owner.manager === fieldManager && e.owner.operation === 'Apply'));
+  const out: RemovedField[] = [];
+  const seen = new Set<string>();
+  for (const e of ours) {
+    for (const p of e.fields.paths()) {
+      // The tracking mark is the stamping's business (compared through the marked desired object), not Git's.
+      if (isTrackingMark(p)) continue;
+      // The first element of the path the desired object does not have.
+      let node: JsonValue | undefined = desired as unknown as JsonValue;
+      let missing = -1;
+      for (let i = 0; i < p.length; i++) {
+        const next = step(node, p[i] as PathElement, true);
+        if (!next) {
+          missing = i;
+          break;
+        }
+        node = next.value;
+      }
+      if (missing < 0) continue;
+      const removed = p.slice(0, missing + 1);
+      const k = pathKey(removed);
+      if (seen.has(k)) continue;
+      seen.add(k);
+      // Co-owned by another manager: an apply leaves it to them.
+      if (others.some((o) => o.fields.has(removed) || o.fields.hasBelow(removed))) continue;
+      let lnode: JsonValue | undefined = live as unknown as JsonValue;
+      const segments: Segment[] = [];
+      for (const el of removed) {
+        const next = step(lnode, el, false);
+        if (!next) {
+          lnode = undefined;
+          break;
+        }
+        segments.push(next.seg);
+        lnode = next.value;
+      }
+      if (lnode === undefined) continue; // already gone from the live object
+      out.push({ path: removed, segments, live: lnode });
+    }
+  }
+  return out;
+}
+
+function isTrackingMark(p: FieldPath): boolean {
+  const [a, b, c] = p;
+  return p.length === 3 && !!a && 'field' in a && a.field === 'metadata' && !!b && 'field' in b && b.field === 'annotations' && !!c && 'field' in c && c.field === TRACKING_ID;
+}

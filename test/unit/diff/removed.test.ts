@@ -1,0 +1,72 @@
+// Fields removed from Git: what our manager applied that the desired object no longer declares is drift ('removed');
+// what another manager also owns, what is already gone, and the tracking mark are not.
+import { diffObject } from '../../../src/diff/index.js';
+import type { KubeObject } from '../../../src/model/object.js';
+
+const applied = (fields: object, manager = 'argocd-controller', operation = 'Apply') => ({ manager, operation, apiVersion: 'apps/v1', fieldsType: 'FieldsV1', fieldsV1: fields, time: '2026-12-01T10:00:00Z' });
+
+function deployment(container: object, labels: Record<string, string>, managedFields: object[]): KubeObject {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'orders', namespace: 'shop', labels, managedFields },
+    spec: { template: { spec: { containers: [container] } } },
+  } as unknown as KubeObject;
+}
+
+const OURS = applied({
+  'f:metadata': { 'f:labels': { 'f:app': {}, 'f:tier': {} } },
+  'f:spec': { 'f:template': { 'f:spec': { 'f:containers': { 'k:{"name":"orders"}': { '.': {}, 'f:name': {}, 'f:image': {}, 'f:env': {}, 'f:ports': { 'k:{"containerPort":8080,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {} } } } } } } },
+});
+const LIVE_CONTAINER = { name: 'orders', image: 'orders:1', env: [{ name: 'MODE', value: 'fast' }], ports: [{ containerPort: 8080, protocol: 'TCP' }] };
+
+describe('removed fields', () => {
+  it('an env var list, a label and a container port removed from Git are drift with the verdict removed', async () => {
+    const live = deployment(LIVE_CONTAINER, { app: 'orders', tier: 'web' }, [OURS]);
+    const desired = deployment({ name: 'orders', image: 'orders:1' }, { app: 'orders' }, []);
+    const diff = await diffObject({ desired, live, rules: [], fieldManager: 'argocd-controller' });
+    expect(diff.status).toBe('drifted');
+    expect(diff.fields.map((f) => [f.path, f.verdict, f.desired, f.live])).toEqual([
+      ['metadata.labels.tier', 'removed', undefined, 'web'],
+      ['spec.template.spec.containers[name=orders].env', 'removed', undefined, [{ name: 'MODE', value: 'fast' }]],
+      // The shortest path Git no longer has: the whole list here (an element alone when others stay).
+      ['spec.template.spec.containers[name=orders].ports', 'removed', undefined, [{ containerPort: 8080, protocol: 'TCP' }]],
+    ]);
+    expect(diff.fields[0]?.pointer).toBe('/metadata/labels/tier');
+    expect(diff.fields[0]?.owners.map((o) => o.manager)).toEqual(['argocd-controller']);
+  });
+
+  it('one list element removed while another stays: that element', async () => {
+    const two = applied({ 'f:spec': { 'f:template': { 'f:spec': { 'f:containers': { 'k:{"name":"orders"}': { '.': {}, 'f:name': {}, 'f:ports': { 'k:{"containerPort":8080,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {} }, 'k:{"containerPort":9090,"protocol":"TCP"}': { '.': {}, 'f:containerPort': {} } } } } } } } });
+    const live = deployment({ name: 'orders', ports: [{ containerPort: 8080, protocol: 'TCP' }, { containerPort: 9090, protocol: 'TCP' }] }, {}, [two]);
+    const desired = deployment({ name: 'orders', ports: [{ containerPort: 8080 }] }, {}, []);
+    const diff = await diffObject({ desired, live, rules: [], fieldManager: 'argocd-controller' });
+    expect(diff.fields.filter((f) => f.verdict === 'removed').map((f) => f.path)).toEqual(['spec.template.spec.containers[name=orders].ports[containerPort=9090,protocol=TCP]']);
+  });
+
+  it('nothing removed when Git still declares everything (a port whose protocol the server defaulted included)', async () => {
+    const live = deployment(LIVE_CONTAINER, { app: 'orders', tier: 'web' }, [OURS]);
+    const desired = deployment({ name: 'orders', image: 'orders:1', env: [{ name: 'MODE', value: 'fast' }], ports: [{ containerPort: 8080 }] }, { app: 'orders', tier: 'web' }, []);
+    expect((await diffObject({ desired, live, rules: [], fieldManager: 'argocd-controller' })).status).toBe('in-sync');
+  });
+
+  it('a field another manager also owns is never reported removed; nor what another manager alone applied', async () => {
+    const hpa = applied({ 'f:metadata': { 'f:labels': { 'f:tier': {} } } }, 'kubectl-label', 'Update');
+    const live = deployment(LIVE_CONTAINER, { app: 'orders', tier: 'web' }, [OURS, hpa]);
+    const desired = deployment({ name: 'orders', image: 'orders:1', env: [{ name: 'MODE', value: 'fast' }], ports: [{ containerPort: 8080 }] }, { app: 'orders' }, []);
+    expect((await diffObject({ desired, live, rules: [], fieldManager: 'argocd-controller' })).status).toBe('in-sync');
+    // Another field manager name: nothing of ours in managedFields, so nothing is ours to remove.
+    expect((await diffObject({ desired, live, rules: [], fieldManager: 'someone-else' })).fields.filter((f) => f.verdict === 'removed')).toEqual([]);
+  });
+
+  it('an ignoreDifferences JSON pointer covers a removed field; the tracking mark is never reported removed', async () => {
+    const mark = applied({ 'f:metadata': { 'f:labels': { 'f:app': {}, 'f:tier': {} }, 'f:annotations': { 'f:argocd.argoproj.io/tracking-id': {} } } });
+    const live = { ...deployment(LIVE_CONTAINER, { app: 'orders', tier: 'web' }, [mark]), metadata: { name: 'orders', namespace: 'shop', labels: { app: 'orders', tier: 'web' }, annotations: { 'argocd.argoproj.io/tracking-id': 'shop:apps/Deployment:shop/orders' }, managedFields: [mark] } } as unknown as KubeObject;
+    const desired = deployment(LIVE_CONTAINER, { app: 'orders' }, []);
+    const rules = [{ group: 'apps', kind: 'Deployment', jsonPointers: ['/metadata/labels'], jqPathExpressions: [], managedFieldsManagers: [] }];
+    const diff = await diffObject({ desired, live, rules, fieldManager: 'argocd-controller' });
+    expect(diff.fields.filter((f) => f.verdict === 'removed')).toEqual([]);
+    const unruled = await diffObject({ desired, live, rules: [], fieldManager: 'argocd-controller' });
+    expect(unruled.fields.filter((f) => f.verdict === 'removed').map((f) => f.path)).toEqual(['metadata.labels.tier']);
+  });
+});
