@@ -2,10 +2,11 @@
 import type { Application } from '../app/types.js';
 import type { Io } from '../cli/io.js';
 import { InputError, UnrenderableError } from '../cli/exit-codes.js';
-import { loadManifests, localFiles, parseManifests, rejectDuplicates, type ManifestObject } from '../manifest/index.js';
-import { fileBlockers, recurses, specBlockers } from './renderability.js';
+import { loadManifests, localFiles, rejectDuplicates, type ManifestObject } from '../manifest/index.js';
+import { fileBlockers, specBlockers } from './renderability.js';
 import { fetchIntoCache, REMOTE_HEAD_REF } from './cache.js';
-import { findGitDir, listTree, objectTypeAt, readBlobs, resolveCommit, type GitDir, type TreeEntry } from './git.js';
+import { findGitDir, listTree, objectTypeAt, resolveCommit, type GitDir, type TreeEntry } from './git.js';
+import { renderSource, type SourceType } from './render/index.js';
 import { checkRevision, classifyRepoURL, normalizeSourcePath, redactURL } from './repo-url.js';
 
 export interface DesiredOptions {
@@ -18,6 +19,8 @@ export interface DesiredOptions {
   /** Resolves relative repoURL paths (default: the process working directory). */
   cwd?: string;
   signal?: AbortSignal;
+  /** A kustomize binary to build Kustomize sources with (--kustomize). */
+  kustomize?: string;
 }
 
 export interface DesiredManifests {
@@ -28,26 +31,8 @@ export interface DesiredManifests {
   origin: string;
   /** Files skipped on purpose (symlinks, submodules), said rather than dropped silently. */
   warnings: string[];
-}
-
-const MANIFEST_FILE = /\.(ya?ml|json)$/i;
-
-/** Whether a file or folder below `root` starts with a dot (skipped, as loadManifests skips them on disk). */
-function hiddenBelow(path: string, root: string): boolean {
-  const rest = root === '' ? path : path.slice(root.length + 1);
-  return rest.split('/').some((seg) => seg.startsWith('.'));
-}
-
-/** Folder by folder, name by name: the order loadManifests walks a directory in. */
-function comparePaths(a: string, b: string): number {
-  const as = a.split('/');
-  const bs = b.split('/');
-  for (let i = 0; i < Math.min(as.length, bs.length); i++) {
-    const x = as[i] ?? '';
-    const y = bs[i] ?? '';
-    if (x !== y) return x < y ? -1 : 1;
-  }
-  return as.length - bs.length;
+  /** How the source was rendered (absent for --desired). */
+  sourceType?: SourceType;
 }
 
 /**
@@ -74,7 +59,7 @@ export async function loadDesiredManifests(app: Application, opts: DesiredOption
   if (sha === undefined) {
     throw new InputError(`${flag} ${JSON.stringify(revision)} names no commit in ${repo.label}: expected a branch, tag, commit SHA or HEAD`);
   }
-  return readManifestsAt(repo, sha, path, recurses(app));
+  return readManifestsAt(repo, sha, path, app, opts, io);
 }
 
 /** Throws the refusal when a source cannot be rendered completely as Argo CD would. */
@@ -126,11 +111,7 @@ async function resolveRevision(repo: OpenRepository, revision: string): Promise<
   return undefined;
 }
 
-/**
- * The manifests at `path` in commit `sha`: the folder's own files, and those of its subfolders only with `recurse`
- * (Argo CD's `directory.recurse`, false by default); a path naming one file is that file.
- */
-async function readManifestsAt(repo: OpenRepository, sha: string, path: string, recurse: boolean): Promise<DesiredManifests> {
+async function readManifestsAt(repo: OpenRepository, sha: string, path: string, app: Application, opts: DesiredOptions, io: Io): Promise<DesiredManifests> {
   const at = `${repo.label}@${sha.slice(0, 7)}`;
   const origin = `${at}:${path === '' ? '/' : path}`;
   let entries: TreeEntry[];
@@ -143,32 +124,16 @@ async function readManifestsAt(repo: OpenRepository, sha: string, path: string, 
     if (e instanceof InputError) throw e;
     throw new InputError(`listing ${origin}`, { cause: e });
   }
-  const warnings: string[] = [];
-  const files: TreeEntry[] = [];
-  const single = entries.length === 1 && entries[0]?.path === path;
-  const below = (p: string) => (path === '' ? p : p.slice(path.length + 1));
-  if (!single) {
-    entries = entries.filter((e) => !hiddenBelow(e.path, path) && (recurse || !below(e.path).includes('/')));
-    refuseUnrenderable(fileBlockers(entries.map((e) => below(e.path)), origin));
-  }
-  for (const entry of entries) {
-    if (!single && (!MANIFEST_FILE.test(entry.path) || hiddenBelow(entry.path, path))) continue;
-    if (entry.type !== 'blob') warnings.push(`skipped ${at}:${entry.path}: a ${entry.type === 'commit' ? 'submodule' : entry.type}, not a file`);
-    else if (entry.mode === '120000') warnings.push(`skipped ${at}:${entry.path}: a symbolic link`);
-    else files.push(entry);
-  }
-  files.sort((a, b) => comparePaths(a.path, b.path));
-  let blobs: Map<string, Buffer>;
-  try {
-    blobs = await readBlobs(repo.dir, files.map((f) => f.sha));
-  } catch (e) {
-    throw new InputError(`reading ${origin}`, { cause: e });
-  }
-  const objects: ManifestObject[] = [];
-  for (const file of files) {
-    const text = blobs.get(file.sha)?.toString('utf8') ?? '';
-    objects.push(...parseManifests(text, `${at}:${file.path}`));
-  }
-  rejectDuplicates(objects);
-  return { objects, revision: sha, origin, warnings };
+  const rendered = await renderSource({
+    dir: repo.dir,
+    label: repo.label,
+    sha,
+    path,
+    entries,
+    app,
+    tools: { env: io.env, ...(opts.kustomize !== undefined ? { kustomize: opts.kustomize } : {}) },
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
+  rejectDuplicates(rendered.objects);
+  return { objects: rendered.objects, revision: sha, origin, warnings: rendered.warnings, sourceType: rendered.sourceType };
 }

@@ -5,6 +5,7 @@ import type { Application } from '../../../src/app/types.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import { InputError, UnrenderableError } from '../../../src/cli/exit-codes.js';
 import { loadDesiredManifests } from '../../../src/source/index.js';
+import { DEFAULT_DIRECTORY } from '../../../src/app/source-options.js';
 import { GitFixture, configMap } from './git-fixture.js';
 
 /** An Application whose source reads subfolders too (directory.recurse), unless other options are given. */
@@ -32,6 +33,9 @@ function app(source: Application['source'], sourceOptions: Application['sourceOp
   };
 }
 
+/** spec.source.directory.recurse: true */
+const recurse = { options: { directory: { ...DEFAULT_DIRECTORY, recurse: true } } };
+
 const values = (r: { objects: { object: { data?: unknown; metadata: { name?: string } } }[] }) =>
   r.objects.map((o) => `${o.object.metadata.name}=${(o.object.data as { value: string }).value}`);
 
@@ -56,7 +60,14 @@ describe('loadDesiredManifests from a git revision', () => {
   });
   afterEach(() => fx.cleanup());
 
-  it('reads the branch tip by default (HEAD), recursively, skipping other files and dot-folders', async () => {
+  it('reads the branch tip by default (HEAD), only the folder itself (directory.recurse defaults to false), skipping other files', async () => {
+    const r = await loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop', targetRevision: 'v1' }), {}, io());
+    expect(values(r)).toEqual(['a=1']);
+    expect(r.sourceType).toBe('Directory');
+    expect(values(await loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop', targetRevision: 'v1', ...recurse }), {}, io()))).toEqual(['x=1', 'a=1', 'b=1']);
+  });
+
+  it('reads the branch tip by default (HEAD)', async () => {
     const r = await loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop' }), {}, io());
     expect(values(r)).toEqual(['a=2']);
     expect(r.revision).toBe(second);
@@ -66,7 +77,7 @@ describe('loadDesiredManifests from a git revision', () => {
 
   it('reads a branch, a tag, a full and a short SHA, and --revision overrides targetRevision', async () => {
     const at = async (targetRevision: string, revision?: string) =>
-      loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop', targetRevision }), { revision }, io());
+      loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop', targetRevision, options: { directory: { ...DEFAULT_DIRECTORY, recurse: true, exclude: '.hidden/*' } } }), { revision }, io());
     expect(values(await at('main'))).toEqual(['a=2']);
     expect(values(await at('v1'))).toEqual(['a=1', 'b=1']);
     expect((await at('v1')).revision).toBe(first);
@@ -93,7 +104,7 @@ describe('loadDesiredManifests from a git revision', () => {
   it('reads a bare repository and a file:// URL', async () => {
     const bare = join(fx.root, 'bare.git');
     fx.git(['clone', '--quiet', '--bare', fx.repo, bare], fx.root);
-    expect(values(await loadDesiredManifests(app({ repoURL: bare, path: 'apps/shop', targetRevision: 'v1' }), {}, io()))).toEqual(['a=1', 'b=1']);
+    expect(values(await loadDesiredManifests(app({ repoURL: bare, path: 'apps/shop', targetRevision: 'v1', options: { directory: { ...DEFAULT_DIRECTORY, recurse: true, include: '{a.yaml,sub/*}' } } }), {}, io()))).toEqual(['a=1', 'b=1']);
     const url = pathToFileURL(bare).href;
     const r = await loadDesiredManifests(app({ repoURL: url, path: 'apps/shop' }), {}, io());
     expect(values(r)).toEqual(['a=2']);
@@ -101,8 +112,9 @@ describe('loadDesiredManifests from a git revision', () => {
   });
 
   it('reads the whole repository for an empty path, and one file when the path is a file', async () => {
-    const whole = await loadDesiredManifests(app({ repoURL: fx.repo, path: '' }), {}, io());
-    expect(values(whole)).toEqual(['c=1', 'a=2']);
+    const whole = await loadDesiredManifests(app({ repoURL: fx.repo, path: '', ...recurse }), {}, io());
+    expect(values(whole)).toEqual(['c=1', 'x=1', 'a=2']);
+    expect(values(await loadDesiredManifests(app({ repoURL: fx.repo, path: '' }), {}, io()))).toEqual([]);
     const one = await loadDesiredManifests(app({ repoURL: fx.repo, path: './apps/other/c.yaml/' }), {}, io());
     expect(values(one)).toEqual(['c=1']);
   });
@@ -111,7 +123,7 @@ describe('loadDesiredManifests from a git revision', () => {
     fx.write('d/a.yaml', configMap('second', '1'));
     fx.write('d/a/z.yaml', configMap('first', '1'));
     fx.commit('three');
-    const r = await loadDesiredManifests(app({ repoURL: fx.repo, path: 'd' }), {}, io());
+    const r = await loadDesiredManifests(app({ repoURL: fx.repo, path: 'd', ...recurse }), {}, io());
     expect(r.objects.map((o) => o.object.metadata.name)).toEqual(['first', 'second']);
   });
 

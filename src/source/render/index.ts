@@ -1,0 +1,132 @@
+// Renders an Application's source at one commit the way Argo CD's repo-server does: detects the type, then reads a
+// directory (YAML, JSON, Jsonnet) or builds a Kustomize source; Helm and plugins are refused with the reason.
+import type { Application } from '../../app/types.js';
+import { DEFAULT_DIRECTORY } from '../../app/source-options.js';
+import { InputError } from '../../cli/exit-codes.js';
+import type { ManifestObject } from '../../manifest/parse.js';
+import { parseManifests } from '../../manifest/parse.js';
+import { readBlobs, type GitDir, type TreeEntry } from '../git.js';
+import { detectSourceType, type SourceType } from './detect.js';
+import { parseDirectoryFile, selectDirectoryFiles } from './directory.js';
+import { renderEnv, type RenderEnv } from './envsubst.js';
+import { buildKustomize, findKustomize } from './kustomize.js';
+import { materialiseTree } from './tree.js';
+
+export type { SourceType } from './detect.js';
+
+/** Where and how to render. */
+export interface RenderInput {
+  dir: GitDir;
+  /** The repository as people named it, safe to print. */
+  label: string;
+  sha: string;
+  /** source.path, normalised ('' = the root). */
+  path: string;
+  /** Every entry under `path` at `sha` (recursive). */
+  entries: TreeEntry[];
+  app: Application;
+  tools: RenderTools;
+  signal?: AbortSignal;
+}
+
+export interface RenderTools {
+  /** A kustomize binary named by the user (--kustomize). */
+  kustomize?: string;
+  /** The process environment (PATH, KUBECTL_GITOPS_KUSTOMIZE; passed on to the tools). */
+  env: Record<string, string | undefined>;
+}
+
+export interface Rendered {
+  objects: ManifestObject[];
+  sourceType: SourceType;
+  warnings: string[];
+}
+
+/** The variables of the render's environment for this Application and commit. */
+export function appRenderEnv(app: Application, sha: string, path: string): RenderEnv {
+  return renderEnv({
+    appName: app.name,
+    appNamespace: app.namespace,
+    projectName: app.project ?? 'default',
+    revision: sha,
+    repoURL: app.source.repoURL ?? '',
+    path,
+    targetRevision: app.source.targetRevision ?? '',
+  });
+}
+
+export async function renderSource(input: RenderInput): Promise<Rendered> {
+  const { path, entries, sha } = input;
+  const at = `${input.label}@${sha.slice(0, 7)}`;
+  const origin = `${at}:${path === '' ? '/' : path}`;
+  const prefix = path === '' ? '' : `${path}/`;
+  const single = entries.length === 1 && entries[0]?.path === path;
+  const topNames = single ? [] : entries.map((e) => e.path.slice(prefix.length)).filter((rel) => !rel.includes('/'));
+  const detected = detectSourceType(input.app.source.options, topNames);
+  if ('error' in detected) throw new InputError(`${input.app.origin}: Application spec.source: ${detected.error}`);
+  const options = input.app.source.options ?? {};
+  switch (detected.type) {
+    case 'Helm': {
+      const why = options.chart !== undefined ? `spec.source.chart ${options.chart}` : options.helm ? 'spec.source.helm is set' : `${origin} has a Chart.yaml`;
+      throw new InputError(`${origin} is a Helm source (${why}): rendering Helm charts is not supported yet`);
+    }
+    case 'Plugin':
+      throw new InputError(`${origin}: spec.source.plugin names a config management plugin, which runs only in Argo CD's repo-server sidecar; kubectl-gitops cannot render it`);
+    case 'Kustomize': {
+      const tool = findKustomize(input.tools.kustomize, input.tools.env);
+      const tree = await materialiseTree(input.dir, sha);
+      try {
+        const text = await buildKustomize({
+          root: tree.root,
+          path,
+          options: options.kustomize,
+          env: appRenderEnv(input.app, sha, path),
+          tool,
+          processEnv: input.tools.env,
+          origin,
+          ...(input.signal ? { signal: input.signal } : {}),
+        });
+        return { objects: parseManifests(text, `${origin} (kustomize build)`), sourceType: 'Kustomize', warnings: [] };
+      } finally {
+        await tree.dispose();
+      }
+    }
+    case 'Directory':
+      return renderDirectory(input, at, single);
+  }
+}
+
+async function renderDirectory(input: RenderInput, at: string, single: boolean): Promise<Rendered> {
+  const { path, entries } = input;
+  const opts = input.app.source.options?.directory ?? DEFAULT_DIRECTORY;
+  const prefix = path === '' ? '' : `${path}/`;
+  const byRel = new Map(entries.map((e) => [single ? e.path.slice(e.path.lastIndexOf('/') + 1) : e.path.slice(prefix.length), e]));
+  const selected = single ? [...byRel.keys()] : selectDirectoryFiles([...byRel.keys()], opts);
+  const warnings: string[] = [];
+  const files: TreeEntry[] = [];
+  for (const rel of selected) {
+    const entry = byRel.get(rel)!;
+    if (entry.type !== 'blob') warnings.push(`skipped ${at}:${entry.path}: a ${entry.type === 'commit' ? 'submodule' : entry.type}, not a file`);
+    else if (entry.mode === '120000') warnings.push(`skipped ${at}:${entry.path}: a symbolic link`);
+    else files.push(entry);
+  }
+  const jsonnet = files.filter((f) => f.path.endsWith('.jsonnet'));
+  if (jsonnet.length > 0) {
+    throw new InputError(`${at}:${jsonnet[0]!.path}: Jsonnet files are not rendered yet`);
+  }
+  let blobs: Map<string, Buffer>;
+  try {
+    blobs = await readBlobs(
+      input.dir,
+      files.map((f) => f.sha),
+    );
+  } catch (e) {
+    throw new InputError(`reading ${at}:${path === '' ? '/' : path}`, { cause: e });
+  }
+  const objects: ManifestObject[] = [];
+  for (const file of files) {
+    const text = blobs.get(file.sha)?.toString('utf8') ?? '';
+    for (const o of parseDirectoryFile(text, `${at}:${file.path}`)) objects.push(o);
+  }
+  return { objects, sourceType: 'Directory', warnings };
+}
