@@ -13,10 +13,15 @@ export class GlobSyntaxError extends Error {
   }
 }
 
-const REGEX_SPECIAL = /[\\^$.*+?()[\]{}|/-]/g;
+const REGEX_SPECIAL = /[\\^$.*+?()[\]{}|]/g;
+const CLASS_SPECIAL = /[\\\]^-]/g;
 
 function escapeRegex(ch: string): string {
   return ch.replace(REGEX_SPECIAL, '\\$&');
+}
+
+function escapeClass(ch: string): string {
+  return ch.replace(CLASS_SPECIAL, '\\$&');
 }
 
 /** Compiles a glob into an anchored regular expression; throws GlobSyntaxError on an unclosed `[` or `{`. */
@@ -60,10 +65,10 @@ export function compileGlob(pattern: string): RegExp {
             const lo = d;
             const hi = chars[i + 2]!;
             if (lo > hi) throw new GlobSyntaxError(pattern, `the range ${lo}-${hi} is reversed`);
-            body += `${escapeRegex(lo)}-${escapeRegex(hi)}`;
+            body += `${escapeClass(lo)}-${escapeClass(hi)}`;
             i += 3;
           } else {
-            body += escapeRegex(d);
+            body += escapeClass(d);
             i++;
           }
           count++;

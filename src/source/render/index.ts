@@ -7,9 +7,10 @@ import type { ManifestObject } from '../../manifest/parse.js';
 import { parseManifests } from '../../manifest/parse.js';
 import { readBlobs, type GitDir, type TreeEntry } from '../git.js';
 import { detectSourceType, type SourceType } from './detect.js';
-import { parseDirectoryFile, selectDirectoryFiles } from './directory.js';
+import { parseDirectoryFile, selectDirectoryFiles, SKIP_MARKER } from './directory.js';
 import { renderEnv, type RenderEnv } from './envsubst.js';
 import { buildKustomize, findKustomize } from './kustomize.js';
+import { evaluateJsonnet } from './jsonnet.js';
 import { materialiseTree } from './tree.js';
 
 export type { SourceType } from './detect.js';
@@ -96,6 +97,18 @@ export async function renderSource(input: RenderInput): Promise<Rendered> {
   }
 }
 
+/** A Jsonnet file's output as objects: a list of objects, or one object (a List's items taken apart), as Argo CD reads it. */
+export function jsonnetObjects(json: string, label: string): ManifestObject[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch (e) {
+    throw new InputError(`${label}: the Jsonnet output is not JSON: ${(e as Error).message}`, { cause: e });
+  }
+  const items = Array.isArray(value) ? value : [value];
+  return items.flatMap((item, i) => parseManifests(JSON.stringify(item), Array.isArray(value) ? `${label}[${i}]` : label));
+}
+
 async function renderDirectory(input: RenderInput, at: string, single: boolean): Promise<Rendered> {
   const { path, entries } = input;
   const opts = input.app.source.options?.directory ?? DEFAULT_DIRECTORY;
@@ -110,10 +123,7 @@ async function renderDirectory(input: RenderInput, at: string, single: boolean):
     else if (entry.mode === '120000') warnings.push(`skipped ${at}:${entry.path}: a symbolic link`);
     else files.push(entry);
   }
-  const jsonnet = files.filter((f) => f.path.endsWith('.jsonnet'));
-  if (jsonnet.length > 0) {
-    throw new InputError(`${at}:${jsonnet[0]!.path}: Jsonnet files are not rendered yet`);
-  }
+  const jsonnetFiles = files.filter((f) => f.path.endsWith('.jsonnet'));
   let blobs: Map<string, Buffer>;
   try {
     blobs = await readBlobs(
@@ -123,10 +133,31 @@ async function renderDirectory(input: RenderInput, at: string, single: boolean):
   } catch (e) {
     throw new InputError(`reading ${at}:${path === '' ? '/' : path}`, { cause: e });
   }
+  // Jsonnet imports read files anywhere in the repository: the tree is written out once for all of them.
+  const tree = jsonnetFiles.length > 0 ? await materialiseTree(input.dir, input.sha) : undefined;
   const objects: ManifestObject[] = [];
-  for (const file of files) {
-    const text = blobs.get(file.sha)?.toString('utf8') ?? '';
-    for (const o of parseDirectoryFile(text, `${at}:${file.path}`)) objects.push(o);
+  try {
+    for (const file of files) {
+      const label = `${at}:${file.path}`;
+      const text = blobs.get(file.sha)?.toString('utf8') ?? '';
+      if (file.path.endsWith('.jsonnet')) {
+        if (text.includes(SKIP_MARKER)) continue;
+        const json = await evaluateJsonnet({
+          root: tree!.root,
+          file: file.path,
+          path: single ? file.path.slice(0, Math.max(0, file.path.lastIndexOf('/'))) : path,
+          options: opts.jsonnet,
+          env: appRenderEnv(input.app, input.sha, path),
+          processEnv: input.tools.env,
+          label,
+        });
+        for (const o of jsonnetObjects(json, label)) objects.push(o);
+        continue;
+      }
+      for (const o of parseDirectoryFile(text, label)) objects.push(o);
+    }
+  } finally {
+    await tree?.dispose();
   }
   return { objects, sourceType: 'Directory', warnings };
 }

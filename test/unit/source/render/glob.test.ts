@@ -33,3 +33,12 @@ describe("Argo CD's glob (gobwas/glob without separators)", () => {
     expect(() => compileGlob('[ab')).toThrow(/not closed/);
   });
 });
+
+describe('glob characters that regular expressions treat specially', () => {
+  it('matches - and / literally, and inside classes', () => {
+    expect(globMatch('guestbook-ui.jsonnet', 'guestbook-ui.jsonnet')).toBe(true);
+    expect(globMatch('a/b-c/*.yaml', 'a/b-c/d.yaml')).toBe(true);
+    expect(globMatch('[-_]x', '-x')).toBe(true);
+    expect(globMatch('?.yaml', 'é.yaml')).toBe(true);
+  });
+});
