@@ -21,6 +21,8 @@ export interface DesiredOptions {
   signal?: AbortSignal;
   /** A kustomize binary to build Kustomize sources with (--kustomize). */
   kustomize?: string;
+  /** Render again even when the render cache has it (--hard-refresh). */
+  hardRefresh?: boolean;
 }
 
 export interface DesiredManifests {
@@ -131,7 +133,7 @@ async function readManifestsAt(repo: OpenRepository, sha: string, path: string, 
     path,
     entries,
     app,
-    tools: { env: io.env, ...(opts.kustomize !== undefined ? { kustomize: opts.kustomize } : {}) },
+    tools: { env: io.env, ...(opts.kustomize !== undefined ? { kustomize: opts.kustomize } : {}), ...(opts.hardRefresh ? { hardRefresh: true } : {}) },
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
   rejectDuplicates(rendered.objects);

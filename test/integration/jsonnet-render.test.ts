@@ -43,7 +43,7 @@ describe('Jsonnet against the reference jsonnet CLI', () => {
       origin: 'app.yaml',
     };
     const dir = { gitDir: join(fx.repo, '.git'), env: fx.env };
-    const r = await renderSource({ dir, label: fx.repo, sha, path: PATH, entries: await listTree(dir, sha, PATH), app, tools: { env } });
+    const r = await renderSource({ dir, label: fx.repo, sha, path: PATH, entries: await listTree(dir, sha, PATH), app, tools: { env, noCache: true } });
     expect(r.sourceType).toBe('Directory');
     return r.objects.map((o) => o.object);
   }

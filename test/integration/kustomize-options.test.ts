@@ -64,7 +64,7 @@ describe('spec.source.kustomize options against kustomize edit + kustomize build
     };
     const dir = { gitDir: join(fx.repo, '.git'), env: fx.env };
     const entries = await listTree(dir, sha, path);
-    const r = await renderSource({ dir, label: fx.repo, sha, path, entries, app, tools: { kustomize, env: process.env } });
+    const r = await renderSource({ dir, label: fx.repo, sha, path, entries, app, tools: { kustomize, env: process.env, noCache: true } });
     expect(r.sourceType).toBe('Kustomize');
     return r.objects.map((o) => o.object);
   }

@@ -9,8 +9,10 @@ import { readBlobs, type GitDir, type TreeEntry } from '../git.js';
 import { detectSourceType, type SourceType } from './detect.js';
 import { parseDirectoryFile, selectDirectoryFiles, SKIP_MARKER } from './directory.js';
 import { renderEnv, type RenderEnv } from './envsubst.js';
-import { buildKustomize, findKustomize } from './kustomize.js';
-import { evaluateJsonnet } from './jsonnet.js';
+import { buildKustomize, findKustomize, kustomizeVersion } from './kustomize.js';
+import { readRenderCache, renderCacheDir, renderCacheKey, writeRenderCache } from './cache.js';
+import { versionInfo } from '../../version.js';
+import { evaluateJsonnet, JSONNET_WASM_ENV } from './jsonnet.js';
 import { materialiseTree } from './tree.js';
 
 export type { SourceType } from './detect.js';
@@ -35,12 +37,40 @@ export interface RenderTools {
   kustomize?: string;
   /** The process environment (PATH, KUBECTL_GITOPS_KUSTOMIZE; passed on to the tools). */
   env: Record<string, string | undefined>;
+  /** Render again even when the render cache has this render (--hard-refresh); the new render is stored. */
+  hardRefresh?: boolean;
+  /** Use no render cache at all (unit tests). */
+  noCache?: boolean;
 }
 
 export interface Rendered {
   objects: ManifestObject[];
   sourceType: SourceType;
   warnings: string[];
+  /** Taken from the render cache. */
+  cached?: boolean;
+}
+
+/** Takes a render from the cache, or makes and stores it. */
+async function throughCache(input: RenderInput, tool: string, sourceType: SourceType, make: () => Promise<Omit<Rendered, 'sourceType'>>): Promise<Rendered> {
+  if (input.tools.noCache) return { ...(await make()), sourceType };
+  const v = versionInfo();
+  const key = renderCacheKey({
+    sha: input.sha,
+    path: input.path,
+    options: input.app.source.options,
+    appEnv: appRenderEnv(input.app, input.sha, input.path),
+    tool,
+    build: `${v.version} ${v.gitCommit}`,
+  });
+  const dir = renderCacheDir(input.tools.env);
+  if (!input.tools.hardRefresh) {
+    const hit = readRenderCache(dir, key);
+    if (hit) return { ...hit, sourceType, cached: true };
+  }
+  const made = await make();
+  writeRenderCache(dir, key, { objects: made.objects, warnings: made.warnings });
+  return { ...made, sourceType };
 }
 
 /** The variables of the render's environment for this Application and commit. */
@@ -75,22 +105,25 @@ export async function renderSource(input: RenderInput): Promise<Rendered> {
       throw new InputError(`${origin}: spec.source.plugin names a config management plugin, which runs only in Argo CD's repo-server sidecar; kubectl-gitops cannot render it`);
     case 'Kustomize': {
       const tool = findKustomize(input.tools.kustomize, input.tools.env);
-      const tree = await materialiseTree(input.dir, sha);
-      try {
-        const text = await buildKustomize({
-          root: tree.root,
-          path,
-          options: options.kustomize,
-          env: appRenderEnv(input.app, sha, path),
-          tool,
-          processEnv: input.tools.env,
-          origin,
-          ...(input.signal ? { signal: input.signal } : {}),
-        });
-        return { objects: parseManifests(text, `${origin} (kustomize build)`), sourceType: 'Kustomize', warnings: [] };
-      } finally {
-        await tree.dispose();
-      }
+      const version = input.tools.noCache ? '' : await kustomizeVersion(tool, input.tools.env);
+      return throughCache(input, `${tool.path} ${version}`, 'Kustomize', async () => {
+        const tree = await materialiseTree(input.dir, sha);
+        try {
+          const text = await buildKustomize({
+            root: tree.root,
+            path,
+            options: options.kustomize,
+            env: appRenderEnv(input.app, sha, path),
+            tool,
+            processEnv: input.tools.env,
+            origin,
+            ...(input.signal ? { signal: input.signal } : {}),
+          });
+          return { objects: parseManifests(text, `${origin} (kustomize build)`), warnings: [] };
+        } finally {
+          await tree.dispose();
+        }
+      });
     }
     case 'Directory':
       return renderDirectory(input, at, single);
@@ -123,6 +156,21 @@ async function renderDirectory(input: RenderInput, at: string, single: boolean):
     else if (entry.mode === '120000') warnings.push(`skipped ${at}:${entry.path}: a symbolic link`);
     else files.push(entry);
   }
+  const jsonnetFiles = files.filter((f) => f.path.endsWith('.jsonnet'));
+  if (jsonnetFiles.length > 0 && !input.tools.noCache) {
+    // Jsonnet renders are cached; the engine is part of the build, named by the build in the key.
+    return throughCache(input, `jsonnet ${input.tools.env[JSONNET_WASM_ENV] ?? 'embedded'}`, 'Directory', async () => {
+      const r = await readDirectoryFiles(input, at, single, files);
+      return { objects: r, warnings };
+    });
+  }
+  return { objects: await readDirectoryFiles(input, at, single, files), sourceType: 'Directory', warnings };
+}
+
+/** The objects of the selected files of a directory source, in walk order (Jsonnet evaluated, YAML/JSON parsed). */
+async function readDirectoryFiles(input: RenderInput, at: string, single: boolean, files: TreeEntry[]): Promise<ManifestObject[]> {
+  const path = input.path;
+  const opts = input.app.source.options?.directory ?? DEFAULT_DIRECTORY;
   const jsonnetFiles = files.filter((f) => f.path.endsWith('.jsonnet'));
   let blobs: Map<string, Buffer>;
   try {
@@ -159,5 +207,5 @@ async function renderDirectory(input: RenderInput, at: string, single: boolean):
   } finally {
     await tree?.dispose();
   }
-  return { objects, sourceType: 'Directory', warnings };
+  return objects;
 }
