@@ -5,8 +5,11 @@ import { InputError, UnrenderableError } from '../cli/exit-codes.js';
 import { loadManifests, localFiles, rejectDuplicates, type ManifestObject } from '../manifest/index.js';
 import { fileBlockers, specBlockers } from './renderability.js';
 import { fetchIntoCache, REMOTE_HEAD_REF } from './cache.js';
-import { findGitDir, listTree, objectTypeAt, resolveCommit, type GitDir, type TreeEntry } from './git.js';
-import { renderSource, type SourceType } from './render/index.js';
+import { findGitDir, listTree, objectTypeAt, resolveCommit, runGit, type GitDir, type TreeEntry } from './git.js';
+import { commitFiles, renderSource, type SourceType } from './render/index.js';
+import { isDirectory, listLocal, localFiles as localFolderFiles } from './render/local.js';
+import { realpath } from 'node:fs/promises';
+import { relative, resolve, sep } from 'node:path';
 import { checkRevision, classifyRepoURL, normalizeSourcePath, redactURL } from './repo-url.js';
 
 export interface DesiredOptions {
@@ -23,6 +26,8 @@ export interface DesiredOptions {
   kustomize?: string;
   /** Render again even when the render cache has it (--hard-refresh). */
   hardRefresh?: boolean;
+  /** Render `desired` (a folder) like a source instead of reading plain manifests (--render). */
+  render?: boolean;
 }
 
 export interface DesiredManifests {
@@ -43,6 +48,10 @@ export interface DesiredManifests {
  * `revision` ?? source.targetRevision ?? HEAD, under source.path. Any error is an InputError and nothing is returned.
  */
 export async function loadDesiredManifests(app: Application, opts: DesiredOptions, io: Io): Promise<DesiredManifests> {
+  if (opts.render && (opts.desired === undefined || opts.desired === '')) throw new InputError('--render renders the folder given by --desired DIR: give --desired');
+  if (opts.desired !== undefined && opts.desired !== '' && opts.render) {
+    return renderLocalDirectory(opts.desired, app, opts, io);
+  }
   if (opts.desired !== undefined && opts.desired !== '') {
     // Plain manifests, read recursively; a folder that is really another type of source is refused, not half read.
     if (opts.desired !== '-') refuseUnrenderable(fileBlockers(await localFiles(opts.desired), `--desired ${opts.desired}`));
@@ -67,6 +76,47 @@ export async function loadDesiredManifests(app: Application, opts: DesiredOption
 /** Throws the refusal when a source cannot be rendered completely as Argo CD would. */
 function refuseUnrenderable(reasons: readonly string[]): void {
   if (reasons.length > 0) throw new UnrenderableError(reasons);
+}
+
+/**
+ * Renders a local folder like a source (directory, Jsonnet or Kustomize, with the Application's source options when
+ * there is one): its enclosing git work tree is the repository root (the folder itself outside one); nothing is cached.
+ */
+export async function renderLocalDirectory(dir: string, app: Application | undefined, opts: Pick<DesiredOptions, 'kustomize'>, io: Io): Promise<DesiredManifests> {
+  if (!isDirectory(dir)) throw new InputError(`--render needs a directory: ${dir} is not one`);
+  const abs = resolve(dir);
+  let root = abs;
+  try {
+    const top = (await runGit(['rev-parse', '--show-toplevel'], { cwd: abs, env: io.env })).toString('utf8').trim();
+    if (top !== '') root = await realpath(top);
+  } catch {
+    // not in a git work tree (or no git): the folder is the root
+  }
+  const real = await realpath(abs);
+  const path = relative(root, real).split(sep).join('/');
+  const forRender: Application = app ?? {
+    name: '',
+    namespace: '',
+    source: {},
+    sourcesCount: 0,
+    sourceOptions: {},
+    destination: {},
+    syncOptions: {} as Application['syncOptions'],
+    ignoreDifferences: [],
+    warnings: [],
+    origin: dir,
+  };
+  const rendered = await renderSource({
+    files: localFolderFiles(root),
+    label: dir,
+    sha: '',
+    path,
+    entries: listLocal(root, real),
+    app: forRender,
+    tools: { env: io.env, ...(opts.kustomize !== undefined ? { kustomize: opts.kustomize } : {}) },
+  });
+  rejectDuplicates(rendered.objects);
+  return { objects: rendered.objects, origin: dir, warnings: rendered.warnings, sourceType: rendered.sourceType };
 }
 
 interface OpenRepository {
@@ -127,7 +177,7 @@ async function readManifestsAt(repo: OpenRepository, sha: string, path: string, 
     throw new InputError(`listing ${origin}`, { cause: e });
   }
   const rendered = await renderSource({
-    dir: repo.dir,
+    files: commitFiles(repo.dir, sha),
     label: repo.label,
     sha,
     path,

@@ -23,11 +23,12 @@ export interface AppStateArgs {
   repoDir?: string;
   kustomize?: string;
   hardRefresh?: boolean;
+  render?: boolean;
 }
 
 export function appStateArgs(args: Record<string, unknown>): AppStateArgs {
   const s = (k: string) => (typeof args[k] === 'string' && args[k] !== '' ? (args[k] as string) : undefined);
-  return { app: s('app'), appFile: s('appFile'), desired: s('desired'), revision: s('revision'), repoDir: s('repoDir'), kustomize: s('kustomize'), ...(args.hardRefresh === true ? { hardRefresh: true } : {}) };
+  return { app: s('app'), appFile: s('appFile'), desired: s('desired'), revision: s('revision'), repoDir: s('repoDir'), kustomize: s('kustomize'), ...(args.hardRefresh === true ? { hardRefresh: true } : {}), ...(args.render === true ? { render: true } : {}) };
 }
 
 /** One desired object: namespace defaulted (or dropped when cluster-scoped), with its served type and where it was declared. */
@@ -320,7 +321,7 @@ export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want:
   const app = await loadApplication(args, deps);
   const warnings = [...app.warnings, ...(deps.target?.warnings ?? [])];
   const { loadDesiredManifests } = await import('../source/index.js');
-  const source = await loadDesiredManifests(app, { desired: args.desired, revision: args.revision, repoDir: args.repoDir, ...(args.kustomize !== undefined ? { kustomize: args.kustomize } : {}), ...(args.hardRefresh ? { hardRefresh: true } : {}) }, deps.io);
+  const source = await loadDesiredManifests(app, { desired: args.desired, revision: args.revision, repoDir: args.repoDir, ...(args.kustomize !== undefined ? { kustomize: args.kustomize } : {}), ...(args.hardRefresh ? { hardRefresh: true } : {}), ...(args.render ? { render: true } : {}) }, deps.io);
   warnings.push(...source.warnings);
   const destinationNamespace = deps.opts.namespace ?? app.destination.namespace ?? '';
   const desired: DesiredEntry[] = [];

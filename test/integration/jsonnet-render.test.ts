@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { DEFAULT_DIRECTORY, type JsonnetOptions } from '../../src/app/source-options.js';
 import type { Application } from '../../src/app/types.js';
 import { listTree } from '../../src/source/git.js';
-import { renderSource } from '../../src/source/render/index.js';
+import { commitFiles, renderSource } from '../../src/source/render/index.js';
 import { jsonnetVersion, JSONNET_WASM_ENV } from '../../src/source/render/jsonnet.js';
 import { JSONNET_FILES } from '../fixtures/render/apps.js';
 import { GitFixture } from '../unit/source/git-fixture.js';
@@ -36,6 +36,8 @@ describe('Jsonnet against the reference jsonnet CLI', () => {
       name: 'gb',
       namespace: 'argocd',
       source: { repoURL: fx.repo, path: PATH, options: { directory: { ...DEFAULT_DIRECTORY, include, jsonnet } } },
+      sourcesCount: 0,
+      sourceOptions: {},
       destination: {},
       syncOptions: {} as Application['syncOptions'],
       ignoreDifferences: [],
@@ -43,7 +45,7 @@ describe('Jsonnet against the reference jsonnet CLI', () => {
       origin: 'app.yaml',
     };
     const dir = { gitDir: join(fx.repo, '.git'), env: fx.env };
-    const r = await renderSource({ dir, label: fx.repo, sha, path: PATH, entries: await listTree(dir, sha, PATH), app, tools: { env, noCache: true } });
+    const r = await renderSource({ files: commitFiles(dir, sha), label: fx.repo, sha, path: PATH, entries: await listTree(dir, sha, PATH), app, tools: { env, noCache: true } });
     expect(r.sourceType).toBe('Directory');
     return r.objects.map((o) => o.object);
   }

@@ -8,7 +8,7 @@ import type { KustomizeOptions } from '../../src/app/source-options.js';
 import type { Application } from '../../src/app/types.js';
 import { parseManifests } from '../../src/manifest/parse.js';
 import { listTree } from '../../src/source/git.js';
-import { renderSource } from '../../src/source/render/index.js';
+import { commitFiles, renderSource } from '../../src/source/render/index.js';
 import { KUSTOMIZE_FILES } from '../fixtures/render/apps.js';
 import { GitFixture } from '../unit/source/git-fixture.js';
 import { clusterBin } from './support/index.js';
@@ -56,6 +56,8 @@ describe('spec.source.kustomize options against kustomize edit + kustomize build
       name: 'shop',
       namespace: 'argocd',
       source: { repoURL: fx.repo, path, options: { kustomize: { ...NO_OPTIONS, ...options } } },
+      sourcesCount: 0,
+      sourceOptions: {},
       destination: {},
       syncOptions: {} as Application['syncOptions'],
       ignoreDifferences: [],
@@ -64,7 +66,7 @@ describe('spec.source.kustomize options against kustomize edit + kustomize build
     };
     const dir = { gitDir: join(fx.repo, '.git'), env: fx.env };
     const entries = await listTree(dir, sha, path);
-    const r = await renderSource({ dir, label: fx.repo, sha, path, entries, app, tools: { kustomize, env: process.env, noCache: true } });
+    const r = await renderSource({ files: commitFiles(dir, sha), label: fx.repo, sha, path, entries, app, tools: { kustomize, env: process.env, noCache: true } });
     expect(r.sourceType).toBe('Kustomize');
     return r.objects.map((o) => o.object);
   }

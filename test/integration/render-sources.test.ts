@@ -106,6 +106,21 @@ describe('rendering sources as Argo CD does (sync, diff, status)', () => {
     expect(text.stdout).toMatch(/Source Type:\s+Kustomize/);
   });
 
+  it('file mode: --desired OVERLAY --render renders the folder offline like a source and compares it with live files', async () => {
+    const live = await kubectl(['get', 'deployments,services,configmaps', '-n', nsKustomize, '-l', '!nonexistent', '-o', 'yaml']);
+    expect(live.code).toBe(0);
+    const liveFile = join(fx.root, 'live.yaml');
+    writeFileSync(liveFile, live.stdout);
+    const overlay = join(fx.repo, 'kustomize-guestbook', 'overlays', 'prod');
+    const res = await plugin(['diff', '--desired', overlay, '--render', '--live', liveFile, '-n', nsKustomize, '-o', 'kv']);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    // without --render the folder is plain manifests, and kustomization.yaml is no Kubernetes object
+    const plainRead = await plugin(['diff', '--desired', overlay, '--live', liveFile, '-n', nsKustomize, '-o', 'kv']);
+    expect(plainRead.code).toBe(2);
+    expect(plainRead.stderr).toMatch(/kustomization\.yaml/);
+  });
+
   it('spec.source.kustomize options change what is synced; the same app diffs clean through kubectl kustomize', async () => {
     const extra = `    kustomize:
       namePrefix: prod-

@@ -13,15 +13,36 @@ import { buildKustomize, findKustomize, kustomizeVersion } from './kustomize.js'
 import { readRenderCache, renderCacheDir, renderCacheKey, writeRenderCache } from './cache.js';
 import { versionInfo } from '../../version.js';
 import { evaluateJsonnet, JSONNET_WASM_ENV } from './jsonnet.js';
-import { materialiseTree } from './tree.js';
+import { materialiseTree, type MaterialisedTree } from './tree.js';
 
 export type { SourceType } from './detect.js';
 
+/** Where a render reads files: a commit's tree, or a local folder (--desired DIR --render). */
+export interface SourceFiles {
+  /** The contents of files by their entries' `sha` (a blob SHA, or for a local folder the file's path). */
+  read(entries: readonly TreeEntry[]): Promise<Map<string, Buffer>>;
+  /** A folder holding the whole tree that tools may edit and read (a temporary copy), with its disposal. */
+  materialise(): Promise<MaterialisedTree>;
+}
+
+/** The files of a commit, read from git's object store. */
+export function commitFiles(dir: GitDir, sha: string): SourceFiles {
+  return {
+    read: (entries) =>
+      readBlobs(
+        dir,
+        entries.map((e) => e.sha),
+      ),
+    materialise: () => materialiseTree(dir, sha),
+  };
+}
+
 /** Where and how to render. */
 export interface RenderInput {
-  dir: GitDir;
+  files: SourceFiles;
   /** The repository as people named it, safe to print. */
   label: string;
+  /** The commit ('' for a local folder: no revision, no cache). */
   sha: string;
   /** source.path, normalised ('' = the root). */
   path: string;
@@ -53,7 +74,7 @@ export interface Rendered {
 
 /** Takes a render from the cache, or makes and stores it. */
 async function throughCache(input: RenderInput, tool: string, sourceType: SourceType, make: () => Promise<Omit<Rendered, 'sourceType'>>): Promise<Rendered> {
-  if (input.tools.noCache) return { ...(await make()), sourceType };
+  if (input.tools.noCache || input.sha === '') return { ...(await make()), sourceType };
   const v = versionInfo();
   const key = renderCacheKey({
     sha: input.sha,
@@ -88,7 +109,7 @@ export function appRenderEnv(app: Application, sha: string, path: string): Rende
 
 export async function renderSource(input: RenderInput): Promise<Rendered> {
   const { path, entries, sha } = input;
-  const at = `${input.label}@${sha.slice(0, 7)}`;
+  const at = sha === '' ? input.label : `${input.label}@${sha.slice(0, 7)}`;
   const origin = `${at}:${path === '' ? '/' : path}`;
   const prefix = path === '' ? '' : `${path}/`;
   const single = entries.length === 1 && entries[0]?.path === path;
@@ -107,7 +128,7 @@ export async function renderSource(input: RenderInput): Promise<Rendered> {
       const tool = findKustomize(input.tools.kustomize, input.tools.env);
       const version = input.tools.noCache ? '' : await kustomizeVersion(tool, input.tools.env);
       return throughCache(input, `${tool.path} ${version}`, 'Kustomize', async () => {
-        const tree = await materialiseTree(input.dir, sha);
+        const tree = await input.files.materialise();
         try {
           const text = await buildKustomize({
             root: tree.root,
@@ -174,15 +195,12 @@ async function readDirectoryFiles(input: RenderInput, at: string, single: boolea
   const jsonnetFiles = files.filter((f) => f.path.endsWith('.jsonnet'));
   let blobs: Map<string, Buffer>;
   try {
-    blobs = await readBlobs(
-      input.dir,
-      files.map((f) => f.sha),
-    );
+    blobs = await input.files.read(files);
   } catch (e) {
     throw new InputError(`reading ${at}:${path === '' ? '/' : path}`, { cause: e });
   }
   // Jsonnet imports read files anywhere in the repository: the tree is written out once for all of them.
-  const tree = jsonnetFiles.length > 0 ? await materialiseTree(input.dir, input.sha) : undefined;
+  const tree = jsonnetFiles.length > 0 ? await input.files.materialise() : undefined;
   const objects: ManifestObject[] = [];
   try {
     for (const file of files) {

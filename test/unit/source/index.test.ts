@@ -226,3 +226,32 @@ describe('loadDesiredManifests from a git revision', () => {
     }
   });
 });
+
+describe('--desired DIR --render: a local folder rendered like a source', () => {
+  let fx: GitFixture;
+  beforeEach(() => {
+    fx = new GitFixture();
+  });
+  afterEach(() => fx.cleanup());
+  const io = () => memoryIo({ env: fx.env }).io;
+
+  it('reads the folder as a directory source: no sub-folders by default, non-Kubernetes YAML passed over, options from the app', async () => {
+    fx.write('k8s/a.yaml', configMap('a', '1'));
+    fx.write('k8s/values.yaml', 'replicas: 2\n');
+    fx.write('k8s/sub/b.yaml', configMap('b', '1'));
+    const dir = join(fx.repo, 'k8s');
+    const r = await loadDesiredManifests(app({}), { desired: dir, render: true }, io());
+    expect(values(r)).toEqual(['a=1']);
+    expect(r.sourceType).toBe('Directory');
+    expect(r.origin).toBe(dir);
+    expect(values(await loadDesiredManifests(app(recurse), { desired: dir, render: true }, io()))).toEqual(['a=1', 'b=1']);
+    // without --render the folder is read as plain manifests, recursively, and values.yaml is an error
+    await expect(loadDesiredManifests(app({}), { desired: dir }, io())).rejects.toThrow(/values\.yaml/);
+  });
+
+  it('refuses --render without --desired, and a file', async () => {
+    fx.write('a.yaml', configMap('a', '1'));
+    await expect(loadDesiredManifests(app({ repoURL: fx.repo }), { render: true }, io())).rejects.toThrow(/--render renders the folder given by --desired/);
+    await expect(loadDesiredManifests(app({}), { desired: join(fx.repo, 'a.yaml'), render: true }, io())).rejects.toThrow(/needs a directory/);
+  });
+});
