@@ -119,7 +119,7 @@ export async function renderSource(input: RenderInput): Promise<Rendered> {
   const options = input.app.source.options ?? {};
   switch (detected.type) {
     case 'Helm': {
-      const why = options.chart !== undefined ? `spec.source.chart ${options.chart}` : options.helm ? 'spec.source.helm is set' : `${origin} has a Chart.yaml`;
+      const why = options.chart !== undefined ? `spec.source.chart ${options.chart}` : options.helm ? 'spec.source.helm is set' : 'it has a Chart.yaml';
       throw new InputError(`${origin} is a Helm source (${why}): rendering Helm charts is not supported yet`);
     }
     case 'Plugin':
