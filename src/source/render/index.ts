@@ -2,7 +2,8 @@
 // directory (YAML, JSON, Jsonnet) or builds a Kustomize source; Helm and plugins are refused with the reason.
 import type { Application } from '../../app/types.js';
 import { DEFAULT_DIRECTORY } from '../../app/source-options.js';
-import { InputError } from '../../cli/exit-codes.js';
+import { InputError, UnrenderableError } from '../../cli/exit-codes.js';
+import { helmFoundReason } from '../renderability.js';
 import type { ManifestObject } from '../../manifest/parse.js';
 import { parseManifests } from '../../manifest/parse.js';
 import { readBlobs, type GitDir, type TreeEntry } from '../git.js';
@@ -119,11 +120,11 @@ export async function renderSource(input: RenderInput): Promise<Rendered> {
   const options = input.app.source.options ?? {};
   switch (detected.type) {
     case 'Helm': {
-      const why = options.chart !== undefined ? `spec.source.chart ${options.chart}` : options.helm ? 'spec.source.helm is set' : 'it has a Chart.yaml';
-      throw new InputError(`${origin} is a Helm source (${why}): rendering Helm charts is not supported yet`);
+      const why = options.chart !== undefined ? `spec.source.chart ${options.chart}: charts from a Helm repository are not rendered yet` : options.helm ? 'spec.source.helm: Helm sources are not rendered yet' : helmFoundReason(origin);
+      throw new UnrenderableError([why]);
     }
     case 'Plugin':
-      throw new InputError(`${origin}: spec.source.plugin names a config management plugin, which runs only in Argo CD's repo-server sidecar; kubectl-gitops cannot render it`);
+      throw new UnrenderableError(["spec.source.plugin: Config Management Plugins run in Argo CD's repo-server sidecar, which this tool does not have"]);
     case 'Kustomize': {
       const tool = findKustomize(input.tools.kustomize, input.tools.env);
       const version = input.tools.noCache ? '' : await kustomizeVersion(tool, input.tools.env);

@@ -5,15 +5,16 @@ import type { Application } from '../../../src/app/types.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import { InputError, UnrenderableError } from '../../../src/cli/exit-codes.js';
 import { loadDesiredManifests } from '../../../src/source/index.js';
-import { DEFAULT_DIRECTORY } from '../../../src/app/source-options.js';
+import { DEFAULT_DIRECTORY, parseSourceOptions } from '../../../src/app/source-options.js';
+import type { JsonObject } from '../../../src/model/object.js';
 import { GitFixture, configMap } from './git-fixture.js';
 
-/** An Application whose source reads subfolders too (directory.recurse), unless other options are given. */
-function app(source: Application['source'], sourceOptions: Application['sourceOptions'] = { directory: { recurse: true } }): Application {
+/** An Application with these source options (as written; parsed into source.options unless that is given). */
+function app(source: Application['source'], sourceOptions: Application['sourceOptions'] = {}): Application {
   return {
     name: 'shop',
     namespace: 'argocd',
-    source,
+    source: source.options !== undefined ? source : { ...source, ...(Object.keys(sourceOptions).length ? { options: parseSourceOptions(sourceOptions as JsonObject, 'spec.source', 'test') } : {}) },
     destination: { namespace: 'shop' },
     sourcesCount: 0,
     sourceOptions,
@@ -131,25 +132,20 @@ describe('loadDesiredManifests from a git revision', () => {
     const top = await loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop', targetRevision: 'v1' }, {}), {}, io());
     expect(values(top)).toEqual(['a=1']);
     const all = await loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop', targetRevision: 'v1' }, { directory: { recurse: true } }), {}, io());
-    expect(values(all)).toEqual(['a=1', 'b=1']);
+    expect(values(all)).toEqual(['x=1', 'a=1', 'b=1']); // hidden folders too, as Argo CD's walk
   });
 
-  it('refuses a source it cannot render completely (Jsonnet, Kustomize, Helm, several sources), naming the reason', async () => {
-    fx.write('j/a.yaml', configMap('a', '1'));
-    fx.write('j/b.jsonnet', '{}');
-    fx.write('k/kustomization.yaml', 'resources: []\n');
+  it('refuses a source it still cannot render (a Helm chart found at the path, a plugin, several sources), naming the reason', async () => {
     fx.write('h/Chart.yaml', 'name: x\n');
-    fx.write('deep/a.yaml', configMap('a', '1'));
-    fx.write('deep/sub/c.jsonnet', '{}');
-    fx.commit('other types');
+    fx.write('h/values.yaml', 'replicas: 1\n');
+    fx.commit('a chart');
     const at = (path: string, sourceOptions = {}) => loadDesiredManifests(app({ repoURL: fx.repo, path }, sourceOptions), {}, io());
-    await expect(at('j')).rejects.toThrow(UnrenderableError);
-    await expect(at('j')).rejects.toThrow(/j holds Jsonnet files \(b\.jsonnet\)/);
-    await expect(at('k')).rejects.toThrow(/holds kustomization\.yaml: a Kustomize source/);
-    await expect(at('h')).rejects.toThrow(/holds Chart\.yaml: a Helm chart/);
-    // A subfolder Argo CD would not read does not count; with recurse it does.
-    expect(values(await at('deep'))).toEqual(['a=1']);
-    await expect(at('deep', { directory: { recurse: true } })).rejects.toThrow(/sub\/c\.jsonnet/);
+    await expect(at('h')).rejects.toThrow(UnrenderableError);
+    await expect(at('h')).rejects.toThrow(/h holds a Chart\.yaml: a Helm chart, not rendered yet/);
+    // an explicit directory key wins over discovery, as in Argo CD
+    expect(values(await at('h', { directory: { recurse: false } }))).toEqual([]);
+    await expect(at('apps/shop', { plugin: { name: 'x' } })).rejects.toThrow(/Config Management Plugins/);
+    await expect(at('apps/shop', { directory: {}, kustomize: {} })).rejects.toThrow(/multiple application sources defined: Kustomize,Directory/);
     const multi = { ...app({ repoURL: fx.repo, path: 'apps/shop' }), sourcesCount: 2 };
     await expect(loadDesiredManifests(multi, {}, io())).rejects.toThrow(/spec\.sources has 2 sources/);
   }, 30_000);
