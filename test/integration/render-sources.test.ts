@@ -180,7 +180,7 @@ describe('rendering sources as Argo CD does (sync, diff, status)', () => {
     expect(await names(nsDirectory, 'configmaps')).toEqual(['ConfigMap/deep-c', 'ConfigMap/sub-b', 'ConfigMap/top-a']);
 
     const include = appFile('plain', nsDirectory, 'plain', '    directory: {recurse: true, include: "{a.yaml,other/*}"}');
-    expect((await plugin(['sync', '-f', include, '-o', 'kv'])).code).toBe(0);
+    expect((await plugin(['sync', '-f', include, '--prune', '-o', 'kv'])).code).toBe(0);
     expect(await names(nsDirectory, 'configmaps')).toEqual(['ConfigMap/other-d', 'ConfigMap/top-a']);
     expect((await plugin(['diff', '-f', include, '-o', 'kv'])).code).toBe(0);
   });
