@@ -115,6 +115,11 @@ export async function renderSource(input: RenderInput): Promise<Rendered> {
   const prefix = path === '' ? '' : `${path}/`;
   const single = entries.length === 1 && entries[0]?.path === path;
   const topNames = single ? [] : entries.map((e) => e.path.slice(prefix.length)).filter((rel) => !rel.includes('/'));
+  // Argo CD merges parameter overrides from these files into the source before rendering (mergeSourceParameters).
+  const overrides = topNames.filter((n) => n === '.argocd-source.yaml' || n === `.argocd-source-${input.app.name}.yaml`);
+  if (overrides.length > 0) {
+    throw new UnrenderableError([`${origin} holds ${overrides.join(' and ')}: Argo CD's parameter overrides from that file are not applied yet`]);
+  }
   const detected = detectSourceType(input.app.source.options, topNames);
   if ('error' in detected) throw new InputError(`${input.app.origin}: Application spec.source: ${detected.error}`);
   const options = input.app.source.options ?? {};

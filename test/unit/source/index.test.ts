@@ -146,6 +146,10 @@ describe('loadDesiredManifests from a git revision', () => {
     expect(values(await at('h', { directory: { recurse: false } }))).toEqual([]);
     await expect(at('apps/shop', { plugin: { name: 'x' } })).rejects.toThrow(/Config Management Plugins/);
     await expect(at('apps/shop', { directory: {}, kustomize: {} })).rejects.toThrow(/multiple application sources defined: Kustomize,Directory/);
+    fx.write('o/.argocd-source-shop.yaml', 'kustomize:\n  namePrefix: x-\n');
+    fx.write('o/a.yaml', configMap('a', '1'));
+    fx.commit('overrides');
+    await expect(at('o')).rejects.toThrow(/holds \.argocd-source-shop\.yaml: Argo CD's parameter overrides from that file are not applied yet/);
     const multi = { ...app({ repoURL: fx.repo, path: 'apps/shop' }), sourcesCount: 2 };
     await expect(loadDesiredManifests(multi, {}, io())).rejects.toThrow(/spec\.sources has 2 sources/);
   }, 30_000);
