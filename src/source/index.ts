@@ -24,6 +24,8 @@ export interface DesiredOptions {
   signal?: AbortSignal;
   /** A kustomize binary to build Kustomize sources with (--kustomize). */
   kustomize?: string;
+  /** Extra `kustomize build` arguments (--kustomize-build-options). */
+  kustomizeBuildOptions?: string;
   /** Render again even when the render cache has it (--hard-refresh). */
   hardRefresh?: boolean;
   /** Render `desired` (a folder) like a source instead of reading plain manifests (--render). */
@@ -73,6 +75,14 @@ export async function loadDesiredManifests(app: Application, opts: DesiredOption
   return readManifestsAt(repo, sha, path, app, opts, io);
 }
 
+/** The tool settings of the options, for the renderer. */
+function toolOptions(opts: Pick<DesiredOptions, 'kustomize' | 'kustomizeBuildOptions'>): { kustomize?: string; kustomizeBuildOptions?: string } {
+  return {
+    ...(opts.kustomize !== undefined ? { kustomize: opts.kustomize } : {}),
+    ...(opts.kustomizeBuildOptions !== undefined ? { kustomizeBuildOptions: opts.kustomizeBuildOptions } : {}),
+  };
+}
+
 /** Throws the refusal when a source cannot be rendered completely as Argo CD would. */
 function refuseUnrenderable(reasons: readonly string[]): void {
   if (reasons.length > 0) throw new UnrenderableError(reasons);
@@ -82,7 +92,7 @@ function refuseUnrenderable(reasons: readonly string[]): void {
  * Renders a local folder like a source (directory, Jsonnet or Kustomize, with the Application's source options when
  * there is one): its enclosing git work tree is the repository root (the folder itself outside one); nothing is cached.
  */
-export async function renderLocalDirectory(dir: string, app: Application | undefined, opts: Pick<DesiredOptions, 'kustomize'>, io: Io): Promise<DesiredManifests> {
+export async function renderLocalDirectory(dir: string, app: Application | undefined, opts: Pick<DesiredOptions, 'kustomize' | 'kustomizeBuildOptions'>, io: Io): Promise<DesiredManifests> {
   if (!isDirectory(dir)) throw new InputError(`--render needs a directory: ${dir} is not one`);
   const abs = resolve(dir);
   let root = abs;
@@ -113,7 +123,7 @@ export async function renderLocalDirectory(dir: string, app: Application | undef
     path,
     entries: listLocal(root, real),
     app: forRender,
-    tools: { env: io.env, ...(opts.kustomize !== undefined ? { kustomize: opts.kustomize } : {}) },
+    tools: { env: io.env, ...toolOptions(opts) },
   });
   rejectDuplicates(rendered.objects);
   return { objects: rendered.objects, origin: dir, warnings: rendered.warnings, sourceType: rendered.sourceType };
@@ -183,7 +193,7 @@ async function readManifestsAt(repo: OpenRepository, sha: string, path: string, 
     path,
     entries,
     app,
-    tools: { env: io.env, ...(opts.kustomize !== undefined ? { kustomize: opts.kustomize } : {}), ...(opts.hardRefresh ? { hardRefresh: true } : {}) },
+    tools: { env: io.env, ...toolOptions(opts), ...(opts.hardRefresh ? { hardRefresh: true } : {}) },
     ...(opts.signal ? { signal: opts.signal } : {}),
   });
   rejectDuplicates(rendered.objects);

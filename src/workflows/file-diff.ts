@@ -17,7 +17,7 @@ export interface FileDiffRequest {
   fieldManager: string;
   io?: Pick<Io, 'readStdin'>;
   /** Render `desired` (a folder) like a source (--render), with these tools. */
-  render?: { env: Record<string, string | undefined>; kustomize?: string };
+  render?: { env: Record<string, string | undefined>; kustomize?: string; kustomizeBuildOptions?: string };
 }
 
 export interface FileDiffResult {
@@ -47,7 +47,7 @@ export async function runFileDiff(req: FileDiffRequest): Promise<FileDiffResult>
   if (req.render) {
     const { renderLocalDirectory } = await import('../source/index.js');
     const io = { env: req.render.env } as Io;
-    desired = (await renderLocalDirectory(req.desired, app, req.render.kustomize !== undefined ? { kustomize: req.render.kustomize } : {}, io)).objects;
+    desired = (await renderLocalDirectory(req.desired, app, req.render, io)).objects;
   } else {
     desired = await loadManifests(req.desired, req.io);
   }

@@ -51,7 +51,7 @@ describe('spec.source.kustomize options against kustomize edit + kustomize build
   });
   afterAll(() => fx?.cleanup());
 
-  async function ours(options: Partial<KustomizeOptions>, path = OVERLAY): Promise<unknown[]> {
+  async function ours(options: Partial<KustomizeOptions>, path = OVERLAY, kustomizeBuildOptions?: string): Promise<unknown[]> {
     const app: Application = {
       name: 'shop',
       namespace: 'argocd',
@@ -66,18 +66,18 @@ describe('spec.source.kustomize options against kustomize edit + kustomize build
     };
     const dir = { gitDir: join(fx.repo, '.git'), env: fx.env };
     const entries = await listTree(dir, sha, path);
-    const r = await renderSource({ files: commitFiles(dir, sha), label: fx.repo, sha, path, entries, app, tools: { kustomize, env: process.env, noCache: true } });
+    const r = await renderSource({ files: commitFiles(dir, sha), label: fx.repo, sha, path, entries, app, tools: { kustomize, env: process.env, noCache: true, ...(kustomizeBuildOptions ? { kustomizeBuildOptions } : {}) } });
     expect(r.sourceType).toBe('Kustomize');
     return r.objects.map((o) => o.object);
   }
 
   /** What kustomize builds after running Argo CD's edit commands in a copy of the work tree (at the commit). */
-  function oracle(edits: string[][], path = OVERLAY): unknown[] {
+  function oracle(edits: string[][], path = OVERLAY, buildArgs: string[] = []): unknown[] {
     const copy = mkdtempSync(join(tmpdir(), 'kgitops-kustomize-oracle-'));
     try {
       cpSync(fx.repo, copy, { recursive: true, filter: (src) => !src.endsWith('/.git') });
       for (const args of edits) execFileSync(kustomize, args, { cwd: join(copy, path), stdio: ['ignore', 'pipe', 'pipe'] });
-      const out = execFileSync(kustomize, ['build', path], { cwd: copy, encoding: 'utf8' });
+      const out = execFileSync(kustomize, ['build', path, ...buildArgs], { cwd: copy, encoding: 'utf8' });
       return parseManifests(out, 'kustomize build').map((o) => o.object);
     } finally {
       rmSync(copy, { recursive: true, force: true });
@@ -153,5 +153,13 @@ describe('spec.source.kustomize options against kustomize edit + kustomize build
       oracle([['edit', 'add', 'component', '../../components/monitoring']]),
     );
     await expect(ours({ components: ['../../components/none'] })).rejects.toThrow(/components\/none/);
+  });
+
+  it("build options (Argo CD's kustomize.buildOptions) are passed to kustomize build", async () => {
+    const loose = 'kustomize-guestbook/overlays/loose';
+    await expect(ours({}, loose)).rejects.toThrow(/kustomize build failed for .*overlays\/loose: .*(security|restrict)/i);
+    const want = oracle([], loose, ['--load-restrictor', 'LoadRestrictionsNone']);
+    expect(want).toHaveLength(1);
+    expect(await ours({}, loose, ' --load-restrictor  LoadRestrictionsNone ')).toEqual(want);
   });
 });

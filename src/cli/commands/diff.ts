@@ -35,7 +35,7 @@ export const diffCommand: GitopsCommand = {
       namespace: ctx.opts.namespace,
       fieldManager: ctx.opts.fieldManager,
       io: ctx.io,
-      ...(args.render === true ? { render: { env: ctx.io.env, ...(typeof args.kustomize === 'string' ? { kustomize: args.kustomize } : {}) } } : {}),
+      ...(args.render === true ? { render: { env: ctx.io.env, ...(typeof args.kustomize === 'string' ? { kustomize: args.kustomize } : {}), ...(typeof args.kustomizeBuildOptions === 'string' ? { kustomizeBuildOptions: args.kustomizeBuildOptions } : {}) } } : {}),
     });
     for (const w of app?.warnings ?? []) ctx.io.err(`warning: ${w}\n`);
     for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);

@@ -57,6 +57,8 @@ export interface RenderInput {
 export interface RenderTools {
   /** A kustomize binary named by the user (--kustomize). */
   kustomize?: string;
+  /** Extra `kustomize build` arguments (--kustomize-build-options, Argo CD's kustomize.buildOptions). */
+  kustomizeBuildOptions?: string;
   /** The process environment (PATH, KUBECTL_GITOPS_KUSTOMIZE; passed on to the tools). */
   env: Record<string, string | undefined>;
   /** Render again even when the render cache has this render (--hard-refresh); the new render is stored. */
@@ -133,7 +135,8 @@ export async function renderSource(input: RenderInput): Promise<Rendered> {
     case 'Kustomize': {
       const tool = findKustomize(input.tools.kustomize, input.tools.env);
       const version = input.tools.noCache ? '' : await kustomizeVersion(tool, input.tools.env);
-      return throughCache(input, `${tool.path} ${version}`, 'Kustomize', async () => {
+      const buildOptions = input.tools.kustomizeBuildOptions;
+      return throughCache(input, `${tool.path} ${version} ${buildOptions ?? ''}`, 'Kustomize', async () => {
         const tree = await input.files.materialise();
         try {
           const text = await buildKustomize({
@@ -144,6 +147,7 @@ export async function renderSource(input: RenderInput): Promise<Rendered> {
             tool,
             processEnv: input.tools.env,
             origin,
+            ...(buildOptions !== undefined ? { buildOptions } : {}),
             ...(input.signal ? { signal: input.signal } : {}),
           });
           return { objects: parseManifests(text, `${origin} (kustomize build)`), warnings: [] };

@@ -54,7 +54,23 @@ export interface KustomizeRender {
   processEnv: Record<string, string | undefined>;
   /** `<repo>@<sha7>:<path>`, for messages. */
   origin: string;
+  /** Extra `kustomize build` arguments (Argo CD's kustomize.buildOptions), split at whitespace as Argo CD does. */
+  buildOptions?: string;
   signal?: AbortSignal;
+}
+
+/**
+ * The build command's arguments as Argo CD makes them: `build DIR` and the build options; with `--enable-helm`
+ * among them, the source's kubeVersion and apiVersions as --helm-kube-version / --helm-api-versions.
+ */
+export function buildArgs(tool: KustomizeTool, target: string, buildOptions: string | undefined, options: KustomizeOptions | undefined): string[] {
+  const extra = (buildOptions ?? '').split(/\s+/).filter((a) => a !== '');
+  const args = [...(tool.kind === 'kustomize' ? ['build', target] : ['kustomize', target]), ...extra];
+  if (extra.some((a) => a.includes('--enable-helm')) && options) {
+    if (options.kubeVersion !== '') args.push('--helm-kube-version', options.kubeVersion.replace(/^v/, ''));
+    for (const v of options.apiVersions) args.push('--helm-api-versions', v);
+  }
+  return args;
 }
 
 /** Applies the options to the kustomization in the materialised tree and builds; returns the tool's YAML output. */
@@ -81,7 +97,7 @@ export async function buildKustomize(r: KustomizeRender): Promise<string> {
     }
   }
   const target = r.path === '' ? '.' : r.path;
-  const args = r.tool.kind === 'kustomize' ? ['build', target] : ['kustomize', target];
+  const args = buildArgs(r.tool, target, r.buildOptions, r.options);
   const env = { ...r.processEnv, ...r.env };
   let res;
   try {

@@ -79,3 +79,15 @@ describe('kustomize edit semantics', () => {
     expect(editKustomization(text, none, env, all)).toBe(text);
   });
 });
+
+describe('kustomize build arguments', () => {
+  it('splits build options at whitespace, and adds the helm versions only with --enable-helm', async () => {
+    const { buildArgs } = await import('../../../../src/source/render/kustomize.js');
+    const tool = { kind: 'kustomize' as const, path: '/bin/kustomize' };
+    expect(buildArgs(tool, 'app', undefined, undefined)).toEqual(['build', 'app']);
+    expect(buildArgs({ kind: 'kubectl', path: '/bin/kubectl' }, 'app', ' --load-restrictor  LoadRestrictionsNone', undefined)).toEqual(['kustomize', 'app', '--load-restrictor', 'LoadRestrictionsNone']);
+    const opts = { ...none, kubeVersion: 'v1.35.0', apiVersions: ['a/v1', 'b/v2'] };
+    expect(buildArgs(tool, 'app', '', opts)).toEqual(['build', 'app']);
+    expect(buildArgs(tool, 'app', '--enable-helm', opts)).toEqual(['build', 'app', '--enable-helm', '--helm-kube-version', '1.35.0', '--helm-api-versions', 'a/v1', '--helm-api-versions', 'b/v2']);
+  });
+});
