@@ -236,7 +236,46 @@ export async function bundle(outdir, info, srcRoot = ROOT) {
     if (isEntry) main = path;
     else chunks.push({ name, path });
   }
+  // The Jsonnet engine rides along as one more asset (src/source/render/jsonnet.ts reads it by name).
+  chunks.push({ name: JSONNET_ASSET, path: jsonnetWasm(srcRoot) });
   return { main, chunks, metafile: result.metafile, eager: eagerInputs(result.metafile, outdir) };
+}
+
+/** The embedded Jsonnet engine's SEA asset name (JSONNET_ASSET in src/source/render/jsonnet.ts). */
+export const JSONNET_ASSET = 'jsonnet.wasm';
+
+/**
+ * The Jsonnet engine: plugin/jsonnet (our small main around google/go-jsonnet) built with GOOS=wasip1 into the
+ * user's cache, keyed by go-jsonnet's version and a hash of the module's files, so it is built once per version
+ * (about a minute cold); a copy is left at plugin/.sea/jsonnet.wasm for tests and a dev checkout.
+ */
+export function jsonnetWasm(srcRoot = ROOT) {
+  const dir = join(srcRoot, 'plugin', 'jsonnet');
+  const files = ['go.mod', 'go.sum', 'main.go'].map((f) => readFileSync(join(dir, f)));
+  const version = /github\.com\/google\/go-jsonnet (v\S+)/.exec(files[0].toString())?.[1] ?? 'unknown';
+  const hash = createHash('sha256');
+  for (const f of files) hash.update(f);
+  const base = process.env.KGITOPS_CACHE ?? join(process.env.XDG_CACHE_HOME || join(process.env.HOME ?? '/tmp', '.cache'), 'kubectl-gitops');
+  const out = join(base, 'wasm', `jsonnet-${version}_${hash.digest('hex').slice(0, 12)}.wasm`);
+  if (!existsSync(out)) {
+    mkdirSync(dirname(out), { recursive: true });
+    const started = Date.now();
+    console.log(`build: building the Jsonnet engine (go-jsonnet ${version}, GOOS=wasip1) into ${out}`);
+    try {
+      execFileSync('go', ['build', '-trimpath', '-ldflags=-s -w', '-o', out + '.tmp', '.'], {
+        cwd: dir,
+        env: { ...process.env, GOOS: 'wasip1', GOARCH: 'wasm', GOTOOLCHAIN: 'local', GOFLAGS: '-buildvcs=false' },
+        stdio: ['ignore', 'inherit', 'inherit'],
+      });
+    } catch (err) {
+      throw new Error(`building the Jsonnet engine (go build in plugin/jsonnet; the Go toolchain must be on PATH): ${err.message}`, { cause: err });
+    }
+    renameSync(out + '.tmp', out);
+    console.log(`build: Jsonnet engine built in ${Math.round((Date.now() - started) / 1000)} s`);
+  }
+  mkdirSync(WORK, { recursive: true });
+  copyFileSync(out, join(WORK, JSONNET_ASSET));
+  return out;
 }
 
 /** Source files evaluated before any command runs: the entry output and what it imports statically. */

@@ -86,6 +86,26 @@ function foreignNode(target) {
   return { binary: join(dir, target.nodePath), license: join(dir, 'package', 'LICENSE') };
 }
 
+/** License texts of the Go modules compiled into the embedded Jsonnet engine (plugin/jsonnet), and Go's own. */
+function goNotices() {
+  const dir = join(ROOT, 'plugin', 'jsonnet');
+  const env = { ...process.env, GOOS: 'wasip1', GOARCH: 'wasm', GOTOOLCHAIN: 'local', GOFLAGS: '-buildvcs=false' };
+  const format = '{{with .Module}}{{if not .Main}}{{.Path}} {{.Version}} {{.Dir}}{{end}}{{end}}';
+  const lines = execFileSync('go', ['list', '-deps', '-f', format, '.'], { cwd: dir, env, encoding: 'utf8' }).split('\n');
+  const license = (d) => {
+    const f = readdirSync(d).find((n) => /^(licen[cs]e|copying)(\.|$)/i.test(n));
+    return f ? readFileSync(join(d, f), 'utf8') : '(no license file in the module)';
+  };
+  const parts = [];
+  const goroot = execFileSync('go', ['env', 'GOROOT'], { env, encoding: 'utf8' }).trim();
+  parts.push(`== The Go standard library and runtime (inside the Jsonnet engine)\n\n${license(goroot)}`);
+  for (const line of [...new Set(lines.filter((l) => l.trim() !== ''))].sort()) {
+    const [path, version, modDir] = line.split(' ');
+    parts.push(`== ${path}@${version} (Go module, inside the Jsonnet engine)\n\n${license(modDir)}`);
+  }
+  return parts;
+}
+
 /** License texts of every npm package the bundle contains, plus Node's own (it is inside the executable). */
 function thirdPartyNotices(metafile, nodeLicense) {
   const pkgs = new Map();
@@ -104,6 +124,7 @@ function thirdPartyNotices(metafile, nodeLicense) {
   for (const p of [...pkgs.values()].sort((a, b) => a.name.localeCompare(b.name))) {
     parts.push(`== ${p.name}@${p.version} (${p.license})\n\n${p.text || '(no license file in the package)'}`);
   }
+  parts.push(...goNotices());
   return parts.join('\n\n');
 }
 
@@ -132,7 +153,7 @@ function exportHead() {
   const dir = join(WORK, 'head');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const tar = execFileSync('git', ['archive', '--format=tar', 'HEAD', 'src', 'package.json', 'LICENSE', 'plugin/kubectl_complete-gitops'], { cwd: ROOT, maxBuffer: 1 << 28 });
+  const tar = execFileSync('git', ['archive', '--format=tar', 'HEAD', 'src', 'package.json', 'LICENSE', 'plugin/kubectl_complete-gitops', 'plugin/jsonnet'], { cwd: ROOT, maxBuffer: 1 << 28 });
   execFileSync('tar', ['-xf', '-', '-C', dir], { input: tar });
   const version = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version;
   // The last commit that changed what goes into the archives: its hash is stamped, its time is every file's.

@@ -6,6 +6,7 @@ import { DEFAULT_APP_NAMESPACE } from '../model/keys.js';
 import { InputError } from '../cli/exit-codes.js';
 import { parseYamlValues } from '../manifest/parse.js';
 import { parsePointer } from '../diff/pointer.js';
+import { parseSourceOptions } from './source-options.js';
 import type { Application, AutomatedPolicy, IgnoreDifference, PropagationPolicy, RetryPolicy, SyncOptions } from './types.js';
 import { parseDuration } from '../cli/duration.js';
 
@@ -131,6 +132,8 @@ export function parseApplication(obj: unknown, origin: string): Application {
       const v = sourceObj[k];
       if (v !== undefined && v !== null) sourceOptions[k] = v;
     }
+    const options = parseSourceOptions(sourceObj, spec.source !== undefined && spec.source !== null ? 'spec.source' : 'spec.sources[0]', origin);
+    if (Object.keys(options).length > 0) source.options = options;
   }
   const destObj = optObject(c, spec, 'destination', 'spec') ?? {};
   const destination: Application['destination'] = {};
@@ -158,6 +161,8 @@ export function parseApplication(obj: unknown, origin: string): Application {
   const ignoreDifferences = parseIgnoreDifferences(c, spec.ignoreDifferences);
 
   const app: Application = { name: name!, namespace, source, sourcesCount, sourceOptions, destination, syncOptions, ignoreDifferences, warnings, origin };
+  const project = optString(c, spec, 'project', 'spec');
+  if (project) app.project = project;
   if (automated) app.automated = automated;
   if (retry) app.retry = retry;
   return app;

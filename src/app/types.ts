@@ -1,5 +1,6 @@
 // The Argo CD Application (argoproj.io/v1alpha1) as this tool reads it: the declaration of the loop.
 import type { JsonValue } from '../model/object.js';
+import type { SourceOptions } from './source-options.js';
 
 /** One `spec.ignoreDifferences[]` entry (Argo CD semantics: group/kind globs, name/namespace exact or empty). */
 export interface IgnoreDifference {
@@ -47,12 +48,14 @@ export interface Application {
   name: string;
   /** metadata.namespace: where the Application object lives. */
   namespace: string;
-  source: { repoURL?: string; path?: string; targetRevision?: string };
+  source: { repoURL?: string; path?: string; targetRevision?: string; options?: SourceOptions };
   /** How many entries `spec.sources` has (0 when the Application uses `spec.source`); `source` is then the first. */
   sourcesCount: number;
   /** The source's rendering keys as written (`chart`, `helm`, `kustomize`, `plugin`, `directory`, `ref`), for the render check. */
   sourceOptions: Record<string, JsonValue>;
   destination: { namespace?: string; server?: string; name?: string };
+  /** spec.project (ARGOCD_APP_PROJECT_NAME in a render's environment). */
+  project?: string;
   /** Absent when the app has no `syncPolicy.automated` (manual sync). */
   automated?: AutomatedPolicy;
   syncOptions: SyncOptions;

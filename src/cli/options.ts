@@ -140,6 +140,10 @@ export function appSourceOptions<T>(y: Argv<T>) {
       .option('app-file', { alias: 'f', type: 'string', requiresArg: true, describe: 'Read the Application from this file instead of the cluster' })
       .option('desired', { type: 'string', requiresArg: true, describe: 'Desired manifests (file, directory or -), overriding the Application source' })
       .option('revision', { type: 'string', requiresArg: true, describe: 'Git revision to read the desired manifests from (overrides targetRevision)' })
-      .option('repo-dir', { type: 'string', requiresArg: true, describe: 'A local clone to read a remote repoURL from' }),
+      .option('repo-dir', { type: 'string', requiresArg: true, describe: 'A local clone to read a remote repoURL from' })
+      .option('render', { type: 'boolean', describe: 'With --desired DIR: render the folder like a source (directory options, Jsonnet, Kustomize) instead of reading plain manifests' })
+      .option('hard-refresh', { type: 'boolean', describe: 'Render the source again even when the render cache has it (as Argo CD\'s hard refresh)' })
+      .option('kustomize-build-options', { type: 'string', requiresArg: true, describe: "Extra kustomize build arguments, as Argo CD's kustomize.buildOptions (e.g. --load-restrictor LoadRestrictionsNone)" })
+      .option('kustomize', { type: 'string', requiresArg: true, describe: 'The kustomize binary for Kustomize sources (default: $KUBECTL_GITOPS_KUSTOMIZE, kustomize on PATH, else kubectl kustomize)' }),
   );
 }

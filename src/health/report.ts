@@ -36,6 +36,8 @@ export interface StatusInput {
   manifests?: string;
   /** The namespace the command acts on (`-n`, else the Application's destination.namespace). */
   destinationNamespace?: string;
+  /** How the source was rendered (Directory, Kustomize), when read from Git. */
+  sourceType?: string;
   resources: ResourceInput[];
   /** The kubeconfig context the destination resolved to, and its server. */
   target?: { context: string; server: string };
@@ -67,7 +69,7 @@ export interface TreeReport extends ResourceKey {
 export interface StatusReport {
   schemaVersion: typeof STATUS_SCHEMA_VERSION;
   app: { name: string; namespace: string; origin: string };
-  source: { repoURL?: string; path?: string; targetRevision?: string; revision?: string; manifests?: string };
+  source: { repoURL?: string; path?: string; targetRevision?: string; revision?: string; manifests?: string; type?: string };
   /**
    * As the Application declares it, plus the kubeconfig context it resolved to (`context`, `contextServer`); `namespace`
    * is the one the command acted on (-n over the Application's), `declaredNamespace` the Application's when -n differs.
@@ -173,7 +175,14 @@ export function buildStatusReport(input: StatusInput): StatusReport {
   const report: StatusReport = {
     schemaVersion: STATUS_SCHEMA_VERSION,
     app: { name: app.name, namespace: app.namespace, origin: app.origin },
-    source: { ...app.source, ...(input.revision ? { revision: input.revision } : {}), ...(input.manifests ? { manifests: input.manifests } : {}) },
+    source: {
+      ...(app.source.repoURL !== undefined ? { repoURL: app.source.repoURL } : {}),
+      ...(app.source.path !== undefined ? { path: app.source.path } : {}),
+      ...(app.source.targetRevision !== undefined ? { targetRevision: app.source.targetRevision } : {}),
+      ...(input.revision ? { revision: input.revision } : {}),
+      ...(input.manifests ? { manifests: input.manifests } : {}),
+      ...(input.sourceType ? { type: input.sourceType } : {}),
+    },
     destination: { ...actedOn(app.destination, input.destinationNamespace), ...(input.target ? { context: input.target.context, contextServer: input.target.server } : {}) },
     syncPolicy: {
       automated: app.automated !== undefined,

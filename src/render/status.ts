@@ -116,6 +116,7 @@ function header(r: StatusReport, p: Paint): string {
   const lines: [string, string][] = [
     ['Name:', `${r.app.namespace}/${r.app.name}`],
     ['Source:', `${s.repoURL ?? '-'}, path ${s.path || '.'}, revision ${at}`],
+    ...(s.type ? [['Source Type:', s.type] as [string, string]] : []),
     ...(s.manifests ? [['Manifests:', s.manifests] as [string, string]] : []),
     ['Destination:', `${d.server ?? d.name ?? '-'}, namespace ${d.namespace ?? '-'}${d.declaredNamespace ? ` (-n; the Application's is ${d.declaredNamespace})` : ''}`],
     ...(d.context ? [['Context:', `${d.context} (${d.contextServer ?? ''})`] as [string, string]] : []),

@@ -2,10 +2,14 @@
 import type { Application } from '../app/types.js';
 import type { Io } from '../cli/io.js';
 import { InputError, UnrenderableError } from '../cli/exit-codes.js';
-import { loadManifests, localFiles, parseManifests, rejectDuplicates, type ManifestObject } from '../manifest/index.js';
-import { fileBlockers, recurses, specBlockers } from './renderability.js';
+import { loadManifests, localFiles, rejectDuplicates, type ManifestObject } from '../manifest/index.js';
+import { fileBlockers, specBlockers } from './renderability.js';
 import { fetchIntoCache, REMOTE_HEAD_REF } from './cache.js';
-import { findGitDir, listTree, objectTypeAt, readBlobs, resolveCommit, type GitDir, type TreeEntry } from './git.js';
+import { findGitDir, listTree, objectTypeAt, resolveCommit, runGit, type GitDir, type TreeEntry } from './git.js';
+import { commitFiles, renderSource, type SourceType } from './render/index.js';
+import { isDirectory, listLocal, localFiles as localFolderFiles } from './render/local.js';
+import { realpath } from 'node:fs/promises';
+import { relative, resolve, sep } from 'node:path';
 import { checkRevision, classifyRepoURL, normalizeSourcePath, redactURL } from './repo-url.js';
 
 export interface DesiredOptions {
@@ -18,6 +22,14 @@ export interface DesiredOptions {
   /** Resolves relative repoURL paths (default: the process working directory). */
   cwd?: string;
   signal?: AbortSignal;
+  /** A kustomize binary to build Kustomize sources with (--kustomize). */
+  kustomize?: string;
+  /** Extra `kustomize build` arguments (--kustomize-build-options). */
+  kustomizeBuildOptions?: string;
+  /** Render again even when the render cache has it (--hard-refresh). */
+  hardRefresh?: boolean;
+  /** Render `desired` (a folder) like a source instead of reading plain manifests (--render). */
+  render?: boolean;
 }
 
 export interface DesiredManifests {
@@ -28,26 +40,8 @@ export interface DesiredManifests {
   origin: string;
   /** Files skipped on purpose (symlinks, submodules), said rather than dropped silently. */
   warnings: string[];
-}
-
-const MANIFEST_FILE = /\.(ya?ml|json)$/i;
-
-/** Whether a file or folder below `root` starts with a dot (skipped, as loadManifests skips them on disk). */
-function hiddenBelow(path: string, root: string): boolean {
-  const rest = root === '' ? path : path.slice(root.length + 1);
-  return rest.split('/').some((seg) => seg.startsWith('.'));
-}
-
-/** Folder by folder, name by name: the order loadManifests walks a directory in. */
-function comparePaths(a: string, b: string): number {
-  const as = a.split('/');
-  const bs = b.split('/');
-  for (let i = 0; i < Math.min(as.length, bs.length); i++) {
-    const x = as[i] ?? '';
-    const y = bs[i] ?? '';
-    if (x !== y) return x < y ? -1 : 1;
-  }
-  return as.length - bs.length;
+  /** How the source was rendered (absent for --desired). */
+  sourceType?: SourceType;
 }
 
 /**
@@ -56,6 +50,10 @@ function comparePaths(a: string, b: string): number {
  * `revision` ?? source.targetRevision ?? HEAD, under source.path. Any error is an InputError and nothing is returned.
  */
 export async function loadDesiredManifests(app: Application, opts: DesiredOptions, io: Io): Promise<DesiredManifests> {
+  if (opts.render && (opts.desired === undefined || opts.desired === '')) throw new InputError('--render renders the folder given by --desired DIR: give --desired');
+  if (opts.desired !== undefined && opts.desired !== '' && opts.render) {
+    return renderLocalDirectory(opts.desired, app, opts, io);
+  }
   if (opts.desired !== undefined && opts.desired !== '') {
     // Plain manifests, read recursively; a folder that is really another type of source is refused, not half read.
     if (opts.desired !== '-') refuseUnrenderable(fileBlockers(await localFiles(opts.desired), `--desired ${opts.desired}`));
@@ -74,12 +72,61 @@ export async function loadDesiredManifests(app: Application, opts: DesiredOption
   if (sha === undefined) {
     throw new InputError(`${flag} ${JSON.stringify(revision)} names no commit in ${repo.label}: expected a branch, tag, commit SHA or HEAD`);
   }
-  return readManifestsAt(repo, sha, path, recurses(app));
+  return readManifestsAt(repo, sha, path, app, opts, io);
+}
+
+/** The tool settings of the options, for the renderer. */
+function toolOptions(opts: Pick<DesiredOptions, 'kustomize' | 'kustomizeBuildOptions'>): { kustomize?: string; kustomizeBuildOptions?: string } {
+  return {
+    ...(opts.kustomize !== undefined ? { kustomize: opts.kustomize } : {}),
+    ...(opts.kustomizeBuildOptions !== undefined ? { kustomizeBuildOptions: opts.kustomizeBuildOptions } : {}),
+  };
 }
 
 /** Throws the refusal when a source cannot be rendered completely as Argo CD would. */
 function refuseUnrenderable(reasons: readonly string[]): void {
   if (reasons.length > 0) throw new UnrenderableError(reasons);
+}
+
+/**
+ * Renders a local folder like a source (directory, Jsonnet or Kustomize, with the Application's source options when
+ * there is one): its enclosing git work tree is the repository root (the folder itself outside one); nothing is cached.
+ */
+export async function renderLocalDirectory(dir: string, app: Application | undefined, opts: Pick<DesiredOptions, 'kustomize' | 'kustomizeBuildOptions'>, io: Io): Promise<DesiredManifests> {
+  if (!isDirectory(dir)) throw new InputError(`--render needs a directory: ${dir} is not one`);
+  const abs = resolve(dir);
+  let root = abs;
+  try {
+    const top = (await runGit(['rev-parse', '--show-toplevel'], { cwd: abs, env: io.env })).toString('utf8').trim();
+    if (top !== '') root = await realpath(top);
+  } catch {
+    // not in a git work tree (or no git): the folder is the root
+  }
+  const real = await realpath(abs);
+  const path = relative(root, real).split(sep).join('/');
+  const forRender: Application = app ?? {
+    name: '',
+    namespace: '',
+    source: {},
+    sourcesCount: 0,
+    sourceOptions: {},
+    destination: {},
+    syncOptions: {} as Application['syncOptions'],
+    ignoreDifferences: [],
+    warnings: [],
+    origin: dir,
+  };
+  const rendered = await renderSource({
+    files: localFolderFiles(root),
+    label: dir,
+    sha: '',
+    path,
+    entries: listLocal(root, real),
+    app: forRender,
+    tools: { env: io.env, ...toolOptions(opts) },
+  });
+  rejectDuplicates(rendered.objects);
+  return { objects: rendered.objects, origin: dir, warnings: rendered.warnings, sourceType: rendered.sourceType };
 }
 
 interface OpenRepository {
@@ -126,11 +173,7 @@ async function resolveRevision(repo: OpenRepository, revision: string): Promise<
   return undefined;
 }
 
-/**
- * The manifests at `path` in commit `sha`: the folder's own files, and those of its subfolders only with `recurse`
- * (Argo CD's `directory.recurse`, false by default); a path naming one file is that file.
- */
-async function readManifestsAt(repo: OpenRepository, sha: string, path: string, recurse: boolean): Promise<DesiredManifests> {
+async function readManifestsAt(repo: OpenRepository, sha: string, path: string, app: Application, opts: DesiredOptions, io: Io): Promise<DesiredManifests> {
   const at = `${repo.label}@${sha.slice(0, 7)}`;
   const origin = `${at}:${path === '' ? '/' : path}`;
   let entries: TreeEntry[];
@@ -143,32 +186,16 @@ async function readManifestsAt(repo: OpenRepository, sha: string, path: string, 
     if (e instanceof InputError) throw e;
     throw new InputError(`listing ${origin}`, { cause: e });
   }
-  const warnings: string[] = [];
-  const files: TreeEntry[] = [];
-  const single = entries.length === 1 && entries[0]?.path === path;
-  const below = (p: string) => (path === '' ? p : p.slice(path.length + 1));
-  if (!single) {
-    entries = entries.filter((e) => !hiddenBelow(e.path, path) && (recurse || !below(e.path).includes('/')));
-    refuseUnrenderable(fileBlockers(entries.map((e) => below(e.path)), origin));
-  }
-  for (const entry of entries) {
-    if (!single && (!MANIFEST_FILE.test(entry.path) || hiddenBelow(entry.path, path))) continue;
-    if (entry.type !== 'blob') warnings.push(`skipped ${at}:${entry.path}: a ${entry.type === 'commit' ? 'submodule' : entry.type}, not a file`);
-    else if (entry.mode === '120000') warnings.push(`skipped ${at}:${entry.path}: a symbolic link`);
-    else files.push(entry);
-  }
-  files.sort((a, b) => comparePaths(a.path, b.path));
-  let blobs: Map<string, Buffer>;
-  try {
-    blobs = await readBlobs(repo.dir, files.map((f) => f.sha));
-  } catch (e) {
-    throw new InputError(`reading ${origin}`, { cause: e });
-  }
-  const objects: ManifestObject[] = [];
-  for (const file of files) {
-    const text = blobs.get(file.sha)?.toString('utf8') ?? '';
-    objects.push(...parseManifests(text, `${at}:${file.path}`));
-  }
-  rejectDuplicates(objects);
-  return { objects, revision: sha, origin, warnings };
+  const rendered = await renderSource({
+    files: commitFiles(repo.dir, sha),
+    label: repo.label,
+    sha,
+    path,
+    entries,
+    app,
+    tools: { env: io.env, ...toolOptions(opts), ...(opts.hardRefresh ? { hardRefresh: true } : {}) },
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  });
+  rejectDuplicates(rendered.objects);
+  return { objects: rendered.objects, revision: sha, origin, warnings: rendered.warnings, sourceType: rendered.sourceType };
 }

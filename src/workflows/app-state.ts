@@ -21,11 +21,15 @@ export interface AppStateArgs {
   desired?: string;
   revision?: string;
   repoDir?: string;
+  kustomize?: string;
+  kustomizeBuildOptions?: string;
+  hardRefresh?: boolean;
+  render?: boolean;
 }
 
 export function appStateArgs(args: Record<string, unknown>): AppStateArgs {
   const s = (k: string) => (typeof args[k] === 'string' && args[k] !== '' ? (args[k] as string) : undefined);
-  return { app: s('app'), appFile: s('appFile'), desired: s('desired'), revision: s('revision'), repoDir: s('repoDir') };
+  return { app: s('app'), appFile: s('appFile'), desired: s('desired'), revision: s('revision'), repoDir: s('repoDir'), kustomize: s('kustomize'), kustomizeBuildOptions: s('kustomizeBuildOptions'), ...(args.hardRefresh === true ? { hardRefresh: true } : {}), ...(args.render === true ? { render: true } : {}) };
 }
 
 /** One desired object: namespace defaulted (or dropped when cluster-scoped), with its served type and where it was declared. */
@@ -75,6 +79,8 @@ export interface AppState {
   /** Where the desired manifests came from, and the resolved commit if any. */
   origin: string;
   revision?: string;
+  /** How the source was rendered (absent for --desired). */
+  sourceType?: string;
   /** Unsupported options, kinds we could not list, shared objects...: printed on stderr, never dropped. */
   warnings: string[];
   /** API requests made while loading. */
@@ -316,7 +322,7 @@ export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want:
   const app = await loadApplication(args, deps);
   const warnings = [...app.warnings, ...(deps.target?.warnings ?? [])];
   const { loadDesiredManifests } = await import('../source/index.js');
-  const source = await loadDesiredManifests(app, { desired: args.desired, revision: args.revision, repoDir: args.repoDir }, deps.io);
+  const source = await loadDesiredManifests(app, { desired: args.desired, revision: args.revision, repoDir: args.repoDir, ...(args.kustomize !== undefined ? { kustomize: args.kustomize } : {}), ...(args.kustomizeBuildOptions !== undefined ? { kustomizeBuildOptions: args.kustomizeBuildOptions } : {}), ...(args.hardRefresh ? { hardRefresh: true } : {}), ...(args.render ? { render: true } : {}) }, deps.io);
   warnings.push(...source.warnings);
   const destinationNamespace = deps.opts.namespace ?? app.destination.namespace ?? '';
   const desired: DesiredEntry[] = [];
@@ -358,6 +364,7 @@ export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want:
     namespaces,
     origin: source.origin,
     ...(source.revision ? { revision: source.revision } : {}),
+    ...(source.sourceType ? { sourceType: source.sourceType } : {}),
     warnings,
     requests: 0,
   };

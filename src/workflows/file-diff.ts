@@ -16,6 +16,8 @@ export interface FileDiffRequest {
   namespace?: string;
   fieldManager: string;
   io?: Pick<Io, 'readStdin'>;
+  /** Render `desired` (a folder) like a source (--render), with these tools. */
+  render?: { env: Record<string, string | undefined>; kustomize?: string; kustomizeBuildOptions?: string };
 }
 
 export interface FileDiffResult {
@@ -41,7 +43,14 @@ export function pairObjects(desired: readonly ManifestObject[], live: readonly M
 export async function runFileDiff(req: FileDiffRequest): Promise<FileDiffResult> {
   if (req.desired === '-' && req.live === '-') throw new InputError('--desired and --live cannot both read standard input (-)');
   const app = req.appFile ? await loadApplicationFile(req.appFile) : undefined;
-  const desired = await loadManifests(req.desired, req.io);
+  let desired: ManifestObject[];
+  if (req.render) {
+    const { renderLocalDirectory } = await import('../source/index.js');
+    const io = { env: req.render.env } as Io;
+    desired = (await renderLocalDirectory(req.desired, app, req.render, io)).objects;
+  } else {
+    desired = await loadManifests(req.desired, req.io);
+  }
   const live = await loadManifests(req.live, req.io);
   const pairs = pairObjects(desired, live, req.namespace ?? app?.destination.namespace);
   const report = await diffAll(pairs, { rules: app?.ignoreDifferences ?? [], fieldManager: req.fieldManager });

@@ -127,6 +127,7 @@ export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise
     ...(state.revision ? { revision: state.revision } : {}),
     manifests: state.origin,
     destinationNamespace: state.destinationNamespace,
+    ...(state.sourceType ? { sourceType: state.sourceType } : {}),
     resources,
     children,
     ...(state.target ? { target: state.target } : {}),

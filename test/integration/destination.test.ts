@@ -211,15 +211,15 @@ describe('a source rendered only in part is never synced or pruned', () => {
     fx = new GitFixture();
     fx.write('first/a.yaml', configMap('first-a', '1'));
     fx.write('second/b.yaml', configMap('second-b', '1'));
-    fx.write('mixed/c.yaml', configMap('mixed-c', '1'));
-    fx.write('mixed/d.jsonnet', `{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'mixed-d' }, data: { v: '1' } }`);
+    fx.write('chart/Chart.yaml', 'apiVersion: v2\nname: shop\nversion: 0.1.0\n');
+    fx.write('chart/templates/d.yaml', configMap('chart-d', '1'));
     fx.commit('sources');
   });
   afterAll(() => fx.cleanup());
 
   test.each([
     ['two sources', 'multi', `  sources:\n  - {repoURL: REPO, path: first, targetRevision: main}\n  - {repoURL: REPO, path: second, targetRevision: main}\n`, 'second-b', /spec\.sources has 2 sources/],
-    ['YAML beside Jsonnet', 'jsonnet', `  source: {repoURL: REPO, path: mixed, targetRevision: main}\n`, 'mixed-d', /holds Jsonnet files \(d\.jsonnet\)/],
+    ['a Helm chart at the path', 'helmchart', `  source: {repoURL: REPO, path: chart, targetRevision: main}\n`, 'chart-d', /holds a Chart\.yaml: a Helm chart, not rendered yet/],
   ])('%s: the objects Argo CD made from the rest keep their mark and survive sync --prune and prune --confirm', async (_what, name, spec, survivor, reason) => {
     const file = app(name, 'server: https://kubernetes.default.svc', '', spec.replace(/REPO/g, fx.repo));
     // What Argo CD synced from the part this tool cannot render: live, with this app's mark.

@@ -18,7 +18,8 @@ export const diffCommand: GitopsCommand = {
       .option('live', { type: 'string', describe: 'File mode: read live objects from this file or directory instead of the cluster' })
       .option('server-side', { type: 'boolean', default: false, describe: 'Compare with a server-side apply dry-run and preview field-manager conflicts' })
       .example('kubectl gitops diff shop', 'Diff the Application "shop" (in --app-namespace) against the cluster')
-      .example('kubectl gitops diff --desired ./k8s --live ./live.yaml -f app.yaml', 'File mode, no cluster'),
+      .example('kubectl gitops diff --desired ./k8s --live ./live.yaml -f app.yaml', 'File mode, no cluster')
+      .example('kubectl gitops diff --desired ./overlays/prod --render --live ./live.yaml', 'File mode, the folder rendered like a source (Kustomize here)'),
   async run(args, ctx) {
     if (typeof args.live !== 'string') {
       const { runLiveDiff } = await import('../../workflows/live-diff.js');
@@ -34,6 +35,7 @@ export const diffCommand: GitopsCommand = {
       namespace: ctx.opts.namespace,
       fieldManager: ctx.opts.fieldManager,
       io: ctx.io,
+      ...(args.render === true ? { render: { env: ctx.io.env, ...(typeof args.kustomize === 'string' ? { kustomize: args.kustomize } : {}), ...(typeof args.kustomizeBuildOptions === 'string' ? { kustomizeBuildOptions: args.kustomizeBuildOptions } : {}) } } : {}),
     });
     for (const w of app?.warnings ?? []) ctx.io.err(`warning: ${w}\n`);
     for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);

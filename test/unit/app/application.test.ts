@@ -21,7 +21,7 @@ describe('parseApplication', () => {
       withSpec({ source: undefined, sources: [{ repoURL: 'https://git.example.com/a.git', path: 'a', helm: { releaseName: 'x' } }, { repoURL: 'https://git.example.com/b.git', ref: 'values' }] }),
       'app.yaml',
     );
-    expect(app.source).toEqual({ repoURL: 'https://git.example.com/a.git', path: 'a' });
+    expect(app.source).toEqual({ repoURL: 'https://git.example.com/a.git', path: 'a', options: { helm: { releaseName: 'x' } } });
     expect(app.sourcesCount).toBe(2);
     expect(app.sourceOptions).toEqual({ helm: { releaseName: 'x' } });
     expect(app.warnings).toEqual([]);
@@ -135,5 +135,32 @@ describe('loadApplicationFile', () => {
     writeFileSync(bad, 'apiVersion: argoproj.io/v1alpha1\nkind: [Application\n');
     await expect(loadApplicationFile(bad)).rejects.toThrow(/bad\.yaml:3:1: invalid YAML/);
     await expect(loadApplicationFile(join(dir, 'none.yaml'))).rejects.toThrow(/reading Application file .*ENOENT/);
+  });
+});
+
+describe('parseApplication: the source options, typed', () => {
+  it('reads directory and kustomize options with their defaults', () => {
+    const app = parseApplication(
+      withSpec({
+        project: 'shop',
+        source: {
+          repoURL: 'r',
+          path: 'p',
+          directory: { recurse: true, include: '*.yaml', jsonnet: { tlas: [{ name: 't', value: '1', code: true }], libs: ['lib'] } },
+        },
+      }),
+      'a',
+    );
+    expect(app.project).toBe('shop');
+    expect(app.source.options?.directory).toEqual({ recurse: true, include: '*.yaml', exclude: '', jsonnet: { tlas: [{ name: 't', value: '1', code: true }], extVars: [], libs: ['lib'] } });
+    const k = parseApplication(withSpec({ source: { repoURL: 'r', kustomize: { namePrefix: 'a-', replicas: [{ name: 'x', count: '3' }], commonLabels: { a: 'b' } } } }), 'a');
+    expect(k.source.options?.kustomize).toMatchObject({ namePrefix: 'a-', replicas: [{ name: 'x', count: 3 }], commonLabels: { a: 'b' }, images: [], forceCommonLabels: false });
+  });
+
+  it('refuses options of the wrong type, naming the field', () => {
+    expect(() => parseApplication(withSpec({ source: { repoURL: 'r', directory: { recurse: 'yes' } } }), 'a.yaml')).toThrow(/a\.yaml: Application spec\.source\.directory\.recurse: must be true or false/);
+    expect(() => parseApplication(withSpec({ source: { repoURL: 'r', kustomize: { replicas: [{ name: 'x', count: 'many' }] } } }), 'a')).toThrow(/spec\.source\.kustomize\.replicas\[0\]\.count/);
+    expect(() => parseApplication(withSpec({ source: { repoURL: 'r', kustomize: { commonLabels: { a: 1 } } } }), 'a')).toThrow(/commonLabels\.a: must be a string/);
+    expect(() => parseApplication(withSpec({ source: { repoURL: 'r', directory: { jsonnet: { extVars: [{ value: 'x' }] } } } }), 'a')).toThrow(/extVars\[0\]\.name: is required/);
   });
 });

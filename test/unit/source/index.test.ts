@@ -5,14 +5,16 @@ import type { Application } from '../../../src/app/types.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import { InputError, UnrenderableError } from '../../../src/cli/exit-codes.js';
 import { loadDesiredManifests } from '../../../src/source/index.js';
+import { DEFAULT_DIRECTORY, parseSourceOptions } from '../../../src/app/source-options.js';
+import type { JsonObject } from '../../../src/model/object.js';
 import { GitFixture, configMap } from './git-fixture.js';
 
-/** An Application whose source reads subfolders too (directory.recurse), unless other options are given. */
-function app(source: Application['source'], sourceOptions: Application['sourceOptions'] = { directory: { recurse: true } }): Application {
+/** An Application with these source options (as written; parsed into source.options unless that is given). */
+function app(source: Application['source'], sourceOptions: Application['sourceOptions'] = {}): Application {
   return {
     name: 'shop',
     namespace: 'argocd',
-    source,
+    source: source.options !== undefined ? source : { ...source, ...(Object.keys(sourceOptions).length ? { options: parseSourceOptions(sourceOptions as JsonObject, 'spec.source', 'test') } : {}) },
     destination: { namespace: 'shop' },
     sourcesCount: 0,
     sourceOptions,
@@ -31,6 +33,9 @@ function app(source: Application['source'], sourceOptions: Application['sourceOp
     origin: 'test',
   };
 }
+
+/** spec.source.directory.recurse: true */
+const recurse = { options: { directory: { ...DEFAULT_DIRECTORY, recurse: true } } };
 
 const values = (r: { objects: { object: { data?: unknown; metadata: { name?: string } } }[] }) =>
   r.objects.map((o) => `${o.object.metadata.name}=${(o.object.data as { value: string }).value}`);
@@ -56,7 +61,14 @@ describe('loadDesiredManifests from a git revision', () => {
   });
   afterEach(() => fx.cleanup());
 
-  it('reads the branch tip by default (HEAD), recursively, skipping other files and dot-folders', async () => {
+  it('reads the branch tip by default (HEAD), only the folder itself (directory.recurse defaults to false), skipping other files', async () => {
+    const r = await loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop', targetRevision: 'v1' }), {}, io());
+    expect(values(r)).toEqual(['a=1']);
+    expect(r.sourceType).toBe('Directory');
+    expect(values(await loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop', targetRevision: 'v1', ...recurse }), {}, io()))).toEqual(['x=1', 'a=1', 'b=1']);
+  });
+
+  it('reads the branch tip by default (HEAD)', async () => {
     const r = await loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop' }), {}, io());
     expect(values(r)).toEqual(['a=2']);
     expect(r.revision).toBe(second);
@@ -66,7 +78,7 @@ describe('loadDesiredManifests from a git revision', () => {
 
   it('reads a branch, a tag, a full and a short SHA, and --revision overrides targetRevision', async () => {
     const at = async (targetRevision: string, revision?: string) =>
-      loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop', targetRevision }), { revision }, io());
+      loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop', targetRevision, options: { directory: { ...DEFAULT_DIRECTORY, recurse: true, exclude: '.hidden/*' } } }), { revision }, io());
     expect(values(await at('main'))).toEqual(['a=2']);
     expect(values(await at('v1'))).toEqual(['a=1', 'b=1']);
     expect((await at('v1')).revision).toBe(first);
@@ -93,7 +105,7 @@ describe('loadDesiredManifests from a git revision', () => {
   it('reads a bare repository and a file:// URL', async () => {
     const bare = join(fx.root, 'bare.git');
     fx.git(['clone', '--quiet', '--bare', fx.repo, bare], fx.root);
-    expect(values(await loadDesiredManifests(app({ repoURL: bare, path: 'apps/shop', targetRevision: 'v1' }), {}, io()))).toEqual(['a=1', 'b=1']);
+    expect(values(await loadDesiredManifests(app({ repoURL: bare, path: 'apps/shop', targetRevision: 'v1', options: { directory: { ...DEFAULT_DIRECTORY, recurse: true, include: '{a.yaml,sub/*}' } } }), {}, io()))).toEqual(['a=1', 'b=1']);
     const url = pathToFileURL(bare).href;
     const r = await loadDesiredManifests(app({ repoURL: url, path: 'apps/shop' }), {}, io());
     expect(values(r)).toEqual(['a=2']);
@@ -101,8 +113,9 @@ describe('loadDesiredManifests from a git revision', () => {
   });
 
   it('reads the whole repository for an empty path, and one file when the path is a file', async () => {
-    const whole = await loadDesiredManifests(app({ repoURL: fx.repo, path: '' }), {}, io());
-    expect(values(whole)).toEqual(['c=1', 'a=2']);
+    const whole = await loadDesiredManifests(app({ repoURL: fx.repo, path: '', ...recurse }), {}, io());
+    expect(values(whole)).toEqual(['c=1', 'x=1', 'a=2']);
+    expect(values(await loadDesiredManifests(app({ repoURL: fx.repo, path: '' }), {}, io()))).toEqual([]);
     const one = await loadDesiredManifests(app({ repoURL: fx.repo, path: './apps/other/c.yaml/' }), {}, io());
     expect(values(one)).toEqual(['c=1']);
   });
@@ -111,7 +124,7 @@ describe('loadDesiredManifests from a git revision', () => {
     fx.write('d/a.yaml', configMap('second', '1'));
     fx.write('d/a/z.yaml', configMap('first', '1'));
     fx.commit('three');
-    const r = await loadDesiredManifests(app({ repoURL: fx.repo, path: 'd' }), {}, io());
+    const r = await loadDesiredManifests(app({ repoURL: fx.repo, path: 'd', ...recurse }), {}, io());
     expect(r.objects.map((o) => o.object.metadata.name)).toEqual(['first', 'second']);
   });
 
@@ -119,25 +132,24 @@ describe('loadDesiredManifests from a git revision', () => {
     const top = await loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop', targetRevision: 'v1' }, {}), {}, io());
     expect(values(top)).toEqual(['a=1']);
     const all = await loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop', targetRevision: 'v1' }, { directory: { recurse: true } }), {}, io());
-    expect(values(all)).toEqual(['a=1', 'b=1']);
+    expect(values(all)).toEqual(['x=1', 'a=1', 'b=1']); // hidden folders too, as Argo CD's walk
   });
 
-  it('refuses a source it cannot render completely (Jsonnet, Kustomize, Helm, several sources), naming the reason', async () => {
-    fx.write('j/a.yaml', configMap('a', '1'));
-    fx.write('j/b.jsonnet', '{}');
-    fx.write('k/kustomization.yaml', 'resources: []\n');
+  it('refuses a source it still cannot render (a Helm chart found at the path, a plugin, several sources), naming the reason', async () => {
     fx.write('h/Chart.yaml', 'name: x\n');
-    fx.write('deep/a.yaml', configMap('a', '1'));
-    fx.write('deep/sub/c.jsonnet', '{}');
-    fx.commit('other types');
+    fx.write('h/values.yaml', 'replicas: 1\n');
+    fx.commit('a chart');
     const at = (path: string, sourceOptions = {}) => loadDesiredManifests(app({ repoURL: fx.repo, path }, sourceOptions), {}, io());
-    await expect(at('j')).rejects.toThrow(UnrenderableError);
-    await expect(at('j')).rejects.toThrow(/j holds Jsonnet files \(b\.jsonnet\)/);
-    await expect(at('k')).rejects.toThrow(/holds kustomization\.yaml: a Kustomize source/);
-    await expect(at('h')).rejects.toThrow(/holds Chart\.yaml: a Helm chart/);
-    // A subfolder Argo CD would not read does not count; with recurse it does.
-    expect(values(await at('deep'))).toEqual(['a=1']);
-    await expect(at('deep', { directory: { recurse: true } })).rejects.toThrow(/sub\/c\.jsonnet/);
+    await expect(at('h')).rejects.toThrow(UnrenderableError);
+    await expect(at('h')).rejects.toThrow(/h holds a Chart\.yaml: a Helm chart, not rendered yet/);
+    // an explicit directory key wins over discovery, as in Argo CD
+    expect(values(await at('h', { directory: { recurse: false } }))).toEqual([]);
+    await expect(at('apps/shop', { plugin: { name: 'x' } })).rejects.toThrow(/Config Management Plugins/);
+    await expect(at('apps/shop', { directory: {}, kustomize: {} })).rejects.toThrow(/multiple application sources defined: Kustomize,Directory/);
+    fx.write('o/.argocd-source-shop.yaml', 'kustomize:\n  namePrefix: x-\n');
+    fx.write('o/a.yaml', configMap('a', '1'));
+    fx.commit('overrides');
+    await expect(at('o')).rejects.toThrow(/holds \.argocd-source-shop\.yaml: Argo CD's parameter overrides from that file are not applied yet/);
     const multi = { ...app({ repoURL: fx.repo, path: 'apps/shop' }), sourcesCount: 2 };
     await expect(loadDesiredManifests(multi, {}, io())).rejects.toThrow(/spec\.sources has 2 sources/);
   }, 30_000);
@@ -212,5 +224,34 @@ describe('loadDesiredManifests from a git revision', () => {
       await expect(p).rejects.toThrow(InputError);
       await expect(p).rejects.toThrow(/--repo-dir/);
     }
+  });
+});
+
+describe('--desired DIR --render: a local folder rendered like a source', () => {
+  let fx: GitFixture;
+  beforeEach(() => {
+    fx = new GitFixture();
+  });
+  afterEach(() => fx.cleanup());
+  const io = () => memoryIo({ env: fx.env }).io;
+
+  it('reads the folder as a directory source: no sub-folders by default, non-Kubernetes YAML passed over, options from the app', async () => {
+    fx.write('k8s/a.yaml', configMap('a', '1'));
+    fx.write('k8s/values.yaml', 'replicas: 2\n');
+    fx.write('k8s/sub/b.yaml', configMap('b', '1'));
+    const dir = join(fx.repo, 'k8s');
+    const r = await loadDesiredManifests(app({}), { desired: dir, render: true }, io());
+    expect(values(r)).toEqual(['a=1']);
+    expect(r.sourceType).toBe('Directory');
+    expect(r.origin).toBe(dir);
+    expect(values(await loadDesiredManifests(app(recurse), { desired: dir, render: true }, io()))).toEqual(['a=1', 'b=1']);
+    // without --render the folder is read as plain manifests, recursively, and values.yaml is an error
+    await expect(loadDesiredManifests(app({}), { desired: dir }, io())).rejects.toThrow(/values\.yaml/);
+  });
+
+  it('refuses --render without --desired, and a file', async () => {
+    fx.write('a.yaml', configMap('a', '1'));
+    await expect(loadDesiredManifests(app({ repoURL: fx.repo }), { render: true }, io())).rejects.toThrow(/--render renders the folder given by --desired/);
+    await expect(loadDesiredManifests(app({}), { desired: join(fx.repo, 'a.yaml'), render: true }, io())).rejects.toThrow(/needs a directory/);
   });
 });

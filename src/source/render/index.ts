@@ -1,0 +1,239 @@
+// Renders an Application's source at one commit the way Argo CD's repo-server does: detects the type, then reads a
+// directory (YAML, JSON, Jsonnet) or builds a Kustomize source; Helm and plugins are refused with the reason.
+import type { Application } from '../../app/types.js';
+import { DEFAULT_DIRECTORY } from '../../app/source-options.js';
+import { InputError, UnrenderableError } from '../../cli/exit-codes.js';
+import { helmFoundReason } from '../renderability.js';
+import type { ManifestObject } from '../../manifest/parse.js';
+import { parseManifests } from '../../manifest/parse.js';
+import { readBlobs, type GitDir, type TreeEntry } from '../git.js';
+import { detectSourceType, type SourceType } from './detect.js';
+import { parseDirectoryFile, selectDirectoryFiles, SKIP_MARKER } from './directory.js';
+import { renderEnv, type RenderEnv } from './envsubst.js';
+import { buildKustomize, findKustomize, kustomizeVersion } from './kustomize.js';
+import { readRenderCache, renderCacheDir, renderCacheKey, writeRenderCache } from './cache.js';
+import { versionInfo } from '../../version.js';
+import { evaluateJsonnet, JSONNET_WASM_ENV } from './jsonnet.js';
+import { materialiseTree, type MaterialisedTree } from './tree.js';
+
+export type { SourceType } from './detect.js';
+
+/** Where a render reads files: a commit's tree, or a local folder (--desired DIR --render). */
+export interface SourceFiles {
+  /** The contents of files by their entries' `sha` (a blob SHA, or for a local folder the file's path). */
+  read(entries: readonly TreeEntry[]): Promise<Map<string, Buffer>>;
+  /** A folder holding the whole tree that tools may edit and read (a temporary copy), with its disposal. */
+  materialise(): Promise<MaterialisedTree>;
+}
+
+/** The files of a commit, read from git's object store. */
+export function commitFiles(dir: GitDir, sha: string): SourceFiles {
+  return {
+    read: (entries) =>
+      readBlobs(
+        dir,
+        entries.map((e) => e.sha),
+      ),
+    materialise: () => materialiseTree(dir, sha),
+  };
+}
+
+/** Where and how to render. */
+export interface RenderInput {
+  files: SourceFiles;
+  /** The repository as people named it, safe to print. */
+  label: string;
+  /** The commit ('' for a local folder: no revision, no cache). */
+  sha: string;
+  /** source.path, normalised ('' = the root). */
+  path: string;
+  /** Every entry under `path` at `sha` (recursive). */
+  entries: TreeEntry[];
+  app: Application;
+  tools: RenderTools;
+  signal?: AbortSignal;
+}
+
+export interface RenderTools {
+  /** A kustomize binary named by the user (--kustomize). */
+  kustomize?: string;
+  /** Extra `kustomize build` arguments (--kustomize-build-options, Argo CD's kustomize.buildOptions). */
+  kustomizeBuildOptions?: string;
+  /** The process environment (PATH, KUBECTL_GITOPS_KUSTOMIZE; passed on to the tools). */
+  env: Record<string, string | undefined>;
+  /** Render again even when the render cache has this render (--hard-refresh); the new render is stored. */
+  hardRefresh?: boolean;
+  /** Use no render cache at all (unit tests). */
+  noCache?: boolean;
+}
+
+export interface Rendered {
+  objects: ManifestObject[];
+  sourceType: SourceType;
+  warnings: string[];
+  /** Taken from the render cache. */
+  cached?: boolean;
+}
+
+/** Takes a render from the cache, or makes and stores it. */
+async function throughCache(input: RenderInput, tool: string, sourceType: SourceType, make: () => Promise<Omit<Rendered, 'sourceType'>>): Promise<Rendered> {
+  if (input.tools.noCache || input.sha === '') return { ...(await make()), sourceType };
+  const v = versionInfo();
+  const key = renderCacheKey({
+    sha: input.sha,
+    path: input.path,
+    options: input.app.source.options,
+    appEnv: appRenderEnv(input.app, input.sha, input.path),
+    tool,
+    build: `${v.version} ${v.gitCommit}`,
+  });
+  const dir = renderCacheDir(input.tools.env);
+  if (!input.tools.hardRefresh) {
+    const hit = readRenderCache(dir, key);
+    if (hit) return { ...hit, sourceType, cached: true };
+  }
+  const made = await make();
+  writeRenderCache(dir, key, { objects: made.objects, warnings: made.warnings });
+  return { ...made, sourceType };
+}
+
+/** The variables of the render's environment for this Application and commit. */
+export function appRenderEnv(app: Application, sha: string, path: string): RenderEnv {
+  return renderEnv({
+    appName: app.name,
+    appNamespace: app.namespace,
+    projectName: app.project ?? 'default',
+    revision: sha,
+    repoURL: app.source.repoURL ?? '',
+    path,
+    targetRevision: app.source.targetRevision ?? '',
+  });
+}
+
+export async function renderSource(input: RenderInput): Promise<Rendered> {
+  const { path, entries, sha } = input;
+  const at = sha === '' ? input.label : `${input.label}@${sha.slice(0, 7)}`;
+  const origin = `${at}:${path === '' ? '/' : path}`;
+  const prefix = path === '' ? '' : `${path}/`;
+  const single = entries.length === 1 && entries[0]?.path === path;
+  const topNames = single ? [] : entries.map((e) => e.path.slice(prefix.length)).filter((rel) => !rel.includes('/'));
+  // Argo CD merges parameter overrides from these files into the source before rendering (mergeSourceParameters).
+  const overrides = topNames.filter((n) => n === '.argocd-source.yaml' || n === `.argocd-source-${input.app.name}.yaml`);
+  if (overrides.length > 0) {
+    throw new UnrenderableError([`${origin} holds ${overrides.join(' and ')}: Argo CD's parameter overrides from that file are not applied yet`]);
+  }
+  const detected = detectSourceType(input.app.source.options, topNames);
+  if ('error' in detected) throw new InputError(`${input.app.origin}: Application spec.source: ${detected.error}`);
+  const options = input.app.source.options ?? {};
+  switch (detected.type) {
+    case 'Helm': {
+      const why = options.chart !== undefined ? `spec.source.chart ${options.chart}: charts from a Helm repository are not rendered yet` : options.helm ? 'spec.source.helm: Helm sources are not rendered yet' : helmFoundReason(origin);
+      throw new UnrenderableError([why]);
+    }
+    case 'Plugin':
+      throw new UnrenderableError(["spec.source.plugin: Config Management Plugins run in Argo CD's repo-server sidecar, which this tool does not have"]);
+    case 'Kustomize': {
+      const tool = findKustomize(input.tools.kustomize, input.tools.env);
+      const version = input.tools.noCache ? '' : await kustomizeVersion(tool, input.tools.env);
+      const buildOptions = input.tools.kustomizeBuildOptions;
+      return throughCache(input, `${tool.path} ${version} ${buildOptions ?? ''}`, 'Kustomize', async () => {
+        const tree = await input.files.materialise();
+        try {
+          const text = await buildKustomize({
+            root: tree.root,
+            path,
+            options: options.kustomize,
+            env: appRenderEnv(input.app, sha, path),
+            tool,
+            processEnv: input.tools.env,
+            origin,
+            ...(buildOptions !== undefined ? { buildOptions } : {}),
+            ...(input.signal ? { signal: input.signal } : {}),
+          });
+          return { objects: parseManifests(text, `${origin} (kustomize build)`), warnings: [] };
+        } finally {
+          await tree.dispose();
+        }
+      });
+    }
+    case 'Directory':
+      return renderDirectory(input, at, single);
+  }
+}
+
+/** A Jsonnet file's output as objects: a list of objects, or one object (a List's items taken apart), as Argo CD reads it. */
+export function jsonnetObjects(json: string, label: string): ManifestObject[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch (e) {
+    throw new InputError(`${label}: the Jsonnet output is not JSON: ${(e as Error).message}`, { cause: e });
+  }
+  const items = Array.isArray(value) ? value : [value];
+  return items.flatMap((item, i) => parseManifests(JSON.stringify(item), Array.isArray(value) ? `${label}[${i}]` : label));
+}
+
+async function renderDirectory(input: RenderInput, at: string, single: boolean): Promise<Rendered> {
+  const { path, entries } = input;
+  const opts = input.app.source.options?.directory ?? DEFAULT_DIRECTORY;
+  const prefix = path === '' ? '' : `${path}/`;
+  const byRel = new Map(entries.map((e) => [single ? e.path.slice(e.path.lastIndexOf('/') + 1) : e.path.slice(prefix.length), e]));
+  const selected = single ? [...byRel.keys()] : selectDirectoryFiles([...byRel.keys()], opts);
+  const warnings: string[] = [];
+  const files: TreeEntry[] = [];
+  for (const rel of selected) {
+    const entry = byRel.get(rel)!;
+    if (entry.type !== 'blob') warnings.push(`skipped ${at}:${entry.path}: a ${entry.type === 'commit' ? 'submodule' : entry.type}, not a file`);
+    else if (entry.mode === '120000') warnings.push(`skipped ${at}:${entry.path}: a symbolic link`);
+    else files.push(entry);
+  }
+  const jsonnetFiles = files.filter((f) => f.path.endsWith('.jsonnet'));
+  if (jsonnetFiles.length > 0 && !input.tools.noCache) {
+    // Jsonnet renders are cached; the engine is part of the build, named by the build in the key.
+    return throughCache(input, `jsonnet ${input.tools.env[JSONNET_WASM_ENV] ?? 'embedded'}`, 'Directory', async () => {
+      const r = await readDirectoryFiles(input, at, single, files);
+      return { objects: r, warnings };
+    });
+  }
+  return { objects: await readDirectoryFiles(input, at, single, files), sourceType: 'Directory', warnings };
+}
+
+/** The objects of the selected files of a directory source, in walk order (Jsonnet evaluated, YAML/JSON parsed). */
+async function readDirectoryFiles(input: RenderInput, at: string, single: boolean, files: TreeEntry[]): Promise<ManifestObject[]> {
+  const path = input.path;
+  const opts = input.app.source.options?.directory ?? DEFAULT_DIRECTORY;
+  const jsonnetFiles = files.filter((f) => f.path.endsWith('.jsonnet'));
+  let blobs: Map<string, Buffer>;
+  try {
+    blobs = await input.files.read(files);
+  } catch (e) {
+    throw new InputError(`reading ${at}:${path === '' ? '/' : path}`, { cause: e });
+  }
+  // Jsonnet imports read files anywhere in the repository: the tree is written out once for all of them.
+  const tree = jsonnetFiles.length > 0 ? await input.files.materialise() : undefined;
+  const objects: ManifestObject[] = [];
+  try {
+    for (const file of files) {
+      const label = `${at}:${file.path}`;
+      const text = blobs.get(file.sha)?.toString('utf8') ?? '';
+      if (file.path.endsWith('.jsonnet')) {
+        if (text.includes(SKIP_MARKER)) continue;
+        const json = await evaluateJsonnet({
+          root: tree!.root,
+          file: file.path,
+          path: single ? file.path.slice(0, Math.max(0, file.path.lastIndexOf('/'))) : path,
+          options: opts.jsonnet,
+          env: appRenderEnv(input.app, input.sha, path),
+          processEnv: input.tools.env,
+          label,
+        });
+        for (const o of jsonnetObjects(json, label)) objects.push(o);
+        continue;
+      }
+      for (const o of parseDirectoryFile(text, label)) objects.push(o);
+    }
+  } finally {
+    await tree?.dispose();
+  }
+  return objects;
+}

@@ -1,0 +1,241 @@
+// The edits Argo CD makes to a copy of the kustomization before `kustomize build` (util/kustomize Build), done on
+// the parsed file with the semantics of the `kustomize edit` command each stands for. Pure: text in, text out.
+import { parse, stringify } from 'yaml';
+import type { KustomizeOptions } from '../../app/source-options.js';
+import type { JsonObject, JsonValue } from '../../model/object.js';
+import { isPlainObject } from '../../model/object.js';
+import { envsubst, type RenderEnv } from './envsubst.js';
+
+/** An edit that `kustomize edit` itself would refuse; the message is kustomize's. */
+export class KustomizeEditError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'KustomizeEditError';
+  }
+}
+
+interface Image {
+  name: string;
+  newName?: string;
+  newTag?: string;
+  digest?: string;
+  tagSuffix?: string;
+}
+
+/** kustomize's image.Split: name, tag and digest of an image reference (a registry host's port is not a tag). */
+export function splitImage(ref: string): [name: string, tag: string, digest: string] {
+  let search = ref;
+  let slash = ref.indexOf('/');
+  if (slash > 0) search = ref.slice(slash);
+  else slash = 0;
+  let id = search.indexOf('@');
+  let ic = search.indexOf(':');
+  if (ic < 0 && id < 0) return [ref, '', ''];
+  if (id >= 0 && (id < ic || ic < 0)) {
+    id += slash;
+    return [ref.slice(0, id), '', ref.slice(id + 1)];
+  }
+  if (id >= 0 && ic >= 0) {
+    id += slash;
+    ic += slash;
+    return [ref.slice(0, ic), ref.slice(ic + 1, id), ref.slice(id + 1)];
+  }
+  ic += slash;
+  return [ref.slice(0, ic), ref.slice(ic + 1), ''];
+}
+
+const IMAGE_FORMATS = `invalid format of image, use one of the following options:
+- <image>=<newimage>:<newtag>
+- <image>=<newimage>@<digest>
+- <image>=<newimage>:<newtag>@<digest>
+- <image>=<newimage>
+- <image>:<newtag>
+- <image>:<newtag>@<digest>
+- <image>@<digest>`;
+
+/** One `kustomize edit set image` argument as an images entry. */
+export function parseImageArg(arg: string): Image {
+  const eq = arg.indexOf('=');
+  const key = eq < 0 ? '' : arg.slice(0, eq);
+  const value = eq < 0 ? arg : arg.slice(eq + 1);
+  const [name, tag, digest] = splitImage(value);
+  if (name === arg) throw new KustomizeEditError(IMAGE_FORMATS);
+  const img: Image = key === '' ? { name } : { name: key, newName: name };
+  if (tag !== '') img.newTag = tag;
+  if (digest !== '') img.digest = digest;
+  return img;
+}
+
+const byName = <T extends { name: string }>(a: T, b: T) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+function asImage(v: JsonValue): Image {
+  const o = isPlainObject(v) ? v : {};
+  const img: Image = { name: typeof o.name === 'string' ? o.name : '' };
+  for (const f of ['newName', 'newTag', 'digest', 'tagSuffix'] as const) {
+    if (typeof o[f] === 'string' && o[f] !== '') img[f] = o[f];
+  }
+  return img;
+}
+
+/** `kustomize edit set image ARGS...`: an argument replaces the entry of its name (`*` keeps that field), sorted by name. */
+function setImages(k: JsonObject, args: readonly string[]): void {
+  const wanted = new Map<string, Image>();
+  for (const a of args) {
+    const img = parseImageArg(a);
+    wanted.set(img.name, img);
+  }
+  const existing = [...(Array.isArray(k.images) ? k.images : []), ...(Array.isArray(k.imageTags) ? k.imageTags : [])].map(asImage);
+  delete k.imageTags;
+  for (const im of existing) {
+    const arg = wanted.get(im.name);
+    if (!arg) {
+      wanted.set(im.name, im);
+      continue;
+    }
+    const merged: Image = { ...arg };
+    for (const f of ['newName', 'newTag', 'digest'] as const) {
+      if (arg[f] === '*') {
+        if (im[f] !== undefined) merged[f] = im[f];
+        else delete merged[f];
+      }
+    }
+    wanted.set(im.name, merged);
+  }
+  const images = [...wanted.values()].map((im) => {
+    const out: Image = { ...im };
+    for (const f of ['newName', 'newTag', 'digest'] as const) if (out[f] === '*') delete out[f];
+    return out;
+  });
+  images.sort(byName);
+  k.images = images as unknown as JsonValue;
+}
+
+/** `kustomize edit set replicas NAME=COUNT...`: an argument replaces the entry of its name; sorted by name. */
+function setReplicas(k: JsonObject, replicas: readonly { name: string; count: number }[]): void {
+  const wanted = new Map<string, { name: string; count: number }>();
+  for (const r of replicas) wanted.set(r.name, { name: r.name, count: r.count });
+  for (const r of Array.isArray(k.replicas) ? k.replicas : []) {
+    if (isPlainObject(r) && typeof r.name === 'string' && !wanted.has(r.name)) wanted.set(r.name, r as unknown as { name: string; count: number });
+  }
+  k.replicas = [...wanted.values()].sort(byName) as unknown as JsonValue;
+}
+
+/** kustomize's ConvertSliceToMap over Argo CD's `key:value` arguments: split at the first colon, value quotes trimmed. */
+function asEditPairs(kind: string, values: Record<string, string>): [string, string][] {
+  return Object.entries(values).map(([key, value]) => {
+    const input = `${key}:${value}`;
+    const c = input.indexOf(':');
+    if (c === 0) throw new KustomizeEditError(`invalid ${kind}: '${input}' (need k:v pair where v may be quoted)`);
+    let v = input.slice(c + 1);
+    if (v.length >= 2 && v.startsWith('"') && v.endsWith('"')) v = v.slice(1, -1);
+    return [input.slice(0, c), v];
+  });
+}
+
+function writeEntry(m: JsonObject, key: string, value: string, kind: string, force: boolean): void {
+  if (Object.hasOwn(m, key) && !force) throw new KustomizeEditError(`${kind} ${key} already in kustomization file. Use --force to override.`);
+  m[key] = value;
+}
+
+function mapField(k: JsonObject, field: string): JsonObject {
+  const v = k[field];
+  if (isPlainObject(v)) return v;
+  const m: JsonObject = {};
+  k[field] = m;
+  return m;
+}
+
+/** `kustomize edit add label [--force] [--without-selector [--include-templates]] k:v...`. */
+function addLabels(k: JsonObject, pairs: [string, string][], force: boolean, withoutSelector: boolean, includeTemplates: boolean): void {
+  if (!withoutSelector && includeTemplates) throw new KustomizeEditError('--without-selector flag must be specified for --include-templates to work');
+  if (!withoutSelector) {
+    const m = mapField(k, 'commonLabels');
+    for (const [key, v] of pairs) writeEntry(m, key, v, 'label', force);
+    return;
+  }
+  const labels = (Array.isArray(k.labels) ? k.labels : []) as JsonObject[];
+  const matches = (l: JsonObject) => (l.includeSelectors === true) === false && (l.includeTemplates === true) === includeTemplates;
+  for (const [key, v] of pairs) {
+    const i = labels.findIndex(matches);
+    if (i >= 0) {
+      const l = labels[i]!;
+      if (!isPlainObject(l.pairs)) l.pairs = {};
+      writeEntry(l.pairs as JsonObject, key, v, 'label', force);
+      continue;
+    }
+    const lbl: JsonObject = { pairs: {} };
+    if (includeTemplates) lbl.includeTemplates = true;
+    writeEntry(lbl.pairs as JsonObject, key, v, 'label', force);
+    labels.push(lbl);
+  }
+  k.labels = labels;
+}
+
+export interface ComponentCheck {
+  /** Whether a component path (relative to the kustomization's folder) exists in the repository's tree. */
+  exists(path: string): boolean;
+}
+
+/**
+ * The kustomization text after Argo CD's edits for `opts`, in Argo CD's order: namePrefix, nameSuffix, images,
+ * replicas, commonLabels, commonAnnotations, namespace, patches, components. Label values, images and (with
+ * commonAnnotationsEnvsubst) annotation values go through Argo CD's envsubst. Unchanged text when nothing applies.
+ */
+export function editKustomization(text: string, opts: KustomizeOptions, env: RenderEnv, components: ComponentCheck): string {
+  const parsed: unknown = parse(text) ?? {};
+  if (!isPlainObject(parsed)) throw new KustomizeEditError('the kustomization file is not a map');
+  const k = parsed;
+  let changed = false;
+  if (opts.namePrefix !== '') {
+    k.namePrefix = opts.namePrefix;
+    changed = true;
+  }
+  if (opts.nameSuffix !== '') {
+    k.nameSuffix = opts.nameSuffix;
+    changed = true;
+  }
+  if (opts.images.length > 0) {
+    setImages(
+      k,
+      opts.images.map((i) => envsubst(i, env)),
+    );
+    changed = true;
+  }
+  if (opts.replicas.length > 0) {
+    setReplicas(k, opts.replicas);
+    changed = true;
+  }
+  const labels = Object.fromEntries(Object.entries(opts.commonLabels).map(([n, v]) => [n, envsubst(v, env)]));
+  if (Object.keys(labels).length > 0) {
+    addLabels(k, asEditPairs('label', labels), opts.forceCommonLabels, opts.labelWithoutSelector, opts.labelIncludeTemplates);
+    changed = true;
+  }
+  if (Object.keys(opts.commonAnnotations).length > 0) {
+    const values = opts.commonAnnotationsEnvsubst ? Object.fromEntries(Object.entries(opts.commonAnnotations).map(([n, v]) => [n, envsubst(v, env)])) : opts.commonAnnotations;
+    const m = mapField(k, 'commonAnnotations');
+    for (const [key, v] of asEditPairs('annotation', values)) writeEntry(m, key, v, 'annotation', opts.forceCommonAnnotations);
+    changed = true;
+  }
+  if (opts.namespace !== '') {
+    k.namespace = opts.namespace;
+    changed = true;
+  }
+  if (opts.patches.length > 0) {
+    const existing = k.patches;
+    if (existing !== undefined && existing !== null && !Array.isArray(existing)) throw new KustomizeEditError(`expected 'patches' field in kustomization.yaml to be a list`);
+    k.patches = [...(existing ?? []), ...opts.patches];
+    changed = true;
+  }
+  if (opts.components.length > 0) {
+    const found = opts.ignoreMissingComponents ? opts.components.filter((c) => components.exists(c)) : opts.components;
+    const missing = found.find((c) => !components.exists(c) && !/^[a-z]+:\/\/|^github\.com\/|^git@/.test(c));
+    if (missing !== undefined) throw new KustomizeEditError(`${missing} has no match: must build at directory: not a valid directory: evalsymlink failure on '${missing}'`);
+    if (found.length > 0) {
+      const list = (Array.isArray(k.components) ? k.components : []) as JsonValue[];
+      for (const c of found) if (!list.includes(c)) list.push(c);
+      k.components = list;
+      changed = true;
+    }
+  }
+  return changed ? stringify(k, { lineWidth: 0 }) : text;
+}

@@ -1,0 +1,115 @@
+// A Kustomize source: the commit's tree in a temporary folder, Argo CD's edits applied to the kustomization there,
+// then `kustomize build` (the kustomize binary named or on PATH, else `kubectl kustomize`).
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve, sep } from 'node:path';
+import type { KustomizeOptions } from '../../app/source-options.js';
+import { InputError } from '../../cli/exit-codes.js';
+import { KUSTOMIZATION_NAMES } from './detect.js';
+import type { RenderEnv } from './envsubst.js';
+import { editKustomization, KustomizeEditError } from './kustomize-edit.js';
+import { findOnPath, resolveToolPath, runTool } from './tools.js';
+
+/** The environment variable that names a kustomize binary (like --kustomize). */
+export const KUSTOMIZE_ENV = 'KUBECTL_GITOPS_KUSTOMIZE';
+
+export interface KustomizeTool {
+  /** `kustomize` runs `<path> build DIR`; `kubectl` runs `<path> kustomize DIR`. */
+  kind: 'kustomize' | 'kubectl';
+  path: string;
+}
+
+const HOW_TO_NAME = `name one with --kustomize PATH or ${KUSTOMIZE_ENV}=PATH`;
+
+/** The tool to build with: the one named (flag, then environment), else kustomize on PATH, else kubectl on PATH. */
+export function findKustomize(named: string | undefined, env: Record<string, string | undefined>): KustomizeTool {
+  const given = named ?? env[KUSTOMIZE_ENV];
+  if (given !== undefined && given !== '') {
+    const path = resolveToolPath(given, env);
+    if (!path) throw new InputError(`the kustomize binary ${given} (${named !== undefined ? '--kustomize' : KUSTOMIZE_ENV}) is not an executable file`);
+    return { kind: 'kustomize', path };
+  }
+  const kustomize = findOnPath('kustomize', env);
+  if (kustomize) return { kind: 'kustomize', path: kustomize };
+  const kubectl = findOnPath('kubectl', env);
+  if (kubectl) return { kind: 'kubectl', path: kubectl };
+  throw new InputError(`rendering a Kustomize source needs kustomize or kubectl, and neither is on PATH: install one, or ${HOW_TO_NAME}`);
+}
+
+/** The tool's version line, for the render cache key (`kustomize version`, `kubectl version --client`). */
+export async function kustomizeVersion(tool: KustomizeTool, env: Record<string, string | undefined>): Promise<string> {
+  const args = tool.kind === 'kustomize' ? ['version'] : ['version', '--client'];
+  const res = await runTool(tool.path, args, { env }).catch(() => undefined);
+  return `${tool.kind} ${res?.stdout.trim().split('\n').join(' ') ?? 'unknown'}`;
+}
+
+export interface KustomizeRender {
+  /** The folder holding the commit's tree (materialised). */
+  root: string;
+  /** source.path inside it ('' = the root). */
+  path: string;
+  options: KustomizeOptions | undefined;
+  env: RenderEnv;
+  tool: KustomizeTool;
+  /** The environment the tool runs in (the process's). */
+  processEnv: Record<string, string | undefined>;
+  /** `<repo>@<sha7>:<path>`, for messages. */
+  origin: string;
+  /** Extra `kustomize build` arguments (Argo CD's kustomize.buildOptions), split at whitespace as Argo CD does. */
+  buildOptions?: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * The build command's arguments as Argo CD makes them: `build DIR` and the build options; with `--enable-helm`
+ * among them, the source's kubeVersion and apiVersions as --helm-kube-version / --helm-api-versions.
+ */
+export function buildArgs(tool: KustomizeTool, target: string, buildOptions: string | undefined, options: KustomizeOptions | undefined): string[] {
+  const extra = (buildOptions ?? '').split(/\s+/).filter((a) => a !== '');
+  const args = [...(tool.kind === 'kustomize' ? ['build', target] : ['kustomize', target]), ...extra];
+  if (extra.some((a) => a.includes('--enable-helm')) && options) {
+    if (options.kubeVersion !== '') args.push('--helm-kube-version', options.kubeVersion.replace(/^v/, ''));
+    for (const v of options.apiVersions) args.push('--helm-api-versions', v);
+  }
+  return args;
+}
+
+/** Applies the options to the kustomization in the materialised tree and builds; returns the tool's YAML output. */
+export async function buildKustomize(r: KustomizeRender): Promise<string> {
+  const dir = join(r.root, r.path);
+  if (r.options) {
+    const file = KUSTOMIZATION_NAMES.map((n) => join(dir, n)).find((p) => existsSync(p));
+    // Without a kustomization file there is nothing to edit: the build says so in kustomize's words.
+    if (file) {
+      const text = readFileSync(file, 'utf8');
+      let edited: string;
+      try {
+        edited = editKustomization(text, r.options, r.env, {
+          exists: (c) => {
+            const p = resolve(dir, c);
+            return (p === r.root || p.startsWith(r.root + sep)) && existsSync(p);
+          },
+        });
+      } catch (e) {
+        if (e instanceof KustomizeEditError) throw new InputError(`applying spec.source.kustomize to ${r.origin}: ${e.message}`, { cause: e });
+        throw new InputError(`applying spec.source.kustomize to ${r.origin}: ${(e as Error).message}`, { cause: e });
+      }
+      if (edited !== text) writeFileSync(file, edited);
+    }
+  }
+  const target = r.path === '' ? '.' : r.path;
+  const args = buildArgs(r.tool, target, r.buildOptions, r.options);
+  const env = { ...r.processEnv, ...r.env };
+  let res;
+  try {
+    res = await runTool(r.tool.path, args, { cwd: r.root, env, signal: r.signal });
+  } catch (e) {
+    throw new InputError(`running ${r.tool.path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}: ${HOW_TO_NAME}`, { cause: e });
+  }
+  if (res.code !== 0) {
+    const said = res.stderr.split(r.root + sep).join('').split(r.root).join('.').trim();
+    const command = r.tool.kind === 'kustomize' ? 'kustomize build' : 'kubectl kustomize';
+    const remote = /github\.com|git@|https?:\/\//.test(said) && /fetch|clone|git|remote|dial|resolve/i.test(said) ? ' (a remote base could not be fetched)' : '';
+    throw new InputError(`${command} failed for ${r.origin}${remote}: ${said || `exit ${res.code}`}`);
+  }
+  return res.stdout;
+}

@@ -1,0 +1,93 @@
+import { parse } from 'yaml';
+import type { KustomizeOptions } from '../../../../src/app/source-options.js';
+import { editKustomization, KustomizeEditError, parseImageArg, splitImage } from '../../../../src/source/render/kustomize-edit.js';
+
+const none: KustomizeOptions = {
+  namePrefix: '',
+  nameSuffix: '',
+  namespace: '',
+  images: [],
+  commonLabels: {},
+  commonAnnotations: {},
+  commonAnnotationsEnvsubst: false,
+  forceCommonLabels: false,
+  forceCommonAnnotations: false,
+  labelWithoutSelector: false,
+  labelIncludeTemplates: false,
+  replicas: [],
+  patches: [],
+  components: [],
+  ignoreMissingComponents: false,
+  version: '',
+  kubeVersion: '',
+  apiVersions: [],
+};
+const env = { ARGOCD_APP_NAME: 'shop' };
+const all = { exists: () => true };
+const edit = (text: string, o: Partial<KustomizeOptions>) => parse(editKustomization(text, { ...none, ...o }, env, all)) as Record<string, unknown>;
+
+describe('kustomize edit semantics', () => {
+  it('splits image references as kustomize does (a registry port is not a tag)', () => {
+    expect(splitImage('nginx')).toEqual(['nginx', '', '']);
+    expect(splitImage('nginx:1.25')).toEqual(['nginx', '1.25', '']);
+    expect(splitImage('reg:5000/nginx:1.25')).toEqual(['reg:5000/nginx', '1.25', '']);
+    expect(splitImage('reg:5000/nginx@sha256:ab')).toEqual(['reg:5000/nginx', '', 'sha256:ab']);
+    expect(splitImage('nginx:1.25@sha256:ab')).toEqual(['nginx', '1.25', 'sha256:ab']);
+  });
+
+  it('reads set image arguments and refuses one with nothing to set', () => {
+    expect(parseImageArg('nginx=mirror/nginx:1')).toEqual({ name: 'nginx', newName: 'mirror/nginx', newTag: '1' });
+    expect(parseImageArg('nginx:2')).toEqual({ name: 'nginx', newTag: '2' });
+    expect(parseImageArg('nginx=other')).toEqual({ name: 'nginx', newName: 'other' });
+    expect(() => parseImageArg('nginx')).toThrow(KustomizeEditError);
+  });
+
+  it('replaces an image entry of the same name whole (keeping only * fields), keeps the others, sorted by name', () => {
+    const k = edit('images:\n- name: z\n  newTag: "1"\n- name: nginx\n  newName: mirror/nginx\n  newTag: "1"\n', { images: ['nginx:2', 'alpine=mirror/alpine:*'] });
+    expect(k.images).toEqual([{ name: 'alpine', newName: 'mirror/alpine' }, { name: 'nginx', newTag: '2' }, { name: 'z', newTag: '1' }]);
+    const kept = edit('images:\n- name: nginx\n  newName: mirror/nginx\n  newTag: "1"\n', { images: ['nginx=*:2'] });
+    expect(kept.images).toEqual([{ name: 'nginx', newName: 'mirror/nginx', newTag: '2' }]);
+  });
+
+  it('sets replicas by name, sorted; appends patches and components once', () => {
+    const k = edit('replicas:\n- name: b\n  count: 1\n- name: a\n  count: 1\ncomponents: [c1]\npatches:\n- path: p.yaml\n', {
+      replicas: [{ name: 'b', count: 4 }],
+      patches: [{ patch: 'x' }],
+      components: ['c1', 'c2'],
+    });
+    expect(k.replicas).toEqual([{ name: 'a', count: 1 }, { name: 'b', count: 4 }]);
+    expect(k.patches).toEqual([{ path: 'p.yaml' }, { patch: 'x' }]);
+    expect(k.components).toEqual(['c1', 'c2']);
+  });
+
+  it('adds labels to commonLabels, or to a labels entry without selectors; an existing key needs the force flag', () => {
+    expect(edit('commonLabels:\n  a: "1"\n', { commonLabels: { b: '$ARGOCD_APP_NAME' } }).commonLabels).toEqual({ a: '1', b: 'shop' });
+    expect(() => edit('commonLabels:\n  a: "1"\n', { commonLabels: { a: '2' } })).toThrow(/label a already in kustomization file/);
+    expect(edit('commonLabels:\n  a: "1"\n', { commonLabels: { a: '2' }, forceCommonLabels: true }).commonLabels).toEqual({ a: '2' });
+    expect(edit('{}', { commonLabels: { t: 'x' }, labelWithoutSelector: true, labelIncludeTemplates: true }).labels).toEqual([{ pairs: { t: 'x' }, includeTemplates: true }]);
+    expect(() => edit('{}', { commonLabels: { t: 'x' }, labelIncludeTemplates: true })).toThrow(/--without-selector/);
+  });
+
+  it('substitutes annotation values only with commonAnnotationsEnvsubst, and trims quotes as kustomize does', () => {
+    expect(edit('{}', { commonAnnotations: { o: '$ARGOCD_APP_NAME' } }).commonAnnotations).toEqual({ o: '$ARGOCD_APP_NAME' });
+    expect(edit('{}', { commonAnnotations: { o: '$ARGOCD_APP_NAME' }, commonAnnotationsEnvsubst: true }).commonAnnotations).toEqual({ o: 'shop' });
+    expect(edit('{}', { commonAnnotations: { q: '"quoted"' } }).commonAnnotations).toEqual({ q: 'quoted' });
+  });
+
+  it('leaves the text untouched when no option applies', () => {
+    const text = '# comment\nresources: [a.yaml]\n';
+    expect(editKustomization(text, none, env, all)).toBe(text);
+  });
+});
+
+describe('kustomize build arguments', () => {
+  it('splits build options at whitespace, and adds the helm versions only with --enable-helm', async () => {
+    const { buildArgs } = await import('../../../../src/source/render/kustomize.js');
+    const tool = { kind: 'kustomize' as const, path: '/bin/kustomize' };
+    expect(buildArgs(tool, 'app', undefined, undefined)).toEqual(['build', 'app']);
+    expect(buildArgs({ kind: 'kubectl', path: '/bin/kubectl' }, 'app', ' --load-restrictor  LoadRestrictionsNone', undefined)).toEqual(['kustomize', 'app', '--load-restrictor', 'LoadRestrictionsNone']);
+    const opts = { ...none, kubeVersion: 'v1.35.0', apiVersions: ['a/v1', 'b/v2'] };
+    expect(buildArgs(tool, 'app', '', opts)).toEqual(['build', 'app']);
+    expect(buildArgs(tool, 'app', '--enable-helm', opts)).toEqual(['build', 'app', '--enable-helm', '--helm-kube-version', '1.35.0', '--helm-api-versions', 'a/v1', '--helm-api-versions', 'b/v2']);
+  });
+});
