@@ -60,8 +60,8 @@ export function krewManifest({ version, platforms, inputsCommit }) {
         '',
       ].join('\n'),
       caveats: [
-        'Shell completion of `kubectl gitops` (kubectl 1.26 and later) needs its completion',
-        'helper on PATH beside kubectl-gitops; krew links only the plugin itself, so link it:',
+        'On Linux, shell completion of `kubectl gitops` (kubectl 1.26 and later) needs its',
+        'completion helper on PATH; krew links only the plugin itself, so link the helper:',
         '',
         '  ln -s "${KREW_ROOT:-$HOME/.krew}/store/gitops/v' + version + '/kubectl_complete-gitops" \\',
         '        "${KREW_ROOT:-$HOME/.krew}/bin/kubectl_complete-gitops"',

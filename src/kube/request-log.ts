@@ -43,7 +43,8 @@ export function redactSecrets(value: unknown, secretsPath: boolean): unknown {
     const secret = v.kind === 'Secret' || (secretsPath && (isPlainObject(v.data) || isPlainObject(v.stringData) || isPlainObject(v.metadata)));
     const out: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(v)) {
-      if (secret && (k === 'data' || k === 'stringData') && isPlainObject(x)) out[k] = Object.fromEntries(Object.keys(x).map((key) => [key, MASK]));
+      // Whatever shape they have (a wrong one, a list, is what the server rejects and may quote): masked.
+      if (secret && (k === 'data' || k === 'stringData')) out[k] = isPlainObject(x) ? Object.fromEntries(Object.keys(x).map((key) => [key, MASK])) : MASK;
       else if (secret && k === 'metadata' && isPlainObject(x) && isPlainObject(x.annotations) && LAST_APPLIED in x.annotations) {
         out[k] = { ...walk(x) as object, annotations: { ...x.annotations, [LAST_APPLIED]: MASK } };
       } else out[k] = walk(x);

@@ -21,6 +21,8 @@ describe('redaction', () => {
     expect(text).not.toContain(VALUE);
     expect(text).toContain('"password":"++++++++"');
     expect(JSON.stringify(redactSecrets(secretObj, false))).not.toContain(B64);
+    // A Secret of the wrong shape (data as a list) is masked whole.
+    expect(JSON.stringify(redactSecrets({ kind: 'Secret', data: [VALUE], stringData: 'x' + VALUE }, false))).toBe('{"kind":"Secret","data":"++++++++","stringData":"++++++++"}');
     const cm = { kind: 'ConfigMap', data: { k: 'visible' } };
     expect(redactSecrets(cm, false)).toEqual(cm);
   });
