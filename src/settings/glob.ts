@@ -1,0 +1,196 @@
+// The pattern languages Argo CD's project rules use: gobwas/glob (Argo CD's glob.Match, optionally with
+// separators), Go's path/filepath.Match (resource white/blacklists), and glob.MatchStringInList's
+// `/regexp/` entries (sourceNamespaces).
+
+const cache = new Map<string, RegExp | null>();
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+}
+
+/**
+ * Compiles a gobwas/glob pattern to a RegExp; null where gobwas refuses the pattern (Argo CD then logs
+ * it and matches nothing). `*` is any run of characters that are not separators, `**` any run at all,
+ * `?` one non-separator, `[abc]`, `[!abc]`, `[a-z]`, `{a,b*}` alternatives, `\` escapes.
+ */
+export function compileGlob(pattern: string, separators = ''): RegExp | null {
+  const key = `${separators}\u0000${pattern}`;
+  const hit = cache.get(key);
+  if (hit !== undefined) return hit;
+  let re: RegExp | null;
+  try {
+    const notSep = separators === '' ? '[^]' : `[^${escapeRe(separators)}]`;
+    const chars = [...pattern];
+    let i = 0;
+    const parse = (inTerms: number): string => {
+      let out = '';
+      while (i < chars.length) {
+        const c = chars[i]!;
+        if (c === '{') {
+          i++;
+          const alts: string[] = [parse(inTerms + 1)];
+          while (chars[i] === ',') {
+            i++;
+            alts.push(parse(inTerms + 1));
+          }
+          if (chars[i] !== '}') throw new Error('unclosed terms');
+          i++;
+          out += `(?:${alts.join('|')})`;
+        } else if (inTerms > 0 && (c === ',' || c === '}')) {
+          return out;
+        } else if (c === '[') {
+          i++;
+          let not = false;
+          if (chars[i] === '!') {
+            not = true;
+            i++;
+          }
+          let body = '';
+          if (chars[i + 1] === '-' && chars[i] !== undefined && chars[i] !== ']') {
+            const lo = chars[i]!;
+            const hi = chars[i + 2];
+            if (hi === undefined) throw new Error('unexpected end of input');
+            body = `${escapeRe(lo)}-${escapeRe(hi)}`;
+            i += 3;
+          } else {
+            let text = '';
+            while (i < chars.length && chars[i] !== ']') {
+              if (chars[i] === '\\' && i + 1 < chars.length) i++;
+              text += chars[i];
+              i++;
+            }
+            body = [...text].map(escapeRe).join('');
+          }
+          if (chars[i] !== ']') throw new Error('expected close range character');
+          i++;
+          out += body === '' ? (not ? '[^]' : '(?!)') : `[${not ? '^' : ''}${body}]`;
+        } else if (c === '?') {
+          i++;
+          out += notSep;
+        } else if (c === '*') {
+          i++;
+          if (chars[i] === '*') {
+            i++;
+            out += '[^]*';
+          } else out += `${notSep}*`;
+        } else {
+          if (c === '\\') {
+            i++;
+            if (i >= chars.length) break;
+          }
+          out += escapeRe(chars[i]!);
+          i++;
+        }
+      }
+      if (inTerms > 0) throw new Error('unexpected end of input');
+      return out;
+    };
+    re = new RegExp(`^(?:${parse(0)})$`, 'u');
+  } catch {
+    re = null;
+  }
+  cache.set(key, re);
+  return re;
+}
+
+/** Argo CD's glob.Match: false for a pattern that does not compile. */
+export function globMatch(pattern: string, text: string, separators = ''): boolean {
+  return compileGlob(pattern, separators)?.test(text) ?? false;
+}
+
+/**
+ * The project rules' globMatch (app_project_types.go): with `allowNegation`, `!pattern` matches what
+ * `pattern` does not; a lone `*` matches everything (also the empty string).
+ */
+export function projectGlobMatch(pattern: string, value: string, allowNegation: boolean, separators = ''): boolean {
+  if (allowNegation && pattern.startsWith('!')) return !globMatch(pattern.slice(1), value, separators);
+  if (pattern === '*') return true;
+  return globMatch(pattern, value, separators);
+}
+
+const fpCache = new Map<string, RegExp | null>();
+
+/**
+ * Go's path/filepath.Match on Linux: `*` any run without `/`, `?` one character but `/`, `[...]` with `^`
+ * negation and ranges, `\` escapes. Null (Go's ErrBadPattern) for a malformed pattern.
+ */
+export function compileFilepathMatch(pattern: string): RegExp | null {
+  const hit = fpCache.get(pattern);
+  if (hit !== undefined) return hit;
+  let re: RegExp | null = null;
+  try {
+    const chars = [...pattern];
+    let out = '';
+    for (let i = 0; i < chars.length; i++) {
+      const c = chars[i]!;
+      if (c === '*') out += '[^/]*';
+      else if (c === '?') out += '[^/]';
+      else if (c === '\\') {
+        i++;
+        if (i >= chars.length) throw new Error('bad pattern');
+        out += escapeRe(chars[i]!);
+      } else if (c === '[') {
+        i++;
+        let neg = false;
+        if (chars[i] === '^') {
+          neg = true;
+          i++;
+        }
+        let body = '';
+        let n = 0;
+        for (;;) {
+          if (i >= chars.length) throw new Error('bad pattern');
+          if (chars[i] === ']' && n > 0) break;
+          let lo = chars[i]!;
+          if (lo === '\\') {
+            i++;
+            if (i >= chars.length) throw new Error('bad pattern');
+            lo = chars[i]!;
+          } else if (lo === '-' || lo === ']') throw new Error('bad pattern');
+          i++;
+          let hi = lo;
+          if (chars[i] === '-') {
+            i++;
+            if (i >= chars.length) throw new Error('bad pattern');
+            hi = chars[i]!;
+            if (hi === '\\') {
+              i++;
+              if (i >= chars.length) throw new Error('bad pattern');
+              hi = chars[i]!;
+            } else if (hi === ']' || hi === '-') throw new Error('bad pattern');
+            i++;
+            if (hi < lo) throw new Error('bad pattern');
+          }
+          body += lo === hi ? escapeRe(lo) : `${escapeRe(lo)}-${escapeRe(hi)}`;
+          n++;
+        }
+        out += `[${neg ? '^' : ''}${body}]`;
+      } else out += escapeRe(c);
+    }
+    re = new RegExp(`^${out}$`, 'u');
+  } catch {
+    re = null;
+  }
+  fpCache.set(pattern, re);
+  return re;
+}
+
+/** filepath.Match(pattern, name) with a bad pattern counted as no match (as Argo CD's callers do). */
+export function filepathMatch(pattern: string, name: string): boolean {
+  return compileFilepathMatch(pattern)?.test(name) ?? false;
+}
+
+/** glob.MatchStringInList(list, item, REGEXP): an entry wrapped in `/` is a regular expression (unanchored), any other a glob. */
+export function matchStringInList(list: readonly string[], item: string): boolean {
+  for (const entry of list) {
+    if (entry.length >= 2 && entry.startsWith('/') && entry.endsWith('/')) {
+      try {
+        if (new RegExp(entry.slice(1, -1), 'u').test(item)) return true;
+      } catch {
+        // Argo CD logs a pattern that does not compile and goes on
+      }
+    }
+    if (globMatch(entry, item)) return true;
+  }
+  return false;
+}
