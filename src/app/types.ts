@@ -11,6 +11,8 @@ export interface IgnoreDifference {
   jsonPointers: string[];
   jqPathExpressions: string[];
   managedFieldsManagers: string[];
+  /** Where a rule that is not the Application's own comes from (argocd-cm's key); absent for spec.ignoreDifferences. */
+  source?: string;
 }
 
 export type PropagationPolicy = 'foreground' | 'background' | 'orphan';
@@ -54,7 +56,7 @@ export interface Application {
   /** The source's rendering keys as written (`chart`, `helm`, `kustomize`, `plugin`, `directory`, `ref`), for the render check. */
   sourceOptions: Record<string, JsonValue>;
   destination: { namespace?: string; server?: string; name?: string };
-  /** spec.project (ARGOCD_APP_PROJECT_NAME in a render's environment). */
+  /** spec.project (ARGOCD_APP_PROJECT_NAME in a render's environment; Argo CD reads an empty one as `default`). */
   project?: string;
   /** Absent when the app has no `syncPolicy.automated` (manual sync). */
   automated?: AutomatedPolicy;

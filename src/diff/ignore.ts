@@ -13,6 +13,8 @@ export interface IgnoreRuleRef {
   index: number;
   type: 'jsonPointers' | 'jqPathExpressions' | 'managedFieldsManagers';
   value: string;
+  /** A rule from argocd-cm: its key (the index then counts the Application's rules first). */
+  source?: string;
 }
 
 /** One ignored path on one side, with the rule entry that named it. */
@@ -121,7 +123,7 @@ export async function planIgnores(
   for (const [index, rule] of rules.entries()) {
     if (!ruleMatches(rule, key)) continue;
     for (const p of rule.jsonPointers ?? []) {
-      const ref: IgnoreRuleRef = { index, type: 'jsonPointers', value: p };
+      const ref: IgnoreRuleRef = { index, type: 'jsonPointers', ...(rule.source ? { source: rule.source } : {}), value: p };
       let tokens: string[];
       try {
         tokens = parsePointer(p);
@@ -135,7 +137,7 @@ export async function planIgnores(
       if (l) plan.live.push({ segments: l, rule: ref });
     }
     for (const expr of rule.jqPathExpressions ?? []) {
-      const ref: IgnoreRuleRef = { index, type: 'jqPathExpressions', value: expr };
+      const ref: IgnoreRuleRef = { index, type: 'jqPathExpressions', ...(rule.source ? { source: rule.source } : {}), value: expr };
       const runner = await jq();
       for (const [side, obj] of [['desired', desired], ['live', live]] as const) {
         try {
@@ -148,7 +150,7 @@ export async function planIgnores(
       }
     }
     for (const manager of rule.managedFieldsManagers ?? []) {
-      const ref: IgnoreRuleRef = { index, type: 'managedFieldsManagers', value: manager };
+      const ref: IgnoreRuleRef = { index, type: 'managedFieldsManagers', ...(rule.source ? { source: rule.source } : {}), value: manager };
       entries ??= managedEntries(liveObject);
       for (const e of entries) {
         if (e.owner.manager !== manager) continue;
@@ -168,5 +170,5 @@ export async function planIgnores(
 
 /** Renders a rule reference for people: `ignoreDifferences[0].jsonPointers /spec/replicas`. */
 export function describeRule(r: IgnoreRuleRef): string {
-  return `ignoreDifferences[${r.index}].${r.type} ${r.value}`;
+  return r.source ? `${r.source}: ${r.type} ${r.value}` : `ignoreDifferences[${r.index}].${r.type} ${r.value}`;
 }

@@ -5,6 +5,7 @@ import { resourceSyncOptions } from '../sync/options.js';
 import { pruneOrder, waveOf } from '../sync/order.js';
 import { isHookObject } from '../sync/hooks.js';
 import { ownershipVerdict, type NotOwnedReason } from '../tracking/select.js';
+import type { Tracking } from '../tracking/method.js';
 
 export interface LiveEntry {
   /** What a metadata-only list returns: apiVersion, kind and metadata. */
@@ -38,6 +39,8 @@ export interface PruneInput {
   desired: readonly ResourceKey[];
   /** The app-level `Prune=false` sync option (a resource annotation wins over it). */
   appPruneDefault: boolean;
+  /** The cluster's tracking method (default: the tracking-id annotation). */
+  tracking?: Tracking;
 }
 
 /** Why a candidate must not be deleted, or undefined. */
@@ -65,7 +68,7 @@ export function planPrune(input: PruneInput): PrunePlan {
     const key = keyOf(object);
     // Hooks are run by a sync, never pruned (gitops-engine leaves live hooks out of its prune tasks).
     if (isHookObject(object)) continue;
-    const reason = ownershipVerdict(object, input.appInstance);
+    const reason = ownershipVerdict(object, input.appInstance, input.tracking);
     if (reason) {
       if (reason.code !== 'unmarked') notOwned.push({ key, reason });
       continue;

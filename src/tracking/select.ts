@@ -2,9 +2,11 @@
 import type { KubeObject } from '../model/object.js';
 import { displayName, keyOf } from '../model/object.js';
 import { isSelfReferenced, parseTrackingId, trackingIdOf } from './tracking-id.js';
+import { byLabel, DEFAULT_TRACKING, sameInstallation, type Tracking } from './method.js';
 
 export type NotOwnedReason =
   | { code: 'unmarked' }
+  | { code: 'other-installation'; id: string }
   | { code: 'malformed'; value: string; error: string }
   | { code: 'other-app'; app: string }
   | { code: 'not-self'; value: string }
@@ -15,9 +17,22 @@ export interface Selection {
   notOwned: { object: KubeObject; reason: NotOwnedReason }[];
 }
 
-/** Why an object is not this app's root object, or undefined when it is. */
-export function ownershipVerdict(obj: KubeObject, appInstance: string): NotOwnedReason | undefined {
+/**
+ * Why an object is not this app's root object, or undefined when it is. Under label tracking the instance
+ * label's value names the app and nothing more is checked (Argo CD cannot: the label does not say which
+ * object it was put on); otherwise the tracking-id must name this app and this very object, and carry
+ * the installation id when one is set.
+ */
+export function ownershipVerdict(obj: KubeObject, appInstance: string, tracking: Tracking = DEFAULT_TRACKING): NotOwnedReason | undefined {
+  if (byLabel(tracking)) {
+    const label = obj.metadata.labels?.[tracking.labelKey];
+    if (label === undefined || label === '') return { code: 'unmarked' };
+    if (label !== appInstance) return { code: 'other-app', app: label };
+    const owner = obj.metadata.ownerReferences?.[0];
+    return owner ? { code: 'has-owner', owner: displayName(owner) } : undefined;
+  }
   const value = trackingIdOf(obj);
+  if (value !== undefined && !sameInstallation(obj, tracking)) return { code: 'other-installation', id: obj.metadata.annotations?.['argocd.argoproj.io/installation-id'] ?? '' };
   if (value === undefined) return { code: 'unmarked' };
   const parsed = parseTrackingId(value);
   if (!parsed.ok) return { code: 'malformed', value, error: parsed.error };
@@ -29,10 +44,10 @@ export function ownershipVerdict(obj: KubeObject, appInstance: string): NotOwned
 }
 
 /** Splits live objects into those this app owns (its mark, naming the object itself, no owner) and the rest. */
-export function selectOwned(liveObjects: readonly KubeObject[], appInstance: string): Selection {
+export function selectOwned(liveObjects: readonly KubeObject[], appInstance: string, tracking: Tracking = DEFAULT_TRACKING): Selection {
   const out: Selection = { owned: [], notOwned: [] };
   for (const object of liveObjects) {
-    const reason = ownershipVerdict(object, appInstance);
+    const reason = ownershipVerdict(object, appInstance, tracking);
     if (reason) out.notOwned.push({ object, reason });
     else out.owned.push(object);
   }
@@ -44,6 +59,8 @@ export function describeNotOwned(r: NotOwnedReason): string {
   switch (r.code) {
     case 'unmarked':
       return 'no tracking-id';
+    case 'other-installation':
+      return r.id === '' ? 'no installation-id annotation (argocd-cm sets installationID)' : `installation-id ${r.id} is another Argo CD installation's`;
     case 'malformed':
       return `malformed tracking-id "${r.value}": ${r.error}`;
     case 'other-app':

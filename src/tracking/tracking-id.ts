@@ -8,6 +8,7 @@
 import { DEFAULT_APP_NAMESPACE, TRACKING_ID } from '../model/keys.js';
 import type { KubeObject, ResourceKey } from '../model/object.js';
 import { keyOf } from '../model/object.js';
+import { DEFAULT_TRACKING, INSTALLATION_ID, truncateLabel, type Tracking } from './method.js';
 
 export const CONTROL_PLANE_NAMESPACE = DEFAULT_APP_NAMESPACE;
 
@@ -55,10 +56,23 @@ export function isSelfReferenced(key: ResourceKey, id: TrackingId): boolean {
   return (key.namespace === id.namespace || key.namespace === '') && key.name === id.name && key.group === id.group && key.kind === id.kind;
 }
 
-/** A copy of the object carrying this app's tracking-id (the input is not changed). */
-export function stampTrackingId(obj: KubeObject, appInstance: string, destinationNamespace: string): KubeObject {
-  const value = buildTrackingId(appInstance, keyOf(obj), destinationNamespace);
-  return { ...obj, metadata: { ...obj.metadata, annotations: { ...(obj.metadata.annotations ?? {}), [TRACKING_ID]: value } } };
+/**
+ * A copy of the object carrying this app's mark as the tracking method writes it (SetAppInstance): the
+ * tracking-id annotation (and the installation id when one is set), the instance label with the app
+ * instance as its value, or both (the label then cut to 63 characters). The input is not changed.
+ */
+export function stampTrackingId(obj: KubeObject, appInstance: string, destinationNamespace: string, tracking: Tracking = DEFAULT_TRACKING): KubeObject {
+  const metadata = { ...obj.metadata };
+  if (tracking.method !== 'label') {
+    const annotations: Record<string, string> = { ...(obj.metadata.annotations ?? {}), [TRACKING_ID]: buildTrackingId(appInstance, keyOf(obj), destinationNamespace) };
+    if (tracking.installationID !== '') annotations[INSTALLATION_ID] = tracking.installationID;
+    else delete annotations[INSTALLATION_ID];
+    metadata.annotations = annotations;
+  }
+  if (tracking.method !== 'annotation') {
+    metadata.labels = { ...(obj.metadata.labels ?? {}), [tracking.labelKey]: tracking.method === 'label' ? appInstance : truncateLabel(appInstance) };
+  }
+  return { ...obj, metadata };
 }
 
 /**
@@ -67,8 +81,8 @@ export function stampTrackingId(obj: KubeObject, appInstance: string, destinatio
  * live object that lost its mark, or carries another app's, is out of sync. CRDs are applied and
  * compared unmarked: Argo CD skips them, so they are never pruned with their custom resources.
  */
-export function asApplied(obj: KubeObject, appInstance: string, destinationNamespace: string): KubeObject {
-  return obj.kind === 'CustomResourceDefinition' ? obj : stampTrackingId(obj, appInstance, destinationNamespace);
+export function asApplied(obj: KubeObject, appInstance: string, destinationNamespace: string, tracking: Tracking = DEFAULT_TRACKING): KubeObject {
+  return obj.kind === 'CustomResourceDefinition' ? obj : stampTrackingId(obj, appInstance, destinationNamespace, tracking);
 }
 
 /** The object's tracking-id annotation, if any. */

@@ -13,9 +13,11 @@ import { TRACKING_ID } from '../model/keys.js';
 import { instanceName } from '../tracking/tracking-id.js';
 import { hookOf, type HookInfo } from '../sync/hooks.js';
 import { loadApplicationFromCluster, loadApplicationFromFile } from './application-source.js';
+import { DEFAULT_TRACKING, markFilter, markOf, appOfMark, type Tracking } from '../tracking/method.js';
+import { applySettings, excludedType, loadRules, type Rules, type RulesArgs } from './rules.js';
 
-/** The APP positional and the source flags, typed. */
-export interface AppStateArgs {
+/** The APP positional and the source flags, typed; with the flags that say where the rules come from (see rules.ts). */
+export interface AppStateArgs extends RulesArgs {
   app?: string;
   appFile?: string;
   desired?: string;
@@ -29,7 +31,8 @@ export interface AppStateArgs {
 
 export function appStateArgs(args: Record<string, unknown>): AppStateArgs {
   const s = (k: string) => (typeof args[k] === 'string' && args[k] !== '' ? (args[k] as string) : undefined);
-  return { app: s('app'), appFile: s('appFile'), desired: s('desired'), revision: s('revision'), repoDir: s('repoDir'), kustomize: s('kustomize'), kustomizeBuildOptions: s('kustomizeBuildOptions'), ...(args.hardRefresh === true ? { hardRefresh: true } : {}), ...(args.render === true ? { render: true } : {}) };
+  const rules: RulesArgs = { argocdNamespace: s('argocdNamespace'), projectFile: s('projectFile'), argocdCm: s('argocdCm'), luaDir: s('luaDir') };
+  return { app: s('app'), appFile: s('appFile'), desired: s('desired'), revision: s('revision'), repoDir: s('repoDir'), ...rules, kustomize: s('kustomize'), kustomizeBuildOptions: s('kustomizeBuildOptions'), ...(args.hardRefresh === true ? { hardRefresh: true } : {}), ...(args.render === true ? { render: true } : {}) };
 }
 
 /** One desired object: namespace defaulted (or dropped when cluster-scoped), with its served type and where it was declared. */
@@ -85,6 +88,9 @@ export interface AppState {
   warnings: string[];
   /** API requests made while loading. */
   requests: number;
+  /** The AppProject, Argo CD's settings and the tracking method they give (see rules.ts). */
+  rules?: Rules;
+  tracking?: Tracking;
 }
 
 export interface AppStateDeps {
@@ -276,9 +282,11 @@ export async function listAppCandidates(
   warnings: string[],
   required: ReadonlySet<string> = new Set(),
   reuse: ScopeLists = new Map(),
+  opts: { tracking?: Tracking; excluded?: (t: ResourceType) => boolean } = {},
 ): Promise<LiveEntry[]> {
+  const tracking = opts.tracking ?? DEFAULT_TRACKING;
   const { preferred } = await gw.discover();
-  const listable = preferred.filter((t) => t.verbs.includes('list'));
+  const listable = preferred.filter((t) => t.verbs.includes('list') && !opts.excluded?.(t));
   const jobs: { type: ResourceType; namespace?: string }[] = [];
   for (const type of listable) {
     if (type.namespaced) for (const namespace of namespaces) jobs.push({ type, namespace });
@@ -292,11 +300,11 @@ export async function listAppCandidates(
         const shared = await reuse.get(scopeKey(type, namespace));
         if (shared) {
           for (const o of shared.items) {
-            if (o.metadata.annotations?.[TRACKING_ID] !== undefined) out.push({ object: { apiVersion: o.apiVersion, kind: o.kind, metadata: o.metadata }, type, whole: o });
+            if (markOf(o, tracking) !== undefined) out.push({ object: { apiVersion: o.apiVersion, kind: o.kind, metadata: o.metadata }, type, whole: o });
           }
           return;
         }
-        const res = await gw.list(type, { ...(namespace ? { namespace } : {}), metadataOnly: true, withAnnotation: TRACKING_ID });
+        const res = await gw.list(type, { ...(namespace ? { namespace } : {}), metadataOnly: true, ...markFilter(tracking) });
         for (const object of res.items) out.push({ object, type });
       } catch (err) {
         if (required.has(`${type.group}/${type.resource}/${namespace ?? ''}`)) throw err;
@@ -321,13 +329,18 @@ export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want:
   const startRequests = gw.stats().requests;
   const app = await loadApplication(args, deps);
   const warnings = [...app.warnings, ...(deps.target?.warnings ?? [])];
+  const rulesRead = loadRules(app, args, gw);
+  rulesRead.catch(() => undefined);
   const { loadDesiredManifests } = await import('../source/index.js');
   const source = await loadDesiredManifests(app, { desired: args.desired, revision: args.revision, repoDir: args.repoDir, ...(args.kustomize !== undefined ? { kustomize: args.kustomize } : {}), ...(args.kustomizeBuildOptions !== undefined ? { kustomizeBuildOptions: args.kustomizeBuildOptions } : {}), ...(args.hardRefresh ? { hardRefresh: true } : {}), ...(args.render ? { render: true } : {}) }, deps.io);
   warnings.push(...source.warnings);
+  const rules = await rulesRead;
+  warnings.push(...rules.warnings);
+  const tracking = rules.tracking;
   const destinationNamespace = deps.opts.namespace ?? app.destination.namespace ?? '';
   const desired: DesiredEntry[] = [];
   const hooks: HookEntry[] = [];
-  for (const d of await resolveDesired(source.objects, destinationNamespace, gw)) {
+  for (const d of await resolveDesired(applySettings(app, rules, source.objects, warnings), destinationNamespace, gw)) {
     const hook = hookOf(d.object);
     if (!hook) desired.push(d);
     else {
@@ -335,7 +348,7 @@ export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want:
       if (hook.phases.length > 0) hooks.push({ ...d, hook });
     }
   }
-  const appInstance = instanceName(app);
+  const appInstance = instanceName(app, rules.controlPlaneNamespace);
   const namespaces = [...new Set([destinationNamespace, ...desired.map((d) => d.key.namespace)].filter((n) => n !== ''))].sort();
   // The live twins and the candidate scan are independent: run them side by side.
   const wantExtras = typeof want.extras === 'function' ? want.extras(app) : want.extras;
@@ -344,13 +357,13 @@ export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want:
   const reads = want.live === false ? undefined : readLive(desired, gw);
   const [live, candidates] = await Promise.all([
     reads ? reads.live : new Map<string, KubeObject>(),
-    wantExtras ? listAppCandidates(gw, namespaces, warnings, new Set(desired.map((d) => `${d.type.group}/${d.type.resource}/${d.key.namespace}`)), reads?.lists) : undefined,
+    wantExtras ? listAppCandidates(gw, namespaces, warnings, new Set(desired.map((d) => `${d.type.group}/${d.type.resource}/${d.key.namespace}`)), reads?.lists, { tracking, excluded: excludedType(app, rules) }) : undefined,
   ]);
   for (const d of desired) {
     const l = live.get(keyString(d.key));
-    const mark = l?.metadata.annotations?.['argocd.argoproj.io/tracking-id'];
-    if (mark && !mark.startsWith(`${appInstance}:`)) {
-      warnings.push(`${d.key.kind}/${d.key.name} is part of applications ${appInstance.replace('_', '/')} and ${mark.split(':')[0]?.replace('_', '/')} (SharedResourceWarning)`);
+    const mark = l && markOf(l, tracking);
+    if (mark && appOfMark(mark, tracking) !== appInstance) {
+      warnings.push(`${d.key.kind}/${d.key.name} is part of applications ${appInstance.replace('_', '/')} and ${appOfMark(mark, tracking).replace('_', '/')} (SharedResourceWarning)`);
     }
   }
   const state: AppState = {
@@ -367,9 +380,11 @@ export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want:
     ...(source.sourceType ? { sourceType: source.sourceType } : {}),
     warnings,
     requests: 0,
+    rules,
+    tracking,
   };
   if (candidates) {
-    state.prune = planPrune({ live: candidates, appInstance, desired: desired.map((d) => d.key), appPruneDefault: app.syncOptions.prune });
+    state.prune = planPrune({ live: candidates, appInstance, desired: desired.map((d) => d.key), appPruneDefault: app.syncOptions.prune, tracking });
   }
   state.requests = gw.stats().requests - startRequests;
   return state;

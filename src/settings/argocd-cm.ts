@@ -1,0 +1,221 @@
+// Argo CD's settings from the argocd-cm ConfigMap (util/settings/settings.go), as far as they change what this
+// tool does: the tracking method and instance label, the installation id, system-wide ignoreDifferences
+// (`resource.customizations.ignoreDifferences.<group_kind>` and `.all`, and the older `resource.customizations`
+// block), resource exclusions and inclusions, compare options, and custom health checks in Lua. Pure.
+import { parse as parseYaml } from 'yaml';
+import type { IgnoreDifference } from '../app/types.js';
+import { InputError } from '../cli/exit-codes.js';
+import { isPlainObject, type JsonObject, type JsonValue } from '../model/object.js';
+import { globMatch } from './glob.js';
+
+export type TrackingMethod = 'annotation' | 'label' | 'annotation+label';
+
+export const DEFAULT_INSTANCE_LABEL_KEY = 'app.kubernetes.io/instance';
+
+/** `resource.exclusions` / `resource.inclusions` entries: globs on API groups and clusters, exact (or `*`) kinds. */
+export interface FilteredResource {
+  apiGroups: string[];
+  kinds: string[];
+  clusters: string[];
+}
+
+export interface CompareOptions {
+  ignoreAggregatedRoles: boolean;
+  /** `all` (Argo CD's default), `crd`, `none`. */
+  ignoreResourceStatusField: string;
+}
+
+export interface ArgoSettings {
+  /** Where they came from: `ConfigMap argocd/argocd-cm`, a file, or Argo CD's defaults when there is none. */
+  origin: string;
+  trackingMethod: TrackingMethod;
+  instanceLabelKey: string;
+  installationID: string;
+  /** System-wide ignore rules, in Argo CD's form: group/kind from the key (group and kind `*` for `.all`). */
+  ignoreDifferences: IgnoreDifference[];
+  exclusions: FilteredResource[];
+  inclusions: FilteredResource[];
+  compareOptions: CompareOptions;
+  /** Lua health scripts by `group/Kind` (core group: `/Kind`; the `all` key never applies to health). */
+  health: Map<string, { script: string; useOpenLibs: boolean; source: string }>;
+  warnings: string[];
+}
+
+export function defaultSettings(origin = "Argo CD's defaults (no argocd-cm)"): ArgoSettings {
+  return {
+    origin,
+    trackingMethod: 'annotation',
+    instanceLabelKey: DEFAULT_INSTANCE_LABEL_KEY,
+    installationID: '',
+    ignoreDifferences: [],
+    exclusions: [],
+    inclusions: [],
+    compareOptions: { ignoreAggregatedRoles: false, ignoreResourceStatusField: 'all' },
+    health: new Map(),
+    warnings: [],
+  };
+}
+
+const CUSTOMIZATIONS = 'resource.customizations';
+
+/** convertToOverrideKey: `apps_Deployment` → `apps/Deployment`, `Service` → `Service`. */
+function overrideKey(groupKind: string, key: string, origin: string): string {
+  const parts = groupKind.split('_');
+  if (parts.length === 2) return `${parts[0]}/${parts[1]}`;
+  if (parts.length === 1 && groupKind !== '') return groupKind;
+  throw new InputError(`${origin}: ${key}: group kind should be in format resource.customizations.<type>.<group_kind> or resource.customizations.<type>.<kind>, got group kind: '${groupKind}'`);
+}
+
+/** getGroupKindForOverrideKey: `apps/Deployment` → ["apps", "Deployment"], `Service` → ["", "Service"]. */
+function splitOverrideKey(key: string): [string, string] {
+  const parts = key.split('/');
+  return parts.length === 2 ? [parts[0]!, parts[1]!] : ['', key];
+}
+
+function yamlValue(text: string, key: string, origin: string): JsonValue {
+  try {
+    return (parseYaml(text) ?? null) as JsonValue;
+  } catch (err) {
+    throw new InputError(`${origin}: ${key} is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
+  }
+}
+
+function stringList(v: JsonValue | undefined, key: string, origin: string): string[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw new InputError(`${origin}: ${key} must be a list of strings`);
+  return v as string[];
+}
+
+interface Override {
+  ignore?: { jsonPointers: string[]; jqPathExpressions: string[]; managedFieldsManagers: string[]; source: string };
+  health?: { script: string; source: string };
+  useOpenLibs?: boolean;
+}
+
+function ignoreOf(v: JsonValue, key: string, origin: string): NonNullable<Override['ignore']> {
+  const o: JsonObject = isPlainObject(v) ? v : v === null ? {} : (() => { throw new InputError(`${origin}: ${key} must be a map`); })();
+  return {
+    jsonPointers: stringList(o.jsonPointers, `${key}.jsonPointers`, origin),
+    jqPathExpressions: stringList(o.jqPathExpressions, `${key}.jqPathExpressions`, origin),
+    managedFieldsManagers: stringList(o.managedFieldsManagers, `${key}.managedFieldsManagers`, origin),
+    source: `${origin} ${key}`,
+  };
+}
+
+function filtered(text: string | undefined, key: string, origin: string): FilteredResource[] {
+  if (text === undefined) return [];
+  const v = yamlValue(text, key, origin);
+  if (v === null) return [];
+  if (!Array.isArray(v)) throw new InputError(`${origin}: ${key} must be a YAML list`);
+  return v.map((e, i) => {
+    if (!isPlainObject(e)) throw new InputError(`${origin}: ${key}[${i}] must be a map`);
+    return { apiGroups: stringList(e.apiGroups, `${key}[${i}].apiGroups`, origin), kinds: stringList(e.kinds, `${key}[${i}].kinds`, origin), clusters: stringList(e.clusters, `${key}[${i}].clusters`, origin) };
+  });
+}
+
+/** Reads argocd-cm's `data`; InputError naming the key on anything Argo CD itself could not read. */
+export function parseArgoSettings(data: Readonly<Record<string, string>>, origin: string): ArgoSettings {
+  const s = defaultSettings(origin);
+  const tm = data['application.resourceTrackingMethod'] ?? '';
+  if (tm === 'label' || tm === 'annotation' || tm === 'annotation+label') s.trackingMethod = tm;
+  else if (tm !== '') s.warnings.push(`${origin}: application.resourceTrackingMethod ${JSON.stringify(tm)} is not a tracking method: Argo CD then tracks by annotation, and so does this tool`);
+  s.instanceLabelKey = data['application.instanceLabelKey'] || DEFAULT_INSTANCE_LABEL_KEY;
+  s.installationID = data.installationID ?? '';
+
+  const overrides = new Map<string, Override>();
+  const get = (k: string) => overrides.get(k) ?? (overrides.set(k, {}), overrides.get(k)!);
+  // The older form: one YAML map of `group/Kind` to its customizations.
+  const block = data[CUSTOMIZATIONS];
+  if (block) {
+    const v = yamlValue(block, CUSTOMIZATIONS, origin);
+    if (v !== null && !isPlainObject(v)) throw new InputError(`${origin}: ${CUSTOMIZATIONS} must be a YAML map of group/Kind`);
+    for (const [gk, o] of Object.entries(v ?? {})) {
+      if (!isPlainObject(o)) continue;
+      const at = `${CUSTOMIZATIONS}["${gk}"]`;
+      if (o.ignoreDifferences !== undefined) {
+        const text = typeof o.ignoreDifferences === 'string' ? yamlValue(o.ignoreDifferences, `${at}.ignoreDifferences`, origin) : o.ignoreDifferences;
+        get(gk).ignore = ignoreOf(text, `${at}.ignoreDifferences`, origin);
+      }
+      if (typeof o['health.lua'] === 'string') get(gk).health = { script: o['health.lua'], source: `${origin} ${at}["health.lua"]` };
+      if (typeof o['health.lua.useOpenLibs'] === 'boolean') get(gk).useOpenLibs = o['health.lua.useOpenLibs'];
+    }
+  }
+  // The split keys: resource.customizations.<type>.<group_kind>, `all` for every kind.
+  for (const key of Object.keys(data).sort()) {
+    if (!key.startsWith(CUSTOMIZATIONS)) continue;
+    const parts = key.split('.');
+    if (parts.length < 4) continue;
+    const type = parts[2]!;
+    const rest = parts.slice(3).join('.');
+    let gk = overrideKey(rest, key, origin);
+    if (gk === 'all') gk = '*/*';
+    const value = data[key] ?? '';
+    switch (type) {
+      case 'health':
+        get(gk).health = { script: value, source: `${origin} ${key}` };
+        break;
+      case 'useOpenLibs':
+        if (!['1', 't', 'T', 'TRUE', 'true', 'True', '0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) throw new InputError(`${origin}: ${key}: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`);
+        get(gk).useOpenLibs = ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value);
+        break;
+      case 'ignoreDifferences':
+        get(gk).ignore = ignoreOf(yamlValue(value, key, origin), key, origin);
+        break;
+      case 'actions':
+      case 'ignoreResourceUpdates':
+      case 'knownTypeFields':
+        break;
+      default:
+        throw new InputError(`${origin}: ${key}: resource customization type ${type} not supported`);
+    }
+  }
+
+  const co = data['resource.compareoptions'];
+  if (co !== undefined) {
+    const v = yamlValue(co, 'resource.compareoptions', origin);
+    if (v !== null && !isPlainObject(v)) throw new InputError(`${origin}: resource.compareoptions must be a YAML map`);
+    const o = v ?? {};
+    if (o.ignoreAggregatedRoles !== undefined) s.compareOptions.ignoreAggregatedRoles = o.ignoreAggregatedRoles === true;
+    if (o.ignoreResourceStatusField !== undefined) s.compareOptions.ignoreResourceStatusField = o.ignoreResourceStatusField === false ? 'false' : String(o.ignoreResourceStatusField);
+  }
+  const status = s.compareOptions.ignoreResourceStatusField;
+  if (['none', 'off', 'false'].includes(status)) s.warnings.push(`${origin}: resource.compareoptions ignoreResourceStatusField: ${status} is not followed: this tool never compares status`);
+
+  for (const [gk, o] of [...overrides].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const [group, kind] = splitOverrideKey(gk);
+    if (o.ignore && o.ignore.jsonPointers.length + o.ignore.jqPathExpressions.length + o.ignore.managedFieldsManagers.length > 0) {
+      s.ignoreDifferences.push({ group, kind, jsonPointers: o.ignore.jsonPointers, jqPathExpressions: o.ignore.jqPathExpressions, managedFieldsManagers: o.ignore.managedFieldsManagers, source: o.ignore.source });
+    }
+    if (o.health && gk !== '*/*') s.health.set(gk.includes('/') ? gk : `/${gk}`, { script: o.health.script, useOpenLibs: o.useOpenLibs ?? false, source: o.health.source });
+  }
+  s.exclusions = filtered(data['resource.exclusions'], 'resource.exclusions', origin);
+  s.inclusions = filtered(data['resource.inclusions'], 'resource.inclusions', origin);
+  return s;
+}
+
+/** Argo CD's own exclusions, always in force: events, metrics and leases. */
+const CORE_EXCLUSIONS: FilteredResource[] = [
+  { apiGroups: ['events.k8s.io', 'metrics.k8s.io'], kinds: [], clusters: [] },
+  { apiGroups: [''], kinds: ['Event'], clusters: [] },
+  { apiGroups: ['coordination.k8s.io'], kinds: ['Lease'], clusters: [] },
+];
+
+function matchCluster(r: FilteredResource, cluster: string): boolean {
+  return r.clusters.length === 0 || r.clusters.some((c) => globMatch(c, cluster));
+}
+
+function matches(r: FilteredResource, group: string, kind: string, cluster: string): boolean {
+  return (r.apiGroups.length === 0 || r.apiGroups.some((g) => globMatch(g, group))) && (r.kinds.length === 0 || r.kinds.some((k) => k === '*' || k === kind)) && matchCluster(r, cluster);
+}
+
+/** ResourcesFilter.IsExcludedResource: excluded wins; then included; inclusions for the cluster exclude the rest. */
+export function isExcludedResource(s: Pick<ArgoSettings, 'exclusions' | 'inclusions'>, group: string, kind: string, cluster: string): boolean {
+  if ([...CORE_EXCLUSIONS, ...s.exclusions].some((r) => matches(r, group, kind, cluster))) return true;
+  if (s.inclusions.some((r) => matches(r, group, kind, cluster))) return false;
+  return s.inclusions.some((r) => matchCluster(r, cluster));
+}
+
+/** The Lua health script for `group/Kind`, if argocd-cm has one. */
+export function healthScriptFor(s: ArgoSettings, group: string, kind: string): { script: string; useOpenLibs: boolean; source: string } | undefined {
+  return s.health.get(`${group}/${kind}`);
+}
