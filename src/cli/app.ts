@@ -12,10 +12,11 @@ import { pruneCommand } from './commands/prune.js';
 import { statusCommand } from './commands/status.js';
 import { normalizeCommand } from './commands/normalize.js';
 import { versionCommand } from './commands/version.js';
+import { windowsCommand } from './commands/windows.js';
 import { completionCommand } from './commands/completion.js';
 import { complete, formatCompletion, type CommandSpec, type CompletionSources, type FlagSpec } from './completion.js';
 
-export const COMMANDS: readonly GitopsCommand[] = [diffCommand, syncCommand, pruneCommand, statusCommand, normalizeCommand, versionCommand, completionCommand];
+export const COMMANDS: readonly GitopsCommand[] = [diffCommand, syncCommand, pruneCommand, statusCommand, windowsCommand, normalizeCommand, versionCommand, completionCommand];
 
 const EPILOGUE = `Exit codes: 0 success (diff: in sync), 1 drift found, 2 usage or input error,
 3 cluster or API error, 4 refused by a safety rule. Nothing is changed on 2 or 4.

@@ -7,6 +7,7 @@ import { resourceHealth } from './resource.js';
 import { aggregateHealth } from './aggregate.js';
 import { buildTree, indexByOwner, type TreeNode } from './tree.js';
 import { findCause, mostSpecific, ownCause, type Cause } from './reason.js';
+import type { ProjectStatus } from '../settings/window-report.js';
 
 export const STATUS_SCHEMA_VERSION = 1;
 
@@ -88,6 +89,8 @@ export interface StatusReport {
   resources: ResourceStatus[];
   /** One live tree per live resource, in resource order. */
   trees: TreeReport[];
+  /** The app's AppProject: violations, the sync windows that apply, and whether a sync may run now. */
+  project?: ProjectStatus;
 }
 
 function syncOf(c: Comparison): { status: SyncStatusCode; syncReason?: SyncReason } {

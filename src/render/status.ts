@@ -7,6 +7,7 @@ import type { Cause } from '../health/reason.js';
 import type { HealthStatusCode } from '../health/types.js';
 import type { ResourceStatus, StatusReport, SyncStatusCode, TreeReport } from '../health/report.js';
 import { treeRows } from './tree.js';
+import { windowLine, type ProjectStatus } from '../settings/window-report.js';
 
 export interface StatusRenderOptions {
   output: OutputFormat;
@@ -126,7 +127,19 @@ function header(r: StatusReport, p: Paint): string {
   ];
   const reason = reasonText(r);
   if (reason !== '') lines.push(['Reason:', reason]);
+  if (r.project) lines.push(...projectLines(r.project, p));
   return lines.map(([k, v]) => `${k.padEnd(16)}${v}`).join('\n');
+}
+
+/** The project's header lines: its name, what it forbids, and (when it has windows for the app) whether a sync may run now. */
+function projectLines(pr: ProjectStatus, p: Paint): [string, string][] {
+  const out: [string, string][] = [['Project:', `${pr.name}${pr.unchecked ? ' (not readable: not checked)' : ''}`]];
+  for (const v of pr.violations) out.push(['Forbidden:', p.red(v)]);
+  if (pr.windows.length === 0) return out;
+  const perm = (s: ProjectStatus['manualSync']) => (s.allowed ? p.green('allowed') : p.red(`blocked${s.opensAt ? ` until ${s.opensAt}` : ''}`));
+  out.push(['Sync Now:', `manual ${perm(pr.manualSync)}, automated ${perm(pr.automatedSync)}`]);
+  for (const w of pr.windows) out.push(['Sync Window:', w.active ? p.yellow(windowLine(w)) : windowLine(w)]);
+  return out;
 }
 
 function resourceTable(r: StatusReport, p: Paint): string {
@@ -170,13 +183,16 @@ function treeTable(r: StatusReport, p: Paint): string {
 
 /** The five kv lines scripts read: SYNC, HEALTH, REASON (one line), PRUNE and ALLOW_EMPTY (the declared automated policy). */
 export function renderStatusKv(r: StatusReport): string {
-  return [
-    `SYNC=${r.sync.status}`,
-    `HEALTH=${r.health.status}`,
-    `REASON=${reasonText(r)}`,
-    `PRUNE=${r.syncPolicy.prune}`,
-    `ALLOW_EMPTY=${r.syncPolicy.allowEmpty}`,
-  ].join('\n') + '\n';
+  const lines = [`SYNC=${r.sync.status}`, `HEALTH=${r.health.status}`, `REASON=${reasonText(r)}`, `PRUNE=${r.syncPolicy.prune}`, `ALLOW_EMPTY=${r.syncPolicy.allowEmpty}`];
+  // Only when the project has something to say: what it forbids, and the sync windows that apply to the app.
+  const pr = r.project;
+  for (const v of pr?.violations ?? []) lines.push(`PROJECT_VIOLATION=${oneLine(v)}`);
+  if (pr && pr.windows.length > 0) {
+    for (const w of pr.windows) lines.push(`SYNC_WINDOW=${windowLine(w)}`);
+    lines.push(`SYNC_ALLOWED=${pr.manualSync.allowed}`);
+    if (!pr.manualSync.allowed) lines.push(`SYNC_OPENS=${pr.manualSync.opensAt ?? ''}`);
+  }
+  return lines.join('\n') + '\n';
 }
 
 /** The report as printed by -o json|yaml: the data plus `health.reason`, the REASON line's text. */

@@ -183,6 +183,9 @@ export const IN_CLUSTER_NAME = 'in-cluster';
 export function destinationCluster(dest: { server?: string; name?: string }): DestinationCluster {
   const server = dest.server ?? '';
   const name = dest.name ?? '';
+  // An Application that names no cluster (Argo CD would call its spec invalid) is taken to mean the cluster
+  // this tool works on, which it knows only as the current kubeconfig context: in-cluster.
+  if (server === '' && name === '') return { server: IN_CLUSTER_SERVER, name: IN_CLUSTER_NAME };
   if (server === IN_CLUSTER_SERVER && name === '') return { server, name: IN_CLUSTER_NAME };
   if (name === IN_CLUSTER_NAME && server === '') return { server: IN_CLUSTER_SERVER, name };
   return { server, name };

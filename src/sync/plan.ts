@@ -6,6 +6,7 @@ import type { ManifestSource } from '../manifest/index.js';
 import { keyString, type KubeObject, type ResourceKey } from '../model/object.js';
 import type { PruneCandidate } from '../prune/plan.js';
 import { asApplied, trackingIdOf, parseTrackingId } from '../tracking/tracking-id.js';
+import { appOfMark, byLabel, markOf, type Tracking } from '../tracking/method.js';
 import { syncOrder, waveOf } from './order.js';
 
 /** The desired side as app-state resolved it. */
@@ -35,6 +36,8 @@ export interface SyncPlanInput {
    * automated.prune); `pruneOff` says why not, when it does not.
    */
   flags: { prune: boolean; pruneWhy?: string; pruneOff?: string; forceConflicts: boolean };
+  /** The cluster's tracking method (default: the tracking-id annotation). */
+  tracking?: Tracking;
 }
 
 export type StepAction = 'create' | 'update' | 'skip';
@@ -99,9 +102,11 @@ export function planSync(input: SyncPlanInput): SyncPlan {
   }
   if (app.syncOptions.failOnSharedResource) {
     for (const d of input.desired) {
-      const mark = input.live.get(keyString(d.key)) && trackingIdOf(input.live.get(keyString(d.key)) as KubeObject);
-      const parsed = mark ? parseTrackingId(mark) : undefined;
-      if (parsed?.ok && parsed.id.app !== input.appInstance) {
+      const live = input.live.get(keyString(d.key));
+      const tracking = input.tracking;
+      const other = !live ? undefined : tracking && byLabel(tracking) ? markOf(live, tracking) : trackingIdOf(live);
+      const parsed = other === undefined ? undefined : tracking && byLabel(tracking) ? { ok: true as const, id: { app: appOfMark(other, tracking) } } : parseTrackingId(other);
+      if (parsed?.ok && parsed.id.app !== '' && parsed.id.app !== input.appInstance) {
         return { ...base, refused: `Shared resource found: ${d.key.kind}/${d.key.name} is part of applications ${input.appInstance.replace('_', '/')} and ${parsed.id.app.replace('_', '/')} (FailOnSharedResource=true)` };
       }
     }
@@ -139,7 +144,7 @@ export function planSync(input: SyncPlanInput): SyncPlan {
   for (const { item: d, wave } of ordered) {
     const k = keyString(d.key);
     const live = input.live.get(k);
-    const object = asApplied(d.object, input.appInstance, destNs);
+    const object = asApplied(d.object, input.appInstance, destNs, input.tracking);
     const step: ApplyStep = { key: d.key, type: d.type, object, wave, action: live ? 'update' : 'create', ...(live ? { live } : {}), ...(d.source ? { source: d.source } : {}) };
     if (d.type.namespaced && createdNs.has(d.key.namespace)) step.dryRunSkip = `namespace ${d.key.namespace} is created by this sync`;
     else if (pendingKinds.has(`${d.key.group}/${d.key.kind}`)) {
@@ -148,7 +153,7 @@ export function planSync(input: SyncPlanInput): SyncPlan {
     }
     if (live) {
       const diff = input.diffs.get(k);
-      const marked = trackingIdOf(live) === trackingIdOf(object);
+      const marked = input.tracking ? markOf(live, input.tracking) === markOf(object, input.tracking) : trackingIdOf(live) === trackingIdOf(object);
       // No differing field at all, not even an ignored one (an ignored declared field would still be applied).
       if (diff?.status === 'in-sync' && diff.fields.length === 0 && marked) step.inSync = true;
       if (diff?.status === 'in-sync' && marked && app.syncOptions.applyOutOfSyncOnly) {

@@ -15,6 +15,8 @@ export interface LiveWatcherOptions {
   gateway: KubeGateway;
   /** The app part of tracking-ids: objects marked for the app count even when not desired (prune candidates). */
   appInstance: () => string;
+  /** Under label tracking: the instance label key (the label's value is the app instance). */
+  labelKey?: () => string | undefined;
   onChange(reason: { object: string; type: string }): void;
   onConnection(event: Extract<FollowEvent, { kind: 'disconnected' | 'gone' }>, target: string): void;
   reconnectDelay(attempt: number): number;
@@ -74,6 +76,8 @@ export class LiveWatcher {
 
   private belongs(target: LiveTarget, obj: KubeObject): boolean {
     if (target.names.has(obj.metadata.name ?? '')) return true;
+    const labelKey = this.opts.labelKey?.();
+    if (labelKey !== undefined) return obj.metadata.labels?.[labelKey] === this.opts.appInstance();
     const mark = obj.metadata.annotations?.[TRACKING_ID];
     return mark !== undefined && mark.startsWith(`${this.opts.appInstance()}:`);
   }

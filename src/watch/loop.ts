@@ -74,6 +74,11 @@ export interface Snapshot {
   /** How each key is named in the log. */
   names: Map<string, { object: string; namespace?: string }>;
   warnings: string[];
+  /**
+   * The project or a sync window forbids an automated sync now: nothing is applied or pruned, the refusal is
+   * said once, and the loop looks again when the window opens (`until`), else at the next poll.
+   */
+  blocked?: { reason: string; until?: number };
 }
 
 /** What happened to one object when a decision was carried out. */
@@ -139,6 +144,7 @@ export async function runLoop(ports: LoopPorts, opts: LoopOptions): Promise<Loop
   let wasOutOfSync = false;
   let lastWaiting = '';
   let lastRefused: string | undefined;
+  let lastBlocked: string | undefined;
   let reasons = new Set<WakeReason>(['start']);
   let pollPending = false;
 
@@ -176,6 +182,22 @@ export async function runLoop(ports: LoopPorts, opts: LoopOptions): Promise<Loop
       if (commit !== lastCommit) ports.emit({ action: 'revision', revision: commit, message: snap.origin });
       lastCommit = commit;
       for (const w of snap.warnings) ports.emit({ action: 'warning', message: w });
+      if (snap.blocked !== undefined) {
+        if (snap.blocked.reason !== lastBlocked) {
+          const until = snap.blocked.until;
+          ports.emit({ action: 'refused', result: 'waiting', message: snap.blocked.reason, ...(until !== undefined ? { detail: { retryInMs: Math.max(0, until - clock.now()) } } : {}) });
+        }
+        lastBlocked = snap.blocked.reason;
+        // Just after the window opens (it is active only strictly after its tick).
+        if (snap.blocked.until !== undefined) retryAt = snap.blocked.until + 1000;
+        if (signal.aborted) break;
+        const wakeAt = Math.min(nextPollAt, retryAt ?? Number.POSITIVE_INFINITY);
+        retryAt = undefined;
+        reasons = await wakeup.wait(Math.max(0, wakeAt - clock.now()), clock, signal);
+        continue;
+      }
+      if (lastBlocked !== undefined) ports.emit({ action: 'refused', result: 'lifted', message: 'the sync window opened: syncing again' });
+      lastBlocked = undefined;
 
       const obs = { now: clock.now(), revision: snap.revision, desiredCount: snap.desiredCount, outOfSync: snap.outOfSync, extras: snap.extras };
       const d = decide(obs, memory, snap.policy);

@@ -131,7 +131,7 @@ export async function liveDiff(req: LiveDiffRequest, deps: AppStateDeps): Promis
   const perObject = await Promise.all(
     state.desired.map(async (d) => {
       const live = state.live.get(keyString(d.key));
-      const applied = asApplied(d.object, state.appInstance, state.destinationNamespace);
+      const applied = asApplied(d.object, state.appInstance, state.destinationNamespace, state.tracking);
       let compareWith = applied;
       let objConflicts: ConflictPreview[] = [];
       const objWarnings: string[] = [];

@@ -1,7 +1,8 @@
 // `prune`: list this app's live objects that are no longer declared; with confirm, delete each under preconditions.
 import type { PropagationPolicy } from '../kube/gateway.js';
 import { deleteCandidates } from '../prune/delete.js';
-import { ClusterError } from '../cli/exit-codes.js';
+import { ClusterError, RefusedError } from '../cli/exit-codes.js';
+import { stateRefusal } from './rules.js';
 import { describeMissing, preflight, writesOf } from '../sync/preflight.js';
 import { describeNotOwned } from '../tracking/select.js';
 import { loadAppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
@@ -71,6 +72,9 @@ export async function pruneApp(req: PruneRequest, deps: AppStateDeps): Promise<P
     for (const c of plan.candidates) report.entries.push({ ...base(c), outcome: c.skip ? 'skipped' : 'candidate', ...(c.skip ? { message: c.skip } : {}) });
     return report;
   }
+  // A prune is part of a sync for Argo CD: what the project or a sync window forbids, nothing is deleted.
+  const refused = stateRefusal(state, { manual: true, now: Date.now() });
+  if (refused) throw new RefusedError(`pruning ${state.app.name}: nothing was deleted: ${refused}`);
   // Every delete permission is checked before the first delete, so a refusal never leaves a half-done prune.
   const access = await preflight(deps.gateway, writesOf([], plan.candidates), { dryRunDeletes: false });
   if (access.deleteBlocked) {

@@ -187,3 +187,8 @@ export function rulesRefusal(app: Application, rules: Rules, desired: readonly {
   if (!verdict.allowed) return `project ${rules.project.name}: ${verdict.reason}`;
   return undefined;
 }
+
+/** rulesRefusal for a loaded app state (undefined when it carries no rules). */
+export function stateRefusal(state: { app: Application; rules?: Rules; desired: readonly { key: ResourceKey; type: Pick<ResourceType, 'namespaced'> }[] }, opts: { manual: boolean; now: number }): string | undefined {
+  return state.rules ? rulesRefusal(state.app, state.rules, state.desired, opts) : undefined;
+}

@@ -81,7 +81,7 @@ export async function withAppTarget<T>(ctx: CommandContext, what: string, args: 
       const d = app.destination;
       const inCluster = (d.server !== undefined && normalizeServer(d.server) === IN_CLUSTER_SERVER) || d.name === IN_CLUSTER_NAME;
       if (inCluster && appContext === undefined) selectContext(merged, ctx.opts.context); // says no context is selected, exit 2
-      const clusterSecrets = appGateway && !inCluster ? await readClusterSecrets(appGateway, CONTROL_PLANE_NAMESPACE, warnings) : [];
+      const clusterSecrets = appGateway && !inCluster ? await readClusterSecrets(appGateway, args.argocdNamespace || CONTROL_PLANE_NAMESPACE, warnings) : [];
       const res = resolveDestination({ destination: d, contexts: contextsOf(merged), ...(appContext !== undefined ? { appContext } : {}), appFromCluster: appGateway !== undefined, explicitContext, clusterSecrets });
       if (!res.ok) throw new RefusedError(`refusing to act on Application ${app.name}: ${res.refused}; nothing was changed`);
       // --server and --cluster replace the cluster a context reaches: the destination must still be that cluster.

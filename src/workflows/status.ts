@@ -9,6 +9,8 @@ import { groupOf, keyString, type KubeObject } from '../model/object.js';
 import { loadAppState, loadApplication, type AppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
 import { asApplied } from '../tracking/tracking-id.js';
 import type { PruneCandidate } from '../prune/plan.js';
+import { projectStatus } from '../settings/window-report.js';
+import { projectViolations } from './rules.js';
 
 /** Which kinds a live root's children can be, by the root's `group/Kind` (Deployment → ReplicaSet → Pod…). */
 const CHILD_KINDS: Record<string, readonly string[]> = {
@@ -84,7 +86,7 @@ async function compare(state: AppState, fieldManager: string): Promise<ResourceI
   for (const d of state.desired) {
     const live = state.live.get(keyString(d.key));
     try {
-      const diff = await diffObject({ desired: asApplied(d.object, state.appInstance, state.destinationNamespace), live, rules: state.app.ignoreDifferences, fieldManager });
+      const diff = await diffObject({ desired: asApplied(d.object, state.appInstance, state.destinationNamespace, state.tracking), live, rules: state.app.ignoreDifferences, fieldManager });
       const driftedFields = diff.fields.filter((f) => f.verdict !== 'ignored').length;
       out.push({
         key: d.key,
@@ -132,6 +134,13 @@ export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise
     children,
     ...(state.target ? { target: state.target } : {}),
   });
+  const rules = state.rules;
+  if (rules) {
+    report.project = projectStatus(rules.project, state.app, Date.now(), {
+      violations: projectViolations(state.app, rules, state.desired),
+      ...(rules.projectUnchecked ? { unchecked: true } : {}),
+    });
+  }
   return { report, warnings, requests: gw.stats().requests - start };
 }
 

@@ -18,6 +18,7 @@ import type { Application, RetryPolicy } from '../app/types.js';
 import { DEFAULT_RETRY_BACKOFF } from '../app/application.js';
 import { InputError, UnrenderableError } from '../cli/exit-codes.js';
 import { matchesResource, parseResourceFilter, parseSelector, selectorMatches, type ResourceFilter, type Selector } from '../sync/subset.js';
+import { stateRefusal } from './rules.js';
 
 export const SYNC_SCHEMA_VERSION = 1;
 
@@ -155,7 +156,7 @@ export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?
     const live = state.live.get(k);
     let object = d.object;
     if (live) {
-      diffs.set(k, await diffObject({ desired: asApplied(d.object, state.appInstance, state.destinationNamespace), live, rules: app.ignoreDifferences, fieldManager }));
+      diffs.set(k, await diffObject({ desired: asApplied(d.object, state.appInstance, state.destinationNamespace, state.tracking), live, rules: app.ignoreDifferences, fieldManager }));
       const ig = await ignoredFields(app.ignoreDifferences, d.object, live);
       state.warnings.push(...ig.warnings.map((w) => `${d.key.kind}/${d.key.name}: ${w}`));
       ignored.set(k, ig);
@@ -177,6 +178,7 @@ export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?
     namespaceType: namespaces.type,
     pruneCandidates: state.prune?.candidates ?? [],
     flags: { prune: req.prune, pruneOff: pruneOff(app, partial), forceConflicts: req.forceConflicts },
+    ...(state.tracking ? { tracking: state.tracking } : {}),
   });
   const propagationPolicy: PropagationPolicy = app.syncOptions.prunePropagationPolicy ?? 'foreground';
   const report: SyncReport = {
@@ -199,8 +201,9 @@ export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?
     prune: { enabled: plan.prune.enabled, why: plan.prune.why, last: plan.prune.last, propagationPolicy, results: [] },
     warnings: [...state.warnings, ...plan.warnings],
   };
-  if (plan.refused) {
-    report.refused = plan.refused;
+  const refused = stateRefusal(state, { manual: true, now: Date.now() }) ?? plan.refused;
+  if (refused) {
+    report.refused = refused;
     return report;
   }
 

@@ -14,7 +14,8 @@ import { classifyRepoURL } from '../source/repo-url.js';
 import { applySteps, dryRunSteps, humanField } from '../sync/apply.js';
 import { ignoredFields, keepLiveValues } from '../sync/ignored.js';
 import { planSync, type PlanDesired } from '../sync/plan.js';
-import { asApplied, trackingIdOf } from '../tracking/tracking-id.js';
+import { asApplied } from '../tracking/tracking-id.js';
+import { DEFAULT_TRACKING, markOf } from '../tracking/method.js';
 import { reconnectDelay } from '../watch/backoff.js';
 import type { Decision } from '../watch/decide.js';
 import { formatEvent, type LoopEvent } from '../watch/events.js';
@@ -23,6 +24,7 @@ import { runLoop, systemClock, Wakeup, type ActResult, type LoopClock, type Snap
 import { isLoopback, parseWebhookAddr, startWebhook, type WebhookServer } from '../watch/webhook.js';
 import { appStateArgs, loadAppState, type AppState, type AppStateArgs, type AppTarget } from './app-state.js';
 import { liveNamespaces } from './sync.js';
+import { stateRefusal, windowVerdict } from './rules.js';
 
 /** Test seams: a gateway, a stop signal and a clock instead of the real ones. */
 export interface WatchDeps {
@@ -161,6 +163,7 @@ async function watchWith(args: Record<string, unknown>, ctx: CommandContext, dep
     watcher = new LiveWatcher({
       gateway: gw,
       appInstance: () => appInstance,
+      labelKey: () => (last?.state.tracking?.method === 'label' ? last.state.tracking.labelKey : undefined),
       onChange: () => wakeup.wake('live'),
       onConnection: (ev, target) =>
         ev.kind === 'gone'
@@ -203,11 +206,12 @@ async function watchWith(args: Record<string, unknown>, ctx: CommandContext, dep
         const k = keyString(d.key);
         names.set(k, { object: displayName(d.key), ...(d.key.namespace ? { namespace: d.key.namespace } : {}) });
         const live = state.live.get(k);
-        const applied = asApplied(d.object, state.appInstance, state.destinationNamespace);
+        const applied = asApplied(d.object, state.appInstance, state.destinationNamespace, state.tracking);
         const diff = await diffObject({ desired: applied, live, rules: state.app.ignoreDifferences, fieldManager: ctx.opts.fieldManager });
         diffs.set(k, diff);
-        const wantMark = applied === d.object ? undefined : trackingIdOf(applied);
-        const markDiffers = live !== undefined && wantMark !== undefined && trackingIdOf(live) !== wantMark;
+        const tracking = state.tracking ?? DEFAULT_TRACKING;
+        const wantMark = applied === d.object ? undefined : markOf(applied, tracking);
+        const markDiffers = live !== undefined && wantMark !== undefined && markOf(live, tracking) !== wantMark;
         if (diff.status !== 'in-sync' || markDiffers) outOfSync.push(k);
       }
       // Extras (prune candidates) are listed on polls only: that takes a list per kind and namespace, too much for
@@ -219,6 +223,10 @@ async function watchWith(args: Record<string, unknown>, ctx: CommandContext, dep
       for (const w of fresh) warned.add(w);
       last = { state, diffs, extras: extrasByKey };
       watcher?.update(liveTargets(state));
+      // The loop is Argo CD's automated sync: a window blocks it unless it allows automated syncs.
+      const now = clock.now();
+      const refusal = stateRefusal(state, { manual: false, now });
+      const until = refusal && state.rules ? windowVerdict(state.app, state.rules, { manual: false, now }).verdict.opensAt : undefined;
       return {
         revision: state.revision ?? contentRevision(state),
         ...(state.revision ? { commit: state.revision } : {}),
@@ -230,6 +238,7 @@ async function watchWith(args: Record<string, unknown>, ctx: CommandContext, dep
         extras,
         names,
         warnings: fresh,
+        ...(refusal ? { blocked: { reason: refusal, ...(until !== undefined ? { until } : {}) } } : {}),
       };
     };
 
@@ -291,6 +300,7 @@ async function actOn(loaded: Loaded, d: Decision, opts: { gateway: KubeGateway; 
       namespaceType: namespaces.type,
       pruneCandidates: [],
       flags: { prune: false, forceConflicts: opts.forceConflicts },
+      ...(state.tracking ? { tracking: state.tracking } : {}),
     });
     if (plan.refused) return [...wanted].map((key) => ({ key, action: 'apply' as const, result: 'refused', ok: false, message: plan.refused }));
     const dry = await dryRunSteps(gw, plan.steps, { fieldManager: opts.fieldManager, force: plan.force });

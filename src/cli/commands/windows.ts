@@ -1,0 +1,32 @@
+// `kubectl gitops windows`: the sync windows of the Application's AppProject, and whether a sync may run now.
+import type { GitopsCommand } from '../command.js';
+import { appSourceOptions } from '../options.js';
+import { ExitCode } from '../exit-codes.js';
+
+export const windowsCommand: GitopsCommand = {
+  command: 'windows [app]',
+  describe: "List the sync windows of the Application's AppProject: active now, until when, next start, and whether a sync may run",
+  builder: (y) =>
+    appSourceOptions(y)
+      .option('all', { type: 'boolean', default: false, describe: 'Also list the windows that do not apply to this application' })
+      .example('kubectl gitops windows shop', 'The windows that apply to shop, and when a sync may run')
+      .example('kubectl gitops windows -f app.yaml --project-file project.yaml -o kv', 'From files, for scripts'),
+  async run(args, ctx) {
+    const { appStateArgs } = await import('../../workflows/app-state.js');
+    const { runWindows } = await import('../../workflows/windows.js');
+    const { renderWindows } = await import('../../render/windows.js');
+    const { checkLocalSources, withAppTarget } = await import('../../workflows/session.js');
+    const a = { ...appStateArgs(args), all: args.all === true };
+    const print = (report: Awaited<ReturnType<typeof runWindows>>) => {
+      for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
+      ctx.io.out(renderWindows(report, ctx.opts.output, ctx.paint));
+      return ExitCode.Ok;
+    };
+    // With the Application and its project both from files, the cluster has nothing to add.
+    if (a.appFile && a.projectFile) {
+      await checkLocalSources({ appFile: a.appFile });
+      return print(await runWindows(a, { io: ctx.io, opts: ctx.opts }));
+    }
+    return withAppTarget(ctx, 'windows', a, async (session) => print(await runWindows(a, { io: ctx.io, opts: ctx.opts, gateway: session.gateway, application: session.application })));
+  },
+};
