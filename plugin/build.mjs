@@ -160,6 +160,23 @@ function __kg_require(id) {
  * made `--help` cost ~30 ms. This wraps it with the fast path string-width 8 has: printable ASCII is
  * as wide as it is long; anything else goes to the real function.
  */
+/**
+ * The Lua health checks' wasmoon (src/health/lua-assets.ts reads it from node_modules at run time): in the
+ * executable its module source and its .wasm (base64) are embedded in the lazily loaded chunk instead.
+ */
+const luaAssets = {
+  name: 'lua-assets',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]src[\\/]health[\\/]lua-assets\.ts$/ }, () => ({
+      resolveDir: ROOT,
+      loader: 'js',
+      contents: `import source from 'wasmoon/dist/index.js' with { type: 'text' };
+import wasmBase64 from 'wasmoon/dist/glue.wasm';
+export async function wasmoonAssets() { return { source, wasmBase64 }; }`,
+    }));
+  },
+};
+
 const asciiStringWidth = {
   name: 'ascii-string-width',
   setup(b) {
@@ -199,7 +216,8 @@ export async function bundle(outdir, info, srcRoot = ROOT) {
     platform: 'node',
     target: 'node24',
     chunkNames: 'chunk-[hash]',
-    plugins: [asciiStringWidth],
+    plugins: [asciiStringWidth, luaAssets],
+    loader: { '.wasm': 'base64' },
     minifySyntax: true,
     legalComments: 'none',
     logLevel: 'warning',

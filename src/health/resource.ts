@@ -15,6 +15,7 @@ import { hpaHealth } from './checks/hpa.js';
 import { apiServiceHealth } from './checks/apiservice.js';
 import { pdbHealth } from './checks/pdb.js';
 import { readyConditionHealth } from './checks/ready-condition.js';
+import { customHealthOf } from './custom.js';
 
 type Check = (obj: KubeObject) => HealthStatus;
 
@@ -58,6 +59,9 @@ export function resourceHealth(obj: KubeObject): HealthStatus | undefined {
   if (obj.metadata.deletionTimestamp && !hookFinalizer) {
     return { status: 'Progressing', message: 'Pending deletion' };
   }
+  // A Lua check (argocd-cm or --lua-dir) comes before the built-in ones, as in gitops-engine's GetResourceHealth.
+  const custom = customHealthOf(obj);
+  if (custom !== undefined) return custom ?? undefined;
   const group = groupOf(obj.apiVersion);
   const check = CHECKS.get(`${group}/${obj.kind}`);
   if (check) return check(obj);

@@ -1,7 +1,7 @@
 // The rules around an Application, read once per command: its AppProject (from the cluster's control-plane
 // namespace, or --project-file), Argo CD's settings (argocd-cm there, or --argocd-cm), and Lua health checks
 // (argocd-cm, or --lua-dir). What cannot be read is a warning, never silently a permission.
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import type { Application, IgnoreDifference } from '../app/types.js';
 import { InputError } from '../cli/exit-codes.js';
 import type { KubeGateway, ResourceType } from '../kube/gateway.js';
@@ -113,6 +113,12 @@ async function loadSettings(args: RulesArgs, ns: string, gw: KubeGateway | undef
 /** Reads the project and the settings side by side; `gw` absent (file mode) means only the files count. */
 export async function loadRules(app: Application, args: RulesArgs, gw: KubeGateway | undefined): Promise<Rules> {
   const ns = args.argocdNamespace || DEFAULT_ARGOCD_NAMESPACE;
+  if (args.luaDir) {
+    const st = await stat(args.luaDir).catch((err: unknown) => {
+      throw new InputError(`--lua-dir ${args.luaDir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+    });
+    if (!st.isDirectory()) throw new InputError(`--lua-dir ${args.luaDir}: not a directory (give the resource_customizations folder)`);
+  }
   const warnings: string[] = [];
   const [project, settings] = await Promise.all([loadProject(app, args, ns, gw, warnings), loadSettings(args, ns, gw, warnings)]);
   warnings.push(...project.project.warnings, ...settings.warnings);

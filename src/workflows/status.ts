@@ -124,6 +124,10 @@ export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise
   resources.push(...extras);
   const roots = resources.flatMap((r) => (r.live ? [r.live] : []));
   const children = await listChildren(gw, roots, warnings);
+  if (state.rules) {
+    const { computeCustomHealth, HealthScripts } = await import('../health/custom.js');
+    await computeCustomHealth([...roots, ...children], new HealthScripts(state.rules.settings, state.rules.luaDir));
+  }
   const report = buildStatusReport({
     app: state.app,
     ...(state.revision ? { revision: state.revision } : {}),
