@@ -1,0 +1,236 @@
+// argocd-cm on the local control plane: label and annotation+label tracking (sync, diff and prune find what Argo
+// CD's tracking finds), the installation id, a system-wide ignore rule, and Lua health checks of our own on a CRD
+// of our own (Healthy, Progressing, Degraded with their messages; a script that loops forever is stopped).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { tempDir } from '../support/temp-dir.js';
+import { applyYaml, createTestNamespace, deleteNamespace, getJson, kubectlOk, runPlugin, type RunResult } from './support/index.js';
+import type { KubeObject } from '../../src/model/object.js';
+
+const TID = 'argocd.argoproj.io/tracking-id';
+const IID = 'argocd.argoproj.io/installation-id';
+const LABEL = 'app.kubernetes.io/instance';
+
+let ns: string;
+let cp: string;
+let root: string;
+
+function kv(out: string): Record<string, string[]> {
+  const m: Record<string, string[]> = {};
+  for (const line of out.split('\n')) {
+    const i = line.indexOf('=');
+    if (i > 0) (m[line.slice(0, i)] ??= []).push(line.slice(i + 1));
+  }
+  return m;
+}
+
+/** An app `name` in the control-plane namespace (so its instance is its name) and its desired folder. */
+function app(name: string, manifests: string): { app: string; desired: string } {
+  const dir = join(root, name);
+  const desired = join(dir, 'desired');
+  mkdirSync(desired, { recursive: true });
+  writeFileSync(join(desired, 'all.yaml'), manifests);
+  const file = join(dir, 'app.yaml');
+  writeFileSync(file, `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: ${name}, namespace: ${cp}}\nspec:\n  source: {repoURL: https://git.example.com/x.git, path: .}\n  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}\n`);
+  return { app: file, desired };
+}
+
+function cm(name: string, data: Record<string, string> = { v: '1' }): string {
+  return `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${name}}\ndata: ${JSON.stringify(data)}\n---\n`;
+}
+
+function plugin(cmd: string, a: { app: string; desired: string }, ...extra: string[]): Promise<RunResult> {
+  return runPlugin([cmd, '-f', a.app, '--desired', a.desired, '--argocd-namespace', cp, ...extra]);
+}
+
+async function handMade(name: string, meta: { labels?: Record<string, string>; annotations?: Record<string, string>; ownerReferences?: unknown[] }): Promise<void> {
+  await kubectlOk(['create', '-f', '-'], { stdin: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, ...meta }, data: { hand: 'made' } }) });
+}
+
+beforeAll(async () => {
+  ns = await createTestNamespace('settings');
+  cp = await createTestNamespace('settings-cp');
+  root = tempDir('settings');
+});
+
+afterAll(async () => {
+  if (ns) await deleteNamespace(ns);
+  if (cp) await deleteNamespace(cp);
+});
+
+describe('label tracking (argocd-cm in the control-plane namespace)', () => {
+  let a: { app: string; desired: string };
+  beforeAll(async () => {
+    await applyYaml(`apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm, namespace: ${cp}}\ndata:\n  application.resourceTrackingMethod: label\n`);
+    a = app('lbl', cm('lbl-a') + cm('lbl-b'));
+  });
+
+  it('sync marks with the instance label only; diff is in sync', async () => {
+    const res = await plugin('sync', a, '-o', 'kv');
+    expect(res.code).toBe(0);
+    const live = await getJson('configmap', 'lbl-a', ns);
+    expect(live.metadata.labels?.[LABEL]).toBe('lbl');
+    expect(live.metadata.annotations?.[TID]).toBeUndefined();
+    expect((await plugin('diff', a)).code).toBe(0);
+  });
+
+  it('prune finds exactly what label tracking finds: the label names the app, no self-reference, no owner', async () => {
+    const a1 = await getJson('configmap', 'lbl-a', ns);
+    await handMade('lbl-copied', { labels: { [LABEL]: 'lbl' } }); // Argo CD takes it for the app's: the label cannot say which object it was put on
+    await handMade('lbl-owned', { labels: { [LABEL]: 'lbl' }, ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'lbl-a', uid: a1.metadata.uid }] });
+    await handMade('lbl-other', { labels: { [LABEL]: 'another-app' } });
+    await handMade('lbl-annotated', { annotations: { [TID]: `lbl:/ConfigMap:${ns}/lbl-annotated` } });
+    writeFileSync(join(a.desired, 'all.yaml'), cm('lbl-a'));
+    const res = await plugin('prune', a, '-o', 'json');
+    expect(res.code).toBe(0);
+    const report = JSON.parse(res.stdout) as { entries: { name: string; outcome: string }[] };
+    expect(report.entries.map((e) => e.name).sort()).toEqual(['lbl-b', 'lbl-copied']);
+    const diff = await plugin('diff', a, '-o', 'kv');
+    expect(diff.code).toBe(1);
+    expect(kv(diff.stdout).EXTRA?.sort()).toEqual(['ConfigMap/lbl-b', 'ConfigMap/lbl-copied']);
+    const confirm = await plugin('prune', a, '--confirm', '-o', 'json');
+    expect(confirm.code).toBe(0);
+    const left = JSON.parse(await kubectlOk(['get', 'configmaps', '-n', ns, '-o', 'json'])) as { items: KubeObject[] };
+    const names = left.items.map((o) => o.metadata.name).filter((n) => n?.startsWith('lbl-'));
+    expect(names.sort()).toEqual(['lbl-a', 'lbl-annotated', 'lbl-other', 'lbl-owned']);
+    expect((await plugin('diff', a)).code).toBe(0);
+  });
+});
+
+describe('annotation+label tracking and the installation id (--argocd-cm FILE)', () => {
+  let a: { app: string; desired: string };
+  let cmFile: string;
+  beforeAll(() => {
+    cmFile = join(root, 'argocd-cm-al.yaml');
+    writeFileSync(cmFile, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm}\ndata:\n  application.resourceTrackingMethod: annotation+label\n  installationID: inst-1\n');
+    a = app('al', cm('al-a') + cm('al-b'));
+  });
+
+  it('sync writes the annotation, the installation id and the label', async () => {
+    expect((await plugin('sync', a, '--argocd-cm', cmFile)).code).toBe(0);
+    const live = await getJson('configmap', 'al-a', ns);
+    expect(live.metadata.annotations?.[TID]).toBe(`al:/ConfigMap:${ns}/al-a`);
+    expect(live.metadata.annotations?.[IID]).toBe('inst-1');
+    expect(live.metadata.labels?.[LABEL]).toBe('al');
+    expect((await plugin('diff', a, '--argocd-cm', cmFile)).code).toBe(0);
+  });
+
+  it('prune goes by the annotation of this installation: a label alone, or another installation\'s mark, is not ours', async () => {
+    await handMade('al-label-only', { labels: { [LABEL]: 'al' } });
+    await handMade('al-no-installation', { annotations: { [TID]: `al:/ConfigMap:${ns}/al-no-installation` } });
+    await handMade('al-other-installation', { annotations: { [TID]: `al:/ConfigMap:${ns}/al-other-installation`, [IID]: 'inst-2' } });
+    await handMade('al-ours', { annotations: { [TID]: `al:/ConfigMap:${ns}/al-ours`, [IID]: 'inst-1' } });
+    writeFileSync(join(a.desired, 'all.yaml'), cm('al-a'));
+    const res = await plugin('prune', a, '--argocd-cm', cmFile, '-o', 'json');
+    const report = JSON.parse(res.stdout) as { entries: { name: string }[]; notOwned: { name: string; reason: string }[] };
+    expect(report.entries.map((e) => e.name).sort()).toEqual(['al-b', 'al-ours']);
+    expect(report.notOwned.find((n) => n.name === 'al-other-installation')?.reason).toContain('inst-2');
+  });
+});
+
+describe('a system-wide ignore rule from argocd-cm', () => {
+  it('is merged with the Application\'s rules: the ignored field is reported, never drift', async () => {
+    const cmFile = join(root, 'argocd-cm-ignore.yaml');
+    writeFileSync(cmFile, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm}\ndata:\n  resource.customizations.ignoreDifferences.ConfigMap: |\n    jsonPointers:\n    - /data/tuned\n');
+    const a = app('ign', cm('ign-a', { v: '1', tuned: 'low' }));
+    expect((await plugin('sync', a, '--argocd-cm', cmFile)).code).toBe(0);
+    await kubectlOk(['patch', 'configmap', 'ign-a', '-n', ns, '--type=merge', '-p', '{"data":{"tuned":"high"}}']);
+    const withRule = await plugin('diff', a, '--argocd-cm', cmFile, '-o', 'kv');
+    expect(withRule.code).toBe(0);
+    expect(withRule.stdout).toContain('IGNORED=ConfigMap/ign-a data.tuned');
+    const json = JSON.parse((await plugin('diff', a, '--argocd-cm', cmFile, '-o', 'json')).stdout) as { objects: { key: { name: string }; fields: { path: string; verdict: string; rule?: { source?: string } }[] }[] };
+    const field = json.objects.find((o) => o.key.name === 'ign-a')?.fields.find((f) => f.path === 'data.tuned');
+    expect(field).toMatchObject({ verdict: 'ignored', rule: { type: 'jsonPointers', value: '/data/tuned', source: `${cmFile} resource.customizations.ignoreDifferences.ConfigMap` } });
+    // Without the settings the same live change is drift.
+    const without = await runPlugin(['diff', '-f', a.app, '--desired', a.desired, '--argocd-namespace', `${cp}-none`]);
+    expect(without.code).toBe(1);
+  });
+});
+
+describe('Lua health checks of our own on a CRD of our own', () => {
+  const group = `w${randomBytes(3).toString('hex')}.kgitops.test`;
+  let cmFile: string;
+  let a: { app: string; desired: string };
+
+  beforeAll(async () => {
+    await applyYaml(`apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.${group}}
+spec:
+  group: ${group}
+  scope: Namespaced
+  names: {kind: Widget, plural: widgets, singular: widget, listKind: WidgetList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+---
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: loopers.${group}}
+spec:
+  group: ${group}
+  scope: Namespaced
+  names: {kind: Looper, plural: loopers, singular: looper, listKind: LooperList}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+`);
+    await kubectlOk(['wait', '--for=condition=Established', `crd/widgets.${group}`, `crd/loopers.${group}`, '--timeout=60s']);
+    cmFile = join(root, 'argocd-cm-lua.yaml');
+    const widgetHealth = [
+      'hs = {}',
+      'if obj.status ~= nil and obj.status.phase == "Running" then',
+      '  hs.status = "Healthy"',
+      '  hs.message = "widget " .. obj.metadata.name .. " runs"',
+      'elseif obj.status ~= nil and obj.status.phase == "Failed" then',
+      '  hs.status = "Degraded"',
+      '  hs.message = obj.status.reason',
+      'else',
+      '  hs.status = "Progressing"',
+      '  hs.message = "waiting for the widget"',
+      'end',
+      'return hs',
+    ];
+    writeFileSync(
+      cmFile,
+      `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm}\ndata:\n  resource.customizations.health.${group}_Widget: |\n${widgetHealth.map((l) => `    ${l}`).join('\n')}\n  resource.customizations.health.${group}_Looper: |\n    while true do end\n`,
+    );
+    const widget = (name: string) => `apiVersion: ${group}/v1\nkind: Widget\nmetadata: {name: ${name}}\nspec: {size: 1}\n---\n`;
+    a = app('lua', widget('w-running') + widget('w-failed') + widget('w-pending') + `apiVersion: ${group}/v1\nkind: Looper\nmetadata: {name: forever}\nspec: {}\n`);
+    expect((await plugin('sync', a, '--argocd-cm', cmFile)).code).toBe(0);
+    await kubectlOk(['patch', `widgets.${group}`, 'w-running', '-n', ns, '--type=merge', '-p', '{"status":{"phase":"Running"}}']);
+    await kubectlOk(['patch', `widgets.${group}`, 'w-failed', '-n', ns, '--type=merge', '-p', '{"status":{"phase":"Failed","reason":"out of sprockets"}}']);
+  });
+
+  afterAll(async () => {
+    await kubectlOk(['delete', 'crd', `widgets.${group}`, `loopers.${group}`, '--ignore-not-found', '--wait=false']).catch(() => undefined);
+  });
+
+  it('gives Healthy, Progressing and Degraded with the message; a script that loops forever is stopped by the bound', async () => {
+    const started = Date.now();
+    const res = await plugin('status', a, '--argocd-cm', cmFile, '-o', 'json');
+    expect(res.code).toBe(0);
+    const report = JSON.parse(res.stdout) as { resources: { kind: string; name: string; health?: { status: string; message: string } }[]; health: { status: string } };
+    const health = Object.fromEntries(report.resources.map((r) => [r.name, r.health]));
+    expect(health['w-running']).toEqual({ status: 'Healthy', message: 'widget w-running runs' });
+    expect(health['w-failed']).toEqual({ status: 'Degraded', message: 'out of sprockets' });
+    expect(health['w-pending']).toEqual({ status: 'Progressing', message: 'waiting for the widget' });
+    expect(health.forever).toEqual({ status: 'Unknown', message: 'the Lua health check ran past its time bound (1000 ms) and was stopped' });
+    expect(report.health.status).toBe('Unknown');
+    expect(Date.now() - started).toBeLessThan(60_000);
+  });
+
+  it('the same checks from a --lua-dir library in Argo CD\'s layout', async () => {
+    const lib = join(root, 'lib', 'resource_customizations', group, 'Widget');
+    mkdirSync(lib, { recursive: true });
+    writeFileSync(join(lib, 'health.lua'), 'return { status = "Suspended", message = "from the library: " .. obj.metadata.name }');
+    const res = await plugin('status', a, '--lua-dir', join(root, 'lib'), '-o', 'json');
+    const report = JSON.parse(res.stdout) as { resources: { name: string; health?: { status: string; message: string } }[] };
+    expect(report.resources.find((r) => r.name === 'w-failed')?.health).toEqual({ status: 'Suspended', message: 'from the library: w-failed' });
+  });
+});
