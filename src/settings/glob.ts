@@ -4,8 +4,14 @@
 
 const cache = new Map<string, RegExp | null>();
 
+/** Escapes a literal outside a character class (a `u` RegExp allows only syntax characters to be escaped). */
 function escapeRe(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+  return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
+
+/** Escapes a literal inside a character class. */
+function escapeClass(s: string): string {
+  return s.replace(/[\\\]\[^-]/g, '\\$&');
 }
 
 /**
@@ -19,7 +25,7 @@ export function compileGlob(pattern: string, separators = ''): RegExp | null {
   if (hit !== undefined) return hit;
   let re: RegExp | null;
   try {
-    const notSep = separators === '' ? '[^]' : `[^${escapeRe(separators)}]`;
+    const notSep = separators === '' ? '[^]' : `[^${[...separators].map(escapeClass).join('')}]`;
     const chars = [...pattern];
     let i = 0;
     const parse = (inTerms: number): string => {
@@ -50,7 +56,7 @@ export function compileGlob(pattern: string, separators = ''): RegExp | null {
             const lo = chars[i]!;
             const hi = chars[i + 2];
             if (hi === undefined) throw new Error('unexpected end of input');
-            body = `${escapeRe(lo)}-${escapeRe(hi)}`;
+            body = `${escapeClass(lo)}-${escapeClass(hi)}`;
             i += 3;
           } else {
             let text = '';
@@ -59,7 +65,7 @@ export function compileGlob(pattern: string, separators = ''): RegExp | null {
               text += chars[i];
               i++;
             }
-            body = [...text].map(escapeRe).join('');
+            body = [...text].map(escapeClass).join('');
           }
           if (chars[i] !== ']') throw new Error('expected close range character');
           i++;
@@ -161,7 +167,7 @@ export function compileFilepathMatch(pattern: string): RegExp | null {
             i++;
             if (hi < lo) throw new Error('bad pattern');
           }
-          body += lo === hi ? escapeRe(lo) : `${escapeRe(lo)}-${escapeRe(hi)}`;
+          body += lo === hi ? escapeClass(lo) : `${escapeClass(lo)}-${escapeClass(hi)}`;
           n++;
         }
         out += `[${neg ? '^' : ''}${body}]`;

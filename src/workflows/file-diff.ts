@@ -18,6 +18,8 @@ export interface FileDiffRequest {
   io?: Pick<Io, 'readStdin'>;
   /** Render `desired` (a folder) like a source (--render), with these tools. */
   render?: { env: Record<string, string | undefined>; kustomize?: string; kustomizeBuildOptions?: string };
+  /** argocd-cm from a file: its system-wide ignore rules apply after the Application's. */
+  argocdCm?: string;
 }
 
 export interface FileDiffResult {
@@ -53,6 +55,7 @@ export async function runFileDiff(req: FileDiffRequest): Promise<FileDiffResult>
   }
   const live = await loadManifests(req.live, req.io);
   const pairs = pairObjects(desired, live, req.namespace ?? app?.destination.namespace);
-  const report = await diffAll(pairs, { rules: app?.ignoreDifferences ?? [], fieldManager: req.fieldManager });
+  const system = req.argocdCm ? (await (await import('./rules.js')).readArgoSettingsFile(req.argocdCm)).ignoreDifferences : [];
+  const report = await diffAll(pairs, { rules: [...(app?.ignoreDifferences ?? []), ...system], fieldManager: req.fieldManager });
   return app ? { report, app } : { report };
 }

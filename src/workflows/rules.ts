@@ -83,18 +83,21 @@ async function loadProject(app: Application, args: RulesArgs, ns: string, gw: Ku
   return { project: parseAppProject(obj, `AppProject ${ns}/${name}`) };
 }
 
-async function loadSettings(args: RulesArgs, ns: string, gw: KubeGateway | undefined, warnings: string[]): Promise<ArgoSettings> {
-  if (args.argocdCm) {
-    const v = await readYamlFile(args.argocdCm, 'ConfigMap');
-    const data = isPlainObject(v) && v.kind === 'ConfigMap' ? v.data : v;
-    if (data !== undefined && data !== null && !isPlainObject(data)) throw new InputError(`${args.argocdCm}: argocd-cm data must be a map of strings`);
-    const strings: Record<string, string> = {};
-    for (const [k, val] of Object.entries(data ?? {})) {
-      if (typeof val !== 'string') throw new InputError(`${args.argocdCm}: argocd-cm data.${k} must be a string`);
-      strings[k] = val;
-    }
-    return parseArgoSettings(strings, args.argocdCm);
+/** argocd-cm from a file: a ConfigMap manifest, or just its `data` map. */
+export async function readArgoSettingsFile(path: string): Promise<ArgoSettings> {
+  const v = await readYamlFile(path, 'ConfigMap');
+  const data = isPlainObject(v) && v.kind === 'ConfigMap' ? v.data : v;
+  if (data !== undefined && data !== null && !isPlainObject(data)) throw new InputError(`${path}: argocd-cm data must be a map of strings`);
+  const strings: Record<string, string> = {};
+  for (const [k, val] of Object.entries(data ?? {})) {
+    if (typeof val !== 'string') throw new InputError(`${path}: argocd-cm data.${k} must be a string`);
+    strings[k] = val;
   }
+  return parseArgoSettings(strings, path);
+}
+
+async function loadSettings(args: RulesArgs, ns: string, gw: KubeGateway | undefined, warnings: string[]): Promise<ArgoSettings> {
+  if (args.argocdCm) return readArgoSettingsFile(args.argocdCm);
   if (!gw) return defaultSettings();
   let cm;
   try {

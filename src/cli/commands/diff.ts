@@ -28,6 +28,7 @@ export const diffCommand: GitopsCommand = {
     if (typeof args.desired !== 'string') throw new InputError('file mode (--live) needs --desired FILE|DIR');
     if (args.app !== undefined && args.app !== '') throw new InputError('file mode (--live) reads the Application from -f/--app-file, not from the cluster: drop the APP argument');
     if (args.serverSide === true) throw new InputError('--server-side needs a cluster: it cannot be combined with --live');
+    if (typeof args.projectFile === 'string' || typeof args.luaDir === 'string') throw new InputError('file mode (--live) only compares: --project-file and --lua-dir apply to the cluster commands (sync, prune, status, windows)');
     const { report, app } = await runFileDiff({
       desired: stdinDash(args.desired),
       live: stdinDash(args.live),
@@ -36,6 +37,7 @@ export const diffCommand: GitopsCommand = {
       fieldManager: ctx.opts.fieldManager,
       io: ctx.io,
       ...(args.render === true ? { render: { env: ctx.io.env, ...(typeof args.kustomize === 'string' ? { kustomize: args.kustomize } : {}), ...(typeof args.kustomizeBuildOptions === 'string' ? { kustomizeBuildOptions: args.kustomizeBuildOptions } : {}) } } : {}),
+      ...(typeof args.argocdCm === 'string' ? { argocdCm: args.argocdCm } : {}),
     });
     for (const w of app?.warnings ?? []) ctx.io.err(`warning: ${w}\n`);
     for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
