@@ -35,6 +35,8 @@ export interface AppProject {
   syncWindows: SyncWindow[];
   /** Rules this tool does not enforce (said once, as warnings). */
   warnings: string[];
+  /** Argo CD's built-in default project, taken because no AppProject `default` exists. */
+  builtIn?: boolean;
 }
 
 export const DEFAULT_PROJECT = 'default';
@@ -52,6 +54,7 @@ export function defaultProject(namespace: string): AppProject {
     sourceNamespaces: [],
     syncWindows: [],
     warnings: [],
+    builtIn: true,
   };
 }
 
@@ -251,7 +254,9 @@ export interface ProjectCheckInput {
 export function checkProject(p: AppProject, input: ProjectCheckInput): ProjectViolation[] {
   const out: ProjectViolation[] = [];
   const { app } = input;
-  if (!isAppNamespacePermitted(p, app.namespace, input.controlPlaneNamespace)) {
+  // Where no AppProject `default` exists, no Argo CD API server runs that would have created it, nor one that
+  // restricts Applications to its namespace: this tool's own rule, Applications in any namespace, stands.
+  if (!p.builtIn && !isAppNamespacePermitted(p, app.namespace, input.controlPlaneNamespace)) {
     out.push({ rule: 'sourceNamespaces', message: `application '${app.name}' in namespace '${app.namespace}' is not allowed to use project ${p.name} (sourceNamespaces: ${p.sourceNamespaces.length ? p.sourceNamespaces.join(', ') : 'none'})` });
   }
   const repoURL = app.source.repoURL ?? '';

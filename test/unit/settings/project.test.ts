@@ -97,6 +97,11 @@ describe('the default project and the whole check', () => {
     const app = { name: 'shop', namespace: 'argocd', source: { repoURL: 'https://x/y.git' }, destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' } };
     expect(checkProject(defaultProject('argocd'), { app, controlPlaneNamespace: 'argocd', objects: [{ group: '', kind: 'Namespace', namespace: '', name: 'shop', namespaced: false }, { group: '', kind: 'ConfigMap', namespace: 'shop', name: 'c', namespaced: true }] })).toEqual([]);
   });
+  it('the built-in default (no AppProject default: no Argo CD) lets Applications of any namespace use it', () => {
+    const app = { name: 'shop', namespace: 'team-a', source: {}, destination: { namespace: 'shop' } };
+    expect(checkProject(defaultProject('argocd'), { app, controlPlaneNamespace: 'argocd', objects: [] })).toEqual([]);
+    expect(checkProject({ ...defaultProject('argocd'), builtIn: false }, { app, controlPlaneNamespace: 'argocd', objects: [] }).map((v) => v.rule)).toEqual(['sourceNamespaces']);
+  });
   it('sourceNamespaces: the control-plane namespace always may', () => {
     expect(isAppNamespacePermitted(proj({}), 'argocd', 'argocd')).toBe(true);
     expect(isAppNamespacePermitted(proj({}), 'team-a', 'argocd')).toBe(false);
