@@ -51,6 +51,9 @@ class World {
   acted: Decision[] = [];
   actDelay = 0;
   actThrows = 0;
+  /** A sync window that blocks the automated sync until this time (the project's verdict). */
+  blockedUntil?: number;
+  now = () => 0;
 
   snapshot(): Snapshot {
     const outOfSync = [...this.desired].filter((k) => this.live.get(k) !== this.revision);
@@ -63,6 +66,7 @@ class World {
       extras: [...this.extrasLive],
       names: new Map([...this.desired, ...this.extrasLive].map((k) => [k, { object: k.toUpperCase() }])),
       warnings: [],
+      ...(this.blockedUntil !== undefined && this.now() < this.blockedUntil ? { blocked: { reason: 'sync blocked by the active deny window syncWindows[0]', until: this.blockedUntil } } : {}),
     };
   }
 }
@@ -109,6 +113,24 @@ function harness(world: World, intervalMs = 10_000) {
 }
 
 describe('runLoop', () => {
+  it('waits for a sync window that blocks the automated sync: says so once, acts on nothing, syncs when it opens', async () => {
+    const w = new World();
+    w.blockedUntil = 25_000;
+    const h = harness(w);
+    w.now = () => h.clock.now();
+    await h.clock.advance(0);
+    expect(h.lines()).toEqual(['revision', 'refused waiting']);
+    expect(h.events[1]?.detail).toEqual({ retryInMs: 25_000 });
+    await h.clock.advance(20_000); // the poll at 10 s and 20 s: still blocked, said once
+    expect(w.acted).toEqual([]);
+    expect(h.lines()).toEqual(['revision', 'refused waiting']);
+    await h.clock.advance(6_000); // just after the window opens
+    expect(w.live.get('cm/a')).toBe('c1');
+    expect(h.lines().slice(2)).toEqual(['refused lifted', 'sync CM/A applied', 'sync DEPLOY/WEB applied', 'in-sync']);
+    h.ctl.abort();
+    await h.done;
+  });
+
   it('syncs at start, then applies a new commit at the next poll, and stops when aborted', async () => {
     const w = new World();
     const h = harness(w);
