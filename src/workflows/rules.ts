@@ -198,6 +198,10 @@ export function rulesRefusal(app: Application, rules: Rules, desired: readonly {
 }
 
 /** rulesRefusal for a loaded app state (undefined when it carries no rules). */
-export function stateRefusal(state: { app: Application; rules?: Rules; desired: readonly { key: ResourceKey; type: Pick<ResourceType, 'namespaced'> }[] }, opts: { manual: boolean; now: number }): string | undefined {
-  return state.rules ? rulesRefusal(state.app, state.rules, state.desired, opts) : undefined;
+export function stateRefusal(
+  state: { app: Application; rules?: Rules; desired: readonly { key: ResourceKey; type: Pick<ResourceType, 'namespaced'> }[]; hooks?: readonly { key: ResourceKey; type: Pick<ResourceType, 'namespaced'> }[] },
+  opts: { manual: boolean; now: number },
+): string | undefined {
+  // Hooks are resources of the app too: the project's rules apply to them as to the rest.
+  return state.rules ? rulesRefusal(state.app, state.rules, [...state.desired, ...(state.hooks ?? [])], opts) : undefined;
 }

@@ -1,6 +1,7 @@
 // Runs a multi-step sync through the gateway, as gitops-engine's sync operation does: phase by phase and wave by wave,
 // hooks created fresh (their delete policies honoured), and each wave waited for until healthy before the next; the
 // first failure stops it, and the SyncFail hooks run.
+import type { Tracking } from '../tracking/method.js';
 import type { KubeGateway, ResourceType } from '../kube/gateway.js';
 import { KubeApiError } from '../kube/errors.js';
 import { resourceHealth } from '../health/resource.js';
@@ -36,6 +37,8 @@ export interface PhaseRunOptions {
   force: boolean;
   appInstance: string;
   destinationNamespace: string;
+  /** The cluster's tracking method (argocd-cm); default: the tracking-id annotation. */
+  tracking?: Tracking;
   /** The revision hooks' generated names carry (the commit, or a digest of the desired set). */
   revision: string;
   startedAtMs: number;
@@ -61,13 +64,13 @@ export interface PhaseRunResult {
 type Group = PhaseGroup<DryRunResult, RunnableHook>;
 
 /** The object a hook creates this run: named (generateName), stamped with the app's mark. */
-export function hookObject(h: RunnableHook, phase: HookPhase, o: Pick<PhaseRunOptions, 'revision' | 'startedAtMs' | 'appInstance' | 'destinationNamespace'>): KubeObject {
+export function hookObject(h: RunnableHook, phase: HookPhase, o: Pick<PhaseRunOptions, 'revision' | 'startedAtMs' | 'appInstance' | 'destinationNamespace' | 'tracking'>): KubeObject {
   const metadata = { ...h.object.metadata };
   if (needsGeneratedName(h.object)) {
     metadata.name = generatedHookName(metadata.generateName as string, o.revision, phase, o.startedAtMs);
     delete metadata.generateName;
   }
-  return asApplied({ ...h.object, metadata }, o.appInstance, o.destinationNamespace);
+  return asApplied({ ...h.object, metadata }, o.appInstance, o.destinationNamespace, o.tracking);
 }
 
 /** Done, failed or still going, from a live object's health (no health check: done once it exists). */

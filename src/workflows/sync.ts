@@ -286,6 +286,7 @@ export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?
     force: plan.force,
     appInstance: state.appInstance,
     destinationNamespace: state.destinationNamespace,
+    ...(state.tracking ? { tracking: state.tracking } : {}),
     revision: state.revision ?? contentDigest(state),
     startedAtMs: started,
     deadlineMs: started + req.timeoutMs,
