@@ -98,6 +98,8 @@ export interface AppStateDeps {
   opts: GlobalOptions;
   /** The destination's cluster. */
   gateway: KubeGateway;
+  /** Where Argo CD runs (AppProjects, argocd-cm), when it is not the destination's cluster (session.ts). */
+  controlPlane?: KubeGateway;
   /** Reads the Application, its destination checked (session.ts); without it, it is read through `gateway`. */
   application?: () => Promise<Application>;
   target?: AppTarget;
@@ -329,7 +331,7 @@ export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want:
   const startRequests = gw.stats().requests;
   const app = await loadApplication(args, deps);
   const warnings = [...app.warnings, ...(deps.target?.warnings ?? [])];
-  const rulesRead = loadRules(app, args, gw);
+  const rulesRead = loadRules(app, args, deps.controlPlane ?? gw);
   rulesRead.catch(() => undefined);
   const { loadDesiredManifests } = await import('../source/index.js');
   const source = await loadDesiredManifests(app, { desired: args.desired, revision: args.revision, repoDir: args.repoDir, ...(args.kustomize !== undefined ? { kustomize: args.kustomize } : {}), ...(args.kustomizeBuildOptions !== undefined ? { kustomizeBuildOptions: args.kustomizeBuildOptions } : {}), ...(args.hardRefresh ? { hardRefresh: true } : {}), ...(args.render ? { render: true } : {}) }, deps.io);

@@ -38,6 +38,8 @@ export async function checkLocalSources(sources: LocalSources): Promise<void> {
 export interface TargetSession {
   /** The destination's cluster, reached with its context's credentials. */
   gateway: KubeGateway;
+  /** The cluster the Application was read from, where Argo CD runs (its AppProjects and argocd-cm); the destination's for a file. */
+  controlPlane: KubeGateway;
   /** Reads the Application again (the watch loop does so every round), refusing if its destination moved. */
   application: () => Promise<Application>;
   target: AppTarget;
@@ -113,7 +115,7 @@ export async function withAppTarget<T>(ctx: CommandContext, what: string, args: 
       return app;
     };
     const target: AppTarget = { context: res.context, server: res.server, why: res.why, ...(appContext !== undefined ? { appContext } : {}), warnings };
-    return await fn({ gateway, application, target });
+    return await fn({ gateway, controlPlane: appGateway ?? gateway, application, target });
   } finally {
     if (ctx.opts.verbose) {
       const s = gateways.reduce((a, g) => ({ requests: a.requests + g.stats().requests, retries: a.retries + g.stats().retries }), { requests: 0, retries: 0 });

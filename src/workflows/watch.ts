@@ -32,6 +32,8 @@ export interface WatchDeps {
   /** Reads the Application again, its destination checked (session.ts). */
   application?: () => Promise<Application>;
   target?: AppTarget;
+  /** Where Argo CD runs (AppProjects, argocd-cm), when not the destination's cluster. */
+  controlPlane?: KubeGateway;
   /** Close the gateway when the loop ends (default true; the session closes its own). */
   closeGateway?: boolean;
   signal?: AbortSignal;
@@ -105,7 +107,7 @@ export async function runWatch(args: Record<string, unknown>, ctx: CommandContex
   const flags = watchFlags(args, ctx.io.env);
   if (deps.gateway) return watchWith(args, ctx, deps, flags);
   const { withAppTarget } = await import('./session.js');
-  return withAppTarget(ctx, 'watch', appStateArgs(args), (s) => watchWith(args, ctx, { ...deps, gateway: s.gateway, application: s.application, target: s.target, closeGateway: false }, flags));
+  return withAppTarget(ctx, 'watch', appStateArgs(args), (s) => watchWith(args, ctx, { ...deps, gateway: s.gateway, controlPlane: s.controlPlane, application: s.application, target: s.target, closeGateway: false }, flags));
 }
 
 async function watchWith(args: Record<string, unknown>, ctx: CommandContext, deps: WatchDeps, flags: WatchFlags): Promise<ExitCode> {
@@ -182,7 +184,7 @@ async function watchWith(args: Record<string, unknown>, ctx: CommandContext, dep
     let extrasByKey = new Map<string, PruneCandidate>();
     let succeeded = false;
     const warned = new Set<string>();
-    const appDeps = { io: ctx.io, opts: ctx.opts, gateway: gw, ...(deps.application ? { application: deps.application } : {}), ...(deps.target ? { target: deps.target } : {}) };
+    const appDeps = { io: ctx.io, opts: ctx.opts, gateway: gw, ...(deps.controlPlane ? { controlPlane: deps.controlPlane } : {}), ...(deps.application ? { application: deps.application } : {}), ...(deps.target ? { target: deps.target } : {}) };
 
     const refresh = async ({ pollSource }: { pollSource: boolean }): Promise<Snapshot> => {
       let state: AppState;
