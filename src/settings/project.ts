@@ -181,10 +181,11 @@ export const IN_CLUSTER_NAME = 'in-cluster';
 /**
  * The cluster an Application's destination names. Argo CD looks the other half up in its cluster Secrets,
  * which this tool does not read: only the in-cluster pair (https://kubernetes.default.svc, in-cluster)
- * is known, and any other cluster keeps the half the Application gives.
+ * is known; a cluster named by `name` takes the server of the kubeconfig context the destination resolved to
+ * (`resolvedServer`, see app/destination.ts), and one named by `server` keeps no name.
  */
-export function destinationCluster(dest: { server?: string; name?: string }): DestinationCluster {
-  const server = dest.server ?? '';
+export function destinationCluster(dest: { server?: string; name?: string }, resolvedServer?: string): DestinationCluster {
+  const server = dest.server || (dest.name && dest.name !== IN_CLUSTER_NAME ? (resolvedServer ?? '') : '');
   const name = dest.name ?? '';
   // An Application that names no cluster (Argo CD would call its spec invalid) is taken to mean the cluster
   // this tool works on, which it knows only as the current kubeconfig context: in-cluster.
@@ -248,6 +249,8 @@ export interface ProjectCheckInput {
   objects: readonly { group: string; kind: string; namespace: string; name: string; namespaced: boolean }[];
   /** The manifests came from --desired, not from the Application's repoURL: the source rule does not apply. */
   sourceOverridden?: boolean;
+  /** The server of the cluster the destination resolved to (its kubeconfig context), when known. */
+  resolvedServer?: string;
 }
 
 /** Everything the project forbids for this app and these objects (empty: permitted), in Argo CD's order of checks. */
@@ -263,9 +266,12 @@ export function checkProject(p: AppProject, input: ProjectCheckInput): ProjectVi
   if (!input.sourceOverridden && !isSourcePermitted(p, repoURL)) {
     out.push({ rule: 'sourceRepos', message: `application repo ${repoURL} is not permitted in project '${p.name}' (sourceRepos: ${p.sourceRepos.length ? p.sourceRepos.join(', ') : 'none'})` });
   }
-  const cluster = destinationCluster(app.destination);
+  const cluster = destinationCluster(app.destination, input.resolvedServer);
   const destNs = app.destination.namespace ?? '';
-  if (!isDestinationPermitted(p, cluster, destNs)) {
+  // Argo CD's built-in default project permits every destination (any server, any namespace): with no Argo CD
+  // to resolve a cluster's server from its name, that is taken as it is meant.
+  const destinations = !p.builtIn;
+  if (destinations && !isDestinationPermitted(p, cluster, destNs)) {
     const server = app.destination.name ? cluster.name : cluster.server;
     out.push({ rule: 'destinations', message: `application destination server '${server}' and namespace '${destNs}' do not match any of the allowed destinations in project '${p.name}'` });
   }
@@ -277,7 +283,7 @@ export function checkProject(p: AppProject, input: ProjectCheckInput): ProjectVi
       out.push({ rule, message: `resource ${o.group}:${o.kind} is not permitted in project ${p.name}: ${v.rule}`, object: ref });
       continue;
     }
-    if (o.namespaced && !isDestinationPermitted(p, cluster, o.namespace)) {
+    if (destinations && o.namespaced && !isDestinationPermitted(p, cluster, o.namespace)) {
       out.push({ rule: 'destinations', message: `namespace ${o.namespace} is not permitted in project '${p.name}'`, object: ref });
     }
   }

@@ -168,13 +168,14 @@ export function excludedType(app: Application, rules: Rules): (t: Pick<ResourceT
 }
 
 /** Everything the project forbids for this app and its desired objects, one line each (empty: permitted). */
-export function projectViolations(app: Application, rules: Rules, desired: readonly { key: ResourceKey; type: Pick<ResourceType, 'namespaced'> }[]): string[] {
+export function projectViolations(app: Application, rules: Rules, desired: readonly { key: ResourceKey; type: Pick<ResourceType, 'namespaced'> }[], resolvedServer?: string): string[] {
   if (rules.missingProject) return [rules.missingProject];
   if (rules.projectUnchecked) return [];
   const found = checkProject(rules.project, {
     app,
     controlPlaneNamespace: rules.controlPlaneNamespace,
     objects: desired.map((d) => ({ ...d.key, namespaced: d.type.namespaced })),
+    ...(resolvedServer ? { resolvedServer } : {}),
   });
   return found.map((v) => `${v.object ? `${v.object.kind}/${v.object.name}: ` : ''}${v.message} (${rules.project.origin})`);
 }
@@ -189,8 +190,8 @@ export function windowVerdict(app: Application, rules: Rules, opts: { manual: bo
  * Why a sync (or a confirmed prune) must not run: the project's violations, then a sync window that blocks
  * it now (with the window and when it opens). Undefined when Argo CD would let it run.
  */
-export function rulesRefusal(app: Application, rules: Rules, desired: readonly { key: ResourceKey; type: Pick<ResourceType, 'namespaced'> }[], opts: { manual: boolean; now: number }): string | undefined {
-  const violations = projectViolations(app, rules, desired);
+export function rulesRefusal(app: Application, rules: Rules, desired: readonly { key: ResourceKey; type: Pick<ResourceType, 'namespaced'> }[], opts: { manual: boolean; now: number; resolvedServer?: string }): string | undefined {
+  const violations = projectViolations(app, rules, desired, opts.resolvedServer);
   if (violations.length > 0) return `project ${rules.project.name}: ${violations.join('; ')}`;
   const { verdict } = windowVerdict(app, rules, opts);
   if (!verdict.allowed) return `project ${rules.project.name}: ${verdict.reason}`;
@@ -199,9 +200,10 @@ export function rulesRefusal(app: Application, rules: Rules, desired: readonly {
 
 /** rulesRefusal for a loaded app state (undefined when it carries no rules). */
 export function stateRefusal(
-  state: { app: Application; rules?: Rules; desired: readonly { key: ResourceKey; type: Pick<ResourceType, 'namespaced'> }[]; hooks?: readonly { key: ResourceKey; type: Pick<ResourceType, 'namespaced'> }[] },
+  state: { app: Application; rules?: Rules; desired: readonly { key: ResourceKey; type: Pick<ResourceType, 'namespaced'> }[]; hooks?: readonly { key: ResourceKey; type: Pick<ResourceType, 'namespaced'> }[]; target?: { server: string } },
   opts: { manual: boolean; now: number },
 ): string | undefined {
   // Hooks are resources of the app too: the project's rules apply to them as to the rest.
-  return state.rules ? rulesRefusal(state.app, state.rules, [...state.desired, ...(state.hooks ?? [])], opts) : undefined;
+  const resolvedServer = state.target?.server;
+  return state.rules ? rulesRefusal(state.app, state.rules, [...state.desired, ...(state.hooks ?? [])], { ...opts, ...(resolvedServer ? { resolvedServer } : {}) }) : undefined;
 }

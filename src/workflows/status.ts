@@ -141,7 +141,7 @@ export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise
   const rules = state.rules;
   if (rules) {
     report.project = projectStatus(rules.project, state.app, Date.now(), {
-      violations: projectViolations(state.app, rules, state.desired),
+      violations: projectViolations(state.app, rules, state.desired, state.target?.server),
       ...(rules.projectUnchecked ? { unchecked: true } : {}),
     });
   }

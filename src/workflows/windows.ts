@@ -21,7 +21,7 @@ export async function runWindows(args: AppStateArgs & { all: boolean }, deps: Om
   const app = deps.gateway ? await loadApplication(args, { ...deps, gateway: deps.gateway }) : await loadApplicationFromFile(args.appFile ?? '');
   const rules = await loadRules(app, args, deps.gateway);
   const project = projectStatus(rules.project, app, now, {
-    violations: projectViolations(app, rules, []),
+    violations: projectViolations(app, rules, [], deps.target?.server),
     ...(rules.projectUnchecked ? { unchecked: true } : {}),
     all: args.all,
   });

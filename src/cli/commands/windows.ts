@@ -27,6 +27,6 @@ export const windowsCommand: GitopsCommand = {
       await checkLocalSources({ appFile: a.appFile });
       return print(await runWindows(a, { io: ctx.io, opts: ctx.opts }));
     }
-    return withAppTarget(ctx, 'windows', a, async (session) => print(await runWindows(a, { io: ctx.io, opts: ctx.opts, gateway: session.controlPlane, application: session.application })));
+    return withAppTarget(ctx, 'windows', a, async (session) => print(await runWindows(a, { io: ctx.io, opts: ctx.opts, gateway: session.controlPlane, application: session.application, target: session.target })));
   },
 };

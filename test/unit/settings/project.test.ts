@@ -61,6 +61,8 @@ describe('destinations (isDestinationMatched)', () => {
     expect(destinationCluster({ name: 'in-cluster' })).toEqual(inCluster);
     expect(destinationCluster({})).toEqual(inCluster);
     expect(destinationCluster({ name: 'prod' })).toEqual({ server: '', name: 'prod' });
+    expect(destinationCluster({ name: 'prod' }, 'https://prod.example.com:6443')).toEqual({ server: 'https://prod.example.com:6443', name: 'prod' });
+    expect(destinationCluster({ name: 'in-cluster' }, 'https://127.0.0.1:6443')).toEqual(inCluster);
   });
   it.each<[Record<string, string>[], string, boolean]>([
     [[{ server: '*', namespace: '*' }], 'shop', true],
@@ -97,7 +99,8 @@ describe('the default project and the whole check', () => {
     const app = { name: 'shop', namespace: 'argocd', source: { repoURL: 'https://x/y.git' }, destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' } };
     expect(checkProject(defaultProject('argocd'), { app, controlPlaneNamespace: 'argocd', objects: [{ group: '', kind: 'Namespace', namespace: '', name: 'shop', namespaced: false }, { group: '', kind: 'ConfigMap', namespace: 'shop', name: 'c', namespaced: true }] })).toEqual([]);
   });
-  it('the built-in default (no AppProject default: no Argo CD) lets Applications of any namespace use it', () => {
+  it('the built-in default (no AppProject default: no Argo CD) lets Applications of any namespace and any destination use it', () => {
+    expect(checkProject(defaultProject('argocd'), { app: { name: 'a', namespace: 'argocd', source: {}, destination: { name: 'remote', namespace: 'x' } }, controlPlaneNamespace: 'argocd', objects: [{ group: '', kind: 'ConfigMap', namespace: 'x', name: 'c', namespaced: true }] })).toEqual([]);
     const app = { name: 'shop', namespace: 'team-a', source: {}, destination: { namespace: 'shop' } };
     expect(checkProject(defaultProject('argocd'), { app, controlPlaneNamespace: 'argocd', objects: [] })).toEqual([]);
     expect(checkProject({ ...defaultProject('argocd'), builtIn: false }, { app, controlPlaneNamespace: 'argocd', objects: [] }).map((v) => v.rule)).toEqual(['sourceNamespaces']);
