@@ -19,9 +19,13 @@ export function kindRank(kind: string): number {
 
 /** The object's `argocd.argoproj.io/sync-wave` (an integer), else 0; a malformed value is an error message. */
 export function waveOf(obj: KubeObject): { wave: number; error?: string } {
-  const raw = obj.metadata.annotations?.[SYNC_WAVE];
+  return parseWave(obj.metadata.annotations?.[SYNC_WAVE], SYNC_WAVE);
+}
+
+/** A wave annotation's value: an integer, 0 when absent, 0 with an error naming `what` when malformed. */
+export function parseWave(raw: string | undefined, what: string): { wave: number; error?: string } {
   if (raw === undefined || raw.trim() === '') return { wave: 0 };
-  if (!/^[-+]?\d+$/.test(raw.trim())) return { wave: 0, error: `${SYNC_WAVE} "${raw}" is not an integer` };
+  if (!/^[-+]?\d+$/.test(raw.trim())) return { wave: 0, error: `${what} "${raw}" is not an integer` };
   return { wave: Number(raw.trim()) };
 }
 

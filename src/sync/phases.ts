@@ -2,6 +2,7 @@
 // each hook in every phase it names; SyncFail apart, run only when the sync fails. As gitops-engine's syncTasks.Less.
 import type { KubeObject } from '../model/object.js';
 import { hookWeight, type HookPhase } from './hooks.js';
+import { parseWave } from './order.js';
 
 export interface PhaseGroup<S, H> {
   phase: HookPhase;
@@ -12,10 +13,7 @@ export interface PhaseGroup<S, H> {
 
 /** A hook's wave: its sync-wave annotation, else Helm's hook weight, else 0; a malformed value is 0 with an error. */
 export function hookWave(obj: KubeObject): { wave: number; error?: string } {
-  const raw = hookWeight(obj);
-  if (raw === undefined || raw.trim() === '') return { wave: 0 };
-  if (!/^[-+]?\d+$/.test(raw.trim())) return { wave: 0, error: `hook wave "${raw}" is not an integer` };
-  return { wave: Number(raw.trim()) };
+  return parseWave(hookWeight(obj), 'hook wave');
 }
 
 const PHASE_RANK: Readonly<Record<HookPhase, number>> = { PreSync: -1, Sync: 0, PostSync: 1, SyncFail: 2 };

@@ -191,13 +191,7 @@ export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?
     ...(app.retry ? { retryPolicy: app.retry } : {}),
     force: plan.force,
     ...(plan.forceReason ? { forceReason: plan.forceReason } : {}),
-    steps: [],
-    applied: 0,
-    healed: [],
-    ignored: [],
-    conflicts: [],
-    failures: [],
-    hooks: [],
+    ...noResults(),
     prune: { enabled: plan.prune.enabled, why: plan.prune.why, last: plan.prune.last, propagationPolicy, results: [] },
     warnings: [...state.warnings, ...plan.warnings],
   };
@@ -401,6 +395,11 @@ export function waveDelayMs(env: Record<string, string | undefined>): number {
   return Number.isFinite(n) && n >= 0 ? n * 1000 : 2000;
 }
 
+/** A report's per-object lists before anything ran. */
+function noResults(): Pick<SyncReport, 'steps' | 'applied' | 'healed' | 'ignored' | 'conflicts' | 'failures' | 'hooks'> {
+  return { steps: [], applied: 0, healed: [], ignored: [], conflicts: [], failures: [], hooks: [] };
+}
+
 /** Why a sync that does not prune does not. */
 function pruneOff(app: Application, partial: boolean): string {
   if (partial) return 'a partial sync (--resource, -l) never prunes';
@@ -418,13 +417,7 @@ function refusedReport(req: SyncRequest, deps: AppStateDeps, refused: string): S
     dryRun: req.dryRun,
     refused,
     force: false,
-    steps: [],
-    applied: 0,
-    healed: [],
-    ignored: [],
-    conflicts: [],
-    failures: [],
-    hooks: [],
+    ...noResults(),
     prune: { enabled: false, why: 'refused', last: false, propagationPolicy: 'foreground', results: [] },
     warnings: [...(deps.target?.warnings ?? [])],
   };
