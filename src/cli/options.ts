@@ -148,6 +148,7 @@ export function appSourceOptions<T>(y: Argv<T>) {
       .option('argocd-namespace', { type: 'string', requiresArg: true, default: 'argocd', describe: "Argo CD's control-plane namespace: its AppProjects and argocd-cm are read there" })
       .option('project-file', { type: 'string', requiresArg: true, describe: "Read the Application's AppProject from this file instead of the cluster" })
       .option('argocd-cm', { type: 'string', requiresArg: true, describe: "Read Argo CD's settings (the argocd-cm ConfigMap) from this file instead of the cluster" })
+      .option('argocd-cmd-params-cm', { type: 'string', requiresArg: true, describe: "Read argocd-cmd-params-cm (application.namespaces: where Argo CD reconciles Applications) from this file instead of the cluster" })
       .option('lua-dir', { type: 'string', requiresArg: true, describe: "Custom health checks in Argo CD's resource_customizations/<group>/<kind>/health.lua layout" }),
   );
 }

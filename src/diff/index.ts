@@ -22,6 +22,20 @@ export interface DiffOptions {
   fieldManager: string;
   /** Supplies jq for jqPathExpressions rules (default: the shared jq-wasm runner, loaded on first use). */
   jq?: () => Promise<JqRunner>;
+  /**
+   * argocd-cm's `resource.compareoptions` `ignoreResourceStatusField`: `all` (Argo CD's default: status is
+   * never compared), `crd` (only a CustomResourceDefinition's status is ignored), anything else (`none`): a
+   * status the desired object declares is compared with the live one.
+   */
+  ignoreResourceStatusField?: string;
+}
+
+/** Whether the desired object's status is compared, as ignoreResourceStatusField says (Argo CD: an ignore rule for `/status`). */
+export function statusCompared(desired: KubeObject, ignoreResourceStatusField: string | undefined): boolean {
+  const v = ignoreResourceStatusField ?? 'all';
+  if (v === '' || v === 'all' || desired.status === undefined) return false;
+  if (v === 'crd') return !(desired.kind === 'CustomResourceDefinition' && desired.apiVersion.startsWith('apiextensions.k8s.io/'));
+  return true;
 }
 
 export interface DiffInput extends DiffOptions {
@@ -79,6 +93,10 @@ export async function diffObject(input: DiffInput): Promise<ObjectDiff> {
 
   const nd = comparable(normalizeSecret(normalizeObject(desired)));
   const nl = comparable(normalizeSecret(normalizeObject(live)));
+  if (statusCompared(desired, input.ignoreResourceStatusField)) {
+    nd.status = desired.status as JsonObject;
+    if (live.status !== undefined) nl.status = live.status as JsonObject;
+  }
   const raw = differences(nd, nl);
 
   const warnings: string[] = [];

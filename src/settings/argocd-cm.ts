@@ -21,7 +21,7 @@ export interface FilteredResource {
 
 export interface CompareOptions {
   ignoreAggregatedRoles: boolean;
-  /** `all` (Argo CD's default), `crd`, `none`. */
+  /** `all` (Argo CD's default), `crd`, `none` (`off`/`false` and unknown values read as `none`). */
   ignoreResourceStatusField: string;
 }
 
@@ -178,8 +178,15 @@ export function parseArgoSettings(data: Readonly<Record<string, string>>, origin
     if (o.ignoreAggregatedRoles !== undefined) s.compareOptions.ignoreAggregatedRoles = o.ignoreAggregatedRoles === true;
     if (o.ignoreResourceStatusField !== undefined) s.compareOptions.ignoreResourceStatusField = o.ignoreResourceStatusField === false ? 'false' : String(o.ignoreResourceStatusField);
   }
+  // Argo CD adds a `/status` ignore rule for `all` (and for an empty value) or for CRDs only (`crd`); any
+  // other value adds none, so a status the manifests declare is compared.
   const status = s.compareOptions.ignoreResourceStatusField;
-  if (['none', 'off', 'false'].includes(status)) s.warnings.push(`${origin}: resource.compareoptions ignoreResourceStatusField: ${status} is not followed: this tool never compares status`);
+  if (status === '') s.compareOptions.ignoreResourceStatusField = 'all';
+  else if (['off', 'false'].includes(status)) s.compareOptions.ignoreResourceStatusField = 'none';
+  else if (!['all', 'crd', 'none'].includes(status)) {
+    s.warnings.push(`${origin}: resource.compareoptions ignoreResourceStatusField: ${JSON.stringify(status)} is not all, crd or none: as in Argo CD, no status is ignored`);
+    s.compareOptions.ignoreResourceStatusField = 'none';
+  }
 
   for (const [gk, o] of [...overrides].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const [group, kind] = splitOverrideKey(gk);

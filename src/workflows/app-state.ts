@@ -15,6 +15,7 @@ import { hookOf, type HookInfo } from '../sync/hooks.js';
 import { loadApplicationFromCluster, loadApplicationFromFile } from './application-source.js';
 import { DEFAULT_TRACKING, markFilter, markOf, appOfMark, type Tracking } from '../tracking/method.js';
 import { applySettings, excludedType, loadRules, type Rules, type RulesArgs } from './rules.js';
+import type { DiffOptions } from '../diff/index.js';
 
 /** The APP positional and the source flags, typed; with the flags that say where the rules come from (see rules.ts). */
 export interface AppStateArgs extends RulesArgs {
@@ -31,7 +32,7 @@ export interface AppStateArgs extends RulesArgs {
 
 export function appStateArgs(args: Record<string, unknown>): AppStateArgs {
   const s = (k: string) => (typeof args[k] === 'string' && args[k] !== '' ? (args[k] as string) : undefined);
-  const rules: RulesArgs = { argocdNamespace: s('argocdNamespace'), projectFile: s('projectFile'), argocdCm: s('argocdCm'), luaDir: s('luaDir') };
+  const rules: RulesArgs = { argocdNamespace: s('argocdNamespace'), projectFile: s('projectFile'), argocdCm: s('argocdCm'), argocdCmdParamsCm: s('argocdCmdParamsCm'), luaDir: s('luaDir') };
   return { app: s('app'), appFile: s('appFile'), desired: s('desired'), revision: s('revision'), repoDir: s('repoDir'), ...rules, kustomize: s('kustomize'), kustomizeBuildOptions: s('kustomizeBuildOptions'), ...(args.hardRefresh === true ? { hardRefresh: true } : {}), ...(args.render === true ? { render: true } : {}) };
 }
 
@@ -91,6 +92,15 @@ export interface AppState {
   /** The AppProject, Argo CD's settings and the tracking method they give (see rules.ts). */
   rules?: Rules;
   tracking?: Tracking;
+}
+
+/**
+ * The options every comparison of this app uses, whatever the command: its ignore rules (argocd-cm's merged in
+ * by applySettings), our field manager, and argocd-cm's ignoreResourceStatusField.
+ */
+export function diffOptionsOf(state: Pick<AppState, 'app' | 'rules'>, fieldManager: string): DiffOptions {
+  const status = state.rules?.settings.compareOptions.ignoreResourceStatusField;
+  return { rules: state.app.ignoreDifferences, fieldManager, ...(status !== undefined ? { ignoreResourceStatusField: status } : {}) };
 }
 
 export interface AppStateDeps {

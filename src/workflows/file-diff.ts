@@ -55,7 +55,11 @@ export async function runFileDiff(req: FileDiffRequest): Promise<FileDiffResult>
   }
   const live = await loadManifests(req.live, req.io);
   const pairs = pairObjects(desired, live, req.namespace ?? app?.destination.namespace);
-  const system = req.argocdCm ? (await (await import('./rules.js')).readArgoSettingsFile(req.argocdCm)).ignoreDifferences : [];
-  const report = await diffAll(pairs, { rules: [...(app?.ignoreDifferences ?? []), ...system], fieldManager: req.fieldManager });
+  const settings = req.argocdCm ? await (await import('./rules.js')).readArgoSettingsFile(req.argocdCm) : undefined;
+  const report = await diffAll(pairs, {
+    rules: [...(app?.ignoreDifferences ?? []), ...(settings?.ignoreDifferences ?? [])],
+    fieldManager: req.fieldManager,
+    ...(settings ? { ignoreResourceStatusField: settings.compareOptions.ignoreResourceStatusField } : {}),
+  });
   return app ? { report, app } : { report };
 }

@@ -12,7 +12,7 @@ import { humanField } from '../sync/apply.js';
 import { ignoredFields, leftTo } from '../sync/ignored.js';
 import { asApplied } from '../tracking/tracking-id.js';
 import { COMPARE_OPTIONS } from '../model/keys.js';
-import { appStateArgs, loadAppState, type AppStateArgs, type AppStateDeps, type AppTarget, type DesiredEntry } from './app-state.js';
+import { appStateArgs, diffOptionsOf, loadAppState, type AppStateArgs, type AppStateDeps, type AppTarget, type DesiredEntry } from './app-state.js';
 
 /** One field another manager owns that our apply would take (an SSA dry-run without force refused on it). */
 export interface ConflictPreview {
@@ -100,7 +100,7 @@ export async function liveDiff(req: LiveDiffRequest, deps: AppStateDeps): Promis
   const warnings = [...state.warnings];
 
   const compareOne = async (d: DesiredEntry, live: KubeObject | undefined, compareWith: KubeObject, objConflicts: ConflictPreview[], objWarnings: string[]): Promise<ObjectDiff> => {
-    const diff = await diffObject({ desired: compareWith, live, rules, fieldManager });
+    const diff = await diffObject({ ...diffOptionsOf(state, fieldManager), desired: compareWith, live });
     const fields = [...diff.fields];
     // Server-side: the core verdict 'conflict' is a prediction; the dry-run is the truth.
     if (req.serverSide && live) {

@@ -9,6 +9,7 @@ import { KubeApiError } from '../kube/errors.js';
 import { groupOf, isPlainObject, type KubeObject, type ResourceKey } from '../model/object.js';
 import { parseYamlValues } from '../manifest/parse.js';
 import { defaultSettings, isExcludedResource, parseArgoSettings, type ArgoSettings } from '../settings/argocd-cm.js';
+import { appNamespaceRefusal, parseCmdParams, type CmdParams } from '../settings/cmd-params.js';
 import { checkProject, DEFAULT_PROJECT, defaultProject, destinationCluster, parseAppProject, type AppProject } from '../settings/project.js';
 import { matchingWindows, syncVerdict, type SyncVerdict, type SyncWindow } from '../settings/sync-windows.js';
 import type { Tracking } from '../tracking/method.js';
@@ -19,6 +20,8 @@ export interface RulesArgs {
   argocdNamespace?: string;
   projectFile?: string;
   argocdCm?: string;
+  /** argocd-cmd-params-cm from a file (its `application.namespaces`). */
+  argocdCmdParamsCm?: string;
   luaDir?: string;
 }
 
@@ -30,6 +33,8 @@ export interface Rules {
   /** The project could not be read (forbidden): its rules are not checked. */
   projectUnchecked?: boolean;
   settings: ArgoSettings;
+  /** argocd-cmd-params-cm, when Argo CD's is there (or given as a file): which Application namespaces it reconciles. */
+  cmdParams?: CmdParams;
   tracking: Tracking;
   luaDir?: string;
   warnings: string[];
@@ -85,15 +90,7 @@ async function loadProject(app: Application, args: RulesArgs, ns: string, gw: Ku
 
 /** argocd-cm from a file: a ConfigMap manifest, or just its `data` map. */
 export async function readArgoSettingsFile(path: string): Promise<ArgoSettings> {
-  const v = await readYamlFile(path, 'ConfigMap');
-  const data = isPlainObject(v) && v.kind === 'ConfigMap' ? v.data : v;
-  if (data !== undefined && data !== null && !isPlainObject(data)) throw new InputError(`${path}: argocd-cm data must be a map of strings`);
-  const strings: Record<string, string> = {};
-  for (const [k, val] of Object.entries(data ?? {})) {
-    if (typeof val !== 'string') throw new InputError(`${path}: argocd-cm data.${k} must be a string`);
-    strings[k] = val;
-  }
-  return parseArgoSettings(strings, path);
+  return parseArgoSettings(await readConfigMapFile(path, 'argocd-cm'), path);
 }
 
 async function loadSettings(args: RulesArgs, ns: string, gw: KubeGateway | undefined, warnings: string[]): Promise<ArgoSettings> {
@@ -107,10 +104,44 @@ async function loadSettings(args: RulesArgs, ns: string, gw: KubeGateway | undef
     return defaultSettings();
   }
   if (!cm) return defaultSettings(`Argo CD's defaults (no ConfigMap ${ns}/argocd-cm)`);
+  return parseArgoSettings(configMapStrings(cm), `ConfigMap ${ns}/argocd-cm`);
+}
+
+function configMapStrings(cm: KubeObject | { data?: unknown }): Record<string, string> {
   const data = isPlainObject(cm.data) ? cm.data : {};
   const strings: Record<string, string> = {};
   for (const [k, val] of Object.entries(data)) if (typeof val === 'string') strings[k] = val;
-  return parseArgoSettings(strings, `ConfigMap ${ns}/argocd-cm`);
+  return strings;
+}
+
+/** A ConfigMap file: a ConfigMap manifest, or just its `data` map, every value a string. */
+async function readConfigMapFile(path: string, what: string): Promise<Record<string, string>> {
+  const v = await readYamlFile(path, 'ConfigMap');
+  const data = isPlainObject(v) && v.kind === 'ConfigMap' ? v.data : v;
+  if (data !== undefined && data !== null && !isPlainObject(data)) throw new InputError(`${path}: ${what} data must be a map of strings`);
+  const strings: Record<string, string> = {};
+  for (const [k, val] of Object.entries(data ?? {})) {
+    if (typeof val !== 'string') throw new InputError(`${path}: ${what} data.${k} must be a string`);
+    strings[k] = val;
+  }
+  return strings;
+}
+
+/**
+ * argocd-cmd-params-cm: from the file, or from the cluster when Argo CD's is there. Absent (no Argo CD
+ * installed beside this tool), nothing restricts the namespaces Applications live in.
+ */
+async function loadCmdParams(args: RulesArgs, ns: string, gw: KubeGateway | undefined, warnings: string[]): Promise<CmdParams | undefined> {
+  if (args.argocdCmdParamsCm) return parseCmdParams(await readConfigMapFile(args.argocdCmdParamsCm, 'argocd-cmd-params-cm'), args.argocdCmdParamsCm);
+  if (!gw) return undefined;
+  let cm;
+  try {
+    cm = await gw.get((await gw.resolve('v1', 'ConfigMap')) ?? CONFIG_MAP, ns, 'argocd-cmd-params-cm');
+  } catch (err) {
+    warnings.push(`cannot read ConfigMap ${ns}/argocd-cmd-params-cm, so the namespaces Argo CD reconciles Applications in are not checked: ${describeReadError(err)}`);
+    return undefined;
+  }
+  return cm ? parseCmdParams(configMapStrings(cm), `ConfigMap ${ns}/argocd-cmd-params-cm`) : undefined;
 }
 
 /** Reads the project and the settings side by side; `gw` absent (file mode) means only the files count. */
@@ -123,12 +154,13 @@ export async function loadRules(app: Application, args: RulesArgs, gw: KubeGatew
     if (!st.isDirectory()) throw new InputError(`--lua-dir ${args.luaDir}: not a directory (give the resource_customizations folder)`);
   }
   const warnings: string[] = [];
-  const [project, settings] = await Promise.all([loadProject(app, args, ns, gw, warnings), loadSettings(args, ns, gw, warnings)]);
+  const [project, settings, cmdParams] = await Promise.all([loadProject(app, args, ns, gw, warnings), loadSettings(args, ns, gw, warnings), loadCmdParams(args, ns, gw, warnings)]);
   warnings.push(...project.project.warnings, ...settings.warnings);
   return {
     controlPlaneNamespace: ns,
     ...project,
     settings,
+    ...(cmdParams ? { cmdParams } : {}),
     tracking: { method: settings.trackingMethod, labelKey: settings.instanceLabelKey, installationID: settings.installationID },
     ...(args.luaDir ? { luaDir: args.luaDir } : {}),
     warnings: warnings.sort(),
@@ -169,6 +201,8 @@ export function excludedType(app: Application, rules: Rules): (t: Pick<ResourceT
 
 /** Everything the project forbids for this app and its desired objects, one line each (empty: permitted). */
 export function projectViolations(app: Application, rules: Rules, desired: readonly { key: ResourceKey; type: Pick<ResourceType, 'namespaced'> }[], resolvedServer?: string): string[] {
+  const notReconciled = rules.cmdParams ? appNamespaceRefusal(rules.cmdParams, app, rules.controlPlaneNamespace) : undefined;
+  if (notReconciled) return [notReconciled];
   if (rules.missingProject) return [rules.missingProject];
   if (rules.projectUnchecked) return [];
   const found = checkProject(rules.project, {

@@ -6,7 +6,7 @@ import { buildStatusReport, type ResourceInput, type StatusReport } from '../hea
 import { hasHealthCheck } from '../health/resource.js';
 import type { KubeGateway, ResourceType } from '../kube/gateway.js';
 import { groupOf, keyString, type KubeObject } from '../model/object.js';
-import { loadAppState, loadApplication, type AppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
+import { diffOptionsOf, loadAppState, loadApplication, type AppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
 import { asApplied } from '../tracking/tracking-id.js';
 import type { PruneCandidate } from '../prune/plan.js';
 import { projectStatus } from '../settings/window-report.js';
@@ -86,7 +86,7 @@ async function compare(state: AppState, fieldManager: string): Promise<ResourceI
   for (const d of state.desired) {
     const live = state.live.get(keyString(d.key));
     try {
-      const diff = await diffObject({ desired: asApplied(d.object, state.appInstance, state.destinationNamespace, state.tracking), live, rules: state.app.ignoreDifferences, fieldManager });
+      const diff = await diffObject({ ...diffOptionsOf(state, fieldManager), desired: asApplied(d.object, state.appInstance, state.destinationNamespace, state.tracking), live });
       const driftedFields = diff.fields.filter((f) => f.verdict !== 'ignored').length;
       out.push({
         key: d.key,

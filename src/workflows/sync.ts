@@ -13,7 +13,7 @@ import { describeMissing, preflight, writesOf, type MissingPermission } from '..
 import type { HookPhase } from '../sync/hooks.js';
 import { hookWave, isMultiStep, phaseGroups, syncFailGroups } from '../sync/phases.js';
 import { hookObject, runPhases, type HookRun, type RunnableHook } from './sync-phases.js';
-import { loadAppState, type AppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
+import { diffOptionsOf, loadAppState, type AppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
 import type { Application, RetryPolicy } from '../app/types.js';
 import { DEFAULT_RETRY_BACKOFF } from '../app/application.js';
 import { InputError, UnrenderableError } from '../cli/exit-codes.js';
@@ -156,7 +156,7 @@ export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?
     const live = state.live.get(k);
     let object = d.object;
     if (live) {
-      diffs.set(k, await diffObject({ desired: asApplied(d.object, state.appInstance, state.destinationNamespace, state.tracking), live, rules: app.ignoreDifferences, fieldManager }));
+      diffs.set(k, await diffObject({ ...diffOptionsOf(state, fieldManager), desired: asApplied(d.object, state.appInstance, state.destinationNamespace, state.tracking), live }));
       const ig = await ignoredFields(app.ignoreDifferences, d.object, live);
       state.warnings.push(...ig.warnings.map((w) => `${d.key.kind}/${d.key.name}: ${w}`));
       ignored.set(k, ig);

@@ -22,7 +22,7 @@ import { formatEvent, type LoopEvent } from '../watch/events.js';
 import { LiveWatcher, type LiveTarget } from '../watch/live.js';
 import { runLoop, systemClock, Wakeup, type ActResult, type LoopClock, type Snapshot } from '../watch/loop.js';
 import { isLoopback, parseWebhookAddr, startWebhook, type WebhookServer } from '../watch/webhook.js';
-import { appStateArgs, loadAppState, type AppState, type AppStateArgs, type AppTarget } from './app-state.js';
+import { appStateArgs, diffOptionsOf, loadAppState, type AppState, type AppStateArgs, type AppTarget } from './app-state.js';
 import { liveNamespaces } from './sync.js';
 import { stateRefusal, windowVerdict } from './rules.js';
 
@@ -209,7 +209,7 @@ async function watchWith(args: Record<string, unknown>, ctx: CommandContext, dep
         names.set(k, { object: displayName(d.key), ...(d.key.namespace ? { namespace: d.key.namespace } : {}) });
         const live = state.live.get(k);
         const applied = asApplied(d.object, state.appInstance, state.destinationNamespace, state.tracking);
-        const diff = await diffObject({ desired: applied, live, rules: state.app.ignoreDifferences, fieldManager: ctx.opts.fieldManager });
+        const diff = await diffObject({ ...diffOptionsOf(state, ctx.opts.fieldManager), desired: applied, live });
         diffs.set(k, diff);
         const tracking = state.tracking ?? DEFAULT_TRACKING;
         const wantMark = applied === d.object ? undefined : markOf(applied, tracking);

@@ -233,4 +233,33 @@ spec:
     const report = JSON.parse(res.stdout) as { resources: { name: string; health?: { status: string; message: string } }[] };
     expect(report.resources.find((r) => r.name === 'w-failed')?.health).toEqual({ status: 'Suspended', message: 'from the library: w-failed' });
   });
+
+  it('resource.compareoptions ignoreResourceStatusField: a status declared in Git is compared under none and crd, not under all', async () => {
+    const option = (value: string): string => {
+      const file = join(root, `argocd-cm-status-${value || 'default'}.yaml`);
+      const data = value ? `  resource.compareoptions: |\n    ignoreResourceStatusField: ${value}\n` : '  installationID: ""\n';
+      writeFileSync(file, `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm}\ndata:\n${data}`);
+      return file;
+    };
+    // Every command reads argocd-cm from a file: the control-plane namespace's may track by label (above).
+    const st = app('status-cmp', `apiVersion: ${group}/v1\nkind: Widget\nmetadata: {name: w-declared}\nspec: {size: 2}\nstatus: {phase: Running}\n`);
+    expect((await plugin('sync', st, '--argocd-cm', option(''))).code).toBe(0);
+    // The live status moves on (no status subresource here: a merge patch of the object).
+    await kubectlOk(['patch', `widgets.${group}`, 'w-declared', '-n', ns, '--type=merge', '-p', '{"status":{"phase":"Failed"}}']);
+    // Argo CD's default (all): status is never compared.
+    const dflt = await plugin('diff', st, '--argocd-cm', option(''), '-o', 'kv');
+    expect([dflt.code, kv(dflt.stdout).SYNC]).toEqual([0, ['Synced']]);
+    expect((await plugin('diff', st, '--argocd-cm', option('all'))).code).toBe(0);
+    for (const value of ['none', 'crd']) {
+      const res = await plugin('diff', st, '--argocd-cm', option(value), '-o', 'json');
+      expect([value, res.code]).toEqual([value, 1]);
+      const report = JSON.parse(res.stdout) as { objects: { key: { name: string }; fields: { path: string; desired?: unknown; live?: unknown; verdict: string; owners: { manager: string }[] }[] }[] };
+      const fields = report.objects.find((o) => o.key.name === 'w-declared')?.fields ?? [];
+      // kubectl patch took the field over: another manager's, so a conflict, as for any other field.
+      expect(fields.map((f) => [f.path, f.desired, f.live, f.verdict, f.owners.map((o) => o.manager)])).toEqual([['status.phase', 'Running', 'Failed', 'conflict', ['kubectl-patch']]]);
+    }
+    // status agrees with diff.
+    const status = await plugin('status', st, '--argocd-cm', option('none'), '-o', 'kv');
+    expect(kv(status.stdout).SYNC).toEqual(['OutOfSync']);
+  });
 });

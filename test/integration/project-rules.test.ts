@@ -202,3 +202,48 @@ describe('sync windows', () => {
     expect(windows.AUTOMATED_SYNC).toEqual(['blocked']);
   });
 });
+
+describe("argocd-cmd-params-cm: Applications outside the control plane's namespace need application.namespaces", () => {
+  let cp2: string;
+  let before: string;
+  const run = (app: string, ...extra: string[]) => runPlugin(['sync', '-f', app, '--desired', desired, '--argocd-namespace', cp2, '-o', 'kv', ...extra]);
+  beforeAll(async () => {
+    cp2 = await createTestNamespace('rules-cp2');
+    await applyYaml(`apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cmd-params-cm, namespace: ${cp2}}\ndata:\n  application.namespaces: "team-*, /^ops-[0-9]+$/"\n`);
+    writeDesired('3');
+    before = await versions();
+  });
+  afterAll(async () => {
+    if (cp2) await deleteNamespace(cp2);
+  });
+
+  it('refuses an Application in a namespace the list does not name (exit 4, nothing changed), for sync, prune --confirm and status', async () => {
+    const app = appFile('default', { appNamespace: 'ops-x' });
+    const res = await run(app);
+    expect(res.code).toBe(4);
+    expect(kv(res.stdout).REFUSED?.[0]).toContain(`Argo CD does not reconcile Application ops-x/rules: namespace ops-x is neither the control plane's (${cp2}) nor listed in application.namespaces (team-*,/^ops-[0-9]+$/) of ConfigMap ${cp2}/argocd-cmd-params-cm`);
+    expect(await versions()).toBe(before);
+    const prune = await runPlugin(['prune', '-f', app, '--desired', desired, '--argocd-namespace', cp2, '--confirm']);
+    expect(prune.code).toBe(4);
+    expect(prune.stderr).toContain('nothing was deleted');
+    const status = await runPlugin(['status', '-f', app, '--desired', desired, '--argocd-namespace', cp2, '-o', 'json']);
+    expect(JSON.stringify(JSON.parse(status.stdout).project)).toContain('Argo CD does not reconcile Application ops-x/rules');
+  });
+
+  it('lets through an Application whose namespace a glob or a /regexp/ lists, and one in the control plane namespace', async () => {
+    for (const appNamespace of ['team-a', 'ops-12', cp2]) {
+      const res = await run(appFile('default', { appNamespace }));
+      // The same objects taken over from the previous app's namespace: Argo CD's shared-resource warning, no refusal.
+      expect([appNamespace, res.code, kv(res.stdout).REFUSED]).toEqual([appNamespace, 0, undefined]);
+    }
+    expect(await versions()).not.toBe(before);
+  });
+
+  it('reads the list from --argocd-cmd-params-cm FILE instead of the cluster', async () => {
+    const file = join(root, 'cmd-params.yaml');
+    writeFileSync(file, 'application.namespaces: team-b\n');
+    const res = await run(appFile('default', { appNamespace: 'team-a' }), '--argocd-cmd-params-cm', file);
+    expect(res.code).toBe(4);
+    expect(kv(res.stdout).REFUSED?.[0]).toContain(`nor listed in application.namespaces (team-b) of ${file}`);
+  });
+});

@@ -28,6 +28,19 @@ describe('argocd-cm', () => {
     ]);
   });
 
+  it('reads ignoreResourceStatusField as Argo CD does: all by default, off/false as none, an unknown value as none with a warning', () => {
+    const opt = (v?: string) => parseArgoSettings(v === undefined ? {} : { 'resource.compareoptions': `ignoreResourceStatusField: ${v}\n` }, 'cm');
+    expect(opt().compareOptions.ignoreResourceStatusField).toBe('all');
+    expect(opt('crd').compareOptions.ignoreResourceStatusField).toBe('crd');
+    expect(opt('none').compareOptions.ignoreResourceStatusField).toBe('none');
+    expect(opt('off').compareOptions.ignoreResourceStatusField).toBe('none');
+    expect(opt('false').compareOptions.ignoreResourceStatusField).toBe('none');
+    expect(opt('none').warnings).toEqual([]);
+    const odd = opt('sometimes');
+    expect(odd.compareOptions.ignoreResourceStatusField).toBe('none');
+    expect(odd.warnings[0]).toContain('"sometimes" is not all, crd or none: as in Argo CD, no status is ignored');
+  });
+
   it('refuses what Argo CD refuses to read', () => {
     expect(() => parseArgoSettings({ 'resource.customizations.bogus.apps_Deployment': 'x' }, 'cm')).toThrow('resource customization type bogus not supported');
     expect(() => parseArgoSettings({ 'resource.customizations.health.a_b_c': 'x' }, 'cm')).toThrow('group kind should be in format');

@@ -13,8 +13,8 @@ import type { GlobalOptions } from '../../../src/cli/options.js';
 import type { KubeObject } from '../../../src/model/object.js';
 import type { PrunePlan } from '../../../src/prune/plan.js';
 
-/** A GET the app's own reads make (not the read of argocd-cm, which every load makes once). */
-const isAppGet = (c: string): boolean => c.startsWith('GET') && c !== 'GET ConfigMap argocd/argocd-cm';
+/** A GET the app's own reads make (not the reads of argocd-cm and argocd-cmd-params-cm, which every load makes once). */
+const isAppGet = (c: string): boolean => c.startsWith('GET') && c !== 'GET ConfigMap argocd/argocd-cm' && c !== 'GET ConfigMap argocd/argocd-cmd-params-cm';
 const opts: GlobalOptions = { requestTimeout: '0', output: 'kv', color: 'never', verbose: false, fieldManager: 'argocd-controller', appNamespace: 'argocd' };
 
 function workspace(desired: Record<string, string>, app = 'shop'): { appFile: string; dir: string } {
@@ -260,8 +260,8 @@ describe('the candidate scan reuses the live reads’ whole-scope LISTs', () => 
       'EXTRA=ClusterRole/old-role',
     ]);
     expect(gw.calls.filter((c) => /^LIST (ConfigMap (shop|other)|Deployment shop|ClusterRole \*) meta$/.test(c))).toEqual([]);
-    // discovery + 4 full LISTs + 1 GET + 17 metadata-only LISTs (was 21).
-    expect(gw.stats().requests).toBe(1 + 4 + 1 + 17);
+    // discovery + 4 full LISTs + 2 GETs (argocd-cm and argocd-cmd-params-cm) + 17 metadata-only LISTs (was 21).
+    expect(gw.stats().requests).toBe(1 + 4 + 2 + 17);
   });
 
   test('status: the same rows, without the duplicate LISTs', async () => {
