@@ -15,7 +15,7 @@
 // `node test/bench/run.mjs --render RESULTS.json` re-renders the markdown from a saved run.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, freemem, homedir, loadavg, tmpdir, totalmem } from 'node:os';
+import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { appObjects, writeApp } from './generate.mjs';
@@ -23,6 +23,7 @@ import { makeClient } from './kube.mjs';
 import { cleanupMeasure, measure, median } from './measure.mjs';
 import { countSet, drift, emptySet, ensureNamespace, fillUnrelated, seed } from './setup.mjs';
 import { renderResults } from './report.mjs';
+import { kubectlPath as clusterKubectl, startCluster as startBenchCluster, stopCluster } from './cluster.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..', '..');
@@ -43,24 +44,6 @@ const ONLY = env.BENCH_SCENARIOS ? new Set(env.BENCH_SCENARIOS.split(',').map((s
 const OUT = resolve(env.BENCH_OUT ?? join(HERE, 'RESULTS.md'));
 const wanted = (id) => !ONLY || ONLY.has(id);
 const log = (msg) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
-
-/** Starts (or reuses) the bench's own control plane, apart from the one integration tests share. */
-function startCluster() {
-  if (env.BENCH_KUBECONFIG) return { kubeconfig: resolve(env.BENCH_KUBECONFIG), started: false };
-  const state = join(homedir(), '.cache', 'kubectl-gitops', 'bench-run');
-  const clusterEnv = { ...env, KGITOPS_CLUSTER_STATE: state };
-  log(`starting the bench control plane in ${state} (test/cluster/up)`);
-  const out = execFileSync(join(ROOT, 'test', 'cluster', 'up'), { env: clusterEnv, stdio: ['ignore', 'pipe', 'inherit'] }).toString().trim().split('\n');
-  return { kubeconfig: out[out.length - 1], started: true, state, clusterEnv };
-}
-
-function kubectlPath(kubeconfig) {
-  if (env.BENCH_KUBECTL) return env.BENCH_KUBECTL;
-  const f = join(dirname(kubeconfig), 'cluster.env');
-  const m = existsSync(f) ? /^KGITOPS_CLUSTER_BIN=(.*)$/m.exec(readFileSync(f, 'utf8')) : null;
-  if (m && existsSync(join(m[1], 'kubectl'))) return join(m[1], 'kubectl');
-  return 'kubectl';
-}
 
 /** The binary to measure, copied into the work folder so that a rebuild by someone else mid-run changes nothing. */
 function pluginPath(work) {
@@ -149,9 +132,9 @@ async function runScenario(title, tools, runs) {
 const countLines = (text, prefix) => text.split('\n').filter((l) => l.startsWith(prefix)).length;
 
 async function main() {
-  const cluster = startCluster();
+  const cluster = startBenchCluster(env, log);
   const kc = cluster.kubeconfig;
-  const kubectl = kubectlPath(kc);
+  const kubectl = clusterKubectl(kc, env);
   const work = env.BENCH_DIR ? resolve(env.BENCH_DIR) : mkdtempSync(join(tmpdir(), 'kgitops-bench-'));
   mkdirSync(work, { recursive: true });
   const plugin = pluginPath(work);
@@ -352,10 +335,7 @@ async function main() {
     log(`wrote ${OUT}`);
     if (!env.BENCH_DIR) rmSync(work, { recursive: true, force: true });
     cleanupMeasure();
-    if (cluster.started && !env.BENCH_KEEP_CLUSTER) {
-      log('stopping the bench control plane (test/cluster/down)');
-      execFileSync(join(ROOT, 'test', 'cluster', 'down'), { env: cluster.clusterEnv, stdio: ['ignore', 'ignore', 'inherit'] });
-    }
+    stopCluster(cluster, env, log);
   }
 }
 
