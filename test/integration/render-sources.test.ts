@@ -163,6 +163,15 @@ describe('rendering sources as Argo CD does (sync, diff, status)', () => {
     expect(await snapshot(nsKustomize)).toBe(before);
   });
 
+  it('a remote base that cannot be fetched: exit 2 saying so, with kustomize\'s message, nothing applied or pruned', async () => {
+    const before = await snapshot(nsKustomize);
+    const res = await plugin(['sync', '-f', appFile('gb', nsKustomize, 'kustomize-guestbook/remote'), '-o', 'kv'], { GIT_TERMINAL_PROMPT: '0' });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain(`kustomize build failed for ${fx.repo}@${sha.slice(0, 7)}:kustomize-guestbook/remote (a remote base could not be fetched)`);
+    expect(res.stderr).toContain('git.example.invalid');
+    expect(await snapshot(nsKustomize)).toBe(before);
+  });
+
   it('a directory is read without sub-folders by default; recurse, include and exclude decide what is applied', async () => {
     const plain = appFile('plain', nsDirectory, 'plain');
     expect((await plugin(['sync', '-f', plain, '-o', 'kv'])).code).toBe(0);
