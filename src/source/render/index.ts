@@ -6,7 +6,8 @@ import { InputError, UnrenderableError } from '../../cli/exit-codes.js';
 import { helmFoundReason } from '../renderability.js';
 import type { ManifestObject } from '../../manifest/parse.js';
 import { parseManifests } from '../../manifest/parse.js';
-import { readBlobs, type GitDir, type TreeEntry } from '../git.js';
+import { listTree, readBlobs, type GitDir, type TreeEntry } from '../git.js';
+import { outOfBoundsMessage, resolveLinkTarget } from './symlinks.js';
 import { detectSourceType, type SourceType } from './detect.js';
 import { parseDirectoryFile, selectDirectoryFiles, SKIP_MARKER } from './directory.js';
 import { renderEnv, type RenderEnv } from './envsubst.js';
@@ -22,8 +23,12 @@ export type { SourceType } from './detect.js';
 export interface SourceFiles {
   /** The contents of files by their entries' `sha` (a blob SHA, or for a local folder the file's path). */
   read(entries: readonly TreeEntry[]): Promise<Map<string, Buffer>>;
-  /** A folder holding the whole tree that tools may edit and read (a temporary copy), with its disposal. */
+  /** A folder holding the whole tree that tools may edit and read (a temporary copy), with its disposal; an InputError for a link out of the repository. */
   materialise(): Promise<MaterialisedTree>;
+  /** The target a symbolic link's entry names (as written in the link). */
+  linkTarget(entry: TreeEntry): Promise<string>;
+  /** The entry at a repository-relative path: a file (or link), `dir` for a directory, undefined when absent. */
+  lookup(path: string): Promise<TreeEntry | 'dir' | undefined>;
 }
 
 /** The files of a commit, read from git's object store. */
@@ -35,7 +40,49 @@ export function commitFiles(dir: GitDir, sha: string): SourceFiles {
         entries.map((e) => e.sha),
       ),
     materialise: () => materialiseTree(dir, sha),
+    linkTarget: async (entry) => ((await readBlobs(dir, [entry.sha])).get(entry.sha) ?? Buffer.alloc(0)).toString('utf8'),
+    lookup: async (path) => {
+      const found = await listTree(dir, sha, path);
+      if (found.length === 1 && found[0]!.path === path) return found[0];
+      return found.length > 0 ? 'dir' : undefined;
+    },
   };
+}
+
+/** The tree written out for a tool; its refusals name the repository and commit. */
+async function materialiseAt(files: SourceFiles, at: string): Promise<MaterialisedTree> {
+  try {
+    return await files.materialise();
+  } catch (e) {
+    if (e instanceof InputError) throw new InputError(`${at}: ${e.message}`, { cause: e });
+    throw e;
+  }
+}
+
+/** How many links in a row are followed (Linux's own limit is 40; a loop ends here). */
+const MAX_LINK_HOPS = 16;
+
+/**
+ * A symbolic link in a directory source, as Argo CD reads it: out of bounds fails the render; a link to a file is
+ * that file under the link's name; a link to a directory is not followed (undefined, with a warning).
+ */
+async function followLink(files: SourceFiles, entry: TreeEntry, at: string, warnings: string[]): Promise<TreeEntry | undefined> {
+  let current = entry;
+  for (let hop = 0; hop < MAX_LINK_HOPS; hop++) {
+    const target = await files.linkTarget(current);
+    const resolved = resolveLinkTarget(current.path, target);
+    if (resolved === undefined) throw new InputError(`${at}: ${outOfBoundsMessage(entry.path)}`);
+    const found = await files.lookup(resolved);
+    if (found === undefined) throw new InputError(`${at}:${entry.path}: a symbolic link to ${resolved}, which does not exist`);
+    if (found === 'dir') {
+      warnings.push(`skipped ${at}:${entry.path}: a symbolic link to the directory ${resolved} (Argo CD does not descend into linked directories)`);
+      return undefined;
+    }
+    if (found.type !== 'blob') throw new InputError(`${at}:${entry.path}: a symbolic link to ${resolved}, which is a ${found.type === 'commit' ? 'submodule' : found.type}`);
+    if (found.mode !== '120000') return { ...found, path: entry.path };
+    current = found;
+  }
+  throw new InputError(`${at}:${entry.path}: too many levels of symbolic links`);
 }
 
 /** Where and how to render. */
@@ -137,7 +184,7 @@ export async function renderSource(input: RenderInput): Promise<Rendered> {
       const version = input.tools.noCache ? '' : await kustomizeVersion(tool, input.tools.env);
       const buildOptions = input.tools.kustomizeBuildOptions;
       return throughCache(input, `${tool.path} ${version} ${buildOptions ?? ''}`, 'Kustomize', async () => {
-        const tree = await input.files.materialise();
+        const tree = await materialiseAt(input.files, at);
         try {
           const text = await buildKustomize({
             root: tree.root,
@@ -184,8 +231,10 @@ async function renderDirectory(input: RenderInput, at: string, single: boolean):
   for (const rel of selected) {
     const entry = byRel.get(rel)!;
     if (entry.type !== 'blob') warnings.push(`skipped ${at}:${entry.path}: a ${entry.type === 'commit' ? 'submodule' : entry.type}, not a file`);
-    else if (entry.mode === '120000') warnings.push(`skipped ${at}:${entry.path}: a symbolic link`);
-    else files.push(entry);
+    else if (entry.mode === '120000') {
+      const linked = await followLink(input.files, entry, at, warnings);
+      if (linked) files.push(linked);
+    } else files.push(entry);
   }
   const jsonnetFiles = files.filter((f) => f.path.endsWith('.jsonnet'));
   if (jsonnetFiles.length > 0 && !input.tools.noCache) {
@@ -210,7 +259,7 @@ async function readDirectoryFiles(input: RenderInput, at: string, single: boolea
     throw new InputError(`reading ${at}:${path === '' ? '/' : path}`, { cause: e });
   }
   // Jsonnet imports read files anywhere in the repository: the tree is written out once for all of them.
-  const tree = jsonnetFiles.length > 0 ? await input.files.materialise() : undefined;
+  const tree = jsonnetFiles.length > 0 ? await materialiseAt(input.files, at) : undefined;
   const objects: ManifestObject[] = [];
   try {
     for (const file of files) {

@@ -1,6 +1,6 @@
 // A local folder rendered like a source (--desired DIR --render): offline, with the folder's enclosing git work tree
 // (or the folder itself) as the repository root, so a Kustomize overlay finds its bases; tools work on a copy.
-import { cpSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
 import type { TreeEntry } from '../git.js';
@@ -34,6 +34,17 @@ export function localFiles(root: string): SourceFiles {
         throw e;
       }
       return { root: copy, dispose: async () => rmSync(copy, { recursive: true, force: true }) };
+    },
+    linkTarget: async (entry) => readlinkSync(entry.sha, 'utf8'),
+    lookup: async (path) => {
+      const full = join(root, ...path.split('/'));
+      try {
+        const st = lstatSync(full);
+        if (st.isDirectory()) return 'dir';
+        return { mode: st.isSymbolicLink() ? '120000' : '100644', type: 'blob', sha: full, path };
+      } catch {
+        return undefined;
+      }
     },
   };
 }

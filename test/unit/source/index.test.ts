@@ -1,4 +1,4 @@
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Application } from '../../../src/app/types.js';
@@ -153,6 +153,39 @@ describe('loadDesiredManifests from a git revision', () => {
     const multi = { ...app({ repoURL: fx.repo, path: 'apps/shop' }), sourcesCount: 2 };
     await expect(loadDesiredManifests(multi, {}, io())).rejects.toThrow(/spec\.sources has 2 sources/);
   }, 30_000);
+
+  it('symbolic links as Argo CD reads them: a link to a file is that file under the link\'s name, a linked folder is not descended, a link out of the repository fails the render', async () => {
+    fx.write('shared/common.yaml', configMap('common', '1'));
+    fx.write('shared/more/m.yaml', configMap('m', '1'));
+    fx.write('linked/own.yaml', configMap('own', '1'));
+    symlinkSync('../shared/common.yaml', join(fx.repo, 'linked', 'common.yaml'));
+    fx.write('shared/other.yaml', configMap('other', '1'));
+    symlinkSync('other.yaml', join(fx.repo, 'shared', 'hop.yaml'));
+    symlinkSync('../shared/hop.yaml', join(fx.repo, 'linked', 'chain.yaml')); // a link to a link
+    symlinkSync('../shared/more', join(fx.repo, 'linked', 'more')); // a linked folder: not walked into
+    symlinkSync('../shared/more', join(fx.repo, 'linked', 'folder.yaml')); // the same under a manifest's name: said, then left out
+    symlinkSync('../shared/common.yaml', join(fx.repo, 'linked', 'common.txt')); // not a manifest name: passed over
+    fx.commit('links');
+    const r = await loadDesiredManifests(app({ repoURL: fx.repo, path: 'linked' }, { directory: { recurse: true } }), {}, io());
+    // chain.yaml reads shared/other.yaml through shared/hop.yaml, common.yaml reads shared/common.yaml; own.yaml is a plain file.
+    expect(r.objects.map((o) => `${o.source.file}:${o.object.metadata.name}`).sort()).toEqual([expect.stringMatching(/linked\/chain\.yaml:other$/), expect.stringMatching(/linked\/common\.yaml:common$/), expect.stringMatching(/linked\/own\.yaml:own$/)]);
+    expect(r.warnings).toEqual([expect.stringContaining('linked/folder.yaml: a symbolic link to the directory shared/more (Argo CD does not descend into linked directories)')]);
+
+    symlinkSync('/etc/hostname', join(fx.repo, 'linked', 'host.yaml'));
+    const sha = fx.commit('out of bounds');
+    const p = loadDesiredManifests(app({ repoURL: fx.repo, path: 'linked' }), {}, io());
+    await expect(p).rejects.toThrow(InputError);
+    await expect(p).rejects.toThrow(`${fx.repo}@${sha.slice(0, 7)}: repository contains out-of-bounds symlinks. file: linked/host.yaml`);
+  });
+
+  it('a link out of the repository anywhere in it fails a Kustomize render before the tool runs (the tree is written out for it)', async () => {
+    fx.write('k/kustomization.yaml', 'resources:\n- cm.yaml\n');
+    fx.write('k/cm.yaml', configMap('k', '1'));
+    symlinkSync('../../../../etc', join(fx.repo, 'apps', 'etc'));
+    const sha = fx.commit('oob');
+    const p = loadDesiredManifests(app({ repoURL: fx.repo, path: 'k' }), {}, memoryIo({ env: { ...fx.env, KUBECTL_GITOPS_KUSTOMIZE: '/bin/true' } }).io);
+    await expect(p).rejects.toThrow(`${fx.repo}@${sha.slice(0, 7)}: repository contains out-of-bounds symlinks. file: apps/etc`);
+  });
 
   it('refuses a revision that does not exist, naming it', async () => {
     const p = loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop', targetRevision: 'release-9' }), {}, io());
