@@ -163,6 +163,13 @@ describe('rendering sources as Argo CD does (sync, diff, status)', () => {
     expect(await snapshot(nsKustomize)).toBe(before);
   });
 
+  it("Argo CD's .argocd-source-<app>.yaml is applied before the build: its namePrefix reaches the rendered objects", async () => {
+    const res = await plugin(['diff', '-f', appFile('ovr', nsKustomize, 'kustomize-guestbook/overridden'), '-o', 'json']);
+    expect(res.stderr).toBe('');
+    const report = JSON.parse(res.stdout) as { objects: { key: { kind: string; name: string }; status: string }[] };
+    expect(report.objects.map((o) => `${o.key.kind}/${o.key.name} ${o.status}`).sort()).toEqual(['Deployment/ovr-guestbook-ui missing', 'Service/ovr-guestbook-ui missing']);
+  });
+
   it('a remote base that cannot be fetched: exit 2 saying so, with kustomize\'s message, nothing applied or pruned', async () => {
     const before = await snapshot(nsKustomize);
     const res = await plugin(['sync', '-f', appFile('gb', nsKustomize, 'kustomize-guestbook/remote'), '-o', 'kv'], { GIT_TERMINAL_PROMPT: '0' });

@@ -8,6 +8,7 @@ import type { ManifestObject } from '../../manifest/parse.js';
 import { parseManifests } from '../../manifest/parse.js';
 import { listTree, readBlobs, type GitDir, type TreeEntry } from '../git.js';
 import { outOfBoundsMessage, resolveLinkTarget } from './symlinks.js';
+import { applySourceOverrides, overrideFileNames } from './overrides.js';
 import { detectSourceType, type SourceType } from './detect.js';
 import { parseDirectoryFile, selectDirectoryFiles, SKIP_MARKER } from './directory.js';
 import { renderEnv, type RenderEnv } from './envsubst.js';
@@ -157,17 +158,22 @@ export function appRenderEnv(app: Application, sha: string, path: string): Rende
   });
 }
 
-export async function renderSource(input: RenderInput): Promise<Rendered> {
+export async function renderSource(given: RenderInput): Promise<Rendered> {
+  let input = given;
   const { path, entries, sha } = input;
   const at = sha === '' ? input.label : `${input.label}@${sha.slice(0, 7)}`;
   const origin = `${at}:${path === '' ? '/' : path}`;
   const prefix = path === '' ? '' : `${path}/`;
   const single = entries.length === 1 && entries[0]?.path === path;
   const topNames = single ? [] : entries.map((e) => e.path.slice(prefix.length)).filter((rel) => !rel.includes('/'));
-  // Argo CD merges parameter overrides from these files into the source before rendering (mergeSourceParameters).
-  const overrides = topNames.filter((n) => n === '.argocd-source.yaml' || n === `.argocd-source-${input.app.name}.yaml`);
-  if (overrides.length > 0) {
-    throw new UnrenderableError([`${origin} holds ${overrides.join(' and ')}: Argo CD's parameter overrides from that file are not applied yet`]);
+  // Argo CD merges parameter overrides from these files into the source before detecting its type (mergeSourceParameters).
+  const overrideEntries = overrideFileNames(input.app.name)
+    .map((n) => entries.find((e) => e.path === `${prefix}${n}` && e.type === 'blob' && e.mode !== '120000'))
+    .filter((e): e is TreeEntry => e !== undefined);
+  if (overrideEntries.length > 0) {
+    const blobs = await input.files.read(overrideEntries);
+    const texts = overrideEntries.map((e) => ({ label: `${at}:${e.path}`, text: (blobs.get(e.sha) ?? Buffer.alloc(0)).toString('utf8') }));
+    input = { ...input, app: applySourceOverrides(input.app, texts) };
   }
   const detected = detectSourceType(input.app.source.options, topNames);
   if ('error' in detected) throw new InputError(`${input.app.origin}: Application spec.source: ${detected.error}`);

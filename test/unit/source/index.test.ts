@@ -146,12 +146,32 @@ describe('loadDesiredManifests from a git revision', () => {
     expect(values(await at('h', { directory: { recurse: false } }))).toEqual([]);
     await expect(at('apps/shop', { plugin: { name: 'x' } })).rejects.toThrow(/Config Management Plugins/);
     await expect(at('apps/shop', { directory: {}, kustomize: {} })).rejects.toThrow(/multiple application sources defined: Kustomize,Directory/);
-    fx.write('o/.argocd-source-shop.yaml', 'kustomize:\n  namePrefix: x-\n');
-    fx.write('o/a.yaml', configMap('a', '1'));
-    fx.commit('overrides');
-    await expect(at('o')).rejects.toThrow(/holds \.argocd-source-shop\.yaml: Argo CD's parameter overrides from that file are not applied yet/);
     const multi = { ...app({ repoURL: fx.repo, path: 'apps/shop' }), sourcesCount: 2 };
     await expect(loadDesiredManifests(multi, {}, io())).rejects.toThrow(/spec\.sources has 2 sources/);
+  }, 30_000);
+
+  it("applies Argo CD's parameter override files (.argocd-source.yaml, then .argocd-source-<app>.yaml) as merge patches before detecting the type", async () => {
+    fx.write('o/a.yaml', configMap('a', '1'));
+    fx.write('o/b.yaml', configMap('b', '1'));
+    fx.write('o/sub/c.yaml', configMap('c', '1'));
+    fx.write('o/.argocd-source.yaml', "directory:\n  recurse: true\n  include: '{a.yaml,b.yaml}'\n");
+    fx.commit('overrides');
+    const at = (path: string, sourceOptions = {}, name = 'shop') => loadDesiredManifests({ ...app({ repoURL: fx.repo, path }, sourceOptions), name }, {}, io());
+    // The shared file alone: recurse on, include a and b.
+    expect(values(await at('o')).sort()).toEqual(['a=1', 'b=1']);
+    // The app's own file comes after it: its include wins, the shared recurse stays; another app's file is not read.
+    fx.write('o/.argocd-source-shop.yaml', "directory:\n  include: 'sub/*'\n");
+    fx.commit('app override');
+    expect(values(await at('o'))).toEqual(['c=1']);
+    expect(values(await at('o', {}, 'other')).sort()).toEqual(['a=1', 'b=1']);
+    // A null deletes (RFC 7386): the Application's own exclude is dropped by the file.
+    fx.write('o/.argocd-source-shop.yaml', 'directory:\n  exclude: null\n');
+    fx.commit('null');
+    expect(values(await at('o', { directory: { recurse: true, exclude: 'a.yaml' } })).sort()).toEqual(['a=1', 'b=1']);
+    // A file that is not a map of source fields is refused, naming it.
+    fx.write('o/.argocd-source-shop.yaml', '- kustomize\n');
+    const sha = fx.commit('bad');
+    await expect(at('o')).rejects.toThrow(`${fx.repo}@${sha.slice(0, 7)}:o/.argocd-source-shop.yaml: Argo CD's parameter override file must be a map of source fields`);
   }, 30_000);
 
   it('symbolic links as Argo CD reads them: a link to a file is that file under the link\'s name, a linked folder is not descended, a link out of the repository fails the render', async () => {
