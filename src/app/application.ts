@@ -22,6 +22,8 @@ export const DEFAULT_SYNC_OPTIONS: SyncOptions = {
 };
 
 const BOOL_OPTIONS: Record<string, keyof Omit<SyncOptions, 'prunePropagationPolicy'>> = {
+  Replace: 'replace',
+  Validate: 'validate',
   CreateNamespace: 'createNamespace',
   PruneLast: 'pruneLast',
   ServerSideApply: 'serverSideApply',

@@ -28,6 +28,10 @@ export interface SyncOptions {
   prunePropagationPolicy: PropagationPolicy;
   /** App-level `Prune=false` default (the per-resource annotation wins). */
   prune: boolean;
+  /** App-level `Replace=true`: every object is replaced (PUT, or created) instead of applied; the annotation wins. */
+  replace?: boolean;
+  /** App-level `Validate=false`: the API server ignores unknown fields (fieldValidation=Ignore); the annotation wins. */
+  validate?: boolean;
 }
 
 export interface AutomatedPolicy {

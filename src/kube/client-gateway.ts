@@ -20,6 +20,7 @@ import {
   objectPath,
   resourceName,
   type AccessCheck,
+  type WriteOptions,
   type AccessResult,
   type ApplyOptions,
   type DeleteOptions,
@@ -62,7 +63,7 @@ export interface ClientGatewayOptions {
 }
 
 interface RequestSpec {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   query?: Record<string, string | undefined>;
   body?: unknown;
@@ -506,7 +507,7 @@ class ClientGateway implements KubeGateway {
     return this.json<KubeObject>({
       method: 'PATCH',
       path: objectPath(type, ns, name),
-      query: { fieldManager: opts.fieldManager, force: opts.force ? 'true' : undefined, dryRun: opts.dryRun ? 'All' : undefined },
+      query: { fieldManager: opts.fieldManager, force: opts.force ? 'true' : undefined, dryRun: opts.dryRun ? 'All' : undefined, fieldValidation: opts.fieldValidation },
       body: applyBody(obj),
       contentType: 'application/apply-patch+yaml',
       retry: true,
@@ -515,6 +516,32 @@ class ClientGateway implements KubeGateway {
     }).catch((err: unknown) => {
       throw err instanceof KubeApiError ? redactError(err, secretStrings(obj)) : err;
     });
+  }
+
+  /** PUT (replace) or POST (create) of the whole object. */
+  private write(method: 'PUT' | 'POST', type: ResourceType, obj: KubeObject, opts: WriteOptions): Promise<KubeObject> {
+    const ns = obj.metadata.namespace ?? '';
+    const name = obj.metadata.name ?? '';
+    const verb = method === 'PUT' ? 'replacing' : 'creating';
+    return this.json<KubeObject>({
+      method,
+      path: method === 'PUT' ? objectPath(type, ns, name) : collectionPath(type, ns),
+      query: { fieldManager: opts.fieldManager, dryRun: opts.dryRun ? 'All' : undefined, fieldValidation: opts.fieldValidation },
+      body: applyBody(obj),
+      retry: method === 'PUT',
+      doing: `${opts.dryRun ? `dry-run ${verb}` : verb} ${type.kind} ${type.namespaced ? `${ns}/` : ''}${name}`,
+      access: { verb: method === 'PUT' ? 'update' : 'create', resource: resourceName(type), ...(type.namespaced ? { namespace: ns } : {}) },
+    }).catch((err: unknown) => {
+      throw err instanceof KubeApiError ? redactError(err, secretStrings(obj)) : err;
+    });
+  }
+
+  replace(type: ResourceType, obj: KubeObject, opts: WriteOptions): Promise<KubeObject> {
+    return this.write('PUT', type, obj, opts);
+  }
+
+  create(type: ResourceType, obj: KubeObject, opts: WriteOptions): Promise<KubeObject> {
+    return this.write('POST', type, obj, opts);
   }
 
   async delete(type: ResourceType, namespace: string, name: string, opts: DeleteOptions = {}): Promise<KubeObject | undefined> {

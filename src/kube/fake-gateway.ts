@@ -14,6 +14,7 @@ import {
   type ListResult,
   type ResourceType,
   type WatchEvent,
+  type WriteOptions,
   type WatchOptions,
 } from './gateway.js';
 
@@ -187,6 +188,31 @@ export class FakeGateway implements KubeGateway {
       return out;
     }
     return this.put(merged);
+  }
+
+  /** A whole-object write: the stored object becomes exactly `obj` (managedFields: our manager's Update). */
+  private write(verb: 'REPLACE' | 'CREATE', type: ResourceType, obj: KubeObject, opts: WriteOptions): KubeObject {
+    const ns = type.namespaced ? (obj.metadata.namespace ?? '') : '';
+    this.calls.push(`${verb}${opts.dryRun ? ' dry' : ''}${opts.fieldValidation === 'Ignore' ? ' validate=Ignore' : ''} ${type.kind} ${ns}/${obj.metadata.name ?? ''}`);
+    const err = this.denied(verb === 'REPLACE' ? 'update' : 'create', type, ns);
+    if (err) throw err;
+    const k = this.key(type.group, type.kind, ns, obj.metadata.name ?? '');
+    const existing = this.store.get(k);
+    if (verb === 'REPLACE' && !existing) throw apiError(`replacing ${type.kind} ${obj.metadata.name}`, 404, '{"kind":"Status","reason":"NotFound","message":"not found"}');
+    if (verb === 'CREATE' && existing) throw apiError(`creating ${type.kind} ${obj.metadata.name}`, 409, '{"kind":"Status","reason":"AlreadyExists","message":"already exists"}');
+    const out = clone(obj);
+    if (!type.namespaced) delete out.metadata.namespace;
+    out.metadata.managedFields = [{ manager: opts.fieldManager, operation: 'Update', apiVersion: obj.apiVersion, time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: {} }];
+    if (existing?.metadata.uid) out.metadata.uid = existing.metadata.uid;
+    return opts.dryRun ? out : this.put(out);
+  }
+
+  async replace(type: ResourceType, obj: KubeObject, opts: WriteOptions): Promise<KubeObject> {
+    return this.write('REPLACE', type, obj, opts);
+  }
+
+  async create(type: ResourceType, obj: KubeObject, opts: WriteOptions): Promise<KubeObject> {
+    return this.write('CREATE', type, obj, opts);
   }
 
   async delete(type: ResourceType, namespace: string, name: string, opts: DeleteOptions = {}): Promise<KubeObject | undefined> {

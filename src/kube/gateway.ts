@@ -65,6 +65,15 @@ export interface ApplyOptions {
   fieldManager: string;
   force: boolean;
   dryRun: boolean;
+  /** `Ignore` for Argo CD's Validate=false; the server's default when absent. */
+  fieldValidation?: 'Ignore' | 'Strict';
+}
+
+/** A whole-object write (`kubectl replace` / `kubectl create`): recorded as an Update by the field manager. */
+export interface WriteOptions {
+  fieldManager: string;
+  dryRun: boolean;
+  fieldValidation?: 'Ignore' | 'Strict';
 }
 
 export type PropagationPolicy = 'foreground' | 'background' | 'orphan';
@@ -121,6 +130,10 @@ export interface KubeGateway {
   list(type: ResourceType, opts?: ListOptions): Promise<ListResult>;
   /** Server-side apply; a field-manager conflict throws an ApplyConflictError carrying the conflicts as data. */
   apply(type: ResourceType, obj: KubeObject, opts: ApplyOptions): Promise<KubeObject>;
+  /** Replaces a live object whole (PUT), as `kubectl replace`. */
+  replace(type: ResourceType, obj: KubeObject, opts: WriteOptions): Promise<KubeObject>;
+  /** Creates an object (POST), as `kubectl create`. */
+  create(type: ResourceType, obj: KubeObject, opts: WriteOptions): Promise<KubeObject>;
   /** Deletes one object; resolves to the returned object or status. A failed precondition throws a KubeApiError with status 409. */
   delete(type: ResourceType, namespace: string, name: string, opts?: DeleteOptions): Promise<KubeObject | undefined>;
   /** A SelfSubjectAccessReview. */

@@ -1,6 +1,8 @@
 // Runs a sync plan's applies through the gateway: the whole-set dry-run, then server-side apply in order; every result collected.
 import { ApplyConflictError, type FieldConflict } from '../kube/errors.js';
+import { KubeApiError } from '../kube/errors.js';
 import type { KubeGateway } from '../kube/gateway.js';
+import type { KubeObject } from '../model/object.js';
 import type { ApplyStep } from './plan.js';
 
 /** A conflict field as people read it, in the diff's path style: `.spec.x[name="a"].y` -> `spec.x[name=a].y`. */
@@ -34,16 +36,28 @@ export async function dryRunSteps(gw: KubeGateway, steps: readonly ApplyStep[], 
       if (step.action === 'skip') return { step, conflicts: [], skipped: step.reason ?? 'skipped' };
       if (step.dryRunSkip) return { step, conflicts: [], skipped: step.dryRunSkip };
       if (step.inSync) return { step, conflicts: [], skipped: 'in sync: nothing to validate' };
+      if (step.replace) {
+        // A whole-object write has no field conflicts; Replace with Force deletes first, which a dry-run cannot show.
+        if (step.force && step.live) return { step, conflicts: [], skipped: 'Replace=true with Force=true: deleted and created again' };
+        try {
+          const w = { fieldManager: opts.fieldManager, dryRun: true, ...validation(step) };
+          await (step.live ? gw.replace(step.type, step.object, w) : gw.create(step.type, step.object, w));
+          return { step, conflicts: [] };
+        } catch (err) {
+          return { step, conflicts: [], error: (err as Error).message };
+        }
+      }
       try {
         // The answer (the object as it would be stored) is not kept: nothing reads it, and at
         // thousands of objects holding every one was most of sync's memory.
-        await gw.apply(step.type, step.object, { fieldManager: opts.fieldManager, force: false, dryRun: true });
+        await gw.apply(step.type, step.object, { fieldManager: opts.fieldManager, force: false, dryRun: true, ...validation(step) });
         return { step, conflicts: [] };
       } catch (err) {
-        if (!(err instanceof ApplyConflictError)) return { step, conflicts: [], error: (err as Error).message };
+        // Force=true: a refused apply is followed by a delete and a create, so its dry-run error does not stop the sync.
+        if (!(err instanceof ApplyConflictError)) return step.force && step.live ? { step, conflicts: [], skipped: `Force=true: re-created if the apply is refused (${(err as Error).message})` } : { step, conflicts: [], error: (err as Error).message };
         if (!opts.force) return { step, conflicts: err.conflicts };
         try {
-          await gw.apply(step.type, step.object, { fieldManager: opts.fieldManager, force: true, dryRun: true });
+          await gw.apply(step.type, step.object, { fieldManager: opts.fieldManager, force: true, dryRun: true, ...validation(step) });
           return { step, conflicts: err.conflicts };
         } catch (err2) {
           return { step, conflicts: err.conflicts, error: (err2 as Error).message };
@@ -51,6 +65,50 @@ export async function dryRunSteps(gw: KubeGateway, steps: readonly ApplyStep[], 
       }
     }),
   );
+}
+
+/**
+ * Validate=false: fieldValidation=Ignore, as kubectl --validate=false sends it. With server-side apply the API server
+ * still refuses a field its schema does not declare (it cannot build the typed patch), whatever the directive.
+ */
+function validation(step: ApplyStep): { fieldValidation?: 'Ignore' } {
+  return step.noValidate ? { fieldValidation: 'Ignore' } : {};
+}
+
+/** How long a Replace with Force waits for the deleted object to be gone before creating it again. */
+const GONE_TIMEOUT_MS = 60_000;
+
+/** Deletes the live object (its uid as precondition), waits until it is gone, and creates the desired one. */
+async function recreate(gw: KubeGateway, step: ApplyStep, fieldManager: string): Promise<void> {
+  const { type, object } = step;
+  const ns = object.metadata.namespace ?? '';
+  const name = object.metadata.name ?? '';
+  const uid = step.live?.metadata.uid;
+  await gw.delete(type, ns, name, { propagationPolicy: 'foreground', ...(uid ? { preconditions: { uid } } : {}) }).catch((err: unknown) => {
+    if (!(err instanceof KubeApiError && err.status === 404)) throw err;
+  });
+  const until = Date.now() + GONE_TIMEOUT_MS;
+  let live: KubeObject | undefined;
+  while ((live = await gw.get(type, ns, name)) !== undefined && (!uid || live.metadata.uid === uid)) {
+    if (Date.now() > until) throw new Error(`${type.kind} ${name} was deleted but is still there after ${GONE_TIMEOUT_MS / 1000} s (finalizers: ${JSON.stringify(live.metadata.finalizers ?? [])})`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  await gw.create(type, object, { fieldManager, dryRun: false, ...validation(step) });
+}
+
+/** Replace=true: PUT the whole object (POST when it is missing); with Force=true, delete and create. Returns what was done. */
+async function writeWhole(gw: KubeGateway, step: ApplyStep, fieldManager: string): Promise<string> {
+  if (step.force && step.live) {
+    await recreate(gw, step, fieldManager);
+    return 'Replace=true, Force=true: deleted and created again';
+  }
+  const w = { fieldManager, dryRun: false, ...validation(step) };
+  if (step.live) {
+    await gw.replace(step.type, step.object, w);
+    return 'Replace=true: replaced';
+  }
+  await gw.create(step.type, step.object, w);
+  return 'Replace=true: created';
 }
 
 export interface ApplyResult {
@@ -103,10 +161,20 @@ export async function applySteps(
         if (step.action === 'skip') return { step, outcome: 'skipped', conflicts: [], ...(step.reason ? { message: step.reason } : {}) };
         if (d.conflicts.length > 0 && !opts.force) return { step, outcome: 'conflict', conflicts: d.conflicts, message: 'not applied: other field managers own fields it would change' };
         try {
-          await gw.apply(step.type, step.object, { fieldManager: opts.fieldManager, force: opts.force, dryRun: false });
+          if (step.replace) return { step, outcome: 'applied', conflicts: [], message: await writeWhole(gw, step, opts.fieldManager) };
+          await gw.apply(step.type, step.object, { fieldManager: opts.fieldManager, force: opts.force, dryRun: false, ...validation(step) });
           return { step, outcome: 'applied', conflicts: d.conflicts };
         } catch (err) {
           if (err instanceof ApplyConflictError) return { step, outcome: 'conflict', conflicts: err.conflicts, message: err.message };
+          if (step.force && !step.replace && step.live && err instanceof KubeApiError && (err.status === 422 || err.status === 409)) {
+            // kubectl apply --force: the apply was refused (an immutable field): delete and create again.
+            try {
+              await recreate(gw, step, opts.fieldManager);
+              return { step, outcome: 'applied', conflicts: [], message: `Force=true: deleted and created again (the apply was refused: ${err.message})` };
+            } catch (err2) {
+              return { step, outcome: 'failed', conflicts: [], message: `Force=true: re-creating after a refused apply: ${(err2 as Error).message}` };
+            }
+          }
           return { step, outcome: 'failed', conflicts: [], message: (err as Error).message };
         }
       }),

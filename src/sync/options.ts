@@ -1,4 +1,6 @@
-// Per-resource `argocd.argoproj.io/sync-options` annotations (`Prune=false,ServerSideApply=true`).
+// Per-resource `argocd.argoproj.io/sync-options` annotations (`Prune=false,ServerSideApply=true`), and what they
+// change for one object's apply, with the Application's own syncOptions as the default (the annotation wins).
+import type { SyncOptions } from '../app/types.js';
 import { SYNC_OPTIONS } from '../model/keys.js';
 import type { KubeObject } from '../model/object.js';
 
@@ -13,4 +15,55 @@ export function resourceSyncOptions(obj: KubeObject): Map<string, string> {
     out.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
   }
   return out;
+}
+
+/** Every option gitops-engine and Argo CD read from the annotation (pkg/sync/common, and the app-level ones it also honours there). */
+const KNOWN: Readonly<Record<string, readonly string[]>> = {
+  Prune: ['false', 'confirm', 'true'],
+  Delete: ['false', 'confirm', 'true'],
+  Validate: ['false', 'true'],
+  Replace: ['true', 'false'],
+  Force: ['true', 'false'],
+  ServerSideApply: ['true', 'false'],
+  PruneLast: ['true', 'false'],
+  SkipDryRunOnMissingResource: ['true', 'false'],
+  ClientSideApplyMigration: ['true', 'false'],
+  CreateNamespace: ['true', 'false'],
+  ApplyOutOfSyncOnly: ['true', 'false'],
+  RespectIgnoreDifferences: ['true', 'false'],
+  FailOnSharedResource: ['true', 'false'],
+  PrunePropagationPolicy: ['foreground', 'background', 'orphan'],
+};
+
+/** How one object is written by a sync. */
+export interface ObjectSyncMode {
+  /** `Replace=true`: PUT the whole object (POST when it is missing), as `kubectl replace`/`create`. */
+  replace: boolean;
+  /** `Force=true`: with Replace, delete the live object and create it again (`kubectl replace --force`); without, re-create it when the apply is refused (`kubectl apply --force`). */
+  force: boolean;
+  /** `Validate=false`: the API server ignores unknown and duplicate fields (fieldValidation=Ignore). */
+  validate: boolean;
+  /** `SkipDryRunOnMissingResource=true`: no dry-run when the object's kind is not served yet. */
+  skipDryRunOnMissingResource: boolean;
+  /** What the annotation says that is not followed, or not an option at all, one line each. */
+  warnings: string[];
+}
+
+/** The object's sync mode: its annotation over the Application's syncOptions. */
+export function objectSyncMode(obj: KubeObject, app: Pick<SyncOptions, 'replace' | 'validate'>): ObjectSyncMode {
+  const opts = resourceSyncOptions(obj);
+  const warnings: string[] = [];
+  for (const [k, v] of opts) {
+    const allowed = KNOWN[k];
+    if (!allowed) warnings.push(`${SYNC_OPTIONS} ${k}=${v} is not a sync option Argo CD knows; ignored`);
+    else if (!allowed.includes(v)) warnings.push(`${SYNC_OPTIONS} ${k}=${v}: expected ${allowed.join(' or ')}; ignored`);
+  }
+  const flag = (k: string, dflt: boolean) => {
+    const v = opts.get(k);
+    return v === 'true' ? true : v === 'false' ? false : dflt;
+  };
+  if (opts.get('ServerSideApply') === 'false') warnings.push(`${SYNC_OPTIONS} ServerSideApply=false: client-side apply is not done by this tool; the object is applied server-side`);
+  const replace = flag('Replace', app.replace === true);
+  const force = flag('Force', false);
+  return { replace, force, validate: flag('Validate', app.validate !== false), skipDryRunOnMissingResource: flag('SkipDryRunOnMissingResource', false), warnings };
 }

@@ -8,6 +8,7 @@ import type { PruneCandidate } from '../prune/plan.js';
 import { asApplied, trackingIdOf, parseTrackingId } from '../tracking/tracking-id.js';
 import { appOfMark, byLabel, markOf, type Tracking } from '../tracking/method.js';
 import { syncOrder, waveOf } from './order.js';
+import { objectSyncMode } from './options.js';
 
 /** The desired side as app-state resolved it. */
 export interface PlanDesired {
@@ -59,6 +60,12 @@ export interface ApplyStep {
   pendingCrd?: boolean;
   /** True for the namespace CreateNamespace adds (never stamped, never pruned). */
   createdNamespace?: boolean;
+  /** Replace=true: written whole (PUT, or POST when missing) instead of applied. */
+  replace?: boolean;
+  /** Force=true: with Replace, deleted and created again; without, re-created when the apply is refused (kubectl --force). */
+  force?: boolean;
+  /** Validate=false: the API server drops unknown fields instead of warning (fieldValidation=Ignore). */
+  noValidate?: boolean;
   /**
    * Live, marked as ours, and every declared field equal to live: an apply cannot conflict (SSA
    * conflicts need a differing value) and can only drop fields no longer declared, so the
@@ -146,6 +153,11 @@ export function planSync(input: SyncPlanInput): SyncPlan {
     const live = input.live.get(k);
     const object = asApplied(d.object, input.appInstance, destNs, input.tracking);
     const step: ApplyStep = { key: d.key, type: d.type, object, wave, action: live ? 'update' : 'create', ...(live ? { live } : {}), ...(d.source ? { source: d.source } : {}) };
+    const mode = objectSyncMode(d.object, app.syncOptions);
+    for (const w of mode.warnings) warnings.push(`${d.key.kind}/${d.key.name}: ${w}`);
+    if (mode.replace) step.replace = true;
+    if (mode.force) step.force = true;
+    if (!mode.validate) step.noValidate = true;
     if (d.type.namespaced && createdNs.has(d.key.namespace)) step.dryRunSkip = `namespace ${d.key.namespace} is created by this sync`;
     else if (pendingKinds.has(`${d.key.group}/${d.key.kind}`)) {
       step.dryRunSkip = `its CustomResourceDefinition is created by this sync`;

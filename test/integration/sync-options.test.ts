@@ -187,3 +187,63 @@ test('a field removed from Git is drift (removed) in diff and status, and a sync
   expect(live.spec.template.spec.containers[0]?.env).toBeUndefined();
   expect((await runPlugin(['diff', '-f', file, '--desired', without, '-o', 'kv'])).stdout).toBe('SYNC=Synced\n');
 }, TIMEOUT);
+
+describe('per-resource sync options on the real API server: Replace, Force, Validate', () => {
+  type Step = { name: string; outcome: string; message?: string };
+  const steps = (stdout: string): Record<string, Step> => Object.fromEntries((JSON.parse(stdout) as { steps: Step[] }).steps.map((s) => [s.name, s]));
+  const labels = async (name: string): Promise<Record<string, string>> => JSON.parse((await kubectlOk(['get', 'configmap', name, '-n', ns, '-o', 'jsonpath={.metadata.labels}'])) || '{}') as Record<string, string>;
+
+  test('Replace=true writes the whole object: a label added by hand is gone (server-side apply would keep it), recorded as an Update', async () => {
+    const file = app('replace', '{}');
+    const d = desired('replace-d', { 'a.yaml': cm('replace-a', { k: '1' }, { 'argocd.argoproj.io/sync-options': 'Replace=true' }) });
+    const first = await runPlugin(['sync', '-f', file, '--desired', d, '-o', 'json']);
+    expect([first.code, steps(first.stdout)['replace-a']?.message]).toEqual([0, 'Replace=true: created']);
+    await kubectlOk(['label', 'configmap', 'replace-a', '-n', ns, 'by=hand']);
+    const second = await runPlugin(['sync', '-f', file, '--desired', d, '-o', 'json']);
+    expect([second.code, steps(second.stdout)['replace-a']?.message]).toEqual([0, 'Replace=true: replaced']);
+    expect(await labels('replace-a')).toEqual({});
+    const mf = JSON.parse(await kubectlOk(['get', 'configmap', 'replace-a', '-n', ns, '--show-managed-fields', '-o', 'jsonpath={.metadata.managedFields}'])) as { manager: string; operation: string }[];
+    expect(mf.map((m) => `${m.manager} ${m.operation}`)).toEqual(['argocd-controller Update']);
+    // Without Replace the same hand-made label survives the apply.
+    const plain = desired('replace-plain', { 'a.yaml': cm('replace-a', { k: '1' }) });
+    await kubectlOk(['label', 'configmap', 'replace-a', '-n', ns, 'by=hand']);
+    expect((await runPlugin(['sync', '-f', file, '--desired', plain])).code).toBe(0);
+    expect(await labels('replace-a')).toEqual({ by: 'hand' });
+  }, TIMEOUT);
+
+  test('Replace=true with Force=true deletes and creates the object again (a new uid)', async () => {
+    const file = app('recreate', '{}');
+    const d = desired('recreate-d', { 'a.yaml': cm('recreate-a', { k: '1' }, { 'argocd.argoproj.io/sync-options': 'Replace=true,Force=true' }) });
+    expect((await runPlugin(['sync', '-f', file, '--desired', d])).code).toBe(0);
+    const before = await meta('configmap', 'recreate-a');
+    const res = await runPlugin(['sync', '-f', file, '--desired', d, '-o', 'json']);
+    expect([res.code, steps(res.stdout)['recreate-a']?.message]).toEqual([0, 'Replace=true, Force=true: deleted and created again']);
+    expect((await meta('configmap', 'recreate-a'))?.uid).not.toBe(before?.uid);
+  }, TIMEOUT);
+
+  test('Force=true: an immutable ConfigMap whose data changed is deleted and created again; without Force the sync fails (exit 3) and nothing changes', async () => {
+    const file = app('force', '{}');
+    const imm = (v: string, opts?: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: force-a${opts ? `, annotations: {argocd.argoproj.io/sync-options: "${opts}"}` : ''}}\nimmutable: true\ndata: {k: "${v}"}\n`;
+    expect((await runPlugin(['sync', '-f', file, '--desired', desired('force-1', { 'a.yaml': imm('1') })])).code).toBe(0);
+    const before = await meta('configmap', 'force-a');
+    const refused = await runPlugin(['sync', '-f', file, '--desired', desired('force-2', { 'a.yaml': imm('2') }), '-o', 'json']);
+    expect(refused.code).toBe(3);
+    expect(await meta('configmap', 'force-a')).toEqual(before);
+    const forced = await runPlugin(['sync', '-f', file, '--desired', desired('force-3', { 'a.yaml': imm('2', 'Force=true') }), '-o', 'json']);
+    expect(forced.code).toBe(0);
+    expect(steps(forced.stdout)['force-a']?.message).toMatch(/^Force=true: deleted and created again \(the apply was refused: .*immutable/);
+    expect((await meta('configmap', 'force-a'))?.uid).not.toBe(before?.uid);
+    expect(await kubectlOk(['get', 'configmap', 'force-a', '-n', ns, '-o', 'jsonpath={.data.k}'])).toBe('2');
+  }, TIMEOUT);
+
+  test('server-side apply refuses a field the schema does not declare, with or without Validate=false (the API server cannot build the typed patch; kubectl apply --server-side --validate=false fails the same way)', async () => {
+    const file = app('validate', '{}');
+    const bad = (opts?: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: validate-a${opts ? `, annotations: {argocd.argoproj.io/sync-options: "${opts}"}` : ''}}\ndata: {k: "1"}\nspecial: true\n`;
+    for (const [i, opts] of [[1, undefined], [2, 'Validate=false']] as const) {
+      const res = await runPlugin(['sync', '-f', file, '--desired', desired(`validate-${i}`, { 'a.yaml': bad(opts) }), '-o', 'json']);
+      expect([opts, res.code]).toEqual([opts, 3]);
+      expect(res.stdout).toContain('.special: field not declared in schema');
+    }
+    expect(await meta('configmap', 'validate-a')).toBeUndefined();
+  }, TIMEOUT);
+});

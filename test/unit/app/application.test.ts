@@ -104,14 +104,15 @@ describe('parseSyncOptions', () => {
 
   it('turns unsupported or malformed options into warnings, never silence', () => {
     const warnings: string[] = [];
-    const o = parseSyncOptions(['Validate=false', 'PrunePropagationPolicy=sideways', 'CreateNamespace=yes', 'Replace=true'], (w) => warnings.push(w));
+    const o = parseSyncOptions(['Validate=false', 'PrunePropagationPolicy=sideways', 'CreateNamespace=yes', 'Replace=true', 'Recreate=true'], (w) => warnings.push(w));
     expect(o.prunePropagationPolicy).toBe('foreground');
     expect(o.createNamespace).toBe(false);
+    // Replace and Validate are read (the app-level defaults of the per-resource options).
+    expect([o.replace, o.validate]).toEqual([true, false]);
     expect(warnings).toEqual([
-      'syncOptions Validate=false: not supported by kubectl-gitops; ignored',
       'syncOptions PrunePropagationPolicy=sideways: PrunePropagationPolicy must be foreground, background or orphan; using foreground',
       'syncOptions CreateNamespace=yes: expected CreateNamespace=true or CreateNamespace=false; ignored',
-      'syncOptions Replace=true: not supported by kubectl-gitops; ignored',
+      'syncOptions Recreate=true: not supported by kubectl-gitops; ignored',
     ]);
   });
 });

@@ -168,3 +168,53 @@ test('progress is told before each group, skips not counted, then done', async (
   await applySteps(gw, steps.map((s) => dry(s)), { ...OPTS, progress: (done, total, what) => seen.push(`${done}/${total} ${what}`) });
   expect(seen).toEqual(['0/3 Secret (1)', '1/3 ConfigMap (2)', '2/3 ConfigMap (1)', '3/3 done']);
 });
+
+describe('per-resource sync options: Replace, Force, Validate=false', () => {
+  const live = (name: string, extra: Record<string, string> = {}): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'shop', labels: { by: 'hand' } }, data: { old: '1', ...extra } }) as unknown as KubeObject;
+
+  test('Replace=true writes the whole object (PUT), or creates it (POST) when missing; fields only live had are gone', async () => {
+    const gw = new FakeGateway({ objects: [live('a')] });
+    const a = step('ConfigMap', 'a', 0, { action: 'update', replace: true, live: live('a') });
+    a.object = { ...a.object, data: { new: '2' } } as KubeObject;
+    const b = step('ConfigMap', 'b', 0, { replace: true });
+    const results = await applySteps(gw, [dry(a), dry(b)], OPTS);
+    expect(results.map((r) => [r.step.key.name, r.outcome, r.message])).toEqual([
+      ['a', 'applied', 'Replace=true: replaced'],
+      ['b', 'applied', 'Replace=true: created'],
+    ]);
+    expect(gw.calls.filter((c) => /^(REPLACE|CREATE|APPLY|DELETE)/.test(c))).toEqual(['REPLACE ConfigMap shop/a', 'CREATE ConfigMap shop/b']);
+    const stored = gw.find('ConfigMap', 'shop', 'a')!;
+    expect(stored.data).toEqual({ new: '2' });
+    expect(stored.metadata.labels).toBeUndefined();
+    expect(stored.metadata.managedFields?.map((m) => [m.manager, m.operation])).toEqual([['argocd-controller', 'Update']]);
+  });
+
+  test('Replace=true with Force=true deletes the live object (its uid as precondition) and creates it again', async () => {
+    const gw = new FakeGateway({ objects: [live('a')] });
+    const before = gw.find('ConfigMap', 'shop', 'a')!;
+    const a = step('ConfigMap', 'a', 0, { action: 'update', replace: true, force: true, live: before });
+    const [r] = await applySteps(gw, [dry(a)], OPTS);
+    expect([r!.outcome, r!.message]).toEqual(['applied', 'Replace=true, Force=true: deleted and created again']);
+    expect(gw.calls.filter((c) => /^(REPLACE|CREATE|APPLY|DELETE)/.test(c))).toEqual(['DELETE ConfigMap shop/a foreground', 'CREATE ConfigMap shop/a']);
+    expect(gw.find('ConfigMap', 'shop', 'a')!.metadata.uid).not.toBe(before.metadata.uid);
+  });
+
+  test('Force=true alone: an apply refused as invalid (an immutable field) is followed by a delete and a create; without Force it fails', async () => {
+    const invalid = () => apiError('applying ConfigMap a', 422, '{"kind":"Status","reason":"Invalid","message":"field is immutable"}');
+    const gw = new FakeGateway({ objects: [live('a')], failApply: (o) => (o.metadata.name === 'a' ? invalid() : undefined) });
+    const liveA = gw.find('ConfigMap', 'shop', 'a')!;
+    const [forced] = await applySteps(gw, [dry(step('ConfigMap', 'a', 0, { action: 'update', force: true, live: liveA }))], OPTS);
+    expect(forced!.outcome).toBe('applied');
+    expect(forced!.message).toMatch(/^Force=true: deleted and created again \(the apply was refused: .*field is immutable/);
+    const gw2 = new FakeGateway({ objects: [live('a')], failApply: (o) => (o.metadata.name === 'a' ? invalid() : undefined) });
+    const [plain] = await applySteps(gw2, [dry(step('ConfigMap', 'a', 0, { action: 'update', live: gw2.find('ConfigMap', 'shop', 'a') }))], OPTS);
+    expect(plain!.outcome).toBe('failed');
+    expect(gw2.calls.some((c) => c.startsWith('DELETE'))).toBe(false);
+  });
+
+  test('Validate=false asks the API server to ignore unknown fields (fieldValidation=Ignore), for applies and whole writes', async () => {
+    const gw = new FakeGateway();
+    await applySteps(gw, [dry(step('ConfigMap', 'a', 0, { replace: true, noValidate: true }))], OPTS);
+    expect(gw.calls).toContain('CREATE validate=Ignore ConfigMap shop/a');
+  });
+});

@@ -1,0 +1,27 @@
+import { objectSyncMode } from '../../../src/sync/options.js';
+import type { KubeObject } from '../../../src/model/object.js';
+
+const obj = (opts?: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', ...(opts ? { annotations: { 'argocd.argoproj.io/sync-options': opts } } : {}) } }) as KubeObject;
+
+describe('argocd.argoproj.io/sync-options on one object', () => {
+  it('defaults: applied, validated, not replaced', () => {
+    expect(objectSyncMode(obj(), {})).toEqual({ replace: false, force: false, validate: true, skipDryRunOnMissingResource: false, warnings: [] });
+  });
+
+  it('reads Replace, Force, Validate and SkipDryRunOnMissingResource, whitespace trimmed', () => {
+    expect(objectSyncMode(obj('Replace=true, Force=true,Validate=false , SkipDryRunOnMissingResource=true'), {})).toEqual({ replace: true, force: true, validate: false, skipDryRunOnMissingResource: true, warnings: [] });
+  });
+
+  it("takes the Application's Replace and Validate as defaults; the annotation wins", () => {
+    expect(objectSyncMode(obj(), { replace: true, validate: false })).toMatchObject({ replace: true, validate: false });
+    expect(objectSyncMode(obj('Replace=false,Validate=true'), { replace: true, validate: false })).toMatchObject({ replace: false, validate: true });
+  });
+
+  it('warns, naming the option, about what is not a sync option, a value it cannot take, and ServerSideApply=false', () => {
+    expect(objectSyncMode(obj('Replce=true,Prune=maybe,Prune=confirm,ServerSideApply=false'), {}).warnings).toEqual([
+      'argocd.argoproj.io/sync-options Replce=true is not a sync option Argo CD knows; ignored',
+      'argocd.argoproj.io/sync-options ServerSideApply=false: client-side apply is not done by this tool; the object is applied server-side',
+    ]);
+    expect(objectSyncMode(obj('Prune=maybe'), {}).warnings).toEqual(['argocd.argoproj.io/sync-options Prune=maybe: expected false or confirm or true; ignored']);
+  });
+});
