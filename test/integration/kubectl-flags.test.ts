@@ -128,6 +128,17 @@ describe('a token from `kubectl create token`, the server and the CA as flags', 
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/unauthorized \(401\)/);
   });
+
+  it('--username/--password are sent as basic authentication, which kube-apiserver ignores (the request is anonymous: 403, exit 3); with --token they are a usage error', async () => {
+    const base = [...diffArgs(), '--server', server, '--certificate-authority', caFile];
+    const r = await run(pluginPath, [...base, '--username', 'admin', '--password=secret-pw'], { env: { KUBECONFIG: bare } });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/forbidden \(403\).*system:anonymous/);
+    expect(r.stderr).not.toContain('secret-pw');
+    const both = await run(pluginPath, [...base, '--username', 'admin', '--password', 'secret-pw', '--token', token], { env: { KUBECONFIG: bare } });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('a bearer token and basic authentication (--username/--password) cannot both be used');
+  });
 });
 
 describe('--user and --cluster pick other kubeconfig entries', () => {
