@@ -146,7 +146,7 @@ describe('completion <shell>', () => {
     const all = run('kubectl-gitops diff --context prod ');
     expect(all.stdout.split('\n').filter((l) => l !== '').sort()).toEqual(['status', 'sync']);
     expect(s.args()).toBe('[diff][--context][prod][]');
-  });
+  }, 60_000);
 
   it('the zsh script falls back to files when nothing is offered and files are not excluded', () => {
     shell('zsh');
@@ -156,7 +156,7 @@ describe('completion <shell>', () => {
     writeFileSync(script, completionScript('zsh'));
     const r = spawnSync('zsh', ['-f', join(process.cwd(), 'test', 'support', 'zsh-complete.zsh'), script, 'kubectl-gitops diff -f ap'], { encoding: 'utf8', env: s.env, timeout: 30_000, cwd: s.dir });
     expect(r.stdout).toBe('app.yaml\n');
-  });
+  }, 60_000);
 
   it('the fish script loads and completes (complete -C), with descriptions, and falls back to files as the directive says', () => {
     shell('fish');
@@ -180,7 +180,7 @@ describe('completion <shell>', () => {
     writeFileSync(join(none.dir, 'app.yaml'), '');
     const noFiles = spawnSync('fish', ['--no-config', '-c', `source ${script}; complete -C 'kubectl-gitops diff --context ap'`], { encoding: 'utf8', env: none.env, timeout: 30_000, cwd: none.dir });
     expect(noFiles.stdout).toBe('');
-  });
+  }, 60_000);
 
   it('the PowerShell script (not runnable here: PowerShell is not in Debian) has the shape of a native argument completer', () => {
     const ps = completionScript('powershell');
