@@ -57,7 +57,7 @@ describe('rendering sources as Argo CD does (sync, diff, status)', () => {
   let kubectlOnly: string;
 
   /** The plugin with a render cache of this suite's own. */
-  const plugin = (args: string[], env: Record<string, string> = {}): Promise<RunResult> => runPlugin(args, { env: { XDG_CACHE_HOME: join(fx.root, 'cache'), ...env } });
+  const plugin = (args: string[], env: Record<string, string> = {}): Promise<RunResult> => runPlugin(args, { env: { XDG_CACHE_HOME: join(fx.root, 'cache'), KUBECACHEDIR: '', ...env } });
 
   const appFile = (name: string, namespace: string, path: string, extra = '') => {
     const file = join(fx.root, `app-${Math.random().toString(36).slice(2)}.yaml`);
