@@ -2,6 +2,7 @@
 export declare const KREW_API_VERSION: string;
 export declare const PLUGIN_NAME: string;
 export declare const HOMEPAGE: string;
+export declare const TEMPLATE_PATH: string;
 export declare function releaseUri(version: string, archiveName: string): string;
 export interface KrewPlatform {
   os: string;
@@ -9,7 +10,7 @@ export interface KrewPlatform {
   archiveName: string;
   sha256: string;
   bin: string;
-  /** The archive's files, when the manifest lists them (krew then installs only these). */
+  /** The archive's files (the template's file list must be the same). */
   files?: string[];
 }
-export declare function krewManifest(opts: { version: string; platforms: KrewPlatform[]; inputsCommit?: string }): string;
+export declare function krewManifest(opts: { template: string; version: string; platforms: KrewPlatform[]; inputsCommit?: string; partial?: boolean }): string;

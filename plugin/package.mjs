@@ -1,12 +1,13 @@
-// `npm run package`: one archive per platform in dist/ (executable, kubectl_complete-gitops on Linux,
-// LICENSE, third-party notices), a .sha256 file for each, and dist/gitops.yaml, the krew manifest
-// generated from their real checksums (with --release, the committed plugins/gitops.yaml too).
+// `npm run package`: one archive per platform in dist/ (executable, its completion helper
+// kubectl_complete-gitops, a .cmd on Windows, LICENSE, third-party notices), a .sha256 file for each, and
+// dist/gitops.yaml, the krew manifest: the committed template plugins/gitops.template.yaml filled in with
+// their real checksums (krew-manifest.mjs). `--release` allows no fallback: every platform and every tool.
 //
 // Archives hold the committed HEAD (exported with git archive), never uncommitted edits, and are
 // reproducible: the same build inputs (src/, package files, plugin/ scripts, LICENSE) give the same
 // bytes. The commit stamped into the executable and every file time in the archives are those of
-// the last commit that changed an input, not of HEAD, so committing the manifest they produced does
-// not change them; every platform's blob is made without a startup snapshot or code cache (V8 writes
+// the last commit that changed an input, not of HEAD, so a commit that changes no input (README, tests,
+// the manifest template) does not change them; every platform's blob is made without a startup snapshot or code cache (V8 writes
 // neither the same way twice, and both are only valid for the Node binary that made them), so the
 // release starts slower than `npm run build`'s executable; archives are written with fixed owners,
 // modes, order and times (zip in UTC). The tools are required for a release: no silent fallback
@@ -19,7 +20,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, WORK, bundle, injectSea, makeBlob, stripElf, strippedNode } from './build.mjs';
-import { PLUGIN_NAME, krewManifest } from './krew-manifest.mjs';
+import { PLUGIN_NAME, TEMPLATE_PATH, krewManifest } from './krew-manifest.mjs';
 
 const DIST = join(ROOT, 'dist');
 /** krew-index and validate-krew-manifest want the manifest named after the plugin. */
@@ -28,7 +29,7 @@ const NODE_VERSION = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'node', 
 
 /** Every platform we ship: where its Node comes from, how to shrink it, how to check it here. */
 const TARGETS = [
-  { os: 'linux', arch: 'amd64', host: true, format: 'tar.gz', exe: 'kubectl-gitops', completion: true },
+  { os: 'linux', arch: 'amd64', host: true, format: 'tar.gz', exe: 'kubectl-gitops', completion: 'kubectl_complete-gitops' },
   {
     os: 'linux',
     arch: 'arm64',
@@ -36,7 +37,7 @@ const TARGETS = [
     nodePath: 'package/bin/node',
     format: 'tar.gz',
     exe: 'kubectl-gitops',
-    completion: true,
+    completion: 'kubectl_complete-gitops',
     strip: 'aarch64-linux-gnu-strip',
     // qemu-user runs the arm64 executable here when Debian's qemu-user and arm64 cross libc are installed.
     check: (bin) => (has('qemu-aarch64') && existsSync('/usr/aarch64-linux-gnu/lib') ? ['qemu-aarch64', ['-L', '/usr/aarch64-linux-gnu', bin]] : null),
@@ -48,6 +49,8 @@ const TARGETS = [
     nodePath: 'package/bin/node.exe',
     format: 'zip',
     exe: 'kubectl-gitops.exe',
+    // kubectl on Windows finds kubectl_complete-gitops through PATHEXT: a batch file that asks the plugin.
+    completion: 'kubectl_complete-gitops.cmd',
     unsign: true,
   },
 ];
@@ -153,7 +156,7 @@ function exportHead() {
   const dir = join(WORK, 'head');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const tar = execFileSync('git', ['archive', '--format=tar', 'HEAD', 'src', 'package.json', 'LICENSE', 'plugin/kubectl_complete-gitops', 'plugin/jsonnet'], { cwd: ROOT, maxBuffer: 1 << 28 });
+  const tar = execFileSync('git', ['archive', '--format=tar', 'HEAD', 'src', 'package.json', 'LICENSE', 'plugin/kubectl_complete-gitops', 'plugin/kubectl_complete-gitops.cmd', 'plugin/jsonnet', TEMPLATE_PATH], { cwd: ROOT, maxBuffer: 1 << 28 });
   execFileSync('tar', ['-xf', '-', '-C', dir], { input: tar });
   const version = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version;
   // The last commit that changed what goes into the archives: its hash is stamped, its time is every file's.
@@ -162,7 +165,7 @@ function exportHead() {
 }
 
 /** What the archives are made of: a change elsewhere (README, tests, the manifest) leaves them as they are. */
-const BUILD_INPUTS = ['src', 'package.json', 'package-lock.json', 'LICENSE', 'plugin/build.mjs', 'plugin/package.mjs', 'plugin/kubectl_complete-gitops'];
+const BUILD_INPUTS = ['src', 'package.json', 'package-lock.json', 'LICENSE', 'plugin/build.mjs', 'plugin/package.mjs', 'plugin/kubectl_complete-gitops', 'plugin/kubectl_complete-gitops.cmd'];
 
 async function main() {
   const head = exportHead();
@@ -186,6 +189,7 @@ async function main() {
     try {
       nodes.set(t, foreignNode(t));
     } catch (err) {
+      if (release) throw new Error(`fetching ${t.npm}@${NODE_VERSION} for the ${t.os}/${t.arch} release archive failed`, { cause: err });
       console.warn(`package: WARNING: skipping ${t.os}/${t.arch}: fetching ${t.npm}@${NODE_VERSION} failed: ${String(err.message).split('\n')[0]}`);
     }
   }
@@ -241,26 +245,26 @@ async function main() {
     copyFileSync(join(head.dir, 'LICENSE'), join(stage, 'LICENSE'));
     writeFileSync(join(stage, 'THIRD-PARTY-NOTICES'), thirdPartyNotices(bundled.metafile, nodeLicense));
     const files = [t.exe, 'LICENSE', 'THIRD-PARTY-NOTICES'];
-    // kubectl finds `kubectl_complete-gitops` on PATH to complete `kubectl gitops` (a shell script: not on Windows).
+    // kubectl finds `kubectl_complete-gitops` on PATH to complete `kubectl gitops` (a shell script; a batch file on Windows).
     if (t.completion) {
-      copyFileSync(join(head.dir, 'plugin', 'kubectl_complete-gitops'), join(stage, 'kubectl_complete-gitops'));
-      files.push('kubectl_complete-gitops');
+      copyFileSync(join(head.dir, 'plugin', t.completion), join(stage, t.completion));
+      files.push(t.completion);
     }
     const archiveName = `kubectl-gitops_${info.version}_${t.os}_${t.arch}.${t.format}`;
     const archivePath = join(DIST, archiveName);
-    archive(stage, files, archivePath, t.format, mtime, [t.exe, 'kubectl_complete-gitops']);
+    archive(stage, files, archivePath, t.format, mtime, [t.exe, t.completion]);
     const sum = sha256(archivePath);
     writeFileSync(archivePath + '.sha256', `${sum}  ${archiveName}\n`);
     platforms.push({ os: t.os, arch: t.arch, archiveName, sha256: sum, bin: t.exe, files: [...files].sort() });
     report.push(`  ${archiveName}  ${(readFileSync(archivePath).length / 1e6).toFixed(1)} MB  sha256 ${sum.slice(0, 12)}…  (${tested}; ${((Date.now() - started) / 1000).toFixed(1)} s)`);
   }
 
-  // dist/gitops.yaml matches these archives; the committed plugins/gitops.yaml is the release's, rewritten only
-  // with --release (packaging for tests and local installs must not change tracked files).
-  const manifest = krewManifest({ version: info.version, platforms, inputsCommit: info.commit });
+  // dist/gitops.yaml: the committed template (from HEAD, like the archives) with these archives' sums. Packaging
+  // never writes a tracked file.
+  const template = readFileSync(join(head.dir, TEMPLATE_PATH), 'utf8');
+  const manifest = krewManifest({ template, version: info.version, platforms, inputsCommit: info.commit, partial: !release });
   writeFileSync(join(DIST, MANIFEST_NAME), manifest);
-  if (release) writeFileSync(join(ROOT, 'plugins', MANIFEST_NAME), manifest);
-  console.log(`packaged ${info.version} (inputs of ${info.commit}) into dist/:\n${report.join('\n')}\nwrote dist/${MANIFEST_NAME}${release ? ` and plugins/${MANIFEST_NAME}` : ''}`);
+  console.log(`packaged ${info.version} (inputs of ${info.commit}) into dist/:\n${report.join('\n')}\nwrote dist/${MANIFEST_NAME} from ${TEMPLATE_PATH}`);
   const missing = TARGETS.filter((t) => !platforms.some((p) => p.os === t.os && p.arch === t.arch));
   if (missing.length) console.warn(`package: WARNING: not packaged: ${missing.map((t) => `${t.os}/${t.arch}`).join(', ')}`);
 }

@@ -35,6 +35,12 @@ export interface DestinationInput {
   /** `--context` was given. */
   explicitContext: boolean;
   clusterSecrets: readonly ClusterSecretInfo[];
+  /**
+   * The context kubectl builds from `--server` (or `--cluster`): the selected context with that server, or one made of
+   * the flags alone when the kubeconfig has none. It reaches the destination when no kubeconfig context does and the
+   * destination is in-cluster or names that server (by URL, or by a cluster Secret's name paired with it).
+   */
+  flagContext?: ContextInfo & { via: string };
 }
 
 export type DestinationResolution =
@@ -85,6 +91,9 @@ export function resolveDestination(input: DestinationInput): DestinationResoluti
     d.name === IN_CLUSTER_NAME ||
     secretsNamed.some((s) => s.server !== undefined && normalizeServer(s.server) === IN_CLUSTER_SERVER);
   if (inCluster) {
+    // With --server the cluster the Application runs in is the one the flags reach, whichever context carries them.
+    const flag = input.flagContext;
+    if (flag) return { ok: true, context: flag.name, server: flag.server, why: `in-cluster: the cluster ${flag.via} names` };
     const ctx = input.appContext === undefined ? undefined : byName(input.appContext);
     if (!ctx) return refuse('is the cluster the Application runs in, but no context is selected (give --context, or set current-context)');
     const why = input.appFromCluster ? 'in-cluster: the cluster the Application was read from' : `in-cluster: the ${input.explicitContext ? '--context' : 'current context'}`;
@@ -104,9 +113,13 @@ export function resolveDestination(input: DestinationInput): DestinationResoluti
   }
   const candidates = input.contexts.filter((c) => urls.has(normalizeServer(c.server)) || names.has(c.name) || names.has(c.cluster));
   const known = input.contexts.length ? `the kubeconfig's contexts: ${describeContexts(input.contexts)}` : 'the kubeconfig has no contexts';
+  const flag = input.flagContext;
+  if (candidates.length === 0 && flag && urls.has(normalizeServer(flag.server))) {
+    return { ok: true, context: flag.name, server: flag.server, why: `${flag.via} names the destination's server` };
+  }
   if (candidates.length === 0) {
     const secrets = d.name && input.appFromCluster && secretsNamed.length === 0 ? `; no Argo CD cluster Secret is named ${d.name}` : '';
-    return refuse(`no kubeconfig context reaches it (${known}${secrets})`);
+    return refuse(`no kubeconfig context reaches it (${known}${secrets})${flag ? `, and ${flag.via} names another cluster` : ''}`);
   }
   const preferred = input.appContext === undefined ? undefined : candidates.find((c) => c.name === input.appContext);
   if (preferred) return { ok: true, context: preferred.name, server: preferred.server, why: whyMatched(preferred, urls, names) };

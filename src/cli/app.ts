@@ -1,5 +1,6 @@
 // Builds the yargs program, registers every command explicitly and runs one of them.
 import yargs, { type Argv } from 'yargs';
+import { resolve } from 'node:path';
 import type { Io } from './io.js';
 import type { GitopsCommand } from './command.js';
 import { OUTPUT_FORMATS, globalOptions, toGlobalOptions } from './options.js';
@@ -112,7 +113,9 @@ export async function runCli(typed: string[], io: Io, commands: readonly GitopsC
         const opts = toGlobalOptions(args, outputs[0]);
         verbose = opts.verbose;
         ran = true;
-        code = await cmd.run(args, makeContext(io, opts));
+        // --cache-dir is what kubectl's default ($KUBECACHEDIR) would have said: it reaches the caches as that variable.
+        const cmdIo = opts.cacheDir !== undefined && opts.cacheDir !== '' ? { ...io, env: { ...io.env, KUBECACHEDIR: resolve(opts.cacheDir) } } : io;
+        code = await cmd.run(args, makeContext(cmdIo, opts));
       },
     });
   }

@@ -44,7 +44,7 @@ export interface Completion {
 export const SHELLS = ['bash', 'zsh', 'fish', 'powershell'] as const;
 
 /** Flags whose value is a file name: the shell completes those. */
-const FILE_FLAGS = new Set(['kubeconfig', 'app-file', 'desired', 'live', 'repo-dir', 'certificate-authority', 'client-certificate', 'client-key']);
+const FILE_FLAGS = new Set(['kubeconfig', 'app-file', 'desired', 'live', 'repo-dir', 'certificate-authority', 'client-certificate', 'client-key', 'cache-dir', 'lua-dir', 'project-file', 'argocd-cm', 'argocd-cmd-params-cm']);
 
 function longName(word: string): string | undefined {
   if (word.startsWith('--')) return word.slice(2).split('=')[0];
@@ -178,12 +178,21 @@ if (( $+functions[compdef] )); then compdef _kubectl_gitops kubectl-gitops; fi
 `;
     case 'fish':
       return `# fish completion for kubectl-gitops: kubectl gitops completion fish | source
-function __kubectl_gitops_complete
+# The candidates come from kubectl-gitops __complete; with none and no "no files" directive (4), fish completes files.
+function __kubectl_gitops_prepare
     set -l words (commandline -opc)
     set -e words[1]
-    kubectl-gitops __complete $words (commandline -ct) 2>/dev/null | string match -v -r '^:[0-9]+$'
+    set -l out (kubectl-gitops __complete $words (commandline -ct) 2>/dev/null)
+    or return 1
+    set -l directive (string replace -r '^:' '' -- $out[-1])
+    set -e out[-1]
+    set -g __kubectl_gitops_results $out
+    if test (count $out) -eq 0; and test (math "bitand($directive, 4)") -eq 0
+        return 1
+    end
+    return 0
 end
-complete -c kubectl-gitops -f -a '(__kubectl_gitops_complete)'
+complete -c kubectl-gitops -f -n __kubectl_gitops_prepare -a '$__kubectl_gitops_results'
 `;
     case 'powershell':
       return `# PowerShell completion for kubectl-gitops: kubectl gitops completion powershell | Out-String | Invoke-Expression

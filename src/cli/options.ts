@@ -21,6 +21,9 @@ export interface KubeOverrides {
   clientKey?: string;
   insecureSkipTlsVerify?: boolean;
   tlsServerName?: string;
+  /** Basic authentication (`--username`, `--password`), which kubectl keeps for servers behind an authenticating proxy. */
+  username?: string;
+  password?: string;
 }
 
 export interface GlobalOptions {
@@ -38,6 +41,8 @@ export interface GlobalOptions {
   appNamespace: string;
   /** kubectl's connection flags given on the command line (only those given). */
   overrides?: KubeOverrides;
+  /** `--cache-dir`: kubectl's cache directory, where the tool's caches go (see source/cache-home.ts). */
+  cacheDir?: string;
 }
 
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'yaml', 'kv', 'env'];
@@ -62,7 +67,7 @@ export function clusterOptions<T>(y: Argv<T>) {
   const s = (describe: string) => ({ type: 'string' as const, requiresArg: true, describe });
   const keys = [
     'kubeconfig', 'context', 'cluster', 'user', 'namespace', 'all-namespaces', 'server', 'token', 'as', 'as-group', 'as-uid',
-    'certificate-authority', 'client-certificate', 'client-key', 'insecure-skip-tls-verify', 'tls-server-name', 'request-timeout',
+    'certificate-authority', 'client-certificate', 'client-key', 'insecure-skip-tls-verify', 'tls-server-name', 'username', 'password', 'request-timeout',
     'field-manager', 'app-namespace',
   ];
   return y
@@ -82,6 +87,8 @@ export function clusterOptions<T>(y: Argv<T>) {
     .option('client-key', s('Path to a client key file for TLS'))
     .option('insecure-skip-tls-verify', { type: 'boolean', describe: 'Do not check the server\'s certificate (insecure)' })
     .option('tls-server-name', s('Server name to check the server\'s certificate against'))
+    .option('username', s('Username for basic authentication (the API server itself dropped basic auth in 1.19; for a proxy in front of it)'))
+    .option('password', s('Password for basic authentication'))
     .option('request-timeout', { ...s('Bound on each API request, connect to last byte (e.g. 30s, 1m; 0: only the 10 s connect bound)'), default: '0' })
     .option('field-manager', { ...s('Field manager for server-side apply and ownership'), default: DEFAULT_FIELD_MANAGER })
     .option('app-namespace', { ...s('Namespace of the Argo CD Application objects'), default: DEFAULT_APP_NAMESPACE })
@@ -117,6 +124,8 @@ export function toGlobalOptions(argv: Record<string, unknown>, defaultOutput: Ou
   set('clientKey', str('clientKey'));
   set('insecureSkipTlsVerify', typeof argv.insecureSkipTlsVerify === 'boolean' ? argv.insecureSkipTlsVerify : undefined);
   set('tlsServerName', str('tlsServerName'));
+  set('username', str('username'));
+  set('password', str('password'));
   return {
     kubeconfig: str('kubeconfig'),
     context: str('context'),
@@ -129,6 +138,7 @@ export function toGlobalOptions(argv: Record<string, unknown>, defaultOutput: Ou
     fieldManager: str('fieldManager') ?? DEFAULT_FIELD_MANAGER,
     appNamespace: str('appNamespace') ?? DEFAULT_APP_NAMESPACE,
     overrides,
+    ...(str('cacheDir') !== undefined ? { cacheDir: str('cacheDir') } : {}),
   };
 }
 
@@ -149,6 +159,7 @@ export function appSourceOptions<T>(y: Argv<T>) {
       .option('project-file', { type: 'string', requiresArg: true, describe: "Read the Application's AppProject from this file instead of the cluster" })
       .option('argocd-cm', { type: 'string', requiresArg: true, describe: "Read Argo CD's settings (the argocd-cm ConfigMap) from this file instead of the cluster" })
       .option('argocd-cmd-params-cm', { type: 'string', requiresArg: true, describe: "Read argocd-cmd-params-cm (application.namespaces: where Argo CD reconciles Applications) from this file instead of the cluster" })
-      .option('lua-dir', { type: 'string', requiresArg: true, describe: "Custom health checks in Argo CD's resource_customizations/<group>/<kind>/health.lua layout" }),
+      .option('lua-dir', { type: 'string', requiresArg: true, describe: "Custom health checks in Argo CD's resource_customizations/<group>/<kind>/health.lua layout" })
+      .option('cache-dir', { type: 'string', requiresArg: true, describe: 'Cache directory, as kubectl\'s (default: $KUBECACHEDIR): Git mirrors and renders are kept in its kubectl-gitops folder (without either: ~/.cache/kubectl-gitops)' }),
   );
 }

@@ -41,6 +41,11 @@ export async function connectContext(selected: SelectedContext, opts: GlobalOpti
   return gatewayFor(await contextConnection(sel), opts, env, log);
 }
 
+/** A gateway to a context that already carries kubectl's connection flags (e.g. the one `--server` builds without a kubeconfig). */
+export async function connectSelected(selected: SelectedContext, opts: GlobalOptions, env: Record<string, string | undefined>, log?: (line: string) => void): Promise<KubeGateway> {
+  return gatewayFor(await contextConnection(selected), opts, env, log);
+}
+
 async function gatewayFor(connection: ClusterConnection, opts: GlobalOptions, env: Record<string, string | undefined>, log?: (line: string) => void): Promise<KubeGateway> {
   const requestTimeoutMs = parseDuration(opts.requestTimeout, '--request-timeout');
   const { createClientGateway } = await import('./client-gateway.js');

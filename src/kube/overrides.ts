@@ -88,6 +88,12 @@ export function overrideContext(merged: MergedKubeconfig, selected: SelectedCont
     u['client-key'] = resolve(cwd, o.clientKey);
     delete u['client-key-data'];
   }
+  if (o.username !== undefined) u.username = o.username;
+  if (o.password !== undefined) u.password = o.password;
+  // As client-go's transport: a bearer token and basic authentication together are an error, not a choice.
+  if ((o.username !== undefined || o.password !== undefined || o.token !== undefined) && (u.token !== undefined || u['token-file'] !== undefined) && (u.username !== undefined || u.password !== undefined)) {
+    throw new InputError('a bearer token and basic authentication (--username/--password) cannot both be used: give one of them');
+  }
   if (o.as !== undefined) u.as = o.as;
   if (o.asGroups !== undefined) u['as-groups'] = o.asGroups;
   if (o.asUid !== undefined) u['as-uid'] = o.asUid;

@@ -1,8 +1,8 @@
-// Mirrors a remote repository into a bare cache (~/.cache/kubectl-gitops/repos/<hash>) with `git fetch`.
+// Mirrors a remote repository into a bare cache (~/.cache/kubectl-gitops/repos/<hash>, see cache-home.ts) with `git fetch`.
 import { createHash } from 'node:crypto';
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { homedir } from 'node:os';
+import { cacheHome } from './cache-home.js';
 import { GitNotFoundError, runGit, type GitDir } from './git.js';
 import { redactURL } from './repo-url.js';
 import { InputError } from '../cli/exit-codes.js';
@@ -10,11 +10,10 @@ import { InputError } from '../cli/exit-codes.js';
 /** The ref the remote's HEAD is fetched into, since a bare mirror's own HEAD does not follow the remote's. */
 export const REMOTE_HEAD_REF = 'refs/kgitops/remote-HEAD';
 
-/** Where the mirror of `url` lives: `$XDG_CACHE_HOME` (or ~/.cache)/kubectl-gitops/repos/<sha256(url)[:16]>. */
+/** Where the mirror of `url` lives: <cache home>/repos/<sha256(url)[:16]> (see cache-home.ts). */
 export function cacheDirFor(url: string, env: Record<string, string | undefined>): string {
-  const base = env.XDG_CACHE_HOME && env.XDG_CACHE_HOME !== '' ? env.XDG_CACHE_HOME : join(env.HOME ?? homedir(), '.cache');
   const hash = createHash('sha256').update(url).digest('hex').slice(0, 16);
-  return join(base, 'kubectl-gitops', 'repos', hash);
+  return join(cacheHome(env), 'repos', hash);
 }
 
 async function exists(path: string): Promise<boolean> {

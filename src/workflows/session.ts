@@ -3,7 +3,8 @@
 import { access } from 'node:fs/promises';
 import type { CommandContext } from '../cli/context.js';
 import { applicationFileError } from '../app/application.js';
-import { describeDestination, IN_CLUSTER_NAME, IN_CLUSTER_SERVER, normalizeServer, resolveDestination, type ClusterSecretInfo } from '../app/destination.js';
+import { describeDestination, IN_CLUSTER_NAME, IN_CLUSTER_SERVER, normalizeServer, resolveDestination, type ClusterSecretInfo, type ContextInfo } from '../app/destination.js';
+import type { SelectedContext } from '../kube/kubeconfig.js';
 import type { Application } from '../app/types.js';
 import { InputError, RefusedError } from '../cli/exit-codes.js';
 import { manifestPathError } from '../manifest/index.js';
@@ -54,9 +55,20 @@ export interface TargetSession {
 export async function withAppTarget<T>(ctx: CommandContext, what: string, args: AppStateArgs, fn: (session: TargetSession) => Promise<T>): Promise<T> {
   await checkLocalSources(args);
   const { readMergedKubeconfig, selectContext, contextsOf } = await import('../kube/kubeconfig.js');
-  const { connectContext } = await import('../kube/connect.js');
+  const { connectContext, connectSelected } = await import('../kube/connect.js');
   const merged = await readMergedKubeconfig({ kubeconfig: ctx.opts.kubeconfig, env: ctx.io.env });
   const explicitContext = ctx.opts.context !== undefined && ctx.opts.context !== '';
+  // --server (or --cluster) builds a context as kubectl does: the selected one with that server, or one of the flags
+  // alone when there is no kubeconfig or no current context.
+  const o = ctx.opts.overrides;
+  let flagSel: SelectedContext | undefined;
+  let flagContext: (ContextInfo & { via: string }) | undefined;
+  if (o !== undefined && (o.server !== undefined || o.cluster !== undefined)) {
+    const { applyOverrides } = await import('../kube/overrides.js');
+    flagSel = applyOverrides(merged, ctx.opts.context, o);
+    const server = String(flagSel.cluster.value.server);
+    flagContext = { name: flagSel.name, cluster: flagSel.cluster.name, server, via: o.server !== undefined ? `--server ${o.server}` : `--cluster ${o.cluster ?? ''} (${server})` };
+  }
   const gateways: KubeGateway[] = [];
   const started = Date.now();
   try {
@@ -67,12 +79,13 @@ export async function withAppTarget<T>(ctx: CommandContext, what: string, args: 
       const file = args.appFile;
       load = () => loadApplicationFromFile(file);
       if (explicitContext) selectContext(merged, ctx.opts.context); // a --context that does not exist is a typo, said at once
-      appContext = explicitContext ? ctx.opts.context : merged.currentContext;
+      appContext = explicitContext ? ctx.opts.context : (merged.currentContext ?? flagSel?.name);
     } else {
       if (!args.app) throw new InputError('name an Application (APP) or give -f/--app-file FILE');
-      const selected = selectContext(merged, ctx.opts.context);
+      const log = (line: string) => ctx.io.err(line);
+      const selected = flagSel ?? selectContext(merged, ctx.opts.context);
       appContext = selected.name;
-      const gw = await connectContext(selected, ctx.opts, ctx.io.env, (line) => ctx.io.err(line));
+      const gw = flagSel ? await connectSelected(flagSel, ctx.opts, ctx.io.env, log) : await connectContext(selected, ctx.opts, ctx.io.env, log);
       gateways.push(gw);
       appGateway = gw;
       const name = args.app;
@@ -84,13 +97,11 @@ export async function withAppTarget<T>(ctx: CommandContext, what: string, args: 
       const inCluster = (d.server !== undefined && normalizeServer(d.server) === IN_CLUSTER_SERVER) || d.name === IN_CLUSTER_NAME;
       if (inCluster && appContext === undefined) selectContext(merged, ctx.opts.context); // says no context is selected, exit 2
       const clusterSecrets = appGateway && !inCluster ? await readClusterSecrets(appGateway, args.argocdNamespace || CONTROL_PLANE_NAMESPACE, warnings) : [];
-      const res = resolveDestination({ destination: d, contexts: contextsOf(merged), ...(appContext !== undefined ? { appContext } : {}), appFromCluster: appGateway !== undefined, explicitContext, clusterSecrets });
+      const res = resolveDestination({ destination: d, contexts: contextsOf(merged), ...(appContext !== undefined ? { appContext } : {}), appFromCluster: appGateway !== undefined, explicitContext, clusterSecrets, ...(flagContext ? { flagContext } : {}) });
       if (!res.ok) throw new RefusedError(`refusing to act on Application ${app.name}: ${res.refused}; nothing was changed`);
       // --server and --cluster replace the cluster a context reaches: the destination must still be that cluster.
-      const o = ctx.opts.overrides;
-      const flagServer = o?.server ?? (o?.cluster !== undefined ? merged.clusters.find((c) => c.name === o.cluster)?.value.server : undefined);
-      if (!inCluster && typeof flagServer === 'string' && normalizeServer(flagServer) !== normalizeServer(res.server)) {
-        throw new RefusedError(`refusing to act on Application ${app.name}: spec.destination (${describeDestination(d)}) is reached by context ${res.context} (${res.server}), but ${o?.server !== undefined ? `--server ${flagServer}` : `--cluster ${o?.cluster ?? ''} (${flagServer})`} names another cluster; nothing was changed`);
+      if (flagContext && normalizeServer(flagContext.server) !== normalizeServer(res.server)) {
+        throw new RefusedError(`refusing to act on Application ${app.name}: spec.destination (${describeDestination(d)}) is reached by context ${res.context} (${res.server}), but ${flagContext.via} names another cluster; nothing was changed`);
       }
       return res;
     };
@@ -98,7 +109,10 @@ export async function withAppTarget<T>(ctx: CommandContext, what: string, args: 
     const res = await resolve(first);
     let gateway: KubeGateway;
     if (appGateway && res.context === appContext) gateway = appGateway;
-    else {
+    else if (flagSel && res.context === flagSel.name) {
+      gateway = await connectSelected(flagSel, ctx.opts, ctx.io.env, (line) => ctx.io.err(line));
+      gateways.push(gateway);
+    } else {
       gateway = await connectContext(selectContext(merged, res.context), ctx.opts, ctx.io.env, (line) => ctx.io.err(line));
       gateways.push(gateway);
     }

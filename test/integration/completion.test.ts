@@ -1,7 +1,10 @@
 // `kubectl gitops <TAB>` as kubectl 1.35 completes it: kubectl's own __complete runs kubectl_complete-gitops
 // (from plugin/, beside kubectl-gitops on PATH), which asks the plugin; Application names and namespaces
-// come from the local control plane.
+// come from the local control plane. Then the scripts of `kubectl gitops completion zsh|fish` in those shells (from
+// Debian's packages, installed by .ci/run) completing the real kubectl-gitops.
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { tempDir } from '../support/temp-dir.js';
 import { delimiter, join } from 'node:path';
 import { applyYaml, clusterBin, kubectlOk, repoRoot, run } from './support/index.js';
 
@@ -51,4 +54,45 @@ it('completes Application names from the cluster', async () => {
 it('completes contexts from the kubeconfig', async () => {
   const contexts = (await kubectlOk(['config', 'get-contexts', '-o', 'name'])).trim().split('\n');
   expect((await kubectlComplete(['gitops', 'sync', '--context', ''])).values).toEqual(contexts);
+});
+
+describe('the zsh and fish scripts in their shells, over the real kubectl-gitops', () => {
+  const work = { dir: '' };
+  beforeAll(() => {
+    work.dir = tempDir('kgo-completion-shells');
+  });
+  const script = async (shell: 'zsh' | 'fish') => {
+    const r = await run(join(repoRoot, 'plugin', 'kubectl-gitops'), ['completion', shell]);
+    expect(r.code).toBe(0);
+    const file = join(work.dir, `completion.${shell}`);
+    writeFileSync(file, r.stdout);
+    return file;
+  };
+  const lines = (out: string) => out.split('\n').filter((l) => l !== '').map((l) => l.split('\t')[0]);
+
+  it('zsh (compsys, through a pseudo-terminal): commands, flags, output modes and Application names', async () => {
+    const file = await script('zsh');
+    const zsh = async (line: string) => {
+      const r = await run('zsh', ['-f', join(repoRoot, 'test', 'support', 'zsh-complete.zsh'), file, line], { env: { PATH: path, TERM: 'dumb' }, timeoutMs: 60_000, cwd: work.dir });
+      expect(r.code).toBe(0);
+      return lines(r.stdout).sort();
+    };
+    expect(await zsh('kubectl-gitops sy')).toEqual(['sync']);
+    expect(await zsh('kubectl-gitops diff --req')).toEqual(['--request-timeout']);
+    expect(await zsh('kubectl-gitops status -o ')).toEqual(['env', 'json', 'kv', 'table', 'yaml']);
+    expect(await zsh(`kubectl-gitops status zz-complete-${suffix}-`)).toEqual([...apps].sort());
+  });
+
+  it('fish (complete -C): commands with descriptions, flags, output modes and Application names', async () => {
+    const file = await script('fish');
+    const fish = async (line: string) => {
+      const r = await run('fish', ['--no-config', '-c', `source ${file}; complete -C '${line}'`], { env: { PATH: path }, timeoutMs: 60_000, cwd: work.dir });
+      expect(r.stderr).toBe('');
+      return r.stdout;
+    };
+    expect(await fish('kubectl-gitops sy')).toMatch(/^sync\t\S.*\n$/);
+    expect(lines(await fish('kubectl-gitops diff --req'))).toEqual(['--request-timeout']);
+    expect(lines(await fish('kubectl-gitops normalize -o '))).toEqual(['json', 'yaml']);
+    expect(lines(await fish(`kubectl-gitops diff zz-complete-${suffix}-s`))).toEqual([apps[0]]);
+  });
 });

@@ -1,9 +1,10 @@
 // Installs the packaged plugin with krew, offline, into a temporary KREW_ROOT and runs it through
-// kubectl (and its completion helper); validate-krew-manifest (without its own install step) accepts
-// the manifest as generated (dist/gitops.yaml) and as committed (plugins/gitops.yaml), under the names
-// krew-index uses; the committed manifest's sha256 values are those of the archives built here when
-// it was made from the same build inputs (the archives are reproducible).
+// kubectl (and its completion helper); installs the Windows archive the same way (KREW_OS=windows) to see the
+// completion helper krew puts beside it; validate-krew-manifest (without its own install step) accepts the
+// manifest as generated (dist/gitops.yaml) under the name krew-index uses, and that manifest is the committed
+// template (plugins/gitops.template.yaml, which holds no sha256) with the sums of the archives beside it.
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ import { clusterBin, pluginPath, repoRoot, run, type RunResult } from './support
 
 const version = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
 const manifestPath = join(repoRoot, 'dist', 'gitops.yaml');
-const committedPath = join(repoRoot, 'plugins', 'gitops.yaml');
+const templatePath = join(repoRoot, 'plugins', 'gitops.template.yaml');
 const archivePath = join(repoRoot, 'dist', `kubectl-gitops_${version}_linux_amd64.tar.gz`);
 
 function stale(path: string): boolean {
@@ -71,32 +72,41 @@ test('kubectl krew install --manifest --archive installs the plugin offline, and
   expect(completion.stdout.split('\n')[0]).toMatch(/^version\t/);
 });
 
-test.each([
-  ['the packaged manifest (dist/)', () => manifestPath],
-  ['the committed release manifest (plugins/)', () => committedPath],
-])('validate-krew-manifest -skip-install accepts %s where it is, under its own name', async (_what, pathOf) => {
-  const manifest = parse(readFileSync(pathOf(), 'utf8')) as { metadata: { name: string } };
+test('validate-krew-manifest -skip-install accepts the packaged manifest (dist/) where it is, under its own name', async () => {
+  const manifest = parse(readFileSync(manifestPath, 'utf8')) as { metadata: { name: string } };
   // The validator infers the plugin name from the file name: it must be <name>.yaml, as it is.
-  expect(pathOf().endsWith(`/${manifest.metadata.name}.yaml`)).toBe(true);
-  const res = await run(join(clusterBin(), 'validate-krew-manifest'), ['-manifest', pathOf(), '-skip-install'], { env });
+  expect(manifestPath.endsWith(`/${manifest.metadata.name}.yaml`)).toBe(true);
+  const res = await run(join(clusterBin(), 'validate-krew-manifest'), ['-manifest', manifestPath, '-skip-install'], { env });
   expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: expect.stringContaining('structural validation OK') });
 });
 
-test('the committed manifest carries the sha256 of the archives built from its build inputs', () => {
-  type Manifest = { spec: { platforms: { selector: unknown; sha256: string; uri: string }[] } };
-  const inputs = (text: string) => /built reproducibly from the build inputs as of commit (\w+)/.exec(text)?.[1];
-  const committedText = readFileSync(committedPath, 'utf8');
-  const builtText = readFileSync(manifestPath, 'utf8');
-  const committed = parse(committedText) as Manifest;
-  const built = parse(builtText) as Manifest;
-  expect(inputs(builtText)).toMatch(/^[0-9a-f]{7,}$/);
-  if (inputs(committedText) !== inputs(builtText)) {
-    // The build inputs changed since the release manifest was made: `npm run package -- --release` makes it anew.
-    process.stderr.write(`krew: plugins/gitops.yaml is from the inputs of ${inputs(committedText)}, dist/ from ${inputs(builtText)}: sums not compared\n`);
-    expect(committed.spec.platforms.map((p) => p.selector)).toEqual(built.spec.platforms.map((p) => p.selector));
-    return;
+test('the packaged manifest is the committed template filled in: the sha256 of each archive in dist/, nothing else changed', () => {
+  type Platform = { selector: { matchLabels: { os: string; arch: string } }; uri: string; sha256?: string; files: unknown; bin: string };
+  type Manifest = { spec: { version: string; caveats: string; platforms: Platform[] } };
+  const built = parse(readFileSync(manifestPath, 'utf8')) as Manifest;
+  const template = parse(readFileSync(templatePath, 'utf8').replaceAll('{{version}}', version)) as Manifest;
+  expect(template.spec.platforms.every((p) => p.sha256 === undefined)).toBe(true);
+  expect({ ...built.spec, platforms: built.spec.platforms.map(({ sha256: _s, ...rest }) => rest) }).toEqual(template.spec);
+  for (const p of built.spec.platforms) {
+    const archive = join(repoRoot, 'dist', p.uri.split('/').at(-1)!);
+    expect({ archive, sha256: p.sha256 }).toEqual({ archive, sha256: createHash('sha256').update(readFileSync(archive)).digest('hex') });
   }
-  expect(committed.spec.platforms.map((p) => [p.uri, p.sha256])).toEqual(built.spec.platforms.map((p) => [p.uri, p.sha256]));
+});
+
+test('the Windows archive installs (KREW_OS=windows) with its completion helper kubectl_complete-gitops.cmd beside the executable', async () => {
+  const zip = join(repoRoot, 'dist', `kubectl-gitops_${version}_windows_amd64.zip`);
+  expect(existsSync(zip)).toBe(true);
+  const root = mkdtempSync(join(tmpdir(), 'kgitops-krew-win-'));
+  try {
+    const winEnv = { ...env, KREW_ROOT: root, HOME: root, KREW_OS: 'windows', KREW_ARCH: 'amd64', PATH: [join(root, 'bin'), clusterBin(), '/usr/local/bin', '/usr/bin', '/bin'].join(':') };
+    const install = await run(join(clusterBin(), 'kubectl'), ['krew', 'install', `--manifest=${manifestPath}`, `--archive=${zip}`], { env: winEnv, timeoutMs: 120_000 });
+    expect({ code: install.code, out: install.stdout + install.stderr }).toEqual({ code: 0, out: expect.stringContaining('Installed plugin: gitops') });
+    const store = join(root, 'store', 'gitops', `v${version}`);
+    expect(existsSync(join(store, 'kubectl-gitops.exe'))).toBe(true);
+    expect(readFileSync(join(store, 'kubectl_complete-gitops.cmd'))).toEqual(readFileSync(join(repoRoot, 'plugin', 'kubectl_complete-gitops.cmd')));
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 });
 
 test('validate-krew-manifest is a real check: a file named after another plugin is refused', async () => {

@@ -2,7 +2,8 @@
 // RBAC, a ServiceAccount token from `kubectl create token` with --server and --certificate-authority over
 // a kubeconfig that has neither the right server nor a CA nor credentials, --insecure-skip-tls-verify,
 // --tls-server-name, --user and --cluster. The flags change the context the command acts on (the one the
-// Application's in-cluster destination resolves to: the current context).
+// Application's in-cluster destination resolves to: the current context). With no kubeconfig at all, --server,
+// --certificate-authority and --token make the context, and the destination must be that server.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
@@ -58,6 +59,8 @@ afterAll(async () => {
   work?.cleanup();
   if (ns) {
     await kubectlOk(['delete', 'clusterrole,clusterrolebinding', `${ns}-reader`, '--ignore-not-found']);
+    await kubectlOk(['delete', 'clusterrolebinding', `${ns}-admin`, '--ignore-not-found']);
+    await kubectlOk(['delete', 'applications.argoproj.io', `flags-${ns}`, '-n', 'argocd', '--ignore-not-found']);
     await deleteNamespace(ns);
   }
 });
@@ -125,6 +128,17 @@ describe('a token from `kubectl create token`, the server and the CA as flags', 
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/unauthorized \(401\)/);
   });
+
+  it('--username/--password are sent as basic authentication, which kube-apiserver ignores (the request is anonymous: 403, exit 3); with --token they are a usage error', async () => {
+    const base = [...diffArgs(), '--server', server, '--certificate-authority', caFile];
+    const r = await run(pluginPath, [...base, '--username', 'admin', '--password=secret-pw'], { env: { KUBECONFIG: bare } });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/forbidden \(403\).*system:anonymous/);
+    expect(r.stderr).not.toContain('secret-pw');
+    const both = await run(pluginPath, [...base, '--username', 'admin', '--password', 'secret-pw', '--token', token], { env: { KUBECONFIG: bare } });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('a bearer token and basic authentication (--username/--password) cannot both be used');
+  });
 });
 
 describe('--user and --cluster pick other kubeconfig entries', () => {
@@ -150,5 +164,75 @@ describe('--user and --cluster pick other kubeconfig entries', () => {
     const unknown = await run(pluginPath, [...diffArgs(), '--kubeconfig', file, '--user', 'ghost']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/user "ghost" \(--user\) is not in the kubeconfig \(users: .*reader\)/);
+  });
+});
+
+describe('--server, --certificate-authority and --token with no kubeconfig at all', () => {
+  /** KUBECONFIG names a file that is not there and HOME has no .kube/config: kubectl builds the config from the flags alone. */
+  let env: Record<string, string>;
+  let flags: string[];
+
+  beforeAll(async () => {
+    await applyYaml(
+      [
+        { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'admin', namespace: ns } },
+        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: `${ns}-admin` }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' }, subjects: [{ kind: 'ServiceAccount', name: 'admin', namespace: ns }] },
+      ]
+        .map((o) => stringify(o))
+        .join('---\n'),
+    );
+    const adminToken = (await kubectlOk(['create', 'token', 'admin', '-n', ns, '--duration=1h'])).trim();
+    env = { KUBECONFIG: join(work.dir, 'no-such.kubeconfig'), HOME: join(work.dir, 'empty-home') };
+    flags = ['--server', server, '--certificate-authority', caFile, '--token', adminToken];
+  });
+
+  it('without the flags there is nothing to connect to (exit 2, nothing changed)', async () => {
+    const r = await run(pluginPath, ['diff', '-f', app, '--desired', desired], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/no current-context is set/);
+  });
+
+  it('an in-cluster Application file: sync acts on the --server cluster, and diff, status and prune read it', async () => {
+    const more = writeDesired(work.dir, 'no-kubeconfig', [configMap('alpha'), configMap('delta')]);
+    const sync = await run(pluginPath, ['sync', '-f', app, '--desired', more, ...flags, '-o', 'json'], { env });
+    expect(sync.stderr).toBe('');
+    expect(sync.code).toBe(0);
+    expect(JSON.parse(sync.stdout)).toMatchObject({ context: '(command-line flags)', server, applied: 2 });
+    expect(await kubectl404('delta')).toBe(false);
+    const diff = await run(pluginPath, ['diff', '-f', app, '--desired', more, ...flags, '-okv'], { env });
+    expect(diff.stdout).toBe('SYNC=Synced\n');
+    const status = await run(pluginPath, ['status', '-f', app, '--desired', more, ...flags], { env });
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(new RegExp(`^Context:\\s+\\(command-line flags\\) \\(${server.replace(/[.]/g, '\\.')}\\)$`, 'm'));
+    const prune = await run(pluginPath, ['prune', '-f', app, '--desired', desired, ...flags, '-okv'], { env });
+    expect(prune.stdout).toMatch(/^PRUNE=ConfigMap\/delta$/m);
+    expect(await kubectl404('delta')).toBe(false); // listed, not deleted without --confirm
+  });
+
+  it('an Application read from the cluster whose destination is the same server URL: diff, status and windows act there', async () => {
+    const name = `flags-${ns}`;
+    await applyYaml(stringify({ apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name, namespace: 'argocd' }, spec: { destination: { server: `${server}/`, namespace: ns }, source: { repoURL: 'file:///unused', path: '.' } } }));
+    const more = writeDesired(work.dir, 'no-kubeconfig-app', [configMap('alpha'), configMap('delta')]);
+    const diff = await run(pluginPath, ['diff', name, '--desired', more, ...flags, '-o', 'json'], { env });
+    expect(diff.stderr).toBe('');
+    expect(JSON.parse(diff.stdout)).toMatchObject({ sync: 'Synced', context: '(command-line flags)', server });
+    const status = await run(pluginPath, ['status', name, '--desired', more, ...flags, '-okv'], { env });
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(/^SYNC=Synced$/m);
+    const windows = await run(pluginPath, ['windows', name, ...flags, '-okv'], { env });
+    expect(windows.code).toBe(0);
+    expect(windows.stdout).toMatch(/^MANUAL_SYNC=/m);
+  });
+
+  it('a destination on another server is refused (exit 4) naming --server; nothing changes', async () => {
+    const elsewhere = join(work.dir, 'elsewhere-app.yaml');
+    const doc = parse(readFileSync(app, 'utf8')) as { spec: { destination: Record<string, string> } };
+    doc.spec.destination.server = 'https://127.0.0.1:1';
+    writeFileSync(elsewhere, stringify(doc));
+    const r = await run(pluginPath, ['sync', '-f', elsewhere, '--desired', writeDesired(work.dir, 'elsewhere', [configMap('epsilon')]), ...flags], { env });
+    expect(r.code).toBe(4);
+    expect(r.stderr).toContain(`spec.destination (server https://127.0.0.1:1): no kubeconfig context reaches it (the kubeconfig has no contexts), and --server ${server} names another cluster; nothing was changed`);
+    expect(r.stdout).toBe('');
+    expect(await kubectl404('epsilon')).toBe(true);
   });
 });

@@ -2,7 +2,7 @@
 // (with a base, and with spec.source.kustomize options) syncs and then diffs clean, through kustomize or through
 // kubectl's built-in kustomize; directory.recurse and include/exclude decide what is applied; a missing tool or a
 // broken build is exit 2 with nothing applied or pruned.
-import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { JSONNET_FILES, KUSTOMIZE_FILES } from '../fixtures/render/apps.js';
 import { GitFixture } from '../unit/source/git-fixture.js';
@@ -57,7 +57,7 @@ describe('rendering sources as Argo CD does (sync, diff, status)', () => {
   let kubectlOnly: string;
 
   /** The plugin with a render cache of this suite's own. */
-  const plugin = (args: string[], env: Record<string, string> = {}): Promise<RunResult> => runPlugin(args, { env: { XDG_CACHE_HOME: join(fx.root, 'cache'), ...env } });
+  const plugin = (args: string[], env: Record<string, string> = {}): Promise<RunResult> => runPlugin(args, { env: { XDG_CACHE_HOME: join(fx.root, 'cache'), KUBECACHEDIR: '', ...env } });
 
   const appFile = (name: string, namespace: string, path: string, extra = '') => {
     const file = join(fx.root, `app-${Math.random().toString(36).slice(2)}.yaml`);
@@ -237,6 +237,30 @@ describe('rendering sources as Argo CD does (sync, diff, status)', () => {
     expect(builds()).toBe(1);
     const refreshed = await plugin(['diff', '-f', file, '-o', 'kv', '--kustomize', counting, '--hard-refresh']);
     expect(refreshed.stdout).toBe(first.stdout);
+    expect(builds()).toBe(2);
+  });
+
+  it('--cache-dir (else $KUBECACHEDIR), kubectl\'s cache directory, holds the render cache in its kubectl-gitops folder', async () => {
+    const log = join(fx.root, 'kustomize-calls-cachedir.log');
+    const counting = join(fx.root, 'counting-kustomize-cachedir');
+    writeFileSync(counting, `#!/bin/sh\necho "$1" >> ${log}\nexec ${join(clusterBin(), 'kustomize')} "$@"\n`);
+    chmodSync(counting, 0o755);
+    const builds = () => readFileSync(log, 'utf8').split('\n').filter((l) => l === 'build').length;
+    const kubeCache = join(fx.root, 'kube-cache');
+    const renders = () => (existsSync(join(kubeCache, 'kubectl-gitops', 'renders')) ? readdirSync(join(kubeCache, 'kubectl-gitops', 'renders')).filter((f) => f.endsWith('.json')).length : 0);
+    const file = appFile('gbc', nsKustomize, 'kustomize-guestbook/overlays/prod', '    kustomize: {nameSuffix: -cachedir}');
+    const first = await plugin(['diff', '-f', file, '-o', 'kv', '--kustomize', counting, '--cache-dir', kubeCache]);
+    expect(first.code).toBe(1);
+    expect(builds()).toBe(1);
+    expect(renders()).toBe(1);
+    const again = await plugin(['diff', '-f', file, '-o', 'kv', '--kustomize', counting, `--cache-dir=${kubeCache}`]);
+    expect(again.stdout).toBe(first.stdout);
+    expect(builds()).toBe(1);
+    const viaEnv = await plugin(['diff', '-f', file, '-o', 'kv', '--kustomize', counting], { KUBECACHEDIR: kubeCache });
+    expect(viaEnv.stdout).toBe(first.stdout);
+    expect(builds()).toBe(1);
+    // Without either, the XDG cache of this suite, which has no such render yet: built again.
+    await plugin(['diff', '-f', file, '-o', 'kv', '--kustomize', counting]);
     expect(builds()).toBe(2);
   });
 });

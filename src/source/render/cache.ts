@@ -1,9 +1,9 @@
 // The render cache, like Argo CD's repo-server manifest cache: a Kustomize or Jsonnet render is kept by (commit SHA,
 // source.path, the source's options, the app variables the render sees, the tool's version), so a repeated diff at
-// the same commit does not build again. Entries live in $XDG_CACHE_HOME (or ~/.cache)/kubectl-gitops/renders/.
+// the same commit does not build again. Entries live in <cache home>/renders/ (see ../cache-home.ts).
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { cacheHome } from '../cache-home.js';
 import { join } from 'node:path';
 import type { ManifestObject } from '../../manifest/parse.js';
 
@@ -11,8 +11,7 @@ import type { ManifestObject } from '../../manifest/parse.js';
 const CACHE_FORMAT = 1;
 
 export function renderCacheDir(env: Record<string, string | undefined>): string {
-  const base = env.XDG_CACHE_HOME && env.XDG_CACHE_HOME !== '' ? env.XDG_CACHE_HOME : join(env.HOME ?? homedir(), '.cache');
-  return join(base, 'kubectl-gitops', 'renders');
+  return join(cacheHome(env), 'renders');
 }
 
 /** The cache key of a render: a hash of everything it depends on. */

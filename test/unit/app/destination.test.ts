@@ -93,4 +93,36 @@ describe('resolveDestination', () => {
     expect(resolveDestination(input({ server: B.server, name: 'prod' }))).toMatchObject({ ok: false, refused: expect.stringMatching(/sets both server and name/) });
     expect(resolveDestination(input({}))).toMatchObject({ ok: false, refused: expect.stringMatching(/names no cluster/) });
   });
+
+  describe('with --server (the context kubectl builds from the flags)', () => {
+    const flagContext = { name: '(command-line flags)', cluster: '(--server)', server: 'https://10.0.0.9:6443', via: '--server https://10.0.0.9:6443' };
+    const none = { contexts: [], appContext: '(command-line flags)', flagContext };
+
+    it('no kubeconfig at all: in-cluster is the flags\' server', () => {
+      for (const d of [{ server: 'https://kubernetes.default.svc' }, { name: 'in-cluster' }]) {
+        expect(resolveDestination(input(d, none))).toEqual({ ok: true, context: flagContext.name, server: flagContext.server, why: 'in-cluster: the cluster --server https://10.0.0.9:6443 names' });
+      }
+    });
+
+    it('no kubeconfig at all: the same server URL (normalized) is the flags\' server, another is refused naming --server', () => {
+      expect(resolveDestination(input({ server: 'https://10.0.0.9:6443/' }, none))).toMatchObject({ ok: true, context: flagContext.name, server: flagContext.server, why: '--server https://10.0.0.9:6443 names the destination\'s server' });
+      const r = resolveDestination(input({ server: 'https://prod.example.com' }, none));
+      expect(r).toMatchObject({ ok: false, candidates: [] });
+      if (!r.ok) expect(r.refused).toBe('spec.destination (server https://prod.example.com): no kubeconfig context reaches it (the kubeconfig has no contexts), and --server https://10.0.0.9:6443 names another cluster');
+    });
+
+    it('a name Argo CD\'s cluster Secrets pair with the flags\' server reaches it', () => {
+      const clusterSecrets = [{ secret: 'argocd/c', name: 'edge', server: 'https://10.0.0.9:6443' }];
+      expect(resolveDestination(input({ name: 'edge' }, { ...none, appFromCluster: true, clusterSecrets }))).toMatchObject({ ok: true, context: flagContext.name });
+      expect(resolveDestination(input({ name: 'elsewhere' }, { ...none, appFromCluster: true, clusterSecrets }))).toMatchObject({ ok: false });
+    });
+
+    it('a kubeconfig context that reaches the destination still wins (its credentials), the flags\' context only when none does', () => {
+      const onA = { ...flagContext, name: 'staging', server: A.server, via: `--server ${A.server}` };
+      expect(resolveDestination(input({ server: B.server }, { flagContext: onA }))).toMatchObject({ ok: true, context: 'prod', server: B.server });
+      const elsewhere = { ...flagContext, name: 'staging' };
+      expect(resolveDestination(input({ server: flagContext.server }, { flagContext: elsewhere }))).toMatchObject({ ok: true, context: 'staging', server: flagContext.server });
+      expect(resolveDestination(input({ server: 'https://kubernetes.default.svc' }, { flagContext: elsewhere }))).toMatchObject({ ok: true, context: 'staging', server: flagContext.server });
+    });
+  });
 });

@@ -59,6 +59,18 @@ test('a metadata-only list follows continue tokens and fills in apiVersion and k
   expect(seen[0]!.auth).toBe('Bearer tok');
 });
 
+test('basic authentication is sent as kubectl sends it (Authorization: Basic base64(user:password))', async () => {
+  handler = (_req, res) => json(res, 200, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } });
+  const port = (server.address() as AddressInfo).port;
+  const basic = await createClientGateway({ connection: { server: `http://127.0.0.1:${port}`, tls: {}, headers: {}, basicAuth: 'alice:p@ss:w', via: 'kubeconfig' }, requestTimeoutMs: 0, backoffMs: 5 });
+  try {
+    await basic.get(CM, 'shop', 'a');
+  } finally {
+    basic.close();
+  }
+  expect(seen[0]!.auth).toBe(`Basic ${Buffer.from('alice:p@ss:w').toString('base64')}`);
+});
+
 test('429 and 503 are retried (Retry-After honoured), then the answer is used', async () => {
   let n = 0;
   handler = (_req, res) => {

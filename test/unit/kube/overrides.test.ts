@@ -69,6 +69,13 @@ describe('applyOverrides', () => {
     expect(u).toEqual({ 'client-certificate': '/work/c.crt', 'client-key': '/abs/c.key' });
   });
 
+  it('--username and --password are basic authentication; with a bearer token they are an error, as in client-go', async () => {
+    const sel = applyOverrides(merged, undefined, { username: 'alice', password: 'pw' });
+    expect((await directConnection(sel)).basicAuth).toBe('alice:pw');
+    expect(() => applyOverrides(merged, undefined, { user: 'robot', username: 'alice' })).toThrow('a bearer token and basic authentication (--username/--password) cannot both be used: give one of them');
+    expect(() => applyOverrides(merged, undefined, { token: 't', username: 'alice', password: 'pw' })).toThrow(/cannot both be used/);
+  });
+
   it('--as, --as-group and --as-uid become the user\'s impersonation, sent as kubectl sends it', async () => {
     const sel = applyOverrides(merged, undefined, { as: 'jane', asGroups: ['dev', 'ops'], asUid: '42' });
     const conn = await directConnection(sel);
