@@ -13,6 +13,7 @@ const name = (o: { kind: string; name: string }) => displayName(o);
  * `PRUNE_CANDIDATE=` for each object a sync with --prune would delete.
  * Otherwise `APPLIED=<n>`, `HEALED=`, `IGNORED=`, `CONFLICT=`, `FAILED=`, `PRUNED=`, `PRUNE_SKIPPED=`, `PRUNE_FAILED=`.
  * Hooks, in both: `HOOK=<Phase> <Kind>/<name> <Succeeded|Failed|Running|would-run>`, in the order they ran.
+ * A multi-step sync (hooks or several waves): `WAVE=<Phase> <wave> <done|failed|not-run>` per (phase, wave), in order.
  */
 export function renderSyncKv(r: SyncReport): string {
   if (r.refused) return `REFUSED=${oneLineText(r.refused)}\n`;
@@ -28,6 +29,7 @@ export function renderSyncKv(r: SyncReport): string {
   for (const i of r.ignored) lines.push(`IGNORED=${name(i)} ${oneLineText(i.field)} ${nameToken(i.manager)}`);
   for (const c of r.conflicts) lines.push(`CONFLICT=${name(c)} ${oneLineText(c.field)} ${nameToken(c.manager)}`);
   for (const h of r.hooks) lines.push(`HOOK=${h.phase} ${name(h)} ${h.outcome}`);
+  for (const w of r.waves ?? []) lines.push(`WAVE=${w.phase} ${w.wave} ${w.outcome}`);
   for (const f of r.failures) lines.push(`FAILED=${name(f)} ${f.phase}: ${oneLineText(f.message)}`);
   for (const p of r.prune.results) {
     if (p.outcome === 'pruned') lines.push(`PRUNED=${name(p)}`);
@@ -61,6 +63,10 @@ export function renderSyncTable(r: SyncReport, paint: Paint): string {
   for (const h of r.hooks) {
     const line = `hook ${h.phase} wave ${h.wave}  ${name(h)}  ${h.outcome}${h.message ? `: ${h.message}` : ''}`;
     out.push(h.outcome === 'Failed' ? paint.red(line) : line);
+  }
+  for (const w of r.waves ?? []) {
+    const line = `wave ${w.phase} ${w.wave}  ${w.resources} resources, ${w.hooks} hooks  ${w.outcome}`;
+    out.push(w.outcome === 'failed' ? paint.red(line) : w.outcome === 'not-run' ? paint.dim(line) : line);
   }
   for (const f of r.failures) out.push(`${paint.red('failed')}  ${name(f)} (${f.phase}): ${f.message}`);
   if (!r.prune.enabled) out.push(paint.dim(`prune: ${r.prune.why}`));

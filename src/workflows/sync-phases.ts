@@ -54,9 +54,20 @@ export interface PhaseRunOptions {
   beforeGroup?: (steps: readonly ApplyStep[]) => Promise<void>;
 }
 
+/** One (phase, wave) of a multi-step sync and how it ended: `done` (applied and healthy), `failed`, or `not-run` (the sync stopped before it). */
+export interface WaveRun {
+  phase: HookPhase;
+  wave: number;
+  resources: number;
+  hooks: number;
+  outcome: 'done' | 'failed' | 'not-run';
+}
+
 export interface PhaseRunResult {
   results: ApplyResult[];
   hooks: HookRun[];
+  /** Every (phase, wave) in order, SyncFail's included when they ran. */
+  waves: WaveRun[];
   /** Why the sync stopped, when it did (the first failed apply, hook, or Degraded resource, or the time limit). */
   failed?: string;
 }
@@ -85,7 +96,8 @@ function settled(h: HealthStatus | undefined): 'ok' | 'failed' | 'waiting' {
  * (the prune), and may stop the run by returning a failure.
  */
 export async function runPhases(gw: KubeGateway, groups: readonly Group[], syncFail: readonly Group[], opts: PhaseRunOptions, beforePostSync?: () => Promise<string | undefined>): Promise<PhaseRunResult> {
-  const out: PhaseRunResult = { results: [], hooks: [] };
+  const out: PhaseRunResult = { results: [], hooks: [], waves: [] };
+  const wave = (g: Group, outcome: WaveRun['outcome']): WaveRun => ({ phase: g.phase, wave: g.wave, resources: g.steps.length, hooks: g.hooks.length, outcome });
   let pruned = false;
   let stoppedAt = groups.length;
   for (const [i, g] of groups.entries()) {
@@ -99,6 +111,7 @@ export async function runPhases(gw: KubeGateway, groups: readonly Group[], syncF
       }
     }
     const failed = await guarded(() => runGroup(gw, g, opts, out));
+    out.waves.push(wave(g, failed ? 'failed' : 'done'));
     if (failed) {
       out.failed = failed;
       stoppedAt = i + 1;
@@ -109,10 +122,11 @@ export async function runPhases(gw: KubeGateway, groups: readonly Group[], syncF
   if (!out.failed && !pruned) out.failed = await beforePostSync?.();
   // What a stopped sync never reached is reported as such, not left out.
   for (const g of groups.slice(stoppedAt)) {
+    out.waves.push(wave(g, 'not-run'));
     for (const d of g.steps) out.results.push({ step: d.step, outcome: 'skipped', conflicts: [], message: 'not applied: the sync stopped before this wave' });
   }
   if (out.failed) {
-    for (const g of syncFail) await guarded(() => runGroup(gw, g, opts, out));
+    for (const g of syncFail) out.waves.push(wave(g, (await guarded(() => runGroup(gw, g, opts, out))) ? 'failed' : 'done'));
   }
   return out;
 }

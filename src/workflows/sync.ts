@@ -12,7 +12,7 @@ import { planSync, type ApplyStep, type PlanDesired, type SyncPlan } from '../sy
 import { describeMissing, preflight, writesOf, type MissingPermission } from '../sync/preflight.js';
 import type { HookPhase } from '../sync/hooks.js';
 import { hookWave, isMultiStep, phaseGroups, syncFailGroups } from '../sync/phases.js';
-import { hookObject, runPhases, type HookRun, type RunnableHook } from './sync-phases.js';
+import { hookObject, runPhases, type HookRun, type RunnableHook, type WaveRun } from './sync-phases.js';
 import { diffOptionsOf, loadAppState, type AppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
 import type { Application, RetryPolicy } from '../app/types.js';
 import { DEFAULT_RETRY_BACKOFF } from '../app/application.js';
@@ -83,6 +83,8 @@ export interface SyncReport {
   failures: (ObjectRef & { phase: 'preflight' | 'dry-run' | 'apply' | 'prune' | 'operation'; message: string })[];
   /** The resource hooks run (or, in a dry run, to run), in order, with their result. */
   hooks: HookReport[];
+  /** A multi-step sync's (phase, wave) steps in order and how each ended (absent: one pass, no hooks or waves). */
+  waves?: WaveRun[];
   /** How many times the sync was tried again after a failure (absent: not retried). */
   retries?: number;
   /** The Application's syncPolicy.retry, as the sync read it (absent: none). */
@@ -298,6 +300,7 @@ export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?
   });
   recordApplied(report, run.results, conflictRefs);
   report.hooks = run.hooks.map((h) => ({ ...ref(h.key), phase: h.phase, wave: h.wave, outcome: h.outcome, ...(h.message ? { message: h.message } : {}) }));
+  report.waves = run.waves;
   if (run.failed) {
     report.failures.push({ group: '', kind: 'Sync', namespace: '', name: report.app, phase: 'operation', message: run.failed });
     if (!report.prune.blocked && report.prune.results.length === 0 && plan.prune.enabled) report.prune.blocked = 'the sync failed: nothing was pruned';

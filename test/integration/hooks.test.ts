@@ -80,6 +80,7 @@ test('PreSync completes before the Sync phase starts; wave 1 waits for wave 0 to
   const pre = lines.find((l) => l.startsWith('HOOK=PreSync '));
   expect(pre).toMatch(/^HOOK=PreSync Job\/migrate-[0-9a-f]{7}-presync-\d+ Succeeded$/);
   expect(lines).toContain('HOOK=PostSync Job/smoke Succeeded');
+  expect(lines.filter((l) => l.startsWith('WAVE='))).toEqual(['WAVE=PreSync 0 done', 'WAVE=Sync 0 done', 'WAVE=Sync 1 done', 'WAVE=PostSync 0 done']);
 
   const jobs = await list('jobs');
   const migrate = jobs.find((j) => j.metadata.name.startsWith('migrate-'));
@@ -122,6 +123,7 @@ test('a PreSync hook that fails stops the sync: SyncFail runs, nothing else is a
   const lines = res.stdout.trimEnd().split('\n');
   expect(lines).toContain('HOOK=PreSync Job/broken-migrate Failed');
   expect(lines).toContain('HOOK=SyncFail Job/on-failure Succeeded');
+  expect(lines.filter((l) => l.startsWith('WAVE='))).toEqual(['WAVE=PreSync 0 failed', 'WAVE=Sync 0 not-run', 'WAVE=SyncFail 0 done']);
   expect(lines.some((l) => l.startsWith('FAILED=Sync/failing operation: PreSync hook Job/broken-migrate could not be created'))).toBe(true);
   expect((await kubectl(['get', 'configmap', 'failing-app', '-n', ns])).code).not.toBe(0);
   expect((await list('configmaps')).find((c) => c.metadata.name === 'leftover')?.metadata.uid).toBe(before);

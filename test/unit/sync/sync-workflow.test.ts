@@ -294,6 +294,9 @@ describe('sync phases: hooks and waves gated on health (a controller stands in f
       ['PostSync', 'smoke-…', 'Succeeded'],
     ]);
     expect(kv).toMatch(/^HOOK=PreSync Job\/migrate Succeeded$/m);
+    // One WAVE= line per (phase, wave), in the order they ran.
+    expect(kv.split('\n').filter((l) => l.startsWith('WAVE='))).toEqual(['WAVE=PreSync 0 done', 'WAVE=Sync 0 done', 'WAVE=PostSync 0 done']);
+    expect(report.waves?.map((w) => [w.phase, w.resources, w.hooks])).toEqual([['PreSync', 0, 1], ['Sync', 1, 0], ['PostSync', 0, 1]]);
     expect(gw.find('Job', 'shop', 'migrate')?.metadata.uid).not.toBe('old-run'); // replaced, and kept (no HookSucceeded)
     expect(gw.objects().filter((o) => o.metadata.name?.startsWith('smoke-'))).toEqual([]); // HookSucceeded
   }, 60_000);
@@ -316,6 +319,8 @@ describe('sync phases: hooks and waves gated on health (a controller stands in f
       ['PreSync', 'migrate', 'Failed'],
       ['SyncFail', 'page', 'Succeeded'],
     ]);
+    // The failed wave, the one never reached, then SyncFail's.
+    expect(report.waves?.map((w) => `${w.phase} ${w.wave} ${w.outcome}`)).toEqual(['PreSync 0 failed', 'Sync 0 not-run', 'SyncFail 0 done']);
     expect(gw.find('ConfigMap', 'shop', 'orders-config')).toBeUndefined();
     expect(gw.find('ConfigMap', 'shop', 'stale')).toBeDefined();
     expect(report.failures.map((f) => f.message)).toContain('PreSync hook Job/migrate failed: job Failed');
