@@ -46,6 +46,8 @@ export interface StatusInput {
   unrenderable?: string;
   /** Live objects that may be owned by the app's resources (ReplicaSets, Pods, Jobs…), for the trees. */
   children: KubeObject[];
+  /** The app's hooks still in the cluster, with the phases they run in. */
+  hooks?: { key: ResourceKey; phases: readonly string[]; live: KubeObject }[];
 }
 
 export interface ResourceStatus extends ResourceKey {
@@ -91,6 +93,27 @@ export interface StatusReport {
   trees: TreeReport[];
   /** The app's AppProject: violations, the sync windows that apply, and whether a sync may run now. */
   project?: ProjectStatus;
+  /**
+   * The app's hooks still in the cluster — the last runs' objects no delete policy removed (HookSucceeded ones are
+   * gone) — with their result. Never part of the sync status or the health.
+   */
+  hooks?: HookStatus[];
+}
+
+export interface HookStatus extends ResourceKey {
+  phases: string[];
+  /** From the hook's health: a finished Job or Pod, a failed one, or one still running. */
+  result: 'Succeeded' | 'Failed' | 'Running';
+  message?: string;
+}
+
+/** A hook's result from its health: Healthy (or no health check) is Succeeded, Degraded Failed, anything else Running. */
+export function hookResult(live: KubeObject): Pick<HookStatus, 'result' | 'message'> {
+  const h = resourceHealth(live);
+  const message = h?.message ? { message: h.message } : {};
+  if (!h || h.status === 'Healthy' || h.status === 'Suspended') return { result: 'Succeeded', ...message };
+  if (h.status === 'Degraded') return { result: 'Failed', ...message };
+  return { result: 'Running', ...message };
 }
 
 function syncOf(c: Comparison): { status: SyncStatusCode; syncReason?: SyncReason } {
@@ -125,7 +148,7 @@ function treeReport(node: TreeNode): TreeReport {
   return out;
 }
 
-function byKey(a: ResourceInput, b: ResourceInput): number {
+function byKey(a: Pick<ResourceInput, 'key'>, b: Pick<ResourceInput, 'key'>): number {
   return keyString(a.key).localeCompare(keyString(b.key));
 }
 
@@ -204,5 +227,6 @@ export function buildStatusReport(input: StatusInput): StatusReport {
   };
   if (cause) report.health.cause = cause;
   if (input.unrenderable !== undefined) report.sync.reason = input.unrenderable;
+  if (input.hooks && input.hooks.length > 0) report.hooks = [...input.hooks].sort((a, b) => byKey(a, b)).map((h) => ({ ...h.key, phases: [...h.phases], ...hookResult(h.live) }));
   return report;
 }

@@ -31,6 +31,8 @@ export interface PrunePlan {
   candidates: PruneCandidate[];
   /** Objects that carry some tracking-id but are not candidates, with the reason (for -v and JSON). */
   notOwned: { key: ResourceKey; reason: NotOwnedReason }[];
+  /** The app's hooks still in the cluster (a run's objects no delete policy removed): listed by status, never pruned. */
+  hooks: PruneCandidate[];
 }
 
 export interface PruneInput {
@@ -59,6 +61,7 @@ export function planPrune(input: PruneInput): PrunePlan {
   const seenUids = new Set<string>();
   const found: { item: PruneCandidate; object: KubeObject; wave: number }[] = [];
   const notOwned: PrunePlan['notOwned'] = [];
+  const hooks: PruneCandidate[] = [];
   for (const { object, type, whole } of input.live) {
     const uid = object.metadata.uid;
     if (uid) {
@@ -67,7 +70,10 @@ export function planPrune(input: PruneInput): PrunePlan {
     }
     const key = keyOf(object);
     // Hooks are run by a sync, never pruned (gitops-engine leaves live hooks out of its prune tasks).
-    if (isHookObject(object)) continue;
+    if (isHookObject(object)) {
+      if (!ownershipVerdict(object, input.appInstance, input.tracking)) hooks.push({ object, type, ...(whole ? { whole } : {}), key, wave: waveOf(object).wave });
+      continue;
+    }
     const reason = ownershipVerdict(object, input.appInstance, input.tracking);
     if (reason) {
       if (reason.code !== 'unmarked') notOwned.push({ key, reason });
@@ -78,5 +84,5 @@ export function planPrune(input: PruneInput): PrunePlan {
     const skip = skipReason(object, input.appPruneDefault);
     found.push({ item: { object, type, ...(whole ? { whole } : {}), key, wave, ...(skip ? { skip } : {}) }, object, wave });
   }
-  return { candidates: pruneOrder(found).map((o) => o.item), notOwned };
+  return { candidates: pruneOrder(found).map((o) => o.item), notOwned, hooks };
 }

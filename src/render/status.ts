@@ -2,7 +2,7 @@
 import { renderDocument } from './document.js';
 import type { Paint } from './colour.js';
 import type { OutputFormat } from './colour.js';
-import { keyString } from '../model/object.js';
+import { displayName, keyString } from '../model/object.js';
 import type { Cause } from '../health/reason.js';
 import type { HealthStatusCode } from '../health/types.js';
 import type { ResourceStatus, StatusReport, SyncStatusCode, TreeReport } from '../health/report.js';
@@ -187,6 +187,8 @@ export function renderStatusKv(r: StatusReport): string {
   // Only when the project has something to say: what it forbids, and the sync windows that apply to the app.
   const pr = r.project;
   for (const v of pr?.violations ?? []) lines.push(`PROJECT_VIOLATION=${oneLine(v)}`);
+  // The app's hooks still in the cluster, as the sync's HOOK= lines name them.
+  for (const h of r.hooks ?? []) lines.push(`HOOK=${h.phases.join(',')} ${displayName(h)} ${h.result}`);
   if (pr && pr.windows.length > 0) {
     for (const w of pr.windows) lines.push(`SYNC_WINDOW=${windowLine(w)}`);
     lines.push(`SYNC_ALLOWED=${pr.manualSync.allowed}`);
@@ -205,7 +207,8 @@ export function renderStatus(r: StatusReport, opts: StatusRenderOptions): string
     kv: () => renderStatusKv(r),
     table: () => {
       const body = r.resources.length === 0 ? 'No resources.' : opts.tree ? treeTable(r, opts.paint) : resourceTable(r, opts.paint);
-      return `${header(r, opts.paint)}\n\n${body}\n`;
+      const hooks = (r.hooks ?? []).length === 0 ? '' : `\n\nHooks still in the cluster (last runs):\n${table(['PHASE', 'KIND/NAME', 'RESULT', 'MESSAGE'], (r.hooks ?? []).map((h) => [h.phases.join(','), displayName(h), h.result, oneLine(h.message ?? '')].map((text) => ({ text, ...(h.result === 'Failed' ? { colour: opts.paint.red } : {}) }))))}`;
+      return `${header(r, opts.paint)}\n\n${body}${hooks}\n`;
     },
   });
 }

@@ -11,6 +11,7 @@ import { asApplied } from '../tracking/tracking-id.js';
 import type { PruneCandidate } from '../prune/plan.js';
 import { projectStatus } from '../settings/window-report.js';
 import { projectViolations } from './rules.js';
+import { hookOf } from '../sync/hooks.js';
 
 /** Which kinds a live root's children can be, by the root's `group/Kind` (Deployment → ReplicaSet → Pod…). */
 const CHILD_KINDS: Record<string, readonly string[]> = {
@@ -122,6 +123,10 @@ export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise
     (state.prune?.candidates ?? []).map(async (c): Promise<ResourceInput> => ({ key: c.key, comparison: 'extra', live: await fullExtra(gw, c) })),
   );
   resources.push(...extras);
+  // The app's hooks still live (no delete policy removed them): their full objects, for the result.
+  const hooks = await Promise.all(
+    (state.prune?.hooks ?? []).map(async (h) => ({ key: h.key, phases: hookOf(h.object)?.phases ?? [], live: await fullExtra(gw, h) })),
+  );
   const roots = resources.flatMap((r) => (r.live ? [r.live] : []));
   const children = await listChildren(gw, roots, warnings);
   if (state.rules) {
@@ -137,6 +142,7 @@ export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise
     resources,
     children,
     ...(state.target ? { target: state.target } : {}),
+    hooks,
   });
   const rules = state.rules;
   if (rules) {

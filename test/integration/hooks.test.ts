@@ -102,6 +102,13 @@ test('PreSync completes before the Sync phase starts; wave 1 waits for wave 0 to
   expect(diff.stdout).toBe('SYNC=Synced\n');
   const prune = await runPlugin(['prune', '-f', appFile, '--desired', desired, '-o', 'kv']);
   expect(prune.stdout).toBe('');
+  // status lists the hooks still in the cluster with their result (the PostSync one is gone: HookSucceeded).
+  const status = await runPlugin(['status', '-f', appFile, '--desired', desired, '-o', 'json']);
+  const hooks = (JSON.parse(status.stdout) as { hooks?: { kind: string; name: string; phases: string[]; result: string }[] }).hooks ?? [];
+  expect(hooks.map((h) => [h.kind, h.name, h.phases, h.result])).toEqual([['Job', migrate!.metadata.name, ['PreSync'], 'Succeeded']]);
+  const statusKv = await runPlugin(['status', '-f', appFile, '--desired', desired, '-o', 'kv']);
+  expect(statusKv.stdout).toContain(`HOOK=PreSync Job/${migrate!.metadata.name} Succeeded\n`);
+  expect(statusKv.stdout).toMatch(/^SYNC=Synced$/m);
 
   // A second sync replaces the PreSync Job (a new name from the new start time; the old one deleted first only when the name repeats).
   const again = await runPlugin(['sync', '-f', appFile, '--desired', desired, '-o', 'kv', '--timeout', '3m'], { timeoutMs: 220_000 });

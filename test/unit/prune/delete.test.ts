@@ -60,3 +60,14 @@ test('the app-level Prune=false default is overridden by a resource annotation',
     ['a', 'the Application sets syncOptions Prune=false'],
   ]);
 });
+
+test("the app's live hooks are never candidates; they are listed apart for status, another app's are not", () => {
+  const live = [
+    marked('plain'),
+    marked('hook', { 'argocd.argoproj.io/hook': 'PreSync' }),
+    { ...marked('other-hook', { 'argocd.argoproj.io/hook': 'PostSync' }), metadata: { name: 'other-hook', namespace: 'shop', annotations: { 'argocd.argoproj.io/tracking-id': 'other:/ConfigMap:shop/other-hook', 'argocd.argoproj.io/hook': 'PostSync' } } },
+  ].map((object) => ({ object, type: CM }));
+  const plan = planPrune({ live, appInstance: 'shop', desired: [], appPruneDefault: true });
+  expect(plan.candidates.map((c) => c.key.name)).toEqual(['plain']);
+  expect(plan.hooks.map((h) => h.key.name)).toEqual(['hook']);
+});
