@@ -14,6 +14,7 @@ import { classifyRepoURL } from '../source/repo-url.js';
 import { applySteps, dryRunSteps, humanField } from '../sync/apply.js';
 import { ignoredFields, keepLiveValues } from '../sync/ignored.js';
 import { planSync, type PlanDesired } from '../sync/plan.js';
+import { waveOf } from '../sync/order.js';
 import { asApplied } from '../tracking/tracking-id.js';
 import { DEFAULT_TRACKING, markOf } from '../tracking/method.js';
 import { reconnectDelay } from '../watch/backoff.js';
@@ -22,7 +23,7 @@ import { formatEvent, type LoopEvent } from '../watch/events.js';
 import { LiveWatcher, type LiveTarget } from '../watch/live.js';
 import { runLoop, systemClock, Wakeup, type ActResult, type LoopClock, type Snapshot } from '../watch/loop.js';
 import { isLoopback, parseWebhookAddr, startWebhook, type WebhookServer } from '../watch/webhook.js';
-import { appStateArgs, diffOptionsOf, loadAppState, type AppState, type AppStateArgs, type AppTarget } from './app-state.js';
+import { appStateArgs, diffOptionsOf, loadAppState, type AppState, type AppStateArgs, type AppStateDeps, type AppTarget } from './app-state.js';
 import { liveNamespaces } from './sync.js';
 import { stateRefusal, windowVerdict } from './rules.js';
 
@@ -246,7 +247,11 @@ async function watchWith(args: Record<string, unknown>, ctx: CommandContext, dep
 
     const act = async (d: Decision): Promise<ActResult[]> => {
       if (last === undefined) return [];
-      const results = await actOn(last, d, { gateway: gw, fieldManager: ctx.opts.fieldManager, forceConflicts: flags.forceConflicts });
+      // A whole sync of an app with hooks or several waves runs as `sync` runs it: phase by phase, wave by wave.
+      const results =
+        (d.reason === 'initial' || d.reason === 'new-revision') && isMultiStepState(last.state)
+          ? await phasedSync(d, { args: baseArgs, timeoutMs: parseDuration(typeof args.timeout === 'string' ? args.timeout : '5m', '--timeout'), forceConflicts: flags.forceConflicts, deps: { io: ctx.io, opts: ctx.opts, gateway: gw, ...(deps.controlPlane ? { controlPlane: deps.controlPlane } : {}), ...(deps.application ? { application: deps.application } : {}), ...(deps.target ? { target: deps.target } : {}) } })
+          : await actOn(last, d, { gateway: gw, fieldManager: ctx.opts.fieldManager, forceConflicts: flags.forceConflicts });
       for (const r of results) if (r.action === 'prune' && (r.result === 'deleted' || r.result === 'gone')) extrasByKey.delete(r.key);
       return results;
     };
@@ -265,6 +270,25 @@ async function watchWith(args: Record<string, unknown>, ctx: CommandContext, dep
     await webhook?.close();
     if (deps.closeGateway !== false) gateway?.close();
   }
+}
+
+/** Whether a whole sync of this state needs the phases: hooks, or resources in more than one wave. */
+function isMultiStepState(state: AppState): boolean {
+  return state.hooks.length > 0 || new Set(state.desired.map((d) => waveOf(d.object).wave)).size > 1;
+}
+
+/** A whole sync through `sync`'s own workflow (hooks, waves gated on health, SyncFail), as the loop's results. */
+async function phasedSync(d: Decision, o: { args: AppStateArgs; timeoutMs: number; forceConflicts: boolean; deps: AppStateDeps }): Promise<ActResult[]> {
+  const { syncApp } = await import('./sync.js');
+  const report = await syncApp({ ...o.args, dryRun: false, prune: d.prune.length > 0, forceConflicts: o.forceConflicts, timeoutMs: o.timeoutMs }, o.deps);
+  const key = (r: { group: string; kind: string; namespace: string; name: string }) => keyString(r);
+  const out: ActResult[] = [];
+  if (report.refused) return [{ key: report.app, action: 'apply', result: 'refused', ok: false, message: report.refused }];
+  for (const h of report.hooks) out.push({ key: key(h), action: 'apply', result: `hook ${h.phase} ${h.outcome}`, ok: h.outcome === 'Succeeded', ...(h.message ? { message: h.message } : {}) });
+  for (const s of report.steps) out.push({ key: key(s), action: 'apply', result: s.outcome, ok: s.outcome === 'applied' || s.outcome === 'skipped', ...(s.message ? { message: s.message } : {}) });
+  for (const p of report.prune.results) out.push({ key: key(p), action: 'prune', result: p.outcome === 'pruned' ? 'deleted' : p.outcome, ok: p.outcome === 'pruned' || p.outcome === 'gone' || p.outcome === 'skipped', ...(p.message ? { message: p.message } : {}) });
+  for (const f of report.failures.filter((x) => x.phase === 'operation')) out.push({ key: key(f), action: 'apply', result: 'failed', ok: false, message: f.message });
+  return out;
 }
 
 /**

@@ -196,7 +196,9 @@ describe('sync --watch on the local control plane', () => {
     const second = s.fx.commit('green');
     const ms = await timeUntil(async () => (await configColor(s.namespace)) === 'green', 'the new commit applied');
     figures.newCommitAppliedMs = ms;
-    expect(ms).toBeLessThan(INTERVAL_MS * 1.1 + 1500); // one interval (+ at most 10 % jitter) and the step itself
+    // The next poll applies it (one interval + at most 10 % jitter), not a later one: the slack is the step itself, which
+    // takes seconds on a loaded 2-core machine; the figure is printed, speed is the bench's business.
+    expect(ms).toBeLessThan(INTERVAL_MS * 1.1 + 6000);
     await w.line((l) => l.action === 'revision' && l.revision === second, 'the new revision line', mark);
     await w.line((l) => l.action === 'sync' && l.object === 'ConfigMap/orders-config' && l.result === 'applied', 'the sync line', mark);
     // a force-pushed branch: history rewritten from the first commit
@@ -209,6 +211,37 @@ describe('sync --watch on the local control plane', () => {
     const exit = await w.stop();
     expect(exit.code).toBe(0);
     expect(w.lines.at(-1)).toMatchObject({ action: 'stop', result: 'stopped' });
+  }, TEST_TIMEOUT_MS);
+
+  it('runs the sync phases as sync does: a PreSync hook Job completes before the new revision is applied, with a new name each revision', async () => {
+    const s = await scenario('watch-hooks');
+    const hook = `apiVersion: batch/v1
+kind: Job
+metadata:
+  generateName: migrate-
+  annotations: {argocd.argoproj.io/hook: PreSync}
+spec:
+  backoffLimit: 0
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: run, image: busybox}]
+`;
+    s.fx.write('apps/shop/pre.yaml', hook);
+    const withHook = s.fx.commit('a PreSync hook');
+    const w = new WatchProcess(['-f', s.appFile, '--interval', `${INTERVAL_MS / 1000}s`], kubeconfigPath());
+    track(w, s.fx, s.namespace);
+    await w.line((l) => l.action === 'in-sync', 'the first sync', 0, 120_000);
+    const jobs = async () => (JSON.parse(await kubectlOk(['get', 'jobs', '-n', s.namespace, '-o', 'json'])) as { items: { metadata: { name: string }; status?: { conditions?: { type: string; status: string }[] } }[] }).items;
+    const first = await jobs();
+    expect(first.map((j) => j.metadata.name)).toEqual([expect.stringMatching(new RegExp(`^migrate-${withHook.slice(0, 7)}-presync-\\d+$`))]);
+    expect(first[0]!.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True')).toBe(true);
+    // A new revision: the hook runs again (a new name from the new commit), then the ConfigMap changes.
+    s.fx.write('apps/shop/cm.yaml', configMap('green'));
+    const second = s.fx.commit('green');
+    await timeUntil(async () => (await configColor(s.namespace)) === 'green', 'the new commit applied', 120_000);
+    const names = (await jobs()).map((j) => j.metadata.name);
+    expect(names).toContainEqual(expect.stringMatching(new RegExp(`^migrate-${second.slice(0, 7)}-presync-\\d+$`)));
   }, TEST_TIMEOUT_MS);
 
   it('pinned to a tag, a commit on main changes nothing; SIGTERM stops cleanly', async () => {

@@ -73,7 +73,7 @@ describe('reads under faults', () => {
     const res = await viaProxy(['status', '-f', app, '--desired', desired, '-o', 'json']);
     expect({ code: res.code, out: sameCluster(res.stdout) }).toEqual({ code: direct.code, out: sameCluster(direct.stdout) });
     // Argo CD's settings and the default project are read where they may not exist: their 404 is an answer too.
-    const settingsRead = (e: { url: string }) => /\/configmaps\/argocd-cm(\?|$)|\/appprojects\//.test(e.url);
+    const settingsRead = (e: { url: string }) => /\/configmaps\/argocd-(cm|cmd-params-cm)(\?|$)|\/appprojects\//.test(e.url);
     expect(proxy.log.every((e) => e.outcome.startsWith('forwarded 2') || (settingsRead(e) && e.outcome === 'forwarded 404'))).toBe(true);
   });
 
