@@ -7,6 +7,7 @@ import { fileBlockers, specBlockers } from './renderability.js';
 import { fetchIntoCache, REMOTE_HEAD_REF } from './cache.js';
 import { findGitDir, listTree, objectTypeAt, resolveCommit, runGit, type GitDir, type TreeEntry } from './git.js';
 import { commitFiles, renderSource, type SourceType } from './render/index.js';
+import type { HelmCapabilities } from './render/helm.js';
 import { isDirectory, listLocal, localFiles as localFolderFiles } from './render/local.js';
 import { realpath } from 'node:fs/promises';
 import { relative, resolve, sep } from 'node:path';
@@ -30,6 +31,12 @@ export interface DesiredOptions {
   hardRefresh?: boolean;
   /** Render `desired` (a folder) like a source instead of reading plain manifests (--render). */
   render?: boolean;
+  /** A helm binary to render Helm sources with (--helm). */
+  helm?: string;
+  /** The destination cluster's version and types, for Helm's .Capabilities (asked only when a chart is rendered). */
+  capabilities?: () => Promise<HelmCapabilities>;
+  /** The destination namespace (Helm's --namespace); the Application's destination.namespace when absent. */
+  namespace?: string;
 }
 
 export interface DesiredManifests {
@@ -75,11 +82,15 @@ export async function loadDesiredManifests(app: Application, opts: DesiredOption
   return readManifestsAt(repo, sha, path, app, opts, io);
 }
 
+type ToolOptions = Pick<DesiredOptions, 'kustomize' | 'kustomizeBuildOptions' | 'helm' | 'capabilities'>;
+
 /** The tool settings of the options, for the renderer. */
-function toolOptions(opts: Pick<DesiredOptions, 'kustomize' | 'kustomizeBuildOptions'>): { kustomize?: string; kustomizeBuildOptions?: string } {
+function toolOptions(opts: ToolOptions): ToolOptions {
   return {
     ...(opts.kustomize !== undefined ? { kustomize: opts.kustomize } : {}),
     ...(opts.kustomizeBuildOptions !== undefined ? { kustomizeBuildOptions: opts.kustomizeBuildOptions } : {}),
+    ...(opts.helm !== undefined ? { helm: opts.helm } : {}),
+    ...(opts.capabilities !== undefined ? { capabilities: opts.capabilities } : {}),
   };
 }
 
@@ -92,7 +103,7 @@ function refuseUnrenderable(reasons: readonly string[]): void {
  * Renders a local folder like a source (directory, Jsonnet or Kustomize, with the Application's source options when
  * there is one): its enclosing git work tree is the repository root (the folder itself outside one); nothing is cached.
  */
-export async function renderLocalDirectory(dir: string, app: Application | undefined, opts: Pick<DesiredOptions, 'kustomize' | 'kustomizeBuildOptions'>, io: Io): Promise<DesiredManifests> {
+export async function renderLocalDirectory(dir: string, app: Application | undefined, opts: ToolOptions & Pick<DesiredOptions, 'namespace'>, io: Io): Promise<DesiredManifests> {
   if (!isDirectory(dir)) throw new InputError(`--render needs a directory: ${dir} is not one`);
   const abs = resolve(dir);
   let root = abs;
@@ -124,6 +135,7 @@ export async function renderLocalDirectory(dir: string, app: Application | undef
     entries: listLocal(root, real),
     app: forRender,
     tools: { env: io.env, ...toolOptions(opts) },
+    ...(opts.namespace !== undefined ? { namespace: opts.namespace } : {}),
   });
   rejectDuplicates(rendered.objects);
   return { objects: rendered.objects, origin: dir, warnings: rendered.warnings, sourceType: rendered.sourceType };
@@ -195,6 +207,7 @@ async function readManifestsAt(repo: OpenRepository, sha: string, path: string, 
     app,
     tools: { env: io.env, ...toolOptions(opts), ...(opts.hardRefresh ? { hardRefresh: true } : {}) },
     ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(opts.namespace !== undefined ? { namespace: opts.namespace } : {}),
   });
   rejectDuplicates(rendered.objects);
   return { objects: rendered.objects, revision: sha, origin, warnings: rendered.warnings, sourceType: rendered.sourceType };

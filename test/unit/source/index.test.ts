@@ -135,13 +135,14 @@ describe('loadDesiredManifests from a git revision', () => {
     expect(values(all)).toEqual(['x=1', 'a=1', 'b=1']); // hidden folders too, as Argo CD's walk
   });
 
-  it('refuses a source it still cannot render (a Helm chart found at the path, a plugin, several sources), naming the reason', async () => {
+  it('refuses a source it still cannot render (a plugin, parameter overrides), naming the reason; a chart found at the path is Helm', async () => {
     fx.write('h/Chart.yaml', 'name: x\n');
     fx.write('h/values.yaml', 'replicas: 1\n');
     fx.commit('a chart');
     const at = (path: string, sourceOptions = {}) => loadDesiredManifests(app({ repoURL: fx.repo, path }, sourceOptions), {}, io());
-    await expect(at('h')).rejects.toThrow(UnrenderableError);
-    await expect(at('h')).rejects.toThrow(/h holds a Chart\.yaml: a Helm chart, not rendered yet/);
+    // Rendered with helm: the one named here does not exist, which says so (exit 2).
+    const noHelm = memoryIo({ env: { ...fx.env, KUBECTL_GITOPS_HELM: join(fx.root, 'no-helm') } }).io;
+    await expect(loadDesiredManifests(app({ repoURL: fx.repo, path: 'h' }), {}, noHelm)).rejects.toThrow(/the helm binary .*no-helm \(KUBECTL_GITOPS_HELM\) is not an executable file/);
     // an explicit directory key wins over discovery, as in Argo CD
     expect(values(await at('h', { directory: { recurse: false } }))).toEqual([]);
     await expect(at('apps/shop', { plugin: { name: 'x' } })).rejects.toThrow(/Config Management Plugins/);

@@ -1,0 +1,209 @@
+// Helm charts in Git rendered as Argo CD renders them, end to end on the local control plane with helm built from
+// its Go module: value files, values, valuesObject, parameters and file parameters, releaseName, a dependency chart
+// built on demand; what is synced is exactly what `helm template` prints for the same arguments, and then diffs clean;
+// a broken template, a missing value file and a value file outside the repository are exit 2 with nothing changed.
+import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { GitFixture } from '../unit/source/git-fixture.js';
+import { clusterBin, createTestNamespace, deleteNamespace, kubectl, run, runPlugin, type RunResult } from './support/index.js';
+
+const TIMEOUT = 180_000;
+
+/** A chart that shows in its output every input Argo CD hands to Helm. */
+export const CHART_FILES: Record<string, string> = {
+  'charts/shop/Chart.yaml': 'apiVersion: v2\nname: shop\nversion: 0.1.0\ndependencies:\n  - name: common\n    version: 0.1.0\n    repository: file://../common\n',
+  'charts/shop/values.yaml': 'color: red\ngreeting: hello\nsize: small\ntier: web\nmotd: ""\n',
+  'charts/shop/values-prod.yaml': 'color: blue\nsize: medium\n',
+  'charts/shop/files/motd.txt': 'welcome',
+  'charts/shop/templates/config.yaml': [
+    'apiVersion: v1',
+    'kind: ConfigMap',
+    'metadata:',
+    '  name: {{ .Release.Name }}-config',
+    'data:',
+    '  color: {{ .Values.color | quote }}',
+    '  greeting: {{ .Values.greeting | quote }}',
+    '  size: {{ .Values.size | quote }}',
+    '  tier: {{ .Values.tier | quote }}',
+    '  motd: {{ .Values.motd | quote }}',
+    '  namespace: {{ .Release.Namespace | quote }}',
+    '  kube: {{ .Capabilities.KubeVersion.Version | quote }}',
+    '  hasApplications: {{ .Capabilities.APIVersions.Has "argoproj.io/v1alpha1/Application" | quote }}',
+    '',
+  ].join('\n'),
+  'charts/shop/templates/test.yaml': 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: {{ .Release.Name }}-test\n  annotations: {helm.sh/hook: test}\nspec:\n  containers: [{name: t, image: busybox}]\n',
+  'charts/common/Chart.yaml': 'apiVersion: v2\nname: common\nversion: 0.1.0\n',
+  'charts/common/templates/common.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-common\ndata:\n  from: common\n',
+  'charts/broken/Chart.yaml': 'apiVersion: v2\nname: broken\nversion: 0.1.0\n',
+  'charts/broken/templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: broken\ndata:\n  x: {{ required "x is required" .Values.x }}\n',
+};
+
+function applicationYaml(name: string, repoURL: string, namespace: string, path: string, helm: string): string {
+  return `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: ${name}
+  namespace: argocd
+spec:
+  project: default
+  source:
+    repoURL: ${repoURL}
+    path: ${path}
+    targetRevision: main
+${helm}
+  destination:
+    server: https://kubernetes.default.svc
+    namespace: ${namespace}
+`;
+}
+
+interface Obj {
+  kind: string;
+  metadata: { name: string; annotations?: Record<string, string> };
+  data?: Record<string, string>;
+}
+
+describe('Helm charts in Git, rendered as Argo CD renders them', () => {
+  let fx: GitFixture;
+  let sha: string;
+  let ns: string;
+  let nsObject: string;
+  const helmBin = () => join(clusterBin(), 'helm');
+  const plugin = (args: string[], env: Record<string, string> = {}): Promise<RunResult> => runPlugin(args, { env: { XDG_CACHE_HOME: join(fx.root, 'cache'), ...env } });
+  const appFile = (name: string, namespace: string, path: string, helm: string) => {
+    const file = join(fx.root, `app-${Math.random().toString(36).slice(2)}.yaml`);
+    writeFileSync(file, applicationYaml(name, fx.repo, namespace, path, helm));
+    return file;
+  };
+
+  /** What `helm template` prints for the chart with these arguments (in a copy, its dependencies built first). */
+  async function helmTemplate(args: string[]): Promise<Obj[]> {
+    const copy = mkdtempSync(join(tmpdir(), 'kgitops-helm-oracle-'));
+    try {
+      cpSync(join(fx.repo, 'charts'), copy, { recursive: true });
+      const chart = join(copy, 'shop');
+      const dep = await run(helmBin(), ['dependency', 'build'], { cwd: chart });
+      expect(dep.code).toBe(0);
+      const res = await run(helmBin(), ['template', '.', ...args], { cwd: chart });
+      expect(res.stderr).toBe('');
+      return parseAllDocuments(res.stdout)
+        .map((d) => d.toJSON() as Obj | null)
+        .filter((o): o is Obj => o !== null);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
+  }
+
+  async function liveConfigMaps(namespace: string): Promise<Record<string, Record<string, string>>> {
+    const res = await kubectl(['get', 'configmaps', '-n', namespace, '-o', 'json']);
+    const items = (JSON.parse(res.stdout) as { items: Obj[] }).items.filter((o) => o.metadata.name !== 'kube-root-ca.crt');
+    return Object.fromEntries(items.map((o) => [o.metadata.name, o.data ?? {}]));
+  }
+
+  async function snapshot(namespace: string): Promise<string> {
+    const res = await kubectl(['get', 'configmaps,pods', '-n', namespace, '-o', 'jsonpath={range .items[*]}{.kind}/{.metadata.name}@{.metadata.resourceVersion} {end}']);
+    return res.stdout;
+  }
+
+  beforeAll(async () => {
+    fx = new GitFixture();
+    for (const [path, text] of Object.entries(CHART_FILES)) fx.write(path, text);
+    fx.write('outside.yaml', 'color: green\n');
+    sha = fx.commit('charts');
+    [ns, nsObject] = await Promise.all([createTestNamespace('helm-git'), createTestNamespace('helm-object')]);
+  }, TIMEOUT);
+
+  afterAll(async () => {
+    fx?.cleanup();
+    await Promise.all([ns, nsObject].filter(Boolean).map((n) => deleteNamespace(n)));
+  }, TIMEOUT);
+
+  const fullHelm = `    helm:
+      releaseName: store
+      valueFiles: [values-prod.yaml]
+      values: |
+        greeting: hi
+      parameters:
+        - {name: size, value: large}
+        - {name: tier, value: "1,2", forceString: true}
+      fileParameters:
+        - {name: motd, path: files/motd.txt}
+      kubeVersion: "1.33.0"
+      apiVersions: [v1, v1/ConfigMap, argoproj.io/v1alpha1/Application]`;
+
+  it('value files, values, parameters, file parameters and releaseName: synced exactly as helm template prints them, then diff is clean', async () => {
+    const file = appFile('shop', ns, 'charts/shop', fullHelm);
+    const res = await plugin(['sync', '-f', file, '-o', 'json']);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    const valuesFile = join(fx.root, 'values-inline.yaml');
+    writeFileSync(valuesFile, 'greeting: hi\n');
+    const expected = await helmTemplate([
+      '--name-template', 'store', '--namespace', ns, '--kube-version', '1.33.0',
+      '--set', 'size=large', '--set-string', 'tier=1\\,2', '--set-file', 'motd=files/motd.txt',
+      '--values', 'values-prod.yaml', '--values', valuesFile,
+      '--api-versions', 'v1', '--api-versions', 'v1/ConfigMap', '--api-versions', 'argoproj.io/v1alpha1/Application', '--include-crds',
+    ]);
+    const expectedMaps = Object.fromEntries(expected.filter((o) => o.kind === 'ConfigMap').map((o) => [o.metadata.name, o.data ?? {}]));
+    expect(Object.keys(expectedMaps).sort()).toEqual(['store-common', 'store-config']);
+    expect(expectedMaps['store-config']).toEqual({ color: 'blue', greeting: 'hi', size: 'large', tier: '1,2', motd: 'welcome', namespace: ns, kube: 'v1.33.0', hasApplications: 'true' });
+    expect(await liveConfigMaps(ns)).toEqual(expectedMaps);
+    // The test hook is a hook: not applied by a sync.
+    expect((await kubectl(['get', 'pod', 'store-test', '-n', ns, '--ignore-not-found', '-o', 'name'])).stdout).toBe('');
+    const diff = await plugin(['diff', '-f', file, '-o', 'kv']);
+    expect(diff.stderr).toBe('');
+    expect(diff.code).toBe(0);
+    const status = await plugin(['status', '-f', file, '-o', 'json']);
+    expect(JSON.parse(status.stdout)).toMatchObject({ source: { type: 'Helm', revision: sha } });
+  }, TIMEOUT);
+
+  it("valuesObject, the app's name as release, and the cluster's own version and types as .Capabilities", async () => {
+    const file = appFile('shop-obj', nsObject, 'charts/shop', '    helm:\n      valuesObject: {greeting: from-object, size: xl}\n      values: "greeting: ignored"');
+    const res = await plugin(['sync', '-f', file, '-o', 'kv']);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    const version = JSON.parse((await kubectl(['version', '-o', 'json'])).stdout) as { serverVersion: { gitVersion: string } };
+    const live = await liveConfigMaps(nsObject);
+    expect(Object.keys(live).sort()).toEqual(['shop-obj-common', 'shop-obj-config']);
+    expect(live['shop-obj-config']).toEqual({ color: 'red', greeting: 'from-object', size: 'xl', tier: 'web', motd: '', namespace: nsObject, kube: version.serverVersion.gitVersion, hasApplications: 'true' });
+    expect((await plugin(['diff', '-f', file, '-o', 'kv'])).code).toBe(0);
+  }, TIMEOUT);
+
+  it('a chart without helm options is found by its Chart.yaml and rendered with the defaults', async () => {
+    const file = appFile('shop-obj', nsObject, 'charts/shop', '');
+    const diff = await plugin(['diff', '-f', file, '-o', 'kv']);
+    expect(diff.stderr).toBe('');
+    expect(diff.code).toBe(1);
+    expect(diff.stdout).toMatch(/ConfigMap\/shop-obj-config/);
+  }, TIMEOUT);
+
+  it.each([
+    ['a broken template', 'charts/broken', '', /helm template failed for .*@[0-9a-f]{7}:charts\/broken: .*x is required/],
+    ['a missing value file', 'charts/shop', '    helm:\n      valueFiles: [values-none.yaml]', /valueFiles values-none\.yaml: the value file does not exist/],
+    ['a value file outside the repository', 'charts/shop', '    helm:\n      valueFiles: [../../../outside.yaml]', /file '\.\.\/\.\.\/\.\.\/outside\.yaml' resolved to outside repository root/],
+  ])('%s: exit 2 naming the source, nothing applied or pruned', async (_what, path, helm, message) => {
+    const before = await snapshot(ns);
+    const file = appFile('shop', ns, path, helm);
+    for (const args of [['sync', '-f', file, '--prune'], ['prune', '-f', file, '--confirm'], ['diff', '-f', file]]) {
+      const res = await plugin(args);
+      expect({ args: args[0], code: res.code }).toEqual({ args: args[0], code: 2 });
+      expect(res.stderr).toMatch(message);
+      expect(res.stderr).not.toContain('kubectl-gitops-render-');
+    }
+    expect(await snapshot(ns)).toBe(before);
+  }, TIMEOUT);
+
+  it('no helm: exit 2 naming it; --helm names one', async () => {
+    const file = appFile('shop', ns, 'charts/shop', fullHelm);
+    const gitOnly = mkdtempSync(join(fx.root, 'bin-'));
+    symlinkSync('/usr/bin/git', join(gitOnly, 'git'));
+    const res = await plugin(['diff', '-f', file, '--hard-refresh'], { PATH: gitOnly });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/needs helm, and it is not on PATH: install helm, or name it with --helm PATH or KUBECTL_GITOPS_HELM=PATH/);
+    const named = await plugin(['diff', '-f', file, '--hard-refresh', '--helm', helmBin(), '-o', 'kv'], { PATH: gitOnly });
+    expect(named.stderr).toBe('');
+    expect(named.code).toBe(0);
+  }, TIMEOUT);
+});
