@@ -61,6 +61,19 @@ export interface AppSource {
   options?: SourceOptions;
 }
 
+/** What one source of a multi-source Application was read at, for status and diff. */
+export interface SourceRevision {
+  repoURL: string;
+  path?: string;
+  chart?: string;
+  ref?: string;
+  targetRevision?: string;
+  /** The commit SHA (or the chart version) that was read. */
+  revision: string;
+  /** How it was rendered (Directory, Kustomize, Helm); absent for a source that only lends its files (`ref`, no path). */
+  type?: string;
+}
+
 export interface Application {
   /** metadata.name */
   name: string;

@@ -1,13 +1,14 @@
 // The desired manifests of an Application: from --desired, or from a Git revision's tree read without any checkout.
-import type { Application } from '../app/types.js';
+import type { Application, AppSource, SourceRevision } from '../app/types.js';
 import type { Io } from '../cli/io.js';
 import { InputError, UnrenderableError } from '../cli/exit-codes.js';
 import { loadManifests, localFiles, rejectDuplicates, type ManifestObject } from '../manifest/index.js';
-import { fileBlockers, specBlockers } from './renderability.js';
+import { fileBlockers, sourcesBlockers, specBlockers } from './renderability.js';
 import { fetchIntoCache, REMOTE_HEAD_REF } from './cache.js';
 import { findGitDir, listTree, objectTypeAt, resolveCommit, runGit, type GitDir, type TreeEntry } from './git.js';
 import { commitFiles, renderSource, type SourceType } from './render/index.js';
-import type { HelmCapabilities } from './render/helm.js';
+import type { HelmCapabilities, RefTree } from './render/helm.js';
+import { materialiseTree, type MaterialisedTree } from './render/tree.js';
 import { isDirectory, listLocal, localFiles as localFolderFiles } from './render/local.js';
 import { realpath } from 'node:fs/promises';
 import { relative, resolve, sep } from 'node:path';
@@ -47,8 +48,10 @@ export interface DesiredManifests {
   origin: string;
   /** Files skipped on purpose (symlinks, submodules), said rather than dropped silently. */
   warnings: string[];
-  /** How the source was rendered (absent for --desired). */
+  /** How the source was rendered (absent for --desired; for several sources, when they all were rendered alike). */
   sourceType?: SourceType;
+  /** Each entry of spec.sources and what it was read at (absent for a single source). */
+  sources?: SourceRevision[];
 }
 
 /**
@@ -66,6 +69,7 @@ export async function loadDesiredManifests(app: Application, opts: DesiredOption
     if (opts.desired !== '-') refuseUnrenderable(fileBlockers(await localFiles(opts.desired), `--desired ${opts.desired}`));
     return { objects: await loadManifests(opts.desired, io), origin: opts.desired, warnings: [] };
   }
+  if (app.sources !== undefined) return loadSources(app, app.sources, opts, io);
   refuseUnrenderable(specBlockers(app));
   const repoURL = app.source.repoURL ?? '';
   if (repoURL.trim() === '') {
@@ -185,7 +189,92 @@ async function resolveRevision(repo: OpenRepository, revision: string): Promise<
   return undefined;
 }
 
-async function readManifestsAt(repo: OpenRepository, sha: string, path: string, app: Application, opts: DesiredOptions, io: Io): Promise<DesiredManifests> {
+/** Argo CD's rule for a `ref` name (util/argo GetRefSources). */
+const REF_NAME = /^[a-zA-Z0-9_-]+$/;
+
+/**
+ * A multi-source Application (spec.sources): every source resolved to its commit first, the files of `ref` sources
+ * laid out for the `$ref/...` value files of the others, then every source with a path rendered and the objects
+ * united. Any source that fails stops everything (nothing is returned, so nothing is applied or pruned).
+ */
+async function loadSources(app: Application, sources: readonly AppSource[], opts: DesiredOptions, io: Io): Promise<DesiredManifests> {
+  if (opts.revision !== undefined) throw new InputError(`--revision names one revision, and ${app.name} has ${sources.length} sources (spec.sources): set each source's targetRevision instead`);
+  if (opts.repoDir !== undefined && opts.repoDir !== '') throw new InputError(`--repo-dir stands for one repository, and ${app.name} has ${sources.length} sources (spec.sources)`);
+  refuseUnrenderable(sourcesBlockers(sources));
+  const refNames = new Set<string>();
+  sources.forEach((s, i) => {
+    if (s.ref === undefined || s.ref === '') return;
+    if (!REF_NAME.test(s.ref)) throw new InputError(`${app.origin}: Application spec.sources[${i}].ref ${s.ref} cannot contain any special characters except '_' and '-'`);
+    if (refNames.has(s.ref)) throw new InputError(`${app.origin}: Application spec.sources: multiple sources had the same \`ref\` key (${s.ref})`);
+    refNames.add(s.ref);
+  });
+  const resolved: { source: AppSource; repo: OpenRepository; sha: string }[] = [];
+  for (const [i, source] of sources.entries()) {
+    const repoURL = source.repoURL ?? '';
+    if (repoURL.trim() === '') throw new InputError(`the Application ${app.name} (${app.origin}) has no spec.sources[${i}].repoURL`);
+    const field = `spec.sources[${i}].targetRevision`;
+    const revision = checkRevision(source.targetRevision ?? '', field);
+    const repo = await openRepository(repoURL, opts, io);
+    const sha = await resolveRevision(repo, revision);
+    if (sha === undefined) throw new InputError(`${field} ${JSON.stringify(revision)} names no commit in ${repo.label}: expected a branch, tag, commit SHA or HEAD`);
+    resolved.push({ source, repo, sha });
+  }
+  const trees: MaterialisedTree[] = [];
+  try {
+    const refs = new Map<string, RefTree & { revision: string }>();
+    for (const r of resolved) {
+      if (r.source.ref === undefined || r.source.ref === '') continue;
+      const tree = await materialiseTree(r.repo.dir, r.sha).catch((e: unknown) => {
+        throw new InputError(`reading ${r.repo.label}@${r.sha.slice(0, 7)} (spec.sources ref ${r.source.ref})`, { cause: e });
+      });
+      trees.push(tree);
+      refs.set(`$${r.source.ref}`, { root: tree.root, label: `${r.repo.label}@${r.sha.slice(0, 7)}`, revision: r.sha });
+    }
+    const objects: DesiredManifests['objects'] = [];
+    const warnings: string[] = [];
+    const origins: string[] = [];
+    const out: SourceRevision[] = [];
+    const types = new Set<SourceType>();
+    for (const r of resolved) {
+      const s = r.source;
+      const entry: SourceRevision = {
+        repoURL: s.repoURL ?? '',
+        ...(s.path !== undefined ? { path: s.path } : {}),
+        ...(s.ref !== undefined ? { ref: s.ref } : {}),
+        ...(s.targetRevision !== undefined ? { targetRevision: s.targetRevision } : {}),
+        revision: r.sha,
+      };
+      out.push(entry);
+      // A source without a path (and no chart) lends its files only: Argo CD generates nothing for it.
+      if (s.path === undefined || s.path === '') continue;
+      const forSource: Application = { ...app, source: { repoURL: entry.repoURL, path: s.path, ...(s.targetRevision !== undefined ? { targetRevision: s.targetRevision } : {}), ...(s.options ? { options: s.options } : {}) } };
+      const m = await readManifestsAt(r.repo, r.sha, normalizeSourcePath(s.path), forSource, opts, io, refs);
+      objects.push(...m.objects);
+      warnings.push(...m.warnings);
+      origins.push(m.origin);
+      if (m.sourceType) {
+        entry.type = m.sourceType;
+        types.add(m.sourceType);
+      }
+    }
+    // One object from two sources is refused (which one Argo CD would apply is not this tool's guess).
+    rejectDuplicates(objects);
+    const only = types.size === 1 ? [...types][0] : undefined;
+    return { objects, origin: origins.length > 0 ? origins.join(', ') : `${app.name}: no source with a path`, warnings, sources: out, ...(only ? { sourceType: only } : {}) };
+  } finally {
+    await Promise.all(trees.map((t) => t.dispose()));
+  }
+}
+
+async function readManifestsAt(
+  repo: OpenRepository,
+  sha: string,
+  path: string,
+  app: Application,
+  opts: DesiredOptions,
+  io: Io,
+  refs?: ReadonlyMap<string, RefTree & { revision: string }>,
+): Promise<DesiredManifests> {
   const at = `${repo.label}@${sha.slice(0, 7)}`;
   const origin = `${at}:${path === '' ? '/' : path}`;
   let entries: TreeEntry[];
@@ -208,6 +297,7 @@ async function readManifestsAt(repo: OpenRepository, sha: string, path: string, 
     tools: { env: io.env, ...toolOptions(opts), ...(opts.hardRefresh ? { hardRefresh: true } : {}) },
     ...(opts.signal ? { signal: opts.signal } : {}),
     ...(opts.namespace !== undefined ? { namespace: opts.namespace } : {}),
+    ...(refs ? { refs } : {}),
   });
   rejectDuplicates(rendered.objects);
   return { objects: rendered.objects, revision: sha, origin, warnings: rendered.warnings, sourceType: rendered.sourceType };

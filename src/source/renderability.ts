@@ -1,8 +1,8 @@
 // Whether a source can be rendered completely and exactly as Argo CD's repo-server would (pure). What cannot be is
 // refused by every command: a partial render would make the objects of what was not rendered look like prune
 // candidates, and apply something other than what Argo CD would. Directory (with its options and Jsonnet), Kustomize
-// and Helm charts in Git are rendered (src/source/render); plugins and multi-source Applications are not yet.
-import type { Application } from '../app/types.js';
+// and Helm charts in Git are rendered (src/source/render), one source or several (spec.sources); plugins are not.
+import type { Application, AppSource } from '../app/types.js';
 import { isPlainObject } from '../model/object.js';
 import { KUSTOMIZATION_NAMES } from './render/detect.js';
 
@@ -13,15 +13,27 @@ export const KUSTOMIZATION_FILES = KUSTOMIZATION_NAMES;
 export function specBlockers(app: Pick<Application, 'sourcesCount' | 'sourceOptions'>): string[] {
   const out: string[] = [];
   const o = app.sourceOptions;
-  if (app.sourcesCount > 1) {
-    out.push(`spec.sources has ${app.sourcesCount} sources: multi-source Applications are not rendered yet (the objects of the other sources would look like prune candidates)`);
-  }
   if (o.chart !== undefined) out.push('spec.source.chart: charts from a Helm repository are not rendered yet');
   if (o.plugin !== undefined) out.push("spec.source.plugin: Config Management Plugins run in Argo CD's repo-server sidecar, which this tool does not have");
   const k = o.kustomize;
   if (isPlainObject(k) && typeof k.version === 'string' && k.version !== '') {
     out.push(`spec.source.kustomize.version ${k.version}: Argo CD picks that kustomize binary from argocd-cm, which this tool does not read (name one with --kustomize and drop version)`);
   }
+  return out;
+}
+
+/** Reasons found in each entry of `spec.sources` (the multi-source form of specBlockers). */
+export function sourcesBlockers(sources: readonly AppSource[]): string[] {
+  const out: string[] = [];
+  sources.forEach((s, i) => {
+    const o = s.options ?? {};
+    const at = `spec.sources[${i}]`;
+    if (o.chart !== undefined) out.push(`${at}.chart: charts from a Helm repository are not rendered yet`);
+    if (o.plugin !== undefined) out.push(`${at}.plugin: Config Management Plugins run in Argo CD's repo-server sidecar, which this tool does not have`);
+    if (o.kustomize && o.kustomize.version !== '') {
+      out.push(`${at}.kustomize.version ${o.kustomize.version}: Argo CD picks that kustomize binary from argocd-cm, which this tool does not read (name one with --kustomize and drop version)`);
+    }
+  });
   return out;
 }
 

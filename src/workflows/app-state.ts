@@ -1,5 +1,5 @@
 // Everything the cluster commands start from: the Application, its desired objects resolved by discovery, their live twins, and the app's extras.
-import type { Application } from '../app/types.js';
+import type { Application, SourceRevision } from '../app/types.js';
 import type { Io } from '../cli/io.js';
 import type { GlobalOptions } from '../cli/options.js';
 import { InputError } from '../cli/exit-codes.js';
@@ -87,6 +87,8 @@ export interface AppState {
   revision?: string;
   /** How the source was rendered (absent for --desired). */
   sourceType?: string;
+  /** Each entry of spec.sources and the revision it was read at (multi-source Applications). */
+  sources?: SourceRevision[];
   /** Unsupported options, kinds we could not list, shared objects...: printed on stderr, never dropped. */
   warnings: string[];
   /** API requests made while loading. */
@@ -413,6 +415,7 @@ export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want:
     origin: source.origin,
     ...(source.revision ? { revision: source.revision } : {}),
     ...(source.sourceType ? { sourceType: source.sourceType } : {}),
+    ...(source.sources ? { sources: source.sources } : {}),
     warnings,
     requests: 0,
     rules,

@@ -220,7 +220,7 @@ describe('a source rendered only in part is never synced or pruned', () => {
   afterAll(() => fx.cleanup());
 
   test.each([
-    ['two sources', 'multi', `  sources:\n  - {repoURL: REPO, path: first, targetRevision: main}\n  - {repoURL: REPO, path: second, targetRevision: main}\n`, 'second-b', /spec\.sources has 2 sources/],
+    ['two sources, the second a plugin', 'multi', `  sources:\n  - {repoURL: REPO, path: first, targetRevision: main}\n  - {repoURL: REPO, path: second, targetRevision: main, plugin: {name: x}}\n`, 'second-b', /spec\.sources\[1\]\.plugin: Config Management Plugins/],
     ['a Config Management Plugin', 'cmp', `  source: {repoURL: REPO, path: chart, targetRevision: main, plugin: {name: x}}\n`, 'chart-d', /Config Management Plugins run in Argo CD's repo-server/],
   ])('%s: the objects Argo CD made from the rest keep their mark and survive sync --prune and prune --confirm', async (_what, name, spec, survivor, reason) => {
     const file = app(name, 'server: https://kubernetes.default.svc', '', spec.replace(/REPO/g, fx.repo));
@@ -246,8 +246,8 @@ describe('a source rendered only in part is never synced or pruned', () => {
     expect(await exists(survivor)).toBe(true);
   }, TIMEOUT);
 
-  test('a Helm chart whose template fails: every command stops (exit 2) and the objects Argo CD made keep their mark', async () => {
-    const file = app('brokenchart', 'server: https://kubernetes.default.svc', '', `  source: {repoURL: ${fx.repo}, path: broken, targetRevision: main}\n`);
+  test('two sources, the second a Helm chart whose template fails: every command stops (exit 2), nothing of the first is applied, the objects Argo CD made keep their mark', async () => {
+    const file = app('brokenchart', 'server: https://kubernetes.default.svc', '', `  sources:\n  - {repoURL: ${fx.repo}, path: first, targetRevision: main}\n  - {repoURL: ${fx.repo}, path: broken, targetRevision: main}\n`);
     await applyYaml(configMap('broken-survivor', 'from-argo', { [TID]: `brokenchart:/ConfigMap:${ns}/broken-survivor` }), { namespace: ns });
     const before = await snapshot();
     for (const args of [['sync', '-f', file, '--prune'], ['prune', '-f', file, '--confirm'], ['diff', '-f', file], ['status', '-f', file]]) {
@@ -257,6 +257,7 @@ describe('a source rendered only in part is never synced or pruned', () => {
     }
     expect(await snapshot()).toEqual(before);
     expect(await exists('broken-survivor')).toBe(true);
+    expect(await exists('first-a')).toBe(false);
   }, TIMEOUT);
 });
 

@@ -65,47 +65,48 @@ interface Obj {
   data?: Record<string, string>;
 }
 
+const helmBin = () => join(clusterBin(), 'helm');
+
+/** What `helm template` prints for the chart with these arguments (in a copy, its dependencies built first). */
+async function helmTemplate(repo: string, args: string[]): Promise<Obj[]> {
+  const copy = mkdtempSync(join(tmpdir(), 'kgitops-helm-oracle-'));
+  try {
+    cpSync(join(repo, 'charts'), copy, { recursive: true });
+    const chart = join(copy, 'shop');
+    const dep = await run(helmBin(), ['dependency', 'build'], { cwd: chart });
+    expect(dep.code).toBe(0);
+    const res = await run(helmBin(), ['template', '.', ...args], { cwd: chart });
+    expect(res.stderr).toBe('');
+    return parseAllDocuments(res.stdout)
+      .map((d) => d.toJSON() as Obj | null)
+      .filter((o): o is Obj => o !== null);
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
+  }
+}
+
+async function liveConfigMaps(namespace: string): Promise<Record<string, Record<string, string>>> {
+  const res = await kubectl(['get', 'configmaps', '-n', namespace, '-o', 'json']);
+  const items = (JSON.parse(res.stdout) as { items: Obj[] }).items.filter((o) => o.metadata.name !== 'kube-root-ca.crt');
+  return Object.fromEntries(items.map((o) => [o.metadata.name, o.data ?? {}]));
+}
+
+async function snapshot(namespace: string): Promise<string> {
+  const res = await kubectl(['get', 'configmaps,pods', '-n', namespace, '-o', 'jsonpath={range .items[*]}{.kind}/{.metadata.name}@{.metadata.resourceVersion} {end}']);
+  return res.stdout;
+}
+
 describe('Helm charts in Git, rendered as Argo CD renders them', () => {
   let fx: GitFixture;
   let sha: string;
   let ns: string;
   let nsObject: string;
-  const helmBin = () => join(clusterBin(), 'helm');
-  const plugin = (args: string[], env: Record<string, string> = {}): Promise<RunResult> => runPlugin(args, { env: { XDG_CACHE_HOME: join(fx.root, 'cache'), ...env } });
+    const plugin = (args: string[], env: Record<string, string> = {}): Promise<RunResult> => runPlugin(args, { env: { XDG_CACHE_HOME: join(fx.root, 'cache'), ...env } });
   const appFile = (name: string, namespace: string, path: string, helm: string) => {
     const file = join(fx.root, `app-${Math.random().toString(36).slice(2)}.yaml`);
     writeFileSync(file, applicationYaml(name, fx.repo, namespace, path, helm));
     return file;
   };
-
-  /** What `helm template` prints for the chart with these arguments (in a copy, its dependencies built first). */
-  async function helmTemplate(args: string[]): Promise<Obj[]> {
-    const copy = mkdtempSync(join(tmpdir(), 'kgitops-helm-oracle-'));
-    try {
-      cpSync(join(fx.repo, 'charts'), copy, { recursive: true });
-      const chart = join(copy, 'shop');
-      const dep = await run(helmBin(), ['dependency', 'build'], { cwd: chart });
-      expect(dep.code).toBe(0);
-      const res = await run(helmBin(), ['template', '.', ...args], { cwd: chart });
-      expect(res.stderr).toBe('');
-      return parseAllDocuments(res.stdout)
-        .map((d) => d.toJSON() as Obj | null)
-        .filter((o): o is Obj => o !== null);
-    } finally {
-      rmSync(copy, { recursive: true, force: true });
-    }
-  }
-
-  async function liveConfigMaps(namespace: string): Promise<Record<string, Record<string, string>>> {
-    const res = await kubectl(['get', 'configmaps', '-n', namespace, '-o', 'json']);
-    const items = (JSON.parse(res.stdout) as { items: Obj[] }).items.filter((o) => o.metadata.name !== 'kube-root-ca.crt');
-    return Object.fromEntries(items.map((o) => [o.metadata.name, o.data ?? {}]));
-  }
-
-  async function snapshot(namespace: string): Promise<string> {
-    const res = await kubectl(['get', 'configmaps,pods', '-n', namespace, '-o', 'jsonpath={range .items[*]}{.kind}/{.metadata.name}@{.metadata.resourceVersion} {end}']);
-    return res.stdout;
-  }
 
   beforeAll(async () => {
     fx = new GitFixture();
@@ -140,7 +141,7 @@ describe('Helm charts in Git, rendered as Argo CD renders them', () => {
     expect(res.code).toBe(0);
     const valuesFile = join(fx.root, 'values-inline.yaml');
     writeFileSync(valuesFile, 'greeting: hi\n');
-    const expected = await helmTemplate([
+    const expected = await helmTemplate(fx.repo, [
       '--name-template', 'store', '--namespace', ns, '--kube-version', '1.33.0',
       '--set', 'size=large', '--set-string', 'tier=1\\,2', '--set-file', 'motd=files/motd.txt',
       '--values', 'values-prod.yaml', '--values', valuesFile,
@@ -205,5 +206,94 @@ describe('Helm charts in Git, rendered as Argo CD renders them', () => {
     const named = await plugin(['diff', '-f', file, '--hard-refresh', '--helm', helmBin(), '-o', 'kv'], { PATH: gitOnly });
     expect(named.stderr).toBe('');
     expect(named.code).toBe(0);
+  }, TIMEOUT);
+});
+
+describe('multi-source: a chart, its values from a second repository (ref), and a plain folder', () => {
+  let charts: GitFixture;
+  let values: GitFixture;
+  let chartSha: string;
+  let valuesSha: string;
+  let ns: string;
+  const plugin = (args: string[]): Promise<RunResult> => runPlugin(args, { env: { XDG_CACHE_HOME: join(charts.root, 'cache') } });
+  const appFile = (sourcesYaml: string) => {
+    const file = join(charts.root, `app-${Math.random().toString(36).slice(2)}.yaml`);
+    writeFileSync(
+      file,
+      `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: multi, namespace: argocd}\nspec:\n  project: default\n  sources:\n${sourcesYaml}  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}\n`,
+    );
+    return file;
+  };
+  const sources = (valueFile: string) =>
+    `  - repoURL: ${charts.repo}\n    path: charts/shop\n    targetRevision: main\n    helm:\n      releaseName: multi\n      valueFiles: [values-prod.yaml, ${valueFile}]\n` +
+    `  - {repoURL: ${values.repo}, targetRevision: main, ref: values}\n` +
+    `  - {repoURL: ${values.repo}, targetRevision: main, path: extra}\n`;
+
+  beforeAll(async () => {
+    charts = new GitFixture();
+    for (const [path, text] of Object.entries(CHART_FILES)) charts.write(path, text);
+    chartSha = charts.commit('charts');
+    values = new GitFixture();
+    values.write('envs/prod/shop.yaml', 'color: purple\ngreeting: from-values-repo\n');
+    values.write('extra/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra-cm}\ndata: {from: extra}\n');
+    valuesSha = values.commit('values');
+    ns = await createTestNamespace('helm-multi');
+  }, TIMEOUT);
+
+  afterAll(async () => {
+    charts?.cleanup();
+    values?.cleanup();
+    if (ns) await deleteNamespace(ns);
+  }, TIMEOUT);
+
+  it('syncs the union exactly as helm template prints the chart with the $values file, diffs clean, and status names each revision', async () => {
+    const file = appFile(sources('$values/envs/prod/shop.yaml'));
+    const res = await plugin(['sync', '-f', file, '-o', 'json']);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    const expected = await helmTemplate(charts.repo, [
+      '--name-template', 'multi', '--namespace', ns, '--values', 'values-prod.yaml', '--values', join(values.repo, 'envs/prod/shop.yaml'),
+      '--api-versions', 'argoproj.io/v1alpha1/Application', '--kube-version', JSON.parse((await kubectl(['version', '-o', 'json'])).stdout).serverVersion.gitVersion,
+    ]);
+    const expectedMaps = Object.fromEntries(expected.filter((o) => o.kind === 'ConfigMap').map((o) => [o.metadata.name, o.data ?? {}]));
+    expect(expectedMaps['multi-config']).toMatchObject({ color: 'purple', greeting: 'from-values-repo', size: 'medium' });
+    expect(await liveConfigMaps(ns)).toEqual({ ...expectedMaps, 'extra-cm': { from: 'extra' } });
+    const diff = await plugin(['diff', '-f', file, '-o', 'json']);
+    expect(diff.code).toBe(0);
+    const revisions = [
+      { repoURL: charts.repo, path: 'charts/shop', targetRevision: 'main', revision: chartSha, type: 'Helm' },
+      { repoURL: values.repo, ref: 'values', targetRevision: 'main', revision: valuesSha },
+      { repoURL: values.repo, path: 'extra', targetRevision: 'main', revision: valuesSha, type: 'Directory' },
+    ];
+    expect(JSON.parse(diff.stdout)).toMatchObject({ sync: 'Synced', sources: revisions });
+    const status = await plugin(['status', '-f', file, '-o', 'json']);
+    expect(JSON.parse(status.stdout)).toMatchObject({ sync: { status: 'Synced' }, sources: revisions });
+    const text = await plugin(['status', '-f', file]);
+    expect(text.stdout).toContain(`Source 1:       ${charts.repo}, path charts/shop, revision main (${chartSha.slice(0, 7)}), Helm`);
+    expect(text.stdout).toContain(`Source 2:       ${values.repo}, no path, revision main (${valuesSha.slice(0, 7)}), ref values`);
+  }, TIMEOUT);
+
+  it("the other sources' objects are never prune candidates; a new commit in the values repository is drift", async () => {
+    const file = appFile(sources('$values/envs/prod/shop.yaml'));
+    const prune = await plugin(['prune', '-f', file]);
+    expect(prune.code).toBe(0);
+    expect(prune.stdout).toMatch(/No prune candidates/);
+    values.write('envs/prod/shop.yaml', 'color: orange\n');
+    values.commit('orange');
+    const diff = await plugin(['diff', '-f', file, '-o', 'kv']);
+    expect(diff.code).toBe(1);
+    expect(diff.stdout).toMatch(/ConfigMap\/multi-config/);
+    expect(diff.stdout).not.toMatch(/extra-cm/);
+  }, TIMEOUT);
+
+  it('a $values file missing from the values repository stops every source: exit 2, nothing applied or pruned', async () => {
+    const before = await snapshot(ns);
+    const file = appFile(sources('$values/envs/none.yaml'));
+    for (const args of [['sync', '-f', file, '--prune'], ['prune', '-f', file, '--confirm'], ['diff', '-f', file]]) {
+      const res = await plugin(args);
+      expect({ command: args[0], code: res.code }).toEqual({ command: args[0], code: 2 });
+      expect(res.stderr).toMatch(/valueFiles \$values\/envs\/none\.yaml: the value file does not exist in .*@[0-9a-f]{7}/);
+    }
+    expect(await snapshot(ns)).toBe(before);
   }, TIMEOUT);
 });
