@@ -10,6 +10,8 @@ import { commitFiles, renderSource, type SourceType } from './render/index.js';
 import type { HelmCapabilities, RefTree } from './render/helm.js';
 import { materialiseTree, type MaterialisedTree } from './render/tree.js';
 import { isDirectory, listLocal, localFiles as localFolderFiles } from './render/local.js';
+import { findHelm } from './render/helm.js';
+import { pullChart, unpackChart, type PulledChart } from './chart-repo.js';
 import { realpath } from 'node:fs/promises';
 import { relative, resolve, sep } from 'node:path';
 import { checkRevision, classifyRepoURL, normalizeSourcePath, redactURL } from './repo-url.js';
@@ -74,6 +76,11 @@ export async function loadDesiredManifests(app: Application, opts: DesiredOption
   const repoURL = app.source.repoURL ?? '';
   if (repoURL.trim() === '') {
     throw new InputError(`the Application ${app.name} (${app.origin}) has no spec.source.repoURL: give --desired DIR|FILE`);
+  }
+  const chart = app.source.options?.chart;
+  if (chart !== undefined) {
+    const pulled = await pullSourceChart(app.source, opts.revision ?? app.source.targetRevision ?? '', opts, io);
+    return readChart(app, pulled, opts, io);
   }
   const flag = opts.revision !== undefined ? '--revision' : 'source.targetRevision';
   const revision = checkRevision(opts.revision ?? app.source.targetRevision ?? '', flag);
@@ -189,6 +196,47 @@ async function resolveRevision(repo: OpenRepository, revision: string): Promise<
   return undefined;
 }
 
+/** The chart of a source with `chart:` at `version` (exact or a range), pulled or taken from the cache. */
+function pullSourceChart(source: Application['source'], version: string, opts: DesiredOptions, io: Io): Promise<PulledChart & { chart: string }> {
+  const chart = source.options?.chart ?? '';
+  return pullChart({
+    repoURL: source.repoURL ?? '',
+    chart,
+    version,
+    helm: findHelm(opts.helm, io.env),
+    env: io.env,
+    ...(source.options?.helm?.passCredentials ? { passCredentials: true } : {}),
+    ...(opts.hardRefresh ? { hardRefresh: true } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  }).then((p) => ({ ...p, chart }));
+}
+
+/** A pulled chart unpacked and rendered with the source's helm options: origin and revision are `<chart>@<version>`. */
+async function readChart(app: Application, pulled: PulledChart & { chart: string }, opts: DesiredOptions, io: Io, refs?: ReadonlyMap<string, RefTree & { revision: string }>): Promise<DesiredManifests> {
+  const origin = `${pulled.chart}@${pulled.version}`;
+  const tree = await unpackChart(pulled.archive, origin, io.env);
+  try {
+    const rendered = await renderSource({
+      files: localFolderFiles(tree.root),
+      label: pulled.chart,
+      // The chart version stands for the commit: ARGOCD_APP_REVISION and the render cache key (with the repoURL and chart).
+      sha: pulled.version,
+      path: tree.top,
+      entries: listLocal(tree.root, `${tree.root}/${tree.top}`),
+      app,
+      origin,
+      tools: { env: io.env, ...toolOptions(opts), ...(opts.hardRefresh ? { hardRefresh: true } : {}) },
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      ...(opts.namespace !== undefined ? { namespace: opts.namespace } : {}),
+      ...(refs ? { refs } : {}),
+    });
+    rejectDuplicates(rendered.objects);
+    return { objects: rendered.objects, revision: pulled.version, origin, warnings: rendered.warnings, sourceType: rendered.sourceType };
+  } finally {
+    await tree.dispose();
+  }
+}
+
 /** Argo CD's rule for a `ref` name (util/argo GetRefSources). */
 const REF_NAME = /^[a-zA-Z0-9_-]+$/;
 
@@ -208,10 +256,15 @@ async function loadSources(app: Application, sources: readonly AppSource[], opts
     if (refNames.has(s.ref)) throw new InputError(`${app.origin}: Application spec.sources: multiple sources had the same \`ref\` key (${s.ref})`);
     refNames.add(s.ref);
   });
-  const resolved: { source: AppSource; repo: OpenRepository; sha: string }[] = [];
+  const resolved: ({ source: AppSource; repo: OpenRepository; sha: string; chart?: undefined } | { source: AppSource; chart: PulledChart & { chart: string }; sha: string; repo?: undefined })[] = [];
   for (const [i, source] of sources.entries()) {
     const repoURL = source.repoURL ?? '';
     if (repoURL.trim() === '') throw new InputError(`the Application ${app.name} (${app.origin}) has no spec.sources[${i}].repoURL`);
+    if (source.options?.chart !== undefined) {
+      const chart = await pullSourceChart(source, source.targetRevision ?? '', opts, io);
+      resolved.push({ source, chart, sha: chart.version });
+      continue;
+    }
     const field = `spec.sources[${i}].targetRevision`;
     const revision = checkRevision(source.targetRevision ?? '', field);
     const repo = await openRepository(repoURL, opts, io);
@@ -223,7 +276,7 @@ async function loadSources(app: Application, sources: readonly AppSource[], opts
   try {
     const refs = new Map<string, RefTree & { revision: string }>();
     for (const r of resolved) {
-      if (r.source.ref === undefined || r.source.ref === '') continue;
+      if (r.source.ref === undefined || r.source.ref === '' || r.repo === undefined) continue;
       const tree = await materialiseTree(r.repo.dir, r.sha).catch((e: unknown) => {
         throw new InputError(`reading ${r.repo.label}@${r.sha.slice(0, 7)} (spec.sources ref ${r.source.ref})`, { cause: e });
       });
@@ -240,15 +293,16 @@ async function loadSources(app: Application, sources: readonly AppSource[], opts
       const entry: SourceRevision = {
         repoURL: s.repoURL ?? '',
         ...(s.path !== undefined ? { path: s.path } : {}),
+        ...(s.options?.chart !== undefined ? { chart: s.options.chart } : {}),
         ...(s.ref !== undefined ? { ref: s.ref } : {}),
         ...(s.targetRevision !== undefined ? { targetRevision: s.targetRevision } : {}),
         revision: r.sha,
       };
       out.push(entry);
       // A source without a path (and no chart) lends its files only: Argo CD generates nothing for it.
-      if (s.path === undefined || s.path === '') continue;
-      const forSource: Application = { ...app, source: { repoURL: entry.repoURL, path: s.path, ...(s.targetRevision !== undefined ? { targetRevision: s.targetRevision } : {}), ...(s.options ? { options: s.options } : {}) } };
-      const m = await readManifestsAt(r.repo, r.sha, normalizeSourcePath(s.path), forSource, opts, io, refs);
+      if ((s.path === undefined || s.path === '') && r.chart === undefined) continue;
+      const forSource: Application = { ...app, source: { repoURL: entry.repoURL, ...(s.path !== undefined ? { path: s.path } : {}), ...(s.targetRevision !== undefined ? { targetRevision: s.targetRevision } : {}), ...(s.options ? { options: s.options } : {}) } };
+      const m = r.chart !== undefined ? await readChart(forSource, r.chart, opts, io, refs) : await readManifestsAt(r.repo, r.sha, normalizeSourcePath(s.path), forSource, opts, io, refs);
       objects.push(...m.objects);
       warnings.push(...m.warnings);
       origins.push(m.origin);

@@ -1,7 +1,8 @@
 // Whether a source can be rendered completely and exactly as Argo CD's repo-server would (pure). What cannot be is
 // refused by every command: a partial render would make the objects of what was not rendered look like prune
 // candidates, and apply something other than what Argo CD would. Directory (with its options and Jsonnet), Kustomize
-// and Helm charts in Git are rendered (src/source/render), one source or several (spec.sources); plugins are not.
+// and Helm charts (in Git or from a Helm repository) are rendered (src/source/render), one source or several
+// (spec.sources); plugins are not.
 import type { Application, AppSource } from '../app/types.js';
 import { isPlainObject } from '../model/object.js';
 import { KUSTOMIZATION_NAMES } from './render/detect.js';
@@ -13,7 +14,6 @@ export const KUSTOMIZATION_FILES = KUSTOMIZATION_NAMES;
 export function specBlockers(app: Pick<Application, 'sourcesCount' | 'sourceOptions'>): string[] {
   const out: string[] = [];
   const o = app.sourceOptions;
-  if (o.chart !== undefined) out.push('spec.source.chart: charts from a Helm repository are not rendered yet');
   if (o.plugin !== undefined) out.push("spec.source.plugin: Config Management Plugins run in Argo CD's repo-server sidecar, which this tool does not have");
   const k = o.kustomize;
   if (isPlainObject(k) && typeof k.version === 'string' && k.version !== '') {
@@ -28,7 +28,6 @@ export function sourcesBlockers(sources: readonly AppSource[]): string[] {
   sources.forEach((s, i) => {
     const o = s.options ?? {};
     const at = `spec.sources[${i}]`;
-    if (o.chart !== undefined) out.push(`${at}.chart: charts from a Helm repository are not rendered yet`);
     if (o.plugin !== undefined) out.push(`${at}.plugin: Config Management Plugins run in Argo CD's repo-server sidecar, which this tool does not have`);
     if (o.kustomize && o.kustomize.version !== '') {
       out.push(`${at}.kustomize.version ${o.kustomize.version}: Argo CD picks that kustomize binary from argocd-cm, which this tool does not read (name one with --kustomize and drop version)`);

@@ -2,7 +2,9 @@
 // its Go module: value files, values, valuesObject, parameters and file parameters, releaseName, a dependency chart
 // built on demand; what is synced is exactly what `helm template` prints for the same arguments, and then diffs clean;
 // a broken template, a missing value file and a value file outside the repository are exit 2 with nothing changed.
-import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -295,5 +297,115 @@ describe('multi-source: a chart, its values from a second repository (ref), and 
       expect(res.stderr).toMatch(/valueFiles \$values\/envs\/none\.yaml: the value file does not exist in .*@[0-9a-f]{7}/);
     }
     expect(await snapshot(ns)).toBe(before);
+  }, TIMEOUT);
+});
+
+describe('charts from a Helm repository served over loopback HTTP (helm package, helm repo index)', () => {
+  let work: string;
+  let server: Server;
+  let repoURL: string;
+  let ns: string;
+  let values: GitFixture;
+  const requests: string[] = [];
+  const cache = () => join(work, 'cache');
+  const plugin = (args: string[]): Promise<RunResult> => runPlugin(args, { env: { XDG_CACHE_HOME: cache() } });
+  const appFile = (spec: string) => {
+    const file = join(work, `app-${Math.random().toString(36).slice(2)}.yaml`);
+    writeFileSync(file, `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: web, namespace: argocd}\nspec:\n  project: default\n${spec}  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}\n`);
+    return file;
+  };
+  const chartSource = (version: string, helm = '') => `  source:\n    repoURL: ${repoURL}\n    chart: web\n    targetRevision: "${version}"\n${helm}`;
+  const version = async () => (await liveConfigMaps(ns))['web-web']?.version;
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'kgitops-helm-repo-'));
+    const served = join(work, 'served');
+    for (const v of ['1.0.0', '1.2.0', '1.10.0-rc.1', '2.0.0']) {
+      const src = join(work, 'src', v);
+      mkdirSync(join(src, 'templates'), { recursive: true });
+      writeFileSync(join(src, 'Chart.yaml'), `apiVersion: v2\nname: web\nversion: ${v}\n`);
+      writeFileSync(join(src, 'values.yaml'), 'color: red\n');
+      writeFileSync(join(src, 'values-prod.yaml'), 'color: blue\n');
+      writeFileSync(join(src, 'templates', 'cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-web\ndata:\n  version: {{ .Chart.Version | quote }}\n  color: {{ .Values.color | quote }}\n');
+      const pkg = await run(helmBin(), ['package', src, '--destination', served]);
+      expect(pkg.code).toBe(0);
+    }
+    const index = await run(helmBin(), ['repo', 'index', served]);
+    expect(index.code).toBe(0);
+    server = createServer((req, res) => {
+      requests.push(req.url ?? '');
+      const file = join(served, decodeURIComponent((req.url ?? '/').split('?')[0]!).replace(/^\/+/, ''));
+      if (!file.startsWith(served + '/') || !existsSync(file)) {
+        res.writeHead(404).end();
+        return;
+      }
+      res.writeHead(200).end(readFileSync(file));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    repoURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    values = new GitFixture();
+    values.write('web/prod.yaml', 'color: green\n');
+    values.commit('values');
+    ns = await createTestNamespace('helm-repo');
+  }, TIMEOUT);
+
+  afterAll(async () => {
+    server?.close();
+    values?.cleanup();
+    if (work) rmSync(work, { recursive: true, force: true });
+    if (ns) await deleteNamespace(ns);
+  }, TIMEOUT);
+
+  it('a chart pinned to a version syncs, diffs clean, and status names the chart version', async () => {
+    const file = appFile(chartSource('1.0.0', '    helm:\n      valueFiles: [values-prod.yaml]\n'));
+    const res = await plugin(['sync', '-f', file, '-o', 'json']);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    expect(await liveConfigMaps(ns)).toEqual({ 'web-web': { version: '1.0.0', color: 'blue' } });
+    expect((await plugin(['diff', '-f', file, '-o', 'kv'])).code).toBe(0);
+    const status = await plugin(['status', '-f', file, '-o', 'json']);
+    expect(JSON.parse(status.stdout)).toMatchObject({ source: { type: 'Helm', revision: '1.0.0', manifests: 'web@1.0.0' }, sync: { status: 'Synced' } });
+  }, TIMEOUT);
+
+  it('a version range resolves to the highest match (prereleases left out), as Argo CD resolves it', async () => {
+    const file = appFile(chartSource('1.*'));
+    const diff = await plugin(['diff', '-f', file, '-o', 'kv']);
+    expect(diff.code).toBe(1);
+    expect((await plugin(['sync', '-f', file, '-o', 'kv'])).code).toBe(0);
+    expect(await version()).toBe('1.2.0');
+    const status = await plugin(['status', '-f', file, '-o', 'json']);
+    expect(JSON.parse(status.stdout)).toMatchObject({ source: { revision: '1.2.0' } });
+    expect((await plugin(['diff', '-f', appFile(chartSource('>=1.0.0 <3.0.0')), '-o', 'kv'])).stdout).toMatch(/ConfigMap\/web-web/);
+  }, TIMEOUT);
+
+  it('chart + values repository: the chart from the Helm repository, its values from Git ($values), synced and then clean', async () => {
+    const file = appFile(
+      `  sources:\n  - repoURL: ${repoURL}\n    chart: web\n    targetRevision: 2.0.0\n    helm:\n      valueFiles: [$values/web/prod.yaml]\n  - {repoURL: ${values.repo}, targetRevision: main, ref: values}\n`,
+    );
+    const res = await plugin(['sync', '-f', file, '-o', 'kv']);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    expect(await liveConfigMaps(ns)).toEqual({ 'web-web': { version: '2.0.0', color: 'green' } });
+    const status = await plugin(['status', '-f', file, '-o', 'json']);
+    expect(JSON.parse(status.stdout)).toMatchObject({ sources: [{ chart: 'web', revision: '2.0.0', type: 'Helm' }, { ref: 'values' }] });
+    expect((await plugin(['diff', '-f', file, '-o', 'kv'])).code).toBe(0);
+  }, TIMEOUT);
+
+  it("a version the repository does not have: exit 2 with Helm's words, nothing changed; an OCI registry is refused (exit 4)", async () => {
+    const before = await snapshot(ns);
+    const res = await plugin(['sync', '-f', appFile(chartSource('9.9.9')), '--prune']);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/helm pull failed for web@9\.9\.9 from http:\/\/127\.0\.0\.1:\d+: .*9\.9\.9/);
+    const oci = await plugin(['sync', '-f', appFile(`  source: {repoURL: registry.example/charts, chart: web, targetRevision: 1.0.0}\n`), '--prune']);
+    expect(oci.code).toBe(4);
+    expect(oci.stdout + oci.stderr).toMatch(/charts from OCI registries are not rendered yet/);
+    expect(await snapshot(ns)).toBe(before);
+  }, TIMEOUT);
+
+  it('an exact version comes from the chart cache without asking the repository', async () => {
+    const before = requests.length;
+    const diff = await plugin(['diff', '-f', appFile(chartSource('2.0.0', '    helm:\n      valueFiles: [values-prod.yaml]\n')), '-o', 'kv']);
+    expect(diff.code).toBe(1);
+    expect(requests.length).toBe(before);
   }, TIMEOUT);
 });

@@ -103,6 +103,8 @@ export interface RenderInput {
   signal?: AbortSignal;
   /** The destination namespace (Helm's --namespace); the Application's destination.namespace when absent. */
   namespace?: string;
+  /** Overrides `<label>@<sha7>:<path>` in messages (a chart from a repository: `<chart>@<version>`). */
+  origin?: string;
   /** `$name` → the files of the other source with `ref: name`, for `$name/...` value files. */
   refs?: ReadonlyMap<string, RefTree & { revision: string }>;
 }
@@ -172,7 +174,7 @@ export async function renderSource(given: RenderInput): Promise<Rendered> {
   let input = given;
   const { path, entries, sha } = input;
   const at = sha === '' ? input.label : `${input.label}@${sha.slice(0, 7)}`;
-  const origin = `${at}:${path === '' ? '/' : path}`;
+  const origin = input.origin ?? `${at}:${path === '' ? '/' : path}`;
   const prefix = path === '' ? '' : `${path}/`;
   const single = entries.length === 1 && entries[0]?.path === path;
   const topNames = single ? [] : entries.map((e) => e.path.slice(prefix.length)).filter((rel) => !rel.includes('/'));
@@ -190,7 +192,6 @@ export async function renderSource(given: RenderInput): Promise<Rendered> {
   const options = input.app.source.options ?? {};
   switch (detected.type) {
     case 'Helm': {
-      if (options.chart !== undefined) throw new UnrenderableError([`spec.source.chart ${options.chart}: charts from a Helm repository are not rendered yet`]);
       return renderHelmSource(input, origin);
     }
     case 'Plugin':

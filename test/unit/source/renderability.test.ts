@@ -9,13 +9,13 @@ describe('specBlockers', () => {
     expect(specBlockers(plain)).toEqual([]);
     expect(specBlockers({ sourcesCount: 1, sourceOptions: {} })).toEqual([]);
     expect(specBlockers({ sourcesCount: 2, sourceOptions: {} })).toEqual([]);
+    expect(specBlockers({ sourcesCount: 0, sourceOptions: { chart: 'redis' } })).toEqual([]);
     expect(specBlockers({ sourcesCount: 0, sourceOptions: { directory: { recurse: true, include: '*.yaml', jsonnet: { tlas: [{ name: 'a', value: 'b' }] } } } })).toEqual([]);
     expect(specBlockers({ sourcesCount: 0, sourceOptions: { kustomize: { namePrefix: 'x-', images: ['a:1'] } } })).toEqual([]);
     expect(specBlockers({ sourcesCount: 0, sourceOptions: { helm: { releaseName: 'x', valueFiles: ['a.yaml'] } } })).toEqual([]);
   });
 
   it.each([
-    [{ sourcesCount: 0, sourceOptions: { chart: 'redis' } }, /spec\.source\.chart/],
     [{ sourcesCount: 0, sourceOptions: { plugin: { name: 'x' } } }, /Config Management Plugins/],
     [{ sourcesCount: 0, sourceOptions: { kustomize: { version: 'v4.5.7' } } }, /kustomize\.version v4\.5\.7/],
   ])('%j is refused', (app, reason) => {
@@ -26,16 +26,16 @@ describe('specBlockers', () => {
 });
 
 describe('sourcesBlockers (each entry of spec.sources)', () => {
-  it('several sources render; a plugin, a repository chart or a named kustomize version in any of them is refused, naming the entry', () => {
-    expect(sourcesBlockers([{ repoURL: 'a', path: 'x' }, { repoURL: 'b', ref: 'values' }])).toEqual([]);
+  it('several sources render (charts too); a plugin or a named kustomize version in any of them is refused, naming the entry', () => {
+    expect(sourcesBlockers([{ repoURL: 'a', path: 'x' }, { repoURL: 'b', ref: 'values' }, { repoURL: 'https://c', options: { chart: 'redis' } }])).toEqual([]);
     const out = sourcesBlockers([
       { repoURL: 'a', path: 'x' },
       { repoURL: 'b', path: 'y', options: { plugin: {} } },
-      { repoURL: 'c', options: { chart: 'redis' } },
+      { repoURL: 'c', path: 'z', options: { kustomize: { version: 'v4' } as never } },
     ]);
     expect(out).toHaveLength(2);
     expect(out[0]).toMatch(/^spec\.sources\[1\]\.plugin: Config Management Plugins/);
-    expect(out[1]).toMatch(/^spec\.sources\[2\]\.chart/);
+    expect(out[1]).toMatch(/^spec\.sources\[2\]\.kustomize\.version v4/);
   });
 });
 
