@@ -17,7 +17,7 @@ export interface FileDiffRequest {
   fieldManager: string;
   io?: Pick<Io, 'readStdin'>;
   /** Render `desired` (a folder) like a source (--render), with these tools. */
-  render?: { env: Record<string, string | undefined>; kustomize?: string; kustomizeBuildOptions?: string };
+  render?: { env: Record<string, string | undefined>; kustomize?: string; kustomizeBuildOptions?: string; helm?: string };
   /** argocd-cm from a file: its system-wide ignore rules apply after the Application's. */
   argocdCm?: string;
 }
