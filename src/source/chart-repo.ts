@@ -1,12 +1,13 @@
-// Charts from a Helm repository (source.chart with an http(s) repoURL), fetched as Argo CD's repo-server fetches them:
-// `helm pull` of targetRevision (an exact version, or a semver range such as `6.*` that Helm resolves to the highest
-// match, as Argo CD's MaxVersion does) with the user's own Helm settings and credentials; the archive is cached by
-// repository, chart and version in $XDG_CACHE_HOME (or ~/.cache)/kubectl-gitops/charts/, and unpacked for each render.
+// Charts from a Helm repository (source.chart with an http(s) repoURL) or an OCI registry (a repoURL without a scheme,
+// as Argo CD writes it, or oci://), fetched as Argo CD's repo-server fetches them: `helm pull` of targetRevision (an
+// exact version, or a semver range such as `6.*` that Helm resolves to the highest match, as Argo CD's MaxVersion
+// does) with the user's own Helm settings and credentials; the archive is cached by repository, chart and version in
+// $XDG_CACHE_HOME (or ~/.cache)/kubectl-gitops/charts/, and unpacked for each render.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InputError, UnrenderableError } from '../cli/exit-codes.js';
+import { InputError } from '../cli/exit-codes.js';
 import { runTool } from './render/tools.js';
 import type { MaterialisedTree } from './render/tree.js';
 import { redactURL } from './repo-url.js';
@@ -14,6 +15,19 @@ import { redactURL } from './repo-url.js';
 /** Where a chart's repoURL points: a Helm repository over HTTP(S), or an OCI registry (`oci://`, or no scheme). */
 export function chartRepoKind(repoURL: string): 'http' | 'oci' {
   return /^https?:\/\//i.test(repoURL.trim()) ? 'http' : 'oci';
+}
+
+/** A registry on this machine (localhost, 127.0.0.0/8, ::1): spoken to over plain HTTP, as Docker treats such registries. */
+export function isLoopbackRegistry(base: string): boolean {
+  const host = base.replace(/\/.*$/, '').replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** What `helm pull` is given for the chart: `CHART --repo URL`, or `oci://REGISTRY/PATH/CHART` (--plain-http on loopback). */
+export function pullTarget(repoURL: string, chart: string, passCredentials?: boolean): string[] {
+  if (chartRepoKind(repoURL) === 'http') return [chart, '--repo', repoURL.trim(), ...(passCredentials ? ['--pass-credentials'] : [])];
+  const base = repoURL.trim().replace(/^oci:\/\//i, '').replace(/\/+$/, '');
+  return [`oci://${base}/${chart}`, ...(isLoopbackRegistry(base) ? ['--plain-http'] : [])];
 }
 
 /** An exact chart version (no range operator, wildcard or space): used as it is, and found in the cache without asking. */
@@ -48,9 +62,6 @@ export async function pullChart(r: {
   signal?: AbortSignal;
 }): Promise<PulledChart> {
   const label = `${r.chart}@${r.version || 'latest'} from ${redactURL(r.repoURL)}`;
-  if (chartRepoKind(r.repoURL) === 'oci') {
-    throw new UnrenderableError([`spec.source.chart ${r.chart} from ${redactURL(r.repoURL)}: charts from OCI registries are not rendered yet (only Helm repositories over http(s))`]);
-  }
   if (/[/\\]/.test(r.chart) || r.chart.startsWith('.') || r.chart.startsWith('-')) throw new InputError(`spec.source.chart ${JSON.stringify(r.chart)} is not a chart name`);
   const version = r.version.trim();
   if (version.startsWith('-')) throw new InputError(`the chart version ${JSON.stringify(r.version)} of ${r.chart} is not a version or a range`);
@@ -63,7 +74,7 @@ export async function pullChart(r: {
   mkdirSync(dir, { recursive: true });
   const scratch = mkdtempSync(join(dir, '.pull-'));
   try {
-    const args = ['pull', r.chart, '--repo', r.repoURL, '--destination', scratch, ...(version !== '' ? ['--version', version] : []), ...(r.passCredentials ? ['--pass-credentials'] : [])];
+    const args = ['pull', ...pullTarget(r.repoURL, r.chart, r.passCredentials), '--destination', scratch, ...(version !== '' ? ['--version', version] : [])];
     let res;
     try {
       res = await runTool(r.helm, args, { env: r.env, ...(r.signal ? { signal: r.signal } : {}) });

@@ -59,7 +59,9 @@ export interface DesiredManifests {
 /**
  * Loads the desired manifests: `desired` given → that file or directory; otherwise the Application's
  * source.repoURL (a local path, a file:// URL, or a remote fetched into a cache, or read from `repoDir`) at
- * `revision` ?? source.targetRevision ?? HEAD, under source.path. Any error is an InputError and nothing is returned.
+ * `revision` ?? source.targetRevision ?? HEAD, under source.path; a `chart` from its Helm repository or OCI registry at
+ * that version; every entry of spec.sources (loadSources). Any error is an InputError (or the refusal of what cannot be
+ * rendered) and nothing is returned.
  */
 export async function loadDesiredManifests(app: Application, opts: DesiredOptions, io: Io): Promise<DesiredManifests> {
   if (opts.render && (opts.desired === undefined || opts.desired === '')) throw new InputError('--render renders the folder given by --desired DIR: give --desired');

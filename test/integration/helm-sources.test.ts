@@ -3,8 +3,9 @@
 // built on demand; what is synced is exactly what `helm template` prints for the same arguments, and then diffs clean;
 // a broken template, a missing value file and a value file outside the repository are exit 2 with nothing changed.
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -300,6 +301,23 @@ describe('multi-source: a chart, its values from a second repository (ref), and 
   }, TIMEOUT);
 });
 
+/** The chart `web` in four versions (a pre-release among them), packaged with helm into `into`; the archives' paths. */
+async function packageWebCharts(work: string, into: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const v of ['1.0.0', '1.2.0', '1.10.0-rc.1', '2.0.0']) {
+    const src = join(work, 'src', v);
+    mkdirSync(join(src, 'templates'), { recursive: true });
+    writeFileSync(join(src, 'Chart.yaml'), `apiVersion: v2\nname: web\nversion: ${v}\n`);
+    writeFileSync(join(src, 'values.yaml'), 'color: red\n');
+    writeFileSync(join(src, 'values-prod.yaml'), 'color: blue\n');
+    writeFileSync(join(src, 'templates', 'cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-web\ndata:\n  version: {{ .Chart.Version | quote }}\n  color: {{ .Values.color | quote }}\n');
+    const pkg = await run(helmBin(), ['package', src, '--destination', into]);
+    expect(pkg.code).toBe(0);
+    out.push(join(into, `web-${v}.tgz`));
+  }
+  return out;
+}
+
 describe('charts from a Helm repository served over loopback HTTP (helm package, helm repo index)', () => {
   let work: string;
   let server: Server;
@@ -320,16 +338,7 @@ describe('charts from a Helm repository served over loopback HTTP (helm package,
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'kgitops-helm-repo-'));
     const served = join(work, 'served');
-    for (const v of ['1.0.0', '1.2.0', '1.10.0-rc.1', '2.0.0']) {
-      const src = join(work, 'src', v);
-      mkdirSync(join(src, 'templates'), { recursive: true });
-      writeFileSync(join(src, 'Chart.yaml'), `apiVersion: v2\nname: web\nversion: ${v}\n`);
-      writeFileSync(join(src, 'values.yaml'), 'color: red\n');
-      writeFileSync(join(src, 'values-prod.yaml'), 'color: blue\n');
-      writeFileSync(join(src, 'templates', 'cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-web\ndata:\n  version: {{ .Chart.Version | quote }}\n  color: {{ .Values.color | quote }}\n');
-      const pkg = await run(helmBin(), ['package', src, '--destination', served]);
-      expect(pkg.code).toBe(0);
-    }
+    await packageWebCharts(work, served);
     const index = await run(helmBin(), ['repo', 'index', served]);
     expect(index.code).toBe(0);
     server = createServer((req, res) => {
@@ -391,14 +400,11 @@ describe('charts from a Helm repository served over loopback HTTP (helm package,
     expect((await plugin(['diff', '-f', file, '-o', 'kv'])).code).toBe(0);
   }, TIMEOUT);
 
-  it("a version the repository does not have: exit 2 with Helm's words, nothing changed; an OCI registry is refused (exit 4)", async () => {
+  it("a version the repository does not have: exit 2 with Helm's words, nothing changed", async () => {
     const before = await snapshot(ns);
     const res = await plugin(['sync', '-f', appFile(chartSource('9.9.9')), '--prune']);
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(/helm pull failed for web@9\.9\.9 from http:\/\/127\.0\.0\.1:\d+: .*9\.9\.9/);
-    const oci = await plugin(['sync', '-f', appFile(`  source: {repoURL: registry.example/charts, chart: web, targetRevision: 1.0.0}\n`), '--prune']);
-    expect(oci.code).toBe(4);
-    expect(oci.stdout + oci.stderr).toMatch(/charts from OCI registries are not rendered yet/);
     expect(await snapshot(ns)).toBe(before);
   }, TIMEOUT);
 
@@ -407,5 +413,73 @@ describe('charts from a Helm repository served over loopback HTTP (helm package,
     const diff = await plugin(['diff', '-f', appFile(chartSource('2.0.0', '    helm:\n      valueFiles: [values-prod.yaml]\n')), '-o', 'kv']);
     expect(diff.code).toBe(1);
     expect(requests.length).toBe(before);
+  }, TIMEOUT);
+});
+
+describe('charts from an OCI registry (the CNCF distribution registry built from its Go module, on loopback)', () => {
+  let work: string;
+  let registry: ChildProcess | undefined;
+  let host: string;
+  let ns: string;
+  const plugin = (args: string[]): Promise<RunResult> => runPlugin(args, { env: { XDG_CACHE_HOME: join(work, 'cache') } });
+  const appFile = (repoURL: string, version: string) => {
+    const file = join(work, `app-${Math.random().toString(36).slice(2)}.yaml`);
+    writeFileSync(file, `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: web, namespace: argocd}\nspec:\n  source: {repoURL: "${repoURL}", chart: web, targetRevision: "${version}"}\n  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}\n`);
+    return file;
+  };
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'kgitops-helm-oci-'));
+    const port = await new Promise<number>((resolve) => {
+      const probe = createNetServer().listen(0, '127.0.0.1', () => {
+        const p = (probe.address() as AddressInfo).port;
+        probe.close(() => resolve(p));
+      });
+    });
+    host = `127.0.0.1:${port}`;
+    const config = join(work, 'registry.yaml');
+    writeFileSync(config, `version: 0.1\nlog: {level: error}\nstorage: {filesystem: {rootdirectory: ${join(work, 'data')}}}\nhttp: {addr: ${host}}\n`);
+    registry = spawn(join(clusterBin(), 'registry'), ['serve', config], { stdio: 'ignore' });
+    let up = false;
+    for (let i = 0; i < 100 && !up; i++) {
+      up = await fetch(`http://${host}/v2/`).then((r) => r.status === 200).catch(() => false);
+      if (!up) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(up).toBe(true);
+    for (const archive of await packageWebCharts(work, join(work, 'served'))) {
+      const push = await run(helmBin(), ['push', archive, `oci://${host}/charts`, '--plain-http']);
+      expect(push.stderr).not.toMatch(/Error/);
+      expect(push.code).toBe(0);
+    }
+    ns = await createTestNamespace('helm-oci');
+  }, TIMEOUT);
+
+  afterAll(async () => {
+    registry?.kill();
+    if (work) rmSync(work, { recursive: true, force: true });
+    if (ns) await deleteNamespace(ns);
+  }, TIMEOUT);
+
+  it('a repoURL without a scheme (as Argo CD writes it) and a range: the highest match syncs, diffs clean, and is the revision', async () => {
+    const file = appFile(`${host}/charts`, '1.*');
+    const res = await plugin(['sync', '-f', file, '-o', 'kv']);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    expect(await liveConfigMaps(ns)).toEqual({ 'web-web': { version: '1.2.0', color: 'red' } });
+    expect((await plugin(['diff', '-f', file, '-o', 'kv'])).code).toBe(0);
+    const status = await plugin(['status', '-f', file, '-o', 'json']);
+    expect(JSON.parse(status.stdout)).toMatchObject({ source: { type: 'Helm', revision: '1.2.0', manifests: 'web@1.2.0' } });
+  }, TIMEOUT);
+
+  it('an oci:// repoURL pinned to a version; a version the registry lacks is exit 2 with nothing changed', async () => {
+    const diff = await plugin(['diff', '-f', appFile(`oci://${host}/charts`, '2.0.0'), '-o', 'kv']);
+    expect(diff.stderr).toBe('');
+    expect(diff.code).toBe(1);
+    expect(diff.stdout).toMatch(/ConfigMap\/web-web/);
+    const before = await snapshot(ns);
+    const missing = await plugin(['sync', '-f', appFile(`${host}/charts`, '9.9.9'), '--prune']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/helm pull failed for web@9\.9\.9/);
+    expect(await snapshot(ns)).toBe(before);
   }, TIMEOUT);
 });

@@ -3,8 +3,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InputError, UnrenderableError } from '../../../src/cli/exit-codes.js';
-import { chartCacheDir, chartRepoKind, isExactVersion, pullChart } from '../../../src/source/chart-repo.js';
+import { InputError } from '../../../src/cli/exit-codes.js';
+import { chartCacheDir, chartRepoKind, isExactVersion, isLoopbackRegistry, pullChart, pullTarget } from '../../../src/source/chart-repo.js';
 
 describe('charts from a Helm repository', () => {
   it('tells a Helm repository (http, https) from an OCI registry (oci:// or no scheme, as Argo CD writes it)', () => {
@@ -12,6 +12,16 @@ describe('charts from a Helm repository', () => {
     expect(chartRepoKind('http://127.0.0.1:8080/x')).toBe('http');
     expect(chartRepoKind('registry.example.com/charts')).toBe('oci');
     expect(chartRepoKind('oci://registry.example.com/charts')).toBe('oci');
+  });
+
+  it('pulls from a Helm repository with --repo, from an OCI registry as oci://REGISTRY/PATH/CHART (plain HTTP on loopback only)', () => {
+    expect(pullTarget('https://charts.example.com', 'web')).toEqual(['web', '--repo', 'https://charts.example.com']);
+    expect(pullTarget('https://charts.example.com', 'web', true)).toEqual(['web', '--repo', 'https://charts.example.com', '--pass-credentials']);
+    expect(pullTarget('registry.example.com/charts', 'web')).toEqual(['oci://registry.example.com/charts/web']);
+    expect(pullTarget('oci://registry.example.com/charts/', 'web')).toEqual(['oci://registry.example.com/charts/web']);
+    expect(pullTarget('127.0.0.1:5000/charts', 'web')).toEqual(['oci://127.0.0.1:5000/charts/web', '--plain-http']);
+    for (const h of ['localhost:5000/x', '127.0.0.2/x', '[::1]:5000/x']) expect(isLoopbackRegistry(h)).toBe(true);
+    for (const h of ['registry.example.com/x', '10.0.0.1:5000/x', '127.0.0.1.example.com/x']) expect(isLoopbackRegistry(h)).toBe(false);
   });
 
   it('tells an exact version from a range', () => {
@@ -37,8 +47,7 @@ describe('charts from a Helm repository', () => {
       expect(chartCacheDir(env(), 'https://other.example.com')).not.toBe(dir);
     });
 
-    it("refuses an OCI registry (exit 4), a chart name that is a path and a version that is an option; helm's failure is exit 2", async () => {
-      await expect(pullChart({ repoURL: 'registry.example.com/charts', chart: 'web', version: '1.0.0', helm: '/bin/false', env: env() })).rejects.toThrow(UnrenderableError);
+    it("refuses a chart name that is a path and a version that is an option; helm's failure is exit 2", async () => {
       await expect(pullChart({ repoURL: 'https://c.example', chart: '../web', version: '1.0.0', helm: '/bin/false', env: env() })).rejects.toThrow(/is not a chart name/);
       await expect(pullChart({ repoURL: 'https://c.example', chart: 'web', version: '--devel', helm: '/bin/false', env: env() })).rejects.toThrow(/is not a version or a range/);
       const failed = pullChart({ repoURL: 'https://c.example', chart: 'web', version: '1.*', helm: '/bin/false', env: env() });
