@@ -16,7 +16,7 @@ import { loadApplicationFromCluster, loadApplicationFromFile } from './applicati
 import { DEFAULT_TRACKING, markFilter, markOf, appOfMark, type Tracking } from '../tracking/method.js';
 import { applySettings, excludedType, loadRules, type Rules, type RulesArgs } from './rules.js';
 import type { DiffOptions } from '../diff/index.js';
-import { apiVersionStrings, type HelmCapabilities } from '../source/render/helm.js';
+import { apiVersionStrings, capabilityArgs, type HelmCapabilities } from '../source/render/helm.js';
 
 /** The APP positional and the source flags, typed; with the flags that say where the rules come from (see rules.ts). */
 export interface AppStateArgs extends RulesArgs {
@@ -30,12 +30,15 @@ export interface AppStateArgs extends RulesArgs {
   hardRefresh?: boolean;
   render?: boolean;
   helm?: string;
+  /** --kube-version / --api-versions: Helm's capabilities instead of the cluster's. */
+  kubeVersion?: string;
+  apiVersions?: string[];
 }
 
 export function appStateArgs(args: Record<string, unknown>): AppStateArgs {
   const s = (k: string) => (typeof args[k] === 'string' && args[k] !== '' ? (args[k] as string) : undefined);
   const rules: RulesArgs = { argocdNamespace: s('argocdNamespace'), projectFile: s('projectFile'), argocdCm: s('argocdCm'), argocdCmdParamsCm: s('argocdCmdParamsCm'), luaDir: s('luaDir') };
-  return { app: s('app'), appFile: s('appFile'), desired: s('desired'), revision: s('revision'), repoDir: s('repoDir'), ...rules, kustomize: s('kustomize'), kustomizeBuildOptions: s('kustomizeBuildOptions'), helm: s('helm'), ...(args.hardRefresh === true ? { hardRefresh: true } : {}), ...(args.render === true ? { render: true } : {}) };
+  return { app: s('app'), appFile: s('appFile'), desired: s('desired'), revision: s('revision'), repoDir: s('repoDir'), ...rules, kustomize: s('kustomize'), kustomizeBuildOptions: s('kustomizeBuildOptions'), helm: s('helm'), ...capabilityArgs(args), ...(args.hardRefresh === true ? { hardRefresh: true } : {}), ...(args.render === true ? { render: true } : {}) };
 }
 
 /** One desired object: namespace defaulted (or dropped when cluster-scoped), with its served type and where it was declared. */
@@ -337,10 +340,14 @@ export async function listAppCandidates(
 }
 
 /** The destination cluster's version and served types, as Argo CD hands them to Helm (.Capabilities). */
-export async function clusterCapabilities(gw: KubeGateway): Promise<HelmCapabilities> {
-  const [d, kubeVersion] = await Promise.all([gw.discover(), gw.serverVersion ? gw.serverVersion() : Promise.resolve('')]);
-  return { kubeVersion, apiVersions: apiVersionStrings(d.all) };
+export async function clusterCapabilities(gw: KubeGateway, given: Pick<AppStateArgs, 'kubeVersion' | 'apiVersions'> = {}): Promise<HelmCapabilities> {
+  const [apiVersions, kubeVersion] = await Promise.all([
+    given.apiVersions ?? gw.discover().then((d) => apiVersionStrings(d.all)),
+    given.kubeVersion ?? (gw.serverVersion ? gw.serverVersion() : Promise.resolve('')),
+  ]);
+  return { kubeVersion, apiVersions };
 }
+
 
 /**
  * Loads the Application, its desired objects and their live twins (unless `live: false`: prune needs only the
@@ -366,7 +373,7 @@ export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want:
       ...(args.helm !== undefined ? { helm: args.helm } : {}),
       ...(args.hardRefresh ? { hardRefresh: true } : {}),
       ...(args.render ? { render: true } : {}),
-      capabilities: () => clusterCapabilities(gw),
+      capabilities: () => clusterCapabilities(gw, args),
       namespace: destinationNamespace,
     },
     deps.io,

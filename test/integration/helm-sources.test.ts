@@ -175,6 +175,23 @@ describe('Helm charts in Git, rendered as Argo CD renders them', () => {
     expect((await plugin(['diff', '-f', file, '-o', 'kv'])).code).toBe(0);
   }, TIMEOUT);
 
+  it('--kube-version / --api-versions stand in for the cluster: against it they override its capabilities, offline (file mode) they are the only ones', async () => {
+    const file = appFile('shop-obj', nsObject, 'charts/shop', '    helm:\n      valuesObject: {greeting: from-object, size: xl}');
+    const older = await plugin(['diff', '-f', file, '--kube-version', '1.31.0', '-o', 'kv']);
+    expect(older.code).toBe(1);
+    expect(older.stdout).toMatch(/ConfigMap\/shop-obj-config/);
+    const live = await kubectl(['get', 'configmaps', '-n', nsObject, '-o', 'yaml']);
+    const liveFile = join(fx.root, 'live-object.yaml');
+    writeFileSync(liveFile, live.stdout);
+    const version = (JSON.parse((await kubectl(['version', '-o', 'json'])).stdout) as { serverVersion: { gitVersion: string } }).serverVersion.gitVersion;
+    const offline = ['diff', '-f', file, '--desired', join(fx.repo, 'charts', 'shop'), '--render', '--live', liveFile, '-o', 'kv'];
+    const same = await plugin([...offline, '--kube-version', version, '--api-versions', 'v1,argoproj.io/v1alpha1/Application']);
+    expect(same.stderr).toBe('');
+    expect(same.code).toBe(0);
+    const defaults = await plugin(offline);
+    expect(defaults.code).toBe(1);
+  }, TIMEOUT);
+
   it('a chart without helm options is found by its Chart.yaml and rendered with the defaults', async () => {
     const file = appFile('shop-obj', nsObject, 'charts/shop', '');
     const diff = await plugin(['diff', '-f', file, '-o', 'kv']);
