@@ -125,6 +125,9 @@ export function parseApplication(obj: unknown, origin: string): Application {
     }
     const options = parseSourceOptions(obj, at, origin);
     if (Object.keys(options).length > 0) out.options = options;
+    const raw: Record<string, JsonValue> = {};
+    for (const k of SOURCE_OPTION_KEYS) if (obj[k] !== undefined && obj[k] !== null) raw[k] = obj[k];
+    if (Object.keys(raw).length > 0) out.sourceOptions = raw;
     return out;
   };
   let sourceObj: JsonObject | undefined;

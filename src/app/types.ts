@@ -59,6 +59,8 @@ export interface AppSource {
   /** `name`: a label for the source (Argo CD's ApplicationSource.name). */
   name?: string;
   options?: SourceOptions;
+  /** The rendering keys as written (as Application.sourceOptions), for parameter override files. */
+  sourceOptions?: Record<string, JsonValue>;
 }
 
 /** What one source of a multi-source Application was read at, for status and diff. */

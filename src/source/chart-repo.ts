@@ -2,10 +2,11 @@
 // as Argo CD writes it, or oci://), fetched as Argo CD's repo-server fetches them: `helm pull` of targetRevision (an
 // exact version, or a semver range such as `6.*` that Helm resolves to the highest match, as Argo CD's MaxVersion
 // does) with the user's own Helm settings and credentials; the archive is cached by repository, chart and version in
-// $XDG_CACHE_HOME (or ~/.cache)/kubectl-gitops/charts/, and unpacked for each render.
+// <cache home>/charts/ (see cache-home.ts), and unpacked for each render.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
+import { cacheHome } from './cache-home.js';
 import { join } from 'node:path';
 import { InputError } from '../cli/exit-codes.js';
 import { runTool } from './render/tools.js';
@@ -36,8 +37,7 @@ export function isExactVersion(v: string): boolean {
 }
 
 export function chartCacheDir(env: Record<string, string | undefined>, repoURL: string): string {
-  const base = env.XDG_CACHE_HOME && env.XDG_CACHE_HOME !== '' ? env.XDG_CACHE_HOME : join(env.HOME ?? homedir(), '.cache');
-  return join(base, 'kubectl-gitops', 'charts', createHash('sha256').update(repoURL.trim()).digest('hex').slice(0, 16));
+  return join(cacheHome(env), 'charts', createHash('sha256').update(repoURL.trim()).digest('hex').slice(0, 16));
 }
 
 export interface PulledChart {

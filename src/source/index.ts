@@ -303,7 +303,7 @@ async function loadSources(app: Application, sources: readonly AppSource[], opts
       out.push(entry);
       // A source without a path (and no chart) lends its files only: Argo CD generates nothing for it.
       if ((s.path === undefined || s.path === '') && r.chart === undefined) continue;
-      const forSource: Application = { ...app, source: { repoURL: entry.repoURL, ...(s.path !== undefined ? { path: s.path } : {}), ...(s.targetRevision !== undefined ? { targetRevision: s.targetRevision } : {}), ...(s.options ? { options: s.options } : {}) } };
+      const forSource: Application = { ...app, sourceOptions: s.sourceOptions ?? {}, source: { repoURL: entry.repoURL, ...(s.path !== undefined ? { path: s.path } : {}), ...(s.targetRevision !== undefined ? { targetRevision: s.targetRevision } : {}), ...(s.options ? { options: s.options } : {}) } };
       const m = r.chart !== undefined ? await readChart(forSource, r.chart, opts, io, refs) : await readManifestsAt(r.repo, r.sha, normalizeSourcePath(s.path), forSource, opts, io, refs);
       objects.push(...m.objects);
       warnings.push(...m.warnings);

@@ -240,7 +240,7 @@ async function renderHelmSource(input: RenderInput, origin: string): Promise<Ren
     `helm ${tool} ${version}`,
     'Helm',
     async () => {
-      const tree = await input.files.materialise();
+      const tree = await materialiseAt(input.files, origin);
       try {
         const text = await renderHelm({
           chartDir: join(tree.root, input.path),

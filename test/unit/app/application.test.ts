@@ -22,7 +22,10 @@ describe('parseApplication', () => {
       'app.yaml',
     );
     expect(app.source).toEqual({ repoURL: 'https://git.example.com/a.git', path: 'a', options: { helm: expect.objectContaining({ releaseName: 'x', valueFiles: [] }) } });
-    expect(app.sources).toEqual([app.source, { repoURL: 'https://git.example.com/b.git', ref: 'values', targetRevision: 'v1' }]);
+    expect(app.sources).toEqual([
+      { ...app.source, sourceOptions: { helm: { releaseName: 'x' } } },
+      { repoURL: 'https://git.example.com/b.git', ref: 'values', targetRevision: 'v1', sourceOptions: { ref: 'values' } },
+    ]);
     expect(app.sourcesCount).toBe(2);
     expect(app.sourceOptions).toEqual({ helm: { releaseName: 'x' } });
     expect(app.warnings).toEqual([]);
