@@ -207,7 +207,8 @@ describe('loadDesiredManifests from a git revision', () => {
   });
 
   describe('several sources (spec.sources)', () => {
-    const multi = (sources: Application['sources']): Application => ({ ...app({}), sources, sourcesCount: sources!.length, source: sources![0]! });
+    // As the parser makes it: the first source is also `source`, its rendering keys the app's sourceOptions.
+    const multi = (sources: Application['sources']): Application => ({ ...app({}), sources, sourcesCount: sources!.length, source: sources![0]!, sourceOptions: sources![0]!.sourceOptions ?? {} });
     let other: GitFixture;
     let otherSha: string;
     beforeEach(() => {
@@ -236,6 +237,21 @@ describe('loadDesiredManifests from a git revision', () => {
         { repoURL: other.repo, ref: 'values', targetRevision: 'main', revision: otherSha },
       ]);
       expect(r.origin).toBe(`${fx.repo}@${first.slice(0, 7)}:apps/shop, ${other.repo}@${otherSha.slice(0, 7)}:more`);
+    });
+
+    it("a parameter override file in the second source merges into that source's own options, not the first's", async () => {
+      other.write('more/sub/n.yaml', configMap('n', '1'));
+      other.write('more/.argocd-source-shop.yaml', 'directory:\n  recurse: true\n');
+      other.commit('override in the second source');
+      const r = await loadDesiredManifests(
+        multi([
+          { repoURL: fx.repo, path: 'apps/shop', targetRevision: 'v1', options: parseSourceOptions({ directory: { include: 'a.yaml' } }, 'spec.sources[0]', 'test'), sourceOptions: { directory: { include: 'a.yaml' } } },
+          { repoURL: other.repo, path: 'more', targetRevision: 'main' },
+        ]),
+        {},
+        io(),
+      );
+      expect(values(r)).toEqual(['a=1', 'm=1', 'n=1']);
     });
 
     it('one source that fails stops everything; one object from two sources, bad or repeated ref names and --revision are refused', async () => {
