@@ -161,6 +161,10 @@ describe('Helm charts in Git, rendered as Argo CD renders them', () => {
     expect(diff.code).toBe(0);
     const status = await plugin(['status', '-f', file, '-o', 'json']);
     expect(JSON.parse(status.stdout)).toMatchObject({ source: { type: 'Helm', revision: sha } });
+    // A glob that matches the same one file renders the same.
+    const glob = await plugin(['diff', '-f', appFile('shop', ns, 'charts/shop', fullHelm.replace('valueFiles: [values-prod.yaml]', 'valueFiles: ["values-*.yaml"]')), '-o', 'kv']);
+    expect(glob.stderr).toBe('');
+    expect(glob.code).toBe(0);
   }, TIMEOUT);
 
   it("valuesObject, the app's name as release, and the cluster's own version and types as .Capabilities", async () => {

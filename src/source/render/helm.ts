@@ -1,11 +1,11 @@
 // A Helm source rendered as Argo CD's repo-server renders it (reposerver/repository helmTemplate, util/helm/cmd.go):
 // the user's `helm` binary runs `helm template .` in the chart's folder with Argo CD's arguments and value precedence,
 // and `helm dependency build` once when the template says a dependency is missing from charts/.
-import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { HelmOptions } from '../../app/source-options.js';
-import { InputError, UnrenderableError } from '../../cli/exit-codes.js';
+import { InputError } from '../../cli/exit-codes.js';
 import { envsubst, type RenderEnv } from './envsubst.js';
 import { findOnPath, resolveToolPath, runTool } from './tools.js';
 
@@ -146,6 +146,71 @@ export function resolveValueFile(appDir: string, repoRoot: string, file: string,
 
 const GLOB = /[*?[]/;
 
+/** A doublestar pattern's segment as a regular expression: `*` and `?` stay within the segment, `[...]` a class. */
+function segmentRegex(seg: string): RegExp {
+  let re = '';
+  for (let i = 0; i < seg.length; i++) {
+    const c = seg[i]!;
+    if (c === '*') re += '[^/]*';
+    else if (c === '?') re += '[^/]';
+    else if (c === '[') {
+      const end = seg.indexOf(']', i + 2);
+      if (end < 0) {
+        re += '\\[';
+        continue;
+      }
+      let body = seg.slice(i + 1, end);
+      if (body.startsWith('!') || body.startsWith('^')) body = `^${body.slice(1)}`;
+      re += `[${body.replace(/\\/g, '\\\\')}]`;
+      i = end;
+    } else re += c.replace(/[.+^${}()|\\]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`);
+}
+
+/**
+ * The files an absolute glob matches, in lexical order, as doublestar's FilepathGlob finds them (Argo CD's value
+ * file globs): `*`, `?` and `[...]` within one path segment, `**` across any number of folders. Folders are walked
+ * from the last segment without a glob character; symbolic links are not followed into.
+ */
+export function globFiles(pattern: string): string[] {
+  const segs = pattern.split('/');
+  const first = segs.findIndex((s) => GLOB.test(s) || s === '**');
+  const base = segs.slice(0, first).join('/') || '/';
+  const rest = segs.slice(first);
+  const out: string[] = [];
+  const walk = (dir: string, i: number): void => {
+    if (i >= rest.length) return;
+    const seg = rest[i]!;
+    let names: string[];
+    try {
+      names = readdirSync(dir).sort();
+    } catch {
+      return;
+    }
+    if (seg === '**') {
+      // Zero folders, or one more folder and still inside `**`.
+      walk(dir, i + 1);
+      for (const n of names) {
+        const p = join(dir, n);
+        if (lstatSync(p).isDirectory()) walk(p, i);
+      }
+      return;
+    }
+    const re = segmentRegex(seg);
+    for (const n of names) {
+      if (!re.test(n)) continue;
+      const p = join(dir, n);
+      const st = lstatSync(p);
+      if (i === rest.length - 1) {
+        if (!st.isDirectory()) out.push(p);
+      } else if (st.isDirectory()) walk(p, i + 1);
+    }
+  };
+  walk(base, 0);
+  return [...new Set(out)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
 export interface HelmRender {
   /** The chart's folder (materialised). */
   chartDir: string;
@@ -169,34 +234,60 @@ export interface HelmRender {
   signal?: AbortSignal;
 }
 
-/** The value files of the options, resolved as Argo CD does (getResolvedValueFiles): missing ones kept or skipped. */
+/** A value file's path: in the referenced source (`$ref/...`, substituted after) or the chart's repository. */
+function resolveRaw(r: HelmRender, raw: string): { path: string; remote: boolean; ref: RefTree | undefined; where: string } {
+  const where = `${r.origin}: spec.source.helm.valueFiles ${raw}`;
+  const refName = raw.startsWith('$') ? raw.split('/')[0]! : '';
+  const ref = refName !== '' ? r.refs.get(refName) : undefined;
+  // Resolved in the referenced source, then substituted (getResolvedRefValueFile).
+  const resolved = ref ? resolveValueFile(ref.root, ref.root, `/${envsubst(raw.split('/').slice(1).join('/'), r.env)}`, where) : resolveValueFile(r.chartDir, r.repoRoot, envsubst(raw, r.env), where);
+  return { ...resolved, ref, where };
+}
+
+/** Whether `path` (links resolved) is inside `root` (links resolved). */
+function inside(root: string, path: string): boolean {
+  const realRoot = realpathSync(root);
+  const real = realpathSync(path);
+  return real === realRoot || real.startsWith(realRoot + sep);
+}
+
+/**
+ * The value files of the options, resolved as Argo CD does (getResolvedValueFiles): a glob expands to its matches in
+ * lexical order, leaving out files also listed on their own (they keep their own place); each file once; missing ones
+ * are an error unless ignoreMissingValueFiles.
+ */
 function valueFiles(r: HelmRender, h: HelmOptions): string[] {
   const out: string[] = [];
+  const explicit = new Set<string>();
   for (const raw of h.valueFiles) {
-    const where = `${r.origin}: spec.source.helm.valueFiles ${raw}`;
-    const refName = raw.startsWith('$') ? raw.split('/')[0]! : '';
-    const ref = refName !== '' ? r.refs.get(refName) : undefined;
-    let resolved: { path: string; remote: boolean };
-    if (ref) {
-      // Resolved in the referenced source, then substituted (getResolvedRefValueFile).
-      const rest = envsubst(raw.split('/').slice(1).join('/'), r.env);
-      resolved = resolveValueFile(ref.root, ref.root, `/${rest}`, where);
-    } else {
-      resolved = resolveValueFile(r.chartDir, r.repoRoot, envsubst(raw, r.env), where);
+    try {
+      const x = resolveRaw(r, raw);
+      if (!GLOB.test(x.path)) explicit.add(x.path);
+    } catch {
+      // said by the main loop
     }
-    if (!resolved.remote && GLOB.test(relative(r.repoRoot, resolved.path))) {
-      throw new UnrenderableError([`${where}: value file globs are not expanded yet`]);
+  }
+  for (const raw of h.valueFiles) {
+    const resolved = resolveRaw(r, raw);
+    const { ref, where } = resolved;
+    if (!resolved.remote && GLOB.test(resolved.path)) {
+      const matches = globFiles(resolved.path);
+      if (matches.length === 0) {
+        if (h.ignoreMissingValueFiles) continue;
+        throw new InputError(`${where}: the glob matches no file${ref ? ` in ${ref.label}` : ''} (set helm.ignoreMissingValueFiles to skip it)`);
+      }
+      for (const m of matches) {
+        if (!inside(ref ? ref.root : r.repoRoot, m)) throw new InputError(`${where}: the match '${relative(ref ? ref.root : r.repoRoot, m)}' resolved to outside repository root`);
+        if (!explicit.has(m) && !out.includes(m)) out.push(m);
+      }
+      continue;
     }
     if (!resolved.remote && !existsSync(resolved.path)) {
       if (h.ignoreMissingValueFiles) continue;
       throw new InputError(`${where}: the value file does not exist${ref ? ` in ${ref.label}` : ''} (set helm.ignoreMissingValueFiles to skip missing ones)`);
     }
-    if (!resolved.remote) {
-      // A symbolic link may not lead out of the repository either (Argo CD resolves links before its check).
-      const root = realpathSync(ref ? ref.root : r.repoRoot);
-      const real = realpathSync(resolved.path);
-      if (real !== root && !real.startsWith(root + sep)) throw new InputError(`${where}: file '${raw}' resolved to outside repository root`);
-    }
+    // A symbolic link may not lead out of the repository either (Argo CD resolves links before its check).
+    if (!resolved.remote && !inside(ref ? ref.root : r.repoRoot, resolved.path)) throw new InputError(`${where}: file '${raw}' resolved to outside repository root`);
     if (!out.includes(resolved.path)) out.push(resolved.path);
   }
   return out;

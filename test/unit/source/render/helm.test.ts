@@ -5,7 +5,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseSourceOptions, type HelmOptions } from '../../../../src/app/source-options.js';
-import { InputError, UnrenderableError } from '../../../../src/cli/exit-codes.js';
+import { InputError } from '../../../../src/cli/exit-codes.js';
 import {
   apiVersionStrings,
   capabilityArgs,
@@ -177,7 +177,20 @@ describe('value files and options resolved', () => {
     expect(() => templateOptions(render({ valueFiles: ['nope.yaml'] }), undefined)).toThrow(/valueFiles nope\.yaml: the value file does not exist/);
     expect(templateOptions(render({ valueFiles: ['nope.yaml', 'values-prod.yaml'], ignoreMissingValueFiles: true }), undefined).values).toEqual([join(chart, 'values-prod.yaml')]);
     expect(() => templateOptions(render({ valueFiles: ['link.yaml'] }), undefined)).toThrow(/resolved to outside repository root/);
-    expect(() => templateOptions(render({ valueFiles: ['*.yaml'] }), undefined)).toThrow(UnrenderableError);
+  });
+
+  it('a glob expands to its matches in lexical order (** across folders), a file listed on its own keeps its place, none is exit 2 unless ignored', () => {
+    mkdirSync(join(root, 'vals', 'a', 'deep'), { recursive: true });
+    for (const f of ['vals/b.yaml', 'vals/a.yaml', 'vals/c.yml', 'vals/a/x.yaml', 'vals/a/deep/y.yaml']) writeFileSync(join(root, f), 'k: 1\n');
+    const v = (files: string[], ignore = false) => templateOptions(render({ valueFiles: files, ignoreMissingValueFiles: ignore }), undefined).values.map((p) => p.slice(root.length + 1));
+    expect(v(['/vals/*.yaml'])).toEqual(['vals/a.yaml', 'vals/b.yaml']);
+    expect(v(['/vals/*.yaml', '/vals/a.yaml'])).toEqual(['vals/b.yaml', 'vals/a.yaml']);
+    expect(v(['/vals/**/*.yaml'])).toEqual(['vals/a.yaml', 'vals/a/deep/y.yaml', 'vals/a/x.yaml', 'vals/b.yaml']); // byte order: '.' before '/'
+    expect(v(['/vals/[ab].y?ml'])).toEqual(['vals/a.yaml', 'vals/b.yaml']);
+    expect(() => v(['/vals/*.json'])).toThrow(/valueFiles \/vals\/\*\.json: the glob matches no file/);
+    expect(v(['/vals/*.json'], true)).toEqual([]);
+    symlinkSync(join(other, 'secret.yaml'), join(root, 'vals', 'z.yaml'));
+    expect(() => v(['/vals/*.yaml'])).toThrow(/the match 'vals\/z\.yaml' resolved to outside repository root/);
   });
 
   it('$ref/path resolves in the referenced source, and may not leave it', () => {
