@@ -261,6 +261,7 @@ describe('loadDesiredManifests from a git revision', () => {
       await expect(loadDesiredManifests(multi([{ repoURL: fx.repo, path: 'apps/shop', ref: 'a.b' }]), {}, io())).rejects.toThrow(/ref a\.b cannot contain any special characters/);
       await expect(loadDesiredManifests(multi([{ repoURL: fx.repo, ref: 'v' }, { repoURL: other.repo, ref: 'v' }]), {}, io())).rejects.toThrow(/multiple sources had the same `ref` key/);
       await expect(loadDesiredManifests(multi([{ repoURL: fx.repo, path: 'apps/shop' }]), { revision: 'main' }, io())).rejects.toThrow(/--revision names one revision/);
+      await expect(loadDesiredManifests(multi([{ repoURL: fx.repo, path: 'apps/shop' }]), { repoDir: fx.repo }, io())).rejects.toThrow(/--repo-dir stands for one repository/);
       const plugin = multi([{ repoURL: fx.repo, path: 'apps/shop' }, { repoURL: other.repo, path: 'more', options: { plugin: {} } }]);
       await expect(loadDesiredManifests(plugin, {}, io())).rejects.toThrow(UnrenderableError);
       await expect(loadDesiredManifests(plugin, {}, io())).rejects.toThrow(/spec\.sources\[1\]\.plugin/);
