@@ -7,7 +7,7 @@ import { InputError } from '../cli/exit-codes.js';
 import { parseYamlValues } from '../manifest/parse.js';
 import { parsePointer } from '../diff/pointer.js';
 import { parseSourceOptions } from './source-options.js';
-import type { Application, AutomatedPolicy, IgnoreDifference, PropagationPolicy, RetryPolicy, SyncOptions } from './types.js';
+import type { Application, AppSource, AutomatedPolicy, IgnoreDifference, PropagationPolicy, RetryPolicy, SyncOptions } from './types.js';
 import { parseDuration } from '../cli/duration.js';
 
 export const DEFAULT_SYNC_OPTIONS: SyncOptions = {
@@ -113,29 +113,48 @@ export function parseApplication(obj: unknown, origin: string): Application {
   const namespace = optString(c, meta, 'namespace', 'metadata') ?? DEFAULT_APP_NAMESPACE;
   const spec = optObject(c, obj, 'spec', '') ?? fail(c, 'spec', 'is missing');
 
-  let sourceObj = optObject(c, spec, 'source', 'spec');
+  // As Argo CD (ApplicationSpec.HasMultipleSources): a non-empty spec.sources wins over spec.source.
+  const sourcesList = spec.sources;
+  if (sourcesList !== undefined && sourcesList !== null && !Array.isArray(sourcesList)) fail(c, 'spec.sources', 'must be a list');
+  const multi = Array.isArray(sourcesList) && sourcesList.length > 0;
+  const readSource = (obj: JsonObject, at: string): AppSource => {
+    const out: AppSource = {};
+    for (const k of ['repoURL', 'path', 'targetRevision', 'ref', 'name'] as const) {
+      const v = optString(c, obj, k, at);
+      if (v !== undefined) out[k] = v;
+    }
+    const options = parseSourceOptions(obj, at, origin);
+    if (Object.keys(options).length > 0) out.options = options;
+    const raw: Record<string, JsonValue> = {};
+    for (const k of SOURCE_OPTION_KEYS) if (obj[k] !== undefined && obj[k] !== null) raw[k] = obj[k];
+    if (Object.keys(raw).length > 0) out.sourceOptions = raw;
+    return out;
+  };
+  let sourceObj: JsonObject | undefined;
   let sourcesCount = 0;
-  if (!sourceObj && Array.isArray(spec.sources)) {
-    const first = spec.sources[0];
-    if (first !== undefined && !isPlainObject(first)) fail(c, 'spec.sources[0]', 'must be a map');
-    sourceObj = first as JsonObject | undefined;
-    sourcesCount = spec.sources.length;
+  let sources: AppSource[] | undefined;
+  if (multi) {
+    sources = (sourcesList as JsonValue[]).map((s, i) => {
+      if (!isPlainObject(s)) fail(c, `spec.sources[${i}]`, 'must be a map');
+      return readSource(s, `spec.sources[${i}]`);
+    });
+    sourceObj = sourcesList[0] as JsonObject;
+    sourcesCount = sources.length;
+  } else {
+    sourceObj = optObject(c, spec, 'source', 'spec');
   }
   const source: Application['source'] = {};
   const sourceOptions: Record<string, JsonValue> = {};
   if (sourceObj) {
-    const repoURL = optString(c, sourceObj, 'repoURL', 'spec.source');
-    const path = optString(c, sourceObj, 'path', 'spec.source');
-    const targetRevision = optString(c, sourceObj, 'targetRevision', 'spec.source');
-    if (repoURL !== undefined) source.repoURL = repoURL;
-    if (path !== undefined) source.path = path;
-    if (targetRevision !== undefined) source.targetRevision = targetRevision;
+    const first = sources?.[0] ?? readSource(sourceObj, 'spec.source');
+    if (first.repoURL !== undefined) source.repoURL = first.repoURL;
+    if (first.path !== undefined) source.path = first.path;
+    if (first.targetRevision !== undefined) source.targetRevision = first.targetRevision;
     for (const k of SOURCE_OPTION_KEYS) {
       const v = sourceObj[k];
       if (v !== undefined && v !== null) sourceOptions[k] = v;
     }
-    const options = parseSourceOptions(sourceObj, spec.source !== undefined && spec.source !== null ? 'spec.source' : 'spec.sources[0]', origin);
-    if (Object.keys(options).length > 0) source.options = options;
+    if (first.options) source.options = first.options;
   }
   const destObj = optObject(c, spec, 'destination', 'spec') ?? {};
   const destination: Application['destination'] = {};
@@ -162,7 +181,7 @@ export function parseApplication(obj: unknown, origin: string): Application {
 
   const ignoreDifferences = parseIgnoreDifferences(c, spec.ignoreDifferences);
 
-  const app: Application = { name: name!, namespace, source, sourcesCount, sourceOptions, destination, syncOptions, ignoreDifferences, warnings, origin };
+  const app: Application = { name: name!, namespace, source, sourcesCount, ...(sources ? { sources } : {}), sourceOptions, destination, syncOptions, ignoreDifferences, warnings, origin };
   const project = optString(c, spec, 'project', 'spec');
   if (project) app.project = project;
   if (automated) app.automated = automated;

@@ -51,12 +51,41 @@ export interface KustomizeOptions {
   apiVersions: string[];
 }
 
+/** One `helm.parameters[]` entry: `--set name=value`, or `--set-string` with forceString. */
+export interface HelmParameter {
+  name: string;
+  value: string;
+  forceString: boolean;
+}
+
+/** spec.source.helm, as Argo CD turns it into `helm template` arguments (reposerver/repository helmTemplate). */
+export interface HelmOptions {
+  /** Value files relative to the chart (or `$ref/path` in another source), in order. */
+  valueFiles: string[];
+  ignoreMissingValueFiles: boolean;
+  /** `values` (a YAML string) or `valuesObject` (which wins when both are set), as YAML text; '' = none. */
+  values: string;
+  parameters: HelmParameter[];
+  fileParameters: { name: string; path: string }[];
+  releaseName: string;
+  /** Overrides the destination namespace for `--namespace`. */
+  namespace: string;
+  kubeVersion: string;
+  apiVersions: string[];
+  skipCrds: boolean;
+  skipSchemaValidation: boolean;
+  skipTests: boolean;
+  passCredentials: boolean;
+  /** `v3` or ''. */
+  version: string;
+}
+
 /** The source's rendering options; a key present (even `{}`) counts as an explicit type, as in Argo CD. */
 export interface SourceOptions {
   directory?: DirectoryOptions;
   kustomize?: KustomizeOptions;
-  /** Present when spec.source.helm is set (its content is Helm's issue). */
-  helm?: JsonObject;
+  /** Present when spec.source.helm is set. */
+  helm?: HelmOptions;
   /** Present when spec.source.plugin is set. */
   plugin?: JsonObject;
   /** spec.source.chart: a chart from a Helm repository. */
@@ -172,6 +201,44 @@ function parseKustomize(fail: Fail, k: JsonObject, at: string): KustomizeOptions
   };
 }
 
+function parseHelm(fail: Fail, h: JsonObject, at: string): HelmOptions {
+  const list = (field: string): JsonObject[] => {
+    const v = h[field];
+    if (v === undefined || v === null) return [];
+    if (!Array.isArray(v)) fail(`${at}.${field}`, 'must be a list');
+    return v.map((x, i) => {
+      if (!isPlainObject(x)) fail(`${at}.${field}[${i}]`, 'must be a map with name and value');
+      return x;
+    });
+  };
+  const valuesObject = map(fail, h, 'valuesObject', at);
+  const version = str(fail, h, 'version', at);
+  if (version !== '' && version !== 'v3') fail(`${at}.version`, `must be v3 (Argo CD renders with Helm 3), got ${JSON.stringify(version)}`);
+  return {
+    valueFiles: strings(fail, h, 'valueFiles', at),
+    ignoreMissingValueFiles: bool(fail, h, 'ignoreMissingValueFiles', at),
+    // valuesObject wins over values (ApplicationSourceHelm.ValuesYAML); JSON is YAML, so it is written as JSON.
+    values: valuesObject && Object.keys(valuesObject).length > 0 ? JSON.stringify(valuesObject) : str(fail, h, 'values', at),
+    parameters: list('parameters').map((p, i) => {
+      const here = `${at}.parameters[${i}]`;
+      // Argo CD's HelmParameter.value is a string; a YAML number or boolean there is read as its text.
+      const raw = p.value;
+      const value = raw === undefined || raw === null ? '' : typeof raw === 'string' ? raw : typeof raw === 'number' || typeof raw === 'boolean' ? String(raw) : fail(`${here}.value`, 'must be a string');
+      return { name: str(fail, p, 'name', here), value, forceString: bool(fail, p, 'forceString', here) };
+    }),
+    fileParameters: list('fileParameters').map((p, i) => ({ name: str(fail, p, 'name', `${at}.fileParameters[${i}]`), path: str(fail, p, 'path', `${at}.fileParameters[${i}]`) })),
+    releaseName: str(fail, h, 'releaseName', at),
+    namespace: str(fail, h, 'namespace', at),
+    kubeVersion: str(fail, h, 'kubeVersion', at),
+    apiVersions: strings(fail, h, 'apiVersions', at),
+    skipCrds: bool(fail, h, 'skipCrds', at),
+    skipSchemaValidation: bool(fail, h, 'skipSchemaValidation', at),
+    skipTests: bool(fail, h, 'skipTests', at),
+    passCredentials: bool(fail, h, 'passCredentials', at),
+    version,
+  };
+}
+
 /** The rendering options of one source map (`at` is its field path, e.g. `spec.source`); InputError naming the field. */
 export function parseSourceOptions(source: JsonObject, at: string, origin: string): SourceOptions {
   const fail: Fail = (field, msg) => {
@@ -184,7 +251,7 @@ export function parseSourceOptions(source: JsonObject, at: string, origin: strin
   const kustomize = map(fail, source, 'kustomize', at);
   if (kustomize) out.kustomize = parseKustomize(fail, kustomize, `${at}.kustomize`);
   const helm = map(fail, source, 'helm', at);
-  if (helm) out.helm = helm;
+  if (helm) out.helm = parseHelm(fail, helm, `${at}.helm`);
   const plugin = map(fail, source, 'plugin', at);
   if (plugin) out.plugin = plugin;
   const chart = str(fail, source, 'chart', at);

@@ -49,6 +49,33 @@ export interface RetryPolicy {
   maxDurationMs: number;
 }
 
+/** One entry of `spec.sources` (or `spec.source`): where its files come from and how they are rendered. */
+export interface AppSource {
+  repoURL?: string;
+  path?: string;
+  targetRevision?: string;
+  /** `ref: name`: the source's files are `$name/...` for the value files of the others. */
+  ref?: string;
+  /** `name`: a label for the source (Argo CD's ApplicationSource.name). */
+  name?: string;
+  options?: SourceOptions;
+  /** The rendering keys as written (as Application.sourceOptions), for parameter override files. */
+  sourceOptions?: Record<string, JsonValue>;
+}
+
+/** What one source of a multi-source Application was read at, for status and diff. */
+export interface SourceRevision {
+  repoURL: string;
+  path?: string;
+  chart?: string;
+  ref?: string;
+  targetRevision?: string;
+  /** The commit SHA (or the chart version) that was read. */
+  revision: string;
+  /** How it was rendered (Directory, Kustomize, Helm); absent for a source that only lends its files (`ref`, no path). */
+  type?: string;
+}
+
 export interface Application {
   /** metadata.name */
   name: string;
@@ -57,6 +84,8 @@ export interface Application {
   source: { repoURL?: string; path?: string; targetRevision?: string; options?: SourceOptions };
   /** How many entries `spec.sources` has (0 when the Application uses `spec.source`); `source` is then the first. */
   sourcesCount: number;
+  /** Every entry of `spec.sources`, in order (absent when the Application uses `spec.source`). */
+  sources?: AppSource[];
   /** The source's rendering keys as written (`chart`, `helm`, `kustomize`, `plugin`, `directory`, `ref`), for the render check. */
   sourceOptions: Record<string, JsonValue>;
   destination: { namespace?: string; server?: string; name?: string };

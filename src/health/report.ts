@@ -1,7 +1,7 @@
 // The status report as data (schemaVersion 1): sync status and health as two axes, per resource and for the app.
 import { keyString, type KubeObject, type ResourceKey } from '../model/object.js';
 import { COMPARE_OPTIONS } from '../model/keys.js';
-import type { Application } from '../app/types.js';
+import type { Application, SourceRevision } from '../app/types.js';
 import type { HealthStatus, HealthStatusCode } from './types.js';
 import { resourceHealth } from './resource.js';
 import { aggregateHealth } from './aggregate.js';
@@ -39,6 +39,8 @@ export interface StatusInput {
   destinationNamespace?: string;
   /** How the source was rendered (Directory, Kustomize), when read from Git. */
   sourceType?: string;
+  /** Each entry of spec.sources and the revision it was read at (multi-source Applications). */
+  sources?: SourceRevision[];
   resources: ResourceInput[];
   /** The kubeconfig context the destination resolved to, and its server. */
   target?: { context: string; server: string };
@@ -73,6 +75,8 @@ export interface StatusReport {
   schemaVersion: typeof STATUS_SCHEMA_VERSION;
   app: { name: string; namespace: string; origin: string };
   source: { repoURL?: string; path?: string; targetRevision?: string; revision?: string; manifests?: string; type?: string };
+  /** Each entry of spec.sources and the revision it was read at (absent for a single source). */
+  sources?: SourceRevision[];
   /**
    * As the Application declares it, plus the kubeconfig context it resolved to (`context`, `contextServer`); `namespace`
    * is the one the command acted on (-n over the Application's), `declaredNamespace` the Application's when -n differs.
@@ -209,6 +213,7 @@ export function buildStatusReport(input: StatusInput): StatusReport {
       ...(input.manifests ? { manifests: input.manifests } : {}),
       ...(input.sourceType ? { type: input.sourceType } : {}),
     },
+    ...(input.sources ? { sources: input.sources } : {}),
     destination: { ...actedOn(app.destination, input.destinationNamespace), ...(input.target ? { context: input.target.context, contextServer: input.target.server } : {}) },
     syncPolicy: {
       automated: app.automated !== undefined,

@@ -413,6 +413,11 @@ class ClientGateway implements KubeGateway {
     return this.discovery;
   }
 
+  async serverVersion(): Promise<string> {
+    const v = await this.json<Record<string, unknown>>({ method: 'GET', path: '/version', retry: true, doing: 'reading the API server version' });
+    return typeof v?.gitVersion === 'string' ? v.gitVersion : '';
+  }
+
   private async loadDiscovery(): Promise<Discovery> {
     const [core, groups] = await Promise.all(
       ['/api', '/apis'].map((p) => this.json<Record<string, unknown>>({ method: 'GET', path: p, accept: AGGREGATED_ACCEPT, retry: true, doing: 'discovering API resources' })),

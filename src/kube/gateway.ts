@@ -123,6 +123,8 @@ export interface KubeGateway {
   readonly server: string;
   /** The served types, fetched once and cached. */
   discover(): Promise<Discovery>;
+  /** The API server's version (`/version` gitVersion, e.g. `v1.35.4`). */
+  serverVersion?(): Promise<string>;
   /** The type for `apiVersion`+`kind`, or undefined when the cluster does not serve it. */
   resolve(apiVersion: string, kind: string): Promise<ResourceType | undefined>;
   get(type: ResourceType, namespace: string, name: string): Promise<KubeObject | undefined>;

@@ -1,4 +1,5 @@
 // Renders the status report: header + resource table (or live tree), kv lines, JSON or YAML.
+import type { SourceRevision } from '../app/types.js';
 import { renderDocument } from './document.js';
 import type { Paint } from './colour.js';
 import type { OutputFormat } from './colour.js';
@@ -109,6 +110,14 @@ function policyText(r: StatusReport): string {
   return flags.length > 0 ? `Automated (${flags.join(', ')})` : 'Automated';
 }
 
+/** One entry of spec.sources: where, what, and the revision it was read at. */
+function sourceLine(x: SourceRevision): string {
+  const wanted = x.targetRevision || 'HEAD';
+  const at = x.revision !== wanted ? `${wanted} (${x.revision.slice(0, 7)})` : wanted;
+  const what = x.chart !== undefined ? `chart ${x.chart}` : x.path ? `path ${x.path}` : 'no path';
+  return `${x.repoURL || '-'}, ${what}, revision ${at}${x.ref ? `, ref ${x.ref}` : ''}${x.type ? `, ${x.type}` : ''}`;
+}
+
 function header(r: StatusReport, p: Paint): string {
   const s = r.source;
   const revision = s.targetRevision ?? 'HEAD';
@@ -116,7 +125,9 @@ function header(r: StatusReport, p: Paint): string {
   const d = r.destination;
   const lines: [string, string][] = [
     ['Name:', `${r.app.namespace}/${r.app.name}`],
-    ['Source:', `${s.repoURL ?? '-'}, path ${s.path || '.'}, revision ${at}`],
+    ...(r.sources
+      ? r.sources.map((x, i): [string, string] => [`Source ${i + 1}:`, sourceLine(x)])
+      : [['Source:', `${s.repoURL ?? '-'}, path ${s.path || '.'}, revision ${at}`] as [string, string]]),
     ...(s.type ? [['Source Type:', s.type] as [string, string]] : []),
     ...(s.manifests ? [['Manifests:', s.manifests] as [string, string]] : []),
     ['Destination:', `${d.server ?? d.name ?? '-'}, namespace ${d.namespace ?? '-'}${d.declaredNamespace ? ` (-n; the Application's is ${d.declaredNamespace})` : ''}`],

@@ -1,13 +1,17 @@
 // The desired manifests of an Application: from --desired, or from a Git revision's tree read without any checkout.
-import type { Application } from '../app/types.js';
+import type { Application, AppSource, SourceRevision } from '../app/types.js';
 import type { Io } from '../cli/io.js';
 import { InputError, UnrenderableError } from '../cli/exit-codes.js';
 import { loadManifests, localFiles, rejectDuplicates, type ManifestObject } from '../manifest/index.js';
-import { fileBlockers, specBlockers } from './renderability.js';
+import { fileBlockers, sourcesBlockers, specBlockers } from './renderability.js';
 import { fetchIntoCache, REMOTE_HEAD_REF } from './cache.js';
 import { findGitDir, listTree, objectTypeAt, resolveCommit, runGit, type GitDir, type TreeEntry } from './git.js';
 import { commitFiles, renderSource, type SourceType } from './render/index.js';
+import type { HelmCapabilities, RefTree } from './render/helm.js';
+import { materialiseTree, type MaterialisedTree } from './render/tree.js';
 import { isDirectory, listLocal, localFiles as localFolderFiles } from './render/local.js';
+import { findHelm } from './render/helm.js';
+import { pullChart, unpackChart, type PulledChart } from './chart-repo.js';
 import { realpath } from 'node:fs/promises';
 import { relative, resolve, sep } from 'node:path';
 import { checkRevision, classifyRepoURL, normalizeSourcePath, redactURL } from './repo-url.js';
@@ -30,6 +34,12 @@ export interface DesiredOptions {
   hardRefresh?: boolean;
   /** Render `desired` (a folder) like a source instead of reading plain manifests (--render). */
   render?: boolean;
+  /** A helm binary to render Helm sources with (--helm). */
+  helm?: string;
+  /** The destination cluster's version and types, for Helm's .Capabilities (asked only when a chart is rendered). */
+  capabilities?: () => Promise<HelmCapabilities>;
+  /** The destination namespace (Helm's --namespace); the Application's destination.namespace when absent. */
+  namespace?: string;
 }
 
 export interface DesiredManifests {
@@ -40,14 +50,18 @@ export interface DesiredManifests {
   origin: string;
   /** Files skipped on purpose (symlinks, submodules), said rather than dropped silently. */
   warnings: string[];
-  /** How the source was rendered (absent for --desired). */
+  /** How the source was rendered (absent for --desired; for several sources, when they all were rendered alike). */
   sourceType?: SourceType;
+  /** Each entry of spec.sources and what it was read at (absent for a single source). */
+  sources?: SourceRevision[];
 }
 
 /**
  * Loads the desired manifests: `desired` given → that file or directory; otherwise the Application's
  * source.repoURL (a local path, a file:// URL, or a remote fetched into a cache, or read from `repoDir`) at
- * `revision` ?? source.targetRevision ?? HEAD, under source.path. Any error is an InputError and nothing is returned.
+ * `revision` ?? source.targetRevision ?? HEAD, under source.path; a `chart` from its Helm repository or OCI registry at
+ * that version; every entry of spec.sources (loadSources). Any error is an InputError (or the refusal of what cannot be
+ * rendered) and nothing is returned.
  */
 export async function loadDesiredManifests(app: Application, opts: DesiredOptions, io: Io): Promise<DesiredManifests> {
   if (opts.render && (opts.desired === undefined || opts.desired === '')) throw new InputError('--render renders the folder given by --desired DIR: give --desired');
@@ -59,10 +73,16 @@ export async function loadDesiredManifests(app: Application, opts: DesiredOption
     if (opts.desired !== '-') refuseUnrenderable(fileBlockers(await localFiles(opts.desired), `--desired ${opts.desired}`));
     return { objects: await loadManifests(opts.desired, io), origin: opts.desired, warnings: [] };
   }
+  if (app.sources !== undefined) return loadSources(app, app.sources, opts, io);
   refuseUnrenderable(specBlockers(app));
   const repoURL = app.source.repoURL ?? '';
   if (repoURL.trim() === '') {
     throw new InputError(`the Application ${app.name} (${app.origin}) has no spec.source.repoURL: give --desired DIR|FILE`);
+  }
+  const chart = app.source.options?.chart;
+  if (chart !== undefined) {
+    const pulled = await pullSourceChart(app.source, opts.revision ?? app.source.targetRevision ?? '', opts, io);
+    return readChart(app, pulled, opts, io);
   }
   const flag = opts.revision !== undefined ? '--revision' : 'source.targetRevision';
   const revision = checkRevision(opts.revision ?? app.source.targetRevision ?? '', flag);
@@ -75,11 +95,15 @@ export async function loadDesiredManifests(app: Application, opts: DesiredOption
   return readManifestsAt(repo, sha, path, app, opts, io);
 }
 
+type ToolOptions = Pick<DesiredOptions, 'kustomize' | 'kustomizeBuildOptions' | 'helm' | 'capabilities'>;
+
 /** The tool settings of the options, for the renderer. */
-function toolOptions(opts: Pick<DesiredOptions, 'kustomize' | 'kustomizeBuildOptions'>): { kustomize?: string; kustomizeBuildOptions?: string } {
+function toolOptions(opts: ToolOptions): ToolOptions {
   return {
     ...(opts.kustomize !== undefined ? { kustomize: opts.kustomize } : {}),
     ...(opts.kustomizeBuildOptions !== undefined ? { kustomizeBuildOptions: opts.kustomizeBuildOptions } : {}),
+    ...(opts.helm !== undefined ? { helm: opts.helm } : {}),
+    ...(opts.capabilities !== undefined ? { capabilities: opts.capabilities } : {}),
   };
 }
 
@@ -92,7 +116,7 @@ function refuseUnrenderable(reasons: readonly string[]): void {
  * Renders a local folder like a source (directory, Jsonnet or Kustomize, with the Application's source options when
  * there is one): its enclosing git work tree is the repository root (the folder itself outside one); nothing is cached.
  */
-export async function renderLocalDirectory(dir: string, app: Application | undefined, opts: Pick<DesiredOptions, 'kustomize' | 'kustomizeBuildOptions'>, io: Io): Promise<DesiredManifests> {
+export async function renderLocalDirectory(dir: string, app: Application | undefined, opts: ToolOptions & Pick<DesiredOptions, 'namespace'>, io: Io): Promise<DesiredManifests> {
   if (!isDirectory(dir)) throw new InputError(`--render needs a directory: ${dir} is not one`);
   const abs = resolve(dir);
   let root = abs;
@@ -124,6 +148,7 @@ export async function renderLocalDirectory(dir: string, app: Application | undef
     entries: listLocal(root, real),
     app: forRender,
     tools: { env: io.env, ...toolOptions(opts) },
+    ...(opts.namespace !== undefined ? { namespace: opts.namespace } : {}),
   });
   rejectDuplicates(rendered.objects);
   return { objects: rendered.objects, origin: dir, warnings: rendered.warnings, sourceType: rendered.sourceType };
@@ -173,7 +198,139 @@ async function resolveRevision(repo: OpenRepository, revision: string): Promise<
   return undefined;
 }
 
-async function readManifestsAt(repo: OpenRepository, sha: string, path: string, app: Application, opts: DesiredOptions, io: Io): Promise<DesiredManifests> {
+/** The chart of a source with `chart:` at `version` (exact or a range), pulled or taken from the cache. */
+function pullSourceChart(source: Application['source'], version: string, opts: DesiredOptions, io: Io): Promise<PulledChart & { chart: string }> {
+  const chart = source.options?.chart ?? '';
+  return pullChart({
+    repoURL: source.repoURL ?? '',
+    chart,
+    version,
+    helm: findHelm(opts.helm, io.env),
+    env: io.env,
+    ...(source.options?.helm?.passCredentials ? { passCredentials: true } : {}),
+    ...(opts.hardRefresh ? { hardRefresh: true } : {}),
+    ...(opts.signal ? { signal: opts.signal } : {}),
+  }).then((p) => ({ ...p, chart }));
+}
+
+/** A pulled chart unpacked and rendered with the source's helm options: origin and revision are `<chart>@<version>`. */
+async function readChart(app: Application, pulled: PulledChart & { chart: string }, opts: DesiredOptions, io: Io, refs?: ReadonlyMap<string, RefTree & { revision: string }>): Promise<DesiredManifests> {
+  const origin = `${pulled.chart}@${pulled.version}`;
+  const tree = await unpackChart(pulled.archive, origin, io.env);
+  try {
+    const rendered = await renderSource({
+      files: localFolderFiles(tree.root),
+      label: pulled.chart,
+      // The chart version stands for the commit: ARGOCD_APP_REVISION and the render cache key (with the repoURL and chart).
+      sha: pulled.version,
+      path: tree.top,
+      entries: listLocal(tree.root, `${tree.root}/${tree.top}`),
+      app,
+      origin,
+      tools: { env: io.env, ...toolOptions(opts), ...(opts.hardRefresh ? { hardRefresh: true } : {}) },
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      ...(opts.namespace !== undefined ? { namespace: opts.namespace } : {}),
+      ...(refs ? { refs } : {}),
+    });
+    rejectDuplicates(rendered.objects);
+    return { objects: rendered.objects, revision: pulled.version, origin, warnings: rendered.warnings, sourceType: rendered.sourceType };
+  } finally {
+    await tree.dispose();
+  }
+}
+
+/** Argo CD's rule for a `ref` name (util/argo GetRefSources). */
+const REF_NAME = /^[a-zA-Z0-9_-]+$/;
+
+/**
+ * A multi-source Application (spec.sources): every source resolved to its commit first, the files of `ref` sources
+ * laid out for the `$ref/...` value files of the others, then every source with a path rendered and the objects
+ * united. Any source that fails stops everything (nothing is returned, so nothing is applied or pruned).
+ */
+async function loadSources(app: Application, sources: readonly AppSource[], opts: DesiredOptions, io: Io): Promise<DesiredManifests> {
+  if (opts.revision !== undefined) throw new InputError(`--revision names one revision, and ${app.name} has ${sources.length} sources (spec.sources): set each source's targetRevision instead`);
+  if (opts.repoDir !== undefined && opts.repoDir !== '') throw new InputError(`--repo-dir stands for one repository, and ${app.name} has ${sources.length} sources (spec.sources)`);
+  refuseUnrenderable(sourcesBlockers(sources));
+  const refNames = new Set<string>();
+  sources.forEach((s, i) => {
+    if (s.ref === undefined || s.ref === '') return;
+    if (!REF_NAME.test(s.ref)) throw new InputError(`${app.origin}: Application spec.sources[${i}].ref ${s.ref} cannot contain any special characters except '_' and '-'`);
+    if (refNames.has(s.ref)) throw new InputError(`${app.origin}: Application spec.sources: multiple sources had the same \`ref\` key (${s.ref})`);
+    refNames.add(s.ref);
+  });
+  const resolved: ({ source: AppSource; repo: OpenRepository; sha: string; chart?: undefined } | { source: AppSource; chart: PulledChart & { chart: string }; sha: string; repo?: undefined })[] = [];
+  for (const [i, source] of sources.entries()) {
+    const repoURL = source.repoURL ?? '';
+    if (repoURL.trim() === '') throw new InputError(`the Application ${app.name} (${app.origin}) has no spec.sources[${i}].repoURL`);
+    if (source.options?.chart !== undefined) {
+      const chart = await pullSourceChart(source, source.targetRevision ?? '', opts, io);
+      resolved.push({ source, chart, sha: chart.version });
+      continue;
+    }
+    const field = `spec.sources[${i}].targetRevision`;
+    const revision = checkRevision(source.targetRevision ?? '', field);
+    const repo = await openRepository(repoURL, opts, io);
+    const sha = await resolveRevision(repo, revision);
+    if (sha === undefined) throw new InputError(`${field} ${JSON.stringify(revision)} names no commit in ${repo.label}: expected a branch, tag, commit SHA or HEAD`);
+    resolved.push({ source, repo, sha });
+  }
+  const trees: MaterialisedTree[] = [];
+  try {
+    const refs = new Map<string, RefTree & { revision: string }>();
+    for (const r of resolved) {
+      if (r.source.ref === undefined || r.source.ref === '' || r.repo === undefined) continue;
+      const tree = await materialiseTree(r.repo.dir, r.sha).catch((e: unknown) => {
+        throw new InputError(`reading ${r.repo.label}@${r.sha.slice(0, 7)} (spec.sources ref ${r.source.ref})`, { cause: e });
+      });
+      trees.push(tree);
+      refs.set(`$${r.source.ref}`, { root: tree.root, label: `${r.repo.label}@${r.sha.slice(0, 7)}`, revision: r.sha });
+    }
+    const objects: DesiredManifests['objects'] = [];
+    const warnings: string[] = [];
+    const origins: string[] = [];
+    const out: SourceRevision[] = [];
+    const types = new Set<SourceType>();
+    for (const r of resolved) {
+      const s = r.source;
+      const entry: SourceRevision = {
+        repoURL: s.repoURL ?? '',
+        ...(s.path !== undefined ? { path: s.path } : {}),
+        ...(s.options?.chart !== undefined ? { chart: s.options.chart } : {}),
+        ...(s.ref !== undefined ? { ref: s.ref } : {}),
+        ...(s.targetRevision !== undefined ? { targetRevision: s.targetRevision } : {}),
+        revision: r.sha,
+      };
+      out.push(entry);
+      // A source without a path (and no chart) lends its files only: Argo CD generates nothing for it.
+      if ((s.path === undefined || s.path === '') && r.chart === undefined) continue;
+      const forSource: Application = { ...app, sourceOptions: s.sourceOptions ?? {}, source: { repoURL: entry.repoURL, ...(s.path !== undefined ? { path: s.path } : {}), ...(s.targetRevision !== undefined ? { targetRevision: s.targetRevision } : {}), ...(s.options ? { options: s.options } : {}) } };
+      const m = r.chart !== undefined ? await readChart(forSource, r.chart, opts, io, refs) : await readManifestsAt(r.repo, r.sha, normalizeSourcePath(s.path), forSource, opts, io, refs);
+      objects.push(...m.objects);
+      warnings.push(...m.warnings);
+      origins.push(m.origin);
+      if (m.sourceType) {
+        entry.type = m.sourceType;
+        types.add(m.sourceType);
+      }
+    }
+    // One object from two sources is refused (which one Argo CD would apply is not this tool's guess).
+    rejectDuplicates(objects);
+    const only = types.size === 1 ? [...types][0] : undefined;
+    return { objects, origin: origins.length > 0 ? origins.join(', ') : `${app.name}: no source with a path`, warnings, sources: out, ...(only ? { sourceType: only } : {}) };
+  } finally {
+    await Promise.all(trees.map((t) => t.dispose()));
+  }
+}
+
+async function readManifestsAt(
+  repo: OpenRepository,
+  sha: string,
+  path: string,
+  app: Application,
+  opts: DesiredOptions,
+  io: Io,
+  refs?: ReadonlyMap<string, RefTree & { revision: string }>,
+): Promise<DesiredManifests> {
   const at = `${repo.label}@${sha.slice(0, 7)}`;
   const origin = `${at}:${path === '' ? '/' : path}`;
   let entries: TreeEntry[];
@@ -195,6 +352,8 @@ async function readManifestsAt(repo: OpenRepository, sha: string, path: string, 
     app,
     tools: { env: io.env, ...toolOptions(opts), ...(opts.hardRefresh ? { hardRefresh: true } : {}) },
     ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(opts.namespace !== undefined ? { namespace: opts.namespace } : {}),
+    ...(refs ? { refs } : {}),
   });
   rejectDuplicates(rendered.objects);
   return { objects: rendered.objects, revision: sha, origin, warnings: rendered.warnings, sourceType: rendered.sourceType };

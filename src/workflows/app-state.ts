@@ -1,5 +1,5 @@
 // Everything the cluster commands start from: the Application, its desired objects resolved by discovery, their live twins, and the app's extras.
-import type { Application } from '../app/types.js';
+import type { Application, SourceRevision } from '../app/types.js';
 import type { Io } from '../cli/io.js';
 import type { GlobalOptions } from '../cli/options.js';
 import { InputError } from '../cli/exit-codes.js';
@@ -16,6 +16,7 @@ import { loadApplicationFromCluster, loadApplicationFromFile } from './applicati
 import { DEFAULT_TRACKING, markFilter, markOf, appOfMark, type Tracking } from '../tracking/method.js';
 import { applySettings, excludedType, loadRules, type Rules, type RulesArgs } from './rules.js';
 import type { DiffOptions } from '../diff/index.js';
+import { apiVersionStrings, capabilityArgs, type HelmCapabilities } from '../source/render/helm.js';
 
 /** The APP positional and the source flags, typed; with the flags that say where the rules come from (see rules.ts). */
 export interface AppStateArgs extends RulesArgs {
@@ -28,12 +29,16 @@ export interface AppStateArgs extends RulesArgs {
   kustomizeBuildOptions?: string;
   hardRefresh?: boolean;
   render?: boolean;
+  helm?: string;
+  /** --kube-version / --api-versions: Helm's capabilities instead of the cluster's. */
+  kubeVersion?: string;
+  apiVersions?: string[];
 }
 
 export function appStateArgs(args: Record<string, unknown>): AppStateArgs {
   const s = (k: string) => (typeof args[k] === 'string' && args[k] !== '' ? (args[k] as string) : undefined);
   const rules: RulesArgs = { argocdNamespace: s('argocdNamespace'), projectFile: s('projectFile'), argocdCm: s('argocdCm'), argocdCmdParamsCm: s('argocdCmdParamsCm'), luaDir: s('luaDir') };
-  return { app: s('app'), appFile: s('appFile'), desired: s('desired'), revision: s('revision'), repoDir: s('repoDir'), ...rules, kustomize: s('kustomize'), kustomizeBuildOptions: s('kustomizeBuildOptions'), ...(args.hardRefresh === true ? { hardRefresh: true } : {}), ...(args.render === true ? { render: true } : {}) };
+  return { app: s('app'), appFile: s('appFile'), desired: s('desired'), revision: s('revision'), repoDir: s('repoDir'), ...rules, kustomize: s('kustomize'), kustomizeBuildOptions: s('kustomizeBuildOptions'), helm: s('helm'), ...capabilityArgs(args), ...(args.hardRefresh === true ? { hardRefresh: true } : {}), ...(args.render === true ? { render: true } : {}) };
 }
 
 /** One desired object: namespace defaulted (or dropped when cluster-scoped), with its served type and where it was declared. */
@@ -85,6 +90,8 @@ export interface AppState {
   revision?: string;
   /** How the source was rendered (absent for --desired). */
   sourceType?: string;
+  /** Each entry of spec.sources and the revision it was read at (multi-source Applications). */
+  sources?: SourceRevision[];
   /** Unsupported options, kinds we could not list, shared objects...: printed on stderr, never dropped. */
   warnings: string[];
   /** API requests made while loading. */
@@ -332,6 +339,16 @@ export async function listAppCandidates(
   return keyed.map((k) => k.entry);
 }
 
+/** The destination cluster's version and served types, as Argo CD hands them to Helm (.Capabilities). */
+export async function clusterCapabilities(gw: KubeGateway, given: Pick<AppStateArgs, 'kubeVersion' | 'apiVersions'> = {}): Promise<HelmCapabilities> {
+  const [apiVersions, kubeVersion] = await Promise.all([
+    given.apiVersions ?? gw.discover().then((d) => apiVersionStrings(d.all)),
+    given.kubeVersion ?? (gw.serverVersion ? gw.serverVersion() : Promise.resolve('')),
+  ]);
+  return { kubeVersion, apiVersions };
+}
+
+
 /**
  * Loads the Application, its desired objects and their live twins (unless `live: false`: prune needs only the
  * desired keys); with `extras` (or when it says so for the app), also the prune plan.
@@ -344,12 +361,27 @@ export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want:
   const rulesRead = loadRules(app, args, deps.controlPlane ?? gw);
   rulesRead.catch(() => undefined);
   const { loadDesiredManifests } = await import('../source/index.js');
-  const source = await loadDesiredManifests(app, { desired: args.desired, revision: args.revision, repoDir: args.repoDir, ...(args.kustomize !== undefined ? { kustomize: args.kustomize } : {}), ...(args.kustomizeBuildOptions !== undefined ? { kustomizeBuildOptions: args.kustomizeBuildOptions } : {}), ...(args.hardRefresh ? { hardRefresh: true } : {}), ...(args.render ? { render: true } : {}) }, deps.io);
+  const destinationNamespace = deps.opts.namespace ?? app.destination.namespace ?? '';
+  const source = await loadDesiredManifests(
+    app,
+    {
+      desired: args.desired,
+      revision: args.revision,
+      repoDir: args.repoDir,
+      ...(args.kustomize !== undefined ? { kustomize: args.kustomize } : {}),
+      ...(args.kustomizeBuildOptions !== undefined ? { kustomizeBuildOptions: args.kustomizeBuildOptions } : {}),
+      ...(args.helm !== undefined ? { helm: args.helm } : {}),
+      ...(args.hardRefresh ? { hardRefresh: true } : {}),
+      ...(args.render ? { render: true } : {}),
+      capabilities: () => clusterCapabilities(gw, args),
+      namespace: destinationNamespace,
+    },
+    deps.io,
+  );
   warnings.push(...source.warnings);
   const rules = await rulesRead;
   warnings.push(...rules.warnings);
   const tracking = rules.tracking;
-  const destinationNamespace = deps.opts.namespace ?? app.destination.namespace ?? '';
   const desired: DesiredEntry[] = [];
   const hooks: HookEntry[] = [];
   for (const d of await resolveDesired(applySettings(app, rules, source.objects, warnings), destinationNamespace, gw)) {
@@ -390,6 +422,7 @@ export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want:
     origin: source.origin,
     ...(source.revision ? { revision: source.revision } : {}),
     ...(source.sourceType ? { sourceType: source.sourceType } : {}),
+    ...(source.sources ? { sources: source.sources } : {}),
     warnings,
     requests: 0,
     rules,

@@ -7,6 +7,7 @@ import { loadManifests, type ManifestObject } from '../manifest/index.js';
 import { diffAll, type DiffPair, type DiffReport } from '../diff/index.js';
 import type { KubeObject } from '../model/object.js';
 import { keyOf, keyString } from '../model/object.js';
+import { hookOf } from '../sync/hooks.js';
 
 export interface FileDiffRequest {
   desired: string;
@@ -17,7 +18,7 @@ export interface FileDiffRequest {
   fieldManager: string;
   io?: Pick<Io, 'readStdin'>;
   /** Render `desired` (a folder) like a source (--render), with these tools. */
-  render?: { env: Record<string, string | undefined>; kustomize?: string; kustomizeBuildOptions?: string };
+  render?: { env: Record<string, string | undefined>; kustomize?: string; kustomizeBuildOptions?: string; helm?: string; kubeVersion?: string; apiVersions?: string[] };
   /** argocd-cm from a file: its system-wide ignore rules apply after the Application's. */
   argocdCm?: string;
 }
@@ -49,7 +50,12 @@ export async function runFileDiff(req: FileDiffRequest): Promise<FileDiffResult>
   if (req.render) {
     const { renderLocalDirectory } = await import('../source/index.js');
     const io = { env: req.render.env } as Io;
-    desired = (await renderLocalDirectory(req.desired, app, req.render, io)).objects;
+    const { kubeVersion, apiVersions, ...tools } = req.render;
+    // No cluster: Helm's capabilities are the flags' (else Helm's own defaults).
+    const capabilities = { kubeVersion: kubeVersion ?? '', apiVersions: apiVersions ?? [] };
+    const rendered = await renderLocalDirectory(req.desired, app, { ...tools, capabilities: async () => capabilities, ...(req.namespace !== undefined ? { namespace: req.namespace } : {}) }, io);
+    // Hooks (a chart's helm.sh/hook objects among them) run in sync phases: not compared, as in the live diff.
+    desired = rendered.objects.filter((o) => hookOf(o.object) === undefined);
   } else {
     desired = await loadManifests(req.desired, req.io);
   }

@@ -1,5 +1,6 @@
 // `diff` against the cluster: the core diff of every desired/live pair, ignored fields left to their owners, the app's extras,
 // and with --server-side the result of a server-side apply dry-run plus a conflict preview that neither fails nor forces.
+import type { SourceRevision } from '../app/types.js';
 import type { CommandContext } from '../cli/context.js';
 import { ExitCode, UnrenderableError } from '../cli/exit-codes.js';
 import { diffObject } from '../diff/index.js';
@@ -38,6 +39,8 @@ export interface LiveDiffReport extends Omit<DiffReport, 'sync'> {
   server?: string;
   origin: string;
   revision?: string;
+  /** Each entry of spec.sources and the revision it was read at (multi-source Applications). */
+  sources?: SourceRevision[];
   /** The namespace the diff acted on: -n, else the Application's destination.namespace ('' when neither; absent when nothing was compared). */
   namespace?: string;
   serverSide: boolean;
@@ -164,6 +167,7 @@ export async function liveDiff(req: LiveDiffRequest, deps: AppStateDeps): Promis
     ...(state.target ? { context: state.target.context, server: state.target.server } : {}),
     origin: state.origin,
     ...(state.revision ? { revision: state.revision } : {}),
+    ...(state.sources ? { sources: state.sources } : {}),
     namespace: state.destinationNamespace,
     serverSide: req.serverSide,
     conflicts,

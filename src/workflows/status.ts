@@ -139,6 +139,7 @@ export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise
     manifests: state.origin,
     destinationNamespace: state.destinationNamespace,
     ...(state.sourceType ? { sourceType: state.sourceType } : {}),
+    ...(state.sources ? { sources: state.sources } : {}),
     resources,
     children,
     ...(state.target ? { target: state.target } : {}),

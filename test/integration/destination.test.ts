@@ -213,13 +213,15 @@ describe('a source rendered only in part is never synced or pruned', () => {
     fx.write('second/b.yaml', configMap('second-b', '1'));
     fx.write('chart/Chart.yaml', 'apiVersion: v2\nname: shop\nversion: 0.1.0\n');
     fx.write('chart/templates/d.yaml', configMap('chart-d', '1'));
+    fx.write('broken/Chart.yaml', 'apiVersion: v2\nname: broken\nversion: 0.1.0\n');
+    fx.write('broken/templates/d.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: broken-d}\ndata: {x: {{ required "x is required" .Values.x }}}\n');
     fx.commit('sources');
   });
   afterAll(() => fx.cleanup());
 
   test.each([
-    ['two sources', 'multi', `  sources:\n  - {repoURL: REPO, path: first, targetRevision: main}\n  - {repoURL: REPO, path: second, targetRevision: main}\n`, 'second-b', /spec\.sources has 2 sources/],
-    ['a Helm chart at the path', 'helmchart', `  source: {repoURL: REPO, path: chart, targetRevision: main}\n`, 'chart-d', /holds a Chart\.yaml: a Helm chart, not rendered yet/],
+    ['two sources, the second a plugin', 'multi', `  sources:\n  - {repoURL: REPO, path: first, targetRevision: main}\n  - {repoURL: REPO, path: second, targetRevision: main, plugin: {name: x}}\n`, 'second-b', /spec\.sources\[1\]\.plugin: Config Management Plugins/],
+    ['a Config Management Plugin', 'cmp', `  source: {repoURL: REPO, path: chart, targetRevision: main, plugin: {name: x}}\n`, 'chart-d', /Config Management Plugins run in Argo CD's repo-server/],
   ])('%s: the objects Argo CD made from the rest keep their mark and survive sync --prune and prune --confirm', async (_what, name, spec, survivor, reason) => {
     const file = app(name, 'server: https://kubernetes.default.svc', '', spec.replace(/REPO/g, fx.repo));
     // What Argo CD synced from the part this tool cannot render: live, with this app's mark.
@@ -242,6 +244,20 @@ describe('a source rendered only in part is never synced or pruned', () => {
     expect(lines(status.stdout)[2]).toMatch(reason);
     expect(await snapshot()).toEqual(before);
     expect(await exists(survivor)).toBe(true);
+  }, TIMEOUT);
+
+  test('two sources, the second a Helm chart whose template fails: every command stops (exit 2), nothing of the first is applied, the objects Argo CD made keep their mark', async () => {
+    const file = app('brokenchart', 'server: https://kubernetes.default.svc', '', `  sources:\n  - {repoURL: ${fx.repo}, path: first, targetRevision: main}\n  - {repoURL: ${fx.repo}, path: broken, targetRevision: main}\n`);
+    await applyYaml(configMap('broken-survivor', 'from-argo', { [TID]: `brokenchart:/ConfigMap:${ns}/broken-survivor` }), { namespace: ns });
+    const before = await snapshot();
+    for (const args of [['sync', '-f', file, '--prune'], ['prune', '-f', file, '--confirm'], ['diff', '-f', file], ['status', '-f', file]]) {
+      const res = await plugin([...args, '-o', 'kv'], kubeconfigPath());
+      expect({ command: args[0], code: res.code }).toEqual({ command: args[0], code: 2 });
+      expect(res.stderr).toMatch(/helm template failed for .*:broken: .*x is required/);
+    }
+    expect(await snapshot()).toEqual(before);
+    expect(await exists('broken-survivor')).toBe(true);
+    expect(await exists('first-a')).toBe(false);
   }, TIMEOUT);
 });
 

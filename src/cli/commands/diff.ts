@@ -3,6 +3,7 @@ import type { GitopsCommand } from '../command.js';
 import { appSourceOptions } from '../options.js';
 import { ExitCode, InputError } from '../exit-codes.js';
 import { runFileDiff } from '../../workflows/file-diff.js';
+import { capabilityArgs } from '../../source/render/helm.js';
 import { renderDiff } from '../../render/diff.js';
 
 /** yargs parses a lone `-` (stdin) as an empty string: read it back as `-`. */
@@ -36,7 +37,7 @@ export const diffCommand: GitopsCommand = {
       namespace: ctx.opts.namespace,
       fieldManager: ctx.opts.fieldManager,
       io: ctx.io,
-      ...(args.render === true ? { render: { env: ctx.io.env, ...(typeof args.kustomize === 'string' ? { kustomize: args.kustomize } : {}), ...(typeof args.kustomizeBuildOptions === 'string' ? { kustomizeBuildOptions: args.kustomizeBuildOptions } : {}) } } : {}),
+      ...(args.render === true ? { render: { env: ctx.io.env, ...(typeof args.kustomize === 'string' ? { kustomize: args.kustomize } : {}), ...(typeof args.kustomizeBuildOptions === 'string' ? { kustomizeBuildOptions: args.kustomizeBuildOptions } : {}), ...(typeof args.helm === 'string' ? { helm: args.helm } : {}), ...capabilityArgs(args) } } : {}),
       ...(typeof args.argocdCm === 'string' ? { argocdCm: args.argocdCm } : {}),
     });
     for (const w of app?.warnings ?? []) ctx.io.err(`warning: ${w}\n`);

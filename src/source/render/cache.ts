@@ -1,6 +1,7 @@
-// The render cache, like Argo CD's repo-server manifest cache: a Kustomize or Jsonnet render is kept by (commit SHA,
+// The render cache, like Argo CD's repo-server manifest cache: a Kustomize, Jsonnet or Helm render is kept by (commit SHA,
 // source.path, the source's options, the app variables the render sees, the tool's version), so a repeated diff at
-// the same commit does not build again. Entries live in <cache home>/renders/ (see ../cache-home.ts).
+// the same commit does not build again (Helm adds the release, the cluster's capabilities and the ref sources' commits).
+// Entries live in <cache home>/renders/ (see ../cache-home.ts).
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { cacheHome } from '../cache-home.js';
@@ -15,8 +16,8 @@ export function renderCacheDir(env: Record<string, string | undefined>): string 
 }
 
 /** The cache key of a render: a hash of everything it depends on. */
-export function renderCacheKey(parts: { sha: string; path: string; options: unknown; appEnv: Record<string, string>; tool: string; build: string }): string {
-  const text = JSON.stringify([CACHE_FORMAT, parts.sha, parts.path, parts.options ?? null, parts.appEnv, parts.tool, parts.build]);
+export function renderCacheKey(parts: { sha: string; path: string; options: unknown; appEnv: Record<string, string>; tool: string; build: string; extra?: unknown }): string {
+  const text = JSON.stringify([CACHE_FORMAT, parts.sha, parts.path, parts.options ?? null, parts.appEnv, parts.tool, parts.build, ...(parts.extra !== undefined ? [parts.extra] : [])]);
   return createHash('sha256').update(text).digest('hex');
 }
 

@@ -1,9 +1,8 @@
 // Renders an Application's source at one commit the way Argo CD's repo-server does: detects the type, then reads a
-// directory (YAML, JSON, Jsonnet) or builds a Kustomize source; Helm and plugins are refused with the reason.
+// directory (YAML, JSON, Jsonnet), builds a Kustomize source or templates a Helm chart; plugins are refused with the reason.
 import type { Application } from '../../app/types.js';
 import { DEFAULT_DIRECTORY } from '../../app/source-options.js';
 import { InputError, UnrenderableError } from '../../cli/exit-codes.js';
-import { helmFoundReason } from '../renderability.js';
 import type { ManifestObject } from '../../manifest/parse.js';
 import { parseManifests } from '../../manifest/parse.js';
 import { listTree, readBlobs, type GitDir, type TreeEntry } from '../git.js';
@@ -17,6 +16,8 @@ import { readRenderCache, renderCacheDir, renderCacheKey, writeRenderCache } fro
 import { versionInfo } from '../../version.js';
 import { evaluateJsonnet, JSONNET_WASM_ENV } from './jsonnet.js';
 import { materialiseTree, type MaterialisedTree } from './tree.js';
+import { findHelm, helmVersion, renderHelm, type HelmCapabilities, type RefTree } from './helm.js';
+import { join } from 'node:path';
 
 export type { SourceType } from './detect.js';
 
@@ -100,6 +101,12 @@ export interface RenderInput {
   app: Application;
   tools: RenderTools;
   signal?: AbortSignal;
+  /** The destination namespace (Helm's --namespace); the Application's destination.namespace when absent. */
+  namespace?: string;
+  /** Overrides `<label>@<sha7>:<path>` in messages (a chart from a repository: `<chart>@<version>`). */
+  origin?: string;
+  /** `$name` → the files of the other source with `ref: name`, for `$name/...` value files. */
+  refs?: ReadonlyMap<string, RefTree & { revision: string }>;
 }
 
 export interface RenderTools {
@@ -113,6 +120,10 @@ export interface RenderTools {
   hardRefresh?: boolean;
   /** Use no render cache at all (unit tests). */
   noCache?: boolean;
+  /** A helm binary named by the user (--helm). */
+  helm?: string;
+  /** The destination cluster's version and types, for Helm's .Capabilities (asked only when a chart is rendered). */
+  capabilities?: () => Promise<HelmCapabilities>;
 }
 
 export interface Rendered {
@@ -124,7 +135,7 @@ export interface Rendered {
 }
 
 /** Takes a render from the cache, or makes and stores it. */
-async function throughCache(input: RenderInput, tool: string, sourceType: SourceType, make: () => Promise<Omit<Rendered, 'sourceType'>>): Promise<Rendered> {
+async function throughCache(input: RenderInput, tool: string, sourceType: SourceType, make: () => Promise<Omit<Rendered, 'sourceType'>>, extra?: unknown): Promise<Rendered> {
   if (input.tools.noCache || input.sha === '') return { ...(await make()), sourceType };
   const v = versionInfo();
   const key = renderCacheKey({
@@ -134,6 +145,7 @@ async function throughCache(input: RenderInput, tool: string, sourceType: Source
     appEnv: appRenderEnv(input.app, input.sha, input.path),
     tool,
     build: `${v.version} ${v.gitCommit}`,
+    ...(extra !== undefined ? { extra } : {}),
   });
   const dir = renderCacheDir(input.tools.env);
   if (!input.tools.hardRefresh) {
@@ -162,7 +174,7 @@ export async function renderSource(given: RenderInput): Promise<Rendered> {
   let input = given;
   const { path, entries, sha } = input;
   const at = sha === '' ? input.label : `${input.label}@${sha.slice(0, 7)}`;
-  const origin = `${at}:${path === '' ? '/' : path}`;
+  const origin = input.origin ?? `${at}:${path === '' ? '/' : path}`;
   const prefix = path === '' ? '' : `${path}/`;
   const single = entries.length === 1 && entries[0]?.path === path;
   const topNames = single ? [] : entries.map((e) => e.path.slice(prefix.length)).filter((rel) => !rel.includes('/'));
@@ -180,8 +192,7 @@ export async function renderSource(given: RenderInput): Promise<Rendered> {
   const options = input.app.source.options ?? {};
   switch (detected.type) {
     case 'Helm': {
-      const why = options.chart !== undefined ? `spec.source.chart ${options.chart}: charts from a Helm repository are not rendered yet` : options.helm ? 'spec.source.helm: Helm sources are not rendered yet' : helmFoundReason(origin);
-      throw new UnrenderableError([why]);
+      return renderHelmSource(input, origin);
     }
     case 'Plugin':
       throw new UnrenderableError(["spec.source.plugin: Config Management Plugins run in Argo CD's repo-server sidecar, which this tool does not have"]);
@@ -212,6 +223,46 @@ export async function renderSource(given: RenderInput): Promise<Rendered> {
     case 'Directory':
       return renderDirectory(input, at, single);
   }
+}
+
+/** A chart in the source's tree: `helm template` in a temporary copy of the commit, cached like the other tools. */
+async function renderHelmSource(input: RenderInput, origin: string): Promise<Rendered> {
+  const tool = findHelm(input.tools.helm, input.tools.env);
+  const version = input.tools.noCache ? '' : await helmVersion(tool, input.tools.env);
+  const capabilities = (await input.tools.capabilities?.()) ?? { kubeVersion: '', apiVersions: [] };
+  const namespace = input.namespace ?? input.app.destination.namespace ?? '';
+  const refs = new Map([...(input.refs ?? new Map<string, RefTree & { revision: string }>()).entries()].sort(([a], [b]) => (a < b ? -1 : 1)));
+  // What a Helm render depends on beyond the commit and the options: the release's name and namespace, the cluster's
+  // capabilities and the revisions of the sources its value files come from.
+  const extra = { appName: input.app.name, namespace, capabilities, refs: [...refs.entries()].map(([k, v]) => [k, v.label, v.revision]) };
+  return throughCache(
+    input,
+    `helm ${tool} ${version}`,
+    'Helm',
+    async () => {
+      const tree = await materialiseAt(input.files, origin);
+      try {
+        const text = await renderHelm({
+          chartDir: join(tree.root, input.path),
+          repoRoot: tree.root,
+          appName: input.app.name,
+          namespace,
+          helm: input.app.source.options?.helm,
+          capabilities,
+          refs,
+          env: appRenderEnv(input.app, input.sha, input.path),
+          tool,
+          processEnv: input.tools.env,
+          origin,
+          ...(input.signal ? { signal: input.signal } : {}),
+        });
+        return { objects: parseManifests(text, `${origin} (helm template)`), warnings: [] };
+      } finally {
+        await tree.dispose();
+      }
+    },
+    extra,
+  );
 }
 
 /** A Jsonnet file's output as objects: a list of objects, or one object (a List's items taken apart), as Argo CD reads it. */

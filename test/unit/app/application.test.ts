@@ -16,15 +16,23 @@ const base = {
 const withSpec = (extra: Record<string, unknown>) => ({ ...base, spec: { ...base.spec, ...extra } });
 
 describe('parseApplication', () => {
-  it('keeps the first of spec.sources, how many there are, and the rendering keys as written, with no warning', () => {
+  it('keeps every entry of spec.sources (the first also as source), how many there are, and the rendering keys as written, with no warning', () => {
     const app = parseApplication(
-      withSpec({ source: undefined, sources: [{ repoURL: 'https://git.example.com/a.git', path: 'a', helm: { releaseName: 'x' } }, { repoURL: 'https://git.example.com/b.git', ref: 'values' }] }),
+      withSpec({ sources: [{ repoURL: 'https://git.example.com/a.git', path: 'a', helm: { releaseName: 'x' } }, { repoURL: 'https://git.example.com/b.git', ref: 'values', targetRevision: 'v1' }] }),
       'app.yaml',
     );
-    expect(app.source).toEqual({ repoURL: 'https://git.example.com/a.git', path: 'a', options: { helm: { releaseName: 'x' } } });
+    expect(app.source).toEqual({ repoURL: 'https://git.example.com/a.git', path: 'a', options: { helm: expect.objectContaining({ releaseName: 'x', valueFiles: [] }) } });
+    expect(app.sources).toEqual([
+      { ...app.source, sourceOptions: { helm: { releaseName: 'x' } } },
+      { repoURL: 'https://git.example.com/b.git', ref: 'values', targetRevision: 'v1', sourceOptions: { ref: 'values' } },
+    ]);
     expect(app.sourcesCount).toBe(2);
     expect(app.sourceOptions).toEqual({ helm: { releaseName: 'x' } });
     expect(app.warnings).toEqual([]);
+    // spec.sources wins over spec.source, as in Argo CD; an empty list does not.
+    expect(parseApplication(withSpec({ sources: [] }), 'app.yaml').source.path).toBe('k8s');
+    expect(() => parseApplication(withSpec({ sources: ['x'] }), 'app.yaml')).toThrow(/spec\.sources\[0\]: must be a map/);
+    expect(() => parseApplication(withSpec({ sources: [{ helm: { valueFiles: 'a' } }] }), 'app.yaml')).toThrow(/spec\.sources\[0\]\.helm\.valueFiles/);
   });
 
   it('reads the model with defaults: manual sync, default sync options', () => {

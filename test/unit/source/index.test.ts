@@ -135,19 +135,18 @@ describe('loadDesiredManifests from a git revision', () => {
     expect(values(all)).toEqual(['x=1', 'a=1', 'b=1']); // hidden folders too, as Argo CD's walk
   });
 
-  it('refuses a source it still cannot render (a Helm chart found at the path, a plugin, several sources), naming the reason', async () => {
+  it('refuses a source it still cannot render (a plugin, two types), naming the reason; a chart found at the path is Helm', async () => {
     fx.write('h/Chart.yaml', 'name: x\n');
     fx.write('h/values.yaml', 'replicas: 1\n');
     fx.commit('a chart');
     const at = (path: string, sourceOptions = {}) => loadDesiredManifests(app({ repoURL: fx.repo, path }, sourceOptions), {}, io());
-    await expect(at('h')).rejects.toThrow(UnrenderableError);
-    await expect(at('h')).rejects.toThrow(/h holds a Chart\.yaml: a Helm chart, not rendered yet/);
+    // Rendered with helm: the one named here does not exist, which says so (exit 2).
+    const noHelm = memoryIo({ env: { ...fx.env, KUBECTL_GITOPS_HELM: join(fx.root, 'no-helm') } }).io;
+    await expect(loadDesiredManifests(app({ repoURL: fx.repo, path: 'h' }), {}, noHelm)).rejects.toThrow(/the helm binary .*no-helm \(KUBECTL_GITOPS_HELM\) is not an executable file/);
     // an explicit directory key wins over discovery, as in Argo CD
     expect(values(await at('h', { directory: { recurse: false } }))).toEqual([]);
     await expect(at('apps/shop', { plugin: { name: 'x' } })).rejects.toThrow(/Config Management Plugins/);
     await expect(at('apps/shop', { directory: {}, kustomize: {} })).rejects.toThrow(/multiple application sources defined: Kustomize,Directory/);
-    const multi = { ...app({ repoURL: fx.repo, path: 'apps/shop' }), sourcesCount: 2 };
-    await expect(loadDesiredManifests(multi, {}, io())).rejects.toThrow(/spec\.sources has 2 sources/);
   }, 30_000);
 
   it("applies Argo CD's parameter override files (.argocd-source.yaml, then .argocd-source-<app>.yaml) as merge patches before detecting the type", async () => {
@@ -205,6 +204,68 @@ describe('loadDesiredManifests from a git revision', () => {
     const sha = fx.commit('oob');
     const p = loadDesiredManifests(app({ repoURL: fx.repo, path: 'k' }), {}, memoryIo({ env: { ...fx.env, KUBECTL_GITOPS_KUSTOMIZE: '/bin/true' } }).io);
     await expect(p).rejects.toThrow(`${fx.repo}@${sha.slice(0, 7)}: repository contains out-of-bounds symlinks. file: apps/etc`);
+  });
+
+  describe('several sources (spec.sources)', () => {
+    // As the parser makes it: the first source is also `source`, its rendering keys the app's sourceOptions.
+    const multi = (sources: Application['sources']): Application => ({ ...app({}), sources, sourcesCount: sources!.length, source: sources![0]!, sourceOptions: sources![0]!.sourceOptions ?? {} });
+    let other: GitFixture;
+    let otherSha: string;
+    beforeEach(() => {
+      other = new GitFixture();
+      other.write('more/m.yaml', configMap('m', '1'));
+      other.write('values/shop.yaml', 'replicas: 2\n');
+      otherSha = other.commit('other repo');
+    });
+    afterEach(() => other.cleanup());
+
+    it('renders every source with a path and unites the objects; a source without a path only lends its files; each revision is said', async () => {
+      const r = await loadDesiredManifests(
+        multi([
+          { repoURL: fx.repo, path: 'apps/shop', targetRevision: 'v1' },
+          { repoURL: other.repo, path: 'more', targetRevision: 'main' },
+          { repoURL: other.repo, targetRevision: 'main', ref: 'values' },
+        ]),
+        {},
+        io(),
+      );
+      expect(values(r)).toEqual(['a=1', 'm=1']);
+      expect(r.revision).toBeUndefined();
+      expect(r.sources).toEqual([
+        { repoURL: fx.repo, path: 'apps/shop', targetRevision: 'v1', revision: first, type: 'Directory' },
+        { repoURL: other.repo, path: 'more', targetRevision: 'main', revision: otherSha, type: 'Directory' },
+        { repoURL: other.repo, ref: 'values', targetRevision: 'main', revision: otherSha },
+      ]);
+      expect(r.origin).toBe(`${fx.repo}@${first.slice(0, 7)}:apps/shop, ${other.repo}@${otherSha.slice(0, 7)}:more`);
+    });
+
+    it("a parameter override file in the second source merges into that source's own options, not the first's", async () => {
+      other.write('more/sub/n.yaml', configMap('n', '1'));
+      other.write('more/.argocd-source-shop.yaml', 'directory:\n  recurse: true\n');
+      other.commit('override in the second source');
+      const r = await loadDesiredManifests(
+        multi([
+          { repoURL: fx.repo, path: 'apps/shop', targetRevision: 'v1', options: parseSourceOptions({ directory: { include: 'a.yaml' } }, 'spec.sources[0]', 'test'), sourceOptions: { directory: { include: 'a.yaml' } } },
+          { repoURL: other.repo, path: 'more', targetRevision: 'main' },
+        ]),
+        {},
+        io(),
+      );
+      expect(values(r)).toEqual(['a=1', 'm=1', 'n=1']);
+    });
+
+    it('one source that fails stops everything; one object from two sources, bad or repeated ref names and --revision are refused', async () => {
+      await expect(loadDesiredManifests(multi([{ repoURL: fx.repo, path: 'apps/shop' }, { repoURL: other.repo, path: 'nope' }]), {}, io())).rejects.toThrow(/source\.path "nope" does not exist/);
+      await expect(loadDesiredManifests(multi([{ repoURL: fx.repo, path: 'apps/shop' }, { repoURL: other.repo, path: 'more', targetRevision: 'gone' }]), {}, io())).rejects.toThrow(/spec\.sources\[1\]\.targetRevision "gone" names no commit/);
+      await expect(loadDesiredManifests(multi([{ repoURL: fx.repo, path: 'apps/shop' }, { repoURL: fx.repo, path: 'apps/shop' }]), {}, io())).rejects.toThrow(/ConfigMap shop\/a is declared twice|is declared twice/);
+      await expect(loadDesiredManifests(multi([{ repoURL: fx.repo, path: 'apps/shop', ref: 'a.b' }]), {}, io())).rejects.toThrow(/ref a\.b cannot contain any special characters/);
+      await expect(loadDesiredManifests(multi([{ repoURL: fx.repo, ref: 'v' }, { repoURL: other.repo, ref: 'v' }]), {}, io())).rejects.toThrow(/multiple sources had the same `ref` key/);
+      await expect(loadDesiredManifests(multi([{ repoURL: fx.repo, path: 'apps/shop' }]), { revision: 'main' }, io())).rejects.toThrow(/--revision names one revision/);
+      await expect(loadDesiredManifests(multi([{ repoURL: fx.repo, path: 'apps/shop' }]), { repoDir: fx.repo }, io())).rejects.toThrow(/--repo-dir stands for one repository/);
+      const plugin = multi([{ repoURL: fx.repo, path: 'apps/shop' }, { repoURL: other.repo, path: 'more', options: { plugin: {} } }]);
+      await expect(loadDesiredManifests(plugin, {}, io())).rejects.toThrow(UnrenderableError);
+      await expect(loadDesiredManifests(plugin, {}, io())).rejects.toThrow(/spec\.sources\[1\]\.plugin/);
+    });
   });
 
   it('refuses a revision that does not exist, naming it', async () => {

@@ -5,7 +5,7 @@ describe("source type detection in Argo CD's order", () => {
   it('takes the one explicit key first, whatever the files say', () => {
     expect(detectSourceType({ directory: DEFAULT_DIRECTORY }, ['kustomization.yaml'])).toEqual({ type: 'Directory', explicit: true });
     expect(detectSourceType({ plugin: {} }, [])).toEqual({ type: 'Plugin', explicit: true });
-    expect(detectSourceType({ helm: {} }, ['kustomization.yaml'])).toEqual({ type: 'Helm', explicit: true });
+    expect(detectSourceType({ helm: {} as never }, ['kustomization.yaml'])).toEqual({ type: 'Helm', explicit: true });
     expect(detectSourceType({ chart: 'redis' }, [])).toEqual({ type: 'Helm', explicit: true });
   });
 

@@ -1,0 +1,381 @@
+// A Helm source rendered as Argo CD's repo-server renders it (reposerver/repository helmTemplate, util/helm/cmd.go):
+// the user's `helm` binary runs `helm template .` in the chart's folder with Argo CD's arguments and value precedence,
+// and `helm dependency build` once when the template says a dependency is missing from charts/.
+import { existsSync, lstatSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { HelmOptions } from '../../app/source-options.js';
+import { InputError } from '../../cli/exit-codes.js';
+import { envsubst, type RenderEnv } from './envsubst.js';
+import { findOnPath, resolveToolPath, runTool } from './tools.js';
+
+/** The environment variable that names a helm binary (like --helm). */
+export const HELM_ENV = 'KUBECTL_GITOPS_HELM';
+
+const HOW_TO_NAME = `install helm, or name it with --helm PATH or ${HELM_ENV}=PATH`;
+
+/** The helm binary: the one named (flag, then environment), else `helm` on PATH; missing is exit 2 naming it. */
+export function findHelm(named: string | undefined, env: Record<string, string | undefined>): string {
+  const given = named ?? env[HELM_ENV];
+  if (given !== undefined && given !== '') {
+    const path = resolveToolPath(given, env);
+    if (!path) throw new InputError(`the helm binary ${given} (${named !== undefined ? '--helm' : HELM_ENV}) is not an executable file`);
+    return path;
+  }
+  const found = findOnPath('helm', env);
+  if (!found) throw new InputError(`rendering a Helm source needs helm, and it is not on PATH: ${HOW_TO_NAME}`);
+  return found;
+}
+
+/** `helm version --short`, for the render cache key. */
+export async function helmVersion(tool: string, env: Record<string, string | undefined>): Promise<string> {
+  const res = await runTool(tool, ['version', '--short'], { env }).catch(() => undefined);
+  return res?.stdout.trim() || 'unknown';
+}
+
+/** What the cluster serves, as Argo CD hands it to Helm (`.Capabilities`). */
+export interface HelmCapabilities {
+  /** The API server's version (`v1.35.4`); '' = Helm's default. */
+  kubeVersion: string;
+  /** `group/version` and `group/version/Kind` of every served type, sorted (Argo CD's APIResourcesToStrings). */
+  apiVersions: string[];
+}
+
+/** --kube-version and --api-versions as the command line gives them (absent when not given; lists may be comma-separated). */
+export function capabilityArgs(args: Record<string, unknown>): { kubeVersion?: string; apiVersions?: string[] } {
+  const v = args.kubeVersion;
+  const a = args.apiVersions;
+  return {
+    ...(typeof v === 'string' && v !== '' ? { kubeVersion: v } : {}),
+    ...(Array.isArray(a) && a.length > 0 ? { apiVersions: a.map(String).flatMap((x) => x.split(',')).filter((x) => x !== '') } : {}),
+  };
+}
+
+/** The `--api-versions` list of a discovery: every group/version and group/version/Kind, sorted and unique. */
+export function apiVersionStrings(types: readonly { group: string; version: string; kind: string }[]): string[] {
+  const out = new Set<string>();
+  for (const t of types) {
+    const gv = t.group === '' ? t.version : `${t.group}/${t.version}`;
+    out.add(gv);
+    out.add(`${gv}/${t.kind}`);
+  }
+  return [...out].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** A Kubernetes version as Argo CD passes it to `--kube-version` (k8s ParseGeneric(...).String(): no `v`, no suffix). */
+export function kubeVersionArg(version: string): string {
+  if (version.trim() === '') return '';
+  const m = /^\s*v?(\d+)\.(\d+)(?:\.(\d+))?/.exec(version);
+  if (!m) throw new InputError(`could not parse kubernetes version ${version}`);
+  return [m[1], m[2], m[3]].filter((x) => x !== undefined).map((x) => String(Number(x))).join('.');
+}
+
+/**
+ * A `--set` value as Argo CD escapes it (cleanSetParameters): commas become `\,` (Helm would split there) unless
+ * already escaped, and a `{a,b}` list is left as it is.
+ */
+export function cleanSetParameter(val: string): string {
+  if (val.startsWith('{') && val.endsWith('}')) return val;
+  let out = '';
+  for (let i = 0; i < val.length; i++) {
+    if (val[i] === ',' && (i === 0 || val[i - 1] !== '\\')) out += '\\,';
+    else out += val[i];
+  }
+  return out;
+}
+
+/** Everything `helm template` is given, resolved. */
+export interface TemplateOptions {
+  releaseName: string;
+  namespace: string;
+  /** As `--kube-version` takes it, '' = none. */
+  kubeVersion: string;
+  set: [string, string][];
+  setString: [string, string][];
+  setFile: [string, string][];
+  /** Value files (paths or URLs), in order, then the file holding `values`/`valuesObject`. */
+  values: string[];
+  apiVersions: string[];
+  skipCrds: boolean;
+  skipSchemaValidation: boolean;
+  skipTests: boolean;
+}
+
+/** `helm template .` with Argo CD's arguments, in its order (util/helm/cmd.go template). */
+export function templateArgs(o: TemplateOptions): string[] {
+  const args = ['template', '.', '--name-template', o.releaseName];
+  if (o.namespace !== '') args.push('--namespace', o.namespace);
+  if (o.kubeVersion !== '') args.push('--kube-version', o.kubeVersion);
+  for (const [k, v] of o.set) args.push('--set', `${k}=${cleanSetParameter(v)}`);
+  for (const [k, v] of o.setString) args.push('--set-string', `${k}=${cleanSetParameter(v)}`);
+  for (const [k, v] of o.setFile) args.push('--set-file', `${k}=${cleanSetParameter(v)}`);
+  for (const v of o.values) args.push('--values', v);
+  for (const v of o.apiVersions) args.push('--api-versions', v);
+  if (!o.skipCrds) args.push('--include-crds');
+  if (o.skipSchemaValidation) args.push('--skip-schema-validation');
+  if (o.skipTests) args.push('--skip-tests');
+  return args;
+}
+
+/** The URL schemes a value file may use (Argo CD's default helm.valuesFileSchemes). */
+const VALUE_FILE_SCHEMES = ['http', 'https'];
+
+/** Another source's files, for `$ref/...` value files: its folder and its label for messages. */
+export interface RefTree {
+  root: string;
+  label: string;
+}
+
+/**
+ * A value file's path as Argo CD resolves it (util/io/path ResolveValueFilePathOrUrl): a URL with an allowed scheme
+ * as it is; a relative path against the chart's folder, an absolute one against the repository root; anything that
+ * resolves outside the repository root is refused (exit 2).
+ */
+export function resolveValueFile(appDir: string, repoRoot: string, file: string, where: string): { path: string; remote: boolean } {
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(file)?.[1];
+  if (scheme !== undefined) {
+    if (VALUE_FILE_SCHEMES.includes(scheme.toLowerCase())) return { path: file, remote: true };
+    throw new InputError(`${where}: the URL scheme '${scheme}' is not allowed`);
+  }
+  const root = resolve(repoRoot);
+  const path = isAbsolute(file) ? join(root, file) : resolve(appDir, file);
+  if (path !== root && !path.startsWith(root + sep)) throw new InputError(`${where}: file '${file}' resolved to outside repository root`);
+  if (path === root) throw new InputError(`${where}: file '${file}' resolved to the repository root, which is not allowed`);
+  return { path, remote: false };
+}
+
+const GLOB = /[*?[]/;
+
+/** A doublestar pattern's segment as a regular expression: `*` and `?` stay within the segment, `[...]` a class. */
+function segmentRegex(seg: string): RegExp {
+  let re = '';
+  for (let i = 0; i < seg.length; i++) {
+    const c = seg[i]!;
+    if (c === '*') re += '[^/]*';
+    else if (c === '?') re += '[^/]';
+    else if (c === '[') {
+      const end = seg.indexOf(']', i + 2);
+      if (end < 0) {
+        re += '\\[';
+        continue;
+      }
+      let body = seg.slice(i + 1, end);
+      if (body.startsWith('!') || body.startsWith('^')) body = `^${body.slice(1)}`;
+      re += `[${body.replace(/\\/g, '\\\\')}]`;
+      i = end;
+    } else re += c.replace(/[.+^${}()|\\]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`);
+}
+
+/**
+ * The files an absolute glob matches, in lexical order, as doublestar's FilepathGlob finds them (Argo CD's value
+ * file globs): `*`, `?` and `[...]` within one path segment, `**` across any number of folders. Folders are walked
+ * from the last segment without a glob character; symbolic links are not followed into.
+ */
+export function globFiles(pattern: string): string[] {
+  const segs = pattern.split('/');
+  const first = segs.findIndex((s) => GLOB.test(s) || s === '**');
+  const base = segs.slice(0, first).join('/') || '/';
+  const rest = segs.slice(first);
+  const out: string[] = [];
+  const walk = (dir: string, i: number): void => {
+    if (i >= rest.length) return;
+    const seg = rest[i]!;
+    let names: string[];
+    try {
+      names = readdirSync(dir).sort();
+    } catch {
+      return;
+    }
+    if (seg === '**') {
+      // Zero folders, or one more folder and still inside `**`.
+      walk(dir, i + 1);
+      for (const n of names) {
+        const p = join(dir, n);
+        if (lstatSync(p).isDirectory()) walk(p, i);
+      }
+      return;
+    }
+    const re = segmentRegex(seg);
+    for (const n of names) {
+      if (!re.test(n)) continue;
+      const p = join(dir, n);
+      const st = lstatSync(p);
+      if (i === rest.length - 1) {
+        if (!st.isDirectory()) out.push(p);
+      } else if (st.isDirectory()) walk(p, i + 1);
+    }
+  };
+  walk(base, 0);
+  return [...new Set(out)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+export interface HelmRender {
+  /** The chart's folder (materialised). */
+  chartDir: string;
+  /** The repository's root (materialised): value files may not leave it. */
+  repoRoot: string;
+  /** The Application's name: the release name unless helm.releaseName is set. */
+  appName: string;
+  /** The destination namespace (helm.namespace overrides it). */
+  namespace: string;
+  helm: HelmOptions | undefined;
+  /** The cluster's version and types; each is overridden by helm.kubeVersion / helm.apiVersions. */
+  capabilities: HelmCapabilities;
+  /** `$name` → the files of the source with `ref: name`. */
+  refs: ReadonlyMap<string, RefTree>;
+  /** ARGOCD_APP_* for Argo CD's envsubst of value file paths and parameter values. */
+  env: RenderEnv;
+  tool: string;
+  processEnv: Record<string, string | undefined>;
+  /** `<repo>@<sha7>:<path>` or `<chart>@<version>`, for messages. */
+  origin: string;
+  signal?: AbortSignal;
+}
+
+/** A value file's path: in the referenced source (`$ref/...`, substituted after) or the chart's repository. */
+function resolveRaw(r: HelmRender, raw: string): { path: string; remote: boolean; ref: RefTree | undefined; where: string } {
+  const where = `${r.origin}: spec.source.helm.valueFiles ${raw}`;
+  const refName = raw.startsWith('$') ? raw.split('/')[0]! : '';
+  const ref = refName !== '' ? r.refs.get(refName) : undefined;
+  // Resolved in the referenced source, then substituted (getResolvedRefValueFile).
+  const resolved = ref ? resolveValueFile(ref.root, ref.root, `/${envsubst(raw.split('/').slice(1).join('/'), r.env)}`, where) : resolveValueFile(r.chartDir, r.repoRoot, envsubst(raw, r.env), where);
+  return { ...resolved, ref, where };
+}
+
+/** Whether `path` (links resolved) is inside `root` (links resolved). */
+function inside(root: string, path: string): boolean {
+  const realRoot = realpathSync(root);
+  const real = realpathSync(path);
+  return real === realRoot || real.startsWith(realRoot + sep);
+}
+
+/**
+ * The value files of the options, resolved as Argo CD does (getResolvedValueFiles): a glob expands to its matches in
+ * lexical order, leaving out files also listed on their own (they keep their own place); each file once; missing ones
+ * are an error unless ignoreMissingValueFiles.
+ */
+function valueFiles(r: HelmRender, h: HelmOptions): string[] {
+  const out: string[] = [];
+  const explicit = new Set<string>();
+  for (const raw of h.valueFiles) {
+    try {
+      const x = resolveRaw(r, raw);
+      if (!GLOB.test(x.path)) explicit.add(x.path);
+    } catch {
+      // said by the main loop
+    }
+  }
+  for (const raw of h.valueFiles) {
+    const resolved = resolveRaw(r, raw);
+    const { ref, where } = resolved;
+    if (!resolved.remote && GLOB.test(resolved.path)) {
+      const matches = globFiles(resolved.path);
+      if (matches.length === 0) {
+        if (h.ignoreMissingValueFiles) continue;
+        throw new InputError(`${where}: the glob matches no file${ref ? ` in ${ref.label}` : ''} (set helm.ignoreMissingValueFiles to skip it)`);
+      }
+      for (const m of matches) {
+        if (!inside(ref ? ref.root : r.repoRoot, m)) throw new InputError(`${where}: the match '${relative(ref ? ref.root : r.repoRoot, m)}' resolved to outside repository root`);
+        if (!explicit.has(m) && !out.includes(m)) out.push(m);
+      }
+      continue;
+    }
+    if (!resolved.remote && !existsSync(resolved.path)) {
+      if (h.ignoreMissingValueFiles) continue;
+      throw new InputError(`${where}: the value file does not exist${ref ? ` in ${ref.label}` : ''} (set helm.ignoreMissingValueFiles to skip missing ones)`);
+    }
+    // A symbolic link may not lead out of the repository either (Argo CD resolves links before its check).
+    if (!resolved.remote && !inside(ref ? ref.root : r.repoRoot, resolved.path)) throw new InputError(`${where}: file '${raw}' resolved to outside repository root`);
+    if (!out.includes(resolved.path)) out.push(resolved.path);
+  }
+  return out;
+}
+
+/** Entries of a list in order, a later one with the same name replacing the earlier (Go map semantics). */
+function lastWins(pairs: [string, string][]): [string, string][] {
+  const m = new Map<string, string>();
+  for (const [k, v] of pairs) {
+    m.delete(k);
+    m.set(k, v);
+  }
+  return [...m.entries()];
+}
+
+/** The `helm template` options of a render; `valuesFile` is where `values`/`valuesObject` were written. */
+export function templateOptions(r: HelmRender, valuesFile: string | undefined): TemplateOptions {
+  const h = r.helm;
+  const set: [string, string][] = [];
+  const setString: [string, string][] = [];
+  const setFile: [string, string][] = [];
+  const values: string[] = [];
+  if (h) {
+    values.push(...valueFiles(r, h));
+    if (valuesFile !== undefined) values.push(valuesFile);
+    for (const p of h.parameters) (p.forceString ? setString : set).push([p.name, envsubst(p.value, r.env)]);
+    for (const p of h.fileParameters) {
+      const where = `${r.origin}: spec.source.helm.fileParameters ${p.name}`;
+      const refName = p.path.startsWith('$') ? p.path.split('/')[0]! : '';
+      const ref = refName !== '' ? r.refs.get(refName) : undefined;
+      const resolved = ref
+        ? resolveValueFile(ref.root, ref.root, `/${envsubst(p.path.split('/').slice(1).join('/'), r.env)}`, where)
+        : resolveValueFile(r.chartDir, r.repoRoot, envsubst(p.path, r.env), where);
+      setFile.push([p.name, resolved.path]);
+    }
+  }
+  const kube = h?.kubeVersion ? h.kubeVersion : r.capabilities.kubeVersion;
+  return {
+    releaseName: h?.releaseName ? h.releaseName : r.appName,
+    namespace: h?.namespace ? h.namespace : r.namespace,
+    kubeVersion: kubeVersionArg(kube),
+    set: lastWins(set),
+    setString: lastWins(setString),
+    setFile: lastWins(setFile),
+    values,
+    apiVersions: h && h.apiVersions.length > 0 ? h.apiVersions : r.capabilities.apiVersions,
+    skipCrds: h?.skipCrds ?? false,
+    skipSchemaValidation: h?.skipSchemaValidation ?? false,
+    skipTests: h?.skipTests ?? false,
+  };
+}
+
+/** Helm's words for a dependency that is not in charts/ (util/helm IsMissingDependencyErr). */
+export function isMissingDependency(message: string): boolean {
+  return message.includes('found in requirements.yaml, but missing in charts') || message.includes('found in Chart.yaml, but missing in charts/ directory');
+}
+
+/** Renders the chart; returns `helm template`'s YAML. Helm's failures are exit 2 with its message and the origin. */
+export async function renderHelm(r: HelmRender): Promise<string> {
+  const scratch = mkdtempSync(join(tmpdir(), 'kubectl-gitops-helm-'));
+  try {
+    let valuesFile: string | undefined;
+    if (r.helm && r.helm.values.trim() !== '') {
+      valuesFile = join(scratch, 'values.yaml');
+      writeFileSync(valuesFile, r.helm.values);
+    }
+    const opts = templateOptions(r, valuesFile);
+    const args = templateArgs(opts);
+    // Helm's own settings (repositories, registry logins) are the user's: the process environment as it is.
+    const run = (a: string[]) =>
+      runTool(r.tool, a, { cwd: r.chartDir, env: r.processEnv, ...(r.signal ? { signal: r.signal } : {}) }).catch((e: unknown) => {
+        throw new InputError(`running ${r.tool}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}: ${HOW_TO_NAME}`, { cause: e });
+      });
+    const said = (stderr: string) => {
+      let s = stderr;
+      for (const p of [r.chartDir, r.repoRoot, ...[...r.refs.values()].map((x) => x.root)]) s = s.split(p + sep).join('').split(p).join('.');
+      if (valuesFile !== undefined) s = s.split(valuesFile).join('<values from spec.source.helm.values/valuesObject>');
+      return s.trim();
+    };
+    let res = await run(args);
+    if (res.code !== 0 && isMissingDependency(res.stderr)) {
+      const build = await run(['dependency', 'build']);
+      if (build.code !== 0) throw new InputError(`helm dependency build failed for ${r.origin}: ${said(build.stderr) || `exit ${build.code}`}`);
+      res = await run(args);
+    }
+    if (res.code !== 0) throw new InputError(`helm template failed for ${r.origin}: ${said(res.stderr) || `exit ${res.code}`}`);
+    return res.stdout;
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
