@@ -163,3 +163,8 @@ export function appSourceOptions<T>(y: Argv<T>) {
       .option('cache-dir', { type: 'string', requiresArg: true, describe: 'Cache directory, as kubectl\'s (default: $KUBECACHEDIR): Git mirrors and renders are kept in its kubectl-gitops folder (without either: ~/.cache/kubectl-gitops)' }),
   );
 }
+
+/** `--no-record` (for the commands that write the Application's status): `record` is true unless it is given. */
+export function recordOption<T>(y: Argv<T>) {
+  return y.option('record', { type: 'boolean', default: true, describe: "Write the result into the Application's status and history, as Argo CD's controller does (--no-record: leave it)" });
+}

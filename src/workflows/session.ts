@@ -44,6 +44,10 @@ export interface TargetSession {
   /** Reads the Application again (the watch loop does so every round), refusing if its destination moved. */
   application: () => Promise<Application>;
   target: AppTarget;
+  /** The Application as an object in `controlPlane` (absent for an Application file): where its status is recorded. */
+  appRef?: { namespace: string; name: string };
+  /** Who acts, as the kubeconfig names them (--as, else --user, else the context's user): the history's initiatedBy. */
+  user?: string;
 }
 
 /**
@@ -74,6 +78,8 @@ export async function withAppTarget<T>(ctx: CommandContext, what: string, args: 
   try {
     let appGateway: KubeGateway | undefined;
     let appContext: string | undefined;
+    let appRef: TargetSession['appRef'];
+    let user: string | undefined;
     let load: () => Promise<Application>;
     if (args.appFile) {
       const file = args.appFile;
@@ -86,6 +92,8 @@ export async function withAppTarget<T>(ctx: CommandContext, what: string, args: 
       const selected = flagSel ?? selectContext(merged, ctx.opts.context);
       appContext = selected.name;
       const gw = flagSel ? await connectSelected(flagSel, ctx.opts, ctx.io.env, log) : await connectContext(selected, ctx.opts, ctx.io.env, log);
+      user = ctx.opts.overrides?.as ?? ctx.opts.overrides?.user ?? selected.user?.name;
+      appRef = { namespace: ctx.opts.appNamespace, name: args.app };
       gateways.push(gw);
       appGateway = gw;
       const name = args.app;
@@ -129,7 +137,7 @@ export async function withAppTarget<T>(ctx: CommandContext, what: string, args: 
       return app;
     };
     const target: AppTarget = { context: res.context, server: res.server, why: res.why, ...(appContext !== undefined ? { appContext } : {}), warnings };
-    return await fn({ gateway, controlPlane: appGateway ?? gateway, application, target });
+    return await fn({ gateway, controlPlane: appGateway ?? gateway, application, target, ...(appRef ? { appRef } : {}), ...(user !== undefined ? { user } : {}) });
   } finally {
     if (ctx.opts.verbose) {
       const s = gateways.reduce((a, g) => ({ requests: a.requests + g.stats().requests, retries: a.retries + g.stats().retries }), { requests: 0, retries: 0 });

@@ -1,9 +1,10 @@
 // `kubectl gitops status`: sync status and health as two axes, with the reason.
 import type { GitopsCommand } from '../command.js';
-import { appSourceOptions } from '../options.js';
+import { appSourceOptions, recordOption } from '../options.js';
 import { ExitCode, RefusedError } from '../exit-codes.js';
 import { parseDuration } from '../duration.js';
 import type { StatusReport } from '../../health/report.js';
+import type { StatusResult } from '../../workflows/status.js';
 
 const POLL_INTERVAL_MS = 2000;
 
@@ -15,7 +16,7 @@ export const statusCommand: GitopsCommand = {
   command: 'status [app]',
   describe: 'Show sync status and health per resource and for the app, with the most specific reason',
   builder: (y) =>
-    appSourceOptions(y)
+    recordOption(appSourceOptions(y))
       .option('tree', { type: 'boolean', default: false, describe: 'Draw the live resource tree with health' })
       .option('wait', { type: 'boolean', default: false, describe: 'Wait until Synced and Healthy (exit 1 with the reason at the timeout)' })
       .option('timeout', { type: 'string', default: '5m', describe: 'With --wait: give up after this long' })
@@ -27,12 +28,18 @@ export const statusCommand: GitopsCommand = {
     const { appStateArgs } = await import('../../workflows/app-state.js');
     const { isConverged, realClock, runStatus, waitForConverged } = await import('../../workflows/status.js');
     const { reasonText, renderStatus } = await import('../../render/status.js');
+    const { recordNotice, recordStatus } = await import('../../workflows/record.js');
     return withAppTarget(ctx, 'status', appStateArgs(args), async (session) => {
       const deps = { io: ctx.io, opts: ctx.opts, ...session };
       const produce = () => runStatus(appStateArgs(args), deps);
       const render = (r: StatusReport) => renderStatus(r, { output: ctx.opts.output, tree: args.tree === true, paint: ctx.paint });
+      const record = async (r: StatusResult) => {
+        const notice = recordNotice(await recordStatus(session, { ...(r.compared ? { compared: r.compared } : {}), warnings: r.warnings, record: args.record !== false }));
+        if (notice !== undefined) ctx.io.err(`warning: ${notice}\n`);
+      };
       if (args.wait !== true) {
         const result = await produce();
+        await record(result);
         for (const w of result.warnings) ctx.io.err(`warning: ${w}\n`);
         ctx.io.out(render(result.report));
         return ExitCode.Ok;
@@ -58,6 +65,7 @@ export const statusCommand: GitopsCommand = {
           last = line;
         },
       });
+      await record(result);
       for (const w of result.warnings) ctx.io.err(`warning: ${w}\n`);
       if (ctx.opts.verbose) ctx.io.err(`status: ${result.polls} polls in ${result.waitedMs} ms\n`);
       ctx.io.out(render(result.report));

@@ -1,7 +1,7 @@
 // `kubectl gitops sync`: server-side apply the desired state in Argo CD's order, then prune safely.
 import type { GitopsCommand } from '../command.js';
 import type { CommandContext } from '../context.js';
-import { appSourceOptions } from '../options.js';
+import { appSourceOptions, recordOption } from '../options.js';
 import { InputError, type ExitCode } from '../exit-codes.js';
 import { parseDuration } from '../duration.js';
 import { appStateArgs } from '../../workflows/app-state.js';
@@ -25,7 +25,7 @@ export const syncCommand: GitopsCommand = {
   command: 'sync [app]',
   describe: 'Apply the desired state by server-side apply and prune what the app no longer declares',
   builder: (y) =>
-    appSourceOptions(y)
+    recordOption(appSourceOptions(y))
       .option('dry-run', { type: 'boolean', default: false, describe: 'Print the whole plan (server-side dry-run, predicted conflicts and prunes) and change nothing' })
       .option('prune', { type: 'boolean', default: false, describe: 'Prune what the app no longer declares (a manual sync prunes only with it, as argocd app sync; --watch follows automated.prune)' })
       .option('resource', { type: 'string', array: true, requiresArg: true, describe: 'Sync only this object, [!]GROUP:KIND:[NAMESPACE/]NAME (repeatable; never prunes)' })
@@ -48,6 +48,8 @@ export const syncCommand: GitopsCommand = {
     const { withAppTarget } = await import('../../workflows/session.js');
     const { syncWithRetry, syncExitCode } = await import('../../workflows/sync.js');
     const { renderSync } = await import('../../render/sync.js');
+    const { recordNotice, recordSync } = await import('../../workflows/record.js');
+    const { runStatus } = await import('../../workflows/status.js');
     const progress = progressLine(ctx);
     const resources = Array.isArray(args.resource) ? args.resource.filter((r): r is string => typeof r === 'string') : [];
     const selector = typeof args.selector === 'string' ? args.selector : undefined;
@@ -56,13 +58,24 @@ export const syncCommand: GitopsCommand = {
       try {
         const retryLimit = typeof args.retryLimit === 'number' && Number.isFinite(args.retryLimit) ? args.retryLimit : undefined;
         if (retryLimit !== undefined && (!Number.isInteger(retryLimit) || retryLimit < -1)) throw new InputError(`--retry-limit must be a whole number (-1 for no limit), got ${String(args.retryLimit)}`);
+        const started = Date.now();
+        const req = { ...appStateArgs(args), dryRun: args.dryRun === true, prune: args.prune === true, forceConflicts: args.forceConflicts === true, resources, timeoutMs, ...(selector !== undefined ? { selector } : {}) };
+        const deps = { io: ctx.io, opts: ctx.opts, ...session, ...(progress ? { progress: progress.update } : {}) };
         const report = await syncWithRetry(
-          { ...appStateArgs(args), dryRun: args.dryRun === true, prune: args.prune === true, forceConflicts: args.forceConflicts === true, resources, timeoutMs, ...(selector !== undefined ? { selector } : {}) },
-          { io: ctx.io, opts: ctx.opts, ...session, ...(progress ? { progress: progress.update } : {}) },
+          req,
+          deps,
           { ...(retryLimit !== undefined ? { retryLimit } : {}), notify: (line) => ctx.io.err(`retry: ${line}\n`) },
+        );
+        progress?.update('recording the status');
+        const recorded = await recordSync(
+          session,
+          { report, startedAtMs: started, partial: resources.length > 0 || selector !== undefined, record: args.record !== false },
+          async (revision) => runStatus({ ...req, ...(revision !== undefined && req.desired === undefined ? { revision } : {}) }, deps),
         );
         progress?.clear();
         for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
+        const notice = recordNotice(recorded);
+        if (notice !== undefined) ctx.io.err(`warning: ${notice}\n`);
         ctx.io.out(renderSync(report, ctx.opts.output, ctx.paint));
         return syncExitCode(report) as ExitCode;
       } finally {

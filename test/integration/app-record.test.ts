@@ -1,0 +1,188 @@
+// The Application as the shared record: sync and status write its status (Argo CD's shape, so `kubectl get applications`
+// shows SYNC STATUS and HEALTH STATUS), each sync adds a history entry capped by revisionHistoryLimit, concurrent writers
+// both land, a read-only user gets a warning, and an Application an Argo CD controller keeps is left alone.
+import { GitFixture } from '../unit/source/git-fixture.js';
+import { applyYaml, createTestNamespace, deleteNamespace, kubectl, kubectlOk, runPlugin } from './support/index.js';
+
+const TIMEOUT = 180_000;
+const APPS = ['shop', 'capped', 'ro', 'kept', 'back', 'auto'];
+
+function configMap(name: string, color: string): string {
+  return `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  color: ${color}\n`;
+}
+
+function deployment(name: string, image: string): string {
+  return `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ${name}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: ${name}}}
+  template:
+    metadata: {labels: {app: ${name}}}
+    spec:
+      containers: [{name: main, image: ${image}}]
+`;
+}
+
+interface AppObject {
+  metadata: { resourceVersion: string; managedFields?: { manager: string }[] };
+  spec: Record<string, unknown>;
+  status?: {
+    sync?: { status?: string; revision?: string; comparedTo?: { source?: { repoURL?: string; path?: string }; destination?: { namespace?: string } } };
+    health?: { status?: string; lastTransitionTime?: string };
+    resources?: { group: string; version: string; kind: string; namespace: string; name: string; status?: string; health?: { status: string }; requiresPruning?: boolean }[];
+    summary?: { images?: string[] };
+    operationState?: { phase: string; message: string; startedAt: string; finishedAt: string; operation: { initiatedBy: { username?: string } }; syncResult: { revision?: string; resources: { kind: string; name: string; status: string }[] } };
+    history?: { id: number; revision?: string; deployedAt: string; deployStartedAt?: string; source?: { path?: string }; initiatedBy?: { username?: string } }[];
+    reconciledAt?: string;
+    sourceType?: string;
+  };
+}
+
+describe('the Application as the shared record', () => {
+  let fx: GitFixture;
+  let ns: string;
+  let v1: string;
+  let v2: string;
+
+  const application = (name: string, extra = '') => `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: ${name}, namespace: ${ns}}
+spec:
+  source: {repoURL: ${fx.repo}, path: apps/${name}, targetRevision: main}
+  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}
+${extra}`;
+  const getApp = async (name: string) => JSON.parse(await kubectlOk(['get', 'application', name, '-n', ns, '-o', 'json'])) as AppObject;
+  const plugin = (args: string[]) => runPlugin([...args, '--app-namespace', ns]);
+
+  beforeAll(async () => {
+    fx = new GitFixture();
+    // One folder per Application, so that no two of them share an object.
+    const write = (version: string) => {
+      for (const app of APPS) {
+        fx.write(`apps/${app}/a.yaml`, configMap(app === 'shop' ? 'a' : `${app}-a`, version));
+        fx.write(`apps/${app}/web.yaml`, deployment(app === 'shop' ? 'web' : `${app}-web`, `registry.example/web:${version.slice(1)}`));
+      }
+    };
+    write('v1');
+    v1 = fx.commit('v1');
+    write('v2');
+    v2 = fx.commit('v2');
+    ns = await createTestNamespace('app-record');
+  }, TIMEOUT);
+
+  afterAll(async () => {
+    fx?.cleanup();
+    if (ns) await deleteNamespace(ns);
+  }, TIMEOUT);
+
+  test('after sync the Application has Argo CD status fields and kubectl get applications shows Synced/Healthy', async () => {
+    await applyYaml(application('shop'));
+    const before = await getApp('shop');
+    const res = await plugin(['sync', 'shop', '-o', 'json']);
+    expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: '' });
+    const app = await getApp('shop');
+    expect(app.spec).toEqual(before.spec);
+    const s = app.status!;
+    expect(s.sync).toMatchObject({ status: 'Synced', revision: v2, comparedTo: { source: { repoURL: fx.repo, path: 'apps/shop' }, destination: { namespace: ns } } });
+    expect(s.health?.status).toBe('Healthy');
+    expect(s.sourceType).toBe('Directory');
+    expect(typeof s.reconciledAt).toBe('string');
+    expect(s.summary?.images).toEqual(['registry.example/web:2']);
+    const byName = Object.fromEntries((s.resources ?? []).map((r) => [`${r.kind}/${r.name}`, r]));
+    expect(byName['ConfigMap/a']).toMatchObject({ group: '', version: 'v1', kind: 'ConfigMap', namespace: ns, name: 'a', status: 'Synced' });
+    expect(byName['Deployment/web']).toMatchObject({ group: 'apps', version: 'v1', status: 'Synced', health: { status: 'Healthy' } });
+    expect(s.operationState).toMatchObject({ phase: 'Succeeded', message: 'successfully synced (all tasks run)', syncResult: { revision: v2 } });
+    expect(s.operationState!.syncResult.resources.map((r) => `${r.kind}/${r.name}=${r.status}`).sort()).toEqual(['ConfigMap/a=Synced', 'Deployment/web=Synced']);
+    expect(Date.parse(s.operationState!.finishedAt)).toBeGreaterThanOrEqual(Date.parse(s.operationState!.startedAt));
+    expect(s.history).toHaveLength(1);
+    expect(s.history![0]).toMatchObject({ id: 0, revision: v2, source: { path: 'apps/shop' }, initiatedBy: { username: expect.any(String) as string } });
+    const managers = JSON.parse(await kubectlOk(['get', 'application', 'shop', '-n', ns, '-o', 'json', '--show-managed-fields'])) as AppObject;
+    expect(managers.metadata.managedFields?.map((m) => m.manager)).toContain('kubectl-gitops');
+    const table = await kubectlOk(['get', 'applications', 'shop', '-n', ns]);
+    expect(table).toMatch(/NAME\s+SYNC STATUS\s+HEALTH STATUS/);
+    expect(table).toMatch(/shop\s+Synced\s+Healthy/);
+  }, TIMEOUT);
+
+  test('a manual change shows OutOfSync after status; --no-record leaves the record alone', async () => {
+    await kubectlOk(['patch', 'configmap', 'a', '-n', ns, '--type', 'merge', '-p', '{"data":{"color":"by-hand"}}']);
+    const before = await getApp('shop');
+    const res = await plugin(['status', 'shop', '--no-record', '-o', 'json']);
+    expect(res.code).toBe(0);
+    expect((await getApp('shop')).metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+    const rec = await plugin(['status', 'shop', '-o', 'json']);
+    expect(rec.code).toBe(0);
+    const app = await getApp('shop');
+    expect(app.status?.sync?.status).toBe('OutOfSync');
+    expect(app.status?.resources?.find((r) => r.name === 'a')?.status).toBe('OutOfSync');
+    expect(app.status?.history).toHaveLength(1);
+    expect(await kubectlOk(['get', 'applications', 'shop', '-n', ns])).toMatch(/shop\s+OutOfSync\s+Healthy/);
+  }, TIMEOUT);
+
+  test('history grows by one per sync, capped by revisionHistoryLimit; concurrent writers both land', async () => {
+    await applyYaml(application('capped', '  revisionHistoryLimit: 3\n'));
+    for (let i = 0; i < 2; i++) expect((await plugin(['sync', 'capped', '-o', 'kv'])).code).toBe(0);
+    expect((await getApp('capped')).status?.history?.map((h) => h.id)).toEqual([0, 1]);
+    // Two processes at once: their writes conflict on resourceVersion and are tried again; both entries land.
+    const [a, b] = await Promise.all([plugin(['sync', 'capped', '-o', 'kv']), plugin(['sync', 'capped', '-o', 'kv'])]);
+    expect([a.code, b.code]).toEqual([0, 0]);
+    expect(a.stderr + b.stderr).toBe('');
+    const h = (await getApp('capped')).status?.history ?? [];
+    expect(h.map((e) => e.id)).toEqual([1, 2, 3]);
+    expect(h.every((e) => e.revision === v2)).toBe(true);
+  }, TIMEOUT);
+
+  test('a user who may not update Applications gets a warning and the sync result unchanged', async () => {
+    await applyYaml(application('ro'));
+    const sa = 'app-reader';
+    await applyYaml(`apiVersion: v1
+kind: ServiceAccount
+metadata: {name: ${sa}, namespace: ${ns}}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: ${ns}-read}
+rules: [{apiGroups: ['*'], resources: ['*'], verbs: [get, list, watch]}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: ${ns}-read}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: ${ns}-read}
+subjects: [{kind: ServiceAccount, name: ${sa}, namespace: ${ns}}]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: writer, namespace: ${ns}}
+rules:
+- {apiGroups: [''], resources: [configmaps], verbs: [create, patch]}
+- {apiGroups: [apps], resources: [deployments], verbs: [create, patch]}
+- {apiGroups: [authorization.k8s.io], resources: [selfsubjectaccessreviews], verbs: [create]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: writer, namespace: ${ns}}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: writer}
+subjects: [{kind: ServiceAccount, name: ${sa}, namespace: ${ns}}]
+`);
+    const before = await getApp('ro');
+    const res = await plugin(['sync', 'ro', '-o', 'json', '--as', `system:serviceaccount:${ns}:${sa}`]);
+    expect(res.code).toBe(0);
+    expect(JSON.parse(res.stdout)).toMatchObject({ app: 'ro', failures: [], conflicts: [] });
+    expect(res.stderr).toMatch(/^warning: not allowed to update Application \S+\/ro, so its status was not recorded/m);
+    expect((await getApp('ro')).metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+  }, TIMEOUT);
+
+  test('an Application an Argo CD controller wrote recently is not written, said once', async () => {
+    await applyYaml(application('kept'));
+    const now = new Date().toISOString();
+    await kubectlOk(['patch', 'application', 'kept', '-n', ns, '--type', 'merge', '--field-manager', 'argocd-application-controller', '-p', JSON.stringify({ status: { reconciledAt: now, sync: { status: 'Synced' } } })]);
+    const before = await getApp('kept');
+    const res = await plugin(['sync', 'kept', '-o', 'kv']);
+    expect(res.code).toBe(0);
+    const lines = res.stderr.split('\n').filter((l) => l.includes('kept by an Argo CD controller'));
+    expect(lines).toHaveLength(1);
+    expect((await getApp('kept')).metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+  }, TIMEOUT);
+});
