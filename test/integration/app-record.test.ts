@@ -1,8 +1,9 @@
 // The Application as the shared record: sync and status write its status (Argo CD's shape, so `kubectl get applications`
 // shows SYNC STATUS and HEALTH STATUS), each sync adds a history entry capped by revisionHistoryLimit, concurrent writers
 // both land, a read-only user gets a warning, and an Application an Argo CD controller keeps is left alone.
+import { spawn } from 'node:child_process';
 import { GitFixture } from '../unit/source/git-fixture.js';
-import { applyYaml, createTestNamespace, deleteNamespace, kubectl, kubectlOk, runPlugin } from './support/index.js';
+import { applyYaml, childEnv, createTestNamespace, deleteNamespace, kubectlOk, pluginPath, runPlugin, waitFor } from './support/index.js';
 
 const TIMEOUT = 180_000;
 const APPS = ['shop', 'capped', 'ro', 'kept', 'back', 'auto'];
@@ -184,5 +185,28 @@ subjects: [{kind: ServiceAccount, name: ${sa}, namespace: ${ns}}]
     const lines = res.stderr.split('\n').filter((l) => l.includes('kept by an Argo CD controller'));
     expect(lines).toHaveLength(1);
     expect((await getApp('kept')).metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+  }, TIMEOUT);
+
+  test('sync --watch records each round: the automated sync with its history entry, then the drift it sees', async () => {
+    await applyYaml(application('auto', '  syncPolicy: {automated: {prune: true}}\n'));
+    const child = spawn(pluginPath, ['sync', 'auto', '--app-namespace', ns, '--watch', '--interval', '2s', '-o', 'json'], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    try {
+      const synced = await waitFor(async () => {
+        const s = (await getApp('auto')).status;
+        return s?.history?.length === 1 && s.sync?.status === 'Synced' ? s : undefined;
+      }, { timeoutMs: 60_000, intervalMs: 500, what: 'the watch loop to record its first sync' });
+      expect(synced.operationState).toMatchObject({ phase: 'Succeeded', operation: { initiatedBy: { automated: true } }, syncResult: { revision: v2 } });
+      expect(synced.history![0]).toMatchObject({ id: 0, revision: v2, initiatedBy: { automated: true } });
+      // No selfHeal: the loop leaves the drift alone and records it.
+      await kubectlOk(['patch', 'configmap', 'auto-a', '-n', ns, '--type', 'merge', '-p', '{"data":{"color":"by-hand"}}']);
+      await waitFor(async () => ((await getApp('auto')).status?.sync?.status === 'OutOfSync' ? true : undefined), { timeoutMs: 60_000, intervalMs: 500, what: 'the drift to be recorded' });
+      expect((await getApp('auto')).status?.history).toHaveLength(1);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    }
+    expect(err).toBe('');
   }, TIMEOUT);
 });

@@ -4,12 +4,8 @@ import { buildStatusReport } from '../../../src/health/report.js';
 import { parseApplication } from '../../../src/app/application.js';
 import type { KubeObject } from '../../../src/model/object.js';
 
-const APP: KubeObject = {
-  apiVersion: 'argoproj.io/v1alpha1',
-  kind: 'Application',
-  metadata: { name: 'shop', namespace: 'argocd', resourceVersion: '5' },
-  spec: { source: { repoURL: 'https://git.example/shop.git', path: 'apps/shop', targetRevision: 'main' }, destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' } },
-};
+const SPEC = { source: { repoURL: 'https://git.example/shop.git', path: 'apps/shop', targetRevision: 'main' }, destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' } };
+const APP: KubeObject = { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name: 'shop', namespace: 'argocd', resourceVersion: '5' }, spec: SPEC };
 
 const cm = (name: string, data: Record<string, string>): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'shop' }, data });
 
@@ -45,7 +41,7 @@ const op = (over: Partial<SyncOperation> = {}): SyncOperation => ({
 describe('comparedStatus', () => {
   test('sync, health, resources, summary and sourceType in Argo CD shape', () => {
     const s = comparedStatus(APP, compared(), '2026-12-01T10:00:00Z');
-    expect(s.sync).toEqual({ status: 'OutOfSync', revision: 'abc123', comparedTo: { source: APP.spec!.source, destination: APP.spec!.destination } });
+    expect(s.sync).toEqual({ status: 'OutOfSync', revision: 'abc123', comparedTo: { source: SPEC.source, destination: SPEC.destination } });
     expect(s.health).toEqual({ status: 'Healthy', lastTransitionTime: '2026-12-01T10:00:00Z' });
     expect(s.resources).toEqual([
       { group: '', version: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'a', status: 'Synced' },
@@ -75,13 +71,13 @@ describe('nextStatus', () => {
       phase: 'Succeeded',
       message: 'successfully synced (all tasks run)',
       operation: { sync: { revision: 'abc123', prune: false }, initiatedBy: { username: 'alice' } },
-      syncResult: { revision: 'abc123', source: APP.spec!.source, resources: [{ kind: 'ConfigMap', name: 'a', status: 'Synced' }] },
+      syncResult: { revision: 'abc123', source: SPEC.source, resources: [{ kind: 'ConfigMap', name: 'a', status: 'Synced' }] },
       startedAt: '2026-12-01T10:00:00.000Z',
       finishedAt: '2026-12-01T10:00:05.000Z',
     });
     expect(s.history).toEqual([
       { id: 4, revision: 'old', deployedAt: '2026-11-01T00:00:00Z' },
-      { id: 5, revision: 'abc123', deployedAt: '2026-12-01T10:00:05.000Z', deployStartedAt: '2026-12-01T10:00:00.000Z', source: APP.spec!.source, initiatedBy: { username: 'alice' } },
+      { id: 5, revision: 'abc123', deployedAt: '2026-12-01T10:00:05.000Z', deployStartedAt: '2026-12-01T10:00:00.000Z', source: SPEC.source, initiatedBy: { username: 'alice' } },
     ]);
     expect(app.status.history).toHaveLength(1);
   });
@@ -89,7 +85,7 @@ describe('nextStatus', () => {
   test('a failed or partial sync records its operation but no history; spec.sources gives revisions and sources', () => {
     expect(nextStatus(APP, { sync: op({ phase: 'Failed', message: 'boom' }), now: 'x' }).history).toBeUndefined();
     expect(nextStatus(APP, { sync: op({ partial: true }), now: 'x' }).history).toBeUndefined();
-    const multi = { ...APP, spec: { ...APP.spec, source: undefined, sources: [{ repoURL: 'r', path: 'p' }] } } as unknown as KubeObject;
+    const multi = { ...APP, spec: { ...SPEC, source: undefined, sources: [{ repoURL: 'r', path: 'p' }] } } as unknown as KubeObject;
     const s = nextStatus(multi, { sync: op(), now: 'x' });
     expect(s.history).toEqual([expect.objectContaining({ id: 0, revisions: ['abc123'], sources: [{ repoURL: 'r', path: 'p' }] })]);
   });
@@ -110,7 +106,7 @@ describe('history', () => {
 
   test('revisionHistoryLimit, default 10', () => {
     expect(historyLimit(APP)).toBe(10);
-    expect(historyLimit({ ...APP, spec: { ...APP.spec, revisionHistoryLimit: 2 } })).toBe(2);
+    expect(historyLimit({ ...APP, spec: { ...SPEC, revisionHistoryLimit: 2 } })).toBe(2);
   });
 });
 
