@@ -76,7 +76,7 @@ export function clusterOptions<T>(y: Argv<T>) {
     .option('cluster', s('The kubeconfig cluster to use (instead of the context\'s)'))
     .option('user', s('The kubeconfig user to use (instead of the context\'s)'))
     .option('namespace', { ...s('Namespace for objects that declare none (overrides the destination namespace)'), alias: 'n' })
-    .option('all-namespaces', { type: 'boolean', alias: 'A', describe: 'Not for these commands: each acts on one Application (an error)' })
+    .option('all-namespaces', { type: 'boolean', alias: 'A', describe: 'list, status: the Applications in every namespace (the other commands act on one Application: an error)' })
     .option('server', { ...s('The address of the API server'), alias: 's' })
     .option('token', s('Bearer token for the API server'))
     .option('as', s('User to impersonate'))

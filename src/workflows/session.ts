@@ -170,3 +170,22 @@ async function readClusterSecrets(gw: KubeGateway, namespace: string, warnings: 
     return [];
   }
 }
+
+/**
+ * Runs `fn` with a gateway to the selected context's cluster (--context, else the current context): for commands that
+ * read Applications themselves (history, list) and never act on a destination.
+ */
+export async function withControlPlane<T>(ctx: CommandContext, what: string, fn: (gw: KubeGateway, user: string | undefined) => Promise<T>): Promise<T> {
+  const { readMergedKubeconfig, selectContext } = await import('../kube/kubeconfig.js');
+  const { connectContext } = await import('../kube/connect.js');
+  const merged = await readMergedKubeconfig({ kubeconfig: ctx.opts.kubeconfig, env: ctx.io.env });
+  const selected = selectContext(merged, ctx.opts.context);
+  const started = Date.now();
+  const gw = await connectContext(selected, ctx.opts, ctx.io.env, (line) => ctx.io.err(line));
+  try {
+    return await fn(gw, ctx.opts.overrides?.as ?? ctx.opts.overrides?.user ?? selected.user?.name);
+  } finally {
+    if (ctx.opts.verbose) ctx.io.err(`${what}: ${gw.stats().requests} API requests, ${gw.stats().retries} retried, in ${Date.now() - started} ms\n`);
+    gw.close();
+  }
+}

@@ -209,4 +209,86 @@ subjects: [{kind: ServiceAccount, name: ${sa}, namespace: ${ns}}]
     }
     expect(err).toBe('');
   }, TIMEOUT);
+
+  test('history in every output mode; rollback returns to the previous revision (checked on the cluster), recorded as its own entry', async () => {
+    await applyYaml(application('back').replace('targetRevision: main', `targetRevision: ${v1}`));
+    expect((await plugin(['sync', 'back', '-o', 'kv'])).code).toBe(0);
+    await kubectlOk(['patch', 'application', 'back', '-n', ns, '--type', 'merge', '-p', '{"spec":{"source":{"targetRevision":"main"}}}']);
+    expect((await plugin(['sync', 'back', '-o', 'kv'])).code).toBe(0);
+    const color = async () => JSON.parse(await kubectlOk(['get', 'configmap', 'back-a', '-n', ns, '-o', 'json'])).data.color as string;
+    expect(await color()).toBe('v2');
+
+    const json = JSON.parse((await plugin(['history', 'back', '-o', 'json'])).stdout) as { limit: number; entries: { id: number; revision: string; source: { targetRevision: string } }[] };
+    expect(json.limit).toBe(10);
+    expect(json.entries.map((e) => [e.id, e.revision, e.source.targetRevision])).toEqual([[0, v1, v1], [1, v2, 'main']]);
+    const table = await plugin(['history', 'back']);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^ID\s+DATE\s+REVISION\s+SOURCE\s+INITIATED BY\n0\s+\S+\s+[0-9a-f]{40}\s+\S+ apps\/back@[0-9a-f]{40}\s+\S+\n1\s+/);
+    const kv = await plugin(['history', 'back', '-o', 'kv']);
+    expect(kv.stdout).toContain(`HISTORY=1 `);
+    expect(kv.stdout).toMatch(new RegExp(`^HISTORY=0 \\S+ ${v1} \\S+$`, 'm'));
+    const yaml = (await plugin(['history', 'back', '-o', 'yaml'])).stdout;
+    expect(yaml).toMatch(/^entries:\n {2}- /m);
+    expect(yaml).toMatch(/^ {4}id: 1$/m);
+    expect((await plugin(['history', 'back', '-o', 'env'])).stdout).toMatch(/^HISTORY_LIMIT='10'$/m);
+
+    const dry = await plugin(['rollback', 'back', '--dry-run', '-o', 'json']);
+    expect(dry.code).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true, revision: v1 });
+    expect(await color()).toBe('v2');
+    expect((await getApp('back')).status?.history).toHaveLength(2);
+
+    const res = await plugin(['rollback', 'back', '-o', 'json']);
+    expect(res.code).toBe(0);
+    expect(res.stderr).toContain('rolled back Application');
+    expect(JSON.parse(res.stdout)).toMatchObject({ dryRun: false, revision: v1, failures: [] });
+    expect(await color()).toBe('v1');
+    const app = await getApp('back');
+    expect(app.spec).toMatchObject({ source: { targetRevision: 'main' } });
+    expect(app.status?.history?.map((h) => [h.id, h.revision])).toEqual([[0, v1], [1, v2], [2, v1]]);
+    // The Application still says main: compared with it, the rolled-back app is OutOfSync, as Argo CD shows it.
+    expect(app.status?.sync?.status).toBe('OutOfSync');
+
+    expect((await plugin(['rollback', 'back', '7'])).code).toBe(2);
+    const auto = await plugin(['rollback', 'auto', '0']);
+    expect(auto.code).toBe(4);
+    expect(auto.stderr).toContain('rollback cannot be initiated when auto-sync is enabled');
+  }, TIMEOUT);
+
+  test('list shows every app of two namespaces, compared live; -A with -l, status -A, kv', async () => {
+    const ns2 = await createTestNamespace('app-record-list');
+    try {
+      const label = `list-${ns}`;
+      await applyYaml(application('other').replace(`namespace: ${ns}}`, `namespace: ${ns2}, labels: {kgitops-list: ${label}}}`).replace('path: apps/other', 'path: apps/shop').replace(`namespace: ${ns}}\n`, `namespace: ${ns2}}\n`));
+      await kubectlOk(['label', 'application', 'shop', '-n', ns, `kgitops-list=${label}`]);
+      type Row = { name: string; namespace: string; project: string; sync: string; health: string; revision?: string; destination: { namespace?: string }; lastSync?: string; error?: string };
+      const one = await plugin(['list', '-o', 'json']);
+      expect(one.code).toBe(0);
+      const rows = (JSON.parse(one.stdout) as { apps: Row[] }).apps;
+      expect(rows.map((r) => r.name)).toEqual(['auto', 'back', 'capped', 'kept', 'ro', 'shop']);
+      const shop = rows.find((r) => r.name === 'shop')!;
+      // Computed live: the hand-made change of an earlier test, never synced away.
+      expect(shop).toMatchObject({ namespace: ns, project: 'default', sync: 'OutOfSync', health: 'Healthy', revision: v2, destination: { namespace: ns } });
+      expect(typeof shop.lastSync).toBe('string');
+      expect(rows.find((r) => r.name === 'capped')).toMatchObject({ sync: 'Synced', health: 'Healthy' });
+      expect(rows.every((r) => r.error === undefined)).toBe(true);
+
+      const both = await runPlugin(['list', '-A', '-l', `kgitops-list=${label}`, '-o', 'json']);
+      expect(both.code).toBe(0);
+      const selected = (JSON.parse(both.stdout) as { apps: Row[] }).apps;
+      expect(selected.map((r) => [r.namespace, r.name, r.sync, r.health]).sort()).toEqual([[ns, 'shop', 'OutOfSync', 'Healthy'], [ns2, 'other', 'OutOfSync', 'Missing']].sort());
+      const all = await runPlugin(['status', '-A', '-o', 'json']);
+      expect(all.code).toBe(0);
+      const names = (JSON.parse(all.stdout) as { apps: Row[] }).apps.map((r) => `${r.namespace}/${r.name}`);
+      expect(names).toEqual(expect.arrayContaining([`${ns}/shop`, `${ns2}/other`, `${ns}/back`]));
+      const table = await runPlugin(['list', '-A', '-l', `kgitops-list=${label}`]);
+      expect(table.stdout).toMatch(/^NAME\s+NAMESPACE\s+PROJECT\s+SYNC\s+HEALTH\s+REVISION\s+DESTINATION\s+LAST SYNC\n/);
+      expect(table.stdout).toMatch(new RegExp(`^other\\s+${ns2}\\s+default\\s+OutOfSync\\s+Missing\\s+${v2.slice(0, 7)}\\s+https://kubernetes.default.svc ${ns2}\\s+-$`, 'm'));
+      const kv = await runPlugin(['list', '-A', '-l', `kgitops-list=${label}`, '-o', 'kv']);
+      expect(kv.stdout).toContain(`APP=${ns}/shop OutOfSync Healthy ${v2} `);
+      expect(kv.stdout).toMatch(/^APPS=2$/m);
+    } finally {
+      await deleteNamespace(ns2);
+    }
+  }, TIMEOUT);
 });

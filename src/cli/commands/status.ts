@@ -1,7 +1,7 @@
 // `kubectl gitops status`: sync status and health as two axes, with the reason.
 import type { GitopsCommand } from '../command.js';
 import { appSourceOptions, recordOption } from '../options.js';
-import { ExitCode, RefusedError } from '../exit-codes.js';
+import { ExitCode, InputError, RefusedError } from '../exit-codes.js';
 import { parseDuration } from '../duration.js';
 import type { StatusReport } from '../../health/report.js';
 import type { StatusResult } from '../../workflows/status.js';
@@ -14,7 +14,8 @@ function summary(r: StatusReport, reason: string): string {
 
 export const statusCommand: GitopsCommand = {
   command: 'status [app]',
-  describe: 'Show sync status and health per resource and for the app, with the most specific reason',
+  describe: 'Show sync status and health per resource and for the app, with the most specific reason (-A: every Application, as list)',
+  allNamespaces: true,
   builder: (y) =>
     recordOption(appSourceOptions(y))
       .option('tree', { type: 'boolean', default: false, describe: 'Draw the live resource tree with health' })
@@ -23,6 +24,14 @@ export const statusCommand: GitopsCommand = {
       .example('kubectl gitops status shop -o kv', 'SYNC=, HEALTH=, REASON=, PRUNE=, ALLOW_EMPTY= lines')
       .example('kubectl gitops status shop --wait --timeout 2m', 'Block until Synced and Healthy (for CI)'),
   async run(args, ctx) {
+    if (args.allNamespaces === true) {
+      // Every Application in every namespace, one row each: the list command's report.
+      if (args.app !== undefined || args.appFile !== undefined || args.wait === true || args.tree === true) throw new InputError('-A/--all-namespaces lists every Application: it does not go with APP, -f, --wait or --tree');
+      const { runList } = await import('../../workflows/list.js');
+      const { renderList } = await import('../../render/list.js');
+      ctx.io.out(renderList(await runList(ctx, { allNamespaces: true }), ctx.opts.output, ctx.paint));
+      return ExitCode.Ok;
+    }
     const timeoutMs = parseDuration(typeof args.timeout === 'string' ? args.timeout : '5m', '--timeout');
     const { withAppTarget } = await import('../../workflows/session.js');
     const { appStateArgs } = await import('../../workflows/app-state.js');
