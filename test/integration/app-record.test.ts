@@ -291,4 +291,23 @@ subjects: [{kind: ServiceAccount, name: ${sa}, namespace: ${ns}}]
       await deleteNamespace(ns2);
     }
   }, TIMEOUT);
+
+  test('sync --all -l syncs the labelled Applications in turn, recorded, with one summary', async () => {
+    const label = `all-${ns}`;
+    for (const name of ['back', 'capped']) await kubectlOk(['label', 'application', name, '-n', ns, `kgitops-all=${label}`]);
+    const res = await plugin(['sync', '--all', '-l', `kgitops-all=${label}`, '-o', 'json']);
+    expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: '' });
+    const report = JSON.parse(res.stdout) as { dryRun: boolean; apps: { name: string; namespace: string; exitCode: number; report?: { revision?: string } }[] };
+    expect(report.apps.map((a) => [a.namespace, a.name, a.exitCode, a.report?.revision])).toEqual([[ns, 'back', 0, v2], [ns, 'capped', 0, v2]]);
+    // back was rolled back to v1: --all syncs it as it declares itself (main).
+    expect(JSON.parse(await kubectlOk(['get', 'configmap', 'back-a', '-n', ns, '-o', 'json'])).data.color).toBe('v2');
+    expect((await getApp('back')).status?.history?.map((h) => h.id)).toEqual([0, 1, 2, 3]);
+    expect((await getApp('capped')).status?.history?.map((h) => h.id)).toEqual([2, 3, 4]);
+    const table = await plugin(['sync', '--all', '-l', `kgitops-all=${label}`, '--dry-run']);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/^NAME\s+NAMESPACE\s+RESULT\s+APPLIED\s+PRUNED\s+REVISION\s+MESSAGE\n/);
+    expect(table.stdout).toMatch(/^2 Applications: 2 planned$/m);
+    expect((await plugin(['sync', '--all', 'shop'])).code).toBe(2);
+    expect((await plugin(['sync', 'shop', '-A'])).code).toBe(2);
+  }, TIMEOUT);
 });
