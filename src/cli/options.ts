@@ -168,3 +168,11 @@ export function appSourceOptions<T>(y: Argv<T>) {
 export function recordOption<T>(y: Argv<T>) {
   return y.option('record', { type: 'boolean', default: true, describe: "Write the result into the Application's status and history, as Argo CD's controller does (--no-record: leave it)" });
 }
+
+/**
+ * Whether a command records its result in the Application: not with --no-record, and not with --desired (the
+ * comparison is then against local files, not the Application's source, and would mislead whoever reads the status).
+ */
+export function recording(args: Record<string, unknown>): boolean {
+  return args.record !== false && args.desired === undefined;
+}

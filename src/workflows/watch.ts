@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { CommandContext } from '../cli/context.js';
 import { parseDuration } from '../cli/duration.js';
+import { recording } from '../cli/options.js';
 import { ExitCode, InputError, RefusedError } from '../cli/exit-codes.js';
 import type { Application } from '../app/types.js';
 import { diffObject, type ObjectDiff } from '../diff/index.js';
@@ -111,7 +112,7 @@ export async function runWatch(args: Record<string, unknown>, ctx: CommandContex
   if (deps.gateway) return watchWith(args, ctx, deps, flags);
   const { withAppTarget } = await import('./session.js');
   return withAppTarget(ctx, 'watch', appStateArgs(args), (s) =>
-    watchWith(args, ctx, { ...deps, gateway: s.gateway, controlPlane: s.controlPlane, application: s.application, target: s.target, closeGateway: false, ...(s.appRef && args.record !== false ? { appRef: s.appRef } : {}) }, flags),
+    watchWith(args, ctx, { ...deps, gateway: s.gateway, controlPlane: s.controlPlane, application: s.application, target: s.target, closeGateway: false, ...(s.appRef && recording(args) ? { appRef: s.appRef } : {}) }, flags),
   );
 }
 

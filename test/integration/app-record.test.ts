@@ -107,11 +107,14 @@ ${extra}`;
     expect(table).toMatch(/shop\s+Synced\s+Healthy/);
   }, TIMEOUT);
 
-  test('a manual change shows OutOfSync after status; --no-record leaves the record alone', async () => {
+  test('a manual change shows OutOfSync after status; --no-record and --desired leave the record alone', async () => {
     await kubectlOk(['patch', 'configmap', 'a', '-n', ns, '--type', 'merge', '-p', '{"data":{"color":"by-hand"}}']);
     const before = await getApp('shop');
     const res = await plugin(['status', 'shop', '--no-record', '-o', 'json']);
     expect(res.code).toBe(0);
+    expect((await getApp('shop')).metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+    // Compared with local files (--desired), not with the Application's source: nothing is recorded either.
+    expect((await plugin(['status', 'shop', '--desired', `${fx.repo}/apps/shop`, '-o', 'json'])).code).toBe(0);
     expect((await getApp('shop')).metadata.resourceVersion).toBe(before.metadata.resourceVersion);
     const rec = await plugin(['status', 'shop', '-o', 'json']);
     expect(rec.code).toBe(0);

@@ -1,6 +1,6 @@
 // `kubectl gitops status`: sync status and health as two axes, with the reason.
 import type { GitopsCommand } from '../command.js';
-import { appSourceOptions, recordOption } from '../options.js';
+import { appSourceOptions, recording, recordOption } from '../options.js';
 import { ExitCode, InputError, RefusedError } from '../exit-codes.js';
 import { parseDuration } from '../duration.js';
 import type { StatusReport } from '../../health/report.js';
@@ -43,7 +43,7 @@ export const statusCommand: GitopsCommand = {
       const produce = () => runStatus(appStateArgs(args), deps);
       const render = (r: StatusReport) => renderStatus(r, { output: ctx.opts.output, tree: args.tree === true, paint: ctx.paint });
       const record = async (r: StatusResult) => {
-        const notice = recordNotice(await recordStatus(session, { ...(r.compared ? { compared: r.compared } : {}), warnings: r.warnings, record: args.record !== false }));
+        const notice = recordNotice(await recordStatus(session, { ...(r.compared ? { compared: r.compared } : {}), warnings: r.warnings, record: recording(args) }));
         if (notice !== undefined) ctx.io.err(`warning: ${notice}\n`);
       };
       if (args.wait !== true) {

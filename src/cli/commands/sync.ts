@@ -1,7 +1,7 @@
 // `kubectl gitops sync`: server-side apply the desired state in Argo CD's order, then prune safely.
 import type { GitopsCommand } from '../command.js';
 import type { CommandContext } from '../context.js';
-import { appSourceOptions, recordOption } from '../options.js';
+import { appSourceOptions, recording, recordOption } from '../options.js';
 import { InputError, type ExitCode } from '../exit-codes.js';
 import { UsageError } from '../argv.js';
 import { parseDuration } from '../duration.js';
@@ -75,7 +75,7 @@ export const syncCommand: GitopsCommand = {
         progress?.update('recording the status');
         const recorded = await recordSync(
           session,
-          { report, startedAtMs: started, partial: resources.length > 0 || selector !== undefined, record: args.record !== false },
+          { report, startedAtMs: started, partial: resources.length > 0 || selector !== undefined, record: recording(args) },
           async (revision) => runStatus({ ...req, ...(revision !== undefined && req.desired === undefined ? { revision } : {}) }, deps),
         );
         progress?.clear();
