@@ -216,6 +216,8 @@ export class FakeGateway implements KubeGateway {
 
   async create(type: ResourceType, obj: KubeObject, opts: WriteOptions): Promise<KubeObject> {
     return this.write('CREATE', type, obj, opts);
+  }
+
   async update(type: ResourceType, obj: KubeObject, opts: UpdateOptions): Promise<KubeObject> {
     const ns = type.namespaced ? (obj.metadata.namespace ?? '') : '';
     this.calls.push(`UPDATE ${type.kind} ${ns}/${obj.metadata.name ?? ''}`);

@@ -3,6 +3,8 @@
 import type { CommandContext } from '../cli/context.js';
 import { InputError } from '../cli/exit-codes.js';
 import type { KubeGateway } from '../kube/gateway.js';
+import type { AppStateArgs } from './app-state.js';
+import type { TargetSession } from './session.js';
 import { isPlainObject, type JsonObject, type KubeObject } from '../model/object.js';
 
 export const LIST_SCHEMA_VERSION = 1;
@@ -80,11 +82,27 @@ export async function listApplications(gw: KubeGateway, namespace: string | unde
  * cannot be compared is listed Unknown with the reason rather than failing the list.
  */
 export async function runList(ctx: CommandContext, req: { allNamespaces: boolean; selector?: string; concurrency?: number }): Promise<ListReport> {
-  const { withAppTarget, withControlPlane } = await import('./session.js');
-  const { runStatus } = await import('./status.js');
-  const { appStateArgs } = await import('./app-state.js');
+  const { GatewayPool, withAppTarget, withControlPlane } = await import('./session.js');
   const namespace = req.allNamespaces ? undefined : ctx.opts.appNamespace;
   const apps = await withControlPlane(ctx, 'list', (gw) => listApplications(gw, namespace, req.selector));
+  // One connection per cluster for all the apps, and the cluster-scoped reads of their scans made once.
+  const pool = new GatewayPool(ctx);
+  try {
+    return await listRows(ctx, apps, req, namespace, (appCtx, args, fn) => withAppTarget(appCtx, 'list', args, fn, pool));
+  } finally {
+    pool.close();
+  }
+}
+
+async function listRows(
+  ctx: CommandContext,
+  apps: readonly KubeObject[],
+  req: { selector?: string; concurrency?: number },
+  namespace: string | undefined,
+  inSession: <T>(appCtx: CommandContext, args: AppStateArgs, fn: (session: TargetSession) => Promise<T>) => Promise<T>,
+): Promise<ListReport> {
+  const { runStatus } = await import('./status.js');
+  const { appStateArgs } = await import('./app-state.js');
   const rows = await mapBounded(apps, req.concurrency ?? LIST_CONCURRENCY, async (o): Promise<ListedApp> => {
     const name = o.metadata.name ?? '';
     const ns = o.metadata.namespace ?? '';
@@ -97,7 +115,7 @@ export async function runList(ctx: CommandContext, req: { allNamespaces: boolean
     const appCtx: CommandContext = { ...ctx, opts: { ...ctx.opts, appNamespace: ns, verbose: false } };
     try {
       const args = appStateArgs({ app: name });
-      return await withAppTarget(appCtx, 'list', args, async (session) => {
+      return await inSession(appCtx, args, async (session) => {
         const r = await runStatus(args, { io: ctx.io, opts: appCtx.opts, ...session });
         return {
           ...base,

@@ -9,6 +9,9 @@ import type { Application } from '../app/types.js';
 import { InputError, RefusedError } from '../cli/exit-codes.js';
 import { manifestPathError } from '../manifest/index.js';
 import type { KubeGateway } from '../kube/gateway.js';
+import type { MergedKubeconfig } from '../kube/kubeconfig.js';
+import type { GlobalOptions } from '../cli/options.js';
+import { SharedReads } from '../kube/shared-reads.js';
 import { CONTROL_PLANE_NAMESPACE, SECRET_TYPE } from '../model/keys.js';
 import { KubeApiError } from '../kube/errors.js';
 import type { AppStateArgs, AppTarget } from './app-state.js';
@@ -56,11 +59,13 @@ export interface TargetSession {
  * that names no context, several, or another cluster than an explicit --context is a refusal (exit 4) before any
  * request reaches a cluster it could change. Both connections are closed afterwards; -v reports their requests.
  */
-export async function withAppTarget<T>(ctx: CommandContext, what: string, args: AppStateArgs, fn: (session: TargetSession) => Promise<T>): Promise<T> {
+export async function withAppTarget<T>(ctx: CommandContext, what: string, args: AppStateArgs, fn: (session: TargetSession) => Promise<T>, pool?: GatewayPool): Promise<T> {
   await checkLocalSources(args);
   const { readMergedKubeconfig, selectContext, contextsOf } = await import('../kube/kubeconfig.js');
-  const { connectContext, connectSelected } = await import('../kube/connect.js');
-  const merged = await readMergedKubeconfig({ kubeconfig: ctx.opts.kubeconfig, env: ctx.io.env });
+  const connect = await import('../kube/connect.js');
+  const connectContext = pool ? pool.connect : connect.connectContext;
+  const { connectSelected } = connect;
+  const merged = pool ? await pool.kubeconfig() : await readMergedKubeconfig({ kubeconfig: ctx.opts.kubeconfig, env: ctx.io.env });
   const explicitContext = ctx.opts.context !== undefined && ctx.opts.context !== '';
   // --server (or --cluster) builds a context as kubectl does: the selected one with that server, or one of the flags
   // alone when there is no kubeconfig or no current context.
@@ -144,6 +149,36 @@ export async function withAppTarget<T>(ctx: CommandContext, what: string, args: 
       ctx.io.err(`${what}: ${s.requests} API requests, ${s.retries} retried, in ${Date.now() - started} ms\n`);
     }
     for (const g of gateways) g.close();
+  }
+}
+
+/**
+ * Connections kept open across the sessions of one command over many Applications (`list`): one per context, shared
+ * (with cluster-scoped reads made once: kube/shared-reads.ts), and the kubeconfig read once; `close()` ends them.
+ */
+export class GatewayPool {
+  private readonly open = new Map<string, Promise<SharedReads>>();
+  private merged: Promise<MergedKubeconfig> | undefined;
+
+  constructor(private readonly ctx: CommandContext) {}
+
+  kubeconfig(): Promise<MergedKubeconfig> {
+    this.merged ??= import('../kube/kubeconfig.js').then((k) => k.readMergedKubeconfig({ kubeconfig: this.ctx.opts.kubeconfig, env: this.ctx.io.env }));
+    return this.merged;
+  }
+
+  readonly connect = async (selected: SelectedContext, opts: GlobalOptions, env: Record<string, string | undefined>, log: (line: string) => void): Promise<KubeGateway> => {
+    let g = this.open.get(selected.name);
+    if (!g) {
+      g = import('../kube/connect.js').then(async ({ connectContext }) => new SharedReads(await connectContext(selected, opts, env, log)));
+      this.open.set(selected.name, g);
+      g.catch(() => this.open.delete(selected.name));
+    }
+    return g;
+  };
+
+  close(): void {
+    for (const g of this.open.values()) void g.then((x) => x.closeInner(), () => undefined);
   }
 }
 
