@@ -313,4 +313,16 @@ subjects: [{kind: ServiceAccount, name: ${sa}, namespace: ${ns}}]
     expect((await plugin(['sync', '--all', 'shop'])).code).toBe(2);
     expect((await plugin(['sync', 'shop', '-A'])).code).toBe(2);
   }, TIMEOUT);
+
+  test('sync --revision records the revision it deployed in the history, and the comparison against the Application\'s own targetRevision', async () => {
+    // --force-conflicts: data.color of `a` was set by hand (kubectl patch) in an earlier test.
+    const res = await plugin(['sync', 'shop', '--revision', v1, '--force-conflicts', '-o', 'kv']);
+    expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(await kubectlOk(['get', 'configmap', 'a', '-n', ns, '-o', 'json'])).data.color).toBe('v1');
+    const s = (await getApp('shop')).status!;
+    expect(s.history?.[s.history.length - 1]).toMatchObject({ revision: v1 });
+    expect(s.operationState).toMatchObject({ phase: 'Succeeded', syncResult: { revision: v1 } });
+    // The Application says main (v2): compared with it, the app is OutOfSync, as Argo CD's next refresh says.
+    expect(s.sync).toMatchObject({ status: 'OutOfSync', revision: v2 });
+  }, TIMEOUT);
 });

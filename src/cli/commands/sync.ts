@@ -76,7 +76,12 @@ export const syncCommand: GitopsCommand = {
         const recorded = await recordSync(
           session,
           { report, startedAtMs: started, partial: resources.length > 0 || selector !== undefined, record: recording(args) },
-          async (revision) => runStatus({ ...req, ...(revision !== undefined && req.desired === undefined ? { revision } : {}) }, deps),
+          // Compared as the Application declares itself (as Argo CD's next refresh): at the commit the sync used when that
+          // is its targetRevision's, else (--revision) at its targetRevision again.
+          async (revision) => {
+            const { revision: _given, ...own } = req;
+            return runStatus({ ...own, ...(revision !== undefined && req.revision === undefined ? { revision } : {}) }, deps);
+          },
         );
         progress?.clear();
         for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
