@@ -74,6 +74,13 @@ function stepStatus(outcome: string): string {
   return 'SyncFailed';
 }
 
+/** kubectl's words for an apply, as Argo CD shows them (`deployment.apps/web configured`). */
+function applyMessage(s: SyncReport['steps'][number]): string {
+  const what = `${s.kind.toLowerCase()}${s.group ? `.${s.group}` : ''}/${s.name}`;
+  const verb = s.outcome === 'applied' ? (s.action === 'create' ? 'created' : 'configured') : s.outcome === 'skipped' ? 'unchanged' : s.outcome;
+  return `${what} ${verb}`;
+}
+
 /** The sync operation a (not dry-run) sync report stands for, in Argo CD's terms. */
 export function syncOperationOf(
   r: SyncReport,
@@ -82,7 +89,7 @@ export function syncOperationOf(
   const v = (k: { group: string; kind: string; namespace: string; name: string }) => opts.versions[resourceId(k)] ?? '';
   const resources: SyncResultResource[] = [];
   for (const s of r.steps) {
-    resources.push({ group: s.group, version: v(s), kind: s.kind, namespace: s.namespace, name: s.name, status: stepStatus(s.outcome), message: s.message ?? `${s.kind.toLowerCase()}/${s.name} ${s.outcome === 'skipped' ? 'unchanged' : s.outcome}`, syncPhase: 'Sync' });
+    resources.push({ group: s.group, version: v(s), kind: s.kind, namespace: s.namespace, name: s.name, status: stepStatus(s.outcome), message: s.message ?? applyMessage(s), syncPhase: 'Sync' });
   }
   for (const h of r.hooks) {
     const phase = h.outcome === 'would-run' ? 'Running' : h.outcome;

@@ -57,3 +57,23 @@ test("an Application Argo CD's controller wrote recently is skipped; a missing o
   expect((await writeApplicationStatus(new FakeGateway(), ref, () => ({}), noSleep)).outcome).toBe('gone');
   expect(recordNotice({ outcome: 'written', attempts: 1 })).toBeUndefined();
 });
+
+test("syncOperationOf: each step, hook and prune as Argo CD's per-resource result; a failure fails the phase", async () => {
+  const { syncOperationOf } = await import('../../../src/workflows/record.js');
+  const base = {
+    schemaVersion: 1 as const, app: 'shop', origin: 'x', revision: 'abc', dryRun: false, force: false, applied: 1, healed: [], ignored: [], conflicts: [], failures: [], warnings: [],
+    steps: [{ group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'web', wave: 0, action: 'update' as const, outcome: 'applied' }],
+    hooks: [{ group: 'batch', kind: 'Job', namespace: 'shop', name: 'migrate', phase: 'PreSync' as const, wave: 0, outcome: 'Succeeded' as const }],
+    prune: { enabled: true, why: '', last: false, propagationPolicy: 'foreground' as const, results: [{ group: '', kind: 'ConfigMap', namespace: 'shop', name: 'old', outcome: 'pruned' as const }] },
+  };
+  const opts = { versions: { 'apps/Deployment/shop/web': 'v1', 'batch/Job/shop/migrate': 'v1', '/ConfigMap/shop/old': 'v1' }, startedAt: 's', finishedAt: 'f', initiatedBy: { username: 'alice' }, partial: false };
+  const op = syncOperationOf(base, opts);
+  expect(op).toMatchObject({ phase: 'Succeeded', message: 'successfully synced (all tasks run)', revision: 'abc', prune: true, initiatedBy: { username: 'alice' } });
+  expect(op.resources).toEqual([
+    { group: 'apps', version: 'v1', kind: 'Deployment', namespace: 'shop', name: 'web', status: 'Synced', message: 'deployment.apps/web configured', syncPhase: 'Sync' },
+    { group: 'batch', version: 'v1', kind: 'Job', namespace: 'shop', name: 'migrate', status: 'Synced', message: '', syncPhase: 'PreSync', hookPhase: 'Succeeded', hookType: 'PreSync' },
+    { group: '', version: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'old', status: 'Pruned', message: 'pruned', syncPhase: 'Sync' },
+  ]);
+  const failed = syncOperationOf({ ...base, failures: [{ group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'web', phase: 'apply' as const, message: 'boom' }] }, opts);
+  expect(failed).toMatchObject({ phase: 'Failed', message: 'boom' });
+});
