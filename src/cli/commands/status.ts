@@ -43,8 +43,10 @@ export const statusCommand: GitopsCommand = {
       const produce = () => runStatus(appStateArgs(args), deps);
       const render = (r: StatusReport) => renderStatus(r, { output: ctx.opts.output, tree: args.tree === true, paint: ctx.paint });
       const record = async (r: StatusResult) => {
-        const notice = recordNotice(await recordStatus(session, { ...(r.compared ? { compared: r.compared } : {}), warnings: r.warnings, record: recording(args) }));
+        const recorded = await recordStatus(session, { ...(r.compared ? { compared: r.compared } : {}), warnings: r.warnings, record: recording(args) });
+        const notice = recordNotice(recorded);
         if (notice !== undefined) ctx.io.err(`warning: ${notice}\n`);
+        else if (recorded && ctx.opts.verbose) ctx.io.err(`status: recorded in the Application's status (${recorded.attempts} write${recorded.attempts === 1 ? '' : 's'}: ${recorded.attempts - 1} resourceVersion conflict(s) read again)\n`);
       };
       if (args.wait !== true) {
         const result = await produce();

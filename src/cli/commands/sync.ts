@@ -87,6 +87,7 @@ export const syncCommand: GitopsCommand = {
         for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
         const notice = recordNotice(recorded);
         if (notice !== undefined) ctx.io.err(`warning: ${notice}\n`);
+        else if (recorded && ctx.opts.verbose) ctx.io.err(`sync: recorded in the Application's status (${recorded.attempts} write${recorded.attempts === 1 ? '' : 's'}: ${recorded.attempts - 1} resourceVersion conflict(s) read again)\n`);
         ctx.io.out(renderSync(report, ctx.opts.output, ctx.paint));
         return syncExitCode(report) as ExitCode;
       } finally {
