@@ -15,9 +15,12 @@ import { normalizeCommand } from './commands/normalize.js';
 import { versionCommand } from './commands/version.js';
 import { windowsCommand } from './commands/windows.js';
 import { completionCommand } from './commands/completion.js';
+import { historyCommand } from './commands/history.js';
+import { rollbackCommand } from './commands/rollback.js';
+import { listCommand } from './commands/list.js';
 import { complete, formatCompletion, type CommandSpec, type CompletionSources, type FlagSpec } from './completion.js';
 
-export const COMMANDS: readonly GitopsCommand[] = [diffCommand, syncCommand, pruneCommand, statusCommand, windowsCommand, normalizeCommand, versionCommand, completionCommand];
+export const COMMANDS: readonly GitopsCommand[] = [diffCommand, syncCommand, pruneCommand, statusCommand, listCommand, historyCommand, rollbackCommand, windowsCommand, normalizeCommand, versionCommand, completionCommand];
 
 const EPILOGUE = `Exit codes: 0 success (diff: in sync), 1 drift found, 2 usage or input error,
 3 cluster or API error, 4 refused by a safety rule. Nothing is changed on 2 or 4.
@@ -107,7 +110,7 @@ export async function runCli(typed: string[], io: Io, commands: readonly GitopsC
           const known = OUTPUT_FORMATS.includes(args.output as never);
           throw new UsageError(`${known ? `${word} cannot print` : 'unknown'} output format "${args.output}": ${word} prints ${outputs.join(', ')}`);
         }
-        if (args.allNamespaces === true) {
+        if (args.allNamespaces === true && cmd.allNamespaces !== true) {
           throw new UsageError(`-A/--all-namespaces does not apply to ${word}: it acts on one Application (its objects' namespace is -n/--namespace, the Application's is --app-namespace)`);
         }
         const opts = toGlobalOptions(args, outputs[0]);
@@ -184,7 +187,7 @@ export function commandSpecs(commands: readonly GitopsCommand[]): CommandSpec[] 
     const descriptions = y.getInternalMethods().getUsageInstance().getDescriptions();
     const positional = /\[app\]/.test(String(cmd.command)) ? 'app' : /<path>/.test(String(cmd.command)) ? 'file' : /<shell>/.test(String(cmd.command)) ? 'shell' : undefined;
     const flags: FlagSpec[] = Object.keys(o.key)
-      .filter((k) => !aliases.has(k) && k !== 'version' && k.length > 1 && !/[A-Z]/.test(k) && !['app', 'path', 'shell'].includes(k))
+      .filter((k) => !aliases.has(k) && k !== 'version' && k.length > 1 && !/[A-Z]/.test(k) && !['app', 'id', 'path', 'shell'].includes(k))
       .map((k) => ({
         name: k,
         describe: (descriptions[k] ?? '').replace(/\s+/g, ' '),

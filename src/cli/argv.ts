@@ -24,6 +24,7 @@ export const SHORTHANDS: Readonly<Record<string, Shorthand>> = {
   f: { long: 'app-file', takesValue: true },
   v: { long: 'v', takesValue: true },
   A: { long: 'all-namespaces', takesValue: false },
+  l: { long: 'selector', takesValue: true },
   h: { long: 'help', takesValue: false },
 };
 

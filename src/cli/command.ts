@@ -10,6 +10,8 @@ export interface GitopsCommand {
   builder: (y: Argv) => Argv;
   /** The output modes it can produce, its default first (default: table, json, yaml, kv, env); any other is a usage error. */
   outputs?: readonly OutputFormat[];
+  /** Takes -A/--all-namespaces (for the other commands it is an error: they act on one Application). */
+  allNamespaces?: boolean;
   /** Runs the command with parsed arguments; returns the exit code. Throws ExitErrors. */
   run: (args: Record<string, unknown>, ctx: CommandContext) => Promise<ExitCode>;
 }

@@ -76,7 +76,7 @@ export function clusterOptions<T>(y: Argv<T>) {
     .option('cluster', s('The kubeconfig cluster to use (instead of the context\'s)'))
     .option('user', s('The kubeconfig user to use (instead of the context\'s)'))
     .option('namespace', { ...s('Namespace for objects that declare none (overrides the destination namespace)'), alias: 'n' })
-    .option('all-namespaces', { type: 'boolean', alias: 'A', describe: 'Not for these commands: each acts on one Application (an error)' })
+    .option('all-namespaces', { type: 'boolean', alias: 'A', describe: 'list, status: the Applications in every namespace (the other commands act on one Application: an error)' })
     .option('server', { ...s('The address of the API server'), alias: 's' })
     .option('token', s('Bearer token for the API server'))
     .option('as', s('User to impersonate'))
@@ -165,4 +165,17 @@ export function appSourceOptions<T>(y: Argv<T>) {
       .option('lua-dir', { type: 'string', requiresArg: true, describe: "Custom health checks in Argo CD's resource_customizations/<group>/<kind>/health.lua layout" })
       .option('cache-dir', { type: 'string', requiresArg: true, describe: 'Cache directory, as kubectl\'s (default: $KUBECACHEDIR): Git mirrors and renders are kept in its kubectl-gitops folder (without either: ~/.cache/kubectl-gitops)' }),
   );
+}
+
+/** `--no-record` (for the commands that write the Application's status): `record` is true unless it is given. */
+export function recordOption<T>(y: Argv<T>) {
+  return y.option('record', { type: 'boolean', default: true, describe: "Write the result into the Application's status and history, as Argo CD's controller does (--no-record: leave it)" });
+}
+
+/**
+ * Whether a command records its result in the Application: not with --no-record, and not with --desired (the
+ * comparison is then against local files, not the Application's source, and would mislead whoever reads the status).
+ */
+export function recording(args: Record<string, unknown>): boolean {
+  return args.record !== false && args.desired === undefined;
 }

@@ -30,6 +30,7 @@ import {
   type ListOptions,
   type ListResult,
   type ResourceType,
+  type UpdateOptions,
   type WatchEvent,
   type WatchOptions,
 } from './gateway.js';
@@ -547,6 +548,21 @@ class ClientGateway implements KubeGateway {
 
   create(type: ResourceType, obj: KubeObject, opts: WriteOptions): Promise<KubeObject> {
     return this.write('POST', type, obj, opts);
+  }
+
+  async update(type: ResourceType, obj: KubeObject, opts: UpdateOptions): Promise<KubeObject> {
+    const ns = obj.metadata.namespace ?? '';
+    const name = obj.metadata.name ?? '';
+    // Sent again only after no answer or a 5xx/429: with its resourceVersion, a repeat of one that landed is a 409.
+    return this.json<KubeObject>({
+      method: 'PUT',
+      path: objectPath(type, ns, name),
+      query: { fieldManager: opts.fieldManager },
+      body: obj,
+      retry: true,
+      doing: `updating ${type.kind} ${type.namespaced ? `${ns}/` : ''}${name}`,
+      access: { verb: 'update', resource: resourceName(type), ...(type.namespaced ? { namespace: ns } : {}) },
+    });
   }
 
   async delete(type: ResourceType, namespace: string, name: string, opts: DeleteOptions = {}): Promise<KubeObject | undefined> {

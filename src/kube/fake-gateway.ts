@@ -13,6 +13,7 @@ import {
   type ListOptions,
   type ListResult,
   type ResourceType,
+  type UpdateOptions,
   type WatchEvent,
   type WriteOptions,
   type WatchOptions,
@@ -43,6 +44,8 @@ export interface FakeGatewayOptions {
   failApply?: (obj: KubeObject, opts: ApplyOptions) => Error | undefined;
   /** An error to throw instead of deleting. */
   failDelete?: (type: ResourceType, namespace: string, name: string) => Error | undefined;
+  /** Called before an update is stored (a test changes the object under it to make a conflict). */
+  beforeUpdate?: (obj: KubeObject) => void;
   /** `verb resource` (resource as `deployments.apps`) pairs that are denied everywhere. */
   forbidden?: string[];
 }
@@ -213,6 +216,23 @@ export class FakeGateway implements KubeGateway {
 
   async create(type: ResourceType, obj: KubeObject, opts: WriteOptions): Promise<KubeObject> {
     return this.write('CREATE', type, obj, opts);
+  }
+
+  async update(type: ResourceType, obj: KubeObject, opts: UpdateOptions): Promise<KubeObject> {
+    const ns = type.namespaced ? (obj.metadata.namespace ?? '') : '';
+    this.calls.push(`UPDATE ${type.kind} ${ns}/${obj.metadata.name ?? ''}`);
+    const err = this.denied('update', type, ns);
+    if (err) throw err;
+    this.opts.beforeUpdate?.(clone(obj));
+    const existing = this.store.get(this.key(type.group, type.kind, ns, obj.metadata.name ?? ''));
+    if (!existing) throw apiError(`updating ${type.kind} ${obj.metadata.name ?? ''}`, 404, '{"kind":"Status","reason":"NotFound","message":"not found"}');
+    if (obj.metadata.resourceVersion !== undefined && obj.metadata.resourceVersion !== existing.metadata.resourceVersion) {
+      throw apiError(`updating ${type.kind} ${obj.metadata.name ?? ''}`, 409, '{"kind":"Status","reason":"Conflict","message":"the object has been modified; please apply your changes to the latest version and try again"}');
+    }
+    const entry = { manager: opts.fieldManager, operation: 'Update', apiVersion: obj.apiVersion, time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: {} };
+    const next = clone(obj);
+    next.metadata.managedFields = [...(existing.metadata.managedFields ?? []).filter((m) => m.manager !== opts.fieldManager), entry];
+    return this.put(next);
   }
 
   async delete(type: ResourceType, namespace: string, name: string, opts: DeleteOptions = {}): Promise<KubeObject | undefined> {

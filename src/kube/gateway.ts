@@ -76,6 +76,11 @@ export interface WriteOptions {
   fieldValidation?: 'Ignore' | 'Strict';
 }
 
+/** A whole-object update (PUT): the object's metadata.resourceVersion makes it conditional (409 when it moved). */
+export interface UpdateOptions {
+  fieldManager: string;
+}
+
 export type PropagationPolicy = 'foreground' | 'background' | 'orphan';
 
 export interface DeleteOptions {
@@ -136,6 +141,8 @@ export interface KubeGateway {
   replace(type: ResourceType, obj: KubeObject, opts: WriteOptions): Promise<KubeObject>;
   /** Creates an object (POST), as `kubectl create`. */
   create(type: ResourceType, obj: KubeObject, opts: WriteOptions): Promise<KubeObject>;
+  /** Replaces one object (PUT); a resourceVersion that is no longer current throws a KubeApiError with status 409. */
+  update(type: ResourceType, obj: KubeObject, opts: UpdateOptions): Promise<KubeObject>;
   /** Deletes one object; resolves to the returned object or status. A failed precondition throws a KubeApiError with status 409. */
   delete(type: ResourceType, namespace: string, name: string, opts?: DeleteOptions): Promise<KubeObject | undefined>;
   /** A SelfSubjectAccessReview. */

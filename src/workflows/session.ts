@@ -9,6 +9,9 @@ import type { Application } from '../app/types.js';
 import { InputError, RefusedError } from '../cli/exit-codes.js';
 import { manifestPathError } from '../manifest/index.js';
 import type { KubeGateway } from '../kube/gateway.js';
+import type { MergedKubeconfig } from '../kube/kubeconfig.js';
+import type { GlobalOptions } from '../cli/options.js';
+import { SharedReads } from '../kube/shared-reads.js';
 import { CONTROL_PLANE_NAMESPACE, SECRET_TYPE } from '../model/keys.js';
 import { KubeApiError } from '../kube/errors.js';
 import type { AppStateArgs, AppTarget } from './app-state.js';
@@ -44,6 +47,10 @@ export interface TargetSession {
   /** Reads the Application again (the watch loop does so every round), refusing if its destination moved. */
   application: () => Promise<Application>;
   target: AppTarget;
+  /** The Application as an object in `controlPlane` (absent for an Application file): where its status is recorded. */
+  appRef?: { namespace: string; name: string };
+  /** Who acts, as the kubeconfig names them (--as, else --user, else the context's user): the history's initiatedBy. */
+  user?: string;
 }
 
 /**
@@ -52,11 +59,13 @@ export interface TargetSession {
  * that names no context, several, or another cluster than an explicit --context is a refusal (exit 4) before any
  * request reaches a cluster it could change. Both connections are closed afterwards; -v reports their requests.
  */
-export async function withAppTarget<T>(ctx: CommandContext, what: string, args: AppStateArgs, fn: (session: TargetSession) => Promise<T>): Promise<T> {
+export async function withAppTarget<T>(ctx: CommandContext, what: string, args: AppStateArgs, fn: (session: TargetSession) => Promise<T>, pool?: GatewayPool): Promise<T> {
   await checkLocalSources(args);
   const { readMergedKubeconfig, selectContext, contextsOf } = await import('../kube/kubeconfig.js');
-  const { connectContext, connectSelected } = await import('../kube/connect.js');
-  const merged = await readMergedKubeconfig({ kubeconfig: ctx.opts.kubeconfig, env: ctx.io.env });
+  const connect = await import('../kube/connect.js');
+  const connectContext = pool ? pool.connect : connect.connectContext;
+  const { connectSelected } = connect;
+  const merged = pool ? await pool.kubeconfig() : await readMergedKubeconfig({ kubeconfig: ctx.opts.kubeconfig, env: ctx.io.env });
   const explicitContext = ctx.opts.context !== undefined && ctx.opts.context !== '';
   // --server (or --cluster) builds a context as kubectl does: the selected one with that server, or one of the flags
   // alone when there is no kubeconfig or no current context.
@@ -74,6 +83,8 @@ export async function withAppTarget<T>(ctx: CommandContext, what: string, args: 
   try {
     let appGateway: KubeGateway | undefined;
     let appContext: string | undefined;
+    let appRef: TargetSession['appRef'];
+    let user: string | undefined;
     let load: () => Promise<Application>;
     if (args.appFile) {
       const file = args.appFile;
@@ -86,6 +97,8 @@ export async function withAppTarget<T>(ctx: CommandContext, what: string, args: 
       const selected = flagSel ?? selectContext(merged, ctx.opts.context);
       appContext = selected.name;
       const gw = flagSel ? await connectSelected(flagSel, ctx.opts, ctx.io.env, log) : await connectContext(selected, ctx.opts, ctx.io.env, log);
+      user = ctx.opts.overrides?.as ?? ctx.opts.overrides?.user ?? selected.user?.name;
+      appRef = { namespace: ctx.opts.appNamespace, name: args.app };
       gateways.push(gw);
       appGateway = gw;
       const name = args.app;
@@ -129,13 +142,43 @@ export async function withAppTarget<T>(ctx: CommandContext, what: string, args: 
       return app;
     };
     const target: AppTarget = { context: res.context, server: res.server, why: res.why, ...(appContext !== undefined ? { appContext } : {}), warnings };
-    return await fn({ gateway, controlPlane: appGateway ?? gateway, application, target });
+    return await fn({ gateway, controlPlane: appGateway ?? gateway, application, target, ...(appRef ? { appRef } : {}), ...(user !== undefined ? { user } : {}) });
   } finally {
     if (ctx.opts.verbose) {
       const s = gateways.reduce((a, g) => ({ requests: a.requests + g.stats().requests, retries: a.retries + g.stats().retries }), { requests: 0, retries: 0 });
       ctx.io.err(`${what}: ${s.requests} API requests, ${s.retries} retried, in ${Date.now() - started} ms\n`);
     }
     for (const g of gateways) g.close();
+  }
+}
+
+/**
+ * Connections kept open across the sessions of one command over many Applications (`list`): one per context, shared
+ * (with cluster-scoped reads made once: kube/shared-reads.ts), and the kubeconfig read once; `close()` ends them.
+ */
+export class GatewayPool {
+  private readonly open = new Map<string, Promise<SharedReads>>();
+  private merged: Promise<MergedKubeconfig> | undefined;
+
+  constructor(private readonly ctx: CommandContext) {}
+
+  kubeconfig(): Promise<MergedKubeconfig> {
+    this.merged ??= import('../kube/kubeconfig.js').then((k) => k.readMergedKubeconfig({ kubeconfig: this.ctx.opts.kubeconfig, env: this.ctx.io.env }));
+    return this.merged;
+  }
+
+  readonly connect = async (selected: SelectedContext, opts: GlobalOptions, env: Record<string, string | undefined>, log: (line: string) => void): Promise<KubeGateway> => {
+    let g = this.open.get(selected.name);
+    if (!g) {
+      g = import('../kube/connect.js').then(async ({ connectContext }) => new SharedReads(await connectContext(selected, opts, env, log)));
+      this.open.set(selected.name, g);
+      g.catch(() => this.open.delete(selected.name));
+    }
+    return g;
+  };
+
+  close(): void {
+    for (const g of this.open.values()) void g.then((x) => x.closeInner(), () => undefined);
   }
 }
 
@@ -160,5 +203,24 @@ async function readClusterSecrets(gw: KubeGateway, namespace: string, warnings: 
     if (!(err instanceof KubeApiError)) throw err;
     warnings.push(`cannot list Argo CD's cluster Secrets in namespace ${namespace}, so the destination is matched against the kubeconfig only: ${err.message}`);
     return [];
+  }
+}
+
+/**
+ * Runs `fn` with a gateway to the selected context's cluster (--context, else the current context): for commands that
+ * read Applications themselves (history, list) and never act on a destination.
+ */
+export async function withControlPlane<T>(ctx: CommandContext, what: string, fn: (gw: KubeGateway, user: string | undefined) => Promise<T>): Promise<T> {
+  const { readMergedKubeconfig, selectContext } = await import('../kube/kubeconfig.js');
+  const { connectContext } = await import('../kube/connect.js');
+  const merged = await readMergedKubeconfig({ kubeconfig: ctx.opts.kubeconfig, env: ctx.io.env });
+  const selected = selectContext(merged, ctx.opts.context);
+  const started = Date.now();
+  const gw = await connectContext(selected, ctx.opts, ctx.io.env, (line) => ctx.io.err(line));
+  try {
+    return await fn(gw, ctx.opts.overrides?.as ?? ctx.opts.overrides?.user ?? selected.user?.name);
+  } finally {
+    if (ctx.opts.verbose) ctx.io.err(`${what}: ${gw.stats().requests} API requests, ${gw.stats().retries} retried, in ${Date.now() - started} ms\n`);
+    gw.close();
   }
 }

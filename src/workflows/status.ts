@@ -12,6 +12,7 @@ import type { PruneCandidate } from '../prune/plan.js';
 import { projectStatus } from '../settings/window-report.js';
 import { projectViolations } from './rules.js';
 import { hookOf } from '../sync/hooks.js';
+import { imagesOf, resourceId, type ComparedState } from '../record/app-status.js';
 
 /** Which kinds a live root's children can be, by the root's `group/Kind` (Deployment → ReplicaSet → Pod…). */
 const CHILD_KINDS: Record<string, readonly string[]> = {
@@ -35,6 +36,8 @@ export interface StatusResult {
   warnings: string[];
   /** API requests this report took. */
   requests: number;
+  /** What the Application's recorded status is built from (versions and images besides the report). */
+  compared?: ComparedState;
 }
 
 /**
@@ -114,7 +117,7 @@ export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise
     // Nothing is compared against a partial render: the report says Unknown, with the reason.
     const app = await loadApplication(args, deps);
     const report = buildStatusReport({ app, resources: [], children: [], unrenderable: err.reasons.join('; '), ...(deps.target ? { target: deps.target } : {}) });
-    return { report, warnings: [...app.warnings, ...(deps.target?.warnings ?? [])], requests: gw.stats().requests - start };
+    return { report, warnings: [...app.warnings, ...(deps.target?.warnings ?? [])], requests: gw.stats().requests - start, compared: { report, versions: {}, images: [] } };
   }
   const warnings = [...state.warnings];
   const resources = await compare(state, deps.opts.fieldManager);
@@ -152,7 +155,11 @@ export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise
       ...(rules.projectUnchecked ? { unchecked: true } : {}),
     });
   }
-  return { report, warnings, requests: gw.stats().requests - start };
+  const versions: Record<string, string> = {};
+  for (const d of state.desired) versions[resourceId(d.key)] = d.type.version;
+  for (const c of state.prune?.candidates ?? []) versions[resourceId(c.key)] = c.type.version;
+  const images = [...new Set([...roots, ...children].flatMap(imagesOf))];
+  return { report, warnings, requests: gw.stats().requests - start, compared: { report, versions, images } };
 }
 
 /** Time as the wait loop sees it (injected so tests need not sleep). */

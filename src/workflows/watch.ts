@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { CommandContext } from '../cli/context.js';
 import { parseDuration } from '../cli/duration.js';
+import { recording } from '../cli/options.js';
 import { ExitCode, InputError, RefusedError } from '../cli/exit-codes.js';
 import type { Application } from '../app/types.js';
 import { diffObject, type ObjectDiff } from '../diff/index.js';
@@ -26,6 +27,7 @@ import { isLoopback, parseWebhookAddr, startWebhook, type WebhookServer } from '
 import { appStateArgs, diffOptionsOf, loadAppState, type AppState, type AppStateArgs, type AppStateDeps, type AppTarget } from './app-state.js';
 import { liveNamespaces } from './sync.js';
 import { stateRefusal, windowVerdict } from './rules.js';
+import type { SyncOperation } from '../record/app-status.js';
 
 /** Test seams: a gateway, a stop signal and a clock instead of the real ones. */
 export interface WatchDeps {
@@ -41,6 +43,8 @@ export interface WatchDeps {
   clock?: LoopClock;
   /** Install SIGINT/SIGTERM handlers (default true). */
   handleSignals?: boolean;
+  /** The Application in `controlPlane`, when read from the cluster: each round's result is recorded in its status. */
+  appRef?: { namespace: string; name: string };
 }
 
 export interface WatchFlags {
@@ -108,7 +112,9 @@ export async function runWatch(args: Record<string, unknown>, ctx: CommandContex
   const flags = watchFlags(args, ctx.io.env);
   if (deps.gateway) return watchWith(args, ctx, deps, flags);
   const { withAppTarget } = await import('./session.js');
-  return withAppTarget(ctx, 'watch', appStateArgs(args), (s) => watchWith(args, ctx, { ...deps, gateway: s.gateway, controlPlane: s.controlPlane, application: s.application, target: s.target, closeGateway: false }, flags));
+  return withAppTarget(ctx, 'watch', appStateArgs(args), (s) =>
+    watchWith(args, ctx, { ...deps, gateway: s.gateway, controlPlane: s.controlPlane, application: s.application, target: s.target, closeGateway: false, ...(s.appRef && recording(args) ? { appRef: s.appRef } : {}) }, flags),
+  );
 }
 
 async function watchWith(args: Record<string, unknown>, ctx: CommandContext, deps: WatchDeps, flags: WatchFlags): Promise<ExitCode> {
@@ -245,19 +251,51 @@ async function watchWith(args: Record<string, unknown>, ctx: CommandContext, dep
       };
     };
 
+    // The record (the Application's status): after every round that acted, and after a refresh whose verdict changed.
+    let recorded = '';
+    const record = async (sync?: { results: readonly ActResult[]; startedAtMs: number }) => {
+      const ref = deps.appRef;
+      if (!ref || last === undefined) return;
+      const { runStatus } = await import('./status.js');
+      const { recordNotice, recordState } = await import('./record.js');
+      const after = await runStatus(pinnedArgs(baseArgs, last.state, ctx.io.env), appDeps).catch(() => undefined);
+      const op = sync ? loopOperation(sync.results, { revision: last.state.revision, startedAtMs: sync.startedAtMs, finishedAtMs: clock.now(), versions: after?.compared?.versions ?? {}, prune: flags.prune || last.state.app.automated?.prune === true }) : undefined;
+      if (!op && !after?.compared) return;
+      const outcome = await recordState(deps.controlPlane ?? gw, ref, { ...(after?.compared ? { compared: after.compared } : {}), warnings: after?.warnings ?? [], ...(op ? { sync: op } : {}) }, { now: () => clock.now() });
+      const notice = recordNotice(outcome);
+      if (notice !== undefined && !warned.has(notice)) {
+        warned.add(notice);
+        emit({ action: 'warning', message: notice });
+      }
+    };
+
     const act = async (d: Decision): Promise<ActResult[]> => {
       if (last === undefined) return [];
+      const startedAtMs = clock.now();
       // A whole sync of an app with hooks or several waves runs as `sync` runs it: phase by phase, wave by wave.
       const results =
         (d.reason === 'initial' || d.reason === 'new-revision') && isMultiStepState(last.state)
-          ? await phasedSync(d, { args: baseArgs, timeoutMs: parseDuration(typeof args.timeout === 'string' ? args.timeout : '5m', '--timeout'), forceConflicts: flags.forceConflicts, deps: { io: ctx.io, opts: ctx.opts, gateway: gw, ...(deps.controlPlane ? { controlPlane: deps.controlPlane } : {}), ...(deps.application ? { application: deps.application } : {}), ...(deps.target ? { target: deps.target } : {}) } })
+          ? await phasedSync(d, { args: baseArgs, timeoutMs: parseDuration(typeof args.timeout === 'string' ? args.timeout : '5m', '--timeout'), forceConflicts: flags.forceConflicts, deps: appDeps })
           : await actOn(last, d, { gateway: gw, fieldManager: ctx.opts.fieldManager, forceConflicts: flags.forceConflicts });
       for (const r of results) if (r.action === 'prune' && (r.result === 'deleted' || r.result === 'gone')) extrasByKey.delete(r.key);
+      if (results.length > 0) {
+        await record({ results, startedAtMs });
+        recorded = '';
+      }
       return results;
+    };
+    const refreshAndRecord = async (o: { pollSource: boolean }): Promise<Snapshot> => {
+      const snap = await refresh(o);
+      const verdict = JSON.stringify([snap.revision, [...snap.outOfSync].sort(), [...snap.extras].sort()]);
+      if (deps.appRef && verdict !== recorded) {
+        recorded = verdict;
+        await record();
+      }
+      return snap;
     };
 
     const summary = await runLoop(
-      { clock, random: Math.random, refresh: (o) => refresh(o), act, emit },
+      { clock, random: Math.random, refresh: (o) => refreshAndRecord(o), act, emit },
       { intervalMs: flags.intervalMs, signal: stop.signal, wakeup },
     );
     if (fatal !== undefined) throw fatal;
@@ -358,4 +396,26 @@ async function actOn(loaded: Loaded, d: Decision, opts: { gateway: KubeGateway; 
     }
   }
   return results;
+}
+
+/** One round's actions as the sync operation Argo CD's automated sync would record (initiated by `automated`). */
+function loopOperation(results: readonly ActResult[], o: { revision: string | undefined; startedAtMs: number; finishedAtMs: number; versions: Readonly<Record<string, string>>; prune: boolean }): SyncOperation {
+  const resources = results.map((r) => {
+    const [group = '', kind = '', namespace = '', name = ''] = r.key.split('/');
+    const status = r.action === 'prune' ? (r.result === 'deleted' || r.result === 'gone' ? 'Pruned' : r.result === 'skipped' ? 'PruneSkipped' : 'SyncFailed') : r.ok ? 'Synced' : 'SyncFailed';
+    return { group, version: o.versions[r.key] ?? '', kind, namespace, name, status, message: r.message ?? r.result, syncPhase: 'Sync' };
+  });
+  const failed = results.find((r) => !r.ok);
+  return {
+    initiatedBy: { automated: true },
+    startedAt: new Date(o.startedAtMs).toISOString(),
+    finishedAt: new Date(o.finishedAtMs).toISOString(),
+    ...(o.revision ? { revision: o.revision } : {}),
+    prune: o.prune,
+    dryRun: false,
+    phase: failed ? 'Failed' : 'Succeeded',
+    message: failed ? `${failed.key}: ${failed.message ?? failed.result}` : 'successfully synced (all tasks run)',
+    resources,
+    partial: false,
+  };
 }

@@ -1,9 +1,10 @@
 // `kubectl gitops status`: sync status and health as two axes, with the reason.
 import type { GitopsCommand } from '../command.js';
-import { appSourceOptions } from '../options.js';
-import { ExitCode, RefusedError } from '../exit-codes.js';
+import { appSourceOptions, recording, recordOption } from '../options.js';
+import { ExitCode, InputError, RefusedError } from '../exit-codes.js';
 import { parseDuration } from '../duration.js';
 import type { StatusReport } from '../../health/report.js';
+import type { StatusResult } from '../../workflows/status.js';
 
 const POLL_INTERVAL_MS = 2000;
 
@@ -13,26 +14,43 @@ function summary(r: StatusReport, reason: string): string {
 
 export const statusCommand: GitopsCommand = {
   command: 'status [app]',
-  describe: 'Show sync status and health per resource and for the app, with the most specific reason',
+  describe: 'Show sync status and health per resource and for the app, with the most specific reason (-A: every Application, as list)',
+  allNamespaces: true,
   builder: (y) =>
-    appSourceOptions(y)
+    recordOption(appSourceOptions(y))
       .option('tree', { type: 'boolean', default: false, describe: 'Draw the live resource tree with health' })
       .option('wait', { type: 'boolean', default: false, describe: 'Wait until Synced and Healthy (exit 1 with the reason at the timeout)' })
       .option('timeout', { type: 'string', default: '5m', describe: 'With --wait: give up after this long' })
       .example('kubectl gitops status shop -o kv', 'SYNC=, HEALTH=, REASON=, PRUNE=, ALLOW_EMPTY= lines')
       .example('kubectl gitops status shop --wait --timeout 2m', 'Block until Synced and Healthy (for CI)'),
   async run(args, ctx) {
+    if (args.allNamespaces === true) {
+      // Every Application in every namespace, one row each: the list command's report.
+      if (args.app !== undefined || args.appFile !== undefined || args.wait === true || args.tree === true) throw new InputError('-A/--all-namespaces lists every Application: it does not go with APP, -f, --wait or --tree');
+      const { runList } = await import('../../workflows/list.js');
+      const { renderList } = await import('../../render/list.js');
+      ctx.io.out(renderList(await runList(ctx, { allNamespaces: true }), ctx.opts.output, ctx.paint));
+      return ExitCode.Ok;
+    }
     const timeoutMs = parseDuration(typeof args.timeout === 'string' ? args.timeout : '5m', '--timeout');
     const { withAppTarget } = await import('../../workflows/session.js');
     const { appStateArgs } = await import('../../workflows/app-state.js');
     const { isConverged, realClock, runStatus, waitForConverged } = await import('../../workflows/status.js');
     const { reasonText, renderStatus } = await import('../../render/status.js');
+    const { recordNotice, recordStatus } = await import('../../workflows/record.js');
     return withAppTarget(ctx, 'status', appStateArgs(args), async (session) => {
       const deps = { io: ctx.io, opts: ctx.opts, ...session };
       const produce = () => runStatus(appStateArgs(args), deps);
       const render = (r: StatusReport) => renderStatus(r, { output: ctx.opts.output, tree: args.tree === true, paint: ctx.paint });
+      const record = async (r: StatusResult) => {
+        const recorded = await recordStatus(session, { ...(r.compared ? { compared: r.compared } : {}), warnings: r.warnings, record: recording(args) });
+        const notice = recordNotice(recorded);
+        if (notice !== undefined) ctx.io.err(`warning: ${notice}\n`);
+        else if (recorded && ctx.opts.verbose) ctx.io.err(`status: recorded in the Application's status (${recorded.attempts} write${recorded.attempts === 1 ? '' : 's'}: ${recorded.attempts - 1} resourceVersion conflict(s) read again)\n`);
+      };
       if (args.wait !== true) {
         const result = await produce();
+        await record(result);
         for (const w of result.warnings) ctx.io.err(`warning: ${w}\n`);
         ctx.io.out(render(result.report));
         return ExitCode.Ok;
@@ -58,6 +76,7 @@ export const statusCommand: GitopsCommand = {
           last = line;
         },
       });
+      await record(result);
       for (const w of result.warnings) ctx.io.err(`warning: ${w}\n`);
       if (ctx.opts.verbose) ctx.io.err(`status: ${result.polls} polls in ${result.waitedMs} ms\n`);
       ctx.io.out(render(result.report));

@@ -1,8 +1,9 @@
 // `kubectl gitops sync`: server-side apply the desired state in Argo CD's order, then prune safely.
 import type { GitopsCommand } from '../command.js';
 import type { CommandContext } from '../context.js';
-import { appSourceOptions } from '../options.js';
+import { appSourceOptions, recording, recordOption } from '../options.js';
 import { InputError, type ExitCode } from '../exit-codes.js';
+import { UsageError } from '../argv.js';
 import { parseDuration } from '../duration.js';
 import { appStateArgs } from '../../workflows/app-state.js';
 
@@ -23,24 +24,29 @@ export function progressLine(ctx: CommandContext): { update: (line: string) => v
 
 export const syncCommand: GitopsCommand = {
   command: 'sync [app]',
-  describe: 'Apply the desired state by server-side apply and prune what the app no longer declares',
+  describe: 'Apply the desired state by server-side apply and prune what the app no longer declares (--all: every Application in turn)',
+  allNamespaces: true,
   builder: (y) =>
-    appSourceOptions(y)
+    recordOption(appSourceOptions(y))
       .option('dry-run', { type: 'boolean', default: false, describe: 'Print the whole plan (server-side dry-run, predicted conflicts and prunes) and change nothing' })
       .option('prune', { type: 'boolean', default: false, describe: 'Prune what the app no longer declares (a manual sync prunes only with it, as argocd app sync; --watch follows automated.prune)' })
       .option('resource', { type: 'string', array: true, requiresArg: true, describe: 'Sync only this object, [!]GROUP:KIND:[NAMESPACE/]NAME (repeatable; never prunes)' })
-      .option('selector', { alias: 'l', type: 'string', requiresArg: true, describe: 'Sync only the desired objects whose labels match (never prunes)' })
+      .option('selector', { alias: 'l', type: 'string', requiresArg: true, describe: 'Sync only the desired objects whose labels match (never prunes); with --all, the Applications whose labels match' })
       .option('force-conflicts', { type: 'boolean', default: false, describe: 'Take fields other managers own (as selfHeal does)' })
       .option('retry-limit', { type: 'number', requiresArg: true, describe: "Try a failed sync again up to this many times (default: the Application's syncPolicy.retry; 0: never)" })
       .option('timeout', { type: 'string', default: '5m', describe: 'How long a sync with waves or hooks may wait for health and hooks in all' })
+      .option('all', { type: 'boolean', default: false, describe: 'Sync every Application in --app-namespace in turn (-A: every namespace; -l then selects Applications by label), one summary' })
       .option('watch', { type: 'boolean', default: false, describe: 'Keep reconciling until stopped' })
       .option('interval', { type: 'string', default: '60s', describe: 'With --watch: how often to poll the source' })
       .option('webhook-addr', { type: 'string', describe: 'With --watch: listen for push events on this address (loopback by default)' })
       .option('webhook-secret', { type: 'string', describe: 'With --watch: HMAC-SHA256 secret for push events (or $KGITOPS_WEBHOOK_SECRET)' })
       .example('kubectl gitops sync shop --dry-run', 'Show the plan without changing anything')
       .example('kubectl gitops sync shop --prune', 'Apply, heal, and prune what is no longer declared')
-      .example('kubectl gitops sync shop --resource apps:Deployment:orders', 'Sync one object'),
+      .example('kubectl gitops sync shop --resource apps:Deployment:orders', 'Sync one object')
+      .example('kubectl gitops sync --all -l team=shop', 'Sync every Application labelled team=shop, one after another'),
   async run(args, ctx) {
+    if (args.all === true) return syncAllApps(args, ctx);
+    if (args.allNamespaces === true) throw new UsageError('-A/--all-namespaces goes with --all: a sync of one Application acts on that one (its objects\' namespace is -n/--namespace, the Application\'s is --app-namespace)');
     if (args.watch === true) {
       if (args.resource !== undefined || args.selector !== undefined) throw new InputError('--resource and -l do not go with --watch: the loop reconciles the whole Application');
       return (await import('../../workflows/watch.js')).runWatch(args, ctx);
@@ -48,6 +54,8 @@ export const syncCommand: GitopsCommand = {
     const { withAppTarget } = await import('../../workflows/session.js');
     const { syncWithRetry, syncExitCode } = await import('../../workflows/sync.js');
     const { renderSync } = await import('../../render/sync.js');
+    const { recordNotice, recordSync } = await import('../../workflows/record.js');
+    const { runStatus } = await import('../../workflows/status.js');
     const progress = progressLine(ctx);
     const resources = Array.isArray(args.resource) ? args.resource.filter((r): r is string => typeof r === 'string') : [];
     const selector = typeof args.selector === 'string' ? args.selector : undefined;
@@ -56,13 +64,30 @@ export const syncCommand: GitopsCommand = {
       try {
         const retryLimit = typeof args.retryLimit === 'number' && Number.isFinite(args.retryLimit) ? args.retryLimit : undefined;
         if (retryLimit !== undefined && (!Number.isInteger(retryLimit) || retryLimit < -1)) throw new InputError(`--retry-limit must be a whole number (-1 for no limit), got ${String(args.retryLimit)}`);
+        const started = Date.now();
+        const req = { ...appStateArgs(args), dryRun: args.dryRun === true, prune: args.prune === true, forceConflicts: args.forceConflicts === true, resources, timeoutMs, ...(selector !== undefined ? { selector } : {}) };
+        const deps = { io: ctx.io, opts: ctx.opts, ...session, ...(progress ? { progress: progress.update } : {}) };
         const report = await syncWithRetry(
-          { ...appStateArgs(args), dryRun: args.dryRun === true, prune: args.prune === true, forceConflicts: args.forceConflicts === true, resources, timeoutMs, ...(selector !== undefined ? { selector } : {}) },
-          { io: ctx.io, opts: ctx.opts, ...session, ...(progress ? { progress: progress.update } : {}) },
+          req,
+          deps,
           { ...(retryLimit !== undefined ? { retryLimit } : {}), notify: (line) => ctx.io.err(`retry: ${line}\n`) },
+        );
+        progress?.update('recording the status');
+        const recorded = await recordSync(
+          session,
+          { report, startedAtMs: started, partial: resources.length > 0 || selector !== undefined, record: recording(args) },
+          // Compared as the Application declares itself (as Argo CD's next refresh): at the commit the sync used when that
+          // is its targetRevision's, else (--revision) at its targetRevision again.
+          async (revision) => {
+            const { revision: _given, ...own } = req;
+            return runStatus({ ...own, ...(revision !== undefined && req.revision === undefined ? { revision } : {}) }, deps);
+          },
         );
         progress?.clear();
         for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
+        const notice = recordNotice(recorded);
+        if (notice !== undefined) ctx.io.err(`warning: ${notice}\n`);
+        else if (recorded && ctx.opts.verbose) ctx.io.err(`sync: recorded in the Application's status (${recorded.attempts} write${recorded.attempts === 1 ? '' : 's'}: ${recorded.attempts - 1} resourceVersion conflict(s) read again)\n`);
         ctx.io.out(renderSync(report, ctx.opts.output, ctx.paint));
         return syncExitCode(report) as ExitCode;
       } finally {
@@ -71,3 +96,32 @@ export const syncCommand: GitopsCommand = {
     });
   },
 };
+
+/** `sync --all`: every Application (of --app-namespace, -A, -l) synced in turn, one summary; the highest exit code. */
+async function syncAllApps(args: Record<string, unknown>, ctx: CommandContext): Promise<ExitCode> {
+  const named = (['app', 'appFile', 'desired', 'revision', 'resource'] as const).filter((k) => args[k] !== undefined);
+  if (named.length > 0 || args.watch === true) {
+    throw new InputError(`--all syncs every Application as it declares itself: it does not go with ${[...named.map((k) => (k === 'app' ? 'APP' : `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`)), ...(args.watch === true ? ['--watch'] : [])].join(', ')}`);
+  }
+  const { syncAll, syncAllExitCode } = await import('../../workflows/sync-all.js');
+  const { renderSyncAll } = await import('../../render/sync-all.js');
+  const retryLimit = typeof args.retryLimit === 'number' && Number.isInteger(args.retryLimit) && args.retryLimit >= -1 ? args.retryLimit : undefined;
+  const argocdNamespace = typeof args.argocdNamespace === 'string' ? args.argocdNamespace : undefined;
+  const report = await syncAll(
+    ctx,
+    {
+      allNamespaces: args.allNamespaces === true,
+      ...(typeof args.selector === 'string' ? { appSelector: args.selector } : {}),
+      dryRun: args.dryRun === true,
+      prune: args.prune === true,
+      forceConflicts: args.forceConflicts === true,
+      timeoutMs: parseDuration(typeof args.timeout === 'string' ? args.timeout : '5m', '--timeout'),
+      record: args.record !== false,
+      ...(retryLimit !== undefined ? { retryLimit } : {}),
+      ...(argocdNamespace !== undefined ? { argocdNamespace } : {}),
+    },
+    (line) => ctx.io.err(`warning: ${line}\n`),
+  );
+  ctx.io.out(renderSyncAll(report, ctx.opts.output, ctx.paint));
+  return syncAllExitCode(report) as ExitCode;
+}

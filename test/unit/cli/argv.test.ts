@@ -21,6 +21,8 @@ describe('normalizeArgv', () => {
     [['diff', '-Ah'], ['diff', '--all-namespaces', '--help']],
     [['diff', '-A=false'], ['diff', '--all-namespaces=false']],
     [['diff', '-Anshop'], ['diff', '--all-namespaces', '--namespace=shop']],
+    [['list', '-Al', 'team=shop'], ['list', '--all-namespaces', '--selector=team=shop']],
+    [['sync', 'shop', '-ltier=web'], ['sync', 'shop', '--selector=tier=web']],
     [['diff', '-v'], ['diff', '--v=1']],
     [['diff', '-v', '6'], ['diff', '--v=6']],
     [['diff', '-v6'], ['diff', '--v=6']],
@@ -170,7 +172,7 @@ describe('help of the real commands', () => {
     const r = await help(['help', 'nope']);
     expect(r.code).toBe(ExitCode.Input);
     expect(r.out).toBe('');
-    expect(r.err).toMatch(/^error: unknown command "nope" for "kubectl gitops help": the commands are diff, sync, prune, status, windows, normalize, version, completion\n/);
+    expect(r.err).toMatch(/^error: unknown command "nope" for "kubectl gitops help": the commands are diff, sync, prune, status, list, history, rollback, windows, normalize, version, completion\n/);
   });
 
   it('lists a command\'s own flags before the cluster and global flags', async () => {

@@ -1,0 +1,22 @@
+// `kubectl gitops list`: every Application's sync status and health at once, compared live.
+import type { GitopsCommand } from '../command.js';
+import { clusterOptions } from '../options.js';
+import { ExitCode } from '../exit-codes.js';
+
+export const listCommand: GitopsCommand = {
+  command: 'list',
+  describe: 'List the Applications in --app-namespace (-A: every namespace) with their sync status and health, each compared live',
+  allNamespaces: true,
+  builder: (y) =>
+    clusterOptions(y)
+      .option('selector', { alias: 'l', type: 'string', requiresArg: true, describe: 'Only the Applications whose labels match' })
+      .example('kubectl gitops list', 'The Applications in argocd')
+      .example('kubectl gitops list -A -l team=shop -o kv', 'Every namespace, by label, for scripts'),
+  async run(args, ctx) {
+    const { runList } = await import('../../workflows/list.js');
+    const { renderList } = await import('../../render/list.js');
+    const report = await runList(ctx, { allNamespaces: args.allNamespaces === true, ...(typeof args.selector === 'string' ? { selector: args.selector } : {}) });
+    ctx.io.out(renderList(report, ctx.opts.output, ctx.paint));
+    return ExitCode.Ok;
+  },
+};

@@ -1,0 +1,54 @@
+// `kubectl gitops rollback`: deploy what a history entry deployed, as argocd app rollback.
+import type { GitopsCommand } from '../command.js';
+import { clusterOptions, recordOption } from '../options.js';
+import { InputError, type ExitCode } from '../exit-codes.js';
+import { parseDuration } from '../duration.js';
+import { appStateArgs } from '../../workflows/app-state.js';
+
+export const rollbackCommand: GitopsCommand = {
+  command: 'rollback [app] [id]',
+  describe: 'Sync the source and revision a history entry recorded (default: the one before the newest), as argocd app rollback',
+  builder: (y) =>
+    recordOption(
+      clusterOptions(
+        y
+          .positional('app', { type: 'string', describe: 'Name of the Argo CD Application (in --app-namespace)' })
+          .positional('id', { type: 'number', describe: 'The history ID to return to (see kubectl gitops history)' }),
+      ),
+    )
+      .option('dry-run', { type: 'boolean', default: false, describe: 'Print the plan of the rollback and change nothing' })
+      .option('prune', { type: 'boolean', default: false, describe: 'Prune what the entry does not declare' })
+      .option('timeout', { type: 'string', default: '5m', describe: 'How long a sync with waves or hooks may wait for health and hooks in all' })
+      .option('argocd-namespace', { type: 'string', requiresArg: true, default: 'argocd', describe: "Argo CD's control-plane namespace: its AppProjects and argocd-cm are read there" })
+      .option('repo-dir', { type: 'string', requiresArg: true, describe: 'A local clone to read a remote repoURL from' })
+      .example('kubectl gitops rollback shop', 'Return to the deployment before the newest')
+      .example('kubectl gitops rollback shop 3 --dry-run', 'Show what returning to history ID 3 would do'),
+  async run(args, ctx) {
+    const name = typeof args.app === 'string' && args.app !== '' ? args.app : undefined;
+    if (!name) throw new InputError('name an Application (APP): rollback reads its history from the cluster');
+    const id = args.id === undefined ? undefined : Number(args.id);
+    if (id !== undefined && (!Number.isInteger(id) || id < 0)) throw new InputError(`a history ID is a whole number, got ${String(args.id)}`);
+    const timeoutMs = parseDuration(typeof args.timeout === 'string' ? args.timeout : '5m', '--timeout');
+    const { withAppTarget } = await import('../../workflows/session.js');
+    const { runRollback } = await import('../../workflows/rollback.js');
+    const { syncExitCode } = await import('../../workflows/sync.js');
+    const { runStatus } = await import('../../workflows/status.js');
+    const { recordNotice, recordSync } = await import('../../workflows/record.js');
+    const { renderSync } = await import('../../render/sync.js');
+    const base = appStateArgs(args);
+    return withAppTarget(ctx, 'rollback', base, async (session) => {
+      const deps = { io: ctx.io, opts: ctx.opts, ...session };
+      const started = Date.now();
+      const req = { ...base, dryRun: args.dryRun === true, prune: args.prune === true, forceConflicts: false, timeoutMs, ...(id !== undefined ? { id } : {}) };
+      const { report, target } = await runRollback(req, deps, session.appRef ?? { namespace: ctx.opts.appNamespace, name }, { notify: (line) => ctx.io.err(`retry: ${line}\n`) });
+      ctx.io.err(`${report.dryRun ? 'would roll back' : 'rolled back'} Application ${ctx.opts.appNamespace}/${name} to history ID ${target.entry.id} (revision ${target.entry.revision ?? '-'})\n`);
+      // The comparison recorded afterwards is against the Application's own source, as Argo CD's next refresh is.
+      const recorded = await recordSync(session, { report, startedAtMs: started, partial: false, record: args.record !== false, syncedSource: { source: target.source } }, async () => runStatus(base, deps));
+      for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
+      const notice = recordNotice(recorded);
+      if (notice !== undefined) ctx.io.err(`warning: ${notice}\n`);
+      ctx.io.out(renderSync(report, ctx.opts.output, ctx.paint));
+      return syncExitCode(report) as ExitCode;
+    });
+  },
+};

@@ -1,0 +1,247 @@
+// The Application's status as Argo CD's controller keeps it (v1alpha1 ApplicationStatus), built from our reports; pure.
+import type { StatusReport } from '../health/report.js';
+import { isPlainObject, type JsonObject, type JsonValue, type KubeObject } from '../model/object.js';
+
+/** The field manager our status writes are made under (never the apply manager: the record is not part of the app). */
+export const RECORD_FIELD_MANAGER = 'kubectl-gitops';
+
+/** Argo CD's controller writes under its binary's name (client-go's default field manager). */
+export const ARGO_CONTROLLER_MANAGER = 'argocd-application-controller';
+
+/**
+ * How recent a write of Argo CD's controller must be for the Application to count as managed by one: it refreshes
+ * every app at least every timeout.reconciliation (180 s by default, plus up to 60 s of jitter), writing reconciledAt.
+ */
+export const CONTROLLER_RECENT_MS = 10 * 60_000;
+
+/** Argo CD's default spec.revisionHistoryLimit. */
+export const DEFAULT_HISTORY_LIMIT = 10;
+
+/** Who started a sync, as Argo CD's OperationInitiator. */
+export type Initiator = { username: string } | { automated: true };
+
+/** What the comparison after a command gives the record. */
+export interface ComparedState {
+  report: StatusReport;
+  /** The served version of each resource, by `group/kind/namespace/name`. */
+  versions: Readonly<Record<string, string>>;
+  /** The container images of the live objects (summary.images). */
+  images: readonly string[];
+}
+
+/** A finished sync operation, for operationState and the history. */
+export interface SyncOperation {
+  initiatedBy: Initiator;
+  startedAt: string;
+  finishedAt: string;
+  revision?: string;
+  prune: boolean;
+  dryRun: false;
+  /** `Succeeded`, or `Failed` with the message. */
+  phase: 'Succeeded' | 'Failed';
+  message: string;
+  resources: SyncResultResource[];
+  /** Retries made (Argo CD's retryCount). */
+  retryCount?: number;
+  /** A partial sync (--resource, -l): Argo CD's selective sync writes no history. */
+  partial: boolean;
+}
+
+export interface SyncResultResource {
+  group: string;
+  version: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  /** Synced, SyncFailed, Pruned, PruneSkipped. */
+  status: string;
+  message: string;
+  syncPhase: string;
+  hookPhase?: string;
+  hookType?: string;
+}
+
+export function resourceId(r: { group: string; kind: string; namespace: string; name: string }): string {
+  return `${r.group}/${r.kind}/${r.namespace}/${r.name}`;
+}
+
+/** The write of Argo CD's controller that makes it the Application's keeper (within `recentMs` of `nowMs`), if any. */
+export function controllerWrite(app: KubeObject, nowMs: number, recentMs = CONTROLLER_RECENT_MS): { manager: string; time: string } | undefined {
+  for (const m of app.metadata.managedFields ?? []) {
+    if (!m.manager?.startsWith(ARGO_CONTROLLER_MANAGER) || m.time === undefined) continue;
+    const t = Date.parse(m.time);
+    if (Number.isFinite(t) && nowMs - t <= recentMs) return { manager: m.manager, time: m.time };
+  }
+  return undefined;
+}
+
+function obj(v: unknown): JsonObject {
+  return isPlainObject(v) ? (v as JsonObject) : {};
+}
+
+/** `spec.source` or `spec.sources`, as the Application declares them (Argo CD's comparedTo and history keep them so). */
+export function sourcesOf(app: KubeObject): { source?: JsonObject; sources?: JsonObject[] } {
+  const spec = obj(app.spec);
+  if (isPlainObject(spec.source)) return { source: structuredClone(spec.source as JsonObject) };
+  if (Array.isArray(spec.sources)) return { sources: structuredClone(spec.sources.filter(isPlainObject) as JsonObject[]) };
+  return {};
+}
+
+/** spec.revisionHistoryLimit, or Argo CD's default of 10. */
+export function historyLimit(app: KubeObject): number {
+  const v = obj(app.spec).revisionHistoryLimit;
+  return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : DEFAULT_HISTORY_LIMIT;
+}
+
+/** One entry of status.history, as Argo CD's RevisionHistory. */
+export interface HistoryEntry {
+  id: number;
+  revision?: string;
+  revisions?: string[];
+  deployedAt: string;
+  deployStartedAt?: string;
+  source?: JsonObject;
+  sources?: JsonObject[];
+  initiatedBy?: JsonObject;
+}
+
+/** status.history as stored (entries that are not maps, or have no numeric id, are left out). */
+export function historyOf(app: KubeObject): HistoryEntry[] {
+  const h = obj(app.status).history;
+  if (!Array.isArray(h)) return [];
+  return h.filter((e): e is JsonObject => isPlainObject(e) && typeof (e as JsonObject).id === 'number').map((e) => e as unknown as HistoryEntry);
+}
+
+/** Appends an entry with the next id (the last one's + 1, from 0) and keeps the newest `limit`, as Argo CD does. */
+export function appendHistory(history: readonly HistoryEntry[], entry: Omit<HistoryEntry, 'id'>, limit: number): HistoryEntry[] {
+  const last = history[history.length - 1];
+  const next = [...history, { id: last ? last.id + 1 : 0, ...entry }];
+  return limit <= 0 ? next.slice(-1) : next.slice(-limit);
+}
+
+function healthOf(h: { status: string; message: string } | undefined): JsonObject | undefined {
+  if (!h) return undefined;
+  return { status: h.status, ...(h.message ? { message: h.message } : {}) };
+}
+
+/** A condition, keeping the previous lastTransitionTime when the same type and message were there already. */
+function condition(type: string, message: string, now: string, previous: readonly JsonValue[]): JsonObject {
+  const same = previous.find((c) => isPlainObject(c) && c.type === type && c.message === message) as JsonObject | undefined;
+  return { type, message, lastTransitionTime: typeof same?.lastTransitionTime === 'string' ? same.lastTransitionTime : now };
+}
+
+/**
+ * The comparison's part of the status: sync (status, comparedTo, revision), health, resources, summary, sourceType,
+ * reconciledAt and conditions. `previous` is the status as stored (health's lastTransitionTime is kept while the
+ * status stays the same). The Application object gives comparedTo's source and destination.
+ */
+export function comparedStatus(app: KubeObject, c: ComparedState, now: string, warnings: readonly string[] = []): JsonObject {
+  const previous = obj(app.status);
+  const spec = obj(app.spec);
+  const r = c.report;
+  const comparedTo: JsonObject = { ...sourcesOf(app), destination: structuredClone(obj(spec.destination)) };
+  if (Array.isArray(spec.ignoreDifferences) && spec.ignoreDifferences.length > 0) comparedTo.ignoreDifferences = structuredClone(spec.ignoreDifferences);
+  const revision = r.source.revision;
+  const sync: JsonObject = { status: r.sync.status, comparedTo };
+  if (revision) {
+    if (comparedTo.sources) sync.revisions = [revision];
+    else sync.revision = revision;
+  }
+  const prevHealth = obj(previous.health);
+  const health: JsonObject = { status: r.health.status };
+  health.lastTransitionTime = prevHealth.status === r.health.status && typeof prevHealth.lastTransitionTime === 'string' ? prevHealth.lastTransitionTime : now;
+  const resources: JsonObject[] = r.resources.map((res) => {
+    const out: JsonObject = { group: res.group, version: c.versions[resourceId(res)] ?? '', kind: res.kind, namespace: res.namespace, name: res.name };
+    // Argo CD leaves the sync status out for an extra that does not count (IgnoreExtraneous).
+    if (res.countsForSync) out.status = res.status;
+    const h = healthOf(res.health);
+    if (h) out.health = h;
+    if (res.requiresPruning) out.requiresPruning = true;
+    return out;
+  });
+  const prevConditions = Array.isArray(previous.conditions) ? previous.conditions : [];
+  const conditions: JsonObject[] = [];
+  if (r.sync.reason !== undefined) conditions.push(condition('ComparisonError', r.sync.reason, now, prevConditions));
+  for (const res of r.resources) if (res.error !== undefined) conditions.push(condition('ComparisonError', `${res.kind}/${res.name}: ${res.error}`, now, prevConditions));
+  for (const w of warnings) {
+    if (w.includes('(SharedResourceWarning)')) conditions.push(condition('SharedResourceWarning', w.replace(/ \(SharedResourceWarning\)$/, ''), now, prevConditions));
+  }
+  const out: JsonObject = {
+    sync,
+    health,
+    resources,
+    summary: c.images.length > 0 ? { images: [...c.images].sort() } : {},
+    reconciledAt: now,
+  };
+  if (r.source.type) out.sourceType = r.source.type;
+  if (conditions.length > 0) out.conditions = conditions;
+  return out;
+}
+
+/** status.operationState for a finished sync, as Argo CD's OperationState; `used` is the source(s) it synced. */
+export function operationState(op: SyncOperation, used: { source?: JsonObject; sources?: JsonObject[] }): JsonObject {
+  const many = used.sources !== undefined;
+  const revision: JsonObject = op.revision ? (many ? { revisions: [op.revision] } : { revision: op.revision }) : {};
+  return {
+    operation: { sync: { ...revision, prune: op.prune }, initiatedBy: { ...op.initiatedBy } as JsonObject, retry: {} },
+    phase: op.phase,
+    message: op.message,
+    syncResult: {
+      resources: op.resources.map((r) => ({ ...r }) as unknown as JsonObject),
+      ...revision,
+      ...(many ? { sources: used.sources as JsonObject[] } : used.source ? { source: used.source } : {}),
+    },
+    startedAt: op.startedAt,
+    finishedAt: op.finishedAt,
+    ...(op.retryCount ? { retryCount: op.retryCount } : {}),
+  };
+}
+
+/**
+ * The status after a command: the stored one with the comparison's fields replaced and, for a sync, its operationState
+ * and (when it succeeded and was not partial) one more history entry, capped at revisionHistoryLimit. `syncedSource`
+ * is what the sync used when it is not spec.source(s) (a rollback syncs a recorded source).
+ */
+export function nextStatus(app: KubeObject, input: { compared?: ComparedState; warnings?: readonly string[]; sync?: SyncOperation; syncedSource?: { source?: JsonObject; sources?: JsonObject[] }; now: string }): JsonObject {
+  const out: JsonObject = { ...structuredClone(obj(app.status)) };
+  if (input.compared) {
+    const compared = comparedStatus(app, input.compared, input.now, input.warnings);
+    if (!('conditions' in compared)) delete out.conditions;
+    Object.assign(out, compared);
+  }
+  const op = input.sync;
+  if (op) {
+    const used = input.syncedSource ?? sourcesOf(app);
+    out.operationState = operationState(op, used);
+    if (op.phase === 'Succeeded' && !op.partial) {
+      const many = used.sources !== undefined;
+      const entry: Omit<HistoryEntry, 'id'> = {
+        ...(op.revision ? (many ? { revisions: [op.revision] } : { revision: op.revision }) : {}),
+        deployedAt: op.finishedAt,
+        deployStartedAt: op.startedAt,
+        ...(many ? { sources: used.sources as JsonObject[] } : used.source ? { source: used.source } : {}),
+        initiatedBy: { ...op.initiatedBy } as JsonObject,
+      };
+      out.history = appendHistory(historyOf(app), entry, historyLimit(app)) as unknown as JsonValue;
+    }
+  }
+  return out;
+}
+
+/** The images of containers in a live object (pods, pod templates, CronJob job templates). */
+export function imagesOf(o: KubeObject): string[] {
+  const out: string[] = [];
+  const fromPodSpec = (ps: JsonValue | undefined) => {
+    const p = obj(ps);
+    for (const k of ['initContainers', 'containers', 'ephemeralContainers']) {
+      const list = p[k];
+      if (!Array.isArray(list)) continue;
+      for (const c of list) if (isPlainObject(c) && typeof c.image === 'string') out.push(c.image);
+    }
+  };
+  const spec = obj(o.spec);
+  if (o.kind === 'Pod') fromPodSpec(spec);
+  fromPodSpec(obj(spec.template).spec);
+  fromPodSpec(obj(obj(obj(spec.jobTemplate).spec).template).spec);
+  return out;
+}

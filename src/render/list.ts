@@ -1,0 +1,36 @@
+// Renders the `list` report: one row per Application (NAME … LAST SYNC), kv lines, JSON or YAML.
+import type { OutputFormat, Paint } from './colour.js';
+import { renderDocument } from './document.js';
+import { oneLineText } from './kv.js';
+import { nameToken } from '../model/object.js';
+import type { ListedApp, ListReport } from '../workflows/list.js';
+
+function destination(a: ListedApp): string {
+  const where = a.destination.name ?? a.destination.server ?? '-';
+  return a.destination.namespace ? `${where} ${a.destination.namespace}` : where;
+}
+
+function table(r: ListReport, p: Paint): string {
+  if (r.apps.length === 0) return `No Applications found${r.namespace !== undefined ? ` in namespace ${r.namespace}` : ''}${r.selector !== undefined ? ` matching ${r.selector}` : ''}.\n`;
+  const withError = r.apps.some((a) => a.error !== undefined);
+  const header = ['NAME', 'NAMESPACE', 'PROJECT', 'SYNC', 'HEALTH', 'REVISION', 'DESTINATION', 'LAST SYNC', ...(withError ? ['MESSAGE'] : [])];
+  const rows = r.apps.map((a) => [a.name, a.namespace, a.project, a.sync, a.health, a.revision ? a.revision.slice(0, 7) : '-', destination(a), a.lastSync ?? '-', ...(withError ? [a.error !== undefined ? oneLineText(a.error) : ''] : [])]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const fmt = (row: string[]) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const colour = (a: ListedApp, line: string) => (a.sync === 'Synced' && a.health === 'Healthy' ? line : a.error !== undefined || a.health === 'Degraded' ? p.red(line) : p.yellow(line));
+  return [p.bold(fmt(header)), ...rows.map((row, i) => colour(r.apps[i]!, fmt(row)))].join('\n') + '\n';
+}
+
+function kv(r: ListReport): string {
+  const out: string[] = [];
+  for (const a of r.apps) {
+    out.push(`APP=${nameToken(`${a.namespace}/${a.name}`)} ${a.sync} ${a.health} ${a.revision ?? '-'} ${a.lastSync ?? '-'}`);
+    if (a.error !== undefined) out.push(`APP_ERROR=${nameToken(`${a.namespace}/${a.name}`)} ${oneLineText(a.error)}`);
+  }
+  out.push(`APPS=${r.apps.length}`);
+  return out.join('\n') + '\n';
+}
+
+export function renderList(r: ListReport, format: OutputFormat, p: Paint): string {
+  return renderDocument(r, format, { kv: () => kv(r), table: () => table(r, p) });
+}

@@ -1,0 +1,134 @@
+// `list` (and `status -A`): every Application's two axes at once, each compared live against its destination, a
+// bounded number side by side.
+import type { CommandContext } from '../cli/context.js';
+import { InputError } from '../cli/exit-codes.js';
+import type { KubeGateway } from '../kube/gateway.js';
+import type { AppStateArgs } from './app-state.js';
+import type { TargetSession } from './session.js';
+import { isPlainObject, type JsonObject, type KubeObject } from '../model/object.js';
+
+export const LIST_SCHEMA_VERSION = 1;
+
+/** How many Applications are compared at once (each one is a whole status: render, reads, a scan). */
+export const LIST_CONCURRENCY = 4;
+
+export interface ListedApp {
+  name: string;
+  namespace: string;
+  project: string;
+  /** Synced, OutOfSync or Unknown (Unknown when it could not be compared: see error). */
+  sync: string;
+  health: string;
+  /** The commit compared against, when the source is Git. */
+  revision?: string;
+  destination: { server?: string; name?: string; namespace?: string };
+  /** The kubeconfig context the destination resolved to. */
+  context?: string;
+  /** When the last sync recorded in the Application's status finished. */
+  lastSync?: string;
+  /** Why it could not be compared (a refusal, a render error, the cluster). */
+  error?: string;
+}
+
+/** What `list -o json` prints (schemaVersion 1). */
+export interface ListReport {
+  schemaVersion: typeof LIST_SCHEMA_VERSION;
+  /** The namespace listed, or absent for all namespaces. */
+  namespace?: string;
+  selector?: string;
+  apps: ListedApp[];
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v !== '' ? v : undefined;
+}
+
+/** The last sync the status records: operationState.finishedAt, else the newest history entry. */
+export function lastSyncOf(app: KubeObject): string | undefined {
+  const status = isPlainObject(app.status) ? (app.status as JsonObject) : {};
+  const op = isPlainObject(status.operationState) ? (status.operationState as JsonObject) : {};
+  const history = Array.isArray(status.history) ? status.history : [];
+  const newest = history[history.length - 1];
+  return str(op.finishedAt) ?? (isPlainObject(newest) ? str(newest.deployedAt) : undefined);
+}
+
+/** Runs `fn` over `items`, at most `n` at once, keeping the order of the results. */
+export async function mapBounded<T, R>(items: readonly T[], n: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    for (;;) {
+      const i = next++;
+      if (i >= items.length) return;
+      out[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
+  return out;
+}
+
+/** The Applications in `namespace` (all namespaces when undefined) matching the selector, sorted by namespace and name. */
+export async function listApplications(gw: KubeGateway, namespace: string | undefined, selector: string | undefined): Promise<KubeObject[]> {
+  const { preferred } = await gw.discover();
+  const type = preferred.find((t) => t.group === 'argoproj.io' && t.kind === 'Application');
+  if (!type) throw new InputError('the cluster does not serve argoproj.io Applications (no Argo CD CRD)');
+  const res = await gw.list(type, { ...(namespace !== undefined ? { namespace } : {}), ...(selector !== undefined ? { labelSelector: selector } : {}) });
+  const key = (o: KubeObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
+  return [...res.items].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
+
+/**
+ * Lists the Applications and compares each live (as `status` does, through its own destination session); an app that
+ * cannot be compared is listed Unknown with the reason rather than failing the list.
+ */
+export async function runList(ctx: CommandContext, req: { allNamespaces: boolean; selector?: string; concurrency?: number }): Promise<ListReport> {
+  const { GatewayPool, withAppTarget, withControlPlane } = await import('./session.js');
+  const namespace = req.allNamespaces ? undefined : ctx.opts.appNamespace;
+  const apps = await withControlPlane(ctx, 'list', (gw) => listApplications(gw, namespace, req.selector));
+  // One connection per cluster for all the apps, and the cluster-scoped reads of their scans made once.
+  const pool = new GatewayPool(ctx);
+  try {
+    return await listRows(ctx, apps, req, namespace, (appCtx, args, fn) => withAppTarget(appCtx, 'list', args, fn, pool));
+  } finally {
+    pool.close();
+  }
+}
+
+async function listRows(
+  ctx: CommandContext,
+  apps: readonly KubeObject[],
+  req: { selector?: string; concurrency?: number },
+  namespace: string | undefined,
+  inSession: <T>(appCtx: CommandContext, args: AppStateArgs, fn: (session: TargetSession) => Promise<T>) => Promise<T>,
+): Promise<ListReport> {
+  const { runStatus } = await import('./status.js');
+  const { appStateArgs } = await import('./app-state.js');
+  const rows = await mapBounded(apps, req.concurrency ?? LIST_CONCURRENCY, async (o): Promise<ListedApp> => {
+    const name = o.metadata.name ?? '';
+    const ns = o.metadata.namespace ?? '';
+    const spec = isPlainObject(o.spec) ? (o.spec as JsonObject) : {};
+    const d = isPlainObject(spec.destination) ? (spec.destination as JsonObject) : {};
+    const destination = { ...(str(d.server) ? { server: str(d.server) } : {}), ...(str(d.name) ? { name: str(d.name) } : {}), ...(str(d.namespace) ? { namespace: str(d.namespace) } : {}) };
+    const base: ListedApp = { name, namespace: ns, project: str(spec.project) ?? 'default', sync: 'Unknown', health: 'Unknown', destination };
+    const last = lastSyncOf(o);
+    if (last) base.lastSync = last;
+    const appCtx: CommandContext = { ...ctx, opts: { ...ctx.opts, appNamespace: ns, verbose: false } };
+    try {
+      const args = appStateArgs({ app: name });
+      return await inSession(appCtx, args, async (session) => {
+        const r = await runStatus(args, { io: ctx.io, opts: appCtx.opts, ...session });
+        return {
+          ...base,
+          sync: r.report.sync.status,
+          health: r.report.health.status,
+          ...(r.report.source.revision ? { revision: r.report.source.revision } : {}),
+          context: session.target.context,
+          ...(r.report.sync.reason ? { error: r.report.sync.reason } : {}),
+        };
+      });
+    } catch (err) {
+      return { ...base, error: (err as Error).message };
+    }
+  });
+  return { schemaVersion: LIST_SCHEMA_VERSION, ...(namespace !== undefined ? { namespace } : {}), ...(req.selector !== undefined ? { selector: req.selector } : {}), apps: rows };
+}

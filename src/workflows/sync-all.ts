@@ -1,0 +1,71 @@
+// `sync --all`: the Applications of a namespace (or every namespace, or by label) synced in turn, one summary.
+import type { CommandContext } from '../cli/context.js';
+import { exitCodeFor } from '../cli/exit-codes.js';
+import { appStateArgs } from './app-state.js';
+import { listApplications } from './list.js';
+import { recordNotice, recordSync } from './record.js';
+import { runStatus } from './status.js';
+import { syncExitCode, syncWithRetry, type SyncReport, type SyncRequest } from './sync.js';
+
+export const SYNC_ALL_SCHEMA_VERSION = 1;
+
+export interface SyncedApp {
+  name: string;
+  namespace: string;
+  /** The exit code a `sync APP` of this one alone would have given. */
+  exitCode: number;
+  /** Absent when it failed before a report (an unreadable Application, a refused destination…): see error. */
+  report?: SyncReport;
+  error?: string;
+}
+
+/** What `sync --all -o json` prints (schemaVersion 1). */
+export interface SyncAllReport {
+  schemaVersion: typeof SYNC_ALL_SCHEMA_VERSION;
+  namespace?: string;
+  selector?: string;
+  dryRun: boolean;
+  apps: SyncedApp[];
+}
+
+/** The exit code of the whole: the highest of the apps' (0 all synced, 3 a failure, 4 a refusal). */
+export function syncAllExitCode(r: SyncAllReport): number {
+  return r.apps.reduce((m, a) => Math.max(m, a.exitCode), 0);
+}
+
+/**
+ * Lists the Applications and syncs them one after another (each through its own destination session, recorded as a
+ * single sync is); `warn` gets each app's warnings with its name in front.
+ */
+export async function syncAll(
+  ctx: CommandContext,
+  req: Omit<SyncRequest, 'app' | 'appFile'> & { allNamespaces: boolean; appSelector?: string; record: boolean; retryLimit?: number },
+  warn: (line: string) => void,
+): Promise<SyncAllReport> {
+  const { withAppTarget, withControlPlane } = await import('./session.js');
+  const namespace = req.allNamespaces ? undefined : ctx.opts.appNamespace;
+  const apps = await withControlPlane(ctx, 'sync', (gw) => listApplications(gw, namespace, req.appSelector));
+  const out: SyncedApp[] = [];
+  for (const o of apps) {
+    const name = o.metadata.name ?? '';
+    const ns = o.metadata.namespace ?? '';
+    const appCtx: CommandContext = { ...ctx, opts: { ...ctx.opts, appNamespace: ns } };
+    const args = { ...appStateArgs({ app: name, argocdNamespace: req.argocdNamespace }), dryRun: req.dryRun, prune: req.prune, forceConflicts: req.forceConflicts, timeoutMs: req.timeoutMs };
+    try {
+      const report = await withAppTarget(appCtx, 'sync', args, async (session) => {
+        const deps = { io: ctx.io, opts: appCtx.opts, ...session };
+        const started = Date.now();
+        const r = await syncWithRetry(args, deps, { ...(req.retryLimit !== undefined ? { retryLimit: req.retryLimit } : {}), notify: (line) => warn(`${ns}/${name}: retry: ${line}`) });
+        const recorded = await recordSync(session, { report: r, startedAtMs: started, partial: false, record: req.record }, async (revision) => runStatus({ ...args, ...(revision !== undefined ? { revision } : {}) }, deps));
+        const notice = recordNotice(recorded);
+        if (notice !== undefined) warn(notice);
+        return r;
+      });
+      for (const w of report.warnings) warn(`${ns}/${name}: ${w}`);
+      out.push({ name, namespace: ns, exitCode: syncExitCode(report), report });
+    } catch (err) {
+      out.push({ name, namespace: ns, exitCode: exitCodeFor(err), error: (err as Error).message });
+    }
+  }
+  return { schemaVersion: SYNC_ALL_SCHEMA_VERSION, ...(namespace !== undefined ? { namespace } : {}), ...(req.appSelector !== undefined ? { selector: req.appSelector } : {}), dryRun: req.dryRun, apps: out };
+}

@@ -1,0 +1,116 @@
+// `node test/bench/list.mjs`: `kubectl gitops list` (every app compared live) against `kubectl get applications`
+// (the stored status) over N Applications of M ConfigMaps each, each app in its own destination namespace.
+// Sets up with `kubectl gitops sync --all` (also timed), runs both tools alternately, prints the medians and the ratio
+// as one JSON line on stdout, and removes everything it made.
+//
+// Environment (all optional):
+//   BENCH_KUBECONFIG=PATH   the cluster (default: test/cluster/up, which starts or reuses the shared local control plane)
+//   BENCH_APPS=100  BENCH_OBJECTS=20  BENCH_RUNS=3   BENCH_PLUGIN=PATH (default plugin/kubectl-gitops)
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { measure, median } from './measure.mjs';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ROOT = resolve(HERE, '..', '..');
+const env = process.env;
+const APPS = Number(env.BENCH_APPS ?? 100);
+const OBJECTS = Number(env.BENCH_OBJECTS ?? 20);
+const RUNS = Number(env.BENCH_RUNS ?? 3);
+const PLUGIN = resolve(env.BENCH_PLUGIN ?? join(ROOT, 'plugin', 'kubectl-gitops'));
+const log = (msg) => process.stderr.write(`[bench list ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+
+function kubeconfigPath() {
+  if (env.BENCH_KUBECONFIG) return resolve(env.BENCH_KUBECONFIG);
+  const out = execFileSync(join(ROOT, 'test', 'cluster', 'up'), { stdio: ['ignore', 'pipe', 'inherit'] }).toString().trim().split('\n');
+  return out[out.length - 1];
+}
+
+function kubectlPath(kubeconfig) {
+  const f = join(dirname(kubeconfig), 'cluster.env');
+  const m = existsSync(f) ? /^KGITOPS_CLUSTER_BIN=(.*)$/m.exec(readFileSync(f, 'utf8')) : null;
+  return m && existsSync(join(m[1], 'kubectl')) ? join(m[1], 'kubectl') : 'kubectl';
+}
+
+const pad = (n, w) => String(n).padStart(w, '0');
+
+/** A Git repository with apps/app-NNN/ holding OBJECTS ConfigMaps each; returns its path. */
+function writeRepo(dir) {
+  const repo = join(dir, 'repo');
+  for (let a = 0; a < APPS; a++) {
+    const d = join(repo, 'apps', `app-${pad(a, 3)}`);
+    mkdirSync(d, { recursive: true });
+    const docs = [];
+    for (let o = 0; o < OBJECTS; o++) docs.push(`apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-${pad(o, 2)}\ndata:\n  app: app-${pad(a, 3)}\n  n: "${o}"\n`);
+    writeFileSync(join(d, 'all.yaml'), docs.join('---\n'));
+  }
+  const git = (args) => execFileSync('git', args, { cwd: repo, env: { ...env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.invalid', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.invalid' }, stdio: 'ignore' });
+  git(['init', '--quiet', '--initial-branch=main']);
+  git(['add', '-A']);
+  git(['commit', '--quiet', '-m', 'bench']);
+  return repo;
+}
+
+async function main() {
+  const kubeconfig = kubeconfigPath();
+  const kubectl = kubectlPath(kubeconfig);
+  const childEnv = { ...env, KUBECONFIG: kubeconfig, NO_COLOR: '1' };
+  const k = (args, input) => execFileSync(kubectl, args, { env: childEnv, input, stdio: ['pipe', 'pipe', 'inherit'], maxBuffer: 64 << 20 }).toString();
+  const work = mkdtempSync(join(tmpdir(), 'kgitops-bench-list-'));
+  const tag = Math.random().toString(36).slice(2, 8);
+  const appNs = `bench-list-${tag}`;
+  const label = `kgitops-bench-list=${tag}`;
+  try {
+    const repo = writeRepo(work);
+    k(['create', 'namespace', appNs]);
+    k(['label', 'namespace', appNs, label]);
+    const apps = [];
+    for (let a = 0; a < APPS; a++) {
+      const name = `app-${pad(a, 3)}`;
+      apps.push(`apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: ${name}, namespace: ${appNs}}
+spec:
+  source: {repoURL: ${repo}, path: apps/${name}, targetRevision: main}
+  destination: {server: https://kubernetes.default.svc, namespace: ${appNs}-${pad(a, 3)}}
+  syncPolicy: {syncOptions: [CreateNamespace=true]}
+`);
+    }
+    k(['apply', '-f', '-'], apps.join('---\n'));
+    log(`${APPS} Applications of ${OBJECTS} ConfigMaps each in ${appNs}; syncing them all (kubectl gitops sync --all)`);
+    const setup = await measure(PLUGIN, ['sync', '--all', '--app-namespace', appNs, '-o', 'kv'], { env: childEnv });
+    if (setup.code !== 0) throw new Error(`sync --all exited ${setup.code}: ${setup.stderr.slice(0, 2000)}`);
+    for (let a = 0; a < APPS; a++) k(['label', 'namespace', `${appNs}-${pad(a, 3)}`, label]);
+    log(`sync --all: ${(setup.ms / 1000).toFixed(1)} s`);
+    const runs = { get: [], list: [] };
+    for (let r = 0; r < RUNS; r++) {
+      const get = await measure(kubectl, ['get', 'applications', '-n', appNs], { env: childEnv });
+      if (get.code !== 0 || get.stdout.split('\n').filter((l) => /\sSynced\s+Healthy/.test(l)).length !== APPS) throw new Error(`kubectl get applications: not ${APPS} Synced/Healthy rows:\n${get.stdout.slice(0, 2000)}`);
+      const list = await measure(PLUGIN, ['list', '--app-namespace', appNs, '-o', 'kv'], { env: childEnv });
+      const synced = list.stdout.split('\n').filter((l) => / Synced /.test(l)).length;
+      if (list.code !== 0 || synced !== APPS) throw new Error(`list: ${synced} of ${APPS} Synced (exit ${list.code}):\n${list.stdout.slice(0, 2000)}${list.stderr.slice(0, 2000)}`);
+      runs.get.push(get.ms);
+      runs.list.push(list.ms);
+      log(`run ${r + 1}: kubectl get applications ${get.ms.toFixed(0)} ms, kubectl gitops list ${list.ms.toFixed(0)} ms (rss ${(list.rssKb / 1024).toFixed(0)} MiB)`);
+    }
+    const get = median(runs.get);
+    const list = median(runs.list);
+    const result = { apps: APPS, objectsPerApp: OBJECTS, runs: RUNS, cores: cpus().length, loadavg: loadavg()[0], syncAllMs: Math.round(setup.ms), getApplicationsMs: Math.round(get), listMs: Math.round(list), ratio: Number((list / get).toFixed(1)), runsMs: runs };
+    process.stdout.write(JSON.stringify(result) + '\n');
+  } finally {
+    log('removing the namespaces it made');
+    try {
+      k(['delete', 'namespace', '-l', label, '--wait=false']);
+    } catch (err) {
+      log(`cleanup: ${err.message}`);
+    }
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err.stack ?? err}\n`);
+  process.exit(1);
+});

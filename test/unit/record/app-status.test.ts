@@ -1,0 +1,128 @@
+// The Application's recorded status, built from our reports: Argo CD's field shapes, history ids and cap, the controller check.
+import { appendHistory, comparedStatus, controllerWrite, historyLimit, imagesOf, nextStatus, type ComparedState, type SyncOperation } from '../../../src/record/app-status.js';
+import { buildStatusReport } from '../../../src/health/report.js';
+import { parseApplication } from '../../../src/app/application.js';
+import type { KubeObject } from '../../../src/model/object.js';
+
+const SPEC = { source: { repoURL: 'https://git.example/shop.git', path: 'apps/shop', targetRevision: 'main' }, destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' } };
+const APP: KubeObject = { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name: 'shop', namespace: 'argocd', resourceVersion: '5' }, spec: SPEC };
+
+const cm = (name: string, data: Record<string, string>): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'shop' }, data });
+
+function compared(): ComparedState {
+  const report = buildStatusReport({
+    app: parseApplication(APP, 'test'),
+    revision: 'abc123',
+    sourceType: 'Directory',
+    resources: [
+      { key: { group: '', kind: 'ConfigMap', namespace: 'shop', name: 'a' }, comparison: 'in-sync', live: cm('a', {}) },
+      { key: { group: '', kind: 'ConfigMap', namespace: 'shop', name: 'b' }, comparison: 'drifted', live: cm('b', {}), driftedFields: 1 },
+      { key: { group: '', kind: 'ConfigMap', namespace: 'shop', name: 'old' }, comparison: 'extra', live: cm('old', {}) },
+    ],
+    children: [],
+  });
+  return { report, versions: { '/ConfigMap/shop/a': 'v1', '/ConfigMap/shop/b': 'v1', '/ConfigMap/shop/old': 'v1' }, images: ['b:2', 'a:1'] };
+}
+
+const op = (over: Partial<SyncOperation> = {}): SyncOperation => ({
+  initiatedBy: { username: 'alice' },
+  startedAt: '2026-12-01T10:00:00.000Z',
+  finishedAt: '2026-12-01T10:00:05.000Z',
+  revision: 'abc123',
+  prune: false,
+  dryRun: false,
+  phase: 'Succeeded',
+  message: 'successfully synced (all tasks run)',
+  resources: [{ group: '', version: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'a', status: 'Synced', message: 'configmap/a applied', syncPhase: 'Sync' }],
+  partial: false,
+  ...over,
+});
+
+describe('comparedStatus', () => {
+  test('sync, health, resources, summary and sourceType in Argo CD shape', () => {
+    const s = comparedStatus(APP, compared(), '2026-12-01T10:00:00Z');
+    expect(s.sync).toEqual({ status: 'OutOfSync', revision: 'abc123', comparedTo: { source: SPEC.source, destination: SPEC.destination } });
+    expect(s.health).toEqual({ status: 'Healthy', lastTransitionTime: '2026-12-01T10:00:00Z' });
+    expect(s.resources).toEqual([
+      { group: '', version: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'a', status: 'Synced' },
+      { group: '', version: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'b', status: 'OutOfSync' },
+      { group: '', version: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'old', status: 'OutOfSync', requiresPruning: true },
+    ]);
+    expect(s.summary).toEqual({ images: ['a:1', 'b:2'] });
+    expect(s.sourceType).toBe('Directory');
+    expect(s.reconciledAt).toBe('2026-12-01T10:00:00Z');
+    expect(s.conditions).toBeUndefined();
+  });
+
+  test('health keeps its lastTransitionTime while the status stays; a shared resource becomes a condition', () => {
+    const app = { ...APP, status: { health: { status: 'Healthy', lastTransitionTime: '2026-01-01T00:00:00Z' } } };
+    const s = comparedStatus(app, compared(), '2026-12-01T10:00:00Z', ['ConfigMap/a is part of applications shop and other (SharedResourceWarning)', 'unrelated']);
+    expect(s.health).toEqual({ status: 'Healthy', lastTransitionTime: '2026-01-01T00:00:00Z' });
+    expect(s.conditions).toEqual([{ type: 'SharedResourceWarning', message: 'ConfigMap/a is part of applications shop and other', lastTransitionTime: '2026-12-01T10:00:00Z' }]);
+  });
+});
+
+describe('nextStatus', () => {
+  test('a sync adds operationState and one history entry; what the controller keeps beside is left', () => {
+    const app = { ...APP, status: { controllerNamespace: 'argocd', history: [{ id: 4, revision: 'old', deployedAt: '2026-11-01T00:00:00Z' }] } };
+    const s = nextStatus(app, { compared: compared(), sync: op(), now: '2026-12-01T10:00:06Z' });
+    expect(s.controllerNamespace).toBe('argocd');
+    expect(s.operationState).toMatchObject({
+      phase: 'Succeeded',
+      message: 'successfully synced (all tasks run)',
+      operation: { sync: { revision: 'abc123', prune: false }, initiatedBy: { username: 'alice' } },
+      syncResult: { revision: 'abc123', source: SPEC.source, resources: [{ kind: 'ConfigMap', name: 'a', status: 'Synced' }] },
+      startedAt: '2026-12-01T10:00:00.000Z',
+      finishedAt: '2026-12-01T10:00:05.000Z',
+    });
+    expect(s.history).toEqual([
+      { id: 4, revision: 'old', deployedAt: '2026-11-01T00:00:00Z' },
+      { id: 5, revision: 'abc123', deployedAt: '2026-12-01T10:00:05.000Z', deployStartedAt: '2026-12-01T10:00:00.000Z', source: SPEC.source, initiatedBy: { username: 'alice' } },
+    ]);
+    expect(app.status.history).toHaveLength(1);
+  });
+
+  test('a failed or partial sync records its operation but no history; spec.sources gives revisions and sources', () => {
+    expect(nextStatus(APP, { sync: op({ phase: 'Failed', message: 'boom' }), now: 'x' }).history).toBeUndefined();
+    expect(nextStatus(APP, { sync: op({ partial: true }), now: 'x' }).history).toBeUndefined();
+    const multi = { ...APP, spec: { ...SPEC, source: undefined, sources: [{ repoURL: 'r', path: 'p' }] } } as unknown as KubeObject;
+    const s = nextStatus(multi, { sync: op(), now: 'x' });
+    expect(s.history).toEqual([expect.objectContaining({ id: 0, revisions: ['abc123'], sources: [{ repoURL: 'r', path: 'p' }] })]);
+  });
+
+  test('a rollback records the source it synced, not spec.source', () => {
+    const used = { source: { repoURL: 'https://git.example/shop.git', path: 'apps/shop', targetRevision: 'v1', helm: { parameters: [{ name: 'x', value: '1' }] } } };
+    const s = nextStatus(APP, { sync: op(), syncedSource: used, now: 'x' });
+    expect(s.history).toEqual([expect.objectContaining({ source: used.source })]);
+  });
+});
+
+describe('history', () => {
+  test('ids go on from the last entry; the newest `limit` are kept', () => {
+    let h = appendHistory([], { deployedAt: 't0' }, 3);
+    for (let i = 1; i < 5; i++) h = appendHistory(h, { deployedAt: `t${i}` }, 3);
+    expect(h.map((e) => e.id)).toEqual([2, 3, 4]);
+  });
+
+  test('revisionHistoryLimit, default 10', () => {
+    expect(historyLimit(APP)).toBe(10);
+    expect(historyLimit({ ...APP, spec: { ...SPEC, revisionHistoryLimit: 2 } })).toBe(2);
+  });
+});
+
+describe('controllerWrite', () => {
+  const at = (manager: string, time: string): KubeObject => ({ ...APP, metadata: { ...APP.metadata, managedFields: [{ manager, operation: 'Update', time }] } });
+  const now = Date.parse('2026-12-01T10:00:00Z');
+  test("Argo CD's controller within ten minutes keeps the Application; older or other managers do not", () => {
+    expect(controllerWrite(at('argocd-application-controller', '2026-12-01T09:55:00Z'), now)).toEqual({ manager: 'argocd-application-controller', time: '2026-12-01T09:55:00Z' });
+    expect(controllerWrite(at('argocd-application-controller', '2026-12-01T09:40:00Z'), now)).toBeUndefined();
+    expect(controllerWrite(at('kubectl-gitops', '2026-12-01T09:59:00Z'), now)).toBeUndefined();
+  });
+});
+
+test('imagesOf: pods, pod templates and CronJob templates', () => {
+  const tpl = { spec: { initContainers: [{ name: 'i', image: 'init:1' }], containers: [{ name: 'c', image: 'app:1' }] } };
+  expect(imagesOf({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: {}, spec: { template: tpl } })).toEqual(['init:1', 'app:1']);
+  expect(imagesOf({ apiVersion: 'v1', kind: 'Pod', metadata: {}, spec: tpl.spec })).toEqual(['init:1', 'app:1']);
+  expect(imagesOf({ apiVersion: 'batch/v1', kind: 'CronJob', metadata: {}, spec: { jobTemplate: { spec: { template: tpl } } } })).toEqual(['init:1', 'app:1']);
+});
