@@ -5,6 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/temp-dir.js';
+import { GitFixture } from '../unit/source/git-fixture.js';
 import { applyYaml, createTestNamespace, deleteNamespace, kubectl, kubectlOk, runPlugin } from './support/index.js';
 
 const TIMEOUT = 240_000;
@@ -134,4 +135,47 @@ test('a PreSync hook that fails stops the sync: SyncFail runs, nothing else is a
   expect(lines.some((l) => l.startsWith('FAILED=Sync/failing operation: PreSync hook Job/broken-migrate could not be created'))).toBe(true);
   expect((await kubectl(['get', 'configmap', 'failing-app', '-n', ns])).code).not.toBe(0);
   expect((await list('configmaps')).find((c) => c.metadata.name === 'leftover')?.metadata.uid).toBe(before);
+}, TIMEOUT);
+
+test("a Helm chart's hook annotations run as gitops-engine maps them: pre-install → PreSync (hook-succeeded deletes it), post-install with its hook-weight → PostSync, test hooks never", async () => {
+  const fx = new GitFixture();
+  try {
+    const helmJob = (name: string, hook: string, extra: Record<string, string> = {}) => `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: {{ .Release.Name }}-${name}
+  annotations: ${JSON.stringify({ 'helm.sh/hook': hook, ...extra })}
+spec:
+  backoffLimit: 0
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: run, image: busybox}]
+`;
+    fx.write('chart/Chart.yaml', 'apiVersion: v2\nname: hooked\nversion: 0.1.0\n');
+    fx.write('chart/templates/migrate.yaml', helmJob('migrate', 'pre-install,pre-upgrade', { 'helm.sh/hook-delete-policy': 'hook-succeeded' }));
+    fx.write('chart/templates/notify.yaml', helmJob('notify', 'post-install,post-upgrade', { 'helm.sh/hook-weight': '5' }));
+    fx.write('chart/templates/config.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-config\ndata: {a: "1"}\n');
+    fx.write('chart/templates/test.yaml', 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: {{ .Release.Name }}-test\n  annotations: {helm.sh/hook: test}\nspec:\n  containers: [{name: t, image: busybox}]\n');
+    fx.commit('a chart with hooks');
+    const appFile = join(root, 'helm-hooks.yaml');
+    writeFileSync(appFile, `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: rel, namespace: argocd}\nspec:\n  source: {repoURL: ${fx.repo}, path: chart, targetRevision: main}\n  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}\n`);
+    const res = await runPlugin(['sync', '-f', appFile, '-o', 'kv', '--timeout', '3m'], { timeoutMs: 220_000, env: { XDG_CACHE_HOME: join(fx.root, 'cache') } });
+    expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
+    const lines = res.stdout.trimEnd().split('\n');
+    expect(lines.filter((l) => l.startsWith('HOOK=') || l.startsWith('WAVE='))).toEqual([
+      'HOOK=PreSync Job/rel-migrate Succeeded',
+      'HOOK=PostSync Job/rel-notify Succeeded',
+      'WAVE=PreSync 0 done',
+      'WAVE=Sync 0 done',
+      'WAVE=PostSync 5 done',
+    ]);
+    const jobs = (await list('jobs')).map((j) => j.metadata.name);
+    expect(jobs).not.toContain('rel-migrate'); // hook-succeeded
+    expect(jobs).toContain('rel-notify'); // no delete policy: Helm's default before-hook-creation keeps it until the next run
+    expect((await kubectl(['get', 'pod', 'rel-test', '-n', ns])).code).not.toBe(0); // a test hook is never applied
+    expect(JSON.parse(await kubectlOk(['get', 'configmap', 'rel-config', '-n', ns, '-o', 'json'])).data).toEqual({ a: '1' });
+  } finally {
+    fx.cleanup();
+  }
 }, TIMEOUT);
