@@ -179,3 +179,28 @@ spec:
     fx.cleanup();
   }
 }, TIMEOUT);
+
+test('syncPolicy.retry recovers from a transient failure: the namespace appears while the sync is retried', async () => {
+  const late = `${ns}-late`;
+  try {
+    const dir = join(root, 'retry');
+    mkdirSync(join(dir, 'desired'), { recursive: true });
+    writeFileSync(join(dir, 'desired', 'cm.yaml'), `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: late-config, namespace: ${late}}\ndata: {a: "1"}\n`);
+    const appFile = join(dir, 'app.yaml');
+    writeFileSync(appFile, `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: retried, namespace: argocd}\nspec:\n  destination: {server: https://kubernetes.default.svc, namespace: ${late}}\n  syncPolicy:\n    retry: {limit: 6, backoff: {duration: 3s, factor: 1, maxDuration: 3s}}\n`);
+    const pending = runPlugin(['sync', '-f', appFile, '--desired', join(dir, 'desired'), '-o', 'json'], { timeoutMs: 120_000 });
+    // The first attempt fails (no such namespace; it starts well within 5 s, even on a loaded machine); the namespace
+    // is made while the sync waits 3 s between attempts.
+    await new Promise((r) => setTimeout(r, 5000));
+    await kubectlOk(['create', 'namespace', late]);
+    const res = await pending;
+    expect(res.code).toBe(0);
+    const report = JSON.parse(res.stdout) as { retries?: number; applied: number };
+    expect(report.retries).toBeGreaterThanOrEqual(1);
+    expect(report.applied).toBe(1);
+    expect(res.stderr).toMatch(/Retrying attempt #1/);
+    expect(JSON.parse(await kubectlOk(['get', 'configmap', 'late-config', '-n', late, '-o', 'json'])).data).toEqual({ a: '1' });
+  } finally {
+    await kubectl(['delete', 'namespace', late, '--wait=false', '--ignore-not-found']);
+  }
+}, TIMEOUT);
