@@ -204,12 +204,19 @@ export function operationState(op: SyncOperation, used: { source?: JsonObject; s
  */
 export function nextStatus(app: KubeObject, input: { compared?: ComparedState; warnings?: readonly string[]; sync?: SyncOperation; syncedSource?: { source?: JsonObject; sources?: JsonObject[] }; now: string }): JsonObject {
   const out: JsonObject = { ...structuredClone(obj(app.status)) };
+  const previous = Array.isArray(out.conditions) ? out.conditions : [];
+  // SyncError belongs to the last operation, not to the comparison: it stays until the next sync says otherwise.
+  let syncError = previous.filter((c) => isPlainObject(c) && c.type === 'SyncError') as JsonObject[];
   if (input.compared) {
     const compared = comparedStatus(app, input.compared, input.now, input.warnings);
     if (!('conditions' in compared)) delete out.conditions;
     Object.assign(out, compared);
   }
   const op = input.sync;
+  if (op) syncError = op.phase === 'Succeeded' ? [] : [condition('SyncError', op.message, input.now, previous)];
+  const kept = (Array.isArray(out.conditions) ? out.conditions : []).filter((c) => !(isPlainObject(c) && c.type === 'SyncError'));
+  if (kept.length + syncError.length > 0) out.conditions = [...kept, ...syncError];
+  else delete out.conditions;
   if (op) {
     const used = input.syncedSource ?? sourcesOf(app);
     out.operationState = operationState(op, used);

@@ -90,6 +90,15 @@ describe('nextStatus', () => {
     expect(s.history).toEqual([expect.objectContaining({ id: 0, revisions: ['abc123'], sources: [{ repoURL: 'r', path: 'p' }] })]);
   });
 
+  test('a failed sync leaves a SyncError condition with its message, kept by later comparisons until a sync succeeds', () => {
+    const failed = nextStatus(APP, { compared: compared(), sync: op({ phase: 'Failed', message: 'one or more objects failed to apply' }), now: 't1' });
+    expect((failed.conditions as { type: string }[]).filter((c) => c.type === 'SyncError')).toEqual([{ type: 'SyncError', message: 'one or more objects failed to apply', lastTransitionTime: 't1' }]);
+    const afterStatus = nextStatus({ ...APP, status: failed } as unknown as KubeObject, { compared: compared(), now: 't2' });
+    expect((afterStatus.conditions as { type: string; lastTransitionTime: string }[]).filter((c) => c.type === 'SyncError').map((c) => c.lastTransitionTime)).toEqual(['t1']);
+    const healed = nextStatus({ ...APP, status: afterStatus } as unknown as KubeObject, { compared: compared(), sync: op(), now: 't3' });
+    expect(((healed.conditions ?? []) as { type: string }[]).some((c) => c.type === 'SyncError')).toBe(false);
+  });
+
   test('a rollback records the source it synced, not spec.source', () => {
     const used = { source: { repoURL: 'https://git.example/shop.git', path: 'apps/shop', targetRevision: 'v1', helm: { parameters: [{ name: 'x', value: '1' }] } } };
     const s = nextStatus(APP, { sync: op(), syncedSource: used, now: 'x' });
