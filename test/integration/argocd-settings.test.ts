@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { tempDir } from '../support/temp-dir.js';
-import { applyYaml, createTestNamespace, deleteNamespace, getJson, kubectlOk, runPlugin, type RunResult } from './support/index.js';
+import { applyYaml, createTestNamespace, deleteNamespace, getJson, kubectlOk, runPlugin, type RunResult, kvValues as kv } from './support/index.js';
 import type { KubeObject } from '../../src/model/object.js';
 
 const TID = 'argocd.argoproj.io/tracking-id';
@@ -15,15 +15,6 @@ const LABEL = 'app.kubernetes.io/instance';
 let ns: string;
 let cp: string;
 let root: string;
-
-function kv(out: string): Record<string, string[]> {
-  const m: Record<string, string[]> = {};
-  for (const line of out.split('\n')) {
-    const i = line.indexOf('=');
-    if (i > 0) (m[line.slice(0, i)] ??= []).push(line.slice(i + 1));
-  }
-  return m;
-}
 
 /** An app `name` in the control-plane namespace (so its instance is its name) and its desired folder. */
 function app(name: string, manifests: string): { app: string; desired: string } {

@@ -5,22 +5,13 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/temp-dir.js';
-import { applyYaml, createTestNamespace, deleteNamespace, kubectlOk, runPlugin, type RunResult } from './support/index.js';
+import { applyYaml, createTestNamespace, deleteNamespace, kubectlOk, runPlugin, type RunResult, kvValues as kv } from './support/index.js';
 
 let ns: string;
 let cp: string;
 let root: string;
 let desired: string;
 let clusterRole: string;
-
-function kv(out: string): Record<string, string[]> {
-  const m: Record<string, string[]> = {};
-  for (const line of out.split('\n')) {
-    const i = line.indexOf('=');
-    if (i > 0) (m[line.slice(0, i)] ??= []).push(line.slice(i + 1));
-  }
-  return m;
-}
 
 /** The Application file: in the control-plane namespace (or another one), naming `project`. */
 function appFile(project: string, opts: { appNamespace?: string; repoURL?: string; name?: string } = {}): string {

@@ -42,6 +42,16 @@ function requiredEnv(name: string): string {
 }
 
 /** Absolute path of the local control plane's own kubeconfig (never ~/.kube/config). */
+/** `-o kv` output as a map of each key to its values, in order (a key may repeat). */
+export function kvValues(out: string): Record<string, string[]> {
+  const m: Record<string, string[]> = {};
+  for (const line of out.split('\n')) {
+    const i = line.indexOf('=');
+    if (i > 0) (m[line.slice(0, i)] ??= []).push(line.slice(i + 1));
+  }
+  return m;
+}
+
 export function kubeconfigPath(): string {
   return requiredEnv('KGITOPS_TEST_KUBECONFIG');
 }
