@@ -29,6 +29,8 @@ import {
   type KubeGateway,
   type ListOptions,
   type ListResult,
+  type PatchOptions,
+  type PatchType,
   type ResourceType,
   type UpdateOptions,
   type WatchEvent,
@@ -562,6 +564,21 @@ class ClientGateway implements KubeGateway {
       retry: true,
       doing: `updating ${type.kind} ${type.namespaced ? `${ns}/` : ''}${name}`,
       access: { verb: 'update', resource: resourceName(type), ...(type.namespaced ? { namespace: ns } : {}) },
+    });
+  }
+
+  async patch(type: ResourceType, namespace: string, name: string, patch: unknown, patchType: PatchType, opts: PatchOptions): Promise<KubeObject> {
+    const contentType = { json: 'application/json-patch+json', merge: 'application/merge-patch+json', strategic: 'application/strategic-merge-patch+json' }[patchType];
+    return this.json<KubeObject>({
+      method: 'PATCH',
+      path: objectPath(type, namespace, name),
+      query: { fieldManager: opts.fieldManager, dryRun: opts.dryRun ? 'All' : undefined, fieldValidation: opts.fieldValidation },
+      body: patch,
+      contentType,
+      // A JSON patch with a `test` and a merge patch of the same content land once: a repeat fails the test or changes nothing.
+      retry: true,
+      doing: `${opts.dryRun ? 'dry-run patching' : 'patching'} ${type.kind} ${type.namespaced ? `${namespace}/` : ''}${name}`,
+      access: { verb: 'patch', resource: resourceName(type), ...(type.namespaced ? { namespace } : {}) },
     });
   }
 

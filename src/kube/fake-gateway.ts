@@ -12,6 +12,8 @@ import {
   type KubeGateway,
   type ListOptions,
   type ListResult,
+  type PatchOptions,
+  type PatchType,
   type ResourceType,
   type UpdateOptions,
   type WatchEvent,
@@ -46,6 +48,8 @@ export interface FakeGatewayOptions {
   failDelete?: (type: ResourceType, namespace: string, name: string) => Error | undefined;
   /** Called before an update is stored (a test changes the object under it to make a conflict). */
   beforeUpdate?: (obj: KubeObject) => void;
+  /** Types the fake stores but discovery does not return (a CRD registered after the command read discovery). */
+  servedLater?: ResourceType[];
   /** `verb resource` (resource as `deployments.apps`) pairs that are denied everywhere. */
   forbidden?: string[];
 }
@@ -61,6 +65,45 @@ function mergeInto(base: JsonValue | undefined, patch: JsonValue): JsonValue {
     return out;
   }
   return clone(patch);
+}
+
+/** RFC 7386: null deletes, objects merge, anything else replaces (the fake treats a strategic patch the same way). */
+function mergePatch(base: JsonValue | undefined, patch: JsonValue): JsonValue | undefined {
+  if (!isPlainObject(patch)) return clone(patch);
+  const out: Record<string, JsonValue> = isPlainObject(base) ? { ...base } : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = mergePatch(out[k], v) as JsonValue;
+  }
+  return out;
+}
+
+/** RFC 6902 `test`, `remove`, `add` and `replace`; a failed test or a missing path is a 422. */
+function jsonPatch(doc: JsonValue, ops: readonly { op: string; path: string; value?: JsonValue }[], doing: string): JsonValue {
+  const out = clone(doc);
+  const fail = (why: string): never => {
+    throw apiError(doing, 422, JSON.stringify({ kind: 'Status', reason: 'Invalid', message: why }));
+  };
+  for (const op of ops) {
+    const parts = op.path.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const last = parts.pop() ?? fail(`bad path ${op.path}`);
+    let parent: JsonValue | undefined = out;
+    for (const p of parts) parent = Array.isArray(parent) ? parent[Number(p)] : isPlainObject(parent) ? parent[p] : undefined;
+    if (!Array.isArray(parent) && !isPlainObject(parent)) return fail(`no parent for ${op.path}`);
+    const at = Array.isArray(parent) ? (last === '-' ? parent.length : Number(last)) : last;
+    const current = Array.isArray(parent) ? parent[at as number] : parent[at as string];
+    if (op.op === 'test') {
+      if (JSON.stringify(current) !== JSON.stringify(op.value)) fail(`the test of ${op.path} failed`);
+    } else if (op.op === 'remove') {
+      if (current === undefined) fail(`nothing at ${op.path}`);
+      if (Array.isArray(parent)) parent.splice(at as number, 1);
+      else delete parent[at as string];
+    } else if (op.op === 'add' || op.op === 'replace') {
+      if (Array.isArray(parent)) parent.splice(at as number, op.op === 'add' ? 0 : 1, clone(op.value as JsonValue));
+      else parent[at as string] = clone(op.value as JsonValue);
+    } else fail(`unsupported op ${op.op}`);
+  }
+  return out;
 }
 
 function matchesSelector(obj: KubeObject, selector: string | undefined): boolean {
@@ -95,7 +138,7 @@ export class FakeGateway implements KubeGateway {
   }
 
   private typeFor(obj: KubeObject): ResourceType {
-    const t = this.types.find((x) => x.group === groupOf(obj.apiVersion) && x.kind === obj.kind);
+    const t = [...this.types, ...(this.opts.servedLater ?? [])].find((x) => x.group === groupOf(obj.apiVersion) && x.kind === obj.kind);
     if (!t) throw new Error(`fake gateway: no type for ${obj.apiVersion} ${obj.kind}`);
     return t;
   }
@@ -233,6 +276,23 @@ export class FakeGateway implements KubeGateway {
     const next = clone(obj);
     next.metadata.managedFields = [...(existing.metadata.managedFields ?? []).filter((m) => m.manager !== opts.fieldManager), entry];
     return this.put(next);
+  }
+
+  async patch(type: ResourceType, namespace: string, name: string, patch: unknown, patchType: PatchType, opts: PatchOptions): Promise<KubeObject> {
+    const ns = type.namespaced ? namespace : '';
+    this.calls.push(`PATCH ${patchType}${opts.dryRun ? ' dry' : ''} ${type.kind} ${ns}/${name}`);
+    const err = this.denied('patch', type, ns);
+    if (err) throw err;
+    const existing = this.store.get(this.key(type.group, type.kind, ns, name));
+    if (!existing) throw apiError(`patching ${type.kind} ${name}`, 404, '{"kind":"Status","reason":"NotFound","message":"not found"}');
+    const next = (
+      patchType === 'json'
+        ? jsonPatch(existing as unknown as JsonValue, patch as { op: string; path: string; value?: JsonValue }[], `patching ${type.kind} ${name}`)
+        : mergePatch(existing as unknown as JsonValue, patch as JsonValue)
+    ) as unknown as KubeObject;
+    const entry = { manager: opts.fieldManager, operation: 'Update', apiVersion: existing.apiVersion, time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: {} };
+    next.metadata.managedFields = [...(existing.metadata.managedFields ?? []).filter((m) => m.manager !== opts.fieldManager || m.operation !== 'Update'), entry];
+    return opts.dryRun ? clone(next) : this.put(next);
   }
 
   async delete(type: ResourceType, namespace: string, name: string, opts: DeleteOptions = {}): Promise<KubeObject | undefined> {

@@ -81,6 +81,15 @@ export interface UpdateOptions {
   fieldManager: string;
 }
 
+/** A PATCH's body type: RFC 6902 JSON patch, RFC 7386 merge patch, or Kubernetes' strategic merge patch. */
+export type PatchType = 'json' | 'merge' | 'strategic';
+
+export interface PatchOptions {
+  fieldManager: string;
+  dryRun?: boolean;
+  fieldValidation?: 'Ignore' | 'Strict';
+}
+
 export type PropagationPolicy = 'foreground' | 'background' | 'orphan';
 
 export interface DeleteOptions {
@@ -143,6 +152,8 @@ export interface KubeGateway {
   create(type: ResourceType, obj: KubeObject, opts: WriteOptions): Promise<KubeObject>;
   /** Replaces one object (PUT); a resourceVersion that is no longer current throws a KubeApiError with status 409. */
   update(type: ResourceType, obj: KubeObject, opts: UpdateOptions): Promise<KubeObject>;
+  /** Patches one object (recorded as an Update by the field manager); a failed JSON-patch `test` throws a KubeApiError with status 422. */
+  patch(type: ResourceType, namespace: string, name: string, patch: unknown, patchType: PatchType, opts: PatchOptions): Promise<KubeObject>;
   /** Deletes one object; resolves to the returned object or status. A failed precondition throws a KubeApiError with status 409. */
   delete(type: ResourceType, namespace: string, name: string, opts?: DeleteOptions): Promise<KubeObject | undefined>;
   /** A SelfSubjectAccessReview. */

@@ -1,6 +1,6 @@
 // A gateway shared by the sessions of one command over many Applications (`list`): one connection per cluster, and
 // each cluster-scoped metadata-only LIST made once for all of them (every app's candidate scan asks the same ones).
-import type { AccessCheck, AccessResult, ApplyOptions, DeleteOptions, Discovery, GatewayStats, KubeGateway, ListOptions, ListResult, ResourceType, UpdateOptions, WatchEvent, WatchOptions, WriteOptions } from './gateway.js';
+import type { AccessCheck, AccessResult, ApplyOptions, DeleteOptions, Discovery, GatewayStats, KubeGateway, ListOptions, ListResult, PatchOptions, PatchType, ResourceType, UpdateOptions, WatchEvent, WatchOptions, WriteOptions } from './gateway.js';
 import type { KubeObject } from '../model/object.js';
 
 export class SharedReads implements KubeGateway {
@@ -53,6 +53,10 @@ export class SharedReads implements KubeGateway {
 
   update(type: ResourceType, obj: KubeObject, opts: UpdateOptions): Promise<KubeObject> {
     return this.inner.update(type, obj, opts);
+  }
+
+  patch(type: ResourceType, namespace: string, name: string, patch: unknown, patchType: PatchType, opts: PatchOptions): Promise<KubeObject> {
+    return this.inner.patch(type, namespace, name, patch, patchType, opts);
   }
 
   delete(type: ResourceType, namespace: string, name: string, opts?: DeleteOptions): Promise<KubeObject | undefined> {

@@ -9,7 +9,7 @@ import type { HealthStatus } from '../health/types.js';
 import type { KubeObject, ResourceKey } from '../model/object.js';
 import { applySteps, type ApplyResult, type DryRunResult } from '../sync/apply.js';
 import type { ApplyStep } from '../sync/plan.js';
-import { generatedHookName, needsGeneratedName, type HookPhase } from '../sync/hooks.js';
+import { generatedHookName, HOOK_FINALIZER, needsGeneratedName, type HookPhase } from '../sync/hooks.js';
 import type { PhaseGroup } from '../sync/phases.js';
 import { asApplied } from '../tracking/tracking-id.js';
 
@@ -74,13 +74,18 @@ export interface PhaseRunResult {
 
 type Group = PhaseGroup<DryRunResult, RunnableHook>;
 
-/** The object a hook creates this run: named (generateName), stamped with the app's mark. */
+/**
+ * The object a hook creates this run: named (generateName), stamped with the app's mark, and holding Argo CD's hook
+ * finalizer so that nothing (a Job's TTL, a garbage collection) removes it before its result is read.
+ */
 export function hookObject(h: RunnableHook, phase: HookPhase, o: Pick<PhaseRunOptions, 'revision' | 'startedAtMs' | 'appInstance' | 'destinationNamespace' | 'tracking'>): KubeObject {
   const metadata = { ...h.object.metadata };
   if (needsGeneratedName(h.object)) {
     metadata.name = generatedHookName(metadata.generateName as string, o.revision, phase, o.startedAtMs);
     delete metadata.generateName;
   }
+  const finalizers = Array.isArray(metadata.finalizers) ? (metadata.finalizers as string[]) : [];
+  if (!finalizers.includes(HOOK_FINALIZER)) metadata.finalizers = [...finalizers, HOOK_FINALIZER];
   return asApplied({ ...h.object, metadata }, o.appInstance, o.destinationNamespace, o.tracking);
 }
 
@@ -170,16 +175,18 @@ async function runGroup(gw: KubeGateway, g: Group, opts: PhaseRunOptions, out: P
   let failure: string | undefined;
   await Promise.all(
     waitFor.map(async (w) => {
-      const state = await waitSettled(gw, w.type, w.key, opts);
       if (w.hook) {
+        // The finalizer comes off once the hook's result is read, also when reading it failed or the time ran out.
+        const state = await waitSettled(gw, w.type, w.key, opts).finally(() => removeHookFinalizer(gw, w.type, w.key, opts.fieldManager));
         const outcome = state.result === 'ok' ? 'Succeeded' : state.result === 'failed' ? 'Failed' : 'Running';
         out.hooks.push({ phase: g.phase, wave: g.wave, key: w.key, outcome, ...(state.message ? { message: state.message } : {}) });
         const policy = outcome === 'Succeeded' ? 'HookSucceeded' : outcome === 'Failed' ? 'HookFailed' : undefined;
         if (policy && w.hook.deletePolicies.includes(policy)) await gw.delete(w.type, w.key.namespace, w.key.name, { propagationPolicy: 'background' }).catch(() => undefined);
         if (outcome !== 'Succeeded') failure ??= `${g.phase} hook ${w.key.kind}/${w.key.name} ${outcome === 'Failed' ? 'failed' : 'did not finish in time'}${state.message ? `: ${state.message}` : ''}`;
-      } else if (state.result !== 'ok') {
-        failure ??= `${w.key.kind}/${w.key.name} ${state.result === 'failed' ? 'is Degraded' : 'did not become healthy in time'}${state.message ? `: ${state.message}` : ''} (wave ${g.wave} of ${g.phase})`;
+        return;
       }
+      const state = await waitSettled(gw, w.type, w.key, opts);
+      if (state.result !== 'ok') failure ??= `${w.key.kind}/${w.key.name} ${state.result === 'failed' ? 'is Degraded' : 'did not become healthy in time'}${state.message ? `: ${state.message}` : ''} (wave ${g.wave} of ${g.phase})`;
     }),
   );
   return failure;
@@ -196,8 +203,29 @@ async function waitSettled(gw: KubeGateway, type: ResourceType, key: ResourceKey
   }
 }
 
-/** Deletes an object (the previous run's hook) and waits until it is gone; absent already is fine. */
+/**
+ * Takes Argo CD's hook finalizer off a live hook (a JSON patch that first tests the entry, so another writer's change
+ * to the list is never overwritten; re-read and tried again when the list moved). Gone already is fine.
+ */
+export async function removeHookFinalizer(gw: KubeGateway, type: ResourceType, key: ResourceKey, fieldManager: string): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    const live = await gw.get(type, key.namespace, key.name);
+    const at = Array.isArray(live?.metadata.finalizers) ? (live.metadata.finalizers as unknown[]).indexOf(HOOK_FINALIZER) : -1;
+    if (!live || at < 0) return;
+    const path = `/metadata/finalizers/${at}`;
+    try {
+      await gw.patch(type, key.namespace, key.name, [{ op: 'test', path, value: HOOK_FINALIZER }, { op: 'remove', path }], 'json', { fieldManager });
+      return;
+    } catch (err) {
+      if (err instanceof KubeApiError && err.status === 404) return;
+      if (!(err instanceof KubeApiError && (err.status === 422 || err.status === 409)) || attempt >= 4) throw err;
+    }
+  }
+}
+
+/** Deletes an object (the previous run's hook, its finalizer taken off first) and waits until it is gone; absent already is fine. */
 async function deleteAndWait(gw: KubeGateway, type: ResourceType, key: ResourceKey, opts: PhaseRunOptions): Promise<void> {
+  await removeHookFinalizer(gw, type, key, opts.fieldManager);
   try {
     await gw.delete(type, key.namespace, key.name, { propagationPolicy: 'background' });
   } catch (err) {

@@ -137,6 +137,21 @@ test('a PreSync hook that fails stops the sync: SyncFail runs, nothing else is a
   expect((await list('configmaps')).find((c) => c.metadata.name === 'leftover')?.metadata.uid).toBe(before);
 }, TIMEOUT);
 
+test("Argo CD's hook finalizer holds a finished hook until its result is read: a Job with ttlSecondsAfterFinished: 0 still counts as Succeeded, then goes", async () => {
+  // The TTL controller deletes a finished Job at once; without the finalizer the sync would find nothing to read.
+  const { appFile, desired } = app('ttl', {
+    'pre.yaml': job('name: short-lived', { 'argocd.argoproj.io/hook': 'PreSync' }).replace('  backoffLimit: 0\n', '  backoffLimit: 0\n  ttlSecondsAfterFinished: 0\n'),
+    'app.yaml': configMap('ttl-app', 0),
+  });
+  const res = await runPlugin(['sync', '-f', appFile, '--desired', desired, '-o', 'kv', '--timeout', '2m'], { timeoutMs: 200_000 });
+  expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
+  expect(res.stdout.split('\n')).toContain('HOOK=PreSync Job/short-lived Succeeded');
+  // The finalizer came off, so the TTL controller's delete completes.
+  for (let i = 0; i < 60 && (await kubectl(['get', 'job', 'short-lived', '-n', ns])).code === 0; i++) await new Promise((r) => setTimeout(r, 500));
+  expect((await kubectl(['get', 'job', 'short-lived', '-n', ns])).code).not.toBe(0);
+  expect(JSON.parse(await kubectlOk(['get', 'configmap', 'ttl-app', '-n', ns, '-o', 'json'])).data).toEqual({ a: '1' });
+}, TIMEOUT);
+
 test("a Helm chart's hook annotations run as gitops-engine maps them: pre-install → PreSync (hook-succeeded deletes it), post-install with its hook-weight → PostSync, test hooks never", async () => {
   const fx = new GitFixture();
   try {
