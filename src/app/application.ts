@@ -3,12 +3,12 @@ import { readFile } from 'node:fs/promises';
 import type { JsonObject, JsonValue } from '../model/object.js';
 import { isPlainObject } from '../model/object.js';
 import { DEFAULT_APP_NAMESPACE } from '../model/keys.js';
-import { InputError } from '../cli/exit-codes.js';
+import { InputError } from '../model/errors.js';
 import { parseYamlValues } from '../manifest/parse.js';
 import { parsePointer } from '../diff/pointer.js';
 import { parseSourceOptions } from './source-options.js';
 import type { Application, AppSource, AutomatedPolicy, IgnoreDifference, PropagationPolicy, RetryPolicy, SyncOptions } from './types.js';
-import { parseDuration } from '../cli/duration.js';
+import { parseDuration } from '../model/duration.js';
 
 export const DEFAULT_SYNC_OPTIONS: SyncOptions = {
   createNamespace: false,
@@ -24,6 +24,7 @@ export const DEFAULT_SYNC_OPTIONS: SyncOptions = {
 const BOOL_OPTIONS: Record<string, keyof Omit<SyncOptions, 'prunePropagationPolicy'>> = {
   Replace: 'replace',
   Validate: 'validate',
+  SkipDryRunOnMissingResource: 'skipDryRunOnMissingResource',
   CreateNamespace: 'createNamespace',
   PruneLast: 'pruneLast',
   ServerSideApply: 'serverSideApply',

@@ -2,7 +2,7 @@
 // into a typed model; which of them can be rendered is decided by src/source/render, not here.
 import type { JsonObject, JsonValue } from '../model/object.js';
 import { isPlainObject } from '../model/object.js';
-import { InputError } from '../cli/exit-codes.js';
+import { InputError } from '../model/errors.js';
 
 /** One Jsonnet top-level argument or external variable; `code: true` values are Jsonnet code, others strings. */
 export interface JsonnetVar {

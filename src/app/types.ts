@@ -32,6 +32,8 @@ export interface SyncOptions {
   replace?: boolean;
   /** App-level `Validate=false`: the API server ignores unknown fields (fieldValidation=Ignore); the annotation wins. */
   validate?: boolean;
+  /** App-level `SkipDryRunOnMissingResource=true`: a kind the cluster does not serve yet is applied when its wave comes; the annotation wins. */
+  skipDryRunOnMissingResource?: boolean;
 }
 
 export interface AutomatedPolicy {

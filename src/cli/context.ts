@@ -1,9 +1,8 @@
 // What a command handler receives: the process edges, typed global options and the colour decision.
-import type { Io } from './io.js';
-import type { GlobalOptions } from './options.js';
+import type { Io, GlobalOptions, RunContext } from '../model/context.js';
 import { paint, shouldColour, type Paint } from '../render/colour.js';
 
-export interface CommandContext {
+export interface CommandContext extends RunContext {
   io: Io;
   opts: GlobalOptions;
   /** Colours for tables on stdout (plain when the policy says no). */

@@ -1,15 +1,7 @@
-// What a command may touch of the process: its streams, TTY state and environment.
+// What a command may touch of the process (the Io type lives in model/context.ts), and an in-memory Io for tests.
+import type { Io } from '../model/context.js';
 
-export interface Io {
-  out(text: string): void;
-  err(text: string): void;
-  stdoutIsTTY: boolean;
-  stderrIsTTY: boolean;
-  /** Terminal width for help text, when stdout is a terminal. */
-  columns?: number;
-  env: Record<string, string | undefined>;
-  readStdin(): Promise<string>;
-}
+export type { Io } from '../model/context.js';
 
 /** An Io that collects output in memory, for tests. */
 export function memoryIo(opts: { env?: Record<string, string | undefined>; tty?: boolean; stdin?: string } = {}) {

@@ -1,49 +1,10 @@
 // Global flags (as kubectl users expect) and the option builders commands share.
 import type { Argv } from 'yargs';
-import type { ColorMode, OutputFormat } from '../render/colour.js';
+import type { ColorMode, GlobalOptions, KubeOverrides, OutputFormat } from '../model/context.js';
 import { DEFAULT_APP_NAMESPACE, DEFAULT_FIELD_MANAGER } from '../model/keys.js';
 import { UsageError } from './argv.js';
 
-/**
- * kubectl's connection flags (genericclioptions.ConfigFlags): each replaces what the kubeconfig says
- * for the chosen context, as client-go's ConfigOverrides do (src/kube/overrides.ts applies them).
- */
-export interface KubeOverrides {
-  cluster?: string;
-  user?: string;
-  server?: string;
-  token?: string;
-  as?: string;
-  asGroups?: string[];
-  asUid?: string;
-  certificateAuthority?: string;
-  clientCertificate?: string;
-  clientKey?: string;
-  insecureSkipTlsVerify?: boolean;
-  tlsServerName?: string;
-  /** Basic authentication (`--username`, `--password`), which kubectl keeps for servers behind an authenticating proxy. */
-  username?: string;
-  password?: string;
-}
-
-export interface GlobalOptions {
-  kubeconfig?: string;
-  context?: string;
-  namespace?: string;
-  requestTimeout: string;
-  output: OutputFormat;
-  color: ColorMode;
-  /** Level 1 or more (`-v`, `--verbose`): the cause chain of errors and each command's request summary. */
-  verbose: boolean;
-  /** The log level, `-v N`: 0 quiet, 1 causes and summaries, 4 the connection, 6 requests, 7 headers, 8-9 bodies. */
-  verbosity?: number;
-  fieldManager: string;
-  appNamespace: string;
-  /** kubectl's connection flags given on the command line (only those given). */
-  overrides?: KubeOverrides;
-  /** `--cache-dir`: kubectl's cache directory, where the tool's caches go (see source/cache-home.ts). */
-  cacheDir?: string;
-}
+export type { GlobalOptions, KubeOverrides } from '../model/context.js';
 
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'yaml', 'kv', 'env'];
 export const COLOR_MODES: readonly ColorMode[] = ['auto', 'always', 'never'];
@@ -172,10 +133,4 @@ export function recordOption<T>(y: Argv<T>) {
   return y.option('record', { type: 'boolean', default: true, describe: "Write the result into the Application's status and history, as Argo CD's controller does (--no-record: leave it)" });
 }
 
-/**
- * Whether a command records its result in the Application: not with --no-record, and not with --desired (the
- * comparison is then against local files, not the Application's source, and would mislead whoever reads the status).
- */
-export function recording(args: Record<string, unknown>): boolean {
-  return args.record !== false && args.desired === undefined;
-}
+export { recording } from '../model/context.js';

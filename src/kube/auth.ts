@@ -10,7 +10,7 @@
 // file it duplicates; a `token` wins over `token-file`, and the file is read again after a 401.
 import { readFile } from 'node:fs/promises';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { InputError } from '../cli/exit-codes.js';
+import { InputError } from '../model/errors.js';
 import { isPlainObject } from '../model/object.js';
 import type { SelectedContext } from './kubeconfig.js';
 

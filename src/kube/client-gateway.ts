@@ -11,7 +11,7 @@ import https from 'node:https';
 import http2 from 'node:http2';
 import { tlsConnectOptions, type ClusterConnection } from './auth.js';
 import { H2Sessions, TimeoutError, formatMs, type Phase } from './h2-session.js';
-import { ClusterError } from '../cli/exit-codes.js';
+import { ClusterError } from '../model/errors.js';
 import { isPlainObject, type KubeObject } from '../model/object.js';
 import { apiError, isRetryableStatus, KubeApiError, redactError, retryAfterMs, secretStrings } from './errors.js';
 import {
@@ -414,6 +414,21 @@ class ClientGateway implements KubeGateway {
       throw err;
     });
     return this.discovery;
+  }
+
+  private readonly openApiDocs = new Map<string, Promise<unknown>>();
+
+  openApi(group: string, version: string): Promise<unknown> {
+    const path = group === '' ? `/openapi/v3/api/${version}` : `/openapi/v3/apis/${group}/${version}`;
+    let doc = this.openApiDocs.get(path);
+    if (!doc) {
+      doc = this.json<unknown>({ method: 'GET', path, retry: true, doing: `reading the OpenAPI schema of ${group || 'core'}/${version}` }).catch((err: unknown) => {
+        if (err instanceof KubeApiError && err.status === 404) return undefined;
+        throw err;
+      });
+      this.openApiDocs.set(path, doc);
+    }
+    return doc;
   }
 
   async serverVersion(): Promise<string> {

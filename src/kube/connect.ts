@@ -1,8 +1,8 @@
 // Builds the real gateway from the global flags. client-node is loaded only for kubeconfig users
 // that need its authenticators (exec plugins, auth providers); see auth.ts.
-import type { GlobalOptions, KubeOverrides } from '../cli/options.js';
-import { parseDuration } from '../cli/duration.js';
-import { ClusterError } from '../cli/exit-codes.js';
+import type { GlobalOptions, KubeOverrides } from '../model/context.js';
+import { parseDuration } from '../model/duration.js';
+import { ClusterError } from '../model/errors.js';
 import type { KubeGateway } from './gateway.js';
 import type { ClusterConnection } from './auth.js';
 import type { LoadKubeConfigOptions, SelectedContext } from './kubeconfig.js';

@@ -1,5 +1,5 @@
 // API failures as data: the HTTP status, the Kubernetes Status reason, and SSA conflicts per field.
-import { ClusterError } from '../cli/exit-codes.js';
+import { ClusterError } from '../model/errors.js';
 import type { KubeObject } from '../model/object.js';
 
 /** One field another manager owns that an apply would change (from a 409's `status.details.causes[]`). */

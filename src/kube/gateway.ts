@@ -137,6 +137,8 @@ export interface KubeGateway {
   readonly server: string;
   /** The served types, fetched once and cached. */
   discover(): Promise<Discovery>;
+  /** The API server's OpenAPI v3 document of one group-version (`/openapi/v3/apis/apps/v1`), fetched once; undefined when it serves none. */
+  openApi?(group: string, version: string): Promise<unknown>;
   /** The API server's version (`/version` gitVersion, e.g. `v1.35.4`). */
   serverVersion?(): Promise<string>;
   /** The type for `apiVersion`+`kind`, or undefined when the cluster does not serve it. */

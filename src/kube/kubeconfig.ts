@@ -11,7 +11,7 @@ import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { parseYamlValues } from '../manifest/parse.js';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { InputError } from '../cli/exit-codes.js';
+import { InputError } from '../model/errors.js';
 import { isPlainObject } from '../model/object.js';
 
 type Fields = Record<string, unknown>;

@@ -7,8 +7,8 @@
 // drops the kubeconfig's `tls-server-name` unless `--tls-server-name` is given too. A flag given for a
 // file (`--client-certificate`, `--client-key`) also replaces the inline `*-data` it would otherwise lose
 // to, and `--token` replaces an exec plugin or auth provider.
-import { InputError } from '../cli/exit-codes.js';
-import type { KubeOverrides } from '../cli/options.js';
+import { InputError } from '../model/errors.js';
+import type { KubeOverrides } from '../model/context.js';
 import { resolve } from 'node:path';
 import { kubeconfigPaths, mergeKubeconfigs, readKubeconfigFiles, selectContext, type KubeconfigSource, type LoadKubeConfigOptions, type MergedKubeconfig, type NamedEntry, type SelectedContext } from './kubeconfig.js';
 

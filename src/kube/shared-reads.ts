@@ -55,6 +55,10 @@ export class SharedReads implements KubeGateway {
     return this.inner.update(type, obj, opts);
   }
 
+  openApi(group: string, version: string): Promise<unknown> {
+    return this.inner.openApi ? this.inner.openApi(group, version) : Promise.resolve(undefined);
+  }
+
   patch(type: ResourceType, namespace: string, name: string, patch: unknown, patchType: PatchType, opts: PatchOptions): Promise<KubeObject> {
     return this.inner.patch(type, namespace, name, patch, patchType, opts);
   }

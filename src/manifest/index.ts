@@ -2,8 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Io } from '../cli/io.js';
-import { InputError } from '../cli/exit-codes.js';
+import type { Io } from '../model/context.js';
+import { InputError } from '../model/errors.js';
 import { keyOf, keyString } from '../model/object.js';
 import { parseManifests, formatSource, type ManifestObject } from './parse.js';
 

@@ -3,7 +3,7 @@ import { LineCounter, parseAllDocuments, YAMLParseError, type Document } from 'y
 import { constructFromEvents, EVENT_ID, parseEvents, YAMLException, type Event } from 'js-yaml';
 import type { KubeObject } from '../model/object.js';
 import { isPlainObject } from '../model/object.js';
-import { InputError } from '../cli/exit-codes.js';
+import { InputError } from '../model/errors.js';
 
 export interface ManifestSource {
   file: string;

@@ -1,8 +1,8 @@
 // The colour policy (as cli-runtime's AllowsColorOutput) and the only import of chalk.
 import { Chalk, type ChalkInstance } from 'chalk';
 
-export type ColorMode = 'auto' | 'always' | 'never';
-export type OutputFormat = 'table' | 'json' | 'yaml' | 'kv' | 'env';
+import type { ColorMode, OutputFormat } from '../model/context.js';
+export type { ColorMode, OutputFormat };
 
 export interface ColourContext {
   mode: ColorMode;

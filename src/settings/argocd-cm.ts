@@ -4,7 +4,7 @@
 // block), resource exclusions and inclusions, compare options, and custom health checks in Lua. Pure.
 import { parse as parseYaml } from 'yaml';
 import type { IgnoreDifference } from '../app/types.js';
-import { InputError } from '../cli/exit-codes.js';
+import { InputError } from '../model/errors.js';
 import { isPlainObject, type JsonObject, type JsonValue } from '../model/object.js';
 import { globMatch } from './glob.js';
 

@@ -3,7 +3,7 @@
 // Pure: parsing, Argo CD's built-in `default` project, and the checks, each violation naming its rule.
 import type { JsonObject, JsonValue } from '../model/object.js';
 import { isPlainObject } from '../model/object.js';
-import { InputError } from '../cli/exit-codes.js';
+import { InputError } from '../model/errors.js';
 import { filepathMatch, matchStringInList, projectGlobMatch } from './glob.js';
 import type { SyncWindow } from './sync-windows.js';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { cacheHome } from './cache-home.js';
 import { GitNotFoundError, runGit, type GitDir } from './git.js';
 import { redactURL } from './repo-url.js';
-import { InputError } from '../cli/exit-codes.js';
+import { InputError } from '../model/errors.js';
 
 /** The ref the remote's HEAD is fetched into, since a bare mirror's own HEAD does not follow the remote's. */
 export const REMOTE_HEAD_REF = 'refs/kgitops/remote-HEAD';

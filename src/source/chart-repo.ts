@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } f
 import { tmpdir } from 'node:os';
 import { cacheHome } from './cache-home.js';
 import { join } from 'node:path';
-import { InputError } from '../cli/exit-codes.js';
+import { InputError } from '../model/errors.js';
 import { runTool } from './render/tools.js';
 import type { MaterialisedTree } from './render/tree.js';
 import { redactURL } from './repo-url.js';

@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { realpath } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { InputError } from '../cli/exit-codes.js';
+import { InputError } from '../model/errors.js';
 
 /** A git directory to read from (a bare repository or a clone's .git), with the environment to run git in. */
 export interface GitDir {

@@ -1,7 +1,7 @@
 // The desired manifests of an Application: from --desired, or from a Git revision's tree read without any checkout.
 import type { Application, AppSource, SourceRevision } from '../app/types.js';
-import type { Io } from '../cli/io.js';
-import { InputError, UnrenderableError } from '../cli/exit-codes.js';
+import type { Io } from '../model/context.js';
+import { InputError, UnrenderableError } from '../model/errors.js';
 import { loadManifests, localFiles, rejectDuplicates, type ManifestObject } from '../manifest/index.js';
 import { fileBlockers, sourcesBlockers, specBlockers } from './renderability.js';
 import { fetchIntoCache, REMOTE_HEAD_REF } from './cache.js';

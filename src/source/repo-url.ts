@@ -1,7 +1,7 @@
 // Classifies an Application's source.repoURL and source.path: a local repository or a remote one to fetch; pure.
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { InputError } from '../cli/exit-codes.js';
+import { InputError } from '../model/errors.js';
 
 export type RepoLocation = { kind: 'local'; path: string } | { kind: 'remote'; url: string };
 

@@ -45,12 +45,14 @@ export interface ObjectSyncMode {
   validate: boolean;
   /** `SkipDryRunOnMissingResource=true`: no dry-run when the object's kind is not served yet. */
   skipDryRunOnMissingResource: boolean;
+  /** `ServerSideApply=false`: applied client-side, as `kubectl apply` (a three-way patch from the last-applied annotation). */
+  clientSideApply: boolean;
   /** What the annotation says that is not followed, or not an option at all, one line each. */
   warnings: string[];
 }
 
 /** The object's sync mode: its annotation over the Application's syncOptions. */
-export function objectSyncMode(obj: KubeObject, app: Pick<SyncOptions, 'replace' | 'validate'>): ObjectSyncMode {
+export function objectSyncMode(obj: KubeObject, app: Pick<SyncOptions, 'replace' | 'validate' | 'skipDryRunOnMissingResource'>): ObjectSyncMode {
   const opts = resourceSyncOptions(obj);
   const warnings: string[] = [];
   for (const [k, v] of opts) {
@@ -62,8 +64,7 @@ export function objectSyncMode(obj: KubeObject, app: Pick<SyncOptions, 'replace'
     const v = opts.get(k);
     return v === 'true' ? true : v === 'false' ? false : dflt;
   };
-  if (opts.get('ServerSideApply') === 'false') warnings.push(`${SYNC_OPTIONS} ServerSideApply=false: client-side apply is not done by this tool; the object is applied server-side`);
   const replace = flag('Replace', app.replace === true);
   const force = flag('Force', false);
-  return { replace, force, validate: flag('Validate', app.validate !== false), skipDryRunOnMissingResource: flag('SkipDryRunOnMissingResource', false), warnings };
+  return { replace, force, validate: flag('Validate', app.validate !== false), skipDryRunOnMissingResource: flag('SkipDryRunOnMissingResource', app.skipDryRunOnMissingResource === true), clientSideApply: opts.get('ServerSideApply') === 'false', warnings };
 }

@@ -17,6 +17,8 @@ export interface PlanDesired {
   key: ResourceKey;
   source?: ManifestSource;
   pendingCrd?: boolean;
+  /** Not served, and no CRD of this sync defines it (SkipDryRunOnMissingResource=true). */
+  unserved?: boolean;
 }
 
 export interface SyncPlanInput {
@@ -58,6 +60,8 @@ export interface ApplyStep {
   source?: ManifestSource;
   /** Its kind is defined by a CRD this sync creates: it can be applied only once the API server serves that CRD. */
   pendingCrd?: boolean;
+  /** Its kind is not served and no CRD of this sync defines it (SkipDryRunOnMissingResource=true): applied if, when its wave comes, a CRD in the cluster defines it. */
+  unserved?: boolean;
   /** True for the namespace CreateNamespace adds (never stamped, never pruned). */
   createdNamespace?: boolean;
   /** Replace=true: written whole (PUT, or POST when missing) instead of applied. */
@@ -66,6 +70,8 @@ export interface ApplyStep {
   force?: boolean;
   /** Validate=false: the API server drops unknown fields instead of warning (fieldValidation=Ignore). */
   noValidate?: boolean;
+  /** ServerSideApply=false: applied client-side (a three-way patch from the last-applied annotation), unless Replace=true. */
+  clientSide?: boolean;
   /**
    * Live, marked as ours, and every declared field equal to live: an apply cannot conflict (SSA
    * conflicts need a differing value) and can only drop fields no longer declared, so the
@@ -158,8 +164,13 @@ export function planSync(input: SyncPlanInput): SyncPlan {
     if (mode.replace) step.replace = true;
     if (mode.force) step.force = true;
     if (!mode.validate) step.noValidate = true;
+    if (mode.clientSideApply && !mode.replace) step.clientSide = true;
     if (d.type.namespaced && createdNs.has(d.key.namespace)) step.dryRunSkip = `namespace ${d.key.namespace} is created by this sync`;
-    else if (pendingKinds.has(`${d.key.group}/${d.key.kind}`)) {
+    else if (d.unserved) {
+      step.dryRunSkip = `SkipDryRunOnMissingResource: the cluster does not serve ${d.key.kind} in ${d.object.apiVersion} yet`;
+      step.pendingCrd = true;
+      step.unserved = true;
+    } else if (pendingKinds.has(`${d.key.group}/${d.key.kind}`)) {
       step.dryRunSkip = `its CustomResourceDefinition is created by this sync`;
       step.pendingCrd = true;
     }

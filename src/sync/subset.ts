@@ -1,5 +1,5 @@
 // A partial sync's filters (pure): Argo CD's `--resource [!]GROUP:KIND:[NAMESPACE/]NAME` and a Kubernetes label selector.
-import { InputError } from '../cli/exit-codes.js';
+import { InputError } from '../model/errors.js';
 import type { ResourceKey } from '../model/object.js';
 
 export interface ResourceFilter {

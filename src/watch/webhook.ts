@@ -3,7 +3,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isIP } from 'node:net';
-import { InputError } from '../cli/exit-codes.js';
+import { InputError } from '../model/errors.js';
 
 /** A push that was accepted: what we could read of it. */
 export interface PushEvent {

@@ -1,17 +1,18 @@
 // Everything the cluster commands start from: the Application, its desired objects resolved by discovery, their live twins, and the app's extras.
-import type { Application, SourceRevision } from '../app/types.js';
-import type { Io } from '../cli/io.js';
-import type { GlobalOptions } from '../cli/options.js';
-import { InputError } from '../cli/exit-codes.js';
+import type { Application, SourceRevision, SyncOptions } from '../app/types.js';
+import type { Io } from '../model/context.js';
+import type { GlobalOptions } from '../model/context.js';
+import { InputError } from '../model/errors.js';
 import type { KubeGateway, ListResult, ResourceType } from '../kube/gateway.js';
 import { apiVersionOf, resourceName } from '../kube/gateway.js';
 import { KubeApiError } from '../kube/errors.js';
 import { formatSource, type ManifestObject, type ManifestSource } from '../manifest/index.js';
-import { groupOf, isPlainObject, keyOf, keyString, type KubeObject, type ResourceKey } from '../model/object.js';
+import { groupOf, isPlainObject, keyOf, versionOf, keyString, type KubeObject, type ResourceKey } from '../model/object.js';
 import { planPrune, type LiveEntry, type PrunePlan } from '../prune/plan.js';
 import { TRACKING_ID } from '../model/keys.js';
 import { instanceName } from '../tracking/tracking-id.js';
 import { hookOf, type HookInfo } from '../sync/hooks.js';
+import { objectSyncMode } from '../sync/options.js';
 import { loadApplicationFromCluster, loadApplicationFromFile } from './application-source.js';
 import { DEFAULT_TRACKING, markFilter, markOf, appOfMark, type Tracking } from '../tracking/method.js';
 import { applySettings, excludedType, loadRules, type Rules, type RulesArgs } from './rules.js';
@@ -47,8 +48,13 @@ export interface DesiredEntry {
   source: ManifestSource;
   type: ResourceType;
   key: ResourceKey;
-  /** The type is defined by a CRD in the same desired set that the cluster does not serve yet. */
+  /**
+   * The type is not served yet: defined by a CRD in the same desired set, or (with `unserved`) by none of them, and
+   * the object asks for SkipDryRunOnMissingResource=true. Nothing is read for it; the sync applies it when its wave comes.
+   */
   pendingCrd?: boolean;
+  /** No CRD of this desired set defines the type: `type` is a placeholder until the sync finds the cluster's CRD. */
+  unserved?: boolean;
 }
 
 /** The cluster a command acts on: the kubeconfig context the Application's destination resolved to. */
@@ -132,40 +138,52 @@ export async function loadApplication(args: AppStateArgs, deps: AppStateDeps): P
 
 /** Finds the type of a desired object, or of a custom resource whose CRD is declared alongside it. */
 function crdTypes(objects: readonly ManifestObject[]): ResourceType[] {
+  return objects.flatMap(({ object }) => typesDefinedBy(object));
+}
+
+/** The types a CustomResourceDefinition (desired or live) defines, one per version; none for any other object. */
+export function typesDefinedBy(object: KubeObject): ResourceType[] {
   const out: ResourceType[] = [];
-  for (const { object } of objects) {
-    if (object.kind !== 'CustomResourceDefinition' || groupOf(object.apiVersion) !== 'apiextensions.k8s.io') continue;
-    const spec = isPlainObject(object.spec) ? object.spec : {};
-    const names = isPlainObject(spec.names) ? spec.names : {};
-    const versions = Array.isArray(spec.versions) ? spec.versions : [];
-    for (const v of versions) {
-      if (!isPlainObject(v) || typeof v.name !== 'string') continue;
-      out.push({
-        group: String(spec.group ?? ''),
-        version: v.name,
-        kind: String(names.kind ?? ''),
-        resource: String(names.plural ?? ''),
-        namespaced: spec.scope !== 'Cluster',
-        verbs: ['get', 'list', 'patch', 'delete'],
-      });
-    }
+  if (object.kind !== 'CustomResourceDefinition' || groupOf(object.apiVersion) !== 'apiextensions.k8s.io') return out;
+  const spec = isPlainObject(object.spec) ? object.spec : {};
+  const names = isPlainObject(spec.names) ? spec.names : {};
+  const versions = Array.isArray(spec.versions) ? spec.versions : [];
+  for (const v of versions) {
+    if (!isPlainObject(v) || typeof v.name !== 'string') continue;
+    out.push({
+      group: String(spec.group ?? ''),
+      version: v.name,
+      kind: String(names.kind ?? ''),
+      resource: String(names.plural ?? ''),
+      namespaced: spec.scope !== 'Cluster',
+      verbs: ['get', 'list', 'patch', 'delete'],
+    });
   }
   return out;
 }
 
-async function resolveDesired(objects: readonly ManifestObject[], destNs: string, gw: KubeGateway): Promise<DesiredEntry[]> {
+async function resolveDesired(objects: readonly ManifestObject[], destNs: string, gw: KubeGateway, syncOptions: Pick<SyncOptions, 'skipDryRunOnMissingResource'>): Promise<DesiredEntry[]> {
   const pending = crdTypes(objects);
   const out: DesiredEntry[] = [];
   for (const m of objects) {
     const o = m.object;
     let type = await gw.resolve(o.apiVersion, o.kind);
     let pendingCrd = false;
+    let unserved = false;
     if (!type) {
       type = pending.find((t) => apiVersionOf(t) === o.apiVersion && t.kind === o.kind);
       pendingCrd = type !== undefined;
     }
+    if (!type && objectSyncMode(o, syncOptions).skipDryRunOnMissingResource) {
+      // As gitops-engine does for a kind it does not know: namespaced until the cluster says otherwise.
+      type = { group: groupOf(o.apiVersion), version: versionOf(o.apiVersion), kind: o.kind, resource: '', namespaced: true, verbs: [] };
+      pendingCrd = true;
+      unserved = true;
+    }
     if (!type) {
-      throw new InputError(`${formatSource(m.source)}: the cluster does not serve ${o.kind} in ${o.apiVersion} (${o.kind}/${o.metadata.name ?? ''})`);
+      throw new InputError(
+        `${formatSource(m.source)}: the cluster does not serve ${o.kind} in ${o.apiVersion} (${o.kind}/${o.metadata.name ?? ''}); no CustomResourceDefinition of this app defines it (with the sync option SkipDryRunOnMissingResource=true a sync applies it once the cluster serves it)`,
+      );
     }
     const meta = { ...o.metadata };
     if (type.namespaced) {
@@ -177,7 +195,7 @@ async function resolveDesired(objects: readonly ManifestObject[], destNs: string
       delete meta.namespace;
     }
     const object: KubeObject = { ...o, metadata: meta };
-    out.push({ object, source: m.source, type, key: keyOf(object), ...(pendingCrd ? { pendingCrd } : {}) });
+    out.push({ object, source: m.source, type, key: keyOf(object), ...(pendingCrd ? { pendingCrd } : {}), ...(unserved ? { unserved } : {}) });
   }
   return out;
 }
@@ -384,7 +402,7 @@ export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want:
   const tracking = rules.tracking;
   const desired: DesiredEntry[] = [];
   const hooks: HookEntry[] = [];
-  for (const d of await resolveDesired(applySettings(app, rules, source.objects, warnings), destinationNamespace, gw)) {
+  for (const d of await resolveDesired(applySettings(app, rules, source.objects, warnings), destinationNamespace, gw, app.syncOptions)) {
     const hook = hookOf(d.object);
     if (!hook) desired.push(d);
     else {

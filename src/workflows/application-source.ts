@@ -1,6 +1,6 @@
 // Reads the Application the loop is driven by: from a file (no CRD needed) or from the cluster.
 import type { Application } from '../app/types.js';
-import { InputError } from '../cli/exit-codes.js';
+import { InputError } from '../model/errors.js';
 import type { KubeGateway } from '../kube/gateway.js';
 
 export async function loadApplicationFromFile(path: string): Promise<Application> {

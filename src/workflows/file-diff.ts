@@ -1,6 +1,6 @@
 // File-mode diff: desired manifests against live objects read from files, ignore rules from an optional Application file.
-import type { Io } from '../cli/io.js';
-import { InputError } from '../cli/exit-codes.js';
+import type { Io } from '../model/context.js';
+import { InputError } from '../model/errors.js';
 import type { Application } from '../app/types.js';
 import { loadApplicationFile } from '../app/application.js';
 import { loadManifests, type ManifestObject } from '../manifest/index.js';

@@ -1,5 +1,5 @@
 // `history`: the deployments recorded in the Application's status.history (by sync, as Argo CD's controller records them).
-import { InputError } from '../cli/exit-codes.js';
+import { InputError } from '../model/errors.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import type { KubeObject } from '../model/object.js';
 import { historyLimit, historyOf, type HistoryEntry } from '../record/app-status.js';

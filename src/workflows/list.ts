@@ -1,7 +1,7 @@
 // `list` (and `status -A`): every Application's two axes at once, each compared live against its destination, a
 // bounded number side by side.
-import type { CommandContext } from '../cli/context.js';
-import { InputError } from '../cli/exit-codes.js';
+import type { RunContext } from '../model/context.js';
+import { InputError } from '../model/errors.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import type { AppStateArgs } from './app-state.js';
 import type { TargetSession } from './session.js';
@@ -81,7 +81,7 @@ export async function listApplications(gw: KubeGateway, namespace: string | unde
  * Lists the Applications and compares each live (as `status` does, through its own destination session); an app that
  * cannot be compared is listed Unknown with the reason rather than failing the list.
  */
-export async function runList(ctx: CommandContext, req: { allNamespaces: boolean; selector?: string; concurrency?: number }): Promise<ListReport> {
+export async function runList(ctx: RunContext, req: { allNamespaces: boolean; selector?: string; concurrency?: number }): Promise<ListReport> {
   const { GatewayPool, withAppTarget, withControlPlane } = await import('./session.js');
   const namespace = req.allNamespaces ? undefined : ctx.opts.appNamespace;
   const apps = await withControlPlane(ctx, 'list', (gw) => listApplications(gw, namespace, req.selector));
@@ -95,11 +95,11 @@ export async function runList(ctx: CommandContext, req: { allNamespaces: boolean
 }
 
 async function listRows(
-  ctx: CommandContext,
+  ctx: RunContext,
   apps: readonly KubeObject[],
   req: { selector?: string; concurrency?: number },
   namespace: string | undefined,
-  inSession: <T>(appCtx: CommandContext, args: AppStateArgs, fn: (session: TargetSession) => Promise<T>) => Promise<T>,
+  inSession: <T>(appCtx: RunContext, args: AppStateArgs, fn: (session: TargetSession) => Promise<T>) => Promise<T>,
 ): Promise<ListReport> {
   const { runStatus } = await import('./status.js');
   const { appStateArgs } = await import('./app-state.js');
@@ -112,7 +112,7 @@ async function listRows(
     const base: ListedApp = { name, namespace: ns, project: str(spec.project) ?? 'default', sync: 'Unknown', health: 'Unknown', destination };
     const last = lastSyncOf(o);
     if (last) base.lastSync = last;
-    const appCtx: CommandContext = { ...ctx, opts: { ...ctx.opts, appNamespace: ns, verbose: false } };
+    const appCtx: RunContext = { ...ctx, opts: { ...ctx.opts, appNamespace: ns, verbose: false } };
     try {
       const args = appStateArgs({ app: name });
       return await inSession(appCtx, args, async (session) => {

@@ -1,15 +1,15 @@
 // `diff` against the cluster: the core diff of every desired/live pair, ignored fields left to their owners, the app's extras,
 // and with --server-side the result of a server-side apply dry-run plus a conflict preview that neither fails nor forces.
 import type { SourceRevision } from '../app/types.js';
-import type { CommandContext } from '../cli/context.js';
-import { ExitCode, UnrenderableError } from '../cli/exit-codes.js';
+import type { RunContext } from '../model/context.js';
+import { ExitCode, UnrenderableError } from '../model/errors.js';
 import { diffObject } from '../diff/index.js';
 import type { DiffReport, FieldDiff, ObjectDiff } from '../diff/types.js';
 import { DIFF_SCHEMA_VERSION } from '../diff/types.js';
 import { ApplyConflictError } from '../kube/errors.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import { keyString, type KubeObject, type ResourceKey } from '../model/object.js';
-import { humanField } from '../sync/apply.js';
+import { humanField } from '../sync/human-field.js';
 import { ignoredFields, leftTo } from '../sync/ignored.js';
 import { asApplied } from '../tracking/tracking-id.js';
 import { COMPARE_OPTIONS } from '../model/keys.js';
@@ -175,24 +175,24 @@ export async function liveDiff(req: LiveDiffRequest, deps: AppStateDeps): Promis
   };
 }
 
-/** The `diff` command in cluster mode: connect to the destination, compare, render; exit 0 in sync, 1 drift, 4 when the source cannot be rendered. */
-export async function runLiveDiff(args: Record<string, unknown>, ctx: CommandContext): Promise<ExitCode> {
+/** The `diff` command in cluster mode: connect to the destination and compare (the report of Unknown when the source cannot be rendered). */
+export async function diffAgainstCluster(args: Record<string, unknown>, ctx: RunContext): Promise<LiveDiffReport> {
   const { withAppTarget } = await import('./session.js');
-  const { renderLiveDiff } = await import('../render/live-diff.js');
   const sources = appStateArgs(args);
   return withAppTarget(ctx, 'diff', sources, async (session) => {
     const deps = { io: ctx.io, opts: ctx.opts, ...session };
-    let report: LiveDiffReport;
     try {
-      report = await liveDiff({ ...sources, serverSide: args.serverSide === true }, deps);
+      return await liveDiff({ ...sources, serverSide: args.serverSide === true }, deps);
     } catch (err) {
       if (!(err instanceof UnrenderableError)) throw err;
-      report = unknownDiff(err, sources, session.target, args.serverSide === true);
+      return unknownDiff(err, sources, session.target, args.serverSide === true);
     }
-    for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
-    ctx.io.out(renderLiveDiff(report, ctx.opts.output, ctx.paint, ctx.opts.fieldManager));
-    return report.sync === 'Synced' ? ExitCode.Ok : report.sync === 'Unknown' ? ExitCode.Refused : ExitCode.Drift;
   });
+}
+
+/** A live diff's exit code: 0 in sync, 1 drift, 4 when the source cannot be rendered. */
+export function liveDiffExitCode(report: LiveDiffReport): ExitCode {
+  return report.sync === 'Synced' ? ExitCode.Ok : report.sync === 'Unknown' ? ExitCode.Refused : ExitCode.Drift;
 }
 
 /** The report of a diff that compared nothing: the source cannot be rendered as Argo CD would. */

@@ -1,5 +1,5 @@
 // `normalize`: read manifests and strip what the cluster fills in, keeping everything a person declared.
-import type { Io } from '../cli/io.js';
+import type { Io } from '../model/context.js';
 import { isSecret, SecretMasker } from '../diff/mask.js';
 import { loadManifests } from '../manifest/index.js';
 import { normalizeObject } from '../normalize/index.js';

@@ -2,7 +2,7 @@
 // rollback does; refused while automated sync is on (its next round would undo it).
 import { parseApplication } from '../app/application.js';
 import type { Application } from '../app/types.js';
-import { InputError, RefusedError } from '../cli/exit-codes.js';
+import { InputError, RefusedError } from '../model/errors.js';
 import type { JsonObject, KubeObject } from '../model/object.js';
 import { historyOf, type HistoryEntry } from '../record/app-status.js';
 import type { AppStateDeps } from './app-state.js';

@@ -3,7 +3,7 @@
 // (argocd-cm, or --lua-dir). What cannot be read is a warning, never silently a permission.
 import { readFile, stat } from 'node:fs/promises';
 import type { Application, IgnoreDifference } from '../app/types.js';
-import { InputError } from '../cli/exit-codes.js';
+import { InputError } from '../model/errors.js';
 import type { KubeGateway, ResourceType } from '../kube/gateway.js';
 import { KubeApiError } from '../kube/errors.js';
 import { groupOf, isPlainObject, type KubeObject, type ResourceKey } from '../model/object.js';

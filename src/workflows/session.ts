@@ -1,16 +1,16 @@
 // One cluster session per command: read the Application, resolve its destination to a kubeconfig context, connect
 // to that cluster, run, and on -v say what it cost (requests, retries, time).
 import { access } from 'node:fs/promises';
-import type { CommandContext } from '../cli/context.js';
+import type { RunContext } from '../model/context.js';
 import { applicationFileError } from '../app/application.js';
 import { describeDestination, IN_CLUSTER_NAME, IN_CLUSTER_SERVER, normalizeServer, resolveDestination, type ClusterSecretInfo, type ContextInfo } from '../app/destination.js';
 import type { SelectedContext } from '../kube/kubeconfig.js';
 import type { Application } from '../app/types.js';
-import { InputError, RefusedError } from '../cli/exit-codes.js';
+import { InputError, RefusedError } from '../model/errors.js';
 import { manifestPathError } from '../manifest/index.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import type { MergedKubeconfig } from '../kube/kubeconfig.js';
-import type { GlobalOptions } from '../cli/options.js';
+import type { GlobalOptions } from '../model/context.js';
 import { SharedReads } from '../kube/shared-reads.js';
 import { CONTROL_PLANE_NAMESPACE, SECRET_TYPE } from '../model/keys.js';
 import { KubeApiError } from '../kube/errors.js';
@@ -59,7 +59,7 @@ export interface TargetSession {
  * that names no context, several, or another cluster than an explicit --context is a refusal (exit 4) before any
  * request reaches a cluster it could change. Both connections are closed afterwards; -v reports their requests.
  */
-export async function withAppTarget<T>(ctx: CommandContext, what: string, args: AppStateArgs, fn: (session: TargetSession) => Promise<T>, pool?: GatewayPool): Promise<T> {
+export async function withAppTarget<T>(ctx: RunContext, what: string, args: AppStateArgs, fn: (session: TargetSession) => Promise<T>, pool?: GatewayPool): Promise<T> {
   await checkLocalSources(args);
   const { readMergedKubeconfig, selectContext, contextsOf } = await import('../kube/kubeconfig.js');
   const connect = await import('../kube/connect.js');
@@ -160,7 +160,7 @@ export class GatewayPool {
   private readonly open = new Map<string, Promise<SharedReads>>();
   private merged: Promise<MergedKubeconfig> | undefined;
 
-  constructor(private readonly ctx: CommandContext) {}
+  constructor(private readonly ctx: RunContext) {}
 
   kubeconfig(): Promise<MergedKubeconfig> {
     this.merged ??= import('../kube/kubeconfig.js').then((k) => k.readMergedKubeconfig({ kubeconfig: this.ctx.opts.kubeconfig, env: this.ctx.io.env }));
@@ -210,7 +210,7 @@ async function readClusterSecrets(gw: KubeGateway, namespace: string, warnings: 
  * Runs `fn` with a gateway to the selected context's cluster (--context, else the current context): for commands that
  * read Applications themselves (history, list) and never act on a destination.
  */
-export async function withControlPlane<T>(ctx: CommandContext, what: string, fn: (gw: KubeGateway, user: string | undefined) => Promise<T>): Promise<T> {
+export async function withControlPlane<T>(ctx: RunContext, what: string, fn: (gw: KubeGateway, user: string | undefined) => Promise<T>): Promise<T> {
   const { readMergedKubeconfig, selectContext } = await import('../kube/kubeconfig.js');
   const { connectContext } = await import('../kube/connect.js');
   const merged = await readMergedKubeconfig({ kubeconfig: ctx.opts.kubeconfig, env: ctx.io.env });

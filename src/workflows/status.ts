@@ -1,5 +1,5 @@
 // `status`: loads the app's state through the gateway, compares, lists the live children and builds the report; `--wait` polls it.
-import { ClusterError, UnrenderableError } from '../cli/exit-codes.js';
+import { ClusterError, UnrenderableError } from '../model/errors.js';
 import { KubeApiError } from '../kube/errors.js';
 import { diffObject } from '../diff/index.js';
 import { buildStatusReport, type ResourceInput, type StatusReport } from '../health/report.js';

@@ -1,6 +1,6 @@
 // `sync --all`: the Applications of a namespace (or every namespace, or by label) synced in turn, one summary.
-import type { CommandContext } from '../cli/context.js';
-import { exitCodeFor } from '../cli/exit-codes.js';
+import type { RunContext } from '../model/context.js';
+import { exitCodeFor } from '../model/errors.js';
 import { appStateArgs } from './app-state.js';
 import { listApplications } from './list.js';
 import { recordNotice, recordSync } from './record.js';
@@ -38,7 +38,7 @@ export function syncAllExitCode(r: SyncAllReport): number {
  * single sync is); `warn` gets each app's warnings with its name in front.
  */
 export async function syncAll(
-  ctx: CommandContext,
+  ctx: RunContext,
   req: Omit<SyncRequest, 'app' | 'appFile'> & { allNamespaces: boolean; appSelector?: string; record: boolean; retryLimit?: number },
   warn: (line: string) => void,
 ): Promise<SyncAllReport> {
@@ -49,7 +49,7 @@ export async function syncAll(
   for (const o of apps) {
     const name = o.metadata.name ?? '';
     const ns = o.metadata.namespace ?? '';
-    const appCtx: CommandContext = { ...ctx, opts: { ...ctx.opts, appNamespace: ns } };
+    const appCtx: RunContext = { ...ctx, opts: { ...ctx.opts, appNamespace: ns } };
     const args = { ...appStateArgs({ app: name, argocdNamespace: req.argocdNamespace }), dryRun: req.dryRun, prune: req.prune, forceConflicts: req.forceConflicts, timeoutMs: req.timeoutMs };
     try {
       const report = await withAppTarget(appCtx, 'sync', args, async (session) => {

@@ -7,7 +7,7 @@ import { KubeApiError } from '../kube/errors.js';
 import { resourceHealth } from '../health/resource.js';
 import type { HealthStatus } from '../health/types.js';
 import type { KubeObject, ResourceKey } from '../model/object.js';
-import { applySteps, type ApplyResult, type DryRunResult } from '../sync/apply.js';
+import { applySteps, type ApplyResult, type DryRunResult } from './apply.js';
 import type { ApplyStep } from '../sync/plan.js';
 import { generatedHookName, HOOK_FINALIZER, needsGeneratedName, type HookPhase } from '../sync/hooks.js';
 import type { PhaseGroup } from '../sync/phases.js';
@@ -32,6 +32,17 @@ export interface HookRun {
   message?: string;
 }
 
+/** One change of state during a sync, as `argocd app sync` shows it in its table (a live view on a terminal). */
+export interface SyncEvent {
+  phase: HookPhase;
+  wave: number;
+  key: ResourceKey;
+  hook: boolean;
+  /** `Running` (a hook created), `Synced` / `SyncFailed` (applied or not), a health (`Healthy`, `Progressing`, `Degraded`, …), or a hook's `Succeeded` / `Failed`. */
+  status: string;
+  message?: string;
+}
+
 export interface PhaseRunOptions {
   fieldManager: string;
   force: boolean;
@@ -50,6 +61,8 @@ export interface PhaseRunOptions {
   now: () => number;
   sleep: (ms: number) => Promise<void>;
   progress?: (line: string) => void;
+  /** Told each change of state, in order (the terminal's live table). */
+  onEvent?: (e: SyncEvent) => void;
   /** Awaited before each group of resources is applied (the CRD of their kind served). */
   beforeGroup?: (steps: readonly ApplyStep[]) => Promise<void>;
 }
@@ -157,6 +170,7 @@ async function runGroup(gw: KubeGateway, g: Group, opts: PhaseRunOptions, out: P
       if (h.deletePolicies.includes('BeforeHookCreation')) await deleteAndWait(gw, h.type, key, opts);
       await gw.apply(h.type, object, { fieldManager: opts.fieldManager, force: true, dryRun: false });
       created.push({ hook: h, object });
+      opts.onEvent?.({ phase: g.phase, wave: g.wave, key, hook: true, status: 'Running' });
     } catch (err) {
       out.hooks.push({ phase: g.phase, wave: g.wave, key, outcome: 'Failed', message: (err as Error).message });
       return `${g.phase} hook ${key.kind}/${key.name} could not be created: ${(err as Error).message}`;
@@ -164,6 +178,11 @@ async function runGroup(gw: KubeGateway, g: Group, opts: PhaseRunOptions, out: P
   }
   const applied = await applySteps(gw, g.steps, { fieldManager: opts.fieldManager, force: opts.force, ...(opts.beforeGroup ? { beforeGroup: opts.beforeGroup } : {}) });
   out.results.push(...applied);
+  for (const r of applied) {
+    if (r.outcome === 'applied' || r.outcome === 'failed' || r.outcome === 'conflict') {
+      opts.onEvent?.({ phase: g.phase, wave: g.wave, key: r.step.key, hook: false, status: r.outcome === 'applied' ? 'Synced' : 'SyncFailed', ...(r.message ? { message: r.message } : {}) });
+    }
+  }
   const bad = applied.find((r) => r.outcome === 'failed' || r.outcome === 'conflict');
   if (bad) return `${bad.step.key.kind}/${bad.step.key.name} was not applied: ${bad.message ?? bad.outcome}`;
 
@@ -180,12 +199,14 @@ async function runGroup(gw: KubeGateway, g: Group, opts: PhaseRunOptions, out: P
         const state = await waitSettled(gw, w.type, w.key, opts).finally(() => removeHookFinalizer(gw, w.type, w.key, opts.fieldManager));
         const outcome = state.result === 'ok' ? 'Succeeded' : state.result === 'failed' ? 'Failed' : 'Running';
         out.hooks.push({ phase: g.phase, wave: g.wave, key: w.key, outcome, ...(state.message ? { message: state.message } : {}) });
+        opts.onEvent?.({ phase: g.phase, wave: g.wave, key: w.key, hook: true, status: outcome, ...(state.message ? { message: state.message } : {}) });
         const policy = outcome === 'Succeeded' ? 'HookSucceeded' : outcome === 'Failed' ? 'HookFailed' : undefined;
         if (policy && w.hook.deletePolicies.includes(policy)) await gw.delete(w.type, w.key.namespace, w.key.name, { propagationPolicy: 'background' }).catch(() => undefined);
         if (outcome !== 'Succeeded') failure ??= `${g.phase} hook ${w.key.kind}/${w.key.name} ${outcome === 'Failed' ? 'failed' : 'did not finish in time'}${state.message ? `: ${state.message}` : ''}`;
         return;
       }
       const state = await waitSettled(gw, w.type, w.key, opts);
+      if (state.health) opts.onEvent?.({ phase: g.phase, wave: g.wave, key: w.key, hook: false, status: state.health, ...(state.message ? { message: state.message } : {}) });
       if (state.result !== 'ok') failure ??= `${w.key.kind}/${w.key.name} ${state.result === 'failed' ? 'is Degraded' : 'did not become healthy in time'}${state.message ? `: ${state.message}` : ''} (wave ${g.wave} of ${g.phase})`;
     }),
   );
@@ -193,12 +214,12 @@ async function runGroup(gw: KubeGateway, g: Group, opts: PhaseRunOptions, out: P
 }
 
 /** Polls one object until its health settles or the deadline passes. */
-async function waitSettled(gw: KubeGateway, type: ResourceType, key: ResourceKey, opts: PhaseRunOptions): Promise<{ result: 'ok' | 'failed' | 'waiting'; message?: string }> {
+async function waitSettled(gw: KubeGateway, type: ResourceType, key: ResourceKey, opts: PhaseRunOptions): Promise<{ result: 'ok' | 'failed' | 'waiting'; health?: string; message?: string }> {
   for (;;) {
     const live = await gw.get(type, key.namespace, key.name);
     const health = live ? resourceHealth(live) : { status: 'Missing' as const, message: 'not found' };
     const result = settled(health);
-    if (result !== 'waiting' || opts.now() >= opts.deadlineMs) return { result, ...(health?.message ? { message: health.message } : {}) };
+    if (result !== 'waiting' || opts.now() >= opts.deadlineMs) return { result, ...(health ? { health: health.status } : {}), ...(health?.message ? { message: health.message } : {}) };
     await opts.sleep(Math.min(opts.pollMs, Math.max(0, opts.deadlineMs - opts.now())));
   }
 }

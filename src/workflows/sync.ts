@@ -2,21 +2,22 @@
 import { createHash } from 'node:crypto';
 import { diffObject } from '../diff/index.js';
 import type { ObjectDiff } from '../diff/types.js';
-import type { KubeGateway, PropagationPolicy, ResourceType } from '../kube/gateway.js';
+import { apiVersionOf, type KubeGateway, type PropagationPolicy, type ResourceType } from '../kube/gateway.js';
 import { isPlainObject, keyString, type ResourceKey } from '../model/object.js';
-import { deleteCandidates } from '../prune/delete.js';
-import { applySteps, dryRunSteps, humanField, type ApplyResult, type DryRunResult } from '../sync/apply.js';
+import { deleteCandidates } from './prune-delete.js';
+import { applySteps, dryRunSteps, type ApplyResult, type DryRunResult } from './apply.js';
+import { humanField } from '../sync/human-field.js';
 import { ignoredFields, keepLiveValues, leftTo, type IgnoredFields } from '../sync/ignored.js';
 import { asApplied } from '../tracking/tracking-id.js';
 import { planSync, type ApplyStep, type PlanDesired, type SyncPlan } from '../sync/plan.js';
-import { describeMissing, preflight, writesOf, type MissingPermission } from '../sync/preflight.js';
+import { describeMissing, preflight, writesOf, type MissingPermission } from './preflight.js';
 import type { HookPhase } from '../sync/hooks.js';
 import { hookWave, isMultiStep, phaseGroups, syncFailGroups } from '../sync/phases.js';
-import { hookObject, runPhases, type HookRun, type RunnableHook, type WaveRun } from './sync-phases.js';
-import { diffOptionsOf, loadAppState, type AppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
+import { hookObject, runPhases, type HookRun, type RunnableHook, type SyncEvent, type WaveRun } from './sync-phases.js';
+import { diffOptionsOf, loadAppState, typesDefinedBy, type AppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
 import type { Application, RetryPolicy } from '../app/types.js';
 import { DEFAULT_RETRY_BACKOFF } from '../app/application.js';
-import { InputError, UnrenderableError } from '../cli/exit-codes.js';
+import { InputError, UnrenderableError } from '../model/errors.js';
 import { matchesResource, parseResourceFilter, parseSelector, selectorMatches, type ResourceFilter, type Selector } from '../sync/subset.js';
 import { stateRefusal } from './rules.js';
 
@@ -132,7 +133,10 @@ export function syncExitCode(r: SyncReport): 0 | 3 | 4 {
 }
 
 /** Runs a sync (or plans it with dryRun) and reports per resource; throws only for input and loading errors. */
-export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?: (line: string) => void }): Promise<SyncReport> {
+/** What a sync needs besides the request: the app-state deps, and where it tells its progress (both optional). */
+export type SyncDeps = AppStateDeps & { progress?: (line: string) => void; onEvent?: (e: SyncEvent) => void };
+
+export async function syncApp(req: SyncRequest, deps: SyncDeps): Promise<SyncReport> {
   const gw = deps.gateway;
   const fieldManager = deps.opts.fieldManager;
   const filters = parseSubset(req);
@@ -164,7 +168,7 @@ export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?
       ignored.set(k, ig);
       if (app.syncOptions.respectIgnoreDifferences) object = keepLiveValues(d.object, ig);
     }
-    desired.push({ object, type: d.type, key: d.key, source: d.source, ...(d.pendingCrd ? { pendingCrd: true } : {}) });
+    desired.push({ object, type: d.type, key: d.key, source: d.source, ...(d.pendingCrd ? { pendingCrd: true } : {}), ...(d.unserved ? { unserved: true } : {}) });
   }
 
   const namespaces = await liveNamespaces(gw, state);
@@ -269,6 +273,10 @@ export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?
       progress: (done, total, what) => deps.progress?.(`applying [${done}/${total}] ${what}`),
       beforeGroup,
     });
+    for (const r of results) {
+      if (r.outcome === 'skipped') continue;
+      deps.onEvent?.({ phase: 'Sync', wave: Number.isFinite(r.step.wave) ? r.step.wave : 0, key: r.step.key, hook: false, status: r.outcome === 'applied' ? 'Synced' : 'SyncFailed', ...(r.message ? { message: r.message } : {}) });
+    }
     recordApplied(report, results, conflictRefs);
     await prune();
     return report;
@@ -291,6 +299,7 @@ export async function syncApp(req: SyncRequest, deps: AppStateDeps & { progress?
     now: () => Date.now(),
     sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
     ...(deps.progress ? { progress: deps.progress } : {}),
+    ...(deps.onEvent ? { onEvent: deps.onEvent } : {}),
     beforeGroup,
   }, async () => {
     // Pruning ends the Sync phase (gitops-engine gives prunes the Sync phase's waves; PruneLast its last).
@@ -324,6 +333,10 @@ function crdsServed(gw: KubeGateway, state: AppState, deadline: number): (steps:
   return async (steps) => {
     for (const s of steps) {
       const k = `${s.key.group}/${s.key.kind}`;
+      if (s.unserved) {
+        await servedByLiveCrd(gw, s, deadline);
+        continue;
+      }
       const crd = crds.get(k);
       if (!s.pendingCrd || !crd || ready.has(k)) continue;
       for (;;) {
@@ -336,6 +349,32 @@ function crdsServed(gw: KubeGateway, state: AppState, deadline: number): (steps:
       ready.add(k);
     }
   };
+}
+
+/**
+ * A step whose kind nothing served or declared when the sync began (SkipDryRunOnMissingResource=true): when its wave
+ * comes, a CustomResourceDefinition in the cluster that defines the kind gives its type (waited for until Established,
+ * at most until `deadline`); without one the step fails, as Argo CD's apply would.
+ */
+async function servedByLiveCrd(gw: KubeGateway, step: ApplyStep, deadline: number): Promise<void> {
+  const missing = `not applied: the cluster does not serve ${step.key.kind} in ${step.object.apiVersion} and no CustomResourceDefinition defines it (SkipDryRunOnMissingResource skipped its dry-run)`;
+  const crdType = await gw.resolve('apiextensions.k8s.io/v1', 'CustomResourceDefinition');
+  if (!crdType) throw new Error(missing);
+  for (;;) {
+    const crds = (await gw.list(crdType)).items;
+    const crd = crds.find((c) => typesDefinedBy(c).some((t) => t.group === step.key.group && t.kind === step.key.kind && apiVersionOf(t) === step.object.apiVersion));
+    if (!crd) throw new Error(missing);
+    const conditions = isPlainObject(crd.status) && Array.isArray(crd.status.conditions) ? crd.status.conditions : [];
+    if (conditions.some((c) => isPlainObject(c) && c.type === 'Established' && c.status === 'True')) {
+      const type = typesDefinedBy(crd).find((t) => apiVersionOf(t) === step.object.apiVersion) as ResourceType;
+      step.type = type;
+      if (!type.namespaced) delete step.object.metadata.namespace;
+      step.unserved = false;
+      return;
+    }
+    if (Date.now() >= deadline) throw new Error(`not applied: CustomResourceDefinition ${crd.metadata.name ?? ''} was not Established in time`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
 }
 
 /** Adds apply results to the report (steps, counts, healed fields, conflicts, failures). */
@@ -463,7 +502,7 @@ export function retryDelayMs(retry: RetryPolicy, n: number): number {
  */
 export async function syncWithRetry(
   req: SyncRequest,
-  deps: AppStateDeps & { progress?: (line: string) => void },
+  deps: SyncDeps,
   opts: { retryLimit?: number; notify: (line: string) => void; sleep?: (ms: number) => Promise<void> },
 ): Promise<SyncReport> {
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));

@@ -1,18 +1,19 @@
 // `sync --watch`: wires the reconcile loop to the app state, the sync pieces, live watches, a webhook and the signals.
 import { createHash } from 'node:crypto';
-import type { CommandContext } from '../cli/context.js';
-import { parseDuration } from '../cli/duration.js';
-import { recording } from '../cli/options.js';
-import { ExitCode, InputError, RefusedError } from '../cli/exit-codes.js';
+import type { RunContext } from '../model/context.js';
+import { parseDuration } from '../model/duration.js';
+import { recording } from '../model/context.js';
+import { ExitCode, InputError, RefusedError } from '../model/errors.js';
 import type { Application } from '../app/types.js';
 import { diffObject, type ObjectDiff } from '../diff/index.js';
 import type { KubeGateway, PropagationPolicy, ResourceType } from '../kube/gateway.js';
 import { displayName, keyString, type KubeObject } from '../model/object.js';
-import { deleteCandidates } from '../prune/delete.js';
+import { deleteCandidates } from './prune-delete.js';
 import type { PruneCandidate } from '../prune/plan.js';
 import { cacheDirFor } from '../source/cache.js';
 import { classifyRepoURL } from '../source/repo-url.js';
-import { applySteps, dryRunSteps, humanField } from '../sync/apply.js';
+import { applySteps, dryRunSteps } from './apply.js';
+import { humanField } from '../sync/human-field.js';
 import { ignoredFields, keepLiveValues } from '../sync/ignored.js';
 import { planSync, type PlanDesired } from '../sync/plan.js';
 import { waveOf } from '../sync/order.js';
@@ -108,7 +109,7 @@ function liveTargets(state: AppState): LiveTarget[] {
  * Runs the loop until SIGINT/SIGTERM (or `deps.signal`); returns 0 after a clean stop. It acts on the Application's
  * destination (session.ts), read again every round: a destination that moves is refused, never followed.
  */
-export async function runWatch(args: Record<string, unknown>, ctx: CommandContext, deps: WatchDeps = {}): Promise<ExitCode> {
+export async function runWatch(args: Record<string, unknown>, ctx: RunContext, deps: WatchDeps = {}): Promise<ExitCode> {
   const flags = watchFlags(args, ctx.io.env);
   if (deps.gateway) return watchWith(args, ctx, deps, flags);
   const { withAppTarget } = await import('./session.js');
@@ -117,7 +118,7 @@ export async function runWatch(args: Record<string, unknown>, ctx: CommandContex
   );
 }
 
-async function watchWith(args: Record<string, unknown>, ctx: CommandContext, deps: WatchDeps, flags: WatchFlags): Promise<ExitCode> {
+async function watchWith(args: Record<string, unknown>, ctx: RunContext, deps: WatchDeps, flags: WatchFlags): Promise<ExitCode> {
   const baseArgs = appStateArgs(args);
   const clock = deps.clock ?? systemClock;
   const format = ctx.opts.output;

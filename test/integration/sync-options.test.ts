@@ -136,6 +136,37 @@ test('a CRD and its custom resources in one sync: the CRD first, the resources o
   }
 }, TIMEOUT);
 
+test('SkipDryRunOnMissingResource=true: a custom resource whose CRD an earlier wave brings (here: made while wave 0 waits) is applied in its wave; without the option the sync is bad input', async () => {
+  const group = `skip${randomBytes(3).toString('hex')}.kgitops.test`;
+  const crd = `apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: sprockets.${group}}\nspec:\n  group: ${group}\n  scope: Namespaced\n  names: {plural: sprockets, singular: sprocket, kind: Sprocket}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}\n`;
+  const cr = (opt: string) => `apiVersion: ${group}/v1\nkind: Sprocket\nmetadata: {name: s1, annotations: {argocd.argoproj.io/sync-wave: "1"${opt ? `, argocd.argoproj.io/sync-options: "${opt}"` : ''}}}\nspec: {teeth: 12}\n`;
+  // The "operator" of wave 0: no node takes its pod until the test lets it (so the sync is still waiting on wave 0).
+  const operator = `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: operator}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: operator}}\n  template:\n    metadata: {labels: {app: operator}}\n    spec:\n      nodeSelector: {kgitops.test/held: "true"}\n      containers: [{name: op, image: registry.local/operator:1}]\n`;
+  try {
+    const file = app('skipdry', '{syncOptions: []}');
+    const without = await runPlugin(['sync', '-f', file, '--desired', desired('skipdry-no', { 'op.yaml': operator, 'cr.yaml': cr('') }), '-o', 'kv']);
+    expect(without.code).toBe(2);
+    expect(without.stderr).toMatch(/cr\.yaml.*does not serve Sprocket in skip[0-9a-f]+\.kgitops\.test\/v1.*SkipDryRunOnMissingResource=true/);
+    expect(await meta('deployment', 'operator')).toBeUndefined();
+
+    const d = desired('skipdry', { 'op.yaml': operator, 'cr.yaml': cr('SkipDryRunOnMissingResource=true') });
+    const pending = runPlugin(['sync', '-f', file, '--desired', d, '-o', 'kv', '--timeout', '2m'], { timeoutMs: 150_000 });
+    await waitFor(() => meta('deployment', 'operator'), { timeoutMs: 60_000, what: 'the wave-0 Deployment' });
+    await applyYaml(crd);
+    await kubectlOk(['wait', '--for=condition=Established', `customresourcedefinition/sprockets.${group}`, '--timeout=60s']);
+    await kubectlOk(['patch', 'deployment', 'operator', '-n', ns, '--type=json', '-p', '[{"op":"remove","path":"/spec/template/spec/nodeSelector"}]']);
+    const res = await pending;
+    expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
+    expect(kv(res.stdout)).toEqual(['APPLIED=2', 'WAVE=Sync 0 done', 'WAVE=Sync 1 done']);
+    const made = JSON.parse(await kubectlOk(['get', `sprockets.${group}`, 's1', '-n', ns, '-o', 'json'])) as { spec: unknown; metadata: { annotations: Record<string, string> } };
+    expect(made.spec).toEqual({ teeth: 12 });
+    expect(made.metadata.annotations[TID]).toBe(`skipdry:${group}/Sprocket:${ns}/s1`);
+  } finally {
+    await kubectl(['delete', 'customresourcedefinition', `sprockets.${group}`, '--ignore-not-found', '--wait=false']);
+    await kubectl(['delete', 'deployment', 'operator', '-n', ns, '--ignore-not-found', '--wait=false']);
+  }
+}, TIMEOUT);
+
 test('IgnoreExtraneous: an extra object annotated so is listed but makes neither status nor diff OutOfSync', async () => {
   const file = app('extraneous', '{syncOptions: []}');
   const d = desired('extr-d', { 'a.yaml': cm('extr-a', {}) });
@@ -245,5 +276,52 @@ describe('per-resource sync options on the real API server: Replace, Force, Vali
       expect(res.stdout).toContain('.special: field not declared in schema');
     }
     expect(await meta('configmap', 'validate-a')).toBeUndefined();
+  }, TIMEOUT);
+
+  test('ServerSideApply=false applies client-side as kubectl apply does: a three-way strategic patch by container name removes what Git dropped and keeps a sidecar added by hand', async () => {
+    const file = app('csa', '{}');
+    const deploy = (image: string, env: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: csa-web, annotations: {argocd.argoproj.io/sync-options: ServerSideApply=false}}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: csa-web}}
+  template:
+    metadata: {labels: {app: csa-web}}
+    spec: {containers: [{name: web, image: "${image}", env: [${env}]}]}
+`;
+    const first = await runPlugin(['sync', '-f', file, '--desired', desired('csa-1', { 'd.yaml': deploy('web:1', '{name: A, value: "1"}, {name: B, value: "2"}') }), '-o', 'json']);
+    expect([first.code, steps(first.stdout)['csa-web']?.message]).toEqual([0, 'ServerSideApply=false: created (client-side apply)']);
+    const get = async () =>
+      JSON.parse(await kubectlOk(['get', 'deployment', 'csa-web', '-n', ns, '--show-managed-fields', '-o', 'json'])) as {
+        metadata: { annotations: Record<string, string>; managedFields: { manager: string; operation: string }[] };
+        spec: { template: { spec: { containers: { name: string; image: string; env?: { name: string }[] }[] } } };
+      };
+    const created = await get();
+    expect(JSON.parse(created.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration']!).spec.template.spec.containers[0].env).toEqual([{ name: 'A', value: '1' }, { name: 'B', value: '2' }]);
+    expect(created.metadata.managedFields.filter((m) => m.manager === 'argocd-controller').map((m) => m.operation)).toEqual(['Update']);
+    // Someone adds a sidecar; Git then drops env B and moves the image on.
+    await kubectlOk(['patch', 'deployment', 'csa-web', '-n', ns, '--type=strategic', '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"proxy","image":"envoy:1"}]}}}}']);
+    const d2 = desired('csa-2', { 'd.yaml': deploy('web:2', '{name: A, value: "1"}') });
+    expect((await runPlugin(['diff', '-f', file, '--desired', d2, '-o', 'kv'])).code).toBe(1);
+    const second = await runPlugin(['sync', '-f', file, '--desired', d2, '-o', 'json']);
+    expect([second.code, steps(second.stdout)['csa-web']?.message]).toEqual([0, 'ServerSideApply=false: patched (client-side apply)']);
+    const after = (await get()).spec.template.spec.containers;
+    expect(after.map((c) => [c.name, c.image, (c.env ?? []).map((e) => e.name)]).sort()).toEqual([
+      ['proxy', 'envoy:1', []],
+      ['web', 'web:2', ['A']],
+    ]);
+    // A second apply has nothing to send: the patch is three-way, so the sidecar it never declared is no change.
+    const third = await runPlugin(['sync', '-f', file, '--desired', d2, '-o', 'json']);
+    expect([third.code, steps(third.stdout)['csa-web']?.message]).toEqual([0, 'ServerSideApply=false: unchanged (client-side apply)']);
+  }, TIMEOUT);
+
+  test('ServerSideApply=false with Validate=false: the API server drops a field the schema does not declare (client-side apply, where server-side apply refuses it)', async () => {
+    const file = app('csa-validate', '{}');
+    const bad = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: csa-validate-a, annotations: {argocd.argoproj.io/sync-options: "ServerSideApply=false,Validate=false"}}\ndata: {k: "1"}\nspecial: true\n`;
+    const res = await runPlugin(['sync', '-f', file, '--desired', desired('csa-validate-d', { 'a.yaml': bad }), '-o', 'json']);
+    expect([res.code, steps(res.stdout)['csa-validate-a']?.message]).toEqual([0, 'ServerSideApply=false: created (client-side apply)']);
+    const live = JSON.parse(await kubectlOk(['get', 'configmap', 'csa-validate-a', '-n', ns, '-o', 'json'])) as Record<string, unknown>;
+    expect([live.data, live.special]).toEqual([{ k: '1' }, undefined]);
   }, TIMEOUT);
 });

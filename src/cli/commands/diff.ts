@@ -23,8 +23,12 @@ export const diffCommand: GitopsCommand = {
       .example('kubectl gitops diff --desired ./overlays/prod --render --live ./live.yaml', 'File mode, the folder rendered like a source (Kustomize here)'),
   async run(args, ctx) {
     if (typeof args.live !== 'string') {
-      const { runLiveDiff } = await import('../../workflows/live-diff.js');
-      return runLiveDiff(args, ctx);
+      const { diffAgainstCluster, liveDiffExitCode } = await import('../../workflows/live-diff.js');
+      const { renderLiveDiff } = await import('../../render/live-diff.js');
+      const report = await diffAgainstCluster(args, ctx);
+      for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
+      ctx.io.out(renderLiveDiff(report, ctx.opts.output, ctx.paint, ctx.opts.fieldManager));
+      return liveDiffExitCode(report);
     }
     if (typeof args.desired !== 'string') throw new InputError('file mode (--live) needs --desired FILE|DIR');
     if (args.app !== undefined && args.app !== '') throw new InputError('file mode (--live) reads the Application from -f/--app-file, not from the cluster: drop the APP argument');

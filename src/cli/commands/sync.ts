@@ -6,19 +6,40 @@ import { InputError, type ExitCode } from '../exit-codes.js';
 import { UsageError } from '../argv.js';
 import { parseDuration } from '../duration.js';
 import { appStateArgs } from '../../workflows/app-state.js';
+import type { SyncEvent } from '../../workflows/sync-phases.js';
 
-/** A one-line progress indicator on stderr, only on a TTY; cleared when done. */
-export function progressLine(ctx: CommandContext): { update: (line: string) => void; clear: () => void } | undefined {
+/** A one-line progress indicator on stderr, only on a TTY; cleared when done. `above` prints a line above it. */
+export function progressLine(ctx: CommandContext): { update: (line: string) => void; clear: () => void; above: (text: string) => void } | undefined {
   if (!ctx.io.stderrIsTTY) return undefined;
-  let shown = false;
+  let shown = '';
   return {
     update: (line) => {
       ctx.io.err(`\r\x1b[K${line}`);
-      shown = true;
+      shown = line;
     },
     clear: () => {
       if (shown) ctx.io.err('\r\x1b[K');
+      shown = '';
     },
+    above: (text) => ctx.io.err(shown ? `\r\x1b[K${text}\n${shown}` : `${text}\n`),
+  };
+}
+
+/**
+ * The live view of a sync on a terminal, as `argocd app sync` prints it: one row per change of state (time, phase,
+ * wave, kind, namespace, name, status, message) on stderr as it happens, under a header; only on a TTY, so -o kv/json
+ * on stdout and pipes are untouched. Rows go above the one-line progress indicator.
+ */
+export function progressTable(ctx: CommandContext, line: ReturnType<typeof progressLine>): ((e: SyncEvent) => void) | undefined {
+  if (!ctx.io.stderrIsTTY) return undefined;
+  const print = line?.above ?? ((text: string) => ctx.io.err(`${text}\n`));
+  const cols = (c: readonly string[]) => `${c[0]!.padEnd(10)}${c[1]!.padEnd(10)}${c[2]!.padEnd(6)}${c[3]!.padEnd(24)}${c[4]!.padEnd(18)}${c[5]!.padEnd(30)}${c[6]!.padEnd(13)}${c[7] ?? ''}`.trimEnd();
+  let header = false;
+  return (e) => {
+    if (!header) print(ctx.paint.bold(cols(['TIME', 'PHASE', 'WAVE', 'KIND', 'NAMESPACE', 'NAME', 'STATUS', 'MESSAGE'])));
+    header = true;
+    const kind = e.key.group ? `${e.key.kind}.${e.key.group}` : e.key.kind;
+    print(cols([new Date().toISOString().slice(11, 19), e.phase, String(e.wave), e.hook ? `${kind} (hook)` : kind, e.key.namespace || '-', e.key.name, e.status, e.message ?? '']));
   };
 }
 
@@ -57,6 +78,7 @@ export const syncCommand: GitopsCommand = {
     const { recordNotice, recordSync } = await import('../../workflows/record.js');
     const { runStatus } = await import('../../workflows/status.js');
     const progress = progressLine(ctx);
+    const onEvent = progressTable(ctx, progress);
     const resources = Array.isArray(args.resource) ? args.resource.filter((r): r is string => typeof r === 'string') : [];
     const selector = typeof args.selector === 'string' ? args.selector : undefined;
     const timeoutMs = parseDuration(typeof args.timeout === 'string' ? args.timeout : '5m', '--timeout');
@@ -66,7 +88,7 @@ export const syncCommand: GitopsCommand = {
         if (retryLimit !== undefined && (!Number.isInteger(retryLimit) || retryLimit < -1)) throw new InputError(`--retry-limit must be a whole number (-1 for no limit), got ${String(args.retryLimit)}`);
         const started = Date.now();
         const req = { ...appStateArgs(args), dryRun: args.dryRun === true, prune: args.prune === true, forceConflicts: args.forceConflicts === true, resources, timeoutMs, ...(selector !== undefined ? { selector } : {}) };
-        const deps = { io: ctx.io, opts: ctx.opts, ...session, ...(progress ? { progress: progress.update } : {}) };
+        const deps = { io: ctx.io, opts: ctx.opts, ...session, ...(progress ? { progress: progress.update } : {}), ...(onEvent ? { onEvent } : {}) };
         const report = await syncWithRetry(
           req,
           deps,

@@ -1,7 +1,7 @@
 // A directory source as Argo CD's repo-server reads it (reposerver/repository findManifests): which files count, and
 // which YAML files that are not Kubernetes objects are passed over.
 import type { DirectoryOptions } from '../../app/source-options.js';
-import { InputError } from '../../cli/exit-codes.js';
+import { InputError } from '../../model/errors.js';
 import { parseManifests, parseYamlValues, type ManifestObject } from '../../manifest/parse.js';
 import { isPlainObject } from '../../model/object.js';
 import { compileGlob, GlobSyntaxError } from './glob.js';

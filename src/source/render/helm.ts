@@ -5,7 +5,7 @@ import { existsSync, lstatSync, mkdtempSync, readdirSync, realpathSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { HelmOptions } from '../../app/source-options.js';
-import { InputError } from '../../cli/exit-codes.js';
+import { InputError } from '../../model/errors.js';
 import { envsubst, type RenderEnv } from './envsubst.js';
 import { findOnPath, resolveToolPath, runTool } from './tools.js';
 

@@ -2,7 +2,7 @@
 // directory (YAML, JSON, Jsonnet), builds a Kustomize source or templates a Helm chart; plugins are refused with the reason.
 import type { Application } from '../../app/types.js';
 import { DEFAULT_DIRECTORY } from '../../app/source-options.js';
-import { InputError, UnrenderableError } from '../../cli/exit-codes.js';
+import { InputError, UnrenderableError } from '../../model/errors.js';
 import type { ManifestObject } from '../../manifest/parse.js';
 import { parseManifests } from '../../manifest/parse.js';
 import { listTree, readBlobs, type GitDir, type TreeEntry } from '../git.js';

@@ -6,7 +6,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import type { JsonnetOptions } from '../../app/source-options.js';
-import { InputError } from '../../cli/exit-codes.js';
+import { InputError } from '../../model/errors.js';
 import { envsubst, type RenderEnv } from './envsubst.js';
 
 /** The environment variable naming the engine's .wasm file outside the single executable (tests, a dev checkout). */

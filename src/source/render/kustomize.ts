@@ -3,7 +3,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
 import type { KustomizeOptions } from '../../app/source-options.js';
-import { InputError } from '../../cli/exit-codes.js';
+import { InputError } from '../../model/errors.js';
 import { KUSTOMIZATION_NAMES } from './detect.js';
 import type { RenderEnv } from './envsubst.js';
 import { editKustomization, KustomizeEditError } from './kustomize-edit.js';

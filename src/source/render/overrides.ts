@@ -4,7 +4,7 @@
 // repoURL, path, targetRevision and chart stay the Application's, as in Argo CD. Pure.
 import type { Application } from '../../app/types.js';
 import { parseSourceOptions } from '../../app/source-options.js';
-import { InputError } from '../../cli/exit-codes.js';
+import { InputError } from '../../model/errors.js';
 import { parseYamlValues } from '../../manifest/parse.js';
 import { isPlainObject, type JsonObject, type JsonValue } from '../../model/object.js';
 

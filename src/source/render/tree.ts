@@ -4,7 +4,7 @@ import { mkdtemp, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { listTree, readBlobs, type GitDir } from '../git.js';
-import { InputError } from '../../cli/exit-codes.js';
+import { InputError } from '../../model/errors.js';
 import { outOfBoundsMessage, resolveLinkTarget } from './symlinks.js';
 
 export interface MaterialisedTree {

@@ -5,11 +5,17 @@ const obj = (opts?: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap
 
 describe('argocd.argoproj.io/sync-options on one object', () => {
   it('defaults: applied, validated, not replaced', () => {
-    expect(objectSyncMode(obj(), {})).toEqual({ replace: false, force: false, validate: true, skipDryRunOnMissingResource: false, warnings: [] });
+    expect(objectSyncMode(obj(), {})).toEqual({ replace: false, force: false, validate: true, skipDryRunOnMissingResource: false, clientSideApply: false, warnings: [] });
   });
 
-  it('reads Replace, Force, Validate and SkipDryRunOnMissingResource, whitespace trimmed', () => {
-    expect(objectSyncMode(obj('Replace=true, Force=true,Validate=false , SkipDryRunOnMissingResource=true'), {})).toEqual({ replace: true, force: true, validate: false, skipDryRunOnMissingResource: true, warnings: [] });
+  it('reads Replace, Force, Validate, SkipDryRunOnMissingResource and ServerSideApply=false, whitespace trimmed', () => {
+    expect(objectSyncMode(obj('Replace=true, Force=true,Validate=false , SkipDryRunOnMissingResource=true, ServerSideApply=false'), {})).toEqual({ replace: true, force: true, validate: false, skipDryRunOnMissingResource: true, clientSideApply: true, warnings: [] });
+    expect(objectSyncMode(obj('ServerSideApply=true'), {}).clientSideApply).toBe(false);
+  });
+
+  it("takes the Application's SkipDryRunOnMissingResource as the default; the annotation wins", () => {
+    expect(objectSyncMode(obj(), { skipDryRunOnMissingResource: true }).skipDryRunOnMissingResource).toBe(true);
+    expect(objectSyncMode(obj('SkipDryRunOnMissingResource=false'), { skipDryRunOnMissingResource: true }).skipDryRunOnMissingResource).toBe(false);
   });
 
   it("takes the Application's Replace and Validate as defaults; the annotation wins", () => {
@@ -17,10 +23,9 @@ describe('argocd.argoproj.io/sync-options on one object', () => {
     expect(objectSyncMode(obj('Replace=false,Validate=true'), { replace: true, validate: false })).toMatchObject({ replace: false, validate: true });
   });
 
-  it('warns, naming the option, about what is not a sync option, a value it cannot take, and ServerSideApply=false', () => {
+  it('warns, naming the option, about what is not a sync option and a value it cannot take', () => {
     expect(objectSyncMode(obj('Replce=true,Prune=maybe,Prune=confirm,ServerSideApply=false'), {}).warnings).toEqual([
       'argocd.argoproj.io/sync-options Replce=true is not a sync option Argo CD knows; ignored',
-      'argocd.argoproj.io/sync-options ServerSideApply=false: client-side apply is not done by this tool; the object is applied server-side',
     ]);
     expect(objectSyncMode(obj('Prune=maybe'), {}).warnings).toEqual(['argocd.argoproj.io/sync-options Prune=maybe: expected false or confirm or true; ignored']);
   });

@@ -10,6 +10,7 @@ import { syncApp, syncExitCode, syncWithRetry, type SyncRequest } from '../../..
 import { renderSyncKv } from '../../../src/render/sync.js';
 import type { GlobalOptions } from '../../../src/cli/options.js';
 import type { KubeObject } from '../../../src/model/object.js';
+import type { SyncEvent } from '../../../src/workflows/sync-phases.js';
 
 const opts: GlobalOptions = { requestTimeout: '0', output: 'kv', color: 'never', verbose: false, fieldManager: 'argocd-controller', appNamespace: 'argocd' };
 const TID = 'argocd.argoproj.io/tracking-id';
@@ -40,8 +41,8 @@ const DEPLOY = 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: orders}\
 const CM = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: orders-config}\ndata: {a: "1"}\n';
 const NS = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
 
-async function run(ws: { appFile: string; dir: string }, gw: FakeGateway, flags: Partial<SyncRequest> = {}) {
-  const report = await syncApp({ appFile: ws.appFile, desired: ws.dir, dryRun: false, prune: false, forceConflicts: false, timeoutMs: 60_000, ...flags }, { io: memoryIo().io, opts, gateway: gw });
+async function run(ws: { appFile: string; dir: string }, gw: FakeGateway, flags: Partial<SyncRequest> = {}, events?: SyncEvent[]) {
+  const report = await syncApp({ appFile: ws.appFile, desired: ws.dir, dryRun: false, prune: false, forceConflicts: false, timeoutMs: 60_000, ...flags }, { io: memoryIo().io, opts, gateway: gw, ...(events ? { onEvent: (e: SyncEvent) => void events.push(e) } : {}) });
   return { report, kv: renderSyncKv(report), code: syncExitCode(report) };
 }
 
@@ -199,7 +200,7 @@ describe('pruning follows Argo CD\'s split: a manual sync prunes only with --pru
     const ws = workspace({ 'c.yaml': CM }, 'syncPolicy: {automated: {prune: true}}');
     const gw = new FakeGateway({ objects: [NS('shop'), stale] });
     const { kv, code, report } = await run(ws, gw);
-    expect(code).toBe(0);
+    expect({ code, failures: report.failures }).toEqual({ code: 0, failures: [] });
     expect(kv).toBe('APPLIED=1\n');
     expect(report.prune.why).toMatch(/a manual sync prunes only with --prune/);
     expect(gw.calls.filter((c) => c.startsWith('DELETE'))).toEqual([]);
@@ -274,7 +275,8 @@ describe('sync phases: hooks and waves gated on health (a controller stands in f
     const { gw, finish } = cluster();
     // The previous run's hook: BeforeHookCreation (the default) replaces it.
     gw.put({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'migrate', namespace: 'shop', uid: 'old-run' }, status: { conditions: [{ type: 'Complete', status: 'True' }] } } as KubeObject);
-    const pending = run(ws, gw, { timeoutMs: 30_000 });
+    const events: SyncEvent[] = [];
+    const pending = run(ws, gw, { timeoutMs: 30_000 }, events);
     // The run polls with real sleeps of up to 1 s: finish the Jobs as a controller would, until the run ends.
     let done = false;
     void pending.finally(() => (done = true));
@@ -299,6 +301,52 @@ describe('sync phases: hooks and waves gated on health (a controller stands in f
     expect(report.waves?.map((w) => [w.phase, w.resources, w.hooks])).toEqual([['PreSync', 0, 1], ['Sync', 1, 0], ['PostSync', 0, 1]]);
     expect(gw.find('Job', 'shop', 'migrate')?.metadata.uid).not.toBe('old-run'); // replaced, and kept (no HookSucceeded)
     expect(gw.objects().filter((o) => o.metadata.name?.startsWith('smoke-'))).toEqual([]); // HookSucceeded
+    // Argo CD's hook finalizer: on the hook as created, taken off (a JSON patch) once its result was read, before any delete.
+    const smoke = applies.find((c) => /^APPLY force Job shop\/smoke-/.test(c))!.replace('APPLY force Job shop/', '');
+    const writes = gw.calls.filter((c) => / Job shop\/(migrate|smoke-)/.test(c) && !c.startsWith('GET') && !c.includes(' dry'));
+    expect(writes).toEqual([
+      'DELETE Job shop/migrate background',
+      'APPLY force Job shop/migrate',
+      'PATCH json Job shop/migrate',
+      `APPLY force Job shop/${smoke}`,
+      `PATCH json Job shop/${smoke}`,
+      `DELETE Job shop/${smoke} background`,
+    ]);
+    expect(gw.find('Job', 'shop', 'migrate')?.metadata.finalizers).toEqual([]);
+    // The live table's rows, in the order things happened (a ConfigMap has no health: done once it exists).
+    expect(events.map((e) => `${e.phase} ${e.wave} ${e.key.kind}/${e.key.name.replace(/-[0-9a-f]{7}-postsync-\d+$/, '-…')}${e.hook ? ' (hook)' : ''} ${e.status}`)).toEqual([
+      'PreSync 0 Job/migrate (hook) Running',
+      'PreSync 0 Job/migrate (hook) Succeeded',
+      'Sync 0 ConfigMap/orders-config Synced',
+      'PostSync 0 Job/smoke-… (hook) Running',
+      'PostSync 0 Job/smoke-… (hook) Succeeded',
+    ]);
+  }, 60_000);
+
+  test('a hook gets Argo CD\'s hook finalizer beside its own; a finalizer left by an earlier run comes off before the hook is replaced', async () => {
+    const ws = workspace({ 'pre.yaml': job('migrate', '"argocd.argoproj.io/hook": PreSync').replace('metadata:\n', 'metadata:\n  finalizers: [example.com/keep]\n'), 'c.yaml': CM }, '');
+    const { gw, finish } = cluster();
+    gw.put({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'migrate', namespace: 'shop', uid: 'old-run', finalizers: ['argocd.argoproj.io/hook-finalizer'] } } as KubeObject);
+    const applied: KubeObject[] = [];
+    const spy = new Proxy(gw, {
+      get(target, prop, receiver) {
+        if (prop === 'apply') return async (t: never, o: KubeObject, a: never) => (applied.push(structuredClone(o)), target.apply(t, o, a));
+        const v = Reflect.get(target, prop, receiver) as unknown;
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+    const pending = run(ws, spy, { timeoutMs: 30_000 });
+    let done = false;
+    void pending.finally(() => (done = true));
+    while (!done) {
+      finish();
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect((await pending).code).toBe(0);
+    expect(applied.find((o) => o.kind === 'Job')?.metadata.finalizers).toEqual(['example.com/keep', 'argocd.argoproj.io/hook-finalizer']);
+    const writes = gw.calls.filter((c) => c.includes('Job shop/migrate') && !c.startsWith('GET') && !c.includes(' dry'));
+    expect(writes).toEqual(['PATCH json Job shop/migrate', 'DELETE Job shop/migrate background', 'APPLY force Job shop/migrate', 'PATCH json Job shop/migrate']);
+    expect(gw.find('Job', 'shop', 'migrate')?.metadata.finalizers).toEqual(['example.com/keep']);
   }, 60_000);
 
   test('a failed PreSync hook stops the sync: nothing else applied, nothing pruned, SyncFail hooks run, exit 3', async () => {
@@ -365,5 +413,49 @@ describe('syncPolicy.retry: a failed sync is tried again with Argo CD\'s back-of
     const refused = await syncWithRetry({ appFile: empty.appFile, desired: empty.dir, dryRun: false, prune: false, forceConflicts: false, timeoutMs: 60_000 }, { io: memoryIo().io, opts, gateway: new FakeGateway({ objects: [NS('shop')] }) }, { notify: () => undefined, sleep: async (ms) => void waits.push(ms) });
     expect(syncExitCode(refused)).toBe(4);
     expect(waits).toEqual([]);
+  });
+});
+
+describe('SkipDryRunOnMissingResource: a custom resource whose CRD is neither served nor in the sync', () => {
+  const WIDGET = (opt: string) => `apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1${opt ? `, annotations: {argocd.argoproj.io/sync-options: "${opt}"}` : ''}}\nspec: {size: 3}\n`;
+  const crd = (established: boolean): KubeObject =>
+    ({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.example.com' },
+      spec: { group: 'example.com', scope: 'Namespaced', names: { kind: 'Widget', plural: 'widgets' }, versions: [{ name: 'v1', served: true, storage: true }] },
+      status: { conditions: [{ type: 'Established', status: established ? 'True' : 'False' }] },
+    }) as KubeObject;
+
+  test('without the option the render is bad input naming the file and the option: exit 2, nothing applied', async () => {
+    const ws = workspace({ 'w.yaml': WIDGET(''), 'c.yaml': CM }, '');
+    const gw = new FakeGateway({ objects: [NS('shop')] });
+    await expect(run(ws, gw)).rejects.toThrow(/w\.yaml.*the cluster does not serve Widget in example\.com\/v1 \(Widget\/w1\); no CustomResourceDefinition of this app defines it \(with the sync option SkipDryRunOnMissingResource=true/);
+    expect(gw.calls.filter((c) => c.startsWith('APPLY'))).toEqual([]);
+  });
+
+  test('with it (on the object) the dry-run is skipped, and the CR is applied with the type of the CRD the cluster has by then', async () => {
+    const ws = workspace({ 'w.yaml': WIDGET('SkipDryRunOnMissingResource=true'), 'c.yaml': CM }, '');
+    const widgets = { group: 'example.com', version: 'v1', kind: 'Widget', resource: 'widgets', namespaced: true, verbs: ['get', 'list', 'create', 'patch', 'delete'] };
+    const gw = new FakeGateway({ objects: [NS('shop'), crd(true)], servedLater: [widgets] });
+    expect((await run(ws, gw, { dryRun: true })).kv).toBe('DRY_RUN=true\nAPPLY=ConfigMap/orders-config create\nAPPLY=Widget/w1 create\n');
+    const { kv, code, report } = await run(ws, gw);
+    expect({ code, failures: report.failures }).toEqual({ code: 0, failures: [] });
+    expect(kv).toBe('APPLIED=2\n');
+    expect(gw.calls).toContain('APPLY Widget shop/w1');
+    expect(gw.calls.some((c) => c.startsWith('APPLY dry') && c.includes('Widget'))).toBe(false);
+    expect(gw.find('Widget', 'shop', 'w1')?.spec).toEqual({ size: 3 });
+    expect(report.failures).toEqual([]);
+  });
+
+  test('with it (app-level syncOptions) and no CRD in the cluster when its wave comes: that step fails with the reason, the rest is applied, exit 3', async () => {
+    const ws = workspace({ 'w.yaml': WIDGET(''), 'c.yaml': CM }, 'syncPolicy: {syncOptions: [SkipDryRunOnMissingResource=true]}');
+    const gw = new FakeGateway({ objects: [NS('shop')] });
+    const { code, report } = await run(ws, gw);
+    expect(code).toBe(3);
+    expect(report.failures.map((f) => `${f.kind}/${f.name}: ${f.message}`)).toEqual([
+      'Widget/w1: not applied: the cluster does not serve Widget in example.com/v1 and no CustomResourceDefinition defines it (SkipDryRunOnMissingResource skipped its dry-run)',
+    ]);
+    expect(gw.find('ConfigMap', 'shop', 'orders-config')).toBeDefined();
   });
 });

@@ -1,20 +1,9 @@
 // Runs a sync plan's applies through the gateway: the whole-set dry-run, then server-side apply in order; every result collected.
-import { ApplyConflictError, type FieldConflict } from '../kube/errors.js';
-import { KubeApiError } from '../kube/errors.js';
+import { ApplyConflictError, KubeApiError, redactError, secretStrings, type FieldConflict } from '../kube/errors.js';
+import { clientApplyPatch, isBuiltInGroup, openApiSchema, withLastApplied } from '../sync/client-apply.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import type { KubeObject } from '../model/object.js';
-import type { ApplyStep } from './plan.js';
-
-/** A conflict field as people read it, in the diff's path style: `.spec.x[name="a"].y` -> `spec.x[name=a].y`. */
-export function humanField(field: string): string {
-  return field.replace(/^\./, '').replace(/=("(?:[^"\\]|\\.)*")/g, (_m, q: string) => {
-    try {
-      return `=${JSON.parse(q) as string}`;
-    } catch {
-      return `=${q}`;
-    }
-  });
-}
+import type { ApplyStep } from '../sync/plan.js';
 
 export interface DryRunResult {
   step: ApplyStep;
@@ -36,6 +25,14 @@ export async function dryRunSteps(gw: KubeGateway, steps: readonly ApplyStep[], 
       if (step.action === 'skip') return { step, conflicts: [], skipped: step.reason ?? 'skipped' };
       if (step.dryRunSkip) return { step, conflicts: [], skipped: step.dryRunSkip };
       if (step.inSync) return { step, conflicts: [], skipped: 'in sync: nothing to validate' };
+      if (step.clientSide) {
+        try {
+          await clientSideApply(gw, step, opts.fieldManager, true);
+          return { step, conflicts: [] };
+        } catch (err) {
+          return { step, conflicts: [], error: (err as Error).message };
+        }
+      }
       if (step.replace) {
         // A whole-object write has no field conflicts; Replace with Force deletes first, which a dry-run cannot show.
         if (step.force && step.live) return { step, conflicts: [], skipped: 'Replace=true with Force=true: deleted and created again' };
@@ -111,6 +108,33 @@ async function writeWhole(gw: KubeGateway, step: ApplyStep, fieldManager: string
   return 'Replace=true: created';
 }
 
+/**
+ * ServerSideApply=false: `kubectl apply` (client-side) — create with the last-applied annotation, or the three-way
+ * patch over the object as it is now (strategic for Kubernetes' own kinds, with the merge keys of the API server's
+ * OpenAPI schema; a JSON merge patch for custom resources). Recorded as an Update by the field manager.
+ */
+async function clientSideApply(gw: KubeGateway, step: ApplyStep, fieldManager: string, dryRun: boolean): Promise<string> {
+  const { type, object } = step;
+  const ns = type.namespaced ? (object.metadata.namespace ?? '') : '';
+  const name = object.metadata.name ?? '';
+  const w = { fieldManager, dryRun, ...validation(step) };
+  try {
+    const live = await gw.get(type, ns, name);
+    if (!live) {
+      await gw.create(type, withLastApplied(object), w);
+      return 'ServerSideApply=false: created (client-side apply)';
+    }
+    const strategic = isBuiltInGroup(type.group);
+    const schema = strategic && gw.openApi ? openApiSchema(await gw.openApi(type.group, type.version), type.group, type.version, type.kind) : undefined;
+    const patch = clientApplyPatch(object, live, strategic, schema);
+    if (!patch) return 'ServerSideApply=false: unchanged (client-side apply)';
+    await gw.patch(type, ns, name, patch, strategic ? 'strategic' : 'merge', w);
+    return 'ServerSideApply=false: patched (client-side apply)';
+  } catch (err) {
+    throw err instanceof KubeApiError ? redactError(err, secretStrings(object)) : err;
+  }
+}
+
 export interface ApplyResult {
   step: ApplyStep;
   outcome: 'applied' | 'skipped' | 'conflict' | 'failed';
@@ -162,6 +186,7 @@ export async function applySteps(
         if (d.conflicts.length > 0 && !opts.force) return { step, outcome: 'conflict', conflicts: d.conflicts, message: 'not applied: other field managers own fields it would change' };
         try {
           if (step.replace) return { step, outcome: 'applied', conflicts: [], message: await writeWhole(gw, step, opts.fieldManager) };
+          if (step.clientSide) return { step, outcome: 'applied', conflicts: [], message: await clientSideApply(gw, step, opts.fieldManager, false) };
           await gw.apply(step.type, step.object, { fieldManager: opts.fieldManager, force: opts.force, dryRun: false, ...validation(step) });
           return { step, outcome: 'applied', conflicts: d.conflicts };
         } catch (err) {

@@ -1,7 +1,7 @@
 // Guarded deletion: preconditions on uid and resourceVersion, every result collected, skips respected.
 import { FakeGateway, COMMON_TYPES } from '../../../src/kube/fake-gateway.js';
 import { apiError } from '../../../src/kube/errors.js';
-import { deleteCandidates } from '../../../src/prune/delete.js';
+import { deleteCandidates } from '../../../src/workflows/prune-delete.js';
 import { planPrune } from '../../../src/prune/plan.js';
 import type { KubeObject } from '../../../src/model/object.js';
 

@@ -1,7 +1,7 @@
 // Deletes prune candidates one by one, each guarded by uid and resourceVersion; collects every result.
 import type { KubeGateway, PropagationPolicy } from '../kube/gateway.js';
 import { KubeApiError } from '../kube/errors.js';
-import type { PruneCandidate } from './plan.js';
+import type { PruneCandidate } from '../prune/plan.js';
 
 export interface DeleteResult {
   candidate: PruneCandidate;

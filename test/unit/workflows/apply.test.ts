@@ -7,7 +7,7 @@ import { FakeGateway, COMMON_TYPES } from '../../../src/kube/fake-gateway.js';
 import { apiError, type FieldConflict } from '../../../src/kube/errors.js';
 import type { ApplyOptions, ResourceType } from '../../../src/kube/gateway.js';
 import type { KubeObject } from '../../../src/model/object.js';
-import { applySteps, type DryRunResult } from '../../../src/sync/apply.js';
+import { applySteps, type DryRunResult } from '../../../src/workflows/apply.js';
 import type { ApplyStep } from '../../../src/sync/plan.js';
 
 const OPTS = { fieldManager: 'argocd-controller', force: false };

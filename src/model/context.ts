@@ -1,0 +1,72 @@
+// What every layer may know of the process a command runs in (types only): its streams and environment (Io), the
+// global options, and the two together as a workflow receives them. cli/ builds them; nothing here does I/O.
+
+export type ColorMode = 'auto' | 'always' | 'never';
+export type OutputFormat = 'table' | 'json' | 'yaml' | 'kv' | 'env';
+
+/** What a command may touch of the process: its streams, TTY state and environment. */
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+  /** Terminal width for help text, when stdout is a terminal. */
+  columns?: number;
+  env: Record<string, string | undefined>;
+  readStdin(): Promise<string>;
+}
+
+/**
+ * kubectl's connection flags (genericclioptions.ConfigFlags): each replaces what the kubeconfig says
+ * for the chosen context, as client-go's ConfigOverrides do (src/kube/overrides.ts applies them).
+ */
+export interface KubeOverrides {
+  cluster?: string;
+  user?: string;
+  server?: string;
+  token?: string;
+  as?: string;
+  asGroups?: string[];
+  asUid?: string;
+  certificateAuthority?: string;
+  clientCertificate?: string;
+  clientKey?: string;
+  insecureSkipTlsVerify?: boolean;
+  tlsServerName?: string;
+  /** Basic authentication (`--username`, `--password`), which kubectl keeps for servers behind an authenticating proxy. */
+  username?: string;
+  password?: string;
+}
+
+export interface GlobalOptions {
+  kubeconfig?: string;
+  context?: string;
+  namespace?: string;
+  requestTimeout: string;
+  output: OutputFormat;
+  color: ColorMode;
+  /** Level 1 or more (`-v`, `--verbose`): the cause chain of errors and each command's request summary. */
+  verbose: boolean;
+  /** The log level, `-v N`: 0 quiet, 1 causes and summaries, 4 the connection, 6 requests, 7 headers, 8-9 bodies. */
+  verbosity?: number;
+  fieldManager: string;
+  appNamespace: string;
+  /** kubectl's connection flags given on the command line (only those given). */
+  overrides?: KubeOverrides;
+  /** `--cache-dir`: kubectl's cache directory, where the tool's caches go (see source/cache-home.ts). */
+  cacheDir?: string;
+}
+
+/** What a workflow receives from its command: the process edges and the global options (no colours: only cli/ and render/ paint). */
+export interface RunContext {
+  io: Io;
+  opts: GlobalOptions;
+}
+
+/**
+ * Whether a command records its result in the Application: not with --no-record, and not with --desired (the
+ * comparison is then against local files, not the Application's source, and would mislead whoever reads the status).
+ */
+export function recording(args: Record<string, unknown>): boolean {
+  return args.record !== false && args.desired === undefined;
+}

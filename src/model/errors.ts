@@ -1,0 +1,86 @@
+// The one exit-code table (documented in the README) and the errors that map onto it: shared vocabulary for every layer (cli/ maps them to the process exit code).
+
+export const ExitCode = {
+  /** Success; for diff: in sync. */
+  Ok: 0,
+  /** diff found drift (or status/wait not converged). */
+  Drift: 1,
+  /** Usage or input error: nothing was changed. */
+  Input: 2,
+  /** Cluster or API error. */
+  Cluster: 3,
+  /** Refused by a safety rule: nothing was changed. */
+  Refused: 4,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** An error that carries the exit code it must end the process with. */
+export class ExitError extends Error {
+  constructor(
+    message: string,
+    readonly code: ExitCode,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Bad flags, bad files, bad documents: exit 2, nothing changed. */
+export class InputError extends ExitError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, ExitCode.Input, options);
+  }
+}
+
+/** The cluster or its API failed us: exit 3. */
+export class ClusterError extends ExitError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, ExitCode.Cluster, options);
+  }
+}
+
+/** A safety rule refused the operation: exit 4, nothing changed. */
+export class RefusedError extends ExitError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, ExitCode.Refused, options);
+  }
+}
+
+/**
+ * A source this tool cannot render completely and exactly as Argo CD would: refused by every command (exit 4),
+ * shown as sync status Unknown by status; nothing is applied or deleted.
+ */
+export class UnrenderableError extends RefusedError {
+  constructor(readonly reasons: readonly string[]) {
+    super(`the source cannot be rendered as Argo CD would, so nothing is compared, applied or pruned: ${reasons.join('; ')}`);
+  }
+}
+
+/** A command whose behaviour a later release delivers. */
+export class NotImplementedError extends ExitError {
+  constructor(what: string) {
+    super(`${what} is not implemented yet`, ExitCode.Input);
+  }
+}
+
+/** The exit code for any thrown value: ExitErrors carry theirs, anything else is a cluster/API fault. */
+export function exitCodeFor(err: unknown): ExitCode {
+  if (err instanceof ExitError) return err.code;
+  return ExitCode.Cluster;
+}
+
+/** The message and its cause chain, one line each (`-v` shows the chain). */
+export function describeError(err: unknown, verbose: boolean): string {
+  const lines: string[] = [];
+  let cur: unknown = err;
+  let depth = 0;
+  while (cur !== undefined && cur !== null && depth < 10) {
+    const msg = cur instanceof Error ? cur.message : String(cur);
+    lines.push(depth === 0 ? `error: ${msg}` : `  caused by: ${msg}`);
+    if (!verbose) break;
+    cur = cur instanceof Error ? cur.cause : undefined;
+    depth++;
+  }
+  return lines.join('\n');
+}
