@@ -137,6 +137,39 @@ test('a PreSync hook that fails stops the sync: SyncFail runs, nothing else is a
   expect((await list('configmaps')).find((c) => c.metadata.name === 'leftover')?.metadata.uid).toBe(before);
 }, TIMEOUT);
 
+test("the public sync-waves example's pattern: wave 0's ReplicaSets and Service healthy before wave 1's Sync hook and Service, PostSync generateName Jobs last; Synced and Healthy after", async () => {
+  const rs = (name: string, tier: string) => `apiVersion: apps/v1\nkind: ReplicaSet\nmetadata: {name: ${name}}\nspec:\n  replicas: 2\n  selector: {matchLabels: {tier: ${tier}}}\n  template:\n    metadata: {labels: {tier: ${tier}}}\n    spec: {containers: [{name: main, image: registry.local/${tier}:1}]}\n`;
+  const svc = (name: string, tier: string, wave?: number) => `apiVersion: v1\nkind: Service\nmetadata: {name: ${name}${wave === undefined ? '' : `, annotations: {argocd.argoproj.io/sync-wave: "${wave}"}`}}\nspec:\n  selector: {tier: ${tier}}\n  ports: [{protocol: TCP, port: 8080, targetPort: 8080}]\n`;
+  const { appFile, desired } = app('waves', {
+    'backend.yaml': rs('backend', 'backend') + '---\n' + svc('backend-svc', 'backend'),
+    'frontend.yaml': rs('frontend', 'frontend') + '---\n' + svc('frontend', 'frontend', 1),
+    'page-up.yaml': job('generateName: page-up-', { 'argocd.argoproj.io/hook': 'Sync', 'argocd.argoproj.io/sync-wave': '1' }),
+    'schema.yaml': job('generateName: upgrade-schema-', { 'argocd.argoproj.io/hook': 'PostSync' }),
+    'page-down.yaml': job('generateName: page-down-', { 'argocd.argoproj.io/hook': 'PostSync' }),
+  });
+  const res = await runPlugin(['sync', '-f', appFile, '--desired', desired, '-o', 'kv', '--timeout', '3m'], { timeoutMs: 220_000 });
+  expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
+  const lines = res.stdout.trimEnd().split('\n');
+  expect(lines.filter((l) => l.startsWith('WAVE='))).toEqual(['WAVE=Sync 0 done', 'WAVE=Sync 1 done', 'WAVE=PostSync 0 done']);
+  const hooks = lines.filter((l) => l.startsWith('HOOK=')).map((l) => l.replace(/-[0-9a-f]{7}-(sync|postsync)-\d+ /, '-<rev>-$1-<time> '));
+  expect(hooks.sort()).toEqual(['HOOK=PostSync Job/page-down-<rev>-postsync-<time> Succeeded', 'HOOK=PostSync Job/upgrade-schema-<rev>-postsync-<time> Succeeded', 'HOOK=Sync Job/page-up-<rev>-sync-<time> Succeeded']);
+  // Wave 1 began once wave 0 was healthy: the frontend Service is not older than the moment the backend's last pod became ready.
+  const backend = JSON.parse(await kubectlOk(['get', 'replicaset', 'backend', '-n', ns, '-o', 'json'])) as { status: { readyReplicas?: number } };
+  expect(backend.status.readyReplicas).toBe(2);
+  const pods = JSON.parse(await kubectlOk(['get', 'pods', '-n', ns, '-l', 'tier=backend', '-o', 'json'])) as { items: { status: { conditions?: { type: string; lastTransitionTime: string }[] } }[] };
+  const lastReady = Math.max(...pods.items.map((p) => Date.parse(p.status.conditions?.find((c) => c.type === 'Ready')?.lastTransitionTime ?? '')));
+  const frontendSvc = (await list('services')).find((x) => x.metadata.name === 'frontend')!;
+  expect(Date.parse(frontendSvc.metadata.creationTimestamp)).toBeGreaterThanOrEqual(lastReady);
+  // PostSync ran after the Sync hook completed.
+  const jobs = await list('jobs');
+  const pageUp = jobs.find((j) => j.metadata.name.startsWith('page-up-'))!;
+  const upDone = Date.parse(pageUp.status!.conditions!.find((c) => c.type === 'Complete')!.lastTransitionTime!);
+  for (const j of jobs.filter((x) => /^(page-down|upgrade-schema)-/.test(x.metadata.name))) expect(Date.parse(j.metadata.creationTimestamp)).toBeGreaterThanOrEqual(upDone);
+  const status = await runPlugin(['status', '-f', appFile, '--desired', desired, '-o', 'kv']);
+  expect(status.stdout).toMatch(/^SYNC=Synced$/m);
+  expect(status.stdout).toMatch(/^HEALTH=Healthy$/m);
+}, TIMEOUT);
+
 test("Argo CD's hook finalizer holds a finished hook until its result is read: a Job with ttlSecondsAfterFinished: 0 still counts as Succeeded, then goes", async () => {
   // The TTL controller deletes a finished Job at once; without the finalizer the sync would find nothing to read.
   const { appFile, desired } = app('ttl', {
