@@ -13,7 +13,8 @@ const name = (o: { kind: string; name: string }) => displayName(o);
  * `PRUNE_CANDIDATE=` for each object a sync with --prune would delete.
  * Otherwise `APPLIED=<n>`, `HEALED=`, `IGNORED=`, `CONFLICT=`, `FAILED=`, `PRUNED=`, `PRUNE_SKIPPED=`, `PRUNE_FAILED=`.
  * Hooks, in both: `HOOK=<Phase> <Kind>/<name> <Succeeded|Failed|Running|would-run>`, in the order they ran.
- * A multi-step sync (hooks or several waves): `WAVE=<Phase> <wave> <done|failed|not-run>` per (phase, wave), in order.
+ * A multi-step sync (hooks or several waves): `WAVE=<Phase> <wave> <done|failed|not-run>` per (phase, wave), in order
+ * (`would-run` in a dry run: the plan's phases and waves, SyncFail's last).
  */
 export function renderSyncKv(r: SyncReport): string {
   if (r.refused) return `REFUSED=${oneLineText(r.refused)}\n`;

@@ -67,13 +67,13 @@ export interface PhaseRunOptions {
   beforeGroup?: (steps: readonly ApplyStep[]) => Promise<void>;
 }
 
-/** One (phase, wave) of a multi-step sync and how it ended: `done` (applied and healthy), `failed`, or `not-run` (the sync stopped before it). */
+/** One (phase, wave) of a multi-step sync and how it ended: `done` (applied and healthy), `failed`, `not-run` (the sync stopped before it), or in a dry run `would-run`. */
 export interface WaveRun {
   phase: HookPhase;
   wave: number;
   resources: number;
   hooks: number;
-  outcome: 'done' | 'failed' | 'not-run';
+  outcome: 'done' | 'failed' | 'not-run' | 'would-run';
 }
 
 export interface PhaseRunResult {

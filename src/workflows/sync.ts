@@ -246,6 +246,8 @@ export async function syncApp(req: SyncRequest, deps: SyncDeps): Promise<SyncRep
       const names = { revision: state.revision ?? contentDigest(state), startedAtMs: Date.now(), appInstance: state.appInstance, destinationNamespace: state.destinationNamespace };
       for (const g of [...groups, ...syncFailGroups(hooks)]) {
         for (const h of g.hooks) report.hooks.push({ ...ref({ ...h.key, name: hookObject(h, g.phase, names).metadata.name ?? '' }), phase: g.phase, wave: g.wave, outcome: 'would-run' });
+        // The plan's phases and waves, as the sync would run them (SyncFail's only if it failed).
+        if (multiStep) (report.waves ??= []).push({ phase: g.phase, wave: g.wave, resources: g.steps.length, hooks: g.hooks.length, outcome: 'would-run' });
       }
     }
     for (const d of dry) {

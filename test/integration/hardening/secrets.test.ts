@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { applyYaml, createTestNamespace, kubectlOk, runPlugin, type RunResult } from '../support/index.js';
+import { applyYaml, createTestNamespace, kubectl, kubectlOk, runPlugin, type RunResult } from '../support/index.js';
 import { configMap, tempDir, writeApp, writeDesired } from './support.js';
 
 jest.setTimeout(300_000);
@@ -156,6 +156,10 @@ describe('no planted secret value appears in any output', () => {
 
   test('errors forced (the server rejects a Secret whose data is a list): sync, sync --dry-run, diff --server-side, with -v', async () => {
     await plantLive();
+    // The redaction is not vacuous: the API server's own message quotes the value (kubectl shows it as is).
+    const raw = await kubectl(['apply', '--server-side', '--dry-run=server', '-n', ns, '-f', join(errorDesired, '000.yaml')]);
+    expect(raw.code).not.toBe(0);
+    expect(raw.stdout + raw.stderr).toContain(planted.errorValue);
     const found: string[] = [];
     for (const base of [['sync'], ['sync', '--dry-run'], ['diff', '--server-side'], ['diff']]) {
       const r = await leaksOf([...base, '-f', app, '--desired', errorDesired, '-n', ns]);

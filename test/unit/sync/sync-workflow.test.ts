@@ -374,11 +374,11 @@ describe('sync phases: hooks and waves gated on health (a controller stands in f
     expect(report.failures.map((f) => f.message)).toContain('PreSync hook Job/migrate failed: job Failed');
   }, 60_000);
 
-  test('--dry-run lists the hooks of every phase with their names', async () => {
+  test('--dry-run lists the hooks of every phase with their names, and the phases and waves it would run', async () => {
     const ws = workspace({ 'pre.yaml': job('migrate', '"argocd.argoproj.io/hook": PreSync'), 'skip.yaml': job('never', '"argocd.argoproj.io/hook": Skip'), 'c.yaml': CM }, '');
     const { gw } = cluster();
     const { kv } = await run(ws, gw, { dryRun: true });
-    expect(kv).toBe('DRY_RUN=true\nAPPLY=ConfigMap/orders-config create\nHOOK=PreSync Job/migrate would-run\n');
+    expect(kv).toBe('DRY_RUN=true\nAPPLY=ConfigMap/orders-config create\nHOOK=PreSync Job/migrate would-run\nWAVE=PreSync 0 would-run\nWAVE=Sync 0 would-run\n');
   });
 });
 
