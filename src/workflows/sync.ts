@@ -132,10 +132,10 @@ export function syncExitCode(r: SyncReport): 0 | 3 | 4 {
   return 0;
 }
 
-/** Runs a sync (or plans it with dryRun) and reports per resource; throws only for input and loading errors. */
 /** What a sync needs besides the request: the app-state deps, and where it tells its progress (both optional). */
 export type SyncDeps = AppStateDeps & { progress?: (line: string) => void; onEvent?: (e: SyncEvent) => void };
 
+/** Runs a sync (or plans it with dryRun) and reports per resource; throws only for input and loading errors. */
 export async function syncApp(req: SyncRequest, deps: SyncDeps): Promise<SyncReport> {
   const gw = deps.gateway;
   const fieldManager = deps.opts.fieldManager;

@@ -170,6 +170,20 @@ test("the public sync-waves example's pattern: wave 0's ReplicaSets and Service 
   expect(status.stdout).toMatch(/^HEALTH=Healthy$/m);
 }, TIMEOUT);
 
+test('BeforeHookCreation (the default) replaces the last run\'s hook of the same name: a new uid each sync, one Job', async () => {
+  const { appFile, desired } = app('named-hook', { 'seed.yaml': job('name: seed', { 'argocd.argoproj.io/hook': 'PreSync' }), 'app.yaml': configMap('named-app', 0) });
+  const uids: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    const res = await runPlugin(['sync', '-f', appFile, '--desired', desired, '-o', 'kv', '--timeout', '2m'], { timeoutMs: 200_000 });
+    expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
+    expect(res.stdout.split('\n')).toContain('HOOK=PreSync Job/seed Succeeded');
+    const seeds = (await list('jobs')).filter((j) => j.metadata.name === 'seed');
+    expect(seeds).toHaveLength(1);
+    uids.push(seeds[0]!.metadata.uid);
+  }
+  expect(uids[1]).not.toBe(uids[0]);
+}, TIMEOUT);
+
 test("Argo CD's hook finalizer holds a finished hook until its result is read: a Job with ttlSecondsAfterFinished: 0 still counts as Succeeded, then goes", async () => {
   // The TTL controller deletes a finished Job at once; without the finalizer the sync would find nothing to read.
   const { appFile, desired } = app('ttl', {

@@ -75,7 +75,7 @@ describe('impersonation', () => {
     expect(diff.stdout).toBe('SYNC=Synced\n');
     expect(diff.code).toBe(0);
     const sync = await runPlugin(['sync', '-f', app, '--desired', writeDesired(work.dir, 'more', [configMap('alpha'), configMap('beta')]), as]);
-    expect(sync.code).not.toBe(0);
+    expect(sync.code).toBe(3);
     expect(sync.stdout + sync.stderr).toMatch(/permission|forbidden/i);
     expect(await kubectl404('beta')).toBe(true);
   });
@@ -156,7 +156,7 @@ describe('--user and --cluster pick other kubeconfig entries', () => {
     const asReader = await run(pluginPath, [...diffArgs(), '--kubeconfig', file, '--user', 'reader']);
     expect(asReader.stdout).toBe('SYNC=Synced\n');
     const sync = await run(pluginPath, ['sync', '-f', app, '--desired', writeDesired(work.dir, 'more2', [configMap('alpha'), configMap('gamma')]), '--kubeconfig', file, '--user', 'reader']);
-    expect(sync.code).not.toBe(0);
+    expect(sync.code).toBe(3);
     expect(await kubectl404('gamma')).toBe(true);
     const nowhere = await run(pluginPath, [...diffArgs(), '--kubeconfig', file, '--cluster', 'nowhere']);
     expect(nowhere.code).toBe(3);
