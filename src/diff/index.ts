@@ -10,7 +10,7 @@ import { planIgnores, ruleMatches, type IgnoredPath } from './ignore.js';
 import type { JqRunner } from './jq.js';
 import { isSecret, lastAppliedData, SecretMasker } from './mask.js';
 import { formatPointer, removePaths } from './pointer.js';
-import { removedFields, type RemovedField } from './removed.js';
+import { removedFields, removedSinceLastApplied, type RemovedField } from './removed.js';
 import { DIFF_SCHEMA_VERSION, type DiffReport, type FieldDiff, type ObjectDiff } from './types.js';
 
 export * from './types.js';
@@ -107,7 +107,7 @@ export async function diffObject(input: DiffInput): Promise<ObjectDiff> {
     warnings.push(`reading managedFields: ${(err as Error).message}`);
   }
   // Fields our manager applied that Git no longer declares: a sync removes them, so they are drift.
-  const removed = removedFields(desired, live, entries, fieldManager).filter((r) => !ignoredRemoval(rules, key, r));
+  const removed = [...removedFields(desired, live, entries, fieldManager), ...removedSinceLastApplied(desired, live, entries, fieldManager)].filter((r) => !ignoredRemoval(rules, key, r));
   if (raw.length === 0 && removed.length === 0) return { ...base, status: 'in-sync', fields: [], ...(warnings.length > 0 ? { warnings } : {}) };
 
   let real: Difference[] = raw;

@@ -3,7 +3,7 @@
 // so they are drift, as Argo CD's server-side diff finds them.
 import type { JsonValue, KubeObject } from '../model/object.js';
 import { isPlainObject } from '../model/object.js';
-import { TRACKING_ID } from '../model/keys.js';
+import { LAST_APPLIED, TRACKING_ID } from '../model/keys.js';
 import type { ManagedEntry } from '../ownership/index.js';
 import { canonicalJson, pathKey, type FieldPath, type PathElement } from '../ownership/path.js';
 import type { Segment } from './compare.js';
@@ -84,6 +84,63 @@ export function removedFields(desired: KubeObject, live: KubeObject, entries: re
       out.push({ path: removed, segments, live: lnode });
     }
   }
+  return out;
+}
+
+/**
+ * The three-way rule of client-side apply (kubectl's, and Argo CD's legacy diff), for an object our field manager
+ * never applied server-side but that carries a last-applied configuration: a field that configuration declared, the
+ * desired object no longer does, and the live object still has, is removed by the next apply, so it is drift. Maps
+ * are followed by key, lists of named objects by `name`, lists of scalars by value (other lists are left alone).
+ * A field another manager than the one that wrote the annotation owns is theirs, never reported.
+ */
+export function removedSinceLastApplied(desired: KubeObject, live: KubeObject, entries: readonly ManagedEntry[], fieldManager: string): RemovedField[] {
+  if (entries.some((e) => e.owner.manager === fieldManager && e.owner.operation === 'Apply' && !e.owner.subresource)) return [];
+  const text = live.metadata.annotations?.[LAST_APPLIED];
+  if (!text) return [];
+  let last: JsonValue;
+  try {
+    last = JSON.parse(text) as JsonValue;
+  } catch {
+    return [];
+  }
+  const annotation: FieldPath = [{ field: 'metadata' }, { field: 'annotations' }, { field: LAST_APPLIED }];
+  const applier = entries.find((e) => e.fields.has(annotation))?.owner.manager;
+  const others = entries.filter((e) => applier !== undefined && e.owner.manager !== applier && !e.owner.subresource);
+  const out: RemovedField[] = [];
+  const report = (path: FieldPath, segments: Segment[], value: JsonValue) => {
+    if (others.some((o) => o.fields.has(path) || o.fields.hasBelow(path))) return;
+    out.push({ path, segments, live: value });
+  };
+  const walk = (l: JsonValue | undefined, d: JsonValue | undefined, lv: JsonValue | undefined, path: FieldPath, segments: Segment[]): void => {
+    if (isPlainObject(l)) {
+      if (!isPlainObject(lv)) return;
+      for (const k of Object.keys(l)) {
+        const p: FieldPath = [...path, { field: k }];
+        if (isTrackingMark(p) || pathKey(p) === pathKey(annotation) || !Object.prototype.hasOwnProperty.call(lv, k)) continue;
+        if (!isPlainObject(d) || !Object.prototype.hasOwnProperty.call(d, k)) report(p, [...segments, k], lv[k] as JsonValue);
+        else walk(l[k], d[k], lv[k], p, [...segments, k]);
+      }
+      return;
+    }
+    if (!Array.isArray(l) || !Array.isArray(d) || !Array.isArray(lv)) return;
+    const named = (list: readonly JsonValue[], name: JsonValue) => list.findIndex((x) => isPlainObject(x) && x.name === name);
+    for (const item of l) {
+      if (isPlainObject(item) && typeof item.name === 'string') {
+        const at = named(lv, item.name);
+        if (at < 0) continue;
+        const p: FieldPath = [...path, { key: { name: item.name } }];
+        const di = named(d, item.name);
+        if (di < 0) report(p, [...segments, at], lv[at] as JsonValue);
+        else walk(item, d[di], lv[at], p, [...segments, at]);
+      } else if (!isPlainObject(item) && !Array.isArray(item)) {
+        const want = canonicalJson(item);
+        const at = lv.findIndex((x) => canonicalJson(x) === want);
+        if (at >= 0 && !d.some((x) => canonicalJson(x) === want)) report([...path, { value: item }], [...segments, at], lv[at] as JsonValue);
+      }
+    }
+  };
+  walk(last, desired as unknown as JsonValue, live as unknown as JsonValue, [], []);
   return out;
 }
 

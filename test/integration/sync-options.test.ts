@@ -303,7 +303,10 @@ spec:
     // Someone adds a sidecar; Git then drops env B and moves the image on.
     await kubectlOk(['patch', 'deployment', 'csa-web', '-n', ns, '--type=strategic', '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"proxy","image":"envoy:1"}]}}}}']);
     const d2 = desired('csa-2', { 'd.yaml': deploy('web:2', '{name: A, value: "1"}') });
-    expect((await runPlugin(['diff', '-f', file, '--desired', d2, '-o', 'kv'])).code).toBe(1);
+    // The env var Git dropped is drift by the last-applied three-way rule (our manager never applied server-side).
+    const drift = await runPlugin(['diff', '-f', file, '--desired', d2, '-o', 'kv']);
+    expect(drift.code).toBe(1);
+    expect(drift.stdout.split('\n')).toContain('DRIFT=Deployment/csa-web spec.template.spec.containers[name=web].env[name=B]');
     const second = await runPlugin(['sync', '-f', file, '--desired', d2, '-o', 'json']);
     expect([second.code, steps(second.stdout)['csa-web']?.message]).toEqual([0, 'ServerSideApply=false: patched (client-side apply)']);
     const after = (await get()).spec.template.spec.containers;

@@ -70,3 +70,32 @@ describe('removed fields', () => {
     expect(unruled.fields.filter((f) => f.verdict === 'removed').map((f) => f.path)).toEqual(['metadata.labels.tier']);
   });
 });
+
+describe('removed fields of a client-side applied object (the last-applied three-way rule)', () => {
+  const LA = 'kubectl.kubernetes.io/last-applied-configuration';
+  const csa = (fields: object) => applied(fields, 'argocd-controller', 'Update');
+  const withLast = (o: KubeObject, last: object): KubeObject => ({ ...o, metadata: { ...o.metadata, annotations: { ...(o.metadata.annotations ?? {}), [LA]: JSON.stringify(last) } } });
+  const lastContainer = { name: 'orders', image: 'orders:1', env: [{ name: 'MODE', value: 'fast' }, { name: 'KEEP', value: '1' }], args: ['--a', '--b'] };
+  const lastApplied = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'orders', namespace: 'shop', labels: { app: 'orders', tier: 'web' } }, spec: { template: { spec: { containers: [lastContainer] } } } };
+  const UPDATE = csa({ 'f:metadata': { 'f:annotations': { [`f:${LA}`]: {} }, 'f:labels': { 'f:app': {}, 'f:tier': {} } } });
+
+  it('a label, a named env var and a scalar list value the last apply declared and Git dropped are removed; what stays is not', async () => {
+    const live = withLast(deployment({ ...lastContainer, env: [...lastContainer.env, { name: 'INJECTED', value: 'x' }] }, { app: 'orders', tier: 'web' }, [UPDATE]), lastApplied);
+    const desired = deployment({ name: 'orders', image: 'orders:1', env: [{ name: 'KEEP', value: '1' }], args: ['--a'] }, { app: 'orders' }, []);
+    const diff = await diffObject({ desired, live, rules: [], fieldManager: 'argocd-controller' });
+    expect(diff.fields.filter((f) => f.verdict === 'removed').map((f) => [f.path, f.live])).toEqual([
+      ['metadata.labels.tier', 'web'],
+      ['spec.template.spec.containers[name=orders].env[name=MODE]', { name: 'MODE', value: 'fast' }],
+      ['spec.template.spec.containers[name=orders].args[=--b]', '--b'],
+    ]);
+  });
+
+  it('not when another manager owns the field, when it is already gone, or when our manager applies server-side (its managedFields rule decides)', async () => {
+    const other = applied({ 'f:metadata': { 'f:labels': { 'f:tier': {} } } }, 'helm', 'Update');
+    const desired = deployment({ name: 'orders', image: 'orders:1', env: [{ name: 'KEEP', value: '1' }], args: ['--a', '--b'] }, { app: 'orders' }, []);
+    const owned = withLast(deployment({ ...lastContainer, env: [{ name: 'KEEP', value: '1' }] }, { app: 'orders', tier: 'web' }, [UPDATE, other]), lastApplied);
+    expect((await diffObject({ desired, live: owned, rules: [], fieldManager: 'argocd-controller' })).fields.filter((f) => f.verdict === 'removed')).toEqual([]);
+    const ssa = withLast(deployment({ ...lastContainer, env: [{ name: 'KEEP', value: '1' }] }, { app: 'orders', tier: 'web' }, [applied({ 'f:metadata': { 'f:labels': { 'f:app': {} } } })]), lastApplied);
+    expect((await diffObject({ desired, live: ssa, rules: [], fieldManager: 'argocd-controller' })).fields.filter((f) => f.verdict === 'removed')).toEqual([]);
+  });
+});
