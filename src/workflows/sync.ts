@@ -67,6 +67,8 @@ export interface SyncReport {
   server?: string;
   origin: string;
   revision?: string;
+  /** Each source's revision, in spec.sources order (a multi-source Application). */
+  revisions?: string[];
   dryRun: boolean;
   /** A safety rule refused the sync: nothing was applied or deleted. */
   refused?: string;
@@ -193,6 +195,7 @@ export async function syncApp(req: SyncRequest, deps: SyncDeps): Promise<SyncRep
     ...(state.target ? { context: state.target.context, server: state.target.server } : {}),
     origin: state.origin,
     ...(state.revision ? { revision: state.revision } : {}),
+    ...(state.sources ? { revisions: state.sources.map((s) => s.revision) } : {}),
     dryRun: req.dryRun,
     ...(app.retry ? { retryPolicy: app.retry } : {}),
     force: plan.force,
