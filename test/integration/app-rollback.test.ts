@@ -206,6 +206,19 @@ describe('a sync that cannot run is recorded as an operation in phase Error, wit
     expect(s.history).toHaveLength(1);
   }, TIMEOUT);
 
+  test('sync --all records each app that cannot run as its own Error operation, the others as usual', async () => {
+    const label = `kgitops-all-errors=${ns}`;
+    await application('all-bad', `{repoURL: ${fx.repo}, path: chart, targetRevision: main, helm: {valueFiles: [gone.yaml]}}`);
+    await application('all-good', `{repoURL: ${fx.repo}, path: plain, targetRevision: main}`);
+    for (const name of ['all-bad', 'all-good']) await kubectlOk(['label', 'application', name, '-n', ns, label]);
+    const res = await plugin(['sync', '--all', '-l', label, '-o', 'json']);
+    const report = JSON.parse(res.stdout) as { apps: { name: string; exitCode: number; error?: string }[] };
+    expect(report.apps.map((a) => [a.name, a.exitCode])).toEqual([['all-bad', 2], ['all-good', 0]]);
+    expect(res.code).toBe(2);
+    await expectError('all-bad', /gone\.yaml/);
+    expect((await getStatus('all-good')).operationState?.phase).toBe('Succeeded');
+  }, TIMEOUT);
+
   test('a sync the project refuses (exit 4): operationState Error with the refusal', async () => {
     await application('noproject', `{repoURL: ${fx.repo}, path: plain, targetRevision: main}`);
     await kubectlOk(['patch', 'application', 'noproject', '-n', ns, '--type', 'merge', '-p', '{"spec":{"project":"no-such-project"}}']);
