@@ -106,6 +106,8 @@ export interface SyncRequest extends AppStateArgs {
   selector?: string;
   /** How long a sync with waves or hooks may wait for health and hooks in all (ms). */
   timeoutMs: number;
+  /** Argo CD's apply strategy (what its rollback uses): the resources only, no hook is run. */
+  skipHooks?: boolean;
 }
 
 function ref(k: ResourceKey): ObjectRef {
@@ -236,7 +238,7 @@ export async function syncApp(req: SyncRequest, deps: SyncDeps): Promise<SyncRep
   const conflictRefs = (d: { step: ApplyStep; conflicts: DryRunResult['conflicts'] }) => d.conflicts.map((c) => ({ ...ref(d.step.key), field: humanField(c.field), manager: c.manager }));
 
   // The operation's order: hooks in their phases, the resources in the Sync phase, wave by wave.
-  const hooks: RunnableHook[] = state.hooks.map((h) => {
+  const hooks: RunnableHook[] = (req.skipHooks ? [] : state.hooks).map((h) => {
     const w = hookWave(h.object);
     if (w.error) report.warnings.push(`${h.key.kind}/${h.key.name || h.object.metadata.generateName || ''}: ${w.error}; wave 0 used`);
     return { object: h.object, type: h.type, key: h.key, phases: h.hook.phases, wave: w.wave, deletePolicies: h.hook.deletePolicies };

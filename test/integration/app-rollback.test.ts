@@ -1,5 +1,5 @@
 // Rollback as Argo CD's: a Helm chart in Git and a chart from a Helm repository go back to the chart version, commit and
-// helm parameters/values a history entry recorded; a multi-source Application goes back with every source at its own
+// helm parameters/values a history entry recorded, with no hook run (Argo CD's rollback uses the apply strategy); a multi-source Application goes back with every source at its own
 // recorded revision (checked on the cluster). A sync that cannot run (render error, refused, unreachable destination) is
 // recorded as an operation in phase Error with the SyncError condition. `status -A`/`-l` list Applications by label.
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -79,20 +79,26 @@ describe('rollback of Helm and multi-source Applications, as Argo CD rolls back'
     charts.write('charts/app/Chart.yaml', 'apiVersion: v2\nname: app\nversion: 0.1.0\n');
     charts.write('charts/app/values.yaml', 'color: red\nsize: small\n');
     charts.write('charts/app/templates/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-config\ndata:\n  template: one\n  color: {{ .Values.color | quote }}\n  size: {{ .Values.size | quote }}\n');
+    const hook = (n: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-hook\n  annotations: {argocd.argoproj.io/hook: PostSync}\ndata:\n  run: ${n}\n`;
+    charts.write('charts/app/templates/hook.yaml', hook('one'));
     const first = charts.commit('one');
     await application('gitchart', `  source:\n    repoURL: ${charts.repo}\n    path: charts/app\n    targetRevision: main\n    helm:\n      parameters: [{name: color, value: green}]\n      values: "size: large"\n`);
     ok(await plugin(['sync', 'gitchart', '-o', 'kv']));
     expect(await data('gitchart-config')).toEqual({ template: 'one', color: 'green', size: 'large' });
 
     charts.write('charts/app/templates/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-config\ndata:\n  template: two\n  color: {{ .Values.color | quote }}\n  size: {{ .Values.size | quote }}\n');
+    charts.write('charts/app/templates/hook.yaml', hook('two'));
     const second = charts.commit('two');
     await patchSpec('gitchart', { source: { repoURL: charts.repo, path: 'charts/app', targetRevision: 'main', helm: { parameters: [{ name: 'color', value: 'blue' }], values: 'size: medium' } } });
     ok(await plugin(['sync', 'gitchart', '-o', 'kv']));
     expect(await data('gitchart-config')).toEqual({ template: 'two', color: 'blue', size: 'medium' });
+    expect(await data('gitchart-hook')).toEqual({ run: 'two' });
 
     const res = await plugin(['rollback', 'gitchart', '-o', 'json']);
     expect(res.code).toBe(0);
-    expect(JSON.parse(res.stdout)).toMatchObject({ revision: first, failures: [] });
+    expect(JSON.parse(res.stdout)).toMatchObject({ revision: first, failures: [], hooks: [] });
+    // Argo CD's rollback syncs with the apply strategy: no hook runs (the PostSync hook is still the second sync's).
+    expect(await data('gitchart-hook')).toEqual({ run: 'two' });
     // The first commit's template, with the first entry's parameter and values: not the spec's (blue, medium).
     expect(await data('gitchart-config')).toEqual({ template: 'one', color: 'green', size: 'large' });
     const s = await getStatus('gitchart');

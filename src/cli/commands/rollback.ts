@@ -44,7 +44,8 @@ export const rollbackCommand: GitopsCommand = {
       inSession = true;
       const deps = { io: ctx.io, opts: ctx.opts, ...session };
       const started = Date.now();
-      const req = { ...base, dryRun, prune: args.prune === true, forceConflicts: false, timeoutMs };
+      // Argo CD's rollback syncs with the apply strategy: the resources only, no hooks.
+      const req = { ...base, dryRun, prune: args.prune === true, forceConflicts: false, timeoutMs, skipHooks: true };
       // Refusals (auto-sync on, no such entry) come before an operation exists: nothing is recorded for them, as in Argo CD.
       const target = await rollbackTargetOf(deps, session.appRef ?? { namespace: ctx.opts.appNamespace, name }, id);
       const report = await recordingErrors(session, { ...failure, startedAtMs: started, syncedSource: target.synced }, () => syncRollback(req, target, deps, { notify: (line) => ctx.io.err(`retry: ${line}\n`) }), warn);
