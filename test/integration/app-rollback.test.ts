@@ -2,13 +2,14 @@
 // helm parameters/values a history entry recorded, with no hook run (Argo CD's rollback uses the apply strategy); a multi-source Application goes back with every source at its own
 // recorded revision (checked on the cluster). A sync that cannot run (render error, refused, unreachable destination) is
 // recorded as an operation in phase Error with the SyncError condition. `status -A`/`-l` list Applications by label.
+import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GitFixture } from '../unit/source/git-fixture.js';
-import { applyYaml, clusterBin, createTestNamespace, deleteNamespace, kubeconfigPath, kubectlOk, kvValues, pluginPath, run, runPlugin, type RunResult } from './support/index.js';
+import { applyYaml, childEnv, clusterBin, createTestNamespace, deleteNamespace, kubeconfigPath, kubectlOk, kvValues, pluginPath, run, runPlugin, waitFor, type RunResult } from './support/index.js';
 
 const TIMEOUT = 240_000;
 const helmBin = () => join(clusterBin(), 'helm');
@@ -157,6 +158,51 @@ describe('rollback of Helm and multi-source Applications, as Argo CD rolls back'
     expect(s.history?.[2]?.sources).toEqual(sources('1.0.0'));
     expect(s.operationState).toMatchObject({ phase: 'Succeeded', syncResult: { revisions: ['1.0.0', v1] } });
     expect(s.sync).toMatchObject({ status: 'OutOfSync', revisions: ['2.0.0', v2] });
+  }, TIMEOUT);
+});
+
+describe('sync --watch of a multi-source Application', () => {
+  let values: GitFixture;
+  let ns: string;
+
+  beforeAll(async () => {
+    values = new GitFixture();
+    values.write('a/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: from-a}\ndata: {x: "1"}\n');
+    values.write('b/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: from-b}\ndata: {x: "1"}\n');
+    values.commit('one');
+    ns = await createTestNamespace('watch-multi');
+  }, TIMEOUT);
+
+  afterAll(async () => {
+    values?.cleanup();
+    if (ns) await deleteNamespace(ns);
+  }, TIMEOUT);
+
+  test('records one revision per source for its automated sync', async () => {
+    const other = new GitFixture();
+    try {
+      other.write('c/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: from-c}\ndata: {x: "1"}\n');
+      const c = other.commit('c');
+      const a = values.git(['rev-parse', 'HEAD']);
+      await applyYaml(`apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: watched, namespace: ${ns}}\nspec:\n  sources:\n  - {repoURL: ${values.repo}, path: a, targetRevision: main}\n  - {repoURL: ${other.repo}, path: c, targetRevision: main}\n  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}\n  syncPolicy: {automated: {}}\n`);
+      const child = spawn(pluginPath, ['sync', 'watched', '--app-namespace', ns, '--watch', '--interval', '2s', '-o', 'json'], { env: childEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+      let err = '';
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      try {
+        const s = await waitFor(async () => {
+          const st = (JSON.parse(await kubectlOk(['get', 'application', 'watched', '-n', ns, '-o', 'json'])) as { status?: AppStatus }).status;
+          return st?.history?.length === 1 ? st : undefined;
+        }, { timeoutMs: 60_000, intervalMs: 500, what: 'the watch loop to record its sync' });
+        expect(s.history?.[0]).toMatchObject({ id: 0, revisions: [a, c] });
+        expect(s.operationState).toMatchObject({ phase: 'Succeeded', syncResult: { revisions: [a, c] } });
+      } finally {
+        child.kill('SIGTERM');
+        await new Promise((r) => child.once('exit', r));
+      }
+      expect(err).toBe('');
+    } finally {
+      other.cleanup();
+    }
   }, TIMEOUT);
 });
 
