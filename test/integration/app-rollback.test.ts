@@ -1,7 +1,9 @@
-// Rollback as Argo CD's: a Helm chart in Git and a chart from a Helm repository go back to the chart version, commit and
-// helm parameters/values a history entry recorded, with no hook run (Argo CD's rollback uses the apply strategy); a multi-source Application goes back with every source at its own
-// recorded revision (checked on the cluster). A sync that cannot run (render error, refused, unreachable destination) is
-// recorded as an operation in phase Error with the SyncError condition. `status -A`/`-l` list Applications by label.
+// Rollback as Argo CD's: a Helm chart in Git and a chart from a Helm repository go back to the chart version, commit
+// and helm parameters/values a history entry recorded, with no hook run (Argo CD's rollback uses the apply strategy);
+// a multi-source Application goes back with every source at its own recorded revision (checked on the cluster), and
+// its syncs (sync --watch too) record one revision per source. A sync that cannot run (render error, refused,
+// unreachable destination) is recorded as an operation in phase Error with the SyncError condition. `status -A`/`-l`
+// list Applications by label.
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
