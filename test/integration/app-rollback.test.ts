@@ -260,6 +260,16 @@ describe('a sync that cannot run is recorded as an operation in phase Error, wit
     expect(s.history).toHaveLength(1);
   }, TIMEOUT);
 
+  test('an object the app no longer declares is recorded as Argo CD lists it: OutOfSync, requiresPruning', async () => {
+    // `broken` was synced from the chart above (from-chart); now it declares the plain folder instead.
+    await kubectlOk(['patch', 'application', 'broken', '-n', ns, '--type', 'merge', '-p', '{"spec":{"source":{"path":"plain"}}}']);
+    expect((await plugin(['status', 'broken', '-o', 'kv'])).code).toBe(0);
+    const s = (JSON.parse(await kubectlOk(['get', 'application', 'broken', '-n', ns, '-o', 'json'])) as { status: { sync: { status: string }; resources: { kind: string; name: string; status?: string; requiresPruning?: boolean }[] } }).status;
+    expect(s.sync.status).toBe('OutOfSync');
+    expect(s.resources.map((r) => [r.kind, r.name, r.status, r.requiresPruning ?? false])).toEqual([['ConfigMap', 'from-chart', 'OutOfSync', true], ['ConfigMap', 'plain', 'OutOfSync', false]]);
+    expect(await kubectlOk(['get', 'applications', 'broken', '-n', ns])).toMatch(/^broken\s+OutOfSync\s/m);
+  }, TIMEOUT);
+
   test('sync --all records each app that cannot run as its own Error operation, the others as usual', async () => {
     const label = `kgitops-all-errors=${ns}`;
     await application('all-bad', `{repoURL: ${fx.repo}, path: chart, targetRevision: main, helm: {valueFiles: [gone.yaml]}}`);
