@@ -81,14 +81,3 @@ export function syncRollback(
 ): Promise<SyncReport> {
   return syncWithRetry(req, { ...deps, application: async () => target.app }, { notify: opts.notify });
 }
-
-/** Reads the Application as stored, chooses the entry and syncs it (or plans it with dryRun). */
-export async function runRollback(
-  req: SyncRequest & { id?: number },
-  deps: AppStateDeps & { progress?: (line: string) => void },
-  ref: { namespace: string; name: string },
-  opts: { notify: (line: string) => void },
-): Promise<{ report: SyncReport; target: RollbackTarget }> {
-  const target = await rollbackTargetOf(deps, ref, req.id);
-  return { report: await syncRollback(req, target, deps, opts), target };
-}
