@@ -35,10 +35,16 @@ export interface SyncOperation {
   startedAt: string;
   finishedAt: string;
   revision?: string;
+  /** Each source's revision, in spec.sources order (a multi-source Application). */
+  revisions?: string[];
   prune: boolean;
   dryRun: false;
-  /** `Succeeded`, or `Failed` with the message. */
-  phase: 'Succeeded' | 'Failed';
+  /**
+   * `Succeeded`; `Failed` with the message (a task failed, a shared resource refused); `Error` when the operation could
+   * not run at all (the source did not render, the destination was unreachable, a rule refused it), as Argo CD's
+   * controller sets OperationError.
+   */
+  phase: 'Succeeded' | 'Failed' | 'Error';
   message: string;
   resources: SyncResultResource[];
   /** Retries made (Argo CD's retryCount). */
@@ -143,10 +149,10 @@ export function comparedStatus(app: KubeObject, c: ComparedState, now: string, w
   if (Array.isArray(spec.ignoreDifferences) && spec.ignoreDifferences.length > 0) comparedTo.ignoreDifferences = structuredClone(spec.ignoreDifferences);
   const revision = r.source.revision;
   const sync: JsonObject = { status: r.sync.status, comparedTo };
-  if (revision) {
-    if (comparedTo.sources) sync.revisions = [revision];
-    else sync.revision = revision;
-  }
+  if (comparedTo.sources) {
+    const revisions = r.sources?.map((x) => x.revision) ?? (revision ? [revision] : []);
+    if (revisions.length > 0) sync.revisions = revisions;
+  } else if (revision) sync.revision = revision;
   const prevHealth = obj(previous.health);
   const health: JsonObject = { status: r.health.status };
   health.lastTransitionTime = prevHealth.status === r.health.status && typeof prevHealth.lastTransitionTime === 'string' ? prevHealth.lastTransitionTime : now;
@@ -178,18 +184,27 @@ export function comparedStatus(app: KubeObject, c: ComparedState, now: string, w
   return out;
 }
 
+/** `revision` for one source, `revisions` (one per source) for spec.sources, as Argo CD keeps them; empty when unknown. */
+function revisionFields(op: Pick<SyncOperation, 'revision' | 'revisions'>, used: { sources?: JsonObject[] }): { revision?: string; revisions?: string[] } {
+  if (used.sources !== undefined) {
+    const revisions = op.revisions ?? (op.revision ? [op.revision] : undefined);
+    return revisions && revisions.length > 0 ? { revisions: [...revisions] } : {};
+  }
+  return op.revision ? { revision: op.revision } : {};
+}
+
 /** status.operationState for a finished sync, as Argo CD's OperationState; `used` is the source(s) it synced. */
 export function operationState(op: SyncOperation, used: { source?: JsonObject; sources?: JsonObject[] }): JsonObject {
-  const many = used.sources !== undefined;
-  const revision: JsonObject = op.revision ? (many ? { revisions: [op.revision] } : { revision: op.revision }) : {};
+  const revision = revisionFields(op, used);
   return {
     operation: { sync: { ...revision, prune: op.prune }, initiatedBy: { ...op.initiatedBy } as JsonObject, retry: {} },
     phase: op.phase,
     message: op.message,
     syncResult: {
-      resources: op.resources.map((r) => ({ ...r }) as unknown as JsonObject),
+      // Argo CD leaves resources out of an operation that never reached its tasks.
+      ...(op.resources.length > 0 || op.phase !== 'Error' ? { resources: op.resources.map((r) => ({ ...r }) as unknown as JsonObject) } : {}),
       ...revision,
-      ...(many ? { sources: used.sources as JsonObject[] } : used.source ? { source: used.source } : {}),
+      ...(used.sources !== undefined ? { sources: used.sources } : used.source ? { source: used.source } : {}),
     },
     startedAt: op.startedAt,
     finishedAt: op.finishedAt,
@@ -223,7 +238,7 @@ export function nextStatus(app: KubeObject, input: { compared?: ComparedState; w
     if (op.phase === 'Succeeded' && !op.partial) {
       const many = used.sources !== undefined;
       const entry: Omit<HistoryEntry, 'id'> = {
-        ...(op.revision ? (many ? { revisions: [op.revision] } : { revision: op.revision }) : {}),
+        ...revisionFields(op, used),
         deployedAt: op.finishedAt,
         deployStartedAt: op.startedAt,
         ...(many ? { sources: used.sources as JsonObject[] } : used.source ? { source: used.source } : {}),

@@ -1,5 +1,7 @@
 // Writes what a command found and did into the Application's status (the team's shared record), as Argo CD's controller
 // does: a read-modify-write of the whole object guarded by its resourceVersion, tried again on a conflict.
+import type { RunContext } from '../model/context.js';
+import { InputError } from '../model/errors.js';
 import { KubeApiError } from '../kube/errors.js';
 import type { KubeGateway, ResourceType } from '../kube/gateway.js';
 import type { JsonObject, KubeObject } from '../model/object.js';
@@ -108,6 +110,7 @@ export function syncOperationOf(
     startedAt: opts.startedAt,
     finishedAt: opts.finishedAt,
     ...(r.revision ? { revision: r.revision } : {}),
+    ...(r.revisions ? { revisions: r.revisions } : {}),
     prune: r.prune.enabled,
     dryRun: false,
     phase: failed ? 'Failed' : 'Succeeded',
@@ -115,6 +118,33 @@ export function syncOperationOf(
     resources,
     ...(r.retries ? { retryCount: r.retries } : {}),
     partial: opts.partial,
+  };
+}
+
+/** Argo CD's message for a sync refused over a shared resource (FailOnSharedResource): its operation Failed, not Error. */
+const SHARED_RESOURCE_REFUSAL = /^Shared resource found: /;
+
+/**
+ * The operation of a sync that never reached its tasks: refused by a rule, or stopped by an error (the source did not
+ * render, the destination could not be reached). Argo CD's controller ends such an operation in phase Error with the
+ * error's message (Failed for a shared resource under FailOnSharedResource), with no per-resource results.
+ */
+export function unrunOperation(
+  message: string,
+  opts: { startedAt: string; finishedAt: string; initiatedBy: Initiator; prune: boolean; revision?: string; revisions?: string[] },
+): SyncOperation {
+  return {
+    initiatedBy: opts.initiatedBy,
+    startedAt: opts.startedAt,
+    finishedAt: opts.finishedAt,
+    ...(opts.revision ? { revision: opts.revision } : {}),
+    ...(opts.revisions ? { revisions: opts.revisions } : {}),
+    prune: opts.prune,
+    dryRun: false,
+    phase: SHARED_RESOURCE_REFUSAL.test(message) ? 'Failed' : 'Error',
+    message,
+    resources: [],
+    partial: false,
   };
 }
 
@@ -142,8 +172,9 @@ export function manualInitiator(session: Pick<RecordSession, 'user'>): Initiator
 
 /**
  * After a sync: compares again (at the revision the sync used), and records that comparison with the sync's
- * operationState and, when it succeeded, a history entry. Undefined when there is nothing to record: an Application
- * file, --no-record, a dry run or a refused sync.
+ * operationState and, when it succeeded, a history entry; a refused sync is recorded as an operation in phase Error
+ * with the refusal (and the SyncError condition). Undefined when there is nothing to record: an Application file,
+ * --no-record or a dry run.
  */
 export async function recordSync(
   session: RecordSession,
@@ -152,7 +183,7 @@ export async function recordSync(
   opts: RecordOptions = {},
 ): Promise<RecordOutcome | undefined> {
   const { report } = input;
-  if (!input.record || !session.appRef || report.dryRun || report.refused) return undefined;
+  if (!input.record || !session.appRef || report.dryRun) return undefined;
   const now = opts.now ?? (() => Date.now());
   const finishedAt = new Date(now()).toISOString();
   let after: { compared?: ComparedState; warnings: readonly string[] } = { warnings: [] };
@@ -162,8 +193,82 @@ export async function recordSync(
     // The record still gets the operation; the comparison is left as it was.
   }
   const versions: Record<string, string> = { ...(after.compared?.versions ?? {}) };
-  const sync = syncOperationOf(report, { versions, startedAt: new Date(input.startedAtMs).toISOString(), finishedAt, initiatedBy: input.initiatedBy ?? manualInitiator(session), partial: input.partial });
+  const startedAt = new Date(input.startedAtMs).toISOString();
+  const initiatedBy = input.initiatedBy ?? manualInitiator(session);
+  const sync = report.refused
+    ? unrunOperation(report.refused, { startedAt, finishedAt, initiatedBy, prune: report.prune.enabled, ...(report.revision ? { revision: report.revision } : {}), ...(report.revisions ? { revisions: report.revisions } : {}) })
+    : syncOperationOf(report, { versions, startedAt, finishedAt, initiatedBy, partial: input.partial });
   return recordState(session.controlPlane, session.appRef, { ...(after.compared ? { compared: after.compared } : {}), warnings: after.warnings, sync, ...(input.syncedSource ? { syncedSource: input.syncedSource } : {}) }, opts);
+}
+
+/**
+ * Runs a sync (or rollback) in its session; when it throws before giving a report, records the error as the
+ * operation (phase Error with the message, and the SyncError condition; the comparison is left as stored) and throws
+ * it again. Nothing is recorded for an Application file, --no-record or a dry run; `notice` gets a record's warning.
+ */
+export async function recordingErrors<T>(
+  session: RecordSession,
+  input: { startedAtMs: number; record: boolean; dryRun: boolean; prune: boolean; initiatedBy?: Initiator; syncedSource?: { source?: JsonObject; sources?: JsonObject[] } },
+  run: () => Promise<T>,
+  notice: (line: string) => void,
+  opts: RecordOptions = {},
+): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (input.record && !input.dryRun && session.appRef) {
+      const outcome = await recordError(session.controlPlane, session.appRef, err, { ...input, initiatedBy: input.initiatedBy ?? manualInitiator(session) }, opts);
+      const line = recordNotice(outcome);
+      if (line !== undefined) notice(line);
+    }
+    throw err;
+  }
+}
+
+/** The text Argo CD's controller keeps for an error: its message, and each cause's that it does not already contain. */
+export function errorText(err: unknown): string {
+  let text = err instanceof Error ? err.message : String(err);
+  let cause = err instanceof Error ? err.cause : undefined;
+  for (let depth = 0; cause instanceof Error && depth < 5; depth++, cause = cause.cause) {
+    if (!text.includes(cause.message)) text = `${text}: ${cause.message}`;
+  }
+  return text;
+}
+
+/** Records a sync that ended in an error before its tasks (see recordingErrors), in the Application `ref` of `gw`. */
+export function recordError(
+  gw: KubeGateway,
+  ref: { namespace: string; name: string },
+  err: unknown,
+  input: { startedAtMs: number; prune: boolean; initiatedBy: Initiator; syncedSource?: { source?: JsonObject; sources?: JsonObject[] } },
+  opts: RecordOptions = {},
+): Promise<RecordOutcome> {
+  const now = opts.now ?? (() => Date.now());
+  const sync = unrunOperation(errorText(err), { startedAt: new Date(input.startedAtMs).toISOString(), finishedAt: new Date(now()).toISOString(), initiatedBy: input.initiatedBy, prune: input.prune });
+  return recordState(gw, ref, { sync, ...(input.syncedSource ? { syncedSource: input.syncedSource } : {}) }, opts);
+}
+
+/**
+ * For an error before the command's session began (the destination refused or unreachable): records it as recordError
+ * does, through a connection of its own to the selected context's cluster. Bad input (exit 2: no such Application, a
+ * kubeconfig problem) is not recorded; a record that cannot be made is a notice, never a second error.
+ */
+export async function recordSessionError(
+  ctx: RunContext,
+  name: string | undefined,
+  err: unknown,
+  input: { startedAtMs: number; record: boolean; dryRun: boolean; prune: boolean },
+  notice: (line: string) => void,
+): Promise<void> {
+  if (!input.record || input.dryRun || name === undefined || name === '' || err instanceof InputError) return;
+  const { withControlPlane } = await import('./session.js');
+  try {
+    const outcome = await withControlPlane(ctx, 'record', (gw, user) => recordError(gw, { namespace: ctx.opts.appNamespace, name }, err, { ...input, initiatedBy: manualInitiator({ ...(user !== undefined ? { user } : {}) }) }));
+    const line = recordNotice(outcome);
+    if (line !== undefined) notice(line);
+  } catch {
+    // The cluster the Application lives in cannot be reached either: the error itself says enough.
+  }
 }
 
 /** After `status`: records the comparison (undefined for an Application file or --no-record). */

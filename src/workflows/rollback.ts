@@ -3,7 +3,7 @@
 import { parseApplication } from '../app/application.js';
 import type { Application } from '../app/types.js';
 import { InputError, RefusedError } from '../model/errors.js';
-import type { JsonObject, KubeObject } from '../model/object.js';
+import { isPlainObject, type JsonObject, type KubeObject } from '../model/object.js';
 import { historyOf, type HistoryEntry } from '../record/app-status.js';
 import type { AppStateDeps } from './app-state.js';
 import { readApplicationObject } from './history.js';
@@ -11,13 +11,22 @@ import { syncWithRetry, type SyncReport, type SyncRequest } from './sync.js';
 
 export interface RollbackTarget {
   entry: HistoryEntry;
-  /** The Application with spec.source replaced by the entry's, at the entry's revision. */
+  /** The Application with spec.source (or spec.sources) replaced by the entry's, each at the entry's revision. */
   app: Application;
-  /** The source the entry recorded (what the new history entry records again). */
-  source: JsonObject;
+  /** The source(s) the entry recorded (what the new history entry records again). */
+  synced: { source: JsonObject } | { sources: JsonObject[] };
 }
 
-/** Chooses the entry (`id`, else the one before the newest) and builds the Application that deploys it; refusals first. */
+/** A recorded source to deploy at `revision` (its targetRevision pinned: a commit, or a chart's version). */
+function pinned(source: JsonObject, revision: string | undefined): JsonObject {
+  return { ...structuredClone(source), ...(revision ? { targetRevision: revision } : {}) };
+}
+
+/**
+ * Chooses the entry (`id`, else the one before the newest) and builds the Application that deploys it; refusals first.
+ * As Argo CD's rollback (server/application/application.go Rollback), an entry of a multi-source Application deploys
+ * every recorded source at its own recorded revision.
+ */
 export function rollbackTarget(raw: KubeObject, id: number | undefined): RollbackTarget {
   const where = `Application ${raw.metadata.namespace ?? ''}/${raw.metadata.name ?? ''}`;
   const current = parseApplication(raw, where);
@@ -33,25 +42,42 @@ export function rollbackTarget(raw: KubeObject, id: number | undefined): Rollbac
     if (entries.length < 2) throw new InputError(`${where} should have at least two successful deployments to roll back without an ID (it has ${entries.length})`);
     entry = entries[entries.length - 2]!;
   }
-  if (!entry.source) throw new InputError(`${where}: history entry ${entry.id} records ${entry.sources ? 'several sources' : 'no source'}; rollback takes one source`);
-  const source = structuredClone(entry.source);
-  const pinned: JsonObject = { ...source, ...(entry.revision ? { targetRevision: entry.revision } : {}) };
   const spec = { ...(raw.spec as JsonObject) };
-  delete spec.sources;
-  spec.source = pinned;
+  let synced: RollbackTarget['synced'];
+  // A multi-source entry written by Argo CD carries an empty `source` too (`{repoURL: ""}`): only a repoURL makes one.
+  if (isPlainObject(entry.source) && typeof entry.source.repoURL === 'string' && entry.source.repoURL !== '') {
+    synced = { source: structuredClone(entry.source) };
+    delete spec.sources;
+    spec.source = pinned(entry.source, entry.revision);
+  } else if (Array.isArray(entry.sources) && entry.sources.length > 0) {
+    const sources = entry.sources.filter(isPlainObject) as JsonObject[];
+    const revisions = Array.isArray(entry.revisions) ? entry.revisions : [];
+    if (revisions.length > 0 && revisions.length !== sources.length) {
+      throw new InputError(`${where}: history entry ${entry.id} records ${sources.length} sources and ${revisions.length} revisions; cannot tell which revision is whose`);
+    }
+    synced = { sources: structuredClone(sources) };
+    delete spec.source;
+    spec.sources = sources.map((s, i) => pinned(s, revisions[i]));
+  } else {
+    // Argo CD's words: entries without a source predate v0.12 and cannot be rolled back to.
+    throw new InputError(`${where}: history entry ${entry.id} records no source: cannot rollback to a revision deployed without one; sync to the revision instead`);
+  }
   const app = parseApplication({ ...raw, spec }, `${where} (rollback to history ID ${entry.id})`);
-  return { entry, app, source };
+  return { entry, app, synced };
 }
 
-/** Reads the Application as stored, chooses the entry and syncs it (or plans it with dryRun). */
-export async function runRollback(
-  req: SyncRequest & { id?: number },
-  deps: AppStateDeps & { progress?: (line: string) => void },
-  ref: { namespace: string; name: string },
-  opts: { notify: (line: string) => void },
-): Promise<{ report: SyncReport; target: RollbackTarget }> {
+/** Reads the Application as stored and chooses the entry (refusals first: nothing is recorded for them, as in Argo CD). */
+export async function rollbackTargetOf(deps: Pick<AppStateDeps, 'controlPlane' | 'gateway'>, ref: { namespace: string; name: string }, id: number | undefined): Promise<RollbackTarget> {
   const raw = await readApplicationObject(deps.controlPlane ?? deps.gateway, ref.namespace, ref.name);
-  const target = rollbackTarget(raw, req.id);
-  const report = await syncWithRetry(req, { ...deps, application: async () => target.app }, { notify: opts.notify });
-  return { report, target };
+  return rollbackTarget(raw, id);
+}
+
+/** Syncs a chosen rollback target (or plans it with dryRun). */
+export function syncRollback(
+  req: SyncRequest,
+  target: RollbackTarget,
+  deps: AppStateDeps & { progress?: (line: string) => void },
+  opts: { notify: (line: string) => void },
+): Promise<SyncReport> {
+  return syncWithRetry(req, { ...deps, application: async () => target.app }, { notify: opts.notify });
 }

@@ -3,7 +3,7 @@ import type { RunContext } from '../model/context.js';
 import { exitCodeFor } from '../model/errors.js';
 import { appStateArgs } from './app-state.js';
 import { listApplications } from './list.js';
-import { recordNotice, recordSync } from './record.js';
+import { recordingErrors, recordNotice, recordSync } from './record.js';
 import { runStatus } from './status.js';
 import { syncExitCode, syncWithRetry, type SyncReport, type SyncRequest } from './sync.js';
 
@@ -55,7 +55,8 @@ export async function syncAll(
       const report = await withAppTarget(appCtx, 'sync', args, async (session) => {
         const deps = { io: ctx.io, opts: appCtx.opts, ...session };
         const started = Date.now();
-        const r = await syncWithRetry(args, deps, { ...(req.retryLimit !== undefined ? { retryLimit: req.retryLimit } : {}), notify: (line) => warn(`${ns}/${name}: retry: ${line}`) });
+        const failure = { startedAtMs: started, record: req.record, dryRun: req.dryRun, prune: req.prune };
+        const r = await recordingErrors(session, failure, () => syncWithRetry(args, deps, { ...(req.retryLimit !== undefined ? { retryLimit: req.retryLimit } : {}), notify: (line) => warn(`${ns}/${name}: retry: ${line}`) }), warn);
         const recorded = await recordSync(session, { report: r, startedAtMs: started, partial: false, record: req.record }, async (revision) => runStatus({ ...args, ...(revision !== undefined ? { revision } : {}) }, deps));
         const notice = recordNotice(recorded);
         if (notice !== undefined) warn(notice);

@@ -67,6 +67,8 @@ export interface SyncReport {
   server?: string;
   origin: string;
   revision?: string;
+  /** Each source's revision, in spec.sources order (a multi-source Application). */
+  revisions?: string[];
   dryRun: boolean;
   /** A safety rule refused the sync: nothing was applied or deleted. */
   refused?: string;
@@ -104,6 +106,8 @@ export interface SyncRequest extends AppStateArgs {
   selector?: string;
   /** How long a sync with waves or hooks may wait for health and hooks in all (ms). */
   timeoutMs: number;
+  /** Argo CD's apply strategy (what its rollback uses): the resources only, no hook is run. */
+  skipHooks?: boolean;
 }
 
 function ref(k: ResourceKey): ObjectRef {
@@ -193,6 +197,7 @@ export async function syncApp(req: SyncRequest, deps: SyncDeps): Promise<SyncRep
     ...(state.target ? { context: state.target.context, server: state.target.server } : {}),
     origin: state.origin,
     ...(state.revision ? { revision: state.revision } : {}),
+    ...(state.sources ? { revisions: state.sources.map((s) => s.revision) } : {}),
     dryRun: req.dryRun,
     ...(app.retry ? { retryPolicy: app.retry } : {}),
     force: plan.force,
@@ -233,7 +238,7 @@ export async function syncApp(req: SyncRequest, deps: SyncDeps): Promise<SyncRep
   const conflictRefs = (d: { step: ApplyStep; conflicts: DryRunResult['conflicts'] }) => d.conflicts.map((c) => ({ ...ref(d.step.key), field: humanField(c.field), manager: c.manager }));
 
   // The operation's order: hooks in their phases, the resources in the Sync phase, wave by wave.
-  const hooks: RunnableHook[] = state.hooks.map((h) => {
+  const hooks: RunnableHook[] = (req.skipHooks ? [] : state.hooks).map((h) => {
     const w = hookWave(h.object);
     if (w.error) report.warnings.push(`${h.key.kind}/${h.key.name || h.object.metadata.generateName || ''}: ${w.error}; wave 0 used`);
     return { object: h.object, type: h.type, key: h.key, phases: h.hook.phases, wave: w.wave, deletePolicies: h.hook.deletePolicies };

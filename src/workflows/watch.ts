@@ -260,7 +260,7 @@ async function watchWith(args: Record<string, unknown>, ctx: RunContext, deps: W
       const { runStatus } = await import('./status.js');
       const { recordNotice, recordState } = await import('./record.js');
       const after = await runStatus(pinnedArgs(baseArgs, last.state, ctx.io.env), appDeps).catch(() => undefined);
-      const op = sync ? loopOperation(sync.results, { revision: last.state.revision, startedAtMs: sync.startedAtMs, finishedAtMs: clock.now(), versions: after?.compared?.versions ?? {}, prune: flags.prune || last.state.app.automated?.prune === true }) : undefined;
+      const op = sync ? loopOperation(sync.results, { revision: last.state.revision, ...(last.state.sources ? { revisions: last.state.sources.map((x) => x.revision) } : {}), startedAtMs: sync.startedAtMs, finishedAtMs: clock.now(), versions: after?.compared?.versions ?? {}, prune: flags.prune || last.state.app.automated?.prune === true }) : undefined;
       if (!op && !after?.compared) return;
       const outcome = await recordState(deps.controlPlane ?? gw, ref, { ...(after?.compared ? { compared: after.compared } : {}), warnings: after?.warnings ?? [], ...(op ? { sync: op } : {}) }, { now: () => clock.now() });
       const notice = recordNotice(outcome);
@@ -400,7 +400,7 @@ async function actOn(loaded: Loaded, d: Decision, opts: { gateway: KubeGateway; 
 }
 
 /** One round's actions as the sync operation Argo CD's automated sync would record (initiated by `automated`). */
-function loopOperation(results: readonly ActResult[], o: { revision: string | undefined; startedAtMs: number; finishedAtMs: number; versions: Readonly<Record<string, string>>; prune: boolean }): SyncOperation {
+function loopOperation(results: readonly ActResult[], o: { revision: string | undefined; revisions?: string[]; startedAtMs: number; finishedAtMs: number; versions: Readonly<Record<string, string>>; prune: boolean }): SyncOperation {
   const resources = results.map((r) => {
     const [group = '', kind = '', namespace = '', name = ''] = r.key.split('/');
     const status = r.action === 'prune' ? (r.result === 'deleted' || r.result === 'gone' ? 'Pruned' : r.result === 'skipped' ? 'PruneSkipped' : 'SyncFailed') : r.ok ? 'Synced' : 'SyncFailed';
@@ -412,6 +412,7 @@ function loopOperation(results: readonly ActResult[], o: { revision: string | un
     startedAt: new Date(o.startedAtMs).toISOString(),
     finishedAt: new Date(o.finishedAtMs).toISOString(),
     ...(o.revision ? { revision: o.revision } : {}),
+    ...(o.revisions ? { revisions: o.revisions } : {}),
     prune: o.prune,
     dryRun: false,
     phase: failed ? 'Failed' : 'Succeeded',

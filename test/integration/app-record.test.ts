@@ -175,7 +175,11 @@ subjects: [{kind: ServiceAccount, name: ${sa}, namespace: ${ns}}]
     const before = await getApp('ro');
     const res = await plugin(['sync', 'ro', '-o', 'json', '--as', `system:serviceaccount:${ns}:${sa}`]);
     expect(res.code).toBe(0);
-    expect(JSON.parse(res.stdout)).toMatchObject({ app: 'ro', failures: [], conflicts: [] });
+    expect(JSON.parse(res.stdout)).toMatchObject({ app: 'ro', failures: [], conflicts: [], applied: 2, revision: v2 });
+    // The sync itself went through: both objects are live as declared.
+    expect(JSON.parse(await kubectlOk(['get', 'configmap', 'ro-a', '-n', ns, '-o', 'json'])).data.color).toBe('v2');
+    expect(JSON.parse(await kubectlOk(['get', 'deployment', 'ro-web', '-n', ns, '-o', 'json'])).spec.template.spec.containers[0].image).toBe('registry.example/web:2');
+    expect(res.stderr.split('\n').filter((l) => l.startsWith('warning: ') || l.startsWith('error: '))).toHaveLength(1);
     expect(res.stderr).toMatch(/^warning: not allowed to update Application \S+\/ro, so its status was not recorded/m);
     expect((await getApp('ro')).metadata.resourceVersion).toBe(before.metadata.resourceVersion);
   }, TIMEOUT);

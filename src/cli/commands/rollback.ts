@@ -30,25 +30,37 @@ export const rollbackCommand: GitopsCommand = {
     if (id !== undefined && (!Number.isInteger(id) || id < 0)) throw new InputError(`a history ID is a whole number, got ${String(args.id)}`);
     const timeoutMs = parseDuration(typeof args.timeout === 'string' ? args.timeout : '5m', '--timeout');
     const { withAppTarget } = await import('../../workflows/session.js');
-    const { runRollback } = await import('../../workflows/rollback.js');
+    const { rollbackTargetOf, syncRollback } = await import('../../workflows/rollback.js');
     const { syncExitCode } = await import('../../workflows/sync.js');
     const { runStatus } = await import('../../workflows/status.js');
-    const { recordNotice, recordSync } = await import('../../workflows/record.js');
+    const { recordingErrors, recordNotice, recordSessionError, recordSync } = await import('../../workflows/record.js');
     const { renderSync } = await import('../../render/sync.js');
     const base = appStateArgs(args);
+    const dryRun = args.dryRun === true;
+    const warn = (line: string) => ctx.io.err(`warning: ${line}\n`);
+    const failure = { startedAtMs: Date.now(), record: args.record !== false, dryRun, prune: args.prune === true };
+    let inSession = false;
     return withAppTarget(ctx, 'rollback', base, async (session) => {
+      inSession = true;
       const deps = { io: ctx.io, opts: ctx.opts, ...session };
       const started = Date.now();
-      const req = { ...base, dryRun: args.dryRun === true, prune: args.prune === true, forceConflicts: false, timeoutMs, ...(id !== undefined ? { id } : {}) };
-      const { report, target } = await runRollback(req, deps, session.appRef ?? { namespace: ctx.opts.appNamespace, name }, { notify: (line) => ctx.io.err(`retry: ${line}\n`) });
-      ctx.io.err(`${report.dryRun ? 'would roll back' : 'rolled back'} Application ${ctx.opts.appNamespace}/${name} to history ID ${target.entry.id} (revision ${target.entry.revision ?? '-'})\n`);
+      // Argo CD's rollback syncs with the apply strategy: the resources only, no hooks.
+      const req = { ...base, dryRun, prune: args.prune === true, forceConflicts: false, timeoutMs, skipHooks: true };
+      // Refusals (auto-sync on, no such entry) come before an operation exists: nothing is recorded for them, as in Argo CD.
+      const target = await rollbackTargetOf(deps, session.appRef ?? { namespace: ctx.opts.appNamespace, name }, id);
+      const report = await recordingErrors(session, { ...failure, startedAtMs: started, syncedSource: target.synced }, () => syncRollback(req, target, deps, { notify: (line) => ctx.io.err(`retry: ${line}\n`) }), warn);
+      const revision = target.entry.revision ?? target.entry.revisions?.join(',') ?? '-';
+      ctx.io.err(`${report.dryRun ? 'would roll back' : 'rolled back'} Application ${ctx.opts.appNamespace}/${name} to history ID ${target.entry.id} (revision ${revision})\n`);
       // The comparison recorded afterwards is against the Application's own source, as Argo CD's next refresh is.
-      const recorded = await recordSync(session, { report, startedAtMs: started, partial: false, record: args.record !== false, syncedSource: { source: target.source } }, async () => runStatus(base, deps));
-      for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
+      const recorded = await recordSync(session, { report, startedAtMs: started, partial: false, record: args.record !== false, syncedSource: target.synced }, async () => runStatus(base, deps));
+      for (const w of report.warnings) warn(w);
       const notice = recordNotice(recorded);
-      if (notice !== undefined) ctx.io.err(`warning: ${notice}\n`);
+      if (notice !== undefined) warn(notice);
       ctx.io.out(renderSync(report, ctx.opts.output, ctx.paint));
       return syncExitCode(report) as ExitCode;
+    }).catch(async (err: unknown) => {
+      if (!inSession) await recordSessionError(ctx, name, err, failure, warn);
+      throw err;
     });
   },
 };

@@ -21,15 +21,19 @@ export const statusCommand: GitopsCommand = {
       .option('tree', { type: 'boolean', default: false, describe: 'Draw the live resource tree with health' })
       .option('wait', { type: 'boolean', default: false, describe: 'Wait until Synced and Healthy (exit 1 with the reason at the timeout)' })
       .option('timeout', { type: 'string', default: '5m', describe: 'With --wait: give up after this long' })
+      .option('selector', { alias: 'l', type: 'string', requiresArg: true, describe: 'Every Application in --app-namespace (-A: every namespace) whose labels match, one row each, as list' })
       .example('kubectl gitops status shop -o kv', 'SYNC=, HEALTH=, REASON=, PRUNE=, ALLOW_EMPTY= lines')
-      .example('kubectl gitops status shop --wait --timeout 2m', 'Block until Synced and Healthy (for CI)'),
+      .example('kubectl gitops status shop --wait --timeout 2m', 'Block until Synced and Healthy (for CI)')
+      .example('kubectl gitops status -A -l team=shop -o kv', 'Every labelled Application of every namespace, one line each'),
   async run(args, ctx) {
-    if (args.allNamespaces === true) {
-      // Every Application in every namespace, one row each: the list command's report.
-      if (args.app !== undefined || args.appFile !== undefined || args.wait === true || args.tree === true) throw new InputError('-A/--all-namespaces lists every Application: it does not go with APP, -f, --wait or --tree');
+    const selector = typeof args.selector === 'string' ? args.selector : undefined;
+    if (args.allNamespaces === true || selector !== undefined) {
+      // Every Application (of every namespace with -A, by label with -l), one row each: the list command's report.
+      const flags = args.allNamespaces === true ? (selector !== undefined ? '-A and -l' : '-A/--all-namespaces') : '-l/--selector';
+      if (args.app !== undefined || args.appFile !== undefined || args.wait === true || args.tree === true) throw new InputError(`${flags} lists Applications: it does not go with APP, -f, --wait or --tree`);
       const { runList } = await import('../../workflows/list.js');
       const { renderList } = await import('../../render/list.js');
-      ctx.io.out(renderList(await runList(ctx, { allNamespaces: true }), ctx.opts.output, ctx.paint));
+      ctx.io.out(renderList(await runList(ctx, { allNamespaces: args.allNamespaces === true, ...(selector !== undefined ? { selector } : {}) }), ctx.opts.output, ctx.paint));
       return ExitCode.Ok;
     }
     const timeoutMs = parseDuration(typeof args.timeout === 'string' ? args.timeout : '5m', '--timeout');

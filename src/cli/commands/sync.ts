@@ -75,25 +75,32 @@ export const syncCommand: GitopsCommand = {
     const { withAppTarget } = await import('../../workflows/session.js');
     const { syncWithRetry, syncExitCode } = await import('../../workflows/sync.js');
     const { renderSync } = await import('../../render/sync.js');
-    const { recordNotice, recordSync } = await import('../../workflows/record.js');
+    const { recordingErrors, recordNotice, recordSessionError, recordSync } = await import('../../workflows/record.js');
     const { runStatus } = await import('../../workflows/status.js');
     const progress = progressLine(ctx);
     const onEvent = progressTable(ctx, progress);
     const resources = Array.isArray(args.resource) ? args.resource.filter((r): r is string => typeof r === 'string') : [];
     const selector = typeof args.selector === 'string' ? args.selector : undefined;
     const timeoutMs = parseDuration(typeof args.timeout === 'string' ? args.timeout : '5m', '--timeout');
+    // An error before a report (the source does not render, the destination cannot be reached or is refused) is
+    // recorded as the operation's, phase Error, as Argo CD's controller records it.
+    const startedAtMs = Date.now();
+    const failure = { startedAtMs, record: recording(args), dryRun: args.dryRun === true, prune: args.prune === true };
+    const warn = (line: string) => ctx.io.err(`warning: ${line}\n`);
+    let inSession = false;
     return withAppTarget(ctx, 'sync', appStateArgs(args), async (session) => {
+      inSession = true;
       try {
         const retryLimit = typeof args.retryLimit === 'number' && Number.isFinite(args.retryLimit) ? args.retryLimit : undefined;
         if (retryLimit !== undefined && (!Number.isInteger(retryLimit) || retryLimit < -1)) throw new InputError(`--retry-limit must be a whole number (-1 for no limit), got ${String(args.retryLimit)}`);
         const started = Date.now();
         const req = { ...appStateArgs(args), dryRun: args.dryRun === true, prune: args.prune === true, forceConflicts: args.forceConflicts === true, resources, timeoutMs, ...(selector !== undefined ? { selector } : {}) };
         const deps = { io: ctx.io, opts: ctx.opts, ...session, ...(progress ? { progress: progress.update } : {}), ...(onEvent ? { onEvent } : {}) };
-        const report = await syncWithRetry(
+        const report = await recordingErrors(session, failure, () => syncWithRetry(
           req,
           deps,
           { ...(retryLimit !== undefined ? { retryLimit } : {}), notify: (line) => ctx.io.err(`retry: ${line}\n`) },
-        );
+        ), warn);
         progress?.update('recording the status');
         const recorded = await recordSync(
           session,
@@ -115,6 +122,9 @@ export const syncCommand: GitopsCommand = {
       } finally {
         progress?.clear();
       }
+    }).catch(async (err: unknown) => {
+      if (!inSession) await recordSessionError(ctx, typeof args.app === 'string' && args.appFile === undefined ? args.app : undefined, err, failure, warn);
+      throw err;
     });
   },
 };

@@ -106,6 +106,30 @@ describe('nextStatus', () => {
   });
 });
 
+describe('multi-source revisions and operations that never ran', () => {
+  const MULTI = { ...APP, spec: { ...SPEC, source: undefined, sources: [{ repoURL: 'r', path: 'p' }, { repoURL: 'v', ref: 'values' }] } } as unknown as KubeObject;
+
+  test('one revision per source in sync, operationState and the history entry', () => {
+    const c = compared();
+    const report = { ...c.report, sources: [{ repoURL: 'r', path: 'p', revision: 'aaa' }, { repoURL: 'v', ref: 'values', revision: 'bbb' }] };
+    const s = nextStatus(MULTI, { compared: { ...c, report }, sync: op({ revision: undefined, revisions: ['aaa', 'bbb'] }), now: 'x' });
+    expect(s.sync).toMatchObject({ revisions: ['aaa', 'bbb'] });
+    expect((s.sync as { revision?: string }).revision).toBeUndefined();
+    expect(s.operationState).toMatchObject({ operation: { sync: { revisions: ['aaa', 'bbb'] } }, syncResult: { revisions: ['aaa', 'bbb'], sources: [{ repoURL: 'r' }, { repoURL: 'v' }] } });
+    expect(s.history).toEqual([expect.objectContaining({ id: 0, revisions: ['aaa', 'bbb'], sources: [{ repoURL: 'r', path: 'p' }, { repoURL: 'v', ref: 'values' }] })]);
+  });
+
+  test('an operation in phase Error: its message, no resources, a SyncError condition, no history; the comparison left as stored', () => {
+    const stored = { ...APP, status: { sync: { status: 'Synced', revision: 'old' }, history: [{ id: 0, revision: 'old', deployedAt: 't' }] } };
+    const s = nextStatus(stored, { sync: op({ phase: 'Error', message: 'rendering apps/shop: no such file', resources: [] }), now: 't2' });
+    expect(s.operationState).toMatchObject({ phase: 'Error', message: 'rendering apps/shop: no such file', syncResult: { revision: 'abc123', source: SPEC.source } });
+    expect((s.operationState as { syncResult: object }).syncResult).not.toHaveProperty('resources');
+    expect(s.conditions).toEqual([{ type: 'SyncError', message: 'rendering apps/shop: no such file', lastTransitionTime: 't2' }]);
+    expect(s.sync).toEqual({ status: 'Synced', revision: 'old' });
+    expect(s.history).toEqual(stored.status.history);
+  });
+});
+
 describe('history', () => {
   test('ids go on from the last entry; the newest `limit` are kept', () => {
     let h = appendHistory([], { deployedAt: 't0' }, 3);

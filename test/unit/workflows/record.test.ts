@@ -1,7 +1,8 @@
 // Writing the Application's status: the resourceVersion guard and its retries, a forbidden update as a warning, the controller check.
 import { FakeGateway } from '../../../src/kube/fake-gateway.js';
 import type { KubeObject } from '../../../src/model/object.js';
-import { recordNotice, writeApplicationStatus } from '../../../src/workflows/record.js';
+import { errorText, recordingErrors, recordNotice, unrunOperation, writeApplicationStatus } from '../../../src/workflows/record.js';
+import { InputError } from '../../../src/model/errors.js';
 
 const APP: KubeObject = { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name: 'shop', namespace: 'argocd' }, spec: { project: 'default' } };
 const ref = { namespace: 'argocd', name: 'shop' };
@@ -76,4 +77,31 @@ test("syncOperationOf: each step, hook and prune as Argo CD's per-resource resul
   ]);
   const failed = syncOperationOf({ ...base, failures: [{ group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'web', phase: 'apply' as const, message: 'boom' }] }, opts);
   expect(failed).toMatchObject({ phase: 'Failed', message: 'boom' });
+});
+
+test("unrunOperation: phase Error with the message, as Argo CD's OperationError; Failed for a shared resource refusal", () => {
+  const base = { startedAt: 's', finishedAt: 'f', initiatedBy: { username: 'alice' }, prune: false };
+  expect(unrunOperation('project default: destination not permitted', base)).toMatchObject({ phase: 'Error', message: 'project default: destination not permitted', resources: [], partial: false });
+  expect(unrunOperation('Shared resource found: ConfigMap/a is part of applications x and y (FailOnSharedResource=true)', base).phase).toBe('Failed');
+  expect(errorText(new InputError('rendering apps/shop', { cause: new Error('value file missing') }))).toBe('rendering apps/shop: value file missing');
+  expect(errorText(new Error('a: b', { cause: new Error('b') }))).toBe('a: b');
+});
+
+test('recordingErrors: an error before a report is recorded as the operation (Error) and thrown again; a dry run or --no-record records nothing', async () => {
+  const gw = new FakeGateway({ objects: [APP] });
+  const session = { controlPlane: gw, appRef: ref, user: 'alice' };
+  const boom = new Error('connecting to the destination: ECONNREFUSED');
+  const input = { startedAtMs: Date.parse('2026-12-01T10:00:00Z'), record: true, dryRun: false, prune: false };
+  const notices: string[] = [];
+  await expect(recordingErrors(session, input, () => Promise.reject(boom), (l) => notices.push(l), noSleep)).rejects.toBe(boom);
+  const status = gw.find('Application', 'argocd', 'shop')!.status as { operationState: { phase: string; message: string; operation: { initiatedBy: object } }; conditions: { type: string; message: string }[] };
+  expect(status.operationState).toMatchObject({ phase: 'Error', message: 'connecting to the destination: ECONNREFUSED', operation: { initiatedBy: { username: 'alice' } } });
+  expect(status.conditions).toEqual([expect.objectContaining({ type: 'SyncError', message: 'connecting to the destination: ECONNREFUSED' })]);
+  expect(notices).toEqual([]);
+  const untouched = new FakeGateway({ objects: [APP] });
+  for (const over of [{ dryRun: true }, { record: false }]) {
+    await expect(recordingErrors({ controlPlane: untouched, appRef: ref }, { ...input, ...over }, () => Promise.reject(boom), () => undefined, noSleep)).rejects.toBe(boom);
+  }
+  expect(untouched.calls.some((c) => c.startsWith('UPDATE'))).toBe(false);
+  expect(await recordingErrors(session, input, async () => 7, () => undefined)).toBe(7);
 });
