@@ -2,7 +2,7 @@
 import { jest } from '@jest/globals';
 import { createTestNamespace, kubeconfigPath, kubectlOk, pluginPath, run, runPlugin, type RunResult } from '../support/index.js';
 import { FaultProxy, type ProxiedRequest } from './fault-proxy.js';
-import { configMap, tempDir, writeApp, writeDesired } from './support.js';
+import { configMap, snapshot, snapshotChanges, tempDir, writeApp, writeDesired } from './support.js';
 import type { KubeObject } from '../../../src/model/object.js';
 
 jest.setTimeout(300_000);
@@ -35,12 +35,20 @@ async function appWithBaseline(name: string, objects: KubeObject[]): Promise<str
   return app;
 }
 
+/** uid and resourceVersion of the objects no app here owns, taken before any fault: none may change. */
+let outsiders: Map<string, string>;
+const outsidersNow = async () => new Map([...(await snapshot(ns)).entries()].filter(([k]) => k.includes('/outsider-') || k.startsWith('Namespace/')));
+
 beforeAll(async () => {
   ns = await createTestNamespace('hardening-faults');
   work = tempDir('faults');
   proxy = new FaultProxy(kubeconfigPath(), work.dir);
   await proxy.start();
   proxyKubeconfig = proxy.writeKubeconfig();
+  // Objects beside the apps, without any app's mark (one looks like a leftover of the same names).
+  for (const name of ['outsider-a', 'outsider-w1', 'outsider-t0']) await kubectlOk(['create', 'configmap', name, '-n', ns, '--from-literal=k=v']);
+  await kubectlOk(['create', 'secret', 'generic', 'outsider-s', '-n', ns, '--from-literal=k=v']);
+  outsiders = await outsidersNow();
 });
 
 afterAll(async () => {
@@ -291,5 +299,12 @@ describe('status --wait while the API server is away', () => {
     expect(res.stderr).toMatch(/waiting: cluster error, retrying: .*cannot reach the API server/);
     expect(res.code).toBe(0);
     expect(res.ms).toBeGreaterThanOrEqual(4000);
+  });
+});
+
+describe('nothing lost, shown', () => {
+  it('after every fault above, the objects outside the apps (and the namespace) have the uid and resourceVersion they had before', async () => {
+    expect(outsiders.size).toBe(5);
+    expect(snapshotChanges(outsiders, await outsidersNow())).toEqual([]);
   });
 });
