@@ -49,9 +49,12 @@ td.mono, .mono { font-family: Menlo, Consolas, monospace; font-size: 12px; }
 .reason { color: #374151; font-size: 12px; }
 .app-head { display: flex; gap: 12px; align-items: center; flex-wrap: wrap; margin-bottom: 8px; }
 .app-head h1 { font-size: 18px; margin: 0; }
-.layout { display: flex; gap: 16px; align-items: flex-start; }
-#map { flex: 1 1 60%; overflow: auto; max-height: calc(100vh - 150px); background: #fff; border: 1px solid #e5e7eb; }
-#detail { flex: 1 1 40%; min-width: 320px; max-height: calc(100vh - 150px); overflow: auto; background: #fff; border: 1px solid #e5e7eb; padding: 12px; }
+.layout { display: grid; grid-template-columns: minmax(0, 1fr) minmax(320px, 36%); gap: 16px; align-items: start; }
+#map { overflow: auto; max-height: calc(100vh - 150px); background: #fff; border: 1px solid #e5e7eb; }
+#map svg { display: block; }
+#detail { max-height: calc(100vh - 150px); overflow: auto; background: #fff; border: 1px solid #e5e7eb; padding: 12px; }
+#detail h2 { font-size: 16px; margin: 0 0 4px; }
+#fields td { word-break: break-word; }
 #map g.node { cursor: pointer; }
 #map g.node:focus rect:first-of-type, #map g.node.selected rect:first-of-type { stroke: #111827; stroke-width: 4; }
 pre { background: #f3f4f6; padding: 8px; overflow: auto; font-size: 12px; }
@@ -115,7 +118,7 @@ export const PAGE_JS = `
         el('td', {}, [healthBadge(a.health)]),
         el('td', { 'class': 'mono', text: a.revision ? a.revision.slice(0, 7) : '' }),
         el('td', { text: destination(a.destination) }),
-        el('td', { text: a.lastSync || '' }),
+        el('td', { text: a.lastSync ? a.lastSync.replace('T', ' ').replace(/\\.\\d+Z$|Z$/, ' UTC') : '' }),
         el('td', { 'class': a.error ? 'error' : 'reason', text: a.error || a.reason || (a.comparedAt ? '' : 'comparing\\u2026') }),
       ]);
     });
@@ -217,10 +220,13 @@ export const PAGE_JS = `
   var events = new EventSource(withToken('/api/events'));
   events.onopen = function () { live.textContent = 'live'; live.setAttribute('data-state', 'live'); };
   events.onerror = function () { live.textContent = 'reconnecting\\u2026'; live.setAttribute('data-state', 'down'); };
-  events.addEventListener('apps', function () { if (state.page === 'list') load(); });
+  // A burst of events (a round comparing many apps) makes one reload.
+  var reloadTimer = 0;
+  function reloadSoon() { if (!reloadTimer) reloadTimer = setTimeout(function () { reloadTimer = 0; load(); }, 100); }
+  events.addEventListener('apps', function () { if (state.page === 'list') reloadSoon(); });
   events.addEventListener('app', function (e) {
     var ev = JSON.parse(e.data);
-    if (state.page === 'list' || (state.page === 'app' && ev.id === state.appId)) load();
+    if (state.page === 'list' || (state.page === 'app' && ev.id === state.appId)) reloadSoon();
   });
   load();
 })();

@@ -2,6 +2,7 @@
 import { request } from 'node:http';
 import { startDashboardServer, type DashboardEvent, type DashboardSource, type RunningServer } from '../../../src/dashboard/server.js';
 import type { AppView } from '../../../src/dashboard/view.js';
+import { PAGE_JS } from '../../../src/dashboard/page.js';
 
 const TOKEN = 'a'.repeat(48);
 
@@ -45,6 +46,14 @@ function get(port: number, path: string, opts: { host?: string; method?: string;
     req.end();
   });
 }
+
+describe('the page script', () => {
+  it('parses, and loads nothing from elsewhere', () => {
+    expect(() => new Function(PAGE_JS)).not.toThrow();
+    expect(PAGE_JS).not.toMatch(/https?:\/\//);
+    expect(PAGE_JS).not.toMatch(/innerHTML = (?!view\.svg)/);
+  });
+});
 
 describe('dashboard server', () => {
   let server: RunningServer;
