@@ -234,6 +234,25 @@ spec:
     expect(res?.status()).toBe(403);
   }, TIMEOUT);
 
+  it('warns when told to listen beyond loopback, and stops cleanly on SIGTERM', async () => {
+    const child = spawn(pluginPath, ['dashboard', '--app-namespace', ns, '--address', '0.0.0.0'], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    await new Promise<void>((resolve, reject) => {
+      child.stdout.on('data', (c: Buffer) => {
+        out += c.toString();
+        if (/^Dashboard: /m.test(out)) resolve();
+      });
+      void exited.then((code) => reject(new Error(`exited ${code}: ${err}`)));
+    });
+    expect(out).toMatch(/^Dashboard: http:\/\/0\.0\.0\.0:\d+\/\?token=[0-9a-f]{48}\n$/);
+    expect(err).toMatch(/^warning: listening on 0\.0\.0\.0, not loopback: other machines can reach this dashboard/m);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  }, TIMEOUT);
+
   it('shows a new commit in the source without a reload (re-compared on --interval)', async () => {
     await page.goto(`${url.origin}/?token=${token}`);
     await page.locator(`tr[data-app="${ns}/broken"] [data-sync="Synced"]`).waitFor();
