@@ -12,6 +12,9 @@ import { applyYaml, childEnv, createTestNamespace, deleteNamespace, kubectlOk, p
 const TIMEOUT = 180_000;
 const SECRET_VALUE = 'hunter2-never-shown-7f3a';
 const SECRET_B64 = Buffer.from(SECRET_VALUE).toString('base64');
+/** What a hand edit puts into the Secret: no more shown than the declared value. */
+const HAND_VALUE = 'by-hand-also-never-shown-91c2';
+const HAND_B64 = Buffer.from(HAND_VALUE).toString('base64');
 const SCHEDULER = /0\/2 nodes are available: 2 node\(s\) didn't match Pod's node affinity\/selector/;
 
 function deployment(name: string, nodeSelector = ''): string {
@@ -202,19 +205,27 @@ spec:
     expect(seconds).toBeLessThan(20);
   }, TIMEOUT);
 
-  it('never shows a Secret value: not in the page, its YAML or any API response', async () => {
+  it('never shows a Secret value: not in the page, its YAML, its field table or any API response', async () => {
     await page.goto(appUrl('shop'));
-    const secretNode = page.locator('#map g.node', { has: page.locator('title', { hasText: /^Secret\/creds\n/ }) });
+    await kubectlOk(['patch', 'secret', 'creds', '-n', ns, '--type', 'merge', '-p', JSON.stringify({ data: { password: HAND_B64 } })]);
+    const secretNode = page.locator('#map g.node.sync-outofsync', { has: page.locator('title', { hasText: /^Secret\/creds\n/ }) });
+    await secretNode.waitFor({ timeout: 20_000 });
     await secretNode.click();
     await page.locator('#yaml', { hasText: 'kind: Secret' }).waitFor();
-    expect(await page.locator('#yaml').textContent()).toMatch(/password: "?\+{8}"?/);
+    expect(await page.locator('#yaml').textContent()).toMatch(/password: "?\+{8,}"?/);
+    // The drifted field is there, its two values as different masks.
+    const row = page.locator('#fields tr', { hasText: 'data.password' });
+    await row.waitFor();
+    const cells = await row.locator('td').allTextContents();
+    expect(cells[1]).toMatch(/^"\+{8,}"$/);
+    expect(cells[2]).toMatch(/^"\+{8,}"$/);
+    expect(cells[1]).not.toBe(cells[2]);
     const bodies = [await page.content(), (await api('/api/apps')).body, (await api(`/api/apps/${ns}/shop`)).body];
     const view = JSON.parse(bodies[2]!) as { nodes: { id: string }[] };
     for (const n of view.nodes) bodies.push((await api(`/api/apps/${ns}/shop/nodes/${n.id}`)).body);
     expect(bodies.length).toBeGreaterThan(6);
     for (const b of bodies) {
-      expect(b).not.toContain(SECRET_VALUE);
-      expect(b).not.toContain(SECRET_B64);
+      for (const value of [SECRET_VALUE, SECRET_B64, HAND_VALUE, HAND_B64]) expect(b).not.toContain(value);
     }
   }, TIMEOUT);
 
