@@ -7,8 +7,8 @@ import type { Io } from '../cli/io.js';
 import { UnrenderableError } from '../cli/exit-codes.js';
 import type { KubeGateway, ResourceType } from '../kube/gateway.js';
 import { follow, type FollowEvent } from '../kube/watch.js';
-import { isPlainObject, keyString, type JsonObject, type KubeObject, type ResourceKey } from '../model/object.js';
-import { TRACKING_ID } from '../model/keys.js';
+import { isPlainObject, type JsonObject, type KubeObject, type ResourceKey } from '../model/object.js';
+import { concerned, followedOf, targetsOf, type Followed } from '../dashboard/follow.js';
 import { reconnectDelay } from '../watch/backoff.js';
 import { appView, displayObject, type AppRow, type AppView } from '../dashboard/view.js';
 import type { DashboardEvent, DashboardSource, NodeDetail } from '../dashboard/server.js';
@@ -23,26 +23,8 @@ export interface DashboardRequest {
   intervalMs: number;
 }
 
-/** Which kinds a resource's live children can be (status.ts lists the same), by `group/Kind`. */
-const CHILD_KINDS: Record<string, readonly string[]> = {
-  'apps/Deployment': ['apps/ReplicaSet', '/Pod'],
-  'apps/ReplicaSet': ['/Pod'],
-  'apps/StatefulSet': ['/Pod'],
-  'apps/DaemonSet': ['/Pod'],
-  'batch/Job': ['/Pod'],
-  'batch/CronJob': ['batch/Job', '/Pod'],
-};
-
 /** Changes arriving within this window are compared together. */
 const DEBOUNCE_MS = 400;
-
-interface Followed {
-  /** The kubeconfig context the app's destination resolved to. */
-  context: string;
-  keys: Set<string>;
-  /** `group/Kind@namespace` of children kinds to follow. */
-  childTargets: Set<string>;
-}
 
 function str(v: unknown): string | undefined {
   return typeof v === 'string' && v !== '' ? v : undefined;
@@ -251,7 +233,7 @@ export class DashboardWorkflow implements DashboardSource {
       const view = appView(next, r, out.diff, out.st.warnings, new Date());
       this.rows.set(id, view.row);
       this.views.set(id, view);
-      this.follow(id, out.context, r.resources);
+      this.follow(id, out.context, { name: row.name, namespace: row.namespace }, r.resources);
       if (this.ctx.opts.verbose) this.log(`dashboard: compared ${id} in ${Date.now() - started} ms: ${r.sync.status}, ${r.health.status}\n`);
     } catch (err) {
       const current = this.rows.get(id) ?? row;
@@ -266,19 +248,26 @@ export class DashboardWorkflow implements DashboardSource {
     return { ...this.ctx.io, out: () => undefined, err: (t) => (this.ctx.opts.verbose ? this.log(t) : undefined) };
   }
 
-  /** Follows the collections the app's resources and their children live in (shared between apps). */
-  private follow(id: string, context: string, resources: readonly ResourceKey[]): void {
-    const keys = new Set(resources.map((r) => keyString(r)));
-    const childTargets = new Set<string>();
-    for (const r of resources) for (const c of CHILD_KINDS[`${r.group}/${r.kind}`] ?? []) childTargets.add(`${c}@${r.namespace}`);
-    this.followed.set(id, { context, keys, childTargets });
-    const targets = new Set<string>([...resources.map((r) => `${r.group}/${r.kind}@${r.namespace}`), ...childTargets]);
-    for (const t of targets) {
-      const wid = `${context}|${t}`;
+  /** Follows the collections the app's resources and their children live in (shared between apps); stops those no app needs. */
+  private follow(id: string, context: string, app: { name: string; namespace: string }, resources: readonly ResourceKey[]): void {
+    this.followed.set(id, followedOf(context, app, resources));
+    this.updateWatches();
+  }
+
+  private updateWatches(): void {
+    const wanted = new Set<string>();
+    for (const f of this.followed.values()) for (const t of targetsOf(f)) wanted.add(`${f.context}|${t}`);
+    for (const [wid, stop] of this.watches) {
+      if (wanted.has(wid)) continue;
+      stop.abort();
+      this.watches.delete(wid);
+    }
+    for (const wid of wanted) {
       if (this.watches.has(wid)) continue;
       const stop = new AbortController();
       this.watches.set(wid, stop);
-      void this.watchTarget(context, t, stop.signal).catch((err: unknown) => this.log(`dashboard: cannot watch ${t}: ${(err as Error).message}\n`));
+      const [context, target] = wid.split('|') as [string, string];
+      void this.watchTarget(context, target, stop.signal).catch((err: unknown) => this.log(`dashboard: cannot watch ${target}: ${(err as Error).message}\n`));
     }
   }
 
@@ -294,10 +283,10 @@ export class DashboardWorkflow implements DashboardSource {
     const onEvent = (ev: FollowEvent) => {
       if (ev.kind === 'listed') {
         // The first list is what was just compared; a later one (after 410 Gone) may hide changes.
-        if (listed) this.schedule(this.interested(context, group, kind, namespace, undefined));
+        if (listed) this.schedule(concerned(this.followed, context, { group, kind, namespace }, undefined));
         listed = true;
       } else if (ev.kind === 'change') {
-        this.schedule(this.interested(context, group, kind, namespace, ev.object));
+        this.schedule(concerned(this.followed, context, { group, kind, namespace }, ev.object));
       } else if (ev.kind === 'disconnected' && ev.attempt === 0) {
         this.log(`dashboard: the watch of ${kind} in ${namespace || 'the cluster'} was lost, reconnecting: ${(ev.error as Error)?.message ?? String(ev.error)}\n`);
       }
@@ -310,24 +299,6 @@ export class DashboardWorkflow implements DashboardSource {
         s.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
       }),
     });
-  }
-
-  /** The apps a change of one object (or of the whole collection, when `obj` is undefined) may concern. */
-  private interested(context: string, group: string, kind: string, namespace: string, obj: KubeObject | undefined): string[] {
-    const out: string[] = [];
-    for (const [id, f] of this.followed) {
-      if (f.context !== context) continue;
-      if (obj === undefined || f.childTargets.has(`${group}/${kind}@${namespace}`)) {
-        out.push(id);
-        continue;
-      }
-      const key = keyString({ group, kind, namespace: obj.metadata.namespace ?? '', name: obj.metadata.name ?? '' });
-      const row = this.rows.get(id);
-      const mark = obj.metadata.annotations?.[TRACKING_ID];
-      const marked = mark !== undefined && row !== undefined && (mark.startsWith(`${row.name}:`) || mark.startsWith(`${row.namespace}_${row.name}:`));
-      if (f.keys.has(key) || marked) out.push(id);
-    }
-    return out;
   }
 
   /** Follows the Applications themselves: new ones are listed and compared, deleted ones leave, a changed spec is compared again. */
@@ -352,6 +323,7 @@ export class DashboardWorkflow implements DashboardSource {
           this.rows.delete(row.id);
           this.views.delete(row.id);
           this.followed.delete(row.id);
+          this.updateWatches();
           generations.delete(row.id);
           this.emit({ type: 'apps' });
           return;

@@ -30,6 +30,11 @@ export const dashboardCommand: GitopsCommand = {
     const { isLoopbackAddress } = await import('../../dashboard/guard.js');
     const { startDashboardServer } = await import('../../dashboard/server.js');
     const { DashboardWorkflow } = await import('../../workflows/dashboard.js');
+    // Handlers first: a stop asked for as soon as the URL is out (or during start-up) must find them in place.
+    const stopped = new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
     const workflow = new DashboardWorkflow(ctx, { apps, allNamespaces: args.allNamespaces === true, intervalMs }, (line) => ctx.io.err(line));
     await workflow.start();
     const token = randomBytes(24).toString('hex');
@@ -52,10 +57,7 @@ export const dashboardCommand: GitopsCommand = {
       child.on('error', (err) => ctx.io.err(`warning: cannot open a browser (${opener}): ${err.message}; open the URL above\n`));
       child.unref();
     }
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
+    await stopped;
     await server.close();
     await workflow.close();
     return ExitCode.Ok;
