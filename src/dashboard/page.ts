@@ -154,6 +154,7 @@ export const PAGE_JS = `
       el('h2', { text: node.kind + '/' + node.name }),
       node.namespace ? el('div', { text: 'namespace ' + node.namespace }) : null,
       el('p', {}, [node.health ? healthBadge(node.health) : null, ' ', node.sync ? syncBadge(node.sync) : null, node.extra ? el('span', { 'class': 'badge health-Missing', text: 'extra: prune candidate' }) : null]),
+      node.hook ? el('p', { text: 'Hook still in the cluster (' + node.hook + '): not part of the sync status or health' }) : null,
       node.healthMessage ? el('p', { 'class': 'reason', text: node.healthMessage }) : null,
       node.cause ? el('p', { 'class': 'reason', text: 'Reason: ' + node.cause }) : null,
     ];

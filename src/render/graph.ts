@@ -34,6 +34,8 @@ export interface GraphNode {
   worst?: boolean;
   /** The object the app's reason is read from. */
   cause?: string;
+  /** A hook of the app still in the cluster: its phases and the last run's result (`PreSync: Succeeded`). */
+  hook?: string;
   x: number;
   y: number;
 }
@@ -105,6 +107,10 @@ export function appGraph(r: StatusReport): Graph {
     }
     if (worstKeys.some((k) => sameKey(k, res))) worstPath.push(node, ...(cause ? below : []));
   }
+  // The app's hooks still in the cluster (the last runs' Jobs and Pods), beside its resources, never part of its axes.
+  for (const h of r.hooks ?? []) {
+    add({ key: keyOf(h), kind: h.kind, name: h.name, namespace: h.namespace, depth: 1, parent: 'app', hook: `${h.phases.join(',')}: ${h.result}`, ...(h.message ? { healthMessage: h.message } : {}) });
+  }
   if (worstPath.length > 0) worstPath = [app, ...worstPath];
   const onPath = new Set(worstPath.map((n) => n.id));
   for (const n of worstPath) n.worst = true;
@@ -169,6 +175,7 @@ function layout(nodes: GraphNode[]): { width: number; height: number } {
 export function statusLine(n: GraphNode): string {
   const parts: string[] = [];
   if (n.health) parts.push(`${HEALTH_SYMBOL[n.health]} ${n.health}`);
+  if (n.hook !== undefined) parts.push(`hook ${n.hook}`);
   if (n.extra) parts.push('extra: prune candidate');
   else if (n.sync) parts.push(n.sync === 'OutOfSync' && n.driftedFields !== undefined ? `OutOfSync (${n.driftedFields} field${n.driftedFields === 1 ? '' : 's'})` : n.sync === 'OutOfSync' && n.syncReason === 'missing' ? 'OutOfSync (missing)' : n.sync);
   return parts.join(' · ');

@@ -60,6 +60,16 @@ describe('the live map', () => {
     expect(escapeXml(`<'&">`)).toBe('&lt;&#39;&amp;&quot;&gt;');
   });
 
+  it('shows the hooks still in the cluster beside the resources, with their phases and result', () => {
+    const job: KubeObject = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'migrate', namespace: 'shop', uid: 'j1' }, status: { conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' }] } };
+    const r = buildStatusReport({ ...brokenInput(), hooks: [{ key: { group: 'batch', kind: 'Job', namespace: 'shop', name: 'migrate' }, phases: ['PreSync'], live: job }] });
+    const hook = appGraph(r).nodes.find((n) => n.kind === 'Job')!;
+    expect(hook).toMatchObject({ depth: 1, parent: 'app', hook: 'PreSync: Failed', healthMessage: 'Job has reached the specified backoff limit' });
+    expect(statusLine(hook)).toBe('hook PreSync: Failed');
+    expect(hook.worst).toBeUndefined();
+    expect(renderDot(appGraph(r))).toContain('label="Job\\nmigrate\\nhook PreSync: Failed"');
+  });
+
   it('lays out a thousand pods without recursion trouble, one row each', () => {
     const deploy: KubeObject = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'big', namespace: 'shop', uid: 'd1' }, spec: { replicas: 1000 }, status: {} };
     const rs: KubeObject = { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'big-1', namespace: 'shop', uid: 'rs1', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'big', uid: 'd1' }] } };
