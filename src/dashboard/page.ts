@@ -49,7 +49,7 @@ td.mono, .mono { font-family: Menlo, Consolas, monospace; font-size: 12px; }
 .reason { color: #374151; font-size: 12px; }
 .app-head { display: flex; gap: 12px; align-items: center; flex-wrap: wrap; margin-bottom: 8px; }
 .app-head h1 { font-size: 18px; margin: 0; }
-.layout { display: grid; grid-template-columns: minmax(0, 1fr) minmax(320px, 36%); gap: 16px; align-items: start; }
+.layout { display: grid; grid-template-columns: minmax(0, 1fr) minmax(320px, 32%); gap: 16px; align-items: start; }
 #map { overflow: auto; max-height: calc(100vh - 150px); background: #fff; border: 1px solid #e5e7eb; }
 #map svg { display: block; }
 #detail { max-height: calc(100vh - 150px); overflow: auto; background: #fff; border: 1px solid #e5e7eb; padding: 12px; }

@@ -1,6 +1,6 @@
 // Debian's headless Chromium driven by playwright-core: never a downloaded browser, a fresh profile per launch,
 // nothing reaching the network on its own. Screenshots go to test/screenshots/ (git-ignored).
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
@@ -29,6 +29,7 @@ export interface Browser {
 
 /** Starts Chromium with a fresh --user-data-dir (removed again on close). */
 export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: the browser tests need Debian's chromium (apt-get install chromium chromium-driver; .ci/run installs it)`);
   const profile = mkdtempSync(join(tmpdir(), 'kgitops-chromium-'));
   mkdirSync(SCREENSHOTS, { recursive: true });
   const context = await chromium.launchPersistentContext(profile, {
