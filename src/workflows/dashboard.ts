@@ -210,7 +210,8 @@ export class DashboardWorkflow implements DashboardSource {
         const deps = { io: appCtx.io, opts: appCtx.opts, ...session };
         const st = await runStatus(args, deps);
         let diff;
-        if (st.report.sync.reason === undefined) {
+        // The field tables are only for drifted objects: an app without one is spared the second comparison.
+        if (st.report.sync.reason === undefined && st.report.resources.some((r) => r.syncReason === 'drifted')) {
           try {
             diff = await liveDiff({ ...args, serverSide: false }, deps);
           } catch (err) {
