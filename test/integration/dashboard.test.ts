@@ -3,7 +3,9 @@
 // node OutOfSync without a reload with its field owners, a new commit showing up, the 403s, and no Secret value anywhere.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../support/temp-dir.js';
 import type { Page } from 'playwright-core';
 import { GitFixture } from '../unit/source/git-fixture.js';
 import { launchChromium, SCREENSHOTS, type Browser } from './support/browser.js';
@@ -262,6 +264,38 @@ spec:
     expect(err).toMatch(/^warning: listening on 0\.0\.0\.0, not loopback: other machines can reach this dashboard/m);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
+  }, TIMEOUT);
+
+  it('shows only the apps named, says which one does not exist, and --open hands the URL to xdg-open', async () => {
+    const bin = tempDir('dashboard-open');
+    const opened = join(bin, 'opened');
+    writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`);
+    chmodSync(join(bin, 'xdg-open'), 0o755);
+    const env = childEnv();
+    const child = spawn(pluginPath, ['dashboard', 'shop', 'nope', '--app-namespace', ns, '--open'], { env: { ...env, PATH: `${bin}:${env.PATH ?? ''}` }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      const printed = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (c: Buffer) => {
+          out += c.toString();
+          const m = /^Dashboard: (\S+)$/m.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        void exited.then((code) => reject(new Error(`exited ${code}: ${err}`)));
+      });
+      const own = new URL(printed);
+      expect(await waitFor(() => existsSync(opened) && readFileSync(opened, 'utf8'), { what: 'xdg-open called', timeoutMs: 10_000 })).toBe(printed);
+      const list = JSON.parse((await raw(own, `/api/apps?token=${own.searchParams.get('token') ?? ''}`)).body) as { apps: { id: string; error?: string }[] };
+      expect(list.apps.map((a) => a.id).sort()).toEqual([`${ns}/nope`, `${ns}/shop`]);
+      expect(list.apps.find((a) => a.id === `${ns}/nope`)?.error).toBe(`Application nope not found in namespace ${ns}`);
+      expect(own.searchParams.get('token')).not.toBe(token);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
   }, TIMEOUT);
 
   it('shows a new commit in the source without a reload (re-compared on --interval)', async () => {

@@ -5,13 +5,17 @@ import { ExitCode, InputError } from '../exit-codes.js';
 import { parseDuration } from '../duration.js';
 
 export const dashboardCommand: GitopsCommand = {
-  command: 'dashboard [apps..]',
+  // The APP names are read from `_`: a variadic positional would keep only the last name, since repeated
+  // arguments are not made arrays (the last flag wins, as in kubectl); unknown flags are still refused.
+  command: 'dashboard',
   describe: 'Serve a read-only web dashboard on loopback: the Applications with sync and health, each app\'s live map and who owns each drifted field, live',
   allNamespaces: true,
   outputs: ['table'],
   builder: (y) =>
     clusterOptions(y)
-      .positional('apps', { type: 'string', array: true, describe: 'Only these Applications (in --app-namespace); default: all' })
+      .usage('kubectl gitops dashboard [APP...] [flags]\n\nOnly the Applications named (in --app-namespace), else all of them (-A: in every namespace).')
+      .strict(false)
+      .strictOptions(true)
       .option('port', { type: 'number', default: 0, describe: 'Port to listen on (0: a free one)' })
       .option('address', { type: 'string', default: '127.0.0.1', requiresArg: true, describe: 'Address to listen on; anything but loopback is reachable from other machines (a warning is printed)' })
       .option('open', { type: 'boolean', default: false, describe: 'Open the page in the default browser (xdg-open / open)' })
@@ -24,7 +28,7 @@ export const dashboardCommand: GitopsCommand = {
     const address = typeof args.address === 'string' ? args.address : '127.0.0.1';
     const intervalMs = parseDuration(typeof args.interval === 'string' ? args.interval : '1m', '--interval');
     if (intervalMs < 5_000) throw new InputError('--interval must be at least 5s');
-    const apps = Array.isArray(args.apps) ? args.apps.map(String).filter((a) => a !== '') : [];
+    const apps = (Array.isArray(args._) ? args._.slice(1) : []).map(String).filter((a) => a !== '');
     if (apps.length > 0 && args.allNamespaces === true) throw new InputError('-A/--all-namespaces shows every Application: it does not go with named apps');
     const { randomBytes } = await import('node:crypto');
     const { isLoopbackAddress } = await import('../../dashboard/guard.js');
@@ -36,7 +40,14 @@ export const dashboardCommand: GitopsCommand = {
       process.once('SIGTERM', resolve);
     });
     const workflow = new DashboardWorkflow(ctx, { apps, allNamespaces: args.allNamespaces === true, intervalMs }, (line) => ctx.io.err(line));
-    await workflow.start();
+    // Ctrl-C while the Applications are still being listed stops at once.
+    let stopping = false;
+    void stopped.then(() => (stopping = true));
+    await Promise.race([workflow.start(), stopped]);
+    if (stopping) {
+      await workflow.close();
+      return ExitCode.Ok;
+    }
     const token = randomBytes(24).toString('hex');
     let server;
     try {

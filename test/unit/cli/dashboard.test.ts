@@ -26,10 +26,17 @@ describe('kubectl gitops dashboard flags', () => {
     expect(r.err).toMatch(message);
   });
 
+  it('refuses an unknown flag, though it takes any number of APP names', async () => {
+    const r = await run(['dashboard', 'shop', 'cart', '--prot', '8080']);
+    expect(r.code).toBe(ExitCode.Input);
+    expect(r.err).toMatch(/Unknown argument: prot/);
+  });
+
   it('lists its flags in --help', async () => {
     const r = await run(['dashboard', '--help']);
     expect(r.code).toBe(ExitCode.Ok);
     for (const flag of ['--port', '--address', '--open', '--interval']) expect(r.out).toContain(flag);
     expect(r.out).toContain('kubectl gitops dashboard shop --port 8080 --open');
+    expect(r.out).toMatch(/^kubectl gitops dashboard \[APP\.\.\.\] \[flags\]/);
   });
 });
