@@ -298,6 +298,27 @@ spec:
     }
   }, TIMEOUT);
 
+  it('lists an Application created while it runs, compared, and drops it when deleted, without a reload', async () => {
+    fx.write('apps/late/late.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: late}\ndata: {a: b}\n');
+    fx.commit('late');
+    await page.goto(`${url.origin}/?token=${token}`);
+    await page.locator(`tr[data-app="${ns}/shop"]`).waitFor();
+    await page.evaluate(() => ((globalThis as unknown as { notReloaded: boolean }).notReloaded = true));
+    await applyYaml(`apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: late, namespace: ${ns}}
+spec:
+  source: {repoURL: ${fx.repo}, path: apps/late, targetRevision: main}
+  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}
+`);
+    // Never synced: its ConfigMap is missing, so it is OutOfSync (and Missing: nothing of it is live).
+    await page.locator(`tr[data-app="${ns}/late"] [data-sync="OutOfSync"]`).waitFor({ timeout: 20_000 });
+    expect(await page.locator(`tr[data-app="${ns}/late"] [data-health]`).getAttribute('data-health')).toBe('Missing');
+    await kubectlOk(['delete', 'application', 'late', '-n', ns]);
+    await page.locator(`tr[data-app="${ns}/late"]`).waitFor({ state: 'detached', timeout: 20_000 });
+    expect(await page.evaluate(() => (globalThis as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+  }, TIMEOUT);
+
   it('shows a new commit in the source without a reload (re-compared on --interval)', async () => {
     await page.goto(`${url.origin}/?token=${token}`);
     await page.locator(`tr[data-app="${ns}/broken"] [data-sync="Synced"]`).waitFor();
