@@ -220,8 +220,10 @@ export class DashboardWorkflow implements DashboardSource {
         }
         return { st, diff, context: session.target.context };
       }, pool);
+      // Deleted while it was compared: it stays gone.
+      const current = this.rows.get(id);
+      if (!current) return;
       const r = out.st.report;
-      const current = this.rows.get(id) ?? row;
       const { error: _e, reason: _r, ...kept } = current;
       const next: AppRow = {
         ...kept,
@@ -237,7 +239,8 @@ export class DashboardWorkflow implements DashboardSource {
       this.follow(id, out.context, { name: row.name, namespace: row.namespace }, r.resources);
       if (this.ctx.opts.verbose) this.log(`dashboard: compared ${id} in ${Date.now() - started} ms: ${r.sync.status}, ${r.health.status}\n`);
     } catch (err) {
-      const current = this.rows.get(id) ?? row;
+      const current = this.rows.get(id);
+      if (!current) return;
       const next: AppRow = { ...current, sync: 'Unknown', health: 'Unknown', error: (err as Error).message, comparedAt: new Date().toISOString() };
       this.rows.set(id, next);
       this.views.set(id, { schemaVersion: 1, row: next, svg: '', nodes: [], warnings: [] });

@@ -298,6 +298,24 @@ spec:
     }
   }, TIMEOUT);
 
+  it('is read-only: a refresh compares again and writes nothing, not even the Application\'s status', async () => {
+    const rv = async () => (JSON.parse(await kubectlOk(['get', 'application', 'shop', '-n', ns, '-o', 'json'])) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+    const before = await rv();
+    const comparedAt = async () => (JSON.parse((await api(`/api/apps/${ns}/shop`)).body) as { row: { comparedAt: string } }).row.comparedAt;
+    const first = await comparedAt();
+    const post = await new Promise<number>((resolve, reject) => {
+      const req = request({ host: url.hostname, port: url.port, method: 'POST', path: `/api/apps/${ns}/shop/refresh?token=${token}` }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(post).toBe(202);
+    await waitFor(async () => (await comparedAt()) !== first, { what: 'a new comparison', timeoutMs: 30_000 });
+    expect(await rv()).toBe(before);
+  }, TIMEOUT);
+
   it('lists an Application created while it runs, compared, and drops it when deleted, without a reload', async () => {
     fx.write('apps/late/late.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: late}\ndata: {a: b}\n');
     fx.commit('late');
