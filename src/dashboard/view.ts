@@ -2,9 +2,7 @@
 // objects' field tables with owners, and the reason. Pure: built from the status report and the live diff report.
 import type { StatusReport } from '../health/report.js';
 import type { DiffReport, FieldDiff } from '../diff/types.js';
-import { isPlainObject, keyString, type JsonValue, type KubeObject, type ResourceKey } from '../model/object.js';
-import { normalizeObject } from '../normalize/index.js';
-import { SecretMasker } from '../diff/mask.js';
+import { keyString, type JsonValue, type ResourceKey } from '../model/object.js';
 import { appGraph, type GraphNode } from '../render/graph.js';
 import { renderSvg } from '../render/graph-svg.js';
 import { formatAge, formatValue } from '../render/diff.js';
@@ -90,18 +88,3 @@ export function nodeKey(view: AppView, id: string): ResourceKey | undefined {
   return view.nodes.find((n) => n.id === id)?.key;
 }
 
-/**
- * A live object as the node's details show it: normalized (no managedFields, last-applied copy or server counters) but
- * with its status, and for any Secret every data and stringData value replaced by its mask (never the value).
- */
-export function displayObject(obj: KubeObject): KubeObject {
-  const out: KubeObject = { ...normalizeObject(obj), ...(obj.status !== undefined ? { status: obj.status } : {}) };
-  if (obj.kind !== 'Secret') return out;
-  const masker = new SecretMasker();
-  for (const field of ['data', 'stringData'] as const) {
-    const v = out[field];
-    if (isPlainObject(v)) out[field] = Object.fromEntries(Object.entries(v).map(([k, x]) => [k, masker.mask(k, x)]));
-    else if (v !== undefined && v !== null) out[field] = '++++++++';
-  }
-  return out;
-}

@@ -1,17 +1,19 @@
 // `dashboard`: keeps every shown Application compared (status + live diff, as `status` and `diff` do), follows their
 // objects with watches and re-compares what changed, re-compares all on an interval (a new commit in the source),
-// and answers the dashboard server's questions (server.ts). Never writes to a cluster; never prints (logs through `log`).
-import { stringify } from 'yaml';
-import type { CommandContext } from '../cli/context.js';
-import type { Io } from '../cli/io.js';
-import { UnrenderableError } from '../cli/exit-codes.js';
+// and keeps the reports for the dashboard's server (dashboard/source.ts makes the views). Never writes to a cluster,
+// never draws or prints (logs through `log`).
+import type { Io, RunContext } from '../model/context.js';
+import { UnrenderableError } from '../model/errors.js';
 import type { KubeGateway, ResourceType } from '../kube/gateway.js';
 import { follow, type FollowEvent } from '../kube/watch.js';
-import { isPlainObject, type JsonObject, type KubeObject, type ResourceKey } from '../model/object.js';
+import { isPlainObject, keyString, type JsonObject, type KubeObject, type ResourceKey } from '../model/object.js';
 import { concerned, followedOf, targetsOf, type Followed } from '../dashboard/follow.js';
 import { reconnectDelay } from '../watch/backoff.js';
-import { appView, displayObject, type AppRow, type AppView } from '../dashboard/view.js';
-import type { DashboardEvent, DashboardSource, NodeDetail } from '../dashboard/server.js';
+import { displayObject } from '../dashboard/live-object.js';
+import type { AppRow } from '../dashboard/view.js';
+import type { DashboardEvent } from '../dashboard/server.js';
+import type { ComparedApp, DashboardData } from '../dashboard/source.js';
+import type { TreeReport } from '../health/report.js';
 import { lastSyncOf, listApplications, mapBounded, LIST_CONCURRENCY } from './list.js';
 import type { GatewayPool } from './session.js';
 
@@ -50,9 +52,9 @@ export function baseRow(o: KubeObject): AppRow {
   };
 }
 
-export class DashboardWorkflow implements DashboardSource {
+export class DashboardWorkflow implements DashboardData {
   private readonly rows = new Map<string, AppRow>();
-  private readonly views = new Map<string, AppView>();
+  private readonly compared = new Map<string, ComparedApp>();
   private readonly followed = new Map<string, Followed>();
   private readonly listeners = new Set<(ev: DashboardEvent) => void>();
   private readonly pending = new Set<string>();
@@ -68,7 +70,7 @@ export class DashboardWorkflow implements DashboardSource {
   private controlContext = '';
 
   constructor(
-    private readonly ctx: CommandContext,
+    private readonly ctx: RunContext,
     private readonly req: DashboardRequest,
     private readonly log: (line: string) => void,
   ) {}
@@ -100,29 +102,28 @@ export class DashboardWorkflow implements DashboardSource {
     return { apps: [...this.rows.values()], loading: this.loading };
   }
 
-  app(id: string): AppView | undefined {
-    const view = this.views.get(id);
-    if (view) return view;
+  app(id: string): ComparedApp | undefined {
     const row = this.rows.get(id);
-    return row ? { schemaVersion: 1, row, svg: '', nodes: [], warnings: [] } : undefined;
+    if (!row) return undefined;
+    const c = this.compared.get(id);
+    return c && c.row === row ? c : { ...(c ?? { warnings: [] }), row };
   }
 
-  async node(appId: string, nodeId: string): Promise<NodeDetail | undefined> {
-    const view = this.views.get(appId);
-    const node = view?.nodes.find((n) => n.id === nodeId);
-    if (!node) return undefined;
-    const key = node.key;
+  async liveObject(appId: string, key: ResourceKey): Promise<{ object?: KubeObject; error?: string }> {
+    const c = this.compared.get(appId);
     const f = this.followed.get(appId);
-    if (!key || !f) return { node };
+    const wanted = keyString(key);
+    // Only the app's own objects: its resources and what they own, as last compared.
+    const known = (c?.report?.resources ?? []).some((r) => keyString(r) === wanted) || (c?.report?.trees ?? []).some((t) => walkTree(t).some((n) => keyString(n) === wanted));
+    if (!c || !f || !known) return { error: 'not an object of this app' };
     try {
       const gw = await this.gateway(f.context);
       const type = (await gw.discover()).preferred.find((t) => t.group === key.group && t.kind === key.kind);
-      if (!type) return { node, error: `the cluster does not serve ${key.kind}.${key.group}` };
+      if (!type) return { error: `the cluster does not serve ${key.kind}.${key.group}` };
       const obj = await gw.get(type, key.namespace, key.name);
-      if (!obj) return { node, error: 'not in the cluster' };
-      return { node, yaml: stringify(displayObject(obj), { aliasDuplicateObjects: false, lineWidth: 0 }) };
+      return obj ? { object: displayObject(obj) } : { error: 'not in the cluster' };
     } catch (err) {
-      return { node, error: (err as Error).message };
+      return { error: (err as Error).message };
     }
   }
 
@@ -202,7 +203,7 @@ export class DashboardWorkflow implements DashboardSource {
     const { appStateArgs } = await import('./app-state.js');
     const { runStatus } = await import('./status.js');
     const { liveDiff } = await import('./live-diff.js');
-    const appCtx: CommandContext = { ...this.ctx, io: this.quietIo(), opts: { ...this.ctx.opts, appNamespace: row.namespace, verbose: false } };
+    const appCtx: RunContext = { ...this.ctx, io: this.quietIo(), opts: { ...this.ctx.opts, appNamespace: row.namespace, verbose: false } };
     const args = appStateArgs({ app: row.name });
     const started = Date.now();
     try {
@@ -233,9 +234,8 @@ export class DashboardWorkflow implements DashboardSource {
         ...(r.sync.reason ? { error: r.sync.reason } : {}),
         comparedAt: new Date().toISOString(),
       };
-      const view = appView(next, r, out.diff, out.st.warnings, new Date());
-      this.rows.set(id, view.row);
-      this.views.set(id, view);
+      this.rows.set(id, next);
+      this.compared.set(id, { row: next, report: r, ...(out.diff ? { diff: out.diff } : {}), warnings: [...out.st.warnings] });
       this.follow(id, out.context, { name: row.name, namespace: row.namespace }, r.resources);
       if (this.ctx.opts.verbose) this.log(`dashboard: compared ${id} in ${Date.now() - started} ms: ${r.sync.status}, ${r.health.status}\n`);
     } catch (err) {
@@ -243,7 +243,7 @@ export class DashboardWorkflow implements DashboardSource {
       if (!current) return;
       const next: AppRow = { ...current, sync: 'Unknown', health: 'Unknown', error: (err as Error).message, comparedAt: new Date().toISOString() };
       this.rows.set(id, next);
-      this.views.set(id, { schemaVersion: 1, row: next, svg: '', nodes: [], warnings: [] });
+      this.compared.set(id, { row: next, warnings: [] });
     }
     this.emit({ type: 'app', id });
   }
@@ -325,7 +325,7 @@ export class DashboardWorkflow implements DashboardSource {
         if (this.req.apps.length > 0 && !(this.req.apps.includes(row.name) && row.namespace === this.ctx.opts.appNamespace)) return;
         if (ev.type === 'DELETED') {
           this.rows.delete(row.id);
-          this.views.delete(row.id);
+          this.compared.delete(row.id);
           this.followed.delete(row.id);
           this.updateWatches();
           generations.delete(row.id);
@@ -335,8 +335,6 @@ export class DashboardWorkflow implements DashboardSource {
         const current = this.rows.get(row.id);
         const { sync: _s, health: _h, ...meta } = row;
         this.rows.set(row.id, current ? { ...current, ...meta, ...(row.lastSync === undefined ? {} : { lastSync: row.lastSync }) } : row);
-        const view = this.views.get(row.id);
-        if (view) this.views.set(row.id, { ...view, row: this.rows.get(row.id)! });
         const generation = ev.object.metadata.generation;
         if (!current || generations.get(row.id) !== generation) this.schedule([row.id]);
         generations.set(row.id, generation);
@@ -351,4 +349,9 @@ export class DashboardWorkflow implements DashboardSource {
       });
     })().catch((err: unknown) => this.log(`dashboard: cannot watch Applications: ${(err as Error).message}\n`));
   }
+}
+
+/** Every node of a tree report, parents first. */
+function walkTree(t: TreeReport): TreeReport[] {
+  return [t, ...t.children.flatMap(walkTree)];
 }

@@ -33,6 +33,7 @@ export const dashboardCommand: GitopsCommand = {
     const { randomBytes } = await import('node:crypto');
     const { isLoopbackAddress } = await import('../../dashboard/guard.js');
     const { startDashboardServer } = await import('../../dashboard/server.js');
+    const { viewSource } = await import('../../dashboard/source.js');
     const { DashboardWorkflow } = await import('../../workflows/dashboard.js');
     // Handlers first: a stop asked for as soon as the URL is out (or during start-up) must find them in place.
     const stopped = new Promise<void>((resolve) => {
@@ -51,7 +52,7 @@ export const dashboardCommand: GitopsCommand = {
     const token = randomBytes(24).toString('hex');
     let server;
     try {
-      server = await startDashboardServer({ source: workflow, address, port, token });
+      server = await startDashboardServer({ source: viewSource(workflow), address, port, token });
     } catch (err) {
       await workflow.close();
       throw new InputError(`cannot listen on ${address}:${port}: ${(err as Error).message}`);

@@ -1,6 +1,7 @@
 // The dashboard's data: list rows, app views with field tables on drifted nodes, live objects with Secrets masked.
 import { buildStatusReport } from '../../../src/health/report.js';
-import { appView, displayObject, fieldRows, type AppRow } from '../../../src/dashboard/view.js';
+import { appView, fieldRows, type AppRow } from '../../../src/dashboard/view.js';
+import { displayObject } from '../../../src/dashboard/live-object.js';
 import { baseRow } from '../../../src/workflows/dashboard.js';
 import { brokenInput } from '../health/status-fixtures.js';
 import type { KubeObject } from '../../../src/model/object.js';
