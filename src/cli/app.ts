@@ -18,9 +18,10 @@ import { completionCommand } from './commands/completion.js';
 import { historyCommand } from './commands/history.js';
 import { rollbackCommand } from './commands/rollback.js';
 import { listCommand } from './commands/list.js';
+import { dashboardCommand } from './commands/dashboard.js';
 import { complete, formatCompletion, type CommandSpec, type CompletionSources, type FlagSpec } from './completion.js';
 
-export const COMMANDS: readonly GitopsCommand[] = [diffCommand, syncCommand, pruneCommand, statusCommand, listCommand, historyCommand, rollbackCommand, windowsCommand, normalizeCommand, versionCommand, completionCommand];
+export const COMMANDS: readonly GitopsCommand[] = [diffCommand, syncCommand, pruneCommand, statusCommand, listCommand, dashboardCommand, historyCommand, rollbackCommand, windowsCommand, normalizeCommand, versionCommand, completionCommand];
 
 const EPILOGUE = `Exit codes: 0 success (diff: in sync), 1 drift found, 2 usage or input error,
 3 cluster or API error, 4 refused by a safety rule. Nothing is changed on 2 or 4.

@@ -2,7 +2,8 @@
 // global options, and the two together as a workflow receives them. cli/ builds them; nothing here does I/O.
 
 export type ColorMode = 'auto' | 'always' | 'never';
-export type OutputFormat = 'table' | 'json' | 'yaml' | 'kv' | 'env';
+/** `dot` and `svg` only for the commands that draw a graph (`status --tree`). */
+export type OutputFormat = 'table' | 'json' | 'yaml' | 'kv' | 'env' | 'dot' | 'svg';
 
 /** What a command may touch of the process: its streams, TTY state and environment. */
 export interface Io {

@@ -79,7 +79,7 @@ describe('the zsh and fish scripts in their shells, over the real kubectl-gitops
     };
     expect(await zsh('kubectl-gitops sy')).toEqual(['sync']);
     expect(await zsh('kubectl-gitops diff --req')).toEqual(['--request-timeout']);
-    expect(await zsh('kubectl-gitops status -o ')).toEqual(['env', 'json', 'kv', 'table', 'yaml']);
+    expect(await zsh('kubectl-gitops status -o ')).toEqual(['dot', 'env', 'json', 'kv', 'svg', 'table', 'yaml']);
     expect(await zsh(`kubectl-gitops status zz-complete-${suffix}-`)).toEqual([...apps].sort());
   });
 

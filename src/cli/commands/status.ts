@@ -1,6 +1,6 @@
 // `kubectl gitops status`: sync status and health as two axes, with the reason.
 import type { GitopsCommand } from '../command.js';
-import { appSourceOptions, recording, recordOption } from '../options.js';
+import { OUTPUT_FORMATS, appSourceOptions, recording, recordOption } from '../options.js';
 import { ExitCode, InputError, RefusedError } from '../exit-codes.js';
 import { parseDuration } from '../duration.js';
 import type { StatusReport } from '../../health/report.js';
@@ -16,6 +16,7 @@ export const statusCommand: GitopsCommand = {
   command: 'status [app]',
   describe: 'Show sync status and health per resource and for the app, with the most specific reason (-A: every Application, as list)',
   allNamespaces: true,
+  outputs: [...OUTPUT_FORMATS, 'dot', 'svg'],
   builder: (y) =>
     recordOption(appSourceOptions(y))
       .option('tree', { type: 'boolean', default: false, describe: 'Draw the live resource tree with health' })
@@ -24,12 +25,14 @@ export const statusCommand: GitopsCommand = {
       .option('selector', { alias: 'l', type: 'string', requiresArg: true, describe: 'Every Application in --app-namespace (-A: every namespace) whose labels match, one row each, as list' })
       .example('kubectl gitops status shop -o kv', 'SYNC=, HEALTH=, REASON=, PRUNE=, ALLOW_EMPTY= lines')
       .example('kubectl gitops status shop --wait --timeout 2m', 'Block until Synced and Healthy (for CI)')
-      .example('kubectl gitops status -A -l team=shop -o kv', 'Every labelled Application of every namespace, one line each'),
+      .example('kubectl gitops status -A -l team=shop -o kv', 'Every labelled Application of every namespace, one line each')
+      .example('kubectl gitops status shop --tree -o svg > shop.svg', 'The live map as an SVG picture (-o dot: Graphviz text)'),
   async run(args, ctx) {
     const selector = typeof args.selector === 'string' ? args.selector : undefined;
     if (args.allNamespaces === true || selector !== undefined) {
       // Every Application (of every namespace with -A, by label with -l), one row each: the list command's report.
       const flags = args.allNamespaces === true ? (selector !== undefined ? '-A and -l' : '-A/--all-namespaces') : '-l/--selector';
+      if (ctx.opts.output === 'dot' || ctx.opts.output === 'svg') throw new InputError(`${flags} lists Applications: -o ${ctx.opts.output} draws one app's live map`);
       if (args.app !== undefined || args.appFile !== undefined || args.wait === true || args.tree === true) throw new InputError(`${flags} lists Applications: it does not go with APP, -f, --wait or --tree`);
       const { runList } = await import('../../workflows/list.js');
       const { renderList } = await import('../../render/list.js');
@@ -41,11 +44,12 @@ export const statusCommand: GitopsCommand = {
     const { appStateArgs } = await import('../../workflows/app-state.js');
     const { isConverged, realClock, runStatus, waitForConverged } = await import('../../workflows/status.js');
     const { reasonText, renderStatus } = await import('../../render/status.js');
+    const { renderStatusGraph } = await import('../../render/status-graph.js');
     const { recordNotice, recordStatus } = await import('../../workflows/record.js');
     return withAppTarget(ctx, 'status', appStateArgs(args), async (session) => {
       const deps = { io: ctx.io, opts: ctx.opts, ...session };
       const produce = () => runStatus(appStateArgs(args), deps);
-      const render = (r: StatusReport) => renderStatus(r, { output: ctx.opts.output, tree: args.tree === true, paint: ctx.paint });
+      const render = (r: StatusReport) => renderStatusGraph(r, ctx.opts.output) ?? renderStatus(r, { output: ctx.opts.output, tree: args.tree === true, paint: ctx.paint });
       const record = async (r: StatusResult) => {
         const recorded = await recordStatus(session, { ...(r.compared ? { compared: r.compared } : {}), warnings: r.warnings, record: recording(args) });
         const notice = recordNotice(recorded);

@@ -172,7 +172,7 @@ describe('help of the real commands', () => {
     const r = await help(['help', 'nope']);
     expect(r.code).toBe(ExitCode.Input);
     expect(r.out).toBe('');
-    expect(r.err).toMatch(/^error: unknown command "nope" for "kubectl gitops help": the commands are diff, sync, prune, status, list, history, rollback, windows, normalize, version, completion\n/);
+    expect(r.err).toMatch(/^error: unknown command "nope" for "kubectl gitops help": the commands are diff, sync, prune, status, list, dashboard, history, rollback, windows, normalize, version, completion\n/);
   });
 
   it('lists a command\'s own flags before the cluster and global flags', async () => {

@@ -37,7 +37,7 @@ const values = async (words: string[], src = sources) => {
 
 describe('__complete', () => {
   it.each<[string[], string[], number]>([
-    [[''], ['diff', 'sync', 'prune', 'status', 'list', 'history', 'rollback', 'windows', 'normalize', 'version', 'completion'], Directive.NoFileComp],
+    [[''], ['diff', 'sync', 'prune', 'status', 'list', 'dashboard', 'history', 'rollback', 'windows', 'normalize', 'version', 'completion'], Directive.NoFileComp],
     [['s'], ['sync', 'status'], Directive.NoFileComp],
     [['diff', ''], ['shop', 'shipping', 'orders'], Directive.NoFileComp],
     [['status', 'sh'], ['shop', 'shipping'], Directive.NoFileComp],

@@ -1,0 +1,64 @@
+// What the server serves, made from what the dashboard workflow keeps: each app's last comparison turned into its view
+// (map, SVG, field tables) once per comparison, and a node's live object as YAML.
+import { stringify } from 'yaml';
+import type { StatusReport } from '../health/report.js';
+import type { DiffReport } from '../diff/types.js';
+import type { KubeObject, ResourceKey } from '../model/object.js';
+import { appView, DASHBOARD_SCHEMA_VERSION, type AppRow, type AppView } from './view.js';
+import type { DashboardEvent, DashboardSource } from './server.js';
+
+/** One app as the workflow last compared it (no report while the first comparison runs or when it failed). */
+export interface ComparedApp {
+  row: AppRow;
+  report?: StatusReport;
+  /** The live diff, for apps with a drifted object (their field tables). */
+  diff?: Pick<DiffReport, 'objects'>;
+  warnings: string[];
+}
+
+/** What the workflow (workflows/dashboard.ts) offers: data and reports, nothing drawn. */
+export interface DashboardData {
+  list(): { apps: AppRow[]; loading: boolean };
+  app(id: string): ComparedApp | undefined;
+  /** One of the app's live objects, as displayObject() shows it (Secrets masked), or why it cannot be had. */
+  liveObject(appId: string, key: ResourceKey): Promise<{ object?: KubeObject; error?: string }>;
+  refresh(appId?: string): void;
+  subscribe(fn: (ev: DashboardEvent) => void): () => void;
+}
+
+/** The server's source over the workflow's data; views are made once per comparison (or row change) and kept. */
+export function viewSource(data: DashboardData, now: () => Date = () => new Date()): DashboardSource {
+  const views = new Map<string, { row: AppRow; view: AppView }>();
+  const viewOf = (id: string): AppView | undefined => {
+    const c = data.app(id);
+    if (!c) {
+      views.delete(id);
+      return undefined;
+    }
+    const hit = views.get(id);
+    if (hit && hit.row === c.row) return hit.view;
+    const view: AppView = c.report
+      ? appView(c.row, c.report, c.diff, c.warnings, now())
+      : { schemaVersion: DASHBOARD_SCHEMA_VERSION, row: c.row, svg: '', nodes: [], warnings: [...c.warnings] };
+    views.set(id, { row: c.row, view });
+    return view;
+  };
+  return {
+    list: () => {
+      const l = data.list();
+      const ids = new Set(l.apps.map((a) => a.id));
+      for (const id of views.keys()) if (!ids.has(id)) views.delete(id);
+      return { loading: l.loading, apps: l.apps.map((r) => viewOf(r.id)?.row ?? r) };
+    },
+    app: viewOf,
+    node: async (appId, nodeId) => {
+      const node = viewOf(appId)?.nodes.find((n) => n.id === nodeId);
+      if (!node) return undefined;
+      if (!node.key) return { node };
+      const live = await data.liveObject(appId, node.key);
+      return { node, ...(live.object ? { yaml: stringify(live.object, { aliasDuplicateObjects: false, lineWidth: 0 }) } : {}), ...(live.error ? { error: live.error } : {}) };
+    },
+    refresh: (id) => data.refresh(id),
+    subscribe: (fn) => data.subscribe(fn),
+  };
+}

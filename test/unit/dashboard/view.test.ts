@@ -1,0 +1,83 @@
+// The dashboard's data: list rows, app views with field tables on drifted nodes, live objects with Secrets masked.
+import { buildStatusReport } from '../../../src/health/report.js';
+import { appView, fieldRows, type AppRow } from '../../../src/dashboard/view.js';
+import { displayObject } from '../../../src/dashboard/live-object.js';
+import { baseRow } from '../../../src/workflows/dashboard.js';
+import { brokenInput } from '../health/status-fixtures.js';
+import type { KubeObject } from '../../../src/model/object.js';
+
+const row: AppRow = { id: 'argocd/shop', name: 'shop', namespace: 'argocd', project: 'default', labels: {}, sync: 'OutOfSync', health: 'Progressing', destination: { namespace: 'shop' } };
+const now = new Date('2026-01-01T12:00:00Z');
+
+describe('dashboard view', () => {
+  it('puts the field table, with owners, operation and age, on the drifted resource node', () => {
+    const report = buildStatusReport(brokenInput());
+    const diff = {
+      objects: [
+        {
+          key: { group: '', kind: 'Service', namespace: 'shop', name: 'web' },
+          apiVersion: 'v1',
+          status: 'drifted' as const,
+          fields: [
+            { path: 'spec.type', pointer: '/spec/type', desired: 'ClusterIP', live: 'NodePort', owners: [{ manager: 'kubectl-edit', operation: 'Update', apiVersion: 'v1', time: '2026-01-01T11:55:00Z' }], verdict: 'drift' as const },
+            { path: 'spec.replicas', pointer: '/spec/replicas', desired: 1, live: 3, owners: [{ manager: 'kubectl-scale', operation: 'Update', subresource: 'scale', apiVersion: 'v1' }], verdict: 'conflict' as const },
+          ],
+        },
+      ],
+    };
+    const v = appView(row, report, diff, ['a warning'], now);
+    const web = v.nodes.find((n) => n.kind === 'Service' && n.name === 'web')!;
+    expect(web.fields).toEqual([
+      { path: 'spec.type', desired: '"ClusterIP"', live: '"NodePort"', owners: [{ manager: 'kubectl-edit', operation: 'Update', age: '5m' }], verdict: 'drift', kind: 'drift' },
+      { path: 'spec.replicas', desired: '1', live: '3', owners: [{ manager: 'kubectl-scale', operation: 'Update/scale' }], verdict: 'conflict', kind: 'conflict' },
+    ]);
+    expect(v.nodes.filter((n) => n.fields !== undefined)).toHaveLength(1);
+    expect(v.row.reason).toMatch(/^Pod\/broken-6f9c-abcde: Unschedulable/);
+    expect(v.svg).toContain('data-node="n4"');
+    expect(v.warnings).toEqual(['a warning']);
+    expect(v.nodes.some((n) => 'x' in n)).toBe(false);
+  });
+
+  it('formats ages as the terminal table does', () => {
+    expect(fieldRows([{ path: 'a', pointer: '/a', owners: [{ manager: 'm', operation: 'Apply', apiVersion: 'v1', time: '2026-01-01T10:00:00Z' }], verdict: 'removed', live: 'x' }], now)[0]).toEqual({
+      path: 'a',
+      desired: '<absent>',
+      live: '"x"',
+      owners: [{ manager: 'm', operation: 'Apply', age: '2h' }],
+      verdict: 'removed',
+      kind: 'removed',
+    });
+  });
+
+  it('shows a live Secret with every value masked, normalized but with its status', () => {
+    const secret: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name: 'creds',
+        namespace: 'shop',
+        uid: 'u1',
+        managedFields: [{ manager: 'kubectl', operation: 'Apply' }],
+        annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"stringData":{"password":"hunter2"}}', team: 'a' },
+      },
+      data: { password: 'aHVudGVyMg==', user: 'YWRtaW4=' },
+      stringData: { token: 'plain-token' },
+    };
+    const shown = JSON.stringify(displayObject(secret));
+    for (const secretText of ['aHVudGVyMg==', 'YWRtaW4=', 'plain-token', 'hunter2']) expect(shown).not.toContain(secretText);
+    expect(displayObject(secret)).toEqual({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'creds', namespace: 'shop', annotations: { team: 'a' } }, data: { password: '++++++++', user: '++++++++' }, stringData: { token: '++++++++' } });
+    const pod: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', resourceVersion: '5' }, spec: {}, status: { phase: 'Running' } };
+    expect(displayObject(pod)).toEqual({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: {}, status: { phase: 'Running' } });
+  });
+
+  it('makes a list row from an Application object', () => {
+    const app: KubeObject = {
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'Application',
+      metadata: { name: 'shop', namespace: 'argocd', labels: { team: 'web' } },
+      spec: { project: 'p1', destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' } },
+      status: { operationState: { finishedAt: '2026-01-01T00:00:00Z' } },
+    };
+    expect(baseRow(app)).toEqual({ id: 'argocd/shop', name: 'shop', namespace: 'argocd', project: 'p1', labels: { team: 'web' }, sync: 'Unknown', health: 'Unknown', destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' }, lastSync: '2026-01-01T00:00:00Z' });
+  });
+});
