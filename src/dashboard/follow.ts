@@ -1,16 +1,7 @@
 // Which collections the dashboard follows for an app, and which apps a change in one of them concerns. Pure.
 import { keyString, type KubeObject, type ResourceKey } from '../model/object.js';
 import { TRACKING_ID } from '../model/keys.js';
-
-/** Which kinds a resource's live children can be (as status lists them), by `group/Kind`. */
-export const CHILD_KINDS: Readonly<Record<string, readonly string[]>> = {
-  'apps/Deployment': ['apps/ReplicaSet', '/Pod'],
-  'apps/ReplicaSet': ['/Pod'],
-  'apps/StatefulSet': ['/Pod'],
-  'apps/DaemonSet': ['/Pod'],
-  'batch/Job': ['/Pod'],
-  'batch/CronJob': ['batch/Job', '/Pod'],
-};
+import { CHILD_KINDS } from '../health/tree.js';
 
 /** What is followed for one app: where its destination is, its resources, and the collections its children are in. */
 export interface Followed {

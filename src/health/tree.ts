@@ -3,6 +3,16 @@ import { keyOf, keyString, type KubeObject, type ResourceKey } from '../model/ob
 import type { HealthStatus } from './types.js';
 import { resourceHealth } from './resource.js';
 
+/** Which kinds a live root's children can be, by the root's `group/Kind` (Deployment → ReplicaSet → Pod…). */
+export const CHILD_KINDS: Readonly<Record<string, readonly string[]>> = {
+  'apps/Deployment': ['apps/ReplicaSet', '/Pod'],
+  'apps/ReplicaSet': ['/Pod'],
+  'apps/StatefulSet': ['/Pod'],
+  'apps/DaemonSet': ['/Pod'],
+  'batch/Job': ['/Pod'],
+  'batch/CronJob': ['batch/Job', '/Pod'],
+};
+
 export interface TreeNode {
   key: ResourceKey;
   object: KubeObject;

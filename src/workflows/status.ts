@@ -13,16 +13,7 @@ import { projectStatus } from '../settings/window-report.js';
 import { projectViolations } from './rules.js';
 import { hookOf } from '../sync/hooks.js';
 import { imagesOf, resourceId, type ComparedState } from '../record/app-status.js';
-
-/** Which kinds a live root's children can be, by the root's `group/Kind` (Deployment → ReplicaSet → Pod…). */
-const CHILD_KINDS: Record<string, readonly string[]> = {
-  'apps/Deployment': ['apps/ReplicaSet', '/Pod'],
-  'apps/ReplicaSet': ['/Pod'],
-  'apps/StatefulSet': ['/Pod'],
-  'apps/DaemonSet': ['/Pod'],
-  'batch/Job': ['/Pod'],
-  'batch/CronJob': ['batch/Job', '/Pod'],
-};
+import { CHILD_KINDS } from '../health/tree.js';
 
 const CHILD_API_VERSIONS: Record<string, readonly [string, string]> = {
   'apps/ReplicaSet': ['apps/v1', 'ReplicaSet'],
