@@ -30,7 +30,7 @@ function newestMtime(dir: string): number {
  * checked again under the lock, so a build another run just finished is not repeated.
  * KGITOPS_SKIP_PLUGIN_BUILD=1 skips this step (suites that run the plugin then use what is there).
  */
-function buildPluginIfStale(): void {
+export function buildPluginIfStale(): void {
   if (process.env.KGITOPS_SKIP_PLUGIN_BUILD === '1') {
     say('KGITOPS_SKIP_PLUGIN_BUILD=1: not building the plugin');
     return;

@@ -1,0 +1,172 @@
+// The same small app (a ConfigMap, a Deployment, a Service) through Argo CD's own controller and through
+// kubectl-gitops: before a sync, after each tool's sync (the objects and the fields each one owns), after
+// drift made by hand (scale, set image, an extra object with the app's mark), after a field removed from
+// Git, and the prune candidates. Argo CD's verdict is read from the Application after a hard refresh.
+import { randomBytes } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+import { GitFixture } from '../unit/source/git-fixture.js';
+import { createTestNamespace, deleteNamespace, kubectlOk, kvValues, runPlugin } from '../integration/support/index.js';
+import {
+  applyApplication,
+  application,
+  argoSync,
+  bothVerdicts,
+  differences,
+  liveObject,
+  rolledOut,
+} from './support/argocd.js';
+import { expectedDifferences } from './support/known-differences.js';
+
+const T = 240_000;
+
+const deployment = (env: boolean) => `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels: {app: web}
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+        - name: web
+          image: nginx:1.27
+          ports: [{containerPort: 80}]
+${env ? '          env: [{name: MODE, value: conformance}]\n' : ''}          resources:
+            requests: {cpu: 100m, memory: 64Mi}
+`;
+const service = `apiVersion: v1
+kind: Service
+metadata:
+  name: web
+spec:
+  selector: {app: web}
+  ports: [{port: 80, targetPort: 80}]
+`;
+const configMap = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+data:
+  greeting: hello
+`;
+
+/** managedFields by manager and operation (status writers left out), for comparing what each sync owns. */
+function owned(obj: Record<string, any> | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const e of (obj?.metadata?.managedFields ?? []) as { manager: string; operation: string; subresource?: string; fieldsV1: unknown }[]) {
+    if (e.subresource) continue;
+    out[`${e.manager} ${e.operation}`] = e.fieldsV1;
+  }
+  return out;
+}
+
+describe('one small app through Argo CD and through kubectl-gitops', () => {
+  const id = randomBytes(3).toString('hex');
+  const argoApp = `basic-a-${id}`;
+  const ourApp = `basic-k-${id}`;
+  let fx: GitFixture;
+  let nsArgo: string;
+  let nsOurs: string;
+  let repoURL: string;
+
+  const compare = async (app: string, ns: string, step: string) => {
+    const { argo, ours } = await bothVerdicts(app);
+    expect(differences(argo, ours, ns).sort()).toEqual(expectedDifferences(step));
+    return { argo, ours };
+  };
+
+  beforeAll(async () => {
+    fx = new GitFixture();
+    fx.write('app/configmap.yaml', configMap);
+    fx.write('app/deployment.yaml', deployment(true));
+    fx.write('app/service.yaml', service);
+    fx.commit('app');
+    repoURL = pathToFileURL(fx.repo).href;
+    nsArgo = await createTestNamespace('conf-basic-a');
+    nsOurs = await createTestNamespace('conf-basic-k');
+    await applyApplication(application({ name: argoApp, repoURL, path: 'app', namespace: nsArgo, syncOptions: ['ServerSideApply=true'] }));
+    await applyApplication(application({ name: ourApp, repoURL, path: 'app', namespace: nsOurs }));
+  }, T);
+
+  afterAll(async () => {
+    fx?.cleanup();
+    if (nsArgo) await deleteNamespace(nsArgo);
+    if (nsOurs) await deleteNamespace(nsOurs);
+  }, T);
+
+  it('before any sync: both OutOfSync, every resource missing', async () => {
+    const { argo } = await compare(argoApp, nsArgo, 'basic/before-sync');
+    expect(argo.sync).toBe('OutOfSync');
+    expect(Object.values(argo.resources).map((r) => r.status)).toEqual(['OutOfSync', 'OutOfSync', 'OutOfSync']);
+  }, T);
+
+  it("after each tool's sync: both Synced and Healthy, and each sync owns the same fields", async () => {
+    const synced = await argoSync(argoApp);
+    expect(synced.status?.operationState?.phase).toBe('Succeeded');
+    const ours = await runPlugin(['sync', ourApp, '--app-namespace', 'argocd', '--no-record', '-o', 'kv']);
+    expect(ours.code).toBe(0);
+    await rolledOut('web', nsArgo);
+    await rolledOut('web', nsOurs);
+
+    for (const [app, ns] of [[argoApp, nsArgo], [ourApp, nsOurs]] as const) {
+      const { argo } = await compare(app, ns, 'basic/after-sync');
+      expect([argo.sync, argo.health]).toEqual(['Synced', 'Healthy']);
+    }
+    // Argo CD applied server-side (ServerSideApply=true), as kubectl-gitops always does: the same manager
+    // owns the same fields of every object.
+    for (const [kind, name] of [['deployment', 'web'], ['service', 'web'], ['configmap', 'settings']]) {
+      const a = owned(await liveObject(kind!, name!, nsArgo));
+      const k = owned(await liveObject(kind!, name!, nsOurs));
+      expect(Object.keys(a)).toContain('argocd-controller Apply');
+      expect(k).toEqual(a);
+    }
+  }, T);
+
+  it('after a scale and a set image by hand: both OutOfSync on the Deployment', async () => {
+    await kubectlOk(['scale', 'deployment/web', '-n', nsOurs, '--replicas=3']);
+    const { argo } = await compare(ourApp, nsOurs, 'basic/after-scale');
+    expect(argo.resources[`apps/Deployment/${nsOurs}/web`]?.status).toBe('OutOfSync');
+    await kubectlOk(['set', 'image', 'deployment/web', '-n', nsOurs, 'web=nginx:1.28']);
+    await rolledOut('web', nsOurs);
+    await compare(ourApp, nsOurs, 'basic/after-set-image');
+  }, T);
+
+  it('an extra object with the mark: both list it as requiring pruning, and prune lists what Argo CD lists', async () => {
+    await kubectlOk(['apply', '-n', nsOurs, '-f', '-'], {
+      stdin: JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'leftover', annotations: { 'argocd.argoproj.io/tracking-id': `${ourApp}:/ConfigMap:${nsOurs}/leftover` } },
+        data: { a: 'b' },
+      }),
+    });
+    const { argo } = await compare(ourApp, nsOurs, 'basic/after-extra');
+    const argoPrune = Object.entries(argo.resources)
+      .filter(([, r]) => r.requiresPruning)
+      .map(([k]) => k);
+    expect(argoPrune).toEqual([`/ConfigMap/${nsOurs}/leftover`]);
+    const prune = await runPlugin(['prune', ourApp, '--app-namespace', 'argocd', '-o', 'kv']);
+    expect(kvValues(prune.stdout).PRUNE).toEqual(['ConfigMap/leftover']);
+  }, T);
+
+  it('a field removed from Git (env) after a sync: both OutOfSync on the Deployment', async () => {
+    // Repair the drift first (kubectl-gitops sync with --prune), so the removed field is the only change.
+    const repaired = await runPlugin(['sync', ourApp, '--app-namespace', 'argocd', '--no-record', '--prune', '--force-conflicts', '-o', 'kv']);
+    expect(repaired.code).toBe(0);
+    await rolledOut('web', nsOurs);
+    const { argo: before } = await compare(ourApp, nsOurs, 'basic/after-repair');
+    expect(before.sync).toBe('Synced');
+    fx.write('app/deployment.yaml', deployment(false));
+    fx.commit('no env');
+    // Both apps read the same repository: the one kubectl-gitops synced, and the one Argo CD synced server-side.
+    const { ours } = await compare(ourApp, nsOurs, 'basic/after-field-removed');
+    expect(ours.resources[`apps/Deployment/${nsOurs}/web`]?.status).toBe('OutOfSync');
+    const { argo } = await compare(argoApp, nsArgo, 'basic/after-field-removed-argo-synced');
+    expect(argo.resources[`apps/Deployment/${nsArgo}/web`]?.status).toBe('OutOfSync');
+  }, T);
+});

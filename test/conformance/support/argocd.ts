@@ -1,0 +1,228 @@
+// Helpers for the conformance suite: Applications that Argo CD's own controller reconciles, its verdict
+// (read from the Application's status after a hard refresh), kubectl-gitops's verdict on the same
+// Application, and the resource-by-resource differences between the two.
+import { kubectl, kubectlOk, runPlugin, TEST_RUN_LABEL, testRunId } from '../../integration/support/index.js';
+
+/** How long a poll of Argo CD may take before the test fails (a refresh takes seconds here). */
+const POLL_LIMIT_MS = 90_000;
+const POLL_EVERY_MS = 500;
+
+export interface AppSpec {
+  name: string;
+  repoURL: string;
+  path: string;
+  namespace: string;
+  syncOptions?: string[];
+  ignoreDifferences?: Record<string, unknown>[];
+}
+
+/** An Application in `argocd` with a manual sync policy, labelled with this run's id (the teardown deletes it). */
+export function application(spec: AppSpec): Record<string, unknown> {
+  return {
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Application',
+    metadata: { name: spec.name, namespace: 'argocd', labels: { [TEST_RUN_LABEL]: testRunId() } },
+    spec: {
+      project: 'default',
+      source: { repoURL: spec.repoURL, path: spec.path, targetRevision: 'HEAD' },
+      destination: { server: 'https://kubernetes.default.svc', namespace: spec.namespace },
+      ...(spec.ignoreDifferences ? { ignoreDifferences: spec.ignoreDifferences } : {}),
+      ...(spec.syncOptions ? { syncPolicy: { syncOptions: spec.syncOptions } } : {}),
+    },
+  };
+}
+
+/** Creates (or replaces the spec of) the Application in the cluster; Argo CD starts reconciling it at once. */
+export async function applyApplication(app: Record<string, unknown>): Promise<void> {
+  await kubectlOk(['apply', '-f', '-'], { stdin: JSON.stringify(app) });
+}
+
+interface ArgoResource {
+  group?: string;
+  kind: string;
+  namespace?: string;
+  name: string;
+  status?: string;
+  health?: { status?: string; message?: string };
+  requiresPruning?: boolean;
+}
+
+export interface ArgoApplication {
+  metadata: { annotations?: Record<string, string>; generation?: number };
+  operation?: unknown;
+  status?: {
+    sync?: { status?: string; revision?: string };
+    health?: { status?: string; message?: string };
+    resources?: ArgoResource[];
+    reconciledAt?: string;
+    conditions?: { type: string; message: string }[];
+    operationState?: { phase?: string; message?: string; finishedAt?: string; syncResult?: { resources?: SyncResultResource[] } };
+  };
+}
+
+export interface SyncResultResource {
+  group: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  status: string;
+  message: string;
+  syncPhase?: string;
+}
+
+export async function getApplication(name: string): Promise<ArgoApplication> {
+  return JSON.parse(await kubectlOk(['get', 'applications.argoproj.io', name, '-n', 'argocd', '-o', 'json'])) as ArgoApplication;
+}
+
+/** Polls `check` every half second until it returns a value, failing after the bound with what was last seen. */
+export async function pollFor<T>(what: string, check: () => Promise<T | undefined>, limitMs = POLL_LIMIT_MS): Promise<T> {
+  const deadline = Date.now() + limitMs;
+  for (;;) {
+    const got = await check();
+    if (got !== undefined) return got;
+    if (Date.now() > deadline) throw new Error(`waiting for ${what}: not reached after ${limitMs} ms`);
+    await new Promise((r) => setTimeout(r, POLL_EVERY_MS));
+  }
+}
+
+/**
+ * Asks Argo CD for a hard refresh (a new comparison, the manifests rendered anew) and waits until it is done:
+ * the controller removes the annotation in the same write as the new status.
+ */
+export async function hardRefresh(name: string): Promise<ArgoApplication> {
+  await kubectlOk(['annotate', 'applications.argoproj.io', name, '-n', 'argocd', '--overwrite', 'argocd.argoproj.io/refresh=hard']);
+  return pollFor(`Argo CD's hard refresh of ${name}`, async () => {
+    const app = await getApplication(name);
+    const pending = app.metadata.annotations?.['argocd.argoproj.io/refresh'];
+    return pending === undefined && app.status?.reconciledAt && app.operation === undefined ? app : undefined;
+  });
+}
+
+/** Waits for Argo CD's first reconciliation of a new Application (its status records a comparison). */
+export async function firstReconciliation(name: string): Promise<ArgoApplication> {
+  return pollFor(`Argo CD's first reconciliation of ${name}`, async () => {
+    const app = await getApplication(name);
+    return app.status?.reconciledAt && app.status.sync?.status ? app : undefined;
+  });
+}
+
+/**
+ * Has Argo CD sync the Application and waits until the operation ends. The `operation` is the one Argo CD's
+ * API server writes for `argocd app sync`: the controller reads sync options only from it, and the server
+ * copies them from the Application's `syncPolicy.syncOptions` unless the request names its own.
+ */
+export async function argoSync(name: string, sync: { prune?: boolean; syncOptions?: string[] } = {}): Promise<ArgoApplication> {
+  const spec = (JSON.parse(await kubectlOk(['get', 'applications.argoproj.io', name, '-n', 'argocd', '-o', 'json'])) as {
+    spec: { syncPolicy?: { syncOptions?: string[] } };
+  }).spec;
+  const syncOptions = sync.syncOptions ?? spec.syncPolicy?.syncOptions;
+  const operation = {
+    initiatedBy: { username: 'conformance' },
+    sync: { revision: 'HEAD', prune: sync.prune ?? false, ...(syncOptions ? { syncOptions } : {}) },
+  };
+  await kubectlOk(['patch', 'applications.argoproj.io', name, '-n', 'argocd', '--type', 'merge', '-p', JSON.stringify({ operation })]);
+  return pollFor(`Argo CD's sync of ${name}`, async () => {
+    const app = await getApplication(name);
+    const phase = app.status?.operationState?.phase;
+    return app.operation === undefined && phase && phase !== 'Running' && phase !== 'Terminating' ? app : undefined;
+  });
+}
+
+/** One resource's verdict, in the terms both tools share. */
+export interface ResourceVerdict {
+  status: string;
+  health?: string;
+  message?: string;
+  requiresPruning: boolean;
+}
+
+/** An app's verdict: its sync status and health, and each resource's by `group/kind/namespace/name`. */
+export interface Verdict {
+  sync: string;
+  health: string;
+  resources: Record<string, ResourceVerdict>;
+}
+
+function resourceId(r: { group?: string; kind: string; namespace?: string; name: string }): string {
+  return `${r.group ?? ''}/${r.kind}/${r.namespace ?? ''}/${r.name}`;
+}
+
+/** Argo CD's verdict from the Application's status (the controller runs with --persist-resource-health). */
+export function argoVerdict(app: ArgoApplication): Verdict {
+  const resources: Record<string, ResourceVerdict> = {};
+  for (const r of app.status?.resources ?? []) {
+    resources[resourceId(r)] = {
+      status: r.status ?? '',
+      ...(r.health?.status ? { health: r.health.status } : {}),
+      ...(r.health?.message ? { message: r.health.message } : {}),
+      requiresPruning: r.requiresPruning === true,
+    };
+  }
+  return { sync: app.status?.sync?.status ?? '', health: app.status?.health?.status ?? '', resources };
+}
+
+interface OurStatusReport {
+  sync: { status: string };
+  health: { status: string };
+  resources: { group: string; kind: string; namespace: string; name: string; status: string; requiresPruning: boolean; health?: { status: string; message?: string } }[];
+}
+
+/** kubectl-gitops's verdict on the same Application, read from the cluster (`status APP -o json --no-record`). */
+export async function ourVerdict(name: string): Promise<Verdict> {
+  const res = await runPlugin(['status', name, '--app-namespace', 'argocd', '--no-record', '-o', 'json']);
+  if (res.code !== 0) throw new Error(`kubectl gitops status ${name} exited ${res.code}: ${res.stderr.trim()}`);
+  const report = JSON.parse(res.stdout) as OurStatusReport;
+  const resources: Record<string, ResourceVerdict> = {};
+  for (const r of report.resources) {
+    resources[resourceId(r)] = {
+      status: r.status,
+      ...(r.health?.status ? { health: r.health.status } : {}),
+      ...(r.health?.message ? { message: r.health.message } : {}),
+      requiresPruning: r.requiresPruning,
+    };
+  }
+  return { sync: report.sync.status, health: report.health.status, resources };
+}
+
+/**
+ * Every way the two verdicts differ, one line each, with the namespace written as `<ns>` so that the lines
+ * are the same in every run: `app sync: Argo CD OutOfSync, kubectl-gitops Synced`,
+ * `apps/Deployment/<ns>/web health message: Argo CD "…", kubectl-gitops "…"`, `… only in Argo CD`.
+ */
+export function differences(argo: Verdict, ours: Verdict, namespace: string): string[] {
+  const out: string[] = [];
+  const show = (v: string | boolean | undefined) => (v === undefined ? '(none)' : JSON.stringify(v));
+  if (argo.sync !== ours.sync) out.push(`app sync: Argo CD ${argo.sync}, kubectl-gitops ${ours.sync}`);
+  if (argo.health !== ours.health) out.push(`app health: Argo CD ${argo.health}, kubectl-gitops ${ours.health}`);
+  const ids = [...new Set([...Object.keys(argo.resources), ...Object.keys(ours.resources)])].sort();
+  for (const id of ids) {
+    const label = id.split(`/${namespace}/`).join('/<ns>/');
+    const a = argo.resources[id];
+    const o = ours.resources[id];
+    if (!a || !o) {
+      out.push(`${label} only in ${a ? 'Argo CD' : 'kubectl-gitops'}`);
+      continue;
+    }
+    for (const field of ['status', 'health', 'message', 'requiresPruning'] as const) {
+      if (a[field] !== o[field]) out.push(`${label} ${field}: Argo CD ${show(a[field])}, kubectl-gitops ${show(o[field])}`);
+    }
+  }
+  return out.map((line) => line.split(namespace).join('<ns>'));
+}
+
+/** Argo CD's verdict after a hard refresh and ours, read one after the other on the same cluster state. */
+export async function bothVerdicts(name: string): Promise<{ argo: Verdict; ours: Verdict; app: ArgoApplication }> {
+  const app = await hardRefresh(name);
+  return { argo: argoVerdict(app), ours: await ourVerdict(name), app };
+}
+
+/** The live object as JSON, or undefined when it does not exist. */
+export async function liveObject(kind: string, name: string, namespace: string): Promise<Record<string, any> | undefined> {
+  const res = await kubectl(['get', kind, name, '-n', namespace, '-o', 'json', '--show-managed-fields']);
+  return res.code === 0 ? (JSON.parse(res.stdout) as Record<string, any>) : undefined;
+}
+
+/** Waits until a Deployment's rollout is complete, so that both tools read a settled cluster. */
+export async function rolledOut(name: string, namespace: string): Promise<void> {
+  await kubectlOk(['rollout', 'status', `deployment/${name}`, '-n', namespace, '--timeout=90s']);
+}

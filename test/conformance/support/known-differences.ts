@@ -1,0 +1,30 @@
+// The differences between Argo CD's verdict and kubectl-gitops's that are on purpose, each with the id of its
+// row in the README table "Where the conformance suite finds a difference on purpose". A scenario step
+// expects exactly the lines listed for it: a new difference fails the suite, and so does one that went away.
+
+export interface KnownDifference {
+  /** The README row, e.g. `C1`. */
+  id: string;
+  /** `<test file>/<step>`, as the suite names its comparisons. */
+  step: string;
+  /** The lines `differences()` prints for it (namespace written `<ns>`, app names `<app>`). */
+  lines: string[];
+}
+
+export const KNOWN_DIFFERENCES: KnownDifference[] = [
+  {
+    // Objects applied server-side by kubectl-gitops carry no last-applied-configuration: Argo CD's diff of an
+    // app without ServerSideApply=true cannot see a field Git dropped; kubectl-gitops sees it in managedFields
+    // (its own sync would remove it).
+    id: 'C1',
+    step: 'basic/after-field-removed',
+    lines: ['app sync: Argo CD Synced, kubectl-gitops OutOfSync', 'apps/Deployment/<ns>/web status: Argo CD "Synced", kubectl-gitops "OutOfSync"'],
+  },
+];
+
+/** The lines expected at one step: those of every known difference listed for it. */
+export function expectedDifferences(step: string): string[] {
+  return KNOWN_DIFFERENCES.filter((d) => d.step === step)
+    .flatMap((d) => d.lines)
+    .sort();
+}
