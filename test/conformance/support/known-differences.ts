@@ -20,6 +20,13 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
     step: 'basic/after-field-removed',
     lines: ['app sync: Argo CD Synced, kubectl-gitops OutOfSync', 'apps/Deployment/<ns>/web status: Argo CD "Synced", kubectl-gitops "OutOfSync"'],
   },
+  {
+    // The README's first table: an empty render is refused for every sync unless allowEmpty is set; Argo CD
+    // guards only automated syncs.
+    id: 'C2',
+    step: 'empty/sync',
+    lines: ['sync --prune of an empty render: Argo CD Succeeded, deleted ConfigMap/only, kubectl-gitops refused (exit 4), deleted nothing'],
+  },
 ];
 
 /** The lines expected at one step: those of every known difference listed for it. */
