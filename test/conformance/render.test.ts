@@ -1,0 +1,120 @@
+// Rendered sources through Argo CD's own repo-server and through kubectl-gitops's renderer: the project's example
+// app (examples/shop, a directory), a Kustomize source (namePrefix, labels, a configMapGenerator whose name
+// carries a content hash) and a local Helm chart with values. kubectl-gitops syncs each; Argo CD, rendering the
+// same commit itself, must find the same objects Synced and Healthy, resource by resource.
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { GitFixture } from '../unit/source/git-fixture.js';
+import { createTestNamespace, deleteNamespace, repoRoot, runPlugin } from '../integration/support/index.js';
+import { applyApplication, application, bothVerdicts, differences } from './support/argocd.js';
+import { expectedDifferences } from './support/known-differences.js';
+
+const T = 240_000;
+
+const kustomization = `apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+namePrefix: k-
+labels:
+  - pairs: {team: payments}
+    includeSelectors: false
+resources: [deployment.yaml]
+configMapGenerator:
+  - name: limits
+    literals: [max=10, min=1]
+`;
+const kustomizeDeployment = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: pay
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: pay}
+  template:
+    metadata:
+      labels: {app: pay}
+    spec:
+      containers:
+        - name: pay
+          image: nginx:1.27
+          envFrom: [{configMapRef: {name: limits}}]
+`;
+const chart = `apiVersion: v2
+name: board
+version: 0.1.0
+`;
+const values = `replicas: 2
+greeting: hello
+`;
+const template = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}-board
+  labels: {chart: {{ .Chart.Name }}}
+spec:
+  replicas: {{ .Values.replicas }}
+  selector:
+    matchLabels: {app: board}
+  template:
+    metadata:
+      labels: {app: board}
+    spec:
+      containers:
+        - name: board
+          image: nginx:1.27
+          env: [{name: GREETING, value: {{ .Values.greeting | quote }}}]
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ .Release.Name }}-board
+spec:
+  selector: {app: board}
+  ports: [{port: 80}]
+`;
+
+describe('rendered sources through Argo CD and through kubectl-gitops', () => {
+  const id = randomBytes(3).toString('hex');
+  let fx: GitFixture;
+  let repoURL: string;
+  const namespaces: string[] = [];
+
+  beforeAll(async () => {
+    fx = new GitFixture();
+    const shop = join(repoRoot, 'examples', 'shop', 'manifests');
+    for (const f of readdirSync(shop)) fx.write(`shop/${f}`, readFileSync(join(shop, f), 'utf8'));
+    fx.write('kustomize/kustomization.yaml', kustomization);
+    fx.write('kustomize/deployment.yaml', kustomizeDeployment);
+    fx.write('helm/Chart.yaml', chart);
+    fx.write('helm/values.yaml', values);
+    fx.write('helm/templates/board.yaml', template);
+    fx.commit('sources');
+    repoURL = pathToFileURL(fx.repo).href;
+  }, T);
+
+  afterAll(async () => {
+    fx?.cleanup();
+    for (const ns of namespaces) await deleteNamespace(ns);
+  }, T);
+
+  it.each([
+    ['shop', 'the example app (directory)'],
+    ['kustomize', 'a Kustomize source'],
+    ['helm', 'a Helm chart'],
+  ])('%s: %s synced by kubectl-gitops reads Synced and Healthy in Argo CD, resource by resource', async (path) => {
+    const ns = await createTestNamespace(`conf-render-${path}`);
+    namespaces.push(ns);
+    const name = `render-${path}-${id}`;
+    await applyApplication(application({ name, repoURL, path, namespace: ns }));
+    const synced = await runPlugin(['sync', name, '--app-namespace', 'argocd', '--no-record', '-o', 'kv']);
+    expect(synced.code).toBe(0);
+    const status = await runPlugin(['status', name, '--app-namespace', 'argocd', '--no-record', '--wait', '--timeout', '90s', '-o', 'kv']);
+    expect(status.code).toBe(0);
+    const { argo, ours } = await bothVerdicts(name);
+    expect(differences(argo, ours, ns).sort()).toEqual(expectedDifferences(`render/${path}`));
+    expect([argo.sync, argo.health]).toEqual(['Synced', 'Healthy']);
+    expect(Object.keys(argo.resources).length).toBeGreaterThanOrEqual(2);
+  }, T);
+});
