@@ -45,6 +45,7 @@ interface ArgoResource {
   status?: string;
   health?: { status?: string; message?: string };
   requiresPruning?: boolean;
+  hook?: boolean;
 }
 
 export interface ArgoApplication {
@@ -136,11 +137,15 @@ export interface ResourceVerdict {
   requiresPruning: boolean;
 }
 
-/** An app's verdict: its sync status and health, and each resource's by `group/kind/namespace/name`. */
+/**
+ * An app's verdict: its sync status and health, each resource's by `group/kind/namespace/name`, and the hooks
+ * still in the cluster (Argo CD lists them among its resources with `hook: true`; kubectl-gitops apart).
+ */
 export interface Verdict {
   sync: string;
   health: string;
   resources: Record<string, ResourceVerdict>;
+  hooks: string[];
 }
 
 function resourceId(r: { group?: string; kind: string; namespace?: string; name: string }): string {
@@ -150,7 +155,12 @@ function resourceId(r: { group?: string; kind: string; namespace?: string; name:
 /** Argo CD's verdict from the Application's status (the controller runs with --persist-resource-health). */
 export function argoVerdict(app: ArgoApplication): Verdict {
   const resources: Record<string, ResourceVerdict> = {};
+  const hooks: string[] = [];
   for (const r of app.status?.resources ?? []) {
+    if (r.hook) {
+      hooks.push(resourceId(r));
+      continue;
+    }
     resources[resourceId(r)] = {
       status: r.status ?? '',
       ...(r.health?.status ? { health: r.health.status } : {}),
@@ -158,13 +168,14 @@ export function argoVerdict(app: ArgoApplication): Verdict {
       requiresPruning: r.requiresPruning === true,
     };
   }
-  return { sync: app.status?.sync?.status ?? '', health: app.status?.health?.status ?? '', resources };
+  return { sync: app.status?.sync?.status ?? '', health: app.status?.health?.status ?? '', resources, hooks: hooks.sort() };
 }
 
 interface OurStatusReport {
   sync: { status: string };
   health: { status: string };
   resources: { group: string; kind: string; namespace: string; name: string; status: string; requiresPruning: boolean; health?: { status: string; message?: string } }[];
+  hooks?: { group: string; kind: string; namespace: string; name: string }[];
 }
 
 /** kubectl-gitops's verdict on the same Application, read from the cluster (`status APP -o json --no-record`). */
@@ -181,7 +192,7 @@ export async function ourVerdict(name: string): Promise<Verdict> {
       requiresPruning: r.requiresPruning,
     };
   }
-  return { sync: report.sync.status, health: report.health.status, resources };
+  return { sync: report.sync.status, health: report.health.status, resources, hooks: (report.hooks ?? []).map(resourceId).sort() };
 }
 
 /**
@@ -207,6 +218,8 @@ export function differences(argo: Verdict, ours: Verdict, namespace: string): st
       if (a[field] !== o[field]) out.push(`${label} ${field}: Argo CD ${show(a[field])}, kubectl-gitops ${show(o[field])}`);
     }
   }
+  for (const h of argo.hooks.filter((x) => !ours.hooks.includes(x))) out.push(`hook ${h} only in Argo CD`);
+  for (const h of ours.hooks.filter((x) => !argo.hooks.includes(x))) out.push(`hook ${h} only in kubectl-gitops`);
   return out.map((line) => line.split(namespace).join('<ns>'));
 }
 
