@@ -69,9 +69,11 @@ describe('one small app through Argo CD and through kubectl-gitops', () => {
   const id = randomBytes(3).toString('hex');
   const argoApp = `basic-a-${id}`;
   const ourApp = `basic-k-${id}`;
+  const clientApp = `basic-c-${id}`;
   let fx: GitFixture;
   let nsArgo: string;
   let nsOurs: string;
+  let nsClient: string;
   let repoURL: string;
 
   const compare = async (app: string, ns: string, step: string) => {
@@ -89,14 +91,17 @@ describe('one small app through Argo CD and through kubectl-gitops', () => {
     repoURL = pathToFileURL(fx.repo).href;
     nsArgo = await createTestNamespace('conf-basic-a');
     nsOurs = await createTestNamespace('conf-basic-k');
+    nsClient = await createTestNamespace('conf-basic-c');
     await applyApplication(application({ name: argoApp, repoURL, path: 'app', namespace: nsArgo, syncOptions: ['ServerSideApply=true'] }));
     await applyApplication(application({ name: ourApp, repoURL, path: 'app', namespace: nsOurs }));
+    await applyApplication(application({ name: clientApp, repoURL, path: 'app', namespace: nsClient }));
   }, T);
 
   afterAll(async () => {
     fx?.cleanup();
     if (nsArgo) await deleteNamespace(nsArgo);
     if (nsOurs) await deleteNamespace(nsOurs);
+    if (nsClient) await deleteNamespace(nsClient);
   }, T);
 
   it('before any sync: both OutOfSync, every resource missing', async () => {
@@ -125,6 +130,21 @@ describe('one small app through Argo CD and through kubectl-gitops', () => {
       expect(Object.keys(a)).toContain('argocd-controller Apply');
       expect(k).toEqual(a);
     }
+  }, T);
+
+  it("after Argo CD's default (client-side) sync: Synced and Healthy in both, the fields owned by an Update (C3)", async () => {
+    const synced = await argoSync(clientApp);
+    expect(synced.status?.operationState?.phase).toBe('Succeeded');
+    await rolledOut('web', nsClient);
+    const { argo } = await compare(clientApp, nsClient, 'basic/after-client-side-sync');
+    expect([argo.sync, argo.health]).toEqual(['Synced', 'Healthy']);
+    const lines: string[] = [];
+    for (const [kind, name] of [['deployment', 'web'], ['service', 'web'], ['configmap', 'settings']]) {
+      const a = Object.keys(owned(await liveObject(kind!, name!, nsClient))).sort();
+      const k = Object.keys(owned(await liveObject(kind!, name!, nsOurs))).sort();
+      if (JSON.stringify(a) !== JSON.stringify(k)) lines.push(`${kind} managers: Argo CD client-side ${a.join(', ')}, kubectl-gitops ${k.join(', ')}`);
+    }
+    expect(lines.sort()).toEqual(expectedDifferences('basic/managers-client-side'));
   }, T);
 
   it('after a scale and a set image by hand: both OutOfSync on the Deployment', async () => {
@@ -168,5 +188,8 @@ describe('one small app through Argo CD and through kubectl-gitops', () => {
     expect(ours.resources[`apps/Deployment/${nsOurs}/web`]?.status).toBe('OutOfSync');
     const { argo } = await compare(argoApp, nsArgo, 'basic/after-field-removed-argo-synced');
     expect(argo.resources[`apps/Deployment/${nsArgo}/web`]?.status).toBe('OutOfSync');
+    // Argo CD applied this one client-side: it sees the removal in last-applied-configuration (C4: we do not yet).
+    const { argo: client } = await compare(clientApp, nsClient, 'basic/after-field-removed-client-side');
+    expect(client.resources[`apps/Deployment/${nsClient}/web`]?.status).toBe('OutOfSync');
   }, T);
 });
