@@ -188,7 +188,8 @@ describe('one small app through Argo CD and through kubectl-gitops', () => {
     expect(ours.resources[`apps/Deployment/${nsOurs}/web`]?.status).toBe('OutOfSync');
     const { argo } = await compare(argoApp, nsArgo, 'basic/after-field-removed-argo-synced');
     expect(argo.resources[`apps/Deployment/${nsArgo}/web`]?.status).toBe('OutOfSync');
-    // Argo CD applied this one client-side: it sees the removal in last-applied-configuration (C4: we do not yet).
+    // Argo CD applied this one client-side: both see the removal through last-applied-configuration (the
+    // three-way rule; this suite found the disagreement before main's removed-field fix for client-side objects).
     const { argo: client } = await compare(clientApp, nsClient, 'basic/after-field-removed-client-side');
     expect(client.resources[`apps/Deployment/${nsClient}/web`]?.status).toBe('OutOfSync');
   }, T);

@@ -37,14 +37,6 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
       'service managers: Argo CD client-side argocd-controller Update, kubectl-gitops argocd-controller Apply',
     ],
   },
-  {
-    // Not on purpose, open: a field removed from Git from an object Argo CD applied client-side. Argo CD's
-    // three-way diff finds it in last-applied-configuration; kubectl-gitops's `removed` verdict reads only its
-    // own Apply entries in managedFields (and its server-side sync would leave a field an Update owns).
-    id: 'C4',
-    step: 'basic/after-field-removed-client-side',
-    lines: ['app sync: Argo CD OutOfSync, kubectl-gitops Synced', 'apps/Deployment/<ns>/web status: Argo CD "OutOfSync", kubectl-gitops "Synced"'],
-  },
 ];
 
 /** The lines expected at one step: those of every known difference listed for it. */
