@@ -28,7 +28,8 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
     lines: ['sync --prune of an empty render: Argo CD Succeeded, deleted ConfigMap/only, kubectl-gitops refused (exit 4), deleted nothing'],
   },
   {
-    // kubectl-gitops always applies server-side; Argo CD's default is a client-side apply (an Update).
+    // kubectl-gitops applies server-side unless the app says ServerSideApply=false; Argo CD's default is a
+    // client-side apply (an Update).
     id: 'C3',
     step: 'basic/managers-client-side',
     lines: [
