@@ -107,7 +107,7 @@ export async function diffObject(input: DiffInput): Promise<ObjectDiff> {
     warnings.push(`reading managedFields: ${(err as Error).message}`);
   }
   // Fields our manager applied that Git no longer declares: a sync removes them, so they are drift.
-  const removed = [...removedFields(desired, live, entries, fieldManager), ...removedSinceLastApplied(desired, live, entries, fieldManager)].filter((r) => !ignoredRemoval(rules, key, r));
+  const removed = [...removedFields(desired, live, entries, fieldManager), ...removedSinceLastApplied(normalizeSecret(desired), live, entries, fieldManager)].filter((r) => !ignoredRemoval(rules, key, r));
   if (raw.length === 0 && removed.length === 0) return { ...base, status: 'in-sync', fields: [], ...(warnings.length > 0 ? { warnings } : {}) };
 
   let real: Difference[] = raw;

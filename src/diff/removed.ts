@@ -118,8 +118,11 @@ export function removedSinceLastApplied(desired: KubeObject, live: KubeObject, e
       for (const k of Object.keys(l)) {
         const p: FieldPath = [...path, { field: k }];
         if (isTrackingMark(p) || pathKey(p) === pathKey(annotation) || !Object.prototype.hasOwnProperty.call(lv, k)) continue;
-        if (!isPlainObject(d) || !Object.prototype.hasOwnProperty.call(d, k)) report(p, [...segments, k], lv[k] as JsonValue);
-        else walk(l[k], d[k], lv[k], p, [...segments, k]);
+        const declared = isPlainObject(d) && Object.prototype.hasOwnProperty.call(d, k);
+        // metadata and its annotations hold the last-applied annotation itself (a Secret's values, for one): never
+        // reported whole, only what is in them key by key.
+        if (declared || isAnnotationParent(p)) walk(l[k], declared ? (d as Record<string, JsonValue>)[k] : {}, lv[k], p, [...segments, k]);
+        else report(p, [...segments, k], lv[k] as JsonValue);
       }
       return;
     }
@@ -142,6 +145,12 @@ export function removedSinceLastApplied(desired: KubeObject, live: KubeObject, e
   };
   walk(last, desired as unknown as JsonValue, live as unknown as JsonValue, [], []);
   return out;
+}
+
+/** `metadata` or `metadata.annotations`: where the last-applied annotation lives. */
+function isAnnotationParent(p: FieldPath): boolean {
+  const [a, b] = p;
+  return (p.length === 1 && !!a && 'field' in a && a.field === 'metadata') || (p.length === 2 && !!a && 'field' in a && a.field === 'metadata' && !!b && 'field' in b && b.field === 'annotations');
 }
 
 function isTrackingMark(p: FieldPath): boolean {

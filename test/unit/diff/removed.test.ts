@@ -99,3 +99,30 @@ describe('removed fields of a client-side applied object (the last-applied three
     expect((await diffObject({ desired, live: ssa, rules: [], fieldManager: 'argocd-controller' })).fields.filter((f) => f.verdict === 'removed')).toEqual([]);
   });
 });
+
+describe('the last-applied rule never shows what the annotation holds', () => {
+  it('a Secret applied client-side, desired with stringData and no annotations: no value of it in the diff, no whole-map removal', async () => {
+    const LA = 'kubectl.kubernetes.io/last-applied-configuration';
+    const value = 'c2VjcmV0LXZhbHVlLTEyMw=='; // base64 of a secret value
+    const last = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'shop', annotations: { team: 'a' } }, data: { key: value } };
+    const live = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name: 's',
+        namespace: 'shop',
+        annotations: { team: 'a', [LA]: JSON.stringify(last) },
+        managedFields: [applied({ 'f:metadata': { 'f:annotations': { [`f:${LA}`]: {}, 'f:team': {} } }, 'f:data': { 'f:key': {} } }, 'kubectl-client-side-apply', 'Update')],
+      },
+      data: { key: value },
+    } as unknown as KubeObject;
+    const desired = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'shop' }, stringData: { key: 'other-value-456' } } as unknown as KubeObject;
+    const diff = await diffObject({ desired, live, rules: [], fieldManager: 'argocd-controller' });
+    const text = JSON.stringify(diff);
+    expect(text).not.toContain(value);
+    expect(text).not.toContain('secret-value-123');
+    expect(text).not.toContain('other-value-456');
+    // The annotation `team` went from Git: that one key is removed, not the annotations map with last-applied in it.
+    expect(diff.fields.filter((f) => f.verdict === 'removed').map((f) => f.path)).toEqual(['metadata.annotations.team']);
+  });
+});
