@@ -5,12 +5,12 @@
 // unreachable destination) is recorded as an operation in phase Error with the SyncError condition. `status -A`/`-l`
 // list Applications by label.
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GitFixture } from '../unit/source/git-fixture.js';
+import { serveFiles } from './support/serve-files.js';
 import { applyYaml, childEnv, clusterBin, createTestNamespace, deleteNamespace, kubeconfigPath, kubectlOk, kvValues, pluginPath, run, runPlugin, waitFor, type RunResult } from './support/index.js';
 
 const TIMEOUT = 240_000;
@@ -55,16 +55,7 @@ describe('rollback of Helm and multi-source Applications, as Argo CD rolls back'
     work = mkdtempSync(join(tmpdir(), 'kgitops-rollback-'));
     const served = join(work, 'served');
     await helmRepository(work, served);
-    server = createServer((req, res) => {
-      const file = join(served, decodeURIComponent((req.url ?? '/').split('?')[0]!).replace(/^\/+/, ''));
-      if (!file.startsWith(served + '/') || !existsSync(file)) {
-        res.writeHead(404).end();
-        return;
-      }
-      res.writeHead(200).end(readFileSync(file));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    helmRepo = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    ({ server, url: helmRepo } = await serveFiles(served));
     charts = new GitFixture();
     values = new GitFixture();
     ns = await createTestNamespace('app-rollback');

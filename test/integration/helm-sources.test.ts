@@ -2,14 +2,15 @@
 // its Go module: value files, values, valuesObject, parameters and file parameters, releaseName, a dependency chart
 // built on demand; what is synced is exactly what `helm template` prints for the same arguments, and then diffs clean;
 // a broken template, a missing value file and a value file outside the repository are exit 2 with nothing changed.
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { GitFixture } from '../unit/source/git-fixture.js';
+import { serveFiles } from './support/serve-files.js';
 import { clusterBin, createTestNamespace, deleteNamespace, kubectl, run, runPlugin, type RunResult } from './support/index.js';
 
 const TIMEOUT = 180_000;
@@ -362,17 +363,7 @@ describe('charts from a Helm repository served over loopback HTTP (helm package,
     await packageWebCharts(work, served);
     const index = await run(helmBin(), ['repo', 'index', served]);
     expect(index.code).toBe(0);
-    server = createServer((req, res) => {
-      requests.push(req.url ?? '');
-      const file = join(served, decodeURIComponent((req.url ?? '/').split('?')[0]!).replace(/^\/+/, ''));
-      if (!file.startsWith(served + '/') || !existsSync(file)) {
-        res.writeHead(404).end();
-        return;
-      }
-      res.writeHead(200).end(readFileSync(file));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    repoURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    ({ server, url: repoURL } = await serveFiles(served, (url) => requests.push(url)));
     values = new GitFixture();
     values.write('web/prod.yaml', 'color: green\n');
     values.commit('values');
