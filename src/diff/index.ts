@@ -181,25 +181,3 @@ export interface DiffPair {
   desired: KubeObject;
   live?: KubeObject;
 }
-
-/** Diffs every pair (in the order given) into one report; `extras` are live objects of the app nobody declares. */
-export async function diffAll(pairs: readonly DiffPair[], opts: DiffOptions & { extras?: readonly ResourceKey[] }): Promise<DiffReport> {
-  const objects: ObjectDiff[] = [];
-  for (const p of pairs) {
-    try {
-      objects.push(await diffObject({ ...opts, desired: p.desired, live: p.live }));
-    } catch (err) {
-      const k = keyOf(p.desired);
-      throw new Error(`diffing ${k.kind}/${k.name}`, { cause: err });
-    }
-  }
-  const extras = [...(opts.extras ?? [])].sort((a, b) => (keyString(a) < keyString(b) ? -1 : keyString(a) > keyString(b) ? 1 : 0));
-  const outOfSync = extras.length > 0 || objects.some((o) => o.status !== 'in-sync');
-  return {
-    schemaVersion: DIFF_SCHEMA_VERSION,
-    sync: outOfSync ? 'OutOfSync' : 'Synced',
-    objects,
-    extras,
-    warnings: objects.flatMap((o) => (o.warnings ?? []).map((w) => `${o.key.kind}/${o.key.name}: ${w}`)),
-  };
-}

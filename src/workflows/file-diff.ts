@@ -4,7 +4,9 @@ import { InputError } from '../model/errors.js';
 import type { Application } from '../app/types.js';
 import { loadApplicationFile } from '../app/application.js';
 import { loadManifests, type ManifestObject } from '../manifest/index.js';
-import { diffAll, type DiffPair, type DiffReport } from '../diff/index.js';
+import { DIFF_SCHEMA_VERSION, type DiffPair, type DiffReport } from '../diff/index.js';
+import { compareApp, firstFailure, reportedDiff } from '../diff/comparison.js';
+import { asApplied, instanceName } from '../tracking/tracking-id.js';
 import type { KubeObject } from '../model/object.js';
 import { keyOf, keyString } from '../model/object.js';
 import { hookOf } from '../sync/hooks.js';
@@ -62,10 +64,18 @@ export async function runFileDiff(req: FileDiffRequest): Promise<FileDiffResult>
   const live = await loadManifests(req.live, req.io);
   const pairs = pairObjects(desired, live, req.namespace ?? app?.destination.namespace);
   const settings = req.argocdCm ? await (await import('./rules.js')).readArgoSettingsFile(req.argocdCm) : undefined;
-  const report = await diffAll(pairs, {
+  // With an Application, each desired object is compared as the cluster diff compares it: marked with the app's tracking.
+  const destinationNamespace = req.namespace ?? app?.destination.namespace ?? '';
+  const tracking = settings ? { method: settings.trackingMethod, labelKey: settings.instanceLabelKey, installationID: settings.installationID } : undefined;
+  const mark = (o: KubeObject): KubeObject => (app ? asApplied(o, instanceName(app), destinationNamespace, tracking) : o);
+  const comparison = await compareApp({
+    desired: pairs.map((p) => ({ key: keyOf(p.desired), applied: mark(p.desired), declared: p.desired, ...(p.live ? { live: p.live } : {}) })),
     rules: [...(app?.ignoreDifferences ?? []), ...(settings?.ignoreDifferences ?? [])],
     fieldManager: req.fieldManager,
     ...(settings ? { ignoreResourceStatusField: settings.compareOptions.ignoreResourceStatusField } : {}),
   });
+  const failed = firstFailure(comparison);
+  if (failed) throw failed;
+  const report: DiffReport = { schemaVersion: DIFF_SCHEMA_VERSION, sync: comparison.sync, objects: comparison.objects.map(reportedDiff), extras: [], warnings: comparison.warnings };
   return app ? { report, app } : { report };
 }

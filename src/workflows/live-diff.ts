@@ -3,16 +3,14 @@
 import type { SourceRevision } from '../app/types.js';
 import type { RunContext } from '../model/context.js';
 import { ExitCode, UnrenderableError } from '../model/errors.js';
-import { diffObject } from '../diff/index.js';
-import type { DiffReport, FieldDiff, ObjectDiff } from '../diff/types.js';
+import { appSync, compareExtras, compareObject, objectWarnings, reportedDiff, type CompareEntry, type ObjectComparison } from '../diff/comparison.js';
+import type { DiffReport, FieldDiff } from '../diff/types.js';
 import { DIFF_SCHEMA_VERSION } from '../diff/types.js';
 import { ApplyConflictError } from '../kube/errors.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import { keyString, type KubeObject, type ResourceKey } from '../model/object.js';
 import { humanField } from '../sync/human-field.js';
-import { ignoredFields, leftTo } from '../sync/ignored.js';
 import { asApplied } from '../tracking/tracking-id.js';
-import { COMPARE_OPTIONS } from '../model/keys.js';
 import { appStateArgs, diffOptionsOf, loadAppState, type AppStateArgs, type AppStateDeps, type AppTarget, type DesiredEntry } from './app-state.js';
 
 /** One field another manager owns that our apply would take (an SSA dry-run without force refused on it). */
@@ -92,77 +90,51 @@ async function serverSideDiff(
   }
 }
 
-/** Builds the live diff report; never prints. */
+/** Builds the live diff report from the one comparison (see diff/comparison.ts); never prints. */
 export async function liveDiff(req: LiveDiffRequest, deps: AppStateDeps): Promise<LiveDiffReport> {
   const state = await loadAppState(req, deps, { extras: true });
   const { app } = state;
   const fieldManager = deps.opts.fieldManager;
-  const rules = app.ignoreDifferences;
-  const objects: ObjectDiff[] = [];
+  const opts = diffOptionsOf(state, fieldManager);
   const conflicts: ConflictPreview[] = [];
-  const warnings = [...state.warnings];
 
-  const compareOne = async (d: DesiredEntry, live: KubeObject | undefined, compareWith: KubeObject, objConflicts: ConflictPreview[], objWarnings: string[]): Promise<ObjectDiff> => {
-    const diff = await diffObject({ ...diffOptionsOf(state, fieldManager), desired: compareWith, live });
-    const fields = [...diff.fields];
-    // Server-side: the core verdict 'conflict' is a prediction; the dry-run is the truth.
-    if (req.serverSide && live) {
-      for (const f of fields) if (f.verdict === 'conflict' && !objConflicts.some((c) => c.path === f.path)) f.verdict = 'drift';
-      for (const c of objConflicts) {
-        const f = fields.find((x) => x.path === c.path);
-        if (f) f.verdict = 'conflict';
-        Object.assign(c, conflictValues(fields, c.path));
-      }
-    }
-    // Ignored fields the desired object leaves to another manager (e.g. spec.replicas after kubectl scale).
-    if (live) {
-      const ig = await ignoredFields(rules, d.object, live);
-      objWarnings.push(...ig.warnings);
-      for (const f of ig.live) {
-        if (fields.some((x) => x.path === f.path)) continue;
-        if (leftTo(f, fieldManager).length === 0) continue;
-        fields.push({ path: f.path, pointer: f.pointer, ...(f.desired !== undefined ? { desired: f.desired } : {}), ...(f.live !== undefined ? { live: f.live } : {}), owners: f.owners, verdict: 'ignored', rule: f.rule });
-      }
-    }
-    const status = diff.status === 'missing' ? 'missing' : fields.some((f) => f.verdict !== 'ignored') ? 'drifted' : 'in-sync';
-    const warningsOut = [...(diff.warnings ?? []), ...objWarnings];
-    return { ...diff, status, fields, ...(warningsOut.length > 0 ? { warnings: warningsOut } : {}) };
-  };
-
-  // Each object is diffed as soon as its dry-run answers, so the predicted objects (full objects with
+  // Each object is compared as soon as its dry-run answers, so the predicted objects (full objects with
   // managedFields) are not all held at once: at 5,000 objects that was the peak of the command's memory.
   const perObject = await Promise.all(
     state.desired.map(async (d) => {
       const live = state.live.get(keyString(d.key));
-      const applied = asApplied(d.object, state.appInstance, state.destinationNamespace, state.tracking);
-      let compareWith = applied;
+      const entry: CompareEntry = { key: d.key, applied: asApplied(d.object, state.appInstance, state.destinationNamespace, state.tracking), declared: d.object, ...(live ? { live } : {}) };
+      let warning: string | undefined;
       let objConflicts: ConflictPreview[] = [];
-      const objWarnings: string[] = [];
       if (req.serverSide && !d.pendingCrd) {
-        const ss = await serverSideDiff(deps.gateway, d, applied, { fieldManager });
-        if (ss.warning) objWarnings.push(ss.warning);
+        const ss = await serverSideDiff(deps.gateway, d, entry.applied, { fieldManager });
+        warning = ss.warning;
         objConflicts = ss.conflicts;
-        if (ss.predicted && live) compareWith = ss.predicted;
+        entry.server = { ...(ss.predicted ? { predicted: ss.predicted } : {}), conflicts: ss.conflicts };
       }
-      return { object: await compareOne(d, live, compareWith, objConflicts, objWarnings), objConflicts };
+      let object: ObjectComparison;
+      try {
+        object = await compareObject(entry, opts);
+      } catch (err) {
+        throw new Error(`diffing ${d.key.kind}/${d.key.name}`, { cause: err });
+      }
+      if (warning) object.warnings = [...(object.warnings ?? []), warning];
+      for (const c of objConflicts) Object.assign(c, conflictValues(object.fields, c.path));
+      return { object, objConflicts };
     }),
   );
-  for (const { object, objConflicts } of perObject) {
-    objects.push(object);
-    conflicts.push(...objConflicts);
-  }
+  const objects = perObject.map((p) => p.object);
+  for (const p of perObject) conflicts.push(...p.objConflicts);
 
   const candidates = state.prune?.candidates ?? [];
-  const extras = candidates.map((c) => c.key).sort((a, b) => (keyString(a) < keyString(b) ? -1 : 1));
   // An extra annotated compare-options: IgnoreExtraneous is listed but does not make the app OutOfSync (as in status).
-  const countedExtras = candidates.filter((c) => !(c.object.metadata.annotations?.[COMPARE_OPTIONS] ?? '').split(',').some((o) => o.trim() === 'IgnoreExtraneous'));
-  const outOfSync = countedExtras.length > 0 || objects.some((o) => o.status !== 'in-sync');
+  const extras = compareExtras(candidates.map((c) => ({ key: c.key, object: c.object, ...(c.skip ? { skip: c.skip } : {}) })));
   return {
     schemaVersion: DIFF_SCHEMA_VERSION,
-    sync: outOfSync ? 'OutOfSync' : 'Synced',
-    objects,
-    extras,
-    warnings: [...warnings, ...objects.flatMap((o) => (o.warnings ?? []).map((w) => `${o.key.kind}/${o.key.name}: ${w}`))],
+    sync: appSync(objects, extras),
+    objects: objects.map(reportedDiff),
+    extras: extras.map((e) => e.key),
+    warnings: [...state.warnings, ...objectWarnings(objects)],
     app: app.name,
     ...(state.target ? { context: state.target.context, server: state.target.server } : {}),
     origin: state.origin,
@@ -171,7 +143,7 @@ export async function liveDiff(req: LiveDiffRequest, deps: AppStateDeps): Promis
     namespace: state.destinationNamespace,
     serverSide: req.serverSide,
     conflicts,
-    extrasSkipped: candidates.filter((c) => c.skip).map((c) => ({ key: c.key, reason: c.skip as string })),
+    extrasSkipped: extras.filter((e) => e.skip).map((e) => ({ key: e.key, reason: e.skip as string })),
   };
 }
 

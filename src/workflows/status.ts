@@ -1,7 +1,7 @@
 // `status`: loads the app's state through the gateway, compares, lists the live children and builds the report; `--wait` polls it.
 import { ClusterError, UnrenderableError } from '../model/errors.js';
 import { KubeApiError } from '../kube/errors.js';
-import { diffObject } from '../diff/index.js';
+import { compareApp } from '../diff/comparison.js';
 import { buildStatusReport, type ResourceInput, type StatusReport } from '../health/report.js';
 import { hasHealthCheck } from '../health/resource.js';
 import type { KubeGateway, ResourceType } from '../kube/gateway.js';
@@ -75,25 +75,27 @@ async function fullExtra(gw: KubeGateway, c: PruneCandidate): Promise<KubeObject
   return full ?? c.object;
 }
 
-/** Compares every desired object (a failed comparison makes that resource Unknown, not the whole report). */
+/** Reads the one comparison (see diff/comparison.ts) per resource: a failed comparison makes that resource Unknown, not the whole report. */
 async function compare(state: AppState, fieldManager: string): Promise<ResourceInput[]> {
-  const out: ResourceInput[] = [];
-  for (const d of state.desired) {
-    const live = state.live.get(keyString(d.key));
-    try {
-      const diff = await diffObject({ ...diffOptionsOf(state, fieldManager), desired: asApplied(d.object, state.appInstance, state.destinationNamespace, state.tracking), live });
-      const driftedFields = diff.fields.filter((f) => f.verdict !== 'ignored').length;
-      out.push({
-        key: d.key,
-        comparison: diff.status,
-        ...(live ? { live } : {}),
-        ...(diff.status === 'drifted' ? { driftedFields } : {}),
-      });
-    } catch (err) {
-      out.push({ key: d.key, comparison: 'unknown', ...(live ? { live } : {}), error: (err as Error).message });
-    }
-  }
-  return out;
+  const comparison = await compareApp({
+    ...diffOptionsOf(state, fieldManager),
+    desired: state.desired.map((d) => {
+      const live = state.live.get(keyString(d.key));
+      return { key: d.key, applied: asApplied(d.object, state.appInstance, state.destinationNamespace, state.tracking), declared: d.object, ...(live ? { live } : {}) };
+    }),
+  });
+  // In the desired objects' order, keyed as the app state resolved them.
+  return comparison.objects.map((o, i) => {
+    const key = state.desired[i]!.key;
+    const live = state.live.get(keyString(key));
+    if (o.failure) return { key, comparison: 'unknown', ...(live ? { live } : {}), error: o.failure.message };
+    return {
+      key,
+      comparison: o.status,
+      ...(live ? { live } : {}),
+      ...(o.status === 'drifted' ? { driftedFields: o.fields.filter((f) => f.verdict !== 'ignored').length } : {}),
+    };
+  });
 }
 
 /** Loads the app and produces one status report. */

@@ -1,13 +1,13 @@
 // `sync`: load and validate everything, plan in Argo CD's order, dry-run the whole set, apply by SSA, then prune safely; returns a report.
 import { createHash } from 'node:crypto';
-import { diffObject } from '../diff/index.js';
+import { compareApp, firstFailure } from '../diff/comparison.js';
 import type { ObjectDiff } from '../diff/types.js';
 import { apiVersionOf, type KubeGateway, type PropagationPolicy, type ResourceType } from '../kube/gateway.js';
 import { isPlainObject, keyString, type ResourceKey } from '../model/object.js';
 import { deleteCandidates } from './prune-delete.js';
 import { applySteps, dryRunSteps, type ApplyResult, type DryRunResult } from './apply.js';
 import { humanField } from '../sync/human-field.js';
-import { ignoredFields, keepLiveValues, leftTo, type IgnoredFields } from '../sync/ignored.js';
+import { keepLiveValues, leftTo, type IgnoredFields } from '../sync/ignored.js';
 import { asApplied } from '../tracking/tracking-id.js';
 import { planSync, type ApplyStep, type PlanDesired, type SyncPlan } from '../sync/plan.js';
 import { describeMissing, preflight, writesOf, type MissingPermission } from './preflight.js';
@@ -157,23 +157,32 @@ export async function syncApp(req: SyncRequest, deps: SyncDeps): Promise<SyncRep
   const { app } = state;
   if (filters) state.desired = selectSubset(state.desired, filters);
 
-  // Diffs (ApplyOutOfSyncOnly) and ignored fields (IGNORED lines, RespectIgnoreDifferences) per live pair.
+  // The one comparison (diff/comparison.ts): its verdicts drive ApplyOutOfSyncOnly, its ignored fields the IGNORED
+  // lines and RespectIgnoreDifferences.
+  const comparison = await compareApp({
+    ...diffOptionsOf(state, fieldManager),
+    desired: state.desired.map((d) => {
+      const live = state.live.get(keyString(d.key));
+      return { key: d.key, applied: asApplied(d.object, state.appInstance, state.destinationNamespace, state.tracking), declared: d.object, ...(live ? { live } : {}) };
+    }),
+  });
+  const failed = firstFailure(comparison);
+  if (failed) throw failed;
   const diffs = new Map<string, ObjectDiff>();
   const ignored = new Map<string, IgnoredFields>();
   const desired: PlanDesired[] = [];
-  for (const d of state.desired) {
+  state.desired.forEach((d, i) => {
     const k = keyString(d.key);
-    const live = state.live.get(k);
+    const compared = comparison.objects[i]!;
     let object = d.object;
-    if (live) {
-      diffs.set(k, await diffObject({ ...diffOptionsOf(state, fieldManager), desired: asApplied(d.object, state.appInstance, state.destinationNamespace, state.tracking), live }));
-      const ig = await ignoredFields(app.ignoreDifferences, d.object, live);
-      state.warnings.push(...ig.warnings.map((w) => `${d.key.kind}/${d.key.name}: ${w}`));
-      ignored.set(k, ig);
-      if (app.syncOptions.respectIgnoreDifferences) object = keepLiveValues(d.object, ig);
+    if (state.live.has(k)) {
+      diffs.set(k, compared);
+      state.warnings.push(...compared.ignoredLive.warnings.map((w) => `${d.key.kind}/${d.key.name}: ${w}`));
+      ignored.set(k, compared.ignoredLive);
+      if (app.syncOptions.respectIgnoreDifferences) object = keepLiveValues(d.object, compared.ignoredLive);
     }
     desired.push({ object, type: d.type, key: d.key, source: d.source, ...(d.pendingCrd ? { pendingCrd: true } : {}), ...(d.unserved ? { unserved: true } : {}) });
-  }
+  });
 
   const namespaces = await liveNamespaces(gw, state);
 

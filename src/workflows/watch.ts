@@ -5,7 +5,7 @@ import { parseDuration } from '../model/duration.js';
 import { recording } from '../model/context.js';
 import { ExitCode, InputError, RefusedError } from '../model/errors.js';
 import type { Application } from '../app/types.js';
-import { diffObject, type ObjectDiff } from '../diff/index.js';
+import { compareApp, firstFailure, type ObjectComparison } from '../diff/comparison.js';
 import type { KubeGateway, PropagationPolicy, ResourceType } from '../kube/gateway.js';
 import { displayName, keyString, type KubeObject } from '../model/object.js';
 import { deleteCandidates } from './prune-delete.js';
@@ -14,11 +14,10 @@ import { cacheDirFor } from '../source/cache.js';
 import { classifyRepoURL } from '../source/repo-url.js';
 import { applySteps, dryRunSteps } from './apply.js';
 import { humanField } from '../sync/human-field.js';
-import { ignoredFields, keepLiveValues } from '../sync/ignored.js';
+import { keepLiveValues } from '../sync/ignored.js';
 import { planSync, type PlanDesired } from '../sync/plan.js';
 import { waveOf } from '../sync/order.js';
 import { asApplied } from '../tracking/tracking-id.js';
-import { DEFAULT_TRACKING, markOf } from '../tracking/method.js';
 import { reconnectDelay } from '../watch/backoff.js';
 import type { Decision } from '../watch/decide.js';
 import { formatEvent, type LoopEvent } from '../watch/events.js';
@@ -72,7 +71,7 @@ export function watchFlags(args: Record<string, unknown>, env: Record<string, st
 /** What one refresh loaded, kept for the step's act. */
 interface Loaded {
   state: AppState;
-  diffs: Map<string, ObjectDiff>;
+  diffs: Map<string, ObjectComparison>;
   /** Prune candidates by key, from the last poll. */
   extras: ReadonlyMap<string, PruneCandidate>;
 }
@@ -209,21 +208,26 @@ async function watchWith(args: Record<string, unknown>, ctx: RunContext, deps: W
       succeeded = true;
       if (ctx.opts.verbose) emit({ action: 'refresh', result: pollSource ? 'poll' : 'live', detail: { ms: clock.now() - started, requests: state.requests, objects: state.desired.length } });
       appInstance = state.appInstance;
-      const diffs = new Map<string, ObjectDiff>();
+      // The one comparison (diff/comparison.ts): an object is out of sync when it is drifted or missing.
+      const comparison = await compareApp({
+        ...diffOptionsOf(state, ctx.opts.fieldManager),
+        desired: state.desired.map((d) => {
+          const live = state.live.get(keyString(d.key));
+          return { key: d.key, applied: asApplied(d.object, state.appInstance, state.destinationNamespace, state.tracking), declared: d.object, ...(live ? { live } : {}) };
+        }),
+      });
+      const failed = firstFailure(comparison);
+      if (failed) throw failed;
+      const diffs = new Map<string, ObjectComparison>();
       const outOfSync: string[] = [];
       const names: Snapshot['names'] = new Map();
-      for (const d of state.desired) {
+      state.desired.forEach((d, i) => {
         const k = keyString(d.key);
         names.set(k, { object: displayName(d.key), ...(d.key.namespace ? { namespace: d.key.namespace } : {}) });
-        const live = state.live.get(k);
-        const applied = asApplied(d.object, state.appInstance, state.destinationNamespace, state.tracking);
-        const diff = await diffObject({ ...diffOptionsOf(state, ctx.opts.fieldManager), desired: applied, live });
+        const diff = comparison.objects[i]!;
         diffs.set(k, diff);
-        const tracking = state.tracking ?? DEFAULT_TRACKING;
-        const wantMark = applied === d.object ? undefined : markOf(applied, tracking);
-        const markDiffers = live !== undefined && wantMark !== undefined && markOf(live, tracking) !== wantMark;
-        if (diff.status !== 'in-sync' || markDiffers) outOfSync.push(k);
-      }
+        if (diff.status !== 'in-sync') outOfSync.push(k);
+      });
       // Extras (prune candidates) are listed on polls only: that takes a list per kind and namespace, too much for
       // every live change. Between polls the last list stands, minus what was pruned since.
       if (state.prune !== undefined) extrasByKey = new Map(state.prune.candidates.filter((c) => !c.skip).map((c) => [keyString(c.key), c]));
@@ -350,7 +354,8 @@ async function actOn(loaded: Loaded, d: Decision, opts: { gateway: KubeGateway; 
       if (!wanted.has(k)) continue;
       let object: KubeObject = e.object;
       const live = state.live.get(k);
-      if (live && app.syncOptions.respectIgnoreDifferences) object = keepLiveValues(e.object, await ignoredFields(app.ignoreDifferences, e.object, live));
+      const ignored = diffs.get(k)?.ignoredLive;
+      if (live && ignored && app.syncOptions.respectIgnoreDifferences) object = keepLiveValues(e.object, ignored);
       desired.push({ object, type: e.type, key: e.key, source: e.source, ...(e.pendingCrd ? { pendingCrd: true } : {}) });
     }
     const namespaces = await liveNamespaces(gw, state);
