@@ -4,8 +4,8 @@
 import { keyString, type KubeObject, type ResourceKey } from '../model/object.js';
 import { COMPARE_OPTIONS } from '../model/keys.js';
 import { normalizeObject, normalizeSecret } from '../normalize/index.js';
-import { diffObject, type DiffOptions } from './index.js';
-import { ignoredFields, leftTo, type IgnoredFields } from './ignored-fields.js';
+import { diffObjectDetailed, type DiffOptions } from './index.js';
+import { leftTo, type IgnoredFields } from './ignored-fields.js';
 import { isSecret, lastAppliedData, SecretMasker } from './mask.js';
 import type { FieldDiff, ObjectDiff } from './types.js';
 
@@ -70,7 +70,7 @@ export async function compareObject(entry: CompareEntry, opts: DiffOptions): Pro
   const { live } = entry;
   const declared = entry.declared ?? entry.applied;
   const compared = entry.server?.predicted && live ? entry.server.predicted : entry.applied;
-  const diff = await diffObject({ ...opts, desired: compared, live });
+  const { diff, ignored: ignoredLive } = await diffObjectDetailed({ ...opts, desired: compared, declared, live });
   if (!live) return { ...diff, ignoredLive: NO_IGNORED };
   const fields: FieldDiff[] = [...diff.fields];
 
@@ -84,7 +84,6 @@ export async function compareObject(entry: CompareEntry, opts: DiffOptions): Pro
   }
 
   // Ignored fields the desired object leaves to another manager (spec.replicas after kubectl scale): shown, never counted.
-  const ignoredLive = await ignoredFields(opts.rules, declared, live, opts.jq);
   const masker = isSecret(declared) ? new SecretMasker(normalizeSecret(normalizeObject(declared)).data as never, normalizeSecret(normalizeObject(live)).data as never, lastAppliedData(live)) : undefined;
   for (const f of ignoredLive.live) {
     if (fields.some((x) => x.path === f.path)) continue;
@@ -93,7 +92,7 @@ export async function compareObject(entry: CompareEntry, opts: DiffOptions): Pro
     const lv = masker ? masker.maskAt(f.segments, f.live) : f.live;
     fields.push({ path: f.path, pointer: f.pointer, ...(dv !== undefined ? { desired: dv } : {}), ...(lv !== undefined ? { live: lv } : {}), owners: f.owners, verdict: 'ignored', rule: f.rule });
   }
-  const warnings = [...(diff.warnings ?? []), ...ignoredLive.warnings];
+  const warnings = diff.warnings ?? [];
   const status = fields.some((f) => f.verdict !== 'ignored') ? 'drifted' : 'in-sync';
   const { warnings: _w, ...rest } = diff;
   return { ...rest, status, fields, ignoredLive, ...(warnings.length > 0 ? { warnings } : {}) };

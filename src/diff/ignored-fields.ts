@@ -1,13 +1,8 @@
 // Fields an ignoreDifferences rule hides, present live, with their owners: the comparison reports those left to another manager; RespectIgnoreDifferences keeps them live.
-import type { IgnoreDifference } from '../app/types.js';
 import type { Segment } from './compare.js';
-import { valueAt } from './compare.js';
-import { planIgnores, ruleMatches, type IgnoreRuleRef } from './ignore.js';
-import type { JqRunner } from './jq.js';
-import { formatPointer } from './pointer.js';
-import { keyOf, type JsonObject, type JsonValue, type KubeObject } from '../model/object.js';
-import { normalizeObject } from '../normalize/index.js';
-import { fieldPathOf, managedEntries, ownersOf, renderPath, type Owner } from '../ownership/index.js';
+import type { IgnoreRuleRef } from './ignore.js';
+import type { JsonValue } from '../model/object.js';
+import type { Owner } from '../ownership/index.js';
 
 /** One live field an ignore rule hides, with who owns it. */
 export interface IgnoredField {
@@ -29,33 +24,8 @@ export interface IgnoredFields {
   warnings: string[];
 }
 
-/** jq is loaded only when a rule needs it. */
-const loadJq = (): Promise<JqRunner> => import('./jq.js').then((m) => m.jqRunner());
-
 export function same(a: readonly Segment[], b: readonly Segment[]): boolean {
   return a.length === b.length && a.every((s, i) => s === b[i]);
-}
-
-/** The ignored fields of one desired/live pair (empty when no rule matches). Never mutates its inputs. */
-export async function ignoredFields(rules: readonly IgnoreDifference[], desired: KubeObject, live: KubeObject, jq: () => Promise<JqRunner> = loadJq): Promise<IgnoredFields> {
-  const key = { ...keyOf(desired), namespace: desired.metadata.namespace ?? live.metadata.namespace ?? '' };
-  if (!rules.some((r) => ruleMatches(r, key))) return { live: [], desiredSegments: [], warnings: [] };
-  const nd = normalizeObject(desired) as unknown as JsonObject;
-  const nl = normalizeObject(live) as unknown as JsonObject;
-  const plan = await planIgnores(rules, key, nd, nl, live, jq);
-  const entries = managedEntries(live);
-  const out: IgnoredField[] = [];
-  for (const p of plan.live) {
-    if (out.some((f) => same(f.segments, p.segments))) continue;
-    const fp = fieldPathOf(nl, p.segments, entries);
-    const field: IgnoredField = { path: renderPath(fp), pointer: formatPointer(p.segments), segments: p.segments, owners: ownersOf(live, fp), rule: p.rule };
-    const lv = valueAt(nl, p.segments);
-    const dv = valueAt(nd, p.segments);
-    if (lv !== undefined) field.live = lv;
-    if (dv !== undefined) field.desired = dv;
-    out.push(field);
-  }
-  return { live: out, desiredSegments: plan.desired.map((p) => p.segments), warnings: plan.warnings };
 }
 
 /** Owners of an ignored field other than our field manager (status writers excluded): those it is left to. */

@@ -1,17 +1,18 @@
 // The field-level diff: desired contained in live after normalizing both, each difference with its owners and verdict.
 import type { IgnoreDifference } from '../app/types.js';
 import type { JsonObject, KubeObject, ResourceKey } from '../model/object.js';
-import { keyOf, keyString } from '../model/object.js';
+import { keyOf } from '../model/object.js';
 import { normalizeObject, normalizeSecret } from '../normalize/index.js';
 import { conflictingManagers, fieldPathOf, managedEntries, ownersOf, renderPath, type FieldPath, type ManagedEntry } from '../ownership/index.js';
 import { elementString } from '../ownership/path.js';
-import { differences, type Difference, type Segment } from './compare.js';
+import { differences, valueAt, type Difference, type Segment } from './compare.js';
+import type { IgnoredField, IgnoredFields } from './ignored-fields.js';
 import { planIgnores, ruleMatches, type IgnoredPath } from './ignore.js';
 import type { JqRunner } from './jq.js';
 import { isSecret, lastAppliedData, SecretMasker } from './mask.js';
 import { formatPointer, removePaths } from './pointer.js';
 import { removedFields, removedSinceLastApplied, type RemovedField } from './removed.js';
-import { DIFF_SCHEMA_VERSION, type DiffReport, type FieldDiff, type ObjectDiff } from './types.js';
+import type { FieldDiff, ObjectDiff } from './types.js';
 
 export * from './types.js';
 export { describeRule, type IgnoreRuleRef } from './ignore.js';
@@ -85,11 +86,30 @@ function agreedPath(d: FieldPath, l: FieldPath, segments: readonly Segment[]): F
 
 /** Compares one desired object with its live counterpart (absent live: `missing`). Never mutates its inputs. */
 export async function diffObject(input: DiffInput): Promise<ObjectDiff> {
+  return (await diffObjectDetailed({ ...input, ignoredLive: false })).diff;
+}
+
+/** The diff and the ignored fields present live, from one pass of the ignore rules. */
+export interface DetailedDiff {
+  diff: ObjectDiff;
+  ignored: IgnoredFields;
+}
+
+const NO_IGNORED: IgnoredFields = { live: [], desiredSegments: [], warnings: [] };
+
+/**
+ * diffObject, plus every field the ignore rules hide live (with owners and both values: the comparison lists those
+ * left to another manager, RespectIgnoreDifferences keeps them). `declared`: the object as rendered, before the
+ * tracking mark or a server-side prediction, whose values the ignored fields carry (default: `desired`).
+ * `ignoredLive: false`: the rules are evaluated only when something differs (jq is then never loaded for an object in
+ * sync), and the ignored live fields of an object in sync are not listed.
+ */
+export async function diffObjectDetailed(input: DiffInput & { declared?: KubeObject; ignoredLive?: boolean }): Promise<DetailedDiff> {
   const { desired, live, rules, fieldManager } = input;
   const key: ResourceKey = { ...keyOf(desired) };
   if (!key.namespace && live?.metadata?.namespace) key.namespace = live.metadata.namespace;
   const base = { key, apiVersion: desired.apiVersion };
-  if (!live) return { ...base, status: 'missing', fields: [] };
+  if (!live) return { diff: { ...base, status: 'missing', fields: [] }, ignored: NO_IGNORED };
 
   const nd = comparable(normalizeSecret(normalizeObject(desired)));
   const nl = comparable(normalizeSecret(normalizeObject(live)));
@@ -108,13 +128,19 @@ export async function diffObject(input: DiffInput): Promise<ObjectDiff> {
   }
   // Fields our manager applied that Git no longer declares: a sync removes them, so they are drift.
   const removed = [...removedFields(desired, live, entries, fieldManager), ...removedSinceLastApplied(normalizeSecret(desired), live, entries, fieldManager)].filter((r) => !ignoredRemoval(rules, key, r));
-  if (raw.length === 0 && removed.length === 0) return { ...base, status: 'in-sync', fields: [], ...(warnings.length > 0 ? { warnings } : {}) };
+
+  // The ignore rules, once per object: what they hide from the comparison and which live fields they leave alone.
+  let plan: Awaited<ReturnType<typeof planIgnores>> | undefined;
+  if ((input.ignoredLive !== false || raw.length > 0 || removed.length > 0) && rules.some((r) => ruleMatches(r, key))) {
+    plan = await planIgnores(rules, key, nd, nl, entries.length > 0 ? live : { ...live, metadata: { ...live.metadata, managedFields: [] } }, input.jq ?? loadJq, { hideValues: isSecret(desired) });
+    warnings.push(...plan.warnings);
+  }
+  const ignoredLive = plan ? ignoredLiveFields(plan, nl, input.declared && input.declared !== desired ? comparable(normalizeSecret(normalizeObject(input.declared))) : nd, live, entries) : NO_IGNORED;
+  if (raw.length === 0 && removed.length === 0) return { diff: { ...base, status: 'in-sync', fields: [], ...(warnings.length > 0 ? { warnings } : {}) }, ignored: ignoredLive };
 
   let real: Difference[] = raw;
   let ignored: IgnoredPath[] = [];
-  if (rules.some((r) => ruleMatches(r, key))) {
-    const plan = await planIgnores(rules, key, nd, nl, entries.length > 0 ? live : { ...live, metadata: { ...live.metadata, managedFields: [] } }, input.jq ?? loadJq, { hideValues: isSecret(desired) });
-    warnings.push(...plan.warnings);
+  if (plan) {
     ignored = [...plan.desired, ...plan.live];
     if (ignored.length > 0) {
       real = differences(
@@ -168,7 +194,23 @@ export async function diffObject(input: DiffInput): Promise<ObjectDiff> {
   const status = fields.some((f) => f.verdict !== 'ignored') ? 'drifted' : 'in-sync';
   const out: ObjectDiff = { ...base, status, fields };
   if (warnings.length > 0) out.warnings = warnings;
-  return out;
+  return { diff: out, ignored: ignoredLive };
+}
+
+/** The live fields an ignore plan hides (one per path, the first rule naming it), with owners and values. */
+function ignoredLiveFields(plan: { desired: readonly IgnoredPath[]; live: readonly IgnoredPath[] }, nl: JsonObject, declared: JsonObject, live: KubeObject, entries: ManagedEntry[]): IgnoredFields {
+  const out: IgnoredField[] = [];
+  for (const p of plan.live) {
+    if (out.some((f) => sameSegments(f.segments, p.segments))) continue;
+    const fp = fieldPathOf(nl, p.segments, entries);
+    const field: IgnoredField = { path: renderPath(fp), pointer: formatPointer(p.segments), segments: p.segments, owners: entries.length > 0 ? ownersOf(live, fp) : [], rule: p.rule };
+    const lv = valueAt(nl, p.segments);
+    const dv = valueAt(declared, p.segments);
+    if (lv !== undefined) field.live = lv;
+    if (dv !== undefined) field.desired = dv;
+    out.push(field);
+  }
+  return { live: out, desiredSegments: plan.desired.map((p) => p.segments), warnings: [] };
 }
 
 /** A removed field that an ignoreDifferences rule's JSON pointer covers is not reported (jq rules: not evaluated here). */

@@ -3,7 +3,7 @@ import type { Segment } from '../diff/compare.js';
 import { same, type IgnoredFields } from '../diff/ignored-fields.js';
 import { isPlainObject, type JsonValue, type KubeObject } from '../model/object.js';
 
-export { ignoredFields, leftTo, otherOwners, type IgnoredField, type IgnoredFields } from '../diff/ignored-fields.js';
+export { leftTo, otherOwners, type IgnoredField, type IgnoredFields } from '../diff/ignored-fields.js';
 
 function setAt(root: JsonValue, segments: readonly Segment[], value: JsonValue): JsonValue {
   if (segments.length === 0) return value;
