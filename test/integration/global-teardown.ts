@@ -2,7 +2,9 @@
 // control plane keeps running (the next run reuses it in about a second, and other runs may share it),
 // unless this run started it and KGITOPS_CLUSTER_STOP=1; .ci/run stops it itself.
 import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { claimMismatches } from './support/claims.js';
 import { fileURLToPath } from 'node:url';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
@@ -13,6 +15,13 @@ function say(msg: string): void {
 }
 
 export default async function globalTeardown(): Promise<void> {
+  // The README's counts against what the suites of this run counted (see support/claims.ts).
+  const claimsFile = process.env.KGITOPS_CLAIMS_FILE;
+  if (claimsFile && existsSync(claimsFile)) {
+    const mismatches = claimMismatches(claimsFile, readFileSync(join(repoRoot, 'README.md'), 'utf8'));
+    rmSync(claimsFile, { force: true });
+    if (mismatches.length > 0) throw new Error(`README.md's counts differ from what the tests counted:\n${mismatches.join('\n')}`);
+  }
   const { KGITOPS_TEST_KUBECONFIG: kubeconfig, KGITOPS_CLUSTER_BIN: bin, KGITOPS_TEST_RUN: run } = process.env;
   if (!kubeconfig || !bin || !run) return; // the setup failed before the cluster was up
   const res = spawnSync(

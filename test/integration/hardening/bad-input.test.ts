@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTestNamespace, kubectlOk, repoRoot, runPlugin } from '../support/index.js';
 import { baselineObjects, pluginExpect, snapshot, snapshotChanges, tempDir, writeApp, writeDesired } from './support.js';
+import { reportClaims, tally } from '../support/claims.js';
 
 jest.setTimeout(300_000);
 
@@ -67,6 +68,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  reportClaims();
   work?.cleanup();
   if (ns) await kubectlOk(['delete', 'clusterrole', `hardening-${ns}`, '--ignore-not-found']);
 });
@@ -83,7 +85,9 @@ async function expectRefused(c: BadCase): Promise<void> {
     // One clear line, not a stack trace.
     expect(res.stderr).not.toMatch(/\n\s+at /);
     expect(snapshotChanges(before, after)).toEqual([]);
+    tally('bad-input.refusals');
   }
+  tally('bad-input.inputs');
 }
 
 describe('bad manifests', () => {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { applyYaml, createTestNamespace, kubectl, kubectlOk, runPlugin, type RunResult } from '../support/index.js';
 import { configMap, tempDir, writeApp, writeDesired } from './support.js';
+import { reportClaims, tally } from '../support/claims.js';
 
 jest.setTimeout(300_000);
 
@@ -86,7 +87,11 @@ beforeAll(async () => {
   await plantLive();
 });
 
-afterAll(() => work?.cleanup());
+afterAll(() => {
+  tally('secrets.values', Object.keys(planted).length);
+  reportClaims();
+  work?.cleanup();
+});
 
 // -v 9 logs every request and response body: Secret values must be masked there too.
 const MODES: string[][] = [[], ['-o', 'kv'], ['-o', 'env'], ['-o', 'json'], ['-o', 'yaml'], ['-v'], ['-v', '9']];
@@ -100,6 +105,7 @@ async function leaksOf(base: string[], opts: { reset?: boolean } = {}): Promise<
     const res = await runPlugin([...base, ...mode]);
     codes.push(res.code);
     for (const l of leaks(res)) found.push(`${base[0]} ${mode.join(' ') || 'table'}: ${l}`);
+    tally('secrets.runs');
   }
   return { found, codes };
 }

@@ -1,0 +1,34 @@
+// The README's fuzzing counts, read from the property tests themselves: how many properties, and how many cases a
+// run of `npm test` generates (each property's numRuns, fast-check's default 100 when it sets none).
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { RUNS } from './fuzz/arbitraries.js';
+
+const FUZZ = join(process.cwd(), 'test/unit/fuzz');
+const README = readFileSync(join(process.cwd(), 'README.md'), 'utf8');
+
+function claimed(name: string): number | undefined {
+  const m = README.match(new RegExp(`(\\d[\\d,]*)<!-- claim ${name.replace(/\./g, '\\.')} -->`));
+  return m ? Number(m[1]!.replace(/,/g, '')) : undefined;
+}
+
+function fuzzCounts(): { properties: number; cases: number } {
+  let properties = 0;
+  let cases = 0;
+  for (const f of readdirSync(FUZZ).filter((x) => x.endsWith('.fuzz.test.ts'))) {
+    // Each fc.assert(...) call up to the next one: its numRuns, if it sets one.
+    const chunks = readFileSync(join(FUZZ, f), 'utf8').split('fc.assert(').slice(1);
+    for (const chunk of chunks) {
+      properties++;
+      const m = chunk.match(/numRuns: (RUNS\.(\w+)|\d+)/);
+      cases += !m ? 100 : m[2] ? RUNS[m[2] as keyof typeof RUNS] : Number(m[1]);
+    }
+  }
+  return { properties, cases };
+}
+
+test('the README states the number of fuzz properties and cases the property tests define', () => {
+  const { properties, cases } = fuzzCounts();
+  expect(properties).toBeGreaterThan(20);
+  expect({ properties: claimed('fuzz.properties'), cases: claimed('fuzz.cases') }).toEqual({ properties, cases });
+});
