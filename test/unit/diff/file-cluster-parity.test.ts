@@ -1,5 +1,5 @@
 // Every diff fixture triple through file mode (runFileDiff) and cluster mode (liveDiff against the fake gateway holding
-// the same live objects): both read the one comparison, so each object, field, verdict, value and owner must be the same.
+// the same live objects), and status on the same cluster: all read the one comparison, so each object, field, verdict, value and owner must be the same.
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, parseAllDocuments, stringify } from 'yaml';
@@ -9,6 +9,7 @@ import type { ResourceType } from '../../../src/kube/gateway.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import { runFileDiff } from '../../../src/workflows/file-diff.js';
 import { liveDiff } from '../../../src/workflows/live-diff.js';
+import { runStatus } from '../../../src/workflows/status.js';
 import { jqRunner } from '../../../src/diff/jq.js';
 import { renderDiff } from '../../../src/render/diff.js';
 import { renderLiveDiff } from '../../../src/render/live-diff.js';
@@ -50,7 +51,7 @@ afterAll(async () => {
   await (await jqRunner()).close();
 });
 
-describe('file mode and cluster mode give identical verdicts on every diff fixture', () => {
+describe("file mode, cluster mode and status give identical verdicts on every diff fixture", () => {
   it('runs every fixture', () => expect(CASES.length).toBeGreaterThanOrEqual(15));
 
   it.each(CASES)('%s', async (name) => {
@@ -77,7 +78,12 @@ describe('file mode and cluster mode give identical verdicts on every diff fixtu
     writeFileSync(liveFile, live.map((o) => stringify(o)).join('---\n'));
 
     const file = await runFileDiff({ desired: join(desiredDir, 'desired.yaml'), live: liveFile, appFile, fieldManager: 'argocd-controller' });
-    const cluster = await liveDiff({ appFile, desired: desiredDir, serverSide: false }, { io: memoryIo().io, opts, gateway: new FakeGateway({ objects: live, types: typesFor([...live, ...objectsOf(join(dir, 'desired.yaml'))]) }) });
+    const types = typesFor([...live, ...objectsOf(join(dir, 'desired.yaml'))]);
+    const cluster = await liveDiff({ appFile, desired: desiredDir, serverSide: false }, { io: memoryIo().io, opts, gateway: new FakeGateway({ objects: live, types }) });
+    // status reads the same comparison: each resource's sync status and the app's agree with the diff.
+    const status = (await runStatus({ appFile, desired: desiredDir }, { io: memoryIo().io, opts, gateway: new FakeGateway({ objects: live, types }) })).report;
+    expect(status.sync.status).toBe(cluster.sync);
+    expect(status.resources.map((r) => `${r.kind}/${r.name} ${r.status}`).sort()).toEqual(cluster.objects.map((o) => `${o.key.kind}/${o.key.name} ${o.status === 'in-sync' ? 'Synced' : 'OutOfSync'}`).sort());
 
     expect(cluster.sync).toBe(file.report.sync);
     expect(verdicts(cluster.objects)).toEqual(verdicts(file.report.objects));
