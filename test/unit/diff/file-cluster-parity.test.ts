@@ -51,7 +51,7 @@ afterAll(async () => {
   await (await jqRunner()).close();
 });
 
-describe("file mode, cluster mode and status give identical verdicts on every diff fixture", () => {
+describe('file mode, cluster mode and status give identical verdicts on every diff fixture', () => {
   it('runs every fixture', () => expect(CASES.length).toBeGreaterThanOrEqual(15));
 
   it.each(CASES)('%s', async (name) => {
