@@ -1,14 +1,20 @@
 // Containment: is the desired value contained in the live one? Returns every place where it is not.
 import type { JsonValue } from '../model/object.js';
 import { isPlainObject } from '../model/object.js';
+import type { ListRule } from './list-rule.js';
 import { isQuantityPath, quantitiesEqual } from './quantity.js';
 
 /** A path into a JSON value: strings for map keys, numbers for list indices. */
 export type Segment = string | number;
 
-/** One place where desired is not contained in live; `live` is undefined when the field is absent live. */
+/**
+ * One place where desired is not contained in live; `live` is undefined when the field is absent live. `segments`
+ * locate it in the live object (a desired list element a merging list lacks gets an index past the live list's end);
+ * `desiredSegments` in the desired object, only where a merging list puts it at another index.
+ */
 export interface Difference {
   segments: Segment[];
+  desiredSegments?: Segment[];
   desired: JsonValue | undefined;
   live: JsonValue | undefined;
 }
@@ -20,48 +26,100 @@ function isEmptyish(v: JsonValue | undefined): boolean {
 
 /**
  * Every place where `desired` is not contained in `live`: maps recursively (live's extra keys do
- * not count), lists by length and then element by element, scalars by value (quantities by
- * value under resource maps; a number never equals a string otherwise). A desired null, `{}` or
- * `[]` is satisfied by an absent live field.
+ * not count), scalars by value (quantities by value under resource maps; a number never equals a
+ * string otherwise), lists by length and then element by element — except a list `lists` says
+ * merges (a strategic merge patch's `patchStrategy: merge`): there each desired element is matched
+ * with the live one of the same merge key (or, for scalars, the same value) and compared with it,
+ * live elements nobody declares do not count, and the declared elements must keep their order
+ * (the patch's `$setElementOrder`), else the whole list differs. A desired null, `{}` or `[]` is
+ * satisfied by an absent live field.
  */
-export function differences(desired: JsonValue | undefined, live: JsonValue | undefined, base: Segment[] = []): Difference[] {
+export function differences(desired: JsonValue | undefined, live: JsonValue | undefined, base: Segment[] = [], lists?: ListRule): Difference[] {
   const out: Difference[] = [];
-  walk(desired, live, base, out);
+  walk(desired, live, base, base, out, lists);
   return out;
 }
 
-function walk(desired: JsonValue | undefined, live: JsonValue | undefined, at: Segment[], out: Difference[]): void {
+function push(out: Difference[], at: Segment[], dAt: Segment[], desired: JsonValue | undefined, live: JsonValue | undefined): void {
+  out.push(sameSegments(at, dAt) ? { segments: at, desired, live } : { segments: at, desiredSegments: dAt, desired, live });
+}
+
+function sameSegments(a: readonly Segment[], b: readonly Segment[]): boolean {
+  return a.length === b.length && a.every((s, i) => s === b[i]);
+}
+
+/** `at` is the place in live, `dAt` the same place in desired (they differ only below a merging list). */
+function walk(desired: JsonValue | undefined, live: JsonValue | undefined, at: Segment[], dAt: Segment[], out: Difference[], lists: ListRule | undefined): void {
   if (desired === undefined) return;
   if (live === undefined) {
-    if (!isEmptyish(desired)) out.push({ segments: at, desired, live });
+    if (!isEmptyish(desired)) push(out, at, dAt, desired, live);
     return;
   }
   if (isPlainObject(desired)) {
     if (!isPlainObject(live)) {
-      if (!(live === null && Object.keys(desired).length === 0)) out.push({ segments: at, desired, live });
+      if (!(live === null && Object.keys(desired).length === 0)) push(out, at, dAt, desired, live);
       return;
     }
     for (const k of Object.keys(desired)) {
-      walk(desired[k], live[k], [...at, k], out);
+      walk(desired[k], live[k], [...at, k], [...dAt, k], out, lists);
     }
     return;
   }
   if (Array.isArray(desired)) {
     if (!Array.isArray(live)) {
-      if (!(live === null && desired.length === 0)) out.push({ segments: at, desired, live });
+      if (!(live === null && desired.length === 0)) push(out, at, dAt, desired, live);
       return;
     }
+    const merge = lists?.(at);
+    if (merge && mergeWalk(desired, live, merge.key, at, dAt, out, lists)) return;
     if (desired.length !== live.length) {
-      out.push({ segments: at, desired, live });
+      push(out, at, dAt, desired, live);
       return;
     }
-    for (let i = 0; i < desired.length; i++) walk(desired[i], live[i], [...at, i], out);
+    for (let i = 0; i < desired.length; i++) walk(desired[i], live[i], [...at, i], [...dAt, i], out, lists);
     return;
   }
   if (desired === live) return;
   if (desired === null && live === null) return;
   if (isQuantityPath(at) && quantitiesEqual(desired, live)) return;
-  out.push({ segments: at, desired, live });
+  push(out, at, dAt, desired, live);
+}
+
+/** A merge key's value as text (key values are scalars), or undefined when the element has none. */
+function keyText(el: JsonValue | undefined, key: string): string | undefined {
+  if (!isPlainObject(el)) return undefined;
+  const v = el[key];
+  return v === undefined || v === null || typeof v === 'object' ? undefined : JSON.stringify(v);
+}
+
+/**
+ * A merging list (see differences). Returns false, having reported nothing, when the desired list cannot be merged
+ * (an element without its merge key, two with the same one, objects in a list of scalars): it is then compared by index.
+ */
+function mergeWalk(desired: JsonValue[], live: JsonValue[], key: string | undefined, at: Segment[], dAt: Segment[], out: Difference[], lists: ListRule | undefined): boolean {
+  const ident = (el: JsonValue | undefined): string | undefined => (key === undefined ? (el === null || el === undefined || typeof el === 'object' ? undefined : JSON.stringify(el)) : keyText(el, key));
+  const wanted = desired.map(ident);
+  if (wanted.some((w) => w === undefined) || new Set(wanted).size !== wanted.length) return false;
+  const liveIds = live.map(ident);
+  const found = wanted.map((w) => liveIds.indexOf(w));
+  // The declared elements live must be in the declared order: the patch's $setElementOrder would reorder them.
+  const present = found.filter((j) => j >= 0);
+  if (present.some((j, n) => n > 0 && j < present[n - 1]!)) {
+    push(out, at, dAt, desired, live);
+    return true;
+  }
+  if (key === undefined) {
+    // A set of scalars: matched by value, so a missing value is the only difference.
+    if (found.some((j) => j < 0)) push(out, at, dAt, desired, live);
+    return true;
+  }
+  let appended = live.length;
+  desired.forEach((d, i) => {
+    const j = found[i]!;
+    if (j < 0) push(out, [...at, appended++], [...dAt, i], d, undefined);
+    else walk(d, live[j], [...at, j], [...dAt, i], out, lists);
+  });
+  return true;
 }
 
 /** The value at a path, or undefined. */

@@ -9,6 +9,7 @@ import { differences, valueAt, type Difference, type Segment } from './compare.j
 import type { IgnoredField, IgnoredFields } from './ignored-fields.js';
 import { planIgnores, ruleMatches, type IgnoredPath } from './ignore.js';
 import type { JqRunner } from './jq.js';
+import { strategicListRule } from './list-rule.js';
 import { isSecret, lastAppliedData, SecretMasker } from './mask.js';
 import { formatPointer, removePaths } from './pointer.js';
 import { removedFields, removedSinceLastApplied, type RemovedField } from './removed.js';
@@ -117,7 +118,7 @@ export async function diffObjectDetailed(input: DiffInput & { declared?: KubeObj
     nd.status = desired.status as JsonObject;
     if (live.status !== undefined) nl.status = live.status as JsonObject;
   }
-  const raw = differences(nd, nl);
+  const raw = differences(nd, nl, [], strategicListRule(desired.apiVersion, desired.kind));
 
   const warnings: string[] = [];
   let entries: ManagedEntry[] = [];
@@ -146,6 +147,8 @@ export async function diffObjectDetailed(input: DiffInput & { declared?: KubeObj
       real = differences(
         removePaths(nd, plan.desired.map((p) => p.segments)),
         removePaths(nl, plan.live.map((p) => p.segments)),
+        [],
+        strategicListRule(desired.apiVersion, desired.kind),
       );
     }
   }
@@ -153,7 +156,7 @@ export async function diffObjectDetailed(input: DiffInput & { declared?: KubeObj
   const masker = isSecret(desired) ? new SecretMasker(nd.data as JsonObject | undefined, nl.data as JsonObject | undefined, lastAppliedData(live)) : undefined;
   const field = (d: Difference, verdict: FieldDiff['verdict'], rule?: IgnoredPath['rule']): FieldDiff => {
     const lp = fieldPathOf(nl, d.segments, entries);
-    const fp = agreedPath(fieldPathOf(nd, d.segments, entries), lp, d.segments);
+    const fp = agreedPath(fieldPathOf(nd, d.desiredSegments ?? d.segments, entries), lp, d.segments);
     const owners = entries.length > 0 ? ownersOf(live, lp) : [];
     let v = verdict;
     if (v === 'drift' && d.live !== undefined) {

@@ -7,6 +7,7 @@ import { LAST_APPLIED, TRACKING_ID } from '../model/keys.js';
 import type { ManagedEntry } from '../ownership/index.js';
 import { canonicalJson, pathKey, type FieldPath, type PathElement } from '../ownership/path.js';
 import type { Segment } from './compare.js';
+import { strategicListRule } from './list-rule.js';
 
 export interface RemovedField {
   /** The shortest path that the desired object no longer has (a whole list element, not each of its fields). */
@@ -91,7 +92,8 @@ export function removedFields(desired: KubeObject, live: KubeObject, entries: re
  * The three-way rule of client-side apply (kubectl's, and Argo CD's legacy diff), for an object our field manager
  * never applied server-side but that carries a last-applied configuration: a field that configuration declared, the
  * desired object no longer does, and the live object still has, is removed by the next apply, so it is drift. Maps
- * are followed by key, lists of named objects by `name`, lists of scalars by value (other lists are left alone).
+ * are followed by key, lists of objects by their merge key (see list-rule.ts; `name` for lists it does not know),
+ * lists of scalars by value (other lists are left alone).
  * A field another manager than the one that wrote the annotation owns is theirs, never reported.
  */
 export function removedSinceLastApplied(desired: KubeObject, live: KubeObject, entries: readonly ManagedEntry[], fieldManager: string): RemovedField[] {
@@ -112,6 +114,7 @@ export function removedSinceLastApplied(desired: KubeObject, live: KubeObject, e
     if (others.some((o) => o.fields.has(path) || o.fields.hasBelow(path))) return;
     out.push({ path, segments, live: value });
   };
+  const lists = strategicListRule(desired.apiVersion, desired.kind);
   const walk = (l: JsonValue | undefined, d: JsonValue | undefined, lv: JsonValue | undefined, path: FieldPath, segments: Segment[]): void => {
     if (isPlainObject(l)) {
       if (!isPlainObject(lv)) return;
@@ -127,13 +130,15 @@ export function removedSinceLastApplied(desired: KubeObject, live: KubeObject, e
       return;
     }
     if (!Array.isArray(l) || !Array.isArray(d) || !Array.isArray(lv)) return;
-    const named = (list: readonly JsonValue[], name: JsonValue) => list.findIndex((x) => isPlainObject(x) && x.name === name);
+    const key = lists?.(segments)?.key ?? 'name';
+    const keyed = (list: readonly JsonValue[], v: JsonValue) => list.findIndex((x) => isPlainObject(x) && x[key] === v);
     for (const item of l) {
-      if (isPlainObject(item) && typeof item.name === 'string') {
-        const at = named(lv, item.name);
+      const k = isPlainObject(item) ? item[key] : undefined;
+      if (typeof k === 'string' || typeof k === 'number') {
+        const at = keyed(lv, k);
         if (at < 0) continue;
-        const p: FieldPath = [...path, { key: { name: item.name } }];
-        const di = named(d, item.name);
+        const p: FieldPath = [...path, { key: { [key]: k } }];
+        const di = keyed(d, k);
         if (di < 0) report(p, [...segments, at], lv[at] as JsonValue);
         else walk(item, d[di], lv[at], p, [...segments, at]);
       } else if (!isPlainObject(item) && !Array.isArray(item)) {

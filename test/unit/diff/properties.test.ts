@@ -104,8 +104,8 @@ describe('conflict verdicts on lists of another length', () => {
       fieldsV1: { 'f:spec': { 'f:template': { 'f:spec': { 'f:args': {}, 'f:containers': { 'k:{"name":"app"}': { '.': {}, 'f:image': {}, 'f:name': {} } } } } } },
     },
   ];
-  it('a keyed list with one more element is drift (SSA merges by key); an atomic list owned by another manager is a conflict', async () => {
+  it('a declared container absent live is drift by its name (containers merge by key); an atomic list owned by another manager is a conflict', async () => {
     const d = await diffObject({ ...opts, desired: base([{ name: 'app', image: 'a' }, { name: 'sidecar', image: 's' }], ['--x', '--y']), live });
-    expect(d.fields.map((f) => `${f.path} ${f.verdict}`)).toEqual(['spec.template.spec.containers drift', 'spec.template.spec.args conflict']);
+    expect(d.fields.map((f) => `${f.path} ${f.verdict}`)).toEqual(['spec.template.spec.containers[name=sidecar] drift', 'spec.template.spec.args conflict']);
   });
 });

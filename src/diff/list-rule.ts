@@ -1,0 +1,94 @@
+// Which lists merge element by element (pure): the lists Kubernetes' own kinds declare with `patchStrategy: merge`
+// (k8s.io/api struct tags), which a strategic merge patch — Argo CD's legacy diff, kubectl apply — matches by their
+// merge key and leaves live-only elements in. A built-in table of the common ones (pod specs, Service ports,
+// webhooks, metadata); every other list, and every list of a custom resource (a JSON merge patch), is atomic.
+import type { Segment } from './compare.js';
+
+/** A list that merges: elements are matched by `key` (a list of objects) or by value (`key` absent: scalars). */
+export interface MergeList {
+  key?: string;
+}
+
+/** Where a list sits (segments from the object's root, indices included) → how it merges; undefined: atomic. */
+export type ListRule = (at: readonly Segment[]) => MergeList | undefined;
+
+type Pattern = readonly (string | '*')[];
+
+const CONTAINER_LISTS: Record<string, string> = { env: 'name', ports: 'containerPort', volumeMounts: 'mountPath', volumeDevices: 'devicePath' };
+const POD_SPEC_LISTS: Record<string, string> = {
+  containers: 'name',
+  initContainers: 'name',
+  ephemeralContainers: 'name',
+  volumes: 'name',
+  imagePullSecrets: 'name',
+  hostAliases: 'ip',
+  topologySpreadConstraints: 'topologyKey',
+  schedulingGates: 'name',
+  resourceClaims: 'name',
+};
+
+function podSpecLists(root: Pattern): [Pattern, MergeList][] {
+  const out: [Pattern, MergeList][] = Object.entries(POD_SPEC_LISTS).map(([f, key]) => [[...root, f], { key }]);
+  for (const c of ['containers', 'initContainers', 'ephemeralContainers']) {
+    for (const [f, key] of Object.entries(CONTAINER_LISTS)) out.push([[...root, c, '*', f], { key }]);
+  }
+  return out;
+}
+
+const TEMPLATE: Pattern = ['spec', 'template', 'spec'];
+/** Pod specs by `group/Kind` (any version). */
+const POD_SPEC_ROOTS: Record<string, Pattern> = {
+  '/Pod': ['spec'],
+  '/PodTemplate': ['template', 'spec'],
+  '/ReplicationController': TEMPLATE,
+  'apps/Deployment': TEMPLATE,
+  'apps/ReplicaSet': TEMPLATE,
+  'apps/StatefulSet': TEMPLATE,
+  'apps/DaemonSet': TEMPLATE,
+  'extensions/Deployment': TEMPLATE,
+  'extensions/ReplicaSet': TEMPLATE,
+  'extensions/DaemonSet': TEMPLATE,
+  'batch/Job': TEMPLATE,
+  'batch/CronJob': ['spec', 'jobTemplate', 'spec', 'template', 'spec'],
+};
+
+const OTHER_LISTS: Record<string, [Pattern, MergeList][]> = {
+  '/Service': [[['spec', 'ports'], { key: 'port' }]],
+  '/ServiceAccount': [[['secrets'], { key: 'name' }]],
+  'admissionregistration.k8s.io/MutatingWebhookConfiguration': [
+    [['webhooks'], { key: 'name' }],
+    [['webhooks', '*', 'matchConditions'], { key: 'name' }],
+  ],
+  'admissionregistration.k8s.io/ValidatingWebhookConfiguration': [
+    [['webhooks'], { key: 'name' }],
+    [['webhooks', '*', 'matchConditions'], { key: 'name' }],
+  ],
+};
+
+/** Every object of a built-in kind has ObjectMeta, whose finalizers and ownerReferences merge. */
+const METADATA_LISTS: [Pattern, MergeList][] = [
+  [['metadata', 'finalizers'], {}],
+  [['metadata', 'ownerReferences'], { key: 'uid' }],
+];
+
+/** Kubernetes' own API groups (strategic merge patch); a group with a dot not ending in `.k8s.io` is a custom resource's. */
+function builtInGroup(group: string): boolean {
+  return group === '' || !group.includes('.') || group.endsWith('.k8s.io');
+}
+
+function matches(p: Pattern, at: readonly Segment[]): boolean {
+  return p.length === at.length && p.every((s, i) => (s === '*' ? typeof at[i] === 'number' : s === at[i]));
+}
+
+/**
+ * The merging lists of one kind, or undefined for a custom resource (its lists are all atomic, as a JSON merge
+ * patch replaces them whole).
+ */
+export function strategicListRule(apiVersion: string, kind: string): ListRule | undefined {
+  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+  if (!builtInGroup(group)) return undefined;
+  const gk = `${group}/${kind}`;
+  const root = POD_SPEC_ROOTS[gk];
+  const table = [...METADATA_LISTS, ...(root ? podSpecLists(root) : []), ...(OTHER_LISTS[gk] ?? [])];
+  return (at) => table.find(([p]) => matches(p, at))?.[1];
+}

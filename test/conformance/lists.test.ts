@@ -1,0 +1,95 @@
+// How lists are compared, through Argo CD's own controller and through kubectl-gitops: after a sync (Argo CD's
+// default client-side one, whose object carries a last-applied configuration, and kubectl-gitops's server-side
+// one, whose object carries none), a sidecar, an env var and a port added by hand leave both Synced (those lists
+// merge by key); an argument added to `args` (an atomic list) makes both OutOfSync.
+import { randomBytes } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+import { GitFixture } from '../unit/source/git-fixture.js';
+import { createTestNamespace, deleteNamespace, kubectlOk, runPlugin } from '../integration/support/index.js';
+import { applyApplication, application, argoSync, bothVerdicts, differences, rolledOut } from './support/argocd.js';
+import { expectedDifferences } from './support/known-differences.js';
+
+const T = 240_000;
+
+const deployment = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+        - name: web
+          image: nginx:1.27
+          args: [--a]
+          env: [{name: MODE, value: conformance}]
+          ports: [{containerPort: 80}]
+`;
+
+const patch = (ns: string, body: object) => kubectlOk(['patch', 'deployment', 'web', '-n', ns, '--type=strategic', '-p', JSON.stringify(body)]);
+const containers = (list: object[]) => ({ spec: { template: { spec: { containers: list } } } });
+
+describe('lists through Argo CD and through kubectl-gitops', () => {
+  const id = randomBytes(3).toString('hex');
+  const clientApp = `lists-c-${id}`;
+  const ourApp = `lists-k-${id}`;
+  let fx: GitFixture;
+  let nsClient: string;
+  let nsOurs: string;
+
+  const compare = async (app: string, ns: string, step: string) => {
+    await rolledOut('web', ns);
+    const { argo, ours } = await bothVerdicts(app);
+    expect(differences(argo, ours, ns).sort()).toEqual(expectedDifferences(step));
+    return { argo, ours };
+  };
+
+  beforeAll(async () => {
+    fx = new GitFixture();
+    fx.write('app/deployment.yaml', deployment);
+    fx.commit('app');
+    const repoURL = pathToFileURL(fx.repo).href;
+    nsClient = await createTestNamespace('conf-lists-c');
+    nsOurs = await createTestNamespace('conf-lists-k');
+    await applyApplication(application({ name: clientApp, repoURL, path: 'app', namespace: nsClient }));
+    await applyApplication(application({ name: ourApp, repoURL, path: 'app', namespace: nsOurs }));
+  }, T);
+
+  afterAll(async () => {
+    fx?.cleanup();
+    if (nsClient) await deleteNamespace(nsClient);
+    if (nsOurs) await deleteNamespace(nsOurs);
+  }, T);
+
+  it('after each sync: both Synced', async () => {
+    expect((await argoSync(clientApp)).status?.operationState?.phase).toBe('Succeeded');
+    expect((await runPlugin(['sync', ourApp, '--app-namespace', 'argocd', '--no-record', '-o', 'kv'])).code).toBe(0);
+    for (const [app, ns] of [[clientApp, nsClient], [ourApp, nsOurs]] as const) {
+      const { argo } = await compare(app, ns, 'lists/after-sync');
+      expect(argo.sync).toBe('Synced');
+    }
+  }, T);
+
+  it('a sidecar, an env var and a port added by hand: both Synced, with and without a last-applied configuration', async () => {
+    for (const [app, ns] of [[clientApp, nsClient], [ourApp, nsOurs]] as const) {
+      await patch(ns, containers([{ name: 'proxy', image: 'envoy:1' }]));
+      await kubectlOk(['set', 'env', 'deployment/web', '-n', ns, '-c', 'web', 'DEBUG=1']);
+      await patch(ns, containers([{ name: 'web', ports: [{ containerPort: 9090 }] }]));
+      const { argo, ours } = await compare(app, ns, 'lists/after-hand-additions');
+      expect([argo.sync, ours.sync]).toEqual(['Synced', 'Synced']);
+    }
+  }, T);
+
+  it('an argument added to args (an atomic list): both OutOfSync on the Deployment', async () => {
+    for (const [app, ns] of [[clientApp, nsClient], [ourApp, nsOurs]] as const) {
+      await patch(ns, containers([{ name: 'web', args: ['--a', '--b'] }]));
+      const { argo } = await compare(app, ns, 'lists/after-args');
+      expect(argo.resources[`apps/Deployment/${ns}/web`]?.status).toBe('OutOfSync');
+    }
+  }, T);
+});
