@@ -141,22 +141,22 @@ export async function diffObjectDetailed(input: DiffInput & { declared?: KubeObj
 
   let real: Difference[] = raw;
   let ignored: IgnoredPath[] = [];
+  // The objects with the ignored fields taken out: `real`'s segments point into these.
+  let ndReal = nd;
+  let nlReal = nl;
   if (plan) {
     ignored = [...plan.desired, ...plan.live];
     if (ignored.length > 0) {
-      real = differences(
-        removePaths(nd, plan.desired.map((p) => p.segments)),
-        removePaths(nl, plan.live.map((p) => p.segments)),
-        [],
-        strategicListRule(desired.apiVersion, desired.kind),
-      );
+      ndReal = removePaths(nd, plan.desired.map((p) => p.segments));
+      nlReal = removePaths(nl, plan.live.map((p) => p.segments));
+      real = differences(ndReal, nlReal, [], strategicListRule(desired.apiVersion, desired.kind));
     }
   }
 
   const masker = isSecret(desired) ? new SecretMasker(nd.data as JsonObject | undefined, nl.data as JsonObject | undefined, lastAppliedData(live)) : undefined;
-  const field = (d: Difference, verdict: FieldDiff['verdict'], rule?: IgnoredPath['rule']): FieldDiff => {
-    const lp = fieldPathOf(nl, d.segments, entries);
-    const fp = agreedPath(fieldPathOf(nd, d.desiredSegments ?? d.segments, entries), lp, d.segments);
+  const field = (d: Difference, verdict: FieldDiff['verdict'], rule?: IgnoredPath['rule'], sides: { nd: JsonObject; nl: JsonObject } = { nd, nl }): FieldDiff => {
+    const lp = fieldPathOf(sides.nl, d.segments, entries);
+    const fp = agreedPath(fieldPathOf(sides.nd, d.desiredSegments ?? d.segments, entries), lp, d.segments);
     const owners = entries.length > 0 ? ownersOf(live, lp) : [];
     let v = verdict;
     if (v === 'drift' && d.live !== undefined) {
@@ -180,15 +180,20 @@ export async function diffObjectDetailed(input: DiffInput & { declared?: KubeObj
     };
   };
 
+  // A difference before and after the ignore rules is the same field when it has the same name (list elements by key):
+  // indices shift when a rule takes out a whole element.
+  const nameIn = (obj: JsonObject, d: Difference): string => renderPath(fieldPathOf(obj, d.segments, entries));
+  const realNames = new Set(real === raw ? [] : real.map((r) => nameIn(nlReal, r)));
+  const rawNames = new Set(real === raw ? [] : raw.map((r) => nameIn(nl, r)));
   const fields: FieldDiff[] = [];
   for (const d of raw) {
-    if (real !== raw && !real.some((r) => sameSegments(r.segments, d.segments))) {
+    if (real !== raw && !realNames.has(nameIn(nl, d))) {
       const hit = ignored.find((p) => related(p.segments, d.segments)) ?? ignored[0]!;
       fields.push(field(d, 'ignored', hit.rule));
     } else fields.push(field(d, 'drift'));
   }
   if (real !== raw) {
-    for (const d of real) if (!raw.some((r) => sameSegments(r.segments, d.segments))) fields.push(field(d, 'drift'));
+    for (const d of real) if (!rawNames.has(nameIn(nlReal, d))) fields.push(field(d, 'drift', undefined, { nd: ndReal, nl: nlReal }));
   }
   for (const r of removed) {
     const lv = masker ? masker.maskAt(r.segments, r.live) : r.live;
