@@ -1,7 +1,8 @@
 // Counts the README states, as the suites count them: a suite tallies each check that passed, prints the totals
 // after its tests (`[claims] bad-input.inputs=22`) and appends them to the run's claims file; the global teardown
-// compares them with the README's `N<!-- claim NAME -->` marks and fails the run when one differs.
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+// (global-teardown.ts: it cannot import this file) compares them with the README's `N<!-- claim NAME -->` marks and
+// fails the run when one differs.
+import { appendFileSync } from 'node:fs';
 
 const tallies = new Map<string, number>();
 
@@ -17,29 +18,4 @@ export function reportClaims(): void {
     process.stderr.write(`[claims] ${name}=${value}\n`);
     if (file) appendFileSync(file, `${JSON.stringify({ name, value })}\n`);
   }
-}
-
-/** The `N<!-- claim NAME -->` marks of a README text: name → the number written before the mark. */
-export function readmeClaims(text: string): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const m of text.matchAll(/(\d[\d,]*)<!-- claim ([\w.-]+) -->/g)) out.set(m[2]!, Number(m[1]!.replace(/,/g, '')));
-  return out;
-}
-
-/** What differs between the recorded counts and the README (empty when they agree, or nothing was recorded). */
-export function claimMismatches(claimsFile: string, readme: string): string[] {
-  if (!existsSync(claimsFile)) return [];
-  const recorded = new Map<string, number>();
-  for (const line of readFileSync(claimsFile, 'utf8').split('\n').filter(Boolean)) {
-    const { name, value } = JSON.parse(line) as { name: string; value: number };
-    recorded.set(name, (recorded.get(name) ?? 0) + value);
-  }
-  const marks = readmeClaims(readme);
-  const out: string[] = [];
-  for (const [name, value] of recorded) {
-    const said = marks.get(name);
-    if (said === undefined) out.push(`${name}: the tests counted ${value}; README.md has no \`${value}<!-- claim ${name} -->\` mark`);
-    else if (said !== value) out.push(`${name}: README.md says ${said}, the tests counted ${value}`);
-  }
-  return out;
 }
