@@ -342,7 +342,16 @@ class ClientGateway implements KubeGateway {
         if (r.stream && status < 300) r.stream(c);
         else body += c;
       });
-      req.on('end', () => settle(() => resolve({ status, body, headers })));
+      req.on('end', () => {
+        // Node also ends the readable side of a stream whose session went away (a cut connection, a GOAWAY with an
+        // error), with the stream's code set to CANCEL: that is no answer, or only part of one, whatever came before.
+        const code = req.rstCode ?? http2.constants.NGHTTP2_NO_ERROR;
+        if (status === 0 || code !== http2.constants.NGHTTP2_NO_ERROR) {
+          settle(() => reject(Object.assign(new Error(`the HTTP/2 stream was closed (code ${code}) before the response ended`), { code: 'ERR_HTTP2_STREAM_CANCEL' })));
+          return;
+        }
+        settle(() => resolve({ status, body, headers }));
+      });
       req.on('error', (e) => settle(() => reject(e)));
       // A stream reset without an error event (e.g. the session went away): no complete answer.
       req.on('close', () => settle(() => reject(Object.assign(new Error('the HTTP/2 stream closed before the response ended'), { code: 'ERR_HTTP2_STREAM_CLOSED' }))));

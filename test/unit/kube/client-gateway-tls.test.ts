@@ -136,6 +136,108 @@ describe('over HTTP/2', () => {
   });
 });
 
+/** What an HTTP/2 server does with one request, in the middle of it. */
+type H2Fault = 'cut' | 'cut-mid-body' | 'reset' | 'reset-mid-body' | 'goaway-refused' | 'goaway-mid-body';
+
+/** An HTTP/2-only server that meets its first requests with `faults` (one each, in order) and answers the rest. */
+async function faultyH2Server(faults: H2Fault[]) {
+  const server = http2.createSecureServer({ cert, key });
+  const sockets = new Set<TLSSocket>();
+  let connections = 0;
+  let requests = 0;
+  server.on('secureConnection', (sock: TLSSocket) => {
+    connections++;
+    sockets.add(sock);
+    sock.on('close', () => sockets.delete(sock));
+  });
+  server.on('sessionError', () => undefined);
+  server.on('stream', (stream) => {
+    stream.on('error', () => undefined);
+    requests++;
+    const fault = faults.shift();
+    const full = JSON.stringify(cmList(['a']));
+    const cut = () => {
+      const port = stream.session?.socket.remotePort;
+      for (const s of sockets) if (s.remotePort === port) s.destroy();
+    };
+    const halfBody = () => {
+      stream.respond({ ':status': 200, 'content-type': 'application/json' });
+      stream.write(full.slice(0, 20));
+    };
+    if (fault === 'cut') cut();
+    else if (fault === 'reset') stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
+    else if (fault === 'goaway-refused') {
+      // The last stream processed is 0: this one was not, and the client must send it again elsewhere.
+      stream.session?.goaway(http2.constants.NGHTTP2_NO_ERROR, 0);
+      stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
+    } else if (fault === 'cut-mid-body') {
+      halfBody();
+      setTimeout(cut, 20);
+    } else if (fault === 'reset-mid-body') {
+      // close() would end the stream first and reset it after; destroy() resets it where it stands.
+      halfBody();
+      setTimeout(() => stream.destroy(new Error('handler failed')), 20);
+    } else if (fault === 'goaway-mid-body') {
+      // A GOAWAY with an error code ends the session at once, this stream with it.
+      halfBody();
+      setTimeout(() => stream.session?.destroy(undefined, http2.constants.NGHTTP2_INTERNAL_ERROR), 20);
+    } else {
+      stream.respond({ ':status': 200, 'content-type': 'application/json' });
+      stream.end(full);
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `https://127.0.0.1:${port}`,
+    connections: () => connections,
+    requests: () => requests,
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
+  };
+}
+
+describe('over HTTP/2, a request whose stream or connection fails before the answer is complete is sent again', () => {
+  it.each<[H2Fault, number]>([
+    ['cut', 2],
+    ['cut-mid-body', 2],
+    ['reset', 1],
+    ['reset-mid-body', 1],
+    ['goaway-refused', 2],
+    ['goaway-mid-body', 2],
+  ])('%s: the retry gets the whole answer (on %i connection(s))', async (fault, connections) => {
+    const srv = await faultyH2Server([fault]);
+    const gw = await createClientGateway({ connection: connection(srv.url), requestTimeoutMs: 5000, backoffMs: 5 });
+    try {
+      const list = await gw.list(CM, { namespace: 'shop' });
+      expect(list.items.map((i) => i.metadata.name)).toEqual(['a']);
+      expect(srv.requests()).toBe(2);
+      expect(srv.connections()).toBe(connections);
+      expect(gw.stats()).toEqual({ requests: 2, retries: 1 });
+    } finally {
+      gw.close();
+      await srv.close();
+    }
+  });
+
+  it('a request that is never answered whole fails after the retries, naming the connection failure (not "HTTP error (0)")', async () => {
+    const srv = await faultyH2Server(['cut', 'cut', 'cut', 'cut', 'cut']);
+    const gw = await createClientGateway({ connection: connection(srv.url), requestTimeoutMs: 5000, backoffMs: 5 });
+    try {
+      const err = await gw.list(CM, { namespace: 'shop' }).then(() => undefined, (e: unknown) => e as Error);
+      expect(err?.message).toMatch(/^listing configmaps in namespace shop: request to https:\/\/127\.0\.0\.1:\d+ failed: /);
+      expect(err?.message).not.toMatch(/HTTP error/);
+      expect(srv.requests()).toBe(5);
+    } finally {
+      gw.close();
+      await srv.close();
+    }
+  });
+});
+
 describe('over HTTP/1.1 when the server does not offer HTTP/2', () => {
   it('falls back after the ALPN answer and still works (credentials, retries)', async () => {
     let fail = 1;
