@@ -34,6 +34,11 @@ export type Fault =
    */
   | { kind: 'goaway' }
   | { kind: 'delay'; ms: number }
+  /**
+   * Forward and stream the answer, then `afterMs` after its headers break it off where it stands (for a watch, whose
+   * answer does not end): over HTTP/2 RST_STREAM (INTERNAL_ERROR) on its stream, over HTTP/1.1 a cut.
+   */
+  | { kind: 'reset-during'; afterMs: number }
   /** Forward, then stop the proxy (the API server "goes away" right after this request). */
   | { kind: 'stop-after' };
 
@@ -55,7 +60,7 @@ export interface LogEntry extends ProxiedRequest {
   contentType?: string;
   /** The request body for writes (not for GETs). */
   body?: string;
-  /** `forwarded 200`, `429`, `cut`, `reset`, `goaway 200`, `cut-after 200`, `delayed 300ms 200`, `refused: stopping`... */
+  /** `forwarded 200`, `429`, `cut`, `reset`, `goaway 200`, `cut-after 200`, `reset-during 200`, `delayed 300ms 200`, `refused: stopping`... */
   outcome: string;
 }
 
@@ -322,6 +327,15 @@ export class FaultProxy {
       }
       (res as ServerResponse).writeHead(ur.statusCode ?? 502, out);
       ur.pipe(res);
+      if (fault?.kind === 'reset-during') {
+        const timer = setTimeout(() => {
+          // close() would end the stream cleanly before resetting it; destroy() resets it mid-answer.
+          if (isH2(req)) req.stream.destroy(new Error('injected reset'));
+          else this.cutConnection(req);
+          up.destroy();
+        }, fault.afterMs);
+        res.on('close', () => clearTimeout(timer));
+      }
     });
     up.on('error', (err) => {
       entry.outcome = `upstream error ${err.message}`;

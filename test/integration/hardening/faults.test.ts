@@ -1,6 +1,7 @@
 // Faults between the tool and the API server, injected by our own TLS proxy, over HTTP/2 (the default, when the server offers it) and over HTTP/1.1 (what a client gets from a server or proxy without HTTP/2): 429 with Retry-After, 503, cut connections, reset streams, GOAWAY, delays, the server gone mid-sync and mid-prune; and two syncs of one app at once.
+import { spawn } from 'node:child_process';
 import { jest } from '@jest/globals';
-import { createTestNamespace, kubeconfigPath, kubectlOk, pluginPath, run, runPlugin, type RunResult } from '../support/index.js';
+import { childEnv, createTestNamespace, kubeconfigPath, kubectlOk, pluginPath, run, runPlugin, waitFor, type RunResult } from '../support/index.js';
 import { FaultProxy, type ProxiedRequest, type Protocol } from './fault-proxy.js';
 import { configMap, snapshot, snapshotChanges, tempDir, writeApp, writeDesired } from './support.js';
 import type { KubeObject } from '../../../src/model/object.js';
@@ -10,6 +11,7 @@ jest.setTimeout(300_000);
 const isGet = (r: ProxiedRequest) => r.method === 'GET';
 const isRealPatch = (r: ProxiedRequest) => r.method === 'PATCH' && !r.url.includes('dryRun=');
 const isRealDelete = (r: ProxiedRequest) => r.method === 'DELETE';
+const isWatch = (r: ProxiedRequest) => r.method === 'GET' && /[?&]watch=1(&|$)/.test(r.url);
 const WAVE = 'argocd.argoproj.io/sync-wave';
 
 /** The status JSON without the context it was reached through (the proxy's kubeconfig context differs, the cluster does not). */
@@ -311,6 +313,52 @@ describe.each<Protocol>(['http/1.1', 'h2'])('over %s', (protocol) => {
       expect(res.stderr).toMatch(/waiting: cluster error, retrying: .*cannot reach the API server/);
       expect(res.code).toBe(0);
       expect(res.ms).toBeGreaterThanOrEqual(4000);
+    });
+  });
+
+  describe('sync --watch while its watch stream is reset', () => {
+    it('reports the reset, resumes the watch, and still heals a drift made after it; SIGINT exits 0', async () => {
+      const app = writeApp(work.dir, { name: `watch-${ns}`, destinationNamespace: ns, prune: true, selfHeal: true });
+      const desired = writeDesired(work.dir, 'watch-d', [configMap('wh1', { k: 'declared' })]);
+      proxy.setRules([{ when: isWatch, fault: { kind: 'reset-during', afterMs: 1500 }, times: 1 }]);
+      // A 10-minute poll interval: only the watch can bring the drift to its attention within the test.
+      const child = spawn(pluginPath, ['sync', '-f', app, '--desired', desired, '--watch', '--interval', '10m', '-o', 'json', '--kubeconfig', proxyKubeconfig], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      const lines: { action: string; result?: string; object?: string; message?: string }[] = [];
+      let stderr = '';
+      let buf = '';
+      child.stdout.setEncoding('utf8').on('data', (c: string) => {
+        buf += c;
+        for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+          if (buf.slice(0, nl).trim()) lines.push(JSON.parse(buf.slice(0, nl)) as (typeof lines)[number]);
+          buf = buf.slice(nl + 1);
+        }
+      });
+      child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+      const seen = (what: string) => `${what}\nstdout:\n${lines.map((l) => JSON.stringify(l)).join('\n')}\nstderr:\n${stderr}\nproxy:\n${proxy.log.map((e) => `${e.method} ${e.url} ${e.outcome}`).join('\n')}`;
+      let code: number | null;
+      try {
+        const reconnect = await waitFor(() => lines.find((l) => l.action === 'reconnect'), { what: seen('the reconnect line'), timeoutMs: 60_000, intervalMs: 100 });
+        expect(reconnect.result).toBe('retrying');
+        // The watch was resumed: a watch sent after the reset was answered.
+        await waitFor(() => proxy.log.slice(proxy.log.findIndex((e) => e.outcome.startsWith('reset-during')) + 1).some((e) => isWatch(e) && e.outcome === 'forwarded 200'), {
+          what: seen('the resumed watch'),
+          timeoutMs: 30_000,
+          intervalMs: 100,
+        });
+        const mark = lines.length;
+        await kubectlOk(['patch', 'configmap', 'wh1', '-n', ns, '--type', 'merge', '-p', '{"data":{"k":"drifted"}}']);
+        await waitFor(async () => JSON.stringify(await dataOf('wh1')) === JSON.stringify({ k: 'declared' }), { what: seen('the drift healed'), timeoutMs: 60_000, intervalMs: 200 });
+        await waitFor(() => lines.slice(mark).find((l) => l.action === 'heal' && l.object === 'ConfigMap/wh1'), { what: seen('the heal line'), timeoutMs: 10_000, intervalMs: 100 });
+      } finally {
+        child.kill('SIGINT');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+        code = await exited;
+        clearTimeout(timer);
+      }
+      expect(code).toBe(0);
+      expect(proxy.log.filter((e) => e.outcome.startsWith('reset-during '))).toHaveLength(1);
+      expect([...new Set(proxy.log.map((e) => e.protocol))]).toEqual([protocol]);
     });
   });
 
