@@ -198,6 +198,21 @@ describe.each<Protocol>(['http/1.1', 'h2'])('over %s', (protocol) => {
       expect(proxy.log.filter((e) => isRealPatch(e)).map((e) => e.outcome)).toEqual([protocol === 'h2' ? 'reset' : 'cut', 'forwarded 200']);
     });
 
+    it('a GOAWAY with the first dry-run apply (over HTTP/1.1 "Connection: close"): the applies go on another connection, the sync succeeds', async () => {
+      const app = await appWith('wgoaway', [configMap('g1'), configMap('g2')]);
+      const isDryRunPatch = (r: ProxiedRequest) => r.method === 'PATCH' && r.url.includes('dryRun=All');
+      proxy.setRules([{ when: isDryRunPatch, fault: { kind: 'goaway' }, times: 1 }]);
+      const res = await viaProxy(['sync', '-f', app, '--desired', writeDesired(work.dir, 'wgoaway-d', [configMap('g1', { k: 'one' }), configMap('g2', { k: 'two' }), configMap('g3')]), '-o', 'json']);
+      expect(res.code).toBe(0);
+      expect({ g1: await dataOf('g1'), g2: await dataOf('g2'), g3: await dataOf('g3') }).toEqual({ g1: { k: 'one' }, g2: { k: 'two' }, g3: { k: 'v' } });
+      const closing = proxy.log.filter((e) => e.outcome.startsWith('goaway '));
+      expect(closing.map((e) => e.outcome)).toEqual([expect.stringMatching(/^goaway 20[01]$/)]);
+      // The connection was closed after the dry run (requests it had already taken were answered on it): every real apply went on another.
+      const applies = proxy.log.filter(isRealPatch);
+      expect(applies.map((e) => e.outcome).sort()).toEqual(['forwarded 200', 'forwarded 200', 'forwarded 201']);
+      expect(applies.filter((e) => e.connection === closing[0]!.connection)).toEqual([]);
+    });
+
     it('an apply answered 503 is retried (server-side apply is idempotent) and the sync succeeds', async () => {
       const app = await appWith('w503', [configMap('w1')]);
       proxy.setRules([{ when: isRealPatch, fault: { kind: 'status', status: 503 }, times: 1 }]);
