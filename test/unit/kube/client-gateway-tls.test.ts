@@ -2,7 +2,7 @@
 // when it does not, with the same retries, timeouts, headers and error mapping on both.
 import http2 from 'node:http2';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
@@ -41,7 +41,8 @@ async function tlsServer(kind: 'h2' | 'http1', reply: Reply) {
         (res as import('node:http').ServerResponse).writeHead(r.status, { 'content-type': 'application/json', ...(r.headers ?? {}) });
         res.end(JSON.stringify(r.body));
       };
-      if (r.delayMs) setTimeout(send, r.delayMs);
+      // A held answer does not keep the test process alive once its client is gone.
+      if (r.delayMs) setTimeout(send, r.delayMs).unref();
       else send();
     });
   };
@@ -231,6 +232,77 @@ describe('over HTTP/2, a request whose stream or connection fails before the ans
       expect(err?.message).toMatch(/^listing configmaps in namespace shop: request to https:\/\/127\.0\.0\.1:\d+ failed: /);
       expect(err?.message).not.toMatch(/HTTP error/);
       expect(srv.requests()).toBe(5);
+    } finally {
+      gw.close();
+      await srv.close();
+    }
+  });
+});
+
+/** A TCP relay in front of `target` whose connections can be frozen: bytes stop flowing both ways, nothing is closed. */
+async function freezableRelay(target: string) {
+  const { port: targetPort } = new URL(target);
+  const pairs: { frozen: boolean }[] = [];
+  const relay = net.createServer((client) => {
+    const pair = { frozen: false };
+    pairs.push(pair);
+    const upstream = net.connect(Number(targetPort), '127.0.0.1');
+    client.on('data', (b) => void (pair.frozen || upstream.write(b)));
+    upstream.on('data', (b) => void (pair.frozen || client.write(b)));
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('close', end);
+    upstream.on('close', end);
+    client.on('error', end);
+    upstream.on('error', end);
+  });
+  await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
+  return {
+    url: `https://127.0.0.1:${(relay.address() as AddressInfo).port}`,
+    connections: () => pairs.length,
+    /** The network drops every connection made so far, silently (new ones get through). */
+    freeze: () => pairs.forEach((p) => (p.frozen = true)),
+    close: () =>
+      new Promise<void>((r) => {
+        (relay as { closeAllConnections?: () => void }).closeAllConnections?.();
+        relay.close(() => r());
+      }),
+  };
+}
+
+describe('over HTTP/2, a connection that goes silent under a request', () => {
+  it('is found out by an unanswered PING and the request is sent again on a new one (no --request-timeout needed)', async () => {
+    let held = 0;
+    const srv = await tlsServer('h2', (req) => (req.path.includes('/hold') && held++ === 0 ? { status: 200, body: cmList(['late']), delayMs: 60_000 } : { status: 200, body: { kind: 'ConfigMap', metadata: { name: 'hold' } } }));
+    const relay = await freezableRelay(srv.url);
+    const gw = await createClientGateway({ connection: connection(relay.url), requestTimeoutMs: 0, backoffMs: 5, ping: { everyMs: 200, timeoutMs: 300 } });
+    try {
+      const started = Date.now();
+      const pending = gw.get(CM, 'shop', 'hold');
+      await new Promise((r) => setTimeout(r, 300));
+      relay.freeze();
+      const obj = await pending;
+      expect(obj?.metadata.name).toBe('hold');
+      expect(relay.connections()).toBe(2);
+      expect(gw.stats()).toEqual({ requests: 2, retries: 1 });
+      // Found out by the check (a PING within 200 ms, 300 ms for its answer), not by the server's 60 s.
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      gw.close();
+      await relay.close();
+      await srv.close();
+    }
+  });
+
+  it('is left alone while it answers PINGs, however long the server takes to answer', async () => {
+    const srv = await tlsServer('h2', () => ({ status: 200, body: { kind: 'ConfigMap', metadata: { name: 'slow' } }, delayMs: 1500 }));
+    const gw = await createClientGateway({ connection: connection(srv.url), requestTimeoutMs: 0, backoffMs: 5, ping: { everyMs: 100, timeoutMs: 300 } });
+    try {
+      expect((await gw.get(CM, 'shop', 'slow'))?.metadata.name).toBe('slow');
+      expect(srv.connections()).toBe(1);
+      expect(gw.stats()).toEqual({ requests: 1, retries: 0 });
     } finally {
       gw.close();
       await srv.close();
