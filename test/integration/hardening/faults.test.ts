@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import { jest } from '@jest/globals';
 import { childEnv, createTestNamespace, kubeconfigPath, kubectlOk, pluginPath, run, runPlugin, waitFor, type RunResult } from '../support/index.js';
+import { reportClaims, tally } from '../support/claims.js';
 import { FaultProxy, type ProxiedRequest, type Protocol } from './fault-proxy.js';
 import { configMap, snapshot, snapshotChanges, tempDir, writeApp, writeDesired } from './support.js';
 import type { KubeObject } from '../../../src/model/object.js';
@@ -41,6 +42,11 @@ async function appWithBaseline(dir: string, ns: string, name: string, objects: K
 /** uid and resourceVersion of the objects no app owns in `ns` (and the namespace): none may change. */
 const outsidersOf = async (ns: string) => new Map([...(await snapshot(ns)).entries()].filter(([k]) => k.includes('/outsider-') || k.startsWith('Namespace/')));
 
+/** The README's counts of plugin runs through the proxy whose every request used the protocol (support/claims.ts). */
+const claimOf = (p: Protocol) => (p === 'h2' ? 'faults.h2-runs' : 'faults.http1-runs');
+
+afterAll(() => reportClaims());
+
 // Every fault scenario, once per protocol the proxy settles on with the plugin (which always offers h2 and http/1.1):
 // `http/1.1` is a proxy without HTTP/2 (the plugin falls back), `h2` is the plugin's default path.
 describe.each<Protocol>(['http/1.1', 'h2'])('over %s', (protocol) => {
@@ -64,6 +70,7 @@ describe.each<Protocol>(['http/1.1', 'h2'])('over %s', (protocol) => {
     const seen = proxy.log.slice(from);
     expect(seen.length).toBeGreaterThan(0);
     expect([...new Set(seen.map((e) => e.protocol))]).toEqual([protocol]);
+    tally(claimOf(protocol));
     return { ...res, ms };
   }
 
@@ -385,6 +392,7 @@ describe.each<Protocol>(['http/1.1', 'h2'])('over %s', (protocol) => {
       expect(code).toBe(0);
       expect(proxy.log.filter((e) => e.outcome.startsWith('reset-during '))).toHaveLength(1);
       expect([...new Set(proxy.log.map((e) => e.protocol))]).toEqual([protocol]);
+      tally(claimOf(protocol));
     });
   });
 
