@@ -10,7 +10,7 @@ import http from 'node:http';
 import https from 'node:https';
 import http2 from 'node:http2';
 import { tlsConnectOptions, type ClusterConnection } from './auth.js';
-import { H2Sessions, TimeoutError, formatMs, type Phase } from './h2-session.js';
+import { H2Sessions, PING_TIMEOUT_CODE, TimeoutError, formatMs, type Phase, type PingCheck } from './h2-session.js';
 import { ClusterError } from '../model/errors.js';
 import { isPlainObject, type KubeObject } from '../model/object.js';
 import { apiError, isRetryableStatus, KubeApiError, redactError, retryAfterMs, secretStrings } from './errors.js';
@@ -56,6 +56,8 @@ export interface ClientGatewayOptions {
   concurrency?: number;
   /** Offer HTTP/2 over TLS (default true); HTTP/1.1 is used when the server does not take it. */
   http2?: boolean;
+  /** The HTTP/2 health check of a connection requests wait on (default: a PING every 30 s, answered within 15 s). */
+  ping?: PingCheck;
   /** Retries of a safe request after 429/5xx/reset (default 4). */
   maxRetries?: number;
   /** Base backoff in ms (default 200; doubled per attempt). */
@@ -100,6 +102,7 @@ const RESET_CODES = new Set([
   'ERR_HTTP2_STREAM_CANCEL',
   'ERR_HTTP2_INVALID_SESSION',
   'ERR_HTTP2_STREAM_CLOSED',
+  PING_TIMEOUT_CODE,
 ]);
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 
@@ -167,7 +170,7 @@ class ClientGateway implements KubeGateway {
     // HTTP/1.1 sockets (and the requests in flight without HTTP/2); HTTP/2 streams on one connection go higher.
     const n = opts.concurrency ?? 16;
     this.limiter = new Limiter(h2 && opts.concurrency === undefined ? 32 : n);
-    if (h2) this.h2 = new H2Sessions(this.url, opts.connection.tls);
+    if (h2) this.h2 = new H2Sessions(this.url, opts.connection.tls, opts.ping);
     this.headers = { ...opts.connection.headers };
     this.basicAuth = opts.connection.basicAuth;
     const agentOpts = { keepAlive: true, maxSockets: n };
@@ -342,7 +345,16 @@ class ClientGateway implements KubeGateway {
         if (r.stream && status < 300) r.stream(c);
         else body += c;
       });
-      req.on('end', () => settle(() => resolve({ status, body, headers })));
+      req.on('end', () => {
+        // Node also ends the readable side of a stream whose session went away (a cut connection, a GOAWAY with an
+        // error), with the stream's code set to CANCEL: that is no answer, or only part of one, whatever came before.
+        const code = req.rstCode ?? http2.constants.NGHTTP2_NO_ERROR;
+        if (status === 0 || code !== http2.constants.NGHTTP2_NO_ERROR) {
+          settle(() => reject(Object.assign(new Error(`the HTTP/2 stream was closed (code ${code}) before the response ended`), { code: 'ERR_HTTP2_STREAM_CANCEL' })));
+          return;
+        }
+        settle(() => resolve({ status, body, headers }));
+      });
       req.on('error', (e) => settle(() => reject(e)));
       // A stream reset without an error event (e.g. the session went away): no complete answer.
       req.on('close', () => settle(() => reject(Object.assign(new Error('the HTTP/2 stream closed before the response ended'), { code: 'ERR_HTTP2_STREAM_CLOSED' }))));

@@ -25,6 +25,21 @@ export function formatMs(ms: number): string {
   return ms >= 1000 ? `${+(ms / 1000).toFixed(3)}s` : `${ms}ms`;
 }
 
+/**
+ * How a session that went silent is found out while requests wait on it (a peer gone without closing the connection:
+ * no FIN, no RST): a PING every `everyMs`, and the session destroyed when one is not answered within `timeoutMs`.
+ * The defaults are client-go's HTTP/2 health check (ReadIdleTimeout 30 s, PingTimeout 15 s).
+ */
+export interface PingCheck {
+  everyMs: number;
+  timeoutMs: number;
+}
+
+export const DEFAULT_PING: PingCheck = { everyMs: 30_000, timeoutMs: 15_000 };
+
+/** The code of the error the requests on a session get when it did not answer a PING (retried like a reset). */
+export const PING_TIMEOUT_CODE = 'ERR_HTTP2_PING_TIMEOUT';
+
 /** One HTTP/2 session per server, opened on first use and again after the server closed it. */
 export class H2Sessions {
   private session: http2.ClientHttp2Session | undefined;
@@ -37,6 +52,7 @@ export class H2Sessions {
   constructor(
     private readonly url: URL,
     private readonly tlsOpts: ClusterConnection['tls'],
+    private readonly ping: PingCheck = DEFAULT_PING,
   ) {}
 
   /**
@@ -70,6 +86,32 @@ export class H2Sessions {
     this.closed = true;
     this.session?.close();
     this.session = undefined;
+  }
+
+  /** While requests are in flight on `s`, PINGs it; an unanswered PING destroys it, failing those requests (they are retried). */
+  private watchHealth(s: http2.ClientHttp2Session): void {
+    const { everyMs, timeoutMs } = this.ping;
+    let waiting = false;
+    const timer = setInterval(() => {
+      if (waiting || s.destroyed || s.closed || (this.inFlight.get(s) ?? 0) === 0) return;
+      waiting = true;
+      const deadline = setTimeout(() => {
+        if (this.session === s) this.session = undefined;
+        s.destroy(Object.assign(new Error(`the HTTP/2 connection did not answer a ping within ${formatMs(timeoutMs)}`), { code: PING_TIMEOUT_CODE }));
+      }, timeoutMs);
+      deadline.unref();
+      const answered = () => {
+        clearTimeout(deadline);
+        waiting = false;
+      };
+      try {
+        if (!s.ping(answered)) answered();
+      } catch {
+        answered();
+      }
+    }, everyMs);
+    timer.unref();
+    s.once('close', () => clearInterval(timer));
   }
 
   private connect(timeoutMs: number, bound: string): Promise<http2.ClientHttp2Session | undefined> {
@@ -123,6 +165,7 @@ export class H2Sessions {
           };
           s.once('close', drop);
           s.once('goaway', drop);
+          this.watchHealth(s);
           s.unref();
           this.session = s;
           resolve(s);

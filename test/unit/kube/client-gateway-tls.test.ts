@@ -2,7 +2,7 @@
 // when it does not, with the same retries, timeouts, headers and error mapping on both.
 import http2 from 'node:http2';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
@@ -41,7 +41,8 @@ async function tlsServer(kind: 'h2' | 'http1', reply: Reply) {
         (res as import('node:http').ServerResponse).writeHead(r.status, { 'content-type': 'application/json', ...(r.headers ?? {}) });
         res.end(JSON.stringify(r.body));
       };
-      if (r.delayMs) setTimeout(send, r.delayMs);
+      // A held answer does not keep the test process alive once its client is gone.
+      if (r.delayMs) setTimeout(send, r.delayMs).unref();
       else send();
     });
   };
@@ -133,6 +134,179 @@ describe('over HTTP/2', () => {
     await new Promise((r) => setTimeout(r, 50));
     expect((await gw.list(CM, { namespace: 'shop' })).items).toHaveLength(1);
     expect(srv.connections()).toBe(before + 1);
+  });
+});
+
+/** What an HTTP/2 server does with one request, in the middle of it. */
+type H2Fault = 'cut' | 'cut-mid-body' | 'reset' | 'reset-mid-body' | 'goaway-refused' | 'goaway-mid-body';
+
+/** An HTTP/2-only server that meets its first requests with `faults` (one each, in order) and answers the rest. */
+async function faultyH2Server(faults: H2Fault[]) {
+  const server = http2.createSecureServer({ cert, key });
+  const sockets = new Set<TLSSocket>();
+  let connections = 0;
+  let requests = 0;
+  server.on('secureConnection', (sock: TLSSocket) => {
+    connections++;
+    sockets.add(sock);
+    sock.on('close', () => sockets.delete(sock));
+  });
+  server.on('sessionError', () => undefined);
+  server.on('stream', (stream) => {
+    stream.on('error', () => undefined);
+    requests++;
+    const fault = faults.shift();
+    const full = JSON.stringify(cmList(['a']));
+    const cut = () => {
+      const port = stream.session?.socket.remotePort;
+      for (const s of sockets) if (s.remotePort === port) s.destroy();
+    };
+    const halfBody = () => {
+      stream.respond({ ':status': 200, 'content-type': 'application/json' });
+      stream.write(full.slice(0, 20));
+    };
+    if (fault === 'cut') cut();
+    else if (fault === 'reset') stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
+    else if (fault === 'goaway-refused') {
+      // The last stream processed is 0: this one was not, and the client must send it again elsewhere.
+      stream.session?.goaway(http2.constants.NGHTTP2_NO_ERROR, 0);
+      stream.close(http2.constants.NGHTTP2_REFUSED_STREAM);
+    } else if (fault === 'cut-mid-body') {
+      halfBody();
+      setTimeout(cut, 20);
+    } else if (fault === 'reset-mid-body') {
+      // close() would end the stream first and reset it after; destroy() resets it where it stands.
+      halfBody();
+      setTimeout(() => stream.destroy(new Error('handler failed')), 20);
+    } else if (fault === 'goaway-mid-body') {
+      // A GOAWAY with an error code ends the session at once, this stream with it.
+      halfBody();
+      setTimeout(() => stream.session?.destroy(undefined, http2.constants.NGHTTP2_INTERNAL_ERROR), 20);
+    } else {
+      stream.respond({ ':status': 200, 'content-type': 'application/json' });
+      stream.end(full);
+    }
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `https://127.0.0.1:${port}`,
+    connections: () => connections,
+    requests: () => requests,
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
+  };
+}
+
+describe('over HTTP/2, a request whose stream or connection fails before the answer is complete is sent again', () => {
+  it.each<[H2Fault, number]>([
+    ['cut', 2],
+    ['cut-mid-body', 2],
+    ['reset', 1],
+    ['reset-mid-body', 1],
+    ['goaway-refused', 2],
+    ['goaway-mid-body', 2],
+  ])('%s: the retry gets the whole answer (on %i connection(s))', async (fault, connections) => {
+    const srv = await faultyH2Server([fault]);
+    const gw = await createClientGateway({ connection: connection(srv.url), requestTimeoutMs: 5000, backoffMs: 5 });
+    try {
+      const list = await gw.list(CM, { namespace: 'shop' });
+      expect(list.items.map((i) => i.metadata.name)).toEqual(['a']);
+      expect(srv.requests()).toBe(2);
+      expect(srv.connections()).toBe(connections);
+      expect(gw.stats()).toEqual({ requests: 2, retries: 1 });
+    } finally {
+      gw.close();
+      await srv.close();
+    }
+  });
+
+  it('a request that is never answered whole fails after the retries, naming the connection failure (not "HTTP error (0)")', async () => {
+    const srv = await faultyH2Server(['cut', 'cut', 'cut', 'cut', 'cut']);
+    const gw = await createClientGateway({ connection: connection(srv.url), requestTimeoutMs: 5000, backoffMs: 5 });
+    try {
+      const err = await gw.list(CM, { namespace: 'shop' }).then(() => undefined, (e: unknown) => e as Error);
+      expect(err?.message).toMatch(/^listing configmaps in namespace shop: request to https:\/\/127\.0\.0\.1:\d+ failed: /);
+      expect(err?.message).not.toMatch(/HTTP error/);
+      expect(srv.requests()).toBe(5);
+    } finally {
+      gw.close();
+      await srv.close();
+    }
+  });
+});
+
+/** A TCP relay in front of `target` whose connections can be frozen: bytes stop flowing both ways, nothing is closed. */
+async function freezableRelay(target: string) {
+  const { port: targetPort } = new URL(target);
+  const pairs: { frozen: boolean }[] = [];
+  const relay = net.createServer((client) => {
+    const pair = { frozen: false };
+    pairs.push(pair);
+    const upstream = net.connect(Number(targetPort), '127.0.0.1');
+    client.on('data', (b) => void (pair.frozen || upstream.write(b)));
+    upstream.on('data', (b) => void (pair.frozen || client.write(b)));
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('close', end);
+    upstream.on('close', end);
+    client.on('error', end);
+    upstream.on('error', end);
+  });
+  await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
+  return {
+    url: `https://127.0.0.1:${(relay.address() as AddressInfo).port}`,
+    connections: () => pairs.length,
+    /** The network drops every connection made so far, silently (new ones get through). */
+    freeze: () => pairs.forEach((p) => (p.frozen = true)),
+    close: () =>
+      new Promise<void>((r) => {
+        (relay as { closeAllConnections?: () => void }).closeAllConnections?.();
+        relay.close(() => r());
+      }),
+  };
+}
+
+describe('over HTTP/2, a connection that goes silent under a request', () => {
+  it('is found out by an unanswered PING and the request is sent again on a new one (no --request-timeout needed)', async () => {
+    let held = 0;
+    const srv = await tlsServer('h2', (req) => (req.path.includes('/hold') && held++ === 0 ? { status: 200, body: cmList(['late']), delayMs: 60_000 } : { status: 200, body: { kind: 'ConfigMap', metadata: { name: 'hold' } } }));
+    const relay = await freezableRelay(srv.url);
+    const gw = await createClientGateway({ connection: connection(relay.url), requestTimeoutMs: 0, backoffMs: 5, ping: { everyMs: 200, timeoutMs: 300 } });
+    try {
+      const started = Date.now();
+      const pending = gw.get(CM, 'shop', 'hold');
+      await new Promise((r) => setTimeout(r, 300));
+      relay.freeze();
+      const obj = await pending;
+      expect(obj?.metadata.name).toBe('hold');
+      expect(relay.connections()).toBe(2);
+      expect(gw.stats()).toEqual({ requests: 2, retries: 1 });
+      // Found out by the check (a PING within 200 ms, 300 ms for its answer), not by the server's 60 s.
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      gw.close();
+      await relay.close();
+      await srv.close();
+    }
+  });
+
+  it('is left alone while it answers PINGs, however long the server takes to answer', async () => {
+    const srv = await tlsServer('h2', () => ({ status: 200, body: { kind: 'ConfigMap', metadata: { name: 'slow' } }, delayMs: 1500 }));
+    const gw = await createClientGateway({ connection: connection(srv.url), requestTimeoutMs: 0, backoffMs: 5, ping: { everyMs: 100, timeoutMs: 300 } });
+    try {
+      expect((await gw.get(CM, 'shop', 'slow'))?.metadata.name).toBe('slow');
+      expect(srv.connections()).toBe(1);
+      expect(gw.stats()).toEqual({ requests: 1, retries: 0 });
+    } finally {
+      gw.close();
+      await srv.close();
+    }
   });
 });
 
