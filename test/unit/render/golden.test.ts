@@ -34,6 +34,8 @@ describe('golden files', () => {
   it('has one case per file in test/fixtures/golden, and a file for every case', () => {
     const files = cases.map((c) => c.file);
     expect(new Set(files).size).toBe(files.length);
+    // A golden file no case names would be checked by nothing: add its case to golden-cases.ts (or delete the file).
+    expect({ 'not written by any case in test/unit/render/golden-cases.ts': readdirSync(GOLDEN_DIR).filter((f) => !files.includes(f)) }).toEqual({ 'not written by any case in test/unit/render/golden-cases.ts': [] });
     expect(readdirSync(GOLDEN_DIR).sort()).toEqual([...files].sort());
   });
 
