@@ -43,14 +43,15 @@ function conflictSection(r: LiveDiffReport, paint: Paint): string[] {
   ];
 }
 
-export function renderLiveDiff(r: LiveDiffReport, format: OutputFormat, paint: Paint, fieldManager = 'argocd-controller'): string {
+/** Renders the report; `now` fixes the owners' ages in the table (for reproducible output). Always ends with a newline. */
+export function renderLiveDiff(r: LiveDiffReport, format: OutputFormat, paint: Paint, fieldManager = 'argocd-controller', now: Date = new Date()): string {
   return renderDocument(r, format, {
     kv: () => renderLiveDiffKv(r, fieldManager),
     table: () => {
       // Which Application, where it acts: the context its destination resolved to and the namespace (-n over the Application's).
       const head = [paint.dim(`Application ${r.app}${r.context ? ` on context ${r.context} (${r.server ?? ''})` : ''}, namespace ${r.namespace || '-'}`)];
       if (r.sync === 'Unknown') return [...head, `${paint.bold('UNKNOWN')} ${r.reason ?? ''}`].join('\n') + '\n';
-      const table = renderDiffTable({ ...r, sync: r.sync }, paint).trimEnd().split('\n');
+      const table = renderDiffTable({ ...r, sync: r.sync }, paint, now).trimEnd().split('\n');
       const last = table.pop() as string;
       const skipped = r.extrasSkipped.map((s) => `${paint.dim('  (not pruned:')} ${displayName(s.key)} ${paint.dim(s.reason + ')')}`);
       return [...head, ...table, ...skipped, ...conflictSection(r, paint), last].join('\n') + '\n';

@@ -1,6 +1,4 @@
-// The live map (status --tree -o dot|svg): golden files for the broken app, written only by scripts/write-graph-golden.mjs.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+// The live map (status --tree -o dot|svg); its golden files for the broken app (status-broken.dot, .svg) are checked in golden.test.ts.
 import { buildStatusReport } from '../../../src/health/report.js';
 import { appGraph, NODE_HEIGHT, statusLine } from '../../../src/render/graph.js';
 import { renderDot } from '../../../src/render/graph-dot.js';
@@ -9,14 +7,12 @@ import { renderStatusGraph } from '../../../src/render/status-graph.js';
 import { brokenInput, cm, res, app } from '../health/status-fixtures.js';
 import type { KubeObject } from '../../../src/model/object.js';
 
-const golden = (name: string) => readFileSync(join(process.cwd(), 'test/fixtures/golden', name), 'utf8');
-
 describe('the live map', () => {
   const report = () => buildStatusReport(brokenInput());
 
-  it('draws the broken app as the committed dot and svg', () => {
-    expect(renderStatusGraph(report(), 'dot')).toBe(golden('status-broken.dot'));
-    expect(renderStatusGraph(report(), 'svg')).toBe(golden('status-broken.svg'));
+  it('draws dot and svg, and nothing for a table', () => {
+    expect(renderStatusGraph(report(), 'dot')).toMatch(/^digraph /);
+    expect(renderStatusGraph(report(), 'svg')).toMatch(/^<svg /);
     expect(renderStatusGraph(report(), 'table')).toBeUndefined();
   });
 

@@ -1,33 +1,12 @@
-// Golden files for every status output (table, tree, kv, json), plus the colour and one-line rules.
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+// The status output's rules: kv lines, colour, one-line reasons (its golden files are checked in golden.test.ts).
 import { buildStatusReport } from '../../../src/health/report.js';
 import { renderStatus, renderStatusKv } from '../../../src/render/status.js';
 import { paint } from '../../../src/render/colour.js';
 import { app, brokenInput, loadTree } from '../health/status-fixtures.js';
-import type { OutputFormat } from '../../../src/render/colour.js';
-
-const GOLDEN = join(process.cwd(), 'test/fixtures/golden');
-
-/** Compares with test/fixtures/golden/<name>; UPDATE_GOLDEN=1 rewrites the file instead. */
-function golden(name: string, actual: string): void {
-  const file = join(GOLDEN, name);
-  if (process.env.UPDATE_GOLDEN === '1') writeFileSync(file, actual);
-  expect(actual).toBe(readFileSync(file, 'utf8'));
-}
 
 const plain = paint(false);
 
 describe('renderStatus', () => {
-  it.each<[string, OutputFormat, boolean]>([
-    ['status-broken.txt', 'table', false],
-    ['status-broken-tree.txt', 'table', true],
-    ['status-broken.kv', 'kv', false],
-    ['status-broken.json', 'json', false],
-  ])('%s', (name, output, tree) => {
-    golden(name, renderStatus(buildStatusReport(brokenInput()), { output, tree, paint: plain }));
-  });
-
   it('prints exactly the five kv lines, REASON carrying the scheduler message on one line', () => {
     const lines = renderStatusKv(buildStatusReport(brokenInput())).trimEnd().split('\n');
     expect(lines.map((l) => l.slice(0, l.indexOf('=') + 1))).toEqual(['SYNC=', 'HEALTH=', 'REASON=', 'PRUNE=', 'ALLOW_EMPTY=']);
