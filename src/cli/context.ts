@@ -1,5 +1,5 @@
 // What a command handler receives: the process edges, typed global options and the colour decision.
-import type { Io, GlobalOptions, RunContext } from '../model/context.js';
+import type { Io, GlobalOptions, RunContext, SessionEvent } from '../model/context.js';
 import { paint, shouldColour, type Paint } from '../render/colour.js';
 
 export interface CommandContext extends RunContext {
@@ -12,5 +12,10 @@ export interface CommandContext extends RunContext {
 
 export function makeContext(io: Io, opts: GlobalOptions): CommandContext {
   const colour = shouldColour({ mode: opts.color, output: opts.output, isTTY: io.stdoutIsTTY, env: io.env });
-  return { io, opts, paint: paint(colour), colour };
+  return { io, opts, paint: paint(colour), colour, onSession: (e) => io.err(formatSessionEvent(e)) };
+}
+
+/** A session event as its line on stderr: the connection's log line as kube/ wrote it, or the -v request summary. */
+export function formatSessionEvent(e: SessionEvent): string {
+  return e.kind === 'log' ? e.line : `${e.what}: ${e.requests} API requests, ${e.retries} retried, in ${e.ms} ms\n`;
 }

@@ -58,10 +58,20 @@ export interface GlobalOptions {
   cacheDir?: string;
 }
 
+/**
+ * What a cluster session reports as it goes (workflows/session.ts): a line of the connection's log (-v 4 and up: the
+ * connection, requests, headers, bodies; written by kube/) and, when it ends, what its connections cost.
+ */
+export type SessionEvent =
+  | { kind: 'log'; line: string }
+  | { kind: 'requests'; /** The command or workflow the session served (`status`, `list`, ...). */ what: string; requests: number; retries: number; ms: number };
+
 /** What a workflow receives from its command: the process edges and the global options (no colours: only cli/ and render/ paint). */
 export interface RunContext {
   io: Io;
   opts: GlobalOptions;
+  /** Where the cluster sessions' logs and request counts go (cli/ prints them on stderr with -v); dropped when absent. Workflows never print. */
+  onSession?: (event: SessionEvent) => void;
 }
 
 /**

@@ -2,7 +2,7 @@
 // objects with watches and re-compares what changed, re-compares all on an interval (a new commit in the source),
 // and keeps the reports for the dashboard's server (dashboard/source.ts makes the views). Never writes to a cluster,
 // never draws or prints (logs through `log`).
-import type { Io, RunContext } from '../model/context.js';
+import type { RunContext } from '../model/context.js';
 import { UnrenderableError } from '../model/errors.js';
 import type { KubeGateway, ResourceType } from '../kube/gateway.js';
 import { follow, type FollowEvent } from '../kube/watch.js';
@@ -203,7 +203,7 @@ export class DashboardWorkflow implements DashboardData {
     const { appStateArgs } = await import('./app-state.js');
     const { runStatus } = await import('./status.js');
     const { liveDiff } = await import('./live-diff.js');
-    const appCtx: RunContext = { ...this.ctx, io: this.quietIo(), opts: { ...this.ctx.opts, appNamespace: row.namespace, verbose: false } };
+    const appCtx: RunContext = { ...this.ctx, opts: { ...this.ctx.opts, appNamespace: row.namespace, verbose: false }, onSession: (e) => (e.kind === 'log' && this.ctx.opts.verbose ? this.log(e.line) : undefined) };
     const args = appStateArgs({ app: row.name });
     const started = Date.now();
     try {
@@ -246,10 +246,6 @@ export class DashboardWorkflow implements DashboardData {
       this.compared.set(id, { row: next, warnings: [] });
     }
     this.emit({ type: 'app', id });
-  }
-
-  private quietIo(): Io {
-    return { ...this.ctx.io, out: () => undefined, err: (t) => (this.ctx.opts.verbose ? this.log(t) : undefined) };
   }
 
   /** Follows the collections the app's resources and their children live in (shared between apps); stops those no app needs. */

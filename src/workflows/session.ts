@@ -1,5 +1,5 @@
 // One cluster session per command: read the Application, resolve its destination to a kubeconfig context, connect
-// to that cluster, run, and on -v say what it cost (requests, retries, time).
+// to that cluster, run, and on -v report what it cost (requests, retries, time) as a session event (cli/ prints it).
 import { access } from 'node:fs/promises';
 import type { RunContext } from '../model/context.js';
 import { applicationFileError } from '../app/application.js';
@@ -16,6 +16,11 @@ import { CONTROL_PLANE_NAMESPACE, SECRET_TYPE } from '../model/keys.js';
 import { KubeApiError } from '../kube/errors.js';
 import type { AppStateArgs, AppTarget } from './app-state.js';
 import { loadApplicationFromCluster, loadApplicationFromFile } from './application-source.js';
+
+/** The connection's log lines (kube/connect.ts writes them from -v 4 on), handed to the caller as session events. */
+function sessionLog(ctx: RunContext): (line: string) => void {
+  return (line) => ctx.onSession?.({ kind: 'log', line });
+}
 
 /** The local paths a command reads besides the cluster. */
 export interface LocalSources {
@@ -57,7 +62,8 @@ export interface TargetSession {
  * Reads the Application (from `-f FILE`, or `APP` from the selected context's cluster), resolves its destination to a
  * kubeconfig context (see app/destination.ts) and runs `fn` with a gateway to that context's cluster. A destination
  * that names no context, several, or another cluster than an explicit --context is a refusal (exit 4) before any
- * request reaches a cluster it could change. Both connections are closed afterwards; -v reports their requests.
+ * request reaches a cluster it could change. Both connections are closed afterwards; with -v their requests are reported
+ * to `ctx.onSession`.
  */
 export async function withAppTarget<T>(ctx: RunContext, what: string, args: AppStateArgs, fn: (session: TargetSession) => Promise<T>, pool?: GatewayPool): Promise<T> {
   await checkLocalSources(args);
@@ -93,7 +99,7 @@ export async function withAppTarget<T>(ctx: RunContext, what: string, args: AppS
       appContext = explicitContext ? ctx.opts.context : (merged.currentContext ?? flagSel?.name);
     } else {
       if (!args.app) throw new InputError('name an Application (APP) or give -f/--app-file FILE');
-      const log = (line: string) => ctx.io.err(line);
+      const log = sessionLog(ctx);
       const selected = flagSel ?? selectContext(merged, ctx.opts.context);
       appContext = selected.name;
       const gw = flagSel ? await connectSelected(flagSel, ctx.opts, ctx.io.env, log) : await connectContext(selected, ctx.opts, ctx.io.env, log);
@@ -123,10 +129,10 @@ export async function withAppTarget<T>(ctx: RunContext, what: string, args: AppS
     let gateway: KubeGateway;
     if (appGateway && res.context === appContext) gateway = appGateway;
     else if (flagSel && res.context === flagSel.name) {
-      gateway = await connectSelected(flagSel, ctx.opts, ctx.io.env, (line) => ctx.io.err(line));
+      gateway = await connectSelected(flagSel, ctx.opts, ctx.io.env, sessionLog(ctx));
       gateways.push(gateway);
     } else {
-      gateway = await connectContext(selectContext(merged, res.context), ctx.opts, ctx.io.env, (line) => ctx.io.err(line));
+      gateway = await connectContext(selectContext(merged, res.context), ctx.opts, ctx.io.env, sessionLog(ctx));
       gateways.push(gateway);
     }
     let pending: Application | undefined = first;
@@ -146,7 +152,7 @@ export async function withAppTarget<T>(ctx: RunContext, what: string, args: AppS
   } finally {
     if (ctx.opts.verbose) {
       const s = gateways.reduce((a, g) => ({ requests: a.requests + g.stats().requests, retries: a.retries + g.stats().retries }), { requests: 0, retries: 0 });
-      ctx.io.err(`${what}: ${s.requests} API requests, ${s.retries} retried, in ${Date.now() - started} ms\n`);
+      ctx.onSession?.({ kind: 'requests', what, ...s, ms: Date.now() - started });
     }
     for (const g of gateways) g.close();
   }
@@ -216,11 +222,11 @@ export async function withControlPlane<T>(ctx: RunContext, what: string, fn: (gw
   const merged = await readMergedKubeconfig({ kubeconfig: ctx.opts.kubeconfig, env: ctx.io.env });
   const selected = selectContext(merged, ctx.opts.context);
   const started = Date.now();
-  const gw = await connectContext(selected, ctx.opts, ctx.io.env, (line) => ctx.io.err(line));
+  const gw = await connectContext(selected, ctx.opts, ctx.io.env, sessionLog(ctx));
   try {
     return await fn(gw, ctx.opts.overrides?.as ?? ctx.opts.overrides?.user ?? selected.user?.name);
   } finally {
-    if (ctx.opts.verbose) ctx.io.err(`${what}: ${gw.stats().requests} API requests, ${gw.stats().retries} retried, in ${Date.now() - started} ms\n`);
+    if (ctx.opts.verbose) ctx.onSession?.({ kind: 'requests', what, requests: gw.stats().requests, retries: gw.stats().retries, ms: Date.now() - started });
     gw.close();
   }
 }

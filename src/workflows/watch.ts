@@ -20,7 +20,7 @@ import { waveOf } from '../sync/order.js';
 import { asApplied } from '../tracking/tracking-id.js';
 import { reconnectDelay } from '../watch/backoff.js';
 import type { Decision } from '../watch/decide.js';
-import { formatEvent, type LoopEvent } from '../watch/events.js';
+import type { LoopEvent } from '../watch/events.js';
 import { LiveWatcher, type LiveTarget } from '../watch/live.js';
 import { runLoop, systemClock, Wakeup, type ActResult, type LoopClock, type Snapshot } from '../watch/loop.js';
 import { isLoopback, parseWebhookAddr, startWebhook, type WebhookServer } from '../watch/webhook.js';
@@ -105,24 +105,23 @@ function liveTargets(state: AppState): LiveTarget[] {
 }
 
 /**
- * Runs the loop until SIGINT/SIGTERM (or `deps.signal`); returns 0 after a clean stop. It acts on the Application's
- * destination (session.ts), read again every round: a destination that moves is refused, never followed.
+ * Runs the loop until SIGINT/SIGTERM (or `deps.signal`); returns 0 after a clean stop. Every action and observation
+ * goes to `onEvent` as it happens, stamped with the clock's time (cli/ prints each as one line). It acts on the
+ * Application's destination (session.ts), read again every round: a destination that moves is refused, never followed.
  */
-export async function runWatch(args: Record<string, unknown>, ctx: RunContext, deps: WatchDeps = {}): Promise<ExitCode> {
+export async function runWatch(args: Record<string, unknown>, ctx: RunContext, onEvent: (e: LoopEvent) => void, deps: WatchDeps = {}): Promise<ExitCode> {
   const flags = watchFlags(args, ctx.io.env);
-  if (deps.gateway) return watchWith(args, ctx, deps, flags);
+  if (deps.gateway) return watchWith(args, ctx, onEvent, deps, flags);
   const { withAppTarget } = await import('./session.js');
   return withAppTarget(ctx, 'watch', appStateArgs(args), (s) =>
-    watchWith(args, ctx, { ...deps, gateway: s.gateway, controlPlane: s.controlPlane, application: s.application, target: s.target, closeGateway: false, ...(s.appRef && recording(args) ? { appRef: s.appRef } : {}) }, flags),
+    watchWith(args, ctx, onEvent, { ...deps, gateway: s.gateway, controlPlane: s.controlPlane, application: s.application, target: s.target, closeGateway: false, ...(s.appRef && recording(args) ? { appRef: s.appRef } : {}) }, flags),
   );
 }
 
-async function watchWith(args: Record<string, unknown>, ctx: RunContext, deps: WatchDeps, flags: WatchFlags): Promise<ExitCode> {
+async function watchWith(args: Record<string, unknown>, ctx: RunContext, onEvent: (e: LoopEvent) => void, deps: WatchDeps, flags: WatchFlags): Promise<ExitCode> {
   const baseArgs = appStateArgs(args);
   const clock = deps.clock ?? systemClock;
-  const format = ctx.opts.output;
-  if (format === 'env') throw new InputError('sync --watch prints one event per line: -o table, json, yaml or kv (env is for a single report)');
-  const emit = (e: Omit<LoopEvent, 'time'>) => ctx.io.out(formatEvent({ ...e, time: new Date(clock.now()) }, format));
+  const emit = (e: Omit<LoopEvent, 'time'>) => onEvent({ ...e, time: new Date(clock.now()) });
 
   const stop = new AbortController();
   const onSignal = (sig: NodeJS.Signals) => {

@@ -1,6 +1,7 @@
 // The layering the README claims, checked on every import in src/: dependencies point down, the core does no I/O,
 // only cli/ prints and exits. A new import that breaks a rule fails here, naming the file and the import. The few
-// places that still break a rule are pinned below by name, with the reason: the list may only shrink.
+// places that still break a rule are pinned below by name, with the reason: the list may only shrink. Besides the
+// imports, it checks that nothing outside cli/ (and main.ts, which wires the streams) writes to stdout or stderr.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 
@@ -89,6 +90,18 @@ test('only render/ imports chalk, and only main.ts ends the process', () => {
     .filter((f) => /\bprocess\.exit\(/.test(readFileSync(f, 'utf8')))
     .map((f) => relative(SRC, f));
   expect(exits).toEqual(['main.ts']);
+});
+
+/** Writing to the process's streams: through an Io (`ctx.io.out(...)`, `deps.io.err`), process.stdout/stderr or console. */
+const PRINTS = /\bio\s*\??\.\s*(?:out|err)\b|\bprocess\s*\.\s*std(?:out|err)\b|\bconsole\s*\.\s*(?:log|error|warn|info|debug|trace)\b/;
+
+test('only cli/ and main.ts print: workflows and everything below them return reports or hand events to a callback', () => {
+  const printing = (file: string) => readFileSync(file, 'utf8').split('\n').flatMap((line, i) => (PRINTS.test(line.replace(/\/\/.*$/, '')) ? [`${relative(SRC, file)}:${i + 1}`] : []));
+  const all = files(SRC).flatMap(printing);
+  // The pattern finds what it is meant to find: cli/ prints, main.ts wires the streams.
+  expect(all.some((l) => l.startsWith('cli/commands/sync.ts:'))).toBe(true);
+  expect(all.some((l) => l.startsWith('main.ts:'))).toBe(true);
+  expect(all.filter((l) => !l.startsWith('cli/') && !l.startsWith('main.ts:'))).toEqual([]);
 });
 
 test('no two folders import each other at run time (a cycle means one of them is in the wrong place)', () => {

@@ -70,7 +70,10 @@ export const syncCommand: GitopsCommand = {
     if (args.allNamespaces === true) throw new UsageError('-A/--all-namespaces goes with --all: a sync of one Application acts on that one (its objects\' namespace is -n/--namespace, the Application\'s is --app-namespace)');
     if (args.watch === true) {
       if (args.resource !== undefined || args.selector !== undefined) throw new InputError('--resource and -l do not go with --watch: the loop reconciles the whole Application');
-      return (await import('../../workflows/watch.js')).runWatch(args, ctx);
+      if (ctx.opts.output === 'env') throw new InputError('sync --watch prints one event per line: -o table, json, yaml or kv (env is for a single report)');
+      const { formatEvent } = await import('../../watch/events.js');
+      const format = ctx.opts.output;
+      return (await import('../../workflows/watch.js')).runWatch(args, ctx, (e) => ctx.io.out(formatEvent(e, format)));
     }
     const { withAppTarget } = await import('../../workflows/session.js');
     const { syncWithRetry, syncExitCode } = await import('../../workflows/sync.js');

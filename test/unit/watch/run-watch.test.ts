@@ -6,6 +6,7 @@ import { memoryIo } from '../../../src/cli/io.js';
 import { toGlobalOptions } from '../../../src/cli/options.js';
 import { FakeGateway } from '../../../src/kube/fake-gateway.js';
 import { runWatch, watchFlags } from '../../../src/workflows/watch.js';
+import { formatEvent, type LoopEvent } from '../../../src/watch/events.js';
 import { GitFixture, configMap } from '../source/git-fixture.js';
 
 describe('watchFlags', () => {
@@ -61,23 +62,21 @@ spec:
     return file;
   }
 
-  function lines(stdout: string): { action: string; object?: string; result?: string }[] {
-    return stdout
-      .split('\n')
-      .filter((l) => l !== '')
-      .map((l) => JSON.parse(l) as { action: string; object?: string; result?: string });
-  }
-
   it('syncs the branch tip into the cluster, then stops cleanly when its signal aborts', async () => {
     const gw = new FakeGateway({ objects: [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }] });
     const mem = memoryIo({ env: fx.env });
     const ctx = makeContext(mem.io, toGlobalOptions({ output: 'json' }));
     const stop = new AbortController();
-    const done = runWatch({ appFile: appFile('main'), interval: '60s' }, ctx, { gateway: gw, signal: stop.signal, handleSignals: false });
-    for (let i = 0; i < 200 && !mem.stdout().includes('"in-sync"'); i++) await new Promise((r) => setTimeout(r, 25));
+    const events: LoopEvent[] = [];
+    const done = runWatch({ appFile: appFile('main'), interval: '60s' }, ctx, (e) => events.push(e), { gateway: gw, signal: stop.signal, handleSignals: false });
+    for (let i = 0; i < 200 && !events.some((e) => e.action === 'in-sync'); i++) await new Promise((r) => setTimeout(r, 25));
     stop.abort();
     await expect(done).resolves.toBe(0);
-    const actions = lines(mem.stdout()).filter((l) => l.action !== 'reconnect');
+    // The workflow prints nothing itself: every line is an event handed to the caller.
+    expect(mem.stdout()).toBe('');
+    expect(mem.stderr()).toBe('');
+    expect(events.every((e) => e.time instanceof Date)).toBe(true);
+    const actions = events.filter((l) => l.action !== 'reconnect');
     expect(actions.map((l) => [l.action, l.object, l.result].filter(Boolean).join(' '))).toEqual([
       'start',
       'revision',
@@ -96,9 +95,11 @@ spec:
     const mem = memoryIo({ env: fx.env });
     const ctx = makeContext(mem.io, toGlobalOptions({ output: 'kv' }));
     const before = process.listenerCount('SIGTERM');
-    await expect(runWatch({ appFile: appFile('release-9'), interval: '60s' }, ctx, { gateway: gw })).rejects.toThrow(/"release-9" names no commit/);
+    const events: LoopEvent[] = [];
+    await expect(runWatch({ appFile: appFile('release-9'), interval: '60s' }, ctx, (e) => events.push(e), { gateway: gw })).rejects.toThrow(/"release-9" names no commit/);
     expect(gw.objects()).toEqual([]);
     expect(process.listenerCount('SIGTERM')).toBe(before);
-    expect(mem.stdout()).toMatch(/^TIME=\S+ ACTION=start /);
+    expect(events[0]?.action).toBe('start');
+    expect(formatEvent(events[0]!, 'kv')).toMatch(/^TIME=\S+ ACTION=start /);
   });
 });

@@ -6,7 +6,10 @@ import { join } from 'node:path';
 import { runCli } from '../../../src/cli/app.js';
 import { ExitCode, InputError } from '../../../src/cli/exit-codes.js';
 import { memoryIo } from '../../../src/cli/io.js';
-import { checkLocalSources } from '../../../src/workflows/session.js';
+import { makeContext } from '../../../src/cli/context.js';
+import { toGlobalOptions } from '../../../src/cli/options.js';
+import type { SessionEvent } from '../../../src/model/context.js';
+import { checkLocalSources, withControlPlane } from '../../../src/workflows/session.js';
 
 let dir: string;
 beforeAll(() => {
@@ -54,5 +57,39 @@ describe('cluster commands with no kubeconfig', () => {
     const code = await runCli(['diff', '-f', join(dir, 'app.yaml'), '--desired', dir], m.io);
     expect(code).toBe(ExitCode.Input);
     expect(m.stderr()).toMatch(/kubeconfig/i);
+  });
+});
+
+describe('what a session reports (it never prints: the caller gets events)', () => {
+  // A kubeconfig whose server is never asked anything: connecting makes no request.
+  const kubeconfig = () => {
+    const file = join(dir, 'kubeconfig');
+    writeFileSync(file, 'apiVersion: v1\nkind: Config\ncurrent-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\nclusters: [{name: k, cluster: {server: "https://127.0.0.1:9"}}]\nusers: [{name: u, user: {token: t}}]\n');
+    return file;
+  };
+
+  it('hands the connection log and the request summary to onSession, and writes nothing itself', async () => {
+    const m = memoryIo({ env: {} });
+    const events: SessionEvent[] = [];
+    const opts = toGlobalOptions({ kubeconfig: kubeconfig(), v: '4' });
+    await expect(withControlPlane({ io: m.io, opts, onSession: (e) => events.push(e) }, 'probe', async () => 'done')).resolves.toBe('done');
+    expect(m.stdout()).toBe('');
+    expect(m.stderr()).toBe('');
+    expect(events.map((e) => e.kind)).toEqual(['log', 'requests']);
+    expect(events[0]).toMatchObject({ kind: 'log', line: expect.stringMatching(/^I connecting to https:\/\/127\.0\.0\.1:9 /) });
+    expect(events[1]).toMatchObject({ kind: 'requests', what: 'probe', requests: 0, retries: 0 });
+  });
+
+  it('reports no summary without -v', async () => {
+    const events: SessionEvent[] = [];
+    await withControlPlane({ io: memoryIo().io, opts: toGlobalOptions({ kubeconfig: kubeconfig() }), onSession: (e) => events.push(e) }, 'probe', async () => undefined);
+    expect(events).toEqual([]);
+  });
+
+  it("cli/ prints them on stderr, as the -v summary line has always read", async () => {
+    const m = memoryIo({ env: {} });
+    await withControlPlane(makeContext(m.io, toGlobalOptions({ kubeconfig: kubeconfig(), verbose: true })), 'probe', async () => undefined);
+    expect(m.stderr()).toMatch(/^probe: 0 API requests, 0 retried, in \d+ ms\n$/);
+    expect(m.stdout()).toBe('');
   });
 });
