@@ -63,6 +63,14 @@ test('nothing below cli/ imports cli/ (errors, durations and the process-edge ty
   expect(violations((i) => (i.target && folder(i.target) === 'cli' && !['cli', '(root)'].includes(folder(i.file)) ? `${i.file} -> ${i.spec}` : undefined))).toEqual([]);
 });
 
+test('src/ never imports from test/ (fakes and fixtures live in test/support/, not in what ships)', () => {
+  // A relative import that leaves src/ (test/, or anything else beside it) resolves above src/.
+  const outside = imports.filter((i) => i.target !== undefined && i.target.startsWith('..'));
+  expect(outside.map((i) => `${i.file} -> ${i.spec}`)).toEqual([]);
+  // And no module under src/ is there only for tests: the fake gateway moved to test/support/.
+  expect(files(SRC).filter((f) => /fake|mock|stub/i.test(relative(SRC, f))).map((f) => relative(SRC, f))).toEqual([]);
+});
+
 test('model/ imports nothing outside model/ and no Node module', () => {
   expect(violations((i) => (folder(i.file) === 'model' && ((i.target && folder(i.target) !== 'model') || !i.target) ? `${i.file} -> ${i.spec}` : undefined))).toEqual([]);
 });

@@ -1,5 +1,5 @@
 // The gateway list sessions share: cluster-scoped metadata-only lists made once, everything else passed through.
-import { COMMON_TYPES, FakeGateway } from '../../../src/kube/fake-gateway.js';
+import { COMMON_TYPES, FakeGateway } from '../../support/fake-gateway.js';
 import { SharedReads } from '../../../src/kube/shared-reads.js';
 
 const type = (kind: string) => COMMON_TYPES.find((t) => t.kind === kind)!;

@@ -2,8 +2,8 @@
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../../support/temp-dir.js';
-import { FakeGateway } from '../../../src/kube/fake-gateway.js';
-import * as fakeTypes from '../../../src/kube/fake-gateway.js';
+import { FakeGateway } from '../../support/fake-gateway.js';
+import * as fakeTypes from '../../support/fake-gateway.js';
 import { apiError } from '../../../src/kube/errors.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import { syncApp, syncExitCode, syncWithRetry, type SyncRequest } from '../../../src/workflows/sync.js';

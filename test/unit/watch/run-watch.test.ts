@@ -4,7 +4,7 @@ import { makeContext } from '../../../src/cli/context.js';
 import { InputError } from '../../../src/cli/exit-codes.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import { toGlobalOptions } from '../../../src/cli/options.js';
-import { FakeGateway } from '../../../src/kube/fake-gateway.js';
+import { FakeGateway } from '../../support/fake-gateway.js';
 import { runWatch, watchFlags } from '../../../src/workflows/watch.js';
 import { formatEvent, type LoopEvent } from '../../../src/watch/events.js';
 import { GitFixture, configMap } from '../source/git-fixture.js';

@@ -2,7 +2,7 @@
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../../support/temp-dir.js';
-import { COMMON_TYPES, FakeGateway } from '../../../src/kube/fake-gateway.js';
+import { COMMON_TYPES, FakeGateway } from '../../support/fake-gateway.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import { loadAppState } from '../../../src/workflows/app-state.js';
 import { liveDiff } from '../../../src/workflows/live-diff.js';

@@ -3,7 +3,7 @@
 // The barriers are gitops-engine's (pkg/sync/sync_context.go, runTasks: "Only wait if the type of the
 // next task is different than the previous type"): one (phase, wave) at a time, and inside a wave
 // consecutive tasks of one kind in parallel, each change of kind waiting for the previous group.
-import { FakeGateway, COMMON_TYPES } from '../../../src/kube/fake-gateway.js';
+import { FakeGateway, COMMON_TYPES } from '../../support/fake-gateway.js';
 import { apiError, type FieldConflict } from '../../../src/kube/errors.js';
 import type { ApplyOptions, ResourceType } from '../../../src/kube/gateway.js';
 import type { KubeObject } from '../../../src/model/object.js';

@@ -6,7 +6,7 @@ import { historyReport } from '../../../src/workflows/history.js';
 import { renderSyncAll } from '../../../src/render/sync-all.js';
 import { syncAllExitCode, type SyncAllReport } from '../../../src/workflows/sync-all.js';
 import { paint } from '../../../src/render/colour.js';
-import { FakeGateway } from '../../../src/kube/fake-gateway.js';
+import { FakeGateway } from '../../support/fake-gateway.js';
 import type { KubeObject } from '../../../src/model/object.js';
 
 const app = (name: string, namespace: string, status: object = {}, labels: Record<string, string> = {}): KubeObject => ({ apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name, namespace, labels }, spec: { source: { repoURL: 'r', path: 'p', targetRevision: 'main' } }, status } as unknown as KubeObject);

@@ -1,5 +1,5 @@
 // Guarded deletion: preconditions on uid and resourceVersion, every result collected, skips respected.
-import { FakeGateway, COMMON_TYPES } from '../../../src/kube/fake-gateway.js';
+import { FakeGateway, COMMON_TYPES } from '../../support/fake-gateway.js';
 import { apiError } from '../../../src/kube/errors.js';
 import { deleteCandidates } from '../../../src/workflows/prune-delete.js';
 import { planPrune } from '../../../src/prune/plan.js';

@@ -1,5 +1,5 @@
 // Writing the Application's status: the resourceVersion guard and its retries, a forbidden update as a warning, the controller check.
-import { FakeGateway } from '../../../src/kube/fake-gateway.js';
+import { FakeGateway } from '../../support/fake-gateway.js';
 import type { KubeObject } from '../../../src/model/object.js';
 import { errorText, recordingErrors, recordNotice, unrunOperation, writeApplicationStatus } from '../../../src/workflows/record.js';
 import { InputError } from '../../../src/model/errors.js';

@@ -1,6 +1,6 @@
 // An in-memory KubeGateway for unit tests: a store of objects, simple SSA merging, injectable failures.
-import { groupOf, isPlainObject, versionOf, type JsonValue, type KubeObject } from '../model/object.js';
-import { apiError, ApplyConflictError, type FieldConflict } from './errors.js';
+import { groupOf, isPlainObject, versionOf, type JsonValue, type KubeObject } from '../../src/model/object.js';
+import { apiError, ApplyConflictError, type FieldConflict } from '../../src/kube/errors.js';
 import {
   resourceName,
   type AccessCheck,
@@ -19,7 +19,7 @@ import {
   type WatchEvent,
   type WriteOptions,
   type WatchOptions,
-} from './gateway.js';
+} from '../../src/kube/gateway.js';
 
 /** Types a test cluster usually serves. */
 export const COMMON_TYPES: ResourceType[] = [
