@@ -3,8 +3,8 @@ import yargs, { type Argv } from 'yargs';
 import { resolve } from 'node:path';
 import type { Io } from './io.js';
 import type { GitopsCommand } from './command.js';
-import { OUTPUT_FORMATS, globalOptions, toGlobalOptions } from './options.js';
-import { UsageError, normalizeArgv } from './argv.js';
+import { OUTPUT_FORMATS, globalOptions, toGlobalOptions, type GlobalArgs } from './options.js';
+import { SHORTHANDS, UsageError, normalizeArgv } from './argv.js';
 import { makeContext } from './context.js';
 import { ExitCode, describeError, exitCodeFor } from './exit-codes.js';
 import { diffCommand } from './commands/diff.js';
@@ -95,8 +95,8 @@ export async function runCli(typed: string[], io: Io, commands: readonly GitopsC
     .fail((msg, err) => {
       // yargs' own parse errors (YError, e.g. a flag without its value) are usage errors; others are the command's.
       if (err && err.name !== 'YError') throw err;
-      const text = tidyUnknown(err?.message ?? msg ?? 'invalid usage');
       const typed = argv.find((a) => !a.startsWith('-'));
+      const text = explainFlags(tidyUnknown(err?.message ?? msg ?? 'invalid usage'), commands.find((c) => commandWord(c) === typed)?.why ?? {});
       throw new UsageError(text.startsWith('Did you mean') && typed ? `unknown command "${typed}". ${text}` : text);
     });
   for (const cmd of commands) {
@@ -151,7 +151,7 @@ export const COMMAND_GROUP = 'Flags:';
  * and global groups exist) and its examples one command per line under a comment, as kubectl's help
  * does, instead of yargs' two columns that wrap long commands.
  */
-function withOwnFlagsFirst(b: Argv, cmd: GitopsCommand): Argv {
+function withOwnFlagsFirst(b: Argv<GlobalArgs>, cmd: GitopsCommand): Argv<object> {
   const examples: [string, string][] = [];
   type Internals = { example: unknown; getGroups(): Record<string, string[]>; getOptions(): { key: Record<string, unknown>; alias: Record<string, string[]> } };
   const inner = b as unknown as Internals;
@@ -160,7 +160,7 @@ function withOwnFlagsFirst(b: Argv, cmd: GitopsCommand): Argv {
     if (typeof command === 'string') examples.push([command, description ?? '']);
     return b;
   };
-  let y: Argv;
+  let y: Argv<object>;
   try {
     y = cmd.builder(b.group([], 'Positionals:').group([], COMMAND_GROUP));
   } finally {
@@ -205,6 +205,28 @@ export function commandSpecs(commands: readonly GitopsCommand[]): CommandSpec[] 
 function commandName(argv: string[], commands: readonly GitopsCommand[]): string {
   const first = argv.find((a) => !a.startsWith('-'));
   return first !== undefined && commands.some((c) => commandWord(c) === first) ? `${first} ` : '';
+}
+
+/** A flag as the user knows it: `-l/--selector`, `--live`; the positionals as the usage line names them (`APP`). */
+export function flagLabel(key: string): string {
+  if (key === 'app' || key === 'id' || key === 'path' || key === 'shell') return key.toUpperCase();
+  const short = Object.entries(SHORTHANDS).find(([, f]) => f.long === key)?.[0];
+  return short !== undefined ? `-${short}/--${key}` : `--${key}`;
+}
+
+/**
+ * yargs' refusals of flags declared `conflicts` or `implies` (`Arguments a and b are mutually exclusive`, `Implications
+ * failed: a -> b`) in the tool's words, each flag as the user types it, with the command's reason when it gives one.
+ */
+export function explainFlags(message: string, why: Readonly<Record<string, string>>): string {
+  const reason = (a: string, b: string) => (why[`${a} ${b}`] !== undefined ? `: ${why[`${a} ${b}`]}` : '');
+  const conflict = /^Arguments (\S+) and (\S+) are mutually exclusive$/.exec(message);
+  if (conflict) return `${flagLabel(conflict[1]!)} does not go with ${flagLabel(conflict[2]!)}${reason(conflict[1]!, conflict[2]!)}`;
+  if (/^Implications failed:/.test(message)) {
+    const pairs = [...message.matchAll(/(\S+) -> (\S+)/g)];
+    if (pairs.length > 0) return pairs.map((m) => `${flagLabel(m[1]!)} needs ${flagLabel(m[2]!)}${reason(m[1]!, m[2]!)}`).join('; ');
+  }
+  return message;
 }
 
 /** yargs names an unknown `--some-flag` twice (`some-flag, someFlag`): keep the spelling the user typed. */

@@ -23,6 +23,9 @@ export function globalOptions<T>(y: Argv<T>) {
     .group(['output', 'color', 'v', 'verbose', 'help'], GLOBAL_GROUP);
 }
 
+/** The arguments every command has (the global flags), as yargs infers them from globalOptions. */
+export type GlobalArgs = ReturnType<typeof globalOptions<object>> extends Argv<infer G> ? G : never;
+
 /** kubectl's flags for reaching a cluster, taken by the commands that talk to one. */
 export function clusterOptions<T>(y: Argv<T>) {
   const s = (describe: string) => ({ type: 'string' as const, requiresArg: true, describe });

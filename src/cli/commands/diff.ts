@@ -1,5 +1,5 @@
 // `kubectl gitops diff`: desired against live, per field, with owners and verdicts.
-import type { GitopsCommand } from '../command.js';
+import { defineCommand } from '../command.js';
 import { appSourceOptions } from '../options.js';
 import { ExitCode, InputError } from '../exit-codes.js';
 import { runFileDiff } from '../../workflows/file-diff.js';
@@ -11,18 +11,28 @@ export function stdinDash(v: string): string {
   return v === '' ? '-' : v;
 }
 
-export const diffCommand: GitopsCommand = {
+export const diffCommand = defineCommand({
   command: 'diff [app]',
   describe: 'Show drift between the desired manifests and the live objects, with who owns each field',
   builder: (y) =>
     appSourceOptions(y)
       .option('live', { type: 'string', describe: 'File mode: read live objects from this file or directory instead of the cluster' })
-      .option('server-side', { type: 'boolean', default: false, describe: 'Compare with a server-side apply dry-run and preview field-manager conflicts' })
+      // No default: yargs would count a default false as given, and --live refuses --server-side.
+      .option('server-side', { type: 'boolean', describe: 'Compare with a server-side apply dry-run and preview field-manager conflicts' })
+      .implies('live', 'desired')
+      .conflicts('live', ['app', 'server-side', 'project-file', 'lua-dir'])
       .example('kubectl gitops diff shop', 'Diff the Application "shop" (in --app-namespace) against the cluster')
       .example('kubectl gitops diff --desired ./k8s --live ./live.yaml -f app.yaml', 'File mode, no cluster')
       .example('kubectl gitops diff --desired ./overlays/prod --render --live ./live.yaml', 'File mode, the folder rendered like a source (Kustomize here)'),
+  why: {
+    'live desired': 'file mode compares the manifests in FILE|DIR with the live objects of --live',
+    'live app': 'file mode reads the Application from -f/--app-file, not from the cluster',
+    'live server-side': '--server-side needs a cluster',
+    'live project-file': 'file mode only compares: --project-file and --lua-dir apply to the cluster commands (sync, prune, status, windows)',
+    'live lua-dir': 'file mode only compares: --project-file and --lua-dir apply to the cluster commands (sync, prune, status, windows)',
+  },
   async run(args, ctx) {
-    if (typeof args.live !== 'string') {
+    if (args.live === undefined) {
       const { diffAgainstCluster, liveDiffExitCode } = await import('../../workflows/live-diff.js');
       const { renderLiveDiff } = await import('../../render/live-diff.js');
       const report = await diffAgainstCluster(args, ctx);
@@ -30,23 +40,21 @@ export const diffCommand: GitopsCommand = {
       ctx.io.out(renderLiveDiff(report, ctx.opts.output, ctx.paint, ctx.opts.fieldManager));
       return liveDiffExitCode(report);
     }
-    if (typeof args.desired !== 'string') throw new InputError('file mode (--live) needs --desired FILE|DIR');
-    if (args.app !== undefined && args.app !== '') throw new InputError('file mode (--live) reads the Application from -f/--app-file, not from the cluster: drop the APP argument');
-    if (args.serverSide === true) throw new InputError('--server-side needs a cluster: it cannot be combined with --live');
-    if (typeof args.projectFile === 'string' || typeof args.luaDir === 'string') throw new InputError('file mode (--live) only compares: --project-file and --lua-dir apply to the cluster commands (sync, prune, status, windows)');
+    // yargs has refused --live without --desired, and with APP, --server-side, --project-file or --lua-dir.
+    if (args.desired === undefined) throw new InputError('file mode (--live) needs --desired FILE|DIR');
     const { report, app } = await runFileDiff({
       desired: stdinDash(args.desired),
       live: stdinDash(args.live),
-      appFile: typeof args.appFile === 'string' ? args.appFile : undefined,
+      appFile: args.appFile,
       namespace: ctx.opts.namespace,
       fieldManager: ctx.opts.fieldManager,
       io: ctx.io,
-      ...(args.render === true ? { render: { env: ctx.io.env, ...(typeof args.kustomize === 'string' ? { kustomize: args.kustomize } : {}), ...(typeof args.kustomizeBuildOptions === 'string' ? { kustomizeBuildOptions: args.kustomizeBuildOptions } : {}), ...(typeof args.helm === 'string' ? { helm: args.helm } : {}), ...capabilityArgs(args) } } : {}),
-      ...(typeof args.argocdCm === 'string' ? { argocdCm: args.argocdCm } : {}),
+      ...(args.render === true ? { render: { env: ctx.io.env, ...(args.kustomize !== undefined ? { kustomize: args.kustomize } : {}), ...(args.kustomizeBuildOptions !== undefined ? { kustomizeBuildOptions: args.kustomizeBuildOptions } : {}), ...(args.helm !== undefined ? { helm: args.helm } : {}), ...capabilityArgs(args) } } : {}),
+      ...(args.argocdCm !== undefined ? { argocdCm: args.argocdCm } : {}),
     });
     for (const w of app?.warnings ?? []) ctx.io.err(`warning: ${w}\n`);
     for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
     ctx.io.out(renderDiff(report, ctx.opts.output, ctx.paint));
     return report.sync === 'Synced' ? ExitCode.Ok : ExitCode.Drift;
   },
-};
+});

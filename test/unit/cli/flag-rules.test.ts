@@ -1,0 +1,47 @@
+// Flags that do not go together (or need another) are refused by yargs' conflicts/implies, before anything runs: exit 2,
+// the flags named as the user types them, the command's reason, the usage hint, and nothing on stdout.
+import { explainFlags, flagLabel, runCli } from '../../../src/cli/app.js';
+import { ExitCode } from '../../../src/cli/exit-codes.js';
+import { memoryIo } from '../../../src/cli/io.js';
+
+// No kubeconfig anywhere: a command that got past the flag rules would fail on that instead (or on the files).
+const env = { KUBECONFIG: '/nonexistent/kgitops-flag-rules', HOME: '/nonexistent/kgitops-home' };
+
+async function refused(argv: string[]) {
+  const m = memoryIo({ env });
+  const code = await runCli(argv, m.io);
+  return { code, out: m.stdout(), err: m.stderr() };
+}
+
+describe('the words of a refusal', () => {
+  it('names flags as typed: a shorthand with its long form, a positional as the usage line does', () => {
+    expect(flagLabel('selector')).toBe('-l/--selector');
+    expect(flagLabel('app-file')).toBe('-f/--app-file');
+    expect(flagLabel('live')).toBe('--live');
+    expect(flagLabel('app')).toBe('APP');
+  });
+
+  it("rewrites yargs' conflicts and implications, with the reason when there is one", () => {
+    expect(explainFlags('Arguments live and server-side are mutually exclusive', { 'live server-side': '--server-side needs a cluster' })).toBe('--live does not go with --server-side: --server-side needs a cluster');
+    expect(explainFlags('Arguments all-namespaces and app are mutually exclusive', {})).toBe('-A/--all-namespaces does not go with APP');
+    expect(explainFlags('Implications failed:\n live -> desired', {})).toBe('--live needs --desired');
+    expect(explainFlags('Implications failed:\n a -> b c -> d', {})).toBe('--a needs --b; --c needs --d');
+    expect(explainFlags('Unknown argument: --bogus', {})).toBe('Unknown argument: --bogus');
+  });
+});
+
+describe.each<[string, string[], RegExp]>([
+  ['diff --live without --desired', ['diff', '--live', 'live.yaml'], /^error: --live needs --desired: file mode compares/],
+  ['diff --live with APP', ['diff', 'shop', '--live', 'l.yaml', '--desired', 'd'], /^error: --live does not go with APP: file mode reads the Application from -f\/--app-file/],
+  ['diff --live --server-side', ['diff', '--live', 'l.yaml', '--desired', 'd', '--server-side'], /^error: --live does not go with --server-side: --server-side needs a cluster/],
+  ['diff --live --project-file', ['diff', '--live', 'l.yaml', '--desired', 'd', '--project-file', 'p.yaml'], /^error: --live does not go with --project-file: file mode only compares/],
+  ['diff --live --lua-dir', ['diff', '--live', 'l.yaml', '--desired', 'd', '--lua-dir', 'lua'], /^error: --live does not go with --lua-dir/],
+])('%s', (_name, argv, message) => {
+  it('is exit 2 naming the flags, with the usage hint and no output', async () => {
+    const r = await refused(argv);
+    expect(r.code).toBe(ExitCode.Input);
+    expect(r.err).toMatch(message);
+    expect(r.err).toContain(`See 'kubectl gitops ${argv[0]} --help' for usage.`);
+    expect(r.out).toBe('');
+  });
+});
