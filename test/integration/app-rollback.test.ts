@@ -361,6 +361,6 @@ describe('status -A and -l: the Applications of one or every namespace, by label
     expect(none.stdout).toBe(`No Applications found in namespace ${ns} matching kgitops-status-l=nobody.\n`);
     const both = await runPlugin(['status', 'one', '-l', label(), '--app-namespace', ns]);
     expect(both.code).toBe(2);
-    expect(both.stderr).toContain('-l/--selector lists Applications: it does not go with APP');
+    expect(both.stderr).toContain('-l/--selector does not go with APP: it lists Applications');
   }, TIMEOUT);
 });

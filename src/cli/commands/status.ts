@@ -1,5 +1,5 @@
 // `kubectl gitops status`: sync status and health as two axes, with the reason.
-import type { GitopsCommand } from '../command.js';
+import { defineCommand } from '../command.js';
 import { OUTPUT_FORMATS, appSourceOptions, recording, recordOption } from '../options.js';
 import { ExitCode, InputError, RefusedError } from '../exit-codes.js';
 import { parseDuration } from '../duration.js';
@@ -12,34 +12,39 @@ function summary(r: StatusReport, reason: string): string {
   return `sync ${r.sync.status}, health ${r.health.status}${reason ? `: ${reason}` : ''}`;
 }
 
-export const statusCommand: GitopsCommand = {
+export const statusCommand = defineCommand({
   command: 'status [app]',
   describe: 'Show sync status and health per resource and for the app, with the most specific reason (-A: every Application, as list)',
   allNamespaces: true,
   outputs: [...OUTPUT_FORMATS, 'dot', 'svg'],
   builder: (y) =>
     recordOption(appSourceOptions(y))
-      .option('tree', { type: 'boolean', default: false, describe: 'Draw the live resource tree with health' })
-      .option('wait', { type: 'boolean', default: false, describe: 'Wait until Synced and Healthy (exit 1 with the reason at the timeout)' })
+      // --tree and --wait have no default: yargs would count a default false as given, and -A/-l refuse them.
+      .option('tree', { type: 'boolean', describe: 'Draw the live resource tree with health' })
+      .option('wait', { type: 'boolean', describe: 'Wait until Synced and Healthy (exit 1 with the reason at the timeout)' })
       .option('timeout', { type: 'string', default: '5m', describe: 'With --wait: give up after this long' })
       .option('selector', { alias: 'l', type: 'string', requiresArg: true, describe: 'Every Application in --app-namespace (-A: every namespace) whose labels match, one row each, as list' })
+      .conflicts({ 'all-namespaces': ['app', 'app-file', 'wait', 'tree'], selector: ['app', 'app-file', 'wait', 'tree'] })
       .example('kubectl gitops status shop -o kv', 'SYNC=, HEALTH=, REASON=, PRUNE=, ALLOW_EMPTY= lines')
       .example('kubectl gitops status shop --wait --timeout 2m', 'Block until Synced and Healthy (for CI)')
       .example('kubectl gitops status -A -l team=shop -o kv', 'Every labelled Application of every namespace, one line each')
       .example('kubectl gitops status shop --tree -o svg > shop.svg', 'The live map as an SVG picture (-o dot: Graphviz text)'),
+  why: Object.fromEntries(
+    ['all-namespaces', 'selector'].flatMap((flag) => ['app', 'app-file', 'wait', 'tree'].map((other) => [`${flag} ${other}`, 'it lists Applications, one row each, as list does'])),
+  ),
   async run(args, ctx) {
-    const selector = typeof args.selector === 'string' ? args.selector : undefined;
+    const selector = args.selector;
     if (args.allNamespaces === true || selector !== undefined) {
       // Every Application (of every namespace with -A, by label with -l), one row each: the list command's report.
+      // yargs has refused APP, -f, --wait and --tree with them; -o is checked here (a value, not a flag).
       const flags = args.allNamespaces === true ? (selector !== undefined ? '-A and -l' : '-A/--all-namespaces') : '-l/--selector';
       if (ctx.opts.output === 'dot' || ctx.opts.output === 'svg') throw new InputError(`${flags} lists Applications: -o ${ctx.opts.output} draws one app's live map`);
-      if (args.app !== undefined || args.appFile !== undefined || args.wait === true || args.tree === true) throw new InputError(`${flags} lists Applications: it does not go with APP, -f, --wait or --tree`);
       const { runList } = await import('../../workflows/list.js');
       const { renderList } = await import('../../render/list.js');
       ctx.io.out(renderList(await runList(ctx, { allNamespaces: args.allNamespaces === true, ...(selector !== undefined ? { selector } : {}) }), ctx.opts.output, ctx.paint));
       return ExitCode.Ok;
     }
-    const timeoutMs = parseDuration(typeof args.timeout === 'string' ? args.timeout : '5m', '--timeout');
+    const timeoutMs = parseDuration(args.timeout, '--timeout');
     const { withAppTarget } = await import('../../workflows/session.js');
     const { appStateArgs } = await import('../../workflows/app-state.js');
     const { isConverged, realClock, runStatus, waitForConverged } = await import('../../workflows/status.js');
@@ -89,8 +94,8 @@ export const statusCommand: GitopsCommand = {
       if (ctx.opts.verbose) ctx.io.err(`status: ${result.polls} polls in ${result.waitedMs} ms\n`);
       ctx.io.out(render(result.report));
       if (isConverged(result.report)) return ExitCode.Ok;
-      ctx.io.err(`error: timed out after ${typeof args.timeout === 'string' ? args.timeout : '5m'} waiting for Synced and Healthy: ${summary(result.report, reasonText(result.report))}\n`);
+      ctx.io.err(`error: timed out after ${args.timeout} waiting for Synced and Healthy: ${summary(result.report, reasonText(result.report))}\n`);
       return ExitCode.Drift;
     });
   },
-};
+});

@@ -36,6 +36,10 @@ describe.each<[string, string[], RegExp]>([
   ['diff --live --server-side', ['diff', '--live', 'l.yaml', '--desired', 'd', '--server-side'], /^error: --live does not go with --server-side: --server-side needs a cluster/],
   ['diff --live --project-file', ['diff', '--live', 'l.yaml', '--desired', 'd', '--project-file', 'p.yaml'], /^error: --live does not go with --project-file: file mode only compares/],
   ['diff --live --lua-dir', ['diff', '--live', 'l.yaml', '--desired', 'd', '--lua-dir', 'lua'], /^error: --live does not go with --lua-dir/],
+  ['status -l with APP', ['status', 'shop', '-l', 'team=shop'], /^error: -l\/--selector does not go with APP: it lists Applications, one row each/],
+  ['status -A -f', ['status', '-A', '-f', 'app.yaml'], /^error: -A\/--all-namespaces does not go with -f\/--app-file: it lists Applications/],
+  ['status -A --wait', ['status', '-A', '--wait'], /^error: -A\/--all-namespaces does not go with --wait: it lists Applications/],
+  ['status -l --tree', ['status', '-l', 'a=b', '--tree'], /^error: -l\/--selector does not go with --tree: it lists Applications/],
 ])('%s', (_name, argv, message) => {
   it('is exit 2 naming the flags, with the usage hint and no output', async () => {
     const r = await refused(argv);
