@@ -30,6 +30,9 @@ export interface TypedCommand<A> extends CommandInfo {
   run: (args: ArgumentsCamelCase<A>, ctx: CommandContext) => Promise<ExitCode>;
 }
 
+/** The arguments a builder declares, as a command's run function (or a helper of it) receives them. */
+export type ArgsOf<B> = B extends (y: Argv<GlobalArgs>) => Argv<infer A> ? ArgumentsCamelCase<A> : never;
+
 /** A command as app.ts registers it, its argument type no longer known (see defineCommand). */
 export interface GitopsCommand extends CommandInfo {
   builder: (y: Argv<GlobalArgs>) => Argv<object>;

@@ -1,9 +1,10 @@
 // `kubectl gitops sync`: server-side apply the desired state in Argo CD's order, then prune safely.
-import type { GitopsCommand } from '../command.js';
+import type { Argv } from 'yargs';
+import { defineCommand, type ArgsOf } from '../command.js';
 import type { CommandContext } from '../context.js';
+import type { GlobalArgs } from '../options.js';
 import { appSourceOptions, recording, recordOption } from '../options.js';
 import { InputError, type ExitCode } from '../exit-codes.js';
-import { UsageError } from '../argv.js';
 import { parseDuration } from '../duration.js';
 import { appStateArgs } from '../../workflows/app-state.js';
 import type { SyncEvent } from '../../workflows/sync-phases.js';
@@ -43,33 +44,53 @@ export function progressTable(ctx: CommandContext, line: ReturnType<typeof progr
   };
 }
 
-export const syncCommand: GitopsCommand = {
+/** sync's flags. --dry-run, --all and --watch have no default: yargs would count a default false as given in conflicts. */
+function syncOptions(y: Argv<GlobalArgs>) {
+  return recordOption(appSourceOptions(y))
+    .option('dry-run', { type: 'boolean', describe: 'Print the whole plan (server-side dry-run, predicted conflicts and prunes) and change nothing' })
+    .option('prune', { type: 'boolean', default: false, describe: 'Prune what the app no longer declares (a manual sync prunes only with it, as argocd app sync; --watch follows automated.prune)' })
+    .option('resource', { type: 'string', array: true, requiresArg: true, describe: 'Sync only this object, [!]GROUP:KIND:[NAMESPACE/]NAME (repeatable; never prunes)' })
+    .option('selector', { alias: 'l', type: 'string', requiresArg: true, describe: 'Sync only the desired objects whose labels match (never prunes); with --all, the Applications whose labels match' })
+    .option('force-conflicts', { type: 'boolean', default: false, describe: 'Take fields other managers own (as selfHeal does)' })
+    .option('retry-limit', { type: 'number', requiresArg: true, describe: "Try a failed sync again up to this many times (default: the Application's syncPolicy.retry; 0: never)" })
+    .option('timeout', { type: 'string', default: '5m', describe: 'How long a sync with waves or hooks may wait for health and hooks in all' })
+    .option('all', { type: 'boolean', describe: 'Sync every Application in --app-namespace in turn (-A: every namespace; -l then selects Applications by label), one summary' })
+    .option('watch', { type: 'boolean', describe: 'Keep reconciling until stopped' })
+    .option('interval', { type: 'string', default: '60s', describe: 'With --watch: how often to poll the source' })
+    .option('webhook-addr', { type: 'string', describe: 'With --watch: listen for push events on this address (loopback by default)' })
+    .option('webhook-secret', { type: 'string', describe: 'With --watch: HMAC-SHA256 secret for push events (or $KGITOPS_WEBHOOK_SECRET)' })
+    .conflicts('all', ['app', 'app-file', 'desired', 'revision', 'resource', 'watch'])
+    .implies('all-namespaces', 'all')
+    .conflicts('watch', ['resource', 'selector', 'dry-run'])
+    .implies('webhook-secret', 'webhook-addr')
+    .example('kubectl gitops sync shop --dry-run', 'Show the plan without changing anything')
+    .example('kubectl gitops sync shop --prune', 'Apply, heal, and prune what is no longer declared')
+    .example('kubectl gitops sync shop --resource apps:Deployment:orders', 'Sync one object')
+    .example('kubectl gitops sync --all -l team=shop', 'Sync every Application labelled team=shop, one after another');
+}
+
+type SyncArgs = ArgsOf<typeof syncOptions>;
+
+const ALL = '--all syncs every Application as it declares itself';
+const WATCH = 'the loop reconciles the whole Application';
+
+export const syncCommand = defineCommand({
   command: 'sync [app]',
   describe: 'Apply the desired state by server-side apply and prune what the app no longer declares (--all: every Application in turn)',
   allNamespaces: true,
-  builder: (y) =>
-    recordOption(appSourceOptions(y))
-      .option('dry-run', { type: 'boolean', default: false, describe: 'Print the whole plan (server-side dry-run, predicted conflicts and prunes) and change nothing' })
-      .option('prune', { type: 'boolean', default: false, describe: 'Prune what the app no longer declares (a manual sync prunes only with it, as argocd app sync; --watch follows automated.prune)' })
-      .option('resource', { type: 'string', array: true, requiresArg: true, describe: 'Sync only this object, [!]GROUP:KIND:[NAMESPACE/]NAME (repeatable; never prunes)' })
-      .option('selector', { alias: 'l', type: 'string', requiresArg: true, describe: 'Sync only the desired objects whose labels match (never prunes); with --all, the Applications whose labels match' })
-      .option('force-conflicts', { type: 'boolean', default: false, describe: 'Take fields other managers own (as selfHeal does)' })
-      .option('retry-limit', { type: 'number', requiresArg: true, describe: "Try a failed sync again up to this many times (default: the Application's syncPolicy.retry; 0: never)" })
-      .option('timeout', { type: 'string', default: '5m', describe: 'How long a sync with waves or hooks may wait for health and hooks in all' })
-      .option('all', { type: 'boolean', default: false, describe: 'Sync every Application in --app-namespace in turn (-A: every namespace; -l then selects Applications by label), one summary' })
-      .option('watch', { type: 'boolean', default: false, describe: 'Keep reconciling until stopped' })
-      .option('interval', { type: 'string', default: '60s', describe: 'With --watch: how often to poll the source' })
-      .option('webhook-addr', { type: 'string', describe: 'With --watch: listen for push events on this address (loopback by default)' })
-      .option('webhook-secret', { type: 'string', describe: 'With --watch: HMAC-SHA256 secret for push events (or $KGITOPS_WEBHOOK_SECRET)' })
-      .example('kubectl gitops sync shop --dry-run', 'Show the plan without changing anything')
-      .example('kubectl gitops sync shop --prune', 'Apply, heal, and prune what is no longer declared')
-      .example('kubectl gitops sync shop --resource apps:Deployment:orders', 'Sync one object')
-      .example('kubectl gitops sync --all -l team=shop', 'Sync every Application labelled team=shop, one after another'),
+  builder: syncOptions,
+  why: {
+    ...Object.fromEntries(['app', 'app-file', 'desired', 'revision', 'resource', 'watch'].map((k) => [`all ${k}`, ALL])),
+    'all-namespaces all': "a sync of one Application acts on that one (its objects' namespace is -n/--namespace, the Application's is --app-namespace)",
+    'watch resource': WATCH,
+    'watch selector': WATCH,
+    'watch dry-run': 'a dry run changes nothing, so there is nothing to keep reconciling',
+    'webhook-secret webhook-addr': 'the secret checks the push events the webhook receives',
+  },
   async run(args, ctx) {
+    // yargs has refused what does not go with --all or --watch, and -A without --all.
     if (args.all === true) return syncAllApps(args, ctx);
-    if (args.allNamespaces === true) throw new UsageError('-A/--all-namespaces goes with --all: a sync of one Application acts on that one (its objects\' namespace is -n/--namespace, the Application\'s is --app-namespace)');
     if (args.watch === true) {
-      if (args.resource !== undefined || args.selector !== undefined) throw new InputError('--resource and -l do not go with --watch: the loop reconciles the whole Application');
       if (ctx.opts.output === 'env') throw new InputError('sync --watch prints one event per line: -o table, json, yaml or kv (env is for a single report)');
       const { formatEvent } = await import('../../watch/events.js');
       const format = ctx.opts.output;
@@ -82,9 +103,9 @@ export const syncCommand: GitopsCommand = {
     const { runStatus } = await import('../../workflows/status.js');
     const progress = progressLine(ctx);
     const onEvent = progressTable(ctx, progress);
-    const resources = Array.isArray(args.resource) ? args.resource.filter((r): r is string => typeof r === 'string') : [];
-    const selector = typeof args.selector === 'string' ? args.selector : undefined;
-    const timeoutMs = parseDuration(typeof args.timeout === 'string' ? args.timeout : '5m', '--timeout');
+    const resources = args.resource ?? [];
+    const selector = args.selector;
+    const timeoutMs = parseDuration(args.timeout, '--timeout');
     // An error before a report (the source does not render, the destination cannot be reached or is refused) is
     // recorded as the operation's, phase Error, as Argo CD's controller records it.
     const startedAtMs = Date.now();
@@ -94,7 +115,7 @@ export const syncCommand: GitopsCommand = {
     return withAppTarget(ctx, 'sync', appStateArgs(args), async (session) => {
       inSession = true;
       try {
-        const retryLimit = typeof args.retryLimit === 'number' && Number.isFinite(args.retryLimit) ? args.retryLimit : undefined;
+        const retryLimit = args.retryLimit !== undefined && Number.isFinite(args.retryLimit) ? args.retryLimit : undefined;
         if (retryLimit !== undefined && (!Number.isInteger(retryLimit) || retryLimit < -1)) throw new InputError(`--retry-limit must be a whole number (-1 for no limit), got ${String(args.retryLimit)}`);
         const started = Date.now();
         const req = { ...appStateArgs(args), dryRun: args.dryRun === true, prune: args.prune === true, forceConflicts: args.forceConflicts === true, resources, timeoutMs, ...(selector !== undefined ? { selector } : {}) };
@@ -126,31 +147,27 @@ export const syncCommand: GitopsCommand = {
         progress?.clear();
       }
     }).catch(async (err: unknown) => {
-      if (!inSession) await recordSessionError(ctx, typeof args.app === 'string' && args.appFile === undefined ? args.app : undefined, err, failure, warn);
+      if (!inSession) await recordSessionError(ctx, args.app !== undefined && args.appFile === undefined ? args.app : undefined, err, failure, warn);
       throw err;
     });
   },
-};
+});
 
 /** `sync --all`: every Application (of --app-namespace, -A, -l) synced in turn, one summary; the highest exit code. */
-async function syncAllApps(args: Record<string, unknown>, ctx: CommandContext): Promise<ExitCode> {
-  const named = (['app', 'appFile', 'desired', 'revision', 'resource'] as const).filter((k) => args[k] !== undefined);
-  if (named.length > 0 || args.watch === true) {
-    throw new InputError(`--all syncs every Application as it declares itself: it does not go with ${[...named.map((k) => (k === 'app' ? 'APP' : `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`)), ...(args.watch === true ? ['--watch'] : [])].join(', ')}`);
-  }
+async function syncAllApps(args: SyncArgs, ctx: CommandContext): Promise<ExitCode> {
   const { syncAll, syncAllExitCode } = await import('../../workflows/sync-all.js');
   const { renderSyncAll } = await import('../../render/sync-all.js');
-  const retryLimit = typeof args.retryLimit === 'number' && Number.isInteger(args.retryLimit) && args.retryLimit >= -1 ? args.retryLimit : undefined;
-  const argocdNamespace = typeof args.argocdNamespace === 'string' ? args.argocdNamespace : undefined;
+  const retryLimit = args.retryLimit !== undefined && Number.isInteger(args.retryLimit) && args.retryLimit >= -1 ? args.retryLimit : undefined;
+  const argocdNamespace = args.argocdNamespace;
   const report = await syncAll(
     ctx,
     {
       allNamespaces: args.allNamespaces === true,
-      ...(typeof args.selector === 'string' ? { appSelector: args.selector } : {}),
+      ...(args.selector !== undefined ? { appSelector: args.selector } : {}),
       dryRun: args.dryRun === true,
       prune: args.prune === true,
       forceConflicts: args.forceConflicts === true,
-      timeoutMs: parseDuration(typeof args.timeout === 'string' ? args.timeout : '5m', '--timeout'),
+      timeoutMs: parseDuration(args.timeout, '--timeout'),
       record: args.record !== false,
       ...(retryLimit !== undefined ? { retryLimit } : {}),
       ...(argocdNamespace !== undefined ? { argocdNamespace } : {}),

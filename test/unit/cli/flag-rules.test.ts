@@ -13,6 +13,15 @@ async function refused(argv: string[]) {
   return { code, out: m.stdout(), err: m.stderr() };
 }
 
+it('lets through what goes together: sync --all -A -l, sync APP --dry-run, sync APP --watch (they fail later, on the missing kubeconfig)', async () => {
+  for (const argv of [['sync', '--all', '-A', '-l', 'a=b'], ['sync', 'shop', '--dry-run', '--resource', ':ConfigMap:x'], ['sync', 'shop', '--watch', '--webhook-addr', '127.0.0.1:0', '--webhook-secret', 's']]) {
+    const r = await refused(argv);
+    expect({ argv, code: r.code }).toEqual({ argv, code: ExitCode.Input });
+    expect(r.err).toMatch(/kubeconfig/i);
+    expect(r.err).not.toMatch(/does not go with|needs --/);
+  }
+});
+
 describe('the words of a refusal', () => {
   it('names flags as typed: a shorthand with its long form, a positional as the usage line does', () => {
     expect(flagLabel('selector')).toBe('-l/--selector');
@@ -40,6 +49,15 @@ describe.each<[string, string[], RegExp]>([
   ['status -A -f', ['status', '-A', '-f', 'app.yaml'], /^error: -A\/--all-namespaces does not go with -f\/--app-file: it lists Applications/],
   ['status -A --wait', ['status', '-A', '--wait'], /^error: -A\/--all-namespaces does not go with --wait: it lists Applications/],
   ['status -l --tree', ['status', '-l', 'a=b', '--tree'], /^error: -l\/--selector does not go with --tree: it lists Applications/],
+  ['sync --all with APP', ['sync', 'shop', '--all'], /^error: --all does not go with APP: --all syncs every Application as it declares itself/],
+  ['sync --all --desired', ['sync', '--all', '--desired', 'k8s'], /^error: --all does not go with --desired: --all syncs every Application/],
+  ['sync --all --resource', ['sync', '--all', '--resource', ':ConfigMap:x'], /^error: --all does not go with --resource/],
+  ['sync --all --watch', ['sync', '--all', '--watch'], /^error: --all does not go with --watch/],
+  ['sync -A without --all', ['sync', 'shop', '-A'], /^error: -A\/--all-namespaces needs --all: a sync of one Application acts on that one/],
+  ['sync --watch --resource', ['sync', 'shop', '--watch', '--resource', ':ConfigMap:x'], /^error: --watch does not go with --resource: the loop reconciles the whole Application/],
+  ['sync --watch -l', ['sync', 'shop', '--watch', '-l', 'a=b'], /^error: --watch does not go with -l\/--selector: the loop reconciles the whole Application/],
+  ['sync --watch --dry-run', ['sync', 'shop', '--watch', '--dry-run'], /^error: --watch does not go with --dry-run: a dry run changes nothing/],
+  ['sync --webhook-secret without --webhook-addr', ['sync', 'shop', '--watch', '--webhook-secret', 's'], /^error: --webhook-secret needs --webhook-addr/],
 ])('%s', (_name, argv, message) => {
   it('is exit 2 naming the flags, with the usage hint and no output', async () => {
     const r = await refused(argv);
