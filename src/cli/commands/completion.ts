@@ -1,19 +1,19 @@
 // `kubectl gitops completion bash|zsh|fish|powershell`: the script that completes kubectl-gitops in that shell.
-import type { GitopsCommand } from '../command.js';
+import { defineCommand } from '../command.js';
 import { ExitCode } from '../exit-codes.js';
 import { SHELLS, completionScript } from '../completion.js';
 
-export const completionCommand: GitopsCommand = {
+export const completionCommand = defineCommand({
   command: 'completion <shell>',
   describe: 'Print a shell completion script for kubectl-gitops (kubectl gitops <TAB> uses kubectl_complete-gitops)',
   outputs: ['table'],
   builder: (y) =>
     y
-      .positional('shell', { choices: SHELLS, describe: 'The shell to complete in' })
+      .positional('shell', { choices: SHELLS, demandOption: true, describe: 'The shell to complete in' })
       .example('source <(kubectl gitops completion bash)', 'Complete kubectl-gitops in this bash session')
       .example('kubectl gitops completion fish | source', 'The same in fish'),
   async run(args, ctx) {
-    ctx.io.out(completionScript(args.shell as (typeof SHELLS)[number]));
+    ctx.io.out(completionScript(args.shell));
     return ExitCode.Ok;
   },
-};
+});

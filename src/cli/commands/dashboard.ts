@@ -1,10 +1,10 @@
 // `kubectl gitops dashboard`: a read-only web page on loopback with the app list and each app's live map, kept live.
-import type { GitopsCommand } from '../command.js';
+import { defineCommand } from '../command.js';
 import { clusterOptions } from '../options.js';
 import { ExitCode, InputError } from '../exit-codes.js';
 import { parseDuration } from '../duration.js';
 
-export const dashboardCommand: GitopsCommand = {
+export const dashboardCommand = defineCommand({
   // The APP names are read from `_`: a variadic positional would keep only the last name, since repeated
   // arguments are not made arrays (the last flag wins, as in kubectl); unknown flags are still refused.
   command: 'dashboard',
@@ -23,12 +23,12 @@ export const dashboardCommand: GitopsCommand = {
       .example('kubectl gitops dashboard', 'Every Application in argocd, on a free loopback port')
       .example('kubectl gitops dashboard shop --port 8080 --open', 'One app, a fixed port, opened in the browser'),
   async run(args, ctx) {
-    const port = typeof args.port === 'number' ? args.port : Number.NaN;
+    const port = args.port;
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InputError(`--port must be a whole number from 0 to 65535, not ${String(args.port)}`);
-    const address = typeof args.address === 'string' ? args.address : '127.0.0.1';
-    const intervalMs = parseDuration(typeof args.interval === 'string' ? args.interval : '1m', '--interval');
+    const address = args.address;
+    const intervalMs = parseDuration(args.interval, '--interval');
     if (intervalMs < 5_000) throw new InputError('--interval must be at least 5s');
-    const apps = (Array.isArray(args._) ? args._.slice(1) : []).map(String).filter((a) => a !== '');
+    const apps = args._.slice(1).map(String).filter((a) => a !== '');
     if (apps.length > 0 && args.allNamespaces === true) throw new InputError('-A/--all-namespaces shows every Application: it does not go with named apps');
     const { randomBytes } = await import('node:crypto');
     const { isLoopbackAddress } = await import('../../dashboard/guard.js');
@@ -74,4 +74,4 @@ export const dashboardCommand: GitopsCommand = {
     await workflow.close();
     return ExitCode.Ok;
   },
-};
+});

@@ -1,9 +1,9 @@
 // `kubectl gitops history`: what was deployed when, from the Application's status.history.
-import type { GitopsCommand } from '../command.js';
+import { defineCommand } from '../command.js';
 import { clusterOptions } from '../options.js';
 import { ExitCode, InputError } from '../exit-codes.js';
 
-export const historyCommand: GitopsCommand = {
+export const historyCommand = defineCommand({
   command: 'history [app]',
   describe: "List the Application's deployments (status.history): ID, DATE, REVISION, SOURCE, as argocd app history",
   builder: (y) =>
@@ -11,7 +11,7 @@ export const historyCommand: GitopsCommand = {
       .example('kubectl gitops history shop', 'What each sync deployed, oldest first')
       .example('kubectl gitops history shop -o json', 'The entries as Argo CD stores them'),
   async run(args, ctx) {
-    const name = typeof args.app === 'string' && args.app !== '' ? args.app : undefined;
+    const name = args.app !== undefined && args.app !== '' ? args.app : undefined;
     if (!name) throw new InputError('name an Application (APP): its history is kept in its status in the cluster');
     const { withControlPlane } = await import('../../workflows/session.js');
     const { runHistory } = await import('../../workflows/history.js');
@@ -21,4 +21,4 @@ export const historyCommand: GitopsCommand = {
       return ExitCode.Ok;
     });
   },
-};
+});

@@ -1,9 +1,9 @@
 // `kubectl gitops list`: every Application's sync status and health at once, compared live.
-import type { GitopsCommand } from '../command.js';
+import { defineCommand } from '../command.js';
 import { clusterOptions } from '../options.js';
 import { ExitCode } from '../exit-codes.js';
 
-export const listCommand: GitopsCommand = {
+export const listCommand = defineCommand({
   command: 'list',
   describe: 'List the Applications in --app-namespace (-A: every namespace) with their sync status and health, each compared live',
   allNamespaces: true,
@@ -15,8 +15,8 @@ export const listCommand: GitopsCommand = {
   async run(args, ctx) {
     const { runList } = await import('../../workflows/list.js');
     const { renderList } = await import('../../render/list.js');
-    const report = await runList(ctx, { allNamespaces: args.allNamespaces === true, ...(typeof args.selector === 'string' ? { selector: args.selector } : {}) });
+    const report = await runList(ctx, { allNamespaces: args.allNamespaces === true, ...(args.selector !== undefined ? { selector: args.selector } : {}) });
     ctx.io.out(renderList(report, ctx.opts.output, ctx.paint));
     return ExitCode.Ok;
   },
-};
+});

@@ -1,11 +1,11 @@
 // `kubectl gitops normalize`: print manifests without what the cluster fills in.
-import type { GitopsCommand } from '../command.js';
+import { defineCommand } from '../command.js';
 import { ExitCode } from '../exit-codes.js';
 import { runNormalize } from '../../workflows/normalize.js';
 import { objectsToJson, objectsToYaml } from '../../render/yaml-out.js';
 import { stdinDash } from './diff.js';
 
-export const normalizeCommand: GitopsCommand = {
+export const normalizeCommand = defineCommand({
   command: 'normalize <path>',
   describe: 'Print objects without the fields the cluster fills in (resourceVersion, uid, managedFields, status, ...)',
   outputs: ['yaml', 'json'],
@@ -15,8 +15,8 @@ export const normalizeCommand: GitopsCommand = {
       .example('kubectl get deploy orders -o yaml | kubectl gitops normalize -', 'Strip server noise from a live object')
       .example('kubectl gitops normalize ./k8s -o json', 'Print a directory of manifests as one JSON List'),
   async run(args, ctx) {
-    const objects = await runNormalize(stdinDash(typeof args.path === 'string' ? args.path : '-'), ctx.io);
+    const objects = await runNormalize(stdinDash(args.path ?? '-'), ctx.io);
     ctx.io.out(ctx.opts.output === 'json' ? objectsToJson(objects) : objectsToYaml(objects));
     return ExitCode.Ok;
   },
-};
+});

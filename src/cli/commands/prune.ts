@@ -1,11 +1,11 @@
 // `kubectl gitops prune`: list (or delete, with --confirm) live objects this app owns but no longer declares.
-import type { GitopsCommand } from '../command.js';
+import { defineCommand } from '../command.js';
 import { appSourceOptions } from '../options.js';
 import type { ExitCode } from '../exit-codes.js';
 import type { PropagationPolicy } from '../../kube/gateway.js';
 import { appStateArgs } from '../../workflows/app-state.js';
 
-export const pruneCommand: GitopsCommand = {
+export const pruneCommand = defineCommand({
   command: 'prune [app]',
   describe: 'List the live objects that carry this app\'s mark but are no longer declared; delete them with --confirm',
   builder: (y) =>
@@ -19,11 +19,11 @@ export const pruneCommand: GitopsCommand = {
     const { pruneApp, pruneExitCode } = await import('../../workflows/prune.js');
     const { renderPrune } = await import('../../render/prune.js');
     return withAppTarget(ctx, 'prune', appStateArgs(args), async (session) => {
-      const policy = typeof args.propagationPolicy === 'string' ? (args.propagationPolicy as PropagationPolicy) : undefined;
+      const policy: PropagationPolicy | undefined = args.propagationPolicy;
       const report = await pruneApp({ ...appStateArgs(args), confirm: args.confirm === true, ...(policy ? { propagationPolicy: policy } : {}) }, { io: ctx.io, opts: ctx.opts, ...session });
       for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
       ctx.io.out(renderPrune(report, ctx.opts.output, ctx.paint));
       return pruneExitCode(report) as ExitCode;
     });
   },
-};
+});

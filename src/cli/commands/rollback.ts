@@ -1,11 +1,11 @@
 // `kubectl gitops rollback`: deploy what a history entry deployed, as argocd app rollback.
-import type { GitopsCommand } from '../command.js';
+import { defineCommand } from '../command.js';
 import { clusterOptions, recordOption } from '../options.js';
 import { InputError, type ExitCode } from '../exit-codes.js';
 import { parseDuration } from '../duration.js';
 import { appStateArgs } from '../../workflows/app-state.js';
 
-export const rollbackCommand: GitopsCommand = {
+export const rollbackCommand = defineCommand({
   command: 'rollback [app] [id]',
   describe: 'Sync the source and revision a history entry recorded (default: the one before the newest), as argocd app rollback',
   builder: (y) =>
@@ -24,11 +24,11 @@ export const rollbackCommand: GitopsCommand = {
       .example('kubectl gitops rollback shop', 'Return to the deployment before the newest')
       .example('kubectl gitops rollback shop 3 --dry-run', 'Show what returning to history ID 3 would do'),
   async run(args, ctx) {
-    const name = typeof args.app === 'string' && args.app !== '' ? args.app : undefined;
+    const name = args.app !== undefined && args.app !== '' ? args.app : undefined;
     if (!name) throw new InputError('name an Application (APP): rollback reads its history from the cluster');
-    const id = args.id === undefined ? undefined : Number(args.id);
+    const id = args.id;
     if (id !== undefined && (!Number.isInteger(id) || id < 0)) throw new InputError(`a history ID is a whole number, got ${String(args.id)}`);
-    const timeoutMs = parseDuration(typeof args.timeout === 'string' ? args.timeout : '5m', '--timeout');
+    const timeoutMs = parseDuration(args.timeout, '--timeout');
     const { withAppTarget } = await import('../../workflows/session.js');
     const { rollbackTargetOf, syncRollback } = await import('../../workflows/rollback.js');
     const { syncExitCode } = await import('../../workflows/sync.js');
@@ -63,4 +63,4 @@ export const rollbackCommand: GitopsCommand = {
       throw err;
     });
   },
-};
+});

@@ -1,10 +1,10 @@
 // `kubectl gitops version`: plugin version, git commit and Node version.
-import type { GitopsCommand } from '../command.js';
+import { defineCommand } from '../command.js';
 import { ExitCode } from '../exit-codes.js';
 import { versionInfo } from '../../version.js';
 import { renderVersion } from '../../render/version.js';
 
-export const versionCommand: GitopsCommand = {
+export const versionCommand = defineCommand({
   command: 'version',
   describe: 'Print the plugin version, git commit and Node version',
   builder: (y) => y.example('kubectl gitops version -o json', 'Machine-readable build information'),
@@ -12,4 +12,4 @@ export const versionCommand: GitopsCommand = {
     ctx.io.out(renderVersion(versionInfo(), ctx.opts.output));
     return ExitCode.Ok;
   },
-};
+});

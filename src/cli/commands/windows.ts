@@ -1,9 +1,9 @@
 // `kubectl gitops windows`: the sync windows of the Application's AppProject, and whether a sync may run now.
-import type { GitopsCommand } from '../command.js';
+import { defineCommand } from '../command.js';
 import { appSourceOptions } from '../options.js';
 import { ExitCode } from '../exit-codes.js';
 
-export const windowsCommand: GitopsCommand = {
+export const windowsCommand = defineCommand({
   command: 'windows [app]',
   describe: "List the sync windows of the Application's AppProject: active now, until when, next start, and whether a sync may run",
   builder: (y) =>
@@ -29,4 +29,4 @@ export const windowsCommand: GitopsCommand = {
     }
     return withAppTarget(ctx, 'windows', a, async (session) => print(await runWindows(a, { io: ctx.io, opts: ctx.opts, gateway: session.controlPlane, application: session.application, target: session.target })));
   },
-};
+});
