@@ -67,3 +67,11 @@ describe.each<[string, string[], RegExp]>([
     expect(r.out).toBe('');
   });
 });
+
+it('sync --watch -o env is refused before any connection (cli/ prints the events, so cli/ checks the mode)', async () => {
+  const r = await refused(['sync', 'shop', '--watch', '-o', 'env']);
+  expect(r.code).toBe(ExitCode.Input);
+  expect(r.err).toMatch(/^error: sync --watch prints one event per line: -o table, json, yaml or kv/);
+  expect(r.err).not.toMatch(/kubeconfig/i);
+  expect(r.out).toBe('');
+});
