@@ -4,7 +4,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFi
 import { join } from 'node:path';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { tempDir } from '../../support/temp-dir.js';
-import { COMMON_TYPES, FakeGateway } from '../../../src/kube/fake-gateway.js';
+import { COMMON_TYPES, FakeGateway } from '../../support/fake-gateway.js';
 import type { ResourceType } from '../../../src/kube/gateway.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import { runFileDiff } from '../../../src/workflows/file-diff.js';
