@@ -75,3 +75,18 @@ it('sync --watch -o env is refused before any connection (cli/ prints the events
   expect(r.err).not.toMatch(/kubeconfig/i);
   expect(r.out).toBe('');
 });
+
+it('every command module is typed: defined with defineCommand, no argument read through typeof or a cast', async () => {
+  const { readdirSync, readFileSync } = await import('node:fs');
+  const dir = 'src/cli/commands';
+  const untyped = readdirSync(dir).flatMap((f) => {
+    const text = readFileSync(`${dir}/${f}`, 'utf8');
+    const problems: string[] = [];
+    if (!/= defineCommand\(\{/.test(text)) problems.push(`${f}: not defined with defineCommand`);
+    if (/: GitopsCommand\b|Record<string, unknown>/.test(text)) problems.push(`${f}: untyped arguments`);
+    for (const m of text.matchAll(/typeof args\.\w+|\bargs\.\w+ as \w/g)) problems.push(`${f}: ${m[0]}`);
+    return problems;
+  });
+  expect(readdirSync(dir).length).toBeGreaterThanOrEqual(12);
+  expect(untyped).toEqual([]);
+});
