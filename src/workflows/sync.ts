@@ -92,6 +92,10 @@ export interface SyncReport {
   retries?: number;
   /** The Application's syncPolicy.retry, as the sync read it (absent: none). */
   retryPolicy?: RetryPolicy;
+  /**
+   * `last`: the app-level `PruneLast=true` option as read. The prune runs after every apply of every wave either way;
+   * the option changes nothing here (objects annotated PruneLast=true are deleted after the other candidates).
+   */
   prune: { enabled: boolean; why: string; last: boolean; blocked?: string; propagationPolicy: PropagationPolicy; results: PruneResultReport[] };
   warnings: string[];
 }
