@@ -128,6 +128,30 @@ test('a Deployment whose pod cannot pull its image: Progressing with the pod\'s 
   expect(kv.REASON?.[0]).toMatch(/^Pod\/(stuck|waiting)-[a-z0-9]+-[a-z0-9]+ container web: ImagePullBackOff: Back-off pulling image "registry\.local\/(stuck|waiting):missing"$/);
 }, TIMEOUT);
 
+test("bare Pods, as Argo CD's Pod check reads them: a failed container's exit code, an image back-off Degraded only under restartPolicy Always", async () => {
+  const pod = (name: string, fate: string, restartPolicy: string) =>
+    `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}, labels: {${FATE}: ${fate}}}\nspec: {restartPolicy: ${restartPolicy}, containers: [{name: c, image: registry.local/${name}:1}]}\n`;
+  const { appFile, desired } = writeApp('bare-pods', {
+    'crashed.yaml': pod('crashed', 'fail', 'Never'),
+    'unpullable.yaml': pod('unpullable', 'image-pull', 'Always'),
+    // Argo CD leaves a back-off of a pod that does not restart (a hook's, typically) Progressing.
+    'once.yaml': pod('once', 'image-pull', 'Never'),
+  });
+  const synced = await runPlugin(['sync', '-f', appFile, '--desired', desired, '-o', 'kv']);
+  expect({ code: synced.code, out: synced.stdout }).toEqual({ code: 0, out: 'APPLIED=3\n' });
+  const { report, kv } = await waitFor(
+    async () => {
+      const s = await status(appFile, desired);
+      return healthOf(s.report, 'Pod', 'crashed')?.status === 'Degraded' && healthOf(s.report, 'Pod', 'unpullable')?.status === 'Degraded' ? s : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 2000, what: 'kwok to fail the pods' },
+  );
+  expect(healthOf(report, 'Pod', 'crashed')).toEqual({ status: 'Degraded', message: 'container "c" failed with exit code 1' });
+  expect(healthOf(report, 'Pod', 'unpullable')).toEqual({ status: 'Degraded', message: 'Back-off pulling image "registry.local/unpullable:1"' });
+  expect(healthOf(report, 'Pod', 'once')?.status).toBe('Progressing');
+  expect(kv.HEALTH).toEqual(['Degraded']);
+}, TIMEOUT);
+
 test('a PreSync hook Job whose pod fails fails the sync: the hook Failed, nothing of the Sync phase applied, exit 3', async () => {
   const { appFile, desired } = writeApp('failing-hook', {
     'pre.yaml': job('pre-migrate', 'fail', { 'argocd.argoproj.io/hook': 'PreSync' }),
