@@ -52,3 +52,18 @@ test('a type gone since discovery (404) is a warning but no gap: the prune goes 
   expect(report.entries.map((e) => `${e.name} ${e.outcome}`)).toEqual(['stale deleted']);
   expect(report.warnings).toEqual([expect.stringMatching(/^cannot list secrets in namespace shop/)]);
 });
+
+test('a kind excluded in argocd-cm resource.exclusions is never listed, so a user who may not list it leaves no gap', async () => {
+  const ws = workspace();
+  const cm: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'argocd-cm', namespace: 'argocd' },
+    data: { 'resource.exclusions': '- apiGroups: [""]\n  kinds: [Secret]\n  clusters: ["*"]\n' },
+  };
+  const gw = new FakeGateway({ objects: [cm, marked('a'), marked('stale')], forbidden: ['list secrets'] });
+  const report = await pruneApp({ appFile: ws.appFile, desired: ws.dir, confirm: true }, { io: memoryIo().io, opts, gateway: gw });
+  expect(report.entries.map((e) => `${e.name} ${e.outcome}`)).toEqual(['stale deleted']);
+  expect(report.warnings).toEqual([]);
+  expect(gw.calls.some((c) => c.startsWith('LIST Secret'))).toBe(false);
+});
