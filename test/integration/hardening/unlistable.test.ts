@@ -48,10 +48,32 @@ function runAsUser(args: string[]): Promise<RunResult> {
 
 const snap = () => snapshot(ns);
 
+let knownGroups = new Set<string>();
+
+/** A resource name (`secrets`, `gadgets.x.kgitops.test`) of an API group served only since the user's ClusterRole was written. */
+const isNewGroup = (resource: string): boolean => {
+  const dot = resource.indexOf('.');
+  return dot > 0 && !knownGroups.has(resource.slice(dot + 1));
+};
+
+/**
+ * The output without what names a kind of an API group another suite's CRD added while this suite ran: the user may
+ * not list those either (its ClusterRole names the groups served when it was written), which is right but not this
+ * suite's subject. Every other gap stays in, so one the plugin makes up still fails the assertions.
+ */
+function settled(text: string): string {
+  return text
+    .split('\n')
+    .filter((line) => !(line.startsWith('warning: cannot list ') && isNewGroup(line.slice('warning: cannot list '.length).split(' ')[0]!)))
+    .map((line) => line.replace(/cannot list (.+?), so this app's/g, (_m, gaps: string) => `cannot list ${gaps.split(', ').filter((g) => !isNewGroup(g.split(' ')[0]!)).join(', ')}, so this app's`))
+    .join('\n');
+}
+
 /** Every listable core kind but Secrets, and every other API group: RBAC cannot say "all but one", so it is spelled out. */
 async function readAllButSecrets(): Promise<object[]> {
   const core = (await kubectlOk(['api-resources', '--api-group=', '--verbs=list', '-o', 'name'])).split('\n').map((s) => s.trim()).filter((s) => s && s !== 'secrets');
   const groups = [...new Set((await kubectlOk(['api-versions'])).split('\n').map((s) => s.trim()).filter((s) => s.includes('/')).map((s) => s.split('/')[0]!))];
+  knownGroups = new Set(groups);
   expect(core).toContain('configmaps');
   return [
     { apiGroups: [''], resources: core, verbs: ['get', 'list', 'watch'] },
@@ -131,8 +153,8 @@ describe('a kind the app does not declare that the user may not list: a warning;
   test('diff: the drift and the extras it can see, exit 1, and the warning', async () => {
     const res = await runAsUser(['diff', '-f', appFile, '--desired', withoutSecret, '-o', 'kv']);
     expect({ code: res.code, stdout: res.stdout }).toEqual({ code: 1, stdout: 'SYNC=OutOfSync\nDRIFT=ConfigMap/keep data.k\nMISSING=ConfigMap/new-cm\nEXTRA=ConfigMap/old-cm\n' });
-    expect(res.stderr).toMatch(WARNING(ns));
-    expect(res.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(settled(res.stderr)).toMatch(WARNING(ns));
+    expect(settled(res.stderr).trimEnd().split('\n')).toHaveLength(1);
   });
 
   test('status: the report, exit 0, and the warning', async () => {
@@ -152,14 +174,14 @@ describe('a kind the app does not declare that the user may not list: a warning;
     const before = await snap();
     const res = await runAsUser(['prune', '--confirm', '-f', appFile, '--desired', withoutSecret, '-o', 'kv']);
     expect({ code: res.code, stdout: res.stdout }).toEqual({ code: 3, stdout: '' });
-    expect(res.stderr).toBe(`error: pruning unlistable-${ns}: nothing was deleted: ${PARTIAL(ns)}\n`);
+    expect(settled(res.stderr)).toBe(`error: pruning unlistable-${ns}: nothing was deleted: ${PARTIAL(ns)}\n`);
     expect(snapshotChanges(before, await snap())).toEqual([]);
   });
 
   test('sync --prune: applies, prunes nothing, exit 3; the same sync by an admin then prunes both', async () => {
     const before = await snap();
     const res = await runAsUser(['sync', '--prune', '-f', appFile, '--desired', withoutSecret, '-o', 'kv']);
-    expect({ code: res.code, stdout: res.stdout }).toEqual({
+    expect({ code: res.code, stdout: settled(res.stdout) }).toEqual({
       code: 3,
       stdout: `APPLIED=2\nFAILED=Sync/unlistable-${ns} prune: ${PARTIAL(ns)}\nPRUNE_FAILED=ConfigMap/old-cm not pruned: the prune scan is partial\nPRUNE_BLOCKED=${PARTIAL(ns)}: nothing was pruned\n`,
     });
