@@ -27,7 +27,11 @@ export interface PruneCandidate {
 }
 
 export interface PrunePlan {
-  /** In deletion order (the reverse of creation). */
+  /**
+   * In deletion order: the reverse of creation (wave by wave, then kind order), except that objects annotated
+   * `argocd.argoproj.io/sync-options: PruneLast=true` come after every other, as Argo CD prunes them in an implicit
+   * wave after all the others.
+   */
   candidates: PruneCandidate[];
   /** Objects that carry some tracking-id but are not candidates, with the reason (for -v and JSON). */
   notOwned: { key: ResourceKey; reason: NotOwnedReason }[];
@@ -84,5 +88,7 @@ export function planPrune(input: PruneInput): PrunePlan {
     const skip = skipReason(object, input.appPruneDefault);
     found.push({ item: { object, type, ...(whole ? { whole } : {}), key, wave, ...(skip ? { skip } : {}) }, object, wave });
   }
-  return { candidates: pruneOrder(found).map((o) => o.item), notOwned, hooks };
+  const ordered = pruneOrder(found).map((o) => o.item);
+  const last = (c: PruneCandidate) => resourceSyncOptions(c.object).get('PruneLast') === 'true';
+  return { candidates: [...ordered.filter((c) => !last(c)), ...ordered.filter(last)], notOwned, hooks };
 }

@@ -100,6 +100,11 @@ export interface AppState {
   sources?: SourceRevision[];
   /** Unsupported options, kinds we could not list, shared objects...: printed on stderr, never dropped. */
   warnings: string[];
+  /**
+   * The scopes the prune scan could not list (`secrets in namespace shop`), present when there are any: candidates
+   * there are unknown, so the scan is partial and nothing may be pruned (prune --confirm, sync --prune refuse).
+   */
+  scanGaps?: string[];
   /** API requests made while loading. */
   requests: number;
   /** The AppProject, Argo CD's settings and the tracking method they give (see rules.ts). */
@@ -319,7 +324,7 @@ export async function listAppCandidates(
   warnings: string[],
   required: ReadonlySet<string> = new Set(),
   reuse: ScopeLists = new Map(),
-  opts: { tracking?: Tracking; excluded?: (t: ResourceType) => boolean } = {},
+  opts: { tracking?: Tracking; excluded?: (t: ResourceType) => boolean; gaps?: string[] } = {},
 ): Promise<LiveEntry[]> {
   const tracking = opts.tracking ?? DEFAULT_TRACKING;
   const { preferred } = await gw.discover();
@@ -347,6 +352,8 @@ export async function listAppCandidates(
         if (required.has(`${type.group}/${type.resource}/${namespace ?? ''}`)) throw err;
         const where = namespace ? ` in namespace ${namespace}` : ' at cluster scope';
         warnings.push(`cannot list ${resourceName(type)}${where}, so its prune candidates are unknown: ${(err as Error).message}`);
+        // A type no longer served (404: its CRD removed since discovery) holds no objects: not a gap in the scan.
+        if (!(err instanceof KubeApiError && err.status === 404)) opts.gaps?.push(`${resourceName(type)}${where}`);
       }
     }),
   );
@@ -354,6 +361,7 @@ export async function listAppCandidates(
   const keyed = out.map((entry) => ({ entry, key: keyString(keyOf(entry.object)) }));
   keyed.sort((a, b) => (a.key < b.key ? -1 : 1));
   warnings.sort();
+  opts.gaps?.sort();
   return keyed.map((k) => k.entry);
 }
 
@@ -417,9 +425,10 @@ export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want:
   // The scan takes the items of the live reads' whole-scope LISTs instead of listing those types again (prune reads
   // no live twins, so it lists everything itself).
   const reads = want.live === false ? undefined : readLive(desired, gw);
+  const scanGaps: string[] = [];
   const [live, candidates] = await Promise.all([
     reads ? reads.live : new Map<string, KubeObject>(),
-    wantExtras ? listAppCandidates(gw, namespaces, warnings, new Set(desired.map((d) => `${d.type.group}/${d.type.resource}/${d.key.namespace}`)), reads?.lists, { tracking, excluded: excludedType(app, rules) }) : undefined,
+    wantExtras ? listAppCandidates(gw, namespaces, warnings, new Set(desired.map((d) => `${d.type.group}/${d.type.resource}/${d.key.namespace}`)), reads?.lists, { tracking, excluded: excludedType(app, rules), gaps: scanGaps }) : undefined,
   ]);
   for (const d of desired) {
     const l = live.get(keyString(d.key));
@@ -442,6 +451,7 @@ export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want:
     ...(source.sourceType ? { sourceType: source.sourceType } : {}),
     ...(source.sources ? { sources: source.sources } : {}),
     warnings,
+    ...(scanGaps.length > 0 ? { scanGaps } : {}),
     requests: 0,
     rules,
     tracking,

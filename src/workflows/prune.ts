@@ -75,6 +75,7 @@ export async function pruneApp(req: PruneRequest, deps: AppStateDeps): Promise<P
   // A prune is part of a sync for Argo CD: what the project or a sync window forbids, nothing is deleted.
   const refused = stateRefusal(state, { manual: true, now: Date.now() });
   if (refused) throw new RefusedError(`pruning ${state.app.name}: nothing was deleted: ${refused}`);
+  if (state.scanGaps) throw new ClusterError(`pruning ${state.app.name}: nothing was deleted: ${partialScan(state.scanGaps)}`);
   // Every delete permission is checked before the first delete, so a refusal never leaves a half-done prune.
   const access = await preflight(deps.gateway, writesOf([], plan.candidates), { dryRunDeletes: false });
   if (access.deleteBlocked) {
@@ -84,4 +85,9 @@ export async function pruneApp(req: PruneRequest, deps: AppStateDeps): Promise<P
     report.entries.push({ ...base(d.candidate), outcome: d.outcome, ...(d.message ? { message: d.message } : {}) });
   }
   return report;
+}
+
+/** Why nothing is deleted after a scan that could not list every kind (prune --confirm, sync --prune). */
+export function partialScan(gaps: readonly string[]): string {
+  return `the prune scan is partial: cannot list ${gaps.join(', ')}, so this app's objects there are unknown, and a prune never runs on a partial scan`;
 }

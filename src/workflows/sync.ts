@@ -5,6 +5,7 @@ import type { ObjectDiff } from '../diff/types.js';
 import { apiVersionOf, type KubeGateway, type PropagationPolicy, type ResourceType } from '../kube/gateway.js';
 import { isPlainObject, keyString, type ResourceKey } from '../model/object.js';
 import { deleteCandidates } from './prune-delete.js';
+import { partialScan } from './prune.js';
 import { applySteps, dryRunSteps, type ApplyResult, type DryRunResult } from './apply.js';
 import { humanField } from '../sync/human-field.js';
 import { keepLiveValues, leftTo, type IgnoredFields } from '../sync/ignored.js';
@@ -92,6 +93,10 @@ export interface SyncReport {
   retries?: number;
   /** The Application's syncPolicy.retry, as the sync read it (absent: none). */
   retryPolicy?: RetryPolicy;
+  /**
+   * `last`: the app-level `PruneLast=true` option as read. The prune runs after every apply of every wave either way;
+   * the option changes nothing here (objects annotated PruneLast=true are deleted after the other candidates).
+   */
   prune: { enabled: boolean; why: string; last: boolean; blocked?: string; propagationPolicy: PropagationPolicy; results: PruneResultReport[] };
   warnings: string[];
 }
@@ -270,6 +275,7 @@ export async function syncApp(req: SyncRequest, deps: SyncDeps): Promise<SyncRep
       else report.conflicts.push(...conflictRefs(d));
     }
     if (report.failures.length > 0) report.prune.blocked = 'the permission check or the server-side dry-run failed: nothing was applied or deleted';
+    else if (plan.prune.enabled && state.scanGaps) blockPartialPrune(plan, report, state.scanGaps);
     else {
       for (const c of plan.prune.candidates) {
         const outcome = c.skip ? 'skipped' : plan.prune.enabled ? 'would-prune' : 'candidate';
@@ -280,7 +286,7 @@ export async function syncApp(req: SyncRequest, deps: SyncDeps): Promise<SyncRep
   }
 
   // Step 5: apply: in one pass (a single wave, no hooks), else phase by phase and wave by wave, each waited for.
-  const prune = () => runPrune(gw, plan, report, deniedDeletes, propagationPolicy, deps.progress);
+  const prune = () => runPrune(gw, plan, report, deniedDeletes, propagationPolicy, deps.progress, state.scanGaps);
   const beforeGroup = crdsServed(gw, state, Date.now() + req.timeoutMs);
   if (!multiStep) {
     const results: ApplyResult[] = await applySteps(gw, dry, {
@@ -413,10 +419,15 @@ async function runPrune(
   deniedDeletes: readonly MissingPermission[],
   propagationPolicy: PropagationPolicy,
   progress?: (line: string) => void,
+  scanGaps?: readonly string[],
 ): Promise<void> {
   if (!plan.prune.enabled) return;
   if (report.failures.length > 0 || report.conflicts.length > 0) {
     report.prune.blocked = 'not every object was applied: nothing was pruned';
+    return;
+  }
+  if (scanGaps) {
+    blockPartialPrune(plan, report, scanGaps);
     return;
   }
   if (deniedDeletes.length > 0) {
@@ -437,6 +448,19 @@ async function runPrune(
     report.prune.results.push({ ...ref(d.candidate.key), outcome, ...(d.message ? { message: d.message } : {}) });
     if (d.outcome === 'failed' || d.outcome === 'changed') report.failures.push({ ...ref(d.candidate.key), phase: 'prune', message: d.message ?? d.outcome });
   }
+}
+
+/**
+ * A prune after a scan that could not list every kind: nothing is pruned (a candidate of the unlisted kinds would be
+ * missed, and the reverse order with it); every candidate seen is reported not pruned, and the sync fails (exit 3).
+ */
+function blockPartialPrune(plan: SyncPlan, report: SyncReport, scanGaps: readonly string[]): void {
+  const why = partialScan(scanGaps);
+  report.prune.blocked = `${why}: nothing was pruned`;
+  for (const c of plan.prune.candidates) {
+    report.prune.results.push({ ...ref(c.key), outcome: c.skip ? 'skipped' : 'failed', message: c.skip ?? 'not pruned: the prune scan is partial' });
+  }
+  report.failures.push({ group: '', kind: 'Sync', namespace: '', name: report.app, phase: 'prune', message: why });
 }
 
 /** A short digest of the desired set, standing in for a revision (generated hook names) when there is no commit. */

@@ -40,21 +40,24 @@ live_pid() {
   echo "$pid"
 }
 
-# Stops every component this state folder started, newest first: TERM, then KILL after 15 s.
-stop_all() {
-  local i name pid waited
-  for ((i = ${#components[@]} - 1; i >= 0; i--)); do
-    name=${components[$i]}
-    if pid=$(live_pid "$name"); then
-      log "stopping $name (pid $pid)"
-      kill -TERM "$pid" 2>/dev/null || true
-      waited=0
-      while alive "$pid" && [ $waited -lt 150 ]; do sleep 0.1; waited=$((waited + 1)); done
-      if alive "$pid"; then
-        log "$name did not stop in 15 s: killing pid $pid"
-        kill -KILL "$pid" 2>/dev/null || true
-      fi
+# Stops one component this state folder started (by its recorded pid): TERM, then KILL after 15 s.
+stop_component() {
+  local name=$1 pid waited
+  if pid=$(live_pid "$name"); then
+    log "stopping $name (pid $pid)"
+    kill -TERM "$pid" 2>/dev/null || true
+    waited=0
+    while alive "$pid" && [ $waited -lt 150 ]; do sleep 0.1; waited=$((waited + 1)); done
+    if alive "$pid"; then
+      log "$name did not stop in 15 s: killing pid $pid"
+      kill -KILL "$pid" 2>/dev/null || true
     fi
-    rm -f "$state/pids/$name.pid"
-  done
+  fi
+  rm -f "$state/pids/$name.pid"
+}
+
+# Stops every component this state folder started, newest first.
+stop_all() {
+  local i
+  for ((i = ${#components[@]} - 1; i >= 0; i--)); do stop_component "${components[$i]}"; done
 }

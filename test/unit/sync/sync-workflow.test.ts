@@ -193,6 +193,29 @@ test('a delete the user may not do: the applies go on, the prune is reported as 
   expect(gw.calls.filter((c) => c.startsWith('DELETE'))).toEqual([]);
 });
 
+test('a prune scan that could not list a kind: the applies go on, nothing is pruned, exit 3 (a dry run says so too)', async () => {
+  const ws = workspace({ 'c.yaml': CM }, '');
+  const stale: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } } };
+  const gw = new FakeGateway({ objects: [NS('shop'), stale], forbidden: ['list secrets'] });
+  const { kv, code, report } = await run(ws, gw, { prune: true });
+  expect(code).toBe(3);
+  expect(report.warnings.some((w) => w.startsWith('cannot list secrets in namespace shop, so its prune candidates are unknown'))).toBe(true);
+  expect(kv).toBe(
+    'APPLIED=1\n' +
+      'FAILED=Sync/shop prune: the prune scan is partial: cannot list secrets in namespace shop, so this app\'s objects there are unknown, and a prune never runs on a partial scan\n' +
+      'PRUNE_FAILED=ConfigMap/stale not pruned: the prune scan is partial\n' +
+      'PRUNE_BLOCKED=the prune scan is partial: cannot list secrets in namespace shop, so this app\'s objects there are unknown, and a prune never runs on a partial scan: nothing was pruned\n',
+  );
+  expect(gw.calls.filter((c) => c.startsWith('DELETE'))).toEqual([]);
+  expect(gw.find('ConfigMap', 'shop', 'stale')).toBeDefined();
+  const dry = await run(ws, gw, { prune: true, dryRun: true });
+  expect(dry.code).toBe(3);
+  expect(dry.kv).toMatch(/PRUNE_FAILED=ConfigMap\/stale not pruned: the prune scan is partial\nPRUNE_BLOCKED=the prune scan is partial/);
+  // Without --prune a partial scan changes nothing: the candidates it saw are listed, the warning says what it missed.
+  const off = await run(ws, gw, { dryRun: true });
+  expect({ code: off.code, kv: off.kv }).toEqual({ code: 0, kv: 'DRY_RUN=true\nAPPLY=ConfigMap/orders-config update\nPRUNE_CANDIDATE=ConfigMap/stale\n' });
+});
+
 describe('pruning follows Argo CD\'s split: a manual sync prunes only with --prune', () => {
   const stale: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } } };
 

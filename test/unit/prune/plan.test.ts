@@ -1,0 +1,28 @@
+// The prune plan's order: the reverse of creation, and objects annotated PruneLast=true after every other.
+import { COMMON_TYPES } from '../../../src/kube/fake-gateway.js';
+import { planPrune } from '../../../src/prune/plan.js';
+import type { KubeObject } from '../../../src/model/object.js';
+
+const CM = COMMON_TYPES.find((t) => t.kind === 'ConfigMap')!;
+const marked = (name: string, annotations: Record<string, string> = {}): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'shop', uid: `uid-${name}`, annotations: { 'argocd.argoproj.io/tracking-id': `shop:/ConfigMap:shop/${name}`, ...annotations } },
+});
+const order = (objects: KubeObject[]) =>
+  planPrune({ live: objects.map((object) => ({ object, type: CM })), appInstance: 'shop', desired: [], appPruneDefault: true }).candidates.map((c) => c.key.name);
+const wave = (w: number) => ({ 'argocd.argoproj.io/sync-wave': String(w) });
+
+test('candidates are deleted in reverse wave order', () => {
+  expect(order([marked('w0', wave(0)), marked('w2', wave(2)), marked('w-1', wave(-1))])).toEqual(['w2', 'w0', 'w-1']);
+});
+
+test('an object annotated PruneLast=true is deleted after every other, whatever its wave', () => {
+  const last = marked('last', { ...wave(5), 'argocd.argoproj.io/sync-options': 'PruneLast=true' });
+  const alsoLast = marked('also-last', { ...wave(-3), 'argocd.argoproj.io/sync-options': 'Prune=true, PruneLast=true' });
+  expect(order([marked('w0', wave(0)), last, marked('w2', wave(2)), alsoLast])).toEqual(['w2', 'w0', 'last', 'also-last']);
+});
+
+test('PruneLast=false keeps an object in its wave', () => {
+  expect(order([marked('w0', wave(0)), marked('w1', { ...wave(1), 'argocd.argoproj.io/sync-options': 'PruneLast=false' })])).toEqual(['w1', 'w0']);
+});
