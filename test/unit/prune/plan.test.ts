@@ -1,5 +1,5 @@
 // The prune plan's order: the reverse of creation, and objects annotated PruneLast=true after every other.
-import { COMMON_TYPES } from '../../../src/kube/fake-gateway.js';
+import { COMMON_TYPES } from '../../support/fake-gateway.js';
 import { planPrune } from '../../../src/prune/plan.js';
 import type { KubeObject } from '../../../src/model/object.js';
 

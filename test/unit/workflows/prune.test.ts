@@ -2,7 +2,7 @@
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../../support/temp-dir.js';
-import { FakeGateway } from '../../../src/kube/fake-gateway.js';
+import { FakeGateway } from '../../support/fake-gateway.js';
 import { apiError } from '../../../src/kube/errors.js';
 import type { ListOptions, ListResult, ResourceType } from '../../../src/kube/gateway.js';
 import { memoryIo } from '../../../src/cli/io.js';
