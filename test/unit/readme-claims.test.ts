@@ -1,6 +1,7 @@
 // The README's fuzzing counts, read from the property tests themselves: how many properties, and how many cases a
-// run of `npm test` generates (each property's numRuns, fast-check's default 100 when it sets none).
-import { readdirSync, readFileSync } from 'node:fs';
+// run of `npm test` generates (each property's numRuns, fast-check's default 100 when it sets none); and every test file
+// or folder the README points at exists.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RUNS } from './fuzz/arbitraries.js';
 
@@ -31,4 +32,11 @@ test('the README states the number of fuzz properties and cases the property tes
   const { properties, cases } = fuzzCounts();
   expect(properties).toBeGreaterThan(20);
   expect({ properties: claimed('fuzz.properties'), cases: claimed('fuzz.cases') }).toEqual({ properties, cases });
+});
+
+test('every test file or folder the README points at exists', () => {
+  // test/screenshots/ is what the dashboard suite writes (git-ignored).
+  const paths = [...new Set([...README.matchAll(/`(test\/[\w./-]+)`/g)].map((m) => m[1]!))].filter((p) => p !== 'test/screenshots/');
+  expect(paths.length).toBeGreaterThan(50);
+  expect(paths.filter((p) => !existsSync(join(process.cwd(), p)))).toEqual([]);
 });
