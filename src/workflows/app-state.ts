@@ -9,14 +9,14 @@ import { KubeApiError } from '../kube/errors.js';
 import { formatSource, type ManifestObject, type ManifestSource } from '../manifest/index.js';
 import { groupOf, isPlainObject, keyOf, versionOf, keyString, type KubeObject, type ResourceKey } from '../model/object.js';
 import { planPrune, type LiveEntry, type PrunePlan } from '../prune/plan.js';
-import { TRACKING_ID } from '../model/keys.js';
-import { instanceName } from '../tracking/tracking-id.js';
+import { asApplied, instanceName } from '../tracking/tracking-id.js';
 import { hookOf, type HookInfo } from '../sync/hooks.js';
 import { objectSyncMode } from '../sync/options.js';
 import { loadApplicationFromCluster, loadApplicationFromFile } from './application-source.js';
 import { DEFAULT_TRACKING, markFilter, markOf, appOfMark, type Tracking } from '../tracking/method.js';
 import { applySettings, excludedType, loadRules, type Rules, type RulesArgs } from './rules.js';
 import type { DiffOptions } from '../diff/index.js';
+import { compareApp, type CompareEntry, type Comparison } from '../diff/comparison.js';
 import { apiVersionStrings, capabilityArgs, type HelmCapabilities } from '../source/render/helm.js';
 
 /** The APP positional and the source flags, typed; with the flags that say where the rules come from (see rules.ts). */
@@ -110,6 +110,17 @@ export interface AppState {
   /** The AppProject, Argo CD's settings and the tracking method they give (see rules.ts). */
   rules?: Rules;
   tracking?: Tracking;
+}
+
+/** One desired object of the app as the comparison takes it: marked as a sync would apply it, with its live twin. */
+export function compareEntryOf(state: Pick<AppState, 'live' | 'appInstance' | 'destinationNamespace' | 'tracking'>, d: Pick<DesiredEntry, 'key' | 'object'>): CompareEntry {
+  const live = state.live.get(keyString(d.key));
+  return { key: d.key, applied: asApplied(d.object, state.appInstance, state.destinationNamespace, state.tracking), declared: d.object, ...(live ? { live } : {}) };
+}
+
+/** The one comparison of the app's desired objects (extras aside): what status, sync and sync --watch read. */
+export function compareAppState(state: AppState, fieldManager: string): Promise<Comparison> {
+  return compareApp({ ...diffOptionsOf(state, fieldManager), desired: state.desired.map((d) => compareEntryOf(state, d)) });
 }
 
 /**

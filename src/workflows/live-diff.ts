@@ -8,10 +8,9 @@ import type { DiffReport, FieldDiff } from '../diff/types.js';
 import { DIFF_SCHEMA_VERSION } from '../diff/types.js';
 import { ApplyConflictError } from '../kube/errors.js';
 import type { KubeGateway } from '../kube/gateway.js';
-import { keyString, type KubeObject, type ResourceKey } from '../model/object.js';
+import type { KubeObject, ResourceKey } from '../model/object.js';
 import { humanField } from '../sync/human-field.js';
-import { asApplied } from '../tracking/tracking-id.js';
-import { appStateArgs, diffOptionsOf, loadAppState, type AppStateArgs, type AppStateDeps, type AppTarget, type DesiredEntry } from './app-state.js';
+import { appStateArgs, compareEntryOf, diffOptionsOf, loadAppState, type AppStateArgs, type AppStateDeps, type AppTarget, type DesiredEntry } from './app-state.js';
 
 /** One field another manager owns that our apply would take (an SSA dry-run without force refused on it). */
 export interface ConflictPreview {
@@ -102,8 +101,7 @@ export async function liveDiff(req: LiveDiffRequest, deps: AppStateDeps): Promis
   // managedFields) are not all held at once: at 5,000 objects that was the peak of the command's memory.
   const perObject = await Promise.all(
     state.desired.map(async (d) => {
-      const live = state.live.get(keyString(d.key));
-      const entry: CompareEntry = { key: d.key, applied: asApplied(d.object, state.appInstance, state.destinationNamespace, state.tracking), declared: d.object, ...(live ? { live } : {}) };
+      const entry: CompareEntry = compareEntryOf(state, d);
       let warning: string | undefined;
       let objConflicts: ConflictPreview[] = [];
       if (req.serverSide && !d.pendingCrd) {

@@ -1,13 +1,11 @@
 // `status`: loads the app's state through the gateway, compares, lists the live children and builds the report; `--wait` polls it.
 import { ClusterError, UnrenderableError } from '../model/errors.js';
 import { KubeApiError } from '../kube/errors.js';
-import { compareApp } from '../diff/comparison.js';
 import { buildStatusReport, type ResourceInput, type StatusReport } from '../health/report.js';
 import { hasHealthCheck } from '../health/resource.js';
 import type { KubeGateway, ResourceType } from '../kube/gateway.js';
 import { groupOf, keyString, type KubeObject } from '../model/object.js';
-import { diffOptionsOf, loadAppState, loadApplication, type AppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
-import { asApplied } from '../tracking/tracking-id.js';
+import { compareAppState, loadAppState, loadApplication, type AppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
 import type { PruneCandidate } from '../prune/plan.js';
 import { projectStatus } from '../settings/window-report.js';
 import { projectViolations } from './rules.js';
@@ -77,13 +75,7 @@ async function fullExtra(gw: KubeGateway, c: PruneCandidate): Promise<KubeObject
 
 /** Reads the one comparison (see diff/comparison.ts) per resource: a failed comparison makes that resource Unknown, not the whole report. */
 async function compare(state: AppState, fieldManager: string): Promise<ResourceInput[]> {
-  const comparison = await compareApp({
-    ...diffOptionsOf(state, fieldManager),
-    desired: state.desired.map((d) => {
-      const live = state.live.get(keyString(d.key));
-      return { key: d.key, applied: asApplied(d.object, state.appInstance, state.destinationNamespace, state.tracking), declared: d.object, ...(live ? { live } : {}) };
-    }),
-  });
+  const comparison = await compareAppState(state, fieldManager);
   // In the desired objects' order, keyed as the app state resolved them.
   return comparison.objects.map((o, i) => {
     const key = state.desired[i]!.key;

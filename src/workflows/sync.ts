@@ -1,6 +1,6 @@
 // `sync`: load and validate everything, plan in Argo CD's order, dry-run the whole set, apply by SSA, then prune safely; returns a report.
 import { createHash } from 'node:crypto';
-import { compareApp, firstFailure } from '../diff/comparison.js';
+import { firstFailure } from '../diff/comparison.js';
 import type { ObjectDiff } from '../diff/types.js';
 import { apiVersionOf, type KubeGateway, type PropagationPolicy, type ResourceType } from '../kube/gateway.js';
 import { isPlainObject, keyString, type ResourceKey } from '../model/object.js';
@@ -9,13 +9,12 @@ import { partialScan } from './prune.js';
 import { applySteps, dryRunSteps, type ApplyResult, type DryRunResult } from './apply.js';
 import { humanField } from '../sync/human-field.js';
 import { keepLiveValues, leftTo, type IgnoredFields } from '../sync/ignored.js';
-import { asApplied } from '../tracking/tracking-id.js';
 import { planSync, type ApplyStep, type PlanDesired, type SyncPlan } from '../sync/plan.js';
 import { describeMissing, preflight, writesOf, type MissingPermission } from './preflight.js';
 import type { HookPhase } from '../sync/hooks.js';
 import { hookWave, isMultiStep, phaseGroups, syncFailGroups } from '../sync/phases.js';
 import { hookObject, runPhases, type HookRun, type RunnableHook, type SyncEvent, type WaveRun } from './sync-phases.js';
-import { diffOptionsOf, loadAppState, typesDefinedBy, type AppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
+import { compareAppState, loadAppState, typesDefinedBy, type AppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
 import type { Application, RetryPolicy } from '../app/types.js';
 import { DEFAULT_RETRY_BACKOFF } from '../app/application.js';
 import { InputError, UnrenderableError } from '../model/errors.js';
@@ -164,13 +163,7 @@ export async function syncApp(req: SyncRequest, deps: SyncDeps): Promise<SyncRep
 
   // The one comparison (diff/comparison.ts): its verdicts drive ApplyOutOfSyncOnly, its ignored fields the IGNORED
   // lines and RespectIgnoreDifferences.
-  const comparison = await compareApp({
-    ...diffOptionsOf(state, fieldManager),
-    desired: state.desired.map((d) => {
-      const live = state.live.get(keyString(d.key));
-      return { key: d.key, applied: asApplied(d.object, state.appInstance, state.destinationNamespace, state.tracking), declared: d.object, ...(live ? { live } : {}) };
-    }),
-  });
+  const comparison = await compareAppState(state, fieldManager);
   const failed = firstFailure(comparison);
   if (failed) throw failed;
   const diffs = new Map<string, ObjectDiff>();

@@ -5,7 +5,7 @@ import { parseDuration } from '../model/duration.js';
 import { recording } from '../model/context.js';
 import { ExitCode, InputError, RefusedError } from '../model/errors.js';
 import type { Application } from '../app/types.js';
-import { compareApp, firstFailure, type ObjectComparison } from '../diff/comparison.js';
+import { firstFailure, type ObjectComparison } from '../diff/comparison.js';
 import type { KubeGateway, PropagationPolicy, ResourceType } from '../kube/gateway.js';
 import { displayName, keyString, type KubeObject } from '../model/object.js';
 import { deleteCandidates } from './prune-delete.js';
@@ -17,14 +17,13 @@ import { humanField } from '../sync/human-field.js';
 import { keepLiveValues } from '../sync/ignored.js';
 import { planSync, type PlanDesired } from '../sync/plan.js';
 import { waveOf } from '../sync/order.js';
-import { asApplied } from '../tracking/tracking-id.js';
 import { reconnectDelay } from '../watch/backoff.js';
 import type { Decision } from '../watch/decide.js';
 import type { LoopEvent } from '../watch/events.js';
 import { LiveWatcher, type LiveTarget } from '../watch/live.js';
 import { runLoop, systemClock, Wakeup, type ActResult, type LoopClock, type Snapshot } from '../watch/loop.js';
 import { isLoopback, parseWebhookAddr, startWebhook, type WebhookServer } from '../watch/webhook.js';
-import { appStateArgs, diffOptionsOf, loadAppState, type AppState, type AppStateArgs, type AppStateDeps, type AppTarget } from './app-state.js';
+import { appStateArgs, compareAppState, loadAppState, type AppState, type AppStateArgs, type AppStateDeps, type AppTarget } from './app-state.js';
 import { liveNamespaces } from './sync.js';
 import { stateRefusal, windowVerdict } from './rules.js';
 import type { SyncOperation } from '../record/app-status.js';
@@ -208,13 +207,7 @@ async function watchWith(args: Record<string, unknown>, ctx: RunContext, onEvent
       if (ctx.opts.verbose) emit({ action: 'refresh', result: pollSource ? 'poll' : 'live', detail: { ms: clock.now() - started, requests: state.requests, objects: state.desired.length } });
       appInstance = state.appInstance;
       // The one comparison (diff/comparison.ts): an object is out of sync when it is drifted or missing.
-      const comparison = await compareApp({
-        ...diffOptionsOf(state, ctx.opts.fieldManager),
-        desired: state.desired.map((d) => {
-          const live = state.live.get(keyString(d.key));
-          return { key: d.key, applied: asApplied(d.object, state.appInstance, state.destinationNamespace, state.tracking), declared: d.object, ...(live ? { live } : {}) };
-        }),
-      });
+      const comparison = await compareAppState(state, ctx.opts.fieldManager);
       const failed = firstFailure(comparison);
       if (failed) throw failed;
       const diffs = new Map<string, ObjectComparison>();
