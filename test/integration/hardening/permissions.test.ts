@@ -4,7 +4,7 @@ import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { applyYaml, createTestNamespace, kubectlOk, kubeconfigPath, pluginPath, run, runPlugin, type RunResult } from '../support/index.js';
-import { configMap, snapshot, snapshotChanges, tempDir, writeApp, writeDesired } from './support.js';
+import { configMap, serviceAccountKubeconfig, snapshot, snapshotChanges, tempDir, writeApp, writeDesired } from './support.js';
 
 jest.setTimeout(300_000);
 
@@ -15,26 +15,6 @@ let baseline: string;
 let changed: string;
 let fewer: string;
 const kubeconfigs: Record<'reader' | 'applier' | 'cmDeleter', string> = { reader: '', applier: '', cmDeleter: '' };
-
-/** A kubeconfig for a ServiceAccount: the cluster's own server and CA, a token from `kubectl create token`. */
-async function serviceAccountKubeconfig(sa: string): Promise<string> {
-  const admin = parse(readFileSync(kubeconfigPath(), 'utf8')) as { clusters: { cluster: Record<string, string> }[] };
-  const cluster = admin.clusters[0]!.cluster;
-  const token = (await kubectlOk(['create', 'token', sa, '-n', ns, '--duration=1h'])).trim();
-  const file = join(work.dir, `${sa}.kubeconfig`);
-  writeFileSync(
-    file,
-    stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'local', cluster: { server: cluster.server, 'certificate-authority-data': cluster['certificate-authority-data'] } }],
-      users: [{ name: sa, user: { token } }],
-      contexts: [{ name: sa, context: { cluster: 'local', user: sa } }],
-      'current-context': sa,
-    }),
-  );
-  return file;
-}
 
 /** Runs the plugin as a given user (its own --kubeconfig; the admin one is not appended). */
 function runAs(user: keyof typeof kubeconfigs, args: string[]): Promise<RunResult> {
@@ -60,9 +40,9 @@ beforeAll(async () => {
     ...rbac('cm-deleter', [{ apiGroups: [''], resources: ['configmaps', 'secrets', 'services'], verbs: ['patch', 'create'] }, { apiGroups: [''], resources: ['configmaps'], verbs: ['delete'] }]),
   ];
   await applyYaml(objects.map((o) => stringify(o)).join('---\n'));
-  kubeconfigs.reader = await serviceAccountKubeconfig('reader');
-  kubeconfigs.applier = await serviceAccountKubeconfig('applier');
-  kubeconfigs.cmDeleter = await serviceAccountKubeconfig('cm-deleter');
+  kubeconfigs.reader = await serviceAccountKubeconfig('reader', ns, work.dir);
+  kubeconfigs.applier = await serviceAccountKubeconfig('applier', ns, work.dir);
+  kubeconfigs.cmDeleter = await serviceAccountKubeconfig('cm-deleter', ns, work.dir);
 
   app = writeApp(work.dir, { name: `perm-${ns}`, destinationNamespace: ns, prune: true });
   const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'creds' }, type: 'Opaque', stringData: { user: 'app' } };

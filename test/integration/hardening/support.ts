@@ -1,10 +1,10 @@
 // Helpers the hardening suites share: temporary app folders, a baseline app synced into a test namespace, and snapshots of every object's uid and resourceVersion.
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import type { KubeObject } from '../../../src/model/object.js';
-import { kubectlOk, runPlugin, type RunResult } from '../support/index.js';
+import { kubeconfigPath, kubectlOk, runPlugin, type RunResult } from '../support/index.js';
 
 /** A fresh temporary folder, removed by the returned cleanup. */
 export function tempDir(prefix: string): { dir: string; cleanup: () => void } {
@@ -113,4 +113,24 @@ export async function pluginExpect(args: string[], code: number, opts: Parameter
   const res = await runPlugin(args, opts);
   if (res.code !== code) throw new Error(`kubectl-gitops ${args.join(' ')} exited ${res.code}, expected ${code}\nstdout:\n${res.stdout}\nstderr:\n${res.stderr}`);
   return res;
+}
+
+/** A kubeconfig for a ServiceAccount: the cluster's own server and CA, a token from `kubectl create token`. */
+export async function serviceAccountKubeconfig(sa: string, ns: string, dir: string): Promise<string> {
+  const admin = parse(readFileSync(kubeconfigPath(), 'utf8')) as { clusters: { cluster: Record<string, string> }[] };
+  const cluster = admin.clusters[0]!.cluster;
+  const token = (await kubectlOk(['create', 'token', sa, '-n', ns, '--duration=1h'])).trim();
+  const file = join(dir, `${sa}.kubeconfig`);
+  writeFileSync(
+    file,
+    stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'local', cluster: { server: cluster.server, 'certificate-authority-data': cluster['certificate-authority-data'] } }],
+      users: [{ name: sa, user: { token } }],
+      contexts: [{ name: sa, context: { cluster: 'local', user: sa } }],
+      'current-context': sa,
+    }),
+  );
+  return file;
 }

@@ -3,11 +3,10 @@
 // sync --prune do about it (README "prune": a warning for a kind the app does not declare, exit 3 for one it does),
 // and that nothing is deleted while the scan is partial.
 import { jest } from '@jest/globals';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse, stringify } from 'yaml';
-import { applyYaml, clusterBin, createTestNamespace, kubectlOk, kubeconfigPath, kvValues, pluginPath, run, runPlugin, type RunResult } from '../support/index.js';
-import { configMap, snapshot, snapshotChanges, tempDir, writeApp, writeDesired } from './support.js';
+import { stringify } from 'yaml';
+import { applyYaml, clusterBin, createTestNamespace, kubectlOk, kvValues, pluginPath, run, runPlugin, type RunResult } from '../support/index.js';
+import { configMap, serviceAccountKubeconfig, snapshot, snapshotChanges, tempDir, writeApp, writeDesired } from './support.js';
 
 jest.setTimeout(300_000);
 
@@ -21,26 +20,6 @@ let withSecret: string;
 
 const secret = (name: string) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name }, type: 'Opaque', stringData: { k: 'v' } });
 const WARNING = (namespace: string) => new RegExp(`warning: cannot list secrets in namespace ${namespace}, so its prune candidates are unknown: .*forbidden`);
-
-/** A kubeconfig for a ServiceAccount: the cluster's own server and CA, a token from `kubectl create token`. */
-async function serviceAccountKubeconfig(sa: string): Promise<string> {
-  const admin = parse(readFileSync(kubeconfigPath(), 'utf8')) as { clusters: { cluster: Record<string, string> }[] };
-  const cluster = admin.clusters[0]!.cluster;
-  const token = (await kubectlOk(['create', 'token', sa, '-n', ns, '--duration=1h'])).trim();
-  const file = join(work.dir, `${sa}.kubeconfig`);
-  writeFileSync(
-    file,
-    stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'local', cluster: { server: cluster.server, 'certificate-authority-data': cluster['certificate-authority-data'] } }],
-      users: [{ name: sa, user: { token } }],
-      contexts: [{ name: sa, context: { cluster: 'local', user: sa } }],
-      'current-context': sa,
-    }),
-  );
-  return file;
-}
 
 function runAsUser(args: string[]): Promise<RunResult> {
   return run(pluginPath, [...args, '--kubeconfig', user]);
@@ -105,7 +84,7 @@ beforeAll(async () => {
       .map((o) => stringify(o))
       .join('---\n'),
   );
-  user = await serviceAccountKubeconfig(name);
+  user = await serviceAccountKubeconfig(name, ns, work.dir);
   appFile = writeApp(work.dir, { name: `unlistable-${ns}`, destinationNamespace: ns, prune: true });
   baseline = writeDesired(work.dir, 'baseline', [configMap('keep'), configMap('old-cm'), secret('old-secret')]);
   // old-cm and old-secret are no longer declared: one prune candidate the user can see, one it cannot.
