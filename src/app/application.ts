@@ -5,7 +5,7 @@ import { isPlainObject } from '../model/object.js';
 import { DEFAULT_APP_NAMESPACE } from '../model/keys.js';
 import { InputError } from '../model/errors.js';
 import { parseYamlValues } from '../manifest/parse.js';
-import { parsePointer } from '../diff/pointer.js';
+import { parsePointer } from '../model/field-path.js';
 import { parseSourceOptions } from './source-options.js';
 import type { Application, AppSource, AutomatedPolicy, IgnoreDifference, PropagationPolicy, RetryPolicy, SyncOptions } from './types.js';
 import { parseDuration } from '../model/duration.js';

@@ -1,20 +1,19 @@
 // Containment: is the desired value contained in the live one? Returns every place where it is not.
+import type { Step } from '../model/field-path.js';
+import { sameLocation } from '../model/field-path.js';
 import type { JsonValue } from '../model/object.js';
 import { isPlainObject } from '../model/object.js';
 import type { ListRule } from './list-rule.js';
 import { isQuantityPath, quantitiesEqual } from './quantity.js';
 
-/** A path into a JSON value: strings for map keys, numbers for list indices. */
-export type Segment = string | number;
-
 /**
- * One place where desired is not contained in live; `live` is undefined when the field is absent live. `segments`
- * locate it in the live object (a desired list element a merging list lacks gets an index past the live list's end);
- * `desiredSegments` in the desired object, only where a merging list puts it at another index.
+ * One place where desired is not contained in live; `live` is undefined when the field is absent live. `at`
+ * locates it in the live object (a desired list element a merging list lacks gets an index past the live list's end);
+ * `desiredAt` in the desired object, only where a merging list puts it at another index.
  */
 export interface Difference {
-  segments: Segment[];
-  desiredSegments?: Segment[];
+  at: Step[];
+  desiredAt?: Step[];
   desired: JsonValue | undefined;
   live: JsonValue | undefined;
 }
@@ -34,22 +33,18 @@ function isEmptyish(v: JsonValue | undefined): boolean {
  * (the patch's `$setElementOrder`), else the whole list differs. A desired null, `{}` or `[]` is
  * satisfied by an absent live field.
  */
-export function differences(desired: JsonValue | undefined, live: JsonValue | undefined, base: Segment[] = [], lists?: ListRule): Difference[] {
+export function differences(desired: JsonValue | undefined, live: JsonValue | undefined, base: Step[] = [], lists?: ListRule): Difference[] {
   const out: Difference[] = [];
   walk(desired, live, base, base, out, lists);
   return out;
 }
 
-function push(out: Difference[], at: Segment[], dAt: Segment[], desired: JsonValue | undefined, live: JsonValue | undefined): void {
-  out.push(sameSegments(at, dAt) ? { segments: at, desired, live } : { segments: at, desiredSegments: dAt, desired, live });
-}
-
-function sameSegments(a: readonly Segment[], b: readonly Segment[]): boolean {
-  return a.length === b.length && a.every((s, i) => s === b[i]);
+function push(out: Difference[], at: Step[], dAt: Step[], desired: JsonValue | undefined, live: JsonValue | undefined): void {
+  out.push(at === dAt || sameLocation(at, dAt) ? { at, desired, live } : { at, desiredAt: dAt, desired, live });
 }
 
 /** `at` is the place in live, `dAt` the same place in desired (they differ only below a merging list). */
-function walk(desired: JsonValue | undefined, live: JsonValue | undefined, at: Segment[], dAt: Segment[], out: Difference[], lists: ListRule | undefined): void {
+function walk(desired: JsonValue | undefined, live: JsonValue | undefined, at: Step[], dAt: Step[], out: Difference[], lists: ListRule | undefined): void {
   if (desired === undefined) return;
   if (live === undefined) {
     if (!isEmptyish(desired)) push(out, at, dAt, desired, live);
@@ -61,7 +56,9 @@ function walk(desired: JsonValue | undefined, live: JsonValue | undefined, at: S
       return;
     }
     for (const k of Object.keys(desired)) {
-      walk(desired[k], live[k], [...at, k], [...dAt, k], out, lists);
+      const step = { field: k };
+      const next = [...at, step];
+      walk(desired[k], live[k], next, at === dAt ? next : [...dAt, step], out, lists);
     }
     return;
   }
@@ -76,7 +73,11 @@ function walk(desired: JsonValue | undefined, live: JsonValue | undefined, at: S
       push(out, at, dAt, desired, live);
       return;
     }
-    for (let i = 0; i < desired.length; i++) walk(desired[i], live[i], [...at, i], [...dAt, i], out, lists);
+    for (let i = 0; i < desired.length; i++) {
+      const step = { index: i };
+      const next = [...at, step];
+      walk(desired[i], live[i], next, at === dAt ? next : [...dAt, step], out, lists);
+    }
     return;
   }
   if (desired === live) return;
@@ -96,7 +97,7 @@ function keyText(el: JsonValue | undefined, key: string): string | undefined {
  * A merging list (see differences). Returns false, having reported nothing, when the desired list cannot be merged
  * (an element without its merge key, two with the same one, objects in a list of scalars): it is then compared by index.
  */
-function mergeWalk(desired: JsonValue[], live: JsonValue[], key: string | undefined, at: Segment[], dAt: Segment[], out: Difference[], lists: ListRule | undefined): boolean {
+function mergeWalk(desired: JsonValue[], live: JsonValue[], key: string | undefined, at: Step[], dAt: Step[], out: Difference[], lists: ListRule | undefined): boolean {
   const ident = (el: JsonValue | undefined): string | undefined => (key === undefined ? (el === null || el === undefined || typeof el === 'object' ? undefined : JSON.stringify(el)) : keyText(el, key));
   const wanted = desired.map(ident);
   if (wanted.some((w) => w === undefined) || new Set(wanted).size !== wanted.length) return false;
@@ -116,21 +117,13 @@ function mergeWalk(desired: JsonValue[], live: JsonValue[], key: string | undefi
   let appended = live.length;
   desired.forEach((d, i) => {
     const j = found[i]!;
-    if (j < 0) push(out, [...at, appended++], [...dAt, i], d, undefined);
-    else walk(d, live[j], [...at, j], [...dAt, i], out, lists);
+    if (j < 0) push(out, [...at, { index: appended++ }], [...dAt, { index: i }], d, undefined);
+    else {
+      const next = [...at, { index: j }];
+      walk(d, live[j], next, i === j && at === dAt ? next : [...dAt, { index: i }], out, lists);
+    }
   });
   return true;
-}
-
-/** The value at a path, or undefined. */
-export function valueAt(root: JsonValue | undefined, segments: readonly Segment[]): JsonValue | undefined {
-  let cur: JsonValue | undefined = root;
-  for (const s of segments) {
-    if (typeof s === 'number') cur = Array.isArray(cur) ? cur[s] : undefined;
-    else cur = isPlainObject(cur) ? cur[s] : undefined;
-    if (cur === undefined) return undefined;
-  }
-  return cur;
 }
 
 /** Whether two JSON values are deeply equal (same rules as containment both ways, without quantities). */

@@ -1,6 +1,7 @@
 // The one comparison of an app, the shape of Argo CD's CompareAppState: every desired object against its live
 // counterpart (field verdicts, owners, removed fields, ignored fields left to their owners), the extras, and the
 // app's sync verdict. Every command (file diff, cluster diff, diff --server-side, sync's plan, status, watch) reads it.
+import { renderPath, type FieldPath } from '../model/field-path.js';
 import { keyString, type KubeObject, type ResourceKey } from '../model/object.js';
 import { COMPARE_OPTIONS } from '../model/keys.js';
 import { normalizeObject, normalizeSecret } from '../normalize/index.js';
@@ -21,7 +22,7 @@ export interface CompareEntry {
    * diff --server-side: the object as the API server predicts it after our apply (a dry-run), compared instead of
    * `applied`, and the fields the non-forced dry-run refused (the prediction's conflicts replace the core's guesses).
    */
-  server?: { predicted?: KubeObject; conflicts: readonly { path: string }[] };
+  server?: { predicted?: KubeObject; conflicts: readonly { at: FieldPath }[] };
 }
 
 /** One live object of the app that nothing desired declares (a prune candidate). */
@@ -58,7 +59,7 @@ export interface CompareRequest extends DiffOptions {
   extras?: readonly CompareExtra[];
 }
 
-const NO_IGNORED: IgnoredFields = { live: [], desiredSegments: [], warnings: [] };
+const NO_IGNORED: IgnoredFields = { live: [], desiredAt: [], warnings: [] };
 
 /** Whether an extra is annotated `argocd.argoproj.io/compare-options: IgnoreExtraneous` (then it does not count). */
 export function ignoresExtraneous(obj: KubeObject | undefined): boolean {
@@ -76,7 +77,7 @@ export async function compareObject(entry: CompareEntry, opts: DiffOptions): Pro
 
   // Server-side: the core's 'conflict' is a prediction; the dry-run is the truth.
   if (entry.server) {
-    const refused = new Set(entry.server.conflicts.map((c) => c.path));
+    const refused = new Set(entry.server.conflicts.map((c) => renderPath(c.at)));
     for (const f of fields) {
       if (refused.has(f.path)) f.verdict = 'conflict';
       else if (f.verdict === 'conflict') f.verdict = 'drift';
@@ -88,8 +89,8 @@ export async function compareObject(entry: CompareEntry, opts: DiffOptions): Pro
   for (const f of ignoredLive.live) {
     if (fields.some((x) => x.path === f.path)) continue;
     if (leftTo(f, opts.fieldManager).length === 0) continue;
-    const dv = masker ? masker.maskAt(f.segments, f.desired) : f.desired;
-    const lv = masker ? masker.maskAt(f.segments, f.live) : f.live;
+    const dv = masker ? masker.maskAt(f.at, f.desired) : f.desired;
+    const lv = masker ? masker.maskAt(f.at, f.live) : f.live;
     fields.push({ path: f.path, pointer: f.pointer, ...(dv !== undefined ? { desired: dv } : {}), ...(lv !== undefined ? { live: lv } : {}), owners: f.owners, verdict: 'ignored', rule: f.rule });
   }
   const warnings = diff.warnings ?? [];

@@ -1,11 +1,8 @@
 // ignoreDifferences as Argo CD applies them: which rules match an object, and which paths each rule removes from a side.
 import type { IgnoreDifference } from '../app/types.js';
-import type { JsonObject, JsonValue, KubeObject, ResourceKey } from '../model/object.js';
-import { isPlainObject } from '../model/object.js';
+import { stepsOf, locate, parsePointer, resolvePointer, type Step } from '../model/field-path.js';
+import type { JsonObject, KubeObject, ResourceKey } from '../model/object.js';
 import { managedEntries, type ManagedEntry } from '../ownership/index.js';
-import type { FieldPath } from '../ownership/path.js';
-import type { Segment } from './compare.js';
-import { parsePointer, resolvePointer } from './pointer.js';
 import type { JqRunner } from './jq.js';
 
 /** Which rule ignored a field: its index in ignoreDifferences, the kind of entry and the entry itself. */
@@ -19,7 +16,7 @@ export interface IgnoreRuleRef {
 
 /** One ignored path on one side, with the rule entry that named it. */
 export interface IgnoredPath {
-  segments: Segment[];
+  at: Step[];
   rule: IgnoreRuleRef;
 }
 
@@ -66,37 +63,6 @@ export function ruleMatches(rule: IgnoreDifference, key: ResourceKey): boolean {
   return true;
 }
 
-/** Segments of a managedFields path inside `obj` (list keys matched on the key fields the element has), or undefined. */
-export function segmentsOfFieldPath(obj: JsonValue, path: FieldPath): Segment[] | undefined {
-  const out: Segment[] = [];
-  let cur: JsonValue | undefined = obj;
-  for (const el of path) {
-    if ('field' in el) {
-      if (!isPlainObject(cur) || !(el.field in cur)) return undefined;
-      out.push(el.field);
-      cur = cur[el.field];
-    } else {
-      if (!Array.isArray(cur)) return undefined;
-      let idx = -1;
-      if ('index' in el) idx = el.index < cur.length ? el.index : -1;
-      else if ('value' in el) idx = cur.findIndex((v) => JSON.stringify(v) === JSON.stringify(el.value));
-      else {
-        const names = Object.keys(el.key);
-        idx = cur.findIndex(
-          (v) =>
-            isPlainObject(v) &&
-            names.some((n) => v[n] !== undefined) &&
-            names.every((n) => v[n] === undefined || JSON.stringify(v[n]) === JSON.stringify(el.key[n])),
-        );
-      }
-      if (idx < 0) return undefined;
-      out.push(idx);
-      cur = cur[idx];
-    }
-  }
-  return out;
-}
-
 /** What the matching rules remove from each side (Argo CD removes from both desired and live). */
 export interface IgnorePlan {
   desired: IgnoredPath[];
@@ -133,15 +99,15 @@ export async function planIgnores(
       }
       const d = resolvePointer(desired, tokens);
       const l = resolvePointer(live, tokens);
-      if (d) plan.desired.push({ segments: d, rule: ref });
-      if (l) plan.live.push({ segments: l, rule: ref });
+      if (d) plan.desired.push({ at: d, rule: ref });
+      if (l) plan.live.push({ at: l, rule: ref });
     }
     for (const expr of rule.jqPathExpressions ?? []) {
       const ref: IgnoreRuleRef = { index, type: 'jqPathExpressions', ...(rule.source ? { source: rule.source } : {}), value: expr };
       const runner = await jq();
       for (const [side, obj] of [['desired', desired], ['live', live]] as const) {
         try {
-          for (const segments of await runner.paths(obj, expr)) plan[side].push({ segments, rule: ref });
+          for (const p of await runner.paths(obj, expr)) plan[side].push({ at: stepsOf(p), rule: ref });
         } catch (err) {
           // jq quotes values in its errors: for a Secret that could be a secret value.
           const why = opts.hideValues ? 'jq failed (details hidden: the object is a Secret)' : (err as Error).message;
@@ -157,10 +123,10 @@ export async function planIgnores(
         for (const fp of e.fields.paths()) {
           // A `.` on an inner node owns the node's existence, not everything below it: only leaves are ignored.
           if (e.fields.hasBelow(fp)) continue;
-          const d = segmentsOfFieldPath(desired, fp);
-          const l = segmentsOfFieldPath(live, fp);
-          if (d) plan.desired.push({ segments: d, rule: ref });
-          if (l) plan.live.push({ segments: l, rule: ref });
+          const d = locate(desired, fp);
+          const l = locate(live, fp);
+          if (d) plan.desired.push({ at: d, rule: ref });
+          if (l) plan.live.push({ at: l, rule: ref });
         }
       }
     }

@@ -1,5 +1,5 @@
 // Fields an ignoreDifferences rule hides, present live, with their owners: the comparison reports those left to another manager; RespectIgnoreDifferences keeps them live.
-import type { Segment } from './compare.js';
+import { fieldName, type Step } from '../model/field-path.js';
 import type { IgnoreRuleRef } from './ignore.js';
 import type { JsonValue } from '../model/object.js';
 import type { Owner } from '../ownership/index.js';
@@ -8,7 +8,8 @@ import type { Owner } from '../ownership/index.js';
 export interface IgnoredField {
   path: string;
   pointer: string;
-  segments: Segment[];
+  /** Where it is in the live object. */
+  at: Step[];
   live?: JsonValue;
   /** The desired value when the desired object declares the field too. */
   desired?: JsonValue;
@@ -19,13 +20,9 @@ export interface IgnoredField {
 export interface IgnoredFields {
   /** Ignored fields present live (one per path, the first rule naming it). */
   live: IgnoredField[];
-  /** Segments of ignored fields in the desired object. */
-  desiredSegments: Segment[][];
+  /** Where ignored fields are in the desired object. */
+  desiredAt: Step[][];
   warnings: string[];
-}
-
-export function same(a: readonly Segment[], b: readonly Segment[]): boolean {
-  return a.length === b.length && a.every((s, i) => s === b[i]);
 }
 
 /** Owners of an ignored field other than our field manager (status writers excluded): those it is left to. */
@@ -39,7 +36,7 @@ export function otherOwners(f: IgnoredField, fieldManager: string): Owner[] {
  * none when only we own it (then our apply decides it) or it is status.
  */
 export function leftTo(f: IgnoredField, fieldManager: string): string[] {
-  if (f.segments[0] === 'status') return [];
+  if (fieldName(f.at[0]) === 'status') return [];
   const others = otherOwners(f, fieldManager).map((o) => o.manager);
   if (others.length > 0) return [...new Set(others)];
   return f.owners.some((o) => o.manager === fieldManager) ? [] : ['-'];

@@ -3,15 +3,15 @@ import type { IgnoreDifference } from '../app/types.js';
 import type { JsonObject, KubeObject, ResourceKey } from '../model/object.js';
 import { keyOf } from '../model/object.js';
 import { normalizeObject, normalizeSecret } from '../normalize/index.js';
-import { conflictingManagers, fieldPathOf, managedEntries, ownersOf, renderPath, type FieldPath, type ManagedEntry } from '../ownership/index.js';
-import { elementString } from '../ownership/path.js';
-import { differences, valueAt, type Difference, type Segment } from './compare.js';
+import { atOrBelowPointer, elementString, formatPointer, onOneLine, parsePointer, pathKey, renderPath, sameLocation, valueAt, type FieldPath, type LocatedPath } from '../model/field-path.js';
+import { conflictingManagers, keyedPath, managedEntries, ownersOf, type ManagedEntry } from '../ownership/index.js';
+import { differences, type Difference } from './compare.js';
 import type { IgnoredField, IgnoredFields } from './ignored-fields.js';
 import { planIgnores, ruleMatches, type IgnoredPath } from './ignore.js';
 import type { JqRunner } from './jq.js';
 import { strategicListRule } from './list-rule.js';
 import { isSecret, lastAppliedData, SecretMasker } from './mask.js';
-import { formatPointer, removePaths } from './pointer.js';
+import { removePaths } from './remove-paths.js';
 import { removedFields, removedSinceLastApplied, type RemovedField } from './removed.js';
 import type { FieldDiff, ObjectDiff } from './types.js';
 
@@ -57,31 +57,21 @@ function comparable(obj: KubeObject): JsonObject {
   return { ...(rest as JsonObject), metadata: meta };
 }
 
-function sameSegments(a: readonly Segment[], b: readonly Segment[]): boolean {
-  return a.length === b.length && a.every((s, i) => s === b[i]);
-}
-
-function related(a: readonly Segment[], b: readonly Segment[]): boolean {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
 /**
  * One path for both sides: where desired and live disagree on a list element's key (a reordered
  * list), the element is named by its index, so that the path means the same on both sides.
  */
-function agreedPath(d: FieldPath, l: FieldPath, segments: readonly Segment[]): FieldPath {
+function agreedPath(d: FieldPath, l: FieldPath, at: LocatedPath): FieldPath {
   return l.map((el, i) => {
     const other = d[i];
-    const s = segments[i];
-    if (typeof s !== 'number' || !other || elementString(other) === elementString(el)) return el;
+    const s = at[i];
+    if (!s || !('index' in s) || !other || elementString(other) === elementString(el)) return el;
     // Absent on one side: keep the side that has the element.
     if ('index' in other) return el;
     if ('index' in el) return other;
     // Desired may leave out a key field the server defaults (protocol: TCP): the same element.
     if ('key' in el && 'key' in other && Object.entries(other.key).every(([k, v]) => JSON.stringify(el.key[k]) === JSON.stringify(v))) return el;
-    return { index: s };
+    return s;
   });
 }
 
@@ -96,7 +86,7 @@ export interface DetailedDiff {
   ignored: IgnoredFields;
 }
 
-const NO_IGNORED: IgnoredFields = { live: [], desiredSegments: [], warnings: [] };
+const NO_IGNORED: IgnoredFields = { live: [], desiredAt: [], warnings: [] };
 
 /**
  * diffObject, plus every field the ignore rules hide live (with owners and both values: the comparison lists those
@@ -128,7 +118,11 @@ export async function diffObjectDetailed(input: DiffInput & { declared?: KubeObj
     warnings.push(`reading managedFields: ${(err as Error).message}`);
   }
   // Fields our manager applied that Git no longer declares: a sync removes them, so they are drift.
-  const removed = [...removedFields(desired, live, entries, fieldManager), ...removedSinceLastApplied(normalizeSecret(desired), live, entries, fieldManager)].filter((r) => !ignoredRemoval(rules, key, r));
+  // A removed element of a list the comparison already reports whole (an atomic list, replaced by the apply) is that
+  // list's drift, not a row of its own.
+  const removed = [...removedFields(desired, live, entries, fieldManager), ...removedSinceLastApplied(normalizeSecret(desired), live, entries, fieldManager)].filter(
+    (r) => !ignoredRemoval(rules, key, r) && !raw.some((d) => d.at.length < r.at.length && sameLocation(d.at, r.at.slice(0, d.at.length))),
+  );
 
   // The ignore rules, once per object: what they hide from the comparison and which live fields they leave alone.
   let plan: Awaited<ReturnType<typeof planIgnores>> | undefined;
@@ -141,22 +135,22 @@ export async function diffObjectDetailed(input: DiffInput & { declared?: KubeObj
 
   let real: Difference[] = raw;
   let ignored: IgnoredPath[] = [];
-  // The objects with the ignored fields taken out: `real`'s segments point into these.
+  // The objects with the ignored fields taken out: `real`'s paths point into these.
   let ndReal = nd;
   let nlReal = nl;
   if (plan) {
     ignored = [...plan.desired, ...plan.live];
     if (ignored.length > 0) {
-      ndReal = removePaths(nd, plan.desired.map((p) => p.segments));
-      nlReal = removePaths(nl, plan.live.map((p) => p.segments));
+      ndReal = removePaths(nd, plan.desired.map((p) => p.at));
+      nlReal = removePaths(nl, plan.live.map((p) => p.at));
       real = differences(ndReal, nlReal, [], strategicListRule(desired.apiVersion, desired.kind));
     }
   }
 
   const masker = isSecret(desired) ? new SecretMasker(nd.data as JsonObject | undefined, nl.data as JsonObject | undefined, lastAppliedData(live)) : undefined;
   const field = (d: Difference, verdict: FieldDiff['verdict'], rule?: IgnoredPath['rule'], sides: { nd: JsonObject; nl: JsonObject } = { nd, nl }): FieldDiff => {
-    const lp = fieldPathOf(sides.nl, d.segments, entries);
-    const fp = agreedPath(fieldPathOf(sides.nd, d.desiredSegments ?? d.segments, entries), lp, d.segments);
+    const lp = keyedPath(sides.nl, d.at, entries);
+    const fp = agreedPath(keyedPath(sides.nd, d.desiredAt ?? d.at, entries), lp, d.at);
     const owners = entries.length > 0 ? ownersOf(live, lp) : [];
     let v = verdict;
     if (v === 'drift' && d.live !== undefined) {
@@ -166,12 +160,12 @@ export async function diffObjectDetailed(input: DiffInput & { declared?: KubeObj
       const wholeList = Array.isArray(d.desired) && Array.isArray(d.live);
       if (wholeList ? others.some((o) => entries.some((e) => e.owner === o && e.fields.has(lp))) : others.length > 0) v = 'conflict';
     }
-    const dv = masker ? masker.maskAt(d.segments, d.desired) : d.desired;
-    const lv = masker ? masker.maskAt(d.segments, d.live) : d.live;
+    const dv = masker ? masker.maskAt(d.at, d.desired) : d.desired;
+    const lv = masker ? masker.maskAt(d.at, d.live) : d.live;
     // Key order is the JSON output's: path, pointer, desired, live, owners, verdict, rule.
     return {
       path: renderPath(fp),
-      pointer: formatPointer(d.segments),
+      pointer: formatPointer(d.at),
       ...(dv !== undefined ? { desired: dv } : {}),
       ...(lv !== undefined ? { live: lv } : {}),
       owners,
@@ -182,13 +176,13 @@ export async function diffObjectDetailed(input: DiffInput & { declared?: KubeObj
 
   // A difference before and after the ignore rules is the same field when it has the same name (list elements by key):
   // indices shift when a rule takes out a whole element.
-  const nameIn = (obj: JsonObject, d: Difference): string => renderPath(fieldPathOf(obj, d.segments, entries));
+  const nameIn = (obj: JsonObject, d: Difference): string => pathKey(keyedPath(obj, d.at, entries));
   const realNames = new Set(real === raw ? [] : real.map((r) => nameIn(nlReal, r)));
   const rawNames = new Set(real === raw ? [] : raw.map((r) => nameIn(nl, r)));
   const fields: FieldDiff[] = [];
   for (const d of raw) {
     if (real !== raw && !realNames.has(nameIn(nl, d))) {
-      const hit = ignored.find((p) => related(p.segments, d.segments)) ?? ignored[0]!;
+      const hit = ignored.find((p) => onOneLine(p.at, d.at)) ?? ignored[0]!;
       fields.push(field(d, 'ignored', hit.rule));
     } else fields.push(field(d, 'drift'));
   }
@@ -196,8 +190,8 @@ export async function diffObjectDetailed(input: DiffInput & { declared?: KubeObj
     for (const d of real) if (!rawNames.has(nameIn(nlReal, d))) fields.push(field(d, 'drift', undefined, { nd: ndReal, nl: nlReal }));
   }
   for (const r of removed) {
-    const lv = masker ? masker.maskAt(r.segments, r.live) : r.live;
-    fields.push({ path: renderPath(r.path), pointer: formatPointer(r.segments), live: lv, owners: ownersOf(live, r.path), verdict: 'removed' });
+    const lv = masker ? masker.maskAt(r.at, r.live) : r.live;
+    fields.push({ path: renderPath(r.path), pointer: formatPointer(r.at), live: lv, owners: ownersOf(live, r.path), verdict: 'removed' });
   }
   const status = fields.some((f) => f.verdict !== 'ignored') ? 'drifted' : 'in-sync';
   const out: ObjectDiff = { ...base, status, fields };
@@ -209,22 +203,21 @@ export async function diffObjectDetailed(input: DiffInput & { declared?: KubeObj
 function ignoredLiveFields(plan: { desired: readonly IgnoredPath[]; live: readonly IgnoredPath[] }, nl: JsonObject, declared: JsonObject, live: KubeObject, entries: ManagedEntry[]): IgnoredFields {
   const out: IgnoredField[] = [];
   for (const p of plan.live) {
-    if (out.some((f) => sameSegments(f.segments, p.segments))) continue;
-    const fp = fieldPathOf(nl, p.segments, entries);
-    const field: IgnoredField = { path: renderPath(fp), pointer: formatPointer(p.segments), segments: p.segments, owners: entries.length > 0 ? ownersOf(live, fp) : [], rule: p.rule };
-    const lv = valueAt(nl, p.segments);
-    const dv = valueAt(declared, p.segments);
+    if (out.some((f) => sameLocation(f.at, p.at))) continue;
+    const fp = keyedPath(nl, p.at, entries);
+    const field: IgnoredField = { path: renderPath(fp), pointer: formatPointer(p.at), at: p.at, owners: entries.length > 0 ? ownersOf(live, fp) : [], rule: p.rule };
+    const lv = valueAt(nl, p.at);
+    const dv = valueAt(declared, p.at);
     if (lv !== undefined) field.live = lv;
     if (dv !== undefined) field.desired = dv;
     out.push(field);
   }
-  return { live: out, desiredSegments: plan.desired.map((p) => p.segments), warnings: [] };
+  return { live: out, desiredAt: plan.desired.map((p) => p.at), warnings: [] };
 }
 
 /** A removed field that an ignoreDifferences rule's JSON pointer covers is not reported (jq rules: not evaluated here). */
 function ignoredRemoval(rules: readonly IgnoreDifference[], key: ResourceKey, r: RemovedField): boolean {
-  const pointer = formatPointer(r.segments);
-  return rules.some((rule) => ruleMatches(rule, key) && rule.jsonPointers.some((p) => pointer === p || pointer.startsWith(`${p}/`)));
+  return rules.some((rule) => ruleMatches(rule, key) && rule.jsonPointers.some((p) => p !== '' && p.startsWith('/') && atOrBelowPointer(r.at, parsePointer(p))));
 }
 
 export interface DiffPair {

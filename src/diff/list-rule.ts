@@ -2,15 +2,15 @@
 // (k8s.io/api struct tags), which a strategic merge patch — Argo CD's legacy diff, kubectl apply — matches by their
 // merge key and leaves live-only elements in. A built-in table of the common ones (pod specs, Service ports,
 // webhooks, metadata); every other list, and every list of a custom resource (a JSON merge patch), is atomic.
-import type { Segment } from './compare.js';
+import type { LocatedPath } from '../model/field-path.js';
 
 /** A list that merges: elements are matched by `key` (a list of objects) or by value (`key` absent: scalars). */
 export interface MergeList {
   key?: string;
 }
 
-/** Where a list sits (segments from the object's root, indices included) → how it merges; undefined: atomic. */
-export type ListRule = (at: readonly Segment[]) => MergeList | undefined;
+/** Where a list sits (its located path from the object's root) → how it merges; undefined: atomic. */
+export type ListRule = (at: LocatedPath) => MergeList | undefined;
 
 type Pattern = readonly (string | '*')[];
 
@@ -76,8 +76,8 @@ function builtInGroup(group: string): boolean {
   return group === '' || !group.includes('.') || group.endsWith('.k8s.io');
 }
 
-function matches(p: Pattern, at: readonly Segment[]): boolean {
-  return p.length === at.length && p.every((s, i) => (s === '*' ? typeof at[i] === 'number' : s === at[i]));
+function matches(p: Pattern, at: LocatedPath): boolean {
+  return p.length === at.length && p.every((s, i) => (s === '*' ? 'index' in at[i]! : 'field' in at[i]! && at[i].field === s));
 }
 
 /**

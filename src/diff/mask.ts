@@ -2,7 +2,7 @@
 import type { JsonValue, KubeObject } from '../model/object.js';
 import { isPlainObject } from '../model/object.js';
 import { LAST_APPLIED } from '../model/keys.js';
-import type { Segment } from './compare.js';
+import { fieldName, type LocatedPath } from '../model/field-path.js';
 
 const BASE = '++++++++';
 const STEP = '++++';
@@ -35,16 +35,18 @@ export class SecretMasker {
     return m;
   }
 
-  /** A value found at `segments` of the Secret, masked when it lies in data or stringData. */
-  maskAt(segments: readonly Segment[], value: JsonValue | undefined): JsonValue | undefined {
+  /** A value found at `at` in the Secret, masked when it lies in data or stringData. */
+  maskAt(at: LocatedPath, value: JsonValue | undefined): JsonValue | undefined {
     if (value === undefined) return undefined;
-    const [top, key] = segments;
+    const top = fieldName(at[0]);
     if (top !== 'data' && top !== 'stringData') return value;
-    if (segments.length === 1) {
+    const step = at[1];
+    const key = step === undefined ? '' : 'field' in step ? step.field : String(step.index);
+    if (at.length === 1) {
       if (!isPlainObject(value)) return value === null ? null : BASE;
       return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, this.mask(k, v)]));
     }
-    return this.mask(String(key), segments.length === 2 ? value : JSON.stringify(value));
+    return this.mask(key, at.length === 2 ? value : JSON.stringify(value));
   }
 }
 

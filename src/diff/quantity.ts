@@ -1,4 +1,5 @@
 // Kubernetes resource quantities (`500m`, `1Gi`, `1e3`) parsed to exact values so they compare by value.
+import { fieldName, type LocatedPath } from '../model/field-path.js';
 
 const BINARY: Record<string, bigint> = { Ki: 1n << 10n, Mi: 1n << 20n, Gi: 1n << 30n, Ti: 1n << 40n, Pi: 1n << 50n, Ei: 1n << 60n };
 const DECIMAL_EXP: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
@@ -42,11 +43,11 @@ export function quantitiesEqual(a: unknown, b: unknown): boolean {
 const QUANTITY_MAPS = new Set(['limits', 'requests', 'hard', 'used', 'capacity', 'allocatable', 'max', 'min', 'default', 'defaultRequest', 'maxLimitRequestRatio']);
 const QUANTITY_FIELDS = new Set(['sizeLimit', 'storage']);
 
-/** Whether the value at this path (its last two segments) is a quantity by Kubernetes' schema conventions. */
-export function isQuantityPath(segments: readonly (string | number)[]): boolean {
-  const n = segments.length;
-  const last = segments[n - 1];
-  const parent = segments[n - 2];
-  if (typeof last === 'string' && QUANTITY_FIELDS.has(last)) return true;
-  return typeof parent === 'string' && QUANTITY_MAPS.has(parent) && typeof last === 'string';
+/** Whether the value at this path (its last two steps) is a quantity by Kubernetes' schema conventions. */
+export function isQuantityPath(at: LocatedPath): boolean {
+  const last = fieldName(at[at.length - 1]);
+  if (last === undefined) return false;
+  if (QUANTITY_FIELDS.has(last)) return true;
+  const parent = fieldName(at[at.length - 2]);
+  return parent !== undefined && QUANTITY_MAPS.has(parent);
 }

@@ -5,15 +5,14 @@ import type { JsonValue, KubeObject } from '../model/object.js';
 import { isPlainObject } from '../model/object.js';
 import { LAST_APPLIED, TRACKING_ID } from '../model/keys.js';
 import type { ManagedEntry } from '../ownership/index.js';
-import { canonicalJson, pathKey, type FieldPath, type PathElement } from '../ownership/path.js';
-import type { Segment } from './compare.js';
+import { canonicalJson, fields, pathKey, startsWithFields, type FieldPath, type PathElement, type Step } from '../model/field-path.js';
 import { strategicListRule } from './list-rule.js';
 
 export interface RemovedField {
   /** The shortest path that the desired object no longer has (a whole list element, not each of its fields). */
   path: FieldPath;
   /** Where it is in the live object. */
-  segments: Segment[];
+  at: Step[];
   live: JsonValue;
 }
 
@@ -21,10 +20,10 @@ export interface RemovedField {
  * One step into a value by a path element: a map field, a list element by its key fields (a key field the desired
  * side leaves out counts as matching, as the server defaults it, e.g. `protocol: TCP`), a set value, a list index.
  */
-function step(node: JsonValue | undefined, el: PathElement, lenientKeys: boolean): { value: JsonValue; seg: Segment } | undefined {
+function step(node: JsonValue | undefined, el: PathElement, lenientKeys: boolean): { value: JsonValue; step: Step } | undefined {
   if ('field' in el) {
     if (!isPlainObject(node) || !Object.prototype.hasOwnProperty.call(node, el.field)) return undefined;
-    return { value: node[el.field] as JsonValue, seg: el.field };
+    return { value: node[el.field] as JsonValue, step: el };
   }
   if (!Array.isArray(node)) return undefined;
   let i = -1;
@@ -38,7 +37,7 @@ function step(node: JsonValue | undefined, el: PathElement, lenientKeys: boolean
     const want = canonicalJson(el.value);
     i = node.findIndex((item) => canonicalJson(item) === want);
   } else if (el.index < node.length) i = el.index;
-  return i < 0 ? undefined : { value: node[i] as JsonValue, seg: i };
+  return i < 0 ? undefined : { value: node[i] as JsonValue, step: { index: i } };
 }
 
 /** The fields of `live` that `fieldManager` applied and `desired` no longer declares, nobody else owning them. */
@@ -71,18 +70,18 @@ export function removedFields(desired: KubeObject, live: KubeObject, entries: re
       // Co-owned by another manager: an apply leaves it to them.
       if (others.some((o) => o.fields.has(removed) || o.fields.hasBelow(removed))) continue;
       let lnode: JsonValue | undefined = live as unknown as JsonValue;
-      const segments: Segment[] = [];
+      const at: Step[] = [];
       for (const el of removed) {
         const next = step(lnode, el, false);
         if (!next) {
           lnode = undefined;
           break;
         }
-        segments.push(next.seg);
+        at.push(next.step);
         lnode = next.value;
       }
       if (lnode === undefined) continue; // already gone from the live object
-      out.push({ path: removed, segments, live: lnode });
+      out.push({ path: removed, at, live: lnode });
     }
   }
   return out;
@@ -106,16 +105,16 @@ export function removedSinceLastApplied(desired: KubeObject, live: KubeObject, e
   } catch {
     return [];
   }
-  const annotation: FieldPath = [{ field: 'metadata' }, { field: 'annotations' }, { field: LAST_APPLIED }];
+  const annotation: FieldPath = fields('metadata', 'annotations', LAST_APPLIED);
   const applier = entries.find((e) => e.fields.has(annotation))?.owner.manager;
   const others = entries.filter((e) => applier !== undefined && e.owner.manager !== applier && !e.owner.subresource);
   const out: RemovedField[] = [];
-  const report = (path: FieldPath, segments: Segment[], value: JsonValue) => {
+  const report = (path: FieldPath, at: Step[], value: JsonValue) => {
     if (others.some((o) => o.fields.has(path) || o.fields.hasBelow(path))) return;
-    out.push({ path, segments, live: value });
+    out.push({ path, at, live: value });
   };
   const lists = strategicListRule(desired.apiVersion, desired.kind);
-  const walk = (l: JsonValue | undefined, d: JsonValue | undefined, lv: JsonValue | undefined, path: FieldPath, segments: Segment[]): void => {
+  const walk = (l: JsonValue | undefined, d: JsonValue | undefined, lv: JsonValue | undefined, path: FieldPath, at: Step[]): void => {
     if (isPlainObject(l)) {
       if (!isPlainObject(lv)) return;
       for (const k of Object.keys(l)) {
@@ -124,27 +123,27 @@ export function removedSinceLastApplied(desired: KubeObject, live: KubeObject, e
         const declared = isPlainObject(d) && Object.prototype.hasOwnProperty.call(d, k);
         // metadata and its annotations hold the last-applied annotation itself (a Secret's values, for one): never
         // reported whole, only what is in them key by key.
-        if (declared || isAnnotationParent(p)) walk(l[k], declared ? (d as Record<string, JsonValue>)[k] : {}, lv[k], p, [...segments, k]);
-        else report(p, [...segments, k], lv[k] as JsonValue);
+        if (declared || isAnnotationParent(p)) walk(l[k], declared ? (d as Record<string, JsonValue>)[k] : {}, lv[k], p, [...at, { field: k }]);
+        else report(p, [...at, { field: k }], lv[k] as JsonValue);
       }
       return;
     }
     if (!Array.isArray(l) || !Array.isArray(d) || !Array.isArray(lv)) return;
-    const key = lists?.(segments)?.key ?? 'name';
+    const key = lists?.(at)?.key ?? 'name';
     const keyed = (list: readonly JsonValue[], v: JsonValue) => list.findIndex((x) => isPlainObject(x) && x[key] === v);
     for (const item of l) {
       const k = isPlainObject(item) ? item[key] : undefined;
       if (typeof k === 'string' || typeof k === 'number') {
-        const at = keyed(lv, k);
-        if (at < 0) continue;
+        const li = keyed(lv, k);
+        if (li < 0) continue;
         const p: FieldPath = [...path, { key: { [key]: k } }];
         const di = keyed(d, k);
-        if (di < 0) report(p, [...segments, at], lv[at] as JsonValue);
-        else walk(item, d[di], lv[at], p, [...segments, at]);
+        if (di < 0) report(p, [...at, { index: li }], lv[li] as JsonValue);
+        else walk(item, d[di], lv[li], p, [...at, { index: li }]);
       } else if (!isPlainObject(item) && !Array.isArray(item)) {
         const want = canonicalJson(item);
-        const at = lv.findIndex((x) => canonicalJson(x) === want);
-        if (at >= 0 && !d.some((x) => canonicalJson(x) === want)) report([...path, { value: item }], [...segments, at], lv[at] as JsonValue);
+        const li = lv.findIndex((x) => canonicalJson(x) === want);
+        if (li >= 0 && !d.some((x) => canonicalJson(x) === want)) report([...path, { value: item }], [...at, { index: li }], lv[li] as JsonValue);
       }
     }
   };
@@ -154,11 +153,9 @@ export function removedSinceLastApplied(desired: KubeObject, live: KubeObject, e
 
 /** `metadata` or `metadata.annotations`: where the last-applied annotation lives. */
 function isAnnotationParent(p: FieldPath): boolean {
-  const [a, b] = p;
-  return (p.length === 1 && !!a && 'field' in a && a.field === 'metadata') || (p.length === 2 && !!a && 'field' in a && a.field === 'metadata' && !!b && 'field' in b && b.field === 'annotations');
+  return (p.length === 1 && startsWithFields(p, 'metadata')) || (p.length === 2 && startsWithFields(p, 'metadata', 'annotations'));
 }
 
 function isTrackingMark(p: FieldPath): boolean {
-  const [a, b, c] = p;
-  return p.length === 3 && !!a && 'field' in a && a.field === 'metadata' && !!b && 'field' in b && b.field === 'annotations' && !!c && 'field' in c && c.field === TRACKING_ID;
+  return p.length === 3 && startsWithFields(p, 'metadata', 'annotations', TRACKING_ID);
 }

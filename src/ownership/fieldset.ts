@@ -1,5 +1,5 @@
 // A set of field paths as a plain value, with union, intersection and difference (never mutated after construction).
-import { elementString, pathKey, isPrefix, type FieldPath, type PathElement } from './path.js';
+import { elementString, pathKey, isPrefix, type FieldPath, type PathElement } from '../model/field-path.js';
 
 export class FieldSet {
   private readonly byKey: ReadonlyMap<string, FieldPath>;

@@ -2,7 +2,7 @@
 import type { JsonObject, JsonValue } from '../model/object.js';
 import { isPlainObject } from '../model/object.js';
 import { FieldSet } from './fieldset.js';
-import { elementString, type FieldPath, type PathElement } from './path.js';
+import { elementString, type FieldPath, type PathElement } from '../model/field-path.js';
 
 /** Parses one FieldsV1 key (`f:spec`, `k:{"name":"x"}`, `v:"a"`, `i:0`) into a path element. */
 export function decodeElement(s: string): PathElement {

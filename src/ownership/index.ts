@@ -1,14 +1,12 @@
 // The managedFields analyzer: who owns a field, what a manager owns, and which declared fields an SSA would conflict on.
 import type { JsonObject, JsonValue, KubeObject } from '../model/object.js';
 import { isPlainObject } from '../model/object.js';
-import { differences, type Difference, type Segment } from '../diff/compare.js';
+import type { FieldPath, LocatedPath, PathElement } from '../model/field-path.js';
 import { FieldSet } from './fieldset.js';
 import { decodeFieldsV1 } from './fieldsv1.js';
-import { renderPath, type FieldPath, type PathElement } from './path.js';
 
 export { FieldSet } from './fieldset.js';
 export { decodeFieldsV1, encodeFieldsV1, decodeElement } from './fieldsv1.js';
-export { renderPath, parsePath, pathKey, isPrefix, type FieldPath, type PathElement } from './path.js';
 
 /** One managedFields entry's identity: who wrote, how, through which API version and subresource, when. */
 export interface Owner {
@@ -92,23 +90,23 @@ function pickKey(el: JsonObject, names: readonly string[]): Record<string, JsonV
 }
 
 /**
- * The field path of `segments` inside `obj`: list elements become `k:` keys (the key fields the
- * managedFields use, else Kubernetes' known list keys, else `name`), `v:` for set values the
- * managedFields name, and `i:` indices otherwise.
+ * A located path inside `obj` with its list elements named as managedFields name them: by key (the key fields the
+ * managedFields use, else Kubernetes' known list keys, else `name`), by value for set values the managedFields name,
+ * by index otherwise. The same place, named so that it means the same in another version of the object.
  */
-export function fieldPathOf(obj: JsonValue, segments: readonly Segment[], entries: readonly ManagedEntry[] = []): FieldPath {
+export function keyedPath(obj: JsonValue, at: LocatedPath, entries: readonly ManagedEntry[] = []): FieldPath {
   const out: PathElement[] = [];
   let cur: JsonValue | undefined = obj;
   let parentField: string | undefined;
-  for (const s of segments) {
-    if (typeof s === 'string') {
-      out.push({ field: s });
-      parentField = s;
-      cur = isPlainObject(cur) ? cur[s] : undefined;
+  for (const s of at) {
+    if ('field' in s) {
+      out.push(s);
+      parentField = s.field;
+      cur = isPlainObject(cur) ? cur[s.field] : undefined;
       continue;
     }
-    const el: JsonValue | undefined = Array.isArray(cur) ? cur[s] : undefined;
-    out.push(listElement(el, s, out, parentField, entries));
+    const el: JsonValue | undefined = Array.isArray(cur) ? cur[s.index] : undefined;
+    out.push(listElement(el, s.index, out, parentField, entries));
     parentField = undefined;
     cur = el;
   }
@@ -130,11 +128,6 @@ function listElement(el: JsonValue | undefined, index: number, prefix: FieldPath
   }
   if (el !== undefined && !Array.isArray(el) && entries.length > 0 && hasValueElements(entries, prefix)) return { value: el };
   return { index };
-}
-
-/** The human path for `segments` inside `obj` (see renderPath). */
-export function humanPath(obj: JsonValue, segments: readonly Segment[], entries: readonly ManagedEntry[] = []): string {
-  return renderPath(fieldPathOf(obj, segments, entries));
 }
 
 /** Managers owning exactly `path`; if none, those owning its nearest owned ancestor (shared ownership lists every owner). */
@@ -160,68 +153,6 @@ export function fieldsOwnedBy(obj: KubeObject, manager: string): FieldSet {
   return managedEntries(obj)
     .filter((e) => e.owner.manager === manager)
     .reduce((acc, e) => acc.union(e.fields), new FieldSet());
-}
-
-/** A declared field another manager owns with a different value: an SSA without force is refused on it. */
-export interface Conflict {
-  path: FieldPath;
-  /** The field path as people read it. */
-  human: string;
-  segments: Segment[];
-  desired: JsonValue | undefined;
-  live: JsonValue | undefined;
-  managers: Owner[];
-}
-
-/**
- * The fields a server-side apply of `desired` by `fieldManager` would be refused on without
- * force (and that a forced apply takes over): declared values that differ from live, where a
- * manager other than ours owns the field or a field below it (desired `status` is never compared).
- */
-export function predictConflicts(desired: KubeObject, live: KubeObject, fieldManager: string): Conflict[] {
-  const entries = managedEntries(live);
-  if (entries.length === 0) return [];
-  const out: Conflict[] = [];
-  const { metadata: dm, ...drest } = desired;
-  const { metadata: lm, ...lrest } = live;
-  const root = live as unknown as JsonObject;
-  const diffs = [
-    ...ssaDifferences(stripForConflicts(dm as unknown as JsonObject), lm as unknown as JsonObject, ['metadata'], root, entries),
-    ...ssaDifferences(drest as JsonObject, lrest as JsonObject, [], root, entries),
-  ];
-  for (const d of diffs) {
-    if (d.segments[0] === 'status') continue;
-    const path = fieldPathOf(live as unknown as JsonObject, d.segments, entries);
-    const managers = conflictingManagers(entries, path, fieldManager);
-    if (managers.length > 0) out.push({ path, human: renderPath(path), segments: d.segments, desired: d.desired, live: d.live, managers });
-  }
-  return out;
-}
-
-/** Like `differences`, but keyed lists are matched element by element by key, as server-side apply merges them. */
-function ssaDifferences(desired: JsonValue | undefined, live: JsonValue | undefined, at: Segment[], root: JsonObject, entries: readonly ManagedEntry[]): Difference[] {
-  if (isPlainObject(desired) && isPlainObject(live)) {
-    return Object.keys(desired).flatMap((k) => ssaDifferences(desired[k], live[k], [...at, k], root, entries));
-  }
-  if (Array.isArray(desired) && Array.isArray(live) && desired.length > 0) {
-    const parent = at[at.length - 1];
-    const pf = typeof parent === 'string' ? parent : '';
-    const liveKeys = live.map((_, i) => fieldPathOf(root, [...at, i], entries).at(-1)!);
-    const out: Difference[] = [];
-    for (const el of desired) {
-      const k = fieldPathOf({ [pf]: [el] } as JsonObject, [pf, 0], []).at(-1)!;
-      if (!('key' in k) || !isPlainObject(el)) return differences(desired, live, at);
-      const idx = liveKeys.findIndex((lk) => 'key' in lk && Object.keys(k.key).every((n) => JSON.stringify(lk.key[n]) === JSON.stringify(k.key[n])));
-      if (idx >= 0) out.push(...ssaDifferences(el, live[idx], [...at, idx], root, entries));
-    }
-    return out;
-  }
-  return differences(desired, live, at);
-}
-
-function stripForConflicts(meta: JsonObject): JsonObject {
-  const { managedFields: _m, resourceVersion: _r, uid: _u, creationTimestamp: _c, generation: _g, ...rest } = meta;
-  return rest;
 }
 
 /**

@@ -7,7 +7,7 @@
 // `kubectl.kubernetes.io/last-applied-configuration` annotation for the next three-way patch.
 import { isPlainObject, type JsonObject, type JsonValue, type KubeObject } from '../model/object.js';
 import { LAST_APPLIED } from '../model/keys.js';
-import { canonicalJson } from '../ownership/path.js';
+import { canonicalJson } from '../model/field-path.js';
 
 /** The patch metadata of one place in an object's schema (from the API server's OpenAPI v3 document). */
 export interface SchemaNode {

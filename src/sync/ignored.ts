@@ -1,36 +1,23 @@
 // RespectIgnoreDifferences: the desired object with its ignored fields kept at their live values.
-import type { Segment } from '../diff/compare.js';
-import { same, type IgnoredFields } from '../diff/ignored-fields.js';
+import type { IgnoredFields } from '../diff/ignored-fields.js';
+import { removePaths } from '../diff/remove-paths.js';
+import { fieldName, sameLocation, type LocatedPath } from '../model/field-path.js';
 import { isPlainObject, type JsonValue, type KubeObject } from '../model/object.js';
 
 export { leftTo, otherOwners, type IgnoredField, type IgnoredFields } from '../diff/ignored-fields.js';
 
-function setAt(root: JsonValue, segments: readonly Segment[], value: JsonValue): JsonValue {
-  if (segments.length === 0) return value;
-  const [head, ...rest] = segments as [Segment, ...Segment[]];
-  if (Array.isArray(root) && typeof head === 'number') {
+function setAt(root: JsonValue, at: LocatedPath, value: JsonValue): JsonValue {
+  if (at.length === 0) return value;
+  const [head, ...rest] = at;
+  if (Array.isArray(root) && 'index' in head!) {
     const copy = [...root];
-    copy[head] = setAt(copy[head] ?? {}, rest, value);
+    copy[head.index] = setAt(copy[head.index] ?? {}, rest, value);
     return copy;
   }
+  const name = 'field' in head! ? head.field : String(head!.index);
   const obj = isPlainObject(root) ? { ...root } : {};
-  obj[String(head)] = setAt(obj[String(head)] ?? (typeof rest[0] === 'number' ? [] : {}), rest, value);
+  obj[name] = setAt(obj[name] ?? (rest[0] && 'index' in rest[0] ? [] : {}), rest, value);
   return obj;
-}
-
-function removeAt(root: JsonValue, segments: readonly Segment[]): JsonValue {
-  if (segments.length === 0) return root;
-  const [head, ...rest] = segments as [Segment, ...Segment[]];
-  if (Array.isArray(root) && typeof head === 'number') {
-    if (rest.length === 0) return root.filter((_, i) => i !== head);
-    return root.map((v, i) => (i === head ? removeAt(v, rest) : v));
-  }
-  if (!isPlainObject(root) || !(String(head) in root)) return root;
-  if (rest.length === 0) {
-    const { [String(head)]: _gone, ...others } = root;
-    return others;
-  }
-  return { ...root, [String(head)]: removeAt(root[String(head)] as JsonValue, rest) };
 }
 
 /**
@@ -40,15 +27,13 @@ function removeAt(root: JsonValue, segments: readonly Segment[]): JsonValue {
  */
 export function keepLiveValues(desired: KubeObject, ignored: IgnoredFields): KubeObject {
   let out = desired as unknown as JsonValue;
-  const removals: Segment[][] = [];
-  for (const segs of ignored.desiredSegments) {
-    if (segs[0] === 'status') continue;
-    const live = ignored.live.find((f) => same(f.segments, segs));
-    if (live?.live !== undefined) out = setAt(out, segs, live.live);
-    else removals.push(segs);
+  const removals: LocatedPath[] = [];
+  for (const at of ignored.desiredAt) {
+    if (fieldName(at[0]) === 'status') continue;
+    const live = ignored.live.find((f) => sameLocation(f.at, at));
+    if (live?.live !== undefined) out = setAt(out, at, live.live);
+    else removals.push(at);
   }
-  // Drop from the end so list indices stay valid.
-  removals.sort((a, b) => (JSON.stringify(b) > JSON.stringify(a) ? 1 : -1));
-  for (const segs of removals) out = removeAt(out, segs);
-  return out as unknown as KubeObject;
+  // removePaths drops later list elements first, so indices stay valid.
+  return removePaths(out, removals) as unknown as KubeObject;
 }

@@ -8,8 +8,8 @@ import type { DiffReport, FieldDiff } from '../diff/types.js';
 import { DIFF_SCHEMA_VERSION } from '../diff/types.js';
 import { ApplyConflictError } from '../kube/errors.js';
 import type { KubeGateway } from '../kube/gateway.js';
-import type { KubeObject, ResourceKey } from '../model/object.js';
-import { humanField } from '../sync/human-field.js';
+import type { JsonValue, KubeObject, ResourceKey } from '../model/object.js';
+import { parseServerField, serverFieldText, type FieldPath } from '../model/field-path.js';
 import { appStateArgs, compareEntryOf, diffOptionsOf, loadAppState, type AppStateArgs, type AppStateDeps, type AppTarget, type DesiredEntry } from './app-state.js';
 
 /** One field another manager owns that our apply would take (an SSA dry-run without force refused on it). */
@@ -66,25 +66,32 @@ async function serverSideDiff(
   gw: KubeGateway,
   d: DesiredEntry,
   obj: KubeObject,
+  live: KubeObject | undefined,
   ctx: { fieldManager: string },
-): Promise<{ predicted?: KubeObject; conflicts: ConflictPreview[]; warning?: string }> {
+): Promise<{ predicted?: KubeObject; conflicts: ConflictPreview[]; refused: FieldPath[]; warning?: string }> {
   try {
     const predicted = await gw.apply(d.type, obj, { fieldManager: ctx.fieldManager, force: false, dryRun: true });
-    return { predicted, conflicts: [] };
+    return { predicted, conflicts: [], refused: [] };
   } catch (err) {
-    if (!(err instanceof ApplyConflictError)) return { conflicts: [], warning: `server-side dry-run failed, showing the plain diff: ${(err as Error).message}` };
+    if (!(err instanceof ApplyConflictError)) return { conflicts: [], refused: [], warning: `server-side dry-run failed, showing the plain diff: ${(err as Error).message}` };
+    // The server names each field in its own text: read against the live object (a label key with dots is one key).
+    const liveValue = live as unknown as JsonValue | undefined;
+    const refused = err.conflicts.flatMap((c) => {
+      const at = parseServerField(c.field, liveValue);
+      return at ? [at] : [];
+    });
     const conflicts: ConflictPreview[] = err.conflicts.map((c) => ({
       key: d.key,
-      path: humanField(c.field),
+      path: serverFieldText(c.field, liveValue),
       field: c.field,
       manager: c.manager,
       ...(c.subresource ? { subresource: c.subresource } : {}),
     }));
     try {
       const predicted = await gw.apply(d.type, obj, { fieldManager: ctx.fieldManager, force: true, dryRun: true });
-      return { predicted, conflicts };
+      return { predicted, conflicts, refused };
     } catch (err2) {
-      return { conflicts, warning: `forced server-side dry-run failed, showing the plain diff: ${(err2 as Error).message}` };
+      return { conflicts, refused, warning: `forced server-side dry-run failed, showing the plain diff: ${(err2 as Error).message}` };
     }
   }
 }
@@ -105,10 +112,10 @@ export async function liveDiff(req: LiveDiffRequest, deps: AppStateDeps): Promis
       let warning: string | undefined;
       let objConflicts: ConflictPreview[] = [];
       if (req.serverSide && !d.pendingCrd) {
-        const ss = await serverSideDiff(deps.gateway, d, entry.applied, { fieldManager });
+        const ss = await serverSideDiff(deps.gateway, d, entry.applied, entry.live, { fieldManager });
         warning = ss.warning;
         objConflicts = ss.conflicts;
-        entry.server = { ...(ss.predicted ? { predicted: ss.predicted } : {}), conflicts: ss.conflicts };
+        entry.server = { ...(ss.predicted ? { predicted: ss.predicted } : {}), conflicts: ss.refused.map((at) => ({ at })) };
       }
       let object: ObjectComparison;
       try {

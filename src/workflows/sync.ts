@@ -3,11 +3,11 @@ import { createHash } from 'node:crypto';
 import { firstFailure } from '../diff/comparison.js';
 import type { ObjectDiff } from '../diff/types.js';
 import { apiVersionOf, type KubeGateway, type PropagationPolicy, type ResourceType } from '../kube/gateway.js';
-import { isPlainObject, keyString, type ResourceKey } from '../model/object.js';
+import { isPlainObject, keyString, type JsonValue, type ResourceKey } from '../model/object.js';
 import { deleteCandidates } from './prune-delete.js';
 import { partialScan } from './prune.js';
 import { applySteps, dryRunSteps, type ApplyResult, type DryRunResult } from './apply.js';
-import { humanField } from '../sync/human-field.js';
+import { serverFieldText } from '../model/field-path.js';
 import { keepLiveValues, leftTo, type IgnoredFields } from '../sync/ignored.js';
 import { planSync, type ApplyStep, type PlanDesired, type SyncPlan } from '../sync/plan.js';
 import { describeMissing, preflight, writesOf, type MissingPermission } from './preflight.js';
@@ -242,7 +242,7 @@ export async function syncApp(req: SyncRequest, deps: SyncDeps): Promise<SyncRep
   deps.progress?.(`dry-running ${plan.steps.filter((s) => s.action !== 'skip').length} objects`);
   const dry = await dryRunSteps(gw, plan.steps, { fieldManager, force: plan.force });
   for (const d of dry) if (d.error) report.failures.push({ ...ref(d.step.key), phase: 'dry-run', message: d.error });
-  const conflictRefs = (d: { step: ApplyStep; conflicts: DryRunResult['conflicts'] }) => d.conflicts.map((c) => ({ ...ref(d.step.key), field: humanField(c.field), manager: c.manager }));
+  const conflictRefs = (d: { step: ApplyStep; conflicts: DryRunResult['conflicts'] }) => d.conflicts.map((c) => ({ ...ref(d.step.key), field: serverFieldText(c.field, d.step.live as unknown as JsonValue | undefined), manager: c.manager }));
 
   // The operation's order: hooks in their phases, the resources in the Sync phase, wave by wave.
   const hooks: RunnableHook[] = (req.skipHooks ? [] : state.hooks).map((h) => {

@@ -7,13 +7,13 @@ import { ExitCode, InputError, RefusedError } from '../model/errors.js';
 import type { Application } from '../app/types.js';
 import { firstFailure, type ObjectComparison } from '../diff/comparison.js';
 import type { KubeGateway, PropagationPolicy, ResourceType } from '../kube/gateway.js';
-import { displayName, keyString, type KubeObject } from '../model/object.js';
+import { displayName, keyString, type JsonValue, type KubeObject } from '../model/object.js';
 import { deleteCandidates } from './prune-delete.js';
 import type { PruneCandidate } from '../prune/plan.js';
 import { cacheDirFor } from '../source/cache.js';
 import { classifyRepoURL } from '../source/repo-url.js';
 import { applySteps, dryRunSteps } from './apply.js';
-import { humanField } from '../sync/human-field.js';
+import { serverFieldText } from '../model/field-path.js';
 import { keepLiveValues } from '../sync/ignored.js';
 import { planSync, type PlanDesired } from '../sync/plan.js';
 import { waveOf } from '../sync/order.js';
@@ -374,8 +374,8 @@ async function actOn(loaded: Loaded, d: Decision, opts: { gateway: KubeGateway; 
     }
     const applied = await applySteps(gw, dry, { fieldManager: opts.fieldManager, force: plan.force });
     for (const r of applied) {
-      const took = r.outcome === 'applied' && r.conflicts.length > 0 ? `took ${r.conflicts.map((c) => `${humanField(c.field)} from ${c.manager}`).join(', ')}` : undefined;
-      const message = r.outcome === 'conflict' ? `${r.message ?? 'conflict'}: ${r.conflicts.map((c) => `${humanField(c.field)} (${c.manager})`).join(', ')}` : (took ?? r.message);
+      const took = r.outcome === 'applied' && r.conflicts.length > 0 ? `took ${r.conflicts.map((c) => `${serverFieldText(c.field, r.step.live as unknown as JsonValue | undefined)} from ${c.manager}`).join(', ')}` : undefined;
+      const message = r.outcome === 'conflict' ? `${r.message ?? 'conflict'}: ${r.conflicts.map((c) => `${serverFieldText(c.field, r.step.live as unknown as JsonValue | undefined)} (${c.manager})`).join(', ')}` : (took ?? r.message);
       results.push({ key: keyString(r.step.key), action: 'apply', result: r.outcome, ok: r.outcome === 'applied' || r.outcome === 'skipped', ...(message ? { message } : {}) });
     }
   }

@@ -120,8 +120,7 @@ test('no two folders import each other at run time (a cycle means one of them is
     const [a, b] = e.split(' -> ');
     return a! < b! && edges.has(`${b} -> ${a}`);
   });
-  // diff/ and ownership/: ownership's conflict check walks the structural differences of diff/compare.ts (issue #15).
-  expect(cycles.sort()).toEqual(['diff -> ownership']);
+  expect(cycles.sort()).toEqual([]);
 });
 
 test('every pinned break still exists (a fixed one is taken off the list)', () => {

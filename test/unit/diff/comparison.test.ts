@@ -4,7 +4,8 @@ import { createRequire } from 'node:module';
 import { appSync, compareApp, compareObject, firstFailure, reportedDiff } from '../../../src/diff/comparison.js';
 import { JqRunner } from '../../../src/diff/jq.js';
 import type { IgnoreDifference } from '../../../src/app/types.js';
-import type { KubeObject } from '../../../src/model/object.js';
+import type { JsonValue, KubeObject } from '../../../src/model/object.js';
+import { parseServerField, renderPath } from '../../../src/model/field-path.js';
 
 const require = createRequire(import.meta.url);
 const factorySource = (require('jq-wasm/dist/build/jq.js') as { toString(): string }).toString();
@@ -45,10 +46,21 @@ test('server-side: the dry-run decides which fields conflict, not the managedFie
   const desired = deployment([{ name: 'orders', image: 'orders:1' }]);
   const path = 'spec.template.spec.containers[name=orders].image';
   expect((await compareObject({ key, applied: desired, live }, { rules: [], fieldManager: FM })).fields.map((f) => f.verdict)).toEqual(['conflict']);
-  const refused = await compareObject({ key, applied: desired, live, server: { predicted: desired, conflicts: [{ path }] } }, { rules: [], fieldManager: FM });
+  const at = parseServerField('.spec.template.spec.containers[name="orders"].image', live as unknown as JsonValue)!;
+  const refused = await compareObject({ key, applied: desired, live, server: { predicted: desired, conflicts: [{ at }] } }, { rules: [], fieldManager: FM });
   expect(refused.fields.map((f) => `${f.path} ${f.verdict}`)).toEqual([`${path} conflict`]);
   const accepted = await compareObject({ key, applied: desired, live, server: { predicted: desired, conflicts: [] } }, { rules: [], fieldManager: FM });
   expect(accepted.fields.map((f) => `${f.path} ${f.verdict}`)).toEqual([`${path} drift`]);
+});
+
+test('server-side: a refused label whose key has dots matches its diff row (the server spells it without brackets)', async () => {
+  const labelled = (v: string, managedFields?: unknown[]) => ({ ...deployment([{ name: 'orders', image: 'orders:1' }]), metadata: { name: 'orders', namespace: 'shop', labels: { 'app.kubernetes.io/name': v }, ...(managedFields ? { managedFields } : {}) } }) as KubeObject;
+  const live = labelled('old', [{ manager: 'helm', operation: 'Update', apiVersion: 'apps/v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': { 'f:app.kubernetes.io/name': {} } } } }]);
+  const desired = labelled('orders');
+  const at = parseServerField('.metadata.labels.app.kubernetes.io/name', live as unknown as JsonValue)!;
+  expect(renderPath(at)).toBe('metadata.labels[app.kubernetes.io/name]');
+  const refused = await compareObject({ key, applied: desired, live, server: { predicted: desired, conflicts: [{ at }] } }, { rules: [], fieldManager: FM });
+  expect(refused.fields.map((f) => `${f.path} ${f.verdict}`)).toEqual(['metadata.labels[app.kubernetes.io/name] conflict']);
 });
 
 test('the app verdict: extras count unless IgnoreExtraneous; a missing object or one that could not be compared is OutOfSync', async () => {

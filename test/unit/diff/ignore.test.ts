@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
-import { globMatch, planIgnores, ruleMatches, segmentsOfFieldPath } from '../../../src/diff/ignore.js';
+import { globMatch, planIgnores, ruleMatches } from '../../../src/diff/ignore.js';
 import { diffObject } from '../../../src/diff/index.js';
 import { JqRunner } from '../../../src/diff/jq.js';
-import { parsePath } from '../../../src/ownership/index.js';
+import { locate, parsePath, stepsOf } from '../../../src/model/field-path.js';
 import type { IgnoreDifference } from '../../../src/app/types.js';
 import type { JsonValue, KubeObject } from '../../../src/model/object.js';
 
@@ -33,13 +33,13 @@ describe('rule matching (Argo CD: globs on group/kind, exact-or-empty name/names
   });
 });
 
-describe('segmentsOfFieldPath', () => {
+describe('locate (a managedFields path in an object)', () => {
   const obj: JsonValue = { spec: { containers: [{ name: 'a' }, { name: 'b', ports: [{ containerPort: 80 }] }], finalizers: ['x', 'y'] } };
   it('finds list elements by key (missing defaulted key fields allowed), by value and by index', () => {
-    expect(segmentsOfFieldPath(obj, parsePath('spec.containers[name=b].ports[containerPort=80,protocol=TCP]'))).toEqual(['spec', 'containers', 1, 'ports', 0]);
-    expect(segmentsOfFieldPath(obj, parsePath('spec.finalizers[=y]'))).toEqual(['spec', 'finalizers', 1]);
-    expect(segmentsOfFieldPath(obj, parsePath('spec.containers[0].name'))).toEqual(['spec', 'containers', 0, 'name']);
-    expect(segmentsOfFieldPath(obj, parsePath('spec.containers[name=c]'))).toBeUndefined();
+    expect(locate(obj, parsePath('spec.containers[name=b].ports[containerPort=80,protocol=TCP]'))).toEqual(stepsOf(['spec', 'containers', 1, 'ports', 0]));
+    expect(locate(obj, parsePath('spec.finalizers[=y]'))).toEqual(stepsOf(['spec', 'finalizers', 1]));
+    expect(locate(obj, parsePath('spec.containers[0].name'))).toEqual(stepsOf(['spec', 'containers', 0, 'name']));
+    expect(locate(obj, parsePath('spec.containers[name=c]'))).toBeUndefined();
   });
 });
 

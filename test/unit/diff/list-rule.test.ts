@@ -2,42 +2,43 @@
 // by merge key, live-only elements not counted, the declared order kept, a list it cannot merge compared by index.
 import { differences } from '../../../src/diff/compare.js';
 import { strategicListRule } from '../../../src/diff/list-rule.js';
+import { stepsOf } from '../../../src/model/field-path.js';
 import type { JsonValue } from '../../../src/model/object.js';
 
 describe('strategicListRule', () => {
   const deployment = strategicListRule('apps/v1', 'Deployment')!;
 
   it("knows a pod template's keyed lists and its containers' lists", () => {
-    expect(deployment(['spec', 'template', 'spec', 'containers'])).toEqual({ key: 'name' });
-    expect(deployment(['spec', 'template', 'spec', 'initContainers', 0, 'env'])).toEqual({ key: 'name' });
-    expect(deployment(['spec', 'template', 'spec', 'containers', 1, 'ports'])).toEqual({ key: 'containerPort' });
-    expect(deployment(['spec', 'template', 'spec', 'containers', 0, 'volumeMounts'])).toEqual({ key: 'mountPath' });
-    expect(deployment(['spec', 'template', 'spec', 'volumes'])).toEqual({ key: 'name' });
-    expect(deployment(['spec', 'template', 'spec', 'topologySpreadConstraints'])).toEqual({ key: 'topologyKey' });
+    expect(deployment(stepsOf(['spec', 'template', 'spec', 'containers']))).toEqual({ key: 'name' });
+    expect(deployment(stepsOf(['spec', 'template', 'spec', 'initContainers', 0, 'env']))).toEqual({ key: 'name' });
+    expect(deployment(stepsOf(['spec', 'template', 'spec', 'containers', 1, 'ports']))).toEqual({ key: 'containerPort' });
+    expect(deployment(stepsOf(['spec', 'template', 'spec', 'containers', 0, 'volumeMounts']))).toEqual({ key: 'mountPath' });
+    expect(deployment(stepsOf(['spec', 'template', 'spec', 'volumes']))).toEqual({ key: 'name' });
+    expect(deployment(stepsOf(['spec', 'template', 'spec', 'topologySpreadConstraints']))).toEqual({ key: 'topologyKey' });
   });
 
   it('leaves atomic lists atomic: args, command, tolerations, envFrom', () => {
-    for (const f of ['args', 'command', 'envFrom']) expect(deployment(['spec', 'template', 'spec', 'containers', 0, f])).toBeUndefined();
-    expect(deployment(['spec', 'template', 'spec', 'tolerations'])).toBeUndefined();
+    for (const f of ['args', 'command', 'envFrom']) expect(deployment(stepsOf(['spec', 'template', 'spec', 'containers', 0, f]))).toBeUndefined();
+    expect(deployment(stepsOf(['spec', 'template', 'spec', 'tolerations']))).toBeUndefined();
     // An index where a field name belongs, or a field name where an index belongs, matches nothing.
-    expect(deployment(['spec', 'template', 'spec', 'containers', 'x', 'env'])).toBeUndefined();
+    expect(deployment(stepsOf(['spec', 'template', 'spec', 'containers', 'x', 'env']))).toBeUndefined();
   });
 
   it('finds the pod spec where each workload kind keeps it', () => {
-    expect(strategicListRule('v1', 'Pod')!(['spec', 'containers'])).toEqual({ key: 'name' });
-    expect(strategicListRule('batch/v1', 'CronJob')!(['spec', 'jobTemplate', 'spec', 'template', 'spec', 'containers'])).toEqual({ key: 'name' });
-    expect(strategicListRule('batch/v1', 'CronJob')!(['spec', 'template', 'spec', 'containers'])).toBeUndefined();
-    expect(strategicListRule('v1', 'ConfigMap')!(['spec', 'template', 'spec', 'containers'])).toBeUndefined();
+    expect(strategicListRule('v1', 'Pod')!(stepsOf(['spec', 'containers']))).toEqual({ key: 'name' });
+    expect(strategicListRule('batch/v1', 'CronJob')!(stepsOf(['spec', 'jobTemplate', 'spec', 'template', 'spec', 'containers']))).toEqual({ key: 'name' });
+    expect(strategicListRule('batch/v1', 'CronJob')!(stepsOf(['spec', 'template', 'spec', 'containers']))).toBeUndefined();
+    expect(strategicListRule('v1', 'ConfigMap')!(stepsOf(['spec', 'template', 'spec', 'containers']))).toBeUndefined();
   });
 
   it("merges a Service's ports by port, and no other kind's ports (a NetworkPolicy's are atomic)", () => {
-    expect(strategicListRule('v1', 'Service')!(['spec', 'ports'])).toEqual({ key: 'port' });
-    expect(strategicListRule('networking.k8s.io/v1', 'NetworkPolicy')!(['spec', 'ingress', 0, 'ports'])).toBeUndefined();
+    expect(strategicListRule('v1', 'Service')!(stepsOf(['spec', 'ports']))).toEqual({ key: 'port' });
+    expect(strategicListRule('networking.k8s.io/v1', 'NetworkPolicy')!(stepsOf(['spec', 'ingress', 0, 'ports']))).toBeUndefined();
   });
 
   it("merges metadata's finalizers (by value) and ownerReferences (by uid) for built-in kinds", () => {
-    expect(strategicListRule('v1', 'ConfigMap')!(['metadata', 'finalizers'])).toEqual({});
-    expect(strategicListRule('networking.k8s.io/v1', 'Ingress')!(['metadata', 'ownerReferences'])).toEqual({ key: 'uid' });
+    expect(strategicListRule('v1', 'ConfigMap')!(stepsOf(['metadata', 'finalizers']))).toEqual({});
+    expect(strategicListRule('networking.k8s.io/v1', 'Ingress')!(stepsOf(['metadata', 'ownerReferences']))).toEqual({ key: 'uid' });
   });
 
   it('has no rule for a custom resource: a JSON merge patch replaces its lists whole', () => {
@@ -57,22 +58,22 @@ describe('differences on a merging list', () => {
     expect(differences(desired, pod([{ name: 'api', image: 'a' }, { name: 'proxy', image: 'p' }]), [], rule)).toEqual([]);
     // Without the rule (a custom resource, or no rule given): by length, as before.
     expect(differences(desired, pod([{ name: 'api', image: 'a' }, { name: 'proxy', image: 'p' }]))).toEqual([
-      { segments: C, desired: [{ name: 'api', image: 'a' }], live: [{ name: 'api', image: 'a' }, { name: 'proxy', image: 'p' }] },
+      { at: stepsOf(C), desired: [{ name: 'api', image: 'a' }], live: [{ name: 'api', image: 'a' }, { name: 'proxy', image: 'p' }] },
     ]);
   });
 
-  it("compares a declared element with the live one of its key: segments into live, desiredSegments into desired", () => {
+  it("compares a declared element with the live one of its key: `at` in live, `desiredAt` in desired", () => {
     const d = differences(pod([{ name: 'api', image: 'a:2' }]), pod([{ name: 'proxy', image: 'p' }, { name: 'api', image: 'a:1' }]), [], rule);
-    expect(d).toEqual([{ segments: [...C, 1, 'image'], desiredSegments: [...C, 0, 'image'], desired: 'a:2', live: 'a:1' }]);
+    expect(d).toEqual([{ at: stepsOf([...C, 1, 'image']), desiredAt: stepsOf([...C, 0, 'image']), desired: 'a:2', live: 'a:1' }]);
   });
 
   it('reports a declared element absent live by itself, at an index past the live list', () => {
     const d = differences(pod([{ name: 'api', image: 'a' }, { name: 'metrics', image: 'm' }]), pod([{ name: 'api', image: 'a' }]), [], rule);
-    expect(d).toEqual([{ segments: [...C, 1], desired: { name: 'metrics', image: 'm' }, live: undefined }]);
+    expect(d).toEqual([{ at: stepsOf([...C, 1]), desired: { name: 'metrics', image: 'm' }, live: undefined }]);
     const two = differences(pod([{ name: 'x', image: 'x' }, { name: 'y', image: 'y' }]), pod([{ name: 'p', image: 'p' }]), [], rule);
-    expect(two.map((x) => [x.segments.at(-1), x.desiredSegments?.at(-1)])).toEqual([
-      [1, 0],
-      [2, 1],
+    expect(two.map((x) => [x.at.at(-1), x.desiredAt?.at(-1)])).toEqual([
+      [{ index: 1 }, { index: 0 }],
+      [{ index: 2 }, { index: 1 }],
     ]);
   });
 
@@ -80,17 +81,17 @@ describe('differences on a merging list', () => {
     const desired = pod([{ name: 'a', image: '1' }, { name: 'b', image: '1' }]);
     const live = pod([{ name: 'b', image: '2' }, { name: 'x' }, { name: 'a', image: '1' }]);
     const d = differences(desired, live, [], rule);
-    expect(d.map((x) => x.segments)).toEqual([C]);
+    expect(d.map((x) => x.at)).toEqual([stepsOf(C)]);
     // Live-only elements between the declared ones do not make an order difference.
     expect(differences(desired, pod([{ name: 'a', image: '1' }, { name: 'x' }, { name: 'b', image: '1' }]), [], rule)).toEqual([]);
   });
 
   it('compares by index a list it cannot merge: an element without its key, or two with one key', () => {
     const live = pod([{ name: 'api', image: 'a' }, { name: 'proxy' }]);
-    expect(differences(pod([{ image: 'a' }]), live, [], rule).map((x) => x.segments)).toEqual([C]);
-    expect(differences(pod([{ name: 'api', image: 'a' }, { name: 'api', image: 'b' }]), live, [], rule).map((x) => x.segments)).toEqual([
-      [...C, 1, 'name'],
-      [...C, 1, 'image'],
+    expect(differences(pod([{ image: 'a' }]), live, [], rule).map((x) => x.at)).toEqual([stepsOf(C)]);
+    expect(differences(pod([{ name: 'api', image: 'a' }, { name: 'api', image: 'b' }]), live, [], rule).map((x) => x.at)).toEqual([
+      stepsOf([...C, 1, 'name']),
+      stepsOf([...C, 1, 'image']),
     ]);
   });
 
@@ -98,11 +99,11 @@ describe('differences on a merging list', () => {
     const cm = strategicListRule('v1', 'ConfigMap');
     const meta = (finalizers: string[]): JsonValue => ({ metadata: { finalizers } });
     expect(differences(meta(['a/x']), meta(['kubernetes.io/pvc-protection', 'a/x']), [], cm)).toEqual([]);
-    expect(differences(meta(['a/x', 'b/y']), meta(['a/x']), [], cm)).toEqual([{ segments: ['metadata', 'finalizers'], desired: ['a/x', 'b/y'], live: ['a/x'] }]);
+    expect(differences(meta(['a/x', 'b/y']), meta(['a/x']), [], cm)).toEqual([{ at: stepsOf(['metadata', 'finalizers']), desired: ['a/x', 'b/y'], live: ['a/x'] }]);
   });
 
   it('keeps the atomic lists inside a merged element atomic', () => {
     const d = differences(pod([{ name: 'api', args: ['--a'] }]), pod([{ name: 'p' }, { name: 'api', args: ['--a', '--b'] }]), [], rule);
-    expect(d).toEqual([{ segments: [...C, 1, 'args'], desiredSegments: [...C, 0, 'args'], desired: ['--a'], live: ['--a', '--b'] }]);
+    expect(d).toEqual([{ at: stepsOf([...C, 1, 'args']), desiredAt: stepsOf([...C, 0, 'args']), desired: ['--a'], live: ['--a', '--b'] }]);
   });
 });

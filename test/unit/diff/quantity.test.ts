@@ -1,4 +1,5 @@
 import { parseQuantity, quantitiesEqual, isQuantityPath } from '../../../src/diff/quantity.js';
+import { stepsOf } from '../../../src/model/field-path.js';
 
 describe('quantities', () => {
   it.each([
@@ -34,9 +35,9 @@ describe('quantities', () => {
   });
 
   it('knows where quantities live', () => {
-    expect(isQuantityPath(['spec', 'containers', 0, 'resources', 'limits', 'cpu'])).toBe(true);
-    expect(isQuantityPath(['spec', 'hard', 'requests.memory'])).toBe(true);
-    expect(isQuantityPath(['spec', 'volumes', 0, 'emptyDir', 'sizeLimit'])).toBe(true);
-    expect(isQuantityPath(['spec', 'port'])).toBe(false);
+    expect(isQuantityPath(stepsOf(['spec', 'containers', 0, 'resources', 'limits', 'cpu']))).toBe(true);
+    expect(isQuantityPath(stepsOf(['spec', 'hard', 'requests.memory']))).toBe(true);
+    expect(isQuantityPath(stepsOf(['spec', 'volumes', 0, 'emptyDir', 'sizeLimit']))).toBe(true);
+    expect(isQuantityPath(stepsOf(['spec', 'port']))).toBe(false);
   });
 });

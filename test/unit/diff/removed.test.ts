@@ -79,15 +79,26 @@ describe('removed fields of a client-side applied object (the last-applied three
   const lastApplied = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'orders', namespace: 'shop', labels: { app: 'orders', tier: 'web' } }, spec: { template: { spec: { containers: [lastContainer] } } } };
   const UPDATE = csa({ 'f:metadata': { 'f:annotations': { [`f:${LA}`]: {} }, 'f:labels': { 'f:app': {}, 'f:tier': {} } } });
 
-  it('a label, a named env var and a scalar list value the last apply declared and Git dropped are removed; what stays is not', async () => {
-    const live = withLast(deployment({ ...lastContainer, env: [...lastContainer.env, { name: 'INJECTED', value: 'x' }] }, { app: 'orders', tier: 'web' }, [UPDATE]), lastApplied);
+  it('a label, a named env var and a scalar set value the last apply declared and Git dropped are removed; what stays is not', async () => {
+    const last = { ...lastApplied, metadata: { ...lastApplied.metadata, finalizers: ['example.com/a', 'example.com/b'] } };
+    const live = withLast(deployment({ ...lastContainer, env: [...lastContainer.env, { name: 'INJECTED', value: 'x' }], args: ['--a'] }, { app: 'orders', tier: 'web' }, [UPDATE]), last);
+    live.metadata.finalizers = ['example.com/a', 'example.com/b'];
     const desired = deployment({ name: 'orders', image: 'orders:1', env: [{ name: 'KEEP', value: '1' }], args: ['--a'] }, { app: 'orders' }, []);
+    desired.metadata.finalizers = ['example.com/a'];
     const diff = await diffObject({ desired, live, rules: [], fieldManager: 'argocd-controller' });
-    expect(diff.fields.filter((f) => f.verdict === 'removed').map((f) => [f.path, f.live])).toEqual([
-      ['metadata.labels.tier', 'web'],
-      ['spec.template.spec.containers[name=orders].env[name=MODE]', { name: 'MODE', value: 'fast' }],
-      ['spec.template.spec.containers[name=orders].args[=--b]', '--b'],
+    expect(diff.fields.map((f) => [f.path, f.verdict, f.live])).toEqual([
+      ['metadata.labels.tier', 'removed', 'web'],
+      // finalizers merge by value (a strategic merge list of scalars): the one dropped value.
+      ['metadata.finalizers[=example.com/b]', 'removed', 'example.com/b'],
+      ['spec.template.spec.containers[name=orders].env[name=MODE]', 'removed', { name: 'MODE', value: 'fast' }],
     ]);
+  });
+
+  it('an atomic list the last apply declared longer is one drift row (the apply replaces it whole), not also its element removed', async () => {
+    const live = withLast(deployment(lastContainer, { app: 'orders', tier: 'web' }, [UPDATE]), lastApplied);
+    const desired = deployment({ name: 'orders', image: 'orders:1', env: lastContainer.env, args: ['--a'] }, { app: 'orders', tier: 'web' }, []);
+    const diff = await diffObject({ desired, live, rules: [], fieldManager: 'argocd-controller' });
+    expect(diff.fields.map((f) => [f.path, f.verdict, f.desired, f.live])).toEqual([['spec.template.spec.containers[name=orders].args', 'drift', ['--a'], ['--a', '--b']]]);
   });
 
   it('not when another manager owns the field, when it is already gone, or when our manager applies server-side (its managedFields rule decides)', async () => {

@@ -2,8 +2,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { decodeFieldsV1, encodeFieldsV1, fieldsOwnedBy, managedEntries, ownersOf, parsePath, predictConflicts, renderPath } from '../../../src/ownership/index.js';
-import { segmentsOfFieldPath } from '../../../src/diff/ignore.js';
+import { decodeFieldsV1, encodeFieldsV1, fieldsOwnedBy, managedEntries, ownersOf } from '../../../src/ownership/index.js';
+import { locate, parsePath, renderPath } from '../../../src/model/field-path.js';
 import { diffObject } from '../../../src/diff/index.js';
 import type { JsonObject, KubeObject } from '../../../src/model/object.js';
 
@@ -39,7 +39,7 @@ describe('managedFields captured from a real API server', () => {
       expect(encodeFieldsV1(set)).toEqual(e.fieldsV1);
       for (const p of set.paths()) {
         expect(parsePath(renderPath(p))).toEqual(p);
-        expect({ path: renderPath(p), found: segmentsOfFieldPath(live as unknown as JsonObject, p) !== undefined }).toEqual({ path: renderPath(p), found: true });
+        expect({ path: renderPath(p), found: locate(live as unknown as JsonObject, p) !== undefined }).toEqual({ path: renderPath(p), found: true });
       }
     }
     // Every entry names its API version; time is optional (the scale subresource writes none).
@@ -89,10 +89,8 @@ describe('managedFields captured from a real API server', () => {
     const payments = applied.get('Deployment/payments')!;
     expect(managers(live, 'spec.replicas')).toEqual(['kubectl:Update/scale']);
     expect(fieldsOwnedBy(live, 'argocd-controller').has(parsePath('spec.replicas'))).toBe(false);
-    const conflicts = predictConflicts(payments, live, 'argocd-controller');
-    expect(conflicts.map((c) => [c.human, c.desired, c.live, c.managers.map((m) => m.manager)])).toEqual([['spec.replicas', 2, 4, ['kubectl']]]);
     const r = await diffObject({ desired: payments, live, rules: [], fieldManager: 'argocd-controller' });
-    expect(r.fields.map((f) => [f.path, f.verdict])).toEqual([['spec.replicas', 'conflict']]);
+    expect(r.fields.map((f) => [f.path, f.desired, f.live, f.verdict, f.owners.map((m) => m.manager)])).toEqual([['spec.replicas', 2, 4, 'conflict', ['kubectl']]]);
     const ignored = await diffObject({
       desired: payments,
       live,

@@ -1,4 +1,5 @@
-import { decodeFieldsV1, encodeFieldsV1, decodeElement, FieldSet, parsePath, renderPath } from '../../../src/ownership/index.js';
+import { decodeFieldsV1, encodeFieldsV1, decodeElement, FieldSet } from '../../../src/ownership/index.js';
+import { parsePath, renderPath } from '../../../src/model/field-path.js';
 import type { JsonObject } from '../../../src/model/object.js';
 
 const rendered = (s: FieldSet) => s.paths().map(renderPath).sort();

@@ -1,4 +1,6 @@
-import { fieldPathOf, fieldsOwnedBy, humanPath, managedEntries, ownersOf, parsePath, predictConflicts, renderPath } from '../../../src/ownership/index.js';
+import { diffObject } from '../../../src/diff/index.js';
+import { parsePath, renderPath, stepsOf } from '../../../src/model/field-path.js';
+import { fieldsOwnedBy, keyedPath, managedEntries, ownersOf } from '../../../src/ownership/index.js';
 import type { KubeObject, ManagedFieldsEntry } from '../../../src/model/object.js';
 
 const entry = (manager: string, operation: string, fieldsV1: ManagedFieldsEntry['fieldsV1'], extra: Partial<ManagedFieldsEntry> = {}): ManagedFieldsEntry => ({
@@ -61,20 +63,20 @@ describe('fieldsOwnedBy', () => {
   });
 });
 
-describe('fieldPathOf', () => {
+describe('keyedPath', () => {
   it('names list elements by the key fields the managedFields use', () => {
     const entries = managedEntries(live);
-    expect(humanPath(live as never, ['spec', 'template', 'spec', 'containers', 1, 'image'], entries)).toBe('spec.template.spec.containers[name=orders].image');
+    expect(renderPath(keyedPath(live as never, stepsOf(['spec', 'template', 'spec', 'containers', 1, 'image']), entries))).toBe('spec.template.spec.containers[name=orders].image');
   });
   it('uses known list keys without managedFields, and indices otherwise', () => {
     const svc = { spec: { ports: [{ port: 80, protocol: 'TCP' }], rules: [{ host: 'a' }], finalizers: ['x'] } };
-    expect(humanPath(svc, ['spec', 'ports', 0])).toBe('spec.ports[port=80,protocol=TCP]');
-    expect(humanPath(svc, ['spec', 'rules', 0, 'host'])).toBe('spec.rules[0].host');
-    expect(renderPath(fieldPathOf(svc, ['spec', 'finalizers', 0]))).toBe('spec.finalizers[0]');
+    expect(renderPath(keyedPath(svc, stepsOf(['spec', 'ports', 0])))).toBe('spec.ports[port=80,protocol=TCP]');
+    expect(renderPath(keyedPath(svc, stepsOf(['spec', 'rules', 0, 'host'])))).toBe('spec.rules[0].host');
+    expect(renderPath(keyedPath(svc, stepsOf(['spec', 'finalizers', 0])))).toBe('spec.finalizers[0]');
   });
 });
 
-describe('predictConflicts', () => {
+describe('conflicts: the diff of a declared field another manager owns', () => {
   const desired: KubeObject = {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -82,25 +84,30 @@ describe('predictConflicts', () => {
     spec: { replicas: 2, template: { spec: { containers: [{ name: 'orders', image: 'orders:1.2' }, { name: 'new-one', image: 'x' }] } } },
   };
 
-  it('returns declared fields another manager owns with a different value, with every such manager', () => {
-    const conflicts = predictConflicts(desired, live, 'argocd-controller');
-    expect(conflicts.map((c) => [c.human, c.managers.map((m) => m.manager)])).toEqual([
-      ['spec.replicas', ['kubectl']],
-      ['spec.template.spec.containers[name=orders].image', ['kubectl-set']],
+  const conflicts = async (d: KubeObject, l: KubeObject) => (await diffObject({ desired: d, live: l, rules: [], fieldManager: 'argocd-controller' })).fields.filter((f) => f.verdict === 'conflict');
+
+  it('is a declared field another manager owns with a different value, with its owners', async () => {
+    const found = await conflicts(desired, live);
+    // Every owner is listed (ours co-owns both); the verdict is conflict because the others own them too.
+    expect(found.map((c) => [c.path, c.owners.map((m) => m.manager)])).toEqual([
+      ['spec.replicas', ['argocd-controller', 'kubectl']],
+      ['spec.template.spec.containers[name=orders].image', ['argocd-controller', 'kubectl-set']],
     ]);
-    expect(conflicts[0]).toMatchObject({ desired: 2, live: 5 });
+    expect(found[0]).toMatchObject({ desired: 2, live: 5 });
     // Matched by key (orders is the second live element), as SSA merges keyed lists; new-one is new, not a conflict.
-    expect(conflicts[1]).toMatchObject({ desired: 'orders:1.2', live: 'orders:1.1', segments: ['spec', 'template', 'spec', 'containers', 1, 'image'] });
+    expect(found[1]).toMatchObject({ desired: 'orders:1.2', live: 'orders:1.1', pointer: '/spec/template/spec/containers/1/image' });
   });
 
-  it('finds none for the manager that owns the fields alone, and none when values agree', () => {
+  it('is none when values agree', async () => {
     const same: KubeObject = { ...desired, spec: { replicas: 5, template: { spec: { containers: [{ name: 'orders', image: 'orders:1.1' }] } } } };
-    expect(predictConflicts(same, live, 'argocd-controller')).toEqual([]);
+    expect(await conflicts(same, live)).toEqual([]);
   });
 
-  it('is empty without managedFields', () => {
+  it('is none without managedFields (nobody is known to own the field: plain drift)', async () => {
     const { managedFields: _m, ...meta } = live.metadata;
-    expect(predictConflicts(desired, { ...live, metadata: meta }, 'argocd-controller')).toEqual([]);
+    const d = await diffObject({ desired, live: { ...live, metadata: meta }, rules: [], fieldManager: 'argocd-controller' });
+    expect(d.fields.some((f) => f.verdict === 'conflict')).toBe(false);
+    expect(d.fields.map((f) => f.path)).toContain('spec.replicas');
   });
 });
 
