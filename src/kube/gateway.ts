@@ -1,26 +1,8 @@
 // The kube gateway: everything the tool asks of an API server, as one interface (no client library types).
 import type { KubeObject } from '../model/object.js';
 
-/** One served resource type, as discovery describes it (the preferred version unless asked otherwise). */
-export interface ResourceType {
-  group: string;
-  version: string;
-  kind: string;
-  /** The plural used in URLs, e.g. `deployments`. */
-  resource: string;
-  namespaced: boolean;
-  verbs: string[];
-}
-
-/** `group/version`, or just `version` for the core group. */
-export function apiVersionOf(t: Pick<ResourceType, 'group' | 'version'>): string {
-  return t.group === '' ? t.version : `${t.group}/${t.version}`;
-}
-
-/** `resource.group` as kubectl and RBAC name it (`deployments.apps`, `configmaps`). */
-export function resourceName(t: Pick<ResourceType, 'group' | 'resource'>): string {
-  return t.group === '' ? t.resource : `${t.resource}.${t.group}`;
-}
+export { apiVersionOf, resourceName, type ResourceType } from '../model/resource-type.js';
+import type { ResourceType } from '../model/resource-type.js';
 
 export interface Discovery {
   /** Every served type in every served version; the preferred version of each group comes first. */

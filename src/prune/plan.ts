@@ -1,5 +1,5 @@
 // Prune candidates (pure): live objects with this app's self-referencing mark, no owner, not desired; skips with reasons.
-import type { ResourceType } from '../kube/gateway.js';
+import type { ResourceType } from '../model/resource-type.js';
 import { keyOf, keyString, type KubeObject, type ResourceKey } from '../model/object.js';
 import { resourceSyncOptions } from '../sync/options.js';
 import { pruneOrder, waveOf } from '../sync/order.js';

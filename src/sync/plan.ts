@@ -1,7 +1,7 @@
 // The sync plan (pure): guards, stamping, namespace defaulting, Argo CD's order, what to skip and whether to prune.
 import type { Application } from '../app/types.js';
 import type { ObjectDiff } from '../diff/types.js';
-import type { ResourceType } from '../kube/gateway.js';
+import type { ResourceType } from '../model/resource-type.js';
 import type { ManifestSource } from '../manifest/index.js';
 import { keyString, type KubeObject, type ResourceKey } from '../model/object.js';
 import type { PruneCandidate } from '../prune/plan.js';

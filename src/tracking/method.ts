@@ -4,7 +4,6 @@
 import { DEFAULT_INSTANCE_LABEL_KEY, type TrackingMethod } from '../settings/argocd-cm.js';
 import { TRACKING_ID } from '../model/keys.js';
 import type { KubeObject } from '../model/object.js';
-import type { ListOptions } from '../kube/gateway.js';
 
 export const INSTALLATION_ID = 'argocd.argoproj.io/installation-id';
 
@@ -48,8 +47,8 @@ export function sameInstallation(obj: Pick<KubeObject, 'metadata'>, t: Tracking)
   return obj.metadata.annotations?.[INSTALLATION_ID] === t.installationID;
 }
 
-/** What a metadata-only candidate list asks for: only objects carrying the method's mark. */
-export function markFilter(t: Tracking): Pick<ListOptions, 'withAnnotation' | 'labelSelector'> {
+/** What a metadata-only candidate list asks for (the gateway's list options of the same names): only objects carrying the method's mark. */
+export function markFilter(t: Tracking): { withAnnotation?: string; labelSelector?: string } {
   return byLabel(t) ? { labelSelector: t.labelKey } : { withAnnotation: TRACKING_ID };
 }
 
