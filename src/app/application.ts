@@ -284,7 +284,7 @@ export async function loadApplicationFile(path: string, opts: { compileJq?: JqCo
     const compile =
       opts.compileJq ??
       (async (e: string) => {
-        const { jqRunner } = await import('../diff/jq.js');
+        const { jqRunner } = await import('../jq/runner.js');
         return (await jqRunner()).compiles(e);
       });
     await validateJqExpressions(app, compile);

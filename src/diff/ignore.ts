@@ -1,9 +1,8 @@
 // ignoreDifferences as Argo CD applies them: which rules match an object, and which paths each rule removes from a side.
 import type { IgnoreDifference } from '../app/types.js';
 import { stepsOf, locate, parsePointer, resolvePointer, type Step } from '../model/field-path.js';
-import type { JsonObject, KubeObject, ResourceKey } from '../model/object.js';
+import type { JsonObject, JsonValue, KubeObject, ResourceKey } from '../model/object.js';
 import { managedEntries, type ManagedEntry } from '../ownership/index.js';
-import type { JqRunner } from './jq.js';
 
 /** Which rule ignored a field: its index in ignoreDifferences, the kind of entry and the entry itself. */
 export interface IgnoreRuleRef {
@@ -12,6 +11,14 @@ export interface IgnoreRuleRef {
   value: string;
   /** A rule from argocd-cm: its key (the index then counts the Application's rules first). */
   source?: string;
+}
+
+/**
+ * What jqPathExpressions rules need of jq: the paths an expression selects (jq's `path()`). The workflows hand the
+ * core a real jq (src/jq/: a worker thread); the core itself runs none.
+ */
+export interface JqPaths {
+  paths(input: JsonValue, expr: string): Promise<(string | number)[][]>;
 }
 
 /** One ignored path on one side, with the rule entry that named it. */
@@ -81,7 +88,7 @@ export async function planIgnores(
   desired: JsonObject,
   live: JsonObject,
   liveObject: KubeObject,
-  jq: () => Promise<JqRunner>,
+  jq: (() => Promise<JqPaths>) | undefined,
   opts: { hideValues?: boolean } = {},
 ): Promise<IgnorePlan> {
   const plan: IgnorePlan = { desired: [], live: [], warnings: [] };
@@ -104,6 +111,10 @@ export async function planIgnores(
     }
     for (const expr of rule.jqPathExpressions ?? []) {
       const ref: IgnoreRuleRef = { index, type: 'jqPathExpressions', ...(rule.source ? { source: rule.source } : {}), value: expr };
+      if (!jq) {
+        plan.warnings.push(`ignoreDifferences[${index}] jq ${JSON.stringify(expr)}: no jq was given to this comparison, the expression ignores nothing`);
+        continue;
+      }
       const runner = await jq();
       for (const [side, obj] of [['desired', desired], ['live', live]] as const) {
         try {

@@ -7,8 +7,7 @@ import { atOrBelowPointer, elementString, formatPointer, onOneLine, parsePointer
 import { conflictingManagers, keyedPath, managedEntries, ownersOf, type ManagedEntry } from '../ownership/index.js';
 import { differences, type Difference } from './compare.js';
 import type { IgnoredField, IgnoredFields } from './ignored-fields.js';
-import { planIgnores, ruleMatches, type IgnoredPath } from './ignore.js';
-import type { JqRunner } from './jq.js';
+import { planIgnores, ruleMatches, type IgnoredPath, type JqPaths } from './ignore.js';
 import { strategicListRule } from './list-rule.js';
 import { isSecret, lastAppliedData, SecretMasker } from './mask.js';
 import { removePaths } from './remove-paths.js';
@@ -22,8 +21,8 @@ export interface DiffOptions {
   rules: readonly IgnoreDifference[];
   /** Our field manager: fields only it owns are plain drift, fields another manager owns are conflicts. */
   fieldManager: string;
-  /** Supplies jq for jqPathExpressions rules (default: the shared jq-wasm runner, loaded on first use). */
-  jq?: () => Promise<JqRunner>;
+  /** Supplies jq for jqPathExpressions rules (the workflows give src/jq/load.ts's; without it such a rule is a warning). */
+  jq?: () => Promise<JqPaths>;
   /**
    * argocd-cm's `resource.compareoptions` `ignoreResourceStatusField`: `all` (Argo CD's default: status is
    * never compared), `crd` (only a CustomResourceDefinition's status is ignored), anything else (`none`): a
@@ -44,9 +43,6 @@ export interface DiffInput extends DiffOptions {
   desired: KubeObject;
   live?: KubeObject;
 }
-
-/** jq (a worker thread and 1.3 MB of WebAssembly) is loaded only when a rule needs it. */
-const loadJq = (): Promise<JqRunner> => import('./jq.js').then((m) => m.jqRunner());
 
 /** Fields that identify an object rather than describe it: never compared. */
 function comparable(obj: KubeObject): JsonObject {
@@ -127,7 +123,7 @@ export async function diffObjectDetailed(input: DiffInput & { declared?: KubeObj
   // The ignore rules, once per object: what they hide from the comparison and which live fields they leave alone.
   let plan: Awaited<ReturnType<typeof planIgnores>> | undefined;
   if ((input.ignoredLive !== false || raw.length > 0 || removed.length > 0) && rules.some((r) => ruleMatches(r, key))) {
-    plan = await planIgnores(rules, key, nd, nl, entries.length > 0 ? live : { ...live, metadata: { ...live.metadata, managedFields: [] } }, input.jq ?? loadJq, { hideValues: isSecret(desired) });
+    plan = await planIgnores(rules, key, nd, nl, entries.length > 0 ? live : { ...live, metadata: { ...live.metadata, managedFields: [] } }, input.jq, { hideValues: isSecret(desired) });
     warnings.push(...plan.warnings);
   }
   const ignoredLive = plan ? ignoredLiveFields(plan, nl, input.declared && input.declared !== desired ? comparable(normalizeSecret(normalizeObject(input.declared))) : nd, live, entries) : NO_IGNORED;

@@ -1,4 +1,5 @@
 // Everything the cluster commands start from: the Application, its desired objects resolved by discovery, their live twins, and the app's extras.
+import { loadJq } from '../jq/load.js';
 import type { Application, SourceRevision, SyncOptions } from '../app/types.js';
 import type { Io } from '../model/context.js';
 import type { GlobalOptions } from '../model/context.js';
@@ -129,7 +130,7 @@ export function compareAppState(state: AppState, fieldManager: string): Promise<
  */
 export function diffOptionsOf(state: Pick<AppState, 'app' | 'rules'>, fieldManager: string): DiffOptions {
   const status = state.rules?.settings.compareOptions.ignoreResourceStatusField;
-  return { rules: state.app.ignoreDifferences, fieldManager, ...(status !== undefined ? { ignoreResourceStatusField: status } : {}) };
+  return { rules: state.app.ignoreDifferences, fieldManager, jq: loadJq, ...(status !== undefined ? { ignoreResourceStatusField: status } : {}) };
 }
 
 export interface AppStateDeps {

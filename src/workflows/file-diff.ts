@@ -1,4 +1,5 @@
 // File-mode diff: desired manifests against live objects read from files, ignore rules from an optional Application file.
+import { loadJq } from '../jq/load.js';
 import type { Io } from '../model/context.js';
 import { InputError } from '../model/errors.js';
 import type { Application } from '../app/types.js';
@@ -72,6 +73,7 @@ export async function runFileDiff(req: FileDiffRequest): Promise<FileDiffResult>
     desired: pairs.map((p) => ({ key: keyOf(p.desired), applied: mark(p.desired), declared: p.desired, ...(p.live ? { live: p.live } : {}) })),
     rules: [...(app?.ignoreDifferences ?? []), ...(settings?.ignoreDifferences ?? [])],
     fieldManager: req.fieldManager,
+    jq: loadJq,
     ...(settings ? { ignoreResourceStatusField: settings.compareOptions.ignoreResourceStatusField } : {}),
   });
   const failed = firstFailure(comparison);

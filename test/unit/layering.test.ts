@@ -33,7 +33,7 @@ const folder = (path: string): string => (path.includes('/') ? path.slice(0, pat
 /** Folders of the core: render-free comparison, ownership, tracking, plans, health. No I/O, nothing above them. */
 const CORE = ['model', 'normalize', 'ownership', 'diff', 'tracking', 'health', 'sync', 'prune'];
 /** What does I/O or sits above the core. */
-const ABOVE_CORE = ['kube', 'workflows', 'render', 'dashboard', 'source', 'watch', 'cli', 'settings', 'record', 'app', 'manifest', '(root)'];
+const ABOVE_CORE = ['kube', 'jq', 'workflows', 'render', 'dashboard', 'source', 'watch', 'cli', 'settings', 'record', 'app', 'manifest', '(root)'];
 const IO_MODULES = /^(node:)?(fs|fs\/promises|child_process|http|https|http2|net|tls|dgram|readline)$/;
 
 /** Known breaks, pinned: `file -> import`, each with why it is still there. */

@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { runCli } from '../../../src/cli/app.js';
 import { memoryIo } from '../../../src/cli/io.js';
-import { jqRunner } from '../../../src/diff/jq.js';
+import { jqRunner } from '../../../src/jq/runner.js';
 
 const FX = join(process.cwd(), 'test/fixtures');
 const G = join(FX, 'manifests/golden');

@@ -2,7 +2,7 @@
 // core's guesses, IgnoreExtraneous extras, a failed object, and a jq rule that takes out a whole list element.
 import { createRequire } from 'node:module';
 import { appSync, compareApp, compareObject, firstFailure, reportedDiff } from '../../../src/diff/comparison.js';
-import { JqRunner } from '../../../src/diff/jq.js';
+import { JqRunner } from '../../../src/jq/runner.js';
 import type { IgnoreDifference } from '../../../src/app/types.js';
 import type { JsonValue, KubeObject } from '../../../src/model/object.js';
 import { parseServerField, renderPath } from '../../../src/model/field-path.js';

@@ -10,7 +10,7 @@ import { memoryIo } from '../../../src/cli/io.js';
 import { runFileDiff } from '../../../src/workflows/file-diff.js';
 import { liveDiff } from '../../../src/workflows/live-diff.js';
 import { runStatus } from '../../../src/workflows/status.js';
-import { jqRunner } from '../../../src/diff/jq.js';
+import { jqRunner } from '../../../src/jq/runner.js';
 import { renderDiff } from '../../../src/render/diff.js';
 import { renderLiveDiff } from '../../../src/render/live-diff.js';
 import { paint } from '../../../src/render/colour.js';

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { globMatch, planIgnores, ruleMatches } from '../../../src/diff/ignore.js';
 import { diffObject } from '../../../src/diff/index.js';
-import { JqRunner } from '../../../src/diff/jq.js';
+import { JqRunner } from '../../../src/jq/runner.js';
 import { locate, parsePath, stepsOf } from '../../../src/model/field-path.js';
 import type { IgnoreDifference } from '../../../src/app/types.js';
 import type { JsonValue, KubeObject } from '../../../src/model/object.js';
@@ -50,6 +50,15 @@ describe('jsonPointers', () => {
     const d = await diffObject({ desired, live, fieldManager: 'm', rules: [rule({ kind: 'ConfigMap', jsonPointers: ['/metadata/annotations/a~1b', '/metadata/annotations/x~0y', '/spec/nothing'] })] });
     expect(d.fields.map((f) => `${f.pointer} ${f.verdict}`)).toEqual(['/metadata/annotations/a~1b ignored', '/metadata/annotations/x~0y ignored', '/data/k drift']);
     expect(d.status).toBe('drifted');
+  });
+});
+
+describe('jqPathExpressions without a jq (the core runs none: the workflows hand it src/jq/)', () => {
+  it('is a warning and ignores nothing; the other rule kinds still apply', async () => {
+    const obj = { spec: { replicas: 1 } };
+    const plan = await planIgnores([rule({ group: 'apps', kind: 'Deployment', jsonPointers: ['/spec/replicas'], jqPathExpressions: ['.spec.replicas'] })], key, obj, obj, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'orders' } }, undefined);
+    expect(plan.desired).toEqual([{ at: stepsOf(['spec', 'replicas']), rule: { index: 0, type: 'jsonPointers', value: '/spec/replicas' } }]);
+    expect(plan.warnings).toEqual(['ignoreDifferences[0] jq ".spec.replicas": no jq was given to this comparison, the expression ignores nothing']);
   });
 });
 

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { JqRunner } from '../../../src/diff/jq.js';
+import { JqRunner } from '../../../src/jq/runner.js';
 
 // The runner gets the jq-wasm module factory's source, as the lazy loader hands it over.
 const require = createRequire(import.meta.url);
