@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { groupOf, type KubeObject } from '../model/object.js';
 import type { ArgoSettings } from '../settings/argocd-cm.js';
-import { globMatch } from '../settings/glob.js';
+import { globMatch } from '../model/glob.js';
 import type { HealthStatus } from './types.js';
 
 export interface HealthScript {

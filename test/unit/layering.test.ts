@@ -40,8 +40,6 @@ const IO_MODULES = /^(node:)?(fs|fs\/promises|child_process|http|https|http2|net
 const PINNED: Record<string, string> = {
   'health/custom.ts -> node:fs': 'reads a --lua-dir of health scripts; belongs in settings/ (issue #15)',
   'health/lua-assets.ts -> node:fs': "reads the Lua engine's bundled wasm and glue at first use",
-  'health/custom.ts -> settings': "globMatch for argocd-cm's resource.customizations keys (a pure helper that lives in settings/)",
-  'tracking/method.ts -> settings': "the default instance label key is argocd-cm's (a constant that lives in settings/)",
 };
 
 function violations(rule: (i: Import) => string | undefined): string[] {
