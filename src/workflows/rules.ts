@@ -151,7 +151,7 @@ async function loadCmdParams(args: RulesArgs, ns: string, gw: KubeGateway | unde
 export async function loadRules(app: Application, args: RulesArgs, gw: KubeGateway | undefined): Promise<Rules> {
   const ns = args.argocdNamespace || DEFAULT_ARGOCD_NAMESPACE;
   // A bad library is bad input before anything else is read (or changed).
-  const healthLibrary = args.luaDir ? await readHealthLibrary(args.luaDir) : undefined;
+  const healthLibrary = args.luaDir ? readHealthLibrary(args.luaDir) : undefined;
   const warnings: string[] = [];
   const [project, settings, cmdParams] = await Promise.all([loadProject(app, args, ns, gw, warnings), loadSettings(args, ns, gw, warnings), loadCmdParams(args, ns, gw, warnings)]);
   warnings.push(...project.project.warnings, ...settings.warnings);

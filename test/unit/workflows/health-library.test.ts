@@ -18,7 +18,7 @@ function library(files: Record<string, string>): string {
 }
 
 describe('readHealthLibrary', () => {
-  it("reads every health.lua one or two folders down, keyed by its folder, from DIR's resource_customizations", async () => {
+  it("reads every health.lua one or two folders down, keyed by its folder, from DIR's resource_customizations", () => {
     const dir = library({
       'resource_customizations/example.com/Widget/health.lua': 'return { status = "Degraded" }',
       'resource_customizations/example.com/Widget/actions/action_test.yaml': 'not a check',
@@ -28,27 +28,34 @@ describe('readHealthLibrary', () => {
       'resource_customizations/README.md': 'a file beside the folders',
     });
     const root = join(dir, 'resource_customizations');
-    const lib = await readHealthLibrary(dir);
+    const lib = readHealthLibrary(dir);
     expect([...lib.keys()].sort()).toEqual(['ConfigMap', '_.crossplane.io/_', 'example.com/Widget']);
     expect(lib.get('example.com/Widget')).toEqual({ script: 'return { status = "Degraded" }', useOpenLibs: true, source: join(root, 'example.com/Widget/health.lua') });
     // The resource_customizations folder itself works as well.
-    expect([...(await readHealthLibrary(root)).keys()].sort()).toEqual([...lib.keys()].sort());
+    expect([...readHealthLibrary(root).keys()].sort()).toEqual([...lib.keys()].sort());
   });
 
-  it('follows symbolic links to folders, and looks checks up as before (exact, then the wildcard folders)', async () => {
+  it('follows symbolic links to folders, and looks checks up as before (exact, then the wildcard folders)', () => {
     const dir = library({ 'elsewhere/Gadget/health.lua': 'return { status = "Progressing" }', 'lib/_.crossplane.io/_/health.lua': 'return {}' });
     symlinkSync(join(dir, 'elsewhere'), join(dir, 'lib', 'example.com'));
-    const scripts = new HealthScripts(parseArgoSettings({}, 'argocd-cm'), await readHealthLibrary(join(dir, 'lib')));
+    const scripts = new HealthScripts(parseArgoSettings({}, 'argocd-cm'), readHealthLibrary(join(dir, 'lib')));
     expect(scripts.lookup('example.com', 'Gadget')?.source).toBe(join(dir, 'lib', 'example.com/Gadget/health.lua'));
     expect(scripts.lookup('pkg.crossplane.io', 'Provider')?.source).toBe(join(dir, 'lib', '_.crossplane.io/_/health.lua'));
     expect(scripts.lookup('apps', 'Deployment')).toBeUndefined();
   });
 
-  it('a folder that is missing or not a folder, or a health.lua that cannot be read, is bad input naming it (exit 2)', async () => {
+  it('a folder that is missing or not a folder, or a health.lua that cannot be read, is bad input naming it (exit 2)', () => {
     const dir = library({ 'file.txt': 'x', 'lib/example.com/Widget/health.lua/oops': 'a folder where the check should be' });
-    const failure = (d: string) => readHealthLibrary(d).then(() => undefined, (e: unknown) => (e instanceof InputError ? { code: e.code, message: e.message } : e));
-    expect(await failure(join(dir, 'missing'))).toEqual({ code: 2, message: `--lua-dir ${join(dir, 'missing')}: ENOENT` });
-    expect(await failure(join(dir, 'file.txt'))).toEqual({ code: 2, message: `--lua-dir ${join(dir, 'file.txt')}: not a directory (give the resource_customizations folder)` });
-    expect(await failure(join(dir, 'lib'))).toEqual({ code: 2, message: `--lua-dir: reading ${join(dir, 'lib', 'example.com/Widget/health.lua')}: EISDIR` });
+    const failure = (d: string): unknown => {
+      try {
+        readHealthLibrary(d);
+        return undefined;
+      } catch (e) {
+        return e instanceof InputError ? { code: e.code, message: e.message } : e;
+      }
+    };
+    expect(failure(join(dir, 'missing'))).toEqual({ code: 2, message: `--lua-dir ${join(dir, 'missing')}: ENOENT` });
+    expect(failure(join(dir, 'file.txt'))).toEqual({ code: 2, message: `--lua-dir ${join(dir, 'file.txt')}: not a directory (give the resource_customizations folder)` });
+    expect(failure(join(dir, 'lib'))).toEqual({ code: 2, message: `--lua-dir: reading ${join(dir, 'lib', 'example.com/Widget/health.lua')}: EISDIR` });
   });
 });
