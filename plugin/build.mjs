@@ -161,19 +161,30 @@ function __kg_require(id) {
  * as wide as it is long; anything else goes to the real function.
  */
 /**
- * The Lua health checks' wasmoon (src/health/lua-assets.ts reads it from node_modules at run time): in the
+ * The Lua health checks' wasmoon (src/lua/assets.ts reads it from node_modules at run time): in the
  * executable its module source and its .wasm (base64) are embedded in the lazily loaded chunk instead.
+ * A build in which the file was not replaced fails: that executable would look for node_modules and
+ * find it only when it happens to run from inside a checkout.
  */
+const LUA_ASSETS_FILE = /[\\/]src[\\/]lua[\\/]assets\.ts$/;
+/** Whether the last build replaced the file (bundle() fails when it did not). */
+let luaAssetsEmbedded = false;
 const luaAssets = {
   name: 'lua-assets',
   setup(b) {
-    b.onLoad({ filter: /[\\/]src[\\/]health[\\/]lua-assets\.ts$/ }, () => ({
-      resolveDir: ROOT,
-      loader: 'js',
-      contents: `import source from 'wasmoon/dist/index.js' with { type: 'text' };
+    b.onStart(() => {
+      luaAssetsEmbedded = false;
+    });
+    b.onLoad({ filter: LUA_ASSETS_FILE }, () => {
+      luaAssetsEmbedded = true;
+      return {
+        resolveDir: ROOT,
+        loader: 'js',
+        contents: `import source from 'wasmoon/dist/index.js' with { type: 'text' };
 import wasmBase64 from 'wasmoon/dist/glue.wasm';
 export async function wasmoonAssets() { return { source, wasmBase64 }; }`,
-    }));
+      };
+    });
   },
 };
 
@@ -231,6 +242,7 @@ export async function bundle(outdir, info, srcRoot = ROOT) {
     // client-node (ESM) reads import.meta.url; a snapshot's entry has no __filename while it is built.
     banner: { js: 'var __kg_import_meta_url=require("url").pathToFileURL(typeof __filename==="string"?__filename:process.execPath).href;' },
   });
+  if (!luaAssetsEmbedded) throw new Error(`bundling: the Lua engine's assets were not embedded, no module matched ${LUA_ASSETS_FILE} (did src/lua/assets.ts move?)`);
   mkdirSync(outdir, { recursive: true });
   // Names this build's code caches: a cache is only valid for the exact executable that wrote it.
   // A release build (info.stamp, see package.mjs) must give the same bytes from the same inputs: no clock in it.

@@ -1,12 +1,12 @@
 // Which Lua health check applies to an object, in Argo CD's order (GetHealthScript): argocd-cm's
 // resource.customizations.health.<group_kind> (exact, then a key that matches as a glob), then the library of
 // checks in a resource_customizations/<group>/<kind>/health.lua folder (exact, then its `_` wildcard folders),
-// and the results, computed ahead so that the synchronous health code reads them.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+// and the results, computed ahead so that the synchronous health code reads them. No I/O: the library comes as
+// data (workflows/health-library.ts reads --lua-dir) and the Lua engine as an evaluator (src/lua/).
+import { globMatch } from '../model/glob.js';
 import { groupOf, type KubeObject } from '../model/object.js';
 import type { ArgoSettings } from '../settings/argocd-cm.js';
-import { globMatch } from '../settings/glob.js';
+import { healthOfLuaResult, type LuaEvaluator } from './lua-check.js';
 import type { HealthStatus } from './types.js';
 
 export interface HealthScript {
@@ -16,46 +16,34 @@ export interface HealthScript {
   source: string;
 }
 
+/**
+ * A library of checks in Argo CD's layout, read: each folder that holds a health.lua, by its path under the
+ * library's root (`apps/Deployment`, `_.crossplane.io/_`, or `Kind` for the core group).
+ */
+export type HealthLibrary = ReadonlyMap<string, HealthScript>;
+
 /** GetConfigMapKey: `group/Kind`, or `Kind` for the core group. */
 function configKey(group: string, kind: string): string {
   return group === '' ? kind : `${group}/${kind}`;
 }
 
-/** The folder of checks: DIR itself, or DIR/resource_customizations when DIR is its parent. */
-function libraryRoot(dir: string): string {
-  const inner = join(dir, 'resource_customizations');
-  return existsSync(inner) && statSync(inner).isDirectory() ? inner : dir;
-}
-
-/** The `_`-wildcard folders of a library (`_.crossplane.io/_`), as glob patterns, sorted as Argo CD sorts them. */
-function wildcardFolders(root: string): string[] {
-  const out: string[] = [];
-  for (const group of readdirSync(root, { withFileTypes: true })) {
-    if (!group.isDirectory()) continue;
-    for (const kind of readdirSync(join(root, group.name), { withFileTypes: true })) {
-      const rel = `${group.name}/${kind.name}`;
-      if (kind.isDirectory() && rel.includes('_') && existsSync(join(root, rel, 'health.lua'))) out.push(rel);
-    }
-  }
-  return out.sort();
+/** The `_`-wildcard folders of a library (`_.crossplane.io/_`), as Argo CD sorts them. */
+function wildcardFolders(library: HealthLibrary): string[] {
+  return [...library.keys()].filter((rel) => rel.includes('/') && rel.includes('_')).sort();
 }
 
 /** Finds the health script for a kind; built once per command. */
 export class HealthScripts {
-  private readonly libRoot?: string;
   private wildcards?: string[];
-  private readonly files = new Map<string, HealthScript | undefined>();
 
   constructor(
     private readonly settings: Pick<ArgoSettings, 'health'>,
-    luaDir?: string,
-  ) {
-    if (luaDir !== undefined) this.libRoot = libraryRoot(luaDir);
-  }
+    private readonly library?: HealthLibrary,
+  ) {}
 
   /** Whether any script can apply at all (else nothing needs Lua). */
   get empty(): boolean {
-    return this.settings.health.size === 0 && this.libRoot === undefined;
+    return this.settings.health.size === 0 && (this.library === undefined || this.library.size === 0);
   }
 
   lookup(group: string, kind: string): HealthScript | undefined {
@@ -70,21 +58,13 @@ export class HealthScripts {
   }
 
   private fromLibrary(key: string): HealthScript | undefined {
-    const root = this.libRoot;
-    if (root === undefined) return undefined;
-    if (this.files.has(key)) return this.files.get(key);
-    const read = (rel: string): HealthScript | undefined => {
-      const file = join(root, rel, 'health.lua');
-      return existsSync(file) ? { script: readFileSync(file, 'utf8'), useOpenLibs: true, source: file } : undefined;
-    };
-    let found = read(key);
-    if (!found) {
-      this.wildcards ??= wildcardFolders(root);
-      const hit = this.wildcards.find((w) => globMatch(w.replaceAll('_', '*'), key, '/'));
-      if (hit) found = read(hit);
-    }
-    this.files.set(key, found);
-    return found;
+    const library = this.library;
+    if (library === undefined) return undefined;
+    const found = library.get(key);
+    if (found) return found;
+    this.wildcards ??= wildcardFolders(library);
+    const hit = this.wildcards.find((w) => globMatch(w.replaceAll('_', '*'), key, '/'));
+    return hit === undefined ? undefined : library.get(hit);
   }
 }
 
@@ -98,9 +78,10 @@ export function customHealthOf(obj: KubeObject): HealthStatus | null | undefined
 
 /**
  * Runs the applicable check of each object (once per object) and keeps the results for resourceHealth. Checks
- * that cannot run become Unknown with the reason, as in Argo CD. Loads the Lua VM only when a check applies.
+ * that cannot run become Unknown with the reason, as in Argo CD. `evaluator` (the Lua engine) is asked for only
+ * when a check applies, so a command with none never loads the VM.
  */
-export async function computeCustomHealth(objects: readonly KubeObject[], scripts: HealthScripts): Promise<number> {
+export async function computeCustomHealth(objects: readonly KubeObject[], scripts: HealthScripts, evaluator: () => Promise<LuaEvaluator>): Promise<number> {
   if (scripts.empty) return 0;
   const todo = objects.flatMap((o) => {
     if (computed.has(o) || o.metadata.deletionTimestamp) return [];
@@ -108,8 +89,7 @@ export async function computeCustomHealth(objects: readonly KubeObject[], script
     return s ? [{ o, s }] : [];
   });
   if (todo.length === 0) return 0;
-  const { luaRunner } = await import('./lua.js');
-  const runner = await luaRunner();
-  for (const { o, s } of todo) computed.set(o, (await runner.health(s.script, o, s.useOpenLibs)) ?? null);
+  const lua = await evaluator();
+  for (const { o, s } of todo) computed.set(o, healthOfLuaResult(await lua.run(s.script, o, s.useOpenLibs)) ?? null);
   return todo.length;
 }

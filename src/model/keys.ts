@@ -3,6 +3,8 @@
 export const TRACKING_ID = 'argocd.argoproj.io/tracking-id';
 export const SYNC_OPTIONS = 'argocd.argoproj.io/sync-options';
 export const SYNC_WAVE = 'argocd.argoproj.io/sync-wave';
+/** argocd-cm's application.instanceLabelKey when it sets none (label tracking's label). */
+export const DEFAULT_INSTANCE_LABEL_KEY = 'app.kubernetes.io/instance';
 export const COMPARE_OPTIONS = 'argocd.argoproj.io/compare-options';
 export const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 export const DEFAULT_FIELD_MANAGER = 'argocd-controller';

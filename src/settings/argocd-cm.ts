@@ -5,12 +5,11 @@
 import { parse as parseYaml } from 'yaml';
 import type { IgnoreDifference } from '../app/types.js';
 import { InputError } from '../model/errors.js';
+import { DEFAULT_INSTANCE_LABEL_KEY } from '../model/keys.js';
 import { isPlainObject, type JsonObject, type JsonValue } from '../model/object.js';
-import { globMatch } from './glob.js';
+import { globMatch } from '../model/glob.js';
 
 export type TrackingMethod = 'annotation' | 'label' | 'annotation+label';
-
-export const DEFAULT_INSTANCE_LABEL_KEY = 'app.kubernetes.io/instance';
 
 /** `resource.exclusions` / `resource.inclusions` entries: globs on API groups and clusters, exact (or `*`) kinds. */
 export interface FilteredResource {

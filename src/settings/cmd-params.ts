@@ -1,7 +1,7 @@
 // Argo CD's argocd-cmd-params-cm, as far as it changes what this tool does: `application.namespaces`, the
 // namespaces besides the control plane's whose Applications the controller reconciles ("Applications in any
 // namespace"; the controller's --application-namespaces, a comma-separated list of globs or /regexps/). Pure.
-import { matchStringInList } from './glob.js';
+import { matchStringInList } from '../model/glob.js';
 
 export interface CmdParams {
   /** Where they came from: `ConfigMap argocd/argocd-cmd-params-cm` or a file. */

@@ -4,7 +4,7 @@
 import type { JsonObject, JsonValue } from '../model/object.js';
 import { isPlainObject } from '../model/object.js';
 import { InputError } from '../model/errors.js';
-import { filepathMatch, matchStringInList, projectGlobMatch } from './glob.js';
+import { filepathMatch, matchStringInList, projectGlobMatch } from '../model/glob.js';
 import type { SyncWindow } from './sync-windows.js';
 
 export interface ProjectDestination {

@@ -4,7 +4,7 @@
 // Pure: time comes in as milliseconds since the epoch.
 import { cronNext, parseCron, type CronSchedule } from './cron.js';
 import { formatDuration, parseGoDuration } from './go-duration.js';
-import { projectGlobMatch } from './glob.js';
+import { projectGlobMatch } from '../model/glob.js';
 import { loadZone, UTC, type Zone } from './time-zone.js';
 
 export interface SyncWindow {

@@ -1,8 +1,8 @@
 // The cluster's Argo CD tracking method (argocd-cm application.resourceTrackingMethod), as util/argo/resource_tracking.go
 // applies it: which mark a sync writes (the tracking-id annotation, the instance label, or both, plus the
 // installation id), and which mark says what app an object belongs to.
-import { DEFAULT_INSTANCE_LABEL_KEY, type TrackingMethod } from '../settings/argocd-cm.js';
-import { TRACKING_ID } from '../model/keys.js';
+import type { TrackingMethod } from '../settings/argocd-cm.js';
+import { DEFAULT_INSTANCE_LABEL_KEY, TRACKING_ID } from '../model/keys.js';
 import type { KubeObject } from '../model/object.js';
 
 export const INSTALLATION_ID = 'argocd.argoproj.io/installation-id';

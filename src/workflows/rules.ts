@@ -1,8 +1,9 @@
 // The rules around an Application, read once per command: its AppProject (from the cluster's control-plane
 // namespace, or --project-file), Argo CD's settings (argocd-cm there, or --argocd-cm), and Lua health checks
 // (argocd-cm, or --lua-dir). What cannot be read is a warning, never silently a permission.
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import type { Application, IgnoreDifference } from '../app/types.js';
+import type { HealthLibrary } from '../health/custom.js';
 import { InputError } from '../model/errors.js';
 import type { KubeGateway, ResourceType } from '../kube/gateway.js';
 import { KubeApiError } from '../kube/errors.js';
@@ -13,6 +14,7 @@ import { appNamespaceRefusal, parseCmdParams, type CmdParams } from '../settings
 import { checkProject, DEFAULT_PROJECT, defaultProject, destinationCluster, parseAppProject, type AppProject } from '../settings/project.js';
 import { matchingWindows, syncVerdict, type SyncVerdict, type SyncWindow } from '../settings/sync-windows.js';
 import type { Tracking } from '../tracking/method.js';
+import { readHealthLibrary } from './health-library.js';
 
 /** The flags that say where the rules come from. */
 export interface RulesArgs {
@@ -36,7 +38,8 @@ export interface Rules {
   /** argocd-cmd-params-cm, when Argo CD's is there (or given as a file): which Application namespaces it reconciles. */
   cmdParams?: CmdParams;
   tracking: Tracking;
-  luaDir?: string;
+  /** The --lua-dir library of health checks, read. */
+  healthLibrary?: HealthLibrary;
   warnings: string[];
 }
 
@@ -147,12 +150,8 @@ async function loadCmdParams(args: RulesArgs, ns: string, gw: KubeGateway | unde
 /** Reads the project and the settings side by side; `gw` absent (file mode) means only the files count. */
 export async function loadRules(app: Application, args: RulesArgs, gw: KubeGateway | undefined): Promise<Rules> {
   const ns = args.argocdNamespace || DEFAULT_ARGOCD_NAMESPACE;
-  if (args.luaDir) {
-    const st = await stat(args.luaDir).catch((err: unknown) => {
-      throw new InputError(`--lua-dir ${args.luaDir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
-    });
-    if (!st.isDirectory()) throw new InputError(`--lua-dir ${args.luaDir}: not a directory (give the resource_customizations folder)`);
-  }
+  // A bad library is bad input before anything else is read (or changed).
+  const healthLibrary = args.luaDir ? readHealthLibrary(args.luaDir) : undefined;
   const warnings: string[] = [];
   const [project, settings, cmdParams] = await Promise.all([loadProject(app, args, ns, gw, warnings), loadSettings(args, ns, gw, warnings), loadCmdParams(args, ns, gw, warnings)]);
   warnings.push(...project.project.warnings, ...settings.warnings);
@@ -162,7 +161,7 @@ export async function loadRules(app: Application, args: RulesArgs, gw: KubeGatew
     settings,
     ...(cmdParams ? { cmdParams } : {}),
     tracking: { method: settings.trackingMethod, labelKey: settings.instanceLabelKey, installationID: settings.installationID },
-    ...(args.luaDir ? { luaDir: args.luaDir } : {}),
+    ...(healthLibrary ? { healthLibrary } : {}),
     warnings: warnings.sort(),
   };
 }

@@ -119,7 +119,9 @@ export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise
   const children = await listChildren(gw, roots, warnings);
   if (state.rules) {
     const { computeCustomHealth, HealthScripts } = await import('../health/custom.js');
-    await computeCustomHealth([...roots, ...children], new HealthScripts(state.rules.settings, state.rules.luaDir));
+    // The Lua engine (src/lua/) is loaded only when a check applies.
+    const lua = () => import('../lua/engine.js').then((m) => m.luaRunner());
+    await computeCustomHealth([...roots, ...children], new HealthScripts(state.rules.settings, state.rules.healthLibrary), lua);
   }
   const report = buildStatusReport({
     app: state.app,

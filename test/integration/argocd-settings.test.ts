@@ -225,6 +225,23 @@ spec:
     expect(report.resources.find((r) => r.name === 'w-failed')?.health).toEqual({ status: 'Suspended', message: 'from the library: w-failed' });
   });
 
+  it('a --lua-dir that is missing, or whose health.lua cannot be read, is exit 2 naming it, before anything is changed', async () => {
+    const missing = join(root, 'no-such-lib');
+    const gone = await plugin('status', a, '--lua-dir', missing);
+    expect(gone.code).toBe(2);
+    expect(gone.stderr).toContain(`--lua-dir ${missing}: ENOENT`);
+    // A health.lua that is a folder: sync refuses before it applies anything (the library is read with the rules).
+    const bad = join(root, 'bad-lib');
+    mkdirSync(join(bad, group, 'Widget', 'health.lua'), { recursive: true });
+    await kubectlOk(['patch', `widgets.${group}`, 'w-pending', '-n', ns, '--type=merge', '-p', '{"spec":{"size":9}}']);
+    const sync = await plugin('sync', a, '--lua-dir', bad);
+    expect(sync.code).toBe(2);
+    expect(sync.stderr).toContain(`--lua-dir: reading ${join(bad, group, 'Widget', 'health.lua')}: EISDIR`);
+    expect((await getJson(`widgets.${group}`, 'w-pending', ns)).spec).toEqual({ size: 9 });
+    expect((await plugin('status', a, '--lua-dir', bad)).code).toBe(2);
+    await kubectlOk(['patch', `widgets.${group}`, 'w-pending', '-n', ns, '--type=merge', '-p', '{"spec":{"size":1}}']);
+  });
+
   it('resource.compareoptions ignoreResourceStatusField: a status declared in Git is compared under none and crd, not under all', async () => {
     const option = (value: string): string => {
       const file = join(root, `argocd-cm-status-${value || 'default'}.yaml`);

@@ -1,5 +1,5 @@
 import { checkProject, defaultProject, destinationCluster, groupKindVerdict, isAppNamespacePermitted, isDestinationPermitted, isSourcePermitted, normalizeGitURL, parseAppProject, type AppProject } from '../../../src/settings/project.js';
-import { compileFilepathMatch, globMatch, matchStringInList, projectGlobMatch } from '../../../src/settings/glob.js';
+import { compileFilepathMatch, globMatch, matchStringInList, projectGlobMatch } from '../../../src/model/glob.js';
 
 const proj = (spec: Record<string, unknown>): AppProject => parseAppProject({ apiVersion: 'argoproj.io/v1alpha1', kind: 'AppProject', metadata: { name: 'p' }, spec }, 'test');
 

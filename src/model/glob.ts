@@ -1,6 +1,6 @@
-// The pattern languages Argo CD's project rules use: gobwas/glob (Argo CD's glob.Match, optionally with
-// separators), Go's path/filepath.Match (resource white/blacklists), and glob.MatchStringInList's
-// `/regexp/` entries (sourceNamespaces).
+// The pattern languages Argo CD's settings and project rules use: gobwas/glob (Argo CD's glob.Match, optionally
+// with separators: argocd-cm keys, Lua health folders), Go's path/filepath.Match (resource white/blacklists), and
+// glob.MatchStringInList's `/regexp/` entries (sourceNamespaces). Pure helpers shared by settings/ and health/.
 
 const cache = new Map<string, RegExp | null>();
 

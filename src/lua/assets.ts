@@ -1,6 +1,6 @@
-// wasmoon (Lua 5.4 compiled to WebAssembly) as text: its module source and its .wasm in base64, for the Lua worker.
-// This file reads them from node_modules; the executable's build (plugin/build.mjs) replaces it with the same two
-// values embedded in the bundle.
+// wasmoon (Lua 5.4 compiled to WebAssembly) as text: its module source and its .wasm in base64, for the Lua worker
+// (engine.ts). This file reads them from node_modules; the executable's build (plugin/build.mjs) replaces it with the
+// same two values embedded in the lazily loaded chunk.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 

@@ -1,12 +1,13 @@
-// Custom health checks in Lua, run as Argo CD runs them (util/lua/lua.go): a fresh Lua state per check with the
-// global `obj` (the live object as a table), only the base, package and table libraries and a safe `os` (time and
-// date) unless the check asks for the open libraries, and a returned table {status, message}. The VM is wasmoon
-// (Lua 5.4 in WebAssembly, where Argo CD has gopher-lua's 5.1) in a worker thread: a check that runs past the time
-// bound (Argo CD's 1 s) is stopped by ending the worker, and its Lua heap is capped.
+// The Lua engine for custom health checks, run as Argo CD runs them (util/lua/lua.go): a fresh Lua state per check
+// with the global `obj` (the live object as a table), only the base, package and table libraries and a safe `os`
+// (time and date) unless the check asks for the open libraries. The VM is wasmoon (Lua 5.4 in WebAssembly, where
+// Argo CD has gopher-lua's 5.1) in a worker thread: a check that runs past the time bound (Argo CD's 1 s) is stopped
+// by ending the worker, and its Lua heap is capped. It sits above the core (it starts a worker and reads the
+// engine's assets): health/ is handed it as a LuaEvaluator and reads what a check returned (health/lua-check.ts).
 import { Worker } from 'node:worker_threads';
 import type { KubeObject } from '../model/object.js';
-import { isHealthCode, type HealthStatus } from './types.js';
-import type { WasmoonAssets } from './lua-assets.js';
+import type { LuaCheckResult, LuaEvaluator } from '../health/lua-check.js';
+import type { WasmoonAssets } from './assets.js';
 
 /** Argo CD's timeout for one Lua run (context.WithTimeout(…, 1*time.Second)). */
 export const DEFAULT_LUA_TIMEOUT_MS = 1000;
@@ -77,11 +78,8 @@ parentPort.on('message', async (m) => {
 });`;
 }
 
-/** gopher-lua's type names, as Argo CD's "expect table output from Lua script, not %s" prints them. */
-const LUA_TYPE: Record<string, string> = { number: 'number', boolean: 'boolean', string: 'string', function: 'function' };
-
 /** Runs health checks in one worker, one after another; a check past the time bound ends the worker (a new one serves the next). */
-export class LuaRunner {
+export class LuaRunner implements LuaEvaluator {
   private worker?: Worker;
   private ready?: Promise<void>;
   private next = 1;
@@ -127,14 +125,14 @@ export class LuaRunner {
     return w;
   }
 
-  /** The health a Lua check gives `obj`, as Argo CD reads its result; a failing check is Unknown with the error. */
-  health(script: string, obj: KubeObject, useOpenLibs: boolean): Promise<HealthStatus | undefined> {
+  /** Runs one check on `obj`: what it returned, or why it did not finish (health/lua-check.ts reads it as Argo CD does). */
+  run(script: string, obj: KubeObject, useOpenLibs: boolean): Promise<LuaCheckResult> {
     const result = this.queue.then(() => this.runNow(script, obj, useOpenLibs));
     this.queue = result.catch(() => undefined);
     return result;
   }
 
-  private async runNow(script: string, obj: KubeObject, openLibs: boolean): Promise<HealthStatus | undefined> {
+  private async runNow(script: string, obj: KubeObject, openLibs: boolean): Promise<LuaCheckResult> {
     const w = this.start();
     w.ref();
     try {
@@ -156,9 +154,9 @@ export class LuaRunner {
         });
         w.postMessage({ id, script, obj: JSON.stringify(obj), openLibs });
       });
-      return readResult(reply);
+      return reply.error !== undefined ? { error: reply.error } : (reply.result ?? { type: 'nil' });
     } catch (err) {
-      return { status: 'Unknown', message: (err as Error).message };
+      return { error: (err as Error).message };
     } finally {
       if (![...this.pending.values()].some((p) => p.worker === w)) w.unref();
     }
@@ -171,24 +169,10 @@ export class LuaRunner {
   }
 }
 
-/**
- * ExecuteHealthLua's reading of the returned value. Nil or an empty table is Argo CD's empty health (no status):
- * here, no health, so the resource does not count.
- */
-function readResult(r: Reply): HealthStatus | undefined {
-  if (r.error !== undefined) return { status: 'Unknown', message: r.error.replace(/^Error: /, '') };
-  const res = r.result ?? { type: 'nil' };
-  if (res.type === 'nil') return undefined;
-  if (res.type !== 'table') return { status: 'Unknown', message: `expect table output from Lua script, not ${LUA_TYPE[res.type] ?? res.type}` };
-  if (res.status === undefined && res.message === undefined) return undefined;
-  if (!isHealthCode(res.status)) return { status: 'Unknown', message: 'Lua returned an invalid health status' };
-  return { status: res.status, message: typeof res.message === 'string' ? res.message : '' };
-}
-
 let shared: Promise<LuaRunner> | undefined;
 
-/** The shared runner; wasmoon is loaded on first use only. */
+/** The shared runner; wasmoon's assets are loaded on first use only. */
 export function luaRunner(): Promise<LuaRunner> {
-  shared ??= import('./lua-assets.js').then(async (m) => new LuaRunner(await m.wasmoonAssets()));
+  shared ??= import('./assets.js').then(async (m) => new LuaRunner(await m.wasmoonAssets()));
   return shared;
 }
