@@ -9,6 +9,7 @@ import { compareAppState, loadAppState, loadApplication, type AppState, type App
 import type { PruneCandidate } from '../prune/plan.js';
 import { projectStatus } from '../settings/window-report.js';
 import { projectViolations } from './rules.js';
+import { customHealthRunner } from './custom-health.js';
 import { hookOf } from '../sync/hooks.js';
 import { imagesOf, resourceId, type ComparedState } from '../record/app-status.js';
 import { CHILD_KINDS } from '../health/tree.js';
@@ -117,12 +118,7 @@ export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise
   );
   const roots = resources.flatMap((r) => (r.live ? [r.live] : []));
   const children = await listChildren(gw, roots, warnings);
-  if (state.rules) {
-    const { computeCustomHealth, HealthScripts } = await import('../health/custom.js');
-    // The Lua engine (src/lua/) is loaded only when a check applies.
-    const lua = () => import('../lua/engine.js').then((m) => m.luaRunner());
-    await computeCustomHealth([...roots, ...children], new HealthScripts(state.rules.settings, state.rules.healthLibrary), lua);
-  }
+  await customHealthRunner(state.rules)?.([...roots, ...children]);
   const report = buildStatusReport({
     app: state.app,
     ...(state.revision ? { revision: state.revision } : {}),

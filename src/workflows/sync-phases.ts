@@ -65,6 +65,8 @@ export interface PhaseRunOptions {
   onEvent?: (e: SyncEvent) => void;
   /** Awaited before each group of resources is applied (the CRD of their kind served). */
   beforeGroup?: (steps: readonly ApplyStep[]) => Promise<void>;
+  /** Runs the app's own (Lua) health checks on a live object before its health is read (workflows/custom-health.ts). */
+  customHealth?: (objects: readonly KubeObject[]) => Promise<unknown>;
 }
 
 /** One (phase, wave) of a multi-step sync and how it ended: `done` (applied and healthy), `failed`, `not-run` (the sync stopped before it), or in a dry run `would-run`. */
@@ -217,6 +219,7 @@ async function runGroup(gw: KubeGateway, g: Group, opts: PhaseRunOptions, out: P
 async function waitSettled(gw: KubeGateway, type: ResourceType, key: ResourceKey, opts: PhaseRunOptions): Promise<{ result: 'ok' | 'failed' | 'waiting'; health?: string; message?: string }> {
   for (;;) {
     const live = await gw.get(type, key.namespace, key.name);
+    if (live) await opts.customHealth?.([live]);
     const health = live ? resourceHealth(live) : { status: 'Missing' as const, message: 'not found' };
     const result = settled(health);
     if (result !== 'waiting' || opts.now() >= opts.deadlineMs) return { result, ...(health ? { health: health.status } : {}), ...(health?.message ? { message: health.message } : {}) };

@@ -13,6 +13,7 @@ import { planSync, type ApplyStep, type PlanDesired, type SyncPlan } from '../sy
 import { describeMissing, preflight, writesOf, type MissingPermission } from './preflight.js';
 import type { HookPhase } from '../sync/hooks.js';
 import { hookWave, isMultiStep, phaseGroups, syncFailGroups } from '../sync/phases.js';
+import { customHealthRunner } from './custom-health.js';
 import { hookObject, runPhases, type HookRun, type RunnableHook, type SyncEvent, type WaveRun } from './sync-phases.js';
 import { compareAppState, loadAppState, typesDefinedBy, type AppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
 import type { Application, RetryPolicy } from '../app/types.js';
@@ -300,6 +301,8 @@ export async function syncApp(req: SyncRequest, deps: SyncDeps): Promise<SyncRep
   recordApplied(report, await applySteps(gw, created, { fieldManager, force: plan.force }), conflictRefs);
   if (report.failures.length > 0) return report;
   const started = Date.now();
+  // The waves wait for health as status computes it: the app's own Lua checks first (argocd-cm, --lua-dir).
+  const customHealth = customHealthRunner(state.rules);
   const run = await runPhases(gw, groups, syncFailGroups(hooks), {
     fieldManager,
     force: plan.force,
@@ -316,6 +319,7 @@ export async function syncApp(req: SyncRequest, deps: SyncDeps): Promise<SyncRep
     ...(deps.progress ? { progress: deps.progress } : {}),
     ...(deps.onEvent ? { onEvent: deps.onEvent } : {}),
     beforeGroup,
+    ...(customHealth ? { customHealth } : {}),
   }, async () => {
     // Pruning ends the Sync phase (gitops-engine gives prunes the Sync phase's waves; PruneLast its last).
     if (report.failures.length > 0 || report.conflicts.length > 0) return undefined;

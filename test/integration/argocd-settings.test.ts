@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { tempDir } from '../support/temp-dir.js';
-import { applyYaml, createTestNamespace, deleteNamespace, getJson, kubectlOk, runPlugin, type RunResult, kvValues as kv } from './support/index.js';
+import { applyYaml, createTestNamespace, deleteNamespace, getJson, kubectl, kubectlOk, runPlugin, type RunResult, kvValues as kv } from './support/index.js';
 import type { KubeObject } from '../../src/model/object.js';
 
 const TID = 'argocd.argoproj.io/tracking-id';
@@ -214,6 +214,32 @@ spec:
     expect(health.forever).toEqual({ status: 'Unknown', message: 'the Lua health check ran past its time bound (1000 ms) and was stopped' });
     expect(report.health.status).toBe('Unknown');
     expect(Date.now() - started).toBeLessThan(60_000);
+  });
+
+  it('a sync wave waits for the Lua health as status gives it: a Degraded widget in wave 0 stops the sync before wave 1, a Running one lets it go on', async () => {
+    const waves = (name: string, phase: string) =>
+      app(
+        name,
+        `apiVersion: ${group}/v1\nkind: Widget\nmetadata: {name: ${name}, annotations: {argocd.argoproj.io/sync-wave: "0"}}\nspec: {size: 1}\nstatus: {phase: ${phase}, reason: out of sprockets}\n---\n` +
+          `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${name}-after, annotations: {argocd.argoproj.io/sync-wave: "1"}}\ndata: {k: v}\n`,
+      );
+    const failing = waves('lua-wave-failed', 'Failed');
+    const res = await plugin('sync', failing, '--argocd-cm', cmFile, '-o', 'kv', '--timeout', '1m');
+    expect(res.code).toBe(3);
+    const lines = res.stdout.trimEnd().split('\n');
+    expect(lines.filter((l) => l.startsWith('WAVE='))).toEqual(['WAVE=Sync 0 failed', 'WAVE=Sync 1 not-run']);
+    expect(lines.filter((l) => l.startsWith('FAILED='))).toEqual(['FAILED=Sync/lua-wave-failed operation: Widget/lua-wave-failed is Degraded: out of sprockets (wave 0 of Sync)']);
+    expect((await kubectl(['get', 'configmap', 'lua-wave-failed-after', '-n', ns, '--ignore-not-found', '-o', 'name'])).stdout.trim()).toBe('');
+    // Without the check the widget has no health of its own (Argo CD: healthy): the sync goes on.
+    const noChecks = join(root, 'argocd-cm-no-checks.yaml');
+    writeFileSync(noChecks, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm}\ndata:\n  installationID: ""\n');
+    const unchecked = waves('lua-wave-unchecked', 'Failed');
+    expect((await plugin('sync', unchecked, '--argocd-cm', noChecks, '-o', 'kv', '--timeout', '1m')).code).toBe(0);
+    const running = waves('lua-wave-running', 'Running');
+    const ok = await plugin('sync', running, '--argocd-cm', cmFile, '-o', 'kv', '--timeout', '1m');
+    expect(ok.code).toBe(0);
+    expect(ok.stdout.trimEnd().split('\n').filter((l) => l.startsWith('WAVE='))).toEqual(['WAVE=Sync 0 done', 'WAVE=Sync 1 done']);
+    await getJson('configmap', 'lua-wave-running-after', ns);
   });
 
   it('the same checks from a --lua-dir library in Argo CD\'s layout', async () => {
