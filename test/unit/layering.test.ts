@@ -115,7 +115,7 @@ test('the scan sees the imports of src/ (a guard against a scan that finds nothi
   expect(imports.some((i) => i.file === 'workflows/sync.ts' && i.target === 'workflows/apply.ts' && !i.typeOnly)).toBe(true);
   expect(imports.some((i) => i.file === 'workflows/sync.ts' && i.typeOnly)).toBe(true);
   // Dynamic imports too (the lazily loaded Lua engine).
-  expect(imports.some((i) => i.file === 'workflows/status.ts' && i.target === 'lua/engine.ts' && !i.typeOnly)).toBe(true);
+  expect(imports.some((i) => i.file === 'workflows/custom-health.ts' && i.target === 'lua/engine.ts' && !i.typeOnly)).toBe(true);
 });
 
 test('every dynamic import names its module literally (else the scan cannot check where it points)', () => {
