@@ -135,5 +135,3 @@ export function appSourceOptions<T>(y: Argv<T>) {
 export function recordOption<T>(y: Argv<T>) {
   return y.option('record', { type: 'boolean', default: true, describe: "Write the result into the Application's status and history, as Argo CD's controller does (--no-record: leave it)" });
 }
-
-export { recording } from '../model/context.js';

@@ -73,11 +73,3 @@ export interface RunContext {
   /** Where the cluster sessions' logs and request counts go (cli/ prints them on stderr with -v); dropped when absent. Workflows never print. */
   onSession?: (event: SessionEvent) => void;
 }
-
-/**
- * Whether a command records its result in the Application: not with --no-record, and not with --desired (the
- * comparison is then against local files, not the Application's source, and would mislead whoever reads the status).
- */
-export function recording(args: Record<string, unknown>): boolean {
-  return args.record !== false && args.desired === undefined;
-}

@@ -18,9 +18,12 @@ import { DEFAULT_TRACKING, markFilter, markOf, appOfMark, type Tracking } from '
 import { applySettings, excludedType, loadRules, type Rules, type RulesArgs } from './rules.js';
 import type { DiffOptions } from '../diff/index.js';
 import { compareApp, type CompareEntry, type Comparison } from '../diff/comparison.js';
-import { apiVersionStrings, capabilityArgs, type HelmCapabilities } from '../source/render/helm.js';
+import { apiVersionStrings, type HelmCapabilities } from '../source/render/helm.js';
 
-/** The APP positional and the source flags, typed; with the flags that say where the rules come from (see rules.ts). */
+/**
+ * Where the Application and its desired state come from, and where its rules do (see rules.ts): what every command that
+ * loads the app state takes (cli/inputs.ts builds it from the flags).
+ */
 export interface AppStateArgs extends RulesArgs {
   app?: string;
   appFile?: string;
@@ -35,12 +38,6 @@ export interface AppStateArgs extends RulesArgs {
   /** --kube-version / --api-versions: Helm's capabilities instead of the cluster's. */
   kubeVersion?: string;
   apiVersions?: string[];
-}
-
-export function appStateArgs(args: Record<string, unknown>): AppStateArgs {
-  const s = (k: string) => (typeof args[k] === 'string' && args[k] !== '' ? (args[k] as string) : undefined);
-  const rules: RulesArgs = { argocdNamespace: s('argocdNamespace'), projectFile: s('projectFile'), argocdCm: s('argocdCm'), argocdCmdParamsCm: s('argocdCmdParamsCm'), luaDir: s('luaDir') };
-  return { app: s('app'), appFile: s('appFile'), desired: s('desired'), revision: s('revision'), repoDir: s('repoDir'), ...rules, kustomize: s('kustomize'), kustomizeBuildOptions: s('kustomizeBuildOptions'), helm: s('helm'), ...capabilityArgs(args), ...(args.hardRefresh === true ? { hardRefresh: true } : {}), ...(args.render === true ? { render: true } : {}) };
 }
 
 /** One desired object: namespace defaulted (or dropped when cluster-scoped), with its served type and where it was declared. */

@@ -3,7 +3,7 @@ import { defineCommand } from '../command.js';
 import { clusterOptions, recordOption } from '../options.js';
 import { InputError, type ExitCode } from '../exit-codes.js';
 import { parseDuration } from '../duration.js';
-import { appStateArgs } from '../../workflows/app-state.js';
+import { appStateInput } from '../inputs.js';
 
 export const rollbackCommand = defineCommand({
   command: 'rollback [app] [id]',
@@ -35,7 +35,7 @@ export const rollbackCommand = defineCommand({
     const { runStatus } = await import('../../workflows/status.js');
     const { recordingErrors, recordNotice, recordSessionError, recordSync } = await import('../../workflows/record.js');
     const { renderSync } = await import('../../render/sync.js');
-    const base = appStateArgs(args);
+    const base = appStateInput(args);
     const dryRun = args.dryRun === true;
     const warn = (line: string) => ctx.io.err(`warning: ${line}\n`);
     const failure = { startedAtMs: Date.now(), record: args.record !== false, dryRun, prune: args.prune === true };

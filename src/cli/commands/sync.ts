@@ -3,10 +3,10 @@ import type { Argv } from 'yargs';
 import { defineCommand, type ArgsOf } from '../command.js';
 import type { CommandContext } from '../context.js';
 import type { GlobalArgs } from '../options.js';
-import { appSourceOptions, recording, recordOption } from '../options.js';
+import { appSourceOptions, recordOption } from '../options.js';
+import { appStateInput, recording, watchInput } from '../inputs.js';
 import { InputError, type ExitCode } from '../exit-codes.js';
 import { parseDuration } from '../duration.js';
-import { appStateArgs } from '../../workflows/app-state.js';
 import type { SyncEvent } from '../../workflows/sync-phases.js';
 
 /** A one-line progress indicator on stderr, only on a TTY; cleared when done. `above` prints a line above it. */
@@ -94,7 +94,7 @@ export const syncCommand = defineCommand({
       if (ctx.opts.output === 'env') throw new InputError('sync --watch prints one event per line: -o table, json, yaml or kv (env is for a single report)');
       const { formatEvent } = await import('../../watch/events.js');
       const format = ctx.opts.output;
-      return (await import('../../workflows/watch.js')).runWatch(args, ctx, (e) => ctx.io.out(formatEvent(e, format)));
+      return (await import('../../workflows/watch.js')).runWatch(watchInput(args, ctx.io.env), ctx, (e) => ctx.io.out(formatEvent(e, format)));
     }
     const { withAppTarget } = await import('../../workflows/session.js');
     const { syncWithRetry, syncExitCode } = await import('../../workflows/sync.js');
@@ -112,13 +112,13 @@ export const syncCommand = defineCommand({
     const failure = { startedAtMs, record: recording(args), dryRun: args.dryRun === true, prune: args.prune === true };
     const warn = (line: string) => ctx.io.err(`warning: ${line}\n`);
     let inSession = false;
-    return withAppTarget(ctx, 'sync', appStateArgs(args), async (session) => {
+    return withAppTarget(ctx, 'sync', appStateInput(args), async (session) => {
       inSession = true;
       try {
         const retryLimit = args.retryLimit !== undefined && Number.isFinite(args.retryLimit) ? args.retryLimit : undefined;
         if (retryLimit !== undefined && (!Number.isInteger(retryLimit) || retryLimit < -1)) throw new InputError(`--retry-limit must be a whole number (-1 for no limit), got ${String(args.retryLimit)}`);
         const started = Date.now();
-        const req = { ...appStateArgs(args), dryRun: args.dryRun === true, prune: args.prune === true, forceConflicts: args.forceConflicts === true, resources, timeoutMs, ...(selector !== undefined ? { selector } : {}) };
+        const req = { ...appStateInput(args), dryRun: args.dryRun === true, prune: args.prune === true, forceConflicts: args.forceConflicts === true, resources, timeoutMs, ...(selector !== undefined ? { selector } : {}) };
         const deps = { io: ctx.io, opts: ctx.opts, ...session, ...(progress ? { progress: progress.update } : {}), ...(onEvent ? { onEvent } : {}) };
         const report = await recordingErrors(session, failure, () => syncWithRetry(
           req,
