@@ -17,6 +17,9 @@ export interface Io {
   readStdin(): Promise<string>;
 }
 
+/** What a workflow, and the source readers under it, may touch of the process: its environment and standard input (`-`). They never print: cli/ does. */
+export type WorkflowIo = Pick<Io, 'env' | 'readStdin'>;
+
 /**
  * kubectl's connection flags (genericclioptions.ConfigFlags): each replaces what the kubeconfig says
  * for the chosen context, as client-go's ConfigOverrides do (src/kube/overrides.ts applies them).
@@ -68,7 +71,7 @@ export type SessionEvent =
 
 /** What a workflow receives from its command: the process edges and the global options (no colours: only cli/ and render/ paint). */
 export interface RunContext {
-  io: Io;
+  io: WorkflowIo;
   opts: GlobalOptions;
   /** Where the cluster sessions' logs and request counts go (cli/ prints them on stderr with -v); dropped when absent. Workflows never print. */
   onSession?: (event: SessionEvent) => void;
