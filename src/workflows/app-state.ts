@@ -1,8 +1,7 @@
 // Everything the cluster commands start from: the Application, its desired objects resolved by discovery, their live twins, and the app's extras.
 import { loadJq } from '../jq/load.js';
 import type { Application, SourceRevision, SyncOptions } from '../app/types.js';
-import type { WorkflowIo } from '../model/context.js';
-import type { GlobalOptions } from '../model/context.js';
+import type { WorkflowIo, WorkflowOptions } from '../model/context.js';
 import { InputError } from '../model/errors.js';
 import type { KubeGateway, ListResult, ResourceType } from '../kube/gateway.js';
 import { apiVersionOf, resourceName } from '../kube/gateway.js';
@@ -132,7 +131,7 @@ export function diffOptionsOf(state: Pick<AppState, 'app' | 'rules'>, fieldManag
 
 export interface AppStateDeps {
   io: WorkflowIo;
-  opts: GlobalOptions;
+  opts: WorkflowOptions;
   /** The destination's cluster. */
   gateway: KubeGateway;
   /** Where Argo CD runs (AppProjects, argocd-cm), when it is not the destination's cluster (session.ts). */

@@ -10,7 +10,7 @@ import { InputError, RefusedError } from '../model/errors.js';
 import { manifestPathError } from '../manifest/index.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import type { MergedKubeconfig } from '../kube/kubeconfig.js';
-import type { GlobalOptions } from '../model/context.js';
+import type { ConnectOptions } from '../model/context.js';
 import { SharedReads } from '../kube/shared-reads.js';
 import { CONTROL_PLANE_NAMESPACE, SECRET_TYPE } from '../model/keys.js';
 import { KubeApiError } from '../kube/errors.js';
@@ -173,7 +173,7 @@ export class GatewayPool {
     return this.merged;
   }
 
-  readonly connect = async (selected: SelectedContext, opts: GlobalOptions, env: Record<string, string | undefined>, log: (line: string) => void): Promise<KubeGateway> => {
+  readonly connect = async (selected: SelectedContext, opts: ConnectOptions, env: Record<string, string | undefined>, log: (line: string) => void): Promise<KubeGateway> => {
     let g = this.open.get(selected.name);
     if (!g) {
       g = import('../kube/connect.js').then(async ({ connectContext }) => new SharedReads(await connectContext(selected, opts, env, log)));

@@ -101,11 +101,16 @@ test('no workflow imports yargs or reads a camel-cased flag out of an argv', () 
   }
 });
 
-test("a workflow's context reaches the environment and standard input, not the streams (npm run typecheck holds the rest)", async () => {
+test("a workflow's context reaches the environment, standard input and the options it reads, not the streams or the output mode (npm run typecheck holds the rest)", async () => {
   const io: RunContext['io'] = { env: { HOME: '/h' }, readStdin: async () => 'kind: List' };
   // @ts-expect-error a workflow has no stdout: it returns its report and cli/ prints it
   expect(io.out).toBeUndefined();
   // @ts-expect-error nor stderr: warnings are in the report, session lines go to onSession
   expect(io.err).toBeUndefined();
   expect(await io.readStdin()).toBe('kind: List');
+  const opts: RunContext['opts'] = { requestTimeout: '0', verbose: false, fieldManager: 'kubectl-gitops', appNamespace: 'argocd' };
+  // @ts-expect-error the output mode is cli/'s: a workflow's report is the same whatever -o says
+  expect(opts.output).toBeUndefined();
+  // @ts-expect-error and so are colours
+  expect(opts.color).toBeUndefined();
 });
