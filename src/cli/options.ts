@@ -121,7 +121,7 @@ export function appSourceOptions<T>(y: Argv<T>) {
       .option('kustomize', { type: 'string', requiresArg: true, describe: 'The kustomize binary for Kustomize sources (default: $KUBECTL_GITOPS_KUSTOMIZE, kustomize on PATH, else kubectl kustomize)' })
       .option('helm', { type: 'string', requiresArg: true, describe: 'The helm binary for Helm sources (default: $KUBECTL_GITOPS_HELM, else helm on PATH)' })
       .option('kube-version', { type: 'string', requiresArg: true, describe: "Helm's --kube-version for charts, instead of the destination cluster's version (offline: file mode)" })
-      .option('api-versions', { type: 'string', array: true, requiresArg: true, describe: "Helm's --api-versions for charts (repeatable), instead of the destination cluster's types (offline: file mode)" })
+      .option('api-versions', { type: 'string', array: true, nargs: 1, requiresArg: true, describe: "Helm's --api-versions for charts (repeatable), instead of the destination cluster's types (offline: file mode)" })
       .option('argocd-namespace', { type: 'string', requiresArg: true, default: 'argocd', describe: "Argo CD's control-plane namespace: its AppProjects and argocd-cm are read there" })
       .option('project-file', { type: 'string', requiresArg: true, describe: "Read the Application's AppProject from this file instead of the cluster" })
       .option('argocd-cm', { type: 'string', requiresArg: true, describe: "Read Argo CD's settings (the argocd-cm ConfigMap) from this file instead of the cluster" })

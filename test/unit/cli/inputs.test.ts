@@ -125,9 +125,15 @@ describe('through the commands\' own flag definitions', () => {
   });
 
   it('diff APP: the source flags and --server-side, --api-versions split', async () => {
-    const d = await parsed(diffCommand, ['diff', 'shop', '--server-side', '--hard-refresh', '--kube-version', 'v1.31.0', '--api-versions', 'v1,apps/v1,x/v1/K', '--project-file', 'p.yaml'], liveDiffInput);
+    const d = await parsed(diffCommand, ['diff', 'shop', '--server-side', '--hard-refresh', '--kube-version', 'v1.31.0', '--api-versions', 'v1,apps/v1', '--api-versions', 'x/v1/K', '--project-file', 'p.yaml'], liveDiffInput);
     expect(d).toEqual({ ...appStateInput({ app: 'shop', argocdNamespace: 'argocd', projectFile: 'p.yaml' }), hardRefresh: true, kubeVersion: 'v1.31.0', apiVersions: ['v1', 'apps/v1', 'x/v1/K'], serverSide: true });
     expect((await parsed(diffCommand, ['diff', 'shop'], liveDiffInput)).serverSide).toBe(false);
+  });
+
+  it('a list flag takes one value each time: the APP after it stays the APP', async () => {
+    const resources = (a: { app?: string; resource?: string[] }) => ({ app: a.app, resource: a.resource });
+    expect(await parsed(syncCommand, ['sync', '--resource', ':ConfigMap:a', 'shop'], resources)).toEqual({ app: 'shop', resource: [':ConfigMap:a'] });
+    expect(await parsed(diffCommand, ['diff', '--api-versions', 'v1', 'shop'], liveDiffInput)).toMatchObject({ app: 'shop', apiVersions: ['v1'] });
   });
 
   it('status, prune and rollback: the same app state input (rollback declares only some of the source flags)', async () => {
