@@ -4,6 +4,7 @@ import { clusterOptions, recordOption } from '../options.js';
 import { InputError, type ExitCode } from '../exit-codes.js';
 import { parseDuration } from '../duration.js';
 import { appStateInput } from '../inputs.js';
+import { CONTROL_PLANE_NAMESPACE } from '../../model/keys.js';
 
 export const rollbackCommand = defineCommand({
   command: 'rollback [app] [id]',
@@ -19,7 +20,7 @@ export const rollbackCommand = defineCommand({
       .option('dry-run', { type: 'boolean', default: false, describe: 'Print the plan of the rollback and change nothing' })
       .option('prune', { type: 'boolean', default: false, describe: 'Prune what the entry does not declare' })
       .option('timeout', { type: 'string', default: '5m', describe: 'How long a sync with waves or hooks may wait for health and hooks in all' })
-      .option('argocd-namespace', { type: 'string', requiresArg: true, default: 'argocd', describe: "Argo CD's control-plane namespace: its AppProjects and argocd-cm are read there" })
+      .option('argocd-namespace', { type: 'string', requiresArg: true, default: CONTROL_PLANE_NAMESPACE, describe: "Argo CD's control-plane namespace: its AppProjects and argocd-cm are read there" })
       .option('repo-dir', { type: 'string', requiresArg: true, describe: 'A local clone to read a remote repoURL from' })
       .example('kubectl gitops rollback shop', 'Return to the deployment before the newest')
       .example('kubectl gitops rollback shop 3 --dry-run', 'Show what returning to history ID 3 would do'),

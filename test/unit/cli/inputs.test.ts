@@ -10,6 +10,7 @@ import { syncCommand } from '../../../src/cli/commands/sync.js';
 import { ExitCode, InputError } from '../../../src/cli/exit-codes.js';
 import { appStateInput, capabilityInput, liveDiffInput, recording, watchInput, type SourceFlags, type WatchFlags } from '../../../src/cli/inputs.js';
 import { memoryIo } from '../../../src/cli/io.js';
+import { CONTROL_PLANE_NAMESPACE, controlPlaneNamespace } from '../../../src/model/keys.js';
 
 describe('appStateInput', () => {
   it('keeps what was given; an empty flag is none; the booleans only when true', () => {
@@ -141,5 +142,14 @@ describe('through the commands\' own flag definitions', () => {
       expect(await parsed(command, [...argv], appStateInput)).toEqual(appStateInput({ app: 'shop', desired: './k8s', render: true, argocdNamespace: 'argocd' }));
     }
     expect(await parsed(rollbackCommand, ['rollback', 'shop', '3', '--repo-dir', '/clone'], appStateInput)).toEqual(appStateInput({ app: 'shop', repoDir: '/clone', argocdNamespace: 'argocd' }));
+  });
+
+  it("--argocd-namespace defaults to the namespace the workflows fall back to when none is given (list's and the dashboard's apps)", async () => {
+    expect(controlPlaneNamespace(undefined)).toBe(CONTROL_PLANE_NAMESPACE);
+    expect(controlPlaneNamespace('')).toBe(CONTROL_PLANE_NAMESPACE);
+    expect(controlPlaneNamespace('ops')).toBe('ops');
+    for (const [command, argv] of [[syncCommand, ['sync', 'shop']], [rollbackCommand, ['rollback', 'shop']], [diffCommand, ['diff', 'shop']]] as const) {
+      expect((await parsed(command, [...argv], appStateInput)).argocdNamespace).toBe(CONTROL_PLANE_NAMESPACE);
+    }
   });
 });
