@@ -2,8 +2,12 @@
 // take these narrow inputs (AppStateArgs, LiveDiffRequest, WatchRequest, ...) and know no flag names and no argv.
 import { parseDuration } from '../model/duration.js';
 import { InputError } from '../model/errors.js';
+import type { PropagationPolicy } from '../kube/gateway.js';
 import type { AppStateArgs } from '../workflows/app-state.js';
 import type { LiveDiffRequest } from '../workflows/live-diff.js';
+import type { PruneRequest } from '../workflows/prune.js';
+import type { SyncAllRequest } from '../workflows/sync-all.js';
+import type { SyncRequest } from '../workflows/sync.js';
 import type { WatchRequest } from '../workflows/watch.js';
 
 /**
@@ -78,6 +82,58 @@ export function recording(flags: { record?: boolean; desired?: string }): boolea
 /** `diff APP` (cluster mode): the source flags and --server-side. */
 export function liveDiffInput(flags: SourceFlags & { serverSide?: boolean }): LiveDiffRequest {
   return { ...appStateInput(flags), serverSide: flags.serverSide === true };
+}
+
+/** sync's flags that one sync reads (besides --retry-limit, which its retries take). */
+export interface SyncFlags extends SourceFlags {
+  dryRun?: boolean;
+  prune?: boolean;
+  forceConflicts?: boolean;
+  resource?: readonly string[];
+  selector?: string;
+  timeout: string;
+}
+
+/** `sync APP`: the sources, the options, and a partial sync's --resource and -l. */
+export function syncInput(flags: SyncFlags): SyncRequest {
+  return {
+    ...appStateInput(flags),
+    dryRun: flags.dryRun === true,
+    prune: flags.prune === true,
+    forceConflicts: flags.forceConflicts === true,
+    resources: flags.resource ?? [],
+    timeoutMs: parseDuration(flags.timeout, '--timeout'),
+    ...(flags.selector !== undefined ? { selector: flags.selector } : {}),
+  };
+}
+
+/**
+ * `sync --all`: which Applications (-A, -l selects them by label) and the options each sync gets. A --retry-limit that
+ * is not a whole number of -1 or more is left to each Application's syncPolicy.retry.
+ */
+export function syncAllInput(flags: Omit<SyncFlags, 'resource'> & { allNamespaces?: boolean; retryLimit?: number; record?: boolean }): SyncAllRequest {
+  const retryLimit = flags.retryLimit !== undefined && Number.isInteger(flags.retryLimit) && flags.retryLimit >= -1 ? flags.retryLimit : undefined;
+  return {
+    allNamespaces: flags.allNamespaces === true,
+    ...(flags.selector !== undefined ? { appSelector: flags.selector } : {}),
+    dryRun: flags.dryRun === true,
+    prune: flags.prune === true,
+    forceConflicts: flags.forceConflicts === true,
+    timeoutMs: parseDuration(flags.timeout, '--timeout'),
+    record: flags.record !== false,
+    ...(retryLimit !== undefined ? { retryLimit } : {}),
+    ...(flags.argocdNamespace !== undefined ? { argocdNamespace: flags.argocdNamespace } : {}),
+  };
+}
+
+/** `prune APP`: the sources, --confirm, and --propagation-policy when given (else the app's, else foreground). */
+export function pruneInput(flags: SourceFlags & { confirm?: boolean; propagationPolicy?: PropagationPolicy }): PruneRequest {
+  return { ...appStateInput(flags), confirm: flags.confirm === true, ...(flags.propagationPolicy ? { propagationPolicy: flags.propagationPolicy } : {}) };
+}
+
+/** `windows APP`: the sources, and --all (the windows that do not apply to this app too). */
+export function windowsInput(flags: SourceFlags & { all?: boolean }): AppStateArgs & { all: boolean } {
+  return { ...appStateInput(flags), all: flags.all === true };
 }
 
 /** sync's flags that `--watch` reads (yargs has refused --dry-run, --resource and -l with it, and a secret without an address). */

@@ -2,7 +2,7 @@
 import { defineCommand } from '../command.js';
 import { appSourceOptions } from '../options.js';
 import { ExitCode } from '../exit-codes.js';
-import { appStateInput } from '../inputs.js';
+import { windowsInput } from '../inputs.js';
 
 export const windowsCommand = defineCommand({
   command: 'windows [app]',
@@ -16,7 +16,7 @@ export const windowsCommand = defineCommand({
     const { runWindows } = await import('../../workflows/windows.js');
     const { renderWindows } = await import('../../render/windows.js');
     const { checkLocalSources, withAppTarget } = await import('../../workflows/session.js');
-    const a = { ...appStateInput(args), all: args.all === true };
+    const a = windowsInput(args);
     const print = (report: Awaited<ReturnType<typeof runWindows>>) => {
       for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
       ctx.io.out(renderWindows(report, ctx.opts.output, ctx.paint));

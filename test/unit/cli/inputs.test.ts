@@ -1,5 +1,5 @@
 // Flags become the workflows' inputs in one place (cli/inputs.ts): each mapping on its own, and through the real
-// yargs definitions of diff, sync, status, prune and rollback (a spy stands in for each command's run).
+// yargs definitions of diff, sync, status, prune, rollback and windows (a spy stands in for each command's run).
 import { runCli } from '../../../src/cli/app.js';
 import type { GitopsCommand } from '../../../src/cli/command.js';
 import { diffCommand } from '../../../src/cli/commands/diff.js';
@@ -7,8 +7,9 @@ import { pruneCommand } from '../../../src/cli/commands/prune.js';
 import { rollbackCommand } from '../../../src/cli/commands/rollback.js';
 import { statusCommand } from '../../../src/cli/commands/status.js';
 import { syncCommand } from '../../../src/cli/commands/sync.js';
+import { windowsCommand } from '../../../src/cli/commands/windows.js';
 import { ExitCode, InputError } from '../../../src/cli/exit-codes.js';
-import { appStateInput, capabilityInput, liveDiffInput, recording, watchInput, type SourceFlags, type WatchFlags } from '../../../src/cli/inputs.js';
+import { appStateInput, capabilityInput, liveDiffInput, pruneInput, recording, syncAllInput, syncInput, watchInput, windowsInput, type SourceFlags, type WatchFlags } from '../../../src/cli/inputs.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import { CONTROL_PLANE_NAMESPACE, controlPlaneNamespace } from '../../../src/model/keys.js';
 
@@ -151,5 +152,45 @@ describe('through the commands\' own flag definitions', () => {
     for (const [command, argv] of [[syncCommand, ['sync', 'shop']], [rollbackCommand, ['rollback', 'shop']], [diffCommand, ['diff', 'shop']]] as const) {
       expect((await parsed(command, [...argv], appStateInput)).argocdNamespace).toBe(CONTROL_PLANE_NAMESPACE);
     }
+  });
+
+  it('sync APP: the options, a partial sync\'s --resource and -l, --timeout in ms', async () => {
+    expect(await parsed(syncCommand, ['sync', 'shop'], syncInput)).toEqual({ ...appStateInput({ app: 'shop', argocdNamespace: 'argocd' }), dryRun: false, prune: false, forceConflicts: false, resources: [], timeoutMs: 300_000 });
+    expect(await parsed(syncCommand, ['sync', 'shop', '--dry-run', '--prune', '--force-conflicts', '--resource', 'apps:Deployment:orders', '-l', 'tier=web', '--timeout', '90s'], syncInput)).toEqual({
+      ...appStateInput({ app: 'shop', argocdNamespace: 'argocd' }),
+      dryRun: true,
+      prune: true,
+      forceConflicts: true,
+      resources: ['apps:Deployment:orders'],
+      selector: 'tier=web',
+      timeoutMs: 90_000,
+    });
+    expect(() => syncInput({ timeout: 'soon' })).toThrow(/--timeout/);
+  });
+
+  it('sync --all: -A, -l as the Applications\' selector, the options each sync gets; a --retry-limit that is no whole number of -1 or more is left out', async () => {
+    expect(await parsed(syncCommand, ['sync', '--all'], syncAllInput)).toEqual({ allNamespaces: false, dryRun: false, prune: false, forceConflicts: false, timeoutMs: 300_000, record: true, argocdNamespace: 'argocd' });
+    expect(await parsed(syncCommand, ['sync', '--all', '-A', '-l', 'team=shop', '--dry-run', '--prune', '--retry-limit', '2', '--no-record', '--argocd-namespace', 'ops'], syncAllInput)).toEqual({
+      allNamespaces: true,
+      appSelector: 'team=shop',
+      dryRun: true,
+      prune: true,
+      forceConflicts: false,
+      timeoutMs: 300_000,
+      record: false,
+      retryLimit: 2,
+      argocdNamespace: 'ops',
+    });
+    expect(syncAllInput({ timeout: '5m', retryLimit: 1.5 })).not.toHaveProperty('retryLimit');
+    expect(syncAllInput({ timeout: '5m', retryLimit: -2 })).not.toHaveProperty('retryLimit');
+    expect(syncAllInput({ timeout: '5m', retryLimit: -1 })).toHaveProperty('retryLimit', -1);
+  });
+
+  it('prune APP and windows APP: the sources with --confirm and --propagation-policy, or --all', async () => {
+    const source = appStateInput({ app: 'shop', argocdNamespace: 'argocd' });
+    expect(await parsed(pruneCommand, ['prune', 'shop'], pruneInput)).toEqual({ ...source, confirm: false });
+    expect(await parsed(pruneCommand, ['prune', 'shop', '--confirm', '--propagation-policy', 'orphan'], pruneInput)).toEqual({ ...source, confirm: true, propagationPolicy: 'orphan' });
+    expect(await parsed(windowsCommand, ['windows', 'shop'], windowsInput)).toEqual({ ...source, all: false });
+    expect(await parsed(windowsCommand, ['windows', 'shop', '--all'], windowsInput)).toEqual({ ...source, all: true });
   });
 });
