@@ -1,7 +1,7 @@
 // Global flags (as kubectl users expect) and the option builders commands share.
 import type { Argv } from 'yargs';
 import type { ColorMode, GlobalOptions, KubeOverrides, OutputFormat } from '../model/context.js';
-import { DEFAULT_APP_NAMESPACE, DEFAULT_FIELD_MANAGER } from '../model/keys.js';
+import { CONTROL_PLANE_NAMESPACE, DEFAULT_APP_NAMESPACE, DEFAULT_FIELD_MANAGER } from '../model/keys.js';
 import { UsageError } from './argv.js';
 
 export type { GlobalOptions, KubeOverrides } from '../model/context.js';
@@ -121,8 +121,8 @@ export function appSourceOptions<T>(y: Argv<T>) {
       .option('kustomize', { type: 'string', requiresArg: true, describe: 'The kustomize binary for Kustomize sources (default: $KUBECTL_GITOPS_KUSTOMIZE, kustomize on PATH, else kubectl kustomize)' })
       .option('helm', { type: 'string', requiresArg: true, describe: 'The helm binary for Helm sources (default: $KUBECTL_GITOPS_HELM, else helm on PATH)' })
       .option('kube-version', { type: 'string', requiresArg: true, describe: "Helm's --kube-version for charts, instead of the destination cluster's version (offline: file mode)" })
-      .option('api-versions', { type: 'string', array: true, requiresArg: true, describe: "Helm's --api-versions for charts (repeatable), instead of the destination cluster's types (offline: file mode)" })
-      .option('argocd-namespace', { type: 'string', requiresArg: true, default: 'argocd', describe: "Argo CD's control-plane namespace: its AppProjects and argocd-cm are read there" })
+      .option('api-versions', { type: 'string', array: true, nargs: 1, requiresArg: true, describe: "Helm's --api-versions for charts (repeatable), instead of the destination cluster's types (offline: file mode)" })
+      .option('argocd-namespace', { type: 'string', requiresArg: true, default: CONTROL_PLANE_NAMESPACE, describe: "Argo CD's control-plane namespace: its AppProjects and argocd-cm are read there" })
       .option('project-file', { type: 'string', requiresArg: true, describe: "Read the Application's AppProject from this file instead of the cluster" })
       .option('argocd-cm', { type: 'string', requiresArg: true, describe: "Read Argo CD's settings (the argocd-cm ConfigMap) from this file instead of the cluster" })
       .option('argocd-cmd-params-cm', { type: 'string', requiresArg: true, describe: "Read argocd-cmd-params-cm (application.namespaces: where Argo CD reconciles Applications) from this file instead of the cluster" })
@@ -135,5 +135,3 @@ export function appSourceOptions<T>(y: Argv<T>) {
 export function recordOption<T>(y: Argv<T>) {
   return y.option('record', { type: 'boolean', default: true, describe: "Write the result into the Application's status and history, as Argo CD's controller does (--no-record: leave it)" });
 }
-
-export { recording } from '../model/context.js';

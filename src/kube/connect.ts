@@ -1,6 +1,6 @@
 // Builds the real gateway from the global flags. client-node is loaded only for kubeconfig users
 // that need its authenticators (exec plugins, auth providers); see auth.ts.
-import type { GlobalOptions, KubeOverrides } from '../model/context.js';
+import type { ConnectOptions, KubeOverrides } from '../model/context.js';
 import { parseDuration } from '../model/duration.js';
 import { ClusterError } from '../model/errors.js';
 import type { KubeGateway } from './gateway.js';
@@ -29,24 +29,24 @@ export async function contextConnection(selected: SelectedContext): Promise<Clus
 }
 
 /** Reads the kubeconfig (as kubectl does) and returns a gateway to the selected context's cluster; `log` takes the -v lines. */
-export async function connectGateway(opts: GlobalOptions, env: Record<string, string | undefined>, log?: (line: string) => void): Promise<KubeGateway> {
+export async function connectGateway(opts: ConnectOptions, env: Record<string, string | undefined>, log?: (line: string) => void): Promise<KubeGateway> {
   const connection = await resolveConnection({ kubeconfig: opts.kubeconfig, context: opts.context, env }, opts.overrides);
   return gatewayFor(connection, opts, env, log);
 }
 
 /** A gateway to one context, already selected (the destination's), with kubectl's connection flags applied to it. */
-export async function connectContext(selected: SelectedContext, opts: GlobalOptions, env: Record<string, string | undefined>, log?: (line: string) => void): Promise<KubeGateway> {
+export async function connectContext(selected: SelectedContext, opts: ConnectOptions, env: Record<string, string | undefined>, log?: (line: string) => void): Promise<KubeGateway> {
   const { hasOverrides, overrideSelected } = await import('./overrides.js');
   const sel = hasOverrides(opts.overrides) ? await overrideSelected(selected, opts.overrides, { kubeconfig: opts.kubeconfig, env }) : selected;
   return gatewayFor(await contextConnection(sel), opts, env, log);
 }
 
 /** A gateway to a context that already carries kubectl's connection flags (e.g. the one `--server` builds without a kubeconfig). */
-export async function connectSelected(selected: SelectedContext, opts: GlobalOptions, env: Record<string, string | undefined>, log?: (line: string) => void): Promise<KubeGateway> {
+export async function connectSelected(selected: SelectedContext, opts: ConnectOptions, env: Record<string, string | undefined>, log?: (line: string) => void): Promise<KubeGateway> {
   return gatewayFor(await contextConnection(selected), opts, env, log);
 }
 
-async function gatewayFor(connection: ClusterConnection, opts: GlobalOptions, env: Record<string, string | undefined>, log?: (line: string) => void): Promise<KubeGateway> {
+async function gatewayFor(connection: ClusterConnection, opts: ConnectOptions, env: Record<string, string | undefined>, log?: (line: string) => void): Promise<KubeGateway> {
   const requestTimeoutMs = parseDuration(opts.requestTimeout, '--request-timeout');
   const { createClientGateway } = await import('./client-gateway.js');
   const verbosity = opts.verbosity ?? 0;

@@ -17,6 +17,9 @@ export interface Io {
   readStdin(): Promise<string>;
 }
 
+/** What a workflow, and the source readers under it, may touch of the process: its environment and standard input (`-`). They never print: cli/ does. */
+export type WorkflowIo = Pick<Io, 'env' | 'readStdin'>;
+
 /**
  * kubectl's connection flags (genericclioptions.ConfigFlags): each replaces what the kubeconfig says
  * for the chosen context, as client-go's ConfigOverrides do (src/kube/overrides.ts applies them).
@@ -58,6 +61,12 @@ export interface GlobalOptions {
   cacheDir?: string;
 }
 
+/** The global options a workflow reads: how to reach the cluster, the field manager, the Application namespace, -v. Not the output mode or colours: cli/ renders. */
+export type WorkflowOptions = Omit<GlobalOptions, 'output' | 'color'>;
+
+/** What a connection reads of the global options (kube/connect.ts). */
+export type ConnectOptions = Pick<GlobalOptions, 'kubeconfig' | 'context' | 'overrides' | 'requestTimeout' | 'verbosity'>;
+
 /**
  * What a cluster session reports as it goes (workflows/session.ts): a line of the connection's log (-v 4 and up: the
  * connection, requests, headers, bodies; written by kube/) and, when it ends, what its connections cost.
@@ -66,18 +75,13 @@ export type SessionEvent =
   | { kind: 'log'; line: string }
   | { kind: 'requests'; /** The command or workflow the session served (`status`, `list`, ...). */ what: string; requests: number; retries: number; ms: number };
 
-/** What a workflow receives from its command: the process edges and the global options (no colours: only cli/ and render/ paint). */
+/**
+ * What a workflow receives from its command: the environment and stdin, and the global options it reads. No streams, no
+ * output mode, no colours: it returns a report, and cli/ renders and prints it.
+ */
 export interface RunContext {
-  io: Io;
-  opts: GlobalOptions;
+  io: WorkflowIo;
+  opts: WorkflowOptions;
   /** Where the cluster sessions' logs and request counts go (cli/ prints them on stderr with -v); dropped when absent. Workflows never print. */
   onSession?: (event: SessionEvent) => void;
-}
-
-/**
- * Whether a command records its result in the Application: not with --no-record, and not with --desired (the
- * comparison is then against local files, not the Application's source, and would mislead whoever reads the status).
- */
-export function recording(args: Record<string, unknown>): boolean {
-  return args.record !== false && args.desired === undefined;
 }

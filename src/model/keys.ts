@@ -11,5 +11,9 @@ export const DEFAULT_FIELD_MANAGER = 'argocd-controller';
 export const DEFAULT_APP_NAMESPACE = 'argocd';
 /** Argo CD's control-plane namespace: where its cluster Secrets (and by default its Applications) live. */
 export const CONTROL_PLANE_NAMESPACE = 'argocd';
+/** Argo CD's namespace as given (--argocd-namespace; the Applications of `list` and the dashboard give none), else the default. */
+export function controlPlaneNamespace(given: string | undefined): string {
+  return given || CONTROL_PLANE_NAMESPACE;
+}
 /** The label that makes a Secret one of Argo CD's cluster Secrets (`=cluster`). */
 export const SECRET_TYPE = 'argocd.argoproj.io/secret-type';

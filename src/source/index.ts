@@ -1,6 +1,6 @@
 // The desired manifests of an Application: from --desired, or from a Git revision's tree read without any checkout.
 import type { Application, AppSource, SourceRevision } from '../app/types.js';
-import type { Io } from '../model/context.js';
+import type { Io, WorkflowIo } from '../model/context.js';
 import { InputError, UnrenderableError } from '../model/errors.js';
 import { loadManifests, localFiles, rejectDuplicates, type ManifestObject } from '../manifest/index.js';
 import { fileBlockers, sourcesBlockers, specBlockers } from './renderability.js';
@@ -63,7 +63,7 @@ export interface DesiredManifests {
  * that version; every entry of spec.sources (loadSources). Any error is an InputError (or the refusal of what cannot be
  * rendered) and nothing is returned.
  */
-export async function loadDesiredManifests(app: Application, opts: DesiredOptions, io: Io): Promise<DesiredManifests> {
+export async function loadDesiredManifests(app: Application, opts: DesiredOptions, io: WorkflowIo): Promise<DesiredManifests> {
   if (opts.render && (opts.desired === undefined || opts.desired === '')) throw new InputError('--render renders the folder given by --desired DIR: give --desired');
   if (opts.desired !== undefined && opts.desired !== '' && opts.render) {
     return renderLocalDirectory(opts.desired, app, opts, io);
@@ -116,7 +116,7 @@ function refuseUnrenderable(reasons: readonly string[]): void {
  * Renders a local folder like a source (directory, Jsonnet or Kustomize, with the Application's source options when
  * there is one): its enclosing git work tree is the repository root (the folder itself outside one); nothing is cached.
  */
-export async function renderLocalDirectory(dir: string, app: Application | undefined, opts: ToolOptions & Pick<DesiredOptions, 'namespace'>, io: Io): Promise<DesiredManifests> {
+export async function renderLocalDirectory(dir: string, app: Application | undefined, opts: ToolOptions & Pick<DesiredOptions, 'namespace'>, io: Pick<Io, 'env'>): Promise<DesiredManifests> {
   if (!isDirectory(dir)) throw new InputError(`--render needs a directory: ${dir} is not one`);
   const abs = resolve(dir);
   let root = abs;
@@ -162,7 +162,7 @@ interface OpenRepository {
   candidates(revision: string): string[];
 }
 
-async function openRepository(repoURL: string, opts: DesiredOptions, io: Io): Promise<OpenRepository> {
+async function openRepository(repoURL: string, opts: DesiredOptions, io: WorkflowIo): Promise<OpenRepository> {
   const location = classifyRepoURL(repoURL, opts.cwd ?? process.cwd());
   const env = io.env;
   if (opts.repoDir !== undefined && opts.repoDir !== '') {
@@ -199,7 +199,7 @@ async function resolveRevision(repo: OpenRepository, revision: string): Promise<
 }
 
 /** The chart of a source with `chart:` at `version` (exact or a range), pulled or taken from the cache. */
-function pullSourceChart(source: Application['source'], version: string, opts: DesiredOptions, io: Io): Promise<PulledChart & { chart: string }> {
+function pullSourceChart(source: Application['source'], version: string, opts: DesiredOptions, io: WorkflowIo): Promise<PulledChart & { chart: string }> {
   const chart = source.options?.chart ?? '';
   return pullChart({
     repoURL: source.repoURL ?? '',
@@ -214,7 +214,7 @@ function pullSourceChart(source: Application['source'], version: string, opts: D
 }
 
 /** A pulled chart unpacked and rendered with the source's helm options: origin and revision are `<chart>@<version>`. */
-async function readChart(app: Application, pulled: PulledChart & { chart: string }, opts: DesiredOptions, io: Io, refs?: ReadonlyMap<string, RefTree & { revision: string }>): Promise<DesiredManifests> {
+async function readChart(app: Application, pulled: PulledChart & { chart: string }, opts: DesiredOptions, io: WorkflowIo, refs?: ReadonlyMap<string, RefTree & { revision: string }>): Promise<DesiredManifests> {
   const origin = `${pulled.chart}@${pulled.version}`;
   const tree = await unpackChart(pulled.archive, origin, io.env);
   try {
@@ -247,7 +247,7 @@ const REF_NAME = /^[a-zA-Z0-9_-]+$/;
  * laid out for the `$ref/...` value files of the others, then every source with a path rendered and the objects
  * united. Any source that fails stops everything (nothing is returned, so nothing is applied or pruned).
  */
-async function loadSources(app: Application, sources: readonly AppSource[], opts: DesiredOptions, io: Io): Promise<DesiredManifests> {
+async function loadSources(app: Application, sources: readonly AppSource[], opts: DesiredOptions, io: WorkflowIo): Promise<DesiredManifests> {
   if (opts.revision !== undefined) throw new InputError(`--revision names one revision, and ${app.name} has ${sources.length} sources (spec.sources): set each source's targetRevision instead`);
   if (opts.repoDir !== undefined && opts.repoDir !== '') throw new InputError(`--repo-dir stands for one repository, and ${app.name} has ${sources.length} sources (spec.sources)`);
   refuseUnrenderable(sourcesBlockers(sources));
@@ -328,7 +328,7 @@ async function readManifestsAt(
   path: string,
   app: Application,
   opts: DesiredOptions,
-  io: Io,
+  io: WorkflowIo,
   refs?: ReadonlyMap<string, RefTree & { revision: string }>,
 ): Promise<DesiredManifests> {
   const at = `${repo.label}@${sha.slice(0, 7)}`;

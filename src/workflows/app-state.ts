@@ -1,8 +1,7 @@
 // Everything the cluster commands start from: the Application, its desired objects resolved by discovery, their live twins, and the app's extras.
 import { loadJq } from '../jq/load.js';
 import type { Application, SourceRevision, SyncOptions } from '../app/types.js';
-import type { Io } from '../model/context.js';
-import type { GlobalOptions } from '../model/context.js';
+import type { WorkflowIo, WorkflowOptions } from '../model/context.js';
 import { InputError } from '../model/errors.js';
 import type { KubeGateway, ListResult, ResourceType } from '../kube/gateway.js';
 import { apiVersionOf, resourceName } from '../kube/gateway.js';
@@ -18,9 +17,12 @@ import { DEFAULT_TRACKING, markFilter, markOf, appOfMark, type Tracking } from '
 import { applySettings, excludedType, loadRules, type Rules, type RulesArgs } from './rules.js';
 import type { DiffOptions } from '../diff/index.js';
 import { compareApp, type CompareEntry, type Comparison } from '../diff/comparison.js';
-import { apiVersionStrings, capabilityArgs, type HelmCapabilities } from '../source/render/helm.js';
+import { apiVersionStrings, type HelmCapabilities } from '../source/render/helm.js';
 
-/** The APP positional and the source flags, typed; with the flags that say where the rules come from (see rules.ts). */
+/**
+ * Where the Application and its desired state come from, and where its rules do (see rules.ts): what every command that
+ * loads the app state takes (cli/inputs.ts builds it from the flags).
+ */
 export interface AppStateArgs extends RulesArgs {
   app?: string;
   appFile?: string;
@@ -35,12 +37,6 @@ export interface AppStateArgs extends RulesArgs {
   /** --kube-version / --api-versions: Helm's capabilities instead of the cluster's. */
   kubeVersion?: string;
   apiVersions?: string[];
-}
-
-export function appStateArgs(args: Record<string, unknown>): AppStateArgs {
-  const s = (k: string) => (typeof args[k] === 'string' && args[k] !== '' ? (args[k] as string) : undefined);
-  const rules: RulesArgs = { argocdNamespace: s('argocdNamespace'), projectFile: s('projectFile'), argocdCm: s('argocdCm'), argocdCmdParamsCm: s('argocdCmdParamsCm'), luaDir: s('luaDir') };
-  return { app: s('app'), appFile: s('appFile'), desired: s('desired'), revision: s('revision'), repoDir: s('repoDir'), ...rules, kustomize: s('kustomize'), kustomizeBuildOptions: s('kustomizeBuildOptions'), helm: s('helm'), ...capabilityArgs(args), ...(args.hardRefresh === true ? { hardRefresh: true } : {}), ...(args.render === true ? { render: true } : {}) };
 }
 
 /** One desired object: namespace defaulted (or dropped when cluster-scoped), with its served type and where it was declared. */
@@ -134,8 +130,8 @@ export function diffOptionsOf(state: Pick<AppState, 'app' | 'rules'>, fieldManag
 }
 
 export interface AppStateDeps {
-  io: Io;
-  opts: GlobalOptions;
+  io: WorkflowIo;
+  opts: WorkflowOptions;
   /** The destination's cluster. */
   gateway: KubeGateway;
   /** Where Argo CD runs (AppProjects, argocd-cm), when it is not the destination's cluster (session.ts). */

@@ -16,6 +16,7 @@ import type { ComparedApp, DashboardData } from '../dashboard/source.js';
 import type { TreeReport } from '../health/report.js';
 import { lastSyncOf, listApplications, mapBounded, LIST_CONCURRENCY } from './list.js';
 import type { GatewayPool } from './session.js';
+import type { AppStateArgs } from './app-state.js';
 
 export interface DashboardRequest {
   /** The Applications named on the command line (in --app-namespace); empty for all. */
@@ -200,11 +201,10 @@ export class DashboardWorkflow implements DashboardData {
     const row = this.rows.get(id);
     if (!row || this.stop.signal.aborted) return;
     const { withAppTarget } = await import('./session.js');
-    const { appStateArgs } = await import('./app-state.js');
     const { runStatus } = await import('./status.js');
     const { liveDiff } = await import('./live-diff.js');
     const appCtx: RunContext = { ...this.ctx, opts: { ...this.ctx.opts, appNamespace: row.namespace, verbose: false }, onSession: (e) => (e.kind === 'log' && this.ctx.opts.verbose ? this.log(e.line) : undefined) };
-    const args = appStateArgs({ app: row.name });
+    const args: AppStateArgs = { app: row.name };
     const started = Date.now();
     try {
       const out = await withAppTarget(appCtx, 'dashboard', args, async (session) => {

@@ -52,11 +52,10 @@ export async function runFileDiff(req: FileDiffRequest): Promise<FileDiffResult>
   let desired: ManifestObject[];
   if (req.render) {
     const { renderLocalDirectory } = await import('../source/index.js');
-    const io = { env: req.render.env } as Io;
     const { kubeVersion, apiVersions, ...tools } = req.render;
     // No cluster: Helm's capabilities are the flags' (else Helm's own defaults).
     const capabilities = { kubeVersion: kubeVersion ?? '', apiVersions: apiVersions ?? [] };
-    const rendered = await renderLocalDirectory(req.desired, app, { ...tools, capabilities: async () => capabilities, ...(req.namespace !== undefined ? { namespace: req.namespace } : {}) }, io);
+    const rendered = await renderLocalDirectory(req.desired, app, { ...tools, capabilities: async () => capabilities, ...(req.namespace !== undefined ? { namespace: req.namespace } : {}) }, { env: req.render.env });
     // Hooks (a chart's helm.sh/hook objects among them) run in sync phases: not compared, as in the live diff.
     desired = rendered.objects.filter((o) => hookOf(o.object) === undefined);
   } else {

@@ -102,7 +102,6 @@ async function listRows(
   inSession: <T>(appCtx: RunContext, args: AppStateArgs, fn: (session: TargetSession) => Promise<T>) => Promise<T>,
 ): Promise<ListReport> {
   const { runStatus } = await import('./status.js');
-  const { appStateArgs } = await import('./app-state.js');
   const rows = await mapBounded(apps, req.concurrency ?? LIST_CONCURRENCY, async (o): Promise<ListedApp> => {
     const name = o.metadata.name ?? '';
     const ns = o.metadata.namespace ?? '';
@@ -114,7 +113,7 @@ async function listRows(
     if (last) base.lastSync = last;
     const appCtx: RunContext = { ...ctx, opts: { ...ctx.opts, appNamespace: ns, verbose: false } };
     try {
-      const args = appStateArgs({ app: name });
+      const args: AppStateArgs = { app: name };
       return await inSession(appCtx, args, async (session) => {
         const r = await runStatus(args, { io: ctx.io, opts: appCtx.opts, ...session });
         return {

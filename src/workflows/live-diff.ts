@@ -10,7 +10,7 @@ import { ApplyConflictError } from '../kube/errors.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import type { JsonValue, KubeObject, ResourceKey } from '../model/object.js';
 import { parseServerField, serverFieldText, type FieldPath } from '../model/field-path.js';
-import { appStateArgs, compareEntryOf, diffOptionsOf, loadAppState, type AppStateArgs, type AppStateDeps, type AppTarget, type DesiredEntry } from './app-state.js';
+import { compareEntryOf, diffOptionsOf, loadAppState, type AppStateArgs, type AppStateDeps, type AppTarget, type DesiredEntry } from './app-state.js';
 
 /** One field another manager owns that our apply would take (an SSA dry-run without force refused on it). */
 export interface ConflictPreview {
@@ -47,6 +47,7 @@ export interface LiveDiffReport extends Omit<DiffReport, 'sync'> {
   extrasSkipped: { key: ResourceKey; reason: string }[];
 }
 
+/** `diff APP` against the cluster: where the app state comes from, and whether to compare by a server-side apply dry-run. */
 export interface LiveDiffRequest extends AppStateArgs {
   serverSide: boolean;
 }
@@ -153,16 +154,15 @@ export async function liveDiff(req: LiveDiffRequest, deps: AppStateDeps): Promis
 }
 
 /** The `diff` command in cluster mode: connect to the destination and compare (the report of Unknown when the source cannot be rendered). */
-export async function diffAgainstCluster(args: Record<string, unknown>, ctx: RunContext): Promise<LiveDiffReport> {
+export async function diffAgainstCluster(req: LiveDiffRequest, ctx: RunContext): Promise<LiveDiffReport> {
   const { withAppTarget } = await import('./session.js');
-  const sources = appStateArgs(args);
-  return withAppTarget(ctx, 'diff', sources, async (session) => {
+  return withAppTarget(ctx, 'diff', req, async (session) => {
     const deps = { io: ctx.io, opts: ctx.opts, ...session };
     try {
-      return await liveDiff({ ...sources, serverSide: args.serverSide === true }, deps);
+      return await liveDiff(req, deps);
     } catch (err) {
       if (!(err instanceof UnrenderableError)) throw err;
-      return unknownDiff(err, sources, session.target, args.serverSide === true);
+      return unknownDiff(err, req, session.target, req.serverSide);
     }
   });
 }

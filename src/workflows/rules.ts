@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import type { Application, IgnoreDifference } from '../app/types.js';
 import type { HealthLibrary } from '../health/custom.js';
 import { InputError } from '../model/errors.js';
+import { controlPlaneNamespace } from '../model/keys.js';
 import type { KubeGateway, ResourceType } from '../kube/gateway.js';
 import { KubeApiError } from '../kube/errors.js';
 import { groupOf, isPlainObject, type KubeObject, type ResourceKey } from '../model/object.js';
@@ -16,9 +17,9 @@ import { matchingWindows, syncVerdict, type SyncVerdict, type SyncWindow } from 
 import type { Tracking } from '../tracking/method.js';
 import { readHealthLibrary } from './health-library.js';
 
-/** The flags that say where the rules come from. */
+/** Where the rules come from: Argo CD's namespace in the cluster, or files. */
 export interface RulesArgs {
-  /** The namespace Argo CD runs in (its AppProjects and argocd-cm live there); default `argocd`. */
+  /** The namespace Argo CD runs in (its AppProjects, argocd-cm and cluster Secrets live there); absent or empty: `argocd` (model/keys.ts controlPlaneNamespace). */
   argocdNamespace?: string;
   projectFile?: string;
   argocdCm?: string;
@@ -43,7 +44,6 @@ export interface Rules {
   warnings: string[];
 }
 
-export const DEFAULT_ARGOCD_NAMESPACE = 'argocd';
 const CONFIG_MAP: ResourceType = { group: '', version: 'v1', kind: 'ConfigMap', resource: 'configmaps', namespaced: true, verbs: ['get'] };
 
 async function readYamlFile(path: string, what: string): Promise<unknown> {
@@ -149,7 +149,7 @@ async function loadCmdParams(args: RulesArgs, ns: string, gw: KubeGateway | unde
 
 /** Reads the project and the settings side by side; `gw` absent (file mode) means only the files count. */
 export async function loadRules(app: Application, args: RulesArgs, gw: KubeGateway | undefined): Promise<Rules> {
-  const ns = args.argocdNamespace || DEFAULT_ARGOCD_NAMESPACE;
+  const ns = controlPlaneNamespace(args.argocdNamespace);
   // A bad library is bad input before anything else is read (or changed).
   const healthLibrary = args.luaDir ? readHealthLibrary(args.luaDir) : undefined;
   const warnings: string[] = [];

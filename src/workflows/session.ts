@@ -10,9 +10,9 @@ import { InputError, RefusedError } from '../model/errors.js';
 import { manifestPathError } from '../manifest/index.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import type { MergedKubeconfig } from '../kube/kubeconfig.js';
-import type { GlobalOptions } from '../model/context.js';
+import type { ConnectOptions } from '../model/context.js';
 import { SharedReads } from '../kube/shared-reads.js';
-import { CONTROL_PLANE_NAMESPACE, SECRET_TYPE } from '../model/keys.js';
+import { controlPlaneNamespace, SECRET_TYPE } from '../model/keys.js';
 import { KubeApiError } from '../kube/errors.js';
 import type { AppStateArgs, AppTarget } from './app-state.js';
 import { loadApplicationFromCluster, loadApplicationFromFile } from './application-source.js';
@@ -115,7 +115,7 @@ export async function withAppTarget<T>(ctx: RunContext, what: string, args: AppS
       const d = app.destination;
       const inCluster = (d.server !== undefined && normalizeServer(d.server) === IN_CLUSTER_SERVER) || d.name === IN_CLUSTER_NAME;
       if (inCluster && appContext === undefined) selectContext(merged, ctx.opts.context); // says no context is selected, exit 2
-      const clusterSecrets = appGateway && !inCluster ? await readClusterSecrets(appGateway, args.argocdNamespace || CONTROL_PLANE_NAMESPACE, warnings) : [];
+      const clusterSecrets = appGateway && !inCluster ? await readClusterSecrets(appGateway, controlPlaneNamespace(args.argocdNamespace), warnings) : [];
       const res = resolveDestination({ destination: d, contexts: contextsOf(merged), ...(appContext !== undefined ? { appContext } : {}), appFromCluster: appGateway !== undefined, explicitContext, clusterSecrets, ...(flagContext ? { flagContext } : {}) });
       if (!res.ok) throw new RefusedError(`refusing to act on Application ${app.name}: ${res.refused}; nothing was changed`);
       // --server and --cluster replace the cluster a context reaches: the destination must still be that cluster.
@@ -173,7 +173,7 @@ export class GatewayPool {
     return this.merged;
   }
 
-  readonly connect = async (selected: SelectedContext, opts: GlobalOptions, env: Record<string, string | undefined>, log: (line: string) => void): Promise<KubeGateway> => {
+  readonly connect = async (selected: SelectedContext, opts: ConnectOptions, env: Record<string, string | undefined>, log: (line: string) => void): Promise<KubeGateway> => {
     let g = this.open.get(selected.name);
     if (!g) {
       g = import('../kube/connect.js').then(async ({ connectContext }) => new SharedReads(await connectContext(selected, opts, env, log)));

@@ -1,7 +1,6 @@
 // `sync --all`: the Applications of a namespace (or every namespace, or by label) synced in turn, one summary.
 import type { RunContext } from '../model/context.js';
 import { exitCodeFor } from '../model/errors.js';
-import { appStateArgs } from './app-state.js';
 import { listApplications } from './list.js';
 import { recordingErrors, recordNotice, recordSync } from './record.js';
 import { runStatus } from './status.js';
@@ -33,13 +32,31 @@ export function syncAllExitCode(r: SyncAllReport): number {
   return r.apps.reduce((m, a) => Math.max(m, a.exitCode), 0);
 }
 
+/** What `sync --all` syncs and how: which Applications, and the options each one's sync gets. */
+export interface SyncAllRequest {
+  /** Every namespace's Applications, not only --app-namespace's. */
+  allNamespaces: boolean;
+  /** Only the Applications whose labels match. */
+  appSelector?: string;
+  dryRun: boolean;
+  prune: boolean;
+  forceConflicts: boolean;
+  timeoutMs: number;
+  /** Record each sync in its Application's status. */
+  record: boolean;
+  /** Try a failed sync again up to this many times (default: each Application's syncPolicy.retry). */
+  retryLimit?: number;
+  /** Argo CD's control-plane namespace (AppProjects, argocd-cm; default argocd). */
+  argocdNamespace?: string;
+}
+
 /**
  * Lists the Applications and syncs them one after another (each through its own destination session, recorded as a
  * single sync is); `warn` gets each app's warnings with its name in front.
  */
 export async function syncAll(
   ctx: RunContext,
-  req: Omit<SyncRequest, 'app' | 'appFile'> & { allNamespaces: boolean; appSelector?: string; record: boolean; retryLimit?: number },
+  req: SyncAllRequest,
   warn: (line: string) => void,
 ): Promise<SyncAllReport> {
   const { withAppTarget, withControlPlane } = await import('./session.js');
@@ -50,7 +67,7 @@ export async function syncAll(
     const name = o.metadata.name ?? '';
     const ns = o.metadata.namespace ?? '';
     const appCtx: RunContext = { ...ctx, opts: { ...ctx.opts, appNamespace: ns } };
-    const args = { ...appStateArgs({ app: name, argocdNamespace: req.argocdNamespace }), dryRun: req.dryRun, prune: req.prune, forceConflicts: req.forceConflicts, timeoutMs: req.timeoutMs };
+    const args: SyncRequest = { app: name, argocdNamespace: req.argocdNamespace, dryRun: req.dryRun, prune: req.prune, forceConflicts: req.forceConflicts, timeoutMs: req.timeoutMs };
     try {
       const report = await withAppTarget(appCtx, 'sync', args, async (session) => {
         const deps = { io: ctx.io, opts: appCtx.opts, ...session };

@@ -1,8 +1,6 @@
 // `sync --watch`: wires the reconcile loop to the app state, the sync pieces, live watches, a webhook and the signals.
 import { createHash } from 'node:crypto';
 import type { RunContext } from '../model/context.js';
-import { parseDuration } from '../model/duration.js';
-import { recording } from '../model/context.js';
 import { ExitCode, InputError, RefusedError } from '../model/errors.js';
 import type { Application } from '../app/types.js';
 import { firstFailure, type ObjectComparison } from '../diff/comparison.js';
@@ -23,7 +21,7 @@ import type { LoopEvent } from '../watch/events.js';
 import { LiveWatcher, type LiveTarget } from '../watch/live.js';
 import { runLoop, systemClock, Wakeup, type ActResult, type LoopClock, type Snapshot } from '../watch/loop.js';
 import { isLoopback, parseWebhookAddr, startWebhook, type WebhookServer } from '../watch/webhook.js';
-import { appStateArgs, compareAppState, loadAppState, type AppState, type AppStateArgs, type AppStateDeps, type AppTarget } from './app-state.js';
+import { compareAppState, loadAppState, type AppState, type AppStateArgs, type AppStateDeps, type AppTarget } from './app-state.js';
 import { liveNamespaces } from './sync.js';
 import { stateRefusal, windowVerdict } from './rules.js';
 import type { SyncOperation } from '../record/app-status.js';
@@ -46,25 +44,25 @@ export interface WatchDeps {
   appRef?: { namespace: string; name: string };
 }
 
-export interface WatchFlags {
+/** What `sync --watch` reconciles and how (cli/inputs.ts builds it from sync's flags). */
+export interface WatchRequest {
+  /** Where the Application, its desired state and its rules come from. */
+  source: AppStateArgs;
+  /** How often the source is polled (at least a second). */
   intervalMs: number;
+  /** The interval as it was asked for (`60s`), for the start line. */
+  interval: string;
+  /** How long a sync with hooks or waves may wait for health and hooks in all. */
+  timeoutMs: number;
+  /** Prune even when automated.prune is off (and with a --desired that overrides the source). */
   prune: boolean;
+  /** Take fields other managers own. */
   forceConflicts: boolean;
+  /** Listen for push events there; with the secret that signs them, if any. */
   webhookAddr?: string;
   webhookSecret?: string;
-}
-
-
-/** The watch flags, validated: a positive --interval, no --dry-run, the webhook secret from the flag or the environment. */
-export function watchFlags(args: Record<string, unknown>, env: Record<string, string | undefined>): WatchFlags {
-  if (args.dryRun === true) throw new InputError('--dry-run and --watch do not go together: a dry run changes nothing, so there is nothing to keep reconciling');
-  const intervalMs = parseDuration(typeof args.interval === 'string' ? args.interval : '60s', '--interval');
-  if (intervalMs < 1000) throw new InputError(`--interval must be at least 1s (got ${String(args.interval)})`);
-  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
-  const webhookAddr = str(args.webhookAddr);
-  if (str(args.webhookSecret) !== undefined && webhookAddr === undefined) throw new InputError('--webhook-secret needs --webhook-addr');
-  const webhookSecret = webhookAddr === undefined ? undefined : (str(args.webhookSecret) ?? str(env.KGITOPS_WEBHOOK_SECRET));
-  return { intervalMs, prune: args.prune === true, forceConflicts: args.forceConflicts === true, ...(webhookAddr ? { webhookAddr } : {}), ...(webhookSecret ? { webhookSecret } : {}) };
+  /** Record each round's result in the Application's status (when it was read from the cluster). */
+  record: boolean;
 }
 
 /** What one refresh loaded, kept for the step's act. */
@@ -108,17 +106,16 @@ function liveTargets(state: AppState): LiveTarget[] {
  * goes to `onEvent` as it happens, stamped with the clock's time (cli/ prints each as one line). It acts on the
  * Application's destination (session.ts), read again every round: a destination that moves is refused, never followed.
  */
-export async function runWatch(args: Record<string, unknown>, ctx: RunContext, onEvent: (e: LoopEvent) => void, deps: WatchDeps = {}): Promise<ExitCode> {
-  const flags = watchFlags(args, ctx.io.env);
-  if (deps.gateway) return watchWith(args, ctx, onEvent, deps, flags);
+export async function runWatch(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEvent) => void, deps: WatchDeps = {}): Promise<ExitCode> {
+  if (deps.gateway) return watchWith(req, ctx, onEvent, deps);
   const { withAppTarget } = await import('./session.js');
-  return withAppTarget(ctx, 'watch', appStateArgs(args), (s) =>
-    watchWith(args, ctx, onEvent, { ...deps, gateway: s.gateway, controlPlane: s.controlPlane, application: s.application, target: s.target, closeGateway: false, ...(s.appRef && recording(args) ? { appRef: s.appRef } : {}) }, flags),
+  return withAppTarget(ctx, 'watch', req.source, (s) =>
+    watchWith(req, ctx, onEvent, { ...deps, gateway: s.gateway, controlPlane: s.controlPlane, application: s.application, target: s.target, closeGateway: false, ...(s.appRef && req.record ? { appRef: s.appRef } : {}) }),
   );
 }
 
-async function watchWith(args: Record<string, unknown>, ctx: RunContext, onEvent: (e: LoopEvent) => void, deps: WatchDeps, flags: WatchFlags): Promise<ExitCode> {
-  const baseArgs = appStateArgs(args);
+async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEvent) => void, deps: WatchDeps): Promise<ExitCode> {
+  const baseArgs = req.source;
   const clock = deps.clock ?? systemClock;
   const emit = (e: Omit<LoopEvent, 'time'>) => onEvent({ ...e, time: new Date(clock.now()) });
 
@@ -148,14 +145,14 @@ async function watchWith(args: Record<string, unknown>, ctx: RunContext, onEvent
     if (gateway === undefined) throw new Error('the watch loop needs a gateway');
     const gw = gateway;
     const wakeup = new Wakeup();
-    if (flags.webhookAddr !== undefined) {
-      const { host } = parseWebhookAddr(flags.webhookAddr);
-      if (!isLoopback(host) && flags.webhookSecret === undefined) {
+    if (req.webhookAddr !== undefined) {
+      const { host } = parseWebhookAddr(req.webhookAddr);
+      if (!isLoopback(host) && req.webhookSecret === undefined) {
         emit({ action: 'warning', message: `the webhook listens on ${host}, beyond this machine, with no secret: anyone who reaches it can trigger a refresh` });
       }
       webhook = await startWebhook({
-        addr: flags.webhookAddr,
-        ...(flags.webhookSecret ? { secret: flags.webhookSecret } : {}),
+        addr: req.webhookAddr,
+        ...(req.webhookSecret ? { secret: req.webhookSecret } : {}),
         onPush: () => wakeup.wake('webhook'),
         onRequest: (r) =>
           emit({
@@ -181,8 +178,8 @@ async function watchWith(args: Record<string, unknown>, ctx: RunContext, onEvent
     });
     emit({
       action: 'start',
-      message: `reconciling ${baseArgs.app ?? baseArgs.appFile ?? ''} every ${args.interval as string}${webhook ? `; webhook on ${webhook.host}:${webhook.port}` : ''}`,
-      detail: { intervalMs: flags.intervalMs, ...(webhook ? { webhookPort: webhook.port } : {}) },
+      message: `reconciling ${baseArgs.app ?? baseArgs.appFile ?? ''} every ${req.interval}${webhook ? `; webhook on ${webhook.host}:${webhook.port}` : ''}`,
+      detail: { intervalMs: req.intervalMs, ...(webhook ? { webhookPort: webhook.port } : {}) },
     });
 
     let last: Loaded | undefined;
@@ -238,7 +235,7 @@ async function watchWith(args: Record<string, unknown>, ctx: RunContext, onEvent
         ...(state.revision ? { commit: state.revision } : {}),
         origin: state.origin,
         // The automated loop prunes as automated.prune says; a --desired that overrides the source only with --prune.
-        policy: { selfHeal: state.app.automated?.selfHeal === true, prune: flags.prune || (state.app.automated?.prune === true && baseArgs.desired === undefined) },
+        policy: { selfHeal: state.app.automated?.selfHeal === true, prune: req.prune || (state.app.automated?.prune === true && baseArgs.desired === undefined) },
         desiredCount: state.desired.length,
         outOfSync,
         extras,
@@ -256,7 +253,7 @@ async function watchWith(args: Record<string, unknown>, ctx: RunContext, onEvent
       const { runStatus } = await import('./status.js');
       const { recordNotice, recordState } = await import('./record.js');
       const after = await runStatus(pinnedArgs(baseArgs, last.state, ctx.io.env), appDeps).catch(() => undefined);
-      const op = sync ? loopOperation(sync.results, { revision: last.state.revision, ...(last.state.sources ? { revisions: last.state.sources.map((x) => x.revision) } : {}), startedAtMs: sync.startedAtMs, finishedAtMs: clock.now(), versions: after?.compared?.versions ?? {}, prune: flags.prune || last.state.app.automated?.prune === true }) : undefined;
+      const op = sync ? loopOperation(sync.results, { revision: last.state.revision, ...(last.state.sources ? { revisions: last.state.sources.map((x) => x.revision) } : {}), startedAtMs: sync.startedAtMs, finishedAtMs: clock.now(), versions: after?.compared?.versions ?? {}, prune: req.prune || last.state.app.automated?.prune === true }) : undefined;
       if (!op && !after?.compared) return;
       const outcome = await recordState(deps.controlPlane ?? gw, ref, { ...(after?.compared ? { compared: after.compared } : {}), warnings: after?.warnings ?? [], ...(op ? { sync: op } : {}) }, { now: () => clock.now() });
       const notice = recordNotice(outcome);
@@ -272,8 +269,8 @@ async function watchWith(args: Record<string, unknown>, ctx: RunContext, onEvent
       // A whole sync of an app with hooks or several waves runs as `sync` runs it: phase by phase, wave by wave.
       const results =
         (d.reason === 'initial' || d.reason === 'new-revision') && isMultiStepState(last.state)
-          ? await phasedSync(d, { args: baseArgs, timeoutMs: parseDuration(typeof args.timeout === 'string' ? args.timeout : '5m', '--timeout'), forceConflicts: flags.forceConflicts, deps: appDeps })
-          : await actOn(last, d, { gateway: gw, fieldManager: ctx.opts.fieldManager, forceConflicts: flags.forceConflicts });
+          ? await phasedSync(d, { args: baseArgs, timeoutMs: req.timeoutMs, forceConflicts: req.forceConflicts, deps: appDeps })
+          : await actOn(last, d, { gateway: gw, fieldManager: ctx.opts.fieldManager, forceConflicts: req.forceConflicts });
       for (const r of results) if (r.action === 'prune' && (r.result === 'deleted' || r.result === 'gone')) extrasByKey.delete(r.key);
       if (results.length > 0) {
         await record({ results, startedAtMs });
@@ -293,7 +290,7 @@ async function watchWith(args: Record<string, unknown>, ctx: RunContext, onEvent
 
     const summary = await runLoop(
       { clock, random: Math.random, refresh: (o) => refreshAndRecord(o), act, emit },
-      { intervalMs: flags.intervalMs, signal: stop.signal, wakeup },
+      { intervalMs: req.intervalMs, signal: stop.signal, wakeup },
     );
     if (fatal !== undefined) throw fatal;
     emit({ action: 'stop', result: 'stopped', detail: { steps: summary.steps, applied: summary.applied, pruned: summary.pruned, failed: summary.failed } });

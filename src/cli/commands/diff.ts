@@ -3,7 +3,7 @@ import { defineCommand } from '../command.js';
 import { appSourceOptions } from '../options.js';
 import { ExitCode, InputError } from '../exit-codes.js';
 import { runFileDiff } from '../../workflows/file-diff.js';
-import { capabilityArgs } from '../../source/render/helm.js';
+import { capabilityInput, liveDiffInput } from '../inputs.js';
 import { renderDiff } from '../../render/diff.js';
 
 /** yargs parses a lone `-` (stdin) as an empty string: read it back as `-`. */
@@ -35,7 +35,7 @@ export const diffCommand = defineCommand({
     if (args.live === undefined) {
       const { diffAgainstCluster, liveDiffExitCode } = await import('../../workflows/live-diff.js');
       const { renderLiveDiff } = await import('../../render/live-diff.js');
-      const report = await diffAgainstCluster(args, ctx);
+      const report = await diffAgainstCluster(liveDiffInput(args), ctx);
       for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
       ctx.io.out(renderLiveDiff(report, ctx.opts.output, ctx.paint, ctx.opts.fieldManager));
       return liveDiffExitCode(report);
@@ -49,7 +49,7 @@ export const diffCommand = defineCommand({
       namespace: ctx.opts.namespace,
       fieldManager: ctx.opts.fieldManager,
       io: ctx.io,
-      ...(args.render === true ? { render: { env: ctx.io.env, ...(args.kustomize !== undefined ? { kustomize: args.kustomize } : {}), ...(args.kustomizeBuildOptions !== undefined ? { kustomizeBuildOptions: args.kustomizeBuildOptions } : {}), ...(args.helm !== undefined ? { helm: args.helm } : {}), ...capabilityArgs(args) } } : {}),
+      ...(args.render === true ? { render: { env: ctx.io.env, ...(args.kustomize !== undefined ? { kustomize: args.kustomize } : {}), ...(args.kustomizeBuildOptions !== undefined ? { kustomizeBuildOptions: args.kustomizeBuildOptions } : {}), ...(args.helm !== undefined ? { helm: args.helm } : {}), ...capabilityInput(args) } } : {}),
       ...(args.argocdCm !== undefined ? { argocdCm: args.argocdCm } : {}),
     });
     for (const w of app?.warnings ?? []) ctx.io.err(`warning: ${w}\n`);

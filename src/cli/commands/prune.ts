@@ -2,8 +2,7 @@
 import { defineCommand } from '../command.js';
 import { appSourceOptions } from '../options.js';
 import type { ExitCode } from '../exit-codes.js';
-import type { PropagationPolicy } from '../../kube/gateway.js';
-import { appStateArgs } from '../../workflows/app-state.js';
+import { pruneInput } from '../inputs.js';
 
 export const pruneCommand = defineCommand({
   command: 'prune [app]',
@@ -18,9 +17,9 @@ export const pruneCommand = defineCommand({
     const { withAppTarget } = await import('../../workflows/session.js');
     const { pruneApp, pruneExitCode } = await import('../../workflows/prune.js');
     const { renderPrune } = await import('../../render/prune.js');
-    return withAppTarget(ctx, 'prune', appStateArgs(args), async (session) => {
-      const policy: PropagationPolicy | undefined = args.propagationPolicy;
-      const report = await pruneApp({ ...appStateArgs(args), confirm: args.confirm === true, ...(policy ? { propagationPolicy: policy } : {}) }, { io: ctx.io, opts: ctx.opts, ...session });
+    const req = pruneInput(args);
+    return withAppTarget(ctx, 'prune', req, async (session) => {
+      const report = await pruneApp(req, { io: ctx.io, opts: ctx.opts, ...session });
       for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
       ctx.io.out(renderPrune(report, ctx.opts.output, ctx.paint));
       return pruneExitCode(report) as ExitCode;

@@ -3,7 +3,8 @@ import { defineCommand } from '../command.js';
 import { clusterOptions, recordOption } from '../options.js';
 import { InputError, type ExitCode } from '../exit-codes.js';
 import { parseDuration } from '../duration.js';
-import { appStateArgs } from '../../workflows/app-state.js';
+import { appStateInput } from '../inputs.js';
+import { CONTROL_PLANE_NAMESPACE } from '../../model/keys.js';
 
 export const rollbackCommand = defineCommand({
   command: 'rollback [app] [id]',
@@ -19,7 +20,7 @@ export const rollbackCommand = defineCommand({
       .option('dry-run', { type: 'boolean', default: false, describe: 'Print the plan of the rollback and change nothing' })
       .option('prune', { type: 'boolean', default: false, describe: 'Prune what the entry does not declare' })
       .option('timeout', { type: 'string', default: '5m', describe: 'How long a sync with waves or hooks may wait for health and hooks in all' })
-      .option('argocd-namespace', { type: 'string', requiresArg: true, default: 'argocd', describe: "Argo CD's control-plane namespace: its AppProjects and argocd-cm are read there" })
+      .option('argocd-namespace', { type: 'string', requiresArg: true, default: CONTROL_PLANE_NAMESPACE, describe: "Argo CD's control-plane namespace: its AppProjects and argocd-cm are read there" })
       .option('repo-dir', { type: 'string', requiresArg: true, describe: 'A local clone to read a remote repoURL from' })
       .example('kubectl gitops rollback shop', 'Return to the deployment before the newest')
       .example('kubectl gitops rollback shop 3 --dry-run', 'Show what returning to history ID 3 would do'),
@@ -35,7 +36,7 @@ export const rollbackCommand = defineCommand({
     const { runStatus } = await import('../../workflows/status.js');
     const { recordingErrors, recordNotice, recordSessionError, recordSync } = await import('../../workflows/record.js');
     const { renderSync } = await import('../../render/sync.js');
-    const base = appStateArgs(args);
+    const base = appStateInput(args);
     const dryRun = args.dryRun === true;
     const warn = (line: string) => ctx.io.err(`warning: ${line}\n`);
     const failure = { startedAtMs: Date.now(), record: args.record !== false, dryRun, prune: args.prune === true };

@@ -1,6 +1,7 @@
 // `kubectl gitops status`: sync status and health as two axes, with the reason.
 import { defineCommand } from '../command.js';
-import { OUTPUT_FORMATS, appSourceOptions, recording, recordOption } from '../options.js';
+import { OUTPUT_FORMATS, appSourceOptions, recordOption } from '../options.js';
+import { appStateInput, recording } from '../inputs.js';
 import { ExitCode, InputError, RefusedError } from '../exit-codes.js';
 import { parseDuration } from '../duration.js';
 import type { StatusReport } from '../../health/report.js';
@@ -46,14 +47,13 @@ export const statusCommand = defineCommand({
     }
     const timeoutMs = parseDuration(args.timeout, '--timeout');
     const { withAppTarget } = await import('../../workflows/session.js');
-    const { appStateArgs } = await import('../../workflows/app-state.js');
     const { isConverged, realClock, runStatus, waitForConverged } = await import('../../workflows/status.js');
     const { reasonText, renderStatus } = await import('../../render/status.js');
     const { renderStatusGraph } = await import('../../render/status-graph.js');
     const { recordNotice, recordStatus } = await import('../../workflows/record.js');
-    return withAppTarget(ctx, 'status', appStateArgs(args), async (session) => {
+    return withAppTarget(ctx, 'status', appStateInput(args), async (session) => {
       const deps = { io: ctx.io, opts: ctx.opts, ...session };
-      const produce = () => runStatus(appStateArgs(args), deps);
+      const produce = () => runStatus(appStateInput(args), deps);
       const render = (r: StatusReport) => renderStatusGraph(r, ctx.opts.output) ?? renderStatus(r, { output: ctx.opts.output, tree: args.tree === true, paint: ctx.paint });
       const record = async (r: StatusResult) => {
         const recorded = await recordStatus(session, { ...(r.compared ? { compared: r.compared } : {}), warnings: r.warnings, record: recording(args) });

@@ -3,10 +3,9 @@ import type { Argv } from 'yargs';
 import { defineCommand, type ArgsOf } from '../command.js';
 import type { CommandContext } from '../context.js';
 import type { GlobalArgs } from '../options.js';
-import { appSourceOptions, recording, recordOption } from '../options.js';
+import { appSourceOptions, recordOption } from '../options.js';
+import { recording, syncAllInput, syncInput, watchInput } from '../inputs.js';
 import { InputError, type ExitCode } from '../exit-codes.js';
-import { parseDuration } from '../duration.js';
-import { appStateArgs } from '../../workflows/app-state.js';
 import type { SyncEvent } from '../../workflows/sync-phases.js';
 
 /** A one-line progress indicator on stderr, only on a TTY; cleared when done. `above` prints a line above it. */
@@ -49,7 +48,7 @@ function syncOptions(y: Argv<GlobalArgs>) {
   return recordOption(appSourceOptions(y))
     .option('dry-run', { type: 'boolean', describe: 'Print the whole plan (server-side dry-run, predicted conflicts and prunes) and change nothing' })
     .option('prune', { type: 'boolean', default: false, describe: 'Prune what the app no longer declares (a manual sync prunes only with it, as argocd app sync; --watch follows automated.prune)' })
-    .option('resource', { type: 'string', array: true, requiresArg: true, describe: 'Sync only this object, [!]GROUP:KIND:[NAMESPACE/]NAME (repeatable; never prunes)' })
+    .option('resource', { type: 'string', array: true, nargs: 1, requiresArg: true, describe: 'Sync only this object, [!]GROUP:KIND:[NAMESPACE/]NAME (repeatable; never prunes)' })
     .option('selector', { alias: 'l', type: 'string', requiresArg: true, describe: 'Sync only the desired objects whose labels match (never prunes); with --all, the Applications whose labels match' })
     .option('force-conflicts', { type: 'boolean', default: false, describe: 'Take fields other managers own (as selfHeal does)' })
     .option('retry-limit', { type: 'number', requiresArg: true, describe: "Try a failed sync again up to this many times (default: the Application's syncPolicy.retry; 0: never)" })
@@ -94,7 +93,7 @@ export const syncCommand = defineCommand({
       if (ctx.opts.output === 'env') throw new InputError('sync --watch prints one event per line: -o table, json, yaml or kv (env is for a single report)');
       const { formatEvent } = await import('../../watch/events.js');
       const format = ctx.opts.output;
-      return (await import('../../workflows/watch.js')).runWatch(args, ctx, (e) => ctx.io.out(formatEvent(e, format)));
+      return (await import('../../workflows/watch.js')).runWatch(watchInput(args, ctx.io.env), ctx, (e) => ctx.io.out(formatEvent(e, format)));
     }
     const { withAppTarget } = await import('../../workflows/session.js');
     const { syncWithRetry, syncExitCode } = await import('../../workflows/sync.js');
@@ -103,22 +102,20 @@ export const syncCommand = defineCommand({
     const { runStatus } = await import('../../workflows/status.js');
     const progress = progressLine(ctx);
     const onEvent = progressTable(ctx, progress);
-    const resources = args.resource ?? [];
-    const selector = args.selector;
-    const timeoutMs = parseDuration(args.timeout, '--timeout');
+    const req = syncInput(args);
+    const partial = (req.resources?.length ?? 0) > 0 || req.selector !== undefined;
     // An error before a report (the source does not render, the destination cannot be reached or is refused) is
     // recorded as the operation's, phase Error, as Argo CD's controller records it.
     const startedAtMs = Date.now();
-    const failure = { startedAtMs, record: recording(args), dryRun: args.dryRun === true, prune: args.prune === true };
+    const failure = { startedAtMs, record: recording(args), dryRun: req.dryRun, prune: req.prune };
     const warn = (line: string) => ctx.io.err(`warning: ${line}\n`);
     let inSession = false;
-    return withAppTarget(ctx, 'sync', appStateArgs(args), async (session) => {
+    return withAppTarget(ctx, 'sync', req, async (session) => {
       inSession = true;
       try {
         const retryLimit = args.retryLimit !== undefined && Number.isFinite(args.retryLimit) ? args.retryLimit : undefined;
         if (retryLimit !== undefined && (!Number.isInteger(retryLimit) || retryLimit < -1)) throw new InputError(`--retry-limit must be a whole number (-1 for no limit), got ${String(args.retryLimit)}`);
         const started = Date.now();
-        const req = { ...appStateArgs(args), dryRun: args.dryRun === true, prune: args.prune === true, forceConflicts: args.forceConflicts === true, resources, timeoutMs, ...(selector !== undefined ? { selector } : {}) };
         const deps = { io: ctx.io, opts: ctx.opts, ...session, ...(progress ? { progress: progress.update } : {}), ...(onEvent ? { onEvent } : {}) };
         const report = await recordingErrors(session, failure, () => syncWithRetry(
           req,
@@ -128,7 +125,7 @@ export const syncCommand = defineCommand({
         progress?.update('recording the status');
         const recorded = await recordSync(
           session,
-          { report, startedAtMs: started, partial: resources.length > 0 || selector !== undefined, record: recording(args) },
+          { report, startedAtMs: started, partial, record: recording(args) },
           // Compared as the Application declares itself (as Argo CD's next refresh): at the commit the sync used when that
           // is its targetRevision's, else (--revision) at its targetRevision again.
           async (revision) => {
@@ -157,23 +154,7 @@ export const syncCommand = defineCommand({
 async function syncAllApps(args: SyncArgs, ctx: CommandContext): Promise<ExitCode> {
   const { syncAll, syncAllExitCode } = await import('../../workflows/sync-all.js');
   const { renderSyncAll } = await import('../../render/sync-all.js');
-  const retryLimit = args.retryLimit !== undefined && Number.isInteger(args.retryLimit) && args.retryLimit >= -1 ? args.retryLimit : undefined;
-  const argocdNamespace = args.argocdNamespace;
-  const report = await syncAll(
-    ctx,
-    {
-      allNamespaces: args.allNamespaces === true,
-      ...(args.selector !== undefined ? { appSelector: args.selector } : {}),
-      dryRun: args.dryRun === true,
-      prune: args.prune === true,
-      forceConflicts: args.forceConflicts === true,
-      timeoutMs: parseDuration(args.timeout, '--timeout'),
-      record: args.record !== false,
-      ...(retryLimit !== undefined ? { retryLimit } : {}),
-      ...(argocdNamespace !== undefined ? { argocdNamespace } : {}),
-    },
-    (line) => ctx.io.err(`warning: ${line}\n`),
-  );
+  const report = await syncAll(ctx, syncAllInput(args), (line) => ctx.io.err(`warning: ${line}\n`));
   ctx.io.out(renderSyncAll(report, ctx.opts.output, ctx.paint));
   return syncAllExitCode(report) as ExitCode;
 }

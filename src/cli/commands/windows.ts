@@ -2,6 +2,7 @@
 import { defineCommand } from '../command.js';
 import { appSourceOptions } from '../options.js';
 import { ExitCode } from '../exit-codes.js';
+import { windowsInput } from '../inputs.js';
 
 export const windowsCommand = defineCommand({
   command: 'windows [app]',
@@ -12,11 +13,10 @@ export const windowsCommand = defineCommand({
       .example('kubectl gitops windows shop', 'The windows that apply to shop, and when a sync may run')
       .example('kubectl gitops windows -f app.yaml --project-file project.yaml -o kv', 'From files, for scripts'),
   async run(args, ctx) {
-    const { appStateArgs } = await import('../../workflows/app-state.js');
     const { runWindows } = await import('../../workflows/windows.js');
     const { renderWindows } = await import('../../render/windows.js');
     const { checkLocalSources, withAppTarget } = await import('../../workflows/session.js');
-    const a = { ...appStateArgs(args), all: args.all === true };
+    const a = windowsInput(args);
     const print = (report: Awaited<ReturnType<typeof runWindows>>) => {
       for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
       ctx.io.out(renderWindows(report, ctx.opts.output, ctx.paint));

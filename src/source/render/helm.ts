@@ -41,16 +41,6 @@ export interface HelmCapabilities {
   apiVersions: string[];
 }
 
-/** --kube-version and --api-versions as the command line gives them (absent when not given; lists may be comma-separated). */
-export function capabilityArgs(args: Record<string, unknown>): { kubeVersion?: string; apiVersions?: string[] } {
-  const v = args.kubeVersion;
-  const a = args.apiVersions;
-  return {
-    ...(typeof v === 'string' && v !== '' ? { kubeVersion: v } : {}),
-    ...(Array.isArray(a) && a.length > 0 ? { apiVersions: a.map(String).flatMap((x) => x.split(',')).filter((x) => x !== '') } : {}),
-  };
-}
-
 /** The `--api-versions` list of a discovery: every group/version and group/version/Kind, sorted and unique. */
 export function apiVersionStrings(types: readonly { group: string; version: string; kind: string }[]): string[] {
   const out = new Set<string>();

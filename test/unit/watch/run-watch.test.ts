@@ -1,40 +1,17 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeContext } from '../../../src/cli/context.js';
-import { InputError } from '../../../src/cli/exit-codes.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import { toGlobalOptions } from '../../../src/cli/options.js';
 import { FakeGateway } from '../../support/fake-gateway.js';
-import { runWatch, watchFlags } from '../../../src/workflows/watch.js';
+import { runWatch, type WatchRequest } from '../../../src/workflows/watch.js';
 import { formatEvent, type LoopEvent } from '../../../src/watch/events.js';
 import { GitFixture, configMap } from '../source/git-fixture.js';
 
-describe('watchFlags', () => {
-  it('reads the interval and the webhook secret from the flag or the environment', () => {
-    expect(watchFlags({ interval: '2s', webhookAddr: ':0' }, { KGITOPS_WEBHOOK_SECRET: 'env' })).toEqual({
-      intervalMs: 2000,
-      prune: false,
-      forceConflicts: false,
-      webhookAddr: ':0',
-      webhookSecret: 'env',
-    });
-    expect(watchFlags({ interval: '1m', webhookAddr: ':0', webhookSecret: 'flag', prune: true }, { KGITOPS_WEBHOOK_SECRET: 'env' })).toMatchObject({
-      intervalMs: 60_000,
-      webhookSecret: 'flag',
-      prune: true,
-    });
-    expect(watchFlags({ interval: '2s' }, { KGITOPS_WEBHOOK_SECRET: 'env' })).not.toHaveProperty('webhookSecret');
-  });
-  it.each([
-    [{ interval: '2s', dryRun: true }, /--dry-run/],
-    [{ interval: '500ms' }, /at least 1s/],
-    [{ interval: 'soon' }, /--interval/],
-    [{ interval: '2s', webhookSecret: 'x' }, /--webhook-addr/],
-  ])('refuses %j', (args, message) => {
-    expect(() => watchFlags(args, {})).toThrow(InputError);
-    expect(() => watchFlags(args, {})).toThrow(message);
-  });
-});
+/** A watch of an Application file, as cli/inputs.ts builds it from `sync -f FILE --watch --interval 60s`. */
+function watchOf(appFile: string): WatchRequest {
+  return { source: { appFile }, interval: '60s', intervalMs: 60_000, timeoutMs: 300_000, prune: false, forceConflicts: false, record: true };
+}
 
 describe('runWatch with a fake cluster', () => {
   let fx: GitFixture;
@@ -68,7 +45,7 @@ spec:
     const ctx = makeContext(mem.io, toGlobalOptions({ output: 'json' }));
     const stop = new AbortController();
     const events: LoopEvent[] = [];
-    const done = runWatch({ appFile: appFile('main'), interval: '60s' }, ctx, (e) => events.push(e), { gateway: gw, signal: stop.signal, handleSignals: false });
+    const done = runWatch(watchOf(appFile('main')), ctx, (e) => events.push(e), { gateway: gw, signal: stop.signal, handleSignals: false });
     for (let i = 0; i < 200 && !events.some((e) => e.action === 'in-sync'); i++) await new Promise((r) => setTimeout(r, 25));
     stop.abort();
     await expect(done).resolves.toBe(0);
@@ -96,7 +73,7 @@ spec:
     const ctx = makeContext(mem.io, toGlobalOptions({ output: 'kv' }));
     const before = process.listenerCount('SIGTERM');
     const events: LoopEvent[] = [];
-    await expect(runWatch({ appFile: appFile('release-9'), interval: '60s' }, ctx, (e) => events.push(e), { gateway: gw })).rejects.toThrow(/"release-9" names no commit/);
+    await expect(runWatch(watchOf(appFile('release-9')), ctx, (e) => events.push(e), { gateway: gw })).rejects.toThrow(/"release-9" names no commit/);
     expect(gw.objects()).toEqual([]);
     expect(process.listenerCount('SIGTERM')).toBe(before);
     expect(events[0]?.action).toBe('start');

@@ -8,7 +8,6 @@ import { parseSourceOptions, type HelmOptions } from '../../../../src/app/source
 import { InputError } from '../../../../src/cli/exit-codes.js';
 import {
   apiVersionStrings,
-  capabilityArgs,
   cleanSetParameter,
   findHelm,
   isMissingDependency,
@@ -69,11 +68,6 @@ describe('helm template arguments', () => {
     ]);
     const bare = templateArgs({ releaseName: 'a', namespace: '', kubeVersion: '', set: [], setString: [], setFile: [], values: [], apiVersions: [], skipCrds: true, skipSchemaValidation: false, skipTests: false });
     expect(bare).toEqual(['template', '.', '--name-template', 'a']);
-  });
-
-  it('--kube-version and --api-versions from the command line (repeated or comma-separated)', () => {
-    expect(capabilityArgs({})).toEqual({});
-    expect(capabilityArgs({ kubeVersion: 'v1.30.0', apiVersions: ['v1,apps/v1', 'x/v1/K'] })).toEqual({ kubeVersion: 'v1.30.0', apiVersions: ['v1', 'apps/v1', 'x/v1/K'] });
   });
 
   it('escape commas in --set values as Argo CD does, except a {list} and an escaped comma', () => {
