@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import type { Io } from './io.js';
 import type { GitopsCommand } from './command.js';
 import { OUTPUT_FORMATS, globalOptions, toGlobalOptions, type GlobalArgs } from './options.js';
-import { SHORTHANDS, UsageError, normalizeArgv } from './argv.js';
+import { SHORTHANDS, UsageError, normalizeArgv, repeatedValues } from './argv.js';
 import { makeContext } from './context.js';
 import { ExitCode, describeError, exitCodeFor } from './exit-codes.js';
 import { diffCommand } from './commands/diff.js';
@@ -78,6 +78,7 @@ export async function runCli(typed: string[], io: Io, commands: readonly GitopsC
   let code: ExitCode = ExitCode.Ok;
   let verbose = argv.some((a) => a === '--verbose' || /^--v=0*[1-9]/.test(a));
   let ran = false;
+  const repeated = repeatedValues(argv);
   let y = globalOptions(yargs(argv))
     .scriptName('kubectl gitops')
     .usage('kubectl gitops <command> [options]\n\nSee, explain and repair drift between Git and a Kubernetes cluster, the way Argo CD would.')
@@ -90,8 +91,15 @@ export async function runCli(typed: string[], io: Io, commands: readonly GitopsC
     .help('help')
     .alias('help', 'h')
     .wrap(width)
-    // Repeated flags: the last one wins, as in kubectl (yargs would otherwise make an array).
+    // Repeated flags: the last one wins, as in kubectl (yargs would otherwise make an array); the repeatable ones
+    // (--resource, --api-versions, --as-group) keep every value, put back before validation.
     .parserConfiguration({ 'duplicate-arguments-array': false })
+    .middleware((args) => {
+      for (const [name, values] of repeated) {
+        args[name] = values;
+        args[name.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase())] = values;
+      }
+    }, true)
     .fail((msg, err) => {
       // yargs' own parse errors (YError, e.g. a flag without its value) are usage errors; others are the command's.
       if (err && err.name !== 'YError') throw err;

@@ -93,3 +93,25 @@ export function normalizeArgv(argv: readonly string[]): string[] {
   }
   return out;
 }
+
+/** The flags that may be given more than once, each time adding a value (the rest: the last one wins, as in kubectl). */
+export const REPEATABLE_FLAGS = ['resource', 'api-versions', 'as-group'] as const;
+
+/**
+ * Every value of each repeatable flag, in order (`--resource a --resource=b`), up to `--`. yargs is told that a
+ * repeated flag's last value wins (kubectl's rule for the other flags), which would keep only the last of these.
+ */
+export function repeatedValues(argv: readonly string[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') break;
+    for (const name of REPEATABLE_FLAGS) {
+      let value: string | undefined;
+      if (a.startsWith(`--${name}=`)) value = a.slice(name.length + 3);
+      else if (a === `--${name}` && i + 1 < argv.length && argv[i + 1] !== '--') value = argv[++i];
+      if (value !== undefined) out.set(name, [...(out.get(name) ?? []), value]);
+    }
+  }
+  return out;
+}

@@ -290,6 +290,13 @@ describe('pruning follows Argo CD: manual sync with --prune, partial syncs never
     const after = await snapshot();
     expect(after['split-a']).not.toBe(before['split-a']);
     expect(after['split-b']).toBe(before['split-b']);
+    // Repeatable: each --resource adds an object (before, yargs kept only the last one given).
+    const both = desiredDir('split-changed-both', { 'a.yaml': configMap('split-a', '3'), 'b.yaml': configMap('split-b', '3') });
+    const two = await plugin(['sync', '-f', file, '--desired', both, '--resource', `:ConfigMap:${ns}/split-a`, '--resource', `:ConfigMap:${ns}/split-b`, '-o', 'kv'], kubeconfigPath());
+    expect([two.code, two.stdout]).toEqual([0, 'APPLIED=2\n']);
+    const third = await snapshot();
+    expect(third['split-a']).not.toBe(after['split-a']);
+    expect(third['split-b']).not.toBe(after['split-b']);
   }, TIMEOUT);
 
   test('sync --prune prunes', async () => {

@@ -1,5 +1,5 @@
 // kubectl-style (pflag) argument lists: rewritten by normalizeArgv, then parsed by runCli as kubectl would.
-import { normalizeArgv } from '../../../src/cli/argv.js';
+import { normalizeArgv, repeatedValues } from '../../../src/cli/argv.js';
 import { COMMANDS, runCli } from '../../../src/cli/app.js';
 import type { GitopsCommand } from '../../../src/cli/command.js';
 import type { CommandContext } from '../../../src/cli/context.js';
@@ -209,5 +209,13 @@ describe('help of the real commands', () => {
       for (const line of examples.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
       for (const line of examples.split('\n').filter((l) => l.trimStart().startsWith('kubectl gitops'))) expect(line).toMatch(/^ {2}kubectl gitops \S/);
     }
+  });
+});
+
+describe('repeatedValues: every value of a repeatable flag, in order', () => {
+  it('reads --flag value and --flag=value, up to --, and only the repeatable flags', () => {
+    const got = repeatedValues(['sync', 'shop', '--resource', ':ConfigMap:a', '--resource=apps:Deployment:b', '--api-versions', 'v1', '--output', 'kv', '--as-group=g1', '--', '--resource', 'x']);
+    expect(Object.fromEntries(got)).toEqual({ resource: [':ConfigMap:a', 'apps:Deployment:b'], 'api-versions': ['v1'], 'as-group': ['g1'] });
+    expect(repeatedValues(['sync', '--resource']).size).toBe(0);
   });
 });
