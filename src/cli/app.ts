@@ -19,7 +19,7 @@ import { historyCommand } from './commands/history.js';
 import { rollbackCommand } from './commands/rollback.js';
 import { listCommand } from './commands/list.js';
 import { dashboardCommand } from './commands/dashboard.js';
-import { complete, formatCompletion, type CommandSpec, type CompletionSources, type FlagSpec } from './completion.js';
+import { complete, formatCompletion, type CommandSpec, type FlagSpec } from './completion.js';
 
 export const COMMANDS: readonly GitopsCommand[] = [diffCommand, syncCommand, pruneCommand, statusCommand, listCommand, dashboardCommand, historyCommand, rollbackCommand, windowsCommand, normalizeCommand, versionCommand, completionCommand];
 

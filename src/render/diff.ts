@@ -1,6 +1,5 @@
 // Renders a DiffReport as a table (coloured per the colour policy), kv lines, JSON or YAML.
 import { renderDocument } from './document.js';
-import { stringify } from 'yaml';
 import type { DiffReport, FieldDiff, ObjectDiff } from '../diff/types.js';
 import { describeRule } from '../diff/ignore.js';
 import type { JsonValue, ResourceKey } from '../model/object.js';
