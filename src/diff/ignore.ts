@@ -1,5 +1,6 @@
 // ignoreDifferences as Argo CD applies them: which rules match an object, and which paths each rule removes from a side.
 import type { IgnoreDifference } from '../app/types.js';
+import { globMatch } from '../model/glob.js';
 import { stepsOf, locate, parsePointer, resolvePointer, type Step } from '../model/field-path.js';
 import type { JsonObject, JsonValue, KubeObject, ResourceKey } from '../model/object.js';
 import { managedEntries, type ManagedEntry } from '../ownership/index.js';
@@ -27,41 +28,7 @@ export interface IgnoredPath {
   rule: IgnoreRuleRef;
 }
 
-/** Go-style glob (as Argo CD's glob.Match): `*` any run, `?` one character, `[...]` classes, `{a,b}` alternatives. */
-export function globMatch(pattern: string, text: string): boolean {
-  let re = '';
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]!;
-    if (c === '*') re += '.*';
-    else if (c === '?') re += '.';
-    else if (c === '[') {
-      const end = pattern.indexOf(']', i + 1);
-      if (end < 0) re += '\\[';
-      else {
-        re += '[' + pattern.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\') + ']';
-        i = end;
-      }
-    } else if (c === '{') {
-      const end = pattern.indexOf('}', i + 1);
-      if (end < 0) re += '\\{';
-      else {
-        re += '(?:' + pattern.slice(i + 1, end).split(',').map(escapeRe).join('|') + ')';
-        i = end;
-      }
-    } else re += escapeRe(c);
-  }
-  try {
-    return new RegExp(`^${re}$`, 's').test(text);
-  } catch {
-    return pattern === text;
-  }
-}
-
-function escapeRe(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-}
-
-/** Whether a rule applies to an object: group and kind by glob (empty group is core), name and namespace exact or empty. */
+/** Whether a rule applies to an object: group and kind by Argo CD's glob.Match (empty group is core), name and namespace exact or empty. */
 export function ruleMatches(rule: IgnoreDifference, key: ResourceKey): boolean {
   if (!globMatch(rule.group ?? '', key.group)) return false;
   if (!globMatch(rule.kind ?? '', key.kind)) return false;

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
-import { globMatch, planIgnores, ruleMatches } from '../../../src/diff/ignore.js';
+import { planIgnores, ruleMatches } from '../../../src/diff/ignore.js';
+import { globMatch } from '../../../src/model/glob.js';
 import { diffObject } from '../../../src/diff/index.js';
 import { JqRunner } from '../../../src/jq/runner.js';
 import { locate, parsePath, stepsOf } from '../../../src/model/field-path.js';
