@@ -107,12 +107,16 @@ export function syncInput(flags: SyncFlags): SyncRequest {
   };
 }
 
-/**
- * `sync --all`: which Applications (-A, -l selects them by label) and the options each sync gets. A --retry-limit that
- * is not a whole number of -1 or more is left to each Application's syncPolicy.retry.
- */
+/** --retry-limit: a whole number of -1 (no limit) or more, else an input error (exit 2, before anything is read). */
+export function retryLimitOf(flag: number | undefined): number | undefined {
+  if (flag === undefined) return undefined;
+  if (!Number.isInteger(flag) || flag < -1) throw new InputError(`--retry-limit must be a whole number (-1 for no limit), got ${String(flag)}`);
+  return flag;
+}
+
+/** `sync --all`: which Applications (-A, -l selects them by label) and the options each sync gets. */
 export function syncAllInput(flags: Omit<SyncFlags, 'resource'> & { allNamespaces?: boolean; retryLimit?: number; record?: boolean }): SyncAllRequest {
-  const retryLimit = flags.retryLimit !== undefined && Number.isInteger(flags.retryLimit) && flags.retryLimit >= -1 ? flags.retryLimit : undefined;
+  const retryLimit = retryLimitOf(flags.retryLimit);
   return {
     allNamespaces: flags.allNamespaces === true,
     ...(flags.selector !== undefined ? { appSelector: flags.selector } : {}),

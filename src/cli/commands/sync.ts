@@ -4,7 +4,7 @@ import { defineCommand, type ArgsOf } from '../command.js';
 import type { CommandContext } from '../context.js';
 import type { GlobalArgs } from '../options.js';
 import { appSourceOptions, recordOption } from '../options.js';
-import { recording, syncAllInput, syncInput, watchInput } from '../inputs.js';
+import { recording, retryLimitOf, syncAllInput, syncInput, watchInput } from '../inputs.js';
 import { InputError, type ExitCode } from '../exit-codes.js';
 import type { SyncEvent } from '../../workflows/sync-phases.js';
 
@@ -103,6 +103,7 @@ export const syncCommand = defineCommand({
     const progress = progressLine(ctx);
     const onEvent = progressTable(ctx, progress);
     const req = syncInput(args);
+    const retryLimit = retryLimitOf(args.retryLimit);
     const partial = (req.resources?.length ?? 0) > 0 || req.selector !== undefined;
     // An error before a report (the source does not render, the destination cannot be reached or is refused) is
     // recorded as the operation's, phase Error, as Argo CD's controller records it.
@@ -113,8 +114,6 @@ export const syncCommand = defineCommand({
     return withAppTarget(ctx, 'sync', req, async (session) => {
       inSession = true;
       try {
-        const retryLimit = args.retryLimit !== undefined && Number.isFinite(args.retryLimit) ? args.retryLimit : undefined;
-        if (retryLimit !== undefined && (!Number.isInteger(retryLimit) || retryLimit < -1)) throw new InputError(`--retry-limit must be a whole number (-1 for no limit), got ${String(args.retryLimit)}`);
         const started = Date.now();
         const deps = { io: ctx.io, opts: ctx.opts, ...session, ...(progress ? { progress: progress.update } : {}), ...(onEvent ? { onEvent } : {}) };
         const report = await recordingErrors(session, failure, () => syncWithRetry(

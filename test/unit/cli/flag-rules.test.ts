@@ -90,3 +90,12 @@ it('every command module is typed: defined with defineCommand, no argument read 
   expect(readdirSync(dir).length).toBeGreaterThanOrEqual(12);
   expect(untyped).toEqual([]);
 });
+
+it('a --retry-limit that is no whole number of -1 or more is exit 2 before any cluster is read, for sync APP and sync --all alike', async () => {
+  for (const argv of [['sync', 'shop', '--retry-limit', '1.5'], ['sync', '--all', '--retry-limit=-2'], ['sync', 'shop', '--retry-limit', 'abc']]) {
+    const r = await refused(argv);
+    expect({ argv, code: r.code }).toEqual({ argv, code: ExitCode.Input });
+    expect(r.err).toMatch(/--retry-limit must be a whole number \(-1 for no limit\)/);
+    expect(r.err).not.toMatch(/kubeconfig/i);
+  }
+});

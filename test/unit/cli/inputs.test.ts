@@ -170,7 +170,7 @@ describe('through the commands\' own flag definitions', () => {
     expect(() => syncInput({ timeout: 'soon' })).toThrow(/--timeout/);
   });
 
-  it('sync --all: -A, -l as the Applications\' selector, the options each sync gets; a --retry-limit that is no whole number of -1 or more is left out', async () => {
+  it('sync --all: -A, -l as the Applications\' selector, the options each sync gets; a --retry-limit that is no whole number of -1 or more is an input error', async () => {
     expect(await parsed(syncCommand, ['sync', '--all'], syncAllInput)).toEqual({ allNamespaces: false, dryRun: false, prune: false, forceConflicts: false, timeoutMs: 300_000, record: true, argocdNamespace: 'argocd' });
     expect(await parsed(syncCommand, ['sync', '--all', '-A', '-l', 'team=shop', '--dry-run', '--prune', '--retry-limit', '2', '--no-record', '--argocd-namespace', 'ops'], syncAllInput)).toEqual({
       allNamespaces: true,
@@ -183,8 +183,9 @@ describe('through the commands\' own flag definitions', () => {
       retryLimit: 2,
       argocdNamespace: 'ops',
     });
-    expect(syncAllInput({ timeout: '5m', retryLimit: 1.5 })).not.toHaveProperty('retryLimit');
-    expect(syncAllInput({ timeout: '5m', retryLimit: -2 })).not.toHaveProperty('retryLimit');
+    expect(() => syncAllInput({ timeout: '5m', retryLimit: 1.5 })).toThrow(new InputError('--retry-limit must be a whole number (-1 for no limit), got 1.5'));
+    expect(() => syncAllInput({ timeout: '5m', retryLimit: -2 })).toThrow(InputError);
+    expect(() => syncAllInput({ timeout: '5m', retryLimit: Number.NaN })).toThrow(InputError);
     expect(syncAllInput({ timeout: '5m', retryLimit: -1 })).toHaveProperty('retryLimit', -1);
   });
 
