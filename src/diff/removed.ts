@@ -5,7 +5,7 @@ import type { JsonValue, KubeObject } from '../model/object.js';
 import { isPlainObject } from '../model/object.js';
 import { LAST_APPLIED, TRACKING_ID } from '../model/keys.js';
 import type { ManagedEntry } from '../ownership/index.js';
-import { canonicalJson, fields, pathKey, startsWithFields, type FieldPath, type PathElement, type Step } from '../model/field-path.js';
+import { canonicalJson, fields, locate, pathKey, startsWithFields, stepInto, valueAt, type FieldPath, type Step } from '../model/field-path.js';
 import { strategicListRule } from './list-rule.js';
 
 export interface RemovedField {
@@ -14,30 +14,6 @@ export interface RemovedField {
   /** Where it is in the live object. */
   at: Step[];
   live: JsonValue;
-}
-
-/**
- * One step into a value by a path element: a map field, a list element by its key fields (a key field the desired
- * side leaves out counts as matching, as the server defaults it, e.g. `protocol: TCP`), a set value, a list index.
- */
-function step(node: JsonValue | undefined, el: PathElement, lenientKeys: boolean): { value: JsonValue; step: Step } | undefined {
-  if ('field' in el) {
-    if (!isPlainObject(node) || !Object.prototype.hasOwnProperty.call(node, el.field)) return undefined;
-    return { value: node[el.field] as JsonValue, step: el };
-  }
-  if (!Array.isArray(node)) return undefined;
-  let i = -1;
-  if ('key' in el) {
-    i = node.findIndex(
-      (item) =>
-        isPlainObject(item) &&
-        Object.entries(el.key).every(([k, v]) => (item[k] === undefined ? lenientKeys : canonicalJson(item[k] as JsonValue) === canonicalJson(v))),
-    );
-  } else if ('value' in el) {
-    const want = canonicalJson(el.value);
-    i = node.findIndex((item) => canonicalJson(item) === want);
-  } else if (el.index < node.length) i = el.index;
-  return i < 0 ? undefined : { value: node[i] as JsonValue, step: { index: i } };
 }
 
 /** The fields of `live` that `fieldManager` applied and `desired` no longer declares, nobody else owning them. */
@@ -55,7 +31,7 @@ export function removedFields(desired: KubeObject, live: KubeObject, entries: re
       let node: JsonValue | undefined = desired as unknown as JsonValue;
       let missing = -1;
       for (let i = 0; i < p.length; i++) {
-        const next = step(node, p[i] as PathElement, true);
+        const next = stepInto(node, p[i]!);
         if (!next) {
           missing = i;
           break;
@@ -69,19 +45,9 @@ export function removedFields(desired: KubeObject, live: KubeObject, entries: re
       seen.add(k);
       // Co-owned by another manager: an apply leaves it to them.
       if (others.some((o) => o.fields.has(removed) || o.fields.hasBelow(removed))) continue;
-      let lnode: JsonValue | undefined = live as unknown as JsonValue;
-      const at: Step[] = [];
-      for (const el of removed) {
-        const next = step(lnode, el, false);
-        if (!next) {
-          lnode = undefined;
-          break;
-        }
-        at.push(next.step);
-        lnode = next.value;
-      }
-      if (lnode === undefined) continue; // already gone from the live object
-      out.push({ path: removed, at, live: lnode });
+      const at = locate(live as unknown as JsonValue, removed);
+      if (!at) continue; // already gone from the live object
+      out.push({ path: removed, at, live: valueAt(live as unknown as JsonValue, at)! });
     }
   }
   return out;

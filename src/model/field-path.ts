@@ -89,22 +89,26 @@ function indexOfElement(list: readonly JsonValue[], e: { key: Record<string, Jso
   return list.findIndex((v) => isPlainObject(v) && names.some((n) => v[n] !== undefined) && names.every((n) => v[n] === undefined || canonicalJson(v[n]!) === canonicalJson(e.key[n]!)));
 }
 
+/** One element of a path into a value: the value there and its located step, or undefined when it is not there. */
+export function stepInto(node: JsonValue | undefined, e: PathElement): { value: JsonValue; step: Step } | undefined {
+  if ('field' in e) {
+    if (!isPlainObject(node) || !Object.prototype.hasOwnProperty.call(node, e.field)) return undefined;
+    return { value: node[e.field] as JsonValue, step: e };
+  }
+  if (!Array.isArray(node)) return undefined;
+  const i = 'index' in e ? (e.index < node.length ? e.index : -1) : indexOfElement(node, e);
+  return i < 0 ? undefined : { value: node[i] as JsonValue, step: { index: i } };
+}
+
 /** Where a path is in `obj`, as map fields and list indices (list elements named by key or value are looked up), or undefined. */
 export function locate(obj: JsonValue | undefined, path: FieldPath): Step[] | undefined {
   const out: Step[] = [];
   let cur: JsonValue | undefined = obj;
   for (const e of path) {
-    if ('field' in e) {
-      if (!isPlainObject(cur) || !Object.prototype.hasOwnProperty.call(cur, e.field)) return undefined;
-      out.push(e);
-      cur = cur[e.field];
-      continue;
-    }
-    if (!Array.isArray(cur)) return undefined;
-    const i = 'index' in e ? (e.index < cur.length ? e.index : -1) : indexOfElement(cur, e);
-    if (i < 0) return undefined;
-    out.push({ index: i });
-    cur = cur[i];
+    const next = stepInto(cur, e);
+    if (!next) return undefined;
+    out.push(next.step);
+    cur = next.value;
   }
   return out;
 }
