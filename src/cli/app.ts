@@ -127,7 +127,7 @@ export async function runCli(typed: string[], io: Io, commands: readonly GitopsC
         ran = true;
         // --cache-dir is what kubectl's default ($KUBECACHEDIR) would have said: it reaches the caches as that variable.
         const cmdIo = opts.cacheDir !== undefined && opts.cacheDir !== '' ? { ...io, env: { ...io.env, KUBECACHEDIR: resolve(opts.cacheDir) } } : io;
-        code = await cmd.run(args, makeContext(cmdIo, opts));
+        code = await cmd.run(args, makeContext(cmdIo, opts, typed));
       },
     });
   }

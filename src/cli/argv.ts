@@ -115,3 +115,13 @@ export function repeatedValues(argv: readonly string[]): Map<string, string[]> {
   }
   return out;
 }
+
+/** A word as a POSIX shell reads it back: bare when safe, else single-quoted. */
+function shellWord(w: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The command line as typed (`kubectl gitops ...`), shell-quoted, without the given flags (e.g. `--no-force-conflicts`). */
+export function commandLineWithout(argv: readonly string[], drop: readonly string[]): string {
+  return ['kubectl', 'gitops', ...argv.filter((a) => !drop.includes(a))].map(shellWord).join(' ');
+}

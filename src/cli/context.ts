@@ -8,11 +8,13 @@ export interface CommandContext extends RunContext {
   /** Colours for tables on stdout (plain when the policy says no). */
   paint: Paint;
   colour: boolean;
+  /** The arguments as typed after `kubectl gitops` (to name a command that goes on). */
+  argv?: readonly string[];
 }
 
-export function makeContext(io: Io, opts: GlobalOptions): CommandContext {
+export function makeContext(io: Io, opts: GlobalOptions, argv?: readonly string[]): CommandContext {
   const colour = shouldColour({ mode: opts.color, output: opts.output, isTTY: io.stdoutIsTTY, env: io.env });
-  return { io, opts, paint: paint(colour), colour, onSession: (e) => io.err(formatSessionEvent(e)) };
+  return { io, opts, paint: paint(colour), colour, onSession: (e) => io.err(formatSessionEvent(e)), ...(argv ? { argv } : {}) };
 }
 
 /** A session event as its line on stderr: the connection's log line as kube/ wrote it, or the -v request summary. */

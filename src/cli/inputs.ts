@@ -7,7 +7,7 @@ import type { AppStateArgs } from '../workflows/app-state.js';
 import type { LiveDiffRequest } from '../workflows/live-diff.js';
 import type { PruneRequest } from '../workflows/prune.js';
 import type { SyncAllRequest } from '../workflows/sync-all.js';
-import type { SyncRequest } from '../workflows/sync.js';
+import type { SyncReport, SyncRequest } from '../workflows/sync.js';
 import type { WatchRequest } from '../workflows/watch.js';
 
 /**
@@ -100,11 +100,19 @@ export function syncInput(flags: SyncFlags): SyncRequest {
     ...appStateInput(flags),
     dryRun: flags.dryRun === true,
     prune: flags.prune === true,
-    forceConflicts: flags.forceConflicts === true,
+    forceConflicts: flags.forceConflicts !== false,
     resources: flags.resource ?? [],
     timeoutMs: parseDuration(flags.timeout, '--timeout'),
     ...(flags.selector !== undefined ? { selector: flags.selector } : {}),
   };
+}
+
+/** The flag of the cautious mode, dropped from the command line that goes on (sync, rollback). */
+export const NO_FORCE: readonly string[] = ['--no-force-conflicts', '--force-conflicts=false'];
+
+/** A sync that stopped before any write because fields were not to be taken (--no-force-conflicts). */
+export function cautiousStop(r: SyncReport): boolean {
+  return !r.dryRun && !r.force && r.conflicts.length > 0 && r.stoppedBeforeWriting !== undefined;
 }
 
 /** --retry-limit: a whole number of -1 (no limit) or more, else an input error (exit 2, before anything is read). */
@@ -122,7 +130,7 @@ export function syncAllInput(flags: Omit<SyncFlags, 'resource'> & { allNamespace
     ...(flags.selector !== undefined ? { appSelector: flags.selector } : {}),
     dryRun: flags.dryRun === true,
     prune: flags.prune === true,
-    forceConflicts: flags.forceConflicts === true,
+    forceConflicts: flags.forceConflicts !== false,
     timeoutMs: parseDuration(flags.timeout, '--timeout'),
     record: flags.record !== false,
     ...(retryLimit !== undefined ? { retryLimit } : {}),
@@ -170,7 +178,7 @@ export function watchInput(flags: WatchFlags, env: Record<string, string | undef
     intervalMs,
     timeoutMs,
     prune: flags.prune === true,
-    forceConflicts: flags.forceConflicts === true,
+    forceConflicts: flags.forceConflicts !== false,
     record: recording(flags),
     ...(webhookAddr !== undefined ? { webhookAddr } : {}),
     ...(webhookSecret !== undefined ? { webhookSecret } : {}),

@@ -473,6 +473,15 @@ class ClientGateway implements KubeGateway {
     return { all, preferred: preferredTypes(all) };
   }
 
+  async servedTypes(group: string, version: string): Promise<ResourceType[] | undefined> {
+    const path = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
+    const doing = `discovering ${path}`;
+    const res = await this.send({ method: 'GET', path, retry: true, doing });
+    if (res.status === 404) return undefined;
+    if (res.status !== 200) throw apiError(doing, res.status, res.body);
+    return parseLegacyResourceList(group, version, JSON.parse(res.body) as Record<string, unknown>);
+  }
+
   async resolve(apiVersion: string, kind: string): Promise<ResourceType | undefined> {
     const d = await this.discover();
     return d.all.find((t) => apiVersionOf(t) === apiVersion && t.kind === kind);

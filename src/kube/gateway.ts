@@ -123,6 +123,11 @@ export interface KubeGateway {
   openApi?(group: string, version: string): Promise<unknown>;
   /** The API server's version (`/version` gitVersion, e.g. `v1.35.4`). */
   serverVersion?(): Promise<string>;
+  /**
+   * The types one group-version serves now, read again past the cached discovery (a CRD of a new group is served only
+   * once its handler is installed, after the CRD is Established); undefined when the server does not serve it (404).
+   */
+  servedTypes?(group: string, version: string): Promise<ResourceType[] | undefined>;
   /** The type for `apiVersion`+`kind`, or undefined when the cluster does not serve it. */
   resolve(apiVersion: string, kind: string): Promise<ResourceType | undefined>;
   get(type: ResourceType, namespace: string, name: string): Promise<KubeObject | undefined>;

@@ -16,6 +16,10 @@ export class SharedReads implements KubeGateway {
     return this.inner.discover();
   }
 
+  servedTypes(group: string, version: string): Promise<ResourceType[] | undefined> {
+    return this.inner.servedTypes ? this.inner.servedTypes(group, version) : Promise.resolve(undefined);
+  }
+
   resolve(apiVersion: string, kind: string): Promise<ResourceType | undefined> {
     return this.inner.resolve(apiVersion, kind);
   }

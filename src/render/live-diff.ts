@@ -39,7 +39,7 @@ function conflictSection(r: LiveDiffReport, paint: Paint): string[] {
     paint.bold(`Conflict preview (server-side apply dry-run, not forced): ${r.conflicts.length} field(s) owned by ${managers.join(', ')}`),
     fmt(head),
     ...rows.map((row) => paint.magenta(fmt(row))),
-    paint.dim('A sync without --force-conflicts (and without selfHeal) would refuse these objects; a forced sync takes these fields over.'),
+    paint.dim('A sync takes these fields back (server-side apply with force, as Argo CD); with --no-force-conflicts it stops before any write instead.'),
   ];
 }
 

@@ -11,7 +11,9 @@ const name = (o: { kind: string; name: string }) => displayName(o);
  * kv lines. Refused: only `REFUSED=<reason>`. Dry run: `DRY_RUN=true`, `APPLY=<Kind>/<name> <action>` per
  * step in order, `HEAL=`/`CONFLICT=` predictions, `IGNORED=`, `PRUNE=`/`PRUNE_SKIPPED=`, `FAILED=`; with pruning off,
  * `PRUNE_CANDIDATE=` for each object a sync with --prune would delete.
- * Otherwise `APPLIED=<n>`, `HEALED=`, `IGNORED=`, `CONFLICT=`, `FAILED=`, `PRUNED=`, `PRUNE_SKIPPED=`, `PRUNE_FAILED=`.
+ * Otherwise `APPLIED=<n>`, `HEALED=`, `IGNORED=`, `CONFLICT=`, `FAILED=`, `PRUNED=`, `PRUNE_SKIPPED=`, `PRUNE_FAILED=`;
+ * `STOPPED=<why>` when the sync stopped before its first write (nothing applied or deleted), `NEXT_COMMAND=<command>`
+ * the command that goes on (the same without --no-force-conflicts), `INTERRUPTED=<where>` when it was asked to stop.
  * Hooks, in both: `HOOK=<Phase> <Kind>/<name> <Succeeded|Failed|Running|would-run>`, in the order they ran.
  * A multi-step sync (hooks or several waves): `WAVE=<Phase> <wave> <done|failed|not-run>` per (phase, wave), in order
  * (`would-run` in a dry run: the plan's phases and waves, SyncFail's last).
@@ -41,6 +43,9 @@ export function renderSyncKv(r: SyncReport): string {
     else lines.push(`PRUNE_FAILED=${name(p)} ${oneLineText(p.message ?? p.outcome)}`);
   }
   if (r.prune.blocked) lines.push(`PRUNE_BLOCKED=${oneLineText(r.prune.blocked)}`);
+  if (r.stoppedBeforeWriting !== undefined) lines.push(`STOPPED=${oneLineText(r.stoppedBeforeWriting)}`);
+  if (r.interrupted) lines.push(`INTERRUPTED=${oneLineText(r.interrupted.message)}`);
+  if (r.nextCommand !== undefined) lines.push(`NEXT_COMMAND=${oneLineText(r.nextCommand)}`);
   return lines.join('\n') + '\n';
 }
 
@@ -60,7 +65,7 @@ export function renderSyncTable(r: SyncReport, paint: Paint): string {
   }
   for (const h of r.healed) out.push(`${paint.yellow(r.dryRun ? 'would heal' : 'healed')}  ${name(h)} ${h.field} (taken from ${h.manager})`);
   for (const i of r.ignored) out.push(`${paint.dim('ignored')}  ${name(i)} ${i.field} ${i.manager === '-' ? 'left as it is (no field manager records it, e.g. set through /scale)' : `left to ${i.manager}`} (${i.rule})`);
-  for (const c of r.conflicts) out.push(`${paint.magenta('conflict')}  ${name(c)} ${c.field} owned by ${c.manager}: use --force-conflicts or selfHeal to take it`);
+  for (const c of r.conflicts) out.push(`${paint.magenta('conflict')}  ${name(c)} ${c.field} owned by ${c.manager}${r.force ? '' : r.dryRun ? ': with --no-force-conflicts the sync stops before any write' : ': not taken (--no-force-conflicts); a sync without it takes it back'}`);
   for (const h of r.hooks) {
     const line = `hook ${h.phase} wave ${h.wave}  ${name(h)}  ${h.outcome}${h.message ? `: ${h.message}` : ''}`;
     out.push(h.outcome === 'Failed' ? paint.red(line) : line);
@@ -77,12 +82,18 @@ export function renderSyncTable(r: SyncReport, paint: Paint): string {
   }
   if (r.prune.blocked) out.push(`${paint.red('prune blocked')}: ${r.prune.blocked}`);
   const pruned = r.prune.results.filter((p) => p.outcome === 'pruned').length;
-  out.push(
-    r.dryRun
-      ? `DRY RUN: ${r.steps.filter((s) => s.outcome === 'would-apply').length} to apply, ${r.prune.results.filter((p) => p.outcome === 'would-prune').length} to prune; nothing was changed`
-      : `${r.failures.length + r.conflicts.length > 0 ? paint.red('INCOMPLETE') : paint.green('DONE')}: ${r.applied} applied, ${pruned} pruned, ${r.failures.length} failed, ${r.conflicts.length} conflicting fields`,
-  );
+  if (r.nextCommand !== undefined) out.push(`to go on and take these fields: ${r.nextCommand}`);
+  out.push(closingLine(r, pruned, paint));
   return out.join('\n') + '\n';
+}
+
+/** The last line: what the sync did, never more (a sync that stopped before writing says that nothing changed). */
+function closingLine(r: SyncReport, pruned: number, paint: Paint): string {
+  if (r.dryRun) return `DRY RUN: ${r.steps.filter((s) => s.outcome === 'would-apply').length} to apply, ${r.prune.results.filter((p) => p.outcome === 'would-prune').length} to prune; nothing was changed`;
+  if (r.stoppedBeforeWriting !== undefined) return `${paint.red('STOPPED')} before any write: ${r.stoppedBeforeWriting}; nothing was applied or deleted`;
+  const counts = `${r.applied} applied, ${pruned} pruned, ${r.failures.length} failed, ${r.conflicts.length} conflicting fields`;
+  if (r.interrupted) return `${paint.red('INTERRUPTED')}: ${counts}; ${r.interrupted.message}`;
+  return `${r.failures.length + r.conflicts.length > 0 ? paint.red('INCOMPLETE') : paint.green('DONE')}: ${counts}`;
 }
 
 export function renderSync(r: SyncReport, format: OutputFormat, paint: Paint): string {

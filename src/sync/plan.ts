@@ -38,7 +38,7 @@ export interface SyncPlanInput {
    * `prune`: whether this sync prunes, as the caller decided it (a manual sync: --prune; the automated loop:
    * automated.prune); `pruneOff` says why not, when it does not.
    */
-  flags: { prune: boolean; pruneWhy?: string; pruneOff?: string; forceConflicts: boolean };
+  flags: { prune: boolean; pruneWhy?: string; pruneOff?: string; forceConflicts: boolean; forceReason?: string };
   /** The cluster's tracking method (default: the tracking-id annotation). */
   tracking?: Tracking;
 }
@@ -84,7 +84,7 @@ export interface SyncPlan {
   /** Set when a safety rule refuses the whole sync: nothing is applied or deleted. */
   refused?: string;
   steps: ApplyStep[];
-  /** Force conflicts: selfHeal or --force-conflicts. */
+  /** Take the fields other managers own (server-side apply with force): the default; off with --no-force-conflicts. */
   force: boolean;
   forceReason?: string;
   prune: { enabled: boolean; why: string; last: boolean; candidates: PruneCandidate[] };
@@ -95,8 +95,9 @@ export interface SyncPlan {
 export function planSync(input: SyncPlanInput): SyncPlan {
   const { app } = input;
   const warnings: string[] = [];
-  const force = input.flags.forceConflicts || app.automated?.selfHeal === true;
-  const forceReason = input.flags.forceConflicts ? '--force-conflicts' : force ? 'syncPolicy.automated.selfHeal' : undefined;
+  // The caller's choice, whatever selfHeal says: a sync takes fields back unless asked not to (--no-force-conflicts).
+  const force = input.flags.forceConflicts;
+  const forceReason = force ? (input.flags.forceReason ?? '--force-conflicts') : undefined;
   const pruneEnabled = input.flags.prune;
   const prune = {
     enabled: pruneEnabled,

@@ -157,6 +157,8 @@ export async function applySteps(
     progress?: (done: number, total: number, what: string) => void;
     /** Awaited before each group (e.g. until the CRD of the group's kind is served); a failure fails the group's steps. */
     beforeGroup?: (steps: readonly ApplyStep[]) => Promise<void>;
+    /** Asked after a write failed: true (after its wait) to send it again (a 404 while a new API group is being installed). */
+    retryNotFound?: (step: ApplyStep, err: unknown) => Promise<boolean>;
   },
 ): Promise<ApplyResult[]> {
   const results: ApplyResult[] = [];
@@ -185,10 +187,16 @@ export async function applySteps(
         if (step.action === 'skip') return { step, outcome: 'skipped', conflicts: [], ...(step.reason ? { message: step.reason } : {}) };
         if (d.conflicts.length > 0 && !opts.force) return { step, outcome: 'conflict', conflicts: d.conflicts, message: 'not applied: other field managers own fields it would change' };
         try {
-          if (step.replace) return { step, outcome: 'applied', conflicts: [], message: await writeWhole(gw, step, opts.fieldManager) };
-          if (step.clientSide) return { step, outcome: 'applied', conflicts: [], message: await clientSideApply(gw, step, opts.fieldManager, false) };
-          await gw.apply(step.type, step.object, { fieldManager: opts.fieldManager, force: opts.force, dryRun: false, ...validation(step) });
-          return { step, outcome: 'applied', conflicts: d.conflicts };
+          for (;;) {
+            try {
+              if (step.replace) return { step, outcome: 'applied', conflicts: [], message: await writeWhole(gw, step, opts.fieldManager) };
+              if (step.clientSide) return { step, outcome: 'applied', conflicts: [], message: await clientSideApply(gw, step, opts.fieldManager, false) };
+              await gw.apply(step.type, step.object, { fieldManager: opts.fieldManager, force: opts.force, dryRun: false, ...validation(step) });
+              return { step, outcome: 'applied', conflicts: d.conflicts };
+            } catch (err) {
+              if (!(await opts.retryNotFound?.(step, err))) throw err;
+            }
+          }
         } catch (err) {
           if (err instanceof ApplyConflictError) return { step, outcome: 'conflict', conflicts: err.conflicts, message: err.message };
           if (step.force && !step.replace && step.live && err instanceof KubeApiError && (err.status === 422 || err.status === 409)) {

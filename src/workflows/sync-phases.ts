@@ -65,6 +65,10 @@ export interface PhaseRunOptions {
   onEvent?: (e: SyncEvent) => void;
   /** Awaited before each group of resources is applied (the CRD of their kind served). */
   beforeGroup?: (steps: readonly ApplyStep[]) => Promise<void>;
+  /** Asked after an apply failed: true to send it again (applySteps' retryNotFound). */
+  retryNotFound?: (step: ApplyStep, err: unknown) => Promise<boolean>;
+  /** Once aborted, no new (phase, wave) and no prune starts; the one in progress is finished. */
+  signal?: AbortSignal;
   /** Runs the app's own (Lua) health checks on a live object before its health is read (workflows/custom-health.ts). */
   customHealth?: (objects: readonly KubeObject[]) => Promise<unknown>;
 }
@@ -85,6 +89,8 @@ export interface PhaseRunResult {
   waves: WaveRun[];
   /** Why the sync stopped, when it did (the first failed apply, hook, or Degraded resource, or the time limit). */
   failed?: string;
+  /** Where the run stopped when the signal aborted it (`Prune`: before the prune). */
+  interrupted?: { phase: string; wave: number | null };
 }
 
 type Group = PhaseGroup<DryRunResult, RunnableHook>;
@@ -123,12 +129,22 @@ export async function runPhases(gw: KubeGateway, groups: readonly Group[], syncF
   for (const [i, g] of groups.entries()) {
     if (g.phase === 'PostSync' && !pruned) {
       pruned = true;
+      if (opts.signal?.aborted) {
+        out.interrupted = { phase: 'Prune', wave: null };
+        stoppedAt = i;
+        break;
+      }
       const f = await beforePostSync?.();
       if (f) {
         out.failed = f;
         stoppedAt = i;
         break;
       }
+    }
+    if (opts.signal?.aborted) {
+      out.interrupted = { phase: g.phase, wave: g.wave };
+      stoppedAt = i;
+      break;
     }
     const failed = await guarded(() => runGroup(gw, g, opts, out));
     out.waves.push(wave(g, failed ? 'failed' : 'done'));
@@ -139,11 +155,14 @@ export async function runPhases(gw: KubeGateway, groups: readonly Group[], syncF
     }
     if (i < groups.length - 1 && opts.waveDelayMs > 0) await opts.sleep(opts.waveDelayMs);
   }
-  if (!out.failed && !pruned) out.failed = await beforePostSync?.();
+  if (!out.failed && !pruned && !out.interrupted) {
+    if (opts.signal?.aborted) out.interrupted = { phase: 'Prune', wave: null };
+    else out.failed = await beforePostSync?.();
+  }
   // What a stopped sync never reached is reported as such, not left out.
   for (const g of groups.slice(stoppedAt)) {
     out.waves.push(wave(g, 'not-run'));
-    for (const d of g.steps) out.results.push({ step: d.step, outcome: 'skipped', conflicts: [], message: 'not applied: the sync stopped before this wave' });
+    for (const d of g.steps) out.results.push({ step: d.step, outcome: 'skipped', conflicts: [], message: `not applied: the sync ${out.interrupted ? 'was interrupted' : 'stopped'} before this wave` });
   }
   if (out.failed) {
     for (const g of syncFail) out.waves.push(wave(g, (await guarded(() => runGroup(gw, g, opts, out))) ? 'failed' : 'done'));
@@ -178,7 +197,7 @@ async function runGroup(gw: KubeGateway, g: Group, opts: PhaseRunOptions, out: P
       return `${g.phase} hook ${key.kind}/${key.name} could not be created: ${(err as Error).message}`;
     }
   }
-  const applied = await applySteps(gw, g.steps, { fieldManager: opts.fieldManager, force: opts.force, ...(opts.beforeGroup ? { beforeGroup: opts.beforeGroup } : {}) });
+  const applied = await applySteps(gw, g.steps, { fieldManager: opts.fieldManager, force: opts.force, ...(opts.beforeGroup ? { beforeGroup: opts.beforeGroup } : {}), ...(opts.retryNotFound ? { retryNotFound: opts.retryNotFound } : {}) });
   out.results.push(...applied);
   for (const r of applied) {
     if (r.outcome === 'applied' || r.outcome === 'failed' || r.outcome === 'conflict') {

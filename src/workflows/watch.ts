@@ -1,28 +1,21 @@
 // `sync --watch`: wires the reconcile loop to the app state, the sync pieces, live watches, a webhook and the signals.
-import { createHash } from 'node:crypto';
 import type { RunContext } from '../model/context.js';
 import { ExitCode, InputError, RefusedError } from '../model/errors.js';
 import type { Application } from '../app/types.js';
-import { firstFailure, type ObjectComparison } from '../diff/comparison.js';
-import type { KubeGateway, PropagationPolicy, ResourceType } from '../kube/gateway.js';
-import { displayName, keyString, type JsonValue, type KubeObject } from '../model/object.js';
-import { deleteCandidates } from './prune-delete.js';
+import { firstFailure, type Comparison } from '../diff/comparison.js';
+import type { KubeGateway, ResourceType } from '../kube/gateway.js';
+import { displayName, keyString } from '../model/object.js';
 import type { PruneCandidate } from '../prune/plan.js';
 import { cacheDirFor } from '../source/cache.js';
 import { classifyRepoURL } from '../source/repo-url.js';
-import { applySteps, dryRunSteps } from './apply.js';
-import { serverFieldText } from '../model/field-path.js';
-import { keepLiveValues } from '../sync/ignored.js';
-import { planSync, type PlanDesired } from '../sync/plan.js';
-import { waveOf } from '../sync/order.js';
 import { reconnectDelay } from '../watch/backoff.js';
 import type { Decision } from '../watch/decide.js';
 import type { LoopEvent } from '../watch/events.js';
 import { LiveWatcher, type LiveTarget } from '../watch/live.js';
 import { runLoop, systemClock, Wakeup, type ActResult, type LoopClock, type Snapshot } from '../watch/loop.js';
 import { isLoopback, parseWebhookAddr, startWebhook, type WebhookServer } from '../watch/webhook.js';
-import { compareAppState, loadAppState, type AppState, type AppStateArgs, type AppStateDeps, type AppTarget } from './app-state.js';
-import { liveNamespaces } from './sync.js';
+import { compareAppState, loadAppState, type AppState, type AppStateArgs, type AppTarget } from './app-state.js';
+import { executeSync, syncRevision, type SyncDeps, type SyncReport } from './execute.js';
 import { stateRefusal, windowVerdict } from './rules.js';
 import type { SyncOperation } from '../record/app-status.js';
 
@@ -56,7 +49,7 @@ export interface WatchRequest {
   timeoutMs: number;
   /** Prune even when automated.prune is off (and with a --desired that overrides the source). */
   prune: boolean;
-  /** Take fields other managers own. */
+  /** Take fields other managers own (the default, as Argo CD's automated sync); false: predicted conflicts stop a round before any write. */
   forceConflicts: boolean;
   /** Listen for push events there; with the secret that signs them, if any. */
   webhookAddr?: string;
@@ -68,15 +61,13 @@ export interface WatchRequest {
 /** What one refresh loaded, kept for the step's act. */
 interface Loaded {
   state: AppState;
-  diffs: Map<string, ObjectComparison>;
-  /** Prune candidates by key, from the last poll. */
-  extras: ReadonlyMap<string, PruneCandidate>;
+  comparison: Comparison;
 }
 
-function contentRevision(state: AppState): string {
-  const h = createHash('sha256');
-  for (const d of state.desired) h.update(JSON.stringify(d.object)).update('\n');
-  return `content:${h.digest('hex').slice(0, 16)}`;
+/** The prune candidates of the last scan (listed on polls only) and the scopes it could not list. */
+interface Extras {
+  byKey: Map<string, PruneCandidate>;
+  scanGaps?: readonly string[];
 }
 
 /** The arguments that read the same commit again without re-resolving the branch or fetching. */
@@ -183,7 +174,7 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
     });
 
     let last: Loaded | undefined;
-    let extrasByKey = new Map<string, PruneCandidate>();
+    let extras: Extras = { byKey: new Map() };
     let succeeded = false;
     const warned = new Set<string>();
     const appDeps = { io: ctx.io, opts: ctx.opts, gateway: gw, ...(deps.controlPlane ? { controlPlane: deps.controlPlane } : {}), ...(deps.application ? { application: deps.application } : {}), ...(deps.target ? { target: deps.target } : {}) };
@@ -207,38 +198,34 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
       const comparison = await compareAppState(state, ctx.opts.fieldManager);
       const failed = firstFailure(comparison);
       if (failed) throw failed;
-      const diffs = new Map<string, ObjectComparison>();
       const outOfSync: string[] = [];
       const names: Snapshot['names'] = new Map();
       state.desired.forEach((d, i) => {
         const k = keyString(d.key);
         names.set(k, { object: displayName(d.key), ...(d.key.namespace ? { namespace: d.key.namespace } : {}) });
-        const diff = comparison.objects[i]!;
-        diffs.set(k, diff);
-        if (diff.status !== 'in-sync') outOfSync.push(k);
+        if (comparison.objects[i]!.status !== 'in-sync') outOfSync.push(k);
       });
       // Extras (prune candidates) are listed on polls only: that takes a list per kind and namespace, too much for
-      // every live change. Between polls the last list stands, minus what was pruned since.
-      if (state.prune !== undefined) extrasByKey = new Map(state.prune.candidates.filter((c) => !c.skip).map((c) => [keyString(c.key), c]));
-      for (const [k, c] of extrasByKey) names.set(k, { object: displayName(c.key), ...(c.key.namespace ? { namespace: c.key.namespace } : {}) });
-      const extras = [...extrasByKey.keys()];
+      // every live change. Between polls the last list stands (with the gaps of its scan), minus what was pruned since.
+      if (state.prune !== undefined) extras = { byKey: new Map(state.prune.candidates.filter((c) => !c.skip).map((c) => [keyString(c.key), c])), ...(state.scanGaps ? { scanGaps: state.scanGaps } : {}) };
+      for (const [k, c] of extras.byKey) names.set(k, { object: displayName(c.key), ...(c.key.namespace ? { namespace: c.key.namespace } : {}) });
       const fresh = state.warnings.filter((w) => !warned.has(w));
       for (const w of fresh) warned.add(w);
-      last = { state, diffs, extras: extrasByKey };
+      last = { state, comparison };
       watcher?.update(liveTargets(state));
       // The loop is Argo CD's automated sync: a window blocks it unless it allows automated syncs.
       const now = clock.now();
       const refusal = stateRefusal(state, { manual: false, now });
       const until = refusal && state.rules ? windowVerdict(state.app, state.rules, { manual: false, now }).verdict.opensAt : undefined;
       return {
-        revision: state.revision ?? contentRevision(state),
+        revision: syncRevision(state),
         ...(state.revision ? { commit: state.revision } : {}),
         origin: state.origin,
         // The automated loop prunes as automated.prune says; a --desired that overrides the source only with --prune.
         policy: { selfHeal: state.app.automated?.selfHeal === true, prune: req.prune || (state.app.automated?.prune === true && baseArgs.desired === undefined) },
         desiredCount: state.desired.length,
         outOfSync,
-        extras,
+        extras: [...extras.byKey.keys()],
         names,
         warnings: fresh,
         ...(refusal ? { blocked: { reason: refusal, ...(until !== undefined ? { until } : {}) } } : {}),
@@ -263,15 +250,14 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
       }
     };
 
+    // Each round runs the one executor (execute.ts) on the state its refresh loaded, as `sync` runs it.
+    const syncDeps: SyncDeps = { ...appDeps, signal: stop.signal };
     const act = async (d: Decision): Promise<ActResult[]> => {
       if (last === undefined) return [];
       const startedAtMs = clock.now();
-      // A whole sync of an app with hooks or several waves runs as `sync` runs it: phase by phase, wave by wave.
-      const results =
-        (d.reason === 'initial' || d.reason === 'new-revision') && isMultiStepState(last.state)
-          ? await phasedSync(d, { args: baseArgs, timeoutMs: req.timeoutMs, forceConflicts: req.forceConflicts, deps: appDeps })
-          : await actOn(last, d, { gateway: gw, fieldManager: ctx.opts.fieldManager, forceConflicts: req.forceConflicts });
-      for (const r of results) if (r.action === 'prune' && (r.result === 'deleted' || r.result === 'gone')) extrasByKey.delete(r.key);
+      const report = await executeSync(last.state, last.comparison, selectionOf(d, last.state, extras), roundOptions(d, req, last.state), syncDeps);
+      const results = actResults(report, d);
+      for (const r of results) if (r.action === 'prune' && (r.result === 'deleted' || r.result === 'gone')) extras.byKey.delete(r.key);
       if (results.length > 0) {
         await record({ results, startedAtMs });
         recorded = '';
@@ -304,93 +290,57 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
   }
 }
 
-/** Whether a whole sync of this state needs the phases: hooks, or resources in more than one wave. */
-function isMultiStepState(state: AppState): boolean {
-  return state.hooks.length > 0 || new Set(state.desired.map((d) => waveOf(d.object).wave)).size > 1;
+/** A full sync (the first round, a new revision) applies every desired object; a heal only the drifted ones. */
+function isFullSync(d: Decision): boolean {
+  return d.reason === 'initial' || d.reason === 'new-revision';
 }
 
-/** A whole sync through `sync`'s own workflow (hooks, waves gated on health, SyncFail), as the loop's results. */
-async function phasedSync(d: Decision, o: { args: AppStateArgs; timeoutMs: number; forceConflicts: boolean; deps: AppStateDeps }): Promise<ActResult[]> {
-  const { syncApp } = await import('./sync.js');
-  const report = await syncApp({ ...o.args, dryRun: false, prune: d.prune.length > 0, forceConflicts: o.forceConflicts, timeoutMs: o.timeoutMs }, o.deps);
-  const key = (r: { group: string; kind: string; namespace: string; name: string }) => keyString(r);
-  const out: ActResult[] = [];
-  if (report.refused) return [{ key: report.app, action: 'apply', result: 'refused', ok: false, message: report.refused }];
-  for (const h of report.hooks) out.push({ key: key(h), action: 'apply', result: `hook ${h.phase} ${h.outcome}`, ok: h.outcome === 'Succeeded', ...(h.message ? { message: h.message } : {}) });
-  for (const s of report.steps) out.push({ key: key(s), action: 'apply', result: s.outcome, ok: s.outcome === 'applied' || s.outcome === 'skipped', ...(s.message ? { message: s.message } : {}) });
-  for (const p of report.prune.results) out.push({ key: key(p), action: 'prune', result: p.outcome === 'pruned' ? 'deleted' : p.outcome, ok: p.outcome === 'pruned' || p.outcome === 'gone' || p.outcome === 'skipped', ...(p.message ? { message: p.message } : {}) });
-  for (const f of report.failures.filter((x) => x.phase === 'operation')) out.push({ key: key(f), action: 'apply', result: 'failed', ok: false, message: f.message });
-  return out;
+/** What a round acts on: the objects the decision names (all of them for a full sync) and its prune candidates. */
+function selectionOf(d: Decision, state: AppState, extras: Extras): { apply: Set<string>; prune: { candidates: PruneCandidate[]; scanGaps?: readonly string[] } } {
+  const apply = new Set(isFullSync(d) ? state.desired.map((e) => keyString(e.key)) : d.apply);
+  const wanted = new Set(d.prune);
+  const candidates = [...extras.byKey.values()].filter((c) => wanted.has(keyString(c.key)));
+  return { apply, prune: { candidates, ...(extras.scanGaps ? { scanGaps: extras.scanGaps } : {}) } };
 }
 
 /**
- * Carries out one decision with the sync pieces: a new revision applies every desired object (as `sync`
- * does), a heal only the drifted ones; the whole set is dry-run first and nothing is applied if any fails;
- * prune runs only after every apply succeeded, guarded by uid and resourceVersion.
+ * How a round runs: a full sync with the app's hooks and waves, a heal in one pass without hooks (as Argo CD's
+ * self-heal, a sync of the out-of-sync resources); fields taken back unless --no-force-conflicts.
  */
-async function actOn(loaded: Loaded, d: Decision, opts: { gateway: KubeGateway; fieldManager: string; forceConflicts: boolean }): Promise<ActResult[]> {
-  const { state, diffs } = loaded;
-  const { app } = state;
-  const gw = opts.gateway;
-  const full = d.reason === 'initial' || d.reason === 'new-revision';
-  const wanted = new Set(full ? state.desired.map((e) => keyString(e.key)) : d.apply);
-  const results: ActResult[] = [];
+function roundOptions(d: Decision, req: WatchRequest, state: AppState): Parameters<typeof executeSync>[3] {
+  return {
+    dryRun: false,
+    prune: d.prune.length > 0 ? { enabled: true, why: req.prune ? '--prune' : 'syncPolicy.automated.prune' } : { enabled: false, off: 'nothing to prune this round' },
+    forceConflicts: req.forceConflicts,
+    ...(req.forceConflicts ? { forceReason: state.app.automated?.selfHeal ? 'syncPolicy.automated.selfHeal' : 'server-side apply with force, as Argo CD' } : {}),
+    timeoutMs: req.timeoutMs,
+    skipHooks: !isFullSync(d),
+    manual: false,
+  };
+}
 
-  if (wanted.size > 0) {
-    const desired: PlanDesired[] = [];
-    for (const e of state.desired) {
-      const k = keyString(e.key);
-      if (!wanted.has(k)) continue;
-      let object: KubeObject = e.object;
-      const live = state.live.get(k);
-      const ignored = diffs.get(k)?.ignoredLive;
-      if (live && ignored && app.syncOptions.respectIgnoreDifferences) object = keepLiveValues(e.object, ignored);
-      desired.push({ object, type: e.type, key: e.key, source: e.source, ...(e.pendingCrd ? { pendingCrd: true } : {}) });
-    }
-    const namespaces = await liveNamespaces(gw, state);
-    const plan = planSync({
-      app,
-      appInstance: state.appInstance,
-      destinationNamespace: state.destinationNamespace,
-      desired,
-      live: state.live,
-      diffs,
-      liveNamespaces: namespaces.live,
-      namespaceType: namespaces.type,
-      pruneCandidates: [],
-      flags: { prune: false, forceConflicts: opts.forceConflicts },
-      ...(state.tracking ? { tracking: state.tracking } : {}),
-    });
-    if (plan.refused) return [...wanted].map((key) => ({ key, action: 'apply' as const, result: 'refused', ok: false, message: plan.refused }));
-    const dry = await dryRunSteps(gw, plan.steps, { fieldManager: opts.fieldManager, force: plan.force });
-    if (dry.some((x) => x.error)) {
-      for (const x of dry) {
-        results.push({ key: keyString(x.step.key), action: 'apply', result: x.error ? 'failed' : 'not-applied', ok: false, message: x.error ?? 'the server-side dry-run of another object failed: nothing was applied' });
-      }
-      return results;
-    }
-    const applied = await applySteps(gw, dry, { fieldManager: opts.fieldManager, force: plan.force });
-    for (const r of applied) {
-      const took = r.outcome === 'applied' && r.conflicts.length > 0 ? `took ${r.conflicts.map((c) => `${serverFieldText(c.field, r.step.live as unknown as JsonValue | undefined)} from ${c.manager}`).join(', ')}` : undefined;
-      const message = r.outcome === 'conflict' ? `${r.message ?? 'conflict'}: ${r.conflicts.map((c) => `${serverFieldText(c.field, r.step.live as unknown as JsonValue | undefined)} (${c.manager})`).join(', ')}` : (took ?? r.message);
-      results.push({ key: keyString(r.step.key), action: 'apply', result: r.outcome, ok: r.outcome === 'applied' || r.outcome === 'skipped', ...(message ? { message } : {}) });
-    }
+/** A round's report as the loop's results: one per hook, applied object and prune candidate, and one per stop. */
+function actResults(report: SyncReport, d: Decision): ActResult[] {
+  const key = (r: { group: string; kind: string; namespace: string; name: string }) => keyString(r);
+  if (report.refused) return [{ key: report.app, action: 'apply', result: 'refused', ok: false, message: report.refused }];
+  const out: ActResult[] = [];
+  for (const h of report.hooks) out.push({ key: key(h), action: 'apply', result: `hook ${h.phase} ${h.outcome}`, ok: h.outcome === 'Succeeded', ...(h.message ? { message: h.message } : {}) });
+  for (const s of report.steps) {
+    if (s.outcome === 'skipped' && s.wave === null) continue; // the CreateNamespace namespace, already there
+    const took = report.healed.filter((h) => key(h) === key(s)).map((h) => `${h.field} from ${h.manager}`);
+    const message = s.outcome === 'applied' && took.length > 0 ? `took ${took.join(', ')}` : s.message;
+    out.push({ key: key(s), action: 'apply', result: s.outcome, ok: s.outcome === 'applied' || s.outcome === 'skipped', ...(message ? { message } : {}) });
   }
-
-  if (d.prune.length > 0) {
-    const wantedPrune = new Set(d.prune);
-    const candidates = [...loaded.extras.values()].filter((c) => wantedPrune.has(keyString(c.key)));
-    if (results.some((r) => !r.ok)) {
-      for (const c of candidates) results.push({ key: keyString(c.key), action: 'prune', result: 'blocked', ok: false, message: 'not every object was applied: nothing was pruned' });
-      return results;
-    }
-    const propagationPolicy: PropagationPolicy = app.syncOptions.prunePropagationPolicy ?? 'foreground';
-    for (const r of await deleteCandidates(gw, candidates, { propagationPolicy })) {
-      const ok = r.outcome === 'deleted' || r.outcome === 'gone' || r.outcome === 'skipped';
-      results.push({ key: keyString(r.candidate.key), action: 'prune', result: r.outcome, ok, ...(r.message ? { message: r.message } : {}) });
-    }
+  const pruned = new Set<string>();
+  for (const p of report.prune.results) {
+    pruned.add(key(p));
+    out.push({ key: key(p), action: 'prune', result: p.outcome === 'pruned' ? 'deleted' : p.outcome, ok: p.outcome === 'pruned' || p.outcome === 'gone' || p.outcome === 'skipped', ...(p.message ? { message: p.message } : {}) });
   }
-  return results;
+  // Decided but not pruned (a failed apply, a denied delete elsewhere, an interruption): said, never left out.
+  for (const k of d.prune) if (!pruned.has(k)) out.push({ key: k, action: 'prune', result: 'blocked', ok: false, message: report.prune.blocked ?? report.interrupted?.message ?? 'not pruned' });
+  for (const f of report.failures.filter((x) => x.phase === 'operation' || x.phase === 'preflight')) out.push({ key: key(f), action: 'apply', result: 'failed', ok: false, message: f.message });
+  if (report.interrupted) out.push({ key: report.app, action: 'apply', result: 'interrupted', ok: false, message: report.interrupted.message });
+  return out;
 }
 
 /** One round's actions as the sync operation Argo CD's automated sync would record (initiated by `automated`). */

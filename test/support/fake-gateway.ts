@@ -170,6 +170,13 @@ export class FakeGateway implements KubeGateway {
     return { all: clone(this.types), preferred: clone(this.types) };
   }
 
+  /** Served now: discovery's types and those registered since (`servedLater`). */
+  async servedTypes(group: string, version: string): Promise<ResourceType[] | undefined> {
+    this.calls.push(`DISCOVER ${group}/${version}`);
+    const types = [...this.types, ...(this.opts.servedLater ?? [])].filter((x) => x.group === group && x.version === version);
+    return types.length > 0 ? clone(types) : undefined;
+  }
+
   async resolve(apiVersion: string, kind: string): Promise<ResourceType | undefined> {
     const t = this.types.find((x) => x.group === groupOf(apiVersion) && x.version === versionOf(apiVersion) && x.kind === kind);
     return t ? clone(t) : undefined;

@@ -112,7 +112,7 @@ test('the scanner sees every form of import, and nothing in a comment or a strin
 
 test('the scan sees the imports of src/ (a guard against a scan that finds nothing)', () => {
   expect(imports.length).toBeGreaterThan(500);
-  expect(imports.some((i) => i.file === 'workflows/sync.ts' && i.target === 'workflows/apply.ts' && !i.typeOnly)).toBe(true);
+  expect(imports.some((i) => i.file === 'workflows/execute.ts' && i.target === 'workflows/apply.ts' && !i.typeOnly)).toBe(true);
   expect(imports.some((i) => i.file === 'workflows/sync.ts' && i.typeOnly)).toBe(true);
   // Dynamic imports too (the lazily loaded Lua engine).
   expect(imports.some((i) => i.file === 'workflows/custom-health.ts' && i.target === 'lua/engine.ts' && !i.typeOnly)).toBe(true);

@@ -4,9 +4,10 @@ import { defineCommand, type ArgsOf } from '../command.js';
 import type { CommandContext } from '../context.js';
 import type { GlobalArgs } from '../options.js';
 import { appSourceOptions, recordOption } from '../options.js';
-import { recording, retryLimitOf, syncAllInput, syncInput, watchInput } from '../inputs.js';
+import { cautiousStop, NO_FORCE, recording, retryLimitOf, syncAllInput, syncInput, watchInput } from '../inputs.js';
 import { InputError, type ExitCode } from '../exit-codes.js';
 import type { SyncEvent } from '../../workflows/sync-phases.js';
+import { commandLineWithout } from '../argv.js';
 
 /** A one-line progress indicator on stderr, only on a TTY; cleared when done. `above` prints a line above it. */
 export function progressLine(ctx: CommandContext): { update: (line: string) => void; clear: () => void; above: (text: string) => void } | undefined {
@@ -50,7 +51,11 @@ function syncOptions(y: Argv<GlobalArgs>) {
     .option('prune', { type: 'boolean', default: false, describe: 'Prune what the app no longer declares (a manual sync prunes only with it, as argocd app sync; --watch follows automated.prune)' })
     .option('resource', { type: 'string', array: true, nargs: 1, requiresArg: true, describe: 'Sync only this object, [!]GROUP:KIND:[NAMESPACE/]NAME (repeatable; never prunes)' })
     .option('selector', { alias: 'l', type: 'string', requiresArg: true, describe: 'Sync only the desired objects whose labels match (never prunes); with --all, the Applications whose labels match' })
-    .option('force-conflicts', { type: 'boolean', default: false, describe: 'Take fields other managers own (as selfHeal does)' })
+    .option('force-conflicts', {
+      type: 'boolean',
+      default: true,
+      describe: 'Take back the fields other managers own (server-side apply with force, as Argo CD), each reported (HEALED=). --no-force-conflicts: when the dry-run predicts conflicts, write nothing, exit 3 and name the command that goes on',
+    })
     .option('retry-limit', { type: 'number', requiresArg: true, describe: "Try a failed sync again up to this many times (default: the Application's syncPolicy.retry; 0: never)" })
     .option('timeout', { type: 'string', default: '5m', describe: 'How long a sync with waves or hooks may wait for health and hooks in all' })
     .option('all', { type: 'boolean', describe: 'Sync every Application in --app-namespace in turn (-A: every namespace; -l then selects Applications by label), one summary' })
@@ -65,6 +70,7 @@ function syncOptions(y: Argv<GlobalArgs>) {
     .example('kubectl gitops sync shop --dry-run', 'Show the plan without changing anything')
     .example('kubectl gitops sync shop --prune', 'Apply, heal, and prune what is no longer declared')
     .example('kubectl gitops sync shop --resource apps:Deployment:orders', 'Sync one object')
+    .example('kubectl gitops sync shop --no-force-conflicts', "Stop before any write when another manager owns a field the sync would change")
     .example('kubectl gitops sync --all -l team=shop', 'Sync every Application labelled team=shop, one after another');
 }
 
@@ -121,6 +127,7 @@ export const syncCommand = defineCommand({
           deps,
           { ...(retryLimit !== undefined ? { retryLimit } : {}), notify: (line) => ctx.io.err(`retry: ${line}\n`) },
         ), warn);
+        if (cautiousStop(report)) report.nextCommand = commandLineWithout(ctx.argv ?? [], NO_FORCE);
         progress?.update('recording the status');
         const recorded = await recordSync(
           session,

@@ -62,7 +62,7 @@ describe('watchInput', () => {
       intervalMs: 2000,
       timeoutMs: 300_000,
       prune: false,
-      forceConflicts: false,
+      forceConflicts: true,
       record: true,
       webhookAddr: ':0',
       webhookSecret: 'env',
@@ -111,7 +111,7 @@ describe('through the commands\' own flag definitions', () => {
 
   it('sync --watch: the defaults of its options (60s, 5m, recorded) and the flags given', async () => {
     const w = await parsed(syncCommand, ['sync', 'shop', '--watch'], watchInput);
-    expect(w).toEqual({ source: appStateInput({ app: 'shop', argocdNamespace: 'argocd' }), interval: '60s', intervalMs: 60_000, timeoutMs: 300_000, prune: false, forceConflicts: false, record: true });
+    expect(w).toEqual({ source: appStateInput({ app: 'shop', argocdNamespace: 'argocd' }), interval: '60s', intervalMs: 60_000, timeoutMs: 300_000, prune: false, forceConflicts: true, record: true });
     const given = await parsed(syncCommand, ['sync', '-f', 'app.yaml', '--watch', '--interval', '2s', '--timeout', '1m', '--prune', '--force-conflicts', '--no-record', '--webhook-addr', '127.0.0.1:0', '--revision', 'v2', '--argocd-namespace', 'ops'], watchInput);
     expect(given).toEqual({
       source: appStateInput({ appFile: 'app.yaml', revision: 'v2', argocdNamespace: 'ops' }),
@@ -157,7 +157,10 @@ describe('through the commands\' own flag definitions', () => {
   });
 
   it('sync APP: the options, a partial sync\'s --resource and -l, --timeout in ms', async () => {
-    expect(await parsed(syncCommand, ['sync', 'shop'], syncInput)).toEqual({ ...appStateInput({ app: 'shop', argocdNamespace: 'argocd' }), dryRun: false, prune: false, forceConflicts: false, resources: [], timeoutMs: 300_000 });
+    expect(await parsed(syncCommand, ['sync', 'shop'], syncInput)).toEqual({ ...appStateInput({ app: 'shop', argocdNamespace: 'argocd' }), dryRun: false, prune: false, forceConflicts: true, resources: [], timeoutMs: 300_000 });
+    // Fields are taken back by default; --no-force-conflicts is the cautious mode.
+    expect((await parsed(syncCommand, ['sync', 'shop', '--no-force-conflicts'], syncInput)).forceConflicts).toBe(false);
+    expect((await parsed(syncCommand, ['sync', 'shop', '--watch', '--no-force-conflicts'], watchInput)).forceConflicts).toBe(false);
     expect(await parsed(syncCommand, ['sync', 'shop', '--dry-run', '--prune', '--force-conflicts', '--resource', 'apps:Deployment:orders', '-l', 'tier=web', '--timeout', '90s'], syncInput)).toEqual({
       ...appStateInput({ app: 'shop', argocdNamespace: 'argocd' }),
       dryRun: true,
@@ -171,8 +174,8 @@ describe('through the commands\' own flag definitions', () => {
   });
 
   it('sync --all: -A, -l as the Applications\' selector, the options each sync gets; a --retry-limit that is no whole number of -1 or more is an input error', async () => {
-    expect(await parsed(syncCommand, ['sync', '--all'], syncAllInput)).toEqual({ allNamespaces: false, dryRun: false, prune: false, forceConflicts: false, timeoutMs: 300_000, record: true, argocdNamespace: 'argocd' });
-    expect(await parsed(syncCommand, ['sync', '--all', '-A', '-l', 'team=shop', '--dry-run', '--prune', '--retry-limit', '2', '--no-record', '--argocd-namespace', 'ops'], syncAllInput)).toEqual({
+    expect(await parsed(syncCommand, ['sync', '--all'], syncAllInput)).toEqual({ allNamespaces: false, dryRun: false, prune: false, forceConflicts: true, timeoutMs: 300_000, record: true, argocdNamespace: 'argocd' });
+    expect(await parsed(syncCommand, ['sync', '--all', '-A', '-l', 'team=shop', '--dry-run', '--prune', '--retry-limit', '2', '--no-record', '--argocd-namespace', 'ops', '--no-force-conflicts'], syncAllInput)).toEqual({
       allNamespaces: true,
       appSelector: 'team=shop',
       dryRun: true,

@@ -93,25 +93,35 @@ test('a dry-run failure applies nothing and reports every failure', async () => 
 
 const conflict = (o: KubeObject) => (o.kind === 'Deployment' ? [{ manager: 'kubectl-set', field: '.spec.template.spec.containers[name="orders"].image', message: 'conflict with "kubectl-set"' }] : []);
 
-test('without force a conflicting object is not applied, each field named with its manager, exit 3, no prune', async () => {
+test('without force (--no-force-conflicts) predicted conflicts stop the sync before any write: nothing applied or pruned, each field named, exit 3', async () => {
   const ws = workspace({ 'd.yaml': DEPLOY, 'c.yaml': CM }, 'syncPolicy: {automated: {prune: true}}');
   const gw = new FakeGateway({ objects: [NS('shop'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } } }], conflictsFor: conflict });
-  const { kv, code } = await run(ws, gw, { prune: true });
+  const { kv, code, report } = await run(ws, gw, { prune: true });
   expect(code).toBe(3);
-  expect(kv).toBe('APPLIED=1\nCONFLICT=Deployment/orders spec.template.spec.containers[name=orders].image kubectl-set\nPRUNE_BLOCKED=not every object was applied: nothing was pruned\n');
+  const why = 'the server-side dry-run found 1 field(s) owned by kubectl-set, and fields are not taken back (--no-force-conflicts)';
+  expect(kv).toBe(`APPLIED=0\nCONFLICT=Deployment/orders spec.template.spec.containers[name=orders].image kubectl-set\nPRUNE_BLOCKED=${why}: nothing was applied or deleted\nSTOPPED=${why}\n`);
+  // The ConfigMap had no conflict, and is not applied either: the whole set or nothing.
+  expect(gw.calls.filter((c) => c.startsWith('APPLY') && !c.startsWith('APPLY dry'))).toEqual([]);
+  expect(gw.calls.filter((c) => c.startsWith('DELETE'))).toEqual([]);
+  expect(report.steps.map((s) => `${s.kind}:${s.outcome}`)).toEqual(['ConfigMap:not-applied', 'Deployment:conflict']);
   expect(gw.find('ConfigMap', 'shop', 'stale')).toBeDefined();
+  expect(gw.find('ConfigMap', 'shop', 'orders-config')).toBeUndefined();
 });
 
-test('selfHeal forces and reports each healed field; --force-conflicts does the same', async () => {
-  const ws = workspace({ 'd.yaml': DEPLOY }, 'syncPolicy: {automated: {selfHeal: true}}');
+test('with force (the default) every conflicting field is taken back and reported with its manager, selfHeal or not', async () => {
+  const ws = workspace({ 'd.yaml': DEPLOY }, '');
   const gw = new FakeGateway({ objects: [NS('shop')], conflictsFor: conflict });
-  const { kv, code, report } = await run(ws, gw);
+  const { kv, code, report } = await run(ws, gw, { forceConflicts: true });
   expect(code).toBe(0);
   expect(kv).toBe('APPLIED=1\nHEALED=Deployment/orders spec.template.spec.containers[name=orders].image kubectl-set\n');
-  expect(report.forceReason).toBe('syncPolicy.automated.selfHeal');
-  const ws2 = workspace({ 'd.yaml': DEPLOY }, '');
-  const second = await run(ws2, new FakeGateway({ objects: [NS('shop')], conflictsFor: conflict }), { forceConflicts: true });
-  expect(second.kv).toContain('HEALED=Deployment/orders');
+  expect(report.force).toBe(true);
+  expect(report.forceReason).toBe('server-side apply with force, as Argo CD');
+  // --no-force-conflicts holds for a selfHeal app too: the user asked for caution.
+  const ws2 = workspace({ 'd.yaml': DEPLOY }, 'syncPolicy: {automated: {selfHeal: true}}');
+  const second = await run(ws2, new FakeGateway({ objects: [NS('shop')], conflictsFor: conflict }), { forceConflicts: false });
+  expect(second.code).toBe(3);
+  expect(second.report.applied).toBe(0);
+  expect(second.kv).toContain('CONFLICT=Deployment/orders');
 });
 
 test('an ignored field another manager owns is reported as IGNORED and, with RespectIgnoreDifferences, keeps its live value', async () => {
