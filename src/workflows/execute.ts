@@ -224,7 +224,7 @@ export async function executeSync(state: AppState, comparison: Comparison, sel: 
   }
   const stop = stopBeforeWriting(report, plan, dry);
   if (stop) {
-    reportNotWritten(report, dry, stop);
+    reportNotWritten(report, dry, stop, plan.prune.enabled);
     return report;
   }
 
@@ -237,7 +237,7 @@ export async function executeSync(state: AppState, comparison: Comparison, sel: 
   };
   if (!multiStep) {
     if (interruptedNow(report, deps.signal, 'Sync', 0)) {
-      reportNotWritten(report, dry, 'interrupted before the first write');
+      reportNotWritten(report, dry, 'interrupted before the first write', plan.prune.enabled);
       return report;
     }
     const results: ApplyResult[] = await applySteps(gw, dry, {
@@ -408,14 +408,14 @@ function stopBeforeWriting(report: SyncReport, plan: SyncPlan, dry: readonly Dry
 }
 
 /** A sync that stopped before its first write: every step not applied (with why), nothing pruned. */
-function reportNotWritten(report: SyncReport, dry: readonly DryRunResult[], why: string): void {
+function reportNotWritten(report: SyncReport, dry: readonly DryRunResult[], why: string, pruning: boolean): void {
   report.stoppedBeforeWriting = why;
   for (const d of dry) {
     const own = d.error ?? (d.conflicts.length > 0 && !report.force ? `other field managers own fields it would change (${[...new Set(d.conflicts.map((c) => c.manager))].join(', ')})` : undefined);
     const outcome = d.error ? 'failed' : d.step.action === 'skip' ? 'skipped' : own ? 'conflict' : 'not-applied';
     report.steps.push({ ...stepRef(d.step), outcome, message: d.step.action === 'skip' ? (d.skipped ?? 'skipped') : `not applied: ${own ?? why}` });
   }
-  report.prune.blocked = `${why}: nothing was applied or deleted`;
+  if (pruning) report.prune.blocked = `${why}: nothing was applied or deleted`;
 }
 
 function stepRef(step: ApplyStep): Omit<StepReport, 'outcome' | 'message'> {

@@ -38,11 +38,12 @@ test('diff --server-side: the refused label is the diff row, a conflict, named t
   expect(kv.stdout).toContain(`CONFLICT=ConfigMap/settings ${LABEL} kubectl-label`);
 });
 
-test('sync without force names the label the same way; --force-conflicts takes it back', async () => {
-  const res = await runPlugin(['sync', ...args, '-o', 'kv']);
+test('sync --no-force-conflicts names the label the same way and writes nothing; a sync takes it back', async () => {
+  const res = await runPlugin(['sync', ...args, '--no-force-conflicts', '-o', 'kv']);
   expect(res.code).toBe(3);
-  expect(res.stdout).toBe(`APPLIED=0\nCONFLICT=ConfigMap/settings ${LABEL} kubectl-label\n`);
-  const forced = await runPlugin(['sync', ...args, '--force-conflicts', '-o', 'kv']);
+  expect(res.stdout).toMatch(new RegExp(`^APPLIED=0\nCONFLICT=ConfigMap/settings ${LABEL.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} kubectl-label\n`));
+  expect(res.stdout).toMatch(/^STOPPED=/m);
+  const forced = await runPlugin(['sync', ...args, '-o', 'kv']);
   expect(forced.code).toBe(0);
   expect(forced.stdout).toBe(`APPLIED=1\nHEALED=ConfigMap/settings ${LABEL} kubectl-label\n`);
 });

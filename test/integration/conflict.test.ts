@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/temp-dir.js';
-import { createTestNamespace, deleteNamespace, getJson, kubectlOk, runPlugin } from './support/index.js';
+import { createTestNamespace, deleteNamespace, getJson, kubeconfigPath, kubectlOk, runPlugin } from './support/index.js';
 import type { KubeObject } from '../../src/model/object.js';
 
 const IMAGE = 'spec.template.spec.containers[name=web].image';
@@ -58,14 +58,15 @@ test('diff --server-side previews the conflict: field, manager, live and desired
   expect(after.metadata.managedFields?.find((m) => m.manager === 'argocd-controller')).toEqual(before.metadata.managedFields?.find((m) => m.manager === 'argocd-controller'));
 });
 
-test('sync without force does not apply the conflicting object, names the field and manager, exits 3', async () => {
-  const res = await runPlugin(['sync', ...args, '-o', 'kv']);
+test('sync --no-force-conflicts does not apply the conflicting object, names the field and manager, exits 3; sync takes it back', async () => {
+  const res = await runPlugin(['sync', ...args, '--no-force-conflicts', '-o', 'kv']);
   expect(res.code).toBe(3);
-  expect(res.stdout).toBe(`APPLIED=0\nCONFLICT=Deployment/web ${IMAGE} kubectl-set\n`);
+  const why = 'the server-side dry-run found 1 field(s) owned by kubectl-set, and fields are not taken back (--no-force-conflicts)';
+  expect(res.stdout).toBe(`APPLIED=0\nCONFLICT=Deployment/web ${IMAGE} kubectl-set\nSTOPPED=${why}\nNEXT_COMMAND=kubectl gitops sync ${args.join(' ')} -o kv --kubeconfig ${kubeconfigPath()}\n`);
   const live = await getJson<KubeObject & { spec: { template: { spec: { containers: { image: string }[] } } } }>('deployment', 'web', ns);
   expect(live.spec.template.spec.containers[0]!.image).toBe('registry.local/web:2-manual');
-  // --force-conflicts takes it back and says from whom.
-  const forced = await runPlugin(['sync', ...args, '--force-conflicts', '-o', 'kv']);
+  // A sync takes it back by default (as Argo CD's) and says from whom.
+  const forced = await runPlugin(['sync', ...args, '-o', 'kv']);
   expect(forced.code).toBe(0);
   expect(forced.stdout).toBe(`APPLIED=1\nHEALED=Deployment/web ${IMAGE} kubectl-set\n`);
 });

@@ -14,7 +14,7 @@ import { paint } from '../../../src/render/colour.js';
 import type { OutputFormat } from '../../../src/render/colour.js';
 import type { DiffReport } from '../../../src/diff/types.js';
 import { brokenInput } from '../health/status-fixtures.js';
-import { syncDryRun, syncDryRunNoPrune, syncPruneIncomplete, syncRefused, syncWaveFailed } from '../../fixtures/reports/sync.js';
+import { syncDryRun, syncDryRunNoPrune, syncPruneIncomplete, syncInterrupted, syncRefused, syncStoppedOnConflicts, syncWaveFailed } from '../../fixtures/reports/sync.js';
 import { pruneEmpty, pruneHalfDone, pruneList } from '../../fixtures/reports/prune.js';
 import { LIVE_DIFF_NOW, liveDiffNoConflicts, liveDiffServerSide, liveDiffUnknown } from '../../fixtures/reports/live-diff.js';
 
@@ -75,6 +75,8 @@ export function goldenCases(): GoldenCase[] {
     ...forms('sync-dry-run', (f, p) => renderSync(syncDryRun(), f, p), { colour: true }),
     ...forms('sync-dry-run-no-prune', (f, p) => renderSync(syncDryRunNoPrune(), f, p), { json: false }),
     ...forms('sync-refused', (f, p) => renderSync(syncRefused(), f, p), { colour: true }),
+    ...forms('sync-stopped-on-conflicts', (f, p) => renderSync(syncStoppedOnConflicts(), f, p)),
+    ...forms('sync-interrupted', (f, p) => renderSync(syncInterrupted(), f, p), { json: false }),
     // `prune`
     ...forms('prune-list', (f, p) => renderPrune(pruneList(), f, p), { colour: true }),
     ...forms('prune-half-done', (f, p) => renderPrune(pruneHalfDone(), f, p), { colour: true }),

@@ -70,7 +70,7 @@ describe('what the golden files pin', () => {
     const kv = cases.filter((c) => c.file.startsWith('sync-') && c.file.endsWith('.kv')).map((c) => readGolden(c.file)).join('');
     const keys = new Set(kv.split('\n').filter(Boolean).map((l) => l.slice(0, l.indexOf('='))));
     expect([...keys].sort()).toEqual(
-      ['APPLIED', 'APPLY', 'CONFLICT', 'DRY_RUN', 'FAILED', 'HEAL', 'HEALED', 'HOOK', 'IGNORED', 'PRUNE', 'PRUNED', 'PRUNE_BLOCKED', 'PRUNE_CANDIDATE', 'PRUNE_FAILED', 'PRUNE_GONE', 'PRUNE_SKIPPED', 'REFUSED', 'WAVE'].sort(),
+      ['APPLIED', 'APPLY', 'CONFLICT', 'DRY_RUN', 'FAILED', 'HEAL', 'HEALED', 'HOOK', 'IGNORED', 'INTERRUPTED', 'NEXT_COMMAND', 'PRUNE', 'PRUNED', 'PRUNE_BLOCKED', 'PRUNE_CANDIDATE', 'PRUNE_FAILED', 'PRUNE_GONE', 'PRUNE_SKIPPED', 'REFUSED', 'STOPPED', 'WAVE'].sort(),
     );
   });
 
