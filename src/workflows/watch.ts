@@ -4,7 +4,7 @@ import { ExitCode, InputError, RefusedError } from '../model/errors.js';
 import type { Application } from '../app/types.js';
 import { firstFailure, type Comparison } from '../diff/comparison.js';
 import type { KubeGateway, ResourceType } from '../kube/gateway.js';
-import { displayName, keyString } from '../model/object.js';
+import { displayName, keyString, type ResourceKey } from '../model/object.js';
 import type { PruneCandidate } from '../prune/plan.js';
 import { cacheDirFor } from '../source/cache.js';
 import { classifyRepoURL } from '../source/repo-url.js';
@@ -79,6 +79,85 @@ function pinnedArgs(base: AppStateArgs, last: AppState | undefined, env: Record<
   return pinned;
 }
 
+/** The loop's stop signal: SIGINT/SIGTERM (unless told not to) or `deps.signal`; `dispose` removes the handlers. */
+function stopSignals(deps: WatchDeps, emit: (e: Omit<LoopEvent, 'time'>) => void): { stop: AbortController; dispose: () => void } {
+  const stop = new AbortController();
+  const onSignal = (sig: NodeJS.Signals) => {
+    emit({ action: 'stop', result: 'stopping', message: `${sig}: stopping after the step in progress (again to force)` });
+    removeHandlers();
+    stop.abort();
+  };
+  const removeHandlers = () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+  if (deps.handleSignals !== false) {
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  }
+  const onExternal = () => stop.abort();
+  deps.signal?.addEventListener('abort', onExternal, { once: true });
+  return {
+    stop,
+    dispose: () => {
+      removeHandlers();
+      deps.signal?.removeEventListener('abort', onExternal);
+    },
+  };
+}
+
+/** The push webhook, when asked for: each push wakes the loop, each request is an event. */
+async function webhookFor(req: WatchRequest, wakeup: Wakeup, emit: (e: Omit<LoopEvent, 'time'>) => void): Promise<WebhookServer | undefined> {
+  if (req.webhookAddr === undefined) return undefined;
+  const { host } = parseWebhookAddr(req.webhookAddr);
+  if (!isLoopback(host) && req.webhookSecret === undefined) {
+    emit({ action: 'warning', message: `the webhook listens on ${host}, beyond this machine, with no secret: anyone who reaches it can trigger a refresh` });
+  }
+  return startWebhook({
+    addr: req.webhookAddr,
+    ...(req.webhookSecret ? { secret: req.webhookSecret } : {}),
+    onPush: () => wakeup.wake('webhook'),
+    onRequest: (r) =>
+      emit({
+        action: 'webhook',
+        result: r.outcome === 'push' ? 'accepted' : r.outcome,
+        message: r.reason,
+        detail: { status: r.status, ...(r.event ? { event: r.event } : {}), ...(r.push?.ref ? { ref: r.push.ref } : {}), ...(r.remote ? { remote: r.remote } : {}) },
+      }),
+  });
+}
+
+/**
+ * What one refresh found, for the decision: the revision (the commit, else the digest `sync` uses), what is out of
+ * sync by the one comparison, the extras, the names for the log, and a refusal (the loop is Argo CD's automated sync:
+ * a window blocks it unless it allows automated syncs).
+ */
+function snapshotOf(state: AppState, comparison: Comparison, extras: Extras, o: { prune: boolean; warnings: string[]; now: number }): Snapshot {
+  const outOfSync: string[] = [];
+  const names: Snapshot['names'] = new Map();
+  const named = (k: ResourceKey) => ({ object: displayName(k), ...(k.namespace ? { namespace: k.namespace } : {}) });
+  state.desired.forEach((d, i) => {
+    const k = keyString(d.key);
+    names.set(k, named(d.key));
+    if (comparison.objects[i]!.status !== 'in-sync') outOfSync.push(k);
+  });
+  for (const [k, c] of extras.byKey) names.set(k, named(c.key));
+  const refusal = stateRefusal(state, { manual: false, now: o.now });
+  const until = refusal && state.rules ? windowVerdict(state.app, state.rules, { manual: false, now: o.now }).verdict.opensAt : undefined;
+  return {
+    revision: syncRevision(state),
+    ...(state.revision ? { commit: state.revision } : {}),
+    origin: state.origin,
+    policy: { selfHeal: state.app.automated?.selfHeal === true, prune: o.prune },
+    desiredCount: state.desired.length,
+    outOfSync,
+    extras: [...extras.byKey.keys()],
+    names,
+    warnings: o.warnings,
+    ...(refusal ? { blocked: { reason: refusal, ...(until !== undefined ? { until } : {}) } } : {}),
+  };
+}
+
 function liveTargets(state: AppState): LiveTarget[] {
   const byTarget = new Map<string, { type: ResourceType; namespace?: string; names: Set<string> }>();
   for (const d of state.desired) {
@@ -110,24 +189,7 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
   const clock = deps.clock ?? systemClock;
   const emit = (e: Omit<LoopEvent, 'time'>) => onEvent({ ...e, time: new Date(clock.now()) });
 
-  const stop = new AbortController();
-  const onSignal = (sig: NodeJS.Signals) => {
-    emit({ action: 'stop', result: 'stopping', message: `${sig}: stopping after the step in progress (again to force)` });
-    removeHandlers();
-    stop.abort();
-  };
-  const removeHandlers = () => {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  };
-  if (deps.handleSignals !== false) {
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  }
-  const external = deps.signal;
-  const onExternal = () => stop.abort();
-  external?.addEventListener('abort', onExternal, { once: true });
-
+  const { stop, dispose } = stopSignals(deps, emit);
   const gateway: KubeGateway | undefined = deps.gateway;
   let webhook: WebhookServer | undefined;
   let watcher: LiveWatcher | undefined;
@@ -136,24 +198,7 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
     if (gateway === undefined) throw new Error('the watch loop needs a gateway');
     const gw = gateway;
     const wakeup = new Wakeup();
-    if (req.webhookAddr !== undefined) {
-      const { host } = parseWebhookAddr(req.webhookAddr);
-      if (!isLoopback(host) && req.webhookSecret === undefined) {
-        emit({ action: 'warning', message: `the webhook listens on ${host}, beyond this machine, with no secret: anyone who reaches it can trigger a refresh` });
-      }
-      webhook = await startWebhook({
-        addr: req.webhookAddr,
-        ...(req.webhookSecret ? { secret: req.webhookSecret } : {}),
-        onPush: () => wakeup.wake('webhook'),
-        onRequest: (r) =>
-          emit({
-            action: 'webhook',
-            result: r.outcome === 'push' ? 'accepted' : r.outcome,
-            message: r.reason,
-            detail: { status: r.status, ...(r.event ? { event: r.event } : {}), ...(r.push?.ref ? { ref: r.push.ref } : {}), ...(r.remote ? { remote: r.remote } : {}) },
-          }),
-      });
-    }
+    webhook = await webhookFor(req, wakeup, emit);
     let appInstance = '';
     watcher = new LiveWatcher({
       gateway: gw,
@@ -198,38 +243,15 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
       const comparison = await compareAppState(state, ctx.opts.fieldManager);
       const failed = firstFailure(comparison);
       if (failed) throw failed;
-      const outOfSync: string[] = [];
-      const names: Snapshot['names'] = new Map();
-      state.desired.forEach((d, i) => {
-        const k = keyString(d.key);
-        names.set(k, { object: displayName(d.key), ...(d.key.namespace ? { namespace: d.key.namespace } : {}) });
-        if (comparison.objects[i]!.status !== 'in-sync') outOfSync.push(k);
-      });
       // Extras (prune candidates) are listed on polls only: that takes a list per kind and namespace, too much for
       // every live change. Between polls the last list stands (with the gaps of its scan), minus what was pruned since.
       if (state.prune !== undefined) extras = { byKey: new Map(state.prune.candidates.filter((c) => !c.skip).map((c) => [keyString(c.key), c])), ...(state.scanGaps ? { scanGaps: state.scanGaps } : {}) };
-      for (const [k, c] of extras.byKey) names.set(k, { object: displayName(c.key), ...(c.key.namespace ? { namespace: c.key.namespace } : {}) });
       const fresh = state.warnings.filter((w) => !warned.has(w));
       for (const w of fresh) warned.add(w);
       last = { state, comparison };
       watcher?.update(liveTargets(state));
-      // The loop is Argo CD's automated sync: a window blocks it unless it allows automated syncs.
-      const now = clock.now();
-      const refusal = stateRefusal(state, { manual: false, now });
-      const until = refusal && state.rules ? windowVerdict(state.app, state.rules, { manual: false, now }).verdict.opensAt : undefined;
-      return {
-        revision: syncRevision(state),
-        ...(state.revision ? { commit: state.revision } : {}),
-        origin: state.origin,
-        // The automated loop prunes as automated.prune says; a --desired that overrides the source only with --prune.
-        policy: { selfHeal: state.app.automated?.selfHeal === true, prune: req.prune || (state.app.automated?.prune === true && baseArgs.desired === undefined) },
-        desiredCount: state.desired.length,
-        outOfSync,
-        extras: [...extras.byKey.keys()],
-        names,
-        warnings: fresh,
-        ...(refusal ? { blocked: { reason: refusal, ...(until !== undefined ? { until } : {}) } } : {}),
-      };
+      // The automated loop prunes as automated.prune says; a --desired that overrides the source only with --prune.
+      return snapshotOf(state, comparison, extras, { prune: req.prune || (state.app.automated?.prune === true && baseArgs.desired === undefined), warnings: fresh, now: clock.now() });
     };
 
     // The record (the Application's status): after every round that acted, and after a refresh whose verdict changed.
@@ -282,8 +304,7 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
     emit({ action: 'stop', result: 'stopped', detail: { steps: summary.steps, applied: summary.applied, pruned: summary.pruned, failed: summary.failed } });
     return ExitCode.Ok;
   } finally {
-    removeHandlers();
-    external?.removeEventListener('abort', onExternal);
+    dispose();
     await watcher?.stop();
     await webhook?.close();
     if (deps.closeGateway !== false) gateway?.close();
