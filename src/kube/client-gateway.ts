@@ -428,6 +428,10 @@ class ClientGateway implements KubeGateway {
     return this.discovery;
   }
 
+  forgetDiscovery(): void {
+    this.discovery = undefined;
+  }
+
   private readonly openApiDocs = new Map<string, Promise<unknown>>();
 
   openApi(group: string, version: string): Promise<unknown> {

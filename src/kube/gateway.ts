@@ -119,6 +119,8 @@ export interface KubeGateway {
   readonly server: string;
   /** The served types, fetched once and cached. */
   discover(): Promise<Discovery>;
+  /** Drops the cached discovery: the next discover() or resolve() reads it again (a long-running loop after a new CRD). */
+  forgetDiscovery?(): void;
   /** The API server's OpenAPI v3 document of one group-version (`/openapi/v3/apis/apps/v1`), fetched once; undefined when it serves none. */
   openApi?(group: string, version: string): Promise<unknown>;
   /** The API server's version (`/version` gitVersion, e.g. `v1.35.4`). */

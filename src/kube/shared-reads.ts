@@ -16,6 +16,10 @@ export class SharedReads implements KubeGateway {
     return this.inner.discover();
   }
 
+  forgetDiscovery(): void {
+    this.inner.forgetDiscovery?.();
+  }
+
   servedTypes(group: string, version: string): Promise<ResourceType[] | undefined> {
     return this.inner.servedTypes ? this.inner.servedTypes(group, version) : Promise.resolve(undefined);
   }

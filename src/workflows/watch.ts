@@ -227,6 +227,9 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
     const refresh = async ({ pollSource }: { pollSource: boolean }): Promise<Snapshot> => {
       let state: AppState;
       const started = clock.now();
+      // A kind the cluster did not serve at the last look (its CRD in the app, or expected): discovery is read again,
+      // else a long-running loop would never see it served (and its object never compared live).
+      if (last?.state.desired.some((d) => d.pendingCrd)) gw.forgetDiscovery?.();
       try {
         state = await loadAppState(pollSource ? baseArgs : pinnedArgs(baseArgs, last?.state, ctx.io.env), appDeps, { extras: pollSource || last === undefined });
       } catch (e) {

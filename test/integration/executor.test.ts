@@ -207,6 +207,7 @@ test('SkipDryRunOnMissingResource, the kind unserved: the loop fails that object
   await applyYaml(stringify(g.crd));
   await kubectlOk(['wait', '--for=condition=Established', `customresourcedefinition/sprockets.${g.group}`, '--timeout=60s']);
   await w.line((l) => l.action === 'sync' && l.object === 'Sprocket/site' && l.result === 'applied', 'the loop applying the Sprocket once served');
+  await w.line((l) => l.action === 'in-sync', 'the app in sync (the loop sees the new kind served)');
   expect(JSON.parse(await kubectlOk(['get', `sprockets.${g.group}`, 'site', '-n', ns, '-o', 'json'])).spec).toEqual({ size: 1 });
 }, TIMEOUT);
 

@@ -21,7 +21,7 @@ afterAll(async () => {
   if (ns) await deleteNamespace(ns);
 }, 60_000);
 
-const meta = async (kind: string, name: string) => (JSON.parse(await kubectlOk(['get', kind, name, '-n', ns, '-o', 'json'])) as { metadata: { resourceVersion: string; labels?: Record<string, string> }; spec: Record<string, unknown>; data?: Record<string, string> });
+const meta = async (kind: string, name: string) => (JSON.parse(await kubectlOk(['get', kind, name, '-n', ns, '-o', 'json'])) as { metadata: { resourceVersion: string; generation?: number; labels?: Record<string, string> }; spec: Record<string, unknown>; data?: Record<string, string> });
 
 function deployment(image: string): object {
   return {
@@ -42,7 +42,8 @@ test('after kubectl scale and kubectl set image: --no-force-conflicts writes not
   // The Service changes in Git too: a sync that went ahead would write it.
   const next = writeDesired(work.dir, 'web-2', [deployment('registry.invalid/web:1'), service({ tier: 'two' })]);
   const svcBefore = (await meta('service', 'web')).metadata.resourceVersion;
-  const deployBefore = (await meta('deployment', 'web')).metadata.resourceVersion;
+  // The Deployment's status moves on its own (the controller scales): its spec's generation is what a write would change.
+  const deployBefore = (await meta('deployment', 'web')).metadata.generation;
 
   const args = ['sync', '-f', app, '--desired', next, '-o', 'kv'];
   const cautious = await runPlugin([...args, '--no-force-conflicts']);
@@ -55,7 +56,8 @@ test('after kubectl scale and kubectl set image: --no-force-conflicts writes not
   expect(kv.NEXT_COMMAND?.[0]).toMatch(new RegExp(`^kubectl gitops ${args.join(' ').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} --kubeconfig \\S+$`));
   expect((await meta('service', 'web')).metadata.resourceVersion).toBe(svcBefore);
   expect((await meta('service', 'web')).metadata.labels).toEqual({ tier: 'one' });
-  expect((await meta('deployment', 'web')).metadata.resourceVersion).toBe(deployBefore);
+  expect((await meta('deployment', 'web')).metadata.generation).toBe(deployBefore);
+  expect((await meta('deployment', 'web')).spec.replicas).toBe(3);
 
   // The default: both fields taken back, each named with the manager it was taken from.
   const forced = await runPlugin(args);
