@@ -1,5 +1,5 @@
 // kubectl-style (pflag) argument lists: rewritten by normalizeArgv, then parsed by runCli as kubectl would.
-import { normalizeArgv, repeatedValues } from '../../../src/cli/argv.js';
+import { commandLineWithout, normalizeArgv, repeatedValues } from '../../../src/cli/argv.js';
 import { COMMANDS, runCli } from '../../../src/cli/app.js';
 import type { GitopsCommand } from '../../../src/cli/command.js';
 import type { CommandContext } from '../../../src/cli/context.js';
@@ -217,5 +217,14 @@ describe('repeatedValues: every value of a repeatable flag, in order', () => {
     const got = repeatedValues(['sync', 'shop', '--resource', ':ConfigMap:a', '--resource=apps:Deployment:b', '--api-versions', 'v1', '--output', 'kv', '--as-group=g1', '--', '--resource', 'x']);
     expect(Object.fromEntries(got)).toEqual({ resource: [':ConfigMap:a', 'apps:Deployment:b'], 'api-versions': ['v1'], 'as-group': ['g1'] });
     expect(repeatedValues(['sync', '--resource']).size).toBe(0);
+  });
+});
+
+describe('commandLineWithout (the command that goes on after a --no-force-conflicts stop)', () => {
+  it('is the command line as typed, shell-quoted, without the flags named', () => {
+    const drop = ['--no-force-conflicts', '--force-conflicts=false'];
+    expect(commandLineWithout(['sync', 'shop', '--no-force-conflicts', '--prune', '-o', 'kv'], drop)).toBe('kubectl gitops sync shop --prune -o kv');
+    expect(commandLineWithout(['rollback', 'shop', '3', '--force-conflicts=false'], drop)).toBe('kubectl gitops rollback shop 3');
+    expect(commandLineWithout(['sync', '-f', '/tmp/my app.yaml', '-l', "tier in (web,api)", '--desired', "it's"], drop)).toBe(`kubectl gitops sync -f '/tmp/my app.yaml' -l 'tier in (web,api)' --desired 'it'\\''s'`);
   });
 });
