@@ -120,7 +120,8 @@ export function retryDelayMs(retry: RetryPolicy, n: number): number {
 
 /**
  * A sync tried again after a failure (exit 3: a failed apply, hook or wave), as Argo CD retries a sync operation:
- * `retry` from --retry-limit, else the Application's syncPolicy.retry; refusals and input errors are never retried.
+ * `retry` from --retry-limit, else the Application's syncPolicy.retry; refusals, input errors and a stop on conflicts
+ * (--no-force-conflicts) are never retried.
  * Each retry is said through `notify`; the last attempt's report is returned, with the number of attempts.
  */
 export async function syncWithRetry(
@@ -133,6 +134,8 @@ export async function syncWithRetry(
   for (;;) {
     const report = await syncApp(req, deps);
     if (req.dryRun || syncExitCode(report) !== 3) return attemptsOf(report, attempt);
+    // Conflicts the user asked to stop on (--no-force-conflicts) stand until someone acts: trying again cannot help.
+    if (report.stoppedBeforeWriting !== undefined && report.conflicts.length > 0) return attemptsOf(report, attempt);
     // The Application is read again by each attempt; its retry policy as last read decides.
     const policy = retryPolicyFor(report, opts.retryLimit);
     if (!policy || (policy.limit !== -1 && attempt >= policy.limit)) return attemptsOf(report, attempt);

@@ -449,6 +449,16 @@ describe('syncPolicy.retry: a failed sync is tried again with Argo CD\'s back-of
   });
 });
 
+test('a stop on predicted conflicts (--no-force-conflicts) is not retried: the conflicts stand until someone acts', async () => {
+  const ws = workspace({ 'd.yaml': DEPLOY }, 'syncPolicy: {retry: {limit: 3, backoff: {duration: 1s, factor: 2, maxDuration: 2s}}}');
+  const waits: number[] = [];
+  const report = await syncWithRetry({ appFile: ws.appFile, desired: ws.dir, dryRun: false, prune: false, forceConflicts: false, timeoutMs: 60_000 }, { io: memoryIo().io, opts, gateway: new FakeGateway({ objects: [NS('shop')], conflictsFor: conflict }) }, { notify: () => undefined, sleep: async (ms) => void waits.push(ms) });
+  expect(syncExitCode(report)).toBe(3);
+  expect(report.stoppedBeforeWriting).toBeDefined();
+  expect(report.retries).toBeUndefined();
+  expect(waits).toEqual([]);
+});
+
 describe('SkipDryRunOnMissingResource: a custom resource whose CRD is neither served nor in the sync', () => {
   const WIDGET = (opt: string) => `apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1${opt ? `, annotations: {argocd.argoproj.io/sync-options: "${opt}"}` : ''}}\nspec: {size: 3}\n`;
   const crd = (established: boolean): KubeObject =>
