@@ -1,12 +1,12 @@
 // Builds the yargs program, registers every command explicitly and runs one of them.
 import yargs, { type Argv } from 'yargs';
 import { resolve } from 'node:path';
-import type { Io } from './io.js';
+import type { Io } from '../model/context.js';
 import type { GitopsCommand } from './command.js';
 import { OUTPUT_FORMATS, globalOptions, toGlobalOptions, type GlobalArgs } from './options.js';
 import { SHORTHANDS, UsageError, normalizeArgv, repeatedValues } from './argv.js';
 import { makeContext } from './context.js';
-import { ExitCode, describeError, exitCodeFor } from './exit-codes.js';
+import { ExitCode, describeError, exitCodeFor } from '../model/errors.js';
 import { diffCommand } from './commands/diff.js';
 import { syncCommand } from './commands/sync.js';
 import { pruneCommand } from './commands/prune.js';

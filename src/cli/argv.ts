@@ -6,7 +6,7 @@
 // (`--output=json`) before yargs sees it, and a shorthand nobody defines is refused as pflag refuses it.
 // `-v` is kubectl's log level: `-v6`, `-v=6`, `-v 6`, `--v=6`, `--v 6`; a bare `-v` (no number after
 // it) is level 1, which is what `-v` meant before it took a level (the cause chain of errors).
-import { InputError } from './exit-codes.js';
+import { InputError } from '../model/errors.js';
 
 /** A mistake in the argument list itself: exit 2 with a hint to the help. */
 export class UsageError extends InputError {}

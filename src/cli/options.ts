@@ -4,8 +4,6 @@ import type { ColorMode, GlobalOptions, KubeOverrides, OutputFormat } from '../m
 import { CONTROL_PLANE_NAMESPACE, DEFAULT_APP_NAMESPACE, DEFAULT_FIELD_MANAGER } from '../model/keys.js';
 import { UsageError } from './argv.js';
 
-export type { GlobalOptions, KubeOverrides } from '../model/context.js';
-
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'yaml', 'kv', 'env'];
 export const COLOR_MODES: readonly ColorMode[] = ['auto', 'always', 'never'];
 

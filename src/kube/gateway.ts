@@ -1,7 +1,5 @@
 // The kube gateway: everything the tool asks of an API server, as one interface (no client library types).
 import type { KubeObject } from '../model/object.js';
-
-export { apiVersionOf, resourceName, type ResourceType } from '../model/resource-type.js';
 import type { ResourceType } from '../model/resource-type.js';
 
 export interface Discovery {

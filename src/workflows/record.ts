@@ -3,7 +3,8 @@
 import type { RunContext } from '../model/context.js';
 import { InputError } from '../model/errors.js';
 import { KubeApiError } from '../kube/errors.js';
-import type { KubeGateway, ResourceType } from '../kube/gateway.js';
+import type { KubeGateway } from '../kube/gateway.js';
+import type { ResourceType } from '../model/resource-type.js';
 import type { JsonObject, KubeObject } from '../model/object.js';
 import {
   controllerWrite,

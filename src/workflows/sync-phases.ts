@@ -2,7 +2,8 @@
 // hooks created fresh (their delete policies honoured), and each wave waited for until healthy before the next; the
 // first failure stops it, and the SyncFail hooks run.
 import type { Tracking } from '../tracking/method.js';
-import type { KubeGateway, ResourceType } from '../kube/gateway.js';
+import type { KubeGateway } from '../kube/gateway.js';
+import type { ResourceType } from '../model/resource-type.js';
 import { KubeApiError } from '../kube/errors.js';
 import { resourceHealth } from '../health/resource.js';
 import type { HealthStatus } from '../health/types.js';

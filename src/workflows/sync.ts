@@ -2,13 +2,15 @@
 import { createHash } from 'node:crypto';
 import { firstFailure } from '../diff/comparison.js';
 import type { ObjectDiff } from '../diff/types.js';
-import { apiVersionOf, type KubeGateway, type PropagationPolicy, type ResourceType } from '../kube/gateway.js';
+import type { KubeGateway, PropagationPolicy } from '../kube/gateway.js';
+import { apiVersionOf, type ResourceType } from '../model/resource-type.js';
 import { isPlainObject, keyString, type JsonValue, type ResourceKey } from '../model/object.js';
 import { deleteCandidates } from './prune-delete.js';
 import { partialScan } from './prune.js';
 import { applySteps, dryRunSteps, type ApplyResult, type DryRunResult } from './apply.js';
 import { serverFieldText } from '../model/field-path.js';
-import { keepLiveValues, leftTo, type IgnoredFields } from '../sync/ignored.js';
+import { keepLiveValues } from '../sync/ignored.js';
+import { leftTo, type IgnoredFields } from '../diff/ignored-fields.js';
 import { planSync, type ApplyStep, type PlanDesired, type SyncPlan } from '../sync/plan.js';
 import { describeMissing, preflight, writesOf, type MissingPermission } from './preflight.js';
 import type { HookPhase } from '../sync/hooks.js';

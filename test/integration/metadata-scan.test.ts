@@ -8,7 +8,8 @@ import { tempDir } from '../support/temp-dir.js';
 import { createTestNamespace, deleteNamespace, kubeconfigPath, kubectlOk, runPlugin } from './support/index.js';
 import { resolveConnection } from '../../src/kube/connect.js';
 import { createClientGateway } from '../../src/kube/client-gateway.js';
-import type { KubeGateway, ResourceType } from '../../src/kube/gateway.js';
+import type { KubeGateway } from '../../src/kube/gateway.js';
+import type { ResourceType } from '../../src/model/resource-type.js';
 import { TRACKING_ID } from '../../src/model/keys.js';
 import type { KubeObject } from '../../src/model/object.js';
 

@@ -1,7 +1,7 @@
 // `kubectl gitops prune`: list (or delete, with --confirm) live objects this app owns but no longer declares.
 import { defineCommand } from '../command.js';
 import { appSourceOptions } from '../options.js';
-import type { ExitCode } from '../exit-codes.js';
+import type { ExitCode } from '../../model/errors.js';
 import { pruneInput } from '../inputs.js';
 
 export const pruneCommand = defineCommand({

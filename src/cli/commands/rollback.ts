@@ -1,8 +1,8 @@
 // `kubectl gitops rollback`: deploy what a history entry deployed, as argocd app rollback.
 import { defineCommand } from '../command.js';
 import { clusterOptions, recordOption } from '../options.js';
-import { InputError, type ExitCode } from '../exit-codes.js';
-import { parseDuration } from '../duration.js';
+import { InputError, type ExitCode } from '../../model/errors.js';
+import { parseDuration } from '../../model/duration.js';
 import { appStateInput } from '../inputs.js';
 import { CONTROL_PLANE_NAMESPACE } from '../../model/keys.js';
 

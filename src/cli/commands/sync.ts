@@ -5,7 +5,7 @@ import type { CommandContext } from '../context.js';
 import type { GlobalArgs } from '../options.js';
 import { appSourceOptions, recordOption } from '../options.js';
 import { recording, retryLimitOf, syncAllInput, syncInput, watchInput } from '../inputs.js';
-import { InputError, type ExitCode } from '../exit-codes.js';
+import { InputError, type ExitCode } from '../../model/errors.js';
 import type { SyncEvent } from '../../workflows/sync-phases.js';
 
 /** A one-line progress indicator on stderr, only on a TTY; cleared when done. `above` prints a line above it. */

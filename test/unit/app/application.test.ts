@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../../support/temp-dir.js';
 import { loadApplicationFile, parseApplication, parseSyncOptions } from '../../../src/app/application.js';
-import { InputError } from '../../../src/cli/exit-codes.js';
+import { InputError } from '../../../src/model/errors.js';
 
 const base = {
   apiVersion: 'argoproj.io/v1alpha1',

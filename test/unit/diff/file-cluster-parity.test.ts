@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { tempDir } from '../../support/temp-dir.js';
 import { COMMON_TYPES, FakeGateway } from '../../support/fake-gateway.js';
-import type { ResourceType } from '../../../src/kube/gateway.js';
+import type { ResourceType } from '../../../src/model/resource-type.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import { runFileDiff } from '../../../src/workflows/file-diff.js';
 import { liveDiff } from '../../../src/workflows/live-diff.js';
@@ -17,7 +17,7 @@ import { paint } from '../../../src/render/colour.js';
 import { keyOf, keyString, type KubeObject } from '../../../src/model/object.js';
 import { TRACKING_ID } from '../../../src/model/keys.js';
 import { buildTrackingId, instanceName } from '../../../src/tracking/tracking-id.js';
-import type { GlobalOptions } from '../../../src/cli/options.js';
+import type { GlobalOptions } from '../../../src/model/context.js';
 import type { ObjectDiff } from '../../../src/diff/types.js';
 
 const ROOT = join(process.cwd(), 'test/fixtures/diff');

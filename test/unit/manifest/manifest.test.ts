@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { tempDir } from '../../support/temp-dir.js';
 import { loadManifests, parseManifests } from '../../../src/manifest/index.js';
 import { parseYamlValues } from '../../../src/manifest/parse.js';
-import { InputError } from '../../../src/cli/exit-codes.js';
+import { InputError } from '../../../src/model/errors.js';
 
 const cm = (name: string, ns = 'shop') => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: ${ns}\n`;
 

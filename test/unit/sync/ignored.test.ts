@@ -1,5 +1,6 @@
 // RespectIgnoreDifferences (sync/ignored.ts keepLiveValues): the desired object with its ignored fields at their live values.
-import { keepLiveValues, type IgnoredField, type IgnoredFields } from '../../../src/sync/ignored.js';
+import { keepLiveValues } from '../../../src/sync/ignored.js';
+import type { IgnoredField, IgnoredFields } from '../../../src/diff/ignored-fields.js';
 import { stepsOf } from '../../../src/model/field-path.js';
 import type { KubeObject } from '../../../src/model/object.js';
 

@@ -8,7 +8,7 @@ import { apiError } from '../../../src/kube/errors.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import { syncApp, syncExitCode, syncWithRetry, type SyncRequest } from '../../../src/workflows/sync.js';
 import { renderSyncKv } from '../../../src/render/sync.js';
-import type { GlobalOptions } from '../../../src/cli/options.js';
+import type { GlobalOptions } from '../../../src/model/context.js';
 import type { KubeObject } from '../../../src/model/object.js';
 import type { SyncEvent } from '../../../src/workflows/sync-phases.js';
 

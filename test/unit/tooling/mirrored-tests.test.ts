@@ -62,8 +62,6 @@ const WITHOUT_OWN_TEST: Record<string, string> = {
   'manifest/index.ts': 'test/unit/manifest/manifest.test.ts',
   'manifest/parse.ts': 'test/unit/manifest/manifest.test.ts and test/unit/fuzz/manifest.fuzz.test.ts',
   'model/context.ts': 'types only',
-  'model/duration.ts': 'test/unit/cli/duration.test.ts',
-  'model/errors.ts': 'test/unit/cli/exit-codes.test.ts',
   'model/glob.ts': 'test/unit/diff/ignore.test.ts and test/unit/settings/project.test.ts',
   'model/keys.ts': 'constants only',
   'model/object.ts': 'the object model: used by nearly every test',

@@ -9,7 +9,7 @@ import { liveDiff } from '../../../src/workflows/live-diff.js';
 import { runStatus } from '../../../src/workflows/status.js';
 import { renderLiveDiff } from '../../../src/render/live-diff.js';
 import { paint } from '../../../src/render/colour.js';
-import type { GlobalOptions } from '../../../src/cli/options.js';
+import type { GlobalOptions } from '../../../src/model/context.js';
 import type { KubeObject } from '../../../src/model/object.js';
 import type { PrunePlan } from '../../../src/prune/plan.js';
 

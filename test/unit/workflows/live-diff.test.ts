@@ -7,7 +7,7 @@ import { memoryIo } from '../../../src/cli/io.js';
 import { liveDiff } from '../../../src/workflows/live-diff.js';
 import { renderLiveDiff } from '../../../src/render/live-diff.js';
 import { paint } from '../../../src/render/colour.js';
-import type { GlobalOptions } from '../../../src/cli/options.js';
+import type { GlobalOptions } from '../../../src/model/context.js';
 import type { KubeObject } from '../../../src/model/object.js';
 
 const opts: GlobalOptions = { requestTimeout: '0', output: 'kv', color: 'never', verbose: false, fieldManager: 'argocd-controller', appNamespace: 'argocd' };

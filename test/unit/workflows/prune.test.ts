@@ -4,10 +4,11 @@ import { join } from 'node:path';
 import { tempDir } from '../../support/temp-dir.js';
 import { FakeGateway } from '../../support/fake-gateway.js';
 import { apiError } from '../../../src/kube/errors.js';
-import type { ListOptions, ListResult, ResourceType } from '../../../src/kube/gateway.js';
+import type { ListOptions, ListResult } from '../../../src/kube/gateway.js';
+import type { ResourceType } from '../../../src/model/resource-type.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import { pruneApp, pruneExitCode } from '../../../src/workflows/prune.js';
-import type { GlobalOptions } from '../../../src/cli/options.js';
+import type { GlobalOptions } from '../../../src/model/context.js';
 import type { KubeObject } from '../../../src/model/object.js';
 
 const opts: GlobalOptions = { requestTimeout: '0', output: 'kv', color: 'never', verbose: false, fieldManager: 'argocd-controller', appNamespace: 'argocd' };

@@ -1,6 +1,6 @@
 // Choosing what a rollback deploys: the previous entry or a named one, the recorded source at its revision; refusals.
 import { rollbackTarget } from '../../../src/workflows/rollback.js';
-import { InputError, RefusedError } from '../../../src/cli/exit-codes.js';
+import { InputError, RefusedError } from '../../../src/model/errors.js';
 import type { KubeObject } from '../../../src/model/object.js';
 
 const source = (rev: string) => ({ repoURL: 'https://git.example/shop.git', path: 'apps/shop', targetRevision: rev, helm: { parameters: [{ name: 'tag', value: rev }] } });

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../../src/cli/app.js';
-import { ExitCode, InputError } from '../../../src/cli/exit-codes.js';
+import { ExitCode, InputError } from '../../../src/model/errors.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import { makeContext } from '../../../src/cli/context.js';
 import { toGlobalOptions } from '../../../src/cli/options.js';

@@ -8,7 +8,7 @@ import {
   RefusedError,
   describeError,
   exitCodeFor,
-} from '../../../src/cli/exit-codes.js';
+} from '../../../src/model/errors.js';
 
 describe('exitCodeFor', () => {
   it('keeps the documented numbers', () => {
