@@ -26,20 +26,13 @@ import { stateRefusal } from './rules.js';
 
 export const SYNC_SCHEMA_VERSION = 1;
 
-export interface ObjectRef {
-  group: string;
-  kind: string;
-  namespace: string;
-  name: string;
-}
-
-export interface FieldOwnerRef extends ObjectRef {
+export interface FieldOwnerRef extends ResourceKey {
   /** The field as the diff prints it (`spec.template.spec.containers[name=orders].image`). */
   field: string;
   manager: string;
 }
 
-export interface StepReport extends ObjectRef {
+export interface StepReport extends ResourceKey {
   /** null for the namespace CreateNamespace adds (it goes before every wave). */
   wave: number | null;
   action: ApplyStep['action'];
@@ -48,13 +41,13 @@ export interface StepReport extends ObjectRef {
   message?: string;
 }
 
-export interface PruneResultReport extends ObjectRef {
+export interface PruneResultReport extends ResourceKey {
   /** `candidate`: a dry run's prune candidate that this sync would not prune (pruning is off: see prune.why). */
   outcome: 'pruned' | 'would-prune' | 'candidate' | 'skipped' | 'gone' | 'changed' | 'failed';
   message?: string;
 }
 
-export interface HookReport extends ObjectRef {
+export interface HookReport extends ResourceKey {
   phase: HookPhase;
   wave: number;
   outcome: HookRun['outcome'];
@@ -86,7 +79,7 @@ export interface SyncReport {
   /** Conflicting fields of objects not applied (no force). */
   conflicts: FieldOwnerRef[];
   /** `operation`: the sync stopped (a failed hook, a Degraded resource, the --timeout); the message says which. */
-  failures: (ObjectRef & { phase: 'preflight' | 'dry-run' | 'apply' | 'prune' | 'operation'; message: string })[];
+  failures: (ResourceKey & { phase: 'preflight' | 'dry-run' | 'apply' | 'prune' | 'operation'; message: string })[];
   /** The resource hooks run (or, in a dry run, to run), in order, with their result. */
   hooks: HookReport[];
   /** A multi-step sync's (phase, wave) steps in order and how each ended (absent: one pass, no hooks or waves). */
@@ -117,7 +110,7 @@ export interface SyncRequest extends AppStateArgs {
   skipHooks?: boolean;
 }
 
-function ref(k: ResourceKey): ObjectRef {
+function ref(k: ResourceKey): ResourceKey {
   return { group: k.group, kind: k.kind, namespace: k.namespace, name: k.name };
 }
 
