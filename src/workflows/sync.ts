@@ -2,9 +2,9 @@
 import { createHash } from 'node:crypto';
 import { firstFailure } from '../diff/comparison.js';
 import type { ObjectDiff } from '../diff/types.js';
-import type { KubeGateway, PropagationPolicy } from '../kube/gateway.js';
+import type { KubeGateway } from '../kube/gateway.js';
 import { apiVersionOf, type ResourceType } from '../model/resource-type.js';
-import { isPlainObject, keyString, type JsonValue, type ResourceKey } from '../model/object.js';
+import { isPlainObject, keyString, type JsonValue, type PropagationPolicy, type ResourceKey } from '../model/object.js';
 import { deleteCandidates } from './prune-delete.js';
 import { partialScan } from './prune.js';
 import { applySteps, dryRunSteps, type ApplyResult, type DryRunResult } from './apply.js';
