@@ -62,7 +62,6 @@ const WITHOUT_OWN_TEST: Record<string, string> = {
   'manifest/index.ts': 'test/unit/manifest/manifest.test.ts',
   'manifest/parse.ts': 'test/unit/manifest/manifest.test.ts and test/unit/fuzz/manifest.fuzz.test.ts',
   'model/context.ts': 'types only',
-  'model/glob.ts': 'test/unit/diff/ignore.test.ts and test/unit/settings/project.test.ts',
   'model/keys.ts': 'constants only',
   'model/object.ts': 'the object model: used by nearly every test',
   'model/resource-type.ts': 'the resource type and two one-line helpers: test/unit/kube/discovery.test.ts, test/support/fake-gateway.ts',
