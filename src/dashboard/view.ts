@@ -7,6 +7,7 @@ import { appGraph, type GraphNode } from '../render/graph.js';
 import { renderSvg } from '../render/graph-svg.js';
 import { formatAge, formatValue } from '../render/diff.js';
 import { describeRule } from '../diff/ignore.js';
+import { renderPath } from '../model/field-path.js';
 
 export const DASHBOARD_SCHEMA_VERSION = 1;
 
@@ -59,7 +60,7 @@ export interface AppView {
 /** The field table rows of one object diff; `now` fixes the ages. Values are the diff's (Secret data already masked). */
 export function fieldRows(fields: readonly FieldDiff[], now: Date): FieldRow[] {
   return fields.map((f) => ({
-    path: f.path,
+    path: renderPath(f.path),
     desired: formatValue(f.desired as JsonValue | undefined),
     live: formatValue(f.live as JsonValue | undefined),
     owners: f.owners.map((o) => {

@@ -8,7 +8,7 @@ import { isPlainObject, keyString, type JsonValue, type PropagationPolicy, type 
 import { deleteCandidates } from './prune-delete.js';
 import { partialScan } from './prune.js';
 import { applySteps, dryRunSteps, type ApplyResult, type DryRunResult } from './apply.js';
-import { serverFieldText } from '../model/field-path.js';
+import { renderPath, serverFieldText } from '../model/field-path.js';
 import { keepLiveValues } from '../sync/ignored.js';
 import { leftTo, type IgnoredFields } from '../diff/ignored-fields.js';
 import { planSync, type ApplyStep, type PlanDesired, type SyncPlan } from '../sync/plan.js';
@@ -221,7 +221,7 @@ export async function syncApp(req: SyncRequest, deps: SyncDeps): Promise<SyncRep
     if (!ig) continue;
     for (const f of ig.live) {
       if (f.desired !== undefined && !app.syncOptions.respectIgnoreDifferences) continue;
-      for (const manager of leftTo(f, fieldManager)) report.ignored.push({ ...ref(step.key), field: f.path, manager, rule: `${f.rule.type} ${f.rule.value}` });
+      for (const manager of leftTo(f, fieldManager)) report.ignored.push({ ...ref(step.key), field: renderPath(f.path), manager, rule: `${f.rule.type} ${f.rule.value}` });
     }
   }
 

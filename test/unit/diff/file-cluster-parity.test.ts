@@ -19,6 +19,7 @@ import { TRACKING_ID } from '../../../src/model/keys.js';
 import { buildTrackingId, instanceName } from '../../../src/tracking/tracking-id.js';
 import type { GlobalOptions } from '../../../src/model/context.js';
 import type { ObjectDiff } from '../../../src/diff/types.js';
+import { renderPath } from '../../../src/model/field-path.js';
 
 const ROOT = join(process.cwd(), 'test/fixtures/diff');
 const CASES = readdirSync(ROOT).filter((d) => existsSync(join(ROOT, d, 'expected.yaml'))).sort();
@@ -91,7 +92,7 @@ describe('file mode, cluster mode and status give identical verdicts on every di
     // And both are what the fixture expects.
     const expected = parse(readFileSync(join(dir, 'expected.yaml'), 'utf8')) as { sync: string; objects: { object: string; status: string; fields: { path: string; verdict: string }[] }[]; secretsNeverShown?: string[] };
     expect(file.report.sync).toBe(expected.sync);
-    expect(file.report.objects.map((o) => `${o.key.kind}/${o.key.name} ${o.status} ${o.fields.map((f) => `${f.path} ${f.verdict}`).join(', ')}`)).toEqual(
+    expect(file.report.objects.map((o) => `${o.key.kind}/${o.key.name} ${o.status} ${o.fields.map((f) => `${renderPath(f.path)} ${f.verdict}`).join(', ')}`)).toEqual(
       expected.objects.map((o) => `${o.object} ${o.status} ${o.fields.map((f) => `${f.path} ${f.verdict}`).join(', ')}`),
     );
     for (const secret of expected.secretsNeverShown ?? []) {
