@@ -1,6 +1,6 @@
 // Argo CD's tracking-id annotation, `<app>:<group>/<kind>:<namespace>/<name>`: build, parse, self-reference.
 //
-// Rules (argocd-semantics.md §1): the core group is empty (`shop:/ConfigMap:ns/cm`); a
+// Rules (Argo CD's util/argo/resource_tracking.go, BuildAppInstanceValue): the core group is empty (`shop:/ConfigMap:ns/cm`); a
 // cluster-scoped object carries the app's destination namespace; the app part is the
 // Application's name when it lives in the control-plane namespace, else `<namespace>_<name>`.
 // We take the control-plane namespace to be `argocd` (Argo CD's default install) unless a

@@ -234,7 +234,7 @@ export async function syncApp(req: SyncRequest, deps: SyncDeps): Promise<SyncRep
   }
   const deniedDeletes = access.missing.filter((x) => x.verb === 'delete');
 
-  // Step 4: the whole set, server-side dry-run; any failure stops everything.
+  // The whole set, server-side dry-run; any failure stops everything.
   deps.progress?.(`dry-running ${plan.steps.filter((s) => s.action !== 'skip').length} objects`);
   const dry = await dryRunSteps(gw, plan.steps, { fieldManager, force: plan.force });
   for (const d of dry) if (d.error) report.failures.push({ ...ref(d.step.key), phase: 'dry-run', message: d.error });
@@ -274,7 +274,7 @@ export async function syncApp(req: SyncRequest, deps: SyncDeps): Promise<SyncRep
     return report;
   }
 
-  // Step 5: apply: in one pass (a single wave, no hooks), else phase by phase and wave by wave, each waited for.
+  // Apply: in one pass (a single wave, no hooks), else phase by phase and wave by wave, each waited for.
   const prune = () => runPrune(gw, plan, report, deniedDeletes, propagationPolicy, deps.progress, state.scanGaps);
   const beforeGroup = crdsServed(gw, state, Date.now() + req.timeoutMs);
   if (!multiStep) {
@@ -403,7 +403,7 @@ function recordApplied(report: SyncReport, results: readonly ApplyResult[], conf
   }
 }
 
-/** Step 7: prune, only when enabled and every apply succeeded; every outcome recorded. */
+/** Prune, only when enabled and every apply succeeded; every outcome recorded. */
 async function runPrune(
   gw: KubeGateway,
   plan: SyncPlan,
