@@ -10,7 +10,7 @@ import { parseSourceOptions } from './source-options.js';
 import type { Application, AppSource, AutomatedPolicy, IgnoreDifference, RetryPolicy, SyncOptions } from './types.js';
 import { parseDuration } from '../model/duration.js';
 
-export const DEFAULT_SYNC_OPTIONS: SyncOptions = {
+const DEFAULT_SYNC_OPTIONS: SyncOptions = {
   createNamespace: false,
   pruneLast: false,
   serverSideApply: false,
@@ -35,7 +35,7 @@ const BOOL_OPTIONS: Record<string, keyof Omit<SyncOptions, 'prunePropagationPoli
 };
 
 /** The keys of a source that choose or configure how it is rendered. */
-export const SOURCE_OPTION_KEYS = ['chart', 'helm', 'kustomize', 'plugin', 'directory', 'ref'] as const;
+const SOURCE_OPTION_KEYS = ['chart', 'helm', 'kustomize', 'plugin', 'directory', 'ref'] as const;
 
 /** Parses `syncOptions` strings; unknown or unsupported options become warnings. */
 export function parseSyncOptions(list: readonly string[], warn: (w: string) => void): SyncOptions {
@@ -254,7 +254,7 @@ function tidyJqError(err: string): string {
 }
 
 /** Compiles every jq expression of the rules with real jq; InputError naming the rule on the first that does not compile. */
-export async function validateJqExpressions(app: Application, compile: JqCompileCheck): Promise<void> {
+async function validateJqExpressions(app: Application, compile: JqCompileCheck): Promise<void> {
   for (const [i, r] of app.ignoreDifferences.entries()) {
     for (const [j, e] of r.jqPathExpressions.entries()) {
       const err = await compile(e);

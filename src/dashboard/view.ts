@@ -2,7 +2,7 @@
 // objects' field tables with owners, and the reason. Pure: built from the status report and the live diff report.
 import type { StatusReport } from '../health/report.js';
 import type { DiffReport, FieldDiff } from '../diff/types.js';
-import { keyString, type JsonValue, type ResourceKey } from '../model/object.js';
+import { keyString, type JsonValue } from '../model/object.js';
 import { appGraph, type GraphNode } from '../render/graph.js';
 import { renderSvg } from '../render/graph-svg.js';
 import { formatAge, formatValue } from '../render/diff.js';
@@ -85,7 +85,3 @@ export function appView(row: AppRow, report: StatusReport, diff: Pick<DiffReport
 }
 
 /** The node of `view` with that id, and its object's key (undefined for the Application node or an unknown id). */
-export function nodeKey(view: AppView, id: string): ResourceKey | undefined {
-  return view.nodes.find((n) => n.id === id)?.key;
-}
-

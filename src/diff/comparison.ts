@@ -62,7 +62,7 @@ export interface CompareRequest extends DiffOptions {
 const NO_IGNORED: IgnoredFields = { live: [], desiredAt: [], warnings: [] };
 
 /** Whether an extra is annotated `argocd.argoproj.io/compare-options: IgnoreExtraneous` (then it does not count). */
-export function ignoresExtraneous(obj: KubeObject | undefined): boolean {
+function ignoresExtraneous(obj: KubeObject | undefined): boolean {
   return (obj?.metadata.annotations?.[COMPARE_OPTIONS] ?? '').split(',').some((o) => o.trim() === 'IgnoreExtraneous');
 }
 

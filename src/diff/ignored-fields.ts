@@ -27,7 +27,7 @@ export interface IgnoredFields {
 }
 
 /** Owners of an ignored field other than our field manager (status writers excluded): those it is left to. */
-export function otherOwners(f: IgnoredField, fieldManager: string): Owner[] {
+function otherOwners(f: IgnoredField, fieldManager: string): Owner[] {
   return f.owners.filter((o) => o.manager !== fieldManager && o.subresource !== 'status');
 }
 

@@ -15,7 +15,6 @@ import { removedFields, removedSinceLastApplied, type RemovedField } from './rem
 import type { FieldDiff, ObjectDiff } from './types.js';
 
 export * from './types.js';
-export { describeRule, type IgnoreRuleRef } from './ignore.js';
 
 export interface DiffOptions {
   rules: readonly IgnoreDifference[];

@@ -104,7 +104,7 @@ class Limiter {
 }
 
 /** kubectl's transport gives up on a TLS handshake after 10 s (client-go's TLSHandshakeTimeout). */
-export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));

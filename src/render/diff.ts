@@ -55,7 +55,7 @@ export function formatAge(time: string | undefined, now: Date): string | undefin
 }
 
 /** `kubectl-client-side-apply (Update, 5m)`, `kube-controller-manager (Update/status, 2h)`. */
-export function formatOwner(o: Owner, now: Date): string {
+function formatOwner(o: Owner, now: Date): string {
   const op = o.subresource ? `${o.operation}/${o.subresource}` : o.operation;
   const age = formatAge(o.time, now);
   return `${o.manager} (${age ? `${op}, ${age}` : op})`;

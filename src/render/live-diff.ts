@@ -12,7 +12,7 @@ import type { OutputFormat, Paint } from './colour.js';
  * `OWNER=<Kind>/<name> <path> <manager>` for drift, `IGNORED=<Kind>/<name> <path> <manager>` for ignored
  * fields, and with --server-side `CONFLICT=<Kind>/<name> <path> <manager>` per field a non-forced apply is refused on.
  */
-export function renderLiveDiffKv(r: LiveDiffReport, fieldManager: string): string {
+function renderLiveDiffKv(r: LiveDiffReport, fieldManager: string): string {
   if (r.sync === 'Unknown') return `SYNC=Unknown\nREASON=${oneLine(r.reason ?? '')}\n`;
   const lines = [renderDiffKv({ ...r, sync: r.sync }).trimEnd()];
   for (const o of r.objects) {

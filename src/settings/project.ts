@@ -175,8 +175,8 @@ export interface DestinationCluster {
   name: string;
 }
 
-export const IN_CLUSTER_SERVER = 'https://kubernetes.default.svc';
-export const IN_CLUSTER_NAME = 'in-cluster';
+const IN_CLUSTER_SERVER = 'https://kubernetes.default.svc';
+const IN_CLUSTER_NAME = 'in-cluster';
 
 /**
  * The cluster an Application's destination names. Argo CD looks the other half up in its cluster Secrets,

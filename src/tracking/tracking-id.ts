@@ -10,7 +10,7 @@ import type { KubeObject, ResourceKey } from '../model/object.js';
 import { keyOf } from '../model/object.js';
 import { DEFAULT_TRACKING, INSTALLATION_ID, truncateLabel, type Tracking } from './method.js';
 
-export const CONTROL_PLANE_NAMESPACE = DEFAULT_APP_NAMESPACE;
+const CONTROL_PLANE_NAMESPACE = DEFAULT_APP_NAMESPACE;
 
 /** A parsed tracking-id: the app part plus the coordinates of the object the mark claims to be on. */
 export interface TrackingId {

@@ -167,7 +167,7 @@ export interface RecordSession {
 }
 
 /** Who initiated a sync by hand: the kubeconfig's user (Argo CD records the logged-in user). */
-export function manualInitiator(session: Pick<RecordSession, 'user'>): Initiator {
+function manualInitiator(session: Pick<RecordSession, 'user'>): Initiator {
   return { username: session.user ?? 'unknown' };
 }
 
@@ -237,7 +237,7 @@ export function errorText(err: unknown): string {
 }
 
 /** Records a sync that ended in an error before its tasks (see recordingErrors), in the Application `ref` of `gw`. */
-export function recordError(
+function recordError(
   gw: KubeGateway,
   ref: { namespace: string; name: string },
   err: unknown,

@@ -171,7 +171,7 @@ export interface WaitOptions {
  * Errors a wait rides out, as `kubectl wait` does: the API server unreachable or timing out, 429 and
  * 5xx. Input errors and the cluster's refusals (403, 404, 422 …) end the wait at once.
  */
-export function isPassingError(err: unknown): err is ClusterError {
+function isPassingError(err: unknown): err is ClusterError {
   if (!(err instanceof ClusterError)) return false;
   if (err instanceof KubeApiError) return err.status === 429 || err.status >= 500;
   return true;

@@ -232,7 +232,7 @@ async function waitSettled(gw: KubeGateway, type: ResourceType, key: ResourceKey
  * Takes Argo CD's hook finalizer off a live hook (a JSON patch that first tests the entry, so another writer's change
  * to the list is never overwritten; re-read and tried again when the list moved). Gone already is fine.
  */
-export async function removeHookFinalizer(gw: KubeGateway, type: ResourceType, key: ResourceKey, fieldManager: string): Promise<void> {
+async function removeHookFinalizer(gw: KubeGateway, type: ResourceType, key: ResourceKey, fieldManager: string): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     const live = await gw.get(type, key.namespace, key.name);
     const at = Array.isArray(live?.metadata.finalizers) ? (live.metadata.finalizers as unknown[]).indexOf(HOOK_FINALIZER) : -1;

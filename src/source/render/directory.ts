@@ -7,12 +7,12 @@ import { isPlainObject } from '../../model/object.js';
 import { GlobSyntaxError, parseGlob } from '../../model/glob.js';
 
 /** File names a directory source reads (case-sensitive, as Argo CD's manifestFile pattern). */
-export const DIRECTORY_FILE = /\.(yaml|yml|json|jsonnet)$/;
+const DIRECTORY_FILE = /\.(yaml|yml|json|jsonnet)$/;
 /** A file holding this text is skipped (Argo CD's skip-file-rendering marker). */
 export const SKIP_MARKER = '+argocd:skip-file-rendering';
 
 /** Folder by folder, name by name: the order filepath.Walk visits a tree in. */
-export function comparePaths(a: string, b: string): number {
+function comparePaths(a: string, b: string): number {
   const as = a.split('/');
   const bs = b.split('/');
   for (let i = 0; i < Math.min(as.length, bs.length); i++) {

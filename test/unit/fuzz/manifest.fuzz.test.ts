@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { parseAllDocuments, stringify } from 'yaml';
 import { InputError } from '../../../src/model/errors.js';
-import { parseManifests, type ManifestObject } from '../../../src/manifest/index.js';
+import { parseManifests, type ManifestObject } from '../../../src/manifest/parse.js';
 import { isPlainObject } from '../../../src/model/object.js';
 import { anyText, json, kubeObject, RUNS, tree, yamlishText } from './arbitraries.js';
 

@@ -2,7 +2,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { decodeFieldsV1, encodeFieldsV1, fieldsOwnedBy, managedEntries, ownersOf } from '../../../src/ownership/index.js';
+import { fieldsOwnedBy, managedEntries, ownersOf } from '../../../src/ownership/index.js';
+import { decodeFieldsV1, encodeFieldsV1 } from '../../../src/ownership/fieldsv1.js';
 import { locate, parsePath, renderPath } from '../../../src/model/field-path.js';
 import { diffObject } from '../../../src/diff/index.js';
 import type { JsonObject, KubeObject } from '../../../src/model/object.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 /** An environment for git that ignores the user's and system config. */
-export function isolatedGitEnv(home: string): Record<string, string> {
+function isolatedGitEnv(home: string): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,
