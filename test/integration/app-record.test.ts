@@ -2,7 +2,7 @@
 // shows SYNC STATUS and HEALTH STATUS), each sync adds a history entry capped by revisionHistoryLimit, concurrent writers
 // both land, a read-only user gets a warning, and an Application an Argo CD controller keeps is left alone.
 import { spawn } from 'node:child_process';
-import { GitFixture } from '../unit/source/git-fixture.js';
+import { GitFixture } from '../support/git-source.js';
 import { applyYaml, childEnv, createTestNamespace, deleteNamespace, kubectlOk, pluginPath, runPlugin, waitFor } from './support/index.js';
 
 const TIMEOUT = 180_000;

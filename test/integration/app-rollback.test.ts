@@ -9,7 +9,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'nod
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GitFixture } from '../unit/source/git-fixture.js';
+import { GitFixture } from '../support/git-source.js';
 import { serveFiles } from './support/serve-files.js';
 import { applyYaml, childEnv, clusterBin, createTestNamespace, deleteNamespace, kubeconfigPath, kubectlOk, kvValues, pluginPath, run, runPlugin, waitFor, type RunResult } from './support/index.js';
 

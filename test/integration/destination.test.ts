@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { tempDir } from '../support/temp-dir.js';
-import { GitFixture } from '../unit/source/git-fixture.js';
+import { GitFixture } from '../support/git-source.js';
 import { applyYaml, childEnv, createTestNamespace, deleteNamespace, kubectl, kubectlOk, kubeconfigPath, pluginPath, run, waitFor, type RunResult } from './support/index.js';
 
 const TIMEOUT = 180_000;

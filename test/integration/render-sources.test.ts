@@ -5,7 +5,7 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { JSONNET_FILES, KUSTOMIZE_FILES } from '../fixtures/render/apps.js';
-import { GitFixture } from '../unit/source/git-fixture.js';
+import { GitFixture } from '../support/git-source.js';
 import { clusterBin, createTestNamespace, deleteNamespace, kubectl, runPlugin, type RunResult } from './support/index.js';
 
 const TEST_TIMEOUT_MS = 150_000;

@@ -6,7 +6,7 @@ import { request } from 'node:http';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { signBody } from '../../src/watch/webhook.js';
-import { GitFixture } from '../unit/source/git-fixture.js';
+import { GitFixture } from '../support/git-source.js';
 import { childEnv, createTestNamespace, deleteNamespace, kubeconfigPath, kubectl, kubectlOk, pluginPath, waitFor } from './support/index.js';
 
 const INTERVAL_MS = 2000;

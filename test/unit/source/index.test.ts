@@ -7,7 +7,7 @@ import { InputError, UnrenderableError } from '../../../src/model/errors.js';
 import { loadDesiredManifests } from '../../../src/source/index.js';
 import { DEFAULT_DIRECTORY, parseSourceOptions } from '../../../src/app/source-options.js';
 import type { JsonObject } from '../../../src/model/object.js';
-import { GitFixture, configMap } from './git-fixture.js';
+import { GitFixture, configMap } from '../../support/git-source.js';
 
 /** An Application with these source options (as written; parsed into source.options unless that is given). */
 function app(source: Application['source'], sourceOptions: Application['sourceOptions'] = {}): Application {

@@ -6,7 +6,7 @@ import { toGlobalOptions } from '../../../src/cli/options.js';
 import { FakeGateway } from '../../support/fake-gateway.js';
 import { runWatch, type WatchRequest } from '../../../src/workflows/watch.js';
 import { formatEvent, type LoopEvent } from '../../../src/watch/events.js';
-import { GitFixture, configMap } from '../source/git-fixture.js';
+import { GitFixture, configMap } from '../../support/git-source.js';
 
 /** A watch of an Application file, as cli/inputs.ts builds it from `sync -f FILE --watch --interval 60s`. */
 function watchOf(appFile: string): WatchRequest {

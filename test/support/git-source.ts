@@ -1,4 +1,4 @@
-// Builds throw-away git repositories for the source tests, with a fixed identity and no user config.
+// The Git source tests build on: a throw-away repository with commits, a fixed identity and no user config.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
