@@ -8,6 +8,7 @@ export interface ApplicationFields {
   /** Where the Application lives; default `argocd`. */
   namespace?: string;
   labels?: Record<string, string>;
+  resourceVersion?: string;
   /** The spec, as written (source, destination, syncPolicy, ignoreDifferences, ...): nothing is added to it. */
   spec: Record<string, unknown>;
   status?: Record<string, unknown>;
@@ -18,7 +19,12 @@ export function application(a: ApplicationFields): KubeObject {
   return {
     apiVersion: 'argoproj.io/v1alpha1',
     kind: 'Application',
-    metadata: { name: a.name ?? 'shop', namespace: a.namespace ?? 'argocd', ...(a.labels ? { labels: a.labels } : {}) },
+    metadata: {
+      name: a.name ?? 'shop',
+      namespace: a.namespace ?? 'argocd',
+      ...(a.labels ? { labels: a.labels } : {}),
+      ...(a.resourceVersion ? { resourceVersion: a.resourceVersion } : {}),
+    },
     spec: a.spec,
     ...(a.status ? { status: a.status } : {}),
   } as unknown as KubeObject;

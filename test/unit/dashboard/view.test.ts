@@ -6,6 +6,7 @@ import { baseRow } from '../../../src/workflows/dashboard.js';
 import { brokenInput } from '../health/status-fixtures.js';
 import type { KubeObject } from '../../../src/model/object.js';
 import { parsePath } from '../../../src/model/field-path.js';
+import { application, inCluster } from '../../support/application.js';
 
 const row: AppRow = { id: 'argocd/shop', name: 'shop', namespace: 'argocd', project: 'default', labels: {}, sync: 'OutOfSync', health: 'Progressing', destination: { namespace: 'shop' } };
 const now = new Date('2026-01-01T12:00:00Z');
@@ -72,13 +73,11 @@ describe('dashboard view', () => {
   });
 
   it('makes a list row from an Application object', () => {
-    const app: KubeObject = {
-      apiVersion: 'argoproj.io/v1alpha1',
-      kind: 'Application',
-      metadata: { name: 'shop', namespace: 'argocd', labels: { team: 'web' } },
-      spec: { project: 'p1', destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' } },
+    const app = application({
+      labels: { team: 'web' },
+      spec: { project: 'p1', destination: inCluster('shop') },
       status: { operationState: { finishedAt: '2026-01-01T00:00:00Z' } },
-    };
+    });
     expect(baseRow(app)).toEqual({ id: 'argocd/shop', name: 'shop', namespace: 'argocd', project: 'p1', labels: { team: 'web' }, sync: 'Unknown', health: 'Unknown', destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' }, lastSync: '2026-01-01T00:00:00Z' });
   });
 });
