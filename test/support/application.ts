@@ -5,8 +5,8 @@ import type { KubeObject } from '../../src/model/object.js';
 export interface ApplicationFields {
   /** Default `shop`. */
   name?: string;
-  /** Where the Application lives; default `argocd`. */
-  namespace?: string;
+  /** Where the Application lives; default `argocd` (null: no namespace in its metadata). */
+  namespace?: string | null;
   labels?: Record<string, string>;
   resourceVersion?: string;
   /** The spec, as written (source, destination, syncPolicy, ignoreDifferences, ...): nothing is added to it. */
@@ -21,7 +21,7 @@ export function application(a: ApplicationFields): KubeObject {
     kind: 'Application',
     metadata: {
       name: a.name ?? 'shop',
-      namespace: a.namespace ?? 'argocd',
+      ...(a.namespace === null ? {} : { namespace: a.namespace ?? 'argocd' }),
       ...(a.labels ? { labels: a.labels } : {}),
       ...(a.resourceVersion ? { resourceVersion: a.resourceVersion } : {}),
     },

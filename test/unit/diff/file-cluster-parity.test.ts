@@ -20,11 +20,12 @@ import { buildTrackingId, instanceName } from '../../../src/tracking/tracking-id
 import type { GlobalOptions } from '../../../src/model/context.js';
 import type { ObjectDiff } from '../../../src/diff/types.js';
 import { renderPath } from '../../../src/model/field-path.js';
+import { applicationYaml } from '../../support/application.js';
 
 const ROOT = join(process.cwd(), 'test/fixtures/diff');
 const CASES = readdirSync(ROOT).filter((d) => existsSync(join(ROOT, d, 'expected.yaml'))).sort();
 const opts: GlobalOptions = { requestTimeout: '0', output: 'kv', color: 'never', verbose: false, fieldManager: 'argocd-controller', appNamespace: 'argocd' };
-const MINIMAL_APP = 'apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop, namespace: argocd}\nspec:\n  destination: {namespace: shop}\n';
+const MINIMAL_APP = applicationYaml({ spec: { destination: { namespace: 'shop' } } });
 
 /** The common types plus one for each kind the fixture's objects use (served as a namespaced resource). */
 function typesFor(objects: readonly KubeObject[]): ResourceType[] {
