@@ -6,7 +6,8 @@
 // (argv, env, streams) are read only when `start` runs.
 import v8 from 'node:v8';
 import { COMMANDS, runCli } from './cli/app.js';
-import { memoryIo, type Io } from './cli/io.js';
+import { memoryIo } from './cli/io.js';
+import type { Io } from './model/context.js';
 
 function processIo(): Io {
   return {

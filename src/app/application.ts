@@ -1,16 +1,16 @@
 // Parses and validates an Argo CD Application (argoproj.io/v1alpha1) object or file into the Application model.
 import { readFile } from 'node:fs/promises';
 import type { JsonObject, JsonValue } from '../model/object.js';
-import { isPlainObject } from '../model/object.js';
+import { isPlainObject, PROPAGATION_POLICIES, type PropagationPolicy } from '../model/object.js';
 import { DEFAULT_APP_NAMESPACE } from '../model/keys.js';
 import { InputError } from '../model/errors.js';
 import { parseYamlValues } from '../manifest/parse.js';
 import { parsePointer } from '../model/field-path.js';
 import { parseSourceOptions } from './source-options.js';
-import type { Application, AppSource, AutomatedPolicy, IgnoreDifference, PropagationPolicy, RetryPolicy, SyncOptions } from './types.js';
+import type { Application, AppSource, AutomatedPolicy, IgnoreDifference, RetryPolicy, SyncOptions } from './types.js';
 import { parseDuration } from '../model/duration.js';
 
-export const DEFAULT_SYNC_OPTIONS: SyncOptions = {
+const DEFAULT_SYNC_OPTIONS: SyncOptions = {
   createNamespace: false,
   pruneLast: false,
   serverSideApply: false,
@@ -33,10 +33,9 @@ const BOOL_OPTIONS: Record<string, keyof Omit<SyncOptions, 'prunePropagationPoli
   FailOnSharedResource: 'failOnSharedResource',
   Prune: 'prune',
 };
-const POLICIES: readonly PropagationPolicy[] = ['foreground', 'background', 'orphan'];
 
 /** The keys of a source that choose or configure how it is rendered. */
-export const SOURCE_OPTION_KEYS = ['chart', 'helm', 'kustomize', 'plugin', 'directory', 'ref'] as const;
+const SOURCE_OPTION_KEYS = ['chart', 'helm', 'kustomize', 'plugin', 'directory', 'ref'] as const;
 
 /** Parses `syncOptions` strings; unknown or unsupported options become warnings. */
 export function parseSyncOptions(list: readonly string[], warn: (w: string) => void): SyncOptions {
@@ -47,7 +46,7 @@ export function parseSyncOptions(list: readonly string[], warn: (w: string) => v
     const value = eq < 0 ? '' : item.slice(eq + 1);
     const boolKey = BOOL_OPTIONS[name];
     if (name === 'PrunePropagationPolicy') {
-      if ((POLICIES as readonly string[]).includes(value)) out.prunePropagationPolicy = value as PropagationPolicy;
+      if ((PROPAGATION_POLICIES as readonly string[]).includes(value)) out.prunePropagationPolicy = value as PropagationPolicy;
       else warn(`syncOptions ${item}: PrunePropagationPolicy must be foreground, background or orphan; using ${out.prunePropagationPolicy}`);
     } else if (boolKey) {
       if (value === 'true' || value === 'false') out[boolKey] = value === 'true';
@@ -255,7 +254,7 @@ function tidyJqError(err: string): string {
 }
 
 /** Compiles every jq expression of the rules with real jq; InputError naming the rule on the first that does not compile. */
-export async function validateJqExpressions(app: Application, compile: JqCompileCheck): Promise<void> {
+async function validateJqExpressions(app: Application, compile: JqCompileCheck): Promise<void> {
   for (const [i, r] of app.ignoreDifferences.entries()) {
     for (const [j, e] of r.jqPathExpressions.entries()) {
       const err = await compile(e);

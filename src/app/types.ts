@@ -1,5 +1,5 @@
 // The Argo CD Application (argoproj.io/v1alpha1) as this tool reads it: the declaration of the loop.
-import type { JsonValue } from '../model/object.js';
+import type { JsonValue, PropagationPolicy } from '../model/object.js';
 import type { SourceOptions } from './source-options.js';
 
 /** One `spec.ignoreDifferences[]` entry (Argo CD semantics: group/kind globs, name/namespace exact or empty). */
@@ -14,8 +14,6 @@ export interface IgnoreDifference {
   /** Where a rule that is not the Application's own comes from (argocd-cm's key); absent for spec.ignoreDifferences. */
   source?: string;
 }
-
-export type PropagationPolicy = 'foreground' | 'background' | 'orphan';
 
 /** `spec.syncPolicy.syncOptions`, parsed; unknown options are kept as warnings, never dropped silently. */
 export interface SyncOptions {

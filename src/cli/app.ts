@@ -1,12 +1,12 @@
 // Builds the yargs program, registers every command explicitly and runs one of them.
 import yargs, { type Argv } from 'yargs';
 import { resolve } from 'node:path';
-import type { Io } from './io.js';
+import type { Io } from '../model/context.js';
 import type { GitopsCommand } from './command.js';
 import { OUTPUT_FORMATS, globalOptions, toGlobalOptions, type GlobalArgs } from './options.js';
 import { SHORTHANDS, UsageError, normalizeArgv, repeatedValues } from './argv.js';
 import { makeContext } from './context.js';
-import { ExitCode, describeError, exitCodeFor } from './exit-codes.js';
+import { ExitCode, describeError, exitCodeFor } from '../model/errors.js';
 import { diffCommand } from './commands/diff.js';
 import { syncCommand } from './commands/sync.js';
 import { pruneCommand } from './commands/prune.js';
@@ -28,7 +28,7 @@ const EPILOGUE = `Exit codes: 0 success (diff: in sync), 1 drift found, 2 usage 
 Put flags after the command: kubectl gitops diff -n shop (not kubectl gitops -n shop diff).`;
 
 /** The help text width: the terminal's, at most 110; 100 when not on a terminal. */
-export function helpWidth(io: Io): number {
+function helpWidth(io: Io): number {
   return Math.min(110, io.columns ?? 100);
 }
 
@@ -152,7 +152,7 @@ export async function runCli(typed: string[], io: Io, commands: readonly GitopsC
 }
 
 /** Help group of a command's own flags: shown before the cluster and global ones. */
-export const COMMAND_GROUP = 'Flags:';
+const COMMAND_GROUP = 'Flags:';
 
 /**
  * Builds a command so that its help lists its own flags first (the group is made before the cluster

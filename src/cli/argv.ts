@@ -6,7 +6,7 @@
 // (`--output=json`) before yargs sees it, and a shorthand nobody defines is refused as pflag refuses it.
 // `-v` is kubectl's log level: `-v6`, `-v=6`, `-v 6`, `--v=6`, `--v 6`; a bare `-v` (no number after
 // it) is level 1, which is what `-v` meant before it took a level (the cause chain of errors).
-import { InputError } from './exit-codes.js';
+import { InputError } from '../model/errors.js';
 
 /** A mistake in the argument list itself: exit 2 with a hint to the help. */
 export class UsageError extends InputError {}
@@ -29,7 +29,7 @@ export const SHORTHANDS: Readonly<Record<string, Shorthand>> = {
 };
 
 /** The level a bare `-v` (or `--v`) stands for. */
-export const BARE_V_LEVEL = 1;
+const BARE_V_LEVEL = 1;
 
 const LEVEL = /^\d{1,2}$/;
 
@@ -95,7 +95,7 @@ export function normalizeArgv(argv: readonly string[]): string[] {
 }
 
 /** The flags that may be given more than once, each time adding a value (the rest: the last one wins, as in kubectl). */
-export const REPEATABLE_FLAGS = ['resource', 'api-versions', 'as-group'] as const;
+const REPEATABLE_FLAGS = ['resource', 'api-versions', 'as-group'] as const;
 
 /**
  * Every value of each repeatable flag, in order (`--resource a --resource=b`), up to `--`. yargs is told that a

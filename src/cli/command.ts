@@ -1,7 +1,7 @@
 // The shape of one command module: its yargs definition and one run function, typed by what the definition declares.
 import type { Arguments, ArgumentsCamelCase, Argv } from 'yargs';
 import type { CommandContext } from './context.js';
-import type { ExitCode } from './exit-codes.js';
+import type { ExitCode } from '../model/errors.js';
 import type { OutputFormat } from '../render/colour.js';
 import type { GlobalArgs } from './options.js';
 

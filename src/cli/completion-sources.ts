@@ -3,7 +3,7 @@
 // short request timeout, so a <TAB> never waits long on a slow or dead server.
 import type { CompletionSources } from './completion.js';
 import { toGlobalOptions } from './options.js';
-import type { ResourceType } from '../kube/gateway.js';
+import type { ResourceType } from '../model/resource-type.js';
 
 const NAMESPACES: ResourceType = { group: '', version: 'v1', kind: 'Namespace', resource: 'namespaces', namespaced: false, verbs: ['list'] };
 const APPLICATIONS: ResourceType = { group: 'argoproj.io', version: 'v1alpha1', kind: 'Application', resource: 'applications', namespaced: true, verbs: ['list'] };

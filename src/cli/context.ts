@@ -18,6 +18,6 @@ export function makeContext(io: Io, opts: GlobalOptions, argv?: readonly string[
 }
 
 /** A session event as its line on stderr: the connection's log line as kube/ wrote it, or the -v request summary. */
-export function formatSessionEvent(e: SessionEvent): string {
+function formatSessionEvent(e: SessionEvent): string {
   return e.kind === 'log' ? e.line : `${e.what}: ${e.requests} API requests, ${e.retries} retried, in ${e.ms} ms\n`;
 }

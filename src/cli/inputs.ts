@@ -2,12 +2,13 @@
 // take these narrow inputs (AppStateArgs, LiveDiffRequest, WatchRequest, ...) and know no flag names and no argv.
 import { parseDuration } from '../model/duration.js';
 import { InputError } from '../model/errors.js';
-import type { PropagationPolicy } from '../kube/gateway.js';
+import type { PropagationPolicy } from '../model/object.js';
 import type { AppStateArgs } from '../workflows/app-state.js';
 import type { LiveDiffRequest } from '../workflows/live-diff.js';
 import type { PruneRequest } from '../workflows/prune.js';
 import type { SyncAllRequest } from '../workflows/sync-all.js';
-import type { SyncReport, SyncRequest } from '../workflows/sync.js';
+import type { SyncReport } from '../workflows/execute.js';
+import type { SyncRequest } from '../workflows/sync.js';
 import type { WatchRequest } from '../workflows/watch.js';
 
 /**

@@ -2,8 +2,6 @@
 // for main.ts, which runs a few commands into it while the start-up snapshot is built).
 import type { Io } from '../model/context.js';
 
-export type { Io } from '../model/context.js';
-
 /** An Io that collects output in memory: for tests, and for the start-up snapshot's warm-up in main.ts. */
 export function memoryIo(opts: { env?: Record<string, string | undefined>; tty?: boolean; stdin?: string } = {}) {
   const stdout: string[] = [];

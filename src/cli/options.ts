@@ -4,14 +4,12 @@ import type { ColorMode, GlobalOptions, KubeOverrides, OutputFormat } from '../m
 import { CONTROL_PLANE_NAMESPACE, DEFAULT_APP_NAMESPACE, DEFAULT_FIELD_MANAGER } from '../model/keys.js';
 import { UsageError } from './argv.js';
 
-export type { GlobalOptions, KubeOverrides } from '../model/context.js';
-
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'yaml', 'kv', 'env'];
-export const COLOR_MODES: readonly ColorMode[] = ['auto', 'always', 'never'];
+const COLOR_MODES: readonly ColorMode[] = ['auto', 'always', 'never'];
 
 /** Group titles in help: a command's own flags come first, then these. */
-export const CLUSTER_GROUP = 'Cluster flags (as kubectl):';
-export const GLOBAL_GROUP = 'Global flags:';
+const CLUSTER_GROUP = 'Cluster flags (as kubectl):';
+const GLOBAL_GROUP = 'Global flags:';
 
 /** Flags every command takes: output, colour, log level, help. */
 export function globalOptions<T>(y: Argv<T>) {
@@ -60,7 +58,7 @@ export function clusterOptions<T>(y: Argv<T>) {
 }
 
 /** The log level of `--v=N` (normalizeArgv spells every form so); a value that is not one is a usage error. */
-export function parseLevel(v: unknown): number {
+function parseLevel(v: unknown): number {
   if (v === undefined) return 0;
   const text = String(Array.isArray(v) ? v[v.length - 1] : v);
   if (!/^\d{1,2}$/.test(text)) throw new UsageError(`invalid argument "${text}" for "-v, --v": a log level is a number, 0 to 10`);

@@ -2,11 +2,12 @@
 // objects' field tables with owners, and the reason. Pure: built from the status report and the live diff report.
 import type { StatusReport } from '../health/report.js';
 import type { DiffReport, FieldDiff } from '../diff/types.js';
-import { keyString, type JsonValue, type ResourceKey } from '../model/object.js';
+import { keyString, type JsonValue } from '../model/object.js';
 import { appGraph, type GraphNode } from '../render/graph.js';
 import { renderSvg } from '../render/graph-svg.js';
 import { formatAge, formatValue } from '../render/diff.js';
 import { describeRule } from '../diff/ignore.js';
+import { renderPath } from '../model/field-path.js';
 
 export const DASHBOARD_SCHEMA_VERSION = 1;
 
@@ -59,7 +60,7 @@ export interface AppView {
 /** The field table rows of one object diff; `now` fixes the ages. Values are the diff's (Secret data already masked). */
 export function fieldRows(fields: readonly FieldDiff[], now: Date): FieldRow[] {
   return fields.map((f) => ({
-    path: f.path,
+    path: renderPath(f.path),
     desired: formatValue(f.desired as JsonValue | undefined),
     live: formatValue(f.live as JsonValue | undefined),
     owners: f.owners.map((o) => {
@@ -84,7 +85,3 @@ export function appView(row: AppRow, report: StatusReport, diff: Pick<DiffReport
 }
 
 /** The node of `view` with that id, and its object's key (undefined for the Application node or an unknown id). */
-export function nodeKey(view: AppView, id: string): ResourceKey | undefined {
-  return view.nodes.find((n) => n.id === id)?.key;
-}
-

@@ -125,15 +125,3 @@ function mergeWalk(desired: JsonValue[], live: JsonValue[], key: string | undefi
   });
   return true;
 }
-
-/** Whether two JSON values are deeply equal (same rules as containment both ways, without quantities). */
-export function deepEqual(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
-  if (isPlainObject(a)) {
-    if (!isPlainObject(b)) return false;
-    const ka = Object.keys(a);
-    return ka.length === Object.keys(b).length && ka.every((k) => k in b && deepEqual(a[k], b[k]));
-  }
-  return false;
-}

@@ -1,7 +1,7 @@
 // The one comparison of an app, the shape of Argo CD's CompareAppState: every desired object against its live
 // counterpart (field verdicts, owners, removed fields, ignored fields left to their owners), the extras, and the
 // app's sync verdict. Every command (file diff, cluster diff, diff --server-side, sync's plan, status, watch) reads it.
-import { renderPath, type FieldPath } from '../model/field-path.js';
+import { pathKey, pathsEqual, type FieldPath } from '../model/field-path.js';
 import { keyString, type KubeObject, type ResourceKey } from '../model/object.js';
 import { COMPARE_OPTIONS } from '../model/keys.js';
 import { normalizeObject, normalizeSecret } from '../normalize/index.js';
@@ -62,7 +62,7 @@ export interface CompareRequest extends DiffOptions {
 const NO_IGNORED: IgnoredFields = { live: [], desiredAt: [], warnings: [] };
 
 /** Whether an extra is annotated `argocd.argoproj.io/compare-options: IgnoreExtraneous` (then it does not count). */
-export function ignoresExtraneous(obj: KubeObject | undefined): boolean {
+function ignoresExtraneous(obj: KubeObject | undefined): boolean {
   return (obj?.metadata.annotations?.[COMPARE_OPTIONS] ?? '').split(',').some((o) => o.trim() === 'IgnoreExtraneous');
 }
 
@@ -77,9 +77,9 @@ export async function compareObject(entry: CompareEntry, opts: DiffOptions): Pro
 
   // Server-side: the core's 'conflict' is a prediction; the dry-run is the truth.
   if (entry.server) {
-    const refused = new Set(entry.server.conflicts.map((c) => renderPath(c.at)));
+    const refused = new Set(entry.server.conflicts.map((c) => pathKey(c.at)));
     for (const f of fields) {
-      if (refused.has(f.path)) f.verdict = 'conflict';
+      if (refused.has(pathKey(f.path))) f.verdict = 'conflict';
       else if (f.verdict === 'conflict') f.verdict = 'drift';
     }
   }
@@ -87,7 +87,7 @@ export async function compareObject(entry: CompareEntry, opts: DiffOptions): Pro
   // Ignored fields the desired object leaves to another manager (spec.replicas after kubectl scale): shown, never counted.
   const masker = isSecret(declared) ? new SecretMasker(normalizeSecret(normalizeObject(declared)).data as never, normalizeSecret(normalizeObject(live)).data as never, lastAppliedData(live)) : undefined;
   for (const f of ignoredLive.live) {
-    if (fields.some((x) => x.path === f.path)) continue;
+    if (fields.some((x) => pathsEqual(x.path, f.path))) continue;
     if (leftTo(f, opts.fieldManager).length === 0) continue;
     const dv = masker ? masker.maskAt(f.at, f.desired) : f.desired;
     const lv = masker ? masker.maskAt(f.at, f.live) : f.live;

@@ -1,12 +1,13 @@
 // Fields an ignoreDifferences rule hides, present live, with their owners: the comparison reports those left to another manager; RespectIgnoreDifferences keeps them live.
-import { fieldName, type Step } from '../model/field-path.js';
+import { fieldName, type FieldPath, type Step } from '../model/field-path.js';
 import type { IgnoreRuleRef } from './ignore.js';
 import type { JsonValue } from '../model/object.js';
 import type { Owner } from '../ownership/index.js';
 
 /** One live field an ignore rule hides, with who owns it. */
 export interface IgnoredField {
-  path: string;
+  /** The field, its list elements named by key (renderPath makes the text reports show). */
+  path: FieldPath;
   pointer: string;
   /** Where it is in the live object. */
   at: Step[];
@@ -26,7 +27,7 @@ export interface IgnoredFields {
 }
 
 /** Owners of an ignored field other than our field manager (status writers excluded): those it is left to. */
-export function otherOwners(f: IgnoredField, fieldManager: string): Owner[] {
+function otherOwners(f: IgnoredField, fieldManager: string): Owner[] {
   return f.owners.filter((o) => o.manager !== fieldManager && o.subresource !== 'status');
 }
 

@@ -3,7 +3,7 @@ import type { IgnoreDifference } from '../app/types.js';
 import type { JsonObject, KubeObject, ResourceKey } from '../model/object.js';
 import { keyOf } from '../model/object.js';
 import { normalizeObject, normalizeSecret } from '../normalize/index.js';
-import { atOrBelowPointer, elementString, formatPointer, onOneLine, parsePointer, pathKey, renderPath, sameLocation, valueAt, type FieldPath, type LocatedPath } from '../model/field-path.js';
+import { atOrBelowPointer, elementString, formatPointer, onOneLine, parsePointer, pathKey, sameLocation, valueAt, type FieldPath, type LocatedPath } from '../model/field-path.js';
 import { conflictingManagers, keyedPath, managedEntries, ownersOf, type ManagedEntry } from '../ownership/index.js';
 import { differences, type Difference } from './compare.js';
 import type { IgnoredField, IgnoredFields } from './ignored-fields.js';
@@ -15,7 +15,6 @@ import { removedFields, removedSinceLastApplied, type RemovedField } from './rem
 import type { FieldDiff, ObjectDiff } from './types.js';
 
 export * from './types.js';
-export { describeRule, type IgnoreRuleRef } from './ignore.js';
 
 export interface DiffOptions {
   rules: readonly IgnoreDifference[];
@@ -160,7 +159,7 @@ export async function diffObjectDetailed(input: DiffInput & { declared?: KubeObj
     const lv = masker ? masker.maskAt(d.at, d.live) : d.live;
     // Key order is the JSON output's: path, pointer, desired, live, owners, verdict, rule.
     return {
-      path: renderPath(fp),
+      path: fp,
       pointer: formatPointer(d.at),
       ...(dv !== undefined ? { desired: dv } : {}),
       ...(lv !== undefined ? { live: lv } : {}),
@@ -187,7 +186,7 @@ export async function diffObjectDetailed(input: DiffInput & { declared?: KubeObj
   }
   for (const r of removed) {
     const lv = masker ? masker.maskAt(r.at, r.live) : r.live;
-    fields.push({ path: renderPath(r.path), pointer: formatPointer(r.at), live: lv, owners: ownersOf(live, r.path), verdict: 'removed' });
+    fields.push({ path: r.path, pointer: formatPointer(r.at), live: lv, owners: ownersOf(live, r.path), verdict: 'removed' });
   }
   const status = fields.some((f) => f.verdict !== 'ignored') ? 'drifted' : 'in-sync';
   const out: ObjectDiff = { ...base, status, fields };
@@ -201,7 +200,7 @@ function ignoredLiveFields(plan: { desired: readonly IgnoredPath[]; live: readon
   for (const p of plan.live) {
     if (out.some((f) => sameLocation(f.at, p.at))) continue;
     const fp = keyedPath(nl, p.at, entries);
-    const field: IgnoredField = { path: renderPath(fp), pointer: formatPointer(p.at), at: p.at, owners: entries.length > 0 ? ownersOf(live, fp) : [], rule: p.rule };
+    const field: IgnoredField = { path: fp, pointer: formatPointer(p.at), at: p.at, owners: entries.length > 0 ? ownersOf(live, fp) : [], rule: p.rule };
     const lv = valueAt(nl, p.at);
     const dv = valueAt(declared, p.at);
     if (lv !== undefined) field.live = lv;

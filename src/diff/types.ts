@@ -1,4 +1,5 @@
 // The diff report as data (schemaVersion 1): what `-o json|yaml` prints and what every renderer and workflow reads.
+import type { FieldPath } from '../model/field-path.js';
 import type { JsonValue, ResourceKey } from '../model/object.js';
 import type { Owner } from '../ownership/index.js';
 import type { IgnoreRuleRef } from './ignore.js';
@@ -10,7 +11,8 @@ export type ObjectStatus = 'in-sync' | 'drifted' | 'missing';
 
 /**
  * One declared field whose live value differs.
- * - `path`: the field as people read it (`spec.template.spec.containers[name=orders].image`);
+ * - `path`: the field, its list elements named by key where they have one (rendered for people, and in `-o json`, as
+ *   `spec.template.spec.containers[name=orders].image`: renderPath);
  * - `pointer`: RFC 6901 pointer into the normalized object (`/spec/template/spec/containers/0/image`);
  * - `desired` / `live`: the values (absent when the field is absent; Secret data masked with `+`);
  * - `owners`: managedFields entries owning the live field (or its nearest owned ancestor);
@@ -19,7 +21,7 @@ export type ObjectStatus = 'in-sync' | 'drifted' | 'missing';
  *   and the desired object no longer declares it (a sync removes it; `desired` is absent).
  */
 export interface FieldDiff {
-  path: string;
+  path: FieldPath;
   pointer: string;
   desired?: JsonValue;
   live?: JsonValue;

@@ -157,8 +157,9 @@ function byKey(a: Pick<ResourceInput, 'key'>, b: Pick<ResourceInput, 'key'>): nu
 }
 
 /**
- * Sync status and health per resource and for the app, as Argo CD derives them (see the
- * reference §4 and §5), plus the live trees and the most specific cause of the app's health.
+ * Sync status and health per resource and for the app, as Argo CD derives them (gitops-engine's health/health.go,
+ * Argo CD's controller/health.go and CompareAppState in controller/state.go), plus the live trees and the most specific
+ * cause of the app's health.
  * Pure: reads its input and never changes it.
  */
 /** The destination as acted on: `-n` replaces the namespace, and the Application's own is kept beside it when it differs. */

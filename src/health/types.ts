@@ -13,7 +13,7 @@ export interface HealthStatus {
   aggregateAs?: HealthStatusCode;
 }
 
-export function healthRank(code: HealthStatusCode): number {
+function healthRank(code: HealthStatusCode): number {
   return HEALTH_ORDER.indexOf(code);
 }
 

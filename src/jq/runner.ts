@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import type { JsonValue } from '../model/object.js';
 
 /** Argo CD's default for `ignore.normalizer.jq.timeout`. */
-export const DEFAULT_JQ_TIMEOUT_MS = 1000;
+const DEFAULT_JQ_TIMEOUT_MS = 1000;
 
 interface Reply {
   ready?: boolean;

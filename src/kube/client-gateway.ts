@@ -14,28 +14,8 @@ import { H2Sessions, PING_TIMEOUT_CODE, TimeoutError, formatMs, type Phase, type
 import { ClusterError } from '../model/errors.js';
 import { isPlainObject, type KubeObject } from '../model/object.js';
 import { apiError, isRetryableStatus, KubeApiError, redactError, retryAfterMs, secretStrings } from './errors.js';
-import {
-  apiVersionOf,
-  collectionPath,
-  objectPath,
-  resourceName,
-  type AccessCheck,
-  type WriteOptions,
-  type AccessResult,
-  type ApplyOptions,
-  type DeleteOptions,
-  type Discovery,
-  type GatewayStats,
-  type KubeGateway,
-  type ListOptions,
-  type ListResult,
-  type PatchOptions,
-  type PatchType,
-  type ResourceType,
-  type UpdateOptions,
-  type WatchEvent,
-  type WatchOptions,
-} from './gateway.js';
+import { collectionPath, objectPath, type AccessCheck, type WriteOptions, type AccessResult, type ApplyOptions, type DeleteOptions, type Discovery, type GatewayStats, type KubeGateway, type ListOptions, type ListResult, type PatchOptions, type PatchType, type UpdateOptions, type WatchEvent, type WatchOptions } from './gateway.js';
+import { apiVersionOf, resourceName, type ResourceType } from '../model/resource-type.js';
 import { scanMetadataList } from './list-scan.js';
 import { formatRequest, type LoggedRequest } from './request-log.js';
 import { parseAggregatedDiscovery, parseLegacyGroupList, parseLegacyResourceList, preferredTypes } from './discovery.js';
@@ -124,7 +104,7 @@ class Limiter {
 }
 
 /** kubectl's transport gives up on a TLS handshake after 10 s (client-go's TLSHandshakeTimeout). */
-export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));

@@ -16,7 +16,7 @@ export async function resolveConnection(opts: LoadKubeConfigOptions, overrides?:
 }
 
 /** The credentials of one context, already selected. */
-export async function contextConnection(selected: SelectedContext): Promise<ClusterConnection> {
+async function contextConnection(selected: SelectedContext): Promise<ClusterConnection> {
   const { kubeConfigFor } = await import('./kubeconfig.js');
   const { needsClientNode, directConnection, clientNodeConnection, withImpersonation } = await import('./auth.js');
   if (!needsClientNode(selected)) return directConnection(selected);

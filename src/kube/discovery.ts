@@ -1,5 +1,5 @@
 // Pure parsers for API discovery documents (aggregated v2 and legacy), into ResourceType lists.
-import type { ResourceType } from './gateway.js';
+import type { ResourceType } from '../model/resource-type.js';
 
 type Json = Record<string, unknown>;
 

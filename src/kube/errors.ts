@@ -52,7 +52,7 @@ interface StatusBody {
 }
 
 /** Reads a Kubernetes Status object out of a response body, if it is one. */
-export function parseStatus(body: string): StatusBody | undefined {
+function parseStatus(body: string): StatusBody | undefined {
   try {
     const v: unknown = JSON.parse(body);
     if (typeof v === 'object' && v !== null && (v as StatusBody).kind === 'Status') return v as StatusBody;
@@ -63,7 +63,7 @@ export function parseStatus(body: string): StatusBody | undefined {
 }
 
 /** The conflicts of an SSA 409, one per field; empty when the 409 is not a field-manager conflict. */
-export function parseConflicts(status: StatusBody | undefined): FieldConflict[] {
+function parseConflicts(status: StatusBody | undefined): FieldConflict[] {
   const out: FieldConflict[] = [];
   for (const c of status?.details?.causes ?? []) {
     if (c.reason !== 'FieldManagerConflict') continue;

@@ -1,7 +1,5 @@
 // The kube gateway: everything the tool asks of an API server, as one interface (no client library types).
-import type { KubeObject } from '../model/object.js';
-
-export { apiVersionOf, resourceName, type ResourceType } from '../model/resource-type.js';
+import type { KubeObject, PropagationPolicy } from '../model/object.js';
 import type { ResourceType } from '../model/resource-type.js';
 
 export interface Discovery {
@@ -71,8 +69,6 @@ export interface PatchOptions {
   dryRun?: boolean;
   fieldValidation?: 'Ignore' | 'Strict';
 }
-
-export type PropagationPolicy = 'foreground' | 'background' | 'orphan';
 
 export interface DeleteOptions {
   /** The delete only happens if the live object still has this uid and resourceVersion. */

@@ -35,7 +35,7 @@ export interface PingCheck {
   timeoutMs: number;
 }
 
-export const DEFAULT_PING: PingCheck = { everyMs: 30_000, timeoutMs: 15_000 };
+const DEFAULT_PING: PingCheck = { everyMs: 30_000, timeoutMs: 15_000 };
 
 /** The code of the error the requests on a session get when it did not answer a PING (retried like a reset). */
 export const PING_TIMEOUT_CODE = 'ERR_HTTP2_PING_TIMEOUT';

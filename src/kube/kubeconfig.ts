@@ -199,7 +199,7 @@ function describeFiles(merged: MergedKubeconfig): string {
 }
 
 /** A kubeconfig document holding only the selected context, its cluster and its user (as `kubectl config view --minify`). */
-export function minifiedDocument(sel: SelectedContext): Fields {
+function minifiedDocument(sel: SelectedContext): Fields {
   const context: Fields = { cluster: sel.cluster.name };
   if (sel.user) context.user = sel.user.name;
   if (sel.namespace) context.namespace = sel.namespace;

@@ -50,7 +50,7 @@ export async function overrideSelected(sel: SelectedContext, o: KubeOverrides, s
 const EMPTY: MergedKubeconfig = { clusters: [], users: [], contexts: [], files: [] };
 
 /** The context with the flags applied (pure). */
-export function overrideContext(merged: MergedKubeconfig, selected: SelectedContext, o: KubeOverrides, cwd = process.cwd()): SelectedContext {
+function overrideContext(merged: MergedKubeconfig, selected: SelectedContext, o: KubeOverrides, cwd = process.cwd()): SelectedContext {
   let sel = selected;
   if (o.cluster !== undefined) sel = { ...sel, cluster: named(merged.clusters, o.cluster, 'cluster') };
   if (o.user !== undefined) sel = { ...sel, user: named(merged.users, o.user, 'user') };

@@ -6,7 +6,7 @@
 import { isPlainObject, type KubeObject } from '../model/object.js';
 import { secretStrings } from './errors.js';
 
-export const MASK = '++++++++';
+const MASK = '++++++++';
 const BODY_CUT = 1024;
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
@@ -69,7 +69,7 @@ export function printableBody(text: string, url: string, level: number, scrub: r
 }
 
 /** The strings a request body's Secret holds (scrubbed from the answer, which may quote them). */
-export function requestSecrets(body: string | undefined): string[] {
+function requestSecrets(body: string | undefined): string[] {
   if (body === undefined) return [];
   try {
     const v: unknown = JSON.parse(body);

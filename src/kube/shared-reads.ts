@@ -1,6 +1,7 @@
 // A gateway shared by the sessions of one command over many Applications (`list`): one connection per cluster, and
 // each cluster-scoped metadata-only LIST made once for all of them (every app's candidate scan asks the same ones).
-import type { AccessCheck, AccessResult, ApplyOptions, DeleteOptions, Discovery, GatewayStats, KubeGateway, ListOptions, ListResult, PatchOptions, PatchType, ResourceType, UpdateOptions, WatchEvent, WatchOptions, WriteOptions } from './gateway.js';
+import type { AccessCheck, AccessResult, ApplyOptions, DeleteOptions, Discovery, GatewayStats, KubeGateway, ListOptions, ListResult, PatchOptions, PatchType, UpdateOptions, WatchEvent, WatchOptions, WriteOptions } from './gateway.js';
+import type { ResourceType } from '../model/resource-type.js';
 import type { KubeObject } from '../model/object.js';
 
 export class SharedReads implements KubeGateway {

@@ -1,7 +1,8 @@
 // A watch that keeps going: list, then watch from the list's resourceVersion, resume after a closed stream,
 // re-list on 410 Gone, and reconnect with back-off when the API server goes away.
 import type { KubeObject } from '../model/object.js';
-import type { KubeGateway, ResourceType, WatchEvent } from './gateway.js';
+import type { KubeGateway, WatchEvent } from './gateway.js';
+import type { ResourceType } from '../model/resource-type.js';
 import { KubeApiError } from './errors.js';
 
 /** One collection to follow (a type in a namespace, or cluster-wide). */

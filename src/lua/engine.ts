@@ -10,9 +10,9 @@ import type { LuaCheckResult, LuaEvaluator } from '../health/lua-check.js';
 import type { WasmoonAssets } from './assets.js';
 
 /** Argo CD's timeout for one Lua run (context.WithTimeout(…, 1*time.Second)). */
-export const DEFAULT_LUA_TIMEOUT_MS = 1000;
+const DEFAULT_LUA_TIMEOUT_MS = 1000;
 /** The Lua heap of one check (Argo CD sets none; 64 MiB is far beyond what a health check needs). */
-export const DEFAULT_LUA_MEMORY_BYTES = 64 * 1024 * 1024;
+const DEFAULT_LUA_MEMORY_BYTES = 64 * 1024 * 1024;
 
 export interface LuaLimits {
   timeoutMs: number;

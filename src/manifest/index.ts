@@ -7,8 +7,6 @@ import { InputError } from '../model/errors.js';
 import { keyOf, keyString } from '../model/object.js';
 import { parseManifests, formatSource, type ManifestObject } from './parse.js';
 
-export { parseManifests, formatSource, MAX_ALIAS_COUNT, type ManifestObject, type ManifestSource } from './parse.js';
-
 const MANIFEST_FILE = /\.(ya?ml|json)$/i;
 
 /**
@@ -46,7 +44,7 @@ export function manifestPathError(path: string, err: unknown): InputError {
 }
 
 /** The manifest files under `path`, sorted; a named file is taken whatever its extension. */
-export async function manifestFiles(path: string): Promise<string[]> {
+async function manifestFiles(path: string): Promise<string[]> {
   let st;
   try {
     st = await stat(path);

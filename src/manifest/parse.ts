@@ -19,7 +19,7 @@ export interface ManifestObject {
 }
 
 /** Bounded alias expansion: a document expanding more aliases than this is refused (YAML alias bombs). */
-export const MAX_ALIAS_COUNT = 100;
+const MAX_ALIAS_COUNT = 100;
 
 /** Where a source points, as `file:line`. */
 export function formatSource(s: ManifestSource): string {

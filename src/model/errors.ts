@@ -57,13 +57,6 @@ export class UnrenderableError extends RefusedError {
   }
 }
 
-/** A command whose behaviour a later release delivers. */
-export class NotImplementedError extends ExitError {
-  constructor(what: string) {
-    super(`${what} is not implemented yet`, ExitCode.Input);
-  }
-}
-
 /** The exit code for any thrown value: ExitErrors carry theirs, anything else is a cluster/API fault. */
 export function exitCodeFor(err: unknown): ExitCode {
   if (err instanceof ExitError) return err.code;

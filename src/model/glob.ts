@@ -1,6 +1,7 @@
 // The pattern languages Argo CD's settings and project rules use: gobwas/glob (Argo CD's glob.Match, optionally
 // with separators: argocd-cm keys, Lua health folders), Go's path/filepath.Match (resource white/blacklists), and
-// glob.MatchStringInList's `/regexp/` entries (sourceNamespaces). Pure helpers shared by settings/ and health/.
+// glob.MatchStringInList's `/regexp/` entries (sourceNamespaces). Pure helpers shared by settings/, health/, diff/ and
+// source/ (a directory source's include and exclude).
 
 const cache = new Map<string, RegExp | null>();
 
@@ -14,85 +15,112 @@ function escapeClass(s: string): string {
   return s.replace(/[\\\]\[^-]/g, '\\$&');
 }
 
+/** A glob that does not compile (gobwas refuses it), with the reason. */
+export class GlobSyntaxError extends Error {
+  constructor(
+    readonly pattern: string,
+    reason: string,
+  ) {
+    super(`${JSON.stringify(pattern)} is not a valid glob: ${reason}`);
+    this.name = 'GlobSyntaxError';
+  }
+}
+
 /**
- * Compiles a gobwas/glob pattern to a RegExp; null where gobwas refuses the pattern (Argo CD then logs
- * it and matches nothing). `*` is any run of characters that are not separators, `**` any run at all,
- * `?` one non-separator, `[abc]`, `[!abc]`, `[a-z]`, `{a,b*}` alternatives, `\` escapes.
+ * Compiles a gobwas/glob pattern to a RegExp; throws GlobSyntaxError where gobwas refuses the pattern. `*` is any run
+ * of characters that are not separators, `**` any run at all, `?` one non-separator, `[abc]`, `[!abc]`, `[a-z]` (one
+ * range or a list of characters), `{a,b*}` alternatives, `\` escapes.
  */
+export function parseGlob(pattern: string, separators = ''): RegExp {
+  const fail = (reason: string): never => {
+    throw new GlobSyntaxError(pattern, reason);
+  };
+  const notSep = separators === '' ? '[^]' : `[^${[...separators].map(escapeClass).join('')}]`;
+  const chars = [...pattern];
+  let i = 0;
+  const parse = (inTerms: number): string => {
+    let out = '';
+    while (i < chars.length) {
+      const c = chars[i]!;
+      if (c === '{') {
+        i++;
+        const alts: string[] = [parse(inTerms + 1)];
+        while (chars[i] === ',') {
+          i++;
+          alts.push(parse(inTerms + 1));
+        }
+        if (chars[i] !== '}') fail('a `{` is not closed');
+        i++;
+        out += `(?:${alts.join('|')})`;
+      } else if (inTerms > 0 && (c === ',' || c === '}')) {
+        return out;
+      } else if (c === '[') {
+        i++;
+        let not = false;
+        if (chars[i] === '!') {
+          not = true;
+          i++;
+        }
+        let body = '';
+        if (chars[i + 1] === '-' && chars[i] !== undefined && chars[i] !== ']') {
+          const lo = chars[i]!;
+          const hi = chars[i + 2];
+          if (hi === undefined) fail('a `[` is not closed');
+          if (hi! < lo) fail(`the range ${lo}-${hi} is reversed`);
+          body = `${escapeClass(lo)}-${escapeClass(hi!)}`;
+          i += 3;
+          if (i < chars.length && chars[i] !== ']') fail(`a range (${lo}-${hi}) must be alone in its \`[...]\``);
+        } else {
+          let text = '';
+          while (i < chars.length && chars[i] !== ']') {
+            if (chars[i] === '\\' && i + 1 < chars.length) i++;
+            text += chars[i];
+            i++;
+          }
+          body = [...text].map(escapeClass).join('');
+        }
+        if (chars[i] !== ']') fail('a `[` is not closed');
+        i++;
+        out += body === '' ? (not ? '[^]' : '(?!)') : `[${not ? '^' : ''}${body}]`;
+      } else if (c === '?') {
+        i++;
+        out += notSep;
+      } else if (c === '*') {
+        i++;
+        if (chars[i] === '*') {
+          i++;
+          out += '[^]*';
+        } else out += `${notSep}*`;
+      } else {
+        if (c === '\\') {
+          i++;
+          if (i >= chars.length) break;
+        }
+        out += escapeRe(chars[i]!);
+        i++;
+      }
+    }
+    if (inTerms > 0) fail('a `{` is not closed');
+    return out;
+  };
+  const source = parse(0);
+  try {
+    return new RegExp(`^(?:${source})$`, 'u');
+  } catch (e) {
+    return fail((e as Error).message);
+  }
+}
+
+/** parseGlob, cached, with null for a pattern gobwas refuses (Argo CD then logs it and matches nothing). */
 export function compileGlob(pattern: string, separators = ''): RegExp | null {
   const key = `${separators}\u0000${pattern}`;
   const hit = cache.get(key);
   if (hit !== undefined) return hit;
   let re: RegExp | null;
   try {
-    const notSep = separators === '' ? '[^]' : `[^${[...separators].map(escapeClass).join('')}]`;
-    const chars = [...pattern];
-    let i = 0;
-    const parse = (inTerms: number): string => {
-      let out = '';
-      while (i < chars.length) {
-        const c = chars[i]!;
-        if (c === '{') {
-          i++;
-          const alts: string[] = [parse(inTerms + 1)];
-          while (chars[i] === ',') {
-            i++;
-            alts.push(parse(inTerms + 1));
-          }
-          if (chars[i] !== '}') throw new Error('unclosed terms');
-          i++;
-          out += `(?:${alts.join('|')})`;
-        } else if (inTerms > 0 && (c === ',' || c === '}')) {
-          return out;
-        } else if (c === '[') {
-          i++;
-          let not = false;
-          if (chars[i] === '!') {
-            not = true;
-            i++;
-          }
-          let body = '';
-          if (chars[i + 1] === '-' && chars[i] !== undefined && chars[i] !== ']') {
-            const lo = chars[i]!;
-            const hi = chars[i + 2];
-            if (hi === undefined) throw new Error('unexpected end of input');
-            body = `${escapeClass(lo)}-${escapeClass(hi)}`;
-            i += 3;
-          } else {
-            let text = '';
-            while (i < chars.length && chars[i] !== ']') {
-              if (chars[i] === '\\' && i + 1 < chars.length) i++;
-              text += chars[i];
-              i++;
-            }
-            body = [...text].map(escapeClass).join('');
-          }
-          if (chars[i] !== ']') throw new Error('expected close range character');
-          i++;
-          out += body === '' ? (not ? '[^]' : '(?!)') : `[${not ? '^' : ''}${body}]`;
-        } else if (c === '?') {
-          i++;
-          out += notSep;
-        } else if (c === '*') {
-          i++;
-          if (chars[i] === '*') {
-            i++;
-            out += '[^]*';
-          } else out += `${notSep}*`;
-        } else {
-          if (c === '\\') {
-            i++;
-            if (i >= chars.length) break;
-          }
-          out += escapeRe(chars[i]!);
-          i++;
-        }
-      }
-      if (inTerms > 0) throw new Error('unexpected end of input');
-      return out;
-    };
-    re = new RegExp(`^(?:${parse(0)})$`, 'u');
-  } catch {
+    re = parseGlob(pattern, separators);
+  } catch (e) {
+    if (!(e instanceof GlobSyntaxError)) throw e;
     re = null;
   }
   cache.set(key, re);

@@ -47,6 +47,10 @@ export interface KubeObject {
   [key: string]: JsonValue | ObjectMeta | undefined;
 }
 
+/** How a delete reaches the object's dependents: the API's propagationPolicy, as Argo CD's PrunePropagationPolicy spells it. */
+export const PROPAGATION_POLICIES = ['foreground', 'background', 'orphan'] as const;
+export type PropagationPolicy = (typeof PROPAGATION_POLICIES)[number];
+
 /** Identifies one object: group (empty for core), kind, namespace (empty when cluster-scoped), name. */
 export interface ResourceKey {
   group: string;

@@ -5,9 +5,6 @@ import type { FieldPath, LocatedPath, PathElement } from '../model/field-path.js
 import { FieldSet } from './fieldset.js';
 import { decodeFieldsV1 } from './fieldsv1.js';
 
-export { FieldSet } from './fieldset.js';
-export { decodeFieldsV1, encodeFieldsV1, decodeElement } from './fieldsv1.js';
-
 /** One managedFields entry's identity: who wrote, how, through which API version and subresource, when. */
 export interface Owner {
   manager: string;
@@ -139,13 +136,6 @@ export function ownersOf(obj: KubeObject, path: FieldPath): Owner[] {
     if (owners.length > 0) return owners;
   }
   return [];
-}
-
-/** Managers owning `path` itself or any field below it. */
-export function ownersAtOrBelow(obj: KubeObject, path: FieldPath): Owner[] {
-  return managedEntries(obj)
-    .filter((e) => e.fields.has(path) || e.fields.hasBelow(path))
-    .map((e) => e.owner);
 }
 
 /** Everything one manager owns (all its entries: Apply and Update, every subresource). */

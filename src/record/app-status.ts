@@ -6,16 +6,16 @@ import { isPlainObject, type JsonObject, type JsonValue, type KubeObject } from 
 export const RECORD_FIELD_MANAGER = 'kubectl-gitops';
 
 /** Argo CD's controller writes under its binary's name (client-go's default field manager). */
-export const ARGO_CONTROLLER_MANAGER = 'argocd-application-controller';
+const ARGO_CONTROLLER_MANAGER = 'argocd-application-controller';
 
 /**
  * How recent a write of Argo CD's controller must be for the Application to count as managed by one: it refreshes
  * every app at least every timeout.reconciliation (180 s by default, plus up to 60 s of jitter), writing reconciledAt.
  */
-export const CONTROLLER_RECENT_MS = 10 * 60_000;
+const CONTROLLER_RECENT_MS = 10 * 60_000;
 
 /** Argo CD's default spec.revisionHistoryLimit. */
-export const DEFAULT_HISTORY_LIMIT = 10;
+const DEFAULT_HISTORY_LIMIT = 10;
 
 /** Who started a sync, as Argo CD's OperationInitiator. */
 export type Initiator = { username: string } | { automated: true };
@@ -86,7 +86,7 @@ function obj(v: unknown): JsonObject {
 }
 
 /** `spec.source` or `spec.sources`, as the Application declares them (Argo CD's comparedTo and history keep them so). */
-export function sourcesOf(app: KubeObject): { source?: JsonObject; sources?: JsonObject[] } {
+function sourcesOf(app: KubeObject): { source?: JsonObject; sources?: JsonObject[] } {
   const spec = obj(app.spec);
   if (isPlainObject(spec.source)) return { source: structuredClone(spec.source as JsonObject) };
   if (Array.isArray(spec.sources)) return { sources: structuredClone(spec.sources.filter(isPlainObject) as JsonObject[]) };
@@ -194,7 +194,7 @@ function revisionFields(op: Pick<SyncOperation, 'revision' | 'revisions'>, used:
 }
 
 /** status.operationState for a finished sync, as Argo CD's OperationState; `used` is the source(s) it synced. */
-export function operationState(op: SyncOperation, used: { source?: JsonObject; sources?: JsonObject[] }): JsonObject {
+function operationState(op: SyncOperation, used: { source?: JsonObject; sources?: JsonObject[] }): JsonObject {
   const revision = revisionFields(op, used);
   return {
     operation: { sync: { ...revision, prune: op.prune }, initiatedBy: { ...op.initiatedBy } as JsonObject, retry: {} },

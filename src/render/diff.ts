@@ -1,6 +1,7 @@
 // Renders a DiffReport as a table (coloured per the colour policy), kv lines, JSON or YAML.
 import { renderDocument } from './document.js';
 import type { DiffReport, FieldDiff, ObjectDiff } from '../diff/types.js';
+import { renderPath } from '../model/field-path.js';
 import { describeRule } from '../diff/ignore.js';
 import type { JsonValue, ResourceKey } from '../model/object.js';
 import { displayName } from '../model/object.js';
@@ -12,14 +13,22 @@ const MAX_CELL = 48;
 
 /** Renders the report; `now` fixes owner ages for reproducible output. Always ends with a newline. */
 export function renderDiff(report: DiffReport, format: OutputFormat, paint: Paint, now: Date = new Date()): string {
-  return renderDocument(report, format, { kv: () => renderDiffKv(report), table: () => renderDiffTable(report, paint, now) });
+  return renderDocument(diffDocument(report), format, { kv: () => renderDiffKv(report), table: () => renderDiffTable(report, paint, now) });
+}
+
+/** A field in `-o json|yaml` (schemaVersion 1): its path as renderPath's text, the other keys in their order. */
+export type FieldDocument = Omit<FieldDiff, 'path'> & { path: string };
+
+/** The report as `-o json|yaml` prints it: each field's path turned into text (the only place the diff's paths are). */
+export function diffDocument<R extends { objects: readonly ObjectDiff[] }>(report: R): Omit<R, 'objects'> & { objects: (Omit<ObjectDiff, 'fields'> & { fields: FieldDocument[] })[] } {
+  return { ...report, objects: report.objects.map((o) => ({ ...o, fields: o.fields.map((f) => ({ ...f, path: renderPath(f.path) })) })) };
 }
 
 /** `SYNC=...`, then `DRIFT=<Kind>/<name> <path>` per drifted (or conflicting) field, `MISSING=`, `EXTRA=`. */
 export function renderDiffKv(report: DiffReport): string {
   const lines = [`SYNC=${report.sync}`];
   for (const o of report.objects) {
-    for (const f of o.fields) if (f.verdict !== 'ignored') lines.push(`DRIFT=${displayName(o.key)} ${f.path}`);
+    for (const f of o.fields) if (f.verdict !== 'ignored') lines.push(`DRIFT=${displayName(o.key)} ${renderPath(f.path)}`);
     if (o.status === 'missing') lines.push(`MISSING=${displayName(o.key)}`);
   }
   for (const e of report.extras) lines.push(`EXTRA=${displayName(e)}`);
@@ -46,7 +55,7 @@ export function formatAge(time: string | undefined, now: Date): string | undefin
 }
 
 /** `kubectl-client-side-apply (Update, 5m)`, `kube-controller-manager (Update/status, 2h)`. */
-export function formatOwner(o: Owner, now: Date): string {
+function formatOwner(o: Owner, now: Date): string {
   const op = o.subresource ? `${o.operation}/${o.subresource}` : o.operation;
   const age = formatAge(o.time, now);
   return `${o.manager} (${age ? `${op}, ${age}` : op})`;
@@ -81,7 +90,7 @@ export function renderDiffTable(report: DiffReport, paint: Paint, now: Date = ne
     if (o.fields.length > 0) {
       const rows = o.fields.map((f) => ({
         f,
-        cells: [f.path, formatValue(f.desired), formatValue(f.live), f.owners.map((w) => formatOwner(w, now)).join(', ') || '-', verdictText(f)],
+        cells: [renderPath(f.path), formatValue(f.desired), formatValue(f.live), f.owners.map((w) => formatOwner(w, now)).join(', ') || '-', verdictText(f)],
       }));
       const widths = HEADERS.map((h, i) => Math.max(h.length, ...rows.map((r) => r.cells[i]!.length)));
       out.push('  ' + HEADERS.map((h, i) => (i === HEADERS.length - 1 ? h : pad(h, widths[i]!))).join('  '));

@@ -8,8 +8,8 @@ import { describeCause, reasonText } from './status.js';
 export const NODE_WIDTH = 250;
 export const NODE_HEIGHT = 54;
 export const COLUMN_GAP = 70;
-export const ROW_GAP = 12;
-export const MARGIN = 16;
+const ROW_GAP = 12;
+const MARGIN = 16;
 
 export interface GraphNode {
   /** `app`, else `n<index>` in walk order (stable for one report). */
@@ -50,7 +50,7 @@ export interface Graph {
 }
 
 /** A short text badge per health, so health is never told by colour alone. */
-export const HEALTH_SYMBOL: Record<HealthStatusCode, string> = {
+const HEALTH_SYMBOL: Record<HealthStatusCode, string> = {
   Healthy: '♥',
   Progressing: '◌',
   Suspended: '⏸',

@@ -18,12 +18,12 @@ function sourceText(s: JsonValue | undefined): string {
   return `${str(s.repoURL)}${where ? ` ${where}` : ''}${rev ? `@${rev}` : ''}`.trim() || '-';
 }
 
-export function entrySource(e: HistoryEntry): string {
+function entrySource(e: HistoryEntry): string {
   if (e.sources) return e.sources.map(sourceText).join(', ');
   return sourceText(e.source);
 }
 
-export function entryRevision(e: HistoryEntry): string {
+function entryRevision(e: HistoryEntry): string {
   return e.revisions?.join(',') || e.revision || '-';
 }
 

@@ -3,7 +3,8 @@ import { renderDocument } from './document.js';
 import type { LiveDiffReport } from '../workflows/live-diff.js';
 import { displayName, nameToken } from '../model/object.js';
 import { oneLineText } from './kv.js';
-import { formatValue, renderDiffKv, renderDiffTable } from './diff.js';
+import { diffDocument, formatValue, renderDiffKv, renderDiffTable } from './diff.js';
+import { renderPath } from '../model/field-path.js';
 import type { OutputFormat, Paint } from './colour.js';
 
 /**
@@ -11,7 +12,7 @@ import type { OutputFormat, Paint } from './colour.js';
  * `OWNER=<Kind>/<name> <path> <manager>` for drift, `IGNORED=<Kind>/<name> <path> <manager>` for ignored
  * fields, and with --server-side `CONFLICT=<Kind>/<name> <path> <manager>` per field a non-forced apply is refused on.
  */
-export function renderLiveDiffKv(r: LiveDiffReport, fieldManager: string): string {
+function renderLiveDiffKv(r: LiveDiffReport, fieldManager: string): string {
   if (r.sync === 'Unknown') return `SYNC=Unknown\nREASON=${oneLine(r.reason ?? '')}\n`;
   const lines = [renderDiffKv({ ...r, sync: r.sync }).trimEnd()];
   for (const o of r.objects) {
@@ -19,8 +20,8 @@ export function renderLiveDiffKv(r: LiveDiffReport, fieldManager: string): strin
       const others = [...new Set(f.owners.filter((w) => w.manager !== fieldManager && w.subresource !== 'status').map((w) => w.manager))];
       if (f.verdict === 'ignored') {
         // An ignored field nobody owns is still named, with `-` for its manager.
-        for (const m of others.length > 0 ? others : ['-']) lines.push(`IGNORED=${displayName(o.key)} ${f.path} ${nameToken(m)}`);
-      } else for (const m of others) lines.push(`OWNER=${displayName(o.key)} ${f.path} ${nameToken(m)}`);
+        for (const m of others.length > 0 ? others : ['-']) lines.push(`IGNORED=${displayName(o.key)} ${renderPath(f.path)} ${nameToken(m)}`);
+      } else for (const m of others) lines.push(`OWNER=${displayName(o.key)} ${renderPath(f.path)} ${nameToken(m)}`);
     }
   }
   for (const c of r.conflicts) lines.push(`CONFLICT=${displayName(c.key)} ${oneLineText(c.path)} ${nameToken(c.manager)}`);
@@ -45,7 +46,7 @@ function conflictSection(r: LiveDiffReport, paint: Paint): string[] {
 
 /** Renders the report; `now` fixes the owners' ages in the table (for reproducible output). Always ends with a newline. */
 export function renderLiveDiff(r: LiveDiffReport, format: OutputFormat, paint: Paint, fieldManager = 'argocd-controller', now: Date = new Date()): string {
-  return renderDocument(r, format, {
+  return renderDocument(diffDocument(r), format, {
     kv: () => renderLiveDiffKv(r, fieldManager),
     table: () => {
       // Which Application, where it acts: the context its destination resolved to and the namespace (-n over the Application's).

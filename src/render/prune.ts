@@ -29,7 +29,7 @@ export function renderPruneKv(r: PruneReport): string {
   return lines.length > 0 ? lines.join('\n') + '\n' : '';
 }
 
-export function renderPruneTable(r: PruneReport, paint: Paint): string {
+function renderPruneTable(r: PruneReport, paint: Paint): string {
   const out: string[] = [];
   if (r.entries.length === 0) out.push(`No prune candidates for ${r.app} in ${r.namespaces.join(', ') || 'cluster scope'} (and cluster-scoped kinds).`);
   else {

@@ -6,7 +6,7 @@ import { renderDot } from './graph-dot.js';
 import { renderSvg } from './graph-svg.js';
 
 /** The map's title: the app and its two axes, with the reason when there is one. */
-export function graphTitle(r: StatusReport): string {
+function graphTitle(r: StatusReport): string {
   return `Application ${r.app.namespace}/${r.app.name}: ${r.sync.status}, ${r.health.status}`;
 }
 

@@ -6,7 +6,7 @@ import { nameToken } from '../model/object.js';
 import type { SyncAllReport, SyncedApp } from '../workflows/sync-all.js';
 
 /** One word for how an app's sync ended. */
-export function syncResult(a: SyncedApp, dryRun: boolean): string {
+function syncResult(a: SyncedApp, dryRun: boolean): string {
   if (a.exitCode === 0) return dryRun ? 'planned' : 'synced';
   if (a.exitCode === 4) return 'refused';
   if (a.exitCode === 2) return 'error';

@@ -1,6 +1,6 @@
 // Renders a SyncReport: kv lines (APPLIED=, HEALED=, IGNORED=, PRUNED=, REFUSED=...), a readable table, JSON or YAML.
 import { renderDocument } from './document.js';
-import type { SyncReport } from '../workflows/sync.js';
+import type { SyncReport } from '../workflows/execute.js';
 import type { OutputFormat, Paint } from './colour.js';
 import { displayName, nameToken } from '../model/object.js';
 import { oneLineText } from './kv.js';
@@ -50,7 +50,7 @@ export function renderSyncKv(r: SyncReport): string {
 }
 
 /** A readable account: the plan or what happened per object, healed and ignored fields, pruning, and a last summary line. */
-export function renderSyncTable(r: SyncReport, paint: Paint): string {
+function renderSyncTable(r: SyncReport, paint: Paint): string {
   if (r.refused) return `${paint.red('REFUSED')}: ${r.refused}\nNothing was applied or deleted.\n`;
   const out: string[] = [];
   out.push(paint.bold(`${r.dryRun ? 'Plan for' : 'Sync of'} ${r.app} (${r.origin}${r.revision ? ` @ ${r.revision.slice(0, 7)}` : ''})${r.context ? ` on context ${r.context}` : ''}${r.force ? `, forcing conflicts (${r.forceReason})` : ''}`));

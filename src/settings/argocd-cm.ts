@@ -221,7 +221,3 @@ export function isExcludedResource(s: Pick<ArgoSettings, 'exclusions' | 'inclusi
   return s.inclusions.some((r) => matchCluster(r, cluster));
 }
 
-/** The Lua health script for `group/Kind`, if argocd-cm has one. */
-export function healthScriptFor(s: ArgoSettings, group: string, kind: string): { script: string; useOpenLibs: boolean; source: string } | undefined {
-  return s.health.get(`${group}/${kind}`);
-}

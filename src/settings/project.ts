@@ -1,7 +1,7 @@
 // The AppProject an Application belongs to, and the rules Argo CD enforces from it (app_project_types.go):
 // sourceRepos, destinations, cluster/namespace resource white- and blacklists, sourceNamespaces, sync windows.
 // Pure: parsing, Argo CD's built-in `default` project, and the checks, each violation naming its rule.
-import type { JsonObject, JsonValue } from '../model/object.js';
+import type { JsonObject, JsonValue, ResourceKey } from '../model/object.js';
 import { isPlainObject } from '../model/object.js';
 import { InputError } from '../model/errors.js';
 import { filepathMatch, matchStringInList, projectGlobMatch } from '../model/glob.js';
@@ -175,8 +175,8 @@ export interface DestinationCluster {
   name: string;
 }
 
-export const IN_CLUSTER_SERVER = 'https://kubernetes.default.svc';
-export const IN_CLUSTER_NAME = 'in-cluster';
+const IN_CLUSTER_SERVER = 'https://kubernetes.default.svc';
+const IN_CLUSTER_NAME = 'in-cluster';
 
 /**
  * The cluster an Application's destination names. Argo CD looks the other half up in its cluster Secrets,
@@ -239,14 +239,14 @@ export function isAppNamespacePermitted(p: AppProject, appNamespace: string, con
 export interface ProjectViolation {
   rule: 'sourceNamespaces' | 'sourceRepos' | 'destinations' | 'clusterResourceWhitelist' | 'clusterResourceBlacklist' | 'namespaceResourceWhitelist' | 'namespaceResourceBlacklist';
   message: string;
-  object?: { group: string; kind: string; namespace: string; name: string };
+  object?: ResourceKey;
 }
 
 export interface ProjectCheckInput {
   app: { name: string; namespace: string; source: { repoURL?: string }; destination: { server?: string; name?: string; namespace?: string } };
   controlPlaneNamespace: string;
   /** The desired objects: group, kind, name, their namespace (empty for cluster-scoped) and whether the kind is namespaced. */
-  objects: readonly { group: string; kind: string; namespace: string; name: string; namespaced: boolean }[];
+  objects: readonly (ResourceKey & { namespaced: boolean })[];
   /** The manifests came from --desired, not from the Application's repoURL: the source rule does not apply. */
   sourceOverridden?: boolean;
   /** The server of the cluster the destination resolved to (its kubeconfig context), when known. */

@@ -129,12 +129,12 @@ export function matchingWindows(windows: readonly SyncWindow[], app: WindowApp):
 }
 
 /** SyncWindows.Active. */
-export function activeWindows(windows: readonly SyncWindow[], now: number): SyncWindow[] {
+function activeWindows(windows: readonly SyncWindow[], now: number): SyncWindow[] {
   return windows.filter((w) => isActive(w, now));
 }
 
 /** SyncWindows.InactiveAllows. */
-export function inactiveAllows(windows: readonly SyncWindow[], now: number): SyncWindow[] {
+function inactiveAllows(windows: readonly SyncWindow[], now: number): SyncWindow[] {
   return windows.filter((w) => w.kind === 'allow' && !isActive(w, now));
 }
 
@@ -218,7 +218,7 @@ function changesAfter(w: SyncWindow, after: number): number[] {
 }
 
 /** The latest a search for the next opening looks ahead. */
-export const OPENING_HORIZON_MS = 366 * 86_400_000;
+const OPENING_HORIZON_MS = 366 * 86_400_000;
 
 /**
  * When a sync that `canSync` refuses now would be allowed: the first instant after `now` at which
@@ -289,7 +289,7 @@ export function windowTimes(w: SyncWindow, now: number): WindowTimes {
 }
 
 /** `deny "0 22 * * *" for 1h (Europe/Paris)` with its selectors, for messages. */
-export function describeWindow(w: SyncWindow): string {
+function describeWindow(w: SyncWindow): string {
   const sel = [
     w.applications.length ? `applications ${w.applications.join(',')}` : '',
     w.namespaces.length ? `namespaces ${w.namespaces.join(',')}` : '',

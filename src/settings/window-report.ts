@@ -1,7 +1,7 @@
 // What status and the `windows` command say about an app's project: its sync windows (active now, until when,
 // next start), whether a manual and an automated sync may run now and when they may, and the project's
 // violations. Pure: data in, data out.
-import { describeWindow, matchingWindows, syncVerdict, unknownTimeZone, windowProblem, windowTimes, type SyncWindow, type WindowApp } from './sync-windows.js';
+import { matchingWindows, syncVerdict, unknownTimeZone, windowProblem, windowTimes, type SyncWindow, type WindowApp } from './sync-windows.js';
 
 export interface WindowStatus {
   index: number;
@@ -108,4 +108,3 @@ export function windowLine(w: WindowStatus): string {
   return `${w.index} ${w.kind} "${w.schedule}" ${w.duration} ${w.timeZone} ${state}${w.manualSync ? ' manualSync' : ''}${w.matches ? '' : ' (does not apply)'}${w.problem ? ` (${w.problem})` : ''}`;
 }
 
-export { describeWindow };

@@ -20,7 +20,7 @@ export interface TreeEntry {
 }
 
 /** A failed git command, with what git printed on stderr. */
-export class GitCommandError extends Error {
+class GitCommandError extends Error {
   constructor(
     readonly args: readonly string[],
     readonly exitCode: number | null,

@@ -2,7 +2,8 @@
 import type { Application, AppSource, SourceRevision } from '../app/types.js';
 import type { Io, WorkflowIo } from '../model/context.js';
 import { InputError, UnrenderableError } from '../model/errors.js';
-import { loadManifests, localFiles, rejectDuplicates, type ManifestObject } from '../manifest/index.js';
+import { loadManifests, localFiles, rejectDuplicates } from '../manifest/index.js';
+import type { ManifestObject } from '../manifest/parse.js';
 import { fileBlockers, sourcesBlockers, specBlockers } from './renderability.js';
 import { fetchIntoCache, REMOTE_HEAD_REF } from './cache.js';
 import { findGitDir, listTree, objectTypeAt, resolveCommit, runGit, type GitDir, type TreeEntry } from './git.js';

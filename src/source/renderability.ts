@@ -8,7 +8,7 @@ import { isPlainObject } from '../model/object.js';
 import { KUSTOMIZATION_NAMES } from './render/detect.js';
 
 /** Kustomize's file names, as Argo CD's discovery looks for them at the source path. */
-export const KUSTOMIZATION_FILES = KUSTOMIZATION_NAMES;
+const KUSTOMIZATION_FILES = KUSTOMIZATION_NAMES;
 
 /** Reasons found in the Application's spec alone: what its source asks for that this tool does not render. */
 export function specBlockers(app: Pick<Application, 'sourcesCount' | 'sourceOptions'>): string[] {

@@ -2,16 +2,16 @@
 // mapped), the delete policies, the wave, and the name a `generateName` hook gets.
 import { isPlainObject, type KubeObject } from '../model/object.js';
 
-export const HOOK = 'argocd.argoproj.io/hook';
-export const HOOK_DELETE_POLICY = 'argocd.argoproj.io/hook-delete-policy';
-export const HELM_HOOK = 'helm.sh/hook';
-export const HELM_HOOK_DELETE_POLICY = 'helm.sh/hook-delete-policy';
-export const HELM_HOOK_WEIGHT = 'helm.sh/hook-weight';
+const HOOK = 'argocd.argoproj.io/hook';
+const HOOK_DELETE_POLICY = 'argocd.argoproj.io/hook-delete-policy';
+const HELM_HOOK = 'helm.sh/hook';
+const HELM_HOOK_DELETE_POLICY = 'helm.sh/hook-delete-policy';
+const HELM_HOOK_WEIGHT = 'helm.sh/hook-weight';
 /** The finalizer Argo CD puts on hooks it creates, removed once their phase is over. */
 export const HOOK_FINALIZER = 'argocd.argoproj.io/hook-finalizer';
 
 export type HookPhase = 'PreSync' | 'Sync' | 'PostSync' | 'SyncFail';
-export const HOOK_PHASES: readonly HookPhase[] = ['PreSync', 'Sync', 'PostSync', 'SyncFail'];
+const HOOK_PHASES: readonly HookPhase[] = ['PreSync', 'Sync', 'PostSync', 'SyncFail'];
 export type DeletePolicy = 'HookSucceeded' | 'HookFailed' | 'BeforeHookCreation';
 
 export interface HookInfo {

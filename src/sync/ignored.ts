@@ -4,8 +4,6 @@ import { removePaths } from '../diff/remove-paths.js';
 import { fieldName, sameLocation, type LocatedPath } from '../model/field-path.js';
 import { isPlainObject, type JsonValue, type KubeObject } from '../model/object.js';
 
-export { leftTo, otherOwners, type IgnoredField, type IgnoredFields } from '../diff/ignored-fields.js';
-
 function setAt(root: JsonValue, at: LocatedPath, value: JsonValue): JsonValue {
   if (at.length === 0) return value;
   const [head, ...rest] = at;

@@ -2,7 +2,7 @@
 // change for one object's apply, with the Application's own syncOptions as the default (the annotation wins).
 import type { SyncOptions } from '../app/types.js';
 import { SYNC_OPTIONS } from '../model/keys.js';
-import type { KubeObject } from '../model/object.js';
+import { PROPAGATION_POLICIES, type KubeObject } from '../model/object.js';
 
 /** The object's sync options as a map (`Prune` -> `false`); keys as written. */
 export function resourceSyncOptions(obj: KubeObject): Map<string, string> {
@@ -32,7 +32,7 @@ const KNOWN: Readonly<Record<string, readonly string[]>> = {
   ApplyOutOfSyncOnly: ['true', 'false'],
   RespectIgnoreDifferences: ['true', 'false'],
   FailOnSharedResource: ['true', 'false'],
-  PrunePropagationPolicy: ['foreground', 'background', 'orphan'],
+  PrunePropagationPolicy: PROPAGATION_POLICIES,
 };
 
 /** How one object is written by a sync. */

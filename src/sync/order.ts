@@ -3,7 +3,7 @@ import { SYNC_WAVE } from '../model/keys.js';
 import { groupOf, isPlainObject, type KubeObject } from '../model/object.js';
 
 /** Helm's install order as gitops-engine uses it; unknown kinds (custom resources) sort after all of these. */
-export const KIND_ORDER: readonly string[] = [
+const KIND_ORDER: readonly string[] = [
   'Namespace', 'NetworkPolicy', 'ResourceQuota', 'LimitRange', 'PodSecurityPolicy', 'PodDisruptionBudget', 'ServiceAccount',
   'Secret', 'SecretList', 'ConfigMap', 'StorageClass', 'PersistentVolume', 'PersistentVolumeClaim', 'CustomResourceDefinition',
   'ClusterRole', 'ClusterRoleList', 'ClusterRoleBinding', 'ClusterRoleBindingList', 'Role', 'RoleList', 'RoleBinding',

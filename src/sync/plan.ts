@@ -2,7 +2,7 @@
 import type { Application } from '../app/types.js';
 import type { ObjectDiff } from '../diff/types.js';
 import type { ResourceType } from '../model/resource-type.js';
-import type { ManifestSource } from '../manifest/index.js';
+import type { ManifestSource } from '../manifest/parse.js';
 import { keyString, type KubeObject, type ResourceKey } from '../model/object.js';
 import type { PruneCandidate } from '../prune/plan.js';
 import { asApplied, trackingIdOf, parseTrackingId } from '../tracking/tracking-id.js';

@@ -1,6 +1,6 @@
 // Argo CD's tracking-id annotation, `<app>:<group>/<kind>:<namespace>/<name>`: build, parse, self-reference.
 //
-// Rules (argocd-semantics.md §1): the core group is empty (`shop:/ConfigMap:ns/cm`); a
+// Rules (Argo CD's util/argo/resource_tracking.go, BuildAppInstanceValue): the core group is empty (`shop:/ConfigMap:ns/cm`); a
 // cluster-scoped object carries the app's destination namespace; the app part is the
 // Application's name when it lives in the control-plane namespace, else `<namespace>_<name>`.
 // We take the control-plane namespace to be `argocd` (Argo CD's default install) unless a
@@ -10,7 +10,7 @@ import type { KubeObject, ResourceKey } from '../model/object.js';
 import { keyOf } from '../model/object.js';
 import { DEFAULT_TRACKING, INSTALLATION_ID, truncateLabel, type Tracking } from './method.js';
 
-export const CONTROL_PLANE_NAMESPACE = DEFAULT_APP_NAMESPACE;
+const CONTROL_PLANE_NAMESPACE = DEFAULT_APP_NAMESPACE;
 
 /** A parsed tracking-id: the app part plus the coordinates of the object the mark claims to be on. */
 export interface TrackingId {

@@ -4,7 +4,7 @@
 export const SELF_HEAL_BACKOFF = { initialMs: 2_000, factor: 3, capMs: 300_000 } as const;
 
 /** Reconnect back-off for a lost watch or API server: 0.5 s doubling to 30 s. */
-export const RECONNECT_BACKOFF = { initialMs: 500, factor: 2, capMs: 30_000 } as const;
+const RECONNECT_BACKOFF = { initialMs: 500, factor: 2, capMs: 30_000 } as const;
 
 export interface Backoff {
   initialMs: number;

@@ -1,5 +1,6 @@
 // Follows the collections an app's objects live in and says when one of its objects really changed.
-import type { KubeGateway, ResourceType } from '../kube/gateway.js';
+import type { KubeGateway } from '../kube/gateway.js';
+import type { ResourceType } from '../model/resource-type.js';
 import { follow, type FollowEvent } from '../kube/watch.js';
 import type { KubeObject } from '../model/object.js';
 import { TRACKING_ID } from '../model/keys.js';

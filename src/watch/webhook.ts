@@ -123,7 +123,7 @@ function str(v: unknown): string | undefined {
  * Decides what one request means: pure, so the policy is tested without sockets. With a secret, anything
  * unsigned or wrongly signed is refused (401) before its body is even parsed.
  */
-export function judgeRequest(
+function judgeRequest(
   method: string,
   headers: IncomingHttpHeaders,
   body: Buffer,

@@ -3,10 +3,10 @@ import { loadJq } from '../jq/load.js';
 import type { Application, SourceRevision, SyncOptions } from '../app/types.js';
 import type { WorkflowIo, WorkflowOptions } from '../model/context.js';
 import { InputError } from '../model/errors.js';
-import type { KubeGateway, ListResult, ResourceType } from '../kube/gateway.js';
-import { apiVersionOf, resourceName } from '../kube/gateway.js';
+import type { KubeGateway, ListResult } from '../kube/gateway.js';
+import { apiVersionOf, resourceName, type ResourceType } from '../model/resource-type.js';
 import { KubeApiError } from '../kube/errors.js';
-import { formatSource, type ManifestObject, type ManifestSource } from '../manifest/index.js';
+import { formatSource, type ManifestObject, type ManifestSource } from '../manifest/parse.js';
 import { groupOf, isPlainObject, keyOf, versionOf, keyString, type KubeObject, type ResourceKey } from '../model/object.js';
 import { planPrune, type LiveEntry, type PrunePlan } from '../prune/plan.js';
 import { asApplied, instanceName } from '../tracking/tracking-id.js';
@@ -374,7 +374,7 @@ export async function listAppCandidates(
 }
 
 /** The destination cluster's version and served types, as Argo CD hands them to Helm (.Capabilities). */
-export async function clusterCapabilities(gw: KubeGateway, given: Pick<AppStateArgs, 'kubeVersion' | 'apiVersions'> = {}): Promise<HelmCapabilities> {
+async function clusterCapabilities(gw: KubeGateway, given: Pick<AppStateArgs, 'kubeVersion' | 'apiVersions'> = {}): Promise<HelmCapabilities> {
   const [apiVersions, kubeVersion] = await Promise.all([
     given.apiVersions ?? gw.discover().then((d) => apiVersionStrings(d.all)),
     given.kubeVersion ?? (gw.serverVersion ? gw.serverVersion() : Promise.resolve('')),

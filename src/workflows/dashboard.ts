@@ -4,7 +4,8 @@
 // never draws or prints (logs through `log`).
 import type { RunContext } from '../model/context.js';
 import { UnrenderableError } from '../model/errors.js';
-import type { KubeGateway, ResourceType } from '../kube/gateway.js';
+import type { KubeGateway } from '../kube/gateway.js';
+import type { ResourceType } from '../model/resource-type.js';
 import { follow, type FollowEvent } from '../kube/watch.js';
 import { isPlainObject, keyString, type JsonObject, type KubeObject, type ResourceKey } from '../model/object.js';
 import { concerned, followedOf, targetsOf, type Followed } from '../dashboard/follow.js';

@@ -3,12 +3,14 @@
 import { createHash } from 'node:crypto';
 import { firstFailure, type Comparison } from '../diff/comparison.js';
 import type { ObjectDiff } from '../diff/types.js';
-import { apiVersionOf, type KubeGateway, type PropagationPolicy, type ResourceType } from '../kube/gateway.js';
+import type { KubeGateway } from '../kube/gateway.js';
+import { apiVersionOf, type ResourceType } from '../model/resource-type.js';
 import { KubeApiError } from '../kube/errors.js';
-import { isPlainObject, keyString, type JsonValue, type KubeObject, type ResourceKey } from '../model/object.js';
-import { serverFieldText } from '../model/field-path.js';
+import { isPlainObject, keyString, type JsonValue, type KubeObject, type PropagationPolicy, type ResourceKey } from '../model/object.js';
+import { renderPath, serverFieldText } from '../model/field-path.js';
 import type { PruneCandidate } from '../prune/plan.js';
-import { keepLiveValues, leftTo, type IgnoredFields } from '../sync/ignored.js';
+import { keepLiveValues } from '../sync/ignored.js';
+import { leftTo, type IgnoredFields } from '../diff/ignored-fields.js';
 import { planSync, type ApplyStep, type PlanDesired, type SyncPlan } from '../sync/plan.js';
 import type { HookPhase } from '../sync/hooks.js';
 import { hookWave, isMultiStep, phaseGroups, syncFailGroups } from '../sync/phases.js';
@@ -24,20 +26,13 @@ import { stateRefusal } from './rules.js';
 
 export const SYNC_SCHEMA_VERSION = 1;
 
-export interface ObjectRef {
-  group: string;
-  kind: string;
-  namespace: string;
-  name: string;
-}
-
-export interface FieldOwnerRef extends ObjectRef {
+export interface FieldOwnerRef extends ResourceKey {
   /** The field as the diff prints it (`spec.template.spec.containers[name=orders].image`). */
   field: string;
   manager: string;
 }
 
-export interface StepReport extends ObjectRef {
+export interface StepReport extends ResourceKey {
   /** null for the namespace CreateNamespace adds (it goes before every wave). */
   wave: number | null;
   action: ApplyStep['action'];
@@ -49,13 +44,13 @@ export interface StepReport extends ObjectRef {
   message?: string;
 }
 
-export interface PruneResultReport extends ObjectRef {
+export interface PruneResultReport extends ResourceKey {
   /** `candidate`: a dry run's prune candidate that this sync would not prune (pruning is off: see prune.why). */
   outcome: 'pruned' | 'would-prune' | 'candidate' | 'skipped' | 'gone' | 'changed' | 'failed';
   message?: string;
 }
 
-export interface HookReport extends ObjectRef {
+export interface HookReport extends ResourceKey {
   phase: HookPhase;
   wave: number;
   outcome: HookRun['outcome'];
@@ -87,7 +82,7 @@ export interface SyncReport {
   /** Conflicting fields that stopped the sync (--no-force-conflicts); in a dry run, those an unforced sync would stop on. */
   conflicts: FieldOwnerRef[];
   /** `operation`: the sync stopped (a failed hook, a Degraded resource, the --timeout); the message says which. */
-  failures: (ObjectRef & { phase: 'preflight' | 'dry-run' | 'apply' | 'prune' | 'operation'; message: string })[];
+  failures: (ResourceKey & { phase: 'preflight' | 'dry-run' | 'apply' | 'prune' | 'operation'; message: string })[];
   /**
    * Set when the sync stopped on something known before its first write (the permission preflight, the server-side
    * dry-run, conflicts predicted with --no-force-conflicts): nothing at all was applied or deleted; says why.
@@ -143,7 +138,7 @@ export interface ExecuteOptions {
   manual: boolean;
 }
 
-function ref(k: ResourceKey): ObjectRef {
+function ref(k: ResourceKey): ResourceKey {
   return { group: k.group, kind: k.kind, namespace: k.namespace, name: k.name };
 }
 
@@ -339,7 +334,7 @@ function reportIgnored(report: SyncReport, plan: SyncPlan, ignored: ReadonlyMap<
     if (!ig) continue;
     for (const f of ig.live) {
       if (f.desired !== undefined && !respect) continue;
-      for (const manager of leftTo(f, fieldManager)) report.ignored.push({ ...ref(step.key), field: f.path, manager, rule: `${f.rule.type} ${f.rule.value}` });
+      for (const manager of leftTo(f, fieldManager)) report.ignored.push({ ...ref(step.key), field: renderPath(f.path), manager, rule: `${f.rule.type} ${f.rule.value}` });
     }
   }
 }

@@ -9,7 +9,7 @@ import { DIFF_SCHEMA_VERSION } from '../diff/types.js';
 import { ApplyConflictError } from '../kube/errors.js';
 import type { KubeGateway } from '../kube/gateway.js';
 import type { JsonValue, KubeObject, ResourceKey } from '../model/object.js';
-import { parseServerField, serverFieldText, type FieldPath } from '../model/field-path.js';
+import { parseServerField, renderPath, serverFieldText, type FieldPath } from '../model/field-path.js';
 import { compareEntryOf, diffOptionsOf, loadAppState, type AppStateArgs, type AppStateDeps, type AppTarget, type DesiredEntry } from './app-state.js';
 
 /** One field another manager owns that our apply would take (an SSA dry-run without force refused on it). */
@@ -54,7 +54,7 @@ export interface LiveDiffRequest extends AppStateArgs {
 
 /** Values at a human path are taken from the diff fields when known; otherwise from the objects by the pointer of a matching diff field. */
 function conflictValues(fields: readonly FieldDiff[], path: string): { desired?: unknown; live?: unknown } {
-  const f = fields.find((x) => x.path === path);
+  const f = fields.find((x) => renderPath(x.path) === path);
   if (!f) return {};
   return { ...(f.desired !== undefined ? { desired: f.desired } : {}), ...(f.live !== undefined ? { live: f.live } : {}) };
 }

@@ -1,6 +1,6 @@
 // Permission preflight: before a sync or prune changes anything, ask the API server (SelfSubjectAccessReview, then a server-side dry-run of each delete) whether every write it needs is allowed, and name each one that is not.
-import type { AccessCheck, KubeGateway, ResourceType } from '../kube/gateway.js';
-import { resourceName } from '../kube/gateway.js';
+import type { AccessCheck, KubeGateway } from '../kube/gateway.js';
+import { resourceName, type ResourceType } from '../model/resource-type.js';
 import { KubeApiError } from '../kube/errors.js';
 import type { KubeObject, ResourceKey } from '../model/object.js';
 

@@ -1,7 +1,8 @@
 // Deletes prune candidates one by one, each guarded by uid and resourceVersion; collects every result.
-import type { KubeGateway, PropagationPolicy } from '../kube/gateway.js';
+import type { KubeGateway } from '../kube/gateway.js';
 import { KubeApiError } from '../kube/errors.js';
 import type { PruneCandidate } from '../prune/plan.js';
+import type { PropagationPolicy } from '../model/object.js';
 
 export interface DeleteResult {
   candidate: PruneCandidate;

@@ -1,19 +1,15 @@
 // `prune`: list this app's live objects that are no longer declared; with confirm, delete each under preconditions.
-import type { PropagationPolicy } from '../kube/gateway.js';
 import { deleteCandidates } from './prune-delete.js';
 import { ClusterError, RefusedError } from '../model/errors.js';
 import { stateRefusal } from './rules.js';
 import { describeMissing, preflight, writesOf } from './preflight.js';
 import { describeNotOwned } from '../tracking/select.js';
 import { loadAppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
+import type { PropagationPolicy, ResourceKey } from '../model/object.js';
 
 export const PRUNE_SCHEMA_VERSION = 1;
 
-export interface PruneEntryReport {
-  group: string;
-  kind: string;
-  namespace: string;
-  name: string;
+export interface PruneEntryReport extends ResourceKey {
   uid?: string;
   resourceVersion?: string;
   /** `candidate` (listed), `skipped` (with reason), then with confirm: `deleted`, `gone`, `changed`, `failed`. */

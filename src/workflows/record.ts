@@ -3,7 +3,8 @@
 import type { RunContext } from '../model/context.js';
 import { InputError } from '../model/errors.js';
 import { KubeApiError } from '../kube/errors.js';
-import type { KubeGateway, ResourceType } from '../kube/gateway.js';
+import type { KubeGateway } from '../kube/gateway.js';
+import type { ResourceType } from '../model/resource-type.js';
 import type { JsonObject, KubeObject } from '../model/object.js';
 import {
   controllerWrite,
@@ -15,7 +16,7 @@ import {
   type SyncOperation,
   type SyncResultResource,
 } from '../record/app-status.js';
-import type { SyncReport } from './sync.js';
+import type { SyncReport } from './execute.js';
 
 /** How a write ended: `written`, `skipped` (Argo CD's controller keeps this Application), or a warning (not allowed, gone, failed). */
 export interface RecordOutcome {
@@ -166,7 +167,7 @@ export interface RecordSession {
 }
 
 /** Who initiated a sync by hand: the kubeconfig's user (Argo CD records the logged-in user). */
-export function manualInitiator(session: Pick<RecordSession, 'user'>): Initiator {
+function manualInitiator(session: Pick<RecordSession, 'user'>): Initiator {
   return { username: session.user ?? 'unknown' };
 }
 
@@ -236,7 +237,7 @@ export function errorText(err: unknown): string {
 }
 
 /** Records a sync that ended in an error before its tasks (see recordingErrors), in the Application `ref` of `gw`. */
-export function recordError(
+function recordError(
   gw: KubeGateway,
   ref: { namespace: string; name: string },
   err: unknown,

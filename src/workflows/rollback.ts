@@ -7,7 +7,8 @@ import { isPlainObject, type JsonObject, type KubeObject } from '../model/object
 import { historyOf, type HistoryEntry } from '../record/app-status.js';
 import type { AppStateDeps } from './app-state.js';
 import { readApplicationObject } from './history.js';
-import { syncWithRetry, type SyncReport, type SyncRequest } from './sync.js';
+import type { SyncReport } from './execute.js';
+import { syncWithRetry, type SyncRequest } from './sync.js';
 
 export interface RollbackTarget {
   entry: HistoryEntry;

@@ -3,7 +3,8 @@ import { ClusterError, UnrenderableError } from '../model/errors.js';
 import { KubeApiError } from '../kube/errors.js';
 import { buildStatusReport, type ResourceInput, type StatusReport } from '../health/report.js';
 import { hasHealthCheck } from '../health/resource.js';
-import type { KubeGateway, ResourceType } from '../kube/gateway.js';
+import type { KubeGateway } from '../kube/gateway.js';
+import type { ResourceType } from '../model/resource-type.js';
 import { groupOf, keyString, type KubeObject } from '../model/object.js';
 import { compareAppState, loadAppState, loadApplication, type AppState, type AppStateArgs, type AppStateDeps } from './app-state.js';
 import type { PruneCandidate } from '../prune/plan.js';
@@ -170,7 +171,7 @@ export interface WaitOptions {
  * Errors a wait rides out, as `kubectl wait` does: the API server unreachable or timing out, 429 and
  * 5xx. Input errors and the cluster's refusals (403, 404, 422 …) end the wait at once.
  */
-export function isPassingError(err: unknown): err is ClusterError {
+function isPassingError(err: unknown): err is ClusterError {
   if (!(err instanceof ClusterError)) return false;
   if (err instanceof KubeApiError) return err.status === 429 || err.status >= 500;
   return true;

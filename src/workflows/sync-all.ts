@@ -4,7 +4,8 @@ import { exitCodeFor } from '../model/errors.js';
 import { listApplications } from './list.js';
 import { recordingErrors, recordNotice, recordSync } from './record.js';
 import { runStatus } from './status.js';
-import { syncExitCode, syncWithRetry, type SyncReport, type SyncRequest } from './sync.js';
+import type { SyncReport } from './execute.js';
+import { syncExitCode, syncWithRetry, type SyncRequest } from './sync.js';
 
 export const SYNC_ALL_SCHEMA_VERSION = 1;
 

@@ -2,7 +2,8 @@
 // hooks created fresh (their delete policies honoured), and each wave waited for until healthy before the next; the
 // first failure stops it, and the SyncFail hooks run.
 import type { Tracking } from '../tracking/method.js';
-import type { KubeGateway, ResourceType } from '../kube/gateway.js';
+import type { KubeGateway } from '../kube/gateway.js';
+import type { ResourceType } from '../model/resource-type.js';
 import { KubeApiError } from '../kube/errors.js';
 import { resourceHealth } from '../health/resource.js';
 import type { HealthStatus } from '../health/types.js';
@@ -250,7 +251,7 @@ async function waitSettled(gw: KubeGateway, type: ResourceType, key: ResourceKey
  * Takes Argo CD's hook finalizer off a live hook (a JSON patch that first tests the entry, so another writer's change
  * to the list is never overwritten; re-read and tried again when the list moved). Gone already is fine.
  */
-export async function removeHookFinalizer(gw: KubeGateway, type: ResourceType, key: ResourceKey, fieldManager: string): Promise<void> {
+async function removeHookFinalizer(gw: KubeGateway, type: ResourceType, key: ResourceKey, fieldManager: string): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     const live = await gw.get(type, key.namespace, key.name);
     const at = Array.isArray(live?.metadata.finalizers) ? (live.metadata.finalizers as unknown[]).indexOf(HOOK_FINALIZER) : -1;

@@ -7,8 +7,6 @@ import { keyString, type ResourceKey } from '../model/object.js';
 import { InputError, UnrenderableError } from '../model/errors.js';
 import { matchesResource, parseResourceFilter, parseSelector, selectorMatches, type ResourceFilter, type Selector } from '../sync/subset.js';
 
-export { SYNC_SCHEMA_VERSION, liveNamespaces, waveDelayMs } from './execute.js';
-export type { FieldOwnerRef, HookReport, ObjectRef, PruneResultReport, StepReport, SyncDeps, SyncReport } from './execute.js';
 
 /** What a sync of the fields other managers own does by default: take them back, as Argo CD's sync does. */
 export const DEFAULT_FORCE_REASON = 'server-side apply with force, as Argo CD';

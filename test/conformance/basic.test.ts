@@ -4,7 +4,7 @@
 // Git, and the prune candidates. Argo CD's verdict is read from the Application after a hard refresh.
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { GitFixture } from '../unit/source/git-fixture.js';
+import { GitFixture } from '../support/git-source.js';
 import { createTestNamespace, deleteNamespace, kubectlOk, kvValues, runPlugin } from '../integration/support/index.js';
 import {
   applyApplication,

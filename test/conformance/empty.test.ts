@@ -3,7 +3,7 @@
 // on purpose — Argo CD's manual sync with prune deletes everything, kubectl-gitops refuses (exit 4).
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { GitFixture } from '../unit/source/git-fixture.js';
+import { GitFixture } from '../support/git-source.js';
 import { createTestNamespace, deleteNamespace, kvValues, runPlugin } from '../integration/support/index.js';
 import { applyApplication, application, argoSync, bothVerdicts, differences, liveObject } from './support/argocd.js';
 import { expectedDifferences } from './support/known-differences.js';

@@ -3,7 +3,7 @@
 // and for the app.
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { GitFixture } from '../unit/source/git-fixture.js';
+import { GitFixture } from '../support/git-source.js';
 import { createTestNamespace, deleteNamespace, runPlugin } from '../integration/support/index.js';
 import { applyApplication, application, bothVerdicts, differences, liveObject, pollFor } from './support/argocd.js';
 import { expectedDifferences } from './support/known-differences.js';

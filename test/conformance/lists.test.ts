@@ -4,7 +4,7 @@
 // merge by key); an argument added to `args` (an atomic list) makes both OutOfSync.
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { GitFixture } from '../unit/source/git-fixture.js';
+import { GitFixture } from '../support/git-source.js';
 import { createTestNamespace, deleteNamespace, kubectlOk, runPlugin } from '../integration/support/index.js';
 import { applyApplication, application, argoSync, bothVerdicts, differences, rolledOut } from './support/argocd.js';
 import { expectedDifferences } from './support/known-differences.js';

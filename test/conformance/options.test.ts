@@ -3,7 +3,7 @@
 // object with Prune=false and one with IgnoreExtraneous; and what each lists as requiring pruning.
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { GitFixture } from '../unit/source/git-fixture.js';
+import { GitFixture } from '../support/git-source.js';
 import { createTestNamespace, deleteNamespace, kubectlOk, kvValues, runPlugin } from '../integration/support/index.js';
 import { applyApplication, application, bothVerdicts, differences, rolledOut } from './support/argocd.js';
 import { expectedDifferences } from './support/known-differences.js';

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { GitFixture } from '../unit/source/git-fixture.js';
+import { GitFixture } from '../support/git-source.js';
 import { createTestNamespace, deleteNamespace, repoRoot, runPlugin } from '../integration/support/index.js';
 import { applyApplication, application, bothVerdicts, differences } from './support/argocd.js';
 import { expectedDifferences } from './support/known-differences.js';

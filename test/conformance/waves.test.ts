@@ -3,7 +3,7 @@
 // from their resourceVersions (etcd's revision at creation; none of these objects changes afterwards).
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { GitFixture } from '../unit/source/git-fixture.js';
+import { GitFixture } from '../support/git-source.js';
 import { createTestNamespace, deleteNamespace, kubectlOk, runPlugin } from '../integration/support/index.js';
 import { applyApplication, application, argoSync, bothVerdicts, differences } from './support/argocd.js';
 import { expectedDifferences } from './support/known-differences.js';

@@ -2,7 +2,8 @@
 // shows SYNC STATUS and HEALTH STATUS), each sync adds a history entry capped by revisionHistoryLimit, concurrent writers
 // both land, a read-only user gets a warning, and an Application an Argo CD controller keeps is left alone.
 import { spawn } from 'node:child_process';
-import { GitFixture } from '../unit/source/git-fixture.js';
+import { GitFixture } from '../support/git-source.js';
+import { applicationYaml, inCluster } from '../support/application.js';
 import { applyYaml, childEnv, createTestNamespace, deleteNamespace, kubectlOk, pluginPath, runPlugin, waitFor } from './support/index.js';
 
 const TIMEOUT = 180_000;
@@ -48,13 +49,14 @@ describe('the Application as the shared record', () => {
   let v1: string;
   let v2: string;
 
-  const application = (name: string, extra = '') => `apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata: {name: ${name}, namespace: ${ns}}
-spec:
-  source: {repoURL: ${fx.repo}, path: apps/${name}, targetRevision: main}
-  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}
-${extra}`;
+  /** An app of this suite's repository (apps/<name> at main, into the suite's namespace), with more of its spec. */
+  const application = (name: string, o: { spec?: Record<string, unknown>; namespace?: string; labels?: Record<string, string>; path?: string; targetRevision?: string } = {}) =>
+    applicationYaml({
+      name,
+      namespace: o.namespace ?? ns,
+      ...(o.labels ? { labels: o.labels } : {}),
+      spec: { source: { repoURL: fx.repo, path: o.path ?? `apps/${name}`, targetRevision: o.targetRevision ?? 'main' }, destination: inCluster(o.namespace ?? ns), ...o.spec },
+    });
   const getApp = async (name: string) => JSON.parse(await kubectlOk(['get', 'application', name, '-n', ns, '-o', 'json'])) as AppObject;
   const plugin = (args: string[]) => runPlugin([...args, '--app-namespace', ns]);
 
@@ -126,7 +128,7 @@ ${extra}`;
   }, TIMEOUT);
 
   test('history grows by one per sync, capped by revisionHistoryLimit; concurrent writers both land', async () => {
-    await applyYaml(application('capped', '  revisionHistoryLimit: 3\n'));
+    await applyYaml(application('capped', { spec: { revisionHistoryLimit: 3 } }));
     for (let i = 0; i < 2; i++) expect((await plugin(['sync', 'capped', '-o', 'kv'])).code).toBe(0);
     expect((await getApp('capped')).status?.history?.map((h) => h.id)).toEqual([0, 1]);
     // Two processes at once: their writes conflict on resourceVersion and are tried again; both entries land.
@@ -197,7 +199,7 @@ subjects: [{kind: ServiceAccount, name: ${sa}, namespace: ${ns}}]
   }, TIMEOUT);
 
   test('sync --watch records each round: the automated sync with its history entry, then the drift it sees', async () => {
-    await applyYaml(application('auto', '  syncPolicy: {automated: {prune: true}}\n'));
+    await applyYaml(application('auto', { spec: { syncPolicy: { automated: { prune: true } } } }));
     const child = spawn(pluginPath, ['sync', 'auto', '--app-namespace', ns, '--watch', '--interval', '2s', '-o', 'json'], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
@@ -220,7 +222,7 @@ subjects: [{kind: ServiceAccount, name: ${sa}, namespace: ${ns}}]
   }, TIMEOUT);
 
   test('history in every output mode; rollback returns to the previous revision (checked on the cluster), recorded as its own entry', async () => {
-    await applyYaml(application('back').replace('targetRevision: main', `targetRevision: ${v1}`));
+    await applyYaml(application('back', { targetRevision: v1 }));
     expect((await plugin(['sync', 'back', '-o', 'kv'])).code).toBe(0);
     await kubectlOk(['patch', 'application', 'back', '-n', ns, '--type', 'merge', '-p', '{"spec":{"source":{"targetRevision":"main"}}}']);
     expect((await plugin(['sync', 'back', '-o', 'kv'])).code).toBe(0);
@@ -268,7 +270,7 @@ subjects: [{kind: ServiceAccount, name: ${sa}, namespace: ${ns}}]
     const ns2 = await createTestNamespace('app-record-list');
     try {
       const label = `list-${ns}`;
-      await applyYaml(application('other').replace(`namespace: ${ns}}`, `namespace: ${ns2}, labels: {kgitops-list: ${label}}}`).replace('path: apps/other', 'path: apps/shop').replace(`namespace: ${ns}}\n`, `namespace: ${ns2}}\n`));
+      await applyYaml(application('other', { namespace: ns2, labels: { 'kgitops-list': label }, path: 'apps/shop' }));
       await kubectlOk(['label', 'application', 'shop', '-n', ns, `kgitops-list=${label}`]);
       type Row = { name: string; namespace: string; project: string; sync: string; health: string; revision?: string; destination: { namespace?: string }; lastSync?: string; error?: string };
       const one = await plugin(['list', '-o', 'json']);

@@ -9,7 +9,9 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'nod
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GitFixture } from '../unit/source/git-fixture.js';
+import { GitFixture } from '../support/git-source.js';
+import { applicationYaml, inCluster } from '../support/application.js';
+import { parse } from 'yaml';
 import { serveFiles } from './support/serve-files.js';
 import { applyYaml, childEnv, clusterBin, createTestNamespace, deleteNamespace, kubeconfigPath, kubectlOk, kvValues, pluginPath, run, runPlugin, waitFor, type RunResult } from './support/index.js';
 
@@ -47,7 +49,9 @@ describe('rollback of Helm and multi-source Applications, as Argo CD rolls back'
   const plugin = (args: string[]): Promise<RunResult> => runPlugin([...args, '--app-namespace', ns], { env: { XDG_CACHE_HOME: join(work, 'cache') } });
   const getStatus = async (name: string) => (JSON.parse(await kubectlOk(['get', 'application', name, '-n', ns, '-o', 'json'])) as { status?: AppStatus }).status ?? {};
   const data = async (name: string) => (JSON.parse(await kubectlOk(['get', 'configmap', name, '-n', ns, '-o', 'json'])) as { data: Record<string, string> }).data;
-  const application = (name: string, spec: string) => applyYaml(`apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: ${name}, namespace: ${ns}}\nspec:\n  project: default\n${spec}  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}\n`);
+  /** Applies an Application of the suite's namespace; `spec` is its source(s), as YAML (`  source: ...`). */
+  const application = (name: string, spec: string) =>
+    applyYaml(applicationYaml({ name, namespace: ns, spec: { project: 'default', ...(parse(spec) as Record<string, unknown>), destination: inCluster(ns) } }));
   const patchSpec = (name: string, spec: unknown) => kubectlOk(['patch', 'application', name, '-n', ns, '--type', 'merge', '-p', JSON.stringify({ spec })]);
   const ok = (res: RunResult) => expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: '' });
 
@@ -205,8 +209,9 @@ describe('a sync that cannot run is recorded as an operation in phase Error, wit
   let work: string;
   const plugin = (args: string[]): Promise<RunResult> => runPlugin([...args, '--app-namespace', ns]);
   const getStatus = async (name: string) => (JSON.parse(await kubectlOk(['get', 'application', name, '-n', ns, '-o', 'json'])) as { status?: AppStatus }).status ?? {};
+  /** Applies an Application of the suite's namespace; `source` (a flow mapping) and `extra` (more of the spec) are YAML. */
   const application = (name: string, source: string, extra = '', server = 'https://kubernetes.default.svc') =>
-    applyYaml(`apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: ${name}, namespace: ${ns}}\nspec:\n  project: default\n  source: ${source}\n  destination: {server: ${server}, namespace: ${ns}}\n${extra}`);
+    applyYaml(applicationYaml({ name, namespace: ns, spec: { project: 'default', source: parse(source) as unknown, destination: { server, namespace: ns }, ...((parse(extra) ?? {}) as Record<string, unknown>) } }));
   const expectError = async (name: string, message: RegExp) => {
     const s = await getStatus(name);
     expect(s.operationState).toMatchObject({ phase: 'Error', operation: { initiatedBy: { username: expect.any(String) as string } } });

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { tempDir } from '../support/temp-dir.js';
 import { applyYaml, createTestNamespace, deleteNamespace, getJson, kubectl, kubectlOk, runPlugin, type RunResult, kvValues as kv } from './support/index.js';
 import type { KubeObject } from '../../src/model/object.js';
+import { applicationYaml, inCluster } from '../support/application.js';
 
 const TID = 'argocd.argoproj.io/tracking-id';
 const IID = 'argocd.argoproj.io/installation-id';
@@ -23,7 +24,7 @@ function app(name: string, manifests: string): { app: string; desired: string } 
   mkdirSync(desired, { recursive: true });
   writeFileSync(join(desired, 'all.yaml'), manifests);
   const file = join(dir, 'app.yaml');
-  writeFileSync(file, `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: ${name}, namespace: ${cp}}\nspec:\n  source: {repoURL: https://git.example.com/x.git, path: .}\n  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}\n`);
+  writeFileSync(file, applicationYaml({ name, namespace: cp, spec: { source: { repoURL: 'https://git.example.com/x.git', path: '.' }, destination: inCluster(ns) } }));
   return { app: file, desired };
 }
 

@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/temp-dir.js';
 import { createTestNamespace, deleteNamespace, kubectlOk, runPlugin } from './support/index.js';
+import { applicationYaml, inCluster } from '../support/application.js';
 
 const LABEL = 'metadata.labels[app.kubernetes.io/part-of]';
 let ns: string;
@@ -16,7 +17,7 @@ beforeAll(async () => {
   const root = tempDir('kgitops-conflict-labels');
   const dir = join(root, 'desired');
   mkdirSync(dir);
-  writeFileSync(join(root, 'app.yaml'), `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop, namespace: argocd}\nspec:\n  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}\n`);
+  writeFileSync(join(root, 'app.yaml'), applicationYaml({ name: 'shop', spec: { destination: inCluster(ns) } }));
   writeFileSync(join(dir, 'settings.yaml'), `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  labels: {app.kubernetes.io/part-of: shop, app.kubernetes.io/name: settings}\ndata: {mode: fast}\n`);
   args = ['-f', join(root, 'app.yaml'), '--desired', dir];
   const first = await runPlugin(['sync', ...args, '-o', 'kv']);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { tempDir } from '../support/temp-dir.js';
 import { createTestNamespace, deleteNamespace, getJson, kubeconfigPath, kubectlOk, runPlugin } from './support/index.js';
 import type { KubeObject } from '../../src/model/object.js';
+import { applicationYaml, inCluster } from '../support/application.js';
 
 const IMAGE = 'spec.template.spec.containers[name=web].image';
 let ns: string;
@@ -14,7 +15,7 @@ beforeAll(async () => {
   ns = await createTestNamespace('conflict');
   const root = tempDir('kgitops-conflict');
   const dir = join(root, 'desired');
-  writeFileSync(join(root, 'app.yaml'), `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: web, namespace: argocd}\nspec:\n  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}\n`);
+  writeFileSync(join(root, 'app.yaml'), applicationYaml({ name: 'web', spec: { destination: inCluster(ns) } }));
   await import('node:fs').then((fs) => fs.mkdirSync(dir));
   writeFileSync(
     join(dir, 'web.yaml'),

@@ -7,7 +7,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/temp-dir.js';
 import type { Page } from 'playwright-core';
-import { GitFixture } from '../unit/source/git-fixture.js';
+import { GitFixture } from '../support/git-source.js';
 import { launchChromium, SCREENSHOTS, type Browser } from './support/browser.js';
 import { applyYaml, childEnv, createTestNamespace, deleteNamespace, kubectlOk, pluginPath, runPlugin, waitFor } from './support/index.js';
 

@@ -8,8 +8,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { tempDir } from '../support/temp-dir.js';
-import { GitFixture } from '../unit/source/git-fixture.js';
+import { GitFixture } from '../support/git-source.js';
 import { applyYaml, childEnv, createTestNamespace, deleteNamespace, kubectl, kubectlOk, kubeconfigPath, pluginPath, run, waitFor, type RunResult } from './support/index.js';
+import { applicationYaml } from '../support/application.js';
 
 const TIMEOUT = 180_000;
 const TID = 'argocd.argoproj.io/tracking-id';
@@ -54,17 +55,10 @@ function plugin(args: string[], kubeconfig = twoContexts): Promise<RunResult> {
 
 function app(name: string, destination: string, extra = '', spec = ''): string {
   const file = join(root, `${name}-${Math.random().toString(36).slice(2, 8)}.yaml`);
-  writeFileSync(
-    file,
-    `apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata: {name: ${name}, namespace: argocd}
-spec:
-  destination: {${destination}, namespace: ${ns}}
-${spec}  syncPolicy:
-    automated: {prune: true${extra}}
-`,
-  );
+  // The destination's server or name, more keys of the automated policy and more of the spec: YAML as the tests write them.
+  const more = (parse(spec) ?? {}) as Record<string, unknown>;
+  const automated = parse(`{prune: true${extra}}`) as Record<string, unknown>;
+  writeFileSync(file, applicationYaml({ name, spec: { destination: { ...(parse(`{${destination}}`) as Record<string, unknown>), namespace: ns }, ...more, syncPolicy: { automated } } }));
   return file;
 }
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { tempDir } from '../support/temp-dir.js';
 import { applyYaml, createTestNamespace, deleteNamespace, getJson, kubectlOk, runPlugin, waitFor } from './support/index.js';
 import type { KubeObject } from '../../src/model/object.js';
+import { applicationYaml, inCluster } from '../support/application.js';
 
 const TID = 'argocd.argoproj.io/tracking-id';
 const IMAGE = 'spec.template.spec.containers[name=orders].image';
@@ -31,19 +32,16 @@ data: {LOG_LEVEL: info}
 `;
 
 function application(namespace: string): string {
-  return `apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata: {name: shop, namespace: ${namespace}}
-spec:
-  project: default
-  source: {repoURL: https://example.invalid/shop.git, path: k8s, targetRevision: main}
-  destination: {server: https://kubernetes.default.svc, namespace: ${namespace}}
-  ignoreDifferences:
-  - {group: apps, kind: Deployment, jsonPointers: [/spec/replicas]}
-  syncPolicy:
-    automated: {prune: true, selfHeal: true, allowEmpty: false}
-    syncOptions: [PruneLast=true, ServerSideApply=true]
-`;
+  return applicationYaml({
+    namespace,
+    spec: {
+      project: 'default',
+      source: { repoURL: 'https://example.invalid/shop.git', path: 'k8s', targetRevision: 'main' },
+      destination: inCluster(namespace),
+      ignoreDifferences: [{ group: 'apps', kind: 'Deployment', jsonPointers: ['/spec/replicas'] }],
+      syncPolicy: { automated: { prune: true, selfHeal: true, allowEmpty: false }, syncOptions: ['PruneLast=true', 'ServerSideApply=true'] },
+    },
+  });
 }
 
 function kv(stdout: string): string[] {

@@ -3,7 +3,7 @@
 // and NEXT_COMMAND names the command that goes on. The same for rollback, whose closing line never claims a rollback
 // that did not happen.
 import { stringify } from 'yaml';
-import { GitFixture } from '../unit/source/git-fixture.js';
+import { GitFixture } from '../support/git-source.js';
 import { applyYaml, createTestNamespace, deleteNamespace, kubectlOk, kvValues, runPlugin, type RunResult } from './support/index.js';
 import { tempDir, writeApp, writeDesired } from './hardening/support.js';
 

@@ -3,8 +3,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { GitFixture } from '../unit/source/git-fixture.js';
+import { GitFixture } from '../support/git-source.js';
 import { createTestNamespace, deleteNamespace, kubectl, kubectlOk, runPlugin } from './support/index.js';
+import { applicationYaml, inCluster } from '../support/application.js';
 
 const TEST_TIMEOUT_MS = 120_000;
 
@@ -12,25 +13,16 @@ function configMap(name: string, color: string): string {
   return `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  color: ${color}\n`;
 }
 
-function applicationYaml(name: string, repoURL: string, namespace: string, path: string, targetRevision: string): string {
-  return `apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata:
-  name: ${name}
-  namespace: argocd
-spec:
-  project: default
-  source:
-    repoURL: ${repoURL}
-    path: ${path}
-    targetRevision: ${targetRevision}
-  destination:
-    server: https://kubernetes.default.svc
-    namespace: ${namespace}
-  syncPolicy:
-    automated: {prune: true, selfHeal: true}
-    syncOptions: [ServerSideApply=true]
-`;
+function appYaml(name: string, repoURL: string, namespace: string, path: string, targetRevision: string): string {
+  return applicationYaml({
+    name,
+    spec: {
+      project: 'default',
+      source: { repoURL, path, targetRevision },
+      destination: inCluster(namespace),
+      syncPolicy: { automated: { prune: true, selfHeal: true }, syncOptions: ['ServerSideApply=true'] },
+    },
+  });
 }
 
 interface LiveConfigMap {
@@ -53,7 +45,7 @@ describe('desired state from a Git revision (sync and status)', () => {
   let tip: string;
   const appFile = (path: string, targetRevision: string, repoURL = fx.repo) => {
     const file = join(fx.root, `app-${Math.random().toString(36).slice(2)}.yaml`);
-    writeFileSync(file, applicationYaml('gitsrc', repoURL, namespace, path, targetRevision));
+    writeFileSync(file, appYaml('gitsrc', repoURL, namespace, path, targetRevision));
     return file;
   };
 

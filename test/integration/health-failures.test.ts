@@ -7,6 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/temp-dir.js';
 import { createTestNamespace, deleteNamespace, kubectlOk, kvValues, runPlugin, waitFor } from './support/index.js';
+import { applicationYaml, inCluster } from '../support/application.js';
 
 const TIMEOUT = 240_000;
 const FATE = 'kgitops.test/kwok-fate';
@@ -27,7 +28,7 @@ function writeApp(name: string, files: Record<string, string>): { appFile: strin
   mkdirSync(desired, { recursive: true });
   for (const [f, text] of Object.entries(files)) writeFileSync(join(desired, f), text);
   const appFile = join(root, `${name}-app.yaml`);
-  writeFileSync(appFile, `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: ${name}, namespace: argocd}\nspec:\n  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}\n`);
+  writeFileSync(appFile, applicationYaml({ name, spec: { destination: inCluster(ns) } }));
   return { appFile, desired };
 }
 

@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/temp-dir.js';
 import { createTestNamespace, deleteNamespace, runPlugin, waitFor } from './support/index.js';
+import { applicationYaml, inCluster } from '../support/application.js';
 
 const TIMEOUT = 240_000;
 let ns: string;
@@ -104,7 +105,7 @@ test('each kind gets the health Argo CD gives it, from the real controllers', as
   mkdirSync(desired);
   writeFileSync(join(desired, 'all.yaml'), MANIFESTS);
   const appFile = join(root, 'app.yaml');
-  writeFileSync(appFile, `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: kinds, namespace: argocd}\nspec:\n  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}\n`);
+  writeFileSync(appFile, applicationYaml({ name: 'kinds', spec: { destination: inCluster(ns) } }));
   const synced = await runPlugin(['sync', '-f', appFile, '--desired', desired, '-o', 'kv']);
   expect({ code: synced.code, out: synced.stdout }).toEqual({ code: 0, out: 'APPLIED=9\n' });
 

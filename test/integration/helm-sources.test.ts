@@ -8,10 +8,11 @@ import type { Server } from 'node:http';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
-import { GitFixture } from '../unit/source/git-fixture.js';
+import { parse, parseAllDocuments } from 'yaml';
+import { GitFixture } from '../support/git-source.js';
 import { serveFiles } from './support/serve-files.js';
 import { clusterBin, createTestNamespace, deleteNamespace, kubectl, run, runPlugin, type RunResult } from './support/index.js';
+import { applicationYaml, inCluster } from '../support/application.js';
 
 const TIMEOUT = 180_000;
 
@@ -44,23 +45,12 @@ export const CHART_FILES: Record<string, string> = {
   'charts/broken/templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: broken\ndata:\n  x: {{ required "x is required" .Values.x }}\n',
 };
 
-function applicationYaml(name: string, repoURL: string, namespace: string, path: string, helm: string): string {
-  return `apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata:
-  name: ${name}
-  namespace: argocd
-spec:
-  project: default
-  source:
-    repoURL: ${repoURL}
-    path: ${path}
-    targetRevision: main
-${helm}
-  destination:
-    server: https://kubernetes.default.svc
-    namespace: ${namespace}
-`;
+/** The suite's Application (no sync policy); `helm` is more of its source, as YAML lines (`    helm: ...`). */
+function appYaml(name: string, repoURL: string, namespace: string, path: string, helm: string): string {
+  return applicationYaml({
+    name,
+    spec: { project: 'default', source: { repoURL, path, targetRevision: 'main', ...((parse(helm) ?? {}) as Record<string, unknown>) }, destination: inCluster(namespace) },
+  });
 }
 
 interface Obj {
@@ -108,7 +98,7 @@ describe('Helm charts in Git, rendered as Argo CD renders them', () => {
     const plugin = (args: string[], env: Record<string, string> = {}): Promise<RunResult> => runPlugin(args, { env: { XDG_CACHE_HOME: join(fx.root, 'cache'), ...env } });
   const appFile = (name: string, namespace: string, path: string, helm: string) => {
     const file = join(fx.root, `app-${Math.random().toString(36).slice(2)}.yaml`);
-    writeFileSync(file, applicationYaml(name, fx.repo, namespace, path, helm));
+    writeFileSync(file, appYaml(name, fx.repo, namespace, path, helm));
     return file;
   };
 

@@ -5,8 +5,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/temp-dir.js';
-import { GitFixture } from '../unit/source/git-fixture.js';
+import { GitFixture } from '../support/git-source.js';
 import { applyYaml, createTestNamespace, deleteNamespace, kubectl, kubectlOk, runPlugin } from './support/index.js';
+import { applicationYaml, inCluster } from '../support/application.js';
 
 const TIMEOUT = 240_000;
 let ns: string;
@@ -23,7 +24,7 @@ function app(name: string, files: Record<string, string>): { appFile: string; de
   mkdirSync(desired, { recursive: true });
   for (const [f, text] of Object.entries(files)) writeFileSync(join(desired, f), text);
   const appFile = join(dir, 'app.yaml');
-  writeFileSync(appFile, `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: ${name}, namespace: argocd}\nspec:\n  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}\n`);
+  writeFileSync(appFile, applicationYaml({ name, spec: { destination: inCluster(ns) } }));
   return { appFile, desired };
 }
 
@@ -221,7 +222,7 @@ spec:
     fx.write('chart/templates/test.yaml', 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: {{ .Release.Name }}-test\n  annotations: {helm.sh/hook: test}\nspec:\n  containers: [{name: t, image: busybox}]\n');
     fx.commit('a chart with hooks');
     const appFile = join(root, 'helm-hooks.yaml');
-    writeFileSync(appFile, `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: rel, namespace: argocd}\nspec:\n  source: {repoURL: ${fx.repo}, path: chart, targetRevision: main}\n  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}\n`);
+    writeFileSync(appFile, applicationYaml({ name: 'rel', spec: { source: { repoURL: fx.repo, path: 'chart', targetRevision: 'main' }, destination: inCluster(ns) } }));
     const res = await runPlugin(['sync', '-f', appFile, '-o', 'kv', '--timeout', '3m'], { timeoutMs: 220_000, env: { XDG_CACHE_HOME: join(fx.root, 'cache') } });
     expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
     const lines = res.stdout.trimEnd().split('\n');

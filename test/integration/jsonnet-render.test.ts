@@ -10,7 +10,7 @@ import { listTree } from '../../src/source/git.js';
 import { commitFiles, renderSource } from '../../src/source/render/index.js';
 import { jsonnetVersion, JSONNET_WASM_ENV } from '../../src/source/render/jsonnet.js';
 import { JSONNET_FILES } from '../fixtures/render/apps.js';
-import { GitFixture } from '../unit/source/git-fixture.js';
+import { GitFixture } from '../support/git-source.js';
 import { clusterBin, repoRoot } from './support/index.js';
 
 const PATH = 'jsonnet-guestbook';

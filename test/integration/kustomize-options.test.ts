@@ -10,7 +10,7 @@ import { parseManifests } from '../../src/manifest/parse.js';
 import { listTree } from '../../src/source/git.js';
 import { commitFiles, renderSource } from '../../src/source/render/index.js';
 import { KUSTOMIZE_FILES } from '../fixtures/render/apps.js';
-import { GitFixture } from '../unit/source/git-fixture.js';
+import { GitFixture } from '../support/git-source.js';
 import { clusterBin } from './support/index.js';
 
 const OVERLAY = 'kustomize-guestbook/overlays/prod';

@@ -5,6 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/temp-dir.js';
 import { createTestNamespace, deleteNamespace, kubectlOk, runPlugin } from './support/index.js';
+import { applicationYaml, inCluster } from '../support/application.js';
 
 const TIMEOUT = 180_000;
 let ns: string;
@@ -13,7 +14,7 @@ let root: string;
 function setup(name: string, annotations: string): string[] {
   const dir = join(root, name);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(root, `${name}.yaml`), `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: ${name}, namespace: argocd}\nspec:\n  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}\n`);
+  writeFileSync(join(root, `${name}.yaml`), applicationYaml({ name, spec: { destination: inCluster(ns) } }));
   writeFileSync(
     join(dir, 'web.yaml'),
     `apiVersion: apps/v1

@@ -8,9 +8,11 @@ import { tempDir } from '../support/temp-dir.js';
 import { createTestNamespace, deleteNamespace, kubeconfigPath, kubectlOk, runPlugin } from './support/index.js';
 import { resolveConnection } from '../../src/kube/connect.js';
 import { createClientGateway } from '../../src/kube/client-gateway.js';
-import type { KubeGateway, ResourceType } from '../../src/kube/gateway.js';
+import type { KubeGateway } from '../../src/kube/gateway.js';
+import type { ResourceType } from '../../src/model/resource-type.js';
 import { TRACKING_ID } from '../../src/model/keys.js';
 import type { KubeObject } from '../../src/model/object.js';
+import { applicationYaml, inCluster } from '../support/application.js';
 
 let ns: string;
 let gw: KubeGateway;
@@ -79,7 +81,7 @@ test('diff of an app among 600 unrelated ConfigMaps (past the first page its twi
     const names = ['aa-first', 'zz-changed', 'zz-same'];
     writeFileSync(join(desired, 'cms.yaml'), names.map((n) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${n}}\ndata: {v: "1"}\n`).join('---\n'));
     const appFile = join(root, 'app.yaml');
-    writeFileSync(appFile, `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: crowd, namespace: argocd}\nspec:\n  source: {repoURL: https://git.example.com/x.git, path: deploy}\n  destination: {server: https://kubernetes.default.svc, namespace: ${crowd}}\n`);
+    writeFileSync(appFile, applicationYaml({ name: 'crowd', spec: { source: { repoURL: 'https://git.example.com/x.git', path: 'deploy' }, destination: inCluster(crowd) } }));
     const sync = await runPlugin(['sync', '-f', appFile, '--desired', desired, '-o', 'kv']);
     expect(sync.code).toBe(0);
     const unrelated = Array.from({ length: 600 }, (_, i) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `m-${String(i).padStart(3, '0')}`, namespace: crowd }, data: { note: 'not the app' } }));

@@ -6,6 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/temp-dir.js';
 import { applyYaml, createTestNamespace, deleteNamespace, kubectlOk, runPlugin, type RunResult, kvValues as kv } from './support/index.js';
+import { applicationYaml, inCluster } from '../support/application.js';
 
 let ns: string;
 let cp: string;
@@ -18,14 +19,11 @@ function appFile(project: string, opts: { appNamespace?: string; repoURL?: strin
   const file = join(root, `app-${project}-${opts.appNamespace ?? cp}.yaml`);
   writeFileSync(
     file,
-    `apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata: {name: ${opts.name ?? 'rules'}, namespace: ${opts.appNamespace ?? cp}}
-spec:
-  project: ${project}
-  source: {repoURL: ${opts.repoURL ?? 'https://git.example.com/team/rules.git'}, path: deploy}
-  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}
-`,
+    applicationYaml({
+      name: opts.name ?? 'rules',
+      namespace: opts.appNamespace ?? cp,
+      spec: { project, source: { repoURL: opts.repoURL ?? 'https://git.example.com/team/rules.git', path: 'deploy' }, destination: inCluster(ns) },
+    }),
   );
   return file;
 }

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { tempDir } from '../support/temp-dir.js';
 import { apiRequest } from './support/api.js';
 import { createTestNamespace, deleteNamespace, kubectlOk, kvValues, runPlugin } from './support/index.js';
+import { applicationYaml, inCluster } from '../support/application.js';
 
 const TIMEOUT = 180_000;
 let ns: string;
@@ -18,8 +19,7 @@ let root: string;
 
 function writeApp(name: string, syncOptions: string[]): string {
   const file = join(root, `${name}.yaml`);
-  const opts = syncOptions.length > 0 ? `  syncPolicy: {syncOptions: [${syncOptions.join(', ')}]}\n` : '';
-  writeFileSync(file, `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: ${name}, namespace: argocd}\nspec:\n  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}\n${opts}`);
+  writeFileSync(file, applicationYaml({ name, spec: { destination: inCluster(ns), ...(syncOptions.length > 0 ? { syncPolicy: { syncOptions } } : {}) } }));
   return file;
 }
 

@@ -5,31 +5,24 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { JSONNET_FILES, KUSTOMIZE_FILES } from '../fixtures/render/apps.js';
-import { GitFixture } from '../unit/source/git-fixture.js';
+import { GitFixture } from '../support/git-source.js';
 import { clusterBin, createTestNamespace, deleteNamespace, kubectl, runPlugin, type RunResult } from './support/index.js';
+import { applicationYaml, inCluster } from '../support/application.js';
+import { parse } from 'yaml';
 
 const TEST_TIMEOUT_MS = 150_000;
 
-function applicationYaml(name: string, repoURL: string, namespace: string, path: string, sourceExtra = ''): string {
-  return `apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata:
-  name: ${name}
-  namespace: argocd
-spec:
-  project: default
-  source:
-    repoURL: ${repoURL}
-    path: ${path}
-    targetRevision: main
-${sourceExtra}
-  destination:
-    server: https://kubernetes.default.svc
-    namespace: ${namespace}
-  syncPolicy:
-    automated: {prune: true}
-    syncOptions: [ServerSideApply=true]
-`;
+/** The suite's Application: automated with prune, server-side apply; `sourceExtra` is more of its source, as YAML lines. */
+function appYaml(name: string, repoURL: string, namespace: string, path: string, sourceExtra = ''): string {
+  return applicationYaml({
+    name,
+    spec: {
+      project: 'default',
+      source: { repoURL, path, targetRevision: 'main', ...((parse(sourceExtra) ?? {}) as Record<string, unknown>) },
+      destination: inCluster(namespace),
+      syncPolicy: { automated: { prune: true }, syncOptions: ['ServerSideApply=true'] },
+    },
+  });
 }
 
 const cm = (name: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  k: v\n`;
@@ -61,7 +54,7 @@ describe('rendering sources as Argo CD does (sync, diff, status)', () => {
 
   const appFile = (name: string, namespace: string, path: string, extra = '') => {
     const file = join(fx.root, `app-${Math.random().toString(36).slice(2)}.yaml`);
-    writeFileSync(file, applicationYaml(name, fx.repo, namespace, path, extra));
+    writeFileSync(file, appYaml(name, fx.repo, namespace, path, extra));
     return file;
   };
 

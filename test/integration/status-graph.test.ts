@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/temp-dir.js';
 import { createTestNamespace, deleteNamespace, runPlugin, waitFor } from './support/index.js';
+import { applicationYaml, inCluster } from '../support/application.js';
 
 const TIMEOUT = 150_000;
 
@@ -38,13 +39,10 @@ data: {mode: fast}
     appFile = join(root, 'app.yaml');
     writeFileSync(
       appFile,
-      `apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata: {name: ${ns}-app, namespace: argocd}
-spec:
-  source: {repoURL: https://git.example.com/shop.git, path: deploy, targetRevision: main}
-  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}
-`,
+      applicationYaml({
+        name: `${ns}-app`,
+        spec: { source: { repoURL: 'https://git.example.com/shop.git', path: 'deploy', targetRevision: 'main' }, destination: inCluster(ns) },
+      }),
     );
     const res = await runPlugin(['sync', '-f', appFile, '--desired', desired]);
     if (res.code !== 0) throw new Error(`sync exited ${res.code}: ${res.stderr}`);

@@ -1,9 +1,8 @@
 // `kubectl gitops status` on the local control plane: apps applied by `sync`, pods on kwok nodes,
 // the two axes kept apart, the scheduler's message as the reason, the live tree and --wait.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { tempDir } from '../support/temp-dir.js';
 import { createTestNamespace, deleteNamespace, kubectlOk, runPlugin, waitFor, type RunResult } from './support/index.js';
+import { inCluster } from '../support/application.js';
+import { appWorkspace } from '../support/app-workspace.js';
 
 interface AppFiles {
   name: string;
@@ -13,24 +12,18 @@ interface AppFiles {
 }
 
 /** An Application file (driving the loop without an Argo CD controller) and its desired manifests. */
-function appFiles(name: string, namespace: string, manifests: string, automated = '{prune: true}'): AppFiles {
-  const root = tempDir(`status-${name}`);
-  const desired = join(root, 'desired');
-  mkdirSync(desired);
-  writeFileSync(join(desired, 'all.yaml'), manifests);
-  const appFile = join(root, 'app.yaml');
-  writeFileSync(
-    appFile,
-    `apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata: {name: ${name}, namespace: argocd}
-spec:
-  source: {repoURL: https://git.example.com/shop.git, path: deploy, targetRevision: main}
-  destination: {server: https://kubernetes.default.svc, namespace: ${namespace}}
-  syncPolicy: {automated: ${automated}}
-`,
-  );
-  return { name, namespace, appFile, desired };
+function appFiles(name: string, namespace: string, manifests: string, automated: Record<string, unknown> = { prune: true }): AppFiles {
+  const ws = appWorkspace({
+    prefix: `status-${name}`,
+    name,
+    manifests,
+    spec: () => ({
+      source: { repoURL: 'https://git.example.com/shop.git', path: 'deploy', targetRevision: 'main' },
+      destination: inCluster(namespace),
+      syncPolicy: { automated },
+    }),
+  });
+  return { name, namespace, appFile: ws.appFile, desired: ws.dir };
 }
 
 function deployment(name: string, nodeSelector?: Record<string, string>): string {
@@ -82,7 +75,7 @@ describe('kubectl gitops status', () => {
     const bns = await createTestNamespace('status-broken');
     namespaces.push(hns, bns);
     healthy = appFiles(`${hns}-app`, hns, [deployment('web'), configMap('settings')].join('---\n'));
-    broken = appFiles(`${bns}-app`, bns, [deployment('broken', { disktype: 'nvme' }), configMap('settings')].join('---\n'), '{prune: true, allowEmpty: true}');
+    broken = appFiles(`${bns}-app`, bns, [deployment('broken', { disktype: 'nvme' }), configMap('settings')].join('---\n'), { prune: true, allowEmpty: true });
     await sync(healthy);
     await sync(broken);
   }, 120_000);

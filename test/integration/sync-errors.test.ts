@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { tempDir } from '../support/temp-dir.js';
 import { parse, stringify } from 'yaml';
 import { createTestNamespace, deleteNamespace, kubeconfigPath, kubectlOk, pluginPath, run, runPlugin } from './support/index.js';
+import { applicationYaml, inCluster } from '../support/application.js';
 
 let ns: string;
 let root: string;
@@ -15,7 +16,7 @@ beforeAll(async () => {
   root = tempDir('kgitops-errors');
   mkdirSync(join(root, 'desired'));
   writeFileSync(join(root, 'desired', 'cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {a: "1"}\n');
-  writeFileSync(join(root, 'app.yaml'), `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: errs}\nspec:\n  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}\n`);
+  writeFileSync(join(root, 'app.yaml'), applicationYaml({ name: 'errs', namespace: null, spec: { destination: inCluster(ns) } }));
   args = ['-f', join(root, 'app.yaml'), '--desired', join(root, 'desired')];
 });
 

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { tempDir } from '../support/temp-dir.js';
 import { applyYaml, createTestNamespace, deleteNamespace, kubectl, kubectlOk, runPlugin, waitFor } from './support/index.js';
+import { parse } from 'yaml';
+import { applicationYaml, inCluster } from '../support/application.js';
 
 const TIMEOUT = 180_000;
 const TID = 'argocd.argoproj.io/tracking-id';
@@ -14,7 +16,9 @@ let root: string;
 
 function app(name: string, syncPolicy: string, extra = '', namespace = ns): string {
   const file = join(root, `${name}.yaml`);
-  writeFileSync(file, `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: ${name}, namespace: argocd}\nspec:\n  destination: {server: https://kubernetes.default.svc, namespace: ${namespace}}\n${extra}  syncPolicy: ${syncPolicy}\n`);
+  // syncPolicy and extra (more of the spec) are YAML as the tests write them.
+  const more = (parse(extra) ?? {}) as Record<string, unknown>;
+  writeFileSync(file, applicationYaml({ name, spec: { destination: inCluster(namespace), ...more, syncPolicy: parse(syncPolicy) as unknown } }));
   return file;
 }
 

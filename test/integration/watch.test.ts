@@ -6,8 +6,9 @@ import { request } from 'node:http';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { signBody } from '../../src/watch/webhook.js';
-import { GitFixture } from '../unit/source/git-fixture.js';
+import { GitFixture } from '../support/git-source.js';
 import { childEnv, createTestNamespace, deleteNamespace, kubeconfigPath, kubectl, kubectlOk, pluginPath, waitFor } from './support/index.js';
+import { applicationYaml, inCluster } from '../support/application.js';
 
 const INTERVAL_MS = 2000;
 const TEST_TIMEOUT_MS = 120_000;
@@ -111,28 +112,16 @@ interface AppSpec {
   prune: boolean;
 }
 
-function applicationYaml(a: AppSpec): string {
-  return `apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata:
-  name: ${a.name}
-  namespace: argocd
-spec:
-  project: default
-  source:
-    repoURL: ${a.repo}
-    path: apps/shop
-    targetRevision: ${a.targetRevision}
-  destination:
-    server: https://kubernetes.default.svc
-    namespace: ${a.namespace}
-  syncPolicy:
-    automated:
-      prune: ${a.prune}
-      selfHeal: ${a.selfHeal}
-    syncOptions:
-    - ServerSideApply=true
-`;
+function appYaml(a: AppSpec): string {
+  return applicationYaml({
+    name: a.name,
+    spec: {
+      project: 'default',
+      source: { repoURL: a.repo, path: 'apps/shop', targetRevision: a.targetRevision },
+      destination: inCluster(a.namespace),
+      syncPolicy: { automated: { prune: a.prune, selfHeal: a.selfHeal }, syncOptions: ['ServerSideApply=true'] },
+    },
+  });
 }
 
 /** A namespace, a git repository with the shop app, and an Application file pointing at both. */
@@ -146,7 +135,7 @@ async function scenario(prefix: string, opts: Partial<Pick<AppSpec, 'targetRevis
   const appFile = join(fx.root, 'app.yaml');
   writeFileSync(
     appFile,
-    applicationYaml({ name: prefix, repo: fx.repo, namespace, targetRevision: opts.targetRevision ?? 'main', selfHeal: opts.selfHeal ?? true, prune: opts.prune ?? true }),
+    appYaml({ name: prefix, repo: fx.repo, namespace, targetRevision: opts.targetRevision ?? 'main', selfHeal: opts.selfHeal ?? true, prune: opts.prune ?? true }),
   );
   return { fx, first, namespace, appFile };
 }

@@ -1,25 +1,8 @@
 // An in-memory KubeGateway for unit tests: a store of objects, simple SSA merging, injectable failures.
 import { groupOf, isPlainObject, versionOf, type JsonValue, type KubeObject } from '../../src/model/object.js';
 import { apiError, ApplyConflictError, type FieldConflict } from '../../src/kube/errors.js';
-import {
-  resourceName,
-  type AccessCheck,
-  type AccessResult,
-  type ApplyOptions,
-  type DeleteOptions,
-  type Discovery,
-  type GatewayStats,
-  type KubeGateway,
-  type ListOptions,
-  type ListResult,
-  type PatchOptions,
-  type PatchType,
-  type ResourceType,
-  type UpdateOptions,
-  type WatchEvent,
-  type WriteOptions,
-  type WatchOptions,
-} from '../../src/kube/gateway.js';
+import type { AccessCheck, AccessResult, ApplyOptions, DeleteOptions, Discovery, GatewayStats, KubeGateway, ListOptions, ListResult, PatchOptions, PatchType, UpdateOptions, WatchEvent, WriteOptions, WatchOptions } from '../../src/kube/gateway.js';
+import { resourceName, type ResourceType } from '../../src/model/resource-type.js';
 
 /** Types a test cluster usually serves. */
 export const COMMON_TYPES: ResourceType[] = [

@@ -1,6 +1,6 @@
 // `kubectl gitops completion bash|zsh|fish|powershell`: the script that completes kubectl-gitops in that shell.
 import { defineCommand } from '../command.js';
-import { ExitCode } from '../exit-codes.js';
+import { ExitCode } from '../../model/errors.js';
 import { SHELLS, completionScript } from '../completion.js';
 
 export const completionCommand = defineCommand({

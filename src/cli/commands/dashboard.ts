@@ -1,8 +1,8 @@
 // `kubectl gitops dashboard`: a read-only web page on loopback with the app list and each app's live map, kept live.
 import { defineCommand } from '../command.js';
 import { clusterOptions } from '../options.js';
-import { ExitCode, InputError } from '../exit-codes.js';
-import { parseDuration } from '../duration.js';
+import { ExitCode, InputError } from '../../model/errors.js';
+import { parseDuration } from '../../model/duration.js';
 
 export const dashboardCommand = defineCommand({
   // The APP names are read from `_`: a variadic positional would keep only the last name, since repeated

@@ -1,7 +1,7 @@
 // `kubectl gitops diff`: desired against live, per field, with owners and verdicts.
 import { defineCommand } from '../command.js';
 import { appSourceOptions } from '../options.js';
-import { ExitCode, InputError } from '../exit-codes.js';
+import { ExitCode, InputError } from '../../model/errors.js';
 import { runFileDiff } from '../../workflows/file-diff.js';
 import { capabilityInput, liveDiffInput } from '../inputs.js';
 import { renderDiff } from '../../render/diff.js';

@@ -1,7 +1,7 @@
 // `kubectl gitops history`: what was deployed when, from the Application's status.history.
 import { defineCommand } from '../command.js';
 import { clusterOptions } from '../options.js';
-import { ExitCode, InputError } from '../exit-codes.js';
+import { ExitCode, InputError } from '../../model/errors.js';
 
 export const historyCommand = defineCommand({
   command: 'history [app]',

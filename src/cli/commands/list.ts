@@ -1,7 +1,7 @@
 // `kubectl gitops list`: every Application's sync status and health at once, compared live.
 import { defineCommand } from '../command.js';
 import { clusterOptions } from '../options.js';
-import { ExitCode } from '../exit-codes.js';
+import { ExitCode } from '../../model/errors.js';
 
 export const listCommand = defineCommand({
   command: 'list',

@@ -1,6 +1,6 @@
 // `kubectl gitops normalize`: print manifests without what the cluster fills in.
 import { defineCommand } from '../command.js';
-import { ExitCode } from '../exit-codes.js';
+import { ExitCode } from '../../model/errors.js';
 import { runNormalize } from '../../workflows/normalize.js';
 import { objectsToJson, objectsToYaml } from '../../render/yaml-out.js';
 import { stdinDash } from './diff.js';

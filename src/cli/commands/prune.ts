@@ -1,7 +1,8 @@
 // `kubectl gitops prune`: list (or delete, with --confirm) live objects this app owns but no longer declares.
 import { defineCommand } from '../command.js';
 import { appSourceOptions } from '../options.js';
-import type { ExitCode } from '../exit-codes.js';
+import type { ExitCode } from '../../model/errors.js';
+import { PROPAGATION_POLICIES } from '../../model/object.js';
 import { pruneInput } from '../inputs.js';
 
 export const pruneCommand = defineCommand({
@@ -10,7 +11,7 @@ export const pruneCommand = defineCommand({
   builder: (y) =>
     appSourceOptions(y)
       .option('confirm', { type: 'boolean', default: false, describe: 'Delete the candidates (default: list only)' })
-      .option('propagation-policy', { choices: ['foreground', 'background', 'orphan'] as const, describe: 'Deletion propagation (default: the app\'s PrunePropagationPolicy, else foreground)' })
+      .option('propagation-policy', { choices: PROPAGATION_POLICIES, describe: 'Deletion propagation (default: the app\'s PrunePropagationPolicy, else foreground)' })
       .example('kubectl gitops prune shop', 'List prune candidates')
       .example('kubectl gitops prune shop --confirm', 'Delete them, each guarded by uid and resourceVersion'),
   async run(args, ctx) {

@@ -1,11 +1,11 @@
 // `kubectl gitops rollback`: deploy what a history entry deployed, as argocd app rollback.
 import { defineCommand } from '../command.js';
 import { clusterOptions, recordOption } from '../options.js';
-import { InputError, type ExitCode } from '../exit-codes.js';
-import { parseDuration } from '../duration.js';
+import { InputError, type ExitCode } from '../../model/errors.js';
+import { parseDuration } from '../../model/duration.js';
 import { appStateInput } from '../inputs.js';
 import { CONTROL_PLANE_NAMESPACE } from '../../model/keys.js';
-import type { SyncReport } from '../../workflows/sync.js';
+import type { SyncReport } from '../../workflows/execute.js';
 import { commandLineWithout } from '../argv.js';
 import { cautiousStop, NO_FORCE } from '../inputs.js';
 

@@ -2,8 +2,8 @@
 import { defineCommand } from '../command.js';
 import { OUTPUT_FORMATS, appSourceOptions, recordOption } from '../options.js';
 import { appStateInput, recording } from '../inputs.js';
-import { ExitCode, InputError, RefusedError } from '../exit-codes.js';
-import { parseDuration } from '../duration.js';
+import { ExitCode, InputError, RefusedError } from '../../model/errors.js';
+import { parseDuration } from '../../model/duration.js';
 import type { StatusReport } from '../../health/report.js';
 import type { StatusResult } from '../../workflows/status.js';
 

@@ -5,7 +5,7 @@ import type { CommandContext } from '../context.js';
 import type { GlobalArgs } from '../options.js';
 import { appSourceOptions, recordOption } from '../options.js';
 import { cautiousStop, NO_FORCE, recording, retryLimitOf, syncAllInput, syncInput, watchInput } from '../inputs.js';
-import { InputError, type ExitCode } from '../exit-codes.js';
+import { InputError, type ExitCode } from '../../model/errors.js';
 import type { SyncEvent } from '../../workflows/sync-phases.js';
 import { commandLineWithout } from '../argv.js';
 

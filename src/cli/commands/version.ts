@@ -1,6 +1,6 @@
 // `kubectl gitops version`: plugin version, git commit and Node version.
 import { defineCommand } from '../command.js';
-import { ExitCode } from '../exit-codes.js';
+import { ExitCode } from '../../model/errors.js';
 import { versionInfo } from '../../version.js';
 import { renderVersion } from '../../render/version.js';
 

@@ -1,7 +1,7 @@
 // `kubectl gitops windows`: the sync windows of the Application's AppProject, and whether a sync may run now.
 import { defineCommand } from '../command.js';
 import { appSourceOptions } from '../options.js';
-import { ExitCode } from '../exit-codes.js';
+import { ExitCode } from '../../model/errors.js';
 import { windowsInput } from '../inputs.js';
 
 export const windowsCommand = defineCommand({

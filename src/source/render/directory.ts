@@ -4,15 +4,15 @@ import type { DirectoryOptions } from '../../app/source-options.js';
 import { InputError } from '../../model/errors.js';
 import { parseManifests, parseYamlValues, type ManifestObject } from '../../manifest/parse.js';
 import { isPlainObject } from '../../model/object.js';
-import { compileGlob, GlobSyntaxError } from './glob.js';
+import { GlobSyntaxError, parseGlob } from '../../model/glob.js';
 
 /** File names a directory source reads (case-sensitive, as Argo CD's manifestFile pattern). */
-export const DIRECTORY_FILE = /\.(yaml|yml|json|jsonnet)$/;
+const DIRECTORY_FILE = /\.(yaml|yml|json|jsonnet)$/;
 /** A file holding this text is skipped (Argo CD's skip-file-rendering marker). */
 export const SKIP_MARKER = '+argocd:skip-file-rendering';
 
 /** Folder by folder, name by name: the order filepath.Walk visits a tree in. */
-export function comparePaths(a: string, b: string): number {
+function comparePaths(a: string, b: string): number {
   const as = a.split('/');
   const bs = b.split('/');
   for (let i = 0; i < Math.min(as.length, bs.length); i++) {
@@ -26,7 +26,7 @@ export function comparePaths(a: string, b: string): number {
 function glob(pattern: string, field: string): RegExp | undefined {
   if (pattern === '') return undefined;
   try {
-    return compileGlob(pattern);
+    return parseGlob(pattern);
   } catch (e) {
     if (e instanceof GlobSyntaxError) throw new InputError(`spec.source.directory.${field} ${e.message}`);
     throw e;

@@ -10,7 +10,7 @@ import { envsubst, type RenderEnv } from './envsubst.js';
 import { findOnPath, resolveToolPath, runTool } from './tools.js';
 
 /** The environment variable that names a helm binary (like --helm). */
-export const HELM_ENV = 'KUBECTL_GITOPS_HELM';
+const HELM_ENV = 'KUBECTL_GITOPS_HELM';
 
 const HOW_TO_NAME = `install helm, or name it with --helm PATH or ${HELM_ENV}=PATH`;
 
@@ -163,7 +163,7 @@ function segmentRegex(seg: string): RegExp {
  * file globs): `*`, `?` and `[...]` within one path segment, `**` across any number of folders. Folders are walked
  * from the last segment without a glob character; symbolic links are not followed into.
  */
-export function globFiles(pattern: string): string[] {
+function globFiles(pattern: string): string[] {
   const segs = pattern.split('/');
   const first = segs.findIndex((s) => GLOB.test(s) || s === '**');
   const base = segs.slice(0, first).join('/') || '/';

@@ -158,7 +158,7 @@ async function throughCache(input: RenderInput, tool: string, sourceType: Source
 }
 
 /** The variables of the render's environment for this Application and commit. */
-export function appRenderEnv(app: Application, sha: string, path: string): RenderEnv {
+function appRenderEnv(app: Application, sha: string, path: string): RenderEnv {
   return renderEnv({
     appName: app.name,
     appNamespace: app.namespace,
@@ -266,7 +266,7 @@ async function renderHelmSource(input: RenderInput, origin: string): Promise<Ren
 }
 
 /** A Jsonnet file's output as objects: a list of objects, or one object (a List's items taken apart), as Argo CD reads it. */
-export function jsonnetObjects(json: string, label: string): ManifestObject[] {
+function jsonnetObjects(json: string, label: string): ManifestObject[] {
   let value: unknown;
   try {
     value = JSON.parse(json);

@@ -12,7 +12,7 @@ import { envsubst, type RenderEnv } from './envsubst.js';
 /** The environment variable naming the engine's .wasm file outside the single executable (tests, a dev checkout). */
 export const JSONNET_WASM_ENV = 'KGITOPS_JSONNET_WASM';
 /** The engine's name among the executable's SEA assets. */
-export const JSONNET_ASSET = 'jsonnet.wasm';
+const JSONNET_ASSET = 'jsonnet.wasm';
 
 /** The part of the WebAssembly API used here (the project's TypeScript lib has no DOM types). */
 interface WasmApi {

@@ -10,7 +10,7 @@ import { editKustomization, KustomizeEditError } from './kustomize-edit.js';
 import { findOnPath, resolveToolPath, runTool } from './tools.js';
 
 /** The environment variable that names a kustomize binary (like --kustomize). */
-export const KUSTOMIZE_ENV = 'KUBECTL_GITOPS_KUSTOMIZE';
+const KUSTOMIZE_ENV = 'KUBECTL_GITOPS_KUSTOMIZE';
 
 export interface KustomizeTool {
   /** `kustomize` runs `<path> build DIR`; `kubectl` runs `<path> kustomize DIR`. */

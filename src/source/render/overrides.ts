@@ -14,7 +14,7 @@ export function overrideFileNames(appName: string): string[] {
 }
 
 /** RFC 7386 JSON merge patch: maps merge key by key, null deletes, anything else replaces. */
-export function mergePatch(target: JsonValue | undefined, patch: JsonValue): JsonValue {
+function mergePatch(target: JsonValue | undefined, patch: JsonValue): JsonValue {
   if (!isPlainObject(patch)) return patch;
   const out: JsonObject = isPlainObject(target) ? { ...target } : {};
   for (const [k, v] of Object.entries(patch)) {

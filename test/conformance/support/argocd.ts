@@ -71,7 +71,7 @@ export interface SyncResultResource {
   syncPhase?: string;
 }
 
-export async function getApplication(name: string): Promise<ArgoApplication> {
+async function getApplication(name: string): Promise<ArgoApplication> {
   return JSON.parse(await kubectlOk(['get', 'applications.argoproj.io', name, '-n', 'argocd', '-o', 'json'])) as ArgoApplication;
 }
 
@@ -179,7 +179,7 @@ interface OurStatusReport {
 }
 
 /** kubectl-gitops's verdict on the same Application, read from the cluster (`status APP -o json --no-record`). */
-export async function ourVerdict(name: string): Promise<Verdict> {
+async function ourVerdict(name: string): Promise<Verdict> {
   const res = await runPlugin(['status', name, '--app-namespace', 'argocd', '--no-record', '-o', 'json']);
   if (res.code !== 0) throw new Error(`kubectl gitops status ${name} exited ${res.code}: ${res.stderr.trim()}`);
   const report = JSON.parse(res.stdout) as OurStatusReport;

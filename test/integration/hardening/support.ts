@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import type { KubeObject } from '../../../src/model/object.js';
 import { kubeconfigPath, kubectlOk, runPlugin, type RunResult } from '../support/index.js';
+import { applicationYaml, inCluster } from '../../support/application.js';
 
 /** A fresh temporary folder, removed by the returned cleanup. */
 export function tempDir(prefix: string): { dir: string; cleanup: () => void } {
@@ -24,12 +25,10 @@ export interface AppSpec {
 /** Writes an Application file (argocd namespace, automated policy as asked) and returns its path. */
 export function writeApp(dir: string, spec: AppSpec): string {
   const path = join(dir, `${spec.name}-app.yaml`);
-  const app = {
-    apiVersion: 'argoproj.io/v1alpha1',
-    kind: 'Application',
-    metadata: { name: spec.name, namespace: 'argocd' },
+  const app = applicationYaml({
+    name: spec.name,
     spec: {
-      destination: { server: 'https://kubernetes.default.svc', namespace: spec.destinationNamespace },
+      destination: inCluster(spec.destinationNamespace),
       source: { repoURL: 'file:///unused', path: '.' },
       syncPolicy: {
         automated: { prune: spec.prune ?? true, selfHeal: spec.selfHeal ?? false },
@@ -37,8 +36,8 @@ export function writeApp(dir: string, spec: AppSpec): string {
       },
       ...(spec.ignoreDifferences ? { ignoreDifferences: spec.ignoreDifferences } : {}),
     },
-  };
-  writeFileSync(path, stringify(app));
+  });
+  writeFileSync(path, app);
   return path;
 }
 

@@ -7,9 +7,9 @@ import { chromium, type BrowserContext } from 'playwright-core';
 import { repoRoot } from './index.js';
 
 /** Where Debian's chromium package puts the browser. */
-export const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = '/usr/bin/chromium';
 
-export const CHROMIUM_FLAGS = [
+const CHROMIUM_FLAGS = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',

@@ -2,18 +2,15 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../../support/temp-dir.js';
 import { loadApplicationFile, parseApplication, parseSyncOptions } from '../../../src/app/application.js';
-import { InputError } from '../../../src/cli/exit-codes.js';
+import { InputError } from '../../../src/model/errors.js';
+import { application, inCluster } from '../../support/application.js';
 
-const base = {
-  apiVersion: 'argoproj.io/v1alpha1',
-  kind: 'Application',
-  metadata: { name: 'shop', namespace: 'argocd' },
-  spec: {
-    source: { repoURL: 'https://git.example.com/shop.git', path: 'k8s', targetRevision: 'main' },
-    destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' },
-  },
+const SPEC = {
+  source: { repoURL: 'https://git.example.com/shop.git', path: 'k8s', targetRevision: 'main' },
+  destination: inCluster('shop'),
 };
-const withSpec = (extra: Record<string, unknown>) => ({ ...base, spec: { ...base.spec, ...extra } });
+const base = application({ spec: SPEC });
+const withSpec = (extra: Record<string, unknown>) => application({ spec: { ...SPEC, ...extra } });
 
 describe('parseApplication', () => {
   it('keeps every entry of spec.sources (the first also as source), how many there are, and the rendering keys as written, with no warning', () => {

@@ -3,7 +3,7 @@ import { runCli, COMMANDS, tidyUnknown } from '../../../src/cli/app.js';
 import type { GitopsCommand } from '../../../src/cli/command.js';
 import type { CommandContext } from '../../../src/cli/context.js';
 import { appSourceOptions } from '../../../src/cli/options.js';
-import { ClusterError, ExitCode, RefusedError } from '../../../src/cli/exit-codes.js';
+import { ClusterError, ExitCode, RefusedError } from '../../../src/model/errors.js';
 import { memoryIo } from '../../../src/cli/io.js';
 
 interface Seen {

@@ -4,7 +4,7 @@ import { COMMANDS, runCli } from '../../../src/cli/app.js';
 import type { GitopsCommand } from '../../../src/cli/command.js';
 import type { CommandContext } from '../../../src/cli/context.js';
 import { appSourceOptions } from '../../../src/cli/options.js';
-import { ExitCode } from '../../../src/cli/exit-codes.js';
+import { ExitCode } from '../../../src/model/errors.js';
 import { memoryIo } from '../../../src/cli/io.js';
 
 describe('normalizeArgv', () => {

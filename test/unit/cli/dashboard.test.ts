@@ -1,7 +1,7 @@
 // `dashboard`'s flags are checked before anything connects: bad input is exit 2 naming the flag.
 import { runCli } from '../../../src/cli/app.js';
 import { memoryIo } from '../../../src/cli/io.js';
-import { ExitCode } from '../../../src/cli/exit-codes.js';
+import { ExitCode } from '../../../src/model/errors.js';
 
 async function run(argv: string[]) {
   // No kubeconfig at all: any connection attempt would fail with another message (and exit code).

@@ -1,7 +1,7 @@
 // Flags that do not go together (or need another) are refused by yargs' conflicts/implies, before anything runs: exit 2,
 // the flags named as the user types them, the command's reason, the usage hint, and nothing on stdout.
 import { explainFlags, flagLabel, runCli } from '../../../src/cli/app.js';
-import { ExitCode } from '../../../src/cli/exit-codes.js';
+import { ExitCode } from '../../../src/model/errors.js';
 import { memoryIo } from '../../../src/cli/io.js';
 
 // No kubeconfig anywhere: a command that got past the flag rules would fail on that instead (or on the files).

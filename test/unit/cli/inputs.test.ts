@@ -8,7 +8,7 @@ import { rollbackCommand } from '../../../src/cli/commands/rollback.js';
 import { statusCommand } from '../../../src/cli/commands/status.js';
 import { syncCommand } from '../../../src/cli/commands/sync.js';
 import { windowsCommand } from '../../../src/cli/commands/windows.js';
-import { ExitCode, InputError } from '../../../src/cli/exit-codes.js';
+import { ExitCode, InputError } from '../../../src/model/errors.js';
 import { appStateInput, capabilityInput, liveDiffInput, pruneInput, recording, syncAllInput, syncInput, watchInput, windowsInput, type SourceFlags, type WatchFlags } from '../../../src/cli/inputs.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import { CONTROL_PLANE_NAMESPACE, controlPlaneNamespace } from '../../../src/model/keys.js';

@@ -5,6 +5,8 @@ import { displayObject } from '../../../src/dashboard/live-object.js';
 import { baseRow } from '../../../src/workflows/dashboard.js';
 import { brokenInput } from '../health/status-fixtures.js';
 import type { KubeObject } from '../../../src/model/object.js';
+import { parsePath } from '../../../src/model/field-path.js';
+import { application, inCluster } from '../../support/application.js';
 
 const row: AppRow = { id: 'argocd/shop', name: 'shop', namespace: 'argocd', project: 'default', labels: {}, sync: 'OutOfSync', health: 'Progressing', destination: { namespace: 'shop' } };
 const now = new Date('2026-01-01T12:00:00Z');
@@ -19,8 +21,8 @@ describe('dashboard view', () => {
           apiVersion: 'v1',
           status: 'drifted' as const,
           fields: [
-            { path: 'spec.type', pointer: '/spec/type', desired: 'ClusterIP', live: 'NodePort', owners: [{ manager: 'kubectl-edit', operation: 'Update', apiVersion: 'v1', time: '2026-01-01T11:55:00Z' }], verdict: 'drift' as const },
-            { path: 'spec.replicas', pointer: '/spec/replicas', desired: 1, live: 3, owners: [{ manager: 'kubectl-scale', operation: 'Update', subresource: 'scale', apiVersion: 'v1' }], verdict: 'conflict' as const },
+            { path: parsePath('spec.type'), pointer: '/spec/type', desired: 'ClusterIP', live: 'NodePort', owners: [{ manager: 'kubectl-edit', operation: 'Update', apiVersion: 'v1', time: '2026-01-01T11:55:00Z' }], verdict: 'drift' as const },
+            { path: parsePath('spec.replicas'), pointer: '/spec/replicas', desired: 1, live: 3, owners: [{ manager: 'kubectl-scale', operation: 'Update', subresource: 'scale', apiVersion: 'v1' }], verdict: 'conflict' as const },
           ],
         },
       ],
@@ -39,7 +41,7 @@ describe('dashboard view', () => {
   });
 
   it('formats ages as the terminal table does', () => {
-    expect(fieldRows([{ path: 'a', pointer: '/a', owners: [{ manager: 'm', operation: 'Apply', apiVersion: 'v1', time: '2026-01-01T10:00:00Z' }], verdict: 'removed', live: 'x' }], now)[0]).toEqual({
+    expect(fieldRows([{ path: parsePath('a'), pointer: '/a', owners: [{ manager: 'm', operation: 'Apply', apiVersion: 'v1', time: '2026-01-01T10:00:00Z' }], verdict: 'removed', live: 'x' }], now)[0]).toEqual({
       path: 'a',
       desired: '<absent>',
       live: '"x"',
@@ -71,13 +73,11 @@ describe('dashboard view', () => {
   });
 
   it('makes a list row from an Application object', () => {
-    const app: KubeObject = {
-      apiVersion: 'argoproj.io/v1alpha1',
-      kind: 'Application',
-      metadata: { name: 'shop', namespace: 'argocd', labels: { team: 'web' } },
-      spec: { project: 'p1', destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' } },
+    const app = application({
+      labels: { team: 'web' },
+      spec: { project: 'p1', destination: inCluster('shop') },
       status: { operationState: { finishedAt: '2026-01-01T00:00:00Z' } },
-    };
+    });
     expect(baseRow(app)).toEqual({ id: 'argocd/shop', name: 'shop', namespace: 'argocd', project: 'p1', labels: { team: 'web' }, sync: 'Unknown', health: 'Unknown', destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' }, lastSync: '2026-01-01T00:00:00Z' });
   });
 });

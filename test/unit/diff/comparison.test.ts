@@ -33,8 +33,8 @@ test('an ignored field another manager owns is listed (never counted) even when 
   const desired = deployment([{ name: 'orders', image: 'orders:1' }]);
   const c = await compareObject({ key, applied: desired, live: scaled }, { rules: [rule({ group: 'apps', kind: 'Deployment', jsonPointers: ['/spec/replicas'] })], fieldManager: FM });
   expect(c.status).toBe('in-sync');
-  expect(c.fields.map((f) => `${f.path} ${f.verdict} ${f.owners.map((o) => o.manager).join(',')}`)).toEqual(['spec.replicas ignored kubectl']);
-  expect(c.ignoredLive.live.map((f) => [f.path, f.live])).toEqual([['spec.replicas', 5]]);
+  expect(c.fields.map((f) => `${renderPath(f.path)} ${f.verdict} ${f.owners.map((o) => o.manager).join(',')}`)).toEqual(['spec.replicas ignored kubectl']);
+  expect(c.ignoredLive.live.map((f) => [renderPath(f.path), f.live])).toEqual([['spec.replicas', 5]]);
   // The report form carries none of the working data.
   expect(Object.keys(reportedDiff(c)).sort()).toEqual(['apiVersion', 'fields', 'key', 'status']);
 });
@@ -48,9 +48,9 @@ test('server-side: the dry-run decides which fields conflict, not the managedFie
   expect((await compareObject({ key, applied: desired, live }, { rules: [], fieldManager: FM })).fields.map((f) => f.verdict)).toEqual(['conflict']);
   const at = parseServerField('.spec.template.spec.containers[name="orders"].image', live as unknown as JsonValue)!;
   const refused = await compareObject({ key, applied: desired, live, server: { predicted: desired, conflicts: [{ at }] } }, { rules: [], fieldManager: FM });
-  expect(refused.fields.map((f) => `${f.path} ${f.verdict}`)).toEqual([`${path} conflict`]);
+  expect(refused.fields.map((f) => `${renderPath(f.path)} ${f.verdict}`)).toEqual([`${path} conflict`]);
   const accepted = await compareObject({ key, applied: desired, live, server: { predicted: desired, conflicts: [] } }, { rules: [], fieldManager: FM });
-  expect(accepted.fields.map((f) => `${f.path} ${f.verdict}`)).toEqual([`${path} drift`]);
+  expect(accepted.fields.map((f) => `${renderPath(f.path)} ${f.verdict}`)).toEqual([`${path} drift`]);
 });
 
 test('server-side: a refused label whose key has dots matches its diff row (the server spells it without brackets)', async () => {
@@ -60,7 +60,7 @@ test('server-side: a refused label whose key has dots matches its diff row (the 
   const at = parseServerField('.metadata.labels.app.kubernetes.io/name', live as unknown as JsonValue)!;
   expect(renderPath(at)).toBe('metadata.labels[app.kubernetes.io/name]');
   const refused = await compareObject({ key, applied: desired, live, server: { predicted: desired, conflicts: [{ at }] } }, { rules: [], fieldManager: FM });
-  expect(refused.fields.map((f) => `${f.path} ${f.verdict}`)).toEqual(['metadata.labels[app.kubernetes.io/name] conflict']);
+  expect(refused.fields.map((f) => `${renderPath(f.path)} ${f.verdict}`)).toEqual(['metadata.labels[app.kubernetes.io/name] conflict']);
 });
 
 test('the app verdict: extras count unless IgnoreExtraneous; a missing object or one that could not be compared is OutOfSync', async () => {
@@ -111,5 +111,5 @@ test('a jq rule that takes out a whole live element before a declared one: the d
     { rules: [rule({ group: 'apps', kind: 'Deployment', jqPathExpressions: ['.spec.template.spec.containers[] | select(.name == "istio-proxy")'] })], fieldManager: FM, jq: async () => jq },
   );
   expect(c.status).toBe('drifted');
-  expect(c.fields.filter((f) => f.verdict !== 'ignored').map((f) => `${f.path} ${JSON.stringify(f.desired)} ${JSON.stringify(f.live)} ${f.verdict}`)).toEqual(['spec.template.spec.containers[name=api].image "api:2" "api:1" drift']);
+  expect(c.fields.filter((f) => f.verdict !== 'ignored').map((f) => `${renderPath(f.path)} ${JSON.stringify(f.desired)} ${JSON.stringify(f.live)} ${f.verdict}`)).toEqual(['spec.template.spec.containers[name=api].image "api:2" "api:1" drift']);
 });

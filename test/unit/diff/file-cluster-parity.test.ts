@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { parse, parseAllDocuments, stringify } from 'yaml';
 import { tempDir } from '../../support/temp-dir.js';
 import { COMMON_TYPES, FakeGateway } from '../../support/fake-gateway.js';
-import type { ResourceType } from '../../../src/kube/gateway.js';
+import type { ResourceType } from '../../../src/model/resource-type.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import { runFileDiff } from '../../../src/workflows/file-diff.js';
 import { liveDiff } from '../../../src/workflows/live-diff.js';
@@ -17,13 +17,15 @@ import { paint } from '../../../src/render/colour.js';
 import { keyOf, keyString, type KubeObject } from '../../../src/model/object.js';
 import { TRACKING_ID } from '../../../src/model/keys.js';
 import { buildTrackingId, instanceName } from '../../../src/tracking/tracking-id.js';
-import type { GlobalOptions } from '../../../src/cli/options.js';
+import type { GlobalOptions } from '../../../src/model/context.js';
 import type { ObjectDiff } from '../../../src/diff/types.js';
+import { renderPath } from '../../../src/model/field-path.js';
+import { applicationYaml } from '../../support/application.js';
 
 const ROOT = join(process.cwd(), 'test/fixtures/diff');
 const CASES = readdirSync(ROOT).filter((d) => existsSync(join(ROOT, d, 'expected.yaml'))).sort();
 const opts: GlobalOptions = { requestTimeout: '0', output: 'kv', color: 'never', verbose: false, fieldManager: 'argocd-controller', appNamespace: 'argocd' };
-const MINIMAL_APP = 'apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop, namespace: argocd}\nspec:\n  destination: {namespace: shop}\n';
+const MINIMAL_APP = applicationYaml({ spec: { destination: { namespace: 'shop' } } });
 
 /** The common types plus one for each kind the fixture's objects use (served as a namespaced resource). */
 function typesFor(objects: readonly KubeObject[]): ResourceType[] {
@@ -91,7 +93,7 @@ describe('file mode, cluster mode and status give identical verdicts on every di
     // And both are what the fixture expects.
     const expected = parse(readFileSync(join(dir, 'expected.yaml'), 'utf8')) as { sync: string; objects: { object: string; status: string; fields: { path: string; verdict: string }[] }[]; secretsNeverShown?: string[] };
     expect(file.report.sync).toBe(expected.sync);
-    expect(file.report.objects.map((o) => `${o.key.kind}/${o.key.name} ${o.status} ${o.fields.map((f) => `${f.path} ${f.verdict}`).join(', ')}`)).toEqual(
+    expect(file.report.objects.map((o) => `${o.key.kind}/${o.key.name} ${o.status} ${o.fields.map((f) => `${renderPath(f.path)} ${f.verdict}`).join(', ')}`)).toEqual(
       expected.objects.map((o) => `${o.object} ${o.status} ${o.fields.map((f) => `${f.path} ${f.verdict}`).join(', ')}`),
     );
     for (const secret of expected.secretsNeverShown ?? []) {

@@ -7,6 +7,7 @@ import { jqRunner } from '../../../src/jq/runner.js';
 import { renderDiff } from '../../../src/render/diff.js';
 import { paint } from '../../../src/render/colour.js';
 import type { FieldDiff } from '../../../src/diff/types.js';
+import { renderPath } from '../../../src/model/field-path.js';
 
 const ROOT = join(process.cwd(), 'test/fixtures/diff');
 const CASES = readdirSync(ROOT).filter((d) => existsSync(join(ROOT, d, 'expected.yaml'))).sort();
@@ -54,7 +55,7 @@ describe('diff fixtures', () => {
     report.objects.forEach((o, i) => {
       const want = expected.objects[i]!;
       expect({ object: want.object, status: o.status }).toEqual({ object: want.object, status: want.status });
-      expect(o.fields.map((f) => `${f.path} ${f.verdict}`)).toEqual(want.fields.map((f) => `${f.path} ${f.verdict}`));
+      expect(o.fields.map((f) => `${renderPath(f.path)} ${f.verdict}`)).toEqual(want.fields.map((f) => `${f.path} ${f.verdict}`));
       o.fields.forEach((f, j) => {
         const w = want.fields[j]!;
         if (w.pointer !== undefined) expect(f.pointer).toBe(w.pointer);

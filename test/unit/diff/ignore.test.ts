@@ -3,7 +3,7 @@ import { planIgnores, ruleMatches } from '../../../src/diff/ignore.js';
 import { globMatch } from '../../../src/model/glob.js';
 import { diffObject } from '../../../src/diff/index.js';
 import { JqRunner } from '../../../src/jq/runner.js';
-import { locate, parsePath, stepsOf } from '../../../src/model/field-path.js';
+import { locate, parsePath, stepsOf, renderPath } from '../../../src/model/field-path.js';
 import type { IgnoreDifference } from '../../../src/app/types.js';
 import type { JsonValue, KubeObject } from '../../../src/model/object.js';
 
@@ -105,6 +105,6 @@ describe('jq errors on Secrets', () => {
       expect(w).toMatch(/details hidden: the object is a Secret/);
       expect(w).not.toMatch(/c3VwZXItc2VjcmV0|b3RoZXItc2VjcmV0/);
     }
-    expect(d.fields.map((f) => [f.path, f.desired, f.live])).toEqual([['data.token', '++++++++', '++++++++++++']]);
+    expect(d.fields.map((f) => [renderPath(f.path), f.desired, f.live])).toEqual([['data.token', '++++++++', '++++++++++++']]);
   });
 });

@@ -1,5 +1,5 @@
 import { pairObjects } from '../../../src/workflows/file-diff.js';
-import { parseManifests } from '../../../src/manifest/index.js';
+import { parseManifests } from '../../../src/manifest/parse.js';
 
 const desired = parseManifests(
   `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, namespace: other}\n`,

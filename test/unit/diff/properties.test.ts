@@ -3,6 +3,7 @@ import { diffObject } from '../../../src/diff/index.js';
 import { differences } from '../../../src/diff/compare.js';
 import type { JsonObject, JsonValue, KubeObject } from '../../../src/model/object.js';
 import { isPlainObject } from '../../../src/model/object.js';
+import { renderPath } from '../../../src/model/field-path.js';
 
 const opts = { rules: [], fieldManager: 'argocd-controller' };
 const key = fc.constantFrom('a', 'b', 'c', 'name', 'image', 'port', 'cpu', 'limits', 'requests', 'items');
@@ -88,7 +89,7 @@ describe('paths of list elements', () => {
     const live = structuredClone(desired) as unknown as { spec: { template: { spec: { containers: { ports: JsonObject[] }[] } } } };
     live.spec.template.spec.containers[0]!.ports[0] = { containerPort: 8080, protocol: 'TCP', name: 'web' };
     const d = await diffObject({ ...opts, desired, live: live as unknown as KubeObject });
-    expect(d.fields.map((f) => f.path)).toEqual(['spec.template.spec.containers[name=app].ports[containerPort=8080,protocol=TCP].name']);
+    expect(d.fields.map((f) => renderPath(f.path))).toEqual(['spec.template.spec.containers[name=app].ports[containerPort=8080,protocol=TCP].name']);
   });
 });
 
@@ -106,6 +107,6 @@ describe('conflict verdicts on lists of another length', () => {
   ];
   it('a declared container absent live is drift by its name (containers merge by key); an atomic list owned by another manager is a conflict', async () => {
     const d = await diffObject({ ...opts, desired: base([{ name: 'app', image: 'a' }, { name: 'sidecar', image: 's' }], ['--x', '--y']), live });
-    expect(d.fields.map((f) => `${f.path} ${f.verdict}`)).toEqual(['spec.template.spec.containers[name=sidecar] drift', 'spec.template.spec.args conflict']);
+    expect(d.fields.map((f) => `${renderPath(f.path)} ${f.verdict}`)).toEqual(['spec.template.spec.containers[name=sidecar] drift', 'spec.template.spec.args conflict']);
   });
 });

@@ -2,6 +2,7 @@
 // what another manager also owns, what is already gone, and the tracking mark are not.
 import { diffObject } from '../../../src/diff/index.js';
 import type { KubeObject } from '../../../src/model/object.js';
+import { renderPath } from '../../../src/model/field-path.js';
 
 const applied = (fields: object, manager = 'argocd-controller', operation = 'Apply') => ({ manager, operation, apiVersion: 'apps/v1', fieldsType: 'FieldsV1', fieldsV1: fields, time: '2026-12-01T10:00:00Z' });
 
@@ -26,7 +27,7 @@ describe('removed fields', () => {
     const desired = deployment({ name: 'orders', image: 'orders:1' }, { app: 'orders' }, []);
     const diff = await diffObject({ desired, live, rules: [], fieldManager: 'argocd-controller' });
     expect(diff.status).toBe('drifted');
-    expect(diff.fields.map((f) => [f.path, f.verdict, f.desired, f.live])).toEqual([
+    expect(diff.fields.map((f) => [renderPath(f.path), f.verdict, f.desired, f.live])).toEqual([
       ['metadata.labels.tier', 'removed', undefined, 'web'],
       ['spec.template.spec.containers[name=orders].env', 'removed', undefined, [{ name: 'MODE', value: 'fast' }]],
       // The shortest path Git no longer has: the whole list here (an element alone when others stay).
@@ -41,7 +42,7 @@ describe('removed fields', () => {
     const live = deployment({ name: 'orders', ports: [{ containerPort: 8080, protocol: 'TCP' }, { containerPort: 9090, protocol: 'TCP' }] }, {}, [two]);
     const desired = deployment({ name: 'orders', ports: [{ containerPort: 8080 }] }, {}, []);
     const diff = await diffObject({ desired, live, rules: [], fieldManager: 'argocd-controller' });
-    expect(diff.fields.filter((f) => f.verdict === 'removed').map((f) => f.path)).toEqual(['spec.template.spec.containers[name=orders].ports[containerPort=9090,protocol=TCP]']);
+    expect(diff.fields.filter((f) => f.verdict === 'removed').map((f) => renderPath(f.path))).toEqual(['spec.template.spec.containers[name=orders].ports[containerPort=9090,protocol=TCP]']);
   });
 
   it('nothing removed when Git still declares everything (a port whose protocol the server defaulted included)', async () => {
@@ -67,7 +68,7 @@ describe('removed fields', () => {
     const diff = await diffObject({ desired, live, rules, fieldManager: 'argocd-controller' });
     expect(diff.fields.filter((f) => f.verdict === 'removed')).toEqual([]);
     const unruled = await diffObject({ desired, live, rules: [], fieldManager: 'argocd-controller' });
-    expect(unruled.fields.filter((f) => f.verdict === 'removed').map((f) => f.path)).toEqual(['metadata.labels.tier']);
+    expect(unruled.fields.filter((f) => f.verdict === 'removed').map((f) => renderPath(f.path))).toEqual(['metadata.labels.tier']);
   });
 });
 
@@ -86,7 +87,7 @@ describe('removed fields of a client-side applied object (the last-applied three
     const desired = deployment({ name: 'orders', image: 'orders:1', env: [{ name: 'KEEP', value: '1' }], args: ['--a'] }, { app: 'orders' }, []);
     desired.metadata.finalizers = ['example.com/a'];
     const diff = await diffObject({ desired, live, rules: [], fieldManager: 'argocd-controller' });
-    expect(diff.fields.map((f) => [f.path, f.verdict, f.live])).toEqual([
+    expect(diff.fields.map((f) => [renderPath(f.path), f.verdict, f.live])).toEqual([
       ['metadata.labels.tier', 'removed', 'web'],
       // finalizers merge by value (a strategic merge list of scalars): the one dropped value.
       ['metadata.finalizers[=example.com/b]', 'removed', 'example.com/b'],
@@ -98,7 +99,7 @@ describe('removed fields of a client-side applied object (the last-applied three
     const live = withLast(deployment(lastContainer, { app: 'orders', tier: 'web' }, [UPDATE]), lastApplied);
     const desired = deployment({ name: 'orders', image: 'orders:1', env: lastContainer.env, args: ['--a'] }, { app: 'orders', tier: 'web' }, []);
     const diff = await diffObject({ desired, live, rules: [], fieldManager: 'argocd-controller' });
-    expect(diff.fields.map((f) => [f.path, f.verdict, f.desired, f.live])).toEqual([['spec.template.spec.containers[name=orders].args', 'drift', ['--a'], ['--a', '--b']]]);
+    expect(diff.fields.map((f) => [renderPath(f.path), f.verdict, f.desired, f.live])).toEqual([['spec.template.spec.containers[name=orders].args', 'drift', ['--a'], ['--a', '--b']]]);
   });
 
   it('not when another manager owns the field, when it is already gone, or when our manager applies server-side (its managedFields rule decides)', async () => {
@@ -134,6 +135,6 @@ describe('the last-applied rule never shows what the annotation holds', () => {
     expect(text).not.toContain('secret-value-123');
     expect(text).not.toContain('other-value-456');
     // The annotation `team` went from Git: that one key is removed, not the annotations map with last-applied in it.
-    expect(diff.fields.filter((f) => f.verdict === 'removed').map((f) => f.path)).toEqual(['metadata.annotations.team']);
+    expect(diff.fields.filter((f) => f.verdict === 'removed').map((f) => renderPath(f.path))).toEqual(['metadata.annotations.team']);
   });
 });

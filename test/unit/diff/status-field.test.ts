@@ -2,6 +2,7 @@
 // for every kind but CustomResourceDefinitions, `none` for every kind — only where the manifest declares one.
 import { diffObject, statusCompared } from '../../../src/diff/index.js';
 import type { KubeObject } from '../../../src/model/object.js';
+import { renderPath } from '../../../src/model/field-path.js';
 
 const widget = (status?: object): KubeObject => ({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'shop' }, spec: { size: 1 }, ...(status ? { status } : {}) }) as unknown as KubeObject;
 const crd = (status?: object): KubeObject =>
@@ -26,11 +27,11 @@ describe('ignoreResourceStatusField', () => {
     const opts = { rules: [], fieldManager: 'argocd-controller', ignoreResourceStatusField: 'none' };
     const drifted = await diffObject({ ...opts, desired: widget({ phase: 'Ready' }), live: widget({ phase: 'Pending', observed: 3 }) });
     expect(drifted.status).toBe('drifted');
-    expect(drifted.fields.map((f) => [f.path, f.desired, f.live, f.verdict])).toEqual([['status.phase', 'Ready', 'Pending', 'drift']]);
+    expect(drifted.fields.map((f) => [renderPath(f.path), f.desired, f.live, f.verdict])).toEqual([['status.phase', 'Ready', 'Pending', 'drift']]);
     expect((await diffObject({ ...opts, desired: widget({ phase: 'Ready' }), live: widget({ phase: 'Ready', observed: 3 }) })).status).toBe('in-sync');
     expect((await diffObject({ ...opts, desired: widget(), live: widget({ phase: 'Pending' }) })).status).toBe('in-sync');
     // A declared status with no live status at all is drift too.
-    expect((await diffObject({ ...opts, desired: widget({ phase: 'Ready' }), live: widget() })).fields.map((f) => f.path)).toEqual(['status']);
+    expect((await diffObject({ ...opts, desired: widget({ phase: 'Ready' }), live: widget() })).fields.map((f) => renderPath(f.path))).toEqual(['status']);
   });
 
   it('all (the default): the same differing status is in sync', async () => {

@@ -1,6 +1,6 @@
 // Fuzzing Application parsing: any value yields an Application or an InputError naming the origin, never a crash.
 import fc from 'fast-check';
-import { InputError } from '../../../src/cli/exit-codes.js';
+import { InputError } from '../../../src/model/errors.js';
 import { parseApplication, parseSyncOptions } from '../../../src/app/application.js';
 import { json, RUNS, tree } from './arbitraries.js';
 

@@ -40,7 +40,7 @@ export const tree: fc.Arbitrary<JsonValue> = fc.letrec<{ v: JsonValue }>((tie) =
   ),
 })).v;
 
-export const dnsName = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,14}[a-z0-9])?$/);
+const dnsName = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,14}[a-z0-9])?$/);
 
 /** A well-formed object (apiVersion, kind, metadata.name) with arbitrary other content. */
 export const kubeObject: fc.Arbitrary<KubeObject> = fc
@@ -81,7 +81,7 @@ export const yamlishText: fc.Arbitrary<string> = fc
 export const anyText: fc.Arbitrary<string> = fc.string({ unit: 'binary', maxLength: 400 });
 
 /** A FieldsV1 key: well-formed `f:`, `k:`, `v:`, `i:`, `.`, or garbage. */
-export const fieldsKey: fc.Arbitrary<string> = fc.oneof(
+const fieldsKey: fc.Arbitrary<string> = fc.oneof(
   fc.string({ maxLength: 8 }).map((s) => `f:${s}`),
   fc.dictionary(fc.constantFrom('name', 'containerPort', 'protocol', 'key'), fc.oneof(fc.string({ maxLength: 5 }), fc.integer({ min: 0, max: 65535 })), { noNullPrototype: true, minKeys: 1, maxKeys: 2 }).map((o) => `k:${JSON.stringify(o)}`),
   json.map((v) => `v:${JSON.stringify(v)}`),

@@ -1,6 +1,8 @@
 // Fuzzing managedFields decoding: arbitrary FieldsV1 tries never crash; decode and encode agree where the format allows.
 import fc from 'fast-check';
-import { decodeFieldsV1, encodeFieldsV1, FieldSet, managedEntries } from '../../../src/ownership/index.js';
+import { managedEntries } from '../../../src/ownership/index.js';
+import { decodeFieldsV1, encodeFieldsV1 } from '../../../src/ownership/fieldsv1.js';
+import { FieldSet } from '../../../src/ownership/fieldset.js';
 import { pathKey } from '../../../src/model/field-path.js';
 import type { JsonObject, KubeObject } from '../../../src/model/object.js';
 import { fieldsTrie, isCrash, json, RUNS, thrown, validFieldsTrie } from './arbitraries.js';

@@ -1,8 +1,8 @@
 // Fuzzing manifest parsing: any text, any YAML tree, any JSON either yields objects or a clear InputError, never another exception, never a hang.
 import fc from 'fast-check';
 import { parseAllDocuments, stringify } from 'yaml';
-import { InputError } from '../../../src/cli/exit-codes.js';
-import { parseManifests, type ManifestObject } from '../../../src/manifest/index.js';
+import { InputError } from '../../../src/model/errors.js';
+import { parseManifests, type ManifestObject } from '../../../src/manifest/parse.js';
 import { isPlainObject } from '../../../src/model/object.js';
 import { anyText, json, kubeObject, RUNS, tree, yamlishText } from './arbitraries.js';
 

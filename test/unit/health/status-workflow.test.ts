@@ -1,40 +1,25 @@
 // The status workflow against the fake gateway (sync per resource, extras, live children, cause) and the --wait loop.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { tempDir } from '../../support/temp-dir.js';
 import { COMMON_TYPES, FakeGateway } from '../../support/fake-gateway.js';
 import { memoryIo } from '../../../src/cli/io.js';
-import type { GlobalOptions } from '../../../src/cli/options.js';
+import type { GlobalOptions } from '../../../src/model/context.js';
 import type { KubeObject } from '../../../src/model/object.js';
 import { listChildren, runStatus, waitForConverged, type Clock, type StatusResult } from '../../../src/workflows/status.js';
-import { ClusterError, InputError } from '../../../src/cli/exit-codes.js';
+import { ClusterError, InputError } from '../../../src/model/errors.js';
 import { apiError } from '../../../src/kube/errors.js';
 import { buildStatusReport } from '../../../src/health/report.js';
 import { app, loadTree } from './status-fixtures.js';
 import { renderStatus } from '../../../src/render/status.js';
 import { paint } from '../../../src/render/colour.js';
+import { appWorkspace, localSource, type AppWorkspace } from '../../support/app-workspace.js';
 
 const opts: GlobalOptions = { requestTimeout: '0', output: 'kv', color: 'never', verbose: false, fieldManager: 'argocd-controller', appNamespace: 'argocd' };
 
-function workspace(desired: string): { appFile: string; dir: string } {
-  const root = tempDir('status');
-  const dir = join(root, 'desired');
-  mkdirSync(dir);
-  writeFileSync(join(dir, 'all.yaml'), desired);
-  const appFile = join(root, 'app.yaml');
-  writeFileSync(
-    appFile,
-    `apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata: {name: shop, namespace: argocd}
-spec:
-  source: {repoURL: ${root}, path: desired}
-  destination: {namespace: shop}
-  syncPolicy:
-    automated: {prune: true, allowEmpty: true}
-`,
-  );
-  return { appFile, dir };
+function workspace(desired: string): AppWorkspace {
+  return appWorkspace({
+    prefix: 'status',
+    manifests: desired,
+    spec: (root) => ({ source: localSource(root), destination: { namespace: 'shop' }, syncPolicy: { automated: { prune: true, allowEmpty: true } } }),
+  });
 }
 
 const DESIRED = `apiVersion: apps/v1

@@ -6,7 +6,7 @@ import { tempDir } from '../../support/temp-dir.js';
 import { clientNodeConnection, directConnection, needsClientNode } from '../../../src/kube/auth.js';
 import { resolveConnection } from '../../../src/kube/connect.js';
 import { kubeConfigFor, type SelectedContext } from '../../../src/kube/kubeconfig.js';
-import { InputError } from '../../../src/cli/exit-codes.js';
+import { InputError } from '../../../src/model/errors.js';
 
 const dir = tempDir('kgo-auth');
 const file = (name: string, text: string) => {

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { createClientGateway } from '../../../src/kube/client-gateway.js';
 import type { ClusterConnection } from '../../../src/kube/auth.js';
-import type { KubeGateway, ResourceType } from '../../../src/kube/gateway.js';
+import type { KubeGateway } from '../../../src/kube/gateway.js';
+import type { ResourceType } from '../../../src/model/resource-type.js';
 
 const FIXTURES = join(process.cwd(), 'test', 'fixtures', 'tls');
 const cert = readFileSync(join(FIXTURES, 'server.crt'));

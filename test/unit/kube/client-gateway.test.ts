@@ -3,7 +3,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClientGateway } from '../../../src/kube/client-gateway.js';
 import { ApplyConflictError, KubeApiError } from '../../../src/kube/errors.js';
-import type { KubeGateway, ResourceType } from '../../../src/kube/gateway.js';
+import type { KubeGateway } from '../../../src/kube/gateway.js';
+import type { ResourceType } from '../../../src/model/resource-type.js';
 
 const CM: ResourceType = { group: '', version: 'v1', kind: 'ConfigMap', resource: 'configmaps', namespaced: true, verbs: ['list'] };
 const DEPLOY: ResourceType = { group: 'apps', version: 'v1', kind: 'Deployment', resource: 'deployments', namespaced: true, verbs: ['patch'] };

@@ -11,7 +11,7 @@ import {
   resolveKubeconfig,
   selectContext,
 } from '../../../src/kube/kubeconfig.js';
-import { ExitCode, InputError } from '../../../src/cli/exit-codes.js';
+import { ExitCode, InputError } from '../../../src/model/errors.js';
 
 let dir: string;
 beforeEach(() => {

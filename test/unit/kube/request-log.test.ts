@@ -3,7 +3,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClientGateway } from '../../../src/kube/client-gateway.js';
-import type { ResourceType } from '../../../src/kube/gateway.js';
+import type { ResourceType } from '../../../src/model/resource-type.js';
 import { formatRequest, maskHeaders, printableBody, redactSecrets } from '../../../src/kube/request-log.js';
 
 const SECRET: ResourceType = { group: '', version: 'v1', kind: 'Secret', resource: 'secrets', namespaced: true, verbs: ['list', 'get', 'patch'] };

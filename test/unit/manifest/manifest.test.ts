@@ -1,9 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../../support/temp-dir.js';
-import { loadManifests, parseManifests } from '../../../src/manifest/index.js';
+import { loadManifests } from '../../../src/manifest/index.js';
+import { parseManifests } from '../../../src/manifest/parse.js';
 import { parseYamlValues } from '../../../src/manifest/parse.js';
-import { InputError } from '../../../src/cli/exit-codes.js';
+import { InputError } from '../../../src/model/errors.js';
 
 const cm = (name: string, ns = 'shop') => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: ${ns}\n`;
 

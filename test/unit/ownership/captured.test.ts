@@ -2,7 +2,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { decodeFieldsV1, encodeFieldsV1, fieldsOwnedBy, managedEntries, ownersOf } from '../../../src/ownership/index.js';
+import { fieldsOwnedBy, managedEntries, ownersOf } from '../../../src/ownership/index.js';
+import { decodeFieldsV1, encodeFieldsV1 } from '../../../src/ownership/fieldsv1.js';
 import { locate, parsePath, renderPath } from '../../../src/model/field-path.js';
 import { diffObject } from '../../../src/diff/index.js';
 import type { JsonObject, KubeObject } from '../../../src/model/object.js';
@@ -90,7 +91,7 @@ describe('managedFields captured from a real API server', () => {
     expect(managers(live, 'spec.replicas')).toEqual(['kubectl:Update/scale']);
     expect(fieldsOwnedBy(live, 'argocd-controller').has(parsePath('spec.replicas'))).toBe(false);
     const r = await diffObject({ desired: payments, live, rules: [], fieldManager: 'argocd-controller' });
-    expect(r.fields.map((f) => [f.path, f.desired, f.live, f.verdict, f.owners.map((m) => m.manager)])).toEqual([['spec.replicas', 2, 4, 'conflict', ['kubectl']]]);
+    expect(r.fields.map((f) => [renderPath(f.path), f.desired, f.live, f.verdict, f.owners.map((m) => m.manager)])).toEqual([['spec.replicas', 2, 4, 'conflict', ['kubectl']]]);
     const ignored = await diffObject({
       desired: payments,
       live,
@@ -98,7 +99,7 @@ describe('managedFields captured from a real API server', () => {
       rules: [{ group: 'apps', kind: 'Deployment', jsonPointers: [], jqPathExpressions: [], managedFieldsManagers: ['kubectl'] }],
     });
     expect(ignored.status).toBe('in-sync');
-    expect(ignored.fields.map((f) => [f.path, f.verdict, f.rule?.value])).toEqual([['spec.replicas', 'ignored', 'kubectl']]);
+    expect(ignored.fields.map((f) => [renderPath(f.path), f.verdict, f.rule?.value])).toEqual([['spec.replicas', 'ignored', 'kubectl']]);
   });
 
   it('a Service port list keyed by port and protocol: kubectl patch owns one targetPort', async () => {
@@ -106,7 +107,7 @@ describe('managedFields captured from a real API server', () => {
     expect(managers(live, 'spec.ports[port=9090,protocol=TCP].targetPort')).toEqual(['kubectl-patch:Update']);
     expect(managers(live, 'spec.ports[port=80,protocol=TCP].targetPort')).toEqual(['argocd-controller:Apply']);
     const r = await diffObject({ desired: applied.get('Service/orders')!, live, rules: [], fieldManager: 'argocd-controller' });
-    expect(r.fields.map((f) => [f.path, f.desired, f.live, f.verdict])).toEqual([['spec.ports[port=9090,protocol=TCP].targetPort', 9090, 9091, 'conflict']]);
+    expect(r.fields.map((f) => [renderPath(f.path), f.desired, f.live, f.verdict])).toEqual([['spec.ports[port=9090,protocol=TCP].targetPort', 9090, 9091, 'conflict']]);
   });
 
   it('a ReplicaSet written by the deployment controller decodes, with ownerReferences owned by it', () => {
@@ -119,7 +120,7 @@ describe('managedFields captured from a real API server', () => {
   it('kubectl set image takes the image over: drift on it is a conflict owned by kubectl-set', async () => {
     const live = load('kubectl-set-image');
     const r = await diffObject({ desired: desired!, live, rules: [], fieldManager: 'argocd-controller' });
-    expect(r.fields.map((f) => [f.path, f.verdict, f.desired, f.live, f.owners.map((o) => o.manager)])).toEqual([
+    expect(r.fields.map((f) => [renderPath(f.path), f.verdict, f.desired, f.live, f.owners.map((o) => o.manager)])).toEqual([
       ['spec.template.spec.containers[name=orders].image', 'conflict', 'registry.example.com/shop/orders:1.4.2', 'registry.example.com/shop/orders:1.5.0', ['kubectl-set']],
     ]);
   });
@@ -128,7 +129,7 @@ describe('managedFields captured from a real API server', () => {
     const live = load('kubectl-edit');
     expect(managers(live, 'spec.template.spec.containers[name=orders].resources.limits.memory')).toEqual(['kubectl-edit:Update']);
     const r = await diffObject({ desired: desired!, live, rules: [], fieldManager: 'argocd-controller' });
-    expect(r.fields.map((f) => `${f.path} ${f.verdict}`).sort()).toEqual([
+    expect(r.fields.map((f) => `${renderPath(f.path)} ${f.verdict}`).sort()).toEqual([
       'spec.template.spec.containers[name=orders].env[name=LOG_LEVEL].value conflict',
       'spec.template.spec.containers[name=orders].image conflict',
       'spec.template.spec.containers[name=orders].resources.limits.memory conflict',
@@ -139,7 +140,7 @@ describe('managedFields captured from a real API server', () => {
       fieldManager: 'argocd-controller',
       rules: [{ group: 'apps', kind: 'Deployment', jsonPointers: [], jqPathExpressions: [], managedFieldsManagers: ['kubectl-edit'] }],
     });
-    expect(ignored.fields.filter((f) => f.verdict === 'ignored').map((f) => f.path).sort()).toEqual([
+    expect(ignored.fields.filter((f) => f.verdict === 'ignored').map((f) => renderPath(f.path)).sort()).toEqual([
       'spec.template.spec.containers[name=orders].env[name=LOG_LEVEL].value',
       'spec.template.spec.containers[name=orders].resources.limits.memory',
     ]);

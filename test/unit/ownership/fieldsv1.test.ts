@@ -1,4 +1,5 @@
-import { decodeFieldsV1, encodeFieldsV1, decodeElement, FieldSet } from '../../../src/ownership/index.js';
+import { decodeFieldsV1, encodeFieldsV1, decodeElement } from '../../../src/ownership/fieldsv1.js';
+import { FieldSet } from '../../../src/ownership/fieldset.js';
 import { parsePath, renderPath } from '../../../src/model/field-path.js';
 import type { JsonObject } from '../../../src/model/object.js';
 

@@ -3,9 +3,10 @@ import { appendHistory, comparedStatus, controllerWrite, historyLimit, imagesOf,
 import { buildStatusReport } from '../../../src/health/report.js';
 import { parseApplication } from '../../../src/app/application.js';
 import type { KubeObject } from '../../../src/model/object.js';
+import { application } from '../../support/application.js';
 
 const SPEC = { source: { repoURL: 'https://git.example/shop.git', path: 'apps/shop', targetRevision: 'main' }, destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' } };
-const APP: KubeObject = { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name: 'shop', namespace: 'argocd', resourceVersion: '5' }, spec: SPEC };
+const APP = application({ resourceVersion: '5', spec: SPEC });
 
 const cm = (name: string, data: Record<string, string>): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'shop' }, data });
 

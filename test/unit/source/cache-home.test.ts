@@ -8,6 +8,7 @@ import { cacheDirFor } from '../../../src/source/cache.js';
 import { renderCacheDir } from '../../../src/source/render/cache.js';
 import { runCli } from '../../../src/cli/app.js';
 import { memoryIo } from '../../../src/cli/io.js';
+import { applicationYaml, inCluster } from '../../support/application.js';
 
 describe('cacheHome', () => {
   it('KUBECACHEDIR over XDG_CACHE_HOME over HOME/.cache, always in a kubectl-gitops folder', () => {
@@ -29,7 +30,7 @@ describe('--cache-dir', () => {
     const dir = mkdtempSync(join(tmpdir(), 'kgitops-cachedir-'));
     try {
       const app = join(dir, 'app.yaml');
-      writeFileSync(app, 'apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop}\nspec: {destination: {server: https://kubernetes.default.svc, namespace: shop}}\n');
+      writeFileSync(app, applicationYaml({ namespace: null, spec: { destination: inCluster('shop') } }));
       const env = { KUBECONFIG: join(dir, 'none'), HOME: join(dir, 'home') };
       // Parsed (the command then stops at the missing kubeconfig, exit 2 naming it, not the flag).
       const diff = memoryIo({ env });

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { cacheDirFor, fetchIntoCache, REMOTE_HEAD_REF } from '../../../src/source/cache.js';
 import { resolveCommit } from '../../../src/source/git.js';
-import { GitFixture, configMap } from './git-fixture.js';
+import { GitFixture, configMap } from '../../support/git-source.js';
 
 describe('the remote mirror cache', () => {
   let fx: GitFixture;

@@ -3,7 +3,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InputError } from '../../../src/cli/exit-codes.js';
+import { InputError } from '../../../src/model/errors.js';
 import { chartCacheDir, chartRepoKind, isExactVersion, isLoopbackRegistry, pullChart, pullTarget } from '../../../src/source/chart-repo.js';
 
 describe('charts from a Helm repository', () => {

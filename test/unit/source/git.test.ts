@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findGitDir, gitEnv, listTree, objectTypeAt, readBlobs, resolveCommit } from '../../../src/source/git.js';
-import { GitFixture, configMap } from './git-fixture.js';
+import { GitFixture, configMap } from '../../support/git-source.js';
 
 describe('git plumbing', () => {
   let fx: GitFixture;

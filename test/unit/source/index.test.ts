@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Application } from '../../../src/app/types.js';
 import { memoryIo } from '../../../src/cli/io.js';
-import { InputError, UnrenderableError } from '../../../src/cli/exit-codes.js';
+import { InputError, UnrenderableError } from '../../../src/model/errors.js';
 import { loadDesiredManifests } from '../../../src/source/index.js';
 import { DEFAULT_DIRECTORY, parseSourceOptions } from '../../../src/app/source-options.js';
 import type { JsonObject } from '../../../src/model/object.js';
-import { GitFixture, configMap } from './git-fixture.js';
+import { GitFixture, configMap } from '../../support/git-source.js';
 
 /** An Application with these source options (as written; parsed into source.options unless that is given). */
 function app(source: Application['source'], sourceOptions: Application['sourceOptions'] = {}): Application {

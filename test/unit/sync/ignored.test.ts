@@ -1,10 +1,11 @@
 // RespectIgnoreDifferences (sync/ignored.ts keepLiveValues): the desired object with its ignored fields at their live values.
-import { keepLiveValues, type IgnoredField, type IgnoredFields } from '../../../src/sync/ignored.js';
+import { keepLiveValues } from '../../../src/sync/ignored.js';
+import type { IgnoredField, IgnoredFields } from '../../../src/diff/ignored-fields.js';
 import { stepsOf } from '../../../src/model/field-path.js';
 import type { KubeObject } from '../../../src/model/object.js';
 
 const rule = { index: 0, type: 'jsonPointers' as const, value: '/x' };
-const liveField = (parts: (string | number)[], live: unknown): IgnoredField => ({ path: parts.join('.'), pointer: '', at: stepsOf(parts), live: live as never, owners: [], rule });
+const liveField = (parts: (string | number)[], live: unknown): IgnoredField => ({ path: stepsOf(parts), pointer: '', at: stepsOf(parts), live: live as never, owners: [], rule });
 
 test('an ignored field the desired object declares takes its live value; one that is not live is dropped; status is left alone', () => {
   const desired = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 2, paused: true }, status: { replicas: 1 } } as unknown as KubeObject;

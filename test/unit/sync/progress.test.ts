@@ -2,7 +2,7 @@
 import { memoryIo } from '../../../src/cli/io.js';
 import { makeContext } from '../../../src/cli/context.js';
 import { progressLine, progressTable } from '../../../src/cli/commands/sync.js';
-import type { GlobalOptions } from '../../../src/cli/options.js';
+import type { GlobalOptions } from '../../../src/model/context.js';
 
 const opts: GlobalOptions = { requestTimeout: '0', output: 'kv', color: 'never', verbose: false, fieldManager: 'argocd-controller', appNamespace: 'argocd' };
 

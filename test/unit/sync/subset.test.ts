@@ -1,5 +1,5 @@
 // A partial sync's filters: Argo CD's --resource syntax and kubectl's label selectors.
-import { InputError } from '../../../src/cli/exit-codes.js';
+import { InputError } from '../../../src/model/errors.js';
 import { matchesResource, parseResourceFilter, parseSelector, selectorMatches } from '../../../src/sync/subset.js';
 
 const key = (group: string, kind: string, namespace: string, name: string) => ({ group, kind, namespace, name });

@@ -1,40 +1,31 @@
 // syncApp against the fake gateway: refusal, stamping, order, dry-run gate, conflicts, healing, ignored fields, prune rules.
-import { writeFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { tempDir } from '../../support/temp-dir.js';
 import { FakeGateway } from '../../support/fake-gateway.js';
 import * as fakeTypes from '../../support/fake-gateway.js';
 import { apiError } from '../../../src/kube/errors.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import { syncApp, syncExitCode, syncWithRetry, type SyncRequest } from '../../../src/workflows/sync.js';
 import { renderSyncKv } from '../../../src/render/sync.js';
-import type { GlobalOptions } from '../../../src/cli/options.js';
+import type { GlobalOptions } from '../../../src/model/context.js';
 import type { KubeObject } from '../../../src/model/object.js';
 import type { SyncEvent } from '../../../src/workflows/sync-phases.js';
+import { parse } from 'yaml';
+import { appWorkspace, localSource, type AppWorkspace } from '../../support/app-workspace.js';
 
 const opts: GlobalOptions = { requestTimeout: '0', output: 'kv', color: 'never', verbose: false, fieldManager: 'argocd-controller', appNamespace: 'argocd' };
 const TID = 'argocd.argoproj.io/tracking-id';
 
-function workspace(desired: Record<string, string>, policy: string): { appFile: string; dir: string } {
-  const root = tempDir('sync');
-  const dir = join(root, 'desired');
-  mkdirSync(dir);
-  for (const [f, text] of Object.entries(desired)) writeFileSync(join(dir, f), text);
-  const appFile = join(root, 'app.yaml');
-  writeFileSync(
-    appFile,
-    `apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata: {name: shop, namespace: argocd}
-spec:
-  source: {repoURL: ${root}, path: desired}
-  destination: {namespace: shop}
-  ignoreDifferences:
-  - {group: apps, kind: Deployment, jsonPointers: [/spec/replicas]}
-  ${policy}
-`,
-  );
-  return { appFile, dir };
+/** A workspace whose Application ignores the Deployment's replicas; `policy` is more of its spec, as YAML (`syncPolicy: ...`). */
+function workspace(desired: Record<string, string>, policy: string): AppWorkspace {
+  return appWorkspace({
+    prefix: 'sync',
+    manifests: desired,
+    spec: (root) => ({
+      source: localSource(root),
+      destination: { namespace: 'shop' },
+      ignoreDifferences: [{ group: 'apps', kind: 'Deployment', jsonPointers: ['/spec/replicas'] }],
+      ...((parse(policy) ?? {}) as Record<string, unknown>),
+    }),
+  });
 }
 
 const DEPLOY = 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: orders}\nspec:\n  template:\n    spec:\n      containers: [{name: orders, image: "orders:1"}]\n';

@@ -1,4 +1,5 @@
-import type { KubeGateway, ListResult, ResourceType, WatchEvent, WatchOptions } from '../../../src/kube/gateway.js';
+import type { KubeGateway, ListResult, WatchEvent, WatchOptions } from '../../../src/kube/gateway.js';
+import type { ResourceType } from '../../../src/model/resource-type.js';
 import { KubeApiError } from '../../../src/kube/errors.js';
 import { follow, type FollowEvent } from '../../../src/kube/watch.js';
 import type { KubeObject } from '../../../src/model/object.js';

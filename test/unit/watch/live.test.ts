@@ -1,4 +1,5 @@
-import type { KubeGateway, ListResult, ResourceType, WatchEvent, WatchOptions } from '../../../src/kube/gateway.js';
+import type { KubeGateway, ListResult, WatchEvent, WatchOptions } from '../../../src/kube/gateway.js';
+import type { ResourceType } from '../../../src/model/resource-type.js';
 import { changeFingerprint, LiveWatcher } from '../../../src/watch/live.js';
 import type { KubeObject } from '../../../src/model/object.js';
 

@@ -6,7 +6,8 @@ import { toGlobalOptions } from '../../../src/cli/options.js';
 import { FakeGateway } from '../../support/fake-gateway.js';
 import { runWatch, type WatchRequest } from '../../../src/workflows/watch.js';
 import { formatEvent, type LoopEvent } from '../../../src/watch/events.js';
-import { GitFixture, configMap } from '../source/git-fixture.js';
+import { GitFixture, configMap } from '../../support/git-source.js';
+import { applicationYaml } from '../../support/application.js';
 
 /** A watch of an Application file, as cli/inputs.ts builds it from `sync -f FILE --watch --interval 60s`. */
 function watchOf(appFile: string): WatchRequest {
@@ -26,15 +27,9 @@ describe('runWatch with a fake cluster', () => {
     const file = join(fx.root, 'app.yaml');
     writeFileSync(
       file,
-      `apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata: {name: shop, namespace: argocd}
-spec:
-  source: {repoURL: ${fx.repo}, path: apps/shop, targetRevision: ${targetRevision}}
-  destination: {namespace: shop}
-  syncPolicy:
-    automated: {prune: true, selfHeal: true}
-`,
+      applicationYaml({
+        spec: { source: { repoURL: fx.repo, path: 'apps/shop', targetRevision }, destination: { namespace: 'shop' }, syncPolicy: { automated: { prune: true, selfHeal: true } } },
+      }),
     );
     return file;
   }

@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { InputError } from '../../../src/cli/exit-codes.js';
+import { InputError } from '../../../src/model/errors.js';
 import {
   isLoopback,
   parseWebhookAddr,

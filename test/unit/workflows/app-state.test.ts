@@ -1,7 +1,5 @@
 // loadAppState against the fake gateway: namespace defaulting, LIST-vs-GET, discovery errors, prune candidates and warnings.
-import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir } from '../../support/temp-dir.js';
 import { COMMON_TYPES, FakeGateway } from '../../support/fake-gateway.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import { loadAppState } from '../../../src/workflows/app-state.js';
@@ -9,33 +7,22 @@ import { liveDiff } from '../../../src/workflows/live-diff.js';
 import { runStatus } from '../../../src/workflows/status.js';
 import { renderLiveDiff } from '../../../src/render/live-diff.js';
 import { paint } from '../../../src/render/colour.js';
-import type { GlobalOptions } from '../../../src/cli/options.js';
+import type { GlobalOptions } from '../../../src/model/context.js';
 import type { KubeObject } from '../../../src/model/object.js';
 import type { PrunePlan } from '../../../src/prune/plan.js';
+import { appWorkspace, localSource, type AppWorkspace } from '../../support/app-workspace.js';
 
 /** A GET the app's own reads make (not the reads of argocd-cm and argocd-cmd-params-cm, which every load makes once). */
 const isAppGet = (c: string): boolean => c.startsWith('GET') && c !== 'GET ConfigMap argocd/argocd-cm' && c !== 'GET ConfigMap argocd/argocd-cmd-params-cm';
 const opts: GlobalOptions = { requestTimeout: '0', output: 'kv', color: 'never', verbose: false, fieldManager: 'argocd-controller', appNamespace: 'argocd' };
 
-function workspace(desired: Record<string, string>, app = 'shop'): { appFile: string; dir: string } {
-  const root = tempDir('appstate');
-  const dir = join(root, 'desired');
-  mkdirSync(dir);
-  for (const [f, text] of Object.entries(desired)) writeFileSync(join(dir, f), text);
-  const appFile = join(root, 'app.yaml');
-  writeFileSync(
-    appFile,
-    `apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata: {name: ${app}, namespace: argocd}
-spec:
-  source: {repoURL: ${root}, path: desired}
-  destination: {namespace: shop}
-  syncPolicy:
-    automated: {prune: true}
-`,
-  );
-  return { appFile, dir };
+function workspace(desired: Record<string, string>, app = 'shop'): AppWorkspace {
+  return appWorkspace({
+    prefix: 'appstate',
+    name: app,
+    manifests: desired,
+    spec: (root) => ({ source: localSource(root), destination: { namespace: 'shop' }, syncPolicy: { automated: { prune: true } } }),
+  });
 }
 
 const cm = (name: string, ns: string, annotations?: Record<string, string>, extra: Partial<KubeObject['metadata']> = {}): KubeObject => ({

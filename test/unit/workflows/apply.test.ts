@@ -5,7 +5,8 @@
 // consecutive tasks of one kind in parallel, each change of kind waiting for the previous group.
 import { FakeGateway, COMMON_TYPES } from '../../support/fake-gateway.js';
 import { apiError, type FieldConflict } from '../../../src/kube/errors.js';
-import type { ApplyOptions, ResourceType } from '../../../src/kube/gateway.js';
+import type { ApplyOptions } from '../../../src/kube/gateway.js';
+import type { ResourceType } from '../../../src/model/resource-type.js';
 import type { KubeObject } from '../../../src/model/object.js';
 import { applySteps, type DryRunResult } from '../../../src/workflows/apply.js';
 import type { ApplyStep } from '../../../src/sync/plan.js';

@@ -10,9 +10,10 @@ import { syncApp, syncExitCode, type SyncRequest } from '../../../src/workflows/
 import { syncRevision, type SyncDeps } from '../../../src/workflows/execute.js';
 import { loadAppState } from '../../../src/workflows/app-state.js';
 import { renderSyncKv } from '../../../src/render/sync.js';
-import type { GlobalOptions } from '../../../src/cli/options.js';
+import type { GlobalOptions } from '../../../src/model/context.js';
 import type { KubeObject } from '../../../src/model/object.js';
-import type { ApplyOptions, ResourceType } from '../../../src/kube/gateway.js';
+import type { ApplyOptions } from '../../../src/kube/gateway.js';
+import type { ResourceType } from '../../../src/model/resource-type.js';
 
 const opts: GlobalOptions = { requestTimeout: '0', output: 'kv', color: 'never', verbose: false, fieldManager: 'argocd-controller', appNamespace: 'argocd' };
 const NS = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });

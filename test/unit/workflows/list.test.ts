@@ -8,8 +8,10 @@ import { syncAllExitCode, type SyncAllReport } from '../../../src/workflows/sync
 import { paint } from '../../../src/render/colour.js';
 import { FakeGateway } from '../../support/fake-gateway.js';
 import type { KubeObject } from '../../../src/model/object.js';
+import { application } from '../../support/application.js';
 
-const app = (name: string, namespace: string, status: object = {}, labels: Record<string, string> = {}): KubeObject => ({ apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name, namespace, labels }, spec: { source: { repoURL: 'r', path: 'p', targetRevision: 'main' } }, status } as unknown as KubeObject);
+const app = (name: string, namespace: string, status: object = {}, labels: Record<string, string> = {}): KubeObject =>
+  application({ name, namespace, labels, spec: { source: { repoURL: 'r', path: 'p', targetRevision: 'main' } }, status: status as Record<string, unknown> });
 
 test('mapBounded keeps the order and never runs more than n at once', async () => {
   let running = 0;

@@ -1,26 +1,23 @@
 // liveDiff against the fake gateway: drift with owners, ignored fields left to their owner, extras, and the server-side conflict preview.
-import { writeFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { tempDir } from '../../support/temp-dir.js';
 import { FakeGateway } from '../../support/fake-gateway.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import { liveDiff } from '../../../src/workflows/live-diff.js';
 import { renderLiveDiff } from '../../../src/render/live-diff.js';
 import { paint } from '../../../src/render/colour.js';
-import type { GlobalOptions } from '../../../src/cli/options.js';
+import type { GlobalOptions } from '../../../src/model/context.js';
 import type { KubeObject } from '../../../src/model/object.js';
+import { appWorkspace, type AppWorkspace } from '../../support/app-workspace.js';
 
 const opts: GlobalOptions = { requestTimeout: '0', output: 'kv', color: 'never', verbose: false, fieldManager: 'argocd-controller', appNamespace: 'argocd' };
 const TID = 'argocd.argoproj.io/tracking-id';
 
-function ws(): { appFile: string; dir: string } {
-  const root = tempDir('ldiff');
-  const dir = join(root, 'desired');
-  mkdirSync(dir);
-  writeFileSync(join(dir, 'd.yaml'), 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: orders}\nspec:\n  template:\n    spec:\n      containers: [{name: orders, image: "orders:1"}]\n');
-  const appFile = join(root, 'app.yaml');
-  writeFileSync(appFile, 'apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop}\nspec:\n  destination: {namespace: shop}\n  ignoreDifferences:\n  - {group: apps, kind: Deployment, jsonPointers: [/spec/replicas]}\n');
-  return { appFile, dir };
+function ws(): AppWorkspace {
+  return appWorkspace({
+    prefix: 'ldiff',
+    namespace: null,
+    manifests: { 'd.yaml': 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: orders}\nspec:\n  template:\n    spec:\n      containers: [{name: orders, image: "orders:1"}]\n' },
+    spec: () => ({ destination: { namespace: 'shop' }, ignoreDifferences: [{ group: 'apps', kind: 'Deployment', jsonPointers: ['/spec/replicas'] }] }),
+  });
 }
 
 const live: KubeObject = {

@@ -1,6 +1,6 @@
 // Permission preflight against the fake gateway: what it asks, what it names, and that it changes nothing.
 import { COMMON_TYPES, FakeGateway } from '../../support/fake-gateway.js';
-import type { ResourceType } from '../../../src/kube/gateway.js';
+import type { ResourceType } from '../../../src/model/resource-type.js';
 import { describeMissing, permissionsNeeded, preflight, writesOf, type IntendedWrite } from '../../../src/workflows/preflight.js';
 import type { KubeObject } from '../../../src/model/object.js';
 

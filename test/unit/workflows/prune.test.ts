@@ -1,25 +1,18 @@
 // pruneApp: a scan that could not list a kind deletes nothing (--confirm is exit 3); listing still shows what it saw.
-import { writeFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { tempDir } from '../../support/temp-dir.js';
 import { FakeGateway } from '../../support/fake-gateway.js';
 import { apiError } from '../../../src/kube/errors.js';
-import type { ListOptions, ListResult, ResourceType } from '../../../src/kube/gateway.js';
+import type { ListOptions, ListResult } from '../../../src/kube/gateway.js';
+import type { ResourceType } from '../../../src/model/resource-type.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import { pruneApp, pruneExitCode } from '../../../src/workflows/prune.js';
-import type { GlobalOptions } from '../../../src/cli/options.js';
+import type { GlobalOptions } from '../../../src/model/context.js';
 import type { KubeObject } from '../../../src/model/object.js';
+import { appWorkspace, type AppWorkspace } from '../../support/app-workspace.js';
 
 const opts: GlobalOptions = { requestTimeout: '0', output: 'kv', color: 'never', verbose: false, fieldManager: 'argocd-controller', appNamespace: 'argocd' };
 
-function workspace(): { appFile: string; dir: string } {
-  const root = tempDir('prune');
-  const dir = join(root, 'desired');
-  mkdirSync(dir);
-  writeFileSync(join(dir, 'a.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n');
-  const appFile = join(root, 'app.yaml');
-  writeFileSync(appFile, `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop, namespace: argocd}\nspec:\n  source: {repoURL: ${root}, path: desired}\n  destination: {namespace: shop}\n`);
-  return { appFile, dir };
+function workspace(): AppWorkspace {
+  return appWorkspace({ prefix: 'prune', manifests: { 'a.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n' } });
 }
 
 const marked = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'shop', annotations: { 'argocd.argoproj.io/tracking-id': `shop:/ConfigMap:shop/${name}` } } });

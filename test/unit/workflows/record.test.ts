@@ -1,10 +1,10 @@
 // Writing the Application's status: the resourceVersion guard and its retries, a forbidden update as a warning, the controller check.
 import { FakeGateway } from '../../support/fake-gateway.js';
-import type { KubeObject } from '../../../src/model/object.js';
 import { errorText, recordingErrors, recordNotice, unrunOperation, writeApplicationStatus } from '../../../src/workflows/record.js';
 import { InputError } from '../../../src/model/errors.js';
+import { application } from '../../support/application.js';
 
-const APP: KubeObject = { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name: 'shop', namespace: 'argocd' }, spec: { project: 'default' } };
+const APP = application({ spec: { project: 'default' } });
 const ref = { namespace: 'argocd', name: 'shop' };
 const noSleep = { sleep: async () => {} };
 

@@ -1,21 +1,19 @@
 // Choosing what a rollback deploys: the previous entry or a named one, the recorded source at its revision; refusals.
 import { rollbackTarget } from '../../../src/workflows/rollback.js';
-import { InputError, RefusedError } from '../../../src/cli/exit-codes.js';
+import { InputError, RefusedError } from '../../../src/model/errors.js';
 import type { KubeObject } from '../../../src/model/object.js';
+import { application, inCluster } from '../../support/application.js';
 
 const source = (rev: string) => ({ repoURL: 'https://git.example/shop.git', path: 'apps/shop', targetRevision: rev, helm: { parameters: [{ name: 'tag', value: rev }] } });
-const APP: KubeObject = {
-  apiVersion: 'argoproj.io/v1alpha1',
-  kind: 'Application',
-  metadata: { name: 'shop', namespace: 'argocd' },
-  spec: { source: source('main'), destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' } },
+const APP = application({
+  spec: { source: source('main'), destination: inCluster('shop') },
   status: {
     history: [
       { id: 3, revision: 'aaa', deployedAt: 't3', source: source('v1') },
       { id: 4, revision: 'bbb', deployedAt: 't4', source: source('main') },
     ],
   },
-};
+});
 
 test('default: the entry before the newest, its recorded source pinned at its revision', () => {
   const t = rollbackTarget(APP, undefined);

@@ -4,17 +4,18 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../../../src/cli/app.js';
-import { ExitCode, InputError } from '../../../src/cli/exit-codes.js';
+import { ExitCode, InputError } from '../../../src/model/errors.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import { makeContext } from '../../../src/cli/context.js';
 import { toGlobalOptions } from '../../../src/cli/options.js';
 import type { SessionEvent } from '../../../src/model/context.js';
 import { checkLocalSources, withControlPlane } from '../../../src/workflows/session.js';
+import { applicationYaml, inCluster } from '../../support/application.js';
 
 let dir: string;
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'kgitops-session-'));
-  writeFileSync(join(dir, 'app.yaml'), 'apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop}\nspec: {destination: {server: https://kubernetes.default.svc, namespace: shop}}\n');
+  writeFileSync(join(dir, 'app.yaml'), applicationYaml({ namespace: null, spec: { destination: inCluster('shop') } }));
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -1,5 +1,5 @@
 import { DEFAULT_DIRECTORY } from '../../../../src/app/source-options.js';
-import { InputError } from '../../../../src/cli/exit-codes.js';
+import { InputError } from '../../../../src/model/errors.js';
 import { ignoredAsNotKubernetes, parseDirectoryFile, selectDirectoryFiles } from '../../../../src/source/render/directory.js';
 
 const files = ['b.yaml', 'a.yml', 'c.json', 'd.jsonnet', 'README.md', 'E.YAML', 'sub/x.yaml', 'sub/deep/y.json', '.hidden.yaml', 'a/z.yaml'];

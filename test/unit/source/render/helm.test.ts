@@ -5,7 +5,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseSourceOptions, type HelmOptions } from '../../../../src/app/source-options.js';
-import { InputError } from '../../../../src/cli/exit-codes.js';
+import { InputError } from '../../../../src/model/errors.js';
 import {
   apiVersionStrings,
   cleanSetParameter,

@@ -1,5 +1,5 @@
-import { parseDuration } from '../../../src/cli/duration.js';
-import { InputError } from '../../../src/cli/exit-codes.js';
+import { parseDuration } from '../../../src/model/duration.js';
+import { InputError } from '../../../src/model/errors.js';
 
 describe('parseDuration', () => {
   it.each([

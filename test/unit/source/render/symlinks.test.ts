@@ -1,4 +1,4 @@
-import { outOfBoundsMessage, resolveLinkTarget } from '../../../src/source/render/symlinks.js';
+import { outOfBoundsMessage, resolveLinkTarget } from '../../../../src/source/render/symlinks.js';
 
 describe('symbolic links in a source', () => {
   it.each([

@@ -1,11 +1,11 @@
-// Builds throw-away git repositories for the source tests, with a fixed identity and no user config.
+// The Git source tests build on: a throw-away repository with commits, a fixed identity and no user config.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 /** An environment for git that ignores the user's and system config. */
-export function isolatedGitEnv(home: string): Record<string, string> {
+function isolatedGitEnv(home: string): Record<string, string> {
   return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,

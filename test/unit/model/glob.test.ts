@@ -1,4 +1,4 @@
-import { compileGlob, globMatch, GlobSyntaxError } from '../../../../src/source/render/glob.js';
+import { compileGlob, globMatch, GlobSyntaxError, parseGlob } from '../../../src/model/glob.js';
 
 describe("Argo CD's glob (gobwas/glob without separators)", () => {
   it('matches * across folders, ? one character, and literal dots', () => {
@@ -29,8 +29,8 @@ describe("Argo CD's glob (gobwas/glob without separators)", () => {
   });
 
   it('refuses an unclosed [ or {', () => {
-    expect(() => compileGlob('{a,b')).toThrow(GlobSyntaxError);
-    expect(() => compileGlob('[ab')).toThrow(/not closed/);
+    expect(() => parseGlob('{a,b')).toThrow(GlobSyntaxError);
+    expect(() => parseGlob('[ab')).toThrow(/not closed/);
   });
 });
 
@@ -40,5 +40,26 @@ describe('glob characters that regular expressions treat specially', () => {
     expect(globMatch('a/b-c/*.yaml', 'a/b-c/d.yaml')).toBe(true);
     expect(globMatch('[-_]x', '-x')).toBe(true);
     expect(globMatch('?.yaml', 'é.yaml')).toBe(true);
+  });
+});
+
+describe('one compiler for every glob: settings, health folders and directory sources', () => {
+  it('keeps * within separators when given them, ** across them', () => {
+    expect(globMatch('apps/*', 'apps/Deployment', '/')).toBe(true);
+    expect(globMatch('*', 'apps/Deployment', '/')).toBe(false);
+    expect(globMatch('**', 'apps/Deployment', '/')).toBe(true);
+    expect(globMatch('?', '/', '/')).toBe(false);
+  });
+
+  it('takes a range alone in its class, as gobwas does, and refuses a reversed one with the reason', () => {
+    expect(() => parseGlob('[a-cx]')).toThrow(/must be alone/);
+    expect(() => parseGlob('[z-a]')).toThrow(/reversed/);
+    expect(globMatch('[ax-]', '-')).toBe(true);
+  });
+
+  it('compileGlob is null where parseGlob throws (Argo CD logs the pattern and matches nothing)', () => {
+    expect(compileGlob('{a,b')).toBeNull();
+    expect(globMatch('{a,b', 'a')).toBe(false);
+    expect(compileGlob('{a,b}')?.test('b')).toBe(true);
   });
 });

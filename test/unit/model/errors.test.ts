@@ -4,11 +4,10 @@ import {
   ExitCode,
   ExitError,
   InputError,
-  NotImplementedError,
   RefusedError,
   describeError,
   exitCodeFor,
-} from '../../../src/cli/exit-codes.js';
+} from '../../../src/model/errors.js';
 
 describe('exitCodeFor', () => {
   it('keeps the documented numbers', () => {
@@ -17,7 +16,6 @@ describe('exitCodeFor', () => {
 
   it.each([
     ['InputError', new InputError('bad flag'), 2],
-    ['NotImplementedError', new NotImplementedError('sync'), 2],
     ['ClusterError', new ClusterError('apiserver said 500'), 3],
     ['RefusedError', new RefusedError('empty render'), 4],
     ['an ExitError with its own code', new ExitError('drift', ExitCode.Drift), 1],
@@ -40,7 +38,6 @@ describe('exitCodeFor', () => {
     expect(err.name).toBe('InputError');
     expect(err.cause).toBe(cause);
     expect(err).toBeInstanceOf(ExitError);
-    expect(new NotImplementedError('prune').message).toBe('prune is not implemented yet');
   });
 });
 

@@ -1,2 +1,0 @@
-// Durations are parsed at the bottom (model/duration.ts); cli/ re-exports the parser.
-export * from '../model/duration.js';
