@@ -148,7 +148,7 @@ const NAMESPACE_TYPE: ResourceType = { group: '', version: 'v1', kind: 'Namespac
  * The Namespace type the cluster serves, and which of the app's namespaces (those it touches and the
  * Namespaces it declares) exist live: CreateNamespace and the plan need to know.
  */
-export async function liveNamespaces(gw: KubeGateway, state: Pick<AppState, 'namespaces' | 'desired'>): Promise<{ type: ResourceType; live: Set<string> }> {
+async function liveNamespaces(gw: KubeGateway, state: Pick<AppState, 'namespaces' | 'desired'>): Promise<{ type: ResourceType; live: Set<string> }> {
   const names = new Set([...state.namespaces, ...state.desired.filter((d) => d.key.kind === 'Namespace' && d.key.group === '').map((d) => d.key.name)]);
   const type = (await gw.resolve('v1', 'Namespace')) ?? NAMESPACE_TYPE;
   const live = new Set<string>();
@@ -168,7 +168,7 @@ export function syncRevision(state: Pick<AppState, 'revision' | 'desired' | 'hoo
 }
 
 /** Argo CD's pause between sync waves: 2 s, or ARGOCD_SYNC_WAVE_DELAY seconds. */
-export function waveDelayMs(env: Record<string, string | undefined>): number {
+function waveDelayMs(env: Record<string, string | undefined>): number {
   const raw = env.ARGOCD_SYNC_WAVE_DELAY;
   const n = raw === undefined || raw.trim() === '' ? NaN : Number(raw);
   return Number.isFinite(n) && n >= 0 ? n * 1000 : 2000;

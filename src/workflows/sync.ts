@@ -9,7 +9,7 @@ import { matchesResource, parseResourceFilter, parseSelector, selectorMatches, t
 
 
 /** What a sync of the fields other managers own does by default: take them back, as Argo CD's sync does. */
-export const DEFAULT_FORCE_REASON = 'server-side apply with force, as Argo CD';
+const DEFAULT_FORCE_REASON = 'server-side apply with force, as Argo CD';
 
 export interface SyncRequest extends AppStateArgs {
   dryRun: boolean;
@@ -112,7 +112,7 @@ function selectSubset<T extends { key: ResourceKey; object: { metadata: { labels
 }
 
 /** The wait before retry attempt `n` (1-based), as Argo CD's NextRetryAt: duration × factor^(n-1), at most maxDuration. */
-export function retryDelayMs(retry: RetryPolicy, n: number): number {
+function retryDelayMs(retry: RetryPolicy, n: number): number {
   return Math.min(retry.durationMs * retry.factor ** (n - 1), retry.maxDurationMs);
 }
 
