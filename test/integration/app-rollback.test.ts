@@ -181,7 +181,20 @@ describe('sync --watch of a multi-source Application', () => {
       other.write('c/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: from-c}\ndata: {x: "1"}\n');
       const c = other.commit('c');
       const a = values.git(['rev-parse', 'HEAD']);
-      await applyYaml(`apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: watched, namespace: ${ns}}\nspec:\n  sources:\n  - {repoURL: ${values.repo}, path: a, targetRevision: main}\n  - {repoURL: ${other.repo}, path: c, targetRevision: main}\n  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}\n  syncPolicy: {automated: {}}\n`);
+      await applyYaml(
+        applicationYaml({
+          name: 'watched',
+          namespace: ns,
+          spec: {
+            sources: [
+              { repoURL: values.repo, path: 'a', targetRevision: 'main' },
+              { repoURL: other.repo, path: 'c', targetRevision: 'main' },
+            ],
+            destination: inCluster(ns),
+            syncPolicy: { automated: {} },
+          },
+        }),
+      );
       const child = spawn(pluginPath, ['sync', 'watched', '--app-namespace', ns, '--watch', '--interval', '2s', '-o', 'json'], { env: childEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
       let err = '';
       child.stderr.on('data', (d: Buffer) => (err += d.toString()));
@@ -320,7 +333,12 @@ describe('status -A and -l: the Applications of one or every namespace, by label
     fx.commit('one');
     [ns, ns2] = await Promise.all([createTestNamespace('status-l'), createTestNamespace('status-l2')]);
     const app = (name: string, namespace: string, labelled: boolean) =>
-      `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: ${name}, namespace: ${namespace}${labelled ? `, labels: {kgitops-status-l: ${ns}}` : ''}}\nspec:\n  source: {repoURL: ${fx.repo}, path: a, targetRevision: main}\n  destination: {server: https://kubernetes.default.svc, namespace: ${namespace}}\n`;
+      applicationYaml({
+        name,
+        namespace,
+        ...(labelled ? { labels: { 'kgitops-status-l': ns } } : {}),
+        spec: { source: { repoURL: fx.repo, path: 'a', targetRevision: 'main' }, destination: inCluster(namespace) },
+      });
     await applyYaml([app('one', ns, true), app('other', ns, false), app('two', ns2, true)].join('---\n'));
     expect((await runPlugin(['sync', 'one', '--app-namespace', ns, '-o', 'kv'])).code).toBe(0);
   }, TIMEOUT);

@@ -7,6 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { tempDir } from '../support/temp-dir.js';
 import { delimiter, join } from 'node:path';
 import { applyYaml, clusterBin, kubectlOk, repoRoot, run } from './support/index.js';
+import { applicationYaml, inCluster } from '../support/application.js';
 
 const suffix = randomBytes(3).toString('hex');
 const apps = [`zz-complete-${suffix}-shop`, `zz-complete-${suffix}-orders`];
@@ -24,7 +25,7 @@ beforeAll(async () => {
   await applyYaml(
     apps
       .map((name) =>
-        ['apiVersion: argoproj.io/v1alpha1', 'kind: Application', 'metadata:', `  name: ${name}`, '  namespace: argocd', 'spec:', '  destination: {server: https://kubernetes.default.svc, namespace: default}', '  source: {repoURL: file:///unused, path: .}', ''].join('\n'),
+        applicationYaml({ name, spec: { destination: inCluster('default'), source: { repoURL: 'file:///unused', path: '.' } } }),
       )
       .join('---\n'),
   );

@@ -10,6 +10,7 @@ import type { Page } from 'playwright-core';
 import { GitFixture } from '../support/git-source.js';
 import { launchChromium, SCREENSHOTS, type Browser } from './support/browser.js';
 import { applyYaml, childEnv, createTestNamespace, deleteNamespace, kubectlOk, pluginPath, runPlugin, waitFor } from './support/index.js';
+import { applicationYaml, inCluster } from '../support/application.js';
 
 const TIMEOUT = 180_000;
 const SECRET_VALUE = 'hunter2-never-shown-7f3a';
@@ -73,13 +74,14 @@ describe('kubectl gitops dashboard in a browser', () => {
     fx.commit('v1');
     ns = await createTestNamespace('dashboard');
     for (const app of ['shop', 'broken']) {
-      await applyYaml(`apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata: {name: ${app}, namespace: ${ns}, labels: {team: ${app === 'shop' ? 'web' : 'infra'}}}
-spec:
-  source: {repoURL: ${fx.repo}, path: apps/${app}, targetRevision: main}
-  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}
-`);
+      await applyYaml(
+        applicationYaml({
+          name: app,
+          namespace: ns,
+          labels: { team: app === 'shop' ? 'web' : 'infra' },
+          spec: { source: { repoURL: fx.repo, path: `apps/${app}`, targetRevision: 'main' }, destination: inCluster(ns) },
+        }),
+      );
       const res = await runPlugin(['sync', app, '--app-namespace', ns]);
       if (res.code !== 0) throw new Error(`sync ${app} exited ${res.code}: ${res.stderr}`);
     }
@@ -322,13 +324,7 @@ spec:
     await page.goto(`${url.origin}/?token=${token}`);
     await page.locator(`tr[data-app="${ns}/shop"]`).waitFor();
     await page.evaluate(() => ((globalThis as unknown as { notReloaded: boolean }).notReloaded = true));
-    await applyYaml(`apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata: {name: late, namespace: ${ns}}
-spec:
-  source: {repoURL: ${fx.repo}, path: apps/late, targetRevision: main}
-  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}
-`);
+    await applyYaml(applicationYaml({ name: 'late', namespace: ns, spec: { source: { repoURL: fx.repo, path: 'apps/late', targetRevision: 'main' }, destination: inCluster(ns) } }));
     // Never synced: its ConfigMap is missing, so it is OutOfSync (and Missing: nothing of it is live).
     await page.locator(`tr[data-app="${ns}/late"] [data-sync="OutOfSync"]`).waitFor({ timeout: 20_000 });
     expect(await page.locator(`tr[data-app="${ns}/late"] [data-health]`).getAttribute('data-health')).toBe('Missing');

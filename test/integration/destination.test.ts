@@ -179,10 +179,10 @@ describe('the destination decides the cluster', () => {
     try {
       const desired = desiredDir('incluster-app-d', { 'a.yaml': configMap('from-cluster-app', '1') });
       for (const [name, destination] of [
-        ['viaurl', `server: ${remoteURL}`],
-        ['viasecret', `name: ${clusterName}`],
+        ['viaurl', { server: remoteURL }],
+        ['viasecret', { name: clusterName }],
       ] as const) {
-        await applyYaml(`apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: ${name}, namespace: ${ns}}\nspec:\n  destination: {${destination}, namespace: ${ns}}\n`);
+        await applyYaml(applicationYaml({ name, namespace: ns, spec: { destination: { ...destination, namespace: ns } } }));
         const res = await plugin(['sync', name, '--app-namespace', ns, '--desired', desired, '--context', 'local', '-o', 'json']);
         expect({ name, code: res.code, stderr: res.stderr.includes('error:') ? res.stderr : '' }).toEqual({ name, code: 0, stderr: '' });
         expect(JSON.parse(res.stdout)).toMatchObject({ context: 'remote', server: remoteURL });

@@ -235,7 +235,8 @@ describe('multi-source: a chart, its values from a second repository (ref), and 
     const file = join(charts.root, `app-${Math.random().toString(36).slice(2)}.yaml`);
     writeFileSync(
       file,
-      `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: multi, namespace: argocd}\nspec:\n  project: default\n  sources:\n${sourcesYaml}  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}\n`,
+      // The sources are YAML list items as the tests write them.
+      applicationYaml({ name: 'multi', spec: { project: 'default', sources: parse(sourcesYaml) as unknown, destination: inCluster(ns) } }),
     );
     return file;
   };
@@ -341,7 +342,8 @@ describe('charts from a Helm repository served over loopback HTTP (helm package,
   const plugin = (args: string[]): Promise<RunResult> => runPlugin(args, { env: { XDG_CACHE_HOME: cache() } });
   const appFile = (spec: string) => {
     const file = join(work, `app-${Math.random().toString(36).slice(2)}.yaml`);
-    writeFileSync(file, `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: web, namespace: argocd}\nspec:\n  project: default\n${spec}  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}\n`);
+    // `spec` is more of the spec (the source or sources), as YAML.
+    writeFileSync(file, applicationYaml({ name: 'web', spec: { project: 'default', ...(parse(spec) as Record<string, unknown>), destination: inCluster(ns) } }));
     return file;
   };
   const chartSource = (version: string, helm = '') => `  source:\n    repoURL: ${repoURL}\n    chart: web\n    targetRevision: "${version}"\n${helm}`;
@@ -426,7 +428,7 @@ describe('charts from an OCI registry (the CNCF distribution registry built from
   const plugin = (args: string[]): Promise<RunResult> => runPlugin(args, { env: { XDG_CACHE_HOME: join(work, 'cache') } });
   const appFile = (repoURL: string, version: string) => {
     const file = join(work, `app-${Math.random().toString(36).slice(2)}.yaml`);
-    writeFileSync(file, `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: web, namespace: argocd}\nspec:\n  source: {repoURL: "${repoURL}", chart: web, targetRevision: "${version}"}\n  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}\n`);
+    writeFileSync(file, applicationYaml({ name: 'web', spec: { source: { repoURL, chart: 'web', targetRevision: version }, destination: inCluster(ns) } }));
     return file;
   };
 

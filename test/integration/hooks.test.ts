@@ -250,7 +250,7 @@ test('syncPolicy.retry recovers from a transient failure: the namespace appears 
     mkdirSync(join(dir, 'desired'), { recursive: true });
     writeFileSync(join(dir, 'desired', 'cm.yaml'), `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: late-config, namespace: ${late}}\ndata: {a: "1"}\n`);
     const appFile = join(dir, 'app.yaml');
-    writeFileSync(appFile, `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: retried, namespace: argocd}\nspec:\n  destination: {server: https://kubernetes.default.svc, namespace: ${late}}\n  syncPolicy:\n    retry: {limit: 6, backoff: {duration: 3s, factor: 1, maxDuration: 3s}}\n`);
+    writeFileSync(appFile, applicationYaml({ name: 'retried', spec: { destination: inCluster(late), syncPolicy: { retry: { limit: 6, backoff: { duration: '3s', factor: 1, maxDuration: '3s' } } } } }));
     const pending = runPlugin(['sync', '-f', appFile, '--desired', join(dir, 'desired'), '-o', 'json'], { timeoutMs: 120_000 });
     // The first attempt fails (no such namespace; it starts well within 5 s, even on a loaded machine); the namespace
     // is made while the sync waits 3 s between attempts.

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { tempDir } from '../../support/temp-dir.js';
 import { loadApplicationFile, parseApplication, parseSyncOptions } from '../../../src/app/application.js';
 import { InputError } from '../../../src/model/errors.js';
-import { application, inCluster } from '../../support/application.js';
+import { application, applicationYaml, inCluster } from '../../support/application.js';
 
 const SPEC = {
   source: { repoURL: 'https://git.example.com/shop.git', path: 'k8s', targetRevision: 'main' },
@@ -126,7 +126,7 @@ describe('loadApplicationFile', () => {
   const dir = tempDir('app');
   it('reads YAML and compiles jq expressions, naming the rule that does not compile', async () => {
     const good = join(dir, 'good.yaml');
-    writeFileSync(good, `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop}\nspec:\n  ignoreDifferences:\n  - kind: ConfigMap\n    jqPathExpressions: ['.data.x']\n`);
+    writeFileSync(good, applicationYaml({ namespace: null, spec: { ignoreDifferences: [{ kind: 'ConfigMap', jqPathExpressions: ['.data.x'] }] } }));
     const seen: string[] = [];
     const app = await loadApplicationFile(good, { compileJq: async (e) => (seen.push(e), undefined) });
     expect(app.ignoreDifferences[0]!.jqPathExpressions).toEqual(['.data.x']);
