@@ -3,13 +3,13 @@
 import { parseDuration } from '../model/duration.js';
 import { InputError } from '../model/errors.js';
 import type { PropagationPolicy } from '../model/object.js';
-import type { AppStateArgs } from '../workflows/app-state.js';
-import type { LiveDiffRequest } from '../workflows/live-diff.js';
-import type { PruneRequest } from '../workflows/prune.js';
-import type { SyncAllRequest } from '../workflows/sync-all.js';
-import type { SyncReport } from '../workflows/execute.js';
-import type { SyncRequest } from '../workflows/sync.js';
-import type { WatchRequest } from '../workflows/watch.js';
+import type { AppStateArgs } from '../workflows/session/app-state.js';
+import type { LiveDiffRequest } from '../workflows/diff/live-diff.js';
+import type { PruneRequest } from '../workflows/prune/prune.js';
+import type { SyncAllRequest } from '../workflows/sync/sync-all.js';
+import type { SyncReport } from '../workflows/sync/execute.js';
+import type { SyncRequest } from '../workflows/sync/sync.js';
+import type { WatchRequest } from '../workflows/sync/watch.js';
 
 /**
  * The source and rules flags as appSourceOptions declares them (yargs' inferred types); commands that declare only

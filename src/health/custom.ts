@@ -2,7 +2,7 @@
 // resource.customizations.health.<group_kind> (exact, then a key that matches as a glob), then the library of
 // checks in a resource_customizations/<group>/<kind>/health.lua folder (exact, then its `_` wildcard folders),
 // and the results, computed ahead so that the synchronous health code reads them. No I/O: the library comes as
-// data (workflows/health-library.ts reads --lua-dir) and the Lua engine as an evaluator (src/lua/).
+// data (workflows/status/health-library.ts reads --lua-dir) and the Lua engine as an evaluator (src/lua/).
 import { globMatch } from '../model/glob.js';
 import { groupOf, type KubeObject } from '../model/object.js';
 import type { ArgoSettings } from '../settings/argocd-cm.js';

@@ -68,7 +68,7 @@ export type WorkflowOptions = Omit<GlobalOptions, 'output' | 'color'>;
 export type ConnectOptions = Pick<GlobalOptions, 'kubeconfig' | 'context' | 'overrides' | 'requestTimeout' | 'verbosity'>;
 
 /**
- * What a cluster session reports as it goes (workflows/session.ts): a line of the connection's log (-v 4 and up: the
+ * What a cluster session reports as it goes (workflows/session/session.ts): a line of the connection's log (-v 4 and up: the
  * connection, requests, headers, bodies; written by kube/) and, when it ends, what its connections cost.
  */
 export type SessionEvent =

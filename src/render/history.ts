@@ -2,7 +2,7 @@
 import type { OutputFormat, Paint } from './colour.js';
 import { renderDocument } from './document.js';
 import { oneLineText } from './kv.js';
-import type { HistoryReport } from '../workflows/history.js';
+import type { HistoryReport } from '../workflows/history/history.js';
 import type { HistoryEntry } from '../record/app-status.js';
 import { isPlainObject, nameToken, type JsonValue } from '../model/object.js';
 

@@ -1,6 +1,6 @@
 // Renders the live diff: the core diff table/kv plus the server-side conflict preview and ignored fields' owners.
 import { renderDocument } from './document.js';
-import type { LiveDiffReport } from '../workflows/live-diff.js';
+import type { LiveDiffReport } from '../workflows/diff/live-diff.js';
 import { displayName, nameToken } from '../model/object.js';
 import { oneLineText } from './kv.js';
 import { diffDocument, formatValue, renderDiffKv, renderDiffTable } from './diff.js';

@@ -1,6 +1,6 @@
 // Renders a PruneReport: `PRUNE=`/`PRUNE_SKIPPED=` (list) or `PRUNED=`/`PRUNE_FAILED=` (confirm) lines, a table, JSON or YAML.
 import { renderDocument } from './document.js';
-import type { PruneReport } from '../workflows/prune.js';
+import type { PruneReport } from '../workflows/prune/prune.js';
 import type { OutputFormat, Paint } from './colour.js';
 import { displayName } from '../model/object.js';
 import { oneLineText } from './kv.js';

@@ -3,7 +3,7 @@ import type { OutputFormat, Paint } from './colour.js';
 import { renderDocument } from './document.js';
 import { oneLineText } from './kv.js';
 import { nameToken } from '../model/object.js';
-import type { SyncAllReport, SyncedApp } from '../workflows/sync-all.js';
+import type { SyncAllReport, SyncedApp } from '../workflows/sync/sync-all.js';
 
 /** One word for how an app's sync ended. */
 function syncResult(a: SyncedApp, dryRun: boolean): string {

@@ -1,6 +1,6 @@
 // Renders a SyncReport: kv lines (APPLIED=, HEALED=, IGNORED=, PRUNED=, REFUSED=...), a readable table, JSON or YAML.
 import { renderDocument } from './document.js';
-import type { SyncReport } from '../workflows/execute.js';
+import type { SyncReport } from '../workflows/sync/execute.js';
 import type { OutputFormat, Paint } from './colour.js';
 import { displayName, nameToken } from '../model/object.js';
 import { oneLineText } from './kv.js';

@@ -16,8 +16,8 @@ import type { DashboardEvent } from '../dashboard/server.js';
 import type { ComparedApp, DashboardData } from '../dashboard/source.js';
 import type { TreeReport } from '../health/report.js';
 import { lastSyncOf, listApplications, mapBounded, LIST_CONCURRENCY } from './list.js';
-import type { GatewayPool } from './session.js';
-import type { AppStateArgs } from './app-state.js';
+import type { GatewayPool } from './session/session.js';
+import type { AppStateArgs } from './session/app-state.js';
 
 export interface DashboardRequest {
   /** The Applications named on the command line (in --app-namespace); empty for all. */
@@ -184,7 +184,7 @@ export class DashboardWorkflow implements DashboardData {
     this.running = true;
     const ids = [...this.pending];
     this.pending.clear();
-    const { GatewayPool } = await import('./session.js');
+    const { GatewayPool } = await import('./session/session.js');
     // A fresh pool per round: one connection per cluster for the round's apps, and nothing read in an earlier round reused.
     const pool = new GatewayPool(this.ctx);
     try {
@@ -201,9 +201,9 @@ export class DashboardWorkflow implements DashboardData {
   private async compare(id: string, pool: GatewayPool): Promise<void> {
     const row = this.rows.get(id);
     if (!row || this.stop.signal.aborted) return;
-    const { withAppTarget } = await import('./session.js');
-    const { runStatus } = await import('./status.js');
-    const { liveDiff } = await import('./live-diff.js');
+    const { withAppTarget } = await import('./session/session.js');
+    const { runStatus } = await import('./status/status.js');
+    const { liveDiff } = await import('./diff/live-diff.js');
     const appCtx: RunContext = { ...this.ctx, opts: { ...this.ctx.opts, appNamespace: row.namespace, verbose: false }, onSession: (e) => (e.kind === 'log' && this.ctx.opts.verbose ? this.log(e.line) : undefined) };
     const args: AppStateArgs = { app: row.name };
     const started = Date.now();

@@ -3,8 +3,8 @@
 import type { RunContext } from '../model/context.js';
 import { InputError } from '../model/errors.js';
 import type { KubeGateway } from '../kube/gateway.js';
-import type { AppStateArgs } from './app-state.js';
-import type { TargetSession } from './session.js';
+import type { AppStateArgs } from './session/app-state.js';
+import type { TargetSession } from './session/session.js';
 import { isPlainObject, type JsonObject, type KubeObject } from '../model/object.js';
 
 export const LIST_SCHEMA_VERSION = 1;
@@ -82,7 +82,7 @@ export async function listApplications(gw: KubeGateway, namespace: string | unde
  * cannot be compared is listed Unknown with the reason rather than failing the list.
  */
 export async function runList(ctx: RunContext, req: { allNamespaces: boolean; selector?: string; concurrency?: number }): Promise<ListReport> {
-  const { GatewayPool, withAppTarget, withControlPlane } = await import('./session.js');
+  const { GatewayPool, withAppTarget, withControlPlane } = await import('./session/session.js');
   const namespace = req.allNamespaces ? undefined : ctx.opts.appNamespace;
   const apps = await withControlPlane(ctx, 'list', (gw) => listApplications(gw, namespace, req.selector));
   // One connection per cluster for all the apps, and the cluster-scoped reads of their scans made once.
@@ -101,7 +101,7 @@ async function listRows(
   namespace: string | undefined,
   inSession: <T>(appCtx: RunContext, args: AppStateArgs, fn: (session: TargetSession) => Promise<T>) => Promise<T>,
 ): Promise<ListReport> {
-  const { runStatus } = await import('./status.js');
+  const { runStatus } = await import('./status/status.js');
   const rows = await mapBounded(apps, req.concurrency ?? LIST_CONCURRENCY, async (o): Promise<ListedApp> => {
     const name = o.metadata.name ?? '';
     const ns = o.metadata.namespace ?? '';

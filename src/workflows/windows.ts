@@ -1,9 +1,9 @@
 // `windows`: the Application's AppProject, its sync windows for the app (or all of them) and whether a sync may run now.
 import type { Application } from '../app/types.js';
 import { projectStatus, type ProjectStatus } from '../settings/window-report.js';
-import { loadApplication, type AppStateArgs, type AppStateDeps } from './app-state.js';
-import { loadRules, projectViolations } from './rules.js';
-import { loadApplicationFromFile } from './application-source.js';
+import { loadApplication, type AppStateArgs, type AppStateDeps } from './session/app-state.js';
+import { loadRules, projectViolations } from './session/rules.js';
+import { loadApplicationFromFile } from './session/application-source.js';
 
 export const WINDOWS_SCHEMA_VERSION = 1;
 

@@ -4,8 +4,8 @@ import { createTestNamespace, deleteNamespace, kubeconfigPath, kubectlOk } from 
 import { resolveConnection } from '../../src/kube/connect.js';
 import { createClientGateway } from '../../src/kube/client-gateway.js';
 import type { KubeGateway } from '../../src/kube/gateway.js';
-import { deleteCandidates } from '../../src/workflows/prune-delete.js';
-import { listAppCandidates } from '../../src/workflows/app-state.js';
+import { deleteCandidates } from '../../src/workflows/prune/prune-delete.js';
+import { listAppCandidates } from '../../src/workflows/session/app-state.js';
 import { planPrune } from '../../src/prune/plan.js';
 import type { KubeObject } from '../../src/model/object.js';
 

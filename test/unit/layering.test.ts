@@ -21,7 +21,7 @@ interface Found {
 }
 
 interface Import extends Found {
-  file: string; // relative to src/, e.g. workflows/sync.ts
+  file: string; // relative to src/, e.g. workflows/sync/sync.ts
   target?: string; // relative to src/, for a relative import
 }
 
@@ -112,10 +112,10 @@ test('the scanner sees every form of import, and nothing in a comment or a strin
 
 test('the scan sees the imports of src/ (a guard against a scan that finds nothing)', () => {
   expect(imports.length).toBeGreaterThan(500);
-  expect(imports.some((i) => i.file === 'workflows/execute.ts' && i.target === 'workflows/apply.ts' && !i.typeOnly)).toBe(true);
-  expect(imports.some((i) => i.file === 'workflows/sync.ts' && i.typeOnly)).toBe(true);
+  expect(imports.some((i) => i.file === 'workflows/sync/execute.ts' && i.target === 'workflows/sync/apply.ts' && !i.typeOnly)).toBe(true);
+  expect(imports.some((i) => i.file === 'workflows/sync/sync.ts' && i.typeOnly)).toBe(true);
   // Dynamic imports too (the lazily loaded Lua engine).
-  expect(imports.some((i) => i.file === 'workflows/custom-health.ts' && i.target === 'lua/engine.ts' && !i.typeOnly)).toBe(true);
+  expect(imports.some((i) => i.file === 'workflows/status/custom-health.ts' && i.target === 'lua/engine.ts' && !i.typeOnly)).toBe(true);
 });
 
 test('every dynamic import names its module literally (else the scan cannot check where it points)', () => {

@@ -58,7 +58,7 @@ function argvShaped(p: Parameter): boolean {
   return p.type === '' || ARGV_SHAPED.test(p.type);
 }
 
-const modules = readdirSync(WORKFLOWS).filter((f) => f.endsWith('.ts')).map((f) => ({ file: relative(process.cwd(), join(WORKFLOWS, f)), text: readFileSync(join(WORKFLOWS, f), 'utf8') }));
+const modules = (readdirSync(WORKFLOWS, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).map((f) => ({ file: relative(process.cwd(), join(WORKFLOWS, f)), text: readFileSync(join(WORKFLOWS, f), 'utf8') }));
 const parameters = modules.flatMap((m) => exportedParameters(m.file, m.text));
 
 /** Parameters that are `unknown` on purpose: an error being described or recorded, not an input. */
@@ -68,16 +68,16 @@ test('the scan finds the exported functions of src/workflows/ and their paramete
   expect(modules.length).toBeGreaterThan(15);
   expect(parameters.length).toBeGreaterThan(100);
   for (const expected of [
-    'src/workflows/live-diff.ts:diffAgainstCluster(req)',
-    'src/workflows/watch.ts:runWatch(req)',
-    'src/workflows/app-state.ts:loadAppState(args)',
-    'src/workflows/sync-all.ts:syncAll(req)',
+    'src/workflows/diff/live-diff.ts:diffAgainstCluster(req)',
+    'src/workflows/sync/watch.ts:runWatch(req)',
+    'src/workflows/session/app-state.ts:loadAppState(args)',
+    'src/workflows/sync/sync-all.ts:syncAll(req)',
     'src/workflows/dashboard.ts:DashboardWorkflow.constructor(req)',
-    'src/workflows/session.ts:GatewayPool.connect(opts)',
+    'src/workflows/session/session.ts:GatewayPool.connect(opts)',
   ]) {
     expect(parameters.map((p) => p.where)).toContain(expected);
   }
-  expect(parameters.find((p) => p.where === 'src/workflows/live-diff.ts:diffAgainstCluster(req)')?.type).toBe('LiveDiffRequest');
+  expect(parameters.find((p) => p.where === 'src/workflows/diff/live-diff.ts:diffAgainstCluster(req)')?.type).toBe('LiveDiffRequest');
 });
 
 test('the rule catches the shapes it is about (checked on made-up modules)', () => {

@@ -2,7 +2,7 @@
 import { defineCommand } from '../command.js';
 import { appSourceOptions } from '../options.js';
 import { ExitCode, InputError } from '../../model/errors.js';
-import { runFileDiff } from '../../workflows/file-diff.js';
+import { runFileDiff } from '../../workflows/diff/file-diff.js';
 import { capabilityInput, liveDiffInput } from '../inputs.js';
 import { renderDiff } from '../../render/diff.js';
 
@@ -33,7 +33,7 @@ export const diffCommand = defineCommand({
   },
   async run(args, ctx) {
     if (args.live === undefined) {
-      const { diffAgainstCluster, liveDiffExitCode } = await import('../../workflows/live-diff.js');
+      const { diffAgainstCluster, liveDiffExitCode } = await import('../../workflows/diff/live-diff.js');
       const { renderLiveDiff } = await import('../../render/live-diff.js');
       const report = await diffAgainstCluster(liveDiffInput(args), ctx);
       for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);

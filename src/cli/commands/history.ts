@@ -13,8 +13,8 @@ export const historyCommand = defineCommand({
   async run(args, ctx) {
     const name = args.app !== undefined && args.app !== '' ? args.app : undefined;
     if (!name) throw new InputError('name an Application (APP): its history is kept in its status in the cluster');
-    const { withControlPlane } = await import('../../workflows/session.js');
-    const { runHistory } = await import('../../workflows/history.js');
+    const { withControlPlane } = await import('../../workflows/session/session.js');
+    const { runHistory } = await import('../../workflows/history/history.js');
     const { renderHistory } = await import('../../render/history.js');
     return withControlPlane(ctx, 'history', async (gw) => {
       ctx.io.out(renderHistory(await runHistory(gw, { namespace: ctx.opts.appNamespace, name }), ctx.opts.output, ctx.paint));

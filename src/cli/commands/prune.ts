@@ -15,8 +15,8 @@ export const pruneCommand = defineCommand({
       .example('kubectl gitops prune shop', 'List prune candidates')
       .example('kubectl gitops prune shop --confirm', 'Delete them, each guarded by uid and resourceVersion'),
   async run(args, ctx) {
-    const { withAppTarget } = await import('../../workflows/session.js');
-    const { pruneApp, pruneExitCode } = await import('../../workflows/prune.js');
+    const { withAppTarget } = await import('../../workflows/session/session.js');
+    const { pruneApp, pruneExitCode } = await import('../../workflows/prune/prune.js');
     const { renderPrune } = await import('../../render/prune.js');
     const req = pruneInput(args);
     return withAppTarget(ctx, 'prune', req, async (session) => {

@@ -5,7 +5,7 @@ import { InputError, type ExitCode } from '../../model/errors.js';
 import { parseDuration } from '../../model/duration.js';
 import { appStateInput } from '../inputs.js';
 import { CONTROL_PLANE_NAMESPACE } from '../../model/keys.js';
-import type { SyncReport } from '../../workflows/execute.js';
+import type { SyncReport } from '../../workflows/sync/execute.js';
 import { commandLineWithout } from '../argv.js';
 import { cautiousStop, NO_FORCE } from '../inputs.js';
 
@@ -47,11 +47,11 @@ export const rollbackCommand = defineCommand({
     const id = args.id;
     if (id !== undefined && (!Number.isInteger(id) || id < 0)) throw new InputError(`a history ID is a whole number, got ${String(args.id)}`);
     const timeoutMs = parseDuration(args.timeout, '--timeout');
-    const { withAppTarget } = await import('../../workflows/session.js');
-    const { rollbackTargetOf, syncRollback } = await import('../../workflows/rollback.js');
-    const { syncExitCode } = await import('../../workflows/sync.js');
-    const { runStatus } = await import('../../workflows/status.js');
-    const { recordingErrors, recordNotice, recordSessionError, recordSync } = await import('../../workflows/record.js');
+    const { withAppTarget } = await import('../../workflows/session/session.js');
+    const { rollbackTargetOf, syncRollback } = await import('../../workflows/history/rollback.js');
+    const { syncExitCode } = await import('../../workflows/sync/sync.js');
+    const { runStatus } = await import('../../workflows/status/status.js');
+    const { recordingErrors, recordNotice, recordSessionError, recordSync } = await import('../../workflows/session/record.js');
     const { renderSync } = await import('../../render/sync.js');
     const base = appStateInput(args);
     const dryRun = args.dryRun === true;

@@ -5,7 +5,7 @@ import { appStateInput, recording } from '../inputs.js';
 import { ExitCode, InputError, RefusedError } from '../../model/errors.js';
 import { parseDuration } from '../../model/duration.js';
 import type { StatusReport } from '../../health/report.js';
-import type { StatusResult } from '../../workflows/status.js';
+import type { StatusResult } from '../../workflows/status/status.js';
 
 const POLL_INTERVAL_MS = 2000;
 
@@ -46,11 +46,11 @@ export const statusCommand = defineCommand({
       return ExitCode.Ok;
     }
     const timeoutMs = parseDuration(args.timeout, '--timeout');
-    const { withAppTarget } = await import('../../workflows/session.js');
-    const { isConverged, realClock, runStatus, waitForConverged } = await import('../../workflows/status.js');
+    const { withAppTarget } = await import('../../workflows/session/session.js');
+    const { isConverged, realClock, runStatus, waitForConverged } = await import('../../workflows/status/status.js');
     const { reasonText, renderStatus } = await import('../../render/status.js');
     const { renderStatusGraph } = await import('../../render/status-graph.js');
-    const { recordNotice, recordStatus } = await import('../../workflows/record.js');
+    const { recordNotice, recordStatus } = await import('../../workflows/session/record.js');
     return withAppTarget(ctx, 'status', appStateInput(args), async (session) => {
       const deps = { io: ctx.io, opts: ctx.opts, ...session };
       const produce = () => runStatus(appStateInput(args), deps);

@@ -6,7 +6,7 @@ import type { GlobalArgs } from '../options.js';
 import { appSourceOptions, recordOption } from '../options.js';
 import { cautiousStop, NO_FORCE, recording, retryLimitOf, syncAllInput, syncInput, watchInput } from '../inputs.js';
 import { InputError, type ExitCode } from '../../model/errors.js';
-import type { SyncEvent } from '../../workflows/sync-phases.js';
+import type { SyncEvent } from '../../workflows/sync/sync-phases.js';
 import { commandLineWithout } from '../argv.js';
 
 /** A one-line progress indicator on stderr, only on a TTY; cleared when done. `above` prints a line above it. */
@@ -99,13 +99,13 @@ export const syncCommand = defineCommand({
       if (ctx.opts.output === 'env') throw new InputError('sync --watch prints one event per line: -o table, json, yaml or kv (env is for a single report)');
       const { formatEvent } = await import('../../watch/events.js');
       const format = ctx.opts.output;
-      return (await import('../../workflows/watch.js')).runWatch(watchInput(args, ctx.io.env), ctx, (e) => ctx.io.out(formatEvent(e, format)));
+      return (await import('../../workflows/sync/watch.js')).runWatch(watchInput(args, ctx.io.env), ctx, (e) => ctx.io.out(formatEvent(e, format)));
     }
-    const { withAppTarget } = await import('../../workflows/session.js');
-    const { syncWithRetry, syncExitCode } = await import('../../workflows/sync.js');
+    const { withAppTarget } = await import('../../workflows/session/session.js');
+    const { syncWithRetry, syncExitCode } = await import('../../workflows/sync/sync.js');
     const { renderSync } = await import('../../render/sync.js');
-    const { recordingErrors, recordNotice, recordSessionError, recordSync } = await import('../../workflows/record.js');
-    const { runStatus } = await import('../../workflows/status.js');
+    const { recordingErrors, recordNotice, recordSessionError, recordSync } = await import('../../workflows/session/record.js');
+    const { runStatus } = await import('../../workflows/status/status.js');
     const progress = progressLine(ctx);
     const onEvent = progressTable(ctx, progress);
     const req = syncInput(args);
@@ -158,7 +158,7 @@ export const syncCommand = defineCommand({
 
 /** `sync --all`: every Application (of --app-namespace, -A, -l) synced in turn, one summary; the highest exit code. */
 async function syncAllApps(args: SyncArgs, ctx: CommandContext): Promise<ExitCode> {
-  const { syncAll, syncAllExitCode } = await import('../../workflows/sync-all.js');
+  const { syncAll, syncAllExitCode } = await import('../../workflows/sync/sync-all.js');
   const { renderSyncAll } = await import('../../render/sync-all.js');
   const report = await syncAll(ctx, syncAllInput(args), (line) => ctx.io.err(`warning: ${line}\n`));
   ctx.io.out(renderSyncAll(report, ctx.opts.output, ctx.paint));

@@ -15,7 +15,7 @@ export const windowsCommand = defineCommand({
   async run(args, ctx) {
     const { runWindows } = await import('../../workflows/windows.js');
     const { renderWindows } = await import('../../render/windows.js');
-    const { checkLocalSources, withAppTarget } = await import('../../workflows/session.js');
+    const { checkLocalSources, withAppTarget } = await import('../../workflows/session/session.js');
     const a = windowsInput(args);
     const print = (report: Awaited<ReturnType<typeof runWindows>>) => {
       for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);

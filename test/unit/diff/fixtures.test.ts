@@ -2,7 +2,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { runFileDiff } from '../../../src/workflows/file-diff.js';
+import { runFileDiff } from '../../../src/workflows/diff/file-diff.js';
 import { jqRunner } from '../../../src/jq/runner.js';
 import { renderDiff } from '../../../src/render/diff.js';
 import { paint } from '../../../src/render/colour.js';

@@ -1,4 +1,4 @@
-import { pairObjects } from '../../../src/workflows/file-diff.js';
+import { pairObjects } from '../../../src/workflows/diff/file-diff.js';
 import { parseManifests } from '../../../src/manifest/parse.js';
 
 const desired = parseManifests(

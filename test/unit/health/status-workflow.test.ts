@@ -3,7 +3,7 @@ import { COMMON_TYPES, FakeGateway } from '../../support/fake-gateway.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import type { GlobalOptions } from '../../../src/model/context.js';
 import type { KubeObject } from '../../../src/model/object.js';
-import { listChildren, runStatus, waitForConverged, type Clock, type StatusResult } from '../../../src/workflows/status.js';
+import { listChildren, runStatus, waitForConverged, type Clock, type StatusResult } from '../../../src/workflows/status/status.js';
 import { ClusterError, InputError } from '../../../src/model/errors.js';
 import { apiError } from '../../../src/kube/errors.js';
 import { buildStatusReport } from '../../../src/health/report.js';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { runFileDiff } from '../../../src/workflows/file-diff.js';
+import { runFileDiff } from '../../../src/workflows/diff/file-diff.js';
 import { renderDiff, formatAge, formatValue } from '../../../src/render/diff.js';
 import { paint } from '../../../src/render/colour.js';
 import type { DiffReport } from '../../../src/diff/types.js';

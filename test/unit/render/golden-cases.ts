@@ -2,7 +2,7 @@
 // writes from and test/unit/render/golden.test.ts checks against (the test never writes a golden file).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runFileDiff } from '../../../src/workflows/file-diff.js';
+import { runFileDiff } from '../../../src/workflows/diff/file-diff.js';
 import { buildStatusReport } from '../../../src/health/report.js';
 import { renderDiff } from '../../../src/render/diff.js';
 import { renderStatus } from '../../../src/render/status.js';

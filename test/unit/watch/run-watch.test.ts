@@ -4,7 +4,7 @@ import { makeContext } from '../../../src/cli/context.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import { toGlobalOptions } from '../../../src/cli/options.js';
 import { FakeGateway } from '../../support/fake-gateway.js';
-import { runWatch, type WatchRequest } from '../../../src/workflows/watch.js';
+import { runWatch, type WatchRequest } from '../../../src/workflows/sync/watch.js';
 import { formatEvent, type LoopEvent } from '../../../src/watch/events.js';
 import { GitFixture, configMap } from '../../support/git-source.js';
 import { applicationYaml } from '../../support/application.js';

@@ -2,9 +2,9 @@
 import { lastSyncOf, listApplications, mapBounded, type ListReport } from '../../../src/workflows/list.js';
 import { renderList } from '../../../src/render/list.js';
 import { renderHistory } from '../../../src/render/history.js';
-import { historyReport } from '../../../src/workflows/history.js';
+import { historyReport } from '../../../src/workflows/history/history.js';
 import { renderSyncAll } from '../../../src/render/sync-all.js';
-import { syncAllExitCode, type SyncAllReport } from '../../../src/workflows/sync-all.js';
+import { syncAllExitCode, type SyncAllReport } from '../../../src/workflows/sync/sync-all.js';
 import { paint } from '../../../src/render/colour.js';
 import { FakeGateway } from '../../support/fake-gateway.js';
 import type { KubeObject } from '../../../src/model/object.js';

@@ -1,0 +1,54 @@
+// Deletes prune candidates one by one, each guarded by uid and resourceVersion; collects every result.
+import type { KubeGateway } from '../../kube/gateway.js';
+import { KubeApiError } from '../../kube/errors.js';
+import type { PruneCandidate } from '../../prune/plan.js';
+import type { PropagationPolicy } from '../../model/object.js';
+
+export interface DeleteResult {
+  candidate: PruneCandidate;
+  outcome: 'deleted' | 'skipped' | 'gone' | 'changed' | 'failed';
+  message?: string;
+}
+
+export interface DeleteOptions {
+  propagationPolicy: PropagationPolicy;
+  dryRun?: boolean;
+}
+
+/**
+ * Deletes each candidate not marked skip, in order, with preconditions on the uid and
+ * resourceVersion seen at listing time: an object recreated or changed since is left alone
+ * (`changed`); one already gone is `gone`. Never stops at a failure.
+ *
+ * One at a time on purpose, where gitops-engine deletes a wave's candidates in parallel: when the
+ * connection to the API server is lost, at most one delete is in flight, so the report can say
+ * exactly what was deleted (test/integration/hardening/faults.test.ts stops the server mid-prune
+ * and checks the cluster against the report object by object; in parallel it did not agree).
+ */
+export async function deleteCandidates(gw: KubeGateway, candidates: readonly PruneCandidate[], opts: DeleteOptions): Promise<DeleteResult[]> {
+  const out: DeleteResult[] = [];
+  for (const candidate of candidates) {
+    if (candidate.skip) {
+      out.push({ candidate, outcome: 'skipped', message: candidate.skip });
+      continue;
+    }
+    const { uid, resourceVersion } = candidate.object.metadata;
+    try {
+      await gw.delete(candidate.type, candidate.key.namespace, candidate.key.name, {
+        preconditions: { ...(uid ? { uid } : {}), ...(resourceVersion ? { resourceVersion } : {}) },
+        propagationPolicy: opts.propagationPolicy,
+        ...(opts.dryRun ? { dryRun: true } : {}),
+      });
+      out.push({ candidate, outcome: 'deleted' });
+    } catch (err) {
+      if (err instanceof KubeApiError && err.status === 404) {
+        out.push({ candidate, outcome: 'gone', message: 'already deleted' });
+      } else if (err instanceof KubeApiError && err.status === 409) {
+        out.push({ candidate, outcome: 'changed', message: 'recreated or changed since it was listed: not deleted' });
+      } else {
+        out.push({ candidate, outcome: 'failed', message: (err as Error).message });
+      }
+    }
+  }
+  return out;
+}

@@ -1,0 +1,472 @@
+// Everything the cluster commands start from: the Application, its desired objects resolved by discovery, their live twins, and the app's extras.
+import { loadJq } from '../../jq/load.js';
+import type { Application, SourceRevision, SyncOptions } from '../../app/types.js';
+import type { WorkflowIo, WorkflowOptions } from '../../model/context.js';
+import { InputError } from '../../model/errors.js';
+import type { KubeGateway, ListResult } from '../../kube/gateway.js';
+import { apiVersionOf, resourceName, type ResourceType } from '../../model/resource-type.js';
+import { KubeApiError } from '../../kube/errors.js';
+import { formatSource, type ManifestObject, type ManifestSource } from '../../manifest/parse.js';
+import { groupOf, isPlainObject, keyOf, versionOf, keyString, type KubeObject, type ResourceKey } from '../../model/object.js';
+import { planPrune, type LiveEntry, type PrunePlan } from '../../prune/plan.js';
+import { asApplied, instanceName } from '../../tracking/tracking-id.js';
+import { hookOf, type HookInfo } from '../../sync/hooks.js';
+import { objectSyncMode } from '../../sync/options.js';
+import { loadApplicationFromCluster, loadApplicationFromFile } from './application-source.js';
+import { DEFAULT_TRACKING, markFilter, markOf, appOfMark, type Tracking } from '../../tracking/method.js';
+import { applySettings, excludedType, loadRules, type Rules, type RulesArgs } from './rules.js';
+import type { DiffOptions } from '../../diff/index.js';
+import { compareApp, type CompareEntry, type Comparison } from '../../diff/comparison.js';
+import { apiVersionStrings, type HelmCapabilities } from '../../source/render/helm.js';
+
+/**
+ * Where the Application and its desired state come from, and where its rules do (see rules.ts): what every command that
+ * loads the app state takes (cli/inputs.ts builds it from the flags).
+ */
+export interface AppStateArgs extends RulesArgs {
+  app?: string;
+  appFile?: string;
+  desired?: string;
+  revision?: string;
+  repoDir?: string;
+  kustomize?: string;
+  kustomizeBuildOptions?: string;
+  hardRefresh?: boolean;
+  render?: boolean;
+  helm?: string;
+  /** --kube-version / --api-versions: Helm's capabilities instead of the cluster's. */
+  kubeVersion?: string;
+  apiVersions?: string[];
+}
+
+/** One desired object: namespace defaulted (or dropped when cluster-scoped), with its served type and where it was declared. */
+export interface DesiredEntry {
+  object: KubeObject;
+  source: ManifestSource;
+  type: ResourceType;
+  key: ResourceKey;
+  /**
+   * The type is not served yet: defined by a CRD in the same desired set, or (with `unserved`) by none of them, and
+   * the object asks for SkipDryRunOnMissingResource=true. Nothing is read for it; the sync applies it when its wave comes.
+   */
+  pendingCrd?: boolean;
+  /** No CRD of this desired set defines the type: `type` is a placeholder until the sync finds the cluster's CRD. */
+  unserved?: boolean;
+}
+
+/** The cluster a command acts on: the kubeconfig context the Application's destination resolved to. */
+export interface AppTarget {
+  context: string;
+  server: string;
+  /** Why that context (`in-cluster: …`, `the context's cluster server is …`). */
+  why: string;
+  /** The context the Application was read from (or the one selected, for a file). */
+  appContext?: string;
+  /** Said while resolving (cluster Secrets that could not be listed). */
+  warnings: string[];
+}
+
+/** A resource hook of the desired set (sync/hooks.ts): run by `sync` in its phases, never compared or pruned. */
+export interface HookEntry extends DesiredEntry {
+  hook: HookInfo;
+}
+
+export interface AppState {
+  app: Application;
+  /** Where the command acts (absent where a test hands a gateway in directly). */
+  target?: AppTarget;
+  /** The app part of tracking-ids (`name`, or `namespace_name` outside the control-plane namespace). */
+  appInstance: string;
+  /** Where objects that declare no namespace go (`-n` over destination.namespace). */
+  destinationNamespace: string;
+  desired: DesiredEntry[];
+  /** The desired set's hooks (with at least one phase; `Skip` hooks are left out). */
+  hooks: HookEntry[];
+  /** Live objects by keyString of the desired key (absent: not live). */
+  live: Map<string, KubeObject>;
+  /** The namespaces the app touches: the destination and those of desired objects. */
+  namespaces: string[];
+  /** Present when asked for: the prune plan over every listable kind in the app's namespaces and cluster scope. */
+  prune?: PrunePlan;
+  /** Where the desired manifests came from, and the resolved commit if any. */
+  origin: string;
+  revision?: string;
+  /** How the source was rendered (absent for --desired). */
+  sourceType?: string;
+  /** Each entry of spec.sources and the revision it was read at (multi-source Applications). */
+  sources?: SourceRevision[];
+  /** Unsupported options, kinds we could not list, shared objects...: printed on stderr, never dropped. */
+  warnings: string[];
+  /**
+   * The scopes the prune scan could not list (`secrets in namespace shop`), present when there are any: candidates
+   * there are unknown, so the scan is partial and nothing may be pruned (prune --confirm, sync --prune refuse).
+   */
+  scanGaps?: string[];
+  /** API requests made while loading. */
+  requests: number;
+  /** The AppProject, Argo CD's settings and the tracking method they give (see rules.ts). */
+  rules?: Rules;
+  tracking?: Tracking;
+}
+
+/** One desired object of the app as the comparison takes it: marked as a sync would apply it, with its live twin. */
+export function compareEntryOf(state: Pick<AppState, 'live' | 'appInstance' | 'destinationNamespace' | 'tracking'>, d: Pick<DesiredEntry, 'key' | 'object'>): CompareEntry {
+  const live = state.live.get(keyString(d.key));
+  return { key: d.key, applied: asApplied(d.object, state.appInstance, state.destinationNamespace, state.tracking), declared: d.object, ...(live ? { live } : {}) };
+}
+
+/** The one comparison of the app's desired objects (extras aside): what status, sync and sync --watch read. */
+export function compareAppState(state: AppState, fieldManager: string): Promise<Comparison> {
+  return compareApp({ ...diffOptionsOf(state, fieldManager), desired: state.desired.map((d) => compareEntryOf(state, d)) });
+}
+
+/**
+ * The options every comparison of this app uses, whatever the command: its ignore rules (argocd-cm's merged in
+ * by applySettings), our field manager, and argocd-cm's ignoreResourceStatusField.
+ */
+export function diffOptionsOf(state: Pick<AppState, 'app' | 'rules'>, fieldManager: string): DiffOptions {
+  const status = state.rules?.settings.compareOptions.ignoreResourceStatusField;
+  return { rules: state.app.ignoreDifferences, fieldManager, jq: loadJq, ...(status !== undefined ? { ignoreResourceStatusField: status } : {}) };
+}
+
+export interface AppStateDeps {
+  io: WorkflowIo;
+  opts: WorkflowOptions;
+  /** The destination's cluster. */
+  gateway: KubeGateway;
+  /** Where Argo CD runs (AppProjects, argocd-cm), when it is not the destination's cluster (session.ts). */
+  controlPlane?: KubeGateway;
+  /** Reads the Application, its destination checked (session.ts); without it, it is read through `gateway`. */
+  application?: () => Promise<Application>;
+  target?: AppTarget;
+}
+
+/** Reads the Application: through the session's reader, else `-f FILE`, or `APP` from the cluster in --app-namespace. */
+export async function loadApplication(args: AppStateArgs, deps: AppStateDeps): Promise<Application> {
+  if (deps.application) return deps.application();
+  if (args.appFile) return loadApplicationFromFile(args.appFile);
+  if (!args.app) throw new InputError('name an Application (APP) or give -f/--app-file FILE');
+  return loadApplicationFromCluster(deps.gateway, args.app, deps.opts.appNamespace);
+}
+
+/** Finds the type of a desired object, or of a custom resource whose CRD is declared alongside it. */
+function crdTypes(objects: readonly ManifestObject[]): ResourceType[] {
+  return objects.flatMap(({ object }) => typesDefinedBy(object));
+}
+
+/** The types a CustomResourceDefinition (desired or live) defines, one per version; none for any other object. */
+export function typesDefinedBy(object: KubeObject): ResourceType[] {
+  const out: ResourceType[] = [];
+  if (object.kind !== 'CustomResourceDefinition' || groupOf(object.apiVersion) !== 'apiextensions.k8s.io') return out;
+  const spec = isPlainObject(object.spec) ? object.spec : {};
+  const names = isPlainObject(spec.names) ? spec.names : {};
+  const versions = Array.isArray(spec.versions) ? spec.versions : [];
+  for (const v of versions) {
+    if (!isPlainObject(v) || typeof v.name !== 'string') continue;
+    out.push({
+      group: String(spec.group ?? ''),
+      version: v.name,
+      kind: String(names.kind ?? ''),
+      resource: String(names.plural ?? ''),
+      namespaced: spec.scope !== 'Cluster',
+      verbs: ['get', 'list', 'patch', 'delete'],
+    });
+  }
+  return out;
+}
+
+async function resolveDesired(objects: readonly ManifestObject[], destNs: string, gw: KubeGateway, syncOptions: Pick<SyncOptions, 'skipDryRunOnMissingResource'>): Promise<DesiredEntry[]> {
+  const pending = crdTypes(objects);
+  const out: DesiredEntry[] = [];
+  for (const m of objects) {
+    const o = m.object;
+    let type = await gw.resolve(o.apiVersion, o.kind);
+    let pendingCrd = false;
+    let unserved = false;
+    if (!type) {
+      type = pending.find((t) => apiVersionOf(t) === o.apiVersion && t.kind === o.kind);
+      pendingCrd = type !== undefined;
+    }
+    if (!type && objectSyncMode(o, syncOptions).skipDryRunOnMissingResource) {
+      // As gitops-engine does for a kind it does not know: namespaced until the cluster says otherwise.
+      type = { group: groupOf(o.apiVersion), version: versionOf(o.apiVersion), kind: o.kind, resource: '', namespaced: true, verbs: [] };
+      pendingCrd = true;
+      unserved = true;
+    }
+    if (!type) {
+      throw new InputError(
+        `${formatSource(m.source)}: the cluster does not serve ${o.kind} in ${o.apiVersion} (${o.kind}/${o.metadata.name ?? ''}); no CustomResourceDefinition of this app defines it (with the sync option SkipDryRunOnMissingResource=true a sync applies it once the cluster serves it)`,
+      );
+    }
+    const meta = { ...o.metadata };
+    if (type.namespaced) {
+      if (!meta.namespace) {
+        if (!destNs) throw new InputError(`${formatSource(m.source)}: ${o.kind}/${meta.name ?? ''} declares no namespace and the Application has no destination.namespace (give -n)`);
+        meta.namespace = destNs;
+      }
+    } else {
+      delete meta.namespace;
+    }
+    const object: KubeObject = { ...o, metadata: meta };
+    out.push({ object, source: m.source, type, key: keyOf(object), ...(pendingCrd ? { pendingCrd } : {}), ...(unserved ? { unserved } : {}) });
+  }
+  return out;
+}
+
+/**
+ * A LIST of one type over a whole scope (a namespace, or the cluster for cluster-scoped types), by
+ * `group|version|resource|namespace`; undefined when that scope was read only in part (see listOrGet).
+ */
+export type ScopeLists = ReadonlyMap<string, Promise<ListResult | undefined>>;
+
+/** The key of a whole-scope LIST of `type` (namespace '' for cluster-scoped types). */
+function scopeKey(type: ResourceType, namespace: string | undefined): string {
+  return `${type.group}|${type.version}|${type.resource}|${type.namespaced ? (namespace ?? '') : ''}`;
+}
+
+/**
+ * Reads the live twin of every desired object: one LIST per type+namespace holding several objects (GETs past its
+ * first page when the scope is crowded with other objects), else a GET.
+ * Starts the requests at once and hands back, besides the twins, every LIST it made of a whole scope (full objects,
+ * no selector), so the candidate scan can take those items instead of listing the same type and scope again.
+ * Only LISTs that cover the whole scope belong in `lists`: a GET, or any partial read, must never be shared.
+ */
+function readLive(desired: readonly DesiredEntry[], gw: KubeGateway): { live: Promise<Map<string, KubeObject>>; lists: ScopeLists } {
+  const groups = new Map<string, DesiredEntry[]>();
+  for (const d of desired) {
+    if (d.pendingCrd) continue;
+    const g = `${apiVersionOf(d.type)}|${d.type.kind}|${d.key.namespace}`;
+    const entries = groups.get(g);
+    if (entries) entries.push(d);
+    else groups.set(g, [d]);
+  }
+  const lists = new Map<string, Promise<ListResult | undefined>>();
+  const live = new Map<string, KubeObject>();
+  const getTwin = async (d: DesiredEntry) => {
+    const o = await gw.get(d.type, d.key.namespace, d.key.name);
+    if (o) live.set(keyString(d.key), { ...o, apiVersion: o.apiVersion ?? apiVersionOf(d.type), kind: o.kind ?? d.type.kind });
+  };
+  const reads = [...groups.values()].map(async (entries) => {
+    const first = entries[0] as DesiredEntry;
+    if (entries.length === 1) return getTwin(first);
+    const byName = new Map(entries.map((e) => [e.key.name, e]));
+    const scope = first.type.namespaced ? { namespace: first.key.namespace } : {};
+    const read = listOrGet(gw, first.type, scope, byName, getTwin);
+    // Registered synchronously (before the first await), so the scan, started after this function returns, sees it.
+    lists.set(scopeKey(first.type, first.key.namespace), read.whole);
+    for (const o of await read.items) {
+      const name = o.metadata.name ?? '';
+      if (byName.has(name)) live.set(keyString({ ...first.key, name }), o);
+    }
+  });
+  return { live: Promise.all(reads).then(() => live), lists };
+}
+
+/**
+ * A scope holding this many times more objects than the app still needs from it is read by GETs: past the first
+ * page of a LIST, the twins not found yet are fetched one by one (side by side) instead of listing the rest.
+ */
+const GET_INSTEAD_OF_LIST = 10;
+
+/**
+ * Reads the twins of one type in one scope. `whole` is the whole-scope LIST, which the candidate scan may take
+ * instead of listing again; it is undefined when the first page shows a scope crowded with other objects (the
+ * server's remainingItemCount above GET_INSTEAD_OF_LIST times the twins that page did not hold): then `items` is
+ * that page's items, and each twin still missing is fetched by a GET (through `getTwin`, which records it); when
+ * GETs are forbidden, the rest of the LIST is read after all. A partial read is never taken for the scope's contents.
+ */
+function listOrGet(
+  gw: KubeGateway,
+  type: ResourceType,
+  scope: { namespace?: string },
+  byName: ReadonlyMap<string, DesiredEntry>,
+  getTwin: (d: DesiredEntry) => Promise<void>,
+): { whole: Promise<ListResult | undefined>; items: Promise<readonly KubeObject[]> } {
+  // The twins the first page did not hold (only asked when the LIST goes on).
+  const first = gw.list(type, { ...scope, maxPages: 1 }).then((page) => {
+    if (page.continue === undefined) return { page, missing: [] };
+    const seen = new Set(page.items.map((o) => o.metadata.name ?? ''));
+    return { page, missing: [...byName.values()].filter((d) => !seen.has(d.key.name)) };
+  });
+  /** The first page with the rest of the LIST after it. */
+  const withRest = async (page: ListResult): Promise<ListResult> => {
+    const rest = await gw.list(type, { ...scope, continue: page.continue });
+    return { items: [...page.items, ...rest.items], pages: page.pages + rest.pages, ...(rest.resourceVersion ? { resourceVersion: rest.resourceVersion } : {}) };
+  };
+  const whole = first.then(({ page, missing }): ListResult | Promise<ListResult> | undefined => {
+    if (page.continue === undefined) return page;
+    const crowded = page.remainingItemCount !== undefined && page.remainingItemCount > GET_INSTEAD_OF_LIST * missing.length;
+    return crowded ? undefined : withRest(page);
+  });
+  const items = whole.then(async (list): Promise<readonly KubeObject[]> => {
+    if (list) return list.items;
+    const { page, missing } = await first;
+    try {
+      await Promise.all(missing.map(getTwin));
+      return page.items;
+    } catch (err) {
+      // Allowed to list but not to get (RBAC grants them apart): read the rest of the LIST, as before the GETs.
+      if (!(err instanceof KubeApiError && err.status === 403)) throw err;
+      return (await withRest(page)).items;
+    }
+  });
+  // A scan that is not run never awaits `whole`; its failure is reported through `items`.
+  whole.catch(() => undefined);
+  return { whole, items };
+}
+
+/**
+ * The objects that carry a tracking-id (any app's: the prune plan reports the others' marks), listed
+ * (metadata only) from every listable preferred type in the app's namespaces and at cluster scope,
+ * 16 requests at a time (the gateway's bound). Objects without the mark play no part in a prune plan,
+ * so they are left out, and the gateway does not even decode them. Kinds we cannot list become
+ * warnings — except the kinds the app itself declares (`required`, as `group/resource/namespace`): not
+ * being able to list those is an error, never an empty, successful-looking prune list. A type and scope
+ * that `reuse` holds (a full LIST of exactly that type and scope, made for the live twins) is taken from
+ * there instead of being listed again; its marked items are cut down to what a metadata-only list
+ * returns, so the result is the same, and keep their whole object beside (`whole`, for status).
+ */
+export async function listAppCandidates(
+  gw: KubeGateway,
+  namespaces: readonly string[],
+  warnings: string[],
+  required: ReadonlySet<string> = new Set(),
+  reuse: ScopeLists = new Map(),
+  opts: { tracking?: Tracking; excluded?: (t: ResourceType) => boolean; gaps?: string[] } = {},
+): Promise<LiveEntry[]> {
+  const tracking = opts.tracking ?? DEFAULT_TRACKING;
+  const { preferred } = await gw.discover();
+  const listable = preferred.filter((t) => t.verbs.includes('list') && !opts.excluded?.(t));
+  const jobs: { type: ResourceType; namespace?: string }[] = [];
+  for (const type of listable) {
+    if (type.namespaced) for (const namespace of namespaces) jobs.push({ type, namespace });
+    else jobs.push({ type });
+  }
+  const out: LiveEntry[] = [];
+  await Promise.all(
+    jobs.map(async ({ type, namespace }) => {
+      try {
+        // Undefined when that read was partial (GETs in a crowded scope): then the scope is listed here.
+        const shared = await reuse.get(scopeKey(type, namespace));
+        if (shared) {
+          for (const o of shared.items) {
+            if (markOf(o, tracking) !== undefined) out.push({ object: { apiVersion: o.apiVersion, kind: o.kind, metadata: o.metadata }, type, whole: o });
+          }
+          return;
+        }
+        const res = await gw.list(type, { ...(namespace ? { namespace } : {}), metadataOnly: true, ...markFilter(tracking) });
+        for (const object of res.items) out.push({ object, type });
+      } catch (err) {
+        if (required.has(`${type.group}/${type.resource}/${namespace ?? ''}`)) throw err;
+        const where = namespace ? ` in namespace ${namespace}` : ' at cluster scope';
+        warnings.push(`cannot list ${resourceName(type)}${where}, so its prune candidates are unknown: ${(err as Error).message}`);
+        // A type no longer served (404: its CRD removed since discovery) holds no objects: not a gap in the scan.
+        if (!(err instanceof KubeApiError && err.status === 404)) opts.gaps?.push(`${resourceName(type)}${where}`);
+      }
+    }),
+  );
+  // Deterministic order regardless of which list answered first (each key built once, not per comparison).
+  const keyed = out.map((entry) => ({ entry, key: keyString(keyOf(entry.object)) }));
+  keyed.sort((a, b) => (a.key < b.key ? -1 : 1));
+  warnings.sort();
+  opts.gaps?.sort();
+  return keyed.map((k) => k.entry);
+}
+
+/** The destination cluster's version and served types, as Argo CD hands them to Helm (.Capabilities). */
+async function clusterCapabilities(gw: KubeGateway, given: Pick<AppStateArgs, 'kubeVersion' | 'apiVersions'> = {}): Promise<HelmCapabilities> {
+  const [apiVersions, kubeVersion] = await Promise.all([
+    given.apiVersions ?? gw.discover().then((d) => apiVersionStrings(d.all)),
+    given.kubeVersion ?? (gw.serverVersion ? gw.serverVersion() : Promise.resolve('')),
+  ]);
+  return { kubeVersion, apiVersions };
+}
+
+
+/**
+ * Loads the Application, its desired objects and their live twins (unless `live: false`: prune needs only the
+ * desired keys); with `extras` (or when it says so for the app), also the prune plan.
+ */
+export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want: { extras: boolean | ((app: Application) => boolean); live?: boolean }): Promise<AppState> {
+  const gw = deps.gateway;
+  const startRequests = gw.stats().requests;
+  const app = await loadApplication(args, deps);
+  const warnings = [...app.warnings, ...(deps.target?.warnings ?? [])];
+  const rulesRead = loadRules(app, args, deps.controlPlane ?? gw);
+  rulesRead.catch(() => undefined);
+  const { loadDesiredManifests } = await import('../../source/index.js');
+  const destinationNamespace = deps.opts.namespace ?? app.destination.namespace ?? '';
+  const source = await loadDesiredManifests(
+    app,
+    {
+      desired: args.desired,
+      revision: args.revision,
+      repoDir: args.repoDir,
+      ...(args.kustomize !== undefined ? { kustomize: args.kustomize } : {}),
+      ...(args.kustomizeBuildOptions !== undefined ? { kustomizeBuildOptions: args.kustomizeBuildOptions } : {}),
+      ...(args.helm !== undefined ? { helm: args.helm } : {}),
+      ...(args.hardRefresh ? { hardRefresh: true } : {}),
+      ...(args.render ? { render: true } : {}),
+      capabilities: () => clusterCapabilities(gw, args),
+      namespace: destinationNamespace,
+    },
+    deps.io,
+  );
+  warnings.push(...source.warnings);
+  const rules = await rulesRead;
+  warnings.push(...rules.warnings);
+  const tracking = rules.tracking;
+  const desired: DesiredEntry[] = [];
+  const hooks: HookEntry[] = [];
+  for (const d of await resolveDesired(applySettings(app, rules, source.objects, warnings), destinationNamespace, gw, app.syncOptions)) {
+    const hook = hookOf(d.object);
+    if (!hook) desired.push(d);
+    else {
+      for (const u of hook.unknown) warnings.push(`${d.key.kind}/${d.key.name || d.object.metadata.generateName || ''}: ${u} is not a hook phase or delete policy; ignored`);
+      if (hook.phases.length > 0) hooks.push({ ...d, hook });
+    }
+  }
+  const appInstance = instanceName(app, rules.controlPlaneNamespace);
+  const namespaces = [...new Set([destinationNamespace, ...desired.map((d) => d.key.namespace)].filter((n) => n !== ''))].sort();
+  // The live twins and the candidate scan are independent: run them side by side.
+  const wantExtras = typeof want.extras === 'function' ? want.extras(app) : want.extras;
+  // The scan takes the items of the live reads' whole-scope LISTs instead of listing those types again (prune reads
+  // no live twins, so it lists everything itself).
+  const reads = want.live === false ? undefined : readLive(desired, gw);
+  const scanGaps: string[] = [];
+  const [live, candidates] = await Promise.all([
+    reads ? reads.live : new Map<string, KubeObject>(),
+    wantExtras ? listAppCandidates(gw, namespaces, warnings, new Set(desired.map((d) => `${d.type.group}/${d.type.resource}/${d.key.namespace}`)), reads?.lists, { tracking, excluded: excludedType(app, rules), gaps: scanGaps }) : undefined,
+  ]);
+  for (const d of desired) {
+    const l = live.get(keyString(d.key));
+    const mark = l && markOf(l, tracking);
+    if (mark && appOfMark(mark, tracking) !== appInstance) {
+      warnings.push(`${d.key.kind}/${d.key.name} is part of applications ${appInstance.replace('_', '/')} and ${appOfMark(mark, tracking).replace('_', '/')} (SharedResourceWarning)`);
+    }
+  }
+  const state: AppState = {
+    app,
+    ...(deps.target ? { target: deps.target } : {}),
+    appInstance,
+    destinationNamespace,
+    desired,
+    hooks,
+    live,
+    namespaces,
+    origin: source.origin,
+    ...(source.revision ? { revision: source.revision } : {}),
+    ...(source.sourceType ? { sourceType: source.sourceType } : {}),
+    ...(source.sources ? { sources: source.sources } : {}),
+    warnings,
+    ...(scanGaps.length > 0 ? { scanGaps } : {}),
+    requests: 0,
+    rules,
+    tracking,
+  };
+  if (candidates) {
+    state.prune = planPrune({ live: candidates, appInstance, desired: desired.map((d) => d.key), appPruneDefault: app.syncOptions.prune, tracking });
+  }
+  state.requests = gw.stats().requests - startRequests;
+  return state;
+}

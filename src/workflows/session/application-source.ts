@@ -1,0 +1,22 @@
+// Reads the Application the loop is driven by: from a file (no CRD needed) or from the cluster.
+import type { Application } from '../../app/types.js';
+import { InputError } from '../../model/errors.js';
+import type { KubeGateway } from '../../kube/gateway.js';
+
+export async function loadApplicationFromFile(path: string): Promise<Application> {
+  const { loadApplicationFile } = await import('../../app/application.js');
+  return loadApplicationFile(path);
+}
+
+/** GETs argoproj.io Application `name` in `namespace`; an absent CRD or object is an input error. */
+export async function loadApplicationFromCluster(gw: KubeGateway, name: string, namespace: string): Promise<Application> {
+  const { parseApplication } = await import('../../app/application.js');
+  const { preferred } = await gw.discover();
+  const type = preferred.find((t) => t.group === 'argoproj.io' && t.kind === 'Application');
+  if (!type) {
+    throw new InputError(`the cluster does not serve argoproj.io Applications (no Argo CD CRD): read the Application from a file with -f/--app-file`);
+  }
+  const obj = await gw.get(type, namespace, name);
+  if (!obj) throw new InputError(`Application "${name}" not found in namespace "${namespace}" (use --app-namespace, or -f/--app-file)`);
+  return parseApplication(obj, `Application ${namespace}/${name}`);
+}

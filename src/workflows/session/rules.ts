@@ -1,0 +1,243 @@
+// The rules around an Application, read once per command: its AppProject (from the cluster's control-plane
+// namespace, or --project-file), Argo CD's settings (argocd-cm there, or --argocd-cm), and Lua health checks
+// (argocd-cm, or --lua-dir). What cannot be read is a warning, never silently a permission.
+import { readFile } from 'node:fs/promises';
+import type { Application, IgnoreDifference } from '../../app/types.js';
+import type { HealthLibrary } from '../../health/custom.js';
+import { InputError } from '../../model/errors.js';
+import { controlPlaneNamespace } from '../../model/keys.js';
+import type { KubeGateway } from '../../kube/gateway.js';
+import type { ResourceType } from '../../model/resource-type.js';
+import { KubeApiError } from '../../kube/errors.js';
+import { groupOf, isPlainObject, type KubeObject, type ResourceKey } from '../../model/object.js';
+import { parseYamlValues } from '../../manifest/parse.js';
+import { defaultSettings, isExcludedResource, parseArgoSettings, type ArgoSettings } from '../../settings/argocd-cm.js';
+import { appNamespaceRefusal, parseCmdParams, type CmdParams } from '../../settings/cmd-params.js';
+import { checkProject, DEFAULT_PROJECT, defaultProject, destinationCluster, parseAppProject, type AppProject } from '../../settings/project.js';
+import { matchingWindows, syncVerdict, type SyncVerdict, type SyncWindow } from '../../settings/sync-windows.js';
+import type { Tracking } from '../../tracking/method.js';
+import { readHealthLibrary } from '../status/health-library.js';
+
+/** Where the rules come from: Argo CD's namespace in the cluster, or files. */
+export interface RulesArgs {
+  /** The namespace Argo CD runs in (its AppProjects, argocd-cm and cluster Secrets live there); absent or empty: `argocd` (model/keys.ts controlPlaneNamespace). */
+  argocdNamespace?: string;
+  projectFile?: string;
+  argocdCm?: string;
+  /** argocd-cmd-params-cm from a file (its `application.namespaces`). */
+  argocdCmdParamsCm?: string;
+  luaDir?: string;
+}
+
+export interface Rules {
+  controlPlaneNamespace: string;
+  project: AppProject;
+  /** The project the Application names does not exist: Argo CD refuses to sync it. */
+  missingProject?: string;
+  /** The project could not be read (forbidden): its rules are not checked. */
+  projectUnchecked?: boolean;
+  settings: ArgoSettings;
+  /** argocd-cmd-params-cm, when Argo CD's is there (or given as a file): which Application namespaces it reconciles. */
+  cmdParams?: CmdParams;
+  tracking: Tracking;
+  /** The --lua-dir library of health checks, read. */
+  healthLibrary?: HealthLibrary;
+  warnings: string[];
+}
+
+const CONFIG_MAP: ResourceType = { group: '', version: 'v1', kind: 'ConfigMap', resource: 'configmaps', namespaced: true, verbs: ['get'] };
+
+async function readYamlFile(path: string, what: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new InputError(`reading ${what} file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
+  }
+  const [value] = parseYamlValues(text, path);
+  if (value === undefined) throw new InputError(`${path}: no ${what} found (the file is empty)`);
+  return value;
+}
+
+function describeReadError(err: unknown): string {
+  return err instanceof KubeApiError && err.status === 403 ? `forbidden: ${err.message}` : (err as Error).message;
+}
+
+async function loadProject(app: Application, args: RulesArgs, ns: string, gw: KubeGateway | undefined, warnings: string[]): Promise<Pick<Rules, 'project' | 'missingProject' | 'projectUnchecked'>> {
+  const name = app.project || DEFAULT_PROJECT;
+  if (args.projectFile) {
+    const project = parseAppProject(await readYamlFile(args.projectFile, 'AppProject'), args.projectFile);
+    if (project.name !== name) warnings.push(`${args.projectFile}: AppProject ${project.name} is checked, but the Application names project ${name}`);
+    return { project };
+  }
+  const fallback = defaultProject(ns);
+  if (!gw) return { project: fallback };
+  const { preferred } = await gw.discover();
+  const type = preferred.find((t) => t.group === 'argoproj.io' && t.kind === 'AppProject');
+  if (!type) {
+    if (name !== DEFAULT_PROJECT) warnings.push(`the cluster does not serve AppProjects (no Argo CD CRD): project ${name} is unknown and Argo CD's default project is used (give --project-file)`);
+    return { project: fallback };
+  }
+  let obj;
+  try {
+    obj = await gw.get(type, ns, name);
+  } catch (err) {
+    warnings.push(`cannot read AppProject ${ns}/${name}, so its rules are not checked: ${describeReadError(err)}`);
+    return { project: fallback, projectUnchecked: true };
+  }
+  if (!obj) {
+    if (name === DEFAULT_PROJECT) return { project: fallback };
+    return { project: fallback, missingProject: `Application referencing project ${name} which does not exist (no AppProject ${name} in namespace ${ns}; use --argocd-namespace or --project-file)` };
+  }
+  return { project: parseAppProject(obj, `AppProject ${ns}/${name}`) };
+}
+
+/** argocd-cm from a file: a ConfigMap manifest, or just its `data` map. */
+export async function readArgoSettingsFile(path: string): Promise<ArgoSettings> {
+  return parseArgoSettings(await readConfigMapFile(path, 'argocd-cm'), path);
+}
+
+async function loadSettings(args: RulesArgs, ns: string, gw: KubeGateway | undefined, warnings: string[]): Promise<ArgoSettings> {
+  if (args.argocdCm) return readArgoSettingsFile(args.argocdCm);
+  if (!gw) return defaultSettings();
+  let cm;
+  try {
+    cm = await gw.get((await gw.resolve('v1', 'ConfigMap')) ?? CONFIG_MAP, ns, 'argocd-cm');
+  } catch (err) {
+    warnings.push(`cannot read ConfigMap ${ns}/argocd-cm, so Argo CD's default settings are used: ${describeReadError(err)}`);
+    return defaultSettings();
+  }
+  if (!cm) return defaultSettings(`Argo CD's defaults (no ConfigMap ${ns}/argocd-cm)`);
+  return parseArgoSettings(configMapStrings(cm), `ConfigMap ${ns}/argocd-cm`);
+}
+
+function configMapStrings(cm: KubeObject | { data?: unknown }): Record<string, string> {
+  const data = isPlainObject(cm.data) ? cm.data : {};
+  const strings: Record<string, string> = {};
+  for (const [k, val] of Object.entries(data)) if (typeof val === 'string') strings[k] = val;
+  return strings;
+}
+
+/** A ConfigMap file: a ConfigMap manifest, or just its `data` map, every value a string. */
+async function readConfigMapFile(path: string, what: string): Promise<Record<string, string>> {
+  const v = await readYamlFile(path, 'ConfigMap');
+  const data = isPlainObject(v) && v.kind === 'ConfigMap' ? v.data : v;
+  if (data !== undefined && data !== null && !isPlainObject(data)) throw new InputError(`${path}: ${what} data must be a map of strings`);
+  const strings: Record<string, string> = {};
+  for (const [k, val] of Object.entries(data ?? {})) {
+    if (typeof val !== 'string') throw new InputError(`${path}: ${what} data.${k} must be a string`);
+    strings[k] = val;
+  }
+  return strings;
+}
+
+/**
+ * argocd-cmd-params-cm: from the file, or from the cluster when Argo CD's is there. Absent (no Argo CD
+ * installed beside this tool), nothing restricts the namespaces Applications live in.
+ */
+async function loadCmdParams(args: RulesArgs, ns: string, gw: KubeGateway | undefined, warnings: string[]): Promise<CmdParams | undefined> {
+  if (args.argocdCmdParamsCm) return parseCmdParams(await readConfigMapFile(args.argocdCmdParamsCm, 'argocd-cmd-params-cm'), args.argocdCmdParamsCm);
+  if (!gw) return undefined;
+  let cm;
+  try {
+    cm = await gw.get((await gw.resolve('v1', 'ConfigMap')) ?? CONFIG_MAP, ns, 'argocd-cmd-params-cm');
+  } catch (err) {
+    warnings.push(`cannot read ConfigMap ${ns}/argocd-cmd-params-cm, so the namespaces Argo CD reconciles Applications in are not checked: ${describeReadError(err)}`);
+    return undefined;
+  }
+  return cm ? parseCmdParams(configMapStrings(cm), `ConfigMap ${ns}/argocd-cmd-params-cm`) : undefined;
+}
+
+/** Reads the project and the settings side by side; `gw` absent (file mode) means only the files count. */
+export async function loadRules(app: Application, args: RulesArgs, gw: KubeGateway | undefined): Promise<Rules> {
+  const ns = controlPlaneNamespace(args.argocdNamespace);
+  // A bad library is bad input before anything else is read (or changed).
+  const healthLibrary = args.luaDir ? readHealthLibrary(args.luaDir) : undefined;
+  const warnings: string[] = [];
+  const [project, settings, cmdParams] = await Promise.all([loadProject(app, args, ns, gw, warnings), loadSettings(args, ns, gw, warnings), loadCmdParams(args, ns, gw, warnings)]);
+  warnings.push(...project.project.warnings, ...settings.warnings);
+  return {
+    controlPlaneNamespace: ns,
+    ...project,
+    settings,
+    ...(cmdParams ? { cmdParams } : {}),
+    tracking: { method: settings.trackingMethod, labelKey: settings.instanceLabelKey, installationID: settings.installationID },
+    ...(healthLibrary ? { healthLibrary } : {}),
+    warnings: warnings.sort(),
+  };
+}
+
+/** The ignore rule compare option ignoreAggregatedRoles stands for, per aggregated ClusterRole (its rules are made by the aggregation controller). */
+function aggregatedRoleRules(objects: readonly { object: KubeObject }[], source: string): IgnoreDifference[] {
+  return objects
+    .filter(({ object: o }) => o.kind === 'ClusterRole' && groupOf(o.apiVersion) === 'rbac.authorization.k8s.io' && isPlainObject(o.aggregationRule))
+    .map(({ object: o }) => ({ group: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: o.metadata.name ?? '', jsonPointers: ['/rules'], jqPathExpressions: [], managedFieldsManagers: [], source }));
+}
+
+/**
+ * What the settings change in a loaded app, in place: argocd-cm's system-wide ignore rules after the
+ * Application's own (Argo CD merges the two lists), and the desired objects of excluded kinds dropped with a
+ * warning, as Argo CD drops them from its targets. Returns the objects kept.
+ */
+export function applySettings<T extends { object: KubeObject }>(app: Application, rules: Rules, desired: readonly T[], warnings: string[]): T[] {
+  const s = rules.settings;
+  const cluster = destinationCluster(app.destination).server;
+  const kept = desired.filter(({ object: o }) => {
+    const group = groupOf(o.apiVersion);
+    if (!isExcludedResource(s, group, o.kind, cluster)) return true;
+    warnings.push(`Resource ${group}/${o.kind} ${o.metadata.name ?? ''} is excluded in the settings (${s.origin} resource.exclusions/inclusions): not compared, applied or pruned`);
+    return false;
+  });
+  const extra = [...s.ignoreDifferences, ...(s.compareOptions.ignoreAggregatedRoles ? aggregatedRoleRules(kept, `${s.origin} resource.compareoptions ignoreAggregatedRoles`) : [])];
+  if (extra.length > 0) app.ignoreDifferences = [...app.ignoreDifferences, ...extra];
+  return kept;
+}
+
+/** Whether the settings exclude a listed type from the candidate scan (never listed, so never pruned). */
+export function excludedType(app: Application, rules: Rules): (t: Pick<ResourceType, 'group' | 'kind'>) => boolean {
+  const cluster = destinationCluster(app.destination).server;
+  return (t) => isExcludedResource(rules.settings, t.group, t.kind, cluster);
+}
+
+/** Everything the project forbids for this app and its desired objects, one line each (empty: permitted). */
+export function projectViolations(app: Application, rules: Rules, desired: readonly { key: ResourceKey; type: Pick<ResourceType, 'namespaced'> }[], resolvedServer?: string): string[] {
+  const notReconciled = rules.cmdParams ? appNamespaceRefusal(rules.cmdParams, app, rules.controlPlaneNamespace) : undefined;
+  if (notReconciled) return [notReconciled];
+  if (rules.missingProject) return [rules.missingProject];
+  if (rules.projectUnchecked) return [];
+  const found = checkProject(rules.project, {
+    app,
+    controlPlaneNamespace: rules.controlPlaneNamespace,
+    objects: desired.map((d) => ({ ...d.key, namespaced: d.type.namespaced })),
+    ...(resolvedServer ? { resolvedServer } : {}),
+  });
+  return found.map((v) => `${v.object ? `${v.object.kind}/${v.object.name}: ` : ''}${v.message} (${rules.project.origin})`);
+}
+
+/** The sync windows of the project that apply to this app, and Argo CD's verdict on a sync starting now. */
+export function windowVerdict(app: Application, rules: Rules, opts: { manual: boolean; now: number }): { windows: SyncWindow[]; verdict: SyncVerdict } {
+  const windows = matchingWindows(rules.project.syncWindows, app);
+  return { windows, verdict: syncVerdict(windows, opts) };
+}
+
+/**
+ * Why a sync (or a confirmed prune) must not run: the project's violations, then a sync window that blocks
+ * it now (with the window and when it opens). Undefined when Argo CD would let it run.
+ */
+export function rulesRefusal(app: Application, rules: Rules, desired: readonly { key: ResourceKey; type: Pick<ResourceType, 'namespaced'> }[], opts: { manual: boolean; now: number; resolvedServer?: string }): string | undefined {
+  const violations = projectViolations(app, rules, desired, opts.resolvedServer);
+  if (violations.length > 0) return `project ${rules.project.name}: ${violations.join('; ')}`;
+  const { verdict } = windowVerdict(app, rules, opts);
+  if (!verdict.allowed) return `project ${rules.project.name}: ${verdict.reason}`;
+  return undefined;
+}
+
+/** rulesRefusal for a loaded app state (undefined when it carries no rules). */
+export function stateRefusal(
+  state: { app: Application; rules?: Rules; desired: readonly { key: ResourceKey; type: Pick<ResourceType, 'namespaced'> }[]; hooks?: readonly { key: ResourceKey; type: Pick<ResourceType, 'namespaced'> }[]; target?: { server: string } },
+  opts: { manual: boolean; now: number },
+): string | undefined {
+  // Hooks are resources of the app too: the project's rules apply to them as to the rest.
+  const resolvedServer = state.target?.server;
+  return state.rules ? rulesRefusal(state.app, state.rules, [...state.desired, ...(state.hooks ?? [])], { ...opts, ...(resolvedServer ? { resolvedServer } : {}) }) : undefined;
+}

@@ -1,0 +1,219 @@
+// `status`: loads the app's state through the gateway, compares, lists the live children and builds the report; `--wait` polls it.
+import { ClusterError, UnrenderableError } from '../../model/errors.js';
+import { KubeApiError } from '../../kube/errors.js';
+import { buildStatusReport, type ResourceInput, type StatusReport } from '../../health/report.js';
+import { hasHealthCheck } from '../../health/resource.js';
+import type { KubeGateway } from '../../kube/gateway.js';
+import type { ResourceType } from '../../model/resource-type.js';
+import { groupOf, keyString, type KubeObject } from '../../model/object.js';
+import { compareAppState, loadAppState, loadApplication, type AppState, type AppStateArgs, type AppStateDeps } from '../session/app-state.js';
+import type { PruneCandidate } from '../../prune/plan.js';
+import { projectStatus } from '../../settings/window-report.js';
+import { projectViolations } from '../session/rules.js';
+import { customHealthRunner } from './custom-health.js';
+import { hookOf } from '../../sync/hooks.js';
+import { imagesOf, resourceId, type ComparedState } from '../../record/app-status.js';
+import { CHILD_KINDS } from '../../health/tree.js';
+
+const CHILD_API_VERSIONS: Record<string, readonly [string, string]> = {
+  'apps/ReplicaSet': ['apps/v1', 'ReplicaSet'],
+  '/Pod': ['v1', 'Pod'],
+  'batch/Job': ['batch/v1', 'Job'],
+};
+
+export interface StatusResult {
+  report: StatusReport;
+  /** Warnings from loading (unsupported options, kinds we could not list…). */
+  warnings: string[];
+  /** API requests this report took. */
+  requests: number;
+  /** What the Application's recorded status is built from (versions and images besides the report). */
+  compared?: ComparedState;
+}
+
+/**
+ * Lists, in full, the kinds that can be children of the given live roots, in the roots' namespaces
+ * (one LIST per kind and namespace); ownerReferences decide later which object belongs to which root.
+ */
+export async function listChildren(gw: KubeGateway, roots: readonly KubeObject[], warnings: string[]): Promise<KubeObject[]> {
+  const wanted = new Map<string, Set<string>>();
+  for (const r of roots) {
+    for (const child of CHILD_KINDS[`${groupOf(r.apiVersion)}/${r.kind}`] ?? []) {
+      const set = wanted.get(child) ?? new Set<string>();
+      set.add(r.metadata.namespace ?? '');
+      wanted.set(child, set);
+    }
+  }
+  const jobs: { type: ResourceType; namespace: string }[] = [];
+  for (const [child, namespaces] of wanted) {
+    const [apiVersion, kind] = CHILD_API_VERSIONS[child] as readonly [string, string];
+    const type = await gw.resolve(apiVersion, kind);
+    if (!type) continue;
+    for (const namespace of namespaces) if (namespace !== '') jobs.push({ type, namespace });
+  }
+  const lists = await Promise.all(
+    jobs.map(async ({ type, namespace }) => {
+      try {
+        return (await gw.list(type, { namespace })).items;
+      } catch (err) {
+        warnings.push(`cannot list ${type.resource} in namespace ${namespace}, so the tree under it is incomplete: ${(err as Error).message}`);
+        return [];
+      }
+    }),
+  );
+  return lists.flat();
+}
+
+/**
+ * The full live object of a prune candidate whose kind has health: the one the scan took from a full LIST, else a GET
+ * (candidates are otherwise listed metadata-only).
+ */
+async function fullExtra(gw: KubeGateway, c: PruneCandidate): Promise<KubeObject> {
+  if (!hasHealthCheck(c.type.group, c.type.kind)) return c.object;
+  if (c.whole) return c.whole;
+  const full = await gw.get(c.type, c.object.metadata.namespace ?? '', c.object.metadata.name ?? '');
+  return full ?? c.object;
+}
+
+/** Reads the one comparison (see diff/comparison.ts) per resource: a failed comparison makes that resource Unknown, not the whole report. */
+async function compare(state: AppState, fieldManager: string): Promise<ResourceInput[]> {
+  const comparison = await compareAppState(state, fieldManager);
+  // In the desired objects' order, keyed as the app state resolved them.
+  return comparison.objects.map((o, i) => {
+    const key = state.desired[i]!.key;
+    const live = state.live.get(keyString(key));
+    if (o.failure) return { key, comparison: 'unknown', ...(live ? { live } : {}), error: o.failure.message };
+    return {
+      key,
+      comparison: o.status,
+      ...(live ? { live } : {}),
+      ...(o.status === 'drifted' ? { driftedFields: o.fields.filter((f) => f.verdict !== 'ignored').length } : {}),
+    };
+  });
+}
+
+/** Loads the app and produces one status report. */
+export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise<StatusResult> {
+  const gw = deps.gateway;
+  const start = gw.stats().requests;
+  let state: AppState;
+  try {
+    state = await loadAppState(args, deps, { extras: true });
+  } catch (err) {
+    if (!(err instanceof UnrenderableError)) throw err;
+    // Nothing is compared against a partial render: the report says Unknown, with the reason.
+    const app = await loadApplication(args, deps);
+    const report = buildStatusReport({ app, resources: [], children: [], unrenderable: err.reasons.join('; '), ...(deps.target ? { target: deps.target } : {}) });
+    return { report, warnings: [...app.warnings, ...(deps.target?.warnings ?? [])], requests: gw.stats().requests - start, compared: { report, versions: {}, images: [] } };
+  }
+  const warnings = [...state.warnings];
+  const resources = await compare(state, deps.opts.fieldManager);
+  // The extras' full objects are fetched side by side (the gateway bounds how many are in flight), in the plan's order.
+  const extras = await Promise.all(
+    (state.prune?.candidates ?? []).map(async (c): Promise<ResourceInput> => ({ key: c.key, comparison: 'extra', live: await fullExtra(gw, c) })),
+  );
+  resources.push(...extras);
+  // The app's hooks still live (no delete policy removed them): their full objects, for the result.
+  const hooks = await Promise.all(
+    (state.prune?.hooks ?? []).map(async (h) => ({ key: h.key, phases: hookOf(h.object)?.phases ?? [], live: await fullExtra(gw, h) })),
+  );
+  const roots = resources.flatMap((r) => (r.live ? [r.live] : []));
+  const children = await listChildren(gw, roots, warnings);
+  await customHealthRunner(state.rules)?.([...roots, ...children]);
+  const report = buildStatusReport({
+    app: state.app,
+    ...(state.revision ? { revision: state.revision } : {}),
+    manifests: state.origin,
+    destinationNamespace: state.destinationNamespace,
+    ...(state.sourceType ? { sourceType: state.sourceType } : {}),
+    ...(state.sources ? { sources: state.sources } : {}),
+    resources,
+    children,
+    ...(state.target ? { target: state.target } : {}),
+    hooks,
+  });
+  const rules = state.rules;
+  if (rules) {
+    report.project = projectStatus(rules.project, state.app, Date.now(), {
+      violations: projectViolations(state.app, rules, state.desired, state.target?.server),
+      ...(rules.projectUnchecked ? { unchecked: true } : {}),
+    });
+  }
+  const versions: Record<string, string> = {};
+  for (const d of state.desired) versions[resourceId(d.key)] = d.type.version;
+  for (const c of state.prune?.candidates ?? []) versions[resourceId(c.key)] = c.type.version;
+  const images = [...new Set([...roots, ...children].flatMap(imagesOf))];
+  return { report, warnings, requests: gw.stats().requests - start, compared: { report, versions, images } };
+}
+
+/** Time as the wait loop sees it (injected so tests need not sleep). */
+export interface Clock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+export const realClock: Clock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
+export interface WaitOptions {
+  timeoutMs: number;
+  intervalMs: number;
+  clock: Clock;
+  /** Called after each report that is not yet converged (for progress lines). */
+  onPoll?: (r: StatusResult) => void;
+  /** Called when a poll failed with an error that may pass (the wait goes on). */
+  onError?: (err: ClusterError) => void;
+}
+
+/**
+ * Errors a wait rides out, as `kubectl wait` does: the API server unreachable or timing out, 429 and
+ * 5xx. Input errors and the cluster's refusals (403, 404, 422 …) end the wait at once.
+ */
+function isPassingError(err: unknown): err is ClusterError {
+  if (!(err instanceof ClusterError)) return false;
+  if (err instanceof KubeApiError) return err.status === 429 || err.status >= 500;
+  return true;
+}
+
+export interface WaitResult extends StatusResult {
+  converged: boolean;
+  waitedMs: number;
+  polls: number;
+}
+
+export function isConverged(r: StatusReport): boolean {
+  return r.sync.status === 'Synced' && r.health.status === 'Healthy';
+}
+
+/**
+ * Polls `produce` until the app is Synced and Healthy or the timeout passes; returns the last
+ * report either way. The first report is taken at once; a timeout of 0 means a single report.
+ * A poll that fails with a passing error (see isPassingError) is retried at the next interval; if
+ * the timeout comes while the error lasts, the wait ends with that error.
+ */
+export async function waitForConverged(produce: () => Promise<StatusResult>, opts: WaitOptions): Promise<WaitResult> {
+  const start = opts.clock.now();
+  let polls = 0;
+  for (;;) {
+    let result: StatusResult;
+    try {
+      result = await produce();
+    } catch (err) {
+      polls++;
+      const left = opts.timeoutMs - (opts.clock.now() - start);
+      if (!isPassingError(err) || left <= 0) throw err;
+      opts.onError?.(err);
+      await opts.clock.sleep(Math.min(opts.intervalMs, left));
+      continue;
+    }
+    polls++;
+    const waitedMs = opts.clock.now() - start;
+    if (isConverged(result.report)) return { ...result, converged: true, waitedMs, polls };
+    const left = opts.timeoutMs - waitedMs;
+    if (left <= 0) return { ...result, converged: false, waitedMs, polls };
+    opts.onPoll?.(result);
+    await opts.clock.sleep(Math.min(opts.intervalMs, left));
+  }
+}

@@ -1,0 +1,164 @@
+// Permission preflight: before a sync or prune changes anything, ask the API server (SelfSubjectAccessReview, then a server-side dry-run of each delete) whether every write it needs is allowed, and name each one that is not.
+import type { AccessCheck, KubeGateway } from '../../kube/gateway.js';
+import { resourceName, type ResourceType } from '../../model/resource-type.js';
+import { KubeApiError } from '../../kube/errors.js';
+import type { KubeObject, ResourceKey } from '../../model/object.js';
+
+/** What the sync or prune intends to do to one object. */
+export interface IntendedWrite {
+  /** `apply` (server-side apply: patch, plus create when the object is not live) or `delete`. */
+  op: 'apply' | 'delete';
+  type: ResourceType;
+  key: ResourceKey;
+  /** For applies: whether the object exists live (an apply that creates also needs `create`). */
+  exists?: boolean;
+  /** For deletes: the live object (its uid and resourceVersion guard the dry-run delete). */
+  live?: KubeObject;
+}
+
+/** One verb on one resource in one namespace (or cluster scope) the operation needs, and the writes that need it. */
+export interface NeededPermission extends AccessCheck {
+  /** What needs it, e.g. `apply Deployment shop/web`; sorted, unique. */
+  neededFor: string[];
+}
+
+export interface MissingPermission extends NeededPermission {
+  /** The authorizer's reason when it gave one, or how the dry-run failed. */
+  reason?: string;
+  /** How it was found: the access review said no, or the server-side dry-run was forbidden. */
+  foundBy: 'access-review' | 'dry-run';
+}
+
+export interface PreflightReport {
+  /** Every permission checked (deduplicated). */
+  checked: NeededPermission[];
+  /** Permissions refused; empty when everything is allowed. */
+  missing: MissingPermission[];
+  /** Missing permissions that block the applies (patch/create). */
+  applyBlocked: boolean;
+  /** Missing permissions that block the deletes. */
+  deleteBlocked: boolean;
+  /** Dry-run deletes that failed for another reason than permissions (e.g. the object changed). */
+  dryRunFailures: { key: ResourceKey; message: string }[];
+  /** Access reviews and dry-runs sent. */
+  requests: number;
+}
+
+function describeWrite(w: IntendedWrite): string {
+  const ns = w.key.namespace ? `${w.key.namespace}/` : '';
+  return `${w.op} ${w.key.group ? `${w.key.kind}.${w.key.group}` : w.key.kind} ${ns}${w.key.name}`;
+}
+
+function permissionKey(c: AccessCheck): string {
+  return `${c.verb}\u0000${c.group}\u0000${c.resource}\u0000${c.namespace ?? ''}`;
+}
+
+/**
+ * The permissions a set of writes needs, one per verb/group/resource/namespace: `patch` for every
+ * apply, `create` too when the object is not live, `delete` for every delete. Pure.
+ */
+export function permissionsNeeded(writes: readonly IntendedWrite[]): NeededPermission[] {
+  const byKey = new Map<string, NeededPermission>();
+  const add = (verb: string, w: IntendedWrite) => {
+    const check: AccessCheck = { verb, group: w.type.group, resource: w.type.resource, ...(w.type.namespaced && w.key.namespace ? { namespace: w.key.namespace } : {}) };
+    const k = permissionKey(check);
+    const entry = byKey.get(k) ?? { ...check, neededFor: [] };
+    const what = describeWrite(w);
+    if (!entry.neededFor.includes(what)) entry.neededFor.push(what);
+    byKey.set(k, entry);
+  };
+  for (const w of writes) {
+    if (w.op === 'apply') {
+      add('patch', w);
+      if (!w.exists) add('create', w);
+    } else add('delete', w);
+  }
+  return [...byKey.values()]
+    .map((p) => ({ ...p, neededFor: [...p.neededFor].sort() }))
+    .sort((a, b) => (permissionKey(a) < permissionKey(b) ? -1 : permissionKey(a) > permissionKey(b) ? 1 : 0));
+}
+
+/** `cannot delete configmaps in namespace "shop" (needed to delete ConfigMap shop/old)`: one line naming a missing permission. */
+export function describeMissing(m: MissingPermission): string {
+  const resource = resourceName({ group: m.group, resource: m.resource });
+  const where = m.namespace ? ` in namespace "${m.namespace}"` : ' at cluster scope';
+  const shown = m.neededFor.slice(0, 3).join(', ') + (m.neededFor.length > 3 ? `, and ${m.neededFor.length - 3} more` : '');
+  return `cannot ${m.verb} ${resource}${where} (needed to ${shown})`;
+}
+
+export interface PreflightOptions {
+  /** Also send each delete as a server-side dry-run (with its uid/resourceVersion preconditions); default true. */
+  dryRunDeletes?: boolean;
+}
+
+/**
+ * Checks every permission the writes need with a SelfSubjectAccessReview, then dry-runs the
+ * deletes whose permission was granted; changes nothing. Errors other than a refusal (the server
+ * unreachable) propagate as the gateway's ClusterErrors.
+ */
+export async function preflight(gw: KubeGateway, writes: readonly IntendedWrite[], opts: PreflightOptions = {}): Promise<PreflightReport> {
+  const checked = permissionsNeeded(writes);
+  let requests = 0;
+  const reviews = await Promise.all(
+    checked.map(async (p) => {
+      requests++;
+      const { neededFor: _unused, ...check } = p;
+      return { p, result: await gw.canI(check) };
+    }),
+  );
+  const missing: MissingPermission[] = reviews
+    .filter((r) => !r.result.allowed)
+    .map((r) => ({ ...r.p, ...(r.result.reason ? { reason: r.result.reason } : {}), foundBy: 'access-review' as const }));
+
+  const dryRunFailures: PreflightReport['dryRunFailures'] = [];
+  if (opts.dryRunDeletes !== false) {
+    const deniedKeys = new Set(missing.map(permissionKey));
+    const deletes = writes.filter(
+      (w) => w.op === 'delete' && !deniedKeys.has(permissionKey({ verb: 'delete', group: w.type.group, resource: w.type.resource, ...(w.type.namespaced && w.key.namespace ? { namespace: w.key.namespace } : {}) })),
+    );
+    await Promise.all(
+      deletes.map(async (w) => {
+        requests++;
+        const uid = w.live?.metadata.uid;
+        const resourceVersion = w.live?.metadata.resourceVersion;
+        try {
+          await gw.delete(w.type, w.key.namespace, w.key.name, {
+            dryRun: true,
+            ...(uid || resourceVersion ? { preconditions: { ...(uid ? { uid } : {}), ...(resourceVersion ? { resourceVersion } : {}) } } : {}),
+          });
+        } catch (err) {
+          if (err instanceof KubeApiError && err.status === 403) {
+            const [need] = permissionsNeeded([w]);
+            if (need) missing.push({ ...need, reason: err.message, foundBy: 'dry-run' });
+          } else if (err instanceof KubeApiError && err.status === 404) {
+            // Already gone: nothing to delete, nothing to refuse.
+          } else if (err instanceof KubeApiError) {
+            dryRunFailures.push({ key: w.key, message: err.message });
+          } else throw new Error(`dry-running the delete of ${describeWrite(w)}`, { cause: err });
+        }
+      }),
+    );
+  }
+  return {
+    checked,
+    missing,
+    applyBlocked: missing.some((m) => m.verb === 'patch' || m.verb === 'create'),
+    deleteBlocked: missing.some((m) => m.verb === 'delete'),
+    dryRunFailures,
+    requests,
+  };
+}
+
+/**
+ * The writes a sync plan stands for: one apply per step that is not skipped (create when it has no
+ * live twin), one delete per prune candidate that is not skipped.
+ */
+export function writesOf(
+  steps: readonly { key: ResourceKey; type: ResourceType; action: 'create' | 'update' | 'skip'; live?: KubeObject }[],
+  pruneCandidates: readonly { key: ResourceKey; type: ResourceType; object: KubeObject; skip?: string }[] = [],
+): IntendedWrite[] {
+  return [
+    ...steps.filter((s) => s.action !== 'skip').map((s): IntendedWrite => ({ op: 'apply', type: s.type, key: s.key, exists: s.action === 'update' || s.live !== undefined })),
+    ...pruneCandidates.filter((c) => !c.skip).map((c): IntendedWrite => ({ op: 'delete', type: c.type, key: c.key, live: c.object })),
+  ];
+}

@@ -1,0 +1,392 @@
+// `sync --watch`: wires the reconcile loop to the app state, the sync pieces, live watches, a webhook and the signals.
+import type { RunContext } from '../../model/context.js';
+import { ExitCode, InputError, RefusedError } from '../../model/errors.js';
+import type { Application } from '../../app/types.js';
+import { firstFailure, type Comparison } from '../../diff/comparison.js';
+import type { KubeGateway } from '../../kube/gateway.js';
+import type { ResourceType } from '../../model/resource-type.js';
+import { displayName, keyString, type ResourceKey } from '../../model/object.js';
+import type { PruneCandidate } from '../../prune/plan.js';
+import { cacheDirFor } from '../../source/cache.js';
+import { classifyRepoURL } from '../../source/repo-url.js';
+import { reconnectDelay } from '../../watch/backoff.js';
+import type { Decision } from '../../watch/decide.js';
+import type { LoopEvent } from '../../watch/events.js';
+import { LiveWatcher, type LiveTarget } from '../../watch/live.js';
+import { runLoop, systemClock, Wakeup, type ActResult, type LoopClock, type Snapshot } from '../../watch/loop.js';
+import { isLoopback, parseWebhookAddr, startWebhook, type WebhookServer } from '../../watch/webhook.js';
+import { compareAppState, loadAppState, type AppState, type AppStateArgs, type AppTarget } from '../session/app-state.js';
+import { executeSync, syncRevision, type SyncDeps, type SyncReport } from './execute.js';
+import { stateRefusal, windowVerdict } from '../session/rules.js';
+import type { SyncOperation } from '../../record/app-status.js';
+
+/** Test seams: a gateway, a stop signal and a clock instead of the real ones. */
+export interface WatchDeps {
+  gateway?: KubeGateway;
+  /** Reads the Application again, its destination checked (session.ts). */
+  application?: () => Promise<Application>;
+  target?: AppTarget;
+  /** Where Argo CD runs (AppProjects, argocd-cm), when not the destination's cluster. */
+  controlPlane?: KubeGateway;
+  /** Close the gateway when the loop ends (default true; the session closes its own). */
+  closeGateway?: boolean;
+  signal?: AbortSignal;
+  clock?: LoopClock;
+  /** Install SIGINT/SIGTERM handlers (default true). */
+  handleSignals?: boolean;
+  /** The Application in `controlPlane`, when read from the cluster: each round's result is recorded in its status. */
+  appRef?: { namespace: string; name: string };
+}
+
+/** What `sync --watch` reconciles and how (cli/inputs.ts builds it from sync's flags). */
+export interface WatchRequest {
+  /** Where the Application, its desired state and its rules come from. */
+  source: AppStateArgs;
+  /** How often the source is polled (at least a second). */
+  intervalMs: number;
+  /** The interval as it was asked for (`60s`), for the start line. */
+  interval: string;
+  /** How long a sync with hooks or waves may wait for health and hooks in all. */
+  timeoutMs: number;
+  /** Prune even when automated.prune is off (and with a --desired that overrides the source). */
+  prune: boolean;
+  /** Take fields other managers own (the default, as Argo CD's automated sync); false: predicted conflicts stop a round before any write. */
+  forceConflicts: boolean;
+  /** Listen for push events there; with the secret that signs them, if any. */
+  webhookAddr?: string;
+  webhookSecret?: string;
+  /** Record each round's result in the Application's status (when it was read from the cluster). */
+  record: boolean;
+}
+
+/** What one refresh loaded, kept for the step's act. */
+interface Loaded {
+  state: AppState;
+  comparison: Comparison;
+}
+
+/** The prune candidates of the last scan (listed on polls only) and the scopes it could not list. */
+interface Extras {
+  byKey: Map<string, PruneCandidate>;
+  scanGaps?: readonly string[];
+}
+
+/** The arguments that read the same commit again without re-resolving the branch or fetching. */
+function pinnedArgs(base: AppStateArgs, last: AppState | undefined, env: Record<string, string | undefined>): AppStateArgs {
+  if (last?.revision === undefined || base.desired !== undefined) return base;
+  const pinned: AppStateArgs = { ...base, revision: last.revision };
+  const url = last.app.source.repoURL ?? '';
+  if (base.repoDir === undefined && url !== '' && classifyRepoURL(url, process.cwd()).kind === 'remote') pinned.repoDir = cacheDirFor(url, env);
+  return pinned;
+}
+
+/** The loop's stop signal: SIGINT/SIGTERM (unless told not to) or `deps.signal`; `dispose` removes the handlers. */
+function stopSignals(deps: WatchDeps, emit: (e: Omit<LoopEvent, 'time'>) => void): { stop: AbortController; dispose: () => void } {
+  const stop = new AbortController();
+  const onSignal = (sig: NodeJS.Signals) => {
+    emit({ action: 'stop', result: 'stopping', message: `${sig}: stopping after the step in progress (again to force)` });
+    removeHandlers();
+    stop.abort();
+  };
+  const removeHandlers = () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+  if (deps.handleSignals !== false) {
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  }
+  const onExternal = () => stop.abort();
+  deps.signal?.addEventListener('abort', onExternal, { once: true });
+  return {
+    stop,
+    dispose: () => {
+      removeHandlers();
+      deps.signal?.removeEventListener('abort', onExternal);
+    },
+  };
+}
+
+/** The push webhook, when asked for: each push wakes the loop, each request is an event. */
+async function webhookFor(req: WatchRequest, wakeup: Wakeup, emit: (e: Omit<LoopEvent, 'time'>) => void): Promise<WebhookServer | undefined> {
+  if (req.webhookAddr === undefined) return undefined;
+  const { host } = parseWebhookAddr(req.webhookAddr);
+  if (!isLoopback(host) && req.webhookSecret === undefined) {
+    emit({ action: 'warning', message: `the webhook listens on ${host}, beyond this machine, with no secret: anyone who reaches it can trigger a refresh` });
+  }
+  return startWebhook({
+    addr: req.webhookAddr,
+    ...(req.webhookSecret ? { secret: req.webhookSecret } : {}),
+    onPush: () => wakeup.wake('webhook'),
+    onRequest: (r) =>
+      emit({
+        action: 'webhook',
+        result: r.outcome === 'push' ? 'accepted' : r.outcome,
+        message: r.reason,
+        detail: { status: r.status, ...(r.event ? { event: r.event } : {}), ...(r.push?.ref ? { ref: r.push.ref } : {}), ...(r.remote ? { remote: r.remote } : {}) },
+      }),
+  });
+}
+
+/**
+ * What one refresh found, for the decision: the revision (the commit, else the digest `sync` uses), what is out of
+ * sync by the one comparison, the extras, the names for the log, and a refusal (the loop is Argo CD's automated sync:
+ * a window blocks it unless it allows automated syncs).
+ */
+function snapshotOf(state: AppState, comparison: Comparison, extras: Extras, o: { prune: boolean; warnings: string[]; now: number }): Snapshot {
+  const outOfSync: string[] = [];
+  const names: Snapshot['names'] = new Map();
+  const named = (k: ResourceKey) => ({ object: displayName(k), ...(k.namespace ? { namespace: k.namespace } : {}) });
+  state.desired.forEach((d, i) => {
+    const k = keyString(d.key);
+    names.set(k, named(d.key));
+    if (comparison.objects[i]!.status !== 'in-sync') outOfSync.push(k);
+  });
+  for (const [k, c] of extras.byKey) names.set(k, named(c.key));
+  const refusal = stateRefusal(state, { manual: false, now: o.now });
+  const until = refusal && state.rules ? windowVerdict(state.app, state.rules, { manual: false, now: o.now }).verdict.opensAt : undefined;
+  return {
+    revision: syncRevision(state),
+    ...(state.revision ? { commit: state.revision } : {}),
+    origin: state.origin,
+    policy: { selfHeal: state.app.automated?.selfHeal === true, prune: o.prune },
+    desiredCount: state.desired.length,
+    outOfSync,
+    extras: [...extras.byKey.keys()],
+    names,
+    warnings: o.warnings,
+    ...(refusal ? { blocked: { reason: refusal, ...(until !== undefined ? { until } : {}) } } : {}),
+  };
+}
+
+function liveTargets(state: AppState): LiveTarget[] {
+  const byTarget = new Map<string, { type: ResourceType; namespace?: string; names: Set<string> }>();
+  for (const d of state.desired) {
+    if (d.pendingCrd || !d.type.verbs.includes('watch')) continue;
+    const ns = d.type.namespaced ? d.key.namespace : undefined;
+    const id = `${d.type.group}/${d.type.resource}@${ns ?? ''}`;
+    const t = byTarget.get(id) ?? { type: d.type, ...(ns ? { namespace: ns } : {}), names: new Set<string>() };
+    t.names.add(d.key.name);
+    byTarget.set(id, t);
+  }
+  return [...byTarget.values()];
+}
+
+/**
+ * Runs the loop until SIGINT/SIGTERM (or `deps.signal`); returns 0 after a clean stop. Every action and observation
+ * goes to `onEvent` as it happens, stamped with the clock's time (cli/ prints each as one line). It acts on the
+ * Application's destination (session.ts), read again every round: a destination that moves is refused, never followed.
+ */
+export async function runWatch(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEvent) => void, deps: WatchDeps = {}): Promise<ExitCode> {
+  if (deps.gateway) return watchWith(req, ctx, onEvent, deps);
+  const { withAppTarget } = await import('../session/session.js');
+  return withAppTarget(ctx, 'watch', req.source, (s) =>
+    watchWith(req, ctx, onEvent, { ...deps, gateway: s.gateway, controlPlane: s.controlPlane, application: s.application, target: s.target, closeGateway: false, ...(s.appRef && req.record ? { appRef: s.appRef } : {}) }),
+  );
+}
+
+async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEvent) => void, deps: WatchDeps): Promise<ExitCode> {
+  const baseArgs = req.source;
+  const clock = deps.clock ?? systemClock;
+  const emit = (e: Omit<LoopEvent, 'time'>) => onEvent({ ...e, time: new Date(clock.now()) });
+
+  const { stop, dispose } = stopSignals(deps, emit);
+  const gateway: KubeGateway | undefined = deps.gateway;
+  let webhook: WebhookServer | undefined;
+  let watcher: LiveWatcher | undefined;
+  let fatal: unknown;
+  try {
+    if (gateway === undefined) throw new Error('the watch loop needs a gateway');
+    const gw = gateway;
+    const wakeup = new Wakeup();
+    webhook = await webhookFor(req, wakeup, emit);
+    let appInstance = '';
+    watcher = new LiveWatcher({
+      gateway: gw,
+      appInstance: () => appInstance,
+      labelKey: () => (last?.state.tracking?.method === 'label' ? last.state.tracking.labelKey : undefined),
+      onChange: () => wakeup.wake('live'),
+      onConnection: (ev, target) =>
+        ev.kind === 'gone'
+          ? emit({ action: 'reconnect', result: 'relisting', message: `${target}: resourceVersion expired (410 Gone)` })
+          : emit({ action: 'reconnect', result: 'retrying', message: `${target}: ${(ev.error as Error)?.message ?? String(ev.error)}`, detail: { retryInMs: ev.retryInMs } }),
+      reconnectDelay: (n) => reconnectDelay(n, Math.random()),
+      sleep: clock.sleep,
+    });
+    emit({
+      action: 'start',
+      message: `reconciling ${baseArgs.app ?? baseArgs.appFile ?? ''} every ${req.interval}${webhook ? `; webhook on ${webhook.host}:${webhook.port}` : ''}`,
+      detail: { intervalMs: req.intervalMs, ...(webhook ? { webhookPort: webhook.port } : {}) },
+    });
+
+    let last: Loaded | undefined;
+    let extras: Extras = { byKey: new Map() };
+    let succeeded = false;
+    const warned = new Set<string>();
+    const appDeps = { io: ctx.io, opts: ctx.opts, gateway: gw, ...(deps.controlPlane ? { controlPlane: deps.controlPlane } : {}), ...(deps.application ? { application: deps.application } : {}), ...(deps.target ? { target: deps.target } : {}) };
+
+    const refresh = async ({ pollSource }: { pollSource: boolean }): Promise<Snapshot> => {
+      let state: AppState;
+      const started = clock.now();
+      // A kind the cluster did not serve at the last look (its CRD in the app, or expected): discovery is read again,
+      // else a long-running loop would never see it served (and its object never compared live).
+      if (last?.state.desired.some((d) => d.pendingCrd)) gw.forgetDiscovery?.();
+      try {
+        state = await loadAppState(pollSource ? baseArgs : pinnedArgs(baseArgs, last?.state, ctx.io.env), appDeps, { extras: pollSource || last === undefined });
+      } catch (e) {
+        if (!succeeded && (e instanceof InputError || e instanceof RefusedError)) {
+          fatal = e; // a mistake in what we were asked to watch: say so at once instead of retrying forever
+          stop.abort();
+        }
+        throw e;
+      }
+      succeeded = true;
+      if (ctx.opts.verbose) emit({ action: 'refresh', result: pollSource ? 'poll' : 'live', detail: { ms: clock.now() - started, requests: state.requests, objects: state.desired.length } });
+      appInstance = state.appInstance;
+      // The one comparison (diff/comparison.ts): an object is out of sync when it is drifted or missing.
+      const comparison = await compareAppState(state, ctx.opts.fieldManager);
+      const failed = firstFailure(comparison);
+      if (failed) throw failed;
+      // Extras (prune candidates) are listed on polls only: that takes a list per kind and namespace, too much for
+      // every live change. Between polls the last list stands (with the gaps of its scan), minus what was pruned since.
+      if (state.prune !== undefined) extras = { byKey: new Map(state.prune.candidates.filter((c) => !c.skip).map((c) => [keyString(c.key), c])), ...(state.scanGaps ? { scanGaps: state.scanGaps } : {}) };
+      const fresh = state.warnings.filter((w) => !warned.has(w));
+      for (const w of fresh) warned.add(w);
+      last = { state, comparison };
+      watcher?.update(liveTargets(state));
+      // The automated loop prunes as automated.prune says; a --desired that overrides the source only with --prune.
+      return snapshotOf(state, comparison, extras, { prune: req.prune || (state.app.automated?.prune === true && baseArgs.desired === undefined), warnings: fresh, now: clock.now() });
+    };
+
+    // The record (the Application's status): after every round that acted, and after a refresh whose verdict changed.
+    let recorded = '';
+    const record = async (sync?: { results: readonly ActResult[]; startedAtMs: number }) => {
+      const ref = deps.appRef;
+      if (!ref || last === undefined) return;
+      const { runStatus } = await import('../status/status.js');
+      const { recordNotice, recordState } = await import('../session/record.js');
+      const after = await runStatus(pinnedArgs(baseArgs, last.state, ctx.io.env), appDeps).catch(() => undefined);
+      const op = sync ? loopOperation(sync.results, { revision: last.state.revision, ...(last.state.sources ? { revisions: last.state.sources.map((x) => x.revision) } : {}), startedAtMs: sync.startedAtMs, finishedAtMs: clock.now(), versions: after?.compared?.versions ?? {}, prune: req.prune || last.state.app.automated?.prune === true }) : undefined;
+      if (!op && !after?.compared) return;
+      const outcome = await recordState(deps.controlPlane ?? gw, ref, { ...(after?.compared ? { compared: after.compared } : {}), warnings: after?.warnings ?? [], ...(op ? { sync: op } : {}) }, { now: () => clock.now() });
+      const notice = recordNotice(outcome);
+      if (notice !== undefined && !warned.has(notice)) {
+        warned.add(notice);
+        emit({ action: 'warning', message: notice });
+      }
+    };
+
+    // Each round runs the one executor (execute.ts) on the state its refresh loaded, as `sync` runs it.
+    const syncDeps: SyncDeps = { ...appDeps, signal: stop.signal };
+    const act = async (d: Decision): Promise<ActResult[]> => {
+      if (last === undefined) return [];
+      const startedAtMs = clock.now();
+      const report = await executeSync(last.state, last.comparison, selectionOf(d, last.state, extras), roundOptions(d, req, last.state), syncDeps);
+      const results = actResults(report, d);
+      for (const r of results) if (r.action === 'prune' && (r.result === 'deleted' || r.result === 'gone')) extras.byKey.delete(r.key);
+      if (results.length > 0) {
+        await record({ results, startedAtMs });
+        recorded = '';
+      }
+      return results;
+    };
+    const refreshAndRecord = async (o: { pollSource: boolean }): Promise<Snapshot> => {
+      const snap = await refresh(o);
+      const verdict = JSON.stringify([snap.revision, [...snap.outOfSync].sort(), [...snap.extras].sort()]);
+      if (deps.appRef && verdict !== recorded) {
+        recorded = verdict;
+        await record();
+      }
+      return snap;
+    };
+
+    const summary = await runLoop(
+      { clock, random: Math.random, refresh: (o) => refreshAndRecord(o), act, emit },
+      { intervalMs: req.intervalMs, signal: stop.signal, wakeup },
+    );
+    if (fatal !== undefined) throw fatal;
+    emit({ action: 'stop', result: 'stopped', detail: { steps: summary.steps, applied: summary.applied, pruned: summary.pruned, failed: summary.failed } });
+    return ExitCode.Ok;
+  } finally {
+    dispose();
+    await watcher?.stop();
+    await webhook?.close();
+    if (deps.closeGateway !== false) gateway?.close();
+  }
+}
+
+/** A full sync (the first round, a new revision) applies every desired object; a heal only the drifted ones. */
+function isFullSync(d: Decision): boolean {
+  return d.reason === 'initial' || d.reason === 'new-revision';
+}
+
+/** What a round acts on: the objects the decision names (all of them for a full sync) and its prune candidates. */
+function selectionOf(d: Decision, state: AppState, extras: Extras): { apply: Set<string>; prune: { candidates: PruneCandidate[]; scanGaps?: readonly string[] } } {
+  const apply = new Set(isFullSync(d) ? state.desired.map((e) => keyString(e.key)) : d.apply);
+  const wanted = new Set(d.prune);
+  const candidates = [...extras.byKey.values()].filter((c) => wanted.has(keyString(c.key)));
+  return { apply, prune: { candidates, ...(extras.scanGaps ? { scanGaps: extras.scanGaps } : {}) } };
+}
+
+/**
+ * How a round runs: a full sync with the app's hooks and waves, a heal in one pass without hooks (as Argo CD's
+ * self-heal, a sync of the out-of-sync resources); fields taken back unless --no-force-conflicts.
+ */
+function roundOptions(d: Decision, req: WatchRequest, state: AppState): Parameters<typeof executeSync>[3] {
+  return {
+    dryRun: false,
+    prune: d.prune.length > 0 ? { enabled: true, why: req.prune ? '--prune' : 'syncPolicy.automated.prune' } : { enabled: false, off: 'nothing to prune this round' },
+    forceConflicts: req.forceConflicts,
+    ...(req.forceConflicts ? { forceReason: state.app.automated?.selfHeal ? 'syncPolicy.automated.selfHeal' : 'server-side apply with force, as Argo CD' } : {}),
+    timeoutMs: req.timeoutMs,
+    skipHooks: !isFullSync(d),
+    manual: false,
+  };
+}
+
+/** A round's report as the loop's results: one per hook, applied object and prune candidate, and one per stop. */
+function actResults(report: SyncReport, d: Decision): ActResult[] {
+  const key = (r: { group: string; kind: string; namespace: string; name: string }) => keyString(r);
+  if (report.refused) return [{ key: report.app, action: 'apply', result: 'refused', ok: false, message: report.refused }];
+  const out: ActResult[] = [];
+  for (const h of report.hooks) out.push({ key: key(h), action: 'apply', result: `hook ${h.phase} ${h.outcome}`, ok: h.outcome === 'Succeeded', ...(h.message ? { message: h.message } : {}) });
+  for (const s of report.steps) {
+    if (s.outcome === 'skipped' && s.wave === null) continue; // the CreateNamespace namespace, already there
+    const took = report.healed.filter((h) => key(h) === key(s)).map((h) => `${h.field} from ${h.manager}`);
+    const message = s.outcome === 'applied' && took.length > 0 ? `took ${took.join(', ')}` : s.message;
+    out.push({ key: key(s), action: 'apply', result: s.outcome, ok: s.outcome === 'applied' || s.outcome === 'skipped', ...(message ? { message } : {}) });
+  }
+  const pruned = new Set<string>();
+  for (const p of report.prune.results) {
+    pruned.add(key(p));
+    out.push({ key: key(p), action: 'prune', result: p.outcome === 'pruned' ? 'deleted' : p.outcome, ok: p.outcome === 'pruned' || p.outcome === 'gone' || p.outcome === 'skipped', ...(p.message ? { message: p.message } : {}) });
+  }
+  // Decided but not pruned (a failed apply, a denied delete elsewhere, an interruption): said, never left out.
+  for (const k of d.prune) if (!pruned.has(k)) out.push({ key: k, action: 'prune', result: 'blocked', ok: false, message: report.prune.blocked ?? report.interrupted?.message ?? 'not pruned' });
+  for (const f of report.failures.filter((x) => x.phase === 'operation' || x.phase === 'preflight')) out.push({ key: key(f), action: 'apply', result: 'failed', ok: false, message: f.message });
+  if (report.interrupted) out.push({ key: report.app, action: 'apply', result: 'interrupted', ok: false, message: report.interrupted.message });
+  return out;
+}
+
+/** One round's actions as the sync operation Argo CD's automated sync would record (initiated by `automated`). */
+function loopOperation(results: readonly ActResult[], o: { revision: string | undefined; revisions?: string[]; startedAtMs: number; finishedAtMs: number; versions: Readonly<Record<string, string>>; prune: boolean }): SyncOperation {
+  const resources = results.map((r) => {
+    const [group = '', kind = '', namespace = '', name = ''] = r.key.split('/');
+    const status = r.action === 'prune' ? (r.result === 'deleted' || r.result === 'gone' ? 'Pruned' : r.result === 'skipped' ? 'PruneSkipped' : 'SyncFailed') : r.ok ? 'Synced' : 'SyncFailed';
+    return { group, version: o.versions[r.key] ?? '', kind, namespace, name, status, message: r.message ?? r.result, syncPhase: 'Sync' };
+  });
+  const failed = results.find((r) => !r.ok);
+  return {
+    initiatedBy: { automated: true },
+    startedAt: new Date(o.startedAtMs).toISOString(),
+    finishedAt: new Date(o.finishedAtMs).toISOString(),
+    ...(o.revision ? { revision: o.revision } : {}),
+    ...(o.revisions ? { revisions: o.revisions } : {}),
+    prune: o.prune,
+    dryRun: false,
+    phase: failed ? 'Failed' : 'Succeeded',
+    message: failed ? `${failed.key}: ${failed.message ?? failed.result}` : 'successfully synced (all tasks run)',
+    resources,
+    partial: false,
+  };
+}

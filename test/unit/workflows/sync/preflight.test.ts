@@ -1,0 +1,102 @@
+// Permission preflight against the fake gateway: what it asks, what it names, and that it changes nothing.
+import { COMMON_TYPES, FakeGateway } from '../../../support/fake-gateway.js';
+import type { ResourceType } from '../../../../src/model/resource-type.js';
+import { describeMissing, permissionsNeeded, preflight, writesOf, type IntendedWrite } from '../../../../src/workflows/sync/preflight.js';
+import type { KubeObject } from '../../../../src/model/object.js';
+
+const type = (kind: string): ResourceType => {
+  const t = COMMON_TYPES.find((x) => x.kind === kind);
+  if (!t) throw new Error(kind);
+  return t;
+};
+const cm = (name: string, ns = 'shop'): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns }, data: { a: '1' } });
+const key = (kind: string, name: string, namespace = 'shop') => ({ group: kind === 'Deployment' ? 'apps' : '', kind, namespace, name });
+
+const writes: IntendedWrite[] = [
+  { op: 'apply', type: type('ConfigMap'), key: key('ConfigMap', 'a'), exists: true },
+  { op: 'apply', type: type('ConfigMap'), key: key('ConfigMap', 'b'), exists: false },
+  { op: 'apply', type: type('Deployment'), key: key('Deployment', 'web'), exists: true },
+  { op: 'apply', type: type('Namespace'), key: { group: '', kind: 'Namespace', namespace: '', name: 'shop' }, exists: false },
+  { op: 'delete', type: type('ConfigMap'), key: key('ConfigMap', 'old') },
+];
+
+describe('permissionsNeeded', () => {
+  it('asks patch for every apply, create for absent objects, delete for prunes, once per verb/resource/namespace', () => {
+    const needed = permissionsNeeded(writes).map((p) => `${p.verb} ${p.group}/${p.resource} ${p.namespace ?? '-'} <- ${p.neededFor.join('|')}`);
+    expect(needed).toEqual([
+      'create /configmaps shop <- apply ConfigMap shop/b',
+      'create /namespaces - <- apply Namespace shop',
+      'delete /configmaps shop <- delete ConfigMap shop/old',
+      'patch /configmaps shop <- apply ConfigMap shop/a|apply ConfigMap shop/b',
+      'patch /namespaces - <- apply Namespace shop',
+      'patch apps/deployments shop <- apply Deployment.apps shop/web',
+    ]);
+  });
+
+  it('does not mutate its input', () => {
+    const copy = structuredClone(writes);
+    permissionsNeeded(writes);
+    expect(writes).toEqual(copy);
+  });
+});
+
+describe('preflight', () => {
+  it('reports nothing missing when everything is allowed, and changes nothing', async () => {
+    const gw = new FakeGateway({ objects: [cm('old')] });
+    const live = gw.find('ConfigMap', 'shop', 'old')!;
+    const before = gw.objects();
+    const r = await preflight(gw, [...writes.slice(0, 4), { op: 'delete', type: type('ConfigMap'), key: key('ConfigMap', 'old'), live }]);
+    expect(r.missing).toEqual([]);
+    expect(r.applyBlocked).toBe(false);
+    expect(r.deleteBlocked).toBe(false);
+    expect(gw.objects()).toEqual(before);
+    expect(gw.calls.filter((c) => c.startsWith('DELETE'))).toEqual(['DELETE dry ConfigMap shop/old']);
+    expect(gw.calls.filter((c) => c.startsWith('APPLY'))).toEqual([]);
+  });
+
+  it('names each missing permission and what needs it; a refused delete is not dry-run', async () => {
+    const gw = new FakeGateway({ objects: [cm('old')], forbidden: ['delete configmaps', 'patch deployments.apps'] });
+    const r = await preflight(gw, writes);
+    expect(r.applyBlocked).toBe(true);
+    expect(r.deleteBlocked).toBe(true);
+    expect(r.missing.map(describeMissing)).toEqual([
+      'cannot delete configmaps in namespace "shop" (needed to delete ConfigMap shop/old)',
+      'cannot patch deployments.apps in namespace "shop" (needed to apply Deployment.apps shop/web)',
+    ]);
+    expect(r.missing.every((m) => m.foundBy === 'access-review' && m.reason === 'denied by fake')).toBe(true);
+    expect(gw.calls.some((c) => c.startsWith('DELETE'))).toBe(false);
+    expect(gw.objects().map((o) => o.metadata.name)).toEqual(['old']);
+  });
+
+  it('apply allowed, delete refused: only deleteBlocked', async () => {
+    const gw = new FakeGateway({ forbidden: ['delete configmaps'] });
+    const r = await preflight(gw, writes);
+    expect(r.applyBlocked).toBe(false);
+    expect(r.deleteBlocked).toBe(true);
+  });
+
+  it('a dry-run delete that finds the object changed is a dry-run failure, not a missing permission', async () => {
+    const gw = new FakeGateway({ objects: [cm('old')] });
+    const live = { ...gw.find('ConfigMap', 'shop', 'old')!, metadata: { ...gw.find('ConfigMap', 'shop', 'old')!.metadata, resourceVersion: '1' } };
+    const r = await preflight(gw, [{ op: 'delete', type: type('ConfigMap'), key: key('ConfigMap', 'old'), live }]);
+    expect(r.missing).toEqual([]);
+    expect(r.dryRunFailures).toHaveLength(1);
+    expect(r.dryRunFailures[0]!.message).toMatch(/409|Conflict|Precondition/);
+    expect(gw.find('ConfigMap', 'shop', 'old')).toBeDefined();
+  });
+
+  it('writesOf skips skipped steps and skipped candidates', () => {
+    const w = writesOf(
+      [
+        { key: key('ConfigMap', 'a'), type: type('ConfigMap'), action: 'update' },
+        { key: key('ConfigMap', 'b'), type: type('ConfigMap'), action: 'create' },
+        { key: key('ConfigMap', 'c'), type: type('ConfigMap'), action: 'skip' },
+      ],
+      [
+        { key: key('ConfigMap', 'old'), type: type('ConfigMap'), object: cm('old') },
+        { key: key('ConfigMap', 'kept'), type: type('ConfigMap'), object: cm('kept'), skip: 'Prune=false' },
+      ],
+    );
+    expect(w.map((x) => `${x.op} ${x.key.name} ${x.exists ?? ''}`)).toEqual(['apply a true', 'apply b false', 'delete old ']);
+  });
+});
