@@ -11,6 +11,10 @@ export const ExitCode = {
   Cluster: 3,
   /** Refused by a safety rule: nothing was changed. */
   Refused: 4,
+  /** Stopped by SIGINT (Ctrl-C), as a shell counts it (128 + 2): the closing line says where. */
+  Interrupted: 130,
+  /** Stopped by SIGTERM (128 + 15). */
+  Terminated: 143,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 

@@ -1,4 +1,5 @@
 // `kubectl gitops diff`: desired against live, per field, with owners and verdicts.
+import { emit } from '../emit.js';
 import { defineCommand } from '../command.js';
 import { appSourceOptions } from '../options.js';
 import { ExitCode, InputError } from '../../model/errors.js';
@@ -36,9 +37,7 @@ export const diffCommand = defineCommand({
       const { diffAgainstCluster, liveDiffExitCode } = await import('../../workflows/diff/live-diff.js');
       const { renderLiveDiff } = await import('../../render/live-diff.js');
       const report = await diffAgainstCluster(liveDiffInput(args), ctx);
-      for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
-      ctx.io.out(renderLiveDiff(report, ctx.opts.output, ctx.paint, ctx.opts.fieldManager));
-      return liveDiffExitCode(report);
+      return emit(ctx, { warnings: report.warnings, report: renderLiveDiff(report, ctx.opts.output, ctx.paint, ctx.opts.fieldManager), code: liveDiffExitCode(report) });
     }
     // yargs has refused --live without --desired, and with APP, --server-side, --project-file or --lua-dir.
     if (args.desired === undefined) throw new InputError('file mode (--live) needs --desired FILE|DIR');
@@ -52,9 +51,6 @@ export const diffCommand = defineCommand({
       ...(args.render === true ? { render: { env: ctx.io.env, ...(args.kustomize !== undefined ? { kustomize: args.kustomize } : {}), ...(args.kustomizeBuildOptions !== undefined ? { kustomizeBuildOptions: args.kustomizeBuildOptions } : {}), ...(args.helm !== undefined ? { helm: args.helm } : {}), ...capabilityInput(args) } } : {}),
       ...(args.argocdCm !== undefined ? { argocdCm: args.argocdCm } : {}),
     });
-    for (const w of app?.warnings ?? []) ctx.io.err(`warning: ${w}\n`);
-    for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
-    ctx.io.out(renderDiff(report, ctx.opts.output, ctx.paint));
-    return report.sync === 'Synced' ? ExitCode.Ok : ExitCode.Drift;
+    return emit(ctx, { warnings: [...(app?.warnings ?? []), ...report.warnings], report: renderDiff(report, ctx.opts.output, ctx.paint), code: report.sync === 'Synced' ? ExitCode.Ok : ExitCode.Drift });
   },
 });

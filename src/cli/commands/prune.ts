@@ -1,7 +1,7 @@
 // `kubectl gitops prune`: list (or delete, with --confirm) live objects this app owns but no longer declares.
+import { emit } from '../emit.js';
 import { defineCommand } from '../command.js';
 import { appSourceOptions } from '../options.js';
-import type { ExitCode } from '../../model/errors.js';
 import { PROPAGATION_POLICIES } from '../../model/object.js';
 import { pruneInput } from '../inputs.js';
 
@@ -21,9 +21,7 @@ export const pruneCommand = defineCommand({
     const req = pruneInput(args);
     return withAppTarget(ctx, 'prune', req, async (session) => {
       const report = await pruneApp(req, { io: ctx.io, opts: ctx.opts, ...session });
-      for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
-      ctx.io.out(renderPrune(report, ctx.opts.output, ctx.paint));
-      return pruneExitCode(report) as ExitCode;
+      return emit(ctx, { warnings: report.warnings, report: renderPrune(report, ctx.opts.output, ctx.paint), code: pruneExitCode(report) });
     });
   },
 });

@@ -1,7 +1,8 @@
 // `kubectl gitops rollback`: deploy what a history entry deployed, as argocd app rollback.
 import { defineCommand } from '../command.js';
 import { clusterOptions, recordOption } from '../options.js';
-import { InputError, type ExitCode } from '../../model/errors.js';
+import { InputError } from '../../model/errors.js';
+import { emit } from '../emit.js';
 import { parseDuration } from '../../model/duration.js';
 import { appStateInput } from '../inputs.js';
 import { CONTROL_PLANE_NAMESPACE } from '../../model/keys.js';
@@ -47,39 +48,15 @@ export const rollbackCommand = defineCommand({
     const id = args.id;
     if (id !== undefined && (!Number.isInteger(id) || id < 0)) throw new InputError(`a history ID is a whole number, got ${String(args.id)}`);
     const timeoutMs = parseDuration(args.timeout, '--timeout');
-    const { withAppTarget } = await import('../../workflows/session/session.js');
-    const { rollbackTargetOf, syncRollback } = await import('../../workflows/history/rollback.js');
-    const { syncExitCode } = await import('../../workflows/sync/sync.js');
-    const { runStatus } = await import('../../workflows/status/status.js');
-    const { recordingErrors, recordNotice, recordSessionError, recordSync } = await import('../../workflows/session/record.js');
+    const { runOperation, stoppedLine } = await import('../../workflows/sync/operation.js');
     const { renderSync } = await import('../../render/sync.js');
-    const base = appStateInput(args);
-    const dryRun = args.dryRun === true;
-    const warn = (line: string) => ctx.io.err(`warning: ${line}\n`);
-    const failure = { startedAtMs: Date.now(), record: args.record !== false, dryRun, prune: args.prune === true };
-    let inSession = false;
-    return withAppTarget(ctx, 'rollback', base, async (session) => {
-      inSession = true;
-      const deps = { io: ctx.io, opts: ctx.opts, ...session };
-      const started = Date.now();
-      // Argo CD's rollback syncs with the apply strategy: the resources only, no hooks.
-      const req = { ...base, dryRun, prune: args.prune === true, forceConflicts: args.forceConflicts !== false, timeoutMs, skipHooks: true };
-      // Refusals (auto-sync on, no such entry) come before an operation exists: nothing is recorded for them, as in Argo CD.
-      const target = await rollbackTargetOf(deps, session.appRef ?? { namespace: ctx.opts.appNamespace, name }, id);
-      const report = await recordingErrors(session, { ...failure, startedAtMs: started, syncedSource: target.synced }, () => syncRollback(req, target, deps, { notify: (line) => ctx.io.err(`retry: ${line}\n`) }), warn);
-      if (cautiousStop(report)) report.nextCommand = commandLineWithout(ctx.argv ?? [], NO_FORCE);
-      const revision = target.entry.revision ?? target.entry.revisions?.join(',') ?? '-';
-      ctx.io.err(`${rollbackClosing(report, syncExitCode(report), `Application ${ctx.opts.appNamespace}/${name} to history ID ${target.entry.id} (revision ${revision})`)}\n`);
-      // The comparison recorded afterwards is against the Application's own source, as Argo CD's next refresh is.
-      const recorded = await recordSync(session, { report, startedAtMs: started, partial: false, record: args.record !== false, syncedSource: target.synced }, async () => runStatus(base, deps));
-      for (const w of report.warnings) warn(w);
-      const notice = recordNotice(recorded);
-      if (notice !== undefined) warn(notice);
-      ctx.io.out(renderSync(report, ctx.opts.output, ctx.paint));
-      return syncExitCode(report) as ExitCode;
-    }).catch(async (err: unknown) => {
-      if (!inSession) await recordSessionError(ctx, name, err, failure, warn);
-      throw err;
-    });
+    const { syncExitCode } = await import('../../workflows/sync/sync.js');
+    const request = { ...appStateInput(args), dryRun: args.dryRun === true, prune: args.prune === true, forceConflicts: args.forceConflicts !== false, timeoutMs };
+    const result = await runOperation(ctx, { kind: 'rollback', request, name, ...(id !== undefined ? { id } : {}), record: args.record !== false }, { say: (line) => ctx.io.err(`${line}\n`) });
+    const { report, rollback } = result;
+    if (report && cautiousStop(report)) report.nextCommand = commandLineWithout(ctx.argv ?? [], NO_FORCE);
+    const what = `Application ${ctx.opts.appNamespace}/${name} to history ID ${rollback?.id ?? id ?? '-'} (revision ${rollback?.revision ?? '-'})`;
+    const notes = [report ? rollbackClosing(report, syncExitCode(report), what) : `rollback of ${what} did not finish`, ...(result.stopped ? [stoppedLine('rollback', result.stopped)] : [])];
+    return emit(ctx, { notes, warnings: result.warnings, ...(report ? { report: renderSync(report, ctx.opts.output, ctx.paint) } : {}), code: result.exitCode });
   },
 });

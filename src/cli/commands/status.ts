@@ -1,4 +1,5 @@
 // `kubectl gitops status`: sync status and health as two axes, with the reason.
+import { emit, warn } from '../emit.js';
 import { defineCommand } from '../command.js';
 import { OUTPUT_FORMATS, appSourceOptions, recordOption } from '../options.js';
 import { appStateInput, recording } from '../inputs.js';
@@ -58,15 +59,13 @@ export const statusCommand = defineCommand({
       const record = async (r: StatusResult) => {
         const recorded = await recordStatus(session, { ...(r.compared ? { compared: r.compared } : {}), warnings: r.warnings, record: recording(args) });
         const notice = recordNotice(recorded);
-        if (notice !== undefined) ctx.io.err(`warning: ${notice}\n`);
+        if (notice !== undefined) warn(ctx, notice);
         else if (recorded && ctx.opts.verbose) ctx.io.err(`status: recorded in the Application's status (${recorded.attempts} write${recorded.attempts === 1 ? '' : 's'}: ${recorded.attempts - 1} resourceVersion conflict(s) read again)\n`);
       };
       if (args.wait !== true) {
         const result = await produce();
         await record(result);
-        for (const w of result.warnings) ctx.io.err(`warning: ${w}\n`);
-        ctx.io.out(render(result.report));
-        return ExitCode.Ok;
+        return emit(ctx, { warnings: result.warnings, report: render(result.report), code: ExitCode.Ok });
       }
       let last = '';
       const result = await waitForConverged(async () => {
@@ -90,10 +89,10 @@ export const statusCommand = defineCommand({
         },
       });
       await record(result);
-      for (const w of result.warnings) ctx.io.err(`warning: ${w}\n`);
       if (ctx.opts.verbose) ctx.io.err(`status: ${result.polls} polls in ${result.waitedMs} ms\n`);
-      ctx.io.out(render(result.report));
-      if (isConverged(result.report)) return ExitCode.Ok;
+      const converged = isConverged(result.report);
+      emit(ctx, { warnings: result.warnings, report: render(result.report), code: converged ? ExitCode.Ok : ExitCode.Drift });
+      if (converged) return ExitCode.Ok;
       ctx.io.err(`error: timed out after ${args.timeout} waiting for Synced and Healthy: ${summary(result.report, reasonText(result.report))}\n`);
       return ExitCode.Drift;
     });

@@ -8,6 +8,7 @@ import { cautiousStop, NO_FORCE, recording, retryLimitOf, syncAllInput, syncInpu
 import { InputError, type ExitCode } from '../../model/errors.js';
 import type { SyncEvent } from '../../workflows/sync/sync-phases.js';
 import { commandLineWithout } from '../argv.js';
+import { emit, warn } from '../emit.js';
 
 /** A one-line progress indicator on stderr, only on a TTY; cleared when done. `above` prints a line above it. */
 export function progressLine(ctx: CommandContext): { update: (line: string) => void; clear: () => void; above: (text: string) => void } | undefined {
@@ -101,58 +102,26 @@ export const syncCommand = defineCommand({
       const format = ctx.opts.output;
       return (await import('../../workflows/sync/watch.js')).runWatch(watchInput(args, ctx.io.env), ctx, (e) => ctx.io.out(formatEvent(e, format)));
     }
-    const { withAppTarget } = await import('../../workflows/session/session.js');
-    const { syncWithRetry, syncExitCode } = await import('../../workflows/sync/sync.js');
+    const { runOperation, stoppedLine } = await import('../../workflows/sync/operation.js');
     const { renderSync } = await import('../../render/sync.js');
-    const { recordingErrors, recordNotice, recordSessionError, recordSync } = await import('../../workflows/session/record.js');
-    const { runStatus } = await import('../../workflows/status/status.js');
     const progress = progressLine(ctx);
     const onEvent = progressTable(ctx, progress);
-    const req = syncInput(args);
+    const request = syncInput(args);
     const retryLimit = retryLimitOf(args.retryLimit);
-    const partial = (req.resources?.length ?? 0) > 0 || req.selector !== undefined;
-    // An error before a report (the source does not render, the destination cannot be reached or is refused) is
-    // recorded as the operation's, phase Error, as Argo CD's controller records it.
-    const startedAtMs = Date.now();
-    const failure = { startedAtMs, record: recording(args), dryRun: req.dryRun, prune: req.prune };
-    const warn = (line: string) => ctx.io.err(`warning: ${line}\n`);
-    let inSession = false;
-    return withAppTarget(ctx, 'sync', req, async (session) => {
-      inSession = true;
-      try {
-        const started = Date.now();
-        const deps = { io: ctx.io, opts: ctx.opts, ...session, ...(progress ? { progress: progress.update } : {}), ...(onEvent ? { onEvent } : {}) };
-        const report = await recordingErrors(session, failure, () => syncWithRetry(
-          req,
-          deps,
-          { ...(retryLimit !== undefined ? { retryLimit } : {}), notify: (line) => ctx.io.err(`retry: ${line}\n`) },
-        ), warn);
-        if (cautiousStop(report)) report.nextCommand = commandLineWithout(ctx.argv ?? [], NO_FORCE);
-        progress?.update('recording the status');
-        const recorded = await recordSync(
-          session,
-          { report, startedAtMs: started, partial, record: recording(args) },
-          // Compared as the Application declares itself (as Argo CD's next refresh): at the commit the sync used when that
-          // is its targetRevision's, else (--revision) at its targetRevision again.
-          async (revision) => {
-            const { revision: _given, ...own } = req;
-            return runStatus({ ...own, ...(revision !== undefined && req.revision === undefined ? { revision } : {}) }, deps);
-          },
-        );
-        progress?.clear();
-        for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
-        const notice = recordNotice(recorded);
-        if (notice !== undefined) ctx.io.err(`warning: ${notice}\n`);
-        else if (recorded && ctx.opts.verbose) ctx.io.err(`sync: recorded in the Application's status (${recorded.attempts} write${recorded.attempts === 1 ? '' : 's'}: ${recorded.attempts - 1} resourceVersion conflict(s) read again)\n`);
-        ctx.io.out(renderSync(report, ctx.opts.output, ctx.paint));
-        return syncExitCode(report) as ExitCode;
-      } finally {
-        progress?.clear();
-      }
-    }).catch(async (err: unknown) => {
-      if (!inSession) await recordSessionError(ctx, args.app !== undefined && args.appFile === undefined ? args.app : undefined, err, failure, warn);
-      throw err;
-    });
+    try {
+      const result = await runOperation(
+        ctx,
+        { kind: 'sync', request, ...(retryLimit !== undefined ? { retryLimit } : {}), record: recording(args) },
+        { say: (line) => (progress ? progress.above(line) : ctx.io.err(`${line}\n`)), ...(progress ? { progress: progress.update } : {}), ...(onEvent ? { onEvent } : {}) },
+      );
+      progress?.clear();
+      const { report, recorded } = result;
+      if (report && cautiousStop(report)) report.nextCommand = commandLineWithout(ctx.argv ?? [], NO_FORCE);
+      if (recorded?.outcome === 'written' && ctx.opts.verbose) ctx.io.err(`sync: recorded in the Application's status (${recorded.attempts} write${recorded.attempts === 1 ? '' : 's'}: ${recorded.attempts - 1} resourceVersion conflict(s) read again)\n`);
+      return emit(ctx, { warnings: result.warnings, notes: result.stopped ? [stoppedLine('sync', result.stopped)] : [], ...(report ? { report: renderSync(report, ctx.opts.output, ctx.paint) } : {}), code: result.exitCode });
+    } finally {
+      progress?.clear();
+    }
   },
 });
 
@@ -160,7 +129,6 @@ export const syncCommand = defineCommand({
 async function syncAllApps(args: SyncArgs, ctx: CommandContext): Promise<ExitCode> {
   const { syncAll, syncAllExitCode } = await import('../../workflows/sync/sync-all.js');
   const { renderSyncAll } = await import('../../render/sync-all.js');
-  const report = await syncAll(ctx, syncAllInput(args), (line) => ctx.io.err(`warning: ${line}\n`));
-  ctx.io.out(renderSyncAll(report, ctx.opts.output, ctx.paint));
-  return syncAllExitCode(report) as ExitCode;
+  const report = await syncAll(ctx, syncAllInput(args), (line) => warn(ctx, line));
+  return emit(ctx, { report: renderSyncAll(report, ctx.opts.output, ctx.paint), code: syncAllExitCode(report) });
 }

@@ -1,4 +1,5 @@
 // `kubectl gitops windows`: the sync windows of the Application's AppProject, and whether a sync may run now.
+import { emit } from '../emit.js';
 import { defineCommand } from '../command.js';
 import { appSourceOptions } from '../options.js';
 import { ExitCode } from '../../model/errors.js';
@@ -17,11 +18,7 @@ export const windowsCommand = defineCommand({
     const { renderWindows } = await import('../../render/windows.js');
     const { checkLocalSources, withAppTarget } = await import('../../workflows/session/session.js');
     const a = windowsInput(args);
-    const print = (report: Awaited<ReturnType<typeof runWindows>>) => {
-      for (const w of report.warnings) ctx.io.err(`warning: ${w}\n`);
-      ctx.io.out(renderWindows(report, ctx.opts.output, ctx.paint));
-      return ExitCode.Ok;
-    };
+    const print = (report: Awaited<ReturnType<typeof runWindows>>) => emit(ctx, { warnings: report.warnings, report: renderWindows(report, ctx.opts.output, ctx.paint), code: ExitCode.Ok });
     // With the Application and its project both from files, the cluster has nothing to add.
     if (a.appFile && a.projectFile) {
       await checkLocalSources({ appFile: a.appFile });

@@ -102,10 +102,13 @@ export function syncOperationOf(
     const status = p.outcome === 'pruned' || p.outcome === 'gone' ? 'Pruned' : p.outcome === 'skipped' ? 'PruneSkipped' : 'SyncFailed';
     resources.push({ group: p.group, version: v(p), kind: p.kind, namespace: p.namespace, name: p.name, status, message: p.message ?? (status === 'Pruned' ? 'pruned' : p.outcome), syncPhase: 'Sync' });
   }
-  const failed = r.failures.length > 0 || r.conflicts.length > 0;
-  const message = failed
-    ? (r.failures[0]?.message ?? `${r.conflicts.length} field(s) owned by other managers were not applied (conflicts)`)
-    : 'successfully synced (all tasks run)';
+  const failed = r.failures.length > 0 || r.conflicts.length > 0 || r.interrupted !== undefined;
+  // A stopped sync ends as Argo CD's terminated operation does: Failed, "Operation terminated" (and where it stopped).
+  const message = r.interrupted
+    ? `${TERMINATED}: ${r.interrupted.message}`
+    : failed
+      ? (r.failures[0]?.message ?? `${r.conflicts.length} field(s) owned by other managers were not applied (conflicts)`)
+      : 'successfully synced (all tasks run)';
   return {
     initiatedBy: opts.initiatedBy,
     startedAt: opts.startedAt,
@@ -122,6 +125,9 @@ export function syncOperationOf(
   };
 }
 
+/** Argo CD's message for an operation stopped on request (gitops-engine's sync context, when terminated). */
+const TERMINATED = 'Operation terminated';
+
 /** Argo CD's message for a sync refused over a shared resource (FailOnSharedResource): its operation Failed, not Error. */
 const SHARED_RESOURCE_REFUSAL = /^Shared resource found: /;
 
@@ -132,7 +138,7 @@ const SHARED_RESOURCE_REFUSAL = /^Shared resource found: /;
  */
 export function unrunOperation(
   message: string,
-  opts: { startedAt: string; finishedAt: string; initiatedBy: Initiator; prune: boolean; revision?: string; revisions?: string[] },
+  opts: { startedAt: string; finishedAt: string; initiatedBy: Initiator; prune: boolean; revision?: string; revisions?: string[]; phase?: 'Failed' },
 ): SyncOperation {
   return {
     initiatedBy: opts.initiatedBy,
@@ -142,7 +148,7 @@ export function unrunOperation(
     ...(opts.revisions ? { revisions: opts.revisions } : {}),
     prune: opts.prune,
     dryRun: false,
-    phase: SHARED_RESOURCE_REFUSAL.test(message) ? 'Failed' : 'Error',
+    phase: opts.phase ?? (SHARED_RESOURCE_REFUSAL.test(message) ? 'Failed' : 'Error'),
     message,
     resources: [],
     partial: false,
@@ -247,6 +253,17 @@ function recordError(
   const now = opts.now ?? (() => Date.now());
   const sync = unrunOperation(errorText(err), { startedAt: new Date(input.startedAtMs).toISOString(), finishedAt: new Date(now()).toISOString(), initiatedBy: input.initiatedBy, prune: input.prune });
   return recordState(gw, ref, { sync, ...(input.syncedSource ? { syncedSource: input.syncedSource } : {}) }, opts);
+}
+
+/**
+ * A sync a second signal forced to stop before it reported: recorded as Argo CD records a terminated operation (phase
+ * Failed, "Operation terminated: …"), with no per-resource results (what ran is not known).
+ */
+export function recordTerminated(session: RecordSession, input: { startedAtMs: number; prune: boolean; message: string }, opts: RecordOptions = {}): Promise<RecordOutcome | undefined> {
+  if (!session.appRef) return Promise.resolve(undefined);
+  const now = opts.now ?? (() => Date.now());
+  const sync = unrunOperation(`${TERMINATED}: ${input.message}`, { startedAt: new Date(input.startedAtMs).toISOString(), finishedAt: new Date(now()).toISOString(), initiatedBy: manualInitiator(session), prune: input.prune, phase: 'Failed' });
+  return recordState(session.controlPlane, session.appRef, { sync }, opts);
 }
 
 /**

@@ -1,6 +1,6 @@
 // `sync --all`: the Applications of a namespace (or every namespace, or by label) synced in turn, one summary.
 import type { RunContext } from '../../model/context.js';
-import { exitCodeFor } from '../../model/errors.js';
+import { ExitCode, exitCodeFor } from '../../model/errors.js';
 import { listApplications } from '../list.js';
 import { recordingErrors, recordNotice, recordSync } from '../session/record.js';
 import { runStatus } from '../status/status.js';
@@ -13,7 +13,7 @@ export interface SyncedApp {
   name: string;
   namespace: string;
   /** The exit code a `sync APP` of this one alone would have given. */
-  exitCode: number;
+  exitCode: ExitCode;
   /** Absent when it failed before a report (an unreadable Application, a refused destination…): see error. */
   report?: SyncReport;
   error?: string;
@@ -29,8 +29,8 @@ export interface SyncAllReport {
 }
 
 /** The exit code of the whole: the highest of the apps' (0 all synced, 3 a failure, 4 a refusal). */
-export function syncAllExitCode(r: SyncAllReport): number {
-  return r.apps.reduce((m, a) => Math.max(m, a.exitCode), 0);
+export function syncAllExitCode(r: SyncAllReport): ExitCode {
+  return r.apps.reduce<ExitCode>((m, a) => (a.exitCode > m ? a.exitCode : m), ExitCode.Ok);
 }
 
 /** What `sync --all` syncs and how: which Applications, and the options each one's sync gets. */

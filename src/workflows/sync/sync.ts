@@ -131,7 +131,7 @@ export async function syncWithRetry(
   let attempt = 0;
   for (;;) {
     const report = await syncApp(req, deps);
-    if (req.dryRun || syncExitCode(report) !== 3) return attemptsOf(report, attempt);
+    if (req.dryRun || syncExitCode(report) !== 3 || deps.signal?.aborted) return attemptsOf(report, attempt);
     // Conflicts the user asked to stop on (--no-force-conflicts) stand until someone acts: trying again cannot help.
     if (report.stoppedBeforeWriting !== undefined && report.conflicts.length > 0) return attemptsOf(report, attempt);
     // The Application is read again by each attempt; its retry policy as last read decides.

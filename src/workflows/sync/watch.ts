@@ -18,7 +18,7 @@ import { isLoopback, parseWebhookAddr, startWebhook, type WebhookServer } from '
 import { compareAppState, loadAppState, type AppState, type AppStateArgs, type AppTarget } from '../session/app-state.js';
 import { executeSync, syncRevision, type SyncDeps, type SyncReport } from './execute.js';
 import { stateRefusal, windowVerdict } from '../session/rules.js';
-import type { SyncOperation } from '../../record/app-status.js';
+import type { RecordOutcome } from '../session/record.js';
 
 /** Test seams: a gateway, a stop signal and a clock instead of the real ones. */
 export interface WatchDeps {
@@ -260,15 +260,24 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
 
     // The record (the Application's status): after every round that acted, and after a refresh whose verdict changed.
     let recorded = '';
-    const record = async (sync?: { results: readonly ActResult[]; startedAtMs: number }) => {
+    const record = async (sync?: { report: SyncReport; startedAtMs: number }) => {
       const ref = deps.appRef;
       if (!ref || last === undefined) return;
       const { runStatus } = await import('../status/status.js');
-      const { recordNotice, recordState } = await import('../session/record.js');
-      const after = await runStatus(pinnedArgs(baseArgs, last.state, ctx.io.env), appDeps).catch(() => undefined);
-      const op = sync ? loopOperation(sync.results, { revision: last.state.revision, ...(last.state.sources ? { revisions: last.state.sources.map((x) => x.revision) } : {}), startedAtMs: sync.startedAtMs, finishedAtMs: clock.now(), versions: after?.compared?.versions ?? {}, prune: req.prune || last.state.app.automated?.prune === true }) : undefined;
-      if (!op && !after?.compared) return;
-      const outcome = await recordState(deps.controlPlane ?? gw, ref, { ...(after?.compared ? { compared: after.compared } : {}), warnings: after?.warnings ?? [], ...(op ? { sync: op } : {}) }, { now: () => clock.now() });
+      const { recordNotice, recordState, recordSync } = await import('../session/record.js');
+      const pinned = pinnedArgs(baseArgs, last.state, ctx.io.env);
+      const compare = () => runStatus(pinned, appDeps);
+      const session = { controlPlane: deps.controlPlane ?? gw, appRef: ref };
+      const clockNow = { now: () => clock.now() };
+      let outcome: RecordOutcome | undefined;
+      if (sync) {
+        // The round's report recorded as `sync` records its own (operation.ts), initiated by the automated loop.
+        outcome = await recordSync(session, { report: sync.report, startedAtMs: sync.startedAtMs, partial: false, record: true, initiatedBy: { automated: true } }, compare, clockNow);
+      } else {
+        const after = await compare().catch(() => undefined);
+        if (!after?.compared) return;
+        outcome = await recordState(session.controlPlane, ref, { compared: after.compared, warnings: after.warnings }, clockNow);
+      }
       const notice = recordNotice(outcome);
       if (notice !== undefined && !warned.has(notice)) {
         warned.add(notice);
@@ -285,7 +294,7 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
       const results = actResults(report, d);
       for (const r of results) if (r.action === 'prune' && (r.result === 'deleted' || r.result === 'gone')) extras.byKey.delete(r.key);
       if (results.length > 0) {
-        await record({ results, startedAtMs });
+        await record({ report, startedAtMs });
         recorded = '';
       }
       return results;
@@ -366,27 +375,4 @@ function actResults(report: SyncReport, d: Decision): ActResult[] {
   for (const f of report.failures.filter((x) => x.phase === 'operation' || x.phase === 'preflight')) out.push({ key: key(f), action: 'apply', result: 'failed', ok: false, message: f.message });
   if (report.interrupted) out.push({ key: report.app, action: 'apply', result: 'interrupted', ok: false, message: report.interrupted.message });
   return out;
-}
-
-/** One round's actions as the sync operation Argo CD's automated sync would record (initiated by `automated`). */
-function loopOperation(results: readonly ActResult[], o: { revision: string | undefined; revisions?: string[]; startedAtMs: number; finishedAtMs: number; versions: Readonly<Record<string, string>>; prune: boolean }): SyncOperation {
-  const resources = results.map((r) => {
-    const [group = '', kind = '', namespace = '', name = ''] = r.key.split('/');
-    const status = r.action === 'prune' ? (r.result === 'deleted' || r.result === 'gone' ? 'Pruned' : r.result === 'skipped' ? 'PruneSkipped' : 'SyncFailed') : r.ok ? 'Synced' : 'SyncFailed';
-    return { group, version: o.versions[r.key] ?? '', kind, namespace, name, status, message: r.message ?? r.result, syncPhase: 'Sync' };
-  });
-  const failed = results.find((r) => !r.ok);
-  return {
-    initiatedBy: { automated: true },
-    startedAt: new Date(o.startedAtMs).toISOString(),
-    finishedAt: new Date(o.finishedAtMs).toISOString(),
-    ...(o.revision ? { revision: o.revision } : {}),
-    ...(o.revisions ? { revisions: o.revisions } : {}),
-    prune: o.prune,
-    dryRun: false,
-    phase: failed ? 'Failed' : 'Succeeded',
-    message: failed ? `${failed.key}: ${failed.message ?? failed.result}` : 'successfully synced (all tasks run)',
-    resources,
-    partial: false,
-  };
 }

@@ -108,6 +108,7 @@ const WITHOUT_OWN_TEST: Record<string, string> = {
   'workflows/diff/file-diff.ts': 'test/unit/diff/pair.test.ts and file-cluster-parity.test.ts',
   'workflows/history/history.ts': 'test/unit/workflows/list.test.ts',
   'workflows/normalize.ts': 'test/unit/diff/cli-file-diff.test.ts',
+  'workflows/sync/operation.ts': 'test/integration/interrupt.test.ts (SIGTERM mid-sync), app-record and app-rollback (the record around a sync and a rollback)',
   'workflows/session/rules.ts': 'test/unit/workflows/session/app-state.test.ts, test/integration/project-rules.test.ts',
   'workflows/status/status.ts': 'test/unit/health/status-workflow.test.ts and workflows/app-state.test.ts',
   'workflows/sync/sync-all.ts': 'test/unit/workflows/list.test.ts',
