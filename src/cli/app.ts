@@ -7,6 +7,7 @@ import { OUTPUT_FORMATS, globalOptions, toGlobalOptions, type GlobalArgs } from 
 import { SHORTHANDS, UsageError, normalizeArgv, repeatedValues } from './argv.js';
 import { makeContext } from './context.js';
 import { ExitCode, describeError, exitCodeFor } from '../model/errors.js';
+import { didYouMean, suggestions } from '../model/suggest.js';
 import { diffCommand } from './commands/diff.js';
 import { syncCommand } from './commands/sync.js';
 import { pruneCommand } from './commands/prune.js';
@@ -60,8 +61,14 @@ export async function runCli(typed: string[], io: Io, commands: readonly GitopsC
   const width = helpWidth(io);
   let argv: string[];
   try {
-    if (typed[0] === 'help' && typed[1] !== undefined && !commands.some((c) => commandWord(c) === typed[1])) {
-      throw new UsageError(`unknown command "${typed[1]}" for "kubectl gitops help": the commands are ${commands.map(commandWord).join(', ')}`);
+    const words = commands.map(commandWord);
+    if (typed[0] === 'help' && typed[1] !== undefined && !words.includes(typed[1])) {
+      throw new UsageError(`unknown command "${typed[1]}" for "kubectl gitops help"${unknownHint(typed[1], words)}`);
+    }
+    // kubectl's (cobra's) words for a command that does not exist, with the commands close to it.
+    const first = typed[0];
+    if (first !== undefined && first !== 'help' && !first.startsWith('-') && !words.includes(first)) {
+      throw new UsageError(`unknown command "${first}" for "kubectl gitops"${unknownHint(first, words)}`);
     }
     argv = normalizeArgv(typed);
   } catch (err) {
@@ -149,6 +156,12 @@ export async function runCli(typed: string[], io: Io, commands: readonly GitopsC
     io.out(text);
   }
   return code;
+}
+
+/** After an unknown command: the commands close to it (cobra's "Did you mean this?"), else all of them. */
+function unknownHint(typed: string, words: readonly string[]): string {
+  const near = suggestions(typed, words);
+  return near.length > 0 ? didYouMean(near) : `: the commands are ${words.join(', ')}`;
 }
 
 /** Help group of a command's own flags: shown before the cluster and global ones. */

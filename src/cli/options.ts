@@ -10,6 +10,9 @@ const COLOR_MODES: readonly ColorMode[] = ['auto', 'always', 'never'];
 /** Group titles in help: a command's own flags come first, then these. */
 const CLUSTER_GROUP = 'Cluster flags (as kubectl):';
 const GLOBAL_GROUP = 'Global flags:';
+/** Where the Application, its desired state and its rules come from, and how it is rendered: after a command's own flags. */
+const SOURCE_GROUP = 'Source and render flags:';
+const SOURCE_KEYS = ['app-file', 'desired', 'revision', 'repo-dir', 'render', 'hard-refresh', 'kustomize-build-options', 'kustomize', 'helm', 'kube-version', 'api-versions', 'argocd-namespace', 'project-file', 'argocd-cm', 'argocd-cmd-params-cm', 'lua-dir', 'cache-dir'];
 
 /** Flags every command takes: output, colour, log level, help. */
 export function globalOptions<T>(y: Argv<T>) {
@@ -125,7 +128,8 @@ export function appSourceOptions<T>(y: Argv<T>) {
       .option('argocd-cm', { type: 'string', requiresArg: true, describe: "Read Argo CD's settings (the argocd-cm ConfigMap) from this file instead of the cluster" })
       .option('argocd-cmd-params-cm', { type: 'string', requiresArg: true, describe: "Read argocd-cmd-params-cm (application.namespaces: where Argo CD reconciles Applications) from this file instead of the cluster" })
       .option('lua-dir', { type: 'string', requiresArg: true, describe: "Custom health checks in Argo CD's resource_customizations/<group>/<kind>/health.lua layout" })
-      .option('cache-dir', { type: 'string', requiresArg: true, describe: 'Cache directory, as kubectl\'s (default: $KUBECACHEDIR): Git mirrors and renders are kept in its kubectl-gitops folder (without either: ~/.cache/kubectl-gitops)' }),
+      .option('cache-dir', { type: 'string', requiresArg: true, describe: 'Cache directory, as kubectl\'s (default: $KUBECACHEDIR): Git mirrors and renders are kept in its kubectl-gitops folder (without either: ~/.cache/kubectl-gitops)' })
+      .group(SOURCE_KEYS, SOURCE_GROUP),
   );
 }
 

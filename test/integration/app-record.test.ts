@@ -205,6 +205,16 @@ subjects: [{kind: ServiceAccount, name: ${sa}, namespace: ${ns}}]
     expect((await getApp('kept')).metadata.resourceVersion).toBe(before.metadata.resourceVersion);
   }, TIMEOUT);
 
+  test('a mistyped Application name: exit 2, nothing changed, and the names close to it (one LIST, on this path only)', async () => {
+    await applyYaml(application('shop'));
+    const res = await plugin(['status', 'shpo']);
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(new RegExp(`^error: Application "shpo" not found in namespace "${ns}" \\(use --app-namespace, or -f/--app-file\\)\\n\\nDid you mean this\\?\\n\\tshop\\n`, 'm'));
+    const far = await plugin(['history', 'zzzzzzzz']);
+    expect(far.code).toBe(2);
+    expect(far.stderr).not.toContain('Did you mean');
+  }, TIMEOUT);
+
   test('sync --watch records each round: the automated sync with its history entry, then the drift it sees', async () => {
     await applyYaml(application('auto', { spec: { syncPolicy: { automated: { prune: true } } } }));
     const child = spawn(pluginPath, ['sync', 'auto', '--app-namespace', ns, '--watch', '--interval', '2s', '-o', 'json'], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });

@@ -82,7 +82,7 @@ const WATCH = 'the loop reconciles the whole Application';
 
 export const syncCommand = defineCommand({
   command: 'sync [app]',
-  describe: 'Apply the desired state by server-side apply and prune what the app no longer declares (--all: every Application in turn)',
+  describe: 'Apply the desired state by server-side apply, taking back fields others changed; prune only with --prune (--all: every Application in turn; --watch: keep reconciling as automated sync)',
   allNamespaces: true,
   builder: syncOptions,
   why: {

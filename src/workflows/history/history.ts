@@ -1,4 +1,5 @@
 // `history`: the deployments recorded in the Application's status.history (by sync, as Argo CD's controller records them).
+import { applicationNotFound } from '../session/application-source.js';
 import { InputError } from '../../model/errors.js';
 import type { KubeGateway } from '../../kube/gateway.js';
 import type { KubeObject } from '../../model/object.js';
@@ -21,7 +22,7 @@ export async function readApplicationObject(gw: KubeGateway, namespace: string, 
   const type = preferred.find((t) => t.group === 'argoproj.io' && t.kind === 'Application');
   if (!type) throw new InputError('the cluster does not serve argoproj.io Applications (no Argo CD CRD)');
   const obj = await gw.get(type, namespace, name);
-  if (!obj) throw new InputError(`Application "${name}" not found in namespace "${namespace}" (use --app-namespace)`);
+  if (!obj) throw await applicationNotFound(gw, type, namespace, name, '(use --app-namespace)');
   return obj;
 }
 

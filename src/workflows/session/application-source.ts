@@ -2,6 +2,8 @@
 import type { Application } from '../../app/types.js';
 import { InputError } from '../../model/errors.js';
 import type { KubeGateway } from '../../kube/gateway.js';
+import type { ResourceType } from '../../model/resource-type.js';
+import { didYouMean, suggestions } from '../../model/suggest.js';
 
 export async function loadApplicationFromFile(path: string): Promise<Application> {
   const { loadApplicationFile } = await import('../../app/application.js');
@@ -17,6 +19,18 @@ export async function loadApplicationFromCluster(gw: KubeGateway, name: string, 
     throw new InputError(`the cluster does not serve argoproj.io Applications (no Argo CD CRD): read the Application from a file with -f/--app-file`);
   }
   const obj = await gw.get(type, namespace, name);
-  if (!obj) throw new InputError(`Application "${name}" not found in namespace "${namespace}" (use --app-namespace, or -f/--app-file)`);
+  if (!obj) throw await applicationNotFound(gw, type, namespace, name, '(use --app-namespace, or -f/--app-file)');
   return parseApplication(obj, `Application ${namespace}/${name}`);
+}
+
+/**
+ * The error for an Application that is not there, with the names of the namespace's Applications that are close to it
+ * (one LIST, only on this path; a LIST that fails suggests nothing).
+ */
+export async function applicationNotFound(gw: KubeGateway, type: ResourceType, namespace: string, name: string, hint: string): Promise<InputError> {
+  const names = await gw.list(type, { namespace, metadataOnly: true }).then(
+    (l) => l.items.map((i) => i.metadata.name ?? ''),
+    () => [],
+  );
+  return new InputError(`Application "${name}" not found in namespace "${namespace}" ${hint}${didYouMean(suggestions(name, names))}`);
 }

@@ -133,7 +133,7 @@ describe('usage errors exit 2 and run nothing', () => {
   it('an unknown command, with a suggestion', async () => {
     const r = await run(['prob']);
     expect(r.code).toBe(ExitCode.Input);
-    expect(r.err).toMatch(/^error: unknown command "prob". Did you mean probe\?\n/);
+    expect(r.err).toMatch(/^error: unknown command "prob" for "kubectl gitops"\n\nDid you mean this\?\n\tprobe\n/);
     expect(r.err).toContain("See 'kubectl gitops --help' for usage.");
     expect(r.seen).toHaveLength(0);
   });

@@ -187,6 +187,21 @@ describe('help of the real commands', () => {
     }
   });
 
+  it('sync --help: its own flags, then the source and render flags, then the cluster and global flags', async () => {
+    const { out } = await help(['sync', '--help']);
+    // Where a heading, or a flag's own line, stands.
+    const at = (s: string) => (s.startsWith('--') ? out.search(new RegExp(`^ +(-\\w, )?${s}\\s`, 'm')) : out.indexOf(s));
+    expect(at('--prune')).toBeGreaterThan(at('Flags:'));
+    expect(at('--force-conflicts')).toBeGreaterThan(at('Flags:'));
+    expect(at('Source and render flags:')).toBeGreaterThan(at('--force-conflicts'));
+    expect(at('--app-file')).toBeGreaterThan(at('Source and render flags:'));
+    expect(at('--kustomize-build-options')).toBeGreaterThan(at('Source and render flags:'));
+    expect(at('Cluster flags (as kubectl):')).toBeGreaterThan(at('--cache-dir'));
+    expect(at('Global flags:')).toBeGreaterThan(at('Cluster flags (as kubectl):'));
+    // What a manual sync does today: it prunes only with --prune.
+    expect(out).toContain('prune only with --prune');
+  });
+
   it('shows only the flags that apply: normalize and version take no cluster flags', async () => {
     for (const word of ['normalize', 'version']) {
       const { out } = await help([word, '--help']);
