@@ -21,7 +21,8 @@ export default async function globalTeardown(): Promise<void> {
   if (claimsFile && existsSync(claimsFile)) {
     const mismatches = claimMismatches(claimsFile, docsText());
     rmSync(claimsFile, { force: true });
-    if (mismatches.length > 0) claimsError = new Error(`The documentation's counts (README.md, docs/) differ from what the tests counted:\n${mismatches.join('\n')}`);
+    if (mismatches.length > 0)
+      claimsError = new Error(`The documentation's counts (README.md, docs/) differ from what the tests counted:\n${mismatches.join('\n')}`);
   }
   const { KGITOPS_TEST_KUBECONFIG: kubeconfig, KGITOPS_CLUSTER_BIN: bin, KGITOPS_TEST_RUN: run } = process.env;
   if (!kubeconfig || !bin || !run) {

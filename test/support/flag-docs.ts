@@ -29,7 +29,7 @@ export function commandWord(cmd: GitopsCommand): string {
 }
 
 /** The page a command's flags go on, from the repository root. */
-export function commandPage(cmd: GitopsCommand): string {
+function commandPage(cmd: GitopsCommand): string {
   return `docs/commands/${commandWord(cmd)}.md`;
 }
 
