@@ -1,5 +1,5 @@
 // Makes the krew manifest (dist/gitops.yaml, named after the plugin as krew-index and its validator want it) from
-// the committed template, plugins/gitops.template.yaml, and the archives `npm run package` built: the template
+// the committed template, krew-manifest.yaml at the repository root, and the archives `npm run package` built: the template
 // holds everything a reviewer reads (description, caveats, platforms, files) and no sha256, so nothing committed
 // can go stale as the sources change; the sums exist only beside the archives they describe.
 //
@@ -13,7 +13,7 @@ export const PLUGIN_NAME = 'gitops';
 /** Where releases are published (the project's GitHub repository; an assumption until it exists). */
 export const HOMEPAGE = 'https://github.com/kubectl-gitops/kubectl-gitops';
 /** The committed template, relative to the repository root. */
-export const TEMPLATE_PATH = `plugins/${PLUGIN_NAME}.template.yaml`;
+export const TEMPLATE_PATH = 'krew-manifest.yaml';
 
 /** The release download URL krew fetches for one archive. */
 export function releaseUri(version, archiveName) {

@@ -1,6 +1,6 @@
 // `npm run package`: one archive per platform in dist/ (executable, its completion helper
 // kubectl_complete-gitops, a .cmd on Windows, LICENSE, third-party notices), a .sha256 file for each, and
-// dist/gitops.yaml, the krew manifest: the committed template plugins/gitops.template.yaml filled in with
+// dist/gitops.yaml, the krew manifest: the committed template krew-manifest.yaml filled in with
 // their real checksums (krew-manifest.mjs). `--release` allows no fallback: every platform and every tool.
 //
 // Archives hold the committed HEAD (exported with git archive), never uncommitted edits, and are

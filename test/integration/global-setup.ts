@@ -111,7 +111,7 @@ export default async function globalSetup(globalConfig?: { testNamePattern?: str
   process.env.KGITOPS_CLUSTER_BIN = bin;
   process.env.KGITOPS_TEST_RUN = `${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
   process.env.KGITOPS_CLUSTER_STARTED_BY_RUN = startedHere ? '1' : '0';
-  // The README's counts are checked against a run of whole suites only (a -t filter counts less).
+  // The documentation's counts (README.md, docs/) are checked against a run of whole suites only (a -t filter counts less).
   if (!globalConfig?.testNamePattern) process.env.KGITOPS_CLAIMS_FILE = join(tmpdir(), `kubectl-gitops-claims-${process.env.KGITOPS_TEST_RUN}.jsonl`);
   sweepStaleNamespaces(join(bin, 'kubectl'), kubeconfig);
   say(`cluster ${startedHere ? 'started' : 'reused'}; kubeconfig ${kubeconfig}; run ${process.env.KGITOPS_TEST_RUN}`);

@@ -2,7 +2,7 @@
 // control plane keeps running (the next run reuses it in about a second, and other runs may share it),
 // unless this run started it and KGITOPS_CLUSTER_STOP=1; .ci/run stops it itself.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,13 +14,15 @@ function say(msg: string): void {
 }
 
 export default async function globalTeardown(): Promise<void> {
-  // The README's counts against what the suites of this run counted (see support/claims.ts); thrown after the cleanup.
+  // The documentation's counts (README.md and docs/**/*.md) against what the suites of this run counted (see
+  // support/claims.ts); thrown after the cleanup.
   let claimsError: Error | undefined;
   const claimsFile = process.env.KGITOPS_CLAIMS_FILE;
   if (claimsFile && existsSync(claimsFile)) {
-    const mismatches = claimMismatches(claimsFile, readFileSync(join(repoRoot, 'README.md'), 'utf8'));
+    const mismatches = claimMismatches(claimsFile, docsText());
     rmSync(claimsFile, { force: true });
-    if (mismatches.length > 0) claimsError = new Error(`README.md's counts differ from what the tests counted:\n${mismatches.join('\n')}`);
+    if (mismatches.length > 0)
+      claimsError = new Error(`The documentation's counts (README.md, docs/) differ from what the tests counted:\n${mismatches.join('\n')}`);
   }
   const { KGITOPS_TEST_KUBECONFIG: kubeconfig, KGITOPS_CLUSTER_BIN: bin, KGITOPS_TEST_RUN: run } = process.env;
   if (!kubeconfig || !bin || !run) {
@@ -42,7 +44,23 @@ export default async function globalTeardown(): Promise<void> {
   if (claimsError) throw claimsError;
 }
 
-/** What differs between the counts the suites recorded (support/claims.ts) and the README's `N<!-- claim NAME -->` marks. */
+/**
+ * README.md and every docs/**\/*.md, one after another, as test/support/docs.ts's docsText() reads them (a global
+ * teardown is loaded outside the test modules' resolution, so it keeps its own copy, as it does RUN_LABEL).
+ */
+function docsText(): string {
+  const files = [join(repoRoot, 'README.md')];
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      if (e.isDirectory()) walk(join(dir, e.name));
+      else if (e.name.endsWith('.md')) files.push(join(dir, e.name));
+    }
+  };
+  walk(join(repoRoot, 'docs'));
+  return files.map((f) => readFileSync(f, 'utf8')).join('\n');
+}
+
+/** What differs between the counts the suites recorded (support/claims.ts) and the documentation's `N<!-- claim NAME -->` marks. */
 function claimMismatches(claimsFile: string, readme: string): string[] {
   const recorded = new Map<string, number>();
   for (const line of readFileSync(claimsFile, 'utf8').split('\n').filter(Boolean)) {
@@ -54,8 +72,8 @@ function claimMismatches(claimsFile: string, readme: string): string[] {
   const out: string[] = [];
   for (const [name, value] of recorded) {
     const said = marks.get(name);
-    if (said === undefined) out.push(`${name}: the tests counted ${value}; README.md has no \`${value}<!-- claim ${name} -->\` mark`);
-    else if (said !== value) out.push(`${name}: README.md says ${said}, the tests counted ${value}`);
+    if (said === undefined) out.push(`${name}: the tests counted ${value}; no page (README.md, docs/) has a \`${value}<!-- claim ${name} -->\` mark`);
+    else if (said !== value) out.push(`${name}: the documentation says ${said}, the tests counted ${value}`);
   }
   return out;
 }

@@ -2,7 +2,7 @@
 // kubectl (and its completion helper); installs the Windows archive the same way (KREW_OS=windows) to see the
 // completion helper krew puts beside it; validate-krew-manifest (without its own install step) accepts the
 // manifest as generated (dist/gitops.yaml) under the name krew-index uses, and that manifest is the committed
-// template (plugins/gitops.template.yaml, which holds no sha256) with the sums of the archives beside it.
+// template (krew-manifest.yaml at the root, which holds no sha256) with the sums of the archives beside it.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
@@ -13,7 +13,7 @@ import { clusterBin, pluginPath, repoRoot, run, type RunResult } from './support
 
 const version = (JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version;
 const manifestPath = join(repoRoot, 'dist', 'gitops.yaml');
-const templatePath = join(repoRoot, 'plugins', 'gitops.template.yaml');
+const templatePath = join(repoRoot, 'krew-manifest.yaml');
 const archivePath = join(repoRoot, 'dist', `kubectl-gitops_${version}_linux_amd64.tar.gz`);
 
 function stale(path: string): boolean {

@@ -4,7 +4,7 @@
 // Argo CD documents PruneLast (the app-level option, or `argocd.argoproj.io/sync-options: PruneLast=true` on an
 // object) as pruning "as a final, implicit wave of a sync operation, after the other resources have been deployed
 // and become healthy, and after all other waves completed successfully". This tool prunes after every apply of
-// every wave in all cases (README, "When a sync prunes"), in reverse wave order, and an object annotated
+// every wave in all cases (docs/concepts/differences.md, "When a sync prunes"), in reverse wave order, and an object annotated
 // PruneLast=true after every other prune candidate. The three cases below prove each of those on the server.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

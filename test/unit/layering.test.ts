@@ -1,4 +1,4 @@
-// The layering the README claims, checked on every import in src/: dependencies point down, the core does no I/O,
+// The layering docs/engineering/architecture.md claims, checked on every import in src/: dependencies point down, the core does no I/O,
 // only cli/ prints and exits. A new import that breaks a rule fails here, naming the file and the import. Known
 // breaks would be pinned below by name with the reason (the list may only shrink). Besides the imports, it checks
 // that nothing outside cli/ (and main.ts, which wires the streams) writes to stdout or stderr.

@@ -1,9 +1,9 @@
 // The differences between Argo CD's verdict and kubectl-gitops's that are on purpose, each with the id of its
-// row in the README table "Where the conformance suite finds a difference on purpose". A scenario step
+// row in the table "Where Argo CD itself answers differently, on purpose" (docs/engineering/conformance.md). A scenario step
 // expects exactly the lines listed for it: a new difference fails the suite, and so does one that went away.
 
 export interface KnownDifference {
-  /** The README row, e.g. `C1`. */
+  /** The row of that table (docs/engineering/conformance.md), e.g. `C1`. */
   id: string;
   /** `<test file>/<step>`, as the suite names its comparisons. */
   step: string;
@@ -21,7 +21,7 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
     lines: ['app sync: Argo CD Synced, kubectl-gitops OutOfSync', 'apps/Deployment/<ns>/web status: Argo CD "Synced", kubectl-gitops "OutOfSync"'],
   },
   {
-    // The README's first table: an empty render is refused for every sync unless allowEmpty is set; Argo CD
+    // The table in docs/concepts/differences.md (once the README's first): an empty render is refused for every sync unless allowEmpty is set; Argo CD
     // guards only automated syncs.
     id: 'C2',
     step: 'empty/sync',

@@ -42,7 +42,7 @@ async function appWithBaseline(dir: string, ns: string, name: string, objects: K
 /** uid and resourceVersion of the objects no app owns in `ns` (and the namespace): none may change. */
 const outsidersOf = async (ns: string) => new Map([...(await snapshot(ns)).entries()].filter(([k]) => k.includes('/outsider-') || k.startsWith('Namespace/')));
 
-/** The README's counts of plugin runs through the proxy whose every request used the protocol (support/claims.ts). */
+/** The documentation's counts (docs/engineering/survives.md) of plugin runs through the proxy whose every request used the protocol (support/claims.ts). */
 const claimOf = (p: Protocol) => (p === 'h2' ? 'faults.h2-runs' : 'faults.http1-runs');
 
 afterAll(() => reportClaims());

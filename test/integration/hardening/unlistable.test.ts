@@ -1,6 +1,6 @@
 // A kind the prune scan needs but the user may not LIST, under real RBAC: a ServiceAccount that may read every
 // other kind everywhere and apply and delete the app's objects, but never list Secrets. What diff, status, prune and
-// sync --prune do about it (README "prune": a warning for a kind the app does not declare, exit 3 for one it does),
+// sync --prune do about it (docs/commands/prune.md: a warning for a kind the app does not declare, exit 3 for one it does),
 // and that nothing is deleted while the scan is partial.
 import { jest } from '@jest/globals';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
-// Counts the README states, as the suites count them: a suite tallies each check that passed, prints the totals
+// Counts the documentation (README.md, docs/**/*.md) states, as the suites count them: a suite tallies each check that passed, prints the totals
 // after its tests (`[claims] bad-input.inputs=22`) and appends them to the run's claims file; the global teardown
-// (global-teardown.ts: it cannot import this file) compares them with the README's `N<!-- claim NAME -->` marks and
+// (global-teardown.ts: it cannot import this file) compares them with the pages' `N<!-- claim NAME -->` marks and
 // fails the run when one differs.
 import { appendFileSync } from 'node:fs';
 
@@ -11,7 +11,7 @@ export function tally(name: string, n = 1): void {
   tallies.set(name, (tallies.get(name) ?? 0) + n);
 }
 
-/** Prints this suite's counts and records them for the README check (call from afterAll). */
+/** Prints this suite's counts and records them for the documentation check (call from afterAll). */
 export function reportClaims(): void {
   const file = process.env.KGITOPS_CLAIMS_FILE;
   for (const [name, value] of [...tallies].sort()) {

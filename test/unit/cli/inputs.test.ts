@@ -135,7 +135,7 @@ describe('through the commands\' own flag definitions', () => {
   it('a list flag takes one value each time: the APP after it stays the APP', async () => {
     const resources = (a: { app?: string; resource?: string[] }) => ({ app: a.app, resource: a.resource });
     expect(await parsed(syncCommand, ['sync', '--resource', ':ConfigMap:a', 'shop'], resources)).toEqual({ app: 'shop', resource: [':ConfigMap:a'] });
-    // Repeatable: every --resource counts (README: "repeatable, Argo CD's --resource").
+    // Repeatable: every --resource counts (docs/commands/sync.md: "repeatable, Argo CD's syntax").
     expect(await parsed(syncCommand, ['sync', 'shop', '--resource', ':ConfigMap:a', '--resource', 'apps:Deployment:b'], resources)).toEqual({ app: 'shop', resource: [':ConfigMap:a', 'apps:Deployment:b'] });
     expect(await parsed(diffCommand, ['diff', '--api-versions', 'v1', 'shop'], liveDiffInput)).toMatchObject({ app: 'shop', apiVersions: ['v1'] });
   });

@@ -1,4 +1,4 @@
-// The krew manifest: the committed template (plugins/gitops.template.yaml, no sha256 in it) filled in with the
+// The krew manifest: the committed template (krew-manifest.yaml at the root, no sha256 in it) filled in with the
 // archives' sums by the generator, krew's validation rules checked before a manifest is written, the template
 // held to the archives package.mjs builds; and the Windows completion helper the template lists.
 import { readFileSync } from 'node:fs';

@@ -11,7 +11,7 @@ const seedEnv = process.env.FUZZ_SEED;
 if (seedEnv !== 'random') fc.configureGlobal({ seed: seedEnv !== undefined && seedEnv !== '' ? Number(seedEnv) : 20261130 });
 const scale = Math.max(1, Number(process.env.FUZZ_SCALE ?? '1') || 1);
 
-/** How many runs each fuzz property makes (kept in one place for the README figures). */
+/** How many runs each fuzz property makes (kept in one place for the documentation's figures). */
 export const RUNS = Object.fromEntries(
   Object.entries({ text: 2000, tree: 1000, object: 500, fields: 1000, tracking: 3000, diff: 400, app: 1000 }).map(([k, n]) => [k, n * scale]),
 ) as { readonly [K in 'text' | 'tree' | 'object' | 'fields' | 'tracking' | 'diff' | 'app']: number };
