@@ -25,7 +25,8 @@ import { complete, formatCompletion, type CommandSpec, type FlagSpec } from './c
 export const COMMANDS: readonly GitopsCommand[] = [diffCommand, syncCommand, pruneCommand, statusCommand, listCommand, dashboardCommand, historyCommand, rollbackCommand, windowsCommand, normalizeCommand, versionCommand, completionCommand];
 
 const EPILOGUE = `Exit codes: 0 success (diff: in sync), 1 drift found, 2 usage or input error,
-3 cluster or API error, 4 refused by a safety rule. Nothing is changed on 2 or 4.
+3 cluster or API error, 4 refused by a safety rule, 130/143 sync stopped by SIGINT/SIGTERM.
+Nothing is changed on 2 or 4.
 Put flags after the command: kubectl gitops diff -n shop (not kubectl gitops -n shop diff).`;
 
 /** The help text width: the terminal's, at most 110; 100 when not on a terminal. */

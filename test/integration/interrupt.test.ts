@@ -72,7 +72,7 @@ describe('a sync stopped by a signal', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(143);
     expect(out.stderr).toContain('sync: SIGTERM: stopping after the step in progress (again to force)');
-    expect(out.stderr).toMatch(/^sync interrupted by SIGTERM: stopped .+; nothing after it was started$/m);
+    expect(out.stderr).toMatch(/^sync interrupted by SIGTERM: stopped while Sync wave 0 waited for health \(its objects are applied; nothing after it was started\)$/m);
     expect(out.stdout).toMatch(/^INTERRUPTED=/m);
     // Wave 1 was never started.
     expect((await kubectl(['get', 'configmap', 'term-after', '-n', ns])).code).not.toBe(0);

@@ -51,7 +51,7 @@ export function flagTable(cmd: GitopsCommand): string {
   const positionals = [...String(cmd.command).matchAll(/[[<]([\w-]+)(?:\.\.\.)?[\]>]/g)].map((m) => m[1]!);
   const descriptions = y.getInternalMethods().getUsageInstance().getDescriptions();
   const own = Object.keys(o.key).filter((k) => !grouped.has(k) && !aliasOf.has(k) && !positionals.includes(k) && k !== 'help' && k !== 'version');
-  const rows = own.map((k) => {
+  const rowOf = (k: string) => {
     const aliases = (o.alias[k] ?? []).filter((a) => a.length === 1).map((a) => code(`-${a}`));
     const choices = o.choices[k];
     const type = choices
@@ -66,10 +66,17 @@ export function flagTable(cmd: GitopsCommand): string {
     const repeat = o.array.includes(k) ? ' (repeatable)' : '';
     const def = k in o.default && o.default[k] !== undefined ? code(JSON.stringify(o.default[k])) : '';
     return `| ${code(`--${k}`)} | ${aliases.join(', ')} | ${type}${repeat} | ${def} | ${cell(descriptions[k] ?? '')} |`;
-  });
-  if (rows.length === 0) return `\`${commandWord(cmd)}\` has no flags of its own; the cluster and global flags: [flags.md](flags.md).`;
-  return ['| flag | alias | type | default | description |', '|---|---|---|---|---|', ...rows].join('\n');
+  };
+  const header = ['| flag | alias | type | default | description |', '|---|---|---|---|---|'];
+  // The shared source and render flags (a help group of their own, after the command's flags), when it takes them.
+  const source = y.getGroups()[SOURCE_GROUP] ?? [];
+  const sourceTable = source.length > 0 ? `\n\n${SOURCE_GROUP.replace(/:$/, '')} (shared by the commands that read an Application):\n\n${[...header, ...source.map(rowOf)].join('\n')}` : '';
+  if (own.length === 0) return `\`${commandWord(cmd)}\` has no flags of its own; the cluster and global flags: [flags.md](flags.md).${sourceTable}`;
+  return [...header, ...own.map(rowOf)].join('\n') + sourceTable;
 }
+
+/** The help group of the shared source and render flags (src/cli/options.ts). */
+const SOURCE_GROUP = 'Source and render flags:';
 
 const BEGIN = (word: string) => `<!-- flags:begin ${word} -->`;
 const END = '<!-- flags:end -->';

@@ -262,7 +262,7 @@ export async function executeSync(state: AppState, comparison: Comparison, sel: 
   recordApplied(report, run.results);
   report.hooks = run.hooks.map((h) => ({ ...ref(h.key), phase: h.phase, wave: h.wave, outcome: h.outcome, ...(h.message ? { message: h.message } : {}) }));
   report.waves = run.waves;
-  if (run.interrupted && !report.interrupted) report.interrupted = interruption(run.interrupted.phase, run.interrupted.wave);
+  if (run.interrupted && !report.interrupted) report.interrupted = interruption(run.interrupted.phase, run.interrupted.wave, run.interrupted.waiting === true);
   if (run.failed) {
     report.failures.push({ group: '', kind: 'Sync', namespace: '', name: report.app, phase: 'operation', message: run.failed });
     if (!report.prune.blocked && report.prune.results.length === 0 && plan.prune.enabled) report.prune.blocked = 'the sync failed: nothing was pruned';
@@ -417,7 +417,8 @@ function stepRef(step: ApplyStep): Omit<StepReport, 'outcome' | 'message'> {
   return { ...ref(step.key), wave: Number.isFinite(step.wave) ? step.wave : null, action: step.action };
 }
 
-function interruption(phase: string, wave: number | null): NonNullable<SyncReport['interrupted']> {
+function interruption(phase: string, wave: number | null, waiting = false): NonNullable<SyncReport['interrupted']> {
+  if (waiting) return { phase, wave, message: `interrupted: stopped while ${phase} wave ${wave ?? 0} waited for health (its objects are applied; nothing after it was started)` };
   return { phase, wave, message: `interrupted: stopped before ${phase === 'Prune' ? 'the prune' : `${phase} wave ${wave ?? 0}`}, after the step in progress` };
 }
 

@@ -66,7 +66,7 @@ function signalExitCode(signal: NodeJS.Signals): ExitCode {
 export function stoppedLine(kind: OperationInput['kind'], s: NonNullable<OperationResult['stopped']>): string {
   return s.forced
     ? `${kind} interrupted: a second ${s.signal} forced the stop ${s.where}; the step in progress may be half done (run ${kind} again to finish)`
-    : `${kind} interrupted by ${s.signal}: stopped ${s.where}; nothing after it was started`;
+    : `${kind} interrupted by ${s.signal}: stopped ${s.where}`;
 }
 
 interface Stopper {
@@ -114,7 +114,7 @@ function stopper(hooks: OperationHooks, kind: string): Stopper {
 
 /** Where a sync was when it stopped, from the last event it told (a phase and wave), or the report's own words. */
 function whereOf(report: SyncReport | undefined, last: SyncEvent | undefined): string {
-  if (report?.interrupted) return report.interrupted.message;
+  if (report?.interrupted) return report.interrupted.message.replace(/^interrupted: stopped /, '');
   if (last) return `during ${last.phase} wave ${last.wave} (${last.key.kind}/${last.key.name} ${last.status})`;
   return 'before its first step';
 }

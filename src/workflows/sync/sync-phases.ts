@@ -80,7 +80,8 @@ export interface WaveRun {
   wave: number;
   resources: number;
   hooks: number;
-  outcome: 'done' | 'failed' | 'not-run' | 'would-run';
+  /** `interrupted`: the signal came while its resources or hooks were waited for (they were applied). */
+  outcome: 'done' | 'failed' | 'not-run' | 'would-run' | 'interrupted';
 }
 
 export interface PhaseRunResult {
@@ -91,7 +92,7 @@ export interface PhaseRunResult {
   /** Why the sync stopped, when it did (the first failed apply, hook, or Degraded resource, or the time limit). */
   failed?: string;
   /** Where the run stopped when the signal aborted it (`Prune`: before the prune). */
-  interrupted?: { phase: string; wave: number | null };
+  interrupted?: { phase: string; wave: number | null; waiting?: boolean };
 }
 
 type Group = PhaseGroup<DryRunResult, RunnableHook>;
@@ -148,7 +149,11 @@ export async function runPhases(gw: KubeGateway, groups: readonly Group[], syncF
       break;
     }
     const failed = await guarded(() => runGroup(gw, g, opts, out));
-    out.waves.push(wave(g, failed ? 'failed' : 'done'));
+    out.waves.push(wave(g, failed ? 'failed' : out.interrupted ? 'interrupted' : 'done'));
+    if (out.interrupted && !failed) {
+      stoppedAt = i + 1;
+      break;
+    }
     if (failed) {
       out.failed = failed;
       stoppedAt = i + 1;
@@ -214,35 +219,46 @@ async function runGroup(gw: KubeGateway, g: Group, opts: PhaseRunOptions, out: P
     ...applied.filter((r) => r.outcome === 'applied' || r.outcome === 'skipped').map((r) => ({ type: r.step.type, key: r.step.key, hook: undefined as RunnableHook | undefined })),
   ];
   let failure: string | undefined;
+  let stopped = false;
   await Promise.all(
     waitFor.map(async (w) => {
       if (w.hook) {
         // The finalizer comes off once the hook's result is read, also when reading it failed or the time ran out.
         const state = await waitSettled(gw, w.type, w.key, opts).finally(() => removeHookFinalizer(gw, w.type, w.key, opts.fieldManager));
         const outcome = state.result === 'ok' ? 'Succeeded' : state.result === 'failed' ? 'Failed' : 'Running';
+        if (state.interrupted) stopped = true;
         out.hooks.push({ phase: g.phase, wave: g.wave, key: w.key, outcome, ...(state.message ? { message: state.message } : {}) });
         opts.onEvent?.({ phase: g.phase, wave: g.wave, key: w.key, hook: true, status: outcome, ...(state.message ? { message: state.message } : {}) });
         const policy = outcome === 'Succeeded' ? 'HookSucceeded' : outcome === 'Failed' ? 'HookFailed' : undefined;
         if (policy && w.hook.deletePolicies.includes(policy)) await gw.delete(w.type, w.key.namespace, w.key.name, { propagationPolicy: 'background' }).catch(() => undefined);
-        if (outcome !== 'Succeeded') failure ??= `${g.phase} hook ${w.key.kind}/${w.key.name} ${outcome === 'Failed' ? 'failed' : 'did not finish in time'}${state.message ? `: ${state.message}` : ''}`;
+        if (outcome !== 'Succeeded' && !state.interrupted) failure ??= `${g.phase} hook ${w.key.kind}/${w.key.name} ${outcome === 'Failed' ? 'failed' : 'did not finish in time'}${state.message ? `: ${state.message}` : ''}`;
         return;
       }
       const state = await waitSettled(gw, w.type, w.key, opts);
+      if (state.interrupted) {
+        stopped = true;
+        return;
+      }
       if (state.health) opts.onEvent?.({ phase: g.phase, wave: g.wave, key: w.key, hook: false, status: state.health, ...(state.message ? { message: state.message } : {}) });
       if (state.result !== 'ok') failure ??= `${w.key.kind}/${w.key.name} ${state.result === 'failed' ? 'is Degraded' : 'did not become healthy in time'}${state.message ? `: ${state.message}` : ''} (wave ${g.wave} of ${g.phase})`;
     }),
   );
+  // Asked to stop while waiting: what was applied stays, nothing after this wave starts.
+  if (stopped && !failure) out.interrupted = { phase: g.phase, wave: g.wave, waiting: true };
   return failure;
 }
 
 /** Polls one object until its health settles or the deadline passes. */
-async function waitSettled(gw: KubeGateway, type: ResourceType, key: ResourceKey, opts: PhaseRunOptions): Promise<{ result: 'ok' | 'failed' | 'waiting'; health?: string; message?: string }> {
+async function waitSettled(gw: KubeGateway, type: ResourceType, key: ResourceKey, opts: PhaseRunOptions): Promise<{ result: 'ok' | 'failed' | 'waiting'; health?: string; message?: string; interrupted?: boolean }> {
   for (;;) {
     const live = await gw.get(type, key.namespace, key.name);
     if (live) await opts.customHealth?.([live]);
     const health = live ? resourceHealth(live) : { status: 'Missing' as const, message: 'not found' };
     const result = settled(health);
-    if (result !== 'waiting' || opts.now() >= opts.deadlineMs) return { result, ...(health ? { health: health.status } : {}), ...(health?.message ? { message: health.message } : {}) };
+    const seen = { ...(health ? { health: health.status } : {}), ...(health?.message ? { message: health.message } : {}) };
+    if (result !== 'waiting' || opts.now() >= opts.deadlineMs) return { result, ...seen };
+    // A stop asked for (SIGINT/SIGTERM) ends the wait: the object stays as applied.
+    if (opts.signal?.aborted) return { result, ...seen, interrupted: true };
     await opts.sleep(Math.min(opts.pollMs, Math.max(0, opts.deadlineMs - opts.now())));
   }
 }
