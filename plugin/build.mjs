@@ -25,9 +25,10 @@ export function buildInfo() {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
   let commit = 'unknown';
   try {
-    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] })
-      .toString()
-      .trim() || 'unknown';
+    commit =
+      execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] })
+        .toString()
+        .trim() || 'unknown';
   } catch {
     // not a git checkout (e.g. a source tarball): keep "unknown"
   }
@@ -203,9 +204,7 @@ export default function stringWidth(s, options) {
   return typeof s === 'string' && PRINTABLE_ASCII.test(s) ? s.length : real(s, options);
 }`,
     }));
-    b.onResolve({ filter: /^string-width\?real$/ }, (args) =>
-      b.resolve('string-width', { resolveDir: args.resolveDir, kind: args.kind, pluginData: 'real' }),
-    );
+    b.onResolve({ filter: /^string-width\?real$/ }, (args) => b.resolve('string-width', { resolveDir: args.resolveDir, kind: args.kind, pluginData: 'real' }));
   },
 };
 
@@ -242,11 +241,16 @@ export async function bundle(outdir, info, srcRoot = ROOT) {
     // client-node (ESM) reads import.meta.url; a snapshot's entry has no __filename while it is built.
     banner: { js: 'var __kg_import_meta_url=require("url").pathToFileURL(typeof __filename==="string"?__filename:process.execPath).href;' },
   });
-  if (!luaAssetsEmbedded) throw new Error(`bundling: the Lua engine's assets were not embedded, no module matched ${LUA_ASSETS_FILE} (did src/lua/assets.ts move?)`);
+  if (!luaAssetsEmbedded)
+    throw new Error(`bundling: the Lua engine's assets were not embedded, no module matched ${LUA_ASSETS_FILE} (did src/lua/assets.ts move?)`);
   mkdirSync(outdir, { recursive: true });
   // Names this build's code caches: a cache is only valid for the exact executable that wrote it.
   // A release build (info.stamp, see package.mjs) must give the same bytes from the same inputs: no clock in it.
-  const buildId = `${info.version}-${info.commit}-${createHash('sha256').update(result.outputFiles.map((f) => f.hash).join()).update(info.stamp ?? String(Date.now())).digest('hex').slice(0, 16)}`;
+  const buildId = `${info.version}-${info.commit}-${createHash('sha256')
+    .update(result.outputFiles.map((f) => f.hash).join())
+    .update(info.stamp ?? String(Date.now()))
+    .digest('hex')
+    .slice(0, 16)}`;
   const chunks = [];
   let main = '';
   for (const file of result.outputFiles) {
@@ -346,7 +350,15 @@ export function makeBlob(mainPath, chunks, blobPath, { codeCache = false, snapsh
   writeFileSync(
     configPath,
     JSON.stringify(
-      { main: mainPath, output: blobPath, disableExperimentalSEAWarning: true, useCodeCache: codeCache && !snapshot, useSnapshot: snapshot, execArgv: EXEC_ARGV, assets },
+      {
+        main: mainPath,
+        output: blobPath,
+        disableExperimentalSEAWarning: true,
+        useCodeCache: codeCache && !snapshot,
+        useSnapshot: snapshot,
+        execArgv: EXEC_ARGV,
+        assets,
+      },
       null,
       2,
     ),
@@ -433,7 +445,10 @@ export async function buildHost({ srcRoot = ROOT, out = join(ROOT, 'plugin', 'ku
       makeBlob(bundled.main, assets, blobPath, { snapshot: true });
     } catch (err) {
       startup = 'code cache';
-      const why = String(err.message).split('\n').find((l) => /CheckGlobal|not serialized|Error:/.test(l)) ?? err.message;
+      const why =
+        String(err.message)
+          .split('\n')
+          .find((l) => /CheckGlobal|not serialized|Error:/.test(l)) ?? err.message;
       console.warn(`build: WARNING: no startup snapshot (${why.trim()}); using the code cache, start-up is slower.`);
       console.warn('build: a module loaded at start-up probably opens a handle (node:http, a timer, a stream): import it with await import().');
     }

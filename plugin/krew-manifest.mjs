@@ -21,8 +21,17 @@ export function releaseUri(version, archiveName) {
 }
 
 const SUPPORTED = new Set([
-  'darwin/amd64', 'darwin/arm64', 'linux/amd64', 'linux/arm', 'linux/arm64', 'linux/ppc64le',
-  'linux/s390x', 'linux/loong64', 'windows/amd64', 'windows/arm64', 'windows/386',
+  'darwin/amd64',
+  'darwin/arm64',
+  'linux/amd64',
+  'linux/arm',
+  'linux/arm64',
+  'linux/ppc64le',
+  'linux/s390x',
+  'linux/loong64',
+  'windows/amd64',
+  'windows/arm64',
+  'windows/386',
 ]);
 
 function fail(message) {
@@ -59,7 +68,8 @@ export function krewManifest({ template, version, platforms, inputsCommit, parti
   if (typeof doc.spec?.shortDescription !== 'string' || /[\r\n]/.test(doc.spec.shortDescription)) fail('shortDescription must be one line');
   const keyOf = (t) => `${t.selector?.matchLabels?.os}/${t.selector?.matchLabels?.arch}`;
   const inTemplate = new Set((doc.spec.platforms ?? []).map(keyOf));
-  for (const p of platforms) if (!inTemplate.has(`${p.os}/${p.arch}`)) fail(`an archive was built for ${p.os}/${p.arch}, which the template has no platform for`);
+  for (const p of platforms)
+    if (!inTemplate.has(`${p.os}/${p.arch}`)) fail(`an archive was built for ${p.os}/${p.arch}, which the template has no platform for`);
   const out = [];
   for (const t of doc.spec.platforms) {
     const key = keyOf(t);
@@ -72,7 +82,8 @@ export function krewManifest({ template, version, platforms, inputsCommit, parti
     if (t.bin !== p.bin) fail(`${key}: the template's bin ${t.bin} is not the archive's executable ${p.bin}`);
     const listed = (t.files ?? []).map((f) => f.from).sort();
     const built = [...(p.files ?? [])].sort();
-    if (JSON.stringify(listed) !== JSON.stringify(built)) fail(`${key}: the template lists the files ${listed.join(', ')}, the archive holds ${built.join(', ')}`);
+    if (JSON.stringify(listed) !== JSON.stringify(built))
+      fail(`${key}: the template lists the files ${listed.join(', ')}, the archive holds ${built.join(', ')}`);
     out.push({ selector: t.selector, uri: t.uri, sha256: p.sha256, ...(t.files ? { files: t.files } : {}), bin: t.bin });
   }
   doc.spec.platforms = out;

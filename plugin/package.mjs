@@ -123,7 +123,8 @@ function thirdPartyNotices(metafile, nodeLicense) {
     pkgs.set(dir, { name: pkg.name, version: pkg.version, license: pkg.license ?? 'see package', text: file ? readFileSync(join(dir, file), 'utf8') : '' });
   }
   const parts = ['kubectl-gitops bundles the following software. Their licenses follow.\n'];
-  if (nodeLicense && existsSync(nodeLicense)) parts.push(`== Node.js ${NODE_VERSION} (the runtime inside the executable)\n\n${readFileSync(nodeLicense, 'utf8')}`);
+  if (nodeLicense && existsSync(nodeLicense))
+    parts.push(`== Node.js ${NODE_VERSION} (the runtime inside the executable)\n\n${readFileSync(nodeLicense, 'utf8')}`);
   for (const p of [...pkgs.values()].sort((a, b) => a.name.localeCompare(b.name))) {
     parts.push(`== ${p.name}@${p.version} (${p.license})\n\n${p.text || '(no license file in the package)'}`);
   }
@@ -156,16 +157,43 @@ function exportHead() {
   const dir = join(WORK, 'head');
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const tar = execFileSync('git', ['archive', '--format=tar', 'HEAD', 'src', 'package.json', 'LICENSE', 'plugin/kubectl_complete-gitops', 'plugin/kubectl_complete-gitops.cmd', 'plugin/jsonnet', TEMPLATE_PATH], { cwd: ROOT, maxBuffer: 1 << 28 });
+  const tar = execFileSync(
+    'git',
+    [
+      'archive',
+      '--format=tar',
+      'HEAD',
+      'src',
+      'package.json',
+      'LICENSE',
+      'plugin/kubectl_complete-gitops',
+      'plugin/kubectl_complete-gitops.cmd',
+      'plugin/jsonnet',
+      TEMPLATE_PATH,
+    ],
+    { cwd: ROOT, maxBuffer: 1 << 28 },
+  );
   execFileSync('tar', ['-xf', '-', '-C', dir], { input: tar });
   const version = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')).version;
   // The last commit that changed what goes into the archives: its hash is stamped, its time is every file's.
-  const [commit, time] = execFileSync('git', ['log', '-1', '--format=%h %ct', 'HEAD', '--', ...BUILD_INPUTS], { cwd: ROOT }).toString().trim().split(' ');
+  const [commit, time] = execFileSync('git', ['log', '-1', '--format=%h %ct', 'HEAD', '--', ...BUILD_INPUTS], { cwd: ROOT })
+    .toString()
+    .trim()
+    .split(' ');
   return { dir, info: { version, commit, stamp: commit }, mtime: Number(time || '0') };
 }
 
 /** What the archives are made of: a change elsewhere (README, tests, the manifest) leaves them as they are. */
-const BUILD_INPUTS = ['src', 'package.json', 'package-lock.json', 'LICENSE', 'plugin/build.mjs', 'plugin/package.mjs', 'plugin/kubectl_complete-gitops', 'plugin/kubectl_complete-gitops.cmd'];
+const BUILD_INPUTS = [
+  'src',
+  'package.json',
+  'package-lock.json',
+  'LICENSE',
+  'plugin/build.mjs',
+  'plugin/package.mjs',
+  'plugin/kubectl_complete-gitops',
+  'plugin/kubectl_complete-gitops.cmd',
+];
 
 async function main() {
   const head = exportHead();
@@ -256,7 +284,9 @@ async function main() {
     const sum = sha256(archivePath);
     writeFileSync(archivePath + '.sha256', `${sum}  ${archiveName}\n`);
     platforms.push({ os: t.os, arch: t.arch, archiveName, sha256: sum, bin: t.exe, files: [...files].sort() });
-    report.push(`  ${archiveName}  ${(readFileSync(archivePath).length / 1e6).toFixed(1)} MB  sha256 ${sum.slice(0, 12)}…  (${tested}; ${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    report.push(
+      `  ${archiveName}  ${(readFileSync(archivePath).length / 1e6).toFixed(1)} MB  sha256 ${sum.slice(0, 12)}…  (${tested}; ${((Date.now() - started) / 1000).toFixed(1)} s)`,
+    );
   }
 
   // dist/gitops.yaml: the committed template (from HEAD, like the archives) with these archives' sums. Packaging

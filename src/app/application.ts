@@ -104,7 +104,9 @@ export function parseApplication(obj: unknown, origin: string): Application {
   const c: Checker = { at: '', origin };
   if (!isPlainObject(obj)) throw new InputError(`${origin}: an Application must be a map`);
   if (obj.kind !== 'Application' || typeof obj.apiVersion !== 'string' || !obj.apiVersion.startsWith('argoproj.io/')) {
-    throw new InputError(`${origin}: not an Argo CD Application (apiVersion argoproj.io/v1alpha1, kind Application); got ${String(obj.apiVersion)} ${String(obj.kind)}`);
+    throw new InputError(
+      `${origin}: not an Argo CD Application (apiVersion argoproj.io/v1alpha1, kind Application); got ${String(obj.apiVersion)} ${String(obj.kind)}`,
+    );
   }
   const warnings: string[] = [];
   const meta = optObject(c, obj, 'metadata', '') ?? fail(c, 'metadata', 'is missing');
@@ -181,7 +183,19 @@ export function parseApplication(obj: unknown, origin: string): Application {
 
   const ignoreDifferences = parseIgnoreDifferences(c, spec.ignoreDifferences);
 
-  const app: Application = { name: name!, namespace, source, sourcesCount, ...(sources ? { sources } : {}), sourceOptions, destination, syncOptions, ignoreDifferences, warnings, origin };
+  const app: Application = {
+    name: name!,
+    namespace,
+    source,
+    sourcesCount,
+    ...(sources ? { sources } : {}),
+    sourceOptions,
+    destination,
+    syncOptions,
+    ignoreDifferences,
+    warnings,
+    origin,
+  };
   const project = optString(c, spec, 'project', 'spec');
   if (project) app.project = project;
   if (automated) app.automated = automated;
@@ -196,7 +210,8 @@ function parseRetry(c: Checker, r: JsonObject | undefined): RetryPolicy | undefi
   if (!r) return undefined;
   const at = 'spec.syncPolicy.retry';
   const limit = r.limit ?? 0;
-  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < -1) fail(c, `${at}.limit`, `must be a whole number (-1 for no limit), got ${JSON.stringify(limit)}`);
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < -1)
+    fail(c, `${at}.limit`, `must be a whole number (-1 for no limit), got ${JSON.stringify(limit)}`);
   const b = optObject(c, r, 'backoff', at) ?? {};
   const duration = (k: string, def: number): number => {
     const v = b[k];
@@ -211,7 +226,12 @@ function parseRetry(c: Checker, r: JsonObject | undefined): RetryPolicy | undefi
   };
   const factor = b.factor ?? DEFAULT_RETRY_BACKOFF.factor;
   if (typeof factor !== 'number' || factor < 1) fail(c, `${at}.backoff.factor`, `must be a number of at least 1, got ${JSON.stringify(factor)}`);
-  return { limit: limit as number, durationMs: duration('duration', DEFAULT_RETRY_BACKOFF.durationMs), factor, maxDurationMs: duration('maxDuration', DEFAULT_RETRY_BACKOFF.maxDurationMs) };
+  return {
+    limit: limit as number,
+    durationMs: duration('duration', DEFAULT_RETRY_BACKOFF.durationMs),
+    factor,
+    maxDurationMs: duration('maxDuration', DEFAULT_RETRY_BACKOFF.maxDurationMs),
+  };
 }
 
 function parseIgnoreDifferences(c: Checker, v: JsonValue | undefined): IgnoreDifference[] {
@@ -258,7 +278,10 @@ async function validateJqExpressions(app: Application, compile: JqCompileCheck):
   for (const [i, r] of app.ignoreDifferences.entries()) {
     for (const [j, e] of r.jqPathExpressions.entries()) {
       const err = await compile(e);
-      if (err) throw new InputError(`${app.origin}: Application spec.ignoreDifferences[${i}].jqPathExpressions[${j}] ${JSON.stringify(e)} does not compile: ${tidyJqError(err)}`);
+      if (err)
+        throw new InputError(
+          `${app.origin}: Application spec.ignoreDifferences[${i}].jqPathExpressions[${j}] ${JSON.stringify(e)} does not compile: ${tidyJqError(err)}`,
+        );
     }
   }
 }

@@ -43,9 +43,7 @@ export interface DestinationInput {
   flagContext?: ContextInfo & { via: string };
 }
 
-export type DestinationResolution =
-  | { ok: true; context: string; server: string; why: string }
-  | { ok: false; refused: string; candidates: string[] };
+export type DestinationResolution = { ok: true; context: string; server: string; why: string } | { ok: false; refused: string; candidates: string[] };
 
 /**
  * A server URL as it is compared: scheme and host lower-cased, the scheme's default port dropped, no trailing
@@ -96,7 +94,9 @@ export function resolveDestination(input: DestinationInput): DestinationResoluti
     if (flag) return { ok: true, context: flag.name, server: flag.server, why: `in-cluster: the cluster ${flag.via} names` };
     const ctx = input.appContext === undefined ? undefined : byName(input.appContext);
     if (!ctx) return refuse('is the cluster the Application runs in, but no context is selected (give --context, or set current-context)');
-    const why = input.appFromCluster ? 'in-cluster: the cluster the Application was read from' : `in-cluster: the ${input.explicitContext ? '--context' : 'current context'}`;
+    const why = input.appFromCluster
+      ? 'in-cluster: the cluster the Application was read from'
+      : `in-cluster: the ${input.explicitContext ? '--context' : 'current context'}`;
     return { ok: true, context: ctx.name, server: ctx.server, why };
   }
 
@@ -125,7 +125,10 @@ export function resolveDestination(input: DestinationInput): DestinationResoluti
   if (preferred) return { ok: true, context: preferred.name, server: preferred.server, why: whyMatched(preferred, urls, names) };
   if (input.explicitContext && !input.appFromCluster) {
     const at = input.appContext !== undefined ? byName(input.appContext) : undefined;
-    return refuse(`--context ${input.appContext ?? ''}${at ? ` (${at.server})` : ''} is another cluster; the destination is reached by ${describeContexts(candidates)}`, candidates);
+    return refuse(
+      `--context ${input.appContext ?? ''}${at ? ` (${at.server})` : ''} is another cluster; the destination is reached by ${describeContexts(candidates)}`,
+      candidates,
+    );
   }
   if (candidates.length > 1) return refuse(`several kubeconfig contexts reach it: ${describeContexts(candidates)}; name one with --context`, candidates);
   const only = candidates[0] as ContextInfo;

@@ -223,10 +223,20 @@ function parseHelm(fail: Fail, h: JsonObject, at: string): HelmOptions {
       const here = `${at}.parameters[${i}]`;
       // Argo CD's HelmParameter.value is a string; a YAML number or boolean there is read as its text.
       const raw = p.value;
-      const value = raw === undefined || raw === null ? '' : typeof raw === 'string' ? raw : typeof raw === 'number' || typeof raw === 'boolean' ? String(raw) : fail(`${here}.value`, 'must be a string');
+      const value =
+        raw === undefined || raw === null
+          ? ''
+          : typeof raw === 'string'
+            ? raw
+            : typeof raw === 'number' || typeof raw === 'boolean'
+              ? String(raw)
+              : fail(`${here}.value`, 'must be a string');
       return { name: str(fail, p, 'name', here), value, forceString: bool(fail, p, 'forceString', here) };
     }),
-    fileParameters: list('fileParameters').map((p, i) => ({ name: str(fail, p, 'name', `${at}.fileParameters[${i}]`), path: str(fail, p, 'path', `${at}.fileParameters[${i}]`) })),
+    fileParameters: list('fileParameters').map((p, i) => ({
+      name: str(fail, p, 'name', `${at}.fileParameters[${i}]`),
+      path: str(fail, p, 'path', `${at}.fileParameters[${i}]`),
+    })),
     releaseName: str(fail, h, 'releaseName', at),
     namespace: str(fail, h, 'namespace', at),
     kubeVersion: str(fail, h, 'kubeVersion', at),

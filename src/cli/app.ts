@@ -22,7 +22,20 @@ import { listCommand } from './commands/list.js';
 import { dashboardCommand } from './commands/dashboard.js';
 import { complete, formatCompletion, type CommandSpec, type FlagSpec } from './completion.js';
 
-export const COMMANDS: readonly GitopsCommand[] = [diffCommand, syncCommand, pruneCommand, statusCommand, listCommand, dashboardCommand, historyCommand, rollbackCommand, windowsCommand, normalizeCommand, versionCommand, completionCommand];
+export const COMMANDS: readonly GitopsCommand[] = [
+  diffCommand,
+  syncCommand,
+  pruneCommand,
+  statusCommand,
+  listCommand,
+  dashboardCommand,
+  historyCommand,
+  rollbackCommand,
+  windowsCommand,
+  normalizeCommand,
+  versionCommand,
+  completionCommand,
+];
 
 const EPILOGUE = `Exit codes: 0 success (diff: in sync), 1 drift found, 2 usage or input error,
 3 cluster or API error, 4 refused by a safety rule, 130/143 sync stopped by SIGINT/SIGTERM.
@@ -128,7 +141,9 @@ export async function runCli(typed: string[], io: Io, commands: readonly GitopsC
           throw new UsageError(`${known ? `${word} cannot print` : 'unknown'} output format "${args.output}": ${word} prints ${outputs.join(', ')}`);
         }
         if (args.allNamespaces === true && cmd.allNamespaces !== true) {
-          throw new UsageError(`-A/--all-namespaces does not apply to ${word}: it acts on one Application (its objects' namespace is -n/--namespace, the Application's is --app-namespace)`);
+          throw new UsageError(
+            `-A/--all-namespaces does not apply to ${word}: it acts on one Application (its objects' namespace is -n/--namespace, the Application's is --app-namespace)`,
+          );
         }
         const opts = toGlobalOptions(args, outputs[0]);
         verbose = opts.verbose;
@@ -206,9 +221,19 @@ export function commandSpecs(commands: readonly GitopsCommand[]): CommandSpec[] 
       getInternalMethods(): { getUsageInstance(): { getDescriptions(): Record<string, string | undefined> } };
     };
     const o = y.getOptions();
-    const aliases = new Set(Object.values(o.alias).flat().filter((a) => a.length === 1 || /[A-Z]/.test(a)));
+    const aliases = new Set(
+      Object.values(o.alias)
+        .flat()
+        .filter((a) => a.length === 1 || /[A-Z]/.test(a)),
+    );
     const descriptions = y.getInternalMethods().getUsageInstance().getDescriptions();
-    const positional = /\[app\]/.test(String(cmd.command)) ? 'app' : /<path>/.test(String(cmd.command)) ? 'file' : /<shell>/.test(String(cmd.command)) ? 'shell' : undefined;
+    const positional = /\[app\]/.test(String(cmd.command))
+      ? 'app'
+      : /<path>/.test(String(cmd.command))
+        ? 'file'
+        : /<shell>/.test(String(cmd.command))
+          ? 'shell'
+          : undefined;
     const flags: FlagSpec[] = Object.keys(o.key)
       .filter((k) => !aliases.has(k) && k !== 'version' && k.length > 1 && !/[A-Z]/.test(k) && !['app', 'id', 'path', 'shell'].includes(k))
       .map((k) => ({

@@ -6,7 +6,14 @@ import { toGlobalOptions } from './options.js';
 import type { ResourceType } from '../model/resource-type.js';
 
 const NAMESPACES: ResourceType = { group: '', version: 'v1', kind: 'Namespace', resource: 'namespaces', namespaced: false, verbs: ['list'] };
-const APPLICATIONS: ResourceType = { group: 'argoproj.io', version: 'v1alpha1', kind: 'Application', resource: 'applications', namespaced: true, verbs: ['list'] };
+const APPLICATIONS: ResourceType = {
+  group: 'argoproj.io',
+  version: 'v1alpha1',
+  kind: 'Application',
+  resource: 'applications',
+  namespaced: true,
+  verbs: ['list'],
+};
 const COMPLETION_TIMEOUT = '5s';
 
 const camel = (k: string) => k.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
@@ -20,7 +27,10 @@ export function completionSources(env: Record<string, string | undefined>): Comp
     const gateway = await connectGateway(opts, env);
     try {
       const list = await gateway.list(type, { metadataOnly: true, ...(namespace ? { namespace } : {}) });
-      return list.items.map((i) => i.metadata.name ?? '').filter((n) => n !== '').sort();
+      return list.items
+        .map((i) => i.metadata.name ?? '')
+        .filter((n) => n !== '')
+        .sort();
     } finally {
       gateway.close();
     }

@@ -44,7 +44,21 @@ export interface Completion {
 export const SHELLS = ['bash', 'zsh', 'fish', 'powershell'] as const;
 
 /** Flags whose value is a file name: the shell completes those. */
-const FILE_FLAGS = new Set(['kubeconfig', 'app-file', 'desired', 'live', 'repo-dir', 'certificate-authority', 'client-certificate', 'client-key', 'cache-dir', 'lua-dir', 'project-file', 'argocd-cm', 'argocd-cmd-params-cm']);
+const FILE_FLAGS = new Set([
+  'kubeconfig',
+  'app-file',
+  'desired',
+  'live',
+  'repo-dir',
+  'certificate-authority',
+  'client-certificate',
+  'client-key',
+  'cache-dir',
+  'lua-dir',
+  'project-file',
+  'argocd-cm',
+  'argocd-cmd-params-cm',
+]);
 
 function longName(word: string): string | undefined {
   if (word.startsWith('--')) return word.slice(2).split('=')[0];

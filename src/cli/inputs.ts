@@ -46,7 +46,14 @@ export function capabilityInput(flags: Pick<SourceFlags, 'kubeVersion' | 'apiVer
   const a = flags.apiVersions;
   return {
     ...(v !== undefined ? { kubeVersion: v } : {}),
-    ...(a !== undefined && a.length > 0 ? { apiVersions: a.map(String).flatMap((x) => x.split(',')).filter((x) => x !== '') } : {}),
+    ...(a !== undefined && a.length > 0
+      ? {
+          apiVersions: a
+            .map(String)
+            .flatMap((x) => x.split(','))
+            .filter((x) => x !== ''),
+        }
+      : {}),
   };
 }
 

@@ -12,14 +12,48 @@ const CLUSTER_GROUP = 'Cluster flags (as kubectl):';
 const GLOBAL_GROUP = 'Global flags:';
 /** Where the Application, its desired state and its rules come from, and how it is rendered: after a command's own flags. */
 const SOURCE_GROUP = 'Source and render flags:';
-const SOURCE_KEYS = ['app-file', 'desired', 'revision', 'repo-dir', 'render', 'hard-refresh', 'kustomize-build-options', 'kustomize', 'helm', 'kube-version', 'api-versions', 'argocd-namespace', 'project-file', 'argocd-cm', 'argocd-cmd-params-cm', 'lua-dir', 'cache-dir'];
+const SOURCE_KEYS = [
+  'app-file',
+  'desired',
+  'revision',
+  'repo-dir',
+  'render',
+  'hard-refresh',
+  'kustomize-build-options',
+  'kustomize',
+  'helm',
+  'kube-version',
+  'api-versions',
+  'argocd-namespace',
+  'project-file',
+  'argocd-cm',
+  'argocd-cmd-params-cm',
+  'lua-dir',
+  'cache-dir',
+];
 
 /** Flags every command takes: output, colour, log level, help. */
 export function globalOptions<T>(y: Argv<T>) {
   return y
-    .option('output', { alias: 'o', type: 'string', requiresArg: true, describe: 'Output format: table, json, yaml, kv or env (what the command can produce)', global: true })
-    .option('color', { choices: COLOR_MODES, default: 'auto' as ColorMode, describe: 'Colour tables: auto (only on a TTY, not with NO_COLOR or TERM=dumb), always, never', global: true })
-    .option('v', { type: 'string', requiresArg: true, describe: 'Log level on stderr: 1 causes of errors and a request summary, 4 the connection, 6 each request, 7 headers, 8-9 bodies (never Secret values)', global: true })
+    .option('output', {
+      alias: 'o',
+      type: 'string',
+      requiresArg: true,
+      describe: 'Output format: table, json, yaml, kv or env (what the command can produce)',
+      global: true,
+    })
+    .option('color', {
+      choices: COLOR_MODES,
+      default: 'auto' as ColorMode,
+      describe: 'Colour tables: auto (only on a TTY, not with NO_COLOR or TERM=dumb), always, never',
+      global: true,
+    })
+    .option('v', {
+      type: 'string',
+      requiresArg: true,
+      describe: 'Log level on stderr: 1 causes of errors and a request summary, 4 the connection, 6 each request, 7 headers, 8-9 bodies (never Secret values)',
+      global: true,
+    })
     .option('verbose', { type: 'boolean', default: false, describe: 'The same as -v 1', global: true })
     .group(['output', 'color', 'v', 'verbose', 'help'], GLOBAL_GROUP);
 }
@@ -31,17 +65,39 @@ export type GlobalArgs = ReturnType<typeof globalOptions<object>> extends Argv<i
 export function clusterOptions<T>(y: Argv<T>) {
   const s = (describe: string) => ({ type: 'string' as const, requiresArg: true, describe });
   const keys = [
-    'kubeconfig', 'context', 'cluster', 'user', 'namespace', 'all-namespaces', 'server', 'token', 'as', 'as-group', 'as-uid',
-    'certificate-authority', 'client-certificate', 'client-key', 'insecure-skip-tls-verify', 'tls-server-name', 'username', 'password', 'request-timeout',
-    'field-manager', 'app-namespace',
+    'kubeconfig',
+    'context',
+    'cluster',
+    'user',
+    'namespace',
+    'all-namespaces',
+    'server',
+    'token',
+    'as',
+    'as-group',
+    'as-uid',
+    'certificate-authority',
+    'client-certificate',
+    'client-key',
+    'insecure-skip-tls-verify',
+    'tls-server-name',
+    'username',
+    'password',
+    'request-timeout',
+    'field-manager',
+    'app-namespace',
   ];
   return y
     .option('kubeconfig', s('Path to the kubeconfig file (default: $KUBECONFIG, a path list, then ~/.kube/config)'))
     .option('context', s('The kubeconfig context to use'))
-    .option('cluster', s('The kubeconfig cluster to use (instead of the context\'s)'))
-    .option('user', s('The kubeconfig user to use (instead of the context\'s)'))
+    .option('cluster', s("The kubeconfig cluster to use (instead of the context's)"))
+    .option('user', s("The kubeconfig user to use (instead of the context's)"))
     .option('namespace', { ...s('Namespace for objects that declare none (overrides the destination namespace)'), alias: 'n' })
-    .option('all-namespaces', { type: 'boolean', alias: 'A', describe: 'list, status: the Applications in every namespace (the other commands act on one Application: an error)' })
+    .option('all-namespaces', {
+      type: 'boolean',
+      alias: 'A',
+      describe: 'list, status: the Applications in every namespace (the other commands act on one Application: an error)',
+    })
     .option('server', { ...s('The address of the API server'), alias: 's' })
     .option('token', s('Bearer token for the API server'))
     .option('as', s('User to impersonate'))
@@ -50,8 +106,8 @@ export function clusterOptions<T>(y: Argv<T>) {
     .option('certificate-authority', s('Path to a CA certificate file for the API server'))
     .option('client-certificate', s('Path to a client certificate file for TLS'))
     .option('client-key', s('Path to a client key file for TLS'))
-    .option('insecure-skip-tls-verify', { type: 'boolean', describe: 'Do not check the server\'s certificate (insecure)' })
-    .option('tls-server-name', s('Server name to check the server\'s certificate against'))
+    .option('insecure-skip-tls-verify', { type: 'boolean', describe: "Do not check the server's certificate (insecure)" })
+    .option('tls-server-name', s("Server name to check the server's certificate against"))
     .option('username', s('Username for basic authentication (the API server itself dropped basic auth in 1.19; for a proxy in front of it)'))
     .option('password', s('Password for basic authentication'))
     .option('request-timeout', { ...s('Bound on each API request, connect to last byte (e.g. 30s, 1m; 0: only the 10 s connect bound)'), default: '0' })
@@ -116,24 +172,71 @@ export function appSourceOptions<T>(y: Argv<T>) {
       .option('desired', { type: 'string', requiresArg: true, describe: 'Desired manifests (file, directory or -), overriding the Application source' })
       .option('revision', { type: 'string', requiresArg: true, describe: 'Git revision to read the desired manifests from (overrides targetRevision)' })
       .option('repo-dir', { type: 'string', requiresArg: true, describe: 'A local clone to read a remote repoURL from' })
-      .option('render', { type: 'boolean', describe: 'With --desired DIR: render the folder like a source (directory options, Jsonnet, Kustomize) instead of reading plain manifests' })
-      .option('hard-refresh', { type: 'boolean', describe: 'Render the source again even when the render cache has it (as Argo CD\'s hard refresh)' })
-      .option('kustomize-build-options', { type: 'string', requiresArg: true, describe: "Extra kustomize build arguments, as Argo CD's kustomize.buildOptions (e.g. --load-restrictor LoadRestrictionsNone)" })
-      .option('kustomize', { type: 'string', requiresArg: true, describe: 'The kustomize binary for Kustomize sources (default: $KUBECTL_GITOPS_KUSTOMIZE, kustomize on PATH, else kubectl kustomize)' })
+      .option('render', {
+        type: 'boolean',
+        describe: 'With --desired DIR: render the folder like a source (directory options, Jsonnet, Kustomize) instead of reading plain manifests',
+      })
+      .option('hard-refresh', { type: 'boolean', describe: "Render the source again even when the render cache has it (as Argo CD's hard refresh)" })
+      .option('kustomize-build-options', {
+        type: 'string',
+        requiresArg: true,
+        describe: "Extra kustomize build arguments, as Argo CD's kustomize.buildOptions (e.g. --load-restrictor LoadRestrictionsNone)",
+      })
+      .option('kustomize', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'The kustomize binary for Kustomize sources (default: $KUBECTL_GITOPS_KUSTOMIZE, kustomize on PATH, else kubectl kustomize)',
+      })
       .option('helm', { type: 'string', requiresArg: true, describe: 'The helm binary for Helm sources (default: $KUBECTL_GITOPS_HELM, else helm on PATH)' })
-      .option('kube-version', { type: 'string', requiresArg: true, describe: "Helm's --kube-version for charts, instead of the destination cluster's version (offline: file mode)" })
-      .option('api-versions', { type: 'string', array: true, nargs: 1, requiresArg: true, describe: "Helm's --api-versions for charts (repeatable), instead of the destination cluster's types (offline: file mode)" })
-      .option('argocd-namespace', { type: 'string', requiresArg: true, default: CONTROL_PLANE_NAMESPACE, describe: "Argo CD's control-plane namespace: its AppProjects and argocd-cm are read there" })
+      .option('kube-version', {
+        type: 'string',
+        requiresArg: true,
+        describe: "Helm's --kube-version for charts, instead of the destination cluster's version (offline: file mode)",
+      })
+      .option('api-versions', {
+        type: 'string',
+        array: true,
+        nargs: 1,
+        requiresArg: true,
+        describe: "Helm's --api-versions for charts (repeatable), instead of the destination cluster's types (offline: file mode)",
+      })
+      .option('argocd-namespace', {
+        type: 'string',
+        requiresArg: true,
+        default: CONTROL_PLANE_NAMESPACE,
+        describe: "Argo CD's control-plane namespace: its AppProjects and argocd-cm are read there",
+      })
       .option('project-file', { type: 'string', requiresArg: true, describe: "Read the Application's AppProject from this file instead of the cluster" })
-      .option('argocd-cm', { type: 'string', requiresArg: true, describe: "Read Argo CD's settings (the argocd-cm ConfigMap) from this file instead of the cluster" })
-      .option('argocd-cmd-params-cm', { type: 'string', requiresArg: true, describe: "Read argocd-cmd-params-cm (application.namespaces: where Argo CD reconciles Applications) from this file instead of the cluster" })
-      .option('lua-dir', { type: 'string', requiresArg: true, describe: "Custom health checks in Argo CD's resource_customizations/<group>/<kind>/health.lua layout" })
-      .option('cache-dir', { type: 'string', requiresArg: true, describe: 'Cache directory, as kubectl\'s (default: $KUBECACHEDIR): Git mirrors and renders are kept in its kubectl-gitops folder (without either: ~/.cache/kubectl-gitops)' })
+      .option('argocd-cm', {
+        type: 'string',
+        requiresArg: true,
+        describe: "Read Argo CD's settings (the argocd-cm ConfigMap) from this file instead of the cluster",
+      })
+      .option('argocd-cmd-params-cm', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'Read argocd-cmd-params-cm (application.namespaces: where Argo CD reconciles Applications) from this file instead of the cluster',
+      })
+      .option('lua-dir', {
+        type: 'string',
+        requiresArg: true,
+        describe: "Custom health checks in Argo CD's resource_customizations/<group>/<kind>/health.lua layout",
+      })
+      .option('cache-dir', {
+        type: 'string',
+        requiresArg: true,
+        describe:
+          "Cache directory, as kubectl's (default: $KUBECACHEDIR): Git mirrors and renders are kept in its kubectl-gitops folder (without either: ~/.cache/kubectl-gitops)",
+      })
       .group(SOURCE_KEYS, SOURCE_GROUP),
   );
 }
 
 /** `--no-record` (for the commands that write the Application's status): `record` is true unless it is given. */
 export function recordOption<T>(y: Argv<T>) {
-  return y.option('record', { type: 'boolean', default: true, describe: "Write the result into the Application's status and history, as Argo CD's controller does (--no-record: leave it)" });
+  return y.option('record', {
+    type: 'boolean',
+    default: true,
+    describe: "Write the result into the Application's status and history, as Argo CD's controller does (--no-record: leave it)",
+  });
 }

@@ -45,7 +45,8 @@ const SECURITY_HEADERS: Record<string, string> = {
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
   'X-Frame-Options': 'DENY',
-  'Content-Security-Policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'Content-Security-Policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
 };
 
 function send(res: ServerResponse, status: number, type: string, body: string, method = 'GET'): void {
@@ -79,7 +80,8 @@ export async function startDashboardServer(opts: ServerOptions): Promise<Running
     const method = req.method ?? 'GET';
     if (!hostAllowed(req.headers.host, port, opts.address)) return json(res, 403, { error: 'forbidden: this Host is not the one served (DNS rebinding)' });
     const url = new URL(req.url ?? '/', 'http://dashboard.invalid');
-    if (!tokenMatches(requestToken(url, req.headers.authorization), token)) return json(res, 403, { error: 'forbidden: the token is missing or wrong (use the URL the command printed)' });
+    if (!tokenMatches(requestToken(url, req.headers.authorization), token))
+      return json(res, 403, { error: 'forbidden: the token is missing or wrong (use the URL the command printed)' });
     const path = url.pathname;
     if (method === 'POST') {
       if (path === '/api/refresh') {

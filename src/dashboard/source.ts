@@ -56,7 +56,11 @@ export function viewSource(data: DashboardData, now: () => Date = () => new Date
       if (!node) return undefined;
       if (!node.key) return { node };
       const live = await data.liveObject(appId, node.key);
-      return { node, ...(live.object ? { yaml: stringify(live.object, { aliasDuplicateObjects: false, lineWidth: 0 }) } : {}), ...(live.error ? { error: live.error } : {}) };
+      return {
+        node,
+        ...(live.object ? { yaml: stringify(live.object, { aliasDuplicateObjects: false, lineWidth: 0 }) } : {}),
+        ...(live.error ? { error: live.error } : {}),
+      };
     },
     refresh: (id) => data.refresh(id),
     subscribe: (fn) => data.subscribe(fn),

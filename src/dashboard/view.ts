@@ -81,7 +81,13 @@ export function appView(row: AppRow, report: StatusReport, diff: Pick<DiffReport
     const fields = n.depth === 1 && n.key ? byKey.get(keyString(n.key)) : undefined;
     return fields ? { ...n, fields } : n;
   });
-  return { schemaVersion: DASHBOARD_SCHEMA_VERSION, row: { ...row, ...(graph.reason ? { reason: graph.reason } : {}) }, svg: renderSvg(graph, { interactive: true }), nodes, warnings: [...warnings] };
+  return {
+    schemaVersion: DASHBOARD_SCHEMA_VERSION,
+    row: { ...row, ...(graph.reason ? { reason: graph.reason } : {}) },
+    svg: renderSvg(graph, { interactive: true }),
+    nodes,
+    warnings: [...warnings],
+  };
 }
 
 /** The node of `view` with that id, and its object's key (undefined for the Application node or an unknown id). */

@@ -97,8 +97,17 @@ function keyText(el: JsonValue | undefined, key: string): string | undefined {
  * A merging list (see differences). Returns false, having reported nothing, when the desired list cannot be merged
  * (an element without its merge key, two with the same one, objects in a list of scalars): it is then compared by index.
  */
-function mergeWalk(desired: JsonValue[], live: JsonValue[], key: string | undefined, at: Step[], dAt: Step[], out: Difference[], lists: ListRule | undefined): boolean {
-  const ident = (el: JsonValue | undefined): string | undefined => (key === undefined ? (el === null || el === undefined || typeof el === 'object' ? undefined : JSON.stringify(el)) : keyText(el, key));
+function mergeWalk(
+  desired: JsonValue[],
+  live: JsonValue[],
+  key: string | undefined,
+  at: Step[],
+  dAt: Step[],
+  out: Difference[],
+  lists: ListRule | undefined,
+): boolean {
+  const ident = (el: JsonValue | undefined): string | undefined =>
+    key === undefined ? (el === null || el === undefined || typeof el === 'object' ? undefined : JSON.stringify(el)) : keyText(el, key);
   const wanted = desired.map(ident);
   if (wanted.some((w) => w === undefined) || new Set(wanted).size !== wanted.length) return false;
   const liveIds = live.map(ident);

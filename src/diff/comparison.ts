@@ -85,13 +85,23 @@ export async function compareObject(entry: CompareEntry, opts: DiffOptions): Pro
   }
 
   // Ignored fields the desired object leaves to another manager (spec.replicas after kubectl scale): shown, never counted.
-  const masker = isSecret(declared) ? new SecretMasker(normalizeSecret(normalizeObject(declared)).data as never, normalizeSecret(normalizeObject(live)).data as never, lastAppliedData(live)) : undefined;
+  const masker = isSecret(declared)
+    ? new SecretMasker(normalizeSecret(normalizeObject(declared)).data as never, normalizeSecret(normalizeObject(live)).data as never, lastAppliedData(live))
+    : undefined;
   for (const f of ignoredLive.live) {
     if (fields.some((x) => pathsEqual(x.path, f.path))) continue;
     if (leftTo(f, opts.fieldManager).length === 0) continue;
     const dv = masker ? masker.maskAt(f.at, f.desired) : f.desired;
     const lv = masker ? masker.maskAt(f.at, f.live) : f.live;
-    fields.push({ path: f.path, pointer: f.pointer, ...(dv !== undefined ? { desired: dv } : {}), ...(lv !== undefined ? { live: lv } : {}), owners: f.owners, verdict: 'ignored', rule: f.rule });
+    fields.push({
+      path: f.path,
+      pointer: f.pointer,
+      ...(dv !== undefined ? { desired: dv } : {}),
+      ...(lv !== undefined ? { live: lv } : {}),
+      owners: f.owners,
+      verdict: 'ignored',
+      rule: f.rule,
+    });
   }
   const warnings = diff.warnings ?? [];
   const status = fields.some((f) => f.verdict !== 'ignored') ? 'drifted' : 'in-sync';
@@ -100,13 +110,18 @@ export async function compareObject(entry: CompareEntry, opts: DiffOptions): Pro
 }
 
 /** The app's sync verdict: OutOfSync when an object is drifted, missing or not compared, or an extra counts. */
-export function appSync(objects: readonly Pick<ObjectComparison, 'status' | 'failure'>[], extras: readonly Pick<ExtraComparison, 'counts'>[]): Comparison['sync'] {
+export function appSync(
+  objects: readonly Pick<ObjectComparison, 'status' | 'failure'>[],
+  extras: readonly Pick<ExtraComparison, 'counts'>[],
+): Comparison['sync'] {
   return objects.some((o) => o.status !== 'in-sync' || o.failure !== undefined) || extras.some((e) => e.counts) ? 'OutOfSync' : 'Synced';
 }
 
 /** Classifies the extras (sorted by key): each counts unless it ignores itself (IgnoreExtraneous). */
 export function compareExtras(extras: readonly CompareExtra[]): ExtraComparison[] {
-  return [...extras].sort((a, b) => (keyString(a.key) < keyString(b.key) ? -1 : keyString(a.key) > keyString(b.key) ? 1 : 0)).map((e) => ({ ...e, counts: !ignoresExtraneous(e.object) }));
+  return [...extras]
+    .sort((a, b) => (keyString(a.key) < keyString(b.key) ? -1 : keyString(a.key) > keyString(b.key) ? 1 : 0))
+    .map((e) => ({ ...e, counts: !ignoresExtraneous(e.object) }));
 }
 
 /** Prefixes each object's warnings with the object. */
@@ -125,7 +140,14 @@ export async function compareApp(req: CompareRequest): Promise<Comparison> {
     try {
       objects.push(await compareObject(entry, opts));
     } catch (err) {
-      objects.push({ key: entry.key, apiVersion: entry.applied.apiVersion, status: entry.live ? 'drifted' : 'missing', fields: [], ignoredLive: NO_IGNORED, failure: err instanceof Error ? err : new Error(String(err)) });
+      objects.push({
+        key: entry.key,
+        apiVersion: entry.applied.apiVersion,
+        status: entry.live ? 'drifted' : 'missing',
+        fields: [],
+        ignoredLive: NO_IGNORED,
+        failure: err instanceof Error ? err : new Error(String(err)),
+      });
     }
   }
   const extras = compareExtras(extraInput ?? []);

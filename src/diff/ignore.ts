@@ -83,7 +83,10 @@ export async function planIgnores(
         continue;
       }
       const runner = await jq();
-      for (const [side, obj] of [['desired', desired], ['live', live]] as const) {
+      for (const [side, obj] of [
+        ['desired', desired],
+        ['live', live],
+      ] as const) {
         try {
           for (const p of await runner.paths(obj, expr)) plan[side].push({ at: stepsOf(p), rule: ref });
         } catch (err) {

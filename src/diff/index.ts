@@ -3,7 +3,18 @@ import type { IgnoreDifference } from '../app/types.js';
 import type { JsonObject, KubeObject, ResourceKey } from '../model/object.js';
 import { keyOf } from '../model/object.js';
 import { normalizeObject, normalizeSecret } from '../normalize/index.js';
-import { atOrBelowPointer, elementString, formatPointer, onOneLine, parsePointer, pathKey, sameLocation, valueAt, type FieldPath, type LocatedPath } from '../model/field-path.js';
+import {
+  atOrBelowPointer,
+  elementString,
+  formatPointer,
+  onOneLine,
+  parsePointer,
+  pathKey,
+  sameLocation,
+  valueAt,
+  type FieldPath,
+  type LocatedPath,
+} from '../model/field-path.js';
 import { conflictingManagers, keyedPath, managedEntries, ownersOf, type ManagedEntry } from '../ownership/index.js';
 import { differences, type Difference } from './compare.js';
 import type { IgnoredField, IgnoredFields } from './ignored-fields.js';
@@ -115,18 +126,30 @@ export async function diffObjectDetailed(input: DiffInput & { declared?: KubeObj
   // Fields our manager applied that Git no longer declares: a sync removes them, so they are drift.
   // A removed element of a list the comparison already reports whole (an atomic list, replaced by the apply) is that
   // list's drift, not a row of its own.
-  const removed = [...removedFields(desired, live, entries, fieldManager), ...removedSinceLastApplied(normalizeSecret(desired), live, entries, fieldManager)].filter(
-    (r) => !ignoredRemoval(rules, key, r) && !raw.some((d) => d.at.length < r.at.length && sameLocation(d.at, r.at.slice(0, d.at.length))),
-  );
+  const removed = [
+    ...removedFields(desired, live, entries, fieldManager),
+    ...removedSinceLastApplied(normalizeSecret(desired), live, entries, fieldManager),
+  ].filter((r) => !ignoredRemoval(rules, key, r) && !raw.some((d) => d.at.length < r.at.length && sameLocation(d.at, r.at.slice(0, d.at.length))));
 
   // The ignore rules, once per object: what they hide from the comparison and which live fields they leave alone.
   let plan: Awaited<ReturnType<typeof planIgnores>> | undefined;
   if ((input.ignoredLive !== false || raw.length > 0 || removed.length > 0) && rules.some((r) => ruleMatches(r, key))) {
-    plan = await planIgnores(rules, key, nd, nl, entries.length > 0 ? live : { ...live, metadata: { ...live.metadata, managedFields: [] } }, input.jq, { hideValues: isSecret(desired) });
+    plan = await planIgnores(rules, key, nd, nl, entries.length > 0 ? live : { ...live, metadata: { ...live.metadata, managedFields: [] } }, input.jq, {
+      hideValues: isSecret(desired),
+    });
     warnings.push(...plan.warnings);
   }
-  const ignoredLive = plan ? ignoredLiveFields(plan, nl, input.declared && input.declared !== desired ? comparable(normalizeSecret(normalizeObject(input.declared))) : nd, live, entries) : NO_IGNORED;
-  if (raw.length === 0 && removed.length === 0) return { diff: { ...base, status: 'in-sync', fields: [], ...(warnings.length > 0 ? { warnings } : {}) }, ignored: ignoredLive };
+  const ignoredLive = plan
+    ? ignoredLiveFields(
+        plan,
+        nl,
+        input.declared && input.declared !== desired ? comparable(normalizeSecret(normalizeObject(input.declared))) : nd,
+        live,
+        entries,
+      )
+    : NO_IGNORED;
+  if (raw.length === 0 && removed.length === 0)
+    return { diff: { ...base, status: 'in-sync', fields: [], ...(warnings.length > 0 ? { warnings } : {}) }, ignored: ignoredLive };
 
   let real: Difference[] = raw;
   let ignored: IgnoredPath[] = [];
@@ -136,14 +159,25 @@ export async function diffObjectDetailed(input: DiffInput & { declared?: KubeObj
   if (plan) {
     ignored = [...plan.desired, ...plan.live];
     if (ignored.length > 0) {
-      ndReal = removePaths(nd, plan.desired.map((p) => p.at));
-      nlReal = removePaths(nl, plan.live.map((p) => p.at));
+      ndReal = removePaths(
+        nd,
+        plan.desired.map((p) => p.at),
+      );
+      nlReal = removePaths(
+        nl,
+        plan.live.map((p) => p.at),
+      );
       real = differences(ndReal, nlReal, [], strategicListRule(desired.apiVersion, desired.kind));
     }
   }
 
   const masker = isSecret(desired) ? new SecretMasker(nd.data as JsonObject | undefined, nl.data as JsonObject | undefined, lastAppliedData(live)) : undefined;
-  const field = (d: Difference, verdict: FieldDiff['verdict'], rule?: IgnoredPath['rule'], sides: { nd: JsonObject; nl: JsonObject } = { nd, nl }): FieldDiff => {
+  const field = (
+    d: Difference,
+    verdict: FieldDiff['verdict'],
+    rule?: IgnoredPath['rule'],
+    sides: { nd: JsonObject; nl: JsonObject } = { nd, nl },
+  ): FieldDiff => {
     const lp = keyedPath(sides.nl, d.at, entries);
     const fp = agreedPath(keyedPath(sides.nd, d.desiredAt ?? d.at, entries), lp, d.at);
     const owners = entries.length > 0 ? ownersOf(live, lp) : [];
@@ -195,7 +229,13 @@ export async function diffObjectDetailed(input: DiffInput & { declared?: KubeObj
 }
 
 /** The live fields an ignore plan hides (one per path, the first rule naming it), with owners and values. */
-function ignoredLiveFields(plan: { desired: readonly IgnoredPath[]; live: readonly IgnoredPath[] }, nl: JsonObject, declared: JsonObject, live: KubeObject, entries: ManagedEntry[]): IgnoredFields {
+function ignoredLiveFields(
+  plan: { desired: readonly IgnoredPath[]; live: readonly IgnoredPath[] },
+  nl: JsonObject,
+  declared: JsonObject,
+  live: KubeObject,
+  entries: ManagedEntry[],
+): IgnoredFields {
   const out: IgnoredField[] = [];
   for (const p of plan.live) {
     if (out.some((f) => sameLocation(f.at, p.at))) continue;
@@ -212,7 +252,9 @@ function ignoredLiveFields(plan: { desired: readonly IgnoredPath[]; live: readon
 
 /** A removed field that an ignoreDifferences rule's JSON pointer covers is not reported (jq rules: not evaluated here). */
 function ignoredRemoval(rules: readonly IgnoreDifference[], key: ResourceKey, r: RemovedField): boolean {
-  return rules.some((rule) => ruleMatches(rule, key) && rule.jsonPointers.some((p) => p !== '' && p.startsWith('/') && atOrBelowPointer(r.at, parsePointer(p))));
+  return rules.some(
+    (rule) => ruleMatches(rule, key) && rule.jsonPointers.some((p) => p !== '' && p.startsWith('/') && atOrBelowPointer(r.at, parsePointer(p))),
+  );
 }
 
 export interface DiffPair {

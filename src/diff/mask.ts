@@ -60,7 +60,8 @@ export function lastAppliedData(live: KubeObject | undefined): Record<string, Js
     const out: Record<string, JsonValue> = {};
     if (isPlainObject(parsed.data)) Object.assign(out, parsed.data);
     if (isPlainObject(parsed.stringData)) {
-      for (const [k, v] of Object.entries(parsed.stringData)) out[k] = Buffer.from(v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v), 'utf8').toString('base64');
+      for (const [k, v] of Object.entries(parsed.stringData))
+        out[k] = Buffer.from(v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v), 'utf8').toString('base64');
     }
     return out;
   } catch {

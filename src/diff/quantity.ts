@@ -40,7 +40,19 @@ export function quantitiesEqual(a: unknown, b: unknown): boolean {
 }
 
 /** Map names whose values are resource quantities (resources.limits/requests, ResourceQuota, LimitRange, node capacity). */
-const QUANTITY_MAPS = new Set(['limits', 'requests', 'hard', 'used', 'capacity', 'allocatable', 'max', 'min', 'default', 'defaultRequest', 'maxLimitRequestRatio']);
+const QUANTITY_MAPS = new Set([
+  'limits',
+  'requests',
+  'hard',
+  'used',
+  'capacity',
+  'allocatable',
+  'max',
+  'min',
+  'default',
+  'defaultRequest',
+  'maxLimitRequestRatio',
+]);
 const QUANTITY_FIELDS = new Set(['sizeLimit', 'storage']);
 
 /** Whether the value at this path (its last two steps) is a quantity by Kubernetes' schema conventions. */

@@ -181,11 +181,12 @@ export function buildStatusReport(input: StatusInput): StatusReport {
   });
 
   const counted = resources.filter((r) => r.countsForSync);
-  const syncStatus: SyncStatusCode = input.unrenderable !== undefined || counted.some((r) => r.status === 'Unknown')
-    ? 'Unknown'
-    : counted.some((r) => r.status === 'OutOfSync')
-      ? 'OutOfSync'
-      : 'Synced';
+  const syncStatus: SyncStatusCode =
+    input.unrenderable !== undefined || counted.some((r) => r.status === 'Unknown')
+      ? 'Unknown'
+      : counted.some((r) => r.status === 'OutOfSync')
+        ? 'OutOfSync'
+        : 'Synced';
 
   // One owner index for every tree: re-indexing the children per resource made this O(resources × children).
   const byOwner = indexByOwner(input.children);
@@ -215,7 +216,10 @@ export function buildStatusReport(input: StatusInput): StatusReport {
       ...(input.sourceType ? { type: input.sourceType } : {}),
     },
     ...(input.sources ? { sources: input.sources } : {}),
-    destination: { ...actedOn(app.destination, input.destinationNamespace), ...(input.target ? { context: input.target.context, contextServer: input.target.server } : {}) },
+    destination: {
+      ...actedOn(app.destination, input.destinationNamespace),
+      ...(input.target ? { context: input.target.context, contextServer: input.target.server } : {}),
+    },
     syncPolicy: {
       automated: app.automated !== undefined,
       prune: app.automated?.prune ?? false,
@@ -233,6 +237,7 @@ export function buildStatusReport(input: StatusInput): StatusReport {
   };
   if (cause) report.health.cause = cause;
   if (input.unrenderable !== undefined) report.sync.reason = input.unrenderable;
-  if (input.hooks && input.hooks.length > 0) report.hooks = [...input.hooks].sort((a, b) => byKey(a, b)).map((h) => ({ ...h.key, phases: [...h.phases], ...hookResult(h.live) }));
+  if (input.hooks && input.hooks.length > 0)
+    report.hooks = [...input.hooks].sort((a, b) => byKey(a, b)).map((h) => ({ ...h.key, phases: [...h.phases], ...hookResult(h.live) }));
   return report;
 }

@@ -124,7 +124,8 @@ export async function directConnection(sel: SelectedContext): Promise<ClusterCon
     refresh = async () => ({ ...headers, Authorization: `Bearer ${await readToken(tokenFile, userOwner)}` });
   }
   const username = str(u.username);
-  const basicAuth = username !== undefined && token === undefined && tokenFile === undefined ? `${username}:${typeof u.password === 'string' ? u.password : ''}` : undefined;
+  const basicAuth =
+    username !== undefined && token === undefined && tokenFile === undefined ? `${username}:${typeof u.password === 'string' ? u.password : ''}` : undefined;
   return { server, tls, headers, ...(basicAuth !== undefined ? { basicAuth } : {}), ...(refresh ? { refresh } : {}), via: 'kubeconfig' };
 }
 
@@ -133,7 +134,15 @@ export async function clientNodeConnection(kc: KubeConfig): Promise<ClusterConne
   const cluster = kc.getCurrentCluster();
   if (!cluster?.server) throw new InputError('reading kubeconfig: the current context names no cluster server');
   const apply = async () => {
-    const o: { headers: Record<string, unknown>; ca?: unknown; cert?: unknown; key?: unknown; servername?: string; rejectUnauthorized?: boolean; auth?: string } = { headers: {} };
+    const o: {
+      headers: Record<string, unknown>;
+      ca?: unknown;
+      cert?: unknown;
+      key?: unknown;
+      servername?: string;
+      rejectUnauthorized?: boolean;
+      auth?: string;
+    } = { headers: {} };
     await kc.applyToHTTPSOptions(o as Parameters<KubeConfig['applyToHTTPSOptions']>[0]);
     return o;
   };

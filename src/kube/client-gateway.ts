@@ -14,7 +14,25 @@ import { H2Sessions, PING_TIMEOUT_CODE, TimeoutError, formatMs, type Phase, type
 import { ClusterError } from '../model/errors.js';
 import { isPlainObject, type KubeObject } from '../model/object.js';
 import { apiError, isRetryableStatus, KubeApiError, redactError, retryAfterMs, secretStrings } from './errors.js';
-import { collectionPath, objectPath, type AccessCheck, type WriteOptions, type AccessResult, type ApplyOptions, type DeleteOptions, type Discovery, type GatewayStats, type KubeGateway, type ListOptions, type ListResult, type PatchOptions, type PatchType, type UpdateOptions, type WatchEvent, type WatchOptions } from './gateway.js';
+import {
+  collectionPath,
+  objectPath,
+  type AccessCheck,
+  type WriteOptions,
+  type AccessResult,
+  type ApplyOptions,
+  type DeleteOptions,
+  type Discovery,
+  type GatewayStats,
+  type KubeGateway,
+  type ListOptions,
+  type ListResult,
+  type PatchOptions,
+  type PatchType,
+  type UpdateOptions,
+  type WatchEvent,
+  type WatchOptions,
+} from './gateway.js';
 import { apiVersionOf, resourceName, type ResourceType } from '../model/resource-type.js';
 import { scanMetadataList } from './list-scan.js';
 import { formatRequest, type LoggedRequest } from './request-log.js';
@@ -117,7 +135,9 @@ function errCode(err: unknown): string {
 
 function isTlsError(err: unknown): boolean {
   const c = errCode(err);
-  return c.startsWith('ERR_TLS') || c.startsWith('ERR_SSL') || c.includes('CERT') || c === 'DEPTH_ZERO_SELF_SIGNED_CERT' || c === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE';
+  return (
+    c.startsWith('ERR_TLS') || c.startsWith('ERR_SSL') || c.includes('CERT') || c === 'DEPTH_ZERO_SELF_SIGNED_CERT' || c === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE'
+  );
 }
 
 /** Strips what the server owns before a server-side apply (it would be a precondition or rejected). */
@@ -197,7 +217,12 @@ class ClientGateway implements KubeGateway {
     }
   }
 
-  private async exchange(spec: RequestSpec, signal?: AbortSignal, stream?: (chunk: string) => void, onSent?: (r: Omit<LoggedRequest, 'ms'>) => void): Promise<Response> {
+  private async exchange(
+    spec: RequestSpec,
+    signal?: AbortSignal,
+    stream?: (chunk: string) => void,
+    onSent?: (r: Omit<LoggedRequest, 'ms'>) => void,
+  ): Promise<Response> {
     const started = Date.now();
     const { totalMs, connectMs, connectBound } = this.bounds(stream !== undefined);
     const session = await this.h2?.get(connectMs, connectBound);
@@ -216,10 +241,25 @@ class ClientGateway implements KubeGateway {
     }
     const lib = this.url.protocol === 'http:' ? http : https;
     const basePath = this.url.pathname.replace(/\/$/, '');
-    onSent?.({ method: spec.method, url: `${this.url.origin}${basePath}${spec.path}${q ? `?${q}` : ''}`, headers: { ...headers, ...(this.basicAuth ? { Authorization: 'Basic' } : {}) }, ...(payload ? { body: payload.toString() } : {}) });
+    onSent?.({
+      method: spec.method,
+      url: `${this.url.origin}${basePath}${spec.path}${q ? `?${q}` : ''}`,
+      headers: { ...headers, ...(this.basicAuth ? { Authorization: 'Basic' } : {}) },
+      ...(payload ? { body: payload.toString() } : {}),
+    });
     // What is left of --request-timeout after the connection was set up (at least 1 ms: it has not run out yet).
     const timeoutMs = totalMs > 0 ? Math.max(1, totalMs - (Date.now() - started)) : 0;
-    if (session) return this.onceH2(session, { method: spec.method, path: `${basePath}${spec.path}${q ? `?${q}` : ''}`, headers, payload, timeoutMs, totalMs, signal, stream });
+    if (session)
+      return this.onceH2(session, {
+        method: spec.method,
+        path: `${basePath}${spec.path}${q ? `?${q}` : ''}`,
+        headers,
+        payload,
+        timeoutMs,
+        totalMs,
+        signal,
+        stream,
+      });
     return new Promise<Response>((resolve, reject) => {
       let phase: Phase = 'connecting';
       const req = lib.request(
@@ -284,7 +324,16 @@ class ClientGateway implements KubeGateway {
   /** One request as a stream of the HTTP/2 session (the same contract as the HTTP/1.1 path). */
   private onceH2(
     session: http2.ClientHttp2Session,
-    r: { method: string; path: string; headers: Record<string, string | string[]>; payload?: Buffer; timeoutMs: number; totalMs: number; signal?: AbortSignal; stream?: (chunk: string) => void },
+    r: {
+      method: string;
+      path: string;
+      headers: Record<string, string | string[]>;
+      payload?: Buffer;
+      timeoutMs: number;
+      totalMs: number;
+      signal?: AbortSignal;
+      stream?: (chunk: string) => void;
+    },
   ): Promise<Response> {
     return new Promise<Response>((resolve, reject) => {
       const h: http2.OutgoingHttpHeaders = { ':method': r.method, ':path': r.path };
@@ -330,14 +379,18 @@ class ClientGateway implements KubeGateway {
         // error), with the stream's code set to CANCEL: that is no answer, or only part of one, whatever came before.
         const code = req.rstCode ?? http2.constants.NGHTTP2_NO_ERROR;
         if (status === 0 || code !== http2.constants.NGHTTP2_NO_ERROR) {
-          settle(() => reject(Object.assign(new Error(`the HTTP/2 stream was closed (code ${code}) before the response ended`), { code: 'ERR_HTTP2_STREAM_CANCEL' })));
+          settle(() =>
+            reject(Object.assign(new Error(`the HTTP/2 stream was closed (code ${code}) before the response ended`), { code: 'ERR_HTTP2_STREAM_CANCEL' })),
+          );
           return;
         }
         settle(() => resolve({ status, body, headers }));
       });
       req.on('error', (e) => settle(() => reject(e)));
       // A stream reset without an error event (e.g. the session went away): no complete answer.
-      req.on('close', () => settle(() => reject(Object.assign(new Error('the HTTP/2 stream closed before the response ended'), { code: 'ERR_HTTP2_STREAM_CLOSED' }))));
+      req.on('close', () =>
+        settle(() => reject(Object.assign(new Error('the HTTP/2 stream closed before the response ended'), { code: 'ERR_HTTP2_STREAM_CLOSED' }))),
+      );
       if (r.payload) req.end(r.payload);
     });
   }
@@ -418,10 +471,12 @@ class ClientGateway implements KubeGateway {
     const path = group === '' ? `/openapi/v3/api/${version}` : `/openapi/v3/apis/${group}/${version}`;
     let doc = this.openApiDocs.get(path);
     if (!doc) {
-      doc = this.json<unknown>({ method: 'GET', path, retry: true, doing: `reading the OpenAPI schema of ${group || 'core'}/${version}` }).catch((err: unknown) => {
-        if (err instanceof KubeApiError && err.status === 404) return undefined;
-        throw err;
-      });
+      doc = this.json<unknown>({ method: 'GET', path, retry: true, doing: `reading the OpenAPI schema of ${group || 'core'}/${version}` }).catch(
+        (err: unknown) => {
+          if (err instanceof KubeApiError && err.status === 404) return undefined;
+          throw err;
+        },
+      );
       this.openApiDocs.set(path, doc);
     }
     return doc;
@@ -434,7 +489,9 @@ class ClientGateway implements KubeGateway {
 
   private async loadDiscovery(): Promise<Discovery> {
     const [core, groups] = await Promise.all(
-      ['/api', '/apis'].map((p) => this.json<Record<string, unknown>>({ method: 'GET', path: p, accept: AGGREGATED_ACCEPT, retry: true, doing: 'discovering API resources' })),
+      ['/api', '/apis'].map((p) =>
+        this.json<Record<string, unknown>>({ method: 'GET', path: p, accept: AGGREGATED_ACCEPT, retry: true, doing: 'discovering API resources' }),
+      ),
     );
     if (core?.kind === 'APIGroupDiscoveryList' && groups?.kind === 'APIGroupDiscoveryList') {
       const all = [...parseAggregatedDiscovery(core), ...parseAggregatedDiscovery(groups)];
@@ -498,20 +555,23 @@ class ClientGateway implements KubeGateway {
     const withAnnotation = opts.metadataOnly ? opts.withAnnotation : undefined;
     const scan = withAnnotation === undefined ? undefined : (body: string) => scanMetadataList(body, withAnnotation);
     do {
-      const body = await this.json<{ items?: KubeObject[]; metadata?: { continue?: string; resourceVersion?: string; remainingItemCount?: number } }>({
-        method: 'GET',
-        path: collectionPath(type, opts.namespace),
-        query: {
-          limit: String(opts.pageSize ?? (opts.metadataOnly ? METADATA_PAGE_SIZE : FULL_PAGE_SIZE)),
-          continue: cont,
-          labelSelector: opts.labelSelector,
-          fieldSelector: opts.fieldSelector,
+      const body = await this.json<{ items?: KubeObject[]; metadata?: { continue?: string; resourceVersion?: string; remainingItemCount?: number } }>(
+        {
+          method: 'GET',
+          path: collectionPath(type, opts.namespace),
+          query: {
+            limit: String(opts.pageSize ?? (opts.metadataOnly ? METADATA_PAGE_SIZE : FULL_PAGE_SIZE)),
+            continue: cont,
+            labelSelector: opts.labelSelector,
+            fieldSelector: opts.fieldSelector,
+          },
+          ...(opts.metadataOnly ? { accept: METADATA_ACCEPT } : {}),
+          retry: true,
+          doing,
+          access: { verb: 'list', resource: resourceName(type), ...(type.namespaced && opts.namespace ? { namespace: opts.namespace } : {}) },
         },
-        ...(opts.metadataOnly ? { accept: METADATA_ACCEPT } : {}),
-        retry: true,
-        doing,
-        access: { verb: 'list', resource: resourceName(type), ...(type.namespaced && opts.namespace ? { namespace: opts.namespace } : {}) },
-      }, scan);
+        scan,
+      );
       pages++;
       for (const it of body.items ?? []) {
         items.push({ ...it, apiVersion: apiVersionOf(type), kind: type.kind });
@@ -535,7 +595,12 @@ class ClientGateway implements KubeGateway {
     return this.json<KubeObject>({
       method: 'PATCH',
       path: objectPath(type, ns, name),
-      query: { fieldManager: opts.fieldManager, force: opts.force ? 'true' : undefined, dryRun: opts.dryRun ? 'All' : undefined, fieldValidation: opts.fieldValidation },
+      query: {
+        fieldManager: opts.fieldManager,
+        force: opts.force ? 'true' : undefined,
+        dryRun: opts.dryRun ? 'All' : undefined,
+        fieldValidation: opts.fieldValidation,
+      },
       body: applyBody(obj),
       contentType: 'application/apply-patch+yaml',
       retry: true,
@@ -588,7 +653,9 @@ class ClientGateway implements KubeGateway {
   }
 
   async patch(type: ResourceType, namespace: string, name: string, patch: unknown, patchType: PatchType, opts: PatchOptions): Promise<KubeObject> {
-    const contentType = { json: 'application/json-patch+json', merge: 'application/merge-patch+json', strategic: 'application/strategic-merge-patch+json' }[patchType];
+    const contentType = { json: 'application/json-patch+json', merge: 'application/merge-patch+json', strategic: 'application/strategic-merge-patch+json' }[
+      patchType
+    ];
     return this.json<KubeObject>({
       method: 'PATCH',
       path: objectPath(type, namespace, name),

@@ -35,22 +35,40 @@ export async function connectGateway(opts: ConnectOptions, env: Record<string, s
 }
 
 /** A gateway to one context, already selected (the destination's), with kubectl's connection flags applied to it. */
-export async function connectContext(selected: SelectedContext, opts: ConnectOptions, env: Record<string, string | undefined>, log?: (line: string) => void): Promise<KubeGateway> {
+export async function connectContext(
+  selected: SelectedContext,
+  opts: ConnectOptions,
+  env: Record<string, string | undefined>,
+  log?: (line: string) => void,
+): Promise<KubeGateway> {
   const { hasOverrides, overrideSelected } = await import('./overrides.js');
   const sel = hasOverrides(opts.overrides) ? await overrideSelected(selected, opts.overrides, { kubeconfig: opts.kubeconfig, env }) : selected;
   return gatewayFor(await contextConnection(sel), opts, env, log);
 }
 
 /** A gateway to a context that already carries kubectl's connection flags (e.g. the one `--server` builds without a kubeconfig). */
-export async function connectSelected(selected: SelectedContext, opts: ConnectOptions, env: Record<string, string | undefined>, log?: (line: string) => void): Promise<KubeGateway> {
+export async function connectSelected(
+  selected: SelectedContext,
+  opts: ConnectOptions,
+  env: Record<string, string | undefined>,
+  log?: (line: string) => void,
+): Promise<KubeGateway> {
   return gatewayFor(await contextConnection(selected), opts, env, log);
 }
 
-async function gatewayFor(connection: ClusterConnection, opts: ConnectOptions, env: Record<string, string | undefined>, log?: (line: string) => void): Promise<KubeGateway> {
+async function gatewayFor(
+  connection: ClusterConnection,
+  opts: ConnectOptions,
+  env: Record<string, string | undefined>,
+  log?: (line: string) => void,
+): Promise<KubeGateway> {
   const requestTimeoutMs = parseDuration(opts.requestTimeout, '--request-timeout');
   const { createClientGateway } = await import('./client-gateway.js');
   const verbosity = opts.verbosity ?? 0;
-  if (verbosity >= 4) log?.(`I connecting to ${connection.server} (credentials read ${connection.via === 'client-node' ? 'by client-node' : 'from the kubeconfig'}${connection.headers['Impersonate-User'] ? `, impersonating ${String(connection.headers['Impersonate-User'])}` : ''}; request timeout ${requestTimeoutMs > 0 ? opts.requestTimeout : 'none'})\n`);
+  if (verbosity >= 4)
+    log?.(
+      `I connecting to ${connection.server} (credentials read ${connection.via === 'client-node' ? 'by client-node' : 'from the kubeconfig'}${connection.headers['Impersonate-User'] ? `, impersonating ${String(connection.headers['Impersonate-User'])}` : ''}; request timeout ${requestTimeoutMs > 0 ? opts.requestTimeout : 'none'})\n`,
+    );
   // KUBECTL_GITOPS_HTTP1=1: never offer HTTP/2 (for a proxy in the way that mishandles it).
   return createClientGateway({ connection, requestTimeoutMs, http2: env.KUBECTL_GITOPS_HTTP1 !== '1', verbosity, ...(log ? { log } : {}) });
 }

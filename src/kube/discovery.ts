@@ -46,7 +46,14 @@ export function parseLegacyGroupList(doc: Json): { group: string; version: strin
 export function parseLegacyResourceList(group: string, version: string, doc: Json): ResourceType[] {
   return arr(doc.resources)
     .filter((r) => !str(r.name).includes('/') && str(r.kind) !== '')
-    .map((r) => ({ group, version, kind: str(r.kind), resource: str(r.name), namespaced: r.namespaced === true, verbs: (r.verbs as string[] | undefined) ?? [] }));
+    .map((r) => ({
+      group,
+      version,
+      kind: str(r.kind),
+      resource: str(r.name),
+      namespaced: r.namespaced === true,
+      verbs: (r.verbs as string[] | undefined) ?? [],
+    }));
 }
 
 /** One type per group+kind: the first seen, which is the preferred version when the input is in preference order. */

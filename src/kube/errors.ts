@@ -95,9 +95,7 @@ export function apiError(doing: string, httpStatus: number, body: string, extra?
       break;
     case 403: {
       const where = extra?.namespace ? ` in namespace "${extra.namespace}"` : extra ? ' at cluster scope' : '';
-      msg = extra
-        ? `${doing}: forbidden (403): cannot ${extra.verb} ${extra.resource}${where}`
-        : `${doing}: forbidden (403): ${serverMsg}`;
+      msg = extra ? `${doing}: forbidden (403): cannot ${extra.verb} ${extra.resource}${where}` : `${doing}: forbidden (403): ${serverMsg}`;
       break;
     }
     case 404:

@@ -10,7 +10,17 @@
 import { InputError } from '../model/errors.js';
 import type { KubeOverrides } from '../model/context.js';
 import { resolve } from 'node:path';
-import { kubeconfigPaths, mergeKubeconfigs, readKubeconfigFiles, selectContext, type KubeconfigSource, type LoadKubeConfigOptions, type MergedKubeconfig, type NamedEntry, type SelectedContext } from './kubeconfig.js';
+import {
+  kubeconfigPaths,
+  mergeKubeconfigs,
+  readKubeconfigFiles,
+  selectContext,
+  type KubeconfigSource,
+  type LoadKubeConfigOptions,
+  type MergedKubeconfig,
+  type NamedEntry,
+  type SelectedContext,
+} from './kubeconfig.js';
 
 /** True when some flag changes what the kubeconfig says. */
 export function hasOverrides(o: KubeOverrides | undefined): o is KubeOverrides {
@@ -33,7 +43,10 @@ function named(list: NamedEntry[], name: string, what: 'cluster' | 'user'): Name
 export function applyOverrides(merged: MergedKubeconfig, context: string | undefined, o: KubeOverrides, cwd = process.cwd()): SelectedContext {
   const contextName = context !== undefined && context !== '' ? context : merged.currentContext;
   if (contextName === undefined && (o.server !== undefined || o.cluster !== undefined)) {
-    const sel: SelectedContext = { name: '(command-line flags)', cluster: o.cluster ? named(merged.clusters, o.cluster, 'cluster') : { name: '(--server)', value: {}, origin: 'the command line' } };
+    const sel: SelectedContext = {
+      name: '(command-line flags)',
+      cluster: o.cluster ? named(merged.clusters, o.cluster, 'cluster') : { name: '(--server)', value: {}, origin: 'the command line' },
+    };
     return overrideContext(merged, sel, { ...o, cluster: undefined }, cwd);
   }
   return overrideContext(merged, selectContext(merged, context), o, cwd);
@@ -91,7 +104,11 @@ function overrideContext(merged: MergedKubeconfig, selected: SelectedContext, o:
   if (o.username !== undefined) u.username = o.username;
   if (o.password !== undefined) u.password = o.password;
   // As client-go's transport: a bearer token and basic authentication together are an error, not a choice.
-  if ((o.username !== undefined || o.password !== undefined || o.token !== undefined) && (u.token !== undefined || u['token-file'] !== undefined) && (u.username !== undefined || u.password !== undefined)) {
+  if (
+    (o.username !== undefined || o.password !== undefined || o.token !== undefined) &&
+    (u.token !== undefined || u['token-file'] !== undefined) &&
+    (u.username !== undefined || u.password !== undefined)
+  ) {
     throw new InputError('a bearer token and basic authentication (--username/--password) cannot both be used: give one of them');
   }
   if (o.as !== undefined) u.as = o.as;

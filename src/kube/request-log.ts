@@ -26,7 +26,9 @@ export interface LoggedRequest {
 export function maskHeaders(h: Record<string, string | string[]>): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(h)) {
-    out[k] = /^(authorization|proxy-authorization|cookie)$/i.test(k) ? String(v).replace(/^(\w+\s+)?.*$/s, (_m, scheme: string | undefined) => `${scheme ?? ''}<masked>`) : v;
+    out[k] = /^(authorization|proxy-authorization|cookie)$/i.test(k)
+      ? String(v).replace(/^(\w+\s+)?.*$/s, (_m, scheme: string | undefined) => `${scheme ?? ''}<masked>`)
+      : v;
   }
   return out;
 }
@@ -46,7 +48,7 @@ export function redactSecrets(value: unknown, secretsPath: boolean): unknown {
       // Whatever shape they have (a wrong one, a list, is what the server rejects and may quote): masked.
       if (secret && (k === 'data' || k === 'stringData')) out[k] = isPlainObject(x) ? Object.fromEntries(Object.keys(x).map((key) => [key, MASK])) : MASK;
       else if (secret && k === 'metadata' && isPlainObject(x) && isPlainObject(x.annotations) && LAST_APPLIED in x.annotations) {
-        out[k] = { ...walk(x) as object, annotations: { ...x.annotations, [LAST_APPLIED]: MASK } };
+        out[k] = { ...(walk(x) as object), annotations: { ...x.annotations, [LAST_APPLIED]: MASK } };
       } else out[k] = walk(x);
     }
     return out;

@@ -1,6 +1,22 @@
 // A gateway shared by the sessions of one command over many Applications (`list`): one connection per cluster, and
 // each cluster-scoped metadata-only LIST made once for all of them (every app's candidate scan asks the same ones).
-import type { AccessCheck, AccessResult, ApplyOptions, DeleteOptions, Discovery, GatewayStats, KubeGateway, ListOptions, ListResult, PatchOptions, PatchType, UpdateOptions, WatchEvent, WatchOptions, WriteOptions } from './gateway.js';
+import type {
+  AccessCheck,
+  AccessResult,
+  ApplyOptions,
+  DeleteOptions,
+  Discovery,
+  GatewayStats,
+  KubeGateway,
+  ListOptions,
+  ListResult,
+  PatchOptions,
+  PatchType,
+  UpdateOptions,
+  WatchEvent,
+  WatchOptions,
+  WriteOptions,
+} from './gateway.js';
 import type { ResourceType } from '../model/resource-type.js';
 import type { KubeObject } from '../model/object.js';
 
@@ -37,7 +53,15 @@ export class SharedReads implements KubeGateway {
   async list(type: ResourceType, opts: ListOptions = {}): Promise<ListResult> {
     const shareable = !type.namespaced && opts.metadataOnly === true && opts.continue === undefined && opts.maxPages === undefined;
     if (!shareable) return this.inner.list(type, opts);
-    const key = JSON.stringify([type.group, type.version, type.resource, opts.labelSelector ?? '', opts.fieldSelector ?? '', opts.withAnnotation ?? '', opts.pageSize ?? 0]);
+    const key = JSON.stringify([
+      type.group,
+      type.version,
+      type.resource,
+      opts.labelSelector ?? '',
+      opts.fieldSelector ?? '',
+      opts.withAnnotation ?? '',
+      opts.pageSize ?? 0,
+    ]);
     let p = this.lists.get(key);
     if (!p) {
       p = this.inner.list(type, opts);

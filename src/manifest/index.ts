@@ -40,7 +40,10 @@ export async function loadManifests(path: string, io?: Pick<Io, 'readStdin'>): P
 
 /** The error for a manifest file or directory that cannot be read. */
 export function manifestPathError(path: string, err: unknown): InputError {
-  return new InputError(`reading manifests from ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (err as Error).message}`, { cause: err });
+  return new InputError(
+    `reading manifests from ${path}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (err as Error).message}`,
+    { cause: err },
+  );
 }
 
 /** The manifest files under `path`, sorted; a named file is taken whatever its extension. */

@@ -202,8 +202,9 @@ function parseYaml(text: string, file: string): ManifestObject[] {
     const value = valueOf();
     if (value === null || value === undefined) continue;
     addDocument(value, { file, doc: i, line }, out, (item) => {
-      const node = (doc.contents as { items?: { key?: { value?: unknown }; value?: { items?: { range?: number[] }[] } }[] }).items
-        ?.find((p) => p.key?.value === 'items')?.value?.items?.[item];
+      const node = (doc.contents as { items?: { key?: { value?: unknown }; value?: { items?: { range?: number[] }[] } }[] }).items?.find(
+        (p) => p.key?.value === 'items',
+      )?.value?.items?.[item];
       return node?.range?.[0] !== undefined ? lc.linePos(node.range[0]).line : line;
     });
   }
@@ -222,7 +223,9 @@ function addDocument(value: unknown, source: ManifestSource, out: ManifestObject
   }
   if (value.kind === 'List' || (typeof value.kind === 'string' && value.kind.endsWith('List') && Array.isArray(value.items))) {
     if (value.items !== undefined && value.items !== null && !Array.isArray(value.items)) {
-      throw new InputError(`${at}: document ${source.doc + 1} is a ${value.kind} whose items is not a list (got ${isPlainObject(value.items) ? 'a map' : typeof value.items})`);
+      throw new InputError(
+        `${at}: document ${source.doc + 1} is a ${value.kind} whose items is not a list (got ${isPlainObject(value.items) ? 'a map' : typeof value.items})`,
+      );
     }
     const items = Array.isArray(value.items) ? value.items : [];
     items.forEach((item, j) => {
@@ -244,7 +247,9 @@ function checkObject(v: unknown, s: ManifestSource, what: string): void {
   if (!isPlainObject(v.metadata)) throw new InputError(`${at}: ${what} (${v.kind}) has no metadata`);
   const generated = typeof v.metadata.generateName === 'string' && v.metadata.generateName !== '' && isHookAnnotated(v.metadata);
   if ((typeof v.metadata.name !== 'string' || v.metadata.name === '') && !generated) {
-    throw new InputError(`${at}: ${what} (${v.kind}) has no metadata.name${typeof v.metadata.generateName === 'string' ? ' (metadata.generateName is only for hooks: argocd.argoproj.io/hook or helm.sh/hook)' : ''}`);
+    throw new InputError(
+      `${at}: ${what} (${v.kind}) has no metadata.name${typeof v.metadata.generateName === 'string' ? ' (metadata.generateName is only for hooks: argocd.argoproj.io/hook or helm.sh/hook)' : ''}`,
+    );
   }
   if (v.metadata.namespace !== undefined && typeof v.metadata.namespace !== 'string') {
     throw new InputError(`${at}: ${what} (${v.kind}/${v.metadata.name}): metadata.namespace must be a string`);
@@ -253,9 +258,15 @@ function checkObject(v: unknown, s: ManifestSource, what: string): void {
   for (const field of ['labels', 'annotations'] as const) {
     const m = v.metadata[field];
     if (m === undefined || m === null) continue;
-    if (!isPlainObject(m)) throw new InputError(`${at}: ${what} (${v.kind}/${v.metadata.name}): metadata.${field} must be a map of strings, got ${Array.isArray(m) ? 'a list' : typeof m}`);
+    if (!isPlainObject(m))
+      throw new InputError(
+        `${at}: ${what} (${v.kind}/${v.metadata.name}): metadata.${field} must be a map of strings, got ${Array.isArray(m) ? 'a list' : typeof m}`,
+      );
     const bad = Object.entries(m).find(([, x]) => typeof x !== 'string');
-    if (bad) throw new InputError(`${at}: ${what} (${v.kind}/${v.metadata.name}): metadata.${field}.${bad[0]} must be a string, got ${bad[1] === null ? 'null' : typeof bad[1]}`);
+    if (bad)
+      throw new InputError(
+        `${at}: ${what} (${v.kind}/${v.metadata.name}): metadata.${field}.${bad[0]} must be a string, got ${bad[1] === null ? 'null' : typeof bad[1]}`,
+      );
   }
 }
 

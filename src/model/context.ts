@@ -73,7 +73,13 @@ export type ConnectOptions = Pick<GlobalOptions, 'kubeconfig' | 'context' | 'ove
  */
 export type SessionEvent =
   | { kind: 'log'; line: string }
-  | { kind: 'requests'; /** The command or workflow the session served (`status`, `list`, ...). */ what: string; requests: number; retries: number; ms: number };
+  | {
+      kind: 'requests' /** The command or workflow the session served (`status`, `list`, ...). */;
+      what: string;
+      requests: number;
+      retries: number;
+      ms: number;
+    };
 
 /**
  * What a workflow receives from its command: the environment and stdin, and the global options it reads. No streams, no

@@ -13,11 +13,7 @@ import type { JsonValue } from './object.js';
 import { isPlainObject } from './object.js';
 
 /** One step of a field path: a map field, a list element by key fields, a set value, or a list index. */
-export type PathElement =
-  | { field: string }
-  | { key: Record<string, JsonValue> }
-  | { value: JsonValue }
-  | { index: number };
+export type PathElement = { field: string } | { key: Record<string, JsonValue> } | { value: JsonValue } | { index: number };
 
 export type FieldPath = readonly PathElement[];
 
@@ -86,7 +82,10 @@ function indexOfElement(list: readonly JsonValue[], e: { key: Record<string, Jso
     return list.findIndex((v) => canonicalJson(v) === want);
   }
   const names = Object.keys(e.key);
-  return list.findIndex((v) => isPlainObject(v) && names.some((n) => v[n] !== undefined) && names.every((n) => v[n] === undefined || canonicalJson(v[n]!) === canonicalJson(e.key[n]!)));
+  return list.findIndex(
+    (v) =>
+      isPlainObject(v) && names.some((n) => v[n] !== undefined) && names.every((n) => v[n] === undefined || canonicalJson(v[n]!) === canonicalJson(e.key[n]!)),
+  );
 }
 
 /** One element of a path into a value: the value there and its located step, or undefined when it is not there. */

@@ -40,7 +40,8 @@ export function normalizeSecret(obj: KubeObject): KubeObject {
   const merged: JsonObject = {};
   for (const [k, v] of Object.entries(data ?? {})) merged[k] = v === null ? '' : v;
   // stringData values should be strings; anything else (an invalid Secret) is encoded as its JSON text.
-  for (const [k, v] of Object.entries(stringData ?? {})) merged[k] = Buffer.from(v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v), 'utf8').toString('base64');
+  for (const [k, v] of Object.entries(stringData ?? {}))
+    merged[k] = Buffer.from(v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v), 'utf8').toString('base64');
   const { stringData: _s, ...rest } = obj;
   return { ...rest, data: merged } as KubeObject;
 }

@@ -110,7 +110,13 @@ export function keyedPath(obj: JsonValue, at: LocatedPath, entries: readonly Man
   return out;
 }
 
-function listElement(el: JsonValue | undefined, index: number, prefix: FieldPath, parentField: string | undefined, entries: readonly ManagedEntry[]): PathElement {
+function listElement(
+  el: JsonValue | undefined,
+  index: number,
+  prefix: FieldPath,
+  parentField: string | undefined,
+  entries: readonly ManagedEntry[],
+): PathElement {
   if (isPlainObject(el)) {
     const fromEntries = entries.length > 0 ? keyNamesFromEntries(entries, prefix) : undefined;
     if (fromEntries) {

@@ -75,7 +75,8 @@ export function planPrune(input: PruneInput): PrunePlan {
     const key = keyOf(object);
     // Hooks are run by a sync, never pruned (gitops-engine leaves live hooks out of its prune tasks).
     if (isHookObject(object)) {
-      if (!ownershipVerdict(object, input.appInstance, input.tracking)) hooks.push({ object, type, ...(whole ? { whole } : {}), key, wave: waveOf(object).wave });
+      if (!ownershipVerdict(object, input.appInstance, input.tracking))
+        hooks.push({ object, type, ...(whole ? { whole } : {}), key, wave: waveOf(object).wave });
       continue;
     }
     const reason = ownershipVerdict(object, input.appInstance, input.tracking);

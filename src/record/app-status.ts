@@ -168,9 +168,11 @@ export function comparedStatus(app: KubeObject, c: ComparedState, now: string, w
   const prevConditions = Array.isArray(previous.conditions) ? previous.conditions : [];
   const conditions: JsonObject[] = [];
   if (r.sync.reason !== undefined) conditions.push(condition('ComparisonError', r.sync.reason, now, prevConditions));
-  for (const res of r.resources) if (res.error !== undefined) conditions.push(condition('ComparisonError', `${res.kind}/${res.name}: ${res.error}`, now, prevConditions));
+  for (const res of r.resources)
+    if (res.error !== undefined) conditions.push(condition('ComparisonError', `${res.kind}/${res.name}: ${res.error}`, now, prevConditions));
   for (const w of warnings) {
-    if (w.includes('(SharedResourceWarning)')) conditions.push(condition('SharedResourceWarning', w.replace(/ \(SharedResourceWarning\)$/, ''), now, prevConditions));
+    if (w.includes('(SharedResourceWarning)'))
+      conditions.push(condition('SharedResourceWarning', w.replace(/ \(SharedResourceWarning\)$/, ''), now, prevConditions));
   }
   const out: JsonObject = {
     sync,
@@ -217,7 +219,16 @@ function operationState(op: SyncOperation, used: { source?: JsonObject; sources?
  * and (when it succeeded and was not partial) one more history entry, capped at revisionHistoryLimit. `syncedSource`
  * is what the sync used when it is not spec.source(s) (a rollback syncs a recorded source).
  */
-export function nextStatus(app: KubeObject, input: { compared?: ComparedState; warnings?: readonly string[]; sync?: SyncOperation; syncedSource?: { source?: JsonObject; sources?: JsonObject[] }; now: string }): JsonObject {
+export function nextStatus(
+  app: KubeObject,
+  input: {
+    compared?: ComparedState;
+    warnings?: readonly string[];
+    sync?: SyncOperation;
+    syncedSource?: { source?: JsonObject; sources?: JsonObject[] };
+    now: string;
+  },
+): JsonObject {
   const out: JsonObject = { ...structuredClone(obj(app.status)) };
   const previous = Array.isArray(out.conditions) ? out.conditions : [];
   // SyncError belongs to the last operation, not to the comparison: it stays until the next sync says otherwise.

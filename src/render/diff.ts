@@ -20,7 +20,9 @@ export function renderDiff(report: DiffReport, format: OutputFormat, paint: Pain
 export type FieldDocument = Omit<FieldDiff, 'path'> & { path: string };
 
 /** The report as `-o json|yaml` prints it: each field's path turned into text (the only place the diff's paths are). */
-export function diffDocument<R extends { objects: readonly ObjectDiff[] }>(report: R): Omit<R, 'objects'> & { objects: (Omit<ObjectDiff, 'fields'> & { fields: FieldDocument[] })[] } {
+export function diffDocument<R extends { objects: readonly ObjectDiff[] }>(
+  report: R,
+): Omit<R, 'objects'> & { objects: (Omit<ObjectDiff, 'fields'> & { fields: FieldDocument[] })[] } {
   return { ...report, objects: report.objects.map((o) => ({ ...o, fields: o.fields.map((f) => ({ ...f, path: renderPath(f.path) })) })) };
 }
 
@@ -104,7 +106,9 @@ export function renderDiffTable(report: DiffReport, paint: Paint, now: Date = ne
     for (const w of o.warnings ?? []) out.push(`  ${paint.yellow('warning:')} ${w}`);
   }
   for (const e of report.extras) {
-    out.push(`${paint.bold(`${displayName(e)}${e.namespace ? ` (namespace ${e.namespace})` : ''}`)}  ${paint.yellow('EXTRA')} (live, not desired: a prune candidate)`);
+    out.push(
+      `${paint.bold(`${displayName(e)}${e.namespace ? ` (namespace ${e.namespace})` : ''}`)}  ${paint.yellow('EXTRA')} (live, not desired: a prune candidate)`,
+    );
   }
   out.push(report.sync === 'Synced' ? paint.green('SYNCED') : paint.red('OUTOFSYNC'));
   return out.join('\n') + '\n';

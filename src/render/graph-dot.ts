@@ -25,12 +25,7 @@ function label(n: GraphNode): string {
 
 /** Renders the graph as a dot digraph; same input, same bytes. */
 export function renderDot(g: Graph): string {
-  const out = [
-    'digraph "live map" {',
-    '  rankdir=LR;',
-    '  node [style="rounded,filled", fontname="Helvetica", fontsize=10];',
-    '  edge [color="#9ca3af"];',
-  ];
+  const out = ['digraph "live map" {', '  rankdir=LR;', '  node [style="rounded,filled", fontname="Helvetica", fontsize=10];', '  edge [color="#9ca3af"];'];
   for (const n of g.nodes) {
     const s = HEALTH_STYLE[n.health ?? 'none'];
     const attrs = [`label=${q(label(n))}`, `shape=${s.dotShape}`, `fillcolor=${q(s.fill)}`, `color=${q(s.stroke)}`];

@@ -46,8 +46,18 @@ function nodeSvg(n: GraphNode, oy: number, interactive: boolean): string {
   const s = HEALTH_STYLE[n.health ?? 'none'];
   const y = n.y + oy;
   const status = statusLine(n);
-  const full = [`${n.kind}/${n.name}`, n.namespace ? `namespace ${n.namespace}` : '', status, n.healthMessage ?? '', n.cause ? `reason: ${n.cause}` : ''].filter((l) => l !== '').join('\n');
-  const cls = ['node', `health-${(n.health ?? 'none').toLowerCase()}`, n.sync ? `sync-${n.sync.toLowerCase()}` : '', n.extra ? 'extra' : '', n.worst ? 'worst' : ''].filter((c) => c !== '').join(' ');
+  const full = [`${n.kind}/${n.name}`, n.namespace ? `namespace ${n.namespace}` : '', status, n.healthMessage ?? '', n.cause ? `reason: ${n.cause}` : '']
+    .filter((l) => l !== '')
+    .join('\n');
+  const cls = [
+    'node',
+    `health-${(n.health ?? 'none').toLowerCase()}`,
+    n.sync ? `sync-${n.sync.toLowerCase()}` : '',
+    n.extra ? 'extra' : '',
+    n.worst ? 'worst' : '',
+  ]
+    .filter((c) => c !== '')
+    .join(' ');
   const attrs = interactive ? ` class="${cls}" data-node="${n.id}" tabindex="0" role="button"` : ` class="${cls}"`;
   const dash = n.extra ? ' stroke-dasharray="5 3"' : '';
   const outOfSync = n.sync === 'OutOfSync' ? `<rect x="${n.x + NODE_WIDTH - 10}" y="${y}" width="10" height="${NODE_HEIGHT}" rx="0" fill="#d97706"/>` : '';
@@ -61,7 +71,9 @@ function nodeSvg(n: GraphNode, oy: number, interactive: boolean): string {
     `<text x="${n.x + 30}" y="${y + 32}" font-size="12" font-weight="bold" fill="#111827">${escapeXml(cut(n.name, 30))}</text>`,
     `<text x="${n.x + 30}" y="${y + 47}" font-size="10" fill="#111827">${escapeXml(cut(status, 36))}</text>`,
     '</g>',
-  ].filter((l) => l !== '').join('');
+  ]
+    .filter((l) => l !== '')
+    .join('');
 }
 
 /** Renders the laid-out graph as an SVG document (same input, same bytes). */
@@ -83,7 +95,9 @@ export function renderSvg(g: Graph, opts: SvgOptions = {}): string {
     const x2 = b.x;
     const y2 = b.y + oy + NODE_HEIGHT / 2;
     const mid = x1 + COLUMN_GAP / 2;
-    out.push(`<path d="M${x1} ${y1}C${mid} ${y1} ${mid} ${y2} ${x2} ${y2}" fill="none" stroke="${e.worst ? '#b91c1c' : '#9ca3af'}" stroke-width="${e.worst ? 2.5 : 1.2}"/>`);
+    out.push(
+      `<path d="M${x1} ${y1}C${mid} ${y1} ${mid} ${y2} ${x2} ${y2}" fill="none" stroke="${e.worst ? '#b91c1c' : '#9ca3af'}" stroke-width="${e.worst ? 2.5 : 1.2}"/>`,
+    );
   }
   for (const n of g.nodes) out.push(nodeSvg(n, oy, opts.interactive === true));
   out.push('</svg>');

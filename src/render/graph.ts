@@ -109,7 +109,16 @@ export function appGraph(r: StatusReport): Graph {
   }
   // The app's hooks still in the cluster (the last runs' Jobs and Pods), beside its resources, never part of its axes.
   for (const h of r.hooks ?? []) {
-    add({ key: keyOf(h), kind: h.kind, name: h.name, namespace: h.namespace, depth: 1, parent: 'app', hook: `${h.phases.join(',')}: ${h.result}`, ...(h.message ? { healthMessage: h.message } : {}) });
+    add({
+      key: keyOf(h),
+      kind: h.kind,
+      name: h.name,
+      namespace: h.namespace,
+      depth: 1,
+      parent: 'app',
+      hook: `${h.phases.join(',')}: ${h.result}`,
+      ...(h.message ? { healthMessage: h.message } : {}),
+    });
   }
   if (worstPath.length > 0) worstPath = [app, ...worstPath];
   const onPath = new Set(worstPath.map((n) => n.id));
@@ -177,6 +186,13 @@ export function statusLine(n: GraphNode): string {
   if (n.health) parts.push(`${HEALTH_SYMBOL[n.health]} ${n.health}`);
   if (n.hook !== undefined) parts.push(`hook ${n.hook}`);
   if (n.extra) parts.push('extra: prune candidate');
-  else if (n.sync) parts.push(n.sync === 'OutOfSync' && n.driftedFields !== undefined ? `OutOfSync (${n.driftedFields} field${n.driftedFields === 1 ? '' : 's'})` : n.sync === 'OutOfSync' && n.syncReason === 'missing' ? 'OutOfSync (missing)' : n.sync);
+  else if (n.sync)
+    parts.push(
+      n.sync === 'OutOfSync' && n.driftedFields !== undefined
+        ? `OutOfSync (${n.driftedFields} field${n.driftedFields === 1 ? '' : 's'})`
+        : n.sync === 'OutOfSync' && n.syncReason === 'missing'
+          ? 'OutOfSync (missing)'
+          : n.sync,
+    );
   return parts.join(' · ');
 }

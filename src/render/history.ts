@@ -35,7 +35,8 @@ function initiator(e: HistoryEntry): string {
 }
 
 function table(r: HistoryReport, p: Paint): string {
-  if (r.entries.length === 0) return `Application ${r.app.namespace}/${r.app.name} has no history yet (a sync records one entry; at most ${r.limit} are kept).\n`;
+  if (r.entries.length === 0)
+    return `Application ${r.app.namespace}/${r.app.name} has no history yet (a sync records one entry; at most ${r.limit} are kept).\n`;
   const header = ['ID', 'DATE', 'REVISION', 'SOURCE', 'INITIATED BY'];
   const rows = r.entries.map((e) => [String(e.id), e.deployedAt, entryRevision(e), entrySource(e), initiator(e)]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));

@@ -7,7 +7,10 @@
 
 /** Free text on one line: each run of whitespace (newlines included) becomes one space; other control characters are dropped. */
 export function oneLineText(s: string): string {
-  return s.replace(/\s+/g, ' ').replace(/\p{Cc}/gu, '').trim();
+  return s
+    .replace(/\s+/g, ' ')
+    .replace(/\p{Cc}/gu, '')
+    .trim();
 }
 
 /** A value in POSIX single quotes. */

@@ -11,13 +11,29 @@ function destination(a: ListedApp): string {
 }
 
 function table(r: ListReport, p: Paint): string {
-  if (r.apps.length === 0) return `No Applications found${r.namespace !== undefined ? ` in namespace ${r.namespace}` : ''}${r.selector !== undefined ? ` matching ${r.selector}` : ''}.\n`;
+  if (r.apps.length === 0)
+    return `No Applications found${r.namespace !== undefined ? ` in namespace ${r.namespace}` : ''}${r.selector !== undefined ? ` matching ${r.selector}` : ''}.\n`;
   const withError = r.apps.some((a) => a.error !== undefined);
   const header = ['NAME', 'NAMESPACE', 'PROJECT', 'SYNC', 'HEALTH', 'REVISION', 'DESTINATION', 'LAST SYNC', ...(withError ? ['MESSAGE'] : [])];
-  const rows = r.apps.map((a) => [a.name, a.namespace, a.project, a.sync, a.health, a.revision ? a.revision.slice(0, 7) : '-', destination(a), a.lastSync ?? '-', ...(withError ? [a.error !== undefined ? oneLineText(a.error) : ''] : [])]);
+  const rows = r.apps.map((a) => [
+    a.name,
+    a.namespace,
+    a.project,
+    a.sync,
+    a.health,
+    a.revision ? a.revision.slice(0, 7) : '-',
+    destination(a),
+    a.lastSync ?? '-',
+    ...(withError ? [a.error !== undefined ? oneLineText(a.error) : ''] : []),
+  ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const fmt = (row: string[]) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
-  const colour = (a: ListedApp, line: string) => (a.sync === 'Synced' && a.health === 'Healthy' ? line : a.error !== undefined || a.health === 'Degraded' ? p.red(line) : p.yellow(line));
+  const fmt = (row: string[]) =>
+    row
+      .map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  const colour = (a: ListedApp, line: string) =>
+    a.sync === 'Synced' && a.health === 'Healthy' ? line : a.error !== undefined || a.health === 'Degraded' ? p.red(line) : p.yellow(line);
   return [p.bold(fmt(header)), ...rows.map((row, i) => colour(r.apps[i]!, fmt(row)))].join('\n') + '\n';
 }
 

@@ -31,7 +31,13 @@ function renderLiveDiffKv(r: LiveDiffReport, fieldManager: string): string {
 function conflictSection(r: LiveDiffReport, paint: Paint): string[] {
   if (!r.serverSide) return [];
   if (r.conflicts.length === 0) return [paint.dim('Conflict preview (server-side apply dry-run, not forced): no field of another manager would be taken.')];
-  const rows = r.conflicts.map((c) => [displayName(c.key), c.path, c.manager + (c.subresource ? ` (${c.subresource})` : ''), formatValue(c.live as never), formatValue(c.desired as never)]);
+  const rows = r.conflicts.map((c) => [
+    displayName(c.key),
+    c.path,
+    c.manager + (c.subresource ? ` (${c.subresource})` : ''),
+    formatValue(c.live as never),
+    formatValue(c.desired as never),
+  ]);
   const head = ['OBJECT', 'FIELD', 'MANAGER', 'LIVE', 'DESIRED'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const fmt = (cells: string[]) => '  ' + cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
@@ -52,7 +58,9 @@ export function renderLiveDiff(r: LiveDiffReport, format: OutputFormat, paint: P
       // Which Application, where it acts: the context its destination resolved to and the namespace (-n over the Application's).
       const head = [paint.dim(`Application ${r.app}${r.context ? ` on context ${r.context} (${r.server ?? ''})` : ''}, namespace ${r.namespace || '-'}`)];
       if (r.sync === 'Unknown') return [...head, `${paint.bold('UNKNOWN')} ${r.reason ?? ''}`].join('\n') + '\n';
-      const table = renderDiffTable({ ...r, sync: r.sync }, paint, now).trimEnd().split('\n');
+      const table = renderDiffTable({ ...r, sync: r.sync }, paint, now)
+        .trimEnd()
+        .split('\n');
       const last = table.pop() as string;
       const skipped = r.extrasSkipped.map((s) => `${paint.dim('  (not pruned:')} ${displayName(s.key)} ${paint.dim(s.reason + ')')}`);
       return [...head, ...table, ...skipped, ...conflictSection(r, paint), last].join('\n') + '\n';

@@ -41,7 +41,8 @@ function renderPruneTable(r: PruneReport, paint: Paint): string {
     for (const row of rows) out.push(row[2] === 'failed' || row[2] === 'changed' ? paint.red(fmt(row)) : fmt(row));
   }
   const listed = r.entries.filter((e) => e.outcome === 'candidate').length;
-  if (!r.confirm && listed > 0) out.push(paint.dim(`${listed} to delete: run again with --confirm (propagation ${r.propagationPolicy}; each guarded by uid and resourceVersion)`));
+  if (!r.confirm && listed > 0)
+    out.push(paint.dim(`${listed} to delete: run again with --confirm (propagation ${r.propagationPolicy}; each guarded by uid and resourceVersion)`));
   return out.join('\n') + '\n';
 }
 

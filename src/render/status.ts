@@ -33,7 +33,7 @@ export function reasonText(r: StatusReport): string {
   if (r.sync.reason !== undefined) return oneLine(r.sync.reason);
   if (r.health.status === 'Healthy') return '';
   if (r.health.cause) return describeCause(r.health.cause);
-  if (r.health.status === 'Missing') return 'none of the app\'s resources exists in the cluster';
+  if (r.health.status === 'Missing') return "none of the app's resources exists in the cluster";
   return '';
 }
 
@@ -130,10 +130,17 @@ function header(r: StatusReport, p: Paint): string {
       : [['Source:', `${s.repoURL ?? '-'}, path ${s.path || '.'}, revision ${at}`] as [string, string]]),
     ...(s.type ? [['Source Type:', s.type] as [string, string]] : []),
     ...(s.manifests ? [['Manifests:', s.manifests] as [string, string]] : []),
-    ['Destination:', `${d.server ?? d.name ?? '-'}, namespace ${d.namespace ?? '-'}${d.declaredNamespace ? ` (-n; the Application's is ${d.declaredNamespace})` : ''}`],
+    [
+      'Destination:',
+      `${d.server ?? d.name ?? '-'}, namespace ${d.namespace ?? '-'}${d.declaredNamespace ? ` (-n; the Application's is ${d.declaredNamespace})` : ''}`,
+    ],
     ...(d.context ? [['Context:', `${d.context} (${d.contextServer ?? ''})`] as [string, string]] : []),
     ['Sync Policy:', policyText(r)],
-    ['Sync Status:', syncColour(p, r.sync.status)(r.sync.status) + (r.sync.outOfSync > 0 ? ` (${r.sync.outOfSync} OutOfSync${r.sync.requiresPruning > 0 ? `, ${r.sync.requiresPruning} requiring pruning` : ''})` : '')],
+    [
+      'Sync Status:',
+      syncColour(p, r.sync.status)(r.sync.status) +
+        (r.sync.outOfSync > 0 ? ` (${r.sync.outOfSync} OutOfSync${r.sync.requiresPruning > 0 ? `, ${r.sync.requiresPruning} requiring pruning` : ''})` : ''),
+    ],
     ['Health Status:', healthColour(p, r.health.status)(r.health.status)],
   ];
   const reason = reasonText(r);
@@ -194,7 +201,13 @@ function treeTable(r: StatusReport, p: Paint): string {
 
 /** The five kv lines scripts read: SYNC, HEALTH, REASON (one line), PRUNE and ALLOW_EMPTY (the declared automated policy). */
 export function renderStatusKv(r: StatusReport): string {
-  const lines = [`SYNC=${r.sync.status}`, `HEALTH=${r.health.status}`, `REASON=${reasonText(r)}`, `PRUNE=${r.syncPolicy.prune}`, `ALLOW_EMPTY=${r.syncPolicy.allowEmpty}`];
+  const lines = [
+    `SYNC=${r.sync.status}`,
+    `HEALTH=${r.health.status}`,
+    `REASON=${reasonText(r)}`,
+    `PRUNE=${r.syncPolicy.prune}`,
+    `ALLOW_EMPTY=${r.syncPolicy.allowEmpty}`,
+  ];
   // Only when the project has something to say: what it forbids, and the sync windows that apply to the app.
   const pr = r.project;
   for (const v of pr?.violations ?? []) lines.push(`PROJECT_VIOLATION=${oneLine(v)}`);
@@ -218,7 +231,18 @@ export function renderStatus(r: StatusReport, opts: StatusRenderOptions): string
     kv: () => renderStatusKv(r),
     table: () => {
       const body = r.resources.length === 0 ? 'No resources.' : opts.tree ? treeTable(r, opts.paint) : resourceTable(r, opts.paint);
-      const hooks = (r.hooks ?? []).length === 0 ? '' : `\n\nHooks still in the cluster (last runs):\n${table(['PHASE', 'KIND/NAME', 'RESULT', 'MESSAGE'], (r.hooks ?? []).map((h) => [h.phases.join(','), displayName(h), h.result, oneLine(h.message ?? '')].map((text) => ({ text, ...(h.result === 'Failed' ? { colour: opts.paint.red } : {}) }))))}`;
+      const hooks =
+        (r.hooks ?? []).length === 0
+          ? ''
+          : `\n\nHooks still in the cluster (last runs):\n${table(
+              ['PHASE', 'KIND/NAME', 'RESULT', 'MESSAGE'],
+              (r.hooks ?? []).map((h) =>
+                [h.phases.join(','), displayName(h), h.result, oneLine(h.message ?? '')].map((text) => ({
+                  text,
+                  ...(h.result === 'Failed' ? { colour: opts.paint.red } : {}),
+                })),
+              ),
+            )}`;
       return `${header(r, opts.paint)}\n\n${body}${hooks}\n`;
     },
   });

@@ -25,7 +25,8 @@ function message(a: SyncedApp): string {
 }
 
 function table(r: SyncAllReport, p: Paint): string {
-  if (r.apps.length === 0) return `No Applications found${r.namespace !== undefined ? ` in namespace ${r.namespace}` : ''}${r.selector !== undefined ? ` matching ${r.selector}` : ''}: nothing synced.\n`;
+  if (r.apps.length === 0)
+    return `No Applications found${r.namespace !== undefined ? ` in namespace ${r.namespace}` : ''}${r.selector !== undefined ? ` matching ${r.selector}` : ''}: nothing synced.\n`;
   const header = ['NAME', 'NAMESPACE', 'RESULT', 'APPLIED', 'PRUNED', 'REVISION', 'MESSAGE'];
   const rows = r.apps.map((a) => [
     a.name,
@@ -37,7 +38,11 @@ function table(r: SyncAllReport, p: Paint): string {
     message(a),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const fmt = (row: string[]) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const fmt = (row: string[]) =>
+    row
+      .map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   const counts = new Map<string, number>();
   for (const a of r.apps) counts.set(syncResult(a, r.dryRun), (counts.get(syncResult(a, r.dryRun)) ?? 0) + 1);
   const total = `${r.apps.length} Application${r.apps.length === 1 ? '' : 's'}: ${[...counts].map(([k, n]) => `${n} ${k}`).join(', ')}`;

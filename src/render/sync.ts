@@ -53,7 +53,11 @@ export function renderSyncKv(r: SyncReport): string {
 function renderSyncTable(r: SyncReport, paint: Paint): string {
   if (r.refused) return `${paint.red('REFUSED')}: ${r.refused}\nNothing was applied or deleted.\n`;
   const out: string[] = [];
-  out.push(paint.bold(`${r.dryRun ? 'Plan for' : 'Sync of'} ${r.app} (${r.origin}${r.revision ? ` @ ${r.revision.slice(0, 7)}` : ''})${r.context ? ` on context ${r.context}` : ''}${r.force ? `, forcing conflicts (${r.forceReason})` : ''}`));
+  out.push(
+    paint.bold(
+      `${r.dryRun ? 'Plan for' : 'Sync of'} ${r.app} (${r.origin}${r.revision ? ` @ ${r.revision.slice(0, 7)}` : ''})${r.context ? ` on context ${r.context}` : ''}${r.force ? `, forcing conflicts (${r.forceReason})` : ''}`,
+    ),
+  );
   const rows = r.steps.map((s) => [s.wave === null ? 'pre' : String(s.wave), `${s.kind}/${s.name}`, s.namespace || '-', s.action, s.outcome, s.message ?? '']);
   const head = ['WAVE', 'OBJECT', 'NAMESPACE', 'ACTION', 'RESULT', 'MESSAGE'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
@@ -64,8 +68,14 @@ function renderSyncTable(r: SyncReport, paint: Paint): string {
     out.push(row[4] === 'failed' || row[4] === 'conflict' ? paint.red(line) : line);
   }
   for (const h of r.healed) out.push(`${paint.yellow(r.dryRun ? 'would heal' : 'healed')}  ${name(h)} ${h.field} (taken from ${h.manager})`);
-  for (const i of r.ignored) out.push(`${paint.dim('ignored')}  ${name(i)} ${i.field} ${i.manager === '-' ? 'left as it is (no field manager records it, e.g. set through /scale)' : `left to ${i.manager}`} (${i.rule})`);
-  for (const c of r.conflicts) out.push(`${paint.magenta('conflict')}  ${name(c)} ${c.field} owned by ${c.manager}${r.force ? '' : r.dryRun ? ': with --no-force-conflicts the sync stops before any write' : ': not taken (--no-force-conflicts); a sync without it takes it back'}`);
+  for (const i of r.ignored)
+    out.push(
+      `${paint.dim('ignored')}  ${name(i)} ${i.field} ${i.manager === '-' ? 'left as it is (no field manager records it, e.g. set through /scale)' : `left to ${i.manager}`} (${i.rule})`,
+    );
+  for (const c of r.conflicts)
+    out.push(
+      `${paint.magenta('conflict')}  ${name(c)} ${c.field} owned by ${c.manager}${r.force ? '' : r.dryRun ? ': with --no-force-conflicts the sync stops before any write' : ': not taken (--no-force-conflicts); a sync without it takes it back'}`,
+    );
   for (const h of r.hooks) {
     const line = `hook ${h.phase} wave ${h.wave}  ${name(h)}  ${h.outcome}${h.message ? `: ${h.message}` : ''}`;
     out.push(h.outcome === 'Failed' ? paint.red(line) : line);
@@ -78,7 +88,9 @@ function renderSyncTable(r: SyncReport, paint: Paint): string {
   if (!r.prune.enabled) out.push(paint.dim(`prune: ${r.prune.why}`));
   for (const p of r.prune.results) {
     const what = p.outcome === 'candidate' ? 'prune candidate (not pruned without --prune)' : p.outcome;
-    out.push(`${p.outcome === 'pruned' || p.outcome === 'would-prune' ? paint.yellow(what) : what}  ${name(p)}${p.namespace ? ` (namespace ${p.namespace})` : ''}${p.message ? `: ${p.message}` : ''}`);
+    out.push(
+      `${p.outcome === 'pruned' || p.outcome === 'would-prune' ? paint.yellow(what) : what}  ${name(p)}${p.namespace ? ` (namespace ${p.namespace})` : ''}${p.message ? `: ${p.message}` : ''}`,
+    );
   }
   if (r.prune.blocked) out.push(`${paint.red('prune blocked')}: ${r.prune.blocked}`);
   const pruned = r.prune.results.filter((p) => p.outcome === 'pruned').length;
@@ -89,7 +101,8 @@ function renderSyncTable(r: SyncReport, paint: Paint): string {
 
 /** The last line: what the sync did, never more (a sync that stopped before writing says that nothing changed). */
 function closingLine(r: SyncReport, pruned: number, paint: Paint): string {
-  if (r.dryRun) return `DRY RUN: ${r.steps.filter((s) => s.outcome === 'would-apply').length} to apply, ${r.prune.results.filter((p) => p.outcome === 'would-prune').length} to prune; nothing was changed`;
+  if (r.dryRun)
+    return `DRY RUN: ${r.steps.filter((s) => s.outcome === 'would-apply').length} to apply, ${r.prune.results.filter((p) => p.outcome === 'would-prune').length} to prune; nothing was changed`;
   if (r.stoppedBeforeWriting !== undefined) return `${paint.red('STOPPED')} before any write: ${r.stoppedBeforeWriting}; nothing was applied or deleted`;
   const counts = `${r.applied} applied, ${pruned} pruned, ${r.failures.length} failed, ${r.conflicts.length} conflicting fields`;
   if (r.interrupted) return `${paint.red('INTERRUPTED')}: ${counts}; ${r.interrupted.message}`;

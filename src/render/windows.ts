@@ -9,7 +9,11 @@ function permissionText(s: SyncPermission): string {
 }
 
 function selectors(w: WindowStatus): string {
-  const parts = [w.applications.length ? `apps=${w.applications.join(',')}` : '', w.namespaces.length ? `namespaces=${w.namespaces.join(',')}` : '', w.clusters.length ? `clusters=${w.clusters.join(',')}` : ''].filter((s) => s !== '');
+  const parts = [
+    w.applications.length ? `apps=${w.applications.join(',')}` : '',
+    w.namespaces.length ? `namespaces=${w.namespaces.join(',')}` : '',
+    w.clusters.length ? `clusters=${w.clusters.join(',')}` : '',
+  ].filter((s) => s !== '');
   return parts.join(w.andOperator ? ' AND ' : ' ') || '-';
 }
 

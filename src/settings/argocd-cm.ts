@@ -62,7 +62,9 @@ function overrideKey(groupKind: string, key: string, origin: string): string {
   const parts = groupKind.split('_');
   if (parts.length === 2) return `${parts[0]}/${parts[1]}`;
   if (parts.length === 1 && groupKind !== '') return groupKind;
-  throw new InputError(`${origin}: ${key}: group kind should be in format resource.customizations.<type>.<group_kind> or resource.customizations.<type>.<kind>, got group kind: '${groupKind}'`);
+  throw new InputError(
+    `${origin}: ${key}: group kind should be in format resource.customizations.<type>.<group_kind> or resource.customizations.<type>.<kind>, got group kind: '${groupKind}'`,
+  );
 }
 
 /** getGroupKindForOverrideKey: `apps/Deployment` → ["apps", "Deployment"], `Service` → ["", "Service"]. */
@@ -92,7 +94,13 @@ interface Override {
 }
 
 function ignoreOf(v: JsonValue, key: string, origin: string): NonNullable<Override['ignore']> {
-  const o: JsonObject = isPlainObject(v) ? v : v === null ? {} : (() => { throw new InputError(`${origin}: ${key} must be a map`); })();
+  const o: JsonObject = isPlainObject(v)
+    ? v
+    : v === null
+      ? {}
+      : (() => {
+          throw new InputError(`${origin}: ${key} must be a map`);
+        })();
   return {
     jsonPointers: stringList(o.jsonPointers, `${key}.jsonPointers`, origin),
     jqPathExpressions: stringList(o.jqPathExpressions, `${key}.jqPathExpressions`, origin),
@@ -108,7 +116,11 @@ function filtered(text: string | undefined, key: string, origin: string): Filter
   if (!Array.isArray(v)) throw new InputError(`${origin}: ${key} must be a YAML list`);
   return v.map((e, i) => {
     if (!isPlainObject(e)) throw new InputError(`${origin}: ${key}[${i}] must be a map`);
-    return { apiGroups: stringList(e.apiGroups, `${key}[${i}].apiGroups`, origin), kinds: stringList(e.kinds, `${key}[${i}].kinds`, origin), clusters: stringList(e.clusters, `${key}[${i}].clusters`, origin) };
+    return {
+      apiGroups: stringList(e.apiGroups, `${key}[${i}].apiGroups`, origin),
+      kinds: stringList(e.kinds, `${key}[${i}].kinds`, origin),
+      clusters: stringList(e.clusters, `${key}[${i}].clusters`, origin),
+    };
   });
 }
 
@@ -117,7 +129,10 @@ export function parseArgoSettings(data: Readonly<Record<string, string>>, origin
   const s = defaultSettings(origin);
   const tm = data['application.resourceTrackingMethod'] ?? '';
   if (tm === 'label' || tm === 'annotation' || tm === 'annotation+label') s.trackingMethod = tm;
-  else if (tm !== '') s.warnings.push(`${origin}: application.resourceTrackingMethod ${JSON.stringify(tm)} is not a tracking method: Argo CD then tracks by annotation, and so does this tool`);
+  else if (tm !== '')
+    s.warnings.push(
+      `${origin}: application.resourceTrackingMethod ${JSON.stringify(tm)} is not a tracking method: Argo CD then tracks by annotation, and so does this tool`,
+    );
   s.instanceLabelKey = data['application.instanceLabelKey'] || DEFAULT_INSTANCE_LABEL_KEY;
   s.installationID = data.installationID ?? '';
 
@@ -154,7 +169,8 @@ export function parseArgoSettings(data: Readonly<Record<string, string>>, origin
         get(gk).health = { script: value, source: `${origin} ${key}` };
         break;
       case 'useOpenLibs':
-        if (!['1', 't', 'T', 'TRUE', 'true', 'True', '0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) throw new InputError(`${origin}: ${key}: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`);
+        if (!['1', 't', 'T', 'TRUE', 'true', 'True', '0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value))
+          throw new InputError(`${origin}: ${key}: strconv.ParseBool: parsing ${JSON.stringify(value)}: invalid syntax`);
         get(gk).useOpenLibs = ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value);
         break;
       case 'ignoreDifferences':
@@ -175,7 +191,8 @@ export function parseArgoSettings(data: Readonly<Record<string, string>>, origin
     if (v !== null && !isPlainObject(v)) throw new InputError(`${origin}: resource.compareoptions must be a YAML map`);
     const o = v ?? {};
     if (o.ignoreAggregatedRoles !== undefined) s.compareOptions.ignoreAggregatedRoles = o.ignoreAggregatedRoles === true;
-    if (o.ignoreResourceStatusField !== undefined) s.compareOptions.ignoreResourceStatusField = o.ignoreResourceStatusField === false ? 'false' : String(o.ignoreResourceStatusField);
+    if (o.ignoreResourceStatusField !== undefined)
+      s.compareOptions.ignoreResourceStatusField = o.ignoreResourceStatusField === false ? 'false' : String(o.ignoreResourceStatusField);
   }
   // Argo CD adds a `/status` ignore rule for `all` (and for an empty value) or for CRDs only (`crd`); any
   // other value adds none, so a status the manifests declare is compared.
@@ -183,16 +200,26 @@ export function parseArgoSettings(data: Readonly<Record<string, string>>, origin
   if (status === '') s.compareOptions.ignoreResourceStatusField = 'all';
   else if (['off', 'false'].includes(status)) s.compareOptions.ignoreResourceStatusField = 'none';
   else if (!['all', 'crd', 'none'].includes(status)) {
-    s.warnings.push(`${origin}: resource.compareoptions ignoreResourceStatusField: ${JSON.stringify(status)} is not all, crd or none: as in Argo CD, no status is ignored`);
+    s.warnings.push(
+      `${origin}: resource.compareoptions ignoreResourceStatusField: ${JSON.stringify(status)} is not all, crd or none: as in Argo CD, no status is ignored`,
+    );
     s.compareOptions.ignoreResourceStatusField = 'none';
   }
 
   for (const [gk, o] of [...overrides].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const [group, kind] = splitOverrideKey(gk);
     if (o.ignore && o.ignore.jsonPointers.length + o.ignore.jqPathExpressions.length + o.ignore.managedFieldsManagers.length > 0) {
-      s.ignoreDifferences.push({ group, kind, jsonPointers: o.ignore.jsonPointers, jqPathExpressions: o.ignore.jqPathExpressions, managedFieldsManagers: o.ignore.managedFieldsManagers, source: o.ignore.source });
+      s.ignoreDifferences.push({
+        group,
+        kind,
+        jsonPointers: o.ignore.jsonPointers,
+        jqPathExpressions: o.ignore.jqPathExpressions,
+        managedFieldsManagers: o.ignore.managedFieldsManagers,
+        source: o.ignore.source,
+      });
     }
-    if (o.health && gk !== '*/*') s.health.set(gk.includes('/') ? gk : `/${gk}`, { script: o.health.script, useOpenLibs: o.useOpenLibs ?? false, source: o.health.source });
+    if (o.health && gk !== '*/*')
+      s.health.set(gk.includes('/') ? gk : `/${gk}`, { script: o.health.script, useOpenLibs: o.useOpenLibs ?? false, source: o.health.source });
   }
   s.exclusions = filtered(data['resource.exclusions'], 'resource.exclusions', origin);
   s.inclusions = filtered(data['resource.inclusions'], 'resource.inclusions', origin);
@@ -211,7 +238,11 @@ function matchCluster(r: FilteredResource, cluster: string): boolean {
 }
 
 function matches(r: FilteredResource, group: string, kind: string, cluster: string): boolean {
-  return (r.apiGroups.length === 0 || r.apiGroups.some((g) => globMatch(g, group))) && (r.kinds.length === 0 || r.kinds.some((k) => k === '*' || k === kind)) && matchCluster(r, cluster);
+  return (
+    (r.apiGroups.length === 0 || r.apiGroups.some((g) => globMatch(g, group))) &&
+    (r.kinds.length === 0 || r.kinds.some((k) => k === '*' || k === kind)) &&
+    matchCluster(r, cluster)
+  );
 }
 
 /** ResourcesFilter.IsExcludedResource: excluded wins; then included; inclusions for the cluster exclude the rest. */
@@ -220,4 +251,3 @@ export function isExcludedResource(s: Pick<ArgoSettings, 'exclusions' | 'inclusi
   if (s.inclusions.some((r) => matches(r, group, kind, cluster))) return false;
   return s.inclusions.some((r) => matchCluster(r, cluster));
 }
-

@@ -12,7 +12,13 @@ export interface CmdParams {
 /** Reads the ConfigMap's `data`: the list is split at commas and trimmed, empty entries dropped. */
 export function parseCmdParams(data: Readonly<Record<string, string>>, origin: string): CmdParams {
   const raw = data['application.namespaces'] ?? '';
-  return { origin, applicationNamespaces: raw.split(',').map((s) => s.trim()).filter((s) => s !== '') };
+  return {
+    origin,
+    applicationNamespaces: raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== ''),
+  };
 }
 
 /**

@@ -3,8 +3,8 @@
 const UNITS: Record<string, number> = {
   ns: 1e-6,
   us: 1e-3,
-  'µs': 1e-3, // U+00B5
-  'μs': 1e-3, // U+03BC
+  µs: 1e-3, // U+00B5
+  μs: 1e-3, // U+03BC
   ms: 1,
   s: 1000,
   m: 60_000,

@@ -102,7 +102,9 @@ function groupKinds(origin: string, spec: JsonObject, k: string, named: boolean)
 export function parseAppProject(obj: unknown, origin: string): AppProject {
   if (!isPlainObject(obj)) throw new InputError(`${origin}: an AppProject must be a map`);
   if (obj.kind !== 'AppProject' || typeof obj.apiVersion !== 'string' || !obj.apiVersion.startsWith('argoproj.io/')) {
-    throw new InputError(`${origin}: not an Argo CD AppProject (apiVersion argoproj.io/v1alpha1, kind AppProject); got ${String(obj.apiVersion)} ${String(obj.kind)}`);
+    throw new InputError(
+      `${origin}: not an Argo CD AppProject (apiVersion argoproj.io/v1alpha1, kind AppProject); got ${String(obj.apiVersion)} ${String(obj.kind)}`,
+    );
   }
   const meta = isPlainObject(obj.metadata) ? obj.metadata : {};
   const name = typeof meta.name === 'string' ? meta.name : fail(origin, 'metadata.name', 'is missing');
@@ -130,7 +132,8 @@ export function parseAppProject(obj: unknown, origin: string): AppProject {
       syncOverrun: bool(origin, m, 'syncOverrun', at),
     };
   });
-  if (spec.permitOnlyProjectScopedClusters === true) warnings.push(`${origin}: spec.permitOnlyProjectScopedClusters is not enforced (project-scoped clusters live in Secrets this tool does not read)`);
+  if (spec.permitOnlyProjectScopedClusters === true)
+    warnings.push(`${origin}: spec.permitOnlyProjectScopedClusters is not enforced (project-scoped clusters live in Secrets this tool does not read)`);
   const namespaceResourceWhitelist = groupKinds(origin, spec, 'namespaceResourceWhitelist', false);
   return {
     name,
@@ -210,22 +213,42 @@ export function isDestinationPermitted(p: AppProject, cluster: DestinationCluste
 }
 
 function inList(list: readonly GroupKindItem[], group: string, kind: string, name?: string): GroupKindItem | undefined {
-  return list.find((item) => filepathMatch(item.kind, kind) && filepathMatch(item.group, group) && (name === undefined || !item.name || filepathMatch(item.name, name)));
+  return list.find(
+    (item) => filepathMatch(item.kind, kind) && filepathMatch(item.group, group) && (name === undefined || !item.name || filepathMatch(item.name, name)),
+  );
 }
 
 /** IsGroupKindNamePermitted, with the rule that decided when it is not permitted. */
-export function groupKindVerdict(p: AppProject, group: string, kind: string, name: string, namespaced: boolean): { permitted: true } | { permitted: false; rule: string } {
+export function groupKindVerdict(
+  p: AppProject,
+  group: string,
+  kind: string,
+  name: string,
+  namespaced: boolean,
+): { permitted: true } | { permitted: false; rule: string } {
   const gk = `${group}/${kind}`;
   if (namespaced) {
     const white = p.namespaceResourceWhitelist;
-    if (white !== undefined && !inList(white, group, kind)) return { permitted: false, rule: white.length === 0 ? 'namespaceResourceWhitelist is empty (no namespaced kind is allowed)' : `namespaceResourceWhitelist does not list ${gk}` };
+    if (white !== undefined && !inList(white, group, kind))
+      return {
+        permitted: false,
+        rule: white.length === 0 ? 'namespaceResourceWhitelist is empty (no namespaced kind is allowed)' : `namespaceResourceWhitelist does not list ${gk}`,
+      };
     const black = inList(p.namespaceResourceBlacklist, group, kind);
     if (black) return { permitted: false, rule: `namespaceResourceBlacklist lists ${gk} (${black.group}/${black.kind})` };
     return { permitted: true };
   }
-  if (!inList(p.clusterResourceWhitelist, group, kind, name)) return { permitted: false, rule: p.clusterResourceWhitelist.length === 0 ? 'clusterResourceWhitelist is empty (no cluster-scoped kind is allowed)' : `clusterResourceWhitelist does not list ${gk} ${name}` };
+  if (!inList(p.clusterResourceWhitelist, group, kind, name))
+    return {
+      permitted: false,
+      rule:
+        p.clusterResourceWhitelist.length === 0
+          ? 'clusterResourceWhitelist is empty (no cluster-scoped kind is allowed)'
+          : `clusterResourceWhitelist does not list ${gk} ${name}`,
+    };
   const black = inList(p.clusterResourceBlacklist, group, kind, name);
-  if (black) return { permitted: false, rule: `clusterResourceBlacklist lists ${gk} ${name} (${black.group}/${black.kind}${black.name ? ` ${black.name}` : ''})` };
+  if (black)
+    return { permitted: false, rule: `clusterResourceBlacklist lists ${gk} ${name} (${black.group}/${black.kind}${black.name ? ` ${black.name}` : ''})` };
   return { permitted: true };
 }
 
@@ -237,7 +260,14 @@ export function isAppNamespacePermitted(p: AppProject, appNamespace: string, con
 
 /** One thing the project forbids: the rule, in Argo CD's words where it has them. */
 export interface ProjectViolation {
-  rule: 'sourceNamespaces' | 'sourceRepos' | 'destinations' | 'clusterResourceWhitelist' | 'clusterResourceBlacklist' | 'namespaceResourceWhitelist' | 'namespaceResourceBlacklist';
+  rule:
+    | 'sourceNamespaces'
+    | 'sourceRepos'
+    | 'destinations'
+    | 'clusterResourceWhitelist'
+    | 'clusterResourceBlacklist'
+    | 'namespaceResourceWhitelist'
+    | 'namespaceResourceBlacklist';
   message: string;
   object?: ResourceKey;
 }
@@ -260,11 +290,17 @@ export function checkProject(p: AppProject, input: ProjectCheckInput): ProjectVi
   // Where no AppProject `default` exists, no Argo CD API server runs that would have created it, nor one that
   // restricts Applications to its namespace: this tool's own rule, Applications in any namespace, stands.
   if (!p.builtIn && !isAppNamespacePermitted(p, app.namespace, input.controlPlaneNamespace)) {
-    out.push({ rule: 'sourceNamespaces', message: `application '${app.name}' in namespace '${app.namespace}' is not allowed to use project ${p.name} (sourceNamespaces: ${p.sourceNamespaces.length ? p.sourceNamespaces.join(', ') : 'none'})` });
+    out.push({
+      rule: 'sourceNamespaces',
+      message: `application '${app.name}' in namespace '${app.namespace}' is not allowed to use project ${p.name} (sourceNamespaces: ${p.sourceNamespaces.length ? p.sourceNamespaces.join(', ') : 'none'})`,
+    });
   }
   const repoURL = app.source.repoURL ?? '';
   if (!input.sourceOverridden && !isSourcePermitted(p, repoURL)) {
-    out.push({ rule: 'sourceRepos', message: `application repo ${repoURL} is not permitted in project '${p.name}' (sourceRepos: ${p.sourceRepos.length ? p.sourceRepos.join(', ') : 'none'})` });
+    out.push({
+      rule: 'sourceRepos',
+      message: `application repo ${repoURL} is not permitted in project '${p.name}' (sourceRepos: ${p.sourceRepos.length ? p.sourceRepos.join(', ') : 'none'})`,
+    });
   }
   const cluster = destinationCluster(app.destination, input.resolvedServer);
   const destNs = app.destination.namespace ?? '';
@@ -273,7 +309,10 @@ export function checkProject(p: AppProject, input: ProjectCheckInput): ProjectVi
   const destinations = !p.builtIn;
   if (destinations && !isDestinationPermitted(p, cluster, destNs)) {
     const server = app.destination.name ? cluster.name : cluster.server;
-    out.push({ rule: 'destinations', message: `application destination server '${server}' and namespace '${destNs}' do not match any of the allowed destinations in project '${p.name}'` });
+    out.push({
+      rule: 'destinations',
+      message: `application destination server '${server}' and namespace '${destNs}' do not match any of the allowed destinations in project '${p.name}'`,
+    });
   }
   for (const o of input.objects) {
     const ref = { group: o.group, kind: o.kind, namespace: o.namespace, name: o.name };

@@ -57,7 +57,12 @@ function permission(ws: readonly SyncWindow[], manual: boolean, now: number): Sy
 }
 
 /** The project's status for an app at `now`; with `all`, windows that do not apply to the app are listed too. */
-export function projectStatus(p: { name: string; origin: string; syncWindows: SyncWindow[] }, app: WindowApp, now: number, extra: { violations: string[]; unchecked?: boolean; all?: boolean }): ProjectStatus {
+export function projectStatus(
+  p: { name: string; origin: string; syncWindows: SyncWindow[] },
+  app: WindowApp,
+  now: number,
+  extra: { violations: string[]; unchecked?: boolean; all?: boolean },
+): ProjectStatus {
   const matching = new Set(matchingWindows(p.syncWindows, app));
   const windows = p.syncWindows
     .filter((w) => extra.all || matching.has(w))
@@ -107,4 +112,3 @@ export function windowLine(w: WindowStatus): string {
   const state = w.active ? `active${w.until ? ` until ${w.until}` : ''}` : `inactive${w.nextStart ? `, next ${w.nextStart}` : ''}`;
   return `${w.index} ${w.kind} "${w.schedule}" ${w.duration} ${w.timeZone} ${state}${w.manualSync ? ' manualSync' : ''}${w.matches ? '' : ' (does not apply)'}${w.problem ? ` (${w.problem})` : ''}`;
 }
-

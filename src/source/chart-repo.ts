@@ -20,14 +20,20 @@ export function chartRepoKind(repoURL: string): 'http' | 'oci' {
 
 /** A registry on this machine (localhost, 127.0.0.0/8, ::1): spoken to over plain HTTP, as Docker treats such registries. */
 export function isLoopbackRegistry(base: string): boolean {
-  const host = base.replace(/\/.*$/, '').replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
+  const host = base
+    .replace(/\/.*$/, '')
+    .replace(/:\d+$/, '')
+    .replace(/^\[|\]$/g, '');
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 /** What `helm pull` is given for the chart: `CHART --repo URL`, or `oci://REGISTRY/PATH/CHART` (--plain-http on loopback). */
 export function pullTarget(repoURL: string, chart: string, passCredentials?: boolean): string[] {
   if (chartRepoKind(repoURL) === 'http') return [chart, '--repo', repoURL.trim(), ...(passCredentials ? ['--pass-credentials'] : [])];
-  const base = repoURL.trim().replace(/^oci:\/\//i, '').replace(/\/+$/, '');
+  const base = repoURL
+    .trim()
+    .replace(/^oci:\/\//i, '')
+    .replace(/\/+$/, '');
   return [`oci://${base}/${chart}`, ...(isLoopbackRegistry(base) ? ['--plain-http'] : [])];
 }
 
@@ -62,7 +68,8 @@ export async function pullChart(r: {
   signal?: AbortSignal;
 }): Promise<PulledChart> {
   const label = `${r.chart}@${r.version || 'latest'} from ${redactURL(r.repoURL)}`;
-  if (/[/\\]/.test(r.chart) || r.chart.startsWith('.') || r.chart.startsWith('-')) throw new InputError(`spec.source.chart ${JSON.stringify(r.chart)} is not a chart name`);
+  if (/[/\\]/.test(r.chart) || r.chart.startsWith('.') || r.chart.startsWith('-'))
+    throw new InputError(`spec.source.chart ${JSON.stringify(r.chart)} is not a chart name`);
   const version = r.version.trim();
   if (version.startsWith('-')) throw new InputError(`the chart version ${JSON.stringify(r.version)} of ${r.chart} is not a version or a range`);
   const dir = chartCacheDir(r.env, r.repoURL);

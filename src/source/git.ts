@@ -170,7 +170,8 @@ export async function readBlobs(dir: GitDir, shas: readonly string[]): Promise<M
     if (nl < 0) throw new Error(`reading blob ${sha}: truncated git cat-file output`);
     const header = out.subarray(pos, nl).toString('utf8');
     const [gotSha, type, sizeText] = header.split(' ');
-    if (gotSha !== sha || type !== 'blob' || sizeText === undefined) throw new Error(`reading blob ${sha}: unexpected git cat-file header ${JSON.stringify(header)}`);
+    if (gotSha !== sha || type !== 'blob' || sizeText === undefined)
+      throw new Error(`reading blob ${sha}: unexpected git cat-file header ${JSON.stringify(header)}`);
     const size = Number(sizeText);
     result.set(sha, out.subarray(nl + 1, nl + 1 + size));
     pos = nl + 1 + size + 1;

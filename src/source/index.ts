@@ -65,7 +65,8 @@ export interface DesiredManifests {
  * rendered) and nothing is returned.
  */
 export async function loadDesiredManifests(app: Application, opts: DesiredOptions, io: WorkflowIo): Promise<DesiredManifests> {
-  if (opts.render && (opts.desired === undefined || opts.desired === '')) throw new InputError('--render renders the folder given by --desired DIR: give --desired');
+  if (opts.render && (opts.desired === undefined || opts.desired === ''))
+    throw new InputError('--render renders the folder given by --desired DIR: give --desired');
   if (opts.desired !== undefined && opts.desired !== '' && opts.render) {
     return renderLocalDirectory(opts.desired, app, opts, io);
   }
@@ -117,7 +118,12 @@ function refuseUnrenderable(reasons: readonly string[]): void {
  * Renders a local folder like a source (directory, Jsonnet or Kustomize, with the Application's source options when
  * there is one): its enclosing git work tree is the repository root (the folder itself outside one); nothing is cached.
  */
-export async function renderLocalDirectory(dir: string, app: Application | undefined, opts: ToolOptions & Pick<DesiredOptions, 'namespace'>, io: Pick<Io, 'env'>): Promise<DesiredManifests> {
+export async function renderLocalDirectory(
+  dir: string,
+  app: Application | undefined,
+  opts: ToolOptions & Pick<DesiredOptions, 'namespace'>,
+  io: Pick<Io, 'env'>,
+): Promise<DesiredManifests> {
   if (!isDirectory(dir)) throw new InputError(`--render needs a directory: ${dir} is not one`);
   const abs = resolve(dir);
   let root = abs;
@@ -215,7 +221,13 @@ function pullSourceChart(source: Application['source'], version: string, opts: D
 }
 
 /** A pulled chart unpacked and rendered with the source's helm options: origin and revision are `<chart>@<version>`. */
-async function readChart(app: Application, pulled: PulledChart & { chart: string }, opts: DesiredOptions, io: WorkflowIo, refs?: ReadonlyMap<string, RefTree & { revision: string }>): Promise<DesiredManifests> {
+async function readChart(
+  app: Application,
+  pulled: PulledChart & { chart: string },
+  opts: DesiredOptions,
+  io: WorkflowIo,
+  refs?: ReadonlyMap<string, RefTree & { revision: string }>,
+): Promise<DesiredManifests> {
   const origin = `${pulled.chart}@${pulled.version}`;
   const tree = await unpackChart(pulled.archive, origin, io.env);
   try {
@@ -249,17 +261,25 @@ const REF_NAME = /^[a-zA-Z0-9_-]+$/;
  * united. Any source that fails stops everything (nothing is returned, so nothing is applied or pruned).
  */
 async function loadSources(app: Application, sources: readonly AppSource[], opts: DesiredOptions, io: WorkflowIo): Promise<DesiredManifests> {
-  if (opts.revision !== undefined) throw new InputError(`--revision names one revision, and ${app.name} has ${sources.length} sources (spec.sources): set each source's targetRevision instead`);
-  if (opts.repoDir !== undefined && opts.repoDir !== '') throw new InputError(`--repo-dir stands for one repository, and ${app.name} has ${sources.length} sources (spec.sources)`);
+  if (opts.revision !== undefined)
+    throw new InputError(
+      `--revision names one revision, and ${app.name} has ${sources.length} sources (spec.sources): set each source's targetRevision instead`,
+    );
+  if (opts.repoDir !== undefined && opts.repoDir !== '')
+    throw new InputError(`--repo-dir stands for one repository, and ${app.name} has ${sources.length} sources (spec.sources)`);
   refuseUnrenderable(sourcesBlockers(sources));
   const refNames = new Set<string>();
   sources.forEach((s, i) => {
     if (s.ref === undefined || s.ref === '') return;
-    if (!REF_NAME.test(s.ref)) throw new InputError(`${app.origin}: Application spec.sources[${i}].ref ${s.ref} cannot contain any special characters except '_' and '-'`);
+    if (!REF_NAME.test(s.ref))
+      throw new InputError(`${app.origin}: Application spec.sources[${i}].ref ${s.ref} cannot contain any special characters except '_' and '-'`);
     if (refNames.has(s.ref)) throw new InputError(`${app.origin}: Application spec.sources: multiple sources had the same \`ref\` key (${s.ref})`);
     refNames.add(s.ref);
   });
-  const resolved: ({ source: AppSource; repo: OpenRepository; sha: string; chart?: undefined } | { source: AppSource; chart: PulledChart & { chart: string }; sha: string; repo?: undefined })[] = [];
+  const resolved: (
+    | { source: AppSource; repo: OpenRepository; sha: string; chart?: undefined }
+    | { source: AppSource; chart: PulledChart & { chart: string }; sha: string; repo?: undefined }
+  )[] = [];
   for (const [i, source] of sources.entries()) {
     const repoURL = source.repoURL ?? '';
     if (repoURL.trim() === '') throw new InputError(`the Application ${app.name} (${app.origin}) has no spec.sources[${i}].repoURL`);
@@ -272,7 +292,8 @@ async function loadSources(app: Application, sources: readonly AppSource[], opts
     const revision = checkRevision(source.targetRevision ?? '', field);
     const repo = await openRepository(repoURL, opts, io);
     const sha = await resolveRevision(repo, revision);
-    if (sha === undefined) throw new InputError(`${field} ${JSON.stringify(revision)} names no commit in ${repo.label}: expected a branch, tag, commit SHA or HEAD`);
+    if (sha === undefined)
+      throw new InputError(`${field} ${JSON.stringify(revision)} names no commit in ${repo.label}: expected a branch, tag, commit SHA or HEAD`);
     resolved.push({ source, repo, sha });
   }
   const trees: MaterialisedTree[] = [];
@@ -304,8 +325,20 @@ async function loadSources(app: Application, sources: readonly AppSource[], opts
       out.push(entry);
       // A source without a path (and no chart) lends its files only: Argo CD generates nothing for it.
       if ((s.path === undefined || s.path === '') && r.chart === undefined) continue;
-      const forSource: Application = { ...app, sourceOptions: s.sourceOptions ?? {}, source: { repoURL: entry.repoURL, ...(s.path !== undefined ? { path: s.path } : {}), ...(s.targetRevision !== undefined ? { targetRevision: s.targetRevision } : {}), ...(s.options ? { options: s.options } : {}) } };
-      const m = r.chart !== undefined ? await readChart(forSource, r.chart, opts, io, refs) : await readManifestsAt(r.repo, r.sha, normalizeSourcePath(s.path), forSource, opts, io, refs);
+      const forSource: Application = {
+        ...app,
+        sourceOptions: s.sourceOptions ?? {},
+        source: {
+          repoURL: entry.repoURL,
+          ...(s.path !== undefined ? { path: s.path } : {}),
+          ...(s.targetRevision !== undefined ? { targetRevision: s.targetRevision } : {}),
+          ...(s.options ? { options: s.options } : {}),
+        },
+      };
+      const m =
+        r.chart !== undefined
+          ? await readChart(forSource, r.chart, opts, io, refs)
+          : await readManifestsAt(r.repo, r.sha, normalizeSourcePath(s.path), forSource, opts, io, refs);
       objects.push(...m.objects);
       warnings.push(...m.warnings);
       origins.push(m.origin);
@@ -317,7 +350,13 @@ async function loadSources(app: Application, sources: readonly AppSource[], opts
     // One object from two sources is refused (which one Argo CD would apply is not this tool's guess).
     rejectDuplicates(objects);
     const only = types.size === 1 ? [...types][0] : undefined;
-    return { objects, origin: origins.length > 0 ? origins.join(', ') : `${app.name}: no source with a path`, warnings, sources: out, ...(only ? { sourceType: only } : {}) };
+    return {
+      objects,
+      origin: origins.length > 0 ? origins.join(', ') : `${app.name}: no source with a path`,
+      warnings,
+      sources: out,
+      ...(only ? { sourceType: only } : {}),
+    };
   } finally {
     await Promise.all(trees.map((t) => t.dispose()));
   }

@@ -17,7 +17,9 @@ export function specBlockers(app: Pick<Application, 'sourcesCount' | 'sourceOpti
   if (o.plugin !== undefined) out.push("spec.source.plugin: Config Management Plugins run in Argo CD's repo-server sidecar, which this tool does not have");
   const k = o.kustomize;
   if (isPlainObject(k) && typeof k.version === 'string' && k.version !== '') {
-    out.push(`spec.source.kustomize.version ${k.version}: Argo CD picks that kustomize binary from argocd-cm, which this tool does not read (name one with --kustomize and drop version)`);
+    out.push(
+      `spec.source.kustomize.version ${k.version}: Argo CD picks that kustomize binary from argocd-cm, which this tool does not read (name one with --kustomize and drop version)`,
+    );
   }
   return out;
 }
@@ -30,7 +32,9 @@ export function sourcesBlockers(sources: readonly AppSource[]): string[] {
     const at = `spec.sources[${i}]`;
     if (o.plugin !== undefined) out.push(`${at}.plugin: Config Management Plugins run in Argo CD's repo-server sidecar, which this tool does not have`);
     if (o.kustomize && o.kustomize.version !== '') {
-      out.push(`${at}.kustomize.version ${o.kustomize.version}: Argo CD picks that kustomize binary from argocd-cm, which this tool does not read (name one with --kustomize and drop version)`);
+      out.push(
+        `${at}.kustomize.version ${o.kustomize.version}: Argo CD picks that kustomize binary from argocd-cm, which this tool does not read (name one with --kustomize and drop version)`,
+      );
     }
   });
   return out;
@@ -50,7 +54,9 @@ export function fileBlockers(paths: readonly string[], where: string): string[] 
   const jsonnet = paths.filter((p) => p.endsWith('.jsonnet'));
   if (jsonnet.length > 0) {
     const shown = jsonnet.slice(0, 3).join(', ') + (jsonnet.length > 3 ? `, and ${jsonnet.length - 3} more` : '');
-    out.push(`${where} holds Jsonnet files (${shown}), which --render evaluates; read as plain manifests, the objects they make would look like prune candidates`);
+    out.push(
+      `${where} holds Jsonnet files (${shown}), which --render evaluates; read as plain manifests, the objects they make would look like prune candidates`,
+    );
   }
   return out;
 }

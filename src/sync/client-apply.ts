@@ -25,7 +25,12 @@ type Schemas = Record<string, JsonValue>;
 function resolved(schemas: Schemas, s: JsonObject): JsonObject {
   let cur: JsonObject = s;
   for (let hops = 0; hops < 8; hops++) {
-    const ref = typeof cur.$ref === 'string' ? cur.$ref : Array.isArray(cur.allOf) && isPlainObject(cur.allOf[0]) && typeof cur.allOf[0].$ref === 'string' ? cur.allOf[0].$ref : undefined;
+    const ref =
+      typeof cur.$ref === 'string'
+        ? cur.$ref
+        : Array.isArray(cur.allOf) && isPlainObject(cur.allOf[0]) && typeof cur.allOf[0].$ref === 'string'
+          ? cur.allOf[0].$ref
+          : undefined;
     if (!ref) return cur;
     const target = schemas[ref.replace('#/components/schemas/', '')];
     if (!isPlainObject(target)) return cur;
@@ -72,7 +77,13 @@ export function isBuiltInGroup(group: string): boolean {
 
 const same = (a: JsonValue | undefined, b: JsonValue | undefined): boolean => a !== undefined && b !== undefined && canonicalJson(a) === canonicalJson(b);
 
-function mapPatch(original: JsonObject | undefined, modified: JsonObject, current: JsonObject, schema: SchemaNode | undefined, strategic: boolean): JsonObject | undefined {
+function mapPatch(
+  original: JsonObject | undefined,
+  modified: JsonObject,
+  current: JsonObject,
+  schema: SchemaNode | undefined,
+  strategic: boolean,
+): JsonObject | undefined {
   const patch: JsonObject = {};
   for (const k of Object.keys(original ?? {})) {
     if (!(k in modified) && k in current) patch[k] = null;
@@ -112,7 +123,8 @@ function mergeListPatch(k: string, original: JsonValue[] | undefined, modified: 
     }
     for (const o of original ?? []) {
       const key = keyOf(o);
-      if (key !== undefined && !wanted.has(key) && current.some((x) => keyOf(x) === key)) items.push({ [mk]: (o as JsonObject)[mk] as JsonValue, $patch: 'delete' });
+      if (key !== undefined && !wanted.has(key) && current.some((x) => keyOf(x) === key))
+        items.push({ [mk]: (o as JsonObject)[mk] as JsonValue, $patch: 'delete' });
     }
     return items.length > 0 ? { [order]: modified.map((m) => ({ [mk]: (m as JsonObject)[mk] as JsonValue })), [k]: items } : {};
   }
@@ -121,7 +133,11 @@ function mergeListPatch(k: string, original: JsonValue[] | undefined, modified: 
     const added = modified.filter((m) => !has(current, m));
     const removed = (original ?? []).filter((o) => !has(modified, o) && has(current, o));
     if (added.length === 0 && removed.length === 0) return {};
-    return { [order]: structuredClone(modified), ...(added.length ? { [k]: structuredClone(added) } : {}), ...(removed.length ? { [`$deleteFromPrimitiveList/${k}`]: structuredClone(removed) } : {}) };
+    return {
+      [order]: structuredClone(modified),
+      ...(added.length ? { [k]: structuredClone(added) } : {}),
+      ...(removed.length ? { [`$deleteFromPrimitiveList/${k}`]: structuredClone(removed) } : {}),
+    };
   }
   return same(modified, current) ? {} : { [k]: structuredClone(modified) };
 }

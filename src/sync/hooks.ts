@@ -39,7 +39,10 @@ const HELM_POLICIES: Readonly<Record<string, DeletePolicy>> = {
 };
 
 function csv(v: string | undefined): string[] {
-  return (v ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return (v ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 /** The object's hook, or undefined when it is an ordinary resource. */

@@ -66,5 +66,12 @@ export function objectSyncMode(obj: KubeObject, app: Pick<SyncOptions, 'replace'
   };
   const replace = flag('Replace', app.replace === true);
   const force = flag('Force', false);
-  return { replace, force, validate: flag('Validate', app.validate !== false), skipDryRunOnMissingResource: flag('SkipDryRunOnMissingResource', app.skipDryRunOnMissingResource === true), clientSideApply: opts.get('ServerSideApply') === 'false', warnings };
+  return {
+    replace,
+    force,
+    validate: flag('Validate', app.validate !== false),
+    skipDryRunOnMissingResource: flag('SkipDryRunOnMissingResource', app.skipDryRunOnMissingResource === true),
+    clientSideApply: opts.get('ServerSideApply') === 'false',
+    warnings,
+  };
 }

@@ -22,13 +22,22 @@ const PHASE_RANK: Readonly<Record<HookPhase, number>> = { PreSync: -1, Sync: 0, 
  * The groups a sync runs, in order: (phase, wave) ascending, SyncFail left out. Steps (the resources) belong to the
  * Sync phase at their wave; a hook to each of its phases at its wave. Steps keep their given order within a group.
  */
-export function phaseGroups<S, H extends { phases: readonly HookPhase[]; wave: number }>(steps: readonly S[], waveOfStep: (s: S) => number, hooks: readonly H[]): PhaseGroup<S, H>[] {
+export function phaseGroups<S, H extends { phases: readonly HookPhase[]; wave: number }>(
+  steps: readonly S[],
+  waveOfStep: (s: S) => number,
+  hooks: readonly H[],
+): PhaseGroup<S, H>[] {
   return groupsOf(steps, waveOfStep, hooks, (p) => p !== 'SyncFail');
 }
 
 /** The SyncFail hooks, wave by wave. */
 export function syncFailGroups<H extends { phases: readonly HookPhase[]; wave: number }>(hooks: readonly H[]): PhaseGroup<never, H>[] {
-  return groupsOf<never, H>([], () => 0, hooks, (p) => p === 'SyncFail');
+  return groupsOf<never, H>(
+    [],
+    () => 0,
+    hooks,
+    (p) => p === 'SyncFail',
+  );
 }
 
 function groupsOf<S, H extends { phases: readonly HookPhase[]; wave: number }>(

@@ -119,9 +119,17 @@ export function planSync(input: SyncPlanInput): SyncPlan {
       const live = input.live.get(keyString(d.key));
       const tracking = input.tracking;
       const other = !live ? undefined : tracking && byLabel(tracking) ? markOf(live, tracking) : trackingIdOf(live);
-      const parsed = other === undefined ? undefined : tracking && byLabel(tracking) ? { ok: true as const, id: { app: appOfMark(other, tracking) } } : parseTrackingId(other);
+      const parsed =
+        other === undefined
+          ? undefined
+          : tracking && byLabel(tracking)
+            ? { ok: true as const, id: { app: appOfMark(other, tracking) } }
+            : parseTrackingId(other);
       if (parsed?.ok && parsed.id.app !== '' && parsed.id.app !== input.appInstance) {
-        return { ...base, refused: `Shared resource found: ${d.key.kind}/${d.key.name} is part of applications ${input.appInstance.replace('_', '/')} and ${parsed.id.app.replace('_', '/')} (FailOnSharedResource=true)` };
+        return {
+          ...base,
+          refused: `Shared resource found: ${d.key.kind}/${d.key.name} is part of applications ${input.appInstance.replace('_', '/')} and ${parsed.id.app.replace('_', '/')} (FailOnSharedResource=true)`,
+        };
       }
     }
   }
@@ -159,7 +167,15 @@ export function planSync(input: SyncPlanInput): SyncPlan {
     const k = keyString(d.key);
     const live = input.live.get(k);
     const object = asApplied(d.object, input.appInstance, destNs, input.tracking);
-    const step: ApplyStep = { key: d.key, type: d.type, object, wave, action: live ? 'update' : 'create', ...(live ? { live } : {}), ...(d.source ? { source: d.source } : {}) };
+    const step: ApplyStep = {
+      key: d.key,
+      type: d.type,
+      object,
+      wave,
+      action: live ? 'update' : 'create',
+      ...(live ? { live } : {}),
+      ...(d.source ? { source: d.source } : {}),
+    };
     const mode = objectSyncMode(d.object, app.syncOptions);
     for (const w of mode.warnings) warnings.push(`${d.key.kind}/${d.key.name}: ${w}`);
     if (mode.replace) step.replace = true;

@@ -16,7 +16,12 @@ export interface ResourceFilter {
 
 /** A glob where `*` is any run of characters, as Argo CD's --resource takes it; anything else is literal. */
 function glob(s: string): RegExp {
-  return new RegExp(`^${s.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+  return new RegExp(
+    `^${s
+      .split('*')
+      .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+      .join('.*')}$`,
+  );
 }
 
 /** Parses one `--resource` value; the core group is empty (`:ConfigMap:name`). */
@@ -40,9 +45,7 @@ export function matchesResource(f: ResourceFilter, k: ResourceKey): boolean {
 }
 
 /** One requirement of a label selector. */
-export type Requirement =
-  | { op: 'exists' | 'absent'; key: string }
-  | { op: 'in' | 'notin'; key: string; values: string[] };
+export type Requirement = { op: 'exists' | 'absent'; key: string } | { op: 'in' | 'notin'; key: string; values: string[] };
 
 export type Selector = Requirement[];
 
@@ -71,7 +74,10 @@ export function parseSelector(text: string): Selector {
     if (t === '') throw bad('an empty requirement');
     let m: RegExpExecArray | null;
     if ((m = /^([^\s!=(),]+)\s+(in|notin)\s*\(([^()]*)\)$/.exec(t))) {
-      const values = (m[3] as string).split(',').map((v) => v.trim()).filter((v) => v !== '');
+      const values = (m[3] as string)
+        .split(',')
+        .map((v) => v.trim())
+        .filter((v) => v !== '');
       out.push({ op: m[2] as 'in' | 'notin', key: m[1] as string, values });
     } else if ((m = /^([^\s!=(),]+)\s*(==|=|!=)\s*([^\s!=(),]*)$/.exec(t))) {
       out.push({ op: m[2] === '!=' ? 'notin' : 'in', key: m[1] as string, values: [m[3] as string] });

@@ -32,7 +32,8 @@ export function ownershipVerdict(obj: KubeObject, appInstance: string, tracking:
     return owner ? { code: 'has-owner', owner: displayName(owner) } : undefined;
   }
   const value = trackingIdOf(obj);
-  if (value !== undefined && !sameInstallation(obj, tracking)) return { code: 'other-installation', id: obj.metadata.annotations?.['argocd.argoproj.io/installation-id'] ?? '' };
+  if (value !== undefined && !sameInstallation(obj, tracking))
+    return { code: 'other-installation', id: obj.metadata.annotations?.['argocd.argoproj.io/installation-id'] ?? '' };
   if (value === undefined) return { code: 'unmarked' };
   const parsed = parseTrackingId(value);
   if (!parsed.ok) return { code: 'malformed', value, error: parsed.error };

@@ -64,7 +64,10 @@ export function isSelfReferenced(key: ResourceKey, id: TrackingId): boolean {
 export function stampTrackingId(obj: KubeObject, appInstance: string, destinationNamespace: string, tracking: Tracking = DEFAULT_TRACKING): KubeObject {
   const metadata = { ...obj.metadata };
   if (tracking.method !== 'label') {
-    const annotations: Record<string, string> = { ...(obj.metadata.annotations ?? {}), [TRACKING_ID]: buildTrackingId(appInstance, keyOf(obj), destinationNamespace) };
+    const annotations: Record<string, string> = {
+      ...(obj.metadata.annotations ?? {}),
+      [TRACKING_ID]: buildTrackingId(appInstance, keyOf(obj), destinationNamespace),
+    };
     if (tracking.installationID !== '') annotations[INSTALLATION_ID] = tracking.installationID;
     else delete annotations[INSTALLATION_ID];
     metadata.annotations = annotations;

@@ -66,11 +66,16 @@ export class LiveWatcher {
       }
       const stop = new AbortController();
       const entry = { target, stop, done: Promise.resolve() };
-      entry.done = follow(this.opts.gateway, { type: target.type, namespace: target.namespace, metadataOnly: true }, (ev) => this.handle(entry.target, id, ev), {
-        signal: stop.signal,
-        reconnectDelay: this.opts.reconnectDelay,
-        sleep: this.opts.sleep,
-      }).catch(() => undefined);
+      entry.done = follow(
+        this.opts.gateway,
+        { type: target.type, namespace: target.namespace, metadataOnly: true },
+        (ev) => this.handle(entry.target, id, ev),
+        {
+          signal: stop.signal,
+          reconnectDelay: this.opts.reconnectDelay,
+          sleep: this.opts.sleep,
+        },
+      ).catch(() => undefined);
       this.running.set(id, entry);
     }
   }

@@ -174,7 +174,8 @@ export async function runLoop(ports: LoopPorts, opts: LoopOptions): Promise<Loop
     }
 
     if (snap !== undefined) {
-      if (lastError !== undefined) ports.emit({ action: 'error', result: 'recovered', message: `refresh works again after ${errorAttempts} failed attempt(s)` });
+      if (lastError !== undefined)
+        ports.emit({ action: 'error', result: 'recovered', message: `refresh works again after ${errorAttempts} failed attempt(s)` });
       lastError = undefined;
       errorAttempts = 0;
       retryAt = undefined;
@@ -185,7 +186,12 @@ export async function runLoop(ports: LoopPorts, opts: LoopOptions): Promise<Loop
       if (snap.blocked !== undefined) {
         if (snap.blocked.reason !== lastBlocked) {
           const until = snap.blocked.until;
-          ports.emit({ action: 'refused', result: 'waiting', message: snap.blocked.reason, ...(until !== undefined ? { detail: { retryInMs: Math.max(0, until - clock.now()) } } : {}) });
+          ports.emit({
+            action: 'refused',
+            result: 'waiting',
+            message: snap.blocked.reason,
+            ...(until !== undefined ? { detail: { retryInMs: Math.max(0, until - clock.now()) } } : {}),
+          });
         }
         lastBlocked = snap.blocked.reason;
         // Just after the window opens (it is active only strictly after its tick).
@@ -207,7 +213,12 @@ export async function runLoop(ports: LoopPorts, opts: LoopOptions): Promise<Loop
         const why = snap.policy.selfHeal ? 'prune is off' : 'selfHeal is off';
         for (const key of d.report) {
           const extra = snap.extras.includes(key);
-          ports.emit({ action: 'drift', ...name(key), result: extra ? 'extra' : 'out-of-sync', message: `left alone: ${extra && snap.policy.selfHeal ? 'prune is off' : why}` });
+          ports.emit({
+            action: 'drift',
+            ...name(key),
+            result: extra ? 'extra' : 'out-of-sync',
+            message: `left alone: ${extra && snap.policy.selfHeal ? 'prune is off' : why}`,
+          });
         }
       }
       if (d.pruneRefused !== undefined && d.pruneRefused !== lastRefused) ports.emit({ action: 'refused', result: 'no-prune', message: d.pruneRefused });
@@ -232,12 +243,23 @@ export async function runLoop(ports: LoopPorts, opts: LoopOptions): Promise<Loop
           } catch (e) {
             // The step failed as a whole (e.g. the API server went away mid-step): every object counts as failed.
             const message = describe(e);
-            results = [...d.apply.map((key) => ({ key, action: 'apply' as const })), ...d.prune.map((key) => ({ key, action: 'prune' as const }))].map((r) => ({ ...r, result: 'failed', ok: false, message }));
+            results = [...d.apply.map((key) => ({ key, action: 'apply' as const })), ...d.prune.map((key) => ({ key, action: 'prune' as const }))].map((r) => ({
+              ...r,
+              result: 'failed',
+              ok: false,
+              message,
+            }));
           }
         }
         const action: LoopAction = d.reason === 'self-heal' ? 'heal' : 'sync';
         for (const r of results) {
-          ports.emit({ action: r.action === 'prune' ? 'prune' : action, ...name(r.key), result: r.result, revision: commit, ...(r.message ? { message: r.message } : {}) });
+          ports.emit({
+            action: r.action === 'prune' ? 'prune' : action,
+            ...name(r.key),
+            result: r.result,
+            revision: commit,
+            ...(r.message ? { message: r.message } : {}),
+          });
           if (!r.ok) summary.failed++;
           else if (r.action === 'prune') summary.pruned++;
           else summary.applied++;

@@ -123,12 +123,7 @@ function str(v: unknown): string | undefined {
  * Decides what one request means: pure, so the policy is tested without sockets. With a secret, anything
  * unsigned or wrongly signed is refused (401) before its body is even parsed.
  */
-function judgeRequest(
-  method: string,
-  headers: IncomingHttpHeaders,
-  body: Buffer,
-  secret: string | undefined,
-): WebhookRecord {
+function judgeRequest(method: string, headers: IncomingHttpHeaders, body: Buffer, secret: string | undefined): WebhookRecord {
   if (method !== 'POST') return { status: 405, outcome: 'invalid', reason: `method ${method} not allowed (POST push events)` };
   const ev = eventOf(headers);
   if (ev === undefined) return { status: 400, outcome: 'invalid', reason: 'no X-GitHub-Event or X-Gitea-Event header' };

@@ -49,7 +49,11 @@ export function baseRow(o: KubeObject): AppRow {
     labels: { ...(o.metadata.labels ?? {}) },
     sync: 'Unknown',
     health: 'Unknown',
-    destination: { ...(str(d.server) ? { server: str(d.server) } : {}), ...(str(d.name) ? { name: str(d.name) } : {}), ...(str(d.namespace) ? { namespace: str(d.namespace) } : {}) },
+    destination: {
+      ...(str(d.server) ? { server: str(d.server) } : {}),
+      ...(str(d.name) ? { name: str(d.name) } : {}),
+      ...(str(d.namespace) ? { namespace: str(d.namespace) } : {}),
+    },
     ...(last ? { lastSync: last } : {}),
   };
 }
@@ -91,7 +95,17 @@ export class DashboardWorkflow implements DashboardData {
       const id = `${this.ctx.opts.appNamespace}/${name}`;
       if (this.rows.has(id)) continue;
       this.absent.add(id);
-      this.rows.set(id, { id, name, namespace: this.ctx.opts.appNamespace, project: '', labels: {}, sync: 'Unknown', health: 'Unknown', destination: {}, error: `Application ${name} not found in namespace ${this.ctx.opts.appNamespace}` });
+      this.rows.set(id, {
+        id,
+        name,
+        namespace: this.ctx.opts.appNamespace,
+        project: '',
+        labels: {},
+        sync: 'Unknown',
+        health: 'Unknown',
+        destination: {},
+        error: `Application ${name} not found in namespace ${this.ctx.opts.appNamespace}`,
+      });
     }
     this.followApplications(control, namespace);
     this.schedule([...this.rows.keys()], 0);
@@ -116,7 +130,9 @@ export class DashboardWorkflow implements DashboardData {
     const f = this.followed.get(appId);
     const wanted = keyString(key);
     // Only the app's own objects: its resources and what they own, as last compared.
-    const known = (c?.report?.resources ?? []).some((r) => keyString(r) === wanted) || (c?.report?.trees ?? []).some((t) => walkTree(t).some((n) => keyString(n) === wanted));
+    const known =
+      (c?.report?.resources ?? []).some((r) => keyString(r) === wanted) ||
+      (c?.report?.trees ?? []).some((t) => walkTree(t).some((n) => keyString(n) === wanted));
     if (!c || !f || !known) return { error: 'not an object of this app' };
     try {
       const gw = await this.gateway(f.context);
@@ -145,7 +161,11 @@ export class DashboardWorkflow implements DashboardData {
     this.watches.clear();
     if (this.timer) clearTimeout(this.timer);
     if (this.interval) clearInterval(this.interval);
-    for (const g of this.gateways.values()) void g.then((x) => x.close(), () => undefined);
+    for (const g of this.gateways.values())
+      void g.then(
+        (x) => x.close(),
+        () => undefined,
+      );
     this.gateways.clear();
   }
 
@@ -204,24 +224,34 @@ export class DashboardWorkflow implements DashboardData {
     const { withAppTarget } = await import('./session/session.js');
     const { runStatus } = await import('./status/status.js');
     const { liveDiff } = await import('./diff/live-diff.js');
-    const appCtx: RunContext = { ...this.ctx, opts: { ...this.ctx.opts, appNamespace: row.namespace, verbose: false }, onSession: (e) => (e.kind === 'log' && this.ctx.opts.verbose ? this.log(e.line) : undefined) };
+    const appCtx: RunContext = {
+      ...this.ctx,
+      opts: { ...this.ctx.opts, appNamespace: row.namespace, verbose: false },
+      onSession: (e) => (e.kind === 'log' && this.ctx.opts.verbose ? this.log(e.line) : undefined),
+    };
     const args: AppStateArgs = { app: row.name };
     const started = Date.now();
     try {
-      const out = await withAppTarget(appCtx, 'dashboard', args, async (session) => {
-        const deps = { io: appCtx.io, opts: appCtx.opts, ...session };
-        const st = await runStatus(args, deps);
-        let diff;
-        // The field tables are only for drifted objects: an app without one is spared the second comparison.
-        if (st.report.sync.reason === undefined && st.report.resources.some((r) => r.syncReason === 'drifted')) {
-          try {
-            diff = await liveDiff({ ...args, serverSide: false }, deps);
-          } catch (err) {
-            if (!(err instanceof UnrenderableError)) throw err;
+      const out = await withAppTarget(
+        appCtx,
+        'dashboard',
+        args,
+        async (session) => {
+          const deps = { io: appCtx.io, opts: appCtx.opts, ...session };
+          const st = await runStatus(args, deps);
+          let diff;
+          // The field tables are only for drifted objects: an app without one is spared the second comparison.
+          if (st.report.sync.reason === undefined && st.report.resources.some((r) => r.syncReason === 'drifted')) {
+            try {
+              diff = await liveDiff({ ...args, serverSide: false }, deps);
+            } catch (err) {
+              if (!(err instanceof UnrenderableError)) throw err;
+            }
           }
-        }
-        return { st, diff, context: session.target.context };
-      }, pool);
+          return { st, diff, context: session.target.context };
+        },
+        pool,
+      );
       // Deleted while it was compared: it stays gone.
       const current = this.rows.get(id);
       if (!current) return;
@@ -289,16 +319,26 @@ export class DashboardWorkflow implements DashboardData {
       } else if (ev.kind === 'change') {
         this.schedule(concerned(this.followed, context, { group, kind, namespace }, ev.object));
       } else if (ev.kind === 'disconnected' && ev.attempt === 0) {
-        this.log(`dashboard: the watch of ${kind} in ${namespace || 'the cluster'} was lost, reconnecting: ${(ev.error as Error)?.message ?? String(ev.error)}\n`);
+        this.log(
+          `dashboard: the watch of ${kind} in ${namespace || 'the cluster'} was lost, reconnecting: ${(ev.error as Error)?.message ?? String(ev.error)}\n`,
+        );
       }
     };
     await follow(gw, { type, ...(type.namespaced && namespace !== '' ? { namespace } : {}), metadataOnly: true }, onEvent, {
       signal: AbortSignal.any([signal, this.stop.signal]),
       reconnectDelay: (attempt) => reconnectDelay(attempt, Math.random()),
-      sleep: (ms, s) => new Promise((resolve) => {
-        const t = setTimeout(resolve, ms);
-        s.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
-      }),
+      sleep: (ms, s) =>
+        new Promise((resolve) => {
+          const t = setTimeout(resolve, ms);
+          s.addEventListener(
+            'abort',
+            () => {
+              clearTimeout(t);
+              resolve();
+            },
+            { once: true },
+          );
+        }),
     });
   }
 
@@ -309,41 +349,54 @@ export class DashboardWorkflow implements DashboardData {
       if (!type) return;
       const generations = new Map<string, number | undefined>();
       let listed = false;
-      await follow(control, { type, ...(namespace !== undefined ? { namespace } : {}) }, (ev) => {
-        if (ev.kind === 'listed') {
-          for (const o of ev.items) generations.set(baseRow(o).id, o.metadata.generation);
-          if (listed) this.schedule([...this.rows.keys()]);
-          listed = true;
-          return;
-        }
-        if (ev.kind !== 'change') return;
-        const row = baseRow(ev.object);
-        this.absent.delete(row.id);
-        if (this.req.apps.length > 0 && !(this.req.apps.includes(row.name) && row.namespace === this.ctx.opts.appNamespace)) return;
-        if (ev.type === 'DELETED') {
-          this.rows.delete(row.id);
-          this.compared.delete(row.id);
-          this.followed.delete(row.id);
-          this.updateWatches();
-          generations.delete(row.id);
-          this.emit({ type: 'apps' });
-          return;
-        }
-        const current = this.rows.get(row.id);
-        const { sync: _s, health: _h, ...meta } = row;
-        this.rows.set(row.id, current ? { ...current, ...meta, ...(row.lastSync === undefined ? {} : { lastSync: row.lastSync }) } : row);
-        const generation = ev.object.metadata.generation;
-        if (!current || generations.get(row.id) !== generation) this.schedule([row.id]);
-        generations.set(row.id, generation);
-        this.emit({ type: 'app', id: row.id });
-      }, {
-        signal: this.stop.signal,
-        reconnectDelay: (attempt) => reconnectDelay(attempt, Math.random()),
-        sleep: (ms, s) => new Promise((resolve) => {
-          const t = setTimeout(resolve, ms);
-          s.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
-        }),
-      });
+      await follow(
+        control,
+        { type, ...(namespace !== undefined ? { namespace } : {}) },
+        (ev) => {
+          if (ev.kind === 'listed') {
+            for (const o of ev.items) generations.set(baseRow(o).id, o.metadata.generation);
+            if (listed) this.schedule([...this.rows.keys()]);
+            listed = true;
+            return;
+          }
+          if (ev.kind !== 'change') return;
+          const row = baseRow(ev.object);
+          this.absent.delete(row.id);
+          if (this.req.apps.length > 0 && !(this.req.apps.includes(row.name) && row.namespace === this.ctx.opts.appNamespace)) return;
+          if (ev.type === 'DELETED') {
+            this.rows.delete(row.id);
+            this.compared.delete(row.id);
+            this.followed.delete(row.id);
+            this.updateWatches();
+            generations.delete(row.id);
+            this.emit({ type: 'apps' });
+            return;
+          }
+          const current = this.rows.get(row.id);
+          const { sync: _s, health: _h, ...meta } = row;
+          this.rows.set(row.id, current ? { ...current, ...meta, ...(row.lastSync === undefined ? {} : { lastSync: row.lastSync }) } : row);
+          const generation = ev.object.metadata.generation;
+          if (!current || generations.get(row.id) !== generation) this.schedule([row.id]);
+          generations.set(row.id, generation);
+          this.emit({ type: 'app', id: row.id });
+        },
+        {
+          signal: this.stop.signal,
+          reconnectDelay: (attempt) => reconnectDelay(attempt, Math.random()),
+          sleep: (ms, s) =>
+            new Promise((resolve) => {
+              const t = setTimeout(resolve, ms);
+              s.addEventListener(
+                'abort',
+                () => {
+                  clearTimeout(t);
+                  resolve();
+                },
+                { once: true },
+              );
+            }),
+        },
+      );
     })().catch((err: unknown) => this.log(`dashboard: cannot watch Applications: ${(err as Error).message}\n`));
   }
 }

@@ -107,7 +107,11 @@ async function listRows(
     const ns = o.metadata.namespace ?? '';
     const spec = isPlainObject(o.spec) ? (o.spec as JsonObject) : {};
     const d = isPlainObject(spec.destination) ? (spec.destination as JsonObject) : {};
-    const destination = { ...(str(d.server) ? { server: str(d.server) } : {}), ...(str(d.name) ? { name: str(d.name) } : {}), ...(str(d.namespace) ? { namespace: str(d.namespace) } : {}) };
+    const destination = {
+      ...(str(d.server) ? { server: str(d.server) } : {}),
+      ...(str(d.name) ? { name: str(d.name) } : {}),
+      ...(str(d.namespace) ? { namespace: str(d.namespace) } : {}),
+    };
     const base: ListedApp = { name, namespace: ns, project: str(spec.project) ?? 'default', sync: 'Unknown', health: 'Unknown', destination };
     const last = lastSyncOf(o);
     if (last) base.lastSync = last;
@@ -129,5 +133,10 @@ async function listRows(
       return { ...base, error: (err as Error).message };
     }
   });
-  return { schemaVersion: LIST_SCHEMA_VERSION, ...(namespace !== undefined ? { namespace } : {}), ...(req.selector !== undefined ? { selector: req.selector } : {}), apps: rows };
+  return {
+    schemaVersion: LIST_SCHEMA_VERSION,
+    ...(namespace !== undefined ? { namespace } : {}),
+    ...(req.selector !== undefined ? { selector: req.selector } : {}),
+    apps: rows,
+  };
 }

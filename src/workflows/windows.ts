@@ -17,7 +17,11 @@ export interface WindowsReport {
 }
 
 /** Reads the Application and its rules (no manifests: only the app-level rules are checked) and reports the windows. */
-export async function runWindows(args: AppStateArgs & { all: boolean }, deps: Omit<AppStateDeps, 'gateway'> & { gateway?: AppStateDeps['gateway'] }, now: number = Date.now()): Promise<WindowsReport> {
+export async function runWindows(
+  args: AppStateArgs & { all: boolean },
+  deps: Omit<AppStateDeps, 'gateway'> & { gateway?: AppStateDeps['gateway'] },
+  now: number = Date.now(),
+): Promise<WindowsReport> {
   const app = deps.gateway ? await loadApplication(args, { ...deps, gateway: deps.gateway }) : await loadApplicationFromFile(args.appFile ?? '');
   const rules = await loadRules(app, args, deps.gateway);
   const project = projectStatus(rules.project, app, now, {

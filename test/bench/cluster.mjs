@@ -14,7 +14,10 @@ export function startCluster(env, log) {
   const state = join(homedir(), '.cache', 'kubectl-gitops', 'bench-run');
   const clusterEnv = { ...env, KGITOPS_CLUSTER_STATE: state };
   log(`starting the bench control plane in ${state} (test/cluster/up)`);
-  const out = execFileSync(join(ROOT, 'test', 'cluster', 'up'), { env: clusterEnv, stdio: ['ignore', 'pipe', 'inherit'] }).toString().trim().split('\n');
+  const out = execFileSync(join(ROOT, 'test', 'cluster', 'up'), { env: clusterEnv, stdio: ['ignore', 'pipe', 'inherit'] })
+    .toString()
+    .trim()
+    .split('\n');
   return { kubeconfig: out[out.length - 1], started: true, state, clusterEnv };
 }
 

@@ -16,7 +16,16 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, '..', '..');
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const OUT = resolve(process.env.BENCH_OUT ?? join(HERE, 'DASHBOARD.md'));
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const log = (msg) => process.stderr.write(`[dashboard bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 
 /** The fixture source, bundled from TypeScript so the real report, view and server code run. */
@@ -68,13 +77,26 @@ function median(xs) {
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'dashboard-bench-'));
   const file = join(dir, 'entry.mjs');
-  await build({ stdin: { contents: ENTRY, resolveDir: ROOT, loader: 'ts' }, bundle: true, platform: 'node', format: 'esm', outfile: file, logLevel: 'error', banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" } });
+  await build({
+    stdin: { contents: ENTRY, resolveDir: ROOT, loader: 'ts' },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    outfile: file,
+    logLevel: 'error',
+    banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
+  });
   const mod = await import(file);
   const token = 'b'.repeat(48);
   const { server, viewMs, nodes, viewBytes, listBytes } = await mod.serve(token, 250, 100);
   log(`serving ${nodes} nodes (view built in ${viewMs.toFixed(0)} ms, ${Math.round(viewBytes / 1024)} KB JSON) and 100 apps at ${server.url}`);
   const profile = mkdtempSync(join(tmpdir(), 'dashboard-bench-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', headless: true, args: FLAGS, viewport: { width: 1600, height: 1000 } });
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: FLAGS,
+    viewport: { width: 1600, height: 1000 },
+  });
   const page = await context.newPage();
   const origin = server.url.replace(/\/\?token=.*$/, '');
   const timed = async (url, selector, count) => {
@@ -101,7 +123,13 @@ async function main() {
     machine: { cpus: cpus().length, model: cpus()[0]?.model, loadavg: loadavg().map((l) => Number(l.toFixed(2))) },
     chromium: version ?? 'unknown',
     runs: RUNS,
-    appPage: { objects: nodes - 1, medianMs: Math.round(median(appRuns)), maxMs: Math.round(Math.max(...appRuns)), viewJsonKB: Math.round(viewBytes / 1024), viewBuildMs: Math.round(viewMs) },
+    appPage: {
+      objects: nodes - 1,
+      medianMs: Math.round(median(appRuns)),
+      maxMs: Math.round(Math.max(...appRuns)),
+      viewJsonKB: Math.round(viewBytes / 1024),
+      viewBuildMs: Math.round(viewMs),
+    },
     list: { apps: 100, medianMs: Math.round(median(listRuns)), maxMs: Math.round(Math.max(...listRuns)), jsonKB: Math.round(listBytes / 1024) },
   };
   writeFileSync(OUT.replace(/\.md$/, '.json'), JSON.stringify(result, null, 2) + '\n');

@@ -22,7 +22,7 @@ const work = mkdtempSync(join(tmpdir(), 'gitops-bench-'));
 
 /** A deterministic pseudo-random generator so every run diffs the same data. */
 let seed = 42;
-const rand = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+const rand = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
 
 function deployment(i) {
   const name = `app-${i}`;
@@ -41,7 +41,10 @@ function deployment(i) {
               name: 'main',
               image: `registry.local/${name}:1.${i % 17}.0`,
               ports: [{ containerPort: 8080, name: 'http' }],
-              env: [{ name: 'MODE', value: 'prod' }, { name: 'INDEX', value: String(i) }],
+              env: [
+                { name: 'MODE', value: 'prod' },
+                { name: 'INDEX', value: String(i) },
+              ],
               resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: 1, memory: '1Gi' } },
             },
           ],
@@ -56,7 +59,12 @@ function configMap(i) {
 }
 
 function service(i) {
-  return { apiVersion: 'v1', kind: 'Service', metadata: { name: `svc-${i}`, namespace: `ns-${i % 50}` }, spec: { selector: { app: `app-${i}` }, ports: [{ port: 80, targetPort: 8080 }] } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: `svc-${i}`, namespace: `ns-${i % 50}` },
+    spec: { selector: { app: `app-${i}` }, ports: [{ port: 80, targetPort: 8080 }] },
+  };
 }
 
 /** What the API server would return for a desired object: server metadata, defaults, managedFields, status; ~5% drifted. */
@@ -68,19 +76,46 @@ function liveOf(d, i) {
     resourceVersion: String(100000 + i),
     generation: 1,
     creationTimestamp: '2026-11-29T10:00:00Z',
-    annotations: { 'argocd.argoproj.io/tracking-id': `bench:${d.apiVersion.includes('/') ? d.apiVersion.split('/')[0] : ''}/${d.kind}:${d.metadata.namespace}/${d.metadata.name}` },
+    annotations: {
+      'argocd.argoproj.io/tracking-id': `bench:${d.apiVersion.includes('/') ? d.apiVersion.split('/')[0] : ''}/${d.kind}:${d.metadata.namespace}/${d.metadata.name}`,
+    },
     managedFields: [
-      { manager: 'argocd-controller', operation: 'Apply', apiVersion: d.apiVersion, time: '2026-11-29T10:00:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': {} }, 'f:spec': {} } },
-      { manager: 'kube-controller-manager', operation: 'Update', apiVersion: d.apiVersion, subresource: 'status', time: '2026-11-29T10:01:00Z', fieldsType: 'FieldsV1', fieldsV1: { 'f:status': {} } },
+      {
+        manager: 'argocd-controller',
+        operation: 'Apply',
+        apiVersion: d.apiVersion,
+        time: '2026-11-29T10:00:00Z',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:metadata': { 'f:labels': {} }, 'f:spec': {} },
+      },
+      {
+        manager: 'kube-controller-manager',
+        operation: 'Update',
+        apiVersion: d.apiVersion,
+        subresource: 'status',
+        time: '2026-11-29T10:01:00Z',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:status': {} },
+      },
     ],
   };
   if (d.kind === 'Deployment') {
-    Object.assign(l.spec, { progressDeadlineSeconds: 600, revisionHistoryLimit: 10, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } } });
+    Object.assign(l.spec, {
+      progressDeadlineSeconds: 600,
+      revisionHistoryLimit: 10,
+      strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } },
+    });
     const c = l.spec.template.spec.containers[0];
     Object.assign(c, { imagePullPolicy: 'IfNotPresent', terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File' });
     c.ports[0].protocol = 'TCP';
     c.resources.limits.cpu = '1000m';
-    Object.assign(l.spec.template.spec, { restartPolicy: 'Always', dnsPolicy: 'ClusterFirst', schedulerName: 'default-scheduler', securityContext: {}, terminationGracePeriodSeconds: 30 });
+    Object.assign(l.spec.template.spec, {
+      restartPolicy: 'Always',
+      dnsPolicy: 'ClusterFirst',
+      schedulerName: 'default-scheduler',
+      securityContext: {},
+      terminationGracePeriodSeconds: 30,
+    });
     l.status = { replicas: 2, readyReplicas: 2, availableReplicas: 2, observedGeneration: 1, conditions: [{ type: 'Available', status: 'True' }] };
     if (rand() < 0.05) l.spec.replicas = 3;
     if (rand() < 0.05) c.image = `${c.image}-hotfix`;
@@ -122,7 +157,20 @@ function command() {
   if (bin) return [resolve(bin)];
   const out = join(work, 'kubectl-gitops.cjs');
   const esbuild = join(ROOT, 'node_modules/.bin/esbuild');
-  const r = spawnSync(esbuild, [join(ROOT, 'src/main.ts'), '--bundle', '--platform=node', '--format=cjs', `--outfile=${out}`, '--define:import.meta.url=__u', '--banner:js=var __u=require("url").pathToFileURL(__filename).href;', '--log-level=warning'], { stdio: 'inherit' });
+  const r = spawnSync(
+    esbuild,
+    [
+      join(ROOT, 'src/main.ts'),
+      '--bundle',
+      '--platform=node',
+      '--format=cjs',
+      `--outfile=${out}`,
+      '--define:import.meta.url=__u',
+      '--banner:js=var __u=require("url").pathToFileURL(__filename).href;',
+      '--log-level=warning',
+    ],
+    { stdio: 'inherit' },
+  );
   if (r.status !== 0) throw new Error('bundling failed');
   return [join(ROOT, 'node_modules/.bin/node'), out];
 }
@@ -133,7 +181,10 @@ console.log(`pairs: ${COUNT} (desired: YAML directory, live: one JSON List with 
 console.log(`command: ${[...cmd, 'diff', '--desired', '<dir>', '--live', '<file>', '-o', 'kv'].join(' ')}`);
 const results = [];
 for (let r = 0; r < RUNS; r++) {
-  const t = spawnSync('/usr/bin/time', ['-v', ...cmd, 'diff', '--desired', desiredDir, '--live', liveFile, '-o', 'kv'], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const t = spawnSync('/usr/bin/time', ['-v', ...cmd, 'diff', '--desired', desiredDir, '--live', liveFile, '-o', 'kv'], {
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
   if (t.status !== 0 && t.status !== 1) throw new Error(`diff failed (${t.status}): ${t.stderr}`);
   const wall = /Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)/.exec(t.stderr);
   const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(t.stderr);
@@ -142,10 +193,17 @@ for (let r = 0; r < RUNS; r++) {
   const sys = Number(/System time \(seconds\): ([\d.]+)/.exec(t.stderr)?.[1]);
   const drift = t.stdout.split('\n').filter((l) => l.startsWith('DRIFT=')).length;
   results.push({ seconds, cpu: user + sys, rssMB: rss ? Number(rss[1]) / 1024 : NaN, exit: t.status, drift });
-  console.log(`run ${r + 1}: ${seconds.toFixed(2)} s wall, ${(user + sys).toFixed(2)} s CPU (user+sys), ${(Number(rss?.[1]) / 1024).toFixed(0)} MB peak RSS, exit ${t.status}, ${drift} drifted fields`);
+  console.log(
+    `run ${r + 1}: ${seconds.toFixed(2)} s wall, ${(user + sys).toFixed(2)} s CPU (user+sys), ${(Number(rss?.[1]) / 1024).toFixed(0)} MB peak RSS, exit ${t.status}, ${drift} drifted fields`,
+  );
 }
 // Wall time depends on what else runs on the machine: print the load so figures can be judged.
-console.log(`load average at the end: ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+console.log(
+  `load average at the end: ${(await import('node:os'))
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')}`,
+);
 const best = Math.min(...results.map((x) => x.seconds));
 const worstRss = Math.max(...results.map((x) => x.rssMB));
 const bestCpu = Math.min(...results.map((x) => x.cpu));

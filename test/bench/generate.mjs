@@ -58,7 +58,10 @@ function objectFor(kind, i, { app, namespace, podsLeft }) {
                   name: 'app',
                   image: `registry.example/shop/${name}:1.${i % 7}.0`,
                   ports: [{ containerPort: 8080, name: 'http' }],
-                  env: [{ name: 'LOG_LEVEL', value: 'info' }, { name: 'INSTANCE', value: name }],
+                  env: [
+                    { name: 'LOG_LEVEL', value: 'info' },
+                    { name: 'INSTANCE', value: name },
+                  ],
                   resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '64Mi' } },
                   readinessProbe: { httpGet: { path: '/healthz', port: 'http' }, periodSeconds: 10 },
                 },
@@ -69,7 +72,10 @@ function objectFor(kind, i, { app, namespace, podsLeft }) {
       };
     case 'Service':
       // Headless: the local control plane's service range is a /24, far too small for thousands of ClusterIPs.
-      return { ...base, spec: { clusterIP: 'None', selector: { 'app.kubernetes.io/name': `svc-${i % 50}` }, ports: [{ name: 'http', port: 80, targetPort: 8080 }] } };
+      return {
+        ...base,
+        spec: { clusterIP: 'None', selector: { 'app.kubernetes.io/name': `svc-${i % 50}` }, ports: [{ name: 'http', port: 80, targetPort: 8080 }] },
+      };
     case 'ConfigMap':
       return {
         ...base,

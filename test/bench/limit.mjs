@@ -35,7 +35,8 @@ async function discover(client) {
       const v = g.versions?.[0];
       if (!v) continue;
       const apiVersion = g.metadata?.name ? `${g.metadata.name}/${v.version}` : v.version;
-      for (const r of v.resources ?? []) if ((r.verbs ?? []).includes('list')) out.push({ apiVersion, plural: r.resource, namespaced: r.scope === 'Namespaced' });
+      for (const r of v.resources ?? [])
+        if ((r.verbs ?? []).includes('list')) out.push({ apiVersion, plural: r.resource, namespaced: r.scope === 'Namespaced' });
     }
   }
   return out;

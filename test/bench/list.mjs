@@ -24,7 +24,10 @@ const log = (msg) => process.stderr.write(`[bench list ${new Date().toISOString(
 
 function kubeconfigPath() {
   if (env.BENCH_KUBECONFIG) return resolve(env.BENCH_KUBECONFIG);
-  const out = execFileSync(join(ROOT, 'test', 'cluster', 'up'), { stdio: ['ignore', 'pipe', 'inherit'] }).toString().trim().split('\n');
+  const out = execFileSync(join(ROOT, 'test', 'cluster', 'up'), { stdio: ['ignore', 'pipe', 'inherit'] })
+    .toString()
+    .trim()
+    .split('\n');
   return out[out.length - 1];
 }
 
@@ -43,10 +46,22 @@ function writeRepo(dir) {
     const d = join(repo, 'apps', `app-${pad(a, 3)}`);
     mkdirSync(d, { recursive: true });
     const docs = [];
-    for (let o = 0; o < OBJECTS; o++) docs.push(`apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-${pad(o, 2)}\ndata:\n  app: app-${pad(a, 3)}\n  n: "${o}"\n`);
+    for (let o = 0; o < OBJECTS; o++)
+      docs.push(`apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm-${pad(o, 2)}\ndata:\n  app: app-${pad(a, 3)}\n  n: "${o}"\n`);
     writeFileSync(join(d, 'all.yaml'), docs.join('---\n'));
   }
-  const git = (args) => execFileSync('git', args, { cwd: repo, env: { ...env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.invalid', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.invalid' }, stdio: 'ignore' });
+  const git = (args) =>
+    execFileSync('git', args, {
+      cwd: repo,
+      env: {
+        ...env,
+        GIT_AUTHOR_NAME: 'bench',
+        GIT_AUTHOR_EMAIL: 'bench@example.invalid',
+        GIT_COMMITTER_NAME: 'bench',
+        GIT_COMMITTER_EMAIL: 'bench@example.invalid',
+      },
+      stdio: 'ignore',
+    });
   git(['init', '--quiet', '--initial-branch=main']);
   git(['add', '-A']);
   git(['commit', '--quiet', '-m', 'bench']);
@@ -87,17 +102,32 @@ spec:
     const runs = { get: [], list: [] };
     for (let r = 0; r < RUNS; r++) {
       const get = await measure(kubectl, ['get', 'applications', '-n', appNs], { env: childEnv });
-      if (get.code !== 0 || get.stdout.split('\n').filter((l) => /\sSynced\s+Healthy/.test(l)).length !== APPS) throw new Error(`kubectl get applications: not ${APPS} Synced/Healthy rows:\n${get.stdout.slice(0, 2000)}`);
+      if (get.code !== 0 || get.stdout.split('\n').filter((l) => /\sSynced\s+Healthy/.test(l)).length !== APPS)
+        throw new Error(`kubectl get applications: not ${APPS} Synced/Healthy rows:\n${get.stdout.slice(0, 2000)}`);
       const list = await measure(PLUGIN, ['list', '--app-namespace', appNs, '-o', 'kv'], { env: childEnv });
       const synced = list.stdout.split('\n').filter((l) => / Synced /.test(l)).length;
-      if (list.code !== 0 || synced !== APPS) throw new Error(`list: ${synced} of ${APPS} Synced (exit ${list.code}):\n${list.stdout.slice(0, 2000)}${list.stderr.slice(0, 2000)}`);
+      if (list.code !== 0 || synced !== APPS)
+        throw new Error(`list: ${synced} of ${APPS} Synced (exit ${list.code}):\n${list.stdout.slice(0, 2000)}${list.stderr.slice(0, 2000)}`);
       runs.get.push(get.ms);
       runs.list.push(list.ms);
-      log(`run ${r + 1}: kubectl get applications ${get.ms.toFixed(0)} ms, kubectl gitops list ${list.ms.toFixed(0)} ms (rss ${(list.rssKb / 1024).toFixed(0)} MiB)`);
+      log(
+        `run ${r + 1}: kubectl get applications ${get.ms.toFixed(0)} ms, kubectl gitops list ${list.ms.toFixed(0)} ms (rss ${(list.rssKb / 1024).toFixed(0)} MiB)`,
+      );
     }
     const get = median(runs.get);
     const list = median(runs.list);
-    const result = { apps: APPS, objectsPerApp: OBJECTS, runs: RUNS, cores: cpus().length, loadavg: loadavg()[0], syncAllMs: Math.round(setup.ms), getApplicationsMs: Math.round(get), listMs: Math.round(list), ratio: Number((list / get).toFixed(1)), runsMs: runs };
+    const result = {
+      apps: APPS,
+      objectsPerApp: OBJECTS,
+      runs: RUNS,
+      cores: cpus().length,
+      loadavg: loadavg()[0],
+      syncAllMs: Math.round(setup.ms),
+      getApplicationsMs: Math.round(get),
+      listMs: Math.round(list),
+      ratio: Number((list / get).toFixed(1)),
+      runsMs: runs,
+    };
     process.stdout.write(JSON.stringify(result) + '\n');
   } finally {
     log('removing the namespaces it made');

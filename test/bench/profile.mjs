@@ -39,7 +39,11 @@ function requestSummary(trace) {
   const groups = new Map();
   for (const r of trace) {
     const path = r.path.split('?')[0];
-    const resource = path.replace(/\/namespaces\/[^/]+/, '/namespaces/*').split('/').slice(0, 7).join('/');
+    const resource = path
+      .replace(/\/namespaces\/[^/]+/, '/namespaces/*')
+      .split('/')
+      .slice(0, 7)
+      .join('/');
     const dry = /dryRun=All/.test(r.path) ? ' dry-run' : '';
     const key = `${r.method}${dry} ${r.method === 'PATCH' || r.method === 'DELETE' ? resource.replace(/\/[^/]+$/, '/*') : resource}`;
     const g = groups.get(key) ?? { n: 0, first: Infinity, last: 0, statuses: new Set() };
@@ -49,7 +53,9 @@ function requestSummary(trace) {
     g.statuses.add(r.status);
     groups.set(key, g);
   }
-  const lines = [...groups].sort((a, b) => a[1].first - b[1].first).map(([k, g]) => `${String(g.n).padStart(6)}  ${g.first.toFixed(0).padStart(6)}–${g.last.toFixed(0).padStart(6)} ms  [${[...g.statuses].join(',')}]  ${k}`);
+  const lines = [...groups]
+    .sort((a, b) => a[1].first - b[1].first)
+    .map(([k, g]) => `${String(g.n).padStart(6)}  ${g.first.toFixed(0).padStart(6)}–${g.last.toFixed(0).padStart(6)} ms  [${[...g.statuses].join(',')}]  ${k}`);
   const first = Math.min(...trace.map((r) => r.start));
   const last = Math.max(...trace.map((r) => r.end ?? r.start));
   return `\n${trace.length} API requests, from ${first.toFixed(0)} ms to ${last.toFixed(0)} ms after start (count, span, statuses, what):\n${lines.join('\n')}\n`;
@@ -99,13 +105,19 @@ async function main() {
     writeFileSync(join(dir, 'tracer.cjs'), TRACER);
     const traceFile = join(dir, 'trace.json');
     const t0 = performance.now();
-    const run = spawnSync(process.execPath, ['--require', join(dir, 'tracer.cjs'), '--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-interval', '500', bundle, ...args], {
-      env: { ...process.env, NO_COLOR: '1', KG_TRACE_FILE: traceFile },
-      encoding: 'utf8',
-      maxBuffer: 1 << 28,
-    });
+    const run = spawnSync(
+      process.execPath,
+      ['--require', join(dir, 'tracer.cjs'), '--cpu-prof', '--cpu-prof-dir', dir, '--cpu-prof-interval', '500', bundle, ...args],
+      {
+        env: { ...process.env, NO_COLOR: '1', KG_TRACE_FILE: traceFile },
+        encoding: 'utf8',
+        maxBuffer: 1 << 28,
+      },
+    );
     const wall = performance.now() - t0;
-    process.stdout.write(`exit ${run.status}; wall ${wall.toFixed(0)} ms; stdout ${run.stdout.length} bytes; last stderr: ${run.stderr.trim().split('\n').slice(-2).join(' | ')}\n`);
+    process.stdout.write(
+      `exit ${run.status}; wall ${wall.toFixed(0)} ms; stdout ${run.stdout.length} bytes; last stderr: ${run.stderr.trim().split('\n').slice(-2).join(' | ')}\n`,
+    );
     const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
     if (!file) throw new Error('profiling: no .cpuprofile written');
     const profile = JSON.parse(readFileSync(join(dir, file), 'utf8'));
@@ -123,7 +135,11 @@ async function main() {
       if (srcOf.has(id)) return srcOf.get(id);
       const n = byId.get(id);
       const loc = where(n.callFrame);
-      const v = loc.startsWith('src/') ? `${n.callFrame.functionName || '(anonymous)'}  ${loc}` : parent.has(id) ? nearestSrc(parent.get(id)) : '(no src/ frame: start-up, idle, GC)';
+      const v = loc.startsWith('src/')
+        ? `${n.callFrame.functionName || '(anonymous)'}  ${loc}`
+        : parent.has(id)
+          ? nearestSrc(parent.get(id))
+          : '(no src/ frame: start-up, idle, GC)';
       srcOf.set(id, v);
       return v;
     };

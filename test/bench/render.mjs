@@ -23,7 +23,22 @@ const OUT = resolve(env.BENCH_OUT ?? join(HERE, 'RENDER.md'));
 const PLUGIN = resolve(env.BENCH_PLUGIN ?? join(ROOT, 'plugin', 'kubectl-gitops'));
 const log = (msg) => process.stderr.write(`[render bench ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 
-const SERVICES = ['front-end', 'catalogue', 'catalogue-db', 'carts', 'carts-db', 'orders', 'orders-db', 'payment', 'queue-master', 'rabbitmq', 'shipping', 'user', 'user-db', 'session-db'];
+const SERVICES = [
+  'front-end',
+  'catalogue',
+  'catalogue-db',
+  'carts',
+  'carts-db',
+  'orders',
+  'orders-db',
+  'payment',
+  'queue-master',
+  'rabbitmq',
+  'shipping',
+  'user',
+  'user-db',
+  'session-db',
+];
 
 /** The shop's files: a base and a prod overlay. */
 export function shopFiles() {
@@ -63,7 +78,8 @@ spec:
   }
   files['base/settings.yaml'] = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: shop-settings}\ndata: {currency: EUR}\n';
   resources.push('settings.yaml');
-  files['base/kustomization.yaml'] = `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n${resources.map((r) => `- ${r}`).join('\n')}\n`;
+  files['base/kustomization.yaml'] =
+    `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n${resources.map((r) => `- ${r}`).join('\n')}\n`;
   files['overlays/prod/kustomization.yaml'] = `apiVersion: kustomize.config.k8s.io/v1beta1
 kind: Kustomization
 resources:
@@ -100,14 +116,20 @@ async function main() {
       mkdirSync(dirname(join(repo, rel)), { recursive: true });
       writeFileSync(join(repo, rel), text);
     }
-    const git = (...a) => run('git', ['-C', repo, ...a], { env: { ...env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'b@example.com', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'b@example.com' } });
+    const git = (...a) =>
+      run('git', ['-C', repo, ...a], {
+        env: { ...env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'b@example.com', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'b@example.com' },
+      });
     git('init', '-q', '-b', 'main');
     git('add', '-A');
     git('commit', '-q', '-m', 'shop');
     const ns = `render-bench-${process.pid}`;
     run(kubectl, ['--kubeconfig', kc, 'create', 'namespace', ns]);
     const appFile = join(work, 'app.yaml');
-    writeFileSync(appFile, `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop, namespace: argocd}\nspec:\n  source: {repoURL: ${repo}, targetRevision: main, path: overlays/prod}\n  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}\n`);
+    writeFileSync(
+      appFile,
+      `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop, namespace: argocd}\nspec:\n  source: {repoURL: ${repo}, targetRevision: main, path: overlays/prod}\n  destination: {server: https://kubernetes.default.svc, namespace: ${ns}}\n`,
+    );
     const rendered = join(work, 'rendered.yaml');
     writeFileSync(rendered, run(kustomize, ['build', join(repo, 'overlays', 'prod')]));
     const xdg = join(work, 'xdg');
@@ -119,10 +141,21 @@ async function main() {
     const scenarios = [
       { id: 'kustomize', label: '`kustomize build overlays/prod` (the tool alone)', cmd: kustomize, args: ['build', join(repo, 'overlays', 'prod')] },
       { id: 'kubectl-kustomize', label: '`kubectl kustomize overlays/prod`', cmd: kubectl, args: ['kustomize', join(repo, 'overlays', 'prod')] },
-      { id: 'diff-cold', label: '`kubectl gitops diff -f app.yaml`, render cache empty', cmd: PLUGIN, args: ['diff', '-f', appFile], before: () => rmSync(renders, { recursive: true, force: true }) },
+      {
+        id: 'diff-cold',
+        label: '`kubectl gitops diff -f app.yaml`, render cache empty',
+        cmd: PLUGIN,
+        args: ['diff', '-f', appFile],
+        before: () => rmSync(renders, { recursive: true, force: true }),
+      },
       { id: 'diff-cached', label: '`kubectl gitops diff -f app.yaml`, render cached', cmd: PLUGIN, args: ['diff', '-f', appFile] },
       { id: 'diff-hard-refresh', label: '`kubectl gitops diff -f app.yaml --hard-refresh`', cmd: PLUGIN, args: ['diff', '-f', appFile, '--hard-refresh'] },
-      { id: 'diff-plain', label: '`kubectl gitops diff -f app.yaml --desired rendered.yaml` (no render)', cmd: PLUGIN, args: ['diff', '-f', appFile, '--desired', rendered] },
+      {
+        id: 'diff-plain',
+        label: '`kubectl gitops diff -f app.yaml --desired rendered.yaml` (no render)',
+        cmd: PLUGIN,
+        args: ['diff', '-f', appFile, '--desired', rendered],
+      },
     ];
     // One warm-up of each (the executable's code cache, the page cache), not counted.
     for (const s of scenarios) {
@@ -142,7 +175,15 @@ async function main() {
     }
     run(kubectl, ['--kubeconfig', kc, 'delete', 'namespace', ns, '--wait=false']);
     const med = Object.fromEntries(scenarios.map((s) => [s.id, median(s.ms)]));
-    const info = { date: new Date().toISOString(), cores: cpus().length, load: loadavg().map((x) => x.toFixed(2)).join(' '), runs: RUNS, objects: 29 };
+    const info = {
+      date: new Date().toISOString(),
+      cores: cpus().length,
+      load: loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' '),
+      runs: RUNS,
+      objects: 29,
+    };
     const ratio = (a, b) => `${(med[a] / med[b]).toFixed(2)}×`;
     const md = [
       '# Render cost: a Kustomize source of 29 objects (test/bench/render.mjs)',

@@ -34,7 +34,7 @@ function rowTools(row, results) {
 
 export function renderResults({ info, results, runs, startupRuns, sizes }) {
   const L = [];
-  L.push('# Benchmarks: kubectl-gitops against kubectl, kapp and the API server\'s limit', '');
+  L.push("# Benchmarks: kubectl-gitops against kubectl, kapp and the API server's limit", '');
   L.push('Written by `npm run bench` (test/bench/run.mjs). **All ratios come from one run of the script** on a shared machine;');
   L.push('other work was running on the same cores (load below), so treat differences under ~20% as noise.', '');
   L.push('## Machine', '');
@@ -46,10 +46,16 @@ export function renderResults({ info, results, runs, startupRuns, sizes }) {
   L.push('## Peers and the limit', '');
   L.push('- **kubectl** 1.35.4 (built with the control plane): `kubectl diff --server-side --force-conflicts --field-manager argocd-controller -n NS -f DIR`');
   L.push('  (its diff is always a server-side dry-run, one object at a time with the default `--concurrency 1`; `--force-conflicts` so that fields');
-  L.push('  drifted by another manager show as a diff instead of failing with 409 after 4 retries); `kubectl apply --server-side --field-manager argocd-controller`;');
-  L.push('  `KUBECTL_APPLYSET=true kubectl apply --prune --applyset=NAME --server-side --dry-run=server` for the prune scan; `kubectl version --client` for start-up.');
+  L.push(
+    '  drifted by another manager show as a diff instead of failing with 409 after 4 retries); `kubectl apply --server-side --field-manager argocd-controller`;',
+  );
+  L.push(
+    '  `KUBECTL_APPLYSET=true kubectl apply --prune --applyset=NAME --server-side --dry-run=server` for the prune scan; `kubectl version --client` for start-up.',
+  );
   if (info.kapp && !info.kapp.startsWith('not measured')) {
-    L.push(`- **kapp** (${info.kapp.replace(/^kapp version /, '')}, built from its Go module carvel.dev/kapp by test/bench/build-kapp): it deploys its own copy of each app,`);
+    L.push(
+      `- **kapp** (${info.kapp.replace(/^kapp version /, '')}, built from its Go module carvel.dev/kapp by test/bench/build-kapp): it deploys its own copy of each app,`,
+    );
     L.push('  the same generated objects in namespace NS-kapp (kapp labels what it owns and refuses objects another tool applied).');
     L.push('  diff = `kapp deploy -a APP -n NS --into-ns NS -f DIR --diff-run --diff-exit-status --diff-changes`; sync = `kapp deploy ... -y`;');
     L.push('  both with `--wait=false` (kapp waits for readiness by default; our sync and kubectl apply do not). Its prune scan is');
@@ -58,12 +64,14 @@ export function renderResults({ info, results, runs, startupRuns, sizes }) {
   } else {
     L.push(`- **kapp: not measured** (${(info.kapp ?? 'this run predates kapp in the bench').replace(/^not measured: /, '')}).`);
   }
-  L.push('- **limit**: the least work the API server must do, issued by a minimal client (Node HTTP/2 over one TLS connection as kubectl\'s Go client does, 48 streams in flight, no client library;');
+  L.push(
+    "- **limit**: the least work the API server must do, issued by a minimal client (Node HTTP/2 over one TLS connection as kubectl's Go client does, 48 streams in flight, no client library;",
+  );
   L.push('  test/bench/limit.mjs), timed from the first request to the last response with the objects preloaded as JSON:');
   L.push('  diff = one LIST per kind in the namespace; diff --server-side = one SSA dry-run per object; sync = one SSA per object;');
   L.push('  status = one LIST per kind plus ReplicaSets and Pods; prune scan = aggregated discovery plus one metadata-only LIST per listable kind');
   L.push('  (namespaced kinds in the namespace, cluster-scoped kinds once). For start-up the floor is the same Node 24 running `node -e 0`.');
-  L.push('  Every tool but the limit is timed as a whole process (start-up included); peak RSS is GNU time\'s `%M` of that process.', '');
+  L.push("  Every tool but the limit is timed as a whole process (start-up included); peak RSS is GNU time's `%M` of that process.", '');
   L.push('## Results', '');
   L.push('Times are the median of the runs (min–max). "vs kubectl" = kubectl time / our time and "vs kapp" = kapp time / our time');
   L.push('(above 1: we are faster). "vs limit" = our time / the limit (1 is the floor).', '');
@@ -77,29 +85,39 @@ export function renderResults({ info, results, runs, startupRuns, sizes }) {
     const l = med(t.limit);
     const shared = row.kubectlFrom && t.kubectl ? ' ¹' : '';
     const sharedKapp = row.kubectlFrom && t.kapp ? ' ¹' : '';
-    L.push(`| ${row.title} | ${row.size || '—'} | ${cell(t.ours)} | ${rss(t.ours)} | ${cell(t.kubectl)}${shared} | ${rss(t.kubectl)} | ${cell(t.kapp)}${sharedKapp} | ${rss(t.kapp)} | ${cell(t.limit)} | ${o && k ? ratioText(k / o) : '—'} | ${o && a ? ratioText(a / o) : '—'} | ${o && l ? ratioText(o / l) : '—'} |`);
+    L.push(
+      `| ${row.title} | ${row.size || '—'} | ${cell(t.ours)} | ${rss(t.ours)} | ${cell(t.kubectl)}${shared} | ${rss(t.kubectl)} | ${cell(t.kapp)}${sharedKapp} | ${rss(t.kapp)} | ${cell(t.limit)} | ${o && k ? ratioText(k / o) : '—'} | ${o && a ? ratioText(a / o) : '—'} | ${o && l ? ratioText(o / l) : '—'} |`,
+    );
   }
-  L.push('', '¹ the same measurement as the row it is shared with: kubectl and kapp each have one diff (kubectl\'s always server-side); a no-op sync with', 'ApplyOutOfSyncOnly=true is compared with the same kubectl apply and kapp deploy as the default no-op sync.', '');
+  L.push(
+    '',
+    "¹ the same measurement as the row it is shared with: kubectl and kapp each have one diff (kubectl's always server-side); a no-op sync with",
+    'ApplyOutOfSyncOnly=true is compared with the same kubectl apply and kapp deploy as the default no-op sync.',
+    '',
+  );
   const scanRows = results.filter((r) => r.res.limitScan?.ms.length);
   if (scanRows.length) {
     L.push('### The same rows against the limit that includes the extras scan', '');
     L.push('Our diff (and a no-op sync with ApplyOutOfSyncOnly=true, which is a diff plus a plan) also reports objects that carry the');
     L.push('app\'s mark but are no longer declared, as Argo CD does. The plain limit above lists only the declared kinds; "limit + scan" is');
     L.push('the least such a diff must read: discovery, one LIST per declared kind, and a metadata-only LIST of every other listable');
-    L.push('kind (namespaced ones in the app\'s namespace, cluster-scoped ones once). The goals are judged against the plain limit.', '');
+    L.push("kind (namespaced ones in the app's namespace, cluster-scoped ones once). The goals are judged against the plain limit.", '');
     L.push('| scenario | objects | kubectl-gitops | limit | limit + scan | vs limit | vs limit + scan |');
     L.push('|---|---:|---:|---:|---:|---:|---:|');
     for (const row of scanRows) {
       const o = med(row.res.ours);
       const l = med(row.res.limit);
       const sc = med(row.res.limitScan);
-      L.push(`| ${row.title} | ${row.size} | ${cell(row.res.ours)} | ${cell(row.res.limit)} | ${cell(row.res.limitScan)} | ${o && l ? ratioText(o / l) : '—'} | ${o && sc ? ratioText(o / sc) : '—'} |`);
+      L.push(
+        `| ${row.title} | ${row.size} | ${cell(row.res.ours)} | ${cell(row.res.limit)} | ${cell(row.res.limitScan)} | ${o && l ? ratioText(o / l) : '—'} | ${o && sc ? ratioText(o / sc) : '—'} |`,
+      );
     }
     L.push('');
   }
 
   L.push('## Goals', '');
-  const goal = (text, ok, figures) => L.push(`- ${ok === undefined ? '❔ not measured' : ok ? '✅ met' : '❌ not met'}: ${text}${figures ? ` — ${figures}` : ''}`);
+  const goal = (text, ok, figures) =>
+    L.push(`- ${ok === undefined ? '❔ not measured' : ok ? '✅ met' : '❌ not met'}: ${text}${figures ? ` — ${figures}` : ''}`);
   const at = (id, size) => results.find((r) => r.id === id && r.size === size);
   const goalName = { diff: 'diff', 'sync-noop': 'no-op sync', 'sync-noop-oos': 'no-op sync with ApplyOutOfSyncOnly=true' };
   for (const id of ['diff', 'sync-noop', 'sync-noop-oos']) {
@@ -120,13 +138,21 @@ export function renderResults({ info, results, runs, startupRuns, sizes }) {
     const o = med(t.ours);
     const k = med(t.kubectl);
     const l = med(t.limit);
-    goal(`prune scan of a ${row?.size ?? 10000}-object namespace faster than kubectl's ApplySet prune`, o && k ? o < k : undefined, o && k ? `${(k / o).toFixed(2)}×` : undefined);
+    goal(
+      `prune scan of a ${row?.size ?? 10000}-object namespace faster than kubectl's ApplySet prune`,
+      o && k ? o < k : undefined,
+      o && k ? `${(k / o).toFixed(2)}×` : undefined,
+    );
     goal('prune scan within 2× of the limit', o && l ? o / l <= 2 : undefined, o && l ? `${(o / l).toFixed(2)}× the limit` : undefined);
   }
   {
     const big = results.filter((r) => r.size === 5000 && r.res.ours?.rssKb?.length);
     const peak = big.length ? Math.max(...big.flatMap((r) => r.res.ours.rssKb)) : undefined;
-    goal('peak memory under 300 MB at 5,000 objects', peak === undefined ? undefined : peak < 300 * 1024, peak === undefined ? undefined : `highest ${mb(peak)}`);
+    goal(
+      'peak memory under 300 MB at 5,000 objects',
+      peak === undefined ? undefined : peak < 300 * 1024,
+      peak === undefined ? undefined : `highest ${mb(peak)}`,
+    );
   }
   {
     const row = at('startup', 0);
@@ -146,7 +172,8 @@ export function renderResults({ info, results, runs, startupRuns, sizes }) {
     const cells = rows.map((r) => (r?.res.ours?.ms.length ? `${fmtMs(median(r.res.ours.ms))} / ${rss(r.res.ours)}` : '—'));
     const first = rows[0]?.res.ours?.ms.length ? median(rows[0].res.ours.ms) : undefined;
     const lastRow = [...rows].reverse().find((r) => r?.res.ours?.ms.length);
-    const per = first !== undefined && lastRow && lastRow.size !== sizes[0] ? ((median(lastRow.res.ours.ms) - first) / (lastRow.size - sizes[0])).toFixed(2) : '—';
+    const per =
+      first !== undefined && lastRow && lastRow.size !== sizes[0] ? ((median(lastRow.res.ours.ms) - first) / (lastRow.size - sizes[0])).toFixed(2) : '—';
     L.push(`| ${id} | ${cells.join(' | ')} | ${per} |`);
   }
   L.push('');
@@ -160,13 +187,18 @@ export function renderResults({ info, results, runs, startupRuns, sizes }) {
     }
   }
   L.push('## Failures and checks', '');
-  L.push('Each run\'s output is checked (no drift where none was made, drift where it was, APPLIED and PRUNE counts); anything off is listed here.', '');
+  L.push("Each run's output is checked (no drift where none was made, drift where it was, APPLIED and PRUNE counts); anything off is listed here.", '');
   L.push(...(notes.length ? notes : ['- none']), '');
 
   // The hand-written analysis is dated and kept apart: its figures are from the run it names, not from this one.
   const analysis = join(HERE, 'analysis.md');
   if (existsSync(analysis)) {
-    L.push('---', '', `*What follows is test/bench/analysis.md, written by hand about the run it names. This run's own figures are the tables above (run of ${info.date}).*`, '');
+    L.push(
+      '---',
+      '',
+      `*What follows is test/bench/analysis.md, written by hand about the run it names. This run's own figures are the tables above (run of ${info.date}).*`,
+      '',
+    );
     L.push(readFileSync(analysis, 'utf8').trim(), '');
   }
   return L.join('\n');

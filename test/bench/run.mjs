@@ -33,7 +33,10 @@ const FM = 'argocd-controller';
 export const SCENARIO_IDS = ['startup', 'sync-first', 'diff', 'diff-ss', 'sync-noop', 'sync-noop-oos', 'status', 'diff-drift', 'diff-ss-drift', 'prune'];
 
 const env = process.env;
-const SIZES = (env.BENCH_SIZES ?? '100,1000,5000').split(',').map((s) => Number(s.trim())).filter((n) => n > 0);
+const SIZES = (env.BENCH_SIZES ?? '100,1000,5000')
+  .split(',')
+  .map((s) => Number(s.trim()))
+  .filter((n) => n > 0);
 const RUNS = Number(env.BENCH_RUNS ?? 3);
 const STARTUP_RUNS = Number(env.BENCH_STARTUP_RUNS ?? 10);
 const PRUNE_OBJECTS = Number(env.BENCH_PRUNE_OBJECTS ?? 10000);
@@ -63,7 +66,10 @@ function kappPath() {
   if (env.BENCH_KAPP === 'none') return { why: 'BENCH_KAPP=none' };
   if (env.BENCH_KAPP) return { path: resolve(env.BENCH_KAPP) };
   try {
-    const out = execFileSync(join(HERE, 'build-kapp'), { stdio: ['ignore', 'pipe', 'inherit'] }).toString().trim().split('\n');
+    const out = execFileSync(join(HERE, 'build-kapp'), { stdio: ['ignore', 'pipe', 'inherit'] })
+      .toString()
+      .trim()
+      .split('\n');
     return { path: out[out.length - 1] };
   } catch (e) {
     return { why: `test/bench/build-kapp failed (${e.message.split('\n')[0]})` };
@@ -73,7 +79,9 @@ function kappPath() {
 function machine(kubectl, plugin, kapp) {
   const sh = (cmd, args) => {
     try {
-      return execFileSync(cmd, args, { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim();
+      return execFileSync(cmd, args, { stdio: ['ignore', 'pipe', 'ignore'] })
+        .toString()
+        .trim();
     } catch {
       return 'unknown';
     }
@@ -84,7 +92,9 @@ function machine(kubectl, plugin, kapp) {
     cpu: cpus()[0]?.model ?? 'unknown',
     memGiB: (totalmem() / 2 ** 30).toFixed(1),
     freeGiB: (freemem() / 2 ** 30).toFixed(1),
-    load: loadavg().map((x) => x.toFixed(2)).join(' '),
+    load: loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' '),
     kubectl: sh(kubectl, ['version', '--client']).split('\n')[0],
     ours: sh(plugin, ['version']).split('\n')[0],
     kapp: kapp.path ? sh(kapp.path, ['version']).split('\n')[0] : `not measured: ${kapp.why}`,
@@ -122,7 +132,9 @@ async function runScenario(title, tools, runs) {
       }
       const note = t.check?.(m);
       if (note) slot.notes.add(note);
-      log(`  ${title} ${t.tool} run ${r + 1}: ${(t.limit ? slot.ms.at(-1) : m.ms).toFixed(0)} ms${t.limit ? '' : `, ${(m.rssKb / 1024).toFixed(0)} MB`}${note ? ` (${note})` : ''}`);
+      log(
+        `  ${title} ${t.tool} run ${r + 1}: ${(t.limit ? slot.ms.at(-1) : m.ms).toFixed(0)} ms${t.limit ? '' : `, ${(m.rssKb / 1024).toFixed(0)} MB`}${note ? ` (${note})` : ''}`,
+      );
     }
   }
   for (const [tool, s] of Object.entries(res)) if (s.ms.length) log(`${title} ${tool}: median ${median(s.ms).toFixed(0)} ms`);
@@ -146,11 +158,25 @@ async function main() {
   const results = [];
   const push = (id, size, title, res, extra = {}) => results.push({ id, size, title, res, ...extra });
   const ours = (args, ok, check) => ({ tool: 'ours', cmd: plugin, args: [...args, '--kubeconfig', kc], env: toolEnv, ok, check });
-  const kube = (args, ok, check, extraEnv = {}) => ({ tool: 'kubectl', cmd: kubectl, args: [...args, '--kubeconfig', kc], env: { ...toolEnv, ...extraEnv }, ok, check });
+  const kube = (args, ok, check, extraEnv = {}) => ({
+    tool: 'kubectl',
+    cmd: kubectl,
+    args: [...args, '--kubeconfig', kc],
+    env: { ...toolEnv, ...extraEnv },
+    ok,
+    check,
+  });
   const appArgs = (a) => ['-f', a.appFile, '--desired', a.manifests, '-o', 'kv'];
   // kapp deploys its own copy of each app (same objects, namespace NS-kapp): it labels what it owns
   // and refuses objects another tool applied. `--wait=false`: our sync and kubectl apply don't wait.
-  const kappTool = (a, args, ok, check) => ({ tool: 'kapp', cmd: kapp.path, args: ['deploy', '-a', a.app, '-n', a.namespace, '--into-ns', a.namespace, '-f', a.manifests, '--kubeconfig', kc, '--color=false', '--wait=false', ...args], env: toolEnv, ok, check });
+  const kappTool = (a, args, ok, check) => ({
+    tool: 'kapp',
+    cmd: kapp.path,
+    args: ['deploy', '-a', a.app, '-n', a.namespace, '--into-ns', a.namespace, '-f', a.manifests, '--kubeconfig', kc, '--color=false', '--wait=false', ...args],
+    env: toolEnv,
+    ok,
+    check,
+  });
   const withKapp = (...tools) => tools.filter(Boolean);
   const kappDiff = (a, check) => kappTool(a, ['--diff-run', '--diff-exit-status', '--diff-changes'], [2, 3], check);
   const kappOps = (m) => /Op:\s+(\d+) create, (\d+) delete, (\d+) update, (\d+) noop/.exec(m.stdout)?.slice(1).map(Number);
@@ -166,12 +192,16 @@ async function main() {
   try {
     if (wanted('startup')) {
       log('scenario startup');
-      const res = await runScenario('startup', [
-        { tool: 'ours', cmd: plugin, args: ['--help'], env: toolEnv, ok: [0] },
-        { tool: 'kubectl', cmd: kubectl, args: ['version', '--client'], env: toolEnv, ok: [0] },
-        // The floor of any Node program: the same Node 24 starting an empty script.
-        { tool: 'floor', cmd: join(ROOT, 'node_modules', 'node', 'bin', 'node'), args: ['-e', '0'], env: toolEnv, ok: [0] },
-      ], STARTUP_RUNS);
+      const res = await runScenario(
+        'startup',
+        [
+          { tool: 'ours', cmd: plugin, args: ['--help'], env: toolEnv, ok: [0] },
+          { tool: 'kubectl', cmd: kubectl, args: ['version', '--client'], env: toolEnv, ok: [0] },
+          // The floor of any Node program: the same Node 24 starting an empty script.
+          { tool: 'floor', cmd: join(ROOT, 'node_modules', 'node', 'bin', 'node'), args: ['-e', '0'], env: toolEnv, ok: [0] },
+        ],
+        STARTUP_RUNS,
+      );
       push('startup', 0, 'start-up (`--help` / `kubectl version --client` / bare `node -e 0`)', res);
     }
 
@@ -186,7 +216,9 @@ async function main() {
       await seed(client, steady.namespace, steady.objects);
       // kapp's copies: the same objects in NS-kapp, deployed by kapp itself.
       const kSteady = kapp.path ? writeApp(join(work, `${app}-kapp`), appObjects(size, { app, namespace: `${app}-kapp` }), app, `${app}-kapp`) : undefined;
-      const kFirst = kapp.path ? writeApp(join(work, `${firstApp}-kapp`), appObjects(size, { app: firstApp, namespace: `${firstApp}-kapp` }), firstApp, `${firstApp}-kapp`) : undefined;
+      const kFirst = kapp.path
+        ? writeApp(join(work, `${firstApp}-kapp`), appObjects(size, { app: firstApp, namespace: `${firstApp}-kapp` }), firstApp, `${firstApp}-kapp`)
+        : undefined;
       if (kapp.path) {
         await ensureNamespace(client, kSteady.namespace);
         await ensureNamespace(client, kFirst.namespace);
@@ -198,12 +230,26 @@ async function main() {
         log(`scenario sync-first ${size}`);
         const clean = () => emptySet(client, first.namespace, firstApp);
         const kClean = () => emptySet(client, kFirst.namespace, firstApp);
-        const res = await runScenario(`sync-first ${size}`, withKapp(
-          { ...ours(['sync', ...appArgs(first)], [0], (m) => (/APPLIED=(\d+)/.exec(m.stdout)?.[1] !== String(size) ? `APPLIED=${/APPLIED=(\d+)/.exec(m.stdout)?.[1] ?? '?'}` : undefined)), before: clean },
-          { ...kube(['apply', '--server-side', '--field-manager', FM, '-n', first.namespace, '-f', first.manifests], [0]), before: clean },
-          kapp.path && { ...kappTool(kFirst, ['-y'], [0], (m) => (kappOps(m)?.[0] !== size ? `kapp Op: ${kappOps(m)?.join('/') ?? '?'} (create/delete/update/noop)` : undefined)), before: kClean },
-          { ...limit(['ssa', first.namespace, first.json, 'apply']), before: clean },
-        ), firstRuns(size));
+        const res = await runScenario(
+          `sync-first ${size}`,
+          withKapp(
+            {
+              ...ours(['sync', ...appArgs(first)], [0], (m) =>
+                /APPLIED=(\d+)/.exec(m.stdout)?.[1] !== String(size) ? `APPLIED=${/APPLIED=(\d+)/.exec(m.stdout)?.[1] ?? '?'}` : undefined,
+              ),
+              before: clean,
+            },
+            { ...kube(['apply', '--server-side', '--field-manager', FM, '-n', first.namespace, '-f', first.manifests], [0]), before: clean },
+            kapp.path && {
+              ...kappTool(kFirst, ['-y'], [0], (m) =>
+                kappOps(m)?.[0] !== size ? `kapp Op: ${kappOps(m)?.join('/') ?? '?'} (create/delete/update/noop)` : undefined,
+              ),
+              before: kClean,
+            },
+            { ...limit(['ssa', first.namespace, first.json, 'apply']), before: clean },
+          ),
+          firstRuns(size),
+        );
         push('sync-first', size, 'sync, first apply (fresh namespace)', res);
         await emptySet(client, first.namespace, firstApp);
         if (kapp.path) await emptySet(client, kFirst.namespace, firstApp);
@@ -214,75 +260,113 @@ async function main() {
       };
       if (wanted('diff')) {
         log(`scenario diff ${size}`);
-        const res = await runScenario(`diff ${size}`, withKapp(
-          ours(['diff', ...appArgs(steady)], [0, 1], diffCheck(false)),
-          kube(['diff', '--server-side', '--force-conflicts', '--field-manager', FM, '-n', steady.namespace, '-f', steady.manifests], [0, 1], diffCheck(false)),
-          kapp.path && kappDiff(kSteady, (m) => (m.code !== 2 ? `kapp reported changes (Op: ${kappOps(m)?.join('/') ?? '?'})` : undefined)),
-          limit(['list', steady.namespace]),
-          scanLimit(steady.namespace),
-        ), RUNS);
+        const res = await runScenario(
+          `diff ${size}`,
+          withKapp(
+            ours(['diff', ...appArgs(steady)], [0, 1], diffCheck(false)),
+            kube(
+              ['diff', '--server-side', '--force-conflicts', '--field-manager', FM, '-n', steady.namespace, '-f', steady.manifests],
+              [0, 1],
+              diffCheck(false),
+            ),
+            kapp.path && kappDiff(kSteady, (m) => (m.code !== 2 ? `kapp reported changes (Op: ${kappOps(m)?.join('/') ?? '?'})` : undefined)),
+            limit(['list', steady.namespace]),
+            scanLimit(steady.namespace),
+          ),
+          RUNS,
+        );
         push('diff', size, 'diff, no drift', res);
       }
       if (wanted('diff-ss')) {
         log(`scenario diff-ss ${size}`);
-        const res = await runScenario(`diff-ss ${size}`, [
-          ours(['diff', '--server-side', ...appArgs(steady)], [0, 1], diffCheck(false)),
-          limit(['ssa', steady.namespace, steady.json, 'dry']),
-        ], RUNS);
+        const res = await runScenario(
+          `diff-ss ${size}`,
+          [ours(['diff', '--server-side', ...appArgs(steady)], [0, 1], diffCheck(false)), limit(['ssa', steady.namespace, steady.json, 'dry'])],
+          RUNS,
+        );
         push('diff-ss', size, 'diff --server-side, no drift', res, { kubectlFrom: 'diff' });
       }
       if (wanted('sync-noop')) {
         log(`scenario sync-noop ${size}`);
-        const res = await runScenario(`sync-noop ${size}`, withKapp(
-          ours(['sync', ...appArgs(steady)], [0]),
-          kube(['apply', '--server-side', '--field-manager', FM, '-n', steady.namespace, '-f', steady.manifests], [0]),
-          kapp.path && kappTool(kSteady, ['-y'], [0], (m) => {
-            const ops = kappOps(m);
-            return !ops || ops[0] + ops[1] + ops[2] !== 0 ? `kapp Op: ${ops?.join('/') ?? '?'} (create/delete/update/noop), expected no changes` : undefined;
-          }),
-          limit(['ssa', steady.namespace, steady.json, 'apply']),
-        ), RUNS);
+        const res = await runScenario(
+          `sync-noop ${size}`,
+          withKapp(
+            ours(['sync', ...appArgs(steady)], [0]),
+            kube(['apply', '--server-side', '--field-manager', FM, '-n', steady.namespace, '-f', steady.manifests], [0]),
+            kapp.path &&
+              kappTool(kSteady, ['-y'], [0], (m) => {
+                const ops = kappOps(m);
+                return !ops || ops[0] + ops[1] + ops[2] !== 0
+                  ? `kapp Op: ${ops?.join('/') ?? '?'} (create/delete/update/noop), expected no changes`
+                  : undefined;
+              }),
+            limit(['ssa', steady.namespace, steady.json, 'apply']),
+          ),
+          RUNS,
+        );
         push('sync-noop', size, 'sync, no-op re-sync', res);
       }
       if (wanted('sync-noop-oos')) {
         // The same no-op sync with ApplyOutOfSyncOnly=true: only objects whose diff is not empty are applied
         // (none here), which is what kapp deploy does by default. kubectl and kapp: the row above.
         log(`scenario sync-noop-oos ${size}`);
-        const res = await runScenario(`sync-noop-oos ${size}`, [
-          ours(['sync', '-f', steady.oosAppFile, '--desired', steady.manifests, '-o', 'kv'], [0], (m) => (/^APPLIED=0$/m.test(m.stdout) ? undefined : `${/^APPLIED=.*$/m.exec(m.stdout)?.[0] ?? 'no APPLIED line'}, expected APPLIED=0`)),
-          limit(['list', steady.namespace]),
-          scanLimit(steady.namespace),
-        ], RUNS);
+        const res = await runScenario(
+          `sync-noop-oos ${size}`,
+          [
+            ours(['sync', '-f', steady.oosAppFile, '--desired', steady.manifests, '-o', 'kv'], [0], (m) =>
+              /^APPLIED=0$/m.test(m.stdout) ? undefined : `${/^APPLIED=.*$/m.exec(m.stdout)?.[0] ?? 'no APPLIED line'}, expected APPLIED=0`,
+            ),
+            limit(['list', steady.namespace]),
+            scanLimit(steady.namespace),
+          ],
+          RUNS,
+        );
         push('sync-noop-oos', size, 'sync, no-op, ApplyOutOfSyncOnly=true', res, { kubectlFrom: 'sync-noop' });
       }
       if (wanted('status')) {
         log(`scenario status ${size}`);
-        const res = await runScenario(`status ${size}`, [
-          ours(['status', ...appArgs(steady)], [0, 1], (m) => (/^SYNC=Synced$/m.test(m.stdout) ? undefined : `status said ${/^SYNC=.*$/m.exec(m.stdout)?.[0] ?? 'no SYNC line'}`)),
-          limit(['status', steady.namespace]),
-        ], RUNS);
+        const res = await runScenario(
+          `status ${size}`,
+          [
+            ours(['status', ...appArgs(steady)], [0, 1], (m) =>
+              /^SYNC=Synced$/m.test(m.stdout) ? undefined : `status said ${/^SYNC=.*$/m.exec(m.stdout)?.[0] ?? 'no SYNC line'}`,
+            ),
+            limit(['status', steady.namespace]),
+          ],
+          RUNS,
+        );
         push('status', size, 'status (sync + health, live tree)', res);
       }
       if (wanted('diff-drift') || wanted('diff-ss-drift')) {
         const drifted = await drift(client, steady.namespace, steady.objects);
         if (kapp.path) await drift(client, kSteady.namespace, kSteady.objects);
-        log(`size ${size}: drifted ${drifted.length} objects under manager bench-drifter${kapp.path ? ' (and the same in kapp\'s copy)' : ''}`);
+        log(`size ${size}: drifted ${drifted.length} objects under manager bench-drifter${kapp.path ? " (and the same in kapp's copy)" : ''}`);
         const driftCheck = (m) => (m.code !== 1 ? 'reported no drift' : undefined);
         if (wanted('diff-drift')) {
-          const res = await runScenario(`diff-drift ${size}`, withKapp(
-            ours(['diff', ...appArgs(steady)], [0, 1], driftCheck),
-            kube(['diff', '--server-side', '--force-conflicts', '--field-manager', FM, '-n', steady.namespace, '-f', steady.manifests], [0, 1], driftCheck),
-            kapp.path && kappDiff(kSteady, (m) => (kappOps(m)?.[2] !== drifted.length ? `kapp Op: ${kappOps(m)?.join('/') ?? '?'} (create/delete/update/noop), expected ${drifted.length} updates` : undefined)),
-            limit(['list', steady.namespace]),
-            scanLimit(steady.namespace),
-          ), RUNS);
+          const res = await runScenario(
+            `diff-drift ${size}`,
+            withKapp(
+              ours(['diff', ...appArgs(steady)], [0, 1], driftCheck),
+              kube(['diff', '--server-side', '--force-conflicts', '--field-manager', FM, '-n', steady.namespace, '-f', steady.manifests], [0, 1], driftCheck),
+              kapp.path &&
+                kappDiff(kSteady, (m) =>
+                  kappOps(m)?.[2] !== drifted.length
+                    ? `kapp Op: ${kappOps(m)?.join('/') ?? '?'} (create/delete/update/noop), expected ${drifted.length} updates`
+                    : undefined,
+                ),
+              limit(['list', steady.namespace]),
+              scanLimit(steady.namespace),
+            ),
+            RUNS,
+          );
           push('diff-drift', size, 'diff, 10% drifted', res);
         }
         if (wanted('diff-ss-drift')) {
-          const res = await runScenario(`diff-ss-drift ${size}`, [
-            ours(['diff', '--server-side', ...appArgs(steady)], [0, 1], driftCheck),
-            limit(['ssa', steady.namespace, steady.json, 'dry']),
-          ], RUNS);
+          const res = await runScenario(
+            `diff-ss-drift ${size}`,
+            [ours(['diff', '--server-side', ...appArgs(steady)], [0, 1], driftCheck), limit(['ssa', steady.namespace, steady.json, 'dry'])],
+            RUNS,
+          );
           push('diff-ss-drift', size, 'diff --server-side, 10% drifted', res, { kubectlFrom: 'diff-drift' });
         }
         await seed(client, steady.namespace, steady.objects); // take the drift back
@@ -295,7 +379,12 @@ async function main() {
       const all = appObjects(100, { app, namespace: app, pods: 0 });
       const full = writeApp(join(work, `${app}-all`), all, app, app);
       // Ten declared objects disappear from the desired set: they are the prune candidates.
-      const scan = writeApp(join(work, app), all.filter((_, i) => i % 10 !== 5), app, app);
+      const scan = writeApp(
+        join(work, app),
+        all.filter((_, i) => i % 10 !== 5),
+        app,
+        app,
+      );
       await ensureNamespace(client, app);
       log(`prune: filling ${app} with ${PRUNE_OBJECTS} unrelated ConfigMaps`);
       log(`prune: created ${await fillUnrelated(client, app, PRUNE_OBJECTS)} missing ones`);
@@ -309,26 +398,49 @@ async function main() {
       // `--diff-run` with the ten objects gone is its prune scan (it would delete exactly those).
       const kNs = `${app}-kapp`;
       const kAll = appObjects(100, { app, namespace: kNs, pods: 0 });
-      const kScan = kapp.path ? writeApp(join(work, kNs), kAll.filter((_, i) => i % 10 !== 5), app, kNs) : undefined;
+      const kScan = kapp.path
+        ? writeApp(
+            join(work, kNs),
+            kAll.filter((_, i) => i % 10 !== 5),
+            app,
+            kNs,
+          )
+        : undefined;
       if (kapp.path) {
         await ensureNamespace(client, kNs);
         log(`prune: filling ${kNs} with ${PRUNE_OBJECTS} unrelated ConfigMaps: created ${await fillUnrelated(client, kNs, PRUNE_OBJECTS)} missing ones`);
         await kappSeed(writeApp(join(work, `${kNs}-all`), kAll, app, kNs));
       }
-      const res = await runScenario('prune', withKapp(
-        ours(['prune', ...appArgs(scan)], [0, 1], (m) => (countLines(m.stdout, 'PRUNE=') !== want ? `${countLines(m.stdout, 'PRUNE=')} PRUNE lines, expected ${want}` : undefined)),
-        kube([...applyset, '--dry-run=server', '-f', scan.manifests], [0], (m) => {
-          const pruned = m.stdout.split('\n').filter((l) => / pruned/.test(l)).length;
-          return pruned !== want ? `${pruned} pruned, expected ${want}` : undefined;
-        }, { KUBECTL_APPLYSET: 'true' }),
-        kapp.path && kappDiff(kScan, (m) => (kappOps(m)?.[1] !== want ? `kapp Op: ${kappOps(m)?.join('/') ?? '?'} (create/delete/update/noop), expected ${want} deletes` : undefined)),
-        limit(['prune-scan', app]),
-      ), RUNS);
+      const res = await runScenario(
+        'prune',
+        withKapp(
+          ours(['prune', ...appArgs(scan)], [0, 1], (m) =>
+            countLines(m.stdout, 'PRUNE=') !== want ? `${countLines(m.stdout, 'PRUNE=')} PRUNE lines, expected ${want}` : undefined,
+          ),
+          kube(
+            [...applyset, '--dry-run=server', '-f', scan.manifests],
+            [0],
+            (m) => {
+              const pruned = m.stdout.split('\n').filter((l) => / pruned/.test(l)).length;
+              return pruned !== want ? `${pruned} pruned, expected ${want}` : undefined;
+            },
+            { KUBECTL_APPLYSET: 'true' },
+          ),
+          kapp.path &&
+            kappDiff(kScan, (m) =>
+              kappOps(m)?.[1] !== want ? `kapp Op: ${kappOps(m)?.join('/') ?? '?'} (create/delete/update/noop), expected ${want} deletes` : undefined,
+            ),
+          limit(['prune-scan', app]),
+        ),
+        RUNS,
+      );
       push('prune', PRUNE_OBJECTS, `prune scan (${all.length}-object app among ${PRUNE_OBJECTS} unrelated ConfigMaps)`, res);
     }
   } finally {
     client.close();
-    info.loadEnd = loadavg().map((x) => x.toFixed(2)).join(' ');
+    info.loadEnd = loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ');
     const md = renderResults({ info, results, runs: RUNS, startupRuns: STARTUP_RUNS, sizes: SIZES });
     writeFileSync(OUT, md);
     writeFileSync(OUT.replace(/\.md$/, '') + '.json', JSON.stringify({ info, results }, null, 1));

@@ -63,13 +63,20 @@ export async function emptySet(client, ns, app, timeoutMs = 600_000) {
 /** Creates the unrelated ConfigMaps `unrelated-00000..` that are missing (idempotent). */
 export async function fillUnrelated(client, ns, count) {
   const sel = encodeURIComponent('bench.kgitops/unrelated=true');
-  const have = new Set((
-    (await client.request('GET', `/api/v1/namespaces/${ns}/configmaps?labelSelector=${sel}`, { accept: METADATA_LIST })).items ?? []).map((i) => i.metadata.name),
+  const have = new Set(
+    ((await client.request('GET', `/api/v1/namespaces/${ns}/configmaps?labelSelector=${sel}`, { accept: METADATA_LIST })).items ?? []).map(
+      (i) => i.metadata.name,
+    ),
   );
   const names = Array.from({ length: count }, (_, i) => `unrelated-${String(i).padStart(5, '0')}`).filter((n) => !have.has(n));
   await client.pool(names, (name) =>
     client.request('POST', `/api/v1/namespaces/${ns}/configmaps`, {
-      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { 'bench.kgitops/unrelated': 'true' } }, data: { note: `made by hand, not by any app (${name})` } },
+      body: {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name, labels: { 'bench.kgitops/unrelated': 'true' } },
+        data: { note: `made by hand, not by any app (${name})` },
+      },
     }),
   );
   return names.length;

@@ -122,7 +122,9 @@ if (args.includes('--json')) {
   console.log(`wall time, ms:\n${'command'.padEnd(26)} median     min     max    mean  ratio to kubectl (medians)   CPU median (user+sys)`);
   for (const r of results) {
     const cpuRatio = r.cpuMedian / kube.cpuMedian;
-    console.log(`${r.name.padEnd(26)}${f(r.median)} ${f(r.min)} ${f(r.max)} ${f(r.mean)}  ${ratio(r).toFixed(2).padEnd(29)}${f(r.cpuMedian)} (${cpuRatio.toFixed(2)})`);
+    console.log(
+      `${r.name.padEnd(26)}${f(r.median)} ${f(r.min)} ${f(r.max)} ${f(r.mean)}  ${ratio(r).toFixed(2).padEnd(29)}${f(r.cpuMedian)} (${cpuRatio.toFixed(2)})`,
+    );
   }
   console.log(`\n--help loads cluster-only built-ins: ${JSON.stringify(report.helpLoadsClusterBuiltins)}`);
 }

@@ -6,15 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { GitFixture } from '../support/git-source.js';
 import { createTestNamespace, deleteNamespace, kubectlOk, kvValues, runPlugin } from '../integration/support/index.js';
-import {
-  applyApplication,
-  application,
-  argoSync,
-  bothVerdicts,
-  differences,
-  liveObject,
-  rolledOut,
-} from './support/argocd.js';
+import { applyApplication, application, argoSync, bothVerdicts, differences, liveObject, rolledOut } from './support/argocd.js';
 import { expectedDifferences } from './support/known-differences.js';
 
 const T = 240_000;
@@ -104,93 +96,128 @@ describe('one small app through Argo CD and through kubectl-gitops', () => {
     if (nsClient) await deleteNamespace(nsClient);
   }, T);
 
-  it('before any sync: both OutOfSync, every resource missing', async () => {
-    const { argo } = await compare(argoApp, nsArgo, 'basic/before-sync');
-    expect(argo.sync).toBe('OutOfSync');
-    expect(Object.values(argo.resources).map((r) => r.status)).toEqual(['OutOfSync', 'OutOfSync', 'OutOfSync']);
-  }, T);
+  it(
+    'before any sync: both OutOfSync, every resource missing',
+    async () => {
+      const { argo } = await compare(argoApp, nsArgo, 'basic/before-sync');
+      expect(argo.sync).toBe('OutOfSync');
+      expect(Object.values(argo.resources).map((r) => r.status)).toEqual(['OutOfSync', 'OutOfSync', 'OutOfSync']);
+    },
+    T,
+  );
 
-  it("after each tool's sync: both Synced and Healthy, and each sync owns the same fields", async () => {
-    const synced = await argoSync(argoApp);
-    expect(synced.status?.operationState?.phase).toBe('Succeeded');
-    const ours = await runPlugin(['sync', ourApp, '--app-namespace', 'argocd', '--no-record', '-o', 'kv']);
-    expect(ours.code).toBe(0);
-    await rolledOut('web', nsArgo);
-    await rolledOut('web', nsOurs);
+  it(
+    "after each tool's sync: both Synced and Healthy, and each sync owns the same fields",
+    async () => {
+      const synced = await argoSync(argoApp);
+      expect(synced.status?.operationState?.phase).toBe('Succeeded');
+      const ours = await runPlugin(['sync', ourApp, '--app-namespace', 'argocd', '--no-record', '-o', 'kv']);
+      expect(ours.code).toBe(0);
+      await rolledOut('web', nsArgo);
+      await rolledOut('web', nsOurs);
 
-    for (const [app, ns] of [[argoApp, nsArgo], [ourApp, nsOurs]] as const) {
-      const { argo } = await compare(app, ns, 'basic/after-sync');
+      for (const [app, ns] of [
+        [argoApp, nsArgo],
+        [ourApp, nsOurs],
+      ] as const) {
+        const { argo } = await compare(app, ns, 'basic/after-sync');
+        expect([argo.sync, argo.health]).toEqual(['Synced', 'Healthy']);
+      }
+      // Argo CD applied server-side (ServerSideApply=true), as kubectl-gitops always does: the same manager
+      // owns the same fields of every object.
+      for (const [kind, name] of [
+        ['deployment', 'web'],
+        ['service', 'web'],
+        ['configmap', 'settings'],
+      ]) {
+        const a = owned(await liveObject(kind!, name!, nsArgo));
+        const k = owned(await liveObject(kind!, name!, nsOurs));
+        expect(Object.keys(a)).toContain('argocd-controller Apply');
+        expect(k).toEqual(a);
+      }
+    },
+    T,
+  );
+
+  it(
+    "after Argo CD's default (client-side) sync: Synced and Healthy in both, the fields owned by an Update (C3)",
+    async () => {
+      const synced = await argoSync(clientApp);
+      expect(synced.status?.operationState?.phase).toBe('Succeeded');
+      await rolledOut('web', nsClient);
+      const { argo } = await compare(clientApp, nsClient, 'basic/after-client-side-sync');
       expect([argo.sync, argo.health]).toEqual(['Synced', 'Healthy']);
-    }
-    // Argo CD applied server-side (ServerSideApply=true), as kubectl-gitops always does: the same manager
-    // owns the same fields of every object.
-    for (const [kind, name] of [['deployment', 'web'], ['service', 'web'], ['configmap', 'settings']]) {
-      const a = owned(await liveObject(kind!, name!, nsArgo));
-      const k = owned(await liveObject(kind!, name!, nsOurs));
-      expect(Object.keys(a)).toContain('argocd-controller Apply');
-      expect(k).toEqual(a);
-    }
-  }, T);
+      const lines: string[] = [];
+      for (const [kind, name] of [
+        ['deployment', 'web'],
+        ['service', 'web'],
+        ['configmap', 'settings'],
+      ]) {
+        const a = Object.keys(owned(await liveObject(kind!, name!, nsClient))).sort();
+        const k = Object.keys(owned(await liveObject(kind!, name!, nsOurs))).sort();
+        if (JSON.stringify(a) !== JSON.stringify(k)) lines.push(`${kind} managers: Argo CD client-side ${a.join(', ')}, kubectl-gitops ${k.join(', ')}`);
+      }
+      expect(lines.sort()).toEqual(expectedDifferences('basic/managers-client-side'));
+    },
+    T,
+  );
 
-  it("after Argo CD's default (client-side) sync: Synced and Healthy in both, the fields owned by an Update (C3)", async () => {
-    const synced = await argoSync(clientApp);
-    expect(synced.status?.operationState?.phase).toBe('Succeeded');
-    await rolledOut('web', nsClient);
-    const { argo } = await compare(clientApp, nsClient, 'basic/after-client-side-sync');
-    expect([argo.sync, argo.health]).toEqual(['Synced', 'Healthy']);
-    const lines: string[] = [];
-    for (const [kind, name] of [['deployment', 'web'], ['service', 'web'], ['configmap', 'settings']]) {
-      const a = Object.keys(owned(await liveObject(kind!, name!, nsClient))).sort();
-      const k = Object.keys(owned(await liveObject(kind!, name!, nsOurs))).sort();
-      if (JSON.stringify(a) !== JSON.stringify(k)) lines.push(`${kind} managers: Argo CD client-side ${a.join(', ')}, kubectl-gitops ${k.join(', ')}`);
-    }
-    expect(lines.sort()).toEqual(expectedDifferences('basic/managers-client-side'));
-  }, T);
+  it(
+    'after a scale and a set image by hand: both OutOfSync on the Deployment',
+    async () => {
+      await kubectlOk(['scale', 'deployment/web', '-n', nsOurs, '--replicas=3']);
+      const { argo } = await compare(ourApp, nsOurs, 'basic/after-scale');
+      expect(argo.resources[`apps/Deployment/${nsOurs}/web`]?.status).toBe('OutOfSync');
+      await kubectlOk(['set', 'image', 'deployment/web', '-n', nsOurs, 'web=nginx:1.28']);
+      await rolledOut('web', nsOurs);
+      await compare(ourApp, nsOurs, 'basic/after-set-image');
+    },
+    T,
+  );
 
-  it('after a scale and a set image by hand: both OutOfSync on the Deployment', async () => {
-    await kubectlOk(['scale', 'deployment/web', '-n', nsOurs, '--replicas=3']);
-    const { argo } = await compare(ourApp, nsOurs, 'basic/after-scale');
-    expect(argo.resources[`apps/Deployment/${nsOurs}/web`]?.status).toBe('OutOfSync');
-    await kubectlOk(['set', 'image', 'deployment/web', '-n', nsOurs, 'web=nginx:1.28']);
-    await rolledOut('web', nsOurs);
-    await compare(ourApp, nsOurs, 'basic/after-set-image');
-  }, T);
+  it(
+    'an extra object with the mark: both list it as requiring pruning, and prune lists what Argo CD lists',
+    async () => {
+      await kubectlOk(['apply', '-n', nsOurs, '-f', '-'], {
+        stdin: JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name: 'leftover', annotations: { 'argocd.argoproj.io/tracking-id': `${ourApp}:/ConfigMap:${nsOurs}/leftover` } },
+          data: { a: 'b' },
+        }),
+      });
+      const { argo } = await compare(ourApp, nsOurs, 'basic/after-extra');
+      const argoPrune = Object.entries(argo.resources)
+        .filter(([, r]) => r.requiresPruning)
+        .map(([k]) => k);
+      expect(argoPrune).toEqual([`/ConfigMap/${nsOurs}/leftover`]);
+      const prune = await runPlugin(['prune', ourApp, '--app-namespace', 'argocd', '-o', 'kv']);
+      expect(kvValues(prune.stdout).PRUNE).toEqual(['ConfigMap/leftover']);
+    },
+    T,
+  );
 
-  it('an extra object with the mark: both list it as requiring pruning, and prune lists what Argo CD lists', async () => {
-    await kubectlOk(['apply', '-n', nsOurs, '-f', '-'], {
-      stdin: JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: { name: 'leftover', annotations: { 'argocd.argoproj.io/tracking-id': `${ourApp}:/ConfigMap:${nsOurs}/leftover` } },
-        data: { a: 'b' },
-      }),
-    });
-    const { argo } = await compare(ourApp, nsOurs, 'basic/after-extra');
-    const argoPrune = Object.entries(argo.resources)
-      .filter(([, r]) => r.requiresPruning)
-      .map(([k]) => k);
-    expect(argoPrune).toEqual([`/ConfigMap/${nsOurs}/leftover`]);
-    const prune = await runPlugin(['prune', ourApp, '--app-namespace', 'argocd', '-o', 'kv']);
-    expect(kvValues(prune.stdout).PRUNE).toEqual(['ConfigMap/leftover']);
-  }, T);
-
-  it('a field removed from Git (env) after a sync: both OutOfSync on the Deployment', async () => {
-    // Repair the drift first (kubectl-gitops sync with --prune), so the removed field is the only change.
-    const repaired = await runPlugin(['sync', ourApp, '--app-namespace', 'argocd', '--no-record', '--prune', '--force-conflicts', '-o', 'kv']);
-    expect(repaired.code).toBe(0);
-    await rolledOut('web', nsOurs);
-    const { argo: before } = await compare(ourApp, nsOurs, 'basic/after-repair');
-    expect(before.sync).toBe('Synced');
-    fx.write('app/deployment.yaml', deployment(false));
-    fx.commit('no env');
-    // Both apps read the same repository: the one kubectl-gitops synced, and the one Argo CD synced server-side.
-    const { ours } = await compare(ourApp, nsOurs, 'basic/after-field-removed');
-    expect(ours.resources[`apps/Deployment/${nsOurs}/web`]?.status).toBe('OutOfSync');
-    const { argo } = await compare(argoApp, nsArgo, 'basic/after-field-removed-argo-synced');
-    expect(argo.resources[`apps/Deployment/${nsArgo}/web`]?.status).toBe('OutOfSync');
-    // Argo CD applied this one client-side: both see the removal through last-applied-configuration (the
-    // three-way rule; this suite found the disagreement before main's removed-field fix for client-side objects).
-    const { argo: client } = await compare(clientApp, nsClient, 'basic/after-field-removed-client-side');
-    expect(client.resources[`apps/Deployment/${nsClient}/web`]?.status).toBe('OutOfSync');
-  }, T);
+  it(
+    'a field removed from Git (env) after a sync: both OutOfSync on the Deployment',
+    async () => {
+      // Repair the drift first (kubectl-gitops sync with --prune), so the removed field is the only change.
+      const repaired = await runPlugin(['sync', ourApp, '--app-namespace', 'argocd', '--no-record', '--prune', '--force-conflicts', '-o', 'kv']);
+      expect(repaired.code).toBe(0);
+      await rolledOut('web', nsOurs);
+      const { argo: before } = await compare(ourApp, nsOurs, 'basic/after-repair');
+      expect(before.sync).toBe('Synced');
+      fx.write('app/deployment.yaml', deployment(false));
+      fx.commit('no env');
+      // Both apps read the same repository: the one kubectl-gitops synced, and the one Argo CD synced server-side.
+      const { ours } = await compare(ourApp, nsOurs, 'basic/after-field-removed');
+      expect(ours.resources[`apps/Deployment/${nsOurs}/web`]?.status).toBe('OutOfSync');
+      const { argo } = await compare(argoApp, nsArgo, 'basic/after-field-removed-argo-synced');
+      expect(argo.resources[`apps/Deployment/${nsArgo}/web`]?.status).toBe('OutOfSync');
+      // Argo CD applied this one client-side: both see the removal through last-applied-configuration (the
+      // three-way rule; this suite found the disagreement before main's removed-field fix for client-side objects).
+      const { argo: client } = await compare(clientApp, nsClient, 'basic/after-field-removed-client-side');
+      expect(client.resources[`apps/Deployment/${nsClient}/web`]?.status).toBe('OutOfSync');
+    },
+    T,
+  );
 });

@@ -30,23 +30,27 @@ describe('an empty render through Argo CD and through kubectl-gitops', () => {
     if (ns) await deleteNamespace(ns);
   }, T);
 
-  it('the same verdict, then Argo CD prunes everything where kubectl-gitops refuses', async () => {
-    fx.remove('app/configmap.yaml');
-    fx.commit('nothing left');
-    const { argo, ours } = await bothVerdicts(app);
-    expect(differences(argo, ours, ns)).toEqual(expectedDifferences('empty/verdict'));
-    expect(argo.resources[`/ConfigMap/${ns}/only`]).toMatchObject({ status: 'OutOfSync', requiresPruning: true });
+  it(
+    'the same verdict, then Argo CD prunes everything where kubectl-gitops refuses',
+    async () => {
+      fx.remove('app/configmap.yaml');
+      fx.commit('nothing left');
+      const { argo, ours } = await bothVerdicts(app);
+      expect(differences(argo, ours, ns)).toEqual(expectedDifferences('empty/verdict'));
+      expect(argo.resources[`/ConfigMap/${ns}/only`]).toMatchObject({ status: 'OutOfSync', requiresPruning: true });
 
-    const uid = (await liveObject('configmap', 'only', ns))?.metadata?.uid;
-    const refused = await runPlugin(['sync', app, '--app-namespace', 'argocd', '--no-record', '--prune', '-o', 'kv']);
-    expect((await liveObject('configmap', 'only', ns))?.metadata?.uid).toBe(uid);
-    const argoSynced = await argoSync(app, { prune: true });
-    const gone = (await liveObject('configmap', 'only', ns)) === undefined;
+      const uid = (await liveObject('configmap', 'only', ns))?.metadata?.uid;
+      const refused = await runPlugin(['sync', app, '--app-namespace', 'argocd', '--no-record', '--prune', '-o', 'kv']);
+      expect((await liveObject('configmap', 'only', ns))?.metadata?.uid).toBe(uid);
+      const argoSynced = await argoSync(app, { prune: true });
+      const gone = (await liveObject('configmap', 'only', ns)) === undefined;
 
-    // What each tool did with the same request, as one line; the expected line is the known difference C2.
-    const argoDid = `${argoSynced.status?.operationState?.phase}${gone ? ', deleted ConfigMap/only' : ''}`;
-    const ourDid = refused.code === 4 && kvValues(refused.stdout).REFUSED ? 'refused (exit 4), deleted nothing' : `exit ${refused.code}`;
-    const line = `sync --prune of an empty render: Argo CD ${argoDid}, kubectl-gitops ${ourDid}`;
-    expect([line]).toEqual(expectedDifferences('empty/sync'));
-  }, T);
+      // What each tool did with the same request, as one line; the expected line is the known difference C2.
+      const argoDid = `${argoSynced.status?.operationState?.phase}${gone ? ', deleted ConfigMap/only' : ''}`;
+      const ourDid = refused.code === 4 && kvValues(refused.stdout).REFUSED ? 'refused (exit 4), deleted nothing' : `exit ${refused.code}`;
+      const line = `sync --prune of an empty render: Argo CD ${argoDid}, kubectl-gitops ${ourDid}`;
+      expect([line]).toEqual(expectedDifferences('empty/sync'));
+    },
+    T,
+  );
 });

@@ -88,71 +88,79 @@ describe('handover between kubectl-gitops and Argo CD', () => {
     for (const ns of namespaces) await deleteNamespace(ns);
   }, T);
 
-  it('kubectl-gitops synced it, then Argo CD adopts it: Synced and Healthy at its first reconciliation, nothing recreated', async () => {
-    const ns = await createTestNamespace('conf-to-argo');
-    namespaces.push(ns);
-    const name = `to-argo-${id}`;
-    const app = application({ name, repoURL, path: 'app', namespace: ns });
-    // The app first lives only in a file: no Argo CD sees it while kubectl-gitops syncs.
-    const file = join(fx.root, `${name}.yaml`);
-    writeFileSync(file, JSON.stringify(app));
-    const synced = await runPlugin(['sync', '-f', file, '-o', 'kv']);
-    expect(synced.code).toBe(0);
-    await rolledOut('shop', ns);
-    const before = await uids(ns);
+  it(
+    'kubectl-gitops synced it, then Argo CD adopts it: Synced and Healthy at its first reconciliation, nothing recreated',
+    async () => {
+      const ns = await createTestNamespace('conf-to-argo');
+      namespaces.push(ns);
+      const name = `to-argo-${id}`;
+      const app = application({ name, repoURL, path: 'app', namespace: ns });
+      // The app first lives only in a file: no Argo CD sees it while kubectl-gitops syncs.
+      const file = join(fx.root, `${name}.yaml`);
+      writeFileSync(file, JSON.stringify(app));
+      const synced = await runPlugin(['sync', '-f', file, '-o', 'kv']);
+      expect(synced.code).toBe(0);
+      await rolledOut('shop', ns);
+      const before = await uids(ns);
 
-    await applyApplication(app);
-    const first = await firstReconciliation(name);
-    expect([first.status?.sync?.status, first.status?.health?.status]).toEqual(['Synced', 'Healthy']);
-    expect(argoVerdict(first).resources).toEqual(
-      expect.objectContaining({ [`apps/Deployment/${ns}/shop`]: { status: 'Synced', health: 'Healthy', requiresPruning: false } }),
-    );
+      await applyApplication(app);
+      const first = await firstReconciliation(name);
+      expect([first.status?.sync?.status, first.status?.health?.status]).toEqual(['Synced', 'Healthy']);
+      expect(argoVerdict(first).resources).toEqual(
+        expect.objectContaining({ [`apps/Deployment/${ns}/shop`]: { status: 'Synced', health: 'Healthy', requiresPruning: false } }),
+      );
 
-    // Argo CD's own sync (its default, client-side apply) over what kubectl-gitops applied server-side.
-    const argoSynced = await argoSync(name);
-    expect(argoSynced.status?.operationState?.phase).toBe('Succeeded');
-    expect(await uids(ns)).toEqual(before);
-    const after = await hardRefresh(name);
-    expect([after.status?.sync?.status, after.status?.health?.status]).toEqual(['Synced', 'Healthy']);
-  }, T);
+      // Argo CD's own sync (its default, client-side apply) over what kubectl-gitops applied server-side.
+      const argoSynced = await argoSync(name);
+      expect(argoSynced.status?.operationState?.phase).toBe('Succeeded');
+      expect(await uids(ns)).toEqual(before);
+      const after = await hardRefresh(name);
+      expect([after.status?.sync?.status, after.status?.health?.status]).toEqual(['Synced', 'Healthy']);
+    },
+    T,
+  );
 
-  it('Argo CD synced it: diff and status read Synced, prune lists what Argo CD lists, a kubectl-gitops sync recreates nothing', async () => {
-    const ns = await createTestNamespace('conf-from-argo');
-    namespaces.push(ns);
-    const name = `from-argo-${id}`;
-    await applyApplication(application({ name, repoURL, path: 'app', namespace: ns }));
-    const argoSynced = await argoSync(name);
-    expect(argoSynced.status?.operationState?.phase).toBe('Succeeded');
-    await rolledOut('shop', ns);
+  it(
+    'Argo CD synced it: diff and status read Synced, prune lists what Argo CD lists, a kubectl-gitops sync recreates nothing',
+    async () => {
+      const ns = await createTestNamespace('conf-from-argo');
+      namespaces.push(ns);
+      const name = `from-argo-${id}`;
+      await applyApplication(application({ name, repoURL, path: 'app', namespace: ns }));
+      const argoSynced = await argoSync(name);
+      expect(argoSynced.status?.operationState?.phase).toBe('Succeeded');
+      await rolledOut('shop', ns);
 
-    const diff = await runPlugin(['diff', name, '--app-namespace', 'argocd', '-o', 'kv']);
-    expect(kvValues(diff.stdout).SYNC).toEqual(['Synced']);
-    expect(diff.code).toBe(0);
-    const status = await runPlugin(['status', name, '--app-namespace', 'argocd', '--no-record', '-o', 'kv']);
-    expect(kvValues(status.stdout)).toMatchObject({ SYNC: ['Synced'], HEALTH: ['Healthy'] });
-    const { argo, ours } = await bothVerdicts(name);
-    expect(differences(argo, ours, ns).sort()).toEqual(expectedDifferences('handover/after-argo-sync'));
+      const diff = await runPlugin(['diff', name, '--app-namespace', 'argocd', '-o', 'kv']);
+      expect(kvValues(diff.stdout).SYNC).toEqual(['Synced']);
+      expect(diff.code).toBe(0);
+      const status = await runPlugin(['status', name, '--app-namespace', 'argocd', '--no-record', '-o', 'kv']);
+      expect(kvValues(status.stdout)).toMatchObject({ SYNC: ['Synced'], HEALTH: ['Healthy'] });
+      const { argo, ours } = await bothVerdicts(name);
+      expect(differences(argo, ours, ns).sort()).toEqual(expectedDifferences('handover/after-argo-sync'));
 
-    // Something Argo CD deployed is dropped from Git: both list exactly that object for pruning.
-    fx.remove('app/configmap.yaml');
-    fx.commit('no settings');
-    const pruning = await bothVerdicts(name);
-    expect(differences(pruning.argo, pruning.ours, ns).sort()).toEqual(expectedDifferences('handover/after-removal'));
-    const argoPrune = Object.entries(pruning.argo.resources)
-      .filter(([, r]) => r.requiresPruning)
-      .map(([k]) => k);
-    expect(argoPrune).toEqual([`/ConfigMap/${ns}/shop-settings`]);
-    const prune = await runPlugin(['prune', name, '--app-namespace', 'argocd', '-o', 'kv']);
-    expect(kvValues(prune.stdout).PRUNE).toEqual(['ConfigMap/shop-settings']);
-    fx.write('app/configmap.yaml', manifests['app/configmap.yaml']!);
-    fx.commit('settings back');
+      // Something Argo CD deployed is dropped from Git: both list exactly that object for pruning.
+      fx.remove('app/configmap.yaml');
+      fx.commit('no settings');
+      const pruning = await bothVerdicts(name);
+      expect(differences(pruning.argo, pruning.ours, ns).sort()).toEqual(expectedDifferences('handover/after-removal'));
+      const argoPrune = Object.entries(pruning.argo.resources)
+        .filter(([, r]) => r.requiresPruning)
+        .map(([k]) => k);
+      expect(argoPrune).toEqual([`/ConfigMap/${ns}/shop-settings`]);
+      const prune = await runPlugin(['prune', name, '--app-namespace', 'argocd', '-o', 'kv']);
+      expect(kvValues(prune.stdout).PRUNE).toEqual(['ConfigMap/shop-settings']);
+      fx.write('app/configmap.yaml', manifests['app/configmap.yaml']!);
+      fx.commit('settings back');
 
-    // kubectl-gitops syncs over Argo CD's client-side apply: nothing recreated, Argo CD still reads Synced.
-    const before = await uids(ns);
-    const ourSync = await runPlugin(['sync', name, '--app-namespace', 'argocd', '--no-record', '-o', 'kv']);
-    expect(ourSync.code).toBe(0);
-    expect(await uids(ns)).toEqual(before);
-    const after = await hardRefresh(name);
-    expect([after.status?.sync?.status, after.status?.health?.status]).toEqual(['Synced', 'Healthy']);
-  }, T);
+      // kubectl-gitops syncs over Argo CD's client-side apply: nothing recreated, Argo CD still reads Synced.
+      const before = await uids(ns);
+      const ourSync = await runPlugin(['sync', name, '--app-namespace', 'argocd', '--no-record', '-o', 'kv']);
+      expect(ourSync.code).toBe(0);
+      expect(await uids(ns)).toEqual(before);
+      const after = await hardRefresh(name);
+      expect([after.status?.sync?.status, after.status?.health?.status]).toEqual(['Synced', 'Healthy']);
+    },
+    T,
+  );
 });

@@ -49,17 +49,21 @@ describe('broken Deployments through Argo CD and through kubectl-gitops', () => 
     if (ns) await deleteNamespace(ns);
   }, T);
 
-  it('a pod no node takes, and a Deployment past its progress deadline: the same health and messages', async () => {
-    // The deployment controller marks `late` once its 5 s deadline has passed.
-    await pollFor('the progress deadline of deployment/late', async () => {
-      const d = await liveObject('deployment', 'late', ns);
-      const progressing = (d?.status?.conditions ?? []).find((c: { type: string }) => c.type === 'Progressing');
-      return progressing?.reason === 'ProgressDeadlineExceeded' ? true : undefined;
-    });
-    const { argo, ours } = await bothVerdicts(app);
-    expect(differences(argo, ours, ns).sort()).toEqual(expectedDifferences('health/broken'));
-    expect(argo.resources[`apps/Deployment/${ns}/late`]?.health).toBe('Degraded');
-    expect(argo.resources[`apps/Deployment/${ns}/stuck`]?.health).toBe('Progressing');
-    expect([argo.sync, argo.health]).toEqual(['Synced', 'Degraded']);
-  }, T);
+  it(
+    'a pod no node takes, and a Deployment past its progress deadline: the same health and messages',
+    async () => {
+      // The deployment controller marks `late` once its 5 s deadline has passed.
+      await pollFor('the progress deadline of deployment/late', async () => {
+        const d = await liveObject('deployment', 'late', ns);
+        const progressing = (d?.status?.conditions ?? []).find((c: { type: string }) => c.type === 'Progressing');
+        return progressing?.reason === 'ProgressDeadlineExceeded' ? true : undefined;
+      });
+      const { argo, ours } = await bothVerdicts(app);
+      expect(differences(argo, ours, ns).sort()).toEqual(expectedDifferences('health/broken'));
+      expect(argo.resources[`apps/Deployment/${ns}/late`]?.health).toBe('Degraded');
+      expect(argo.resources[`apps/Deployment/${ns}/stuck`]?.health).toBe('Progressing');
+      expect([argo.sync, argo.health]).toEqual(['Synced', 'Degraded']);
+    },
+    T,
+  );
 });

@@ -66,30 +66,51 @@ describe('lists through Argo CD and through kubectl-gitops', () => {
     if (nsOurs) await deleteNamespace(nsOurs);
   }, T);
 
-  it('after each sync: both Synced', async () => {
-    expect((await argoSync(clientApp)).status?.operationState?.phase).toBe('Succeeded');
-    expect((await runPlugin(['sync', ourApp, '--app-namespace', 'argocd', '--no-record', '-o', 'kv'])).code).toBe(0);
-    for (const [app, ns] of [[clientApp, nsClient], [ourApp, nsOurs]] as const) {
-      const { argo } = await compare(app, ns, 'lists/after-sync');
-      expect(argo.sync).toBe('Synced');
-    }
-  }, T);
+  it(
+    'after each sync: both Synced',
+    async () => {
+      expect((await argoSync(clientApp)).status?.operationState?.phase).toBe('Succeeded');
+      expect((await runPlugin(['sync', ourApp, '--app-namespace', 'argocd', '--no-record', '-o', 'kv'])).code).toBe(0);
+      for (const [app, ns] of [
+        [clientApp, nsClient],
+        [ourApp, nsOurs],
+      ] as const) {
+        const { argo } = await compare(app, ns, 'lists/after-sync');
+        expect(argo.sync).toBe('Synced');
+      }
+    },
+    T,
+  );
 
-  it('a sidecar, an env var and a port added by hand: both Synced, with and without a last-applied configuration', async () => {
-    for (const [app, ns] of [[clientApp, nsClient], [ourApp, nsOurs]] as const) {
-      await patch(ns, containers([{ name: 'proxy', image: 'envoy:1' }]));
-      await kubectlOk(['set', 'env', 'deployment/web', '-n', ns, '-c', 'web', 'DEBUG=1']);
-      await patch(ns, containers([{ name: 'web', ports: [{ containerPort: 9090 }] }]));
-      const { argo, ours } = await compare(app, ns, 'lists/after-hand-additions');
-      expect([argo.sync, ours.sync]).toEqual(['Synced', 'Synced']);
-    }
-  }, T);
+  it(
+    'a sidecar, an env var and a port added by hand: both Synced, with and without a last-applied configuration',
+    async () => {
+      for (const [app, ns] of [
+        [clientApp, nsClient],
+        [ourApp, nsOurs],
+      ] as const) {
+        await patch(ns, containers([{ name: 'proxy', image: 'envoy:1' }]));
+        await kubectlOk(['set', 'env', 'deployment/web', '-n', ns, '-c', 'web', 'DEBUG=1']);
+        await patch(ns, containers([{ name: 'web', ports: [{ containerPort: 9090 }] }]));
+        const { argo, ours } = await compare(app, ns, 'lists/after-hand-additions');
+        expect([argo.sync, ours.sync]).toEqual(['Synced', 'Synced']);
+      }
+    },
+    T,
+  );
 
-  it('an argument added to args (an atomic list): both OutOfSync on the Deployment', async () => {
-    for (const [app, ns] of [[clientApp, nsClient], [ourApp, nsOurs]] as const) {
-      await patch(ns, containers([{ name: 'web', args: ['--a', '--b'] }]));
-      const { argo } = await compare(app, ns, 'lists/after-args');
-      expect(argo.resources[`apps/Deployment/${ns}/web`]?.status).toBe('OutOfSync');
-    }
-  }, T);
+  it(
+    'an argument added to args (an atomic list): both OutOfSync on the Deployment',
+    async () => {
+      for (const [app, ns] of [
+        [clientApp, nsClient],
+        [ourApp, nsOurs],
+      ] as const) {
+        await patch(ns, containers([{ name: 'web', args: ['--a', '--b'] }]));
+        const { argo } = await compare(app, ns, 'lists/after-args');
+        expect(argo.resources[`apps/Deployment/${ns}/web`]?.status).toBe('OutOfSync');
+      }
+    },
+    T,
+  );
 });

@@ -83,41 +83,51 @@ describe('ignoreDifferences, Prune=false and IgnoreExtraneous through Argo CD an
     if (ns) await deleteNamespace(ns);
   }, T);
 
-  it('drift on ignored fields (jsonPointers, jqPathExpressions, managedFieldsManagers): both Synced', async () => {
-    await kubectlOk(['scale', 'deployment/api', '-n', ns, '--replicas=2']);
-    await kubectlOk(['set', 'image', 'deployment/api', '-n', ns, 'api=nginx:1.28']);
-    await kubectlOk(['apply', '--server-side', '--force-conflicts', '--field-manager=conformance-editor', '-n', ns, '-f', '-'], {
-      stdin: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'tuning' }, data: { level: '9' } }),
-    });
-    await rolledOut('api', ns);
-    const { argo } = await compare('options/ignored-drift');
-    expect(argo.sync).toBe('Synced');
-  }, T);
+  it(
+    'drift on ignored fields (jsonPointers, jqPathExpressions, managedFieldsManagers): both Synced',
+    async () => {
+      await kubectlOk(['scale', 'deployment/api', '-n', ns, '--replicas=2']);
+      await kubectlOk(['set', 'image', 'deployment/api', '-n', ns, 'api=nginx:1.28']);
+      await kubectlOk(['apply', '--server-side', '--force-conflicts', '--field-manager=conformance-editor', '-n', ns, '-f', '-'], {
+        stdin: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'tuning' }, data: { level: '9' } }),
+      });
+      await rolledOut('api', ns);
+      const { argo } = await compare('options/ignored-drift');
+      expect(argo.sync).toBe('Synced');
+    },
+    T,
+  );
 
-  it('an extra object with IgnoreExtraneous: requires pruning, yet the app stays Synced in both, and in `diff`', async () => {
-    await extra('tolerated', { 'argocd.argoproj.io/compare-options': 'IgnoreExtraneous' });
-    const { argo } = await compare('options/ignore-extraneous');
-    expect(argo.sync).toBe('Synced');
-    expect(argo.resources[`/ConfigMap/${ns}/tolerated`]).toMatchObject({ status: 'OutOfSync', requiresPruning: true });
-    const diff = await runPlugin(['diff', app, '--app-namespace', 'argocd', '-o', 'kv']);
-    expect(kvValues(diff.stdout).SYNC).toEqual(['Synced']);
-    expect(diff.code).toBe(0);
-  }, T);
+  it(
+    'an extra object with IgnoreExtraneous: requires pruning, yet the app stays Synced in both, and in `diff`',
+    async () => {
+      await extra('tolerated', { 'argocd.argoproj.io/compare-options': 'IgnoreExtraneous' });
+      const { argo } = await compare('options/ignore-extraneous');
+      expect(argo.sync).toBe('Synced');
+      expect(argo.resources[`/ConfigMap/${ns}/tolerated`]).toMatchObject({ status: 'OutOfSync', requiresPruning: true });
+      const diff = await runPlugin(['diff', app, '--app-namespace', 'argocd', '-o', 'kv']);
+      expect(kvValues(diff.stdout).SYNC).toEqual(['Synced']);
+      expect(diff.code).toBe(0);
+    },
+    T,
+  );
 
-  it('an extra object with Prune=false as well: the same verdicts, and prune lists what Argo CD lists', async () => {
-    await extra('kept', { 'argocd.argoproj.io/sync-options': 'Prune=false' });
-    const { argo } = await compare('options/prune-false');
-    expect(argo.resources[`/ConfigMap/${ns}/kept`]).toMatchObject({ status: 'OutOfSync', requiresPruning: true });
-    const argoPrune = Object.entries(argo.resources)
-      .filter(([, r]) => r.requiresPruning)
-      .map(([k]) => k.split('/').pop())
-      .sort();
-    expect(argoPrune).toEqual(['kept', 'tolerated']);
-    const prune = kvValues((await runPlugin(['prune', app, '--app-namespace', 'argocd', '-o', 'kv'])).stdout);
-    const ours = [...(prune.PRUNE ?? []), ...(prune.PRUNE_SKIPPED ?? []).map((l) => l.split(' ')[0]!)]
-      .map((k) => k.split('/').pop())
-      .sort();
-    expect(ours).toEqual(argoPrune);
-    expect(prune.PRUNE_SKIPPED?.[0]).toMatch(/^ConfigMap\/kept /);
-  }, T);
+  it(
+    'an extra object with Prune=false as well: the same verdicts, and prune lists what Argo CD lists',
+    async () => {
+      await extra('kept', { 'argocd.argoproj.io/sync-options': 'Prune=false' });
+      const { argo } = await compare('options/prune-false');
+      expect(argo.resources[`/ConfigMap/${ns}/kept`]).toMatchObject({ status: 'OutOfSync', requiresPruning: true });
+      const argoPrune = Object.entries(argo.resources)
+        .filter(([, r]) => r.requiresPruning)
+        .map(([k]) => k.split('/').pop())
+        .sort();
+      expect(argoPrune).toEqual(['kept', 'tolerated']);
+      const prune = kvValues((await runPlugin(['prune', app, '--app-namespace', 'argocd', '-o', 'kv'])).stdout);
+      const ours = [...(prune.PRUNE ?? []), ...(prune.PRUNE_SKIPPED ?? []).map((l) => l.split(' ')[0]!)].map((k) => k.split('/').pop()).sort();
+      expect(ours).toEqual(argoPrune);
+      expect(prune.PRUNE_SKIPPED?.[0]).toMatch(/^ConfigMap\/kept /);
+    },
+    T,
+  );
 });

@@ -103,18 +103,22 @@ describe('rendered sources through Argo CD and through kubectl-gitops', () => {
     ['shop', 'the example app (directory)'],
     ['kustomize', 'a Kustomize source'],
     ['helm', 'a Helm chart'],
-  ])('%s: %s synced by kubectl-gitops reads Synced and Healthy in Argo CD, resource by resource', async (path) => {
-    const ns = await createTestNamespace(`conf-render-${path}`);
-    namespaces.push(ns);
-    const name = `render-${path}-${id}`;
-    await applyApplication(application({ name, repoURL, path, namespace: ns }));
-    const synced = await runPlugin(['sync', name, '--app-namespace', 'argocd', '--no-record', '-o', 'kv']);
-    expect(synced.code).toBe(0);
-    const status = await runPlugin(['status', name, '--app-namespace', 'argocd', '--no-record', '--wait', '--timeout', '90s', '-o', 'kv']);
-    expect(status.code).toBe(0);
-    const { argo, ours } = await bothVerdicts(name);
-    expect(differences(argo, ours, ns).sort()).toEqual(expectedDifferences(`render/${path}`));
-    expect([argo.sync, argo.health]).toEqual(['Synced', 'Healthy']);
-    expect(Object.keys(argo.resources).length).toBeGreaterThanOrEqual(2);
-  }, T);
+  ])(
+    '%s: %s synced by kubectl-gitops reads Synced and Healthy in Argo CD, resource by resource',
+    async (path) => {
+      const ns = await createTestNamespace(`conf-render-${path}`);
+      namespaces.push(ns);
+      const name = `render-${path}-${id}`;
+      await applyApplication(application({ name, repoURL, path, namespace: ns }));
+      const synced = await runPlugin(['sync', name, '--app-namespace', 'argocd', '--no-record', '-o', 'kv']);
+      expect(synced.code).toBe(0);
+      const status = await runPlugin(['status', name, '--app-namespace', 'argocd', '--no-record', '--wait', '--timeout', '90s', '-o', 'kv']);
+      expect(status.code).toBe(0);
+      const { argo, ours } = await bothVerdicts(name);
+      expect(differences(argo, ours, ns).sort()).toEqual(expectedDifferences(`render/${path}`));
+      expect([argo.sync, argo.health]).toEqual(['Synced', 'Healthy']);
+      expect(Object.keys(argo.resources).length).toBeGreaterThanOrEqual(2);
+    },
+    T,
+  );
 });

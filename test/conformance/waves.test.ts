@@ -11,8 +11,7 @@ import { expectedDifferences } from './support/known-differences.js';
 const T = 240_000;
 
 const object = (kind: 'ConfigMap' | 'Secret' | 'Service', name: string, annotations: Record<string, string>) => {
-  const body =
-    kind === 'Service' ? 'spec:\n  selector: {app: none}\n  ports: [{port: 80}]\n' : kind === 'Secret' ? 'stringData:\n  k: v\n' : 'data:\n  k: v\n';
+  const body = kind === 'Service' ? 'spec:\n  selector: {app: none}\n  ports: [{port: 80}]\n' : kind === 'Secret' ? 'stringData:\n  k: v\n' : 'data:\n  k: v\n';
   const notes = Object.entries(annotations)
     .map(([k, v]) => `    ${k}: "${v}"\n`)
     .join('');
@@ -52,29 +51,36 @@ describe('the order of a sync with hooks and waves', () => {
     for (const ns of namespaces) await deleteNamespace(ns);
   }, T);
 
-  it('both create the hooks and the waves in the same order, and read each other Synced', async () => {
-    const repoURL = pathToFileURL(fx.repo).href;
-    const nsArgo = await createTestNamespace('conf-waves-a');
-    const nsOurs = await createTestNamespace('conf-waves-k');
-    namespaces.push(nsArgo, nsOurs);
-    const argoApp = `waves-a-${id}`;
-    const ourApp = `waves-k-${id}`;
-    await applyApplication(application({ name: argoApp, repoURL, path: 'app', namespace: nsArgo }));
-    await applyApplication(application({ name: ourApp, repoURL, path: 'app', namespace: nsOurs }));
+  it(
+    'both create the hooks and the waves in the same order, and read each other Synced',
+    async () => {
+      const repoURL = pathToFileURL(fx.repo).href;
+      const nsArgo = await createTestNamespace('conf-waves-a');
+      const nsOurs = await createTestNamespace('conf-waves-k');
+      namespaces.push(nsArgo, nsOurs);
+      const argoApp = `waves-a-${id}`;
+      const ourApp = `waves-k-${id}`;
+      await applyApplication(application({ name: argoApp, repoURL, path: 'app', namespace: nsArgo }));
+      await applyApplication(application({ name: ourApp, repoURL, path: 'app', namespace: nsOurs }));
 
-    expect((await argoSync(argoApp)).status?.operationState?.phase).toBe('Succeeded');
-    const ours = await runPlugin(['sync', ourApp, '--app-namespace', 'argocd', '--no-record', '-o', 'kv']);
-    expect(ours.code).toBe(0);
+      expect((await argoSync(argoApp)).status?.operationState?.phase).toBe('Succeeded');
+      const ours = await runPlugin(['sync', ourApp, '--app-namespace', 'argocd', '--no-record', '-o', 'kv']);
+      expect(ours.code).toBe(0);
 
-    const argoOrder = await creationOrder(nsArgo);
-    expect(argoOrder[0]).toBe('ConfigMap/pre');
-    expect(argoOrder.at(-1)).toBe('ConfigMap/post');
-    expect(await creationOrder(nsOurs)).toEqual(argoOrder);
-    for (const [app, ns] of [[argoApp, nsArgo], [ourApp, nsOurs]] as const) {
-      const { argo, ours: our } = await bothVerdicts(app);
-      expect(differences(argo, our, ns).sort()).toEqual(expectedDifferences('waves/after-sync'));
-      expect(argo.sync).toBe('Synced');
-      expect(argo.hooks).toEqual([`/ConfigMap/${ns}/post`, `/ConfigMap/${ns}/pre`]);
-    }
-  }, T);
+      const argoOrder = await creationOrder(nsArgo);
+      expect(argoOrder[0]).toBe('ConfigMap/pre');
+      expect(argoOrder.at(-1)).toBe('ConfigMap/post');
+      expect(await creationOrder(nsOurs)).toEqual(argoOrder);
+      for (const [app, ns] of [
+        [argoApp, nsArgo],
+        [ourApp, nsOurs],
+      ] as const) {
+        const { argo, ours: our } = await bothVerdicts(app);
+        expect(differences(argo, our, ns).sort()).toEqual(expectedDifferences('waves/after-sync'));
+        expect(argo.sync).toBe('Synced');
+        expect(argo.hooks).toEqual([`/ConfigMap/${ns}/post`, `/ConfigMap/${ns}/pre`]);
+      }
+    },
+    T,
+  );
 });

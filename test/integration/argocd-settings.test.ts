@@ -24,7 +24,10 @@ function app(name: string, manifests: string): { app: string; desired: string } 
   mkdirSync(desired, { recursive: true });
   writeFileSync(join(desired, 'all.yaml'), manifests);
   const file = join(dir, 'app.yaml');
-  writeFileSync(file, applicationYaml({ name, namespace: cp, spec: { source: { repoURL: 'https://git.example.com/x.git', path: '.' }, destination: inCluster(ns) } }));
+  writeFileSync(
+    file,
+    applicationYaml({ name, namespace: cp, spec: { source: { repoURL: 'https://git.example.com/x.git', path: '.' }, destination: inCluster(ns) } }),
+  );
   return { app: file, desired };
 }
 
@@ -36,8 +39,13 @@ function plugin(cmd: string, a: { app: string; desired: string }, ...extra: stri
   return runPlugin([cmd, '-f', a.app, '--desired', a.desired, '--argocd-namespace', cp, ...extra]);
 }
 
-async function handMade(name: string, meta: { labels?: Record<string, string>; annotations?: Record<string, string>; ownerReferences?: unknown[] }): Promise<void> {
-  await kubectlOk(['create', '-f', '-'], { stdin: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, ...meta }, data: { hand: 'made' } }) });
+async function handMade(
+  name: string,
+  meta: { labels?: Record<string, string>; annotations?: Record<string, string>; ownerReferences?: unknown[] },
+): Promise<void> {
+  await kubectlOk(['create', '-f', '-'], {
+    stdin: JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, ...meta }, data: { hand: 'made' } }),
+  });
 }
 
 beforeAll(async () => {
@@ -70,7 +78,10 @@ describe('label tracking (argocd-cm in the control-plane namespace)', () => {
   it('prune finds exactly what label tracking finds: the label names the app, no self-reference, no owner', async () => {
     const a1 = await getJson('configmap', 'lbl-a', ns);
     await handMade('lbl-copied', { labels: { [LABEL]: 'lbl' } }); // Argo CD takes it for the app's: the label cannot say which object it was put on
-    await handMade('lbl-owned', { labels: { [LABEL]: 'lbl' }, ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'lbl-a', uid: a1.metadata.uid }] });
+    await handMade('lbl-owned', {
+      labels: { [LABEL]: 'lbl' },
+      ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'lbl-a', uid: a1.metadata.uid }],
+    });
     await handMade('lbl-other', { labels: { [LABEL]: 'another-app' } });
     await handMade('lbl-annotated', { annotations: { [TID]: `lbl:/ConfigMap:${ns}/lbl-annotated` } });
     writeFileSync(join(a.desired, 'all.yaml'), cm('lbl-a'));
@@ -95,7 +106,10 @@ describe('annotation+label tracking and the installation id (--argocd-cm FILE)',
   let cmFile: string;
   beforeAll(() => {
     cmFile = join(root, 'argocd-cm-al.yaml');
-    writeFileSync(cmFile, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm}\ndata:\n  application.resourceTrackingMethod: annotation+label\n  installationID: inst-1\n');
+    writeFileSync(
+      cmFile,
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm}\ndata:\n  application.resourceTrackingMethod: annotation+label\n  installationID: inst-1\n',
+    );
     a = app('al', cm('al-a') + cm('al-b'));
   });
 
@@ -108,7 +122,7 @@ describe('annotation+label tracking and the installation id (--argocd-cm FILE)',
     expect((await plugin('diff', a, '--argocd-cm', cmFile)).code).toBe(0);
   });
 
-  it('prune goes by the annotation of this installation: a label alone, or another installation\'s mark, is not ours', async () => {
+  it("prune goes by the annotation of this installation: a label alone, or another installation's mark, is not ours", async () => {
     await handMade('al-label-only', { labels: { [LABEL]: 'al' } });
     await handMade('al-no-installation', { annotations: { [TID]: `al:/ConfigMap:${ns}/al-no-installation` } });
     await handMade('al-other-installation', { annotations: { [TID]: `al:/ConfigMap:${ns}/al-other-installation`, [IID]: 'inst-2' } });
@@ -122,18 +136,26 @@ describe('annotation+label tracking and the installation id (--argocd-cm FILE)',
 });
 
 describe('a system-wide ignore rule from argocd-cm', () => {
-  it('is merged with the Application\'s rules: the ignored field is reported, never drift', async () => {
+  it("is merged with the Application's rules: the ignored field is reported, never drift", async () => {
     const cmFile = join(root, 'argocd-cm-ignore.yaml');
-    writeFileSync(cmFile, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm}\ndata:\n  resource.customizations.ignoreDifferences.ConfigMap: |\n    jsonPointers:\n    - /data/tuned\n');
+    writeFileSync(
+      cmFile,
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm}\ndata:\n  resource.customizations.ignoreDifferences.ConfigMap: |\n    jsonPointers:\n    - /data/tuned\n',
+    );
     const a = app('ign', cm('ign-a', { v: '1', tuned: 'low' }));
     expect((await plugin('sync', a, '--argocd-cm', cmFile)).code).toBe(0);
     await kubectlOk(['patch', 'configmap', 'ign-a', '-n', ns, '--type=merge', '-p', '{"data":{"tuned":"high"}}']);
     const withRule = await plugin('diff', a, '--argocd-cm', cmFile, '-o', 'kv');
     expect(withRule.code).toBe(0);
     expect(withRule.stdout).toContain('IGNORED=ConfigMap/ign-a data.tuned');
-    const json = JSON.parse((await plugin('diff', a, '--argocd-cm', cmFile, '-o', 'json')).stdout) as { objects: { key: { name: string }; fields: { path: string; verdict: string; rule?: { source?: string } }[] }[] };
+    const json = JSON.parse((await plugin('diff', a, '--argocd-cm', cmFile, '-o', 'json')).stdout) as {
+      objects: { key: { name: string }; fields: { path: string; verdict: string; rule?: { source?: string } }[] }[];
+    };
     const field = json.objects.find((o) => o.key.name === 'ign-a')?.fields.find((f) => f.path === 'data.tuned');
-    expect(field).toMatchObject({ verdict: 'ignored', rule: { type: 'jsonPointers', value: '/data/tuned', source: `${cmFile} resource.customizations.ignoreDifferences.ConfigMap` } });
+    expect(field).toMatchObject({
+      verdict: 'ignored',
+      rule: { type: 'jsonPointers', value: '/data/tuned', source: `${cmFile} resource.customizations.ignoreDifferences.ConfigMap` },
+    });
     // Without the settings the same live change is drift.
     const without = await runPlugin(['diff', '-f', a.app, '--desired', a.desired, '--argocd-namespace', `${cp}-none`]);
     expect(without.code).toBe(1);
@@ -193,7 +215,10 @@ spec:
       `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm}\ndata:\n  resource.customizations.health.${group}_Widget: |\n${widgetHealth.map((l) => `    ${l}`).join('\n')}\n  resource.customizations.health.${group}_Looper: |\n    while true do end\n`,
     );
     const widget = (name: string) => `apiVersion: ${group}/v1\nkind: Widget\nmetadata: {name: ${name}}\nspec: {size: 1}\n---\n`;
-    a = app('lua', widget('w-running') + widget('w-failed') + widget('w-pending') + `apiVersion: ${group}/v1\nkind: Looper\nmetadata: {name: forever}\nspec: {}\n`);
+    a = app(
+      'lua',
+      widget('w-running') + widget('w-failed') + widget('w-pending') + `apiVersion: ${group}/v1\nkind: Looper\nmetadata: {name: forever}\nspec: {}\n`,
+    );
     expect((await plugin('sync', a, '--argocd-cm', cmFile)).code).toBe(0);
     await kubectlOk(['patch', `widgets.${group}`, 'w-running', '-n', ns, '--type=merge', '-p', '{"status":{"phase":"Running"}}']);
     await kubectlOk(['patch', `widgets.${group}`, 'w-failed', '-n', ns, '--type=merge', '-p', '{"status":{"phase":"Failed","reason":"out of sprockets"}}']);
@@ -207,7 +232,10 @@ spec:
     const started = Date.now();
     const res = await plugin('status', a, '--argocd-cm', cmFile, '-o', 'json');
     expect(res.code).toBe(0);
-    const report = JSON.parse(res.stdout) as { resources: { kind: string; name: string; health?: { status: string; message: string } }[]; health: { status: string } };
+    const report = JSON.parse(res.stdout) as {
+      resources: { kind: string; name: string; health?: { status: string; message: string } }[];
+      health: { status: string };
+    };
     const health = Object.fromEntries(report.resources.map((r) => [r.name, r.health]));
     expect(health['w-running']).toEqual({ status: 'Healthy', message: 'widget w-running runs' });
     expect(health['w-failed']).toEqual({ status: 'Degraded', message: 'out of sprockets' });
@@ -229,7 +257,9 @@ spec:
     expect(res.code).toBe(3);
     const lines = res.stdout.trimEnd().split('\n');
     expect(lines.filter((l) => l.startsWith('WAVE='))).toEqual(['WAVE=Sync 0 failed', 'WAVE=Sync 1 not-run']);
-    expect(lines.filter((l) => l.startsWith('FAILED='))).toEqual(['FAILED=Sync/lua-wave-failed operation: Widget/lua-wave-failed is Degraded: out of sprockets (wave 0 of Sync)']);
+    expect(lines.filter((l) => l.startsWith('FAILED='))).toEqual([
+      'FAILED=Sync/lua-wave-failed operation: Widget/lua-wave-failed is Degraded: out of sprockets (wave 0 of Sync)',
+    ]);
     expect((await kubectl(['get', 'configmap', 'lua-wave-failed-after', '-n', ns, '--ignore-not-found', '-o', 'name'])).stdout.trim()).toBe('');
     // Without the check the widget has no health of its own (Argo CD: healthy): the sync goes on.
     const noChecks = join(root, 'argocd-cm-no-checks.yaml');
@@ -239,11 +269,16 @@ spec:
     const running = waves('lua-wave-running', 'Running');
     const ok = await plugin('sync', running, '--argocd-cm', cmFile, '-o', 'kv', '--timeout', '1m');
     expect(ok.code).toBe(0);
-    expect(ok.stdout.trimEnd().split('\n').filter((l) => l.startsWith('WAVE='))).toEqual(['WAVE=Sync 0 done', 'WAVE=Sync 1 done']);
+    expect(
+      ok.stdout
+        .trimEnd()
+        .split('\n')
+        .filter((l) => l.startsWith('WAVE=')),
+    ).toEqual(['WAVE=Sync 0 done', 'WAVE=Sync 1 done']);
     await getJson('configmap', 'lua-wave-running-after', ns);
   });
 
-  it('the same checks from a --lua-dir library in Argo CD\'s layout', async () => {
+  it("the same checks from a --lua-dir library in Argo CD's layout", async () => {
     const lib = join(root, 'lib', 'resource_customizations', group, 'Widget');
     mkdirSync(lib, { recursive: true });
     writeFileSync(join(lib, 'health.lua'), 'return { status = "Suspended", message = "from the library: " .. obj.metadata.name }');
@@ -288,10 +323,14 @@ spec:
     for (const value of ['none', 'crd']) {
       const res = await plugin('diff', st, '--argocd-cm', option(value), '-o', 'json');
       expect([value, res.code]).toEqual([value, 1]);
-      const report = JSON.parse(res.stdout) as { objects: { key: { name: string }; fields: { path: string; desired?: unknown; live?: unknown; verdict: string; owners: { manager: string }[] }[] }[] };
+      const report = JSON.parse(res.stdout) as {
+        objects: { key: { name: string }; fields: { path: string; desired?: unknown; live?: unknown; verdict: string; owners: { manager: string }[] }[] }[];
+      };
       const fields = report.objects.find((o) => o.key.name === 'w-declared')?.fields ?? [];
       // kubectl patch took the field over: another manager's, so a conflict, as for any other field.
-      expect(fields.map((f) => [f.path, f.desired, f.live, f.verdict, f.owners.map((o) => o.manager)])).toEqual([['status.phase', 'Running', 'Failed', 'conflict', ['kubectl-patch']]]);
+      expect(fields.map((f) => [f.path, f.desired, f.live, f.verdict, f.owners.map((o) => o.manager)])).toEqual([
+        ['status.phase', 'Running', 'Failed', 'conflict', ['kubectl-patch']],
+      ]);
     }
     // status agrees with diff.
     const status = await plugin('status', st, '--argocd-cm', option('none'), '-o', 'kv');

@@ -4,17 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ManagedFieldsEntry } from '../../src/model/object.js';
 import { apiRequest } from './support/api.js';
-import {
-  applyArgs,
-  applyYaml,
-  createTestNamespace,
-  deleteNamespace,
-  getJson,
-  kubectl,
-  kubectlOk,
-  repoRoot,
-  waitFor,
-} from './support/index.js';
+import { applyArgs, applyYaml, createTestNamespace, deleteNamespace, getJson, kubectl, kubectlOk, repoRoot, waitFor } from './support/index.js';
 
 interface Condition {
   type: string;

@@ -23,11 +23,7 @@ async function kubectlComplete(words: string[]) {
 
 beforeAll(async () => {
   await applyYaml(
-    apps
-      .map((name) =>
-        applicationYaml({ name, spec: { destination: inCluster('default'), source: { repoURL: 'file:///unused', path: '.' } } }),
-      )
-      .join('---\n'),
+    apps.map((name) => applicationYaml({ name, spec: { destination: inCluster('default'), source: { repoURL: 'file:///unused', path: '.' } } })).join('---\n'),
   );
 });
 
@@ -35,12 +31,14 @@ afterAll(async () => {
   await kubectlOk(['delete', 'applications.argoproj.io', '-n', 'argocd', ...apps, '--ignore-not-found']);
 });
 
-it('completes the plugin\'s commands', async () => {
+it("completes the plugin's commands", async () => {
   expect(await kubectlComplete(['gitops', 'st'])).toEqual({ values: ['status'], directive: ':4' });
-  expect((await kubectlComplete(['gitops', ''])).values).toEqual(expect.arrayContaining(['diff', 'sync', 'prune', 'status', 'normalize', 'version', 'completion']));
+  expect((await kubectlComplete(['gitops', ''])).values).toEqual(
+    expect.arrayContaining(['diff', 'sync', 'prune', 'status', 'normalize', 'version', 'completion']),
+  );
 });
 
-it('completes a command\'s flags and their values', async () => {
+it("completes a command's flags and their values", async () => {
   expect((await kubectlComplete(['gitops', 'diff', '--req'])).values).toEqual(['--request-timeout']);
   expect((await kubectlComplete(['gitops', 'normalize', '-o', ''])).values).toEqual(['yaml', 'json']);
   const namespaces = (await kubectlComplete(['gitops', 'diff', '-n', 'kube-'])).values;
@@ -69,12 +67,20 @@ describe('the zsh and fish scripts in their shells, over the real kubectl-gitops
     writeFileSync(file, r.stdout);
     return file;
   };
-  const lines = (out: string) => out.split('\n').filter((l) => l !== '').map((l) => l.split('\t')[0]);
+  const lines = (out: string) =>
+    out
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => l.split('\t')[0]);
 
   it('zsh (compsys, through a pseudo-terminal): commands, flags, output modes and Application names', async () => {
     const file = await script('zsh');
     const zsh = async (line: string) => {
-      const r = await run('zsh', ['-f', join(repoRoot, 'test', 'support', 'zsh-complete.zsh'), file, line], { env: { PATH: path, TERM: 'dumb' }, timeoutMs: 60_000, cwd: work.dir });
+      const r = await run('zsh', ['-f', join(repoRoot, 'test', 'support', 'zsh-complete.zsh'), file, line], {
+        env: { PATH: path, TERM: 'dumb' },
+        timeoutMs: 60_000,
+        cwd: work.dir,
+      });
       expect(r.code).toBe(0);
       return lines(r.stdout).sort();
     };

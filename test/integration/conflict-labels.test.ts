@@ -18,7 +18,10 @@ beforeAll(async () => {
   const dir = join(root, 'desired');
   mkdirSync(dir);
   writeFileSync(join(root, 'app.yaml'), applicationYaml({ name: 'shop', spec: { destination: inCluster(ns) } }));
-  writeFileSync(join(dir, 'settings.yaml'), `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  labels: {app.kubernetes.io/part-of: shop, app.kubernetes.io/name: settings}\ndata: {mode: fast}\n`);
+  writeFileSync(
+    join(dir, 'settings.yaml'),
+    `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  labels: {app.kubernetes.io/part-of: shop, app.kubernetes.io/name: settings}\ndata: {mode: fast}\n`,
+  );
   args = ['-f', join(root, 'app.yaml'), '--desired', dir];
   const first = await runPlugin(['sync', ...args, '-o', 'kv']);
   expect(first.stdout).toBe('APPLIED=1\n');
@@ -32,7 +35,10 @@ afterAll(async () => {
 test('diff --server-side: the refused label is the diff row, a conflict, named the same in json and kv', async () => {
   const res = await runPlugin(['diff', ...args, '--server-side', '-o', 'json']);
   expect(res.code).toBe(1);
-  const report = JSON.parse(res.stdout) as { conflicts: { path: string; field: string; manager: string }[]; objects: { fields: { path: string; verdict: string; owners: { manager: string }[] }[] }[] };
+  const report = JSON.parse(res.stdout) as {
+    conflicts: { path: string; field: string; manager: string }[];
+    objects: { fields: { path: string; verdict: string; owners: { manager: string }[] }[] }[];
+  };
   expect(report.conflicts.map((c) => [c.path, c.field, c.manager])).toEqual([[LABEL, '.metadata.labels.app.kubernetes.io/part-of', 'kubectl-label']]);
   expect(report.objects.flatMap((o) => o.fields.map((f) => [f.path, f.verdict]))).toEqual([[LABEL, 'conflict']]);
   const kv = await runPlugin(['diff', ...args, '--server-side', '-o', 'kv']);

@@ -44,10 +44,20 @@ test('diff --server-side previews the conflict: field, manager, live and desired
   const before = await getJson('deployment', 'web', ns);
   const res = await runPlugin(['diff', ...args, '--server-side', '-o', 'json']);
   expect(res.code).toBe(1);
-  const report = JSON.parse(res.stdout) as { serverSide: boolean; conflicts: { path: string; field: string; manager: string; live: unknown; desired: unknown }[] };
+  const report = JSON.parse(res.stdout) as {
+    serverSide: boolean;
+    conflicts: { path: string; field: string; manager: string; live: unknown; desired: unknown }[];
+  };
   expect(report.serverSide).toBe(true);
   expect(report.conflicts).toEqual([
-    { key: { group: 'apps', kind: 'Deployment', namespace: ns, name: 'web' }, path: IMAGE, field: '.spec.template.spec.containers[name="web"].image', manager: 'kubectl-set', live: 'registry.local/web:2-manual', desired: 'registry.local/web:1' },
+    {
+      key: { group: 'apps', kind: 'Deployment', namespace: ns, name: 'web' },
+      path: IMAGE,
+      field: '.spec.template.spec.containers[name="web"].image',
+      manager: 'kubectl-set',
+      live: 'registry.local/web:2-manual',
+      desired: 'registry.local/web:1',
+    },
   ]);
   const kv = await runPlugin(['diff', ...args, '--server-side', '-o', 'kv']);
   expect(kv.stdout).toContain(`CONFLICT=Deployment/web ${IMAGE} kubectl-set`);
@@ -56,14 +66,18 @@ test('diff --server-side previews the conflict: field, manager, live and desired
   // The spec was not written (status updates by the deployment controller do not bump the generation).
   const after = await getJson('deployment', 'web', ns);
   expect(after.metadata.generation).toBe(before.metadata.generation);
-  expect(after.metadata.managedFields?.find((m) => m.manager === 'argocd-controller')).toEqual(before.metadata.managedFields?.find((m) => m.manager === 'argocd-controller'));
+  expect(after.metadata.managedFields?.find((m) => m.manager === 'argocd-controller')).toEqual(
+    before.metadata.managedFields?.find((m) => m.manager === 'argocd-controller'),
+  );
 });
 
 test('sync --no-force-conflicts does not apply the conflicting object, names the field and manager, exits 3; sync takes it back', async () => {
   const res = await runPlugin(['sync', ...args, '--no-force-conflicts', '-o', 'kv']);
   expect(res.code).toBe(3);
   const why = 'the server-side dry-run found 1 field(s) owned by kubectl-set, and fields are not taken back (--no-force-conflicts)';
-  expect(res.stdout).toBe(`APPLIED=0\nCONFLICT=Deployment/web ${IMAGE} kubectl-set\nSTOPPED=${why}\nNEXT_COMMAND=kubectl gitops sync ${args.join(' ')} -o kv --kubeconfig ${kubeconfigPath()}\n`);
+  expect(res.stdout).toBe(
+    `APPLIED=0\nCONFLICT=Deployment/web ${IMAGE} kubectl-set\nSTOPPED=${why}\nNEXT_COMMAND=kubectl gitops sync ${args.join(' ')} -o kv --kubeconfig ${kubeconfigPath()}\n`,
+  );
   const live = await getJson<KubeObject & { spec: { template: { spec: { containers: { image: string }[] } } } }>('deployment', 'web', ns);
   expect(live.spec.template.spec.containers[0]!.image).toBe('registry.local/web:2-manual');
   // A sync takes it back by default (as Argo CD's) and says from whom.

@@ -120,224 +120,281 @@ describe('kubectl gitops dashboard in a browser', () => {
     expect(stderr).not.toMatch(/warning/);
   });
 
-  it('lists both apps with their sync and health badges, revision and destination', async () => {
-    await page.goto(`${url.origin}/?token=${token}`);
-    const row = (app: string) => page.locator(`tr[data-app="${ns}/${app}"]`);
-    // The pods start on kwok nodes after the sync: the list turns Healthy live.
-    await row('shop').locator('[data-health="Healthy"]').waitFor({ timeout: 90_000 });
-    await row('shop').locator('[data-sync="Synced"]').waitFor();
-    await row('broken').locator('[data-health="Progressing"]').waitFor({ timeout: 60_000 });
-    await row('broken').locator('[data-sync="Synced"]').waitFor();
-    expect(await row('shop').locator('[data-health]').textContent()).toBe('♥ Healthy');
-    expect(await row('shop').textContent()).toContain(`https://kubernetes.default.svc (${ns})`);
-    expect(await row('shop').locator('td.mono').textContent()).toMatch(/^[0-9a-f]{7}$/);
-    await page.fill('#filter', 'team=infra');
-    expect(await page.locator('tbody tr').count()).toBe(1);
-    expect(await page.locator('tbody tr').getAttribute('data-app')).toBe(`${ns}/broken`);
-    await page.fill('#filter', '');
-    await page.screenshot({ path: join(SCREENSHOTS, 'dashboard-list.png'), fullPage: true });
-  }, TIMEOUT);
+  it(
+    'lists both apps with their sync and health badges, revision and destination',
+    async () => {
+      await page.goto(`${url.origin}/?token=${token}`);
+      const row = (app: string) => page.locator(`tr[data-app="${ns}/${app}"]`);
+      // The pods start on kwok nodes after the sync: the list turns Healthy live.
+      await row('shop').locator('[data-health="Healthy"]').waitFor({ timeout: 90_000 });
+      await row('shop').locator('[data-sync="Synced"]').waitFor();
+      await row('broken').locator('[data-health="Progressing"]').waitFor({ timeout: 60_000 });
+      await row('broken').locator('[data-sync="Synced"]').waitFor();
+      expect(await row('shop').locator('[data-health]').textContent()).toBe('♥ Healthy');
+      expect(await row('shop').textContent()).toContain(`https://kubernetes.default.svc (${ns})`);
+      expect(await row('shop').locator('td.mono').textContent()).toMatch(/^[0-9a-f]{7}$/);
+      await page.fill('#filter', 'team=infra');
+      expect(await page.locator('tbody tr').count()).toBe(1);
+      expect(await page.locator('tbody tr').getAttribute('data-app')).toBe(`${ns}/broken`);
+      await page.fill('#filter', '');
+      await page.screenshot({ path: join(SCREENSHOTS, 'dashboard-list.png'), fullPage: true });
+    },
+    TIMEOUT,
+  );
 
-  it('draws the app as Application → Deployment → ReplicaSet → Pod, each with its health', async () => {
-    await page.goto(appUrl('shop'));
-    await page.locator('#map g.node.health-healthy[data-node]').first().waitFor();
-    const nodes = await page.$$eval('#map g.node', (gs) => gs.map((g) => ({ id: g.getAttribute('data-node'), cls: g.getAttribute('class'), title: g.querySelector('title')?.textContent ?? '' })));
-    const find = (re: RegExp) => nodes.find((n) => re.test(n.title.split('\n')[0]!));
-    expect(find(/^Application\/shop$/)?.cls).toContain('health-healthy');
-    expect(find(/^Deployment\/web$/)?.cls).toBe('node health-healthy sync-synced');
-    expect(find(/^ReplicaSet\/web-[a-z0-9]+$/)?.cls).toBe('node health-healthy');
-    expect(find(/^Pod\/web-[a-z0-9]+-[a-z0-9]+$/)?.cls).toBe('node health-healthy');
-    expect(find(/^ConfigMap\/settings$/)?.title).toContain('Synced');
-    expect(find(/^Secret\/creds$/)).toBeDefined();
-    // The edges: the page's data names each node's parent.
-    const view = JSON.parse((await api(`/api/apps/${ns}/shop`)).body) as { nodes: { id: string; kind: string; parent?: string }[] };
-    const byKind = (k: string) => view.nodes.find((n) => n.kind === k)!;
-    expect(byKind('Pod').parent).toBe(byKind('ReplicaSet').id);
-    expect(byKind('ReplicaSet').parent).toBe(byKind('Deployment').id);
-    expect(byKind('Deployment').parent).toBe('app');
-    // Left to right: each level in a column further right.
-    const x = async (title: RegExp) => {
-      const id = find(title)!.id!;
-      return (await page.locator(`#map g.node[data-node="${id}"] rect`).first().getAttribute('x')) ?? '';
-    };
-    expect(Number(await x(/^ReplicaSet\//))).toBeGreaterThan(Number(await x(/^Deployment\//)));
-    expect(Number(await x(/^Pod\//))).toBeGreaterThan(Number(await x(/^ReplicaSet\//)));
-    await page.screenshot({ path: join(SCREENSHOTS, 'dashboard-app.png'), fullPage: true });
-  }, TIMEOUT);
+  it(
+    'draws the app as Application → Deployment → ReplicaSet → Pod, each with its health',
+    async () => {
+      await page.goto(appUrl('shop'));
+      await page.locator('#map g.node.health-healthy[data-node]').first().waitFor();
+      const nodes = await page.$$eval('#map g.node', (gs) =>
+        gs.map((g) => ({ id: g.getAttribute('data-node'), cls: g.getAttribute('class'), title: g.querySelector('title')?.textContent ?? '' })),
+      );
+      const find = (re: RegExp) => nodes.find((n) => re.test(n.title.split('\n')[0]!));
+      expect(find(/^Application\/shop$/)?.cls).toContain('health-healthy');
+      expect(find(/^Deployment\/web$/)?.cls).toBe('node health-healthy sync-synced');
+      expect(find(/^ReplicaSet\/web-[a-z0-9]+$/)?.cls).toBe('node health-healthy');
+      expect(find(/^Pod\/web-[a-z0-9]+-[a-z0-9]+$/)?.cls).toBe('node health-healthy');
+      expect(find(/^ConfigMap\/settings$/)?.title).toContain('Synced');
+      expect(find(/^Secret\/creds$/)).toBeDefined();
+      // The edges: the page's data names each node's parent.
+      const view = JSON.parse((await api(`/api/apps/${ns}/shop`)).body) as { nodes: { id: string; kind: string; parent?: string }[] };
+      const byKind = (k: string) => view.nodes.find((n) => n.kind === k)!;
+      expect(byKind('Pod').parent).toBe(byKind('ReplicaSet').id);
+      expect(byKind('ReplicaSet').parent).toBe(byKind('Deployment').id);
+      expect(byKind('Deployment').parent).toBe('app');
+      // Left to right: each level in a column further right.
+      const x = async (title: RegExp) => {
+        const id = find(title)!.id!;
+        return (await page.locator(`#map g.node[data-node="${id}"] rect`).first().getAttribute('x')) ?? '';
+      };
+      expect(Number(await x(/^ReplicaSet\//))).toBeGreaterThan(Number(await x(/^Deployment\//)));
+      expect(Number(await x(/^Pod\//))).toBeGreaterThan(Number(await x(/^ReplicaSet\//)));
+      await page.screenshot({ path: join(SCREENSHOTS, 'dashboard-app.png'), fullPage: true });
+    },
+    TIMEOUT,
+  );
 
-  it("shows a Deployment no node accepts as Progressing, with the scheduler's reason", async () => {
-    await page.goto(appUrl('broken'));
-    const reason = page.locator('#reason');
-    await reason.waitFor();
-    expect(await reason.textContent()).toMatch(SCHEDULER);
-    expect(await reason.textContent()).toMatch(/^Reason: Pod\/broken-[a-z0-9]+-[a-z0-9]+: Unschedulable/);
-    const worst = await page.$$eval('#map g.node.worst title', (ts) => ts.map((t) => t.textContent?.split('\n')[0]));
-    expect(worst).toEqual(expect.arrayContaining(['Application/broken', 'Deployment/broken']));
-    expect(worst.some((t) => /^Pod\/broken-/.test(t ?? ''))).toBe(true);
-    await page.screenshot({ path: join(SCREENSHOTS, 'dashboard-broken.png'), fullPage: true });
-  }, TIMEOUT);
+  it(
+    "shows a Deployment no node accepts as Progressing, with the scheduler's reason",
+    async () => {
+      await page.goto(appUrl('broken'));
+      const reason = page.locator('#reason');
+      await reason.waitFor();
+      expect(await reason.textContent()).toMatch(SCHEDULER);
+      expect(await reason.textContent()).toMatch(/^Reason: Pod\/broken-[a-z0-9]+-[a-z0-9]+: Unschedulable/);
+      const worst = await page.$$eval('#map g.node.worst title', (ts) => ts.map((t) => t.textContent?.split('\n')[0]));
+      expect(worst).toEqual(expect.arrayContaining(['Application/broken', 'Deployment/broken']));
+      expect(worst.some((t) => /^Pod\/broken-/.test(t ?? ''))).toBe(true);
+      await page.screenshot({ path: join(SCREENSHOTS, 'dashboard-broken.png'), fullPage: true });
+    },
+    TIMEOUT,
+  );
 
-  it('turns the node OutOfSync live after kubectl set image and kubectl scale, naming the owners in its field table', async () => {
-    await page.goto(appUrl('shop'));
-    const deploymentNode = page.locator('#map g.node[data-node]', { has: page.locator('title', { hasText: /^Deployment\/web\n/ }) });
-    await deploymentNode.waitFor();
-    expect(await deploymentNode.getAttribute('class')).toContain('sync-synced');
-    await page.evaluate(() => ((globalThis as unknown as { notReloaded: boolean }).notReloaded = true));
-    const started = Date.now();
-    await kubectlOk(['set', 'image', 'deployment/web', '-n', ns, 'web=registry.local/web:1.0.1']);
-    await page.locator('#map g.node.sync-outofsync', { has: page.locator('title', { hasText: /^Deployment\/web\n/ }) }).waitFor({ timeout: 20_000 });
-    const seconds = (Date.now() - started) / 1000;
-    expect(await page.evaluate(() => (globalThis as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
-    expect(await page.locator('[data-sync]').first().getAttribute('data-sync')).toBe('OutOfSync');
-    await page.locator('#map g.node', { has: page.locator('title', { hasText: /^Deployment\/web\n/ }) }).click();
-    const image = page.locator('#fields tr', { hasText: 'spec.template.spec.containers[name=web].image' });
-    await image.waitFor();
-    expect(await image.locator('td').allTextContents()).toEqual([
-      'spec.template.spec.containers[name=web].image',
-      '"registry.local/web:1.0.0"',
-      '"registry.local/web:1.0.1"',
-      expect.stringMatching(/^kubectl-set \(Update, \d+s\)$/),
-      expect.stringMatching(/^(drift|conflict)$/),
-    ]);
-    await kubectlOk(['scale', 'deployment/web', '-n', ns, '--replicas=2']);
-    // The open details follow the live update too.
-    const replicas = page.locator('#fields tr', { hasText: 'spec.replicas' });
-    await replicas.waitFor({ timeout: 20_000 });
-    expect(await replicas.locator('td.owners').textContent()).toMatch(/^kubectl(-scale)? \(Update\/scale/);
-    expect(await page.evaluate(() => (globalThis as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
-    await page.screenshot({ path: join(SCREENSHOTS, 'dashboard-drift.png'), fullPage: true });
-    expect(seconds).toBeLessThan(20);
-  }, TIMEOUT);
+  it(
+    'turns the node OutOfSync live after kubectl set image and kubectl scale, naming the owners in its field table',
+    async () => {
+      await page.goto(appUrl('shop'));
+      const deploymentNode = page.locator('#map g.node[data-node]', { has: page.locator('title', { hasText: /^Deployment\/web\n/ }) });
+      await deploymentNode.waitFor();
+      expect(await deploymentNode.getAttribute('class')).toContain('sync-synced');
+      await page.evaluate(() => ((globalThis as unknown as { notReloaded: boolean }).notReloaded = true));
+      const started = Date.now();
+      await kubectlOk(['set', 'image', 'deployment/web', '-n', ns, 'web=registry.local/web:1.0.1']);
+      await page.locator('#map g.node.sync-outofsync', { has: page.locator('title', { hasText: /^Deployment\/web\n/ }) }).waitFor({ timeout: 20_000 });
+      const seconds = (Date.now() - started) / 1000;
+      expect(await page.evaluate(() => (globalThis as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+      expect(await page.locator('[data-sync]').first().getAttribute('data-sync')).toBe('OutOfSync');
+      await page.locator('#map g.node', { has: page.locator('title', { hasText: /^Deployment\/web\n/ }) }).click();
+      const image = page.locator('#fields tr', { hasText: 'spec.template.spec.containers[name=web].image' });
+      await image.waitFor();
+      expect(await image.locator('td').allTextContents()).toEqual([
+        'spec.template.spec.containers[name=web].image',
+        '"registry.local/web:1.0.0"',
+        '"registry.local/web:1.0.1"',
+        expect.stringMatching(/^kubectl-set \(Update, \d+s\)$/),
+        expect.stringMatching(/^(drift|conflict)$/),
+      ]);
+      await kubectlOk(['scale', 'deployment/web', '-n', ns, '--replicas=2']);
+      // The open details follow the live update too.
+      const replicas = page.locator('#fields tr', { hasText: 'spec.replicas' });
+      await replicas.waitFor({ timeout: 20_000 });
+      expect(await replicas.locator('td.owners').textContent()).toMatch(/^kubectl(-scale)? \(Update\/scale/);
+      expect(await page.evaluate(() => (globalThis as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+      await page.screenshot({ path: join(SCREENSHOTS, 'dashboard-drift.png'), fullPage: true });
+      expect(seconds).toBeLessThan(20);
+    },
+    TIMEOUT,
+  );
 
-  it('never shows a Secret value: not in the page, its YAML, its field table or any API response', async () => {
-    await page.goto(appUrl('shop'));
-    await kubectlOk(['patch', 'secret', 'creds', '-n', ns, '--type', 'merge', '-p', JSON.stringify({ data: { password: HAND_B64 } })]);
-    const secretNode = page.locator('#map g.node.sync-outofsync', { has: page.locator('title', { hasText: /^Secret\/creds\n/ }) });
-    await secretNode.waitFor({ timeout: 20_000 });
-    await secretNode.click();
-    await page.locator('#yaml', { hasText: 'kind: Secret' }).waitFor();
-    expect(await page.locator('#yaml').textContent()).toMatch(/password: "?\+{8,}"?/);
-    // The drifted field is there, its two values as different masks.
-    const row = page.locator('#fields tr', { hasText: 'data.password' });
-    await row.waitFor();
-    const cells = await row.locator('td').allTextContents();
-    expect(cells[1]).toMatch(/^"\+{8,}"$/);
-    expect(cells[2]).toMatch(/^"\+{8,}"$/);
-    expect(cells[1]).not.toBe(cells[2]);
-    const bodies = [await page.content(), (await api('/api/apps')).body, (await api(`/api/apps/${ns}/shop`)).body];
-    const view = JSON.parse(bodies[2]!) as { nodes: { id: string }[] };
-    for (const n of view.nodes) bodies.push((await api(`/api/apps/${ns}/shop/nodes/${n.id}`)).body);
-    expect(bodies.length).toBeGreaterThan(6);
-    for (const b of bodies) {
-      for (const value of [SECRET_VALUE, SECRET_B64, HAND_VALUE, HAND_B64]) expect(b).not.toContain(value);
-    }
-  }, TIMEOUT);
+  it(
+    'never shows a Secret value: not in the page, its YAML, its field table or any API response',
+    async () => {
+      await page.goto(appUrl('shop'));
+      await kubectlOk(['patch', 'secret', 'creds', '-n', ns, '--type', 'merge', '-p', JSON.stringify({ data: { password: HAND_B64 } })]);
+      const secretNode = page.locator('#map g.node.sync-outofsync', { has: page.locator('title', { hasText: /^Secret\/creds\n/ }) });
+      await secretNode.waitFor({ timeout: 20_000 });
+      await secretNode.click();
+      await page.locator('#yaml', { hasText: 'kind: Secret' }).waitFor();
+      expect(await page.locator('#yaml').textContent()).toMatch(/password: "?\+{8,}"?/);
+      // The drifted field is there, its two values as different masks.
+      const row = page.locator('#fields tr', { hasText: 'data.password' });
+      await row.waitFor();
+      const cells = await row.locator('td').allTextContents();
+      expect(cells[1]).toMatch(/^"\+{8,}"$/);
+      expect(cells[2]).toMatch(/^"\+{8,}"$/);
+      expect(cells[1]).not.toBe(cells[2]);
+      const bodies = [await page.content(), (await api('/api/apps')).body, (await api(`/api/apps/${ns}/shop`)).body];
+      const view = JSON.parse(bodies[2]!) as { nodes: { id: string }[] };
+      for (const n of view.nodes) bodies.push((await api(`/api/apps/${ns}/shop/nodes/${n.id}`)).body);
+      expect(bodies.length).toBeGreaterThan(6);
+      for (const b of bodies) {
+        for (const value of [SECRET_VALUE, SECRET_B64, HAND_VALUE, HAND_B64]) expect(b).not.toContain(value);
+      }
+    },
+    TIMEOUT,
+  );
 
-  it('answers 403 without the token, with a wrong one, and to a foreign Host header', async () => {
-    for (const path of ['/', '/api/apps', `/api/apps/${ns}/shop`, '/api/events']) {
-      const res = await raw(url, path);
-      expect([path, res.status]).toEqual([path, 403]);
-      expect(res.body).not.toContain('shop');
-    }
-    expect((await raw(url, `/api/apps?token=${'0'.repeat(48)}`)).status).toBe(403);
-    const rebinding = await raw(url, `/api/apps?token=${token}`, `attacker.example:${url.port}`);
-    expect(rebinding.status).toBe(403);
-    expect(rebinding.body).not.toContain(ns);
-    expect((await raw(url, `/api/apps?token=${token}`, `localhost:${url.port}`)).status).toBe(200);
-    // In the browser too: the page without its token is refused.
-    const res = await page.goto(`${url.origin}/`);
-    expect(res?.status()).toBe(403);
-  }, TIMEOUT);
+  it(
+    'answers 403 without the token, with a wrong one, and to a foreign Host header',
+    async () => {
+      for (const path of ['/', '/api/apps', `/api/apps/${ns}/shop`, '/api/events']) {
+        const res = await raw(url, path);
+        expect([path, res.status]).toEqual([path, 403]);
+        expect(res.body).not.toContain('shop');
+      }
+      expect((await raw(url, `/api/apps?token=${'0'.repeat(48)}`)).status).toBe(403);
+      const rebinding = await raw(url, `/api/apps?token=${token}`, `attacker.example:${url.port}`);
+      expect(rebinding.status).toBe(403);
+      expect(rebinding.body).not.toContain(ns);
+      expect((await raw(url, `/api/apps?token=${token}`, `localhost:${url.port}`)).status).toBe(200);
+      // In the browser too: the page without its token is refused.
+      const res = await page.goto(`${url.origin}/`);
+      expect(res?.status()).toBe(403);
+    },
+    TIMEOUT,
+  );
 
-  it('warns when told to listen beyond loopback, and stops cleanly on SIGTERM', async () => {
-    const child = spawn(pluginPath, ['dashboard', '--app-namespace', ns, '--address', '0.0.0.0'], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on('data', (c: Buffer) => {
-        out += c.toString();
-        if (/^Dashboard: /m.test(out)) resolve();
-      });
-      void exited.then((code) => reject(new Error(`exited ${code}: ${err}`)));
-    });
-    expect(out).toMatch(/^Dashboard: http:\/\/0\.0\.0\.0:\d+\/\?token=[0-9a-f]{48}\n$/);
-    expect(err).toMatch(/^warning: listening on 0\.0\.0\.0, not loopback: other machines can reach this dashboard/m);
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
-  }, TIMEOUT);
-
-  it('shows only the apps named, says which one does not exist, and --open hands the URL to xdg-open', async () => {
-    const bin = tempDir('dashboard-open');
-    const opened = join(bin, 'opened');
-    writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`);
-    chmodSync(join(bin, 'xdg-open'), 0o755);
-    const env = childEnv();
-    const child = spawn(pluginPath, ['dashboard', 'shop', 'nope', '--app-namespace', ns, '--open'], { env: { ...env, PATH: `${bin}:${env.PATH ?? ''}` }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    try {
-      const printed = await new Promise<string>((resolve, reject) => {
+  it(
+    'warns when told to listen beyond loopback, and stops cleanly on SIGTERM',
+    async () => {
+      const child = spawn(pluginPath, ['dashboard', '--app-namespace', ns, '--address', '0.0.0.0'], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      await new Promise<void>((resolve, reject) => {
         child.stdout.on('data', (c: Buffer) => {
           out += c.toString();
-          const m = /^Dashboard: (\S+)$/m.exec(out);
-          if (m) resolve(m[1]!);
+          if (/^Dashboard: /m.test(out)) resolve();
         });
         void exited.then((code) => reject(new Error(`exited ${code}: ${err}`)));
       });
-      const own = new URL(printed);
-      expect(await waitFor(() => existsSync(opened) && readFileSync(opened, 'utf8'), { what: 'xdg-open called', timeoutMs: 10_000 })).toBe(printed);
-      const list = JSON.parse((await raw(own, `/api/apps?token=${own.searchParams.get('token') ?? ''}`)).body) as { apps: { id: string; error?: string }[] };
-      expect(list.apps.map((a) => a.id).sort()).toEqual([`${ns}/nope`, `${ns}/shop`]);
-      expect(list.apps.find((a) => a.id === `${ns}/nope`)?.error).toBe(`Application nope not found in namespace ${ns}`);
-      expect(own.searchParams.get('token')).not.toBe(token);
-    } finally {
+      expect(out).toMatch(/^Dashboard: http:\/\/0\.0\.0\.0:\d+\/\?token=[0-9a-f]{48}\n$/);
+      expect(err).toMatch(/^warning: listening on 0\.0\.0\.0, not loopback: other machines can reach this dashboard/m);
       child.kill('SIGTERM');
-      await exited;
-    }
-  }, TIMEOUT);
+      expect(await exited).toBe(0);
+    },
+    TIMEOUT,
+  );
 
-  it('is read-only: a refresh compares again and writes nothing, not even the Application\'s status', async () => {
-    const rv = async () => (JSON.parse(await kubectlOk(['get', 'application', 'shop', '-n', ns, '-o', 'json'])) as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
-    const before = await rv();
-    const comparedAt = async () => (JSON.parse((await api(`/api/apps/${ns}/shop`)).body) as { row: { comparedAt: string } }).row.comparedAt;
-    const first = await comparedAt();
-    const post = await new Promise<number>((resolve, reject) => {
-      const req = request({ host: url.hostname, port: url.port, method: 'POST', path: `/api/apps/${ns}/shop/refresh?token=${token}` }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
+  it(
+    'shows only the apps named, says which one does not exist, and --open hands the URL to xdg-open',
+    async () => {
+      const bin = tempDir('dashboard-open');
+      const opened = join(bin, 'opened');
+      writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s' "$1" > '${opened}'\n`);
+      chmodSync(join(bin, 'xdg-open'), 0o755);
+      const env = childEnv();
+      const child = spawn(pluginPath, ['dashboard', 'shop', 'nope', '--app-namespace', ns, '--open'], {
+        env: { ...env, PATH: `${bin}:${env.PATH ?? ''}` },
+        stdio: ['ignore', 'pipe', 'pipe'],
       });
-      req.on('error', reject);
-      req.end();
-    });
-    expect(post).toBe(202);
-    await waitFor(async () => (await comparedAt()) !== first, { what: 'a new comparison', timeoutMs: 30_000 });
-    expect(await rv()).toBe(before);
-  }, TIMEOUT);
+      let out = '';
+      let err = '';
+      child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      try {
+        const printed = await new Promise<string>((resolve, reject) => {
+          child.stdout.on('data', (c: Buffer) => {
+            out += c.toString();
+            const m = /^Dashboard: (\S+)$/m.exec(out);
+            if (m) resolve(m[1]!);
+          });
+          void exited.then((code) => reject(new Error(`exited ${code}: ${err}`)));
+        });
+        const own = new URL(printed);
+        expect(await waitFor(() => existsSync(opened) && readFileSync(opened, 'utf8'), { what: 'xdg-open called', timeoutMs: 10_000 })).toBe(printed);
+        const list = JSON.parse((await raw(own, `/api/apps?token=${own.searchParams.get('token') ?? ''}`)).body) as { apps: { id: string; error?: string }[] };
+        expect(list.apps.map((a) => a.id).sort()).toEqual([`${ns}/nope`, `${ns}/shop`]);
+        expect(list.apps.find((a) => a.id === `${ns}/nope`)?.error).toBe(`Application nope not found in namespace ${ns}`);
+        expect(own.searchParams.get('token')).not.toBe(token);
+      } finally {
+        child.kill('SIGTERM');
+        await exited;
+      }
+    },
+    TIMEOUT,
+  );
 
-  it('lists an Application created while it runs, compared, and drops it when deleted, without a reload', async () => {
-    fx.write('apps/late/late.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: late}\ndata: {a: b}\n');
-    fx.commit('late');
-    await page.goto(`${url.origin}/?token=${token}`);
-    await page.locator(`tr[data-app="${ns}/shop"]`).waitFor();
-    await page.evaluate(() => ((globalThis as unknown as { notReloaded: boolean }).notReloaded = true));
-    await applyYaml(applicationYaml({ name: 'late', namespace: ns, spec: { source: { repoURL: fx.repo, path: 'apps/late', targetRevision: 'main' }, destination: inCluster(ns) } }));
-    // Never synced: its ConfigMap is missing, so it is OutOfSync (and Missing: nothing of it is live).
-    await page.locator(`tr[data-app="${ns}/late"] [data-sync="OutOfSync"]`).waitFor({ timeout: 20_000 });
-    expect(await page.locator(`tr[data-app="${ns}/late"] [data-health]`).getAttribute('data-health')).toBe('Missing');
-    await kubectlOk(['delete', 'application', 'late', '-n', ns]);
-    await page.locator(`tr[data-app="${ns}/late"]`).waitFor({ state: 'detached', timeout: 20_000 });
-    expect(await page.evaluate(() => (globalThis as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
-  }, TIMEOUT);
+  it(
+    "is read-only: a refresh compares again and writes nothing, not even the Application's status",
+    async () => {
+      const rv = async () =>
+        (JSON.parse(await kubectlOk(['get', 'application', 'shop', '-n', ns, '-o', 'json'])) as { metadata: { resourceVersion: string } }).metadata
+          .resourceVersion;
+      const before = await rv();
+      const comparedAt = async () => (JSON.parse((await api(`/api/apps/${ns}/shop`)).body) as { row: { comparedAt: string } }).row.comparedAt;
+      const first = await comparedAt();
+      const post = await new Promise<number>((resolve, reject) => {
+        const req = request({ host: url.hostname, port: url.port, method: 'POST', path: `/api/apps/${ns}/shop/refresh?token=${token}` }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(post).toBe(202);
+      await waitFor(async () => (await comparedAt()) !== first, { what: 'a new comparison', timeoutMs: 30_000 });
+      expect(await rv()).toBe(before);
+    },
+    TIMEOUT,
+  );
 
-  it('shows a new commit in the source without a reload (re-compared on --interval)', async () => {
-    await page.goto(`${url.origin}/?token=${token}`);
-    await page.locator(`tr[data-app="${ns}/broken"] [data-sync="Synced"]`).waitFor();
-    fx.write('apps/broken/extra.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: broken-extra}\ndata: {a: b}\n');
-    fx.commit('v2');
-    await page.locator(`tr[data-app="${ns}/broken"] [data-sync="OutOfSync"]`).waitFor({ timeout: 30_000 });
-  }, TIMEOUT);
+  it(
+    'lists an Application created while it runs, compared, and drops it when deleted, without a reload',
+    async () => {
+      fx.write('apps/late/late.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: late}\ndata: {a: b}\n');
+      fx.commit('late');
+      await page.goto(`${url.origin}/?token=${token}`);
+      await page.locator(`tr[data-app="${ns}/shop"]`).waitFor();
+      await page.evaluate(() => ((globalThis as unknown as { notReloaded: boolean }).notReloaded = true));
+      await applyYaml(
+        applicationYaml({
+          name: 'late',
+          namespace: ns,
+          spec: { source: { repoURL: fx.repo, path: 'apps/late', targetRevision: 'main' }, destination: inCluster(ns) },
+        }),
+      );
+      // Never synced: its ConfigMap is missing, so it is OutOfSync (and Missing: nothing of it is live).
+      await page.locator(`tr[data-app="${ns}/late"] [data-sync="OutOfSync"]`).waitFor({ timeout: 20_000 });
+      expect(await page.locator(`tr[data-app="${ns}/late"] [data-health]`).getAttribute('data-health')).toBe('Missing');
+      await kubectlOk(['delete', 'application', 'late', '-n', ns]);
+      await page.locator(`tr[data-app="${ns}/late"]`).waitFor({ state: 'detached', timeout: 20_000 });
+      expect(await page.evaluate(() => (globalThis as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'shows a new commit in the source without a reload (re-compared on --interval)',
+    async () => {
+      await page.goto(`${url.origin}/?token=${token}`);
+      await page.locator(`tr[data-app="${ns}/broken"] [data-sync="Synced"]`).waitFor();
+      fx.write('apps/broken/extra.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: broken-extra}\ndata: {a: b}\n');
+      fx.commit('v2');
+      await page.locator(`tr[data-app="${ns}/broken"] [data-sync="OutOfSync"]`).waitFor({ timeout: 30_000 });
+    },
+    TIMEOUT,
+  );
 });

@@ -103,7 +103,11 @@ test('hand-made drift: diff names the image field and its manager, and the ignor
   expect(lines.filter((l) => l.startsWith('DRIFT='))).toEqual([`DRIFT=Deployment/orders ${IMAGE}`]);
 
   const json = await runPlugin(['diff', ...appArgs, '-o', 'json']);
-  const report = JSON.parse(json.stdout) as { schemaVersion: number; sync: string; objects: { key: { name: string }; fields: { path: string; verdict: string; desired?: unknown; live?: unknown; owners: { manager: string }[] }[] }[] };
+  const report = JSON.parse(json.stdout) as {
+    schemaVersion: number;
+    sync: string;
+    objects: { key: { name: string }; fields: { path: string; verdict: string; desired?: unknown; live?: unknown; owners: { manager: string }[] }[] }[];
+  };
   expect(report.schemaVersion).toBe(1);
   expect(report.sync).toBe('OutOfSync');
   const fields = report.objects.find((o) => o.key.name === 'orders')!.fields;
@@ -120,7 +124,11 @@ test('sync heals the image (naming the manager it was taken from) and leaves rep
   expect(lines[0]).toBe('APPLIED=2');
   expect(lines).toContain(`HEALED=Deployment/orders ${IMAGE} kubectl-set`);
   expect(lines.some((l) => l.startsWith('IGNORED=Deployment/orders spec.replicas '))).toBe(true);
-  const deploy = await getJson<KubeObject & { spec: { replicas: number; template: { spec: { containers: { image: string }[] } } } }>('deployment', 'orders', ns);
+  const deploy = await getJson<KubeObject & { spec: { replicas: number; template: { spec: { containers: { image: string }[] } } } }>(
+    'deployment',
+    'orders',
+    ns,
+  );
   expect(deploy.spec.template.spec.containers[0]!.image).toBe('registry.local/orders:1.0.0');
   expect(deploy.spec.replicas).toBe(5);
   expect(deploy.metadata.managedFields?.some((m) => m.manager === 'kubectl-set' && JSON.stringify(m.fieldsV1 ?? {}).includes('f:image'))).toBe(false);
@@ -142,7 +150,8 @@ test('a mark removed by hand is drift (as Argo CD compares the marked target): d
 
 test('prune lists only self-referencing marks of this app on root objects; Prune=false is listed as skipped', async () => {
   const mark = (name: string) => `${ns}_shop:/ConfigMap:${ns}/${name}`;
-  const cm = (name: string, annotations: Record<string, string> = {}) => JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, annotations }, data: { x: '1' } });
+  const cm = (name: string, annotations: Record<string, string> = {}) =>
+    JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, annotations }, data: { x: '1' } });
   await applyYaml(cm('leftover', { [TID]: mark('leftover') }));
   await applyYaml(cm('by-hand'));
   await applyYaml(cm('billing-config', { [TID]: `billing:/ConfigMap:${ns}/billing-config` }));
@@ -162,7 +171,11 @@ test('prune lists only self-referencing marks of this app on root objects; Prune
   expect(res.code).toBe(0);
   expect(kv(res.stdout)).toEqual(['PRUNE=ConfigMap/leftover', 'PRUNE_SKIPPED=ConfigMap/keep-me annotated argocd.argoproj.io/sync-options: Prune=false']);
 
-  const json = JSON.parse((await runPlugin(['prune', ...appArgs, '-o', 'json'])).stdout) as { schemaVersion: number; entries: { name: string; outcome: string; uid?: string }[]; notOwned: { kind: string; name: string; reason: string }[] };
+  const json = JSON.parse((await runPlugin(['prune', ...appArgs, '-o', 'json'])).stdout) as {
+    schemaVersion: number;
+    entries: { name: string; outcome: string; uid?: string }[];
+    notOwned: { kind: string; name: string; reason: string }[];
+  };
   expect(json.schemaVersion).toBe(1);
   const reasons = Object.fromEntries(json.notOwned.map((n) => [`${n.kind}/${n.name}`, n.reason]));
   expect(reasons['ConfigMap/billing-config']).toBe('tracked by application billing');

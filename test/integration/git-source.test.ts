@@ -67,59 +67,79 @@ describe('desired state from a Git revision (sync and status)', () => {
     if (namespace) await deleteNamespace(namespace);
   }, TEST_TIMEOUT_MS);
 
-  it('syncs what a tag names, and status shows the resolved commit', async () => {
-    const file = appFile('apps/shop', 'v1');
-    const res = await runPlugin(['sync', '-f', file, '-o', 'json']);
-    expect(res.code).toBe(0);
-    const report = JSON.parse(res.stdout) as { revision?: string; applied: number };
-    expect(report.revision).toBe(v1);
-    expect(report.applied).toBe(2);
-    expect((await liveConfigMap(namespace, 'a'))?.color).toBe('v1');
-    expect((await liveConfigMap(namespace, 'b'))?.color).toBe('v1');
-    const status = await runPlugin(['status', '-f', file, '-o', 'json']);
-    expect(JSON.parse(status.stdout)).toMatchObject({ source: { targetRevision: 'v1', revision: v1 } });
-  }, TEST_TIMEOUT_MS);
+  it(
+    'syncs what a tag names, and status shows the resolved commit',
+    async () => {
+      const file = appFile('apps/shop', 'v1');
+      const res = await runPlugin(['sync', '-f', file, '-o', 'json']);
+      expect(res.code).toBe(0);
+      const report = JSON.parse(res.stdout) as { revision?: string; applied: number };
+      expect(report.revision).toBe(v1);
+      expect(report.applied).toBe(2);
+      expect((await liveConfigMap(namespace, 'a'))?.color).toBe('v1');
+      expect((await liveConfigMap(namespace, 'b'))?.color).toBe('v1');
+      const status = await runPlugin(['status', '-f', file, '-o', 'json']);
+      expect(JSON.parse(status.stdout)).toMatchObject({ source: { targetRevision: 'v1', revision: v1 } });
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it('--revision overrides targetRevision; the branch tip prunes what it no longer declares', async () => {
-    const res = await runPlugin(['sync', '-f', appFile('apps/shop', 'v1'), '--revision', 'main', '--prune', '-o', 'json']);
-    expect(res.code).toBe(0);
-    expect((JSON.parse(res.stdout) as { revision?: string }).revision).toBe(tip);
-    expect((await liveConfigMap(namespace, 'a'))?.color).toBe('v2');
-    expect(await liveConfigMap(namespace, 'b')).toBeUndefined();
-  }, TEST_TIMEOUT_MS);
+  it(
+    '--revision overrides targetRevision; the branch tip prunes what it no longer declares',
+    async () => {
+      const res = await runPlugin(['sync', '-f', appFile('apps/shop', 'v1'), '--revision', 'main', '--prune', '-o', 'json']);
+      expect(res.code).toBe(0);
+      expect((JSON.parse(res.stdout) as { revision?: string }).revision).toBe(tip);
+      expect((await liveConfigMap(namespace, 'a'))?.color).toBe('v2');
+      expect(await liveConfigMap(namespace, 'b')).toBeUndefined();
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it('a revision that does not exist, or a path missing at that revision: exit 2, nothing applied or pruned', async () => {
-    const before = await liveConfigMap(namespace, 'a');
-    expect(before).toBeDefined();
-    const noRev = await runPlugin(['sync', '-f', appFile('apps/shop', 'release-9'), '-o', 'kv']);
-    expect(noRev.code).toBe(2);
-    expect(noRev.stderr).toMatch(/"release-9" names no commit/);
-    const noPath = await runPlugin(['sync', '-f', appFile('apps/gone', 'main'), '-o', 'kv']);
-    expect(noPath.code).toBe(2);
-    expect(noPath.stderr).toMatch(new RegExp(`source\\.path "apps/gone" does not exist at .*@${tip.slice(0, 7)}`));
-    expect(await liveConfigMap(namespace, 'a')).toEqual(before);
-  }, TEST_TIMEOUT_MS);
+  it(
+    'a revision that does not exist, or a path missing at that revision: exit 2, nothing applied or pruned',
+    async () => {
+      const before = await liveConfigMap(namespace, 'a');
+      expect(before).toBeDefined();
+      const noRev = await runPlugin(['sync', '-f', appFile('apps/shop', 'release-9'), '-o', 'kv']);
+      expect(noRev.code).toBe(2);
+      expect(noRev.stderr).toMatch(/"release-9" names no commit/);
+      const noPath = await runPlugin(['sync', '-f', appFile('apps/gone', 'main'), '-o', 'kv']);
+      expect(noPath.code).toBe(2);
+      expect(noPath.stderr).toMatch(new RegExp(`source\\.path "apps/gone" does not exist at .*@${tip.slice(0, 7)}`));
+      expect(await liveConfigMap(namespace, 'a')).toEqual(before);
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it('a broken manifest in the commit: exit 2 naming the file at the commit, nothing applied or pruned', async () => {
-    const before = await liveConfigMap(namespace, 'a');
-    fx.git(['checkout', '--quiet', '-b', 'broken', tip]);
-    fx.write('apps/shop/a.yaml', configMap('a', 'v3'));
-    fx.write('apps/shop/z.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [oops\n');
-    const broken = fx.commit('broken');
-    fx.git(['checkout', '--quiet', 'main']);
-    const res = await runPlugin(['sync', '-f', appFile('apps/shop', 'broken'), '-o', 'kv']);
-    expect(res.code).toBe(2);
-    expect(res.stderr).toContain(`@${broken.slice(0, 7)}:apps/shop/z.yaml`);
-    expect(await liveConfigMap(namespace, 'a')).toEqual(before);
-  }, TEST_TIMEOUT_MS);
+  it(
+    'a broken manifest in the commit: exit 2 naming the file at the commit, nothing applied or pruned',
+    async () => {
+      const before = await liveConfigMap(namespace, 'a');
+      fx.git(['checkout', '--quiet', '-b', 'broken', tip]);
+      fx.write('apps/shop/a.yaml', configMap('a', 'v3'));
+      fx.write('apps/shop/z.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [oops\n');
+      const broken = fx.commit('broken');
+      fx.git(['checkout', '--quiet', 'main']);
+      const res = await runPlugin(['sync', '-f', appFile('apps/shop', 'broken'), '-o', 'kv']);
+      expect(res.code).toBe(2);
+      expect(res.stderr).toContain(`@${broken.slice(0, 7)}:apps/shop/z.yaml`);
+      expect(await liveConfigMap(namespace, 'a')).toEqual(before);
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it('reads a bare repository through a file:// URL', async () => {
-    const bare = join(fx.root, 'bare.git');
-    fx.git(['clone', '--quiet', '--bare', fx.repo, bare], fx.root);
-    const res = await runPlugin(['diff', '-f', appFile('apps/shop', 'v1', pathToFileURL(bare).href), '-o', 'kv']);
-    // the cluster holds main's state (a=v2, b pruned): at v1 both differ
-    expect(res.code).toBe(1);
-    expect(res.stdout).toMatch(/MISSING=ConfigMap\/b/);
-    await kubectlOk(['get', 'configmap', 'a', '-n', namespace]);
-  }, TEST_TIMEOUT_MS);
+  it(
+    'reads a bare repository through a file:// URL',
+    async () => {
+      const bare = join(fx.root, 'bare.git');
+      fx.git(['clone', '--quiet', '--bare', fx.repo, bare], fx.root);
+      const res = await runPlugin(['diff', '-f', appFile('apps/shop', 'v1', pathToFileURL(bare).href), '-o', 'kv']);
+      // the cluster holds main's state (a=v2, b pruned): at v1 both differ
+      expect(res.code).toBe(1);
+      expect(res.stdout).toMatch(/MISSING=ConfigMap\/b/);
+      await kubectlOk(['get', 'configmap', 'a', '-n', namespace]);
+    },
+    TEST_TIMEOUT_MS,
+  );
 });

@@ -94,9 +94,7 @@ function sweepStaleNamespaces(kubectl: string, kubeconfig: string): void {
   });
   if (res.status !== 0) return;
   const list = JSON.parse(res.stdout) as { items: { metadata: { name: string; creationTimestamp: string } }[] };
-  const stale = list.items
-    .filter((ns) => Date.now() - Date.parse(ns.metadata.creationTimestamp) > STALE_AFTER_MS)
-    .map((ns) => ns.metadata.name);
+  const stale = list.items.filter((ns) => Date.now() - Date.parse(ns.metadata.creationTimestamp) > STALE_AFTER_MS).map((ns) => ns.metadata.name);
   if (stale.length === 0) return;
   say(`deleting ${stale.length} stale test namespace(s): ${stale.join(' ')}`);
   spawnSync(kubectl, ['delete', 'namespace', ...stale, '--wait=false', '--ignore-not-found', '--kubeconfig', kubeconfig], {

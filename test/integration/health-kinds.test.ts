@@ -99,44 +99,53 @@ afterAll(async () => {
   await deleteNamespace(ns);
 });
 
-test('each kind gets the health Argo CD gives it, from the real controllers', async () => {
-  const root = tempDir('health-kinds');
-  const desired = join(root, 'desired');
-  mkdirSync(desired);
-  writeFileSync(join(desired, 'all.yaml'), MANIFESTS);
-  const appFile = join(root, 'app.yaml');
-  writeFileSync(appFile, applicationYaml({ name: 'kinds', spec: { destination: inCluster(ns) } }));
-  const synced = await runPlugin(['sync', '-f', appFile, '--desired', desired, '-o', 'kv']);
-  expect({ code: synced.code, out: synced.stdout }).toEqual({ code: 0, out: 'APPLIED=9\n' });
+test(
+  'each kind gets the health Argo CD gives it, from the real controllers',
+  async () => {
+    const root = tempDir('health-kinds');
+    const desired = join(root, 'desired');
+    mkdirSync(desired);
+    writeFileSync(join(desired, 'all.yaml'), MANIFESTS);
+    const appFile = join(root, 'app.yaml');
+    writeFileSync(appFile, applicationYaml({ name: 'kinds', spec: { destination: inCluster(ns) } }));
+    const synced = await runPlugin(['sync', '-f', appFile, '--desired', desired, '-o', 'kv']);
+    expect({ code: synced.code, out: synced.stdout }).toEqual({ code: 0, out: 'APPLIED=9\n' });
 
-  const health = (r: Report) => Object.fromEntries(r.resources.map((x) => [`${x.kind}/${x.name}`, x.health?.status ?? '-']));
-  // Settled: the workloads' pods ran, the Job completed, and the HPA controller wrote its conditions.
-  const report = await waitFor(
-    async () => {
-      const res = await runPlugin(['status', '-f', appFile, '--desired', desired, '-o', 'json']);
-      const r = JSON.parse(res.stdout) as Report;
-      const h = health(r);
-      const hpa = r.resources.find((x) => x.kind === 'HorizontalPodAutoscaler');
-      return h['StatefulSet/db'] === 'Healthy' && h['DaemonSet/agent'] === 'Healthy' && h['Job/once'] === 'Healthy' && hpa?.health?.message !== 'Waiting to Autoscale' ? r : undefined;
-    },
-    { timeoutMs: 180_000, intervalMs: 3000, what: 'the workloads healthy and the HPA looked at' },
-  );
-  expect(health(report)).toEqual({
-    'StatefulSet/db': 'Healthy',
-    'DaemonSet/agent': 'Healthy',
-    'Job/once': 'Healthy',
-    'CronJob/nightly': 'Healthy',
-    // No provisioner binds it: Pending is Progressing.
-    'PersistentVolumeClaim/data': 'Progressing',
-    'Service/db': 'Healthy',
-    // No load balancer gives it an address.
-    'Service/edge': 'Progressing',
-    // No ingress controller gives it an address.
-    'Ingress/web': 'Progressing',
-    // The first condition the HPA controller writes is AbleToScale=True: Argo CD's check stops there (Healthy), even
-    // though no metrics server answers (ScalingActive=False comes after it).
-    'HorizontalPodAutoscaler/db': 'Healthy',
-  });
-  // The app takes the worst: Progressing.
-  expect(report.health.status).toBe('Progressing');
-}, TIMEOUT);
+    const health = (r: Report) => Object.fromEntries(r.resources.map((x) => [`${x.kind}/${x.name}`, x.health?.status ?? '-']));
+    // Settled: the workloads' pods ran, the Job completed, and the HPA controller wrote its conditions.
+    const report = await waitFor(
+      async () => {
+        const res = await runPlugin(['status', '-f', appFile, '--desired', desired, '-o', 'json']);
+        const r = JSON.parse(res.stdout) as Report;
+        const h = health(r);
+        const hpa = r.resources.find((x) => x.kind === 'HorizontalPodAutoscaler');
+        return h['StatefulSet/db'] === 'Healthy' &&
+          h['DaemonSet/agent'] === 'Healthy' &&
+          h['Job/once'] === 'Healthy' &&
+          hpa?.health?.message !== 'Waiting to Autoscale'
+          ? r
+          : undefined;
+      },
+      { timeoutMs: 180_000, intervalMs: 3000, what: 'the workloads healthy and the HPA looked at' },
+    );
+    expect(health(report)).toEqual({
+      'StatefulSet/db': 'Healthy',
+      'DaemonSet/agent': 'Healthy',
+      'Job/once': 'Healthy',
+      'CronJob/nightly': 'Healthy',
+      // No provisioner binds it: Pending is Progressing.
+      'PersistentVolumeClaim/data': 'Progressing',
+      'Service/db': 'Healthy',
+      // No load balancer gives it an address.
+      'Service/edge': 'Progressing',
+      // No ingress controller gives it an address.
+      'Ingress/web': 'Progressing',
+      // The first condition the HPA controller writes is AbleToScale=True: Argo CD's check stops there (Healthy), even
+      // though no metrics server answers (ScalingActive=False comes after it).
+      'HorizontalPodAutoscaler/db': 'Healthy',
+    });
+    // The app takes the worst: Progressing.
+    expect(report.health.status).toBe('Progressing');
+  },
+  TIMEOUT,
+);

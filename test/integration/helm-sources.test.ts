@@ -18,7 +18,8 @@ const TIMEOUT = 180_000;
 
 /** A chart that shows in its output every input Argo CD hands to Helm. */
 export const CHART_FILES: Record<string, string> = {
-  'charts/shop/Chart.yaml': 'apiVersion: v2\nname: shop\nversion: 0.1.0\ndependencies:\n  - name: common\n    version: 0.1.0\n    repository: file://../common\n',
+  'charts/shop/Chart.yaml':
+    'apiVersion: v2\nname: shop\nversion: 0.1.0\ndependencies:\n  - name: common\n    version: 0.1.0\n    repository: file://../common\n',
   'charts/shop/values.yaml': 'color: red\ngreeting: hello\nsize: small\ntier: web\nmotd: ""\n',
   'charts/shop/values-prod.yaml': 'color: blue\nsize: medium\n',
   'charts/shop/files/motd.txt': 'welcome',
@@ -38,7 +39,8 @@ export const CHART_FILES: Record<string, string> = {
     '  hasApplications: {{ .Capabilities.APIVersions.Has "argoproj.io/v1alpha1/Application" | quote }}',
     '',
   ].join('\n'),
-  'charts/shop/templates/test.yaml': 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: {{ .Release.Name }}-test\n  annotations: {helm.sh/hook: test}\nspec:\n  containers: [{name: t, image: busybox}]\n',
+  'charts/shop/templates/test.yaml':
+    'apiVersion: v1\nkind: Pod\nmetadata:\n  name: {{ .Release.Name }}-test\n  annotations: {helm.sh/hook: test}\nspec:\n  containers: [{name: t, image: busybox}]\n',
   'charts/common/Chart.yaml': 'apiVersion: v2\nname: common\nversion: 0.1.0\n',
   'charts/common/templates/common.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-common\ndata:\n  from: common\n',
   'charts/broken/Chart.yaml': 'apiVersion: v2\nname: broken\nversion: 0.1.0\n',
@@ -49,7 +51,11 @@ export const CHART_FILES: Record<string, string> = {
 function appYaml(name: string, repoURL: string, namespace: string, path: string, helm: string): string {
   return applicationYaml({
     name,
-    spec: { project: 'default', source: { repoURL, path, targetRevision: 'main', ...((parse(helm) ?? {}) as Record<string, unknown>) }, destination: inCluster(namespace) },
+    spec: {
+      project: 'default',
+      source: { repoURL, path, targetRevision: 'main', ...((parse(helm) ?? {}) as Record<string, unknown>) },
+      destination: inCluster(namespace),
+    },
   });
 }
 
@@ -86,7 +92,14 @@ async function liveConfigMaps(namespace: string): Promise<Record<string, Record<
 }
 
 async function snapshot(namespace: string): Promise<string> {
-  const res = await kubectl(['get', 'configmaps,pods', '-n', namespace, '-o', 'jsonpath={range .items[*]}{.kind}/{.metadata.name}@{.metadata.resourceVersion} {end}']);
+  const res = await kubectl([
+    'get',
+    'configmaps,pods',
+    '-n',
+    namespace,
+    '-o',
+    'jsonpath={range .items[*]}{.kind}/{.metadata.name}@{.metadata.resourceVersion} {end}',
+  ]);
   return res.stdout;
 }
 
@@ -95,7 +108,8 @@ describe('Helm charts in Git, rendered as Argo CD renders them', () => {
   let sha: string;
   let ns: string;
   let nsObject: string;
-    const plugin = (args: string[], env: Record<string, string> = {}): Promise<RunResult> => runPlugin(args, { env: { XDG_CACHE_HOME: join(fx.root, 'cache'), ...env } });
+  const plugin = (args: string[], env: Record<string, string> = {}): Promise<RunResult> =>
+    runPlugin(args, { env: { XDG_CACHE_HOME: join(fx.root, 'cache'), ...env } });
   const appFile = (name: string, namespace: string, path: string, helm: string) => {
     const file = join(fx.root, `app-${Math.random().toString(36).slice(2)}.yaml`);
     writeFileSync(file, appYaml(name, fx.repo, namespace, path, helm));
@@ -128,100 +142,181 @@ describe('Helm charts in Git, rendered as Argo CD renders them', () => {
       kubeVersion: "1.33.0"
       apiVersions: [v1, v1/ConfigMap, argoproj.io/v1alpha1/Application]`;
 
-  it('value files, values, parameters, file parameters and releaseName: synced exactly as helm template prints them, then diff is clean', async () => {
-    const file = appFile('shop', ns, 'charts/shop', fullHelm);
-    const res = await plugin(['sync', '-f', file, '-o', 'json']);
-    expect(res.stderr).toBe('');
-    expect(res.code).toBe(0);
-    const valuesFile = join(fx.root, 'values-inline.yaml');
-    writeFileSync(valuesFile, 'greeting: hi\n');
-    const expected = await helmTemplate(fx.repo, [
-      '--name-template', 'store', '--namespace', ns, '--kube-version', '1.33.0',
-      '--set', 'size=large', '--set-string', 'tier=1\\,2', '--set-file', 'motd=files/motd.txt',
-      '--values', 'values-prod.yaml', '--values', valuesFile,
-      '--api-versions', 'v1', '--api-versions', 'v1/ConfigMap', '--api-versions', 'argoproj.io/v1alpha1/Application', '--include-crds',
-    ]);
-    const expectedMaps = Object.fromEntries(expected.filter((o) => o.kind === 'ConfigMap').map((o) => [o.metadata.name, o.data ?? {}]));
-    expect(Object.keys(expectedMaps).sort()).toEqual(['store-common', 'store-config']);
-    expect(expectedMaps['store-config']).toEqual({ color: 'blue', greeting: 'hi', size: 'large', tier: '1,2', motd: 'welcome', namespace: ns, kube: 'v1.33.0', hasApplications: 'true' });
-    expect(await liveConfigMaps(ns)).toEqual(expectedMaps);
-    // The test hook is a hook: not applied by a sync.
-    expect((await kubectl(['get', 'pod', 'store-test', '-n', ns, '--ignore-not-found', '-o', 'name'])).stdout).toBe('');
-    const diff = await plugin(['diff', '-f', file, '-o', 'kv']);
-    expect(diff.stderr).toBe('');
-    expect(diff.code).toBe(0);
-    const status = await plugin(['status', '-f', file, '-o', 'json']);
-    expect(JSON.parse(status.stdout)).toMatchObject({ source: { type: 'Helm', revision: sha } });
-    // A glob that matches the same one file renders the same.
-    const glob = await plugin(['diff', '-f', appFile('shop', ns, 'charts/shop', fullHelm.replace('valueFiles: [values-prod.yaml]', 'valueFiles: ["values-*.yaml"]')), '-o', 'kv']);
-    expect(glob.stderr).toBe('');
-    expect(glob.code).toBe(0);
-  }, TIMEOUT);
+  it(
+    'value files, values, parameters, file parameters and releaseName: synced exactly as helm template prints them, then diff is clean',
+    async () => {
+      const file = appFile('shop', ns, 'charts/shop', fullHelm);
+      const res = await plugin(['sync', '-f', file, '-o', 'json']);
+      expect(res.stderr).toBe('');
+      expect(res.code).toBe(0);
+      const valuesFile = join(fx.root, 'values-inline.yaml');
+      writeFileSync(valuesFile, 'greeting: hi\n');
+      const expected = await helmTemplate(fx.repo, [
+        '--name-template',
+        'store',
+        '--namespace',
+        ns,
+        '--kube-version',
+        '1.33.0',
+        '--set',
+        'size=large',
+        '--set-string',
+        'tier=1\\,2',
+        '--set-file',
+        'motd=files/motd.txt',
+        '--values',
+        'values-prod.yaml',
+        '--values',
+        valuesFile,
+        '--api-versions',
+        'v1',
+        '--api-versions',
+        'v1/ConfigMap',
+        '--api-versions',
+        'argoproj.io/v1alpha1/Application',
+        '--include-crds',
+      ]);
+      const expectedMaps = Object.fromEntries(expected.filter((o) => o.kind === 'ConfigMap').map((o) => [o.metadata.name, o.data ?? {}]));
+      expect(Object.keys(expectedMaps).sort()).toEqual(['store-common', 'store-config']);
+      expect(expectedMaps['store-config']).toEqual({
+        color: 'blue',
+        greeting: 'hi',
+        size: 'large',
+        tier: '1,2',
+        motd: 'welcome',
+        namespace: ns,
+        kube: 'v1.33.0',
+        hasApplications: 'true',
+      });
+      expect(await liveConfigMaps(ns)).toEqual(expectedMaps);
+      // The test hook is a hook: not applied by a sync.
+      expect((await kubectl(['get', 'pod', 'store-test', '-n', ns, '--ignore-not-found', '-o', 'name'])).stdout).toBe('');
+      const diff = await plugin(['diff', '-f', file, '-o', 'kv']);
+      expect(diff.stderr).toBe('');
+      expect(diff.code).toBe(0);
+      const status = await plugin(['status', '-f', file, '-o', 'json']);
+      expect(JSON.parse(status.stdout)).toMatchObject({ source: { type: 'Helm', revision: sha } });
+      // A glob that matches the same one file renders the same.
+      const glob = await plugin([
+        'diff',
+        '-f',
+        appFile('shop', ns, 'charts/shop', fullHelm.replace('valueFiles: [values-prod.yaml]', 'valueFiles: ["values-*.yaml"]')),
+        '-o',
+        'kv',
+      ]);
+      expect(glob.stderr).toBe('');
+      expect(glob.code).toBe(0);
+    },
+    TIMEOUT,
+  );
 
-  it("valuesObject, the app's name as release, and the cluster's own version and types as .Capabilities", async () => {
-    const file = appFile('shop-obj', nsObject, 'charts/shop', '    helm:\n      valuesObject: {greeting: from-object, size: xl}\n      values: "greeting: ignored"');
-    const res = await plugin(['sync', '-f', file, '-o', 'kv']);
-    expect(res.stderr).toBe('');
-    expect(res.code).toBe(0);
-    const version = JSON.parse((await kubectl(['version', '-o', 'json'])).stdout) as { serverVersion: { gitVersion: string } };
-    const live = await liveConfigMaps(nsObject);
-    expect(Object.keys(live).sort()).toEqual(['shop-obj-common', 'shop-obj-config']);
-    expect(live['shop-obj-config']).toEqual({ color: 'red', greeting: 'from-object', size: 'xl', tier: 'web', motd: '', namespace: nsObject, kube: version.serverVersion.gitVersion, hasApplications: 'true' });
-    expect((await plugin(['diff', '-f', file, '-o', 'kv'])).code).toBe(0);
-  }, TIMEOUT);
+  it(
+    "valuesObject, the app's name as release, and the cluster's own version and types as .Capabilities",
+    async () => {
+      const file = appFile(
+        'shop-obj',
+        nsObject,
+        'charts/shop',
+        '    helm:\n      valuesObject: {greeting: from-object, size: xl}\n      values: "greeting: ignored"',
+      );
+      const res = await plugin(['sync', '-f', file, '-o', 'kv']);
+      expect(res.stderr).toBe('');
+      expect(res.code).toBe(0);
+      const version = JSON.parse((await kubectl(['version', '-o', 'json'])).stdout) as { serverVersion: { gitVersion: string } };
+      const live = await liveConfigMaps(nsObject);
+      expect(Object.keys(live).sort()).toEqual(['shop-obj-common', 'shop-obj-config']);
+      expect(live['shop-obj-config']).toEqual({
+        color: 'red',
+        greeting: 'from-object',
+        size: 'xl',
+        tier: 'web',
+        motd: '',
+        namespace: nsObject,
+        kube: version.serverVersion.gitVersion,
+        hasApplications: 'true',
+      });
+      expect((await plugin(['diff', '-f', file, '-o', 'kv'])).code).toBe(0);
+    },
+    TIMEOUT,
+  );
 
-  it('--kube-version / --api-versions stand in for the cluster: against it they override its capabilities, offline (file mode) they are the only ones', async () => {
-    const file = appFile('shop-obj', nsObject, 'charts/shop', '    helm:\n      valuesObject: {greeting: from-object, size: xl}');
-    const older = await plugin(['diff', '-f', file, '--kube-version', '1.31.0', '-o', 'kv']);
-    expect(older.code).toBe(1);
-    expect(older.stdout).toMatch(/ConfigMap\/shop-obj-config/);
-    const live = await kubectl(['get', 'configmaps', '-n', nsObject, '-o', 'yaml']);
-    const liveFile = join(fx.root, 'live-object.yaml');
-    writeFileSync(liveFile, live.stdout);
-    const version = (JSON.parse((await kubectl(['version', '-o', 'json'])).stdout) as { serverVersion: { gitVersion: string } }).serverVersion.gitVersion;
-    const offline = ['diff', '-f', file, '--desired', join(fx.repo, 'charts', 'shop'), '--render', '--live', liveFile, '-o', 'kv'];
-    const same = await plugin([...offline, '--kube-version', version, '--api-versions', 'v1,argoproj.io/v1alpha1/Application']);
-    expect(same.stderr).toBe('');
-    expect(same.code).toBe(0);
-    const defaults = await plugin(offline);
-    expect(defaults.code).toBe(1);
-  }, TIMEOUT);
+  it(
+    '--kube-version / --api-versions stand in for the cluster: against it they override its capabilities, offline (file mode) they are the only ones',
+    async () => {
+      const file = appFile('shop-obj', nsObject, 'charts/shop', '    helm:\n      valuesObject: {greeting: from-object, size: xl}');
+      const older = await plugin(['diff', '-f', file, '--kube-version', '1.31.0', '-o', 'kv']);
+      expect(older.code).toBe(1);
+      expect(older.stdout).toMatch(/ConfigMap\/shop-obj-config/);
+      const live = await kubectl(['get', 'configmaps', '-n', nsObject, '-o', 'yaml']);
+      const liveFile = join(fx.root, 'live-object.yaml');
+      writeFileSync(liveFile, live.stdout);
+      const version = (JSON.parse((await kubectl(['version', '-o', 'json'])).stdout) as { serverVersion: { gitVersion: string } }).serverVersion.gitVersion;
+      const offline = ['diff', '-f', file, '--desired', join(fx.repo, 'charts', 'shop'), '--render', '--live', liveFile, '-o', 'kv'];
+      const same = await plugin([...offline, '--kube-version', version, '--api-versions', 'v1,argoproj.io/v1alpha1/Application']);
+      expect(same.stderr).toBe('');
+      expect(same.code).toBe(0);
+      const defaults = await plugin(offline);
+      expect(defaults.code).toBe(1);
+    },
+    TIMEOUT,
+  );
 
-  it('a chart without helm options is found by its Chart.yaml and rendered with the defaults', async () => {
-    const file = appFile('shop-obj', nsObject, 'charts/shop', '');
-    const diff = await plugin(['diff', '-f', file, '-o', 'kv']);
-    expect(diff.stderr).toBe('');
-    expect(diff.code).toBe(1);
-    expect(diff.stdout).toMatch(/ConfigMap\/shop-obj-config/);
-  }, TIMEOUT);
+  it(
+    'a chart without helm options is found by its Chart.yaml and rendered with the defaults',
+    async () => {
+      const file = appFile('shop-obj', nsObject, 'charts/shop', '');
+      const diff = await plugin(['diff', '-f', file, '-o', 'kv']);
+      expect(diff.stderr).toBe('');
+      expect(diff.code).toBe(1);
+      expect(diff.stdout).toMatch(/ConfigMap\/shop-obj-config/);
+    },
+    TIMEOUT,
+  );
 
   it.each([
     ['a broken template', 'charts/broken', '', /helm template failed for .*@[0-9a-f]{7}:charts\/broken: .*x is required/],
     ['a missing value file', 'charts/shop', '    helm:\n      valueFiles: [values-none.yaml]', /valueFiles values-none\.yaml: the value file does not exist/],
-    ['a value file outside the repository', 'charts/shop', '    helm:\n      valueFiles: [../../../outside.yaml]', /file '\.\.\/\.\.\/\.\.\/outside\.yaml' resolved to outside repository root/],
-  ])('%s: exit 2 naming the source, nothing applied or pruned', async (_what, path, helm, message) => {
-    const before = await snapshot(ns);
-    const file = appFile('shop', ns, path, helm);
-    for (const args of [['sync', '-f', file, '--prune'], ['prune', '-f', file, '--confirm'], ['diff', '-f', file]]) {
-      const res = await plugin(args);
-      expect({ args: args[0], code: res.code }).toEqual({ args: args[0], code: 2 });
-      expect(res.stderr).toMatch(message);
-      expect(res.stderr).not.toContain('kubectl-gitops-render-');
-    }
-    expect(await snapshot(ns)).toBe(before);
-  }, TIMEOUT);
+    [
+      'a value file outside the repository',
+      'charts/shop',
+      '    helm:\n      valueFiles: [../../../outside.yaml]',
+      /file '\.\.\/\.\.\/\.\.\/outside\.yaml' resolved to outside repository root/,
+    ],
+  ])(
+    '%s: exit 2 naming the source, nothing applied or pruned',
+    async (_what, path, helm, message) => {
+      const before = await snapshot(ns);
+      const file = appFile('shop', ns, path, helm);
+      for (const args of [
+        ['sync', '-f', file, '--prune'],
+        ['prune', '-f', file, '--confirm'],
+        ['diff', '-f', file],
+      ]) {
+        const res = await plugin(args);
+        expect({ args: args[0], code: res.code }).toEqual({ args: args[0], code: 2 });
+        expect(res.stderr).toMatch(message);
+        expect(res.stderr).not.toContain('kubectl-gitops-render-');
+      }
+      expect(await snapshot(ns)).toBe(before);
+    },
+    TIMEOUT,
+  );
 
-  it('no helm: exit 2 naming it; --helm names one', async () => {
-    const file = appFile('shop', ns, 'charts/shop', fullHelm);
-    const gitOnly = mkdtempSync(join(fx.root, 'bin-'));
-    symlinkSync('/usr/bin/git', join(gitOnly, 'git'));
-    const res = await plugin(['diff', '-f', file, '--hard-refresh'], { PATH: gitOnly });
-    expect(res.code).toBe(2);
-    expect(res.stderr).toMatch(/needs helm, and it is not on PATH: install helm, or name it with --helm PATH or KUBECTL_GITOPS_HELM=PATH/);
-    const named = await plugin(['diff', '-f', file, '--hard-refresh', '--helm', helmBin(), '-o', 'kv'], { PATH: gitOnly });
-    expect(named.stderr).toBe('');
-    expect(named.code).toBe(0);
-  }, TIMEOUT);
+  it(
+    'no helm: exit 2 naming it; --helm names one',
+    async () => {
+      const file = appFile('shop', ns, 'charts/shop', fullHelm);
+      const gitOnly = mkdtempSync(join(fx.root, 'bin-'));
+      symlinkSync('/usr/bin/git', join(gitOnly, 'git'));
+      const res = await plugin(['diff', '-f', file, '--hard-refresh'], { PATH: gitOnly });
+      expect(res.code).toBe(2);
+      expect(res.stderr).toMatch(/needs helm, and it is not on PATH: install helm, or name it with --helm PATH or KUBECTL_GITOPS_HELM=PATH/);
+      const named = await plugin(['diff', '-f', file, '--hard-refresh', '--helm', helmBin(), '-o', 'kv'], { PATH: gitOnly });
+      expect(named.stderr).toBe('');
+      expect(named.code).toBe(0);
+    },
+    TIMEOUT,
+  );
 });
 
 describe('multi-source: a chart, its values from a second repository (ref), and a plain folder', () => {
@@ -262,56 +357,82 @@ describe('multi-source: a chart, its values from a second repository (ref), and 
     if (ns) await deleteNamespace(ns);
   }, TIMEOUT);
 
-  it('syncs the union exactly as helm template prints the chart with the $values file, diffs clean, and status names each revision', async () => {
-    const file = appFile(sources('$values/envs/prod/shop.yaml'));
-    const res = await plugin(['sync', '-f', file, '-o', 'json']);
-    expect(res.stderr).toBe('');
-    expect(res.code).toBe(0);
-    const expected = await helmTemplate(charts.repo, [
-      '--name-template', 'multi', '--namespace', ns, '--values', 'values-prod.yaml', '--values', join(values.repo, 'envs/prod/shop.yaml'),
-      '--api-versions', 'argoproj.io/v1alpha1/Application', '--kube-version', JSON.parse((await kubectl(['version', '-o', 'json'])).stdout).serverVersion.gitVersion,
-    ]);
-    const expectedMaps = Object.fromEntries(expected.filter((o) => o.kind === 'ConfigMap').map((o) => [o.metadata.name, o.data ?? {}]));
-    expect(expectedMaps['multi-config']).toMatchObject({ color: 'purple', greeting: 'from-values-repo', size: 'medium' });
-    expect(await liveConfigMaps(ns)).toEqual({ ...expectedMaps, 'extra-cm': { from: 'extra' } });
-    const diff = await plugin(['diff', '-f', file, '-o', 'json']);
-    expect(diff.code).toBe(0);
-    const revisions = [
-      { repoURL: charts.repo, path: 'charts/shop', targetRevision: 'main', revision: chartSha, type: 'Helm' },
-      { repoURL: values.repo, ref: 'values', targetRevision: 'main', revision: valuesSha },
-      { repoURL: values.repo, path: 'extra', targetRevision: 'main', revision: valuesSha, type: 'Directory' },
-    ];
-    expect(JSON.parse(diff.stdout)).toMatchObject({ sync: 'Synced', sources: revisions });
-    const status = await plugin(['status', '-f', file, '-o', 'json']);
-    expect(JSON.parse(status.stdout)).toMatchObject({ sync: { status: 'Synced' }, sources: revisions });
-    const text = await plugin(['status', '-f', file]);
-    expect(text.stdout).toContain(`Source 1:       ${charts.repo}, path charts/shop, revision main (${chartSha.slice(0, 7)}), Helm`);
-    expect(text.stdout).toContain(`Source 2:       ${values.repo}, no path, revision main (${valuesSha.slice(0, 7)}), ref values`);
-  }, TIMEOUT);
+  it(
+    'syncs the union exactly as helm template prints the chart with the $values file, diffs clean, and status names each revision',
+    async () => {
+      const file = appFile(sources('$values/envs/prod/shop.yaml'));
+      const res = await plugin(['sync', '-f', file, '-o', 'json']);
+      expect(res.stderr).toBe('');
+      expect(res.code).toBe(0);
+      const expected = await helmTemplate(charts.repo, [
+        '--name-template',
+        'multi',
+        '--namespace',
+        ns,
+        '--values',
+        'values-prod.yaml',
+        '--values',
+        join(values.repo, 'envs/prod/shop.yaml'),
+        '--api-versions',
+        'argoproj.io/v1alpha1/Application',
+        '--kube-version',
+        JSON.parse((await kubectl(['version', '-o', 'json'])).stdout).serverVersion.gitVersion,
+      ]);
+      const expectedMaps = Object.fromEntries(expected.filter((o) => o.kind === 'ConfigMap').map((o) => [o.metadata.name, o.data ?? {}]));
+      expect(expectedMaps['multi-config']).toMatchObject({ color: 'purple', greeting: 'from-values-repo', size: 'medium' });
+      expect(await liveConfigMaps(ns)).toEqual({ ...expectedMaps, 'extra-cm': { from: 'extra' } });
+      const diff = await plugin(['diff', '-f', file, '-o', 'json']);
+      expect(diff.code).toBe(0);
+      const revisions = [
+        { repoURL: charts.repo, path: 'charts/shop', targetRevision: 'main', revision: chartSha, type: 'Helm' },
+        { repoURL: values.repo, ref: 'values', targetRevision: 'main', revision: valuesSha },
+        { repoURL: values.repo, path: 'extra', targetRevision: 'main', revision: valuesSha, type: 'Directory' },
+      ];
+      expect(JSON.parse(diff.stdout)).toMatchObject({ sync: 'Synced', sources: revisions });
+      const status = await plugin(['status', '-f', file, '-o', 'json']);
+      expect(JSON.parse(status.stdout)).toMatchObject({ sync: { status: 'Synced' }, sources: revisions });
+      const text = await plugin(['status', '-f', file]);
+      expect(text.stdout).toContain(`Source 1:       ${charts.repo}, path charts/shop, revision main (${chartSha.slice(0, 7)}), Helm`);
+      expect(text.stdout).toContain(`Source 2:       ${values.repo}, no path, revision main (${valuesSha.slice(0, 7)}), ref values`);
+    },
+    TIMEOUT,
+  );
 
-  it("the other sources' objects are never prune candidates; a new commit in the values repository is drift", async () => {
-    const file = appFile(sources('$values/envs/prod/shop.yaml'));
-    const prune = await plugin(['prune', '-f', file]);
-    expect(prune.code).toBe(0);
-    expect(prune.stdout).toMatch(/No prune candidates/);
-    values.write('envs/prod/shop.yaml', 'color: orange\n');
-    values.commit('orange');
-    const diff = await plugin(['diff', '-f', file, '-o', 'kv']);
-    expect(diff.code).toBe(1);
-    expect(diff.stdout).toMatch(/ConfigMap\/multi-config/);
-    expect(diff.stdout).not.toMatch(/extra-cm/);
-  }, TIMEOUT);
+  it(
+    "the other sources' objects are never prune candidates; a new commit in the values repository is drift",
+    async () => {
+      const file = appFile(sources('$values/envs/prod/shop.yaml'));
+      const prune = await plugin(['prune', '-f', file]);
+      expect(prune.code).toBe(0);
+      expect(prune.stdout).toMatch(/No prune candidates/);
+      values.write('envs/prod/shop.yaml', 'color: orange\n');
+      values.commit('orange');
+      const diff = await plugin(['diff', '-f', file, '-o', 'kv']);
+      expect(diff.code).toBe(1);
+      expect(diff.stdout).toMatch(/ConfigMap\/multi-config/);
+      expect(diff.stdout).not.toMatch(/extra-cm/);
+    },
+    TIMEOUT,
+  );
 
-  it('a $values file missing from the values repository stops every source: exit 2, nothing applied or pruned', async () => {
-    const before = await snapshot(ns);
-    const file = appFile(sources('$values/envs/none.yaml'));
-    for (const args of [['sync', '-f', file, '--prune'], ['prune', '-f', file, '--confirm'], ['diff', '-f', file]]) {
-      const res = await plugin(args);
-      expect({ command: args[0], code: res.code }).toEqual({ command: args[0], code: 2 });
-      expect(res.stderr).toMatch(/valueFiles \$values\/envs\/none\.yaml: the value file does not exist in .*@[0-9a-f]{7}/);
-    }
-    expect(await snapshot(ns)).toBe(before);
-  }, TIMEOUT);
+  it(
+    'a $values file missing from the values repository stops every source: exit 2, nothing applied or pruned',
+    async () => {
+      const before = await snapshot(ns);
+      const file = appFile(sources('$values/envs/none.yaml'));
+      for (const args of [
+        ['sync', '-f', file, '--prune'],
+        ['prune', '-f', file, '--confirm'],
+        ['diff', '-f', file],
+      ]) {
+        const res = await plugin(args);
+        expect({ command: args[0], code: res.code }).toEqual({ command: args[0], code: 2 });
+        expect(res.stderr).toMatch(/valueFiles \$values\/envs\/none\.yaml: the value file does not exist in .*@[0-9a-f]{7}/);
+      }
+      expect(await snapshot(ns)).toBe(before);
+    },
+    TIMEOUT,
+  );
 });
 
 /** The chart `web` in four versions (a pre-release among them), packaged with helm into `into`; the archives' paths. */
@@ -323,7 +444,10 @@ async function packageWebCharts(work: string, into: string): Promise<string[]> {
     writeFileSync(join(src, 'Chart.yaml'), `apiVersion: v2\nname: web\nversion: ${v}\n`);
     writeFileSync(join(src, 'values.yaml'), 'color: red\n');
     writeFileSync(join(src, 'values-prod.yaml'), 'color: blue\n');
-    writeFileSync(join(src, 'templates', 'cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-web\ndata:\n  version: {{ .Chart.Version | quote }}\n  color: {{ .Values.color | quote }}\n');
+    writeFileSync(
+      join(src, 'templates', 'cm.yaml'),
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-web\ndata:\n  version: {{ .Chart.Version | quote }}\n  color: {{ .Values.color | quote }}\n',
+    );
     const pkg = await run(helmBin(), ['package', src, '--destination', into]);
     expect(pkg.code).toBe(0);
     out.push(join(into, `web-${v}.tgz`));
@@ -343,7 +467,10 @@ describe('charts from a Helm repository served over loopback HTTP (helm package,
   const appFile = (spec: string) => {
     const file = join(work, `app-${Math.random().toString(36).slice(2)}.yaml`);
     // `spec` is more of the spec (the source or sources), as YAML.
-    writeFileSync(file, applicationYaml({ name: 'web', spec: { project: 'default', ...(parse(spec) as Record<string, unknown>), destination: inCluster(ns) } }));
+    writeFileSync(
+      file,
+      applicationYaml({ name: 'web', spec: { project: 'default', ...(parse(spec) as Record<string, unknown>), destination: inCluster(ns) } }),
+    );
     return file;
   };
   const chartSource = (version: string, helm = '') => `  source:\n    repoURL: ${repoURL}\n    chart: web\n    targetRevision: "${version}"\n${helm}`;
@@ -369,55 +496,75 @@ describe('charts from a Helm repository served over loopback HTTP (helm package,
     if (ns) await deleteNamespace(ns);
   }, TIMEOUT);
 
-  it('a chart pinned to a version syncs, diffs clean, and status names the chart version', async () => {
-    const file = appFile(chartSource('1.0.0', '    helm:\n      valueFiles: [values-prod.yaml]\n'));
-    const res = await plugin(['sync', '-f', file, '-o', 'json']);
-    expect(res.stderr).toBe('');
-    expect(res.code).toBe(0);
-    expect(await liveConfigMaps(ns)).toEqual({ 'web-web': { version: '1.0.0', color: 'blue' } });
-    expect((await plugin(['diff', '-f', file, '-o', 'kv'])).code).toBe(0);
-    const status = await plugin(['status', '-f', file, '-o', 'json']);
-    expect(JSON.parse(status.stdout)).toMatchObject({ source: { type: 'Helm', revision: '1.0.0', manifests: 'web@1.0.0' }, sync: { status: 'Synced' } });
-  }, TIMEOUT);
+  it(
+    'a chart pinned to a version syncs, diffs clean, and status names the chart version',
+    async () => {
+      const file = appFile(chartSource('1.0.0', '    helm:\n      valueFiles: [values-prod.yaml]\n'));
+      const res = await plugin(['sync', '-f', file, '-o', 'json']);
+      expect(res.stderr).toBe('');
+      expect(res.code).toBe(0);
+      expect(await liveConfigMaps(ns)).toEqual({ 'web-web': { version: '1.0.0', color: 'blue' } });
+      expect((await plugin(['diff', '-f', file, '-o', 'kv'])).code).toBe(0);
+      const status = await plugin(['status', '-f', file, '-o', 'json']);
+      expect(JSON.parse(status.stdout)).toMatchObject({ source: { type: 'Helm', revision: '1.0.0', manifests: 'web@1.0.0' }, sync: { status: 'Synced' } });
+    },
+    TIMEOUT,
+  );
 
-  it('a version range resolves to the highest match (prereleases left out), as Argo CD resolves it', async () => {
-    const file = appFile(chartSource('1.*'));
-    const diff = await plugin(['diff', '-f', file, '-o', 'kv']);
-    expect(diff.code).toBe(1);
-    expect((await plugin(['sync', '-f', file, '-o', 'kv'])).code).toBe(0);
-    expect(await version()).toBe('1.2.0');
-    const status = await plugin(['status', '-f', file, '-o', 'json']);
-    expect(JSON.parse(status.stdout)).toMatchObject({ source: { revision: '1.2.0' } });
-    expect((await plugin(['diff', '-f', appFile(chartSource('>=1.0.0 <3.0.0')), '-o', 'kv'])).stdout).toMatch(/ConfigMap\/web-web/);
-  }, TIMEOUT);
+  it(
+    'a version range resolves to the highest match (prereleases left out), as Argo CD resolves it',
+    async () => {
+      const file = appFile(chartSource('1.*'));
+      const diff = await plugin(['diff', '-f', file, '-o', 'kv']);
+      expect(diff.code).toBe(1);
+      expect((await plugin(['sync', '-f', file, '-o', 'kv'])).code).toBe(0);
+      expect(await version()).toBe('1.2.0');
+      const status = await plugin(['status', '-f', file, '-o', 'json']);
+      expect(JSON.parse(status.stdout)).toMatchObject({ source: { revision: '1.2.0' } });
+      expect((await plugin(['diff', '-f', appFile(chartSource('>=1.0.0 <3.0.0')), '-o', 'kv'])).stdout).toMatch(/ConfigMap\/web-web/);
+    },
+    TIMEOUT,
+  );
 
-  it('chart + values repository: the chart from the Helm repository, its values from Git ($values), synced and then clean', async () => {
-    const file = appFile(
-      `  sources:\n  - repoURL: ${repoURL}\n    chart: web\n    targetRevision: 2.0.0\n    helm:\n      valueFiles: [$values/web/prod.yaml]\n  - {repoURL: ${values.repo}, targetRevision: main, ref: values}\n`,
-    );
-    const res = await plugin(['sync', '-f', file, '-o', 'kv']);
-    expect(res.stderr).toBe('');
-    expect(res.code).toBe(0);
-    expect(await liveConfigMaps(ns)).toEqual({ 'web-web': { version: '2.0.0', color: 'green' } });
-    const status = await plugin(['status', '-f', file, '-o', 'json']);
-    expect(JSON.parse(status.stdout)).toMatchObject({ sources: [{ chart: 'web', revision: '2.0.0', type: 'Helm' }, { ref: 'values' }] });
-    expect((await plugin(['diff', '-f', file, '-o', 'kv'])).code).toBe(0);
-  }, TIMEOUT);
+  it(
+    'chart + values repository: the chart from the Helm repository, its values from Git ($values), synced and then clean',
+    async () => {
+      const file = appFile(
+        `  sources:\n  - repoURL: ${repoURL}\n    chart: web\n    targetRevision: 2.0.0\n    helm:\n      valueFiles: [$values/web/prod.yaml]\n  - {repoURL: ${values.repo}, targetRevision: main, ref: values}\n`,
+      );
+      const res = await plugin(['sync', '-f', file, '-o', 'kv']);
+      expect(res.stderr).toBe('');
+      expect(res.code).toBe(0);
+      expect(await liveConfigMaps(ns)).toEqual({ 'web-web': { version: '2.0.0', color: 'green' } });
+      const status = await plugin(['status', '-f', file, '-o', 'json']);
+      expect(JSON.parse(status.stdout)).toMatchObject({ sources: [{ chart: 'web', revision: '2.0.0', type: 'Helm' }, { ref: 'values' }] });
+      expect((await plugin(['diff', '-f', file, '-o', 'kv'])).code).toBe(0);
+    },
+    TIMEOUT,
+  );
 
-  it("a version the repository does not have: exit 2 with Helm's words, nothing changed", async () => {
-    const before = await snapshot(ns);
-    const res = await plugin(['sync', '-f', appFile(chartSource('9.9.9')), '--prune']);
-    expect(res.code).toBe(2);
-    expect(res.stderr).toMatch(/helm pull failed for web@9\.9\.9 from http:\/\/127\.0\.0\.1:\d+: .*9\.9\.9/);
-    expect(await snapshot(ns)).toBe(before);
-  }, TIMEOUT);
+  it(
+    "a version the repository does not have: exit 2 with Helm's words, nothing changed",
+    async () => {
+      const before = await snapshot(ns);
+      const res = await plugin(['sync', '-f', appFile(chartSource('9.9.9')), '--prune']);
+      expect(res.code).toBe(2);
+      expect(res.stderr).toMatch(/helm pull failed for web@9\.9\.9 from http:\/\/127\.0\.0\.1:\d+: .*9\.9\.9/);
+      expect(await snapshot(ns)).toBe(before);
+    },
+    TIMEOUT,
+  );
 
-  it('an exact version comes from the chart cache without asking the repository', async () => {
-    const before = requests.length;
-    const diff = await plugin(['diff', '-f', appFile(chartSource('2.0.0', '    helm:\n      valueFiles: [values-prod.yaml]\n')), '-o', 'kv']);
-    expect(diff.code).toBe(1);
-    expect(requests.length).toBe(before);
-  }, TIMEOUT);
+  it(
+    'an exact version comes from the chart cache without asking the repository',
+    async () => {
+      const before = requests.length;
+      const diff = await plugin(['diff', '-f', appFile(chartSource('2.0.0', '    helm:\n      valueFiles: [values-prod.yaml]\n')), '-o', 'kv']);
+      expect(diff.code).toBe(1);
+      expect(requests.length).toBe(before);
+    },
+    TIMEOUT,
+  );
 });
 
 describe('charts from an OCI registry (the CNCF distribution registry built from its Go module, on loopback)', () => {
@@ -446,7 +593,9 @@ describe('charts from an OCI registry (the CNCF distribution registry built from
     registry = spawn(join(clusterBin(), 'registry'), ['serve', config], { stdio: 'ignore' });
     let up = false;
     for (let i = 0; i < 100 && !up; i++) {
-      up = await fetch(`http://${host}/v2/`).then((r) => r.status === 200).catch(() => false);
+      up = await fetch(`http://${host}/v2/`)
+        .then((r) => r.status === 200)
+        .catch(() => false);
       if (!up) await new Promise((r) => setTimeout(r, 200));
     }
     expect(up).toBe(true);
@@ -464,26 +613,34 @@ describe('charts from an OCI registry (the CNCF distribution registry built from
     if (ns) await deleteNamespace(ns);
   }, TIMEOUT);
 
-  it('a repoURL without a scheme (as Argo CD writes it) and a range: the highest match syncs, diffs clean, and is the revision', async () => {
-    const file = appFile(`${host}/charts`, '1.*');
-    const res = await plugin(['sync', '-f', file, '-o', 'kv']);
-    expect(res.stderr).toBe('');
-    expect(res.code).toBe(0);
-    expect(await liveConfigMaps(ns)).toEqual({ 'web-web': { version: '1.2.0', color: 'red' } });
-    expect((await plugin(['diff', '-f', file, '-o', 'kv'])).code).toBe(0);
-    const status = await plugin(['status', '-f', file, '-o', 'json']);
-    expect(JSON.parse(status.stdout)).toMatchObject({ source: { type: 'Helm', revision: '1.2.0', manifests: 'web@1.2.0' } });
-  }, TIMEOUT);
+  it(
+    'a repoURL without a scheme (as Argo CD writes it) and a range: the highest match syncs, diffs clean, and is the revision',
+    async () => {
+      const file = appFile(`${host}/charts`, '1.*');
+      const res = await plugin(['sync', '-f', file, '-o', 'kv']);
+      expect(res.stderr).toBe('');
+      expect(res.code).toBe(0);
+      expect(await liveConfigMaps(ns)).toEqual({ 'web-web': { version: '1.2.0', color: 'red' } });
+      expect((await plugin(['diff', '-f', file, '-o', 'kv'])).code).toBe(0);
+      const status = await plugin(['status', '-f', file, '-o', 'json']);
+      expect(JSON.parse(status.stdout)).toMatchObject({ source: { type: 'Helm', revision: '1.2.0', manifests: 'web@1.2.0' } });
+    },
+    TIMEOUT,
+  );
 
-  it('an oci:// repoURL pinned to a version; a version the registry lacks is exit 2 with nothing changed', async () => {
-    const diff = await plugin(['diff', '-f', appFile(`oci://${host}/charts`, '2.0.0'), '-o', 'kv']);
-    expect(diff.stderr).toBe('');
-    expect(diff.code).toBe(1);
-    expect(diff.stdout).toMatch(/ConfigMap\/web-web/);
-    const before = await snapshot(ns);
-    const missing = await plugin(['sync', '-f', appFile(`${host}/charts`, '9.9.9'), '--prune']);
-    expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/helm pull failed for web@9\.9\.9/);
-    expect(await snapshot(ns)).toBe(before);
-  }, TIMEOUT);
+  it(
+    'an oci:// repoURL pinned to a version; a version the registry lacks is exit 2 with nothing changed',
+    async () => {
+      const diff = await plugin(['diff', '-f', appFile(`oci://${host}/charts`, '2.0.0'), '-o', 'kv']);
+      expect(diff.stderr).toBe('');
+      expect(diff.code).toBe(1);
+      expect(diff.stdout).toMatch(/ConfigMap\/web-web/);
+      const before = await snapshot(ns);
+      const missing = await plugin(['sync', '-f', appFile(`${host}/charts`, '9.9.9'), '--prune']);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toMatch(/helm pull failed for web@9\.9\.9/);
+      expect(await snapshot(ns)).toBe(before);
+    },
+    TIMEOUT,
+  );
 });

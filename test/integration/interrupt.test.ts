@@ -55,42 +55,70 @@ describe('a sync stopped by a signal', () => {
   }, TIMEOUT);
 
   const start = async (name: string) => {
-    await applyYaml(applicationYaml({ name, namespace: ns, spec: { source: { repoURL: fx.repo, path: `apps/${name}`, targetRevision: 'main' }, destination: inCluster(ns) } }));
-    const child = spawn(pluginPath, ['sync', name, '--app-namespace', ns, '-o', 'kv', '--timeout', '2m'], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    await applyYaml(
+      applicationYaml({
+        name,
+        namespace: ns,
+        spec: { source: { repoURL: fx.repo, path: `apps/${name}`, targetRevision: 'main' }, destination: inCluster(ns) },
+      }),
+    );
+    const child = spawn(pluginPath, ['sync', name, '--app-namespace', ns, '-o', 'kv', '--timeout', '2m'], {
+      env: childEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const out = { stdout: '', stderr: '' };
     child.stdout.on('data', (c: Buffer) => (out.stdout += c.toString()));
     child.stderr.on('data', (c: Buffer) => (out.stderr += c.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     // The sync is waiting on wave 0's health once its Deployment exists.
-    await waitFor(async () => ((await kubectl(['get', 'deployment', `${name}-web`, '-n', ns])).code === 0 ? true : undefined), { timeoutMs: 60_000, intervalMs: 200, what: `${name}-web to be applied` });
+    await waitFor(async () => ((await kubectl(['get', 'deployment', `${name}-web`, '-n', ns])).code === 0 ? true : undefined), {
+      timeoutMs: 60_000,
+      intervalMs: 200,
+      what: `${name}-web to be applied`,
+    });
     return { child, out, exited };
   };
-  const operation = async (name: string) => (JSON.parse(await kubectlOk(['get', 'application', name, '-n', ns, '-o', 'json'])) as Recorded).status?.operationState;
+  const operation = async (name: string) =>
+    (JSON.parse(await kubectlOk(['get', 'application', name, '-n', ns, '-o', 'json'])) as Recorded).status?.operationState;
 
-  test('SIGTERM: the waiting wave ends, wave 1 never starts, exit 143, a closing line, recorded as Argo CD records a terminated operation', async () => {
-    const { child, out, exited } = await start('term');
-    child.kill('SIGTERM');
-    expect(await exited).toBe(143);
-    expect(out.stderr).toContain('sync: SIGTERM: stopping after the step in progress (again to force)');
-    expect(out.stderr).toMatch(/^sync interrupted by SIGTERM: stopped while Sync wave 0 waited for health \(its objects are applied; nothing after it was started\)$/m);
-    expect(out.stdout).toMatch(/^INTERRUPTED=/m);
-    // Wave 1 was never started.
-    expect((await kubectl(['get', 'configmap', 'term-after', '-n', ns])).code).not.toBe(0);
-    const op = await operation('term');
-    expect(op?.phase).toBe('Failed');
-    expect(op?.message).toMatch(/^Operation terminated: /);
-  }, TIMEOUT);
+  test(
+    'SIGTERM: the waiting wave ends, wave 1 never starts, exit 143, a closing line, recorded as Argo CD records a terminated operation',
+    async () => {
+      const { child, out, exited } = await start('term');
+      child.kill('SIGTERM');
+      expect(await exited).toBe(143);
+      expect(out.stderr).toContain('sync: SIGTERM: stopping after the step in progress (again to force)');
+      expect(out.stderr).toMatch(
+        /^sync interrupted by SIGTERM: stopped while Sync wave 0 waited for health \(its objects are applied; nothing after it was started\)$/m,
+      );
+      expect(out.stdout).toMatch(/^INTERRUPTED=/m);
+      // Wave 1 was never started.
+      expect((await kubectl(['get', 'configmap', 'term-after', '-n', ns])).code).not.toBe(0);
+      const op = await operation('term');
+      expect(op?.phase).toBe('Failed');
+      expect(op?.message).toMatch(/^Operation terminated: /);
+    },
+    TIMEOUT,
+  );
 
-  test('a second SIGINT forces the stop at once: exit 130, the forced closing line, the operation recorded as terminated', async () => {
-    const { child, out, exited } = await start('forced');
-    child.kill('SIGINT');
-    await waitFor(() => (out.stderr.includes('again to force') ? true : undefined), { timeoutMs: 10_000, intervalMs: 50, what: 'the first signal to be taken' });
-    child.kill('SIGINT');
-    expect(await exited).toBe(130);
-    expect(out.stderr).toMatch(/^sync interrupted: a second SIGINT forced the stop /m);
-    expect((await kubectl(['get', 'configmap', 'forced-after', '-n', ns])).code).not.toBe(0);
-    const op = await operation('forced');
-    expect(op?.phase).toBe('Failed');
-    expect(op?.message).toMatch(/^Operation terminated: /);
-  }, TIMEOUT);
+  test(
+    'a second SIGINT forces the stop at once: exit 130, the forced closing line, the operation recorded as terminated',
+    async () => {
+      const { child, out, exited } = await start('forced');
+      child.kill('SIGINT');
+      await waitFor(() => (out.stderr.includes('again to force') ? true : undefined), {
+        timeoutMs: 10_000,
+        intervalMs: 50,
+        what: 'the first signal to be taken',
+      });
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      expect(out.stderr).toMatch(/^sync interrupted: a second SIGINT forced the stop /m);
+      expect((await kubectl(['get', 'configmap', 'forced-after', '-n', ns])).code).not.toBe(0);
+      const op = await operation('forced');
+      expect(op?.phase).toBe('Failed');
+      expect(op?.message).toMatch(/^Operation terminated: /);
+    },
+    TIMEOUT,
+  );
 });

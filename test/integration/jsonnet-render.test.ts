@@ -45,7 +45,15 @@ describe('Jsonnet against the reference jsonnet CLI', () => {
       origin: 'app.yaml',
     };
     const dir = { gitDir: join(fx.repo, '.git'), env: fx.env };
-    const r = await renderSource({ files: commitFiles(dir, sha), label: fx.repo, sha, path: PATH, entries: await listTree(dir, sha, PATH), app, tools: { env, noCache: true } });
+    const r = await renderSource({
+      files: commitFiles(dir, sha),
+      label: fx.repo,
+      sha,
+      path: PATH,
+      entries: await listTree(dir, sha, PATH),
+      app,
+      tools: { env, noCache: true },
+    });
     expect(r.sourceType).toBe('Directory');
     return r.objects.map((o) => o.object);
   }
@@ -75,7 +83,14 @@ describe('Jsonnet against the reference jsonnet CLI', () => {
       libs: ['lib/jsonnet'],
     };
     const lib = ['-J', join(fx.repo, 'lib/jsonnet')];
-    const ext = ['--ext-str', `image=registry.example/guestbook-ui:${sha.slice(0, 7)}`, '--ext-str', 'greeting=hello', '--ext-code', 'settings={ color: "blue", size: 3 }'];
+    const ext = [
+      '--ext-str',
+      `image=registry.example/guestbook-ui:${sha.slice(0, 7)}`,
+      '--ext-str',
+      'greeting=hello',
+      '--ext-code',
+      'settings={ color: "blue", size: 3 }',
+    ];
     const want = [
       ...reference('guestbook-ui.jsonnet', [...lib, ...ext, '--tla-code', 'replicas=1 + 2', '--tla-str', 'tier=front-gb']),
       ...reference('settings.jsonnet', [...lib, ...ext, '--tla-code', 'replicas=1 + 2', '--tla-str', 'tier=front-gb']),
@@ -85,7 +100,14 @@ describe('Jsonnet against the reference jsonnet CLI', () => {
   });
 
   it('uses the defaults of a function without TLAs, and include picks the files', async () => {
-    const options: JsonnetOptions = { tlas: [], extVars: [{ name: 'image', value: 'x:1', code: false }, { name: 'greeting', value: 'hi', code: false }], libs: ['lib/jsonnet'] };
+    const options: JsonnetOptions = {
+      tlas: [],
+      extVars: [
+        { name: 'image', value: 'x:1', code: false },
+        { name: 'greeting', value: 'hi', code: false },
+      ],
+      libs: ['lib/jsonnet'],
+    };
     const want = reference('guestbook-ui.jsonnet', ['-J', join(fx.repo, 'lib/jsonnet'), '--ext-str', 'image=x:1', '--ext-str', 'greeting=hi']);
     expect(await ours(options, 'guestbook-ui.jsonnet')).toEqual(want);
   });
@@ -93,7 +115,9 @@ describe('Jsonnet against the reference jsonnet CLI', () => {
   it("an evaluation error is exit 2's InputError with the engine's message and the file at the commit", async () => {
     const options: JsonnetOptions = { tlas: [], extVars: [], libs: ['lib/jsonnet'] };
     const p = ours(options, 'guestbook-ui.jsonnet');
-    await expect(p).rejects.toThrow(new RegExp(`evaluating Jsonnet .*@${sha.slice(0, 7)}:${PATH}/guestbook-ui\\.jsonnet: .*Undefined external variable: (image|greeting)`));
+    await expect(p).rejects.toThrow(
+      new RegExp(`evaluating Jsonnet .*@${sha.slice(0, 7)}:${PATH}/guestbook-ui\\.jsonnet: .*Undefined external variable: (image|greeting)`),
+    );
     await expect(ours({ tlas: [], extVars: [], libs: [] }, 'guestbook-ui.jsonnet')).rejects.toThrow(/couldn't open import "labels.libsonnet"/);
   });
 });

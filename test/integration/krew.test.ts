@@ -98,8 +98,18 @@ test('the Windows archive installs (KREW_OS=windows) with its completion helper 
   expect(existsSync(zip)).toBe(true);
   const root = mkdtempSync(join(tmpdir(), 'kgitops-krew-win-'));
   try {
-    const winEnv = { ...env, KREW_ROOT: root, HOME: root, KREW_OS: 'windows', KREW_ARCH: 'amd64', PATH: [join(root, 'bin'), clusterBin(), '/usr/local/bin', '/usr/bin', '/bin'].join(':') };
-    const install = await run(join(clusterBin(), 'kubectl'), ['krew', 'install', `--manifest=${manifestPath}`, `--archive=${zip}`], { env: winEnv, timeoutMs: 120_000 });
+    const winEnv = {
+      ...env,
+      KREW_ROOT: root,
+      HOME: root,
+      KREW_OS: 'windows',
+      KREW_ARCH: 'amd64',
+      PATH: [join(root, 'bin'), clusterBin(), '/usr/local/bin', '/usr/bin', '/bin'].join(':'),
+    };
+    const install = await run(join(clusterBin(), 'kubectl'), ['krew', 'install', `--manifest=${manifestPath}`, `--archive=${zip}`], {
+      env: winEnv,
+      timeoutMs: 120_000,
+    });
     expect({ code: install.code, out: install.stdout + install.stderr }).toEqual({ code: 0, out: expect.stringContaining('Installed plugin: gitops') });
     const store = join(root, 'store', 'gitops', `v${version}`);
     expect(existsSync(join(store, 'kubectl-gitops.exe'))).toBe(true);

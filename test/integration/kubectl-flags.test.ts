@@ -31,8 +31,19 @@ beforeAll(async () => {
   await applyYaml(
     [
       { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'reader', namespace: ns } },
-      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: reader }, rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['get', 'list', 'watch'] }] },
-      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: reader }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: reader }, subjects: [{ kind: 'ServiceAccount', name: 'reader', namespace: ns }] },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: reader },
+        rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['get', 'list', 'watch'] }],
+      },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: reader },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: reader },
+        subjects: [{ kind: 'ServiceAccount', name: 'reader', namespace: ns }],
+      },
     ]
       .map((o) => stringify(o))
       .join('---\n'),
@@ -105,7 +116,7 @@ describe('a token from `kubectl create token`, the server and the CA as flags', 
     }
   });
 
-  it('the server\'s certificate is checked: another CA fails (exit 3), --insecure-skip-tls-verify skips the check', async () => {
+  it("the server's certificate is checked: another CA fails (exit 3), --insecure-skip-tls-verify skips the check", async () => {
     const otherCa = join(process.cwd(), 'test', 'fixtures', 'tls', 'server.crt');
     const bad = await run(pluginPath, [...diffArgs(), '--server', server, '--certificate-authority', otherCa, '--token', token], { env: { KUBECONFIG: bare } });
     expect(bad.code).toBe(3);
@@ -124,7 +135,9 @@ describe('a token from `kubectl create token`, the server and the CA as flags', 
   });
 
   it('a wrong token is rejected (401, exit 3)', async () => {
-    const r = await run(pluginPath, [...diffArgs(), '--server', server, '--certificate-authority', caFile, '--token', 'not-a-token'], { env: { KUBECONFIG: bare } });
+    const r = await run(pluginPath, [...diffArgs(), '--server', server, '--certificate-authority', caFile, '--token', 'not-a-token'], {
+      env: { KUBECONFIG: bare },
+    });
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/unauthorized \(401\)/);
   });
@@ -142,7 +155,7 @@ describe('a token from `kubectl create token`, the server and the CA as flags', 
 });
 
 describe('--user and --cluster pick other kubeconfig entries', () => {
-  it('the context\'s admin user is replaced by --user reader, its cluster by --cluster', async () => {
+  it("the context's admin user is replaced by --user reader, its cluster by --cluster", async () => {
     const admin = parse(readFileSync(kubeconfigPath(), 'utf8')) as Record<string, unknown[]>;
     const file = join(work.dir, 'two-users.kubeconfig');
     writeFileSync(
@@ -155,7 +168,17 @@ describe('--user and --cluster pick other kubeconfig entries', () => {
     );
     const asReader = await run(pluginPath, [...diffArgs(), '--kubeconfig', file, '--user', 'reader']);
     expect(asReader.stdout).toBe('SYNC=Synced\n');
-    const sync = await run(pluginPath, ['sync', '-f', app, '--desired', writeDesired(work.dir, 'more2', [configMap('alpha'), configMap('gamma')]), '--kubeconfig', file, '--user', 'reader']);
+    const sync = await run(pluginPath, [
+      'sync',
+      '-f',
+      app,
+      '--desired',
+      writeDesired(work.dir, 'more2', [configMap('alpha'), configMap('gamma')]),
+      '--kubeconfig',
+      file,
+      '--user',
+      'reader',
+    ]);
     expect(sync.code).toBe(3);
     expect(await kubectl404('gamma')).toBe(true);
     const nowhere = await run(pluginPath, [...diffArgs(), '--kubeconfig', file, '--cluster', 'nowhere']);
@@ -176,7 +199,13 @@ describe('--server, --certificate-authority and --token with no kubeconfig at al
     await applyYaml(
       [
         { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'admin', namespace: ns } },
-        { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: `${ns}-admin` }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' }, subjects: [{ kind: 'ServiceAccount', name: 'admin', namespace: ns }] },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRoleBinding',
+          metadata: { name: `${ns}-admin` },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
+          subjects: [{ kind: 'ServiceAccount', name: 'admin', namespace: ns }],
+        },
       ]
         .map((o) => stringify(o))
         .join('---\n'),
@@ -211,7 +240,14 @@ describe('--server, --certificate-authority and --token with no kubeconfig at al
 
   it('an Application read from the cluster whose destination is the same server URL: diff, status and windows act there', async () => {
     const name = `flags-${ns}`;
-    await applyYaml(stringify({ apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name, namespace: 'argocd' }, spec: { destination: { server: `${server}/`, namespace: ns }, source: { repoURL: 'file:///unused', path: '.' } } }));
+    await applyYaml(
+      stringify({
+        apiVersion: 'argoproj.io/v1alpha1',
+        kind: 'Application',
+        metadata: { name, namespace: 'argocd' },
+        spec: { destination: { server: `${server}/`, namespace: ns }, source: { repoURL: 'file:///unused', path: '.' } },
+      }),
+    );
     const more = writeDesired(work.dir, 'no-kubeconfig-app', [configMap('alpha'), configMap('delta')]);
     const diff = await run(pluginPath, ['diff', name, '--desired', more, ...flags, '-o', 'json'], { env });
     expect(diff.stderr).toBe('');
@@ -231,7 +267,9 @@ describe('--server, --certificate-authority and --token with no kubeconfig at al
     writeFileSync(elsewhere, stringify(doc));
     const r = await run(pluginPath, ['sync', '-f', elsewhere, '--desired', writeDesired(work.dir, 'elsewhere', [configMap('epsilon')]), ...flags], { env });
     expect(r.code).toBe(4);
-    expect(r.stderr).toContain(`spec.destination (server https://127.0.0.1:1): no kubeconfig context reaches it (the kubeconfig has no contexts), and --server ${server} names another cluster; nothing was changed`);
+    expect(r.stderr).toContain(
+      `spec.destination (server https://127.0.0.1:1): no kubeconfig context reaches it (the kubeconfig has no contexts), and --server ${server} names another cluster; nothing was changed`,
+    );
     expect(r.stdout).toBe('');
     expect(await kubectl404('epsilon')).toBe(true);
   });

@@ -66,7 +66,15 @@ describe('spec.source.kustomize options against kustomize edit + kustomize build
     };
     const dir = { gitDir: join(fx.repo, '.git'), env: fx.env };
     const entries = await listTree(dir, sha, path);
-    const r = await renderSource({ files: commitFiles(dir, sha), label: fx.repo, sha, path, entries, app, tools: { kustomize, env: process.env, noCache: true, ...(kustomizeBuildOptions ? { kustomizeBuildOptions } : {}) } });
+    const r = await renderSource({
+      files: commitFiles(dir, sha),
+      label: fx.repo,
+      sha,
+      path,
+      entries,
+      app,
+      tools: { kustomize, env: process.env, noCache: true, ...(kustomizeBuildOptions ? { kustomizeBuildOptions } : {}) },
+    });
     expect(r.sourceType).toBe('Kustomize');
     return r.objects.map((o) => o.object);
   }
@@ -92,22 +100,38 @@ describe('spec.source.kustomize options against kustomize edit + kustomize build
       { images: ['registry.example/guestbook-ui=mirror.example/gb:1.0', 'busybox:1.37', 'alpine@sha256:' + 'a'.repeat(64)] },
       () => [['edit', 'set', 'image', 'registry.example/guestbook-ui=mirror.example/gb:1.0', 'busybox:1.37', 'alpine@sha256:' + 'a'.repeat(64)]],
     ],
-    ['images keeping a field with *', { images: ['registry.example/guestbook-ui=mirror.example/gb:*'] }, () => [['edit', 'set', 'image', 'registry.example/guestbook-ui=mirror.example/gb:*']]],
+    [
+      'images keeping a field with *',
+      { images: ['registry.example/guestbook-ui=mirror.example/gb:*'] },
+      () => [['edit', 'set', 'image', 'registry.example/guestbook-ui=mirror.example/gb:*']],
+    ],
     ['replicas', { replicas: [{ name: 'guestbook-ui', count: 5 }] }, () => [['edit', 'set', 'replicas', 'guestbook-ui=5']]],
     [
       'commonLabels with envsubst',
       { commonLabels: { team: 'blue', rev: 'r-$ARGOCD_APP_REVISION_SHORT' } },
       () => [['edit', 'add', 'label', 'team:blue', `rev:r-${sha.slice(0, 7)}`]],
     ],
-    ['forceCommonLabels over an overlay label', { commonLabels: { env: 'staging' }, forceCommonLabels: true }, () => [['edit', 'add', 'label', '--force', 'env:staging']]],
-    ['labelWithoutSelector', { commonLabels: { team: 'blue' }, labelWithoutSelector: true }, () => [['edit', 'add', 'label', '--without-selector', 'team:blue']]],
+    [
+      'forceCommonLabels over an overlay label',
+      { commonLabels: { env: 'staging' }, forceCommonLabels: true },
+      () => [['edit', 'add', 'label', '--force', 'env:staging']],
+    ],
+    [
+      'labelWithoutSelector',
+      { commonLabels: { team: 'blue' }, labelWithoutSelector: true },
+      () => [['edit', 'add', 'label', '--without-selector', 'team:blue']],
+    ],
     [
       'labelWithoutSelector with labelIncludeTemplates',
       { commonLabels: { team: 'blue' }, labelWithoutSelector: true, labelIncludeTemplates: true },
       () => [['edit', 'add', 'label', '--without-selector', '--include-templates', 'team:blue']],
     ],
     ['commonAnnotations kept verbatim', { commonAnnotations: { owner: '$ARGOCD_APP_NAME' } }, () => [['edit', 'add', 'annotation', 'owner:$ARGOCD_APP_NAME']]],
-    ['commonAnnotationsEnvsubst', { commonAnnotations: { owner: '$ARGOCD_APP_NAME' }, commonAnnotationsEnvsubst: true }, () => [['edit', 'add', 'annotation', 'owner:shop']]],
+    [
+      'commonAnnotationsEnvsubst',
+      { commonAnnotations: { owner: '$ARGOCD_APP_NAME' }, commonAnnotationsEnvsubst: true },
+      () => [['edit', 'add', 'annotation', 'owner:shop']],
+    ],
     ['namespace', { namespace: 'guestbook-prod' }, () => [['edit', 'set', 'namespace', '--', 'guestbook-prod']]],
     [
       'patches',
@@ -117,7 +141,16 @@ describe('spec.source.kustomize options against kustomize edit + kustomize build
     ['components', { components: ['../../components/monitoring'] }, () => [['edit', 'add', 'component', '../../components/monitoring']]],
     [
       'all at once, in Argo CD order',
-      { namePrefix: 'a-', nameSuffix: '-z', images: ['busybox:1.37'], replicas: [{ name: 'guestbook-ui', count: 3 }], commonLabels: { team: 'blue' }, commonAnnotations: { owner: 'me' }, namespace: 'ns1', components: ['../../components/monitoring'] },
+      {
+        namePrefix: 'a-',
+        nameSuffix: '-z',
+        images: ['busybox:1.37'],
+        replicas: [{ name: 'guestbook-ui', count: 3 }],
+        commonLabels: { team: 'blue' },
+        commonAnnotations: { owner: 'me' },
+        namespace: 'ns1',
+        components: ['../../components/monitoring'],
+      },
       () => [
         ['edit', 'set', 'nameprefix', '--', 'a-'],
         ['edit', 'set', 'namesuffix', '--', '-z'],

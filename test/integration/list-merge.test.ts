@@ -43,16 +43,38 @@ interface Live {
 }
 
 const handAdditions = async (name: string) => {
-  await kubectlOk(['patch', 'deployment', name, '-n', ns, '--type=strategic', '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"proxy","image":"envoy:1"}]}}}}']);
+  await kubectlOk([
+    'patch',
+    'deployment',
+    name,
+    '-n',
+    ns,
+    '--type=strategic',
+    '-p',
+    '{"spec":{"template":{"spec":{"containers":[{"name":"proxy","image":"envoy:1"}]}}}}',
+  ]);
   await kubectlOk(['set', 'env', `deployment/${name}`, '-n', ns, '-c', 'web', 'DEBUG=1']);
-  await kubectlOk(['patch', 'deployment', name, '-n', ns, '--type=strategic', '-p', '{"spec":{"template":{"spec":{"containers":[{"name":"web","ports":[{"containerPort":9090}]}]}}}}']);
+  await kubectlOk([
+    'patch',
+    'deployment',
+    name,
+    '-n',
+    ns,
+    '--type=strategic',
+    '-p',
+    '{"spec":{"template":{"spec":{"containers":[{"name":"web","ports":[{"containerPort":9090}]}]}}}}',
+  ]);
 };
 
 const shape = async (name: string) => {
   const live = JSON.parse(await kubectlOk(['get', 'deployment', name, '-n', ns, '-o', 'json'])) as Live;
   // Sorted: a strategic patch puts what it adds first (the proxy before web, 9090 before 8080).
   const sorted = <T>(xs: T[]) => [...xs].sort();
-  return sorted(live.spec.template.spec.containers.map((c) => JSON.stringify([c.name, sorted((c.env ?? []).map((e) => e.name)), sorted((c.ports ?? []).map((p) => p.containerPort))]))).map((x) => JSON.parse(x) as unknown);
+  return sorted(
+    live.spec.template.spec.containers.map((c) =>
+      JSON.stringify([c.name, sorted((c.env ?? []).map((e) => e.name)), sorted((c.ports ?? []).map((p) => p.containerPort))]),
+    ),
+  ).map((x) => JSON.parse(x) as unknown);
 };
 
 beforeAll(async () => {
@@ -67,41 +89,60 @@ for (const [mode, annotations] of [
   ['server-side', ''],
   ['client-side', 'argocd.argoproj.io/sync-options: ServerSideApply=false'],
 ] as const) {
-  test(`${mode} apply: a sidecar, an env var and a port added by hand are no drift, and a sync keeps them`, async () => {
-    const name = `lm-${mode.slice(0, 6)}`;
-    const args = setup(name, annotations);
-    expect((await runPlugin(['sync', ...args, '-o', 'kv'])).code).toBe(0);
-    await handAdditions(name);
-    const diff = await runPlugin(['diff', ...args, '-o', 'kv']);
-    expect([diff.code, diff.stdout]).toEqual([0, 'SYNC=Synced\n']);
-    const sync = await runPlugin(['sync', ...args, '-o', 'kv']);
-    expect(sync.code).toBe(0);
-    expect(await shape(name)).toEqual([
-      ['metrics', [], []],
-      ['proxy', [], []],
-      ['web', ['A', 'B', 'DEBUG'], [8080, 9090]],
-    ]);
-    expect((await runPlugin(['diff', ...args, '-o', 'kv'])).code).toBe(0);
-  }, TIMEOUT);
+  test(
+    `${mode} apply: a sidecar, an env var and a port added by hand are no drift, and a sync keeps them`,
+    async () => {
+      const name = `lm-${mode.slice(0, 6)}`;
+      const args = setup(name, annotations);
+      expect((await runPlugin(['sync', ...args, '-o', 'kv'])).code).toBe(0);
+      await handAdditions(name);
+      const diff = await runPlugin(['diff', ...args, '-o', 'kv']);
+      expect([diff.code, diff.stdout]).toEqual([0, 'SYNC=Synced\n']);
+      const sync = await runPlugin(['sync', ...args, '-o', 'kv']);
+      expect(sync.code).toBe(0);
+      expect(await shape(name)).toEqual([
+        ['metrics', [], []],
+        ['proxy', [], []],
+        ['web', ['A', 'B', 'DEBUG'], [8080, 9090]],
+      ]);
+      expect((await runPlugin(['diff', ...args, '-o', 'kv'])).code).toBe(0);
+    },
+    TIMEOUT,
+  );
 }
 
-test('the declared env vars in another order, and a declared container gone, are drift', async () => {
-  const name = 'lm-order';
-  const args = setup(name, '');
-  expect((await runPlugin(['sync', ...args, '-o', 'kv'])).code).toBe(0);
-  await kubectlOk(['patch', 'deployment', name, '-n', ns, '--type=json', '-p', '[{"op":"move","from":"/spec/template/spec/containers/0/env/1","path":"/spec/template/spec/containers/0/env/0"},{"op":"remove","path":"/spec/template/spec/containers/1"}]']);
-  const diff = await runPlugin(['diff', ...args, '-o', 'kv']);
-  expect(diff.code).toBe(1);
-  expect(diff.stdout.split('\n').filter((l) => l.startsWith('DRIFT='))).toEqual([
-    `DRIFT=Deployment/${name} spec.template.spec.containers[name=web].env`,
-    `DRIFT=Deployment/${name} spec.template.spec.containers[name=metrics]`,
-  ]);
-  expect((await runPlugin(['sync', ...args, '-o', 'kv'])).code).toBe(0);
-  expect(await shape(name)).toEqual([
-    ['metrics', [], []],
-    ['web', ['A', 'B'], [8080]],
-  ]);
-  // The sync put the declared order back.
-  expect((await kubectlOk(['get', 'deployment', name, '-n', ns, '-o', 'jsonpath={.spec.template.spec.containers[?(@.name=="web")].env[*].name}'])).trim()).toBe('A B');
-  expect((await runPlugin(['diff', ...args, '-o', 'kv'])).code).toBe(0);
-}, TIMEOUT);
+test(
+  'the declared env vars in another order, and a declared container gone, are drift',
+  async () => {
+    const name = 'lm-order';
+    const args = setup(name, '');
+    expect((await runPlugin(['sync', ...args, '-o', 'kv'])).code).toBe(0);
+    await kubectlOk([
+      'patch',
+      'deployment',
+      name,
+      '-n',
+      ns,
+      '--type=json',
+      '-p',
+      '[{"op":"move","from":"/spec/template/spec/containers/0/env/1","path":"/spec/template/spec/containers/0/env/0"},{"op":"remove","path":"/spec/template/spec/containers/1"}]',
+    ]);
+    const diff = await runPlugin(['diff', ...args, '-o', 'kv']);
+    expect(diff.code).toBe(1);
+    expect(diff.stdout.split('\n').filter((l) => l.startsWith('DRIFT='))).toEqual([
+      `DRIFT=Deployment/${name} spec.template.spec.containers[name=web].env`,
+      `DRIFT=Deployment/${name} spec.template.spec.containers[name=metrics]`,
+    ]);
+    expect((await runPlugin(['sync', ...args, '-o', 'kv'])).code).toBe(0);
+    expect(await shape(name)).toEqual([
+      ['metrics', [], []],
+      ['web', ['A', 'B'], [8080]],
+    ]);
+    // The sync put the declared order back.
+    expect(
+      (await kubectlOk(['get', 'deployment', name, '-n', ns, '-o', 'jsonpath={.spec.template.spec.containers[?(@.name=="web")].env[*].name}'])).trim(),
+    ).toBe('A B');
+    expect((await runPlugin(['diff', ...args, '-o', 'kv'])).code).toBe(0);
+  },
+  TIMEOUT,
+);

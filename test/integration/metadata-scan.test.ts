@@ -38,7 +38,9 @@ function configMap(i: number): KubeObject {
 
 test('the marked items of every page, as whole as a full decode, and only the items whose text holds the key', async () => {
   const objects = Array.from({ length: 40 }, (_, i) => configMap(i));
-  await kubectlOk(['apply', '--server-side', '--field-manager', 'argocd-controller', '-f', '-'], { stdin: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }) });
+  await kubectlOk(['apply', '--server-side', '--field-manager', 'argocd-controller', '-f', '-'], {
+    stdin: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }),
+  });
   const type = (await gw.resolve('v1', 'ConfigMap')) as ResourceType;
 
   const all = await gw.list(type, { namespace: ns, metadataOnly: true, pageSize: 7 });
@@ -81,19 +83,39 @@ test('diff of an app among 600 unrelated ConfigMaps (past the first page its twi
     const names = ['aa-first', 'zz-changed', 'zz-same'];
     writeFileSync(join(desired, 'cms.yaml'), names.map((n) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${n}}\ndata: {v: "1"}\n`).join('---\n'));
     const appFile = join(root, 'app.yaml');
-    writeFileSync(appFile, applicationYaml({ name: 'crowd', spec: { source: { repoURL: 'https://git.example.com/x.git', path: 'deploy' }, destination: inCluster(crowd) } }));
+    writeFileSync(
+      appFile,
+      applicationYaml({ name: 'crowd', spec: { source: { repoURL: 'https://git.example.com/x.git', path: 'deploy' }, destination: inCluster(crowd) } }),
+    );
     const sync = await runPlugin(['sync', '-f', appFile, '--desired', desired, '-o', 'kv']);
     expect(sync.code).toBe(0);
-    const unrelated = Array.from({ length: 600 }, (_, i) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `m-${String(i).padStart(3, '0')}`, namespace: crowd }, data: { note: 'not the app' } }));
-    const stale = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'zz-stale', namespace: crowd, annotations: { [TRACKING_ID]: `crowd:/ConfigMap:${crowd}/zz-stale` } } };
+    const unrelated = Array.from({ length: 600 }, (_, i) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: `m-${String(i).padStart(3, '0')}`, namespace: crowd },
+      data: { note: 'not the app' },
+    }));
+    const stale = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'zz-stale', namespace: crowd, annotations: { [TRACKING_ID]: `crowd:/ConfigMap:${crowd}/zz-stale` } },
+    };
     await kubectlOk(['apply', '-f', '-'], { stdin: JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [...unrelated, stale] }) });
     await kubectlOk(['patch', 'configmap', 'zz-changed', '-n', crowd, '--type=merge', '-p', '{"data":{"v":"2"}}']);
 
     const res = await runPlugin(['diff', '-f', appFile, '--desired', desired, '-o', 'json', '-v']);
     expect(res.code).toBe(1);
-    const report = JSON.parse(res.stdout) as { sync: string; objects: { key: { name: string }; status: string; fields: { path: string; live?: unknown }[] }[]; extras: { name: string }[] };
+    const report = JSON.parse(res.stdout) as {
+      sync: string;
+      objects: { key: { name: string }; status: string; fields: { path: string; live?: unknown }[] }[];
+      extras: { name: string }[];
+    };
     expect(report.sync).toBe('OutOfSync');
-    expect(Object.fromEntries(report.objects.map((o) => [o.key.name, o.status]))).toEqual({ 'aa-first': 'in-sync', 'zz-changed': 'drifted', 'zz-same': 'in-sync' });
+    expect(Object.fromEntries(report.objects.map((o) => [o.key.name, o.status]))).toEqual({
+      'aa-first': 'in-sync',
+      'zz-changed': 'drifted',
+      'zz-same': 'in-sync',
+    });
     expect(report.objects.find((o) => o.key.name === 'zz-changed')?.fields.find((f) => f.path === 'data.v')?.live).toBe('2');
     expect(report.extras.map((k) => k.name)).toEqual(['zz-stale']);
   } finally {

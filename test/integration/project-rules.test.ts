@@ -75,7 +75,7 @@ afterAll(async () => {
   if (cp) await deleteNamespace(cp);
 });
 
-test('the default project, absent from the cluster, is Argo CD\'s: everything is permitted', async () => {
+test("the default project, absent from the cluster, is Argo CD's: everything is permitted", async () => {
   const res = await sync(appFile('default'));
   expect(res.stderr).toBe('');
   expect(res.code).toBe(0);
@@ -87,23 +87,54 @@ describe('AppProject violations are refused (exit 4), naming the rule, with noth
   beforeAll(async () => {
     before = await versions();
     writeDesired('2'); // a sync that went through would change the ConfigMap
-    await project('wrong-repo', "  sourceRepos: ['https://git.example.com/other/*', '!https://git.example.com/team/rules']\n  destinations: [{server: '*', namespace: '*'}]\n  clusterResourceWhitelist: [{group: '*', kind: '*'}]\n");
-    await project('wrong-dest', `  sourceRepos: ['*']\n  destinations: [{server: '*', namespace: '!${ns}'}, {server: '*', namespace: '*'}]\n  clusterResourceWhitelist: [{group: '*', kind: '*'}]\n`);
-    await project('wrong-server', "  sourceRepos: ['*']\n  destinations: [{server: 'https://prod.example.com', namespace: '*'}]\n  clusterResourceWhitelist: [{group: '*', kind: '*'}]\n");
+    await project(
+      'wrong-repo',
+      "  sourceRepos: ['https://git.example.com/other/*', '!https://git.example.com/team/rules']\n  destinations: [{server: '*', namespace: '*'}]\n  clusterResourceWhitelist: [{group: '*', kind: '*'}]\n",
+    );
+    await project(
+      'wrong-dest',
+      `  sourceRepos: ['*']\n  destinations: [{server: '*', namespace: '!${ns}'}, {server: '*', namespace: '*'}]\n  clusterResourceWhitelist: [{group: '*', kind: '*'}]\n`,
+    );
+    await project(
+      'wrong-server',
+      "  sourceRepos: ['*']\n  destinations: [{server: 'https://prod.example.com', namespace: '*'}]\n  clusterResourceWhitelist: [{group: '*', kind: '*'}]\n",
+    );
     await project('no-cluster-kinds', "  sourceRepos: ['*']\n  destinations: [{server: '*', namespace: '*'}]\n");
-    await project('blacklisted', "  sourceRepos: ['*']\n  destinations: [{server: '*', namespace: '*'}]\n  clusterResourceWhitelist: [{group: '*', kind: '*'}]\n  clusterResourceBlacklist: [{group: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: '*-reader'}]\n");
-    await project('ns-blacklist', "  sourceRepos: ['*']\n  destinations: [{server: '*', namespace: '*'}]\n  clusterResourceWhitelist: [{group: '*', kind: '*'}]\n  namespaceResourceBlacklist: [{group: '', kind: 'Config*'}]\n");
-    await project('ns-whitelist', "  sourceRepos: ['*']\n  destinations: [{server: '*', namespace: '*'}]\n  clusterResourceWhitelist: [{group: '*', kind: '*'}]\n  namespaceResourceWhitelist: [{group: apps, kind: Deployment}]\n");
-    await project('closed-ns', "  sourceRepos: ['*']\n  destinations: [{server: '*', namespace: '*'}]\n  clusterResourceWhitelist: [{group: '*', kind: '*'}]\n  sourceNamespaces: ['team-*']\n");
+    await project(
+      'blacklisted',
+      "  sourceRepos: ['*']\n  destinations: [{server: '*', namespace: '*'}]\n  clusterResourceWhitelist: [{group: '*', kind: '*'}]\n  clusterResourceBlacklist: [{group: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: '*-reader'}]\n",
+    );
+    await project(
+      'ns-blacklist',
+      "  sourceRepos: ['*']\n  destinations: [{server: '*', namespace: '*'}]\n  clusterResourceWhitelist: [{group: '*', kind: '*'}]\n  namespaceResourceBlacklist: [{group: '', kind: 'Config*'}]\n",
+    );
+    await project(
+      'ns-whitelist',
+      "  sourceRepos: ['*']\n  destinations: [{server: '*', namespace: '*'}]\n  clusterResourceWhitelist: [{group: '*', kind: '*'}]\n  namespaceResourceWhitelist: [{group: apps, kind: Deployment}]\n",
+    );
+    await project(
+      'closed-ns',
+      "  sourceRepos: ['*']\n  destinations: [{server: '*', namespace: '*'}]\n  clusterResourceWhitelist: [{group: '*', kind: '*'}]\n  sourceNamespaces: ['team-*']\n",
+    );
   });
 
   it.each([
-    ['sourceRepos', 'wrong-repo', {}, 'application repo https://git.example.com/team/rules.git is not permitted in project \'wrong-repo\''],
-    ['destinations (a ! negation)', 'wrong-dest', {}, 'do not match any of the allowed destinations in project \'wrong-dest\''],
+    ['sourceRepos', 'wrong-repo', {}, "application repo https://git.example.com/team/rules.git is not permitted in project 'wrong-repo'"],
+    ['destinations (a ! negation)', 'wrong-dest', {}, "do not match any of the allowed destinations in project 'wrong-dest'"],
     ['destinations (the server)', 'wrong-server', {}, "application destination server 'https://kubernetes.default.svc'"],
-    ['clusterResourceWhitelist', 'no-cluster-kinds', {}, 'resource rbac.authorization.k8s.io:ClusterRole is not permitted in project no-cluster-kinds: clusterResourceWhitelist is empty'],
+    [
+      'clusterResourceWhitelist',
+      'no-cluster-kinds',
+      {},
+      'resource rbac.authorization.k8s.io:ClusterRole is not permitted in project no-cluster-kinds: clusterResourceWhitelist is empty',
+    ],
     ['clusterResourceBlacklist (a name glob)', 'blacklisted', {}, 'clusterResourceBlacklist lists rbac.authorization.k8s.io/ClusterRole'],
-    ['namespaceResourceBlacklist', 'ns-blacklist', {}, 'resource :ConfigMap is not permitted in project ns-blacklist: namespaceResourceBlacklist lists /ConfigMap'],
+    [
+      'namespaceResourceBlacklist',
+      'ns-blacklist',
+      {},
+      'resource :ConfigMap is not permitted in project ns-blacklist: namespaceResourceBlacklist lists /ConfigMap',
+    ],
     ['namespaceResourceWhitelist', 'ns-whitelist', {}, 'namespaceResourceWhitelist does not list /ConfigMap'],
     ['sourceNamespaces', 'closed-ns', { appNamespace: 'elsewhere' }, "application 'rules' in namespace 'elsewhere' is not allowed to use project closed-ns"],
     ['a project that does not exist', 'nope', {}, 'Application referencing project nope which does not exist'],
@@ -114,13 +145,25 @@ describe('AppProject violations are refused (exit 4), naming the rule, with noth
     expect(refused).toContain(message);
     expect(await versions()).toBe(before);
     // prune --confirm is refused the same way.
-    const prune = await runPlugin(['prune', '-f', appFile(name, opts as { appNamespace?: string }), '--desired', desired, '--argocd-namespace', cp, '--confirm']);
+    const prune = await runPlugin([
+      'prune',
+      '-f',
+      appFile(name, opts as { appNamespace?: string }),
+      '--desired',
+      desired,
+      '--argocd-namespace',
+      cp,
+      '--confirm',
+    ]);
     expect(prune.code).toBe(4);
     expect(prune.stderr).toContain('nothing was deleted');
   });
 
   it('a project that permits everything lets the same sync through', async () => {
-    await project('open', "  sourceRepos: ['https://git.example.com/team/*']\n  destinations: [{name: in-cluster, namespace: '*'}]\n  clusterResourceWhitelist: [{group: '*', kind: '*'}]\n");
+    await project(
+      'open',
+      "  sourceRepos: ['https://git.example.com/team/*']\n  destinations: [{name: in-cluster, namespace: '*'}]\n  clusterResourceWhitelist: [{group: '*', kind: '*'}]\n",
+    );
     const res = await sync(appFile('open'));
     expect(res.code).toBe(0);
     expect(await versions()).not.toBe(before);
@@ -135,8 +178,14 @@ describe('sync windows', () => {
   let before: string;
 
   beforeAll(async () => {
-    await project('frozen', `  sourceRepos: ['*']\n  destinations: [{server: '*', namespace: '*'}]\n  clusterResourceWhitelist: [{group: '*', kind: '*'}]\n  syncWindows:\n  - {kind: deny, schedule: '${schedule}', duration: 2h, applications: ['rul*'], description: release freeze}\n  - {kind: allow, schedule: '0 0 1 1 *', duration: 1h, applications: ['other-app']}\n`);
-    await project('frozen-manual', `  sourceRepos: ['*']\n  destinations: [{server: '*', namespace: '*'}]\n  clusterResourceWhitelist: [{group: '*', kind: '*'}]\n  syncWindows:\n  - {kind: deny, schedule: '${schedule}', duration: 2h, namespaces: ['${ns}'], manualSync: true}\n`);
+    await project(
+      'frozen',
+      `  sourceRepos: ['*']\n  destinations: [{server: '*', namespace: '*'}]\n  clusterResourceWhitelist: [{group: '*', kind: '*'}]\n  syncWindows:\n  - {kind: deny, schedule: '${schedule}', duration: 2h, applications: ['rul*'], description: release freeze}\n  - {kind: allow, schedule: '0 0 1 1 *', duration: 1h, applications: ['other-app']}\n`,
+    );
+    await project(
+      'frozen-manual',
+      `  sourceRepos: ['*']\n  destinations: [{server: '*', namespace: '*'}]\n  clusterResourceWhitelist: [{group: '*', kind: '*'}]\n  syncWindows:\n  - {kind: deny, schedule: '${schedule}', duration: 2h, namespaces: ['${ns}'], manualSync: true}\n`,
+    );
     writeDesired('3');
     before = await versions();
   });
@@ -170,7 +219,10 @@ describe('sync windows', () => {
     expect(json.project.windows[0]).toMatchObject({ index: 0, kind: 'deny', active: true, until: opens, matches: true, description: 'release freeze' });
     expect(json.project.manualSync).toEqual({ allowed: false, reason: expect.stringContaining('release freeze'), opensAt: opens });
     const all = JSON.parse((await runPlugin([...base, '--all', '-o', 'json'])).stdout);
-    expect(all.project.windows.map((w: { index: number; matches: boolean }) => [w.index, w.matches])).toEqual([[0, true], [1, false]]);
+    expect(all.project.windows.map((w: { index: number; matches: boolean }) => [w.index, w.matches])).toEqual([
+      [0, true],
+      [1, false],
+    ]);
     const yaml = await runPlugin([...base, '-o', 'yaml']);
     expect(yaml.stdout).toContain('kind: deny');
     const kvOut = kv((await runPlugin([...base, '-o', 'kv'])).stdout);
@@ -198,7 +250,9 @@ describe("argocd-cmd-params-cm: Applications outside the control plane's namespa
   const run = (app: string, ...extra: string[]) => runPlugin(['sync', '-f', app, '--desired', desired, '--argocd-namespace', cp2, '-o', 'kv', ...extra]);
   beforeAll(async () => {
     cp2 = await createTestNamespace('rules-cp2');
-    await applyYaml(`apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cmd-params-cm, namespace: ${cp2}}\ndata:\n  application.namespaces: "team-*, /^ops-[0-9]+$/"\n`);
+    await applyYaml(
+      `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cmd-params-cm, namespace: ${cp2}}\ndata:\n  application.namespaces: "team-*, /^ops-[0-9]+$/"\n`,
+    );
     writeDesired('3');
     before = await versions();
   });
@@ -210,7 +264,9 @@ describe("argocd-cmd-params-cm: Applications outside the control plane's namespa
     const app = appFile('default', { appNamespace: 'ops-x' });
     const res = await run(app);
     expect(res.code).toBe(4);
-    expect(kv(res.stdout).REFUSED?.[0]).toContain(`Argo CD does not reconcile Application ops-x/rules: namespace ops-x is neither the control plane's (${cp2}) nor listed in application.namespaces (team-*,/^ops-[0-9]+$/) of ConfigMap ${cp2}/argocd-cmd-params-cm`);
+    expect(kv(res.stdout).REFUSED?.[0]).toContain(
+      `Argo CD does not reconcile Application ops-x/rules: namespace ops-x is neither the control plane's (${cp2}) nor listed in application.namespaces (team-*,/^ops-[0-9]+$/) of ConfigMap ${cp2}/argocd-cmd-params-cm`,
+    );
     expect(await versions()).toBe(before);
     const prune = await runPlugin(['prune', '-f', app, '--desired', desired, '--argocd-namespace', cp2, '--confirm']);
     expect(prune.code).toBe(4);

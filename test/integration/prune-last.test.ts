@@ -30,7 +30,10 @@ function writeDesired(dir: string, objects: [string, number, string][]): string 
   for (const [name, wave, options] of objects) {
     const annotations: Record<string, string> = { 'argocd.argoproj.io/sync-wave': String(wave) };
     if (options) annotations['argocd.argoproj.io/sync-options'] = options;
-    writeFileSync(join(path, `${name}.yaml`), `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${name}, annotations: ${JSON.stringify(annotations)}}\ndata: {k: v}\n`);
+    writeFileSync(
+      join(path, `${name}.yaml`),
+      `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${name}, annotations: ${JSON.stringify(annotations)}}\ndata: {k: v}\n`,
+    );
   }
   return path;
 }
@@ -71,7 +74,12 @@ async function eventsSince(from: string, prefix: string): Promise<string[]> {
 }
 
 /** Syncs `after` with --prune once `before` is synced; returns the server's events of the second sync and its reports. */
-async function syncAndWatch(app: string, prefix: string, before: string, after: string): Promise<{ events: string[]; kv: Record<string, string[]>; json: { prune: { last: boolean; results: { name: string; outcome: string }[] } } }> {
+async function syncAndWatch(
+  app: string,
+  prefix: string,
+  before: string,
+  after: string,
+): Promise<{ events: string[]; kv: Record<string, string[]>; json: { prune: { last: boolean; results: { name: string; outcome: string }[] } } }> {
   const first = await runPlugin(['sync', '-f', app, '--desired', before, '-o', 'kv'], { env: { ARGOCD_SYNC_WAVE_DELAY: '0' } });
   // Warnings are allowed on stderr (another suite's CRD may vanish between discovery and the prune scan's list).
   expect({ code: first.code, errors: first.stderr.split('\n').filter((l) => l.startsWith('error')) }).toEqual({ code: 0, errors: [] });
@@ -87,7 +95,10 @@ async function syncAndWatch(app: string, prefix: string, before: string, after: 
 
 async function names(prefix: string): Promise<string[]> {
   const out = await kubectlOk(['get', 'configmaps', '-n', ns, '-o', 'jsonpath={.items[*].metadata.name}']);
-  return out.split(/\s+/).filter((n) => n.startsWith(prefix)).sort();
+  return out
+    .split(/\s+/)
+    .filter((n) => n.startsWith(prefix))
+    .sort();
 }
 
 beforeAll(async () => {
@@ -98,38 +109,76 @@ afterAll(async () => {
   if (ns) await deleteNamespace(ns);
 });
 
-test('without PruneLast the prune still runs after every apply of every wave, in reverse wave order', async () => {
-  const app = writeApp('plain', []);
-  const before = writeDesired('plain-1', [['plain-keep', 0, ''], ['plain-old-w0', 0, ''], ['plain-old-w2', 2, '']]);
-  const after = writeDesired('plain-2', [['plain-keep', 0, ''], ['plain-new-w0', 0, ''], ['plain-new-w1', 1, ''], ['plain-new-w3', 3, '']]);
-  const { events, json, kv } = await syncAndWatch(app, 'plain-', before, after);
-  // Argo CD would delete old-w2 in (mirrored) wave 2, before new-w3 is created; here every creation comes first.
-  expect(events).toEqual(['ADDED plain-new-w0', 'ADDED plain-new-w1', 'ADDED plain-new-w3', 'DELETED plain-old-w2', 'DELETED plain-old-w0']);
-  expect(json.prune.last).toBe(false);
-  expect(json.prune.results.map((r) => `${r.name} ${r.outcome}`)).toEqual(['plain-old-w2 pruned', 'plain-old-w0 pruned']);
-  expect(kv.PRUNED).toBeUndefined();
-  expect(await names('plain-')).toEqual(['plain-keep', 'plain-new-w0', 'plain-new-w1', 'plain-new-w3']);
-}, TIMEOUT);
+test(
+  'without PruneLast the prune still runs after every apply of every wave, in reverse wave order',
+  async () => {
+    const app = writeApp('plain', []);
+    const before = writeDesired('plain-1', [
+      ['plain-keep', 0, ''],
+      ['plain-old-w0', 0, ''],
+      ['plain-old-w2', 2, ''],
+    ]);
+    const after = writeDesired('plain-2', [
+      ['plain-keep', 0, ''],
+      ['plain-new-w0', 0, ''],
+      ['plain-new-w1', 1, ''],
+      ['plain-new-w3', 3, ''],
+    ]);
+    const { events, json, kv } = await syncAndWatch(app, 'plain-', before, after);
+    // Argo CD would delete old-w2 in (mirrored) wave 2, before new-w3 is created; here every creation comes first.
+    expect(events).toEqual(['ADDED plain-new-w0', 'ADDED plain-new-w1', 'ADDED plain-new-w3', 'DELETED plain-old-w2', 'DELETED plain-old-w0']);
+    expect(json.prune.last).toBe(false);
+    expect(json.prune.results.map((r) => `${r.name} ${r.outcome}`)).toEqual(['plain-old-w2 pruned', 'plain-old-w0 pruned']);
+    expect(kv.PRUNED).toBeUndefined();
+    expect(await names('plain-')).toEqual(['plain-keep', 'plain-new-w0', 'plain-new-w1', 'plain-new-w3']);
+  },
+  TIMEOUT,
+);
 
-test('an object annotated PruneLast=true is deleted after every apply and after every other prune, whatever its wave', async () => {
-  const app = writeApp('annotated', []);
-  // old-last has the highest wave: in reverse wave order it would be deleted first.
-  const before = writeDesired('annotated-1', [['ann-keep', 0, ''], ['ann-old-w0', 0, ''], ['ann-old-w1', 1, ''], ['ann-old-last', 4, 'PruneLast=true']]);
-  const after = writeDesired('annotated-2', [['ann-keep', 0, ''], ['ann-new-w0', 0, ''], ['ann-new-w2', 2, '']]);
-  const { events, json } = await syncAndWatch(app, 'ann-', before, after);
-  expect(events).toEqual(['ADDED ann-new-w0', 'ADDED ann-new-w2', 'DELETED ann-old-w1', 'DELETED ann-old-w0', 'DELETED ann-old-last']);
-  expect(json.prune.last).toBe(false);
-  expect(json.prune.results.map((r) => r.name)).toEqual(['ann-old-w1', 'ann-old-w0', 'ann-old-last']);
-  expect(await names('ann-')).toEqual(['ann-keep', 'ann-new-w0', 'ann-new-w2']);
-}, TIMEOUT);
+test(
+  'an object annotated PruneLast=true is deleted after every apply and after every other prune, whatever its wave',
+  async () => {
+    const app = writeApp('annotated', []);
+    // old-last has the highest wave: in reverse wave order it would be deleted first.
+    const before = writeDesired('annotated-1', [
+      ['ann-keep', 0, ''],
+      ['ann-old-w0', 0, ''],
+      ['ann-old-w1', 1, ''],
+      ['ann-old-last', 4, 'PruneLast=true'],
+    ]);
+    const after = writeDesired('annotated-2', [
+      ['ann-keep', 0, ''],
+      ['ann-new-w0', 0, ''],
+      ['ann-new-w2', 2, ''],
+    ]);
+    const { events, json } = await syncAndWatch(app, 'ann-', before, after);
+    expect(events).toEqual(['ADDED ann-new-w0', 'ADDED ann-new-w2', 'DELETED ann-old-w1', 'DELETED ann-old-w0', 'DELETED ann-old-last']);
+    expect(json.prune.last).toBe(false);
+    expect(json.prune.results.map((r) => r.name)).toEqual(['ann-old-w1', 'ann-old-w0', 'ann-old-last']);
+    expect(await names('ann-')).toEqual(['ann-keep', 'ann-new-w0', 'ann-new-w2']);
+  },
+  TIMEOUT,
+);
 
-test('the app-level PruneLast=true: every prune after every apply of every wave, and the report says the option was set', async () => {
-  const app = writeApp('applevel', ['PruneLast=true']);
-  const before = writeDesired('applevel-1', [['app-keep', 1, ''], ['app-old-w0', 0, ''], ['app-old-w5', 5, '']]);
-  const after = writeDesired('applevel-2', [['app-keep', 1, ''], ['app-new-w-1', -1, ''], ['app-new-w6', 6, '']]);
-  const { events, json } = await syncAndWatch(app, 'app-', before, after);
-  expect(events).toEqual(['ADDED app-new-w-1', 'ADDED app-new-w6', 'DELETED app-old-w5', 'DELETED app-old-w0']);
-  expect(json.prune.last).toBe(true);
-  expect(json.prune.results.map((r) => `${r.name} ${r.outcome}`)).toEqual(['app-old-w5 pruned', 'app-old-w0 pruned']);
-  expect(await names('app-')).toEqual(['app-keep', 'app-new-w-1', 'app-new-w6']);
-}, TIMEOUT);
+test(
+  'the app-level PruneLast=true: every prune after every apply of every wave, and the report says the option was set',
+  async () => {
+    const app = writeApp('applevel', ['PruneLast=true']);
+    const before = writeDesired('applevel-1', [
+      ['app-keep', 1, ''],
+      ['app-old-w0', 0, ''],
+      ['app-old-w5', 5, ''],
+    ]);
+    const after = writeDesired('applevel-2', [
+      ['app-keep', 1, ''],
+      ['app-new-w-1', -1, ''],
+      ['app-new-w6', 6, ''],
+    ]);
+    const { events, json } = await syncAndWatch(app, 'app-', before, after);
+    expect(events).toEqual(['ADDED app-new-w-1', 'ADDED app-new-w6', 'DELETED app-old-w5', 'DELETED app-old-w0']);
+    expect(json.prune.last).toBe(true);
+    expect(json.prune.results.map((r) => `${r.name} ${r.outcome}`)).toEqual(['app-old-w5 pruned', 'app-old-w0 pruned']);
+    expect(await names('app-')).toEqual(['app-keep', 'app-new-w-1', 'app-new-w6']);
+  },
+  TIMEOUT,
+);

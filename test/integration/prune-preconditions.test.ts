@@ -23,7 +23,12 @@ afterAll(async () => {
 });
 
 function cm(name: string): string {
-  return JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns, annotations: { 'argocd.argoproj.io/tracking-id': `gone:/ConfigMap:${ns}/${name}` } }, data: { v: '1' } });
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: ns, annotations: { 'argocd.argoproj.io/tracking-id': `gone:/ConfigMap:${ns}/${name}` } },
+    data: { v: '1' },
+  });
 }
 
 async function uidOf(name: string): Promise<string | undefined> {

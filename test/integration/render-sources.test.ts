@@ -30,11 +30,21 @@ const cm = (name: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name
 async function names(namespace: string, kinds: string): Promise<string[]> {
   const res = await kubectl(['get', kinds, '-n', namespace, '-o', 'jsonpath={range .items[*]}{.kind}/{.metadata.name}{"\\n"}{end}']);
   expect(res.code).toBe(0);
-  return res.stdout.split('\n').filter((l) => l !== '' && !l.endsWith('/kube-root-ca.crt')).sort();
+  return res.stdout
+    .split('\n')
+    .filter((l) => l !== '' && !l.endsWith('/kube-root-ca.crt'))
+    .sort();
 }
 
 async function snapshot(namespace: string): Promise<string> {
-  const res = await kubectl(['get', 'deployments,services,configmaps', '-n', namespace, '-o', 'jsonpath={range .items[*]}{.kind}/{.metadata.name}@{.metadata.resourceVersion} {end}']);
+  const res = await kubectl([
+    'get',
+    'deployments,services,configmaps',
+    '-n',
+    namespace,
+    '-o',
+    'jsonpath={range .items[*]}{.kind}/{.metadata.name}@{.metadata.resourceVersion} {end}',
+  ]);
   return res.stdout;
 }
 
@@ -50,7 +60,8 @@ describe('rendering sources as Argo CD does (sync, diff, status)', () => {
   let kubectlOnly: string;
 
   /** The plugin with a render cache of this suite's own. */
-  const plugin = (args: string[], env: Record<string, string> = {}): Promise<RunResult> => runPlugin(args, { env: { XDG_CACHE_HOME: join(fx.root, 'cache'), KUBECACHEDIR: '', ...env } });
+  const plugin = (args: string[], env: Record<string, string> = {}): Promise<RunResult> =>
+    runPlugin(args, { env: { XDG_CACHE_HOME: join(fx.root, 'cache'), KUBECACHEDIR: '', ...env } });
 
   const appFile = (name: string, namespace: string, path: string, extra = '') => {
     const file = join(fx.root, `app-${Math.random().toString(36).slice(2)}.yaml`);
@@ -73,7 +84,11 @@ describe('rendering sources as Argo CD does (sync, diff, status)', () => {
     mkdirSync(kubectlOnly);
     for (const dir of [gitOnly, kubectlOnly]) symlinkSync('/usr/bin/git', join(dir, 'git'));
     symlinkSync(join(clusterBin(), 'kubectl'), join(kubectlOnly, 'kubectl'));
-    [nsKustomize, nsDirectory, nsJsonnet] = await Promise.all([createTestNamespace('render-kustomize'), createTestNamespace('render-directory'), createTestNamespace('render-jsonnet')]);
+    [nsKustomize, nsDirectory, nsJsonnet] = await Promise.all([
+      createTestNamespace('render-kustomize'),
+      createTestNamespace('render-directory'),
+      createTestNamespace('render-jsonnet'),
+    ]);
   }, TEST_TIMEOUT_MS);
 
   afterAll(async () => {
@@ -89,7 +104,15 @@ describe('rendering sources as Argo CD does (sync, diff, status)', () => {
     expect((JSON.parse(res.stdout) as { applied: number }).applied).toBe(3);
     const live = await names(nsKustomize, 'deployments,services,configmaps');
     expect(live).toEqual(['ConfigMap/prod-guestbook-settings-' + live[0]!.split('-').pop(), 'Deployment/prod-guestbook-ui', 'Service/prod-guestbook-ui']);
-    const dep = await kubectl(['get', 'deployment', 'prod-guestbook-ui', '-n', nsKustomize, '-o', 'jsonpath={.spec.replicas} {.spec.template.spec.containers[0].image} {.metadata.labels.env}']);
+    const dep = await kubectl([
+      'get',
+      'deployment',
+      'prod-guestbook-ui',
+      '-n',
+      nsKustomize,
+      '-o',
+      'jsonpath={.spec.replicas} {.spec.template.spec.containers[0].image} {.metadata.labels.env}',
+    ]);
     expect(dep.stdout).toBe('2 registry.example/guestbook-ui:0.2 prod');
     const diff = await plugin(['diff', '-f', file, '-o', 'kv']);
     expect(diff.code).toBe(0);
@@ -124,7 +147,15 @@ describe('rendering sources as Argo CD does (sync, diff, status)', () => {
     const file = appFile('gb', nsKustomize, 'kustomize-guestbook/overlays/prod', extra);
     const res = await plugin(['sync', '-f', file, '-o', 'json']);
     expect(res.code).toBe(0);
-    const dep = await kubectl(['get', 'deployment', 'prod-guestbook-ui', '-n', nsKustomize, '-o', 'jsonpath={.spec.replicas} {.spec.template.spec.containers[0].image} {.metadata.annotations.owner}']);
+    const dep = await kubectl([
+      'get',
+      'deployment',
+      'prod-guestbook-ui',
+      '-n',
+      nsKustomize,
+      '-o',
+      'jsonpath={.spec.replicas} {.spec.template.spec.containers[0].image} {.metadata.annotations.owner}',
+    ]);
     expect(dep.stdout).toBe('4 registry.example/guestbook-ui:0.3 team-gb');
     const viaKubectl = await plugin(['diff', '-f', file, '-o', 'kv'], { PATH: kubectlOnly });
     expect(viaKubectl.stderr).toBe('');
@@ -160,10 +191,13 @@ describe('rendering sources as Argo CD does (sync, diff, status)', () => {
     const res = await plugin(['diff', '-f', appFile('ovr', nsKustomize, 'kustomize-guestbook/overridden'), '-o', 'json']);
     expect(res.stderr).toBe('');
     const report = JSON.parse(res.stdout) as { objects: { key: { kind: string; name: string }; status: string }[] };
-    expect(report.objects.map((o) => `${o.key.kind}/${o.key.name} ${o.status}`).sort()).toEqual(['Deployment/ovr-guestbook-ui missing', 'Service/ovr-guestbook-ui missing']);
+    expect(report.objects.map((o) => `${o.key.kind}/${o.key.name} ${o.status}`).sort()).toEqual([
+      'Deployment/ovr-guestbook-ui missing',
+      'Service/ovr-guestbook-ui missing',
+    ]);
   });
 
-  it('a remote base that cannot be fetched: exit 2 saying so, with kustomize\'s message, nothing applied or pruned', async () => {
+  it("a remote base that cannot be fetched: exit 2 saying so, with kustomize's message, nothing applied or pruned", async () => {
     const before = await snapshot(nsKustomize);
     const res = await plugin(['sync', '-f', appFile('gb', nsKustomize, 'kustomize-guestbook/remote'), '-o', 'kv'], { GIT_TERMINAL_PROMPT: '0' });
     expect(res.code).toBe(2);
@@ -208,7 +242,15 @@ describe('rendering sources as Argo CD does (sync, diff, status)', () => {
     expect(res.stderr).toBe('');
     expect(res.code).toBe(0);
     expect((JSON.parse(res.stdout) as { applied: number }).applied).toBe(3);
-    const dep = await kubectl(['get', 'deployment', 'guestbook-ui', '-n', nsJsonnet, '-o', 'jsonpath={.spec.replicas} {.spec.template.spec.containers[0].image} {.metadata.labels.tier}']);
+    const dep = await kubectl([
+      'get',
+      'deployment',
+      'guestbook-ui',
+      '-n',
+      nsJsonnet,
+      '-o',
+      'jsonpath={.spec.replicas} {.spec.template.spec.containers[0].image} {.metadata.labels.tier}',
+    ]);
     expect(dep.stdout).toBe(`2 registry.example/guestbook-ui:${sha.slice(0, 7)} front`);
     const settings = await kubectl(['get', 'configmap', 'guestbook-settings', '-n', nsJsonnet, '-o', 'jsonpath={.data.color}']);
     expect(settings.stdout).toBe('blue');
@@ -220,7 +262,10 @@ describe('rendering sources as Argo CD does (sync, diff, status)', () => {
     const counting = join(fx.root, 'counting-kustomize');
     writeFileSync(counting, `#!/bin/sh\necho "$1" >> ${log}\nexec ${join(clusterBin(), 'kustomize')} "$@"\n`);
     chmodSync(counting, 0o755);
-    const builds = () => readFileSync(log, 'utf8').split('\n').filter((l) => l === 'build').length;
+    const builds = () =>
+      readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((l) => l === 'build').length;
     const file = appFile('gb', nsKustomize, 'kustomize-guestbook/overlays/prod', '    kustomize: {nameSuffix: -cached}');
     const first = await plugin(['diff', '-f', file, '-o', 'kv', '--kustomize', counting]);
     expect(first.code).toBe(1); // the -cached objects are missing
@@ -233,14 +278,20 @@ describe('rendering sources as Argo CD does (sync, diff, status)', () => {
     expect(builds()).toBe(2);
   });
 
-  it('--cache-dir (else $KUBECACHEDIR), kubectl\'s cache directory, holds the render cache in its kubectl-gitops folder', async () => {
+  it("--cache-dir (else $KUBECACHEDIR), kubectl's cache directory, holds the render cache in its kubectl-gitops folder", async () => {
     const log = join(fx.root, 'kustomize-calls-cachedir.log');
     const counting = join(fx.root, 'counting-kustomize-cachedir');
     writeFileSync(counting, `#!/bin/sh\necho "$1" >> ${log}\nexec ${join(clusterBin(), 'kustomize')} "$@"\n`);
     chmodSync(counting, 0o755);
-    const builds = () => readFileSync(log, 'utf8').split('\n').filter((l) => l === 'build').length;
+    const builds = () =>
+      readFileSync(log, 'utf8')
+        .split('\n')
+        .filter((l) => l === 'build').length;
     const kubeCache = join(fx.root, 'kube-cache');
-    const renders = () => (existsSync(join(kubeCache, 'kubectl-gitops', 'renders')) ? readdirSync(join(kubeCache, 'kubectl-gitops', 'renders')).filter((f) => f.endsWith('.json')).length : 0);
+    const renders = () =>
+      existsSync(join(kubeCache, 'kubectl-gitops', 'renders'))
+        ? readdirSync(join(kubeCache, 'kubectl-gitops', 'renders')).filter((f) => f.endsWith('.json')).length
+        : 0;
     const file = appFile('gbc', nsKustomize, 'kustomize-guestbook/overlays/prod', '    kustomize: {nameSuffix: -cachedir}');
     const first = await plugin(['diff', '-f', file, '-o', 'kv', '--kustomize', counting, '--cache-dir', kubeCache]);
     expect(first.code).toBe(1);

@@ -25,7 +25,10 @@ afterAll(async () => {
 });
 
 /** A copy of the test kubeconfig with one change to its (only) cluster or user. */
-function variant(name: string, change: (doc: { clusters: { cluster: Record<string, unknown> }[]; users: { user: Record<string, unknown> }[] }) => void): string {
+function variant(
+  name: string,
+  change: (doc: { clusters: { cluster: Record<string, unknown> }[]; users: { user: Record<string, unknown> }[] }) => void,
+): string {
   const doc = parse(readFileSync(kubeconfigPath(), 'utf8'));
   change(doc);
   const path = join(root, `${name}.kubeconfig`);
@@ -38,7 +41,9 @@ test('an unreachable API server: exit 3, one line; -v shows the cause', async ()
   const res = await run(pluginPath, ['sync', ...args, '--kubeconfig', kc, '-o', 'kv']);
   expect(res.code).toBe(3);
   expect(res.stdout).toBe('');
-  expect(res.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(/^error: .*cannot reach the API server at https:\/\/127\.0\.0\.1:1 \(ECONNREFUSED\)$/)]);
+  expect(res.stderr.trimEnd().split('\n')).toEqual([
+    expect.stringMatching(/^error: .*cannot reach the API server at https:\/\/127\.0\.0\.1:1 \(ECONNREFUSED\)$/),
+  ]);
   const verbose = await run(pluginPath, ['sync', ...args, '--kubeconfig', kc, '-v']);
   expect(verbose.stderr).toMatch(/caused by: .*ECONNREFUSED/);
 });
@@ -56,6 +61,10 @@ test('--dry-run prints the plan from a server-side dry-run and creates nothing',
   expect(res.code).toBe(0);
   expect(res.stdout).toBe('DRY_RUN=true\nAPPLY=ConfigMap/settings create\n');
   expect(await kubectlOk(['get', 'configmap', 'settings', '-n', ns, '--ignore-not-found'])).toBe('');
-  const json = JSON.parse((await runPlugin(['sync', ...args, '--dry-run', '-o', 'json'])).stdout) as { schemaVersion: number; dryRun: boolean; steps: { name: string; outcome: string }[] };
+  const json = JSON.parse((await runPlugin(['sync', ...args, '--dry-run', '-o', 'json'])).stdout) as {
+    schemaVersion: number;
+    dryRun: boolean;
+    steps: { name: string; outcome: string }[];
+  };
   expect(json).toMatchObject({ schemaVersion: 1, dryRun: true, steps: [{ name: 'settings', outcome: 'would-apply' }] });
 });

@@ -35,7 +35,10 @@ class WatchProcess {
   private readonly child;
 
   constructor(args: string[], kubeconfig: string) {
-    this.child = spawn(pluginPath, ['sync', ...args, '--watch', '-o', 'json', '--kubeconfig', kubeconfig], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = spawn(pluginPath, ['sync', ...args, '--watch', '-o', 'json', '--kubeconfig', kubeconfig], {
+      env: childEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let buf = '';
     this.child.stdout.setEncoding('utf8');
     this.child.stdout.on('data', (c: string) => {
@@ -135,7 +138,14 @@ async function scenario(prefix: string, opts: Partial<Pick<AppSpec, 'targetRevis
   const appFile = join(fx.root, 'app.yaml');
   writeFileSync(
     appFile,
-    appYaml({ name: prefix, repo: fx.repo, namespace, targetRevision: opts.targetRevision ?? 'main', selfHeal: opts.selfHeal ?? true, prune: opts.prune ?? true }),
+    appYaml({
+      name: prefix,
+      repo: fx.repo,
+      namespace,
+      targetRevision: opts.targetRevision ?? 'main',
+      selfHeal: opts.selfHeal ?? true,
+      prune: opts.prune ?? true,
+    }),
   );
   return { fx, first, namespace, appFile };
 }
@@ -174,37 +184,43 @@ function track(w: WatchProcess, fx: GitFixture, namespace: string): void {
 }
 
 describe('sync --watch on the local control plane', () => {
-  it('applies a new commit on the tracked branch within one interval, follows a force-push, stops cleanly on SIGINT', async () => {
-    const s = await scenario('watch-branch');
-    const w = new WatchProcess(['-f', s.appFile, '--interval', `${INTERVAL_MS / 1000}s`], kubeconfigPath());
-    track(w, s.fx, s.namespace);
-    await w.line((l) => l.action === 'in-sync', 'the first sync');
-    expect(await configColor(s.namespace)).toBe('blue');
-    const mark = w.lines.length;
-    s.fx.write('apps/shop/cm.yaml', configMap('green'));
-    const second = s.fx.commit('green');
-    const ms = await timeUntil(async () => (await configColor(s.namespace)) === 'green', 'the new commit applied');
-    figures.newCommitAppliedMs = ms;
-    // The next poll applies it (one interval + at most 10 % jitter), not a later one: the slack is the step itself, which
-    // takes seconds on a loaded 2-core machine; the figure is printed, speed is the bench's business.
-    expect(ms).toBeLessThan(INTERVAL_MS * 1.1 + 6000);
-    await w.line((l) => l.action === 'revision' && l.revision === second, 'the new revision line', mark);
-    await w.line((l) => l.action === 'sync' && l.object === 'ConfigMap/orders-config' && l.result === 'applied', 'the sync line', mark);
-    // a force-pushed branch: history rewritten from the first commit
-    const forced = w.lines.length;
-    s.fx.git(['reset', '--quiet', '--hard', s.first]);
-    s.fx.write('apps/shop/cm.yaml', configMap('yellow'));
-    const rewritten = s.fx.commit('rewritten');
-    figures.forcePushAppliedMs = await timeUntil(async () => (await configColor(s.namespace)) === 'yellow', 'the rewritten branch applied');
-    await w.line((l) => l.action === 'revision' && l.revision === rewritten, 'the rewritten revision line', forced);
-    const exit = await w.stop();
-    expect(exit.code).toBe(0);
-    expect(w.lines.at(-1)).toMatchObject({ action: 'stop', result: 'stopped' });
-  }, TEST_TIMEOUT_MS);
+  it(
+    'applies a new commit on the tracked branch within one interval, follows a force-push, stops cleanly on SIGINT',
+    async () => {
+      const s = await scenario('watch-branch');
+      const w = new WatchProcess(['-f', s.appFile, '--interval', `${INTERVAL_MS / 1000}s`], kubeconfigPath());
+      track(w, s.fx, s.namespace);
+      await w.line((l) => l.action === 'in-sync', 'the first sync');
+      expect(await configColor(s.namespace)).toBe('blue');
+      const mark = w.lines.length;
+      s.fx.write('apps/shop/cm.yaml', configMap('green'));
+      const second = s.fx.commit('green');
+      const ms = await timeUntil(async () => (await configColor(s.namespace)) === 'green', 'the new commit applied');
+      figures.newCommitAppliedMs = ms;
+      // The next poll applies it (one interval + at most 10 % jitter), not a later one: the slack is the step itself, which
+      // takes seconds on a loaded 2-core machine; the figure is printed, speed is the bench's business.
+      expect(ms).toBeLessThan(INTERVAL_MS * 1.1 + 6000);
+      await w.line((l) => l.action === 'revision' && l.revision === second, 'the new revision line', mark);
+      await w.line((l) => l.action === 'sync' && l.object === 'ConfigMap/orders-config' && l.result === 'applied', 'the sync line', mark);
+      // a force-pushed branch: history rewritten from the first commit
+      const forced = w.lines.length;
+      s.fx.git(['reset', '--quiet', '--hard', s.first]);
+      s.fx.write('apps/shop/cm.yaml', configMap('yellow'));
+      const rewritten = s.fx.commit('rewritten');
+      figures.forcePushAppliedMs = await timeUntil(async () => (await configColor(s.namespace)) === 'yellow', 'the rewritten branch applied');
+      await w.line((l) => l.action === 'revision' && l.revision === rewritten, 'the rewritten revision line', forced);
+      const exit = await w.stop();
+      expect(exit.code).toBe(0);
+      expect(w.lines.at(-1)).toMatchObject({ action: 'stop', result: 'stopped' });
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it('runs the sync phases as sync does: a PreSync hook Job completes before the new revision is applied, with a new name each revision', async () => {
-    const s = await scenario('watch-hooks');
-    const hook = `apiVersion: batch/v1
+  it(
+    'runs the sync phases as sync does: a PreSync hook Job completes before the new revision is applied, with a new name each revision',
+    async () => {
+      const s = await scenario('watch-hooks');
+      const hook = `apiVersion: batch/v1
 kind: Job
 metadata:
   generateName: migrate-
@@ -216,167 +232,205 @@ spec:
       restartPolicy: Never
       containers: [{name: run, image: busybox}]
 `;
-    s.fx.write('apps/shop/pre.yaml', hook);
-    const withHook = s.fx.commit('a PreSync hook');
-    const w = new WatchProcess(['-f', s.appFile, '--interval', `${INTERVAL_MS / 1000}s`], kubeconfigPath());
-    track(w, s.fx, s.namespace);
-    await w.line((l) => l.action === 'in-sync', 'the first sync', 0, 120_000);
-    const jobs = async () => (JSON.parse(await kubectlOk(['get', 'jobs', '-n', s.namespace, '-o', 'json'])) as { items: { metadata: { name: string }; status?: { conditions?: { type: string; status: string }[] } }[] }).items;
-    const first = await jobs();
-    expect(first.map((j) => j.metadata.name)).toEqual([expect.stringMatching(new RegExp(`^migrate-${withHook.slice(0, 7)}-presync-\\d+$`))]);
-    expect(first[0]!.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True')).toBe(true);
-    // A new revision: the hook runs again (a new name from the new commit), then the ConfigMap changes.
-    s.fx.write('apps/shop/cm.yaml', configMap('green'));
-    const second = s.fx.commit('green');
-    await timeUntil(async () => (await configColor(s.namespace)) === 'green', 'the new commit applied', 120_000);
-    const names = (await jobs()).map((j) => j.metadata.name);
-    expect(names).toContainEqual(expect.stringMatching(new RegExp(`^migrate-${second.slice(0, 7)}-presync-\\d+$`)));
-  }, TEST_TIMEOUT_MS);
+      s.fx.write('apps/shop/pre.yaml', hook);
+      const withHook = s.fx.commit('a PreSync hook');
+      const w = new WatchProcess(['-f', s.appFile, '--interval', `${INTERVAL_MS / 1000}s`], kubeconfigPath());
+      track(w, s.fx, s.namespace);
+      await w.line((l) => l.action === 'in-sync', 'the first sync', 0, 120_000);
+      const jobs = async () =>
+        (
+          JSON.parse(await kubectlOk(['get', 'jobs', '-n', s.namespace, '-o', 'json'])) as {
+            items: { metadata: { name: string }; status?: { conditions?: { type: string; status: string }[] } }[];
+          }
+        ).items;
+      const first = await jobs();
+      expect(first.map((j) => j.metadata.name)).toEqual([expect.stringMatching(new RegExp(`^migrate-${withHook.slice(0, 7)}-presync-\\d+$`))]);
+      expect(first[0]!.status?.conditions?.some((c) => c.type === 'Complete' && c.status === 'True')).toBe(true);
+      // A new revision: the hook runs again (a new name from the new commit), then the ConfigMap changes.
+      s.fx.write('apps/shop/cm.yaml', configMap('green'));
+      const second = s.fx.commit('green');
+      await timeUntil(async () => (await configColor(s.namespace)) === 'green', 'the new commit applied', 120_000);
+      const names = (await jobs()).map((j) => j.metadata.name);
+      expect(names).toContainEqual(expect.stringMatching(new RegExp(`^migrate-${second.slice(0, 7)}-presync-\\d+$`)));
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it('pinned to a tag, a commit on main changes nothing; SIGTERM stops cleanly', async () => {
-    const s = await scenario('watch-tag', { targetRevision: 'v1' });
-    const w = new WatchProcess(['-f', s.appFile, '--interval', `${INTERVAL_MS / 1000}s`], kubeconfigPath());
-    track(w, s.fx, s.namespace);
-    const rev = await w.line((l) => l.action === 'revision', 'the first revision');
-    expect(rev.revision).toBe(s.first);
-    await w.line((l) => l.action === 'in-sync', 'the first sync');
-    const mark = w.lines.length;
-    s.fx.write('apps/shop/cm.yaml', configMap('red'));
-    s.fx.commit('red on main');
-    await new Promise((r) => setTimeout(r, INTERVAL_MS * 2.5));
-    expect(await configColor(s.namespace)).toBe('blue');
-    expect(w.after(mark, 'revision')).toEqual([]);
-    expect(w.after(mark, 'sync')).toEqual([]);
-    const exit = await w.stop('SIGTERM');
-    expect(exit.code).toBe(0);
-    expect(w.lines.at(-1)).toMatchObject({ action: 'stop', result: 'stopped' });
-  }, TEST_TIMEOUT_MS);
+  it(
+    'pinned to a tag, a commit on main changes nothing; SIGTERM stops cleanly',
+    async () => {
+      const s = await scenario('watch-tag', { targetRevision: 'v1' });
+      const w = new WatchProcess(['-f', s.appFile, '--interval', `${INTERVAL_MS / 1000}s`], kubeconfigPath());
+      track(w, s.fx, s.namespace);
+      const rev = await w.line((l) => l.action === 'revision', 'the first revision');
+      expect(rev.revision).toBe(s.first);
+      await w.line((l) => l.action === 'in-sync', 'the first sync');
+      const mark = w.lines.length;
+      s.fx.write('apps/shop/cm.yaml', configMap('red'));
+      s.fx.commit('red on main');
+      await new Promise((r) => setTimeout(r, INTERVAL_MS * 2.5));
+      expect(await configColor(s.namespace)).toBe('blue');
+      expect(w.after(mark, 'revision')).toEqual([]);
+      expect(w.after(mark, 'sync')).toEqual([]);
+      const exit = await w.stop('SIGTERM');
+      expect(exit.code).toBe(0);
+      expect(w.lines.at(-1)).toMatchObject({ action: 'stop', result: 'stopped' });
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it('with selfHeal, reverts kubectl scale and kubectl set env within seconds', async () => {
-    const s = await scenario('watch-heal');
-    const w = new WatchProcess(['-f', s.appFile, '--interval', '60s'], kubeconfigPath());
-    track(w, s.fx, s.namespace);
-    await w.line((l) => l.action === 'in-sync', 'the first sync');
-    let mark = w.lines.length;
-    await kubectlOk(['scale', 'deployment/orders', '-n', s.namespace, '--replicas=3']);
-    figures.scaleRevertedMs = await timeUntil(async () => (await deploymentState(s.namespace)).replicas === 1, 'replicas reverted to 1', 15_000);
-    await w.line((l) => l.action === 'heal' && l.object === 'Deployment/orders' && l.result === 'applied', 'the heal line', mark);
-    mark = w.lines.length;
-    await kubectlOk(['set', 'env', 'deployment/orders', '-n', s.namespace, 'MODE=edited']);
-    figures.setEnvRevertedMs = await timeUntil(async () => (await deploymentState(s.namespace)).mode === 'live', 'MODE reverted to live', 15_000);
-    await w.line((l) => l.action === 'heal' && l.object === 'Deployment/orders', 'the second heal line', mark);
-    // "within seconds": the heal itself takes well under a second; a second heal of the same object waits 2 s
-    // (Argo CD's back-off); the rest is kubectl polling on a busy machine
-    expect(figures.scaleRevertedMs).toBeLessThan(8000);
-    expect(figures.setEnvRevertedMs).toBeLessThan(8000);
-  }, TEST_TIMEOUT_MS);
+  it(
+    'with selfHeal, reverts kubectl scale and kubectl set env within seconds',
+    async () => {
+      const s = await scenario('watch-heal');
+      const w = new WatchProcess(['-f', s.appFile, '--interval', '60s'], kubeconfigPath());
+      track(w, s.fx, s.namespace);
+      await w.line((l) => l.action === 'in-sync', 'the first sync');
+      let mark = w.lines.length;
+      await kubectlOk(['scale', 'deployment/orders', '-n', s.namespace, '--replicas=3']);
+      figures.scaleRevertedMs = await timeUntil(async () => (await deploymentState(s.namespace)).replicas === 1, 'replicas reverted to 1', 15_000);
+      await w.line((l) => l.action === 'heal' && l.object === 'Deployment/orders' && l.result === 'applied', 'the heal line', mark);
+      mark = w.lines.length;
+      await kubectlOk(['set', 'env', 'deployment/orders', '-n', s.namespace, 'MODE=edited']);
+      figures.setEnvRevertedMs = await timeUntil(async () => (await deploymentState(s.namespace)).mode === 'live', 'MODE reverted to live', 15_000);
+      await w.line((l) => l.action === 'heal' && l.object === 'Deployment/orders', 'the second heal line', mark);
+      // "within seconds": the heal itself takes well under a second; a second heal of the same object waits 2 s
+      // (Argo CD's back-off); the rest is kubectl polling on a busy machine
+      expect(figures.scaleRevertedMs).toBeLessThan(8000);
+      expect(figures.setEnvRevertedMs).toBeLessThan(8000);
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it('without selfHeal, only reports the drift and leaves it', async () => {
-    const s = await scenario('watch-report', { selfHeal: false, prune: false });
-    const w = new WatchProcess(['-f', s.appFile, '--interval', `${INTERVAL_MS / 1000}s`], kubeconfigPath());
-    track(w, s.fx, s.namespace);
-    await w.line((l) => l.action === 'in-sync', 'the first sync');
-    const mark = w.lines.length;
-    await kubectlOk(['scale', 'deployment/orders', '-n', s.namespace, '--replicas=3']);
-    await kubectlOk(['set', 'env', 'deployment/orders', '-n', s.namespace, 'MODE=edited']);
-    const drift = await w.line((l) => l.action === 'drift' && l.object === 'Deployment/orders', 'the drift line', mark, 10_000);
-    expect(drift.message).toMatch(/selfHeal is off/);
-    await new Promise((r) => setTimeout(r, INTERVAL_MS * 2));
-    expect(await deploymentState(s.namespace)).toEqual({ replicas: 3, mode: 'edited' });
-    expect(w.after(mark, 'heal')).toEqual([]);
-  }, TEST_TIMEOUT_MS);
+  it(
+    'without selfHeal, only reports the drift and leaves it',
+    async () => {
+      const s = await scenario('watch-report', { selfHeal: false, prune: false });
+      const w = new WatchProcess(['-f', s.appFile, '--interval', `${INTERVAL_MS / 1000}s`], kubeconfigPath());
+      track(w, s.fx, s.namespace);
+      await w.line((l) => l.action === 'in-sync', 'the first sync');
+      const mark = w.lines.length;
+      await kubectlOk(['scale', 'deployment/orders', '-n', s.namespace, '--replicas=3']);
+      await kubectlOk(['set', 'env', 'deployment/orders', '-n', s.namespace, 'MODE=edited']);
+      const drift = await w.line((l) => l.action === 'drift' && l.object === 'Deployment/orders', 'the drift line', mark, 10_000);
+      expect(drift.message).toMatch(/selfHeal is off/);
+      await new Promise((r) => setTimeout(r, INTERVAL_MS * 2));
+      expect(await deploymentState(s.namespace)).toEqual({ replicas: 3, mode: 'edited' });
+      expect(w.after(mark, 'heal')).toEqual([]);
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it('prunes an object whose file was removed in Git when prune is on, never on a broken or empty render', async () => {
-    const s = await scenario('watch-prune');
-    const w = new WatchProcess(['-f', s.appFile, '--interval', `${INTERVAL_MS / 1000}s`], kubeconfigPath());
-    track(w, s.fx, s.namespace);
-    await w.line((l) => l.action === 'in-sync', 'the first sync');
-    let mark = w.lines.length;
-    // a broken render: reported, nothing applied, nothing pruned
-    s.fx.remove('apps/shop/cm.yaml');
-    s.fx.write('apps/shop/bad.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [oops\n');
-    const broken = s.fx.commit('broken');
-    const error = await w.line((l) => l.action === 'error', 'the broken render reported', mark);
-    expect(error.message).toContain(`@${broken.slice(0, 7)}:apps/shop/bad.yaml`);
-    await new Promise((r) => setTimeout(r, INTERVAL_MS * 1.5));
-    expect(await configColor(s.namespace)).toBe('blue');
-    expect(w.after(mark, 'prune')).toEqual([]);
-    // fixed: the file removed in Git is pruned
-    mark = w.lines.length;
-    s.fx.remove('apps/shop/bad.yaml');
-    s.fx.commit('drop the config map');
-    figures.removedFilePrunedMs = await timeUntil(async () => (await configColor(s.namespace)) === undefined, 'the ConfigMap pruned');
-    await w.line((l) => l.action === 'prune' && l.object === 'ConfigMap/orders-config' && l.result === 'deleted', 'the prune line', mark);
-    expect((await deploymentState(s.namespace)).replicas).toBe(1);
-    // an empty render: refused, the Deployment stays
-    mark = w.lines.length;
-    s.fx.remove('apps/shop/deploy.yaml');
-    s.fx.write('apps/shop/README.md', 'nothing declared\n');
-    s.fx.commit('empty');
-    const refused = await w.line((l) => l.action === 'refused', 'the empty render refused', mark);
-    expect(refused.message).toMatch(/empty/);
-    await new Promise((r) => setTimeout(r, INTERVAL_MS * 1.5));
-    expect((await deploymentState(s.namespace)).replicas).toBe(1);
-    expect(w.after(mark, 'prune')).toEqual([]);
-  }, TEST_TIMEOUT_MS);
+  it(
+    'prunes an object whose file was removed in Git when prune is on, never on a broken or empty render',
+    async () => {
+      const s = await scenario('watch-prune');
+      const w = new WatchProcess(['-f', s.appFile, '--interval', `${INTERVAL_MS / 1000}s`], kubeconfigPath());
+      track(w, s.fx, s.namespace);
+      await w.line((l) => l.action === 'in-sync', 'the first sync');
+      let mark = w.lines.length;
+      // a broken render: reported, nothing applied, nothing pruned
+      s.fx.remove('apps/shop/cm.yaml');
+      s.fx.write('apps/shop/bad.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [oops\n');
+      const broken = s.fx.commit('broken');
+      const error = await w.line((l) => l.action === 'error', 'the broken render reported', mark);
+      expect(error.message).toContain(`@${broken.slice(0, 7)}:apps/shop/bad.yaml`);
+      await new Promise((r) => setTimeout(r, INTERVAL_MS * 1.5));
+      expect(await configColor(s.namespace)).toBe('blue');
+      expect(w.after(mark, 'prune')).toEqual([]);
+      // fixed: the file removed in Git is pruned
+      mark = w.lines.length;
+      s.fx.remove('apps/shop/bad.yaml');
+      s.fx.commit('drop the config map');
+      figures.removedFilePrunedMs = await timeUntil(async () => (await configColor(s.namespace)) === undefined, 'the ConfigMap pruned');
+      await w.line((l) => l.action === 'prune' && l.object === 'ConfigMap/orders-config' && l.result === 'deleted', 'the prune line', mark);
+      expect((await deploymentState(s.namespace)).replicas).toBe(1);
+      // an empty render: refused, the Deployment stays
+      mark = w.lines.length;
+      s.fx.remove('apps/shop/deploy.yaml');
+      s.fx.write('apps/shop/README.md', 'nothing declared\n');
+      s.fx.commit('empty');
+      const refused = await w.line((l) => l.action === 'refused', 'the empty render refused', mark);
+      expect(refused.message).toMatch(/empty/);
+      await new Promise((r) => setTimeout(r, INTERVAL_MS * 1.5));
+      expect((await deploymentState(s.namespace)).replicas).toBe(1);
+      expect(w.after(mark, 'prune')).toEqual([]);
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it('a signed webhook push syncs at once; an unsigned one is refused with 401', async () => {
-    const s = await scenario('watch-hook');
-    const w = new WatchProcess(['-f', s.appFile, '--interval', '10m', '--webhook-addr', '127.0.0.1:0', '--webhook-secret', 's3cret'], kubeconfigPath());
-    track(w, s.fx, s.namespace);
-    const start = await w.line((l) => l.action === 'start', 'the start line');
-    const port = Number(start.webhookPort);
-    expect(port).toBeGreaterThan(0);
-    await w.line((l) => l.action === 'in-sync', 'the first sync');
+  it(
+    'a signed webhook push syncs at once; an unsigned one is refused with 401',
+    async () => {
+      const s = await scenario('watch-hook');
+      const w = new WatchProcess(['-f', s.appFile, '--interval', '10m', '--webhook-addr', '127.0.0.1:0', '--webhook-secret', 's3cret'], kubeconfigPath());
+      track(w, s.fx, s.namespace);
+      const start = await w.line((l) => l.action === 'start', 'the start line');
+      const port = Number(start.webhookPort);
+      expect(port).toBeGreaterThan(0);
+      await w.line((l) => l.action === 'in-sync', 'the first sync');
 
-    s.fx.write('apps/shop/cm.yaml', configMap('signed'));
-    const sha = s.fx.commit('signed');
-    const body = JSON.stringify({ ref: 'refs/heads/main', after: sha, repository: { clone_url: s.fx.repo } });
-    const accepted = await post(port, body, { 'X-GitHub-Event': 'push', 'X-Hub-Signature-256': `sha256=${signBody(body, 's3cret')}` });
-    expect(accepted).toBe(202);
-    figures.signedWebhookAppliedMs = await timeUntil(async () => (await configColor(s.namespace)) === 'signed', 'the pushed commit applied', 10_000);
-    expect(figures.signedWebhookAppliedMs).toBeLessThan(8000); // the interval is 10 minutes: only the push explains it
+      s.fx.write('apps/shop/cm.yaml', configMap('signed'));
+      const sha = s.fx.commit('signed');
+      const body = JSON.stringify({ ref: 'refs/heads/main', after: sha, repository: { clone_url: s.fx.repo } });
+      const accepted = await post(port, body, { 'X-GitHub-Event': 'push', 'X-Hub-Signature-256': `sha256=${signBody(body, 's3cret')}` });
+      expect(accepted).toBe(202);
+      figures.signedWebhookAppliedMs = await timeUntil(async () => (await configColor(s.namespace)) === 'signed', 'the pushed commit applied', 10_000);
+      expect(figures.signedWebhookAppliedMs).toBeLessThan(8000); // the interval is 10 minutes: only the push explains it
 
-    const mark = w.lines.length;
-    s.fx.write('apps/shop/cm.yaml', configMap('unsigned'));
-    s.fx.commit('unsigned');
-    const refused = await post(port, body, { 'X-Gitea-Event': 'push' });
-    expect(refused).toBe(401);
-    await w.line((l) => l.action === 'webhook' && l.result === 'refused', 'the refused webhook line', mark);
-    await new Promise((r) => setTimeout(r, 3000));
-    expect(await configColor(s.namespace)).toBe('signed');
-  }, TEST_TIMEOUT_MS);
+      const mark = w.lines.length;
+      s.fx.write('apps/shop/cm.yaml', configMap('unsigned'));
+      s.fx.commit('unsigned');
+      const refused = await post(port, body, { 'X-Gitea-Event': 'push' });
+      expect(refused).toBe(401);
+      await w.line((l) => l.action === 'webhook' && l.result === 'refused', 'the refused webhook line', mark);
+      await new Promise((r) => setTimeout(r, 3000));
+      expect(await configColor(s.namespace)).toBe('signed');
+    },
+    TEST_TIMEOUT_MS,
+  );
 
-  it('recovers after the API server goes away and comes back (an outage through a TCP proxy)', async () => {
-    const s = await scenario('watch-outage');
-    const target = new URL(kubeconfigServer(kubeconfigPath()));
-    const proxy = new TcpProxy(target.hostname, Number(target.port));
-    const port = await proxy.start(0);
-    const kubeconfig = join(s.fx.root, 'kubeconfig-via-proxy');
-    writeFileSync(kubeconfig, readFileSync(kubeconfigPath(), 'utf8').replace(/server: https:\/\/[^\s]+/, `server: https://127.0.0.1:${port}`));
-    const w = new WatchProcess(['-f', s.appFile, '--interval', `${INTERVAL_MS / 1000}s`], kubeconfig);
-    track(w, s.fx, s.namespace);
-    cleanups.push(() => proxy.stop());
-    await w.line((l) => l.action === 'in-sync', 'the first sync');
-    const mark = w.lines.length;
-    await proxy.stop();
-    await w.line((l) => l.action === 'error' || l.action === 'reconnect', 'the loop noticing the outage', mark, 15_000);
-    // while it is away, someone scales the deployment (straight to the real API server)
-    await kubectlOk(['scale', 'deployment/orders', '-n', s.namespace, '--replicas=4']);
-    await new Promise((r) => setTimeout(r, 3000));
-    await proxy.start(port);
-    figures.healedAfterOutageMs = await timeUntil(async () => (await deploymentState(s.namespace)).replicas === 1, 'the drift healed after the outage', 45_000);
-    await w.line((l) => l.action === 'heal' && l.object === 'Deployment/orders', 'the heal after the outage', mark);
-    const exit = await w.stop();
-    expect(exit.code).toBe(0);
-  }, TEST_TIMEOUT_MS);
+  it(
+    'recovers after the API server goes away and comes back (an outage through a TCP proxy)',
+    async () => {
+      const s = await scenario('watch-outage');
+      const target = new URL(kubeconfigServer(kubeconfigPath()));
+      const proxy = new TcpProxy(target.hostname, Number(target.port));
+      const port = await proxy.start(0);
+      const kubeconfig = join(s.fx.root, 'kubeconfig-via-proxy');
+      writeFileSync(kubeconfig, readFileSync(kubeconfigPath(), 'utf8').replace(/server: https:\/\/[^\s]+/, `server: https://127.0.0.1:${port}`));
+      const w = new WatchProcess(['-f', s.appFile, '--interval', `${INTERVAL_MS / 1000}s`], kubeconfig);
+      track(w, s.fx, s.namespace);
+      cleanups.push(() => proxy.stop());
+      await w.line((l) => l.action === 'in-sync', 'the first sync');
+      const mark = w.lines.length;
+      await proxy.stop();
+      await w.line((l) => l.action === 'error' || l.action === 'reconnect', 'the loop noticing the outage', mark, 15_000);
+      // while it is away, someone scales the deployment (straight to the real API server)
+      await kubectlOk(['scale', 'deployment/orders', '-n', s.namespace, '--replicas=4']);
+      await new Promise((r) => setTimeout(r, 3000));
+      await proxy.start(port);
+      figures.healedAfterOutageMs = await timeUntil(
+        async () => (await deploymentState(s.namespace)).replicas === 1,
+        'the drift healed after the outage',
+        45_000,
+      );
+      await w.line((l) => l.action === 'heal' && l.object === 'Deployment/orders', 'the heal after the outage', mark);
+      const exit = await w.stop();
+      expect(exit.code).toBe(0);
+    },
+    TEST_TIMEOUT_MS,
+  );
 
   // A real kube-apiserver process of our own, on the shared etcd, stopped and started again: the shared one (and
   // the suites using it) are never disturbed.
   it('recovers after its own kube-apiserver is stopped and started again', async () => {
     // No silent skip: without the shared kube-apiserver's command line there is nothing to start a second one from.
     const apiArgs = sharedApiserverArgs();
-    if (!apiArgs) throw new Error('cannot read the shared kube-apiserver\'s command line (KGITOPS_TEST_KUBECONFIG, its pids/kube-apiserver.pid, /proc/PID/cmdline): this test needs the control plane test/cluster/up started');
+    if (!apiArgs)
+      throw new Error(
+        "cannot read the shared kube-apiserver's command line (KGITOPS_TEST_KUBECONFIG, its pids/kube-apiserver.pid, /proc/PID/cmdline): this test needs the control plane test/cluster/up started",
+      );
     const s = await scenario('watch-restart');
     const api = new OwnApiServer(apiArgs);
     cleanups.push(() => api.dispose());
@@ -396,7 +450,11 @@ spec:
     await api.start(port);
     const restarted = Date.now();
     figures.ownApiserverDownMs = restarted - stopped;
-    figures.healedAfterApiserverRestartMs = await timeUntil(async () => (await deploymentState(s.namespace)).replicas === 1, 'the drift healed after the restart', 90_000);
+    figures.healedAfterApiserverRestartMs = await timeUntil(
+      async () => (await deploymentState(s.namespace)).replicas === 1,
+      'the drift healed after the restart',
+      90_000,
+    );
     await timeUntil(async () => (await configColor(s.namespace)) === 'after-restart', 'the commit applied after the restart', 60_000);
     figures.commitAppliedAfterApiserverRestartMs = Date.now() - restarted;
     await w.line((l) => l.action === 'error' && l.result === 'recovered', 'the recovered line', mark);
@@ -413,7 +471,9 @@ function sharedApiserverArgs(): string[] | undefined {
   if (!existsSync(pidFile)) return undefined;
   try {
     const pid = readFileSync(pidFile, 'utf8').trim();
-    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((a) => a !== '');
+    const args = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      .split('\0')
+      .filter((a) => a !== '');
     return args.length > 1 && args[0]?.endsWith('kube-apiserver') ? args : undefined;
   } catch {
     return undefined;
@@ -439,7 +499,14 @@ class OwnApiServer {
     await waitFor(
       async () => {
         if (child.exitCode !== null) throw new Error(`kube-apiserver exited ${child.exitCode}`);
-        const res = await spawnCode(join(process.env.KGITOPS_CLUSTER_BIN ?? '', 'kubectl'), ['--kubeconfig', kubeconfig, 'get', '--raw', '/readyz', '--request-timeout=5s']);
+        const res = await spawnCode(join(process.env.KGITOPS_CLUSTER_BIN ?? '', 'kubectl'), [
+          '--kubeconfig',
+          kubeconfig,
+          'get',
+          '--raw',
+          '/readyz',
+          '--request-timeout=5s',
+        ]);
         return res === 0;
       },
       { what: `our own kube-apiserver on port ${p} to be ready`, timeoutMs: 120_000, intervalMs: 500 },

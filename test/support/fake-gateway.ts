@@ -1,7 +1,23 @@
 // An in-memory KubeGateway for unit tests: a store of objects, simple SSA merging, injectable failures.
 import { groupOf, isPlainObject, versionOf, type JsonValue, type KubeObject } from '../../src/model/object.js';
 import { apiError, ApplyConflictError, type FieldConflict } from '../../src/kube/errors.js';
-import type { AccessCheck, AccessResult, ApplyOptions, DeleteOptions, Discovery, GatewayStats, KubeGateway, ListOptions, ListResult, PatchOptions, PatchType, UpdateOptions, WatchEvent, WriteOptions, WatchOptions } from '../../src/kube/gateway.js';
+import type {
+  AccessCheck,
+  AccessResult,
+  ApplyOptions,
+  DeleteOptions,
+  Discovery,
+  GatewayStats,
+  KubeGateway,
+  ListOptions,
+  ListResult,
+  PatchOptions,
+  PatchType,
+  UpdateOptions,
+  WatchEvent,
+  WriteOptions,
+  WatchOptions,
+} from '../../src/kube/gateway.js';
 import { resourceName, type ResourceType } from '../../src/model/resource-type.js';
 
 /** Types a test cluster usually serves. */
@@ -10,14 +26,42 @@ export const COMMON_TYPES: ResourceType[] = [
   { group: '', version: 'v1', kind: 'ConfigMap', resource: 'configmaps', namespaced: true, verbs: ['get', 'list', 'create', 'patch', 'delete', 'watch'] },
   { group: '', version: 'v1', kind: 'Secret', resource: 'secrets', namespaced: true, verbs: ['get', 'list', 'create', 'patch', 'delete', 'watch'] },
   { group: '', version: 'v1', kind: 'Service', resource: 'services', namespaced: true, verbs: ['get', 'list', 'create', 'patch', 'delete', 'watch'] },
-  { group: '', version: 'v1', kind: 'ServiceAccount', resource: 'serviceaccounts', namespaced: true, verbs: ['get', 'list', 'create', 'patch', 'delete', 'watch'] },
+  {
+    group: '',
+    version: 'v1',
+    kind: 'ServiceAccount',
+    resource: 'serviceaccounts',
+    namespaced: true,
+    verbs: ['get', 'list', 'create', 'patch', 'delete', 'watch'],
+  },
   { group: '', version: 'v1', kind: 'Pod', resource: 'pods', namespaced: true, verbs: ['get', 'list', 'create', 'patch', 'delete', 'watch'] },
   { group: '', version: 'v1', kind: 'Event', resource: 'events', namespaced: true, verbs: ['get', 'list', 'create', 'patch', 'delete', 'watch'] },
   { group: 'apps', version: 'v1', kind: 'Deployment', resource: 'deployments', namespaced: true, verbs: ['get', 'list', 'create', 'patch', 'delete', 'watch'] },
   { group: 'apps', version: 'v1', kind: 'ReplicaSet', resource: 'replicasets', namespaced: true, verbs: ['get', 'list', 'create', 'patch', 'delete', 'watch'] },
-  { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'ClusterRole', resource: 'clusterroles', namespaced: false, verbs: ['get', 'list', 'create', 'patch', 'delete', 'watch'] },
-  { group: 'apiextensions.k8s.io', version: 'v1', kind: 'CustomResourceDefinition', resource: 'customresourcedefinitions', namespaced: false, verbs: ['get', 'list', 'create', 'patch', 'delete', 'watch'] },
-  { group: 'argoproj.io', version: 'v1alpha1', kind: 'Application', resource: 'applications', namespaced: true, verbs: ['get', 'list', 'create', 'patch', 'delete', 'watch'] },
+  {
+    group: 'rbac.authorization.k8s.io',
+    version: 'v1',
+    kind: 'ClusterRole',
+    resource: 'clusterroles',
+    namespaced: false,
+    verbs: ['get', 'list', 'create', 'patch', 'delete', 'watch'],
+  },
+  {
+    group: 'apiextensions.k8s.io',
+    version: 'v1',
+    kind: 'CustomResourceDefinition',
+    resource: 'customresourcedefinitions',
+    namespaced: false,
+    verbs: ['get', 'list', 'create', 'patch', 'delete', 'watch'],
+  },
+  {
+    group: 'argoproj.io',
+    version: 'v1alpha1',
+    kind: 'Application',
+    resource: 'applications',
+    namespaced: true,
+    verbs: ['get', 'list', 'create', 'patch', 'delete', 'watch'],
+  },
 ];
 
 export interface FakeGatewayOptions {
@@ -68,7 +112,10 @@ function jsonPatch(doc: JsonValue, ops: readonly { op: string; path: string; val
     throw apiError(doing, 422, JSON.stringify({ kind: 'Status', reason: 'Invalid', message: why }));
   };
   for (const op of ops) {
-    const parts = op.path.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const parts = op.path
+      .split('/')
+      .slice(1)
+      .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
     const last = parts.pop() ?? fail(`bad path ${op.path}`);
     let parent: JsonValue | undefined = out;
     for (const p of parts) parent = Array.isArray(parent) ? parent[Number(p)] : isPlainObject(parent) ? parent[p] : undefined;
@@ -199,7 +246,13 @@ export class FakeGateway implements KubeGateway {
     const rest = items.slice(from);
     if (opts.maxPages !== undefined && rest.length > opts.maxPages * size) {
       const upTo = opts.maxPages * size;
-      return { items: rest.slice(0, upTo), resourceVersion: String(this.rv), pages: opts.maxPages, continue: String(from + upTo), remainingItemCount: rest.length - upTo };
+      return {
+        items: rest.slice(0, upTo),
+        resourceVersion: String(this.rv),
+        pages: opts.maxPages,
+        continue: String(from + upTo),
+        remainingItemCount: rest.length - upTo,
+      };
     }
     const pages = opts.pageSize || opts.continue ? Math.max(1, Math.ceil(rest.length / size)) : 1;
     return { items: rest, resourceVersion: String(this.rv), pages };
@@ -215,7 +268,14 @@ export class FakeGateway implements KubeGateway {
     const k = this.key(type.group, type.kind, ns, obj.metadata.name ?? '');
     const existing = this.store.get(k);
     const merged = mergeInto(existing as unknown as JsonValue, obj as unknown as JsonValue) as unknown as KubeObject;
-    const entry = { manager: opts.fieldManager, operation: 'Apply', apiVersion: obj.apiVersion, time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: {} };
+    const entry = {
+      manager: opts.fieldManager,
+      operation: 'Apply',
+      apiVersion: obj.apiVersion,
+      time: '2026-01-01T00:00:00Z',
+      fieldsType: 'FieldsV1',
+      fieldsV1: {},
+    };
     merged.metadata.managedFields = [...(existing?.metadata.managedFields ?? []).filter((m) => m.manager !== opts.fieldManager), entry];
     if (opts.dryRun) {
       const out = clone(merged);
@@ -229,16 +289,22 @@ export class FakeGateway implements KubeGateway {
   /** A whole-object write: the stored object becomes exactly `obj` (managedFields: our manager's Update). */
   private write(verb: 'REPLACE' | 'CREATE', type: ResourceType, obj: KubeObject, opts: WriteOptions): KubeObject {
     const ns = type.namespaced ? (obj.metadata.namespace ?? '') : '';
-    this.calls.push(`${verb}${opts.dryRun ? ' dry' : ''}${opts.fieldValidation === 'Ignore' ? ' validate=Ignore' : ''} ${type.kind} ${ns}/${obj.metadata.name ?? ''}`);
+    this.calls.push(
+      `${verb}${opts.dryRun ? ' dry' : ''}${opts.fieldValidation === 'Ignore' ? ' validate=Ignore' : ''} ${type.kind} ${ns}/${obj.metadata.name ?? ''}`,
+    );
     const err = this.denied(verb === 'REPLACE' ? 'update' : 'create', type, ns);
     if (err) throw err;
     const k = this.key(type.group, type.kind, ns, obj.metadata.name ?? '');
     const existing = this.store.get(k);
-    if (verb === 'REPLACE' && !existing) throw apiError(`replacing ${type.kind} ${obj.metadata.name}`, 404, '{"kind":"Status","reason":"NotFound","message":"not found"}');
-    if (verb === 'CREATE' && existing) throw apiError(`creating ${type.kind} ${obj.metadata.name}`, 409, '{"kind":"Status","reason":"AlreadyExists","message":"already exists"}');
+    if (verb === 'REPLACE' && !existing)
+      throw apiError(`replacing ${type.kind} ${obj.metadata.name}`, 404, '{"kind":"Status","reason":"NotFound","message":"not found"}');
+    if (verb === 'CREATE' && existing)
+      throw apiError(`creating ${type.kind} ${obj.metadata.name}`, 409, '{"kind":"Status","reason":"AlreadyExists","message":"already exists"}');
     const out = clone(obj);
     if (!type.namespaced) delete out.metadata.namespace;
-    out.metadata.managedFields = [{ manager: opts.fieldManager, operation: 'Update', apiVersion: obj.apiVersion, time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: {} }];
+    out.metadata.managedFields = [
+      { manager: opts.fieldManager, operation: 'Update', apiVersion: obj.apiVersion, time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: {} },
+    ];
     if (existing?.metadata.uid) out.metadata.uid = existing.metadata.uid;
     return opts.dryRun ? out : this.put(out);
   }
@@ -260,9 +326,20 @@ export class FakeGateway implements KubeGateway {
     const existing = this.store.get(this.key(type.group, type.kind, ns, obj.metadata.name ?? ''));
     if (!existing) throw apiError(`updating ${type.kind} ${obj.metadata.name ?? ''}`, 404, '{"kind":"Status","reason":"NotFound","message":"not found"}');
     if (obj.metadata.resourceVersion !== undefined && obj.metadata.resourceVersion !== existing.metadata.resourceVersion) {
-      throw apiError(`updating ${type.kind} ${obj.metadata.name ?? ''}`, 409, '{"kind":"Status","reason":"Conflict","message":"the object has been modified; please apply your changes to the latest version and try again"}');
+      throw apiError(
+        `updating ${type.kind} ${obj.metadata.name ?? ''}`,
+        409,
+        '{"kind":"Status","reason":"Conflict","message":"the object has been modified; please apply your changes to the latest version and try again"}',
+      );
     }
-    const entry = { manager: opts.fieldManager, operation: 'Update', apiVersion: obj.apiVersion, time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: {} };
+    const entry = {
+      manager: opts.fieldManager,
+      operation: 'Update',
+      apiVersion: obj.apiVersion,
+      time: '2026-01-01T00:00:00Z',
+      fieldsType: 'FieldsV1',
+      fieldsV1: {},
+    };
     const next = clone(obj);
     next.metadata.managedFields = [...(existing.metadata.managedFields ?? []).filter((m) => m.manager !== opts.fieldManager), entry];
     return this.put(next);
@@ -275,13 +352,21 @@ export class FakeGateway implements KubeGateway {
     if (err) throw err;
     const existing = this.store.get(this.key(type.group, type.kind, ns, name));
     if (!existing) throw apiError(`patching ${type.kind} ${name}`, 404, '{"kind":"Status","reason":"NotFound","message":"not found"}');
-    const next = (
-      patchType === 'json'
-        ? jsonPatch(existing as unknown as JsonValue, patch as { op: string; path: string; value?: JsonValue }[], `patching ${type.kind} ${name}`)
-        : mergePatch(existing as unknown as JsonValue, patch as JsonValue)
-    ) as unknown as KubeObject;
-    const entry = { manager: opts.fieldManager, operation: 'Update', apiVersion: existing.apiVersion, time: '2026-01-01T00:00:00Z', fieldsType: 'FieldsV1', fieldsV1: {} };
-    next.metadata.managedFields = [...(existing.metadata.managedFields ?? []).filter((m) => m.manager !== opts.fieldManager || m.operation !== 'Update'), entry];
+    const next = (patchType === 'json'
+      ? jsonPatch(existing as unknown as JsonValue, patch as { op: string; path: string; value?: JsonValue }[], `patching ${type.kind} ${name}`)
+      : mergePatch(existing as unknown as JsonValue, patch as JsonValue)) as unknown as KubeObject;
+    const entry = {
+      manager: opts.fieldManager,
+      operation: 'Update',
+      apiVersion: existing.apiVersion,
+      time: '2026-01-01T00:00:00Z',
+      fieldsType: 'FieldsV1',
+      fieldsV1: {},
+    };
+    next.metadata.managedFields = [
+      ...(existing.metadata.managedFields ?? []).filter((m) => m.manager !== opts.fieldManager || m.operation !== 'Update'),
+      entry,
+    ];
     return opts.dryRun ? clone(next) : this.put(next);
   }
 

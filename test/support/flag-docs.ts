@@ -70,7 +70,10 @@ export function flagTable(cmd: GitopsCommand): string {
   const header = ['| flag | alias | type | default | description |', '|---|---|---|---|---|'];
   // The shared source and render flags (a help group of their own, after the command's flags), when it takes them.
   const source = y.getGroups()[SOURCE_GROUP] ?? [];
-  const sourceTable = source.length > 0 ? `\n\n${SOURCE_GROUP.replace(/:$/, '')} (shared by the commands that read an Application):\n\n${[...header, ...source.map(rowOf)].join('\n')}` : '';
+  const sourceTable =
+    source.length > 0
+      ? `\n\n${SOURCE_GROUP.replace(/:$/, '')} (shared by the commands that read an Application):\n\n${[...header, ...source.map(rowOf)].join('\n')}`
+      : '';
   if (own.length === 0) return `\`${commandWord(cmd)}\` has no flags of its own; the cluster and global flags: [flags.md](flags.md).${sourceTable}`;
   return [...header, ...own.map(rowOf)].join('\n') + sourceTable;
 }

@@ -32,9 +32,13 @@ function scanImports(text: string, fileName = 'scanned.ts'): Found[] {
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node)) out.push({ spec: literal(node.moduleSpecifier), typeOnly: node.importClause?.isTypeOnly ?? false });
     else if (ts.isExportDeclaration(node) && node.moduleSpecifier) out.push({ spec: literal(node.moduleSpecifier), typeOnly: node.isTypeOnly });
-    else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) out.push({ spec: literal(node.moduleReference.expression), typeOnly: node.isTypeOnly });
+    else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference))
+      out.push({ spec: literal(node.moduleReference.expression), typeOnly: node.isTypeOnly });
     else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) out.push({ spec: literal(node.argument.literal), typeOnly: true });
-    else if (ts.isCallExpression(node) && (node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === 'require'))) {
+    else if (
+      ts.isCallExpression(node) &&
+      (node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === 'require'))
+    ) {
       out.push({ spec: literal(node.arguments[0]), typeOnly: false });
     }
     ts.forEachChild(node, visit);
@@ -44,12 +48,16 @@ function scanImports(text: string, fileName = 'scanned.ts'): Found[] {
 }
 
 function files(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
 }
 
 const imports: Import[] = files(SRC).flatMap((abs) => {
   const file = relative(SRC, abs);
-  return scanImports(readFileSync(abs, 'utf8'), abs).map((i): Import => (i.spec.startsWith('.') ? { ...i, file, target: normalize(join(dirname(file), i.spec)).replace(/\.js$/, '.ts') } : { ...i, file }));
+  return scanImports(readFileSync(abs, 'utf8'), abs).map(
+    (i): Import => (i.spec.startsWith('.') ? { ...i, file, target: normalize(join(dirname(file), i.spec)).replace(/\.js$/, '.ts') } : { ...i, file }),
+  );
 });
 
 const folder = (path: string): string => (path.includes('/') ? path.slice(0, path.indexOf('/')) : '(root)');
@@ -79,7 +87,7 @@ test('the scanner sees every form of import, and nothing in a comment or a strin
     "import type { B } from './type-only.js';",
     'import {',
     '  c,',
-    "  type D,",
+    '  type D,',
     "} from './multi-line.js';",
     "import './side-effect.js';",
     'export * from "./star.js";',
@@ -91,7 +99,7 @@ test('the scanner sees every form of import, and nothing in a comment or a strin
     "const i = require('./required.cjs');",
     "type J = import('./import-type.js').J;",
     "// import k from './in-a-comment.js';",
-    "const l = \"import m from './in-a-string.js'\";",
+    'const l = "import m from \'./in-a-string.js\'";',
     "const worker = `const { parentPort } = require('node:worker_threads');`;",
   ].join('\n');
   expect(scanImports(source)).toEqual([
@@ -131,7 +139,9 @@ test('every folder of src/ is either in the core or above it (a new folder is pl
 });
 
 test('nothing below cli/ imports cli/ (errors, durations and the process-edge types live in model/)', () => {
-  expect(violations((i) => (i.target && folder(i.target) === 'cli' && !['cli', '(root)'].includes(folder(i.file)) ? `${i.file} -> ${i.spec}` : undefined))).toEqual([]);
+  expect(
+    violations((i) => (i.target && folder(i.target) === 'cli' && !['cli', '(root)'].includes(folder(i.file)) ? `${i.file} -> ${i.spec}` : undefined)),
+  ).toEqual([]);
 });
 
 test('src/ never imports from test/ (fakes and fixtures live in test/support/, not in what ships)', () => {
@@ -139,11 +149,17 @@ test('src/ never imports from test/ (fakes and fixtures live in test/support/, n
   const outside = imports.filter((i) => i.target !== undefined && i.target.startsWith('..'));
   expect(outside.map((i) => `${i.file} -> ${i.spec}`)).toEqual([]);
   // And no module under src/ is there only for tests: the fake gateway moved to test/support/.
-  expect(files(SRC).filter((f) => /fake|mock|stub/i.test(relative(SRC, f))).map((f) => relative(SRC, f))).toEqual([]);
+  expect(
+    files(SRC)
+      .filter((f) => /fake|mock|stub/i.test(relative(SRC, f)))
+      .map((f) => relative(SRC, f)),
+  ).toEqual([]);
 });
 
 test('model/ imports nothing outside model/ and no Node module', () => {
-  expect(violations((i) => (folder(i.file) === 'model' && ((i.target && folder(i.target) !== 'model') || !i.target) ? `${i.file} -> ${i.spec}` : undefined))).toEqual([]);
+  expect(
+    violations((i) => (folder(i.file) === 'model' && ((i.target && folder(i.target) !== 'model') || !i.target) ? `${i.file} -> ${i.spec}` : undefined)),
+  ).toEqual([]);
 });
 
 test('the core imports nothing that does I/O or sits above it (type-only imports of the models it reads are fine)', () => {
@@ -161,7 +177,13 @@ test('the core imports nothing that does I/O or sits above it (type-only imports
 });
 
 test('workflows/ never import cli/ or render/ (they return reports; cli/ renders and prints)', () => {
-  expect(violations((i) => (i.target && ['workflows', 'watch', 'kube', 'source'].includes(folder(i.file)) && ['cli', 'render'].includes(folder(i.target)) && !i.typeOnly ? `${i.file} -> ${i.spec}` : undefined))).toEqual([]);
+  expect(
+    violations((i) =>
+      i.target && ['workflows', 'watch', 'kube', 'source'].includes(folder(i.file)) && ['cli', 'render'].includes(folder(i.target)) && !i.typeOnly
+        ? `${i.file} -> ${i.spec}`
+        : undefined,
+    ),
+  ).toEqual([]);
 });
 
 test('only render/ imports chalk, and only main.ts ends the process', () => {
@@ -176,7 +198,10 @@ test('only render/ imports chalk, and only main.ts ends the process', () => {
 const PRINTS = /\bio\s*\??\.\s*(?:out|err)\b|\bprocess\s*\.\s*std(?:out|err)\b|\bconsole\s*\.\s*(?:log|error|warn|info|debug|trace)\b/;
 
 test('only cli/ and main.ts print: workflows and everything below them return reports or hand events to a callback', () => {
-  const printing = (file: string) => readFileSync(file, 'utf8').split('\n').flatMap((line, i) => (PRINTS.test(line.replace(/\/\/.*$/, '')) ? [`${relative(SRC, file)}:${i + 1}`] : []));
+  const printing = (file: string) =>
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .flatMap((line, i) => (PRINTS.test(line.replace(/\/\/.*$/, '')) ? [`${relative(SRC, file)}:${i + 1}`] : []));
   const all = files(SRC).flatMap(printing);
   // The pattern finds what it is meant to find: cli/ prints, main.ts wires the streams.
   expect(all.some((l) => l.startsWith('cli/commands/sync.ts:'))).toBe(true);
@@ -225,15 +250,39 @@ function cyclesOf(edges: Iterable<readonly [string, string]>): string[] {
 }
 
 test('the cycle check finds cycles of any length, not only pairs', () => {
-  expect(cyclesOf([['a', 'b'], ['b', 'c'], ['c', 'a'], ['c', 'd']])).toEqual(['a -> b -> c']);
-  expect(cyclesOf([['a', 'b'], ['b', 'a'], ['x', 'y'], ['y', 'z'], ['z', 'w'], ['w', 'x']])).toEqual(['a -> b', 'w -> x -> y -> z']);
-  expect(cyclesOf([['a', 'b'], ['b', 'c'], ['a', 'c']])).toEqual([]);
+  expect(
+    cyclesOf([
+      ['a', 'b'],
+      ['b', 'c'],
+      ['c', 'a'],
+      ['c', 'd'],
+    ]),
+  ).toEqual(['a -> b -> c']);
+  expect(
+    cyclesOf([
+      ['a', 'b'],
+      ['b', 'a'],
+      ['x', 'y'],
+      ['y', 'z'],
+      ['z', 'w'],
+      ['w', 'x'],
+    ]),
+  ).toEqual(['a -> b', 'w -> x -> y -> z']);
+  expect(
+    cyclesOf([
+      ['a', 'b'],
+      ['b', 'c'],
+      ['a', 'c'],
+    ]),
+  ).toEqual([]);
   expect(cyclesOf([['a', 'a']])).toEqual(['a']);
 });
 
 test('no folders import each other at run time, through any number of steps (a cycle means one is in the wrong place)', () => {
   // Type-only imports are erased; src/version.ts and src/main.ts (the root) are the composition's edges.
-  const runtime = imports.filter((i) => i.target && !i.typeOnly && folder(i.target) !== folder(i.file) && folder(i.file) !== '(root)' && folder(i.target) !== '(root)');
+  const runtime = imports.filter(
+    (i) => i.target && !i.typeOnly && folder(i.target) !== folder(i.file) && folder(i.file) !== '(root)' && folder(i.target) !== '(root)',
+  );
   const edges = runtime.map((i) => [folder(i.file), folder(i.target!)] as const);
   expect(cyclesOf(edges)).toEqual([]);
 });

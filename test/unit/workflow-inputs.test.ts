@@ -44,7 +44,8 @@ function exportedParameters(file: string, text: string): Parameter[] {
       for (const m of s.members) {
         if (ts.isConstructorDeclaration(m)) add(`${cls}.constructor`, m);
         else if (ts.isMethodDeclaration(m) && !isPrivate(m)) add(`${cls}.${m.name.getText(source)}`, m);
-        else if (ts.isPropertyDeclaration(m) && !isPrivate(m) && m.initializer && (ts.isArrowFunction(m.initializer) || ts.isFunctionExpression(m.initializer))) add(`${cls}.${m.name.getText(source)}`, m.initializer);
+        else if (ts.isPropertyDeclaration(m) && !isPrivate(m) && m.initializer && (ts.isArrowFunction(m.initializer) || ts.isFunctionExpression(m.initializer)))
+          add(`${cls}.${m.name.getText(source)}`, m.initializer);
       }
     }
   }
@@ -52,13 +53,16 @@ function exportedParameters(file: string, text: string): Parameter[] {
 }
 
 /** What an argv-shaped parameter looks like: a record of anything by string key, yargs' own types, or no type at all. */
-const ARGV_SHAPED = /\bRecord<\s*string\s*,\s*(unknown|any)\s*>|\[\s*\w+\s*:\s*string\s*\]\s*:\s*(unknown|any)\b|\b(Arguments|ArgumentsCamelCase|Argv|ArgsOf)\b|^(any|unknown|object)$/;
+const ARGV_SHAPED =
+  /\bRecord<\s*string\s*,\s*(unknown|any)\s*>|\[\s*\w+\s*:\s*string\s*\]\s*:\s*(unknown|any)\b|\b(Arguments|ArgumentsCamelCase|Argv|ArgsOf)\b|^(any|unknown|object)$/;
 
 function argvShaped(p: Parameter): boolean {
   return p.type === '' || ARGV_SHAPED.test(p.type);
 }
 
-const modules = (readdirSync(WORKFLOWS, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts')).map((f) => ({ file: relative(process.cwd(), join(WORKFLOWS, f)), text: readFileSync(join(WORKFLOWS, f), 'utf8') }));
+const modules = (readdirSync(WORKFLOWS, { recursive: true }) as string[])
+  .filter((f) => f.endsWith('.ts'))
+  .map((f) => ({ file: relative(process.cwd(), join(WORKFLOWS, f)), text: readFileSync(join(WORKFLOWS, f), 'utf8') }));
 const parameters = modules.flatMap((m) => exportedParameters(m.file, m.text));
 
 /** Parameters that are `unknown` on purpose: an error being described or recorded, not an input. */
@@ -81,12 +85,21 @@ test('the scan finds the exported functions of src/workflows/ and their paramete
 });
 
 test('the rule catches the shapes it is about (checked on made-up modules)', () => {
-  const caught = (text: string) => exportedParameters('x.ts', text).filter(argvShaped).map((p) => p.where);
+  const caught = (text: string) =>
+    exportedParameters('x.ts', text)
+      .filter(argvShaped)
+      .map((p) => p.where);
   expect(caught('export function a(args: Record<string, unknown>, ctx: RunContext) {}')).toEqual(['x.ts:a(args)']);
   expect(caught('export const b = async (argv: ArgumentsCamelCase<SyncArgs>) => 1;')).toEqual(['x.ts:b(argv)']);
-  expect(caught('export class C { constructor(req: { args: Record<string, any> }) {} run(o: { [k: string]: unknown }) {} private p(x: Record<string, unknown>) {} }')).toEqual(['x.ts:C.constructor(req)', 'x.ts:C.run(o)']);
+  expect(
+    caught(
+      'export class C { constructor(req: { args: Record<string, any> }) {} run(o: { [k: string]: unknown }) {} private p(x: Record<string, unknown>) {} }',
+    ),
+  ).toEqual(['x.ts:C.constructor(req)', 'x.ts:C.run(o)']);
   expect(caught('export function d(flags) {}')).toEqual(['x.ts:d(flags)']);
-  expect(caught('function notExported(args: Record<string, unknown>) {} export function e(req: WatchRequest, env: Record<string, string | undefined>) {}')).toEqual([]);
+  expect(
+    caught('function notExported(args: Record<string, unknown>) {} export function e(req: WatchRequest, env: Record<string, string | undefined>) {}'),
+  ).toEqual([]);
 });
 
 test('no exported function of src/workflows/ takes an argv-shaped input (cli/inputs.ts builds a named one from the typed flags)', () => {

@@ -8,7 +8,7 @@ export const dashboardCommand = defineCommand({
   // The APP names are read from `_`: a variadic positional would keep only the last name, since repeated
   // arguments are not made arrays (the last flag wins, as in kubectl); unknown flags are still refused.
   command: 'dashboard',
-  describe: 'Serve a read-only web dashboard on loopback: the Applications with sync and health, each app\'s live map and who owns each drifted field, live',
+  describe: "Serve a read-only web dashboard on loopback: the Applications with sync and health, each app's live map and who owns each drifted field, live",
   allNamespaces: true,
   outputs: ['table'],
   builder: (y) =>
@@ -17,9 +17,19 @@ export const dashboardCommand = defineCommand({
       .strict(false)
       .strictOptions(true)
       .option('port', { type: 'number', default: 0, describe: 'Port to listen on (0: a free one)' })
-      .option('address', { type: 'string', default: '127.0.0.1', requiresArg: true, describe: 'Address to listen on; anything but loopback is reachable from other machines (a warning is printed)' })
+      .option('address', {
+        type: 'string',
+        default: '127.0.0.1',
+        requiresArg: true,
+        describe: 'Address to listen on; anything but loopback is reachable from other machines (a warning is printed)',
+      })
       .option('open', { type: 'boolean', default: false, describe: 'Open the page in the default browser (xdg-open / open)' })
-      .option('interval', { type: 'string', default: '1m', requiresArg: true, describe: 'Compare every app again this often (new commits in its source); changes in the cluster show at once' })
+      .option('interval', {
+        type: 'string',
+        default: '1m',
+        requiresArg: true,
+        describe: 'Compare every app again this often (new commits in its source); changes in the cluster show at once',
+      })
       .example('kubectl gitops dashboard', 'Every Application in argocd, on a free loopback port')
       .example('kubectl gitops dashboard shop --port 8080 --open', 'One app, a fixed port, opened in the browser'),
   async run(args, ctx) {
@@ -28,7 +38,9 @@ export const dashboardCommand = defineCommand({
     const address = args.address;
     const intervalMs = parseDuration(args.interval, '--interval');
     if (intervalMs < 5_000) throw new InputError('--interval must be at least 5s');
-    const apps = args._.slice(1).map(String).filter((a) => a !== '');
+    const apps = args._.slice(1)
+      .map(String)
+      .filter((a) => a !== '');
     if (apps.length > 0 && args.allNamespaces === true) throw new InputError('-A/--all-namespaces shows every Application: it does not go with named apps');
     const { randomBytes } = await import('node:crypto');
     const { isLoopbackAddress } = await import('../../dashboard/guard.js');
@@ -58,7 +70,9 @@ export const dashboardCommand = defineCommand({
       throw new InputError(`cannot listen on ${address}:${port}: ${(err as Error).message}`);
     }
     if (!isLoopbackAddress(address)) {
-      ctx.io.err(`warning: listening on ${address}, not loopback: other machines can reach this dashboard; anyone with the URL (its token) can read every shown app's objects\n`);
+      ctx.io.err(
+        `warning: listening on ${address}, not loopback: other machines can reach this dashboard; anyone with the URL (its token) can read every shown app's objects\n`,
+      );
     }
     ctx.io.out(`Dashboard: ${server.url}\n`);
     ctx.io.err('Read-only; Ctrl-C stops it.\n');

@@ -37,7 +37,11 @@ export const diffCommand = defineCommand({
       const { diffAgainstCluster, liveDiffExitCode } = await import('../../workflows/diff/live-diff.js');
       const { renderLiveDiff } = await import('../../render/live-diff.js');
       const report = await diffAgainstCluster(liveDiffInput(args), ctx);
-      return emit(ctx, { warnings: report.warnings, report: renderLiveDiff(report, ctx.opts.output, ctx.paint, ctx.opts.fieldManager), code: liveDiffExitCode(report) });
+      return emit(ctx, {
+        warnings: report.warnings,
+        report: renderLiveDiff(report, ctx.opts.output, ctx.paint, ctx.opts.fieldManager),
+        code: liveDiffExitCode(report),
+      });
     }
     // yargs has refused --live without --desired, and with APP, --server-side, --project-file or --lua-dir.
     if (args.desired === undefined) throw new InputError('file mode (--live) needs --desired FILE|DIR');
@@ -48,9 +52,23 @@ export const diffCommand = defineCommand({
       namespace: ctx.opts.namespace,
       fieldManager: ctx.opts.fieldManager,
       io: ctx.io,
-      ...(args.render === true ? { render: { env: ctx.io.env, ...(args.kustomize !== undefined ? { kustomize: args.kustomize } : {}), ...(args.kustomizeBuildOptions !== undefined ? { kustomizeBuildOptions: args.kustomizeBuildOptions } : {}), ...(args.helm !== undefined ? { helm: args.helm } : {}), ...capabilityInput(args) } } : {}),
+      ...(args.render === true
+        ? {
+            render: {
+              env: ctx.io.env,
+              ...(args.kustomize !== undefined ? { kustomize: args.kustomize } : {}),
+              ...(args.kustomizeBuildOptions !== undefined ? { kustomizeBuildOptions: args.kustomizeBuildOptions } : {}),
+              ...(args.helm !== undefined ? { helm: args.helm } : {}),
+              ...capabilityInput(args),
+            },
+          }
+        : {}),
       ...(args.argocdCm !== undefined ? { argocdCm: args.argocdCm } : {}),
     });
-    return emit(ctx, { warnings: [...(app?.warnings ?? []), ...report.warnings], report: renderDiff(report, ctx.opts.output, ctx.paint), code: report.sync === 'Synced' ? ExitCode.Ok : ExitCode.Drift });
+    return emit(ctx, {
+      warnings: [...(app?.warnings ?? []), ...report.warnings],
+      report: renderDiff(report, ctx.opts.output, ctx.paint),
+      code: report.sync === 'Synced' ? ExitCode.Ok : ExitCode.Drift,
+    });
   },
 });

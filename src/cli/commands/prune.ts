@@ -7,11 +7,14 @@ import { pruneInput } from '../inputs.js';
 
 export const pruneCommand = defineCommand({
   command: 'prune [app]',
-  describe: 'List the live objects that carry this app\'s mark but are no longer declared; delete them with --confirm',
+  describe: "List the live objects that carry this app's mark but are no longer declared; delete them with --confirm",
   builder: (y) =>
     appSourceOptions(y)
       .option('confirm', { type: 'boolean', default: false, describe: 'Delete the candidates (default: list only)' })
-      .option('propagation-policy', { choices: PROPAGATION_POLICIES, describe: 'Deletion propagation (default: the app\'s PrunePropagationPolicy, else foreground)' })
+      .option('propagation-policy', {
+        choices: PROPAGATION_POLICIES,
+        describe: "Deletion propagation (default: the app's PrunePropagationPolicy, else foreground)",
+      })
       .example('kubectl gitops prune shop', 'List prune candidates')
       .example('kubectl gitops prune shop --confirm', 'Delete them, each guarded by uid and resourceVersion'),
   async run(args, ctx) {

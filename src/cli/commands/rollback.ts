@@ -35,10 +35,16 @@ export const rollbackCommand = defineCommand({
       .option('force-conflicts', {
         type: 'boolean',
         default: true,
-        describe: 'Take back the fields other managers own, as Argo CD (HEALED=). --no-force-conflicts: when the dry-run predicts conflicts, write nothing, exit 3 and name the command that goes on',
+        describe:
+          'Take back the fields other managers own, as Argo CD (HEALED=). --no-force-conflicts: when the dry-run predicts conflicts, write nothing, exit 3 and name the command that goes on',
       })
       .option('timeout', { type: 'string', default: '5m', describe: 'How long a sync with waves or hooks may wait for health and hooks in all' })
-      .option('argocd-namespace', { type: 'string', requiresArg: true, default: CONTROL_PLANE_NAMESPACE, describe: "Argo CD's control-plane namespace: its AppProjects and argocd-cm are read there" })
+      .option('argocd-namespace', {
+        type: 'string',
+        requiresArg: true,
+        default: CONTROL_PLANE_NAMESPACE,
+        describe: "Argo CD's control-plane namespace: its AppProjects and argocd-cm are read there",
+      })
       .option('repo-dir', { type: 'string', requiresArg: true, describe: 'A local clone to read a remote repoURL from' })
       .example('kubectl gitops rollback shop', 'Return to the deployment before the newest')
       .example('kubectl gitops rollback shop 3 --dry-run', 'Show what returning to history ID 3 would do'),
@@ -51,12 +57,30 @@ export const rollbackCommand = defineCommand({
     const { runOperation, stoppedLine } = await import('../../workflows/sync/operation.js');
     const { renderSync } = await import('../../render/sync.js');
     const { syncExitCode } = await import('../../workflows/sync/sync.js');
-    const request = { ...appStateInput(args), dryRun: args.dryRun === true, prune: args.prune === true, forceConflicts: args.forceConflicts !== false, timeoutMs };
-    const result = await runOperation(ctx, { kind: 'rollback', request, name, ...(id !== undefined ? { id } : {}), record: args.record !== false }, { say: (line) => ctx.io.err(`${line}\n`) });
+    const request = {
+      ...appStateInput(args),
+      dryRun: args.dryRun === true,
+      prune: args.prune === true,
+      forceConflicts: args.forceConflicts !== false,
+      timeoutMs,
+    };
+    const result = await runOperation(
+      ctx,
+      { kind: 'rollback', request, name, ...(id !== undefined ? { id } : {}), record: args.record !== false },
+      { say: (line) => ctx.io.err(`${line}\n`) },
+    );
     const { report, rollback } = result;
     if (report && cautiousStop(report)) report.nextCommand = commandLineWithout(ctx.argv ?? [], NO_FORCE);
     const what = `Application ${ctx.opts.appNamespace}/${name} to history ID ${rollback?.id ?? id ?? '-'} (revision ${rollback?.revision ?? '-'})`;
-    const notes = [report ? rollbackClosing(report, syncExitCode(report), what) : `rollback of ${what} did not finish`, ...(result.stopped ? [stoppedLine('rollback', result.stopped)] : [])];
-    return emit(ctx, { notes, warnings: result.warnings, ...(report ? { report: renderSync(report, ctx.opts.output, ctx.paint) } : {}), code: result.exitCode });
+    const notes = [
+      report ? rollbackClosing(report, syncExitCode(report), what) : `rollback of ${what} did not finish`,
+      ...(result.stopped ? [stoppedLine('rollback', result.stopped)] : []),
+    ];
+    return emit(ctx, {
+      notes,
+      warnings: result.warnings,
+      ...(report ? { report: renderSync(report, ctx.opts.output, ctx.paint) } : {}),
+      code: result.exitCode,
+    });
   },
 });

@@ -25,14 +25,21 @@ export const statusCommand = defineCommand({
       .option('tree', { type: 'boolean', describe: 'Draw the live resource tree with health' })
       .option('wait', { type: 'boolean', describe: 'Wait until Synced and Healthy (exit 1 with the reason at the timeout)' })
       .option('timeout', { type: 'string', default: '5m', describe: 'With --wait: give up after this long' })
-      .option('selector', { alias: 'l', type: 'string', requiresArg: true, describe: 'Every Application in --app-namespace (-A: every namespace) whose labels match, one row each, as list' })
+      .option('selector', {
+        alias: 'l',
+        type: 'string',
+        requiresArg: true,
+        describe: 'Every Application in --app-namespace (-A: every namespace) whose labels match, one row each, as list',
+      })
       .conflicts({ 'all-namespaces': ['app', 'app-file', 'wait', 'tree'], selector: ['app', 'app-file', 'wait', 'tree'] })
       .example('kubectl gitops status shop -o kv', 'SYNC=, HEALTH=, REASON=, PRUNE=, ALLOW_EMPTY= lines')
       .example('kubectl gitops status shop --wait --timeout 2m', 'Block until Synced and Healthy (for CI)')
       .example('kubectl gitops status -A -l team=shop -o kv', 'Every labelled Application of every namespace, one line each')
       .example('kubectl gitops status shop --tree -o svg > shop.svg', 'The live map as an SVG picture (-o dot: Graphviz text)'),
   why: Object.fromEntries(
-    ['all-namespaces', 'selector'].flatMap((flag) => ['app', 'app-file', 'wait', 'tree'].map((other) => [`${flag} ${other}`, 'it lists Applications, one row each, as list does'])),
+    ['all-namespaces', 'selector'].flatMap((flag) =>
+      ['app', 'app-file', 'wait', 'tree'].map((other) => [`${flag} ${other}`, 'it lists Applications, one row each, as list does']),
+    ),
   ),
   async run(args, ctx) {
     const selector = args.selector;
@@ -40,10 +47,17 @@ export const statusCommand = defineCommand({
       // Every Application (of every namespace with -A, by label with -l), one row each: the list command's report.
       // yargs has refused APP, -f, --wait and --tree with them; -o is checked here (a value, not a flag).
       const flags = args.allNamespaces === true ? (selector !== undefined ? '-A and -l' : '-A/--all-namespaces') : '-l/--selector';
-      if (ctx.opts.output === 'dot' || ctx.opts.output === 'svg') throw new InputError(`${flags} lists Applications: -o ${ctx.opts.output} draws one app's live map`);
+      if (ctx.opts.output === 'dot' || ctx.opts.output === 'svg')
+        throw new InputError(`${flags} lists Applications: -o ${ctx.opts.output} draws one app's live map`);
       const { runList } = await import('../../workflows/list.js');
       const { renderList } = await import('../../render/list.js');
-      ctx.io.out(renderList(await runList(ctx, { allNamespaces: args.allNamespaces === true, ...(selector !== undefined ? { selector } : {}) }), ctx.opts.output, ctx.paint));
+      ctx.io.out(
+        renderList(
+          await runList(ctx, { allNamespaces: args.allNamespaces === true, ...(selector !== undefined ? { selector } : {}) }),
+          ctx.opts.output,
+          ctx.paint,
+        ),
+      );
       return ExitCode.Ok;
     }
     const timeoutMs = parseDuration(args.timeout, '--timeout');
@@ -55,12 +69,16 @@ export const statusCommand = defineCommand({
     return withAppTarget(ctx, 'status', appStateInput(args), async (session) => {
       const deps = { io: ctx.io, opts: ctx.opts, ...session };
       const produce = () => runStatus(appStateInput(args), deps);
-      const render = (r: StatusReport) => renderStatusGraph(r, ctx.opts.output) ?? renderStatus(r, { output: ctx.opts.output, tree: args.tree === true, paint: ctx.paint });
+      const render = (r: StatusReport) =>
+        renderStatusGraph(r, ctx.opts.output) ?? renderStatus(r, { output: ctx.opts.output, tree: args.tree === true, paint: ctx.paint });
       const record = async (r: StatusResult) => {
         const recorded = await recordStatus(session, { ...(r.compared ? { compared: r.compared } : {}), warnings: r.warnings, record: recording(args) });
         const notice = recordNotice(recorded);
         if (notice !== undefined) warn(ctx, notice);
-        else if (recorded && ctx.opts.verbose) ctx.io.err(`status: recorded in the Application's status (${recorded.attempts} write${recorded.attempts === 1 ? '' : 's'}: ${recorded.attempts - 1} resourceVersion conflict(s) read again)\n`);
+        else if (recorded && ctx.opts.verbose)
+          ctx.io.err(
+            `status: recorded in the Application's status (${recorded.attempts} write${recorded.attempts === 1 ? '' : 's'}: ${recorded.attempts - 1} resourceVersion conflict(s) read again)\n`,
+          );
       };
       if (args.wait !== true) {
         const result = await produce();
@@ -68,26 +86,29 @@ export const statusCommand = defineCommand({
         return emit(ctx, { warnings: result.warnings, report: render(result.report), code: ExitCode.Ok });
       }
       let last = '';
-      const result = await waitForConverged(async () => {
-        const r = await produce();
-        // A source that cannot be rendered never converges: say so at once instead of at the timeout.
-        if (r.report.sync.reason !== undefined) throw new RefusedError(`status --wait: ${r.report.sync.reason}`);
-        return r;
-      }, {
-        timeoutMs,
-        intervalMs: POLL_INTERVAL_MS,
-        clock: realClock,
-        onPoll: (r) => {
-          const line = summary(r.report, reasonText(r.report));
-          if (line !== last) ctx.io.err(`waiting: ${line}\n`);
-          last = line;
+      const result = await waitForConverged(
+        async () => {
+          const r = await produce();
+          // A source that cannot be rendered never converges: say so at once instead of at the timeout.
+          if (r.report.sync.reason !== undefined) throw new RefusedError(`status --wait: ${r.report.sync.reason}`);
+          return r;
         },
-        onError: (err) => {
-          const line = `cluster error, retrying: ${err.message}`;
-          if (line !== last) ctx.io.err(`waiting: ${line}\n`);
-          last = line;
+        {
+          timeoutMs,
+          intervalMs: POLL_INTERVAL_MS,
+          clock: realClock,
+          onPoll: (r) => {
+            const line = summary(r.report, reasonText(r.report));
+            if (line !== last) ctx.io.err(`waiting: ${line}\n`);
+            last = line;
+          },
+          onError: (err) => {
+            const line = `cluster error, retrying: ${err.message}`;
+            if (line !== last) ctx.io.err(`waiting: ${line}\n`);
+            last = line;
+          },
         },
-      });
+      );
       await record(result);
       if (ctx.opts.verbose) ctx.io.err(`status: ${result.polls} polls in ${result.waitedMs} ms\n`);
       const converged = isConverged(result.report);

@@ -35,13 +35,25 @@ export function progressLine(ctx: CommandContext): { update: (line: string) => v
 export function progressTable(ctx: CommandContext, line: ReturnType<typeof progressLine>): ((e: SyncEvent) => void) | undefined {
   if (!ctx.io.stderrIsTTY) return undefined;
   const print = line?.above ?? ((text: string) => ctx.io.err(`${text}\n`));
-  const cols = (c: readonly string[]) => `${c[0]!.padEnd(10)}${c[1]!.padEnd(10)}${c[2]!.padEnd(6)}${c[3]!.padEnd(24)}${c[4]!.padEnd(18)}${c[5]!.padEnd(30)}${c[6]!.padEnd(13)}${c[7] ?? ''}`.trimEnd();
+  const cols = (c: readonly string[]) =>
+    `${c[0]!.padEnd(10)}${c[1]!.padEnd(10)}${c[2]!.padEnd(6)}${c[3]!.padEnd(24)}${c[4]!.padEnd(18)}${c[5]!.padEnd(30)}${c[6]!.padEnd(13)}${c[7] ?? ''}`.trimEnd();
   let header = false;
   return (e) => {
     if (!header) print(ctx.paint.bold(cols(['TIME', 'PHASE', 'WAVE', 'KIND', 'NAMESPACE', 'NAME', 'STATUS', 'MESSAGE'])));
     header = true;
     const kind = e.key.group ? `${e.key.kind}.${e.key.group}` : e.key.kind;
-    print(cols([new Date().toISOString().slice(11, 19), e.phase, String(e.wave), e.hook ? `${kind} (hook)` : kind, e.key.namespace || '-', e.key.name, e.status, e.message ?? '']));
+    print(
+      cols([
+        new Date().toISOString().slice(11, 19),
+        e.phase,
+        String(e.wave),
+        e.hook ? `${kind} (hook)` : kind,
+        e.key.namespace || '-',
+        e.key.name,
+        e.status,
+        e.message ?? '',
+      ]),
+    );
   };
 }
 
@@ -49,17 +61,40 @@ export function progressTable(ctx: CommandContext, line: ReturnType<typeof progr
 function syncOptions(y: Argv<GlobalArgs>) {
   return recordOption(appSourceOptions(y))
     .option('dry-run', { type: 'boolean', describe: 'Print the whole plan (server-side dry-run, predicted conflicts and prunes) and change nothing' })
-    .option('prune', { type: 'boolean', default: false, describe: 'Prune what the app no longer declares (a manual sync prunes only with it, as argocd app sync; --watch follows automated.prune)' })
-    .option('resource', { type: 'string', array: true, nargs: 1, requiresArg: true, describe: 'Sync only this object, [!]GROUP:KIND:[NAMESPACE/]NAME (repeatable; never prunes)' })
-    .option('selector', { alias: 'l', type: 'string', requiresArg: true, describe: 'Sync only the desired objects whose labels match (never prunes); with --all, the Applications whose labels match' })
+    .option('prune', {
+      type: 'boolean',
+      default: false,
+      describe: 'Prune what the app no longer declares (a manual sync prunes only with it, as argocd app sync; --watch follows automated.prune)',
+    })
+    .option('resource', {
+      type: 'string',
+      array: true,
+      nargs: 1,
+      requiresArg: true,
+      describe: 'Sync only this object, [!]GROUP:KIND:[NAMESPACE/]NAME (repeatable; never prunes)',
+    })
+    .option('selector', {
+      alias: 'l',
+      type: 'string',
+      requiresArg: true,
+      describe: 'Sync only the desired objects whose labels match (never prunes); with --all, the Applications whose labels match',
+    })
     .option('force-conflicts', {
       type: 'boolean',
       default: true,
-      describe: 'Take back the fields other managers own (server-side apply with force, as Argo CD), each reported (HEALED=). --no-force-conflicts: when the dry-run predicts conflicts, write nothing, exit 3 and name the command that goes on',
+      describe:
+        'Take back the fields other managers own (server-side apply with force, as Argo CD), each reported (HEALED=). --no-force-conflicts: when the dry-run predicts conflicts, write nothing, exit 3 and name the command that goes on',
     })
-    .option('retry-limit', { type: 'number', requiresArg: true, describe: "Try a failed sync again up to this many times (default: the Application's syncPolicy.retry; 0: never)" })
+    .option('retry-limit', {
+      type: 'number',
+      requiresArg: true,
+      describe: "Try a failed sync again up to this many times (default: the Application's syncPolicy.retry; 0: never)",
+    })
     .option('timeout', { type: 'string', default: '5m', describe: 'How long a sync with waves or hooks may wait for health and hooks in all' })
-    .option('all', { type: 'boolean', describe: 'Sync every Application in --app-namespace in turn (-A: every namespace; -l then selects Applications by label), one summary' })
+    .option('all', {
+      type: 'boolean',
+      describe: 'Sync every Application in --app-namespace in turn (-A: every namespace; -l then selects Applications by label), one summary',
+    })
     .option('watch', { type: 'boolean', describe: 'Keep reconciling until stopped' })
     .option('interval', { type: 'string', default: '60s', describe: 'With --watch: how often to poll the source' })
     .option('webhook-addr', { type: 'string', describe: 'With --watch: listen for push events on this address (loopback by default)' })
@@ -71,7 +106,7 @@ function syncOptions(y: Argv<GlobalArgs>) {
     .example('kubectl gitops sync shop --dry-run', 'Show the plan without changing anything')
     .example('kubectl gitops sync shop --prune', 'Apply, heal, and prune what is no longer declared')
     .example('kubectl gitops sync shop --resource apps:Deployment:orders', 'Sync one object')
-    .example('kubectl gitops sync shop --no-force-conflicts', "Stop before any write when another manager owns a field the sync would change")
+    .example('kubectl gitops sync shop --no-force-conflicts', 'Stop before any write when another manager owns a field the sync would change')
     .example('kubectl gitops sync --all -l team=shop', 'Sync every Application labelled team=shop, one after another');
 }
 
@@ -82,7 +117,8 @@ const WATCH = 'the loop reconciles the whole Application';
 
 export const syncCommand = defineCommand({
   command: 'sync [app]',
-  describe: 'Apply the desired state by server-side apply, taking back fields others changed; prune only with --prune (--all: every Application in turn; --watch: keep reconciling as automated sync)',
+  describe:
+    'Apply the desired state by server-side apply, taking back fields others changed; prune only with --prune (--all: every Application in turn; --watch: keep reconciling as automated sync)',
   allNamespaces: true,
   builder: syncOptions,
   why: {
@@ -112,13 +148,25 @@ export const syncCommand = defineCommand({
       const result = await runOperation(
         ctx,
         { kind: 'sync', request, ...(retryLimit !== undefined ? { retryLimit } : {}), record: recording(args) },
-        { say: (line) => (progress ? progress.above(line) : ctx.io.err(`${line}\n`)), ...(progress ? { progress: progress.update } : {}), ...(onEvent ? { onEvent } : {}) },
+        {
+          say: (line) => (progress ? progress.above(line) : ctx.io.err(`${line}\n`)),
+          ...(progress ? { progress: progress.update } : {}),
+          ...(onEvent ? { onEvent } : {}),
+        },
       );
       progress?.clear();
       const { report, recorded } = result;
       if (report && cautiousStop(report)) report.nextCommand = commandLineWithout(ctx.argv ?? [], NO_FORCE);
-      if (recorded?.outcome === 'written' && ctx.opts.verbose) ctx.io.err(`sync: recorded in the Application's status (${recorded.attempts} write${recorded.attempts === 1 ? '' : 's'}: ${recorded.attempts - 1} resourceVersion conflict(s) read again)\n`);
-      return emit(ctx, { warnings: result.warnings, notes: result.stopped ? [stoppedLine('sync', result.stopped)] : [], ...(report ? { report: renderSync(report, ctx.opts.output, ctx.paint) } : {}), code: result.exitCode });
+      if (recorded?.outcome === 'written' && ctx.opts.verbose)
+        ctx.io.err(
+          `sync: recorded in the Application's status (${recorded.attempts} write${recorded.attempts === 1 ? '' : 's'}: ${recorded.attempts - 1} resourceVersion conflict(s) read again)\n`,
+        );
+      return emit(ctx, {
+        warnings: result.warnings,
+        notes: result.stopped ? [stoppedLine('sync', result.stopped)] : [],
+        ...(report ? { report: renderSync(report, ctx.opts.output, ctx.paint) } : {}),
+        code: result.exitCode,
+      });
     } finally {
       progress?.clear();
     }

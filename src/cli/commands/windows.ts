@@ -18,12 +18,15 @@ export const windowsCommand = defineCommand({
     const { renderWindows } = await import('../../render/windows.js');
     const { checkLocalSources, withAppTarget } = await import('../../workflows/session/session.js');
     const a = windowsInput(args);
-    const print = (report: Awaited<ReturnType<typeof runWindows>>) => emit(ctx, { warnings: report.warnings, report: renderWindows(report, ctx.opts.output, ctx.paint), code: ExitCode.Ok });
+    const print = (report: Awaited<ReturnType<typeof runWindows>>) =>
+      emit(ctx, { warnings: report.warnings, report: renderWindows(report, ctx.opts.output, ctx.paint), code: ExitCode.Ok });
     // With the Application and its project both from files, the cluster has nothing to add.
     if (a.appFile && a.projectFile) {
       await checkLocalSources({ appFile: a.appFile });
       return print(await runWindows(a, { io: ctx.io, opts: ctx.opts }));
     }
-    return withAppTarget(ctx, 'windows', a, async (session) => print(await runWindows(a, { io: ctx.io, opts: ctx.opts, gateway: session.controlPlane, application: session.application, target: session.target })));
+    return withAppTarget(ctx, 'windows', a, async (session) =>
+      print(await runWindows(a, { io: ctx.io, opts: ctx.opts, gateway: session.controlPlane, application: session.application, target: session.target })),
+    );
   },
 });

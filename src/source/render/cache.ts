@@ -16,8 +16,25 @@ export function renderCacheDir(env: Record<string, string | undefined>): string 
 }
 
 /** The cache key of a render: a hash of everything it depends on. */
-export function renderCacheKey(parts: { sha: string; path: string; options: unknown; appEnv: Record<string, string>; tool: string; build: string; extra?: unknown }): string {
-  const text = JSON.stringify([CACHE_FORMAT, parts.sha, parts.path, parts.options ?? null, parts.appEnv, parts.tool, parts.build, ...(parts.extra !== undefined ? [parts.extra] : [])]);
+export function renderCacheKey(parts: {
+  sha: string;
+  path: string;
+  options: unknown;
+  appEnv: Record<string, string>;
+  tool: string;
+  build: string;
+  extra?: unknown;
+}): string {
+  const text = JSON.stringify([
+    CACHE_FORMAT,
+    parts.sha,
+    parts.path,
+    parts.options ?? null,
+    parts.appEnv,
+    parts.tool,
+    parts.build,
+    ...(parts.extra !== undefined ? [parts.extra] : []),
+  ]);
   return createHash('sha256').update(text).digest('hex');
 }
 

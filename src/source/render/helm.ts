@@ -57,7 +57,10 @@ export function kubeVersionArg(version: string): string {
   if (version.trim() === '') return '';
   const m = /^\s*v?(\d+)\.(\d+)(?:\.(\d+))?/.exec(version);
   if (!m) throw new InputError(`could not parse kubernetes version ${version}`);
-  return [m[1], m[2], m[3]].filter((x) => x !== undefined).map((x) => String(Number(x))).join('.');
+  return [m[1], m[2], m[3]]
+    .filter((x) => x !== undefined)
+    .map((x) => String(Number(x)))
+    .join('.');
 }
 
 /**
@@ -230,7 +233,9 @@ function resolveRaw(r: HelmRender, raw: string): { path: string; remote: boolean
   const refName = raw.startsWith('$') ? raw.split('/')[0]! : '';
   const ref = refName !== '' ? r.refs.get(refName) : undefined;
   // Resolved in the referenced source, then substituted (getResolvedRefValueFile).
-  const resolved = ref ? resolveValueFile(ref.root, ref.root, `/${envsubst(raw.split('/').slice(1).join('/'), r.env)}`, where) : resolveValueFile(r.chartDir, r.repoRoot, envsubst(raw, r.env), where);
+  const resolved = ref
+    ? resolveValueFile(ref.root, ref.root, `/${envsubst(raw.split('/').slice(1).join('/'), r.env)}`, where)
+    : resolveValueFile(r.chartDir, r.repoRoot, envsubst(raw, r.env), where);
   return { ...resolved, ref, where };
 }
 
@@ -267,7 +272,8 @@ function valueFiles(r: HelmRender, h: HelmOptions): string[] {
         throw new InputError(`${where}: the glob matches no file${ref ? ` in ${ref.label}` : ''} (set helm.ignoreMissingValueFiles to skip it)`);
       }
       for (const m of matches) {
-        if (!inside(ref ? ref.root : r.repoRoot, m)) throw new InputError(`${where}: the match '${relative(ref ? ref.root : r.repoRoot, m)}' resolved to outside repository root`);
+        if (!inside(ref ? ref.root : r.repoRoot, m))
+          throw new InputError(`${where}: the match '${relative(ref ? ref.root : r.repoRoot, m)}' resolved to outside repository root`);
         if (!explicit.has(m) && !out.includes(m)) out.push(m);
       }
       continue;
@@ -277,7 +283,8 @@ function valueFiles(r: HelmRender, h: HelmOptions): string[] {
       throw new InputError(`${where}: the value file does not exist${ref ? ` in ${ref.label}` : ''} (set helm.ignoreMissingValueFiles to skip missing ones)`);
     }
     // A symbolic link may not lead out of the repository either (Argo CD resolves links before its check).
-    if (!resolved.remote && !inside(ref ? ref.root : r.repoRoot, resolved.path)) throw new InputError(`${where}: file '${raw}' resolved to outside repository root`);
+    if (!resolved.remote && !inside(ref ? ref.root : r.repoRoot, resolved.path))
+      throw new InputError(`${where}: file '${raw}' resolved to outside repository root`);
     if (!out.includes(resolved.path)) out.push(resolved.path);
   }
   return out;
@@ -353,7 +360,12 @@ export async function renderHelm(r: HelmRender): Promise<string> {
       });
     const said = (stderr: string) => {
       let s = stderr;
-      for (const p of [r.chartDir, r.repoRoot, ...[...r.refs.values()].map((x) => x.root)]) s = s.split(p + sep).join('').split(p).join('.');
+      for (const p of [r.chartDir, r.repoRoot, ...[...r.refs.values()].map((x) => x.root)])
+        s = s
+          .split(p + sep)
+          .join('')
+          .split(p)
+          .join('.');
       if (valuesFile !== undefined) s = s.split(valuesFile).join('<values from spec.source.helm.values/valuesObject>');
       return s.trim();
     };

@@ -80,7 +80,8 @@ async function followLink(files: SourceFiles, entry: TreeEntry, at: string, warn
       warnings.push(`skipped ${at}:${entry.path}: a symbolic link to the directory ${resolved} (Argo CD does not descend into linked directories)`);
       return undefined;
     }
-    if (found.type !== 'blob') throw new InputError(`${at}:${entry.path}: a symbolic link to ${resolved}, which is a ${found.type === 'commit' ? 'submodule' : found.type}`);
+    if (found.type !== 'blob')
+      throw new InputError(`${at}:${entry.path}: a symbolic link to ${resolved}, which is a ${found.type === 'commit' ? 'submodule' : found.type}`);
     if (found.mode !== '120000') return { ...found, path: entry.path };
     current = found;
   }
@@ -135,7 +136,13 @@ export interface Rendered {
 }
 
 /** Takes a render from the cache, or makes and stores it. */
-async function throughCache(input: RenderInput, tool: string, sourceType: SourceType, make: () => Promise<Omit<Rendered, 'sourceType'>>, extra?: unknown): Promise<Rendered> {
+async function throughCache(
+  input: RenderInput,
+  tool: string,
+  sourceType: SourceType,
+  make: () => Promise<Omit<Rendered, 'sourceType'>>,
+  extra?: unknown,
+): Promise<Rendered> {
   if (input.tools.noCache || input.sha === '') return { ...(await make()), sourceType };
   const v = versionInfo();
   const key = renderCacheKey({

@@ -68,7 +68,16 @@ async function runEngine(request: object, root: string | undefined, env: Record<
   const stdout = openSync(outPath, 'w');
   const stderr = openSync(join(scratch, 'stderr'), 'w');
   try {
-    const wasi = new WASI({ version: 'preview1', args: ['jsonnet'], env: {}, preopens: root ? { '/repo': root } : {}, stdin, stdout, stderr, returnOnExit: true });
+    const wasi = new WASI({
+      version: 'preview1',
+      args: ['jsonnet'],
+      env: {},
+      preopens: root ? { '/repo': root } : {},
+      stdin,
+      stdout,
+      stderr,
+      returnOnExit: true,
+    });
     const instance = await Wasm.instantiate(module, wasi.getImportObject());
     const code = wasi.start(instance as Parameters<typeof wasi.start>[0]);
     const text = readFileSync(outPath, 'utf8');
@@ -107,7 +116,11 @@ export async function evaluateJsonnet(e: JsonnetEval): Promise<string> {
     return p;
   });
   const vars = (list: JsonnetOptions['tlas']) => list.map((v) => ({ name: v.name, value: envsubst(v.value, e.env), code: v.code }));
-  const res = await runEngine({ file: inRepo(e.file), jpaths: [inRepo(e.path), ...libs], tlas: vars(e.options.tlas), extVars: vars(e.options.extVars) }, e.root, e.processEnv);
+  const res = await runEngine(
+    { file: inRepo(e.file), jpaths: [inRepo(e.path), ...libs], tlas: vars(e.options.tlas), extVars: vars(e.options.extVars) },
+    e.root,
+    e.processEnv,
+  );
   if (res.error !== undefined) throw new InputError(`evaluating Jsonnet ${e.label}: ${res.error.split('/repo/').join('').trim()}`);
   return res.output ?? '';
 }

@@ -211,7 +211,9 @@ export function editKustomization(text: string, opts: KustomizeOptions, env: Ren
     changed = true;
   }
   if (Object.keys(opts.commonAnnotations).length > 0) {
-    const values = opts.commonAnnotationsEnvsubst ? Object.fromEntries(Object.entries(opts.commonAnnotations).map(([n, v]) => [n, envsubst(v, env)])) : opts.commonAnnotations;
+    const values = opts.commonAnnotationsEnvsubst
+      ? Object.fromEntries(Object.entries(opts.commonAnnotations).map(([n, v]) => [n, envsubst(v, env)]))
+      : opts.commonAnnotations;
     const m = mapField(k, 'commonAnnotations');
     for (const [key, v] of asEditPairs('annotation', values)) writeEntry(m, key, v, 'annotation', opts.forceCommonAnnotations);
     changed = true;
@@ -222,14 +224,16 @@ export function editKustomization(text: string, opts: KustomizeOptions, env: Ren
   }
   if (opts.patches.length > 0) {
     const existing = k.patches;
-    if (existing !== undefined && existing !== null && !Array.isArray(existing)) throw new KustomizeEditError(`expected 'patches' field in kustomization.yaml to be a list`);
+    if (existing !== undefined && existing !== null && !Array.isArray(existing))
+      throw new KustomizeEditError(`expected 'patches' field in kustomization.yaml to be a list`);
     k.patches = [...(existing ?? []), ...opts.patches];
     changed = true;
   }
   if (opts.components.length > 0) {
     const found = opts.ignoreMissingComponents ? opts.components.filter((c) => components.exists(c)) : opts.components;
     const missing = found.find((c) => !components.exists(c) && !/^[a-z]+:\/\/|^github\.com\/|^git@/.test(c));
-    if (missing !== undefined) throw new KustomizeEditError(`${missing} has no match: must build at directory: not a valid directory: evalsymlink failure on '${missing}'`);
+    if (missing !== undefined)
+      throw new KustomizeEditError(`${missing} has no match: must build at directory: not a valid directory: evalsymlink failure on '${missing}'`);
     if (found.length > 0) {
       const list = (Array.isArray(k.components) ? k.components : []) as JsonValue[];
       for (const c of found) if (!list.includes(c)) list.push(c);

@@ -106,9 +106,15 @@ export async function buildKustomize(r: KustomizeRender): Promise<string> {
     throw new InputError(`running ${r.tool.path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}: ${HOW_TO_NAME}`, { cause: e });
   }
   if (res.code !== 0) {
-    const said = res.stderr.split(r.root + sep).join('').split(r.root).join('.').trim();
+    const said = res.stderr
+      .split(r.root + sep)
+      .join('')
+      .split(r.root)
+      .join('.')
+      .trim();
     const command = r.tool.kind === 'kustomize' ? 'kustomize build' : 'kubectl kustomize';
-    const remote = /github\.com|git@|https?:\/\//.test(said) && /fetch|clone|git|remote|dial|resolve/i.test(said) ? ' (a remote base could not be fetched)' : '';
+    const remote =
+      /github\.com|git@|https?:\/\//.test(said) && /fetch|clone|git|remote|dial|resolve/i.test(said) ? ' (a remote base could not be fetched)' : '';
     throw new InputError(`${command} failed for ${r.origin}${remote}: ${said || `exit ${res.code}`}`);
   }
   return res.stdout;

@@ -32,7 +32,8 @@ export function applySourceOverrides(app: Application, files: readonly { label: 
   for (const f of files) {
     const [patch] = parseYamlValues(f.text, f.label);
     if (patch === undefined || patch === null) continue;
-    if (!isPlainObject(patch)) throw new InputError(`${f.label}: Argo CD's parameter override file must be a map of source fields (kustomize:, helm:, directory:, plugin:)`);
+    if (!isPlainObject(patch))
+      throw new InputError(`${f.label}: Argo CD's parameter override file must be a map of source fields (kustomize:, helm:, directory:, plugin:)`);
     merged = mergePatch(merged, patch as JsonValue);
   }
   const m = merged as JsonObject;

@@ -36,7 +36,11 @@ export interface RunResult {
 }
 
 /** Runs a program (no shell) to its end, collecting its output; rejects only when it cannot be started. */
-export function runTool(file: string, args: readonly string[], opts: { cwd?: string; env: Record<string, string | undefined>; signal?: AbortSignal }): Promise<RunResult> {
+export function runTool(
+  file: string,
+  args: readonly string[],
+  opts: { cwd?: string; env: Record<string, string | undefined>; signal?: AbortSignal },
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, { cwd: opts.cwd, env: opts.env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'], signal: opts.signal });
     const out: Buffer[] = [];

@@ -22,7 +22,14 @@ export interface FileDiffRequest {
   fieldManager: string;
   io?: Pick<Io, 'readStdin'>;
   /** Render `desired` (a folder) like a source (--render), with these tools. */
-  render?: { env: Record<string, string | undefined>; kustomize?: string; kustomizeBuildOptions?: string; helm?: string; kubeVersion?: string; apiVersions?: string[] };
+  render?: {
+    env: Record<string, string | undefined>;
+    kustomize?: string;
+    kustomizeBuildOptions?: string;
+    helm?: string;
+    kubeVersion?: string;
+    apiVersions?: string[];
+  };
   /** argocd-cm from a file: its system-wide ignore rules apply after the Application's. */
   argocdCm?: string;
 }
@@ -56,7 +63,12 @@ export async function runFileDiff(req: FileDiffRequest): Promise<FileDiffResult>
     const { kubeVersion, apiVersions, ...tools } = req.render;
     // No cluster: Helm's capabilities are the flags' (else Helm's own defaults).
     const capabilities = { kubeVersion: kubeVersion ?? '', apiVersions: apiVersions ?? [] };
-    const rendered = await renderLocalDirectory(req.desired, app, { ...tools, capabilities: async () => capabilities, ...(req.namespace !== undefined ? { namespace: req.namespace } : {}) }, { env: req.render.env });
+    const rendered = await renderLocalDirectory(
+      req.desired,
+      app,
+      { ...tools, capabilities: async () => capabilities, ...(req.namespace !== undefined ? { namespace: req.namespace } : {}) },
+      { env: req.render.env },
+    );
     // Hooks (a chart's helm.sh/hook objects among them) run in sync phases: not compared, as in the live diff.
     desired = rendered.objects.filter((o) => hookOf(o.object) === undefined);
   } else {
@@ -78,6 +90,12 @@ export async function runFileDiff(req: FileDiffRequest): Promise<FileDiffResult>
   });
   const failed = firstFailure(comparison);
   if (failed) throw failed;
-  const report: DiffReport = { schemaVersion: DIFF_SCHEMA_VERSION, sync: comparison.sync, objects: comparison.objects.map(reportedDiff), extras: [], warnings: comparison.warnings };
+  const report: DiffReport = {
+    schemaVersion: DIFF_SCHEMA_VERSION,
+    sync: comparison.sync,
+    objects: comparison.objects.map(reportedDiff),
+    extras: [],
+    warnings: comparison.warnings,
+  };
   return app ? { report, app } : { report };
 }

@@ -74,7 +74,8 @@ async function serverSideDiff(
     const predicted = await gw.apply(d.type, obj, { fieldManager: ctx.fieldManager, force: false, dryRun: true });
     return { predicted, conflicts: [], refused: [] };
   } catch (err) {
-    if (!(err instanceof ApplyConflictError)) return { conflicts: [], refused: [], warning: `server-side dry-run failed, showing the plain diff: ${(err as Error).message}` };
+    if (!(err instanceof ApplyConflictError))
+      return { conflicts: [], refused: [], warning: `server-side dry-run failed, showing the plain diff: ${(err as Error).message}` };
     // The server names each field in its own text: read against the live object (a label key with dots is one key).
     const liveValue = live as unknown as JsonValue | undefined;
     const refused = err.conflicts.flatMap((c) => {

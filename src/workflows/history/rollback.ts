@@ -32,7 +32,9 @@ export function rollbackTarget(raw: KubeObject, id: number | undefined): Rollbac
   const where = `Application ${raw.metadata.namespace ?? ''}/${raw.metadata.name ?? ''}`;
   const current = parseApplication(raw, where);
   if (current.automated) {
-    throw new RefusedError(`rollback cannot be initiated when auto-sync is enabled: ${where} has spec.syncPolicy.automated, and its next automated sync would undo the rollback; nothing was changed`);
+    throw new RefusedError(
+      `rollback cannot be initiated when auto-sync is enabled: ${where} has spec.syncPolicy.automated, and its next automated sync would undo the rollback; nothing was changed`,
+    );
   }
   const entries = historyOf(raw);
   let entry: HistoryEntry | undefined;
@@ -40,7 +42,8 @@ export function rollbackTarget(raw: KubeObject, id: number | undefined): Rollbac
     entry = entries.find((e) => e.id === id);
     if (!entry) throw new InputError(`${where} has no history entry with ID ${id} (IDs: ${entries.map((e) => e.id).join(', ') || 'none'})`);
   } else {
-    if (entries.length < 2) throw new InputError(`${where} should have at least two successful deployments to roll back without an ID (it has ${entries.length})`);
+    if (entries.length < 2)
+      throw new InputError(`${where} should have at least two successful deployments to roll back without an ID (it has ${entries.length})`);
     entry = entries[entries.length - 2]!;
   }
   const spec = { ...(raw.spec as JsonObject) };
@@ -54,21 +57,29 @@ export function rollbackTarget(raw: KubeObject, id: number | undefined): Rollbac
     const sources = entry.sources.filter(isPlainObject) as JsonObject[];
     const revisions = Array.isArray(entry.revisions) ? entry.revisions : [];
     if (revisions.length > 0 && revisions.length !== sources.length) {
-      throw new InputError(`${where}: history entry ${entry.id} records ${sources.length} sources and ${revisions.length} revisions; cannot tell which revision is whose`);
+      throw new InputError(
+        `${where}: history entry ${entry.id} records ${sources.length} sources and ${revisions.length} revisions; cannot tell which revision is whose`,
+      );
     }
     synced = { sources: structuredClone(sources) };
     delete spec.source;
     spec.sources = sources.map((s, i) => pinned(s, revisions[i]));
   } else {
     // Argo CD's words: entries without a source predate v0.12 and cannot be rolled back to.
-    throw new InputError(`${where}: history entry ${entry.id} records no source: cannot rollback to a revision deployed without one; sync to the revision instead`);
+    throw new InputError(
+      `${where}: history entry ${entry.id} records no source: cannot rollback to a revision deployed without one; sync to the revision instead`,
+    );
   }
   const app = parseApplication({ ...raw, spec }, `${where} (rollback to history ID ${entry.id})`);
   return { entry, app, synced };
 }
 
 /** Reads the Application as stored and chooses the entry (refusals first: nothing is recorded for them, as in Argo CD). */
-export async function rollbackTargetOf(deps: Pick<AppStateDeps, 'controlPlane' | 'gateway'>, ref: { namespace: string; name: string }, id: number | undefined): Promise<RollbackTarget> {
+export async function rollbackTargetOf(
+  deps: Pick<AppStateDeps, 'controlPlane' | 'gateway'>,
+  ref: { namespace: string; name: string },
+  id: number | undefined,
+): Promise<RollbackTarget> {
   const raw = await readApplicationObject(deps.controlPlane ?? deps.gateway, ref.namespace, ref.name);
   return rollbackTarget(raw, id);
 }

@@ -110,9 +110,17 @@ export interface AppState {
 }
 
 /** One desired object of the app as the comparison takes it: marked as a sync would apply it, with its live twin. */
-export function compareEntryOf(state: Pick<AppState, 'live' | 'appInstance' | 'destinationNamespace' | 'tracking'>, d: Pick<DesiredEntry, 'key' | 'object'>): CompareEntry {
+export function compareEntryOf(
+  state: Pick<AppState, 'live' | 'appInstance' | 'destinationNamespace' | 'tracking'>,
+  d: Pick<DesiredEntry, 'key' | 'object'>,
+): CompareEntry {
   const live = state.live.get(keyString(d.key));
-  return { key: d.key, applied: asApplied(d.object, state.appInstance, state.destinationNamespace, state.tracking), declared: d.object, ...(live ? { live } : {}) };
+  return {
+    key: d.key,
+    applied: asApplied(d.object, state.appInstance, state.destinationNamespace, state.tracking),
+    declared: d.object,
+    ...(live ? { live } : {}),
+  };
 }
 
 /** The one comparison of the app's desired objects (extras aside): what status, sync and sync --watch read. */
@@ -175,7 +183,12 @@ export function typesDefinedBy(object: KubeObject): ResourceType[] {
   return out;
 }
 
-async function resolveDesired(objects: readonly ManifestObject[], destNs: string, gw: KubeGateway, syncOptions: Pick<SyncOptions, 'skipDryRunOnMissingResource'>): Promise<DesiredEntry[]> {
+async function resolveDesired(
+  objects: readonly ManifestObject[],
+  destNs: string,
+  gw: KubeGateway,
+  syncOptions: Pick<SyncOptions, 'skipDryRunOnMissingResource'>,
+): Promise<DesiredEntry[]> {
   const pending = crdTypes(objects);
   const out: DesiredEntry[] = [];
   for (const m of objects) {
@@ -201,7 +214,10 @@ async function resolveDesired(objects: readonly ManifestObject[], destNs: string
     const meta = { ...o.metadata };
     if (type.namespaced) {
       if (!meta.namespace) {
-        if (!destNs) throw new InputError(`${formatSource(m.source)}: ${o.kind}/${meta.name ?? ''} declares no namespace and the Application has no destination.namespace (give -n)`);
+        if (!destNs)
+          throw new InputError(
+            `${formatSource(m.source)}: ${o.kind}/${meta.name ?? ''} declares no namespace and the Application has no destination.namespace (give -n)`,
+          );
         meta.namespace = destNs;
       }
     } else {
@@ -291,7 +307,11 @@ function listOrGet(
   /** The first page with the rest of the LIST after it. */
   const withRest = async (page: ListResult): Promise<ListResult> => {
     const rest = await gw.list(type, { ...scope, continue: page.continue });
-    return { items: [...page.items, ...rest.items], pages: page.pages + rest.pages, ...(rest.resourceVersion ? { resourceVersion: rest.resourceVersion } : {}) };
+    return {
+      items: [...page.items, ...rest.items],
+      pages: page.pages + rest.pages,
+      ...(rest.resourceVersion ? { resourceVersion: rest.resourceVersion } : {}),
+    };
   };
   const whole = first.then(({ page, missing }): ListResult | Promise<ListResult> | undefined => {
     if (page.continue === undefined) return page;
@@ -382,12 +402,15 @@ async function clusterCapabilities(gw: KubeGateway, given: Pick<AppStateArgs, 'k
   return { kubeVersion, apiVersions };
 }
 
-
 /**
  * Loads the Application, its desired objects and their live twins (unless `live: false`: prune needs only the
  * desired keys); with `extras` (or when it says so for the app), also the prune plan.
  */
-export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want: { extras: boolean | ((app: Application) => boolean); live?: boolean }): Promise<AppState> {
+export async function loadAppState(
+  args: AppStateArgs,
+  deps: AppStateDeps,
+  want: { extras: boolean | ((app: Application) => boolean); live?: boolean },
+): Promise<AppState> {
   const gw = deps.gateway;
   const startRequests = gw.stats().requests;
   const app = await loadApplication(args, deps);
@@ -422,7 +445,8 @@ export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want:
     const hook = hookOf(d.object);
     if (!hook) desired.push(d);
     else {
-      for (const u of hook.unknown) warnings.push(`${d.key.kind}/${d.key.name || d.object.metadata.generateName || ''}: ${u} is not a hook phase or delete policy; ignored`);
+      for (const u of hook.unknown)
+        warnings.push(`${d.key.kind}/${d.key.name || d.object.metadata.generateName || ''}: ${u} is not a hook phase or delete policy; ignored`);
       if (hook.phases.length > 0) hooks.push({ ...d, hook });
     }
   }
@@ -436,13 +460,21 @@ export async function loadAppState(args: AppStateArgs, deps: AppStateDeps, want:
   const scanGaps: string[] = [];
   const [live, candidates] = await Promise.all([
     reads ? reads.live : new Map<string, KubeObject>(),
-    wantExtras ? listAppCandidates(gw, namespaces, warnings, new Set(desired.map((d) => `${d.type.group}/${d.type.resource}/${d.key.namespace}`)), reads?.lists, { tracking, excluded: excludedType(app, rules), gaps: scanGaps }) : undefined,
+    wantExtras
+      ? listAppCandidates(gw, namespaces, warnings, new Set(desired.map((d) => `${d.type.group}/${d.type.resource}/${d.key.namespace}`)), reads?.lists, {
+          tracking,
+          excluded: excludedType(app, rules),
+          gaps: scanGaps,
+        })
+      : undefined,
   ]);
   for (const d of desired) {
     const l = live.get(keyString(d.key));
     const mark = l && markOf(l, tracking);
     if (mark && appOfMark(mark, tracking) !== appInstance) {
-      warnings.push(`${d.key.kind}/${d.key.name} is part of applications ${appInstance.replace('_', '/')} and ${appOfMark(mark, tracking).replace('_', '/')} (SharedResourceWarning)`);
+      warnings.push(
+        `${d.key.kind}/${d.key.name} is part of applications ${appInstance.replace('_', '/')} and ${appOfMark(mark, tracking).replace('_', '/')} (SharedResourceWarning)`,
+      );
     }
   }
   const state: AppState = {

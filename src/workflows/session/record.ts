@@ -41,7 +41,12 @@ const APPLICATION: ResourceType = { group: 'argoproj.io', version: 'v1alpha1', k
  * with the resourceVersion read (spec unchanged: a concurrent change of it makes the write a 409, and the loop reads
  * again). Never throws for the write itself: a record that cannot be made must not turn a sync into a failure.
  */
-export async function writeApplicationStatus(gw: KubeGateway, ref: { namespace: string; name: string }, compute: (app: KubeObject, now: string) => JsonObject, opts: RecordOptions = {}): Promise<RecordOutcome> {
+export async function writeApplicationStatus(
+  gw: KubeGateway,
+  ref: { namespace: string; name: string },
+  compute: (app: KubeObject, now: string) => JsonObject,
+  opts: RecordOptions = {},
+): Promise<RecordOutcome> {
   const now = opts.now ?? (() => Date.now());
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const max = opts.maxAttempts ?? 10;
@@ -54,18 +59,28 @@ export async function writeApplicationStatus(gw: KubeGateway, ref: { namespace: 
       const t = now();
       const managed = controllerWrite(app, t);
       if (managed) {
-        return { outcome: 'skipped', message: `${where} is kept by an Argo CD controller (${managed.manager} wrote it at ${managed.time}): its status was left to it`, attempts: attempt - 1 };
+        return {
+          outcome: 'skipped',
+          message: `${where} is kept by an Argo CD controller (${managed.manager} wrote it at ${managed.time}): its status was left to it`,
+          attempts: attempt - 1,
+        };
       }
       const status = compute(app, new Date(t).toISOString());
       await gw.update(type, { ...app, status }, { fieldManager: RECORD_FIELD_MANAGER });
       return { outcome: 'written', attempts: attempt };
     } catch (err) {
-      if (!(err instanceof KubeApiError)) return { outcome: 'failed', message: `recording the status of ${where}: ${(err as Error).message}`, attempts: attempt };
+      if (!(err instanceof KubeApiError))
+        return { outcome: 'failed', message: `recording the status of ${where}: ${(err as Error).message}`, attempts: attempt };
       if (err.status === 409 && attempt < max) {
         await sleep(20 * attempt + Math.floor(Math.random() * 30));
         continue;
       }
-      if (err.status === 403) return { outcome: 'forbidden', message: `not allowed to update ${where}, so its status was not recorded (the result above stands): ${err.message}`, attempts: attempt };
+      if (err.status === 403)
+        return {
+          outcome: 'forbidden',
+          message: `not allowed to update ${where}, so its status was not recorded (the result above stands): ${err.message}`,
+          attempts: attempt,
+        };
       return { outcome: 'failed', message: `recording the status of ${where}: ${err.message}`, attempts: attempt };
     }
   }
@@ -92,15 +107,44 @@ export function syncOperationOf(
   const v = (k: { group: string; kind: string; namespace: string; name: string }) => opts.versions[resourceId(k)] ?? '';
   const resources: SyncResultResource[] = [];
   for (const s of r.steps) {
-    resources.push({ group: s.group, version: v(s), kind: s.kind, namespace: s.namespace, name: s.name, status: stepStatus(s.outcome), message: s.message ?? applyMessage(s), syncPhase: 'Sync' });
+    resources.push({
+      group: s.group,
+      version: v(s),
+      kind: s.kind,
+      namespace: s.namespace,
+      name: s.name,
+      status: stepStatus(s.outcome),
+      message: s.message ?? applyMessage(s),
+      syncPhase: 'Sync',
+    });
   }
   for (const h of r.hooks) {
     const phase = h.outcome === 'would-run' ? 'Running' : h.outcome;
-    resources.push({ group: h.group, version: v(h), kind: h.kind, namespace: h.namespace, name: h.name, status: phase === 'Failed' ? 'SyncFailed' : 'Synced', message: h.message ?? '', syncPhase: h.phase, hookPhase: phase, hookType: h.phase });
+    resources.push({
+      group: h.group,
+      version: v(h),
+      kind: h.kind,
+      namespace: h.namespace,
+      name: h.name,
+      status: phase === 'Failed' ? 'SyncFailed' : 'Synced',
+      message: h.message ?? '',
+      syncPhase: h.phase,
+      hookPhase: phase,
+      hookType: h.phase,
+    });
   }
   for (const p of r.prune.results) {
     const status = p.outcome === 'pruned' || p.outcome === 'gone' ? 'Pruned' : p.outcome === 'skipped' ? 'PruneSkipped' : 'SyncFailed';
-    resources.push({ group: p.group, version: v(p), kind: p.kind, namespace: p.namespace, name: p.name, status, message: p.message ?? (status === 'Pruned' ? 'pruned' : p.outcome), syncPhase: 'Sync' });
+    resources.push({
+      group: p.group,
+      version: v(p),
+      kind: p.kind,
+      namespace: p.namespace,
+      name: p.name,
+      status,
+      message: p.message ?? (status === 'Pruned' ? 'pruned' : p.outcome),
+      syncPhase: 'Sync',
+    });
   }
   const failed = r.failures.length > 0 || r.conflicts.length > 0 || r.interrupted !== undefined;
   // A stopped sync ends as Argo CD's terminated operation does: Failed, "Operation terminated" (and where it stopped).
@@ -185,7 +229,14 @@ function manualInitiator(session: Pick<RecordSession, 'user'>): Initiator {
  */
 export async function recordSync(
   session: RecordSession,
-  input: { report: SyncReport; startedAtMs: number; partial: boolean; record: boolean; initiatedBy?: Initiator; syncedSource?: { source?: JsonObject; sources?: JsonObject[] } },
+  input: {
+    report: SyncReport;
+    startedAtMs: number;
+    partial: boolean;
+    record: boolean;
+    initiatedBy?: Initiator;
+    syncedSource?: { source?: JsonObject; sources?: JsonObject[] };
+  },
   compare: (revision: string | undefined) => Promise<{ compared?: ComparedState; warnings: readonly string[] }>,
   opts: RecordOptions = {},
 ): Promise<RecordOutcome | undefined> {
@@ -203,9 +254,26 @@ export async function recordSync(
   const startedAt = new Date(input.startedAtMs).toISOString();
   const initiatedBy = input.initiatedBy ?? manualInitiator(session);
   const sync = report.refused
-    ? unrunOperation(report.refused, { startedAt, finishedAt, initiatedBy, prune: report.prune.enabled, ...(report.revision ? { revision: report.revision } : {}), ...(report.revisions ? { revisions: report.revisions } : {}) })
+    ? unrunOperation(report.refused, {
+        startedAt,
+        finishedAt,
+        initiatedBy,
+        prune: report.prune.enabled,
+        ...(report.revision ? { revision: report.revision } : {}),
+        ...(report.revisions ? { revisions: report.revisions } : {}),
+      })
     : syncOperationOf(report, { versions, startedAt, finishedAt, initiatedBy, partial: input.partial });
-  return recordState(session.controlPlane, session.appRef, { ...(after.compared ? { compared: after.compared } : {}), warnings: after.warnings, sync, ...(input.syncedSource ? { syncedSource: input.syncedSource } : {}) }, opts);
+  return recordState(
+    session.controlPlane,
+    session.appRef,
+    {
+      ...(after.compared ? { compared: after.compared } : {}),
+      warnings: after.warnings,
+      sync,
+      ...(input.syncedSource ? { syncedSource: input.syncedSource } : {}),
+    },
+    opts,
+  );
 }
 
 /**
@@ -215,7 +283,14 @@ export async function recordSync(
  */
 export async function recordingErrors<T>(
   session: RecordSession,
-  input: { startedAtMs: number; record: boolean; dryRun: boolean; prune: boolean; initiatedBy?: Initiator; syncedSource?: { source?: JsonObject; sources?: JsonObject[] } },
+  input: {
+    startedAtMs: number;
+    record: boolean;
+    dryRun: boolean;
+    prune: boolean;
+    initiatedBy?: Initiator;
+    syncedSource?: { source?: JsonObject; sources?: JsonObject[] };
+  },
   run: () => Promise<T>,
   notice: (line: string) => void,
   opts: RecordOptions = {},
@@ -224,7 +299,13 @@ export async function recordingErrors<T>(
     return await run();
   } catch (err) {
     if (input.record && !input.dryRun && session.appRef) {
-      const outcome = await recordError(session.controlPlane, session.appRef, err, { ...input, initiatedBy: input.initiatedBy ?? manualInitiator(session) }, opts);
+      const outcome = await recordError(
+        session.controlPlane,
+        session.appRef,
+        err,
+        { ...input, initiatedBy: input.initiatedBy ?? manualInitiator(session) },
+        opts,
+      );
       const line = recordNotice(outcome);
       if (line !== undefined) notice(line);
     }
@@ -251,7 +332,12 @@ function recordError(
   opts: RecordOptions = {},
 ): Promise<RecordOutcome> {
   const now = opts.now ?? (() => Date.now());
-  const sync = unrunOperation(errorText(err), { startedAt: new Date(input.startedAtMs).toISOString(), finishedAt: new Date(now()).toISOString(), initiatedBy: input.initiatedBy, prune: input.prune });
+  const sync = unrunOperation(errorText(err), {
+    startedAt: new Date(input.startedAtMs).toISOString(),
+    finishedAt: new Date(now()).toISOString(),
+    initiatedBy: input.initiatedBy,
+    prune: input.prune,
+  });
   return recordState(gw, ref, { sync, ...(input.syncedSource ? { syncedSource: input.syncedSource } : {}) }, opts);
 }
 
@@ -259,10 +345,20 @@ function recordError(
  * A sync a second signal forced to stop before it reported: recorded as Argo CD records a terminated operation (phase
  * Failed, "Operation terminated: …"), with no per-resource results (what ran is not known).
  */
-export function recordTerminated(session: RecordSession, input: { startedAtMs: number; prune: boolean; message: string }, opts: RecordOptions = {}): Promise<RecordOutcome | undefined> {
+export function recordTerminated(
+  session: RecordSession,
+  input: { startedAtMs: number; prune: boolean; message: string },
+  opts: RecordOptions = {},
+): Promise<RecordOutcome | undefined> {
   if (!session.appRef) return Promise.resolve(undefined);
   const now = opts.now ?? (() => Date.now());
-  const sync = unrunOperation(`${TERMINATED}: ${input.message}`, { startedAt: new Date(input.startedAtMs).toISOString(), finishedAt: new Date(now()).toISOString(), initiatedBy: manualInitiator(session), prune: input.prune, phase: 'Failed' });
+  const sync = unrunOperation(`${TERMINATED}: ${input.message}`, {
+    startedAt: new Date(input.startedAtMs).toISOString(),
+    finishedAt: new Date(now()).toISOString(),
+    initiatedBy: manualInitiator(session),
+    prune: input.prune,
+    phase: 'Failed',
+  });
   return recordState(session.controlPlane, session.appRef, { sync }, opts);
 }
 
@@ -281,7 +377,9 @@ export async function recordSessionError(
   if (!input.record || input.dryRun || name === undefined || name === '' || err instanceof InputError) return;
   const { withControlPlane } = await import('./session.js');
   try {
-    const outcome = await withControlPlane(ctx, 'record', (gw, user) => recordError(gw, { namespace: ctx.opts.appNamespace, name }, err, { ...input, initiatedBy: manualInitiator({ ...(user !== undefined ? { user } : {}) }) }));
+    const outcome = await withControlPlane(ctx, 'record', (gw, user) =>
+      recordError(gw, { namespace: ctx.opts.appNamespace, name }, err, { ...input, initiatedBy: manualInitiator({ ...(user !== undefined ? { user } : {}) }) }),
+    );
     const line = recordNotice(outcome);
     if (line !== undefined) notice(line);
   } catch {
@@ -290,7 +388,11 @@ export async function recordSessionError(
 }
 
 /** After `status`: records the comparison (undefined for an Application file or --no-record). */
-export async function recordStatus(session: RecordSession, input: { compared?: ComparedState; warnings: readonly string[]; record: boolean }, opts: RecordOptions = {}): Promise<RecordOutcome | undefined> {
+export async function recordStatus(
+  session: RecordSession,
+  input: { compared?: ComparedState; warnings: readonly string[]; record: boolean },
+  opts: RecordOptions = {},
+): Promise<RecordOutcome | undefined> {
   if (!input.record || !session.appRef || !input.compared) return undefined;
   return recordState(session.controlPlane, session.appRef, { compared: input.compared, warnings: input.warnings }, opts);
 }

@@ -63,7 +63,13 @@ function describeReadError(err: unknown): string {
   return err instanceof KubeApiError && err.status === 403 ? `forbidden: ${err.message}` : (err as Error).message;
 }
 
-async function loadProject(app: Application, args: RulesArgs, ns: string, gw: KubeGateway | undefined, warnings: string[]): Promise<Pick<Rules, 'project' | 'missingProject' | 'projectUnchecked'>> {
+async function loadProject(
+  app: Application,
+  args: RulesArgs,
+  ns: string,
+  gw: KubeGateway | undefined,
+  warnings: string[],
+): Promise<Pick<Rules, 'project' | 'missingProject' | 'projectUnchecked'>> {
   const name = app.project || DEFAULT_PROJECT;
   if (args.projectFile) {
     const project = parseAppProject(await readYamlFile(args.projectFile, 'AppProject'), args.projectFile);
@@ -75,7 +81,10 @@ async function loadProject(app: Application, args: RulesArgs, ns: string, gw: Ku
   const { preferred } = await gw.discover();
   const type = preferred.find((t) => t.group === 'argoproj.io' && t.kind === 'AppProject');
   if (!type) {
-    if (name !== DEFAULT_PROJECT) warnings.push(`the cluster does not serve AppProjects (no Argo CD CRD): project ${name} is unknown and Argo CD's default project is used (give --project-file)`);
+    if (name !== DEFAULT_PROJECT)
+      warnings.push(
+        `the cluster does not serve AppProjects (no Argo CD CRD): project ${name} is unknown and Argo CD's default project is used (give --project-file)`,
+      );
     return { project: fallback };
   }
   let obj;
@@ -87,7 +96,10 @@ async function loadProject(app: Application, args: RulesArgs, ns: string, gw: Ku
   }
   if (!obj) {
     if (name === DEFAULT_PROJECT) return { project: fallback };
-    return { project: fallback, missingProject: `Application referencing project ${name} which does not exist (no AppProject ${name} in namespace ${ns}; use --argocd-namespace or --project-file)` };
+    return {
+      project: fallback,
+      missingProject: `Application referencing project ${name} which does not exist (no AppProject ${name} in namespace ${ns}; use --argocd-namespace or --project-file)`,
+    };
   }
   return { project: parseAppProject(obj, `AppProject ${ns}/${name}`) };
 }
@@ -142,7 +154,9 @@ async function loadCmdParams(args: RulesArgs, ns: string, gw: KubeGateway | unde
   try {
     cm = await gw.get((await gw.resolve('v1', 'ConfigMap')) ?? CONFIG_MAP, ns, 'argocd-cmd-params-cm');
   } catch (err) {
-    warnings.push(`cannot read ConfigMap ${ns}/argocd-cmd-params-cm, so the namespaces Argo CD reconciles Applications in are not checked: ${describeReadError(err)}`);
+    warnings.push(
+      `cannot read ConfigMap ${ns}/argocd-cmd-params-cm, so the namespaces Argo CD reconciles Applications in are not checked: ${describeReadError(err)}`,
+    );
     return undefined;
   }
   return cm ? parseCmdParams(configMapStrings(cm), `ConfigMap ${ns}/argocd-cmd-params-cm`) : undefined;
@@ -154,7 +168,11 @@ export async function loadRules(app: Application, args: RulesArgs, gw: KubeGatew
   // A bad library is bad input before anything else is read (or changed).
   const healthLibrary = args.luaDir ? readHealthLibrary(args.luaDir) : undefined;
   const warnings: string[] = [];
-  const [project, settings, cmdParams] = await Promise.all([loadProject(app, args, ns, gw, warnings), loadSettings(args, ns, gw, warnings), loadCmdParams(args, ns, gw, warnings)]);
+  const [project, settings, cmdParams] = await Promise.all([
+    loadProject(app, args, ns, gw, warnings),
+    loadSettings(args, ns, gw, warnings),
+    loadCmdParams(args, ns, gw, warnings),
+  ]);
   warnings.push(...project.project.warnings, ...settings.warnings);
   return {
     controlPlaneNamespace: ns,
@@ -171,7 +189,15 @@ export async function loadRules(app: Application, args: RulesArgs, gw: KubeGatew
 function aggregatedRoleRules(objects: readonly { object: KubeObject }[], source: string): IgnoreDifference[] {
   return objects
     .filter(({ object: o }) => o.kind === 'ClusterRole' && groupOf(o.apiVersion) === 'rbac.authorization.k8s.io' && isPlainObject(o.aggregationRule))
-    .map(({ object: o }) => ({ group: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: o.metadata.name ?? '', jsonPointers: ['/rules'], jqPathExpressions: [], managedFieldsManagers: [], source }));
+    .map(({ object: o }) => ({
+      group: 'rbac.authorization.k8s.io',
+      kind: 'ClusterRole',
+      name: o.metadata.name ?? '',
+      jsonPointers: ['/rules'],
+      jqPathExpressions: [],
+      managedFieldsManagers: [],
+      source,
+    }));
 }
 
 /**
@@ -185,10 +211,15 @@ export function applySettings<T extends { object: KubeObject }>(app: Application
   const kept = desired.filter(({ object: o }) => {
     const group = groupOf(o.apiVersion);
     if (!isExcludedResource(s, group, o.kind, cluster)) return true;
-    warnings.push(`Resource ${group}/${o.kind} ${o.metadata.name ?? ''} is excluded in the settings (${s.origin} resource.exclusions/inclusions): not compared, applied or pruned`);
+    warnings.push(
+      `Resource ${group}/${o.kind} ${o.metadata.name ?? ''} is excluded in the settings (${s.origin} resource.exclusions/inclusions): not compared, applied or pruned`,
+    );
     return false;
   });
-  const extra = [...s.ignoreDifferences, ...(s.compareOptions.ignoreAggregatedRoles ? aggregatedRoleRules(kept, `${s.origin} resource.compareoptions ignoreAggregatedRoles`) : [])];
+  const extra = [
+    ...s.ignoreDifferences,
+    ...(s.compareOptions.ignoreAggregatedRoles ? aggregatedRoleRules(kept, `${s.origin} resource.compareoptions ignoreAggregatedRoles`) : []),
+  ];
   if (extra.length > 0) app.ignoreDifferences = [...app.ignoreDifferences, ...extra];
   return kept;
 }
@@ -200,7 +231,12 @@ export function excludedType(app: Application, rules: Rules): (t: Pick<ResourceT
 }
 
 /** Everything the project forbids for this app and its desired objects, one line each (empty: permitted). */
-export function projectViolations(app: Application, rules: Rules, desired: readonly { key: ResourceKey; type: Pick<ResourceType, 'namespaced'> }[], resolvedServer?: string): string[] {
+export function projectViolations(
+  app: Application,
+  rules: Rules,
+  desired: readonly { key: ResourceKey; type: Pick<ResourceType, 'namespaced'> }[],
+  resolvedServer?: string,
+): string[] {
   const notReconciled = rules.cmdParams ? appNamespaceRefusal(rules.cmdParams, app, rules.controlPlaneNamespace) : undefined;
   if (notReconciled) return [notReconciled];
   if (rules.missingProject) return [rules.missingProject];
@@ -224,7 +260,12 @@ export function windowVerdict(app: Application, rules: Rules, opts: { manual: bo
  * Why a sync (or a confirmed prune) must not run: the project's violations, then a sync window that blocks
  * it now (with the window and when it opens). Undefined when Argo CD would let it run.
  */
-export function rulesRefusal(app: Application, rules: Rules, desired: readonly { key: ResourceKey; type: Pick<ResourceType, 'namespaced'> }[], opts: { manual: boolean; now: number; resolvedServer?: string }): string | undefined {
+export function rulesRefusal(
+  app: Application,
+  rules: Rules,
+  desired: readonly { key: ResourceKey; type: Pick<ResourceType, 'namespaced'> }[],
+  opts: { manual: boolean; now: number; resolvedServer?: string },
+): string | undefined {
   const violations = projectViolations(app, rules, desired, opts.resolvedServer);
   if (violations.length > 0) return `project ${rules.project.name}: ${violations.join('; ')}`;
   const { verdict } = windowVerdict(app, rules, opts);
@@ -234,10 +275,18 @@ export function rulesRefusal(app: Application, rules: Rules, desired: readonly {
 
 /** rulesRefusal for a loaded app state (undefined when it carries no rules). */
 export function stateRefusal(
-  state: { app: Application; rules?: Rules; desired: readonly { key: ResourceKey; type: Pick<ResourceType, 'namespaced'> }[]; hooks?: readonly { key: ResourceKey; type: Pick<ResourceType, 'namespaced'> }[]; target?: { server: string } },
+  state: {
+    app: Application;
+    rules?: Rules;
+    desired: readonly { key: ResourceKey; type: Pick<ResourceType, 'namespaced'> }[];
+    hooks?: readonly { key: ResourceKey; type: Pick<ResourceType, 'namespaced'> }[];
+    target?: { server: string };
+  },
   opts: { manual: boolean; now: number },
 ): string | undefined {
   // Hooks are resources of the app too: the project's rules apply to them as to the rest.
   const resolvedServer = state.target?.server;
-  return state.rules ? rulesRefusal(state.app, state.rules, [...state.desired, ...(state.hooks ?? [])], { ...opts, ...(resolvedServer ? { resolvedServer } : {}) }) : undefined;
+  return state.rules
+    ? rulesRefusal(state.app, state.rules, [...state.desired, ...(state.hooks ?? [])], { ...opts, ...(resolvedServer ? { resolvedServer } : {}) })
+    : undefined;
 }

@@ -3,7 +3,15 @@
 import { access } from 'node:fs/promises';
 import type { RunContext } from '../../model/context.js';
 import { applicationFileError } from '../../app/application.js';
-import { describeDestination, IN_CLUSTER_NAME, IN_CLUSTER_SERVER, normalizeServer, resolveDestination, type ClusterSecretInfo, type ContextInfo } from '../../app/destination.js';
+import {
+  describeDestination,
+  IN_CLUSTER_NAME,
+  IN_CLUSTER_SERVER,
+  normalizeServer,
+  resolveDestination,
+  type ClusterSecretInfo,
+  type ContextInfo,
+} from '../../app/destination.js';
 import type { SelectedContext } from '../../kube/kubeconfig.js';
 import type { Application } from '../../app/types.js';
 import { InputError, RefusedError } from '../../model/errors.js';
@@ -65,7 +73,13 @@ export interface TargetSession {
  * request reaches a cluster it could change. Both connections are closed afterwards; with -v their requests are reported
  * to `ctx.onSession`.
  */
-export async function withAppTarget<T>(ctx: RunContext, what: string, args: AppStateArgs, fn: (session: TargetSession) => Promise<T>, pool?: GatewayPool): Promise<T> {
+export async function withAppTarget<T>(
+  ctx: RunContext,
+  what: string,
+  args: AppStateArgs,
+  fn: (session: TargetSession) => Promise<T>,
+  pool?: GatewayPool,
+): Promise<T> {
   await checkLocalSources(args);
   const { readMergedKubeconfig, selectContext, contextsOf } = await import('../../kube/kubeconfig.js');
   const connect = await import('../../kube/connect.js');
@@ -82,7 +96,12 @@ export async function withAppTarget<T>(ctx: RunContext, what: string, args: AppS
     const { applyOverrides } = await import('../../kube/overrides.js');
     flagSel = applyOverrides(merged, ctx.opts.context, o);
     const server = String(flagSel.cluster.value.server);
-    flagContext = { name: flagSel.name, cluster: flagSel.cluster.name, server, via: o.server !== undefined ? `--server ${o.server}` : `--cluster ${o.cluster ?? ''} (${server})` };
+    flagContext = {
+      name: flagSel.name,
+      cluster: flagSel.cluster.name,
+      server,
+      via: o.server !== undefined ? `--server ${o.server}` : `--cluster ${o.cluster ?? ''} (${server})`,
+    };
   }
   const gateways: KubeGateway[] = [];
   const started = Date.now();
@@ -116,11 +135,21 @@ export async function withAppTarget<T>(ctx: RunContext, what: string, args: AppS
       const inCluster = (d.server !== undefined && normalizeServer(d.server) === IN_CLUSTER_SERVER) || d.name === IN_CLUSTER_NAME;
       if (inCluster && appContext === undefined) selectContext(merged, ctx.opts.context); // says no context is selected, exit 2
       const clusterSecrets = appGateway && !inCluster ? await readClusterSecrets(appGateway, controlPlaneNamespace(args.argocdNamespace), warnings) : [];
-      const res = resolveDestination({ destination: d, contexts: contextsOf(merged), ...(appContext !== undefined ? { appContext } : {}), appFromCluster: appGateway !== undefined, explicitContext, clusterSecrets, ...(flagContext ? { flagContext } : {}) });
+      const res = resolveDestination({
+        destination: d,
+        contexts: contextsOf(merged),
+        ...(appContext !== undefined ? { appContext } : {}),
+        appFromCluster: appGateway !== undefined,
+        explicitContext,
+        clusterSecrets,
+        ...(flagContext ? { flagContext } : {}),
+      });
       if (!res.ok) throw new RefusedError(`refusing to act on Application ${app.name}: ${res.refused}; nothing was changed`);
       // --server and --cluster replace the cluster a context reaches: the destination must still be that cluster.
       if (flagContext && normalizeServer(flagContext.server) !== normalizeServer(res.server)) {
-        throw new RefusedError(`refusing to act on Application ${app.name}: spec.destination (${describeDestination(d)}) is reached by context ${res.context} (${res.server}), but ${flagContext.via} names another cluster; nothing was changed`);
+        throw new RefusedError(
+          `refusing to act on Application ${app.name}: spec.destination (${describeDestination(d)}) is reached by context ${res.context} (${res.server}), but ${flagContext.via} names another cluster; nothing was changed`,
+        );
       }
       return res;
     };
@@ -144,11 +173,21 @@ export async function withAppTarget<T>(ctx: RunContext, what: string, args: AppS
       }
       const app = await load();
       const again = await resolve(app);
-      if (again.context !== res.context) throw new RefusedError(`Application ${app.name}'s destination now resolves to context ${again.context}, not ${res.context}: restart the command to act there`);
+      if (again.context !== res.context)
+        throw new RefusedError(
+          `Application ${app.name}'s destination now resolves to context ${again.context}, not ${res.context}: restart the command to act there`,
+        );
       return app;
     };
     const target: AppTarget = { context: res.context, server: res.server, why: res.why, ...(appContext !== undefined ? { appContext } : {}), warnings };
-    return await fn({ gateway, controlPlane: appGateway ?? gateway, application, target, ...(appRef ? { appRef } : {}), ...(user !== undefined ? { user } : {}) });
+    return await fn({
+      gateway,
+      controlPlane: appGateway ?? gateway,
+      application,
+      target,
+      ...(appRef ? { appRef } : {}),
+      ...(user !== undefined ? { user } : {}),
+    });
   } finally {
     if (ctx.opts.verbose) {
       const s = gateways.reduce((a, g) => ({ requests: a.requests + g.stats().requests, retries: a.retries + g.stats().retries }), { requests: 0, retries: 0 });
@@ -173,7 +212,12 @@ export class GatewayPool {
     return this.merged;
   }
 
-  readonly connect = async (selected: SelectedContext, opts: ConnectOptions, env: Record<string, string | undefined>, log: (line: string) => void): Promise<KubeGateway> => {
+  readonly connect = async (
+    selected: SelectedContext,
+    opts: ConnectOptions,
+    env: Record<string, string | undefined>,
+    log: (line: string) => void,
+  ): Promise<KubeGateway> => {
     let g = this.open.get(selected.name);
     if (!g) {
       g = import('../../kube/connect.js').then(async ({ connectContext }) => new SharedReads(await connectContext(selected, opts, env, log)));
@@ -184,7 +228,11 @@ export class GatewayPool {
   };
 
   close(): void {
-    for (const g of this.open.values()) void g.then((x) => x.closeInner(), () => undefined);
+    for (const g of this.open.values())
+      void g.then(
+        (x) => x.closeInner(),
+        () => undefined,
+      );
   }
 }
 

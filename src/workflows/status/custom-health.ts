@@ -7,7 +7,9 @@ import type { Rules } from '../session/rules.js';
  * Runs the applicable Lua check of each object (health/custom.ts keeps the result for resourceHealth), or undefined
  * when the rules have none: then neither the checks' code nor the Lua engine (src/lua/) is ever loaded.
  */
-export function customHealthRunner(rules: Pick<Rules, 'settings' | 'healthLibrary'> | undefined): ((objects: readonly KubeObject[]) => Promise<number>) | undefined {
+export function customHealthRunner(
+  rules: Pick<Rules, 'settings' | 'healthLibrary'> | undefined,
+): ((objects: readonly KubeObject[]) => Promise<number>) | undefined {
   if (!rules || (rules.settings.health.size === 0 && (rules.healthLibrary?.size ?? 0) === 0)) return undefined;
   let ready: Promise<(objects: readonly KubeObject[]) => Promise<number>> | undefined;
   return async (objects) => {

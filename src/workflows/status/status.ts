@@ -103,8 +103,19 @@ export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise
     if (!(err instanceof UnrenderableError)) throw err;
     // Nothing is compared against a partial render: the report says Unknown, with the reason.
     const app = await loadApplication(args, deps);
-    const report = buildStatusReport({ app, resources: [], children: [], unrenderable: err.reasons.join('; '), ...(deps.target ? { target: deps.target } : {}) });
-    return { report, warnings: [...app.warnings, ...(deps.target?.warnings ?? [])], requests: gw.stats().requests - start, compared: { report, versions: {}, images: [] } };
+    const report = buildStatusReport({
+      app,
+      resources: [],
+      children: [],
+      unrenderable: err.reasons.join('; '),
+      ...(deps.target ? { target: deps.target } : {}),
+    });
+    return {
+      report,
+      warnings: [...app.warnings, ...(deps.target?.warnings ?? [])],
+      requests: gw.stats().requests - start,
+      compared: { report, versions: {}, images: [] },
+    };
   }
   const warnings = [...state.warnings];
   const resources = await compare(state, deps.opts.fieldManager);

@@ -51,7 +51,10 @@ export async function dryRunSteps(gw: KubeGateway, steps: readonly ApplyStep[], 
         return { step, conflicts: [] };
       } catch (err) {
         // Force=true: a refused apply is followed by a delete and a create, so its dry-run error does not stop the sync.
-        if (!(err instanceof ApplyConflictError)) return step.force && step.live ? { step, conflicts: [], skipped: `Force=true: re-created if the apply is refused (${(err as Error).message})` } : { step, conflicts: [], error: (err as Error).message };
+        if (!(err instanceof ApplyConflictError))
+          return step.force && step.live
+            ? { step, conflicts: [], skipped: `Force=true: re-created if the apply is refused (${(err as Error).message})` }
+            : { step, conflicts: [], error: (err as Error).message };
         if (!opts.force) return { step, conflicts: err.conflicts };
         try {
           await gw.apply(step.type, step.object, { fieldManager: opts.fieldManager, force: true, dryRun: true, ...validation(step) });
@@ -87,7 +90,10 @@ async function recreate(gw: KubeGateway, step: ApplyStep, fieldManager: string):
   const until = Date.now() + GONE_TIMEOUT_MS;
   let live: KubeObject | undefined;
   while ((live = await gw.get(type, ns, name)) !== undefined && (!uid || live.metadata.uid === uid)) {
-    if (Date.now() > until) throw new Error(`${type.kind} ${name} was deleted but is still there after ${GONE_TIMEOUT_MS / 1000} s (finalizers: ${JSON.stringify(live.metadata.finalizers ?? [])})`);
+    if (Date.now() > until)
+      throw new Error(
+        `${type.kind} ${name} was deleted but is still there after ${GONE_TIMEOUT_MS / 1000} s (finalizers: ${JSON.stringify(live.metadata.finalizers ?? [])})`,
+      );
     await new Promise((r) => setTimeout(r, 200));
   }
   await gw.create(type, object, { fieldManager, dryRun: false, ...validation(step) });
@@ -168,7 +174,12 @@ export async function applySteps(
   while (i < dryRuns.length) {
     const first = dryRuns[i] as DryRunResult;
     let j = i + 1;
-    while (j < dryRuns.length && (dryRuns[j] as DryRunResult).step.wave === first.step.wave && (dryRuns[j] as DryRunResult).step.key.kind === first.step.key.kind) j++;
+    while (
+      j < dryRuns.length &&
+      (dryRuns[j] as DryRunResult).step.wave === first.step.wave &&
+      (dryRuns[j] as DryRunResult).step.key.kind === first.step.key.kind
+    )
+      j++;
     const group = dryRuns.slice(i, j);
     opts.progress?.(done, total, `${first.step.key.kind} (${group.length})`);
     const notReady = await (opts.beforeGroup?.(group.map((d) => d.step)) ?? Promise.resolve()).then(
@@ -185,7 +196,8 @@ export async function applySteps(
       group.map(async (d): Promise<ApplyResult> => {
         const { step } = d;
         if (step.action === 'skip') return { step, outcome: 'skipped', conflicts: [], ...(step.reason ? { message: step.reason } : {}) };
-        if (d.conflicts.length > 0 && !opts.force) return { step, outcome: 'conflict', conflicts: d.conflicts, message: 'not applied: other field managers own fields it would change' };
+        if (d.conflicts.length > 0 && !opts.force)
+          return { step, outcome: 'conflict', conflicts: d.conflicts, message: 'not applied: other field managers own fields it would change' };
         try {
           for (;;) {
             try {

@@ -142,7 +142,14 @@ function ref(k: ResourceKey): ResourceKey {
   return { group: k.group, kind: k.kind, namespace: k.namespace, name: k.name };
 }
 
-const NAMESPACE_TYPE: ResourceType = { group: '', version: 'v1', kind: 'Namespace', resource: 'namespaces', namespaced: false, verbs: ['get', 'list', 'create', 'patch', 'delete'] };
+const NAMESPACE_TYPE: ResourceType = {
+  group: '',
+  version: 'v1',
+  kind: 'Namespace',
+  resource: 'namespaces',
+  namespaced: false,
+  verbs: ['get', 'list', 'create', 'patch', 'delete'],
+};
 
 /**
  * The Namespace type the cluster serves, and which of the app's namespaces (those it touches and the
@@ -181,7 +188,8 @@ export function noResults(): Pick<SyncReport, 'steps' | 'applied' | 'healed' | '
 
 type ConflictRefs = (d: { step: ApplyStep; conflicts: DryRunResult['conflicts'] }) => FieldOwnerRef[];
 
-const conflictRefs: ConflictRefs = (d) => d.conflicts.map((c) => ({ ...ref(d.step.key), field: serverFieldText(c.field, d.step.live as unknown as JsonValue | undefined), manager: c.manager }));
+const conflictRefs: ConflictRefs = (d) =>
+  d.conflicts.map((c) => ({ ...ref(d.step.key), field: serverFieldText(c.field, d.step.live as unknown as JsonValue | undefined), manager: c.manager }));
 
 /**
  * Runs (or, with dryRun, plans) a sync of an already-loaded state and its comparison, limited to `sel`. A failure known
@@ -209,12 +217,27 @@ export async function executeSync(state: AppState, comparison: Comparison, sel: 
   for (const d of dry) if (d.error) report.failures.push({ ...ref(d.step.key), phase: 'dry-run', message: d.error });
   const hooks = runnableHooks(state, o.skipHooks, report);
   // The operation's order: hooks in their phases, the resources in the Sync phase, wave by wave.
-  const groups = phaseGroups(dry.filter((d) => !d.step.createdNamespace), (d) => d.step.wave, hooks);
+  const groups = phaseGroups(
+    dry.filter((d) => !d.step.createdNamespace),
+    (d) => d.step.wave,
+    hooks,
+  );
   const multiStep = isMultiStep(groups);
   const revision = syncRevision(state);
 
   if (o.dryRun) {
-    reportPlanned(report, plan, dry, { groups, hooks, multiStep, names: { revision, startedAtMs: Date.now(), appInstance: state.appInstance, destinationNamespace: state.destinationNamespace } }, scanGaps);
+    reportPlanned(
+      report,
+      plan,
+      dry,
+      {
+        groups,
+        hooks,
+        multiStep,
+        names: { revision, startedAtMs: Date.now(), appInstance: state.appInstance, destinationNamespace: state.destinationNamespace },
+      },
+      scanGaps,
+    );
     return report;
   }
   const stop = stopBeforeWriting(report, plan, dry);
@@ -244,21 +267,41 @@ export async function executeSync(state: AppState, comparison: Comparison, sel: 
     });
     for (const r of results) {
       if (r.outcome === 'skipped') continue;
-      deps.onEvent?.({ phase: 'Sync', wave: Number.isFinite(r.step.wave) ? r.step.wave : 0, key: r.step.key, hook: false, status: r.outcome === 'applied' ? 'Synced' : 'SyncFailed', ...(r.message ? { message: r.message } : {}) });
+      deps.onEvent?.({
+        phase: 'Sync',
+        wave: Number.isFinite(r.step.wave) ? r.step.wave : 0,
+        key: r.step.key,
+        hook: false,
+        status: r.outcome === 'applied' ? 'Synced' : 'SyncFailed',
+        ...(r.message ? { message: r.message } : {}),
+      });
     }
     recordApplied(report, results);
     await prune();
     return report;
   }
-  recordApplied(report, await applySteps(gw, dry.filter((d) => d.step.createdNamespace), { fieldManager, force: plan.force }));
+  recordApplied(
+    report,
+    await applySteps(
+      gw,
+      dry.filter((d) => d.step.createdNamespace),
+      { fieldManager, force: plan.force },
+    ),
+  );
   if (report.failures.length > 0) return report;
   const started = Date.now();
-  const run = await runPhases(gw, groups, syncFailGroups(hooks), phaseOptions(state, deps, { force: plan.force, revision, started, deadline, beforeGroup, retryNotFound }), async () => {
-    // Pruning ends the Sync phase (gitops-engine gives prunes the Sync phase's waves; PruneLast its last).
-    if (report.failures.length > 0 || report.conflicts.length > 0) return undefined;
-    await prune();
-    return report.failures.some((f) => f.phase === 'prune') ? 'the prune failed' : undefined;
-  });
+  const run = await runPhases(
+    gw,
+    groups,
+    syncFailGroups(hooks),
+    phaseOptions(state, deps, { force: plan.force, revision, started, deadline, beforeGroup, retryNotFound }),
+    async () => {
+      // Pruning ends the Sync phase (gitops-engine gives prunes the Sync phase's waves; PruneLast its last).
+      if (report.failures.length > 0 || report.conflicts.length > 0) return undefined;
+      await prune();
+      return report.failures.some((f) => f.phase === 'prune') ? 'the prune failed' : undefined;
+    },
+  );
   recordApplied(report, run.results);
   report.hooks = run.hooks.map((h) => ({ ...ref(h.key), phase: h.phase, wave: h.wave, outcome: h.outcome, ...(h.message ? { message: h.message } : {}) }));
   report.waves = run.waves;
@@ -271,7 +314,13 @@ export async function executeSync(state: AppState, comparison: Comparison, sel: 
 }
 
 /** The plan of the whole app (its refusals are the app's), then narrowed to the selection; the ignored fields per key. */
-async function planOf(state: AppState, comparison: Comparison, sel: SyncSelection, o: ExecuteOptions, gw: KubeGateway): Promise<{ plan: SyncPlan; ignored: Map<string, IgnoredFields>; scanGaps: readonly string[] | undefined }> {
+async function planOf(
+  state: AppState,
+  comparison: Comparison,
+  sel: SyncSelection,
+  o: ExecuteOptions,
+  gw: KubeGateway,
+): Promise<{ plan: SyncPlan; ignored: Map<string, IgnoredFields>; scanGaps: readonly string[] | undefined }> {
   const diffs = new Map<string, ObjectDiff>();
   const ignored = new Map<string, IgnoredFields>();
   const desired: PlanDesired[] = [];
@@ -286,7 +335,14 @@ async function planOf(state: AppState, comparison: Comparison, sel: SyncSelectio
       // RespectIgnoreDifferences: the ignored fields keep their live values.
       if (state.app.syncOptions.respectIgnoreDifferences) object = keepLiveValues(d.object, compared.ignoredLive);
     }
-    desired.push({ object, type: d.type, key: d.key, source: d.source, ...(d.pendingCrd ? { pendingCrd: true } : {}), ...(d.unserved ? { unserved: true } : {}) });
+    desired.push({
+      object,
+      type: d.type,
+      key: d.key,
+      source: d.source,
+      ...(d.pendingCrd ? { pendingCrd: true } : {}),
+      ...(d.unserved ? { unserved: true } : {}),
+    });
   });
   const namespaces = await liveNamespaces(gw, state);
   const pruneSet = sel.prune ?? { candidates: state.prune?.candidates ?? [], ...(state.scanGaps ? { scanGaps: state.scanGaps } : {}) };
@@ -300,7 +356,13 @@ async function planOf(state: AppState, comparison: Comparison, sel: SyncSelectio
     liveNamespaces: namespaces.live,
     namespaceType: namespaces.type,
     pruneCandidates: pruneSet.candidates,
-    flags: { prune: o.prune.enabled, ...(o.prune.why ? { pruneWhy: o.prune.why } : {}), ...(o.prune.off ? { pruneOff: o.prune.off } : {}), forceConflicts: o.forceConflicts, ...(o.forceReason ? { forceReason: o.forceReason } : {}) },
+    flags: {
+      prune: o.prune.enabled,
+      ...(o.prune.why ? { pruneWhy: o.prune.why } : {}),
+      ...(o.prune.off ? { pruneOff: o.prune.off } : {}),
+      forceConflicts: o.forceConflicts,
+      ...(o.forceReason ? { forceReason: o.forceReason } : {}),
+    },
     ...(state.tracking ? { tracking: state.tracking } : {}),
   });
   const wanted = sel.apply;
@@ -334,7 +396,8 @@ function reportIgnored(report: SyncReport, plan: SyncPlan, ignored: ReadonlyMap<
     if (!ig) continue;
     for (const f of ig.live) {
       if (f.desired !== undefined && !respect) continue;
-      for (const manager of leftTo(f, fieldManager)) report.ignored.push({ ...ref(step.key), field: renderPath(f.path), manager, rule: `${f.rule.type} ${f.rule.value}` });
+      for (const manager of leftTo(f, fieldManager))
+        report.ignored.push({ ...ref(step.key), field: renderPath(f.path), manager, rule: `${f.rule.type} ${f.rule.value}` });
     }
   }
 }
@@ -366,16 +429,31 @@ function reportPlanned(
   report: SyncReport,
   plan: SyncPlan,
   dry: readonly DryRunResult[],
-  o: { groups: ReturnType<typeof phaseGroups<DryRunResult, RunnableHook>>; hooks: readonly RunnableHook[]; multiStep: boolean; names: Parameters<typeof hookObject>[2] },
+  o: {
+    groups: ReturnType<typeof phaseGroups<DryRunResult, RunnableHook>>;
+    hooks: readonly RunnableHook[];
+    multiStep: boolean;
+    names: Parameters<typeof hookObject>[2];
+  },
   scanGaps: readonly string[] | undefined,
 ): void {
   for (const g of [...o.groups, ...syncFailGroups(o.hooks)]) {
-    for (const h of g.hooks) report.hooks.push({ ...ref({ ...h.key, name: hookObject(h, g.phase, o.names).metadata.name ?? '' }), phase: g.phase, wave: g.wave, outcome: 'would-run' });
+    for (const h of g.hooks)
+      report.hooks.push({
+        ...ref({ ...h.key, name: hookObject(h, g.phase, o.names).metadata.name ?? '' }),
+        phase: g.phase,
+        wave: g.wave,
+        outcome: 'would-run',
+      });
     // The plan's phases and waves, as the sync would run them (SyncFail's only if it failed).
     if (o.multiStep) (report.waves ??= []).push({ phase: g.phase, wave: g.wave, resources: g.steps.length, hooks: g.hooks.length, outcome: 'would-run' });
   }
   for (const d of dry) {
-    report.steps.push({ ...stepRef(d.step), outcome: d.error ? 'failed' : d.step.action === 'skip' ? 'would-skip' : 'would-apply', ...((d.error ?? d.skipped) ? { message: d.error ?? d.skipped } : {}) });
+    report.steps.push({
+      ...stepRef(d.step),
+      outcome: d.error ? 'failed' : d.step.action === 'skip' ? 'would-skip' : 'would-apply',
+      ...((d.error ?? d.skipped) ? { message: d.error ?? d.skipped } : {}),
+    });
     if (plan.force) report.healed.push(...conflictRefs(d));
     else report.conflicts.push(...conflictRefs(d));
   }
@@ -406,7 +484,11 @@ function stopBeforeWriting(report: SyncReport, plan: SyncPlan, dry: readonly Dry
 function reportNotWritten(report: SyncReport, dry: readonly DryRunResult[], why: string, pruning: boolean): void {
   report.stoppedBeforeWriting = why;
   for (const d of dry) {
-    const own = d.error ?? (d.conflicts.length > 0 && !report.force ? `other field managers own fields it would change (${[...new Set(d.conflicts.map((c) => c.manager))].join(', ')})` : undefined);
+    const own =
+      d.error ??
+      (d.conflicts.length > 0 && !report.force
+        ? `other field managers own fields it would change (${[...new Set(d.conflicts.map((c) => c.manager))].join(', ')})`
+        : undefined);
     const outcome = d.error ? 'failed' : d.step.action === 'skip' ? 'skipped' : own ? 'conflict' : 'not-applied';
     report.steps.push({ ...stepRef(d.step), outcome, message: d.step.action === 'skip' ? (d.skipped ?? 'skipped') : `not applied: ${own ?? why}` });
   }
@@ -418,7 +500,12 @@ function stepRef(step: ApplyStep): Omit<StepReport, 'outcome' | 'message'> {
 }
 
 function interruption(phase: string, wave: number | null, waiting = false): NonNullable<SyncReport['interrupted']> {
-  if (waiting) return { phase, wave, message: `interrupted: stopped while ${phase} wave ${wave ?? 0} waited for health (its objects are applied; nothing after it was started)` };
+  if (waiting)
+    return {
+      phase,
+      wave,
+      message: `interrupted: stopped while ${phase} wave ${wave ?? 0} waited for health (its objects are applied; nothing after it was started)`,
+    };
   return { phase, wave, message: `interrupted: stopped before ${phase === 'Prune' ? 'the prune' : `${phase} wave ${wave ?? 0}`}, after the step in progress` };
 }
 
@@ -432,7 +519,14 @@ function interruptedNow(report: SyncReport, signal: AbortSignal | undefined, pha
 function phaseOptions(
   state: AppState,
   deps: SyncDeps,
-  o: { force: boolean; revision: string; started: number; deadline: number; beforeGroup: PhaseRunOptions['beforeGroup']; retryNotFound: PhaseRunOptions['retryNotFound'] },
+  o: {
+    force: boolean;
+    revision: string;
+    started: number;
+    deadline: number;
+    beforeGroup: PhaseRunOptions['beforeGroup'];
+    retryNotFound: PhaseRunOptions['retryNotFound'];
+  },
 ): PhaseRunOptions {
   // The waves wait for health as status computes it: the app's own Lua checks first (argocd-cm, --lua-dir).
   const customHealth = customHealthRunner(state.rules);
@@ -523,7 +617,9 @@ async function servedByLiveCrd(gw: KubeGateway, step: ApplyStep, deadline: numbe
   if (!crdType) throw new Error(missing);
   for (;;) {
     const crds = (await gw.list(crdType)).items;
-    const crd = crds.find((c) => typesDefinedBy(c).some((t) => t.group === step.key.group && t.kind === step.key.kind && apiVersionOf(t) === step.object.apiVersion));
+    const crd = crds.find((c) =>
+      typesDefinedBy(c).some((t) => t.group === step.key.group && t.kind === step.key.kind && apiVersionOf(t) === step.object.apiVersion),
+    );
     if (!crd) throw new Error(missing);
     if (established(crd)) {
       const type = typesDefinedBy(crd).find((t) => apiVersionOf(t) === step.object.apiVersion) as ResourceType;
@@ -564,7 +660,14 @@ function recordApplied(report: SyncReport, results: readonly ApplyResult[]): voi
 }
 
 /** Prune, only when enabled, every apply succeeded and the scan was whole; every outcome recorded. */
-async function runPrune(gw: KubeGateway, plan: SyncPlan, report: SyncReport, deniedDeletes: readonly MissingPermission[], progress?: (line: string) => void, scanGaps?: readonly string[]): Promise<void> {
+async function runPrune(
+  gw: KubeGateway,
+  plan: SyncPlan,
+  report: SyncReport,
+  deniedDeletes: readonly MissingPermission[],
+  progress?: (line: string) => void,
+  scanGaps?: readonly string[],
+): Promise<void> {
   if (!plan.prune.enabled) return;
   if (report.failures.length > 0 || report.conflicts.length > 0) {
     report.prune.blocked = 'not every object was applied: nothing was pruned';
@@ -578,7 +681,9 @@ async function runPrune(gw: KubeGateway, plan: SyncPlan, report: SyncReport, den
     report.prune.blocked = `forbidden: ${deniedDeletes.map(describeMissing).join('; ')}: nothing was pruned`;
     for (const c of plan.prune.candidates) {
       if (c.skip) continue;
-      const m = deniedDeletes.find((d) => d.group === c.type.group && d.resource === c.type.resource && (d.namespace ?? '') === (c.type.namespaced ? c.key.namespace : ''));
+      const m = deniedDeletes.find(
+        (d) => d.group === c.type.group && d.resource === c.type.resource && (d.namespace ?? '') === (c.type.namespaced ? c.key.namespace : ''),
+      );
       const message = m ? describeMissing(m) : 'not pruned: another delete in this prune is forbidden';
       report.prune.results.push({ ...ref(c.key), outcome: 'failed', message });
       report.failures.push({ ...ref(c.key), phase: 'prune', message });

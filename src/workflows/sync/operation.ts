@@ -167,15 +167,33 @@ export async function runOperation(ctx: RunContext, input: OperationInput, hooks
           return runStatus({ ...own, ...(revision !== undefined && request.revision === undefined ? { revision } : {}) }, deps);
         };
       }
-      const running = recordingErrors(session, { ...failure, startedAtMs: started, ...(recordInput.syncedSource ? { syncedSource: recordInput.syncedSource } : {}) }, run, (l) => warnings.push(l));
+      const running = recordingErrors(
+        session,
+        { ...failure, startedAtMs: started, ...(recordInput.syncedSource ? { syncedSource: recordInput.syncedSource } : {}) },
+        run,
+        (l) => warnings.push(l),
+      );
       const outcome = await Promise.race([running.then((report) => ({ report })), stop.forced.then((signal) => ({ signal }))]);
       if ('signal' in outcome) {
         running.catch(() => undefined); // abandoned: the process ends with the forced stop
         const where = whereOf(undefined, last);
-        const recorded = input.record && !request.dryRun ? await forcedRecord(session, { startedAtMs: started, prune: request.prune, message: `forced by a second ${outcome.signal} ${where}` }, hooks.forcedRecordMs ?? 2000) : undefined;
+        const recorded =
+          input.record && !request.dryRun
+            ? await forcedRecord(
+                session,
+                { startedAtMs: started, prune: request.prune, message: `forced by a second ${outcome.signal} ${where}` },
+                hooks.forcedRecordMs ?? 2000,
+              )
+            : undefined;
         const notice = recordNotice(recorded);
         if (notice !== undefined) warnings.push(notice);
-        return { ...(rollback ? { rollback } : {}), ...(recorded ? { recorded } : {}), warnings, stopped: { signal: stop.received() ?? outcome.signal, forced: true, where }, exitCode: signalExitCode(outcome.signal) };
+        return {
+          ...(rollback ? { rollback } : {}),
+          ...(recorded ? { recorded } : {}),
+          warnings,
+          stopped: { signal: stop.received() ?? outcome.signal, forced: true, where },
+          exitCode: signalExitCode(outcome.signal),
+        };
       }
       const { report } = outcome;
       hooks.progress?.('recording the status');
@@ -185,10 +203,24 @@ export async function runOperation(ctx: RunContext, input: OperationInput, hooks
       if (notice !== undefined) warnings.push(notice);
       const signal = stop.received();
       const stopped = signal && report.interrupted ? { stopped: { signal, forced: false, where: whereOf(report, last) } } : {};
-      return { report, ...(rollback ? { rollback } : {}), ...(recorded ? { recorded } : {}), warnings, ...stopped, exitCode: signal && report.interrupted ? signalExitCode(signal) : syncExitCode(report) };
+      return {
+        report,
+        ...(rollback ? { rollback } : {}),
+        ...(recorded ? { recorded } : {}),
+        warnings,
+        ...stopped,
+        exitCode: signal && report.interrupted ? signalExitCode(signal) : syncExitCode(report),
+      };
     });
   } catch (err) {
-    if (!inSession) await recordSessionError(ctx, input.kind === 'rollback' ? input.name : request.app !== undefined && request.appFile === undefined ? request.app : undefined, err, failure, (l) => hooks.say(`warning: ${l}`));
+    if (!inSession)
+      await recordSessionError(
+        ctx,
+        input.kind === 'rollback' ? input.name : request.app !== undefined && request.appFile === undefined ? request.app : undefined,
+        err,
+        failure,
+        (l) => hooks.say(`warning: ${l}`),
+      );
     else for (const w of warnings) hooks.say(`warning: ${w}`);
     throw err;
   } finally {
@@ -197,10 +229,22 @@ export async function runOperation(ctx: RunContext, input: OperationInput, hooks
 }
 
 /** A forced stop's record: a terminated operation, written within `ms` or not at all (the process is ending). */
-async function forcedRecord(session: RecordSession, input: { startedAtMs: number; prune: boolean; message: string }, ms: number): Promise<RecordOutcome | undefined> {
+async function forcedRecord(
+  session: RecordSession,
+  input: { startedAtMs: number; prune: boolean; message: string },
+  ms: number,
+): Promise<RecordOutcome | undefined> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<RecordOutcome>((resolve) => {
-    timer = setTimeout(() => resolve({ outcome: 'failed', message: `the stop was not recorded within ${ms} ms: the Application's status still shows the operation as it was`, attempts: 0 }), ms);
+    timer = setTimeout(
+      () =>
+        resolve({
+          outcome: 'failed',
+          message: `the stop was not recorded within ${ms} ms: the Application's status still shows the operation as it was`,
+          attempts: 0,
+        }),
+      ms,
+    );
   });
   try {
     return await Promise.race([recordTerminated(session, input), late]);

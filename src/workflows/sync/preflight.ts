@@ -60,7 +60,12 @@ function permissionKey(c: AccessCheck): string {
 export function permissionsNeeded(writes: readonly IntendedWrite[]): NeededPermission[] {
   const byKey = new Map<string, NeededPermission>();
   const add = (verb: string, w: IntendedWrite) => {
-    const check: AccessCheck = { verb, group: w.type.group, resource: w.type.resource, ...(w.type.namespaced && w.key.namespace ? { namespace: w.key.namespace } : {}) };
+    const check: AccessCheck = {
+      verb,
+      group: w.type.group,
+      resource: w.type.resource,
+      ...(w.type.namespaced && w.key.namespace ? { namespace: w.key.namespace } : {}),
+    };
     const k = permissionKey(check);
     const entry = byKey.get(k) ?? { ...check, neededFor: [] };
     const what = describeWrite(w);
@@ -114,7 +119,16 @@ export async function preflight(gw: KubeGateway, writes: readonly IntendedWrite[
   if (opts.dryRunDeletes !== false) {
     const deniedKeys = new Set(missing.map(permissionKey));
     const deletes = writes.filter(
-      (w) => w.op === 'delete' && !deniedKeys.has(permissionKey({ verb: 'delete', group: w.type.group, resource: w.type.resource, ...(w.type.namespaced && w.key.namespace ? { namespace: w.key.namespace } : {}) })),
+      (w) =>
+        w.op === 'delete' &&
+        !deniedKeys.has(
+          permissionKey({
+            verb: 'delete',
+            group: w.type.group,
+            resource: w.type.resource,
+            ...(w.type.namespaced && w.key.namespace ? { namespace: w.key.namespace } : {}),
+          }),
+        ),
     );
     await Promise.all(
       deletes.map(async (w) => {
@@ -158,7 +172,9 @@ export function writesOf(
   pruneCandidates: readonly { key: ResourceKey; type: ResourceType; object: KubeObject; skip?: string }[] = [],
 ): IntendedWrite[] {
   return [
-    ...steps.filter((s) => s.action !== 'skip').map((s): IntendedWrite => ({ op: 'apply', type: s.type, key: s.key, exists: s.action === 'update' || s.live !== undefined })),
+    ...steps
+      .filter((s) => s.action !== 'skip')
+      .map((s): IntendedWrite => ({ op: 'apply', type: s.type, key: s.key, exists: s.action === 'update' || s.live !== undefined })),
     ...pruneCandidates.filter((c) => !c.skip).map((c): IntendedWrite => ({ op: 'delete', type: c.type, key: c.key, live: c.object })),
   ];
 }

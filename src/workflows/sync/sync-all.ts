@@ -55,11 +55,7 @@ export interface SyncAllRequest {
  * Lists the Applications and syncs them one after another (each through its own destination session, recorded as a
  * single sync is); `warn` gets each app's warnings with its name in front.
  */
-export async function syncAll(
-  ctx: RunContext,
-  req: SyncAllRequest,
-  warn: (line: string) => void,
-): Promise<SyncAllReport> {
+export async function syncAll(ctx: RunContext, req: SyncAllRequest, warn: (line: string) => void): Promise<SyncAllReport> {
   const { withAppTarget, withControlPlane } = await import('../session/session.js');
   const namespace = req.allNamespaces ? undefined : ctx.opts.appNamespace;
   const apps = await withControlPlane(ctx, 'sync', (gw) => listApplications(gw, namespace, req.appSelector));
@@ -68,14 +64,32 @@ export async function syncAll(
     const name = o.metadata.name ?? '';
     const ns = o.metadata.namespace ?? '';
     const appCtx: RunContext = { ...ctx, opts: { ...ctx.opts, appNamespace: ns } };
-    const args: SyncRequest = { app: name, argocdNamespace: req.argocdNamespace, dryRun: req.dryRun, prune: req.prune, forceConflicts: req.forceConflicts, timeoutMs: req.timeoutMs };
+    const args: SyncRequest = {
+      app: name,
+      argocdNamespace: req.argocdNamespace,
+      dryRun: req.dryRun,
+      prune: req.prune,
+      forceConflicts: req.forceConflicts,
+      timeoutMs: req.timeoutMs,
+    };
     try {
       const report = await withAppTarget(appCtx, 'sync', args, async (session) => {
         const deps = { io: ctx.io, opts: appCtx.opts, ...session };
         const started = Date.now();
         const failure = { startedAtMs: started, record: req.record, dryRun: req.dryRun, prune: req.prune };
-        const r = await recordingErrors(session, failure, () => syncWithRetry(args, deps, { ...(req.retryLimit !== undefined ? { retryLimit: req.retryLimit } : {}), notify: (line) => warn(`${ns}/${name}: retry: ${line}`) }), warn);
-        const recorded = await recordSync(session, { report: r, startedAtMs: started, partial: false, record: req.record }, async (revision) => runStatus({ ...args, ...(revision !== undefined ? { revision } : {}) }, deps));
+        const r = await recordingErrors(
+          session,
+          failure,
+          () =>
+            syncWithRetry(args, deps, {
+              ...(req.retryLimit !== undefined ? { retryLimit: req.retryLimit } : {}),
+              notify: (line) => warn(`${ns}/${name}: retry: ${line}`),
+            }),
+          warn,
+        );
+        const recorded = await recordSync(session, { report: r, startedAtMs: started, partial: false, record: req.record }, async (revision) =>
+          runStatus({ ...args, ...(revision !== undefined ? { revision } : {}) }, deps),
+        );
         const notice = recordNotice(recorded);
         if (notice !== undefined) warn(notice);
         return r;
@@ -86,5 +100,11 @@ export async function syncAll(
       out.push({ name, namespace: ns, exitCode: exitCodeFor(err), error: (err as Error).message });
     }
   }
-  return { schemaVersion: SYNC_ALL_SCHEMA_VERSION, ...(namespace !== undefined ? { namespace } : {}), ...(req.appSelector !== undefined ? { selector: req.appSelector } : {}), dryRun: req.dryRun, apps: out };
+  return {
+    schemaVersion: SYNC_ALL_SCHEMA_VERSION,
+    ...(namespace !== undefined ? { namespace } : {}),
+    ...(req.appSelector !== undefined ? { selector: req.appSelector } : {}),
+    dryRun: req.dryRun,
+    apps: out,
+  };
 }

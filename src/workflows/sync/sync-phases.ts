@@ -101,7 +101,11 @@ type Group = PhaseGroup<DryRunResult, RunnableHook>;
  * The object a hook creates this run: named (generateName), stamped with the app's mark, and holding Argo CD's hook
  * finalizer so that nothing (a Job's TTL, a garbage collection) removes it before its result is read.
  */
-export function hookObject(h: RunnableHook, phase: HookPhase, o: Pick<PhaseRunOptions, 'revision' | 'startedAtMs' | 'appInstance' | 'destinationNamespace' | 'tracking'>): KubeObject {
+export function hookObject(
+  h: RunnableHook,
+  phase: HookPhase,
+  o: Pick<PhaseRunOptions, 'revision' | 'startedAtMs' | 'appInstance' | 'destinationNamespace' | 'tracking'>,
+): KubeObject {
   const metadata = { ...h.object.metadata };
   if (needsGeneratedName(h.object)) {
     metadata.name = generatedHookName(metadata.generateName as string, o.revision, phase, o.startedAtMs);
@@ -123,9 +127,21 @@ function settled(h: HealthStatus | undefined): 'ok' | 'failed' | 'waiting' {
  * Runs the groups in order (the caller dry-ran the steps already). `beforePostSync` runs once the Sync phase is over
  * (the prune), and may stop the run by returning a failure.
  */
-export async function runPhases(gw: KubeGateway, groups: readonly Group[], syncFail: readonly Group[], opts: PhaseRunOptions, beforePostSync?: () => Promise<string | undefined>): Promise<PhaseRunResult> {
+export async function runPhases(
+  gw: KubeGateway,
+  groups: readonly Group[],
+  syncFail: readonly Group[],
+  opts: PhaseRunOptions,
+  beforePostSync?: () => Promise<string | undefined>,
+): Promise<PhaseRunResult> {
   const out: PhaseRunResult = { results: [], hooks: [], waves: [] };
-  const wave = (g: Group, outcome: WaveRun['outcome']): WaveRun => ({ phase: g.phase, wave: g.wave, resources: g.steps.length, hooks: g.hooks.length, outcome });
+  const wave = (g: Group, outcome: WaveRun['outcome']): WaveRun => ({
+    phase: g.phase,
+    wave: g.wave,
+    resources: g.steps.length,
+    hooks: g.hooks.length,
+    outcome,
+  });
   let pruned = false;
   let stoppedAt = groups.length;
   for (const [i, g] of groups.entries()) {
@@ -168,7 +184,13 @@ export async function runPhases(gw: KubeGateway, groups: readonly Group[], syncF
   // What a stopped sync never reached is reported as such, not left out.
   for (const g of groups.slice(stoppedAt)) {
     out.waves.push(wave(g, 'not-run'));
-    for (const d of g.steps) out.results.push({ step: d.step, outcome: 'skipped', conflicts: [], message: `not applied: the sync ${out.interrupted ? 'was interrupted' : 'stopped'} before this wave` });
+    for (const d of g.steps)
+      out.results.push({
+        step: d.step,
+        outcome: 'skipped',
+        conflicts: [],
+        message: `not applied: the sync ${out.interrupted ? 'was interrupted' : 'stopped'} before this wave`,
+      });
   }
   if (out.failed) {
     for (const g of syncFail) out.waves.push(wave(g, (await guarded(() => runGroup(gw, g, opts, out))) ? 'failed' : 'done'));
@@ -203,11 +225,23 @@ async function runGroup(gw: KubeGateway, g: Group, opts: PhaseRunOptions, out: P
       return `${g.phase} hook ${key.kind}/${key.name} could not be created: ${(err as Error).message}`;
     }
   }
-  const applied = await applySteps(gw, g.steps, { fieldManager: opts.fieldManager, force: opts.force, ...(opts.beforeGroup ? { beforeGroup: opts.beforeGroup } : {}), ...(opts.retryNotFound ? { retryNotFound: opts.retryNotFound } : {}) });
+  const applied = await applySteps(gw, g.steps, {
+    fieldManager: opts.fieldManager,
+    force: opts.force,
+    ...(opts.beforeGroup ? { beforeGroup: opts.beforeGroup } : {}),
+    ...(opts.retryNotFound ? { retryNotFound: opts.retryNotFound } : {}),
+  });
   out.results.push(...applied);
   for (const r of applied) {
     if (r.outcome === 'applied' || r.outcome === 'failed' || r.outcome === 'conflict') {
-      opts.onEvent?.({ phase: g.phase, wave: g.wave, key: r.step.key, hook: false, status: r.outcome === 'applied' ? 'Synced' : 'SyncFailed', ...(r.message ? { message: r.message } : {}) });
+      opts.onEvent?.({
+        phase: g.phase,
+        wave: g.wave,
+        key: r.step.key,
+        hook: false,
+        status: r.outcome === 'applied' ? 'Synced' : 'SyncFailed',
+        ...(r.message ? { message: r.message } : {}),
+      });
     }
   }
   const bad = applied.find((r) => r.outcome === 'failed' || r.outcome === 'conflict');
@@ -216,7 +250,9 @@ async function runGroup(gw: KubeGateway, g: Group, opts: PhaseRunOptions, out: P
   // Wait: hooks until they complete, resources until healthy.
   const waitFor = [
     ...created.map(({ hook, object }) => ({ type: hook.type, key: { ...hook.key, name: object.metadata.name ?? '' }, hook })),
-    ...applied.filter((r) => r.outcome === 'applied' || r.outcome === 'skipped').map((r) => ({ type: r.step.type, key: r.step.key, hook: undefined as RunnableHook | undefined })),
+    ...applied
+      .filter((r) => r.outcome === 'applied' || r.outcome === 'skipped')
+      .map((r) => ({ type: r.step.type, key: r.step.key, hook: undefined as RunnableHook | undefined })),
   ];
   let failure: string | undefined;
   let stopped = false;
@@ -230,8 +266,10 @@ async function runGroup(gw: KubeGateway, g: Group, opts: PhaseRunOptions, out: P
         out.hooks.push({ phase: g.phase, wave: g.wave, key: w.key, outcome, ...(state.message ? { message: state.message } : {}) });
         opts.onEvent?.({ phase: g.phase, wave: g.wave, key: w.key, hook: true, status: outcome, ...(state.message ? { message: state.message } : {}) });
         const policy = outcome === 'Succeeded' ? 'HookSucceeded' : outcome === 'Failed' ? 'HookFailed' : undefined;
-        if (policy && w.hook.deletePolicies.includes(policy)) await gw.delete(w.type, w.key.namespace, w.key.name, { propagationPolicy: 'background' }).catch(() => undefined);
-        if (outcome !== 'Succeeded' && !state.interrupted) failure ??= `${g.phase} hook ${w.key.kind}/${w.key.name} ${outcome === 'Failed' ? 'failed' : 'did not finish in time'}${state.message ? `: ${state.message}` : ''}`;
+        if (policy && w.hook.deletePolicies.includes(policy))
+          await gw.delete(w.type, w.key.namespace, w.key.name, { propagationPolicy: 'background' }).catch(() => undefined);
+        if (outcome !== 'Succeeded' && !state.interrupted)
+          failure ??= `${g.phase} hook ${w.key.kind}/${w.key.name} ${outcome === 'Failed' ? 'failed' : 'did not finish in time'}${state.message ? `: ${state.message}` : ''}`;
         return;
       }
       const state = await waitSettled(gw, w.type, w.key, opts);
@@ -239,8 +277,10 @@ async function runGroup(gw: KubeGateway, g: Group, opts: PhaseRunOptions, out: P
         stopped = true;
         return;
       }
-      if (state.health) opts.onEvent?.({ phase: g.phase, wave: g.wave, key: w.key, hook: false, status: state.health, ...(state.message ? { message: state.message } : {}) });
-      if (state.result !== 'ok') failure ??= `${w.key.kind}/${w.key.name} ${state.result === 'failed' ? 'is Degraded' : 'did not become healthy in time'}${state.message ? `: ${state.message}` : ''} (wave ${g.wave} of ${g.phase})`;
+      if (state.health)
+        opts.onEvent?.({ phase: g.phase, wave: g.wave, key: w.key, hook: false, status: state.health, ...(state.message ? { message: state.message } : {}) });
+      if (state.result !== 'ok')
+        failure ??= `${w.key.kind}/${w.key.name} ${state.result === 'failed' ? 'is Degraded' : 'did not become healthy in time'}${state.message ? `: ${state.message}` : ''} (wave ${g.wave} of ${g.phase})`;
     }),
   );
   // Asked to stop while waiting: what was applied stays, nothing after this wave starts.
@@ -249,7 +289,12 @@ async function runGroup(gw: KubeGateway, g: Group, opts: PhaseRunOptions, out: P
 }
 
 /** Polls one object until its health settles or the deadline passes. */
-async function waitSettled(gw: KubeGateway, type: ResourceType, key: ResourceKey, opts: PhaseRunOptions): Promise<{ result: 'ok' | 'failed' | 'waiting'; health?: string; message?: string; interrupted?: boolean }> {
+async function waitSettled(
+  gw: KubeGateway,
+  type: ResourceType,
+  key: ResourceKey,
+  opts: PhaseRunOptions,
+): Promise<{ result: 'ok' | 'failed' | 'waiting'; health?: string; message?: string; interrupted?: boolean }> {
   for (;;) {
     const live = await gw.get(type, key.namespace, key.name);
     if (live) await opts.customHealth?.([live]);
@@ -274,7 +319,17 @@ async function removeHookFinalizer(gw: KubeGateway, type: ResourceType, key: Res
     if (!live || at < 0) return;
     const path = `/metadata/finalizers/${at}`;
     try {
-      await gw.patch(type, key.namespace, key.name, [{ op: 'test', path, value: HOOK_FINALIZER }, { op: 'remove', path }], 'json', { fieldManager });
+      await gw.patch(
+        type,
+        key.namespace,
+        key.name,
+        [
+          { op: 'test', path, value: HOOK_FINALIZER },
+          { op: 'remove', path },
+        ],
+        'json',
+        { fieldManager },
+      );
       return;
     } catch (err) {
       if (err instanceof KubeApiError && err.status === 404) return;

@@ -7,7 +7,6 @@ import { keyString, type ResourceKey } from '../../model/object.js';
 import { InputError, UnrenderableError } from '../../model/errors.js';
 import { matchesResource, parseResourceFilter, parseSelector, selectorMatches, type ResourceFilter, type Selector } from '../../sync/subset.js';
 
-
 /** What a sync of the fields other managers own does by default: take them back, as Argo CD's sync does. */
 const DEFAULT_FORCE_REASON = 'server-side apply with force, as Argo CD';
 
@@ -48,15 +47,21 @@ export async function syncApp(req: SyncRequest, deps: SyncDeps): Promise<SyncRep
     // lines and RespectIgnoreDifferences.
     const comparison = await compareAppState(state, deps.opts.fieldManager);
     const selection = filters ? { apply: new Set(selectSubset(state.desired, filters).map((d) => keyString(d.key))) } : {};
-    return await executeSync(state, comparison, selection, {
-      dryRun: req.dryRun,
-      prune: { enabled: req.prune, off: pruneOff(state.app, partial) },
-      forceConflicts: req.forceConflicts,
-      ...(req.forceConflicts ? { forceReason: req.forceReason ?? DEFAULT_FORCE_REASON } : {}),
-      timeoutMs: req.timeoutMs,
-      skipHooks: req.skipHooks === true,
-      manual: true,
-    }, deps);
+    return await executeSync(
+      state,
+      comparison,
+      selection,
+      {
+        dryRun: req.dryRun,
+        prune: { enabled: req.prune, off: pruneOff(state.app, partial) },
+        forceConflicts: req.forceConflicts,
+        ...(req.forceConflicts ? { forceReason: req.forceReason ?? DEFAULT_FORCE_REASON } : {}),
+        timeoutMs: req.timeoutMs,
+        skipHooks: req.skipHooks === true,
+        manual: true,
+      },
+      deps,
+    );
   } catch (err) {
     if (err instanceof UnrenderableError) return refusedReport(req, deps, err.message);
     throw err;
@@ -151,6 +156,10 @@ function attemptsOf(report: SyncReport, retries: number): SyncReport {
 
 function retryPolicyFor(report: SyncReport, retryLimit: number | undefined): RetryPolicy | undefined {
   const base = report.retryPolicy;
-  if (retryLimit !== undefined) return { ...(base ?? { durationMs: DEFAULT_RETRY_BACKOFF.durationMs, factor: DEFAULT_RETRY_BACKOFF.factor, maxDurationMs: DEFAULT_RETRY_BACKOFF.maxDurationMs }), limit: retryLimit };
+  if (retryLimit !== undefined)
+    return {
+      ...(base ?? { durationMs: DEFAULT_RETRY_BACKOFF.durationMs, factor: DEFAULT_RETRY_BACKOFF.factor, maxDurationMs: DEFAULT_RETRY_BACKOFF.maxDurationMs }),
+      limit: retryLimit,
+    };
   return base;
 }

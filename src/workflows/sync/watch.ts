@@ -123,7 +123,12 @@ async function webhookFor(req: WatchRequest, wakeup: Wakeup, emit: (e: Omit<Loop
         action: 'webhook',
         result: r.outcome === 'push' ? 'accepted' : r.outcome,
         message: r.reason,
-        detail: { status: r.status, ...(r.event ? { event: r.event } : {}), ...(r.push?.ref ? { ref: r.push.ref } : {}), ...(r.remote ? { remote: r.remote } : {}) },
+        detail: {
+          status: r.status,
+          ...(r.event ? { event: r.event } : {}),
+          ...(r.push?.ref ? { ref: r.push.ref } : {}),
+          ...(r.remote ? { remote: r.remote } : {}),
+        },
       }),
   });
 }
@@ -181,7 +186,15 @@ export async function runWatch(req: WatchRequest, ctx: RunContext, onEvent: (e: 
   if (deps.gateway) return watchWith(req, ctx, onEvent, deps);
   const { withAppTarget } = await import('../session/session.js');
   return withAppTarget(ctx, 'watch', req.source, (s) =>
-    watchWith(req, ctx, onEvent, { ...deps, gateway: s.gateway, controlPlane: s.controlPlane, application: s.application, target: s.target, closeGateway: false, ...(s.appRef && req.record ? { appRef: s.appRef } : {}) }),
+    watchWith(req, ctx, onEvent, {
+      ...deps,
+      gateway: s.gateway,
+      controlPlane: s.controlPlane,
+      application: s.application,
+      target: s.target,
+      closeGateway: false,
+      ...(s.appRef && req.record ? { appRef: s.appRef } : {}),
+    }),
   );
 }
 
@@ -209,7 +222,12 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
       onConnection: (ev, target) =>
         ev.kind === 'gone'
           ? emit({ action: 'reconnect', result: 'relisting', message: `${target}: resourceVersion expired (410 Gone)` })
-          : emit({ action: 'reconnect', result: 'retrying', message: `${target}: ${(ev.error as Error)?.message ?? String(ev.error)}`, detail: { retryInMs: ev.retryInMs } }),
+          : emit({
+              action: 'reconnect',
+              result: 'retrying',
+              message: `${target}: ${(ev.error as Error)?.message ?? String(ev.error)}`,
+              detail: { retryInMs: ev.retryInMs },
+            }),
       reconnectDelay: (n) => reconnectDelay(n, Math.random()),
       sleep: clock.sleep,
     });
@@ -223,7 +241,14 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
     let extras: Extras = { byKey: new Map() };
     let succeeded = false;
     const warned = new Set<string>();
-    const appDeps = { io: ctx.io, opts: ctx.opts, gateway: gw, ...(deps.controlPlane ? { controlPlane: deps.controlPlane } : {}), ...(deps.application ? { application: deps.application } : {}), ...(deps.target ? { target: deps.target } : {}) };
+    const appDeps = {
+      io: ctx.io,
+      opts: ctx.opts,
+      gateway: gw,
+      ...(deps.controlPlane ? { controlPlane: deps.controlPlane } : {}),
+      ...(deps.application ? { application: deps.application } : {}),
+      ...(deps.target ? { target: deps.target } : {}),
+    };
 
     const refresh = async ({ pollSource }: { pollSource: boolean }): Promise<Snapshot> => {
       let state: AppState;
@@ -232,7 +257,9 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
       // else a long-running loop would never see it served (and its object never compared live).
       if (last?.state.desired.some((d) => d.pendingCrd)) gw.forgetDiscovery?.();
       try {
-        state = await loadAppState(pollSource ? baseArgs : pinnedArgs(baseArgs, last?.state, ctx.io.env), appDeps, { extras: pollSource || last === undefined });
+        state = await loadAppState(pollSource ? baseArgs : pinnedArgs(baseArgs, last?.state, ctx.io.env), appDeps, {
+          extras: pollSource || last === undefined,
+        });
       } catch (e) {
         if (!succeeded && (e instanceof InputError || e instanceof RefusedError)) {
           fatal = e; // a mistake in what we were asked to watch: say so at once instead of retrying forever
@@ -241,7 +268,12 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
         throw e;
       }
       succeeded = true;
-      if (ctx.opts.verbose) emit({ action: 'refresh', result: pollSource ? 'poll' : 'live', detail: { ms: clock.now() - started, requests: state.requests, objects: state.desired.length } });
+      if (ctx.opts.verbose)
+        emit({
+          action: 'refresh',
+          result: pollSource ? 'poll' : 'live',
+          detail: { ms: clock.now() - started, requests: state.requests, objects: state.desired.length },
+        });
       appInstance = state.appInstance;
       // The one comparison (diff/comparison.ts): an object is out of sync when it is drifted or missing.
       const comparison = await compareAppState(state, ctx.opts.fieldManager);
@@ -249,13 +281,21 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
       if (failed) throw failed;
       // Extras (prune candidates) are listed on polls only: that takes a list per kind and namespace, too much for
       // every live change. Between polls the last list stands (with the gaps of its scan), minus what was pruned since.
-      if (state.prune !== undefined) extras = { byKey: new Map(state.prune.candidates.filter((c) => !c.skip).map((c) => [keyString(c.key), c])), ...(state.scanGaps ? { scanGaps: state.scanGaps } : {}) };
+      if (state.prune !== undefined)
+        extras = {
+          byKey: new Map(state.prune.candidates.filter((c) => !c.skip).map((c) => [keyString(c.key), c])),
+          ...(state.scanGaps ? { scanGaps: state.scanGaps } : {}),
+        };
       const fresh = state.warnings.filter((w) => !warned.has(w));
       for (const w of fresh) warned.add(w);
       last = { state, comparison };
       watcher?.update(liveTargets(state));
       // The automated loop prunes as automated.prune says; a --desired that overrides the source only with --prune.
-      return snapshotOf(state, comparison, extras, { prune: req.prune || (state.app.automated?.prune === true && baseArgs.desired === undefined), warnings: fresh, now: clock.now() });
+      return snapshotOf(state, comparison, extras, {
+        prune: req.prune || (state.app.automated?.prune === true && baseArgs.desired === undefined),
+        warnings: fresh,
+        now: clock.now(),
+      });
     };
 
     // The record (the Application's status): after every round that acted, and after a refresh whose verdict changed.
@@ -272,7 +312,12 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
       let outcome: RecordOutcome | undefined;
       if (sync) {
         // The round's report recorded as `sync` records its own (operation.ts), initiated by the automated loop.
-        outcome = await recordSync(session, { report: sync.report, startedAtMs: sync.startedAtMs, partial: false, record: true, initiatedBy: { automated: true } }, compare, clockNow);
+        outcome = await recordSync(
+          session,
+          { report: sync.report, startedAtMs: sync.startedAtMs, partial: false, record: true, initiatedBy: { automated: true } },
+          compare,
+          clockNow,
+        );
       } else {
         const after = await compare().catch(() => undefined);
         if (!after?.compared) return;
@@ -330,7 +375,11 @@ function isFullSync(d: Decision): boolean {
 }
 
 /** What a round acts on: the objects the decision names (all of them for a full sync) and its prune candidates. */
-function selectionOf(d: Decision, state: AppState, extras: Extras): { apply: Set<string>; prune: { candidates: PruneCandidate[]; scanGaps?: readonly string[] } } {
+function selectionOf(
+  d: Decision,
+  state: AppState,
+  extras: Extras,
+): { apply: Set<string>; prune: { candidates: PruneCandidate[]; scanGaps?: readonly string[] } } {
   const apply = new Set(isFullSync(d) ? state.desired.map((e) => keyString(e.key)) : d.apply);
   const wanted = new Set(d.prune);
   const candidates = [...extras.byKey.values()].filter((c) => wanted.has(keyString(c.key)));
@@ -344,9 +393,14 @@ function selectionOf(d: Decision, state: AppState, extras: Extras): { apply: Set
 function roundOptions(d: Decision, req: WatchRequest, state: AppState): Parameters<typeof executeSync>[3] {
   return {
     dryRun: false,
-    prune: d.prune.length > 0 ? { enabled: true, why: req.prune ? '--prune' : 'syncPolicy.automated.prune' } : { enabled: false, off: 'nothing to prune this round' },
+    prune:
+      d.prune.length > 0
+        ? { enabled: true, why: req.prune ? '--prune' : 'syncPolicy.automated.prune' }
+        : { enabled: false, off: 'nothing to prune this round' },
     forceConflicts: req.forceConflicts,
-    ...(req.forceConflicts ? { forceReason: state.app.automated?.selfHeal ? 'syncPolicy.automated.selfHeal' : 'server-side apply with force, as Argo CD' } : {}),
+    ...(req.forceConflicts
+      ? { forceReason: state.app.automated?.selfHeal ? 'syncPolicy.automated.selfHeal' : 'server-side apply with force, as Argo CD' }
+      : {}),
     timeoutMs: req.timeoutMs,
     skipHooks: !isFullSync(d),
     manual: false,
@@ -358,7 +412,14 @@ function actResults(report: SyncReport, d: Decision): ActResult[] {
   const key = (r: { group: string; kind: string; namespace: string; name: string }) => keyString(r);
   if (report.refused) return [{ key: report.app, action: 'apply', result: 'refused', ok: false, message: report.refused }];
   const out: ActResult[] = [];
-  for (const h of report.hooks) out.push({ key: key(h), action: 'apply', result: `hook ${h.phase} ${h.outcome}`, ok: h.outcome === 'Succeeded', ...(h.message ? { message: h.message } : {}) });
+  for (const h of report.hooks)
+    out.push({
+      key: key(h),
+      action: 'apply',
+      result: `hook ${h.phase} ${h.outcome}`,
+      ok: h.outcome === 'Succeeded',
+      ...(h.message ? { message: h.message } : {}),
+    });
   for (const s of report.steps) {
     if (s.outcome === 'skipped' && s.wave === null) continue; // the CreateNamespace namespace, already there
     const took = report.healed.filter((h) => key(h) === key(s)).map((h) => `${h.field} from ${h.manager}`);
@@ -368,11 +429,20 @@ function actResults(report: SyncReport, d: Decision): ActResult[] {
   const pruned = new Set<string>();
   for (const p of report.prune.results) {
     pruned.add(key(p));
-    out.push({ key: key(p), action: 'prune', result: p.outcome === 'pruned' ? 'deleted' : p.outcome, ok: p.outcome === 'pruned' || p.outcome === 'gone' || p.outcome === 'skipped', ...(p.message ? { message: p.message } : {}) });
+    out.push({
+      key: key(p),
+      action: 'prune',
+      result: p.outcome === 'pruned' ? 'deleted' : p.outcome,
+      ok: p.outcome === 'pruned' || p.outcome === 'gone' || p.outcome === 'skipped',
+      ...(p.message ? { message: p.message } : {}),
+    });
   }
   // Decided but not pruned (a failed apply, a denied delete elsewhere, an interruption): said, never left out.
-  for (const k of d.prune) if (!pruned.has(k)) out.push({ key: k, action: 'prune', result: 'blocked', ok: false, message: report.prune.blocked ?? report.interrupted?.message ?? 'not pruned' });
-  for (const f of report.failures.filter((x) => x.phase === 'operation' || x.phase === 'preflight')) out.push({ key: key(f), action: 'apply', result: 'failed', ok: false, message: f.message });
+  for (const k of d.prune)
+    if (!pruned.has(k))
+      out.push({ key: k, action: 'prune', result: 'blocked', ok: false, message: report.prune.blocked ?? report.interrupted?.message ?? 'not pruned' });
+  for (const f of report.failures.filter((x) => x.phase === 'operation' || x.phase === 'preflight'))
+    out.push({ key: key(f), action: 'apply', result: 'failed', ok: false, message: f.message });
   if (report.interrupted) out.push({ key: report.app, action: 'apply', result: 'interrupted', ok: false, message: report.interrupted.message });
   return out;
 }

@@ -113,9 +113,11 @@ export async function firstReconciliation(name: string): Promise<ArgoApplication
  * copies them from the Application's `syncPolicy.syncOptions` unless the request names its own.
  */
 export async function argoSync(name: string, sync: { prune?: boolean; syncOptions?: string[] } = {}): Promise<ArgoApplication> {
-  const spec = (JSON.parse(await kubectlOk(['get', 'applications.argoproj.io', name, '-n', 'argocd', '-o', 'json'])) as {
-    spec: { syncPolicy?: { syncOptions?: string[] } };
-  }).spec;
+  const spec = (
+    JSON.parse(await kubectlOk(['get', 'applications.argoproj.io', name, '-n', 'argocd', '-o', 'json'])) as {
+      spec: { syncPolicy?: { syncOptions?: string[] } };
+    }
+  ).spec;
   const syncOptions = sync.syncOptions ?? spec.syncPolicy?.syncOptions;
   const operation = {
     initiatedBy: { username: 'conformance' },
@@ -174,7 +176,15 @@ export function argoVerdict(app: ArgoApplication): Verdict {
 interface OurStatusReport {
   sync: { status: string };
   health: { status: string };
-  resources: { group: string; kind: string; namespace: string; name: string; status: string; requiresPruning: boolean; health?: { status: string; message?: string } }[];
+  resources: {
+    group: string;
+    kind: string;
+    namespace: string;
+    name: string;
+    status: string;
+    requiresPruning: boolean;
+    health?: { status: string; message?: string };
+  }[];
   hooks?: { group: string; kind: string; namespace: string; name: string }[];
 }
 

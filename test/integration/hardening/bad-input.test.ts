@@ -27,7 +27,11 @@ const manifestCases: BadCase[] = [
   { name: 'binary file', desired: 'binary', error: /binary\/blob\.yaml:1(:\d+)?: / },
   { name: 'alias bomb', desired: 'alias-bomb', error: /alias-bomb\/bomb\.yaml:\d+: .*alias/i },
   { name: 'duplicate keys', desired: 'duplicate-keys', error: /duplicate-keys\/dup\.yaml:7:\d+: .*duplicate/i },
-  { name: 'the same object twice', desired: 'duplicate-object', error: /declared twice: at \S*duplicate-object\/a\.yaml:1 and at \S*duplicate-object\/b\.yaml:1/ },
+  {
+    name: 'the same object twice',
+    desired: 'duplicate-object',
+    error: /declared twice: at \S*duplicate-object\/a\.yaml:1 and at \S*duplicate-object\/b\.yaml:1/,
+  },
   { name: 'numeric name', desired: 'numeric-name', error: /numeric-name\/cm\.yaml:1: .*metadata\.name/ },
   { name: 'a list where a map belongs (metadata)', desired: 'list-for-map', error: /list-for-map\/cm\.yaml:1: .*metadata/ },
   { name: 'missing kind', desired: 'missing-kind', error: /missing-kind\/cm\.yaml:1: .*no kind/ },
@@ -39,11 +43,27 @@ const manifestCases: BadCase[] = [
 /** Application cases: a good desired set that drops one baseline object (were the app accepted, that object would be pruned or the rest re-stamped). */
 const appCases: BadCase[] = [
   { name: 'Application YAML syntax error', app: 'yaml-syntax.yaml', error: /apps\/yaml-syntax\.yaml:\d+:\d+: invalid YAML/ },
-  { name: 'Application with wrong types', app: 'wrong-types.yaml', error: /apps\/wrong-types\.yaml: Application spec\.destination\.namespace: must be a string/ },
-  { name: 'automated.prune as a string', app: 'automated-prune-string.yaml', error: /automated-prune-string\.yaml: Application spec\.syncPolicy\.automated\.prune: must be true or false/ },
-  { name: 'syncOptions not a list', app: 'sync-options-not-list.yaml', error: /sync-options-not-list\.yaml: Application spec\.syncPolicy\.syncOptions: must be a list/ },
+  {
+    name: 'Application with wrong types',
+    app: 'wrong-types.yaml',
+    error: /apps\/wrong-types\.yaml: Application spec\.destination\.namespace: must be a string/,
+  },
+  {
+    name: 'automated.prune as a string',
+    app: 'automated-prune-string.yaml',
+    error: /automated-prune-string\.yaml: Application spec\.syncPolicy\.automated\.prune: must be true or false/,
+  },
+  {
+    name: 'syncOptions not a list',
+    app: 'sync-options-not-list.yaml',
+    error: /sync-options-not-list\.yaml: Application spec\.syncPolicy\.syncOptions: must be a list/,
+  },
   { name: 'ignoreDifferences not a list', app: 'ignore-not-list.yaml', error: /ignore-not-list\.yaml: Application spec\.ignoreDifferences: must be a list/ },
-  { name: 'ignoreDifferences with an invalid JSON pointer', app: 'bad-pointer.yaml', error: /bad-pointer\.yaml: Application spec\.ignoreDifferences\[0\]\.jsonPointers\[0\]: "spec\/replicas" is not a JSON pointer/ },
+  {
+    name: 'ignoreDifferences with an invalid JSON pointer',
+    app: 'bad-pointer.yaml',
+    error: /bad-pointer\.yaml: Application spec\.ignoreDifferences\[0\]\.jsonPointers\[0\]: "spec\/replicas" is not a JSON pointer/,
+  },
   { name: 'not an Application', app: 'not-an-application.yaml', error: /not-an-application\.yaml: not an Argo CD Application/ },
 ];
 
@@ -60,11 +80,16 @@ beforeAll(async () => {
   const objects = baselineObjects(ns);
   goodApp = writeApp(work.dir, { name: `bad-${ns}`, destinationNamespace: ns, prune: true });
   goodDesired = writeDesired(work.dir, 'good', objects);
-  fewerDesired = writeDesired(work.dir, 'fewer', objects.filter((o) => o.metadata.name !== 'gamma'));
+  fewerDesired = writeDesired(
+    work.dir,
+    'fewer',
+    objects.filter((o) => o.metadata.name !== 'gamma'),
+  );
   clusterScoped = [['clusterrole', `hardening-${ns}`]];
   await pluginExpect(['sync', '-f', goodApp, '--desired', goodDesired], 0);
   // The namespace's own objects (default ServiceAccount, root CA ConfigMap) appear on their own: wait for them.
-  for (let i = 0; i < 60 && !(await kubectlOk(['get', 'configmap', 'kube-root-ca.crt', '-n', ns, '--ignore-not-found', '-o', 'name'])); i++) await new Promise((r) => setTimeout(r, 500));
+  for (let i = 0; i < 60 && !(await kubectlOk(['get', 'configmap', 'kube-root-ca.crt', '-n', ns, '--ignore-not-found', '-o', 'name'])); i++)
+    await new Promise((r) => setTimeout(r, 500));
 });
 
 afterAll(async () => {
@@ -125,8 +150,12 @@ describe('bad manifests', () => {
 describe('bad Applications', () => {
   for (const c of appCases) it(`${c.name}: exit 2, names the field, cluster unchanged`, () => expectRefused(c));
 
-  it('ignoreDifferences with an invalid jq expression: exit 2 with jq\'s own compile error', async () => {
-    await expectRefused({ name: 'bad jq', app: 'bad-jq.yaml', error: /bad-jq\.yaml: Application spec\.ignoreDifferences\[0\]\.jqPathExpressions\[0\] "\.data\[\[" does not compile: (?!starting jq)/ });
+  it("ignoreDifferences with an invalid jq expression: exit 2 with jq's own compile error", async () => {
+    await expectRefused({
+      name: 'bad jq',
+      app: 'bad-jq.yaml',
+      error: /bad-jq\.yaml: Application spec\.ignoreDifferences\[0\]\.jqPathExpressions\[0\] "\.data\[\[" does not compile: (?!starting jq)/,
+    });
   });
 
   it('ignoreDifferences with an invalid jq expression: never exit 0, and nothing changes', async () => {

@@ -83,14 +83,41 @@ function upstreamFrom(kubeconfig: string): Upstream {
     if (!s) throw new Error(`reading ${kubeconfig}: no ${what}`);
     return Buffer.from(s, 'base64');
   };
-  return { server: new URL(c.server!), ca: b64(c['certificate-authority-data'], 'CA data'), cert: b64(u['client-certificate-data'], 'client certificate'), key: b64(u['client-key-data'], 'client key') };
+  return {
+    server: new URL(c.server!),
+    ca: b64(c['certificate-authority-data'], 'CA data'),
+    cert: b64(u['client-certificate-data'], 'client certificate'),
+    key: b64(u['client-key-data'], 'client key'),
+  };
 }
 
 /** A self-signed certificate for 127.0.0.1 made with openssl (it is its own CA). */
 function selfSignedCert(dir: string): { cert: Buffer; key: Buffer } {
   const key = join(dir, 'proxy.key');
   const cert = join(dir, 'proxy.crt');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=fault-proxy', '-addext', 'subjectAltName=IP:127.0.0.1', '-addext', 'basicConstraints=critical,CA:TRUE'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      key,
+      '-out',
+      cert,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=fault-proxy',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+    ],
+    { stdio: 'ignore' },
+  );
   return { cert: readFileSync(cert), key: readFileSync(key) };
 }
 
@@ -258,7 +285,14 @@ export class FaultProxy {
     const body = Buffer.concat(chunks);
     const protocol: Protocol = isH2(req) ? 'h2' : 'http/1.1';
     const connection = this.connectionIds.get(req.socket.remotePort ?? 0) ?? 0;
-    const entry: LogEntry = { ...r, protocol, connection, outcome: '', ...(req.headers['content-type'] ? { contentType: req.headers['content-type'] } : {}), ...(r.method !== 'GET' ? { body: body.toString('utf8') } : {}) };
+    const entry: LogEntry = {
+      ...r,
+      protocol,
+      connection,
+      outcome: '',
+      ...(req.headers['content-type'] ? { contentType: req.headers['content-type'] } : {}),
+      ...(r.method !== 'GET' ? { body: body.toString('utf8') } : {}),
+    };
     this.log.push(entry);
     if (this.stopping) {
       entry.outcome = 'refused: stopping';
@@ -271,7 +305,16 @@ export class FaultProxy {
       const headers: Record<string, string> = { 'content-type': 'application/json' };
       if (fault.retryAfterSeconds !== undefined) headers['retry-after'] = String(fault.retryAfterSeconds);
       (res as ServerResponse).writeHead(fault.status, headers);
-      res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', message: `injected ${fault.status}`, reason: fault.status === 429 ? 'TooManyRequests' : 'ServiceUnavailable', code: fault.status }));
+      res.end(
+        JSON.stringify({
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          message: `injected ${fault.status}`,
+          reason: fault.status === 429 ? 'TooManyRequests' : 'ServiceUnavailable',
+          code: fault.status,
+        }),
+      );
       return;
     }
     if (fault?.kind === 'cut' || (fault?.kind === 'reset' && !isH2(req))) {

@@ -137,7 +137,11 @@ describe.each<Protocol>(['http/1.1', 'h2'])('over %s', (protocol) => {
     it('connections cut on the first 3 GETs: retried, same answer', async () => {
       proxy.setRules([{ when: isGet, fault: { kind: 'cut' }, times: 3 }]);
       const res = await viaProxy(['status', '-f', app, '--desired', desired, '-o', 'json']);
-      expect({ code: res.code, out: sameCluster(res.stdout), err: ownStderr(res.stderr) }).toEqual({ code: direct.code, out: sameCluster(direct.stdout), err: ownStderr(direct.stderr) });
+      expect({ code: res.code, out: sameCluster(res.stdout), err: ownStderr(res.stderr) }).toEqual({
+        code: direct.code,
+        out: sameCluster(direct.stdout),
+        err: ownStderr(direct.stderr),
+      });
       const cuts = proxy.log.filter((e) => e.outcome === 'cut');
       expect(cuts).toHaveLength(3);
       // Each cut ended its connection (over HTTP/2 the session, with every stream on it): the client opened another.
@@ -147,7 +151,11 @@ describe.each<Protocol>(['http/1.1', 'h2'])('over %s', (protocol) => {
     it('streams reset on the first 3 GETs (HTTP/2 RST_STREAM; over HTTP/1.1 a cut): retried, same answer', async () => {
       proxy.setRules([{ when: isGet, fault: { kind: 'reset' }, times: 3 }]);
       const res = await viaProxy(['status', '-f', app, '--desired', desired, '-o', 'json']);
-      expect({ code: res.code, out: sameCluster(res.stdout), err: ownStderr(res.stderr) }).toEqual({ code: direct.code, out: sameCluster(direct.stdout), err: ownStderr(direct.stderr) });
+      expect({ code: res.code, out: sameCluster(res.stdout), err: ownStderr(res.stderr) }).toEqual({
+        code: direct.code,
+        out: sameCluster(direct.stdout),
+        err: ownStderr(direct.stderr),
+      });
       expect(proxy.log.filter((e) => e.outcome === (protocol === 'h2' ? 'reset' : 'cut'))).toHaveLength(3);
       // A reset stream leaves its HTTP/2 connection up: the retries went on the same one. An HTTP/1.1 cut ends it.
       if (protocol === 'h2') expect(new Set(proxy.log.map((e) => e.connection))).toEqual(new Set([proxy.log[0]!.connection]));
@@ -157,9 +165,17 @@ describe.each<Protocol>(['http/1.1', 'h2'])('over %s', (protocol) => {
     it('GOAWAY after the first 3 GETs (over HTTP/1.1 "Connection: close"): the client reconnects, same answer', async () => {
       proxy.setRules([{ when: isGet, fault: { kind: 'goaway' }, times: 3 }]);
       const res = await viaProxy(['status', '-f', app, '--desired', desired, '-o', 'json']);
-      expect({ code: res.code, out: sameCluster(res.stdout), err: ownStderr(res.stderr) }).toEqual({ code: direct.code, out: sameCluster(direct.stdout), err: ownStderr(direct.stderr) });
+      expect({ code: res.code, out: sameCluster(res.stdout), err: ownStderr(res.stderr) }).toEqual({
+        code: direct.code,
+        out: sameCluster(direct.stdout),
+        err: ownStderr(direct.stderr),
+      });
       // Answered, each (the argocd-cm read among the first is a 404 without the proxy too).
-      expect(proxy.log.filter((e) => e.outcome.startsWith('goaway ')).map((e) => e.outcome)).toEqual([expect.stringMatching(/^goaway (200|404)$/), expect.stringMatching(/^goaway (200|404)$/), expect.stringMatching(/^goaway (200|404)$/)]);
+      expect(proxy.log.filter((e) => e.outcome.startsWith('goaway ')).map((e) => e.outcome)).toEqual([
+        expect.stringMatching(/^goaway (200|404)$/),
+        expect.stringMatching(/^goaway (200|404)$/),
+        expect.stringMatching(/^goaway (200|404)$/),
+      ]);
       expect(proxy.connections).toBeGreaterThanOrEqual(2);
     });
 
@@ -220,7 +236,15 @@ describe.each<Protocol>(['http/1.1', 'h2'])('over %s', (protocol) => {
       const app = await appWith('wgoaway', [configMap('g1'), configMap('g2')]);
       const isDryRunPatch = (r: ProxiedRequest) => r.method === 'PATCH' && r.url.includes('dryRun=All');
       proxy.setRules([{ when: isDryRunPatch, fault: { kind: 'goaway' }, times: 1 }]);
-      const res = await viaProxy(['sync', '-f', app, '--desired', writeDesired(work.dir, 'wgoaway-d', [configMap('g1', { k: 'one' }), configMap('g2', { k: 'two' }), configMap('g3')]), '-o', 'json']);
+      const res = await viaProxy([
+        'sync',
+        '-f',
+        app,
+        '--desired',
+        writeDesired(work.dir, 'wgoaway-d', [configMap('g1', { k: 'one' }), configMap('g2', { k: 'two' }), configMap('g3')]),
+        '-o',
+        'json',
+      ]);
       expect(res.code).toBe(0);
       expect({ g1: await dataOf('g1'), g2: await dataOf('g2'), g3: await dataOf('g3') }).toEqual({ g1: { k: 'one' }, g2: { k: 'two' }, g3: { k: 'v' } });
       const closing = proxy.log.filter((e) => e.outcome.startsWith('goaway '));
@@ -260,7 +284,10 @@ describe.each<Protocol>(['http/1.1', 'h2'])('over %s', (protocol) => {
       const deletes = proxy.log.filter(isRealDelete);
       expect(deletes.map((e) => e.outcome)).toEqual(['503', 'forwarded 200']);
       // What makes the retry safe: both attempts name the very object (uid) and version they meant to delete.
-      for (const d of deletes) expect(JSON.parse(d.body ?? '{}')).toEqual(expect.objectContaining({ preconditions: expect.objectContaining({ uid: expect.any(String), resourceVersion: expect.any(String) }) }));
+      for (const d of deletes)
+        expect(JSON.parse(d.body ?? '{}')).toEqual(
+          expect.objectContaining({ preconditions: expect.objectContaining({ uid: expect.any(String), resourceVersion: expect.any(String) }) }),
+        );
     });
 
     it('every write a sync and prune send is a server-side apply or a guarded delete (the only kinds that are safe to retry); POSTs are access reviews', async () => {
@@ -285,7 +312,12 @@ describe.each<Protocol>(['http/1.1', 'h2'])('over %s', (protocol) => {
       proxy.setRules([{ when: isRealPatch, fault: { kind: 'stop-after' }, times: 1 }]);
       const res = await viaProxy(['sync', '-f', app, '--desired', desired, '--prune', '-o', 'json']);
       expect(res.code).toBe(3);
-      const report = JSON.parse(res.stdout) as { applied: number; steps: { name: string; outcome: string; message?: string }[]; failures: { message: string }[]; prune: { blocked?: string; results: unknown[] } };
+      const report = JSON.parse(res.stdout) as {
+        applied: number;
+        steps: { name: string; outcome: string; message?: string }[];
+        failures: { message: string }[];
+        prune: { blocked?: string; results: unknown[] };
+      };
       const outcome = Object.fromEntries(report.steps.map((s) => [s.name, s.outcome]));
       // Waves are waited for, as Argo CD does: the sync stops at wave 0, whose health it cannot read, and says so.
       expect(outcome).toEqual({ s0: 'applied', s1: 'skipped', s2: 'skipped' });
@@ -302,7 +334,12 @@ describe.each<Protocol>(['http/1.1', 'h2'])('over %s', (protocol) => {
       proxy.setRules([]);
       const again = await viaProxy(['sync', '-f', app, '--desired', desired, '--prune', '-o', 'json']);
       expect(again.code).toBe(0);
-      for (const [n, w] of [['s0', 0], ['s1', 1], ['s2', 2]] as const) expect(await dataOf(n)).toEqual({ k: `wave-${w}` });
+      for (const [n, w] of [
+        ['s0', 0],
+        ['s1', 1],
+        ['s2', 2],
+      ] as const)
+        expect(await dataOf(n)).toEqual({ k: `wave-${w}` });
       expect(await exists('configmap', 'stale')).toBe(false);
       const third = await viaProxy(['diff', '-f', app, '--desired', desired]);
       expect(third.code).toBe(0);
@@ -322,7 +359,8 @@ describe.each<Protocol>(['http/1.1', 'h2'])('over %s', (protocol) => {
       expect(deleted).toHaveLength(1);
       expect([...deleted, ...failed].sort()).toEqual(['p-a', 'p-b', 'p-c']);
       // The cluster agrees with the report, object by object.
-      for (const e of report.entries) expect({ name: e.name, live: await exists('configmap', e.name) }).toEqual({ name: e.name, live: e.outcome !== 'deleted' });
+      for (const e of report.entries)
+        expect({ name: e.name, live: await exists('configmap', e.name) }).toEqual({ name: e.name, live: e.outcome !== 'deleted' });
       expect(await exists('configmap', 'p-keep')).toBe(true);
 
       await proxy.start();
@@ -355,7 +393,11 @@ describe.each<Protocol>(['http/1.1', 'h2'])('over %s', (protocol) => {
       const desired = writeDesired(work.dir, 'watch-d', [configMap('wh1', { k: 'declared' })]);
       proxy.setRules([{ when: isWatch, fault: { kind: 'reset-during', afterMs: 1500 }, times: 1 }]);
       // A 10-minute poll interval: only the watch can bring the drift to its attention within the test.
-      const child = spawn(pluginPath, ['sync', '-f', app, '--desired', desired, '--watch', '--interval', '10m', '-o', 'json', '--kubeconfig', proxyKubeconfig], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(
+        pluginPath,
+        ['sync', '-f', app, '--desired', desired, '--watch', '--interval', '10m', '-o', 'json', '--kubeconfig', proxyKubeconfig],
+        { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
       const lines: { action: string; result?: string; object?: string; message?: string }[] = [];
       let stderr = '';
@@ -368,21 +410,37 @@ describe.each<Protocol>(['http/1.1', 'h2'])('over %s', (protocol) => {
         }
       });
       child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-      const seen = (what: string) => `${what}\nstdout:\n${lines.map((l) => JSON.stringify(l)).join('\n')}\nstderr:\n${stderr}\nproxy:\n${proxy.log.map((e) => `${e.method} ${e.url} ${e.outcome}`).join('\n')}`;
+      const seen = (what: string) =>
+        `${what}\nstdout:\n${lines.map((l) => JSON.stringify(l)).join('\n')}\nstderr:\n${stderr}\nproxy:\n${proxy.log.map((e) => `${e.method} ${e.url} ${e.outcome}`).join('\n')}`;
       let code: number | null;
       try {
-        const reconnect = await waitFor(() => lines.find((l) => l.action === 'reconnect'), { what: seen('the reconnect line'), timeoutMs: 60_000, intervalMs: 100 });
-        expect(reconnect.result).toBe('retrying');
-        // The watch was resumed: a watch sent after the reset was answered.
-        await waitFor(() => proxy.log.slice(proxy.log.findIndex((e) => e.outcome.startsWith('reset-during')) + 1).some((e) => isWatch(e) && e.outcome === 'forwarded 200'), {
-          what: seen('the resumed watch'),
-          timeoutMs: 30_000,
+        const reconnect = await waitFor(() => lines.find((l) => l.action === 'reconnect'), {
+          what: seen('the reconnect line'),
+          timeoutMs: 60_000,
           intervalMs: 100,
         });
+        expect(reconnect.result).toBe('retrying');
+        // The watch was resumed: a watch sent after the reset was answered.
+        await waitFor(
+          () => proxy.log.slice(proxy.log.findIndex((e) => e.outcome.startsWith('reset-during')) + 1).some((e) => isWatch(e) && e.outcome === 'forwarded 200'),
+          {
+            what: seen('the resumed watch'),
+            timeoutMs: 30_000,
+            intervalMs: 100,
+          },
+        );
         const mark = lines.length;
         await kubectlOk(['patch', 'configmap', 'wh1', '-n', ns, '--type', 'merge', '-p', '{"data":{"k":"drifted"}}']);
-        await waitFor(async () => JSON.stringify(await dataOf('wh1')) === JSON.stringify({ k: 'declared' }), { what: seen('the drift healed'), timeoutMs: 60_000, intervalMs: 200 });
-        await waitFor(() => lines.slice(mark).find((l) => l.action === 'heal' && l.object === 'ConfigMap/wh1'), { what: seen('the heal line'), timeoutMs: 10_000, intervalMs: 100 });
+        await waitFor(async () => JSON.stringify(await dataOf('wh1')) === JSON.stringify({ k: 'declared' }), {
+          what: seen('the drift healed'),
+          timeoutMs: 60_000,
+          intervalMs: 200,
+        });
+        await waitFor(() => lines.slice(mark).find((l) => l.action === 'heal' && l.object === 'ConfigMap/wh1'), {
+          what: seen('the heal line'),
+          timeoutMs: 10_000,
+          intervalMs: 100,
+        });
       } finally {
         child.kill('SIGINT');
         const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
@@ -453,4 +511,3 @@ describe('two syncs of the same app at once', () => {
     expect(snapshotChanges(outsiders, await outsidersOf(ns))).toEqual([]);
   });
 });
-

@@ -29,15 +29,35 @@ beforeAll(async () => {
   const rbac = (name: string, rules: object[]) => [
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: ns } },
     { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name, namespace: ns }, rules },
-    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name, namespace: ns }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name }, subjects: [{ kind: 'ServiceAccount', name, namespace: ns }] },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata: { name, namespace: ns },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+      subjects: [{ kind: 'ServiceAccount', name, namespace: ns }],
+    },
     // Reading everywhere: discovery, and the prune plan lists every listable kind at cluster scope too.
-    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: `${ns}-${name}` }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${ns}-read` }, subjects: [{ kind: 'ServiceAccount', name, namespace: ns }] },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRoleBinding',
+      metadata: { name: `${ns}-${name}` },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${ns}-read` },
+      subjects: [{ kind: 'ServiceAccount', name, namespace: ns }],
+    },
   ];
   const objects = [
-    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: `${ns}-read` }, rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['get', 'list', 'watch'] }] },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: `${ns}-read` },
+      rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['get', 'list', 'watch'] }],
+    },
     ...rbac('reader', [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }]),
     ...rbac('applier', [{ apiGroups: [''], resources: ['configmaps', 'secrets', 'services'], verbs: ['patch', 'create'] }]),
-    ...rbac('cm-deleter', [{ apiGroups: [''], resources: ['configmaps', 'secrets', 'services'], verbs: ['patch', 'create'] }, { apiGroups: [''], resources: ['configmaps'], verbs: ['delete'] }]),
+    ...rbac('cm-deleter', [
+      { apiGroups: [''], resources: ['configmaps', 'secrets', 'services'], verbs: ['patch', 'create'] },
+      { apiGroups: [''], resources: ['configmaps'], verbs: ['delete'] },
+    ]),
   ];
   await applyYaml(objects.map((o) => stringify(o)).join('---\n'));
   kubeconfigs.reader = await serviceAccountKubeconfig('reader', ns, work.dir);
@@ -64,7 +84,16 @@ afterAll(async () => {
 
 describe('a read-only user', () => {
   it('can see its rights: the token works and cannot patch', async () => {
-    const res = await run(join((await import('../support/index.js')).clusterBin(), 'kubectl'), ['auth', 'can-i', 'patch', 'configmaps', '-n', ns, '--kubeconfig', kubeconfigs.reader]);
+    const res = await run(join((await import('../support/index.js')).clusterBin(), 'kubectl'), [
+      'auth',
+      'can-i',
+      'patch',
+      'configmaps',
+      '-n',
+      ns,
+      '--kubeconfig',
+      kubeconfigs.reader,
+    ]);
     expect(res.stdout.trim()).toBe('no');
   });
 
@@ -123,7 +152,10 @@ describe('other kinds of credentials, against the real API server', () => {
 
   it('an exec credential plugin (through client-node) works like the token', async () => {
     const plugin = join(work.dir, 'exec-plugin.sh');
-    writeFileSync(plugin, `#!/bin/sh\nprintf '%s' '${JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: readerToken() } })}'\n`);
+    writeFileSync(
+      plugin,
+      `#!/bin/sh\nprintf '%s' '${JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: readerToken() } })}'\n`,
+    );
     chmodSync(plugin, 0o755);
     const cfg = variant('exec', () => ({ exec: { apiVersion: 'client.authentication.k8s.io/v1', command: plugin, interactiveMode: 'Never' } }));
     const res = await run(pluginPath, ['diff', '-f', app, '--desired', changed, '--kubeconfig', cfg]);
@@ -154,16 +186,28 @@ describe('a user that may apply but not delete', () => {
   test('sync applies, reports the prune as forbidden, and hides nothing', async () => {
     const beforeBeta = await kubectlOk(['get', 'configmap', 'beta', '-n', ns, '-o', 'jsonpath={.metadata.uid}']);
     const res = await runAs('applier', ['sync', '-f', app, '--desired', changed, '--prune', '-o', 'json']);
-    const report = JSON.parse(res.stdout) as { applied: number; steps: { name: string; outcome: string }[]; prune: { results: { name: string; outcome: string; message?: string }[] }; failures: { name: string; phase: string; message: string }[] };
+    const report = JSON.parse(res.stdout) as {
+      applied: number;
+      steps: { name: string; outcome: string }[];
+      prune: { results: { name: string; outcome: string; message?: string }[] };
+      failures: { name: string; phase: string; message: string }[];
+    };
     // Applied: alpha changed, delta created.
     expect(await kubectlOk(['get', 'configmap', 'alpha', '-n', ns, '-o', 'jsonpath={.data.k}'])).toBe('changed');
     expect(await kubectlOk(['get', 'configmap', 'delta', '-n', ns, '-o', 'name'])).toBe('configmap/delta\n');
-    expect(report.steps.filter((s) => s.outcome === 'applied').map((s) => s.name).sort()).toEqual(expect.arrayContaining(['alpha', 'delta']));
+    expect(
+      report.steps
+        .filter((s) => s.outcome === 'applied')
+        .map((s) => s.name)
+        .sort(),
+    ).toEqual(expect.arrayContaining(['alpha', 'delta']));
     // Not deleted, and said so: a failure in the prune phase naming the permission, and exit 3.
     expect(await kubectlOk(['get', 'configmap', 'beta', '-n', ns, '-o', 'jsonpath={.metadata.uid}'])).toBe(beforeBeta);
     const pruneBeta = report.prune.results.find((r) => r.name === 'beta');
     expect(pruneBeta?.outcome).toBe('failed');
-    expect(report.failures.find((f) => f.name === 'beta')).toEqual(expect.objectContaining({ phase: 'prune', message: expect.stringMatching(/cannot delete configmaps/) }));
+    expect(report.failures.find((f) => f.name === 'beta')).toEqual(
+      expect.objectContaining({ phase: 'prune', message: expect.stringMatching(/cannot delete configmaps/) }),
+    );
     expect(res.code).toBe(3);
   });
 

@@ -56,8 +56,20 @@ let work: ReturnType<typeof tempDir>;
 /** (Re)creates the live side: `db` applied client-side (last-applied holds its data), `orphan` (stringData in last-applied) carrying the app's mark. */
 async function plantLive(): Promise<void> {
   await kubectlOk(['delete', 'secret', 'db', 'orphan', 'api', '-n', ns, '--ignore-not-found', '--wait=true']);
-  const db = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db', namespace: ns, annotations: { [TRACKING]: `${appName}:/Secret:${ns}/db` } }, type: 'Opaque', data: { password: b64(planted.liveData), applied: b64(planted.lastAppliedData) } };
-  const orphan = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'orphan', namespace: ns, annotations: { [TRACKING]: `${appName}:/Secret:${ns}/orphan` } }, type: 'Opaque', stringData: { token: planted.orphanString, more: planted.lastAppliedString } };
+  const db = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'db', namespace: ns, annotations: { [TRACKING]: `${appName}:/Secret:${ns}/db` } },
+    type: 'Opaque',
+    data: { password: b64(planted.liveData), applied: b64(planted.lastAppliedData) },
+  };
+  const orphan = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'orphan', namespace: ns, annotations: { [TRACKING]: `${appName}:/Secret:${ns}/orphan` } },
+    type: 'Opaque',
+    stringData: { token: planted.orphanString, more: planted.lastAppliedString },
+  };
   await applyYaml(`${stringify(db)}---\n${stringify(orphan)}`);
   const seen = await kubectlOk(['get', 'secret', 'db', 'orphan', '-n', ns, '-o', 'yaml']);
   // The planted values really are in the live objects, last-applied included (else the search proves nothing).
@@ -75,7 +87,13 @@ beforeAll(async () => {
   app = writeApp(work.dir, { name: appName, destinationNamespace: ns, prune: true, selfHeal: true });
   liveFile = join(work.dir, 'live.yaml');
   desired = writeDesired(work.dir, 'desired', [
-    { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db' }, type: 'Opaque', data: { password: b64(planted.desiredData), applied: b64(planted.lastAppliedData) } },
+    {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'db' },
+      type: 'Opaque',
+      data: { password: b64(planted.desiredData), applied: b64(planted.lastAppliedData) },
+    },
     { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'api' }, type: 'Opaque', stringData: { key: planted.desiredStringData } },
     configMap('plain'),
   ]);

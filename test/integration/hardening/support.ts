@@ -50,7 +50,12 @@ export function writeDesired(dir: string, name: string, objects: readonly object
   return out;
 }
 
-export const configMap = (name: string, data: Record<string, string> = { k: 'v' }): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
+export const configMap = (name: string, data: Record<string, string> = { k: 'v' }): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name },
+  data,
+});
 
 /**
  * The baseline an app owns in namespace `ns`: three ConfigMaps, a Secret, a Service and a
@@ -63,7 +68,12 @@ export function baselineObjects(ns: string): KubeObject[] {
     configMap('gamma', { g: '3' }),
     { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'creds' }, type: 'Opaque', stringData: { user: 'app' } },
     { apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { selector: { app: 'web' }, ports: [{ port: 80, targetPort: 8080 }] } },
-    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: `hardening-${ns}` }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }] },
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: `hardening-${ns}` },
+      rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }],
+    },
   ];
 }
 
@@ -110,7 +120,8 @@ export function snapshotChanges(before: Map<string, string>, after: Map<string, 
 /** Runs the plugin and throws with its output when the exit code is not the expected one. */
 export async function pluginExpect(args: string[], code: number, opts: Parameters<typeof runPlugin>[1] = {}): Promise<RunResult> {
   const res = await runPlugin(args, opts);
-  if (res.code !== code) throw new Error(`kubectl-gitops ${args.join(' ')} exited ${res.code}, expected ${code}\nstdout:\n${res.stdout}\nstderr:\n${res.stderr}`);
+  if (res.code !== code)
+    throw new Error(`kubectl-gitops ${args.join(' ')} exited ${res.code}, expected ${code}\nstdout:\n${res.stdout}\nstderr:\n${res.stderr}`);
   return res;
 }
 

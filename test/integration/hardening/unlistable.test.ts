@@ -44,14 +44,34 @@ function settled(text: string): string {
   return text
     .split('\n')
     .filter((line) => !(line.startsWith('warning: cannot list ') && isNewGroup(line.slice('warning: cannot list '.length).split(' ')[0]!)))
-    .map((line) => line.replace(/cannot list (.+?), so this app's/g, (_m, gaps: string) => `cannot list ${gaps.split(', ').filter((g) => !isNewGroup(g.split(' ')[0]!)).join(', ')}, so this app's`))
+    .map((line) =>
+      line.replace(
+        /cannot list (.+?), so this app's/g,
+        (_m, gaps: string) =>
+          `cannot list ${gaps
+            .split(', ')
+            .filter((g) => !isNewGroup(g.split(' ')[0]!))
+            .join(', ')}, so this app's`,
+      ),
+    )
     .join('\n');
 }
 
 /** Every listable core kind but Secrets, and every other API group: RBAC cannot say "all but one", so it is spelled out. */
 async function readAllButSecrets(): Promise<object[]> {
-  const core = (await kubectlOk(['api-resources', '--api-group=', '--verbs=list', '-o', 'name'])).split('\n').map((s) => s.trim()).filter((s) => s && s !== 'secrets');
-  const groups = [...new Set((await kubectlOk(['api-versions'])).split('\n').map((s) => s.trim()).filter((s) => s.includes('/')).map((s) => s.split('/')[0]!))];
+  const core = (await kubectlOk(['api-resources', '--api-group=', '--verbs=list', '-o', 'name']))
+    .split('\n')
+    .map((s) => s.trim())
+    .filter((s) => s && s !== 'secrets');
+  const groups = [
+    ...new Set(
+      (await kubectlOk(['api-versions']))
+        .split('\n')
+        .map((s) => s.trim())
+        .filter((s) => s.includes('/'))
+        .map((s) => s.split('/')[0]!),
+    ),
+  ];
   knownGroups = new Set(groups);
   expect(core).toContain('configmaps');
   return [
@@ -67,7 +87,13 @@ beforeAll(async () => {
   await applyYaml(
     [
       { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: `${ns}-read` }, rules: await readAllButSecrets() },
-      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: `${ns}-read` }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${ns}-read` }, subjects: [{ kind: 'ServiceAccount', name, namespace: ns }] },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: `${ns}-read` },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${ns}-read` },
+        subjects: [{ kind: 'ServiceAccount', name, namespace: ns }],
+      },
       { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: ns } },
       // The app's objects: ConfigMaps in full; Secrets read one by one, applied and deleted, never listed.
       {
@@ -79,7 +105,13 @@ beforeAll(async () => {
           { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create', 'patch', 'update', 'delete'] },
         ],
       },
-      { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name, namespace: ns }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name }, subjects: [{ kind: 'ServiceAccount', name, namespace: ns }] },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name, namespace: ns },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+        subjects: [{ kind: 'ServiceAccount', name, namespace: ns }],
+      },
     ]
       .map((o) => stringify(o))
       .join('---\n'),
@@ -110,7 +142,8 @@ test('the user is what the suite needs: may list ConfigMaps and get, patch and d
   expect(await can('list', 'clusterroles.rbac.authorization.k8s.io')).toBe('yes');
 });
 
-const PARTIAL = (namespace: string) => `the prune scan is partial: cannot list secrets in namespace ${namespace}, so this app's objects there are unknown, and a prune never runs on a partial scan`;
+const PARTIAL = (namespace: string) =>
+  `the prune scan is partial: cannot list secrets in namespace ${namespace}, so this app's objects there are unknown, and a prune never runs on a partial scan`;
 
 describe('a kind the app declares (a Secret) that the user may not list: exit 3, nothing changed', () => {
   test.each([
@@ -131,7 +164,10 @@ describe('a kind the app declares (a Secret) that the user may not list: exit 3,
 describe('a kind the app does not declare that the user may not list: a warning; nothing is deleted on the partial scan', () => {
   test('diff: the drift and the extras it can see, exit 1, and the warning', async () => {
     const res = await runAsUser(['diff', '-f', appFile, '--desired', withoutSecret, '-o', 'kv']);
-    expect({ code: res.code, stdout: res.stdout }).toEqual({ code: 1, stdout: 'SYNC=OutOfSync\nDRIFT=ConfigMap/keep data.k\nMISSING=ConfigMap/new-cm\nEXTRA=ConfigMap/old-cm\n' });
+    expect({ code: res.code, stdout: res.stdout }).toEqual({
+      code: 1,
+      stdout: 'SYNC=OutOfSync\nDRIFT=ConfigMap/keep data.k\nMISSING=ConfigMap/new-cm\nEXTRA=ConfigMap/old-cm\n',
+    });
     expect(settled(res.stderr)).toMatch(WARNING(ns));
     expect(settled(res.stderr).trimEnd().split('\n')).toHaveLength(1);
   });

@@ -37,12 +37,7 @@ export interface ApiResponse {
 }
 
 /** Sends one request (path with query string, e.g. `/api/v1/namespaces?limit=1`) and returns status and body. */
-export function apiRequest(
-  method: string,
-  path: string,
-  body?: string,
-  contentType = 'application/json',
-): Promise<ApiResponse> {
+export function apiRequest(method: string, path: string, body?: string, contentType = 'application/json'): Promise<ApiResponse> {
   const creds = credentials();
   return new Promise((resolve, reject) => {
     const req = request(

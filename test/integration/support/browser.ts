@@ -29,7 +29,8 @@ export interface Browser {
 
 /** Starts Chromium with a fresh --user-data-dir (removed again on close). */
 export async function launchChromium(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: the browser tests need Debian's chromium (apt-get install chromium chromium-driver; .ci/run installs it)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: the browser tests need Debian's chromium (apt-get install chromium chromium-driver; .ci/run installs it)`);
   const profile = mkdtempSync(join(tmpdir(), 'kgitops-chromium-'));
   mkdirSync(SCREENSHOTS, { recursive: true });
   const context = await chromium.launchPersistentContext(profile, {

@@ -223,10 +223,7 @@ export interface WaitOptions {
  * Polls until the predicate returns a truthy value and returns it; errors thrown by the predicate
  * count as "not yet" and the last one becomes the cause of the timeout error.
  */
-export async function waitFor<T>(
-  predicate: () => Promise<T | undefined | null | false> | T | undefined | null | false,
-  opts: WaitOptions,
-): Promise<T> {
+export async function waitFor<T>(predicate: () => Promise<T | undefined | null | false> | T | undefined | null | false, opts: WaitOptions): Promise<T> {
   const timeoutMs = opts.timeoutMs ?? 60_000;
   const intervalMs = opts.intervalMs ?? 500;
   const deadline = Date.now() + timeoutMs;

@@ -15,10 +15,19 @@ const withSpec = (extra: Record<string, unknown>) => application({ spec: { ...SP
 describe('parseApplication', () => {
   it('keeps every entry of spec.sources (the first also as source), how many there are, and the rendering keys as written, with no warning', () => {
     const app = parseApplication(
-      withSpec({ sources: [{ repoURL: 'https://git.example.com/a.git', path: 'a', helm: { releaseName: 'x' } }, { repoURL: 'https://git.example.com/b.git', ref: 'values', targetRevision: 'v1' }] }),
+      withSpec({
+        sources: [
+          { repoURL: 'https://git.example.com/a.git', path: 'a', helm: { releaseName: 'x' } },
+          { repoURL: 'https://git.example.com/b.git', ref: 'values', targetRevision: 'v1' },
+        ],
+      }),
       'app.yaml',
     );
-    expect(app.source).toEqual({ repoURL: 'https://git.example.com/a.git', path: 'a', options: { helm: expect.objectContaining({ releaseName: 'x', valueFiles: [] }) } });
+    expect(app.source).toEqual({
+      repoURL: 'https://git.example.com/a.git',
+      path: 'a',
+      options: { helm: expect.objectContaining({ releaseName: 'x', valueFiles: [] }) },
+    });
     expect(app.sources).toEqual([
       { ...app.source, sourceOptions: { helm: { releaseName: 'x' } } },
       { repoURL: 'https://git.example.com/b.git', ref: 'values', targetRevision: 'v1', sourceOptions: { ref: 'values' } },
@@ -64,11 +73,22 @@ describe('parseApplication', () => {
 
   it('reads ignoreDifferences', () => {
     const app = parseApplication(
-      withSpec({ ignoreDifferences: [{ group: 'apps', kind: 'Deployment', name: 'orders', jsonPointers: ['/spec/replicas'], managedFieldsManagers: ['kube-controller-manager'] }] }),
+      withSpec({
+        ignoreDifferences: [
+          { group: 'apps', kind: 'Deployment', name: 'orders', jsonPointers: ['/spec/replicas'], managedFieldsManagers: ['kube-controller-manager'] },
+        ],
+      }),
       'a',
     );
     expect(app.ignoreDifferences).toEqual([
-      { group: 'apps', kind: 'Deployment', name: 'orders', jsonPointers: ['/spec/replicas'], jqPathExpressions: [], managedFieldsManagers: ['kube-controller-manager'] },
+      {
+        group: 'apps',
+        kind: 'Deployment',
+        name: 'orders',
+        jsonPointers: ['/spec/replicas'],
+        jqPathExpressions: [],
+        managedFieldsManagers: ['kube-controller-manager'],
+      },
     ]);
   });
 
@@ -78,7 +98,10 @@ describe('parseApplication', () => {
     [withSpec({ destination: { namespace: 7 } }), /spec\.destination\.namespace: must be a string/],
     [withSpec({ syncPolicy: { automated: { prune: 'yes' } } }), /spec\.syncPolicy\.automated\.prune: must be true or false/],
     [withSpec({ syncPolicy: { syncOptions: 'CreateNamespace=true' } }), /spec\.syncPolicy\.syncOptions: must be a list of strings/],
-    [withSpec({ ignoreDifferences: [{ group: 'apps', kind: 'Deployment', jsonPointers: ['spec/replicas'] }] }), /spec\.ignoreDifferences\[0\]\.jsonPointers\[0\]: "spec\/replicas" is not a JSON pointer: it must start with \//],
+    [
+      withSpec({ ignoreDifferences: [{ group: 'apps', kind: 'Deployment', jsonPointers: ['spec/replicas'] }] }),
+      /spec\.ignoreDifferences\[0\]\.jsonPointers\[0\]: "spec\/replicas" is not a JSON pointer: it must start with \//,
+    ],
     [withSpec({ ignoreDifferences: [{ group: 'apps', jsonPointers: ['/x'] }] }), /spec\.ignoreDifferences\[0\]\.kind: is required/],
     [withSpec({ ignoreDifferences: {} }), /spec\.ignoreDifferences: must be a list/],
   ])('rejects %j naming the file and field', (obj, re) => {
@@ -91,7 +114,16 @@ describe('parseSyncOptions', () => {
   it('parses every supported option', () => {
     const warnings: string[] = [];
     const o = parseSyncOptions(
-      ['CreateNamespace=true', 'PruneLast=true', 'ServerSideApply=true', 'ApplyOutOfSyncOnly=true', 'RespectIgnoreDifferences=true', 'FailOnSharedResource=true', 'PrunePropagationPolicy=orphan', 'Prune=false'],
+      [
+        'CreateNamespace=true',
+        'PruneLast=true',
+        'ServerSideApply=true',
+        'ApplyOutOfSyncOnly=true',
+        'RespectIgnoreDifferences=true',
+        'FailOnSharedResource=true',
+        'PrunePropagationPolicy=orphan',
+        'Prune=false',
+      ],
       (w) => warnings.push(w),
     );
     expect(o).toEqual({
@@ -109,7 +141,9 @@ describe('parseSyncOptions', () => {
 
   it('turns unsupported or malformed options into warnings, never silence', () => {
     const warnings: string[] = [];
-    const o = parseSyncOptions(['Validate=false', 'PrunePropagationPolicy=sideways', 'CreateNamespace=yes', 'Replace=true', 'Recreate=true'], (w) => warnings.push(w));
+    const o = parseSyncOptions(['Validate=false', 'PrunePropagationPolicy=sideways', 'CreateNamespace=yes', 'Replace=true', 'Recreate=true'], (w) =>
+      warnings.push(w),
+    );
     expect(o.prunePropagationPolicy).toBe('foreground');
     expect(o.createNamespace).toBe(false);
     // Replace and Validate are read (the app-level defaults of the per-resource options).
@@ -158,15 +192,37 @@ describe('parseApplication: the source options, typed', () => {
       'a',
     );
     expect(app.project).toBe('shop');
-    expect(app.source.options?.directory).toEqual({ recurse: true, include: '*.yaml', exclude: '', jsonnet: { tlas: [{ name: 't', value: '1', code: true }], extVars: [], libs: ['lib'] } });
-    const k = parseApplication(withSpec({ source: { repoURL: 'r', kustomize: { namePrefix: 'a-', replicas: [{ name: 'x', count: '3' }], commonLabels: { a: 'b' } } } }), 'a');
-    expect(k.source.options?.kustomize).toMatchObject({ namePrefix: 'a-', replicas: [{ name: 'x', count: 3 }], commonLabels: { a: 'b' }, images: [], forceCommonLabels: false });
+    expect(app.source.options?.directory).toEqual({
+      recurse: true,
+      include: '*.yaml',
+      exclude: '',
+      jsonnet: { tlas: [{ name: 't', value: '1', code: true }], extVars: [], libs: ['lib'] },
+    });
+    const k = parseApplication(
+      withSpec({ source: { repoURL: 'r', kustomize: { namePrefix: 'a-', replicas: [{ name: 'x', count: '3' }], commonLabels: { a: 'b' } } } }),
+      'a',
+    );
+    expect(k.source.options?.kustomize).toMatchObject({
+      namePrefix: 'a-',
+      replicas: [{ name: 'x', count: 3 }],
+      commonLabels: { a: 'b' },
+      images: [],
+      forceCommonLabels: false,
+    });
   });
 
   it('refuses options of the wrong type, naming the field', () => {
-    expect(() => parseApplication(withSpec({ source: { repoURL: 'r', directory: { recurse: 'yes' } } }), 'a.yaml')).toThrow(/a\.yaml: Application spec\.source\.directory\.recurse: must be true or false/);
-    expect(() => parseApplication(withSpec({ source: { repoURL: 'r', kustomize: { replicas: [{ name: 'x', count: 'many' }] } } }), 'a')).toThrow(/spec\.source\.kustomize\.replicas\[0\]\.count/);
-    expect(() => parseApplication(withSpec({ source: { repoURL: 'r', kustomize: { commonLabels: { a: 1 } } } }), 'a')).toThrow(/commonLabels\.a: must be a string/);
-    expect(() => parseApplication(withSpec({ source: { repoURL: 'r', directory: { jsonnet: { extVars: [{ value: 'x' }] } } } }), 'a')).toThrow(/extVars\[0\]\.name: is required/);
+    expect(() => parseApplication(withSpec({ source: { repoURL: 'r', directory: { recurse: 'yes' } } }), 'a.yaml')).toThrow(
+      /a\.yaml: Application spec\.source\.directory\.recurse: must be true or false/,
+    );
+    expect(() => parseApplication(withSpec({ source: { repoURL: 'r', kustomize: { replicas: [{ name: 'x', count: 'many' }] } } }), 'a')).toThrow(
+      /spec\.source\.kustomize\.replicas\[0\]\.count/,
+    );
+    expect(() => parseApplication(withSpec({ source: { repoURL: 'r', kustomize: { commonLabels: { a: 1 } } } }), 'a')).toThrow(
+      /commonLabels\.a: must be a string/,
+    );
+    expect(() => parseApplication(withSpec({ source: { repoURL: 'r', directory: { jsonnet: { extVars: [{ value: 'x' }] } } } }), 'a')).toThrow(
+      /extVars\[0\]\.name: is required/,
+    );
   });
 });

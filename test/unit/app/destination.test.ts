@@ -34,8 +34,16 @@ describe('resolveDestination', () => {
   });
 
   it('in-cluster for an Application read from a file is the current context, or --context', () => {
-    expect(resolveDestination(input({ server: 'https://kubernetes.default.svc' }))).toMatchObject({ ok: true, context: 'staging', why: 'in-cluster: the current context' });
-    expect(resolveDestination(input({ name: 'in-cluster' }, { appContext: 'prod', explicitContext: true }))).toMatchObject({ ok: true, context: 'prod', why: 'in-cluster: the --context' });
+    expect(resolveDestination(input({ server: 'https://kubernetes.default.svc' }))).toMatchObject({
+      ok: true,
+      context: 'staging',
+      why: 'in-cluster: the current context',
+    });
+    expect(resolveDestination(input({ name: 'in-cluster' }, { appContext: 'prod', explicitContext: true }))).toMatchObject({
+      ok: true,
+      context: 'prod',
+      why: 'in-cluster: the --context',
+    });
   });
 
   it('in-cluster with no context selected is refused', () => {
@@ -51,14 +59,22 @@ describe('resolveDestination', () => {
 
   it('a name is matched against context names and cluster names', () => {
     expect(resolveDestination(input({ name: 'prod' }))).toMatchObject({ ok: true, context: 'prod', why: 'the context is named prod' });
-    expect(resolveDestination(input({ name: 'staging-cluster' }, { appContext: undefined }))).toMatchObject({ ok: true, context: 'staging', why: 'the context\'s cluster is named staging-cluster' });
+    expect(resolveDestination(input({ name: 'staging-cluster' }, { appContext: undefined }))).toMatchObject({
+      ok: true,
+      context: 'staging',
+      why: "the context's cluster is named staging-cluster",
+    });
   });
 
   it('Argo CD cluster Secrets pair a name with a server, both ways', () => {
     const clusterSecrets = [{ secret: 'argocd/c1', name: 'production', server: 'https://localhost:6443' }];
     expect(resolveDestination(input({ name: 'production' }, { appFromCluster: true, clusterSecrets }))).toMatchObject({ ok: true, context: 'prod' });
     const named = [{ secret: 'argocd/c2', name: 'prod', server: 'https://prod.example.com' }];
-    expect(resolveDestination(input({ server: 'https://prod.example.com' }, { appFromCluster: true, clusterSecrets: named }))).toMatchObject({ ok: true, context: 'prod', why: 'the context is named prod' });
+    expect(resolveDestination(input({ server: 'https://prod.example.com' }, { appFromCluster: true, clusterSecrets: named }))).toMatchObject({
+      ok: true,
+      context: 'prod',
+      why: 'the context is named prod',
+    });
     const inCluster = [{ secret: 'argocd/c3', name: 'home', server: 'https://kubernetes.default.svc' }];
     expect(resolveDestination(input({ name: 'home' }, { appFromCluster: true, clusterSecrets: inCluster }))).toMatchObject({ ok: true, context: 'staging' });
   });
@@ -67,7 +83,9 @@ describe('resolveDestination', () => {
     const r = resolveDestination(input({ server: 'https://prod.example.com' }));
     expect(r.ok).toBe(false);
     if (r.ok) return;
-    expect(r.refused).toBe(`spec.destination (server https://prod.example.com): no kubeconfig context reaches it (the kubeconfig's contexts: staging (${A.server}), prod (${B.server}))`);
+    expect(r.refused).toBe(
+      `spec.destination (server https://prod.example.com): no kubeconfig context reaches it (the kubeconfig's contexts: staging (${A.server}), prod (${B.server}))`,
+    );
     expect(r.candidates).toEqual([]);
   });
 
@@ -90,7 +108,10 @@ describe('resolveDestination', () => {
   });
 
   it('both server and name, or neither, are refused as Argo CD refuses them', () => {
-    expect(resolveDestination(input({ server: B.server, name: 'prod' }))).toMatchObject({ ok: false, refused: expect.stringMatching(/sets both server and name/) });
+    expect(resolveDestination(input({ server: B.server, name: 'prod' }))).toMatchObject({
+      ok: false,
+      refused: expect.stringMatching(/sets both server and name/),
+    });
     expect(resolveDestination(input({}))).toMatchObject({ ok: false, refused: expect.stringMatching(/names no cluster/) });
   });
 
@@ -98,31 +119,55 @@ describe('resolveDestination', () => {
     const flagContext = { name: '(command-line flags)', cluster: '(--server)', server: 'https://10.0.0.9:6443', via: '--server https://10.0.0.9:6443' };
     const none = { contexts: [], appContext: '(command-line flags)', flagContext };
 
-    it('no kubeconfig at all: in-cluster is the flags\' server', () => {
+    it("no kubeconfig at all: in-cluster is the flags' server", () => {
       for (const d of [{ server: 'https://kubernetes.default.svc' }, { name: 'in-cluster' }]) {
-        expect(resolveDestination(input(d, none))).toEqual({ ok: true, context: flagContext.name, server: flagContext.server, why: 'in-cluster: the cluster --server https://10.0.0.9:6443 names' });
+        expect(resolveDestination(input(d, none))).toEqual({
+          ok: true,
+          context: flagContext.name,
+          server: flagContext.server,
+          why: 'in-cluster: the cluster --server https://10.0.0.9:6443 names',
+        });
       }
     });
 
-    it('no kubeconfig at all: the same server URL (normalized) is the flags\' server, another is refused naming --server', () => {
-      expect(resolveDestination(input({ server: 'https://10.0.0.9:6443/' }, none))).toMatchObject({ ok: true, context: flagContext.name, server: flagContext.server, why: '--server https://10.0.0.9:6443 names the destination\'s server' });
+    it("no kubeconfig at all: the same server URL (normalized) is the flags' server, another is refused naming --server", () => {
+      expect(resolveDestination(input({ server: 'https://10.0.0.9:6443/' }, none))).toMatchObject({
+        ok: true,
+        context: flagContext.name,
+        server: flagContext.server,
+        why: "--server https://10.0.0.9:6443 names the destination's server",
+      });
       const r = resolveDestination(input({ server: 'https://prod.example.com' }, none));
       expect(r).toMatchObject({ ok: false, candidates: [] });
-      if (!r.ok) expect(r.refused).toBe('spec.destination (server https://prod.example.com): no kubeconfig context reaches it (the kubeconfig has no contexts), and --server https://10.0.0.9:6443 names another cluster');
+      if (!r.ok)
+        expect(r.refused).toBe(
+          'spec.destination (server https://prod.example.com): no kubeconfig context reaches it (the kubeconfig has no contexts), and --server https://10.0.0.9:6443 names another cluster',
+        );
     });
 
-    it('a name Argo CD\'s cluster Secrets pair with the flags\' server reaches it', () => {
+    it("a name Argo CD's cluster Secrets pair with the flags' server reaches it", () => {
       const clusterSecrets = [{ secret: 'argocd/c', name: 'edge', server: 'https://10.0.0.9:6443' }];
-      expect(resolveDestination(input({ name: 'edge' }, { ...none, appFromCluster: true, clusterSecrets }))).toMatchObject({ ok: true, context: flagContext.name });
+      expect(resolveDestination(input({ name: 'edge' }, { ...none, appFromCluster: true, clusterSecrets }))).toMatchObject({
+        ok: true,
+        context: flagContext.name,
+      });
       expect(resolveDestination(input({ name: 'elsewhere' }, { ...none, appFromCluster: true, clusterSecrets }))).toMatchObject({ ok: false });
     });
 
-    it('a kubeconfig context that reaches the destination still wins (its credentials), the flags\' context only when none does', () => {
+    it("a kubeconfig context that reaches the destination still wins (its credentials), the flags' context only when none does", () => {
       const onA = { ...flagContext, name: 'staging', server: A.server, via: `--server ${A.server}` };
       expect(resolveDestination(input({ server: B.server }, { flagContext: onA }))).toMatchObject({ ok: true, context: 'prod', server: B.server });
       const elsewhere = { ...flagContext, name: 'staging' };
-      expect(resolveDestination(input({ server: flagContext.server }, { flagContext: elsewhere }))).toMatchObject({ ok: true, context: 'staging', server: flagContext.server });
-      expect(resolveDestination(input({ server: 'https://kubernetes.default.svc' }, { flagContext: elsewhere }))).toMatchObject({ ok: true, context: 'staging', server: flagContext.server });
+      expect(resolveDestination(input({ server: flagContext.server }, { flagContext: elsewhere }))).toMatchObject({
+        ok: true,
+        context: 'staging',
+        server: flagContext.server,
+      });
+      expect(resolveDestination(input({ server: 'https://kubernetes.default.svc' }, { flagContext: elsewhere }))).toMatchObject({
+        ok: true,
+        context: 'staging',
+        server: flagContext.server,
+      });
     });
   });
 });

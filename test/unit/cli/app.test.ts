@@ -193,8 +193,22 @@ describe('help', () => {
     expect(narrow.stdout()).toMatch(/^kubectl gitops diff \[app\]/);
     const wide = memoryIo();
     await runCli(['diff', '--help'], { ...wide.io, columns: 200 });
-    expect(Math.max(...wide.stdout().split('\n').map((l) => l.length))).toBeGreaterThan(60);
-    expect(Math.max(...wide.stdout().split('\n').map((l) => l.length))).toBeLessThanOrEqual(110);
+    expect(
+      Math.max(
+        ...wide
+          .stdout()
+          .split('\n')
+          .map((l) => l.length),
+      ),
+    ).toBeGreaterThan(60);
+    expect(
+      Math.max(
+        ...wide
+          .stdout()
+          .split('\n')
+          .map((l) => l.length),
+      ),
+    ).toBeLessThanOrEqual(110);
   });
 
   it('every real command documents itself as `kubectl gitops <command>`', async () => {

@@ -9,33 +9,108 @@ import { memoryIo } from '../../../src/cli/io.js';
 
 describe('normalizeArgv', () => {
   it.each<[string[], string[]]>([
-    [['diff', '-ojson'], ['diff', '--output=json']],
-    [['diff', '-oyaml'], ['diff', '--output=yaml']],
-    [['diff', '-o=json'], ['diff', '--output=json']],
-    [['diff', '-o', 'json'], ['diff', '--output=json']],
-    [['diff', '-nshop'], ['diff', '--namespace=shop']],
-    [['diff', '-n=shop'], ['diff', '--namespace=shop']],
-    [['diff', '-shttps://127.0.0.1:6443'], ['diff', '--server=https://127.0.0.1:6443']],
-    [['diff', '-fapp.yaml'], ['diff', '--app-file=app.yaml']],
-    [['diff', '-f', '-'], ['diff', '--app-file=-']],
-    [['diff', '-Ah'], ['diff', '--all-namespaces', '--help']],
-    [['diff', '-A=false'], ['diff', '--all-namespaces=false']],
-    [['diff', '-Anshop'], ['diff', '--all-namespaces', '--namespace=shop']],
-    [['list', '-Al', 'team=shop'], ['list', '--all-namespaces', '--selector=team=shop']],
-    [['sync', 'shop', '-ltier=web'], ['sync', 'shop', '--selector=tier=web']],
-    [['diff', '-v'], ['diff', '--v=1']],
-    [['diff', '-v', '6'], ['diff', '--v=6']],
-    [['diff', '-v6'], ['diff', '--v=6']],
-    [['diff', '-v=6'], ['diff', '--v=6']],
-    [['diff', '--v=6'], ['diff', '--v=6']],
-    [['diff', '--v', '9'], ['diff', '--v=9']],
-    [['diff', '-v', 'shop'], ['diff', '--v=1', 'shop']],
-    [['diff', '--context=prod', '--namespace', 'web'], ['diff', '--context=prod', '--namespace', 'web']],
-    [['diff', '--', '-ojson'], ['diff', '--', '-ojson']],
-    [['normalize', '-'], ['normalize', '-']],
+    [
+      ['diff', '-ojson'],
+      ['diff', '--output=json'],
+    ],
+    [
+      ['diff', '-oyaml'],
+      ['diff', '--output=yaml'],
+    ],
+    [
+      ['diff', '-o=json'],
+      ['diff', '--output=json'],
+    ],
+    [
+      ['diff', '-o', 'json'],
+      ['diff', '--output=json'],
+    ],
+    [
+      ['diff', '-nshop'],
+      ['diff', '--namespace=shop'],
+    ],
+    [
+      ['diff', '-n=shop'],
+      ['diff', '--namespace=shop'],
+    ],
+    [
+      ['diff', '-shttps://127.0.0.1:6443'],
+      ['diff', '--server=https://127.0.0.1:6443'],
+    ],
+    [
+      ['diff', '-fapp.yaml'],
+      ['diff', '--app-file=app.yaml'],
+    ],
+    [
+      ['diff', '-f', '-'],
+      ['diff', '--app-file=-'],
+    ],
+    [
+      ['diff', '-Ah'],
+      ['diff', '--all-namespaces', '--help'],
+    ],
+    [
+      ['diff', '-A=false'],
+      ['diff', '--all-namespaces=false'],
+    ],
+    [
+      ['diff', '-Anshop'],
+      ['diff', '--all-namespaces', '--namespace=shop'],
+    ],
+    [
+      ['list', '-Al', 'team=shop'],
+      ['list', '--all-namespaces', '--selector=team=shop'],
+    ],
+    [
+      ['sync', 'shop', '-ltier=web'],
+      ['sync', 'shop', '--selector=tier=web'],
+    ],
+    [
+      ['diff', '-v'],
+      ['diff', '--v=1'],
+    ],
+    [
+      ['diff', '-v', '6'],
+      ['diff', '--v=6'],
+    ],
+    [
+      ['diff', '-v6'],
+      ['diff', '--v=6'],
+    ],
+    [
+      ['diff', '-v=6'],
+      ['diff', '--v=6'],
+    ],
+    [
+      ['diff', '--v=6'],
+      ['diff', '--v=6'],
+    ],
+    [
+      ['diff', '--v', '9'],
+      ['diff', '--v=9'],
+    ],
+    [
+      ['diff', '-v', 'shop'],
+      ['diff', '--v=1', 'shop'],
+    ],
+    [
+      ['diff', '--context=prod', '--namespace', 'web'],
+      ['diff', '--context=prod', '--namespace', 'web'],
+    ],
+    [
+      ['diff', '--', '-ojson'],
+      ['diff', '--', '-ojson'],
+    ],
+    [
+      ['normalize', '-'],
+      ['normalize', '-'],
+    ],
     [[], ['--help']],
     [['help'], ['--help']],
-    [['help', 'diff'], ['diff', '--help']],
+    [
+      ['help', 'diff'],
+      ['diff', '--help'],
+    ],
   ])('%j -> %j', (argv, expected) => {
     expect(normalizeArgv(argv)).toEqual(expected);
   });
@@ -99,11 +174,27 @@ describe('kubectl argument lists as the commands receive them', () => {
     expect(r.seen[0]?.args.app).toBe('shop');
   });
 
-  it('takes kubectl\'s connection flags, in both spellings', async () => {
+  it("takes kubectl's connection flags, in both spellings", async () => {
     const r = await run([
-      'probe', 'shop',
-      '--cluster=c1', '--user', 'u1', '-shttps://127.0.0.1:6443', '--token=abc', '--as', 'jane', '--as-group', 'dev', '--as-group=ops',
-      '--as-uid=42', '--certificate-authority', '/ca.crt', '--client-certificate=/c.crt', '--client-key', '/c.key', '--insecure-skip-tls-verify',
+      'probe',
+      'shop',
+      '--cluster=c1',
+      '--user',
+      'u1',
+      '-shttps://127.0.0.1:6443',
+      '--token=abc',
+      '--as',
+      'jane',
+      '--as-group',
+      'dev',
+      '--as-group=ops',
+      '--as-uid=42',
+      '--certificate-authority',
+      '/ca.crt',
+      '--client-certificate=/c.crt',
+      '--client-key',
+      '/c.key',
+      '--insecure-skip-tls-verify',
       '--tls-server-name=kubernetes',
     ]);
     expect(r.err).toBe('');
@@ -172,17 +263,32 @@ describe('help of the real commands', () => {
     const r = await help(['help', 'nope']);
     expect(r.code).toBe(ExitCode.Input);
     expect(r.out).toBe('');
-    expect(r.err).toMatch(/^error: unknown command "nope" for "kubectl gitops help": the commands are diff, sync, prune, status, list, dashboard, history, rollback, windows, normalize, version, completion\n/);
+    expect(r.err).toMatch(
+      /^error: unknown command "nope" for "kubectl gitops help": the commands are diff, sync, prune, status, list, dashboard, history, rollback, windows, normalize, version, completion\n/,
+    );
   });
 
-  it('lists a command\'s own flags before the cluster and global flags', async () => {
+  it("lists a command's own flags before the cluster and global flags", async () => {
     const { out } = await help(['diff', '--help']);
     const at = (s: string) => out.indexOf(s);
     expect(at('Flags:')).toBeGreaterThan(0);
     expect(at('--live')).toBeGreaterThan(at('Flags:'));
     expect(at('Cluster flags (as kubectl):')).toBeGreaterThan(at('--live'));
     expect(at('Global flags:')).toBeGreaterThan(at('Cluster flags (as kubectl):'));
-    for (const flag of ['--as ', '--as-group', '--token', '--server', '--user', '--cluster', '--insecure-skip-tls-verify', '--tls-server-name', '--certificate-authority', '--client-certificate', '--client-key', '-A, --all-namespaces']) {
+    for (const flag of [
+      '--as ',
+      '--as-group',
+      '--token',
+      '--server',
+      '--user',
+      '--cluster',
+      '--insecure-skip-tls-verify',
+      '--tls-server-name',
+      '--certificate-authority',
+      '--client-certificate',
+      '--client-key',
+      '-A, --all-namespaces',
+    ]) {
       expect(out).toContain(flag);
     }
   });
@@ -220,7 +326,7 @@ describe('help of the real commands', () => {
       const { out } = await help([word, '--help']);
       const examples = out.slice(out.indexOf('Examples:'));
       expect(examples).toMatch(/^Examples:\n {2}# .+\n {2}\S/);
-      expect(examples).toContain("kubectl gitops ");
+      expect(examples).toContain('kubectl gitops ');
       for (const line of examples.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
       for (const line of examples.split('\n').filter((l) => l.trimStart().startsWith('kubectl gitops'))) expect(line).toMatch(/^ {2}kubectl gitops \S/);
     }
@@ -229,7 +335,21 @@ describe('help of the real commands', () => {
 
 describe('repeatedValues: every value of a repeatable flag, in order', () => {
   it('reads --flag value and --flag=value, up to --, and only the repeatable flags', () => {
-    const got = repeatedValues(['sync', 'shop', '--resource', ':ConfigMap:a', '--resource=apps:Deployment:b', '--api-versions', 'v1', '--output', 'kv', '--as-group=g1', '--', '--resource', 'x']);
+    const got = repeatedValues([
+      'sync',
+      'shop',
+      '--resource',
+      ':ConfigMap:a',
+      '--resource=apps:Deployment:b',
+      '--api-versions',
+      'v1',
+      '--output',
+      'kv',
+      '--as-group=g1',
+      '--',
+      '--resource',
+      'x',
+    ]);
     expect(Object.fromEntries(got)).toEqual({ resource: [':ConfigMap:a', 'apps:Deployment:b'], 'api-versions': ['v1'], 'as-group': ['g1'] });
     expect(repeatedValues(['sync', '--resource']).size).toBe(0);
   });
@@ -240,6 +360,8 @@ describe('commandLineWithout (the command that goes on after a --no-force-confli
     const drop = ['--no-force-conflicts', '--force-conflicts=false'];
     expect(commandLineWithout(['sync', 'shop', '--no-force-conflicts', '--prune', '-o', 'kv'], drop)).toBe('kubectl gitops sync shop --prune -o kv');
     expect(commandLineWithout(['rollback', 'shop', '3', '--force-conflicts=false'], drop)).toBe('kubectl gitops rollback shop 3');
-    expect(commandLineWithout(['sync', '-f', '/tmp/my app.yaml', '-l', "tier in (web,api)", '--desired', "it's"], drop)).toBe(`kubectl gitops sync -f '/tmp/my app.yaml' -l 'tier in (web,api)' --desired 'it'\\''s'`);
+    expect(commandLineWithout(['sync', '-f', '/tmp/my app.yaml', '-l', 'tier in (web,api)', '--desired', "it's"], drop)).toBe(
+      `kubectl gitops sync -f '/tmp/my app.yaml' -l 'tier in (web,api)' --desired 'it'\\''s'`,
+    );
   });
 });

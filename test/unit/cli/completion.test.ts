@@ -37,7 +37,11 @@ const values = async (words: string[], src = sources) => {
 
 describe('__complete', () => {
   it.each<[string[], string[], number]>([
-    [[''], ['diff', 'sync', 'prune', 'status', 'list', 'dashboard', 'history', 'rollback', 'windows', 'normalize', 'version', 'completion'], Directive.NoFileComp],
+    [
+      [''],
+      ['diff', 'sync', 'prune', 'status', 'list', 'dashboard', 'history', 'rollback', 'windows', 'normalize', 'version', 'completion'],
+      Directive.NoFileComp,
+    ],
     [['s'], ['sync', 'status'], Directive.NoFileComp],
     [['diff', ''], ['shop', 'shipping', 'orders'], Directive.NoFileComp],
     [['status', 'sh'], ['shop', 'shipping'], Directive.NoFileComp],
@@ -67,7 +71,8 @@ describe('__complete', () => {
   it('offers only the flags a command takes: normalize has no --context, diff has the cluster flags', async () => {
     expect((await values(['normalize', '--'])).values).not.toContain('--context');
     const diff = (await values(['diff', '--'])).values;
-    for (const f of ['--context', '--kubeconfig', '--namespace', '--as', '--as-group', '--token', '--server', '--request-timeout', '--output', '--live', '--v']) expect(diff).toContain(f);
+    for (const f of ['--context', '--kubeconfig', '--namespace', '--as', '--as-group', '--token', '--server', '--request-timeout', '--output', '--live', '--v'])
+      expect(diff).toContain(f);
     expect(diff).not.toContain('--confirm');
   });
 
@@ -108,14 +113,26 @@ describe('completion <shell>', () => {
     const dir = tempDir('kgo-bash-completion');
     // A stand-in kubectl-gitops that answers __complete as the real one would for these words.
     const stub = join(dir, 'kubectl-gitops');
-    writeFileSync(stub, `#!/bin/sh\n[ "$1" = __complete ] || exit 1\nshift\necho "$*" > ${join(dir, 'args')}\nprintf 'diff\\tShow drift\\ndelete-me\\n:4\\n'\n`);
+    writeFileSync(
+      stub,
+      `#!/bin/sh\n[ "$1" = __complete ] || exit 1\nshift\necho "$*" > ${join(dir, 'args')}\nprintf 'diff\\tShow drift\\ndelete-me\\n:4\\n'\n`,
+    );
     chmodSync(stub, 0o755);
     const script = join(dir, 'completion.bash');
     writeFileSync(script, completionScript('bash'));
-    const r = spawnSync('bash', ['--norc', '--noprofile', '-c', `source ${script}; COMP_WORDS=(kubectl-gitops d); COMP_CWORD=1; _kubectl_gitops; printf '%s\\n' "\${COMPREPLY[@]}"; cat ${join(dir, 'args')}`], {
-      encoding: 'utf8',
-      env: { PATH: `${dir}:${process.env.PATH ?? '/usr/bin:/bin'}` },
-    });
+    const r = spawnSync(
+      'bash',
+      [
+        '--norc',
+        '--noprofile',
+        '-c',
+        `source ${script}; COMP_WORDS=(kubectl-gitops d); COMP_CWORD=1; _kubectl_gitops; printf '%s\\n' "\${COMPREPLY[@]}"; cat ${join(dir, 'args')}`,
+      ],
+      {
+        encoding: 'utf8',
+        env: { PATH: `${dir}:${process.env.PATH ?? '/usr/bin:/bin'}` },
+      },
+    );
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('diff\ndelete-me\nd\n');
   });
@@ -125,9 +142,16 @@ describe('completion <shell>', () => {
     const dir = tempDir('kgo-shell-completion');
     const bin = join(dir, 'bin');
     mkdirSync(bin);
-    writeFileSync(join(bin, 'kubectl-gitops'), `#!/bin/sh\n[ "$1" = __complete ] || exit 1\nshift\nfor a in "$@"; do printf '[%s]' "$a"; done > ${join(dir, 'args')}\nprintf '${answer}'\n`);
+    writeFileSync(
+      join(bin, 'kubectl-gitops'),
+      `#!/bin/sh\n[ "$1" = __complete ] || exit 1\nshift\nfor a in "$@"; do printf '[%s]' "$a"; done > ${join(dir, 'args')}\nprintf '${answer}'\n`,
+    );
     chmodSync(join(bin, 'kubectl-gitops'), 0o755);
-    return { dir, env: { PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`, HOME: dir, TERM: 'dumb' }, args: () => readFileSync(join(dir, 'args'), 'utf8') };
+    return {
+      dir,
+      env: { PATH: `${bin}:${process.env.PATH ?? '/usr/bin:/bin'}`, HOME: dir, TERM: 'dumb' },
+      args: () => readFileSync(join(dir, 'args'), 'utf8'),
+    };
   }
   const shell = (name: string) => {
     const r = spawnSync(name, ['--version'], { encoding: 'utf8' });
@@ -139,12 +163,23 @@ describe('completion <shell>', () => {
     const s = stub('sync\\tApply it\\nstatus\\tShow it: health\\n:4\\n');
     const script = join(s.dir, 'completion.zsh');
     writeFileSync(script, completionScript('zsh'));
-    const run = (line: string) => spawnSync('zsh', ['-f', join(process.cwd(), 'test', 'support', 'zsh-complete.zsh'), script, line], { encoding: 'utf8', env: s.env, timeout: 30_000, cwd: s.dir });
+    const run = (line: string) =>
+      spawnSync('zsh', ['-f', join(process.cwd(), 'test', 'support', 'zsh-complete.zsh'), script, line], {
+        encoding: 'utf8',
+        env: s.env,
+        timeout: 30_000,
+        cwd: s.dir,
+      });
     const sy = run('kubectl-gitops sy');
     expect(sy.stdout).toBe('sync\n');
     expect(s.args()).toBe('[sy]');
     const all = run('kubectl-gitops diff --context prod ');
-    expect(all.stdout.split('\n').filter((l) => l !== '').sort()).toEqual(['status', 'sync']);
+    expect(
+      all.stdout
+        .split('\n')
+        .filter((l) => l !== '')
+        .sort(),
+    ).toEqual(['status', 'sync']);
     expect(s.args()).toBe('[diff][--context][prod][]');
   }, 60_000);
 
@@ -154,7 +189,12 @@ describe('completion <shell>', () => {
     writeFileSync(join(s.dir, 'app.yaml'), '');
     const script = join(s.dir, 'completion.zsh');
     writeFileSync(script, completionScript('zsh'));
-    const r = spawnSync('zsh', ['-f', join(process.cwd(), 'test', 'support', 'zsh-complete.zsh'), script, 'kubectl-gitops diff -f ap'], { encoding: 'utf8', env: s.env, timeout: 30_000, cwd: s.dir });
+    const r = spawnSync('zsh', ['-f', join(process.cwd(), 'test', 'support', 'zsh-complete.zsh'), script, 'kubectl-gitops diff -f ap'], {
+      encoding: 'utf8',
+      env: s.env,
+      timeout: 30_000,
+      cwd: s.dir,
+    });
     expect(r.stdout).toBe('app.yaml\n');
   }, 60_000);
 
@@ -164,7 +204,8 @@ describe('completion <shell>', () => {
     const script = join(s.dir, 'completion.fish');
     writeFileSync(script, completionScript('fish'));
     writeFileSync(join(s.dir, 'app.yaml'), '');
-    const fish = (line: string, env = s.env) => spawnSync('fish', ['--no-config', '-c', `source ${script}; complete -C '${line}'`], { encoding: 'utf8', env, timeout: 30_000, cwd: s.dir });
+    const fish = (line: string, env = s.env) =>
+      spawnSync('fish', ['--no-config', '-c', `source ${script}; complete -C '${line}'`], { encoding: 'utf8', env, timeout: 30_000, cwd: s.dir });
     const sy = fish('kubectl-gitops sy');
     expect(sy.stderr).toBe('');
     expect(sy.stdout).toBe('sync\tApply it\n');
@@ -174,11 +215,21 @@ describe('completion <shell>', () => {
     // No candidates: files unless the directive says no files (4).
     const files = stub(':0\\n');
     writeFileSync(join(files.dir, 'app.yaml'), '');
-    const withFiles = spawnSync('fish', ['--no-config', '-c', `source ${script}; complete -C 'kubectl-gitops diff -f ap'`], { encoding: 'utf8', env: files.env, timeout: 30_000, cwd: files.dir });
+    const withFiles = spawnSync('fish', ['--no-config', '-c', `source ${script}; complete -C 'kubectl-gitops diff -f ap'`], {
+      encoding: 'utf8',
+      env: files.env,
+      timeout: 30_000,
+      cwd: files.dir,
+    });
     expect(withFiles.stdout).toBe('app.yaml\n');
     const none = stub(':4\\n');
     writeFileSync(join(none.dir, 'app.yaml'), '');
-    const noFiles = spawnSync('fish', ['--no-config', '-c', `source ${script}; complete -C 'kubectl-gitops diff --context ap'`], { encoding: 'utf8', env: none.env, timeout: 30_000, cwd: none.dir });
+    const noFiles = spawnSync('fish', ['--no-config', '-c', `source ${script}; complete -C 'kubectl-gitops diff --context ap'`], {
+      encoding: 'utf8',
+      env: none.env,
+      timeout: 30_000,
+      cwd: none.dir,
+    });
     expect(noFiles.stdout).toBe('');
   }, 60_000);
 
@@ -189,8 +240,17 @@ describe('completion <shell>', () => {
     expect(ps).toContain('& kubectl-gitops __complete @words');
     expect(ps).toContain("[System.Management.Automation.CompletionResult]::new($value, $value, 'ParameterValue', $description)");
     // Braces and parentheses balance outside strings, and every line is a comment, code or blank: no shell syntax of another shell leaks in.
-    const code = ps.split('\n').filter((l) => !l.trimStart().startsWith('#')).join('\n').replace(/'[^']*'|"(?:`.|[^"`])*"/g, '');
-    for (const [open, close] of [['{', '}'], ['(', ')'], ['[', ']']] as const) expect(code.split(open).length).toBe(code.split(close).length);
+    const code = ps
+      .split('\n')
+      .filter((l) => !l.trimStart().startsWith('#'))
+      .join('\n')
+      .replace(/'[^']*'|"(?:`.|[^"`])*"/g, '');
+    for (const [open, close] of [
+      ['{', '}'],
+      ['(', ')'],
+      ['[', ']'],
+    ] as const)
+      expect(code.split(open).length).toBe(code.split(close).length);
     expect(code).not.toMatch(/\$\{|\bfi\b|\bdone\b|\bend\b$/m);
   });
 });

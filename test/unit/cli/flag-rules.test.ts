@@ -14,7 +14,11 @@ async function refused(argv: string[]) {
 }
 
 it('lets through what goes together: sync --all -A -l, sync APP --dry-run, sync APP --watch (they fail later, on the missing kubeconfig)', async () => {
-  for (const argv of [['sync', '--all', '-A', '-l', 'a=b'], ['sync', 'shop', '--dry-run', '--resource', ':ConfigMap:x'], ['sync', 'shop', '--watch', '--webhook-addr', '127.0.0.1:0', '--webhook-secret', 's']]) {
+  for (const argv of [
+    ['sync', '--all', '-A', '-l', 'a=b'],
+    ['sync', 'shop', '--dry-run', '--resource', ':ConfigMap:x'],
+    ['sync', 'shop', '--watch', '--webhook-addr', '127.0.0.1:0', '--webhook-secret', 's'],
+  ]) {
     const r = await refused(argv);
     expect({ argv, code: r.code }).toEqual({ argv, code: ExitCode.Input });
     expect(r.err).toMatch(/kubeconfig/i);
@@ -31,7 +35,9 @@ describe('the words of a refusal', () => {
   });
 
   it("rewrites yargs' conflicts and implications, with the reason when there is one", () => {
-    expect(explainFlags('Arguments live and server-side are mutually exclusive', { 'live server-side': '--server-side needs a cluster' })).toBe('--live does not go with --server-side: --server-side needs a cluster');
+    expect(explainFlags('Arguments live and server-side are mutually exclusive', { 'live server-side': '--server-side needs a cluster' })).toBe(
+      '--live does not go with --server-side: --server-side needs a cluster',
+    );
     expect(explainFlags('Arguments all-namespaces and app are mutually exclusive', {})).toBe('-A/--all-namespaces does not go with APP');
     expect(explainFlags('Implications failed:\n live -> desired', {})).toBe('--live needs --desired');
     expect(explainFlags('Implications failed:\n a -> b c -> d', {})).toBe('--a needs --b; --c needs --d');
@@ -41,9 +47,21 @@ describe('the words of a refusal', () => {
 
 describe.each<[string, string[], RegExp]>([
   ['diff --live without --desired', ['diff', '--live', 'live.yaml'], /^error: --live needs --desired: file mode compares/],
-  ['diff --live with APP', ['diff', 'shop', '--live', 'l.yaml', '--desired', 'd'], /^error: --live does not go with APP: file mode reads the Application from -f\/--app-file/],
-  ['diff --live --server-side', ['diff', '--live', 'l.yaml', '--desired', 'd', '--server-side'], /^error: --live does not go with --server-side: --server-side needs a cluster/],
-  ['diff --live --project-file', ['diff', '--live', 'l.yaml', '--desired', 'd', '--project-file', 'p.yaml'], /^error: --live does not go with --project-file: file mode only compares/],
+  [
+    'diff --live with APP',
+    ['diff', 'shop', '--live', 'l.yaml', '--desired', 'd'],
+    /^error: --live does not go with APP: file mode reads the Application from -f\/--app-file/,
+  ],
+  [
+    'diff --live --server-side',
+    ['diff', '--live', 'l.yaml', '--desired', 'd', '--server-side'],
+    /^error: --live does not go with --server-side: --server-side needs a cluster/,
+  ],
+  [
+    'diff --live --project-file',
+    ['diff', '--live', 'l.yaml', '--desired', 'd', '--project-file', 'p.yaml'],
+    /^error: --live does not go with --project-file: file mode only compares/,
+  ],
   ['diff --live --lua-dir', ['diff', '--live', 'l.yaml', '--desired', 'd', '--lua-dir', 'lua'], /^error: --live does not go with --lua-dir/],
   ['status -l with APP', ['status', 'shop', '-l', 'team=shop'], /^error: -l\/--selector does not go with APP: it lists Applications, one row each/],
   ['status -A -f', ['status', '-A', '-f', 'app.yaml'], /^error: -A\/--all-namespaces does not go with -f\/--app-file: it lists Applications/],
@@ -54,7 +72,11 @@ describe.each<[string, string[], RegExp]>([
   ['sync --all --resource', ['sync', '--all', '--resource', ':ConfigMap:x'], /^error: --all does not go with --resource/],
   ['sync --all --watch', ['sync', '--all', '--watch'], /^error: --all does not go with --watch/],
   ['sync -A without --all', ['sync', 'shop', '-A'], /^error: -A\/--all-namespaces needs --all: a sync of one Application acts on that one/],
-  ['sync --watch --resource', ['sync', 'shop', '--watch', '--resource', ':ConfigMap:x'], /^error: --watch does not go with --resource: the loop reconciles the whole Application/],
+  [
+    'sync --watch --resource',
+    ['sync', 'shop', '--watch', '--resource', ':ConfigMap:x'],
+    /^error: --watch does not go with --resource: the loop reconciles the whole Application/,
+  ],
   ['sync --watch -l', ['sync', 'shop', '--watch', '-l', 'a=b'], /^error: --watch does not go with -l\/--selector: the loop reconciles the whole Application/],
   ['sync --watch --dry-run', ['sync', 'shop', '--watch', '--dry-run'], /^error: --watch does not go with --dry-run: a dry run changes nothing/],
   ['sync --webhook-secret without --webhook-addr', ['sync', 'shop', '--watch', '--webhook-secret', 's'], /^error: --webhook-secret needs --webhook-addr/],
@@ -92,7 +114,11 @@ it('every command module is typed: defined with defineCommand, no argument read 
 });
 
 it('a --retry-limit that is no whole number of -1 or more is exit 2 before any cluster is read, for sync APP and sync --all alike', async () => {
-  for (const argv of [['sync', 'shop', '--retry-limit', '1.5'], ['sync', '--all', '--retry-limit=-2'], ['sync', 'shop', '--retry-limit', 'abc']]) {
+  for (const argv of [
+    ['sync', 'shop', '--retry-limit', '1.5'],
+    ['sync', '--all', '--retry-limit=-2'],
+    ['sync', 'shop', '--retry-limit', 'abc'],
+  ]) {
     const r = await refused(argv);
     expect({ argv, code: r.code }).toEqual({ argv, code: ExitCode.Input });
     expect(r.err).toMatch(/--retry-limit must be a whole number \(-1 for no limit\)/);

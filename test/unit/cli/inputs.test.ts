@@ -9,13 +9,36 @@ import { statusCommand } from '../../../src/cli/commands/status.js';
 import { syncCommand } from '../../../src/cli/commands/sync.js';
 import { windowsCommand } from '../../../src/cli/commands/windows.js';
 import { ExitCode, InputError } from '../../../src/model/errors.js';
-import { appStateInput, capabilityInput, liveDiffInput, pruneInput, recording, syncAllInput, syncInput, watchInput, windowsInput, type SourceFlags, type WatchFlags } from '../../../src/cli/inputs.js';
+import {
+  appStateInput,
+  capabilityInput,
+  liveDiffInput,
+  pruneInput,
+  recording,
+  syncAllInput,
+  syncInput,
+  watchInput,
+  windowsInput,
+  type SourceFlags,
+  type WatchFlags,
+} from '../../../src/cli/inputs.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import { CONTROL_PLANE_NAMESPACE, controlPlaneNamespace } from '../../../src/model/keys.js';
 
 describe('appStateInput', () => {
   it('keeps what was given; an empty flag is none; the booleans only when true', () => {
-    const flags: SourceFlags = { app: 'shop', appFile: '', desired: './k8s', revision: '', repoDir: '/clone', render: false, hardRefresh: true, argocdNamespace: 'argocd', projectFile: 'p.yaml', helm: '' };
+    const flags: SourceFlags = {
+      app: 'shop',
+      appFile: '',
+      desired: './k8s',
+      revision: '',
+      repoDir: '/clone',
+      render: false,
+      hardRefresh: true,
+      argocdNamespace: 'argocd',
+      projectFile: 'p.yaml',
+      helm: '',
+    };
     const input = appStateInput(flags);
     expect(input).toMatchObject({ app: 'shop', desired: './k8s', repoDir: '/clone', hardRefresh: true, argocdNamespace: 'argocd', projectFile: 'p.yaml' });
     expect(input.appFile).toBeUndefined();
@@ -26,8 +49,23 @@ describe('appStateInput', () => {
   });
   it('carries every source and rules flag into its field', () => {
     const all: Required<SourceFlags> = {
-      app: 'a', appFile: 'f', desired: 'd', revision: 'r', repoDir: 'rd', render: true, hardRefresh: true, kustomize: 'k', kustomizeBuildOptions: 'kb', helm: 'h',
-      kubeVersion: 'v1.30.0', apiVersions: ['v1'], argocdNamespace: 'an', projectFile: 'pf', argocdCm: 'cm', argocdCmdParamsCm: 'cp', luaDir: 'ld',
+      app: 'a',
+      appFile: 'f',
+      desired: 'd',
+      revision: 'r',
+      repoDir: 'rd',
+      render: true,
+      hardRefresh: true,
+      kustomize: 'k',
+      kustomizeBuildOptions: 'kb',
+      helm: 'h',
+      kubeVersion: 'v1.30.0',
+      apiVersions: ['v1'],
+      argocdNamespace: 'an',
+      projectFile: 'pf',
+      argocdCm: 'cm',
+      argocdCmdParamsCm: 'cp',
+      luaDir: 'ld',
     };
     const input = appStateInput(all);
     // A flag that is dropped on the way, or lands in another field, shows here.
@@ -38,7 +76,10 @@ describe('appStateInput', () => {
 it('capabilityInput: --kube-version and --api-versions from the command line (repeated or comma-separated)', () => {
   expect(capabilityInput({})).toEqual({});
   expect(capabilityInput({ kubeVersion: '', apiVersions: [] })).toEqual({});
-  expect(capabilityInput({ kubeVersion: 'v1.30.0', apiVersions: ['v1,apps/v1', 'x/v1/K'] })).toEqual({ kubeVersion: 'v1.30.0', apiVersions: ['v1', 'apps/v1', 'x/v1/K'] });
+  expect(capabilityInput({ kubeVersion: 'v1.30.0', apiVersions: ['v1,apps/v1', 'x/v1/K'] })).toEqual({
+    kubeVersion: 'v1.30.0',
+    apiVersions: ['v1', 'apps/v1', 'x/v1/K'],
+  });
 });
 
 it('recording: unless --no-record, and never with --desired', () => {
@@ -67,7 +108,9 @@ describe('watchInput', () => {
       webhookAddr: ':0',
       webhookSecret: 'env',
     });
-    expect(watchInput({ ...base, interval: '1m', webhookAddr: ':0', webhookSecret: 'flag', prune: true, forceConflicts: true }, { KGITOPS_WEBHOOK_SECRET: 'env' })).toMatchObject({
+    expect(
+      watchInput({ ...base, interval: '1m', webhookAddr: ':0', webhookSecret: 'flag', prune: true, forceConflicts: true }, { KGITOPS_WEBHOOK_SECRET: 'env' }),
+    ).toMatchObject({
       intervalMs: 60_000,
       webhookSecret: 'flag',
       prune: true,
@@ -92,7 +135,7 @@ describe('watchInput', () => {
   });
 });
 
-describe('through the commands\' own flag definitions', () => {
+describe("through the commands' own flag definitions", () => {
   /** Runs `argv` through yargs with the command's real builder; its run hands the parsed arguments to `capture`. */
   async function parsed<T>(command: GitopsCommand, argv: string[], map: (args: never, env: Record<string, string | undefined>) => T): Promise<T> {
     let out: T | undefined;
@@ -111,8 +154,38 @@ describe('through the commands\' own flag definitions', () => {
 
   it('sync --watch: the defaults of its options (60s, 5m, recorded) and the flags given', async () => {
     const w = await parsed(syncCommand, ['sync', 'shop', '--watch'], watchInput);
-    expect(w).toEqual({ source: appStateInput({ app: 'shop', argocdNamespace: 'argocd' }), interval: '60s', intervalMs: 60_000, timeoutMs: 300_000, prune: false, forceConflicts: true, record: true });
-    const given = await parsed(syncCommand, ['sync', '-f', 'app.yaml', '--watch', '--interval', '2s', '--timeout', '1m', '--prune', '--force-conflicts', '--no-record', '--webhook-addr', '127.0.0.1:0', '--revision', 'v2', '--argocd-namespace', 'ops'], watchInput);
+    expect(w).toEqual({
+      source: appStateInput({ app: 'shop', argocdNamespace: 'argocd' }),
+      interval: '60s',
+      intervalMs: 60_000,
+      timeoutMs: 300_000,
+      prune: false,
+      forceConflicts: true,
+      record: true,
+    });
+    const given = await parsed(
+      syncCommand,
+      [
+        'sync',
+        '-f',
+        'app.yaml',
+        '--watch',
+        '--interval',
+        '2s',
+        '--timeout',
+        '1m',
+        '--prune',
+        '--force-conflicts',
+        '--no-record',
+        '--webhook-addr',
+        '127.0.0.1:0',
+        '--revision',
+        'v2',
+        '--argocd-namespace',
+        'ops',
+      ],
+      watchInput,
+    );
     expect(given).toEqual({
       source: appStateInput({ appFile: 'app.yaml', revision: 'v2', argocdNamespace: 'ops' }),
       interval: '2s',
@@ -127,8 +200,31 @@ describe('through the commands\' own flag definitions', () => {
   });
 
   it('diff APP: the source flags and --server-side, --api-versions split', async () => {
-    const d = await parsed(diffCommand, ['diff', 'shop', '--server-side', '--hard-refresh', '--kube-version', 'v1.31.0', '--api-versions', 'v1,apps/v1', '--api-versions', 'x/v1/K', '--project-file', 'p.yaml'], liveDiffInput);
-    expect(d).toEqual({ ...appStateInput({ app: 'shop', argocdNamespace: 'argocd', projectFile: 'p.yaml' }), hardRefresh: true, kubeVersion: 'v1.31.0', apiVersions: ['v1', 'apps/v1', 'x/v1/K'], serverSide: true });
+    const d = await parsed(
+      diffCommand,
+      [
+        'diff',
+        'shop',
+        '--server-side',
+        '--hard-refresh',
+        '--kube-version',
+        'v1.31.0',
+        '--api-versions',
+        'v1,apps/v1',
+        '--api-versions',
+        'x/v1/K',
+        '--project-file',
+        'p.yaml',
+      ],
+      liveDiffInput,
+    );
+    expect(d).toEqual({
+      ...appStateInput({ app: 'shop', argocdNamespace: 'argocd', projectFile: 'p.yaml' }),
+      hardRefresh: true,
+      kubeVersion: 'v1.31.0',
+      apiVersions: ['v1', 'apps/v1', 'x/v1/K'],
+      serverSide: true,
+    });
     expect((await parsed(diffCommand, ['diff', 'shop'], liveDiffInput)).serverSide).toBe(false);
   });
 
@@ -136,32 +232,59 @@ describe('through the commands\' own flag definitions', () => {
     const resources = (a: { app?: string; resource?: string[] }) => ({ app: a.app, resource: a.resource });
     expect(await parsed(syncCommand, ['sync', '--resource', ':ConfigMap:a', 'shop'], resources)).toEqual({ app: 'shop', resource: [':ConfigMap:a'] });
     // Repeatable: every --resource counts (docs/commands/sync.md: "repeatable, Argo CD's syntax").
-    expect(await parsed(syncCommand, ['sync', 'shop', '--resource', ':ConfigMap:a', '--resource', 'apps:Deployment:b'], resources)).toEqual({ app: 'shop', resource: [':ConfigMap:a', 'apps:Deployment:b'] });
+    expect(await parsed(syncCommand, ['sync', 'shop', '--resource', ':ConfigMap:a', '--resource', 'apps:Deployment:b'], resources)).toEqual({
+      app: 'shop',
+      resource: [':ConfigMap:a', 'apps:Deployment:b'],
+    });
     expect(await parsed(diffCommand, ['diff', '--api-versions', 'v1', 'shop'], liveDiffInput)).toMatchObject({ app: 'shop', apiVersions: ['v1'] });
   });
 
   it('status, prune and rollback: the same app state input (rollback declares only some of the source flags)', async () => {
-    for (const [command, argv] of [[statusCommand, ['status', 'shop', '--desired', './k8s', '--render']], [pruneCommand, ['prune', 'shop', '--desired', './k8s', '--render']]] as const) {
-      expect(await parsed(command, [...argv], appStateInput)).toEqual(appStateInput({ app: 'shop', desired: './k8s', render: true, argocdNamespace: 'argocd' }));
+    for (const [command, argv] of [
+      [statusCommand, ['status', 'shop', '--desired', './k8s', '--render']],
+      [pruneCommand, ['prune', 'shop', '--desired', './k8s', '--render']],
+    ] as const) {
+      expect(await parsed(command, [...argv], appStateInput)).toEqual(
+        appStateInput({ app: 'shop', desired: './k8s', render: true, argocdNamespace: 'argocd' }),
+      );
     }
-    expect(await parsed(rollbackCommand, ['rollback', 'shop', '3', '--repo-dir', '/clone'], appStateInput)).toEqual(appStateInput({ app: 'shop', repoDir: '/clone', argocdNamespace: 'argocd' }));
+    expect(await parsed(rollbackCommand, ['rollback', 'shop', '3', '--repo-dir', '/clone'], appStateInput)).toEqual(
+      appStateInput({ app: 'shop', repoDir: '/clone', argocdNamespace: 'argocd' }),
+    );
   });
 
   it("--argocd-namespace defaults to the namespace the workflows fall back to when none is given (list's and the dashboard's apps)", async () => {
     expect(controlPlaneNamespace(undefined)).toBe(CONTROL_PLANE_NAMESPACE);
     expect(controlPlaneNamespace('')).toBe(CONTROL_PLANE_NAMESPACE);
     expect(controlPlaneNamespace('ops')).toBe('ops');
-    for (const [command, argv] of [[syncCommand, ['sync', 'shop']], [rollbackCommand, ['rollback', 'shop']], [diffCommand, ['diff', 'shop']]] as const) {
+    for (const [command, argv] of [
+      [syncCommand, ['sync', 'shop']],
+      [rollbackCommand, ['rollback', 'shop']],
+      [diffCommand, ['diff', 'shop']],
+    ] as const) {
       expect((await parsed(command, [...argv], appStateInput)).argocdNamespace).toBe(CONTROL_PLANE_NAMESPACE);
     }
   });
 
-  it('sync APP: the options, a partial sync\'s --resource and -l, --timeout in ms', async () => {
-    expect(await parsed(syncCommand, ['sync', 'shop'], syncInput)).toEqual({ ...appStateInput({ app: 'shop', argocdNamespace: 'argocd' }), dryRun: false, prune: false, forceConflicts: true, resources: [], timeoutMs: 300_000 });
+  it("sync APP: the options, a partial sync's --resource and -l, --timeout in ms", async () => {
+    expect(await parsed(syncCommand, ['sync', 'shop'], syncInput)).toEqual({
+      ...appStateInput({ app: 'shop', argocdNamespace: 'argocd' }),
+      dryRun: false,
+      prune: false,
+      forceConflicts: true,
+      resources: [],
+      timeoutMs: 300_000,
+    });
     // Fields are taken back by default; --no-force-conflicts is the cautious mode.
     expect((await parsed(syncCommand, ['sync', 'shop', '--no-force-conflicts'], syncInput)).forceConflicts).toBe(false);
     expect((await parsed(syncCommand, ['sync', 'shop', '--watch', '--no-force-conflicts'], watchInput)).forceConflicts).toBe(false);
-    expect(await parsed(syncCommand, ['sync', 'shop', '--dry-run', '--prune', '--force-conflicts', '--resource', 'apps:Deployment:orders', '-l', 'tier=web', '--timeout', '90s'], syncInput)).toEqual({
+    expect(
+      await parsed(
+        syncCommand,
+        ['sync', 'shop', '--dry-run', '--prune', '--force-conflicts', '--resource', 'apps:Deployment:orders', '-l', 'tier=web', '--timeout', '90s'],
+        syncInput,
+      ),
+    ).toEqual({
       ...appStateInput({ app: 'shop', argocdNamespace: 'argocd' }),
       dryRun: true,
       prune: true,
@@ -173,9 +296,37 @@ describe('through the commands\' own flag definitions', () => {
     expect(() => syncInput({ timeout: 'soon' })).toThrow(/--timeout/);
   });
 
-  it('sync --all: -A, -l as the Applications\' selector, the options each sync gets; a --retry-limit that is no whole number of -1 or more is an input error', async () => {
-    expect(await parsed(syncCommand, ['sync', '--all'], syncAllInput)).toEqual({ allNamespaces: false, dryRun: false, prune: false, forceConflicts: true, timeoutMs: 300_000, record: true, argocdNamespace: 'argocd' });
-    expect(await parsed(syncCommand, ['sync', '--all', '-A', '-l', 'team=shop', '--dry-run', '--prune', '--retry-limit', '2', '--no-record', '--argocd-namespace', 'ops', '--no-force-conflicts'], syncAllInput)).toEqual({
+  it("sync --all: -A, -l as the Applications' selector, the options each sync gets; a --retry-limit that is no whole number of -1 or more is an input error", async () => {
+    expect(await parsed(syncCommand, ['sync', '--all'], syncAllInput)).toEqual({
+      allNamespaces: false,
+      dryRun: false,
+      prune: false,
+      forceConflicts: true,
+      timeoutMs: 300_000,
+      record: true,
+      argocdNamespace: 'argocd',
+    });
+    expect(
+      await parsed(
+        syncCommand,
+        [
+          'sync',
+          '--all',
+          '-A',
+          '-l',
+          'team=shop',
+          '--dry-run',
+          '--prune',
+          '--retry-limit',
+          '2',
+          '--no-record',
+          '--argocd-namespace',
+          'ops',
+          '--no-force-conflicts',
+        ],
+        syncAllInput,
+      ),
+    ).toEqual({
       allNamespaces: true,
       appSelector: 'team=shop',
       dryRun: true,
@@ -195,7 +346,11 @@ describe('through the commands\' own flag definitions', () => {
   it('prune APP and windows APP: the sources with --confirm and --propagation-policy, or --all', async () => {
     const source = appStateInput({ app: 'shop', argocdNamespace: 'argocd' });
     expect(await parsed(pruneCommand, ['prune', 'shop'], pruneInput)).toEqual({ ...source, confirm: false });
-    expect(await parsed(pruneCommand, ['prune', 'shop', '--confirm', '--propagation-policy', 'orphan'], pruneInput)).toEqual({ ...source, confirm: true, propagationPolicy: 'orphan' });
+    expect(await parsed(pruneCommand, ['prune', 'shop', '--confirm', '--propagation-policy', 'orphan'], pruneInput)).toEqual({
+      ...source,
+      confirm: true,
+      propagationPolicy: 'orphan',
+    });
     expect(await parsed(windowsCommand, ['windows', 'shop'], windowsInput)).toEqual({ ...source, all: false });
     expect(await parsed(windowsCommand, ['windows', 'shop', '--all'], windowsInput)).toEqual({ ...source, all: true });
   });

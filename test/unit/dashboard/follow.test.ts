@@ -6,7 +6,11 @@ const deploy = { group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'we
 const cm = { group: '', kind: 'ConfigMap', namespace: 'shop', name: 'settings' };
 const role = { group: 'rbac.authorization.k8s.io', kind: 'ClusterRole', namespace: '', name: 'reader' };
 
-const obj = (name: string, namespace: string, annotations?: Record<string, string>): KubeObject => ({ apiVersion: 'v1', kind: 'X', metadata: { name, namespace, ...(annotations ? { annotations } : {}) } });
+const obj = (name: string, namespace: string, annotations?: Record<string, string>): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'X',
+  metadata: { name, namespace, ...(annotations ? { annotations } : {}) },
+});
 
 describe('dashboard follow', () => {
   const followed = new Map<string, Followed>([
@@ -15,8 +19,14 @@ describe('dashboard follow', () => {
     ['argocd/far', followedOf('far-ctx', { name: 'far', namespace: 'argocd' }, [cm])],
   ]);
 
-  it('follows the resources\' collections and, for a Deployment, its ReplicaSets and Pods', () => {
-    expect([...targetsOf(followed.get('argocd/shop')!)].sort()).toEqual(['/ConfigMap@shop', '/Pod@shop', 'apps/Deployment@shop', 'apps/ReplicaSet@shop', 'rbac.authorization.k8s.io/ClusterRole@']);
+  it("follows the resources' collections and, for a Deployment, its ReplicaSets and Pods", () => {
+    expect([...targetsOf(followed.get('argocd/shop')!)].sort()).toEqual([
+      '/ConfigMap@shop',
+      '/Pod@shop',
+      'apps/Deployment@shop',
+      'apps/ReplicaSet@shop',
+      'rbac.authorization.k8s.io/ClusterRole@',
+    ]);
   });
 
   it('routes a change of a resource to the apps that have it, on the same cluster only', () => {
@@ -26,7 +36,7 @@ describe('dashboard follow', () => {
     expect(concerned(followed, 'ctx', { group: 'rbac.authorization.k8s.io', kind: 'ClusterRole', namespace: '' }, obj('reader', ''))).toEqual(['argocd/shop']);
   });
 
-  it('routes any change among the children\'s collections (a Pod of the Deployment) and a tracked extra', () => {
+  it("routes any change among the children's collections (a Pod of the Deployment) and a tracked extra", () => {
     expect(concerned(followed, 'ctx', { group: '', kind: 'Pod', namespace: 'shop' }, obj('web-abc-123', 'shop'))).toEqual(['argocd/shop']);
     expect(concerned(followed, 'ctx', { group: '', kind: 'Pod', namespace: 'other' }, obj('x', 'other'))).toEqual([]);
     const extra = obj('leftover', 'shop', { 'argocd.argoproj.io/tracking-id': 'shop:/ConfigMap:shop/leftover' });

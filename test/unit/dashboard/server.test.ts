@@ -37,11 +37,14 @@ interface Reply {
 
 function get(port: number, path: string, opts: { host?: string; method?: string; headers?: Record<string, string> } = {}): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method: opts.method ?? 'GET', headers: { Host: opts.host ?? `127.0.0.1:${port}`, ...opts.headers } }, (res) => {
-      let body = '';
-      res.on('data', (c: Buffer) => (body += c.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
+    const req = request(
+      { host: '127.0.0.1', port, path, method: opts.method ?? 'GET', headers: { Host: opts.host ?? `127.0.0.1:${port}`, ...opts.headers } },
+      (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -88,7 +91,10 @@ describe('dashboard server', () => {
     const js = await get(server.port, `/assets/page.js?token=${TOKEN}`);
     expect(js.headers['content-type']).toMatch(/^text\/javascript/);
     expect(js.body).toContain('EventSource');
-    expect(JSON.parse((await get(server.port, `/api/apps?token=${TOKEN}`)).body)).toEqual({ apps: [expect.objectContaining({ id: 'argocd/shop', sync: 'Synced' })], loading: false });
+    expect(JSON.parse((await get(server.port, `/api/apps?token=${TOKEN}`)).body)).toEqual({
+      apps: [expect.objectContaining({ id: 'argocd/shop', sync: 'Synced' })],
+      loading: false,
+    });
     expect(JSON.parse((await get(server.port, `/api/apps/argocd/shop?token=${TOKEN}`)).body).row.name).toBe('shop');
     expect(JSON.parse((await get(server.port, `/api/apps/argocd/shop/nodes/app?token=${TOKEN}`)).body).node.kind).toBe('Application');
     expect((await get(server.port, `/api/apps/argocd/nope?token=${TOKEN}`)).status).toBe(404);
@@ -104,20 +110,23 @@ describe('dashboard server', () => {
     expect(fx.refreshed).toEqual(['argocd/shop', undefined]);
   });
 
-  it('streams the source\'s events as Server-Sent Events', async () => {
+  it("streams the source's events as Server-Sent Events", async () => {
     const received = await new Promise<string>((resolve, reject) => {
-      const req = request({ host: '127.0.0.1', port: server.port, path: `/api/events?token=${TOKEN}`, headers: { Host: `127.0.0.1:${server.port}` } }, (res) => {
-        expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
-        let text = '';
-        res.on('data', (c: Buffer) => {
-          text += c.toString();
-          if (text.includes(': connected')) fx.emit({ type: 'app', id: 'argocd/shop' });
-          if (text.includes('event: app\n')) {
-            req.destroy();
-            resolve(text);
-          }
-        });
-      });
+      const req = request(
+        { host: '127.0.0.1', port: server.port, path: `/api/events?token=${TOKEN}`, headers: { Host: `127.0.0.1:${server.port}` } },
+        (res) => {
+          expect(res.headers['content-type']).toMatch(/^text\/event-stream/);
+          let text = '';
+          res.on('data', (c: Buffer) => {
+            text += c.toString();
+            if (text.includes(': connected')) fx.emit({ type: 'app', id: 'argocd/shop' });
+            if (text.includes('event: app\n')) {
+              req.destroy();
+              resolve(text);
+            }
+          });
+        },
+      );
       req.on('error', reject);
       req.end();
     });

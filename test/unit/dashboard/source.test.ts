@@ -4,7 +4,17 @@ import { viewSource, type ComparedApp, type DashboardData } from '../../../src/d
 import type { AppRow } from '../../../src/dashboard/view.js';
 import { brokenInput } from '../health/status-fixtures.js';
 
-const row: AppRow = { id: 'argocd/shop', name: 'shop', namespace: 'argocd', project: 'default', labels: {}, sync: 'OutOfSync', health: 'Progressing', destination: {}, comparedAt: '2026-01-01T00:00:00Z' };
+const row: AppRow = {
+  id: 'argocd/shop',
+  name: 'shop',
+  namespace: 'argocd',
+  project: 'default',
+  labels: {},
+  sync: 'OutOfSync',
+  health: 'Progressing',
+  destination: {},
+  comparedAt: '2026-01-01T00:00:00Z',
+};
 
 function data(app: ComparedApp | undefined) {
   const asked: string[] = [];
@@ -13,7 +23,9 @@ function data(app: ComparedApp | undefined) {
     app: (id) => (id === 'argocd/shop' ? app : undefined),
     liveObject: async (_id, key) => {
       asked.push(`${key.kind}/${key.name}`);
-      return key.kind === 'Deployment' ? { object: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: key.name } } } : { error: 'not in the cluster' };
+      return key.kind === 'Deployment'
+        ? { object: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: key.name } } }
+        : { error: 'not in the cluster' };
     },
     refresh: () => undefined,
     subscribe: () => () => undefined,

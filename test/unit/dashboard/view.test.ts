@@ -8,7 +8,16 @@ import type { KubeObject } from '../../../src/model/object.js';
 import { parsePath } from '../../../src/model/field-path.js';
 import { application, inCluster } from '../../support/application.js';
 
-const row: AppRow = { id: 'argocd/shop', name: 'shop', namespace: 'argocd', project: 'default', labels: {}, sync: 'OutOfSync', health: 'Progressing', destination: { namespace: 'shop' } };
+const row: AppRow = {
+  id: 'argocd/shop',
+  name: 'shop',
+  namespace: 'argocd',
+  project: 'default',
+  labels: {},
+  sync: 'OutOfSync',
+  health: 'Progressing',
+  destination: { namespace: 'shop' },
+};
 const now = new Date('2026-01-01T12:00:00Z');
 
 describe('dashboard view', () => {
@@ -21,8 +30,22 @@ describe('dashboard view', () => {
           apiVersion: 'v1',
           status: 'drifted' as const,
           fields: [
-            { path: parsePath('spec.type'), pointer: '/spec/type', desired: 'ClusterIP', live: 'NodePort', owners: [{ manager: 'kubectl-edit', operation: 'Update', apiVersion: 'v1', time: '2026-01-01T11:55:00Z' }], verdict: 'drift' as const },
-            { path: parsePath('spec.replicas'), pointer: '/spec/replicas', desired: 1, live: 3, owners: [{ manager: 'kubectl-scale', operation: 'Update', subresource: 'scale', apiVersion: 'v1' }], verdict: 'conflict' as const },
+            {
+              path: parsePath('spec.type'),
+              pointer: '/spec/type',
+              desired: 'ClusterIP',
+              live: 'NodePort',
+              owners: [{ manager: 'kubectl-edit', operation: 'Update', apiVersion: 'v1', time: '2026-01-01T11:55:00Z' }],
+              verdict: 'drift' as const,
+            },
+            {
+              path: parsePath('spec.replicas'),
+              pointer: '/spec/replicas',
+              desired: 1,
+              live: 3,
+              owners: [{ manager: 'kubectl-scale', operation: 'Update', subresource: 'scale', apiVersion: 'v1' }],
+              verdict: 'conflict' as const,
+            },
           ],
         },
       ],
@@ -30,8 +53,22 @@ describe('dashboard view', () => {
     const v = appView(row, report, diff, ['a warning'], now);
     const web = v.nodes.find((n) => n.kind === 'Service' && n.name === 'web')!;
     expect(web.fields).toEqual([
-      { path: 'spec.type', desired: '"ClusterIP"', live: '"NodePort"', owners: [{ manager: 'kubectl-edit', operation: 'Update', age: '5m' }], verdict: 'drift', kind: 'drift' },
-      { path: 'spec.replicas', desired: '1', live: '3', owners: [{ manager: 'kubectl-scale', operation: 'Update/scale' }], verdict: 'conflict', kind: 'conflict' },
+      {
+        path: 'spec.type',
+        desired: '"ClusterIP"',
+        live: '"NodePort"',
+        owners: [{ manager: 'kubectl-edit', operation: 'Update', age: '5m' }],
+        verdict: 'drift',
+        kind: 'drift',
+      },
+      {
+        path: 'spec.replicas',
+        desired: '1',
+        live: '3',
+        owners: [{ manager: 'kubectl-scale', operation: 'Update/scale' }],
+        verdict: 'conflict',
+        kind: 'conflict',
+      },
     ]);
     expect(v.nodes.filter((n) => n.fields !== undefined)).toHaveLength(1);
     expect(v.row.reason).toMatch(/^Pod\/broken-6f9c-abcde: Unschedulable/);
@@ -41,7 +78,20 @@ describe('dashboard view', () => {
   });
 
   it('formats ages as the terminal table does', () => {
-    expect(fieldRows([{ path: parsePath('a'), pointer: '/a', owners: [{ manager: 'm', operation: 'Apply', apiVersion: 'v1', time: '2026-01-01T10:00:00Z' }], verdict: 'removed', live: 'x' }], now)[0]).toEqual({
+    expect(
+      fieldRows(
+        [
+          {
+            path: parsePath('a'),
+            pointer: '/a',
+            owners: [{ manager: 'm', operation: 'Apply', apiVersion: 'v1', time: '2026-01-01T10:00:00Z' }],
+            verdict: 'removed',
+            live: 'x',
+          },
+        ],
+        now,
+      )[0],
+    ).toEqual({
       path: 'a',
       desired: '<absent>',
       live: '"x"',
@@ -67,7 +117,13 @@ describe('dashboard view', () => {
     };
     const shown = JSON.stringify(displayObject(secret));
     for (const secretText of ['aHVudGVyMg==', 'YWRtaW4=', 'plain-token', 'hunter2']) expect(shown).not.toContain(secretText);
-    expect(displayObject(secret)).toEqual({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'creds', namespace: 'shop', annotations: { team: 'a' } }, data: { password: '++++++++', user: '++++++++' }, stringData: { token: '++++++++' } });
+    expect(displayObject(secret)).toEqual({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'creds', namespace: 'shop', annotations: { team: 'a' } },
+      data: { password: '++++++++', user: '++++++++' },
+      stringData: { token: '++++++++' },
+    });
     const pod: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', resourceVersion: '5' }, spec: {}, status: { phase: 'Running' } };
     expect(displayObject(pod)).toEqual({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: {}, status: { phase: 'Running' } });
   });
@@ -78,6 +134,16 @@ describe('dashboard view', () => {
       spec: { project: 'p1', destination: inCluster('shop') },
       status: { operationState: { finishedAt: '2026-01-01T00:00:00Z' } },
     });
-    expect(baseRow(app)).toEqual({ id: 'argocd/shop', name: 'shop', namespace: 'argocd', project: 'p1', labels: { team: 'web' }, sync: 'Unknown', health: 'Unknown', destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' }, lastSync: '2026-01-01T00:00:00Z' });
+    expect(baseRow(app)).toEqual({
+      id: 'argocd/shop',
+      name: 'shop',
+      namespace: 'argocd',
+      project: 'p1',
+      labels: { team: 'web' },
+      sync: 'Unknown',
+      health: 'Unknown',
+      destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' },
+      lastSync: '2026-01-01T00:00:00Z',
+    });
   });
 });

@@ -14,7 +14,10 @@ afterAll(async () => {
 describe('kubectl gitops diff (file mode)', () => {
   it('exits 1 on drift and prints the table ending with OUTOFSYNC', async () => {
     const m = memoryIo();
-    const code = await runCli(['diff', '--desired', join(G, 'desired.yaml'), '--live', join(G, 'live.yaml'), '-f', join(G, 'app.yaml'), '--color', 'never'], m.io);
+    const code = await runCli(
+      ['diff', '--desired', join(G, 'desired.yaml'), '--live', join(G, 'live.yaml'), '-f', join(G, 'app.yaml'), '--color', 'never'],
+      m.io,
+    );
     expect(code).toBe(1);
     expect(m.stdout().trimEnd().split('\n').at(-1)).toBe('OUTOFSYNC');
     expect(m.stderr()).toBe('');
@@ -34,7 +37,9 @@ describe('kubectl gitops diff (file mode)', () => {
     expect(await runCli(['diff', '--desired', join(dir, 'desired.yaml'), '--live', join(dir, 'live.yaml'), '-o', 'kv'], without.io)).toBe(1);
     expect(without.stdout()).toBe('SYNC=OutOfSync\nDRIFT=Deployment/orders spec.replicas\n');
     const withApp = memoryIo();
-    expect(await runCli(['diff', '--desired', join(dir, 'desired.yaml'), '--live', join(dir, 'live.yaml'), '-f', join(dir, 'app.yaml'), '-o', 'kv'], withApp.io)).toBe(0);
+    expect(
+      await runCli(['diff', '--desired', join(dir, 'desired.yaml'), '--live', join(dir, 'live.yaml'), '-f', join(dir, 'app.yaml'), '-o', 'kv'], withApp.io),
+    ).toBe(0);
   });
 
   it('exits 2 on input errors, naming the place, and prints no report', async () => {
@@ -56,7 +61,11 @@ describe('kubectl gitops diff (file mode)', () => {
     await runCli(['diff', '--desired', join(G, 'desired.yaml'), '--live', join(G, 'live.yaml'), '-o', 'json'], m.io);
     const report = JSON.parse(m.stdout());
     expect(Object.keys(report)).toEqual(['schemaVersion', 'sync', 'objects', 'extras', 'warnings']);
-    expect(report.objects[0]).toMatchObject({ key: { group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'orders' }, apiVersion: 'apps/v1', status: 'drifted' });
+    expect(report.objects[0]).toMatchObject({
+      key: { group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'orders' },
+      apiVersion: 'apps/v1',
+      status: 'drifted',
+    });
     expect(Object.keys(report.objects[0].fields[0])).toEqual(['path', 'pointer', 'desired', 'live', 'owners', 'verdict']);
   });
 });
@@ -77,7 +86,9 @@ status: {x: 1}
   it('prints multi-document YAML without server fields, from stdin', async () => {
     const m = memoryIo({ stdin: `${live}---\napiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n` });
     expect(await runCli(['normalize', '-'], m.io)).toBe(0);
-    expect(m.stdout()).toBe('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: shop\ndata:\n  a: "1"\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n');
+    expect(m.stdout()).toBe(
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: shop\ndata:\n  a: "1"\n---\napiVersion: v1\nkind: Namespace\nmetadata:\n  name: shop\n',
+    );
   });
 
   it('prints JSON with -o json, and is idempotent', async () => {

@@ -11,7 +11,14 @@ const require = createRequire(import.meta.url);
 const factorySource = (require('jq-wasm/dist/build/jq.js') as { toString(): string }).toString();
 const jq = new JqRunner(factorySource, 2000);
 afterAll(() => jq.close());
-const rule = (r: Partial<IgnoreDifference>): IgnoreDifference => ({ group: '', kind: '', jsonPointers: [], jqPathExpressions: [], managedFieldsManagers: [], ...r });
+const rule = (r: Partial<IgnoreDifference>): IgnoreDifference => ({
+  group: '',
+  kind: '',
+  jsonPointers: [],
+  jqPathExpressions: [],
+  managedFieldsManagers: [],
+  ...r,
+});
 const key = { group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'orders' };
 const FM = 'argocd-controller';
 
@@ -22,16 +29,36 @@ const deployment = (containers: { name: string; image: string }[], extra: Partia
   spec: { ...(replicas !== undefined ? { replicas } : {}), template: { spec: { containers } } },
 });
 
-const scaled: KubeObject = deployment([{ name: 'orders', image: 'orders:1' }], {
-  managedFields: [
-    { manager: FM, operation: 'Apply', apiVersion: 'apps/v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:template': { 'f:spec': { 'f:containers': { 'k:{"name":"orders"}': { '.': {}, 'f:name': {}, 'f:image': {} } } } } } } },
-    { manager: 'kubectl', operation: 'Update', subresource: 'scale', apiVersion: 'apps/v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:replicas': {} } } },
-  ],
-}, 5);
+const scaled: KubeObject = deployment(
+  [{ name: 'orders', image: 'orders:1' }],
+  {
+    managedFields: [
+      {
+        manager: FM,
+        operation: 'Apply',
+        apiVersion: 'apps/v1',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:spec': { 'f:template': { 'f:spec': { 'f:containers': { 'k:{"name":"orders"}': { '.': {}, 'f:name': {}, 'f:image': {} } } } } } },
+      },
+      {
+        manager: 'kubectl',
+        operation: 'Update',
+        subresource: 'scale',
+        apiVersion: 'apps/v1',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:spec': { 'f:replicas': {} } },
+      },
+    ],
+  },
+  5,
+);
 
 test('an ignored field another manager owns is listed (never counted) even when the object is in sync; its live value is kept for RespectIgnoreDifferences', async () => {
   const desired = deployment([{ name: 'orders', image: 'orders:1' }]);
-  const c = await compareObject({ key, applied: desired, live: scaled }, { rules: [rule({ group: 'apps', kind: 'Deployment', jsonPointers: ['/spec/replicas'] })], fieldManager: FM });
+  const c = await compareObject(
+    { key, applied: desired, live: scaled },
+    { rules: [rule({ group: 'apps', kind: 'Deployment', jsonPointers: ['/spec/replicas'] })], fieldManager: FM },
+  );
   expect(c.status).toBe('in-sync');
   expect(c.fields.map((f) => `${renderPath(f.path)} ${f.verdict} ${f.owners.map((o) => o.manager).join(',')}`)).toEqual(['spec.replicas ignored kubectl']);
   expect(c.ignoredLive.live.map((f) => [renderPath(f.path), f.live])).toEqual([['spec.replicas', 5]]);
@@ -41,7 +68,15 @@ test('an ignored field another manager owns is listed (never counted) even when 
 
 test('server-side: the dry-run decides which fields conflict, not the managedFields guess', async () => {
   const live = deployment([{ name: 'orders', image: 'nginx:2' }], {
-    managedFields: [{ manager: 'kubectl-set', operation: 'Update', apiVersion: 'apps/v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:template': { 'f:spec': { 'f:containers': { 'k:{"name":"orders"}': { 'f:image': {} } } } } } } }],
+    managedFields: [
+      {
+        manager: 'kubectl-set',
+        operation: 'Update',
+        apiVersion: 'apps/v1',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:spec': { 'f:template': { 'f:spec': { 'f:containers': { 'k:{"name":"orders"}': { 'f:image': {} } } } } } },
+      },
+    ],
   });
   const desired = deployment([{ name: 'orders', image: 'orders:1' }]);
   const path = 'spec.template.spec.containers[name=orders].image';
@@ -54,8 +89,20 @@ test('server-side: the dry-run decides which fields conflict, not the managedFie
 });
 
 test('server-side: a refused label whose key has dots matches its diff row (the server spells it without brackets)', async () => {
-  const labelled = (v: string, managedFields?: unknown[]) => ({ ...deployment([{ name: 'orders', image: 'orders:1' }]), metadata: { name: 'orders', namespace: 'shop', labels: { 'app.kubernetes.io/name': v }, ...(managedFields ? { managedFields } : {}) } }) as KubeObject;
-  const live = labelled('old', [{ manager: 'helm', operation: 'Update', apiVersion: 'apps/v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': { 'f:app.kubernetes.io/name': {} } } } }]);
+  const labelled = (v: string, managedFields?: unknown[]) =>
+    ({
+      ...deployment([{ name: 'orders', image: 'orders:1' }]),
+      metadata: { name: 'orders', namespace: 'shop', labels: { 'app.kubernetes.io/name': v }, ...(managedFields ? { managedFields } : {}) },
+    }) as KubeObject;
+  const live = labelled('old', [
+    {
+      manager: 'helm',
+      operation: 'Update',
+      apiVersion: 'apps/v1',
+      fieldsType: 'FieldsV1',
+      fieldsV1: { 'f:metadata': { 'f:labels': { 'f:app.kubernetes.io/name': {} } } },
+    },
+  ]);
   const desired = labelled('orders');
   const at = parseServerField('.metadata.labels.app.kubernetes.io/name', live as unknown as JsonValue)!;
   expect(renderPath(at)).toBe('metadata.labels[app.kubernetes.io/name]');
@@ -65,11 +112,25 @@ test('server-side: a refused label whose key has dots matches its diff row (the 
 
 test('the app verdict: extras count unless IgnoreExtraneous; a missing object or one that could not be compared is OutOfSync', async () => {
   const inSync = deployment([{ name: 'orders', image: 'orders:1' }]);
-  const extra = (name: string, opts?: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'shop', ...(opts ? { annotations: { 'argocd.argoproj.io/compare-options': opts } } : {}) } });
-  const quiet = await compareApp({ desired: [{ key, applied: inSync, live: inSync }], extras: [{ key: { group: '', kind: 'ConfigMap', namespace: 'shop', name: 'b' }, object: extra('b', 'IgnoreExtraneous') }], rules: [], fieldManager: FM });
+  const extra = (name: string, opts?: string): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: 'shop', ...(opts ? { annotations: { 'argocd.argoproj.io/compare-options': opts } } : {}) },
+  });
+  const quiet = await compareApp({
+    desired: [{ key, applied: inSync, live: inSync }],
+    extras: [{ key: { group: '', kind: 'ConfigMap', namespace: 'shop', name: 'b' }, object: extra('b', 'IgnoreExtraneous') }],
+    rules: [],
+    fieldManager: FM,
+  });
   expect(quiet.sync).toBe('Synced');
   expect(quiet.extras.map((e) => e.counts)).toEqual([false]);
-  const loud = await compareApp({ desired: [{ key, applied: inSync, live: inSync }], extras: [{ key: { group: '', kind: 'ConfigMap', namespace: 'shop', name: 'a' }, object: extra('a') }], rules: [], fieldManager: FM });
+  const loud = await compareApp({
+    desired: [{ key, applied: inSync, live: inSync }],
+    extras: [{ key: { group: '', kind: 'ConfigMap', namespace: 'shop', name: 'a' }, object: extra('a') }],
+    rules: [],
+    fieldManager: FM,
+  });
   expect(loud.sync).toBe('OutOfSync');
   expect((await compareApp({ desired: [{ key, applied: inSync }], rules: [], fieldManager: FM })).objects[0]!.status).toBe('missing');
   expect(appSync([{ status: 'in-sync', failure: new Error('x') }], [])).toBe('OutOfSync');
@@ -81,7 +142,10 @@ test('the app verdict: extras count unless IgnoreExtraneous; a missing object or
   const warned = await compareApp({ desired: [{ key, applied: drifted, live: inSync }], rules: jqRule, fieldManager: FM, jq: async () => jq });
   expect(warned.objects[0]!.failure).toBeUndefined();
   const quoted = JSON.stringify('error("boom")');
-  expect(warned.warnings).toEqual([`Deployment/orders: ignoreDifferences[0] jq ${quoted} on desired: boom`, `Deployment/orders: ignoreDifferences[0] jq ${quoted} on live: boom`]);
+  expect(warned.warnings).toEqual([
+    `Deployment/orders: ignoreDifferences[0] jq ${quoted} on desired: boom`,
+    `Deployment/orders: ignoreDifferences[0] jq ${quoted} on live: boom`,
+  ]);
   const cm: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'shop' }, data: { a: '1' } };
   const broken = await compareApp({
     desired: [
@@ -94,7 +158,10 @@ test('the app verdict: extras count unless IgnoreExtraneous; a missing object or
       throw new Error('jq did not start');
     },
   });
-  expect(broken.objects.map((o) => [o.status, o.failure?.message])).toEqual([['drifted', 'jq did not start'], ['in-sync', undefined]]);
+  expect(broken.objects.map((o) => [o.status, o.failure?.message])).toEqual([
+    ['drifted', 'jq did not start'],
+    ['in-sync', undefined],
+  ]);
   expect(broken.sync).toBe('OutOfSync');
   const f = firstFailure(broken);
   expect([f?.message, (f?.cause as Error).message]).toEqual(['diffing Deployment/orders', 'jq did not start']);
@@ -108,8 +175,14 @@ test('a jq rule that takes out a whole live element before a declared one: the d
   ]);
   const c = await compareObject(
     { key, applied: desired, live },
-    { rules: [rule({ group: 'apps', kind: 'Deployment', jqPathExpressions: ['.spec.template.spec.containers[] | select(.name == "istio-proxy")'] })], fieldManager: FM, jq: async () => jq },
+    {
+      rules: [rule({ group: 'apps', kind: 'Deployment', jqPathExpressions: ['.spec.template.spec.containers[] | select(.name == "istio-proxy")'] })],
+      fieldManager: FM,
+      jq: async () => jq,
+    },
   );
   expect(c.status).toBe('drifted');
-  expect(c.fields.filter((f) => f.verdict !== 'ignored').map((f) => `${renderPath(f.path)} ${JSON.stringify(f.desired)} ${JSON.stringify(f.live)} ${f.verdict}`)).toEqual(['spec.template.spec.containers[name=api].image "api:2" "api:1" drift']);
+  expect(
+    c.fields.filter((f) => f.verdict !== 'ignored').map((f) => `${renderPath(f.path)} ${JSON.stringify(f.desired)} ${JSON.stringify(f.live)} ${f.verdict}`),
+  ).toEqual(['spec.template.spec.containers[name=api].image "api:2" "api:1" drift']);
 });

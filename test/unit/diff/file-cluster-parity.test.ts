@@ -23,7 +23,9 @@ import { renderPath } from '../../../src/model/field-path.js';
 import { applicationYaml } from '../../support/application.js';
 
 const ROOT = join(process.cwd(), 'test/fixtures/diff');
-const CASES = readdirSync(ROOT).filter((d) => existsSync(join(ROOT, d, 'expected.yaml'))).sort();
+const CASES = readdirSync(ROOT)
+  .filter((d) => existsSync(join(ROOT, d, 'expected.yaml')))
+  .sort();
 const opts: GlobalOptions = { requestTimeout: '0', output: 'kv', color: 'never', verbose: false, fieldManager: 'argocd-controller', appNamespace: 'argocd' };
 const MINIMAL_APP = applicationYaml({ spec: { destination: { namespace: 'shop' } } });
 
@@ -33,7 +35,14 @@ function typesFor(objects: readonly KubeObject[]): ResourceType[] {
   for (const o of objects) {
     const [group, version] = o.apiVersion.includes('/') ? (o.apiVersion.split('/') as [string, string]) : ['', o.apiVersion];
     if (types.some((t) => t.group === group && t.kind === o.kind)) continue;
-    types.push({ group, version, kind: o.kind, resource: `${o.kind.toLowerCase()}s`, namespaced: true, verbs: ['get', 'list', 'create', 'patch', 'delete', 'watch'] });
+    types.push({
+      group,
+      version,
+      kind: o.kind,
+      resource: `${o.kind.toLowerCase()}s`,
+      namespaced: true,
+      verbs: ['get', 'list', 'create', 'patch', 'delete', 'watch'],
+    });
   }
   return types;
 }
@@ -46,7 +55,11 @@ function objectsOf(file: string): KubeObject[] {
 
 /** What each mode says of each object: the verdicts and everything the fields carry. */
 function verdicts(objects: readonly ObjectDiff[]) {
-  return objects.map((o) => ({ object: `${o.key.kind}/${o.key.namespace}/${o.key.name}`, status: o.status, fields: o.fields.map((f) => ({ ...f, owners: f.owners.map((x) => `${x.manager} ${x.operation}`) })) }));
+  return objects.map((o) => ({
+    object: `${o.key.kind}/${o.key.namespace}/${o.key.name}`,
+    status: o.status,
+    fields: o.fields.map((f) => ({ ...f, owners: f.owners.map((x) => `${x.manager} ${x.operation}`) })),
+  }));
 }
 
 afterAll(async () => {
@@ -81,21 +94,30 @@ describe('file mode, cluster mode and status give identical verdicts on every di
 
     const file = await runFileDiff({ desired: join(desiredDir, 'desired.yaml'), live: liveFile, appFile, fieldManager: 'argocd-controller' });
     const types = typesFor([...live, ...objectsOf(join(dir, 'desired.yaml'))]);
-    const cluster = await liveDiff({ appFile, desired: desiredDir, serverSide: false }, { io: memoryIo().io, opts, gateway: new FakeGateway({ objects: live, types }) });
+    const cluster = await liveDiff(
+      { appFile, desired: desiredDir, serverSide: false },
+      { io: memoryIo().io, opts, gateway: new FakeGateway({ objects: live, types }) },
+    );
     // status reads the same comparison: each resource's sync status and the app's agree with the diff.
     const status = (await runStatus({ appFile, desired: desiredDir }, { io: memoryIo().io, opts, gateway: new FakeGateway({ objects: live, types }) })).report;
     expect(status.sync.status).toBe(cluster.sync);
-    expect(status.resources.map((r) => `${r.kind}/${r.name} ${r.status}`).sort()).toEqual(cluster.objects.map((o) => `${o.key.kind}/${o.key.name} ${o.status === 'in-sync' ? 'Synced' : 'OutOfSync'}`).sort());
+    expect(status.resources.map((r) => `${r.kind}/${r.name} ${r.status}`).sort()).toEqual(
+      cluster.objects.map((o) => `${o.key.kind}/${o.key.name} ${o.status === 'in-sync' ? 'Synced' : 'OutOfSync'}`).sort(),
+    );
 
     expect(cluster.sync).toBe(file.report.sync);
     expect(verdicts(cluster.objects)).toEqual(verdicts(file.report.objects));
     expect(cluster.extras).toEqual([]);
     // And both are what the fixture expects.
-    const expected = parse(readFileSync(join(dir, 'expected.yaml'), 'utf8')) as { sync: string; objects: { object: string; status: string; fields: { path: string; verdict: string }[] }[]; secretsNeverShown?: string[] };
+    const expected = parse(readFileSync(join(dir, 'expected.yaml'), 'utf8')) as {
+      sync: string;
+      objects: { object: string; status: string; fields: { path: string; verdict: string }[] }[];
+      secretsNeverShown?: string[];
+    };
     expect(file.report.sync).toBe(expected.sync);
-    expect(file.report.objects.map((o) => `${o.key.kind}/${o.key.name} ${o.status} ${o.fields.map((f) => `${renderPath(f.path)} ${f.verdict}`).join(', ')}`)).toEqual(
-      expected.objects.map((o) => `${o.object} ${o.status} ${o.fields.map((f) => `${f.path} ${f.verdict}`).join(', ')}`),
-    );
+    expect(
+      file.report.objects.map((o) => `${o.key.kind}/${o.key.name} ${o.status} ${o.fields.map((f) => `${renderPath(f.path)} ${f.verdict}`).join(', ')}`),
+    ).toEqual(expected.objects.map((o) => `${o.object} ${o.status} ${o.fields.map((f) => `${f.path} ${f.verdict}`).join(', ')}`));
     for (const secret of expected.secretsNeverShown ?? []) {
       for (const format of ['table', 'json', 'yaml', 'kv'] as const) {
         expect(renderDiff(file.report, format, paint(false))).not.toContain(secret);

@@ -10,7 +10,9 @@ import type { FieldDiff } from '../../../src/diff/types.js';
 import { renderPath } from '../../../src/model/field-path.js';
 
 const ROOT = join(process.cwd(), 'test/fixtures/diff');
-const CASES = readdirSync(ROOT).filter((d) => existsSync(join(ROOT, d, 'expected.yaml'))).sort();
+const CASES = readdirSync(ROOT)
+  .filter((d) => existsSync(join(ROOT, d, 'expected.yaml')))
+  .sort();
 
 interface ExpectedField {
   path: string;
@@ -34,7 +36,22 @@ afterAll(async () => {
 
 describe('diff fixtures', () => {
   it('covers the cases the issue requires', () => {
-    for (const c of ['extra-live-fields', 'list-defaults', 'list-reordered', 'list-shorter', 'list-longer', 'replicas-json-pointer', 'jq-ignore', 'managed-fields-manager', 'nested-map-drift', 'annotation-label-drift', 'label-removed-live', 'secret-drift', 'number-vs-string', 'quantities']) {
+    for (const c of [
+      'extra-live-fields',
+      'list-defaults',
+      'list-reordered',
+      'list-shorter',
+      'list-longer',
+      'replicas-json-pointer',
+      'jq-ignore',
+      'managed-fields-manager',
+      'nested-map-drift',
+      'annotation-label-drift',
+      'label-removed-live',
+      'secret-drift',
+      'number-vs-string',
+      'quantities',
+    ]) {
       expect(CASES).toContain(c);
     }
   });

@@ -9,7 +9,14 @@ import type { JsonValue, KubeObject } from '../../../src/model/object.js';
 
 const require = createRequire(import.meta.url);
 const factorySource = (require('jq-wasm/dist/build/jq.js') as { toString(): string }).toString();
-const rule = (r: Partial<IgnoreDifference>): IgnoreDifference => ({ group: '', kind: '', jsonPointers: [], jqPathExpressions: [], managedFieldsManagers: [], ...r });
+const rule = (r: Partial<IgnoreDifference>): IgnoreDifference => ({
+  group: '',
+  kind: '',
+  jsonPointers: [],
+  jqPathExpressions: [],
+  managedFieldsManagers: [],
+  ...r,
+});
 const key = { group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'orders' };
 
 describe('rule matching (Argo CD: globs on group/kind, exact-or-empty name/namespace)', () => {
@@ -48,8 +55,17 @@ describe('jsonPointers', () => {
   const desired: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', annotations: { 'a/b': '1', 'x~y': '1' } }, data: { k: '1' } };
   const live: KubeObject = { ...desired, metadata: { name: 'c', annotations: { 'a/b': '2', 'x~y': '2' } }, data: { k: '2' } };
   it('unescapes ~1 and ~0, and a pointer that does not exist ignores nothing', async () => {
-    const d = await diffObject({ desired, live, fieldManager: 'm', rules: [rule({ kind: 'ConfigMap', jsonPointers: ['/metadata/annotations/a~1b', '/metadata/annotations/x~0y', '/spec/nothing'] })] });
-    expect(d.fields.map((f) => `${f.pointer} ${f.verdict}`)).toEqual(['/metadata/annotations/a~1b ignored', '/metadata/annotations/x~0y ignored', '/data/k drift']);
+    const d = await diffObject({
+      desired,
+      live,
+      fieldManager: 'm',
+      rules: [rule({ kind: 'ConfigMap', jsonPointers: ['/metadata/annotations/a~1b', '/metadata/annotations/x~0y', '/spec/nothing'] })],
+    });
+    expect(d.fields.map((f) => `${f.pointer} ${f.verdict}`)).toEqual([
+      '/metadata/annotations/a~1b ignored',
+      '/metadata/annotations/x~0y ignored',
+      '/data/k drift',
+    ]);
     expect(d.status).toBe('drifted');
   });
 });
@@ -57,7 +73,14 @@ describe('jsonPointers', () => {
 describe('jqPathExpressions without a jq (the core runs none: the workflows hand it src/jq/)', () => {
   it('is a warning and ignores nothing; the other rule kinds still apply', async () => {
     const obj = { spec: { replicas: 1 } };
-    const plan = await planIgnores([rule({ group: 'apps', kind: 'Deployment', jsonPointers: ['/spec/replicas'], jqPathExpressions: ['.spec.replicas'] })], key, obj, obj, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'orders' } }, undefined);
+    const plan = await planIgnores(
+      [rule({ group: 'apps', kind: 'Deployment', jsonPointers: ['/spec/replicas'], jqPathExpressions: ['.spec.replicas'] })],
+      key,
+      obj,
+      obj,
+      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'orders' } },
+      undefined,
+    );
     expect(plan.desired).toEqual([{ at: stepsOf(['spec', 'replicas']), rule: { index: 0, type: 'jsonPointers', value: '/spec/replicas' } }]);
     expect(plan.warnings).toEqual(['ignoreDifferences[0] jq ".spec.replicas": no jq was given to this comparison, the expression ignores nothing']);
   });
@@ -69,7 +92,14 @@ describe('jqPathExpressions with a time limit', () => {
 
   it('a runaway expression becomes a warning and ignores nothing', async () => {
     const obj = { spec: { replicas: 1 } };
-    const plan = await planIgnores([rule({ group: 'apps', kind: 'Deployment', jqPathExpressions: ['def f: f; .spec | f'] })], key, obj, obj, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'orders' } }, async () => jq);
+    const plan = await planIgnores(
+      [rule({ group: 'apps', kind: 'Deployment', jqPathExpressions: ['def f: f; .spec | f'] })],
+      key,
+      obj,
+      obj,
+      { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'orders' } },
+      async () => jq,
+    );
     expect(plan.desired).toEqual([]);
     expect(plan.live).toEqual([]);
     expect(plan.warnings).toEqual([
@@ -84,7 +114,13 @@ describe('jqPathExpressions with a time limit', () => {
     const d: KubeObject = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'orders' }, spec: { replicas: 1 } };
     const rules = [rule({ group: 'apps', kind: 'Deployment', jqPathExpressions: ['.spec.replicas'] })];
     await diffObject({ desired: d, live: d, rules, fieldManager: 'm', jq: load });
-    await diffObject({ desired: { ...d, kind: 'StatefulSet' }, live: { ...d, kind: 'StatefulSet', spec: { replicas: 2 } }, rules, fieldManager: 'm', jq: load });
+    await diffObject({
+      desired: { ...d, kind: 'StatefulSet' },
+      live: { ...d, kind: 'StatefulSet', spec: { replicas: 2 } },
+      rules,
+      fieldManager: 'm',
+      jq: load,
+    });
     expect(loaded).toBe(0);
     const r = await diffObject({ desired: d, live: { ...d, spec: { replicas: 3 } }, rules, fieldManager: 'm', jq: load });
     expect(loaded).toBe(1);

@@ -54,23 +54,82 @@ describe('differences on a merging list', () => {
 
   it('does not count a live element nobody declares, wherever it is', () => {
     const desired = pod([{ name: 'api', image: 'a' }]);
-    expect(differences(desired, pod([{ name: 'proxy', image: 'p' }, { name: 'api', image: 'a' }]), [], rule)).toEqual([]);
-    expect(differences(desired, pod([{ name: 'api', image: 'a' }, { name: 'proxy', image: 'p' }]), [], rule)).toEqual([]);
+    expect(
+      differences(
+        desired,
+        pod([
+          { name: 'proxy', image: 'p' },
+          { name: 'api', image: 'a' },
+        ]),
+        [],
+        rule,
+      ),
+    ).toEqual([]);
+    expect(
+      differences(
+        desired,
+        pod([
+          { name: 'api', image: 'a' },
+          { name: 'proxy', image: 'p' },
+        ]),
+        [],
+        rule,
+      ),
+    ).toEqual([]);
     // Without the rule (a custom resource, or no rule given): by length, as before.
-    expect(differences(desired, pod([{ name: 'api', image: 'a' }, { name: 'proxy', image: 'p' }]))).toEqual([
-      { at: stepsOf(C), desired: [{ name: 'api', image: 'a' }], live: [{ name: 'api', image: 'a' }, { name: 'proxy', image: 'p' }] },
+    expect(
+      differences(
+        desired,
+        pod([
+          { name: 'api', image: 'a' },
+          { name: 'proxy', image: 'p' },
+        ]),
+      ),
+    ).toEqual([
+      {
+        at: stepsOf(C),
+        desired: [{ name: 'api', image: 'a' }],
+        live: [
+          { name: 'api', image: 'a' },
+          { name: 'proxy', image: 'p' },
+        ],
+      },
     ]);
   });
 
-  it("compares a declared element with the live one of its key: `at` in live, `desiredAt` in desired", () => {
-    const d = differences(pod([{ name: 'api', image: 'a:2' }]), pod([{ name: 'proxy', image: 'p' }, { name: 'api', image: 'a:1' }]), [], rule);
+  it('compares a declared element with the live one of its key: `at` in live, `desiredAt` in desired', () => {
+    const d = differences(
+      pod([{ name: 'api', image: 'a:2' }]),
+      pod([
+        { name: 'proxy', image: 'p' },
+        { name: 'api', image: 'a:1' },
+      ]),
+      [],
+      rule,
+    );
     expect(d).toEqual([{ at: stepsOf([...C, 1, 'image']), desiredAt: stepsOf([...C, 0, 'image']), desired: 'a:2', live: 'a:1' }]);
   });
 
   it('reports a declared element absent live by itself, at an index past the live list', () => {
-    const d = differences(pod([{ name: 'api', image: 'a' }, { name: 'metrics', image: 'm' }]), pod([{ name: 'api', image: 'a' }]), [], rule);
+    const d = differences(
+      pod([
+        { name: 'api', image: 'a' },
+        { name: 'metrics', image: 'm' },
+      ]),
+      pod([{ name: 'api', image: 'a' }]),
+      [],
+      rule,
+    );
     expect(d).toEqual([{ at: stepsOf([...C, 1]), desired: { name: 'metrics', image: 'm' }, live: undefined }]);
-    const two = differences(pod([{ name: 'x', image: 'x' }, { name: 'y', image: 'y' }]), pod([{ name: 'p', image: 'p' }]), [], rule);
+    const two = differences(
+      pod([
+        { name: 'x', image: 'x' },
+        { name: 'y', image: 'y' },
+      ]),
+      pod([{ name: 'p', image: 'p' }]),
+      [],
+      rule,
+    );
     expect(two.map((x) => [x.at.at(-1), x.desiredAt?.at(-1)])).toEqual([
       [{ index: 1 }, { index: 0 }],
       [{ index: 2 }, { index: 1 }],
@@ -78,7 +137,10 @@ describe('differences on a merging list', () => {
   });
 
   it('reports the whole list once when the declared elements are live in another order', () => {
-    const desired = pod([{ name: 'a', image: '1' }, { name: 'b', image: '1' }]);
+    const desired = pod([
+      { name: 'a', image: '1' },
+      { name: 'b', image: '1' },
+    ]);
     const live = pod([{ name: 'b', image: '2' }, { name: 'x' }, { name: 'a', image: '1' }]);
     const d = differences(desired, live, [], rule);
     expect(d.map((x) => x.at)).toEqual([stepsOf(C)]);
@@ -89,17 +151,26 @@ describe('differences on a merging list', () => {
   it('compares by index a list it cannot merge: an element without its key, or two with one key', () => {
     const live = pod([{ name: 'api', image: 'a' }, { name: 'proxy' }]);
     expect(differences(pod([{ image: 'a' }]), live, [], rule).map((x) => x.at)).toEqual([stepsOf(C)]);
-    expect(differences(pod([{ name: 'api', image: 'a' }, { name: 'api', image: 'b' }]), live, [], rule).map((x) => x.at)).toEqual([
-      stepsOf([...C, 1, 'name']),
-      stepsOf([...C, 1, 'image']),
-    ]);
+    expect(
+      differences(
+        pod([
+          { name: 'api', image: 'a' },
+          { name: 'api', image: 'b' },
+        ]),
+        live,
+        [],
+        rule,
+      ).map((x) => x.at),
+    ).toEqual([stepsOf([...C, 1, 'name']), stepsOf([...C, 1, 'image'])]);
   });
 
   it('matches a merging list of scalars by value: extra live values do not count, a missing one does', () => {
     const cm = strategicListRule('v1', 'ConfigMap');
     const meta = (finalizers: string[]): JsonValue => ({ metadata: { finalizers } });
     expect(differences(meta(['a/x']), meta(['kubernetes.io/pvc-protection', 'a/x']), [], cm)).toEqual([]);
-    expect(differences(meta(['a/x', 'b/y']), meta(['a/x']), [], cm)).toEqual([{ at: stepsOf(['metadata', 'finalizers']), desired: ['a/x', 'b/y'], live: ['a/x'] }]);
+    expect(differences(meta(['a/x', 'b/y']), meta(['a/x']), [], cm)).toEqual([
+      { at: stepsOf(['metadata', 'finalizers']), desired: ['a/x', 'b/y'], live: ['a/x'] },
+    ]);
   });
 
   it('keeps the atomic lists inside a merged element atomic', () => {

@@ -20,7 +20,11 @@ const value: fc.Arbitrary<JsonValue> = fc.letrec<{ v: JsonValue }>((tie) => ({
 })).v;
 
 const object: fc.Arbitrary<KubeObject> = fc
-  .record({ name: fc.string({ minLength: 1, maxLength: 6 }), spec: fc.dictionary(key, value, { maxKeys: 5 }), labels: fc.dictionary(key, fc.string({ maxLength: 4 }), { maxKeys: 3 }) })
+  .record({
+    name: fc.string({ minLength: 1, maxLength: 6 }),
+    spec: fc.dictionary(key, value, { maxKeys: 5 }),
+    labels: fc.dictionary(key, fc.string({ maxLength: 4 }), { maxKeys: 3 }),
+  })
   .map(({ name, spec, labels }) => ({ apiVersion: 'example.com/v1', kind: 'Thing', metadata: { name, namespace: 'ns', labels }, spec }));
 
 /** Adds fields to every map in a value (live's extra keys); lists keep their length and order. */
@@ -85,7 +89,12 @@ describe('diff properties', () => {
 
 describe('paths of list elements', () => {
   it('name an element by its live key when desired leaves out a defaulted key field', async () => {
-    const desired = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' }, spec: { template: { spec: { containers: [{ name: 'app', ports: [{ containerPort: 8080, name: 'http' }] }] } } } } as KubeObject;
+    const desired = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'd' },
+      spec: { template: { spec: { containers: [{ name: 'app', ports: [{ containerPort: 8080, name: 'http' }] }] } } },
+    } as KubeObject;
     const live = structuredClone(desired) as unknown as { spec: { template: { spec: { containers: { ports: JsonObject[] }[] } } } };
     live.spec.template.spec.containers[0]!.ports[0] = { containerPort: 8080, protocol: 'TCP', name: 'web' };
     const d = await diffObject({ ...opts, desired, live: live as unknown as KubeObject });
@@ -102,11 +111,26 @@ describe('conflict verdicts on lists of another length', () => {
       manager: 'other',
       operation: 'Update',
       apiVersion: 'apps/v1',
-      fieldsV1: { 'f:spec': { 'f:template': { 'f:spec': { 'f:args': {}, 'f:containers': { 'k:{"name":"app"}': { '.': {}, 'f:image': {}, 'f:name': {} } } } } } },
+      fieldsV1: {
+        'f:spec': { 'f:template': { 'f:spec': { 'f:args': {}, 'f:containers': { 'k:{"name":"app"}': { '.': {}, 'f:image': {}, 'f:name': {} } } } } },
+      },
     },
   ];
   it('a declared container absent live is drift by its name (containers merge by key); an atomic list owned by another manager is a conflict', async () => {
-    const d = await diffObject({ ...opts, desired: base([{ name: 'app', image: 'a' }, { name: 'sidecar', image: 's' }], ['--x', '--y']), live });
-    expect(d.fields.map((f) => `${renderPath(f.path)} ${f.verdict}`)).toEqual(['spec.template.spec.containers[name=sidecar] drift', 'spec.template.spec.args conflict']);
+    const d = await diffObject({
+      ...opts,
+      desired: base(
+        [
+          { name: 'app', image: 'a' },
+          { name: 'sidecar', image: 's' },
+        ],
+        ['--x', '--y'],
+      ),
+      live,
+    });
+    expect(d.fields.map((f) => `${renderPath(f.path)} ${f.verdict}`)).toEqual([
+      'spec.template.spec.containers[name=sidecar] drift',
+      'spec.template.spec.args conflict',
+    ]);
   });
 });

@@ -4,9 +4,22 @@ import { diffObject, statusCompared } from '../../../src/diff/index.js';
 import type { KubeObject } from '../../../src/model/object.js';
 import { renderPath } from '../../../src/model/field-path.js';
 
-const widget = (status?: object): KubeObject => ({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w', namespace: 'shop' }, spec: { size: 1 }, ...(status ? { status } : {}) }) as unknown as KubeObject;
+const widget = (status?: object): KubeObject =>
+  ({
+    apiVersion: 'example.com/v1',
+    kind: 'Widget',
+    metadata: { name: 'w', namespace: 'shop' },
+    spec: { size: 1 },
+    ...(status ? { status } : {}),
+  }) as unknown as KubeObject;
 const crd = (status?: object): KubeObject =>
-  ({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'widgets.example.com' }, spec: { group: 'example.com' }, ...(status ? { status } : {}) }) as unknown as KubeObject;
+  ({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: 'widgets.example.com' },
+    spec: { group: 'example.com' },
+    ...(status ? { status } : {}),
+  }) as unknown as KubeObject;
 
 describe('ignoreResourceStatusField', () => {
   it.each([
@@ -36,14 +49,22 @@ describe('ignoreResourceStatusField', () => {
 
   it('all (the default): the same differing status is in sync', async () => {
     for (const ignoreResourceStatusField of [undefined, 'all']) {
-      const diff = await diffObject({ rules: [], fieldManager: 'argocd-controller', ...(ignoreResourceStatusField ? { ignoreResourceStatusField } : {}), desired: widget({ phase: 'Ready' }), live: widget({ phase: 'Pending' }) });
+      const diff = await diffObject({
+        rules: [],
+        fieldManager: 'argocd-controller',
+        ...(ignoreResourceStatusField ? { ignoreResourceStatusField } : {}),
+        desired: widget({ phase: 'Ready' }),
+        live: widget({ phase: 'Pending' }),
+      });
       expect(diff.status).toBe('in-sync');
     }
   });
 
-  it('crd: a CRD\'s declared status is ignored, a custom resource\'s is compared', async () => {
+  it("crd: a CRD's declared status is ignored, a custom resource's is compared", async () => {
     const opts = { rules: [], fieldManager: 'argocd-controller', ignoreResourceStatusField: 'crd' };
-    expect((await diffObject({ ...opts, desired: crd({ acceptedNames: { kind: 'W' } }), live: crd({ acceptedNames: { kind: 'Widget' } }) })).status).toBe('in-sync');
+    expect((await diffObject({ ...opts, desired: crd({ acceptedNames: { kind: 'W' } }), live: crd({ acceptedNames: { kind: 'Widget' } }) })).status).toBe(
+      'in-sync',
+    );
     expect((await diffObject({ ...opts, desired: widget({ phase: 'Ready' }), live: widget({ phase: 'Pending' }) })).status).toBe('drifted');
   });
 });

@@ -7,18 +7,69 @@ import { json, RUNS, tree } from './arbitraries.js';
 const appLike = fc
   .record(
     {
-      metadata: fc.oneof(fc.record({ name: fc.oneof(fc.string({ maxLength: 6 }), json), namespace: fc.oneof(fc.string({ maxLength: 6 }), json) }, { requiredKeys: [] }), json),
+      metadata: fc.oneof(
+        fc.record({ name: fc.oneof(fc.string({ maxLength: 6 }), json), namespace: fc.oneof(fc.string({ maxLength: 6 }), json) }, { requiredKeys: [] }),
+        json,
+      ),
       spec: fc.oneof(
         fc.record(
           {
-            source: fc.oneof(fc.record({ repoURL: fc.oneof(fc.string({ maxLength: 8 }), json), path: fc.oneof(fc.string({ maxLength: 8 }), json), targetRevision: json }, { requiredKeys: [] }), json),
+            source: fc.oneof(
+              fc.record(
+                { repoURL: fc.oneof(fc.string({ maxLength: 8 }), json), path: fc.oneof(fc.string({ maxLength: 8 }), json), targetRevision: json },
+                { requiredKeys: [] },
+              ),
+              json,
+            ),
             sources: json,
             destination: fc.oneof(fc.record({ namespace: fc.oneof(fc.string({ maxLength: 6 }), json), server: json }, { requiredKeys: [] }), json),
             syncPolicy: fc.oneof(
-              fc.record({ automated: fc.oneof(fc.record({ prune: json, selfHeal: fc.boolean(), allowEmpty: json }, { requiredKeys: [] }), json), syncOptions: fc.oneof(fc.array(fc.oneof(fc.string({ maxLength: 20 }), fc.constantFrom('Prune=false', 'ServerSideApply=true', 'CreateNamespace=true', 'Bogus=yes', 'PrunePropagationPolicy=nope', '=', 'Replace=true')), { maxLength: 4 }), json), retry: json }, { requiredKeys: [] }),
+              fc.record(
+                {
+                  automated: fc.oneof(fc.record({ prune: json, selfHeal: fc.boolean(), allowEmpty: json }, { requiredKeys: [] }), json),
+                  syncOptions: fc.oneof(
+                    fc.array(
+                      fc.oneof(
+                        fc.string({ maxLength: 20 }),
+                        fc.constantFrom(
+                          'Prune=false',
+                          'ServerSideApply=true',
+                          'CreateNamespace=true',
+                          'Bogus=yes',
+                          'PrunePropagationPolicy=nope',
+                          '=',
+                          'Replace=true',
+                        ),
+                      ),
+                      { maxLength: 4 },
+                    ),
+                    json,
+                  ),
+                  retry: json,
+                },
+                { requiredKeys: [] },
+              ),
               json,
             ),
-            ignoreDifferences: fc.oneof(fc.array(fc.oneof(fc.record({ group: json, kind: fc.oneof(fc.string({ maxLength: 6 }), json), jsonPointers: fc.oneof(fc.array(fc.string({ maxLength: 8 }), { maxLength: 2 }), json), jqPathExpressions: fc.oneof(fc.array(fc.string({ maxLength: 8 }), { maxLength: 2 }), json), managedFieldsManagers: json }, { requiredKeys: [] }), json), { maxLength: 3 }), json),
+            ignoreDifferences: fc.oneof(
+              fc.array(
+                fc.oneof(
+                  fc.record(
+                    {
+                      group: json,
+                      kind: fc.oneof(fc.string({ maxLength: 6 }), json),
+                      jsonPointers: fc.oneof(fc.array(fc.string({ maxLength: 8 }), { maxLength: 2 }), json),
+                      jqPathExpressions: fc.oneof(fc.array(fc.string({ maxLength: 8 }), { maxLength: 2 }), json),
+                      managedFieldsManagers: json,
+                    },
+                    { requiredKeys: [] },
+                  ),
+                  json,
+                ),
+                { maxLength: 3 },
+              ),
+              json,
+            ),
           },
           { requiredKeys: [] },
         ),

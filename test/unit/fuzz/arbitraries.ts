@@ -17,12 +17,32 @@ export const RUNS = Object.fromEntries(
 ) as { readonly [K in 'text' | 'tree' | 'object' | 'fields' | 'tracking' | 'diff' | 'app']: number };
 
 /** Any JSON value, depth and width bounded (no -0: JSON has none). */
-export const json: fc.Arbitrary<JsonValue> = fc
-  .jsonValue({ maxDepth: 4, depthSize: 'small' })
-  .map((v) => JSON.parse(JSON.stringify(v)) as JsonValue);
+export const json: fc.Arbitrary<JsonValue> = fc.jsonValue({ maxDepth: 4, depthSize: 'small' }).map((v) => JSON.parse(JSON.stringify(v)) as JsonValue);
 
 const keyName = fc.oneof(
-  fc.constantFrom('name', 'image', 'ports', 'containers', 'env', 'value', 'labels', 'data', 'spec', 'items', 'kind', 'metadata', 'containerPort', 'key', '<<', '~', 'null', 'true', '0', 'on', 'yes'),
+  fc.constantFrom(
+    'name',
+    'image',
+    'ports',
+    'containers',
+    'env',
+    'value',
+    'labels',
+    'data',
+    'spec',
+    'items',
+    'kind',
+    'metadata',
+    'containerPort',
+    'key',
+    '<<',
+    '~',
+    'null',
+    'true',
+    '0',
+    'on',
+    'yes',
+  ),
   fc.string({ maxLength: 8 }),
 );
 
@@ -66,10 +86,50 @@ export const yamlishText: fc.Arbitrary<string> = fc
   .array(
     fc.oneof(
       fc.constantFrom(
-        'apiVersion: v1\n', 'kind: ConfigMap\n', 'metadata:\n', '  name: x\n', '  namespace: 12\n', 'data:\n', '  k: v\n',
-        '---\n', '...\n', '- ', '? ', ': ', '&a ', '*a', '*b ', '&b [*a, *a]\n', '!!str ', '!!binary ', '!custom ', '<<: *a\n',
-        '{', '}', '[', ']', ',', '"', "'", '|\n', '>-\n', '#c\n', '\t', '  ', '\n', '%YAML 1.2\n', '%TAG ! tag:x,2000:\n',
-        'kind: List\nitems:\n', 'null', '~', '0x1F', '1e400', '.nan', '\u0000', '\ufeff', '\u2028',
+        'apiVersion: v1\n',
+        'kind: ConfigMap\n',
+        'metadata:\n',
+        '  name: x\n',
+        '  namespace: 12\n',
+        'data:\n',
+        '  k: v\n',
+        '---\n',
+        '...\n',
+        '- ',
+        '? ',
+        ': ',
+        '&a ',
+        '*a',
+        '*b ',
+        '&b [*a, *a]\n',
+        '!!str ',
+        '!!binary ',
+        '!custom ',
+        '<<: *a\n',
+        '{',
+        '}',
+        '[',
+        ']',
+        ',',
+        '"',
+        "'",
+        '|\n',
+        '>-\n',
+        '#c\n',
+        '\t',
+        '  ',
+        '\n',
+        '%YAML 1.2\n',
+        '%TAG ! tag:x,2000:\n',
+        'kind: List\nitems:\n',
+        'null',
+        '~',
+        '0x1F',
+        '1e400',
+        '.nan',
+        '\u0000',
+        '\ufeff',
+        '\u2028',
       ),
       fc.string({ maxLength: 6 }),
     ),
@@ -83,7 +143,13 @@ export const anyText: fc.Arbitrary<string> = fc.string({ unit: 'binary', maxLeng
 /** A FieldsV1 key: well-formed `f:`, `k:`, `v:`, `i:`, `.`, or garbage. */
 const fieldsKey: fc.Arbitrary<string> = fc.oneof(
   fc.string({ maxLength: 8 }).map((s) => `f:${s}`),
-  fc.dictionary(fc.constantFrom('name', 'containerPort', 'protocol', 'key'), fc.oneof(fc.string({ maxLength: 5 }), fc.integer({ min: 0, max: 65535 })), { noNullPrototype: true, minKeys: 1, maxKeys: 2 }).map((o) => `k:${JSON.stringify(o)}`),
+  fc
+    .dictionary(fc.constantFrom('name', 'containerPort', 'protocol', 'key'), fc.oneof(fc.string({ maxLength: 5 }), fc.integer({ min: 0, max: 65535 })), {
+      noNullPrototype: true,
+      minKeys: 1,
+      maxKeys: 2,
+    })
+    .map((o) => `k:${JSON.stringify(o)}`),
   json.map((v) => `v:${JSON.stringify(v)}`),
   fc.nat({ max: 20 }).map((n) => `i:${n}`),
   fc.constant('.'),
@@ -106,7 +172,12 @@ export const validFieldsTrie: fc.Arbitrary<JsonObject> = fc.letrec<{ t: JsonObje
       fc.stringMatching(/^[a-z]{1,5}$/).map((s) => `v:${JSON.stringify(s)}`),
       fc.nat({ max: 9 }).map((n) => `i:${n}`),
     ),
-    fc.oneof({ depthSize: 'small' }, fc.constant({}), tie('t'), tie('t').map((t) => ({ ...t, '.': {} }))),
+    fc.oneof(
+      { depthSize: 'small' },
+      fc.constant({}),
+      tie('t'),
+      tie('t').map((t) => ({ ...t, '.': {} })),
+    ),
     { noNullPrototype: true, maxKeys: 4 },
   ),
 })).t;

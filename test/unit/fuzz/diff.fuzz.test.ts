@@ -35,13 +35,20 @@ describe('diff fuzz', () => {
 
   it('adding fields anywhere in live (spec, data, metadata maps) never creates drift', async () => {
     await fc.assert(
-      fc.asyncProperty(kubeObject.filter((o) => o.kind !== 'Secret'), fc.dictionary(fc.string({ minLength: 1, maxLength: 4 }), json, { noNullPrototype: true, minKeys: 1, maxKeys: 2 }), async (x, extra) => {
-        const { metadata, ...rest } = x;
-        const live = { ...(addFields(rest as JsonObject, extra) as JsonObject), metadata: { ...metadata, labels: { ...metadata.labels, 'zz-extra': 'x' }, annotations: { ...metadata.annotations, 'zz/extra': 'y' } } } as unknown as KubeObject;
-        const d = await diffObject({ ...opts, desired: x, live });
-        expect(d.fields.filter((f) => f.verdict === 'drift')).toEqual([]);
-        expect(d.status).toBe('in-sync');
-      }),
+      fc.asyncProperty(
+        kubeObject.filter((o) => o.kind !== 'Secret'),
+        fc.dictionary(fc.string({ minLength: 1, maxLength: 4 }), json, { noNullPrototype: true, minKeys: 1, maxKeys: 2 }),
+        async (x, extra) => {
+          const { metadata, ...rest } = x;
+          const live = {
+            ...(addFields(rest as JsonObject, extra) as JsonObject),
+            metadata: { ...metadata, labels: { ...metadata.labels, 'zz-extra': 'x' }, annotations: { ...metadata.annotations, 'zz/extra': 'y' } },
+          } as unknown as KubeObject;
+          const d = await diffObject({ ...opts, desired: x, live });
+          expect(d.fields.filter((f) => f.verdict === 'drift')).toEqual([]);
+          expect(d.status).toBe('in-sync');
+        },
+      ),
       { numRuns: RUNS.diff },
     );
   });
@@ -69,15 +76,28 @@ describe('diff fuzz', () => {
 
   it('a live object with arbitrary managedFields: a report or a reported decoding error, never a crash', async () => {
     await fc.assert(
-      fc.asyncProperty(kubeObject, fc.array(fc.record({ manager: fc.constantFrom('kubectl', 'argocd-controller', 'hpa'), operation: fc.constantFrom('Apply', 'Update'), fieldsType: fc.constant('FieldsV1'), fieldsV1: fieldsTrie }), { maxLength: 3 }), tree, async (x, mf, spec) => {
-        const live = { ...structuredClone(x), spec, metadata: { ...structuredClone(x.metadata), managedFields: mf } } as unknown as KubeObject;
-        try {
-          await diffObject({ ...opts, desired: x, live });
-        } catch (err) {
-          expect(isCrash(err)).toBe(false);
-          expect((err as Error).message).toMatch(/decoding managedFields/);
-        }
-      }),
+      fc.asyncProperty(
+        kubeObject,
+        fc.array(
+          fc.record({
+            manager: fc.constantFrom('kubectl', 'argocd-controller', 'hpa'),
+            operation: fc.constantFrom('Apply', 'Update'),
+            fieldsType: fc.constant('FieldsV1'),
+            fieldsV1: fieldsTrie,
+          }),
+          { maxLength: 3 },
+        ),
+        tree,
+        async (x, mf, spec) => {
+          const live = { ...structuredClone(x), spec, metadata: { ...structuredClone(x.metadata), managedFields: mf } } as unknown as KubeObject;
+          try {
+            await diffObject({ ...opts, desired: x, live });
+          } catch (err) {
+            expect(isCrash(err)).toBe(false);
+            expect((err as Error).message).toMatch(/decoding managedFields/);
+          }
+        },
+      ),
       { numRuns: RUNS.diff },
     );
   });

@@ -50,7 +50,13 @@ describe('FieldsV1 decoding', () => {
 
   it('managedEntries over arbitrary managedFields entries: decoded entries or an Error naming the entry', () => {
     const entry = fc.record(
-      { manager: fc.oneof(fc.string({ maxLength: 8 }), json), operation: fc.constantFrom('Apply', 'Update', 'x'), fieldsType: fc.constant('FieldsV1'), fieldsV1: fc.oneof(fieldsTrie, json), subresource: fc.constantFrom('status', 'scale', '') },
+      {
+        manager: fc.oneof(fc.string({ maxLength: 8 }), json),
+        operation: fc.constantFrom('Apply', 'Update', 'x'),
+        fieldsType: fc.constant('FieldsV1'),
+        fieldsV1: fc.oneof(fieldsTrie, json),
+        subresource: fc.constantFrom('status', 'scale', ''),
+      },
       { requiredKeys: [] },
     );
     fc.assert(

@@ -12,7 +12,8 @@ function parseOutcome(text: string, file: string): { objects: ManifestObject[] }
   try {
     return { objects: parseManifests(text, file) };
   } catch (err) {
-    if (!(err instanceof InputError)) throw new Error(`parseManifests threw ${(err as Error)?.constructor?.name}: ${String((err as Error)?.message ?? err)}`, { cause: err });
+    if (!(err instanceof InputError))
+      throw new Error(`parseManifests threw ${(err as Error)?.constructor?.name}: ${String((err as Error)?.message ?? err)}`, { cause: err });
     // The message names the file (and a line or document) so a user can find the problem.
     expect(err.message.startsWith(file)).toBe(true);
     return { error: err };
@@ -54,10 +55,16 @@ describe('manifest parsing never crashes', () => {
 
   it('arbitrary text read as a .json file: objects or InputError', () => {
     fc.assert(
-      fc.property(fc.oneof(anyText, json.map((v) => JSON.stringify(v))), (text) => {
-        const r = parseOutcome(text, 'fuzz.json');
-        if ('objects' in r) expectWellFormed(r.objects, 'fuzz.json');
-      }),
+      fc.property(
+        fc.oneof(
+          anyText,
+          json.map((v) => JSON.stringify(v)),
+        ),
+        (text) => {
+          const r = parseOutcome(text, 'fuzz.json');
+          if ('objects' in r) expectWellFormed(r.objects, 'fuzz.json');
+        },
+      ),
       { numRuns: RUNS.text },
     );
   });
@@ -111,9 +118,13 @@ describe('manifest parsing never crashes', () => {
       fc.property(
         fc.oneof(
           yamlishText,
-          fc.tuple(kubeObject, fc.constantFrom<'PLAIN' | 'QUOTE_DOUBLE' | 'QUOTE_SINGLE' | 'BLOCK_LITERAL'>('PLAIN', 'QUOTE_DOUBLE', 'QUOTE_SINGLE', 'BLOCK_LITERAL'), fc.boolean()).map(([o, defaultStringType, flow]) =>
-            stringify(o, { defaultStringType, collectionStyle: flow ? 'flow' : 'any' }),
-          ),
+          fc
+            .tuple(
+              kubeObject,
+              fc.constantFrom<'PLAIN' | 'QUOTE_DOUBLE' | 'QUOTE_SINGLE' | 'BLOCK_LITERAL'>('PLAIN', 'QUOTE_DOUBLE', 'QUOTE_SINGLE', 'BLOCK_LITERAL'),
+              fc.boolean(),
+            )
+            .map(([o, defaultStringType, flow]) => stringify(o, { defaultStringType, collectionStyle: flow ? 'flow' : 'any' })),
         ),
         (text) => {
           const docs = parseAllDocuments(text, { uniqueKeys: true, strict: true });
@@ -127,7 +138,10 @@ describe('manifest parsing never crashes', () => {
           if ('error' in r) return; // the reference accepts more than Kubernetes objects
           let values: unknown[];
           try {
-            values = list.filter((d) => d.contents !== null).map((d) => d.toJS({ maxAliasCount: 100 })).filter((v) => v !== null && v !== undefined);
+            values = list
+              .filter((d) => d.contents !== null)
+              .map((d) => d.toJS({ maxAliasCount: 100 }))
+              .filter((v) => v !== null && v !== undefined);
           } catch {
             return;
           }

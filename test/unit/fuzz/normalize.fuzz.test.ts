@@ -7,7 +7,12 @@ import { json, kubeObject, RUNS, tree } from './arbitraries.js';
 
 /** Objects with server-set metadata, a last-applied annotation, managedFields and odd shapes in metadata. */
 const liveObject: fc.Arbitrary<KubeObject> = fc
-  .record({ base: kubeObject, lastApplied: fc.option(fc.string({ maxLength: 30 }), { nil: undefined }), mf: fc.option(fc.array(json, { maxLength: 2 }), { nil: undefined }), status: fc.option(tree, { nil: undefined }) })
+  .record({
+    base: kubeObject,
+    lastApplied: fc.option(fc.string({ maxLength: 30 }), { nil: undefined }),
+    mf: fc.option(fc.array(json, { maxLength: 2 }), { nil: undefined }),
+    status: fc.option(tree, { nil: undefined }),
+  })
   .map(({ base, lastApplied, mf, status }) => {
     const o = structuredClone(base);
     if (lastApplied !== undefined) o.metadata.annotations = { ...(o.metadata.annotations ?? {}), [LAST_APPLIED]: lastApplied };
@@ -19,10 +24,25 @@ const liveObject: fc.Arbitrary<KubeObject> = fc
 /** Secrets with arbitrary data/stringData (null values, non-strings). */
 const secret: fc.Arbitrary<KubeObject> = fc
   .record({
-    data: fc.option(fc.dictionary(fc.string({ maxLength: 5 }), fc.oneof(fc.base64String({ maxLength: 12 }), fc.constant(null), json), { noNullPrototype: true }), { nil: undefined }),
-    stringData: fc.option(fc.dictionary(fc.string({ maxLength: 5 }), fc.oneof(fc.string({ maxLength: 12 }), fc.constant(null), json), { noNullPrototype: true }), { nil: undefined }),
+    data: fc.option(
+      fc.dictionary(fc.string({ maxLength: 5 }), fc.oneof(fc.base64String({ maxLength: 12 }), fc.constant(null), json), { noNullPrototype: true }),
+      { nil: undefined },
+    ),
+    stringData: fc.option(
+      fc.dictionary(fc.string({ maxLength: 5 }), fc.oneof(fc.string({ maxLength: 12 }), fc.constant(null), json), { noNullPrototype: true }),
+      { nil: undefined },
+    ),
   })
-  .map(({ data, stringData }) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's', namespace: 'n' }, ...(data !== undefined ? { data } : {}), ...(stringData !== undefined ? { stringData } : {}) }) as KubeObject);
+  .map(
+    ({ data, stringData }) =>
+      ({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 's', namespace: 'n' },
+        ...(data !== undefined ? { data } : {}),
+        ...(stringData !== undefined ? { stringData } : {}),
+      }) as KubeObject,
+  );
 
 describe('normalizeObject', () => {
   it('is idempotent and never mutates its input', () => {

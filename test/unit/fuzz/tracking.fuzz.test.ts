@@ -9,16 +9,22 @@ const ALPHABET = fc.constantFrom(':', '/', 'a', 'B', '_', '.', '-', ' ', '\u00e9
 describe('tracking-id parsing', () => {
   it('any string: ok with parts that rebuild the exact string, or a reported malformed value', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: 'binary', maxLength: 60 }), fc.array(ALPHABET, { maxLength: 20 }).map((a) => a.join(''))), (s) => {
-        const p = parseTrackingId(s);
-        if (p.ok) {
-          expect(`${p.id.app}:${p.id.group}/${p.id.kind}:${p.id.namespace}/${p.id.name}`).toBe(s);
-          expect(p.id.app).not.toBe('');
-        } else {
-          expect(typeof p.error).toBe('string');
-          expect(p.error.length).toBeGreaterThan(0);
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: 'binary', maxLength: 60 }),
+          fc.array(ALPHABET, { maxLength: 20 }).map((a) => a.join('')),
+        ),
+        (s) => {
+          const p = parseTrackingId(s);
+          if (p.ok) {
+            expect(`${p.id.app}:${p.id.group}/${p.id.kind}:${p.id.namespace}/${p.id.name}`).toBe(s);
+            expect(p.id.app).not.toBe('');
+          } else {
+            expect(typeof p.error).toBe('string');
+            expect(p.error.length).toBeGreaterThan(0);
+          }
+        },
+      ),
       { numRuns: RUNS.tracking },
     );
   });

@@ -17,8 +17,16 @@ const settings = parseArgoSettings(
   },
   'argocd-cm',
 );
-const script = (rel: string, status: string): [string, HealthScript] => [rel, { script: `return { status = "${status}", message = "${rel}" }`, useOpenLibs: true, source: `/lib/${rel}/health.lua` }];
-const library: HealthLibrary = new Map([script('example.com/Widget', 'Degraded'), script('example.com/Gadget', 'Progressing'), script('_.crossplane.io/_', 'Healthy'), script('ConfigMap', 'Suspended')]);
+const script = (rel: string, status: string): [string, HealthScript] => [
+  rel,
+  { script: `return { status = "${status}", message = "${rel}" }`, useOpenLibs: true, source: `/lib/${rel}/health.lua` },
+];
+const library: HealthLibrary = new Map([
+  script('example.com/Widget', 'Degraded'),
+  script('example.com/Gadget', 'Progressing'),
+  script('_.crossplane.io/_', 'Healthy'),
+  script('ConfigMap', 'Suspended'),
+]);
 
 describe('which script applies (GetHealthScript order)', () => {
   const scripts = new HealthScripts(settings, library);
@@ -45,9 +53,18 @@ describe('which script applies (GetHealthScript order)', () => {
 
 describe('reading what a check returned (ExecuteHealthLua)', () => {
   it.each<[LuaCheckResult, ReturnType<typeof healthOfLuaResult>]>([
-    [{ type: 'table', status: 'Degraded', message: 'out of sprockets' }, { status: 'Degraded', message: 'out of sprockets' }],
-    [{ type: 'table', status: 'Healthy', message: 7 }, { status: 'Healthy', message: '' }],
-    [{ type: 'table', status: 'Fine' }, { status: 'Unknown', message: 'Lua returned an invalid health status' }],
+    [
+      { type: 'table', status: 'Degraded', message: 'out of sprockets' },
+      { status: 'Degraded', message: 'out of sprockets' },
+    ],
+    [
+      { type: 'table', status: 'Healthy', message: 7 },
+      { status: 'Healthy', message: '' },
+    ],
+    [
+      { type: 'table', status: 'Fine' },
+      { status: 'Unknown', message: 'Lua returned an invalid health status' },
+    ],
     [{ type: 'table' }, undefined],
     [{ type: 'nil' }, undefined],
     [{ type: 'string' }, { status: 'Unknown', message: 'expect table output from Lua script, not string' }],

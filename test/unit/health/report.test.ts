@@ -66,7 +66,7 @@ describe('buildStatusReport', () => {
     expect(drifted.health).toEqual(synced.health);
   });
 
-  it('builds the live tree with each node\'s own cause', () => {
+  it("builds the live tree with each node's own cause", () => {
     const r = buildStatusReport(brokenInput());
     const deploy = r.trees.find((t) => t.kind === 'Deployment');
     expect(deploy?.children.map((c) => c.kind)).toEqual(['ReplicaSet']);
@@ -92,7 +92,13 @@ describe('buildStatusReport at scale', () => {
     spec: { replicas: 1 },
     status: { observedGeneration: 1, replicas: 1, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1 },
   });
-  const owned = (kind: string, apiVersion: string, name: string, uid: string, owner: { kind: string; name: string; uid: string; apiVersion: string }): KubeObject => ({
+  const owned = (
+    kind: string,
+    apiVersion: string,
+    name: string,
+    uid: string,
+    owner: { kind: string; name: string; uid: string; apiVersion: string },
+  ): KubeObject => ({
     apiVersion,
     kind,
     metadata: { name, namespace: 'shop', uid, ownerReferences: [owner] },
@@ -124,11 +130,12 @@ describe('buildStatusReport at scale', () => {
     const resources = Array.from({ length: N }, (_, i) => res(deployment(i), 'in-sync'));
     const r = buildStatusReport({ app: app(), resources, children: kids });
     expect(r.trees).toHaveLength(N);
-    const shapes = new Set(r.trees.map((t) => `${t.name} > ${t.children.map((c) => `${c.kind}/${c.name} > ${c.children.map((p) => `${p.kind}/${p.name}`).join(',')}`).join(';')}`));
+    const shapes = new Set(
+      r.trees.map((t) => `${t.name} > ${t.children.map((c) => `${c.kind}/${c.name} > ${c.children.map((p) => `${p.kind}/${p.name}`).join(',')}`).join(';')}`),
+    );
     for (let i = 0; i < N; i++) expect(shapes.has(`web-${i} > ReplicaSet/web-${i}-rs > Pod/web-${i}-rs-pod`)).toBe(true);
     expect(r.resources).toHaveLength(N);
     expect(reads.size).toBe(2 * N);
     expect([...reads.values()].every((n) => n === 1)).toBe(true);
   });
-
 });

@@ -8,7 +8,9 @@ import type { HealthStatus } from '../../../src/health/types.js';
 
 const DIR = join(process.cwd(), 'test/fixtures/health');
 const expected = parse(readFileSync(join(DIR, 'expected.yaml'), 'utf8')) as Record<string, HealthStatus | null>;
-const fixtures = readdirSync(DIR).filter((f) => f.endsWith('.yaml') && f !== 'expected.yaml').sort();
+const fixtures = readdirSync(DIR)
+  .filter((f) => f.endsWith('.yaml') && f !== 'expected.yaml')
+  .sort();
 
 function load(file: string): KubeObject {
   return parse(readFileSync(join(DIR, file), 'utf8')) as KubeObject;
@@ -31,7 +33,22 @@ describe('resourceHealth', () => {
 
   it('covers every kind the issue lists with at least one fixture', () => {
     const kinds = new Set(fixtures.map((f) => load(f).kind));
-    for (const kind of ['Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Pod', 'Service', 'Ingress', 'PersistentVolumeClaim', 'Job', 'CronJob', 'HorizontalPodAutoscaler', 'APIService', 'PodDisruptionBudget', 'ConfigMap']) {
+    for (const kind of [
+      'Deployment',
+      'StatefulSet',
+      'DaemonSet',
+      'ReplicaSet',
+      'Pod',
+      'Service',
+      'Ingress',
+      'PersistentVolumeClaim',
+      'Job',
+      'CronJob',
+      'HorizontalPodAutoscaler',
+      'APIService',
+      'PodDisruptionBudget',
+      'ConfigMap',
+    ]) {
       expect(kinds).toContain(kind);
     }
   });

@@ -19,8 +19,8 @@ export function app(automated?: Application['automated']): Application {
     destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' },
     ...(automated ? { automated } : {}),
     sourcesCount: 0,
-  sourceOptions: {},
-  syncOptions: {
+    sourceOptions: {},
+    syncOptions: {
       createNamespace: false,
       pruneLast: false,
       serverSideApply: true,
@@ -66,4 +66,3 @@ export function brokenInput(): StatusInput {
     children,
   };
 }
-

@@ -50,7 +50,13 @@ test('reports each axis per resource, lists the extra, walks the live tree to th
   const { appFile, dir } = workspace(DESIRED);
   const [unmarked, rs, pod, strayPod] = loadTree('unschedulable.yaml');
   // As a sync leaves it: carrying the app's tracking-id.
-  const deploy = { ...unmarked!, metadata: { ...unmarked!.metadata, annotations: { ...unmarked!.metadata.annotations, 'argocd.argoproj.io/tracking-id': 'shop:apps/Deployment:shop/broken' } } };
+  const deploy = {
+    ...unmarked!,
+    metadata: {
+      ...unmarked!.metadata,
+      annotations: { ...unmarked!.metadata.annotations, 'argocd.argoproj.io/tracking-id': 'shop:apps/Deployment:shop/broken' },
+    },
+  };
   const gw = new FakeGateway({
     objects: [
       deploy,
@@ -77,7 +83,9 @@ test('reports each axis per resource, lists the extra, walks the live tree to th
   expect(r.health.cause).toMatchObject({ source: 'PodUnschedulable', object: { kind: 'Pod', name: 'broken-6f9c-abcde' } });
   expect(r.syncPolicy).toMatchObject({ prune: true, allowEmpty: true });
   const tree = r.trees.find((t) => t.kind === 'Deployment');
-  expect(tree?.children.map((c) => `${c.kind}/${c.name} > ${c.children.map((p) => `${p.kind}/${p.name}`).join(',')}`)).toEqual(['ReplicaSet/broken-6f9c > Pod/broken-6f9c-abcde']);
+  expect(tree?.children.map((c) => `${c.kind}/${c.name} > ${c.children.map((p) => `${p.kind}/${p.name}`).join(',')}`)).toEqual([
+    'ReplicaSet/broken-6f9c > Pod/broken-6f9c-abcde',
+  ]);
   // Children are listed once per kind and namespace, in full (status is needed), not per object.
   const childLists = gw.calls.filter((c) => c === 'LIST ReplicaSet shop' || c === 'LIST Pod shop');
   expect(childLists.sort()).toEqual(['LIST Pod shop', 'LIST ReplicaSet shop']);
@@ -92,7 +100,7 @@ test('a missing Deployment is OutOfSync and, with nothing live, the app is Missi
   expect(r.health.status).toBe('Missing');
 });
 
-test('lists a CronJob\'s Jobs and Pods, and nothing for kinds without children', async () => {
+test("lists a CronJob's Jobs and Pods, and nothing for kinds without children", async () => {
   const verbs = ['get', 'list'];
   const gw = new FakeGateway({
     types: [
@@ -119,13 +127,10 @@ test('a child kind it may not list becomes a warning, not a failure', async () =
   expect(warnings).toEqual([expect.stringMatching(/^cannot list pods in namespace shop, so the tree under it is incomplete: /)]);
 });
 
-test('a live object that lost its tracking-id, or carries another app\'s, is OutOfSync, as Argo CD compares the marked target', async () => {
+test("a live object that lost its tracking-id, or carries another app's, is OutOfSync, as Argo CD compares the marked target", async () => {
   const { appFile, dir } = workspace(DESIRED);
   const gw = new FakeGateway({
-    objects: [
-      cm('settings', { mode: 'fast' }),
-      cm('flags', { beta: 'false' }, { 'argocd.argoproj.io/tracking-id': 'other:/ConfigMap:shop/flags' }),
-    ],
+    objects: [cm('settings', { mode: 'fast' }), cm('flags', { beta: 'false' }, { 'argocd.argoproj.io/tracking-id': 'other:/ConfigMap:shop/flags' })],
   });
   const result = await runStatus({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: gw });
   const rows = result.report.resources.filter((x) => x.kind === 'ConfigMap').map((x) => `${x.name} ${x.status}${x.syncReason ? `(${x.syncReason})` : ''}`);
@@ -140,7 +145,11 @@ describe('waitForConverged', () => {
   }
   const [deploy, ...children] = loadTree('unschedulable.yaml');
   const progressing: StatusResult = {
-    report: buildStatusReport({ app: app(), resources: [{ key: { group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'broken' }, comparison: 'in-sync', live: deploy! }], children }),
+    report: buildStatusReport({
+      app: app(),
+      resources: [{ key: { group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'broken' }, comparison: 'in-sync', live: deploy! }],
+      children,
+    }),
     warnings: [],
     requests: 1,
   };
@@ -150,7 +159,12 @@ describe('waitForConverged', () => {
     const clock = fakeClock();
     const seq = [progressing, progressing, healthy];
     const seen: string[] = [];
-    const got = await waitForConverged(async () => seq.shift() ?? healthy, { timeoutMs: 60_000, intervalMs: 2000, clock, onPoll: (r) => seen.push(r.report.health.status) });
+    const got = await waitForConverged(async () => seq.shift() ?? healthy, {
+      timeoutMs: 60_000,
+      intervalMs: 2000,
+      clock,
+      onPoll: (r) => seen.push(r.report.health.status),
+    });
     expect(got.converged).toBe(true);
     expect(got.polls).toBe(3);
     expect(clock.slept).toEqual([2000, 2000]);
@@ -160,7 +174,12 @@ describe('waitForConverged', () => {
   it('rides out a cluster that is unreachable or answers 503 for a while, telling each error', async () => {
     const clock = fakeClock();
     const errors: string[] = [];
-    const seq: (StatusResult | Error)[] = [new ClusterError('cannot reach the API server'), apiError('listing', 503, '{"kind":"Status","message":"busy"}'), progressing, healthy];
+    const seq: (StatusResult | Error)[] = [
+      new ClusterError('cannot reach the API server'),
+      apiError('listing', 503, '{"kind":"Status","message":"busy"}'),
+      progressing,
+      healthy,
+    ];
     const got = await waitForConverged(
       async () => {
         const next = seq.shift()!;
@@ -195,11 +214,13 @@ describe('waitForConverged', () => {
   });
 });
 
-test('with -n, the header and the JSON show the namespace status acted on, and the Application\'s beside it', async () => {
+test("with -n, the header and the JSON show the namespace status acted on, and the Application's beside it", async () => {
   const { appFile, dir } = workspace('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\ndata: {k: v}\n');
   const r = (await runStatus({ appFile, desired: dir }, { io: memoryIo().io, opts: { ...opts, namespace: 'other' }, gateway: new FakeGateway() })).report;
   expect(r.destination).toMatchObject({ namespace: 'other', declaredNamespace: 'shop' });
-  expect(renderStatus(r, { output: 'table', tree: false, paint: paint(false) })).toMatch(/^Destination: +.*, namespace other \(-n; the Application's is shop\)$/m);
+  expect(renderStatus(r, { output: 'table', tree: false, paint: paint(false) })).toMatch(
+    /^Destination: +.*, namespace other \(-n; the Application's is shop\)$/m,
+  );
   const same = (await runStatus({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: new FakeGateway() })).report;
   expect(same.destination.namespace).toBe('shop');
   expect(same.destination.declaredNamespace).toBeUndefined();

@@ -27,19 +27,23 @@ describe('buildTree', () => {
 
   it('links CronJob → Job → Pod', () => {
     const [root, ...rest] = load('cronjob-failed.yaml');
-    expect(shape(buildTree(root!, rest))).toEqual([
-      'CronJob/report Degraded',
-      '  Job/report-29408700 Degraded',
-      '    Pod/report-29408700-q8r7s Degraded',
-    ]);
+    expect(shape(buildTree(root!, rest))).toEqual(['CronJob/report Degraded', '  Job/report-29408700 Degraded', '    Pod/report-29408700-q8r7s Degraded']);
   });
 
   it('sorts children by key and places an object once even when references loop', () => {
     const [root, ...rest] = load('crashloop-statefulset.yaml');
     const tree = buildTree(root!, rest);
     expect(tree.children.map((c) => c.key.name)).toEqual(['db-0', 'db-1']);
-    const a: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'a', uid: 'a', ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'b', uid: 'b' }] } };
-    const b: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'b', uid: 'b', ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'a', uid: 'a' }] } };
+    const a: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'a', uid: 'a', ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'b', uid: 'b' }] },
+    };
+    const b: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'b', uid: 'b', ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'a', uid: 'a' }] },
+    };
     expect(walk(buildTree(a, [a, b])).map((n) => n.key.name)).toEqual(['a', 'b']);
   });
 
@@ -49,8 +53,16 @@ describe('buildTree', () => {
       const index = indexByOwner(objs);
       for (const root of objs) expect(buildTree(root, index)).toEqual(buildTree(root, objs));
     }
-    const a: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'a', uid: 'a', ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'b', uid: 'b' }] } };
-    const b: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'b', uid: 'b', ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'a', uid: 'a' }] } };
+    const a: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'a', uid: 'a', ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'b', uid: 'b' }] },
+    };
+    const b: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'b', uid: 'b', ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'a', uid: 'a' }] },
+    };
     const index = indexByOwner([a, b]);
     expect(walk(buildTree(a, index)).map((n) => n.key.name)).toEqual(['a', 'b']);
     expect(walk(buildTree(b, index)).map((n) => n.key.name)).toEqual(['b', 'a']);
@@ -71,7 +83,8 @@ describe('findCause', () => {
       object: { group: '', kind: 'Pod', namespace: 'shop', name: 'broken-6f9c-abcde' },
       source: 'PodUnschedulable',
       reason: 'Unschedulable',
-      message: "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.",
+      message:
+        "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.",
     });
   });
 
@@ -86,7 +99,7 @@ describe('findCause', () => {
     });
   });
 
-  it("prefers a crash loop over a sibling that is still creating", () => {
+  it('prefers a crash loop over a sibling that is still creating', () => {
     const [root, ...rest] = load('crashloop-statefulset.yaml');
     const cause = findCause(buildTree(root!, rest));
     expect(cause).toMatchObject({ source: 'ContainerWaiting', reason: 'CrashLoopBackOff', container: 'db', object: { name: 'db-0' } });
@@ -113,7 +126,13 @@ describe('findCause', () => {
   });
 
   it('has no cause for a healthy resource with no message', () => {
-    const dep: KubeObject = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'ok', uid: 'u', generation: 1 }, spec: { replicas: 1 }, status: { observedGeneration: 1, replicas: 1, updatedReplicas: 1, availableReplicas: 1 } };
+    const dep: KubeObject = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'ok', uid: 'u', generation: 1 },
+      spec: { replicas: 1 },
+      status: { observedGeneration: 1, replicas: 1, updatedReplicas: 1, availableReplicas: 1 },
+    };
     expect(findCause(buildTree(dep, []))).toBeUndefined();
   });
 });

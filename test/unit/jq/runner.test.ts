@@ -10,7 +10,14 @@ describe('JqRunner (real jq via jq-wasm)', () => {
   afterAll(() => jq.close());
 
   it('returns the paths an expression selects, exactly what del() would remove', async () => {
-    const obj = { spec: { containers: [{ name: 'a', image: 'x' }, { name: 'istio-proxy', image: 'y' }] } };
+    const obj = {
+      spec: {
+        containers: [
+          { name: 'a', image: 'x' },
+          { name: 'istio-proxy', image: 'y' },
+        ],
+      },
+    };
     expect(await jq.paths(obj, '.spec.containers[] | select(.name == "istio-proxy") | .image')).toEqual([['spec', 'containers', 1, 'image']]);
     expect(await jq.paths(obj, '.spec.containers[].image')).toEqual([
       ['spec', 'containers', 0, 'image'],

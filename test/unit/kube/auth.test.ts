@@ -27,16 +27,26 @@ function ctx(cluster: Record<string, unknown>, user?: Record<string, unknown>): 
 describe('directConnection', () => {
   it('reads inline certificate data (inline data wins over the file it duplicates, as in client-go)', async () => {
     const c = await directConnection(
-      ctx({ 'certificate-authority-data': b64('CA'), 'certificate-authority': '/nonexistent/ca' }, { 'client-certificate-data': b64('CERT'), 'client-key-data': b64('KEY'), 'client-key': '/nonexistent/key' }),
+      ctx(
+        { 'certificate-authority-data': b64('CA'), 'certificate-authority': '/nonexistent/ca' },
+        { 'client-certificate-data': b64('CERT'), 'client-key-data': b64('KEY'), 'client-key': '/nonexistent/key' },
+      ),
     );
-    expect(c).toEqual({ server: 'https://k.example:6443', tls: { ca: Buffer.from('CA'), cert: Buffer.from('CERT'), key: Buffer.from('KEY') }, headers: {}, via: 'kubeconfig' });
+    expect(c).toEqual({
+      server: 'https://k.example:6443',
+      tls: { ca: Buffer.from('CA'), cert: Buffer.from('CERT'), key: Buffer.from('KEY') },
+      headers: {},
+      via: 'kubeconfig',
+    });
   });
 
   it('reads certificate files, tls-server-name and insecure-skip-tls-verify (which drops the CA)', async () => {
     const ca = file('ca.crt', 'CA-FILE');
     const cert = file('u.crt', 'CERT-FILE');
     const key = file('u.key', 'KEY-FILE');
-    const c = await directConnection(ctx({ 'certificate-authority': ca, 'tls-server-name': 'api.internal' }, { 'client-certificate': cert, 'client-key': key }));
+    const c = await directConnection(
+      ctx({ 'certificate-authority': ca, 'tls-server-name': 'api.internal' }, { 'client-certificate': cert, 'client-key': key }),
+    );
     expect(c.tls).toEqual({ ca: Buffer.from('CA-FILE'), cert: Buffer.from('CERT-FILE'), key: Buffer.from('KEY-FILE'), servername: 'api.internal' });
     const insecure = await directConnection(ctx({ 'certificate-authority': ca, 'insecure-skip-tls-verify': true }));
     expect(insecure.tls).toEqual({ rejectUnauthorized: false });
@@ -63,7 +73,9 @@ describe('directConnection', () => {
   });
 
   it('sends impersonation headers as kubectl --as/--as-group/--as-uid do (groups and extras repeated)', async () => {
-    const c = await directConnection(ctx({}, { token: 't', as: 'jane', 'as-uid': '42', 'as-groups': ['dev', 'ops'], 'as-user-extra': { scopes: ['a', 'b'], 'team/x': 'y' } }));
+    const c = await directConnection(
+      ctx({}, { token: 't', as: 'jane', 'as-uid': '42', 'as-groups': ['dev', 'ops'], 'as-user-extra': { scopes: ['a', 'b'], 'team/x': 'y' } }),
+    );
     expect(c.headers).toEqual({
       Authorization: 'Bearer t',
       'Impersonate-User': 'jane',
@@ -79,8 +91,16 @@ describe('directConnection', () => {
   });
 
   it.each([
-    ['a certificate file that does not exist', ctx({}, { 'client-certificate': '/nonexistent/u.crt', 'client-key-data': b64('K') }), /reading the client certificate of user "u" \(in \/cfg\/config\): ENOENT.*\/nonexistent\/u\.crt/],
-    ['a CA file that does not exist', ctx({ 'certificate-authority': '/nonexistent/ca.crt' }), /reading the certificate authority of cluster "c" \(in \/cfg\/config\): ENOENT/],
+    [
+      'a certificate file that does not exist',
+      ctx({}, { 'client-certificate': '/nonexistent/u.crt', 'client-key-data': b64('K') }),
+      /reading the client certificate of user "u" \(in \/cfg\/config\): ENOENT.*\/nonexistent\/u\.crt/,
+    ],
+    [
+      'a CA file that does not exist',
+      ctx({ 'certificate-authority': '/nonexistent/ca.crt' }),
+      /reading the certificate authority of cluster "c" \(in \/cfg\/config\): ENOENT/,
+    ],
     ['a token file that does not exist', ctx({}, { 'token-file': '/nonexistent/tok' }), /reading the token file of user "u" \(in \/cfg\/config\): ENOENT/],
     ['a certificate without a key', ctx({}, { 'client-certificate-data': b64('C') }), /user "u" \(in \/cfg\/config\) has a client certificate but no key/],
     ['a key without a certificate', ctx({}, { 'client-key-data': b64('K') }), /has a client key but no certificate/],
@@ -100,9 +120,15 @@ describe('client-node only where it is needed', () => {
   });
 
   it('runs an exec plugin through client-node and takes its token', async () => {
-    const plugin = file('plugin.sh', '#!/bin/sh\necho \'{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"from-exec"}}\'\n');
+    const plugin = file(
+      'plugin.sh',
+      '#!/bin/sh\necho \'{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"from-exec"}}\'\n',
+    );
     chmodSync(plugin, 0o755);
-    const sel = ctx({ 'certificate-authority-data': b64('CA') }, { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: plugin, interactiveMode: 'Never' } });
+    const sel = ctx(
+      { 'certificate-authority-data': b64('CA') },
+      { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: plugin, interactiveMode: 'Never' } },
+    );
     const c = await clientNodeConnection(await kubeConfigFor(sel));
     expect(c.via).toBe('client-node');
     expect(c.headers).toEqual({ Authorization: 'Bearer from-exec' });
@@ -124,6 +150,11 @@ describe('client-node only where it is needed', () => {
     );
     file('tokfile', 'relative-token');
     const c = await resolveConnection({ kubeconfig: cfg, env: {} });
-    expect(c).toMatchObject({ server: 'https://k:6443', via: 'kubeconfig', headers: { Authorization: 'Bearer relative-token' }, tls: { rejectUnauthorized: false } });
+    expect(c).toMatchObject({
+      server: 'https://k:6443',
+      via: 'kubeconfig',
+      headers: { Authorization: 'Bearer relative-token' },
+      tls: { rejectUnauthorized: false },
+    });
   });
 });

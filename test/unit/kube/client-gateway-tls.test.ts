@@ -16,14 +16,25 @@ const cert = readFileSync(join(FIXTURES, 'server.crt'));
 const key = readFileSync(join(FIXTURES, 'server.key'));
 const CM: ResourceType = { group: '', version: 'v1', kind: 'ConfigMap', resource: 'configmaps', namespaced: true, verbs: ['list', 'patch'] };
 
-interface Seen { version: string; method: string; path: string; auth: string; group: string; contentType: string; body: string }
+interface Seen {
+  version: string;
+  method: string;
+  path: string;
+  auth: string;
+  group: string;
+  contentType: string;
+  body: string;
+}
 type Reply = (req: Seen) => { status: number; body: unknown; headers?: Record<string, string>; delayMs?: number };
 
 /** A TLS server speaking HTTP/2 (with HTTP/1.1 allowed) or HTTP/1.1 only; records requests and TLS connections. */
 async function tlsServer(kind: 'h2' | 'http1', reply: Reply) {
   const seen: Seen[] = [];
   let connections = 0;
-  const handler = (req: http2.Http2ServerRequest | import('node:http').IncomingMessage, res: http2.Http2ServerResponse | import('node:http').ServerResponse) => {
+  const handler = (
+    req: http2.Http2ServerRequest | import('node:http').IncomingMessage,
+    res: http2.Http2ServerResponse | import('node:http').ServerResponse,
+  ) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
@@ -47,10 +58,7 @@ async function tlsServer(kind: 'h2' | 'http1', reply: Reply) {
       else send();
     });
   };
-  const server =
-    kind === 'h2'
-      ? http2.createSecureServer({ cert, key, allowHTTP1: true }, handler)
-      : https.createServer({ cert, key }, handler);
+  const server = kind === 'h2' ? http2.createSecureServer({ cert, key, allowHTTP1: true }, handler) : https.createServer({ cert, key }, handler);
   const sockets = new Set<TLSSocket>();
   server.on('secureConnection', (sock: TLSSocket) => {
     connections++;
@@ -67,10 +75,11 @@ async function tlsServer(kind: 'h2' | 'http1', reply: Reply) {
       for (const sock of sockets) sock.destroy();
       sockets.clear();
     },
-    close: () => new Promise<void>((r) => {
-      (server as { closeAllConnections?: () => void }).closeAllConnections?.();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -229,7 +238,10 @@ describe('over HTTP/2, a request whose stream or connection fails before the ans
     const srv = await faultyH2Server(['cut', 'cut', 'cut', 'cut', 'cut']);
     const gw = await createClientGateway({ connection: connection(srv.url), requestTimeoutMs: 5000, backoffMs: 5 });
     try {
-      const err = await gw.list(CM, { namespace: 'shop' }).then(() => undefined, (e: unknown) => e as Error);
+      const err = await gw.list(CM, { namespace: 'shop' }).then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
       expect(err?.message).toMatch(/^listing configmaps in namespace shop: request to https:\/\/127\.0\.0\.1:\d+ failed: /);
       expect(err?.message).not.toMatch(/HTTP error/);
       expect(srv.requests()).toBe(5);
@@ -276,7 +288,11 @@ async function freezableRelay(target: string) {
 describe('over HTTP/2, a connection that goes silent under a request', () => {
   it('is found out by an unanswered PING and the request is sent again on a new one (no --request-timeout needed)', async () => {
     let held = 0;
-    const srv = await tlsServer('h2', (req) => (req.path.includes('/hold') && held++ === 0 ? { status: 200, body: cmList(['late']), delayMs: 60_000 } : { status: 200, body: { kind: 'ConfigMap', metadata: { name: 'hold' } } }));
+    const srv = await tlsServer('h2', (req) =>
+      req.path.includes('/hold') && held++ === 0
+        ? { status: 200, body: cmList(['late']), delayMs: 60_000 }
+        : { status: 200, body: { kind: 'ConfigMap', metadata: { name: 'hold' } } },
+    );
     const relay = await freezableRelay(srv.url);
     const gw = await createClientGateway({ connection: connection(relay.url), requestTimeoutMs: 0, backoffMs: 5, ping: { everyMs: 200, timeoutMs: 300 } });
     try {
@@ -314,7 +330,9 @@ describe('over HTTP/2, a connection that goes silent under a request', () => {
 describe('over HTTP/1.1 when the server does not offer HTTP/2', () => {
   it('falls back after the ALPN answer and still works (credentials, retries)', async () => {
     let fail = 1;
-    const srv = await tlsServer('http1', () => (fail-- > 0 ? { status: 503, body: { kind: 'Status', message: 'busy' } } : { status: 200, body: cmList(['a']) }));
+    const srv = await tlsServer('http1', () =>
+      fail-- > 0 ? { status: 503, body: { kind: 'Status', message: 'busy' } } : { status: 200, body: cmList(['a']) },
+    );
     const gw = await createClientGateway({ connection: connection(srv.url), requestTimeoutMs: 0, backoffMs: 5 });
     const lists = await Promise.all(Array.from({ length: 5 }, () => gw.list(CM, { namespace: 'shop' })));
     expect(lists.every((l) => l.items[0]?.metadata.name === 'a')).toBe(true);
@@ -338,7 +356,9 @@ describe('TLS failures are cluster errors on the HTTP/2 path too', () => {
   it('an untrusted server certificate fails the handshake, naming it', async () => {
     const srv = await tlsServer('h2', () => ({ status: 200, body: {} }));
     const gw = await createClientGateway({ connection: connection(srv.url, { tls: {} }), requestTimeoutMs: 0 });
-    await expect(gw.get(CM, 'shop', 'a')).rejects.toThrow(/TLS handshake with https:\/\/127\.0\.0\.1:\d+ failed \(SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT/);
+    await expect(gw.get(CM, 'shop', 'a')).rejects.toThrow(
+      /TLS handshake with https:\/\/127\.0\.0\.1:\d+ failed \(SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT/,
+    );
     gw.close();
     await srv.close();
   });
@@ -362,10 +382,11 @@ describe('connection set-up is bounded, phase by phase', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     return {
       url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      close: () => new Promise<void>((r) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => r());
-      }),
+      close: () =>
+        new Promise<void>((r) => {
+          for (const s of sockets) s.destroy();
+          server.close(() => r());
+        }),
     };
   }
 
@@ -373,7 +394,9 @@ describe('connection set-up is bounded, phase by phase', () => {
     const srv = await silentServer();
     try {
       const bounded = await createClientGateway({ connection: connection(srv.url), requestTimeoutMs: 0, connectTimeoutMs: 200, http2: h2 });
-      await expect(bounded.get(CM, 'shop', 'a')).rejects.toThrow(/the API server at https:\/\/127\.0\.0\.1:\d+ timed out in the TLS handshake: nothing within 200ms \(the 200ms bound on connecting\)/);
+      await expect(bounded.get(CM, 'shop', 'a')).rejects.toThrow(
+        /the API server at https:\/\/127\.0\.0\.1:\d+ timed out in the TLS handshake: nothing within 200ms \(the 200ms bound on connecting\)/,
+      );
       bounded.close();
       const shorter = await createClientGateway({ connection: connection(srv.url), requestTimeoutMs: 150, connectTimeoutMs: 5000, http2: h2 });
       await expect(shorter.get(CM, 'shop', 'a')).rejects.toThrow(/timed out in the TLS handshake: nothing within 150ms \(--request-timeout\)/);

@@ -9,7 +9,14 @@ import type { ResourceType } from '../../../src/model/resource-type.js';
 const CM: ResourceType = { group: '', version: 'v1', kind: 'ConfigMap', resource: 'configmaps', namespaced: true, verbs: ['list'] };
 const DEPLOY: ResourceType = { group: 'apps', version: 'v1', kind: 'Deployment', resource: 'deployments', namespaced: true, verbs: ['patch'] };
 
-interface Seen { method: string; url: string; accept: string; contentType: string; auth: string; body: string }
+interface Seen {
+  method: string;
+  url: string;
+  accept: string;
+  contentType: string;
+  auth: string;
+  body: string;
+}
 type Handler = (req: Seen, res: http.ServerResponse) => void;
 
 let server: http.Server;
@@ -28,7 +35,14 @@ beforeAll(async () => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
-      const s: Seen = { method: req.method ?? '', url: req.url ?? '', accept: String(req.headers.accept), contentType: String(req.headers['content-type']), auth: String(req.headers.authorization), body };
+      const s: Seen = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        accept: String(req.headers.accept),
+        contentType: String(req.headers['content-type']),
+        auth: String(req.headers.authorization),
+        body,
+      };
       seen.push(s);
       handler(s, res);
     });
@@ -63,7 +77,11 @@ test('a metadata-only list follows continue tokens and fills in apiVersion and k
 test('basic authentication is sent as kubectl sends it (Authorization: Basic base64(user:password))', async () => {
   handler = (_req, res) => json(res, 200, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } });
   const port = (server.address() as AddressInfo).port;
-  const basic = await createClientGateway({ connection: { server: `http://127.0.0.1:${port}`, tls: {}, headers: {}, basicAuth: 'alice:p@ss:w', via: 'kubeconfig' }, requestTimeoutMs: 0, backoffMs: 5 });
+  const basic = await createClientGateway({
+    connection: { server: `http://127.0.0.1:${port}`, tls: {}, headers: {}, basicAuth: 'alice:p@ss:w', via: 'kubeconfig' },
+    requestTimeoutMs: 0,
+    backoffMs: 5,
+  });
   try {
     await basic.get(CM, 'shop', 'a');
   } finally {
@@ -100,7 +118,11 @@ test('server-side apply sends an apply patch with field manager, force and dryRu
       kind: 'Status',
       reason: 'Conflict',
       message: 'Apply failed with 1 conflict: conflict with "kubectl-set" using apps/v1: .spec.template.spec.containers[name="app"].image',
-      details: { causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "kubectl-set" using apps/v1', field: '.spec.template.spec.containers[name="app"].image' }] },
+      details: {
+        causes: [
+          { reason: 'FieldManagerConflict', message: 'conflict with "kubectl-set" using apps/v1', field: '.spec.template.spec.containers[name="app"].image' },
+        ],
+      },
     });
   const obj = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'orders', namespace: 'shop', resourceVersion: '5', managedFields: [] } };
   const err = await gw.apply(DEPLOY, obj, { fieldManager: 'argocd-controller', force: false, dryRun: true }).catch((e: unknown) => e);
@@ -117,8 +139,15 @@ test('server-side apply sends an apply patch with field manager, force and dryRu
 
 test('a 422 names the field and its message', async () => {
   handler = (_req, res) =>
-    json(res, 422, { kind: 'Status', reason: 'Invalid', message: 'bad', details: { causes: [{ reason: 'FieldValueInvalid', field: 'spec.replicas', message: 'must be >= 0' }] } });
-  const err = (await gw.apply(DEPLOY, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'x', namespace: 'n' } }, { fieldManager: 'm', force: true, dryRun: false }).catch((e: unknown) => e)) as KubeApiError;
+    json(res, 422, {
+      kind: 'Status',
+      reason: 'Invalid',
+      message: 'bad',
+      details: { causes: [{ reason: 'FieldValueInvalid', field: 'spec.replicas', message: 'must be >= 0' }] },
+    });
+  const err = (await gw
+    .apply(DEPLOY, { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'x', namespace: 'n' } }, { fieldManager: 'm', force: true, dryRun: false })
+    .catch((e: unknown) => e)) as KubeApiError;
   expect(err.message).toBe('applying Deployment n/x: invalid (422): spec.replicas: must be >= 0');
   expect(err.code).toBe(3);
 });
@@ -127,7 +156,12 @@ test('delete sends preconditions and the propagation policy', async () => {
   handler = (_req, res) => json(res, 200, { kind: 'Status', status: 'Success' });
   await gw.delete(CM, 'shop', 'old', { preconditions: { uid: 'u1', resourceVersion: '7' }, propagationPolicy: 'foreground' });
   expect(seen[0]!.method).toBe('DELETE');
-  expect(JSON.parse(seen[0]!.body)).toEqual({ apiVersion: 'v1', kind: 'DeleteOptions', propagationPolicy: 'Foreground', preconditions: { uid: 'u1', resourceVersion: '7' } });
+  expect(JSON.parse(seen[0]!.body)).toEqual({
+    apiVersion: 'v1',
+    kind: 'DeleteOptions',
+    propagationPolicy: 'Foreground',
+    preconditions: { uid: 'u1', resourceVersion: '7' },
+  });
 });
 
 test('aggregated discovery resolves kinds with their plural and scope', async () => {
@@ -136,8 +170,25 @@ test('aggregated discovery resolves kinds with their plural and scope', async ()
       kind: 'APIGroupDiscoveryList',
       items:
         req.url === '/api'
-          ? [{ metadata: {}, versions: [{ version: 'v1', resources: [{ resource: 'configmaps', responseKind: { kind: 'ConfigMap' }, scope: 'Namespaced', verbs: ['list'] }] }] }]
-          : [{ metadata: { name: 'apps' }, versions: [{ version: 'v1', resources: [{ resource: 'deployments', responseKind: { kind: 'Deployment' }, scope: 'Namespaced', verbs: ['patch'], subresources: [] }] }] }],
+          ? [
+              {
+                metadata: {},
+                versions: [
+                  { version: 'v1', resources: [{ resource: 'configmaps', responseKind: { kind: 'ConfigMap' }, scope: 'Namespaced', verbs: ['list'] }] },
+                ],
+              },
+            ]
+          : [
+              {
+                metadata: { name: 'apps' },
+                versions: [
+                  {
+                    version: 'v1',
+                    resources: [{ resource: 'deployments', responseKind: { kind: 'Deployment' }, scope: 'Namespaced', verbs: ['patch'], subresources: [] }],
+                  },
+                ],
+              },
+            ],
     });
   const fresh = await gateway();
   expect(await fresh.resolve('apps/v1', 'Deployment')).toEqual(DEPLOY);
@@ -163,11 +214,20 @@ test('default page sizes: 5,000 for metadata-only lists, 500 for full objects', 
 });
 
 test('a 401 asks the connection for fresh credentials once (a rotated token), then fails as 401', async () => {
-  handler = (req, res) => (req.auth === 'Bearer new' ? json(res, 200, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } }) : json(res, 401, { kind: 'Status', reason: 'Unauthorized', message: 'Unauthorized', code: 401 }));
+  handler = (req, res) =>
+    req.auth === 'Bearer new'
+      ? json(res, 200, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } })
+      : json(res, 401, { kind: 'Status', reason: 'Unauthorized', message: 'Unauthorized', code: 401 });
   const port = (server.address() as AddressInfo).port;
   let refreshes = 0;
   const rotating = await createClientGateway({
-    connection: { server: `http://127.0.0.1:${port}`, tls: {}, headers: { Authorization: 'Bearer old', 'Impersonate-Group': ['a', 'b'] }, via: 'kubeconfig', refresh: async () => (refreshes++, { Authorization: 'Bearer new' }) },
+    connection: {
+      server: `http://127.0.0.1:${port}`,
+      tls: {},
+      headers: { Authorization: 'Bearer old', 'Impersonate-Group': ['a', 'b'] },
+      via: 'kubeconfig',
+      refresh: async () => (refreshes++, { Authorization: 'Bearer new' }),
+    },
     requestTimeoutMs: 0,
   });
   expect((await rotating.get(CM, 'shop', 'a'))?.metadata.name).toBe('a');
@@ -176,7 +236,10 @@ test('a 401 asks the connection for fresh credentials once (a rotated token), th
   rotating.close();
   seen.length = 0;
   // Without a way to refresh, a 401 is not retried.
-  const fixed = await createClientGateway({ connection: { server: `http://127.0.0.1:${port}`, tls: {}, headers: { Authorization: 'Bearer old' }, via: 'kubeconfig' }, requestTimeoutMs: 0 });
+  const fixed = await createClientGateway({
+    connection: { server: `http://127.0.0.1:${port}`, tls: {}, headers: { Authorization: 'Bearer old' }, via: 'kubeconfig' },
+    requestTimeoutMs: 0,
+  });
   await expect(fixed.get(CM, 'shop', 'a')).rejects.toThrow(/unauthorized \(401\): the credentials in the kubeconfig were rejected/);
   expect(seen).toHaveLength(1);
   fixed.close();
@@ -191,7 +254,11 @@ test('a failed discovery is not cached: the next call asks the server again', as
   handler = (req, res) => {
     if (req.url === '/api') return json(res, 200, { kind: 'APIVersions', versions: ['v1'] });
     if (req.url === '/apis') return json(res, 200, { kind: 'APIGroupList', groups: [] });
-    return json(res, 200, { kind: 'APIResourceList', groupVersion: 'v1', resources: [{ name: 'configmaps', kind: 'ConfigMap', namespaced: true, verbs: ['list'] }] });
+    return json(res, 200, {
+      kind: 'APIResourceList',
+      groupVersion: 'v1',
+      resources: [{ name: 'configmaps', kind: 'ConfigMap', namespaced: true, verbs: ['list'] }],
+    });
   };
   expect((await fresh.discover()).preferred.map((t) => t.kind)).toContain('ConfigMap');
   fresh.close();

@@ -22,7 +22,9 @@ test("the API server's own message quoting the value, its causes and its cause a
   const seen = [out.message, ...out.causes.map((c) => c.message), (out.cause as Error).message].join('\n');
   expect(seen).not.toContain(RAW);
   expect(seen).not.toContain(B64);
-  expect(out.message).toBe('applying Secret shop/db: failed to create typed patch object (shop/db; /v1, Kind=Secret): .data: expected map, got &{[++++++++]} (decoded ++++++++)');
+  expect(out.message).toBe(
+    'applying Secret shop/db: failed to create typed patch object (shop/db; /v1, Kind=Secret): .data: expected map, got &{[++++++++]} (decoded ++++++++)',
+  );
   expect([out.status, out.reason]).toEqual([422, 'Invalid']);
 });
 

@@ -3,14 +3,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { stringify } from 'yaml';
-import {
-  kubeconfigPaths,
-  loadKubeConfig,
-  mergeKubeconfigs,
-  readKubeconfigFiles,
-  resolveKubeconfig,
-  selectContext,
-} from '../../../src/kube/kubeconfig.js';
+import { kubeconfigPaths, loadKubeConfig, mergeKubeconfigs, readKubeconfigFiles, resolveKubeconfig, selectContext } from '../../../src/kube/kubeconfig.js';
 import { ExitCode, InputError } from '../../../src/model/errors.js';
 
 let dir: string;
@@ -92,7 +85,12 @@ describe('mergeKubeconfigs', () => {
 
   it('takes current-context from a later file when earlier ones do not set it', () => {
     const noCurrent = kubeconfig({ clusters: { x: { server: 'https://x' } } });
-    expect(mergeKubeconfigs([{ path: '/a', doc: noCurrent }, { path: '/b', doc: second }]).currentContext).toBe('b');
+    expect(
+      mergeKubeconfigs([
+        { path: '/a', doc: noCurrent },
+        { path: '/b', doc: second },
+      ]).currentContext,
+    ).toBe('b');
   });
 
   it('resolves relative file references against the directory of the file that named them', () => {
@@ -136,12 +134,7 @@ describe('selectContext', () => {
     const byDefault = selectContext(merged);
     expect([byDefault.name, byDefault.cluster.name, byDefault.user?.name, byDefault.namespace]).toEqual(['a', 'a', 'admin', 'shop']);
     const byFlag = selectContext(merged, 'b');
-    expect([byFlag.name, byFlag.cluster.value.server, byFlag.user?.value.token, byFlag.namespace]).toEqual([
-      'b',
-      'https://b:6443',
-      'bob',
-      undefined,
-    ]);
+    expect([byFlag.name, byFlag.cluster.value.server, byFlag.user?.value.token, byFlag.namespace]).toEqual(['b', 'https://b:6443', 'bob', undefined]);
   });
 
   it('names the contexts that exist when the requested one does not', () => {
@@ -211,9 +204,7 @@ describe('loading from temporary files', () => {
     expect(kc.getCurrentContext()).toBe('b');
     expect(kc.getCurrentCluster()?.server).toBe('https://b:6443');
 
-    await expect(loadKubeConfig({ kubeconfig: join(dir, 'nope'), env: { KUBECONFIG: one } })).rejects.toThrow(
-      /reading kubeconfig .*nope: ENOENT/,
-    );
+    await expect(loadKubeConfig({ kubeconfig: join(dir, 'nope'), env: { KUBECONFIG: one } })).rejects.toThrow(/reading kubeconfig .*nope: ENOENT/);
   });
 
   it('reads ~/.kube/config by default', async () => {

@@ -31,7 +31,11 @@ describe('scanMetadataList', () => {
   const plain = (name: string): Meta => ({ name, labels: { tier: 'web' }, managedFields: [{ manager: 'kubectl', fieldsV1: { 'f:data': { 'f:x': {} } } }] });
 
   it('returns the marked items whole, leaves the others out, and keeps the list metadata', () => {
-    const text = listText([plain('a'), marked('b'), plain('c'), plain('d'), marked('e')], { resourceVersion: '7', continue: 'eyJ2Ijoi', remainingItemCount: 3 });
+    const text = listText([plain('a'), marked('b'), plain('c'), plain('d'), marked('e')], {
+      resourceVersion: '7',
+      continue: 'eyJ2Ijoi',
+      remainingItemCount: 3,
+    });
     const r = scanMetadataList(text, KEY);
     expect(r?.metadata).toEqual({ resourceVersion: '7', continue: 'eyJ2Ijoi', remainingItemCount: 3 });
     expect(names(r)).toEqual(['b', 'e']);

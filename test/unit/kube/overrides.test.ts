@@ -34,7 +34,7 @@ describe('applyOverrides', () => {
     expect(sel.namespace).toBe('shop');
   });
 
-  it('--cluster and --user pick other entries than the context\'s', () => {
+  it("--cluster and --user pick other entries than the context's", () => {
     const sel = applyOverrides(merged, undefined, { cluster: 'dev', user: 'robot' });
     expect([sel.name, sel.cluster.name, sel.user?.name]).toEqual(['main', 'dev', 'robot']);
     expect(sel.cluster.value.server).toBe('https://dev:6443');
@@ -46,14 +46,22 @@ describe('applyOverrides', () => {
     expect(() => applyOverrides(merged, undefined, { user: 'nope' })).toThrow('user "nope" (--user) is not in the kubeconfig (users: admin, robot, sso)');
   });
 
-  it('--server replaces the server and drops the kubeconfig\'s tls-server-name; --tls-server-name sets one', () => {
-    expect(applyOverrides(merged, undefined, { server: 'https://other:6443' }).cluster.value).toEqual({ server: 'https://other:6443', 'certificate-authority-data': b64('PROD-CA') });
+  it("--server replaces the server and drops the kubeconfig's tls-server-name; --tls-server-name sets one", () => {
+    expect(applyOverrides(merged, undefined, { server: 'https://other:6443' }).cluster.value).toEqual({
+      server: 'https://other:6443',
+      'certificate-authority-data': b64('PROD-CA'),
+    });
     expect(applyOverrides(merged, undefined, { server: 'https://other:6443', tlsServerName: 'x' }).cluster.value['tls-server-name']).toBe('x');
   });
 
   it('--certificate-authority replaces the inline CA and the skip setting; --insecure-skip-tls-verify drops the CA', () => {
     const ca = applyOverrides(merged, undefined, { certificateAuthority: 'ca.crt' }, '/work').cluster.value;
-    expect(ca).toEqual({ server: 'https://prod:6443', 'tls-server-name': 'api.prod', 'certificate-authority': '/work/ca.crt', 'insecure-skip-tls-verify': false });
+    expect(ca).toEqual({
+      server: 'https://prod:6443',
+      'tls-server-name': 'api.prod',
+      'certificate-authority': '/work/ca.crt',
+      'insecure-skip-tls-verify': false,
+    });
     const dev = applyOverrides(merged, undefined, { cluster: 'dev', certificateAuthority: '/ca.crt' }).cluster.value;
     expect(dev['insecure-skip-tls-verify']).toBe(false);
     const skip = applyOverrides(merged, undefined, { insecureSkipTlsVerify: true }).cluster.value;
@@ -72,11 +80,13 @@ describe('applyOverrides', () => {
   it('--username and --password are basic authentication; with a bearer token they are an error, as in client-go', async () => {
     const sel = applyOverrides(merged, undefined, { username: 'alice', password: 'pw' });
     expect((await directConnection(sel)).basicAuth).toBe('alice:pw');
-    expect(() => applyOverrides(merged, undefined, { user: 'robot', username: 'alice' })).toThrow('a bearer token and basic authentication (--username/--password) cannot both be used: give one of them');
+    expect(() => applyOverrides(merged, undefined, { user: 'robot', username: 'alice' })).toThrow(
+      'a bearer token and basic authentication (--username/--password) cannot both be used: give one of them',
+    );
     expect(() => applyOverrides(merged, undefined, { token: 't', username: 'alice', password: 'pw' })).toThrow(/cannot both be used/);
   });
 
-  it('--as, --as-group and --as-uid become the user\'s impersonation, sent as kubectl sends it', async () => {
+  it("--as, --as-group and --as-uid become the user's impersonation, sent as kubectl sends it", async () => {
     const sel = applyOverrides(merged, undefined, { as: 'jane', asGroups: ['dev', 'ops'], asUid: '42' });
     const conn = await directConnection(sel);
     expect(conn.headers).toEqual({ 'Impersonate-User': 'jane', 'Impersonate-Uid': '42', 'Impersonate-Group': ['dev', 'ops'] });
@@ -92,7 +102,10 @@ describe('applyOverrides', () => {
     const conn = await directConnection(sel);
     expect(conn).toMatchObject({ server: 'https://127.0.0.1:6443', tls: { ca: Buffer.from('CA-PEM') }, headers: { Authorization: 'Bearer abc' } });
     // Through the loading rules: a KUBECONFIG naming files that do not exist is no kubeconfig.
-    const viaFiles = await resolveConnection({ env: { KUBECONFIG: join(dir, 'missing') } }, { server: 'https://127.0.0.1:6443', token: 'abc', insecureSkipTlsVerify: true });
+    const viaFiles = await resolveConnection(
+      { env: { KUBECONFIG: join(dir, 'missing') } },
+      { server: 'https://127.0.0.1:6443', token: 'abc', insecureSkipTlsVerify: true },
+    );
     expect(viaFiles).toMatchObject({ server: 'https://127.0.0.1:6443', tls: { rejectUnauthorized: false }, headers: { Authorization: 'Bearer abc' } });
     await expect(resolveWithOverrides({ env: { KUBECONFIG: join(dir, 'missing') } }, { token: 'abc' })).rejects.toThrow(/no current-context is set/);
   });

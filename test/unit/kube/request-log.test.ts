@@ -11,32 +11,55 @@ const CM: ResourceType = { group: '', version: 'v1', kind: 'ConfigMap', resource
 const VALUE = 'hunter2-top-secret';
 const B64 = Buffer.from(VALUE).toString('base64');
 const lastApplied = JSON.stringify({ apiVersion: 'v1', kind: 'Secret', data: { password: B64 } });
-const secretObj = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db', namespace: 'shop', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': lastApplied } }, data: { password: B64 } };
+const secretObj = {
+  apiVersion: 'v1',
+  kind: 'Secret',
+  metadata: { name: 'db', namespace: 'shop', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': lastApplied } },
+  data: { password: B64 },
+};
 
 describe('redaction', () => {
   it('masks data, stringData and the last-applied annotation of Secrets, also in list items that carry no kind', () => {
-    const list = { kind: 'SecretList', items: [{ metadata: { name: 'db', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': lastApplied } }, data: { password: B64 }, stringData: { x: VALUE } }] };
+    const list = {
+      kind: 'SecretList',
+      items: [
+        {
+          metadata: { name: 'db', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': lastApplied } },
+          data: { password: B64 },
+          stringData: { x: VALUE },
+        },
+      ],
+    };
     const text = JSON.stringify(redactSecrets(list, true));
     expect(text).not.toContain(B64);
     expect(text).not.toContain(VALUE);
     expect(text).toContain('"password":"++++++++"');
     expect(JSON.stringify(redactSecrets(secretObj, false))).not.toContain(B64);
     // A Secret of the wrong shape (data as a list) is masked whole.
-    expect(JSON.stringify(redactSecrets({ kind: 'Secret', data: [VALUE], stringData: 'x' + VALUE }, false))).toBe('{"kind":"Secret","data":"++++++++","stringData":"++++++++"}');
+    expect(JSON.stringify(redactSecrets({ kind: 'Secret', data: [VALUE], stringData: 'x' + VALUE }, false))).toBe(
+      '{"kind":"Secret","data":"++++++++","stringData":"++++++++"}',
+    );
     const cm = { kind: 'ConfigMap', data: { k: 'visible' } };
     expect(redactSecrets(cm, false)).toEqual(cm);
   });
 
   it('a secrets body that is not JSON is not shown; other bodies are cut at 1 KiB below level 9', () => {
-    expect(printableBody(`password: ${VALUE}`, 'https://k/api/v1/namespaces/a/secrets/db', 9)).toBe(`<${`password: ${VALUE}`.length} bytes, not shown: not JSON, on a secrets path>`);
+    expect(printableBody(`password: ${VALUE}`, 'https://k/api/v1/namespaces/a/secrets/db', 9)).toBe(
+      `<${`password: ${VALUE}`.length} bytes, not shown: not JSON, on a secrets path>`,
+    );
     const long = JSON.stringify({ kind: 'ConfigMap', data: { k: 'x'.repeat(3000) } });
     expect(printableBody(long, 'https://k/api/v1/configmaps', 8)).toMatch(/… \(\d+ bytes in all; -v 9 shows all\)$/);
     expect(printableBody(long, 'https://k/api/v1/configmaps', 9)).toBe(long);
   });
 
   it('masks credentials in headers', () => {
-    expect(maskHeaders({ Authorization: 'Bearer abc.def', 'Impersonate-User': 'jane' })).toEqual({ Authorization: 'Bearer <masked>', 'Impersonate-User': 'jane' });
-    expect(formatRequest({ method: 'GET', url: 'https://k/api', headers: { Authorization: 'Bearer abc' }, status: 200, ms: 3 }, 6)).toBe('I GET https://k/api 200 in 3 ms\n');
+    expect(maskHeaders({ Authorization: 'Bearer abc.def', 'Impersonate-User': 'jane' })).toEqual({
+      Authorization: 'Bearer <masked>',
+      'Impersonate-User': 'jane',
+    });
+    expect(formatRequest({ method: 'GET', url: 'https://k/api', headers: { Authorization: 'Bearer abc' }, status: 200, ms: 3 }, 6)).toBe(
+      'I GET https://k/api 200 in 3 ms\n',
+    );
   });
 });
 
@@ -53,7 +76,8 @@ describe('the gateway logs at -v 6 to 9', () => {
           // A typed-patch error that quotes the rejected value, as the API server's do.
           res.statusCode = 422;
           res.end(JSON.stringify({ kind: 'Status', reason: 'Invalid', message: `data.password: invalid value ${VALUE}`, code: 422 }));
-        } else if (req.url?.includes('/secrets')) res.end(JSON.stringify({ kind: 'SecretList', metadata: {}, items: [{ metadata: { name: 'db' }, data: { password: B64 } }] }));
+        } else if (req.url?.includes('/secrets'))
+          res.end(JSON.stringify({ kind: 'SecretList', metadata: {}, items: [{ metadata: { name: 'db' }, data: { password: B64 } }] }));
         else res.end(JSON.stringify({ kind: 'ConfigMapList', metadata: {}, items: [{ metadata: { name: 'c' }, data: { k: 'visible' } }] }));
       });
     });
@@ -64,7 +88,13 @@ describe('the gateway logs at -v 6 to 9', () => {
 
   async function logged(level: number): Promise<string> {
     const lines: string[] = [];
-    const gw = await createClientGateway({ connection: { server: url, tls: {}, headers: { Authorization: 'Bearer sekrit-token' }, via: 'kubeconfig' }, requestTimeoutMs: 0, verbosity: level, log: (l) => lines.push(l), maxRetries: 0 });
+    const gw = await createClientGateway({
+      connection: { server: url, tls: {}, headers: { Authorization: 'Bearer sekrit-token' }, via: 'kubeconfig' },
+      requestTimeoutMs: 0,
+      verbosity: level,
+      log: (l) => lines.push(l),
+      maxRetries: 0,
+    });
     await gw.list(CM, { namespace: 'shop' });
     await gw.list(SECRET, { namespace: 'shop' });
     await gw.apply(SECRET, { ...secretObj, stringData: { other: VALUE } } as never, { fieldManager: 'm', force: false, dryRun: false }).catch(() => undefined);

@@ -5,7 +5,9 @@ import { SharedReads } from '../../../src/kube/shared-reads.js';
 const type = (kind: string) => COMMON_TYPES.find((t) => t.kind === kind)!;
 
 test('a cluster-scoped metadata-only list is asked once; each caller gets its own copy', async () => {
-  const inner = new FakeGateway({ objects: [{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'r', annotations: { a: '1' } } }] });
+  const inner = new FakeGateway({
+    objects: [{ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'r', annotations: { a: '1' } } }],
+  });
   const shared = new SharedReads(inner);
   const [a, b] = await Promise.all([shared.list(type('ClusterRole'), { metadataOnly: true }), shared.list(type('ClusterRole'), { metadataOnly: true })]);
   a.items[0]!.metadata.name = 'changed';

@@ -24,7 +24,8 @@ hs.message = "Waiting for the widget"
 return hs
 `;
 
-const widget = (status?: Record<string, unknown>): KubeObject => ({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1', namespace: 'shop' }, ...(status ? { status } : {}) }) as KubeObject;
+const widget = (status?: Record<string, unknown>): KubeObject =>
+  ({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w1', namespace: 'shop' }, ...(status ? { status } : {}) }) as KubeObject;
 
 let runner: LuaRunner;
 beforeAll(async () => {
@@ -37,7 +38,10 @@ const healthOf = async (script: string, obj: KubeObject, openLibs: boolean) => h
 describe('a health check of our own, as Argo CD runs it', () => {
   it.each([
     [{ phase: 'Running' }, { status: 'Healthy', message: 'widget w1 is running' }],
-    [{ phase: 'Failed', reason: 'out of sprockets' }, { status: 'Degraded', message: 'out of sprockets' }],
+    [
+      { phase: 'Failed', reason: 'out of sprockets' },
+      { status: 'Degraded', message: 'out of sprockets' },
+    ],
     [{ phase: 'Pending' }, { status: 'Progressing', message: 'Waiting for the widget' }],
     [undefined, { status: 'Progressing', message: 'Waiting for the widget' }],
   ])('status %j', async (status, health) => {
@@ -45,12 +49,13 @@ describe('a health check of our own, as Argo CD runs it', () => {
   });
 
   it('has only base, package, table and a safe os (time, date) unless the open libraries are asked for', async () => {
-    const probe = 'return { status = "Healthy", message = type(string) .. " " .. type(math) .. " " .. type(os.time) .. " " .. type(os.execute) .. " " .. type(table.insert) .. " " .. type(require("os").date) }';
+    const probe =
+      'return { status = "Healthy", message = type(string) .. " " .. type(math) .. " " .. type(os.time) .. " " .. type(os.execute) .. " " .. type(table.insert) .. " " .. type(require("os").date) }';
     expect(await healthOf(probe, widget(), false)).toEqual({ status: 'Healthy', message: 'nil nil function nil function function' });
     expect(await healthOf(probe, widget(), true)).toEqual({ status: 'Healthy', message: 'table table function function function function' });
   });
 
-  it('hands back what the script returned (its Lua type, a table\'s status and message) or why it did not finish', async () => {
+  it("hands back what the script returned (its Lua type, a table's status and message) or why it did not finish", async () => {
     expect(await runner.run('return { status = "Healthy", message = 7 }', widget(), false)).toEqual({ type: 'table', status: 'Healthy', message: 7 });
     expect(await runner.run('return 42', widget(), false)).toEqual({ type: 'number' });
     expect(await runner.run('return nil', widget(), false)).toEqual({ type: 'nil' });

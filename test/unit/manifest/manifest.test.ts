@@ -53,8 +53,15 @@ describe('parseManifests', () => {
   });
 
   it('an empty key (a line starting with ": ") is read as YAML reads it, or refused where YAML refuses it (found by the fuzzer)', () => {
-    expect(parseManifests('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n: x\n', 'k.yaml')[0]!.object).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' }, '': 'x' });
-    expect(() => parseManifests('kind: List\nitems:\n: apiVersion: v1\n', 'k.yaml')).toThrow(/^k\.yaml:3:3: invalid YAML: Nested mappings are not allowed in compact mappings/);
+    expect(parseManifests('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n: x\n', 'k.yaml')[0]!.object).toEqual({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'a' },
+      '': 'x',
+    });
+    expect(() => parseManifests('kind: List\nitems:\n: apiVersion: v1\n', 'k.yaml')).toThrow(
+      /^k\.yaml:3:3: invalid YAML: Nested mappings are not allowed in compact mappings/,
+    );
   });
 
   it('reads a List with no items, or items: null, as no objects', () => {
@@ -74,8 +81,16 @@ describe('parseManifests', () => {
     ['a missing kind', '---\napiVersion: v1\nmetadata: {name: a}\n', /^bad\.yaml:2: document 1 has no kind/],
     ['a missing metadata.name', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {namespace: x}\n', /has no metadata\.name/],
     ['a duplicate map key', 'apiVersion: v1\nkind: ConfigMap\nkind: Secret\nmetadata: {name: a}\n', /^bad\.yaml:3:1: invalid YAML: duplicated mapping key/],
-    ['a List whose items is a scalar (found by the fuzzer)', 'kind: List\nitems:\n  .', /^bad\.yaml:1: document 1 is a List whose items is not a list \(got string\)/],
-    ['a List whose items is a map', 'apiVersion: v1\nkind: List\nitems: {a: 1}\n', /^bad\.yaml:1: document 1 is a List whose items is not a list \(got a map\)/],
+    [
+      'a List whose items is a scalar (found by the fuzzer)',
+      'kind: List\nitems:\n  .',
+      /^bad\.yaml:1: document 1 is a List whose items is not a list \(got string\)/,
+    ],
+    [
+      'a List whose items is a map',
+      'apiVersion: v1\nkind: List\nitems: {a: 1}\n',
+      /^bad\.yaml:1: document 1 is a List whose items is not a list \(got a map\)/,
+    ],
     ['invalid JSON with line and column', '{\n  "apiVersion": "v1",\n  "kind": "ConfigMap"\n  "metadata": {}\n}', /^bad\.json:4:3: invalid JSON/],
   ])('rejects %s naming the place', (_what, text, re) => {
     const file = re.source.includes('json') ? 'bad.json' : 'bad.yaml';
@@ -115,9 +130,12 @@ describe('parseYamlValues (the Application file, kubeconfig)', () => {
 
   it('syntax errors name the file, line and column; an alias bomb is refused', () => {
     expect(() => parseYamlValues('a: 1\nb: [\n', 'bad.yaml')).toThrow(/^bad\.yaml:3:1: invalid YAML/);
-    expect(() => parseYamlValues('a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n', 'bomb.yaml')).toThrow(
-      /^bomb\.yaml:1: too many YAML aliases/,
-    );
+    expect(() =>
+      parseYamlValues(
+        'a: &a [x, x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n',
+        'bomb.yaml',
+      ),
+    ).toThrow(/^bomb\.yaml:1: too many YAML aliases/);
     expect(() => parseYamlValues('a: 1\na: 2\n', 'dup.yaml')).toThrow(/^dup\.yaml:2:1: invalid YAML: duplicated mapping key/);
   });
 });

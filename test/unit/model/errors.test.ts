@@ -1,17 +1,9 @@
 // The one exit-code table: each error class maps to its code, anything else to 3; -v shows the cause chain.
-import {
-  ClusterError,
-  ExitCode,
-  ExitError,
-  InputError,
-  RefusedError,
-  describeError,
-  exitCodeFor,
-} from '../../../src/model/errors.js';
+import { ClusterError, ExitCode, ExitError, InputError, RefusedError, describeError, exitCodeFor } from '../../../src/model/errors.js';
 
 describe('exitCodeFor', () => {
   it('keeps the documented numbers', () => {
-    expect(ExitCode).toEqual({ Ok: 0, Drift: 1, Input: 2, Cluster: 3, Refused: 4 });
+    expect(ExitCode).toEqual({ Ok: 0, Drift: 1, Input: 2, Cluster: 3, Refused: 4, Interrupted: 130, Terminated: 143 });
   });
 
   it.each([
@@ -51,9 +43,7 @@ describe('describeError', () => {
   });
 
   it('shows the whole cause chain with -v, one line each', () => {
-    expect(describeError(chain, true)).toBe(
-      'error: syncing shop\n  caused by: applying Deployment web\n  caused by: connect ECONNREFUSED 127.0.0.1:6443',
-    );
+    expect(describeError(chain, true)).toBe('error: syncing shop\n  caused by: applying Deployment web\n  caused by: connect ECONNREFUSED 127.0.0.1:6443');
   });
 
   it('prints causes that are not Errors and thrown non-Errors', () => {

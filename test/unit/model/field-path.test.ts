@@ -1,10 +1,30 @@
 import fc from 'fast-check';
-import { atOrBelowPointer, formatPointer, locate, onOneLine, parsePath, parsePointer, parseServerField, pathKey, renderPath, resolvePointer, sameLocation, serverFieldText, stepsOf, valueAt, type FieldPath, type PathElement } from '../../../src/model/field-path.js';
+import {
+  atOrBelowPointer,
+  formatPointer,
+  locate,
+  onOneLine,
+  parsePath,
+  parsePointer,
+  parseServerField,
+  pathKey,
+  renderPath,
+  resolvePointer,
+  sameLocation,
+  serverFieldText,
+  stepsOf,
+  valueAt,
+  type FieldPath,
+  type PathElement,
+} from '../../../src/model/field-path.js';
 import type { JsonValue } from '../../../src/model/object.js';
 
 describe('renderPath', () => {
   it.each<[FieldPath, string]>([
-    [[{ field: 'spec' }, { field: 'template' }, { field: 'spec' }, { field: 'containers' }, { key: { name: 'orders' } }, { field: 'image' }], 'spec.template.spec.containers[name=orders].image'],
+    [
+      [{ field: 'spec' }, { field: 'template' }, { field: 'spec' }, { field: 'containers' }, { key: { name: 'orders' } }, { field: 'image' }],
+      'spec.template.spec.containers[name=orders].image',
+    ],
     [[{ field: 'metadata' }, { field: 'annotations' }, { field: 'argocd.argoproj.io/tracking-id' }], 'metadata.annotations[argocd.argoproj.io/tracking-id]'],
     [[{ field: 'spec' }, { field: 'ports' }, { key: { protocol: 'TCP', port: 80 } }], 'spec.ports[port=80,protocol=TCP]'],
     [[{ field: 'metadata' }, { field: 'finalizers' }, { value: 'kubernetes' }], 'metadata.finalizers[=kubernetes]'],
@@ -23,11 +43,25 @@ describe('renderPath', () => {
   });
 });
 
-const scalar: fc.Arbitrary<JsonValue> = fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null), fc.double({ noNaN: true, noDefaultInfinity: true }).filter((d) => !Object.is(d, -0)));
-const fieldName = fc.oneof(fc.string({ minLength: 0, maxLength: 12 }), fc.constantFrom('spec', 'app.kubernetes.io/name', 'a=b', '3', 'x[y]', 'with space', '"q"'));
+const scalar: fc.Arbitrary<JsonValue> = fc.oneof(
+  fc.string(),
+  fc.integer(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.double({ noNaN: true, noDefaultInfinity: true }).filter((d) => !Object.is(d, -0)),
+);
+const fieldName = fc.oneof(
+  fc.string({ minLength: 0, maxLength: 12 }),
+  fc.constantFrom('spec', 'app.kubernetes.io/name', 'a=b', '3', 'x[y]', 'with space', '"q"'),
+);
 const element: fc.Arbitrary<PathElement> = fc.oneof(
   fieldName.map((field) => ({ field })),
-  fc.dictionary(fc.oneof(fc.constantFrom('name', 'port', 'protocol', 'containerPort'), fc.string({ minLength: 1, maxLength: 6 })), scalar, { minKeys: 1, maxKeys: 3 }).map((key) => ({ key })),
+  fc
+    .dictionary(fc.oneof(fc.constantFrom('name', 'port', 'protocol', 'containerPort'), fc.string({ minLength: 1, maxLength: 6 })), scalar, {
+      minKeys: 1,
+      maxKeys: 3,
+    })
+    .map((key) => ({ key })),
   fc.oneof(scalar, fc.dictionary(fc.string({ maxLength: 4 }), scalar, { maxKeys: 2 })).map((value) => ({ value: value as JsonValue })),
   fc.nat({ max: 1000 }).map((index) => ({ index })),
 );
@@ -91,13 +125,19 @@ describe('located paths and lookups', () => {
 describe('the edges: server-side apply conflict fields', () => {
   const live: JsonValue = {
     metadata: { labels: { 'app.kubernetes.io/name': 'orders', app: 'x' }, annotations: { 'example.com/owner': 'team' } },
-    spec: { template: { spec: { containers: [{ name: 'proxy' }, { name: 'orders', ports: [{ containerPort: 80, protocol: 'TCP' }] }] } }, finalizers: ['a', 'b'] },
+    spec: {
+      template: { spec: { containers: [{ name: 'proxy' }, { name: 'orders', ports: [{ containerPort: 80, protocol: 'TCP' }] }] } },
+      finalizers: ['a', 'b'],
+    },
   };
 
   it.each<[string, string]>([
     ['.spec.replicas', 'spec.replicas'],
     ['.spec.template.spec.containers[name="orders"].image', 'spec.template.spec.containers[name=orders].image'],
-    ['.spec.template.spec.containers[name="orders"].ports[containerPort=80,protocol="TCP"].hostPort', 'spec.template.spec.containers[name=orders].ports[containerPort=80,protocol=TCP].hostPort'],
+    [
+      '.spec.template.spec.containers[name="orders"].ports[containerPort=80,protocol="TCP"].hostPort',
+      'spec.template.spec.containers[name=orders].ports[containerPort=80,protocol=TCP].hostPort',
+    ],
     ['.metadata.labels.app.kubernetes.io/name', 'metadata.labels[app.kubernetes.io/name]'],
     ['.metadata.labels.app', 'metadata.labels.app'],
     ['.metadata.annotations.example.com/owner', 'metadata.annotations[example.com/owner]'],

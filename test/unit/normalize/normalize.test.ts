@@ -54,16 +54,22 @@ const jsonValue = fc.jsonValue({ maxDepth: 3 });
 const kubeObject: fc.Arbitrary<KubeObject> = fc
   .record({
     name: fc.string({ minLength: 1, maxLength: 8 }),
-    meta: fc.dictionary(fc.constantFrom('uid', 'resourceVersion', 'generation', 'labels', 'selfLink', 'managedFields', 'creationTimestamp', 'finalizers'), jsonValue),
+    meta: fc.dictionary(
+      fc.constantFrom('uid', 'resourceVersion', 'generation', 'labels', 'selfLink', 'managedFields', 'creationTimestamp', 'finalizers'),
+      jsonValue,
+    ),
     annotations: fc.option(fc.dictionary(fc.constantFrom(LAST_APPLIED, 'a', 'b/c'), fc.string()), { nil: undefined }),
     rest: fc.dictionary(fc.constantFrom('spec', 'status', 'data', 'rules'), jsonValue),
   })
-  .map(({ name, meta, annotations, rest }) => ({
-    apiVersion: 'v1',
-    kind: 'Thing',
-    ...rest,
-    metadata: { ...(meta as object), name, ...(annotations ? { annotations } : {}) },
-  }) as KubeObject);
+  .map(
+    ({ name, meta, annotations, rest }) =>
+      ({
+        apiVersion: 'v1',
+        kind: 'Thing',
+        ...rest,
+        metadata: { ...(meta as object), name, ...(annotations ? { annotations } : {}) },
+      }) as KubeObject,
+  );
 
 describe('normalize properties', () => {
   it('is idempotent', () => {

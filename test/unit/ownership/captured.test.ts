@@ -9,7 +9,16 @@ import { diffObject } from '../../../src/diff/index.js';
 import type { JsonObject, KubeObject } from '../../../src/model/object.js';
 
 const DIR = join(process.cwd(), 'test/fixtures/managedfields');
-const NAMES = ['ssa-argocd-controller', 'controller-status', 'kubectl-scale', 'kubectl-scale-replicas-owned', 'kubectl-set-image', 'kubectl-edit', 'replicaset', 'service-ports'] as const;
+const NAMES = [
+  'ssa-argocd-controller',
+  'controller-status',
+  'kubectl-scale',
+  'kubectl-scale-replicas-owned',
+  'kubectl-set-image',
+  'kubectl-edit',
+  'replicaset',
+  'service-ports',
+] as const;
 const missing = NAMES.filter((n) => !existsSync(join(DIR, `${n}.json`)));
 const load = (n: string): KubeObject => JSON.parse(readFileSync(join(DIR, `${n}.json`), 'utf8')) as KubeObject;
 
@@ -73,7 +82,10 @@ describe('managedFields captured from a real API server', () => {
     const live = load('controller-status');
     const status = managedEntries(live).find((e) => e.owner.subresource === 'status');
     expect(status?.owner).toMatchObject({ manager: 'kube-controller-manager', operation: 'Update', subresource: 'status' });
-    const outside = status!.fields.paths().map(renderPath).filter((p) => !p.startsWith('status.'));
+    const outside = status!.fields
+      .paths()
+      .map(renderPath)
+      .filter((p) => !p.startsWith('status.'));
     expect(outside).toEqual(['metadata.annotations[deployment.kubernetes.io/revision]']);
     expect(managers(live, 'status.availableReplicas')).toEqual(['kube-controller-manager:Update/status']);
   });
@@ -91,7 +103,9 @@ describe('managedFields captured from a real API server', () => {
     expect(managers(live, 'spec.replicas')).toEqual(['kubectl:Update/scale']);
     expect(fieldsOwnedBy(live, 'argocd-controller').has(parsePath('spec.replicas'))).toBe(false);
     const r = await diffObject({ desired: payments, live, rules: [], fieldManager: 'argocd-controller' });
-    expect(r.fields.map((f) => [renderPath(f.path), f.desired, f.live, f.verdict, f.owners.map((m) => m.manager)])).toEqual([['spec.replicas', 2, 4, 'conflict', ['kubectl']]]);
+    expect(r.fields.map((f) => [renderPath(f.path), f.desired, f.live, f.verdict, f.owners.map((m) => m.manager)])).toEqual([
+      ['spec.replicas', 2, 4, 'conflict', ['kubectl']],
+    ]);
     const ignored = await diffObject({
       desired: payments,
       live,
@@ -107,7 +121,9 @@ describe('managedFields captured from a real API server', () => {
     expect(managers(live, 'spec.ports[port=9090,protocol=TCP].targetPort')).toEqual(['kubectl-patch:Update']);
     expect(managers(live, 'spec.ports[port=80,protocol=TCP].targetPort')).toEqual(['argocd-controller:Apply']);
     const r = await diffObject({ desired: applied.get('Service/orders')!, live, rules: [], fieldManager: 'argocd-controller' });
-    expect(r.fields.map((f) => [renderPath(f.path), f.desired, f.live, f.verdict])).toEqual([['spec.ports[port=9090,protocol=TCP].targetPort', 9090, 9091, 'conflict']]);
+    expect(r.fields.map((f) => [renderPath(f.path), f.desired, f.live, f.verdict])).toEqual([
+      ['spec.ports[port=9090,protocol=TCP].targetPort', 9090, 9091, 'conflict'],
+    ]);
   });
 
   it('a ReplicaSet written by the deployment controller decodes, with ownerReferences owned by it', () => {
@@ -121,7 +137,13 @@ describe('managedFields captured from a real API server', () => {
     const live = load('kubectl-set-image');
     const r = await diffObject({ desired: desired!, live, rules: [], fieldManager: 'argocd-controller' });
     expect(r.fields.map((f) => [renderPath(f.path), f.verdict, f.desired, f.live, f.owners.map((o) => o.manager)])).toEqual([
-      ['spec.template.spec.containers[name=orders].image', 'conflict', 'registry.example.com/shop/orders:1.4.2', 'registry.example.com/shop/orders:1.5.0', ['kubectl-set']],
+      [
+        'spec.template.spec.containers[name=orders].image',
+        'conflict',
+        'registry.example.com/shop/orders:1.4.2',
+        'registry.example.com/shop/orders:1.5.0',
+        ['kubectl-set'],
+      ],
     ]);
   });
 
@@ -140,10 +162,12 @@ describe('managedFields captured from a real API server', () => {
       fieldManager: 'argocd-controller',
       rules: [{ group: 'apps', kind: 'Deployment', jsonPointers: [], jqPathExpressions: [], managedFieldsManagers: ['kubectl-edit'] }],
     });
-    expect(ignored.fields.filter((f) => f.verdict === 'ignored').map((f) => renderPath(f.path)).sort()).toEqual([
-      'spec.template.spec.containers[name=orders].env[name=LOG_LEVEL].value',
-      'spec.template.spec.containers[name=orders].resources.limits.memory',
-    ]);
+    expect(
+      ignored.fields
+        .filter((f) => f.verdict === 'ignored')
+        .map((f) => renderPath(f.path))
+        .sort(),
+    ).toEqual(['spec.template.spec.containers[name=orders].env[name=LOG_LEVEL].value', 'spec.template.spec.containers[name=orders].resources.limits.memory']);
   });
 });
 

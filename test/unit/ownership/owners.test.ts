@@ -35,7 +35,14 @@ const live: KubeObject = {
   },
   spec: {
     replicas: 5,
-    template: { spec: { containers: [{ name: 'sidecar', image: 'envoy' }, { name: 'orders', image: 'orders:1.1' }] } },
+    template: {
+      spec: {
+        containers: [
+          { name: 'sidecar', image: 'envoy' },
+          { name: 'orders', image: 'orders:1.1' },
+        ],
+      },
+    },
   },
   status: { replicas: 5 },
 };
@@ -66,7 +73,9 @@ describe('fieldsOwnedBy', () => {
 describe('keyedPath', () => {
   it('names list elements by the key fields the managedFields use', () => {
     const entries = managedEntries(live);
-    expect(renderPath(keyedPath(live as never, stepsOf(['spec', 'template', 'spec', 'containers', 1, 'image']), entries))).toBe('spec.template.spec.containers[name=orders].image');
+    expect(renderPath(keyedPath(live as never, stepsOf(['spec', 'template', 'spec', 'containers', 1, 'image']), entries))).toBe(
+      'spec.template.spec.containers[name=orders].image',
+    );
   });
   it('uses known list keys without managedFields, and indices otherwise', () => {
     const svc = { spec: { ports: [{ port: 80, protocol: 'TCP' }], rules: [{ host: 'a' }], finalizers: ['x'] } };
@@ -81,10 +90,21 @@ describe('conflicts: the diff of a declared field another manager owns', () => {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name: 'orders', namespace: 'shop', labels: { app: 'orders' } },
-    spec: { replicas: 2, template: { spec: { containers: [{ name: 'orders', image: 'orders:1.2' }, { name: 'new-one', image: 'x' }] } } },
+    spec: {
+      replicas: 2,
+      template: {
+        spec: {
+          containers: [
+            { name: 'orders', image: 'orders:1.2' },
+            { name: 'new-one', image: 'x' },
+          ],
+        },
+      },
+    },
   };
 
-  const conflicts = async (d: KubeObject, l: KubeObject) => (await diffObject({ desired: d, live: l, rules: [], fieldManager: 'argocd-controller' })).fields.filter((f) => f.verdict === 'conflict');
+  const conflicts = async (d: KubeObject, l: KubeObject) =>
+    (await diffObject({ desired: d, live: l, rules: [], fieldManager: 'argocd-controller' })).fields.filter((f) => f.verdict === 'conflict');
 
   it('is a declared field another manager owns with a different value, with its owners', async () => {
     const found = await conflicts(desired, live);
@@ -112,7 +132,8 @@ describe('conflicts: the diff of a declared field another manager owns', () => {
 });
 
 describe('managedEntries on malformed entries (from a --live-file, say)', () => {
-  const withMf = (managedFields: unknown): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', managedFields } } as unknown as KubeObject);
+  const withMf = (managedFields: unknown): KubeObject =>
+    ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', managedFields } }) as unknown as KubeObject;
 
   it('reads non-string manager, operation and time as empty (found by the fuzzer: a manager of {toString: null} crashed)', () => {
     const [e] = managedEntries(withMf([{ manager: { toString: null }, operation: 7, time: false, fieldsV1: { 'f:data': {} } }]));

@@ -10,7 +10,9 @@ const marked = (name: string, annotations: Record<string, string> = {}): KubeObj
   metadata: { name, namespace: 'shop', uid: `uid-${name}`, annotations: { 'argocd.argoproj.io/tracking-id': `shop:/ConfigMap:shop/${name}`, ...annotations } },
 });
 const order = (objects: KubeObject[]) =>
-  planPrune({ live: objects.map((object) => ({ object, type: CM })), appInstance: 'shop', desired: [], appPruneDefault: true }).candidates.map((c) => c.key.name);
+  planPrune({ live: objects.map((object) => ({ object, type: CM })), appInstance: 'shop', desired: [], appPruneDefault: true }).candidates.map(
+    (c) => c.key.name,
+  );
 const wave = (w: number) => ({ 'argocd.argoproj.io/sync-wave': String(w) });
 
 test('candidates are deleted in reverse wave order', () => {

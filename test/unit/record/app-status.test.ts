@@ -1,11 +1,23 @@
 // The Application's recorded status, built from our reports: Argo CD's field shapes, history ids and cap, the controller check.
-import { appendHistory, comparedStatus, controllerWrite, historyLimit, imagesOf, nextStatus, type ComparedState, type SyncOperation } from '../../../src/record/app-status.js';
+import {
+  appendHistory,
+  comparedStatus,
+  controllerWrite,
+  historyLimit,
+  imagesOf,
+  nextStatus,
+  type ComparedState,
+  type SyncOperation,
+} from '../../../src/record/app-status.js';
 import { buildStatusReport } from '../../../src/health/report.js';
 import { parseApplication } from '../../../src/app/application.js';
 import type { KubeObject } from '../../../src/model/object.js';
 import { application } from '../../support/application.js';
 
-const SPEC = { source: { repoURL: 'https://git.example/shop.git', path: 'apps/shop', targetRevision: 'main' }, destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' } };
+const SPEC = {
+  source: { repoURL: 'https://git.example/shop.git', path: 'apps/shop', targetRevision: 'main' },
+  destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' },
+};
 const APP = application({ resourceVersion: '5', spec: SPEC });
 
 const cm = (name: string, data: Record<string, string>): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'shop' }, data });
@@ -34,7 +46,9 @@ const op = (over: Partial<SyncOperation> = {}): SyncOperation => ({
   dryRun: false,
   phase: 'Succeeded',
   message: 'successfully synced (all tasks run)',
-  resources: [{ group: '', version: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'a', status: 'Synced', message: 'configmap/a applied', syncPhase: 'Sync' }],
+  resources: [
+    { group: '', version: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'a', status: 'Synced', message: 'configmap/a applied', syncPhase: 'Sync' },
+  ],
   partial: false,
   ...over,
 });
@@ -57,9 +71,14 @@ describe('comparedStatus', () => {
 
   test('health keeps its lastTransitionTime while the status stays; a shared resource becomes a condition', () => {
     const app = { ...APP, status: { health: { status: 'Healthy', lastTransitionTime: '2026-01-01T00:00:00Z' } } };
-    const s = comparedStatus(app, compared(), '2026-12-01T10:00:00Z', ['ConfigMap/a is part of applications shop and other (SharedResourceWarning)', 'unrelated']);
+    const s = comparedStatus(app, compared(), '2026-12-01T10:00:00Z', [
+      'ConfigMap/a is part of applications shop and other (SharedResourceWarning)',
+      'unrelated',
+    ]);
     expect(s.health).toEqual({ status: 'Healthy', lastTransitionTime: '2026-01-01T00:00:00Z' });
-    expect(s.conditions).toEqual([{ type: 'SharedResourceWarning', message: 'ConfigMap/a is part of applications shop and other', lastTransitionTime: '2026-12-01T10:00:00Z' }]);
+    expect(s.conditions).toEqual([
+      { type: 'SharedResourceWarning', message: 'ConfigMap/a is part of applications shop and other', lastTransitionTime: '2026-12-01T10:00:00Z' },
+    ]);
   });
 });
 
@@ -78,7 +97,14 @@ describe('nextStatus', () => {
     });
     expect(s.history).toEqual([
       { id: 4, revision: 'old', deployedAt: '2026-11-01T00:00:00Z' },
-      { id: 5, revision: 'abc123', deployedAt: '2026-12-01T10:00:05.000Z', deployStartedAt: '2026-12-01T10:00:00.000Z', source: SPEC.source, initiatedBy: { username: 'alice' } },
+      {
+        id: 5,
+        revision: 'abc123',
+        deployedAt: '2026-12-01T10:00:05.000Z',
+        deployStartedAt: '2026-12-01T10:00:00.000Z',
+        source: SPEC.source,
+        initiatedBy: { username: 'alice' },
+      },
     ]);
     expect(app.status.history).toHaveLength(1);
   });
@@ -93,37 +119,75 @@ describe('nextStatus', () => {
 
   test('a failed sync leaves a SyncError condition with its message, kept by later comparisons until a sync succeeds', () => {
     const failed = nextStatus(APP, { compared: compared(), sync: op({ phase: 'Failed', message: 'one or more objects failed to apply' }), now: 't1' });
-    expect((failed.conditions as { type: string }[]).filter((c) => c.type === 'SyncError')).toEqual([{ type: 'SyncError', message: 'one or more objects failed to apply', lastTransitionTime: 't1' }]);
+    expect((failed.conditions as { type: string }[]).filter((c) => c.type === 'SyncError')).toEqual([
+      { type: 'SyncError', message: 'one or more objects failed to apply', lastTransitionTime: 't1' },
+    ]);
     const afterStatus = nextStatus({ ...APP, status: failed } as unknown as KubeObject, { compared: compared(), now: 't2' });
-    expect((afterStatus.conditions as { type: string; lastTransitionTime: string }[]).filter((c) => c.type === 'SyncError').map((c) => c.lastTransitionTime)).toEqual(['t1']);
+    expect(
+      (afterStatus.conditions as { type: string; lastTransitionTime: string }[]).filter((c) => c.type === 'SyncError').map((c) => c.lastTransitionTime),
+    ).toEqual(['t1']);
     const healed = nextStatus({ ...APP, status: afterStatus } as unknown as KubeObject, { compared: compared(), sync: op(), now: 't3' });
     expect(((healed.conditions ?? []) as { type: string }[]).some((c) => c.type === 'SyncError')).toBe(false);
   });
 
   test('a rollback records the source it synced, not spec.source', () => {
-    const used = { source: { repoURL: 'https://git.example/shop.git', path: 'apps/shop', targetRevision: 'v1', helm: { parameters: [{ name: 'x', value: '1' }] } } };
+    const used = {
+      source: { repoURL: 'https://git.example/shop.git', path: 'apps/shop', targetRevision: 'v1', helm: { parameters: [{ name: 'x', value: '1' }] } },
+    };
     const s = nextStatus(APP, { sync: op(), syncedSource: used, now: 'x' });
     expect(s.history).toEqual([expect.objectContaining({ source: used.source })]);
   });
 });
 
 describe('multi-source revisions and operations that never ran', () => {
-  const MULTI = { ...APP, spec: { ...SPEC, source: undefined, sources: [{ repoURL: 'r', path: 'p' }, { repoURL: 'v', ref: 'values' }] } } as unknown as KubeObject;
+  const MULTI = {
+    ...APP,
+    spec: {
+      ...SPEC,
+      source: undefined,
+      sources: [
+        { repoURL: 'r', path: 'p' },
+        { repoURL: 'v', ref: 'values' },
+      ],
+    },
+  } as unknown as KubeObject;
 
   test('one revision per source in sync, operationState and the history entry', () => {
     const c = compared();
-    const report = { ...c.report, sources: [{ repoURL: 'r', path: 'p', revision: 'aaa' }, { repoURL: 'v', ref: 'values', revision: 'bbb' }] };
+    const report = {
+      ...c.report,
+      sources: [
+        { repoURL: 'r', path: 'p', revision: 'aaa' },
+        { repoURL: 'v', ref: 'values', revision: 'bbb' },
+      ],
+    };
     const s = nextStatus(MULTI, { compared: { ...c, report }, sync: op({ revision: undefined, revisions: ['aaa', 'bbb'] }), now: 'x' });
     expect(s.sync).toMatchObject({ revisions: ['aaa', 'bbb'] });
     expect((s.sync as { revision?: string }).revision).toBeUndefined();
-    expect(s.operationState).toMatchObject({ operation: { sync: { revisions: ['aaa', 'bbb'] } }, syncResult: { revisions: ['aaa', 'bbb'], sources: [{ repoURL: 'r' }, { repoURL: 'v' }] } });
-    expect(s.history).toEqual([expect.objectContaining({ id: 0, revisions: ['aaa', 'bbb'], sources: [{ repoURL: 'r', path: 'p' }, { repoURL: 'v', ref: 'values' }] })]);
+    expect(s.operationState).toMatchObject({
+      operation: { sync: { revisions: ['aaa', 'bbb'] } },
+      syncResult: { revisions: ['aaa', 'bbb'], sources: [{ repoURL: 'r' }, { repoURL: 'v' }] },
+    });
+    expect(s.history).toEqual([
+      expect.objectContaining({
+        id: 0,
+        revisions: ['aaa', 'bbb'],
+        sources: [
+          { repoURL: 'r', path: 'p' },
+          { repoURL: 'v', ref: 'values' },
+        ],
+      }),
+    ]);
   });
 
   test('an operation in phase Error: its message, no resources, a SyncError condition, no history; the comparison left as stored', () => {
     const stored = { ...APP, status: { sync: { status: 'Synced', revision: 'old' }, history: [{ id: 0, revision: 'old', deployedAt: 't' }] } };
     const s = nextStatus(stored, { sync: op({ phase: 'Error', message: 'rendering apps/shop: no such file', resources: [] }), now: 't2' });
-    expect(s.operationState).toMatchObject({ phase: 'Error', message: 'rendering apps/shop: no such file', syncResult: { revision: 'abc123', source: SPEC.source } });
+    expect(s.operationState).toMatchObject({
+      phase: 'Error',
+      message: 'rendering apps/shop: no such file',
+      syncResult: { revision: 'abc123', source: SPEC.source },
+    });
     expect((s.operationState as { syncResult: object }).syncResult).not.toHaveProperty('resources');
     expect(s.conditions).toEqual([{ type: 'SyncError', message: 'rendering apps/shop: no such file', lastTransitionTime: 't2' }]);
     expect(s.sync).toEqual({ status: 'Synced', revision: 'old' });
@@ -145,10 +209,16 @@ describe('history', () => {
 });
 
 describe('controllerWrite', () => {
-  const at = (manager: string, time: string): KubeObject => ({ ...APP, metadata: { ...APP.metadata, managedFields: [{ manager, operation: 'Update', time }] } });
+  const at = (manager: string, time: string): KubeObject => ({
+    ...APP,
+    metadata: { ...APP.metadata, managedFields: [{ manager, operation: 'Update', time }] },
+  });
   const now = Date.parse('2026-12-01T10:00:00Z');
   test("Argo CD's controller within ten minutes keeps the Application; older or other managers do not", () => {
-    expect(controllerWrite(at('argocd-application-controller', '2026-12-01T09:55:00Z'), now)).toEqual({ manager: 'argocd-application-controller', time: '2026-12-01T09:55:00Z' });
+    expect(controllerWrite(at('argocd-application-controller', '2026-12-01T09:55:00Z'), now)).toEqual({
+      manager: 'argocd-application-controller',
+      time: '2026-12-01T09:55:00Z',
+    });
     expect(controllerWrite(at('argocd-application-controller', '2026-12-01T09:40:00Z'), now)).toBeUndefined();
     expect(controllerWrite(at('kubectl-gitops', '2026-12-01T09:59:00Z'), now)).toBeUndefined();
   });

@@ -9,7 +9,12 @@ const NOW = new Date('2026-11-30T05:00:00Z');
 
 let report: DiffReport;
 beforeAll(async () => {
-  ({ report } = await runFileDiff({ desired: join(IN, 'desired.yaml'), live: join(IN, 'live.yaml'), appFile: join(IN, 'app.yaml'), fieldManager: 'argocd-controller' }));
+  ({ report } = await runFileDiff({
+    desired: join(IN, 'desired.yaml'),
+    live: join(IN, 'live.yaml'),
+    appFile: join(IN, 'app.yaml'),
+    fieldManager: 'argocd-controller',
+  }));
 });
 
 // The golden files (diff-table.txt, diff.kv, diff.json) are checked in golden.test.ts, written only by `npm run golden:write`.
@@ -56,7 +61,13 @@ describe('diff rendering', () => {
   });
 
   it('lists extras as EXTRA lines', () => {
-    const r: DiffReport = { schemaVersion: 1, sync: 'OutOfSync', objects: [], extras: [{ group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'old' }], warnings: [] };
+    const r: DiffReport = {
+      schemaVersion: 1,
+      sync: 'OutOfSync',
+      objects: [],
+      extras: [{ group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'old' }],
+      warnings: [],
+    };
     expect(renderDiff(r, 'kv', paint(false), NOW)).toBe('SYNC=OutOfSync\nEXTRA=Deployment/old\n');
     expect(renderDiff(r, 'table', paint(false), NOW)).toContain('Deployment/old (namespace shop)  EXTRA');
   });

@@ -14,7 +14,15 @@ import { paint } from '../../../src/render/colour.js';
 import type { OutputFormat } from '../../../src/render/colour.js';
 import type { DiffReport } from '../../../src/diff/types.js';
 import { brokenInput } from '../health/status-fixtures.js';
-import { syncDryRun, syncDryRunNoPrune, syncPruneIncomplete, syncInterrupted, syncRefused, syncStoppedOnConflicts, syncWaveFailed } from '../../fixtures/reports/sync.js';
+import {
+  syncDryRun,
+  syncDryRunNoPrune,
+  syncPruneIncomplete,
+  syncInterrupted,
+  syncRefused,
+  syncStoppedOnConflicts,
+  syncWaveFailed,
+} from '../../fixtures/reports/sync.js';
 import { pruneEmpty, pruneHalfDone, pruneList } from '../../fixtures/reports/prune.js';
 import { LIVE_DIFF_NOW, liveDiffNoConflicts, liveDiffServerSide, liveDiffUnknown } from '../../fixtures/reports/live-diff.js';
 

@@ -35,7 +35,9 @@ describe('golden files', () => {
     const files = cases.map((c) => c.file);
     expect(new Set(files).size).toBe(files.length);
     // A golden file no case names would be checked by nothing: add its case to golden-cases.ts (or delete the file).
-    expect({ 'not written by any case in test/unit/render/golden-cases.ts': readdirSync(GOLDEN_DIR).filter((f) => !files.includes(f)) }).toEqual({ 'not written by any case in test/unit/render/golden-cases.ts': [] });
+    expect({ 'not written by any case in test/unit/render/golden-cases.ts': readdirSync(GOLDEN_DIR).filter((f) => !files.includes(f)) }).toEqual({
+      'not written by any case in test/unit/render/golden-cases.ts': [],
+    });
     expect(readdirSync(GOLDEN_DIR).sort()).toEqual([...files].sort());
   });
 
@@ -51,7 +53,14 @@ describe('golden files', () => {
 
   it('colour is only in the -colour files, and takes nothing away: without its codes a coloured table is the plain one', () => {
     const coloured = cases.filter((c) => c.file.endsWith('-colour.txt'));
-    expect(coloured.map((c) => c.file.replace(/-colour\.txt$/, ''))).toEqual(['sync-wave-failed', 'sync-dry-run', 'sync-refused', 'prune-list', 'prune-half-done', 'live-diff-server-side']);
+    expect(coloured.map((c) => c.file.replace(/-colour\.txt$/, ''))).toEqual([
+      'sync-wave-failed',
+      'sync-dry-run',
+      'sync-refused',
+      'prune-list',
+      'prune-half-done',
+      'live-diff-server-side',
+    ]);
     for (const c of coloured) {
       const text = readGolden(c.file);
       expect(text).toMatch(HAS_ANSI);
@@ -61,21 +70,56 @@ describe('golden files', () => {
   });
 
   it('the JSON files parse and carry schemaVersion 1', () => {
-    for (const c of cases.filter((x) => x.file.endsWith('.json'))) expect([c.file, (JSON.parse(readGolden(c.file)) as { schemaVersion: number }).schemaVersion]).toEqual([c.file, 1]);
+    for (const c of cases.filter((x) => x.file.endsWith('.json')))
+      expect([c.file, (JSON.parse(readGolden(c.file)) as { schemaVersion: number }).schemaVersion]).toEqual([c.file, 1]);
   });
 });
 
 describe('what the golden files pin', () => {
   it('sync: every kind of kv line appears in some file', () => {
-    const kv = cases.filter((c) => c.file.startsWith('sync-') && c.file.endsWith('.kv')).map((c) => readGolden(c.file)).join('');
-    const keys = new Set(kv.split('\n').filter(Boolean).map((l) => l.slice(0, l.indexOf('='))));
+    const kv = cases
+      .filter((c) => c.file.startsWith('sync-') && c.file.endsWith('.kv'))
+      .map((c) => readGolden(c.file))
+      .join('');
+    const keys = new Set(
+      kv
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.slice(0, l.indexOf('='))),
+    );
     expect([...keys].sort()).toEqual(
-      ['APPLIED', 'APPLY', 'CONFLICT', 'DRY_RUN', 'FAILED', 'HEAL', 'HEALED', 'HOOK', 'IGNORED', 'INTERRUPTED', 'NEXT_COMMAND', 'PRUNE', 'PRUNED', 'PRUNE_BLOCKED', 'PRUNE_CANDIDATE', 'PRUNE_FAILED', 'PRUNE_GONE', 'PRUNE_SKIPPED', 'REFUSED', 'STOPPED', 'WAVE'].sort(),
+      [
+        'APPLIED',
+        'APPLY',
+        'CONFLICT',
+        'DRY_RUN',
+        'FAILED',
+        'HEAL',
+        'HEALED',
+        'HOOK',
+        'IGNORED',
+        'INTERRUPTED',
+        'NEXT_COMMAND',
+        'PRUNE',
+        'PRUNED',
+        'PRUNE_BLOCKED',
+        'PRUNE_CANDIDATE',
+        'PRUNE_FAILED',
+        'PRUNE_GONE',
+        'PRUNE_SKIPPED',
+        'REFUSED',
+        'STOPPED',
+        'WAVE',
+      ].sort(),
     );
   });
 
   it('prune: deleted, skipped with its reason, gone, changed and failed, each line whole', () => {
-    expect(readGolden('prune-half-done.kv').split('\n').map((l) => l.slice(0, l.indexOf(' ') + 1 || undefined))).toEqual([
+    expect(
+      readGolden('prune-half-done.kv')
+        .split('\n')
+        .map((l) => l.slice(0, l.indexOf(' ') + 1 || undefined)),
+    ).toEqual([
       'PRUNED=ConfigMap/old-config',
       'PRUNED=Service/orders-legacy',
       'PRUNE_SKIPPED=Deployment/legacy-worker ',
@@ -121,7 +165,10 @@ describe('scripts/write-golden.mjs', () => {
   it('--check writes nothing and fails naming the missing files and the command', async () => {
     const out = mkdtempSync(join(tmpdir(), 'golden-check-'));
     try {
-      const err = (await writer('--check', '--out', out).then(() => undefined, (e: unknown) => e)) as { code: number; stdout: string };
+      const err = (await writer('--check', '--out', out).then(
+        () => undefined,
+        (e: unknown) => e,
+      )) as { code: number; stdout: string };
       expect(err.code).toBe(1);
       expect(err.stdout).toContain(`missing ${out}/sync-wave-failed.txt\n`);
       expect(err.stdout).toContain(`${cases.length} golden file(s) out of date: run \`${WRITE_COMMAND}\``);

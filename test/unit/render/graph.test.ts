@@ -57,8 +57,16 @@ describe('the live map', () => {
   });
 
   it('shows the hooks still in the cluster beside the resources, with their phases and result', () => {
-    const job: KubeObject = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'migrate', namespace: 'shop', uid: 'j1' }, status: { conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' }] } };
-    const r = buildStatusReport({ ...brokenInput(), hooks: [{ key: { group: 'batch', kind: 'Job', namespace: 'shop', name: 'migrate' }, phases: ['PreSync'], live: job }] });
+    const job: KubeObject = {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'migrate', namespace: 'shop', uid: 'j1' },
+      status: { conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' }] },
+    };
+    const r = buildStatusReport({
+      ...brokenInput(),
+      hooks: [{ key: { group: 'batch', kind: 'Job', namespace: 'shop', name: 'migrate' }, phases: ['PreSync'], live: job }],
+    });
     const hook = appGraph(r).nodes.find((n) => n.kind === 'Job')!;
     expect(hook).toMatchObject({ depth: 1, parent: 'app', hook: 'PreSync: Failed', healthMessage: 'Job has reached the specified backoff limit' });
     expect(statusLine(hook)).toBe('hook PreSync: Failed');
@@ -67,12 +75,27 @@ describe('the live map', () => {
   });
 
   it('lays out a thousand pods without recursion trouble, one row each', () => {
-    const deploy: KubeObject = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'big', namespace: 'shop', uid: 'd1' }, spec: { replicas: 1000 }, status: {} };
-    const rs: KubeObject = { apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'big-1', namespace: 'shop', uid: 'rs1', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'big', uid: 'd1' }] } };
+    const deploy: KubeObject = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'big', namespace: 'shop', uid: 'd1' },
+      spec: { replicas: 1000 },
+      status: {},
+    };
+    const rs: KubeObject = {
+      apiVersion: 'apps/v1',
+      kind: 'ReplicaSet',
+      metadata: { name: 'big-1', namespace: 'shop', uid: 'rs1', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'big', uid: 'd1' }] },
+    };
     const pods: KubeObject[] = Array.from({ length: 1000 }, (_, i) => ({
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name: `big-1-${String(i).padStart(4, '0')}`, namespace: 'shop', uid: `p${i}`, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'big-1', uid: 'rs1' }] },
+      metadata: {
+        name: `big-1-${String(i).padStart(4, '0')}`,
+        namespace: 'shop',
+        uid: `p${i}`,
+        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'big-1', uid: 'rs1' }],
+      },
       status: { phase: 'Running' },
     }));
     const g = appGraph(buildStatusReport({ app: app(), resources: [res(deploy, 'in-sync')], children: [rs, ...pods] }));

@@ -28,7 +28,10 @@ function bashValues(env: string, names: string[], how: 'eval' | 'source'): strin
   const file = join(tempDir('kgo-env'), 'out.env');
   writeFileSync(file, env);
   const load = how === 'eval' ? `eval "$(cat ${shellQuote(file)})"` : `. ${shellQuote(file)}`;
-  const r = spawnSync('bash', ['--norc', '--noprofile', '-c', `set -eu; ${load}; printf '%s\\0' ${names.map((n) => `"$${n}"`).join(' ')}`], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+  const r = spawnSync('bash', ['--norc', '--noprofile', '-c', `set -eu; ${load}; printf '%s\\0' ${names.map((n) => `"$${n}"`).join(' ')}`], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+  });
   expect(r.stderr).toBe('');
   expect(r.status).toBe(0);
   return r.stdout.split('\0').slice(0, names.length);
@@ -42,7 +45,8 @@ describe('shell quoting', () => {
   });
 
   it('kvToEnv keeps every kv value, repeated keys one per line in one variable', () => {
-    const kv = ['SYNC=OutOfSync', ...HOSTILE.filter((h) => !h.includes('\n')).map((h) => `DRIFT=${h}`), `REASON=${oneLineText(HOSTILE.join(' | '))}`].join('\n') + '\n';
+    const kv =
+      ['SYNC=OutOfSync', ...HOSTILE.filter((h) => !h.includes('\n')).map((h) => `DRIFT=${h}`), `REASON=${oneLineText(HOSTILE.join(' | '))}`].join('\n') + '\n';
     const env = kvToEnv(kv);
     expect(env.split('\n')[0]).toBe(`SYNC='OutOfSync'`);
     const [sync, drift, reason] = bashValues(env, ['SYNC', 'DRIFT', 'REASON'], 'eval');
@@ -66,7 +70,9 @@ describe('names and messages never break a kv line', () => {
   });
 
   it('prune kv: a message with newlines stays on its line', () => {
-    const kv = renderPruneKv({ entries: [{ kind: 'ConfigMap', name: 'x\ny', namespace: 'a', outcome: 'skipped', message: 'one\ntwo\nPRUNE=ConfigMap/evil' }] } as never);
+    const kv = renderPruneKv({
+      entries: [{ kind: 'ConfigMap', name: 'x\ny', namespace: 'a', outcome: 'skipped', message: 'one\ntwo\nPRUNE=ConfigMap/evil' }],
+    } as never);
     expect(kv).toBe('PRUNE_SKIPPED=ConfigMap/"x\\ny" one two PRUNE=ConfigMap/evil\n');
   });
 });

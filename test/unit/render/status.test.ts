@@ -10,14 +10,20 @@ describe('renderStatus', () => {
   it('prints exactly the five kv lines, REASON carrying the scheduler message on one line', () => {
     const lines = renderStatusKv(buildStatusReport(brokenInput())).trimEnd().split('\n');
     expect(lines.map((l) => l.slice(0, l.indexOf('=') + 1))).toEqual(['SYNC=', 'HEALTH=', 'REASON=', 'PRUNE=', 'ALLOW_EMPTY=']);
-    expect(lines[2]).toMatch(/^REASON=Pod\/broken-6f9c-abcde: Unschedulable: 0\/2 nodes are available: 2 node\(s\) didn't match Pod's node affinity\/selector\./);
+    expect(lines[2]).toMatch(
+      /^REASON=Pod\/broken-6f9c-abcde: Unschedulable: 0\/2 nodes are available: 2 node\(s\) didn't match Pod's node affinity\/selector\./,
+    );
     expect(lines[3]).toBe('PRUNE=true');
     expect(lines[4]).toBe('ALLOW_EMPTY=false');
   });
 
   it('echoes false for PRUNE and ALLOW_EMPTY when the app has no automated policy', () => {
     const [deploy, ...children] = loadTree('unschedulable.yaml');
-    const r = buildStatusReport({ app: app(), resources: [{ key: { group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'broken' }, comparison: 'in-sync', live: deploy! }], children });
+    const r = buildStatusReport({
+      app: app(),
+      resources: [{ key: { group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'broken' }, comparison: 'in-sync', live: deploy! }],
+      children,
+    });
     expect(renderStatusKv(r)).toMatch(/\nPRUNE=false\nALLOW_EMPTY=false\n$/);
   });
 

@@ -6,24 +6,31 @@ import type { KubeObject } from '../../../src/model/object.js';
 describe('argocd-cm', () => {
   it('reads the tracking method, the instance label and the installation id (defaults: annotation, app.kubernetes.io/instance)', () => {
     expect(parseArgoSettings({}, 'cm')).toMatchObject({ trackingMethod: 'annotation', instanceLabelKey: 'app.kubernetes.io/instance', installationID: '' });
-    expect(parseArgoSettings({ 'application.resourceTrackingMethod': 'label', 'application.instanceLabelKey': 'team/app', installationID: 'i1' }, 'cm')).toMatchObject({ trackingMethod: 'label', instanceLabelKey: 'team/app', installationID: 'i1' });
+    expect(
+      parseArgoSettings({ 'application.resourceTrackingMethod': 'label', 'application.instanceLabelKey': 'team/app', installationID: 'i1' }, 'cm'),
+    ).toMatchObject({ trackingMethod: 'label', instanceLabelKey: 'team/app', installationID: 'i1' });
     expect(parseArgoSettings({ 'application.resourceTrackingMethod': 'bogus' }, 'cm').warnings[0]).toContain('tracks by annotation');
   });
 
-  it('turns ignoreDifferences keys (split, .all and the older block) into rules after the Application\'s, naming their key', () => {
+  it("turns ignoreDifferences keys (split, .all and the older block) into rules after the Application's, naming their key", () => {
     const s = parseArgoSettings(
       {
         'resource.customizations.ignoreDifferences.apps_Deployment': 'jsonPointers:\n- /spec/replicas\n',
         'resource.customizations.ignoreDifferences.all': 'managedFieldsManagers:\n- kube-controller-manager\n',
         'resource.customizations.ignoreDifferences.Service': 'jqPathExpressions:\n- .spec.clusterIP\n',
-        'resource.customizations': 'admissionregistration.k8s.io/MutatingWebhookConfiguration:\n  ignoreDifferences: |\n    jsonPointers:\n    - /webhooks/0/clientConfig/caBundle\n',
+        'resource.customizations':
+          'admissionregistration.k8s.io/MutatingWebhookConfiguration:\n  ignoreDifferences: |\n    jsonPointers:\n    - /webhooks/0/clientConfig/caBundle\n',
       },
       'cm',
     );
     expect(s.ignoreDifferences.map((r) => [r.group, r.kind, r.source])).toEqual([
       ['*', '*', 'cm resource.customizations.ignoreDifferences.all'],
       ['', 'Service', 'cm resource.customizations.ignoreDifferences.Service'],
-      ['admissionregistration.k8s.io', 'MutatingWebhookConfiguration', 'cm resource.customizations["admissionregistration.k8s.io/MutatingWebhookConfiguration"].ignoreDifferences'],
+      [
+        'admissionregistration.k8s.io',
+        'MutatingWebhookConfiguration',
+        'cm resource.customizations["admissionregistration.k8s.io/MutatingWebhookConfiguration"].ignoreDifferences',
+      ],
       ['apps', 'Deployment', 'cm resource.customizations.ignoreDifferences.apps_Deployment'],
     ]);
   });
@@ -47,7 +54,7 @@ describe('argocd-cm', () => {
     expect(() => parseArgoSettings({ 'resource.exclusions': '{' }, 'cm')).toThrow('resource.exclusions is not valid YAML');
   });
 
-  it('exclusions win, inclusions for a cluster exclude the rest, and Argo CD\'s core exclusions always apply', () => {
+  it("exclusions win, inclusions for a cluster exclude the rest, and Argo CD's core exclusions always apply", () => {
     const s = parseArgoSettings(
       {
         'resource.exclusions': '- apiGroups: ["*.example.com"]\n  kinds: ["*"]\n  clusters: ["*"]\n',
@@ -65,7 +72,14 @@ describe('argocd-cm', () => {
   });
 
   it('reads health scripts by group/Kind (core: /Kind) with useOpenLibs', () => {
-    const s = parseArgoSettings({ 'resource.customizations.health.example.com_Widget': 'return {}', 'resource.customizations.useOpenLibs.example.com_Widget': 'true', 'resource.customizations.health.ConfigMap': 'return {}' }, 'cm');
+    const s = parseArgoSettings(
+      {
+        'resource.customizations.health.example.com_Widget': 'return {}',
+        'resource.customizations.useOpenLibs.example.com_Widget': 'true',
+        'resource.customizations.health.ConfigMap': 'return {}',
+      },
+      'cm',
+    );
     expect(s.health.get('example.com/Widget')).toMatchObject({ useOpenLibs: true });
     expect(s.health.get('/ConfigMap')).toMatchObject({ useOpenLibs: false });
   });
@@ -75,23 +89,43 @@ describe('tracking methods (SetAppInstance, GetAppName)', () => {
   const cm: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', namespace: 'shop' } };
   const key = 'app.kubernetes.io/instance';
   it('stamps the label, the annotation (with the installation id), or both', () => {
-    expect(stampTrackingId(cm, 'shop', 'shop', { method: 'label', labelKey: key, installationID: 'i' }).metadata).toEqual({ name: 'c', namespace: 'shop', labels: { [key]: 'shop' } });
-    expect(stampTrackingId(cm, 'shop', 'shop', { method: 'annotation', labelKey: key, installationID: 'i' }).metadata.annotations).toEqual({ 'argocd.argoproj.io/tracking-id': 'shop:/ConfigMap:shop/c', 'argocd.argoproj.io/installation-id': 'i' });
+    expect(stampTrackingId(cm, 'shop', 'shop', { method: 'label', labelKey: key, installationID: 'i' }).metadata).toEqual({
+      name: 'c',
+      namespace: 'shop',
+      labels: { [key]: 'shop' },
+    });
+    expect(stampTrackingId(cm, 'shop', 'shop', { method: 'annotation', labelKey: key, installationID: 'i' }).metadata.annotations).toEqual({
+      'argocd.argoproj.io/tracking-id': 'shop:/ConfigMap:shop/c',
+      'argocd.argoproj.io/installation-id': 'i',
+    });
     const both = stampTrackingId(cm, 'x'.repeat(70) + '-_', 'shop', { method: 'annotation+label', labelKey: key, installationID: '' });
     expect(both.metadata.labels?.[key]).toBe('x'.repeat(63));
     expect(both.metadata.annotations?.['argocd.argoproj.io/tracking-id']).toContain(':/ConfigMap:shop/c');
   });
   it('label tracking: the label names the app and nothing else is checked; the annotation does not count', () => {
     const t = { method: 'label' as const, labelKey: key, installationID: '' };
-    const withLabel = (v: string, extra: Partial<KubeObject['metadata']> = {}): KubeObject => ({ ...cm, metadata: { ...cm.metadata, labels: { [key]: v }, ...extra } });
+    const withLabel = (v: string, extra: Partial<KubeObject['metadata']> = {}): KubeObject => ({
+      ...cm,
+      metadata: { ...cm.metadata, labels: { [key]: v }, ...extra },
+    });
     expect(ownershipVerdict(withLabel('shop'), 'shop', t)).toBeUndefined();
     expect(ownershipVerdict(withLabel('other'), 'shop', t)).toEqual({ code: 'other-app', app: 'other' });
-    expect(ownershipVerdict(withLabel('shop', { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'p', uid: 'u' }] }), 'shop', t)?.code).toBe('has-owner');
-    expect(ownershipVerdict({ ...cm, metadata: { ...cm.metadata, annotations: { 'argocd.argoproj.io/tracking-id': 'shop:/ConfigMap:shop/c' } } }, 'shop', t)).toEqual({ code: 'unmarked' });
+    expect(ownershipVerdict(withLabel('shop', { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'p', uid: 'u' }] }), 'shop', t)?.code).toBe(
+      'has-owner',
+    );
+    expect(
+      ownershipVerdict({ ...cm, metadata: { ...cm.metadata, annotations: { 'argocd.argoproj.io/tracking-id': 'shop:/ConfigMap:shop/c' } } }, 'shop', t),
+    ).toEqual({ code: 'unmarked' });
   });
-  it('an installation id: only objects annotated with it are any app\'s', () => {
+  it("an installation id: only objects annotated with it are any app's", () => {
     const t = { method: 'annotation' as const, labelKey: key, installationID: 'i1' };
-    const marked = (iid?: string): KubeObject => ({ ...cm, metadata: { ...cm.metadata, annotations: { 'argocd.argoproj.io/tracking-id': 'shop:/ConfigMap:shop/c', ...(iid ? { 'argocd.argoproj.io/installation-id': iid } : {}) } } });
+    const marked = (iid?: string): KubeObject => ({
+      ...cm,
+      metadata: {
+        ...cm.metadata,
+        annotations: { 'argocd.argoproj.io/tracking-id': 'shop:/ConfigMap:shop/c', ...(iid ? { 'argocd.argoproj.io/installation-id': iid } : {}) },
+      },
+    });
     expect(ownershipVerdict(marked('i1'), 'shop', t)).toBeUndefined();
     expect(ownershipVerdict(marked('i2'), 'shop', t)).toEqual({ code: 'other-installation', id: 'i2' });
     expect(ownershipVerdict(marked(), 'shop', t)).toEqual({ code: 'other-installation', id: '' });

@@ -2,7 +2,11 @@ import { appNamespaceRefusal, isAppNamespaceEnabled, parseCmdParams } from '../.
 
 describe('argocd-cmd-params-cm', () => {
   it('splits application.namespaces at commas, trimmed, empty entries dropped', () => {
-    expect(parseCmdParams({ 'application.namespaces': ' team-*, ,/^ops-[0-9]+$/,apps ' }, 'cm').applicationNamespaces).toEqual(['team-*', '/^ops-[0-9]+$/', 'apps']);
+    expect(parseCmdParams({ 'application.namespaces': ' team-*, ,/^ops-[0-9]+$/,apps ' }, 'cm').applicationNamespaces).toEqual([
+      'team-*',
+      '/^ops-[0-9]+$/',
+      'apps',
+    ]);
     expect(parseCmdParams({}, 'cm').applicationNamespaces).toEqual([]);
   });
 

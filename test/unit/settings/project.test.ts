@@ -1,7 +1,19 @@
-import { checkProject, defaultProject, destinationCluster, groupKindVerdict, isAppNamespacePermitted, isDestinationPermitted, isSourcePermitted, normalizeGitURL, parseAppProject, type AppProject } from '../../../src/settings/project.js';
+import {
+  checkProject,
+  defaultProject,
+  destinationCluster,
+  groupKindVerdict,
+  isAppNamespacePermitted,
+  isDestinationPermitted,
+  isSourcePermitted,
+  normalizeGitURL,
+  parseAppProject,
+  type AppProject,
+} from '../../../src/settings/project.js';
 import { compileFilepathMatch, globMatch, matchStringInList, projectGlobMatch } from '../../../src/model/glob.js';
 
-const proj = (spec: Record<string, unknown>): AppProject => parseAppProject({ apiVersion: 'argoproj.io/v1alpha1', kind: 'AppProject', metadata: { name: 'p' }, spec }, 'test');
+const proj = (spec: Record<string, unknown>): AppProject =>
+  parseAppProject({ apiVersion: 'argoproj.io/v1alpha1', kind: 'AppProject', metadata: { name: 'p' }, spec }, 'test');
 
 describe('globs (gobwas/glob, filepath.Match, MatchStringInList)', () => {
   it.each<[string, string, string, boolean]>([
@@ -69,23 +81,60 @@ describe('destinations (isDestinationMatched)', () => {
     [[{ name: 'in-cluster', namespace: 'sh*' }], 'shop', true],
     [[{ server: 'https://prod', namespace: '*' }], 'shop', false],
     [[{ server: '*', namespace: '!kube-*' }], 'kube-system', false],
-    [[{ server: '*', namespace: '!kube-*' }, { server: '*', namespace: '*' }], 'kube-system', false], // a negation refuses at once
-    [[{ server: '*', namespace: '*' }, { server: '*', namespace: '!kube-*' }], 'kube-system', false], // wherever it stands
-    [[{ server: '!https://kubernetes.default.svc', namespace: '*' }, { server: '*', namespace: '*' }], 'shop', false],
-    [[{ name: '!in-cluster', namespace: '*' }, { server: '*', namespace: '*' }], 'shop', false],
+    [
+      [
+        { server: '*', namespace: '!kube-*' },
+        { server: '*', namespace: '*' },
+      ],
+      'kube-system',
+      false,
+    ], // a negation refuses at once
+    [
+      [
+        { server: '*', namespace: '*' },
+        { server: '*', namespace: '!kube-*' },
+      ],
+      'kube-system',
+      false,
+    ], // wherever it stands
+    [
+      [
+        { server: '!https://kubernetes.default.svc', namespace: '*' },
+        { server: '*', namespace: '*' },
+      ],
+      'shop',
+      false,
+    ],
+    [
+      [
+        { name: '!in-cluster', namespace: '*' },
+        { server: '*', namespace: '*' },
+      ],
+      'shop',
+      false,
+    ],
   ])('%j, namespace %s: %s', (dests, ns, ok) => expect(isDestinationPermitted(proj({ destinations: dests }), inCluster, ns)).toBe(ok));
 });
 
 describe('resource white- and blacklists', () => {
   it('an absent namespace whitelist allows every kind, an empty one none', () => {
     expect(groupKindVerdict(proj({}), '', 'ConfigMap', 'x', true).permitted).toBe(true);
-    expect(groupKindVerdict(proj({ namespaceResourceWhitelist: [] }), '', 'ConfigMap', 'x', true)).toMatchObject({ permitted: false, rule: expect.stringContaining('namespaceResourceWhitelist is empty') });
+    expect(groupKindVerdict(proj({ namespaceResourceWhitelist: [] }), '', 'ConfigMap', 'x', true)).toMatchObject({
+      permitted: false,
+      rule: expect.stringContaining('namespaceResourceWhitelist is empty'),
+    });
     expect(groupKindVerdict(proj({ namespaceResourceWhitelist: [{ group: 'apps', kind: '*' }] }), 'apps', 'Deployment', 'x', true).permitted).toBe(true);
-    expect(groupKindVerdict(proj({ namespaceResourceBlacklist: [{ group: '*', kind: 'Secret' }] }), '', 'Secret', 'x', true)).toMatchObject({ permitted: false, rule: expect.stringContaining('namespaceResourceBlacklist') });
+    expect(groupKindVerdict(proj({ namespaceResourceBlacklist: [{ group: '*', kind: 'Secret' }] }), '', 'Secret', 'x', true)).toMatchObject({
+      permitted: false,
+      rule: expect.stringContaining('namespaceResourceBlacklist'),
+    });
   });
   it('cluster-scoped kinds need the whitelist (names are globs), and the blacklist wins', () => {
     expect(groupKindVerdict(proj({}), '', 'Namespace', 'x', false).permitted).toBe(false);
-    const p = proj({ clusterResourceWhitelist: [{ group: '*', kind: '*' }], clusterResourceBlacklist: [{ group: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'admin-*' }] });
+    const p = proj({
+      clusterResourceWhitelist: [{ group: '*', kind: '*' }],
+      clusterResourceBlacklist: [{ group: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'admin-*' }],
+    });
     expect(groupKindVerdict(p, 'rbac.authorization.k8s.io', 'ClusterRole', 'admin-x', false).permitted).toBe(false);
     expect(groupKindVerdict(p, 'rbac.authorization.k8s.io', 'ClusterRole', 'reader', false).permitted).toBe(true);
     const named = proj({ clusterResourceWhitelist: [{ group: '', kind: 'Namespace', name: 'team-*' }] });
@@ -96,14 +145,36 @@ describe('resource white- and blacklists', () => {
 
 describe('the default project and the whole check', () => {
   it('the default project permits everything', () => {
-    const app = { name: 'shop', namespace: 'argocd', source: { repoURL: 'https://x/y.git' }, destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' } };
-    expect(checkProject(defaultProject('argocd'), { app, controlPlaneNamespace: 'argocd', objects: [{ group: '', kind: 'Namespace', namespace: '', name: 'shop', namespaced: false }, { group: '', kind: 'ConfigMap', namespace: 'shop', name: 'c', namespaced: true }] })).toEqual([]);
+    const app = {
+      name: 'shop',
+      namespace: 'argocd',
+      source: { repoURL: 'https://x/y.git' },
+      destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' },
+    };
+    expect(
+      checkProject(defaultProject('argocd'), {
+        app,
+        controlPlaneNamespace: 'argocd',
+        objects: [
+          { group: '', kind: 'Namespace', namespace: '', name: 'shop', namespaced: false },
+          { group: '', kind: 'ConfigMap', namespace: 'shop', name: 'c', namespaced: true },
+        ],
+      }),
+    ).toEqual([]);
   });
   it('the built-in default (no AppProject default: no Argo CD) lets Applications of any namespace and any destination use it', () => {
-    expect(checkProject(defaultProject('argocd'), { app: { name: 'a', namespace: 'argocd', source: {}, destination: { name: 'remote', namespace: 'x' } }, controlPlaneNamespace: 'argocd', objects: [{ group: '', kind: 'ConfigMap', namespace: 'x', name: 'c', namespaced: true }] })).toEqual([]);
+    expect(
+      checkProject(defaultProject('argocd'), {
+        app: { name: 'a', namespace: 'argocd', source: {}, destination: { name: 'remote', namespace: 'x' } },
+        controlPlaneNamespace: 'argocd',
+        objects: [{ group: '', kind: 'ConfigMap', namespace: 'x', name: 'c', namespaced: true }],
+      }),
+    ).toEqual([]);
     const app = { name: 'shop', namespace: 'team-a', source: {}, destination: { namespace: 'shop' } };
     expect(checkProject(defaultProject('argocd'), { app, controlPlaneNamespace: 'argocd', objects: [] })).toEqual([]);
-    expect(checkProject({ ...defaultProject('argocd'), builtIn: false }, { app, controlPlaneNamespace: 'argocd', objects: [] }).map((v) => v.rule)).toEqual(['sourceNamespaces']);
+    expect(checkProject({ ...defaultProject('argocd'), builtIn: false }, { app, controlPlaneNamespace: 'argocd', objects: [] }).map((v) => v.rule)).toEqual([
+      'sourceNamespaces',
+    ]);
   });
   it('sourceNamespaces: the control-plane namespace always may', () => {
     expect(isAppNamespacePermitted(proj({}), 'argocd', 'argocd')).toBe(true);
@@ -112,17 +183,28 @@ describe('the default project and the whole check', () => {
   });
   it('names each violation, per object for kinds and namespaces', () => {
     const p = proj({ sourceRepos: ['*'], destinations: [{ server: '*', namespace: 'shop' }], namespaceResourceBlacklist: [{ group: '', kind: 'Secret' }] });
-    const app = { name: 'shop', namespace: 'argocd', source: { repoURL: 'https://x/y.git' }, destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' } };
-    const v = checkProject(p, { app, controlPlaneNamespace: 'argocd', objects: [
-      { group: '', kind: 'Secret', namespace: 'shop', name: 's', namespaced: true },
-      { group: '', kind: 'ConfigMap', namespace: 'other', name: 'c', namespaced: true },
-      { group: '', kind: 'Namespace', namespace: '', name: 'shop', namespaced: false },
-    ] });
+    const app = {
+      name: 'shop',
+      namespace: 'argocd',
+      source: { repoURL: 'https://x/y.git' },
+      destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' },
+    };
+    const v = checkProject(p, {
+      app,
+      controlPlaneNamespace: 'argocd',
+      objects: [
+        { group: '', kind: 'Secret', namespace: 'shop', name: 's', namespaced: true },
+        { group: '', kind: 'ConfigMap', namespace: 'other', name: 'c', namespaced: true },
+        { group: '', kind: 'Namespace', namespace: '', name: 'shop', namespaced: false },
+      ],
+    });
     expect(v.map((x) => x.rule)).toEqual(['namespaceResourceBlacklist', 'destinations', 'clusterResourceWhitelist']);
     expect(v[1]?.message).toBe("namespace other is not permitted in project 'p'");
   });
   it('refuses what is not an AppProject, and fields of the wrong type', () => {
     expect(() => parseAppProject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }, 'f')).toThrow('not an Argo CD AppProject');
-    expect(() => parseAppProject({ apiVersion: 'argoproj.io/v1alpha1', kind: 'AppProject', metadata: { name: 'x' }, spec: { sourceRepos: 'x' } }, 'f')).toThrow('spec.sourceRepos: must be a list of strings');
+    expect(() => parseAppProject({ apiVersion: 'argoproj.io/v1alpha1', kind: 'AppProject', metadata: { name: 'x' }, spec: { sourceRepos: 'x' } }, 'f')).toThrow(
+      'spec.sourceRepos: must be a list of strings',
+    );
   });
 });

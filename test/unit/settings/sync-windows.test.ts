@@ -53,7 +53,7 @@ describe('cron (robfig/cron v3, Minute|Hour|Dom|Month|Dow)', () => {
     ['0 12 29 2 *', '2026-03-01T00:00:00Z', '2028-02-29T12:00:00.000Z'],
   ])('%s after %s is %s', (spec, from, next) => expect(iso(cronNext(parseCron(spec), at(from)))).toBe(next));
 
-  it('a schedule that never fires gives robfig\'s zero time (undefined)', () => {
+  it("a schedule that never fires gives robfig's zero time (undefined)", () => {
     expect(cronNext(parseCron('0 0 30 2 *'), at('2026-01-01T00:00:00Z'))).toBeUndefined();
   });
 
@@ -209,12 +209,19 @@ describe('when a refused sync may run', () => {
   });
 
   it('after back-to-back deny windows, and not while an allow overlaps a deny', () => {
-    const ws = [win({ kind: 'deny', schedule: '0 22 * * *', duration: '1h' }), win({ kind: 'deny', schedule: '0 23 * * *', duration: '30m' }), win({ kind: 'allow', schedule: '0 22 * * *', duration: '4h' })];
+    const ws = [
+      win({ kind: 'deny', schedule: '0 22 * * *', duration: '1h' }),
+      win({ kind: 'deny', schedule: '0 23 * * *', duration: '30m' }),
+      win({ kind: 'allow', schedule: '0 22 * * *', duration: '4h' }),
+    ];
     expect(iso(nextOpening(ws, { manual: false, now: at('2026-01-01T22:10:00Z') }))).toBe('2026-01-01T23:30:00.000Z');
   });
 
-  it('in the offset of the window\'s zone', () => {
-    const v = syncVerdict([win({ kind: 'deny', timeZone: 'Asia/Kolkata', schedule: '0 22 * * *', duration: '2h' })], { manual: false, now: at('2026-01-01T17:00:00Z') }); // 22:30 IST
+  it("in the offset of the window's zone", () => {
+    const v = syncVerdict([win({ kind: 'deny', timeZone: 'Asia/Kolkata', schedule: '0 22 * * *', duration: '2h' })], {
+      manual: false,
+      now: at('2026-01-01T17:00:00Z'),
+    }); // 22:30 IST
     expect(iso(v.opensAt)).toBe('2026-01-01T18:30:00.000Z'); // 00:00 IST
   });
 
@@ -226,13 +233,21 @@ describe('when a refused sync may run', () => {
   });
 
   it('an invalid window is reported as such', () => {
-    expect(syncVerdict([win({ schedule: '@daily' })], { manual: true, now: 0 })).toMatchObject({ allowed: false, invalid: expect.stringContaining('parser does not accept descriptors') });
+    expect(syncVerdict([win({ schedule: '@daily' })], { manual: true, now: 0 })).toMatchObject({
+      allowed: false,
+      invalid: expect.stringContaining('parser does not accept descriptors'),
+    });
   });
 });
 
 describe('window times (status and the windows command)', () => {
   it('an active window: since, until and the next start', () => {
-    expect(windowTimes(win({}), at('2026-01-01T22:30:00Z'))).toEqual({ active: true, since: at('2026-01-01T22:00:00Z'), until: at('2026-01-01T23:00:00Z'), nextStart: at('2026-01-02T22:00:00Z') });
+    expect(windowTimes(win({}), at('2026-01-01T22:30:00Z'))).toEqual({
+      active: true,
+      since: at('2026-01-01T22:00:00Z'),
+      until: at('2026-01-01T23:00:00Z'),
+      nextStart: at('2026-01-02T22:00:00Z'),
+    });
   });
   it('an inactive window: the next start, in its zone', () => {
     expect(windowTimes(win({ timeZone: 'Europe/Paris' }), at('2026-01-01T12:00:00Z'))).toEqual({ active: false, nextStart: at('2026-01-01T21:00:00Z') });

@@ -48,11 +48,17 @@ describe('charts from a Helm repository', () => {
     });
 
     it("refuses a chart name that is a path and a version that is an option; helm's failure is exit 2", async () => {
-      await expect(pullChart({ repoURL: 'https://c.example', chart: '../web', version: '1.0.0', helm: '/bin/false', env: env() })).rejects.toThrow(/is not a chart name/);
-      await expect(pullChart({ repoURL: 'https://c.example', chart: 'web', version: '--devel', helm: '/bin/false', env: env() })).rejects.toThrow(/is not a version or a range/);
+      await expect(pullChart({ repoURL: 'https://c.example', chart: '../web', version: '1.0.0', helm: '/bin/false', env: env() })).rejects.toThrow(
+        /is not a chart name/,
+      );
+      await expect(pullChart({ repoURL: 'https://c.example', chart: 'web', version: '--devel', helm: '/bin/false', env: env() })).rejects.toThrow(
+        /is not a version or a range/,
+      );
       const failed = pullChart({ repoURL: 'https://c.example', chart: 'web', version: '1.*', helm: '/bin/false', env: env() });
       await expect(failed).rejects.toThrow(InputError);
-      await expect(pullChart({ repoURL: 'https://c.example', chart: 'web', version: '1.*', helm: '/bin/false', env: env() })).rejects.toThrow(/helm pull failed for web@1\.\* from https:\/\/c\.example: exit 1/);
+      await expect(pullChart({ repoURL: 'https://c.example', chart: 'web', version: '1.*', helm: '/bin/false', env: env() })).rejects.toThrow(
+        /helm pull failed for web@1\.\* from https:\/\/c\.example: exit 1/,
+      );
     });
   });
 });

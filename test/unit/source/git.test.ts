@@ -60,7 +60,10 @@ describe('git plumbing', () => {
     const sha = fx.commit('one');
     const dir = { gitDir: join(fx.repo, '.git'), env: fx.env };
     const entries = await listTree(dir, sha, '');
-    const blobs = await readBlobs(dir, entries.map((e) => e.sha));
+    const blobs = await readBlobs(
+      dir,
+      entries.map((e) => e.sha),
+    );
     const text = (p: string) => blobs.get(entries.find((e) => e.path === p)!.sha)!.toString('utf8');
     expect(text('a.yaml')).toBe(configMap('a', 'é\n'));
     expect(text('empty.yaml')).toBe('');

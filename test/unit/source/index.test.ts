@@ -14,7 +14,10 @@ function app(source: Application['source'], sourceOptions: Application['sourceOp
   return {
     name: 'shop',
     namespace: 'argocd',
-    source: source.options !== undefined ? source : { ...source, ...(Object.keys(sourceOptions).length ? { options: parseSourceOptions(sourceOptions as JsonObject, 'spec.source', 'test') } : {}) },
+    source:
+      source.options !== undefined
+        ? source
+        : { ...source, ...(Object.keys(sourceOptions).length ? { options: parseSourceOptions(sourceOptions as JsonObject, 'spec.source', 'test') } : {}) },
     destination: { namespace: 'shop' },
     sourcesCount: 0,
     sourceOptions,
@@ -65,7 +68,11 @@ describe('loadDesiredManifests from a git revision', () => {
     const r = await loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop', targetRevision: 'v1' }), {}, io());
     expect(values(r)).toEqual(['a=1']);
     expect(r.sourceType).toBe('Directory');
-    expect(values(await loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop', targetRevision: 'v1', ...recurse }), {}, io()))).toEqual(['x=1', 'a=1', 'b=1']);
+    expect(values(await loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop', targetRevision: 'v1', ...recurse }), {}, io()))).toEqual([
+      'x=1',
+      'a=1',
+      'b=1',
+    ]);
   });
 
   it('reads the branch tip by default (HEAD)', async () => {
@@ -78,7 +85,11 @@ describe('loadDesiredManifests from a git revision', () => {
 
   it('reads a branch, a tag, a full and a short SHA, and --revision overrides targetRevision', async () => {
     const at = async (targetRevision: string, revision?: string) =>
-      loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop', targetRevision, options: { directory: { ...DEFAULT_DIRECTORY, recurse: true, exclude: '.hidden/*' } } }), { revision }, io());
+      loadDesiredManifests(
+        app({ repoURL: fx.repo, path: 'apps/shop', targetRevision, options: { directory: { ...DEFAULT_DIRECTORY, recurse: true, exclude: '.hidden/*' } } }),
+        { revision },
+        io(),
+      );
     expect(values(await at('main'))).toEqual(['a=2']);
     expect(values(await at('v1'))).toEqual(['a=1', 'b=1']);
     expect((await at('v1')).revision).toBe(first);
@@ -105,7 +116,20 @@ describe('loadDesiredManifests from a git revision', () => {
   it('reads a bare repository and a file:// URL', async () => {
     const bare = join(fx.root, 'bare.git');
     fx.git(['clone', '--quiet', '--bare', fx.repo, bare], fx.root);
-    expect(values(await loadDesiredManifests(app({ repoURL: bare, path: 'apps/shop', targetRevision: 'v1', options: { directory: { ...DEFAULT_DIRECTORY, recurse: true, include: '{a.yaml,sub/*}' } } }), {}, io()))).toEqual(['a=1', 'b=1']);
+    expect(
+      values(
+        await loadDesiredManifests(
+          app({
+            repoURL: bare,
+            path: 'apps/shop',
+            targetRevision: 'v1',
+            options: { directory: { ...DEFAULT_DIRECTORY, recurse: true, include: '{a.yaml,sub/*}' } },
+          }),
+          {},
+          io(),
+        ),
+      ),
+    ).toEqual(['a=1', 'b=1']);
     const url = pathToFileURL(bare).href;
     const r = await loadDesiredManifests(app({ repoURL: url, path: 'apps/shop' }), {}, io());
     expect(values(r)).toEqual(['a=2']);
@@ -142,7 +166,9 @@ describe('loadDesiredManifests from a git revision', () => {
     const at = (path: string, sourceOptions = {}) => loadDesiredManifests(app({ repoURL: fx.repo, path }, sourceOptions), {}, io());
     // Rendered with helm: the one named here does not exist, which says so (exit 2).
     const noHelm = memoryIo({ env: { ...fx.env, KUBECTL_GITOPS_HELM: join(fx.root, 'no-helm') } }).io;
-    await expect(loadDesiredManifests(app({ repoURL: fx.repo, path: 'h' }), {}, noHelm)).rejects.toThrow(/the helm binary .*no-helm \(KUBECTL_GITOPS_HELM\) is not an executable file/);
+    await expect(loadDesiredManifests(app({ repoURL: fx.repo, path: 'h' }), {}, noHelm)).rejects.toThrow(
+      /the helm binary .*no-helm \(KUBECTL_GITOPS_HELM\) is not an executable file/,
+    );
     // an explicit directory key wins over discovery, as in Argo CD
     expect(values(await at('h', { directory: { recurse: false } }))).toEqual([]);
     await expect(at('apps/shop', { plugin: { name: 'x' } })).rejects.toThrow(/Config Management Plugins/);
@@ -170,10 +196,12 @@ describe('loadDesiredManifests from a git revision', () => {
     // A file that is not a map of source fields is refused, naming it.
     fx.write('o/.argocd-source-shop.yaml', '- kustomize\n');
     const sha = fx.commit('bad');
-    await expect(at('o')).rejects.toThrow(`${fx.repo}@${sha.slice(0, 7)}:o/.argocd-source-shop.yaml: Argo CD's parameter override file must be a map of source fields`);
+    await expect(at('o')).rejects.toThrow(
+      `${fx.repo}@${sha.slice(0, 7)}:o/.argocd-source-shop.yaml: Argo CD's parameter override file must be a map of source fields`,
+    );
   }, 30_000);
 
-  it('symbolic links as Argo CD reads them: a link to a file is that file under the link\'s name, a linked folder is not descended, a link out of the repository fails the render', async () => {
+  it("symbolic links as Argo CD reads them: a link to a file is that file under the link's name, a linked folder is not descended, a link out of the repository fails the render", async () => {
     fx.write('shared/common.yaml', configMap('common', '1'));
     fx.write('shared/more/m.yaml', configMap('m', '1'));
     fx.write('linked/own.yaml', configMap('own', '1'));
@@ -187,8 +215,14 @@ describe('loadDesiredManifests from a git revision', () => {
     fx.commit('links');
     const r = await loadDesiredManifests(app({ repoURL: fx.repo, path: 'linked' }, { directory: { recurse: true } }), {}, io());
     // chain.yaml reads shared/other.yaml through shared/hop.yaml, common.yaml reads shared/common.yaml; own.yaml is a plain file.
-    expect(r.objects.map((o) => `${o.source.file}:${o.object.metadata.name}`).sort()).toEqual([expect.stringMatching(/linked\/chain\.yaml:other$/), expect.stringMatching(/linked\/common\.yaml:common$/), expect.stringMatching(/linked\/own\.yaml:own$/)]);
-    expect(r.warnings).toEqual([expect.stringContaining('linked/folder.yaml: a symbolic link to the directory shared/more (Argo CD does not descend into linked directories)')]);
+    expect(r.objects.map((o) => `${o.source.file}:${o.object.metadata.name}`).sort()).toEqual([
+      expect.stringMatching(/linked\/chain\.yaml:other$/),
+      expect.stringMatching(/linked\/common\.yaml:common$/),
+      expect.stringMatching(/linked\/own\.yaml:own$/),
+    ]);
+    expect(r.warnings).toEqual([
+      expect.stringContaining('linked/folder.yaml: a symbolic link to the directory shared/more (Argo CD does not descend into linked directories)'),
+    ]);
 
     symlinkSync('/etc/hostname', join(fx.repo, 'linked', 'host.yaml'));
     const sha = fx.commit('out of bounds');
@@ -208,7 +242,13 @@ describe('loadDesiredManifests from a git revision', () => {
 
   describe('several sources (spec.sources)', () => {
     // As the parser makes it: the first source is also `source`, its rendering keys the app's sourceOptions.
-    const multi = (sources: Application['sources']): Application => ({ ...app({}), sources, sourcesCount: sources!.length, source: sources![0]!, sourceOptions: sources![0]!.sourceOptions ?? {} });
+    const multi = (sources: Application['sources']): Application => ({
+      ...app({}),
+      sources,
+      sourcesCount: sources!.length,
+      source: sources![0]!,
+      sourceOptions: sources![0]!.sourceOptions ?? {},
+    });
     let other: GitFixture;
     let otherSha: string;
     beforeEach(() => {
@@ -245,7 +285,13 @@ describe('loadDesiredManifests from a git revision', () => {
       other.commit('override in the second source');
       const r = await loadDesiredManifests(
         multi([
-          { repoURL: fx.repo, path: 'apps/shop', targetRevision: 'v1', options: parseSourceOptions({ directory: { include: 'a.yaml' } }, 'spec.sources[0]', 'test'), sourceOptions: { directory: { include: 'a.yaml' } } },
+          {
+            repoURL: fx.repo,
+            path: 'apps/shop',
+            targetRevision: 'v1',
+            options: parseSourceOptions({ directory: { include: 'a.yaml' } }, 'spec.sources[0]', 'test'),
+            sourceOptions: { directory: { include: 'a.yaml' } },
+          },
           { repoURL: other.repo, path: 'more', targetRevision: 'main' },
         ]),
         {},
@@ -255,14 +301,59 @@ describe('loadDesiredManifests from a git revision', () => {
     });
 
     it('one source that fails stops everything; one object from two sources, bad or repeated ref names and --revision are refused', async () => {
-      await expect(loadDesiredManifests(multi([{ repoURL: fx.repo, path: 'apps/shop' }, { repoURL: other.repo, path: 'nope' }]), {}, io())).rejects.toThrow(/source\.path "nope" does not exist/);
-      await expect(loadDesiredManifests(multi([{ repoURL: fx.repo, path: 'apps/shop' }, { repoURL: other.repo, path: 'more', targetRevision: 'gone' }]), {}, io())).rejects.toThrow(/spec\.sources\[1\]\.targetRevision "gone" names no commit/);
-      await expect(loadDesiredManifests(multi([{ repoURL: fx.repo, path: 'apps/shop' }, { repoURL: fx.repo, path: 'apps/shop' }]), {}, io())).rejects.toThrow(/ConfigMap shop\/a is declared twice|is declared twice/);
-      await expect(loadDesiredManifests(multi([{ repoURL: fx.repo, path: 'apps/shop', ref: 'a.b' }]), {}, io())).rejects.toThrow(/ref a\.b cannot contain any special characters/);
-      await expect(loadDesiredManifests(multi([{ repoURL: fx.repo, ref: 'v' }, { repoURL: other.repo, ref: 'v' }]), {}, io())).rejects.toThrow(/multiple sources had the same `ref` key/);
-      await expect(loadDesiredManifests(multi([{ repoURL: fx.repo, path: 'apps/shop' }]), { revision: 'main' }, io())).rejects.toThrow(/--revision names one revision/);
-      await expect(loadDesiredManifests(multi([{ repoURL: fx.repo, path: 'apps/shop' }]), { repoDir: fx.repo }, io())).rejects.toThrow(/--repo-dir stands for one repository/);
-      const plugin = multi([{ repoURL: fx.repo, path: 'apps/shop' }, { repoURL: other.repo, path: 'more', options: { plugin: {} } }]);
+      await expect(
+        loadDesiredManifests(
+          multi([
+            { repoURL: fx.repo, path: 'apps/shop' },
+            { repoURL: other.repo, path: 'nope' },
+          ]),
+          {},
+          io(),
+        ),
+      ).rejects.toThrow(/source\.path "nope" does not exist/);
+      await expect(
+        loadDesiredManifests(
+          multi([
+            { repoURL: fx.repo, path: 'apps/shop' },
+            { repoURL: other.repo, path: 'more', targetRevision: 'gone' },
+          ]),
+          {},
+          io(),
+        ),
+      ).rejects.toThrow(/spec\.sources\[1\]\.targetRevision "gone" names no commit/);
+      await expect(
+        loadDesiredManifests(
+          multi([
+            { repoURL: fx.repo, path: 'apps/shop' },
+            { repoURL: fx.repo, path: 'apps/shop' },
+          ]),
+          {},
+          io(),
+        ),
+      ).rejects.toThrow(/ConfigMap shop\/a is declared twice|is declared twice/);
+      await expect(loadDesiredManifests(multi([{ repoURL: fx.repo, path: 'apps/shop', ref: 'a.b' }]), {}, io())).rejects.toThrow(
+        /ref a\.b cannot contain any special characters/,
+      );
+      await expect(
+        loadDesiredManifests(
+          multi([
+            { repoURL: fx.repo, ref: 'v' },
+            { repoURL: other.repo, ref: 'v' },
+          ]),
+          {},
+          io(),
+        ),
+      ).rejects.toThrow(/multiple sources had the same `ref` key/);
+      await expect(loadDesiredManifests(multi([{ repoURL: fx.repo, path: 'apps/shop' }]), { revision: 'main' }, io())).rejects.toThrow(
+        /--revision names one revision/,
+      );
+      await expect(loadDesiredManifests(multi([{ repoURL: fx.repo, path: 'apps/shop' }]), { repoDir: fx.repo }, io())).rejects.toThrow(
+        /--repo-dir stands for one repository/,
+      );
+      const plugin = multi([
+        { repoURL: fx.repo, path: 'apps/shop' },
+        { repoURL: other.repo, path: 'more', options: { plugin: {} } },
+      ]);
       await expect(loadDesiredManifests(plugin, {}, io())).rejects.toThrow(UnrenderableError);
       await expect(loadDesiredManifests(plugin, {}, io())).rejects.toThrow(/spec\.sources\[1\]\.plugin/);
     });

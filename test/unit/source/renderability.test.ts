@@ -10,7 +10,9 @@ describe('specBlockers', () => {
     expect(specBlockers({ sourcesCount: 1, sourceOptions: {} })).toEqual([]);
     expect(specBlockers({ sourcesCount: 2, sourceOptions: {} })).toEqual([]);
     expect(specBlockers({ sourcesCount: 0, sourceOptions: { chart: 'redis' } })).toEqual([]);
-    expect(specBlockers({ sourcesCount: 0, sourceOptions: { directory: { recurse: true, include: '*.yaml', jsonnet: { tlas: [{ name: 'a', value: 'b' }] } } } })).toEqual([]);
+    expect(
+      specBlockers({ sourcesCount: 0, sourceOptions: { directory: { recurse: true, include: '*.yaml', jsonnet: { tlas: [{ name: 'a', value: 'b' }] } } } }),
+    ).toEqual([]);
     expect(specBlockers({ sourcesCount: 0, sourceOptions: { kustomize: { namePrefix: 'x-', images: ['a:1'] } } })).toEqual([]);
     expect(specBlockers({ sourcesCount: 0, sourceOptions: { helm: { releaseName: 'x', valueFiles: ['a.yaml'] } } })).toEqual([]);
   });
@@ -27,7 +29,13 @@ describe('specBlockers', () => {
 
 describe('sourcesBlockers (each entry of spec.sources)', () => {
   it('several sources render (charts too); a plugin or a named kustomize version in any of them is refused, naming the entry', () => {
-    expect(sourcesBlockers([{ repoURL: 'a', path: 'x' }, { repoURL: 'b', ref: 'values' }, { repoURL: 'https://c', options: { chart: 'redis' } }])).toEqual([]);
+    expect(
+      sourcesBlockers([
+        { repoURL: 'a', path: 'x' },
+        { repoURL: 'b', ref: 'values' },
+        { repoURL: 'https://c', options: { chart: 'redis' } },
+      ]),
+    ).toEqual([]);
     const out = sourcesBlockers([
       { repoURL: 'a', path: 'x' },
       { repoURL: 'b', path: 'y', options: { plugin: {} } },

@@ -13,7 +13,12 @@ describe('hookOf', () => {
   });
 
   it('reads the phases of argocd.argoproj.io/hook; BeforeHookCreation is the default delete policy', () => {
-    expect(hookOf(obj({ 'argocd.argoproj.io/hook': 'PreSync' }))).toEqual({ phases: ['PreSync'], deletePolicies: ['BeforeHookCreation'], helm: false, unknown: [] });
+    expect(hookOf(obj({ 'argocd.argoproj.io/hook': 'PreSync' }))).toEqual({
+      phases: ['PreSync'],
+      deletePolicies: ['BeforeHookCreation'],
+      helm: false,
+      unknown: [],
+    });
     expect(hookOf(obj({ 'argocd.argoproj.io/hook': 'PreSync, PostSync', 'argocd.argoproj.io/hook-delete-policy': 'HookSucceeded,HookFailed' }))).toEqual({
       phases: ['PreSync', 'PostSync'],
       deletePolicies: ['HookSucceeded', 'HookFailed'],
@@ -49,7 +54,7 @@ describe('hookOf', () => {
     expect(hookWave(obj({ 'helm.sh/hook-weight': 'high' })).error).toMatch(/not an integer/);
   });
 
-  it("names a generateName hook as Argo CD does: revision[0:7]-phase-unix seconds, lower-cased", () => {
+  it('names a generateName hook as Argo CD does: revision[0:7]-phase-unix seconds, lower-cased', () => {
     expect(generatedHookName('migrate-', '4F3a9c1d2e', 'PreSync', 1_700_000_000_999)).toBe('migrate-4f3a9c1-presync-1700000000');
   });
 });
@@ -59,7 +64,12 @@ describe('phaseGroups', () => {
   const hook = (name: string, phases: ('PreSync' | 'Sync' | 'PostSync' | 'SyncFail')[], wave = 0) => ({ name, phases, wave });
 
   it('orders PreSync, Sync, PostSync by wave, with hooks in each phase they name; SyncFail apart', () => {
-    const groups = phaseGroups([step('db', -1), step('app', 1), step('cm', 1)], (s) => s.wave, [hook('migrate', ['PreSync']), hook('smoke', ['PostSync']), hook('both', ['PreSync', 'PostSync'], 3), hook('cleanup', ['SyncFail'])]);
+    const groups = phaseGroups([step('db', -1), step('app', 1), step('cm', 1)], (s) => s.wave, [
+      hook('migrate', ['PreSync']),
+      hook('smoke', ['PostSync']),
+      hook('both', ['PreSync', 'PostSync'], 3),
+      hook('cleanup', ['SyncFail']),
+    ]);
     expect(groups.map((g) => [g.phase, g.wave, g.steps.map((s) => s.name), g.hooks.map((h) => h.name)])).toEqual([
       ['PreSync', 0, [], ['migrate']],
       ['PreSync', 3, [], ['both']],

@@ -5,10 +5,23 @@ import { stepsOf } from '../../../src/model/field-path.js';
 import type { KubeObject } from '../../../src/model/object.js';
 
 const rule = { index: 0, type: 'jsonPointers' as const, value: '/x' };
-const liveField = (parts: (string | number)[], live: unknown): IgnoredField => ({ path: stepsOf(parts), pointer: '', at: stepsOf(parts), live: live as never, owners: [], rule });
+const liveField = (parts: (string | number)[], live: unknown): IgnoredField => ({
+  path: stepsOf(parts),
+  pointer: '',
+  at: stepsOf(parts),
+  live: live as never,
+  owners: [],
+  rule,
+});
 
 test('an ignored field the desired object declares takes its live value; one that is not live is dropped; status is left alone', () => {
-  const desired = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas: 2, paused: true }, status: { replicas: 1 } } as unknown as KubeObject;
+  const desired = {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web' },
+    spec: { replicas: 2, paused: true },
+    status: { replicas: 1 },
+  } as unknown as KubeObject;
   const ignored: IgnoredFields = {
     live: [liveField(['spec', 'replicas'], 5)],
     desiredAt: [stepsOf(['spec', 'replicas']), stepsOf(['spec', 'paused']), stepsOf(['status', 'replicas'])],

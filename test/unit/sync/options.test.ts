@@ -1,15 +1,34 @@
 import { objectSyncMode } from '../../../src/sync/options.js';
 import type { KubeObject } from '../../../src/model/object.js';
 
-const obj = (opts?: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', ...(opts ? { annotations: { 'argocd.argoproj.io/sync-options': opts } } : {}) } }) as KubeObject;
+const obj = (opts?: string): KubeObject =>
+  ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'a', ...(opts ? { annotations: { 'argocd.argoproj.io/sync-options': opts } } : {}) },
+  }) as KubeObject;
 
 describe('argocd.argoproj.io/sync-options on one object', () => {
   it('defaults: applied, validated, not replaced', () => {
-    expect(objectSyncMode(obj(), {})).toEqual({ replace: false, force: false, validate: true, skipDryRunOnMissingResource: false, clientSideApply: false, warnings: [] });
+    expect(objectSyncMode(obj(), {})).toEqual({
+      replace: false,
+      force: false,
+      validate: true,
+      skipDryRunOnMissingResource: false,
+      clientSideApply: false,
+      warnings: [],
+    });
   });
 
   it('reads Replace, Force, Validate, SkipDryRunOnMissingResource and ServerSideApply=false, whitespace trimmed', () => {
-    expect(objectSyncMode(obj('Replace=true, Force=true,Validate=false , SkipDryRunOnMissingResource=true, ServerSideApply=false'), {})).toEqual({ replace: true, force: true, validate: false, skipDryRunOnMissingResource: true, clientSideApply: true, warnings: [] });
+    expect(objectSyncMode(obj('Replace=true, Force=true,Validate=false , SkipDryRunOnMissingResource=true, ServerSideApply=false'), {})).toEqual({
+      replace: true,
+      force: true,
+      validate: false,
+      skipDryRunOnMissingResource: true,
+      clientSideApply: true,
+      warnings: [],
+    });
     expect(objectSyncMode(obj('ServerSideApply=true'), {}).clientSideApply).toBe(false);
   });
 
@@ -27,6 +46,8 @@ describe('argocd.argoproj.io/sync-options on one object', () => {
     expect(objectSyncMode(obj('Replce=true,Prune=maybe,Prune=confirm,ServerSideApply=false'), {}).warnings).toEqual([
       'argocd.argoproj.io/sync-options Replce=true is not a sync option Argo CD knows; ignored',
     ]);
-    expect(objectSyncMode(obj('Prune=maybe'), {}).warnings).toEqual(['argocd.argoproj.io/sync-options Prune=maybe: expected false or confirm or true; ignored']);
+    expect(objectSyncMode(obj('Prune=maybe'), {}).warnings).toEqual([
+      'argocd.argoproj.io/sync-options Prune=maybe: expected false or confirm or true; ignored',
+    ]);
   });
 });

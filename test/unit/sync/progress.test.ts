@@ -39,9 +39,15 @@ describe('the live table of a sync (a row per change of state, as argocd app syn
     line.clear();
     const text = m.stderr().replace(/\d\d:\d\d:\d\d/g, 'HH:MM:SS');
     const rows = text.split('\n');
-    expect(rows[0]).toBe('\r\x1b[KPreSync wave 0: 0 resources, 1 hooks\r\x1b[KTIME      PHASE     WAVE  KIND                    NAMESPACE         NAME                          STATUS       MESSAGE');
-    expect(rows[1]).toBe('PreSync wave 0: 0 resources, 1 hooks\r\x1b[KHH:MM:SS  PreSync   0     Job.batch (hook)        shop              migrate                       Running');
-    expect(rows[2]).toBe('PreSync wave 0: 0 resources, 1 hooks\r\x1b[KHH:MM:SS  PreSync   0     Job.batch (hook)        shop              migrate                       Succeeded    job Complete');
+    expect(rows[0]).toBe(
+      '\r\x1b[KPreSync wave 0: 0 resources, 1 hooks\r\x1b[KTIME      PHASE     WAVE  KIND                    NAMESPACE         NAME                          STATUS       MESSAGE',
+    );
+    expect(rows[1]).toBe(
+      'PreSync wave 0: 0 resources, 1 hooks\r\x1b[KHH:MM:SS  PreSync   0     Job.batch (hook)        shop              migrate                       Running',
+    );
+    expect(rows[2]).toBe(
+      'PreSync wave 0: 0 resources, 1 hooks\r\x1b[KHH:MM:SS  PreSync   0     Job.batch (hook)        shop              migrate                       Succeeded    job Complete',
+    );
     expect(rows[3]).toBe('PreSync wave 0: 0 resources, 1 hooks\r\x1b[K');
     expect(m.stdout()).toBe('');
   });

@@ -9,7 +9,11 @@ const BIOME = join(ROOT, 'node_modules/@biomejs/biome/bin/biome');
 
 test('every source and test file is formatted as biome.json says (npm run format fixes it)', () => {
   expect(existsSync(BIOME) ? BIOME : `${BIOME} is missing: npm ci installs @biomejs/biome (a devDependency)`).toBe(BIOME);
-  const run = spawnSync(process.execPath, [BIOME, 'format', '--reporter=summary', '--colors=off', '--max-diagnostics=0'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  const run = spawnSync(process.execPath, [BIOME, 'format', '--reporter=summary', '--colors=off', '--max-diagnostics=0'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   const output = `${run.stdout}${run.stderr}`;
   // The summary lists each file that would change as `  - path`; anything else failing (a bad config) is shown whole.
   const unformatted = [...output.matchAll(/^\s+- (\S+)$/gm)].map((m) => m[1]!);

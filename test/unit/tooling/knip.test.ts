@@ -10,7 +10,11 @@ const KNIP = join(ROOT, 'node_modules/knip/bin/knip.js');
 test('nothing exported, listed or installed goes unused (knip; an export kept for its unit test counts as used)', () => {
   expect(existsSync(KNIP) ? KNIP : `${KNIP} is missing: npm ci installs knip (a devDependency)`).toBe(KNIP);
   // Node itself runs knip (the one the tests run on, not whatever `node` is first on PATH).
-  const run = spawnSync(process.execPath, [KNIP, '--no-progress', '--reporter', 'compact', '--no-config-hints'], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+  const run = spawnSync(process.execPath, [KNIP, '--no-progress', '--reporter', 'compact', '--no-config-hints'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   expect(run.error).toBeUndefined();
   expect(run.status === 0 ? '' : `${run.stdout}${run.stderr}`).toBe('');
 });

@@ -7,7 +7,10 @@ import type { KubeObject } from '../../../src/model/object.js';
 const dns = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,20}[a-z0-9])?$/);
 const group = fc.oneof(fc.constant(''), fc.stringMatching(/^[a-z0-9]+(\.[a-z0-9]+){0,3}$/));
 const kind = fc.stringMatching(/^[A-Z][A-Za-z0-9]{0,15}$/);
-const appPart = fc.oneof(dns, fc.tuple(dns, dns).map(([n, a]) => `${n}_${a}`));
+const appPart = fc.oneof(
+  dns,
+  fc.tuple(dns, dns).map(([n, a]) => `${n}_${a}`),
+);
 
 test('build then parse returns the same coordinates', () => {
   fc.assert(
@@ -82,7 +85,14 @@ test('selectOwned keeps only self-referencing marks of this app on root objects,
     },
   });
   const sel = selectOwned(
-    [cm('mine', 'shop:/ConfigMap:ns/mine'), cm('plain'), cm('bad', 'shop'), cm('theirs', 'other:/ConfigMap:ns/theirs'), cm('copy', 'shop:/ConfigMap:ns/mine'), cm('child', 'shop:/ConfigMap:ns/child', true)],
+    [
+      cm('mine', 'shop:/ConfigMap:ns/mine'),
+      cm('plain'),
+      cm('bad', 'shop'),
+      cm('theirs', 'other:/ConfigMap:ns/theirs'),
+      cm('copy', 'shop:/ConfigMap:ns/mine'),
+      cm('child', 'shop:/ConfigMap:ns/child', true),
+    ],
     'shop',
   );
   expect(sel.owned.map((o) => o.metadata.name)).toEqual(['mine']);

@@ -134,7 +134,10 @@ describe('follow (list + watch that keeps going)', () => {
   it('backs off when a stream closes at once with nothing in it', async () => {
     const t = setup();
     t.gw.lists.push(async () => ({ items: [], resourceVersion: '1', pages: 1 }));
-    t.gw.watches.push(async () => undefined, async () => undefined);
+    t.gw.watches.push(
+      async () => undefined,
+      async () => undefined,
+    );
     await t.run();
     expect(t.sleeps).toEqual([100, 200]);
   });

@@ -66,7 +66,9 @@ class World {
       extras: [...this.extrasLive],
       names: new Map([...this.desired, ...this.extrasLive].map((k) => [k, { object: k.toUpperCase() }])),
       warnings: [],
-      ...(this.blockedUntil !== undefined && this.now() < this.blockedUntil ? { blocked: { reason: 'sync blocked by the active deny window syncWindows[0]', until: this.blockedUntil } } : {}),
+      ...(this.blockedUntil !== undefined && this.now() < this.blockedUntil
+        ? { blocked: { reason: 'sync blocked by the active deny window syncWindows[0]', until: this.blockedUntil } }
+        : {}),
     };
   }
 }

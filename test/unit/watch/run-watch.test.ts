@@ -28,7 +28,11 @@ describe('runWatch with a fake cluster', () => {
     writeFileSync(
       file,
       applicationYaml({
-        spec: { source: { repoURL: fx.repo, path: 'apps/shop', targetRevision }, destination: { namespace: 'shop' }, syncPolicy: { automated: { prune: true, selfHeal: true } } },
+        spec: {
+          source: { repoURL: fx.repo, path: 'apps/shop', targetRevision },
+          destination: { namespace: 'shop' },
+          syncPolicy: { automated: { prune: true, selfHeal: true } },
+        },
       }),
     );
     return file;

@@ -29,7 +29,16 @@ test('mapBounded keeps the order and never runs more than n at once', async () =
 
 test('lastSyncOf: operationState.finishedAt, else the newest history entry', () => {
   expect(lastSyncOf(app('a', 'x', { operationState: { finishedAt: 't2' }, history: [{ id: 0, deployedAt: 't1' }] }))).toBe('t2');
-  expect(lastSyncOf(app('a', 'x', { history: [{ id: 0, deployedAt: 't0' }, { id: 1, deployedAt: 't1' }] }))).toBe('t1');
+  expect(
+    lastSyncOf(
+      app('a', 'x', {
+        history: [
+          { id: 0, deployedAt: 't0' },
+          { id: 1, deployedAt: 't1' },
+        ],
+      }),
+    ),
+  ).toBe('t1');
   expect(lastSyncOf(app('a', 'x'))).toBeUndefined();
 });
 
@@ -43,23 +52,60 @@ test('list kv: one APP line per Application, its error beside it, the count', ()
   const r: ListReport = {
     schemaVersion: 1,
     apps: [
-      { name: 'shop', namespace: 'argocd', project: 'default', sync: 'Synced', health: 'Healthy', revision: 'abc', destination: { namespace: 'shop' }, lastSync: 't1' },
-      { name: 'far', namespace: 'argocd', project: 'default', sync: 'Unknown', health: 'Unknown', destination: { name: 'gone' }, error: 'refusing to act\non it' },
+      {
+        name: 'shop',
+        namespace: 'argocd',
+        project: 'default',
+        sync: 'Synced',
+        health: 'Healthy',
+        revision: 'abc',
+        destination: { namespace: 'shop' },
+        lastSync: 't1',
+      },
+      {
+        name: 'far',
+        namespace: 'argocd',
+        project: 'default',
+        sync: 'Unknown',
+        health: 'Unknown',
+        destination: { name: 'gone' },
+        error: 'refusing to act\non it',
+      },
     ],
   };
-  expect(renderList(r, 'kv', paint(false))).toBe('APP=argocd/shop Synced Healthy abc t1\nAPP=argocd/far Unknown Unknown - -\nAPP_ERROR=argocd/far refusing to act on it\nAPPS=2\n');
-  expect(renderList(r, 'table', paint(false))).toMatch(/^NAME\s+NAMESPACE\s+PROJECT\s+SYNC\s+HEALTH\s+REVISION\s+DESTINATION\s+LAST SYNC\s+MESSAGE\nshop\s+argocd\s+default\s+Synced\s+Healthy\s+abc\s+- shop\s+t1\n/);
+  expect(renderList(r, 'kv', paint(false))).toBe(
+    'APP=argocd/shop Synced Healthy abc t1\nAPP=argocd/far Unknown Unknown - -\nAPP_ERROR=argocd/far refusing to act on it\nAPPS=2\n',
+  );
+  expect(renderList(r, 'table', paint(false))).toMatch(
+    /^NAME\s+NAMESPACE\s+PROJECT\s+SYNC\s+HEALTH\s+REVISION\s+DESTINATION\s+LAST SYNC\s+MESSAGE\nshop\s+argocd\s+default\s+Synced\s+Healthy\s+abc\s+- shop\s+t1\n/,
+  );
 });
 
 test('history kv and table', () => {
-  const r = historyReport(app('shop', 'argocd', { history: [{ id: 0, revision: 'abc', deployedAt: 't1', source: { repoURL: 'r', path: 'p', targetRevision: 'main' }, initiatedBy: { username: 'alice' } }, { id: 1, revision: 'def', deployedAt: 't2', initiatedBy: { automated: true } }] }));
-  expect(renderHistory(r, 'kv', paint(false))).toBe('HISTORY_LIMIT=10\nHISTORY=0 t1 abc alice\nHISTORY_SOURCE=0 r p@main\nHISTORY=1 t2 def automated\nHISTORY_SOURCE=1 -\n');
+  const r = historyReport(
+    app('shop', 'argocd', {
+      history: [
+        { id: 0, revision: 'abc', deployedAt: 't1', source: { repoURL: 'r', path: 'p', targetRevision: 'main' }, initiatedBy: { username: 'alice' } },
+        { id: 1, revision: 'def', deployedAt: 't2', initiatedBy: { automated: true } },
+      ],
+    }),
+  );
+  expect(renderHistory(r, 'kv', paint(false))).toBe(
+    'HISTORY_LIMIT=10\nHISTORY=0 t1 abc alice\nHISTORY_SOURCE=0 r p@main\nHISTORY=1 t2 def automated\nHISTORY_SOURCE=1 -\n',
+  );
   expect(renderHistory(r, 'table', paint(false)).split('\n')[1]).toMatch(/^0\s+t1\s+abc\s+r p@main\s+alice$/);
   expect(renderHistory(historyReport(app('new', 'argocd')), 'table', paint(false))).toContain('has no history yet');
 });
 
 test('sync --all: the highest exit code, kv lines', () => {
-  const r: SyncAllReport = { schemaVersion: 1, dryRun: false, apps: [{ name: 'a', namespace: 'argocd', exitCode: 0 }, { name: 'b', namespace: 'argocd', exitCode: 4, error: 'refused: window' }] };
+  const r: SyncAllReport = {
+    schemaVersion: 1,
+    dryRun: false,
+    apps: [
+      { name: 'a', namespace: 'argocd', exitCode: 0 },
+      { name: 'b', namespace: 'argocd', exitCode: 4, error: 'refused: window' },
+    ],
+  };
   expect(syncAllExitCode(r)).toBe(4);
   expect(renderSyncAll(r, 'kv', paint(false))).toBe('SYNC_APP=argocd/a synced 0\nSYNC_APP=argocd/b refused 0 refused: window\nAPPS=2\nAPPS_NOT_SYNCED=1\n');
 });

@@ -14,7 +14,8 @@ describe("source type detection in Argo CD's order", () => {
   });
 
   it('discovers Kustomize from any of its three file names, Helm from *Chart.yaml, else a directory', () => {
-    for (const n of ['kustomization.yaml', 'kustomization.yml', 'Kustomization']) expect(detectSourceType(undefined, ['a.yaml', n])).toMatchObject({ type: 'Kustomize', explicit: false });
+    for (const n of ['kustomization.yaml', 'kustomization.yml', 'Kustomization'])
+      expect(detectSourceType(undefined, ['a.yaml', n])).toMatchObject({ type: 'Kustomize', explicit: false });
     expect(detectSourceType(undefined, ['Chart.yaml', 'values.yaml'])).toMatchObject({ type: 'Helm' });
     expect(detectSourceType(undefined, ['MyChart.yaml'])).toMatchObject({ type: 'Helm' });
     expect(detectSourceType(undefined, ['kustomization.json', 'chart.yaml', 'a.yaml'])).toMatchObject({ type: 'Directory' });

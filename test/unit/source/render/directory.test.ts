@@ -11,7 +11,16 @@ describe('directory source: which files', () => {
   });
 
   it('walks sub-folders with recurse, a folder before a file that sorts after it', () => {
-    expect(selectDirectoryFiles(files, { ...DEFAULT_DIRECTORY, recurse: true })).toEqual(['.hidden.yaml', 'a/z.yaml', 'a.yml', 'b.yaml', 'c.json', 'd.jsonnet', 'sub/deep/y.json', 'sub/x.yaml']);
+    expect(selectDirectoryFiles(files, { ...DEFAULT_DIRECTORY, recurse: true })).toEqual([
+      '.hidden.yaml',
+      'a/z.yaml',
+      'a.yml',
+      'b.yaml',
+      'c.json',
+      'd.jsonnet',
+      'sub/deep/y.json',
+      'sub/x.yaml',
+    ]);
   });
 
   it('applies exclude, then include, to the path relative to source.path', () => {

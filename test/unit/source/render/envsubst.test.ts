@@ -1,6 +1,14 @@
 import { envsubst, renderEnv } from '../../../../src/source/render/envsubst.js';
 
-const env = renderEnv({ appName: 'shop', appNamespace: 'argocd', projectName: 'default', revision: '0123456789abcdef', repoURL: 'https://g/x.git', path: 'apps/shop', targetRevision: 'main' });
+const env = renderEnv({
+  appName: 'shop',
+  appNamespace: 'argocd',
+  projectName: 'default',
+  revision: '0123456789abcdef',
+  repoURL: 'https://g/x.git',
+  path: 'apps/shop',
+  targetRevision: 'main',
+});
 
 describe("Argo CD's Envsubst (os.Expand over the ARGOCD_APP_* variables)", () => {
   it('sets the repo-server variables, the short revisions included', () => {

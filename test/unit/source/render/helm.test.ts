@@ -27,7 +27,10 @@ describe('spec.source.helm parsed', () => {
       valueFiles: ['a.yaml'],
       values: 'x: 1\n',
       valuesObject: { y: 2 },
-      parameters: [{ name: 'replicas', value: 3 }, { name: 's', value: 'v', forceString: true }],
+      parameters: [
+        { name: 'replicas', value: 3 },
+        { name: 's', value: 'v', forceString: true },
+      ],
       fileParameters: [{ name: 'f', path: 'files/f.txt' }],
       releaseName: 'rel',
       skipCrds: true,
@@ -60,13 +63,45 @@ describe('helm template arguments', () => {
       skipTests: true,
     });
     expect(args).toEqual([
-      'template', '.', '--name-template', 'shop', '--namespace', 'prod', '--kube-version', '1.35.4',
-      '--set', 'a=1', '--set-string', 'b=x\\,y', '--set-file', 'c=/r/f.txt',
-      '--values', '/r/chart/values-prod.yaml', '--values', '/tmp/v.yaml',
-      '--api-versions', 'v1', '--api-versions', 'v1/ConfigMap',
-      '--include-crds', '--skip-schema-validation', '--skip-tests',
+      'template',
+      '.',
+      '--name-template',
+      'shop',
+      '--namespace',
+      'prod',
+      '--kube-version',
+      '1.35.4',
+      '--set',
+      'a=1',
+      '--set-string',
+      'b=x\\,y',
+      '--set-file',
+      'c=/r/f.txt',
+      '--values',
+      '/r/chart/values-prod.yaml',
+      '--values',
+      '/tmp/v.yaml',
+      '--api-versions',
+      'v1',
+      '--api-versions',
+      'v1/ConfigMap',
+      '--include-crds',
+      '--skip-schema-validation',
+      '--skip-tests',
     ]);
-    const bare = templateArgs({ releaseName: 'a', namespace: '', kubeVersion: '', set: [], setString: [], setFile: [], values: [], apiVersions: [], skipCrds: true, skipSchemaValidation: false, skipTests: false });
+    const bare = templateArgs({
+      releaseName: 'a',
+      namespace: '',
+      kubeVersion: '',
+      set: [],
+      setString: [],
+      setFile: [],
+      values: [],
+      apiVersions: [],
+      skipCrds: true,
+      skipSchemaValidation: false,
+      skipTests: false,
+    });
     expect(bare).toEqual(['template', '.', '--name-template', 'a']);
   });
 
@@ -142,14 +177,25 @@ describe('value files and options resolved', () => {
 
   it("defaults: the app's name as release, the destination namespace, the cluster's capabilities, CRDs included", () => {
     const o = templateOptions(render(undefined), undefined);
-    expect(o).toMatchObject({ releaseName: 'shop-app', namespace: 'dest', kubeVersion: '1.35.4', apiVersions: ['v1', 'v1/ConfigMap'], skipCrds: false, values: [] });
+    expect(o).toMatchObject({
+      releaseName: 'shop-app',
+      namespace: 'dest',
+      kubeVersion: '1.35.4',
+      apiVersions: ['v1', 'v1/ConfigMap'],
+      skipCrds: false,
+      values: [],
+    });
   });
 
   it('valueFiles in order, then the values file; parameters and file parameters; overrides of name, namespace and capabilities', () => {
     const o = templateOptions(
       render({
         valueFiles: ['values-prod.yaml', '/envs/prod/${ARGOCD_APP_NAME}.yaml', '../../common.yaml', 'values-prod.yaml'],
-        parameters: [{ name: 'a', value: '$ARGOCD_APP_NAME' }, { name: 'a', value: 'later' }, { name: 'b', value: 'x', forceString: true }],
+        parameters: [
+          { name: 'a', value: '$ARGOCD_APP_NAME' },
+          { name: 'a', value: 'later' },
+          { name: 'b', value: 'x', forceString: true },
+        ],
         fileParameters: [{ name: 'cfg', path: '../../common.yaml' }],
         releaseName: 'rel',
         namespace: 'other',
@@ -169,14 +215,17 @@ describe('value files and options resolved', () => {
 
   it('a missing value file is exit 2 unless ignoreMissingValueFiles; a link out of the repository and a glob are refused', () => {
     expect(() => templateOptions(render({ valueFiles: ['nope.yaml'] }), undefined)).toThrow(/valueFiles nope\.yaml: the value file does not exist/);
-    expect(templateOptions(render({ valueFiles: ['nope.yaml', 'values-prod.yaml'], ignoreMissingValueFiles: true }), undefined).values).toEqual([join(chart, 'values-prod.yaml')]);
+    expect(templateOptions(render({ valueFiles: ['nope.yaml', 'values-prod.yaml'], ignoreMissingValueFiles: true }), undefined).values).toEqual([
+      join(chart, 'values-prod.yaml'),
+    ]);
     expect(() => templateOptions(render({ valueFiles: ['link.yaml'] }), undefined)).toThrow(/resolved to outside repository root/);
   });
 
   it('a glob expands to its matches in lexical order (** across folders), a file listed on its own keeps its place, none is exit 2 unless ignored', () => {
     mkdirSync(join(root, 'vals', 'a', 'deep'), { recursive: true });
     for (const f of ['vals/b.yaml', 'vals/a.yaml', 'vals/c.yml', 'vals/a/x.yaml', 'vals/a/deep/y.yaml']) writeFileSync(join(root, f), 'k: 1\n');
-    const v = (files: string[], ignore = false) => templateOptions(render({ valueFiles: files, ignoreMissingValueFiles: ignore }), undefined).values.map((p) => p.slice(root.length + 1));
+    const v = (files: string[], ignore = false) =>
+      templateOptions(render({ valueFiles: files, ignoreMissingValueFiles: ignore }), undefined).values.map((p) => p.slice(root.length + 1));
     expect(v(['/vals/*.yaml'])).toEqual(['vals/a.yaml', 'vals/b.yaml']);
     expect(v(['/vals/*.yaml', '/vals/a.yaml'])).toEqual(['vals/b.yaml', 'vals/a.yaml']);
     expect(v(['/vals/**/*.yaml'])).toEqual(['vals/a.yaml', 'vals/a/deep/y.yaml', 'vals/a/x.yaml', 'vals/b.yaml']); // byte order: '.' before '/'
@@ -228,7 +277,9 @@ describe('value files and options resolved', () => {
       const calls = readFileSync(log, 'utf8').trim().split('\n');
       expect(calls.map((c) => c.split(' ')[0])).toEqual(['template', 'dependency', 'template']);
       expect(calls[1]).toBe('dependency build');
-      expect(calls[0]).toMatch(/^template \. --name-template shop-app --namespace dest --kube-version 1\.35\.4 --values \S+values\.yaml --api-versions v1 --api-versions v1\/ConfigMap --include-crds$/);
+      expect(calls[0]).toMatch(
+        /^template \. --name-template shop-app --namespace dest --kube-version 1\.35\.4 --values \S+values\.yaml --api-versions v1 --api-versions v1\/ConfigMap --include-crds$/,
+      );
       rmSync(join(chart, 'charts'), { recursive: true, force: true });
     });
 
@@ -238,7 +289,9 @@ describe('value files and options resolved', () => {
       chmodSync(failing, 0o755);
       const err = await renderHelm(render(undefined, { tool: failing })).catch((e: unknown) => e as InputError);
       expect(err).toBeInstanceOf(InputError);
-      expect((err as Error).message).toBe('helm template failed for repo@abc1234:charts/shop: Error: template: shop/templates/a.yaml:3:4: bad in templates/a.yaml');
+      expect((err as Error).message).toBe(
+        'helm template failed for repo@abc1234:charts/shop: Error: template: shop/templates/a.yaml:3:4: bad in templates/a.yaml',
+      );
     });
   });
 });

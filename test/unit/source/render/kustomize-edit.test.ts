@@ -43,8 +43,14 @@ describe('kustomize edit semantics', () => {
   });
 
   it('replaces an image entry of the same name whole (keeping only * fields), keeps the others, sorted by name', () => {
-    const k = edit('images:\n- name: z\n  newTag: "1"\n- name: nginx\n  newName: mirror/nginx\n  newTag: "1"\n', { images: ['nginx:2', 'alpine=mirror/alpine:*'] });
-    expect(k.images).toEqual([{ name: 'alpine', newName: 'mirror/alpine' }, { name: 'nginx', newTag: '2' }, { name: 'z', newTag: '1' }]);
+    const k = edit('images:\n- name: z\n  newTag: "1"\n- name: nginx\n  newName: mirror/nginx\n  newTag: "1"\n', {
+      images: ['nginx:2', 'alpine=mirror/alpine:*'],
+    });
+    expect(k.images).toEqual([
+      { name: 'alpine', newName: 'mirror/alpine' },
+      { name: 'nginx', newTag: '2' },
+      { name: 'z', newTag: '1' },
+    ]);
     const kept = edit('images:\n- name: nginx\n  newName: mirror/nginx\n  newTag: "1"\n', { images: ['nginx=*:2'] });
     expect(kept.images).toEqual([{ name: 'nginx', newName: 'mirror/nginx', newTag: '2' }]);
   });
@@ -55,7 +61,10 @@ describe('kustomize edit semantics', () => {
       patches: [{ patch: 'x' }],
       components: ['c1', 'c2'],
     });
-    expect(k.replicas).toEqual([{ name: 'a', count: 1 }, { name: 'b', count: 4 }]);
+    expect(k.replicas).toEqual([
+      { name: 'a', count: 1 },
+      { name: 'b', count: 4 },
+    ]);
     expect(k.patches).toEqual([{ path: 'p.yaml' }, { patch: 'x' }]);
     expect(k.components).toEqual(['c1', 'c2']);
   });
@@ -64,7 +73,9 @@ describe('kustomize edit semantics', () => {
     expect(edit('commonLabels:\n  a: "1"\n', { commonLabels: { b: '$ARGOCD_APP_NAME' } }).commonLabels).toEqual({ a: '1', b: 'shop' });
     expect(() => edit('commonLabels:\n  a: "1"\n', { commonLabels: { a: '2' } })).toThrow(/label a already in kustomization file/);
     expect(edit('commonLabels:\n  a: "1"\n', { commonLabels: { a: '2' }, forceCommonLabels: true }).commonLabels).toEqual({ a: '2' });
-    expect(edit('{}', { commonLabels: { t: 'x' }, labelWithoutSelector: true, labelIncludeTemplates: true }).labels).toEqual([{ pairs: { t: 'x' }, includeTemplates: true }]);
+    expect(edit('{}', { commonLabels: { t: 'x' }, labelWithoutSelector: true, labelIncludeTemplates: true }).labels).toEqual([
+      { pairs: { t: 'x' }, includeTemplates: true },
+    ]);
     expect(() => edit('{}', { commonLabels: { t: 'x' }, labelIncludeTemplates: true })).toThrow(/--without-selector/);
   });
 
@@ -85,9 +96,24 @@ describe('kustomize build arguments', () => {
     const { buildArgs } = await import('../../../../src/source/render/kustomize.js');
     const tool = { kind: 'kustomize' as const, path: '/bin/kustomize' };
     expect(buildArgs(tool, 'app', undefined, undefined)).toEqual(['build', 'app']);
-    expect(buildArgs({ kind: 'kubectl', path: '/bin/kubectl' }, 'app', ' --load-restrictor  LoadRestrictionsNone', undefined)).toEqual(['kustomize', 'app', '--load-restrictor', 'LoadRestrictionsNone']);
+    expect(buildArgs({ kind: 'kubectl', path: '/bin/kubectl' }, 'app', ' --load-restrictor  LoadRestrictionsNone', undefined)).toEqual([
+      'kustomize',
+      'app',
+      '--load-restrictor',
+      'LoadRestrictionsNone',
+    ]);
     const opts = { ...none, kubeVersion: 'v1.35.0', apiVersions: ['a/v1', 'b/v2'] };
     expect(buildArgs(tool, 'app', '', opts)).toEqual(['build', 'app']);
-    expect(buildArgs(tool, 'app', '--enable-helm', opts)).toEqual(['build', 'app', '--enable-helm', '--helm-kube-version', '1.35.0', '--helm-api-versions', 'a/v1', '--helm-api-versions', 'b/v2']);
+    expect(buildArgs(tool, 'app', '--enable-helm', opts)).toEqual([
+      'build',
+      'app',
+      '--enable-helm',
+      '--helm-kube-version',
+      '1.35.0',
+      '--helm-api-versions',
+      'a/v1',
+      '--helm-api-versions',
+      'b/v2',
+    ]);
   });
 });

@@ -15,7 +15,10 @@ function ws(): AppWorkspace {
   return appWorkspace({
     prefix: 'ldiff',
     namespace: null,
-    manifests: { 'd.yaml': 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: orders}\nspec:\n  template:\n    spec:\n      containers: [{name: orders, image: "orders:1"}]\n' },
+    manifests: {
+      'd.yaml':
+        'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: orders}\nspec:\n  template:\n    spec:\n      containers: [{name: orders, image: "orders:1"}]\n',
+    },
     spec: () => ({ destination: { namespace: 'shop' }, ignoreDifferences: [{ group: 'apps', kind: 'Deployment', jsonPointers: ['/spec/replicas'] }] }),
   });
 }
@@ -28,14 +31,40 @@ const live: KubeObject = {
     namespace: 'shop',
     annotations: { [TID]: 'shop:apps/Deployment:shop/orders' },
     managedFields: [
-      { manager: 'argocd-controller', operation: 'Apply', apiVersion: 'apps/v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:annotations': { [`f:${TID}`]: {} } }, 'f:spec': { 'f:template': { 'f:spec': { 'f:containers': { 'k:{"name":"orders"}': { '.': {}, 'f:name': {} } } } } } } },
-      { manager: 'kubectl-set', operation: 'Update', apiVersion: 'apps/v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:template': { 'f:spec': { 'f:containers': { 'k:{"name":"orders"}': { 'f:image': {} } } } } } } },
-      { manager: 'kubectl', operation: 'Update', subresource: 'scale', apiVersion: 'apps/v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:replicas': {} } } },
+      {
+        manager: 'argocd-controller',
+        operation: 'Apply',
+        apiVersion: 'apps/v1',
+        fieldsType: 'FieldsV1',
+        fieldsV1: {
+          'f:metadata': { 'f:annotations': { [`f:${TID}`]: {} } },
+          'f:spec': { 'f:template': { 'f:spec': { 'f:containers': { 'k:{"name":"orders"}': { '.': {}, 'f:name': {} } } } } },
+        },
+      },
+      {
+        manager: 'kubectl-set',
+        operation: 'Update',
+        apiVersion: 'apps/v1',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:spec': { 'f:template': { 'f:spec': { 'f:containers': { 'k:{"name":"orders"}': { 'f:image': {} } } } } } },
+      },
+      {
+        manager: 'kubectl',
+        operation: 'Update',
+        subresource: 'scale',
+        apiVersion: 'apps/v1',
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:spec': { 'f:replicas': {} } },
+      },
     ],
   },
   spec: { replicas: 5, template: { spec: { containers: [{ name: 'orders', image: 'nginx:2' }] } } },
 };
-const stale: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } } };
+const stale: KubeObject = {
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } },
+};
 
 test('the diff names the drifted image and its manager, the ignored replicas and their manager, and the extra object', async () => {
   const w = ws();
@@ -61,7 +90,10 @@ test('the diff names the drifted image and its manager, the ignored replicas and
 
 test('with -n, the report and its title name the namespace the diff acted on', async () => {
   const w = ws();
-  const report = await liveDiff({ appFile: w.appFile, desired: w.dir, serverSide: false }, { io: memoryIo().io, opts: { ...opts, namespace: 'other' }, gateway: new FakeGateway({ objects: [live] }) });
+  const report = await liveDiff(
+    { appFile: w.appFile, desired: w.dir, serverSide: false },
+    { io: memoryIo().io, opts: { ...opts, namespace: 'other' }, gateway: new FakeGateway({ objects: [live] }) },
+  );
   expect(report.namespace).toBe('other');
   expect(renderLiveDiff(report, 'table', paint(false)).split('\n')[0]).toMatch(/, namespace other$/);
   expect(JSON.parse(renderLiveDiff(report, 'json', paint(false))).namespace).toBe('other');
@@ -71,15 +103,27 @@ test('--server-side previews each conflicting field with its manager and values,
   const w = ws();
   const gw = new FakeGateway({
     objects: [live],
-    conflictsFor: (o) => (o.kind === 'Deployment' ? [{ manager: 'kubectl-set', field: '.spec.template.spec.containers[name="orders"].image', message: 'conflict with "kubectl-set" using apps/v1' }] : []),
+    conflictsFor: (o) =>
+      o.kind === 'Deployment'
+        ? [{ manager: 'kubectl-set', field: '.spec.template.spec.containers[name="orders"].image', message: 'conflict with "kubectl-set" using apps/v1' }]
+        : [],
   });
   const before = gw.objects();
   const report = await liveDiff({ appFile: w.appFile, desired: w.dir, serverSide: true }, { io: memoryIo().io, opts, gateway: gw });
   expect(report.conflicts).toEqual([
-    { key: { group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'orders' }, path: 'spec.template.spec.containers[name=orders].image', field: '.spec.template.spec.containers[name="orders"].image', manager: 'kubectl-set', desired: 'orders:1', live: 'nginx:2' },
+    {
+      key: { group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'orders' },
+      path: 'spec.template.spec.containers[name=orders].image',
+      field: '.spec.template.spec.containers[name="orders"].image',
+      manager: 'kubectl-set',
+      desired: 'orders:1',
+      live: 'nginx:2',
+    },
   ]);
   expect(gw.calls.filter((c) => c.startsWith('APPLY'))).toEqual(['APPLY dry Deployment shop/orders', 'APPLY dry force Deployment shop/orders']);
   expect(gw.objects()).toEqual(before);
   expect(renderLiveDiff(report, 'kv', paint(false))).toContain('CONFLICT=Deployment/orders spec.template.spec.containers[name=orders].image kubectl-set');
-  expect(renderLiveDiff(report, 'table', paint(false))).toMatch(/Conflict preview \(server-side apply dry-run, not forced\): 1 field\(s\) owned by kubectl-set\n.*\n.*Deployment\/orders\s+spec\.template\.spec\.containers\[name=orders\]\.image\s+kubectl-set\s+"nginx:2"\s+"orders:1"/);
+  expect(renderLiveDiff(report, 'table', paint(false))).toMatch(
+    /Conflict preview \(server-side apply dry-run, not forced\): 1 field\(s\) owned by kubectl-set\n.*\n.*Deployment\/orders\s+spec\.template\.spec\.containers\[name=orders\]\.image\s+kubectl-set\s+"nginx:2"\s+"orders:1"/,
+  );
 });

@@ -4,7 +4,12 @@ import { InputError, RefusedError } from '../../../../src/model/errors.js';
 import type { KubeObject } from '../../../../src/model/object.js';
 import { application, inCluster } from '../../../support/application.js';
 
-const source = (rev: string) => ({ repoURL: 'https://git.example/shop.git', path: 'apps/shop', targetRevision: rev, helm: { parameters: [{ name: 'tag', value: rev }] } });
+const source = (rev: string) => ({
+  repoURL: 'https://git.example/shop.git',
+  path: 'apps/shop',
+  targetRevision: rev,
+  helm: { parameters: [{ name: 'tag', value: rev }] },
+});
 const APP = application({
   spec: { source: source('main'), destination: inCluster('shop') },
   status: {

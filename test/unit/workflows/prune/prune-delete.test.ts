@@ -38,7 +38,10 @@ test('an object recreated or changed after listing is not deleted; the others ar
 test('a failure does not stop the others; an object already gone is reported as gone; Prune=false is skipped', async () => {
   const gw = new FakeGateway({
     objects: [marked('a'), marked('b'), marked('c'), marked('keep', { 'argocd.argoproj.io/sync-options': 'Prune=false' })],
-    failDelete: (_t, _ns, name) => (name === 'b' ? apiError('deleting ConfigMap shop/b', 403, '{"kind":"Status","message":"no"}', { verb: 'delete', resource: 'configmaps', namespace: 'shop' }) : undefined),
+    failDelete: (_t, _ns, name) =>
+      name === 'b'
+        ? apiError('deleting ConfigMap shop/b', 403, '{"kind":"Status","message":"no"}', { verb: 'delete', resource: 'configmaps', namespace: 'shop' })
+        : undefined,
   });
   const cands = await candidatesOf(gw);
   await gw.delete(CM, 'shop', 'c');
@@ -65,7 +68,14 @@ test("the app's live hooks are never candidates; they are listed apart for statu
   const live = [
     marked('plain'),
     marked('hook', { 'argocd.argoproj.io/hook': 'PreSync' }),
-    { ...marked('other-hook', { 'argocd.argoproj.io/hook': 'PostSync' }), metadata: { name: 'other-hook', namespace: 'shop', annotations: { 'argocd.argoproj.io/tracking-id': 'other:/ConfigMap:shop/other-hook', 'argocd.argoproj.io/hook': 'PostSync' } } },
+    {
+      ...marked('other-hook', { 'argocd.argoproj.io/hook': 'PostSync' }),
+      metadata: {
+        name: 'other-hook',
+        namespace: 'shop',
+        annotations: { 'argocd.argoproj.io/tracking-id': 'other:/ConfigMap:shop/other-hook', 'argocd.argoproj.io/hook': 'PostSync' },
+      },
+    },
   ].map((object) => ({ object, type: CM }));
   const plan = planPrune({ live, appInstance: 'shop', desired: [], appPruneDefault: true });
   expect(plan.candidates.map((c) => c.key.name)).toEqual(['plain']);

@@ -15,7 +15,11 @@ function workspace(): AppWorkspace {
   return appWorkspace({ prefix: 'prune', manifests: { 'a.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n' } });
 }
 
-const marked = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'shop', annotations: { 'argocd.argoproj.io/tracking-id': `shop:/ConfigMap:shop/${name}` } } });
+const marked = (name: string): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'shop', annotations: { 'argocd.argoproj.io/tracking-id': `shop:/ConfigMap:shop/${name}` } },
+});
 
 test('a kind the scan may not list: listing shows the candidates seen and warns; --confirm deletes nothing, exit 3', async () => {
   const ws = workspace();
@@ -27,7 +31,9 @@ test('a kind the scan may not list: listing shows the candidates seen and warns;
   expect(pruneExitCode(listed)).toBe(0);
   const err = (await pruneApp({ appFile: ws.appFile, desired: ws.dir, confirm: true }, deps).catch((e: unknown) => e)) as Error & { code?: number };
   expect(err.code).toBe(3);
-  expect(err.message).toBe("pruning shop: nothing was deleted: the prune scan is partial: cannot list secrets in namespace shop, so this app's objects there are unknown, and a prune never runs on a partial scan");
+  expect(err.message).toBe(
+    "pruning shop: nothing was deleted: the prune scan is partial: cannot list secrets in namespace shop, so this app's objects there are unknown, and a prune never runs on a partial scan",
+  );
   expect(gw.calls.filter((c) => c.startsWith('DELETE'))).toEqual([]);
   expect(gw.find('ConfigMap', 'shop', 'stale')).toBeDefined();
 });

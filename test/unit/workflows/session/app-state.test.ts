@@ -39,16 +39,27 @@ test('desired objects get the destination namespace; several of one kind are rea
   });
   const gw = new FakeGateway({ objects: [cm('a', 'shop', { x: 'y' })] });
   const state = await loadAppState({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: gw }, { extras: false });
-  expect(state.desired.map((d) => `${d.key.kind}/${d.key.namespace}/${d.key.name}`)).toEqual(['ConfigMap/shop/a', 'ConfigMap/shop/b', 'Deployment/shop/orders', 'ClusterRole//reader']);
+  expect(state.desired.map((d) => `${d.key.kind}/${d.key.namespace}/${d.key.name}`)).toEqual([
+    'ConfigMap/shop/a',
+    'ConfigMap/shop/b',
+    'Deployment/shop/orders',
+    'ClusterRole//reader',
+  ]);
   expect(state.live.get('/ConfigMap/shop/a')?.metadata.annotations).toEqual({ x: 'y' });
   expect(state.live.has('/ConfigMap/shop/b')).toBe(false);
-  expect(gw.calls.filter((c) => c.startsWith('LIST') || isAppGet(c)).sort()).toEqual(['GET ClusterRole /reader', 'GET Deployment shop/orders', 'LIST ConfigMap shop']);
+  expect(gw.calls.filter((c) => c.startsWith('LIST') || isAppGet(c)).sort()).toEqual([
+    'GET ClusterRole /reader',
+    'GET Deployment shop/orders',
+    'LIST ConfigMap shop',
+  ]);
   expect(state.appInstance).toBe('shop');
   expect(state.namespaces).toEqual(['shop']);
 });
 
 test('live: false (prune) reads no live twins: only the metadata-only candidate scan touches the cluster', async () => {
-  const { appFile, dir } = workspace({ 'a.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n' });
+  const { appFile, dir } = workspace({
+    'a.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n',
+  });
   const gw = new FakeGateway({ objects: [cm('a', 'shop'), cm('old', 'shop', { 'argocd.argoproj.io/tracking-id': 'shop:/ConfigMap:shop/old' })] });
   const state = await loadAppState({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: gw }, { extras: true, live: false });
   expect(state.live.size).toBe(0);
@@ -67,13 +78,21 @@ test('the candidate scan: a kind the app declares that cannot be listed is an er
 
 test('-n overrides the destination namespace', async () => {
   const { appFile, dir } = workspace({ 'a.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n' });
-  const state = await loadAppState({ appFile, desired: dir }, { io: memoryIo().io, opts: { ...opts, namespace: 'other' }, gateway: new FakeGateway() }, { extras: false });
+  const state = await loadAppState(
+    { appFile, desired: dir },
+    { io: memoryIo().io, opts: { ...opts, namespace: 'other' }, gateway: new FakeGateway() },
+    { extras: false },
+  );
   expect(state.desired[0]?.key.namespace).toBe('other');
 });
 
 test('a kind the cluster does not serve is an input error naming the file and line', async () => {
-  const { appFile, dir } = workspace({ 'x.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n' });
-  const err = await loadAppState({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: new FakeGateway() }, { extras: false }).catch((e: unknown) => e as Error);
+  const { appFile, dir } = workspace({
+    'x.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n',
+  });
+  const err = await loadAppState({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: new FakeGateway() }, { extras: false }).catch(
+    (e: unknown) => e as Error,
+  );
   expect((err as { code?: number }).code).toBe(2);
   expect((err as Error).message).toMatch(new RegExp(`${join(dir, 'x.yaml')}:5: the cluster does not serve Widget in example.com/v1`));
 });
@@ -116,7 +135,12 @@ test('extras: only self-referencing marks of this app on root objects that are n
       {
         apiVersion: 'apps/v1',
         kind: 'ReplicaSet',
-        metadata: { name: 'orders-1', namespace: 'shop', annotations: { 'argocd.argoproj.io/tracking-id': 'shop:apps/ReplicaSet:shop/orders-1' }, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'orders', uid: 'u' }] },
+        metadata: {
+          name: 'orders-1',
+          namespace: 'shop',
+          annotations: { 'argocd.argoproj.io/tracking-id': 'shop:apps/ReplicaSet:shop/orders-1' },
+          ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'orders', uid: 'u' }],
+        },
       },
     ],
     forbidden: ['list secrets'],
@@ -139,14 +163,24 @@ test('extras: only self-referencing marks of this app on root objects that are n
 describe('the candidate scan reuses the live reads’ whole-scope LISTs', () => {
   const DESIRED = {
     'cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n',
-    'other.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: other}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: d, namespace: other}\n',
-    'deploy.yaml': 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api}\nspec: {}\n',
-    'roles.yaml': 'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r1}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r2}\n',
+    'other.yaml':
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: other}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: d, namespace: other}\n',
+    'deploy.yaml':
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api}\nspec: {}\n',
+    'roles.yaml':
+      'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r1}\n---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: r2}\n',
     // One Secret: read with a GET, so its kind is still listed (metadata-only) by the scan.
     'secret.yaml': 'apiVersion: v1\nkind: Secret\nmetadata: {name: s}\n',
   };
   const TID = 'argocd.argoproj.io/tracking-id';
-  const obj = (apiVersion: string, kind: string, name: string, ns: string | undefined, annotations?: Record<string, string>, extra: Partial<KubeObject['metadata']> = {}): KubeObject => ({
+  const obj = (
+    apiVersion: string,
+    kind: string,
+    name: string,
+    ns: string | undefined,
+    annotations?: Record<string, string>,
+    extra: Partial<KubeObject['metadata']> = {},
+  ): KubeObject => ({
     apiVersion,
     kind,
     metadata: { name, ...(ns ? { namespace: ns } : {}), ...(annotations ? { annotations } : {}), ...extra },
@@ -163,7 +197,9 @@ describe('the candidate scan reuses the live reads’ whole-scope LISTs', () => 
         obj('v1', 'ConfigMap', 'going', 'shop', mark('', 'ConfigMap', 'shop', 'going'), { deletionTimestamp: '2026-01-01T00:00:00Z' }),
         obj('v1', 'ConfigMap', 'theirs', 'shop', mark('', 'ConfigMap', 'shop', 'theirs', 'other')),
         obj('v1', 'ConfigMap', 'copy', 'shop', mark('', 'ConfigMap', 'shop', 'stale')),
-        obj('v1', 'ConfigMap', 'child', 'shop', mark('', 'ConfigMap', 'shop', 'child'), { ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'a', uid: 'x' }] }),
+        obj('v1', 'ConfigMap', 'child', 'shop', mark('', 'ConfigMap', 'shop', 'child'), {
+          ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'a', uid: 'x' }],
+        }),
         obj('v1', 'ConfigMap', 'plain', 'shop'),
         obj('v1', 'ConfigMap', 'c', 'other', mark('', 'ConfigMap', 'other', 'c')),
         obj('v1', 'ConfigMap', 'old-other', 'other', mark('', 'ConfigMap', 'other', 'old-other')),
@@ -211,9 +247,20 @@ describe('the candidate scan reuses the live reads’ whole-scope LISTs', () => 
     expect(state.prune?.candidates.find((c) => c.key.name === 'old-web')?.whole).toMatchObject({ kind: 'Deployment', metadata: { name: 'old-web' } });
     expect(state.prune?.candidates.find((c) => c.key.name === 'old-secret')?.whole).toBeUndefined();
     expect(state.warnings).toEqual(scanned.warnings);
-    expect(state.prune?.candidates.map((c) => [`${c.key.kind}/${c.key.namespace}/${c.key.name}`, c.skip ?? ''])).toEqual(scanned.prune?.candidates.map((c) => [`${c.key.kind}/${c.key.namespace}/${c.key.name}`, c.skip ?? '']));
+    expect(state.prune?.candidates.map((c) => [`${c.key.kind}/${c.key.namespace}/${c.key.name}`, c.skip ?? ''])).toEqual(
+      scanned.prune?.candidates.map((c) => [`${c.key.kind}/${c.key.namespace}/${c.key.name}`, c.skip ?? '']),
+    );
     expect(new Set(state.prune?.candidates.map((c) => `${c.key.kind}/${c.key.namespace}/${c.key.name}`))).toEqual(
-      new Set(['ConfigMap/shop/stale', 'ConfigMap/shop/keep', 'ConfigMap/shop/going', 'ConfigMap/other/old-other', 'Deployment/shop/old-web', 'ClusterRole//old-role', 'Secret/shop/old-secret', 'Service/other/old-svc']),
+      new Set([
+        'ConfigMap/shop/stale',
+        'ConfigMap/shop/keep',
+        'ConfigMap/shop/going',
+        'ConfigMap/other/old-other',
+        'Deployment/shop/old-web',
+        'ClusterRole//old-role',
+        'Secret/shop/old-secret',
+        'Service/other/old-svc',
+      ]),
     );
     expect(state.prune?.notOwned.map((n) => [n.key.name, n.reason.code])).toEqual([
       ['child', 'has-owner'],
@@ -222,7 +269,11 @@ describe('the candidate scan reuses the live reads’ whole-scope LISTs', () => 
     ]);
     // A reused candidate carries only what a metadata-only list returns (and its uid and resourceVersion for the preconditions).
     const stale = state.prune?.candidates.find((c) => c.key.name === 'stale');
-    expect(stale?.object).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: expect.objectContaining({ name: 'stale', uid: expect.any(String), resourceVersion: expect.any(String) }) });
+    expect(stale?.object).toEqual({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: expect.objectContaining({ name: 'stale', uid: expect.any(String), resourceVersion: expect.any(String) }),
+    });
     expect(Object.keys(stale?.object ?? {})).toEqual(['apiVersion', 'kind', 'metadata']);
     // Fewer requests, by exactly the four duplicate LISTs.
     expect(state.requests).toBe(baseline.stats().requests + 5 - 4);
@@ -256,7 +307,16 @@ describe('the candidate scan reuses the live reads’ whole-scope LISTs', () => 
     const gw = cluster();
     const result = await runStatus({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: gw });
     const rows = result.report.resources.filter((r) => r.requiresPruning).map((r) => `${r.kind}/${r.namespace}/${r.name}`);
-    expect(rows).toEqual(['ConfigMap/other/old-other', 'ConfigMap/shop/going', 'ConfigMap/shop/keep', 'ConfigMap/shop/stale', 'Secret/shop/old-secret', 'Service/other/old-svc', 'Deployment/shop/old-web', 'ClusterRole//old-role']);
+    expect(rows).toEqual([
+      'ConfigMap/other/old-other',
+      'ConfigMap/shop/going',
+      'ConfigMap/shop/keep',
+      'ConfigMap/shop/stale',
+      'Secret/shop/old-secret',
+      'Service/other/old-svc',
+      'Deployment/shop/old-web',
+      'ClusterRole//old-role',
+    ]);
     expect(gw.calls.filter((c) => /^LIST (ConfigMap (shop|other)|Deployment shop|ClusterRole \*) meta$/.test(c))).toEqual([]);
     // The extra Deployment's health comes from the full LIST that held it: no GET of it; the extra Service was
     // listed metadata-only, so it is read by a GET.
@@ -272,7 +332,9 @@ describe('the candidate scan reuses the live reads’ whole-scope LISTs', () => 
       expect((err as { code?: number }).code).toBe(3);
       const viaStatus = await runStatus({ appFile, desired: dir }, { ...deps, gateway: cluster([forbidden]) }).catch((e: unknown) => e as Error);
       expect((viaStatus as { code?: number }).code).toBe(3);
-      const viaPrune = await loadAppState({ appFile, desired: dir }, { ...deps, gateway: cluster([forbidden]) }, { extras: true, live: false }).catch((e: unknown) => e as Error);
+      const viaPrune = await loadAppState({ appFile, desired: dir }, { ...deps, gateway: cluster([forbidden]) }, { extras: true, live: false }).catch(
+        (e: unknown) => e as Error,
+      );
       expect((viaPrune as { code?: number }).code).toBe(3);
     }
   });
@@ -306,7 +368,12 @@ describe('the candidate scan reuses the live reads’ whole-scope LISTs', () => 
       const { appFile, dir } = workspace(THREE);
       const gw = crowded(1200);
       const state = await loadAppState({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: gw }, { extras: true });
-      expect(gw.calls.filter((c) => /ConfigMap shop/.test(c)).sort()).toEqual(['GET ConfigMap shop/b', 'GET ConfigMap shop/c', 'LIST ConfigMap shop', 'LIST ConfigMap shop meta']);
+      expect(gw.calls.filter((c) => /ConfigMap shop/.test(c)).sort()).toEqual([
+        'GET ConfigMap shop/b',
+        'GET ConfigMap shop/c',
+        'LIST ConfigMap shop',
+        'LIST ConfigMap shop meta',
+      ]);
       expect([...state.live.keys()].sort()).toEqual(['/ConfigMap/shop/a', '/ConfigMap/shop/b', '/ConfigMap/shop/c']);
       expect(state.live.get('/ConfigMap/shop/c')?.metadata.annotations?.note).toBe('changed');
       expect(state.live.get('/ConfigMap/shop/c')?.kind).toBe('ConfigMap');
@@ -341,7 +408,13 @@ describe('the candidate scan reuses the live reads’ whole-scope LISTs', () => 
       const { appFile, dir } = workspace(THREE);
       const gw = crowded(1200, ['get configmaps']);
       const state = await loadAppState({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: gw }, { extras: true });
-      expect(gw.calls.filter((c) => /ConfigMap shop/.test(c)).sort()).toEqual(['GET ConfigMap shop/b', 'GET ConfigMap shop/c', 'LIST ConfigMap shop', 'LIST ConfigMap shop', 'LIST ConfigMap shop meta']);
+      expect(gw.calls.filter((c) => /ConfigMap shop/.test(c)).sort()).toEqual([
+        'GET ConfigMap shop/b',
+        'GET ConfigMap shop/c',
+        'LIST ConfigMap shop',
+        'LIST ConfigMap shop',
+        'LIST ConfigMap shop meta',
+      ]);
       expect([...state.live.keys()].sort()).toEqual(['/ConfigMap/shop/a', '/ConfigMap/shop/b', '/ConfigMap/shop/c']);
       expect(state.prune?.candidates.map((c) => c.key.name)).toEqual(['stale']);
     });
@@ -350,19 +423,31 @@ describe('the candidate scan reuses the live reads’ whole-scope LISTs', () => 
       const { appFile, dir } = workspace(THREE);
       const gw = crowded(1200);
       const get = gw.get.bind(gw);
-      gw.get = async (type, ns, name) => (name === 'c' ? Promise.reject(Object.assign(new Error('getting ConfigMap shop/c: 500'), { code: 3 })) : get(type, ns, name));
+      gw.get = async (type, ns, name) =>
+        name === 'c' ? Promise.reject(Object.assign(new Error('getting ConfigMap shop/c: 500'), { code: 3 })) : get(type, ns, name);
       const err = await loadAppState({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: gw }, { extras: true }).catch((e: unknown) => e as Error);
       expect((err as { code?: number }).code).toBe(3);
     });
   });
 
   test('a LIST of another version than the preferred one is not reused', async () => {
-    const widget = (version: string) => ({ group: 'example.com', version, kind: 'Widget', resource: 'widgets', namespaced: true, verbs: ['get', 'list', 'patch', 'delete'] });
+    const widget = (version: string) => ({
+      group: 'example.com',
+      version,
+      kind: 'Widget',
+      resource: 'widgets',
+      namespaced: true,
+      verbs: ['get', 'list', 'patch', 'delete'],
+    });
     const gw = new FakeGateway({
       types: [...COMMON_TYPES, widget('v2'), widget('v1')],
       objects: [
         { apiVersion: 'example.com/v2', kind: 'Widget', metadata: { name: 'w1', namespace: 'shop' } },
-        { apiVersion: 'example.com/v2', kind: 'Widget', metadata: { name: 'old', namespace: 'shop', annotations: mark('example.com', 'Widget', 'shop', 'old') } },
+        {
+          apiVersion: 'example.com/v2',
+          kind: 'Widget',
+          metadata: { name: 'old', namespace: 'shop', annotations: mark('example.com', 'Widget', 'shop', 'old') },
+        },
       ],
     });
     // v2 is the preferred version; the app declares v1.
@@ -371,7 +456,9 @@ describe('the candidate scan reuses the live reads’ whole-scope LISTs', () => 
       const d = await discover();
       return { ...d, preferred: d.preferred.filter((t) => !(t.kind === 'Widget' && t.version === 'v1')) };
     };
-    const { appFile, dir } = workspace({ 'w.yaml': 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\n---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w2}\n' });
+    const { appFile, dir } = workspace({
+      'w.yaml': 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1}\n---\napiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w2}\n',
+    });
     const state = await loadAppState({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: gw }, { extras: true });
     expect(gw.calls).toContain('LIST Widget shop');
     expect(gw.calls).toContain('LIST Widget shop meta');

@@ -30,11 +30,16 @@ test('a conflict reads again and computes from what is stored now', async () => 
     },
   });
   const seen: unknown[] = [];
-  const out = await writeApplicationStatus(gw, ref, (app) => {
-    seen.push(structuredClone(app.status));
-    const h = ((app.status as { history?: { id: number }[] } | undefined)?.history ?? []) as { id: number }[];
-    return { history: [...h, { id: h.length }] };
-  }, noSleep);
+  const out = await writeApplicationStatus(
+    gw,
+    ref,
+    (app) => {
+      seen.push(structuredClone(app.status));
+      const h = ((app.status as { history?: { id: number }[] } | undefined)?.history ?? []) as { id: number }[];
+      return { history: [...h, { id: h.length }] };
+    },
+    noSleep,
+  );
   expect(out).toEqual({ outcome: 'written', attempts: 2 });
   expect(seen).toEqual([undefined, { history: [{ id: 0 }] }]);
   expect(gw.find('Application', 'argocd', 'shop')!.status).toEqual({ history: [{ id: 0 }, { id: 1 }] });
@@ -49,7 +54,10 @@ test('a user who may not update Applications: a warning, nothing thrown', async 
 
 test("an Application Argo CD's controller wrote recently is skipped; a missing one is gone", async () => {
   const now = Date.parse('2026-12-01T10:00:00Z');
-  const kept = { ...APP, metadata: { ...APP.metadata, managedFields: [{ manager: 'argocd-application-controller', operation: 'Update', time: '2026-12-01T09:58:00Z' }] } };
+  const kept = {
+    ...APP,
+    metadata: { ...APP.metadata, managedFields: [{ manager: 'argocd-application-controller', operation: 'Update', time: '2026-12-01T09:58:00Z' }] },
+  };
   const gw = new FakeGateway({ objects: [kept] });
   const out = await writeApplicationStatus(gw, ref, () => ({}), { ...noSleep, now: () => now });
   expect(out.outcome).toBe('skipped');
@@ -62,26 +70,83 @@ test("an Application Argo CD's controller wrote recently is skipped; a missing o
 test("syncOperationOf: each step, hook and prune as Argo CD's per-resource result; a failure fails the phase", async () => {
   const { syncOperationOf } = await import('../../../../src/workflows/session/record.js');
   const base = {
-    schemaVersion: 1 as const, app: 'shop', origin: 'x', revision: 'abc', dryRun: false, force: false, applied: 1, healed: [], ignored: [], conflicts: [], failures: [], warnings: [],
+    schemaVersion: 1 as const,
+    app: 'shop',
+    origin: 'x',
+    revision: 'abc',
+    dryRun: false,
+    force: false,
+    applied: 1,
+    healed: [],
+    ignored: [],
+    conflicts: [],
+    failures: [],
+    warnings: [],
     steps: [{ group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'web', wave: 0, action: 'update' as const, outcome: 'applied' }],
     hooks: [{ group: 'batch', kind: 'Job', namespace: 'shop', name: 'migrate', phase: 'PreSync' as const, wave: 0, outcome: 'Succeeded' as const }],
-    prune: { enabled: true, why: '', last: false, propagationPolicy: 'foreground' as const, results: [{ group: '', kind: 'ConfigMap', namespace: 'shop', name: 'old', outcome: 'pruned' as const }] },
+    prune: {
+      enabled: true,
+      why: '',
+      last: false,
+      propagationPolicy: 'foreground' as const,
+      results: [{ group: '', kind: 'ConfigMap', namespace: 'shop', name: 'old', outcome: 'pruned' as const }],
+    },
   };
-  const opts = { versions: { 'apps/Deployment/shop/web': 'v1', 'batch/Job/shop/migrate': 'v1', '/ConfigMap/shop/old': 'v1' }, startedAt: 's', finishedAt: 'f', initiatedBy: { username: 'alice' }, partial: false };
+  const opts = {
+    versions: { 'apps/Deployment/shop/web': 'v1', 'batch/Job/shop/migrate': 'v1', '/ConfigMap/shop/old': 'v1' },
+    startedAt: 's',
+    finishedAt: 'f',
+    initiatedBy: { username: 'alice' },
+    partial: false,
+  };
   const op = syncOperationOf(base, opts);
-  expect(op).toMatchObject({ phase: 'Succeeded', message: 'successfully synced (all tasks run)', revision: 'abc', prune: true, initiatedBy: { username: 'alice' } });
+  expect(op).toMatchObject({
+    phase: 'Succeeded',
+    message: 'successfully synced (all tasks run)',
+    revision: 'abc',
+    prune: true,
+    initiatedBy: { username: 'alice' },
+  });
   expect(op.resources).toEqual([
-    { group: 'apps', version: 'v1', kind: 'Deployment', namespace: 'shop', name: 'web', status: 'Synced', message: 'deployment.apps/web configured', syncPhase: 'Sync' },
-    { group: 'batch', version: 'v1', kind: 'Job', namespace: 'shop', name: 'migrate', status: 'Synced', message: '', syncPhase: 'PreSync', hookPhase: 'Succeeded', hookType: 'PreSync' },
+    {
+      group: 'apps',
+      version: 'v1',
+      kind: 'Deployment',
+      namespace: 'shop',
+      name: 'web',
+      status: 'Synced',
+      message: 'deployment.apps/web configured',
+      syncPhase: 'Sync',
+    },
+    {
+      group: 'batch',
+      version: 'v1',
+      kind: 'Job',
+      namespace: 'shop',
+      name: 'migrate',
+      status: 'Synced',
+      message: '',
+      syncPhase: 'PreSync',
+      hookPhase: 'Succeeded',
+      hookType: 'PreSync',
+    },
     { group: '', version: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'old', status: 'Pruned', message: 'pruned', syncPhase: 'Sync' },
   ]);
-  const failed = syncOperationOf({ ...base, failures: [{ group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'web', phase: 'apply' as const, message: 'boom' }] }, opts);
+  const failed = syncOperationOf(
+    { ...base, failures: [{ group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'web', phase: 'apply' as const, message: 'boom' }] },
+    opts,
+  );
   expect(failed).toMatchObject({ phase: 'Failed', message: 'boom' });
 });
 
 test("unrunOperation: phase Error with the message, as Argo CD's OperationError; Failed for a shared resource refusal", () => {
   const base = { startedAt: 's', finishedAt: 'f', initiatedBy: { username: 'alice' }, prune: false };
-  expect(unrunOperation('project default: destination not permitted', base)).toMatchObject({ phase: 'Error', message: 'project default: destination not permitted', resources: [], partial: false });
+  expect(unrunOperation('project default: destination not permitted', base)).toMatchObject({
+    phase: 'Error',
+    message: 'project default: destination not permitted',
+    resources: [],
+    partial: false,
+  });
   expect(unrunOperation('Shared resource found: ConfigMap/a is part of applications x and y (FailOnSharedResource=true)', base).phase).toBe('Failed');
   expect(errorText(new InputError('rendering apps/shop', { cause: new Error('value file missing') }))).toBe('rendering apps/shop: value file missing');
   expect(errorText(new Error('a: b', { cause: new Error('b') }))).toBe('a: b');
@@ -93,15 +158,45 @@ test('recordingErrors: an error before a report is recorded as the operation (Er
   const boom = new Error('connecting to the destination: ECONNREFUSED');
   const input = { startedAtMs: Date.parse('2026-12-01T10:00:00Z'), record: true, dryRun: false, prune: false };
   const notices: string[] = [];
-  await expect(recordingErrors(session, input, () => Promise.reject(boom), (l) => notices.push(l), noSleep)).rejects.toBe(boom);
-  const status = gw.find('Application', 'argocd', 'shop')!.status as { operationState: { phase: string; message: string; operation: { initiatedBy: object } }; conditions: { type: string; message: string }[] };
-  expect(status.operationState).toMatchObject({ phase: 'Error', message: 'connecting to the destination: ECONNREFUSED', operation: { initiatedBy: { username: 'alice' } } });
+  await expect(
+    recordingErrors(
+      session,
+      input,
+      () => Promise.reject(boom),
+      (l) => notices.push(l),
+      noSleep,
+    ),
+  ).rejects.toBe(boom);
+  const status = gw.find('Application', 'argocd', 'shop')!.status as {
+    operationState: { phase: string; message: string; operation: { initiatedBy: object } };
+    conditions: { type: string; message: string }[];
+  };
+  expect(status.operationState).toMatchObject({
+    phase: 'Error',
+    message: 'connecting to the destination: ECONNREFUSED',
+    operation: { initiatedBy: { username: 'alice' } },
+  });
   expect(status.conditions).toEqual([expect.objectContaining({ type: 'SyncError', message: 'connecting to the destination: ECONNREFUSED' })]);
   expect(notices).toEqual([]);
   const untouched = new FakeGateway({ objects: [APP] });
   for (const over of [{ dryRun: true }, { record: false }]) {
-    await expect(recordingErrors({ controlPlane: untouched, appRef: ref }, { ...input, ...over }, () => Promise.reject(boom), () => undefined, noSleep)).rejects.toBe(boom);
+    await expect(
+      recordingErrors(
+        { controlPlane: untouched, appRef: ref },
+        { ...input, ...over },
+        () => Promise.reject(boom),
+        () => undefined,
+        noSleep,
+      ),
+    ).rejects.toBe(boom);
   }
   expect(untouched.calls.some((c) => c.startsWith('UPDATE'))).toBe(false);
-  expect(await recordingErrors(session, input, async () => 7, () => undefined)).toBe(7);
+  expect(
+    await recordingErrors(
+      session,
+      input,
+      async () => 7,
+      () => undefined,
+    ),
+  ).toBe(7);
 });

@@ -26,7 +26,7 @@ describe('checkLocalSources', () => {
     await expect(checkLocalSources({})).resolves.toBeUndefined();
   });
 
-  it('names a missing Application file, with the reader\'s wording and the cause kept', async () => {
+  it("names a missing Application file, with the reader's wording and the cause kept", async () => {
     const missing = join(dir, 'nope.yaml');
     const err = await checkLocalSources({ appFile: missing, desired: dir }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InputError);
@@ -36,7 +36,9 @@ describe('checkLocalSources', () => {
 
   it('names a missing --desired path', async () => {
     const missing = join(dir, 'k8s');
-    await expect(checkLocalSources({ appFile: join(dir, 'app.yaml'), desired: missing })).rejects.toThrow(`reading manifests from ${missing}: no such file or directory`);
+    await expect(checkLocalSources({ appFile: join(dir, 'app.yaml'), desired: missing })).rejects.toThrow(
+      `reading manifests from ${missing}: no such file or directory`,
+    );
   });
 });
 
@@ -65,7 +67,10 @@ describe('what a session reports (it never prints: the caller gets events)', () 
   // A kubeconfig whose server is never asked anything: connecting makes no request.
   const kubeconfig = () => {
     const file = join(dir, 'kubeconfig');
-    writeFileSync(file, 'apiVersion: v1\nkind: Config\ncurrent-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\nclusters: [{name: k, cluster: {server: "https://127.0.0.1:9"}}]\nusers: [{name: u, user: {token: t}}]\n');
+    writeFileSync(
+      file,
+      'apiVersion: v1\nkind: Config\ncurrent-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\nclusters: [{name: k, cluster: {server: "https://127.0.0.1:9"}}]\nusers: [{name: u, user: {token: t}}]\n',
+    );
     return file;
   };
 
@@ -83,11 +88,15 @@ describe('what a session reports (it never prints: the caller gets events)', () 
 
   it('reports no summary without -v', async () => {
     const events: SessionEvent[] = [];
-    await withControlPlane({ io: memoryIo().io, opts: toGlobalOptions({ kubeconfig: kubeconfig() }), onSession: (e) => events.push(e) }, 'probe', async () => undefined);
+    await withControlPlane(
+      { io: memoryIo().io, opts: toGlobalOptions({ kubeconfig: kubeconfig() }), onSession: (e) => events.push(e) },
+      'probe',
+      async () => undefined,
+    );
     expect(events).toEqual([]);
   });
 
-  it("cli/ prints them on stderr, as the -v summary line has always read", async () => {
+  it('cli/ prints them on stderr, as the -v summary line has always read', async () => {
     const m = memoryIo({ env: {} });
     await withControlPlane(makeContext(m.io, toGlobalOptions({ kubeconfig: kubeconfig(), verbose: true })), 'probe', async () => undefined);
     expect(m.stderr()).toMatch(/^probe: 0 API requests, 0 retried, in \d+ ms\n$/);

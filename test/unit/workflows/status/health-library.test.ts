@@ -30,7 +30,11 @@ describe('readHealthLibrary', () => {
     const root = join(dir, 'resource_customizations');
     const lib = readHealthLibrary(dir);
     expect([...lib.keys()].sort()).toEqual(['ConfigMap', '_.crossplane.io/_', 'example.com/Widget']);
-    expect(lib.get('example.com/Widget')).toEqual({ script: 'return { status = "Degraded" }', useOpenLibs: true, source: join(root, 'example.com/Widget/health.lua') });
+    expect(lib.get('example.com/Widget')).toEqual({
+      script: 'return { status = "Degraded" }',
+      useOpenLibs: true,
+      source: join(root, 'example.com/Widget/health.lua'),
+    });
     // The resource_customizations folder itself works as well.
     expect([...readHealthLibrary(root).keys()].sort()).toEqual([...lib.keys()].sort());
   });
@@ -55,7 +59,10 @@ describe('readHealthLibrary', () => {
       }
     };
     expect(failure(join(dir, 'missing'))).toEqual({ code: 2, message: `--lua-dir ${join(dir, 'missing')}: ENOENT` });
-    expect(failure(join(dir, 'file.txt'))).toEqual({ code: 2, message: `--lua-dir ${join(dir, 'file.txt')}: not a directory (give the resource_customizations folder)` });
+    expect(failure(join(dir, 'file.txt'))).toEqual({
+      code: 2,
+      message: `--lua-dir ${join(dir, 'file.txt')}: not a directory (give the resource_customizations folder)`,
+    });
     expect(failure(join(dir, 'lib'))).toEqual({ code: 2, message: `--lua-dir: reading ${join(dir, 'lib', 'example.com/Widget/health.lua')}: EISDIR` });
   });
 });

@@ -68,7 +68,11 @@ async function settle(): Promise<void> {
 test('steps of one kind in one wave are in flight together', async () => {
   const gw = new HoldingGateway();
   gw.hold('a', 'b', 'c');
-  const run = applySteps(gw, ['a', 'b', 'c'].map((n) => dry(step('ConfigMap', n))), OPTS);
+  const run = applySteps(
+    gw,
+    ['a', 'b', 'c'].map((n) => dry(step('ConfigMap', n))),
+    OPTS,
+  );
   await settle();
   expect(gw.events).toEqual(['start ConfigMap/a', 'start ConfigMap/b', 'start ConfigMap/c']);
   gw.release('c', 'b', 'a');
@@ -80,7 +84,11 @@ test('inside a wave a change of kind waits for every apply of the previous kind 
   const gw = new HoldingGateway();
   gw.hold('sa', 'sec-1');
   const steps = [step('ServiceAccount', 'sa'), step('Secret', 'sec-1'), step('Secret', 'sec-2'), step('ConfigMap', 'cm')];
-  const run = applySteps(gw, steps.map((s) => dry(s)), OPTS);
+  const run = applySteps(
+    gw,
+    steps.map((s) => dry(s)),
+    OPTS,
+  );
   await settle();
   expect(gw.events).toEqual(['start ServiceAccount/sa']);
   gw.release('sa');
@@ -107,7 +115,11 @@ test('a Namespace and a CRD of a wave are applied before the other objects of th
   const gw = new HoldingGateway();
   gw.hold('shop', 'widgets.example.com');
   const steps = [step('Namespace', 'shop'), step('CustomResourceDefinition', 'widgets.example.com'), step('ConfigMap', 'cm'), step('Deployment', 'web')];
-  const run = applySteps(gw, steps.map((s) => dry(s)), OPTS);
+  const run = applySteps(
+    gw,
+    steps.map((s) => dry(s)),
+    OPTS,
+  );
   await settle();
   expect(gw.events).toEqual(['start Namespace/shop']);
   gw.release('shop');
@@ -122,7 +134,11 @@ test('results come back in the order of the dry-runs, whatever order the applies
   const gw = new HoldingGateway();
   gw.hold('a', 'b');
   const steps = [step('ConfigMap', 'a'), step('ConfigMap', 'b'), step('ConfigMap', 'c'), step('Deployment', 'web', 1)];
-  const run = applySteps(gw, steps.map((s) => dry(s)), OPTS);
+  const run = applySteps(
+    gw,
+    steps.map((s) => dry(s)),
+    OPTS,
+  );
   await settle();
   gw.release('b');
   await settle();
@@ -133,9 +149,15 @@ test('results come back in the order of the dry-runs, whatever order the applies
 });
 
 test('a failure does not stop the rest of its group nor later groups and waves', async () => {
-  const gw = new HoldingGateway({ failApply: (obj) => (obj.metadata.name === 'bad' ? apiError('applying ConfigMap bad', 422, '{"message":"invalid"}') : undefined) });
+  const gw = new HoldingGateway({
+    failApply: (obj) => (obj.metadata.name === 'bad' ? apiError('applying ConfigMap bad', 422, '{"message":"invalid"}') : undefined),
+  });
   const steps = [step('ConfigMap', 'bad'), step('ConfigMap', 'ok'), step('Service', 'svc'), step('Deployment', 'web', 1)];
-  const results = await applySteps(gw, steps.map((s) => dry(s)), OPTS);
+  const results = await applySteps(
+    gw,
+    steps.map((s) => dry(s)),
+    OPTS,
+  );
   expect(results.map((r) => [r.step.key.name, r.outcome])).toEqual([
     ['bad', 'failed'],
     ['ok', 'applied'],
@@ -166,12 +188,22 @@ test('progress is told before each group, skips not counted, then done', async (
   const gw = new HoldingGateway();
   const seen: string[] = [];
   const steps = [step('Secret', 's'), step('ConfigMap', 'a'), step('ConfigMap', 'b', 0, { action: 'skip' }), step('ConfigMap', 'c', 1)];
-  await applySteps(gw, steps.map((s) => dry(s)), { ...OPTS, progress: (done, total, what) => seen.push(`${done}/${total} ${what}`) });
+  await applySteps(
+    gw,
+    steps.map((s) => dry(s)),
+    { ...OPTS, progress: (done, total, what) => seen.push(`${done}/${total} ${what}`) },
+  );
   expect(seen).toEqual(['0/3 Secret (1)', '1/3 ConfigMap (2)', '2/3 ConfigMap (1)', '3/3 done']);
 });
 
 describe('per-resource sync options: Replace, Force, Validate=false', () => {
-  const live = (name: string, extra: Record<string, string> = {}): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'shop', labels: { by: 'hand' } }, data: { old: '1', ...extra } }) as unknown as KubeObject;
+  const live = (name: string, extra: Record<string, string> = {}): KubeObject =>
+    ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, namespace: 'shop', labels: { by: 'hand' } },
+      data: { old: '1', ...extra },
+    }) as unknown as KubeObject;
 
   test('Replace=true writes the whole object (PUT), or creates it (POST) when missing; fields only live had are gone', async () => {
     const gw = new FakeGateway({ objects: [live('a')] });

@@ -24,7 +24,10 @@ function workspace(desired: Record<string, string>, policy = ''): { appFile: str
   mkdirSync(dir);
   for (const [f, text] of Object.entries(desired)) writeFileSync(join(dir, f), text);
   const appFile = join(root, 'app.yaml');
-  writeFileSync(appFile, `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop, namespace: argocd}\nspec:\n  source: {repoURL: ${root}, path: desired}\n  destination: {namespace: shop}\n  ${policy}\n`);
+  writeFileSync(
+    appFile,
+    `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop, namespace: argocd}\nspec:\n  source: {repoURL: ${root}, path: desired}\n  destination: {namespace: shop}\n  ${policy}\n`,
+  );
   return { appFile, dir };
 }
 
@@ -32,7 +35,12 @@ function request(ws: { appFile: string; dir: string }, flags: Partial<SyncReques
   return { appFile: ws.appFile, desired: ws.dir, dryRun: false, prune: false, forceConflicts: true, timeoutMs: 20_000, ...flags };
 }
 
-const deps = (gw: FakeGateway, more: Partial<SyncDeps> = {}): SyncDeps => ({ io: memoryIo({ env: { ARGOCD_SYNC_WAVE_DELAY: '0' } }).io, opts, gateway: gw, ...more });
+const deps = (gw: FakeGateway, more: Partial<SyncDeps> = {}): SyncDeps => ({
+  io: memoryIo({ env: { ARGOCD_SYNC_WAVE_DELAY: '0' } }).io,
+  opts,
+  gateway: gw,
+  ...more,
+});
 
 describe('a CRD of an API group the server never served, and one custom resource of it, in one sync', () => {
   const CRD = `apiVersion: apiextensions.k8s.io/v1
@@ -45,7 +53,14 @@ spec:
   versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}}]
 `;
   const GADGET = 'apiVersion: brand-new.example/v1\nkind: Gadget\nmetadata: {name: site}\nspec: {size: 1}\n';
-  const gadgets: ResourceType = { group: 'brand-new.example', version: 'v1', kind: 'Gadget', resource: 'gadgets', namespaced: true, verbs: ['get', 'list', 'create', 'patch', 'delete'] };
+  const gadgets: ResourceType = {
+    group: 'brand-new.example',
+    version: 'v1',
+    kind: 'Gadget',
+    resource: 'gadgets',
+    namespaced: true,
+    verbs: ['get', 'list', 'create', 'patch', 'delete'],
+  };
 
   /** The CRD is Established as soon as it is stored; the group is served only from the third discovery read, and the first write of a Gadget answers 404 all the same. */
   class NewGroupCluster extends FakeGateway {
@@ -55,12 +70,14 @@ spec:
       super({
         objects: [NS('shop')],
         servedLater: [gadgets],
-        failApply: (o, a) => (o.kind === 'Gadget' && !a.dryRun && this.gadgetWrites++ === 0 ? apiError('applying Gadget shop/site', 404, '404 page not found') : undefined),
+        failApply: (o, a) =>
+          o.kind === 'Gadget' && !a.dryRun && this.gadgetWrites++ === 0 ? apiError('applying Gadget shop/site', 404, '404 page not found') : undefined,
       });
     }
     override async apply(type: ResourceType, obj: KubeObject, o: ApplyOptions): Promise<KubeObject> {
       const out = await super.apply(type, obj, o);
-      if (obj.kind === 'CustomResourceDefinition' && !o.dryRun) return this.put({ ...out, status: { conditions: [{ type: 'Established', status: 'True' }] } } as KubeObject);
+      if (obj.kind === 'CustomResourceDefinition' && !o.dryRun)
+        return this.put({ ...out, status: { conditions: [{ type: 'Established', status: 'True' }] } } as KubeObject);
       return out;
     }
     override async servedTypes(group: string, version: string): Promise<ResourceType[] | undefined> {
@@ -97,24 +114,34 @@ spec:
     })();
     const report = await syncApp(request(workspace({ 'crd.yaml': CRD, 'gadget.yaml': GADGET }), { timeoutMs: 600 }), deps(gw));
     expect(syncExitCode(report)).toBe(3);
-    expect(report.failures.map((f) => `${f.kind}/${f.name}: ${f.message}`)).toEqual(['Gadget/site: not applied: the API server did not serve Gadget in brand-new.example/v1 in time']);
+    expect(report.failures.map((f) => `${f.kind}/${f.name}: ${f.message}`)).toEqual([
+      'Gadget/site: not applied: the API server did not serve Gadget in brand-new.example/v1 in time',
+    ]);
     expect(gw.find('Gadget', 'shop', 'site')).toBeUndefined();
   });
 });
 
 describe('SyncDeps.signal: once aborted, the step in progress ends and nothing new starts', () => {
-  const cm = (name: string, wave: number) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${name}, annotations: {argocd.argoproj.io/sync-wave: "${wave}"}}\ndata: {a: "1"}\n`;
+  const cm = (name: string, wave: number) =>
+    `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${name}, annotations: {argocd.argoproj.io/sync-wave: "${wave}"}}\ndata: {a: "1"}\n`;
 
   test('between waves: wave 0 applied, wave 1 not, no prune; interrupted says where; exit 3', async () => {
-    const stale: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stale', namespace: 'shop', annotations: { 'argocd.argoproj.io/tracking-id': 'shop:/ConfigMap:shop/stale' } } };
+    const stale: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'stale', namespace: 'shop', annotations: { 'argocd.argoproj.io/tracking-id': 'shop:/ConfigMap:shop/stale' } },
+    };
     const gw = new FakeGateway({ objects: [NS('shop'), stale] });
     const stop = new AbortController();
-    const report = await syncApp(request(workspace({ 'a.yaml': cm('first', 0), 'b.yaml': cm('second', 1) }), { prune: true }), deps(gw, {
-      signal: stop.signal,
-      onEvent: (e) => {
-        if (e.key.name === 'first' && e.status === 'Synced') stop.abort();
-      },
-    }));
+    const report = await syncApp(
+      request(workspace({ 'a.yaml': cm('first', 0), 'b.yaml': cm('second', 1) }), { prune: true }),
+      deps(gw, {
+        signal: stop.signal,
+        onEvent: (e) => {
+          if (e.key.name === 'first' && e.status === 'Synced') stop.abort();
+        },
+      }),
+    );
     expect(report.interrupted).toEqual({ phase: 'Sync', wave: 1, message: 'interrupted: stopped before Sync wave 1, after the step in progress' });
     expect(syncExitCode(report)).toBe(3);
     expect(report.steps.map((s) => `${s.name}:${s.outcome}`)).toEqual(['first:applied', 'second:skipped']);
@@ -137,10 +164,17 @@ describe('SyncDeps.signal: once aborted, the step in progress ends and nothing n
   });
 
   test('after the applies of a one-pass sync: the prune does not start', async () => {
-    const stale: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stale', namespace: 'shop', annotations: { 'argocd.argoproj.io/tracking-id': 'shop:/ConfigMap:shop/stale' } } };
+    const stale: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'stale', namespace: 'shop', annotations: { 'argocd.argoproj.io/tracking-id': 'shop:/ConfigMap:shop/stale' } },
+    };
     const gw = new FakeGateway({ objects: [NS('shop'), stale] });
     const stop = new AbortController();
-    const report = await syncApp(request(workspace({ 'a.yaml': cm('first', 0) }), { prune: true }), deps(gw, { signal: stop.signal, onEvent: () => stop.abort() }));
+    const report = await syncApp(
+      request(workspace({ 'a.yaml': cm('first', 0) }), { prune: true }),
+      deps(gw, { signal: stop.signal, onEvent: () => stop.abort() }),
+    );
     expect(report.applied).toBe(1);
     expect(report.interrupted).toEqual({ phase: 'Prune', wave: null, message: 'interrupted: stopped before the prune, after the step in progress' });
     expect(gw.find('ConfigMap', 'shop', 'stale')).toBeDefined();
@@ -155,6 +189,10 @@ test('one revision stands in for a commit: the same digest of the desired object
   expect(syncRevision(state)).toMatch(/^[0-9a-f]{7}$/);
   expect(syncRevision(state)).toBe(syncRevision({ ...state }));
   expect(syncRevision({ ...state, revision: 'abc1234def' })).toBe('abc1234def');
-  const other = await loadAppState({ appFile: ws.appFile, desired: workspace({ 'a.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n' }).dir }, deps(gw), { extras: false });
+  const other = await loadAppState(
+    { appFile: ws.appFile, desired: workspace({ 'a.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n' }).dir },
+    deps(gw),
+    { extras: false },
+  );
   expect(syncRevision(other)).not.toBe(syncRevision(state));
 });

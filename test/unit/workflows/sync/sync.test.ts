@@ -28,18 +28,26 @@ function workspace(desired: Record<string, string>, policy: string): AppWorkspac
   });
 }
 
-const DEPLOY = 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: orders}\nspec:\n  template:\n    spec:\n      containers: [{name: orders, image: "orders:1"}]\n';
+const DEPLOY =
+  'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: orders}\nspec:\n  template:\n    spec:\n      containers: [{name: orders, image: "orders:1"}]\n';
 const CM = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: orders-config}\ndata: {a: "1"}\n';
 const NS = (name: string): KubeObject => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
 
 async function run(ws: { appFile: string; dir: string }, gw: FakeGateway, flags: Partial<SyncRequest> = {}, events?: SyncEvent[]) {
-  const report = await syncApp({ appFile: ws.appFile, desired: ws.dir, dryRun: false, prune: false, forceConflicts: false, timeoutMs: 60_000, ...flags }, { io: memoryIo().io, opts, gateway: gw, ...(events ? { onEvent: (e: SyncEvent) => void events.push(e) } : {}) });
+  const report = await syncApp(
+    { appFile: ws.appFile, desired: ws.dir, dryRun: false, prune: false, forceConflicts: false, timeoutMs: 60_000, ...flags },
+    { io: memoryIo().io, opts, gateway: gw, ...(events ? { onEvent: (e: SyncEvent) => void events.push(e) } : {}) },
+  );
   return { report, kv: renderSyncKv(report), code: syncExitCode(report) };
 }
 
 test('an empty desired set is refused unless allowEmpty: nothing applied, nothing deleted, exit 4', async () => {
   const ws = workspace({}, 'syncPolicy: {automated: {prune: true}}');
-  const stale: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } } };
+  const stale: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } },
+  };
   const gw = new FakeGateway({ objects: [NS('shop'), stale] });
   const { kv, code } = await run(ws, gw, { prune: true });
   expect(kv).toMatch(/^REFUSED=the desired set of shop is empty and allowEmpty is not true.*1 live object\(s\) prune candidates\n$/);
@@ -50,7 +58,12 @@ test('an empty desired set is refused unless allowEmpty: nothing applied, nothin
 
 test('with allowEmpty an empty set prunes what the app owns', async () => {
   const ws = workspace({}, 'syncPolicy: {automated: {prune: true, allowEmpty: true}}');
-  const gw = new FakeGateway({ objects: [NS('shop'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } } }] });
+  const gw = new FakeGateway({
+    objects: [
+      NS('shop'),
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } } },
+    ],
+  });
   const { kv, code } = await run(ws, gw, { prune: true });
   expect(kv).toBe('APPLIED=0\nPRUNED=ConfigMap/stale\n');
   expect(code).toBe(0);
@@ -66,7 +79,12 @@ test('objects are stamped, namespaced, dry-run as a whole set, then applied in k
   expect(gw.find('ConfigMap', 'shop', 'orders-config')?.metadata.annotations?.[TID]).toBe('shop:/ConfigMap:shop/orders-config');
   expect(gw.find('Namespace', '', 'shop')?.metadata.annotations).toBeUndefined();
   // The namespace did not exist: only its own dry-run runs (objects in it cannot), then Namespace, ConfigMap, Deployment in order.
-  expect(gw.calls.filter((c) => c.startsWith('APPLY'))).toEqual(['APPLY dry Namespace /shop', 'APPLY Namespace /shop', 'APPLY ConfigMap shop/orders-config', 'APPLY Deployment shop/orders']);
+  expect(gw.calls.filter((c) => c.startsWith('APPLY'))).toEqual([
+    'APPLY dry Namespace /shop',
+    'APPLY Namespace /shop',
+    'APPLY ConfigMap shop/orders-config',
+    'APPLY Deployment shop/orders',
+  ]);
   expect(report.steps.map((s) => `${s.kind}:${s.outcome}`)).toEqual(['Namespace:applied', 'ConfigMap:applied', 'Deployment:applied']);
 });
 
@@ -74,7 +92,14 @@ test('a dry-run failure applies nothing and reports every failure', async () => 
   const ws = workspace({ 'd.yaml': DEPLOY, 'c.yaml': CM }, '');
   const gw = new FakeGateway({
     objects: [NS('shop')],
-    failApply: (o) => (o.kind === 'Deployment' ? apiError('applying Deployment shop/orders', 422, JSON.stringify({ kind: 'Status', details: { causes: [{ field: 'spec.selector', message: 'Required value' }] } })) : undefined),
+    failApply: (o) =>
+      o.kind === 'Deployment'
+        ? apiError(
+            'applying Deployment shop/orders',
+            422,
+            JSON.stringify({ kind: 'Status', details: { causes: [{ field: 'spec.selector', message: 'Required value' }] } }),
+          )
+        : undefined,
   });
   const { kv, code } = await run(ws, gw);
   expect(code).toBe(3);
@@ -82,15 +107,26 @@ test('a dry-run failure applies nothing and reports every failure', async () => 
   expect(gw.calls.filter((c) => c.startsWith('APPLY') && !c.startsWith('APPLY dry'))).toEqual([]);
 });
 
-const conflict = (o: KubeObject) => (o.kind === 'Deployment' ? [{ manager: 'kubectl-set', field: '.spec.template.spec.containers[name="orders"].image', message: 'conflict with "kubectl-set"' }] : []);
+const conflict = (o: KubeObject) =>
+  o.kind === 'Deployment'
+    ? [{ manager: 'kubectl-set', field: '.spec.template.spec.containers[name="orders"].image', message: 'conflict with "kubectl-set"' }]
+    : [];
 
 test('without force (--no-force-conflicts) predicted conflicts stop the sync before any write: nothing applied or pruned, each field named, exit 3', async () => {
   const ws = workspace({ 'd.yaml': DEPLOY, 'c.yaml': CM }, 'syncPolicy: {automated: {prune: true}}');
-  const gw = new FakeGateway({ objects: [NS('shop'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } } }], conflictsFor: conflict });
+  const gw = new FakeGateway({
+    objects: [
+      NS('shop'),
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } } },
+    ],
+    conflictsFor: conflict,
+  });
   const { kv, code, report } = await run(ws, gw, { prune: true });
   expect(code).toBe(3);
   const why = 'the server-side dry-run found 1 field(s) owned by kubectl-set, and fields are not taken back (--no-force-conflicts)';
-  expect(kv).toBe(`APPLIED=0\nCONFLICT=Deployment/orders spec.template.spec.containers[name=orders].image kubectl-set\nPRUNE_BLOCKED=${why}: nothing was applied or deleted\nSTOPPED=${why}\n`);
+  expect(kv).toBe(
+    `APPLIED=0\nCONFLICT=Deployment/orders spec.template.spec.containers[name=orders].image kubectl-set\nPRUNE_BLOCKED=${why}: nothing was applied or deleted\nSTOPPED=${why}\n`,
+  );
   // The ConfigMap had no conflict, and is not applied either: the whole set or nothing.
   expect(gw.calls.filter((c) => c.startsWith('APPLY') && !c.startsWith('APPLY dry'))).toEqual([]);
   expect(gw.calls.filter((c) => c.startsWith('DELETE'))).toEqual([]);
@@ -124,7 +160,16 @@ test('an ignored field another manager owns is reported as IGNORED and, with Res
       name: 'orders',
       namespace: 'shop',
       annotations: { [TID]: 'shop:apps/Deployment:shop/orders' },
-      managedFields: [{ manager: 'kubectl', operation: 'Update', subresource: 'scale', apiVersion: 'apps/v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:replicas': {} } } }],
+      managedFields: [
+        {
+          manager: 'kubectl',
+          operation: 'Update',
+          subresource: 'scale',
+          apiVersion: 'apps/v1',
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:spec': { 'f:replicas': {} } },
+        },
+      ],
     },
     spec: { replicas: 5, template: { spec: { containers: [{ name: 'orders', image: 'orders:1' }] } } },
   };
@@ -136,7 +181,12 @@ test('an ignored field another manager owns is reported as IGNORED and, with Res
 });
 
 test('ApplyOutOfSyncOnly skips objects in sync that already carry the mark', async () => {
-  const live: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'orders-config', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/orders-config' } }, data: { a: '1' } };
+  const live: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'orders-config', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/orders-config' } },
+    data: { a: '1' },
+  };
   const ws = workspace({ 'c.yaml': CM, 'd.yaml': DEPLOY }, 'syncPolicy: {syncOptions: [ApplyOutOfSyncOnly=true]}');
   const gw = new FakeGateway({ objects: [NS('shop'), live] });
   const { report } = await run(ws, gw);
@@ -146,16 +196,28 @@ test('ApplyOutOfSyncOnly skips objects in sync that already carry the mark', asy
 
 test('--dry-run prints the plan, predicted conflicts and prunes, and changes nothing', async () => {
   const ws = workspace({ 'd.yaml': DEPLOY }, 'syncPolicy: {automated: {prune: true}}');
-  const gw = new FakeGateway({ objects: [NS('shop'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } } }], conflictsFor: conflict });
+  const gw = new FakeGateway({
+    objects: [
+      NS('shop'),
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } } },
+    ],
+    conflictsFor: conflict,
+  });
   const before = gw.objects();
   const { kv, code } = await run(ws, gw, { dryRun: true, prune: true });
   expect(code).toBe(0);
-  expect(kv).toBe('DRY_RUN=true\nAPPLY=Deployment/orders create\nCONFLICT=Deployment/orders spec.template.spec.containers[name=orders].image kubectl-set\nPRUNE=ConfigMap/stale\n');
+  expect(kv).toBe(
+    'DRY_RUN=true\nAPPLY=Deployment/orders create\nCONFLICT=Deployment/orders spec.template.spec.containers[name=orders].image kubectl-set\nPRUNE=ConfigMap/stale\n',
+  );
   expect(gw.objects()).toEqual(before);
 });
 
 test('prune runs only when enabled, after the applies, with Prune=false listed as skipped', async () => {
-  const mark = (n: string, extra: Record<string, string> = {}): KubeObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: n, namespace: 'shop', annotations: { [TID]: `shop:/ConfigMap:shop/${n}`, ...extra } } });
+  const mark = (n: string, extra: Record<string, string> = {}): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: n, namespace: 'shop', annotations: { [TID]: `shop:/ConfigMap:shop/${n}`, ...extra } },
+  });
   const objects = [NS('shop'), mark('stale'), mark('keep', { 'argocd.argoproj.io/sync-options': 'Prune=false' })];
   const ws = workspace({ 'c.yaml': CM }, '');
   const off = await run(ws, new FakeGateway({ objects }));
@@ -168,24 +230,48 @@ test('prune runs only when enabled, after the applies, with Prune=false listed a
 
 test('FailOnSharedResource refuses when a desired object is tracked by another app', async () => {
   const ws = workspace({ 'c.yaml': CM }, 'syncPolicy: {syncOptions: [FailOnSharedResource=true]}');
-  const gw = new FakeGateway({ objects: [NS('shop'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'orders-config', namespace: 'shop', annotations: { [TID]: 'billing:/ConfigMap:shop/orders-config' } } }] });
+  const gw = new FakeGateway({
+    objects: [
+      NS('shop'),
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'orders-config', namespace: 'shop', annotations: { [TID]: 'billing:/ConfigMap:shop/orders-config' } },
+      },
+    ],
+  });
   const { kv, code } = await run(ws, gw);
   expect(code).toBe(4);
   expect(kv).toBe('REFUSED=Shared resource found: ConfigMap/orders-config is part of applications shop and billing (FailOnSharedResource=true)\n');
 });
 
 test('an object already in sync and marked is applied but not dry-run (it cannot conflict)', async () => {
-  const live: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'orders-config', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/orders-config' } }, data: { a: '1' } };
+  const live: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'orders-config', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/orders-config' } },
+    data: { a: '1' },
+  };
   const ws = workspace({ 'c.yaml': CM, 'd.yaml': DEPLOY }, '');
   const gw = new FakeGateway({ objects: [NS('shop'), live] });
   const { report } = await run(ws, gw);
-  expect(gw.calls.filter((c) => c.startsWith('APPLY'))).toEqual(['APPLY dry Deployment shop/orders', 'APPLY ConfigMap shop/orders-config', 'APPLY Deployment shop/orders']);
+  expect(gw.calls.filter((c) => c.startsWith('APPLY'))).toEqual([
+    'APPLY dry Deployment shop/orders',
+    'APPLY ConfigMap shop/orders-config',
+    'APPLY Deployment shop/orders',
+  ]);
   expect(report.applied).toBe(2);
 });
 
 test('a delete the user may not do: the applies go on, the prune is reported as forbidden per candidate, exit 3', async () => {
   const ws = workspace({ 'c.yaml': CM }, 'syncPolicy: {automated: {prune: true}}');
-  const gw = new FakeGateway({ objects: [NS('shop'), { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } } }], forbidden: ['delete configmaps'] });
+  const gw = new FakeGateway({
+    objects: [
+      NS('shop'),
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } } },
+    ],
+    forbidden: ['delete configmaps'],
+  });
   const { kv, code } = await run(ws, gw, { prune: true });
   expect(code).toBe(3);
   expect(kv).toContain('APPLIED=1');
@@ -196,16 +282,20 @@ test('a delete the user may not do: the applies go on, the prune is reported as 
 
 test('a prune scan that could not list a kind: the applies go on, nothing is pruned, exit 3 (a dry run says so too)', async () => {
   const ws = workspace({ 'c.yaml': CM }, '');
-  const stale: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } } };
+  const stale: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } },
+  };
   const gw = new FakeGateway({ objects: [NS('shop'), stale], forbidden: ['list secrets'] });
   const { kv, code, report } = await run(ws, gw, { prune: true });
   expect(code).toBe(3);
   expect(report.warnings.some((w) => w.startsWith('cannot list secrets in namespace shop, so its prune candidates are unknown'))).toBe(true);
   expect(kv).toBe(
     'APPLIED=1\n' +
-      'FAILED=Sync/shop prune: the prune scan is partial: cannot list secrets in namespace shop, so this app\'s objects there are unknown, and a prune never runs on a partial scan\n' +
+      "FAILED=Sync/shop prune: the prune scan is partial: cannot list secrets in namespace shop, so this app's objects there are unknown, and a prune never runs on a partial scan\n" +
       'PRUNE_FAILED=ConfigMap/stale not pruned: the prune scan is partial\n' +
-      'PRUNE_BLOCKED=the prune scan is partial: cannot list secrets in namespace shop, so this app\'s objects there are unknown, and a prune never runs on a partial scan: nothing was pruned\n',
+      "PRUNE_BLOCKED=the prune scan is partial: cannot list secrets in namespace shop, so this app's objects there are unknown, and a prune never runs on a partial scan: nothing was pruned\n",
   );
   expect(gw.calls.filter((c) => c.startsWith('DELETE'))).toEqual([]);
   expect(gw.find('ConfigMap', 'shop', 'stale')).toBeDefined();
@@ -217,8 +307,12 @@ test('a prune scan that could not list a kind: the applies go on, nothing is pru
   expect({ code: off.code, kv: off.kv }).toEqual({ code: 0, kv: 'DRY_RUN=true\nAPPLY=ConfigMap/orders-config update\nPRUNE_CANDIDATE=ConfigMap/stale\n' });
 });
 
-describe('pruning follows Argo CD\'s split: a manual sync prunes only with --prune', () => {
-  const stale: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } } };
+describe("pruning follows Argo CD's split: a manual sync prunes only with --prune", () => {
+  const stale: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } },
+  };
 
   test('automated.prune does not make a manual sync (or one of a --desired override) prune; it says why', async () => {
     const ws = workspace({ 'c.yaml': CM }, 'syncPolicy: {automated: {prune: true}}');
@@ -271,7 +365,14 @@ describe('pruning follows Argo CD\'s split: a manual sync prunes only with --pru
 });
 
 describe('sync phases: hooks and waves gated on health (a controller stands in for the Job controller)', () => {
-  const JOB_TYPE = { group: 'batch', version: 'v1', kind: 'Job', resource: 'jobs', namespaced: true, verbs: ['get', 'list', 'create', 'patch', 'delete', 'watch'] };
+  const JOB_TYPE = {
+    group: 'batch',
+    version: 'v1',
+    kind: 'Job',
+    resource: 'jobs',
+    namespaced: true,
+    verbs: ['get', 'list', 'create', 'patch', 'delete', 'watch'],
+  };
   const job = (name: string, annotations: string, generate = false) =>
     `apiVersion: batch/v1\nkind: Job\nmetadata:\n  ${generate ? `generateName: ${name}-` : `name: ${name}`}\n  annotations: {${annotations}}\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers: [{name: c, image: busybox}]\n`;
 
@@ -281,13 +382,17 @@ describe('sync phases: hooks and waves gated on health (a controller stands in f
     const gw = new FakeGateway({ types: [...COMMON_TYPES, JOB_TYPE], objects: [NS('shop')] });
     const finish = () => {
       for (const o of gw.objects()) {
-        if (o.kind === 'Job' && !(o as { status?: unknown }).status) gw.put({ ...o, status: { conditions: [{ type: outcome(o.metadata.name ?? ''), status: 'True', message: `job ${outcome(o.metadata.name ?? '')}` }] } } as KubeObject);
+        if (o.kind === 'Job' && !(o as { status?: unknown }).status)
+          gw.put({
+            ...o,
+            status: { conditions: [{ type: outcome(o.metadata.name ?? ''), status: 'True', message: `job ${outcome(o.metadata.name ?? '')}` }] },
+          } as KubeObject);
       }
     };
     return { gw, finish };
   }
 
-  test('PreSync hook (replacing the last run\'s), then the resources, then PostSync; generateName hooks get Argo CD\'s name; HookSucceeded deletes', async () => {
+  test("PreSync hook (replacing the last run's), then the resources, then PostSync; generateName hooks get Argo CD's name; HookSucceeded deletes", async () => {
     const ws = workspace(
       {
         'pre.yaml': job('migrate', '"argocd.argoproj.io/hook": PreSync'),
@@ -298,7 +403,12 @@ describe('sync phases: hooks and waves gated on health (a controller stands in f
     );
     const { gw, finish } = cluster();
     // The previous run's hook: BeforeHookCreation (the default) replaces it.
-    gw.put({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'migrate', namespace: 'shop', uid: 'old-run' }, status: { conditions: [{ type: 'Complete', status: 'True' }] } } as KubeObject);
+    gw.put({
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'migrate', namespace: 'shop', uid: 'old-run' },
+      status: { conditions: [{ type: 'Complete', status: 'True' }] },
+    } as KubeObject);
     const events: SyncEvent[] = [];
     const pending = run(ws, gw, { timeoutMs: 30_000 }, events);
     // The run polls with real sleeps of up to 1 s: finish the Jobs as a controller would, until the run ends.
@@ -314,7 +424,9 @@ describe('sync phases: hooks and waves gated on health (a controller stands in f
     expect(applies[0]).toBe('DELETE Job shop/migrate background');
     expect(applies[1]).toBe('APPLY force Job shop/migrate');
     expect(applies.indexOf('APPLY ConfigMap shop/orders-config')).toBeGreaterThan(1);
-    expect(applies.findIndex((c) => /^APPLY force Job shop\/smoke-[0-9a-f]{7}-postsync-\d+$/.test(c))).toBeGreaterThan(applies.indexOf('APPLY ConfigMap shop/orders-config'));
+    expect(applies.findIndex((c) => /^APPLY force Job shop\/smoke-[0-9a-f]{7}-postsync-\d+$/.test(c))).toBeGreaterThan(
+      applies.indexOf('APPLY ConfigMap shop/orders-config'),
+    );
     expect(report.hooks.map((h) => [h.phase, h.name.replace(/-[0-9a-f]{7}-postsync-\d+$/, '-…'), h.outcome])).toEqual([
       ['PreSync', 'migrate', 'Succeeded'],
       ['PostSync', 'smoke-…', 'Succeeded'],
@@ -322,7 +434,11 @@ describe('sync phases: hooks and waves gated on health (a controller stands in f
     expect(kv).toMatch(/^HOOK=PreSync Job\/migrate Succeeded$/m);
     // One WAVE= line per (phase, wave), in the order they ran.
     expect(kv.split('\n').filter((l) => l.startsWith('WAVE='))).toEqual(['WAVE=PreSync 0 done', 'WAVE=Sync 0 done', 'WAVE=PostSync 0 done']);
-    expect(report.waves?.map((w) => [w.phase, w.resources, w.hooks])).toEqual([['PreSync', 0, 1], ['Sync', 1, 0], ['PostSync', 0, 1]]);
+    expect(report.waves?.map((w) => [w.phase, w.resources, w.hooks])).toEqual([
+      ['PreSync', 0, 1],
+      ['Sync', 1, 0],
+      ['PostSync', 0, 1],
+    ]);
     expect(gw.find('Job', 'shop', 'migrate')?.metadata.uid).not.toBe('old-run'); // replaced, and kept (no HookSucceeded)
     expect(gw.objects().filter((o) => o.metadata.name?.startsWith('smoke-'))).toEqual([]); // HookSucceeded
     // Argo CD's hook finalizer: on the hook as created, taken off (a JSON patch) once its result was read, before any delete.
@@ -338,7 +454,9 @@ describe('sync phases: hooks and waves gated on health (a controller stands in f
     ]);
     expect(gw.find('Job', 'shop', 'migrate')?.metadata.finalizers).toEqual([]);
     // The live table's rows, in the order things happened (a ConfigMap has no health: done once it exists).
-    expect(events.map((e) => `${e.phase} ${e.wave} ${e.key.kind}/${e.key.name.replace(/-[0-9a-f]{7}-postsync-\d+$/, '-…')}${e.hook ? ' (hook)' : ''} ${e.status}`)).toEqual([
+    expect(
+      events.map((e) => `${e.phase} ${e.wave} ${e.key.kind}/${e.key.name.replace(/-[0-9a-f]{7}-postsync-\d+$/, '-…')}${e.hook ? ' (hook)' : ''} ${e.status}`),
+    ).toEqual([
       'PreSync 0 Job/migrate (hook) Running',
       'PreSync 0 Job/migrate (hook) Succeeded',
       'Sync 0 ConfigMap/orders-config Synced',
@@ -347,10 +465,20 @@ describe('sync phases: hooks and waves gated on health (a controller stands in f
     ]);
   }, 60_000);
 
-  test('a hook gets Argo CD\'s hook finalizer beside its own; a finalizer left by an earlier run comes off before the hook is replaced', async () => {
-    const ws = workspace({ 'pre.yaml': job('migrate', '"argocd.argoproj.io/hook": PreSync').replace('metadata:\n', 'metadata:\n  finalizers: [example.com/keep]\n'), 'c.yaml': CM }, '');
+  test("a hook gets Argo CD's hook finalizer beside its own; a finalizer left by an earlier run comes off before the hook is replaced", async () => {
+    const ws = workspace(
+      {
+        'pre.yaml': job('migrate', '"argocd.argoproj.io/hook": PreSync').replace('metadata:\n', 'metadata:\n  finalizers: [example.com/keep]\n'),
+        'c.yaml': CM,
+      },
+      '',
+    );
     const { gw, finish } = cluster();
-    gw.put({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'migrate', namespace: 'shop', uid: 'old-run', finalizers: ['argocd.argoproj.io/hook-finalizer'] } } as KubeObject);
+    gw.put({
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'migrate', namespace: 'shop', uid: 'old-run', finalizers: ['argocd.argoproj.io/hook-finalizer'] },
+    } as KubeObject);
     const applied: KubeObject[] = [];
     const spy = new Proxy(gw, {
       get(target, prop, receiver) {
@@ -369,13 +497,25 @@ describe('sync phases: hooks and waves gated on health (a controller stands in f
     expect((await pending).code).toBe(0);
     expect(applied.find((o) => o.kind === 'Job')?.metadata.finalizers).toEqual(['example.com/keep', 'argocd.argoproj.io/hook-finalizer']);
     const writes = gw.calls.filter((c) => c.includes('Job shop/migrate') && !c.startsWith('GET') && !c.includes(' dry'));
-    expect(writes).toEqual(['PATCH json Job shop/migrate', 'DELETE Job shop/migrate background', 'APPLY force Job shop/migrate', 'PATCH json Job shop/migrate']);
+    expect(writes).toEqual([
+      'PATCH json Job shop/migrate',
+      'DELETE Job shop/migrate background',
+      'APPLY force Job shop/migrate',
+      'PATCH json Job shop/migrate',
+    ]);
     expect(gw.find('Job', 'shop', 'migrate')?.metadata.finalizers).toEqual(['example.com/keep']);
   }, 60_000);
 
   test('a failed PreSync hook stops the sync: nothing else applied, nothing pruned, SyncFail hooks run, exit 3', async () => {
-    const stale: KubeObject = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } } };
-    const ws = workspace({ 'pre.yaml': job('migrate', '"argocd.argoproj.io/hook": PreSync'), 'fail.yaml': job('page', '"argocd.argoproj.io/hook": SyncFail'), 'c.yaml': CM }, '');
+    const stale: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'stale', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/stale' } },
+    };
+    const ws = workspace(
+      { 'pre.yaml': job('migrate', '"argocd.argoproj.io/hook": PreSync'), 'fail.yaml': job('page', '"argocd.argoproj.io/hook": SyncFail'), 'c.yaml': CM },
+      '',
+    );
     const { gw, finish } = cluster((n) => (n === 'migrate' ? 'Failed' : 'Complete'));
     gw.put(stale);
     const pending = run(ws, gw, { prune: true, timeoutMs: 30_000 });
@@ -399,21 +539,33 @@ describe('sync phases: hooks and waves gated on health (a controller stands in f
   }, 60_000);
 
   test('--dry-run lists the hooks of every phase with their names, and the phases and waves it would run', async () => {
-    const ws = workspace({ 'pre.yaml': job('migrate', '"argocd.argoproj.io/hook": PreSync'), 'skip.yaml': job('never', '"argocd.argoproj.io/hook": Skip'), 'c.yaml': CM }, '');
+    const ws = workspace(
+      { 'pre.yaml': job('migrate', '"argocd.argoproj.io/hook": PreSync'), 'skip.yaml': job('never', '"argocd.argoproj.io/hook": Skip'), 'c.yaml': CM },
+      '',
+    );
     const { gw } = cluster();
     const { kv } = await run(ws, gw, { dryRun: true });
-    expect(kv).toBe('DRY_RUN=true\nAPPLY=ConfigMap/orders-config create\nHOOK=PreSync Job/migrate would-run\nWAVE=PreSync 0 would-run\nWAVE=Sync 0 would-run\n');
+    expect(kv).toBe(
+      'DRY_RUN=true\nAPPLY=ConfigMap/orders-config create\nHOOK=PreSync Job/migrate would-run\nWAVE=PreSync 0 would-run\nWAVE=Sync 0 would-run\n',
+    );
   });
 });
 
-describe('syncPolicy.retry: a failed sync is tried again with Argo CD\'s back-off', () => {
+describe("syncPolicy.retry: a failed sync is tried again with Argo CD's back-off", () => {
   test('a transient failure: retried after duration × factor^n, and the second attempt succeeds', async () => {
     const ws = workspace({ 'c.yaml': CM }, 'syncPolicy: {retry: {limit: 2, backoff: {duration: 1s, factor: 3, maxDuration: 2s}}}');
     let failures = 1;
-    const gw = new FakeGateway({ objects: [NS('shop')], failApply: (_o, o) => (!o.dryRun && failures-- > 0 ? apiError('applying', 503, 'the server is busy') : undefined) });
+    const gw = new FakeGateway({
+      objects: [NS('shop')],
+      failApply: (_o, o) => (!o.dryRun && failures-- > 0 ? apiError('applying', 503, 'the server is busy') : undefined),
+    });
     const waits: number[] = [];
     const said: string[] = [];
-    const report = await syncWithRetry({ appFile: ws.appFile, desired: ws.dir, dryRun: false, prune: false, forceConflicts: false, timeoutMs: 60_000 }, { io: memoryIo().io, opts, gateway: gw }, { notify: (l) => said.push(l), sleep: async (ms) => void waits.push(ms) });
+    const report = await syncWithRetry(
+      { appFile: ws.appFile, desired: ws.dir, dryRun: false, prune: false, forceConflicts: false, timeoutMs: 60_000 },
+      { io: memoryIo().io, opts, gateway: gw },
+      { notify: (l) => said.push(l), sleep: async (ms) => void waits.push(ms) },
+    );
     expect(syncExitCode(report)).toBe(0);
     expect(report.retries).toBe(1);
     expect(waits).toEqual([1000]);
@@ -425,7 +577,12 @@ describe('syncPolicy.retry: a failed sync is tried again with Argo CD\'s back-of
     const ws = workspace({ 'c.yaml': CM }, 'syncPolicy: {retry: {limit: 3, backoff: {duration: 1s, factor: 3, maxDuration: 2s}}}');
     const gw = new FakeGateway({ objects: [NS('shop')], failApply: (_o, o) => (!o.dryRun ? apiError('applying', 422, 'never valid') : undefined) });
     const waits: number[] = [];
-    const run = (limit?: number) => syncWithRetry({ appFile: ws.appFile, desired: ws.dir, dryRun: false, prune: false, forceConflicts: false, timeoutMs: 60_000 }, { io: memoryIo().io, opts, gateway: gw }, { ...(limit !== undefined ? { retryLimit: limit } : {}), notify: () => undefined, sleep: async (ms) => void waits.push(ms) });
+    const run = (limit?: number) =>
+      syncWithRetry(
+        { appFile: ws.appFile, desired: ws.dir, dryRun: false, prune: false, forceConflicts: false, timeoutMs: 60_000 },
+        { io: memoryIo().io, opts, gateway: gw },
+        { ...(limit !== undefined ? { retryLimit: limit } : {}), notify: () => undefined, sleep: async (ms) => void waits.push(ms) },
+      );
     const r = await run();
     expect(syncExitCode(r)).toBe(3);
     expect(r.retries).toBe(3);
@@ -434,7 +591,11 @@ describe('syncPolicy.retry: a failed sync is tried again with Argo CD\'s back-of
     expect((await run(0)).retries).toBeUndefined();
     expect(waits).toEqual([]);
     const empty = workspace({}, 'syncPolicy: {retry: {limit: 3}}');
-    const refused = await syncWithRetry({ appFile: empty.appFile, desired: empty.dir, dryRun: false, prune: false, forceConflicts: false, timeoutMs: 60_000 }, { io: memoryIo().io, opts, gateway: new FakeGateway({ objects: [NS('shop')] }) }, { notify: () => undefined, sleep: async (ms) => void waits.push(ms) });
+    const refused = await syncWithRetry(
+      { appFile: empty.appFile, desired: empty.dir, dryRun: false, prune: false, forceConflicts: false, timeoutMs: 60_000 },
+      { io: memoryIo().io, opts, gateway: new FakeGateway({ objects: [NS('shop')] }) },
+      { notify: () => undefined, sleep: async (ms) => void waits.push(ms) },
+    );
     expect(syncExitCode(refused)).toBe(4);
     expect(waits).toEqual([]);
   });
@@ -443,7 +604,11 @@ describe('syncPolicy.retry: a failed sync is tried again with Argo CD\'s back-of
 test('a stop on predicted conflicts (--no-force-conflicts) is not retried: the conflicts stand until someone acts', async () => {
   const ws = workspace({ 'd.yaml': DEPLOY }, 'syncPolicy: {retry: {limit: 3, backoff: {duration: 1s, factor: 2, maxDuration: 2s}}}');
   const waits: number[] = [];
-  const report = await syncWithRetry({ appFile: ws.appFile, desired: ws.dir, dryRun: false, prune: false, forceConflicts: false, timeoutMs: 60_000 }, { io: memoryIo().io, opts, gateway: new FakeGateway({ objects: [NS('shop')], conflictsFor: conflict }) }, { notify: () => undefined, sleep: async (ms) => void waits.push(ms) });
+  const report = await syncWithRetry(
+    { appFile: ws.appFile, desired: ws.dir, dryRun: false, prune: false, forceConflicts: false, timeoutMs: 60_000 },
+    { io: memoryIo().io, opts, gateway: new FakeGateway({ objects: [NS('shop')], conflictsFor: conflict }) },
+    { notify: () => undefined, sleep: async (ms) => void waits.push(ms) },
+  );
   expect(syncExitCode(report)).toBe(3);
   expect(report.stoppedBeforeWriting).toBeDefined();
   expect(report.retries).toBeUndefined();
@@ -451,26 +616,41 @@ test('a stop on predicted conflicts (--no-force-conflicts) is not retried: the c
 });
 
 describe('SkipDryRunOnMissingResource: a custom resource whose CRD is neither served nor in the sync', () => {
-  const WIDGET = (opt: string) => `apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1${opt ? `, annotations: {argocd.argoproj.io/sync-options: "${opt}"}` : ''}}\nspec: {size: 3}\n`;
+  const WIDGET = (opt: string) =>
+    `apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w1${opt ? `, annotations: {argocd.argoproj.io/sync-options: "${opt}"}` : ''}}\nspec: {size: 3}\n`;
   const crd = (established: boolean): KubeObject =>
     ({
       apiVersion: 'apiextensions.k8s.io/v1',
       kind: 'CustomResourceDefinition',
       metadata: { name: 'widgets.example.com' },
-      spec: { group: 'example.com', scope: 'Namespaced', names: { kind: 'Widget', plural: 'widgets' }, versions: [{ name: 'v1', served: true, storage: true }] },
+      spec: {
+        group: 'example.com',
+        scope: 'Namespaced',
+        names: { kind: 'Widget', plural: 'widgets' },
+        versions: [{ name: 'v1', served: true, storage: true }],
+      },
       status: { conditions: [{ type: 'Established', status: established ? 'True' : 'False' }] },
     }) as KubeObject;
 
   test('without the option the render is bad input naming the file and the option: exit 2, nothing applied', async () => {
     const ws = workspace({ 'w.yaml': WIDGET(''), 'c.yaml': CM }, '');
     const gw = new FakeGateway({ objects: [NS('shop')] });
-    await expect(run(ws, gw)).rejects.toThrow(/w\.yaml.*the cluster does not serve Widget in example\.com\/v1 \(Widget\/w1\); no CustomResourceDefinition of this app defines it \(with the sync option SkipDryRunOnMissingResource=true/);
+    await expect(run(ws, gw)).rejects.toThrow(
+      /w\.yaml.*the cluster does not serve Widget in example\.com\/v1 \(Widget\/w1\); no CustomResourceDefinition of this app defines it \(with the sync option SkipDryRunOnMissingResource=true/,
+    );
     expect(gw.calls.filter((c) => c.startsWith('APPLY'))).toEqual([]);
   });
 
   test('with it (on the object) the dry-run is skipped, and the CR is applied with the type of the CRD the cluster has by then', async () => {
     const ws = workspace({ 'w.yaml': WIDGET('SkipDryRunOnMissingResource=true'), 'c.yaml': CM }, '');
-    const widgets = { group: 'example.com', version: 'v1', kind: 'Widget', resource: 'widgets', namespaced: true, verbs: ['get', 'list', 'create', 'patch', 'delete'] };
+    const widgets = {
+      group: 'example.com',
+      version: 'v1',
+      kind: 'Widget',
+      resource: 'widgets',
+      namespaced: true,
+      verbs: ['get', 'list', 'create', 'patch', 'delete'],
+    };
     const gw = new FakeGateway({ objects: [NS('shop'), crd(true)], servedLater: [widgets] });
     expect((await run(ws, gw, { dryRun: true })).kv).toBe('DRY_RUN=true\nAPPLY=ConfigMap/orders-config create\nAPPLY=Widget/w1 create\n');
     const { kv, code, report } = await run(ws, gw);
