@@ -13,13 +13,18 @@ function say(msg: string): void {
   process.stderr.write(`[integration teardown] ${msg}\n`);
 }
 
-export default async function globalTeardown(): Promise<void> {
+/** The claims a unit test tallies (test/unit/readme-claims.test.ts), not an integration suite: never missing here. */
+const UNIT_CLAIMS = new Set(['fuzz.properties', 'fuzz.cases']);
+
+export default async function globalTeardown(globalConfig?: { testPathPatterns?: { patterns?: readonly string[] }; testNamePattern?: string }): Promise<void> {
+  // Every integration suite ran (no path or name filter): then a mark no suite tallied is wrong too.
+  const wholeRun = (globalConfig?.testPathPatterns?.patterns?.length ?? 0) === 0 && !globalConfig?.testNamePattern;
   // The documentation's counts (README.md and docs/**/*.md) against what the suites of this run counted (see
   // support/claims.ts); thrown after the cleanup.
   let claimsError: Error | undefined;
   const claimsFile = process.env.KGITOPS_CLAIMS_FILE;
   if (claimsFile && existsSync(claimsFile)) {
-    const mismatches = claimMismatches(claimsFile, docsText());
+    const mismatches = claimMismatches(claimsFile, docsText(), wholeRun);
     rmSync(claimsFile, { force: true });
     if (mismatches.length > 0)
       claimsError = new Error(`The documentation's counts (README.md, docs/) differ from what the tests counted:\n${mismatches.join('\n')}`);
@@ -60,8 +65,11 @@ function docsText(): string {
   return files.map((f) => readFileSync(f, 'utf8')).join('\n');
 }
 
-/** What differs between the counts the suites recorded (support/claims.ts) and the documentation's `N<!-- claim NAME -->` marks. */
-function claimMismatches(claimsFile: string, readme: string): string[] {
+/**
+ * What differs between the counts the suites recorded (support/claims.ts) and the documentation's `N<!-- claim NAME -->`
+ * marks, both ways: a tally with no mark or another number, and (`wholeRun`) a mark that no suite tallied.
+ */
+export function claimMismatches(claimsFile: string, readme: string, wholeRun: boolean): string[] {
   const recorded = new Map<string, number>();
   for (const line of readFileSync(claimsFile, 'utf8').split('\n').filter(Boolean)) {
     const { name, value } = JSON.parse(line) as { name: string; value: number };
@@ -74,6 +82,12 @@ function claimMismatches(claimsFile: string, readme: string): string[] {
     const said = marks.get(name);
     if (said === undefined) out.push(`${name}: the tests counted ${value}; no page (README.md, docs/) has a \`${value}<!-- claim ${name} -->\` mark`);
     else if (said !== value) out.push(`${name}: the documentation says ${said}, the tests counted ${value}`);
+  }
+  if (wholeRun) {
+    for (const [name, said] of marks) {
+      if (!recorded.has(name) && !UNIT_CLAIMS.has(name))
+        out.push(`${name}: the documentation says ${said}, but no suite of this whole run counted it (a stale mark, or a suite that stopped counting)`);
+    }
   }
   return out;
 }
