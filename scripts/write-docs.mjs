@@ -3,36 +3,17 @@
 // (test/unit/docs/flags.test.ts) checks against (test/support/flag-docs.ts); the test itself never writes.
 // `npm run docs:write` after changing a command's flags, then review the diff.
 //   --check      write nothing: list the pages that are stale, exit 1 if any
-import { build } from 'esbuild';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { importTs } from './import-ts.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({ options: { check: { type: 'boolean', default: false } } });
 process.chdir(root);
 
-// The bundle imports packages by name, so it sits under node_modules/ where Node finds the repository's packages.
-mkdirSync(join(root, 'node_modules/.cache'), { recursive: true });
-const dir = mkdtempSync(join(root, 'node_modules/.cache/write-docs-'));
-let mod;
-try {
-  const file = join(dir, 'flag-docs.mjs');
-  await build({
-    entryPoints: [join(root, 'test/support/flag-docs.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    outfile: file,
-    // Only our sources are bundled; packages load from node_modules as they do under jest.
-    packages: 'external',
-    logLevel: 'error',
-  });
-  mod = await import(file);
-} finally {
-  rmSync(dir, { recursive: true, force: true });
-}
+const mod = await importTs(root, 'test/support/flag-docs.ts');
 
 const stale = [];
 for (const { cmd, page } of mod.flagDocCommands()) {

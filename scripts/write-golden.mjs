@@ -3,37 +3,18 @@
 // `npm run golden:write` after a deliberate change of output, then review the diff.
 //   --check      write nothing: list the files that are missing or differ, exit 1 if any
 //   --out DIR    write into DIR instead of test/fixtures/golden (the unit test compares that with the committed files)
-import { build } from 'esbuild';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { importTs } from './import-ts.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({ options: { check: { type: 'boolean', default: false }, out: { type: 'string' } } });
 const out = args.out === undefined ? undefined : resolve(args.out);
 process.chdir(root);
 
-// The bundle imports packages by name, so it sits under node_modules/ where Node finds the repository's packages.
-mkdirSync(join(root, 'node_modules/.cache'), { recursive: true });
-const dir = mkdtempSync(join(root, 'node_modules/.cache/write-golden-'));
-let mod;
-try {
-  const file = join(dir, 'cases.mjs');
-  await build({
-    entryPoints: [join(root, 'test/unit/render/golden-cases.ts')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    outfile: file,
-    // Only our sources are bundled; packages load from node_modules as they do under jest.
-    packages: 'external',
-    logLevel: 'error',
-  });
-  mod = await import(file);
-} finally {
-  rmSync(dir, { recursive: true, force: true });
-}
+const mod = await importTs(root, 'test/unit/render/golden-cases.ts');
 
 const goldenDir = out ?? join(root, mod.GOLDEN_DIR);
 const shown = out ?? mod.GOLDEN_DIR;
