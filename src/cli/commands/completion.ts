@@ -1,4 +1,5 @@
 // `kubectl gitops completion bash|zsh|fish|powershell`: the script that completes kubectl-gitops in that shell.
+import { emit } from '../emit.js';
 import { defineCommand } from '../command.js';
 import { ExitCode } from '../../model/errors.js';
 import { SHELLS, completionScript } from '../completion.js';
@@ -13,7 +14,6 @@ export const completionCommand = defineCommand({
       .example('source <(kubectl gitops completion bash)', 'Complete kubectl-gitops in this bash session')
       .example('kubectl gitops completion fish | source', 'The same in fish'),
   async run(args, ctx) {
-    ctx.io.out(completionScript(args.shell));
-    return ExitCode.Ok;
+    return emit(ctx, { report: completionScript(args.shell), code: ExitCode.Ok });
   },
 });

@@ -1,4 +1,5 @@
 // `kubectl gitops history`: what was deployed when, from the Application's status.history.
+import { emit } from '../emit.js';
 import { defineCommand } from '../command.js';
 import { clusterOptions } from '../options.js';
 import { ExitCode, InputError } from '../../model/errors.js';
@@ -17,8 +18,10 @@ export const historyCommand = defineCommand({
     const { runHistory } = await import('../../workflows/history/history.js');
     const { renderHistory } = await import('../../render/history.js');
     return withControlPlane(ctx, 'history', async (gw) => {
-      ctx.io.out(renderHistory(await runHistory(gw, { namespace: ctx.opts.appNamespace, name }), ctx.opts.output, ctx.paint));
-      return ExitCode.Ok;
+      return emit(ctx, {
+        report: renderHistory(await runHistory(gw, { namespace: ctx.opts.appNamespace, name }), ctx.opts.output, ctx.paint),
+        code: ExitCode.Ok,
+      });
     });
   },
 });

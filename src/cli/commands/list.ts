@@ -1,4 +1,5 @@
 // `kubectl gitops list`: every Application's sync status and health at once, compared live.
+import { emit } from '../emit.js';
 import { defineCommand } from '../command.js';
 import { clusterOptions } from '../options.js';
 import { ExitCode } from '../../model/errors.js';
@@ -16,7 +17,6 @@ export const listCommand = defineCommand({
     const { runList } = await import('../../workflows/list.js');
     const { renderList } = await import('../../render/list.js');
     const report = await runList(ctx, { allNamespaces: args.allNamespaces === true, ...(args.selector !== undefined ? { selector: args.selector } : {}) });
-    ctx.io.out(renderList(report, ctx.opts.output, ctx.paint));
-    return ExitCode.Ok;
+    return emit(ctx, { report: renderList(report, ctx.opts.output, ctx.paint), code: ExitCode.Ok });
   },
 });

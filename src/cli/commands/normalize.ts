@@ -1,4 +1,5 @@
 // `kubectl gitops normalize`: print manifests without what the cluster fills in.
+import { emit } from '../emit.js';
 import { defineCommand } from '../command.js';
 import { ExitCode } from '../../model/errors.js';
 import { runNormalize } from '../../workflows/normalize.js';
@@ -16,7 +17,6 @@ export const normalizeCommand = defineCommand({
       .example('kubectl gitops normalize ./k8s -o json', 'Print a directory of manifests as one JSON List'),
   async run(args, ctx) {
     const objects = await runNormalize(stdinDash(args.path ?? '-'), ctx.io);
-    ctx.io.out(ctx.opts.output === 'json' ? objectsToJson(objects) : objectsToYaml(objects));
-    return ExitCode.Ok;
+    return emit(ctx, { report: ctx.opts.output === 'json' ? objectsToJson(objects) : objectsToYaml(objects), code: ExitCode.Ok });
   },
 });

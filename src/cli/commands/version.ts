@@ -1,4 +1,5 @@
 // `kubectl gitops version`: plugin version, git commit and Node version.
+import { emit } from '../emit.js';
 import { defineCommand } from '../command.js';
 import { ExitCode } from '../../model/errors.js';
 import { versionInfo } from '../../version.js';
@@ -9,7 +10,6 @@ export const versionCommand = defineCommand({
   describe: 'Print the plugin version, git commit and Node version',
   builder: (y) => y.example('kubectl gitops version -o json', 'Machine-readable build information'),
   async run(_args, ctx) {
-    ctx.io.out(renderVersion(versionInfo(), ctx.opts.output));
-    return ExitCode.Ok;
+    return emit(ctx, { report: renderVersion(versionInfo(), ctx.opts.output), code: ExitCode.Ok });
   },
 });
