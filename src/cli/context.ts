@@ -19,5 +19,10 @@ export function makeContext(io: Io, opts: GlobalOptions, argv?: readonly string[
 
 /** A session event as its line on stderr: the connection's log line as kube/ wrote it, or the -v request summary. */
 function formatSessionEvent(e: SessionEvent): string {
-  return e.kind === 'log' ? e.line : `${e.what}: ${e.requests} API requests, ${e.retries} retried, in ${e.ms} ms\n`;
+  if (e.kind === 'log') return e.line;
+  const line = `${e.what}: ${e.requests} API requests, ${e.retries} retried, in ${e.ms} ms`;
+  const f = e.fleet;
+  if (!f) return `${line}\n`;
+  const split = f.splitByNamespace.length > 0 ? `; namespace by namespace where RBAC forbids the cluster-wide LIST: ${f.splitByNamespace.join(', ')}` : '';
+  return `${line}, for ${f.apps} Application${f.apps === 1 ? '' : 's'} from one snapshot per cluster (${f.clusters} cluster${f.clusters === 1 ? '' : 's'}, ${f.clusterWideLists} cluster-wide LISTs${split}): the count does not grow with the number of Applications\n`;
 }

@@ -79,7 +79,19 @@ export type SessionEvent =
       requests: number;
       retries: number;
       ms: number;
+      /** A command over many Applications: how many, and what the one snapshot per cluster they shared read. */
+      fleet?: FleetCost;
     };
+
+/** What a many-app command's shared snapshots read (workflows/session/session.ts GatewayPool). */
+export interface FleetCost {
+  apps: number;
+  clusters: number;
+  /** LISTs made over all namespaces. */
+  clusterWideLists: number;
+  /** Types RBAC made it list namespace by namespace (the cluster-wide LIST was forbidden). */
+  splitByNamespace: string[];
+}
 
 /**
  * What a workflow receives from its command: the environment and stdin, and the global options it reads. No streams, no

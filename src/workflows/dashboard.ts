@@ -205,8 +205,9 @@ export class DashboardWorkflow implements DashboardData {
     const ids = [...this.pending];
     this.pending.clear();
     const { GatewayPool } = await import('./session/session.js');
-    // A fresh pool per round: one connection per cluster for the round's apps, and nothing read in an earlier round reused.
-    const pool = new GatewayPool(this.ctx);
+    // A fresh pool per round: one snapshot per cluster for the round's apps (each type listed over all namespaces when they are
+    // several), and nothing read in an earlier round reused.
+    const pool = new GatewayPool(this.ctx, { wide: ids.length > 1 });
     try {
       await mapBounded(ids, LIST_CONCURRENCY, (id) => this.compare(id, pool));
     } finally {

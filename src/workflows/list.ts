@@ -3,6 +3,7 @@
 import type { RunContext } from '../model/context.js';
 import { InputError } from '../model/errors.js';
 import type { KubeGateway } from '../kube/gateway.js';
+import type { ResourceType } from '../model/resource-type.js';
 import type { AppStateArgs } from './session/app-state.js';
 import type { TargetSession } from './session/session.js';
 import { isPlainObject, type JsonObject, type KubeObject } from '../model/object.js';
@@ -67,11 +68,17 @@ export async function mapBounded<T, R>(items: readonly T[], n: number, fn: (item
   return out;
 }
 
-/** The Applications in `namespace` (all namespaces when undefined) matching the selector, sorted by namespace and name. */
-export async function listApplications(gw: KubeGateway, namespace: string | undefined, selector: string | undefined): Promise<KubeObject[]> {
+/** The cluster's Application type (argoproj.io), or an input error when no Argo CD CRD serves it. */
+async function applicationType(gw: KubeGateway): Promise<ResourceType> {
   const { preferred } = await gw.discover();
   const type = preferred.find((t) => t.group === 'argoproj.io' && t.kind === 'Application');
   if (!type) throw new InputError('the cluster does not serve argoproj.io Applications (no Argo CD CRD)');
+  return type;
+}
+
+/** The Applications in `namespace` (all namespaces when undefined) matching the selector, sorted by namespace and name. */
+export async function listApplications(gw: KubeGateway, namespace: string | undefined, selector: string | undefined): Promise<KubeObject[]> {
+  const type = await applicationType(gw);
   const res = await gw.list(type, { ...(namespace !== undefined ? { namespace } : {}), ...(selector !== undefined ? { labelSelector: selector } : {}) });
   const key = (o: KubeObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
   return [...res.items].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
@@ -79,16 +86,37 @@ export async function listApplications(gw: KubeGateway, namespace: string | unde
 
 /**
  * Lists the Applications and compares each live (as `status` does, through its own destination session); an app that
- * cannot be compared is listed Unknown with the reason rather than failing the list.
+ * cannot be compared is listed Unknown with the reason rather than failing the list. Every app reads one snapshot per
+ * destination cluster (kube/snapshot.ts), the Applications included: the requests do not grow with their number.
  */
 export async function runList(ctx: RunContext, req: { allNamespaces: boolean; selector?: string; concurrency?: number }): Promise<ListReport> {
-  const { GatewayPool, withAppTarget, withControlPlane } = await import('./session/session.js');
+  const { GatewayPool, withAppTarget } = await import('./session/session.js');
   const namespace = req.allNamespaces ? undefined : ctx.opts.appNamespace;
-  const apps = await withControlPlane(ctx, 'list', (gw) => listApplications(gw, namespace, req.selector));
-  // One connection per cluster for all the apps, and the cluster-scoped reads of their scans made once.
+  const started = Date.now();
   const pool = new GatewayPool(ctx);
   try {
-    return await listRows(ctx, apps, req, namespace, (appCtx, args, fn) => withAppTarget(appCtx, 'list', args, fn, pool));
+    const controlPlane = await pool.controlPlane();
+    const apps = await listApplications(controlPlane, namespace, req.selector);
+    // Each session reads its Application again (a GET): the one just listed answers it.
+    controlPlane.seed(await applicationType(controlPlane), apps);
+    const report = await listRows(ctx, apps, req, namespace, (appCtx, args, fn) => withAppTarget(appCtx, 'list', args, fn, pool));
+    if (ctx.opts.verbose) {
+      const s = await pool.stats();
+      ctx.onSession?.({
+        kind: 'requests',
+        what: 'list',
+        requests: s.requests,
+        retries: s.retries,
+        ms: Date.now() - started,
+        fleet: {
+          apps: apps.length,
+          clusters: s.clusters.length,
+          clusterWideLists: s.clusters.reduce((n, c) => n + c.snapshot.clusterWideLists, 0),
+          splitByNamespace: [...new Set(s.clusters.flatMap((c) => c.snapshot.splitByNamespace))].sort(),
+        },
+      });
+    }
+    return report;
   } finally {
     pool.close();
   }

@@ -99,19 +99,23 @@ spec:
     if (setup.code !== 0) throw new Error(`sync --all exited ${setup.code}: ${setup.stderr.slice(0, 2000)}`);
     for (let a = 0; a < APPS; a++) k(['label', 'namespace', `${appNs}-${pad(a, 3)}`, label]);
     log(`sync --all: ${(setup.ms / 1000).toFixed(1)} s`);
-    const runs = { get: [], list: [] };
+    const runs = { get: [], list: [], requests: [] };
     for (let r = 0; r < RUNS; r++) {
       const get = await measure(kubectl, ['get', 'applications', '-n', appNs], { env: childEnv });
       if (get.code !== 0 || get.stdout.split('\n').filter((l) => /\sSynced\s+Healthy/.test(l)).length !== APPS)
         throw new Error(`kubectl get applications: not ${APPS} Synced/Healthy rows:\n${get.stdout.slice(0, 2000)}`);
-      const list = await measure(PLUGIN, ['list', '--app-namespace', appNs, '-o', 'kv'], { env: childEnv });
+      const list = await measure(PLUGIN, ['list', '--app-namespace', appNs, '-o', 'kv', '-v'], { env: childEnv });
+      // -v's summary: the requests of the whole command (one snapshot of the cluster for every app).
+      const said = /^list: (\d+) API requests/m.exec(list.stderr);
+      if (!said) throw new Error(`list -v printed no request summary:\n${list.stderr.slice(0, 2000)}`);
+      runs.requests.push(Number(said[1]));
       const synced = list.stdout.split('\n').filter((l) => / Synced /.test(l)).length;
       if (list.code !== 0 || synced !== APPS)
         throw new Error(`list: ${synced} of ${APPS} Synced (exit ${list.code}):\n${list.stdout.slice(0, 2000)}${list.stderr.slice(0, 2000)}`);
       runs.get.push(get.ms);
       runs.list.push(list.ms);
       log(
-        `run ${r + 1}: kubectl get applications ${get.ms.toFixed(0)} ms, kubectl gitops list ${list.ms.toFixed(0)} ms (rss ${(list.rssKb / 1024).toFixed(0)} MiB)`,
+        `run ${r + 1}: kubectl get applications ${get.ms.toFixed(0)} ms, kubectl gitops list ${list.ms.toFixed(0)} ms, ${said[1]} requests (rss ${(list.rssKb / 1024).toFixed(0)} MiB)`,
       );
     }
     const get = median(runs.get);
@@ -126,6 +130,7 @@ spec:
       getApplicationsMs: Math.round(get),
       listMs: Math.round(list),
       ratio: Number((list / get).toFixed(1)),
+      listRequests: runs.requests[0],
       runsMs: runs,
     };
     process.stdout.write(JSON.stringify(result) + '\n');

@@ -79,6 +79,8 @@ export interface FakeGatewayOptions {
   servedLater?: ResourceType[];
   /** `verb resource` (resource as `deployments.apps`) pairs that are denied everywhere. */
   forbidden?: string[];
+  /** `verb resource` pairs denied over all namespaces at once, allowed in one (a namespaced Role's grant). */
+  forbiddenClusterWide?: string[];
 }
 
 function clone<T>(v: T): T {
@@ -213,7 +215,8 @@ export class FakeGateway implements KubeGateway {
   }
 
   private denied(verb: string, type: ResourceType, namespace?: string): Error | undefined {
-    if (!(this.opts.forbidden ?? []).includes(`${verb} ${resourceName(type)}`)) return undefined;
+    const wide = type.namespaced && !namespace && (this.opts.forbiddenClusterWide ?? []).includes(`${verb} ${resourceName(type)}`);
+    if (!wide && !(this.opts.forbidden ?? []).includes(`${verb} ${resourceName(type)}`)) return undefined;
     return apiError(`${verb === 'list' ? 'listing' : verb + 'ing'} ${type.kind}`, 403, '{"kind":"Status","reason":"Forbidden","message":"forbidden"}', {
       verb,
       resource: resourceName(type),

@@ -19,7 +19,7 @@ import { manifestPathError } from '../../manifest/index.js';
 import type { KubeGateway } from '../../kube/gateway.js';
 import type { MergedKubeconfig } from '../../kube/kubeconfig.js';
 import type { ConnectOptions } from '../../model/context.js';
-import { SharedReads } from '../../kube/shared-reads.js';
+import { ClusterSnapshot, type SnapshotStats } from '../../kube/snapshot.js';
 import { controlPlaneNamespace, SECRET_TYPE } from '../../model/keys.js';
 import { KubeApiError } from '../../kube/errors.js';
 import type { AppStateArgs, AppTarget } from './app-state.js';
@@ -198,14 +198,18 @@ export async function withAppTarget<T>(
 }
 
 /**
- * Connections kept open across the sessions of one command over many Applications (`list`): one per context, shared
- * (with cluster-scoped reads made once: kube/shared-reads.ts), and the kubeconfig read once; `close()` ends them.
+ * Connections kept open across the sessions of one command over many Applications (`list`, `status -A`, a dashboard
+ * round): one per context, each a snapshot of its cluster that every app's session reads (kube/snapshot.ts: each type
+ * listed once over all namespaces, unless `wide: false`), and the kubeconfig read once; `close()` ends them.
  */
 export class GatewayPool {
-  private readonly open = new Map<string, Promise<SharedReads>>();
+  private readonly open = new Map<string, Promise<ClusterSnapshot>>();
   private merged: Promise<MergedKubeconfig> | undefined;
 
-  constructor(private readonly ctx: RunContext) {}
+  constructor(
+    private readonly ctx: RunContext,
+    private readonly opts: { wide: boolean } = { wide: true },
+  ) {}
 
   kubeconfig(): Promise<MergedKubeconfig> {
     this.merged ??= import('../../kube/kubeconfig.js').then((k) => k.readMergedKubeconfig({ kubeconfig: this.ctx.opts.kubeconfig, env: this.ctx.io.env }));
@@ -217,15 +221,40 @@ export class GatewayPool {
     opts: ConnectOptions,
     env: Record<string, string | undefined>,
     log: (line: string) => void,
-  ): Promise<KubeGateway> => {
+  ): Promise<ClusterSnapshot> => {
     let g = this.open.get(selected.name);
     if (!g) {
-      g = import('../../kube/connect.js').then(async ({ connectContext }) => new SharedReads(await connectContext(selected, opts, env, log)));
+      g = import('../../kube/connect.js').then(async ({ connectContext }) => new ClusterSnapshot(await connectContext(selected, opts, env, log), this.opts));
       this.open.set(selected.name, g);
       g.catch(() => this.open.delete(selected.name));
     }
     return g;
   };
+
+  /** The snapshot of the selected context's cluster (--context, else the current context): where Applications are read. */
+  async controlPlane(): Promise<ClusterSnapshot> {
+    const { selectContext } = await import('../../kube/kubeconfig.js');
+    return this.connect(selectContext(await this.kubeconfig(), this.ctx.opts.context), this.ctx.opts, this.ctx.io.env, sessionLog(this.ctx));
+  }
+
+  /** What the pool's connections cost so far: requests and retries, and what each snapshot read, by context. */
+  async stats(): Promise<{ requests: number; retries: number; clusters: { context: string; snapshot: SnapshotStats }[] }> {
+    const open = await Promise.all(
+      [...this.open].map(async ([context, g]) => {
+        const snapshot = await g.then(
+          (x) => x,
+          () => undefined,
+        );
+        return snapshot ? [{ context, requests: snapshot.stats(), snapshot: snapshot.snapshotStats() }] : [];
+      }),
+    );
+    const clusters = open.flat();
+    return {
+      requests: clusters.reduce((n, c) => n + c.requests.requests, 0),
+      retries: clusters.reduce((n, c) => n + c.requests.retries, 0),
+      clusters: clusters.map((c) => ({ context: c.context, snapshot: c.snapshot })),
+    };
+  }
 
   close(): void {
     for (const g of this.open.values())

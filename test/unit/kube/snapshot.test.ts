@@ -1,0 +1,118 @@
+// The snapshot the sessions of a many-app command share: each namespaced type listed once over all namespaces, each app
+// handed its namespace's part; namespace by namespace where RBAC forbids the cluster-wide LIST; writes forget.
+import { COMMON_TYPES, FakeGateway } from '../../support/fake-gateway.js';
+import { ClusterSnapshot } from '../../../src/kube/snapshot.js';
+import type { KubeObject } from '../../../src/model/object.js';
+
+const type = (kind: string) => COMMON_TYPES.find((t) => t.kind === kind)!;
+const MARK = 'argocd.argoproj.io/tracking-id';
+
+function cm(namespace: string, name: string, marked = false): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { namespace, name, ...(marked ? { annotations: { [MARK]: `${name}:/ConfigMap:${namespace}/${name}` } } : {}) },
+    data: { k: name },
+  };
+}
+
+const objects = [cm('a', 'one', true), cm('a', 'two'), cm('b', 'three', true), cm('c', 'four')];
+const lists = (inner: FakeGateway) => inner.calls.filter((c) => c.startsWith('LIST'));
+
+test('every namespace of a type is answered by one cluster-wide LIST, whole, each caller its own copy', async () => {
+  const inner = new FakeGateway({ objects });
+  const snap = new ClusterSnapshot(inner);
+  const [a, b, none] = await Promise.all([
+    snap.list(type('ConfigMap'), { namespace: 'a', maxPages: 1 }),
+    snap.list(type('ConfigMap'), { namespace: 'b' }),
+    snap.list(type('ConfigMap'), { namespace: 'empty' }),
+  ]);
+  expect(a.items.map((o) => o.metadata.name)).toEqual(['one', 'two']);
+  expect(a.continue).toBeUndefined();
+  expect(b.items.map((o) => o.metadata.name)).toEqual(['three']);
+  expect(none.items).toEqual([]);
+  expect(lists(inner)).toEqual(['LIST ConfigMap *']);
+  a.items[0]!.data = { k: 'changed' };
+  expect((await snap.list(type('ConfigMap'), { namespace: 'a' })).items[0]!.data).toEqual({ k: 'one' });
+  expect(lists(inner)).toHaveLength(1);
+  expect(snap.snapshotStats()).toEqual({ clusterWideLists: 1, splitByNamespace: [] });
+});
+
+test('a metadata-only LIST is cut from the full one when that was asked; otherwise listed once, by its annotation', async () => {
+  const inner = new FakeGateway({ objects });
+  const snap = new ClusterSnapshot(inner);
+  const meta = await snap.list(type('ConfigMap'), { namespace: 'a', metadataOnly: true, withAnnotation: MARK });
+  expect(meta.items.map((o) => o.metadata.name)).toEqual(['one']);
+  expect(lists(inner)).toEqual(['LIST ConfigMap * meta']);
+  await snap.list(type('ConfigMap'), { namespace: 'b', metadataOnly: true, withAnnotation: MARK });
+  expect(lists(inner)).toHaveLength(1);
+
+  const other = new FakeGateway({ objects });
+  const cut = new ClusterSnapshot(other);
+  await cut.list(type('ConfigMap'), { namespace: 'c' });
+  const fromFull = await cut.list(type('ConfigMap'), { namespace: 'a', metadataOnly: true, withAnnotation: MARK });
+  // As the gateway returns a metadata-only item: apiVersion, kind and metadata, nothing else.
+  expect(fromFull.items.map((o) => [Object.keys(o), o.metadata.name])).toEqual([[['apiVersion', 'kind', 'metadata'], 'one']]);
+  expect(fromFull.items[0]).toMatchObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: objects[0]!.metadata });
+  expect(lists(other)).toEqual(['LIST ConfigMap *']);
+});
+
+test('GETs are answered from the type’s cluster-wide LIST (absent there: absent); seeded objects need no request', async () => {
+  const inner = new FakeGateway({ objects });
+  const snap = new ClusterSnapshot(inner);
+  expect((await snap.get(type('ConfigMap'), 'b', 'three'))?.data).toEqual({ k: 'three' });
+  expect(await snap.get(type('ConfigMap'), 'b', 'gone')).toBeUndefined();
+  expect(inner.calls.filter((c) => !c.startsWith('DISCOVER'))).toEqual(['LIST ConfigMap *']);
+  const app: KubeObject = { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { namespace: 'argocd', name: 'shop' }, spec: {} };
+  snap.seed(type('Application'), [app]);
+  expect(await snap.get(type('Application'), 'argocd', 'shop')).toEqual(app);
+  expect(inner.calls.filter((c) => c.includes('Application'))).toEqual([]);
+});
+
+test('where RBAC forbids the cluster-wide LIST: namespace by namespace, each once, and said', async () => {
+  const inner = new FakeGateway({ objects, forbiddenClusterWide: ['list configmaps'] });
+  const snap = new ClusterSnapshot(inner);
+  for (let i = 0; i < 2; i++) {
+    expect((await snap.list(type('ConfigMap'), { namespace: 'a' })).items).toHaveLength(2);
+    expect((await snap.list(type('ConfigMap'), { namespace: 'b' })).items).toHaveLength(1);
+  }
+  expect(lists(inner)).toEqual(['LIST ConfigMap *', 'LIST ConfigMap a', 'LIST ConfigMap b']);
+  expect(snap.snapshotStats().splitByNamespace).toEqual(['configmaps']);
+  // Every namespace at once is the forbidden LIST itself.
+  await expect(snap.list(type('ConfigMap'))).rejects.toMatchObject({ status: 403 });
+});
+
+test('a failed LIST is asked again by the next caller; other errors than 403 are not split by namespace', async () => {
+  const inner = new FakeGateway({ objects });
+  const snap = new ClusterSnapshot(inner);
+  let fail = true;
+  const list = inner.list.bind(inner);
+  inner.list = async (t, o) => {
+    if (fail) {
+      fail = false;
+      throw new Error('connection reset');
+    }
+    return list(t, o);
+  };
+  await expect(snap.list(type('ConfigMap'), { namespace: 'a' })).rejects.toThrow('connection reset');
+  expect((await snap.list(type('ConfigMap'), { namespace: 'a' })).items).toHaveLength(2);
+});
+
+test('a write forgets what was read of its type; a dry run does not; one app’s snapshot can stay in its namespace', async () => {
+  const inner = new FakeGateway({ objects });
+  const snap = new ClusterSnapshot(inner);
+  await snap.list(type('ConfigMap'), { namespace: 'a' });
+  await snap.apply(type('ConfigMap'), cm('a', 'new'), { fieldManager: 'm', force: false, dryRun: true });
+  expect((await snap.list(type('ConfigMap'), { namespace: 'a' })).items).toHaveLength(2);
+  await snap.apply(type('ConfigMap'), cm('a', 'new'), { fieldManager: 'm', force: false, dryRun: false });
+  expect((await snap.list(type('ConfigMap'), { namespace: 'a' })).items.map((o) => o.metadata.name).sort()).toEqual(['new', 'one', 'two']);
+  expect(lists(inner)).toEqual(['LIST ConfigMap *', 'LIST ConfigMap *']);
+
+  const narrow = new FakeGateway({ objects });
+  const one = new ClusterSnapshot(narrow, { wide: false });
+  await one.list(type('ConfigMap'), { namespace: 'a' });
+  await one.list(type('ConfigMap'), { namespace: 'a' });
+  expect(lists(narrow)).toEqual(['LIST ConfigMap a']);
+  one.close();
+  expect(one.server).toBe(narrow.server);
+});
