@@ -1,4 +1,4 @@
-// Renders the `list` report: one row per Application (NAME … LAST SYNC), kv lines, JSON or YAML.
+// Renders the `list` report: one row per Application (NAME … LAST SYNC, and AGE with --stored), kv lines, JSON or YAML.
 import type { OutputFormat, Paint } from './colour.js';
 import { renderDocument } from './document.js';
 import { oneLineText } from './kv.js';
@@ -14,7 +14,19 @@ function table(r: ListReport, p: Paint): string {
   if (r.apps.length === 0)
     return `No Applications found${r.namespace !== undefined ? ` in namespace ${r.namespace}` : ''}${r.selector !== undefined ? ` matching ${r.selector}` : ''}.\n`;
   const withError = r.apps.some((a) => a.error !== undefined);
-  const header = ['NAME', 'NAMESPACE', 'PROJECT', 'SYNC', 'HEALTH', 'REVISION', 'DESTINATION', 'LAST SYNC', ...(withError ? ['MESSAGE'] : [])];
+  const stored = r.stored === true;
+  const header = [
+    'NAME',
+    'NAMESPACE',
+    'PROJECT',
+    'SYNC',
+    'HEALTH',
+    'REVISION',
+    'DESTINATION',
+    'LAST SYNC',
+    ...(stored ? ['AGE'] : []),
+    ...(withError ? ['MESSAGE'] : []),
+  ];
   const rows = r.apps.map((a) => [
     a.name,
     a.namespace,
@@ -24,6 +36,7 @@ function table(r: ListReport, p: Paint): string {
     a.revision ? a.revision.slice(0, 7) : '-',
     destination(a),
     a.lastSync ?? '-',
+    ...(stored ? [a.age ?? '-'] : []),
     ...(withError ? [a.error !== undefined ? oneLineText(a.error) : ''] : []),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
@@ -43,6 +56,7 @@ function kv(r: ListReport): string {
     out.push(`APP=${nameToken(`${a.namespace}/${a.name}`)} ${a.sync} ${a.health} ${a.revision ?? '-'} ${a.lastSync ?? '-'}`);
     if (a.error !== undefined) out.push(`APP_ERROR=${nameToken(`${a.namespace}/${a.name}`)} ${oneLineText(a.error)}`);
   }
+  if (r.stored) out.push('STORED=true');
   out.push(`APPS=${r.apps.length}`);
   return out.join('\n') + '\n';
 }

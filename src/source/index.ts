@@ -6,6 +6,7 @@ import { loadManifests, localFiles, rejectDuplicates } from '../manifest/index.j
 import type { ManifestObject } from '../manifest/parse.js';
 import { fileBlockers, sourcesBlockers, specBlockers } from './renderability.js';
 import { fetchIntoCache, REMOTE_HEAD_REF } from './cache.js';
+import { entriesUnder, type SourceReads } from './shared-reads.js';
 import { findGitDir, listTree, objectTypeAt, resolveCommit, runGit, type GitDir, type TreeEntry } from './git.js';
 import { commitFiles, renderSource, type SourceType } from './render/index.js';
 import type { HelmCapabilities, RefTree } from './render/helm.js';
@@ -41,6 +42,13 @@ export interface DesiredOptions {
   capabilities?: () => Promise<HelmCapabilities>;
   /** The destination namespace (Helm's --namespace); the Application's destination.namespace when absent. */
   namespace?: string;
+  /** Shared by the apps of one many-app command: repositories, revisions and trees read once (shared-reads.ts). */
+  reads?: SourceReads;
+}
+
+/** `read()` through the command's shared reads, when it has them. */
+function shared<T>(opts: Pick<DesiredOptions, 'reads'>, key: string, read: () => Promise<T>): Promise<T> {
+  return opts.reads ? opts.reads.once(key, read) : read();
 }
 
 export interface DesiredManifests {
@@ -90,7 +98,7 @@ export async function loadDesiredManifests(app: Application, opts: DesiredOption
   const revision = checkRevision(opts.revision ?? app.source.targetRevision ?? '', flag);
   const path = normalizeSourcePath(app.source.path);
   const repo = await openRepository(repoURL, opts, io);
-  const sha = await resolveRevision(repo, revision);
+  const sha = await shared(opts, `rev|${repo.dir.gitDir}|${repo.label}|${revision}`, () => resolveRevision(repo, revision));
   if (sha === undefined) {
     throw new InputError(`${flag} ${JSON.stringify(revision)} names no commit in ${repo.label}: expected a branch, tag, commit SHA or HEAD`);
   }
@@ -182,13 +190,13 @@ async function openRepository(repoURL: string, opts: DesiredOptions, io: Workflo
     };
   }
   if (location.kind === 'local') {
-    const gitDir = await findGitDir(location.path, env);
+    const gitDir = await shared(opts, `gitdir|${location.path}`, () => findGitDir(location.path, env));
     if (gitDir === undefined) {
       throw new InputError(`source.repoURL ${repoURL} is not a git repository (expected its root, a bare repository, or a file:// URL to one)`);
     }
     return { dir: { gitDir, env }, label: repoURL, candidates: (rev) => [rev] };
   }
-  const dir = await fetchIntoCache(location.url, env, { signal: opts.signal });
+  const dir = await shared(opts, `fetch|${location.url}`, () => fetchIntoCache(location.url, env, { signal: opts.signal }));
   return { dir, label: redactURL(location.url), candidates: (rev) => (rev === 'HEAD' ? [REMOTE_HEAD_REF] : [rev]) };
 }
 
@@ -291,7 +299,7 @@ async function loadSources(app: Application, sources: readonly AppSource[], opts
     const field = `spec.sources[${i}].targetRevision`;
     const revision = checkRevision(source.targetRevision ?? '', field);
     const repo = await openRepository(repoURL, opts, io);
-    const sha = await resolveRevision(repo, revision);
+    const sha = await shared(opts, `rev|${repo.dir.gitDir}|${repo.label}|${revision}`, () => resolveRevision(repo, revision));
     if (sha === undefined)
       throw new InputError(`${field} ${JSON.stringify(revision)} names no commit in ${repo.label}: expected a branch, tag, commit SHA or HEAD`);
     resolved.push({ source, repo, sha });
@@ -375,10 +383,18 @@ async function readManifestsAt(
   const origin = `${at}:${path === '' ? '/' : path}`;
   let entries: TreeEntry[];
   try {
-    if (path !== '' && (await objectTypeAt(repo.dir, sha, path)) === undefined) {
-      throw new InputError(`source.path ${JSON.stringify(path)} does not exist at ${at}`);
+    if (opts.reads) {
+      // The commit's whole tree, listed once for every app of the command that reads it.
+      const whole = await opts.reads.once(`tree|${repo.dir.gitDir}|${sha}`, () => listTree(repo.dir, sha, ''));
+      const under = entriesUnder(whole, path);
+      if (under === undefined) throw new InputError(`source.path ${JSON.stringify(path)} does not exist at ${at}`);
+      entries = under;
+    } else {
+      if (path !== '' && (await objectTypeAt(repo.dir, sha, path)) === undefined) {
+        throw new InputError(`source.path ${JSON.stringify(path)} does not exist at ${at}`);
+      }
+      entries = await listTree(repo.dir, sha, path);
     }
-    entries = await listTree(repo.dir, sha, path);
   } catch (e) {
     if (e instanceof InputError) throw e;
     throw new InputError(`listing ${origin}`, { cause: e });

@@ -29,6 +29,9 @@ export interface ListedApp {
   lastSync?: string;
   /** Why it could not be compared (a refusal, a render error, the cluster). */
   error?: string;
+  /** With --stored: when the Application was created, and its age then, as kubectl prints it (`5m`, `3d4h`). */
+  created?: string;
+  age?: string;
 }
 
 /** What `list -o json` prints (schemaVersion 1). */
@@ -37,6 +40,8 @@ export interface ListReport {
   /** The namespace listed, or absent for all namespaces. */
   namespace?: string;
   selector?: string;
+  /** --stored: each app's recorded status (what the last sync or status wrote), not a live comparison. */
+  stored?: true;
   apps: ListedApp[];
 }
 
@@ -51,6 +56,83 @@ export function lastSyncOf(app: KubeObject): string | undefined {
   const history = Array.isArray(status.history) ? status.history : [];
   const newest = history[history.length - 1];
   return str(op.finishedAt) ?? (isPlainObject(newest) ? str(newest.deployedAt) : undefined);
+}
+
+/**
+ * A duration as kubectl prints an object's age (apimachinery's duration.HumanDuration): `45s`, `5m30s`, `95m`, `3h20m`,
+ * `30h`, `3d4h`, `120d`, `2y30d`, `9y`; a clock up to a second behind is `0s`, more is `<invalid>`.
+ */
+export function humanAge(ms: number): string {
+  const seconds = Math.trunc(ms / 1000);
+  if (seconds < -1) return '<invalid>';
+  if (seconds < 0) return '0s';
+  if (seconds < 120) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 10) return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${seconds % 60}s`;
+  if (minutes < 180) return `${minutes}m`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
+  if (hours < 48) return `${hours}h`;
+  if (hours < 24 * 8) return hours % 24 === 0 ? `${Math.floor(hours / 24)}d` : `${Math.floor(hours / 24)}d${hours % 24}h`;
+  const days = Math.floor(hours / 24);
+  if (hours < 24 * 365 * 2) return `${days}d`;
+  const years = Math.floor(days / 365);
+  if (years < 8) return days % 365 === 0 ? `${years}y` : `${years}y${days % 365}d`;
+  return `${years}y`;
+}
+
+/**
+ * An Application's row from what its status records (sync and health as the last sync or status wrote them, as
+ * `kubectl get applications` shows them), read at `now`: Unknown where nothing is recorded yet.
+ */
+export function storedRow(o: KubeObject, now: number): ListedApp {
+  const spec = isPlainObject(o.spec) ? (o.spec as JsonObject) : {};
+  const status = isPlainObject(o.status) ? (o.status as JsonObject) : {};
+  const sync = isPlainObject(status.sync) ? (status.sync as JsonObject) : {};
+  const health = isPlainObject(status.health) ? (status.health as JsonObject) : {};
+  const last = lastSyncOf(o);
+  const created = str(o.metadata.creationTimestamp);
+  return {
+    ...baseRow(o, spec),
+    sync: str(sync.status) ?? 'Unknown',
+    health: str(health.status) ?? 'Unknown',
+    ...(str(sync.revision) ? { revision: str(sync.revision) } : {}),
+    ...(last ? { lastSync: last } : {}),
+    ...(created ? { created, age: humanAge(now - Date.parse(created)) } : {}),
+  };
+}
+
+/** The row's fields that come from the Application itself. */
+function baseRow(o: KubeObject, spec: JsonObject): ListedApp {
+  const d = isPlainObject(spec.destination) ? (spec.destination as JsonObject) : {};
+  const destination = {
+    ...(str(d.server) ? { server: str(d.server) } : {}),
+    ...(str(d.name) ? { name: str(d.name) } : {}),
+    ...(str(d.namespace) ? { namespace: str(d.namespace) } : {}),
+  };
+  return {
+    name: o.metadata.name ?? '',
+    namespace: o.metadata.namespace ?? '',
+    project: str(spec.project) ?? 'default',
+    sync: 'Unknown',
+    health: 'Unknown',
+    destination,
+  };
+}
+
+/** `list --stored`: the Applications and what their status records, in one LIST and no comparison. */
+export async function runStoredList(ctx: RunContext, req: { allNamespaces: boolean; selector?: string }): Promise<ListReport> {
+  const { withControlPlane } = await import('./session/session.js');
+  const namespace = req.allNamespaces ? undefined : ctx.opts.appNamespace;
+  const apps = await withControlPlane(ctx, 'list', (gw) => listApplications(gw, namespace, req.selector));
+  const now = Date.now();
+  return {
+    schemaVersion: LIST_SCHEMA_VERSION,
+    ...(namespace !== undefined ? { namespace } : {}),
+    ...(req.selector !== undefined ? { selector: req.selector } : {}),
+    stored: true,
+    apps: apps.map((o) => storedRow(o, now)),
+  };
 }
 
 /** Runs `fn` over `items`, at most `n` at once, keeping the order of the results. */
@@ -133,14 +215,7 @@ async function listRows(
   const rows = await mapBounded(apps, req.concurrency ?? LIST_CONCURRENCY, async (o): Promise<ListedApp> => {
     const name = o.metadata.name ?? '';
     const ns = o.metadata.namespace ?? '';
-    const spec = isPlainObject(o.spec) ? (o.spec as JsonObject) : {};
-    const d = isPlainObject(spec.destination) ? (spec.destination as JsonObject) : {};
-    const destination = {
-      ...(str(d.server) ? { server: str(d.server) } : {}),
-      ...(str(d.name) ? { name: str(d.name) } : {}),
-      ...(str(d.namespace) ? { namespace: str(d.namespace) } : {}),
-    };
-    const base: ListedApp = { name, namespace: ns, project: str(spec.project) ?? 'default', sync: 'Unknown', health: 'Unknown', destination };
+    const base = baseRow(o, isPlainObject(o.spec) ? (o.spec as JsonObject) : {});
     const last = lastSyncOf(o);
     if (last) base.lastSync = last;
     const appCtx: RunContext = { ...ctx, opts: { ...ctx.opts, appNamespace: ns, verbose: false } };

@@ -123,6 +123,30 @@ spec:
   );
 
   test(
+    'list --stored shows what the status records, as kubectl get applications does, with the age, in the same requests for 5 apps as for 25',
+    async () => {
+      const stored = async (appNs: string) => {
+        const res = await runPlugin(['list', '--stored', '--app-namespace', appNs, '-v', '-o', 'json']);
+        expect(res.code).toBe(0);
+        const requests = Number(/^list: (\d+) API requests/m.exec(res.stderr)?.[1]);
+        return { report: JSON.parse(res.stdout) as { stored: boolean; apps: (Row & { age?: string; created?: string })[] }, requests };
+      };
+      const [a, b] = [await stored(five), await stored(many)];
+      expect(a.requests).toBe(b.requests);
+      expect(b.report.stored).toBe(true);
+      const kubectlSays = (
+        await kubectlOk(['get', 'applications', '-n', many, '-o', 'jsonpath={range .items[*]}{.status.sync.status} {.status.health.status}{"\\n"}{end}'])
+      )
+        .trim()
+        .split('\n');
+      expect(b.report.apps.map((r) => `${r.sync} ${r.health}`)).toEqual(kubectlSays);
+      expect(kubectlSays).toEqual(Array.from({ length: 25 }, () => 'Synced Healthy'));
+      for (const r of b.report.apps) expect([typeof r.created, r.age]).toEqual(['string', expect.stringMatching(/^\d+(s|m\d*s?)$/)]);
+    },
+    TIMEOUT,
+  );
+
+  test(
     'list and status -A -l say of each app what status APP says: drift, a prune candidate, a Degraded Job',
     async () => {
       await kubectlOk(['patch', 'configmap', 'c-01-x', '-n', five, '--type', 'merge', '-p', '{"data":{"v":"by hand"}}']);

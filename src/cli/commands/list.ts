@@ -11,12 +11,18 @@ export const listCommand = defineCommand({
   builder: (y) =>
     clusterOptions(y)
       .option('selector', { alias: 'l', type: 'string', requiresArg: true, describe: 'Only the Applications whose labels match' })
+      .option('stored', {
+        type: 'boolean',
+        describe: "What each Application's status records (as kubectl get applications shows it, with its age) instead of a live comparison: one request",
+      })
       .example('kubectl gitops list', 'The Applications in argocd')
-      .example('kubectl gitops list -A -l team=shop -o kv', 'Every namespace, by label, for scripts'),
+      .example('kubectl gitops list -A -l team=shop -o kv', 'Every namespace, by label, for scripts')
+      .example('kubectl gitops list --stored', 'The recorded status, without comparing (the last sync or status wrote it)'),
   async run(args, ctx) {
-    const { runList } = await import('../../workflows/list.js');
+    const { runList, runStoredList } = await import('../../workflows/list.js');
     const { renderList } = await import('../../render/list.js');
-    const report = await runList(ctx, { allNamespaces: args.allNamespaces === true, ...(args.selector !== undefined ? { selector: args.selector } : {}) });
+    const req = { allNamespaces: args.allNamespaces === true, ...(args.selector !== undefined ? { selector: args.selector } : {}) };
+    const report = args.stored === true ? await runStoredList(ctx, req) : await runList(ctx, req);
     return emit(ctx, { report: renderList(report, ctx.opts.output, ctx.paint), code: ExitCode.Ok });
   },
 });

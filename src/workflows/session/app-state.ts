@@ -18,6 +18,7 @@ import { applySettings, excludedType, loadRules, type Rules, type RulesArgs } fr
 import type { DiffOptions } from '../../diff/index.js';
 import { compareApp, type CompareEntry, type Comparison } from '../../diff/comparison.js';
 import { apiVersionStrings, type HelmCapabilities } from '../../source/render/helm.js';
+import type { SourceReads } from '../../source/shared-reads.js';
 
 /**
  * Where the Application and its desired state come from, and where its rules do (see rules.ts): what every command that
@@ -147,6 +148,8 @@ export interface AppStateDeps {
   /** Reads the Application, its destination checked (session.ts); without it, it is read through `gateway`. */
   application?: () => Promise<Application>;
   target?: AppTarget;
+  /** A many-app command's Git reads, shared by its apps (source/shared-reads.ts). */
+  sourceReads?: SourceReads;
 }
 
 /** Reads the Application: through the session's reader, else `-f FILE`, or `APP` from the cluster in --app-namespace. */
@@ -432,6 +435,7 @@ export async function loadAppState(
       ...(args.render ? { render: true } : {}),
       capabilities: () => clusterCapabilities(gw, args),
       namespace: destinationNamespace,
+      ...(deps.sourceReads ? { reads: deps.sourceReads } : {}),
     },
     deps.io,
   );

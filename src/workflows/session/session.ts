@@ -20,6 +20,7 @@ import type { KubeGateway } from '../../kube/gateway.js';
 import type { MergedKubeconfig } from '../../kube/kubeconfig.js';
 import type { ConnectOptions } from '../../model/context.js';
 import { ClusterSnapshot, type SnapshotStats } from '../../kube/snapshot.js';
+import { SourceReads } from '../../source/shared-reads.js';
 import { controlPlaneNamespace, SECRET_TYPE } from '../../model/keys.js';
 import { KubeApiError } from '../../kube/errors.js';
 import type { AppStateArgs, AppTarget } from './app-state.js';
@@ -64,6 +65,8 @@ export interface TargetSession {
   appRef?: { namespace: string; name: string };
   /** Who acts, as the kubeconfig names them (--as, else --user, else the context's user): the history's initiatedBy. */
   user?: string;
+  /** The Git reads the apps of a many-app command share (its pool's). */
+  sourceReads?: SourceReads;
 }
 
 /**
@@ -187,6 +190,7 @@ export async function withAppTarget<T>(
       target,
       ...(appRef ? { appRef } : {}),
       ...(user !== undefined ? { user } : {}),
+      ...(pool ? { sourceReads: pool.sourceReads } : {}),
     });
   } finally {
     if (ctx.opts.verbose) {
@@ -200,11 +204,14 @@ export async function withAppTarget<T>(
 /**
  * Connections kept open across the sessions of one command over many Applications (`list`, `status -A`, a dashboard
  * round): one per context, each a snapshot of its cluster that every app's session reads (kube/snapshot.ts: each type
- * listed once over all namespaces, unless `wide: false`), and the kubeconfig read once; `close()` ends them.
+ * listed once over all namespaces, unless `wide: false`), the kubeconfig read once, and the Git sources' repositories,
+ * revisions and trees read once (source/shared-reads.ts); `close()` ends the connections.
  */
 export class GatewayPool {
   private readonly open = new Map<string, Promise<ClusterSnapshot>>();
   private merged: Promise<MergedKubeconfig> | undefined;
+  /** Each Git repository, revision and tree the apps' renders read, read once for all of them. */
+  readonly sourceReads = new SourceReads();
 
   constructor(
     private readonly ctx: RunContext,

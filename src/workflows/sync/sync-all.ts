@@ -2,6 +2,7 @@
 import type { RunContext } from '../../model/context.js';
 import { ExitCode, exitCodeFor } from '../../model/errors.js';
 import { listApplications } from '../list.js';
+import { SourceReads } from '../../source/shared-reads.js';
 import { recordingErrors, recordNotice, recordSync } from '../session/record.js';
 import { runStatus } from '../status/status.js';
 import type { SyncReport } from './execute.js';
@@ -60,6 +61,8 @@ export async function syncAll(ctx: RunContext, req: SyncAllRequest, warn: (line:
   const namespace = req.allNamespaces ? undefined : ctx.opts.appNamespace;
   const apps = await withControlPlane(ctx, 'sync', (gw) => listApplications(gw, namespace, req.appSelector));
   const out: SyncedApp[] = [];
+  // One read of each Git repository, revision and tree for all the apps (their clusters are read by each sync afresh).
+  const sourceReads = new SourceReads();
   for (const o of apps) {
     const name = o.metadata.name ?? '';
     const ns = o.metadata.namespace ?? '';
@@ -74,7 +77,7 @@ export async function syncAll(ctx: RunContext, req: SyncAllRequest, warn: (line:
     };
     try {
       const report = await withAppTarget(appCtx, 'sync', args, async (session) => {
-        const deps = { io: ctx.io, opts: appCtx.opts, ...session };
+        const deps = { io: ctx.io, opts: appCtx.opts, ...session, sourceReads };
         const started = Date.now();
         const failure = { startedAtMs: started, record: req.record, dryRun: req.dryRun, prune: req.prune };
         const r = await recordingErrors(

@@ -1,5 +1,5 @@
 // list's pieces: the bound on apps compared at once, the last sync a status records, and the renderers' kv lines.
-import { lastSyncOf, listApplications, mapBounded, type ListReport } from '../../../src/workflows/list.js';
+import { humanAge, lastSyncOf, listApplications, mapBounded, storedRow, type ListReport } from '../../../src/workflows/list.js';
 import { renderList } from '../../../src/render/list.js';
 import { renderHistory } from '../../../src/render/history.js';
 import { historyReport } from '../../../src/workflows/history/history.js';
@@ -108,4 +108,62 @@ test('sync --all: the highest exit code, kv lines', () => {
   };
   expect(syncAllExitCode(r)).toBe(4);
   expect(renderSyncAll(r, 'kv', paint(false))).toBe('SYNC_APP=argocd/a synced 0\nSYNC_APP=argocd/b refused 0 refused: window\nAPPS=2\nAPPS_NOT_SYNCED=1\n');
+});
+
+test('humanAge prints an age as kubectl does (apimachinery duration.HumanDuration)', () => {
+  const s = 1000;
+  const m = 60 * s;
+  const h = 60 * m;
+  const d = 24 * h;
+  const cases: [number, string][] = [
+    [-1500, '0s'],
+    [-2500, '<invalid>'],
+    [0, '0s'],
+    [119 * s, '119s'],
+    [2 * m, '2m'],
+    [5 * m + 30 * s, '5m30s'],
+    [10 * m + 30 * s, '10m'],
+    [179 * m, '179m'],
+    [3 * h, '3h'],
+    [3 * h + 20 * m, '3h20m'],
+    [8 * h + 20 * m, '8h'],
+    [47 * h, '47h'],
+    [2 * d, '2d'],
+    [3 * d + 4 * h, '3d4h'],
+    [8 * d + 4 * h, '8d'],
+    [729 * d, '729d'],
+    [730 * d, '2y'],
+    [760 * d, '2y30d'],
+    [9 * 365 * d, '9y'],
+  ];
+  expect(cases.map(([ms]) => [ms, humanAge(ms)])).toEqual(cases);
+});
+
+test('list --stored: each row from what the status records, with the age; Unknown where nothing is recorded', () => {
+  const now = Date.parse('2026-12-03T12:00:00Z');
+  const recorded = {
+    ...app('shop', 'argocd', { sync: { status: 'OutOfSync', revision: 'abc' }, health: { status: 'Degraded' }, operationState: { finishedAt: 't1' } }),
+  };
+  recorded.metadata.creationTimestamp = '2026-12-03T11:55:00Z';
+  const r: ListReport = { schemaVersion: 1, stored: true, apps: [storedRow(recorded, now), storedRow(app('new', 'argocd'), now)] };
+  expect(r.apps).toEqual([
+    {
+      name: 'shop',
+      namespace: 'argocd',
+      project: 'default',
+      sync: 'OutOfSync',
+      health: 'Degraded',
+      revision: 'abc',
+      destination: {},
+      lastSync: 't1',
+      created: '2026-12-03T11:55:00Z',
+      age: '5m',
+    },
+    { name: 'new', namespace: 'argocd', project: 'default', sync: 'Unknown', health: 'Unknown', destination: {} },
+  ]);
+  expect(renderList(r, 'kv', paint(false))).toBe('APP=argocd/shop OutOfSync Degraded abc t1\nAPP=argocd/new Unknown Unknown - -\nSTORED=true\nAPPS=2\n');
+  const table = renderList(r, 'table', paint(false)).split('\n');
+  expect(table[0]).toMatch(/^NAME\s+NAMESPACE\s+PROJECT\s+SYNC\s+HEALTH\s+REVISION\s+DESTINATION\s+LAST SYNC\s+AGE$/);
+  expect(table[1]).toMatch(/^shop\s+argocd\s+default\s+OutOfSync\s+Degraded\s+abc\s+-\s+t1\s+5m$/);
+  expect(table[2]).toMatch(/^new\s+argocd\s+default\s+Unknown\s+Unknown\s+-\s+-\s+-\s+-$/);
 });

@@ -1,0 +1,81 @@
+// The Git reads the apps of one many-app command share: a whole-tree listing cut to each app's path gives what git
+// itself lists for that path, and apps of one repository and revision find, resolve and list it once.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Application } from '../../../src/app/types.js';
+import { memoryIo } from '../../../src/cli/io.js';
+import { listTree, objectTypeAt } from '../../../src/source/git.js';
+import { loadDesiredManifests } from '../../../src/source/index.js';
+import { entriesUnder, SourceReads } from '../../../src/source/shared-reads.js';
+import { GitFixture, configMap } from '../../support/git-source.js';
+
+let fx: GitFixture;
+let sha: string;
+
+beforeAll(() => {
+  fx = new GitFixture();
+  fx.write('apps/shop/a.yaml', configMap('a', '1'));
+  fx.write('apps/shop/sub/b.yaml', configMap('b', '1'));
+  fx.write('apps/shopping/c.yaml', configMap('c', '1'));
+  fx.write('apps/other/d.yaml', configMap('d', '1'));
+  fx.write('top.yaml', configMap('t', '1'));
+  sha = fx.commit('one');
+});
+afterAll(() => fx.cleanup());
+
+test('entriesUnder cuts a whole-tree listing as git ls-tree lists a path (whole components), undefined where git finds none', async () => {
+  const dir = { gitDir: join(fx.repo, '.git'), env: fx.env };
+  const whole = await listTree(dir, sha, '');
+  for (const path of ['', 'apps', 'apps/shop', 'apps/shop/sub', 'apps/shop/a.yaml', 'top.yaml', 'apps/sho', 'apps/shop/a', 'missing']) {
+    const exists = path === '' || (await objectTypeAt(dir, sha, path)) !== undefined;
+    expect([path, entriesUnder(whole, path)]).toEqual([path, exists ? await listTree(dir, sha, path) : undefined]);
+  }
+  expect(entriesUnder(whole, 'apps/shop')!.map((e) => e.path)).toEqual(['apps/shop/a.yaml', 'apps/shop/sub/b.yaml']);
+});
+
+test('apps of one repository and revision: the same objects, with the repository, revision and tree read once', async () => {
+  const trace = join(fx.root, 'git-trace.log');
+  const io = () => memoryIo({ env: { ...fx.env, GIT_TRACE: trace } }).io;
+  const app = (path: string): Application =>
+    ({
+      name: path.replace(/\W/g, '-'),
+      namespace: 'argocd',
+      source: { repoURL: fx.repo, path, targetRevision: 'main' },
+      destination: { namespace: 'x' },
+      sourcesCount: 0,
+      sourceOptions: {},
+      syncOptions: {},
+      ignoreDifferences: [],
+      warnings: [],
+      origin: 'test',
+    }) as unknown as Application;
+  const paths = ['apps/shop', 'apps/shopping', 'apps/other'];
+  const gitCommands = () =>
+    readFileSync(trace, 'utf8')
+      .split('\n')
+      .flatMap((l) => /trace: built-in: git (?:--git-dir=\S+ )?(\S+ \S+)/.exec(l)?.[1] ?? [])
+      .reduce<Record<string, number>>((m, c) => ({ ...m, [c]: (m[c] ?? 0) + 1 }), {});
+
+  const alone = [];
+  for (const p of paths) alone.push(await loadDesiredManifests(app(p), {}, io()));
+  const each = gitCommands();
+  const reads = new SourceReads();
+  const together = await Promise.all(paths.map((p) => loadDesiredManifests(app(p), { reads }, io())));
+  const all = gitCommands();
+  const shared = Object.fromEntries(Object.entries(all).map(([c, n]) => [c, n - (each[c] ?? 0)]));
+
+  expect(together.map((r) => [r.origin, r.objects.map((o) => o.object.metadata.name)])).toEqual(
+    alone.map((r) => [r.origin, r.objects.map((o) => o.object.metadata.name)]),
+  );
+  expect(each).toEqual({ 'rev-parse --absolute-git-dir': 3, 'rev-parse --verify': 3, 'cat-file -t': 3, 'ls-tree -r': 3, 'cat-file --batch': 3 });
+  // The blobs of each app are still its own (one cat-file each); the rest once for all three, the path checked in the tree.
+  expect(shared).toEqual({ 'rev-parse --absolute-git-dir': 1, 'rev-parse --verify': 1, 'cat-file -t': 0, 'ls-tree -r': 1, 'cat-file --batch': 3 });
+  await expect(loadDesiredManifests(app('apps/sho'), { reads }, io())).rejects.toThrow(/source.path "apps\/sho" does not exist at .*@/);
+});
+
+test('a failed read is asked again by the next app', async () => {
+  const reads = new SourceReads();
+  await expect(reads.once('k', () => Promise.reject(new Error('down')))).rejects.toThrow('down');
+  expect(await reads.once('k', () => Promise.resolve(1))).toBe(1);
+  expect(await reads.once('k', () => Promise.resolve(2))).toBe(1);
+});
