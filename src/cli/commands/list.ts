@@ -13,7 +13,7 @@ export const listCommand = defineCommand({
       .option('selector', { alias: 'l', type: 'string', requiresArg: true, describe: 'Only the Applications whose labels match' })
       .option('stored', {
         type: 'boolean',
-        describe: "What each Application's status records (as kubectl get applications shows it, with its age) instead of a live comparison: one request",
+        describe: "What each Application's status records (as kubectl get applications shows it, with its age) instead of a live comparison: one LIST",
       })
       .example('kubectl gitops list', 'The Applications in argocd')
       .example('kubectl gitops list -A -l team=shop -o kv', 'Every namespace, by label, for scripts')
