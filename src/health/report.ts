@@ -71,6 +71,20 @@ export interface TreeReport extends ResourceKey {
   children: TreeReport[];
 }
 
+/** `status --recursive`: a child Application of the app (app-of-apps), compared afresh as `status CHILD` compares it. */
+export interface ChildStatus {
+  namespace: string;
+  name: string;
+  /** Unknown when it could not be compared (see error). */
+  sync: string;
+  health: string;
+  /** The REASON line `status CHILD` prints (empty when Healthy). */
+  reason?: string;
+  /** Why it could not be compared (not found, its destination refused, its own ancestor). */
+  error?: string;
+  children?: ChildStatus[];
+}
+
 export interface StatusReport {
   schemaVersion: typeof STATUS_SCHEMA_VERSION;
   app: { name: string; namespace: string; origin: string };
@@ -102,6 +116,8 @@ export interface StatusReport {
    * gone) — with their result. Never part of the sync status or the health.
    */
   hooks?: HookStatus[];
+  /** `status --recursive`: the child Applications among the app's resources, each compared afresh, to any depth. */
+  children?: ChildStatus[];
 }
 
 export interface HookStatus extends ResourceKey {

@@ -1,6 +1,7 @@
 // Renders a SyncReport: kv lines (APPLIED=, HEALED=, IGNORED=, PRUNED=, REFUSED=...), a readable table, JSON or YAML.
 import { renderDocument } from './document.js';
 import type { SyncReport } from '../workflows/sync/execute.js';
+import type { ChildSync } from '../workflows/sync/recursive.js';
 import type { OutputFormat, Paint } from './colour.js';
 import { displayName, nameToken } from '../model/object.js';
 import { oneLineText } from './kv.js';
@@ -46,7 +47,45 @@ export function renderSyncKv(r: SyncReport): string {
   if (r.stoppedBeforeWriting !== undefined) lines.push(`STOPPED=${oneLineText(r.stoppedBeforeWriting)}`);
   if (r.interrupted) lines.push(`INTERRUPTED=${oneLineText(r.interrupted.message)}`);
   if (r.nextCommand !== undefined) lines.push(`NEXT_COMMAND=${oneLineText(r.nextCommand)}`);
+  for (const c of flatChildren(r.children ?? [])) {
+    lines.push(`CHILD=${nameToken(`${c.namespace}/${c.name}`)} ${c.depth} ${c.wave} ${c.outcome} ${c.sync ?? '-'} ${c.health ?? '-'}`);
+    if (c.message !== undefined) lines.push(`CHILD_MESSAGE=${nameToken(`${c.namespace}/${c.name}`)} ${oneLineText(c.message)}`);
+  }
+  if (r.childrenStopped !== undefined) lines.push(`CHILDREN_STOPPED=${oneLineText(r.childrenStopped)}`);
   return lines.join('\n') + '\n';
+}
+
+/** The child Applications of a --recursive sync in the order they were walked, each with its depth (1: the app's own). */
+function flatChildren(children: readonly ChildSync[], depth = 1): (ChildSync & { depth: number })[] {
+  return children.flatMap((c) => [{ ...c, depth }, ...flatChildren(c.children ?? [], depth + 1)]);
+}
+
+/** The table of a --recursive sync's child Applications, indented by depth. */
+function childrenTable(r: SyncReport, paint: Paint): string[] {
+  const rows = flatChildren(r.children ?? []);
+  if (rows.length === 0) return r.childrenStopped !== undefined ? [paint.red(r.childrenStopped)] : [];
+  const cells = rows.map((c) => [
+    `${'  '.repeat(c.depth - 1)}${c.namespace}/${c.name}`,
+    String(c.wave),
+    c.outcome,
+    c.sync ?? '-',
+    c.health ?? '-',
+    c.message !== undefined ? oneLineText(c.message) : '',
+  ]);
+  const head = ['CHILD APPLICATION', 'WAVE', 'RESULT', 'SYNC', 'HEALTH', 'MESSAGE'];
+  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i]!.length)));
+  const fmt = (row: string[]) =>
+    row
+      .map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  const colour = (c: ChildSync, line: string) => (c.outcome === 'synced' ? line : c.outcome === 'not-synced' ? paint.gray(line) : paint.red(line));
+  return [
+    '',
+    paint.bold(fmt(head)),
+    ...cells.map((row, i) => colour(rows[i]!, fmt(row))),
+    ...(r.childrenStopped !== undefined ? [paint.red(r.childrenStopped)] : []),
+  ];
 }
 
 /** A readable account: the plan or what happened per object, healed and ignored fields, pruning, and a last summary line. */
@@ -95,6 +134,7 @@ function renderSyncTable(r: SyncReport, paint: Paint): string {
   if (r.prune.blocked) out.push(`${paint.red('prune blocked')}: ${r.prune.blocked}`);
   const pruned = r.prune.results.filter((p) => p.outcome === 'pruned').length;
   if (r.nextCommand !== undefined) out.push(`to go on and take these fields: ${r.nextCommand}`);
+  out.push(...childrenTable(r, paint));
   out.push(closingLine(r, pruned, paint));
   return out.join('\n') + '\n';
 }
@@ -106,7 +146,13 @@ function closingLine(r: SyncReport, pruned: number, paint: Paint): string {
   if (r.stoppedBeforeWriting !== undefined) return `${paint.red('STOPPED')} before any write: ${r.stoppedBeforeWriting}; nothing was applied or deleted`;
   const counts = `${r.applied} applied, ${pruned} pruned, ${r.failures.length} failed, ${r.conflicts.length} conflicting fields`;
   if (r.interrupted) return `${paint.red('INTERRUPTED')}: ${counts}; ${r.interrupted.message}`;
-  return `${r.failures.length + r.conflicts.length > 0 ? paint.red('INCOMPLETE') : paint.green('DONE')}: ${counts}`;
+  const all = flatChildren(r.children ?? []);
+  const children =
+    r.children === undefined
+      ? ''
+      : `; child Applications: ${all.filter((c) => c.outcome === 'synced').length} synced, ${all.filter((c) => c.outcome === 'failed' || c.outcome === 'refused' || c.outcome === 'unhealthy').length} failed, ${all.filter((c) => c.outcome === 'not-synced').length} not synced`;
+  const incomplete = r.failures.length + r.conflicts.length > 0 || r.childrenStopped !== undefined;
+  return `${incomplete ? paint.red('INCOMPLETE') : paint.green('DONE')}: ${counts}${children}`;
 }
 
 export function renderSync(r: SyncReport, format: OutputFormat, paint: Paint): string {

@@ -24,6 +24,10 @@ export const statusCommand = defineCommand({
       // --tree and --wait have no default: yargs would count a default false as given, and -A/-l refuse them.
       .option('tree', { type: 'boolean', describe: 'Draw the live resource tree with health' })
       .option('wait', { type: 'boolean', describe: 'Wait until Synced and Healthy (exit 1 with the reason at the timeout)' })
+      .option('recursive', {
+        type: 'boolean',
+        describe: 'App-of-apps: also compare each child Application the app declares (to any depth), one row each',
+      })
       .option('timeout', { type: 'string', default: '5m', describe: 'With --wait: give up after this long' })
       .option('selector', {
         alias: 'l',
@@ -31,16 +35,23 @@ export const statusCommand = defineCommand({
         requiresArg: true,
         describe: 'Every Application in --app-namespace (-A: every namespace) whose labels match, one row each, as list',
       })
-      .conflicts({ 'all-namespaces': ['app', 'app-file', 'wait', 'tree'], selector: ['app', 'app-file', 'wait', 'tree'] })
+      .conflicts({
+        'all-namespaces': ['app', 'app-file', 'wait', 'tree', 'recursive'],
+        selector: ['app', 'app-file', 'wait', 'tree', 'recursive'],
+        recursive: ['wait'],
+      })
       .example('kubectl gitops status shop -o kv', 'SYNC=, HEALTH=, REASON=, PRUNE=, ALLOW_EMPTY= lines')
       .example('kubectl gitops status shop --wait --timeout 2m', 'Block until Synced and Healthy (for CI)')
       .example('kubectl gitops status -A -l team=shop -o kv', 'Every labelled Application of every namespace, one line each')
       .example('kubectl gitops status shop --tree -o svg > shop.svg', 'The live map as an SVG picture (-o dot: Graphviz text)'),
-  why: Object.fromEntries(
-    ['all-namespaces', 'selector'].flatMap((flag) =>
-      ['app', 'app-file', 'wait', 'tree'].map((other) => [`${flag} ${other}`, 'it lists Applications, one row each, as list does']),
+  why: {
+    ...Object.fromEntries(
+      ['all-namespaces', 'selector'].flatMap((flag) =>
+        ['app', 'app-file', 'wait', 'tree', 'recursive'].map((other) => [`${flag} ${other}`, 'it lists Applications, one row each, as list does']),
+      ),
     ),
-  ),
+    'recursive wait': 'the wait is for the app itself; sync --recursive waits for each wave of children',
+  },
   async run(args, ctx) {
     const selector = args.selector;
     if (args.allNamespaces === true || selector !== undefined) {
@@ -83,6 +94,11 @@ export const statusCommand = defineCommand({
       if (args.wait !== true) {
         const result = await produce();
         await record(result);
+        if (args.recursive === true) {
+          const { statusChildren } = await import('../../workflows/status/children.js');
+          const { name, namespace } = result.report.app;
+          result.report.children = await statusChildren(ctx, { namespace, name, report: result.report }, reasonText);
+        }
         return emit(ctx, { warnings: result.warnings, report: render(result.report), code: ExitCode.Ok });
       }
       let last = '';

@@ -5,7 +5,7 @@ import type { CommandContext } from '../context.js';
 import type { GlobalArgs } from '../options.js';
 import { appSourceOptions, recordOption } from '../options.js';
 import { cautiousStop, NO_FORCE, recording, retryLimitOf, syncAllInput, syncInput, watchInput } from '../inputs.js';
-import { InputError, type ExitCode } from '../../model/errors.js';
+import { ExitCode, InputError } from '../../model/errors.js';
 import type { SyncEvent } from '../../workflows/sync/sync-phases.js';
 import { commandLineWithout } from '../argv.js';
 import { emit, warn } from '../emit.js';
@@ -95,6 +95,11 @@ function syncOptions(y: Argv<GlobalArgs>) {
       type: 'boolean',
       describe: 'Sync every Application in --app-namespace in turn (-A: every namespace; -l then selects Applications by label), one summary',
     })
+    .option('recursive', {
+      type: 'boolean',
+      describe:
+        'App-of-apps: then sync each child Application this sync applied, in its wave order (and their children, to any depth), each wave waiting until its children are Synced and Healthy; a failed child stops the rest (exit 3), a cycle is refused (exit 4)',
+    })
     .option('watch', { type: 'boolean', describe: 'Keep reconciling until stopped' })
     .option('interval', { type: 'string', default: '60s', describe: 'With --watch: how often to poll the source' })
     .option('webhook-addr', { type: 'string', describe: 'With --watch: listen for push events on this address (loopback by default)' })
@@ -102,12 +107,14 @@ function syncOptions(y: Argv<GlobalArgs>) {
     .conflicts('all', ['app', 'app-file', 'desired', 'revision', 'resource', 'watch'])
     .implies('all-namespaces', 'all')
     .conflicts('watch', ['resource', 'selector', 'dry-run'])
+    .conflicts('recursive', ['all', 'watch', 'dry-run', 'resource', 'selector'])
     .implies('webhook-secret', 'webhook-addr')
     .example('kubectl gitops sync shop --dry-run', 'Show the plan without changing anything')
     .example('kubectl gitops sync shop --prune', 'Apply, heal, and prune what is no longer declared')
     .example('kubectl gitops sync shop --resource apps:Deployment:orders', 'Sync one object')
     .example('kubectl gitops sync shop --no-force-conflicts', 'Stop before any write when another manager owns a field the sync would change')
-    .example('kubectl gitops sync --all -l team=shop', 'Sync every Application labelled team=shop, one after another');
+    .example('kubectl gitops sync --all -l team=shop', 'Sync every Application labelled team=shop, one after another')
+    .example('kubectl gitops sync root --recursive', 'App-of-apps: the parent, then its child Applications wave by wave');
 }
 
 type SyncArgs = ArgsOf<typeof syncOptions>;
@@ -128,6 +135,11 @@ export const syncCommand = defineCommand({
     'watch selector': WATCH,
     'watch dry-run': 'a dry run changes nothing, so there is nothing to keep reconciling',
     'webhook-secret webhook-addr': 'the secret checks the push events the webhook receives',
+    'recursive all': '--all syncs every Application as it declares itself, each on its own',
+    'recursive watch': WATCH,
+    'recursive dry-run': "a dry run creates no child Application, so the children's syncs cannot be planned from it (diff each child)",
+    'recursive resource': 'a partial sync of the parent is not an app-of-apps sync',
+    'recursive selector': 'a partial sync of the parent is not an app-of-apps sync',
   },
   async run(args, ctx) {
     // yargs has refused what does not go with --all or --watch, and -A without --all.
@@ -156,6 +168,23 @@ export const syncCommand = defineCommand({
       );
       progress?.clear();
       const { report, recorded } = result;
+      let code = result.exitCode;
+      if (args.recursive === true && report && code === ExitCode.Ok) {
+        // App-of-apps: the child Applications this sync applied, synced wave by wave (recursive.ts).
+        const { syncChildrenOf } = await import('../../workflows/sync/recursive.js');
+        const { reasonText } = await import('../../render/status.js');
+        const { realClock } = await import('../../workflows/status/status.js');
+        const walk = await syncChildrenOf(ctx, { namespace: ctx.opts.appNamespace, name: report.app, report }, request, {
+          record: recording(args),
+          ...(retryLimit !== undefined ? { retryLimit } : {}),
+          say: (line) => ctx.io.err(`${line}\n`),
+          describe: reasonText,
+          clock: realClock,
+        });
+        report.children = walk.children;
+        if (walk.stopped !== undefined) report.childrenStopped = walk.stopped;
+        code = walk.exitCode;
+      }
       if (report && cautiousStop(report)) report.nextCommand = commandLineWithout(ctx.argv ?? [], NO_FORCE);
       if (recorded?.outcome === 'written' && ctx.opts.verbose)
         ctx.io.err(
@@ -165,7 +194,7 @@ export const syncCommand = defineCommand({
         warnings: result.warnings,
         notes: result.stopped ? [stoppedLine('sync', result.stopped)] : [],
         ...(report ? { report: renderSync(report, ctx.opts.output, ctx.paint) } : {}),
-        code: result.exitCode,
+        code,
       });
     } finally {
       progress?.clear();

@@ -1,5 +1,6 @@
 // The one sync executor (sync, rollback, sync --all, sync --watch): plan -> permission preflight -> server-side dry-run of
 // the whole set -> apply (one pass, or phases and waves with hooks) -> prune -> a SyncReport.
+import type { ChildSync } from './recursive.js';
 import { createHash } from 'node:crypto';
 import { firstFailure, type Comparison } from '../../diff/comparison.js';
 import type { ObjectDiff } from '../../diff/types.js';
@@ -106,6 +107,10 @@ export interface SyncReport {
    */
   prune: { enabled: boolean; why: string; last: boolean; blocked?: string; propagationPolicy: PropagationPolicy; results: PruneResultReport[] };
   warnings: string[];
+  /** `--recursive`: each child Application this sync applied, synced in its wave, and how it ended (recursive.ts). */
+  children?: ChildSync[];
+  /** `--recursive`: why the walk over the children stopped early. */
+  childrenStopped?: string;
 }
 
 /**

@@ -1,0 +1,62 @@
+// `status --recursive` (app-of-apps): the child Applications an app declares, each compared afresh as `status CHILD`
+// compares it (never the stored .status, which may be stale), their own children after them, to any depth, through one
+// snapshot per cluster for all of them (the pool `list` uses). An Application that is its own ancestor is listed with
+// that error and not followed.
+import type { RunContext } from '../../model/context.js';
+import type { ChildStatus, StatusReport } from '../../health/report.js';
+
+/** The child Applications a status report declares (argoproj.io Applications of the desired set; not prune candidates). */
+export function childAppsOf(r: StatusReport): { namespace: string; name: string }[] {
+  return r.resources
+    .filter((x) => x.group === 'argoproj.io' && x.kind === 'Application' && !x.requiresPruning)
+    .map((x) => ({ namespace: x.namespace, name: x.name }));
+}
+
+/** Compares each child of `parent`, depth first; `describe` is the REASON text (cli/ hands in render/status.ts's). */
+export async function statusChildren(
+  ctx: RunContext,
+  parent: { namespace: string; name: string; report: StatusReport },
+  describe: (r: StatusReport) => string,
+): Promise<ChildStatus[]> {
+  const { GatewayPool, withAppTarget } = await import('../session/session.js');
+  const { runStatus } = await import('./status.js');
+  const pool = new GatewayPool(ctx);
+  const walk = async (report: StatusReport, chain: readonly string[]): Promise<ChildStatus[]> => {
+    const out: ChildStatus[] = [];
+    for (const c of childAppsOf(report)) {
+      const id = `${c.namespace}/${c.name}`;
+      if (chain.includes(id)) {
+        out.push({ ...c, sync: 'Unknown', health: 'Unknown', error: `its own ancestor (${[...chain, id].join(' -> ')}): not followed` });
+        continue;
+      }
+      const { namespace: _parentsOverride, ...opts } = ctx.opts;
+      const childCtx: RunContext = { ...ctx, opts: { ...opts, appNamespace: c.namespace, verbose: false } };
+      try {
+        const r = await withAppTarget(
+          childCtx,
+          'status',
+          { app: c.name },
+          (session) => runStatus({ app: c.name }, { io: ctx.io, opts: childCtx.opts, ...session }),
+          pool,
+        );
+        const reason = describe(r.report);
+        const children = await walk(r.report, [...chain, id]);
+        out.push({
+          ...c,
+          sync: r.report.sync.status,
+          health: r.report.health.status,
+          ...(reason !== '' ? { reason } : {}),
+          ...(children.length > 0 ? { children } : {}),
+        });
+      } catch (err) {
+        out.push({ ...c, sync: 'Unknown', health: 'Unknown', error: (err as Error).message });
+      }
+    }
+    return out;
+  };
+  try {
+    return await walk(parent.report, [`${parent.namespace}/${parent.name}`]);
+  } finally {
+    pool.close();
+  }
+}

@@ -1,0 +1,212 @@
+// `sync APP --recursive`: app-of-apps. Once the parent's sync has applied its child Applications, each child is synced
+// (through the one operation: runOperation, recorded as `sync CHILD` would be) in the parent's wave order, its own
+// children after it, to any depth; a wave of children then waits for each child's sync status and health, computed
+// afresh (never the Application's stored .status), before the next wave starts, as hooks and waves wait. A failed or
+// unhealthy child stops the walk (exit 3; a refused one exits 4); an Application that is its own ancestor is refused
+// (exit 4) before any child of that level is synced.
+import type { RunContext } from '../../model/context.js';
+import { ExitCode, exitCodeFor } from '../../model/errors.js';
+import type { StatusReport } from '../../health/report.js';
+import type { Clock } from '../status/status.js';
+import type { SyncReport } from './execute.js';
+import type { SyncRequest } from './sync.js';
+
+/** A child Application the parent's sync applied, and the parent's wave it was applied in. */
+export interface ChildRef {
+  namespace: string;
+  name: string;
+  wave: number;
+}
+
+/** How one child ended. */
+export interface ChildSync extends ChildRef {
+  /**
+   * `synced`: its sync succeeded and it was Synced and Healthy before the next wave; `failed`: its sync (or one of its
+   * own children) failed; `refused`: its sync was refused (exit 4); `unhealthy`: synced, but Degraded, not comparable,
+   * or not Synced and Healthy within --timeout; `not-synced`: the walk stopped before it.
+   */
+  outcome: 'synced' | 'failed' | 'refused' | 'unhealthy' | 'not-synced';
+  exitCode: ExitCode;
+  /** As computed after its wave (absent when it was not waited for). */
+  sync?: string;
+  health?: string;
+  /** The commit its sync applied. */
+  revision?: string;
+  message?: string;
+  /** Its own children, when it has any. */
+  children?: ChildSync[];
+}
+
+export interface ChildWalk {
+  children: ChildSync[];
+  exitCode: ExitCode;
+  /** Why the walk stopped early (absent when every child was synced). */
+  stopped?: string;
+}
+
+/** What the walk asks of the cluster: a child's sync, and how it stands afresh (waiting up to --timeout). */
+export interface WalkDeps {
+  sync(child: ChildRef): Promise<{ exitCode: ExitCode; report?: SyncReport; error?: string }>;
+  settle(child: ChildRef): Promise<{ converged: boolean; sync: string; health: string; reason?: string }>;
+}
+
+const key = (c: Pick<ChildRef, 'namespace' | 'name'>) => `${c.namespace}/${c.name}`;
+
+/** The child Applications a sync applied (Application objects of argoproj.io), by the parent's wave, then namespace and name. */
+export function childrenOf(report: SyncReport): ChildRef[] {
+  const seen = new Set<string>();
+  const out: ChildRef[] = [];
+  for (const s of report.steps) {
+    if (s.group !== 'argoproj.io' || s.kind !== 'Application' || !['applied', 'skipped'].includes(s.outcome) || seen.has(key(s))) continue;
+    seen.add(key(s));
+    out.push({ namespace: s.namespace, name: s.name, wave: s.wave ?? 0 });
+  }
+  return out.sort((a, b) => a.wave - b.wave || (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
+
+/** Every child left as it is: the walk stopped before them. */
+function notSynced(children: readonly ChildRef[]): ChildSync[] {
+  return children.map((c) => ({ ...c, outcome: 'not-synced', exitCode: ExitCode.Ok }));
+}
+
+/**
+ * Syncs `children` wave by wave (each one's own children right after it), then waits for the wave; `chain` is the path
+ * of Applications above them (`namespace/name`), for the cycle check. Pure but for `deps`.
+ */
+export async function walkChildren(children: readonly ChildRef[], chain: readonly string[], deps: WalkDeps): Promise<ChildWalk> {
+  const cycle = children.find((c) => chain.includes(key(c)));
+  if (cycle) {
+    return {
+      children: notSynced(children),
+      exitCode: ExitCode.Refused,
+      stopped: `refusing to sync the child Applications of ${chain[chain.length - 1] ?? ''}: ${key(cycle)} is its own ancestor (${[...chain, key(cycle)].join(' -> ')}); none of them was synced`,
+    };
+  }
+  const out: ChildSync[] = [];
+  const waves = [...new Set(children.map((c) => c.wave))].sort((a, b) => a - b);
+  let stopped: { why: string; code: ExitCode } | undefined;
+  for (const wave of waves) {
+    const batch = children.filter((c) => c.wave === wave);
+    if (stopped) {
+      out.push(...notSynced(batch));
+      continue;
+    }
+    const synced: ChildSync[] = [];
+    for (const c of batch) {
+      if (stopped) {
+        out.push(...notSynced([c]));
+        continue;
+      }
+      const r = await deps.sync(c);
+      if (r.exitCode !== ExitCode.Ok) {
+        const refused = r.exitCode === ExitCode.Refused;
+        const message = r.error ?? r.report?.refused ?? r.report?.failures[0]?.message ?? r.report?.stoppedBeforeWriting ?? `exit ${r.exitCode}`;
+        out.push({
+          ...c,
+          outcome: refused ? 'refused' : 'failed',
+          exitCode: r.exitCode,
+          message,
+          ...(r.report?.revision ? { revision: r.report.revision } : {}),
+        });
+        stopped = { why: `child Application ${key(c)} (wave ${wave}) ${refused ? 'was refused' : 'failed'}: ${message}`, code: r.exitCode };
+        continue;
+      }
+      const entry: ChildSync = { ...c, outcome: 'synced', exitCode: ExitCode.Ok, ...(r.report?.revision ? { revision: r.report.revision } : {}) };
+      const own = r.report ? childrenOf(r.report) : [];
+      if (own.length > 0) {
+        const sub = await walkChildren(own, [...chain, key(c)], deps);
+        entry.children = sub.children;
+        if (sub.exitCode !== ExitCode.Ok) {
+          entry.outcome = sub.exitCode === ExitCode.Refused ? 'refused' : 'failed';
+          entry.exitCode = sub.exitCode;
+          entry.message = sub.stopped ?? 'a child Application failed';
+          stopped = { why: sub.stopped ?? `a child Application of ${key(c)} failed`, code: sub.exitCode };
+        }
+      }
+      out.push(entry);
+      synced.push(entry);
+    }
+    // The wave waits for each child it synced, computed afresh, before the next one starts.
+    for (const entry of synced) {
+      if (entry.outcome !== 'synced' || stopped) continue;
+      const s = await deps.settle(entry);
+      entry.sync = s.sync;
+      entry.health = s.health;
+      if (!s.converged) {
+        entry.outcome = 'unhealthy';
+        entry.exitCode = ExitCode.Cluster;
+        entry.message = s.reason ?? `${s.sync}, ${s.health}`;
+        stopped = { why: `child Application ${key(entry)} (wave ${wave}) is ${s.sync} and ${s.health}: ${entry.message}`, code: ExitCode.Cluster };
+      }
+    }
+  }
+  return { children: out, exitCode: stopped?.code ?? ExitCode.Ok, ...(stopped ? { stopped: stopped.why } : {}) };
+}
+
+/** How often a wave polls its children's status while it waits. */
+const SETTLE_INTERVAL_MS = 2000;
+
+/**
+ * The walk on the cluster: each child synced as `sync CHILD` with the parent's --prune, --force-conflicts, --timeout,
+ * --retry-limit and --record (never the parent's -n, --revision or source flags), through its own destination; each
+ * wave settled by `status CHILD` polled until Synced and Healthy, Degraded (at once), or the timeout.
+ */
+export async function syncChildrenOf(
+  ctx: RunContext,
+  parent: { namespace: string; name: string; report: SyncReport },
+  request: SyncRequest,
+  opts: { record: boolean; retryLimit?: number; say: (line: string) => void; describe: (r: StatusReport) => string; clock: Clock },
+): Promise<ChildWalk> {
+  const { runOperation } = await import('./operation.js');
+  const { withAppTarget } = await import('../session/session.js');
+  const { runStatus } = await import('../status/status.js');
+  const childCtx = (c: ChildRef): RunContext => {
+    const { namespace: _parentsOverride, ...rest } = ctx.opts;
+    return { ...ctx, opts: { ...rest, appNamespace: c.namespace } };
+  };
+  const childRequest = (c: ChildRef): SyncRequest => ({
+    app: c.name,
+    dryRun: false,
+    prune: request.prune,
+    forceConflicts: request.forceConflicts,
+    timeoutMs: request.timeoutMs,
+    ...(request.argocdNamespace !== undefined ? { argocdNamespace: request.argocdNamespace } : {}),
+  });
+  const deps: WalkDeps = {
+    async sync(c) {
+      opts.say(`syncing child Application ${key(c)} (wave ${c.wave})`);
+      try {
+        const r = await runOperation(
+          childCtx(c),
+          { kind: 'sync', request: childRequest(c), record: opts.record, ...(opts.retryLimit !== undefined ? { retryLimit: opts.retryLimit } : {}) },
+          { say: (line) => opts.say(`${key(c)}: ${line}`) },
+        );
+        for (const w of r.warnings) opts.say(`warning: ${key(c)}: ${w}`);
+        return { exitCode: r.exitCode, ...(r.report ? { report: r.report } : {}) };
+      } catch (err) {
+        return { exitCode: exitCodeFor(err) === ExitCode.Refused ? ExitCode.Refused : ExitCode.Cluster, error: (err as Error).message };
+      }
+    },
+    async settle(c) {
+      const appCtx = childCtx(c);
+      return withAppTarget(appCtx, 'status', { app: c.name }, async (session) => {
+        const statusDeps = { io: ctx.io, opts: appCtx.opts, ...session };
+        const start = opts.clock.now();
+        for (;;) {
+          const { report } = await runStatus({ app: c.name }, statusDeps);
+          const now = { sync: report.sync.status, health: report.health.status };
+          if (now.sync === 'Synced' && now.health === 'Healthy') return { converged: true, ...now };
+          if (now.health === 'Degraded' || report.sync.reason !== undefined) return { converged: false, ...now, reason: opts.describe(report) };
+          if (opts.clock.now() - start >= request.timeoutMs)
+            return {
+              converged: false,
+              ...now,
+              reason: `not Synced and Healthy within the --timeout: ${opts.describe(report) || `${now.sync}, ${now.health}`}`,
+            };
+          await opts.clock.sleep(SETTLE_INTERVAL_MS);
+        }
+      });
+    },
+  };
+  return walkChildren(childrenOf(parent.report), [`${parent.namespace}/${parent.name}`], deps);
+}

@@ -1,0 +1,146 @@
+// App-of-apps (issue #32): `sync ROOT --recursive` syncs the child Applications the parent applied, wave by wave,
+// each wave waiting for its children's freshly computed sync status and health; a Degraded child of the first wave
+// stops the walk before the second (exit 3); an Application that renders itself is refused (exit 4).
+import { GitFixture } from '../support/git-source.js';
+import { applicationYaml, inCluster } from '../support/application.js';
+import { applyYaml, createTestNamespace, deleteNamespace, kubectlOk, runPlugin } from './support/index.js';
+
+const TIMEOUT = 240_000;
+
+interface Child {
+  namespace: string;
+  name: string;
+  wave: number;
+  outcome: string;
+  sync?: string;
+  health?: string;
+  message?: string;
+}
+
+interface AppObject {
+  status?: { sync?: { status?: string }; health?: { status?: string }; operationState?: { phase: string; startedAt: string; finishedAt: string } };
+}
+
+describe('app-of-apps: sync --recursive', () => {
+  let fx: GitFixture;
+  let ns: string;
+
+  const child = (name: string, path: string, wave: number) =>
+    applicationYaml({ name, namespace: ns, spec: { source: { repoURL: fx.repo, path, targetRevision: 'main' }, destination: inCluster(ns) } }).replace(
+      /^metadata:\n/m,
+      `metadata:\n  annotations: {argocd.argoproj.io/sync-wave: "${wave}"}\n`,
+    );
+  const root = (name: string, path: string) =>
+    applicationYaml({ name, namespace: ns, spec: { source: { repoURL: fx.repo, path, targetRevision: 'main' }, destination: inCluster(ns) } });
+  const getApp = async (name: string) => JSON.parse(await kubectlOk(['get', 'application', name, '-n', ns, '-o', 'json'])) as AppObject;
+  const sync = (name: string) => runPlugin(['sync', name, '--recursive', '--app-namespace', ns, '--timeout', '90s', '-o', 'json']);
+
+  beforeAll(async () => {
+    fx = new GitFixture();
+    ns = await createTestNamespace('app-of-apps');
+    for (const c of ['a', 'b', 'c']) fx.write(`children/${c}/cm.yaml`, `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: child-${c}}\ndata: {v: "1"}\n`);
+    fx.write(
+      'children/failing/job.yaml',
+      `apiVersion: batch/v1
+kind: Job
+metadata: {name: migrate}
+spec:
+  backoffLimit: 0
+  template:
+    metadata: {labels: {kgitops.test/kwok-fate: fail}}
+    spec: {restartPolicy: Never, containers: [{name: run, image: registry.local/job:1}]}
+`,
+    );
+    // Three children in two waves; the bad root's first-wave child runs a Job that fails.
+    fx.write('root/apps.yaml', [child('good-a', 'children/a', 0), child('good-b', 'children/b', 1), child('good-c', 'children/c', 1)].join('---\n'));
+    fx.write('root-bad/apps.yaml', [child('bad-a', 'children/failing', 0), child('bad-b', 'children/b', 1), child('bad-c', 'children/c', 1)].join('---\n'));
+    fx.write('loop/self.yaml', root('loop', 'loop'));
+    fx.commit('app of apps');
+    await applyYaml([root('good', 'root'), root('bad', 'root-bad'), root('loop', 'loop')].join('---\n'));
+  }, TIMEOUT);
+
+  afterAll(async () => {
+    fx?.cleanup();
+    if (ns) await deleteNamespace(ns);
+  }, TIMEOUT);
+
+  test(
+    'three children in two waves, all healthy: each synced and recorded, the second wave started after the first one finished',
+    async () => {
+      const res = await sync('good');
+      expect(res.code).toBe(0);
+      const report = JSON.parse(res.stdout) as { children: Child[]; childrenStopped?: string };
+      expect(report.childrenStopped).toBeUndefined();
+      expect(report.children.map((c) => [c.name, c.wave, c.outcome, c.sync, c.health])).toEqual([
+        ['good-a', 0, 'synced', 'Synced', 'Healthy'],
+        ['good-b', 1, 'synced', 'Synced', 'Healthy'],
+        ['good-c', 1, 'synced', 'Synced', 'Healthy'],
+      ]);
+      for (const c of ['a', 'b', 'c']) expect(JSON.parse(await kubectlOk(['get', 'configmap', `child-${c}`, '-n', ns, '-o', 'json'])).data).toEqual({ v: '1' });
+      // The API server's record of each child's sync: wave 1 started once wave 0 had finished.
+      const ops = Object.fromEntries(
+        await Promise.all(['good-a', 'good-b', 'good-c'].map(async (n) => [n, (await getApp(n)).status?.operationState] as const)),
+      );
+      for (const op of Object.values(ops)) expect(op?.phase).toBe('Succeeded');
+      expect(Date.parse(ops['good-b']!.startedAt)).toBeGreaterThanOrEqual(Date.parse(ops['good-a']!.finishedAt));
+      expect(Date.parse(ops['good-c']!.startedAt)).toBeGreaterThanOrEqual(Date.parse(ops['good-a']!.finishedAt));
+      const kv = await runPlugin(['sync', 'good', '--recursive', '--app-namespace', ns, '-o', 'kv']);
+      expect(kv.code).toBe(0);
+      expect(kv.stdout).toContain(`CHILD=${ns}/good-a 1 0 synced Synced Healthy\nCHILD=${ns}/good-b 1 1 synced Synced Healthy\n`);
+
+      // status --recursive compares each child afresh: a change by hand in one child shows there, not in the stored status.
+      await kubectlOk(['patch', 'configmap', 'child-b', '-n', ns, '--type', 'merge', '-p', '{"data":{"v":"by hand"}}']);
+      const status = await runPlugin(['status', 'good', '--recursive', '--no-record', '--app-namespace', ns, '-o', 'json']);
+      expect(status.code).toBe(0);
+      const children = (JSON.parse(status.stdout) as { children: { name: string; sync: string; health: string }[] }).children;
+      expect(children.map((c) => [c.name, c.sync, c.health])).toEqual([
+        ['good-a', 'Synced', 'Healthy'],
+        ['good-b', 'OutOfSync', 'Healthy'],
+        ['good-c', 'Synced', 'Healthy'],
+      ]);
+      expect((await getApp('good-b')).status?.sync?.status).toBe('Synced');
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "a Degraded child in the first wave: the second wave's children are not synced, exit 3, and the reason is said",
+    async () => {
+      const res = await sync('bad');
+      expect(res.code).toBe(3);
+      const report = JSON.parse(res.stdout) as { children: Child[]; childrenStopped?: string };
+      expect(report.children.map((c) => [c.name, c.outcome, c.health ?? '-'])).toEqual([
+        ['bad-a', 'unhealthy', 'Degraded'],
+        ['bad-b', 'not-synced', '-'],
+        ['bad-c', 'not-synced', '-'],
+      ]);
+      expect(report.childrenStopped).toMatch(new RegExp(`^child Application ${ns}/bad-a \\(wave 0\\) is Synced and Degraded: `));
+      // bad-b and bad-c exist (the parent applied them) but were never synced.
+      for (const n of ['bad-b', 'bad-c']) expect((await getApp(n)).status?.operationState).toBeUndefined();
+      expect((await getApp('bad-a')).status?.operationState?.phase).toBe('Succeeded');
+      const table = await runPlugin(['sync', 'bad', '--recursive', '--app-namespace', ns, '--timeout', '90s']);
+      expect(table.code).toBe(3);
+      expect(table.stdout).toMatch(/^CHILD APPLICATION\s+WAVE\s+RESULT\s+SYNC\s+HEALTH\s+MESSAGE$/m);
+      expect(table.stdout).toMatch(/^INCOMPLETE: .*; child Applications: 0 synced, 1 failed, 2 not synced$/m);
+      const status = await runPlugin(['status', 'bad', '--recursive', '--no-record', '--app-namespace', ns, '-o', 'kv']);
+      expect(status.code).toBe(0);
+      expect(status.stdout).toMatch(new RegExp(`^CHILD=${ns}/bad-a 1 Synced Degraded\nCHILD_REASON=${ns}/bad-a Job/migrate`, 'm'));
+      expect(status.stdout).toContain(`CHILD=${ns}/bad-b 1 OutOfSync Missing\n`);
+    },
+    TIMEOUT,
+  );
+
+  test(
+    'an Application that renders itself is refused before any child sync (exit 4)',
+    async () => {
+      const res = await sync('loop');
+      expect(res.code).toBe(4);
+      const report = JSON.parse(res.stdout) as { children: Child[]; childrenStopped?: string };
+      expect(report.children.map((c) => [c.name, c.outcome])).toEqual([['loop', 'not-synced']]);
+      expect(report.childrenStopped).toBe(
+        `refusing to sync the child Applications of ${ns}/loop: ${ns}/loop is its own ancestor (${ns}/loop -> ${ns}/loop); none of them was synced`,
+      );
+    },
+    TIMEOUT,
+  );
+});

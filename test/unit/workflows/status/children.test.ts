@@ -1,0 +1,61 @@
+// status --recursive: which of an app's resources are its child Applications, and how their rows print.
+import { buildStatusReport } from '../../../../src/health/report.js';
+import { renderStatus, renderStatusKv } from '../../../../src/render/status.js';
+import { paint } from '../../../../src/render/colour.js';
+import { childAppsOf } from '../../../../src/workflows/status/children.js';
+import { app } from '../../health/status-fixtures.js';
+
+const appObject = (name: string) => ({
+  apiVersion: 'argoproj.io/v1alpha1',
+  kind: 'Application',
+  metadata: { name, namespace: 'argocd' },
+  spec: {},
+});
+
+test('the child Applications are the argoproj.io Applications the app declares, not its prune candidates or look-alikes', () => {
+  const r = buildStatusReport({
+    app: app(),
+    resources: [
+      { key: { group: 'argoproj.io', kind: 'Application', namespace: 'argocd', name: 'web' }, comparison: 'in-sync', live: appObject('web') },
+      { key: { group: 'argoproj.io', kind: 'Application', namespace: 'argocd', name: 'new' }, comparison: 'missing' },
+      { key: { group: 'argoproj.io', kind: 'Application', namespace: 'argocd', name: 'old' }, comparison: 'extra', live: appObject('old') },
+      { key: { group: 'example.com', kind: 'Application', namespace: 'argocd', name: 'other' }, comparison: 'in-sync' },
+      { key: { group: '', kind: 'ConfigMap', namespace: 'argocd', name: 'cm' }, comparison: 'in-sync' },
+    ],
+    children: [],
+  });
+  // In the report's resource order.
+  expect(childAppsOf(r)).toEqual([
+    { namespace: 'argocd', name: 'new' },
+    { namespace: 'argocd', name: 'web' },
+  ]);
+});
+
+test('their rows: CHILD= lines depth first with the reason or the error, and a table indented by depth', () => {
+  const r = buildStatusReport({ app: app(), resources: [], children: [] });
+  r.children = [
+    {
+      namespace: 'argocd',
+      name: 'infra',
+      sync: 'Synced',
+      health: 'Degraded',
+      reason: 'Job/migrate: failed',
+      children: [{ namespace: 'argocd', name: 'db', sync: 'OutOfSync', health: 'Healthy' }],
+    },
+    { namespace: 'argocd', name: 'gone', sync: 'Unknown', health: 'Unknown', error: 'Application "gone" not found' },
+  ];
+  expect(renderStatusKv(r)).toMatch(
+    /\nCHILD=argocd\/infra 1 Synced Degraded\nCHILD_REASON=argocd\/infra Job\/migrate: failed\nCHILD=argocd\/db 2 OutOfSync Healthy\nCHILD=argocd\/gone 1 Unknown Unknown\nCHILD_ERROR=argocd\/gone Application "gone" not found\n$/,
+  );
+  const table = renderStatus(r, { output: 'table', tree: false, paint: paint(false) });
+  expect(table).toContain(
+    [
+      'Child Applications (compared live):',
+      'APPLICATION   SYNC       HEALTH    MESSAGE',
+      'argocd/infra  Synced     Degraded  Job/migrate: failed',
+      '  argocd/db   OutOfSync  Healthy',
+      'argocd/gone   Unknown    Unknown   Application "gone" not found',
+    ].join('\n'),
+  );
+  expect(JSON.parse(renderStatus(r, { output: 'json', tree: false, paint: paint(false) })).children[0].children[0].name).toBe('db');
+});
