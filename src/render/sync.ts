@@ -18,6 +18,8 @@ const name = (o: { kind: string; name: string }) => displayName(o);
  * Hooks, in both: `HOOK=<Phase> <Kind>/<name> <Succeeded|Failed|Running|would-run>`, in the order they ran.
  * A multi-step sync (hooks or several waves): `WAVE=<Phase> <wave> <done|failed|not-run>` per (phase, wave), in order
  * (`would-run` in a dry run: the plan's phases and waves, SyncFail's last).
+ * --recursive: `CHILD=<ns>/<name> <depth> <wave> <result> <sync> <health>` per child Application in the order walked,
+ * `CHILD_MESSAGE=` beside a child that did not end synced, `CHILDREN_STOPPED=<why>` when the walk stopped early.
  */
 export function renderSyncKv(r: SyncReport): string {
   if (r.refused) return `REFUSED=${oneLineText(r.refused)}\n`;
