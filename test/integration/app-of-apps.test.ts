@@ -3,7 +3,7 @@
 // stops the walk before the second (exit 3); an Application that renders itself is refused (exit 4).
 import { GitFixture } from '../support/git-source.js';
 import { applicationYaml, inCluster } from '../support/application.js';
-import { applyYaml, createTestNamespace, deleteNamespace, kubectlOk, runPlugin } from './support/index.js';
+import { applyYaml, createTestNamespace, deleteNamespace, kubectl, kubectlOk, runPlugin } from './support/index.js';
 
 const TIMEOUT = 240_000;
 
@@ -38,7 +38,8 @@ describe('app-of-apps: sync --recursive', () => {
   beforeAll(async () => {
     fx = new GitFixture();
     ns = await createTestNamespace('app-of-apps');
-    for (const c of ['a', 'b', 'c']) fx.write(`children/${c}/cm.yaml`, `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: child-${c}}\ndata: {v: "1"}\n`);
+    for (const c of ['a', 'b', 'c', 'd', 'e'])
+      fx.write(`children/${c}/cm.yaml`, `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: child-${c}}\ndata: {v: "1"}\n`);
     fx.write(
       'children/failing/job.yaml',
       `apiVersion: batch/v1
@@ -51,9 +52,9 @@ spec:
     spec: {restartPolicy: Never, containers: [{name: run, image: registry.local/job:1}]}
 `,
     );
-    // Three children in two waves; the bad root's first-wave child runs a Job that fails.
+    // Three children in two waves; the bad root's first-wave child runs a Job that fails (its others deploy objects of their own).
     fx.write('root/apps.yaml', [child('good-a', 'children/a', 0), child('good-b', 'children/b', 1), child('good-c', 'children/c', 1)].join('---\n'));
-    fx.write('root-bad/apps.yaml', [child('bad-a', 'children/failing', 0), child('bad-b', 'children/b', 1), child('bad-c', 'children/c', 1)].join('---\n'));
+    fx.write('root-bad/apps.yaml', [child('bad-a', 'children/failing', 0), child('bad-b', 'children/d', 1), child('bad-c', 'children/e', 1)].join('---\n'));
     fx.write('loop/self.yaml', root('loop', 'loop'));
     fx.commit('app of apps');
     await applyYaml([root('good', 'root'), root('bad', 'root-bad'), root('loop', 'loop')].join('---\n'));
@@ -117,6 +118,7 @@ spec:
       expect(report.childrenStopped).toMatch(new RegExp(`^child Application ${ns}/bad-a \\(wave 0\\) is Synced and Degraded: `));
       // bad-b and bad-c exist (the parent applied them) but were never synced.
       for (const n of ['bad-b', 'bad-c']) expect((await getApp(n)).status?.operationState).toBeUndefined();
+      for (const cm of ['child-d', 'child-e']) expect((await kubectl(['get', 'configmap', cm, '-n', ns])).stderr).toContain('NotFound');
       expect((await getApp('bad-a')).status?.operationState?.phase).toBe('Succeeded');
       const table = await runPlugin(['sync', 'bad', '--recursive', '--app-namespace', ns, '--timeout', '90s']);
       expect(table.code).toBe(3);
