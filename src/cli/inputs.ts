@@ -1,5 +1,6 @@
 // The workflows' inputs, built from the typed arguments of a command: the one place a flag becomes a field. Workflows
 // take these narrow inputs (AppStateArgs, LiveDiffRequest, WatchRequest, ...) and know no flag names and no argv.
+import type { WatchAllRequest } from '../workflows/sync/watch-all.js';
 import { parseDuration } from '../model/duration.js';
 import { InputError } from '../model/errors.js';
 import type { PropagationPolicy } from '../model/object.js';
@@ -190,5 +191,17 @@ export function watchInput(flags: WatchFlags, env: Record<string, string | undef
     record: recording(flags),
     ...(webhookAddr !== undefined ? { webhookAddr } : {}),
     ...(webhookSecret !== undefined ? { webhookSecret } : {}),
+  };
+}
+
+/** `sync --watch --all`: the loop's settings of watchInput for every automated Application (-A, -l selects them). */
+export function watchAllInput(flags: WatchFlags & { allNamespaces?: boolean; selector?: string }, env: Record<string, string | undefined>): WatchAllRequest {
+  const { source: _each, ...loop } = watchInput(flags, env);
+  const argocdNamespace = given(flags.argocdNamespace);
+  return {
+    ...loop,
+    allNamespaces: flags.allNamespaces === true,
+    ...(flags.selector !== undefined ? { appSelector: flags.selector } : {}),
+    ...(argocdNamespace !== undefined ? { argocdNamespace } : {}),
   };
 }

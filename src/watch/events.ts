@@ -18,10 +18,13 @@ export type LoopAction =
   | 'reconnect' // a live watch lost its connection (retrying) or re-listed
   | 'warning'
   | 'refresh' // with -v: one look at the source and the cluster, with its cost
+  | 'app' // sync --watch --all: an Application's loop started or stopped, or an app left alone (not automated)
   | 'stop';
 
 export interface LoopEvent {
   time: Date;
+  /** sync --watch --all: the Application (`namespace/name`) whose loop this event is from. */
+  app?: string;
   action: LoopAction;
   object?: string;
   namespace?: string;
@@ -39,7 +42,7 @@ function kvValue(v: string | number | boolean): string {
 }
 
 function plainObject(ev: LoopEvent): Record<string, string | number | boolean> {
-  const out: Record<string, string | number | boolean> = { time: ev.time.toISOString(), action: ev.action };
+  const out: Record<string, string | number | boolean> = { time: ev.time.toISOString(), ...(ev.app !== undefined ? { app: ev.app } : {}), action: ev.action };
   if (ev.object !== undefined) out.object = ev.object;
   if (ev.namespace !== undefined) out.namespace = ev.namespace;
   if (ev.result !== undefined) out.result = ev.result;
@@ -65,7 +68,7 @@ export function formatEvent(ev: LoopEvent, format: OutputFormat): string {
     case 'yaml':
       return `---\n${stringify(o)}`;
     default: {
-      const parts = [o.time as string, ev.action.padEnd(9)];
+      const parts = [o.time as string, ...(ev.app !== undefined ? [ev.app] : []), ev.action.padEnd(9)];
       if (ev.object !== undefined) parts.push(ev.namespace ? `${ev.object} (${ev.namespace})` : ev.object);
       if (ev.result !== undefined) parts.push(ev.result);
       if (ev.revision !== undefined) parts.push(`revision ${ev.revision.slice(0, 12)}`);

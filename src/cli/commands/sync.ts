@@ -4,7 +4,7 @@ import { defineCommand, type ArgsOf } from '../command.js';
 import type { CommandContext } from '../context.js';
 import type { GlobalArgs } from '../options.js';
 import { appSourceOptions, recordOption } from '../options.js';
-import { cautiousStop, NO_FORCE, recording, retryLimitOf, syncAllInput, syncInput, watchInput } from '../inputs.js';
+import { cautiousStop, NO_FORCE, recording, retryLimitOf, syncAllInput, syncInput, watchAllInput, watchInput } from '../inputs.js';
 import { ExitCode, InputError } from '../../model/errors.js';
 import type { SyncEvent } from '../../workflows/sync/sync-phases.js';
 import { commandLineWithout } from '../argv.js';
@@ -93,7 +93,8 @@ function syncOptions(y: Argv<GlobalArgs>) {
     .option('timeout', { type: 'string', default: '5m', describe: 'How long a sync with waves or hooks may wait for health and hooks in all' })
     .option('all', {
       type: 'boolean',
-      describe: 'Sync every Application in --app-namespace in turn (-A: every namespace; -l then selects Applications by label), one summary',
+      describe:
+        'Sync every Application in --app-namespace in turn (-A: every namespace; -l then selects Applications by label), one summary; with --watch, keep every automated one reconciled in one process',
     })
     .option('recursive', {
       type: 'boolean',
@@ -104,9 +105,9 @@ function syncOptions(y: Argv<GlobalArgs>) {
     .option('interval', { type: 'string', default: '60s', describe: 'With --watch: how often to poll the source' })
     .option('webhook-addr', { type: 'string', describe: 'With --watch: listen for push events on this address (loopback by default)' })
     .option('webhook-secret', { type: 'string', describe: 'With --watch: HMAC-SHA256 secret for push events (or $KGITOPS_WEBHOOK_SECRET)' })
-    .conflicts('all', ['app', 'app-file', 'desired', 'revision', 'resource', 'watch'])
+    .conflicts('all', ['app', 'app-file', 'desired', 'revision', 'resource'])
     .implies('all-namespaces', 'all')
-    .conflicts('watch', ['resource', 'selector', 'dry-run'])
+    .conflicts('watch', ['resource', 'dry-run'])
     .conflicts('recursive', ['all', 'watch', 'dry-run', 'resource', 'selector'])
     .implies('webhook-secret', 'webhook-addr')
     .example('kubectl gitops sync shop --dry-run', 'Show the plan without changing anything')
@@ -114,6 +115,7 @@ function syncOptions(y: Argv<GlobalArgs>) {
     .example('kubectl gitops sync shop --resource apps:Deployment:orders', 'Sync one object')
     .example('kubectl gitops sync shop --no-force-conflicts', 'Stop before any write when another manager owns a field the sync would change')
     .example('kubectl gitops sync --all -l team=shop', 'Sync every Application labelled team=shop, one after another')
+    .example('kubectl gitops sync --watch --all -A', 'Keep every automated Application of every namespace reconciled, one process')
     .example('kubectl gitops sync root --recursive', 'App-of-apps: the parent, then its child Applications wave by wave');
 }
 
@@ -129,10 +131,9 @@ export const syncCommand = defineCommand({
   allNamespaces: true,
   builder: syncOptions,
   why: {
-    ...Object.fromEntries(['app', 'app-file', 'desired', 'revision', 'resource', 'watch'].map((k) => [`all ${k}`, ALL])),
+    ...Object.fromEntries(['app', 'app-file', 'desired', 'revision', 'resource'].map((k) => [`all ${k}`, ALL])),
     'all-namespaces all': "a sync of one Application acts on that one (its objects' namespace is -n/--namespace, the Application's is --app-namespace)",
     'watch resource': WATCH,
-    'watch selector': WATCH,
     'watch dry-run': 'a dry run changes nothing, so there is nothing to keep reconciling',
     'webhook-secret webhook-addr': 'the secret checks the push events the webhook receives',
     'recursive all': '--all syncs every Application as it declares itself, each on its own',
@@ -143,13 +144,17 @@ export const syncCommand = defineCommand({
   },
   async run(args, ctx) {
     // yargs has refused what does not go with --all or --watch, and -A without --all.
-    if (args.all === true) return syncAllApps(args, ctx);
     if (args.watch === true) {
       if (ctx.opts.output === 'env') throw new InputError('sync --watch prints one event per line: -o table, json, yaml or kv (env is for a single report)');
       const { formatEvent } = await import('../../watch/events.js');
       const format = ctx.opts.output;
-      return (await import('../../workflows/sync/watch.js')).runWatch(watchInput(args, ctx.io.env), ctx, (e) => ctx.io.out(formatEvent(e, format)));
+      const print = (e: Parameters<typeof formatEvent>[0]) => ctx.io.out(formatEvent(e, format));
+      // One process for every automated Application: the controller without a controller.
+      if (args.all === true) return (await import('../../workflows/sync/watch-all.js')).runWatchAll(watchAllInput(args, ctx.io.env), ctx, print);
+      if (args.selector !== undefined) throw new InputError('-l with --watch selects Applications, with --all: one loop reconciles the whole Application');
+      return (await import('../../workflows/sync/watch.js')).runWatch(watchInput(args, ctx.io.env), ctx, print);
     }
+    if (args.all === true) return syncAllApps(args, ctx);
     const { runOperation, stoppedLine } = await import('../../workflows/sync/operation.js');
     const { renderSync } = await import('../../render/sync.js');
     const progress = progressLine(ctx);

@@ -36,6 +36,8 @@ export interface WatchDeps {
   handleSignals?: boolean;
   /** The Application in `controlPlane`, when read from the cluster: each round's result is recorded in its status. */
   appRef?: { namespace: string; name: string };
+  /** sync --watch --all: hands out this loop's wake-up (the shared webhook wakes every loop); returns its removal. */
+  onWake?: (wake: () => void) => () => void;
 }
 
 /** What `sync --watch` reconciles and how (cli/inputs.ts builds it from sync's flags). */
@@ -206,12 +208,14 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
   const { stop, dispose } = stopSignals(deps, emit);
   const gateway: KubeGateway | undefined = deps.gateway;
   let webhook: WebhookServer | undefined;
+  let unregisterWake: (() => void) | undefined;
   let watcher: LiveWatcher | undefined;
   let fatal: unknown;
   try {
     if (gateway === undefined) throw new Error('the watch loop needs a gateway');
     const gw = gateway;
     const wakeup = new Wakeup();
+    unregisterWake = deps.onWake?.(() => wakeup.wake('webhook'));
     webhook = await webhookFor(req, wakeup, emit);
     let appInstance = '';
     watcher = new LiveWatcher({
@@ -363,6 +367,7 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
     return ExitCode.Ok;
   } finally {
     dispose();
+    unregisterWake?.();
     await watcher?.stop();
     await webhook?.close();
     if (deps.closeGateway !== false) gateway?.close();

@@ -70,14 +70,19 @@ describe.each<[string, string[], RegExp]>([
   ['sync --all with APP', ['sync', 'shop', '--all'], /^error: --all does not go with APP: --all syncs every Application as it declares itself/],
   ['sync --all --desired', ['sync', '--all', '--desired', 'k8s'], /^error: --all does not go with --desired: --all syncs every Application/],
   ['sync --all --resource', ['sync', '--all', '--resource', ':ConfigMap:x'], /^error: --all does not go with --resource/],
-  ['sync --all --watch', ['sync', '--all', '--watch'], /^error: --all does not go with --watch/],
+  [
+    'sync --recursive --dry-run',
+    ['sync', 'shop', '--recursive', '--dry-run'],
+    /^error: --recursive does not go with --dry-run: a dry run creates no child Application/,
+  ],
+  ['sync --recursive --all', ['sync', '--all', '--recursive'], /^error: --recursive does not go with --all/],
+  ['status --recursive --wait', ['status', 'shop', '--recursive', '--wait'], /^error: --recursive does not go with --wait: the wait is for the app itself/],
   ['sync -A without --all', ['sync', 'shop', '-A'], /^error: -A\/--all-namespaces needs --all: a sync of one Application acts on that one/],
   [
     'sync --watch --resource',
     ['sync', 'shop', '--watch', '--resource', ':ConfigMap:x'],
     /^error: --watch does not go with --resource: the loop reconciles the whole Application/,
   ],
-  ['sync --watch -l', ['sync', 'shop', '--watch', '-l', 'a=b'], /^error: --watch does not go with -l\/--selector: the loop reconciles the whole Application/],
   ['sync --watch --dry-run', ['sync', 'shop', '--watch', '--dry-run'], /^error: --watch does not go with --dry-run: a dry run changes nothing/],
   ['sync --webhook-secret without --webhook-addr', ['sync', 'shop', '--watch', '--webhook-secret', 's'], /^error: --webhook-secret needs --webhook-addr/],
 ])('%s', (_name, argv, message) => {
@@ -88,6 +93,14 @@ describe.each<[string, string[], RegExp]>([
     expect(r.err).toContain(`See 'kubectl gitops ${argv[0]} --help' for usage.`);
     expect(r.out).toBe('');
   });
+});
+
+it('sync --watch -l without --all is refused before any connection: -l then selects Applications', async () => {
+  const r = await refused(['sync', 'shop', '--watch', '-l', 'a=b']);
+  expect(r.code).toBe(ExitCode.Input);
+  expect(r.err).toMatch(/^error: -l with --watch selects Applications, with --all: one loop reconciles the whole Application/);
+  expect(r.err).not.toMatch(/kubeconfig/i);
+  expect(r.out).toBe('');
 });
 
 it('sync --watch -o env is refused before any connection (cli/ prints the events, so cli/ checks the mode)', async () => {

@@ -1,0 +1,187 @@
+// `sync --watch --all`: one process reconciles every Application of --app-namespace (-A: every namespace; -l: by
+// label) whose syncPolicy is automated, each through its own `sync --watch` loop (watch.ts: the one executor, its own
+// selfHeal back-off, prune, allowEmpty, retry, sync windows and AppProject), side by side. Applications created,
+// changed and deleted while it runs are picked up from a watch of the Applications: a new automated one gets a loop,
+// one deleted (or no longer automated) has its loop stopped after the step in progress. An app that is not automated is
+// never touched. One app's failure never stops the others; SIGINT/SIGTERM stop every loop cleanly. One webhook, when
+// asked for, wakes every loop on a push.
+import type { RunContext } from '../../model/context.js';
+import { ExitCode } from '../../model/errors.js';
+import { isPlainObject, type KubeObject } from '../../model/object.js';
+import type { KubeGateway } from '../../kube/gateway.js';
+import type { LoopEvent } from '../../watch/events.js';
+import type { WatchRequest } from './watch.js';
+
+/** `sync --watch --all`: which Applications, and what each loop is given (its source is the Application itself). */
+export interface WatchAllRequest extends Omit<WatchRequest, 'source'> {
+  allNamespaces: boolean;
+  appSelector?: string;
+  argocdNamespace?: string;
+}
+
+/** Whether an Application (as the API returns it) asks for automated sync: syncPolicy.automated, not `enabled: false`. */
+export function isAutomated(o: KubeObject): boolean {
+  const spec = isPlainObject(o.spec) ? o.spec : {};
+  const policy = isPlainObject(spec.syncPolicy) ? spec.syncPolicy : {};
+  const auto = policy.automated;
+  return isPlainObject(auto) && auto.enabled !== false;
+}
+
+const idOf = (o: KubeObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
+
+/** Test seams: the stop signal and whether to install the process's signal handlers. */
+export interface WatchAllDeps {
+  signal?: AbortSignal;
+  handleSignals?: boolean;
+}
+
+/** Runs until SIGINT/SIGTERM (or `deps.signal`); every loop's events go to `onEvent` with `app` set to `namespace/name`. */
+export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent: (e: LoopEvent) => void, deps: WatchAllDeps = {}): Promise<ExitCode> {
+  const { runWatch } = await import('./watch.js');
+  const { withControlPlane } = await import('../session/session.js');
+  const { listApplications } = await import('../list.js');
+  const emit = (e: Omit<LoopEvent, 'time'>) => onEvent({ ...e, time: new Date() });
+  const stop = new AbortController();
+  const onSignal = (sig: NodeJS.Signals) => {
+    emit({ action: 'stop', result: 'stopping', message: `${sig}: stopping every loop after its step in progress` });
+    stop.abort();
+  };
+  if (deps.handleSignals !== false) {
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  }
+  deps.signal?.addEventListener('abort', () => stop.abort(), { once: true });
+  const namespace = req.allNamespaces ? undefined : ctx.opts.appNamespace;
+  const loops = new Map<string, { stop: AbortController; done: Promise<void> }>();
+  const wakers = new Set<() => void>();
+  // A stop stops every loop (each finishes its step in progress).
+  stop.signal.addEventListener('abort', () => {
+    for (const l of loops.values()) l.stop.abort();
+  });
+
+  const start = (o: KubeObject) => {
+    const id = idOf(o);
+    if (loops.has(id) || stop.signal.aborted) return;
+    const own = new AbortController();
+    const appCtx: RunContext = { ...ctx, opts: { ...ctx.opts, appNamespace: o.metadata.namespace ?? '' } };
+    const { webhookAddr: _one, webhookSecret: _forAll, ...perApp } = req;
+    emit({ action: 'app', object: id, result: 'started', message: 'automated: reconciled by its own loop' });
+    const done = runWatch(
+      { ...perApp, source: { app: o.metadata.name ?? '', ...(req.argocdNamespace !== undefined ? { argocdNamespace: req.argocdNamespace } : {}) } },
+      appCtx,
+      (e) => onEvent({ ...e, app: id }),
+      { signal: own.signal, handleSignals: false, onWake: (wake) => (wakers.add(wake), () => wakers.delete(wake)) },
+    )
+      .then(
+        () => undefined,
+        (err: unknown) =>
+          emit({
+            action: 'error',
+            object: id,
+            result: 'loop-ended',
+            message: `${(err as Error).message} (its loop starts again when the Application changes)`,
+          }),
+      )
+      .finally(() => {
+        if (loops.get(id) === entry) loops.delete(id);
+      });
+    const entry = { stop: own, done };
+    loops.set(id, entry);
+  };
+  const forget = (id: string, why: string) => {
+    const loop = loops.get(id);
+    if (!loop) return;
+    loops.delete(id);
+    loop.stop.abort();
+    emit({ action: 'app', object: id, result: 'stopped', message: why });
+  };
+  const consider = (o: KubeObject) => {
+    if (isAutomated(o)) start(o);
+    else if (loops.has(idOf(o))) forget(idOf(o), 'no longer automated: left alone from now on');
+  };
+  /** After a fresh list: the loops of Applications no longer there are stopped (deleted while no watch was open). */
+  const present = (ids: ReadonlySet<string>) => {
+    for (const id of [...loops.keys()]) if (!ids.has(id)) forget(id, 'deleted: its loop stopped');
+  };
+
+  let webhook: import('../../watch/webhook.js').WebhookServer | undefined;
+  try {
+    const apps = await withControlPlane(ctx, 'watch', (gw) => listApplications(gw, namespace, req.appSelector));
+    emit({
+      action: 'start',
+      message: `reconciling the automated Applications ${namespace !== undefined ? `of ${namespace}` : 'of every namespace'}${req.appSelector !== undefined ? ` matching ${req.appSelector}` : ''} every ${req.interval}`,
+      detail: { apps: apps.length, automated: apps.filter(isAutomated).length },
+    });
+    for (const o of apps) {
+      if (isAutomated(o)) start(o);
+      else emit({ action: 'app', object: idOf(o), result: 'skipped', message: 'not automated: never touched (sync it with sync APP)' });
+    }
+    if (req.webhookAddr !== undefined) {
+      const { startWebhook } = await import('../../watch/webhook.js');
+      webhook = await startWebhook({
+        addr: req.webhookAddr,
+        ...(req.webhookSecret ? { secret: req.webhookSecret } : {}),
+        onPush: () => {
+          for (const wake of wakers) wake();
+        },
+        onRequest: (r) => emit({ action: 'webhook', result: r.outcome === 'push' ? 'accepted' : r.outcome, message: r.reason, detail: { status: r.status } }),
+      });
+      emit({ action: 'start', message: `webhook on ${webhook.host}:${webhook.port}: a push wakes every loop`, detail: { webhookPort: webhook.port } });
+    }
+    // Applications created, changed and deleted while it runs.
+    await withControlPlane(ctx, 'watch', (gw) => followApplications(gw, namespace, req.appSelector, stop.signal, { consider, forget, present }));
+    await Promise.all([...loops.values()].map((l) => l.done));
+    emit({ action: 'stop', result: 'stopped' });
+    return ExitCode.Ok;
+  } finally {
+    stop.abort();
+    for (const l of loops.values()) l.stop.abort();
+    await Promise.all([...loops.values()].map((l) => l.done));
+    await webhook?.close();
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+/** Watches the Applications until `signal` aborts, re-watching (from a fresh list) when the stream ends or fails. */
+async function followApplications(
+  gw: KubeGateway,
+  namespace: string | undefined,
+  selector: string | undefined,
+  signal: AbortSignal,
+  on: { consider: (o: KubeObject) => void; forget: (id: string, why: string) => void; present: (ids: ReadonlySet<string>) => void },
+): Promise<void> {
+  const { preferred } = await gw.discover();
+  const type = preferred.find((t) => t.group === 'argoproj.io' && t.kind === 'Application');
+  if (!type) return;
+  let failures = 0;
+  while (!signal.aborted) {
+    try {
+      const list = await gw.list(type, { ...(namespace !== undefined ? { namespace } : {}), ...(selector !== undefined ? { labelSelector: selector } : {}) });
+      for (const o of list.items) on.consider(o);
+      on.present(new Set(list.items.map(idOf)));
+      await gw.watch(
+        type,
+        {
+          ...(namespace !== undefined ? { namespace } : {}),
+          ...(selector !== undefined ? { labelSelector: selector } : {}),
+          ...(list.resourceVersion ? { resourceVersion: list.resourceVersion } : {}),
+          signal,
+        },
+        (e) => {
+          if (e.type === 'ADDED' || e.type === 'MODIFIED') on.consider(e.object);
+          else if (e.type === 'DELETED') on.forget(idOf(e.object), 'deleted: its loop stopped');
+        },
+      );
+      failures = 0;
+    } catch {
+      if (signal.aborted) return;
+      failures++;
+    }
+    // Bounded back-off before watching again (a stream the server closed, a lost connection, 410 Gone).
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, Math.min(30_000, 500 * 2 ** Math.min(failures, 6)));
+      signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+    });
+  }
+}

@@ -1,0 +1,103 @@
+// `sync --watch --all` (issue #32): one process keeps every automated Application of a namespace reconciled — it heals
+// a scaled Deployment of one app and a ConfigMap edited by hand in another, picks up an Application created while it
+// runs, stops the loop of one deleted, never touches an app whose syncPolicy is not automated, and stops on SIGTERM.
+import { GitFixture } from '../support/git-source.js';
+import { applicationYaml, inCluster } from '../support/application.js';
+import { applyYaml, createTestNamespace, deleteNamespace, kubeconfigPath, kubectl, kubectlOk, waitFor } from './support/index.js';
+import { WatchProcess } from './support/watch-process.js';
+
+const TIMEOUT = 180_000;
+
+describe('sync --watch --all', () => {
+  let fx: GitFixture;
+  let ns: string;
+  let watch: WatchProcess | undefined;
+
+  const app = (name: string, automated: boolean) =>
+    applicationYaml({
+      name,
+      namespace: ns,
+      spec: {
+        source: { repoURL: fx.repo, path: `apps/${name}`, targetRevision: 'main' },
+        destination: inCluster(ns),
+        ...(automated ? { syncPolicy: { automated: { selfHeal: true, prune: true } } } : {}),
+      },
+    });
+  const configMap = (name: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${name}}\ndata: {color: blue}\n`;
+  const exists = async (kind: string, name: string) => (await kubectl(['get', kind, name, '-n', ns])).code === 0;
+  const json = async (kind: string, name: string) => JSON.parse(await kubectlOk(['get', kind, name, '-n', ns, '-o', 'json']));
+
+  beforeAll(async () => {
+    fx = new GitFixture();
+    fx.write(
+      'apps/web/deploy.yaml',
+      `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: registry.local/web:1}]}
+`,
+    );
+    fx.write('apps/conf/cm.yaml', configMap('conf'));
+    fx.write('apps/manual/cm.yaml', configMap('manual'));
+    fx.write('apps/late/cm.yaml', configMap('late'));
+    fx.commit('apps');
+    ns = await createTestNamespace('watch-all');
+    await applyYaml([app('web', true), app('conf', true), app('manual', false)].join('---\n'));
+  }, TIMEOUT);
+
+  afterAll(async () => {
+    await watch?.stop('SIGTERM');
+    fx?.cleanup();
+    if (ns) await deleteNamespace(ns);
+  }, TIMEOUT);
+
+  test(
+    'heals two apps, picks up a new one, forgets a deleted one, leaves the manual one alone, stops on SIGTERM',
+    async () => {
+      watch = new WatchProcess(['--all', '--app-namespace', ns, '--interval', '2s'], kubeconfigPath());
+      const w = watch;
+      await w.line((l) => l.action === 'app' && l.object === `${ns}/manual` && l.result === 'skipped', 'the manual app to be left alone');
+      for (const name of ['web', 'conf']) await w.line((l) => l.action === 'app' && l.object === `${ns}/${name}` && l.result === 'started', `${name}'s loop`);
+      await waitFor(async () => (await exists('deployment', 'web')) && (await exists('configmap', 'conf')), { what: 'the first syncs', timeoutMs: 60_000 });
+      // Every event of an app's loop carries the app.
+      await w.line((l) => l.app === `${ns}/web` && l.action === 'sync' && l.object === 'Deployment/web', "web's sync event");
+
+      await kubectlOk(['scale', 'deployment', 'web', '-n', ns, '--replicas', '3']);
+      await kubectlOk(['patch', 'configmap', 'conf', '-n', ns, '--type', 'merge', '-p', '{"data":{"color":"red"}}']);
+      await waitFor(async () => (await json('deployment', 'web')).spec.replicas === 1 && (await json('configmap', 'conf')).data.color === 'blue', {
+        what: 'both heals',
+        timeoutMs: 60_000,
+      });
+      await w.line((l) => l.app === `${ns}/web` && l.action === 'heal', "web's heal");
+      await w.line((l) => l.app === `${ns}/conf` && l.action === 'heal', "conf's heal");
+
+      await applyYaml(app('late', true));
+      await w.line((l) => l.action === 'app' && l.object === `${ns}/late` && l.result === 'started', 'the new app picked up');
+      await waitFor(() => exists('configmap', 'late'), { what: "the new app's sync", timeoutMs: 60_000 });
+
+      await kubectlOk(['delete', 'application', 'conf', '-n', ns]);
+      await w.line((l) => l.action === 'app' && l.object === `${ns}/conf` && l.result === 'stopped', "the deleted app's loop stopped");
+      const since = w.lines.length;
+      await kubectlOk(['patch', 'configmap', 'conf', '-n', ns, '--type', 'merge', '-p', '{"data":{"color":"green"}}']);
+      // Its loop is gone: the change stays (three intervals), while the others are still reconciled.
+      await new Promise((r) => setTimeout(r, 6_000));
+      expect((await json('configmap', 'conf')).data.color).toBe('green');
+      expect(w.lines.slice(since).filter((l) => l.app === `${ns}/conf` && l.action === 'heal')).toEqual([]);
+
+      // The manual app was never synced: its ConfigMap was never created, and its Application records no operation.
+      expect(await exists('configmap', 'manual')).toBe(false);
+      expect((await json('application', 'manual')).status?.operationState).toBeUndefined();
+
+      const exit = await w.stop('SIGTERM');
+      expect(exit).toEqual({ code: 0, signal: null });
+      expect(w.lines[w.lines.length - 1]).toMatchObject({ action: 'stop', result: 'stopped' });
+      expect(w.stderr).toBe('');
+    },
+    TIMEOUT,
+  );
+});
