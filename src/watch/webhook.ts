@@ -15,6 +15,32 @@ export interface PushEvent {
   repository?: string;
 }
 
+/** A repository URL compared as Argo CD's webhook compares them: no scheme, user, `.git` or trailing slash, `host:path` as `host/path`, lower case. */
+function repoKey(url: string): string {
+  return url
+    .trim()
+    .toLowerCase()
+    .replace(/^[a-z][a-z0-9+.-]*:\/\//, '')
+    .replace(/^[^@/]*@/, '')
+    .replace(/^([^/:]+):(?!\d+\/)/, '$1/')
+    .replace(/\/+$/, '')
+    .replace(/\.git$/, '');
+}
+
+/**
+ * Whether a push is to one of `repoURLs`: the same repository once both are normalized (repoKey), or, when the payload
+ * names only `owner/name`, a URL ending in it. A push that names no repository touches every app (it cannot be matched).
+ */
+export function pushTouches(push: PushEvent, repoURLs: readonly string[]): boolean {
+  if (push.repository === undefined || push.repository === '') return true;
+  const pushed = repoKey(push.repository);
+  const fullNameOnly = !pushed.includes('.') && pushed.split('/').length === 2;
+  return repoURLs.some((u) => {
+    const k = repoKey(u);
+    return fullNameOnly ? k.endsWith(`/${pushed}`) : k === pushed;
+  });
+}
+
 /** What happened to one request, for the loop's log (refused ones included). */
 export interface WebhookRecord {
   status: number;

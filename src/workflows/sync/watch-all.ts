@@ -3,8 +3,9 @@
 // selfHeal back-off, prune, allowEmpty, retry, sync windows and AppProject), side by side. Applications created,
 // changed and deleted while it runs are picked up from a watch of the Applications: a new automated one gets a loop,
 // one deleted (or no longer automated) has its loop stopped after the step in progress. An app that is not automated is
-// never touched. One app's failure never stops the others; SIGINT/SIGTERM stop every loop cleanly. One webhook, when
-// asked for, wakes every loop on a push.
+// never touched. One app's failure never stops the others; SIGINT/SIGTERM stop every loop cleanly. At most
+// RECONCILE_BOUND loops look or act at once. One webhook, when asked for, wakes the loops of the apps whose source is
+// the repository pushed to.
 import type { RunContext } from '../../model/context.js';
 import { ExitCode } from '../../model/errors.js';
 import { isPlainObject, type KubeObject } from '../../model/object.js';
@@ -28,6 +29,37 @@ export function isAutomated(o: KubeObject): boolean {
 }
 
 const idOf = (o: KubeObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
+
+/**
+ * How many loops look or act at once (each look renders and reads the cluster; each act applies): Argo CD's controller
+ * runs 10 operation processors by default (--operation-processors), and so many loops act here side by side.
+ */
+export const RECONCILE_BOUND = 10;
+
+/** Runs at most `n` of the functions handed to it at once, the others in the order they came. */
+export function bounded(n: number): <T>(fn: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async <T>(fn: () => Promise<T>): Promise<T> => {
+    // A free slot is taken; otherwise the one released next is handed over (never counted twice).
+    if (running < n) running++;
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+    try {
+      return await fn();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
+    }
+  };
+}
+
+/** The repositories an Application's sources read (spec.source, spec.sources). */
+export function repoURLsOf(o: KubeObject): string[] {
+  const spec = isPlainObject(o.spec) ? o.spec : {};
+  const sources = [spec.source, ...(Array.isArray(spec.sources) ? spec.sources : [])];
+  return sources.flatMap((s) => (isPlainObject(s) && typeof s.repoURL === 'string' ? [s.repoURL] : []));
+}
 
 /** Test seams: the stop signal and whether to install the process's signal handlers. */
 export interface WatchAllDeps {
@@ -53,7 +85,8 @@ export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent
   deps.signal?.addEventListener('abort', () => stop.abort(), { once: true });
   const namespace = req.allNamespaces ? undefined : ctx.opts.appNamespace;
   const loops = new Map<string, { stop: AbortController; done: Promise<void> }>();
-  const wakers = new Set<() => void>();
+  const wakers = new Map<string, { wake: () => void; repos: string[] }>();
+  const turn = bounded(RECONCILE_BOUND);
   // A stop stops every loop (each finishes its step in progress).
   stop.signal.addEventListener('abort', () => {
     for (const l of loops.values()) l.stop.abort();
@@ -70,7 +103,15 @@ export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent
       { ...perApp, source: { app: o.metadata.name ?? '', ...(req.argocdNamespace !== undefined ? { argocdNamespace: req.argocdNamespace } : {}) } },
       appCtx,
       (e) => onEvent({ ...e, app: id }),
-      { signal: own.signal, handleSignals: false, onWake: (wake) => (wakers.add(wake), () => wakers.delete(wake)) },
+      {
+        signal: own.signal,
+        handleSignals: false,
+        turn,
+        onWake: (wake) => {
+          wakers.set(id, { wake, repos: repoURLsOf(o) });
+          return () => wakers.delete(id);
+        },
+      },
     )
       .then(
         () => undefined,
@@ -117,16 +158,20 @@ export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent
       else emit({ action: 'app', object: idOf(o), result: 'skipped', message: 'not automated: never touched (sync it with sync APP)' });
     }
     if (req.webhookAddr !== undefined) {
-      const { startWebhook } = await import('../../watch/webhook.js');
+      const { pushTouches, startWebhook } = await import('../../watch/webhook.js');
       webhook = await startWebhook({
         addr: req.webhookAddr,
         ...(req.webhookSecret ? { secret: req.webhookSecret } : {}),
-        onPush: () => {
-          for (const wake of wakers) wake();
+        onPush: (push) => {
+          for (const w of wakers.values()) if (pushTouches(push, w.repos)) w.wake();
         },
         onRequest: (r) => emit({ action: 'webhook', result: r.outcome === 'push' ? 'accepted' : r.outcome, message: r.reason, detail: { status: r.status } }),
       });
-      emit({ action: 'start', message: `webhook on ${webhook.host}:${webhook.port}: a push wakes every loop`, detail: { webhookPort: webhook.port } });
+      emit({
+        action: 'start',
+        message: `webhook on ${webhook.host}:${webhook.port}: a push wakes the loops of the apps whose source is that repository`,
+        detail: { webhookPort: webhook.port },
+      });
     }
     // Applications created, changed and deleted while it runs.
     await withControlPlane(ctx, 'watch', (gw) => followApplications(gw, namespace, req.appSelector, stop.signal, { consider, forget, present }));

@@ -36,8 +36,10 @@ export interface WatchDeps {
   handleSignals?: boolean;
   /** The Application in `controlPlane`, when read from the cluster: each round's result is recorded in its status. */
   appRef?: { namespace: string; name: string };
-  /** sync --watch --all: hands out this loop's wake-up (the shared webhook wakes every loop); returns its removal. */
+  /** sync --watch --all: hands out this loop's wake-up (the shared webhook wakes the loops of the repository pushed to); returns its removal. */
   onWake?: (wake: () => void) => () => void;
+  /** sync --watch --all: each look (refresh) and each act of the loop runs through this, which bounds how many run at once. */
+  turn?: <T>(fn: () => Promise<T>) => Promise<T>;
 }
 
 /** What `sync --watch` reconciles and how (cli/inputs.ts builds it from sync's flags). */
@@ -206,6 +208,7 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
   const emit = (e: Omit<LoopEvent, 'time'>) => onEvent({ ...e, time: new Date(clock.now()) });
 
   const { stop, dispose } = stopSignals(deps, emit);
+  const turn = deps.turn ?? (<T>(fn: () => Promise<T>) => fn());
   const gateway: KubeGateway | undefined = deps.gateway;
   let webhook: WebhookServer | undefined;
   let unregisterWake: (() => void) | undefined;
@@ -359,7 +362,7 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
     };
 
     const summary = await runLoop(
-      { clock, random: Math.random, refresh: (o) => refreshAndRecord(o), act, emit },
+      { clock, random: Math.random, refresh: (o) => turn(() => refreshAndRecord(o)), act: (d) => turn(() => act(d)), emit },
       { intervalMs: req.intervalMs, signal: stop.signal, wakeup },
     );
     if (fatal !== undefined) throw fatal;
