@@ -3,6 +3,7 @@ import { renderDocument } from './document.js';
 import type { LiveDiffReport } from '../workflows/diff/live-diff.js';
 import { displayName, nameToken } from '../model/object.js';
 import { oneLineText } from './kv.js';
+import { childKvLines, childrenSection } from './children.js';
 import { diffDocument, formatValue, renderDiffKv, renderDiffTable } from './diff.js';
 import { renderPath } from '../model/field-path.js';
 import type { OutputFormat, Paint } from './colour.js';
@@ -10,7 +11,8 @@ import type { OutputFormat, Paint } from './colour.js';
 /**
  * The core kv lines (SYNC=, DRIFT=, MISSING=, EXTRA=) then, per field another manager owns,
  * `OWNER=<Kind>/<name> <path> <manager>` for drift, `IGNORED=<Kind>/<name> <path> <manager>` for ignored
- * fields, and with --server-side `CONFLICT=<Kind>/<name> <path> <manager>` per field a non-forced apply is refused on.
+ * fields, and with --server-side `CONFLICT=<Kind>/<name> <path> <manager>` per field a non-forced apply is refused on;
+ * with --recursive, `CHILD=` lines (render/children.ts).
  */
 function renderLiveDiffKv(r: LiveDiffReport, fieldManager: string): string {
   if (r.sync === 'Unknown') return `SYNC=Unknown\nREASON=${oneLine(r.reason ?? '')}\n`;
@@ -25,6 +27,7 @@ function renderLiveDiffKv(r: LiveDiffReport, fieldManager: string): string {
     }
   }
   for (const c of r.conflicts) lines.push(`CONFLICT=${displayName(c.key)} ${oneLineText(c.path)} ${nameToken(c.manager)}`);
+  lines.push(...childKvLines(r.children ?? []));
   return lines.join('\n') + '\n';
 }
 
@@ -63,7 +66,8 @@ export function renderLiveDiff(r: LiveDiffReport, format: OutputFormat, paint: P
         .split('\n');
       const last = table.pop() as string;
       const skipped = r.extrasSkipped.map((s) => `${paint.dim('  (not pruned:')} ${displayName(s.key)} ${paint.dim(s.reason + ')')}`);
-      return [...head, ...table, ...skipped, ...conflictSection(r, paint), last].join('\n') + '\n';
+      const children = childrenSection(r.children ?? [], paint);
+      return [...head, ...table, ...skipped, ...conflictSection(r, paint), last].join('\n') + children + '\n';
     },
   });
 }

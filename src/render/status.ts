@@ -3,11 +3,12 @@ import type { SourceRevision } from '../app/types.js';
 import { renderDocument } from './document.js';
 import type { Paint } from './colour.js';
 import type { OutputFormat } from './colour.js';
-import { displayName, keyString, nameToken } from '../model/object.js';
+import { displayName, keyString } from '../model/object.js';
 import type { Cause } from '../health/reason.js';
 import type { HealthStatusCode } from '../health/types.js';
-import type { ChildStatus, ResourceStatus, StatusReport, SyncStatusCode, TreeReport } from '../health/report.js';
+import type { ResourceStatus, StatusReport, SyncStatusCode, TreeReport } from '../health/report.js';
 import { treeRows } from './tree.js';
+import { childKvLines, childrenSection } from './children.js';
 import { windowLine, type ProjectStatus } from '../settings/window-report.js';
 
 export interface StatusRenderOptions {
@@ -219,32 +220,8 @@ export function renderStatusKv(r: StatusReport): string {
     if (!pr.manualSync.allowed) lines.push(`SYNC_OPENS=${pr.manualSync.opensAt ?? ''}`);
   }
   // status --recursive: each child Application, depth first.
-  for (const c of flatChildren(r.children ?? [])) {
-    lines.push(`CHILD=${nameToken(`${c.namespace}/${c.name}`)} ${c.depth} ${c.sync} ${c.health}`);
-    if (c.error !== undefined) lines.push(`CHILD_ERROR=${nameToken(`${c.namespace}/${c.name}`)} ${oneLine(c.error)}`);
-    else if (c.reason !== undefined) lines.push(`CHILD_REASON=${nameToken(`${c.namespace}/${c.name}`)} ${oneLine(c.reason)}`);
-  }
+  lines.push(...childKvLines(r.children ?? []));
   return lines.join('\n') + '\n';
-}
-
-/** The child Applications of `status --recursive`, depth first, each with its depth (1: the app's own). */
-function flatChildren(children: readonly ChildStatus[], depth = 1): (ChildStatus & { depth: number })[] {
-  return children.flatMap((c) => [{ ...c, depth }, ...flatChildren(c.children ?? [], depth + 1)]);
-}
-
-/** The table of the child Applications, indented by depth. */
-function childrenTable(r: StatusReport, p: Paint): string {
-  const rows = flatChildren(r.children ?? []);
-  if (rows.length === 0) return '';
-  return `\n\nChild Applications (compared live):\n${table(
-    ['APPLICATION', 'SYNC', 'HEALTH', 'MESSAGE'],
-    rows.map((c) => [
-      { text: `${'  '.repeat(c.depth - 1)}${c.namespace}/${c.name}` },
-      { text: c.sync, colour: syncColour(p, c.sync as SyncStatusCode) },
-      { text: c.health, colour: healthColour(p, c.health as HealthStatusCode) },
-      { text: oneLine(c.error ?? c.reason ?? ''), ...(c.error !== undefined ? { colour: p.red } : {}) },
-    ]),
-  )}`;
 }
 
 /** The report as printed by -o json|yaml: the data plus `health.reason`, the REASON line's text. */
@@ -269,7 +246,7 @@ export function renderStatus(r: StatusReport, opts: StatusRenderOptions): string
                 })),
               ),
             )}`;
-      return `${header(r, opts.paint)}\n\n${body}${hooks}${childrenTable(r, opts.paint)}\n`;
+      return `${header(r, opts.paint)}\n\n${body}${hooks}${childrenSection(r.children ?? [], opts.paint)}\n`;
     },
   });
 }

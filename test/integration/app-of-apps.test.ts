@@ -100,6 +100,13 @@ spec:
         ['good-c', 'Synced', 'Healthy'],
       ]);
       expect((await getApp('good-b')).status?.sync?.status).toBe('Synced');
+      // diff --recursive: the parent itself is in sync, a child is not: exit 1, the child named.
+      const diff = await runPlugin(['diff', 'good', '--recursive', '--app-namespace', ns, '-o', 'kv']);
+      expect({ code: diff.code, lines: diff.stdout.split('\n').filter((l) => /^(SYNC|CHILD)=/.test(l)) }).toEqual({
+        code: 1,
+        lines: ['SYNC=Synced', `CHILD=${ns}/good-a 1 Synced Healthy`, `CHILD=${ns}/good-b 1 OutOfSync Healthy`, `CHILD=${ns}/good-c 1 Synced Healthy`],
+      });
+      expect((await runPlugin(['diff', 'good', '--app-namespace', ns, '-o', 'kv'])).code).toBe(0);
     },
     TIMEOUT,
   );

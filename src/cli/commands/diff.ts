@@ -20,8 +20,12 @@ export const diffCommand = defineCommand({
       .option('live', { type: 'string', describe: 'File mode: read live objects from this file or directory instead of the cluster' })
       // No default: yargs would count a default false as given, and --live refuses --server-side.
       .option('server-side', { type: 'boolean', describe: 'Compare with a server-side apply dry-run and preview field-manager conflicts' })
+      .option('recursive', {
+        type: 'boolean',
+        describe: 'App-of-apps: also compare each child Application the app declares (to any depth); exit 1 when any of them is not Synced',
+      })
       .implies('live', 'desired')
-      .conflicts('live', ['app', 'server-side', 'project-file', 'lua-dir'])
+      .conflicts('live', ['app', 'server-side', 'project-file', 'lua-dir', 'recursive'])
       .example('kubectl gitops diff shop', 'Diff the Application "shop" (in --app-namespace) against the cluster')
       .example('kubectl gitops diff --desired ./k8s --live ./live.yaml -f app.yaml', 'File mode, no cluster')
       .example('kubectl gitops diff --desired ./overlays/prod --render --live ./live.yaml', 'File mode, the folder rendered like a source (Kustomize here)'),
@@ -31,12 +35,18 @@ export const diffCommand = defineCommand({
     'live server-side': '--server-side needs a cluster',
     'live project-file': 'file mode only compares: --project-file and --lua-dir apply to the cluster commands (sync, prune, status, windows)',
     'live lua-dir': 'file mode only compares: --project-file and --lua-dir apply to the cluster commands (sync, prune, status, windows)',
+    'live recursive': 'file mode compares files: the child Applications are read from the cluster',
   },
   async run(args, ctx) {
     if (args.live === undefined) {
       const { diffAgainstCluster, liveDiffExitCode } = await import('../../workflows/diff/live-diff.js');
       const { renderLiveDiff } = await import('../../render/live-diff.js');
       const report = await diffAgainstCluster(liveDiffInput(args), ctx);
+      if (args.recursive === true && report.sync !== 'Unknown') {
+        const { childAppsOfObjects, statusChildren } = await import('../../workflows/status/children.js');
+        const { reasonText } = await import('../../render/status.js');
+        report.children = await statusChildren(ctx, { namespace: ctx.opts.appNamespace, name: report.app }, childAppsOfObjects(report.objects), reasonText);
+      }
       return emit(ctx, {
         warnings: report.warnings,
         report: renderLiveDiff(report, ctx.opts.output, ctx.paint, ctx.opts.fieldManager),

@@ -95,9 +95,9 @@ export const statusCommand = defineCommand({
         const result = await produce();
         await record(result);
         if (args.recursive === true) {
-          const { statusChildren } = await import('../../workflows/status/children.js');
+          const { childAppsOf, statusChildren } = await import('../../workflows/status/children.js');
           const { name, namespace } = result.report.app;
-          result.report.children = await statusChildren(ctx, { namespace, name, report: result.report }, reasonText);
+          result.report.children = await statusChildren(ctx, { namespace, name }, childAppsOf(result.report), reasonText);
         }
         return emit(ctx, { warnings: result.warnings, report: render(result.report), code: ExitCode.Ok });
       }

@@ -1,5 +1,6 @@
 // `diff` against the cluster: the core diff of every desired/live pair, ignored fields left to their owners, the app's extras,
 // and with --server-side the result of a server-side apply dry-run plus a conflict preview that neither fails nor forces.
+import type { ChildStatus } from '../../health/report.js';
 import type { SourceRevision } from '../../app/types.js';
 import type { RunContext } from '../../model/context.js';
 import { ExitCode, UnrenderableError } from '../../model/errors.js';
@@ -45,6 +46,8 @@ export interface LiveDiffReport extends Omit<DiffReport, 'sync'> {
   conflicts: ConflictPreview[];
   /** Extras that Prune=false (or similar) protects: still OutOfSync, never pruned. */
   extrasSkipped: { key: ResourceKey; reason: string }[];
+  /** `diff --recursive`: the child Applications among the desired objects, each compared afresh (app-of-apps). */
+  children?: ChildStatus[];
 }
 
 /** `diff APP` against the cluster: where the app state comes from, and whether to compare by a server-side apply dry-run. */
@@ -170,7 +173,9 @@ export async function diffAgainstCluster(req: LiveDiffRequest, ctx: RunContext):
 
 /** A live diff's exit code: 0 in sync, 1 drift, 4 when the source cannot be rendered. */
 export function liveDiffExitCode(report: LiveDiffReport): ExitCode {
-  return report.sync === 'Synced' ? ExitCode.Ok : report.sync === 'Unknown' ? ExitCode.Refused : ExitCode.Drift;
+  if (report.sync === 'Unknown') return ExitCode.Refused;
+  const childDrift = (cs: readonly ChildStatus[]): boolean => cs.some((c) => c.sync !== 'Synced' || childDrift(c.children ?? []));
+  return report.sync === 'Synced' && !childDrift(report.children ?? []) ? ExitCode.Ok : ExitCode.Drift;
 }
 
 /** The report of a diff that compared nothing: the source cannot be rendered as Argo CD would. */

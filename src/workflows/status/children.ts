@@ -1,4 +1,4 @@
-// `status --recursive` (app-of-apps): the child Applications an app declares, each compared afresh as `status CHILD`
+// `status --recursive` and `diff --recursive` (app-of-apps): the child Applications an app declares, each compared afresh as `status CHILD`
 // compares it (never the stored .status, which may be stale), their own children after them, to any depth, through one
 // snapshot per cluster for all of them (the pool `list` uses). An Application that is its own ancestor is listed with
 // that error and not followed.
@@ -12,18 +12,29 @@ export function childAppsOf(r: StatusReport): { namespace: string; name: string 
     .map((x) => ({ namespace: x.namespace, name: x.name }));
 }
 
-/** Compares each child of `parent`, depth first; `describe` is the REASON text (cli/ hands in render/status.ts's). */
+/** The child Applications among a diff's desired objects (argoproj.io Applications). */
+export function childAppsOfObjects(
+  objects: readonly { key: { group: string; kind: string; namespace: string; name: string } }[],
+): { namespace: string; name: string }[] {
+  return objects.filter((o) => o.key.group === 'argoproj.io' && o.key.kind === 'Application').map((o) => ({ namespace: o.key.namespace, name: o.key.name }));
+}
+
+/**
+ * Compares each of `children` (the child Applications of `parent`), then theirs, depth first; `describe` is the REASON
+ * text (cli/ hands in render/status.ts's).
+ */
 export async function statusChildren(
   ctx: RunContext,
-  parent: { namespace: string; name: string; report: StatusReport },
+  parent: { namespace: string; name: string },
+  children: readonly { namespace: string; name: string }[],
   describe: (r: StatusReport) => string,
 ): Promise<ChildStatus[]> {
   const { GatewayPool, withAppTarget } = await import('../session/session.js');
   const { runStatus } = await import('./status.js');
   const pool = new GatewayPool(ctx);
-  const walk = async (report: StatusReport, chain: readonly string[]): Promise<ChildStatus[]> => {
+  const walk = async (level: readonly { namespace: string; name: string }[], chain: readonly string[]): Promise<ChildStatus[]> => {
     const out: ChildStatus[] = [];
-    for (const c of childAppsOf(report)) {
+    for (const c of level) {
       const id = `${c.namespace}/${c.name}`;
       if (chain.includes(id)) {
         out.push({ ...c, sync: 'Unknown', health: 'Unknown', error: `its own ancestor (${[...chain, id].join(' -> ')}): not followed` });
@@ -40,7 +51,7 @@ export async function statusChildren(
           pool,
         );
         const reason = describe(r.report);
-        const children = await walk(r.report, [...chain, id]);
+        const children = await walk(childAppsOf(r.report), [...chain, id]);
         out.push({
           ...c,
           sync: r.report.sync.status,
@@ -55,7 +66,7 @@ export async function statusChildren(
     return out;
   };
   try {
-    return await walk(parent.report, [`${parent.namespace}/${parent.name}`]);
+    return await walk(children, [`${parent.namespace}/${parent.name}`]);
   } finally {
     pool.close();
   }

@@ -27,6 +27,7 @@ const WITHOUT_OWN_TEST: Record<string, string> = {
   'cli/io.ts': 'an in-memory Io: used by every test of cli/',
   'cli/options.ts': 'flag definitions: test/unit/cli/app.test.ts, argv.test.ts and flag-rules.test.ts',
   'dashboard/live-object.ts': 'test/unit/dashboard/view.test.ts',
+  'render/children.ts': "status and diff --recursive's child rows: test/unit/workflows/status/children.test.ts renders them through both",
   'dashboard/page.ts': "the page's script and style as strings: test/unit/dashboard/server.test.ts, test/integration/dashboard.test.ts (a browser)",
   'diff/compare.ts': 'test/unit/diff/properties.test.ts and list-rule.test.ts',
   'diff/ignored-fields.ts': 'through the comparison: test/unit/diff/comparison.test.ts and test/unit/sync/ignored.test.ts',

@@ -2,7 +2,9 @@
 import { buildStatusReport } from '../../../../src/health/report.js';
 import { renderStatus, renderStatusKv } from '../../../../src/render/status.js';
 import { paint } from '../../../../src/render/colour.js';
-import { childAppsOf } from '../../../../src/workflows/status/children.js';
+import { childAppsOf, childAppsOfObjects } from '../../../../src/workflows/status/children.js';
+import { liveDiffExitCode, type LiveDiffReport } from '../../../../src/workflows/diff/live-diff.js';
+import { renderLiveDiff } from '../../../../src/render/live-diff.js';
 import { app } from '../../health/status-fixtures.js';
 
 const appObject = (name: string) => ({
@@ -58,4 +60,40 @@ test('their rows: CHILD= lines depth first with the reason or the error, and a t
     ].join('\n'),
   );
   expect(JSON.parse(renderStatus(r, { output: 'json', tree: false, paint: paint(false) })).children[0].children[0].name).toBe('db');
+});
+
+test('diff --recursive: the children among the desired objects; exit 1 when any child, at any depth, is not Synced; CHILD lines', () => {
+  const key = (group: string, kind: string, name: string) => ({ group, kind, namespace: 'argocd', name });
+  expect(
+    childAppsOfObjects([{ key: key('argoproj.io', 'Application', 'web') }, { key: key('', 'ConfigMap', 'cm') }, { key: key('x.io', 'Application', 'x') }]),
+  ).toEqual([{ namespace: 'argocd', name: 'web' }]);
+  const report = {
+    schemaVersion: 1,
+    sync: 'Synced',
+    app: 'root',
+    origin: 'repo',
+    objects: [],
+    extras: [],
+    warnings: [],
+    serverSide: false,
+    conflicts: [],
+    extrasSkipped: [],
+  } as unknown as LiveDiffReport;
+  expect(liveDiffExitCode(report)).toBe(0);
+  report.children = [
+    {
+      namespace: 'argocd',
+      name: 'web',
+      sync: 'Synced',
+      health: 'Healthy',
+      children: [{ namespace: 'argocd', name: 'db', sync: 'OutOfSync', health: 'Healthy' }],
+    },
+  ];
+  expect(liveDiffExitCode(report)).toBe(1);
+  expect(renderLiveDiff(report, 'kv', paint(false))).toBe('SYNC=Synced\nCHILD=argocd/web 1 Synced Healthy\nCHILD=argocd/db 2 OutOfSync Healthy\n');
+  expect(renderLiveDiff(report, 'table', paint(false))).toContain(
+    'Child Applications (compared live):\nAPPLICATION  SYNC       HEALTH   MESSAGE\nargocd/web   Synced     Healthy\n  argocd/db  OutOfSync  Healthy\n',
+  );
+  report.children[0]!.children = [];
+  expect(liveDiffExitCode(report)).toBe(0);
 });
