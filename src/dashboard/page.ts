@@ -158,6 +158,9 @@ export const PAGE_JS = `
       node.healthMessage ? el('p', { 'class': 'reason', text: node.healthMessage }) : null,
       node.cause ? el('p', { 'class': 'reason', text: 'Reason: ' + node.cause }) : null,
     ];
+    if (node.app) kids.push(el('p', { id: 'child-app' }, node.app.listed
+      ? ['Child Application ', el('a', { id: 'child-link', href: appHref(node.app.id), text: node.app.id }), ' ', healthBadge(node.app.health), ' ', syncBadge(node.app.sync)]
+      : ['Child Application ' + node.app.id + ' (not listed here: start the dashboard with its --app-namespace, or -A)']));
     if (node.fields) kids.push(el('h3', { text: 'Drifted fields' }), fieldTable(node.fields));
     var yaml = el('pre', { id: 'yaml', text: node.key ? 'loading\\u2026' : '' });
     if (node.key) kids.push(el('h3', { text: 'Live object (normalized)' }), yaml);
@@ -227,7 +230,9 @@ export const PAGE_JS = `
   events.addEventListener('apps', function () { if (state.page === 'list') reloadSoon(); });
   events.addEventListener('app', function (e) {
     var ev = JSON.parse(e.data);
-    if (state.page === 'list' || (state.page === 'app' && ev.id === state.appId)) reloadSoon();
+    // The app's page also follows the child Applications it draws (their health is on its map).
+    var child = state.view && (state.view.nodes || []).some(function (n) { return n.app && n.app.id === ev.id; });
+    if (state.page === 'list' || (state.page === 'app' && (ev.id === state.appId || child))) reloadSoon();
   });
   load();
 })();

@@ -28,7 +28,8 @@ export interface DashboardData {
 
 /** The server's source over the workflow's data; views are made once per comparison (or row change) and kept. */
 export function viewSource(data: DashboardData, now: () => Date = () => new Date()): DashboardSource {
-  const views = new Map<string, { row: AppRow; view: AppView }>();
+  // A view is made again when its app's row, or the row of a child Application it draws, changed.
+  const views = new Map<string, { row: AppRow; children: [string, AppRow | undefined][]; view: AppView }>();
   const viewOf = (id: string): AppView | undefined => {
     const c = data.app(id);
     if (!c) {
@@ -36,11 +37,12 @@ export function viewSource(data: DashboardData, now: () => Date = () => new Date
       return undefined;
     }
     const hit = views.get(id);
-    if (hit && hit.row === c.row) return hit.view;
+    if (hit && hit.row === c.row && hit.children.every(([child, row]) => data.app(child)?.row === row)) return hit.view;
     const view: AppView = c.report
-      ? appView(c.row, c.report, c.diff, c.warnings, now())
+      ? appView(c.row, c.report, c.diff, c.warnings, now(), (child) => data.app(child)?.row)
       : { schemaVersion: DASHBOARD_SCHEMA_VERSION, row: c.row, svg: '', nodes: [], warnings: [...c.warnings] };
-    views.set(id, { row: c.row, view });
+    const children = view.nodes.flatMap((n): [string, AppRow | undefined][] => (n.app ? [[n.app.id, data.app(n.app.id)?.row]] : []));
+    views.set(id, { row: c.row, children, view });
     return view;
   };
   return {

@@ -46,7 +46,19 @@ export interface FieldRow {
 export interface NodeView extends Omit<GraphNode, 'x' | 'y'> {
   /** The field table, for a drifted object. */
   fields?: FieldRow[];
+  /**
+   * A child Application (app-of-apps): its id (`namespace/name`) and, when this dashboard lists it, its own sync status
+   * and health (the node is drawn with that health) and a link to its page.
+   */
+  app?: { id: string; listed: boolean; sync?: string; health?: string };
 }
+
+/** The child Application a node stands for (an argoproj.io Application the app declares), by id. */
+export function childAppId(n: Pick<GraphNode, 'key' | 'depth'>): string | undefined {
+  return n.depth === 1 && n.key?.group === 'argoproj.io' && n.key.kind === 'Application' ? `${n.key.namespace}/${n.key.name}` : undefined;
+}
+
+const HEALTH_CODES: readonly string[] = ['Healthy', 'Progressing', 'Degraded', 'Suspended', 'Missing', 'Unknown'];
 
 export interface AppView {
   schemaVersion: typeof DASHBOARD_SCHEMA_VERSION;
@@ -73,13 +85,29 @@ export function fieldRows(fields: readonly FieldDiff[], now: Date): FieldRow[] {
 }
 
 /** The app's page: its map (with the drifted objects' field tables on their nodes) and its list row. */
-export function appView(row: AppRow, report: StatusReport, diff: Pick<DiffReport, 'objects'> | undefined, warnings: readonly string[], now: Date): AppView {
+export function appView(
+  row: AppRow,
+  report: StatusReport,
+  diff: Pick<DiffReport, 'objects'> | undefined,
+  warnings: readonly string[],
+  now: Date,
+  childRow: (id: string) => AppRow | undefined = () => undefined,
+): AppView {
   const graph = appGraph(report);
+  // A child Application is drawn with its own health (Argo CD has no health check for the kind: the node would say nothing).
+  for (const n of graph.nodes) {
+    const id = childAppId(n);
+    const health = id !== undefined ? childRow(id)?.health : undefined;
+    if (health !== undefined && HEALTH_CODES.includes(health)) n.health = health as GraphNode['health'];
+  }
   const byKey = new Map<string, FieldRow[]>();
   for (const o of diff?.objects ?? []) if (o.fields.length > 0) byKey.set(keyString(o.key), fieldRows(o.fields, now));
   const nodes: NodeView[] = graph.nodes.map(({ x: _x, y: _y, ...n }) => {
     const fields = n.depth === 1 && n.key ? byKey.get(keyString(n.key)) : undefined;
-    return fields ? { ...n, fields } : n;
+    const id = childAppId(n);
+    const child = id !== undefined ? childRow(id) : undefined;
+    const app = id !== undefined ? { id, listed: child !== undefined, ...(child ? { sync: child.sync, health: child.health } : {}) } : undefined;
+    return { ...n, ...(fields ? { fields } : {}), ...(app ? { app } : {}) };
   });
   return {
     schemaVersion: DASHBOARD_SCHEMA_VERSION,

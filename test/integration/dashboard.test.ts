@@ -362,6 +362,35 @@ describe('kubectl gitops dashboard in a browser', () => {
   );
 
   it(
+    "draws a child Application (app-of-apps) on its parent's map with the child's own health, linking to the child's page",
+    async () => {
+      fx.write('apps/leaf/leaf.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: leaf}\ndata: {a: b}\n');
+      const app = (name: string) =>
+        applicationYaml({
+          name,
+          namespace: ns,
+          spec: { source: { repoURL: fx.repo, path: `apps/${name}`, targetRevision: 'main' }, destination: inCluster(ns) },
+        });
+      fx.write('apps/root/leaf-app.yaml', app('leaf'));
+      fx.commit('app of apps');
+      await applyYaml(app('root'));
+      const synced = await runPlugin(['sync', 'root', '--recursive', '--app-namespace', ns]);
+      expect(synced.code).toBe(0);
+      await page.goto(appUrl('root'));
+      const leaf = (cls = '') => page.locator(`#map g.node${cls}[data-node]`, { has: page.locator('title', { hasText: /^Application\/leaf\n/ }) });
+      // The leaf's own health, from its own comparison (Argo CD has no health check for Applications).
+      await leaf('.health-healthy').waitFor({ timeout: 30_000 });
+      await leaf().click();
+      await page.locator('#child-app [data-health="Healthy"]').waitFor();
+      expect(await page.locator('#child-app [data-sync]').getAttribute('data-sync')).toBe('Synced');
+      await page.locator('#child-link').click();
+      await page.locator('#app-name', { hasText: `${ns}/leaf` }).waitFor();
+      expect(page.url()).toContain(`#/app/${ns}/leaf`);
+    },
+    TIMEOUT,
+  );
+
+  it(
     'lists an Application created while it runs, compared, and drops it when deleted, without a reload',
     async () => {
       fx.write('apps/late/late.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: late}\ndata: {a: b}\n');

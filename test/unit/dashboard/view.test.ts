@@ -1,6 +1,7 @@
 // The dashboard's data: list rows, app views with field tables on drifted nodes, live objects with Secrets masked.
 import { buildStatusReport } from '../../../src/health/report.js';
 import { appView, fieldRows, type AppRow } from '../../../src/dashboard/view.js';
+import { app as statusApp } from '../health/status-fixtures.js';
 import { displayObject } from '../../../src/dashboard/live-object.js';
 import { baseRow } from '../../../src/workflows/dashboard.js';
 import { brokenInput } from '../health/status-fixtures.js';
@@ -145,5 +146,30 @@ describe('dashboard view', () => {
       destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' },
       lastSync: '2026-01-01T00:00:00Z',
     });
+  });
+});
+
+describe('a child Application on the map (app-of-apps)', () => {
+  const child = (name: string): KubeObject =>
+    ({ apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name, namespace: 'argocd' }, spec: {} }) as unknown as KubeObject;
+  const report = buildStatusReport({
+    app: statusApp(),
+    resources: [
+      { key: { group: 'argoproj.io', kind: 'Application', namespace: 'argocd', name: 'web' }, comparison: 'in-sync', live: child('web') },
+      { key: { group: 'argoproj.io', kind: 'Application', namespace: 'argocd', name: 'far' }, comparison: 'in-sync', live: child('far') },
+    ],
+    children: [],
+  });
+  const rows: Record<string, AppRow> = { 'argocd/web': { ...row, id: 'argocd/web', name: 'web', sync: 'OutOfSync', health: 'Degraded' } };
+
+  it('is drawn with its own health and carries its id, sync and health when this dashboard lists it', () => {
+    const view = appView(row, report, undefined, [], now, (id) => rows[id]);
+    const node = (name: string) => view.nodes.find((n) => n.key?.name === name)!;
+    expect(node('web').app).toEqual({ id: 'argocd/web', listed: true, sync: 'OutOfSync', health: 'Degraded' });
+    expect(node('web').health).toBe('Degraded');
+    expect(node('far').app).toEqual({ id: 'argocd/far', listed: false });
+    expect(view.svg).toMatch(/<g class="node health-degraded[^"]*"[^>]*data-node="[^"]+"/);
+    // Without the dashboard's rows, the node says what the parent's report says (no health check for the kind).
+    expect(appView(row, report, undefined, [], now).nodes.find((n) => n.key?.name === 'web')?.app).toEqual({ id: 'argocd/web', listed: false });
   });
 });
