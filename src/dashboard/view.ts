@@ -54,7 +54,7 @@ export interface NodeView extends Omit<GraphNode, 'x' | 'y'> {
 }
 
 /** The child Application a node stands for (an argoproj.io Application the app declares), by id. */
-export function childAppId(n: Pick<GraphNode, 'key' | 'depth'>): string | undefined {
+function childAppId(n: Pick<GraphNode, 'key' | 'depth'>): string | undefined {
   return n.depth === 1 && n.key?.group === 'argoproj.io' && n.key.kind === 'Application' ? `${n.key.namespace}/${n.key.name}` : undefined;
 }
 
