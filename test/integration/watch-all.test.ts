@@ -1,6 +1,7 @@
 // `sync --watch --all` (issue #32): one process keeps every automated Application of a namespace reconciled — it heals
 // a scaled Deployment of one app and a ConfigMap edited by hand in another, picks up an Application created while it
-// runs, stops the loop of one deleted, never touches an app whose syncPolicy is not automated, and stops on SIGTERM.
+// runs, stops the loop of one deleted, never touches an app whose syncPolicy is not automated, follows a deny sync
+// window (the automated app of a frozen AppProject is never synced), and stops on SIGTERM.
 import { GitFixture } from '../support/git-source.js';
 import { applicationYaml, inCluster } from '../support/application.js';
 import { applyYaml, createTestNamespace, deleteNamespace, kubeconfigPath, kubectl, kubectlOk, waitFor } from './support/index.js';
@@ -13,11 +14,13 @@ describe('sync --watch --all', () => {
   let ns: string;
   let watch: WatchProcess | undefined;
 
-  const app = (name: string, automated: boolean) =>
+  const freeze = `freeze-${Math.random().toString(36).slice(2, 8)}`;
+  const app = (name: string, automated: boolean, project = 'default') =>
     applicationYaml({
       name,
       namespace: ns,
       spec: {
+        project,
         source: { repoURL: fx.repo, path: `apps/${name}`, targetRevision: 'main' },
         destination: inCluster(ns),
         ...(automated ? { syncPolicy: { automated: { selfHeal: true, prune: true } } } : {}),
@@ -45,19 +48,25 @@ spec:
     fx.write('apps/conf/cm.yaml', configMap('conf'));
     fx.write('apps/manual/cm.yaml', configMap('manual'));
     fx.write('apps/late/cm.yaml', configMap('late'));
+    fx.write('apps/frozen/cm.yaml', configMap('frozen'));
     fx.commit('apps');
     ns = await createTestNamespace('watch-all');
-    await applyYaml([app('web', true), app('conf', true), app('manual', false)].join('---\n'));
+    // An AppProject whose deny window is always active: its automated app's loop runs, and never syncs.
+    await applyYaml(
+      `apiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata: {name: ${freeze}, namespace: argocd}\nspec:\n  sourceNamespaces: ['*']\n  sourceRepos: ['*']\n  destinations: [{server: '*', namespace: '*'}]\n  syncWindows:\n  - {kind: deny, schedule: '* * * * *', duration: 1h, applications: ['*'], description: freeze}\n`,
+    );
+    await applyYaml([app('web', true), app('conf', true), app('manual', false), app('frozen', true, freeze)].join('---\n'));
   }, TIMEOUT);
 
   afterAll(async () => {
     await watch?.stop('SIGTERM');
     fx?.cleanup();
+    await kubectl(['delete', 'appproject', freeze, '-n', 'argocd', '--ignore-not-found']);
     if (ns) await deleteNamespace(ns);
   }, TIMEOUT);
 
   test(
-    'heals two apps, picks up a new one, forgets a deleted one, leaves the manual one alone, stops on SIGTERM',
+    'heals two apps, picks up a new one, forgets a deleted one, leaves the manual one alone, honours a deny window, stops on SIGTERM',
     async () => {
       watch = new WatchProcess(['--all', '--app-namespace', ns, '--interval', '2s'], kubeconfigPath());
       const w = watch;
@@ -89,6 +98,10 @@ spec:
       expect((await json('configmap', 'conf')).data.color).toBe('green');
       expect(w.lines.slice(since).filter((l) => l.app === `${ns}/conf` && l.action === 'heal')).toEqual([]);
 
+      // The frozen app's loop ran and was refused by its project's deny window every time: nothing of it was applied.
+      await w.line((l) => l.app === `${ns}/frozen` && l.action === 'refused', "the frozen app's refusal");
+      expect(w.lines.filter((l) => l.app === `${ns}/frozen` && l.action === 'refused')[0]?.message).toMatch(/deny window/);
+      expect(await exists('configmap', 'frozen')).toBe(false);
       // The manual app was never synced: its ConfigMap was never created, and its Application records no operation.
       expect(await exists('configmap', 'manual')).toBe(false);
       expect((await json('application', 'manual')).status?.operationState).toBeUndefined();
