@@ -95,8 +95,15 @@ spec:
     }
     k(['apply', '-f', '-'], apps.join('---\n'));
     log(`${APPS} Applications of ${OBJECTS} ConfigMaps each in ${appNs}; syncing them all (kubectl gitops sync --all)`);
-    const setup = await measure(PLUGIN, ['sync', '--all', '--app-namespace', appNs, '-o', 'kv'], { env: childEnv });
+    const setup = await measure(PLUGIN, ['sync', '--all', '--app-namespace', appNs, '-o', 'kv', '-v'], { env: childEnv });
     if (setup.code !== 0) throw new Error(`sync --all exited ${setup.code}: ${setup.stderr.slice(0, 2000)}`);
+    // -v: one summary per session (the Applications' listing, then each app's sync): their sum is the command's requests.
+    const syncAllRequests = [...setup.stderr.matchAll(/^sync: (\d+) API requests/gm)].reduce((n, m) => n + Number(m[1]), 0);
+    // A second sync --all, with nothing to change: what a no-op pass over the fleet costs.
+    const again = await measure(PLUGIN, ['sync', '--all', '--app-namespace', appNs, '-o', 'kv', '-v', '--no-record'], { env: childEnv });
+    if (again.code !== 0) throw new Error(`the second sync --all exited ${again.code}: ${again.stderr.slice(0, 2000)}`);
+    const noopSyncAllRequests = [...again.stderr.matchAll(/^sync: (\d+) API requests/gm)].reduce((n, m) => n + Number(m[1]), 0);
+    log(`sync --all again, nothing to change: ${(again.ms / 1000).toFixed(1)} s, ${noopSyncAllRequests} requests (the first: ${syncAllRequests})`);
     for (let a = 0; a < APPS; a++) k(['label', 'namespace', `${appNs}-${pad(a, 3)}`, label]);
     log(`sync --all: ${(setup.ms / 1000).toFixed(1)} s`);
     const runs = { get: [], list: [], requests: [] };
@@ -131,6 +138,9 @@ spec:
       listMs: Math.round(list),
       ratio: Number((list / get).toFixed(1)),
       listRequests: runs.requests[0],
+      syncAllRequests,
+      noopSyncAllMs: Math.round(again.ms),
+      noopSyncAllRequests,
       runsMs: runs,
     };
     process.stdout.write(JSON.stringify(result) + '\n');
