@@ -1,5 +1,5 @@
 // Read-only git plumbing (rev-parse, ls-tree, cat-file) against a git directory: never a working tree or an index.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { realpath } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { InputError } from '../model/errors.js';
@@ -177,4 +177,87 @@ export async function readBlobs(dir: GitDir, shas: readonly string[]): Promise<M
     pos = nl + 1 + size + 1;
   }
   return result;
+}
+
+/**
+ * One `git cat-file --batch` process kept open for many reads (the renders of many apps of one command read their files
+ * through it instead of starting git once each). Reads go one batch at a time, in order. `close()` ends it; the process
+ * never keeps ours alive (unref'd), and it ends by itself when our end of its pipe closes.
+ */
+export class BlobReader {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private buffer: Buffer = Buffer.alloc(0);
+  private waiting: (() => void) | undefined;
+  private failed: Error | undefined;
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(dir: GitDir) {
+    this.child = spawn('git', [`--git-dir=${dir.gitDir}`, 'cat-file', '--batch'], {
+      env: gitEnv(dir.env) as NodeJS.ProcessEnv,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.child.stdout.on('data', (c: Buffer) => {
+      this.buffer = this.buffer.length === 0 ? c : Buffer.concat([this.buffer, c]);
+      this.waiting?.();
+    });
+    const fail = (e: Error) => {
+      this.failed ??= e;
+      this.waiting?.();
+    };
+    this.child.on('error', (e) => fail((e as NodeJS.ErrnoException).code === 'ENOENT' ? new GitNotFoundError({ cause: e }) : e));
+    this.child.on('close', (code) => fail(new GitCommandError(['cat-file', '--batch'], code, 'git cat-file ended')));
+    this.child.stdin.on('error', () => undefined);
+    this.child.unref();
+    for (const s of [this.child.stdin, this.child.stdout, this.child.stderr] as unknown as { unref?: () => void }[]) s.unref?.();
+  }
+
+  /** The contents of blobs by SHA, as readBlobs returns them. */
+  read(shas: readonly string[]): Promise<Map<string, Buffer>> {
+    const run = this.chain.then(() =>
+      this.readNow([...new Set(shas)]).catch((e: unknown) => {
+        // Out of step with the process (an unexpected answer): nothing more is read through it.
+        this.failed ??= e as Error;
+        this.close();
+        throw e;
+      }),
+    );
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Waits until `n` bytes are buffered (or the process failed). */
+  private async bytes(n: number): Promise<void> {
+    while (this.buffer.length < n) {
+      if (this.failed) throw this.failed;
+      await new Promise<void>((resolve) => (this.waiting = resolve));
+      this.waiting = undefined;
+    }
+  }
+
+  private async readNow(shas: readonly string[]): Promise<Map<string, Buffer>> {
+    const result = new Map<string, Buffer>();
+    if (shas.length === 0) return result;
+    if (this.failed) throw this.failed;
+    this.child.stdin.write(shas.map((s) => `${s}\n`).join(''));
+    for (const sha of shas) {
+      let nl = this.buffer.indexOf(0x0a);
+      while (nl < 0) {
+        await this.bytes(this.buffer.length + 1);
+        nl = this.buffer.indexOf(0x0a);
+      }
+      const header = this.buffer.subarray(0, nl).toString('utf8');
+      const [gotSha, type, sizeText] = header.split(' ');
+      if (gotSha !== sha || type !== 'blob' || sizeText === undefined)
+        throw new Error(`reading blob ${sha}: unexpected git cat-file header ${JSON.stringify(header)}`);
+      const size = Number(sizeText);
+      await this.bytes(nl + 1 + size + 1);
+      result.set(sha, Buffer.from(this.buffer.subarray(nl + 1, nl + 1 + size)));
+      this.buffer = this.buffer.subarray(nl + 1 + size + 1);
+    }
+    return result;
+  }
+
+  close(): void {
+    this.child.stdin.end();
+  }
 }

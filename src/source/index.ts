@@ -400,7 +400,7 @@ async function readManifestsAt(
     throw new InputError(`listing ${origin}`, { cause: e });
   }
   const rendered = await renderSource({
-    files: commitFiles(repo.dir, sha),
+    files: commitFiles(repo.dir, sha, opts.reads?.blobs(repo.dir)),
     label: repo.label,
     sha,
     path,

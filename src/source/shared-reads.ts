@@ -1,11 +1,28 @@
 // What the renders of many Applications in one command (`list`, `status -A`, `sync --all`, a dashboard round) share of
 // their Git sources: each repository found or fetched once, each revision resolved once, and each commit's tree listed
-// once, whole, for every app's path in it. A point-in-time memo: made per command (or per round), never kept longer,
-// so a push is seen by the next command. A failed read is forgotten, and the next app asks again.
-import type { TreeEntry } from './git.js';
+// once, whole, for every app's path in it, and their files read through one `git cat-file --batch` per repository. A
+// point-in-time memo: made per command (or per round) and closed with it, never kept longer, so a push is seen by the
+// next command. A failed read is forgotten, and the next app asks again.
+import { BlobReader, type GitDir, type TreeEntry } from './git.js';
 
 export class SourceReads {
   private readonly memo = new Map<string, Promise<unknown>>();
+  private readonly readers = new Map<string, BlobReader>();
+
+  /** One `git cat-file --batch` per repository for every app's files (git.ts BlobReader); `close()` ends them. */
+  blobs(dir: GitDir): BlobReader {
+    let r = this.readers.get(dir.gitDir);
+    if (!r) {
+      r = new BlobReader(dir);
+      this.readers.set(dir.gitDir, r);
+    }
+    return r;
+  }
+
+  close(): void {
+    for (const r of this.readers.values()) r.close();
+    this.readers.clear();
+  }
 
   /** `read()`'s result for `key`, read once. */
   once<T>(key: string, read: () => Promise<T>): Promise<T> {

@@ -5,7 +5,7 @@ import { DEFAULT_DIRECTORY } from '../../app/source-options.js';
 import { InputError, UnrenderableError } from '../../model/errors.js';
 import type { ManifestObject } from '../../manifest/parse.js';
 import { parseManifests } from '../../manifest/parse.js';
-import { listTree, readBlobs, type GitDir, type TreeEntry } from '../git.js';
+import { listTree, readBlobs, type BlobReader, type GitDir, type TreeEntry } from '../git.js';
 import { outOfBoundsMessage, resolveLinkTarget } from './symlinks.js';
 import { applySourceOverrides, overrideFileNames } from './overrides.js';
 import { detectSourceType, type SourceType } from './detect.js';
@@ -33,14 +33,14 @@ export interface SourceFiles {
   lookup(path: string): Promise<TreeEntry | 'dir' | undefined>;
 }
 
-/** The files of a commit, read from git's object store. */
-export function commitFiles(dir: GitDir, sha: string): SourceFiles {
+/** The files of a commit, read from git's object store (through `reader`, a cat-file kept open, when given). */
+export function commitFiles(dir: GitDir, sha: string, reader?: BlobReader): SourceFiles {
   return {
-    read: (entries) =>
-      readBlobs(
-        dir,
-        entries.map((e) => e.sha),
-      ),
+    read: (entries) => {
+      const shas = entries.map((e) => e.sha);
+      // A kept process out of step is not trusted again: this read starts git once, as without one.
+      return reader ? reader.read(shas).catch(() => readBlobs(dir, shas)) : readBlobs(dir, shas);
+    },
     materialise: () => materialiseTree(dir, sha),
     linkTarget: async (entry) => ((await readBlobs(dir, [entry.sha])).get(entry.sha) ?? Buffer.alloc(0)).toString('utf8'),
     lookup: async (path) => {

@@ -264,6 +264,7 @@ export class GatewayPool {
   }
 
   close(): void {
+    this.sourceReads.close();
     for (const g of this.open.values())
       void g.then(
         (x) => x.closeInner(),

@@ -1,5 +1,6 @@
 // `sync --all`: the Applications of a namespace (or every namespace, or by label) synced in turn, one summary.
 import type { RunContext } from '../../model/context.js';
+import type { KubeObject } from '../../model/object.js';
 import { ExitCode, exitCodeFor } from '../../model/errors.js';
 import { listApplications } from '../list.js';
 import { SourceReads } from '../../source/shared-reads.js';
@@ -57,12 +58,29 @@ export interface SyncAllRequest {
  * single sync is); `warn` gets each app's warnings with its name in front.
  */
 export async function syncAll(ctx: RunContext, req: SyncAllRequest, warn: (line: string) => void): Promise<SyncAllReport> {
-  const { withAppTarget, withControlPlane } = await import('../session/session.js');
+  const { withControlPlane } = await import('../session/session.js');
   const namespace = req.allNamespaces ? undefined : ctx.opts.appNamespace;
   const apps = await withControlPlane(ctx, 'sync', (gw) => listApplications(gw, namespace, req.appSelector));
-  const out: SyncedApp[] = [];
   // One read of each Git repository, revision and tree for all the apps (their clusters are read by each sync afresh).
   const sourceReads = new SourceReads();
+  try {
+    return await syncEach(ctx, apps, req, warn, sourceReads, namespace);
+  } finally {
+    sourceReads.close();
+  }
+}
+
+/** Syncs the listed Applications in turn, sharing their Git reads. */
+async function syncEach(
+  ctx: RunContext,
+  apps: readonly KubeObject[],
+  req: SyncAllRequest,
+  warn: (line: string) => void,
+  sourceReads: SourceReads,
+  namespace: string | undefined,
+): Promise<SyncAllReport> {
+  const { withAppTarget } = await import('../session/session.js');
+  const out: SyncedApp[] = [];
   for (const o of apps) {
     const name = o.metadata.name ?? '';
     const ns = o.metadata.namespace ?? '';

@@ -4,9 +4,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Application } from '../../../src/app/types.js';
 import { memoryIo } from '../../../src/cli/io.js';
-import { listTree, objectTypeAt } from '../../../src/source/git.js';
+import { BlobReader, listTree, objectTypeAt, readBlobs } from '../../../src/source/git.js';
 import { loadDesiredManifests } from '../../../src/source/index.js';
 import { entriesUnder, SourceReads } from '../../../src/source/shared-reads.js';
+import { commitFiles } from '../../../src/source/render/index.js';
 import { GitFixture, configMap } from '../../support/git-source.js';
 
 let fx: GitFixture;
@@ -68,9 +69,10 @@ test('apps of one repository and revision: the same objects, with the repository
     alone.map((r) => [r.origin, r.objects.map((o) => o.object.metadata.name)]),
   );
   expect(each).toEqual({ 'rev-parse --absolute-git-dir': 3, 'rev-parse --verify': 3, 'cat-file -t': 3, 'ls-tree -r': 3, 'cat-file --batch': 3 });
-  // The blobs of each app are still its own (one cat-file each); the rest once for all three, the path checked in the tree.
-  expect(shared).toEqual({ 'rev-parse --absolute-git-dir': 1, 'rev-parse --verify': 1, 'cat-file -t': 0, 'ls-tree -r': 1, 'cat-file --batch': 3 });
-  await expect(loadDesiredManifests(app('apps/sho'), { reads }, io())).rejects.toThrow(/source.path "apps\/sho" does not exist at .*@/);
+  // Once for all three: the repository, the revision, the tree (the path checked in it) and one cat-file kept open for their files.
+  expect(shared).toEqual({ 'rev-parse --absolute-git-dir': 1, 'rev-parse --verify': 1, 'cat-file -t': 0, 'ls-tree -r': 1, 'cat-file --batch': 1 });
+  reads.close();
+  await expect(loadDesiredManifests(app('apps/sho'), { reads: new SourceReads() }, io())).rejects.toThrow(/source.path "apps\/sho" does not exist at .*@/);
 });
 
 test('a failed read is asked again by the next app', async () => {
@@ -78,4 +80,23 @@ test('a failed read is asked again by the next app', async () => {
   await expect(reads.once('k', () => Promise.reject(new Error('down')))).rejects.toThrow('down');
   expect(await reads.once('k', () => Promise.resolve(1))).toBe(1);
   expect(await reads.once('k', () => Promise.resolve(2))).toBe(1);
+});
+
+test('a cat-file kept open reads as readBlobs does, batch after batch; out of step, it fails every later read', async () => {
+  const dir = { gitDir: join(fx.repo, '.git'), env: fx.env };
+  const whole = await listTree(dir, sha, '');
+  const shas = whole.map((e) => e.sha);
+  const reader = new BlobReader(dir);
+  try {
+    const [a, b] = await Promise.all([reader.read(shas.slice(0, 2)), reader.read([...shas, shas[0]!])]);
+    expect(a).toEqual(await readBlobs(dir, shas.slice(0, 2)));
+    expect(b).toEqual(await readBlobs(dir, shas));
+    expect((await reader.read([])).size).toBe(0);
+    await expect(reader.read(['0'.repeat(40)])).rejects.toThrow(/unexpected git cat-file header "0{40} missing"/);
+    await expect(reader.read(shas.slice(0, 1))).rejects.toThrow();
+    // A render's files are still read, by git started once, as without a kept process.
+    expect(await commitFiles(dir, sha, reader).read(whole)).toEqual(await readBlobs(dir, shas));
+  } finally {
+    reader.close();
+  }
 });
