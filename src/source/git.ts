@@ -207,8 +207,13 @@ export class BlobReader {
     this.child.on('error', (e) => fail((e as NodeJS.ErrnoException).code === 'ENOENT' ? new GitNotFoundError({ cause: e }) : e));
     this.child.on('close', (code) => fail(new GitCommandError(['cat-file', '--batch'], code, 'git cat-file ended')));
     this.child.stdin.on('error', () => undefined);
-    this.child.unref();
-    for (const s of [this.child.stdin, this.child.stdout, this.child.stderr] as unknown as { unref?: () => void }[]) s.unref?.();
+    this.hold(false);
+  }
+
+  /** While a read waits the process keeps ours alive; idle, it never does (a reader nobody closed cannot hang a command). */
+  private hold(on: boolean): void {
+    const handles = [this.child, this.child.stdin, this.child.stdout, this.child.stderr] as unknown as { ref?: () => void; unref?: () => void }[];
+    for (const h of handles) (on ? h.ref : h.unref)?.call(h);
   }
 
   /** The contents of blobs by SHA, as readBlobs returns them. */
@@ -235,9 +240,18 @@ export class BlobReader {
   }
 
   private async readNow(shas: readonly string[]): Promise<Map<string, Buffer>> {
-    const result = new Map<string, Buffer>();
-    if (shas.length === 0) return result;
+    if (shas.length === 0) return new Map();
     if (this.failed) throw this.failed;
+    this.hold(true);
+    try {
+      return await this.answers(shas);
+    } finally {
+      this.hold(false);
+    }
+  }
+
+  private async answers(shas: readonly string[]): Promise<Map<string, Buffer>> {
+    const result = new Map<string, Buffer>();
     this.child.stdin.write(shas.map((s) => `${s}\n`).join(''));
     for (const sha of shas) {
       let nl = this.buffer.indexOf(0x0a);
