@@ -3,7 +3,8 @@
 // children after it, to any depth; a wave of children then waits for each child's sync status and health, computed
 // afresh (never the Application's stored .status), before the next wave starts, as hooks and waves wait. A failed or
 // unhealthy child stops the walk (exit 3; a refused one exits 4); an Application that is its own ancestor is refused
-// (exit 4) before any child of that level is synced.
+// (exit 4) before any child of that level is synced. SIGINT/SIGTERM let the child in progress finish its step and start
+// nothing after it (exit 130/143).
 import type { RunContext } from '../../model/context.js';
 import { ExitCode, exitCodeFor } from '../../model/errors.js';
 import type { StatusReport } from '../../health/report.js';
@@ -48,6 +49,13 @@ export interface ChildWalk {
 export interface WalkDeps {
   sync(child: ChildRef): Promise<{ exitCode: ExitCode; report?: SyncReport; error?: string }>;
   settle(child: ChildRef): Promise<{ converged: boolean; sync: string; health: string; reason?: string }>;
+  /** The signal that asked the walk to stop (SIGINT/SIGTERM), if one did: no child or wait starts after it. */
+  interrupted?(): NodeJS.Signals | undefined;
+}
+
+/** The shell's code for a walk a signal stopped (128 + its number). */
+function signalCode(signal: NodeJS.Signals): ExitCode {
+  return signal === 'SIGTERM' ? ExitCode.Terminated : ExitCode.Interrupted;
 }
 
 const key = (c: Pick<ChildRef, 'namespace' | 'name'>) => `${c.namespace}/${c.name}`;
@@ -93,6 +101,8 @@ export async function walkChildren(children: readonly ChildRef[], chain: readonl
     }
     const synced: ChildSync[] = [];
     for (const c of batch) {
+      const signal: NodeJS.Signals | undefined = stopped ? undefined : deps.interrupted?.();
+      if (signal) stopped = { why: `interrupted by ${signal} before child Application ${key(c)} (wave ${wave})`, code: signalCode(signal) };
       if (stopped) {
         out.push(...notSynced([c]));
         continue;
@@ -129,6 +139,11 @@ export async function walkChildren(children: readonly ChildRef[], chain: readonl
     // The wave waits for each child it synced, computed afresh, before the next one starts.
     for (const entry of synced) {
       if (entry.outcome !== 'synced' || stopped) continue;
+      const signal = deps.interrupted?.();
+      if (signal) {
+        stopped = { why: `interrupted by ${signal} while wave ${wave} waited for its children`, code: signalCode(signal) };
+        continue;
+      }
       const s = await deps.settle(entry);
       entry.sync = s.sync;
       entry.health = s.health;
@@ -136,7 +151,10 @@ export async function walkChildren(children: readonly ChildRef[], chain: readonl
         entry.outcome = 'unhealthy';
         entry.exitCode = ExitCode.Cluster;
         entry.message = s.reason ?? `${s.sync}, ${s.health}`;
-        stopped = { why: `child Application ${key(entry)} (wave ${wave}) is ${s.sync} and ${s.health}: ${entry.message}`, code: ExitCode.Cluster };
+        const signal = deps.interrupted?.();
+        stopped = signal
+          ? { why: `interrupted by ${signal} while wave ${wave} waited for ${key(entry)}`, code: signalCode(signal) }
+          : { why: `child Application ${key(entry)} (wave ${wave}) is ${s.sync} and ${s.health}: ${entry.message}`, code: ExitCode.Cluster };
       }
     }
   }
@@ -155,7 +173,15 @@ export async function syncChildrenOf(
   ctx: RunContext,
   parent: { namespace: string; name: string; report: SyncReport },
   request: SyncRequest,
-  opts: { record: boolean; retryLimit?: number; say: (line: string) => void; describe: (r: StatusReport) => string; clock: Clock },
+  opts: {
+    record: boolean;
+    retryLimit?: number;
+    say: (line: string) => void;
+    describe: (r: StatusReport) => string;
+    clock: Clock;
+    /** Install SIGINT/SIGTERM handlers (default true). */
+    handleSignals?: boolean;
+  },
 ): Promise<ChildWalk> {
   const { runOperation } = await import('./operation.js');
   const { withAppTarget } = await import('../session/session.js');
@@ -172,7 +198,21 @@ export async function syncChildrenOf(
     timeoutMs: request.timeoutMs,
     ...(request.argocdNamespace !== undefined ? { argocdNamespace: request.argocdNamespace } : {}),
   });
+  // SIGINT/SIGTERM: the child being synced finishes its step (runOperation stops it as it stops `sync`), and no child
+  // or wait starts after it; a second signal ends the process at once (the handlers are gone by then).
+  let received: NodeJS.Signals | undefined;
+  const onSignal = (sig: NodeJS.Signals) => {
+    received ??= sig;
+    opts.say(`sync --recursive: ${sig}: no child Application starts after this one (again to force)`);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+  if (opts.handleSignals !== false) {
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  }
   const deps: WalkDeps = {
+    interrupted: () => received,
     async sync(c) {
       opts.say(`syncing child Application ${key(c)} (wave ${c.wave})`);
       try {
@@ -197,6 +237,7 @@ export async function syncChildrenOf(
           const now = { sync: report.sync.status, health: report.health.status };
           if (now.sync === 'Synced' && now.health === 'Healthy') return { converged: true, ...now };
           if (now.health === 'Degraded' || report.sync.reason !== undefined) return { converged: false, ...now, reason: opts.describe(report) };
+          if (received) return { converged: false, ...now, reason: `interrupted by ${received}` };
           if (opts.clock.now() - start >= request.timeoutMs)
             return {
               converged: false,
@@ -208,5 +249,10 @@ export async function syncChildrenOf(
       });
     },
   };
-  return walkChildren(childrenOf(parent.report), [`${parent.namespace}/${parent.name}`], deps);
+  try {
+    return await walkChildren(childrenOf(parent.report), [`${parent.namespace}/${parent.name}`], deps);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
 }

@@ -138,3 +138,40 @@ test('an Application that is its own ancestor is refused (exit 4) before any chi
   expect([deeper.exitCode, deeper.children[0]!.outcome]).toEqual([ExitCode.Refused, 'refused']);
   expect(deeper.stopped).toContain('argocd/root -> argocd/mid -> argocd/root');
 });
+
+test('a signal during the walk: the child in progress finishes, nothing starts after it, exit 130 (143 for SIGTERM)', async () => {
+  let signal: NodeJS.Signals | undefined;
+  const { calls, deps } = fakeDeps({});
+  const sync = deps.sync.bind(deps);
+  deps.sync = async (c) => {
+    const r = await sync(c);
+    if (c.name === 'a') signal = 'SIGINT'; // arrives while a's sync runs
+    return r;
+  };
+  deps.interrupted = () => signal;
+  const walk = await walkChildren(childrenOf(report([app('a', 0), app('b', 0), app('c', 1)])), ['argocd/root'], deps);
+  expect(calls).toEqual(['sync a']);
+  expect(walk.exitCode).toBe(ExitCode.Interrupted);
+  expect(walk.children.map((c) => [c.name, c.outcome])).toEqual([
+    ['a', 'synced'],
+    ['b', 'not-synced'],
+    ['c', 'not-synced'],
+  ]);
+  expect(walk.stopped).toBe('interrupted by SIGINT before child Application argocd/b (wave 0)');
+
+  // While a wave waits: the wait ends, the next wave does not start.
+  let term: NodeJS.Signals | undefined;
+  const waiting = fakeDeps({});
+  waiting.deps.settle = async (c) => {
+    term = 'SIGTERM';
+    return { converged: false, sync: 'Synced', health: 'Progressing', reason: `interrupted by SIGTERM (${c.name})` };
+  };
+  waiting.deps.interrupted = () => term;
+  const stoppedWalk = await walkChildren(childrenOf(report([app('a', 0), app('b', 1)])), ['argocd/root'], waiting.deps);
+  expect(stoppedWalk.exitCode).toBe(ExitCode.Terminated);
+  expect(stoppedWalk.stopped).toBe('interrupted by SIGTERM while wave 0 waited for argocd/a');
+  expect(stoppedWalk.children.map((c) => [c.name, c.outcome])).toEqual([
+    ['a', 'unhealthy'],
+    ['b', 'not-synced'],
+  ]);
+});
