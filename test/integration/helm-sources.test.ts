@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { GitFixture } from '../support/git-source.js';
 import { serveFiles } from './support/serve-files.js';
-import { clusterBin, createTestNamespace, deleteNamespace, kubectl, run, runPlugin, type RunResult } from './support/index.js';
+import { clusterBin, contentSnapshot, createTestNamespace, deleteNamespace, kubectl, run, runPlugin, type RunResult } from './support/index.js';
 import { applicationYaml, inCluster } from '../support/application.js';
 
 const TIMEOUT = 180_000;
@@ -91,16 +91,8 @@ async function liveConfigMaps(namespace: string): Promise<Record<string, Record<
   return Object.fromEntries(items.map((o) => [o.metadata.name, o.data ?? {}]));
 }
 
-async function snapshot(namespace: string): Promise<string> {
-  const res = await kubectl([
-    'get',
-    'configmaps,pods',
-    '-n',
-    namespace,
-    '-o',
-    'jsonpath={range .items[*]}{.kind}/{.metadata.name}@{.metadata.resourceVersion} {end}',
-  ]);
-  return res.stdout;
+function snapshot(namespace: string): Promise<string> {
+  return contentSnapshot(namespace, 'configmaps,pods');
 }
 
 describe('Helm charts in Git, rendered as Argo CD renders them', () => {

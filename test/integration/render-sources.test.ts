@@ -6,7 +6,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSyn
 import { join } from 'node:path';
 import { JSONNET_FILES, KUSTOMIZE_FILES } from '../fixtures/render/apps.js';
 import { GitFixture } from '../support/git-source.js';
-import { clusterBin, createTestNamespace, deleteNamespace, kubectl, runPlugin, type RunResult } from './support/index.js';
+import { clusterBin, contentSnapshot, createTestNamespace, deleteNamespace, kubectl, runPlugin, type RunResult } from './support/index.js';
 import { applicationYaml, inCluster } from '../support/application.js';
 import { parse } from 'yaml';
 
@@ -36,16 +36,8 @@ async function names(namespace: string, kinds: string): Promise<string[]> {
     .sort();
 }
 
-async function snapshot(namespace: string): Promise<string> {
-  const res = await kubectl([
-    'get',
-    'deployments,services,configmaps',
-    '-n',
-    namespace,
-    '-o',
-    'jsonpath={range .items[*]}{.kind}/{.metadata.name}@{.metadata.resourceVersion} {end}',
-  ]);
-  return res.stdout;
+function snapshot(namespace: string): Promise<string> {
+  return contentSnapshot(namespace, 'deployments,services,configmaps');
 }
 
 describe('rendering sources as Argo CD does (sync, diff, status)', () => {

@@ -242,3 +242,23 @@ export async function waitFor<T>(predicate: () => Promise<T | undefined | null |
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
+
+/**
+ * What a sync or prune could have changed in a namespace, as one comparable string: each object's
+ * kind, name, uid and content, without what the cluster's own controllers write behind us
+ * (resourceVersion, managedFields, status, the Deployment controller's revision annotation). A
+ * resourceVersion comparison fails whenever the Deployment controller finishes a rollout started
+ * by an earlier test, which is not something the command under test did.
+ */
+export async function contentSnapshot(namespace: string, kinds: string): Promise<string> {
+  const list = JSON.parse(await kubectlOk(['get', kinds, '-n', namespace, '-o', 'json'])) as { items: KubeObject[] };
+  return list.items
+    .map((o) => {
+      const { status: _status, metadata, ...rest } = o as KubeObject & { status?: unknown };
+      const { resourceVersion: _rv, managedFields: _mf, annotations, ...meta } = metadata as KubeObject['metadata'] & Record<string, unknown>;
+      const kept = Object.fromEntries(Object.entries(annotations ?? {}).filter(([k]) => k !== 'deployment.kubernetes.io/revision'));
+      return `${o.kind}/${metadata.name} ${JSON.stringify({ ...rest, metadata: { ...meta, annotations: kept } })}`;
+    })
+    .sort()
+    .join('\n');
+}
