@@ -48,6 +48,8 @@ export function parseSyncOptions(list: readonly string[], warn: (w: string) => v
     if (name === 'PrunePropagationPolicy') {
       if ((PROPAGATION_POLICIES as readonly string[]).includes(value)) out.prunePropagationPolicy = value as PropagationPolicy;
       else warn(`syncOptions ${item}: PrunePropagationPolicy must be foreground, background or orphan; using ${out.prunePropagationPolicy}`);
+    } else if (name === 'Prune' && value === 'confirm') {
+      out.pruneConfirm = true;
     } else if (boolKey) {
       if (value === 'true' || value === 'false') out[boolKey] = value === 'true';
       else warn(`syncOptions ${item}: expected ${name}=true or ${name}=false; ignored`);
@@ -198,9 +200,49 @@ export function parseApplication(obj: unknown, origin: string): Application {
   };
   const project = optString(c, spec, 'project', 'spec');
   if (project) app.project = project;
+  const approval = pruneApprovalOf(meta, obj.status);
+  if (approval) app.pruneApproval = approval;
   if (automated) app.automated = automated;
   if (retry) app.retry = retry;
   return app;
+}
+
+/** Argo CD's annotation that approves a prune waiting for confirmation (an RFC 3339 time). */
+const DELETION_APPROVED = 'argocd.argoproj.io/deletion-approved';
+
+/** gitops-engine's operation message while a prune waits for its confirmation (the start of it). */
+export const WAITING_FOR_PRUNE_CONFIRMATION = 'waiting for pruning confirmation of';
+
+/** The approval annotation and the start of a stored operation waiting for it; anything malformed is left out. */
+function pruneApprovalOf(meta: JsonObject, status: JsonValue | undefined): Application['pruneApproval'] {
+  const annotations = meta.annotations;
+  const approvedAt = isPlainObject(annotations) && typeof annotations[DELETION_APPROVED] === 'string' ? annotations[DELETION_APPROVED] : undefined;
+  const op = isPlainObject(status) ? status.operationState : undefined;
+  const waiting =
+    isPlainObject(op) &&
+    op.phase === 'Running' &&
+    typeof op.message === 'string' &&
+    op.message.startsWith(WAITING_FOR_PRUNE_CONFIRMATION) &&
+    typeof op.startedAt === 'string'
+      ? op.startedAt
+      : undefined;
+  if (approvedAt === undefined && waiting === undefined) return undefined;
+  return { ...(approvedAt !== undefined ? { approvedAt } : {}), ...(waiting !== undefined ? { waitingSince: waiting } : {}) };
+}
+
+/**
+ * Argo CD's IsDeletionConfirmed: the approval's time parses (RFC 3339) and is not before `sinceMs`, the start of the
+ * operation (for a sync that continues a stored operation waiting for confirmation, that operation's start).
+ */
+export function isDeletionApproved(app: Pick<Application, 'pruneApproval'>, nowMs: number): boolean {
+  const at = app.pruneApproval?.approvedAt;
+  if (at === undefined || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(at)) return false;
+  const approvedMs = Date.parse(at);
+  if (Number.isNaN(approvedMs)) return false;
+  const stored = app.pruneApproval?.waitingSince !== undefined ? Date.parse(app.pruneApproval.waitingSince) : Number.NaN;
+  // Kubernetes stores times in whole seconds (metav1.Time), and so does an approval written with `date -u +%FT%TZ`.
+  const since = Math.floor((Number.isNaN(stored) ? nowMs : stored) / 1000) * 1000;
+  return approvedMs >= since;
 }
 
 /** Argo CD's retry defaults (application_defaults.go): 5s, factor 2, at most 3m. */
@@ -226,11 +268,13 @@ function parseRetry(c: Checker, r: JsonObject | undefined): RetryPolicy | undefi
   };
   const factor = b.factor ?? DEFAULT_RETRY_BACKOFF.factor;
   if (typeof factor !== 'number' || factor < 1) fail(c, `${at}.backoff.factor`, `must be a number of at least 1, got ${JSON.stringify(factor)}`);
+  const refresh = optBool(c, r, 'refresh', at);
   return {
     limit: limit as number,
     durationMs: duration('duration', DEFAULT_RETRY_BACKOFF.durationMs),
     factor,
     maxDurationMs: duration('maxDuration', DEFAULT_RETRY_BACKOFF.maxDurationMs),
+    ...(refresh ? { refresh: true } : {}),
   };
 }
 

@@ -26,6 +26,8 @@ export interface SyncOptions {
   prunePropagationPolicy: PropagationPolicy;
   /** App-level `Prune=false` default (the per-resource annotation wins). */
   prune: boolean;
+  /** App-level `Prune=confirm`: a sync prunes nothing until the deletion is approved (the per-resource annotation wins). */
+  pruneConfirm?: boolean;
   /** App-level `Replace=true`: every object is replaced (PUT, or created) instead of applied; the annotation wins. */
   replace?: boolean;
   /** App-level `Validate=false`: the API server ignores unknown fields (fieldValidation=Ignore); the annotation wins. */
@@ -47,6 +49,8 @@ export interface RetryPolicy {
   durationMs: number;
   factor: number;
   maxDurationMs: number;
+  /** `refresh: true`: each retry reads the source's revision again; otherwise it retries the revision the first attempt synced. */
+  refresh?: boolean;
 }
 
 /** One entry of `spec.sources` (or `spec.source`): where its files come from and how they are rendered. */
@@ -101,4 +105,9 @@ export interface Application {
   warnings: string[];
   /** Where it was read from (a file path, or `cluster`), for error messages. */
   origin: string;
+  /**
+   * What approves a prune that needs confirmation (Prune=confirm), as Argo CD reads it: the time in the
+   * `argocd.argoproj.io/deletion-approved` annotation, and the start of a stored operation still waiting for it.
+   */
+  pruneApproval?: { approvedAt?: string; waitingSince?: string };
 }

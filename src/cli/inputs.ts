@@ -101,6 +101,7 @@ export interface SyncFlags extends SourceFlags {
   resource?: readonly string[];
   selector?: string;
   timeout: string;
+  confirmPrune?: boolean;
 }
 
 /** `sync APP`: the sources, the options, and a partial sync's --resource and -l. */
@@ -110,6 +111,7 @@ export function syncInput(flags: SyncFlags): SyncRequest {
     dryRun: flags.dryRun === true,
     prune: flags.prune === true,
     forceConflicts: flags.forceConflicts !== false,
+    ...(flags.confirmPrune === true ? { confirmPrune: true } : {}),
     resources: flags.resource ?? [],
     timeoutMs: parseDuration(flags.timeout, '--timeout'),
     ...(flags.selector !== undefined ? { selector: flags.selector } : {}),

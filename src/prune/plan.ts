@@ -24,6 +24,11 @@ export interface PruneCandidate {
   wave: number;
   /** Why it is listed but must not be deleted (e.g. `Prune=false`); absent when it may be deleted. */
   skip?: string;
+  /**
+   * `Prune=confirm` (its annotation, or the Application's when it has none): deleted only once the deletion is
+   * approved; until then a sync prunes nothing at all, as gitops-engine holds every prune task.
+   */
+  confirm?: true;
 }
 
 export interface PrunePlan {
@@ -45,6 +50,8 @@ export interface PruneInput {
   desired: readonly ResourceKey[];
   /** The app-level `Prune=false` sync option (a resource annotation wins over it). */
   appPruneDefault: boolean;
+  /** The app-level `Prune=confirm` sync option (a resource annotation wins over it). */
+  appPruneConfirm?: boolean;
   /** The cluster's tracking method (default: the tracking-id annotation). */
   tracking?: Tracking;
 }
@@ -54,9 +61,14 @@ function skipReason(obj: KubeObject, appPruneDefault: boolean): string | undefin
   if (obj.metadata.deletionTimestamp) return 'already being deleted';
   const prune = resourceSyncOptions(obj).get('Prune');
   if (prune === 'false') return 'annotated argocd.argoproj.io/sync-options: Prune=false';
-  if (prune === 'confirm') return 'annotated Prune=confirm: delete it by hand after review';
   if (prune === undefined && !appPruneDefault) return 'the Application sets syncOptions Prune=false';
   return undefined;
+}
+
+/** Whether deleting it needs an approval (gitops-engine's objRequiresPruneConfirmation: the annotation, else the app's option). */
+function needsConfirmation(obj: KubeObject, appPruneConfirm: boolean): boolean {
+  const prune = resourceSyncOptions(obj).get('Prune');
+  return prune === 'confirm' || (prune === undefined && appPruneConfirm);
 }
 
 /** Plans a prune; never mutates its input. Objects seen twice (one object served by two groups) count once. */
@@ -87,7 +99,8 @@ export function planPrune(input: PruneInput): PrunePlan {
     if (desired.has(keyString(key))) continue;
     const wave = waveOf(object).wave;
     const skip = skipReason(object, input.appPruneDefault);
-    found.push({ item: { object, type, ...(whole ? { whole } : {}), key, wave, ...(skip ? { skip } : {}) }, object, wave });
+    const confirm = !skip && needsConfirmation(object, input.appPruneConfirm === true);
+    found.push({ item: { object, type, ...(whole ? { whole } : {}), key, wave, ...(skip ? { skip } : {}), ...(confirm ? { confirm } : {}) }, object, wave });
   }
   const ordered = pruneOrder(found).map((o) => o.item);
   const last = (c: PruneCandidate) => resourceSyncOptions(c.object).get('PruneLast') === 'true';

@@ -42,9 +42,10 @@ export interface SyncOperation {
   /**
    * `Succeeded`; `Failed` with the message (a task failed, a shared resource refused); `Error` when the operation could
    * not run at all (the source did not render, the destination was unreachable, a rule refused it), as Argo CD's
-   * controller sets OperationError.
+   * controller sets OperationError; `Running` while its prune waits for a confirmation (Prune=confirm), as Argo CD's
+   * operation stays Running until the deletion is approved (no finishedAt, no SyncError, no history).
    */
-  phase: 'Succeeded' | 'Failed' | 'Error';
+  phase: 'Succeeded' | 'Failed' | 'Error' | 'Running';
   message: string;
   resources: SyncResultResource[];
   /** Retries made (Argo CD's retryCount). */
@@ -209,7 +210,7 @@ function operationState(op: SyncOperation, used: { source?: JsonObject; sources?
       ...(used.sources !== undefined ? { sources: used.sources } : used.source ? { source: used.source } : {}),
     },
     startedAt: op.startedAt,
-    finishedAt: op.finishedAt,
+    ...(op.phase === 'Running' ? {} : { finishedAt: op.finishedAt }),
     ...(op.retryCount ? { retryCount: op.retryCount } : {}),
   };
 }
@@ -239,7 +240,7 @@ export function nextStatus(
     Object.assign(out, compared);
   }
   const op = input.sync;
-  if (op) syncError = op.phase === 'Succeeded' ? [] : [condition('SyncError', op.message, input.now, previous)];
+  if (op) syncError = op.phase === 'Succeeded' || op.phase === 'Running' ? [] : [condition('SyncError', op.message, input.now, previous)];
   const kept = (Array.isArray(out.conditions) ? out.conditions : []).filter((c) => !(isPlainObject(c) && c.type === 'SyncError'));
   if (kept.length + syncError.length > 0) out.conditions = [...kept, ...syncError];
   else delete out.conditions;

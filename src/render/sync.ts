@@ -14,7 +14,8 @@ const name = (o: { kind: string; name: string }) => displayName(o);
  * `PRUNE_CANDIDATE=` for each object a sync with --prune would delete.
  * Otherwise `APPLIED=<n>`, `HEALED=`, `IGNORED=`, `CONFLICT=`, `FAILED=`, `PRUNED=`, `PRUNE_SKIPPED=`, `PRUNE_FAILED=`;
  * `STOPPED=<why>` when the sync stopped before its first write (nothing applied or deleted), `NEXT_COMMAND=<command>`
- * the command that goes on (the same without --no-force-conflicts), `INTERRUPTED=<where>` when it was asked to stop.
+ * the command that goes on (the same without --no-force-conflicts; with --confirm-prune after a prune held for its
+ * confirmation, `PRUNE_WAITING=<gitops-engine's message>`), `INTERRUPTED=<where>` when it was asked to stop.
  * Hooks, in both: `HOOK=<Phase> <Kind>/<name> <Succeeded|Failed|Running|would-run>`, in the order they ran.
  * A multi-step sync (hooks or several waves): `WAVE=<Phase> <wave> <done|failed|not-run>` per (phase, wave), in order
  * (`would-run` in a dry run: the plan's phases and waves, SyncFail's last).
@@ -46,6 +47,7 @@ export function renderSyncKv(r: SyncReport): string {
     else lines.push(`PRUNE_FAILED=${name(p)} ${oneLineText(p.message ?? p.outcome)}`);
   }
   if (r.prune.blocked) lines.push(`PRUNE_BLOCKED=${oneLineText(r.prune.blocked)}`);
+  if (r.prune.waiting !== undefined) lines.push(`PRUNE_WAITING=${oneLineText(r.prune.waiting)}`);
   if (r.stoppedBeforeWriting !== undefined) lines.push(`STOPPED=${oneLineText(r.stoppedBeforeWriting)}`);
   if (r.interrupted) lines.push(`INTERRUPTED=${oneLineText(r.interrupted.message)}`);
   if (r.nextCommand !== undefined) lines.push(`NEXT_COMMAND=${oneLineText(r.nextCommand)}`);
@@ -135,7 +137,11 @@ function renderSyncTable(r: SyncReport, paint: Paint): string {
   }
   if (r.prune.blocked) out.push(`${paint.red('prune blocked')}: ${r.prune.blocked}`);
   const pruned = r.prune.results.filter((p) => p.outcome === 'pruned').length;
-  if (r.nextCommand !== undefined) out.push(`to go on and take these fields: ${r.nextCommand}`);
+  if (r.nextCommand !== undefined && r.prune.waiting !== undefined)
+    out.push(
+      `to approve these deletions: ${r.nextCommand} (or set the Application's argocd.argoproj.io/deletion-approved annotation to the time now and sync again)`,
+    );
+  else if (r.nextCommand !== undefined) out.push(`to go on and take these fields: ${r.nextCommand}`);
   out.push(...childrenTable(r, paint));
   out.push(closingLine(r, pruned, paint));
   return out.join('\n') + '\n';
@@ -148,6 +154,7 @@ function closingLine(r: SyncReport, pruned: number, paint: Paint): string {
   if (r.stoppedBeforeWriting !== undefined) return `${paint.red('STOPPED')} before any write: ${r.stoppedBeforeWriting}; nothing was applied or deleted`;
   const counts = `${r.applied} applied, ${pruned} pruned, ${r.failures.length} failed, ${r.conflicts.length} conflicting fields`;
   if (r.interrupted) return `${paint.red('INTERRUPTED')}: ${counts}; ${r.interrupted.message}`;
+  if (r.prune.waiting !== undefined) return `${paint.yellow('WAITING')}: ${counts}; ${r.prune.waiting}`;
   const all = flatChildren(r.children ?? []);
   const children =
     r.children === undefined

@@ -23,6 +23,8 @@ export interface DesiredOptions {
   desired?: string;
   /** Overrides source.targetRevision. */
   revision?: string;
+  /** Overrides each spec.sources[i].targetRevision, in order (a retry of a multi-source sync at the revisions it synced). */
+  revisions?: readonly string[];
   /** A local clone to read a remote repoURL from, instead of fetching it. */
   repoDir?: string;
   /** Resolves relative repoURL paths (default: the process working directory). */
@@ -44,6 +46,8 @@ export interface DesiredOptions {
   namespace?: string;
   /** Shared by the apps of one many-app command: repositories, revisions and trees read once (shared-reads.ts). */
   reads?: SourceReads;
+  /** The namespace Argo CD runs in: ARGOCD_APP_NAME is `<namespace>_<name>` for an Application outside it (default `argocd`). */
+  controlPlaneNamespace?: string;
 }
 
 /** `read()` through the command's shared reads, when it has them. */
@@ -129,7 +133,7 @@ function refuseUnrenderable(reasons: readonly string[]): void {
 export async function renderLocalDirectory(
   dir: string,
   app: Application | undefined,
-  opts: ToolOptions & Pick<DesiredOptions, 'namespace'>,
+  opts: ToolOptions & Pick<DesiredOptions, 'namespace' | 'controlPlaneNamespace'>,
   io: Pick<Io, 'env'>,
 ): Promise<DesiredManifests> {
   if (!isDirectory(dir)) throw new InputError(`--render needs a directory: ${dir} is not one`);
@@ -164,6 +168,7 @@ export async function renderLocalDirectory(
     app: forRender,
     tools: { env: io.env, ...toolOptions(opts) },
     ...(opts.namespace !== undefined ? { namespace: opts.namespace } : {}),
+    ...(opts.controlPlaneNamespace !== undefined ? { controlPlaneNamespace: opts.controlPlaneNamespace } : {}),
   });
   rejectDuplicates(rendered.objects);
   return { objects: rendered.objects, origin: dir, warnings: rendered.warnings, sourceType: rendered.sourceType };
@@ -251,6 +256,7 @@ async function readChart(
       tools: { env: io.env, ...toolOptions(opts), ...(opts.hardRefresh ? { hardRefresh: true } : {}) },
       ...(opts.signal ? { signal: opts.signal } : {}),
       ...(opts.namespace !== undefined ? { namespace: opts.namespace } : {}),
+      ...(opts.controlPlaneNamespace !== undefined ? { controlPlaneNamespace: opts.controlPlaneNamespace } : {}),
       ...(refs ? { refs } : {}),
     });
     rejectDuplicates(rendered.objects);
@@ -291,13 +297,14 @@ async function loadSources(app: Application, sources: readonly AppSource[], opts
   for (const [i, source] of sources.entries()) {
     const repoURL = source.repoURL ?? '';
     if (repoURL.trim() === '') throw new InputError(`the Application ${app.name} (${app.origin}) has no spec.sources[${i}].repoURL`);
+    const pinned = opts.revisions?.[i];
     if (source.options?.chart !== undefined) {
-      const chart = await pullSourceChart(source, source.targetRevision ?? '', opts, io);
+      const chart = await pullSourceChart(source, pinned ?? source.targetRevision ?? '', opts, io);
       resolved.push({ source, chart, sha: chart.version });
       continue;
     }
     const field = `spec.sources[${i}].targetRevision`;
-    const revision = checkRevision(source.targetRevision ?? '', field);
+    const revision = checkRevision(pinned ?? source.targetRevision ?? '', field);
     const repo = await openRepository(repoURL, opts, io);
     const sha = await shared(opts, `rev|${repo.dir.gitDir}|${repo.label}|${revision}`, () => resolveRevision(repo, revision));
     if (sha === undefined)
@@ -409,6 +416,7 @@ async function readManifestsAt(
     tools: { env: io.env, ...toolOptions(opts), ...(opts.hardRefresh ? { hardRefresh: true } : {}) },
     ...(opts.signal ? { signal: opts.signal } : {}),
     ...(opts.namespace !== undefined ? { namespace: opts.namespace } : {}),
+    ...(opts.controlPlaneNamespace !== undefined ? { controlPlaneNamespace: opts.controlPlaneNamespace } : {}),
     ...(refs ? { refs } : {}),
   });
   rejectDuplicates(rendered.objects);

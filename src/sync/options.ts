@@ -2,7 +2,7 @@
 // change for one object's apply, with the Application's own syncOptions as the default (the annotation wins).
 import type { SyncOptions } from '../app/types.js';
 import { SYNC_OPTIONS } from '../model/keys.js';
-import { PROPAGATION_POLICIES, type KubeObject } from '../model/object.js';
+import type { KubeObject } from '../model/object.js';
 
 /** The object's sync options as a map (`Prune` -> `false`); keys as written. */
 export function resourceSyncOptions(obj: KubeObject): Map<string, string> {
@@ -17,7 +17,7 @@ export function resourceSyncOptions(obj: KubeObject): Map<string, string> {
   return out;
 }
 
-/** Every option gitops-engine and Argo CD read from the annotation (pkg/sync/common, and the app-level ones it also honours there). */
+/** Every option gitops-engine and Argo CD read from a resource's annotation (gitops-engine pkg/sync, controller/state.go). */
 const KNOWN: Readonly<Record<string, readonly string[]>> = {
   Prune: ['false', 'confirm', 'true'],
   Delete: ['false', 'confirm', 'true'],
@@ -27,13 +27,21 @@ const KNOWN: Readonly<Record<string, readonly string[]>> = {
   ServerSideApply: ['true', 'false'],
   PruneLast: ['true', 'false'],
   SkipDryRunOnMissingResource: ['true', 'false'],
-  ClientSideApplyMigration: ['true', 'false'],
-  CreateNamespace: ['true', 'false'],
-  ApplyOutOfSyncOnly: ['true', 'false'],
-  RespectIgnoreDifferences: ['true', 'false'],
-  FailOnSharedResource: ['true', 'false'],
-  PrunePropagationPolicy: PROPAGATION_POLICIES,
 };
+
+/**
+ * Options Argo CD reads only from the Application's spec.syncPolicy.syncOptions, never from a resource's annotation
+ * (its controller asks `syncOp.SyncOptions.HasOption(...)` for them): written on a resource they do nothing there, and
+ * this tool says so instead of honouring what Argo CD would not.
+ */
+const APPLICATION_ONLY = new Set([
+  'RespectIgnoreDifferences',
+  'ApplyOutOfSyncOnly',
+  'CreateNamespace',
+  'FailOnSharedResource',
+  'PrunePropagationPolicy',
+  'ClientSideApplyMigration',
+]);
 
 /** How one object is written by a sync. */
 export interface ObjectSyncMode {
@@ -57,7 +65,9 @@ export function objectSyncMode(obj: KubeObject, app: Pick<SyncOptions, 'replace'
   const warnings: string[] = [];
   for (const [k, v] of opts) {
     const allowed = KNOWN[k];
-    if (!allowed) warnings.push(`${SYNC_OPTIONS} ${k}=${v} is not a sync option Argo CD knows; ignored`);
+    if (APPLICATION_ONLY.has(k))
+      warnings.push(`${SYNC_OPTIONS} ${k}=${v}: Argo CD reads ${k} only from the Application's spec.syncPolicy.syncOptions, not from a resource; ignored`);
+    else if (!allowed) warnings.push(`${SYNC_OPTIONS} ${k}=${v} is not a sync option Argo CD knows; ignored`);
     else if (!allowed.includes(v)) warnings.push(`${SYNC_OPTIONS} ${k}=${v}: expected ${allowed.join(' or ')}; ignored`);
   }
   const flag = (k: string, dflt: boolean) => {

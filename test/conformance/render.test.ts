@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { GitFixture } from '../support/git-source.js';
-import { createTestNamespace, deleteNamespace, repoRoot, runPlugin } from '../integration/support/index.js';
+import { createTestNamespace, deleteNamespace, kubectlOk, repoRoot, runPlugin } from '../integration/support/index.js';
 import { applyApplication, application, bothVerdicts, differences } from './support/argocd.js';
 import { expectedDifferences } from './support/known-differences.js';
 
@@ -75,6 +75,27 @@ spec:
   ports: [{port: 80}]
 `;
 
+// The build environment (Argo CD's controller/state.go, reposerver newEnv): ARGOCD_APP_NAMESPACE is the destination
+// namespace, not the Application's own (argocd), so a render that differed would read OutOfSync in Argo CD.
+const buildEnvTemplate = `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: build-env
+data:
+  ns: {{ .Values.ns | quote }}
+  app: {{ .Values.app | quote }}
+  rev: {{ .Values.rev | quote }}
+`;
+const BUILD_ENV_PARAMETERS = {
+  helm: {
+    parameters: [
+      { name: 'ns', value: '$ARGOCD_APP_NAMESPACE' },
+      { name: 'app', value: '$ARGOCD_APP_NAME' },
+      { name: 'rev', value: '$ARGOCD_APP_REVISION_SHORT' },
+    ],
+  },
+};
+
 describe('rendered sources through Argo CD and through kubectl-gitops', () => {
   const id = randomBytes(3).toString('hex');
   let fx: GitFixture;
@@ -90,6 +111,9 @@ describe('rendered sources through Argo CD and through kubectl-gitops', () => {
     fx.write('helm/Chart.yaml', chart);
     fx.write('helm/values.yaml', values);
     fx.write('helm/templates/board.yaml', template);
+    fx.write('buildenv/Chart.yaml', 'apiVersion: v2\nname: buildenv\nversion: 0.1.0\n');
+    fx.write('buildenv/values.yaml', 'ns: unset\napp: unset\nrev: unset\n');
+    fx.write('buildenv/templates/cm.yaml', buildEnvTemplate);
     fx.commit('sources');
     repoURL = pathToFileURL(fx.repo).href;
   }, T);
@@ -103,13 +127,14 @@ describe('rendered sources through Argo CD and through kubectl-gitops', () => {
     ['shop', 'the example app (directory)'],
     ['kustomize', 'a Kustomize source'],
     ['helm', 'a Helm chart'],
+    ['buildenv', 'a Helm chart whose parameters read the build environment'],
   ])(
     '%s: %s synced by kubectl-gitops reads Synced and Healthy in Argo CD, resource by resource',
     async (path) => {
       const ns = await createTestNamespace(`conf-render-${path}`);
       namespaces.push(ns);
       const name = `render-${path}-${id}`;
-      await applyApplication(application({ name, repoURL, path, namespace: ns }));
+      await applyApplication(application({ name, repoURL, path, namespace: ns, ...(path === 'buildenv' ? { source: BUILD_ENV_PARAMETERS } : {}) }));
       const synced = await runPlugin(['sync', name, '--app-namespace', 'argocd', '--no-record', '-o', 'kv']);
       expect(synced.code).toBe(0);
       const status = await runPlugin(['status', name, '--app-namespace', 'argocd', '--no-record', '--wait', '--timeout', '90s', '-o', 'kv']);
@@ -117,7 +142,12 @@ describe('rendered sources through Argo CD and through kubectl-gitops', () => {
       const { argo, ours } = await bothVerdicts(name);
       expect(differences(argo, ours, ns).sort()).toEqual(expectedDifferences(`render/${path}`));
       expect([argo.sync, argo.health]).toEqual(['Synced', 'Healthy']);
-      expect(Object.keys(argo.resources).length).toBeGreaterThanOrEqual(2);
+      expect(Object.keys(argo.resources).length).toBeGreaterThanOrEqual(path === 'buildenv' ? 1 : 2);
+      if (path === 'buildenv') {
+        // what both sides rendered: the destination namespace and the app's name, never the Application's own namespace
+        const cm = JSON.parse(await kubectlOk(['get', 'configmap', 'build-env', '-n', ns, '-o', 'json'])) as { data: Record<string, string> };
+        expect(cm.data).toEqual({ ns, app: name, rev: fx.git(['rev-parse', '--short=7', 'HEAD']) });
+      }
     },
     T,
   );

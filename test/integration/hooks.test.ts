@@ -329,3 +329,28 @@ test(
   },
   TIMEOUT,
 );
+
+test(
+  'a selective sync (--resource, -l) runs no hook, as Argo CD: the PreSync Job is not created; the full sync then runs it',
+  async () => {
+    const { appFile, desired } = app('selective', {
+      'pre.yaml': job('name: selective-pre', { 'argocd.argoproj.io/hook': 'PreSync' }),
+      'a.yaml': configMap('selective-a', 0).replace('metadata: {', 'metadata: {labels: {part: a}, '),
+      'b.yaml': configMap('selective-b', 0),
+    });
+    const jobs = async () => (await list('jobs')).map((j) => j.metadata.name).filter((n) => n.startsWith('selective-'));
+    const byName = await runPlugin(['sync', '-f', appFile, '--desired', desired, '--resource', `:ConfigMap:${ns}/selective-a`, '-o', 'kv']);
+    expect(byName.stderr).toBe('');
+    expect([byName.code, byName.stdout]).toEqual([0, 'APPLIED=1\n']);
+    expect(await jobs()).toEqual([]);
+    const byLabel = await runPlugin(['sync', '-f', appFile, '--desired', desired, '-l', 'part=a', '-o', 'json']);
+    expect(byLabel.code).toBe(0);
+    expect((JSON.parse(byLabel.stdout) as { hooks?: unknown[] }).hooks ?? []).toEqual([]);
+    expect(await jobs()).toEqual([]);
+    // the positive control: the same app synced whole creates the hook
+    const full = await runPlugin(['sync', '-f', appFile, '--desired', desired, '-o', 'kv', '--timeout', '90s']);
+    expect(full.code).toBe(0);
+    expect(await jobs()).toEqual(['selective-pre']);
+  },
+  TIMEOUT,
+);

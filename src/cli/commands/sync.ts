@@ -66,6 +66,11 @@ function syncOptions(y: Argv<GlobalArgs>) {
       default: false,
       describe: 'Prune what the app no longer declares (a manual sync prunes only with it, as argocd app sync; --watch follows automated.prune)',
     })
+    .option('confirm-prune', {
+      type: 'boolean',
+      describe:
+        "Approve the deletions Prune=confirm holds (the Application's syncOption or an object's annotation), as Argo CD's deletion-approved annotation does; without it such a sync applies, prunes nothing and exits 3",
+    })
     .option('resource', {
       type: 'string',
       array: true,
@@ -191,6 +196,7 @@ export const syncCommand = defineCommand({
         code = walk.exitCode;
       }
       if (report && cautiousStop(report)) report.nextCommand = commandLineWithout(ctx.argv ?? [], NO_FORCE);
+      else if (report?.prune.waiting !== undefined && !report.dryRun) report.nextCommand = `${commandLineWithout(ctx.argv ?? [], [])} --confirm-prune`;
       if (recorded?.outcome === 'written' && ctx.opts.verbose)
         ctx.io.err(
           `sync: recorded in the Application's status (${recorded.attempts} write${recorded.attempts === 1 ? '' : 's'}: ${recorded.attempts - 1} resourceVersion conflict(s) read again)\n`,

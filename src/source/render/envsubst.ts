@@ -3,8 +3,9 @@
 
 /** The variables Argo CD's repo-server sets for a render (reposerver/repository newEnv). */
 export interface RenderEnvInput {
+  /** Argo CD's instance name: `<namespace>_<name>` for an Application outside the control plane's namespace. */
   appName: string;
-  /** The Application's own namespace (metadata.namespace). */
+  /** The destination namespace (spec.destination.namespace), as Argo CD sets it; not the Application's own namespace. */
   appNamespace: string;
   projectName: string;
   /** The resolved commit SHA. */

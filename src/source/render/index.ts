@@ -14,6 +14,7 @@ import { renderEnv, type RenderEnv } from './envsubst.js';
 import { buildKustomize, findKustomize, kustomizeVersion } from './kustomize.js';
 import { readRenderCache, renderCacheDir, renderCacheKey, writeRenderCache } from './cache.js';
 import { versionInfo } from '../../version.js';
+import { instanceName } from '../../tracking/tracking-id.js';
 import { evaluateJsonnet, JSONNET_WASM_ENV } from './jsonnet.js';
 import { materialiseTree, type MaterialisedTree } from './tree.js';
 import { findHelm, helmVersion, renderHelm, type HelmCapabilities, type RefTree } from './helm.js';
@@ -104,6 +105,8 @@ export interface RenderInput {
   signal?: AbortSignal;
   /** The destination namespace (Helm's --namespace); the Application's destination.namespace when absent. */
   namespace?: string;
+  /** The namespace Argo CD runs in, for ARGOCD_APP_NAME (Argo CD's instance name); `argocd` when absent. */
+  controlPlaneNamespace?: string;
   /** Overrides `<label>@<sha7>:<path>` in messages (a chart from a repository: `<chart>@<version>`). */
   origin?: string;
   /** `$name` → the files of the other source with `ref: name`, for `$name/...` value files. */
@@ -149,7 +152,7 @@ async function throughCache(
     sha: input.sha,
     path: input.path,
     options: input.app.source.options,
-    appEnv: appRenderEnv(input.app, input.sha, input.path),
+    appEnv: appRenderEnv(input, input.sha, input.path),
     tool,
     build: `${v.version} ${v.gitCommit}`,
     ...(extra !== undefined ? { extra } : {}),
@@ -164,11 +167,15 @@ async function throughCache(
   return { ...made, sourceType };
 }
 
-/** The variables of the render's environment for this Application and commit. */
-function appRenderEnv(app: Application, sha: string, path: string): RenderEnv {
+/**
+ * The variables of the render's environment for this Application and commit, as Argo CD's controller asks its repo-server
+ * for them (controller/state.go): the app's instance name and its destination namespace (the one Helm gets as --namespace).
+ */
+function appRenderEnv(input: Pick<RenderInput, 'app' | 'namespace' | 'controlPlaneNamespace'>, sha: string, path: string): RenderEnv {
+  const app = input.app;
   return renderEnv({
-    appName: app.name,
-    appNamespace: app.namespace,
+    appName: app.name === '' ? '' : instanceName(app, input.controlPlaneNamespace),
+    appNamespace: input.namespace ?? app.destination.namespace ?? '',
     projectName: app.project ?? 'default',
     revision: sha,
     repoURL: app.source.repoURL ?? '',
@@ -214,7 +221,7 @@ export async function renderSource(given: RenderInput): Promise<Rendered> {
             root: tree.root,
             path,
             options: options.kustomize,
-            env: appRenderEnv(input.app, sha, path),
+            env: appRenderEnv(input, sha, path),
             tool,
             processEnv: input.tools.env,
             origin,
@@ -257,7 +264,7 @@ async function renderHelmSource(input: RenderInput, origin: string): Promise<Ren
           helm: input.app.source.options?.helm,
           capabilities,
           refs,
-          env: appRenderEnv(input.app, input.sha, input.path),
+          env: appRenderEnv(input, input.sha, input.path),
           tool,
           processEnv: input.tools.env,
           origin,
@@ -336,7 +343,7 @@ async function readDirectoryFiles(input: RenderInput, at: string, single: boolea
           file: file.path,
           path: single ? file.path.slice(0, Math.max(0, file.path.lastIndexOf('/'))) : path,
           options: opts.jsonnet,
-          env: appRenderEnv(input.app, input.sha, path),
+          env: appRenderEnv(input, input.sha, path),
           processEnv: input.tools.env,
           label,
         });

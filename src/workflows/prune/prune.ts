@@ -38,6 +38,9 @@ export interface PruneRequest extends AppStateArgs {
   propagationPolicy?: PropagationPolicy;
 }
 
+const CONFIRM_SKIP =
+  'Prune=confirm: pruned only by a sync whose deletion is approved (sync --prune --confirm-prune, or the argocd.argoproj.io/deletion-approved annotation)';
+
 /** 3 when a confirmed deletion failed or found its object changed, else 0. */
 export function pruneExitCode(r: PruneReport): 0 | 3 {
   return r.entries.some((e) => e.outcome === 'failed' || e.outcome === 'changed') ? 3 : 0;
@@ -46,7 +49,9 @@ export function pruneExitCode(r: PruneReport): 0 | 3 {
 export async function pruneApp(req: PruneRequest, deps: AppStateDeps): Promise<PruneReport> {
   // Prune needs the desired keys, not their live twins: reading those could list a whole large namespace.
   const state = await loadAppState(req, deps, { extras: true, live: false });
-  const plan = state.prune ?? { candidates: [], notOwned: [] };
+  const planned = state.prune ?? { candidates: [], notOwned: [] };
+  // Prune=confirm is approved for a sync (sync --prune --confirm-prune, or the deletion-approved annotation), never here.
+  const plan = { ...planned, candidates: planned.candidates.map((c) => (c.confirm ? { ...c, skip: CONFIRM_SKIP } : c)) };
   const propagationPolicy = req.propagationPolicy ?? state.app.syncOptions.prunePropagationPolicy ?? 'foreground';
   const report: PruneReport = {
     schemaVersion: PRUNE_SCHEMA_VERSION,

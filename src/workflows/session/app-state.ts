@@ -1,4 +1,5 @@
 // Everything the cluster commands start from: the Application, its desired objects resolved by discovery, their live twins, and the app's extras.
+import { controlPlaneNamespace } from '../../model/keys.js';
 import { loadJq } from '../../jq/load.js';
 import type { Application, SourceRevision, SyncOptions } from '../../app/types.js';
 import type { WorkflowIo, WorkflowOptions } from '../../model/context.js';
@@ -29,6 +30,8 @@ export interface AppStateArgs extends RulesArgs {
   appFile?: string;
   desired?: string;
   revision?: string;
+  /** Each source's revision, in spec.sources order (a retry that keeps the revisions its first attempt synced). */
+  revisions?: readonly string[];
   repoDir?: string;
   kustomize?: string;
   kustomizeBuildOptions?: string;
@@ -427,6 +430,7 @@ export async function loadAppState(
     {
       desired: args.desired,
       revision: args.revision,
+      ...(args.revisions !== undefined ? { revisions: args.revisions } : {}),
       repoDir: args.repoDir,
       ...(args.kustomize !== undefined ? { kustomize: args.kustomize } : {}),
       ...(args.kustomizeBuildOptions !== undefined ? { kustomizeBuildOptions: args.kustomizeBuildOptions } : {}),
@@ -435,6 +439,7 @@ export async function loadAppState(
       ...(args.render ? { render: true } : {}),
       capabilities: () => clusterCapabilities(gw, args),
       namespace: destinationNamespace,
+      controlPlaneNamespace: controlPlaneNamespace(args.argocdNamespace),
       ...(deps.sourceReads ? { reads: deps.sourceReads } : {}),
     },
     deps.io,
@@ -501,7 +506,14 @@ export async function loadAppState(
     tracking,
   };
   if (candidates) {
-    state.prune = planPrune({ live: candidates, appInstance, desired: desired.map((d) => d.key), appPruneDefault: app.syncOptions.prune, tracking });
+    state.prune = planPrune({
+      live: candidates,
+      appInstance,
+      desired: desired.map((d) => d.key),
+      appPruneDefault: app.syncOptions.prune,
+      appPruneConfirm: app.syncOptions.pruneConfirm === true,
+      tracking,
+    });
   }
   state.requests = gw.stats().requests - startRequests;
   return state;

@@ -147,6 +147,8 @@ export function syncOperationOf(
     });
   }
   const failed = r.failures.length > 0 || r.conflicts.length > 0 || r.interrupted !== undefined;
+  // Applied, the prune held for its confirmation: Argo CD's operation stays Running with gitops-engine's message.
+  const waiting = failed ? undefined : r.prune.waiting;
   // A stopped sync ends as Argo CD's terminated operation does: Failed, "Operation terminated" (and where it stopped).
   const message = r.interrupted
     ? `${TERMINATED}: ${r.interrupted.message}`
@@ -161,8 +163,8 @@ export function syncOperationOf(
     ...(r.revisions ? { revisions: r.revisions } : {}),
     prune: r.prune.enabled,
     dryRun: false,
-    phase: failed ? 'Failed' : 'Succeeded',
-    message,
+    phase: waiting !== undefined ? 'Running' : failed ? 'Failed' : 'Succeeded',
+    message: waiting ?? message,
     resources,
     ...(r.retries ? { retryCount: r.retries } : {}),
     partial: opts.partial,

@@ -16,6 +16,7 @@ import { planSync, type ApplyStep, type PlanDesired, type SyncPlan } from '../..
 import type { HookPhase } from '../../sync/hooks.js';
 import { hookWave, isMultiStep, phaseGroups, syncFailGroups } from '../../sync/phases.js';
 import type { RetryPolicy } from '../../app/types.js';
+import { WAITING_FOR_PRUNE_CONFIRMATION } from '../../app/application.js';
 import { applySteps, dryRunSteps, type ApplyResult, type DryRunResult } from './apply.js';
 import { deleteCandidates } from '../prune/prune-delete.js';
 import { partialScan } from '../prune/prune.js';
@@ -105,7 +106,19 @@ export interface SyncReport {
    * `last`: the app-level `PruneLast=true` option as read. The prune runs after every apply of every wave either way;
    * the option changes nothing here (objects annotated PruneLast=true are deleted after the other candidates).
    */
-  prune: { enabled: boolean; why: string; last: boolean; blocked?: string; propagationPolicy: PropagationPolicy; results: PruneResultReport[] };
+  prune: {
+    enabled: boolean;
+    why: string;
+    last: boolean;
+    blocked?: string;
+    /**
+     * The prune waits for its confirmation (Prune=confirm, not approved): gitops-engine's operation message, `waiting for
+     * pruning confirmation of <group>/<kind>/<name>[ and N more objects]`. Nothing was pruned; the sync is not finished (exit 3).
+     */
+    waiting?: string;
+    propagationPolicy: PropagationPolicy;
+    results: PruneResultReport[];
+  };
   warnings: string[];
   /** `--recursive`: each child Application this sync applied, synced in its wave, and how it ended (recursive.ts). */
   children?: ChildSync[];
@@ -141,6 +154,8 @@ export interface ExecuteOptions {
   skipHooks: boolean;
   /** A manual sync (`sync`, `rollback`), else the automated loop: sync windows tell them apart. */
   manual: boolean;
+  /** Prune=confirm is approved for this run (--confirm-prune, or the Application's deletion-approved annotation). */
+  pruneConfirmed?: boolean;
 }
 
 function ref(k: ResourceKey): ResourceKey {
@@ -240,6 +255,7 @@ export async function executeSync(state: AppState, comparison: Comparison, sel: 
         hooks,
         multiStep,
         names: { revision, startedAtMs: Date.now(), appInstance: state.appInstance, destinationNamespace: state.destinationNamespace },
+        ...(o.pruneConfirmed ? { pruneConfirmed: true } : {}),
       },
       scanGaps,
     );
@@ -256,7 +272,7 @@ export async function executeSync(state: AppState, comparison: Comparison, sel: 
   const retryNotFound = notFoundRetry(gw, deadline);
   const prune = async () => {
     if (interruptedNow(report, deps.signal, 'Prune', null)) return;
-    await runPrune(gw, plan, report, deniedDeletes, deps.progress, scanGaps);
+    await runPrune(gw, plan, report, deniedDeletes, deps.progress, scanGaps, o.pruneConfirmed === true);
   };
   if (!multiStep) {
     if (interruptedNow(report, deps.signal, 'Sync', 0)) {
@@ -439,6 +455,7 @@ function reportPlanned(
     hooks: readonly RunnableHook[];
     multiStep: boolean;
     names: Parameters<typeof hookObject>[2];
+    pruneConfirmed?: boolean;
   },
   scanGaps: readonly string[] | undefined,
 ): void {
@@ -465,9 +482,12 @@ function reportPlanned(
   if (report.failures.length > 0) report.prune.blocked = 'the permission check or the server-side dry-run failed: nothing was applied or deleted';
   else if (plan.prune.enabled && scanGaps) blockPartialPrune(plan, report, scanGaps);
   else {
+    const waiting = plan.prune.enabled && !o.pruneConfirmed ? waitingForConfirmation(plan.prune.candidates) : undefined;
+    if (waiting) report.prune.waiting = waiting;
     for (const c of plan.prune.candidates) {
       const outcome = c.skip ? 'skipped' : plan.prune.enabled ? 'would-prune' : 'candidate';
-      report.prune.results.push({ ...ref(c.key), outcome, ...(c.skip ? { message: c.skip } : {}) });
+      const message = c.skip ?? (waiting ? (c.confirm ? 'needs confirmation (Prune=confirm)' : `held: ${waiting}`) : undefined);
+      report.prune.results.push({ ...ref(c.key), outcome, ...(message ? { message } : {}) });
     }
   }
 }
@@ -672,6 +692,7 @@ async function runPrune(
   deniedDeletes: readonly MissingPermission[],
   progress?: (line: string) => void,
   scanGaps?: readonly string[],
+  pruneConfirmed = false,
 ): Promise<void> {
   if (!plan.prune.enabled) return;
   if (report.failures.length > 0 || report.conflicts.length > 0) {
@@ -680,6 +701,17 @@ async function runPrune(
   }
   if (scanGaps) {
     blockPartialPrune(plan, report, scanGaps);
+    return;
+  }
+  const waiting = pruneConfirmed ? undefined : waitingForConfirmation(plan.prune.candidates);
+  if (waiting) {
+    // As gitops-engine: while one prune needs a confirmation, no prune task runs (the applies already did).
+    report.prune.waiting = waiting;
+    report.prune.blocked = `${waiting}: nothing was pruned`;
+    for (const c of plan.prune.candidates) {
+      const message = c.skip ?? (c.confirm ? 'waiting for pruning confirmation (Prune=confirm)' : `not pruned: ${waiting}`);
+      report.prune.results.push({ ...ref(c.key), outcome: 'skipped', message });
+    }
     return;
   }
   if (deniedDeletes.length > 0) {
@@ -702,6 +734,15 @@ async function runPrune(
     report.prune.results.push({ ...ref(d.candidate.key), outcome, ...(d.message ? { message: d.message } : {}) });
     if (d.outcome === 'failed' || d.outcome === 'changed') report.failures.push({ ...ref(d.candidate.key), phase: 'prune', message: d.message ?? d.outcome });
   }
+}
+
+/** gitops-engine's message for prune tasks held for a confirmation, or undefined when none needs one. */
+function waitingForConfirmation(candidates: readonly PruneCandidate[]): string | undefined {
+  const held = candidates.filter((c) => !c.skip && c.confirm);
+  if (held.length === 0) return undefined;
+  const first = held[0]!.key;
+  const more = held.length > 1 ? ` and ${held.length - 1} more objects` : '';
+  return `${WAITING_FOR_PRUNE_CONFIRMATION} ${first.group}/${first.kind}/${first.name}${more}`;
 }
 
 /**

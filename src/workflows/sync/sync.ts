@@ -2,7 +2,7 @@
 import { compareAppState, loadAppState, type AppStateArgs, type AppStateDeps } from '../session/app-state.js';
 import { executeSync, noResults, SYNC_SCHEMA_VERSION, type SyncDeps, type SyncReport } from './execute.js';
 import type { Application, RetryPolicy } from '../../app/types.js';
-import { DEFAULT_RETRY_BACKOFF } from '../../app/application.js';
+import { DEFAULT_RETRY_BACKOFF, isDeletionApproved } from '../../app/application.js';
 import { keyString, type ResourceKey } from '../../model/object.js';
 import { InputError, UnrenderableError } from '../../model/errors.js';
 import { matchesResource, parseResourceFilter, parseSelector, selectorMatches, type ResourceFilter, type Selector } from '../../sync/subset.js';
@@ -25,6 +25,8 @@ export interface SyncRequest extends AppStateArgs {
   skipHooks?: boolean;
   /** Why fields are taken (the report's forceReason) when forceConflicts is on; default DEFAULT_FORCE_REASON. */
   forceReason?: string;
+  /** --confirm-prune: the deletions Prune=confirm holds are approved for this run. */
+  confirmPrune?: boolean;
 }
 
 /** The exit code a report stands for: 4 refused, 3 any failure, unapplied conflict or interruption, else 0. */
@@ -32,6 +34,8 @@ export function syncExitCode(r: SyncReport): 0 | 3 | 4 {
   if (r.refused) return 4;
   if (r.dryRun) return r.failures.length > 0 ? 3 : 0;
   if (r.failures.length > 0 || r.conflicts.length > 0 || r.interrupted) return 3;
+  // Applied, but the prune waits for its confirmation: the sync is not finished.
+  if (r.prune.waiting !== undefined) return 3;
   return 0;
 }
 
@@ -40,6 +44,7 @@ export async function syncApp(req: SyncRequest, deps: SyncDeps): Promise<SyncRep
   const filters = parseSubset(req);
   const partial = filters !== undefined;
   if (partial && req.prune) throw new InputError('--prune does not go with --resource or -l: a partial sync applies what it names and never prunes');
+  const startedMs = Date.now();
   try {
     // A dry run lists the prune candidates whether or not this sync would prune them.
     const state = await loadAppState(req, deps, { extras: req.prune || req.dryRun });
@@ -57,8 +62,10 @@ export async function syncApp(req: SyncRequest, deps: SyncDeps): Promise<SyncRep
         forceConflicts: req.forceConflicts,
         ...(req.forceConflicts ? { forceReason: req.forceReason ?? DEFAULT_FORCE_REASON } : {}),
         timeoutMs: req.timeoutMs,
-        skipHooks: req.skipHooks === true,
+        // A selective sync runs no hooks, as Argo CD's (docs/user-guide/selective_sync.md; its resource filter drops them).
+        skipHooks: req.skipHooks === true || partial,
         manual: true,
+        pruneConfirmed: req.confirmPrune === true || isDeletionApproved(state.app, startedMs),
       },
       deps,
     );
@@ -134,8 +141,9 @@ export async function syncWithRetry(
 ): Promise<SyncReport> {
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   let attempt = 0;
+  let request = req;
   for (;;) {
-    const report = await syncApp(req, deps);
+    const report = await syncApp(request, deps);
     if (req.dryRun || syncExitCode(report) !== 3 || deps.signal?.aborted) return attemptsOf(report, attempt);
     // Conflicts the user asked to stop on (--no-force-conflicts) stand until someone acts: trying again cannot help.
     if (report.stoppedBeforeWriting !== undefined && report.conflicts.length > 0) return attemptsOf(report, attempt);
@@ -143,11 +151,21 @@ export async function syncWithRetry(
     const policy = retryPolicyFor(report, opts.retryLimit);
     if (!policy || (policy.limit !== -1 && attempt >= policy.limit)) return attemptsOf(report, attempt);
     attempt++;
+    // As Argo CD: a retry syncs the revision the first attempt resolved, unless retry.refresh reads the source again.
+    if (attempt === 1 && !policy.refresh) request = pinnedRevisions(req, report);
     const wait = retryDelayMs(policy, attempt);
     const why = report.failures[0]?.message ?? 'the sync failed';
     opts.notify(`${why}. Retrying attempt #${attempt} at ${new Date(Date.now() + wait).toISOString()}.`);
     await sleep(wait);
   }
+}
+
+/** The request with the revision(s) a report synced, when it read them from the Application's source(s). */
+function pinnedRevisions(req: SyncRequest, report: SyncReport): SyncRequest {
+  if (req.desired !== undefined || req.revision !== undefined) return req;
+  if (report.revisions !== undefined && report.revisions.length > 0) return { ...req, revisions: report.revisions };
+  if (report.revision !== undefined && report.revision !== '') return { ...req, revision: report.revision };
+  return req;
 }
 
 function attemptsOf(report: SyncReport, retries: number): SyncReport {

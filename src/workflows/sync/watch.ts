@@ -1,4 +1,5 @@
 // `sync --watch`: wires the reconcile loop to the app state, the sync pieces, live watches, a webhook and the signals.
+import { isDeletionApproved } from '../../app/application.js';
 import type { RunContext } from '../../model/context.js';
 import { ExitCode, InputError, RefusedError } from '../../model/errors.js';
 import type { Application } from '../../app/types.js';
@@ -412,6 +413,8 @@ function roundOptions(d: Decision, req: WatchRequest, state: AppState): Paramete
     timeoutMs: req.timeoutMs,
     skipHooks: !isFullSync(d),
     manual: false,
+    // The loop re-reads the Application each round: an approval written while a prune waits lets the next round prune.
+    pruneConfirmed: isDeletionApproved(state.app, Date.now()),
   };
 }
 

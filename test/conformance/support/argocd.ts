@@ -14,6 +14,8 @@ export interface AppSpec {
   namespace: string;
   syncOptions?: string[];
   ignoreDifferences?: Record<string, unknown>[];
+  /** More of spec.source (helm, kustomize, directory options), as written. */
+  source?: Record<string, unknown>;
 }
 
 /** An Application in `argocd` with a manual sync policy, labelled with this run's id (the teardown deletes it). */
@@ -24,7 +26,7 @@ export function application(spec: AppSpec): Record<string, unknown> {
     metadata: { name: spec.name, namespace: 'argocd', labels: { [TEST_RUN_LABEL]: testRunId() } },
     spec: {
       project: 'default',
-      source: { repoURL: spec.repoURL, path: spec.path, targetRevision: 'HEAD' },
+      source: { repoURL: spec.repoURL, path: spec.path, targetRevision: 'HEAD', ...(spec.source ?? {}) },
       destination: { server: 'https://kubernetes.default.svc', namespace: spec.namespace },
       ...(spec.ignoreDifferences ? { ignoreDifferences: spec.ignoreDifferences } : {}),
       ...(spec.syncOptions ? { syncPolicy: { syncOptions: spec.syncOptions } } : {}),

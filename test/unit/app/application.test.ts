@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../../support/temp-dir.js';
-import { loadApplicationFile, parseApplication, parseSyncOptions } from '../../../src/app/application.js';
+import { isDeletionApproved, loadApplicationFile, parseApplication, parseSyncOptions } from '../../../src/app/application.js';
 import { InputError } from '../../../src/model/errors.js';
 import { application, applicationYaml, inCluster } from '../../support/application.js';
 
@@ -139,6 +139,12 @@ describe('parseSyncOptions', () => {
     expect(warnings).toEqual([]);
   });
 
+  it('reads Prune=confirm as the app-level confirmation (pruning stays on), with no warning', () => {
+    const warnings: string[] = [];
+    const o = parseSyncOptions(['Prune=confirm'], (w) => warnings.push(w));
+    expect([o.prune, o.pruneConfirm, warnings]).toEqual([true, true, []]);
+  });
+
   it('turns unsupported or malformed options into warnings, never silence', () => {
     const warnings: string[] = [];
     const o = parseSyncOptions(['Validate=false', 'PrunePropagationPolicy=sideways', 'CreateNamespace=yes', 'Replace=true', 'Recreate=true'], (w) =>
@@ -224,5 +230,33 @@ describe('parseApplication: the source options, typed', () => {
     expect(() => parseApplication(withSpec({ source: { repoURL: 'r', directory: { jsonnet: { extVars: [{ value: 'x' }] } } } }), 'a')).toThrow(
       /extVars\[0\]\.name: is required/,
     );
+  });
+});
+
+describe('the approval of a prune waiting for confirmation (Argo CD IsDeletionConfirmed)', () => {
+  const app = (annotations: Record<string, string>, operationState?: Record<string, unknown>) =>
+    parseApplication(
+      {
+        ...application({ spec: { destination: inCluster('shop') }, ...(operationState ? { status: { operationState } } : {}) }),
+        metadata: { name: 'shop', namespace: 'argocd', annotations },
+      },
+      'app.yaml',
+    );
+  const now = Date.parse('2026-12-03T10:00:00.400Z');
+  const waiting = { phase: 'Running', message: 'waiting for pruning confirmation of /ConfigMap/a', startedAt: '2026-12-03T09:00:00.000Z' };
+
+  it('approves when the annotation is not before the start of the operation (this run, or the stored one it continues)', () => {
+    const at = (t: string, op?: Record<string, unknown>) => isDeletionApproved(app({ 'argocd.argoproj.io/deletion-approved': t }, op), now);
+    expect(at('2026-12-03T10:00:00Z')).toBe(true); // the same second as the run's start
+    expect(at('2026-12-03T09:59:59Z')).toBe(false); // before this run: an approval of something earlier
+    expect(at('2026-12-03T09:30:00Z', waiting)).toBe(true); // after the waiting operation started
+    expect(at('2026-12-03T08:59:00Z', waiting)).toBe(false);
+    expect(at('2026-12-03T09:30:00Z', { ...waiting, phase: 'Succeeded' })).toBe(false); // nothing waits: this run's start counts
+  });
+
+  it('never approves without the annotation or with a time that does not parse', () => {
+    expect(isDeletionApproved(app({}, waiting), now)).toBe(false);
+    expect(isDeletionApproved(app({ 'argocd.argoproj.io/deletion-approved': 'yes' }, waiting), now)).toBe(false);
+    expect(isDeletionApproved(app({ 'argocd.argoproj.io/deletion-approved': '2026-12-03 10:00' }, waiting), now)).toBe(false);
   });
 });

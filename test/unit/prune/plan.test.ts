@@ -28,3 +28,19 @@ test('an object annotated PruneLast=true is deleted after every other, whatever 
 test('PruneLast=false keeps an object in its wave', () => {
   expect(order([marked('w0', wave(0)), marked('w1', { ...wave(1), 'argocd.argoproj.io/sync-options': 'PruneLast=false' })])).toEqual(['w1', 'w0']);
 });
+
+test('Prune=confirm (the annotation, else the app-level option) marks a candidate for confirmation; Prune=false wins and Prune=true opts out', () => {
+  const plan = (objects: KubeObject[], appPruneConfirm: boolean) =>
+    planPrune({
+      live: objects.map((object) => ({ object, type: CM })),
+      appInstance: 'shop',
+      desired: [],
+      appPruneDefault: true,
+      appPruneConfirm,
+    })
+      .candidates.map((c) => `${c.key.name} ${c.confirm ? 'confirm' : '-'} ${c.skip ? 'skip' : '-'}`)
+      .sort();
+  const opt = (v: string) => ({ 'argocd.argoproj.io/sync-options': v });
+  expect(plan([marked('a'), marked('b', opt('Prune=confirm')), marked('c', opt('Prune=false'))], false)).toEqual(['a - -', 'b confirm -', 'c - skip']);
+  expect(plan([marked('a'), marked('b', opt('Prune=true')), marked('c', opt('Prune=false'))], true)).toEqual(['a confirm -', 'b - -', 'c - skip']);
+});

@@ -117,6 +117,13 @@ describe('nextStatus', () => {
     expect(s.history).toEqual([expect.objectContaining({ id: 0, revisions: ['abc123'], sources: [{ repoURL: 'r', path: 'p' }] })]);
   });
 
+  test('a sync whose prune waits for its confirmation stays Running, as Argo CD: no finishedAt, no SyncError, no history', () => {
+    const message = 'waiting for pruning confirmation of /ConfigMap/stale';
+    const s = nextStatus(APP, { compared: compared(), sync: op({ phase: 'Running', message }), now: 't1' });
+    const state = s.operationState as Record<string, unknown>;
+    expect([state.phase, state.message, 'finishedAt' in state, s.history, s.conditions]).toEqual(['Running', message, false, undefined, undefined]);
+  });
+
   test('a failed sync leaves a SyncError condition with its message, kept by later comparisons until a sync succeeds', () => {
     const failed = nextStatus(APP, { compared: compared(), sync: op({ phase: 'Failed', message: 'one or more objects failed to apply' }), now: 't1' });
     expect((failed.conditions as { type: string }[]).filter((c) => c.type === 'SyncError')).toEqual([

@@ -42,6 +42,16 @@ describe('argocd.argoproj.io/sync-options on one object', () => {
     expect(objectSyncMode(obj('Replace=false,Validate=true'), { replace: true, validate: false })).toMatchObject({ replace: false, validate: true });
   });
 
+  it('warns that an Application-level option on a resource does nothing, as in Argo CD (RespectIgnoreDifferences, ApplyOutOfSyncOnly, ...)', () => {
+    expect(objectSyncMode(obj('RespectIgnoreDifferences=true,ApplyOutOfSyncOnly=true,Replace=true'), {})).toMatchObject({
+      replace: true,
+      warnings: [
+        "argocd.argoproj.io/sync-options RespectIgnoreDifferences=true: Argo CD reads RespectIgnoreDifferences only from the Application's spec.syncPolicy.syncOptions, not from a resource; ignored",
+        "argocd.argoproj.io/sync-options ApplyOutOfSyncOnly=true: Argo CD reads ApplyOutOfSyncOnly only from the Application's spec.syncPolicy.syncOptions, not from a resource; ignored",
+      ],
+    });
+  });
+
   it('warns, naming the option, about what is not a sync option and a value it cannot take', () => {
     expect(objectSyncMode(obj('Replce=true,Prune=maybe,Prune=confirm,ServerSideApply=false'), {}).warnings).toEqual([
       'argocd.argoproj.io/sync-options Replce=true is not a sync option Argo CD knows; ignored',

@@ -9,6 +9,10 @@ import type { GlobalOptions } from '../../../../src/model/context.js';
 import type { KubeObject } from '../../../../src/model/object.js';
 import type { SyncEvent } from '../../../../src/workflows/sync/sync-phases.js';
 import { parse } from 'yaml';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { GitFixture } from '../../../support/git-source.js';
+import { applicationYaml } from '../../../support/application.js';
 import { appWorkspace, localSource, type AppWorkspace } from '../../../support/app-workspace.js';
 
 const opts: GlobalOptions = { requestTimeout: '0', output: 'kv', color: 'never', verbose: false, fieldManager: 'argocd-controller', appNamespace: 'argocd' };
@@ -228,6 +232,52 @@ test('prune runs only when enabled, after the applies, with Prune=false listed a
   expect(gw.calls.filter((c) => c.startsWith('APPLY') || c.startsWith('DELETE')).pop()).toBe('DELETE ConfigMap shop/stale foreground');
 });
 
+test('Prune=confirm (app-level or annotated) holds every prune until approved: applied, nothing pruned, exit 3; --confirm-prune or a later deletion-approved annotation prunes', async () => {
+  const mark = (n: string, extra: Record<string, string> = {}): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: n, namespace: 'shop', annotations: { [TID]: `shop:/ConfigMap:shop/${n}`, ...extra } },
+  });
+  const objects = [NS('shop'), mark('stale'), mark('other')];
+  const deletes = (gw: FakeGateway) => gw.calls.filter((c) => c.startsWith('DELETE'));
+  const appLevel = workspace({ 'c.yaml': CM }, 'syncPolicy: {syncOptions: [Prune=confirm]}');
+  const held = new FakeGateway({ objects });
+  const waiting = await run(appLevel, held, { prune: true });
+  expect(waiting.code).toBe(3);
+  expect(waiting.kv).toBe(
+    [
+      'APPLIED=1',
+      'PRUNE_SKIPPED=ConfigMap/stale waiting for pruning confirmation (Prune=confirm)',
+      'PRUNE_SKIPPED=ConfigMap/other waiting for pruning confirmation (Prune=confirm)',
+      'PRUNE_BLOCKED=waiting for pruning confirmation of /ConfigMap/stale and 1 more objects: nothing was pruned',
+      'PRUNE_WAITING=waiting for pruning confirmation of /ConfigMap/stale and 1 more objects',
+      '',
+    ].join('\n'),
+  );
+  expect(deletes(held)).toEqual([]);
+  expect(held.calls).toContain('APPLY ConfigMap shop/orders-config');
+  // a dry run says the same, and changes nothing
+  const dry = await run(appLevel, new FakeGateway({ objects }), { prune: true, dryRun: true });
+  expect(dry.report.prune.waiting).toBe('waiting for pruning confirmation of /ConfigMap/stale and 1 more objects');
+  expect(dry.report.prune.results.map((p) => p.message)).toEqual(['needs confirmation (Prune=confirm)', 'needs confirmation (Prune=confirm)']);
+
+  const approved = new FakeGateway({ objects });
+  const go = await run(appLevel, approved, { prune: true, confirmPrune: true });
+  expect([go.code, go.kv]).toEqual([0, 'APPLIED=1\nPRUNED=ConfigMap/stale\nPRUNED=ConfigMap/other\n']);
+
+  // One annotated object holds the others too (gitops-engine runs no prune task while one waits).
+  const annotated = [NS('shop'), mark('stale', { 'argocd.argoproj.io/sync-options': 'Prune=confirm' }), mark('other')];
+  const plain = workspace({ 'c.yaml': CM }, '');
+  const one = new FakeGateway({ objects: annotated });
+  const r = await run(plain, one, { prune: true });
+  expect(r.code).toBe(3);
+  expect(r.report.prune.results.map((p) => `${p.name} ${p.outcome} ${p.message}`)).toEqual([
+    'stale skipped waiting for pruning confirmation (Prune=confirm)',
+    'other skipped not pruned: waiting for pruning confirmation of /ConfigMap/stale',
+  ]);
+  expect(deletes(one)).toEqual([]);
+});
+
 test('FailOnSharedResource refuses when a desired object is tracked by another app', async () => {
   const ws = workspace({ 'c.yaml': CM }, 'syncPolicy: {syncOptions: [FailOnSharedResource=true]}');
   const gw = new FakeGateway({
@@ -391,6 +441,17 @@ describe('sync phases: hooks and waves gated on health (a controller stands in f
     };
     return { gw, finish };
   }
+
+  test('a selective sync (--resource, -l) runs no hook, as Argo CD: only the named object is applied', async () => {
+    const ws = workspace({ 'pre.yaml': job('migrate', '"argocd.argoproj.io/hook": PreSync'), 'c.yaml': CM }, '');
+    for (const subset of [{ resources: [':ConfigMap:orders-config'] }, { selector: '!nope' }]) {
+      const { gw } = cluster();
+      const { report, code } = await run(ws, gw, { timeoutMs: 30_000, ...subset });
+      expect(code).toBe(0);
+      expect(report.hooks).toEqual([]);
+      expect(gw.calls.filter((c) => c.startsWith('APPLY ') && !c.startsWith('APPLY dry'))).toEqual(['APPLY ConfigMap shop/orders-config']);
+    }
+  });
 
   test("PreSync hook (replacing the last run's), then the resources, then PostSync; generateName hooks get Argo CD's name; HookSucceeded deletes", async () => {
     const ws = workspace(
@@ -599,6 +660,49 @@ describe("syncPolicy.retry: a failed sync is tried again with Argo CD's back-off
     expect(syncExitCode(refused)).toBe(4);
     expect(waits).toEqual([]);
   });
+});
+
+test('a retry syncs the commit the first attempt resolved, as Argo CD; retry.refresh reads the branch again', async () => {
+  const fx = new GitFixture();
+  try {
+    const color = (c: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: painted}\ndata: {color: ${c}}\n`;
+    for (const refresh of [false, true]) {
+      fx.write('app/cm.yaml', color('red'));
+      fx.commit(`red ${refresh}`);
+      const appFile = join(fx.root, `app-${refresh}.yaml`);
+      writeFileSync(
+        appFile,
+        applicationYaml({
+          spec: {
+            source: { repoURL: fx.repo, path: 'app', targetRevision: 'main' },
+            destination: { namespace: 'shop' },
+            syncPolicy: { retry: { limit: 1, ...(refresh ? { refresh: true } : {}), backoff: { duration: '1s' } } },
+          },
+        }),
+      );
+      let failures = 1;
+      const gw = new FakeGateway({
+        objects: [NS('shop')],
+        failApply: (_o, o) => (!o.dryRun && failures-- > 0 ? apiError('applying', 503, 'the server is busy') : undefined),
+      });
+      const report = await syncWithRetry(
+        { appFile, dryRun: false, prune: false, forceConflicts: false, timeoutMs: 60_000, hardRefresh: true },
+        { io: memoryIo().io, opts, gateway: gw },
+        {
+          notify: () => undefined,
+          // the branch moves while the retry waits
+          sleep: async () => {
+            fx.write('app/cm.yaml', color('blue'));
+            fx.commit(`blue ${refresh}`);
+          },
+        },
+      );
+      expect([syncExitCode(report), report.retries]).toEqual([0, 1]);
+      expect((gw.find('ConfigMap', 'shop', 'painted') as { data?: { color?: string } } | undefined)?.data?.color).toBe(refresh ? 'blue' : 'red');
+    }
+  } finally {
+    fx.cleanup();
+  }
 });
 
 test('a stop on predicted conflicts (--no-force-conflicts) is not retried: the conflicts stand until someone acts', async () => {
