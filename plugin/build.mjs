@@ -272,6 +272,8 @@ export async function bundle(outdir, info, srcRoot = ROOT) {
   }
   // The Jsonnet engine rides along as one more asset (src/source/render/jsonnet.ts reads it by name).
   chunks.push({ name: JSONNET_ASSET, path: jsonnetWasm(srcRoot) });
+  // So do Argo CD's own Lua health checks (src/workflows/status/health-library.ts reads them by name).
+  chunks.push({ name: ARGOCD_HEALTH_ASSET, path: argocdHealthChecks(srcRoot) });
   return { main, chunks, metafile: result.metafile, eager: eagerInputs(result.metafile, outdir) };
 }
 
@@ -309,6 +311,49 @@ export function jsonnetWasm(srcRoot = ROOT) {
   }
   mkdirSync(WORK, { recursive: true });
   copyFileSync(out, join(WORK, JSONNET_ASSET));
+  return out;
+}
+
+/** The embedded Argo CD health checks' SEA asset name (ARGOCD_HEALTH_ASSET in src/workflows/status/health-library.ts). */
+export const ARGOCD_HEALTH_ASSET = 'argocd-health.json';
+
+/**
+ * Argo CD's Lua health checks: plugin/argocd-health (our small main over github.com/argoproj/argo-cd/v3's
+ * resource_customizations package, at the version its go.mod pins) run once into the user's cache, keyed by that
+ * version and a hash of the module's files; its JSON (folder -> health.lua) is built into the executable, and a copy
+ * left at plugin/.sea/argocd-health.json for tests and a dev checkout. About 15 s cold when the module is cached.
+ */
+export function argocdHealthChecks(srcRoot = ROOT) {
+  const dir = join(srcRoot, 'plugin', 'argocd-health');
+  const files = ['go.mod', 'go.sum', 'main.go'].map((f) => readFileSync(join(dir, f)));
+  const version = /github\.com\/argoproj\/argo-cd\/v3 (v\S+)/.exec(files[0].toString())?.[1] ?? 'unknown';
+  const hash = createHash('sha256');
+  for (const f of files) hash.update(f);
+  const base = process.env.KGITOPS_CACHE ?? join(process.env.XDG_CACHE_HOME || join(process.env.HOME ?? '/tmp', '.cache'), 'kubectl-gitops');
+  const out = join(base, 'argocd-health', `argocd-health-${version}_${hash.digest('hex').slice(0, 12)}.json`);
+  if (!existsSync(out)) {
+    mkdirSync(dirname(out), { recursive: true });
+    const started = Date.now();
+    console.log(`build: reading Argo CD ${version}'s health checks (resource_customizations) into ${out}`);
+    let json;
+    try {
+      json = execFileSync('go', ['run', '-trimpath', '.'], {
+        cwd: dir,
+        env: { ...process.env, GOTOOLCHAIN: 'local', GOFLAGS: '-buildvcs=false' },
+        stdio: ['ignore', 'pipe', 'inherit'],
+        maxBuffer: 64 * 1024 * 1024,
+      });
+    } catch (err) {
+      throw new Error(`reading Argo CD's health checks (go run in plugin/argocd-health; the Go toolchain must be on PATH): ${err.message}`, { cause: err });
+    }
+    const checks = JSON.parse(json.toString('utf8'));
+    if (Object.keys(checks).length < 100) throw new Error(`Argo CD ${version}'s resource_customizations gave only ${Object.keys(checks).length} health checks`);
+    writeFileSync(out + '.tmp', json);
+    renameSync(out + '.tmp', out);
+    console.log(`build: ${Object.keys(checks).length} Argo CD health checks read in ${Math.round((Date.now() - started) / 1000)} s`);
+  }
+  mkdirSync(WORK, { recursive: true });
+  copyFileSync(out, join(WORK, ARGOCD_HEALTH_ASSET));
   return out;
 }
 

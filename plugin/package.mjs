@@ -89,7 +89,7 @@ function foreignNode(target) {
   return { binary: join(dir, target.nodePath), license: join(dir, 'package', 'LICENSE') };
 }
 
-/** License texts of the Go modules compiled into the embedded Jsonnet engine (plugin/jsonnet), and Go's own. */
+/** License texts of the Go modules compiled into the embedded Jsonnet engine (plugin/jsonnet), Go's own, and Argo CD's (its health checks). */
 function goNotices() {
   const dir = join(ROOT, 'plugin', 'jsonnet');
   const env = { ...process.env, GOOS: 'wasip1', GOARCH: 'wasm', GOTOOLCHAIN: 'local', GOFLAGS: '-buildvcs=false' };
@@ -105,6 +105,13 @@ function goNotices() {
   for (const line of [...new Set(lines.filter((l) => l.trim() !== ''))].sort()) {
     const [path, version, modDir] = line.split(' ');
     parts.push(`== ${path}@${version} (Go module, inside the Jsonnet engine)\n\n${license(modDir)}`);
+  }
+  // Argo CD's Lua health checks (plugin/argocd-health reads them from its resource_customizations package).
+  const healthEnv = { ...process.env, GOTOOLCHAIN: 'local', GOFLAGS: '-buildvcs=false' };
+  const health = execFileSync('go', ['list', '-deps', '-f', format, '.'], { cwd: join(ROOT, 'plugin', 'argocd-health'), env: healthEnv, encoding: 'utf8' });
+  for (const line of [...new Set(health.split('\n').filter((l) => l.trim() !== ''))].sort()) {
+    const [path, version, modDir] = line.split(' ');
+    parts.push(`== ${path}@${version} (Go module: its Lua health checks, resource_customizations/*/health.lua)\n\n${license(modDir)}`);
   }
   return parts;
 }

@@ -16,7 +16,7 @@ import { appNamespaceRefusal, parseCmdParams, type CmdParams } from '../../setti
 import { checkProject, DEFAULT_PROJECT, defaultProject, destinationCluster, parseAppProject, type AppProject } from '../../settings/project.js';
 import { matchingWindows, syncVerdict, type SyncVerdict, type SyncWindow } from '../../settings/sync-windows.js';
 import type { Tracking } from '../../tracking/method.js';
-import { readHealthLibrary } from '../status/health-library.js';
+import { bundledHealthLibrary, mergeHealthLibraries, readHealthLibrary } from '../status/health-library.js';
 
 /** Where the rules come from: Argo CD's namespace in the cluster, or files. */
 export interface RulesArgs {
@@ -166,7 +166,9 @@ async function loadCmdParams(args: RulesArgs, ns: string, gw: KubeGateway | unde
 export async function loadRules(app: Application, args: RulesArgs, gw: KubeGateway | undefined): Promise<Rules> {
   const ns = controlPlaneNamespace(args.argocdNamespace);
   // A bad library is bad input before anything else is read (or changed).
-  const healthLibrary = args.luaDir ? readHealthLibrary(args.luaDir) : undefined;
+  const given = args.luaDir ? readHealthLibrary(args.luaDir) : undefined;
+  // Argo CD's own checks (built into the executable), under --lua-dir's; argocd-cm's come first (health/custom.ts).
+  const healthLibrary = mergeHealthLibraries(await bundledHealthLibrary(), given);
   const warnings: string[] = [];
   const [project, settings, cmdParams] = await Promise.all([
     loadProject(app, args, ns, gw, warnings),

@@ -63,3 +63,54 @@ export function readHealthLibrary(dir: string): HealthLibrary {
   }
   return library;
 }
+
+/** Argo CD's own checks among the executable's SEA assets (ARGOCD_HEALTH_ASSET in plugin/build.mjs). */
+const ARGOCD_HEALTH_ASSET = 'argocd-health.json';
+
+/**
+ * Argo CD's checks as plugin/build.mjs writes them (folder -> health.lua, read from the Argo CD Go module the
+ * conformance suite pins): a library as --lua-dir gives one.
+ */
+export function healthLibraryFromJson(text: string, origin: string): HealthLibrary {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new InputError(`${origin}: not JSON: ${(err as Error).message}`, { cause: err });
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new InputError(`${origin}: expected a map of folder -> health.lua`);
+  const library = new Map<string, HealthScript>();
+  for (const [rel, script] of Object.entries(parsed as Record<string, unknown>)) {
+    if (typeof script !== 'string') throw new InputError(`${origin}: ${rel}: expected the text of a health.lua`);
+    library.set(rel, { script, useOpenLibs: true, source: `Argo CD's resource_customizations/${rel}/health.lua` });
+  }
+  return library;
+}
+
+let bundled: Promise<HealthLibrary | undefined> | undefined;
+
+/**
+ * The checks Argo CD ships, built into the executable (read once per process); undefined when running from the
+ * sources (unit tests), where only --lua-dir gives a library.
+ */
+export function bundledHealthLibrary(): Promise<HealthLibrary | undefined> {
+  bundled ??= (async () => {
+    const sea = await import('node:sea').catch(() => undefined);
+    if (!sea?.isSea()) return undefined;
+    let asset: ArrayBuffer;
+    try {
+      asset = sea.getAsset(ARGOCD_HEALTH_ASSET);
+    } catch {
+      return undefined;
+    }
+    return healthLibraryFromJson(Buffer.from(asset).toString('utf8'), `the executable's ${ARGOCD_HEALTH_ASSET}`);
+  })();
+  return bundled;
+}
+
+/** --lua-dir over Argo CD's own checks: a folder the user gives wins over the same folder of the built-in library. */
+export function mergeHealthLibraries(builtIn: HealthLibrary | undefined, given: HealthLibrary | undefined): HealthLibrary | undefined {
+  if (!builtIn) return given;
+  if (!given) return builtIn;
+  return new Map([...builtIn, ...given]);
+}

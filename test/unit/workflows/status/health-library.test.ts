@@ -6,7 +6,7 @@ import { tempDir } from '../../../support/temp-dir.js';
 import { HealthScripts } from '../../../../src/health/custom.js';
 import { InputError } from '../../../../src/model/errors.js';
 import { parseArgoSettings } from '../../../../src/settings/argocd-cm.js';
-import { readHealthLibrary } from '../../../../src/workflows/status/health-library.js';
+import { bundledHealthLibrary, healthLibraryFromJson, mergeHealthLibraries, readHealthLibrary } from '../../../../src/workflows/status/health-library.js';
 
 function library(files: Record<string, string>): string {
   const dir = tempDir('lua-lib');
@@ -64,5 +64,35 @@ describe('readHealthLibrary', () => {
       message: `--lua-dir ${join(dir, 'file.txt')}: not a directory (give the resource_customizations folder)`,
     });
     expect(failure(join(dir, 'lib'))).toEqual({ code: 2, message: `--lua-dir: reading ${join(dir, 'lib', 'example.com/Widget/health.lua')}: EISDIR` });
+  });
+});
+
+describe("Argo CD's own checks, built into the executable", () => {
+  const json = JSON.stringify({ 'cert-manager.io/Certificate': 'return {status="Healthy"}', '_.crossplane.io/_': 'return {status="Progressing"}' });
+
+  it('reads the JSON plugin/build.mjs writes into a library looked up as --lua-dir is (exact, then the wildcard folders)', () => {
+    const scripts = new HealthScripts(parseArgoSettings({}, 'argocd-cm'), healthLibraryFromJson(json, 'asset'));
+    expect(scripts.lookup('cert-manager.io', 'Certificate')?.source).toBe("Argo CD's resource_customizations/cert-manager.io/Certificate/health.lua");
+    expect(scripts.lookup('pkg.crossplane.io', 'Provider')?.script).toBe('return {status="Progressing"}');
+    expect(scripts.lookup('cert-manager.io', 'Issuer')).toBeUndefined();
+  });
+
+  it('refuses a malformed asset by name, never an empty library in silence', () => {
+    expect(() => healthLibraryFromJson('[', 'asset')).toThrow(/^asset: not JSON/);
+    expect(() => healthLibraryFromJson('{"a/B": 1}', 'asset')).toThrow('asset: a/B: expected the text of a health.lua');
+  });
+
+  it('--lua-dir wins over the built-in folder of the same name; either alone is itself', () => {
+    const builtIn = healthLibraryFromJson(json, 'asset');
+    const given = new Map([['cert-manager.io/Certificate', { script: 'mine', useOpenLibs: true, source: 'dir' }]]);
+    const merged = mergeHealthLibraries(builtIn, given)!;
+    expect(merged.get('cert-manager.io/Certificate')?.script).toBe('mine');
+    expect(merged.get('_.crossplane.io/_')?.script).toBe('return {status="Progressing"}');
+    expect(mergeHealthLibraries(undefined, given)).toBe(given);
+    expect(mergeHealthLibraries(builtIn, undefined)).toBe(builtIn);
+  });
+
+  it('is absent when running from the sources (unit tests): only the executable carries it', async () => {
+    expect(await bundledHealthLibrary()).toBeUndefined();
   });
 });
