@@ -176,6 +176,7 @@ function exportHead() {
       'plugin/kubectl_complete-gitops',
       'plugin/kubectl_complete-gitops.cmd',
       'plugin/jsonnet',
+      'plugin/argocd-health',
       TEMPLATE_PATH,
     ],
     { cwd: ROOT, maxBuffer: 1 << 28 },
@@ -200,6 +201,8 @@ const BUILD_INPUTS = [
   'plugin/package.mjs',
   'plugin/kubectl_complete-gitops',
   'plugin/kubectl_complete-gitops.cmd',
+  'plugin/jsonnet',
+  'plugin/argocd-health',
 ];
 
 async function main() {
