@@ -32,6 +32,7 @@ const BOOL_OPTIONS: Record<string, keyof Omit<SyncOptions, 'prunePropagationPoli
   RespectIgnoreDifferences: 'respectIgnoreDifferences',
   FailOnSharedResource: 'failOnSharedResource',
   Prune: 'prune',
+  ClientSideApplyMigration: 'clientSideApplyMigration',
 };
 
 /** The keys of a source that choose or configure how it is rendered. */
@@ -202,6 +203,9 @@ export function parseApplication(obj: unknown, origin: string): Application {
   if (project) app.project = project;
   const approval = pruneApprovalOf(meta, obj.status);
   if (approval) app.pruneApproval = approval;
+  const annotations = meta.annotations;
+  const csaManager = isPlainObject(annotations) ? annotations['argocd.argoproj.io/client-side-apply-migration-manager'] : undefined;
+  if (typeof csaManager === 'string' && csaManager !== '') app.csaMigrationManager = csaManager;
   if (automated) app.automated = automated;
   if (retry) app.retry = retry;
   return app;

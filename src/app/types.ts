@@ -28,6 +28,8 @@ export interface SyncOptions {
   prune: boolean;
   /** App-level `Prune=confirm`: a sync prunes nothing until the deletion is approved (the per-resource annotation wins). */
   pruneConfirm?: boolean;
+  /** `ClientSideApplyMigration=false` turns off the migration of a client-side manager's fields (on by default, as Argo CD v3). */
+  clientSideApplyMigration?: boolean;
   /** App-level `Replace=true`: every object is replaced (PUT, or created) instead of applied; the annotation wins. */
   replace?: boolean;
   /** App-level `Validate=false`: the API server ignores unknown fields (fieldValidation=Ignore); the annotation wins. */
@@ -110,4 +112,6 @@ export interface Application {
    * `argocd.argoproj.io/deletion-approved` annotation, and the start of a stored operation still waiting for it.
    */
   pruneApproval?: { approvedAt?: string; waitingSince?: string };
+  /** `argocd.argoproj.io/client-side-apply-migration-manager`: the client-side manager whose fields a server-side sync takes over. */
+  csaMigrationManager?: string;
 }

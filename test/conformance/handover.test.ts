@@ -1,7 +1,8 @@
 // Handover both ways between kubectl-gitops and Argo CD's own controller: an app kubectl-gitops synced is
 // Synced and Healthy at Argo CD's first reconciliation, and Argo CD's sync recreates nothing; an app Argo CD
 // synced (its default client-side apply) reads Synced in `diff` and `status`, `prune` lists exactly what
-// Argo CD lists as requiring pruning, and a kubectl-gitops sync recreates nothing.
+// Argo CD lists as requiring pruning, a kubectl-gitops sync recreates nothing and takes the client-side fields over, so
+// an env var Git drops afterwards is OutOfSync in both and removed by the next sync.
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -160,6 +161,20 @@ describe('handover between kubectl-gitops and Argo CD', () => {
       expect(await uids(ns)).toEqual(before);
       const after = await hardRefresh(name);
       expect([after.status?.sync?.status, after.status?.health?.status]).toEqual(['Synced', 'Healthy']);
+
+      // Git then drops the env var Argo CD's client-side sync wrote: both read the Deployment OutOfSync (the sync took
+      // the client-side manager's fields over, as Argo CD's ClientSideApplyMigration does), and the next sync removes it.
+      fx.write('app/deployment.yaml', manifests['app/deployment.yaml']!.replace('          env: [{name: STAGE, value: handover}]\n', ''));
+      fx.commit('no env');
+      const dropped = await bothVerdicts(name);
+      expect(differences(dropped.argo, dropped.ours, ns)).toEqual([]);
+      expect(dropped.argo.resources[`apps/Deployment/${ns}/shop`]?.status).toBe('OutOfSync');
+      expect((await runPlugin(['sync', name, '--app-namespace', 'argocd', '--no-record', '-o', 'kv'])).code).toBe(0);
+      const live = await liveObject('deployment', 'shop', ns);
+      expect(live?.spec?.template?.spec?.containers?.[0]?.env).toBeUndefined();
+      const removed = await bothVerdicts(name);
+      expect(differences(removed.argo, removed.ours, ns)).toEqual([]);
+      expect(removed.argo.resources[`apps/Deployment/${ns}/shop`]?.status).toBe('Synced');
     },
     T,
   );

@@ -1,4 +1,5 @@
 // Runs a sync plan's applies through the gateway: the whole-set dry-run, then server-side apply in order; every result collected.
+import { csaUpgradePatch, DEFAULT_CSA_MIGRATION_MANAGER } from '../../ownership/csa-upgrade.js';
 import { ApplyConflictError, KubeApiError, redactError, secretStrings, type FieldConflict } from '../../kube/errors.js';
 import { clientApplyPatch, isBuiltInGroup, openApiSchema, withLastApplied } from '../../sync/client-apply.js';
 import type { KubeGateway } from '../../kube/gateway.js';
@@ -165,6 +166,8 @@ export async function applySteps(
     beforeGroup?: (steps: readonly ApplyStep[]) => Promise<void>;
     /** Asked after a write failed: true (after its wait) to send it again (a 404 while a new API group is being installed). */
     retryNotFound?: (step: ApplyStep, err: unknown) => Promise<boolean>;
+    /** Client-side apply migration managers (csa-upgrade.ts); default Argo CD's `kubectl-client-side-apply`. */
+    csaManagers?: readonly string[];
   },
 ): Promise<ApplyResult[]> {
   const results: ApplyResult[] = [];
@@ -203,8 +206,14 @@ export async function applySteps(
             try {
               if (step.replace) return { step, outcome: 'applied', conflicts: [], message: await writeWhole(gw, step, opts.fieldManager) };
               if (step.clientSide) return { step, outcome: 'applied', conflicts: [], message: await clientSideApply(gw, step, opts.fieldManager, false) };
-              await gw.apply(step.type, step.object, { fieldManager: opts.fieldManager, force: opts.force, dryRun: false, ...validation(step) });
-              return { step, outcome: 'applied', conflicts: d.conflicts };
+              const applied = await gw.apply(step.type, step.object, {
+                fieldManager: opts.fieldManager,
+                force: opts.force,
+                dryRun: false,
+                ...validation(step),
+              });
+              const migrated = await migrateClientSideFields(gw, step, applied, opts.fieldManager, opts.csaManagers ?? [DEFAULT_CSA_MIGRATION_MANAGER]);
+              return { step, outcome: 'applied', conflicts: d.conflicts, ...(migrated ? { message: migrated } : {}) };
             } catch (err) {
               if (!(await opts.retryNotFound?.(step, err))) throw err;
             }
@@ -230,4 +239,34 @@ export async function applySteps(
   }
   opts.progress?.(done, total, 'done');
   return results;
+}
+
+/**
+ * After a server-side apply, as kubectl's (and so Argo CD's) does: the fields of client-side managers (the owners of
+ * last-applied-configuration, and the migration managers) become the field manager's, so that what Git drops later is
+ * removed. One JSON patch guarded by the resourceVersion, read again and retried on a conflict; nothing is sent when
+ * there is nothing to migrate. A failure is said in the step's message and not fatal (the apply went through), as kubectl
+ * warns and tries again on the next apply.
+ */
+async function migrateClientSideFields(
+  gw: KubeGateway,
+  step: ApplyStep,
+  applied: KubeObject,
+  fieldManager: string,
+  managers: readonly string[],
+): Promise<string | undefined> {
+  let obj: KubeObject | undefined = applied;
+  for (let attempt = 0; attempt < 3 && obj; attempt++) {
+    const patch = csaUpgradePatch(obj, fieldManager, managers);
+    if (!patch) return undefined;
+    try {
+      await gw.patch(step.type, step.key.namespace, step.key.name, patch, 'json', { fieldManager, dryRun: false });
+      return undefined;
+    } catch (err) {
+      const conflict = err instanceof KubeApiError && (err.status === 409 || err.status === 422);
+      if (!conflict) return `applied; migrating the client-side managed fields failed: ${(err as Error).message}`;
+      obj = await gw.get(step.type, step.key.namespace, step.key.name);
+    }
+  }
+  return 'applied; migrating the client-side managed fields kept conflicting with other writes';
 }

@@ -11,6 +11,7 @@ import { isPlainObject, keyString, type JsonValue, type KubeObject, type Propaga
 import { renderPath, serverFieldText } from '../../model/field-path.js';
 import type { PruneCandidate } from '../../prune/plan.js';
 import { keepLiveValues } from '../../sync/ignored.js';
+import { DEFAULT_CSA_MIGRATION_MANAGER } from '../../ownership/csa-upgrade.js';
 import { leftTo, type IgnoredFields } from '../../diff/ignored-fields.js';
 import { planSync, type ApplyStep, type PlanDesired, type SyncPlan } from '../../sync/plan.js';
 import type { HookPhase } from '../../sync/hooks.js';
@@ -282,6 +283,7 @@ export async function executeSync(state: AppState, comparison: Comparison, sel: 
     const results: ApplyResult[] = await applySteps(gw, dry, {
       fieldManager,
       force: plan.force,
+      csaManagers: csaMigrationManagers(state),
       progress: (done, total, what) => deps.progress?.(`applying [${done}/${total}] ${what}`),
       beforeGroup,
       retryNotFound,
@@ -541,6 +543,12 @@ function interruptedNow(report: SyncReport, signal: AbortSignal | undefined, pha
   return true;
 }
 
+/** Argo CD's ClientSideApplyMigration: its manager (the Application's annotation, else kubectl's), none when the app turns it off. */
+function csaMigrationManagers(state: AppState): string[] {
+  if (state.app.syncOptions.clientSideApplyMigration === false) return [];
+  return [state.app.csaMigrationManager ?? DEFAULT_CSA_MIGRATION_MANAGER];
+}
+
 function phaseOptions(
   state: AppState,
   deps: SyncDeps,
@@ -558,6 +566,7 @@ function phaseOptions(
   return {
     fieldManager: deps.opts.fieldManager,
     force: o.force,
+    csaManagers: csaMigrationManagers(state),
     appInstance: state.appInstance,
     destinationNamespace: state.destinationNamespace,
     ...(state.tracking ? { tracking: state.tracking } : {}),

@@ -47,6 +47,8 @@ export interface SyncEvent {
 export interface PhaseRunOptions {
   fieldManager: string;
   force: boolean;
+  /** The client-side apply migration managers (apply.ts; the owners of last-applied-configuration always migrate). */
+  csaManagers?: readonly string[];
   appInstance: string;
   destinationNamespace: string;
   /** The cluster's tracking method (argocd-cm); default: the tracking-id annotation. */
@@ -228,6 +230,7 @@ async function runGroup(gw: KubeGateway, g: Group, opts: PhaseRunOptions, out: P
   const applied = await applySteps(gw, g.steps, {
     fieldManager: opts.fieldManager,
     force: opts.force,
+    ...(opts.csaManagers ? { csaManagers: opts.csaManagers } : {}),
     ...(opts.beforeGroup ? { beforeGroup: opts.beforeGroup } : {}),
     ...(opts.retryNotFound ? { retryNotFound: opts.retryNotFound } : {}),
   });
