@@ -37,7 +37,18 @@ export interface ArgoSettings {
   compareOptions: CompareOptions;
   /** Lua health scripts by `group/Kind` (core group: `/Kind`; the `all` key never applies to health). */
   health: Map<string, { script: string; useOpenLibs: boolean; source: string }>;
+  /** `kustomize.buildOptions`, and each `kustomize.path.<version>` (or the older `kustomize.version.<version>`) binary. */
+  kustomize: KustomizeSettings;
+  /** application.sync.impersonation.enabled: syncs apply as the project's destination ServiceAccount. */
+  impersonation: boolean;
   warnings: string[];
+}
+
+/** Argo CD's kustomize settings (util/settings GetKustomizeSettings). */
+export interface KustomizeSettings {
+  buildOptions?: string;
+  /** version name (what spec.source.kustomize.version names) -> the binary's path, as written in argocd-cm. */
+  versions: Map<string, string>;
 }
 
 export function defaultSettings(origin = "Argo CD's defaults (no argocd-cm)"): ArgoSettings {
@@ -51,6 +62,8 @@ export function defaultSettings(origin = "Argo CD's defaults (no argocd-cm)"): A
     inclusions: [],
     compareOptions: { ignoreAggregatedRoles: false, ignoreResourceStatusField: 'all' },
     health: new Map(),
+    kustomize: { versions: new Map() },
+    impersonation: false,
     warnings: [],
   };
 }
@@ -178,7 +191,12 @@ export function parseArgoSettings(data: Readonly<Record<string, string>>, origin
         break;
       case 'actions':
       case 'ignoreResourceUpdates':
+        // Resource actions (run from Argo CD's UI) and what refreshes its cache: nothing a comparison or a sync reads.
+        break;
       case 'knownTypeFields':
+        s.warnings.push(
+          `${origin}: ${key} is not applied: the fields it types are compared as plain data, so a difference Argo CD normalises away (a quantity such as 1000m against 1) can read as drift here`,
+        );
         break;
       default:
         throw new InputError(`${origin}: ${key}: resource customization type ${type} not supported`);
@@ -221,9 +239,26 @@ export function parseArgoSettings(data: Readonly<Record<string, string>>, origin
     if (o.health && gk !== '*/*')
       s.health.set(gk.includes('/') ? gk : `/${gk}`, { script: o.health.script, useOpenLibs: o.useOpenLibs ?? false, source: o.health.source });
   }
+  s.kustomize = kustomizeSettings(data, origin);
+  s.impersonation = ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(data['application.sync.impersonation.enabled'] ?? '');
   s.exclusions = filtered(data['resource.exclusions'], 'resource.exclusions', origin);
   s.inclusions = filtered(data['resource.inclusions'], 'resource.inclusions', origin);
   return s;
+}
+
+/** `kustomize.buildOptions` and the named binaries; a version named twice is an error, as Argo CD's. */
+function kustomizeSettings(data: Readonly<Record<string, string>>, origin: string): KustomizeSettings {
+  const out: KustomizeSettings = { versions: new Map() };
+  const options = data['kustomize.buildOptions'];
+  if (options !== undefined) out.buildOptions = options;
+  for (const key of Object.keys(data).sort()) {
+    const prefix = ['kustomize.version.', 'kustomize.path.'].find((p) => key.startsWith(p));
+    if (!prefix) continue;
+    const version = key.slice(prefix.length);
+    if (out.versions.has(version)) throw new InputError(`${origin}: ${key}: found duplicate kustomize version: ${version}`);
+    out.versions.set(version, data[key] ?? '');
+  }
+  return out;
 }
 
 /** Argo CD's own exclusions, always in force: events, metrics and leases. */

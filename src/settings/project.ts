@@ -33,6 +33,12 @@ export interface AppProject {
   namespaceResourceBlacklist: GroupKindItem[];
   sourceNamespaces: string[];
   syncWindows: SyncWindow[];
+  /** spec.signatureKeys (key IDs): Argo CD syncs only a commit signed by one of them. */
+  signatureKeys: string[];
+  /** spec.sourceIntegrity is set (Argo CD v3.5's successor of signatureKeys). */
+  sourceIntegrity: boolean;
+  /** How many spec.destinationServiceAccounts entries (used by Argo CD only with impersonation on). */
+  destinationServiceAccounts: number;
   /** Rules this tool does not enforce (said once, as warnings). */
   warnings: string[];
   /** Argo CD's built-in default project, taken because no AppProject `default` exists. */
@@ -53,6 +59,9 @@ export function defaultProject(namespace: string): AppProject {
     namespaceResourceBlacklist: [],
     sourceNamespaces: [],
     syncWindows: [],
+    signatureKeys: [],
+    sourceIntegrity: false,
+    destinationServiceAccounts: 0,
     warnings: [],
     builtIn: true,
   };
@@ -135,7 +144,16 @@ export function parseAppProject(obj: unknown, origin: string): AppProject {
   if (spec.permitOnlyProjectScopedClusters === true)
     warnings.push(`${origin}: spec.permitOnlyProjectScopedClusters is not enforced (project-scoped clusters live in Secrets this tool does not read)`);
   const namespaceResourceWhitelist = groupKinds(origin, spec, 'namespaceResourceWhitelist', false);
+  const signatureKeys = (maps(origin, spec.signatureKeys, 'spec.signatureKeys') ?? []).map((m, i) => str(origin, m, 'keyID', `spec.signatureKeys[${i}]`));
+  const destinationServiceAccounts = (maps(origin, spec.destinationServiceAccounts, 'spec.destinationServiceAccounts') ?? []).length;
+  if (spec.orphanedResources !== undefined && spec.orphanedResources !== null)
+    warnings.push(
+      `${origin}: spec.orphanedResources is not checked by this tool: the objects no app tracks in the destination namespaces are not listed (Argo CD's OrphanedResourceWarning)`,
+    );
   return {
+    signatureKeys,
+    sourceIntegrity: spec.sourceIntegrity !== undefined && spec.sourceIntegrity !== null,
+    destinationServiceAccounts,
     name,
     origin,
     sourceRepos: strings(origin, spec, 'sourceRepos', 'spec'),
@@ -267,7 +285,9 @@ export interface ProjectViolation {
     | 'clusterResourceWhitelist'
     | 'clusterResourceBlacklist'
     | 'namespaceResourceWhitelist'
-    | 'namespaceResourceBlacklist';
+    | 'namespaceResourceBlacklist'
+    | 'signatureKeys'
+    | 'destinationServiceAccounts';
   message: string;
   object?: ResourceKey;
 }
@@ -281,6 +301,8 @@ export interface ProjectCheckInput {
   sourceOverridden?: boolean;
   /** The server of the cluster the destination resolved to (its kubeconfig context), when known. */
   resolvedServer?: string;
+  /** argocd-cm's application.sync.impersonation.enabled: syncs apply as the project's destination ServiceAccount. */
+  impersonation?: boolean;
 }
 
 /** Everything the project forbids for this app and these objects (empty: permitted), in Argo CD's order of checks. */
@@ -293,6 +315,22 @@ export function checkProject(p: AppProject, input: ProjectCheckInput): ProjectVi
     out.push({
       rule: 'sourceNamespaces',
       message: `application '${app.name}' in namespace '${app.namespace}' is not allowed to use project ${p.name} (sourceNamespaces: ${p.sourceNamespaces.length ? p.sourceNamespaces.join(', ') : 'none'})`,
+    });
+  }
+  // Settings this tool does not carry out yet refuse the sync rather than let it run without them.
+  if (p.signatureKeys.length > 0 || p.sourceIntegrity) {
+    out.push({
+      rule: 'signatureKeys',
+      message: `project ${p.name} requires signed commits (${p.sourceIntegrity ? 'spec.sourceIntegrity' : `spec.signatureKeys ${p.signatureKeys.join(', ')}`}), and this tool does not verify GPG signatures: it refuses rather than sync a revision Argo CD would verify`,
+    });
+  }
+  if (input.impersonation === true) {
+    out.push({
+      rule: 'destinationServiceAccounts',
+      message:
+        p.destinationServiceAccounts > 0
+          ? `argocd-cm enables sync impersonation (application.sync.impersonation.enabled): Argo CD applies as project ${p.name}'s destination ServiceAccount, which this tool does not do: it refuses rather than apply with your own rights`
+          : `argocd-cm enables sync impersonation (application.sync.impersonation.enabled) and project ${p.name} has no destinationServiceAccounts entry: Argo CD refuses the sync`,
     });
   }
   const repoURL = app.source.repoURL ?? '';

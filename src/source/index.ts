@@ -1,4 +1,5 @@
 // The desired manifests of an Application: from --desired, or from a Git revision's tree read without any checkout.
+import type { KustomizeSettings } from '../settings/argocd-cm.js';
 import type { Application, AppSource, SourceRevision } from '../app/types.js';
 import type { Io, WorkflowIo } from '../model/context.js';
 import { InputError, UnrenderableError } from '../model/errors.js';
@@ -34,6 +35,8 @@ export interface DesiredOptions {
   kustomize?: string;
   /** Extra `kustomize build` arguments (--kustomize-build-options). */
   kustomizeBuildOptions?: string;
+  /** argocd-cm's kustomize settings, asked for only when a Kustomize source is rendered. */
+  kustomizeSettings?: () => Promise<KustomizeSettings | undefined>;
   /** Render again even when the render cache has it (--hard-refresh). */
   hardRefresh?: boolean;
   /** Render `desired` (a folder) like a source instead of reading plain manifests (--render). */
@@ -109,13 +112,14 @@ export async function loadDesiredManifests(app: Application, opts: DesiredOption
   return readManifestsAt(repo, sha, path, app, opts, io);
 }
 
-type ToolOptions = Pick<DesiredOptions, 'kustomize' | 'kustomizeBuildOptions' | 'helm' | 'capabilities'>;
+type ToolOptions = Pick<DesiredOptions, 'kustomize' | 'kustomizeBuildOptions' | 'kustomizeSettings' | 'helm' | 'capabilities'>;
 
 /** The tool settings of the options, for the renderer. */
 function toolOptions(opts: ToolOptions): ToolOptions {
   return {
     ...(opts.kustomize !== undefined ? { kustomize: opts.kustomize } : {}),
     ...(opts.kustomizeBuildOptions !== undefined ? { kustomizeBuildOptions: opts.kustomizeBuildOptions } : {}),
+    ...(opts.kustomizeSettings !== undefined ? { kustomizeSettings: opts.kustomizeSettings } : {}),
     ...(opts.helm !== undefined ? { helm: opts.helm } : {}),
     ...(opts.capabilities !== undefined ? { capabilities: opts.capabilities } : {}),
   };

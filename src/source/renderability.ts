@@ -4,7 +4,6 @@
 // and Helm charts (in Git or from a Helm repository) are rendered (src/source/render), one source or several
 // (spec.sources); plugins are not.
 import type { Application, AppSource } from '../app/types.js';
-import { isPlainObject } from '../model/object.js';
 import { KUSTOMIZATION_NAMES } from './render/detect.js';
 
 /** Kustomize's file names, as Argo CD's discovery looks for them at the source path. */
@@ -15,12 +14,6 @@ export function specBlockers(app: Pick<Application, 'sourcesCount' | 'sourceOpti
   const out: string[] = [];
   const o = app.sourceOptions;
   if (o.plugin !== undefined) out.push("spec.source.plugin: Config Management Plugins run in Argo CD's repo-server sidecar, which this tool does not have");
-  const k = o.kustomize;
-  if (isPlainObject(k) && typeof k.version === 'string' && k.version !== '') {
-    out.push(
-      `spec.source.kustomize.version ${k.version}: Argo CD picks that kustomize binary from argocd-cm, which this tool does not read (name one with --kustomize and drop version)`,
-    );
-  }
   return out;
 }
 
@@ -31,11 +24,6 @@ export function sourcesBlockers(sources: readonly AppSource[]): string[] {
     const o = s.options ?? {};
     const at = `spec.sources[${i}]`;
     if (o.plugin !== undefined) out.push(`${at}.plugin: Config Management Plugins run in Argo CD's repo-server sidecar, which this tool does not have`);
-    if (o.kustomize && o.kustomize.version !== '') {
-      out.push(
-        `${at}.kustomize.version ${o.kustomize.version}: Argo CD picks that kustomize binary from argocd-cm, which this tool does not read (name one with --kustomize and drop version)`,
-      );
-    }
   });
   return out;
 }

@@ -170,6 +170,35 @@ describe('AppProject violations are refused (exit 4), naming the rule, with noth
   });
 });
 
+describe('settings this tool does not carry out refuse the sync (never pass in silence)', () => {
+  it('a project that requires signed commits (signatureKeys): exit 4 naming the keys, nothing changed', async () => {
+    writeDesired('signed');
+    const before = await versions();
+    await project(
+      'signed',
+      "  sourceRepos: ['*']\n  destinations: [{server: '*', namespace: '*'}]\n  clusterResourceWhitelist: [{group: '*', kind: '*'}]\n  signatureKeys: [{keyID: 4AEE18F83AFDEB23}]\n",
+    );
+    const res = await sync(appFile('signed'));
+    expect(res.code).toBe(4);
+    expect(res.stdout).toContain('REFUSED=project signed: project signed requires signed commits (spec.signatureKeys 4AEE18F83AFDEB23)');
+    expect(await versions()).toBe(before);
+  });
+
+  it('impersonation enabled in argocd-cm: exit 4 (the sync would apply as a ServiceAccount this tool does not take), nothing changed', async () => {
+    const before = await versions();
+    await project(
+      'impersonated',
+      "  sourceRepos: ['*']\n  destinations: [{server: '*', namespace: '*'}]\n  clusterResourceWhitelist: [{group: '*', kind: '*'}]\n  destinationServiceAccounts: [{server: '*', namespace: '*', defaultServiceAccount: deployer}]\n",
+    );
+    const cm = join(root, 'argocd-cm-impersonation.yaml');
+    writeFileSync(cm, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm}\ndata: {application.sync.impersonation.enabled: "true"}\n');
+    const res = await sync(appFile('impersonated'), '--argocd-cm', cm);
+    expect(res.code).toBe(4);
+    expect(res.stdout).toMatch(/^REFUSED=project impersonated: argocd-cm enables sync impersonation/);
+    expect(await versions()).toBe(before);
+  });
+});
+
 describe('sync windows', () => {
   // A deny window that started a minute ago (UTC) and lasts two hours: active now, it opens at a known time.
   const started = new Date(Math.floor((Date.now() - 60_000) / 60_000) * 60_000);

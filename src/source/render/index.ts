@@ -11,7 +11,8 @@ import { applySourceOverrides, overrideFileNames } from './overrides.js';
 import { detectSourceType, type SourceType } from './detect.js';
 import { parseDirectoryFile, selectDirectoryFiles, SKIP_MARKER } from './directory.js';
 import { renderEnv, type RenderEnv } from './envsubst.js';
-import { buildKustomize, findKustomize, kustomizeVersion } from './kustomize.js';
+import { buildKustomize, findKustomize, kustomizeVersion, namedKustomize } from './kustomize.js';
+import type { KustomizeSettings } from '../../settings/argocd-cm.js';
 import { readRenderCache, renderCacheDir, renderCacheKey, writeRenderCache } from './cache.js';
 import { versionInfo } from '../../version.js';
 import { instanceName } from '../../tracking/tracking-id.js';
@@ -116,8 +117,10 @@ export interface RenderInput {
 export interface RenderTools {
   /** A kustomize binary named by the user (--kustomize). */
   kustomize?: string;
-  /** Extra `kustomize build` arguments (--kustomize-build-options, Argo CD's kustomize.buildOptions). */
+  /** Extra `kustomize build` arguments (--kustomize-build-options, over argocd-cm's kustomize.buildOptions). */
   kustomizeBuildOptions?: string;
+  /** argocd-cm's kustomize settings (build options, named binaries), asked for only when a Kustomize source is rendered. */
+  kustomizeSettings?: () => Promise<KustomizeSettings | undefined>;
   /** The process environment (PATH, KUBECTL_GITOPS_KUSTOMIZE; passed on to the tools). */
   env: Record<string, string | undefined>;
   /** Render again even when the render cache has this render (--hard-refresh); the new render is stored. */
@@ -211,9 +214,14 @@ export async function renderSource(given: RenderInput): Promise<Rendered> {
     case 'Plugin':
       throw new UnrenderableError(["spec.source.plugin: Config Management Plugins run in Argo CD's repo-server sidecar, which this tool does not have"]);
     case 'Kustomize': {
-      const tool = findKustomize(input.tools.kustomize, input.tools.env);
+      const settings = await input.tools.kustomizeSettings?.();
+      const named = options.kustomize?.version ?? '';
+      const tool =
+        named !== '' && input.tools.kustomize === undefined
+          ? namedKustomize(named, settings?.versions ?? new Map(), input.tools.env)
+          : findKustomize(input.tools.kustomize, input.tools.env);
       const version = input.tools.noCache ? '' : await kustomizeVersion(tool, input.tools.env);
-      const buildOptions = input.tools.kustomizeBuildOptions;
+      const buildOptions = input.tools.kustomizeBuildOptions ?? settings?.buildOptions;
       return throughCache(input, `${tool.path} ${version} ${buildOptions ?? ''}`, 'Kustomize', async () => {
         const tree = await materialiseAt(input.files, at);
         try {

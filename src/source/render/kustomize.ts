@@ -21,6 +21,22 @@ export interface KustomizeTool {
 const HOW_TO_NAME = `name one with --kustomize PATH or ${KUSTOMIZE_ENV}=PATH`;
 
 /** The tool to build with: the one named (flag, then environment), else kustomize on PATH, else kubectl on PATH. */
+/**
+ * The binary of a named kustomize version (spec.source.kustomize.version), as Argo CD's repo-server picks it from
+ * argocd-cm's `kustomize.path.<version>`: an unregistered version is Argo CD's error, and a registered path that is
+ * no executable file here (it names a file in Argo CD's image) is bad input saying so. --kustomize wins over both.
+ */
+export function namedKustomize(version: string, versions: ReadonlyMap<string, string>, env: Record<string, string | undefined>): KustomizeTool {
+  const registered = versions.get(version);
+  if (registered === undefined) throw new InputError(`kustomize version ${version} is not registered (argocd-cm kustomize.path.${version}); ${HOW_TO_NAME}`);
+  const path = resolveToolPath(registered, env);
+  if (!path)
+    throw new InputError(
+      `kustomize version ${version}: argocd-cm's kustomize.path.${version} ${registered} is not an executable file on this machine (a path in Argo CD's image?); ${HOW_TO_NAME}`,
+    );
+  return { kind: 'kustomize', path };
+}
+
 export function findKustomize(named: string | undefined, env: Record<string, string | undefined>): KustomizeTool {
   const given = named ?? env[KUSTOMIZE_ENV];
   if (given !== undefined && given !== '') {

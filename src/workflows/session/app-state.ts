@@ -438,6 +438,8 @@ export async function loadAppState(
       ...(args.hardRefresh ? { hardRefresh: true } : {}),
       ...(args.render ? { render: true } : {}),
       capabilities: () => clusterCapabilities(gw, args),
+      // argocd-cm's kustomize.buildOptions and kustomize.path.<version>: the rules are read beside the render.
+      kustomizeSettings: () => rulesRead.then((r) => r.settings.kustomize),
       namespace: destinationNamespace,
       controlPlaneNamespace: controlPlaneNamespace(args.argocdNamespace),
       ...(deps.sourceReads ? { reads: deps.sourceReads } : {}),

@@ -248,6 +248,7 @@ export function projectViolations(
     controlPlaneNamespace: rules.controlPlaneNamespace,
     objects: desired.map((d) => ({ ...d.key, namespaced: d.type.namespaced })),
     ...(resolvedServer ? { resolvedServer } : {}),
+    impersonation: rules.settings.impersonation,
   });
   return found.map((v) => `${v.object ? `${v.object.kind}/${v.object.name}: ` : ''}${v.message} (${rules.project.origin})`);
 }

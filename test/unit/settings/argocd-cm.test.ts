@@ -48,6 +48,42 @@ describe('argocd-cm', () => {
     expect(odd.warnings[0]).toContain('"sometimes" is not all, crd or none: as in Argo CD, no status is ignored');
   });
 
+  it('reads kustomize.buildOptions and the named binaries (kustomize.path.<v>, and the older kustomize.version.<v>); a version named twice is an error', () => {
+    const s = parseArgoSettings(
+      {
+        'kustomize.buildOptions': '--enable-helm --load-restrictor LoadRestrictionsNone',
+        'kustomize.path.v5.4.3': '/tools/k543',
+        'kustomize.version.v4': '/tools/k4',
+      },
+      'cm',
+    );
+    expect(s.kustomize).toEqual({
+      buildOptions: '--enable-helm --load-restrictor LoadRestrictionsNone',
+      versions: new Map([
+        ['v5.4.3', '/tools/k543'],
+        ['v4', '/tools/k4'],
+      ]),
+    });
+    expect(parseArgoSettings({}, 'cm').kustomize).toEqual({ versions: new Map() });
+    expect(() => parseArgoSettings({ 'kustomize.path.v5': '/a', 'kustomize.version.v5': '/b' }, 'cm')).toThrow(
+      'cm: kustomize.version.v5: found duplicate kustomize version: v5',
+    );
+  });
+
+  it('says that knownTypeFields is not applied, never drops it in silence', () => {
+    expect(
+      parseArgoSettings({ 'resource.customizations.knownTypeFields.argoproj.io_Rollout': '- field: spec.template.spec\n  type: core/v1/PodSpec\n' }, 'cm')
+        .warnings,
+    ).toEqual([
+      'cm: resource.customizations.knownTypeFields.argoproj.io_Rollout is not applied: the fields it types are compared as plain data, so a difference Argo CD normalises away (a quantity such as 1000m against 1) can read as drift here',
+    ]);
+  });
+
+  it('reads application.sync.impersonation.enabled (off by default)', () => {
+    expect(parseArgoSettings({}, 'cm').impersonation).toBe(false);
+    expect(parseArgoSettings({ 'application.sync.impersonation.enabled': 'true' }, 'cm').impersonation).toBe(true);
+  });
+
   it('refuses what Argo CD refuses to read', () => {
     expect(() => parseArgoSettings({ 'resource.customizations.bogus.apps_Deployment': 'x' }, 'cm')).toThrow('resource customization type bogus not supported');
     expect(() => parseArgoSettings({ 'resource.customizations.health.a_b_c': 'x' }, 'cm')).toThrow('group kind should be in format');

@@ -208,3 +208,44 @@ describe('the default project and the whole check', () => {
     );
   });
 });
+
+describe('settings this tool does not carry out refuse the sync, never pass in silence', () => {
+  const app = {
+    name: 'shop',
+    namespace: 'argocd',
+    source: { repoURL: 'https://x/y.git' },
+    destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' },
+  };
+  const check = (p: AppProject, impersonation?: boolean) =>
+    checkProject(p, { app, controlPlaneNamespace: 'argocd', objects: [], ...(impersonation !== undefined ? { impersonation } : {}) });
+  const open = { sourceRepos: ['*'], destinations: [{ server: '*', namespace: '*' }] };
+
+  it('signatureKeys (or sourceIntegrity): refused, naming the keys, since no signature is verified', () => {
+    expect(check(proj({ ...open, signatureKeys: [{ keyID: '4AEE18F83AFDEB23' }] }))).toEqual([
+      {
+        rule: 'signatureKeys',
+        message:
+          'project p requires signed commits (spec.signatureKeys 4AEE18F83AFDEB23), and this tool does not verify GPG signatures: it refuses rather than sync a revision Argo CD would verify',
+      },
+    ]);
+    expect(check(proj({ ...open, sourceIntegrity: { git: {} } })).map((v) => v.rule)).toEqual(['signatureKeys']);
+    expect(check(proj(open))).toEqual([]);
+  });
+
+  it('destinationServiceAccounts count only with impersonation on (argocd-cm), as in Argo CD; on, the sync is refused either way', () => {
+    const withSa = proj({ ...open, destinationServiceAccounts: [{ server: '*', namespace: '*', defaultServiceAccount: 'deployer' }] });
+    expect(check(withSa, false)).toEqual([]);
+    expect(check(withSa, true).map((v) => v.message)).toEqual([
+      "argocd-cm enables sync impersonation (application.sync.impersonation.enabled): Argo CD applies as project p's destination ServiceAccount, which this tool does not do: it refuses rather than apply with your own rights",
+    ]);
+    expect(check(proj(open), true).map((v) => v.message)).toEqual([
+      'argocd-cm enables sync impersonation (application.sync.impersonation.enabled) and project p has no destinationServiceAccounts entry: Argo CD refuses the sync',
+    ]);
+  });
+
+  it('orphanedResources is said as a warning (it changes no sync)', () => {
+    expect(proj({ ...open, orphanedResources: { warn: true } }).warnings).toEqual([
+      "test: spec.orphanedResources is not checked by this tool: the objects no app tracks in the destination namespaces are not listed (Argo CD's OrphanedResourceWarning)",
+    ]);
+  });
+});

@@ -1,6 +1,7 @@
 import { parse } from 'yaml';
 import type { KustomizeOptions } from '../../../../src/app/source-options.js';
 import { editKustomization, KustomizeEditError, parseImageArg, splitImage } from '../../../../src/source/render/kustomize-edit.js';
+import { namedKustomize } from '../../../../src/source/render/kustomize.js';
 
 const none: KustomizeOptions = {
   namePrefix: '',
@@ -115,5 +116,20 @@ describe('kustomize build arguments', () => {
       '--helm-api-versions',
       'b/v2',
     ]);
+  });
+});
+
+describe("a named kustomize version: argocd-cm's kustomize.path.<version>", () => {
+  const env = { PATH: '/usr/bin:/bin' };
+  it('is the registered binary when it is an executable file here', () => {
+    expect(namedKustomize('v5', new Map([['v5', '/bin/sh']]), env)).toEqual({ kind: 'kustomize', path: '/bin/sh' });
+  });
+  it("an unregistered version is Argo CD's error; a path that is no executable here says so; both name --kustomize", () => {
+    expect(() => namedKustomize('v9', new Map([['v5', '/bin/sh']]), env)).toThrow(
+      /^kustomize version v9 is not registered \(argocd-cm kustomize\.path\.v9\); name one with --kustomize/,
+    );
+    expect(() => namedKustomize('v5', new Map([['v5', '/custom-tools/kustomize_5']]), env)).toThrow(
+      /^kustomize version v5: argocd-cm's kustomize\.path\.v5 \/custom-tools\/kustomize_5 is not an executable file on this machine .*--kustomize/,
+    );
   });
 });
