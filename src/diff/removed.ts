@@ -25,8 +25,10 @@ export function removedFields(desired: KubeObject, live: KubeObject, entries: re
   const seen = new Set<string>();
   for (const e of ours) {
     for (const p of e.fields.paths()) {
-      // The tracking mark is the stamping's business (compared through the marked desired object), not Git's.
-      if (isTrackingMark(p)) continue;
+      // The tracking mark is the stamping's business (compared through the marked desired object), not Git's; the
+      // last-applied annotation, which a migrated client-side entry hands to us, is never compared (Argo CD's diff
+      // removes it from both sides).
+      if (isTrackingMark(p) || isLastApplied(p)) continue;
       // The first element of the path the desired object does not have.
       let node: JsonValue | undefined = desired as unknown as JsonValue;
       let missing = -1;
@@ -120,6 +122,10 @@ export function removedSinceLastApplied(desired: KubeObject, live: KubeObject, e
 /** `metadata` or `metadata.annotations`: where the last-applied annotation lives. */
 function isAnnotationParent(p: FieldPath): boolean {
   return (p.length === 1 && startsWithFields(p, 'metadata')) || (p.length === 2 && startsWithFields(p, 'metadata', 'annotations'));
+}
+
+function isLastApplied(p: FieldPath): boolean {
+  return p.length === 3 && startsWithFields(p, 'metadata', 'annotations', LAST_APPLIED);
 }
 
 function isTrackingMark(p: FieldPath): boolean {

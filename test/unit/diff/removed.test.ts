@@ -139,6 +139,27 @@ describe('removed fields', () => {
   });
 });
 
+describe('removed fields after a client-side apply migration', () => {
+  it("the last-applied annotation a migrated entry handed to our Apply entry is never 'removed' (Argo CD's diff drops it from both sides)", async () => {
+    const migrated = applied({
+      'f:metadata': { 'f:labels': { 'f:app': {} }, 'f:annotations': { 'f:kubectl.kubernetes.io/last-applied-configuration': {} } },
+    });
+    const live = {
+      ...deployment({ name: 'orders', image: 'orders:1' }, { app: 'orders' }, [migrated]),
+      metadata: {
+        name: 'orders',
+        namespace: 'shop',
+        labels: { app: 'orders' },
+        annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{}' },
+        managedFields: [migrated],
+      },
+    } as unknown as KubeObject;
+    const desired = deployment({ name: 'orders', image: 'orders:1' }, { app: 'orders' }, []);
+    const diff = await diffObject({ desired, live, rules: [], fieldManager: 'argocd-controller' });
+    expect(diff.fields.filter((f) => f.verdict === 'removed')).toEqual([]);
+  });
+});
+
 describe('removed fields of a client-side applied object (the last-applied three-way rule)', () => {
   const LA = 'kubectl.kubernetes.io/last-applied-configuration';
   const csa = (fields: object) => applied(fields, 'argocd-controller', 'Update');

@@ -40,6 +40,44 @@ describe('csaUpgradePatch', () => {
     expect(csaUpgradePatch(obj([csa]), 'argocd-controller', [])).toBeUndefined();
   });
 
+  it('an entry owning last-applied hands over what that configuration declared, not the defaults its create was credited with', () => {
+    const created: ManagedFieldsEntry = {
+      manager: 'argocd-controller',
+      operation: 'Update',
+      apiVersion: 'v1',
+      fieldsV1: {
+        ...LAST,
+        'f:spec': {
+          'f:internalTrafficPolicy': {},
+          'f:ports': { '.': {}, 'k:{"port":80,"protocol":"TCP"}': { '.': {}, 'f:port': {}, 'f:protocol': {}, 'f:targetPort': {} } },
+          'f:selector': {},
+          'f:type': {},
+        },
+      },
+    };
+    const svc: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: {
+        name: 'shop',
+        resourceVersion: '7',
+        annotations: {
+          'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify({
+            apiVersion: 'v1',
+            kind: 'Service',
+            spec: { selector: { app: 'shop' }, ports: [{ port: 80 }] },
+          }),
+        },
+        managedFields: [created],
+      },
+    };
+    const next = (csaUpgradePatch(svc, 'argocd-controller', [])?.[1] as { value: ManagedFieldsEntry[] }).value;
+    expect(next[0]?.fieldsV1).toEqual({
+      ...LAST,
+      'f:spec': { 'f:ports': { '.': {}, 'k:{"port":80,"protocol":"TCP"}': { '.': {}, 'f:port': {} } }, 'f:selector': {} },
+    });
+  });
+
   it('nothing to migrate: no patch (no request)', () => {
     const ssa: ManagedFieldsEntry = { manager: 'argocd-controller', operation: 'Apply', fieldsV1: image };
     const other: ManagedFieldsEntry = { manager: 'kube-controller-manager', operation: 'Update', subresource: 'status', fieldsV1: {} };
