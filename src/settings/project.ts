@@ -303,6 +303,8 @@ export interface ProjectCheckInput {
   resolvedServer?: string;
   /** argocd-cm's application.sync.impersonation.enabled: syncs apply as the project's destination ServiceAccount. */
   impersonation?: boolean;
+  /** The signature check of the commits read (absent: not made). */
+  signature?: { refusal?: string };
 }
 
 /** Everything the project forbids for this app and these objects (empty: permitted), in Argo CD's order of checks. */
@@ -318,10 +320,17 @@ export function checkProject(p: AppProject, input: ProjectCheckInput): ProjectVi
     });
   }
   // Settings this tool does not carry out yet refuse the sync rather than let it run without them.
-  if (p.signatureKeys.length > 0 || p.sourceIntegrity) {
+  if (p.sourceIntegrity) {
     out.push({
       rule: 'signatureKeys',
-      message: `project ${p.name} requires signed commits (${p.sourceIntegrity ? 'spec.sourceIntegrity' : `spec.signatureKeys ${p.signatureKeys.join(', ')}`}), and this tool does not verify GPG signatures: it refuses rather than sync a revision Argo CD would verify`,
+      message: `project ${p.name} requires source integrity (spec.sourceIntegrity), which this tool does not check: it refuses rather than sync a revision Argo CD would verify`,
+    });
+  } else if (p.signatureKeys.length > 0 && input.signature?.refusal !== undefined) {
+    out.push({ rule: 'signatureKeys', message: input.signature.refusal });
+  } else if (p.signatureKeys.length > 0 && input.signature === undefined) {
+    out.push({
+      rule: 'signatureKeys',
+      message: `project ${p.name} requires signed commits (spec.signatureKeys ${p.signatureKeys.join(', ')}), and no signature was checked`,
     });
   }
   if (input.impersonation === true) {

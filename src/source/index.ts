@@ -70,6 +70,8 @@ export interface DesiredManifests {
   sourceType?: SourceType;
   /** Each entry of spec.sources and what it was read at (absent for a single source). */
   sources?: SourceRevision[];
+  /** The Git commits read (for the signature check an AppProject with signatureKeys asks for). */
+  commits?: { dir: GitDir; sha: string }[];
 }
 
 /**
@@ -374,6 +376,7 @@ async function loadSources(app: Application, sources: readonly AppSource[], opts
       origin: origins.length > 0 ? origins.join(', ') : `${app.name}: no source with a path`,
       warnings,
       sources: out,
+      commits: resolved.flatMap((r) => (r.repo ? [{ dir: r.repo.dir, sha: r.sha }] : [])),
       ...(only ? { sourceType: only } : {}),
     };
   } finally {
@@ -424,5 +427,5 @@ async function readManifestsAt(
     ...(refs ? { refs } : {}),
   });
   rejectDuplicates(rendered.objects);
-  return { objects: rendered.objects, revision: sha, origin, warnings: rendered.warnings, sourceType: rendered.sourceType };
+  return { objects: rendered.objects, revision: sha, origin, warnings: rendered.warnings, sourceType: rendered.sourceType, commits: [{ dir: repo.dir, sha }] };
 }

@@ -171,7 +171,7 @@ describe('AppProject violations are refused (exit 4), naming the rule, with noth
 });
 
 describe('settings this tool does not carry out refuse the sync (never pass in silence)', () => {
-  it('a project that requires signed commits (signatureKeys): exit 4 naming the keys, nothing changed', async () => {
+  it('a project that requires signed commits (signatureKeys) and local manifests (--desired): exit 4 as Argo CD refuses a local sync, nothing changed', async () => {
     writeDesired('signed');
     const before = await versions();
     await project(
@@ -180,7 +180,9 @@ describe('settings this tool does not carry out refuse the sync (never pass in s
     );
     const res = await sync(appFile('signed'));
     expect(res.code).toBe(4);
-    expect(res.stdout).toContain('REFUSED=project signed: project signed requires signed commits (spec.signatureKeys 4AEE18F83AFDEB23)');
+    expect(res.stdout).toContain(
+      'REFUSED=project signed: Cannot use local sync when signature keys are required: project signed lists signatureKeys (4AEE18F83AFDEB23), and --desired is local',
+    );
     expect(await versions()).toBe(before);
   });
 

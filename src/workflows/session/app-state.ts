@@ -16,6 +16,7 @@ import { objectSyncMode } from '../../sync/options.js';
 import { loadApplicationFromCluster, loadApplicationFromFile } from './application-source.js';
 import { DEFAULT_TRACKING, markFilter, markOf, appOfMark, type Tracking } from '../../tracking/method.js';
 import { applySettings, excludedType, loadRules, type Rules, type RulesArgs } from './rules.js';
+import type { GitDir } from '../../source/git.js';
 import type { DiffOptions } from '../../diff/index.js';
 import { compareApp, type CompareEntry, type Comparison } from '../../diff/comparison.js';
 import { apiVersionStrings, type HelmCapabilities } from '../../source/render/helm.js';
@@ -125,6 +126,32 @@ export function compareEntryOf(
     declared: d.object,
     ...(live ? { live } : {}),
   };
+}
+
+/**
+ * Argo CD's signature check for a project with signatureKeys: every Git commit read must carry a good signature by an
+ * allowed key (source/signature.ts); local manifests and Helm chart sources cannot be verified, so they are refused.
+ */
+async function signatureCheck(
+  app: Application,
+  args: AppStateArgs,
+  source: { commits?: { dir: GitDir; sha: string }[] },
+  rules: Rules,
+  env: Record<string, string | undefined>,
+): Promise<{ refusal?: string }> {
+  const keys = rules.project.signatureKeys.join(', ');
+  if (args.desired !== undefined)
+    return {
+      refusal: `Cannot use local sync when signature keys are required: project ${rules.project.name} lists signatureKeys (${keys}), and --desired is local`,
+    };
+  const charts = [app.source, ...(app.sources ?? [])].some((s) => s.options?.chart !== undefined);
+  if (charts)
+    return {
+      refusal: `project ${rules.project.name} requires signed commits (${keys}): signatures can be verified only for Git sources, and this app has a Helm chart source`,
+    };
+  const { verifyCommits } = await import('../../source/signature.js');
+  const refusal = await verifyCommits(source.commits ?? [], rules.gpgKeys ?? [], rules.project.signatureKeys, env);
+  return refusal !== undefined ? { refusal } : {};
 }
 
 /** The one comparison of the app's desired objects (extras aside): what status, sync and sync --watch read. */
@@ -449,6 +476,7 @@ export async function loadAppState(
   warnings.push(...source.warnings);
   const rules = await rulesRead;
   warnings.push(...rules.warnings);
+  if (rules.project.signatureKeys.length > 0 && !rules.projectUnchecked) rules.signature = await signatureCheck(app, args, source, rules, deps.io.env);
   const tracking = rules.tracking;
   const desired: DesiredEntry[] = [];
   const hooks: HookEntry[] = [];

@@ -42,6 +42,10 @@ export interface Rules {
   tracking: Tracking;
   /** The --lua-dir library of health checks, read. */
   healthLibrary?: HealthLibrary;
+  /** argocd-gpg-keys-cm's public keys, read when the project lists signatureKeys. */
+  gpgKeys?: string[];
+  /** The signature check of the commits read (app-state.ts), when the project lists signatureKeys. */
+  signature?: { refusal?: string };
   warnings: string[];
 }
 
@@ -162,6 +166,18 @@ async function loadCmdParams(args: RulesArgs, ns: string, gw: KubeGateway | unde
   return cm ? parseCmdParams(configMapStrings(cm), `ConfigMap ${ns}/argocd-cmd-params-cm`) : undefined;
 }
 
+/** argocd-gpg-keys-cm's values (ASCII-armoured public keys); none when it is absent or cannot be read (said). */
+async function loadGpgKeys(ns: string, gw: KubeGateway | undefined, warnings: string[]): Promise<string[]> {
+  if (!gw) return [];
+  try {
+    const cm = await gw.get((await gw.resolve('v1', 'ConfigMap')) ?? CONFIG_MAP, ns, 'argocd-gpg-keys-cm');
+    return cm ? Object.values(configMapStrings(cm)) : [];
+  } catch (err) {
+    warnings.push(`cannot read ConfigMap ${ns}/argocd-gpg-keys-cm, so no commit signature can be verified: ${describeReadError(err)}`);
+    return [];
+  }
+}
+
 /** Reads the project and the settings side by side; `gw` absent (file mode) means only the files count. */
 export async function loadRules(app: Application, args: RulesArgs, gw: KubeGateway | undefined): Promise<Rules> {
   const ns = controlPlaneNamespace(args.argocdNamespace);
@@ -176,7 +192,9 @@ export async function loadRules(app: Application, args: RulesArgs, gw: KubeGatew
     loadCmdParams(args, ns, gw, warnings),
   ]);
   warnings.push(...project.project.warnings, ...settings.warnings);
+  const gpgKeys = project.project.signatureKeys.length > 0 ? await loadGpgKeys(ns, gw, warnings) : undefined;
   return {
+    ...(gpgKeys ? { gpgKeys } : {}),
     controlPlaneNamespace: ns,
     ...project,
     settings,
@@ -249,6 +267,7 @@ export function projectViolations(
     objects: desired.map((d) => ({ ...d.key, namespaced: d.type.namespaced })),
     ...(resolvedServer ? { resolvedServer } : {}),
     impersonation: rules.settings.impersonation,
+    ...(rules.signature ? { signature: rules.signature } : {}),
   });
   return found.map((v) => `${v.object ? `${v.object.kind}/${v.object.name}: ` : ''}${v.message} (${rules.project.origin})`);
 }

@@ -220,13 +220,15 @@ describe('settings this tool does not carry out refuse the sync, never pass in s
     checkProject(p, { app, controlPlaneNamespace: 'argocd', objects: [], ...(impersonation !== undefined ? { impersonation } : {}) });
   const open = { sourceRepos: ['*'], destinations: [{ server: '*', namespace: '*' }] };
 
-  it('signatureKeys (or sourceIntegrity): refused, naming the keys, since no signature is verified', () => {
-    expect(check(proj({ ...open, signatureKeys: [{ keyID: '4AEE18F83AFDEB23' }] }))).toEqual([
-      {
-        rule: 'signatureKeys',
-        message:
-          'project p requires signed commits (spec.signatureKeys 4AEE18F83AFDEB23), and this tool does not verify GPG signatures: it refuses rather than sync a revision Argo CD would verify',
-      },
+  it('signatureKeys: the signature check decides (refused with its words, or passed); unchecked, refused; sourceIntegrity refused', () => {
+    const signed = proj({ ...open, signatureKeys: [{ keyID: '4AEE18F83AFDEB23' }] });
+    const withSignature = (signature: { refusal?: string }) => checkProject(signed, { app, controlPlaneNamespace: 'argocd', objects: [], signature });
+    expect(withSignature({})).toEqual([]);
+    expect(withSignature({ refusal: 'Target revision abc in Git is not signed, but a signature is required' })).toEqual([
+      { rule: 'signatureKeys', message: 'Target revision abc in Git is not signed, but a signature is required' },
+    ]);
+    expect(check(signed).map((v) => v.message)).toEqual([
+      'project p requires signed commits (spec.signatureKeys 4AEE18F83AFDEB23), and no signature was checked',
     ]);
     expect(check(proj({ ...open, sourceIntegrity: { git: {} } })).map((v) => v.rule)).toEqual(['signatureKeys']);
     expect(check(proj(open))).toEqual([]);
