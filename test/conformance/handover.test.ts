@@ -172,6 +172,8 @@ describe('handover between kubectl-gitops and Argo CD', () => {
       expect((await runPlugin(['sync', name, '--app-namespace', 'argocd', '--no-record', '-o', 'kv'])).code).toBe(0);
       const live = await liveObject('deployment', 'shop', ns);
       expect(live?.spec?.template?.spec?.containers?.[0]?.env).toBeUndefined();
+      // The new template rolls out: both read the settled cluster, not one side mid-rollout.
+      await rolledOut('shop', ns);
       const removed = await bothVerdicts(name);
       expect(differences(removed.argo, removed.ours, ns)).toEqual([]);
       expect(removed.argo.resources[`apps/Deployment/${ns}/shop`]?.status).toBe('Synced');
