@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { GitFixture } from '../support/git-source.js';
 import { createTestNamespace, deleteNamespace, kubectlOk, runPlugin } from '../integration/support/index.js';
-import { applyApplication, application, bothVerdicts, differences } from './support/argocd.js';
+import { applyApplication, application, bothVerdicts, differences, pollFor } from './support/argocd.js';
 
 const T = 240_000;
 
@@ -89,7 +89,11 @@ describe("Argo CD's bundled health checks through Argo CD and through kubectl-gi
   it(
     'Degraded, Healthy, Suspended and Progressing from the same scripts, with the same messages, and the same app health',
     async () => {
-      const { argo, ours } = await bothVerdicts(app);
+      // Argo CD starts watching kinds whose CRDs were just made a little later: until then it reads them Missing.
+      const { argo, ours } = await pollFor("Argo CD's cache to watch the new kinds", async () => {
+        const both = await bothVerdicts(app);
+        return Object.values(both.argo.resources).some((r) => r.health === 'Missing') ? undefined : both;
+      });
       expect(differences(argo, ours, ns)).toEqual([]);
       const health = (id: string) => [argo.resources[id]?.health, argo.resources[id]?.message];
       expect(health(`cert-manager.io/Certificate/${ns}/web-tls`)).toEqual(['Degraded', 'Issuer letsencrypt not ready']);

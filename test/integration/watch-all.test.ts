@@ -96,7 +96,10 @@ spec:
       // Its loop is gone: the change stays (three intervals), while the others are still reconciled.
       await new Promise((r) => setTimeout(r, 6_000));
       expect((await json('configmap', 'conf')).data.color).toBe('green');
-      expect(w.lines.slice(since).filter((l) => l.app === `${ns}/conf` && l.action === 'heal')).toEqual([]);
+      // (A round in progress when the loop was told to stop may still end, interrupted before its first write.)
+      expect(
+        w.lines.slice(since).filter((l) => l.app === `${ns}/conf` && l.action === 'heal' && l.result !== 'interrupted' && l.result !== 'not-applied'),
+      ).toEqual([]);
 
       // The frozen app's loop ran and was refused by its project's deny window every time: nothing of it was applied.
       await w.line((l) => l.app === `${ns}/frozen` && l.action === 'refused', "the frozen app's refusal");
