@@ -2,31 +2,11 @@
 // `git verify-commit` against a keyring that holds only argocd-gpg-keys-cm's public keys, the output read as
 // util/gpg reads it, and controller/state.go's verdicts in its words). Without gpg on this machine the sync is refused
 // rather than run unverified.
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gitEnv, type GitDir } from './git.js';
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(cmd: string, args: readonly string[], env: NodeJS.ProcessEnv, input = ''): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (c: Buffer) => out.push(c));
-    child.stderr.on('data', (c: Buffer) => err.push(c));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(input);
-  });
-}
+import { runTool } from './render/tools.js';
 
 /** Argo CD's KeyID: a key ID or fingerprint compared by its last 16 hex digits, upper case. */
 export function keyId(k: string): string {
@@ -91,23 +71,23 @@ export async function verifyCommits(
 ): Promise<string | undefined> {
   const home = await mkdtemp(join(tmpdir(), 'kubectl-gitops-gpg-'));
   try {
-    const gpgEnv = { ...gitEnv(env), GNUPGHOME: home } as NodeJS.ProcessEnv;
+    const gpgEnv = { ...gitEnv(env), GNUPGHOME: home };
     try {
-      for (const key of publicKeys) await run('gpg', ['--batch', '--quiet', '--import'], gpgEnv, key);
+      for (const key of publicKeys) await runTool('gpg', ['--batch', '--quiet', '--import'], { env: gpgEnv, input: key });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT')
         return 'the project requires signed commits and gpg is not installed here, so no signature can be verified: install gpg (GnuPG)';
       throw err;
     }
     for (const c of commits) {
-      const res = await run('git', ['--git-dir', c.dir.gitDir, 'verify-commit', c.sha], { ...gitEnv(c.dir.env), GNUPGHOME: home } as NodeJS.ProcessEnv);
+      const res = await runTool('git', ['--git-dir', c.dir.gitDir, 'verify-commit', c.sha], { env: { ...gitEnv(c.dir.env), GNUPGHOME: home } });
       const verdict = signatureVerdict(c.sha, parseVerification(res.stderr), allowed);
       if (verdict) return verdict;
     }
     return undefined;
   } finally {
     // A gpg-agent gpg may have started for this keyring ends with it.
-    await run('gpgconf', ['--homedir', home, '--kill', 'all'], { ...gitEnv(env), GNUPGHOME: home } as NodeJS.ProcessEnv).catch(() => undefined);
+    await runTool('gpgconf', ['--homedir', home, '--kill', 'all'], { env: { ...gitEnv(env), GNUPGHOME: home } }).catch(() => undefined);
     await rm(home, { recursive: true, force: true });
   }
 }

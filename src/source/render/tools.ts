@@ -35,18 +35,23 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Runs a program (no shell) to its end, collecting its output; rejects only when it cannot be started. */
+/** Runs a program (no shell) to its end, collecting its output (`input` on its stdin); rejects only when it cannot be started. */
 export function runTool(
   file: string,
   args: readonly string[],
-  opts: { cwd?: string; env: Record<string, string | undefined>; signal?: AbortSignal },
+  opts: { cwd?: string; env: Record<string, string | undefined>; signal?: AbortSignal; input?: string },
 ): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { cwd: opts.cwd, env: opts.env as NodeJS.ProcessEnv, stdio: ['ignore', 'pipe', 'pipe'], signal: opts.signal });
+    const stdin = opts.input !== undefined ? 'pipe' : 'ignore';
+    const child = spawn(file, args, { cwd: opts.cwd, env: opts.env as NodeJS.ProcessEnv, stdio: [stdin, 'pipe', 'pipe'], signal: opts.signal });
+    if (opts.input !== undefined) {
+      child.stdin?.on('error', () => undefined);
+      child.stdin?.end(opts.input);
+    }
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on('data', (c: Buffer) => out.push(c));
-    child.stderr.on('data', (c: Buffer) => err.push(c));
+    child.stdout?.on('data', (c: Buffer) => out.push(c));
+    child.stderr?.on('data', (c: Buffer) => err.push(c));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
   });
