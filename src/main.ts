@@ -17,6 +17,16 @@ function processIo(): Io {
     stderrIsTTY: process.stderr.isTTY === true,
     columns: process.stdout.isTTY ? process.stdout.columns : undefined,
     env: process.env,
+    stdinIsTTY: process.stdin.isTTY === true,
+    ask: async (question) => {
+      const { createInterface } = await import('node:readline/promises');
+      const rl = createInterface({ input: process.stdin, output: process.stderr });
+      try {
+        return await rl.question(question);
+      } finally {
+        rl.close();
+      }
+    },
     readStdin: async () => {
       const chunks: Buffer[] = [];
       for await (const c of process.stdin) chunks.push(c as Buffer);

@@ -11,6 +11,7 @@ import { didYouMean, suggestions } from '../model/suggest.js';
 import { diffCommand } from './commands/diff.js';
 import { syncCommand } from './commands/sync.js';
 import { pruneCommand } from './commands/prune.js';
+import { deleteCommand } from './commands/delete.js';
 import { statusCommand } from './commands/status.js';
 import { normalizeCommand } from './commands/normalize.js';
 import { versionCommand } from './commands/version.js';
@@ -26,6 +27,7 @@ export const COMMANDS: readonly GitopsCommand[] = [
   diffCommand,
   syncCommand,
   pruneCommand,
+  deleteCommand,
   statusCommand,
   listCommand,
   dashboardCommand,

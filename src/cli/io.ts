@@ -3,9 +3,10 @@
 import type { Io } from '../model/context.js';
 
 /** An Io that collects output in memory: for tests, and for the start-up snapshot's warm-up in main.ts. */
-export function memoryIo(opts: { env?: Record<string, string | undefined>; tty?: boolean; stdin?: string } = {}) {
+export function memoryIo(opts: { env?: Record<string, string | undefined>; tty?: boolean; stdin?: string; answers?: string[] } = {}) {
   const stdout: string[] = [];
   const stderr: string[] = [];
+  const answers = [...(opts.answers ?? [])];
   const io: Io = {
     out: (t) => void stdout.push(t),
     err: (t) => void stderr.push(t),
@@ -13,6 +14,15 @@ export function memoryIo(opts: { env?: Record<string, string | undefined>; tty?:
     stderrIsTTY: opts.tty ?? false,
     env: opts.env ?? {},
     readStdin: async () => opts.stdin ?? '',
+    ...(opts.answers
+      ? {
+          stdinIsTTY: true,
+          ask: async (question: string) => {
+            stderr.push(question);
+            return answers.shift() ?? '';
+          },
+        }
+      : {}),
   };
   return { io, stdout: () => stdout.join(''), stderr: () => stderr.join('') };
 }

@@ -15,6 +15,10 @@ export interface Io {
   columns?: number;
   env: Record<string, string | undefined>;
   readStdin(): Promise<string>;
+  /** Whether standard input is a terminal a question can be asked on (`delete` without --yes). */
+  stdinIsTTY?: boolean;
+  /** Asks on the terminal (the question on stderr) and returns the line typed. */
+  ask?(question: string): Promise<string>;
 }
 
 /** What a workflow, and the source readers under it, may touch of the process: its environment and standard input (`-`). They never print: cli/ does. */

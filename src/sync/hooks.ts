@@ -13,11 +13,18 @@ export const HOOK_FINALIZER = 'argocd.argoproj.io/hook-finalizer';
 export type HookPhase = 'PreSync' | 'Sync' | 'PostSync' | 'SyncFail';
 const HOOK_PHASES: readonly HookPhase[] = ['PreSync', 'Sync', 'PostSync', 'SyncFail'];
 export type DeletePolicy = 'HookSucceeded' | 'HookFailed' | 'BeforeHookCreation';
+/** The hooks an Application's deletion runs (Argo CD's controller/hook.go), never a sync. */
+export type DeleteHookPhase = 'PreDelete' | 'PostDelete';
+const DELETE_PHASES: readonly DeleteHookPhase[] = ['PreDelete', 'PostDelete'];
 
 export interface HookInfo {
   /** Empty for a `Skip` hook (or a Helm hook of a type Argo CD does not run, such as `test`): never applied. */
   phases: HookPhase[];
+  /** `PreDelete` / `PostDelete` (Helm's `pre-delete` / `post-delete`): run by `delete`, never by a sync. */
+  deletePhases: DeleteHookPhase[];
   deletePolicies: DeletePolicy[];
+  /** Whether a delete policy was written (a delete hook without one is removed once the deletion is over). */
+  policyDeclared: boolean;
   /** From `helm.sh/hook` (no Argo CD hook annotation). */
   helm: boolean;
   /** Annotation values that are no phase or policy (a warning each). */
@@ -32,6 +39,7 @@ const HELM_PHASES: Readonly<Record<string, HookPhase>> = {
   'post-install': 'PostSync',
   'post-upgrade': 'PostSync',
 };
+const HELM_DELETE_PHASES: Readonly<Record<string, DeleteHookPhase>> = { 'pre-delete': 'PreDelete', 'post-delete': 'PostDelete' };
 const HELM_POLICIES: Readonly<Record<string, DeletePolicy>> = {
   'hook-succeeded': 'HookSucceeded',
   'hook-failed': 'HookFailed',
@@ -52,10 +60,12 @@ export function hookOf(obj: KubeObject): HookInfo | undefined {
   if (a[HOOK] !== undefined) {
     const values = csv(a[HOOK]);
     const phases: HookPhase[] = [];
+    const deletePhases: DeleteHookPhase[] = [];
     let skip = false;
     for (const v of values) {
       if (v === 'Skip') skip = true;
       else if ((HOOK_PHASES as readonly string[]).includes(v)) phases.push(v as HookPhase);
+      else if ((DELETE_PHASES as readonly string[]).includes(v)) deletePhases.push(v as DeleteHookPhase);
       else unknown.push(`${HOOK}: ${v}`);
     }
     const policies = csv(a[HOOK_DELETE_POLICY]).filter((p) => {
@@ -63,12 +73,28 @@ export function hookOf(obj: KubeObject): HookInfo | undefined {
       if (!ok) unknown.push(`${HOOK_DELETE_POLICY}: ${p}`);
       return ok;
     }) as DeletePolicy[];
-    return { phases: skip ? [] : phases, deletePolicies: policies.length ? policies : ['BeforeHookCreation'], helm: false, unknown };
+    return {
+      phases: skip ? [] : phases,
+      deletePhases,
+      deletePolicies: policies.length ? policies : ['BeforeHookCreation'],
+      policyDeclared: policies.length > 0,
+      helm: false,
+      unknown,
+    };
   }
   if (a[HELM_HOOK] !== undefined) {
-    const phases = [...new Set(csv(a[HELM_HOOK]).flatMap((t) => (HELM_PHASES[t] ? [HELM_PHASES[t]] : [])))];
+    const types = csv(a[HELM_HOOK]);
+    const phases = [...new Set(types.flatMap((t) => (HELM_PHASES[t] ? [HELM_PHASES[t]] : [])))];
+    const deletePhases = [...new Set(types.flatMap((t) => (HELM_DELETE_PHASES[t] ? [HELM_DELETE_PHASES[t]] : [])))];
     const policies = csv(a[HELM_HOOK_DELETE_POLICY]).flatMap((p) => (HELM_POLICIES[p] ? [HELM_POLICIES[p]] : []));
-    return { phases, deletePolicies: policies.length ? policies : ['BeforeHookCreation'], helm: true, unknown };
+    return {
+      phases,
+      deletePhases,
+      deletePolicies: policies.length ? policies : ['BeforeHookCreation'],
+      policyDeclared: policies.length > 0,
+      helm: true,
+      unknown,
+    };
   }
   return undefined;
 }

@@ -87,12 +87,16 @@ export interface AppState {
   desired: DesiredEntry[];
   /** The desired set's hooks (with at least one phase; `Skip` hooks are left out). */
   hooks: HookEntry[];
+  /** The desired set's PreDelete / PostDelete hooks: run by `delete` only (absent when there are none). */
+  deleteHooks?: HookEntry[];
   /** Live objects by keyString of the desired key (absent: not live). */
   live: Map<string, KubeObject>;
   /** The namespaces the app touches: the destination and those of desired objects. */
   namespaces: string[];
   /** Present when asked for: the prune plan over every listable kind in the app's namespaces and cluster scope. */
   prune?: PrunePlan;
+  /** With the prune plan: every object that scan saw (metadata), for `delete`, which plans over all of them. */
+  scan?: readonly LiveEntry[];
   /** Where the desired manifests came from, and the resolved commit if any. */
   origin: string;
   revision?: string;
@@ -480,6 +484,7 @@ export async function loadAppState(
   const tracking = rules.tracking;
   const desired: DesiredEntry[] = [];
   const hooks: HookEntry[] = [];
+  const deleteHooks: HookEntry[] = [];
   for (const d of await resolveDesired(applySettings(app, rules, source.objects, warnings), destinationNamespace, gw, app.syncOptions)) {
     const hook = hookOf(d.object);
     if (!hook) desired.push(d);
@@ -487,6 +492,7 @@ export async function loadAppState(
       for (const u of hook.unknown)
         warnings.push(`${d.key.kind}/${d.key.name || d.object.metadata.generateName || ''}: ${u} is not a hook phase or delete policy; ignored`);
       if (hook.phases.length > 0) hooks.push({ ...d, hook });
+      if (hook.deletePhases.length > 0) deleteHooks.push({ ...d, hook });
     }
   }
   const appInstance = instanceName(app, rules.controlPlaneNamespace);
@@ -523,6 +529,7 @@ export async function loadAppState(
     destinationNamespace,
     desired,
     hooks,
+    ...(deleteHooks.length > 0 ? { deleteHooks } : {}),
     live,
     namespaces,
     origin: source.origin,
@@ -536,6 +543,7 @@ export async function loadAppState(
     tracking,
   };
   if (candidates) {
+    state.scan = candidates;
     state.prune = planPrune({
       live: candidates,
       appInstance,

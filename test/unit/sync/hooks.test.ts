@@ -15,13 +15,17 @@ describe('hookOf', () => {
   it('reads the phases of argocd.argoproj.io/hook; BeforeHookCreation is the default delete policy', () => {
     expect(hookOf(obj({ 'argocd.argoproj.io/hook': 'PreSync' }))).toEqual({
       phases: ['PreSync'],
+      deletePhases: [],
       deletePolicies: ['BeforeHookCreation'],
+      policyDeclared: false,
       helm: false,
       unknown: [],
     });
     expect(hookOf(obj({ 'argocd.argoproj.io/hook': 'PreSync, PostSync', 'argocd.argoproj.io/hook-delete-policy': 'HookSucceeded,HookFailed' }))).toEqual({
       phases: ['PreSync', 'PostSync'],
+      deletePhases: [],
       deletePolicies: ['HookSucceeded', 'HookFailed'],
+      policyDeclared: true,
       helm: false,
       unknown: [],
     });
@@ -38,13 +42,30 @@ describe('hookOf', () => {
   it("maps Helm's hooks as gitops-engine does; test hooks are not run; Argo CD's annotation wins", () => {
     expect(hookOf(obj({ 'helm.sh/hook': 'pre-install,pre-upgrade', 'helm.sh/hook-delete-policy': 'hook-succeeded,before-hook-creation' }))).toEqual({
       phases: ['PreSync'],
+      deletePhases: [],
       deletePolicies: ['HookSucceeded', 'BeforeHookCreation'],
+      policyDeclared: true,
       helm: true,
       unknown: [],
     });
     expect(hookOf(obj({ 'helm.sh/hook': 'post-install' }))?.phases).toEqual(['PostSync']);
     expect(hookOf(obj({ 'helm.sh/hook': 'test' }))?.phases).toEqual([]);
     expect(hookOf(obj({ 'helm.sh/hook': 'pre-install', 'argocd.argoproj.io/hook': 'Sync' }))?.phases).toEqual(['Sync']);
+  });
+
+  it('PreDelete and PostDelete (and Helm pre-delete / post-delete) are delete hooks: no sync phase, no unknown value', () => {
+    expect(hookOf(obj({ 'argocd.argoproj.io/hook': 'PreDelete' }))).toMatchObject({ phases: [], deletePhases: ['PreDelete'], unknown: [] });
+    expect(hookOf(obj({ 'argocd.argoproj.io/hook': 'PostDelete', 'argocd.argoproj.io/hook-delete-policy': 'HookSucceeded' }))).toMatchObject({
+      phases: [],
+      deletePhases: ['PostDelete'],
+      policyDeclared: true,
+    });
+    expect(hookOf(obj({ 'helm.sh/hook': 'pre-delete,post-delete' }))).toMatchObject({
+      phases: [],
+      deletePhases: ['PreDelete', 'PostDelete'],
+      policyDeclared: false,
+    });
+    expect(hookOf(obj({ 'helm.sh/hook': 'post-install,post-delete' }))).toMatchObject({ phases: ['PostSync'], deletePhases: ['PostDelete'] });
   });
 
   it('a hook wave is the sync-wave, else the Helm weight, else 0', () => {

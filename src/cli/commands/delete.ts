@@ -1,0 +1,77 @@
+// `kubectl gitops delete`: end an Application as Argo CD does (delete hooks, its objects wave by wave, its finalizers).
+import { emit } from '../emit.js';
+import { defineCommand } from '../command.js';
+import { appSourceOptions } from '../options.js';
+import { InputError } from '../../model/errors.js';
+import { PROPAGATION_POLICIES } from '../../model/object.js';
+import { parseDuration } from '../../model/duration.js';
+import { appStateInput } from '../inputs.js';
+import { CASCADES } from '../../prune/delete-plan.js';
+
+export const deleteCommand = defineCommand({
+  command: 'delete [app]',
+  describe: 'Delete an Application as Argo CD does: PreDelete hooks, its objects (highest wave first), PostDelete hooks, then the Application',
+  builder: (y) =>
+    appSourceOptions(y)
+      .option('cascade', {
+        choices: CASCADES,
+        describe:
+          "foreground (default, as argocd app delete) or background: delete every object with the app's mark; orphan: only the Application (its objects keep their mark). A Terminating Application: as its finalizers say",
+      })
+      .option('propagation-policy', {
+        choices: PROPAGATION_POLICIES,
+        describe: 'Deletion propagation for the objects (default: foreground; background with --cascade background)',
+      })
+      // No defaults for --dry-run and --yes: yargs would count a default false as given for their conflict.
+      .option('dry-run', { type: 'boolean', describe: 'List what would be deleted and kept, and the hooks that would run; change nothing' })
+      .option('yes', { alias: 'y', type: 'boolean', describe: 'Do not ask (needed when standard input is not a terminal)' })
+      .option('confirm-delete', {
+        type: 'boolean',
+        default: false,
+        describe:
+          "Approve the objects annotated Delete=confirm (as Argo CD's deletion-approved annotation); without it such a deletion deletes nothing and exits 3",
+      })
+      .option('timeout', { type: 'string', default: '5m', describe: 'How long the hooks and the waves may take in all' })
+      .conflicts({ 'dry-run': ['yes'] })
+      .example('kubectl gitops delete shop --dry-run', 'List what deleting shop would delete, keep and run')
+      .example('kubectl gitops delete shop --yes -o kv', 'Delete it without asking; one line per object')
+      .example('kubectl gitops delete shop --cascade orphan --yes', 'Remove the Application only; its objects stay'),
+  why: { 'dry-run yes': 'a dry run asks nothing' },
+  async run(args, ctx) {
+    const timeoutMs = parseDuration(args.timeout, '--timeout');
+    const dryRun = args.dryRun === true;
+    // Nothing is deleted unasked: on a terminal the plan is shown and a question asked; elsewhere --yes says it.
+    const ask = !dryRun && args.yes !== true;
+    if (ask && (ctx.io.stdinIsTTY !== true || ctx.io.ask === undefined))
+      throw new InputError('delete changes the cluster: give --yes (standard input is not a terminal to ask on), or --dry-run to list what it would delete');
+    const { withAppTarget } = await import('../../workflows/session/session.js');
+    const { deleteApp, deleteExitCode } = await import('../../workflows/delete/delete.js');
+    const { renderDelete } = await import('../../render/delete.js');
+    const req = {
+      ...appStateInput(args),
+      ...(args.cascade ? { cascade: args.cascade } : {}),
+      ...(args.propagationPolicy ? { propagationPolicy: args.propagationPolicy } : {}),
+      dryRun,
+      confirmDelete: args.confirmDelete === true,
+      timeoutMs,
+    };
+    return withAppTarget(ctx, 'delete', req, async (session) => {
+      const report = await deleteApp(req, {
+        io: ctx.io,
+        opts: ctx.opts,
+        ...session,
+        progress: (line) => ctx.io.err(`${line}\n`),
+        ...(ask
+          ? {
+              approve: async (plan) => {
+                ctx.io.err(renderDelete(plan, 'table', ctx.paint));
+                const answer = await ctx.io.ask!(`Delete Application ${plan.app} and the objects listed? [y/N] `);
+                return /^y(es)?$/i.test(answer.trim());
+              },
+            }
+          : {}),
+      });
+      return emit(ctx, { warnings: report.warnings, report: renderDelete(report, ctx.opts.output, ctx.paint), code: deleteExitCode(report) });
+    });
+  },
+});

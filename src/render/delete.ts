@@ -1,0 +1,67 @@
+// Renders a DeleteReport: one kv line per object and hook, then the Application and the phase; a table; JSON or YAML.
+import { renderDocument } from './document.js';
+import type { DeleteEntryReport, DeleteReport } from '../workflows/delete/delete.js';
+import type { OutputFormat, Paint } from './colour.js';
+import { displayName } from '../model/object.js';
+import { oneLineText } from './kv.js';
+
+const KV_KEY: Readonly<Record<DeleteEntryReport['outcome'], string>> = {
+  'would-delete': 'DELETE',
+  deleted: 'DELETED',
+  gone: 'DELETE_GONE',
+  changed: 'DELETE_FAILED',
+  failed: 'DELETE_FAILED',
+  timeout: 'DELETE_FAILED',
+  'not-run': 'DELETE_NOT_RUN',
+  kept: 'DELETE_KEPT',
+  waiting: 'DELETE_WAITING',
+};
+
+/**
+ * `DELETE=<object>` (to delete: a dry run), `DELETED=`, `DELETE_GONE=`, `DELETE_KEPT=<object> <why>`,
+ * `DELETE_WAITING=<object> <why>`, `DELETE_FAILED=<object> <why>`, `DELETE_NOT_RUN=`; `HOOK=<phase> <object> <result>`;
+ * then `CASCADE=`, `APPLICATION=`, `PHASE=`, `MESSAGE=` and `NEXT_COMMAND=` when there is one.
+ */
+export function renderDeleteKv(r: DeleteReport): string {
+  const lines: string[] = [];
+  for (const e of r.entries) {
+    const why = e.outcome === 'changed' || e.outcome === 'timeout' ? (e.message ?? e.outcome) : (e.message ?? '');
+    const withWhy = e.outcome !== 'would-delete' && e.outcome !== 'deleted' && e.outcome !== 'gone' && e.outcome !== 'not-run';
+    lines.push(`${KV_KEY[e.outcome]}=${displayName(e)}${withWhy && why ? ` ${oneLineText(why)}` : ''}`);
+  }
+  for (const h of r.hooks) lines.push(`HOOK=${h.phase} ${displayName(h)} ${h.outcome}${h.cleanup ? ` ${h.cleanup}` : ''}`);
+  lines.push(`CASCADE=${r.cascade}`, `APPLICATION=${r.application}`, `PHASE=${r.phase}`);
+  if (r.message) lines.push(`MESSAGE=${oneLineText(r.message)}`);
+  if (r.nextCommand) lines.push(`NEXT_COMMAND=${oneLineText(r.nextCommand)}`);
+  return lines.join('\n') + '\n';
+}
+
+function renderDeleteTable(r: DeleteReport, paint: Paint): string {
+  const out: string[] = [];
+  const rows = [
+    ...r.hooks.filter((h) => h.phase === 'PreDelete').map((h) => [`${h.phase} hook`, displayName(h), h.namespace || '-', h.outcome, h.cleanup ?? '']),
+    ...r.entries.map((e) => [e.wave === undefined ? '-' : `wave ${e.wave}`, displayName(e), e.namespace || '-', e.outcome, oneLineText(e.message ?? '')]),
+    ...r.hooks.filter((h) => h.phase === 'PostDelete').map((h) => [`${h.phase} hook`, displayName(h), h.namespace || '-', h.outcome, h.cleanup ?? '']),
+  ];
+  if (rows.length === 0) out.push(`No object carries the mark of ${r.app} in ${r.namespaces.join(', ') || 'cluster scope'} (and cluster-scoped kinds).`);
+  else {
+    const head = ['STEP', 'OBJECT', 'NAMESPACE', 'RESULT', 'REASON'];
+    const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+    const fmt = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
+    out.push(fmt(head));
+    for (const row of rows) out.push(['failed', 'changed', 'timeout', 'Failed'].includes(row[3]!) ? paint.red(fmt(row)) : fmt(row));
+  }
+  const toDelete = r.entries.filter((e) => e.outcome === 'would-delete').length;
+  out.push(
+    paint.dim(
+      `Application ${r.app}: ${r.application}; cascade ${r.cascade}${r.cascade === 'orphan' ? '' : ` (propagation ${r.propagationPolicy})`}; ${r.phase}${r.phase === 'DryRun' ? `: ${toDelete} object(s) would be deleted` : ''}`,
+    ),
+  );
+  if (r.message) out.push(r.message);
+  if (r.nextCommand) out.push(`to approve: ${r.nextCommand}`);
+  return out.join('\n') + '\n';
+}
+
+export function renderDelete(r: DeleteReport, format: OutputFormat, paint: Paint): string {
+  return renderDocument(r, format, { kv: () => renderDeleteKv(r), table: () => renderDeleteTable(r, paint) });
+}

@@ -1,0 +1,406 @@
+// `delete`: ends an Application as Argo CD's controller finalizes one (controller/appcontroller.go
+// finalizeApplicationDeletion, controller/hook.go): PreDelete hooks, then the app's objects wave by wave from the
+// highest (each guarded by uid and resourceVersion, each wave gone before the next), then PostDelete hooks, the delete
+// hooks' clean-up, and last the Application's finalizers, so it disappears. `orphan` deletes no object.
+import { ClusterError, RefusedError } from '../../model/errors.js';
+import type { KubeGateway } from '../../kube/gateway.js';
+import { KubeApiError } from '../../kube/errors.js';
+import { keyString, type KubeObject, type PropagationPolicy, type ResourceKey } from '../../model/object.js';
+import type { ResourceType } from '../../model/resource-type.js';
+import { resourceHealth } from '../../health/resource.js';
+import type { DeleteHookPhase } from '../../sync/hooks.js';
+import { asApplied } from '../../tracking/tracking-id.js';
+import { describeNotOwned } from '../../tracking/select.js';
+import { cascadeOf, finalizersAfter, finalizersFor, planDelete, type Cascade, type DeletePlan } from '../../prune/delete-plan.js';
+import type { PruneCandidate } from '../../prune/plan.js';
+import { loadAppState, type AppState, type AppStateArgs, type AppStateDeps } from '../session/app-state.js';
+import { projectViolations } from '../session/rules.js';
+import { describeMissing, preflight, writesOf } from '../sync/preflight.js';
+import { deleteCandidates } from '../prune/prune-delete.js';
+import { partialScan } from '../prune/prune.js';
+
+export const DELETE_SCHEMA_VERSION = 1;
+
+export interface DeleteEntryReport extends ResourceKey {
+  uid?: string;
+  wave?: number;
+  /**
+   * `would-delete` (dry run, or before an answer), `deleted` (and gone), `gone` (already), `changed` (recreated or changed
+   * since it was listed: left), `failed`, `timeout` (deleted but still there at the time limit), `not-run` (the deletion
+   * stopped before its wave), `kept` (with the reason), `waiting` (Delete=confirm, not approved).
+   */
+  outcome: 'would-delete' | 'deleted' | 'gone' | 'changed' | 'failed' | 'timeout' | 'not-run' | 'kept' | 'waiting';
+  message?: string;
+}
+
+export interface DeleteHookReport extends ResourceKey {
+  phase: DeleteHookPhase;
+  /** `would-run` (dry run), `Succeeded`, `Failed`, `Running` (still at the time limit), `not-run`. */
+  outcome: 'would-run' | 'Succeeded' | 'Failed' | 'Running' | 'not-run';
+  /** What the clean-up did with it once the deletion was over: `removed` or `kept` (its delete policy). */
+  cleanup?: 'removed' | 'kept';
+  message?: string;
+}
+
+/** What `delete -o json` prints (schemaVersion 1). */
+export interface DeleteReport {
+  schemaVersion: typeof DELETE_SCHEMA_VERSION;
+  app: string;
+  context?: string;
+  server?: string;
+  cascade: Cascade;
+  propagationPolicy: PropagationPolicy;
+  dryRun: boolean;
+  namespaces: string[];
+  /** Deletion order: highest wave first; kept and waiting objects after. */
+  entries: DeleteEntryReport[];
+  hooks: DeleteHookReport[];
+  /**
+   * The Application object: `deleted`, `terminating` (left with its finalizers: run delete again to finish),
+   * `would-delete` (dry run), `kept` (nothing was done), `absent` (an Application file with no object in the cluster).
+   */
+  application: 'deleted' | 'terminating' | 'would-delete' | 'kept' | 'absent';
+  /** `Succeeded`, `DryRun`, `Waiting` (Delete=confirm not approved: nothing done), `Failed`, `Declined` (the question was answered no). */
+  phase: 'Succeeded' | 'DryRun' | 'Waiting' | 'Failed' | 'Declined';
+  message?: string;
+  /** The command that approves a waiting deletion. */
+  nextCommand?: string;
+  notOwned: { group: string; kind: string; namespace: string; name: string; reason: string }[];
+  warnings: string[];
+}
+
+export interface DeleteRequest extends AppStateArgs {
+  cascade?: Cascade;
+  propagationPolicy?: PropagationPolicy;
+  dryRun: boolean;
+  /** Approves `Delete=confirm` objects (as Argo CD's deletion-approved annotation does). */
+  confirmDelete: boolean;
+  timeoutMs: number;
+}
+
+export interface DeleteDeps extends AppStateDeps {
+  controlPlane?: KubeGateway;
+  /** The Application object, when it is one in the control plane (absent for a file). */
+  appRef?: { namespace: string; name: string };
+  /** Asked once the plan is known and before the first write; false stops with nothing changed. Absent: go on. */
+  approve?: (plan: DeleteReport) => Promise<boolean>;
+  progress?: (line: string) => void;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  pollMs?: number;
+}
+
+const APPLICATION: ResourceType = { group: 'argoproj.io', version: 'v1alpha1', kind: 'Application', resource: 'applications', namespaced: true, verbs: [] };
+const DELETION_APPROVED = 'argocd.argoproj.io/deletion-approved';
+
+/** 3 when the deletion failed or waits for an approval; 4 when the question was answered no; else 0. */
+export function deleteExitCode(r: DeleteReport): 0 | 3 | 4 {
+  if (r.phase === 'Declined') return 4;
+  return r.phase === 'Failed' || r.phase === 'Waiting' ? 3 : 0;
+}
+
+/** Whether the deletion-approved annotation approves a deletion that began at `since` (Argo CD's IsDeletionConfirmed). */
+function approvedSince(app: KubeObject | undefined): boolean {
+  const since = app?.metadata.deletionTimestamp;
+  const value = app?.metadata.annotations?.[DELETION_APPROVED];
+  if (typeof since !== 'string' || value === undefined) return false;
+  const at = Date.parse(value);
+  return Number.isFinite(at) && at >= Date.parse(since);
+}
+
+interface Hook {
+  phase: DeleteHookPhase;
+  key: ResourceKey;
+  type: ResourceType;
+  object: KubeObject;
+  policies: readonly string[];
+  policyDeclared: boolean;
+  live?: KubeObject;
+}
+
+function hooksOf(state: AppState, plan: DeletePlan, phase: DeleteHookPhase): Hook[] {
+  const live = new Map(plan.liveDeleteHooks.map((h) => [keyString(h.key), h.object]));
+  return (state.deleteHooks ?? [])
+    .filter((h) => h.hook.deletePhases.includes(phase))
+    .map((h) => {
+      const l = live.get(keyString(h.key));
+      return {
+        phase,
+        key: h.key,
+        type: h.type,
+        object: h.object,
+        policies: h.hook.deletePolicies,
+        policyDeclared: h.hook.policyDeclared,
+        ...(l ? { live: l } : {}),
+      };
+    });
+}
+
+export async function deleteApp(req: DeleteRequest, deps: DeleteDeps): Promise<DeleteReport> {
+  const gw = deps.gateway;
+  const cp = deps.controlPlane ?? gw;
+  const now = deps.now ?? (() => Date.now());
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const pollMs = deps.pollMs ?? 1000;
+  const appType = deps.appRef ? ((await cp.resolve('argoproj.io/v1alpha1', 'Application').catch(() => undefined)) ?? APPLICATION) : APPLICATION;
+  const liveApp = deps.appRef ? await cp.get(appType, deps.appRef.namespace, deps.appRef.name) : undefined;
+  const terminating = typeof liveApp?.metadata.deletionTimestamp === 'string';
+  const appFinalizers = (liveApp?.metadata.finalizers as string[] | undefined) ?? [];
+  // An Application someone deleted already is finished the way its finalizers ask, unless --cascade says otherwise.
+  const cascade: Cascade = req.cascade ?? (terminating ? cascadeOf(appFinalizers) : 'foreground');
+  const propagationPolicy: PropagationPolicy = req.propagationPolicy ?? (cascade === 'background' ? 'background' : 'foreground');
+  // The render names the delete hooks; the scan finds every object with the app's mark.
+  const state = await loadAppState(req, deps, { extras: true, live: false });
+  const plan = planDelete({
+    live: state.scan ?? [],
+    appInstance: state.appInstance,
+    ...(state.tracking ? { tracking: state.tracking } : {}),
+    ...(deps.appRef ? { application: deps.appRef } : {}),
+    approved: req.confirmDelete || approvedSince(liveApp),
+  });
+  const report: DeleteReport = {
+    schemaVersion: DELETE_SCHEMA_VERSION,
+    app: state.app.name,
+    ...(state.target ? { context: state.target.context, server: state.target.server } : {}),
+    cascade,
+    propagationPolicy,
+    dryRun: req.dryRun,
+    namespaces: state.namespaces,
+    entries: [],
+    hooks: [],
+    application: liveApp ? 'kept' : 'absent',
+    phase: 'Succeeded',
+    notOwned: plan.notOwned.map((n) => ({ ...n.key, reason: describeNotOwned(n.reason) })),
+    warnings: state.warnings,
+  };
+  const base = (c: PruneCandidate) => ({ ...c.key, ...(c.object.metadata.uid ? { uid: c.object.metadata.uid } : {}), wave: c.wave });
+  const deleting = cascade === 'orphan' ? [] : plan.waves;
+  const waitingKeys = new Set(plan.needConfirmation.map(keyString));
+  for (const w of deleting)
+    for (const c of w.objects)
+      report.entries.push({
+        ...base(c),
+        outcome: waitingKeys.has(keyString(c.key)) ? 'waiting' : 'would-delete',
+        ...(waitingKeys.has(keyString(c.key)) ? { message: 'annotated Delete=confirm: deleted only once approved (--confirm-delete)' } : {}),
+      });
+  if (cascade === 'orphan')
+    for (const w of plan.waves)
+      for (const c of w.objects) report.entries.push({ ...base(c), outcome: 'kept', message: '--cascade orphan: left with its mark' });
+  for (const k of plan.kept) report.entries.push({ ...k.key, ...(k.uid ? { uid: k.uid } : {}), outcome: 'kept', message: k.reason });
+  const pre = hooksOf(state, plan, 'PreDelete');
+  const post = hooksOf(state, plan, 'PostDelete');
+  for (const h of [...pre, ...post]) report.hooks.push({ ...h.key, phase: h.phase, outcome: 'would-run' });
+  if (deps.appRef && liveApp) report.application = 'would-delete';
+
+  // Refusals first: each leaves everything as it was.
+  if (state.scanGaps && cascade !== 'orphan')
+    throw new ClusterError(
+      `deleting ${state.app.name}: nothing was deleted: ${partialScan(state.scanGaps).replace('a prune never runs', 'a deletion never runs')}`,
+    );
+  if (state.rules) {
+    const refused = projectViolations(state.app, state.rules, [], state.target?.server);
+    if (refused.length > 0)
+      throw new RefusedError(`deleting ${state.app.name}: nothing was deleted: project ${state.rules.project.name}: ${refused.join('; ')}`);
+  }
+  if (deleting.length > 0 && plan.needConfirmation.length > 0) {
+    report.phase = 'Waiting';
+    report.message = `${plan.needConfirmation.length} object(s) annotated Delete=confirm: nothing was deleted until the deletion is approved`;
+    report.nextCommand = `kubectl gitops delete ${deps.appRef ? state.app.name : `-f ${req.appFile ?? ''}`} --confirm-delete`;
+    if (!req.dryRun && report.application === 'would-delete') report.application = 'kept';
+    return report;
+  }
+  if (req.dryRun) {
+    report.phase = 'DryRun';
+    return report;
+  }
+  const toDelete = deleting.flatMap((w) => w.objects);
+  const access = await preflight(gw, writesOf([], toDelete), { dryRunDeletes: false });
+  if (access.deleteBlocked) throw new ClusterError(`deleting ${state.app.name}: nothing was deleted: ${access.missing.map(describeMissing).join('; ')}`);
+  if (deps.approve && !(await deps.approve(report))) {
+    report.phase = 'Declined';
+    report.application = liveApp ? 'kept' : 'absent';
+    for (const e of report.entries) if (e.outcome === 'would-delete') e.outcome = 'not-run';
+    for (const h of report.hooks) h.outcome = 'not-run';
+    return report;
+  }
+
+  // The Application first: with the finalizers of this deletion it stays Terminating until the end, so a deletion cut
+  // short is finished by running delete again, as Argo CD's controller would finish it.
+  const deadline = now() + req.timeoutMs;
+  if (deps.appRef && liveApp) {
+    const ref = deps.appRef;
+    if (!terminating) {
+      const finalizers = finalizersFor(appFinalizers, cascade, { pre: pre.length > 0, post: post.length > 0 });
+      await cp.patch(appType, ref.namespace, ref.name, { metadata: { finalizers, resourceVersion: liveApp.metadata.resourceVersion } }, 'merge', {
+        fieldManager: deps.opts.fieldManager,
+      });
+      await cp.delete(appType, ref.namespace, ref.name, { ...(liveApp.metadata.uid ? { preconditions: { uid: liveApp.metadata.uid as string } } : {}) });
+      deps.progress?.(`Application ${ref.namespace}/${ref.name} marked for deletion (cascade ${cascade})`);
+    }
+    report.application = 'terminating';
+  }
+  const fail = (message: string) => {
+    report.phase = 'Failed';
+    report.message = message;
+    for (const e of report.entries) if (e.outcome === 'would-delete') e.outcome = 'not-run';
+    for (const h of report.hooks) if (h.outcome === 'would-run') h.outcome = 'not-run';
+    return report;
+  };
+  const opts = { gw, now, sleep, pollMs, deadline, state, report, progress: deps.progress, fieldManager: deps.opts.fieldManager };
+  const preFailed = await runDeleteHooks(pre, opts);
+  if (preFailed) return fail(`PreDelete ${preFailed}: no object was deleted`);
+
+  for (const w of deleting) {
+    const results = await deleteCandidates(gw, w.objects, { propagationPolicy });
+    const deleted: PruneCandidate[] = [];
+    for (const r of results) {
+      const e = report.entries.find((x) => x.uid === r.candidate.object.metadata.uid && keyString(x) === keyString(r.candidate.key));
+      if (!e) continue;
+      e.outcome = r.outcome === 'skipped' ? 'kept' : r.outcome;
+      if (r.message) e.message = r.message;
+      if (r.outcome === 'deleted') deleted.push(r.candidate);
+    }
+    deps.progress?.(`wave ${w.wave}: ${deleted.length} of ${w.objects.length} deleted, waiting for them to be gone`);
+    const stuck = await waitGone(gw, deleted, { now, sleep, pollMs, deadline });
+    for (const c of stuck) {
+      const e = report.entries.find((x) => keyString(x) === keyString(c.key));
+      if (e) {
+        e.outcome = 'timeout';
+        e.message = 'deleted, but still there at the time limit (its finalizers or dependents)';
+      }
+    }
+    const bad = report.entries.filter((e) => e.wave === w.wave && (e.outcome === 'failed' || e.outcome === 'changed' || e.outcome === 'timeout'));
+    if (bad.length > 0) return fail(`wave ${w.wave}: ${bad.length} object(s) not deleted; later waves were not started`);
+  }
+
+  const postFailed = await runDeleteHooks(post, opts);
+  if (postFailed) return fail(`PostDelete ${postFailed}`);
+  await cleanupDeleteHooks([...pre, ...post], opts);
+
+  if (deps.appRef && liveApp) {
+    await removeFinalizers(cp, appType, deps.appRef, deps.opts.fieldManager);
+    report.application = 'deleted';
+  }
+  return report;
+}
+
+interface RunOpts {
+  gw: KubeGateway;
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+  pollMs: number;
+  deadline: number;
+  state: AppState;
+  report: DeleteReport;
+  progress: ((line: string) => void) | undefined;
+  fieldManager: string;
+}
+
+/** Creates the phase's hooks not live yet (marked as the app's), waits until none is Progressing; the failure, if any. */
+async function runDeleteHooks(hooks: Hook[], o: RunOpts): Promise<string | undefined> {
+  if (hooks.length === 0) return undefined;
+  const entry = (h: Hook) => o.report.hooks.find((r) => r.phase === h.phase && keyString(r) === keyString(h.key));
+  for (const h of hooks) {
+    if (h.live) continue;
+    const obj = asApplied(h.object, o.state.appInstance, o.state.destinationNamespace, o.state.tracking);
+    try {
+      h.live = await o.gw.create(h.type, obj, { fieldManager: o.fieldManager, dryRun: false });
+    } catch (err) {
+      if (!(err instanceof KubeApiError && err.status === 409)) {
+        const e = entry(h);
+        if (e) {
+          e.outcome = 'Failed';
+          e.message = (err as Error).message;
+        }
+        return `hook ${h.key.kind}/${h.key.name} could not be created: ${(err as Error).message}`;
+      }
+    }
+    o.progress?.(`${h.phase} hook ${h.key.kind}/${h.key.name} created`);
+  }
+  for (;;) {
+    let running = 0;
+    const failed: string[] = [];
+    for (const h of hooks) {
+      const live = await o.gw.get(h.type, h.key.namespace, h.key.name);
+      const e = entry(h);
+      const health = live ? resourceHealth(live) : undefined;
+      if (!live) {
+        if (e) e.outcome = 'Succeeded';
+        continue;
+      }
+      h.live = live;
+      if (health?.status === 'Degraded') {
+        failed.push(`${h.key.kind}/${h.key.name}${health.message ? `: ${health.message}` : ''}`);
+        if (e) {
+          e.outcome = 'Failed';
+          if (health.message) e.message = health.message;
+        }
+      } else if (health === undefined || health.status === 'Healthy' || health.status === 'Suspended') {
+        if (e) e.outcome = 'Succeeded';
+      } else {
+        running++;
+        if (e) e.outcome = 'Running';
+      }
+    }
+    if (failed.length > 0) return `hook(s) failed: ${failed.join('; ')}`;
+    if (running === 0) return undefined;
+    if (o.now() >= o.deadline) return `hook(s) still running at the time limit`;
+    await o.sleep(o.pollMs);
+  }
+}
+
+/**
+ * Argo CD's clean-up of delete hooks once their phase is done (controller/hook.go cleanupHooks): a hook with no delete
+ * policy is removed; `HookSucceeded` removes it when every hook of the phase succeeded; `BeforeHookCreation` alone keeps it.
+ */
+async function cleanupDeleteHooks(hooks: Hook[], o: RunOpts): Promise<void> {
+  for (const h of hooks) {
+    const e = o.report.hooks.find((r) => r.phase === h.phase && keyString(r) === keyString(h.key));
+    const remove = !h.policyDeclared || h.policies.includes('HookSucceeded');
+    if (!remove) {
+      if (e) e.cleanup = 'kept';
+      continue;
+    }
+    try {
+      await o.gw.delete(h.type, h.key.namespace, h.key.name, { propagationPolicy: 'background' });
+    } catch (err) {
+      if (!(err instanceof KubeApiError && err.status === 404)) throw err;
+    }
+    if (e) e.cleanup = 'removed';
+  }
+}
+
+/** Waits until each deleted object is gone (or replaced by a new one); those still there at the deadline. */
+async function waitGone(
+  gw: KubeGateway,
+  deleted: readonly PruneCandidate[],
+  o: { now: () => number; sleep: (ms: number) => Promise<void>; pollMs: number; deadline: number },
+): Promise<PruneCandidate[]> {
+  let left = [...deleted];
+  for (;;) {
+    const still: PruneCandidate[] = [];
+    for (const c of left) {
+      const live = await gw.get(c.type, c.key.namespace, c.key.name);
+      if (live && live.metadata.uid === c.object.metadata.uid) still.push(c);
+    }
+    left = still;
+    if (left.length === 0 || o.now() >= o.deadline) return left;
+    await o.sleep(o.pollMs);
+  }
+}
+
+/** Removes this deletion's finalizers (Argo CD's resources, pre-delete and post-delete ones): the Application goes. */
+async function removeFinalizers(cp: KubeGateway, type: ResourceType, ref: { namespace: string; name: string }, fieldManager: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const app = await cp.get(type, ref.namespace, ref.name);
+    if (!app) return;
+    const finalizers = finalizersAfter((app.metadata.finalizers as string[] | undefined) ?? []);
+    try {
+      await cp.patch(type, ref.namespace, ref.name, { metadata: { finalizers, resourceVersion: app.metadata.resourceVersion } }, 'merge', { fieldManager });
+      return;
+    } catch (err) {
+      if (err instanceof KubeApiError && err.status === 404) return;
+      if (!(err instanceof KubeApiError && err.status === 409) || attempt >= 5) throw err;
+    }
+  }
+}
