@@ -8,6 +8,8 @@ export interface ApplicationFields {
   /** Where the Application lives; default `argocd` (null: no namespace in its metadata). */
   namespace?: string | null;
   labels?: Record<string, string>;
+  /** metadata.finalizers (Argo CD's canonical Application carries resources-finalizer.argocd.argoproj.io). */
+  finalizers?: string[];
   resourceVersion?: string;
   /** The spec, as written (source, destination, syncPolicy, ignoreDifferences, ...): nothing is added to it. */
   spec: Record<string, unknown>;
@@ -23,6 +25,7 @@ export function application(a: ApplicationFields): KubeObject {
       name: a.name ?? 'shop',
       ...(a.namespace === null ? {} : { namespace: a.namespace ?? 'argocd' }),
       ...(a.labels ? { labels: a.labels } : {}),
+      ...(a.finalizers ? { finalizers: a.finalizers } : {}),
       ...(a.resourceVersion ? { resourceVersion: a.resourceVersion } : {}),
     },
     spec: a.spec,

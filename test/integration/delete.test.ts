@@ -1,0 +1,263 @@
+// `delete` on the local control plane, as Argo CD's controller finalizes an Application: the PreDelete hook runs first,
+// the objects go highest wave first (seen by a watch on the API server), Delete=false, Helm's keep and an unmarked
+// bystander keep their uid, the PostDelete hook runs after the last object, the hooks are cleaned up by their policy,
+// and the finalizer and the Application are gone; --dry-run and --cascade orphan delete nothing; an answer of no on a
+// terminal changes nothing; an Application a `kubectl delete` left Terminating is finished.
+import { spawn } from 'node:child_process';
+import { GitFixture } from '../support/git-source.js';
+import { applicationYaml, inCluster } from '../support/application.js';
+import {
+  applyYaml,
+  childEnv,
+  clusterBin,
+  createTestNamespace,
+  deleteNamespace,
+  kubeconfigPath,
+  kubectl,
+  kubectlOk,
+  kvValues,
+  pluginPath,
+  runPlugin,
+  waitFor,
+} from './support/index.js';
+
+const T = 240_000;
+const FINALIZER = 'resources-finalizer.argocd.argoproj.io';
+
+const cm = (name: string, annotations: Record<string, string> = {}) =>
+  `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  annotations: ${JSON.stringify(annotations)}\ndata:\n  k: v\n`;
+const wave = (n: number) => ({ 'argocd.argoproj.io/sync-wave': String(n) });
+const job = (name: string, annotations: Record<string, string>) => `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: ${name}
+  annotations: ${JSON.stringify(annotations)}
+spec:
+  backoffLimit: 0
+  template:
+    spec:
+      restartPolicy: Never
+      containers: [{name: run, image: busybox}]
+`;
+const deployment = (name: string, w: number) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ${name}, annotations: {argocd.argoproj.io/sync-wave: "${w}"}}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: ${name}}}
+  template:
+    metadata: {labels: {app: ${name}}}
+    spec: {containers: [{name: app, image: registry.local/${name}:1}]}
+`;
+
+interface Obj {
+  metadata: { name: string; uid: string; creationTimestamp: string; deletionTimestamp?: string; finalizers?: string[]; annotations?: Record<string, string> };
+  status?: { completionTime?: string };
+}
+
+describe('delete', () => {
+  let fx: GitFixture;
+  let ns: string;
+
+  beforeAll(async () => {
+    fx = new GitFixture();
+    fx.write('app/pre.yaml', job('pre', { 'argocd.argoproj.io/hook': 'PreDelete', 'argocd.argoproj.io/hook-delete-policy': 'BeforeHookCreation' }));
+    fx.write('app/post.yaml', job('post', { 'argocd.argoproj.io/hook': 'PostDelete', 'argocd.argoproj.io/hook-delete-policy': 'BeforeHookCreation' }));
+    fx.write('app/post-note.yaml', cm('post-note', { 'helm.sh/hook': 'post-delete' }));
+    fx.write('app/base.yaml', cm('base', wave(0)));
+    fx.write('app/web.yaml', deployment('web', 1));
+    fx.write('app/top.yaml', cm('top', wave(2)));
+    fx.write('app/stay.yaml', cm('stay', { 'argocd.argoproj.io/sync-options': 'Delete=false' }));
+    fx.write('app/helm-keep.yaml', cm('helm-keep', { 'helm.sh/resource-policy': 'keep' }));
+    fx.write('plain/a.yaml', cm('plain-a'));
+    fx.write('plain/b.yaml', cm('plain-b', wave(3)));
+    fx.write('stuck/a.yaml', cm('stuck-a'));
+    fx.write('stuck/b.yaml', cm('stuck-b', wave(1)));
+    fx.commit('v1');
+    ns = await createTestNamespace('delete');
+  }, T);
+
+  afterAll(async () => {
+    fx?.cleanup();
+    if (ns) await deleteNamespace(ns);
+  }, T);
+
+  const plugin = (args: string[]) => runPlugin([...args, '--app-namespace', ns]);
+  const get = async (kind: string, name: string): Promise<Obj | undefined> => {
+    const r = await kubectl(['get', kind, name, '-n', ns, '-o', 'json']);
+    return r.code === 0 ? (JSON.parse(r.stdout) as Obj) : undefined;
+  };
+  const uid = async (kind: string, name: string) => (await get(kind, name))?.metadata.uid;
+  const makeApp = async (name: string, path: string) => {
+    await applyYaml(
+      applicationYaml({
+        name,
+        namespace: ns,
+        finalizers: [FINALIZER],
+        spec: { source: { repoURL: fx.repo, path, targetRevision: 'main' }, destination: inCluster(ns) },
+      }),
+    );
+    const synced = await plugin(['sync', name, '-o', 'kv']);
+    expect(synced.stderr).toBe('');
+    expect(synced.code).toBe(0);
+  };
+
+  test(
+    'PreDelete hook, then the objects highest wave first, then PostDelete; kept objects and a bystander keep their uid; the Application goes',
+    async () => {
+      await makeApp('wipe', 'app');
+      await kubectlOk(['create', 'configmap', 'bystander', '-n', ns, '--from-literal=k=v']);
+      const before = {
+        stay: await uid('configmap', 'stay'),
+        keep: await uid('configmap', 'helm-keep'),
+        bystander: await uid('configmap', 'bystander'),
+        top: await uid('configmap', 'top'),
+      };
+      expect(Object.values(before).every((u) => typeof u === 'string')).toBe(true);
+      // No delete hook is run by a sync.
+      expect([await get('job', 'pre'), await get('job', 'post'), await get('configmap', 'post-note')]).toEqual([undefined, undefined, undefined]);
+
+      const dry = await plugin(['delete', 'wipe', '--dry-run', '-o', 'json']);
+      expect(dry.code).toBe(0);
+      const plan = JSON.parse(dry.stdout) as {
+        phase: string;
+        application: string;
+        entries: { name: string; outcome: string; wave?: number }[];
+        hooks: { name: string; phase: string; outcome: string }[];
+      };
+      expect([plan.phase, plan.application]).toEqual(['DryRun', 'would-delete']);
+      expect(plan.entries.map((e) => `${e.name} ${e.outcome}`)).toEqual([
+        'top would-delete',
+        'web would-delete',
+        'base would-delete',
+        'helm-keep kept',
+        'stay kept',
+      ]);
+      expect(plan.hooks.map((h) => `${h.phase} ${h.name} ${h.outcome}`).sort()).toEqual([
+        'PostDelete post would-run',
+        'PostDelete post-note would-run',
+        'PreDelete pre would-run',
+      ]);
+      expect(await uid('configmap', 'top')).toBe(before.top);
+      expect(await get('application', 'wipe')).toBeDefined();
+
+      // Watches on the API server see the deletions in the order they happen (kubectl watches one type per process).
+      const seen: { at: number; name: string }[] = [];
+      const watches = ['configmaps', 'deployments'].map((kind) => {
+        const w = spawn(
+          `${clusterBin()}/kubectl`,
+          [
+            '--kubeconfig',
+            kubeconfigPath(),
+            'get',
+            kind,
+            '-n',
+            ns,
+            '--watch-only',
+            '--output-watch-events',
+            '-o',
+            'jsonpath={.type} {.object.metadata.name}{"\\n"}',
+          ],
+          { env: childEnv() },
+        );
+        w.stdout.on('data', (d: Buffer) => {
+          for (const line of d.toString().split('\n'))
+            if (line.startsWith('DELETED ')) seen.push({ at: performance.now(), name: line.slice('DELETED '.length) });
+        });
+        return w;
+      });
+      await new Promise((r) => setTimeout(r, 2000));
+      const started = Date.now();
+      const done = await plugin(['delete', 'wipe', '--yes', '-o', 'kv']);
+      await new Promise((r) => setTimeout(r, 1000));
+      for (const w of watches) w.kill();
+      expect(done.code).toBe(0);
+      const kv = kvValues(done.stdout);
+      expect(kv.DELETED).toEqual(['ConfigMap/top', 'Deployment/web', 'ConfigMap/base']);
+      expect(kv.DELETE_KEPT?.sort()).toEqual([
+        'ConfigMap/helm-keep annotated helm.sh/resource-policy: keep',
+        'ConfigMap/stay annotated argocd.argoproj.io/sync-options: Delete=false',
+      ]);
+      expect(kv.HOOK?.sort()).toEqual([
+        'PostDelete ConfigMap/post-note Succeeded removed',
+        'PostDelete Job/post Succeeded kept',
+        'PreDelete Job/pre Succeeded kept',
+      ]);
+      expect([kv.CASCADE, kv.APPLICATION, kv.PHASE]).toEqual([['foreground'], ['deleted'], ['Succeeded']]);
+      const deletedOrder = seen
+        .filter((e) => ['top', 'web', 'base'].includes(e.name))
+        .sort((a, b) => a.at - b.at)
+        .map((e) => e.name);
+      expect(deletedOrder).toEqual(['top', 'web', 'base']);
+
+      // The hooks ran in order, by the server's clocks: PreDelete finished before PostDelete was created.
+      const pre = await get('job', 'pre');
+      const post = await get('job', 'post');
+      expect(pre?.status?.completionTime).toBeDefined();
+      expect(Date.parse(pre!.metadata.creationTimestamp)).toBeGreaterThanOrEqual(Math.floor(started / 1000) * 1000 - 1000);
+      expect(Date.parse(post!.metadata.creationTimestamp)).toBeGreaterThanOrEqual(Date.parse(pre!.status!.completionTime!));
+      expect(await get('configmap', 'post-note')).toBeUndefined();
+      expect([await get('configmap', 'top'), await get('deployment', 'web'), await get('configmap', 'base')]).toEqual([undefined, undefined, undefined]);
+      expect([await uid('configmap', 'stay'), await uid('configmap', 'helm-keep'), await uid('configmap', 'bystander')]).toEqual([
+        before.stay,
+        before.keep,
+        before.bystander,
+      ]);
+      expect(await get('application', 'wipe')).toBeUndefined();
+    },
+    T,
+  );
+
+  test(
+    'on a terminal an answer of no changes nothing (exit 4); --cascade orphan removes only the Application, its objects keep their mark',
+    async () => {
+      await makeApp('leave', 'plain');
+      const before = [await uid('configmap', 'plain-a'), await uid('configmap', 'plain-b')];
+      // `script` gives the command a terminal; "n" answers its question.
+      const cmd = [pluginPath, 'delete', 'leave', '--app-namespace', ns, '--kubeconfig', kubeconfigPath()].map((a) => `'${a}'`).join(' ');
+      const asked = await new Promise<{ code: number | null; out: string }>((resolve) => {
+        const p = spawn('script', ['-qec', cmd, '/dev/null'], { env: childEnv() });
+        let out = '';
+        p.stdout.on('data', (d: Buffer) => {
+          out += d.toString();
+          if (out.includes('[y/N]')) p.stdin.write('n\n');
+        });
+        p.on('close', (code) => resolve({ code, out }));
+      });
+      expect(asked.out).toMatch(/Delete Application leave and the objects listed\? \[y\/N\]/);
+      expect(asked.out).toMatch(/ConfigMap\/plain-b\s+\S+\s+would-delete/);
+      expect(asked.code).toBe(4);
+      expect([await uid('configmap', 'plain-a'), await uid('configmap', 'plain-b')]).toEqual(before);
+      expect((await get('application', 'leave'))?.metadata.deletionTimestamp).toBeUndefined();
+
+      const orphan = await plugin(['delete', 'leave', '--cascade', 'orphan', '--yes', '-o', 'kv']);
+      expect(orphan.code).toBe(0);
+      expect(kvValues(orphan.stdout).APPLICATION).toEqual(['deleted']);
+      expect(kvValues(orphan.stdout).DELETED).toBeUndefined();
+      expect(await get('application', 'leave')).toBeUndefined();
+      expect([await uid('configmap', 'plain-a'), await uid('configmap', 'plain-b')]).toEqual(before);
+      expect((await get('configmap', 'plain-a'))?.metadata.annotations?.['argocd.argoproj.io/tracking-id']).toBe(`${ns}_leave:/ConfigMap:${ns}/plain-a`);
+      await kubectlOk(['delete', 'configmap', 'plain-a', 'plain-b', '-n', ns]);
+    },
+    T,
+  );
+
+  test(
+    'an Application that kubectl delete left Terminating (its resources finalizer) is finished by delete',
+    async () => {
+      await makeApp('stuck', 'stuck');
+      await kubectlOk(['delete', 'application', 'stuck', '-n', ns, '--wait=false']);
+      const terminating = await get('application', 'stuck');
+      expect(terminating?.metadata.deletionTimestamp).toBeDefined();
+      expect(terminating?.metadata.finalizers).toEqual([FINALIZER]);
+      const done = await plugin(['delete', 'stuck', '--yes', '-o', 'kv']);
+      expect(done.code).toBe(0);
+      const kv = kvValues(done.stdout);
+      expect(kv.DELETED).toEqual(['ConfigMap/stuck-b', 'ConfigMap/stuck-a']);
+      expect([kv.CASCADE, kv.APPLICATION]).toEqual([['foreground'], ['deleted']]);
+      await waitFor(async () => (await get('application', 'stuck')) === undefined, { timeoutMs: 10_000, what: 'the Application gone' });
+      expect([await get('configmap', 'stuck-a'), await get('configmap', 'stuck-b')]).toEqual([undefined, undefined]);
+    },
+    T,
+  );
+});
