@@ -7,6 +7,7 @@ import { PROPAGATION_POLICIES } from '../../model/object.js';
 import { parseDuration } from '../../model/duration.js';
 import { appStateInput } from '../inputs.js';
 import { CASCADES } from '../../prune/delete-plan.js';
+import { progressLine } from './sync.js';
 
 export const deleteCommand = defineCommand({
   command: 'delete [app]',
@@ -56,11 +57,14 @@ export const deleteCommand = defineCommand({
       timeoutMs,
     };
     return withAppTarget(ctx, 'delete', req, async (session) => {
+      // What is going on: a line that updates itself on a terminal, lines with -v, nothing in a pipe.
+      const line = progressLine(ctx);
+      const progress = line ? line.update : ctx.opts.verbose ? (text: string) => ctx.io.err(`${text}\n`) : undefined;
       const report = await deleteApp(req, {
         io: ctx.io,
         opts: ctx.opts,
         ...session,
-        progress: (line) => ctx.io.err(`${line}\n`),
+        ...(progress ? { progress } : {}),
         ...(ask
           ? {
               approve: async (plan) => {
@@ -70,7 +74,7 @@ export const deleteCommand = defineCommand({
               },
             }
           : {}),
-      });
+      }).finally(() => line?.clear());
       return emit(ctx, { warnings: report.warnings, report: renderDelete(report, ctx.opts.output, ctx.paint), code: deleteExitCode(report) });
     });
   },
