@@ -71,6 +71,7 @@ describe('delete', () => {
     fx.write('app/helm-keep.yaml', cm('helm-keep', { 'helm.sh/resource-policy': 'keep' }));
     fx.write('plain/a.yaml', cm('plain-a'));
     fx.write('plain/b.yaml', cm('plain-b', wave(3)));
+    fx.write('kid/cm.yaml', cm('kid-cm'));
     fx.write('stuck/a.yaml', cm('stuck-a'));
     fx.write('stuck/b.yaml', cm('stuck-b', wave(1)));
     fx.commit('v1');
@@ -257,6 +258,54 @@ describe('delete', () => {
       expect([kv.CASCADE, kv.APPLICATION]).toEqual([['foreground'], ['deleted']]);
       await waitFor(async () => (await get('application', 'stuck')) === undefined, { timeoutMs: 10_000, what: 'the Application gone' });
       expect([await get('configmap', 'stuck-a'), await get('configmap', 'stuck-b')]).toEqual([undefined, undefined]);
+    },
+    T,
+  );
+
+  test(
+    "app-of-apps: a child Application the parent's prune deletes is finished as delete would (its objects, then its finalizer), never left Terminating",
+    async () => {
+      fx.write(
+        'parent/kid.yaml',
+        applicationYaml({
+          name: 'kid',
+          namespace: ns,
+          finalizers: [FINALIZER],
+          spec: { source: { repoURL: fx.repo, path: 'kid', targetRevision: 'main' }, destination: inCluster(ns) },
+        }),
+      );
+      fx.write('parent/note.yaml', cm('parent-note'));
+      fx.commit('parent with a child');
+      await applyYaml(
+        applicationYaml({
+          name: 'parent',
+          namespace: ns,
+          spec: { source: { repoURL: fx.repo, path: 'parent', targetRevision: 'main' }, destination: inCluster(ns) },
+        }),
+      );
+      const first = await plugin(['sync', 'parent', '--recursive', '-o', 'json']);
+      expect(first.code).toBe(0);
+      expect(await uid('configmap', 'kid-cm')).toBeDefined();
+      expect((await get('application', 'kid'))?.metadata.finalizers).toEqual([FINALIZER]);
+
+      fx.remove('parent/kid.yaml');
+      fx.commit('the child goes');
+      const pruned = await plugin(['sync', 'parent', '--prune', '-o', 'json']);
+      expect(pruned.code).toBe(0);
+      const report = JSON.parse(pruned.stdout) as { prune: { results: { kind: string; name: string; outcome: string; message?: string }[] } };
+      expect(report.prune.results).toEqual([
+        {
+          group: 'argoproj.io',
+          kind: 'Application',
+          namespace: ns,
+          name: 'kid',
+          outcome: 'pruned',
+          message: 'its deletion finished as delete would: 1 object(s) deleted (cascade foreground), the Application deleted',
+        },
+      ]);
+      expect(await get('application', 'kid')).toBeUndefined();
+      expect(await get('configmap', 'kid-cm')).toBeUndefined();
+      expect(await uid('configmap', 'parent-note')).toBeDefined();
     },
     T,
   );

@@ -4,6 +4,7 @@
 // hooks' clean-up, and last the Application's finalizers, so it disappears. `orphan` deletes no object.
 import { ClusterError, RefusedError } from '../../model/errors.js';
 import type { KubeGateway } from '../../kube/gateway.js';
+import type { RunContext } from '../../model/context.js';
 import { KubeApiError } from '../../kube/errors.js';
 import { keyString, type KubeObject, type PropagationPolicy, type ResourceKey } from '../../model/object.js';
 import type { ResourceType } from '../../model/resource-type.js';
@@ -402,5 +403,30 @@ async function removeFinalizers(cp: KubeGateway, type: ResourceType, ref: { name
       if (err instanceof KubeApiError && err.status === 404) return;
       if (!(err instanceof KubeApiError && err.status === 409) || attempt >= 5) throw err;
     }
+  }
+}
+
+/**
+ * Finishes the deletion of an Application another app's prune deleted (app-of-apps): `delete` of it by name in its own
+ * namespace, as its finalizers ask, through a session of its own (its destination may be another cluster).
+ */
+export async function finishAppDeletion(
+  ctx: RunContext,
+  ref: { namespace: string; name: string },
+  timeoutMs: number,
+): Promise<{ ok: boolean; message: string }> {
+  const { withAppTarget } = await import('../session/session.js');
+  const { namespace: _parentsOverride, ...opts } = ctx.opts;
+  const child: RunContext = { ...ctx, opts: { ...opts, appNamespace: ref.namespace } };
+  try {
+    const r = await withAppTarget(child, 'delete', { app: ref.name }, (session) =>
+      deleteApp({ app: ref.name, dryRun: false, confirmDelete: false, timeoutMs }, { io: ctx.io, opts: child.opts, ...session }),
+    );
+    const deleted = r.entries.filter((e) => e.outcome === 'deleted').length;
+    return r.phase === 'Succeeded'
+      ? { ok: true, message: `${deleted} object(s) deleted (cascade ${r.cascade}), the Application ${r.application}` }
+      : { ok: false, message: r.message ?? r.phase };
+  } catch (err) {
+    return { ok: false, message: (err as Error).message };
   }
 }

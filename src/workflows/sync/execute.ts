@@ -20,6 +20,8 @@ import type { RetryPolicy } from '../../app/types.js';
 import { WAITING_FOR_PRUNE_CONFIRMATION } from '../../app/application.js';
 import { applySteps, dryRunSteps, type ApplyResult, type DryRunResult } from './apply.js';
 import { deleteCandidates } from '../prune/prune-delete.js';
+import type { RunContext } from '../../model/context.js';
+import { finalizersAfter } from '../../prune/delete-plan.js';
 import { partialScan } from '../prune/prune.js';
 import { describeMissing, preflight, writesOf, type MissingPermission } from './preflight.js';
 import { customHealthRunner } from '../status/custom-health.js';
@@ -131,7 +133,24 @@ export interface SyncReport {
  * What a sync needs besides the request: the app-state deps, where it tells its progress, and `signal`: once aborted,
  * the step in progress is finished and no new wave, phase or prune starts (the report says where: `interrupted`).
  */
-export type SyncDeps = AppStateDeps & { progress?: (line: string) => void; onEvent?: (e: SyncEvent) => void; signal?: AbortSignal };
+export type SyncDeps = AppStateDeps & {
+  progress?: (line: string) => void;
+  onEvent?: (e: SyncEvent) => void;
+  signal?: AbortSignal;
+  /**
+   * Finishes the deletion of a child Application this prune deleted (app-of-apps) when it carries Argo CD's deletion
+   * finalizers: its objects, its delete hooks, then the finalizers, as `delete` would (workflows/delete/delete.ts).
+   */
+  finalizeApp?: FinalizeApp;
+};
+
+/** Finishes a Terminating Application's deletion: ok, or why it is left Terminating. */
+export type FinalizeApp = (ref: { namespace: string; name: string }) => Promise<{ ok: boolean; message: string }>;
+
+/** The FinalizeApp of every sync path: `delete` of the child by name in its own session (loaded when first needed). */
+export function finalizeThroughDelete(ctx: RunContext, timeoutMs: number): FinalizeApp {
+  return async (ref) => (await import('../delete/delete.js')).finishAppDeletion(ctx, ref, timeoutMs);
+}
 
 /** What of the app one execution acts on. */
 export interface SyncSelection {
@@ -273,7 +292,7 @@ export async function executeSync(state: AppState, comparison: Comparison, sel: 
   const retryNotFound = notFoundRetry(gw, deadline);
   const prune = async () => {
     if (interruptedNow(report, deps.signal, 'Prune', null)) return;
-    await runPrune(gw, plan, report, deniedDeletes, deps.progress, scanGaps, o.pruneConfirmed === true);
+    await runPrune(gw, plan, report, deniedDeletes, deps.progress, scanGaps, o.pruneConfirmed === true, deps.finalizeApp);
   };
   if (!multiStep) {
     if (interruptedNow(report, deps.signal, 'Sync', 0)) {
@@ -702,6 +721,7 @@ async function runPrune(
   progress?: (line: string) => void,
   scanGaps?: readonly string[],
   pruneConfirmed = false,
+  finalizeApp?: FinalizeApp,
 ): Promise<void> {
   if (!plan.prune.enabled) return;
   if (report.failures.length > 0 || report.conflicts.length > 0) {
@@ -739,10 +759,28 @@ async function runPrune(
   progress?.(`pruning ${plan.prune.candidates.length} objects`);
   const deleted = await deleteCandidates(gw, plan.prune.candidates, { propagationPolicy: report.prune.propagationPolicy });
   for (const d of deleted) {
-    const outcome = d.outcome === 'deleted' ? 'pruned' : d.outcome;
-    report.prune.results.push({ ...ref(d.candidate.key), outcome, ...(d.message ? { message: d.message } : {}) });
-    if (d.outcome === 'failed' || d.outcome === 'changed') report.failures.push({ ...ref(d.candidate.key), phase: 'prune', message: d.message ?? d.outcome });
+    let outcome: PruneResultReport['outcome'] = d.outcome === 'deleted' ? 'pruned' : d.outcome;
+    let message = d.message;
+    // A child Application with Argo CD's deletion finalizers would wait Terminating for a controller: finish it here.
+    if (d.outcome === 'deleted' && isFinalizedApplication(d.candidate)) {
+      const { key } = d.candidate;
+      const done = finalizeApp ? await finalizeApp({ namespace: key.namespace, name: key.name }) : { ok: false, message: 'no deletion of its objects here' };
+      if (done.ok) message = `its deletion finished as delete would: ${done.message}`;
+      else {
+        outcome = 'failed';
+        message = `deleted, but left Terminating (${done.message}): finish it with kubectl gitops delete ${key.name} --app-namespace ${key.namespace}`;
+      }
+    }
+    report.prune.results.push({ ...ref(d.candidate.key), outcome, ...(message ? { message } : {}) });
+    if (outcome === 'failed' || outcome === 'changed') report.failures.push({ ...ref(d.candidate.key), phase: 'prune', message: message ?? outcome });
   }
+}
+
+/** An Argo CD Application whose finalizers ask for a deletion of its objects or its delete hooks. */
+function isFinalizedApplication(c: PruneCandidate): boolean {
+  if (c.key.group !== 'argoproj.io' || c.key.kind !== 'Application') return false;
+  const finalizers = (c.object.metadata.finalizers as string[] | undefined) ?? [];
+  return finalizersAfter(finalizers).length !== finalizers.length;
 }
 
 /** gitops-engine's message for prune tasks held for a confirmation, or undefined when none needs one. */

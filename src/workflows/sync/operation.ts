@@ -6,7 +6,7 @@ import { rollbackTargetOf, syncRollback } from '../history/rollback.js';
 import { recordingErrors, recordNotice, recordSessionError, recordSync, recordTerminated, type RecordOutcome, type RecordSession } from '../session/record.js';
 import { withAppTarget } from '../session/session.js';
 import { runStatus } from '../status/status.js';
-import type { SyncReport } from './execute.js';
+import { finalizeThroughDelete, type SyncReport } from './execute.js';
 import type { SyncEvent } from './sync-phases.js';
 import { syncExitCode, syncWithRetry, type SyncRequest } from './sync.js';
 
@@ -140,7 +140,16 @@ export async function runOperation(ctx: RunContext, input: OperationInput, hooks
         last = e;
         hooks.onEvent?.(e);
       };
-      const deps = { io: ctx.io, opts: ctx.opts, ...session, ...(hooks.progress ? { progress: hooks.progress } : {}), onEvent, signal: stop.signal };
+      const deps = {
+        io: ctx.io,
+        opts: ctx.opts,
+        ...session,
+        ...(hooks.progress ? { progress: hooks.progress } : {}),
+        onEvent,
+        signal: stop.signal,
+        // A child Application the prune deletes is finished as `delete` would finish it (app-of-apps).
+        finalizeApp: finalizeThroughDelete(ctx, request.timeoutMs),
+      };
       const retry = (line: string) => hooks.say(`retry: ${line}`);
       const started = Date.now();
       let run: () => Promise<SyncReport>;

@@ -6,7 +6,7 @@ import { listApplications } from '../list.js';
 import { SourceReads } from '../../source/shared-reads.js';
 import { recordingErrors, recordNotice, recordSync } from '../session/record.js';
 import { runStatus } from '../status/status.js';
-import type { SyncReport } from './execute.js';
+import { finalizeThroughDelete, type SyncReport } from './execute.js';
 import { syncExitCode, syncWithRetry, type SyncRequest } from './sync.js';
 
 export const SYNC_ALL_SCHEMA_VERSION = 1;
@@ -95,7 +95,14 @@ async function syncEach(
     };
     try {
       const report = await withAppTarget(appCtx, 'sync', args, async (session) => {
-        const deps = { io: ctx.io, opts: appCtx.opts, ...session, sourceReads };
+        const deps = {
+          io: ctx.io,
+          opts: appCtx.opts,
+          ...session,
+          sourceReads,
+          // A child Application its prune deletes is finished as `delete` would finish it (app-of-apps).
+          finalizeApp: finalizeThroughDelete(ctx, req.timeoutMs),
+        };
         const started = Date.now();
         const failure = { startedAtMs: started, record: req.record, dryRun: req.dryRun, prune: req.prune };
         const r = await recordingErrors(

@@ -17,7 +17,7 @@ import { LiveWatcher, type LiveTarget } from '../../watch/live.js';
 import { runLoop, systemClock, Wakeup, type ActResult, type LoopClock, type Snapshot } from '../../watch/loop.js';
 import { isLoopback, parseWebhookAddr, startWebhook, type WebhookServer } from '../../watch/webhook.js';
 import { compareAppState, loadAppState, type AppState, type AppStateArgs, type AppTarget } from '../session/app-state.js';
-import { executeSync, syncRevision, type SyncDeps, type SyncReport } from './execute.js';
+import { executeSync, finalizeThroughDelete, syncRevision, type SyncDeps, type SyncReport } from './execute.js';
 import { stateRefusal, windowVerdict } from '../session/rules.js';
 import type { RecordOutcome } from '../session/record.js';
 
@@ -339,7 +339,12 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
     };
 
     // Each round runs the one executor (execute.ts) on the state its refresh loaded, as `sync` runs it.
-    const syncDeps: SyncDeps = { ...appDeps, signal: stop.signal };
+    const syncDeps: SyncDeps = {
+      ...appDeps,
+      signal: stop.signal,
+      // A child Application its prune deletes is finished as `delete` would finish it (app-of-apps).
+      finalizeApp: finalizeThroughDelete(ctx, req.timeoutMs),
+    };
     const act = async (d: Decision): Promise<ActResult[]> => {
       if (last === undefined) return [];
       const startedAtMs = clock.now();
