@@ -203,6 +203,7 @@ export function parseApplication(obj: unknown, origin: string): Application {
   if (project) app.project = project;
   const approval = pruneApprovalOf(meta, obj.status);
   if (approval) app.pruneApproval = approval;
+  if (typeof meta.deletionTimestamp === 'string' && meta.deletionTimestamp !== '') app.deletingSince = meta.deletionTimestamp;
   const annotations = meta.annotations;
   const csaManager = isPlainObject(annotations) ? annotations['argocd.argoproj.io/client-side-apply-migration-manager'] : undefined;
   if (typeof csaManager === 'string' && csaManager !== '') app.csaMigrationManager = csaManager;

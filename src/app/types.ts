@@ -112,6 +112,8 @@ export interface Application {
    * `argocd.argoproj.io/deletion-approved` annotation, and the start of a stored operation still waiting for it.
    */
   pruneApproval?: { approvedAt?: string; waitingSince?: string };
+  /** metadata.deletionTimestamp: the Application is being deleted (Terminating, held by its finalizers). */
+  deletingSince?: string;
   /** `argocd.argoproj.io/client-side-apply-migration-manager`: the client-side manager whose fields a server-side sync takes over. */
   csaMigrationManager?: string;
 }

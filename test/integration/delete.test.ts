@@ -5,6 +5,7 @@
 // terminal changes nothing; an Application a `kubectl delete` left Terminating is finished.
 import { spawn } from 'node:child_process';
 import { GitFixture } from '../support/git-source.js';
+import { WatchProcess } from './support/watch-process.js';
 import { applicationYaml, inCluster } from '../support/application.js';
 import {
   applyYaml,
@@ -72,6 +73,7 @@ describe('delete', () => {
     fx.write('plain/a.yaml', cm('plain-a'));
     fx.write('plain/b.yaml', cm('plain-b', wave(3)));
     fx.write('kid/cm.yaml', cm('kid-cm'));
+    fx.write('watched/cm.yaml', cm('watched-cm'));
     fx.write('stuck/a.yaml', cm('stuck-a'));
     fx.write('stuck/b.yaml', cm('stuck-b', wave(1)));
     fx.commit('v1');
@@ -306,6 +308,35 @@ describe('delete', () => {
       expect(await get('application', 'kid')).toBeUndefined();
       expect(await get('configmap', 'kid-cm')).toBeUndefined();
       expect(await uid('configmap', 'parent-note')).toBeDefined();
+    },
+    T,
+  );
+
+  test(
+    'sync --watch, which owns the loop, finishes an Application that kubectl delete left Terminating, and stops',
+    async () => {
+      await applyYaml(
+        applicationYaml({
+          name: 'watched',
+          namespace: ns,
+          finalizers: [FINALIZER],
+          spec: { source: { repoURL: fx.repo, path: 'watched', targetRevision: 'main' }, destination: inCluster(ns), syncPolicy: { automated: {} } },
+        }),
+      );
+      const w = new WatchProcess(['watched', '--app-namespace', ns, '--interval', '2s'], kubeconfigPath());
+      try {
+        await w.line((l) => l.action === 'in-sync' || (l.action === 'sync' && l.result === 'applied'), 'the first sync');
+        expect(await uid('configmap', 'watched-cm')).toBeDefined();
+        await kubectlOk(['delete', 'application', 'watched', '-n', ns, '--wait=false']);
+        const deleted = await w.line((l) => l.action === 'app' && l.result === 'deleted', 'the loop finishing the deletion', 0, 60_000);
+        expect(deleted.message).toBe('the Application is being deleted: 1 object(s) deleted (cascade foreground), the Application deleted');
+        const exit = await w.exited;
+        expect(exit.code).toBe(0);
+        expect(await get('configmap', 'watched-cm')).toBeUndefined();
+        expect(await get('application', 'watched')).toBeUndefined();
+      } finally {
+        await w.stop();
+      }
     },
     T,
   );

@@ -37,6 +37,8 @@ export interface WatchDeps {
   handleSignals?: boolean;
   /** The Application in `controlPlane`, when read from the cluster: each round's result is recorded in its status. */
   appRef?: { namespace: string; name: string };
+  /** The Application as an object in the control plane (recorded or not): a Terminating one is finished by the loop. */
+  liveApp?: { namespace: string; name: string };
   /** sync --watch --all: hands out this loop's wake-up (the shared webhook wakes the loops of the repository pushed to); returns its removal. */
   onWake?: (wake: () => void) => () => void;
   /** sync --watch --all: each look (refresh) and each act of the loop runs through this, which bounds how many run at once. */
@@ -199,6 +201,7 @@ export async function runWatch(req: WatchRequest, ctx: RunContext, onEvent: (e: 
       target: s.target,
       closeGateway: false,
       ...(s.appRef && req.record ? { appRef: s.appRef } : {}),
+      ...(s.appRef ? { liveApp: s.appRef } : {}),
     }),
   );
 }
@@ -276,6 +279,15 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
         throw e;
       }
       succeeded = true;
+      // An Application someone deleted (kubectl delete: Terminating, held by Argo CD's finalizers) is finished by the
+      // loop that owns it, as Argo CD's controller finishes it; nothing of it is synced again.
+      if (state.app.deletingSince !== undefined && deps.liveApp) {
+        const { finishAppDeletion } = await import('../delete/delete.js');
+        const done = await finishAppDeletion(ctx, deps.liveApp, req.timeoutMs);
+        emit({ action: 'app', result: done.ok ? 'deleted' : 'deleting', message: `the Application is being deleted: ${done.message}` });
+        if (done.ok) stop.abort();
+        throw new Error(`the Application is being deleted: ${done.ok ? 'done' : done.message}`);
+      }
       if (ctx.opts.verbose)
         emit({
           action: 'refresh',
