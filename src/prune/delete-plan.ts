@@ -53,6 +53,18 @@ export function finalizersFor(current: readonly string[], cascade: Cascade, hook
   return out;
 }
 
+/** An Argo CD Application whose finalizers ask for the deletion of its objects or its delete hooks (a controller's work). */
+export function isFinalizedApplication(c: Pick<PruneCandidate, 'key' | 'object'>): boolean {
+  if (!isApplication(c.key)) return false;
+  const finalizers = (c.object.metadata.finalizers as string[] | undefined) ?? [];
+  return finalizersAfter(finalizers).length !== finalizers.length;
+}
+
+/** Whether a key names an Argo CD Application. */
+export function isApplication(key: Pick<ResourceKey, 'group' | 'kind'>): boolean {
+  return key.group === 'argoproj.io' && key.kind === 'Application';
+}
+
 /** The finalizers left once the deletion is done: every one of Argo CD's deletion finalizers removed. */
 export function finalizersAfter(current: readonly string[]): string[] {
   return current.filter((f) => !isOurs(f));

@@ -30,10 +30,27 @@ export function renderDeleteKv(r: DeleteReport): string {
     lines.push(`${KV_KEY[e.outcome]}=${displayName(e)}${withWhy && why ? ` ${oneLineText(why)}` : ''}`);
   }
   for (const h of r.hooks) lines.push(`HOOK=${h.phase} ${displayName(h)} ${h.outcome}${h.cleanup ? ` ${h.cleanup}` : ''}`);
+  lines.push(...childLines(r.children ?? []));
   lines.push(`CASCADE=${r.cascade}`, `APPLICATION=${r.application}`, `PHASE=${r.phase}`);
   if (r.message) lines.push(`MESSAGE=${oneLineText(r.message)}`);
   if (r.nextCommand) lines.push(`NEXT_COMMAND=${oneLineText(r.nextCommand)}`);
   return lines.join('\n') + '\n';
+}
+
+/** --recursive: `CHILD_DELETE=<ns>/<app> <Kind>/<name>`, `CHILD_KEPT=… <why>`, `CHILD_HOOK=…`, `CHILD_ERROR=<ns>/<app> <why>`, depth first. */
+function childLines(children: readonly DeleteReport[]): string[] {
+  const out: string[] = [];
+  for (const c of children) {
+    const app = `${c.appNamespace ?? ''}/${c.app}`;
+    for (const e of c.entries) {
+      const key = e.outcome === 'kept' ? 'CHILD_KEPT' : e.outcome === 'waiting' ? 'CHILD_WAITING' : 'CHILD_DELETE';
+      out.push(`${key}=${app} ${displayName(e)}${key !== 'CHILD_DELETE' && e.message ? ` ${oneLineText(e.message)}` : ''}`);
+    }
+    for (const h of c.hooks) out.push(`CHILD_HOOK=${app} ${h.phase} ${displayName(h)}`);
+    if (c.phase === 'Failed' && c.message) out.push(`CHILD_ERROR=${app} ${oneLineText(c.message)}`);
+    out.push(...childLines(c.children ?? []));
+  }
+  return out;
 }
 
 function renderDeleteTable(r: DeleteReport, paint: Paint): string {
@@ -59,6 +76,15 @@ function renderDeleteTable(r: DeleteReport, paint: Paint): string {
   );
   if (r.message) out.push(r.message);
   if (r.nextCommand) out.push(`to approve: ${r.nextCommand}`);
+  for (const c of r.children ?? []) {
+    out.push('', `Child Application ${c.app}, deleted with it:`);
+    out.push(
+      ...renderDeleteTable(c, paint)
+        .trimEnd()
+        .split('\n')
+        .map((l) => `  ${l}`),
+    );
+  }
   return out.join('\n') + '\n';
 }
 

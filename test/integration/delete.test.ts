@@ -74,6 +74,9 @@ describe('delete', () => {
     fx.write('plain/b.yaml', cm('plain-b', wave(3)));
     fx.write('kid/cm.yaml', cm('kid-cm'));
     fx.write('watched/cm.yaml', cm('watched-cm'));
+    fx.write('tree/leaf/cm.yaml', cm('leaf-cm'));
+    fx.write('tree/mid/cm.yaml', cm('mid-cm'));
+    fx.write('tree/top/cm.yaml', cm('top-cm'));
     fx.write('stuck/a.yaml', cm('stuck-a'));
     fx.write('stuck/b.yaml', cm('stuck-b', wave(1)));
     fx.commit('v1');
@@ -337,6 +340,48 @@ describe('delete', () => {
       } finally {
         await w.stop();
       }
+    },
+    T,
+  );
+
+  test(
+    'app-of-apps to any depth: --dry-run --recursive lists what each child deletion deletes and changes nothing; delete finishes every level',
+    async () => {
+      const appAt = (name: string, path: string) =>
+        applicationYaml({
+          name,
+          namespace: ns,
+          finalizers: [FINALIZER],
+          spec: { source: { repoURL: fx.repo, path, targetRevision: 'main' }, destination: inCluster(ns) },
+        });
+      fx.write('tree/top/mid.yaml', appAt('mid', 'tree/mid'));
+      fx.write('tree/mid/leaf.yaml', appAt('leaf', 'tree/leaf'));
+      fx.commit('three levels');
+      await applyYaml(appAt('top', 'tree/top'));
+      const synced = await plugin(['sync', 'top', '--recursive', '-o', 'json']);
+      expect(synced.code).toBe(0);
+      const before = [await uid('configmap', 'top-cm'), await uid('configmap', 'mid-cm'), await uid('configmap', 'leaf-cm')];
+      expect(before.every((u) => typeof u === 'string')).toBe(true);
+
+      const dry = await plugin(['delete', 'top', '--dry-run', '--recursive', '-o', 'kv']);
+      expect(dry.code).toBe(0);
+      const kv = kvValues(dry.stdout);
+      expect(kv.DELETE?.sort()).toEqual(['Application/mid', 'ConfigMap/top-cm']);
+      expect(kv.CHILD_DELETE?.sort()).toEqual([`${ns}/leaf ConfigMap/leaf-cm`, `${ns}/mid Application/leaf`, `${ns}/mid ConfigMap/mid-cm`]);
+      expect([await uid('configmap', 'top-cm'), await uid('configmap', 'mid-cm'), await uid('configmap', 'leaf-cm')]).toEqual(before);
+
+      const done = await plugin(['delete', 'top', '--yes', '-o', 'kv']);
+      expect(done.code).toBe(0);
+      expect(kvValues(done.stdout).APPLICATION).toEqual(['deleted']);
+      for (const [kind, name] of [
+        ['configmap', 'top-cm'],
+        ['configmap', 'mid-cm'],
+        ['configmap', 'leaf-cm'],
+        ['application', 'top'],
+        ['application', 'mid'],
+        ['application', 'leaf'],
+      ] as const)
+        expect(`${kind}/${name} ${(await get(kind, name)) === undefined ? 'gone' : 'left'}`).toBe(`${kind}/${name} gone`);
     },
     T,
   );

@@ -33,6 +33,10 @@ export const deleteCommand = defineCommand({
           "Approve the objects annotated Delete=confirm (as Argo CD's deletion-approved annotation); without it such a deletion deletes nothing and exits 3",
       })
       .option('timeout', { type: 'string', default: '5m', describe: 'How long the hooks and the waves may take in all' })
+      .option('recursive', {
+        type: 'boolean',
+        describe: 'App-of-apps: also list what deleting each child Application deletes, to any depth (as its own finalizers will)',
+      })
       .conflicts({ 'dry-run': ['yes'] })
       .example('kubectl gitops delete shop --dry-run', 'List what deleting shop would delete, keep and run')
       .example('kubectl gitops delete shop --yes -o kv', 'Delete it without asking; one line per object')
@@ -46,7 +50,8 @@ export const deleteCommand = defineCommand({
     if (ask && (ctx.io.stdinIsTTY !== true || ctx.io.ask === undefined))
       throw new InputError('delete changes the cluster: give --yes (standard input is not a terminal to ask on), or --dry-run to list what it would delete');
     const { withAppTarget } = await import('../../workflows/session/session.js');
-    const { deleteApp, deleteExitCode } = await import('../../workflows/delete/delete.js');
+    const { childPlanner, deleteApp, deleteExitCode } = await import('../../workflows/delete/delete.js');
+    const { finalizeThroughDelete } = await import('../../workflows/sync/execute.js');
     const { renderDelete } = await import('../../render/delete.js');
     const req = {
       ...appStateInput(args),
@@ -65,6 +70,11 @@ export const deleteCommand = defineCommand({
         opts: ctx.opts,
         ...session,
         ...(progress ? { progress } : {}),
+        // A child Application deleted with Argo CD's finalizers is finished as delete would finish it (app-of-apps).
+        finalizeApp: finalizeThroughDelete(ctx, timeoutMs),
+        ...(args.recursive === true
+          ? { childPlan: childPlanner(ctx, timeoutMs, new Set(session.appRef ? [`${session.appRef.namespace}/${session.appRef.name}`] : [])) }
+          : {}),
         ...(ask
           ? {
               approve: async (plan) => {

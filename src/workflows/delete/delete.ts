@@ -12,8 +12,18 @@ import { resourceHealth } from '../../health/resource.js';
 import type { DeleteHookPhase } from '../../sync/hooks.js';
 import { asApplied } from '../../tracking/tracking-id.js';
 import { describeNotOwned } from '../../tracking/select.js';
-import { cascadeOf, finalizersAfter, finalizersFor, planDelete, type Cascade, type DeletePlan } from '../../prune/delete-plan.js';
+import {
+  cascadeOf,
+  finalizersAfter,
+  finalizersFor,
+  isApplication,
+  isFinalizedApplication,
+  planDelete,
+  type Cascade,
+  type DeletePlan,
+} from '../../prune/delete-plan.js';
 import type { PruneCandidate } from '../../prune/plan.js';
+import type { FinalizeApp } from '../sync/execute.js';
 import { loadAppState, type AppState, type AppStateArgs, type AppStateDeps } from '../session/app-state.js';
 import { projectViolations } from '../session/rules.js';
 import { describeMissing, preflight, writesOf } from '../sync/preflight.js';
@@ -47,6 +57,8 @@ export interface DeleteHookReport extends ResourceKey {
 export interface DeleteReport {
   schemaVersion: typeof DELETE_SCHEMA_VERSION;
   app: string;
+  /** Where the Application object lives (absent for a file). */
+  appNamespace?: string;
   context?: string;
   server?: string;
   cascade: Cascade;
@@ -67,6 +79,8 @@ export interface DeleteReport {
   /** The command that approves a waiting deletion. */
   nextCommand?: string;
   notOwned: { group: string; kind: string; namespace: string; name: string; reason: string }[];
+  /** --recursive: each child Application this deletion deletes, and what its own deletion deletes (to any depth). */
+  children?: DeleteReport[];
   warnings: string[];
 }
 
@@ -83,6 +97,10 @@ export interface DeleteDeps extends AppStateDeps {
   controlPlane?: KubeGateway;
   /** The Application object, when it is one in the control plane (absent for a file). */
   appRef?: { namespace: string; name: string };
+  /** Finishes a child Application this deletion deleted (sync's FinalizeApp). */
+  finalizeApp?: FinalizeApp;
+  /** --recursive: the dry-run plan of a child Application's deletion (to any depth), listed beside this one's. */
+  childPlan?: (ref: { namespace: string; name: string }) => Promise<DeleteReport>;
   /** Asked once the plan is known and before the first write; false stops with nothing changed. Absent: go on. */
   approve?: (plan: DeleteReport) => Promise<boolean>;
   progress?: (line: string) => void;
@@ -162,6 +180,7 @@ export async function deleteApp(req: DeleteRequest, deps: DeleteDeps): Promise<D
   const report: DeleteReport = {
     schemaVersion: DELETE_SCHEMA_VERSION,
     app: state.app.name,
+    ...(deps.appRef ? { appNamespace: deps.appRef.namespace } : {}),
     ...(state.target ? { context: state.target.context, server: state.target.server } : {}),
     cascade,
     propagationPolicy,
@@ -192,6 +211,10 @@ export async function deleteApp(req: DeleteRequest, deps: DeleteDeps): Promise<D
   const post = hooksOf(state, plan, 'PostDelete');
   for (const h of [...pre, ...post]) report.hooks.push({ ...h.key, phase: h.phase, outcome: 'would-run' });
   if (deps.appRef && liveApp) report.application = 'would-delete';
+  if (deps.childPlan) {
+    const children = report.entries.filter((e) => isApplication(e) && (e.outcome === 'would-delete' || e.outcome === 'waiting'));
+    if (children.length > 0) report.children = await Promise.all(children.map((c) => deps.childPlan!({ namespace: c.namespace, name: c.name })));
+  }
 
   // Refusals first: each leaves everything as it was.
   if (state.scanGaps && cascade !== 'orphan')
@@ -260,6 +283,18 @@ export async function deleteApp(req: DeleteRequest, deps: DeleteDeps): Promise<D
       e.outcome = r.outcome === 'skipped' ? 'kept' : r.outcome;
       if (r.message) e.message = r.message;
       if (r.outcome === 'deleted') deleted.push(r.candidate);
+      // A child Application (app-of-apps) with Argo CD's deletion finalizers is finished here, as its controller would.
+      if (r.outcome === 'deleted' && isFinalizedApplication(r.candidate) && e) {
+        const { key } = r.candidate;
+        const done = deps.finalizeApp
+          ? await deps.finalizeApp({ namespace: key.namespace, name: key.name })
+          : { ok: false, message: 'no deletion of its objects here' };
+        if (done.ok) e.message = `its deletion finished as delete would: ${done.message}`;
+        else {
+          e.outcome = 'failed';
+          e.message = `deleted, but left Terminating (${done.message}): finish it with kubectl gitops delete ${key.name} --app-namespace ${key.namespace}`;
+        }
+      }
     }
     deps.progress?.(`wave ${w.wave}: ${deleted.length} of ${w.objects.length} deleted, waiting for them to be gone`);
     const stuck = await waitGone(gw, deleted, { now, sleep, pollMs, deadline });
@@ -420,7 +455,11 @@ export async function finishAppDeletion(
   const child: RunContext = { ...ctx, opts: { ...opts, appNamespace: ref.namespace } };
   try {
     const r = await withAppTarget(child, 'delete', { app: ref.name }, (session) =>
-      deleteApp({ app: ref.name, dryRun: false, confirmDelete: false, timeoutMs }, { io: ctx.io, opts: child.opts, ...session }),
+      deleteApp(
+        { app: ref.name, dryRun: false, confirmDelete: false, timeoutMs },
+        // Its own child Applications are finished in turn (app-of-apps to any depth).
+        { io: ctx.io, opts: child.opts, ...session, finalizeApp: (r) => finishAppDeletion(ctx, r, timeoutMs) },
+      ),
     );
     const deleted = r.entries.filter((e) => e.outcome === 'deleted').length;
     return r.phase === 'Succeeded'
@@ -429,4 +468,45 @@ export async function finishAppDeletion(
   } catch (err) {
     return { ok: false, message: (err as Error).message };
   }
+}
+
+/**
+ * `delete --recursive`: the dry-run plan of each child Application's deletion, read through a session of its own, and
+ * its children's in turn (to any depth; an app met twice is not read again).
+ */
+export function childPlanner(ctx: RunContext, timeoutMs: number, seen: Set<string>): (ref: { namespace: string; name: string }) => Promise<DeleteReport> {
+  return async (ref) => {
+    const id = `${ref.namespace}/${ref.name}`;
+    const stub = (message: string): DeleteReport => ({
+      schemaVersion: DELETE_SCHEMA_VERSION,
+      app: ref.name,
+      appNamespace: ref.namespace,
+      cascade: 'foreground',
+      propagationPolicy: 'foreground',
+      dryRun: true,
+      namespaces: [],
+      entries: [],
+      hooks: [],
+      application: 'absent',
+      phase: 'Failed',
+      message,
+      notOwned: [],
+      warnings: [],
+    });
+    if (seen.has(id)) return stub(`${id} was listed already (an app-of-apps cycle)`);
+    seen.add(id);
+    const { withAppTarget } = await import('../session/session.js');
+    const { namespace: _parentsOverride, ...opts } = ctx.opts;
+    const child: RunContext = { ...ctx, opts: { ...opts, appNamespace: ref.namespace } };
+    try {
+      return await withAppTarget(child, 'delete', { app: ref.name }, (session) =>
+        deleteApp(
+          { app: ref.name, dryRun: true, confirmDelete: false, timeoutMs },
+          { io: ctx.io, opts: child.opts, ...session, childPlan: childPlanner(ctx, timeoutMs, seen) },
+        ),
+      );
+    } catch (err) {
+      return stub(`its deletion could not be planned: ${(err as Error).message}`);
+    }
+  };
 }

@@ -21,7 +21,7 @@ import { WAITING_FOR_PRUNE_CONFIRMATION } from '../../app/application.js';
 import { applySteps, dryRunSteps, type ApplyResult, type DryRunResult } from './apply.js';
 import { deleteCandidates } from '../prune/prune-delete.js';
 import type { RunContext } from '../../model/context.js';
-import { finalizersAfter } from '../../prune/delete-plan.js';
+import { isFinalizedApplication } from '../../prune/delete-plan.js';
 import { partialScan } from '../prune/prune.js';
 import { describeMissing, preflight, writesOf, type MissingPermission } from './preflight.js';
 import { customHealthRunner } from '../status/custom-health.js';
@@ -774,13 +774,6 @@ async function runPrune(
     report.prune.results.push({ ...ref(d.candidate.key), outcome, ...(message ? { message } : {}) });
     if (outcome === 'failed' || outcome === 'changed') report.failures.push({ ...ref(d.candidate.key), phase: 'prune', message: message ?? outcome });
   }
-}
-
-/** An Argo CD Application whose finalizers ask for a deletion of its objects or its delete hooks. */
-function isFinalizedApplication(c: PruneCandidate): boolean {
-  if (c.key.group !== 'argoproj.io' || c.key.kind !== 'Application') return false;
-  const finalizers = (c.object.metadata.finalizers as string[] | undefined) ?? [];
-  return finalizersAfter(finalizers).length !== finalizers.length;
 }
 
 /** gitops-engine's message for prune tasks held for a confirmation, or undefined when none needs one. */

@@ -45,3 +45,34 @@ test('kv lines name each object and hook, then CASCADE, APPLICATION, PHASE and M
     '',
   ]);
 });
+
+test("--recursive: each child app's objects, hooks and errors, depth first, before the closing lines", () => {
+  const leaf: DeleteReport = {
+    ...report,
+    app: 'leaf',
+    appNamespace: 'argocd',
+    entries: [{ group: '', kind: 'ConfigMap', namespace: 'shop', name: 'leaf-cm', outcome: 'would-delete' }],
+    hooks: [],
+    children: [],
+    phase: 'DryRun',
+  };
+  const broken: DeleteReport = { ...leaf, app: 'broken', entries: [], phase: 'Failed', message: 'its deletion could not be planned: not found' };
+  const mid: DeleteReport = {
+    ...leaf,
+    app: 'mid',
+    entries: [
+      { group: 'argoproj.io', kind: 'Application', namespace: 'argocd', name: 'leaf', outcome: 'would-delete' },
+      { group: '', kind: 'Secret', namespace: 'shop', name: 'kept', outcome: 'kept', message: 'annotated helm.sh/resource-policy: keep' },
+    ],
+    hooks: [{ group: 'batch', kind: 'Job', namespace: 'shop', name: 'bye', phase: 'PostDelete', outcome: 'would-run' }],
+    children: [leaf, broken],
+  };
+  const lines = renderDeleteKv({ ...report, entries: [], hooks: [], message: '', children: [mid] }).split('\n');
+  expect(lines.filter((l) => l.startsWith('CHILD_'))).toEqual([
+    'CHILD_DELETE=argocd/mid Application/leaf',
+    'CHILD_KEPT=argocd/mid Secret/kept annotated helm.sh/resource-policy: keep',
+    'CHILD_HOOK=argocd/mid PostDelete Job/bye',
+    'CHILD_DELETE=argocd/leaf ConfigMap/leaf-cm',
+    'CHILD_ERROR=argocd/broken its deletion could not be planned: not found',
+  ]);
+});
