@@ -7,7 +7,7 @@ import { InputError } from '../model/errors.js';
 import { parseYamlValues } from '../manifest/parse.js';
 import { parsePointer } from '../model/field-path.js';
 import { parseSourceOptions } from './source-options.js';
-import type { Application, AppSource, AutomatedPolicy, IgnoreDifference, RetryPolicy, SyncOptions } from './types.js';
+import type { Application, AppSource, AutomatedPolicy, IgnoreDifference, OperationProgress, RetryPolicy, SyncOptions } from './types.js';
 import { parseDuration } from '../model/duration.js';
 
 const DEFAULT_SYNC_OPTIONS: SyncOptions = {
@@ -204,12 +204,23 @@ export function parseApplication(obj: unknown, origin: string): Application {
   const approval = pruneApprovalOf(meta, obj.status);
   if (approval) app.pruneApproval = approval;
   if (typeof meta.deletionTimestamp === 'string' && meta.deletionTimestamp !== '') app.deletingSince = meta.deletionTimestamp;
+  const operation = operationOf(obj.operation, obj.status);
+  if (operation) app.operation = operation;
   const annotations = meta.annotations;
   const csaManager = isPlainObject(annotations) ? annotations['argocd.argoproj.io/client-side-apply-migration-manager'] : undefined;
   if (typeof csaManager === 'string' && csaManager !== '') app.csaMigrationManager = csaManager;
   if (automated) app.automated = automated;
   if (retry) app.retry = retry;
   return app;
+}
+
+/** The requested operation (top-level `operation`) and the recorded one (status.operationState); anything malformed is left out. */
+function operationOf(requested: JsonValue | undefined, status: JsonValue | undefined): OperationProgress | undefined {
+  const state = isPlainObject(status) ? status.operationState : undefined;
+  const op = isPlainObject(state) ? state : undefined;
+  if (!isPlainObject(requested) && !op) return undefined;
+  const text = (k: string) => (op && typeof op[k] === 'string' && op[k] !== '' ? { [k]: op[k] as string } : {});
+  return { requested: isPlainObject(requested), ...text('phase'), ...text('message'), ...text('finishedAt') };
 }
 
 /** Argo CD's annotation that approves a prune waiting for confirmation (an RFC 3339 time). */

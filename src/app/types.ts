@@ -116,4 +116,17 @@ export interface Application {
   deletingSince?: string;
   /** `argocd.argoproj.io/client-side-apply-migration-manager`: the client-side manager whose fields a server-side sync takes over. */
   csaMigrationManager?: string;
+  /** The operation the Application records (status.operationState) or has requested (top-level `operation`), when any. */
+  operation?: OperationProgress;
+}
+
+/** Where the Application's sync operation stands, as `argocd app wait --operation` reads it. */
+export interface OperationProgress {
+  /** A top-level `operation` is set: an operation was requested and no controller has taken it yet. */
+  requested: boolean;
+  /** status.operationState.phase (Running, Terminating, Succeeded, Failed, Error), when recorded. */
+  phase?: string;
+  message?: string;
+  /** status.operationState.finishedAt: absent while the operation runs. */
+  finishedAt?: string;
 }

@@ -149,7 +149,8 @@ describe('kubectl gitops status', () => {
       const res = await status(broken, '--wait', '--timeout', '4s', '-o', 'kv');
       expect(res.code).toBe(1);
       expect(Date.now() - started).toBeGreaterThanOrEqual(4000);
-      expect(res.stderr).toMatch(/timed out after 4s waiting for Synced and Healthy: sync Synced, health Progressing: Pod\/broken-/);
+      expect(res.stderr).toMatch(/timed out after 4s waiting for Synced, Healthy and no operation running: health is Progressing: Pod\/broken-/);
+      expect(res.stderr).toMatch(/^waiting: sync Synced, health Progressing: Pod\/broken-/m);
       expect(res.stderr).toMatch(SCHEDULER);
       expect(kv(res.stdout).HEALTH).toBe('Progressing');
     },

@@ -7,8 +7,12 @@ import { ExitCode, InputError, RefusedError } from '../../model/errors.js';
 import { parseDuration } from '../../model/duration.js';
 import type { StatusReport } from '../../health/report.js';
 import type { StatusResult } from '../../workflows/status/status.js';
+import type { WaitVerdict } from '../../workflows/status/wait.js';
 
 const POLL_INTERVAL_MS = 2000;
+
+/** The flags that make status wait (or shape the wait): none goes with -A, -l or --recursive. */
+const WAIT_FLAGS = ['wait', 'sync', 'health', 'operation', 'suspended', 'degraded', 'resource'];
 
 function summary(r: StatusReport, reason: string): string {
   return `sync ${r.sync.status}, health ${r.health.status}${reason ? `: ${reason}` : ''}`;
@@ -23,12 +27,33 @@ export const statusCommand = defineCommand({
     recordOption(appSourceOptions(y))
       // --tree and --wait have no default: yargs would count a default false as given, and -A/-l refuse them.
       .option('tree', { type: 'boolean', describe: 'Draw the live resource tree with health' })
-      .option('wait', { type: 'boolean', describe: 'Wait until Synced and Healthy (exit 1 with the reason at the timeout)' })
+      .option('wait', {
+        type: 'boolean',
+        describe: 'Wait until Synced, Healthy and no operation running, as argocd app wait (exit 1 with what is not met at the timeout)',
+      })
+      .option('sync', { type: 'boolean', describe: 'Wait for Synced (implies --wait; with other modes, all of them)' })
+      .option('health', { type: 'boolean', describe: 'Wait for Healthy (implies --wait; with --suspended: Healthy or Suspended)' })
+      .option('operation', {
+        type: 'boolean',
+        describe: "Wait until the Application's operation is no longer requested or running (implies --wait)",
+      })
+      .option('suspended', { type: 'boolean', describe: 'Wait for Suspended (implies --wait; with --health: Healthy or Suspended)' })
+      .option('degraded', {
+        type: 'boolean',
+        describe: 'Fail fast: exit 3 with the reason as soon as the app (or a --resource) is Degraded (implies --wait)',
+      })
+      .option('resource', {
+        type: 'string',
+        array: true,
+        nargs: 1,
+        requiresArg: true,
+        describe: 'With --wait or a mode: wait on this resource only, [!]GROUP:KIND:[NAMESPACE/]NAME (repeatable; the core group is empty)',
+      })
       .option('recursive', {
         type: 'boolean',
         describe: 'App-of-apps: also compare each child Application the app declares (to any depth), one row each',
       })
-      .option('timeout', { type: 'string', default: '5m', describe: 'With --wait: give up after this long' })
+      .option('timeout', { type: 'string', default: '5m', describe: 'With --wait (or a mode): give up after this long' })
       .option('selector', {
         alias: 'l',
         type: 'string',
@@ -36,21 +61,23 @@ export const statusCommand = defineCommand({
         describe: 'Every Application in --app-namespace (-A: every namespace) whose labels match, one row each, as list',
       })
       .conflicts({
-        'all-namespaces': ['app', 'app-file', 'wait', 'tree', 'recursive'],
-        selector: ['app', 'app-file', 'wait', 'tree', 'recursive'],
-        recursive: ['wait'],
+        'all-namespaces': ['app', 'app-file', 'tree', 'recursive', ...WAIT_FLAGS],
+        selector: ['app', 'app-file', 'tree', 'recursive', ...WAIT_FLAGS],
+        recursive: WAIT_FLAGS,
       })
       .example('kubectl gitops status shop -o kv', 'SYNC=, HEALTH=, REASON=, PRUNE=, ALLOW_EMPTY= lines')
-      .example('kubectl gitops status shop --wait --timeout 2m', 'Block until Synced and Healthy (for CI)')
+      .example('kubectl gitops status shop --wait --timeout 2m', 'Block until Synced, Healthy and no operation running (for CI)')
+      .example('kubectl gitops status shop --health --degraded', 'Wait for Healthy; exit 3 at once if it turns Degraded')
+      .example('kubectl gitops status shop --wait --resource apps:Deployment:web', 'Wait on one resource only')
       .example('kubectl gitops status -A -l team=shop -o kv', 'Every labelled Application of every namespace, one line each')
       .example('kubectl gitops status shop --tree -o svg > shop.svg', 'The live map as an SVG picture (-o dot: Graphviz text)'),
   why: {
     ...Object.fromEntries(
       ['all-namespaces', 'selector'].flatMap((flag) =>
-        ['app', 'app-file', 'wait', 'tree', 'recursive'].map((other) => [`${flag} ${other}`, 'it lists Applications, one row each, as list does']),
+        ['app', 'app-file', 'tree', 'recursive', ...WAIT_FLAGS].map((other) => [`${flag} ${other}`, 'it lists Applications, one row each, as list does']),
       ),
     ),
-    'recursive wait': 'the wait is for the app itself; sync --recursive waits for each wave of children',
+    ...Object.fromEntries(WAIT_FLAGS.map((flag) => [`recursive ${flag}`, 'the wait is for the app itself; sync --recursive waits for each wave of children'])),
   },
   async run(args, ctx) {
     const selector = args.selector;
@@ -72,8 +99,23 @@ export const statusCommand = defineCommand({
       return ExitCode.Ok;
     }
     const timeoutMs = parseDuration(args.timeout, '--timeout');
+    const { waitSpec, waitVerdict, waitConditions, describeUnmet, resourceName } = await import('../../workflows/status/wait.js');
+    const modes = args.sync === true || args.health === true || args.operation === true || args.suspended === true || args.degraded === true;
+    const waiting = args.wait === true || modes;
+    const resources = args.resource ?? [];
+    if (!waiting && resources.length > 0)
+      throw new InputError('--resource narrows the wait: give it with --wait or a mode (--sync, --health, --operation, --suspended, --degraded)');
+    // Parsed before anything is read: a malformed --resource is exit 2 at once.
+    const spec = waitSpec({
+      sync: args.sync === true,
+      health: args.health === true,
+      operation: args.operation === true,
+      suspended: args.suspended === true,
+      degraded: args.degraded === true,
+      resource: resources,
+    });
     const { withAppTarget } = await import('../../workflows/session/session.js');
-    const { isConverged, realClock, runStatus, waitForConverged } = await import('../../workflows/status/status.js');
+    const { realClock, runStatus, waitForConverged } = await import('../../workflows/status/status.js');
     const { reasonText, renderStatus } = await import('../../render/status.js');
     const { renderStatusGraph } = await import('../../render/status-graph.js');
     const { recordNotice, recordStatus } = await import('../../workflows/session/record.js');
@@ -91,7 +133,7 @@ export const statusCommand = defineCommand({
             `status: recorded in the Application's status (${recorded.attempts} write${recorded.attempts === 1 ? '' : 's'}: ${recorded.attempts - 1} resourceVersion conflict(s) read again)\n`,
           );
       };
-      if (args.wait !== true) {
+      if (!waiting) {
         const result = await produce();
         await record(result);
         if (args.recursive === true) {
@@ -101,6 +143,13 @@ export const statusCommand = defineCommand({
         }
         return emit(ctx, { warnings: result.warnings, report: render(result.report), code: ExitCode.Ok });
       }
+      // What is not met yet, in words: the app's sync and health as before (with its reason), then the rest.
+      const notMet = (r: StatusResult, verdict: WaitVerdict): string => {
+        const unmet = verdict.outcome === 'waiting' ? verdict.unmet : [];
+        const rest = unmet.filter((u) => u.resource !== undefined || u.condition === 'operation').map((u) => describeUnmet(u));
+        const app = spec.resources.length > 0 ? [] : [summary(r.report, reasonText(r.report))];
+        return [...app, ...rest].join('; ');
+      };
       let last = '';
       const result = await waitForConverged(
         async () => {
@@ -113,8 +162,9 @@ export const statusCommand = defineCommand({
           timeoutMs,
           intervalMs: POLL_INTERVAL_MS,
           clock: realClock,
-          onPoll: (r) => {
-            const line = summary(r.report, reasonText(r.report));
+          decide: (r) => waitVerdict(r, spec),
+          onPoll: (r, verdict) => {
+            const line = notMet(r, verdict);
             if (line !== last) ctx.io.err(`waiting: ${line}\n`);
             last = line;
           },
@@ -125,12 +175,23 @@ export const statusCommand = defineCommand({
           },
         },
       );
+      const { verdict } = result;
+      if (verdict.outcome === 'unmatched') throw new InputError(`--resource ${verdict.filters.join(', --resource ')} names no resource of the Application`);
       await record(result);
       if (ctx.opts.verbose) ctx.io.err(`status: ${result.polls} polls in ${result.waitedMs} ms\n`);
-      const converged = isConverged(result.report);
-      emit(ctx, { warnings: result.warnings, report: render(result.report), code: converged ? ExitCode.Ok : ExitCode.Drift });
-      if (converged) return ExitCode.Ok;
-      ctx.io.err(`error: timed out after ${args.timeout} waiting for Synced and Healthy: ${summary(result.report, reasonText(result.report))}\n`);
+      const code = verdict.outcome === 'met' ? ExitCode.Ok : verdict.outcome === 'degraded' ? ExitCode.Cluster : ExitCode.Drift;
+      emit(ctx, { warnings: result.warnings, report: render(result.report), code });
+      if (verdict.outcome === 'met') return ExitCode.Ok;
+      if (verdict.outcome === 'degraded') {
+        const what = verdict.resource
+          ? `${resourceName(verdict.resource)} is Degraded${verdict.message ? `: ${verdict.message}` : ''}`
+          : `the app is Degraded${reasonText(result.report) ? `: ${reasonText(result.report)}` : ''}`;
+        ctx.io.err(`error: status --degraded: ${what}\n`);
+        return ExitCode.Cluster;
+      }
+      const unmet = verdict.outcome === 'waiting' ? verdict.unmet : [];
+      const reason = reasonText(result.report);
+      ctx.io.err(`error: timed out after ${args.timeout} waiting for ${waitConditions(spec)}: ${unmet.map((u) => describeUnmet(u, reason)).join('; ')}\n`);
       return ExitCode.Drift;
     });
   },

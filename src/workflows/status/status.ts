@@ -14,6 +14,11 @@ import { customHealthRunner } from './custom-health.js';
 import { hookOf } from '../../sync/hooks.js';
 import { imagesOf, resourceId, type ComparedState } from '../../record/app-status.js';
 import { CHILD_KINDS } from '../../health/tree.js';
+import type { OperationProgress } from '../../app/types.js';
+import { waitSpec, waitVerdict, type WaitVerdict } from './wait.js';
+
+/** argocd app wait's default: Synced, Healthy and no operation running, for the app as a whole. */
+const DEFAULT_WAIT = waitSpec({});
 
 const CHILD_API_VERSIONS: Record<string, readonly [string, string]> = {
   'apps/ReplicaSet': ['apps/v1', 'ReplicaSet'],
@@ -29,6 +34,8 @@ export interface StatusResult {
   requests: number;
   /** What the Application's recorded status is built from (versions and images besides the report). */
   compared?: ComparedState;
+  /** The Application's operation (requested or recorded), as read with this report: for `status --wait --operation`. */
+  operation?: OperationProgress;
 }
 
 /**
@@ -115,6 +122,7 @@ export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise
       warnings: [...app.warnings, ...(deps.target?.warnings ?? [])],
       requests: gw.stats().requests - start,
       compared: { report, versions: {}, images: [] },
+      ...(app.operation ? { operation: app.operation } : {}),
     };
   }
   const warnings = [...state.warnings];
@@ -154,7 +162,13 @@ export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise
   for (const d of state.desired) versions[resourceId(d.key)] = d.type.version;
   for (const c of state.prune?.candidates ?? []) versions[resourceId(c.key)] = c.type.version;
   const images = [...new Set([...roots, ...children].flatMap(imagesOf))];
-  return { report, warnings, requests: gw.stats().requests - start, compared: { report, versions, images } };
+  return {
+    report,
+    warnings,
+    requests: gw.stats().requests - start,
+    compared: { report, versions, images },
+    ...(state.app.operation ? { operation: state.app.operation } : {}),
+  };
 }
 
 /** Time as the wait loop sees it (injected so tests need not sleep). */
@@ -172,8 +186,8 @@ export interface WaitOptions {
   timeoutMs: number;
   intervalMs: number;
   clock: Clock;
-  /** Called after each report that is not yet converged (for progress lines). */
-  onPoll?: (r: StatusResult) => void;
+  /** Called after each report that does not end the wait, with what is not met yet (for progress lines). */
+  onPoll?: (r: StatusResult, verdict: WaitVerdict) => void;
   /** Called when a poll failed with an error that may pass (the wait goes on). */
   onError?: (err: ClusterError) => void;
 }
@@ -189,22 +203,25 @@ function isPassingError(err: unknown): err is ClusterError {
 }
 
 export interface WaitResult extends StatusResult {
+  /** The verdict on the last report: `met`, or why the wait ended without it. */
+  verdict: WaitVerdict;
   converged: boolean;
   waitedMs: number;
   polls: number;
 }
 
-export function isConverged(r: StatusReport): boolean {
-  return r.sync.status === 'Synced' && r.health.status === 'Healthy';
-}
-
 /**
- * Polls `produce` until the app is Synced and Healthy or the timeout passes; returns the last
- * report either way. The first report is taken at once; a timeout of 0 means a single report.
- * A poll that fails with a passing error (see isPassingError) is retried at the next interval; if
- * the timeout comes while the error lasts, the wait ends with that error.
+ * Polls `produce` until `decide` ends the wait (its conditions met, or failed: --degraded, a --resource that names
+ * nothing) or the timeout passes; returns the last report and its verdict either way. `decide` defaults to argocd app
+ * wait's default (Synced, Healthy, no operation running). The first report is taken at once; a timeout of 0 means a
+ * single report. A poll that fails with a passing error (see isPassingError) is retried at the next interval; if the
+ * timeout comes while the error lasts, the wait ends with that error.
  */
-export async function waitForConverged(produce: () => Promise<StatusResult>, opts: WaitOptions): Promise<WaitResult> {
+export async function waitForConverged(
+  produce: () => Promise<StatusResult>,
+  opts: WaitOptions & { decide?: (r: StatusResult) => WaitVerdict },
+): Promise<WaitResult> {
+  const decide = opts.decide ?? ((r: StatusResult) => waitVerdict(r, DEFAULT_WAIT));
   const start = opts.clock.now();
   let polls = 0;
   for (;;) {
@@ -221,10 +238,11 @@ export async function waitForConverged(produce: () => Promise<StatusResult>, opt
     }
     polls++;
     const waitedMs = opts.clock.now() - start;
-    if (isConverged(result.report)) return { ...result, converged: true, waitedMs, polls };
+    const verdict = decide(result);
+    if (verdict.outcome !== 'waiting') return { ...result, verdict, converged: verdict.outcome === 'met', waitedMs, polls };
     const left = opts.timeoutMs - waitedMs;
-    if (left <= 0) return { ...result, converged: false, waitedMs, polls };
-    opts.onPoll?.(result);
+    if (left <= 0) return { ...result, verdict, converged: false, waitedMs, polls };
+    opts.onPoll?.(result, verdict);
     await opts.clock.sleep(Math.min(opts.intervalMs, left));
   }
 }

@@ -13,6 +13,26 @@ const base = application({ spec: SPEC });
 const withSpec = (extra: Record<string, unknown>) => application({ spec: { ...SPEC, ...extra } });
 
 describe('parseApplication', () => {
+  it("reads the Application's operation for status --wait --operation: a requested one (top-level `operation`) and status.operationState", () => {
+    expect(parseApplication(base, 'cluster').operation).toBeUndefined();
+    const state = { phase: 'Running', message: 'waiting for pruning confirmation of /ConfigMap/old', startedAt: '2026-01-01T00:00:00Z' };
+    expect(parseApplication({ ...base, status: { operationState: state } }, 'cluster').operation).toEqual({
+      requested: false,
+      phase: 'Running',
+      message: 'waiting for pruning confirmation of /ConfigMap/old',
+    });
+    const done = { ...state, phase: 'Succeeded', message: '', finishedAt: '2026-01-01T00:00:05Z' };
+    expect(parseApplication({ ...base, operation: { sync: {} }, status: { operationState: done } }, 'cluster').operation).toEqual({
+      requested: true,
+      phase: 'Succeeded',
+      finishedAt: '2026-01-01T00:00:05Z',
+    });
+    expect(parseApplication({ ...base, operation: { sync: {} } }, 'cluster').operation).toEqual({ requested: true });
+    // Anything malformed is left out, never an error: the record is Argo CD's controller's as much as ours.
+    expect(parseApplication({ ...base, status: { operationState: 'x' } }, 'cluster').operation).toBeUndefined();
+    expect(parseApplication({ ...base, status: { operationState: { phase: 3 } } }, 'cluster').operation).toEqual({ requested: false });
+  });
+
   it('keeps every entry of spec.sources (the first also as source), how many there are, and the rendering keys as written, with no warning', () => {
     const app = parseApplication(
       withSpec({

@@ -18,6 +18,8 @@ it('lets through what goes together: sync --all -A -l, sync APP --dry-run, sync 
     ['sync', '--all', '-A', '-l', 'a=b'],
     ['sync', 'shop', '--dry-run', '--resource', ':ConfigMap:x'],
     ['sync', 'shop', '--watch', '--webhook-addr', '127.0.0.1:0', '--webhook-secret', 's'],
+    ['status', 'shop', '--health', '--suspended', '--degraded', '--resource', 'apps:Deployment:web', '--resource', ':ConfigMap:x'],
+    ['status', 'shop', '--sync', '--operation', '--timeout', '1m'],
   ]) {
     const r = await refused(argv);
     expect({ argv, code: r.code }).toEqual({ argv, code: ExitCode.Input });
@@ -78,6 +80,18 @@ describe.each<[string, string[], RegExp]>([
   ['sync --recursive --all', ['sync', '--all', '--recursive'], /^error: --recursive does not go with --all/],
   ['status --recursive --wait', ['status', 'shop', '--recursive', '--wait'], /^error: --recursive does not go with --wait: the wait is for the app itself/],
   ['sync -A without --all', ['sync', 'shop', '-A'], /^error: -A\/--all-namespaces needs --all: a sync of one Application acts on that one/],
+  ['status -A --health', ['status', '-A', '--health'], /^error: -A\/--all-namespaces does not go with --health: it lists Applications/],
+  ['status -l --degraded', ['status', '-l', 'a=b', '--degraded'], /^error: -l\/--selector does not go with --degraded: it lists Applications/],
+  [
+    'status --recursive --operation',
+    ['status', 'shop', '--recursive', '--operation'],
+    /^error: --recursive does not go with --operation: the wait is for the app itself/,
+  ],
+  [
+    'status --recursive --resource',
+    ['status', 'shop', '--recursive', '--resource', ':ConfigMap:x'],
+    /^error: --recursive does not go with --resource: the wait is for the app itself/,
+  ],
   [
     'sync --watch --resource',
     ['sync', 'shop', '--watch', '--resource', ':ConfigMap:x'],
@@ -109,6 +123,20 @@ it('sync --watch -o env is refused before any connection (cli/ prints the events
   expect(r.err).toMatch(/^error: sync --watch prints one event per line: -o table, json, yaml or kv/);
   expect(r.err).not.toMatch(/kubeconfig/i);
   expect(r.out).toBe('');
+});
+
+it('status --resource is refused before any connection without --wait or a mode, and a malformed one with them', async () => {
+  for (const [argv, message] of [
+    [['status', 'shop', '--resource', ':ConfigMap:x'], /^error: --resource narrows the wait: give it with --wait or a mode/],
+    [['status', 'shop', '--wait', '--resource', 'Deployment:web'], /^error: --resource Deployment:web: expected \[!\]GROUP:KIND:NAME/],
+    [['status', 'shop', '--degraded', '--resource', 'apps:Deployment:'], /^error: --resource apps:Deployment:: expected/],
+  ] as const) {
+    const r = await refused([...argv]);
+    expect({ argv, code: r.code }).toEqual({ argv, code: ExitCode.Input });
+    expect(r.err).toMatch(message);
+    expect(r.err).not.toMatch(/kubeconfig/i);
+    expect(r.out).toBe('');
+  }
 });
 
 it('every command module is typed: defined with defineCommand, no argument read through typeof or a cast', async () => {

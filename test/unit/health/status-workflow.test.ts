@@ -204,6 +204,50 @@ describe('waitForConverged', () => {
     expect(clock.slept).toEqual([2000, 2000, 1000]);
   });
 
+  it('ends as the decision says: at once when it fails (--degraded), with each verdict not yet final told to onPoll', async () => {
+    const { waitSpec, waitVerdict } = await import('../../../src/workflows/status/wait.js');
+    const degraded: StatusResult = {
+      report: buildStatusReport({
+        app: app(),
+        resources: [
+          {
+            key: { group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'broken' },
+            comparison: 'in-sync',
+            live: {
+              ...deploy!,
+              status: { ...(deploy!.status as object), conditions: [{ type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded' }] },
+            },
+          },
+        ],
+        children,
+      }),
+      warnings: [],
+      requests: 1,
+    };
+    const clock = fakeClock();
+    const seq = [progressing, degraded, healthy];
+    const seen: string[] = [];
+    const spec = waitSpec({ degraded: true });
+    const got = await waitForConverged(async () => seq.shift() ?? healthy, {
+      timeoutMs: 60_000,
+      intervalMs: 2000,
+      clock,
+      decide: (r) => waitVerdict(r, spec),
+      onPoll: (_r, v) => seen.push(v.outcome === 'waiting' ? v.unmet.map((u) => `${u.condition} ${u.now}`).join() : v.outcome),
+    });
+    expect({ outcome: got.verdict.outcome, converged: got.converged, polls: got.polls, waitedMs: got.waitedMs }).toEqual({
+      outcome: 'degraded',
+      converged: false,
+      polls: 2,
+      waitedMs: 2000,
+    });
+    expect(seen).toEqual(['health Progressing']);
+    // The default decision waits for the operation too: a recorded one still Running holds a Synced and Healthy app.
+    const running: StatusResult = { ...healthy, operation: { requested: false, phase: 'Running' } };
+    const held = await waitForConverged(async () => running, { timeoutMs: 4000, intervalMs: 2000, clock: fakeClock() });
+    expect(held.verdict).toEqual({ outcome: 'waiting', unmet: [{ condition: 'operation', now: 'Running' }] });
+  });
+
   it('gives up at the timeout with the last report (and its reason)', async () => {
     const clock = fakeClock();
     const got = await waitForConverged(async () => progressing, { timeoutMs: 5000, intervalMs: 2000, clock });
