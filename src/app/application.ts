@@ -206,6 +206,8 @@ export function parseApplication(obj: unknown, origin: string): Application {
   if (typeof meta.deletionTimestamp === 'string' && meta.deletionTimestamp !== '') app.deletingSince = meta.deletionTimestamp;
   const operation = operationOf(obj.operation, obj.status);
   if (operation) app.operation = operation;
+  const conditions = conditionsOf(obj.status);
+  if (conditions) app.conditions = conditions;
   const annotations = meta.annotations;
   const csaManager = isPlainObject(annotations) ? annotations['argocd.argoproj.io/client-side-apply-migration-manager'] : undefined;
   if (typeof csaManager === 'string' && csaManager !== '') app.csaMigrationManager = csaManager;
@@ -220,7 +222,26 @@ function operationOf(requested: JsonValue | undefined, status: JsonValue | undef
   const op = isPlainObject(state) ? state : undefined;
   if (!isPlainObject(requested) && !op) return undefined;
   const text = (k: string) => (op && typeof op[k] === 'string' && op[k] !== '' ? { [k]: op[k] as string } : {});
-  return { requested: isPlainObject(requested), ...text('phase'), ...text('message'), ...text('finishedAt') };
+  const result = op && isPlainObject(op.syncResult) ? op.syncResult : undefined;
+  const revisions = result && Array.isArray(result.revisions) ? result.revisions.filter((r): r is string => typeof r === 'string') : [];
+  const revision = result && typeof result.revision === 'string' && result.revision !== '' ? result.revision : revisions.join(',');
+  return {
+    requested: isPlainObject(requested),
+    ...text('phase'),
+    ...text('message'),
+    ...text('startedAt'),
+    ...text('finishedAt'),
+    ...(revision !== '' ? { revision } : {}),
+  };
+}
+
+/** status.conditions as stored: each with a type and a message (anything else left out). */
+function conditionsOf(status: JsonValue | undefined): Application['conditions'] {
+  const list = isPlainObject(status) && Array.isArray(status.conditions) ? status.conditions : [];
+  const out = list.flatMap((c) =>
+    isPlainObject(c) && typeof c.type === 'string' ? [{ type: c.type, message: typeof c.message === 'string' ? c.message : '' }] : [],
+  );
+  return out.length > 0 ? out : undefined;
 }
 
 /** Argo CD's annotation that approves a prune waiting for confirmation (an RFC 3339 time). */

@@ -118,6 +118,8 @@ export interface Application {
   csaMigrationManager?: string;
   /** The operation the Application records (status.operationState) or has requested (top-level `operation`), when any. */
   operation?: OperationProgress;
+  /** status.conditions as stored (ComparisonError, SharedResourceWarning, SyncError, …), for `status` to show. */
+  conditions?: { type: string; message: string }[];
 }
 
 /** Where the Application's sync operation stands, as `argocd app wait --operation` reads it. */
@@ -129,4 +131,8 @@ export interface OperationProgress {
   message?: string;
   /** status.operationState.finishedAt: absent while the operation runs. */
   finishedAt?: string;
+  /** status.operationState.startedAt. */
+  startedAt?: string;
+  /** The revision(s) the operation synced (operationState.syncResult.revision, or .revisions for several sources). */
+  revision?: string;
 }

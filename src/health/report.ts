@@ -118,6 +118,10 @@ export interface StatusReport {
   hooks?: HookStatus[];
   /** `status --recursive`: the child Applications among the app's resources, each compared afresh, to any depth. */
   children?: ChildStatus[];
+  /** The last operation the Application records (a sync's, by this tool or by Argo CD), as `argocd app get` shows it. */
+  operation?: { phase?: string; message?: string; revision?: string; startedAt?: string; finishedAt?: string; requested?: true };
+  /** The Application's conditions as they were stored before this look (ComparisonError, SharedResourceWarning, SyncError …). */
+  conditions?: { type: string; message: string }[];
 }
 
 export interface HookStatus extends ResourceKey {
@@ -247,12 +251,26 @@ export function buildStatusReport(input: StatusInput): StatusReport {
       outOfSync: counted.filter((r) => r.status === 'OutOfSync').length,
       requiresPruning: resources.filter((r) => r.requiresPruning).length,
     },
-    health: { status: input.unrenderable !== undefined ? 'Unknown' : agg.status, worst: agg.worst.map((i) => inputs[i]!.key) },
+    // A source that does not render: the health of the live objects with the app's mark (as Argo CD's beside its
+    // ComparisonError), Unknown when there are none.
+    health: { status: input.unrenderable !== undefined && inputs.length === 0 ? 'Unknown' : agg.status, worst: agg.worst.map((i) => inputs[i]!.key) },
     resources,
     trees: treesByIndex.flatMap((t) => (t ? [treeReport(t)] : [])),
   };
   if (cause) report.health.cause = cause;
   if (input.unrenderable !== undefined) report.sync.reason = input.unrenderable;
+  const op = app.operation;
+  if (op && (op.phase !== undefined || op.requested)) {
+    report.operation = {
+      ...(op.phase !== undefined ? { phase: op.phase } : {}),
+      ...(op.message !== undefined ? { message: op.message } : {}),
+      ...(op.revision !== undefined ? { revision: op.revision } : {}),
+      ...(op.startedAt !== undefined ? { startedAt: op.startedAt } : {}),
+      ...(op.finishedAt !== undefined ? { finishedAt: op.finishedAt } : {}),
+      ...(op.requested ? { requested: true as const } : {}),
+    };
+  }
+  if (app.conditions && app.conditions.length > 0) report.conditions = app.conditions.map((c) => ({ ...c }));
   if (input.hooks && input.hooks.length > 0)
     report.hooks = [...input.hooks].sort((a, b) => byKey(a, b)).map((h) => ({ ...h.key, phases: [...h.phases], ...hookResult(h.live) }));
   return report;

@@ -146,8 +146,17 @@ function header(r: StatusReport, p: Paint): string {
   ];
   const reason = reasonText(r);
   if (reason !== '') lines.push(['Reason:', reason]);
+  if (r.operation) lines.push(['Last Sync:', operationText(r.operation)]);
+  for (const c of r.conditions ?? []) lines.push(['Condition:', `${c.type}: ${oneLine(c.message)}`]);
   if (r.project) lines.push(...projectLines(r.project, p));
   return lines.map(([k, v]) => `${k.padEnd(16)}${v}`).join('\n');
+}
+
+/** The last operation in one line: phase, when, revision, message (`Succeeded at …, revision abc1234: successfully synced`). */
+function operationText(o: NonNullable<StatusReport['operation']>): string {
+  const when = o.finishedAt ?? o.startedAt;
+  const head = o.phase ?? (o.requested ? 'requested' : '');
+  return `${head}${when ? ` at ${when}` : ''}${o.revision ? `, revision ${o.revision.slice(0, 12)}` : ''}${o.message ? `: ${oneLine(o.message)}` : ''}`;
 }
 
 /** The project's header lines: its name, what it forbids, and (when it has windows for the app) whether a sync may run now. */
@@ -219,6 +228,15 @@ export function renderStatusKv(r: StatusReport): string {
     lines.push(`SYNC_ALLOWED=${pr.manualSync.allowed}`);
     if (!pr.manualSync.allowed) lines.push(`SYNC_OPENS=${pr.manualSync.opensAt ?? ''}`);
   }
+  // As argocd app get: the revision compared, the last operation, the stored conditions and one line per resource.
+  if (r.source.revision) lines.push(`REVISION=${r.source.revision}`);
+  if (r.operation) {
+    lines.push(`PHASE=${r.operation.phase ?? (r.operation.requested ? 'Requested' : '')}`);
+    if (r.operation.revision) lines.push(`OPERATION_REVISION=${r.operation.revision}`);
+    if (r.operation.message) lines.push(`OPERATION_MESSAGE=${oneLine(r.operation.message)}`);
+  }
+  for (const c of r.conditions ?? []) lines.push(`CONDITION=${c.type} ${oneLine(c.message)}`);
+  for (const res of r.resources) lines.push(`RESOURCE=${displayName(res)} ${res.status} ${res.health?.status ?? '-'}`);
   // status --recursive: each child Application, depth first.
   lines.push(...childKvLines(r.children ?? []));
   return lines.join('\n') + '\n';

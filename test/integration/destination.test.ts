@@ -17,6 +17,7 @@ import {
   kubectl,
   kubectlOk,
   kubeconfigPath,
+  kvValues,
   pluginPath,
   run,
   waitFor,
@@ -294,9 +295,11 @@ describe('a source rendered only in part is never synced or pruned', () => {
       expect(diff.code).toBe(4);
       expect(lines(diff.stdout)[0]).toBe('SYNC=Unknown');
       expect(lines(diff.stdout)[1]).toMatch(reason);
+      // status prints what it can (the live objects with the app's mark and their health), then exits 4 as diff does.
       const status = await plugin(['status', '-f', file, '-o', 'kv'], kubeconfigPath());
-      expect(status.code).toBe(0);
-      expect(lines(status.stdout).slice(0, 2)).toEqual(['SYNC=Unknown', 'HEALTH=Unknown']);
+      expect(status.code).toBe(4);
+      expect(lines(status.stdout).slice(0, 2)).toEqual(['SYNC=Unknown', 'HEALTH=Healthy']);
+      expect(lines(status.stdout)).toContain(`RESOURCE=ConfigMap/${survivor} Unknown -`);
       expect(lines(status.stdout)[2]).toMatch(reason);
       expect(await snapshot()).toEqual(before);
       expect(await exists(survivor)).toBe(true);
@@ -323,7 +326,12 @@ describe('a source rendered only in part is never synced or pruned', () => {
       ]) {
         const res = await plugin([...args, '-o', 'kv'], kubeconfigPath());
         expect({ command: args[0], code: res.code }).toEqual({ command: args[0], code: 2 });
-        expect(res.stderr).toMatch(/helm template failed for .*:broken: .*x is required/);
+        // status prints what it can, as argocd app get: Sync Unknown with the error, the live objects with the mark.
+        if (args[0] === 'status') {
+          expect(kvValues(res.stdout).SYNC).toEqual(['Unknown']);
+          expect(kvValues(res.stdout).REASON?.[0]).toMatch(/helm template failed for .*:broken: .*x is required/);
+          expect(kvValues(res.stdout).RESOURCE).toContain('ConfigMap/broken-survivor Unknown -');
+        } else expect(res.stderr).toMatch(/helm template failed for .*:broken: .*x is required/);
       }
       expect(await snapshot()).toEqual(before);
       expect(await exists('broken-survivor')).toBe(true);

@@ -95,7 +95,14 @@ describe('kubectl gitops status', () => {
       const res = await status(healthy, '-o', 'kv', '--wait', '--timeout', '90s');
       expect(res.stderr).not.toMatch(/timed out/);
       expect(res.code).toBe(0);
-      expect(kv(res.stdout)).toEqual({ SYNC: 'Synced', HEALTH: 'Healthy', REASON: '', PRUNE: 'true', ALLOW_EMPTY: 'false' });
+      expect(kv(res.stdout)).toEqual({
+        SYNC: 'Synced',
+        HEALTH: 'Healthy',
+        REASON: '',
+        PRUNE: 'true',
+        ALLOW_EMPTY: 'false',
+        RESOURCE: 'Deployment/web Synced Healthy',
+      });
       const pods = JSON.parse(await kubectlOk(['get', 'pods', '-n', healthy.namespace, '-l', 'app=web', '-o', 'json'])) as {
         items: { spec: { nodeName?: string }; status: { phase?: string } }[];
       };
@@ -116,7 +123,8 @@ describe('kubectl gitops status', () => {
       );
       expect(res.code).toBe(0);
       const lines = kv(res.stdout);
-      expect(Object.keys(lines)).toEqual(['SYNC', 'HEALTH', 'REASON', 'PRUNE', 'ALLOW_EMPTY']);
+      expect(Object.keys(lines)).toEqual(['SYNC', 'HEALTH', 'REASON', 'PRUNE', 'ALLOW_EMPTY', 'RESOURCE']);
+      expect(lines.RESOURCE).toBe('Deployment/broken Synced Progressing');
       expect(lines.SYNC).toBe('Synced');
       expect(lines.HEALTH).toBe('Progressing');
       expect(lines.REASON).toMatch(/^Pod\/broken-[a-z0-9]+-[a-z0-9]+: Unschedulable: 0\/2 nodes are available/);

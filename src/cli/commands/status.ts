@@ -141,7 +141,13 @@ export const statusCommand = defineCommand({
           const { name, namespace } = result.report.app;
           result.report.children = await statusChildren(ctx, { namespace, name }, childAppsOf(result.report), reasonText);
         }
-        return emit(ctx, { warnings: result.warnings, report: render(result.report), code: ExitCode.Ok });
+        // A source that does not render is printed (the live objects, their health, the reason) and then exit 2 (4 when
+        // this tool refuses to render it, as diff), as argocd app get shows its ComparisonError.
+        return emit(ctx, {
+          warnings: result.warnings,
+          report: render(result.report),
+          code: result.comparisonError === 'input' ? ExitCode.Input : result.comparisonError === 'refused' ? ExitCode.Refused : ExitCode.Ok,
+        });
       }
       // What is not met yet, in words: the app's sync and health as before (with its reason), then the rest.
       const notMet = (r: StatusResult, verdict: WaitVerdict): string => {
@@ -155,7 +161,10 @@ export const statusCommand = defineCommand({
         async () => {
           const r = await produce();
           // A source that cannot be rendered never converges: say so at once instead of at the timeout.
-          if (r.report.sync.reason !== undefined) throw new RefusedError(`status --wait: ${r.report.sync.reason}`);
+          if (r.report.sync.reason !== undefined)
+            throw r.comparisonError === 'input'
+              ? new InputError(`status --wait: ${r.report.sync.reason}`)
+              : new RefusedError(`status --wait: ${r.report.sync.reason}`);
           return r;
         },
         {

@@ -1,15 +1,26 @@
 // `status`: loads the app's state through the gateway, compares, lists the live children and builds the report; `--wait` polls it.
-import { ClusterError, UnrenderableError } from '../../model/errors.js';
+import { ClusterError, InputError, UnrenderableError } from '../../model/errors.js';
 import { KubeApiError } from '../../kube/errors.js';
 import { buildStatusReport, type ResourceInput, type StatusReport } from '../../health/report.js';
 import { hasHealthCheck } from '../../health/resource.js';
 import type { KubeGateway } from '../../kube/gateway.js';
 import type { ResourceType } from '../../model/resource-type.js';
 import { groupOf, keyString, type KubeObject } from '../../model/object.js';
-import { compareAppState, loadAppState, loadApplication, type AppState, type AppStateArgs, type AppStateDeps } from '../session/app-state.js';
+import {
+  compareAppState,
+  listAppCandidates,
+  loadAppState,
+  loadApplication,
+  type AppState,
+  type AppStateArgs,
+  type AppStateDeps,
+} from '../session/app-state.js';
+import { planPrune } from '../../prune/plan.js';
+import { instanceName } from '../../tracking/tracking-id.js';
+import type { Application } from '../../app/types.js';
 import type { PruneCandidate } from '../../prune/plan.js';
 import { projectStatus } from '../../settings/window-report.js';
-import { projectViolations } from '../session/rules.js';
+import { excludedType, loadRules, projectViolations } from '../session/rules.js';
 import { customHealthRunner } from './custom-health.js';
 import { hookOf } from '../../sync/hooks.js';
 import { imagesOf, resourceId, type ComparedState } from '../../record/app-status.js';
@@ -34,6 +45,8 @@ export interface StatusResult {
   requests: number;
   /** What the Application's recorded status is built from (versions and images besides the report). */
   compared?: ComparedState;
+  /** Why nothing was compared: a source refused as not renderable as Argo CD would (exit 4), or one that failed to render (exit 2). */
+  comparisonError?: 'refused' | 'input';
   /** The Application's operation (requested or recorded), as read with this report: for `status --wait --operation`. */
   operation?: OperationProgress;
 }
@@ -82,6 +95,28 @@ async function fullExtra(gw: KubeGateway, c: PruneCandidate): Promise<KubeObject
   return full ?? c.object;
 }
 
+/**
+ * The live objects whose tracking mark names this app (in the destination namespace and of cluster-scoped kinds), not
+ * compared (`unknown`): what a status of an app whose source does not render can still show, with their health.
+ */
+async function markedLive(app: Application, args: AppStateArgs, deps: AppStateDeps, warnings: string[]): Promise<ResourceInput[]> {
+  const gw = deps.gateway;
+  const rules = await loadRules(app, args, deps.controlPlane ?? gw);
+  const namespace = deps.opts.namespace ?? app.destination.namespace ?? '';
+  const scanned = await listAppCandidates(gw, namespace ? [namespace] : [], warnings, new Set(), new Map(), {
+    tracking: rules.tracking,
+    excluded: excludedType(app, rules),
+  });
+  const plan = planPrune({
+    live: scanned,
+    appInstance: instanceName(app, rules.controlPlaneNamespace),
+    desired: [],
+    appPruneDefault: true,
+    tracking: rules.tracking,
+  });
+  return Promise.all(plan.candidates.map(async (c): Promise<ResourceInput> => ({ key: c.key, comparison: 'unknown', live: await fullExtra(gw, c) })));
+}
+
 /** Reads the one comparison (see diff/comparison.ts) per resource: a failed comparison makes that resource Unknown, not the whole report. */
 async function compare(state: AppState, fieldManager: string): Promise<ResourceInput[]> {
   const comparison = await compareAppState(state, fieldManager);
@@ -107,19 +142,29 @@ export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise
   try {
     state = await loadAppState(args, deps, { extras: true });
   } catch (err) {
-    if (!(err instanceof UnrenderableError)) throw err;
-    // Nothing is compared against a partial render: the report says Unknown, with the reason.
-    const app = await loadApplication(args, deps);
+    // A source this tool cannot render as Argo CD would (refused), or one that fails to render (a YAML error in Git, a
+    // missing values file: an input error naming the file): nothing is compared, the report says Unknown with the
+    // reason, and shows the live objects that carry the app's mark with their health, as `argocd app get` shows its
+    // ComparisonError. An error in reading the Application itself is no such thing: it is thrown as it is.
+    if (!(err instanceof UnrenderableError) && !(err instanceof InputError)) throw err;
+    const app = await loadApplication(args, deps).catch(() => {
+      throw err;
+    });
+    const warnings = [...app.warnings, ...(deps.target?.warnings ?? [])];
+    const resources = await markedLive(app, args, deps, warnings);
+    const roots = resources.flatMap((r) => (r.live ? [r.live] : []));
+    const children = await listChildren(gw, roots, warnings);
     const report = buildStatusReport({
       app,
-      resources: [],
-      children: [],
-      unrenderable: err.reasons.join('; '),
+      resources,
+      children,
+      unrenderable: err instanceof UnrenderableError ? err.reasons.join('; ') : err.message,
       ...(deps.target ? { target: deps.target } : {}),
     });
     return {
       report,
-      warnings: [...app.warnings, ...(deps.target?.warnings ?? [])],
+      comparisonError: err instanceof UnrenderableError ? 'refused' : 'input',
+      warnings,
       requests: gw.stats().requests - start,
       compared: { report, versions: {}, images: [] },
       ...(app.operation ? { operation: app.operation } : {}),

@@ -20,17 +20,32 @@ describe('parseApplication', () => {
       requested: false,
       phase: 'Running',
       message: 'waiting for pruning confirmation of /ConfigMap/old',
+      startedAt: '2026-01-01T00:00:00Z',
     });
-    const done = { ...state, phase: 'Succeeded', message: '', finishedAt: '2026-01-01T00:00:05Z' };
+    const done = { ...state, phase: 'Succeeded', message: '', finishedAt: '2026-01-01T00:00:05Z', syncResult: { revision: 'abc123' } };
     expect(parseApplication({ ...base, operation: { sync: {} }, status: { operationState: done } }, 'cluster').operation).toEqual({
       requested: true,
       phase: 'Succeeded',
+      startedAt: '2026-01-01T00:00:00Z',
       finishedAt: '2026-01-01T00:00:05Z',
+      revision: 'abc123',
     });
+    // Several sources: their revisions, in order.
+    const multi = { ...done, syncResult: { revisions: ['abc123', 'def456'] } };
+    expect(parseApplication({ ...base, status: { operationState: multi } }, 'cluster').operation?.revision).toBe('abc123,def456');
     expect(parseApplication({ ...base, operation: { sync: {} } }, 'cluster').operation).toEqual({ requested: true });
     // Anything malformed is left out, never an error: the record is Argo CD's controller's as much as ours.
     expect(parseApplication({ ...base, status: { operationState: 'x' } }, 'cluster').operation).toBeUndefined();
     expect(parseApplication({ ...base, status: { operationState: { phase: 3 } } }, 'cluster').operation).toEqual({ requested: false });
+  });
+
+  it('reads the stored conditions, each with its type and message, for status to show', () => {
+    expect(parseApplication(base, 'cluster').conditions).toBeUndefined();
+    const status = { conditions: [{ type: 'ComparisonError', message: 'rendering failed', lastTransitionTime: 't' }, { type: 'SyncError' }, 'junk'] };
+    expect(parseApplication({ ...base, status }, 'cluster').conditions).toEqual([
+      { type: 'ComparisonError', message: 'rendering failed' },
+      { type: 'SyncError', message: '' },
+    ]);
   });
 
   it('keeps every entry of spec.sources (the first also as source), how many there are, and the rendering keys as written, with no warning', () => {
