@@ -209,7 +209,7 @@ function treeTable(r: StatusReport, p: Paint): string {
   return table(['KIND/NAME', 'STATUS', 'HEALTH', 'MESSAGE'], rows);
 }
 
-/** The five kv lines scripts read: SYNC, HEALTH, REASON (one line), PRUNE and ALLOW_EMPTY (the declared automated policy). */
+/** The five kv lines scripts read first (SYNC, HEALTH, REASON on one line, PRUNE, ALLOW_EMPTY), then the revision, the last operation, conditions and one line per resource. */
 export function renderStatusKv(r: StatusReport): string {
   const lines = [
     `SYNC=${r.sync.status}`,
