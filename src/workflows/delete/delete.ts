@@ -297,7 +297,10 @@ export async function deleteApp(req: DeleteRequest, deps: DeleteDeps): Promise<D
       }
     }
     deps.progress?.(`wave ${w.wave}: ${deleted.length} of ${w.objects.length} deleted, waiting for them to be gone`);
-    const stuck = await waitGone(gw, deleted, { now, sleep, pollMs, deadline });
+    // The API server gone while waiting: what was deleted stays reported as deleted, the rest not run.
+    const gone = await waitGone(gw, deleted, { now, sleep, pollMs, deadline }).catch((err: unknown) => err as Error);
+    if (gone instanceof Error) return fail(`wave ${w.wave}: could not see the deleted objects go (${gone.message}); later waves were not started`);
+    const stuck = gone;
     for (const c of stuck) {
       const e = report.entries.find((x) => keyString(x) === keyString(c.key));
       if (e) {

@@ -372,6 +372,30 @@ describe.each<Protocol>(['http/1.1', 'h2'])('over %s', (protocol) => {
     });
   });
 
+  describe('the API server stops in the middle of a delete', () => {
+    it('the report names what was deleted and what not (one outcome at most unknown), exit 3, and a second delete finishes the job', async () => {
+      const app = await appWith('dstop', [configMap('d-a'), configMap('d-b'), configMap('d-c')]);
+      const desired = writeDesired(work.dir, 'dstop-d', [configMap('d-a'), configMap('d-b'), configMap('d-c')]);
+      proxy.setRules([{ when: isRealDelete, fault: { kind: 'stop-after' }, times: 1 }]);
+      const res = await viaProxy(['delete', '-f', app, '--desired', desired, '--yes', '-o', 'json']);
+      expect(res.code).toBe(3);
+      const report = JSON.parse(res.stdout) as { phase: string; entries: { name: string; outcome: string }[] };
+      expect(report.phase).toBe('Failed');
+      const deleted = report.entries.filter((e) => e.outcome === 'deleted').map((e) => e.name);
+      expect(deleted).toHaveLength(1);
+      expect(report.entries.map((e) => e.name).sort()).toEqual(['d-a', 'd-b', 'd-c']);
+      // The cluster agrees with the report, object by object.
+      for (const e of report.entries)
+        expect({ name: e.name, live: await exists('configmap', e.name) }).toEqual({ name: e.name, live: e.outcome !== 'deleted' });
+
+      await proxy.start();
+      proxy.setRules([]);
+      const again = await viaProxy(['delete', '-f', app, '--desired', desired, '--yes', '-o', 'json']);
+      expect(again.code).toBe(0);
+      for (const n of ['d-a', 'd-b', 'd-c']) expect(await exists('configmap', n)).toBe(false);
+    });
+  });
+
   describe('status --wait while the API server is away', () => {
     it('rides out the outage (telling it), and exits 0 once the app is seen Synced and Healthy', async () => {
       const app = await appWith('wait', [configMap('w1')]);
