@@ -122,6 +122,11 @@ export interface StatusReport {
   operation?: { phase?: string; message?: string; revision?: string; startedAt?: string; finishedAt?: string; requested?: true };
   /** The Application's conditions as they were stored before this look (ComparisonError, SharedResourceWarning, SyncError …). */
   conditions?: { type: string; message: string }[];
+  /**
+   * With the AppProject's `orphanedResources`: the objects of the destination namespace no app tracks (with the objects
+   * under them, as Argo CD counts them); `warn`: the project asks for the OrphanedResourceWarning condition.
+   */
+  orphaned?: { warn: boolean; resources: ResourceKey[] };
 }
 
 export interface HookStatus extends ResourceKey {

@@ -171,6 +171,9 @@ export function comparedStatus(app: KubeObject, c: ComparedState, now: string, w
   if (r.sync.reason !== undefined) conditions.push(condition('ComparisonError', r.sync.reason, now, prevConditions));
   for (const res of r.resources)
     if (res.error !== undefined) conditions.push(condition('ComparisonError', `${res.kind}/${res.name}: ${res.error}`, now, prevConditions));
+  // Argo CD's condition for an AppProject with orphanedResources.warn: true (getResourceTree).
+  if (r.orphaned?.warn && r.orphaned.resources.length > 0)
+    conditions.push(condition('OrphanedResourceWarning', `Application has ${r.orphaned.resources.length} orphaned resources`, now, prevConditions));
   for (const w of warnings) {
     if (w.includes('(SharedResourceWarning)'))
       conditions.push(condition('SharedResourceWarning', w.replace(/ \(SharedResourceWarning\)$/, ''), now, prevConditions));

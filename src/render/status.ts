@@ -237,6 +237,8 @@ export function renderStatusKv(r: StatusReport): string {
   }
   for (const c of r.conditions ?? []) lines.push(`CONDITION=${c.type} ${oneLine(c.message)}`);
   for (const res of r.resources) lines.push(`RESOURCE=${displayName(res)} ${res.status} ${res.health?.status ?? '-'}`);
+  // The AppProject's orphanedResources: the objects of the destination namespace no app tracks.
+  for (const k of r.orphaned?.resources ?? []) lines.push(`ORPHANED=${displayName(k)}`);
   // status --recursive: each child Application, depth first.
   lines.push(...childKvLines(r.children ?? []));
   return lines.join('\n') + '\n';
@@ -264,7 +266,14 @@ export function renderStatus(r: StatusReport, opts: StatusRenderOptions): string
                 })),
               ),
             )}`;
-      return `${header(r, opts.paint)}\n\n${body}${hooks}${childrenSection(r.children ?? [], opts.paint)}\n`;
+      const orphaned =
+        (r.orphaned?.resources ?? []).length === 0
+          ? ''
+          : `\n\nOrphaned resources (in the destination namespace, no app tracks them):\n${table(
+              ['KIND/NAME', 'NAMESPACE'],
+              (r.orphaned?.resources ?? []).map((k) => [{ text: displayName(k) }, { text: k.namespace }]),
+            )}`;
+      return `${header(r, opts.paint)}\n\n${body}${hooks}${orphaned}${childrenSection(r.children ?? [], opts.paint)}\n`;
     },
   });
 }

@@ -39,6 +39,8 @@ export interface AppProject {
   sourceIntegrity: boolean;
   /** How many spec.destinationServiceAccounts entries (used by Argo CD only with impersonation on). */
   destinationServiceAccounts: number;
+  /** spec.orphanedResources: list the objects no app tracks in the destination namespace; `warn` adds the condition. */
+  orphanedResources?: { warn: boolean; ignore: GroupKindItem[] };
   /** Rules this tool does not enforce (said once, as warnings). */
   warnings: string[];
   /** Argo CD's built-in default project, taken because no AppProject `default` exists. */
@@ -146,11 +148,22 @@ export function parseAppProject(obj: unknown, origin: string): AppProject {
   const namespaceResourceWhitelist = groupKinds(origin, spec, 'namespaceResourceWhitelist', false);
   const signatureKeys = (maps(origin, spec.signatureKeys, 'spec.signatureKeys') ?? []).map((m, i) => str(origin, m, 'keyID', `spec.signatureKeys[${i}]`));
   const destinationServiceAccounts = (maps(origin, spec.destinationServiceAccounts, 'spec.destinationServiceAccounts') ?? []).length;
-  if (spec.orphanedResources !== undefined && spec.orphanedResources !== null)
-    warnings.push(
-      `${origin}: spec.orphanedResources is not checked by this tool: the objects no app tracks in the destination namespaces are not listed (Argo CD's OrphanedResourceWarning)`,
-    );
+  const orphaned = spec.orphanedResources;
+  let orphanedResources: AppProject['orphanedResources'];
+  if (orphaned !== undefined && orphaned !== null) {
+    if (!isPlainObject(orphaned)) throw new InputError(`${origin}: spec.orphanedResources is not an object`);
+    orphanedResources = {
+      // Argo CD's IsWarn: only an explicit true.
+      warn: orphaned.warn === true,
+      ignore: (maps(origin, orphaned.ignore, 'spec.orphanedResources.ignore') ?? []).map((m, i) => ({
+        group: str(origin, m, 'group', `spec.orphanedResources.ignore[${i}]`),
+        kind: str(origin, m, 'kind', `spec.orphanedResources.ignore[${i}]`),
+        name: str(origin, m, 'name', `spec.orphanedResources.ignore[${i}]`),
+      })),
+    };
+  }
   return {
+    ...(orphanedResources ? { orphanedResources } : {}),
     signatureKeys,
     sourceIntegrity: spec.sourceIntegrity !== undefined && spec.sourceIntegrity !== null,
     destinationServiceAccounts,

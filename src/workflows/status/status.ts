@@ -5,7 +5,7 @@ import { buildStatusReport, type ResourceInput, type StatusReport } from '../../
 import { hasHealthCheck } from '../../health/resource.js';
 import type { KubeGateway } from '../../kube/gateway.js';
 import type { ResourceType } from '../../model/resource-type.js';
-import { groupOf, keyString, type KubeObject } from '../../model/object.js';
+import { groupOf, keyString, type KubeObject, type ResourceKey } from '../../model/object.js';
 import {
   compareAppState,
   listAppCandidates,
@@ -16,6 +16,8 @@ import {
   type AppStateDeps,
 } from '../session/app-state.js';
 import { planPrune } from '../../prune/plan.js';
+import { orphanedResources } from '../../settings/orphaned.js';
+import { appOfMark, DEFAULT_TRACKING, markOf } from '../../tracking/method.js';
 import { instanceName } from '../../tracking/tracking-id.js';
 import type { Application } from '../../app/types.js';
 import type { PruneCandidate } from '../../prune/plan.js';
@@ -117,6 +119,54 @@ async function markedLive(app: Application, args: AppStateArgs, deps: AppStateDe
   return Promise.all(plan.candidates.map(async (c): Promise<ResourceInput> => ({ key: c.key, comparison: 'unknown', live: await fullExtra(gw, c) })));
 }
 
+/**
+ * The AppProject's `orphanedResources`: the metadata of every namespaced kind in the destination namespace (one LIST
+ * each, only when the project asks) and the Applications that exist (one LIST), handed to the pure finder.
+ */
+async function orphansOf(state: AppState, deps: AppStateDeps, warnings: string[]): Promise<ResourceKey[]> {
+  const gw = deps.gateway;
+  const rules = state.rules!;
+  const namespace = state.destinationNamespace;
+  if (namespace === '') return [];
+  const excluded = excludedType(state.app, rules);
+  const { preferred } = await gw.discover();
+  const types = preferred.filter((t) => t.namespaced && t.verbs.includes('list') && !excluded(t));
+  const objects: KubeObject[] = [];
+  await Promise.all(
+    types.map(async (type) => {
+      try {
+        objects.push(...(await gw.list(type, { namespace, metadataOnly: true })).items);
+      } catch (err) {
+        warnings.push(`orphaned resources: cannot list ${type.resource} in namespace ${namespace}: ${(err as Error).message}`);
+      }
+    }),
+  );
+  const cp = deps.controlPlane ?? gw;
+  const appType = (await cp.resolve('argoproj.io/v1alpha1', 'Application').catch(() => undefined)) ?? undefined;
+  const apps = new Set<string>();
+  if (appType) {
+    try {
+      for (const a of (await cp.list(appType, { metadataOnly: true })).items)
+        apps.add(instanceName({ name: a.metadata.name ?? '', namespace: a.metadata.namespace ?? '' }, rules.controlPlaneNamespace));
+    } catch (err) {
+      // Unknown which Applications exist: every object another app's mark names counts as that app's (none reported orphaned).
+      warnings.push(`orphaned resources: cannot list Applications (${(err as Error).message}): objects marked by any app are taken as tracked`);
+      for (const o of objects) {
+        const mark = markOf(o, state.tracking ?? DEFAULT_TRACKING);
+        if (mark !== undefined) apps.add(appOfMark(mark, state.tracking ?? DEFAULT_TRACKING));
+      }
+    }
+  }
+  return orphanedResources({
+    objects,
+    namespace,
+    appInstance: state.appInstance,
+    apps,
+    project: rules.project,
+    ...(state.tracking ? { tracking: state.tracking } : {}),
+  });
+}
+
 /** Reads the one comparison (see diff/comparison.ts) per resource: a failed comparison makes that resource Unknown, not the whole report. */
 async function compare(state: AppState, fieldManager: string): Promise<ResourceInput[]> {
   const comparison = await compareAppState(state, fieldManager);
@@ -202,6 +252,12 @@ export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise
       violations: projectViolations(state.app, rules, state.desired, state.target?.server),
       ...(rules.projectUnchecked ? { unchecked: true } : {}),
     });
+    const settings = rules.project.orphanedResources;
+    if (settings) {
+      const resources = await orphansOf(state, deps, warnings);
+      report.orphaned = { warn: settings.warn, resources };
+      if (settings.warn && resources.length > 0) warnings.push(`Application has ${resources.length} orphaned resources (OrphanedResourceWarning)`);
+    }
   }
   const versions: Record<string, string> = {};
   for (const d of state.desired) versions[resourceId(d.key)] = d.type.version;

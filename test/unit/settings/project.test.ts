@@ -245,9 +245,26 @@ describe('settings this tool does not carry out refuse the sync, never pass in s
     ]);
   });
 
-  it('orphanedResources is said as a warning (it changes no sync)', () => {
-    expect(proj({ ...open, orphanedResources: { warn: true } }).warnings).toEqual([
-      "test: spec.orphanedResources is not checked by this tool: the objects no app tracks in the destination namespaces are not listed (Argo CD's OrphanedResourceWarning)",
-    ]);
+  it('reads orphanedResources: warn only when true (Argo CD IsWarn), the ignore list; no warning', () => {
+    const p = proj({
+      ...open,
+      orphanedResources: {
+        ignore: [
+          { kind: 'ConfigMap', name: 'cache-*' },
+          { group: 'apps', kind: '*' },
+        ],
+      },
+    });
+    expect(p.orphanedResources).toEqual({
+      warn: false,
+      ignore: [
+        { group: '', kind: 'ConfigMap', name: 'cache-*' },
+        { group: 'apps', kind: '*', name: '' },
+      ],
+    });
+    expect(p.warnings).toEqual([]);
+    expect(proj({ ...open, orphanedResources: { warn: true } }).orphanedResources).toEqual({ warn: true, ignore: [] });
+    expect(proj(open).orphanedResources).toBeUndefined();
+    expect(() => proj({ ...open, orphanedResources: 'yes' })).toThrow('spec.orphanedResources is not an object');
   });
 });
