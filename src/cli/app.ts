@@ -12,6 +12,7 @@ import { diffCommand } from './commands/diff.js';
 import { syncCommand } from './commands/sync.js';
 import { pruneCommand } from './commands/prune.js';
 import { deleteCommand } from './commands/delete.js';
+import { manifestsCommand } from './commands/manifests.js';
 import { statusCommand } from './commands/status.js';
 import { normalizeCommand } from './commands/normalize.js';
 import { versionCommand } from './commands/version.js';
@@ -29,6 +30,7 @@ export const COMMANDS: readonly GitopsCommand[] = [
   pruneCommand,
   deleteCommand,
   statusCommand,
+  manifestsCommand,
   listCommand,
   dashboardCommand,
   historyCommand,

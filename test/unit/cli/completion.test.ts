@@ -39,7 +39,7 @@ describe('__complete', () => {
   it.each<[string[], string[], number]>([
     [
       [''],
-      ['diff', 'sync', 'prune', 'delete', 'status', 'list', 'dashboard', 'history', 'rollback', 'windows', 'normalize', 'version', 'completion'],
+      ['diff', 'sync', 'prune', 'delete', 'status', 'manifests', 'list', 'dashboard', 'history', 'rollback', 'windows', 'normalize', 'version', 'completion'],
       Directive.NoFileComp,
     ],
     [['s'], ['sync', 'status'], Directive.NoFileComp],

@@ -15,6 +15,7 @@ const WITHOUT_OWN_TEST: Record<string, string> = {
   'cli/commands/diff.ts': 'yargs definition only: its flags in test/unit/cli/inputs.test.ts, its runs in test/integration/',
   'cli/commands/history.ts': 'yargs definition only: test/integration/app-record.test.ts',
   'cli/commands/list.ts': 'yargs definition only: test/unit/workflows/list.test.ts (the workflow) and test/integration/',
+  'cli/commands/manifests.ts': 'yargs definition only: test/unit/workflows/manifests/manifests.test.ts and test/integration/manifests.test.ts',
   'cli/commands/normalize.ts': 'yargs definition only: test/unit/diff/cli-file-diff.test.ts runs it',
   'cli/commands/prune.ts': 'yargs definition only: its flags in test/unit/cli/inputs.test.ts, its runs in test/integration/',
   'cli/commands/rollback.ts': 'yargs definition only: its flags in test/unit/cli/inputs.test.ts, test/integration/app-rollback.test.ts',

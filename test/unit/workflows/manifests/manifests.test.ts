@@ -1,0 +1,45 @@
+// runManifests on the fake gateway: what a sync would send, marked and namespaced, in the order it sends it.
+import { FakeGateway } from '../../../support/fake-gateway.js';
+import { memoryIo } from '../../../../src/cli/io.js';
+import { runManifests } from '../../../../src/workflows/manifests/manifests.js';
+import type { GlobalOptions } from '../../../../src/model/context.js';
+import { appWorkspace } from '../../../support/app-workspace.js';
+
+const opts: GlobalOptions = { requestTimeout: '0', output: 'yaml', color: 'never', verbose: false, fieldManager: 'argocd-controller', appNamespace: 'argocd' };
+
+const cm = (name: string, annotations: Record<string, string> = {}) =>
+  `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  annotations: ${JSON.stringify(annotations)}\ndata: {a: "1"}\n`;
+
+test('hooks in their phases, resources wave by wave in kind order, SyncFail and delete hooks last; each marked and namespaced', async () => {
+  const ws = appWorkspace({
+    prefix: 'manifests',
+    manifests: {
+      'a.yaml': cm('late', { 'argocd.argoproj.io/sync-wave': '2' }),
+      'b.yaml': 'apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {ports: [{port: 80}]}\n',
+      'c.yaml': cm('early'),
+      'd.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata: {name: extra}\n',
+      'pre.yaml': cm('pre', { 'argocd.argoproj.io/hook': 'PreSync' }),
+      'both.yaml': cm('both', { 'argocd.argoproj.io/hook': 'PreSync,PostSync' }),
+      'fail.yaml': cm('on-fail', { 'argocd.argoproj.io/hook': 'SyncFail' }),
+      'bye.yaml': cm('bye', { 'argocd.argoproj.io/hook': 'PostDelete' }),
+    },
+  });
+  const r = await runManifests({ appFile: ws.appFile, desired: ws.dir }, { io: memoryIo().io, opts, gateway: new FakeGateway({ objects: [] }) });
+  expect(r.objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
+    'ConfigMap/both',
+    'ConfigMap/pre',
+    'Namespace/extra',
+    'ConfigMap/early',
+    'Service/web',
+    'ConfigMap/late',
+    'ConfigMap/on-fail',
+    'ConfigMap/bye',
+  ]);
+  const early = r.objects.find((o) => o.metadata.name === 'early')!;
+  expect(early.metadata.namespace).toBe('shop');
+  expect(early.metadata.annotations?.['argocd.argoproj.io/tracking-id']).toBe('shop:/ConfigMap:shop/early');
+  const ns = r.objects.find((o) => o.kind === 'Namespace')!;
+  expect(ns.metadata.namespace).toBeUndefined();
+  // As Argo CD's SetAppInstance: a cluster-scoped object's mark carries the destination namespace.
+  expect(ns.metadata.annotations?.['argocd.argoproj.io/tracking-id']).toBe('shop:/Namespace:shop/extra');
+});
