@@ -24,6 +24,9 @@ import { listCommand } from './commands/list.js';
 import { dashboardCommand } from './commands/dashboard.js';
 import { complete, formatCompletion, type CommandSpec, type FlagSpec } from './completion.js';
 
+/** The keys that stay arrays: the variadic positional (`[more..]`: several Applications by name), the repeatable flags. */
+const ARRAY_KEYS = new Set(['more', 'resource', 'api-versions', 'apiVersions', 'as-group', 'asGroup']);
+
 export const COMMANDS: readonly GitopsCommand[] = [
   diffCommand,
   syncCommand,
@@ -118,8 +121,14 @@ export async function runCli(typed: string[], io: Io, commands: readonly GitopsC
     .wrap(width)
     // Repeated flags: the last one wins, as in kubectl (yargs would otherwise make an array); the repeatable ones
     // (--resource, --api-versions, --as-group) keep every value, put back before validation.
-    .parserConfiguration({ 'duplicate-arguments-array': false })
+    // Variadic positionals (`status A B C`) need arrays, so yargs keeps every value and the middleware takes the
+    // last of a flag that is not declared an array.
+    .parserConfiguration({ 'duplicate-arguments-array': true })
     .middleware((args) => {
+      for (const [key, value] of Object.entries(args)) {
+        if (key === '_' || key === '$0' || !Array.isArray(value) || ARRAY_KEYS.has(key)) continue;
+        args[key] = value[value.length - 1];
+      }
       for (const [name, values] of repeated) {
         args[name] = values;
         args[name.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase())] = values;

@@ -13,10 +13,11 @@ export function stdinDash(v: string): string {
 }
 
 export const diffCommand = defineCommand({
-  command: 'diff [app]',
+  command: 'diff [app] [more..]',
   describe: 'Show drift between the desired manifests and the live objects, with who owns each field',
   builder: (y) =>
     appSourceOptions(y)
+      .positional('more', { type: 'string', array: true, describe: 'More Applications by name: each compared, one summary, the highest exit code' })
       .option('live', { type: 'string', describe: 'File mode: read live objects from this file or directory instead of the cluster' })
       // No default: yargs would count a default false as given, and --live refuses --server-side.
       .option('server-side', { type: 'boolean', describe: 'Compare with a server-side apply dry-run and preview field-manager conflicts' })
@@ -37,7 +38,13 @@ export const diffCommand = defineCommand({
     'live lua-dir': 'file mode only compares: --project-file and --lua-dir apply to the cluster commands (sync, prune, status, windows)',
     'live recursive': 'file mode compares files: the child Applications are read from the cluster',
   },
-  async run(args, ctx) {
+  async run(args, ctx): Promise<ExitCode> {
+    const { appNames, forEachApp } = await import('../several.js');
+    const names = appNames(args.app, args.more);
+    if (names.length > 1) {
+      if (args.appFile !== undefined || args.live !== undefined) throw new InputError('several Applications are named: -f/--app-file and --live compare one');
+      return forEachApp(ctx, 'diff', names, (name, c): Promise<ExitCode> => diffCommand.run({ ...args, app: name, more: [] }, c));
+    }
     if (args.live === undefined) {
       const { diffAgainstCluster, liveDiffExitCode } = await import('../../workflows/diff/live-diff.js');
       const { renderLiveDiff } = await import('../../render/live-diff.js');

@@ -19,12 +19,13 @@ function summary(r: StatusReport, reason: string): string {
 }
 
 export const statusCommand = defineCommand({
-  command: 'status [app]',
+  command: 'status [app] [more..]',
   describe: 'Show sync status and health per resource and for the app, with the most specific reason (-A: every Application, as list)',
   allNamespaces: true,
   outputs: [...OUTPUT_FORMATS, 'dot', 'svg'],
   builder: (y) =>
     recordOption(appSourceOptions(y))
+      .positional('more', { type: 'string', array: true, describe: 'More Applications by name: each reported, one summary, the highest exit code' })
       // --tree and --wait have no default: yargs would count a default false as given, and -A/-l refuse them.
       .option('tree', { type: 'boolean', describe: 'Draw the live resource tree with health' })
       .option('wait', {
@@ -79,7 +80,15 @@ export const statusCommand = defineCommand({
     ),
     ...Object.fromEntries(WAIT_FLAGS.map((flag) => [`recursive ${flag}`, 'the wait is for the app itself; sync --recursive waits for each wave of children'])),
   },
-  async run(args, ctx) {
+  async run(args, ctx): Promise<ExitCode> {
+    const { appNames, forEachApp } = await import('../several.js');
+    const names = appNames(args.app, args.more);
+    if (names.length > 1) {
+      if (args.appFile !== undefined) throw new InputError('several Applications are named: -f/--app-file reads one Application file');
+      if (args.allNamespaces === true || args.selector !== undefined) throw new InputError('name Applications, or list them with -A/-l, not both');
+      if (ctx.opts.output === 'dot' || ctx.opts.output === 'svg') throw new InputError(`-o ${ctx.opts.output} draws one app's live map: name one Application`);
+      return forEachApp(ctx, 'status', names, (name, c): Promise<ExitCode> => statusCommand.run({ ...args, app: name, more: [] }, c));
+    }
     const selector = args.selector;
     if (args.allNamespaces === true || selector !== undefined) {
       // Every Application (of every namespace with -A, by label with -l), one row each: the list command's report.
