@@ -282,3 +282,18 @@ export function imagesOf(o: KubeObject): string[] {
   fromPodSpec(obj(obj(obj(spec.jobTemplate).spec).template).spec);
   return out;
 }
+
+/**
+ * The phase Argo CD records for a sync that ran (operationState.phase): Running while its prune waits for a
+ * confirmation, Failed when an apply, a hook, a prune or a conflict failed or it was stopped, else Succeeded.
+ */
+export function operationPhase(r: {
+  failures: readonly unknown[];
+  conflicts: readonly unknown[];
+  interrupted?: unknown;
+  prune: { waiting?: string };
+}): 'Running' | 'Failed' | 'Succeeded' {
+  const failed = r.failures.length > 0 || r.conflicts.length > 0 || r.interrupted !== undefined;
+  if (failed) return 'Failed';
+  return r.prune.waiting !== undefined ? 'Running' : 'Succeeded';
+}

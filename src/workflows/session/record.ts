@@ -9,6 +9,7 @@ import type { JsonObject, KubeObject } from '../../model/object.js';
 import {
   controllerWrite,
   nextStatus,
+  operationPhase,
   RECORD_FIELD_MANAGER,
   resourceId,
   type ComparedState,
@@ -163,7 +164,7 @@ export function syncOperationOf(
     ...(r.revisions ? { revisions: r.revisions } : {}),
     prune: r.prune.enabled,
     dryRun: false,
-    phase: waiting !== undefined ? 'Running' : failed ? 'Failed' : 'Succeeded',
+    phase: operationPhase(r),
     message: waiting ?? message,
     resources,
     ...(r.retries ? { retryCount: r.retries } : {}),
