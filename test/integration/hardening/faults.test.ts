@@ -308,6 +308,17 @@ describe.each<Protocol>(['http/1.1', 'h2'])('over %s', (protocol) => {
       }
       expect(writes.some((w) => w.method === 'DELETE')).toBe(true);
     });
+
+    it('every request of a read, a sync with a prune and a wait names the tool as docs/commands/flags.md promises: User-Agent: kubectl-gitops', async () => {
+      const app = await appWith('agent', [configMap('u1'), configMap('u2')]);
+      const desired = writeDesired(work.dir, 'agent-d', [configMap('u1', { k: 'x' }), configMap('u3')]);
+      expect((await viaProxy(['status', '-f', app, '--desired', desired])).code).toBe(0);
+      expect((await viaProxy(['sync', '-f', app, '--desired', desired, '--prune'])).code).toBe(0);
+      expect((await viaProxy(['status', '-f', app, '--desired', desired, '--wait', '--timeout', '60s'])).code).toBe(0);
+      // Reads, access reviews, applies and the prune's delete all went through the proxy, and each said who sent it.
+      expect([...new Set(proxy.log.map((e) => e.method))].sort()).toEqual(['DELETE', 'GET', 'PATCH', 'POST']);
+      expect([...new Set(proxy.log.map((e) => e.userAgent))]).toEqual(['kubectl-gitops']);
+    });
   });
 
   describe('the API server stops in the middle of a sync', () => {
