@@ -99,8 +99,13 @@ test('hand-made drift: diff names the image field and its manager, and the ignor
   expect(lines[0]).toBe('SYNC=OutOfSync');
   expect(lines).toContain(`DRIFT=Deployment/orders ${IMAGE}`);
   expect(lines).toContain(`OWNER=Deployment/orders ${IMAGE} kubectl-set`);
-  expect(lines.some((l) => l.startsWith('IGNORED=Deployment/orders spec.replicas '))).toBe(true);
+  expect(lines.filter((l) => l.startsWith('IGNORED='))).toEqual(['IGNORED=Deployment/orders spec.replicas -']);
   expect(lines.filter((l) => l.startsWith('DRIFT='))).toEqual([`DRIFT=Deployment/orders ${IMAGE}`]);
+  // The `-` above (docs/commands/sync.md): on 1.35 a scale through /scale of a spec.replicas no manager owned (the
+  // desired Deployment leaves it out) is recorded by no field manager, so none can be named.
+  const scaled = await getJson('deployment', 'orders', ns);
+  const ownsReplicas = (f: unknown) => (f as { 'f:spec'?: Record<string, unknown> } | undefined)?.['f:spec']?.['f:replicas'] !== undefined;
+  expect(scaled.metadata.managedFields?.filter((m) => ownsReplicas(m.fieldsV1)).map((m) => m.manager)).toEqual([]);
 
   const json = await runPlugin(['diff', ...appArgs, '-o', 'json']);
   const report = JSON.parse(json.stdout) as {
@@ -114,7 +119,7 @@ test('hand-made drift: diff names the image field and its manager, and the ignor
   const image = fields.find((f) => f.path === IMAGE)!;
   expect(image).toMatchObject({ desired: 'registry.local/orders:1.0.0', live: 'registry.local/orders:2.0.0-hotfix' });
   expect(image.owners.map((o) => o.manager)).toContain('kubectl-set');
-  expect(fields.find((f) => f.path === 'spec.replicas')).toMatchObject({ verdict: 'ignored', live: 5 });
+  expect(fields.find((f) => f.path === 'spec.replicas')).toMatchObject({ verdict: 'ignored', live: 5, owners: [] });
 });
 
 test('sync heals the image (naming the manager it was taken from) and leaves replicas at 5', async () => {
@@ -123,7 +128,7 @@ test('sync heals the image (naming the manager it was taken from) and leaves rep
   const lines = kv(res.stdout);
   expect(lines[0]).toBe('APPLIED=2');
   expect(lines).toContain(`HEALED=Deployment/orders ${IMAGE} kubectl-set`);
-  expect(lines.some((l) => l.startsWith('IGNORED=Deployment/orders spec.replicas '))).toBe(true);
+  expect(lines.filter((l) => l.startsWith('IGNORED='))).toEqual(['IGNORED=Deployment/orders spec.replicas -']);
   const deploy = await getJson<KubeObject & { spec: { replicas: number; template: { spec: { containers: { image: string }[] } } } }>(
     'deployment',
     'orders',

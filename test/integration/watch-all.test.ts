@@ -92,9 +92,15 @@ spec:
       await kubectlOk(['delete', 'application', 'conf', '-n', ns]);
       await w.line((l) => l.action === 'app' && l.object === `${ns}/conf` && l.result === 'stopped', "the deleted app's loop stopped");
       const since = w.lines.length;
+      const patchedAt = Date.now();
       await kubectlOk(['patch', 'configmap', 'conf', '-n', ns, '--type', 'merge', '-p', '{"data":{"color":"green"}}']);
-      // Its loop is gone: the change stays (three intervals), while the others are still reconciled.
-      await new Promise((r) => setTimeout(r, 6_000));
+      // Its loop is gone: the change stays, while the others are still reconciled. A drift of web made after conf's
+      // patch is healed first (the same process and machinery that would have healed conf, given the same chance, with
+      // the positive path's allowance), and at least three intervals pass since the patch.
+      await kubectlOk(['scale', 'deployment', 'web', '-n', ns, '--replicas', '2']);
+      await w.line((l) => l.app === `${ns}/web` && l.action === 'heal', "web's heal of a drift made after conf's patch", since, 60_000);
+      await waitFor(async () => (await json('deployment', 'web')).spec.replicas === 1, { what: "web's heal", timeoutMs: 60_000 });
+      await new Promise((r) => setTimeout(r, Math.max(0, patchedAt + 6_000 - Date.now())));
       expect((await json('configmap', 'conf')).data.color).toBe('green');
       // (A round in progress when the loop was told to stop may still end, interrupted before its first write.)
       expect(

@@ -62,6 +62,12 @@ export interface LogEntry extends ProxiedRequest {
   body?: string;
   /** `forwarded 200`, `429`, `cut`, `reset`, `goaway 200`, `cut-after 200`, `reset-during 200`, `delayed 300ms 200`, `refused: stopping`... */
   outcome: string;
+  /** When the request reached the proxy (Date.now(), ms), before its body was read. */
+  at: number;
+  /** For an injected status answer (429, 503...): when the proxy had written it (Date.now(), ms). */
+  answeredAt?: number;
+  /** The User-Agent header the client sent, if any. */
+  userAgent?: string;
 }
 
 interface Upstream {
@@ -279,6 +285,7 @@ export class FaultProxy {
   }
 
   private async handle(req: Req, res: Res): Promise<void> {
+    const at = Date.now();
     const r: ProxiedRequest = { method: req.method ?? 'GET', url: req.url ?? '/' };
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
@@ -290,6 +297,8 @@ export class FaultProxy {
       protocol,
       connection,
       outcome: '',
+      at,
+      ...(req.headers['user-agent'] !== undefined ? { userAgent: req.headers['user-agent'] } : {}),
       ...(req.headers['content-type'] ? { contentType: req.headers['content-type'] } : {}),
       ...(r.method !== 'GET' ? { body: body.toString('utf8') } : {}),
     };
@@ -315,6 +324,7 @@ export class FaultProxy {
           code: fault.status,
         }),
       );
+      entry.answeredAt = Date.now();
       return;
     }
     if (fault?.kind === 'cut' || (fault?.kind === 'reset' && !isH2(req))) {

@@ -121,9 +121,15 @@ describe.each<Protocol>(['http/1.1', 'h2'])('over %s', (protocol) => {
       proxy.setRules([{ when: isGet, fault: { kind: 'status', status: 429, retryAfterSeconds: 1 }, times: 3 }]);
       const res = await viaProxy(['status', '-f', app, '--desired', desired, '-o', 'json']);
       expect({ code: res.code, out: sameCluster(res.stdout) }).toEqual({ code: direct.code, out: sameCluster(direct.stdout) });
-      expect(proxy.log.filter((e) => e.outcome === '429')).toHaveLength(3);
-      // Retry-After: 1 was honoured for the retried request(s).
-      expect(res.ms).toBeGreaterThanOrEqual(1000);
+      const refused = proxy.log.filter((e) => e.outcome === '429');
+      expect(refused).toHaveLength(3);
+      // Retry-After: 1 was honoured, as the proxy saw it: each refused request came again (the next request with its
+      // method and URL), and not before a second after the 429 was answered (50 ms for the clocks' granularity).
+      for (const e of refused) {
+        const retry = proxy.log.slice(proxy.log.indexOf(e) + 1).find((x) => x.method === e.method && x.url === e.url);
+        const gapMs = retry && e.answeredAt !== undefined ? retry.at - e.answeredAt : undefined;
+        expect({ url: e.url, gapMs, honoured: gapMs !== undefined && gapMs >= 1000 - 50 }).toEqual({ url: e.url, gapMs, honoured: true });
+      }
       expect(res.ms).toBeLessThan(60_000);
     });
 
@@ -301,6 +307,17 @@ describe.each<Protocol>(['http/1.1', 'h2'])('over %s', (protocol) => {
         else expect({ method: w.method, url: w.url.split('?')[0] }).toEqual({ method: 'POST', url: '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews' });
       }
       expect(writes.some((w) => w.method === 'DELETE')).toBe(true);
+    });
+
+    it('every request of a read, a sync with a prune and a wait names the tool as docs/commands/flags.md promises: User-Agent: kubectl-gitops', async () => {
+      const app = await appWith('agent', [configMap('u1'), configMap('u2')]);
+      const desired = writeDesired(work.dir, 'agent-d', [configMap('u1', { k: 'x' }), configMap('u3')]);
+      expect((await viaProxy(['status', '-f', app, '--desired', desired])).code).toBe(0);
+      expect((await viaProxy(['sync', '-f', app, '--desired', desired, '--prune'])).code).toBe(0);
+      expect((await viaProxy(['status', '-f', app, '--desired', desired, '--wait', '--timeout', '60s'])).code).toBe(0);
+      // Reads, access reviews, applies and the prune's delete all went through the proxy, and each said who sent it.
+      expect([...new Set(proxy.log.map((e) => e.method))].sort()).toEqual(['DELETE', 'GET', 'PATCH', 'POST']);
+      expect([...new Set(proxy.log.map((e) => e.userAgent))]).toEqual(['kubectl-gitops']);
     });
   });
 

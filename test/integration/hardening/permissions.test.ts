@@ -1,9 +1,9 @@
-// Permissions: with a read-only user diff and status work and sync/prune refuse before changing anything, naming the missing permission; with a user that may apply but not delete, sync applies and the prune is reported as forbidden.
+// Permissions, under realistic RBAC (each user reads its namespace, the kinds at cluster scope and the Argo CD settings, nothing else): with a read-only user diff and status work and sync/prune refuse before changing anything, naming the missing permission (exit 3, forbidden); with a user that may apply but not delete, sync applies and the prune is reported as forbidden.
 import { jest } from '@jest/globals';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
-import { applyYaml, createTestNamespace, kubectlOk, kubeconfigPath, pluginPath, run, runPlugin, type RunResult } from '../support/index.js';
+import { applyYaml, clusterBin, createTestNamespace, kubectlOk, kubeconfigPath, pluginPath, run, runPlugin, type RunResult } from '../support/index.js';
 import { configMap, serviceAccountKubeconfig, snapshot, snapshotChanges, tempDir, writeApp, writeDesired } from './support.js';
 
 jest.setTimeout(300_000);
@@ -26,8 +26,32 @@ const snap = () => snapshot(ns);
 beforeAll(async () => {
   ns = await createTestNamespace('hardening-perm');
   work = tempDir('perm');
+  // What every user here may read, and no more: everything in the app's namespace (the prune scan lists every kind
+  // there, and diff reads the Secret), the kinds at cluster scope by name (the scan lists those too; RBAC cannot say
+  // "cluster-scoped only", so they are spelled out), and in argocd only the AppProject and the two settings
+  // ConfigMaps the tool reads. No user reads Secrets or anything else in other namespaces.
+  const subjects = ['reader', 'applier', 'cm-deleter'].map((name) => ({ kind: 'ServiceAccount', name, namespace: ns }));
+  const bind = (kind: 'Role' | 'ClusterRole', name: string, namespace?: string) => ({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: namespace ? 'RoleBinding' : 'ClusterRoleBinding',
+    metadata: namespace ? { name, namespace } : { name },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind, name },
+    subjects,
+  });
+  const clusterScoped = new Map<string, string[]>();
+  for (const line of (await kubectlOk(['api-resources', '--namespaced=false', '--verbs=list', '-o', 'name'])).split('\n')) {
+    const s = line.trim();
+    if (!s) continue;
+    const dot = s.indexOf('.');
+    const [resource, group] = dot < 0 ? [s, ''] : [s.slice(0, dot), s.slice(dot + 1)];
+    clusterScoped.set(group, [...(clusterScoped.get(group) ?? []), resource]);
+  }
+  expect(clusterScoped.get('')).toContain('namespaces');
   const rbac = (name: string, rules: object[]) => [
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace: ns } },
+    ...(rules.length === 0 ? [] : roleFor(name, rules)),
+  ];
+  const roleFor = (name: string, rules: object[]) => [
     { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name, namespace: ns }, rules },
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -36,28 +60,38 @@ beforeAll(async () => {
       roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
       subjects: [{ kind: 'ServiceAccount', name, namespace: ns }],
     },
-    // Reading everywhere: discovery, and the prune plan lists every listable kind at cluster scope too.
-    {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name: `${ns}-${name}` },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: `${ns}-read` },
-      subjects: [{ kind: 'ServiceAccount', name, namespace: ns }],
-    },
   ];
   const objects = [
-    {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRole',
-      metadata: { name: `${ns}-read` },
-      rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['get', 'list', 'watch'] }],
-    },
-    ...rbac('reader', [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get'] }]),
+    ...rbac('reader', []),
     ...rbac('applier', [{ apiGroups: [''], resources: ['configmaps', 'secrets', 'services'], verbs: ['patch', 'create'] }]),
     ...rbac('cm-deleter', [
       { apiGroups: [''], resources: ['configmaps', 'secrets', 'services'], verbs: ['patch', 'create'] },
       { apiGroups: [''], resources: ['configmaps'], verbs: ['delete'] },
     ]),
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: 'read', namespace: ns },
+      rules: [{ apiGroups: ['*'], resources: ['*'], verbs: ['get', 'list', 'watch'] }],
+    },
+    bind('Role', 'read', ns),
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'Role',
+      metadata: { name: `${ns}-settings`, namespace: 'argocd' },
+      rules: [
+        { apiGroups: ['argoproj.io'], resources: ['appprojects'], resourceNames: ['default'], verbs: ['get'] },
+        { apiGroups: [''], resources: ['configmaps'], resourceNames: ['argocd-cm', 'argocd-cmd-params-cm'], verbs: ['get'] },
+      ],
+    },
+    bind('Role', `${ns}-settings`, 'argocd'),
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: { name: `${ns}-read` },
+      rules: [...clusterScoped].map(([group, resources]) => ({ apiGroups: [group], resources, verbs: ['get', 'list', 'watch'] })),
+    },
+    bind('ClusterRole', `${ns}-read`),
   ];
   await applyYaml(objects.map((o) => stringify(o)).join('---\n'));
   kubeconfigs.reader = await serviceAccountKubeconfig('reader', ns, work.dir);
@@ -79,52 +113,60 @@ beforeAll(async () => {
 afterAll(async () => {
   work?.cleanup();
   if (ns) await kubectlOk(['delete', 'clusterrole', `${ns}-read`, '--ignore-not-found']);
-  if (ns) await kubectlOk(['delete', 'clusterrolebinding', `${ns}-reader`, `${ns}-applier`, `${ns}-cm-deleter`, '--ignore-not-found']);
+  if (ns) await kubectlOk(['delete', 'clusterrolebinding', `${ns}-read`, '--ignore-not-found']);
+  if (ns) await kubectlOk(['delete', 'role,rolebinding', `${ns}-settings`, '-n', 'argocd', '--ignore-not-found']);
 });
 
 describe('a read-only user', () => {
-  it('can see its rights: the token works and cannot patch', async () => {
-    const res = await run(join((await import('../support/index.js')).clusterBin(), 'kubectl'), [
-      'auth',
-      'can-i',
-      'patch',
-      'configmaps',
-      '-n',
-      ns,
-      '--kubeconfig',
-      kubeconfigs.reader,
-    ]);
-    expect(res.stdout.trim()).toBe('no');
+  it('can see its rights: the token works, reads its namespace, cannot patch, cannot read Secrets elsewhere', async () => {
+    const canI = async (...args: string[]) =>
+      (await run(join(clusterBin(), 'kubectl'), ['auth', 'can-i', ...args, '--kubeconfig', kubeconfigs.reader])).stdout.trim();
+    expect(await canI('list', 'secrets', '-n', ns)).toBe('yes');
+    expect(await canI('list', 'clusterroles')).toBe('yes');
+    expect(await canI('patch', 'configmaps', '-n', ns)).toBe('no');
+    expect(await canI('list', 'secrets', '-n', 'kube-system')).toBe('no');
+    expect(await canI('get', 'secrets', '-n', 'argocd')).toBe('no');
   });
 
   it('status works', async () => {
     const res = await runAs('reader', ['status', '-f', app, '--desired', changed, '-o', 'json']);
-    expect({ code: res.code, stderr: res.stderr }).toEqual({ code: expect.any(Number), stderr: expect.not.stringMatching(/forbidden/i) });
-    expect([0, 1]).toContain(res.code);
-    expect(JSON.parse(res.stdout)).toBeDefined();
+    // status exits 0 whenever it produced its report (README, exit codes); the report is the drift diff shows.
+    expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: '' });
+    const report = JSON.parse(res.stdout) as {
+      sync: { status: string; outOfSync: number; requiresPruning: number };
+      resources: { kind: string; name: string; status: string; requiresPruning: boolean }[];
+    };
+    expect(report.sync).toEqual({ status: 'OutOfSync', outOfSync: 3, requiresPruning: 1 });
+    expect(report.resources.map((r) => `${r.kind}/${r.name} ${r.status}${r.requiresPruning ? ' requiresPruning' : ''}`).sort()).toEqual([
+      'ConfigMap/alpha OutOfSync',
+      'ConfigMap/beta OutOfSync requiresPruning',
+      'ConfigMap/delta OutOfSync',
+      'Secret/creds Synced',
+      'Service/web Synced',
+    ]);
   });
 
   it('diff works and shows the drift', async () => {
     const res = await runAs('reader', ['diff', '-f', app, '--desired', changed]);
-    expect(res.stderr).not.toMatch(/forbidden/i);
+    expect(res.stderr).toBe('');
     expect(res.code).toBe(1);
     expect(res.stdout).toMatch(/alpha/);
   });
 
-  it('sync refuses before changing anything, naming the missing permission (exit 4 or 3)', async () => {
+  it('sync refuses before changing anything, naming the missing permission (exit 3)', async () => {
     const before = await snap();
     const res = await runAs('reader', ['sync', '-f', app, '--desired', changed]);
     expect(snapshotChanges(before, await snap())).toEqual([]);
-    expect([3, 4]).toContain(res.code);
+    expect(res.code).toBe(3); // forbidden is a cluster/API error (README, exit codes), not a safety rule (4)
     expect(res.stdout + res.stderr).toMatch(/cannot (patch|create) configmaps in namespace "?[\w-]+"?/);
     expect(res.stdout + res.stderr).toMatch(/nothing was applied or deleted/);
   });
 
-  it('prune --confirm refuses before deleting anything, naming the missing permission (exit 4 or 3)', async () => {
+  it('prune --confirm refuses before deleting anything, naming the missing permission (exit 3)', async () => {
     const before = await snap();
     const res = await runAs('reader', ['prune', '--confirm', '-f', app, '--desired', changed]);
     expect(snapshotChanges(before, await snap())).toEqual([]);
-    expect([3, 4]).toContain(res.code);
+    expect(res.code).toBe(3); // forbidden is a cluster/API error (README, exit codes), not a safety rule (4)
     expect(res.stdout + res.stderr).toMatch(/cannot delete configmaps in namespace "?[\w-]+"?/);
   });
 });
@@ -147,6 +189,7 @@ describe('other kinds of credentials, against the real API server', () => {
     expect(res.stderr).toBe('');
     expect(res.code).toBe(1);
     const refused = await run(pluginPath, ['sync', '-f', app, '--desired', changed, '--kubeconfig', cfg]);
+    expect(refused.code).toBe(3);
     expect(refused.stdout + refused.stderr).toMatch(/cannot (patch|create) configmaps/);
   });
 
@@ -168,7 +211,7 @@ describe('other kinds of credentials, against the real API server', () => {
     const asReader = variant('as-reader', (admin) => ({ ...admin, as: `system:serviceaccount:${ns}:reader` }));
     const before = await snap();
     const refused = await run(pluginPath, ['sync', '-f', app, '--desired', changed, '--kubeconfig', asReader]);
-    expect([3, 4]).toContain(refused.code);
+    expect(refused.code).toBe(3);
     expect(refused.stdout + refused.stderr).toMatch(/cannot (patch|create) configmaps/);
     expect(snapshotChanges(before, await snap())).toEqual([]);
     const nobody = variant('as-nobody', (admin) => ({ ...admin, as: 'nobody' }));
@@ -223,7 +266,7 @@ describe('a user that may delete ConfigMaps but not Secrets or Services', () => 
     const before = await snap();
     const res = await runAs('cmDeleter', ['prune', '--confirm', '-f', app, '--desired', fewer]);
     expect(snapshotChanges(before, await snap())).toEqual([]);
-    expect([3, 4]).toContain(res.code);
+    expect(res.code).toBe(3); // forbidden is a cluster/API error (README, exit codes), not a safety rule (4)
     expect(res.stdout + res.stderr).toMatch(/cannot delete secrets/);
     expect(res.stdout + res.stderr).toMatch(/cannot delete services/);
   });
@@ -232,7 +275,7 @@ describe('a user that may delete ConfigMaps but not Secrets or Services', () => 
     const before = await snap();
     const res = await runAs('cmDeleter', ['prune', '--confirm', '-f', app, '--desired', fewer, '-o', 'json']);
     expect(snapshotChanges(before, await snap())).toEqual([]);
-    expect([3, 4]).toContain(res.code);
+    expect(res.code).toBe(3); // forbidden is a cluster/API error (README, exit codes), not a safety rule (4)
     expect(res.stdout).not.toMatch(/"deleted"/);
     expect(res.stderr).toMatch(/nothing was deleted/);
     expect(res.stderr).toMatch(/cannot delete secrets[\s\S]*cannot delete services|cannot delete services[\s\S]*cannot delete secrets/);

@@ -3,8 +3,8 @@ import { jest } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
-import { applyYaml, createTestNamespace, kubectl, kubectlOk, runPlugin, type RunResult } from '../support/index.js';
+import { parseAllDocuments, stringify } from 'yaml';
+import { applyYaml, createTestNamespace, kubectl, kubectlOk, pluginPath, run, runPlugin, type RunResult } from '../support/index.js';
 import { configMap, tempDir, writeApp, writeDesired } from './support.js';
 import { reportClaims, tally } from '../support/claims.js';
 
@@ -114,19 +114,74 @@ afterAll(() => {
 // -v 9 logs every request and response body: Secret values must be masked there too.
 const MODES: string[][] = [[], ['-o', 'kv'], ['-o', 'env'], ['-o', 'json'], ['-o', 'yaml'], ['-v'], ['-v', '9']];
 
-/** Runs one command line in every mode and returns `command mode: leaked value` lines. */
-async function leaksOf(base: string[], opts: { reset?: boolean } = {}): Promise<{ found: string[]; codes: number[] }> {
+/** Runs one command line in every mode (`MODES` unless told) and returns `command mode: leaked value` lines, each run's exit code, and the runs. */
+async function leaksOf(
+  base: string[],
+  opts: { reset?: boolean; modes?: string[][]; offline?: boolean } = {},
+): Promise<{ found: string[]; codes: number[]; runs: { mode: string; res: RunResult }[] }> {
   const found: string[] = [];
   const codes: number[] = [];
-  for (const mode of MODES) {
+  const runs: { mode: string; res: RunResult }[] = [];
+  for (const mode of opts.modes ?? MODES) {
     if (opts.reset) await plantLive();
-    const res = await runPlugin([...base, ...mode]);
+    // An offline command (normalize) takes no --kubeconfig: it is run without one.
+    const res = opts.offline ? await run(pluginPath, [...base, ...mode]) : await runPlugin([...base, ...mode]);
     codes.push(res.code);
+    runs.push({ mode: mode.join(' ') || 'table', res });
     for (const l of leaks(res)) found.push(`${base[0]} ${mode.join(' ') || 'table'}: ${l}`);
     tally('secrets.runs');
   }
-  return { found, codes };
+  return { found, codes, runs };
 }
+
+/** Every `Kind/name` a parsed JSON or YAML report names anywhere (an object with both a kind and a name). */
+function namedObjects(v: unknown, out = new Set<string>()): Set<string> {
+  if (Array.isArray(v)) for (const x of v) namedObjects(x, out);
+  else if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    const meta = o.metadata as Record<string, unknown> | undefined;
+    const name = typeof o.name === 'string' ? o.name : typeof meta?.name === 'string' ? meta.name : undefined;
+    if (typeof o.kind === 'string' && name) out.add(`${o.kind}/${name}`);
+    for (const x of Object.values(o)) namedObjects(x, out);
+  }
+  return out;
+}
+
+/**
+ * That each run printed the report it should (so a run that crashed early with empty output cannot pass as "no leak"):
+ * in every mode the verdict (when there is one) and each object. Table, -v and kv/env name objects as `Kind/name`;
+ * json and yaml must parse and hold each object.
+ */
+function expectReports(runs: { mode: string; res: RunResult }[], want: { verdict?: string; objects: string[] }): void {
+  const problems: string[] = [];
+  for (const { mode, res } of runs) {
+    const out = res.stdout;
+    if (mode === '-o json' || mode === '-o yaml') {
+      let parsed: unknown;
+      try {
+        parsed = mode === '-o json' ? JSON.parse(out) : parseAllDocuments(out).map((d) => d.toJS() as unknown);
+      } catch (e) {
+        problems.push(`${mode}: does not parse: ${String(e)}`);
+        continue;
+      }
+      const named = namedObjects(parsed);
+      for (const o of want.objects) if (!named.has(o)) problems.push(`${mode}: does not name ${o}`);
+      if (want.verdict && !JSON.stringify(parsed).includes(`"${want.verdict}"`)) problems.push(`${mode}: no ${want.verdict}`);
+    } else {
+      // `Kind/name`, or a table row with the kind and the name in their columns (status: KIND NAMESPACE NAME).
+      const names = (o: string) => {
+        const [kind, name] = o.split('/') as [string, string];
+        return out.includes(o) || new RegExp(`(^|\\s)${kind}\\s+(\\S+\\s+)?${name}(\\s|$)`, 'm').test(out);
+      };
+      for (const o of want.objects) if (!names(o)) problems.push(`${mode}: does not name ${o}`);
+      if (want.verdict && !out.toLowerCase().includes(want.verdict.toLowerCase())) problems.push(`${mode}: no ${want.verdict}`);
+    }
+  }
+  expect(problems).toEqual([]);
+}
+
+/** What the diff and status runs against the cluster must name: db drifted, api and plain missing, orphan extra. */
+const DIFF_OBJECTS = ['Secret/db', 'Secret/api', 'ConfigMap/plain', 'Secret/orphan'];
 
 describe('no planted secret value appears in any output', () => {
   it('diff (file mode, --live from a dump with last-applied)', async () => {
@@ -137,11 +192,15 @@ describe('no planted secret value appears in any output', () => {
 
   it('diff against the cluster', async () => {
     const r = await leaksOf(['diff', '-f', app, '--desired', desired, '-n', ns]);
+    expect([...new Set(r.codes)]).toEqual([1]); // drift: db differs, api and plain are missing, orphan is extra
+    expectReports(r.runs, { verdict: 'OutOfSync', objects: DIFF_OBJECTS });
     expect(r.found).toEqual([]);
   });
 
   it('diff --server-side', async () => {
     const r = await leaksOf(['diff', '--server-side', '-f', app, '--desired', desired, '-n', ns]);
+    expect([...new Set(r.codes)]).toEqual([1]);
+    expectReports(r.runs, { verdict: 'OutOfSync', objects: DIFF_OBJECTS });
     expect(r.found).toEqual([]);
   });
 
@@ -153,6 +212,8 @@ describe('no planted secret value appears in any output', () => {
 
   it('status', async () => {
     const r = await leaksOf(['status', '-f', app, '--desired', desired, '-n', ns]);
+    expect([...new Set(r.codes)]).toEqual([0]); // status exits 0 whenever it produced its report
+    expectReports(r.runs, { verdict: 'OutOfSync', objects: DIFF_OBJECTS });
     expect(r.found).toEqual([]);
   });
 
@@ -206,7 +267,30 @@ describe('no planted secret value appears in any output', () => {
 describe('normalize', () => {
   test('of a live dump holding Secrets (data, stringData, last-applied): no planted value in any mode', async () => {
     await plantLive();
-    const r = await leaksOf(['normalize', liveFile]);
+    // normalize prints YAML or JSON only: -o kv and -o env are refused as bad input (exit 2, nothing printed), so
+    // they are checked for that and the leak search runs over the modes that print the objects.
+    const refused = await leaksOf(['normalize', liveFile], {
+      modes: [
+        ['-o', 'kv'],
+        ['-o', 'env'],
+      ],
+    });
+    expect(refused.runs.map((x) => ({ mode: x.mode, code: x.res.code, stdout: x.res.stdout }))).toEqual([
+      { mode: '-o kv', code: 2, stdout: '' },
+      { mode: '-o env', code: 2, stdout: '' },
+    ]);
+    const r = await leaksOf(['normalize', liveFile], { modes: MODES.filter((m) => m[1] !== 'kv' && m[1] !== 'env'), offline: true });
+    expect([...new Set(r.codes)]).toEqual([0]);
+    expect(r.runs.map((x) => x.mode)).toEqual(['table', '-o json', '-o yaml', '-v', '-v 9']);
+    // Each printed both Secrets, their values masked: the YAML modes as documents, -o json as a List.
+    for (const { mode, res } of r.runs) {
+      const docs = mode === '-o json' ? (JSON.parse(res.stdout) as { items: unknown[] }).items : parseAllDocuments(res.stdout).map((d) => d.toJS() as unknown);
+      const secrets = (docs as { kind: string; metadata: { name: string }; data?: Record<string, string> }[]).filter((d) => d.kind === 'Secret');
+      expect({ mode, secrets: secrets.map((x) => `${x.metadata.name} ${JSON.stringify(x.data)}`).sort() }).toEqual({
+        mode,
+        secrets: [`db ${JSON.stringify({ applied: '++++++++', password: '++++++++' })}`, `orphan ${JSON.stringify({ more: '++++++++', token: '++++++++' })}`],
+      });
+    }
     expect(r.found).toEqual([]);
   });
 });

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { KubeObject } from '../../../src/model/object.js';
 import { TEST_NAMESPACE_LABEL, TEST_RUN_LABEL } from './labels.js';
 
-export { TEST_NAMESPACE_LABEL, TEST_RUN_LABEL } from './labels.js';
+export { TEST_RUN_LABEL } from './labels.js';
 
 /** The repository root, found from this file rather than from the working directory. */
 export const repoRoot: string = fileURLToPath(new URL('../../../', import.meta.url)).replace(/\/$/, '');
