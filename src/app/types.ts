@@ -36,6 +36,8 @@ export interface SyncOptions {
   validate?: boolean;
   /** App-level `SkipDryRunOnMissingResource=true`: a kind the cluster does not serve yet is applied when its wave comes; the annotation wins. */
   skipDryRunOnMissingResource?: boolean;
+  /** `sync --force` (Argo CD's SyncStrategy force, no syncOptions entry): every object is applied as if annotated Force=true. */
+  force?: boolean;
 }
 
 export interface AutomatedPolicy {

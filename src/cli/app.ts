@@ -25,7 +25,7 @@ import { dashboardCommand } from './commands/dashboard.js';
 import { complete, formatCompletion, type CommandSpec, type FlagSpec } from './completion.js';
 
 /** The keys that stay arrays: the variadic positional (`[more..]`: several Applications by name), the repeatable flags. */
-const ARRAY_KEYS = new Set(['more', 'resource', 'api-versions', 'apiVersions', 'as-group', 'asGroup']);
+const ARRAY_KEYS = new Set(['more', 'resource', 'api-versions', 'apiVersions', 'as-group', 'asGroup', 'sync-option', 'syncOption']);
 
 export const COMMANDS: readonly GitopsCommand[] = [
   diffCommand,

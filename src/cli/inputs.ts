@@ -1,5 +1,6 @@
 // The workflows' inputs, built from the typed arguments of a command: the one place a flag becomes a field. Workflows
 // take these narrow inputs (AppStateArgs, LiveDiffRequest, WatchRequest, ...) and know no flag names and no argv.
+import { runSyncOptions, type RunSyncFlags } from '../app/run-options.js';
 import type { WatchAllRequest } from '../workflows/sync/watch-all.js';
 import { parseDuration } from '../model/duration.js';
 import { InputError } from '../model/errors.js';
@@ -94,7 +95,7 @@ export function liveDiffInput(flags: SourceFlags & { serverSide?: boolean }): Li
 }
 
 /** sync's flags that one sync reads (besides --retry-limit, which its retries take). */
-export interface SyncFlags extends SourceFlags {
+export interface SyncFlags extends SourceFlags, RunSyncFlags {
   dryRun?: boolean;
   prune?: boolean;
   forceConflicts?: boolean;
@@ -115,7 +116,20 @@ export function syncInput(flags: SyncFlags): SyncRequest {
     resources: flags.resource ?? [],
     timeoutMs: parseDuration(flags.timeout, '--timeout'),
     ...(flags.selector !== undefined ? { selector: flags.selector } : {}),
+    ...(hasRunOverrides(flags) ? { runOptions: runSyncOptions(flags) } : {}),
   };
+}
+
+/** Whether any of argocd app sync's per-run overrides was given. */
+function hasRunOverrides(f: RunSyncFlags): boolean {
+  return (
+    (f.syncOption ?? []).length > 0 ||
+    f.replace === true ||
+    f.serverSide === true ||
+    f.applyOutOfSyncOnly === true ||
+    f.strategy !== undefined ||
+    f.force === true
+  );
 }
 
 /** The flag of the cautious mode, dropped from the command line that goes on (sync, rollback). */

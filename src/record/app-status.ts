@@ -52,6 +52,10 @@ export interface SyncOperation {
   retryCount?: number;
   /** A partial sync (--resource, -l): Argo CD's selective sync writes no history. */
   partial: boolean;
+  /** The run's own sync options (they replaced the Application's), as operation.sync.syncOptions. */
+  syncOptions?: string[];
+  /** The run's strategy, as operation.sync.syncStrategy. */
+  syncStrategy?: { hook?: { force?: true }; apply?: { force?: true } };
 }
 
 export interface SyncResultResource {
@@ -203,7 +207,16 @@ function revisionFields(op: Pick<SyncOperation, 'revision' | 'revisions'>, used:
 function operationState(op: SyncOperation, used: { source?: JsonObject; sources?: JsonObject[] }): JsonObject {
   const revision = revisionFields(op, used);
   return {
-    operation: { sync: { ...revision, prune: op.prune }, initiatedBy: { ...op.initiatedBy } as JsonObject, retry: {} },
+    operation: {
+      sync: {
+        ...revision,
+        prune: op.prune,
+        ...(op.syncOptions ? { syncOptions: [...op.syncOptions] } : {}),
+        ...(op.syncStrategy ? { syncStrategy: JSON.parse(JSON.stringify(op.syncStrategy)) as JsonObject } : {}),
+      },
+      initiatedBy: { ...op.initiatedBy } as JsonObject,
+      retry: {},
+    },
     phase: op.phase,
     message: op.message,
     syncResult: {

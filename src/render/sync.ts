@@ -56,6 +56,9 @@ export function renderSyncKv(r: SyncReport): string {
     if (c.message !== undefined) lines.push(`CHILD_MESSAGE=${nameToken(`${c.namespace}/${c.name}`)} ${oneLineText(c.message)}`);
   }
   if (r.childrenStopped !== undefined) lines.push(`CHILDREN_STOPPED=${oneLineText(r.childrenStopped)}`);
+  // The run's overrides, only when given: the sync options that replaced the Application's, and the strategy.
+  if (r.syncOptions) lines.push(`SYNC_OPTIONS=${r.syncOptions.join(',')}`);
+  if (r.syncStrategy) lines.push(`STRATEGY=${r.syncStrategy.apply ? 'apply' : 'hook'}${(r.syncStrategy.apply ?? r.syncStrategy.hook)?.force ? ' force' : ''}`);
   return lines.join('\n') + '\n';
 }
 

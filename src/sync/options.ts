@@ -60,7 +60,7 @@ export interface ObjectSyncMode {
 }
 
 /** The object's sync mode: its annotation over the Application's syncOptions. */
-export function objectSyncMode(obj: KubeObject, app: Pick<SyncOptions, 'replace' | 'validate' | 'skipDryRunOnMissingResource'>): ObjectSyncMode {
+export function objectSyncMode(obj: KubeObject, app: Pick<SyncOptions, 'replace' | 'validate' | 'skipDryRunOnMissingResource' | 'force'>): ObjectSyncMode {
   const opts = resourceSyncOptions(obj);
   const warnings: string[] = [];
   for (const [k, v] of opts) {
@@ -75,7 +75,8 @@ export function objectSyncMode(obj: KubeObject, app: Pick<SyncOptions, 'replace'
     return v === 'true' ? true : v === 'false' ? false : dflt;
   };
   const replace = flag('Replace', app.replace === true);
-  const force = flag('Force', false);
+  // gitops-engine: the operation's force or the object's Force=true.
+  const force = app.force === true || flag('Force', false);
   return {
     replace,
     force,

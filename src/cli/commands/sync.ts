@@ -57,6 +57,9 @@ export function progressTable(ctx: CommandContext, line: ReturnType<typeof progr
   };
 }
 
+/** The per-run overrides (argocd app sync's): for one sync of one Application. */
+const RUN_OVERRIDES = ['sync-option', 'strategy', 'apply-out-of-sync-only', 'replace', 'server-side', 'force'];
+
 /** sync's flags. --dry-run, --all and --watch have no default: yargs would count a default false as given in conflicts. */
 function syncOptions(y: Argv<GlobalArgs>) {
   return recordOption(appSourceOptions(y))
@@ -106,6 +109,28 @@ function syncOptions(y: Argv<GlobalArgs>) {
       describe:
         'App-of-apps: then sync each child Application this sync applied, in its wave order (and their children, to any depth), each wave waiting until its children are Synced and Healthy; a failed child stops the rest (exit 3), a cycle is refused (exit 4)',
     })
+    .option('sync-option', {
+      type: 'string',
+      array: true,
+      nargs: 1,
+      requiresArg: true,
+      describe:
+        "A sync option for this run, NAME=VALUE (repeatable). As argocd app sync: the run's options replace the Application's syncOptions (repeat one to keep it)",
+    })
+    .option('strategy', {
+      choices: ['hook', 'apply'] as const,
+      describe: "hook (default): with hooks; apply: the resources only, no hook (Argo CD's apply strategy)",
+    })
+    .option('apply-out-of-sync-only', { type: 'boolean', describe: 'This run: ApplyOutOfSyncOnly=true (only the objects not in sync are applied)' })
+    .option('replace', { type: 'boolean', describe: 'This run: Replace=true (each object replaced, or created, instead of applied)' })
+    .option('server-side', {
+      type: 'boolean',
+      describe: 'This run: ServerSideApply=true (recorded as asked; this tool applies server-side unless ServerSideApply=false anyway)',
+    })
+    .option('force', {
+      type: 'boolean',
+      describe: "This run: force every object's write (Force=true: re-created when an apply is refused; with --replace, delete and create)",
+    })
     .option('watch', { type: 'boolean', describe: 'Keep reconciling until stopped' })
     .option('interval', { type: 'string', default: '60s', describe: 'With --watch: how often to poll the source' })
     .option('webhook-addr', { type: 'string', describe: 'With --watch: listen for push events on this address (loopback by default)' })
@@ -114,6 +139,8 @@ function syncOptions(y: Argv<GlobalArgs>) {
     .implies('all-namespaces', 'all')
     .conflicts('watch', ['resource', 'dry-run'])
     .conflicts('recursive', ['all', 'watch', 'dry-run', 'resource', 'selector'])
+    .conflicts('watch', RUN_OVERRIDES)
+    .conflicts('all', RUN_OVERRIDES)
     .implies('webhook-secret', 'webhook-addr')
     .example('kubectl gitops sync shop --dry-run', 'Show the plan without changing anything')
     .example('kubectl gitops sync shop --prune', 'Apply, heal, and prune what is no longer declared')
@@ -146,6 +173,10 @@ export const syncCommand = defineCommand({
     'recursive dry-run': "a dry run creates no child Application, so the children's syncs cannot be planned from it (diff each child)",
     'recursive resource': 'a partial sync of the parent is not an app-of-apps sync',
     'recursive selector': 'a partial sync of the parent is not an app-of-apps sync',
+    ...Object.fromEntries(
+      RUN_OVERRIDES.map((k) => [`watch ${k}`, "the loop syncs as the Application declares itself, as Argo CD's automated sync (no per-run overrides)"]),
+    ),
+    ...Object.fromEntries(RUN_OVERRIDES.map((k) => [`all ${k}`, ALL])),
   },
   async run(args, ctx) {
     // yargs has refused what does not go with --all or --watch, and -A without --all.

@@ -14,6 +14,7 @@ import { asApplied, instanceName } from '../../tracking/tracking-id.js';
 import { hookOf, type HookInfo } from '../../sync/hooks.js';
 import { objectSyncMode } from '../../sync/options.js';
 import { loadApplicationFromCluster, loadApplicationFromFile } from './application-source.js';
+import { withRunOptions, type RunSyncOptions } from '../../app/run-options.js';
 import { DEFAULT_TRACKING, markFilter, markOf, appOfMark, type Tracking } from '../../tracking/method.js';
 import { applySettings, excludedType, loadRules, type Rules, type RulesArgs } from './rules.js';
 import type { GitDir } from '../../source/git.js';
@@ -27,6 +28,8 @@ import type { SourceReads } from '../../source/shared-reads.js';
  * loads the app state takes (cli/inputs.ts builds it from the flags).
  */
 export interface AppStateArgs extends RulesArgs {
+  /** `sync`'s per-run overrides (app/run-options.ts): the operation's sync options instead of the Application's. */
+  runOptions?: RunSyncOptions;
   app?: string;
   appFile?: string;
   desired?: string;
@@ -450,7 +453,9 @@ export async function loadAppState(
 ): Promise<AppState> {
   const gw = deps.gateway;
   const startRequests = gw.stats().requests;
-  const app = await loadApplication(args, deps);
+  const loaded = await loadApplication(args, deps);
+  // A sync's per-run overrides (sync --sync-option, --replace, --force …) stand in for the Application's own options.
+  const app = args.runOptions ? withRunOptions(loaded, args.runOptions) : loaded;
   const warnings = [...app.warnings, ...(deps.target?.warnings ?? [])];
   const rulesRead = loadRules(app, args, deps.controlPlane ?? gw);
   rulesRead.catch(() => undefined);

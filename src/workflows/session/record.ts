@@ -169,6 +169,8 @@ export function syncOperationOf(
     resources,
     ...(r.retries ? { retryCount: r.retries } : {}),
     partial: opts.partial,
+    ...(r.syncOptions ? { syncOptions: [...r.syncOptions] } : {}),
+    ...(r.syncStrategy ? { syncStrategy: r.syncStrategy } : {}),
   };
 }
 

@@ -73,6 +73,10 @@ export interface SyncReport {
   revision?: string;
   /** Each source's revision, in spec.sources order (a multi-source Application). */
   revisions?: string[];
+  /** The run's sync options (sync --sync-option, --replace, --server-side, --apply-out-of-sync-only), which replaced the Application's. */
+  syncOptions?: string[];
+  /** The run's strategy (--strategy, --force), as Argo CD records it: `{hook: {force}}` or `{apply: {force}}`. */
+  syncStrategy?: { hook?: { force?: true }; apply?: { force?: true } };
   dryRun: boolean;
   /** A safety rule refused the sync: nothing was applied or deleted. */
   refused?: string;

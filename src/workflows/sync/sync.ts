@@ -2,6 +2,7 @@
 import { compareAppState, loadAppState, type AppStateArgs, type AppStateDeps } from '../session/app-state.js';
 import { executeSync, noResults, SYNC_SCHEMA_VERSION, type SyncDeps, type SyncReport } from './execute.js';
 import type { Application, RetryPolicy } from '../../app/types.js';
+import { syncStrategyOf } from '../../app/run-options.js';
 import { DEFAULT_RETRY_BACKOFF, isDeletionApproved } from '../../app/application.js';
 import { keyString, type ResourceKey } from '../../model/object.js';
 import { InputError, UnrenderableError } from '../../model/errors.js';
@@ -52,7 +53,7 @@ export async function syncApp(req: SyncRequest, deps: SyncDeps): Promise<SyncRep
     // lines and RespectIgnoreDifferences.
     const comparison = await compareAppState(state, deps.opts.fieldManager);
     const selection = filters ? { apply: new Set(selectSubset(state.desired, filters).map((d) => keyString(d.key))) } : {};
-    return await executeSync(
+    const report = await executeSync(
       state,
       comparison,
       selection,
@@ -63,12 +64,18 @@ export async function syncApp(req: SyncRequest, deps: SyncDeps): Promise<SyncRep
         ...(req.forceConflicts ? { forceReason: req.forceReason ?? DEFAULT_FORCE_REASON } : {}),
         timeoutMs: req.timeoutMs,
         // A selective sync runs no hooks, as Argo CD's (docs/user-guide/selective_sync.md; its resource filter drops them).
-        skipHooks: req.skipHooks === true || partial,
+        // --strategy apply (Argo CD's SyncStrategyApply) runs the resources only, as a rollback does.
+        skipHooks: req.skipHooks === true || partial || req.runOptions?.strategy === 'apply',
         manual: true,
         pruneConfirmed: req.confirmPrune === true || isDeletionApproved(state.app, startedMs),
       },
       deps,
     );
+    // The run's overrides, as the operation records them (operationState.operation.sync).
+    if (req.runOptions?.items) report.syncOptions = [...req.runOptions.items];
+    const strategy = req.runOptions ? syncStrategyOf(req.runOptions) : undefined;
+    if (strategy) report.syncStrategy = strategy;
+    return report;
   } catch (err) {
     if (err instanceof UnrenderableError) return refusedReport(req, deps, err.message);
     throw err;
