@@ -25,7 +25,21 @@ import { dashboardCommand } from './commands/dashboard.js';
 import { complete, formatCompletion, type CommandSpec, type FlagSpec } from './completion.js';
 
 /** The keys that stay arrays: the variadic positional (`[more..]`: several Applications by name), the repeatable flags. */
-const ARRAY_KEYS = new Set(['more', 'resource', 'api-versions', 'apiVersions', 'as-group', 'asGroup', 'sync-option', 'syncOption']);
+const ARRAY_KEYS = new Set([
+  'more',
+  'resource',
+  'api-versions',
+  'apiVersions',
+  'as-group',
+  'asGroup',
+  'sync-option',
+  'syncOption',
+  'revisions',
+  'source-positions',
+  'sourcePositions',
+  'source-names',
+  'sourceNames',
+]);
 
 export const COMMANDS: readonly GitopsCommand[] = [
   diffCommand,

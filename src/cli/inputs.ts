@@ -1,5 +1,6 @@
 // The workflows' inputs, built from the typed arguments of a command: the one place a flag becomes a field. Workflows
 // take these narrow inputs (AppStateArgs, LiveDiffRequest, WatchRequest, ...) and know no flag names and no argv.
+import { sourceRevisionPins } from '../app/source-revisions.js';
 import { runSyncOptions, type RunSyncFlags } from '../app/run-options.js';
 import type { WatchAllRequest } from '../workflows/sync/watch-all.js';
 import { parseDuration } from '../model/duration.js';
@@ -35,6 +36,9 @@ export interface SourceFlags {
   argocdCm?: string;
   argocdCmdParamsCm?: string;
   luaDir?: string;
+  revisions?: readonly string[];
+  sourcePositions?: readonly (string | number)[];
+  sourceNames?: readonly string[];
 }
 
 /** A flag's text, or absent when not given or given empty (`--revision=` is no revision). */
@@ -78,7 +82,18 @@ export function appStateInput(flags: SourceFlags): AppStateArgs {
     ...capabilityInput(flags),
     ...(flags.hardRefresh === true ? { hardRefresh: true } : {}),
     ...(flags.render === true ? { render: true } : {}),
+    ...sourcePinsOf(flags),
   };
+}
+
+/** --revisions with --source-positions/--source-names, checked for their shape (the sources are matched once the app is read). */
+function sourcePinsOf(flags: SourceFlags): { sourcePins?: NonNullable<ReturnType<typeof sourceRevisionPins>> } {
+  const pins = sourceRevisionPins({
+    ...(flags.revisions ? { revisions: flags.revisions } : {}),
+    ...(flags.sourcePositions ? { sourcePositions: flags.sourcePositions } : {}),
+    ...(flags.sourceNames ? { sourceNames: flags.sourceNames } : {}),
+  });
+  return pins ? { sourcePins: pins } : {};
 }
 
 /**

@@ -16,6 +16,9 @@ const SOURCE_KEYS = [
   'app-file',
   'desired',
   'revision',
+  'revisions',
+  'source-positions',
+  'source-names',
   'repo-dir',
   'render',
   'hard-refresh',
@@ -171,6 +174,29 @@ export function appSourceOptions<T>(y: Argv<T>) {
       .option('app-file', { alias: 'f', type: 'string', requiresArg: true, describe: 'Read the Application from this file instead of the cluster' })
       .option('desired', { type: 'string', requiresArg: true, describe: 'Desired manifests (file, directory or -), overriding the Application source' })
       .option('revision', { type: 'string', requiresArg: true, describe: 'Git revision to read the desired manifests from (overrides targetRevision)' })
+      .option('revisions', {
+        type: 'string',
+        array: true,
+        nargs: 1,
+        requiresArg: true,
+        describe:
+          'Multi-source apps: a revision for each source named by --source-positions or --source-names (repeatable; the others at their targetRevision)',
+      })
+      .option('source-positions', {
+        type: 'string',
+        array: true,
+        nargs: 1,
+        requiresArg: true,
+        describe: 'With --revisions: the 1-based position in spec.sources of the source each revision is for (repeatable)',
+      })
+      .option('source-names', {
+        type: 'string',
+        array: true,
+        nargs: 1,
+        requiresArg: true,
+        describe: 'With --revisions: the name (spec.sources[].name) of the source each revision is for (repeatable)',
+      })
+      .conflicts('revision', ['revisions', 'source-positions', 'source-names'])
       .option('repo-dir', { type: 'string', requiresArg: true, describe: 'A local clone to read a remote repoURL from' })
       .option('render', {
         type: 'boolean',

@@ -24,8 +24,11 @@ export interface DesiredOptions {
   desired?: string;
   /** Overrides source.targetRevision. */
   revision?: string;
-  /** Overrides each spec.sources[i].targetRevision, in order (a retry of a multi-source sync at the revisions it synced). */
-  revisions?: readonly string[];
+  /**
+   * Overrides each spec.sources[i].targetRevision, in order (a retry of a multi-source sync at the revisions it synced;
+   * --revisions with --source-positions, where an undefined entry keeps that source's targetRevision).
+   */
+  revisions?: readonly (string | undefined)[];
   /** A local clone to read a remote repoURL from, instead of fetching it. */
   repoDir?: string;
   /** Resolves relative repoURL paths (default: the process working directory). */

@@ -54,4 +54,22 @@ describe('several Applications by name', () => {
     },
     T,
   );
+
+  test(
+    'sync A B syncs each in turn: one summary, the highest exit code',
+    async () => {
+      const plugin = (args: string[]) => runPlugin([...args, '--app-namespace', ns]);
+      await kubectlOk(['patch', 'configmap', 'one-cm', '-n', ns, '--type', 'merge', '-p', '{"data":{"v":"drift"}}']);
+      await kubectlOk(['patch', 'configmap', 'two-cm', '-n', ns, '--type', 'merge', '-p', '{"data":{"v":"drift"}}']);
+      const res = await plugin(['sync', 'one', 'two', '-o', 'kv']);
+      expect(res.code).toBe(0);
+      expect(kvValues(res.stdout).SUMMARY).toEqual(['one 0', 'two 0']);
+      expect(kvValues(res.stdout).APP).toEqual(['one', 'two']);
+      for (const a of ['one', 'two'])
+        expect((JSON.parse(await kubectlOk(['get', 'configmap', `${a}-cm`, '-n', ns, '-o', 'json'])) as { data: Record<string, string> }).data).toEqual({
+          v: '1',
+        });
+    },
+    T,
+  );
 });

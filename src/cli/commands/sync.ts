@@ -63,6 +63,7 @@ const RUN_OVERRIDES = ['sync-option', 'strategy', 'apply-out-of-sync-only', 'rep
 /** sync's flags. --dry-run, --all and --watch have no default: yargs would count a default false as given in conflicts. */
 function syncOptions(y: Argv<GlobalArgs>) {
   return recordOption(appSourceOptions(y))
+    .positional('more', { type: 'string', array: true, describe: 'More Applications by name: each synced in turn, one summary, the highest exit code' })
     .option('dry-run', { type: 'boolean', describe: 'Print the whole plan (server-side dry-run, predicted conflicts and prunes) and change nothing' })
     .option('prune', {
       type: 'boolean',
@@ -157,7 +158,7 @@ const ALL = '--all syncs every Application as it declares itself';
 const WATCH = 'the loop reconciles the whole Application';
 
 export const syncCommand = defineCommand({
-  command: 'sync [app]',
+  command: 'sync [app] [more..]',
   describe:
     'Apply the desired state by server-side apply, taking back fields others changed; prune only with --prune (--all: every Application in turn; --watch: keep reconciling as automated sync)',
   allNamespaces: true,
@@ -178,7 +179,15 @@ export const syncCommand = defineCommand({
     ),
     ...Object.fromEntries(RUN_OVERRIDES.map((k) => [`all ${k}`, ALL])),
   },
-  async run(args, ctx) {
+  async run(args, ctx): Promise<ExitCode> {
+    const { appNames, forEachApp } = await import('../several.js');
+    const names = appNames(args.app, args.more);
+    if (names.length > 1) {
+      // As argocd app sync A B C: each synced as if named alone, one after the other.
+      if (args.appFile !== undefined || args.all === true || args.watch === true)
+        throw new InputError('several Applications are named: not with -f/--app-file, --all or --watch (one loop per Application: sync --watch --all)');
+      return forEachApp(ctx, 'sync', names, (name, c): Promise<ExitCode> => syncCommand.run({ ...args, app: name, more: [] }, c));
+    }
     // yargs has refused what does not go with --all or --watch, and -A without --all.
     if (args.watch === true) {
       if (ctx.opts.output === 'env') throw new InputError('sync --watch prints one event per line: -o table, json, yaml or kv (env is for a single report)');

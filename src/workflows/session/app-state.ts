@@ -15,6 +15,7 @@ import { hookOf, type HookInfo } from '../../sync/hooks.js';
 import { objectSyncMode } from '../../sync/options.js';
 import { loadApplicationFromCluster, loadApplicationFromFile } from './application-source.js';
 import { withRunOptions, type RunSyncOptions } from '../../app/run-options.js';
+import { pinnedRevisions } from '../../app/source-revisions.js';
 import { DEFAULT_TRACKING, markFilter, markOf, appOfMark, type Tracking } from '../../tracking/method.js';
 import { applySettings, excludedType, loadRules, type Rules, type RulesArgs } from './rules.js';
 import type { GitDir } from '../../source/git.js';
@@ -30,6 +31,8 @@ import type { SourceReads } from '../../source/shared-reads.js';
 export interface AppStateArgs extends RulesArgs {
   /** `sync`'s per-run overrides (app/run-options.ts): the operation's sync options instead of the Application's. */
   runOptions?: RunSyncOptions;
+  /** `--revisions … --source-positions|--source-names …` (app/source-revisions.ts): revisions for some of spec.sources. */
+  sourcePins?: { revision: string; position?: number; name?: string }[];
   app?: string;
   appFile?: string;
   desired?: string;
@@ -466,7 +469,11 @@ export async function loadAppState(
     {
       desired: args.desired,
       revision: args.revision,
-      ...(args.revisions !== undefined ? { revisions: args.revisions } : {}),
+      ...(args.revisions !== undefined
+        ? { revisions: args.revisions }
+        : args.sourcePins !== undefined
+          ? { revisions: pinnedRevisions(args.sourcePins, app.sources, app.name) }
+          : {}),
       repoDir: args.repoDir,
       ...(args.kustomize !== undefined ? { kustomize: args.kustomize } : {}),
       ...(args.kustomizeBuildOptions !== undefined ? { kustomizeBuildOptions: args.kustomizeBuildOptions } : {}),

@@ -66,10 +66,14 @@ describe('appStateInput', () => {
       argocdCm: 'cm',
       argocdCmdParamsCm: 'cp',
       luaDir: 'ld',
+      revisions: ['main'],
+      sourcePositions: ['2'],
+      sourceNames: [],
     };
     const input = appStateInput(all);
     // A flag that is dropped on the way, or lands in another field, shows here.
-    expect(input).toEqual({ ...all, apiVersions: ['v1'] });
+    const { revisions: _r, sourcePositions: _p, sourceNames: _n, ...rest } = all;
+    expect(input).toEqual({ ...rest, apiVersions: ['v1'], sourcePins: [{ revision: 'main', position: 2 }] });
   });
 });
 
