@@ -30,7 +30,7 @@ export interface SyncOptions {
   pruneConfirm?: boolean;
   /** `ClientSideApplyMigration=false` turns off the migration of a client-side manager's fields (on by default, as Argo CD v3). */
   clientSideApplyMigration?: boolean;
-  /** App-level `Replace=true`: every object is replaced (PUT, or created) instead of applied; the annotation wins. */
+  /** App-level `Replace=true`: every object is replaced (PUT, or created) instead of applied; an annotation cannot switch it off (gitops-engine ORs the two). */
   replace?: boolean;
   /** App-level `Validate=false`: the API server ignores unknown fields (fieldValidation=Ignore); the annotation wins. */
   validate?: boolean;

@@ -74,7 +74,9 @@ export function objectSyncMode(obj: KubeObject, app: Pick<SyncOptions, 'replace'
     const v = opts.get(k);
     return v === 'true' ? true : v === 'false' ? false : dflt;
   };
-  const replace = flag('Replace', app.replace === true);
+  // gitops-engine ORs them (sync_context.go: sc.replace || the annotation's Replace=true): an annotation cannot switch off
+  // the Application's (or the run's) Replace=true.
+  const replace = app.replace === true || opts.get('Replace') === 'true';
   // gitops-engine: the operation's force or the object's Force=true.
   const force = app.force === true || flag('Force', false);
   return {

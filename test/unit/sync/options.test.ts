@@ -37,9 +37,10 @@ describe('argocd.argoproj.io/sync-options on one object', () => {
     expect(objectSyncMode(obj('SkipDryRunOnMissingResource=false'), { skipDryRunOnMissingResource: true }).skipDryRunOnMissingResource).toBe(false);
   });
 
-  it("takes the Application's Replace and Validate as defaults; the annotation wins", () => {
+  it("takes the Application's Validate as default, the annotation winning; Replace as gitops-engine ORs it (an annotation cannot switch it off)", () => {
     expect(objectSyncMode(obj(), { replace: true, validate: false })).toMatchObject({ replace: true, validate: false });
-    expect(objectSyncMode(obj('Replace=false,Validate=true'), { replace: true, validate: false })).toMatchObject({ replace: false, validate: true });
+    expect(objectSyncMode(obj('Replace=false,Validate=true'), { replace: true, validate: false })).toMatchObject({ replace: true, validate: true });
+    expect(objectSyncMode(obj('Replace=true'), { replace: false })).toMatchObject({ replace: true });
   });
 
   it('warns that an Application-level option on a resource does nothing, as in Argo CD (RespectIgnoreDifferences, ApplyOutOfSyncOnly, ...)', () => {
