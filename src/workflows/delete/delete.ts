@@ -26,6 +26,7 @@ import type { PruneCandidate } from '../../prune/plan.js';
 import type { FinalizeApp } from '../sync/execute.js';
 import { loadAppState, type AppState, type AppStateArgs, type AppStateDeps } from '../session/app-state.js';
 import { projectViolations } from '../session/rules.js';
+import { applicationType } from '../session/record.js';
 import { describeMissing, preflight, writesOf } from '../sync/preflight.js';
 import { deleteCandidates } from '../prune/prune-delete.js';
 import { partialScan } from '../prune/prune.js';
@@ -109,7 +110,6 @@ export interface DeleteDeps extends AppStateDeps {
   pollMs?: number;
 }
 
-const APPLICATION: ResourceType = { group: 'argoproj.io', version: 'v1alpha1', kind: 'Application', resource: 'applications', namespaced: true, verbs: [] };
 const DELETION_APPROVED = 'argocd.argoproj.io/deletion-approved';
 
 /** 3 when the deletion failed or waits for an approval; 4 when the question was answered no; else 0. */
@@ -161,8 +161,9 @@ export async function deleteApp(req: DeleteRequest, deps: DeleteDeps): Promise<D
   const now = deps.now ?? (() => Date.now());
   const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const pollMs = deps.pollMs ?? 1000;
-  const appType = deps.appRef ? ((await cp.resolve('argoproj.io/v1alpha1', 'Application').catch(() => undefined)) ?? APPLICATION) : APPLICATION;
-  const liveApp = deps.appRef ? await cp.get(appType, deps.appRef.namespace, deps.appRef.name) : undefined;
+  // The Application object only when it is one in the control plane (an Application file has none to read).
+  const appType = deps.appRef ? await applicationType(cp) : undefined;
+  const liveApp = deps.appRef && appType ? await cp.get(appType, deps.appRef.namespace, deps.appRef.name) : undefined;
   const terminating = typeof liveApp?.metadata.deletionTimestamp === 'string';
   const appFinalizers = (liveApp?.metadata.finalizers as string[] | undefined) ?? [];
   // An Application someone deleted already is finished the way its finalizers ask, unless --cascade says otherwise.
@@ -251,7 +252,7 @@ export async function deleteApp(req: DeleteRequest, deps: DeleteDeps): Promise<D
   // The Application first: with the finalizers of this deletion it stays Terminating until the end, so a deletion cut
   // short is finished by running delete again, as Argo CD's controller would finish it.
   const deadline = now() + req.timeoutMs;
-  if (deps.appRef && liveApp) {
+  if (deps.appRef && liveApp && appType) {
     const ref = deps.appRef;
     if (!terminating) {
       const finalizers = finalizersFor(appFinalizers, cascade, { pre: pre.length > 0, post: post.length > 0 });
@@ -316,7 +317,7 @@ export async function deleteApp(req: DeleteRequest, deps: DeleteDeps): Promise<D
   if (postFailed) return fail(`PostDelete ${postFailed}`);
   await cleanupDeleteHooks([...pre, ...post], opts);
 
-  if (deps.appRef && liveApp) {
+  if (deps.appRef && liveApp && appType) {
     await removeFinalizers(cp, appType, deps.appRef, deps.opts.fieldManager);
     report.application = 'deleted';
   }
@@ -453,9 +454,8 @@ export async function finishAppDeletion(
   ref: { namespace: string; name: string },
   timeoutMs: number,
 ): Promise<{ ok: boolean; message: string }> {
-  const { withAppTarget } = await import('../session/session.js');
-  const { namespace: _parentsOverride, ...opts } = ctx.opts;
-  const child: RunContext = { ...ctx, opts: { ...opts, appNamespace: ref.namespace } };
+  const { childAppContext, withAppTarget } = await import('../session/session.js');
+  const child = childAppContext(ctx, ref.namespace);
   try {
     const r = await withAppTarget(child, 'delete', { app: ref.name }, (session) =>
       deleteApp(
@@ -498,9 +498,8 @@ export function childPlanner(ctx: RunContext, timeoutMs: number, seen: Set<strin
     });
     if (seen.has(id)) return stub(`${id} was listed already (an app-of-apps cycle)`);
     seen.add(id);
-    const { withAppTarget } = await import('../session/session.js');
-    const { namespace: _parentsOverride, ...opts } = ctx.opts;
-    const child: RunContext = { ...ctx, opts: { ...opts, appNamespace: ref.namespace } };
+    const { childAppContext, withAppTarget } = await import('../session/session.js');
+    const child = childAppContext(ctx, ref.namespace);
     try {
       return await withAppTarget(child, 'delete', { app: ref.name }, (session) =>
         deleteApp(

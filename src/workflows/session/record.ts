@@ -37,6 +37,11 @@ export interface RecordOptions {
 
 const APPLICATION: ResourceType = { group: 'argoproj.io', version: 'v1alpha1', kind: 'Application', resource: 'applications', namespaced: true, verbs: [] };
 
+/** The Application type as the control plane serves it (its own, else argoproj.io/v1alpha1's). */
+export async function applicationType(gw: KubeGateway): Promise<ResourceType> {
+  return (await gw.resolve('argoproj.io/v1alpha1', 'Application').catch(() => undefined)) ?? APPLICATION;
+}
+
 /**
  * Reads the Application, computes its next status from what is stored (`compute`), and writes the whole object back
  * with the resourceVersion read (spec unchanged: a concurrent change of it makes the write a 409, and the loop reads
@@ -52,7 +57,7 @@ export async function writeApplicationStatus(
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const max = opts.maxAttempts ?? 10;
   const where = `Application ${ref.namespace}/${ref.name}`;
-  const type = (await gw.resolve('argoproj.io/v1alpha1', 'Application').catch(() => undefined)) ?? APPLICATION;
+  const type = await applicationType(gw);
   for (let attempt = 1; ; attempt++) {
     try {
       const app = await gw.get(type, ref.namespace, ref.name);

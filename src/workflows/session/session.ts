@@ -70,6 +70,15 @@ export interface TargetSession {
 }
 
 /**
+ * The context a child Application (app-of-apps) is read and acted on in: its own namespace as --app-namespace, and not
+ * the parent's -n, which named the parent's objects.
+ */
+export function childAppContext(ctx: RunContext, appNamespace: string): RunContext {
+  const { namespace: _parentsOverride, ...opts } = ctx.opts;
+  return { ...ctx, opts: { ...opts, appNamespace } };
+}
+
+/**
  * Reads the Application (from `-f FILE`, or `APP` from the selected context's cluster), resolves its destination to a
  * kubeconfig context (see app/destination.ts) and runs `fn` with a gateway to that context's cluster. A destination
  * that names no context, several, or another cluster than an explicit --context is a refusal (exit 4) before any

@@ -29,7 +29,7 @@ export async function statusChildren(
   children: readonly { namespace: string; name: string }[],
   describe: (r: StatusReport) => string,
 ): Promise<ChildStatus[]> {
-  const { GatewayPool, withAppTarget } = await import('../session/session.js');
+  const { childAppContext, GatewayPool, withAppTarget } = await import('../session/session.js');
   const { runStatus } = await import('./status.js');
   const pool = new GatewayPool(ctx);
   const walk = async (level: readonly { namespace: string; name: string }[], chain: readonly string[]): Promise<ChildStatus[]> => {
@@ -40,8 +40,8 @@ export async function statusChildren(
         out.push({ ...c, sync: 'Unknown', health: 'Unknown', error: `its own ancestor (${[...chain, id].join(' -> ')}): not followed` });
         continue;
       }
-      const { namespace: _parentsOverride, ...opts } = ctx.opts;
-      const childCtx: RunContext = { ...ctx, opts: { ...opts, appNamespace: c.namespace, verbose: false } };
+      const base = childAppContext(ctx, c.namespace);
+      const childCtx: RunContext = { ...base, opts: { ...base.opts, verbose: false } };
       try {
         const r = await withAppTarget(
           childCtx,

@@ -184,12 +184,9 @@ export async function syncChildrenOf(
   },
 ): Promise<ChildWalk> {
   const { runOperation } = await import('./operation.js');
-  const { withAppTarget } = await import('../session/session.js');
+  const { childAppContext, withAppTarget } = await import('../session/session.js');
   const { runStatus } = await import('../status/status.js');
-  const childCtx = (c: ChildRef): RunContext => {
-    const { namespace: _parentsOverride, ...rest } = ctx.opts;
-    return { ...ctx, opts: { ...rest, appNamespace: c.namespace } };
-  };
+  const childCtx = (c: ChildRef): RunContext => childAppContext(ctx, c.namespace);
   const childRequest = (c: ChildRef): SyncRequest => ({
     app: c.name,
     dryRun: false,
