@@ -9,7 +9,7 @@ import { oneLineText } from './kv.js';
 const name = (o: { kind: string; name: string }) => displayName(o);
 
 /**
- * kv lines. Refused: only `REFUSED=<reason>`. Dry run: `DRY_RUN=true`, `APPLY=<Kind>/<name> <action>` per
+ * kv lines. Refused: `REFUSED=<reason>` (then PHASE=/REVISION=, below). Dry run: `DRY_RUN=true`, `APPLY=<Kind>/<name> <action>` per
  * step in order, `HEAL=`/`CONFLICT=` predictions, `IGNORED=`, `PRUNE=`/`PRUNE_SKIPPED=`, `FAILED=`; with pruning off,
  * `PRUNE_CANDIDATE=` for each object a sync with --prune would delete.
  * Otherwise `APPLIED=<n>`, `HEALED=`, `IGNORED=`, `CONFLICT=`, `FAILED=`, `PRUNED=`, `PRUNE_SKIPPED=`, `PRUNE_FAILED=`;
@@ -17,13 +17,14 @@ const name = (o: { kind: string; name: string }) => displayName(o);
  * the command that goes on (the same without --no-force-conflicts; with --confirm-prune after a prune held for its
  * confirmation, `PRUNE_WAITING=<gitops-engine's message>`), `INTERRUPTED=<where>` when it was asked to stop.
  * Hooks, in both: `HOOK=<Phase> <Kind>/<name> <Succeeded|Failed|Running|would-run>`, in the order they ran.
+ * Not a dry run: last, `PHASE=` (the operation's phase as recorded) and `REVISION=` (operationLines); after REFUSED= too.
  * A multi-step sync (hooks or several waves): `WAVE=<Phase> <wave> <done|failed|not-run>` per (phase, wave), in order
  * (`would-run` in a dry run: the plan's phases and waves, SyncFail's last).
  * --recursive: `CHILD=<ns>/<name> <depth> <wave> <result> <sync> <health>` per child Application in the order walked,
  * `CHILD_MESSAGE=` beside a child that did not end synced, `CHILDREN_STOPPED=<why>` when the walk stopped early.
  */
 export function renderSyncKv(r: SyncReport): string {
-  if (r.refused) return `REFUSED=${oneLineText(r.refused)}\n`;
+  if (r.refused) return [`REFUSED=${oneLineText(r.refused)}`, ...operationLines(r)].join('\n') + '\n';
   const lines: string[] = [];
   if (r.dryRun) {
     lines.push('DRY_RUN=true');
@@ -59,7 +60,19 @@ export function renderSyncKv(r: SyncReport): string {
   // The run's overrides, only when given: the sync options that replaced the Application's, and the strategy.
   if (r.syncOptions) lines.push(`SYNC_OPTIONS=${r.syncOptions.join(',')}`);
   if (r.syncStrategy) lines.push(`STRATEGY=${r.syncStrategy.apply ? 'apply' : 'hook'}${(r.syncStrategy.apply ?? r.syncStrategy.hook)?.force ? ' force' : ''}`);
+  lines.push(...operationLines(r));
   return lines.join('\n') + '\n';
+}
+
+/**
+ * The last lines of a sync that ran an operation (not a dry run), as `argocd app sync` ends with its operation:
+ * `PHASE=<Succeeded|Failed|Running|Error>` as recorded, then `REVISION=<commit>` (a multi-source app's, one per source in
+ * spec.sources order, comma-separated) when the source has one.
+ */
+function operationLines(r: SyncReport): string[] {
+  if (r.phase === undefined) return [];
+  const revision = r.revisions?.join(',') ?? r.revision;
+  return [`PHASE=${r.phase}`, ...(revision ? [`REVISION=${revision}`] : [])];
 }
 
 /** The child Applications of a --recursive sync in the order they were walked, each with its depth (1: the app's own). */

@@ -177,6 +177,7 @@ describe('rollback of Helm and multi-source Applications, as Argo CD rolls back'
       expect(await data('repochart-web')).toEqual({ version: '2.0.0', color: 'blue' });
       const res = await plugin(['rollback', 'repochart', '0', '-o', 'kv']);
       expect(res.code).toBe(0);
+      expect([kvValues(res.stdout).PHASE, kvValues(res.stdout).REVISION]).toEqual([['Succeeded'], ['1.0.0']]);
       expect(res.stderr).toContain('rolled back Application');
       expect(await data('repochart-web')).toEqual({ version: '1.0.0', color: 'green' });
       expect((await getStatus('repochart')).history?.map((h) => h.revision)).toEqual(['1.0.0', '2.0.0', '1.0.0']);
@@ -203,7 +204,10 @@ describe('rollback of Helm and multi-source Applications, as Argo CD rolls back'
       values.write('web/prod.yaml', 'color: orange\n');
       const v2 = values.commit('orange');
       await patchSpec('multi', { sources: sources('2.0.0') });
-      ok(await plugin(['sync', 'multi', '-o', 'kv']));
+      const synced = await plugin(['sync', 'multi', '-o', 'kv']);
+      ok(synced);
+      // sync -o kv ends with the operation's phase and each source's revision, as recorded.
+      expect(synced.stdout.trimEnd().split('\n').slice(-2)).toEqual(['PHASE=Succeeded', `REVISION=2.0.0,${v2}`]);
       expect(await data('multi-web')).toEqual({ version: '2.0.0', color: 'orange' });
       expect((await getStatus('multi')).history?.map((h) => h.revisions)).toEqual([
         ['1.0.0', v1],
@@ -215,6 +219,7 @@ describe('rollback of Helm and multi-source Applications, as Argo CD rolls back'
       const res = await plugin(['rollback', 'multi', '-o', 'json']);
       expect(res.code).toBe(0);
       expect(res.stderr).toContain(`to history ID 0 (revision 1.0.0,${v1})`);
+      expect(JSON.parse(res.stdout)).toMatchObject({ schemaVersion: 1, phase: 'Succeeded', revisions: ['1.0.0', v1] });
       // The chart at 1.0.0 and the values file at the first commit (purple), though main now says orange.
       expect(await data('multi-web')).toEqual({ version: '1.0.0', color: 'purple' });
       s = await getStatus('multi');

@@ -24,7 +24,7 @@ beforeAll(async () => {
   );
   args = ['-f', join(root, 'app.yaml'), '--desired', dir];
   const first = await runPlugin(['sync', ...args, '-o', 'kv']);
-  expect(first.stdout).toBe('APPLIED=1\n');
+  expect(first.stdout).toBe('APPLIED=1\nPHASE=Succeeded\n');
   await kubectlOk(['label', '--overwrite', 'configmap/settings', 'app.kubernetes.io/part-of=billing', '-n', ns]);
 });
 
@@ -52,5 +52,5 @@ test('sync --no-force-conflicts names the label the same way and writes nothing;
   expect(res.stdout).toMatch(/^STOPPED=/m);
   const forced = await runPlugin(['sync', ...args, '-o', 'kv']);
   expect(forced.code).toBe(0);
-  expect(forced.stdout).toBe(`APPLIED=1\nHEALED=ConfigMap/settings ${LABEL} kubectl-label\n`);
+  expect(forced.stdout).toBe(`APPLIED=1\nHEALED=ConfigMap/settings ${LABEL} kubectl-label\nPHASE=Succeeded\n`);
 });

@@ -32,7 +32,7 @@ spec:
   );
   args = ['-f', join(root, 'app.yaml'), '--desired', dir];
   const first = await runPlugin(['sync', ...args, '-o', 'kv']);
-  expect(first.stdout).toBe('APPLIED=1\n');
+  expect(first.stdout).toBe('APPLIED=1\nPHASE=Succeeded\n');
   await kubectlOk(['set', 'image', 'deployment/web', 'web=registry.local/web:2-manual', '-n', ns]);
 });
 
@@ -76,12 +76,12 @@ test('sync --no-force-conflicts does not apply the conflicting object, names the
   expect(res.code).toBe(3);
   const why = 'the server-side dry-run found 1 field(s) owned by kubectl-set, and fields are not taken back (--no-force-conflicts)';
   expect(res.stdout).toBe(
-    `APPLIED=0\nCONFLICT=Deployment/web ${IMAGE} kubectl-set\nSTOPPED=${why}\nNEXT_COMMAND=kubectl gitops sync ${args.join(' ')} -o kv --kubeconfig ${kubeconfigPath()}\n`,
+    `APPLIED=0\nCONFLICT=Deployment/web ${IMAGE} kubectl-set\nSTOPPED=${why}\nNEXT_COMMAND=kubectl gitops sync ${args.join(' ')} -o kv --kubeconfig ${kubeconfigPath()}\nPHASE=Failed\n`,
   );
   const live = await getJson<KubeObject & { spec: { template: { spec: { containers: { image: string }[] } } } }>('deployment', 'web', ns);
   expect(live.spec.template.spec.containers[0]!.image).toBe('registry.local/web:2-manual');
   // A sync takes it back by default (as Argo CD's) and says from whom.
   const forced = await runPlugin(['sync', ...args, '-o', 'kv']);
   expect(forced.code).toBe(0);
-  expect(forced.stdout).toBe(`APPLIED=1\nHEALED=Deployment/web ${IMAGE} kubectl-set\n`);
+  expect(forced.stdout).toBe(`APPLIED=1\nHEALED=Deployment/web ${IMAGE} kubectl-set\nPHASE=Succeeded\n`);
 });

@@ -42,7 +42,7 @@ test(
   async () => {
     const app = writeApp(work.dir, { name: 'crdapp', destinationNamespace: ns, prune: false });
     const synced = await runPlugin(['sync', '-f', app, '--desired', writeDesired(work.dir, 'all', [configMap('keep'), crd, widget]), '-o', 'kv']);
-    expect({ code: synced.code, stdout: synced.stdout }).toEqual({ code: 0, stdout: 'APPLIED=3\n' });
+    expect({ code: synced.code, stdout: synced.stdout }).toEqual({ code: 0, stdout: 'APPLIED=3\nPHASE=Succeeded\n' });
     const liveCrd = JSON.parse(await kubectlOk(['get', 'customresourcedefinition', crdName, '-o', 'json'])) as {
       metadata: { uid: string; annotations?: Record<string, string> };
     };

@@ -348,7 +348,7 @@ describe('pruning follows Argo CD: manual sync with --prune, partial syncs never
   beforeAll(async () => {
     file = app('split', 'server: https://kubernetes.default.svc');
     const res = await plugin(['sync', '-f', file, '--desired', desiredDir('split-both', { 'a.yaml': a1, 'b.yaml': b1 }), '-o', 'kv'], kubeconfigPath());
-    expect(res.stdout).toBe('APPLIED=2\n');
+    expect(res.stdout).toBe('APPLIED=2\nPHASE=Succeeded\n');
   }, TIMEOUT);
 
   test(
@@ -360,7 +360,7 @@ describe('pruning follows Argo CD: manual sync with --prune, partial syncs never
       expect(lines(dry.stdout)).toContain('PRUNE_CANDIDATE=ConfigMap/split-b');
       const res = await plugin(['sync', '-f', file, '--desired', one, '-o', 'kv'], kubeconfigPath());
       expect(res.code).toBe(0);
-      expect(res.stdout).toBe('APPLIED=1\n');
+      expect(res.stdout).toBe('APPLIED=1\nPHASE=Succeeded\n');
       expect((await snapshot())['split-b']).toBe(before['split-b']);
     },
     TIMEOUT,
@@ -382,7 +382,7 @@ describe('pruning follows Argo CD: manual sync with --prune, partial syncs never
         ['sync', '-f', file, '--desired', both, '--resource', `:ConfigMap:${ns}/split-a`, '--resource', `:ConfigMap:${ns}/split-b`, '-o', 'kv'],
         kubeconfigPath(),
       );
-      expect([two.code, two.stdout]).toEqual([0, 'APPLIED=2\n']);
+      expect([two.code, two.stdout]).toEqual([0, 'APPLIED=2\nPHASE=Succeeded\n']);
       const third = await snapshot();
       expect(third['split-a']).not.toBe(after['split-a']);
       expect(third['split-b']).not.toBe(after['split-b']);
@@ -395,7 +395,7 @@ describe('pruning follows Argo CD: manual sync with --prune, partial syncs never
     async () => {
       const res = await plugin(['sync', '-f', file, '--desired', desiredDir('split-one-again', { 'a.yaml': a1 }), '--prune', '-o', 'kv'], kubeconfigPath());
       expect(res.code).toBe(0);
-      expect(lines(res.stdout)).toEqual(['APPLIED=1', 'PRUNED=ConfigMap/split-b']);
+      expect(lines(res.stdout)).toEqual(['APPLIED=1', 'PRUNED=ConfigMap/split-b', 'PHASE=Succeeded']);
       expect(await exists('split-b')).toBe(false);
     },
     TIMEOUT,
@@ -408,10 +408,10 @@ describe('pruning follows Argo CD: manual sync with --prune, partial syncs never
       try {
         fx.write('w/a.yaml', configMap('watch-a', '1'));
         fx.write('w/b.yaml', configMap('watch-b', '1'));
-        fx.commit('both');
+        const both = fx.commit('both');
         const spec = `  source: {repoURL: ${fx.repo}, path: w, targetRevision: main}\n`;
         const watched = app('watched', 'server: https://kubernetes.default.svc', '', spec);
-        expect((await plugin(['sync', '-f', watched, '-o', 'kv'], kubeconfigPath())).stdout).toBe('APPLIED=2\n');
+        expect((await plugin(['sync', '-f', watched, '-o', 'kv'], kubeconfigPath())).stdout).toBe(`APPLIED=2\nPHASE=Succeeded\nREVISION=${both}\n`);
         fx.remove('w/b.yaml');
         fx.commit('b removed');
         const child = spawn(pluginPath, ['sync', '-f', watched, '--watch', '--interval', '1s', '-o', 'kv', '--kubeconfig', kubeconfigPath()], {

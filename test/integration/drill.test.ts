@@ -77,7 +77,7 @@ afterAll(async () => {
 test('sync applies both objects and marks them with the app instance', async () => {
   const res = await runPlugin(['sync', ...appArgs, '-o', 'kv']);
   expect(res.stderr).toBe('');
-  expect(kv(res.stdout)).toEqual(['APPLIED=2']);
+  expect(kv(res.stdout)).toEqual(['APPLIED=2', 'PHASE=Succeeded']);
   expect(res.code).toBe(0);
   const deploy = await getJson('deployment', 'orders', ns);
   const cm = await getJson('configmap', 'orders-config', ns);

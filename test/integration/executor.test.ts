@@ -233,7 +233,7 @@ test(
     const one = newGroup('sync', 'Certificate', 'certificates');
     const app = writeApp(work.dir, { name: 'newgroup', destinationNamespace: ns, prune: false });
     const res = await runPlugin(['sync', '-f', app, '--desired', writeDesired(work.dir, 'newgroup', [one.crd, one.cr()]), '-o', 'kv']);
-    expect({ code: res.code, stdout: res.stdout }).toEqual({ code: 0, stdout: 'APPLIED=2\n' });
+    expect({ code: res.code, stdout: res.stdout }).toEqual({ code: 0, stdout: 'APPLIED=2\nPHASE=Succeeded\n' });
     expect(JSON.parse(await kubectlOk(['get', `certificates.${one.group}`, 'site', '-n', ns, '-o', 'json'])).spec).toEqual({ size: 1 });
 
     const two = newGroup('loop', 'Certificate', 'certificates');

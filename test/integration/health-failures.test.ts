@@ -105,7 +105,7 @@ test(
   async () => {
     const { appFile, desired } = writeApp('failing-job', { 'job.yaml': job('migrate', 'fail'), 'ok.yaml': job('seed', undefined) });
     const synced = await runPlugin(['sync', '-f', appFile, '--desired', desired, '-o', 'kv']);
-    expect({ code: synced.code, out: synced.stdout }).toEqual({ code: 0, out: 'APPLIED=2\n' });
+    expect({ code: synced.code, out: synced.stdout }).toEqual({ code: 0, out: 'APPLIED=2\nPHASE=Succeeded\n' });
     const { report, kv } = await waitFor(
       async () => {
         const s = await status(appFile, desired);
@@ -129,7 +129,7 @@ test(
   async () => {
     const { appFile, desired } = writeApp('no-image', { 'waiting.yaml': deployment('waiting', 600), 'stuck.yaml': deployment('stuck', 5) });
     const synced = await runPlugin(['sync', '-f', appFile, '--desired', desired, '-o', 'kv']);
-    expect({ code: synced.code, out: synced.stdout }).toEqual({ code: 0, out: 'APPLIED=2\n' });
+    expect({ code: synced.code, out: synced.stdout }).toEqual({ code: 0, out: 'APPLIED=2\nPHASE=Succeeded\n' });
     const { report, kv } = await waitFor(
       async () => {
         const s = await status(appFile, desired);
@@ -167,7 +167,7 @@ test(
       'once.yaml': pod('once', 'image-pull', 'Never'),
     });
     const synced = await runPlugin(['sync', '-f', appFile, '--desired', desired, '-o', 'kv']);
-    expect({ code: synced.code, out: synced.stdout }).toEqual({ code: 0, out: 'APPLIED=3\n' });
+    expect({ code: synced.code, out: synced.stdout }).toEqual({ code: 0, out: 'APPLIED=3\nPHASE=Succeeded\n' });
     const { report, kv } = await waitFor(
       async () => {
         const s = await status(appFile, desired);
@@ -199,6 +199,7 @@ test(
       'FAILED=Sync/failing-hook operation: PreSync hook Job/pre-migrate failed: Job has reached the specified backoff limit',
     ]);
     expect(lines[0]).toBe('APPLIED=0');
+    expect(lines.at(-1)).toBe('PHASE=Failed');
     const cm = await runPlugin(['status', '-f', appFile, '--desired', desired, '-o', 'kv']);
     expect(kvValues(cm.stdout).SYNC).toEqual(['OutOfSync']);
     expect(kvValues(cm.stdout).HOOK).toEqual(['PreSync Job/pre-migrate Failed']);

@@ -109,7 +109,7 @@ test(
     const appFile = join(root, 'app.yaml');
     writeFileSync(appFile, applicationYaml({ name: 'kinds', spec: { destination: inCluster(ns) } }));
     const synced = await runPlugin(['sync', '-f', appFile, '--desired', desired, '-o', 'kv']);
-    expect({ code: synced.code, out: synced.stdout }).toEqual({ code: 0, out: 'APPLIED=9\n' });
+    expect({ code: synced.code, out: synced.stdout }).toEqual({ code: 0, out: 'APPLIED=9\nPHASE=Succeeded\n' });
 
     const health = (r: Report) => Object.fromEntries(r.resources.map((x) => [`${x.kind}/${x.name}`, x.health?.status ?? '-']));
     // Settled: the workloads' pods ran, the Job completed, and the HPA controller wrote its conditions.

@@ -341,7 +341,7 @@ test(
     const jobs = async () => (await list('jobs')).map((j) => j.metadata.name).filter((n) => n.startsWith('selective-'));
     const byName = await runPlugin(['sync', '-f', appFile, '--desired', desired, '--resource', `:ConfigMap:${ns}/selective-a`, '-o', 'kv']);
     expect(byName.stderr).toBe('');
-    expect([byName.code, byName.stdout]).toEqual([0, 'APPLIED=1\n']);
+    expect([byName.code, byName.stdout]).toEqual([0, 'APPLIED=1\nPHASE=Succeeded\n']);
     expect(await jobs()).toEqual([]);
     const byLabel = await runPlugin(['sync', '-f', appFile, '--desired', desired, '-l', 'part=a', '-o', 'json']);
     expect(byLabel.code).toBe(0);

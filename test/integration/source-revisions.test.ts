@@ -1,5 +1,5 @@
-// --revisions with --source-positions / --source-names on the local control plane: a two-source Application diffed
-// and synced at a branch for its second source only (the first stays at its targetRevision), the operation recording
+// --revisions with --source-positions / --source-names on the local control plane: a two-source Application diffed,
+// rendered (manifests) and synced at a branch for its second source only (the first stays at its targetRevision), the operation recording
 // both revisions; --revision alone is still refused for spec.sources.
 import { GitFixture } from '../support/git-source.js';
 import { applicationYaml, inCluster } from '../support/application.js';
@@ -57,9 +57,15 @@ describe('--revisions for some of spec.sources', () => {
       const report = JSON.parse(diff.stdout) as { objects: { key: { name: string }; status: string }[] };
       expect(report.objects.map((o) => `${o.key.name} ${o.status}`).sort()).toEqual(['first in-sync', 'second drifted']);
 
+      // manifests renders what that sync would send: the first source at main, the second at the branch.
+      const manifests = await plugin(['manifests', 'two', '--revisions', 'feature', '--source-positions', '2', '-o', 'json']);
+      expect(manifests.code).toBe(0);
+      const items = (JSON.parse(manifests.stdout) as { items: { metadata: { name: string }; data: { v: string } }[] }).items;
+      expect(items.map((o) => `${o.metadata.name} ${o.data.v}`).sort()).toEqual(['first main', 'second feature']);
+
       const synced = await plugin(['sync', 'two', '--revisions', 'feature', '--source-names', 'overlay', '-o', 'json']);
       expect(synced.code).toBe(0);
-      expect((JSON.parse(synced.stdout) as { revisions: string[] }).revisions).toEqual([mainSha, featureSha]);
+      expect(JSON.parse(synced.stdout) as { revisions: string[]; phase: string }).toMatchObject({ phase: 'Succeeded', revisions: [mainSha, featureSha] });
       expect([await value('first'), await value('second')]).toEqual(['main', 'feature']);
       const op = (
         JSON.parse(await kubectlOk(['get', 'application', 'two', '-n', ns, '-o', 'json'])) as {

@@ -72,7 +72,7 @@ test(
   async () => {
     const file = app('outofsync', '{syncOptions: [ApplyOutOfSyncOnly=true]}');
     const first = desired('oos-1', { 'a.yaml': cm('oos-a', { k: '1' }), 'b.yaml': cm('oos-b', { k: '1' }) });
-    expect((await runPlugin(['sync', '-f', file, '--desired', first, '-o', 'kv'])).stdout).toBe('APPLIED=2\n');
+    expect((await runPlugin(['sync', '-f', file, '--desired', first, '-o', 'kv'])).stdout).toBe('APPLIED=2\nPHASE=Succeeded\n');
     const before = { a: await meta('configmap', 'oos-a'), b: await meta('configmap', 'oos-b') };
     const second = desired('oos-2', { 'a.yaml': cm('oos-a', { k: '1' }), 'b.yaml': cm('oos-b', { k: '2' }) });
     const res = await runPlugin(['sync', '-f', file, '--desired', second, '-o', 'json']);
@@ -111,7 +111,9 @@ test(
     const file = app('sharer', '{syncOptions: [FailOnSharedResource=true]}');
     const res = await runPlugin(['sync', '-f', file, '--desired', desired('shared-d', { 'a.yaml': cm('shared', { owner: 'sharer' }) }), '-o', 'kv']);
     expect(res.code).toBe(4);
-    expect(res.stdout).toBe('REFUSED=Shared resource found: ConfigMap/shared is part of applications sharer and billing (FailOnSharedResource=true)\n');
+    expect(res.stdout).toBe(
+      'REFUSED=Shared resource found: ConfigMap/shared is part of applications sharer and billing (FailOnSharedResource=true)\nPHASE=Failed\n',
+    );
     expect(await meta('configmap', 'shared')).toEqual(before);
   },
   TIMEOUT,
@@ -124,7 +126,7 @@ test(
     expect((await runPlugin(['sync', '-f', file, '--desired', desired('noprune-1', { 'a.yaml': cm('np-a', {}), 'b.yaml': cm('np-b', {}) })])).code).toBe(0);
     const res = await runPlugin(['sync', '-f', file, '--desired', desired('noprune-2', { 'a.yaml': cm('np-a', {}) }), '--prune', '-o', 'kv']);
     expect(res.code).toBe(0);
-    expect(kv(res.stdout)).toEqual(['APPLIED=1', 'PRUNE_SKIPPED=ConfigMap/np-b the Application sets syncOptions Prune=false']);
+    expect(kv(res.stdout)).toEqual(['APPLIED=1', 'PRUNE_SKIPPED=ConfigMap/np-b the Application sets syncOptions Prune=false', 'PHASE=Succeeded']);
     expect(await meta('configmap', 'np-b')).toBeDefined();
   },
   TIMEOUT,
@@ -146,7 +148,7 @@ test(
       { what: 'the ReplicaSet of deployment/orphaner' },
     );
     const res = await runPlugin(['sync', '-f', file, '--desired', desired('orph-2', { 'c.yaml': cm('orph-c', {}) }), '--prune', '-o', 'kv']);
-    expect(kv(res.stdout)).toEqual(['APPLIED=1', 'PRUNED=Deployment/orphaner']);
+    expect(kv(res.stdout)).toEqual(['APPLIED=1', 'PRUNED=Deployment/orphaner', 'PHASE=Succeeded']);
     await waitFor(async () => (await meta('deployment', 'orphaner')) === undefined, { what: 'deployment/orphaner gone' });
     expect((await meta('replicaset', rs.metadata.name))?.uid).toBe(rs.metadata.uid);
   },
@@ -163,7 +165,7 @@ test(
       const file = app('crdapp', '{syncOptions: []}');
       const d = desired('crd-d', { 'crd.yaml': crd, 'cr.yaml': cr });
       const res = await runPlugin(['sync', '-f', file, '--desired', d, '-o', 'kv']);
-      expect({ code: res.code, out: res.stdout }).toEqual({ code: 0, out: 'APPLIED=2\n' });
+      expect({ code: res.code, out: res.stdout }).toEqual({ code: 0, out: 'APPLIED=2\nPHASE=Succeeded\n' });
       expect(JSON.parse(await kubectlOk(['get', `gadgets.${group}`, 'g1', '-n', ns, '-o', 'json'])).spec).toEqual({ size: 3 });
       expect((await runPlugin(['diff', '-f', file, '--desired', d, '-o', 'kv'])).stdout).toBe('SYNC=Synced\n');
     } finally {
@@ -197,7 +199,7 @@ test(
       await kubectlOk(['patch', 'deployment', 'operator', '-n', ns, '--type=json', '-p', '[{"op":"remove","path":"/spec/template/spec/nodeSelector"}]']);
       const res = await pending;
       expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
-      expect(kv(res.stdout)).toEqual(['APPLIED=2', 'WAVE=Sync 0 done', 'WAVE=Sync 1 done']);
+      expect(kv(res.stdout)).toEqual(['APPLIED=2', 'WAVE=Sync 0 done', 'WAVE=Sync 1 done', 'PHASE=Succeeded']);
       const made = JSON.parse(await kubectlOk(['get', `sprockets.${group}`, 's1', '-n', ns, '-o', 'json'])) as {
         spec: unknown;
         metadata: { annotations: Record<string, string> };
@@ -281,7 +283,7 @@ test(
     ]);
     expect(kv((await runPlugin(['status', '-f', file, '--desired', without, '-o', 'kv'])).stdout)[0]).toBe('SYNC=OutOfSync');
     const sync = await runPlugin(['sync', '-f', file, '--desired', without, '-o', 'kv']);
-    expect(sync.stdout).toBe('APPLIED=1\n');
+    expect(sync.stdout).toBe('APPLIED=1\nPHASE=Succeeded\n');
     const live = JSON.parse(await kubectlOk(['get', 'deployment', 'trimmed', '-n', ns, '-o', 'json'])) as {
       metadata: { labels: Record<string, string> };
       spec: { template: { spec: { containers: { env?: unknown }[] } } };

@@ -185,6 +185,19 @@ const TERMINATED = 'Operation terminated';
 /** Argo CD's message for a sync refused over a shared resource (FailOnSharedResource): its operation Failed, not Error. */
 const SHARED_RESOURCE_REFUSAL = /^Shared resource found: /;
 
+/** The phase an operation that never reached its tasks ends in: Error, or Failed for a shared-resource refusal. */
+function unrunPhase(message: string): 'Failed' | 'Error' {
+  return SHARED_RESOURCE_REFUSAL.test(message) ? 'Failed' : 'Error';
+}
+
+/**
+ * The phase the operation of a sync that gave a report ends in, as it is recorded (and as `sync -o kv|json` ends with
+ * it): a refusal's Error (Failed over a shared resource), else Running, Failed or Succeeded (operationPhase).
+ */
+export function syncReportPhase(report: SyncReport): 'Running' | 'Failed' | 'Succeeded' | 'Error' {
+  return report.refused !== undefined ? unrunPhase(report.refused) : operationPhase(report);
+}
+
 /**
  * The operation of a sync that never reached its tasks: refused by a rule, or stopped by an error (the source did not
  * render, the destination could not be reached). Argo CD's controller ends such an operation in phase Error with the
@@ -202,7 +215,7 @@ export function unrunOperation(
     ...(opts.revisions ? { revisions: opts.revisions } : {}),
     prune: opts.prune,
     dryRun: false,
-    phase: opts.phase ?? (SHARED_RESOURCE_REFUSAL.test(message) ? 'Failed' : 'Error'),
+    phase: opts.phase ?? unrunPhase(message),
     message,
     resources: [],
     partial: false,

@@ -78,6 +78,11 @@ export interface SyncReport {
   /** The run's strategy (--strategy, --force), as Argo CD records it: `{hook: {force}}` or `{apply: {force}}`. */
   syncStrategy?: { hook?: { force?: true }; apply?: { force?: true } };
   dryRun: boolean;
+  /**
+   * The phase the operation ended in, as it is recorded in the Application's operationState (set by the run that
+   * records it, never for a dry run): Succeeded, Failed, Running (a prune waiting for its confirmation) or Error (refused).
+   */
+  phase?: 'Succeeded' | 'Failed' | 'Running' | 'Error';
   /** A safety rule refused the sync: nothing was applied or deleted. */
   refused?: string;
   force: boolean;

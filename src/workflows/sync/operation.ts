@@ -3,7 +3,16 @@
 import type { RunContext } from '../../model/context.js';
 import { ExitCode } from '../../model/errors.js';
 import { rollbackTargetOf, syncRollback } from '../history/rollback.js';
-import { recordingErrors, recordNotice, recordSessionError, recordSync, recordTerminated, type RecordOutcome, type RecordSession } from '../session/record.js';
+import {
+  recordingErrors,
+  recordNotice,
+  recordSessionError,
+  recordSync,
+  recordTerminated,
+  syncReportPhase,
+  type RecordOutcome,
+  type RecordSession,
+} from '../session/record.js';
 import { withAppTarget } from '../session/session.js';
 import { runStatus } from '../status/status.js';
 import { finalizeThroughDelete, type SyncReport } from './execute.js';
@@ -205,6 +214,8 @@ export async function runOperation(ctx: RunContext, input: OperationInput, hooks
         };
       }
       const { report } = outcome;
+      // The operation's phase as recorded, which `sync -o kv|json` ends with (a dry run is no operation).
+      if (!report.dryRun) report.phase = syncReportPhase(report);
       hooks.progress?.('recording the status');
       const recorded = await recordSync(session, { ...recordInput, report }, compare);
       warnings.push(...report.warnings);

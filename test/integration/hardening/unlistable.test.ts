@@ -198,7 +198,7 @@ describe('a kind the app does not declare that the user may not list: a warning;
     const res = await runAsUser(['sync', '--prune', '-f', appFile, '--desired', withoutSecret, '-o', 'kv']);
     expect({ code: res.code, stdout: settled(res.stdout) }).toEqual({
       code: 3,
-      stdout: `APPLIED=2\nFAILED=Sync/unlistable-${ns} prune: ${PARTIAL(ns)}\nPRUNE_FAILED=ConfigMap/old-cm not pruned: the prune scan is partial\nPRUNE_BLOCKED=${PARTIAL(ns)}: nothing was pruned\n`,
+      stdout: `APPLIED=2\nFAILED=Sync/unlistable-${ns} prune: ${PARTIAL(ns)}\nPRUNE_FAILED=ConfigMap/old-cm not pruned: the prune scan is partial\nPRUNE_BLOCKED=${PARTIAL(ns)}: nothing was pruned\nPHASE=Failed\n`,
     });
     expect(res.stderr).toMatch(WARNING(ns));
     const changes = snapshotChanges(before, await snap());

@@ -100,6 +100,7 @@ describe('what the golden files pin', () => {
         'IGNORED',
         'INTERRUPTED',
         'NEXT_COMMAND',
+        'PHASE',
         'PRUNE',
         'PRUNED',
         'PRUNE_BLOCKED',
@@ -108,10 +109,18 @@ describe('what the golden files pin', () => {
         'PRUNE_GONE',
         'PRUNE_SKIPPED',
         'REFUSED',
+        'REVISION',
         'STOPPED',
         'WAVE',
       ].sort(),
     );
+  });
+
+  it('sync: a sync that ran ends with its operation phase and revision; a dry run has neither', () => {
+    const tail = (file: string) => readGolden(file).trimEnd().split('\n').slice(-2);
+    expect(tail('sync-interrupted.kv')).toEqual(['PHASE=Failed', 'REVISION=3f2a9c1e5b7d90a4c2e8f6b1d3a5c7e9f0b2d4a6']);
+    expect(tail('sync-refused.kv')[1]).toBe('PHASE=Error');
+    expect(readGolden('sync-dry-run.kv')).not.toMatch(/^(PHASE|REVISION)=/m);
   });
 
   it('prune: deleted, skipped with its reason, gone, changed and failed, each line whole', () => {

@@ -1,6 +1,7 @@
 // Writing the Application's status: the resourceVersion guard and its retries, a forbidden update as a warning, the controller check.
 import { FakeGateway } from '../../../support/fake-gateway.js';
-import { errorText, recordingErrors, recordNotice, unrunOperation, writeApplicationStatus } from '../../../../src/workflows/session/record.js';
+import { errorText, recordingErrors, recordNotice, syncReportPhase, unrunOperation, writeApplicationStatus } from '../../../../src/workflows/session/record.js';
+import * as syncReports from '../../../fixtures/reports/sync.js';
 import { InputError } from '../../../../src/model/errors.js';
 import { application } from '../../../support/application.js';
 
@@ -199,4 +200,22 @@ test('recordingErrors: an error before a report is recorded as the operation (Er
       () => undefined,
     ),
   ).toBe(7);
+});
+
+describe('syncReportPhase: the phase sync -o kv|json ends with is the one recorded', () => {
+  it('agrees with every golden report that carries one; a dry run is no operation', () => {
+    const reports = Object.values(syncReports).map((f) => f());
+    const ran = reports.filter((r) => !r.dryRun);
+    expect(ran.length).toBeGreaterThanOrEqual(5);
+    for (const r of ran) expect([r.app, syncReportPhase(r)]).toEqual([r.app, r.phase]);
+    expect(reports.filter((r) => r.dryRun).map((r) => r.phase)).toEqual([undefined, undefined]);
+  });
+
+  it('Succeeded, Running while a prune waits for its confirmation, Error for a refusal, Failed over a shared resource', () => {
+    const ok = { ...syncReports.syncInterrupted(), interrupted: undefined, failures: [], conflicts: [] };
+    expect(syncReportPhase(ok)).toBe('Succeeded');
+    expect(syncReportPhase({ ...ok, prune: { ...ok.prune, waiting: 'waiting for pruning confirmation of /ConfigMap/a' } })).toBe('Running');
+    expect(syncReportPhase({ ...ok, refused: 'project default: sync blocked' })).toBe('Error');
+    expect(syncReportPhase({ ...ok, refused: 'Shared resource found: /ConfigMap/a is part of applications other' })).toBe('Failed');
+  });
 });
