@@ -2,10 +2,14 @@
 // command's requests (from `-v`) must stay within a budget stated in the cluster's own terms: T, the number of types
 // the API server serves with `list` (read here with kubectl, so a CRD another suite added moves both sides). A scan
 // lists each type once; a change that lists a type twice per app, or reads per object what it reads per type, exceeds
-// the budget and fails here. The bench (test/bench) measures the times, side by side with kubectl and kapp.
+// the budget and fails here. The second test holds every measured command to the committed budget file, request shape
+// by request shape (support/request-budget.ts). The bench (test/bench) measures the times, side by side with kubectl and kapp.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { GitFixture } from '../support/git-source.js';
 import { applicationYaml, inCluster } from '../support/application.js';
-import { applyYaml, createTestNamespace, deleteNamespace, kubectlOk, runPlugin } from './support/index.js';
+import { applyYaml, createTestNamespace, deleteNamespace, kubectlOk, repoRoot, runPlugin } from './support/index.js';
+import { BUDGET_FILE, budgetGrowth, measureRequests, parseBudget, SIZES, totals } from './support/request-budget.js';
 
 const TIMEOUT = 180_000;
 
@@ -69,5 +73,24 @@ describe('request budgets', () => {
       expect(counts.status).toBeGreaterThan(t / 2);
     },
     TIMEOUT,
+  );
+});
+
+describe('the committed request budget', () => {
+  test(
+    `sync (first and no-op), status, diff, diff --server-side, prune and list of an app of ${SIZES.join(' and ')} objects send no request the budget does not allow`,
+    async () => {
+      const budget = parseBudget(readFileSync(join(repoRoot, BUDGET_FILE), 'utf8'));
+      const measured = await measureRequests();
+      process.stdout.write(`[request budget] measured ${JSON.stringify(totals(measured))}; budget ${JSON.stringify(totals(budget))}\n`);
+      // Every measured command is budgeted, and none grew; fewer requests pass (write the budget again to keep the gain).
+      expect(Object.keys(measured).sort()).toEqual(Object.keys(budget).sort());
+      expect(budgetGrowth(measured, budget)).toEqual([]);
+      // A read costs no more at 30 objects than at 3 (a kind with one object may be read by a GET, with several by one
+      // LIST): only the writes (the syncs' applies, the server-side diff's dry-runs) grow with the app.
+      const sum = totals(measured);
+      for (const c of ['status', 'diff', 'prune', 'list']) expect([c, sum[`${c}@30`]! <= sum[`${c}@3`]!]).toEqual([c, true]);
+    },
+    TIMEOUT * 3,
   );
 });
