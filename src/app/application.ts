@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import type { JsonObject, JsonValue } from '../model/object.js';
 import { isPlainObject, PROPAGATION_POLICIES, type PropagationPolicy } from '../model/object.js';
-import { DEFAULT_APP_NAMESPACE } from '../model/keys.js';
+import { COMPARE_OPTIONS, DEFAULT_APP_NAMESPACE } from '../model/keys.js';
 import { InputError } from '../model/errors.js';
 import { parseYamlValues } from '../manifest/parse.js';
 import { parsePointer } from '../model/field-path.js';
@@ -211,6 +211,8 @@ export function parseApplication(obj: unknown, origin: string): Application {
   const annotations = meta.annotations;
   const csaManager = isPlainObject(annotations) ? annotations['argocd.argoproj.io/client-side-apply-migration-manager'] : undefined;
   if (typeof csaManager === 'string' && csaManager !== '') app.csaMigrationManager = csaManager;
+  const compare = compareOptionsOf(isPlainObject(annotations) ? annotations[COMPARE_OPTIONS] : undefined);
+  if (compare) app.compareOptions = compare;
   if (automated) app.automated = automated;
   if (retry) app.retry = retry;
   return app;
@@ -242,6 +244,20 @@ function conditionsOf(status: JsonValue | undefined): Application['conditions'] 
     isPlainObject(c) && typeof c.type === 'string' ? [{ type: c.type, message: typeof c.message === 'string' ? c.message : '' }] : [],
   );
   return out.length > 0 ? out : undefined;
+}
+
+/**
+ * The Application's own `argocd.argoproj.io/compare-options` annotation, as Argo CD's controller reads it
+ * (controller/state.go): `ServerSideDiff=true|false` (over the controller's setting) and `IncludeMutationWebhook=true`.
+ */
+function compareOptionsOf(value: JsonValue | undefined): Application['compareOptions'] {
+  if (typeof value !== 'string') return undefined;
+  const opts = value.split(',').map((o) => o.trim());
+  const out: NonNullable<Application['compareOptions']> = {};
+  if (opts.includes('ServerSideDiff=true')) out.serverSideDiff = true;
+  if (opts.includes('ServerSideDiff=false')) out.serverSideDiff = false;
+  if (opts.includes('IncludeMutationWebhook=true')) out.includeMutationWebhook = true;
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /** Argo CD's annotation that approves a prune waiting for confirmation (an RFC 3339 time). */

@@ -116,6 +116,11 @@ export interface Application {
   pruneApproval?: { approvedAt?: string; waitingSince?: string };
   /** metadata.deletionTimestamp: the Application is being deleted (Terminating, held by its finalizers). */
   deletingSince?: string;
+  /**
+   * The Application's `argocd.argoproj.io/compare-options` that change how it is compared: `ServerSideDiff=true|false`
+   * (absent: the controller's setting, argocd-cmd-params-cm `controller.diff.server.side`) and `IncludeMutationWebhook=true`.
+   */
+  compareOptions?: { serverSideDiff?: boolean; includeMutationWebhook?: boolean };
   /** `argocd.argoproj.io/client-side-apply-migration-manager`: the client-side manager whose fields a server-side sync takes over. */
   csaMigrationManager?: string;
   /** The operation the Application records (status.operationState) or has requested (top-level `operation`), when any. */

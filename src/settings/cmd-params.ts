@@ -1,12 +1,15 @@
 // Argo CD's argocd-cmd-params-cm, as far as it changes what this tool does: `application.namespaces`, the
 // namespaces besides the control plane's whose Applications the controller reconciles ("Applications in any
-// namespace"; the controller's --application-namespaces, a comma-separated list of globs or /regexps/). Pure.
+// namespace"; the controller's --application-namespaces, a comma-separated list of globs or /regexps/), and
+// `controller.diff.server.side` (the controller's --server-side-diff-enabled). Pure.
 import { matchStringInList } from '../model/glob.js';
 
 export interface CmdParams {
   /** Where they came from: `ConfigMap argocd/argocd-cmd-params-cm` or a file. */
   origin: string;
   applicationNamespaces: string[];
+  /** `controller.diff.server.side: "true"`: the controller compares every Application by server-side diff (each may opt out). */
+  serverSideDiff: boolean;
 }
 
 /** Reads the ConfigMap's `data`: the list is split at commas and trimmed, empty entries dropped. */
@@ -14,6 +17,7 @@ export function parseCmdParams(data: Readonly<Record<string, string>>, origin: s
   const raw = data['application.namespaces'] ?? '';
   return {
     origin,
+    serverSideDiff: (data['controller.diff.server.side'] ?? '').trim().toLowerCase() === 'true',
     applicationNamespaces: raw
       .split(',')
       .map((s) => s.trim())

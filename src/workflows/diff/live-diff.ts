@@ -11,7 +11,16 @@ import { ApplyConflictError } from '../../kube/errors.js';
 import type { KubeGateway } from '../../kube/gateway.js';
 import type { JsonValue, KubeObject, ResourceKey } from '../../model/object.js';
 import { parseServerField, renderPath, serverFieldText, type FieldPath } from '../../model/field-path.js';
-import { compareEntryOf, diffOptionsOf, loadAppState, type AppStateArgs, type AppStateDeps, type AppTarget, type DesiredEntry } from '../session/app-state.js';
+import {
+  compareEntries,
+  compareEntryOf,
+  diffOptionsOf,
+  loadAppState,
+  type AppStateArgs,
+  type AppStateDeps,
+  type AppTarget,
+  type DesiredEntry,
+} from '../session/app-state.js';
 
 /** One field another manager owns that our apply would take (an SSA dry-run without force refused on it). */
 export interface ConflictPreview {
@@ -111,9 +120,12 @@ export async function liveDiff(req: LiveDiffRequest, deps: AppStateDeps): Promis
 
   // Each object is compared as soon as its dry-run answers, so the predicted objects (full objects with
   // managedFields) are not all held at once: at 5,000 objects that was the peak of the command's memory.
+  // An app compared by server-side diff (its ServerSideDiff compare option) is diffed so without --server-side too, as
+  // status compares it (the conflict preview is --server-side's alone).
+  const predicted = !req.serverSide && state.serverSideDiff ? await compareEntries(state, fieldManager, deps.gateway) : undefined;
   const perObject = await Promise.all(
-    state.desired.map(async (d) => {
-      const entry: CompareEntry = compareEntryOf(state, d);
+    state.desired.map(async (d, i) => {
+      const entry: CompareEntry = predicted?.[i] ?? compareEntryOf(state, d);
       let warning: string | undefined;
       let objConflicts: ConflictPreview[] = [];
       if (req.serverSide && !d.pendingCrd) {

@@ -21,6 +21,7 @@ import { applySettings, excludedType, loadRules, type Rules, type RulesArgs } fr
 import type { GitDir } from '../../source/git.js';
 import type { DiffOptions } from '../../diff/index.js';
 import { compareApp, type CompareEntry, type Comparison } from '../../diff/comparison.js';
+import { serverSideDiffOf, withoutMutations } from '../../diff/server-side.js';
 import { apiVersionStrings, type HelmCapabilities } from '../../source/render/helm.js';
 import type { SourceReads } from '../../source/shared-reads.js';
 
@@ -122,6 +123,8 @@ export interface AppState {
   /** The AppProject, Argo CD's settings and the tracking method they give (see rules.ts). */
   rules?: Rules;
   tracking?: Tracking;
+  /** Compared by server-side diff (the app's compare-options ServerSideDiff=true, or the controller's setting): see compareEntries. */
+  serverSideDiff?: { includeMutationWebhook: boolean };
 }
 
 /** One desired object of the app as the comparison takes it: marked as a sync would apply it, with its live twin. */
@@ -164,9 +167,38 @@ async function signatureCheck(
   return refusal !== undefined ? { refusal } : {};
 }
 
-/** The one comparison of the app's desired objects (extras aside): what status, sync and sync --watch read. */
-export function compareAppState(state: AppState, fieldManager: string): Promise<Comparison> {
-  return compareApp({ ...diffOptionsOf(state, fieldManager), desired: state.desired.map((d) => compareEntryOf(state, d)) });
+/**
+ * The compare entries of the app's desired objects. For an app compared by server-side diff (Argo CD's ServerSideDiff),
+ * each object that is live is predicted by the API server: a dry-run of our apply (forced, as our sync applies), then,
+ * unless IncludeMutationWebhook=true, without what our manager does not own (withoutMutations); that prediction is
+ * compared with live instead of the rendered object. As in gitops-engine, an object not yet live is compared as it is
+ * (no request), and so is one whose type is not served yet. A dry-run that fails leaves that object compared
+ * client-side, with a warning naming it.
+ */
+export async function compareEntries(state: AppState, fieldManager: string, gw?: KubeGateway): Promise<CompareEntry[]> {
+  const ssd = state.serverSideDiff;
+  return Promise.all(
+    state.desired.map(async (d) => {
+      const entry = compareEntryOf(state, d);
+      if (!ssd || !gw || !entry.live || d.pendingCrd || d.unserved) return entry;
+      try {
+        const dryRun = await gw.apply(d.type, entry.applied, { fieldManager, force: true, dryRun: true });
+        const predicted = ssd.includeMutationWebhook ? dryRun : withoutMutations(dryRun, entry.live, fieldManager);
+        return { ...entry, server: { predicted, conflicts: [] } };
+      } catch (err) {
+        state.warnings.push(`${d.key.kind}/${d.key.name}: server-side diff failed, compared client-side: ${(err as Error).message}`);
+        return entry;
+      }
+    }),
+  );
+}
+
+/**
+ * The one comparison of the app's desired objects (extras aside): what status, sync and sync --watch read. With the
+ * gateway, an app that asks for server-side diff is compared so (compareEntries); without it, client-side.
+ */
+export async function compareAppState(state: AppState, fieldManager: string, gw?: KubeGateway): Promise<Comparison> {
+  return compareApp({ ...diffOptionsOf(state, fieldManager), desired: await compareEntries(state, fieldManager, gw) });
 }
 
 /**
@@ -554,6 +586,8 @@ export async function loadAppState(
     rules,
     tracking,
   };
+  const ssd = serverSideDiffOf(app, rules.cmdParams?.serverSideDiff ?? false);
+  if (ssd) state.serverSideDiff = ssd;
   if (candidates) {
     state.scan = candidates;
     state.prune = planPrune({

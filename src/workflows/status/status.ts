@@ -168,8 +168,8 @@ async function orphansOf(state: AppState, deps: AppStateDeps, warnings: string[]
 }
 
 /** Reads the one comparison (see diff/comparison.ts) per resource: a failed comparison makes that resource Unknown, not the whole report. */
-async function compare(state: AppState, fieldManager: string): Promise<ResourceInput[]> {
-  const comparison = await compareAppState(state, fieldManager);
+async function compare(state: AppState, fieldManager: string, gw: KubeGateway): Promise<ResourceInput[]> {
+  const comparison = await compareAppState(state, fieldManager, gw);
   // In the desired objects' order, keyed as the app state resolved them.
   return comparison.objects.map((o, i) => {
     const key = state.desired[i]!.key;
@@ -221,7 +221,7 @@ export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise
     };
   }
   const warnings = [...state.warnings];
-  const resources = await compare(state, deps.opts.fieldManager);
+  const resources = await compare(state, deps.opts.fieldManager, deps.gateway);
   // The extras' full objects are fetched side by side (the gateway bounds how many are in flight), in the plan's order.
   const extras = await Promise.all(
     (state.prune?.candidates ?? []).map(async (c): Promise<ResourceInput> => ({ key: c.key, comparison: 'extra', live: await fullExtra(gw, c) })),

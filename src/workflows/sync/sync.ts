@@ -51,7 +51,7 @@ export async function syncApp(req: SyncRequest, deps: SyncDeps): Promise<SyncRep
     const state = await loadAppState(req, deps, { extras: req.prune || req.dryRun });
     // The one comparison (diff/comparison.ts): its verdicts drive ApplyOutOfSyncOnly, its ignored fields the IGNORED
     // lines and RespectIgnoreDifferences.
-    const comparison = await compareAppState(state, deps.opts.fieldManager);
+    const comparison = await compareAppState(state, deps.opts.fieldManager, deps.gateway);
     const selection = filters ? { apply: new Set(selectSubset(state.desired, filters).map((d) => keyString(d.key))) } : {};
     const report = await executeSync(
       state,

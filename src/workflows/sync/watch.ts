@@ -296,7 +296,7 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
         });
       appInstance = state.appInstance;
       // The one comparison (diff/comparison.ts): an object is out of sync when it is drifted or missing.
-      const comparison = await compareAppState(state, ctx.opts.fieldManager);
+      const comparison = await compareAppState(state, ctx.opts.fieldManager, gw);
       const failed = firstFailure(comparison);
       if (failed) throw failed;
       // Extras (prune candidates) are listed on polls only: that takes a list per kind and namespace, too much for

@@ -295,3 +295,19 @@ describe('the approval of a prune waiting for confirmation (Argo CD IsDeletionCo
     expect(isDeletionApproved(app({ 'argocd.argoproj.io/deletion-approved': '2026-12-03 10:00' }, waiting), now)).toBe(false);
   });
 });
+
+describe("the Application's compare-options", () => {
+  const annotated = (value: string) => ({ ...base, metadata: { ...base.metadata, annotations: { 'argocd.argoproj.io/compare-options': value } } });
+  it('reads ServerSideDiff=true|false and IncludeMutationWebhook=true among other options; nothing else', () => {
+    expect(parseApplication(annotated('IgnoreExtraneous, ServerSideDiff=true'), 'cluster').compareOptions).toEqual({
+      serverSideDiff: true,
+    });
+    expect(parseApplication(annotated('ServerSideDiff=false'), 'cluster').compareOptions).toEqual({ serverSideDiff: false });
+    expect(parseApplication(annotated('ServerSideDiff=true,IncludeMutationWebhook=true'), 'cluster').compareOptions).toEqual({
+      serverSideDiff: true,
+      includeMutationWebhook: true,
+    });
+    expect(parseApplication(annotated('IgnoreExtraneous'), 'cluster').compareOptions).toBeUndefined();
+    expect(parseApplication(base, 'cluster').compareOptions).toBeUndefined();
+  });
+});

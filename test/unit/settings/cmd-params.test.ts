@@ -10,6 +10,13 @@ describe('argocd-cmd-params-cm', () => {
     expect(parseCmdParams({}, 'cm').applicationNamespaces).toEqual([]);
   });
 
+  it('reads controller.diff.server.side (the controller\'s --server-side-diff-enabled): only "true" turns it on', () => {
+    expect(parseCmdParams({ 'controller.diff.server.side': 'true' }, 'cm').serverSideDiff).toBe(true);
+    expect(parseCmdParams({ 'controller.diff.server.side': ' TRUE ' }, 'cm').serverSideDiff).toBe(true);
+    expect(parseCmdParams({ 'controller.diff.server.side': 'false' }, 'cm').serverSideDiff).toBe(false);
+    expect(parseCmdParams({}, 'cm').serverSideDiff).toBe(false);
+  });
+
   it.each([
     ['argocd', true, 'the control plane namespace always'],
     ['', true, 'no namespace (a file without one)'],
