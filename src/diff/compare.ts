@@ -18,8 +18,13 @@ export interface Difference {
   live: JsonValue | undefined;
 }
 
-/** Desired values that count as satisfied by an absent live field (the API server omits empty values). */
-function isEmptyish(v: JsonValue | undefined): boolean {
+/**
+ * Desired values that count as satisfied by an absent live field (the API server omits empty values): null, `{}`, `[]`,
+ * and for the built-in kinds (`zero`) also `""`, `false` and `0`, which their Go types omit (`omitempty`), as Argo CD's
+ * normalization of known types (gitops-engine's remarshal through the typed object) drops them from the desired object.
+ */
+function isEmptyish(v: JsonValue | undefined, zero: boolean): boolean {
+  if (zero && (v === '' || v === false || v === 0)) return true;
   return v === null || v === undefined || (Array.isArray(v) && v.length === 0) || (isPlainObject(v) && Object.keys(v).length === 0);
 }
 
@@ -31,11 +36,17 @@ function isEmptyish(v: JsonValue | undefined): boolean {
  * with the live one of the same merge key (or, for scalars, the same value) and compared with it,
  * live elements nobody declares do not count, and the declared elements must keep their order
  * (the patch's `$setElementOrder`), else the whole list differs. A desired null, `{}` or `[]` is
- * satisfied by an absent live field.
+ * satisfied by an absent live field, and with `zeroValuesOmitted` (a built-in kind) a `""`, `false` or `0` too.
  */
-export function differences(desired: JsonValue | undefined, live: JsonValue | undefined, base: Step[] = [], lists?: ListRule): Difference[] {
+export function differences(
+  desired: JsonValue | undefined,
+  live: JsonValue | undefined,
+  base: Step[] = [],
+  lists?: ListRule,
+  opts: { zeroValuesOmitted?: boolean } = {},
+): Difference[] {
   const out: Difference[] = [];
-  walk(desired, live, base, base, out, lists);
+  walk(desired, live, base, base, out, lists, opts.zeroValuesOmitted === true);
   return out;
 }
 
@@ -44,10 +55,18 @@ function push(out: Difference[], at: Step[], dAt: Step[], desired: JsonValue | u
 }
 
 /** `at` is the place in live, `dAt` the same place in desired (they differ only below a merging list). */
-function walk(desired: JsonValue | undefined, live: JsonValue | undefined, at: Step[], dAt: Step[], out: Difference[], lists: ListRule | undefined): void {
+function walk(
+  desired: JsonValue | undefined,
+  live: JsonValue | undefined,
+  at: Step[],
+  dAt: Step[],
+  out: Difference[],
+  lists: ListRule | undefined,
+  zero: boolean,
+): void {
   if (desired === undefined) return;
   if (live === undefined) {
-    if (!isEmptyish(desired)) push(out, at, dAt, desired, live);
+    if (!isEmptyish(desired, zero)) push(out, at, dAt, desired, live);
     return;
   }
   if (isPlainObject(desired)) {
@@ -58,7 +77,7 @@ function walk(desired: JsonValue | undefined, live: JsonValue | undefined, at: S
     for (const k of Object.keys(desired)) {
       const step = { field: k };
       const next = [...at, step];
-      walk(desired[k], live[k], next, at === dAt ? next : [...dAt, step], out, lists);
+      walk(desired[k], live[k], next, at === dAt ? next : [...dAt, step], out, lists, zero);
     }
     return;
   }
@@ -68,7 +87,7 @@ function walk(desired: JsonValue | undefined, live: JsonValue | undefined, at: S
       return;
     }
     const merge = lists?.(at);
-    if (merge && mergeWalk(desired, live, merge.key, at, dAt, out, lists)) return;
+    if (merge && mergeWalk(desired, live, merge.key, at, dAt, out, lists, zero)) return;
     if (desired.length !== live.length) {
       push(out, at, dAt, desired, live);
       return;
@@ -76,7 +95,7 @@ function walk(desired: JsonValue | undefined, live: JsonValue | undefined, at: S
     for (let i = 0; i < desired.length; i++) {
       const step = { index: i };
       const next = [...at, step];
-      walk(desired[i], live[i], next, at === dAt ? next : [...dAt, step], out, lists);
+      walk(desired[i], live[i], next, at === dAt ? next : [...dAt, step], out, lists, zero);
     }
     return;
   }
@@ -105,6 +124,7 @@ function mergeWalk(
   dAt: Step[],
   out: Difference[],
   lists: ListRule | undefined,
+  zero: boolean,
 ): boolean {
   const ident = (el: JsonValue | undefined): string | undefined =>
     key === undefined ? (el === null || el === undefined || typeof el === 'object' ? undefined : JSON.stringify(el)) : keyText(el, key);
@@ -129,7 +149,7 @@ function mergeWalk(
     if (j < 0) push(out, [...at, { index: appended++ }], [...dAt, { index: i }], d, undefined);
     else {
       const next = [...at, { index: j }];
-      walk(d, live[j], next, i === j && at === dAt ? next : [...dAt, { index: i }], out, lists);
+      walk(d, live[j], next, i === j && at === dAt ? next : [...dAt, { index: i }], out, lists, zero);
     }
   });
   return true;

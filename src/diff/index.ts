@@ -19,7 +19,7 @@ import { conflictingManagers, keyedPath, managedEntries, ownersOf, type ManagedE
 import { differences, type Difference } from './compare.js';
 import type { IgnoredField, IgnoredFields } from './ignored-fields.js';
 import { planIgnores, ruleMatches, type IgnoredPath, type JqPaths } from './ignore.js';
-import { strategicListRule } from './list-rule.js';
+import { omitsZeroValues, strategicListRule } from './list-rule.js';
 import { isSecret, lastAppliedData, SecretMasker } from './mask.js';
 import { removePaths } from './remove-paths.js';
 import { removedFields, removedSinceLastApplied, type RemovedField } from './removed.js';
@@ -114,7 +114,9 @@ export async function diffObjectDetailed(input: DiffInput & { declared?: KubeObj
     nd.status = desired.status as JsonObject;
     if (live.status !== undefined) nl.status = live.status as JsonObject;
   }
-  const raw = differences(nd, nl, [], strategicListRule(desired.apiVersion, desired.kind));
+  const raw = differences(nd, nl, [], strategicListRule(desired.apiVersion, desired.kind), {
+    zeroValuesOmitted: omitsZeroValues(desired.apiVersion),
+  });
 
   const warnings: string[] = [];
   let entries: ManagedEntry[] = [];
@@ -167,7 +169,9 @@ export async function diffObjectDetailed(input: DiffInput & { declared?: KubeObj
         nl,
         plan.live.map((p) => p.at),
       );
-      real = differences(ndReal, nlReal, [], strategicListRule(desired.apiVersion, desired.kind));
+      real = differences(ndReal, nlReal, [], strategicListRule(desired.apiVersion, desired.kind), {
+        zeroValuesOmitted: omitsZeroValues(desired.apiVersion),
+      });
     }
   }
 

@@ -76,6 +76,14 @@ function builtInGroup(group: string): boolean {
   return group === '' || !group.includes('.') || group.endsWith('.k8s.io');
 }
 
+/**
+ * Whether the kind's Go types omit their empty values (`omitempty`): Kubernetes' own kinds, whose stored objects leave
+ * out a `""`, `false` or `0` the desired object may spell (Argo CD's normalization drops them likewise).
+ */
+export function omitsZeroValues(apiVersion: string): boolean {
+  return builtInGroup(apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '');
+}
+
 function matches(p: Pattern, at: LocatedPath): boolean {
   return p.length === at.length && p.every((s, i) => (s === '*' ? 'index' in at[i]! : 'field' in at[i]! && at[i].field === s));
 }

@@ -1,7 +1,7 @@
 // Which lists merge (the built-in table of strategic merge keys), and how `differences` compares a merging list:
 // by merge key, live-only elements not counted, the declared order kept, a list it cannot merge compared by index.
 import { differences } from '../../../src/diff/compare.js';
-import { strategicListRule } from '../../../src/diff/list-rule.js';
+import { omitsZeroValues, strategicListRule } from '../../../src/diff/list-rule.js';
 import { stepsOf } from '../../../src/model/field-path.js';
 import type { JsonValue } from '../../../src/model/object.js';
 
@@ -176,5 +176,19 @@ describe('differences on a merging list', () => {
   it('keeps the atomic lists inside a merged element atomic', () => {
     const d = differences(pod([{ name: 'api', args: ['--a'] }]), pod([{ name: 'p' }, { name: 'api', args: ['--a', '--b'] }]), [], rule);
     expect(d).toEqual([{ at: stepsOf([...C, 1, 'args']), desiredAt: stepsOf([...C, 0, 'args']), desired: ['--a'], live: ['--a', '--b'] }]);
+  });
+});
+
+describe('zero values a built-in kind omits', () => {
+  it('a desired "", false or 0 is satisfied by an absent live field only with zeroValuesOmitted (a built-in kind), and never by another value', () => {
+    const desired = { a: '', b: false, c: 0, d: 'x' };
+    expect(differences(desired, { d: 'x' }, [], undefined, { zeroValuesOmitted: true })).toEqual([]);
+    expect(differences(desired, { d: 'x' }).map((x) => x.at)).toEqual([stepsOf(['a']), stepsOf(['b']), stepsOf(['c'])]);
+    expect(differences({ a: '' }, { a: 'None' }, [], undefined, { zeroValuesOmitted: true })).toEqual([{ at: stepsOf(['a']), desired: '', live: 'None' }]);
+  });
+
+  it("Kubernetes' own groups omit them; a custom resource's group keeps them", () => {
+    expect(['v1', 'apps/v1', 'batch/v1', 'networking.k8s.io/v1'].map(omitsZeroValues)).toEqual([true, true, true, true]);
+    expect(['example.com/v1', 'argoproj.io/v1alpha1'].map(omitsZeroValues)).toEqual([false, false]);
   });
 });

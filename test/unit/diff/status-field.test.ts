@@ -1,5 +1,6 @@
 // argocd-cm's resource.compareoptions ignoreResourceStatusField: `all` never compares status, `crd` compares it
-// for every kind but CustomResourceDefinitions, `none` for every kind — only where the manifest declares one.
+// for every kind but CustomResourceDefinitions, `none` for every kind — only where the manifest declares one. And the
+// empty values a built-in kind's stored object leaves out, which are no drift (a custom resource's are).
 import { diffObject, statusCompared } from '../../../src/diff/index.js';
 import type { KubeObject } from '../../../src/model/object.js';
 import { renderPath } from '../../../src/model/field-path.js';
@@ -66,5 +67,29 @@ describe('ignoreResourceStatusField', () => {
       'in-sync',
     );
     expect((await diffObject({ ...opts, desired: widget({ phase: 'Ready' }), live: widget({ phase: 'Pending' }) })).status).toBe('drifted');
+  });
+});
+
+describe('empty values the API server stores without', () => {
+  const opts = { rules: [], fieldManager: 'argocd-controller' };
+  const deployment = (container: object): KubeObject =>
+    ({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: 'shop' },
+      spec: { template: { spec: { hostNetwork: false, containers: [{ name: 'web', image: 'web:1', ...container }] } } },
+    }) as unknown as KubeObject;
+  it('a Deployment declaring env value "", workingDir "" and hostNetwork false is in sync with the stored object that omits them', async () => {
+    const live = deployment({ env: [{ name: 'EMPTY' }] });
+    const { spec } = live as unknown as { spec: { template: { spec: Record<string, unknown> } } };
+    delete spec.template.spec.hostNetwork;
+    const diff = await diffObject({ ...opts, desired: deployment({ env: [{ name: 'EMPTY', value: '' }], workingDir: '' }), live });
+    expect([diff.status, diff.fields]).toEqual(['in-sync', []]);
+  });
+  it("a custom resource's empty string absent live is drift (its server keeps what it is sent)", async () => {
+    const diff = await diffObject({ ...opts, desired: widget(), live: widget() });
+    expect(diff.status).toBe('in-sync');
+    const desired = { ...widget(), spec: { size: 1, label: '' } } as unknown as KubeObject;
+    expect((await diffObject({ ...opts, desired, live: widget() })).fields.map((f) => renderPath(f.path))).toEqual(['spec.label']);
   });
 });
