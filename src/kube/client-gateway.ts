@@ -21,6 +21,7 @@ import {
   type WriteOptions,
   type AccessResult,
   type ApplyOptions,
+  type AsUser,
   type DeleteOptions,
   type Discovery,
   type GatewayStats,
@@ -78,6 +79,8 @@ interface RequestSpec {
   doing: string;
   /** For 403 messages: what we were not allowed to do. */
   access?: { verb: string; resource: string; namespace?: string };
+  /** Sent as this user (Impersonate-User). */
+  impersonate?: string;
 }
 
 interface Response {
@@ -149,6 +152,11 @@ function applyBody(obj: KubeObject): KubeObject {
 /** Builds the gateway for a cluster connection (see connect.ts for how one is read from the kubeconfig). */
 export async function createClientGateway(opts: ClientGatewayOptions): Promise<KubeGateway> {
   return new ClientGateway(opts.connection.server, opts);
+}
+
+/** A request's Impersonate-User, when its options name a user to act as. */
+function as(opts: AsUser): { impersonate?: string } {
+  return opts.impersonate !== undefined ? { impersonate: opts.impersonate } : {};
 }
 
 class ClientGateway implements KubeGateway {
@@ -234,6 +242,7 @@ class ClientGateway implements KubeGateway {
       ...this.headers,
       Accept: spec.accept ?? 'application/json',
       'User-Agent': 'kubectl-gitops',
+      ...(spec.impersonate !== undefined ? { 'Impersonate-User': spec.impersonate } : {}),
     };
     if (payload) {
       headers['Content-Type'] = spec.contentType ?? 'application/json';
@@ -603,6 +612,7 @@ class ClientGateway implements KubeGateway {
       },
       body: applyBody(obj),
       contentType: 'application/apply-patch+yaml',
+      ...as(opts),
       retry: true,
       doing: `${opts.dryRun ? 'dry-run applying' : 'applying'} ${type.kind} ${type.namespaced ? `${ns}/` : ''}${name}`,
       access: { verb: 'patch', resource: resourceName(type), ...(type.namespaced ? { namespace: ns } : {}) },
@@ -621,6 +631,7 @@ class ClientGateway implements KubeGateway {
       path: method === 'PUT' ? objectPath(type, ns, name) : collectionPath(type, ns),
       query: { fieldManager: opts.fieldManager, dryRun: opts.dryRun ? 'All' : undefined, fieldValidation: opts.fieldValidation },
       body: applyBody(obj),
+      ...as(opts),
       retry: method === 'PUT',
       doing: `${opts.dryRun ? `dry-run ${verb}` : verb} ${type.kind} ${type.namespaced ? `${ns}/` : ''}${name}`,
       access: { verb: method === 'PUT' ? 'update' : 'create', resource: resourceName(type), ...(type.namespaced ? { namespace: ns } : {}) },
@@ -646,6 +657,7 @@ class ClientGateway implements KubeGateway {
       path: objectPath(type, ns, name),
       query: { fieldManager: opts.fieldManager },
       body: obj,
+      ...as(opts),
       retry: true,
       doing: `updating ${type.kind} ${type.namespaced ? `${ns}/` : ''}${name}`,
       access: { verb: 'update', resource: resourceName(type), ...(type.namespaced ? { namespace: ns } : {}) },
@@ -662,6 +674,7 @@ class ClientGateway implements KubeGateway {
       query: { fieldManager: opts.fieldManager, dryRun: opts.dryRun ? 'All' : undefined, fieldValidation: opts.fieldValidation },
       body: patch,
       contentType,
+      ...as(opts),
       // A JSON patch with a `test` and a merge patch of the same content land once: a repeat fails the test or changes nothing.
       retry: true,
       doing: `${opts.dryRun ? 'dry-run patching' : 'patching'} ${type.kind} ${type.namespaced ? `${namespace}/` : ''}${name}`,
@@ -682,6 +695,7 @@ class ClientGateway implements KubeGateway {
       method: 'DELETE',
       path: objectPath(type, namespace, name),
       body,
+      ...as(opts),
       // With a uid precondition a repeated delete can only hit the same object.
       retry: opts.preconditions?.uid !== undefined,
       doing: `deleting ${type.kind} ${type.namespaced ? `${namespace}/` : ''}${name}`,
@@ -699,6 +713,7 @@ class ClientGateway implements KubeGateway {
         kind: 'SelfSubjectAccessReview',
         spec: { resourceAttributes: { verb: check.verb, group: check.group, resource: check.resource, namespace: check.namespace, name: check.name } },
       },
+      ...as(check),
       retry: true,
       doing: `checking access to ${check.verb} ${check.resource}`,
     });

@@ -41,7 +41,13 @@ export interface ListResult {
   remainingItemCount?: number;
 }
 
-export interface ApplyOptions {
+/** A write sent as another user (the Impersonate-User header; Argo CD's sync impersonation of a ServiceAccount). */
+export interface AsUser {
+  /** The user the API server is asked to act as, e.g. `system:serviceaccount:shop:deployer`. */
+  impersonate?: string;
+}
+
+export interface ApplyOptions extends AsUser {
   fieldManager: string;
   force: boolean;
   dryRun: boolean;
@@ -50,34 +56,34 @@ export interface ApplyOptions {
 }
 
 /** A whole-object write (`kubectl replace` / `kubectl create`): recorded as an Update by the field manager. */
-export interface WriteOptions {
+export interface WriteOptions extends AsUser {
   fieldManager: string;
   dryRun: boolean;
   fieldValidation?: 'Ignore' | 'Strict';
 }
 
 /** A whole-object update (PUT): the object's metadata.resourceVersion makes it conditional (409 when it moved). */
-export interface UpdateOptions {
+export interface UpdateOptions extends AsUser {
   fieldManager: string;
 }
 
 /** A PATCH's body type: RFC 6902 JSON patch, RFC 7386 merge patch, or Kubernetes' strategic merge patch. */
 export type PatchType = 'json' | 'merge' | 'strategic';
 
-export interface PatchOptions {
+export interface PatchOptions extends AsUser {
   fieldManager: string;
   dryRun?: boolean;
   fieldValidation?: 'Ignore' | 'Strict';
 }
 
-export interface DeleteOptions {
+export interface DeleteOptions extends AsUser {
   /** The delete only happens if the live object still has this uid and resourceVersion. */
   preconditions?: { uid?: string; resourceVersion?: string };
   propagationPolicy?: PropagationPolicy;
   dryRun?: boolean;
 }
 
-export interface AccessCheck {
+export interface AccessCheck extends AsUser {
   verb: string;
   group: string;
   resource: string;

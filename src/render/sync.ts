@@ -17,6 +17,7 @@ const name = (o: { kind: string; name: string }) => displayName(o);
  * the command that goes on (the same without --no-force-conflicts; with --confirm-prune after a prune held for its
  * confirmation, `PRUNE_WAITING=<gitops-engine's message>`), `INTERRUPTED=<where>` when it was asked to stop.
  * Hooks, in both: `HOOK=<Phase> <Kind>/<name> <Succeeded|Failed|Running|would-run>`, in the order they ran.
+ * `SERVICE_ACCOUNT=<user>` when the writes were sent as the project's destination ServiceAccount (sync impersonation).
  * Not a dry run: last, `PHASE=` (the operation's phase as recorded) and `REVISION=` (operationLines); after REFUSED= too.
  * A multi-step sync (hooks or several waves): `WAVE=<Phase> <wave> <done|failed|not-run>` per (phase, wave), in order
  * (`would-run` in a dry run: the plan's phases and waves, SyncFail's last).
@@ -60,6 +61,8 @@ export function renderSyncKv(r: SyncReport): string {
   // The run's overrides, only when given: the sync options that replaced the Application's, and the strategy.
   if (r.syncOptions) lines.push(`SYNC_OPTIONS=${r.syncOptions.join(',')}`);
   if (r.syncStrategy) lines.push(`STRATEGY=${r.syncStrategy.apply ? 'apply' : 'hook'}${(r.syncStrategy.apply ?? r.syncStrategy.hook)?.force ? ' force' : ''}`);
+  // Argo CD's sync impersonation: who the writes were sent as.
+  if (r.serviceAccount !== undefined) lines.push(`SERVICE_ACCOUNT=${r.serviceAccount}`);
   lines.push(...operationLines(r));
   return lines.join('\n') + '\n';
 }

@@ -37,8 +37,8 @@ export interface AppProject {
   signatureKeys: string[];
   /** spec.sourceIntegrity is set (Argo CD v3.5's successor of signatureKeys). */
   sourceIntegrity: boolean;
-  /** How many spec.destinationServiceAccounts entries (used by Argo CD only with impersonation on). */
-  destinationServiceAccounts: number;
+  /** spec.destinationServiceAccounts (used by Argo CD only with impersonation on): who a sync to a destination applies as. */
+  destinationServiceAccounts: { server: string; namespace: string; defaultServiceAccount: string }[];
   /** spec.orphanedResources: list the objects no app tracks in the destination namespace; `warn` adds the condition. */
   orphanedResources?: { warn: boolean; ignore: GroupKindItem[] };
   /** Rules this tool does not enforce (said once, as warnings). */
@@ -63,7 +63,7 @@ export function defaultProject(namespace: string): AppProject {
     syncWindows: [],
     signatureKeys: [],
     sourceIntegrity: false,
-    destinationServiceAccounts: 0,
+    destinationServiceAccounts: [],
     warnings: [],
     builtIn: true,
   };
@@ -147,7 +147,14 @@ export function parseAppProject(obj: unknown, origin: string): AppProject {
     warnings.push(`${origin}: spec.permitOnlyProjectScopedClusters is not enforced (project-scoped clusters live in Secrets this tool does not read)`);
   const namespaceResourceWhitelist = groupKinds(origin, spec, 'namespaceResourceWhitelist', false);
   const signatureKeys = (maps(origin, spec.signatureKeys, 'spec.signatureKeys') ?? []).map((m, i) => str(origin, m, 'keyID', `spec.signatureKeys[${i}]`));
-  const destinationServiceAccounts = (maps(origin, spec.destinationServiceAccounts, 'spec.destinationServiceAccounts') ?? []).length;
+  const destinationServiceAccounts = (maps(origin, spec.destinationServiceAccounts, 'spec.destinationServiceAccounts') ?? []).map((m, i) => {
+    const at = `spec.destinationServiceAccounts[${i}]`;
+    return {
+      server: str(origin, m, 'server', at),
+      namespace: str(origin, m, 'namespace', at),
+      defaultServiceAccount: str(origin, m, 'defaultServiceAccount', at),
+    };
+  });
   const orphaned = spec.orphanedResources;
   let orphanedResources: AppProject['orphanedResources'];
   if (orphaned !== undefined && orphaned !== null) {
@@ -320,6 +327,32 @@ export interface ProjectCheckInput {
   signature?: { refusal?: string };
 }
 
+/** The characters Argo CD refuses in a destinationServiceAccounts entry's defaultServiceAccount. */
+const SERVICE_ACCOUNT_DISALLOWED = /[!*[\]{}\\/]/;
+
+/**
+ * Who a sync applies as when argocd-cm turns impersonation on, as Argo CD's deriveServiceAccountToImpersonate
+ * (controller/sync.go): the first destinationServiceAccounts entry whose server and namespace globs match the
+ * destination's server and namespace; its defaultServiceAccount `NS:NAME`, or `NAME` in the destination namespace (the
+ * Application's own when the destination names none), as `system:serviceaccount:NS:NAME`. An error when none matches or
+ * the name is blank or holds a character Argo CD refuses.
+ */
+export function impersonationOf(
+  p: Pick<AppProject, 'destinationServiceAccounts'>,
+  app: { namespace: string; destination: { namespace?: string } },
+  server: string,
+): { user: string } | { error: string } {
+  const destNs = app.destination.namespace ?? '';
+  const saNamespace = destNs !== '' ? destNs : app.namespace;
+  for (const item of p.destinationServiceAccounts) {
+    if (!projectGlobMatch(item.server, server, false) || !projectGlobMatch(item.namespace, destNs, false)) continue;
+    const sa = item.defaultServiceAccount;
+    if (sa.trim() === '' || SERVICE_ACCOUNT_DISALLOWED.test(sa)) return { error: `default service account contains invalid chars '${sa}'` };
+    return { user: sa.includes(':') ? `system:serviceaccount:${sa}` : `system:serviceaccount:${saNamespace}:${sa}` };
+  }
+  return { error: `no matching service account found for destination server ${server} and namespace ${saNamespace}` };
+}
+
 /** Everything the project forbids for this app and these objects (empty: permitted), in Argo CD's order of checks. */
 export function checkProject(p: AppProject, input: ProjectCheckInput): ProjectViolation[] {
   const out: ProjectViolation[] = [];
@@ -347,13 +380,9 @@ export function checkProject(p: AppProject, input: ProjectCheckInput): ProjectVi
     });
   }
   if (input.impersonation === true) {
-    out.push({
-      rule: 'destinationServiceAccounts',
-      message:
-        p.destinationServiceAccounts > 0
-          ? `argocd-cm enables sync impersonation (application.sync.impersonation.enabled): Argo CD applies as project ${p.name}'s destination ServiceAccount, which this tool does not do: it refuses rather than apply with your own rights`
-          : `argocd-cm enables sync impersonation (application.sync.impersonation.enabled) and project ${p.name} has no destinationServiceAccounts entry: Argo CD refuses the sync`,
-    });
+    const who = impersonationOf(p, app, destinationCluster(app.destination, input.resolvedServer).server);
+    // Argo CD's controller ends such a sync in phase Error with this message (controller/sync.go).
+    if ('error' in who) out.push({ rule: 'destinationServiceAccounts', message: `failed to find a matching service account to impersonate: ${who.error}` });
   }
   const repoURL = app.source.repoURL ?? '';
   if (!input.sourceOverridden && !isSourcePermitted(p, repoURL)) {

@@ -1,7 +1,9 @@
 // How lists are compared, through Argo CD's own controller and through kubectl-gitops: after a sync (Argo CD's
 // default client-side one, whose object carries a last-applied configuration, and kubectl-gitops's server-side
 // one, whose object carries none), a sidecar, an env var and a port added by hand leave both Synced (those lists
-// merge by key); an argument added to `args` (an atomic list) makes both OutOfSync.
+// merge by key); an argument added to `args` (an atomic list) makes both OutOfSync. The Deployment declares empty
+// values its stored object leaves out (an env var's `value: ""`, `workingDir: ""`, `hostNetwork: false`): both Synced
+// after the sync all the same (kubectl-gitops said OutOfSync before it dropped them as Argo CD's normalization does).
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { GitFixture } from '../support/git-source.js';
@@ -23,11 +25,13 @@ spec:
     metadata:
       labels: {app: web}
     spec:
+      hostNetwork: false
       containers:
         - name: web
           image: nginx:1.27
           args: [--a]
-          env: [{name: MODE, value: conformance}]
+          env: [{name: MODE, value: conformance}, {name: EMPTY, value: ""}]
+          workingDir: ""
           ports: [{containerPort: 80}]
 `;
 

@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/temp-dir.js';
-import { applyYaml, createTestNamespace, deleteNamespace, kubectlOk, runPlugin, type RunResult, kvValues as kv } from './support/index.js';
+import { applyYaml, createTestNamespace, deleteNamespace, kubectl, kubectlOk, runPlugin, type RunResult, kvValues as kv } from './support/index.js';
 import { applicationYaml, inCluster } from '../support/application.js';
 
 let ns: string;
@@ -186,19 +186,56 @@ describe('settings this tool does not carry out refuse the sync (never pass in s
     expect(await versions()).toBe(before);
   });
 
-  it('impersonation enabled in argocd-cm: exit 4 (the sync would apply as a ServiceAccount this tool does not take), nothing changed', async () => {
-    const before = await versions();
-    await project(
-      'impersonated',
-      "  sourceRepos: ['*']\n  destinations: [{server: '*', namespace: '*'}]\n  clusterResourceWhitelist: [{group: '*', kind: '*'}]\n  destinationServiceAccounts: [{server: '*', namespace: '*', defaultServiceAccount: deployer}]\n",
-    );
+  it("impersonation on in argocd-cm: the sync writes as the project's destination ServiceAccount, with its rights; no matching entry is refused (exit 4)", async () => {
     const cm = join(root, 'argocd-cm-impersonation.yaml');
     writeFileSync(cm, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm}\ndata: {application.sync.impersonation.enabled: "true"}\n');
-    const res = await sync(appFile('impersonated'), '--argocd-cm', cm);
-    expect(res.code).toBe(4);
-    expect(res.stdout).toMatch(/^REFUSED=project impersonated: argocd-cm enables sync impersonation/);
-    expect(await versions()).toBe(before);
-  });
+    const open = "  sourceRepos: ['*']\n  destinations: [{server: '*', namespace: '*'}]\n  clusterResourceWhitelist: [{group: '*', kind: '*'}]\n";
+    // A ServiceAccount that may manage ConfigMaps of the destination namespace, and nothing else.
+    await applyYaml(
+      `apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: deployer, namespace: ${ns}}\n---\n` +
+        `apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata: {name: deployer, namespace: ${ns}}\nrules: [{apiGroups: [""], resources: [configmaps], verbs: ["*"]}]\n---\n` +
+        `apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata: {name: deployer, namespace: ${ns}}\nroleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: deployer}\nsubjects: [{kind: ServiceAccount, name: deployer, namespace: ${ns}}]\n`,
+    );
+    const own = join(root, 'impersonated');
+    mkdirSync(own, { recursive: true });
+    writeFileSync(join(own, 'cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: imp-settings}\ndata: {v: "1"}\n');
+    const run = (file: string, ...extra: string[]) =>
+      runPlugin(['sync', '-f', file, '--desired', own, '--argocd-namespace', cp, '--argocd-cm', cm, '-o', 'kv', ...extra]);
+
+    // No entry for this destination namespace: Argo CD ends the operation in Error with its words.
+    await project('impersonated-elsewhere', `${open}  destinationServiceAccounts: [{server: '*', namespace: not-${ns}, defaultServiceAccount: deployer}]\n`);
+    const refused = await run(appFile('impersonated-elsewhere'));
+    expect(refused.code).toBe(4);
+    expect(refused.stdout).toMatch(
+      new RegExp(
+        `^REFUSED=project impersonated-elsewhere: failed to find a matching service account to impersonate: no matching service account found for destination server https://kubernetes.default.svc and namespace ${ns}`,
+      ),
+    );
+    expect(kv(refused.stdout).PHASE).toEqual(['Error']);
+    expect((await kubectl(['get', 'configmap', 'imp-settings', '-n', ns])).code).not.toBe(0);
+
+    // A matching entry: the writes carry Impersonate-User (the -v 7 log shows the header), and the ServiceAccount's
+    // rights are the ones that count.
+    await project('impersonated', `${open}  destinationServiceAccounts: [{server: '*', namespace: '${ns}', defaultServiceAccount: deployer}]\n`);
+    const user = `system:serviceaccount:${ns}:deployer`;
+    const synced = await run(appFile('impersonated'), '--v=7');
+    expect({ code: synced.code, sa: kv(synced.stdout).SERVICE_ACCOUNT, phase: kv(synced.stdout).PHASE }).toEqual({ code: 0, sa: [user], phase: ['Succeeded'] });
+    const applyLog = synced.stderr.split('\n');
+    const applyAt = applyLog.findIndex((l) => /^I PATCH \S+\/configmaps\/imp-settings\?fieldManager=argocd-controller&force=true /.test(l));
+    expect(applyAt).toBeGreaterThanOrEqual(0);
+    expect(applyLog.slice(applyAt + 1).find((l) => /^I {3}request header Impersonate-User:/.test(l))).toBe(`I   request header Impersonate-User: ${user}`);
+    expect(JSON.parse(await kubectlOk(['get', 'configmap', 'imp-settings', '-n', ns, '-o', 'json'])).data).toEqual({ v: '1' });
+
+    // A Secret the ServiceAccount may not write: the sync stops before its first write (exit 3), as the
+    // ServiceAccount's sync would; the ConfigMap is not touched (with the caller's own rights it would have been).
+    writeFileSync(join(own, 'cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: imp-settings}\ndata: {v: "2"}\n');
+    writeFileSync(join(own, 'secret.yaml'), 'apiVersion: v1\nkind: Secret\nmetadata: {name: imp-secret}\nstringData: {k: v}\n');
+    const stopped = await run(appFile('impersonated'));
+    expect(stopped.code).toBe(3);
+    expect(kv(stopped.stdout).STOPPED?.[0]).toMatch(/secrets/);
+    expect(JSON.parse(await kubectlOk(['get', 'configmap', 'imp-settings', '-n', ns, '-o', 'json'])).data).toEqual({ v: '1' });
+    expect((await kubectl(['get', 'secret', 'imp-secret', '-n', ns])).code).not.toBe(0);
+  }, 180_000);
 });
 
 describe('sync windows', () => {

@@ -13,7 +13,15 @@ import { groupOf, isPlainObject, type KubeObject, type ResourceKey } from '../..
 import { parseYamlValues } from '../../manifest/parse.js';
 import { defaultSettings, isExcludedResource, parseArgoSettings, type ArgoSettings } from '../../settings/argocd-cm.js';
 import { appNamespaceRefusal, parseCmdParams, type CmdParams } from '../../settings/cmd-params.js';
-import { checkProject, DEFAULT_PROJECT, defaultProject, destinationCluster, parseAppProject, type AppProject } from '../../settings/project.js';
+import {
+  checkProject,
+  DEFAULT_PROJECT,
+  defaultProject,
+  destinationCluster,
+  impersonationOf,
+  parseAppProject,
+  type AppProject,
+} from '../../settings/project.js';
 import { matchingWindows, syncVerdict, type SyncVerdict, type SyncWindow } from '../../settings/sync-windows.js';
 import type { Tracking } from '../../tracking/method.js';
 import { bundledHealthLibrary, mergeHealthLibraries, readHealthLibrary } from '../status/health-library.js';
@@ -270,6 +278,17 @@ export function projectViolations(
     ...(rules.signature ? { signature: rules.signature } : {}),
   });
   return found.map((v) => `${v.object ? `${v.object.kind}/${v.object.name}: ` : ''}${v.message} (${rules.project.origin})`);
+}
+
+/**
+ * Who this app's sync writes as: with argocd-cm's application.sync.impersonation.enabled, the ServiceAccount of the
+ * project's destinationServiceAccounts entry for the destination (impersonationOf); undefined for the kubeconfig's own
+ * user (impersonation off, or no entry matches: then projectViolations refuses the sync).
+ */
+export function syncUser(app: Application, rules: Rules | undefined, resolvedServer?: string): string | undefined {
+  if (!rules?.settings.impersonation || rules.projectUnchecked) return undefined;
+  const who = impersonationOf(rules.project, app, destinationCluster(app.destination, resolvedServer).server);
+  return 'user' in who ? who.user : undefined;
 }
 
 /** The sync windows of the project that apply to this app, and Argo CD's verdict on a sync starting now. */

@@ -83,6 +83,8 @@ export interface SyncReport {
    * records it, never for a dry run): Succeeded, Failed, Running (a prune waiting for its confirmation) or Error (refused).
    */
   phase?: 'Succeeded' | 'Failed' | 'Running' | 'Error';
+  /** The user the writes were sent as: Argo CD's sync impersonation of the project's destination ServiceAccount. */
+  serviceAccount?: string;
   /** A safety rule refused the sync: nothing was applied or deleted. */
   refused?: string;
   force: boolean;

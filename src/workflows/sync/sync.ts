@@ -5,6 +5,8 @@ import type { Application, RetryPolicy } from '../../app/types.js';
 import { syncStrategyOf } from '../../app/run-options.js';
 import { DEFAULT_RETRY_BACKOFF, isDeletionApproved } from '../../app/application.js';
 import { keyString, type ResourceKey } from '../../model/object.js';
+import { syncUser } from '../session/rules.js';
+import { writesAs } from '../../kube/impersonate.js';
 import { InputError, UnrenderableError } from '../../model/errors.js';
 import { matchesResource, parseResourceFilter, parseSelector, selectorMatches, type ResourceFilter, type Selector } from '../../sync/subset.js';
 
@@ -53,6 +55,8 @@ export async function syncApp(req: SyncRequest, deps: SyncDeps): Promise<SyncRep
     // lines and RespectIgnoreDifferences.
     const comparison = await compareAppState(state, deps.opts.fieldManager, deps.gateway);
     const selection = filters ? { apply: new Set(selectSubset(state.desired, filters).map((d) => keyString(d.key))) } : {};
+    // Argo CD's sync impersonation: the writes (and the permission preflight) as the project's destination ServiceAccount.
+    const user = syncUser(state.app, state.rules, state.target?.server);
     const report = await executeSync(
       state,
       comparison,
@@ -69,8 +73,9 @@ export async function syncApp(req: SyncRequest, deps: SyncDeps): Promise<SyncRep
         manual: true,
         pruneConfirmed: req.confirmPrune === true || isDeletionApproved(state.app, startedMs),
       },
-      deps,
+      user !== undefined ? { ...deps, gateway: writesAs(deps.gateway, user) } : deps,
     );
+    if (user !== undefined) report.serviceAccount = user;
     // The run's overrides, as the operation records them (operationState.operation.sync).
     if (req.runOptions?.items) report.syncOptions = [...req.runOptions.items];
     const strategy = req.runOptions ? syncStrategyOf(req.runOptions) : undefined;

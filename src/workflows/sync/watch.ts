@@ -18,7 +18,8 @@ import { runLoop, systemClock, Wakeup, type ActResult, type LoopClock, type Snap
 import { isLoopback, parseWebhookAddr, startWebhook, type WebhookServer } from '../../watch/webhook.js';
 import { compareAppState, loadAppState, type AppState, type AppStateArgs, type AppTarget } from '../session/app-state.js';
 import { executeSync, finalizeThroughDelete, syncRevision, type SyncDeps, type SyncReport } from './execute.js';
-import { stateRefusal, windowVerdict } from '../session/rules.js';
+import { stateRefusal, syncUser, windowVerdict } from '../session/rules.js';
+import { writesAs } from '../../kube/impersonate.js';
 import type { RecordOutcome } from '../session/record.js';
 
 /** Test seams: a gateway, a stop signal and a clock instead of the real ones. */
@@ -360,7 +361,15 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
     const act = async (d: Decision): Promise<ActResult[]> => {
       if (last === undefined) return [];
       const startedAtMs = clock.now();
-      const report = await executeSync(last.state, last.comparison, selectionOf(d, last.state, extras), roundOptions(d, req, last.state), syncDeps);
+      // Argo CD's sync impersonation: the writes as the project's destination ServiceAccount (rules.ts syncUser).
+      const user = syncUser(last.state.app, last.state.rules, last.state.target?.server);
+      const report = await executeSync(
+        last.state,
+        last.comparison,
+        selectionOf(d, last.state, extras),
+        roundOptions(d, req, last.state),
+        user !== undefined ? { ...syncDeps, gateway: writesAs(syncDeps.gateway, user) } : syncDeps,
+      );
       const results = actResults(report, d);
       for (const r of results) if (r.action === 'prune' && (r.result === 'deleted' || r.result === 'gone')) extras.byKey.delete(r.key);
       if (results.length > 0) {

@@ -3,6 +3,7 @@ import {
   defaultProject,
   destinationCluster,
   groupKindVerdict,
+  impersonationOf,
   isAppNamespacePermitted,
   isDestinationPermitted,
   isSourcePermitted,
@@ -234,15 +235,37 @@ describe('settings this tool does not carry out refuse the sync, never pass in s
     expect(check(proj(open))).toEqual([]);
   });
 
-  it('destinationServiceAccounts count only with impersonation on (argocd-cm), as in Argo CD; on, the sync is refused either way', () => {
+  it('destinationServiceAccounts count only with impersonation on (argocd-cm), as in Argo CD; on, a sync no entry matches is refused in its words', () => {
     const withSa = proj({ ...open, destinationServiceAccounts: [{ server: '*', namespace: '*', defaultServiceAccount: 'deployer' }] });
     expect(check(withSa, false)).toEqual([]);
-    expect(check(withSa, true).map((v) => v.message)).toEqual([
-      "argocd-cm enables sync impersonation (application.sync.impersonation.enabled): Argo CD applies as project p's destination ServiceAccount, which this tool does not do: it refuses rather than apply with your own rights",
+    expect(check(withSa, true)).toEqual([]);
+    expect(check(proj(open), true).map((v) => [v.rule, v.message])).toEqual([
+      [
+        'destinationServiceAccounts',
+        `failed to find a matching service account to impersonate: no matching service account found for destination server https://kubernetes.default.svc and namespace ${app.destination.namespace}`,
+      ],
     ]);
-    expect(check(proj(open), true).map((v) => v.message)).toEqual([
-      'argocd-cm enables sync impersonation (application.sync.impersonation.enabled) and project p has no destinationServiceAccounts entry: Argo CD refuses the sync',
-    ]);
+  });
+
+  it("impersonationOf: the first entry whose server and namespace globs match; NAME in the destination namespace, NS:NAME as written (Argo CD's deriveServiceAccountToImpersonate)", () => {
+    const sas = (...items: [string, string, string][]) => ({
+      destinationServiceAccounts: items.map(([server, namespace, defaultServiceAccount]) => ({ server, namespace, defaultServiceAccount })),
+    });
+    const shop = { namespace: 'argocd', destination: { namespace: 'shop' } };
+    const server = 'https://kubernetes.default.svc';
+    expect(impersonationOf(sas(['https://other', '*', 'a'], [server, 'sh*', 'deployer'], ['*', '*', 'late']), shop, server)).toEqual({
+      user: 'system:serviceaccount:shop:deployer',
+    });
+    expect(impersonationOf(sas(['*', '*', 'ops:admin']), shop, server)).toEqual({ user: 'system:serviceaccount:ops:admin' });
+    // No destination namespace: the Application's own namespace.
+    expect(impersonationOf(sas(['*', '*', 'deployer']), { namespace: 'argocd', destination: {} }, server)).toEqual({
+      user: 'system:serviceaccount:argocd:deployer',
+    });
+    expect(impersonationOf(sas(['*', 'other', 'x']), shop, server)).toEqual({
+      error: `no matching service account found for destination server ${server} and namespace shop`,
+    });
+    expect(impersonationOf(sas(['*', '*', 'dep*']), shop, server)).toEqual({ error: "default service account contains invalid chars 'dep*'" });
+    expect(impersonationOf(sas(['*', '*', ' ']), shop, server)).toEqual({ error: "default service account contains invalid chars ' '" });
   });
 
   it('reads orphanedResources: warn only when true (Argo CD IsWarn), the ignore list; no warning', () => {
