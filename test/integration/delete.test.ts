@@ -224,9 +224,16 @@ describe('delete', () => {
       const asked = await new Promise<{ code: number | null; out: string }>((resolve) => {
         const p = spawn('script', ['-qec', cmd, '/dev/null'], { env: childEnv() });
         let out = '';
+        let answered = false;
+        // The terminal may be gone by the time a late write arrives: an EPIPE on it is no failure of the command.
+        p.stdin.on('error', () => undefined);
         p.stdout.on('data', (d: Buffer) => {
           out += d.toString();
-          if (out.includes('[y/N]')) p.stdin.write('n\n');
+          // Answered once: the output keeps the question, and later chunks must not write again.
+          if (!answered && out.includes('[y/N]')) {
+            answered = true;
+            p.stdin.write('n\n');
+          }
         });
         p.on('close', (code) => resolve({ code, out }));
       });
