@@ -43,11 +43,60 @@ export function differences(
   live: JsonValue | undefined,
   base: Step[] = [],
   lists?: ListRule,
-  opts: { zeroValuesOmitted?: boolean } = {},
+  opts: { zeroValuesOmitted?: boolean; knownTypes?: readonly KnownTypeField[] } = {},
 ): Difference[] {
   const out: Difference[] = [];
-  walk(desired, live, base, base, out, lists, opts.zeroValuesOmitted === true);
+  const known = opts.knownTypes ?? [];
+  walk(desired, live, base, base, out, lists, { zero: opts.zeroValuesOmitted === true, as: undefined, known });
   return out;
+}
+
+/**
+ * A field of a custom resource that holds a Kubernetes type (argocd-cm's `resource.customizations.knownTypeFields`,
+ * and Argo CD's default for Argo Rollouts' pod template): its map path, through lists, and the type's name
+ * (`core/v1/PodSpec`, `core/Quantity`, `meta/v1/Duration`, …).
+ */
+export interface KnownTypeField {
+  path: readonly string[];
+  type: string;
+}
+
+/** How the values below a place compare: zero values omitted (a built-in type), or a leaf as a quantity or a duration. */
+interface Mode {
+  zero: boolean;
+  as: 'quantity' | 'duration' | undefined;
+  known: readonly KnownTypeField[];
+}
+
+/** The mode below a map field: a known-type field's path (list indices skipped) switches it on for its subtree. */
+function modeAt(mode: Mode, at: readonly Step[]): Mode {
+  if (mode.known.length === 0) return mode;
+  const fields = at.flatMap((s) => ('field' in s ? [s.field] : []));
+  const hit = mode.known.find((k) => k.path.length === fields.length && k.path.every((f, i) => f === fields[i]));
+  if (!hit) return mode;
+  if (hit.type === 'core/Quantity') return { ...mode, as: 'quantity' };
+  if (hit.type === 'meta/v1/Duration') return { ...mode, as: 'duration' };
+  return { ...mode, zero: true };
+}
+
+const GO_DURATION_UNIT: Record<string, number> = { ns: 1, us: 1e3, µs: 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
+
+/** A Go duration (`1h0m0s`, `90m`, `1.5h`, `300ms`) in nanoseconds; undefined when it is none. */
+function goDuration(v: JsonValue | undefined): number | undefined {
+  if (typeof v !== 'string') return undefined;
+  const t = v.trim();
+  if (t === '0') return 0;
+  const sign = t.startsWith('-') ? -1 : 1;
+  const body = t.replace(/^[+-]/, '');
+  const re = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/gy;
+  let total = 0;
+  let consumed = 0;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(body)) !== null) {
+    total += Number(m[1]) * GO_DURATION_UNIT[m[2]!]!;
+    consumed = re.lastIndex;
+  }
+  return body !== '' && consumed === body.length ? sign * total : undefined;
 }
 
 function push(out: Difference[], at: Step[], dAt: Step[], desired: JsonValue | undefined, live: JsonValue | undefined): void {
@@ -62,11 +111,11 @@ function walk(
   dAt: Step[],
   out: Difference[],
   lists: ListRule | undefined,
-  zero: boolean,
+  mode: Mode,
 ): void {
   if (desired === undefined) return;
   if (live === undefined) {
-    if (!isEmptyish(desired, zero)) push(out, at, dAt, desired, live);
+    if (!isEmptyish(desired, mode.zero)) push(out, at, dAt, desired, live);
     return;
   }
   if (isPlainObject(desired)) {
@@ -77,7 +126,7 @@ function walk(
     for (const k of Object.keys(desired)) {
       const step = { field: k };
       const next = [...at, step];
-      walk(desired[k], live[k], next, at === dAt ? next : [...dAt, step], out, lists, zero);
+      walk(desired[k], live[k], next, at === dAt ? next : [...dAt, step], out, lists, modeAt(mode, next));
     }
     return;
   }
@@ -87,7 +136,7 @@ function walk(
       return;
     }
     const merge = lists?.(at);
-    if (merge && mergeWalk(desired, live, merge.key, at, dAt, out, lists, zero)) return;
+    if (merge && mergeWalk(desired, live, merge.key, at, dAt, out, lists, mode)) return;
     if (desired.length !== live.length) {
       push(out, at, dAt, desired, live);
       return;
@@ -95,13 +144,14 @@ function walk(
     for (let i = 0; i < desired.length; i++) {
       const step = { index: i };
       const next = [...at, step];
-      walk(desired[i], live[i], next, at === dAt ? next : [...dAt, step], out, lists, zero);
+      walk(desired[i], live[i], next, at === dAt ? next : [...dAt, step], out, lists, mode);
     }
     return;
   }
   if (desired === live) return;
   if (desired === null && live === null) return;
-  if (isQuantityPath(at) && quantitiesEqual(desired, live)) return;
+  if ((mode.as === 'quantity' || isQuantityPath(at)) && quantitiesEqual(desired, live)) return;
+  if (mode.as === 'duration' && goDuration(desired) !== undefined && goDuration(desired) === goDuration(live)) return;
   push(out, at, dAt, desired, live);
 }
 
@@ -124,7 +174,7 @@ function mergeWalk(
   dAt: Step[],
   out: Difference[],
   lists: ListRule | undefined,
-  zero: boolean,
+  mode: Mode,
 ): boolean {
   const ident = (el: JsonValue | undefined): string | undefined =>
     key === undefined ? (el === null || el === undefined || typeof el === 'object' ? undefined : JSON.stringify(el)) : keyText(el, key);
@@ -149,7 +199,7 @@ function mergeWalk(
     if (j < 0) push(out, [...at, { index: appended++ }], [...dAt, { index: i }], d, undefined);
     else {
       const next = [...at, { index: j }];
-      walk(d, live[j], next, i === j && at === dAt ? next : [...dAt, { index: i }], out, lists, zero);
+      walk(d, live[j], next, i === j && at === dAt ? next : [...dAt, { index: i }], out, lists, mode);
     }
   });
   return true;

@@ -20,6 +20,7 @@ import { differences, type Difference } from './compare.js';
 import type { IgnoredField, IgnoredFields } from './ignored-fields.js';
 import { planIgnores, ruleMatches, type IgnoredPath, type JqPaths } from './ignore.js';
 import { omitsZeroValues, strategicListRule } from './list-rule.js';
+import type { KnownTypeField } from './compare.js';
 import { isSecret, lastAppliedData, SecretMasker } from './mask.js';
 import { removePaths } from './remove-paths.js';
 import { removedFields, removedSinceLastApplied, type RemovedField } from './removed.js';
@@ -39,6 +40,21 @@ export interface DiffOptions {
    * status the desired object declares is compared with the live one.
    */
   ignoreResourceStatusField?: string;
+  /** argocd-cm's knownTypeFields by `group/Kind` (core: `/Kind`): custom resources' fields compared as the Kubernetes type they hold. */
+  knownTypeFields?: ReadonlyMap<string, readonly KnownTypeField[]>;
+}
+
+/** Argo CD's own default (knownTypesNormalizer): an Argo Rollout's pod template spec is a PodSpec, unless argocd-cm says otherwise. */
+const ROLLOUT_POD_SPEC: readonly KnownTypeField[] = [{ path: ['spec', 'template', 'spec'], type: 'core/v1/PodSpec' }];
+
+/** The known-type fields of the desired object's kind. */
+export function knownTypesOf(
+  desired: Pick<KubeObject, 'apiVersion' | 'kind'>,
+  configured?: ReadonlyMap<string, readonly KnownTypeField[]>,
+): readonly KnownTypeField[] {
+  const group = desired.apiVersion.includes('/') ? desired.apiVersion.slice(0, desired.apiVersion.indexOf('/')) : '';
+  const gk = `${group}/${desired.kind}`;
+  return configured?.get(gk) ?? (gk === 'argoproj.io/Rollout' ? ROLLOUT_POD_SPEC : []);
 }
 
 /** Whether the desired object's status is compared, as ignoreResourceStatusField says (Argo CD: an ignore rule for `/status`). */
@@ -116,6 +132,7 @@ export async function diffObjectDetailed(input: DiffInput & { declared?: KubeObj
   }
   const raw = differences(nd, nl, [], strategicListRule(desired.apiVersion, desired.kind), {
     zeroValuesOmitted: omitsZeroValues(desired.apiVersion),
+    knownTypes: knownTypesOf(desired, input.knownTypeFields),
   });
 
   const warnings: string[] = [];
@@ -171,6 +188,7 @@ export async function diffObjectDetailed(input: DiffInput & { declared?: KubeObj
       );
       real = differences(ndReal, nlReal, [], strategicListRule(desired.apiVersion, desired.kind), {
         zeroValuesOmitted: omitsZeroValues(desired.apiVersion),
+        knownTypes: knownTypesOf(desired, input.knownTypeFields),
       });
     }
   }

@@ -8,6 +8,7 @@ import { InputError } from '../model/errors.js';
 import { DEFAULT_INSTANCE_LABEL_KEY } from '../model/keys.js';
 import { isPlainObject, type JsonObject, type JsonValue } from '../model/object.js';
 import { globMatch } from '../model/glob.js';
+import type { KnownTypeField } from '../diff/compare.js';
 
 export type TrackingMethod = 'annotation' | 'label' | 'annotation+label';
 
@@ -41,6 +42,8 @@ export interface ArgoSettings {
   kustomize: KustomizeSettings;
   /** application.sync.impersonation.enabled: syncs apply as the project's destination ServiceAccount. */
   impersonation: boolean;
+  /** `resource.customizations.knownTypeFields.<group_kind>`: fields of custom resources compared as the Kubernetes type they hold. */
+  knownTypeFields: Map<string, KnownTypeField[]>;
   warnings: string[];
 }
 
@@ -64,6 +67,7 @@ export function defaultSettings(origin = "Argo CD's defaults (no argocd-cm)"): A
     health: new Map(),
     kustomize: { versions: new Map() },
     impersonation: false,
+    knownTypeFields: new Map(),
     warnings: [],
   };
 }
@@ -101,9 +105,32 @@ function stringList(v: JsonValue | undefined, key: string, origin: string): stri
 }
 
 interface Override {
+  known?: KnownTypeField[];
   ignore?: { jsonPointers: string[]; jqPathExpressions: string[]; managedFieldsManagers: string[]; source: string };
   health?: { script: string; source: string };
   useOpenLibs?: boolean;
+}
+
+/**
+ * knownTypeFields entries (`- field: spec.jobTemplate.spec.template.spec` / `type: core/v1/PodSpec`), as Argo CD's
+ * knownTypesNormalizer takes them: a type it does not know is left out with a warning (Argo CD logs it and goes on).
+ * Known here: `core/v1/<Type>` (compared as Kubernetes' own types: the empty values they omit are no drift),
+ * `core/Quantity` and `meta/v1/Duration` (compared by value).
+ */
+function knownTypeFieldsOf(v: JsonValue, key: string, origin: string, warnings: string[]): KnownTypeField[] {
+  if (v === null) return [];
+  if (!Array.isArray(v)) throw new InputError(`${origin}: ${key} must be a YAML list of {field, type}`);
+  return v.flatMap((e, i) => {
+    if (!isPlainObject(e) || typeof e.field !== 'string' || typeof e.type !== 'string')
+      throw new InputError(`${origin}: ${key}[${i}] must have a string field and type`);
+    if (!/^core\/v1\/[A-Z]\w*$/.test(e.type) && e.type !== 'core/Quantity' && e.type !== 'meta/v1/Duration') {
+      warnings.push(
+        `${origin}: ${key}[${i}]: type '${e.type}' is not supported, so ${e.field} is compared as plain data (as Argo CD, which leaves it out too)`,
+      );
+      return [];
+    }
+    return [{ path: e.field.split('.'), type: e.type }];
+  });
 }
 
 function ignoreOf(v: JsonValue, key: string, origin: string): NonNullable<Override['ignore']> {
@@ -165,6 +192,7 @@ export function parseArgoSettings(data: Readonly<Record<string, string>>, origin
       }
       if (typeof o['health.lua'] === 'string') get(gk).health = { script: o['health.lua'], source: `${origin} ${at}["health.lua"]` };
       if (typeof o['health.lua.useOpenLibs'] === 'boolean') get(gk).useOpenLibs = o['health.lua.useOpenLibs'];
+      if (o.knownTypeFields !== undefined) get(gk).known = knownTypeFieldsOf(o.knownTypeFields, `${at}.knownTypeFields`, origin, s.warnings);
     }
   }
   // The split keys: resource.customizations.<type>.<group_kind>, `all` for every kind.
@@ -194,9 +222,7 @@ export function parseArgoSettings(data: Readonly<Record<string, string>>, origin
         // Resource actions (run from Argo CD's UI) and what refreshes its cache: nothing a comparison or a sync reads.
         break;
       case 'knownTypeFields':
-        s.warnings.push(
-          `${origin}: ${key} is not applied: the fields it types are compared as plain data, so a difference Argo CD normalises away (a quantity such as 1000m against 1) can read as drift here`,
-        );
+        get(gk).known = knownTypeFieldsOf(yamlValue(value, key, origin), key, origin, s.warnings);
         break;
       default:
         throw new InputError(`${origin}: ${key}: resource customization type ${type} not supported`);
@@ -236,6 +262,7 @@ export function parseArgoSettings(data: Readonly<Record<string, string>>, origin
         source: o.ignore.source,
       });
     }
+    if (o.known && o.known.length > 0) s.knownTypeFields.set(gk.includes('/') ? gk : `/${gk}`, o.known);
     if (o.health && gk !== '*/*')
       s.health.set(gk.includes('/') ? gk : `/${gk}`, { script: o.health.script, useOpenLibs: o.useOpenLibs ?? false, source: o.health.source });
   }

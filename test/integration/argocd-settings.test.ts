@@ -336,4 +336,27 @@ spec:
     const status = await plugin('status', st, '--argocd-cm', option('none'), '-o', 'kv');
     expect(kv(status.stdout).SYNC).toEqual(['OutOfSync']);
   });
+  it('knownTypeFields: a field typed core/Quantity (or meta/v1/Duration) compares by value; without the setting an equivalent spelling set by hand is drift', async () => {
+    const known = join(root, 'argocd-cm-known.yaml');
+    writeFileSync(
+      known,
+      `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm}\ndata:\n  resource.customizations.knownTypeFields.${group}_Widget: |\n    - field: spec.capacity\n      type: core/Quantity\n    - field: spec.timeout\n      type: meta/v1/Duration\n`,
+    );
+    const plain = join(root, 'argocd-cm-plain.yaml');
+    writeFileSync(plain, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm}\ndata: {installationID: ""}\n');
+    const kt = app('known-types', `apiVersion: ${group}/v1\nkind: Widget\nmetadata: {name: w-typed}\nspec: {size: 1, capacity: 1Gi, timeout: 90m}\n`);
+    expect((await plugin('sync', kt, '--argocd-cm', known)).code).toBe(0);
+    // Someone (a controller, by hand) writes the same values in other spellings.
+    await kubectlOk(['patch', `widgets.${group}`, 'w-typed', '-n', ns, '--type=merge', '-p', '{"spec":{"capacity":"1024Mi","timeout":"1h30m0s"}}']);
+    const typed = await plugin('diff', kt, '--argocd-cm', known, '-o', 'kv');
+    expect([typed.code, kv(typed.stdout).SYNC, typed.stderr]).toEqual([0, ['Synced'], '']);
+    const untyped = await plugin('diff', kt, '--argocd-cm', plain, '-o', 'kv');
+    expect(untyped.code).toBe(1);
+    expect(
+      untyped.stdout
+        .split('\n')
+        .filter((l) => /^(DRIFT|CONFLICT)=Widget\/w-typed /.test(l))
+        .map((l) => l.split(' ')[1]),
+    ).toEqual(['spec.capacity', 'spec.timeout']);
+  });
 });

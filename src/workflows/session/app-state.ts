@@ -203,11 +203,18 @@ export async function compareAppState(state: AppState, fieldManager: string, gw?
 
 /**
  * The options every comparison of this app uses, whatever the command: its ignore rules (argocd-cm's merged in
- * by applySettings), our field manager, and argocd-cm's ignoreResourceStatusField.
+ * by applySettings), our field manager, argocd-cm's ignoreResourceStatusField and knownTypeFields.
  */
 export function diffOptionsOf(state: Pick<AppState, 'app' | 'rules'>, fieldManager: string): DiffOptions {
   const status = state.rules?.settings.compareOptions.ignoreResourceStatusField;
-  return { rules: state.app.ignoreDifferences, fieldManager, jq: loadJq, ...(status !== undefined ? { ignoreResourceStatusField: status } : {}) };
+  const known = state.rules?.settings.knownTypeFields;
+  return {
+    rules: state.app.ignoreDifferences,
+    fieldManager,
+    jq: loadJq,
+    ...(status !== undefined ? { ignoreResourceStatusField: status } : {}),
+    ...(known && known.size > 0 ? { knownTypeFields: known } : {}),
+  };
 }
 
 export interface AppStateDeps {

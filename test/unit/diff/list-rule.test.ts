@@ -2,6 +2,7 @@
 // by merge key, live-only elements not counted, the declared order kept, a list it cannot merge compared by index.
 import { differences } from '../../../src/diff/compare.js';
 import { omitsZeroValues, strategicListRule } from '../../../src/diff/list-rule.js';
+import { knownTypesOf } from '../../../src/diff/index.js';
 import { stepsOf } from '../../../src/model/field-path.js';
 import type { JsonValue } from '../../../src/model/object.js';
 
@@ -190,5 +191,32 @@ describe('zero values a built-in kind omits', () => {
   it("Kubernetes' own groups omit them; a custom resource's group keeps them", () => {
     expect(['v1', 'apps/v1', 'batch/v1', 'networking.k8s.io/v1'].map(omitsZeroValues)).toEqual([true, true, true, true]);
     expect(['example.com/v1', 'argoproj.io/v1alpha1'].map(omitsZeroValues)).toEqual([false, false]);
+  });
+});
+
+describe("known-type fields of custom resources (argocd-cm's knownTypeFields, Argo CD's knownTypesNormalizer)", () => {
+  const known = [
+    { path: ['spec', 'template', 'spec'], type: 'core/v1/PodSpec' },
+    { path: ['spec', 'jobs', 'size'], type: 'core/Quantity' },
+    { path: ['spec', 'timeout'], type: 'meta/v1/Duration' },
+  ];
+  it("below a core/v1 type's field the empty values it omits are no drift; elsewhere in the custom resource they are", () => {
+    const desired = { spec: { template: { spec: { hostNetwork: false, containers: [{ name: 'c', env: [{ name: 'E', value: '' }] }] } }, label: '' } };
+    const live = { spec: { template: { spec: { containers: [{ name: 'c', env: [{ name: 'E' }] }] } } } };
+    expect(differences(desired, live, [], undefined, { knownTypes: known }).map((d) => d.at)).toEqual([stepsOf(['spec', 'label'])]);
+    expect(differences(desired, live).length).toBe(3);
+  });
+  it('a core/Quantity field compares by value, through lists; a meta/v1/Duration field as a Go duration', () => {
+    const desired = { spec: { jobs: [{ size: '1Gi' }, { size: '500m' }], timeout: '90m' } };
+    const live = { spec: { jobs: [{ size: '1024Mi' }, { size: '0.5' }], timeout: '1h30m0s' } };
+    expect(differences(desired, live, [], undefined, { knownTypes: known })).toEqual([]);
+    expect(differences(desired, live).length).toBe(3);
+    expect(differences({ spec: { timeout: '90m' } }, { spec: { timeout: '1h' } }, [], undefined, { knownTypes: known }).length).toBe(1);
+  });
+  it("Argo CD's default: an Argo Rollout's pod template spec is a PodSpec, unless argocd-cm types the kind itself", () => {
+    expect(knownTypesOf({ apiVersion: 'argoproj.io/v1alpha1', kind: 'Rollout' })).toEqual([{ path: ['spec', 'template', 'spec'], type: 'core/v1/PodSpec' }]);
+    expect(knownTypesOf({ apiVersion: 'argoproj.io/v1alpha1', kind: 'Rollout' }, new Map([['argoproj.io/Rollout', []]]))).toEqual([]);
+    expect(knownTypesOf({ apiVersion: 'example.com/v1', kind: 'Cache' }, new Map([['example.com/Cache', known]]))).toBe(known);
+    expect(knownTypesOf({ apiVersion: 'example.com/v1', kind: 'Other' })).toEqual([]);
   });
 });

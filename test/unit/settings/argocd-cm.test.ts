@@ -70,13 +70,25 @@ describe('argocd-cm', () => {
     );
   });
 
-  it('says that knownTypeFields is not applied, never drops it in silence', () => {
-    expect(
-      parseArgoSettings({ 'resource.customizations.knownTypeFields.argoproj.io_Rollout': '- field: spec.template.spec\n  type: core/v1/PodSpec\n' }, 'cm')
-        .warnings,
-    ).toEqual([
-      'cm: resource.customizations.knownTypeFields.argoproj.io_Rollout is not applied: the fields it types are compared as plain data, so a difference Argo CD normalises away (a quantity such as 1000m against 1) can read as drift here',
+  it('reads knownTypeFields (split keys and the older block) by group/Kind; a type Argo CD does not know is left out with a warning', () => {
+    const s = parseArgoSettings(
+      {
+        'resource.customizations.knownTypeFields.argoproj.io_Rollout': '- field: spec.template.spec\n  type: core/v1/PodSpec\n',
+        'resource.customizations.knownTypeFields.batch.example.com_Job':
+          '- field: spec.timeout\n  type: meta/v1/Duration\n- field: spec.x\n  type: apps/v1/Nope\n',
+        'resource.customizations': 'example.com/Cache:\n  knownTypeFields:\n  - field: spec.size\n    type: core/Quantity\n',
+      },
+      'cm',
+    );
+    expect(Object.fromEntries(s.knownTypeFields)).toEqual({
+      'argoproj.io/Rollout': [{ path: ['spec', 'template', 'spec'], type: 'core/v1/PodSpec' }],
+      'batch.example.com/Job': [{ path: ['spec', 'timeout'], type: 'meta/v1/Duration' }],
+      'example.com/Cache': [{ path: ['spec', 'size'], type: 'core/Quantity' }],
+    });
+    expect(s.warnings).toEqual([
+      "cm: resource.customizations.knownTypeFields.batch.example.com_Job[1]: type 'apps/v1/Nope' is not supported, so spec.x is compared as plain data (as Argo CD, which leaves it out too)",
     ]);
+    expect(() => parseArgoSettings({ 'resource.customizations.knownTypeFields.a_B': 'field: x' }, 'cm')).toThrow(/must be a YAML list of \{field, type\}/);
   });
 
   it('reads application.sync.impersonation.enabled (off by default)', () => {
