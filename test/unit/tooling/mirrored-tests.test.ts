@@ -30,6 +30,8 @@ const WITHOUT_OWN_TEST: Record<string, string> = {
   'dashboard/live-object.ts': 'test/unit/dashboard/view.test.ts',
   'render/children.ts': "status and diff --recursive's child rows: test/unit/workflows/status/children.test.ts renders them through both",
   'dashboard/page.ts': "the page's script and style as strings: test/unit/dashboard/server.test.ts, test/integration/dashboard.test.ts (a browser)",
+  'kube/builtin-types.ts':
+    "a table: held against the API server's own types by test/integration/manifests.test.ts, read through test/unit/kube/offline.test.ts",
   'diff/compare.ts': 'test/unit/diff/properties.test.ts and list-rule.test.ts',
   'diff/ignored-fields.ts': 'through the comparison: test/unit/diff/comparison.test.ts and test/unit/sync/ignored.test.ts',
   'diff/index.ts': 'the field-level diff: test/unit/diff/ignore.test.ts, properties.test.ts, removed.test.ts, status-field.test.ts',
