@@ -220,8 +220,9 @@ export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise
       ...(app.operation ? { operation: app.operation } : {}),
     };
   }
-  const warnings = [...state.warnings];
   const resources = await compare(state, deps.opts.fieldManager, deps.gateway);
+  // After the comparison: a server-side diff that failed for an object says so among the state's warnings.
+  const warnings = [...state.warnings];
   // The extras' full objects are fetched side by side (the gateway bounds how many are in flight), in the plan's order.
   const extras = await Promise.all(
     (state.prune?.candidates ?? []).map(async (c): Promise<ResourceInput> => ({ key: c.key, comparison: 'extra', live: await fullExtra(gw, c) })),

@@ -1,4 +1,5 @@
 // loadAppState against the fake gateway: namespace defaulting, LIST-vs-GET, discovery errors, prune candidates and warnings.
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { COMMON_TYPES, FakeGateway } from '../../../support/fake-gateway.js';
 import { memoryIo } from '../../../../src/cli/io.js';
@@ -463,5 +464,35 @@ describe('the candidate scan reuses the live reads’ whole-scope LISTs', () => 
     expect(gw.calls).toContain('LIST Widget shop');
     expect(gw.calls).toContain('LIST Widget shop meta');
     expect(state.prune?.candidates.map((c) => c.key.name)).toEqual(['old']);
+  });
+});
+
+describe('server-side diff (argocd-cmd-params-cm controller.diff.server.side)', () => {
+  const params = (dir: string) => {
+    const file = join(dir, 'cmd-params.yaml');
+    writeFileSync(file, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cmd-params-cm}\ndata: {controller.diff.server.side: "true"}\n');
+    return file;
+  };
+  test('status predicts each live object with a forced dry-run apply; an object not live is compared as it is', async () => {
+    const ws = workspace({
+      'a.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {v: "1"}\n',
+      'b.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n',
+    });
+    const gw = new FakeGateway({
+      objects: [{ ...cm('a', 'shop', { 'argocd.argoproj.io/tracking-id': 'shop:/ConfigMap:shop/a' }), data: { v: '1' } } as KubeObject],
+    });
+    const r = await runStatus({ appFile: ws.appFile, desired: ws.dir, argocdCmdParamsCm: params(ws.root) }, { io: memoryIo().io, opts, gateway: gw });
+    expect(gw.calls.filter((c) => c.startsWith('APPLY'))).toEqual(['APPLY dry force ConfigMap shop/a']);
+    expect(r.report.resources.map((x) => `${x.name} ${x.status}`)).toEqual(['a Synced', 'b OutOfSync']);
+  });
+  test('a dry-run that fails leaves the object compared client-side, and status says so among its warnings', async () => {
+    const ws = workspace({ 'a.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {v: "1"}\n' });
+    const gw = new FakeGateway({
+      objects: [{ ...cm('a', 'shop', { 'argocd.argoproj.io/tracking-id': 'shop:/ConfigMap:shop/a' }), data: { v: '1' } } as KubeObject],
+      failApply: () => new Error('a webhook said no'),
+    });
+    const r = await runStatus({ appFile: ws.appFile, desired: ws.dir, argocdCmdParamsCm: params(ws.root) }, { io: memoryIo().io, opts, gateway: gw });
+    expect(r.warnings).toContain('ConfigMap/a: server-side diff failed, compared client-side: a webhook said no');
+    expect(r.report.sync.status).toBe('Synced');
   });
 });
