@@ -118,8 +118,12 @@ export function parseApplication(obj: unknown, origin: string): Application {
   const namespace = optString(c, meta, 'namespace', 'metadata') ?? DEFAULT_APP_NAMESPACE;
   const spec = optObject(c, obj, 'spec', '') ?? fail(c, 'spec', 'is missing');
 
+  // Argo CD's Source Hydrator (ApplicationSpec.GetSource): the app syncs the hydrated manifests, from the dry source's
+  // repoURL at syncSource.targetBranch and syncSource.path; spec.source and spec.sources then do not count.
+  const hydratorObj = optObject(c, spec, 'sourceHydrator', 'spec');
+  const hydrator = hydratorObj ? hydratorOf(c, hydratorObj) : undefined;
   // As Argo CD (ApplicationSpec.HasMultipleSources): a non-empty spec.sources wins over spec.source.
-  const sourcesList = spec.sources;
+  const sourcesList = hydrator ? undefined : spec.sources;
   if (sourcesList !== undefined && sourcesList !== null && !Array.isArray(sourcesList)) fail(c, 'spec.sources', 'must be a list');
   const multi = Array.isArray(sourcesList) && sourcesList.length > 0;
   const readSource = (obj: JsonObject, at: string): AppSource => {
@@ -145,6 +149,8 @@ export function parseApplication(obj: unknown, origin: string): Application {
     });
     sourceObj = sourcesList[0] as JsonObject;
     sourcesCount = sources.length;
+  } else if (hydrator) {
+    sourceObj = { repoURL: hydrator.drySource.repoURL, path: hydrator.syncSource.path, targetRevision: hydrator.syncSource.targetBranch };
   } else {
     sourceObj = optObject(c, spec, 'source', 'spec');
   }
@@ -211,6 +217,7 @@ export function parseApplication(obj: unknown, origin: string): Application {
   const annotations = meta.annotations;
   const csaManager = isPlainObject(annotations) ? annotations['argocd.argoproj.io/client-side-apply-migration-manager'] : undefined;
   if (typeof csaManager === 'string' && csaManager !== '') app.csaMigrationManager = csaManager;
+  if (hydrator) app.hydrator = hydrator;
   const compare = compareOptionsOf(isPlainObject(annotations) ? annotations[COMPARE_OPTIONS] : undefined);
   if (compare) app.compareOptions = compare;
   if (automated) app.automated = automated;
@@ -244,6 +251,26 @@ function conditionsOf(status: JsonValue | undefined): Application['conditions'] 
     isPlainObject(c) && typeof c.type === 'string' ? [{ type: c.type, message: typeof c.message === 'string' ? c.message : '' }] : [],
   );
   return out.length > 0 ? out : undefined;
+}
+
+/** spec.sourceHydrator: the dry source (hydrated by Argo CD's commit server, not here) and where its hydrated manifests are. */
+function hydratorOf(c: Checker, h: JsonObject): NonNullable<Application['hydrator']> {
+  const dry = optObject(c, h, 'drySource', 'spec.sourceHydrator') ?? fail(c, 'spec.sourceHydrator.drySource', 'is missing');
+  const sync = optObject(c, h, 'syncSource', 'spec.sourceHydrator') ?? fail(c, 'spec.sourceHydrator.syncSource', 'is missing');
+  const repoURL = optString(c, dry, 'repoURL', 'spec.sourceHydrator.drySource') ?? fail(c, 'spec.sourceHydrator.drySource.repoURL', 'is missing');
+  const targetBranch =
+    optString(c, sync, 'targetBranch', 'spec.sourceHydrator.syncSource') ?? fail(c, 'spec.sourceHydrator.syncSource.targetBranch', 'is missing');
+  const hydrateTo = optObject(c, h, 'hydrateTo', 'spec.sourceHydrator');
+  const to = hydrateTo ? optString(c, hydrateTo, 'targetBranch', 'spec.sourceHydrator.hydrateTo') : undefined;
+  return {
+    drySource: {
+      repoURL,
+      targetRevision: optString(c, dry, 'targetRevision', 'spec.sourceHydrator.drySource') ?? '',
+      path: optString(c, dry, 'path', 'spec.sourceHydrator.drySource') ?? '',
+    },
+    syncSource: { targetBranch, path: optString(c, sync, 'path', 'spec.sourceHydrator.syncSource') ?? '' },
+    ...(to !== undefined ? { hydrateTo: { targetBranch: to } } : {}),
+  };
 }
 
 /**

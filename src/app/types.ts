@@ -117,6 +117,16 @@ export interface Application {
   /** metadata.deletionTimestamp: the Application is being deleted (Terminating, held by its finalizers). */
   deletingSince?: string;
   /**
+   * spec.sourceHydrator: the app is compared and synced from the hydrated manifests (`source` is its syncSource: the dry
+   * repoURL at syncSource.targetBranch and path, as Argo CD's GetSource); the dry source is hydrated by Argo CD's commit
+   * server, not by this tool.
+   */
+  hydrator?: {
+    drySource: { repoURL: string; targetRevision: string; path: string };
+    syncSource: { targetBranch: string; path: string };
+    hydrateTo?: { targetBranch: string };
+  };
+  /**
    * The Application's `argocd.argoproj.io/compare-options` that change how it is compared: `ServerSideDiff=true|false`
    * (absent: the controller's setting, argocd-cmd-params-cm `controller.diff.server.side`) and `IncludeMutationWebhook=true`.
    */

@@ -89,6 +89,15 @@ export interface StatusReport {
   schemaVersion: typeof STATUS_SCHEMA_VERSION;
   app: { name: string; namespace: string; origin: string };
   source: { repoURL?: string; path?: string; targetRevision?: string; revision?: string; manifests?: string; type?: string };
+  /**
+   * A Source Hydrator app (spec.sourceHydrator): its dry source, the hydrated branch and path it syncs from, and the dry
+   * commit the synced manifests were hydrated from (`hydrator.metadata`'s drySha), when the branch names one.
+   */
+  hydrator?: {
+    drySource: { repoURL: string; targetRevision: string; path: string };
+    syncSource: { targetBranch: string; path: string };
+    drySha?: string;
+  };
   /** Each entry of spec.sources and the revision it was read at (absent for a single source). */
   sources?: SourceRevision[];
   /**

@@ -129,6 +129,14 @@ function header(r: StatusReport, p: Paint): string {
     ...(r.sources
       ? r.sources.map((x, i): [string, string] => [`Source ${i + 1}:`, sourceLine(x)])
       : [['Source:', `${s.repoURL ?? '-'}, path ${s.path || '.'}, revision ${at}`] as [string, string]]),
+    ...(r.hydrator
+      ? [
+          [
+            'Dry Source:',
+            `${r.hydrator.drySource.repoURL}, path ${r.hydrator.drySource.path || '.'}, revision ${r.hydrator.drySource.targetRevision || 'HEAD'}${r.hydrator.drySha ? ` (hydrated from ${r.hydrator.drySha.slice(0, 7)})` : ''}`,
+          ] as [string, string],
+        ]
+      : []),
     ...(s.type ? [['Source Type:', s.type] as [string, string]] : []),
     ...(s.manifests ? [['Manifests:', s.manifests] as [string, string]] : []),
     [
@@ -230,6 +238,8 @@ export function renderStatusKv(r: StatusReport): string {
   }
   // As argocd app get: the revision compared, the last operation, the stored conditions and one line per resource.
   if (r.source.revision) lines.push(`REVISION=${r.source.revision}`);
+  // A Source Hydrator app: the dry commit the synced manifests were hydrated from.
+  if (r.hydrator?.drySha) lines.push(`DRY_REVISION=${r.hydrator.drySha}`);
   if (r.operation) {
     lines.push(`PHASE=${r.operation.phase ?? (r.operation.requested ? 'Requested' : '')}`);
     if (r.operation.revision) lines.push(`OPERATION_REVISION=${r.operation.revision}`);

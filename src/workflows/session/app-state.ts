@@ -1,4 +1,5 @@
 // Everything the cluster commands start from: the Application, its desired objects resolved by discovery, their live twins, and the app's extras.
+import { posix } from 'node:path';
 import { controlPlaneNamespace } from '../../model/keys.js';
 import { loadJq } from '../../jq/load.js';
 import type { Application, SourceRevision, SyncOptions } from '../../app/types.js';
@@ -123,6 +124,8 @@ export interface AppState {
   /** The AppProject, Argo CD's settings and the tracking method they give (see rules.ts). */
   rules?: Rules;
   tracking?: Tracking;
+  /** A Source Hydrator app: the dry commit its hydrated manifests came from (the commit's `hydrator.metadata`). */
+  hydratedFrom?: { drySha: string; repoURL?: string };
   /** Compared by server-side diff (the app's compare-options ServerSideDiff=true, or the controller's setting): see compareEntries. */
   serverSideDiff?: { includeMutationWebhook: boolean };
 }
@@ -165,6 +168,28 @@ async function signatureCheck(
   const { verifyCommits } = await import('../../source/signature.js');
   const refusal = await verifyCommits(source.commits ?? [], rules.gpgKeys ?? [], rules.project.signatureKeys, env);
   return refusal !== undefined ? { refusal } : {};
+}
+
+/**
+ * The dry commit a hydrated path came from, as Argo CD's commit server writes it beside the manifests
+ * (`<path>/hydrator.metadata`, JSON with `drySha` and `repoURL`); undefined, with a warning, when the file is missing or
+ * unreadable (the path was not written by the hydrator).
+ */
+async function dryCommitOf(path: string, commit: { dir: GitDir; sha: string }, warnings: string[]): Promise<AppState['hydratedFrom']> {
+  const { listTree, readBlobs } = await import('../../source/git.js');
+  const file = posix.join(path === '' || path === '.' ? '' : path, 'hydrator.metadata');
+  try {
+    const entry = (await listTree(commit.dir, commit.sha, file)).find((e) => e.path === file && e.type === 'blob');
+    if (entry) {
+      const meta = JSON.parse((await readBlobs(commit.dir, [entry.sha])).get(entry.sha)?.toString('utf8') ?? '') as { drySha?: unknown; repoURL?: unknown };
+      if (typeof meta.drySha === 'string' && meta.drySha !== '')
+        return { drySha: meta.drySha, ...(typeof meta.repoURL === 'string' ? { repoURL: meta.repoURL } : {}) };
+    }
+  } catch {
+    // Said below.
+  }
+  warnings.push(`sourceHydrator: ${file} at ${commit.sha.slice(0, 7)} names no dry commit (drySha): the hydrated branch was not written by Argo CD's hydrator`);
+  return undefined;
 }
 
 /**
@@ -529,6 +554,7 @@ export async function loadAppState(
     deps.io,
   );
   warnings.push(...source.warnings);
+  const hydratedFrom = app.hydrator && source.commits?.[0] ? await dryCommitOf(app.hydrator.syncSource.path, source.commits[0], warnings) : undefined;
   const rules = await rulesRead;
   warnings.push(...rules.warnings);
   if (rules.project.signatureKeys.length > 0 && !rules.projectUnchecked) rules.signature = await signatureCheck(app, args, source, rules, deps.io.env);
@@ -593,6 +619,7 @@ export async function loadAppState(
     rules,
     tracking,
   };
+  if (hydratedFrom) state.hydratedFrom = hydratedFrom;
   const ssd = serverSideDiffOf(app, rules.cmdParams?.serverSideDiff ?? false);
   if (ssd) state.serverSideDiff = ssd;
   if (candidates) {

@@ -247,6 +247,13 @@ export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise
     ...(state.target ? { target: state.target } : {}),
     hooks,
   });
+  // A Source Hydrator app: where its dry source is, and the dry commit the synced manifests were hydrated from.
+  if (state.app.hydrator)
+    report.hydrator = {
+      drySource: state.app.hydrator.drySource,
+      syncSource: state.app.hydrator.syncSource,
+      ...(state.hydratedFrom ? { drySha: state.hydratedFrom.drySha } : {}),
+    };
   const rules = state.rules;
   if (rules) {
     report.project = projectStatus(rules.project, state.app, Date.now(), {

@@ -311,3 +311,30 @@ describe("the Application's compare-options", () => {
     expect(parseApplication(base, 'cluster').compareOptions).toBeUndefined();
   });
 });
+
+describe('spec.sourceHydrator', () => {
+  const hydrated = withSpec({
+    sourceHydrator: {
+      drySource: { repoURL: 'https://git.example.com/dry.git', path: 'app', targetRevision: 'main' },
+      syncSource: { targetBranch: 'environments/dev', path: 'dev' },
+    },
+    sources: [{ repoURL: 'https://other', path: 'x' }],
+  });
+  it("is synced from the dry repoURL at syncSource.targetBranch and path, over spec.source and spec.sources (Argo CD's GetSource)", () => {
+    const app = parseApplication(hydrated, 'cluster');
+    expect(app.source).toMatchObject({ repoURL: 'https://git.example.com/dry.git', path: 'dev', targetRevision: 'environments/dev' });
+    expect([app.sourcesCount, app.sources]).toEqual([0, undefined]);
+    expect(app.hydrator).toEqual({
+      drySource: { repoURL: 'https://git.example.com/dry.git', path: 'app', targetRevision: 'main' },
+      syncSource: { targetBranch: 'environments/dev', path: 'dev' },
+    });
+  });
+  it('names what is missing', () => {
+    expect(() => parseApplication(withSpec({ sourceHydrator: { drySource: { repoURL: 'x' } } }), 'cluster')).toThrow(
+      'cluster: Application spec.sourceHydrator.syncSource: is missing',
+    );
+    expect(() => parseApplication(withSpec({ sourceHydrator: { drySource: { repoURL: 'x' }, syncSource: { path: 'p' } } }), 'cluster')).toThrow(
+      'cluster: Application spec.sourceHydrator.syncSource.targetBranch: is missing',
+    );
+  });
+});
