@@ -106,6 +106,7 @@ export async function loadDesiredManifests(app: Application, opts: DesiredOption
     const pulled = await pullSourceChart(app.source, opts.revision ?? app.source.targetRevision ?? '', opts, io);
     return readChart(app, pulled, opts, io);
   }
+  if (/^oci:\/\//i.test(repoURL)) return readOciSource(app, opts.revision ?? app.source.targetRevision ?? '', opts, io);
   const flag = opts.revision !== undefined ? '--revision' : 'source.targetRevision';
   const revision = checkRevision(opts.revision ?? app.source.targetRevision ?? '', flag);
   const path = normalizeSourcePath(app.source.path);
@@ -181,6 +182,44 @@ export async function renderLocalDirectory(
   });
   rejectDuplicates(rendered.objects);
   return { objects: rendered.objects, origin: dir, warnings: rendered.warnings, sourceType: rendered.sourceType };
+}
+
+/**
+ * Argo CD's OCI source (`oci://` with a path, no chart): the artifact at the tag or digest pulled and unpacked
+ * (source/oci.ts), then its path rendered as a repository's would be, the artifact's root as the repository root; the
+ * revision is the manifest's digest, as Argo CD records it.
+ */
+async function readOciSource(app: Application, reference: string, opts: DesiredOptions, io: WorkflowIo): Promise<DesiredManifests> {
+  const { pullOciArtifact } = await import('./oci.js');
+  const repoURL = app.source.repoURL ?? '';
+  const pulled = await pullOciArtifact(repoURL, reference);
+  try {
+    const path = normalizeSourcePath(app.source.path);
+    const at = resolve(pulled.dir, path);
+    if (!isDirectory(at)) throw new InputError(`source.path ${JSON.stringify(path)} does not exist in the OCI artifact ${repoURL} at ${reference}`);
+    const rendered = await renderSource({
+      files: localFolderFiles(pulled.dir),
+      label: repoURL,
+      sha: pulled.digest,
+      path,
+      entries: listLocal(pulled.dir, at),
+      app,
+      tools: { env: io.env, ...toolOptions(opts) },
+      ...(opts.namespace !== undefined ? { namespace: opts.namespace } : {}),
+      ...(opts.controlPlaneNamespace !== undefined ? { controlPlaneNamespace: opts.controlPlaneNamespace } : {}),
+    });
+    rejectDuplicates(rendered.objects);
+    return {
+      objects: rendered.objects,
+      revision: pulled.digest,
+      origin: `${repoURL}@${pulled.digest.slice(0, 19)}:${path || '.'}`,
+      warnings: [...pulled.warnings, ...rendered.warnings],
+      sourceType: rendered.sourceType,
+    };
+  } finally {
+    const { rmSync } = await import('node:fs');
+    rmSync(pulled.dir, { recursive: true, force: true });
+  }
 }
 
 interface OpenRepository {

@@ -1,0 +1,167 @@
+// Argo CD's OCI source (v3.1: `repoURL: oci://REGISTRY/REPOSITORY` with a `path`, no `chart`): the artifact's
+// manifest at targetRevision (a tag or a digest), its single content layer (a tar or tar+gzip of the manifests, or a
+// Helm chart's archive, whose one top folder is the root) unpacked into a folder that is then rendered like a
+// repository at that path. As Argo CD's repo-server (util/oci/client.go): at most 10 layers, exactly one content
+// layer, of an allowed media type; the revision is the manifest's digest. Plain HTTP on loopback, as Docker does.
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve, sep } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { InputError } from '../model/errors.js';
+import { isLoopbackRegistry } from './chart-repo.js';
+
+/** Argo CD's default `--oci-layer-media-types`. */
+const ALLOWED_LAYERS = [
+  'application/vnd.oci.image.layer.v1.tar',
+  'application/vnd.oci.image.layer.v1.tar+gzip',
+  'application/vnd.cncf.helm.chart.content.v1.tar+gzip',
+];
+const HELM_LAYER = 'application/vnd.cncf.helm.chart.content.v1.tar+gzip';
+const MANIFEST_TYPES = ['application/vnd.oci.image.manifest.v1+json', 'application/vnd.docker.distribution.manifest.v2+json'];
+/** Argo CD's default limit on what one artifact unpacks to (--helm-manifest-max-extracted-size / oci: 1 GiB). */
+const MAX_EXTRACTED = 1024 * 1024 * 1024;
+
+/** A content layer, as Argo CD tells them (isContentLayer). */
+function isContentLayer(mediaType: string): boolean {
+  return mediaType.endsWith('tar+gzip') || mediaType.endsWith('tar.gzip') || mediaType.endsWith('tar');
+}
+
+/** `oci://host[:port]/repo/path` as registry and repository. */
+export function parseOciUrl(repoURL: string): { registry: string; repository: string } {
+  const rest = repoURL.replace(/^oci:\/\//, '');
+  const slash = rest.indexOf('/');
+  if (slash <= 0 || slash === rest.length - 1) throw new InputError(`repoURL ${repoURL}: an OCI source is oci://REGISTRY/REPOSITORY`);
+  return { registry: rest.slice(0, slash), repository: rest.slice(slash + 1).replace(/\/+$/, '') };
+}
+
+interface Fetched {
+  status: number;
+  body: Buffer;
+  headers: Headers;
+}
+
+/** A GET of the registry API, with an anonymous bearer token when the registry asks for one (as oras does). */
+async function registryGet(base: string, path: string, accept: string, token?: string): Promise<Fetched> {
+  const res = await fetch(`${base}${path}`, { headers: { Accept: accept, ...(token ? { Authorization: `Bearer ${token}` } : {}) } });
+  const body = Buffer.from(await res.arrayBuffer());
+  if (res.status === 401 && token === undefined) {
+    const challenge = res.headers.get('www-authenticate') ?? '';
+    const realm = /realm="([^"]+)"/.exec(challenge)?.[1];
+    if (realm) {
+      const params = new URLSearchParams();
+      for (const k of ['service', 'scope']) {
+        const v = new RegExp(`${k}="([^"]+)"`).exec(challenge)?.[1];
+        if (v) params.set(k, v);
+      }
+      const t = await fetch(`${realm}?${params}`).then((r) => (r.ok ? (r.json() as Promise<{ token?: string; access_token?: string }>) : undefined));
+      const got = t?.token ?? t?.access_token;
+      if (got) return registryGet(base, path, accept, got);
+    }
+  }
+  return { status: res.status, body, headers: res.headers };
+}
+
+/** The files of a tar archive (regular files only; folders are made as needed), each path checked to stay inside. */
+export function untar(archive: Buffer, dest: string, warnings: string[]): void {
+  let pos = 0;
+  let longName: string | undefined;
+  let paxPath: string | undefined;
+  let total = 0;
+  const root = resolve(dest);
+  while (pos + 512 <= archive.length) {
+    const header = archive.subarray(pos, pos + 512);
+    if (header.every((b) => b === 0)) break;
+    const field = (at: number, len: number) =>
+      header
+        .subarray(at, at + len)
+        .toString('utf8')
+        .replace(/\0.*$/s, '');
+    const size = Number.parseInt(field(124, 12).trim() || '0', 8);
+    const type = String.fromCharCode(header[156] ?? 0);
+    const prefix = field(345, 155);
+    const body = archive.subarray(pos + 512, pos + 512 + size);
+    pos += 512 + Math.ceil(size / 512) * 512;
+    if (type === 'L') {
+      longName = body.toString('utf8').replace(/\0.*$/s, '');
+      continue;
+    }
+    if (type === 'x') {
+      const m = /\d+ path=([^\n]*)\n/.exec(body.toString('utf8'));
+      paxPath = m?.[1];
+      continue;
+    }
+    if (type === 'g') continue;
+    const name = paxPath ?? longName ?? (prefix ? `${prefix}/${field(0, 100)}` : field(0, 100));
+    longName = undefined;
+    paxPath = undefined;
+    const target = resolve(root, name);
+    if (target !== root && !target.startsWith(root + sep)) throw new InputError(`the OCI layer holds ${JSON.stringify(name)}, a path outside the artifact`);
+    if (type === '5') mkdirSync(target, { recursive: true });
+    else if (type === '0' || type === '\0' || type === '7') {
+      total += size;
+      if (total > MAX_EXTRACTED) throw new InputError(`the OCI layer unpacks to more than ${MAX_EXTRACTED} bytes (Argo CD's limit)`);
+      mkdirSync(dirname(target), { recursive: true });
+      writeFileSync(target, body);
+    } else warnings.push(`the OCI layer's ${name} is neither a file nor a folder (tar type ${JSON.stringify(type)}): left out`);
+  }
+}
+
+export interface PulledArtifact {
+  /** The unpacked artifact: the root the source's path is read under. Remove it when done. */
+  dir: string;
+  /** The manifest's digest (`sha256:…`): the revision, as Argo CD records it. */
+  digest: string;
+  warnings: string[];
+}
+
+/** Pulls and unpacks the artifact at `reference` (a tag or a digest). */
+export async function pullOciArtifact(repoURL: string, reference: string): Promise<PulledArtifact> {
+  if (reference.trim() === '') throw new InputError(`repoURL ${repoURL}: an OCI source needs a targetRevision (a tag or a digest)`);
+  const { registry, repository } = parseOciUrl(repoURL);
+  const base = `${isLoopbackRegistry(registry) ? 'http' : 'https'}://${registry}`;
+  const where = `${repoURL} at ${reference}`;
+  let manifest: Fetched;
+  try {
+    manifest = await registryGet(base, `/v2/${repository}/manifests/${reference}`, MANIFEST_TYPES.join(', '));
+  } catch (err) {
+    throw new InputError(`reading the OCI artifact ${where}: ${(err as Error).message}`, { cause: err });
+  }
+  if (manifest.status === 404) throw new InputError(`the OCI artifact ${where} does not exist (the registry has no such tag or digest)`);
+  if (manifest.status !== 200) throw new InputError(`reading the OCI artifact ${where}: the registry answered ${manifest.status}`);
+  const digest = manifest.headers.get('docker-content-digest') ?? `sha256:${createHash('sha256').update(manifest.body).digest('hex')}`;
+  const doc = JSON.parse(manifest.body.toString('utf8')) as { layers?: { mediaType: string; digest: string }[] };
+  const layers = doc.layers ?? [];
+  if (layers.length > 10) throw new InputError(`the OCI artifact ${where}: expected no more than 10 oci layers, got ${layers.length}`);
+  const content = layers.filter((l) => isContentLayer(l.mediaType));
+  for (const l of content)
+    if (!ALLOWED_LAYERS.includes(l.mediaType))
+      throw new InputError(`the OCI artifact ${where}: oci layer media type ${l.mediaType} is not in the list of allowed media types`);
+  if (content.length !== 1) throw new InputError(`the OCI artifact ${where}: expected only a single oci content layer, got ${content.length}`);
+  const layer = content[0]!;
+  const blob = await registryGet(base, `/v2/${repository}/blobs/${layer.digest}`, '*/*');
+  if (blob.status !== 200) throw new InputError(`reading the OCI layer ${layer.digest} of ${where}: the registry answered ${blob.status}`);
+  const got = `sha256:${createHash('sha256').update(blob.body).digest('hex')}`;
+  if (layer.digest.startsWith('sha256:') && got !== layer.digest)
+    throw new InputError(`the OCI layer of ${where} is ${got}, not the ${layer.digest} its manifest names`);
+  const dir = mkdtempSync(join(tmpdir(), 'kubectl-gitops-oci-'));
+  const warnings: string[] = [];
+  try {
+    const tar = layer.mediaType.endsWith('tar') ? blob.body : gunzipSync(blob.body, { maxOutputLength: MAX_EXTRACTED });
+    untar(tar, dir, warnings);
+    if (layer.mediaType === HELM_LAYER) {
+      // A Helm chart's archive holds one folder: its contents are the root (as Argo CD moves them).
+      const { readdirSync, renameSync } = await import('node:fs');
+      const top = readdirSync(dir, { withFileTypes: true });
+      if (top.length !== 1 || !top[0]!.isDirectory()) throw new InputError(`the Helm chart layer of ${where}: expected 1 directory, found ${top.length}`);
+      const inner = join(dir, top[0]!.name);
+      for (const e of readdirSync(inner)) renameSync(join(inner, e), join(dir, e));
+      rmSync(inner, { recursive: true, force: true });
+    }
+  } catch (err) {
+    rmSync(dir, { recursive: true, force: true });
+    if (err instanceof InputError) throw err;
+    throw new InputError(`cannot extract contents of oci image with revision ${digest} (${where}): ${(err as Error).message}`, { cause: err });
+  }
+  return { dir, digest, warnings };
+}

@@ -1,0 +1,127 @@
+// Argo CD's OCI source (`repoURL: oci://…` with a path, no chart) against the CNCF distribution registry the local
+// control plane builds from its Go module, on loopback: an artifact of plain manifests pushed through the registry API
+// (a tar+gzip layer, as `oras push` makes it) is synced at its tag, its digest is the revision, and a second tag is
+// read as a new revision; an artifact of two content layers is refused in Argo CD's words, nothing changed.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { applicationYaml, inCluster } from '../support/application.js';
+import { clusterBin, createTestNamespace, deleteNamespace, kubectl, kubectlOk, kvValues, runPlugin } from './support/index.js';
+
+const T = 180_000;
+const sha256 = (b: Buffer) => `sha256:${createHash('sha256').update(b).digest('hex')}`;
+
+describe('OCI sources', () => {
+  let work: string;
+  let registry: ChildProcess | undefined;
+  let host: string;
+  let ns: string;
+
+  /** Uploads a blob (monolithic: POST then PUT with its digest) and returns its descriptor. */
+  const blob = async (repo: string, body: Buffer, mediaType: string) => {
+    const started = await fetch(`http://${host}/v2/${repo}/blobs/uploads/`, { method: 'POST' });
+    expect(started.status).toBe(202);
+    const location = new URL(started.headers.get('location') ?? '', `http://${host}`);
+    location.searchParams.set('digest', sha256(body));
+    const put = await fetch(location, { method: 'PUT', body, headers: { 'Content-Type': 'application/octet-stream' } });
+    expect(put.status).toBe(201);
+    return { mediaType, digest: sha256(body), size: body.length };
+  };
+  /** Pushes an artifact of these layers under `tag`; returns the manifest's digest. */
+  const push = async (repo: string, tag: string, layers: Buffer[]) => {
+    const config = await blob(repo, Buffer.from('{}'), 'application/vnd.oci.image.config.v1+json');
+    const descs = [];
+    for (const l of layers) descs.push(await blob(repo, l, 'application/vnd.oci.image.layer.v1.tar+gzip'));
+    const manifest = Buffer.from(JSON.stringify({ schemaVersion: 2, mediaType: 'application/vnd.oci.image.manifest.v1+json', config, layers: descs }));
+    const res = await fetch(`http://${host}/v2/${repo}/manifests/${tag}`, {
+      method: 'PUT',
+      body: manifest,
+      headers: { 'Content-Type': 'application/vnd.oci.image.manifest.v1+json' },
+    });
+    expect(res.status).toBe(201);
+    return sha256(manifest);
+  };
+  /** A tar+gzip of these files (made by tar, as a user's would be). */
+  const tgz = (files: Record<string, string>) => {
+    const dir = mkdtempSync(join(work, 'layer-'));
+    for (const [name, text] of Object.entries(files)) {
+      mkdirSync(join(dir, name, '..'), { recursive: true });
+      writeFileSync(join(dir, name), text);
+    }
+    const out = join(work, `${Math.random().toString(36).slice(2)}.tgz`);
+    const r = spawnSync('tar', ['czf', out, '-C', dir, '.']);
+    expect(r.status).toBe(0);
+    return readFileSync(out);
+  };
+  const cm = (name: string, v: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${name}}\ndata: {v: "${v}"}\n`;
+  const appFile = (repoURL: string, tag: string) => {
+    const file = join(work, `app-${tag}.yaml`);
+    writeFileSync(file, applicationYaml({ name: 'oci', spec: { source: { repoURL, path: 'deploy', targetRevision: tag }, destination: inCluster(ns) } }));
+    return file;
+  };
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), 'kgitops-oci-'));
+    const port = await new Promise<number>((resolve) => {
+      const probe = createNetServer().listen(0, '127.0.0.1', () => {
+        const p = (probe.address() as AddressInfo).port;
+        probe.close(() => resolve(p));
+      });
+    });
+    host = `127.0.0.1:${port}`;
+    const config = join(work, 'registry.yaml');
+    writeFileSync(config, `version: 0.1\nlog: {level: error}\nstorage: {filesystem: {rootdirectory: ${join(work, 'data')}}}\nhttp: {addr: ${host}}\n`);
+    registry = spawn(join(clusterBin(), 'registry'), ['serve', config], { stdio: 'ignore' });
+    let up = false;
+    for (let i = 0; i < 100 && !up; i++) {
+      up = await fetch(`http://${host}/v2/`)
+        .then((r) => r.status === 200)
+        .catch(() => false);
+      if (!up) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(up).toBe(true);
+    ns = await createTestNamespace('oci');
+  }, T);
+
+  afterAll(async () => {
+    registry?.kill();
+    if (work) rmSync(work, { recursive: true, force: true });
+    if (ns) await deleteNamespace(ns);
+  }, T);
+
+  test(
+    "a manifests artifact syncs at its tag with the manifest's digest as the revision; a new tag is a new revision",
+    async () => {
+      const v1 = await push('manifests/shop', 'v1', [tgz({ 'deploy/a.yaml': cm('oci-a', '1'), 'README.md': '# not read\n' })]);
+      const repoURL = `oci://${host}/manifests/shop`;
+      const synced = await runPlugin(['sync', '-f', appFile(repoURL, 'v1'), '-o', 'kv']);
+      expect({ code: synced.code, out: synced.stdout, err: synced.stderr }).toEqual({ code: 0, out: `APPLIED=1\nPHASE=Succeeded\nREVISION=${v1}\n`, err: '' });
+      expect(JSON.parse(await kubectlOk(['get', 'configmap', 'oci-a', '-n', ns, '-o', 'json'])).data).toEqual({ v: '1' });
+      const status = await runPlugin(['status', '-f', appFile(repoURL, 'v1'), '-o', 'kv']);
+      expect({ sync: kvValues(status.stdout).SYNC, revision: kvValues(status.stdout).REVISION }).toEqual({ sync: ['Synced'], revision: [v1] });
+
+      const v2 = await push('manifests/shop', 'v2', [tgz({ 'deploy/a.yaml': cm('oci-a', '2') })]);
+      const diff = await runPlugin(['diff', '-f', appFile(repoURL, 'v2'), '-o', 'kv']);
+      expect(diff.code).toBe(1);
+      expect(kvValues(diff.stdout).DRIFT).toEqual(['ConfigMap/oci-a data.v']);
+      // The digest pins the artifact as the tag did.
+      expect((await runPlugin(['diff', '-f', appFile(repoURL, v2), '-o', 'kv'])).code).toBe(1);
+      expect(v2).not.toBe(v1);
+    },
+    T,
+  );
+
+  test('two content layers, or a tag the registry lacks: refused before anything is applied (exit 2)', async () => {
+    await push('manifests/two', 'v1', [tgz({ 'deploy/b.yaml': cm('oci-b', '1') }), tgz({ 'deploy/c.yaml': cm('oci-c', '1') })]);
+    const two = await runPlugin(['sync', '-f', appFile(`oci://${host}/manifests/two`, 'v1'), '-o', 'kv']);
+    expect(two.code).toBe(2);
+    expect(two.stderr).toContain('expected only a single oci content layer, got 2');
+    const missing = await runPlugin(['sync', '-f', appFile(`oci://${host}/manifests/two`, 'nope'), '-o', 'kv']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`the OCI artifact oci://${host}/manifests/two at nope does not exist`);
+    expect((await kubectl(['get', 'configmap', 'oci-b', '-n', ns])).code).not.toBe(0);
+  });
+});
