@@ -11,6 +11,8 @@ export interface ManifestSource {
   doc: number;
   /** 1-based line where the object starts. */
   line: number;
+  /** The 1-based position in spec.sources of the source that rendered it (a multi-source Application). */
+  sourcePosition?: number;
 }
 
 export interface ManifestObject {

@@ -375,7 +375,7 @@ async function loadSources(app: Application, sources: readonly AppSource[], opts
     const origins: string[] = [];
     const out: SourceRevision[] = [];
     const types = new Set<SourceType>();
-    for (const r of resolved) {
+    for (const [position, r] of resolved.entries()) {
       const s = r.source;
       const entry: SourceRevision = {
         repoURL: s.repoURL ?? '',
@@ -402,7 +402,8 @@ async function loadSources(app: Application, sources: readonly AppSource[], opts
         r.chart !== undefined
           ? await readChart(forSource, r.chart, opts, io, refs)
           : await readManifestsAt(r.repo, r.sha, normalizeSourcePath(s.path), forSource, opts, io, refs);
-      objects.push(...m.objects);
+      // Each object knows its source's position (manifests --source-position).
+      objects.push(...m.objects.map((o) => ({ ...o, source: { ...o.source, sourcePosition: position + 1 } })));
       warnings.push(...m.warnings);
       origins.push(m.origin);
       if (m.sourceType) {

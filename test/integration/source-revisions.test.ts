@@ -62,6 +62,11 @@ describe('--revisions for some of spec.sources', () => {
       expect(manifests.code).toBe(0);
       const items = (JSON.parse(manifests.stdout) as { items: { metadata: { name: string }; data: { v: string } }[] }).items;
       expect(items.map((o) => `${o.metadata.name} ${o.data.v}`).sort()).toEqual(['first main', 'second feature']);
+      // --source-position: one source's objects only.
+      const second = await plugin(['manifests', 'two', '--source-position', '2', '--revisions', 'feature', '--source-positions', '2', '-o', 'json']);
+      expect((JSON.parse(second.stdout) as { items: { metadata: { name: string } }[] }).items.map((o) => o.metadata.name)).toEqual(['second']);
+      const third = await plugin(['manifests', 'two', '--source-position', '3']);
+      expect([third.code, third.stderr]).toEqual([2, 'error: --source-position 3: two has 2 sources (positions count from 1)\n']);
 
       const synced = await plugin(['sync', 'two', '--revisions', 'feature', '--source-names', 'overlay', '-o', 'json']);
       expect(synced.code).toBe(0);

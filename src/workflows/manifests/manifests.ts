@@ -6,7 +6,8 @@ import { keyString } from '../../model/object.js';
 import { phaseGroups, syncFailGroups, hookWave } from '../../sync/phases.js';
 import { syncOrder, waveOf } from '../../sync/order.js';
 import { asApplied } from '../../tracking/tracking-id.js';
-import { loadAppState, type AppStateArgs, type AppStateDeps, type HookEntry } from '../session/app-state.js';
+import { loadAppState, type AppState, type AppStateArgs, type AppStateDeps, type HookEntry } from '../session/app-state.js';
+import { InputError } from '../../model/errors.js';
 
 export interface ManifestsResult {
   /** In sync order. */
@@ -16,8 +17,13 @@ export interface ManifestsResult {
   warnings: string[];
 }
 
-export async function runManifests(args: AppStateArgs, deps: AppStateDeps): Promise<ManifestsResult> {
-  const state = await loadAppState(args, deps, { extras: false, live: false });
+/**
+ * `sourcePosition` (1-based, as `--source-position`): only the objects that source of spec.sources rendered; a
+ * single-source app has one, at position 1.
+ */
+export async function runManifests(args: AppStateArgs, deps: AppStateDeps, opts: { sourcePosition?: number } = {}): Promise<ManifestsResult> {
+  const loaded = await loadAppState(args, deps, { extras: false, live: false });
+  const state = opts.sourcePosition === undefined ? loaded : onlySource(loaded, opts.sourcePosition);
   const mark = (o: KubeObject) => asApplied(o, state.appInstance, state.destinationNamespace, state.tracking);
   const ordered = syncOrder(state.desired.map((d) => ({ item: d, object: d.object, wave: waveOf(d.object).wave })));
   const hooks = state.hooks.map((h) => ({ ...h, phases: h.hook.phases, wave: hookWave(h.object).wave }));
@@ -37,4 +43,19 @@ export async function runManifests(args: AppStateArgs, deps: AppStateDeps): Prom
   for (const g of syncFailGroups(hooks)) for (const h of g.hooks) push(h);
   for (const h of state.deleteHooks ?? []) push(h);
   return { objects: out, ...(state.revision ? { revision: state.revision } : {}), warnings: state.warnings };
+}
+
+/** The app state with only the objects (and hooks) of the source at `position`. */
+function onlySource(state: AppState, position: number): AppState {
+  const count = state.app.sources?.length ?? 1;
+  if (!Number.isInteger(position) || position < 1 || position > count)
+    throw new InputError(`--source-position ${position}: ${state.app.name} has ${count} source${count === 1 ? '' : 's'} (positions count from 1)`);
+  if (state.app.sources === undefined) return state;
+  const mine = (d: { source: { sourcePosition?: number } }) => d.source.sourcePosition === position;
+  return {
+    ...state,
+    desired: state.desired.filter(mine),
+    hooks: state.hooks.filter(mine),
+    ...(state.deleteHooks ? { deleteHooks: state.deleteHooks.filter(mine) } : {}),
+  };
 }

@@ -17,7 +17,11 @@ function crdScopes(objects: readonly KubeObject[]): Map<string, boolean> {
   return out;
 }
 
-export async function runOfflineManifests(args: AppStateArgs, deps: Pick<AppStateDeps, 'io' | 'opts'>): Promise<ManifestsResult> {
+export async function runOfflineManifests(
+  args: AppStateArgs,
+  deps: Pick<AppStateDeps, 'io' | 'opts'>,
+  opts: { sourcePosition?: number } = {},
+): Promise<ManifestsResult> {
   const gw = new OfflineGateway();
   const warnings: string[] = [];
   if (args.kubeVersion === undefined || args.apiVersions === undefined)

@@ -43,3 +43,12 @@ test('hooks in their phases, resources wave by wave in kind order, SyncFail and 
   // As Argo CD's SetAppInstance: a cluster-scoped object's mark carries the destination namespace.
   expect(ns.metadata.annotations?.['argocd.argoproj.io/tracking-id']).toBe('shop:/Namespace:shop/extra');
 });
+
+test('--source-position of a single-source app: 1 is the whole app, anything else an input error', async () => {
+  const ws = appWorkspace({ prefix: 'manifests', manifests: { 'c.yaml': cm('early') } });
+  const deps = { io: memoryIo().io, opts, gateway: new FakeGateway({ objects: [] }) };
+  expect((await runManifests({ appFile: ws.appFile, desired: ws.dir }, deps, { sourcePosition: 1 })).objects.map((o) => o.metadata.name)).toEqual(['early']);
+  await expect(runManifests({ appFile: ws.appFile, desired: ws.dir }, deps, { sourcePosition: 2 })).rejects.toThrow(
+    '--source-position 2: shop has 1 source (positions count from 1)',
+  );
+});
