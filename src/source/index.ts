@@ -194,32 +194,45 @@ async function readOciSource(app: Application, reference: string, opts: DesiredO
   const repoURL = app.source.repoURL ?? '';
   const pulled = await pullOciArtifact(repoURL, reference);
   try {
-    const path = normalizeSourcePath(app.source.path);
-    const at = resolve(pulled.dir, path);
-    if (!isDirectory(at)) throw new InputError(`source.path ${JSON.stringify(path)} does not exist in the OCI artifact ${repoURL} at ${reference}`);
-    const rendered = await renderSource({
-      files: localFolderFiles(pulled.dir),
-      label: repoURL,
-      sha: pulled.digest,
-      path,
-      entries: listLocal(pulled.dir, at),
-      app,
-      tools: { env: io.env, ...toolOptions(opts) },
-      ...(opts.namespace !== undefined ? { namespace: opts.namespace } : {}),
-      ...(opts.controlPlaneNamespace !== undefined ? { controlPlaneNamespace: opts.controlPlaneNamespace } : {}),
-    });
-    rejectDuplicates(rendered.objects);
-    return {
-      objects: rendered.objects,
-      revision: pulled.digest,
-      origin: `${repoURL}@${pulled.digest.slice(0, 19)}:${path || '.'}`,
-      warnings: [...pulled.warnings, ...rendered.warnings],
-      sourceType: rendered.sourceType,
-    };
+    const m = await renderOciArtifact(app, pulled, reference, opts, io);
+    rejectDuplicates(m.objects);
+    return m;
   } finally {
     const { rmSync } = await import('node:fs');
     rmSync(pulled.dir, { recursive: true, force: true });
   }
+}
+
+/** The app's source path of an unpacked OCI artifact, rendered with the artifact's root as the repository root. */
+async function renderOciArtifact(
+  app: Application,
+  pulled: { dir: string; digest: string; warnings: string[] },
+  reference: string,
+  opts: DesiredOptions,
+  io: WorkflowIo,
+): Promise<DesiredManifests> {
+  const repoURL = app.source.repoURL ?? '';
+  const path = normalizeSourcePath(app.source.path);
+  const at = resolve(pulled.dir, path);
+  if (!isDirectory(at)) throw new InputError(`source.path ${JSON.stringify(path)} does not exist in the OCI artifact ${repoURL} at ${reference}`);
+  const rendered = await renderSource({
+    files: localFolderFiles(pulled.dir),
+    label: repoURL,
+    sha: pulled.digest,
+    path,
+    entries: listLocal(pulled.dir, at),
+    app,
+    tools: { env: io.env, ...toolOptions(opts) },
+    ...(opts.namespace !== undefined ? { namespace: opts.namespace } : {}),
+    ...(opts.controlPlaneNamespace !== undefined ? { controlPlaneNamespace: opts.controlPlaneNamespace } : {}),
+  });
+  return {
+    objects: rendered.objects,
+    revision: pulled.digest,
+    origin: `${repoURL}@${pulled.digest.slice(0, 19)}:${path || '.'}`,
+    warnings: [...pulled.warnings, ...rendered.warnings],
+    sourceType: rendered.sourceType,
+  };
 }
 
 interface OpenRepository {
@@ -339,25 +352,43 @@ async function loadSources(app: Application, sources: readonly AppSource[], opts
     refNames.add(s.ref);
   });
   const resolved: (
-    | { source: AppSource; repo: OpenRepository; sha: string; chart?: undefined }
-    | { source: AppSource; chart: PulledChart & { chart: string }; sha: string; repo?: undefined }
+    | { source: AppSource; repo: OpenRepository; sha: string; chart?: undefined; oci?: undefined }
+    | { source: AppSource; chart: PulledChart & { chart: string }; sha: string; repo?: undefined; oci?: undefined }
+    | { source: AppSource; oci: { dir: string; digest: string; warnings: string[]; reference: string }; sha: string; repo?: undefined; chart?: undefined }
   )[] = [];
-  for (const [i, source] of sources.entries()) {
-    const repoURL = source.repoURL ?? '';
-    if (repoURL.trim() === '') throw new InputError(`the Application ${app.name} (${app.origin}) has no spec.sources[${i}].repoURL`);
-    const pinned = opts.revisions?.[i];
-    if (source.options?.chart !== undefined) {
-      const chart = await pullSourceChart(source, pinned ?? source.targetRevision ?? '', opts, io);
-      resolved.push({ source, chart, sha: chart.version });
-      continue;
+  // Unpacked OCI artifacts, removed when the render is done.
+  const artifacts: string[] = [];
+  try {
+    for (const [i, source] of sources.entries()) {
+      const repoURL = source.repoURL ?? '';
+      if (repoURL.trim() === '') throw new InputError(`the Application ${app.name} (${app.origin}) has no spec.sources[${i}].repoURL`);
+      const pinned = opts.revisions?.[i];
+      if (source.options?.chart !== undefined) {
+        const chart = await pullSourceChart(source, pinned ?? source.targetRevision ?? '', opts, io);
+        resolved.push({ source, chart, sha: chart.version });
+        continue;
+      }
+      if (/^oci:\/\//i.test(repoURL)) {
+        const { pullOciArtifact } = await import('./oci.js');
+        const reference = pinned ?? source.targetRevision ?? '';
+        const pulled = await pullOciArtifact(repoURL, reference);
+        artifacts.push(pulled.dir);
+        resolved.push({ source, oci: { ...pulled, reference }, sha: pulled.digest });
+        continue;
+      }
+      const field = `spec.sources[${i}].targetRevision`;
+      const revision = checkRevision(pinned ?? source.targetRevision ?? '', field);
+      const repo = await openRepository(repoURL, opts, io);
+      const sha = await shared(opts, `rev|${repo.dir.gitDir}|${repo.label}|${revision}`, () => resolveRevision(repo, revision));
+      if (sha === undefined)
+        throw new InputError(`${field} ${JSON.stringify(revision)} names no commit in ${repo.label}: expected a branch, tag, commit SHA or HEAD`);
+      resolved.push({ source, repo, sha });
     }
-    const field = `spec.sources[${i}].targetRevision`;
-    const revision = checkRevision(pinned ?? source.targetRevision ?? '', field);
-    const repo = await openRepository(repoURL, opts, io);
-    const sha = await shared(opts, `rev|${repo.dir.gitDir}|${repo.label}|${revision}`, () => resolveRevision(repo, revision));
-    if (sha === undefined)
-      throw new InputError(`${field} ${JSON.stringify(revision)} names no commit in ${repo.label}: expected a branch, tag, commit SHA or HEAD`);
-    resolved.push({ source, repo, sha });
+  } catch (err) {
+    // An artifact pulled before a later source failed is not left behind.
+    const { rmSync } = await import('node:fs');
+    for (const dir of artifacts) rmSync(dir, { recursive: true, force: true });
+    throw err;
   }
   const trees: MaterialisedTree[] = [];
   try {
@@ -401,7 +432,9 @@ async function loadSources(app: Application, sources: readonly AppSource[], opts
       const m =
         r.chart !== undefined
           ? await readChart(forSource, r.chart, opts, io, refs)
-          : await readManifestsAt(r.repo, r.sha, normalizeSourcePath(s.path), forSource, opts, io, refs);
+          : r.oci !== undefined
+            ? await renderOciArtifact(forSource, r.oci, r.oci.reference, opts, io)
+            : await readManifestsAt(r.repo, r.sha, normalizeSourcePath(s.path), forSource, opts, io, refs);
       // Each object knows its source's position (manifests --source-position).
       objects.push(...m.objects.map((o) => ({ ...o, source: { ...o.source, sourcePosition: position + 1 } })));
       warnings.push(...m.warnings);
@@ -424,6 +457,8 @@ async function loadSources(app: Application, sources: readonly AppSource[], opts
     };
   } finally {
     await Promise.all(trees.map((t) => t.dispose()));
+    const { rmSync } = await import('node:fs');
+    for (const dir of artifacts) rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -1,7 +1,7 @@
 // Argo CD's OCI source (`repoURL: oci://…` with a path, no chart) against the CNCF distribution registry the local
 // control plane builds from its Go module, on loopback: an artifact of plain manifests pushed through the registry API
 // (a tar+gzip layer, as `oras push` makes it) is synced at its tag, its digest is the revision, and a second tag is
-// read as a new revision; an artifact of two content layers is refused in Argo CD's words, nothing changed.
+// read as a new revision; an OCI entry of spec.sources renders beside a Git one; an artifact of two content layers is refused in Argo CD's words, nothing changed.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,6 +9,7 @@ import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applicationYaml, inCluster } from '../support/application.js';
+import { GitFixture } from '../support/git-source.js';
 import { clusterBin, createTestNamespace, deleteNamespace, kubectl, kubectlOk, kvValues, runPlugin } from './support/index.js';
 
 const T = 180_000;
@@ -110,6 +111,40 @@ describe('OCI sources', () => {
       // The digest pins the artifact as the tag did.
       expect((await runPlugin(['diff', '-f', appFile(repoURL, v2), '-o', 'kv'])).code).toBe(1);
       expect(v2).not.toBe(v1);
+    },
+    T,
+  );
+
+  test(
+    'an OCI entry of spec.sources beside a Git one: both rendered, each revision recorded in order',
+    async () => {
+      const digest = await push('manifests/multi', 'v1', [tgz({ 'deploy/m.yaml': cm('oci-multi', '1') })]);
+      const fx = new GitFixture();
+      try {
+        fx.write('git/g.yaml', cm('git-multi', '1'));
+        const sha = fx.commit('git');
+        const file = join(work, 'multi.yaml');
+        writeFileSync(
+          file,
+          applicationYaml({
+            name: 'multi',
+            spec: {
+              sources: [
+                { repoURL: `oci://${host}/manifests/multi`, path: 'deploy', targetRevision: 'v1' },
+                { repoURL: fx.repo, path: 'git', targetRevision: 'main' },
+              ],
+              destination: inCluster(ns),
+            },
+          }),
+        );
+        const synced = await runPlugin(['sync', '-f', file, '-o', 'json']);
+        expect(synced.code).toBe(0);
+        expect((JSON.parse(synced.stdout) as { revisions: string[] }).revisions).toEqual([digest, sha]);
+        for (const name of ['oci-multi', 'git-multi'])
+          expect(JSON.parse(await kubectlOk(['get', 'configmap', name, '-n', ns, '-o', 'json'])).data).toEqual({ v: '1' });
+      } finally {
+        fx.cleanup();
+      }
     },
     T,
   );
