@@ -1,0 +1,15 @@
+// Renders `appset generate`: the generated Applications as one YAML stream or a JSON List (as `manifests` prints
+// objects), or stable KEY=value lines for scripts.
+import type { AppSetGenerateReport } from '../workflows/appset/generate.js';
+import type { OutputFormat } from './colour.js';
+import { renderManifests } from './manifests.js';
+
+export function renderAppSetGenerate(report: AppSetGenerateReport, format: OutputFormat): string {
+  if (format === 'kv') {
+    const lines = [`APPLICATIONSET=${report.applicationSet}`];
+    for (const a of report.applications) lines.push(`APPLICATION=${a.metadata.namespace ?? ''}/${a.metadata.name ?? ''}`);
+    lines.push(`COUNT=${report.applications.length}`);
+    return `${lines.join('\n')}\n`;
+  }
+  return renderManifests(report.applications, format === 'json' ? 'json' : 'yaml');
+}

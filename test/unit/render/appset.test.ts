@@ -1,0 +1,26 @@
+// appset generate's output: a YAML stream and a JSON List of the Applications (as manifests prints objects), or kv lines.
+import { renderAppSetGenerate } from '../../../src/render/appset.js';
+import type { AppSetGenerateReport } from '../../../src/workflows/appset/generate.js';
+
+const report: AppSetGenerateReport = {
+  applicationSet: 'argocd/set',
+  origin: 'set.yaml',
+  applications: [
+    { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name: 'a', namespace: 'argocd' }, spec: { project: 'default' } },
+    { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name: 'b', namespace: 'argocd' }, spec: { project: 'default' } },
+  ],
+};
+
+test('kv: the ApplicationSet, one APPLICATION line each, the count', () => {
+  expect(renderAppSetGenerate(report, 'kv')).toBe('APPLICATIONSET=argocd/set\nAPPLICATION=argocd/a\nAPPLICATION=argocd/b\nCOUNT=2\n');
+});
+
+test('json: a v1 List of the Applications', () => {
+  expect(JSON.parse(renderAppSetGenerate(report, 'json'))).toEqual({ apiVersion: 'v1', kind: 'List', items: report.applications });
+});
+
+test('yaml: one document per Application', () => {
+  const text = renderAppSetGenerate(report, 'yaml');
+  expect(text.split('---\n')).toHaveLength(2);
+  expect(text).toContain('name: a\n');
+});
