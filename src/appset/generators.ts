@@ -430,9 +430,15 @@ async function matrixGenerator(spec: Record<string, unknown>, ctx: GenerateConte
   for (const g of gens) checkNesting(g, 'matrix');
   const [g0, g1] = gens as [Generator, Generator];
   const first = await childParams(g0, ctx, undefined, 'error failed to get params for first generator in matrix generator');
+  // The second child rendered with each of the first's sets (Transform's InterpolateGenerator), all in one batch;
+  // an empty set leaves it as written.
+  const withParams = first.filter((a) => Object.keys(a).length > 0);
+  const rendered = await renderDeep(g1, withParams, ctx.render);
   const res: Params[] = [];
   for (const a of first) {
-    const second = await childParams(g1, ctx, a, 'failed to get params for second generator in the matrix generator');
+    const i = withParams.indexOf(a);
+    const child = i >= 0 ? (rendered[i] as Generator) : g1;
+    const second = await childParams(child, ctx, undefined, 'failed to get params for second generator in the matrix generator');
     for (const b of second) {
       if (ctx.goTemplate) res.push(mergeOver(b, a));
       else res.push(combineStringMaps(a, b));

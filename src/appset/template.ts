@@ -54,12 +54,18 @@ export function makeRenderer(goTemplate: boolean, options: readonly string[], en
   if (!goTemplate) return async (items) => items.map((i) => fasttemplate(i.text, i.params));
   return async (items) => {
     if (items.length === 0) return [];
+    // A string without `{{` has no action: text/template prints it as it is, so it need not go to the engine.
+    const templated = items.filter((i) => i.text.includes('{{'));
+    if (templated.length === 0) return items.map((i) => i.text);
     if (!engine) throw new TemplateError('goTemplate needs the Go template engine, which this run does not have');
-    const results = await engine(items, options);
-    return results.map((r) => {
+    const results = await engine(templated, options);
+    const out = new Map<RenderItem, string>();
+    templated.forEach((item, k) => {
+      const r = results[k] as { output: string } | { error: string };
       if ('error' in r) throw new TemplateError(r.error);
-      return r.output;
+      out.set(item, r.output);
     });
+    return items.map((i) => out.get(i) ?? i.text);
   };
 }
 

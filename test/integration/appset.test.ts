@@ -108,6 +108,29 @@ describe('appset generate', () => {
     metadata: { name, namespace: ns },
     spec: { goTemplate: true, goTemplateOptions: ['missingkey=error'], generators, template, ...extra },
   });
+  // missingkey=error holds for every set: a key only some sets have fails the others, in Argo CD too
+  test(
+    'missingkey=error: a key one parameter set lacks fails, naming the template (exit 2)',
+    async () => {
+      const file = join(fx.root, 'missing.json');
+      const set = appset(
+        'missing',
+        [{ list: { elements: [{ env: 'dev' }, { env: 'prod', auto: true }] } }],
+        { metadata: { name: '{{ .env }}' }, spec: {} },
+        {
+          templatePatch: '{{ if .auto }}{}{{ end }}',
+        },
+      );
+      writeFileSync(file, JSON.stringify(set));
+      const res = await runPlugin(['appset', 'generate', file]);
+      expect(res.code).toBe(2);
+      expect(res.stdout).toBe('');
+      expect(res.stderr).toContain(
+        `${file}: failed to execute go template {{ if .auto }}{}{{ end }}: template: :1:6: executing "" at <.auto>: map has no entry for key "auto"`,
+      );
+    },
+    T,
+  );
   const matrixSet = () =>
     appset(
       'matrix',
@@ -116,7 +139,14 @@ describe('appset generate', () => {
           matrix: {
             generators: [
               { git: { repoURL: fx.repo, revision: 'main', directories: [{ path: 'apps/*' }] } },
-              { list: { elements: [{ env: 'dev' }, { env: 'prod', auto: true }] } },
+              {
+                list: {
+                  elements: [
+                    { env: 'dev', auto: false },
+                    { env: 'prod', auto: true },
+                  ],
+                },
+              },
             ],
           },
         },
@@ -209,10 +239,18 @@ describe('appset generate', () => {
       writeFileSync(
         file,
         JSON.stringify(
-          appset('clusters', [{ clusters: { values: { tier: '{{ default "none" (index .metadata "labels" | default dict).env }}' } } }], {
-            metadata: { name: '{{ .nameNormalized }}' },
-            spec: { project: 'default', destination: { server: '{{ .server }}', namespace: '{{ .values.tier }}' } },
-          }),
+          // in-cluster has no metadata parameter (cluster.go): without missingkey=error it is simply empty
+          {
+            ...appset(
+              'clusters',
+              [{ clusters: { values: { tier: '{{ if .metadata }}{{ .metadata.labels.env }}{{ else }}none{{ end }}' } } }],
+              {
+                metadata: { name: '{{ .nameNormalized }}' },
+                spec: { project: 'default', destination: { server: '{{ .server }}', namespace: '{{ .values.tier }}' } },
+              },
+              { goTemplateOptions: [] },
+            ),
+          },
         ),
       );
       const res = await runPlugin(['appset', 'generate', file, '--argocd-namespace', ns, '-o', 'json']);

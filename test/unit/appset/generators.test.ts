@@ -381,3 +381,18 @@ describe('refusals and templates', () => {
     });
   });
 });
+
+describe('matrix batching', () => {
+  it('renders the second child for every set of the first in one batch', async () => {
+    let batches = 0;
+    const c = ctx(true, fakeInputs({}));
+    const inner = c.render;
+    c.render = async (items) => {
+      batches++;
+      return inner(items);
+    };
+    const g = { matrix: { generators: [{ list: { elements: [{ e: '1' }, { e: '2' }, { e: '3' }] } }, { list: { elements: [{ n: 'x{{.e}}' }] } }] } };
+    expect((await params(g, c)).map((p) => p.n)).toEqual(['x1', 'x2', 'x3']);
+    expect(batches).toBe(1);
+  });
+});

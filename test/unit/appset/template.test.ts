@@ -33,20 +33,22 @@ describe('renderers', () => {
   it('goTemplate without an engine fails clearly', async () => {
     await expect(makeRenderer(true, [], undefined)([{ text: '{{.a}}', params: {} }])).rejects.toThrow(/Go template engine/);
   });
-  it('goTemplate: one engine call per batch, options passed, the first error thrown', async () => {
+  it('goTemplate: one engine call per batch (strings without {{ kept as they are), options passed, the first error thrown', async () => {
     const calls: { items: readonly RenderItem[]; options: readonly string[] }[] = [];
     const engine = async (items: readonly RenderItem[], options: readonly string[]) => {
       calls.push({ items, options });
-      return items.map((i) => (i.text === 'bad' ? { error: 'boom' } : { output: i.text.toUpperCase() }));
+      return items.map((i) => (i.text === '{{bad}}' ? { error: 'boom' } : { output: i.text.toUpperCase() }));
     };
     const r = makeRenderer(true, ['missingkey=error'], engine);
     await expect(
       r([
-        { text: 'a', params: {} },
-        { text: 'b', params: {} },
+        { text: '{{a}}', params: {} },
+        { text: 'plain', params: {} },
+        { text: '{{b}}', params: {} },
       ]),
-    ).resolves.toEqual(['A', 'B']);
-    await expect(r([{ text: 'bad', params: {} }])).rejects.toThrow('boom');
+    ).resolves.toEqual(['{{A}}', 'plain', '{{B}}']);
+    expect(calls[0]?.items.map((i) => i.text)).toEqual(['{{a}}', '{{b}}']);
+    await expect(r([{ text: '{{bad}}', params: {} }])).rejects.toThrow('boom');
     expect(calls.map((c) => c.options)).toEqual([['missingkey=error'], ['missingkey=error']]);
   });
 });
