@@ -50,6 +50,8 @@ export function parseApplicationSet(obj: unknown, defaultNamespace: string): App
 
 export interface GenerateResult {
   applications: Record<string, unknown>[];
+  /** Applications the controller would not write (`namespace/name`), with its message. */
+  invalid: { name: string; error: string }[];
 }
 
 /** The Application a template makes before rendering (GetTempApplication): the template's metadata fields and spec. */
@@ -67,7 +69,8 @@ export { GeneratorError, RefusedGeneratorError, TemplateError };
  * The Applications of an ApplicationSet, in the controller's order: generator by generator, parameter set by parameter
  * set; each rendered from the (generator's or the ApplicationSet's) template, given the resources finalizer unless it
  * has finalizers or the ApplicationSet preserves resources on deletion, patched by templatePatch, put in the
- * ApplicationSet's namespace. Two with one name are an error, as the controller refuses them.
+ * ApplicationSet's namespace. Applications of a name made twice are left out and listed as invalid, as the controller
+ * leaves them out (and says so in the ApplicationSet's ErrorOccurred condition).
  */
 export async function generateApplications(appset: ApplicationSetSpec, inputs: GeneratorInputs, engine: GoEngine | undefined): Promise<GenerateResult> {
   const refused = refusedGenerators(appset.generators);
@@ -118,13 +121,15 @@ export async function generateApplications(appset: ApplicationSetSpec, inputs: G
     metadata: { ...(app.metadata as Record<string, unknown>), namespace: appset.namespace },
     spec: app.spec,
   }));
-  const seen = new Set<string>();
-  for (const a of out) {
-    const name = String((a.metadata as Record<string, unknown>).name ?? '');
-    if (seen.has(name)) throw new GeneratorError(`ApplicationSet ${appset.name} contains applications with duplicate name: ${name}`);
-    seen.add(name);
-  }
-  return { applications: out };
+  // validateGeneratedApplications: a name made twice is an error of that name, and the controller's validApps then
+  // leaves out every Application of that name (they share the qualified name the error is keyed by); the rest are written.
+  const count = new Map<string, number>();
+  const nameOf = (a: { metadata: Record<string, unknown> }) => String(a.metadata.name ?? '');
+  for (const a of out) count.set(nameOf(a), (count.get(nameOf(a)) ?? 0) + 1);
+  const invalid = [...count]
+    .filter(([, n]) => n > 1)
+    .map(([name]) => ({ name: `${appset.namespace}/${name}`, error: `ApplicationSet ${appset.name} contains applications with duplicate name: ${name}` }));
+  return { applications: out.filter((a) => (count.get(nameOf(a)) ?? 0) < 2), invalid };
 }
 
 /**

@@ -40,13 +40,13 @@ export const appsetCommand = defineCommand({
     if (file === undefined && name === undefined)
       throw new InputError('appset generate: give a FILE (-f FILE) or the NAME of an ApplicationSet in --app-namespace');
     const { runAppSetGenerate } = await import('../../workflows/appset/generate.js');
-    const { renderAppSetGenerate } = await import('../../render/appset.js');
+    const { appsetWarnings, renderAppSetGenerate } = await import('../../render/appset.js');
     const report = await runAppSetGenerate(ctx, {
       ...(file !== undefined ? { file } : {}),
       ...(name !== undefined ? { name } : {}),
       ...(args.argocdNamespace !== undefined ? { argocdNamespace: args.argocdNamespace } : {}),
       ...(args.repoDir !== undefined ? { repoDir: args.repoDir } : {}),
     });
-    return emit(ctx, { report: renderAppSetGenerate(report, ctx.opts.output), code: ExitCode.Ok });
+    return emit(ctx, { warnings: appsetWarnings(report), report: renderAppSetGenerate(report, ctx.opts.output), code: ExitCode.Ok });
   },
 });

@@ -32,6 +32,8 @@ export interface AppSetGenerateReport {
   applicationSet: string;
   origin: string;
   applications: KubeObject[];
+  /** Applications Argo CD's controller would not write (a duplicate name), `namespace/name` and its message. */
+  invalid: { name: string; error: string }[];
 }
 
 async function readFromFile(file: string, ctx: RunContext): Promise<unknown> {
@@ -134,7 +136,7 @@ export async function runAppSetGenerate(ctx: RunContext, req: AppSetGenerateRequ
     if (typeof appset === 'string') throw new InputError(`${origin}: ${appset}`);
     try {
       const r = await generateApplications(appset, inputs(ctx, req, reads, gateway), goTemplateEngine(ctx.io.env));
-      return { applicationSet: `${appset.namespace}/${appset.name}`, origin, applications: r.applications as KubeObject[] };
+      return { applicationSet: `${appset.namespace}/${appset.name}`, origin, applications: r.applications as KubeObject[], invalid: r.invalid };
     } catch (e) {
       if (e instanceof RefusedGeneratorError) throw new RefusedError(`${origin}: ${e.message}`, { cause: e });
       if (e instanceof GeneratorError || e instanceof TemplateError) throw new InputError(`${origin}: ${e.message}`, { cause: e });

@@ -89,12 +89,15 @@ describe('generateApplications', () => {
     );
   });
 
-  it('two Applications of one name are an error', async () => {
-    const dup = structuredClone(GUESTBOOK) as unknown as { spec: { template: { metadata: Record<string, unknown> } } };
-    dup.spec.template.metadata.name = 'same';
-    await expect(generateApplications(spec(dup), noInputs, undefined)).rejects.toThrow(
-      'ApplicationSet guestbook contains applications with duplicate name: same',
-    );
+  it('Applications of a name made twice are all left out, as invalid (validateGeneratedApplications, then validApps)', async () => {
+    const dup = structuredClone(GUESTBOOK) as unknown as {
+      spec: { generators: { list: { elements: object[] } }[]; template: { metadata: Record<string, unknown> } };
+    };
+    dup.spec.template.metadata.name = '{{name}}';
+    dup.spec.generators[0]?.list.elements.splice(0, 2, { name: 'same' }, { name: 'other' }, { name: 'same' });
+    const r = await generateApplications(spec(dup), noInputs, undefined);
+    expect(r.applications.map((a) => (a.metadata as { name: string }).name)).toEqual(['other']);
+    expect(r.invalid).toEqual([{ name: 'argocd/same', error: 'ApplicationSet guestbook contains applications with duplicate name: same' }]);
   });
 
   it('refuses pullRequest by name, even nested', async () => {
