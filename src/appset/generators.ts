@@ -269,7 +269,7 @@ export function pathspecMatch(pattern: string, path: string): boolean {
       }
     } else re += escapeRe(c);
   }
-  return new RegExp(`^${re}(/.*)?$`, 's').test(path);
+  return new RegExp(`^${re}$`, 's').test(path);
 }
 
 /** Every folder of a tree's files, without the root and without hidden folders (and what is under them), sorted as Go's WalkDir visits them. */

@@ -218,6 +218,12 @@ describe('git files', () => {
     expect(pathspecMatch('apps', 'apps/a/b.yaml')).toBe(true);
     expect(pathspecMatch('apps/*.json', 'apps/a/b.yaml')).toBe(false);
     expect(pathspecMatch('config.json', 'x/config.json')).toBe(false);
+    // as git 2.x answers `git ls-files -- PATTERN`: a wildcard pattern matches whole paths only, not their folders
+    expect(pathspecMatch('ap?s', 'apps/a/x.yaml')).toBe(false);
+    expect(pathspecMatch('*.json', 'cluster-config/x/config.json')).toBe(true);
+    expect(pathspecMatch('cluster-config/**/config.json', 'cluster-config/config.json')).toBe(false);
+    expect(pathspecMatch('cluster-config/**/config.json', 'cluster-config/x/config.json')).toBe(true);
+    expect(pathspecMatch('app', 'apps/b.json')).toBe(false);
   });
 });
 
