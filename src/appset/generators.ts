@@ -100,7 +100,8 @@ export async function transform(entry: Generator, baseTemplate: Record<string, u
     );
   let interpolated = entry;
   if (genParams !== undefined && Object.keys(genParams).length > 0) interpolated = (await renderDeep(entry, [genParams], ctx.render))[0] as Generator;
-  const selector = interpolated.selector as LabelSelector | undefined;
+  // the selector as written: Transform parses it before the generator is rendered with a sibling's parameters
+  const selector = entry.selector as LabelSelector | undefined;
   const out: TransformResult[] = [];
   for (const name of KNOWN_GENERATORS) {
     const spec = interpolated[name];
@@ -108,7 +109,13 @@ export async function transform(entry: Generator, baseTemplate: Record<string, u
     if (!isObject(spec)) throw new GeneratorError(`generator ${name}: expected an object`);
     const template = fillTemplate(isObject(spec.template) ? spec.template : {}, baseTemplate) as Record<string, unknown>;
     let params = await generateOne(name, spec, ctx);
-    if (selector) params = params.filter((p) => selectorMatches(selector, flattenToStrings(p)));
+    if (selector) {
+      try {
+        params = params.filter((p) => selectorMatches(selector, flattenToStrings(p)));
+      } catch (e) {
+        throw new GeneratorError((e as Error).message);
+      }
+    }
     out.push({ params, template });
   }
   return out;
@@ -190,7 +197,15 @@ async function clustersGenerator(spec: Record<string, unknown>, ctx: GenerateCon
   if (!secrets.some((s) => s.server === IN_CLUSTER_SERVER)) clusters.push({ name: 'in-cluster', server: IN_CLUSTER_SERVER });
   // getSecretsByClusterName: the Secrets the selector matches, by their name (a later one of the same name wins)
   const byName = new Map<string, ClusterSecret>();
-  for (const s of secrets) if (selectorMatches(selector, s.labels)) byName.set(s.name, s);
+  for (const s of secrets) {
+    let matches: boolean;
+    try {
+      matches = selectorMatches(selector, s.labels);
+    } catch (e) {
+      throw new GeneratorError(`error getting cluster secrets: ${(e as Error).message}`);
+    }
+    if (matches) byName.set(s.name, s);
+  }
   const local: Params[] = [];
   const found: ClusterSecret[] = [];
   for (const c of clusters) {
@@ -437,7 +452,8 @@ async function matrixGenerator(spec: Record<string, unknown>, ctx: GenerateConte
   const res: Params[] = [];
   for (const a of first) {
     const i = withParams.indexOf(a);
-    const child = i >= 0 ? (rendered[i] as Generator) : g1;
+    // the selector stays as written (Transform parses it before rendering the generator)
+    const child = i >= 0 ? { ...(rendered[i] as Generator), ...(g1.selector !== undefined ? { selector: g1.selector } : {}) } : g1;
     const second = await childParams(child, ctx, undefined, 'failed to get params for second generator in the matrix generator');
     for (const b of second) {
       if (ctx.goTemplate) res.push(mergeOver(b, a));

@@ -49,8 +49,37 @@ export interface LabelSelector {
   matchExpressions?: { key: string; operator: string; values?: string[] }[];
 }
 
-/** Whether a label set matches a selector (metav1.LabelSelectorAsSelector); an unknown operator throws. */
+const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** validation.IsQualifiedName, what a selector key must be (`prefix/name`, the name at most 63 characters). */
+function isQualifiedName(key: string): boolean {
+  const parts = key.split('/');
+  if (parts.length > 2) return false;
+  const name = parts[parts.length - 1] as string;
+  if (parts.length === 2 && (parts[0] === '' || (parts[0] as string).length > 253 || !DNS_SUBDOMAIN.test(parts[0] as string))) return false;
+  return name.length > 0 && name.length <= 63 && QUALIFIED_NAME.test(name);
+}
+
+/**
+ * Argo CD's own LabelSelectorAsSelector (applicationset/utils/selector.go): keys must be qualified names, values are
+ * not checked, In/NotIn need values and Exists/DoesNotExist take none. A selector that breaks a rule throws.
+ */
+function checkSelector(selector: LabelSelector): void {
+  const bad = (why: string) => new Error(`error parsing label selector: ${why}`);
+  for (const k of Object.keys(selector.matchLabels ?? {})) if (!isQualifiedName(k)) throw bad(`key: Invalid value: ${JSON.stringify(k)}: not a qualified name`);
+  for (const e of selector.matchExpressions ?? []) {
+    if (!['In', 'NotIn', 'Exists', 'DoesNotExist'].includes(e.operator)) throw bad(`${JSON.stringify(e.operator)} is not a valid pod selector operator`);
+    if (!isQualifiedName(e.key)) throw bad(`key: Invalid value: ${JSON.stringify(e.key)}: not a qualified name`);
+    const n = e.values?.length ?? 0;
+    if ((e.operator === 'In' || e.operator === 'NotIn') && n === 0) throw bad("values: for 'in', 'notin' operators, values set can't be empty");
+    if ((e.operator === 'Exists' || e.operator === 'DoesNotExist') && n !== 0) throw bad('values: values set must be empty for exists and does not exist');
+  }
+}
+
+/** Whether a label set matches a selector (Argo CD's LabelSelectorAsSelector, then Matches); a bad selector throws. */
 export function selectorMatches(selector: LabelSelector, labels: Record<string, string>): boolean {
+  checkSelector(selector);
   for (const [k, v] of Object.entries(selector.matchLabels ?? {})) if (labels[k] !== v) return false;
   for (const e of selector.matchExpressions ?? []) {
     const has = Object.hasOwn(labels, e.key);
@@ -69,7 +98,7 @@ export function selectorMatches(selector: LabelSelector, labels: Record<string, 
         if (has) return false;
         break;
       default:
-        throw new Error(`error parsing label selector: ${JSON.stringify(e.operator)} is not a valid label selector operator`);
+        throw new Error(`error parsing label selector: ${JSON.stringify(e.operator)} is not a valid pod selector operator`);
     }
   }
   return true;

@@ -140,7 +140,6 @@ export async function runAppSetGenerate(ctx: RunContext, req: AppSetGenerateRequ
     } catch (e) {
       if (e instanceof RefusedGeneratorError) throw new RefusedError(`${origin}: ${e.message}`, { cause: e });
       if (e instanceof GeneratorError || e instanceof TemplateError) throw new InputError(`${origin}: ${e.message}`, { cause: e });
-      if (e instanceof Error && /label selector/.test(e.message)) throw new InputError(`${origin}: ${e.message}`, { cause: e });
       throw e;
     }
   } finally {

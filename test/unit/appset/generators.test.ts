@@ -316,6 +316,26 @@ describe('matrix', () => {
       { name: 'app-prod', env: 'prod', shared: 'first' },
     ]);
   });
+  it("the second child's selector is not rendered with the first's params (Transform parses it first)", async () => {
+    const g = {
+      matrix: {
+        generators: [
+          { list: { elements: [{ env: 'dev' }] } },
+          {
+            list: {
+              elements: [
+                { name: 'a', tier: '{{env}}' },
+                { name: 'b', tier: 'x' },
+              ],
+            },
+            selector: { matchLabels: { tier: '{{env}}' } },
+          },
+        ],
+      },
+    };
+    // the element's tier is rendered to "dev", the selector still asks for "{{env}}": nothing matches
+    expect(await params(g, ctx(false, fakeInputs({})))).toEqual([]);
+  });
   it('a clash of different values without goTemplate is an error (utils.CombineStringMaps)', async () => {
     const g = { matrix: { generators: [{ list: { elements: [{ a: '1' }] } }, { list: { elements: [{ a: '2' }] } }] } };
     await expect(params(g, ctx(false, fakeInputs({})))).rejects.toThrow(/found duplicate key a with different value/);

@@ -34,6 +34,12 @@ describe('selectorMatches', () => {
     [{}, true],
   ])('%j -> %s', (sel, want) => expect(selectorMatches(sel, labels)).toBe(want));
   it('an unknown operator throws', () => expect(() => selectorMatches({ matchExpressions: [{ key: 'a', operator: 'Near' }] }, labels)).toThrow(/operator/));
+  it('keys must be qualified names; In needs values, Exists takes none; values are not checked (applicationset/utils/selector.go)', () => {
+    expect(() => selectorMatches({ matchLabels: { 'path[0]': 'a' } }, labels)).toThrow(/error parsing label selector.*not a qualified name/);
+    expect(() => selectorMatches({ matchExpressions: [{ key: 'env', operator: 'In', values: [] }] }, labels)).toThrow(/can't be empty/);
+    expect(() => selectorMatches({ matchExpressions: [{ key: 'env', operator: 'Exists', values: ['x'] }] }, labels)).toThrow(/must be empty/);
+    expect(selectorMatches({ matchLabels: { 'example.com/env': '{{ not a label value }}' } }, labels)).toBe(false);
+  });
 });
 
 describe('sanitizeName', () => {
