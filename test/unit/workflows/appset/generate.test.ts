@@ -69,6 +69,23 @@ describe('runAppSetGenerate', () => {
     ]);
   });
 
+  it("git files: the file's keys flattened, with its folder's path params (Generators-Git.md files example)", async () => {
+    const path = file({
+      generators: [{ git: { repoURL: fx.repo, revision: 'main', files: [{ path: 'clusters/**/config.yaml' }, { path: 'clusters/*/config.yaml' }] } }],
+      template: { metadata: { name: '{{cluster.name}}-{{path.basename}}' }, spec: { project: 'default', destination: { server: '{{cluster.server}}' } } },
+      syncPolicy: { preserveResourcesOnDeletion: true },
+    });
+    const r = await run(path);
+    expect(r.applications).toEqual([
+      {
+        apiVersion: 'argoproj.io/v1alpha1',
+        kind: 'Application',
+        metadata: { name: 'dev-dev', namespace: 'argocd' },
+        spec: { project: 'default', destination: { server: 'https://1.2.3.4' } },
+      },
+    ]);
+  });
+
   it('a refused generator is a RefusedError naming it and the file', async () => {
     const path = file({ generators: [{ pullRequest: { github: { owner: 'o', repo: 'r' } } }], template: {} });
     const err = await run(path).catch((e: unknown) => e);
