@@ -272,6 +272,8 @@ export async function bundle(outdir, info, srcRoot = ROOT) {
   }
   // The Jsonnet engine rides along as one more asset (src/source/render/jsonnet.ts reads it by name).
   chunks.push({ name: JSONNET_ASSET, path: jsonnetWasm(srcRoot) });
+  // And the Go template engine of `appset generate` (src/appset/engine.ts reads it by name).
+  chunks.push({ name: GOTEMPLATE_ASSET, path: gotemplateWasm(srcRoot) });
   // So do Argo CD's own Lua health checks (src/workflows/status/health-library.ts reads them by name).
   chunks.push({ name: ARGOCD_HEALTH_ASSET, path: argocdHealthChecks(srcRoot) });
   return { main, chunks, metafile: result.metafile, eager: eagerInputs(result.metafile, outdir) };
@@ -279,24 +281,27 @@ export async function bundle(outdir, info, srcRoot = ROOT) {
 
 /** The embedded Jsonnet engine's SEA asset name (JSONNET_ASSET in src/source/render/jsonnet.ts). */
 export const JSONNET_ASSET = 'jsonnet.wasm';
+/** The embedded Go template engine's SEA asset name (GOTEMPLATE_ASSET in src/appset/engine.ts). */
+export const GOTEMPLATE_ASSET = 'gotemplate.wasm';
 
 /**
- * The Jsonnet engine: plugin/jsonnet (our small main around google/go-jsonnet) built with GOOS=wasip1 into the
- * user's cache, keyed by go-jsonnet's version and a hash of the module's files, so it is built once per version
- * (about a minute cold); a copy is left at plugin/.sea/jsonnet.wasm for tests and a dev checkout.
+ * A small Go main of ours under plugin/<folder> (go.mod, go.sum, main.go) built with GOOS=wasip1 into the user's
+ * cache, keyed by the version of the module it wraps (`versionOf`, read from its go.mod) and a hash of the module's
+ * files, so it is built once per version (about a minute cold); a copy is left at plugin/.sea/<asset> for tests and
+ * a dev checkout. Returns the cached file.
  */
-export function jsonnetWasm(srcRoot = ROOT) {
-  const dir = join(srcRoot, 'plugin', 'jsonnet');
+function goWasm(srcRoot, { folder, asset, label, versionOf }) {
+  const dir = join(srcRoot, 'plugin', folder);
   const files = ['go.mod', 'go.sum', 'main.go'].map((f) => readFileSync(join(dir, f)));
-  const version = /github\.com\/google\/go-jsonnet (v\S+)/.exec(files[0].toString())?.[1] ?? 'unknown';
+  const version = new RegExp(`${versionOf.replace(/[.]/g, '\\.')} (v\\S+)`).exec(files[0].toString())?.[1] ?? 'unknown';
   const hash = createHash('sha256');
   for (const f of files) hash.update(f);
   const base = process.env.KGITOPS_CACHE ?? join(process.env.XDG_CACHE_HOME || join(process.env.HOME ?? '/tmp', '.cache'), 'kubectl-gitops');
-  const out = join(base, 'wasm', `jsonnet-${version}_${hash.digest('hex').slice(0, 12)}.wasm`);
+  const out = join(base, 'wasm', `${folder}-${version}_${hash.digest('hex').slice(0, 12)}.wasm`);
   if (!existsSync(out)) {
     mkdirSync(dirname(out), { recursive: true });
     const started = Date.now();
-    console.log(`build: building the Jsonnet engine (go-jsonnet ${version}, GOOS=wasip1) into ${out}`);
+    console.log(`build: building the ${label} engine (${versionOf} ${version}, GOOS=wasip1) into ${out}`);
     try {
       execFileSync('go', ['build', '-trimpath', '-ldflags=-s -w', '-o', out + '.tmp', '.'], {
         cwd: dir,
@@ -304,14 +309,24 @@ export function jsonnetWasm(srcRoot = ROOT) {
         stdio: ['ignore', 'inherit', 'inherit'],
       });
     } catch (err) {
-      throw new Error(`building the Jsonnet engine (go build in plugin/jsonnet; the Go toolchain must be on PATH): ${err.message}`, { cause: err });
+      throw new Error(`building the ${label} engine (go build in plugin/${folder}; the Go toolchain must be on PATH): ${err.message}`, { cause: err });
     }
     renameSync(out + '.tmp', out);
-    console.log(`build: Jsonnet engine built in ${Math.round((Date.now() - started) / 1000)} s`);
+    console.log(`build: ${label} engine built in ${Math.round((Date.now() - started) / 1000)} s`);
   }
   mkdirSync(WORK, { recursive: true });
-  copyFileSync(out, join(WORK, JSONNET_ASSET));
+  copyFileSync(out, join(WORK, asset));
   return out;
+}
+
+/** The Jsonnet engine: plugin/jsonnet, our small main around google/go-jsonnet (see goWasm). */
+export function jsonnetWasm(srcRoot = ROOT) {
+  return goWasm(srcRoot, { folder: 'jsonnet', asset: JSONNET_ASSET, label: 'Jsonnet', versionOf: 'github.com/google/go-jsonnet' });
+}
+
+/** The Go template engine of `appset generate`: plugin/gotemplate, our small main around text/template and sprig (see goWasm). */
+export function gotemplateWasm(srcRoot = ROOT) {
+  return goWasm(srcRoot, { folder: 'gotemplate', asset: GOTEMPLATE_ASSET, label: 'Go template', versionOf: 'github.com/Masterminds/sprig/v3' });
 }
 
 /** The embedded Argo CD health checks' SEA asset name (ARGOCD_HEALTH_ASSET in src/workflows/status/health-library.ts). */

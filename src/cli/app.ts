@@ -18,6 +18,7 @@ import { normalizeCommand } from './commands/normalize.js';
 import { versionCommand } from './commands/version.js';
 import { windowsCommand } from './commands/windows.js';
 import { completionCommand } from './commands/completion.js';
+import { appsetCommand } from './commands/appset.js';
 import { historyCommand } from './commands/history.js';
 import { rollbackCommand } from './commands/rollback.js';
 import { listCommand } from './commands/list.js';
@@ -56,6 +57,7 @@ export const COMMANDS: readonly GitopsCommand[] = [
   normalizeCommand,
   versionCommand,
   completionCommand,
+  appsetCommand,
 ];
 
 const EPILOGUE = `Exit codes: 0 success (diff: in sync), 1 drift found, 2 usage or input error,

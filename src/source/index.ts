@@ -118,6 +118,25 @@ export async function loadDesiredManifests(app: Application, opts: DesiredOption
   return readManifestsAt(repo, sha, path, app, opts, io);
 }
 
+/**
+ * A repository (repoURL as a source names it: a local path, a file:// URL or a remote fetched into the Git cache, or
+ * `repoDir`) at a revision ('' = HEAD), as the sources of an Application are read: the git directory, the commit and
+ * a printable label. `what` names the field for messages (`git generator revision`).
+ */
+export async function openRevision(
+  repoURL: string,
+  revision: string,
+  what: string,
+  opts: DesiredOptions,
+  io: WorkflowIo,
+): Promise<{ dir: GitDir; sha: string; label: string }> {
+  const rev = checkRevision(revision, what);
+  const repo = await openRepository(repoURL, opts, io);
+  const sha = await shared(opts, `rev|${repo.dir.gitDir}|${repo.label}|${rev}`, () => resolveRevision(repo, rev));
+  if (sha === undefined) throw new InputError(`${what} ${JSON.stringify(rev)} names no commit in ${repo.label}: expected a branch, tag, commit SHA or HEAD`);
+  return { dir: repo.dir, sha, label: repo.label };
+}
+
 type ToolOptions = Pick<DesiredOptions, 'kustomize' | 'kustomizeBuildOptions' | 'kustomizeSettings' | 'helm' | 'capabilities'>;
 
 /** The tool settings of the options, for the renderer. */

@@ -63,7 +63,7 @@ const imports: Import[] = files(SRC).flatMap((abs) => {
 const folder = (path: string): string => (path.includes('/') ? path.slice(0, path.indexOf('/')) : '(root)');
 
 /** Folders of the core: render-free comparison, ownership, tracking, plans, health. No I/O, nothing above them. */
-const CORE = ['model', 'normalize', 'ownership', 'diff', 'tracking', 'health', 'sync', 'prune'];
+const CORE = ['model', 'normalize', 'ownership', 'diff', 'tracking', 'health', 'sync', 'prune', 'appset'];
 /** What does I/O or sits above the core (lua/ and jq/: the Lua engine and jq, worker threads handed to health/ and diff/). */
 const ABOVE_CORE = ['kube', 'jq', 'workflows', 'render', 'dashboard', 'source', 'watch', 'cli', 'settings', 'record', 'app', 'manifest', 'lua', '(root)'];
 /** Node's modules that reach outside the process: files, processes, the network, the terminal, threads. */

@@ -9,9 +9,23 @@ const commands = flagDocCommands();
 
 test('every command has its page, one per module of src/cli/commands/', () => {
   expect(commands.map((c) => c.page).sort()).toEqual(
-    ['completion', 'dashboard', 'delete', 'diff', 'history', 'list', 'manifests', 'normalize', 'prune', 'rollback', 'status', 'sync', 'version', 'windows'].map(
-      (c) => `docs/commands/${c}.md`,
-    ),
+    [
+      'appset',
+      'completion',
+      'dashboard',
+      'delete',
+      'diff',
+      'history',
+      'list',
+      'manifests',
+      'normalize',
+      'prune',
+      'rollback',
+      'status',
+      'sync',
+      'version',
+      'windows',
+    ].map((c) => `docs/commands/${c}.md`),
   );
 });
 

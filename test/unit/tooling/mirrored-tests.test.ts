@@ -10,6 +10,7 @@ const WITHOUT_OWN_TEST: Record<string, string> = {
   'app/source-options.ts': 'the source options as data: test/unit/source/index.test.ts and source/render/detect.test.ts read them',
   'app/types.ts': 'types only',
   'cli/command.ts': 'the typed command wrapper: test/unit/cli/app.test.ts, argv.test.ts and inputs.test.ts run commands through it',
+  'cli/commands/appset.ts': 'yargs definition only: test/unit/workflows/appset/generate.test.ts (the workflow) and test/integration/appset.test.ts',
   'cli/commands/completion.ts': 'yargs definition only: test/unit/cli/completion.test.ts and test/integration/completion.test.ts',
   'cli/commands/dashboard.ts': 'yargs definition only: test/unit/cli/dashboard.test.ts and test/integration/dashboard.test.ts',
   'cli/commands/diff.ts': 'yargs definition only: its flags in test/unit/cli/inputs.test.ts, its runs in test/integration/',
@@ -32,6 +33,8 @@ const WITHOUT_OWN_TEST: Record<string, string> = {
   'dashboard/page.ts': "the page's script and style as strings: test/unit/dashboard/server.test.ts, test/integration/dashboard.test.ts (a browser)",
   'kube/builtin-types.ts':
     "a table: held against the API server's own types by test/integration/manifests.test.ts, read through test/unit/kube/offline.test.ts",
+  'workflows/appset/engine.ts': 'needs the built Go template engine (plugin/.sea/gotemplate.wasm): test/integration/appset.test.ts',
+  'source/render/wasi.ts': 'the WASI runner: test/integration/jsonnet-render.test.ts and test/integration/appset.test.ts run both engines through it',
   'diff/compare.ts': 'test/unit/diff/properties.test.ts and list-rule.test.ts',
   'diff/ignored-fields.ts': 'through the comparison: test/unit/diff/comparison.test.ts and test/unit/sync/ignored.test.ts',
   'diff/index.ts': 'the field-level diff: test/unit/diff/ignore.test.ts, properties.test.ts, removed.test.ts, status-field.test.ts',

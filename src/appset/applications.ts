@@ -1,0 +1,167 @@
+// An ApplicationSet expanded into its Applications, as Argo CD's ApplicationSet controller makes them
+// (applicationset/controllers/template/template.go GenerateApplications, utils.go RenderTemplateParams,
+// template/patch.go applyTemplatePatch, and applicationset_controller.go's duplicate-name check). Pure: the generators'
+// reads and the Go template engine are handed in.
+import { parse as parseYaml } from 'yaml';
+import { GeneratorError, type GeneratorInputs, refusedGenerators, RefusedGeneratorError, transform } from './generators.js';
+import { type GoEngine, makeRenderer, type Params, renderDeep, TemplateError } from './template.js';
+
+/** The finalizer Argo CD's controller adds to a generated Application (argoappsv1.ResourcesFinalizerName). */
+export const RESOURCES_FINALIZER = 'resources-finalizer.argocd.argoproj.io';
+
+export interface ApplicationSetSpec {
+  name: string;
+  namespace: string;
+  goTemplate: boolean;
+  goTemplateOptions: string[];
+  generators: Record<string, unknown>[];
+  template: Record<string, unknown>;
+  templatePatch?: string;
+  preserveResourcesOnDeletion: boolean;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Reads an ApplicationSet object; a message (for an InputError naming the file) when it is not one. */
+export function parseApplicationSet(obj: unknown, defaultNamespace: string): ApplicationSetSpec | string {
+  if (!isObject(obj)) return 'not an object';
+  if (obj.kind !== 'ApplicationSet' || typeof obj.apiVersion !== 'string' || !obj.apiVersion.startsWith('argoproj.io/'))
+    return `expected kind ApplicationSet (argoproj.io/v1alpha1), got ${JSON.stringify(obj.kind)} ${JSON.stringify(obj.apiVersion)}`;
+  const meta = isObject(obj.metadata) ? obj.metadata : {};
+  const spec = isObject(obj.spec) ? obj.spec : undefined;
+  if (!spec) return 'spec is missing';
+  if (!Array.isArray(spec.generators) || !spec.generators.every(isObject)) return 'spec.generators must be a list of generators';
+  if (spec.template !== undefined && !isObject(spec.template)) return 'spec.template must be an object';
+  if (spec.templatePatch !== undefined && typeof spec.templatePatch !== 'string') return 'spec.templatePatch must be a string';
+  const opts = spec.goTemplateOptions;
+  if (opts !== undefined && (!Array.isArray(opts) || !opts.every((o) => typeof o === 'string'))) return 'spec.goTemplateOptions must be a list of strings';
+  const syncPolicy = isObject(spec.syncPolicy) ? spec.syncPolicy : {};
+  return {
+    name: typeof meta.name === 'string' ? meta.name : '',
+    namespace: typeof meta.namespace === 'string' && meta.namespace !== '' ? meta.namespace : defaultNamespace,
+    goTemplate: spec.goTemplate === true,
+    goTemplateOptions: (opts as string[] | undefined) ?? [],
+    generators: spec.generators as Record<string, unknown>[],
+    template: (spec.template as Record<string, unknown> | undefined) ?? {},
+    ...(typeof spec.templatePatch === 'string' ? { templatePatch: spec.templatePatch } : {}),
+    preserveResourcesOnDeletion: syncPolicy.preserveResourcesOnDeletion === true,
+  };
+}
+
+export interface GenerateResult {
+  applications: Record<string, unknown>[];
+  /** Applications the controller would not write (`namespace/name`), with its message. */
+  invalid: { name: string; error: string }[];
+}
+
+/** The Application a template makes before rendering (GetTempApplication): the template's metadata fields and spec. */
+function tempApplication(template: Record<string, unknown>): Record<string, unknown> {
+  const meta = isObject(template.metadata) ? template.metadata : {};
+  const metadata: Record<string, unknown> = {};
+  for (const k of ['name', 'namespace', 'labels', 'annotations', 'finalizers']) if (meta[k] !== undefined && meta[k] !== null) metadata[k] = meta[k];
+  return { metadata, spec: isObject(template.spec) ? template.spec : {} };
+}
+
+/** What an error of the expansion is: a refusal (exit 4) or a wrong ApplicationSet (exit 2). */
+export { GeneratorError, RefusedGeneratorError, TemplateError };
+
+/**
+ * The Applications of an ApplicationSet, in the controller's order: generator by generator, parameter set by parameter
+ * set; each rendered from the (generator's or the ApplicationSet's) template, given the resources finalizer unless it
+ * has finalizers or the ApplicationSet preserves resources on deletion, patched by templatePatch, put in the
+ * ApplicationSet's namespace. Applications of a name made twice are left out and listed as invalid, as the controller
+ * leaves them out (and says so in the ApplicationSet's ErrorOccurred condition).
+ */
+export async function generateApplications(appset: ApplicationSetSpec, inputs: GeneratorInputs, engine: GoEngine | undefined): Promise<GenerateResult> {
+  const refused = refusedGenerators(appset.generators);
+  if (refused.length > 0) throw new RefusedGeneratorError(refused[0] as string);
+  const render = makeRenderer(appset.goTemplate, appset.goTemplateOptions, engine);
+  const ctx = { goTemplate: appset.goTemplate, render, inputs };
+  const jobs: { template: Record<string, unknown>; params: Params }[] = [];
+  for (const entry of appset.generators)
+    for (const t of await transform(entry, appset.template, ctx)) for (const p of t.params) jobs.push({ template: t.template, params: p });
+  // One batch per distinct template (usually one): every string of every Application at once.
+  const apps: Record<string, unknown>[] = new Array(jobs.length);
+  const untouched = new Set<number>();
+  const byTemplate = new Map<Record<string, unknown>, number[]>();
+  jobs.forEach((j, i) => {
+    const list = byTemplate.get(j.template) ?? [];
+    list.push(i);
+    byTemplate.set(j.template, list);
+  });
+  for (const [template, indexes] of byTemplate) {
+    const temp = tempApplication(template);
+    const withParams = indexes.filter((i) => Object.keys((jobs[i] as { params: Params }).params).length > 0);
+    const rendered = await renderDeep(
+      temp,
+      withParams.map((i) => (jobs[i] as { params: Params }).params),
+      render,
+    );
+    withParams.forEach((i, k) => (apps[i] = rendered[k] as Record<string, unknown>));
+    // RenderTemplateParams returns the template untouched (no finalizer either) for an empty parameter set
+    for (const i of indexes)
+      if (!withParams.includes(i)) {
+        apps[i] = structuredClone(temp);
+        untouched.add(i);
+      }
+  }
+  for (const [i, app] of apps.entries()) {
+    if (untouched.has(i)) continue;
+    const metadata = app.metadata as Record<string, unknown>;
+    const finalizers = metadata.finalizers;
+    if (!appset.preserveResourcesOnDeletion && (!Array.isArray(finalizers) || finalizers.length === 0)) metadata.finalizers = [RESOURCES_FINALIZER];
+  }
+  if (appset.templatePatch !== undefined) {
+    const patches = await render(jobs.map((j) => ({ text: appset.templatePatch as string, params: j.params })));
+    apps.forEach((app, i) => (apps[i] = applyTemplatePatch(app, patches[i] as string)));
+  }
+  const out = apps.map((app) => ({
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Application',
+    metadata: { ...(app.metadata as Record<string, unknown>), namespace: appset.namespace },
+    spec: app.spec,
+  }));
+  // validateGeneratedApplications: a name made twice is an error of that name, and the controller's validApps then
+  // leaves out every Application of that name (they share the qualified name the error is keyed by); the rest are written.
+  const count = new Map<string, number>();
+  const nameOf = (a: { metadata: Record<string, unknown> }) => String(a.metadata.name ?? '');
+  for (const a of out) count.set(nameOf(a), (count.get(nameOf(a)) ?? 0) + 1);
+  const invalid = [...count]
+    .filter(([, n]) => n > 1)
+    .map(([name]) => ({ name: `${appset.namespace}/${name}`, error: `ApplicationSet ${appset.name} contains applications with duplicate name: ${name}` }));
+  return { applications: out.filter((a) => (count.get(nameOf(a)) ?? 0) < 2), invalid };
+}
+
+/**
+ * template/patch.go: the rendered patch (YAML or JSON) applied as a strategic merge patch on the Application; the
+ * project cannot be changed by it. The Application's fields merge as a JSON merge patch does (its lists have no merge
+ * keys), except metadata.finalizers, which strategic merge unites.
+ */
+export function applyTemplatePatch(app: Record<string, unknown>, patchText: string): Record<string, unknown> {
+  let patch: unknown;
+  try {
+    patch = parseYaml(patchText, { version: '1.1' });
+  } catch (e) {
+    throw new GeneratorError(`error while converting template to json: ${(e as Error).message}`);
+  }
+  if (patch === null || patch === undefined) return app;
+  if (!isObject(patch)) throw new GeneratorError(`invalid templatePatch ${JSON.stringify(patchText)}: not an object`);
+  const merge = (base: unknown, p: unknown, path: string): unknown => {
+    if (!isObject(p)) return p;
+    const out: Record<string, unknown> = isObject(base) ? { ...base } : {};
+    for (const [k, v] of Object.entries(p)) {
+      const here = path === '' ? k : `${path}.${k}`;
+      if (v === null) delete out[k];
+      else if (here === 'metadata.finalizers' && Array.isArray(v) && Array.isArray(out[k])) out[k] = [...new Set([...(out[k] as unknown[]), ...v])];
+      else out[k] = merge(out[k], v, here);
+    }
+    return out;
+  };
+  const patched = merge(app, patch, '') as Record<string, unknown>;
+  const project = (app.spec as Record<string, unknown> | undefined)?.project;
+  const spec = isObject(patched.spec) ? { ...patched.spec } : {};
+  if (project === undefined) delete spec.project;
+  else spec.project = project;
+  patched.spec = spec;
+  return patched;
+}
