@@ -89,7 +89,7 @@ function foreignNode(target) {
   return { binary: join(dir, target.nodePath), license: join(dir, 'package', 'LICENSE') };
 }
 
-/** License texts of the Go modules compiled into the embedded Jsonnet engine (plugin/jsonnet), Go's own, and Argo CD's (its health checks). */
+/** License texts of the Go modules compiled into the embedded Jsonnet and Go template engines (plugin/jsonnet, plugin/gotemplate), Go's own, and Argo CD's (its health checks). */
 function goNotices() {
   const dir = join(ROOT, 'plugin', 'jsonnet');
   const env = { ...process.env, GOOS: 'wasip1', GOARCH: 'wasm', GOTOOLCHAIN: 'local', GOFLAGS: '-buildvcs=false' };
@@ -105,6 +105,12 @@ function goNotices() {
   for (const line of [...new Set(lines.filter((l) => l.trim() !== ''))].sort()) {
     const [path, version, modDir] = line.split(' ');
     parts.push(`== ${path}@${version} (Go module, inside the Jsonnet engine)\n\n${license(modDir)}`);
+  }
+  // The Go template engine of ApplicationSets (plugin/gotemplate: text/template and sprig).
+  const tpl = execFileSync('go', ['list', '-deps', '-f', format, '.'], { cwd: join(ROOT, 'plugin', 'gotemplate'), env, encoding: 'utf8' });
+  for (const line of [...new Set(tpl.split('\n').filter((l) => l.trim() !== ''))].sort()) {
+    const [path, version, modDir] = line.split(' ');
+    parts.push(`== ${path}@${version} (Go module, inside the Go template engine)\n\n${license(modDir)}`);
   }
   // Argo CD's Lua health checks (plugin/argocd-health reads them from its resource_customizations package).
   const healthEnv = { ...process.env, GOTOOLCHAIN: 'local', GOFLAGS: '-buildvcs=false' };
@@ -176,6 +182,7 @@ function exportHead() {
       'plugin/kubectl_complete-gitops',
       'plugin/kubectl_complete-gitops.cmd',
       'plugin/jsonnet',
+      'plugin/gotemplate',
       'plugin/argocd-health',
       TEMPLATE_PATH,
     ],
@@ -202,6 +209,7 @@ const BUILD_INPUTS = [
   'plugin/kubectl_complete-gitops',
   'plugin/kubectl_complete-gitops.cmd',
   'plugin/jsonnet',
+  'plugin/gotemplate',
   'plugin/argocd-health',
 ];
 
