@@ -10,30 +10,7 @@ import { applyYaml, createTestNamespace, deleteNamespace, repoRoot, runPlugin } 
 
 const T = 180_000;
 
-// A schema-less ApplicationSet CRD, as test/cluster/manifests/argocd.yaml makes the Application one (the local control
-// plane has no Argo CD); applied here, where it is needed.
-const APPSET_CRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: applicationsets.argoproj.io
-spec:
-  group: argoproj.io
-  scope: Namespaced
-  names: {kind: ApplicationSet, listKind: ApplicationSetList, plural: applicationsets, singular: applicationset, shortNames: [appset, appsets]}
-  versions:
-    - name: v1alpha1
-      served: true
-      storage: true
-      schema:
-        openAPIV3Schema:
-          type: object
-          properties:
-            apiVersion: {type: string}
-            kind: {type: string}
-            metadata: {type: object}
-            spec: {type: object, x-kubernetes-preserve-unknown-fields: true}
-            status: {type: object, x-kubernetes-preserve-unknown-fields: true}
-`;
+// The ApplicationSet CRD is the local control plane's (test/cluster/manifests/argocd.yaml), as the Application one.
 
 describe('the Go template engine (plugin/gotemplate)', () => {
   const wasm = process.env[GOTEMPLATE_WASM_ENV] ?? join(repoRoot, 'plugin', '.sea', 'gotemplate.wasm');
@@ -95,7 +72,6 @@ describe('appset generate', () => {
     fx.write('.ci/x/skip.yaml', 'x: 1\n');
     fx.commit('apps');
     ns = await createTestNamespace('appset');
-    await applyYaml(APPSET_CRD, { serverSide: true, fieldManager: 'kgitops-test-appset' });
   }, T);
   afterAll(async () => {
     fx?.cleanup();
