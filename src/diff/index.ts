@@ -1,7 +1,7 @@
 // The field-level diff: desired contained in live after normalizing both, each difference with its owners and verdict.
 import type { IgnoreDifference } from '../app/types.js';
 import type { JsonObject, KubeObject, ResourceKey } from '../model/object.js';
-import { keyOf } from '../model/object.js';
+import { groupOf, keyOf } from '../model/object.js';
 import { normalizeObject, normalizeSecret } from '../normalize/index.js';
 import {
   atOrBelowPointer,
@@ -52,8 +52,7 @@ export function knownTypesOf(
   desired: Pick<KubeObject, 'apiVersion' | 'kind'>,
   configured?: ReadonlyMap<string, readonly KnownTypeField[]>,
 ): readonly KnownTypeField[] {
-  const group = desired.apiVersion.includes('/') ? desired.apiVersion.slice(0, desired.apiVersion.indexOf('/')) : '';
-  const gk = `${group}/${desired.kind}`;
+  const gk = `${groupOf(desired.apiVersion)}/${desired.kind}`;
   return configured?.get(gk) ?? (gk === 'argoproj.io/Rollout' ? ROLLOUT_POD_SPEC : []);
 }
 

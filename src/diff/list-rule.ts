@@ -2,6 +2,7 @@
 // (k8s.io/api struct tags), which a strategic merge patch — Argo CD's legacy diff, kubectl apply — matches by their
 // merge key and leaves live-only elements in. A built-in table of the common ones (pod specs, Service ports,
 // webhooks, metadata); every other list, and every list of a custom resource (a JSON merge patch), is atomic.
+import { groupOf } from '../model/object.js';
 import type { LocatedPath } from '../model/field-path.js';
 
 /** A list that merges: elements are matched by `key` (a list of objects) or by value (`key` absent: scalars). */
@@ -81,7 +82,7 @@ function builtInGroup(group: string): boolean {
  * out a `""`, `false` or `0` the desired object may spell (Argo CD's normalization drops them likewise).
  */
 export function omitsZeroValues(apiVersion: string): boolean {
-  return builtInGroup(apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '');
+  return builtInGroup(groupOf(apiVersion));
 }
 
 function matches(p: Pattern, at: LocatedPath): boolean {
@@ -93,7 +94,7 @@ function matches(p: Pattern, at: LocatedPath): boolean {
  * patch replaces them whole).
  */
 export function strategicListRule(apiVersion: string, kind: string): ListRule | undefined {
-  const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+  const group = groupOf(apiVersion);
   if (!builtInGroup(group)) return undefined;
   const gk = `${group}/${kind}`;
   const root = POD_SPEC_ROOTS[gk];

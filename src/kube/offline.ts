@@ -2,16 +2,13 @@
 // nothing live, and no write. A kind the table does not have (a custom resource) resolves as namespaced, as
 // gitops-engine takes a kind it does not know, and is remembered so that the caller can say so.
 import type { AccessResult, Discovery, GatewayStats, KubeGateway, ListResult } from './gateway.js';
-import type { KubeObject } from '../model/object.js';
+import { groupOf, versionOf, type KubeObject } from '../model/object.js';
 import type { ResourceType } from '../model/resource-type.js';
 import { BUILTIN_TYPES } from './builtin-types.js';
 
 const VERBS = ['get', 'list', 'create', 'update', 'patch', 'delete'];
 
-function splitApiVersion(apiVersion: string): { group: string; version: string } {
-  const i = apiVersion.indexOf('/');
-  return i < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, i), version: apiVersion.slice(i + 1) };
-}
+const splitApiVersion = (apiVersion: string) => ({ group: groupOf(apiVersion), version: versionOf(apiVersion) });
 
 export class OfflineGateway implements KubeGateway {
   readonly server = 'offline (no cluster)';

@@ -3,15 +3,15 @@
 // built on demand; what is synced is exactly what `helm template` prints for the same arguments, and then diffs clean;
 // a broken template, a missing value file and a value file outside the repository are exit 2 with nothing changed.
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import type { Server } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { GitFixture } from '../support/git-source.js';
 import { serveFiles } from './support/serve-files.js';
 import { clusterBin, contentSnapshot, createTestNamespace, deleteNamespace, kubectl, run, runPlugin, type RunResult } from './support/index.js';
+import { startRegistry } from './support/registry.js';
 import { applicationYaml, inCluster } from '../support/application.js';
 
 const TIMEOUT = 180_000;
@@ -573,24 +573,9 @@ describe('charts from an OCI registry (the CNCF distribution registry built from
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'kgitops-helm-oci-'));
-    const port = await new Promise<number>((resolve) => {
-      const probe = createNetServer().listen(0, '127.0.0.1', () => {
-        const p = (probe.address() as AddressInfo).port;
-        probe.close(() => resolve(p));
-      });
-    });
-    host = `127.0.0.1:${port}`;
-    const config = join(work, 'registry.yaml');
-    writeFileSync(config, `version: 0.1\nlog: {level: error}\nstorage: {filesystem: {rootdirectory: ${join(work, 'data')}}}\nhttp: {addr: ${host}}\n`);
-    registry = spawn(join(clusterBin(), 'registry'), ['serve', config], { stdio: 'ignore' });
-    let up = false;
-    for (let i = 0; i < 100 && !up; i++) {
-      up = await fetch(`http://${host}/v2/`)
-        .then((r) => r.status === 200)
-        .catch(() => false);
-      if (!up) await new Promise((r) => setTimeout(r, 200));
-    }
-    expect(up).toBe(true);
+    const started = await startRegistry(work);
+    host = started.host;
+    registry = started.process;
     for (const archive of await packageWebCharts(work, join(work, 'served'))) {
       const push = await run(helmBin(), ['push', archive, `oci://${host}/charts`, '--plain-http']);
       expect(push.stderr).not.toMatch(/Error/);

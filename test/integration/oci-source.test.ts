@@ -2,15 +2,15 @@
 // control plane builds from its Go module, on loopback: an artifact of plain manifests pushed through the registry API
 // (a tar+gzip layer, as `oras push` makes it) is synced at its tag, its digest is the revision, and a second tag is
 // read as a new revision; an OCI entry of spec.sources renders beside a Git one; an artifact of two content layers is refused in Argo CD's words, nothing changed.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applicationYaml, inCluster } from '../support/application.js';
 import { GitFixture } from '../support/git-source.js';
-import { clusterBin, createTestNamespace, deleteNamespace, kubectl, kubectlOk, kvValues, runPlugin } from './support/index.js';
+import { createTestNamespace, deleteNamespace, kubectl, kubectlOk, kvValues, runPlugin } from './support/index.js';
+import { startRegistry } from './support/registry.js';
 
 const T = 180_000;
 const sha256 = (b: Buffer) => `sha256:${createHash('sha256').update(b).digest('hex')}`;
@@ -66,24 +66,9 @@ describe('OCI sources', () => {
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'kgitops-oci-'));
-    const port = await new Promise<number>((resolve) => {
-      const probe = createNetServer().listen(0, '127.0.0.1', () => {
-        const p = (probe.address() as AddressInfo).port;
-        probe.close(() => resolve(p));
-      });
-    });
-    host = `127.0.0.1:${port}`;
-    const config = join(work, 'registry.yaml');
-    writeFileSync(config, `version: 0.1\nlog: {level: error}\nstorage: {filesystem: {rootdirectory: ${join(work, 'data')}}}\nhttp: {addr: ${host}}\n`);
-    registry = spawn(join(clusterBin(), 'registry'), ['serve', config], { stdio: 'ignore' });
-    let up = false;
-    for (let i = 0; i < 100 && !up; i++) {
-      up = await fetch(`http://${host}/v2/`)
-        .then((r) => r.status === 200)
-        .catch(() => false);
-      if (!up) await new Promise((r) => setTimeout(r, 200));
-    }
-    expect(up).toBe(true);
+    const started = await startRegistry(work);
+    host = started.host;
+    registry = started.process;
     ns = await createTestNamespace('oci');
   }, T);
 

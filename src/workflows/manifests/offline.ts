@@ -3,7 +3,7 @@
 // Helm's .Capabilities from --kube-version / --api-versions or the chart's defaults; each guess is said in a warning.
 import type { AppStateArgs, AppStateDeps } from '../session/app-state.js';
 import { OfflineGateway } from '../../kube/offline.js';
-import { isPlainObject, type KubeObject } from '../../model/object.js';
+import { groupOf, isPlainObject, type KubeObject } from '../../model/object.js';
 import { runManifests, type ManifestsResult } from './manifests.js';
 
 /** The scope each CustomResourceDefinition among the objects gives its kind, by `Kind.group`. */
@@ -34,7 +34,6 @@ export async function runOfflineManifests(
   );
   // A kind the table does not have was taken as namespaced; its CustomResourceDefinition here may say otherwise.
   const scopes = crdScopes(r.objects);
-  const groupOf = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '');
   const objects = r.objects.map((o) => {
     const namespaced = scopes.get(`${o.kind}.${groupOf(o.apiVersion)}`);
     if (namespaced !== false || o.metadata.namespace === undefined) return o;
