@@ -1,12 +1,14 @@
 // The same small app (a ConfigMap, a Deployment, a Service) through Argo CD's own controller and through
 // kubectl-gitops: before a sync, after each tool's sync (the objects and the fields each one owns), after
 // drift made by hand (scale, set image, an extra object with the app's mark), after a field removed from
-// Git, and the prune candidates. Argo CD's verdict is read from the Application after a hard refresh.
+// Git, and the prune candidates. Argo CD's verdict is read from the Application after a hard refresh. Each drift
+// step starts from the app synced again and read Synced by both, and expects each side's verdict outright (the
+// app's and every resource's), not only that the two agree.
 import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { GitFixture } from '../support/git-source.js';
 import { createTestNamespace, deleteNamespace, kubectlOk, kvValues, runPlugin } from '../integration/support/index.js';
-import { applyApplication, application, argoSync, bothVerdicts, differences, liveObject, rolledOut } from './support/argocd.js';
+import { applyApplication, application, argoSync, bothVerdicts, differences, liveObject, onBothSides, rolledOut, summaries } from './support/argocd.js';
 import { expectedDifferences } from './support/known-differences.js';
 
 const T = 240_000;
@@ -73,6 +75,23 @@ describe('one small app through Argo CD and through kubectl-gitops', () => {
     expect(differences(argo, ours, ns).sort()).toEqual(expectedDifferences(step));
     return { argo, ours };
   };
+  /** The app's three objects with one sync status each, and the app's own. */
+  const all = (app: string, deployment = app) => ({
+    app,
+    '/ConfigMap/<ns>/settings': 'Synced',
+    'apps/Deployment/<ns>/web': deployment,
+    '/Service/<ns>/web': 'Synced',
+  });
+  /**
+   * Puts kubectl-gitops's copy back to Git (a sync with --prune that takes over what `kubectl` changed) and checks that
+   * both read it Synced, so that the drift step after it starts from nothing out of sync.
+   */
+  const reset = async (step: string) => {
+    const repaired = await runPlugin(['sync', ourApp, '--app-namespace', 'argocd', '--no-record', '--prune', '--force-conflicts', '-o', 'kv']);
+    expect(repaired.code).toBe(0);
+    await rolledOut('web', nsOurs);
+    expect(summaries(await compare(ourApp, nsOurs, step), nsOurs)).toEqual(onBothSides(all('Synced', 'Synced')));
+  };
 
   beforeAll(async () => {
     fx = new GitFixture();
@@ -99,9 +118,10 @@ describe('one small app through Argo CD and through kubectl-gitops', () => {
   it(
     'before any sync: both OutOfSync, every resource missing',
     async () => {
-      const { argo } = await compare(argoApp, nsArgo, 'basic/before-sync');
-      expect(argo.sync).toBe('OutOfSync');
-      expect(Object.values(argo.resources).map((r) => r.status)).toEqual(['OutOfSync', 'OutOfSync', 'OutOfSync']);
+      const both = await compare(argoApp, nsArgo, 'basic/before-sync');
+      expect(summaries(both, nsArgo)).toEqual(
+        onBothSides({ app: 'OutOfSync', '/ConfigMap/<ns>/settings': 'OutOfSync', 'apps/Deployment/<ns>/web': 'OutOfSync', '/Service/<ns>/web': 'OutOfSync' }),
+      );
     },
     T,
   );
@@ -120,8 +140,9 @@ describe('one small app through Argo CD and through kubectl-gitops', () => {
         [argoApp, nsArgo],
         [ourApp, nsOurs],
       ] as const) {
-        const { argo } = await compare(app, ns, 'basic/after-sync');
-        expect([argo.sync, argo.health]).toEqual(['Synced', 'Healthy']);
+        const both = await compare(app, ns, 'basic/after-sync');
+        expect(summaries(both, ns)).toEqual(onBothSides(all('Synced')));
+        expect([both.argo.health, both.ours.health]).toEqual(['Healthy', 'Healthy']);
       }
       // Argo CD applied server-side (ServerSideApply=true), as kubectl-gitops always does: the same manager
       // owns the same fields of every object.
@@ -145,8 +166,9 @@ describe('one small app through Argo CD and through kubectl-gitops', () => {
       const synced = await argoSync(clientApp);
       expect(synced.status?.operationState?.phase).toBe('Succeeded');
       await rolledOut('web', nsClient);
-      const { argo } = await compare(clientApp, nsClient, 'basic/after-client-side-sync');
-      expect([argo.sync, argo.health]).toEqual(['Synced', 'Healthy']);
+      const both = await compare(clientApp, nsClient, 'basic/after-client-side-sync');
+      expect(summaries(both, nsClient)).toEqual(onBothSides(all('Synced')));
+      expect([both.argo.health, both.ours.health]).toEqual(['Healthy', 'Healthy']);
       const lines: string[] = [];
       for (const [kind, name] of [
         ['deployment', 'web'],
@@ -163,21 +185,33 @@ describe('one small app through Argo CD and through kubectl-gitops', () => {
   );
 
   it(
-    'after a scale and a set image by hand: both OutOfSync on the Deployment',
+    'after a scale by hand (from Synced): both OutOfSync on the Deployment, and only there',
     async () => {
+      await reset('basic/before-scale');
       await kubectlOk(['scale', 'deployment/web', '-n', nsOurs, '--replicas=3']);
-      const { argo } = await compare(ourApp, nsOurs, 'basic/after-scale');
-      expect(argo.resources[`apps/Deployment/${nsOurs}/web`]?.status).toBe('OutOfSync');
-      await kubectlOk(['set', 'image', 'deployment/web', '-n', nsOurs, 'web=nginx:1.28']);
-      await rolledOut('web', nsOurs);
-      await compare(ourApp, nsOurs, 'basic/after-set-image');
+      const both = await compare(ourApp, nsOurs, 'basic/after-scale');
+      expect(summaries(both, nsOurs)).toEqual(onBothSides(all('OutOfSync', 'OutOfSync')));
     },
     T,
   );
 
   it(
-    'an extra object with the mark: both list it as requiring pruning, and prune lists what Argo CD lists',
+    'after a set image by hand (from Synced again, the scale undone): both OutOfSync on the Deployment, and only there',
     async () => {
+      await reset('basic/before-set-image');
+      await kubectlOk(['set', 'image', 'deployment/web', '-n', nsOurs, 'web=nginx:1.28']);
+      await rolledOut('web', nsOurs);
+      expect((await liveObject('deployment', 'web', nsOurs))?.spec?.replicas).toBe(2);
+      const both = await compare(ourApp, nsOurs, 'basic/after-set-image');
+      expect(summaries(both, nsOurs)).toEqual(onBothSides(all('OutOfSync', 'OutOfSync')));
+    },
+    T,
+  );
+
+  it(
+    'an extra object with the mark (from Synced): both list it as requiring pruning, and prune lists what Argo CD lists',
+    async () => {
+      await reset('basic/before-extra');
       await kubectlOk(['apply', '-n', nsOurs, '-f', '-'], {
         stdin: JSON.stringify({
           apiVersion: 'v1',
@@ -186,11 +220,8 @@ describe('one small app through Argo CD and through kubectl-gitops', () => {
           data: { a: 'b' },
         }),
       });
-      const { argo } = await compare(ourApp, nsOurs, 'basic/after-extra');
-      const argoPrune = Object.entries(argo.resources)
-        .filter(([, r]) => r.requiresPruning)
-        .map(([k]) => k);
-      expect(argoPrune).toEqual([`/ConfigMap/${nsOurs}/leftover`]);
+      const both = await compare(ourApp, nsOurs, 'basic/after-extra');
+      expect(summaries(both, nsOurs)).toEqual(onBothSides({ ...all('OutOfSync', 'Synced'), '/ConfigMap/<ns>/leftover': 'OutOfSync, requires pruning' }));
       const prune = await runPlugin(['prune', ourApp, '--app-namespace', 'argocd', '-o', 'kv']);
       expect(kvValues(prune.stdout).PRUNE).toEqual(['ConfigMap/leftover']);
     },
@@ -198,25 +229,25 @@ describe('one small app through Argo CD and through kubectl-gitops', () => {
   );
 
   it(
-    'a field removed from Git (env) after a sync: both OutOfSync on the Deployment',
+    'a field removed from Git (env) after a sync (all three copies Synced first): both OutOfSync on the Deployment',
     async () => {
-      // Repair the drift first (kubectl-gitops sync with --prune), so the removed field is the only change.
-      const repaired = await runPlugin(['sync', ourApp, '--app-namespace', 'argocd', '--no-record', '--prune', '--force-conflicts', '-o', 'kv']);
-      expect(repaired.code).toBe(0);
-      await rolledOut('web', nsOurs);
-      const { argo: before } = await compare(ourApp, nsOurs, 'basic/after-repair');
-      expect(before.sync).toBe('Synced');
+      // Repair the drift first (kubectl-gitops sync with --prune), so the removed field is the only change; the two
+      // copies Argo CD synced were never touched since, and must read Synced as well.
+      await reset('basic/after-repair');
+      expect(summaries(await compare(argoApp, nsArgo, 'basic/before-field-removed-argo-synced'), nsArgo)).toEqual(onBothSides(all('Synced')));
+      expect(summaries(await compare(clientApp, nsClient, 'basic/before-field-removed-client-side'), nsClient)).toEqual(onBothSides(all('Synced')));
       fx.write('app/deployment.yaml', deployment(false));
       fx.commit('no env');
-      // Both apps read the same repository: the one kubectl-gitops synced, and the one Argo CD synced server-side.
-      const { ours } = await compare(ourApp, nsOurs, 'basic/after-field-removed');
-      expect(ours.resources[`apps/Deployment/${nsOurs}/web`]?.status).toBe('OutOfSync');
-      const { argo } = await compare(argoApp, nsArgo, 'basic/after-field-removed-argo-synced');
-      expect(argo.resources[`apps/Deployment/${nsArgo}/web`]?.status).toBe('OutOfSync');
+      // Both apps read the same repository: the one kubectl-gitops synced (Argo CD cannot see the removal there: C1),
+      // and the one Argo CD synced server-side.
+      const ours = await compare(ourApp, nsOurs, 'basic/after-field-removed');
+      expect(summaries(ours, nsOurs)).toEqual({ argo: all('Synced'), ours: all('OutOfSync', 'OutOfSync') });
+      const argo = await compare(argoApp, nsArgo, 'basic/after-field-removed-argo-synced');
+      expect(summaries(argo, nsArgo)).toEqual(onBothSides(all('OutOfSync', 'OutOfSync')));
       // Argo CD applied this one client-side: both see the removal through last-applied-configuration (the
       // three-way rule; this suite found the disagreement before main's removed-field fix for client-side objects).
-      const { argo: client } = await compare(clientApp, nsClient, 'basic/after-field-removed-client-side');
-      expect(client.resources[`apps/Deployment/${nsClient}/web`]?.status).toBe('OutOfSync');
+      const client = await compare(clientApp, nsClient, 'basic/after-field-removed-client-side');
+      expect(summaries(client, nsClient)).toEqual(onBothSides(all('OutOfSync', 'OutOfSync')));
     },
     T,
   );

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { GitFixture } from '../support/git-source.js';
 import { createTestNamespace, deleteNamespace, kvValues, runPlugin } from '../integration/support/index.js';
-import { applyApplication, application, argoSync, bothVerdicts, differences, liveObject } from './support/argocd.js';
+import { applyApplication, application, argoSync, bothVerdicts, differences, liveObject, onBothSides, summaries } from './support/argocd.js';
 import { expectedDifferences } from './support/known-differences.js';
 
 const T = 240_000;
@@ -33,11 +33,15 @@ describe('an empty render through Argo CD and through kubectl-gitops', () => {
   it(
     'the same verdict, then Argo CD prunes everything where kubectl-gitops refuses',
     async () => {
+      // From Synced: what Argo CD synced, read Synced by both.
+      const before = await bothVerdicts(app);
+      expect(differences(before.argo, before.ours, ns)).toEqual(expectedDifferences('empty/before'));
+      expect(summaries(before, ns)).toEqual(onBothSides({ app: 'Synced', '/ConfigMap/<ns>/only': 'Synced' }));
       fx.remove('app/configmap.yaml');
       fx.commit('nothing left');
       const { argo, ours } = await bothVerdicts(app);
       expect(differences(argo, ours, ns)).toEqual(expectedDifferences('empty/verdict'));
-      expect(argo.resources[`/ConfigMap/${ns}/only`]).toMatchObject({ status: 'OutOfSync', requiresPruning: true });
+      expect(summaries({ argo, ours }, ns)).toEqual(onBothSides({ app: 'OutOfSync', '/ConfigMap/<ns>/only': 'OutOfSync, requires pruning' }));
 
       const uid = (await liveObject('configmap', 'only', ns))?.metadata?.uid;
       const refused = await runPlugin(['sync', app, '--app-namespace', 'argocd', '--no-record', '--prune', '-o', 'kv']);

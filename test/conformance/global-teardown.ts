@@ -1,4 +1,4 @@
-// Jest global teardown for the conformance suite: deletes this run's Applications and namespaces. Argo CD
+// Jest global teardown for the conformance suite: deletes this run's ApplicationSets, Applications and namespaces. Argo CD
 // and its control plane keep running for the next run (test/argocd/down stops them; .ci/run does).
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ export default async function globalTeardown(): Promise<void> {
   if (!kubeconfig || !bin || !run) return; // the setup failed before Argo CD was up
   const kubectl = join(bin, 'kubectl');
   for (const args of [
+    ['delete', 'applicationsets.argoproj.io', '-n', 'argocd', '-l', `${TEST_RUN_LABEL}=${run}`, '--ignore-not-found', '--wait=false'],
     ['delete', 'applications.argoproj.io', '-n', 'argocd', '-l', `${TEST_RUN_LABEL}=${run}`, '--ignore-not-found', '--wait=false'],
     ['delete', 'namespaces', '-l', `${TEST_RUN_LABEL}=${run}`, '--wait=false', '--ignore-not-found'],
   ]) {

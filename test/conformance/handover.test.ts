@@ -19,7 +19,9 @@ import {
   firstReconciliation,
   hardRefresh,
   liveObject,
+  onBothSides,
   rolledOut,
+  summaries,
 } from './support/argocd.js';
 import { expectedDifferences } from './support/known-differences.js';
 
@@ -64,6 +66,15 @@ const objects = [
   ['service', 'shop'],
   ['configmap', 'shop-settings'],
 ] as const;
+
+/** The app's three objects, each Synced unless `more` says otherwise, and the app's own sync status. */
+const all = (app: string, more: Record<string, string> = {}) => ({
+  app,
+  'apps/Deployment/<ns>/shop': 'Synced',
+  '/Service/<ns>/shop': 'Synced',
+  '/ConfigMap/<ns>/shop-settings': 'Synced',
+  ...more,
+});
 
 async function uids(ns: string): Promise<string[]> {
   const out: string[] = [];
@@ -139,16 +150,14 @@ describe('handover between kubectl-gitops and Argo CD', () => {
       expect(kvValues(status.stdout)).toMatchObject({ SYNC: ['Synced'], HEALTH: ['Healthy'] });
       const { argo, ours } = await bothVerdicts(name);
       expect(differences(argo, ours, ns).sort()).toEqual(expectedDifferences('handover/after-argo-sync'));
+      expect(summaries({ argo, ours }, ns)).toEqual(onBothSides(all('Synced')));
 
       // Something Argo CD deployed is dropped from Git: both list exactly that object for pruning.
       fx.remove('app/configmap.yaml');
       fx.commit('no settings');
       const pruning = await bothVerdicts(name);
       expect(differences(pruning.argo, pruning.ours, ns).sort()).toEqual(expectedDifferences('handover/after-removal'));
-      const argoPrune = Object.entries(pruning.argo.resources)
-        .filter(([, r]) => r.requiresPruning)
-        .map(([k]) => k);
-      expect(argoPrune).toEqual([`/ConfigMap/${ns}/shop-settings`]);
+      expect(summaries(pruning, ns)).toEqual(onBothSides(all('OutOfSync', { '/ConfigMap/<ns>/shop-settings': 'OutOfSync, requires pruning' })));
       const prune = await runPlugin(['prune', name, '--app-namespace', 'argocd', '-o', 'kv']);
       expect(kvValues(prune.stdout).PRUNE).toEqual(['ConfigMap/shop-settings']);
       fx.write('app/configmap.yaml', manifests['app/configmap.yaml']!);
@@ -159,8 +168,10 @@ describe('handover between kubectl-gitops and Argo CD', () => {
       const ourSync = await runPlugin(['sync', name, '--app-namespace', 'argocd', '--no-record', '-o', 'kv']);
       expect(ourSync.code).toBe(0);
       expect(await uids(ns)).toEqual(before);
-      const after = await hardRefresh(name);
-      expect([after.status?.sync?.status, after.status?.health?.status]).toEqual(['Synced', 'Healthy']);
+      const after = await bothVerdicts(name);
+      expect(differences(after.argo, after.ours, ns)).toEqual([]);
+      expect(summaries(after, ns)).toEqual(onBothSides(all('Synced')));
+      expect([after.argo.health, after.ours.health]).toEqual(['Healthy', 'Healthy']);
 
       // Git then drops the env var Argo CD's client-side sync wrote: both read the Deployment OutOfSync (the sync took
       // the client-side manager's fields over, as Argo CD's ClientSideApplyMigration does), and the next sync removes it.
@@ -168,7 +179,7 @@ describe('handover between kubectl-gitops and Argo CD', () => {
       fx.commit('no env');
       const dropped = await bothVerdicts(name);
       expect(differences(dropped.argo, dropped.ours, ns)).toEqual([]);
-      expect(dropped.argo.resources[`apps/Deployment/${ns}/shop`]?.status).toBe('OutOfSync');
+      expect(summaries(dropped, ns)).toEqual(onBothSides(all('OutOfSync', { 'apps/Deployment/<ns>/shop': 'OutOfSync' })));
       expect((await runPlugin(['sync', name, '--app-namespace', 'argocd', '--no-record', '-o', 'kv'])).code).toBe(0);
       const live = await liveObject('deployment', 'shop', ns);
       expect(live?.spec?.template?.spec?.containers?.[0]?.env).toBeUndefined();
@@ -176,7 +187,7 @@ describe('handover between kubectl-gitops and Argo CD', () => {
       await rolledOut('shop', ns);
       const removed = await bothVerdicts(name);
       expect(differences(removed.argo, removed.ours, ns)).toEqual([]);
-      expect(removed.argo.resources[`apps/Deployment/${ns}/shop`]?.status).toBe('Synced');
+      expect(summaries(removed, ns)).toEqual(onBothSides(all('Synced')));
     },
     T,
   );

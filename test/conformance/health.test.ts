@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { GitFixture } from '../support/git-source.js';
 import { createTestNamespace, deleteNamespace, runPlugin } from '../integration/support/index.js';
-import { applyApplication, application, bothVerdicts, differences, liveObject, pollFor } from './support/argocd.js';
+import { applyApplication, application, bothVerdicts, differences, liveObject, onBothSides, pollFor, summaries } from './support/argocd.js';
 import { expectedDifferences } from './support/known-differences.js';
 
 const T = 240_000;
@@ -62,7 +62,10 @@ describe('broken Deployments through Argo CD and through kubectl-gitops', () => 
       expect(differences(argo, ours, ns).sort()).toEqual(expectedDifferences('health/broken'));
       expect(argo.resources[`apps/Deployment/${ns}/late`]?.health).toBe('Degraded');
       expect(argo.resources[`apps/Deployment/${ns}/stuck`]?.health).toBe('Progressing');
-      expect([argo.sync, argo.health]).toEqual(['Synced', 'Degraded']);
+      expect(summaries({ argo, ours }, ns)).toEqual(
+        onBothSides({ app: 'Synced', 'apps/Deployment/<ns>/late': 'Synced', 'apps/Deployment/<ns>/stuck': 'Synced' }),
+      );
+      expect([argo.health, ours.health]).toEqual(['Degraded', 'Degraded']);
     },
     T,
   );

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { GitFixture } from '../support/git-source.js';
 import { createTestNamespace, deleteNamespace, kubectlOk, runPlugin } from '../integration/support/index.js';
-import { applyApplication, application, argoSync, bothVerdicts, differences, rolledOut } from './support/argocd.js';
+import { applyApplication, application, argoSync, bothVerdicts, differences, liveObject, onBothSides, rolledOut, summaries } from './support/argocd.js';
 import { expectedDifferences } from './support/known-differences.js';
 
 const T = 240_000;
@@ -79,8 +79,8 @@ describe('lists through Argo CD and through kubectl-gitops', () => {
         [clientApp, nsClient],
         [ourApp, nsOurs],
       ] as const) {
-        const { argo } = await compare(app, ns, 'lists/after-sync');
-        expect(argo.sync).toBe('Synced');
+        const both = await compare(app, ns, 'lists/after-sync');
+        expect(summaries(both, ns)).toEqual(onBothSides({ app: 'Synced', 'apps/Deployment/<ns>/web': 'Synced' }));
       }
     },
     T,
@@ -96,8 +96,16 @@ describe('lists through Argo CD and through kubectl-gitops', () => {
         await patch(ns, containers([{ name: 'proxy', image: 'envoy:1' }]));
         await kubectlOk(['set', 'env', 'deployment/web', '-n', ns, '-c', 'web', 'DEBUG=1']);
         await patch(ns, containers([{ name: 'web', ports: [{ containerPort: 9090 }] }]));
-        const { argo, ours } = await compare(app, ns, 'lists/after-hand-additions');
-        expect([argo.sync, ours.sync]).toEqual(['Synced', 'Synced']);
+        // The additions are there (a Synced verdict must not come from drift that never happened).
+        const spec = (await liveObject('deployment', 'web', ns))?.spec?.template?.spec;
+        const web = spec?.containers?.find((c: { name: string }) => c.name === 'web');
+        expect({
+          containers: spec?.containers?.map((c: { name: string }) => c.name).sort(),
+          env: web?.env?.map((e: { name: string }) => e.name),
+          ports: web?.ports?.map((p: { containerPort: number }) => p.containerPort).sort(),
+        }).toEqual({ containers: ['proxy', 'web'], env: ['MODE', 'EMPTY', 'DEBUG'], ports: [80, 9090] });
+        const both = await compare(app, ns, 'lists/after-hand-additions');
+        expect(summaries(both, ns)).toEqual(onBothSides({ app: 'Synced', 'apps/Deployment/<ns>/web': 'Synced' }));
       }
     },
     T,
@@ -110,9 +118,10 @@ describe('lists through Argo CD and through kubectl-gitops', () => {
         [clientApp, nsClient],
         [ourApp, nsOurs],
       ] as const) {
+        // From Synced: the previous step read both apps Synced, the additions kept.
         await patch(ns, containers([{ name: 'web', args: ['--a', '--b'] }]));
-        const { argo } = await compare(app, ns, 'lists/after-args');
-        expect(argo.resources[`apps/Deployment/${ns}/web`]?.status).toBe('OutOfSync');
+        const both = await compare(app, ns, 'lists/after-args');
+        expect(summaries(both, ns)).toEqual(onBothSides({ app: 'OutOfSync', 'apps/Deployment/<ns>/web': 'OutOfSync' }));
       }
     },
     T,

@@ -141,8 +141,9 @@ describe('rendered sources through Argo CD and through kubectl-gitops', () => {
       expect(status.code).toBe(0);
       const { argo, ours } = await bothVerdicts(name);
       expect(differences(argo, ours, ns).sort()).toEqual(expectedDifferences(`render/${path}`));
-      expect([argo.sync, argo.health]).toEqual(['Synced', 'Healthy']);
+      expect([argo.sync, argo.health, ours.sync, ours.health]).toEqual(['Synced', 'Healthy', 'Synced', 'Healthy']);
       expect(Object.keys(argo.resources).length).toBeGreaterThanOrEqual(path === 'buildenv' ? 1 : 2);
+      expect(Object.entries(argo.resources).filter(([, r]) => r.status !== 'Synced')).toEqual([]);
       if (path === 'buildenv') {
         // what both sides rendered: the destination namespace and the app's name, never the Application's own namespace
         const cm = JSON.parse(await kubectlOk(['get', 'configmap', 'build-env', '-n', ns, '-o', 'json'])) as { data: Record<string, string> };

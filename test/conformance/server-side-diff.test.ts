@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { GitFixture } from '../support/git-source.js';
 import { createTestNamespace, deleteNamespace, kubectlOk, runPlugin } from '../integration/support/index.js';
-import { applyApplication, application, argoSync, bothVerdicts, differences, rolledOut } from './support/argocd.js';
+import { applyApplication, application, argoSync, bothVerdicts, differences, onBothSides, rolledOut, summaries } from './support/argocd.js';
 import { expectedDifferences } from './support/known-differences.js';
 
 const T = 240_000;
@@ -78,8 +78,8 @@ describe('ServerSideDiff through Argo CD and through kubectl-gitops', () => {
       expect((await argoSync(argoApp)).status?.operationState?.phase).toBe('Succeeded');
       expect((await runPlugin(['sync', ourApp, '--app-namespace', 'argocd', '--no-record', '-o', 'kv'])).code).toBe(0);
       for (const [app, ns] of pairs()) {
-        const { argo } = await compare(app, ns, 'server-side-diff/after-sync');
-        expect(argo.sync).toBe('Synced');
+        const both = await compare(app, ns, 'server-side-diff/after-sync');
+        expect(summaries(both, ns)).toEqual(onBothSides({ app: 'Synced', 'apps/Deployment/<ns>/web': 'Synced' }));
       }
     },
     T,
@@ -89,10 +89,11 @@ describe('ServerSideDiff through Argo CD and through kubectl-gitops', () => {
     'an image set by hand: the same verdict in both',
     async () => {
       for (const [app, ns] of pairs()) {
+        // From Synced (the previous step's verdict for this app).
         await kubectlOk(['set', 'image', 'deployment/web', '-n', ns, 'web=nginx:1.28']);
-        const { argo } = await compare(app, ns, 'server-side-diff/after-set-image');
+        const both = await compare(app, ns, 'server-side-diff/after-set-image');
         // The dry-run of the apply would set the image back: drift, not a comparison error.
-        expect([argo.sync, argo.resources[`apps/Deployment/${ns}/web`]?.status]).toEqual(['OutOfSync', 'OutOfSync']);
+        expect(summaries(both, ns)).toEqual(onBothSides({ app: 'OutOfSync', 'apps/Deployment/<ns>/web': 'OutOfSync' }));
       }
     },
     T,

@@ -77,7 +77,8 @@ describe('the order of a sync with hooks and waves', () => {
       ] as const) {
         const { argo, ours: our } = await bothVerdicts(app);
         expect(differences(argo, our, ns).sort()).toEqual(expectedDifferences('waves/after-sync'));
-        expect(argo.sync).toBe('Synced');
+        expect([argo.sync, our.sync]).toEqual(['Synced', 'Synced']);
+        expect(Object.entries(argo.resources).filter(([, r]) => r.status !== 'Synced')).toEqual([]);
         expect(argo.hooks).toEqual([`/ConfigMap/${ns}/post`, `/ConfigMap/${ns}/pre`]);
       }
     },

@@ -1,7 +1,11 @@
 // Helpers for the conformance suite: Applications that Argo CD's own controller reconciles, its verdict
-// (read from the Application's status after a hard refresh), kubectl-gitops's verdict on the same
-// Application, and the resource-by-resource differences between the two.
+// (read from the Application's status after a hard refresh, once that status is a comparison made after the last
+// change, of the commit the repository holds), kubectl-gitops's verdict on the same Application (of the same commit),
+// and the resource-by-resource differences between the two.
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { kubectl, kubectlOk, runPlugin, TEST_RUN_LABEL, testRunId } from '../../integration/support/index.js';
+import { staleness } from './current.js';
 
 /** How long a poll of Argo CD may take before the test fails (a refresh takes seconds here). */
 const POLL_LIMIT_MS = 90_000;
@@ -34,9 +38,25 @@ export function application(spec: AppSpec): Record<string, unknown> {
   };
 }
 
+/** When each Application was last applied (epoch ms, taken just before): its first reconciliation must not be older. */
+const appliedAt = new Map<string, number>();
+
 /** Creates (or replaces the spec of) the Application in the cluster; Argo CD starts reconciling it at once. */
 export async function applyApplication(app: Record<string, unknown>): Promise<void> {
+  const name = String((app.metadata as { name?: unknown } | undefined)?.name);
+  appliedAt.set(name, Date.now());
   await kubectlOk(['apply', '-f', '-'], { stdin: JSON.stringify(app) });
+}
+
+/**
+ * The commit the Application's source names now: `git rev-parse` of its targetRevision in the `file://` repository it
+ * reads (every repository of the suite is one the tests commit to, read by the repo-server with git).
+ */
+function headCommit(app: ArgoApplication): string {
+  const source = app.spec?.source;
+  if (!source?.repoURL?.startsWith('file://')) throw new Error(`the conformance suite reads file:// repositories only, not ${source?.repoURL}`);
+  const dir = fileURLToPath(source.repoURL);
+  return execFileSync('git', ['-C', dir, 'rev-parse', '--verify', `${source.targetRevision || 'HEAD'}^{commit}`], { encoding: 'utf8' }).trim();
 }
 
 interface ArgoResource {
@@ -52,6 +72,7 @@ interface ArgoResource {
 
 export interface ArgoApplication {
   metadata: { annotations?: Record<string, string>; generation?: number };
+  spec?: { source?: { repoURL?: string; targetRevision?: string } };
   operation?: unknown;
   status?: {
     sync?: { status?: string; revision?: string };
@@ -59,7 +80,7 @@ export interface ArgoApplication {
     resources?: ArgoResource[];
     reconciledAt?: string;
     conditions?: { type: string; message: string }[];
-    operationState?: { phase?: string; message?: string; finishedAt?: string; syncResult?: { resources?: SyncResultResource[] } };
+    operationState?: { phase?: string; message?: string; finishedAt?: string; syncResult?: { revision?: string; resources?: SyncResultResource[] } };
   };
 }
 
@@ -89,24 +110,41 @@ export async function pollFor<T>(what: string, check: () => Promise<T | undefine
 }
 
 /**
- * Asks Argo CD for a hard refresh (a new comparison, the manifests rendered anew) and waits until it is done:
- * the controller removes the annotation in the same write as the new status.
+ * Polls the Application until its status is a comparison made at or after `sinceMs` of the commit its source names
+ * (support/current.ts), failing after the bound with the reasons it was last stale for.
  */
-export async function hardRefresh(name: string): Promise<ArgoApplication> {
-  await kubectlOk(['annotate', 'applications.argoproj.io', name, '-n', 'argocd', '--overwrite', 'argocd.argoproj.io/refresh=hard']);
-  return pollFor(`Argo CD's hard refresh of ${name}`, async () => {
-    const app = await getApplication(name);
-    const pending = app.metadata.annotations?.['argocd.argoproj.io/refresh'];
-    return pending === undefined && app.status?.reconciledAt && app.operation === undefined ? app : undefined;
-  });
+async function currentStatus(what: string, name: string, sinceMs: number): Promise<ArgoApplication> {
+  let reasons: string[] = ['not read yet'];
+  try {
+    return await pollFor(what, async () => {
+      const app = await getApplication(name);
+      reasons = staleness(app, { sinceMs, commit: headCommit(app) });
+      return reasons.length === 0 ? app : undefined;
+    });
+  } catch (err) {
+    throw new Error(`${(err as Error).message}; last seen: ${reasons.join('; ')}`);
+  }
 }
 
-/** Waits for Argo CD's first reconciliation of a new Application (its status records a comparison). */
+/**
+ * Asks Argo CD for a hard refresh (a new comparison, the manifests rendered anew) and waits until it is done: the
+ * controller removes the annotation in the same write as the new status, whose `reconciledAt` must not be earlier
+ * than the annotation and whose `sync.revision` must be the repository's commit.
+ */
+export async function hardRefresh(name: string): Promise<ArgoApplication> {
+  const since = Date.now();
+  await kubectlOk(['annotate', 'applications.argoproj.io', name, '-n', 'argocd', '--overwrite', 'argocd.argoproj.io/refresh=hard']);
+  return currentStatus(`Argo CD's hard refresh of ${name}`, name, since);
+}
+
+/**
+ * Waits for Argo CD's first reconciliation of a new Application: a comparison made after `applyApplication`
+ * created it, of the repository's commit.
+ */
 export async function firstReconciliation(name: string): Promise<ArgoApplication> {
-  return pollFor(`Argo CD's first reconciliation of ${name}`, async () => {
-    const app = await getApplication(name);
-    return app.status?.reconciledAt && app.status.sync?.status ? app : undefined;
-  });
+  const since = appliedAt.get(name);
+  if (since === undefined) throw new Error(`${name} was not created by applyApplication in this file`);
+  return currentStatus(`Argo CD's first reconciliation of ${name}`, name, since);
 }
 
 /**
@@ -126,11 +164,18 @@ export async function argoSync(name: string, sync: { prune?: boolean; syncOption
     sync: { revision: 'HEAD', prune: sync.prune ?? false, ...(syncOptions ? { syncOptions } : {}) },
   };
   await kubectlOk(['patch', 'applications.argoproj.io', name, '-n', 'argocd', '--type', 'merge', '-p', JSON.stringify({ operation })]);
-  return pollFor(`Argo CD's sync of ${name}`, async () => {
+  const done = await pollFor(`Argo CD's sync of ${name}`, async () => {
     const app = await getApplication(name);
     const phase = app.status?.operationState?.phase;
     return app.operation === undefined && phase && phase !== 'Running' && phase !== 'Terminating' ? app : undefined;
   });
+  // The sync applied the commit the repository holds, not one an older comparison had resolved.
+  const synced = done.status?.operationState?.syncResult?.revision;
+  const commit = headCommit(done);
+  if (done.status?.operationState?.phase === 'Succeeded' && synced !== commit) {
+    throw new Error(`Argo CD's sync of ${name} applied revision ${synced ?? '(none)'}, not the repository's commit ${commit}`);
+  }
+  return done;
 }
 
 /** One resource's verdict, in the terms both tools share. */
@@ -176,6 +221,7 @@ export function argoVerdict(app: ArgoApplication): Verdict {
 }
 
 interface OurStatusReport {
+  source: { revision?: string };
   sync: { status: string };
   health: { status: string };
   resources: {
@@ -190,11 +236,15 @@ interface OurStatusReport {
   hooks?: { group: string; kind: string; namespace: string; name: string }[];
 }
 
-/** kubectl-gitops's verdict on the same Application, read from the cluster (`status APP -o json --no-record`). */
-async function ourVerdict(name: string): Promise<Verdict> {
+/**
+ * kubectl-gitops's verdict on the same Application, read from the cluster (`status APP -o json --no-record`), of the
+ * same commit as Argo CD's (`commit`).
+ */
+async function ourVerdict(name: string, commit: string): Promise<Verdict> {
   const res = await runPlugin(['status', name, '--app-namespace', 'argocd', '--no-record', '-o', 'json']);
   if (res.code !== 0) throw new Error(`kubectl gitops status ${name} exited ${res.code}: ${res.stderr.trim()}`);
   const report = JSON.parse(res.stdout) as OurStatusReport;
+  if (report.source.revision !== commit) throw new Error(`kubectl gitops status ${name} read revision ${report.source.revision ?? '(none)'}, not ${commit}`);
   const resources: Record<string, ResourceVerdict> = {};
   for (const r of report.resources) {
     resources[resourceId(r)] = {
@@ -235,10 +285,13 @@ export function differences(argo: Verdict, ours: Verdict, namespace: string): st
   return out.map((line) => line.split(namespace).join('<ns>'));
 }
 
-/** Argo CD's verdict after a hard refresh and ours, read one after the other on the same cluster state. */
+/**
+ * Argo CD's verdict after a hard refresh (a comparison made after the refresh was asked for, of the repository's
+ * commit) and ours of the same commit, read one after the other on the same cluster state.
+ */
 export async function bothVerdicts(name: string): Promise<{ argo: Verdict; ours: Verdict; app: ArgoApplication }> {
   const app = await hardRefresh(name);
-  return { argo: argoVerdict(app), ours: await ourVerdict(name), app };
+  return { argo: argoVerdict(app), ours: await ourVerdict(name, app.status?.sync?.revision ?? ''), app };
 }
 
 /** The live object as JSON, or undefined when it does not exist. */
@@ -250,4 +303,25 @@ export async function liveObject(kind: string, name: string, namespace: string):
 /** Waits until a Deployment's rollout is complete, so that both tools read a settled cluster. */
 export async function rolledOut(name: string, namespace: string): Promise<void> {
   await kubectlOk(['rollout', 'status', `deployment/${name}`, '-n', namespace, '--timeout=90s']);
+}
+
+/**
+ * A verdict as an absolute expectation reads it: `app` and each resource (namespace written `<ns>`) with its sync
+ * status, `, requires pruning` added where it does.
+ */
+function syncSummary(v: Verdict, namespace: string): Record<string, string> {
+  const out: Record<string, string> = { app: v.sync };
+  for (const [id, r] of Object.entries(v.resources))
+    out[id.split(`/${namespace}/`).join('/<ns>/')] = r.requiresPruning ? `${r.status}, requires pruning` : r.status;
+  return out;
+}
+
+/** Both sides' summaries, to be compared with `onBothSides(expected)`: neither tool may be wrong, even in agreement. */
+export function summaries(both: { argo: Verdict; ours: Verdict }, namespace: string): { argo: Record<string, string>; ours: Record<string, string> } {
+  return { argo: syncSummary(both.argo, namespace), ours: syncSummary(both.ours, namespace) };
+}
+
+/** The same expected summary for Argo CD and for kubectl-gitops. */
+export function onBothSides(expected: Record<string, string>): { argo: Record<string, string>; ours: Record<string, string> } {
+  return { argo: expected, ours: expected };
 }

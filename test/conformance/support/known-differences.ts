@@ -1,6 +1,7 @@
-// The differences between Argo CD's verdict and kubectl-gitops's that are on purpose, each with the id of its
-// row in the table "Where Argo CD itself answers differently, on purpose" (docs/engineering/conformance.md). A scenario step
-// expects exactly the lines listed for it: a new difference fails the suite, and so does one that went away.
+// The differences between Argo CD's verdict and kubectl-gitops's that are on purpose, each with its whole row of the
+// table "Where Argo CD itself answers differently, on purpose" (docs/engineering/conformance.md). A scenario step
+// expects exactly the lines listed for it: a new difference fails the suite, and so does one that went away. The table
+// holds exactly these rows, cell for cell (test/unit/docs/conformance-table.test.ts, in `npm test`).
 
 export interface KnownDifference {
   /** The row of that table (docs/engineering/conformance.md), e.g. `C1`. */
@@ -9,6 +10,8 @@ export interface KnownDifference {
   step: string;
   /** The lines `differences()` prints for it (namespace written `<ns>`, app names `<app>`). */
   lines: string[];
+  /** The table's other columns, as written there (Markdown): where, what Argo CD does, what kubectl-gitops does, why. */
+  row: { where: string; argoCd: string; kubectlGitops: string; why: string };
 }
 
 export const KNOWN_DIFFERENCES: KnownDifference[] = [
@@ -19,6 +22,13 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
     id: 'C1',
     step: 'basic/after-field-removed',
     lines: ['app sync: Argo CD Synced, kubectl-gitops OutOfSync', 'apps/Deployment/<ns>/web status: Argo CD "Synced", kubectl-gitops "OutOfSync"'],
+    row: {
+      where: 'a field removed from Git from an object that **kubectl-gitops** applied, in an app without `ServerSideApply=true` (`basic/after-field-removed`)',
+      argoCd:
+        'Synced: its diff of a client-side app finds removed fields through the `last-applied-configuration` annotation, which a server-side apply never writes',
+      kubectlGitops: 'OutOfSync on the object (the `removed` verdict, from managedFields)',
+      why: 'kubectl-gitops applies server-side (unless the app says `ServerSideApply=false`), and its next sync does remove the field: Synced would hide a change the sync makes. When Argo CD applied the object itself (server-side, in `basic.test.ts`), both say OutOfSync',
+    },
   },
   {
     // The table in docs/concepts/differences.md (once the README's first): an empty render is refused for every sync unless allowEmpty is set; Argo CD
@@ -26,6 +36,12 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
     id: 'C2',
     step: 'empty/sync',
     lines: ['sync --prune of an empty render: Argo CD Succeeded, deleted ConfigMap/only, kubectl-gitops refused (exit 4), deleted nothing'],
+    row: {
+      where: '`sync --prune` of a render that is successfully empty (the last manifest dropped from Git; `empty/sync`)',
+      argoCd: 'the manual sync Succeeds and deletes every object of the app',
+      kubectlGitops: '`REFUSED=`, exit 4, nothing deleted (the verdict before it is the same: every live object requires pruning)',
+      why: 'the first table of [the differences on purpose](../concepts/differences.md): a render that is suddenly empty is more often a mistake than a wish; `allowEmpty: true` allows it',
+    },
   },
   {
     // kubectl-gitops applies server-side unless the app says ServerSideApply=false; Argo CD's default is a
@@ -37,6 +53,13 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
       'deployment managers: Argo CD client-side argocd-controller Update, kubectl-gitops argocd-controller Apply',
       'service managers: Argo CD client-side argocd-controller Update, kubectl-gitops argocd-controller Apply',
     ],
+    row: {
+      where: "the fields a sync owns, after Argo CD's default sync (no `ServerSideApply=true`; `basic/managers-client-side`)",
+      argoCd: 'a client-side apply: `argocd-controller` owns them by an `Update`, and `last-applied-configuration` is written',
+      kubectlGitops:
+        'a server-side apply unless the app says `ServerSideApply=false`: `argocd-controller` owns them by an `Apply` (with `ServerSideApply=true` both are identical, above)',
+      why: 'server-side apply is what makes conflicts, ownership and removed fields visible field by field; the verdicts agree either way',
+    },
   },
 ];
 
