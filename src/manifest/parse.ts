@@ -52,8 +52,10 @@ function lineAt(starts: readonly number[], offset: number): number {
 const INDENTED_MARKER = /^[ \t]+(?:---|\.\.\.)(?:[ \t\r\n]|$)/m;
 const LEADING_TAB = /^ *\t/m;
 const EMPTY_KEY = /^[ \t-]*:(?:[ \t\r\n]|$)/m;
-/** The three above in one pass over the text. */
-const NEEDS_REFERENCE_PARSER = new RegExp([INDENTED_MARKER, LEADING_TAB, EMPTY_KEY].map((r) => r.source).join('|'), 'm');
+/** A byte order mark at the start of a line: YAML (and Go's YAML) skips it there, js-yaml reads it as text. */
+const LINE_BOM = /^\uFEFF/m;
+/** The four above in one pass over the text. */
+const NEEDS_REFERENCE_PARSER = new RegExp([INDENTED_MARKER, LEADING_TAB, EMPTY_KEY, LINE_BOM].map((r) => r.source).join('|'), 'm');
 
 /**
  * The fast path (js-yaml's event parser, about ten times faster than the yaml package's AST):
@@ -125,9 +127,9 @@ function fastDocuments(text: string, file: string): { events: Event[]; docs: unk
     return { events, docs: constructFromEvents(events, { source: text, filename: file, maxAliases: 0 }) };
   } catch (err) {
     if (!(err instanceof YAMLException)) throw err;
-    const m = err.mark;
-    const where = m ? `${file}:${m.line + 1}:${m.column + 1}` : file;
-    throw new InputError(`${where}: invalid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${err.reason}`, { cause: err });
+    // js-yaml refuses some text YAML allows (an unknown tag, which Go's YAML reads as its plain value): the
+    // reference parser has the last word on what is an error, and names the line and column.
+    return undefined;
   }
 }
 
@@ -179,7 +181,10 @@ function referenceDocuments(text: string, file: string, lc = new LineCounter()):
     if (err) {
       const pos = err.linePos?.[0];
       const where = pos ? `${file}:${pos.line}:${pos.col}` : `${file} (document ${index + 1})`;
-      throw new InputError(`${where}: invalid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${firstLine(err.message)}`, { cause: err });
+      // The place is said once, first: the parser's own " at line L, column C:" is left out.
+      const why =
+        (err as { code?: string }).code === 'DUPLICATE_KEY' ? 'duplicated mapping key' : firstLine(err.message).replace(/ at line \d+, column \d+:?$/, '');
+      throw new InputError(`${where}: invalid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${why}`, { cause: err });
     }
     if (doc.contents === null) return; // an empty document
     const line = lc.linePos(doc.contents.range?.[0] ?? 0).line;
@@ -188,7 +193,9 @@ function referenceDocuments(text: string, file: string, lc = new LineCounter()):
         return doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) as unknown;
       } catch (err) {
         const msg = err instanceof YAMLParseError || err instanceof Error ? err.message : String(err);
-        const why = /alias/i.test(msg) ? `too many YAML aliases (more than ${MAX_ALIAS_COUNT} expansions): refusing a possible alias bomb` : firstLine(msg);
+        const why = /excessive alias count/i.test(msg)
+          ? `too many YAML aliases (more than ${MAX_ALIAS_COUNT} expansions): refusing a possible alias bomb`
+          : firstLine(msg);
         throw new InputError(`${file}:${line}: ${why}`, { cause: err });
       }
     };

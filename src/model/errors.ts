@@ -37,6 +37,12 @@ export class InputError extends ExitError {
   }
 }
 
+/**
+ * A desired object of a kind the destination cluster does not serve (and no CRD of the app defines): an input error
+ * for the commands that act now (exit 2); `plan` reports it as what would refuse the sync at head (exit 4).
+ */
+export class UnservedKindError extends InputError {}
+
 /** The cluster or its API failed us: exit 3. */
 export class ClusterError extends ExitError {
   constructor(message: string, options?: { cause?: unknown }) {

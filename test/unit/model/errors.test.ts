@@ -1,5 +1,5 @@
 // The one exit-code table: each error class maps to its code, anything else to 3; -v shows the cause chain.
-import { ClusterError, ExitCode, ExitError, InputError, RefusedError, describeError, exitCodeFor } from '../../../src/model/errors.js';
+import { ClusterError, ExitCode, ExitError, InputError, RefusedError, UnservedKindError, describeError, exitCodeFor } from '../../../src/model/errors.js';
 
 describe('exitCodeFor', () => {
   it('keeps the documented numbers', () => {
@@ -8,6 +8,7 @@ describe('exitCodeFor', () => {
 
   it.each([
     ['InputError', new InputError('bad flag'), 2],
+    ['UnservedKindError (an input error where plan does not read it)', new UnservedKindError('the cluster does not serve Widget'), 2],
     ['ClusterError', new ClusterError('apiserver said 500'), 3],
     ['RefusedError', new RefusedError('empty render'), 4],
     ['an ExitError with its own code', new ExitError('drift', ExitCode.Drift), 1],
