@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/temp-dir.js';
 import { GitFixture } from '../support/git-source.js';
-import { applyYaml, createTestNamespace, deleteNamespace, kubectl, kubectlOk, runPlugin } from './support/index.js';
+import { applyYaml, createTestNamespace, deleteNamespace, kubectl, kubectlOk, runPlugin, waitFor } from './support/index.js';
 import { applicationYaml, inCluster } from '../support/application.js';
 
 const TIMEOUT = 240_000;
@@ -235,6 +235,47 @@ test(
     for (let i = 0; i < 60 && (await kubectl(['get', 'job', 'short-lived', '-n', ns])).code === 0; i++) await new Promise((r) => setTimeout(r, 500));
     expect((await kubectl(['get', 'job', 'short-lived', '-n', ns])).code).not.toBe(0);
     expect(JSON.parse(await kubectlOk(['get', 'configmap', 'ttl-app', '-n', ns, '-o', 'json'])).data).toEqual({ a: '1' });
+  },
+  TIMEOUT,
+);
+
+test(
+  'a hook finalizer an interrupted run left behind: the old Job, held Terminating by it, is let go and the hook replaced; status reads its own health meanwhile',
+  async () => {
+    const hook = { 'argocd.argoproj.io/hook': 'PreSync' };
+    const { appFile, desired } = app('leftover', { 'pre.yaml': job('name: leftover-migrate', hook), 'app.yaml': configMap('leftover-app', 0) });
+    // What a run stopped between creating its hook and reading the result leaves: the Job with Argo CD's finalizer and
+    // the app's mark; its TTL controller's delete (ttlSecondsAfterFinished: 0) waits on the finalizer for ever.
+    const leftover = job('name: leftover-migrate', { ...hook, 'argocd.argoproj.io/tracking-id': `leftover:batch/Job:${ns}/leftover-migrate` })
+      .replace('metadata:\n', 'metadata:\n  finalizers: [argocd.argoproj.io/hook-finalizer]\n')
+      .replace('  backoffLimit: 0\n', '  backoffLimit: 0\n  ttlSecondsAfterFinished: 0\n');
+    await applyYaml(leftover, { namespace: ns });
+    const old = await waitFor(
+      async () => {
+        const j = JSON.parse(await kubectlOk(['get', 'job', 'leftover-migrate', '-n', ns, '-o', 'json'])) as Meta & {
+          metadata: { deletionTimestamp?: string; finalizers?: string[] };
+        };
+        return j.metadata.deletionTimestamp ? j : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 500, what: 'the TTL controller to delete the finished leftover Job' },
+    );
+    expect(old.metadata.finalizers).toEqual(['argocd.argoproj.io/hook-finalizer']);
+    // Held by the hook finalizer, a Job being deleted is read for its own health (Succeeded), not "Pending deletion".
+    const before = await runPlugin(['status', '-f', appFile, '--desired', desired, '-o', 'kv']);
+    expect(before.code).toBe(0);
+    expect(before.stdout.split('\n')).toContain('HOOK=PreSync Job/leftover-migrate Succeeded');
+
+    const res = await runPlugin(['sync', '-f', appFile, '--desired', desired, '-o', 'kv', '--timeout', '2m'], { timeoutMs: 200_000 });
+    expect({ code: res.code, hook: res.stdout.split('\n').filter((l) => l.startsWith('HOOK=')) }).toEqual({
+      code: 0,
+      hook: ['HOOK=PreSync Job/leftover-migrate Succeeded'],
+    });
+    // The old Job is gone (its finalizer taken off before the delete), the new one ran and kept no hook finalizer.
+    const now = JSON.parse(await kubectlOk(['get', 'job', 'leftover-migrate', '-n', ns, '-o', 'json'])) as Meta & {
+      metadata: { deletionTimestamp?: string; finalizers?: string[] };
+    };
+    expect(now.metadata.uid).not.toBe(old.metadata.uid);
+    expect({ deleting: now.metadata.deletionTimestamp, finalizers: now.metadata.finalizers }).toEqual({ deleting: undefined, finalizers: undefined });
   },
   TIMEOUT,
 );

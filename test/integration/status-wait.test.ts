@@ -4,7 +4,23 @@
 // --resource each once. The Applications are files (-f) but for --operation, whose operationState lives in the cluster.
 import { applicationYaml, inCluster } from '../support/application.js';
 import { appWorkspace } from '../support/app-workspace.js';
-import { applyYaml, createTestNamespace, deleteNamespace, kubectlOk, kvValues, runPlugin, type RunResult } from './support/index.js';
+import { spawn } from 'node:child_process';
+import { stringify } from 'yaml';
+import { tempDir } from '../support/temp-dir.js';
+import { serviceAccountKubeconfig } from './hardening/support.js';
+import {
+  applyYaml,
+  childEnv,
+  createTestNamespace,
+  deleteNamespace,
+  kubectl,
+  kubectlOk,
+  kvValues,
+  pluginPath,
+  repoRoot,
+  runPlugin,
+  type RunResult,
+} from './support/index.js';
 
 const TIMEOUT = 240_000;
 const FATE = 'kgitops.test/kwok-fate';
@@ -63,6 +79,7 @@ beforeAll(async () => {
   ns = await createTestNamespace('status-wait');
 }, TIMEOUT);
 afterAll(async () => {
+  if (ns) await kubectl(['delete', 'role,rolebinding', `${ns}-waiter`, '-n', 'argocd', '--ignore-not-found']);
   if (ns) await deleteNamespace(ns);
 });
 
@@ -212,6 +229,92 @@ test(
     expect(res.code).toBe(0);
     expect(res.stderr).toContain('waiting: sync Synced, health Healthy; the operation is Running: waiting for pruning confirmation of /ConfigMap/old');
     expect(Date.now() - started).toBeLessThan(90_000);
+  },
+  TIMEOUT,
+);
+
+test(
+  'a wait whose user loses its rights while it polls ends at the next poll with the 403, exit 3, not at the timeout',
+  async () => {
+    const app = appFiles('revoked', { 'web.yaml': deployment('revoked-web', { stuck: true }) });
+    await sync(app);
+    // The waiter reads what status reads of this app and no more: the Deployment and its ReplicaSets and Pods here, the
+    // AppProject and the two settings ConfigMaps in argocd. Its rights in the namespace go away during the wait.
+    const rbac = [
+      { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'waiter', namespace: ns } },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: 'waiter', namespace: ns },
+        rules: [
+          { apiGroups: ['apps'], resources: ['deployments', 'replicasets'], verbs: ['get', 'list', 'watch'] },
+          { apiGroups: [''], resources: ['pods'], verbs: ['get', 'list', 'watch'] },
+        ],
+      },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: `${ns}-waiter`, namespace: 'argocd' },
+        rules: [
+          { apiGroups: ['argoproj.io'], resources: ['appprojects'], resourceNames: ['default'], verbs: ['get'] },
+          { apiGroups: [''], resources: ['configmaps'], resourceNames: ['argocd-cm', 'argocd-cmd-params-cm'], verbs: ['get'] },
+        ],
+      },
+      ...[
+        ['waiter', ns],
+        [`${ns}-waiter`, 'argocd'],
+      ].map(([name, namespace]) => ({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name, namespace },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+        subjects: [{ kind: 'ServiceAccount', name: 'waiter', namespace: ns }],
+      })),
+    ];
+    await applyYaml(rbac.map((o) => stringify(o)).join('---\n'));
+    const kubeconfig = await serviceAccountKubeconfig('waiter', ns, tempDir('status-wait-revoked'));
+
+    const child = spawn(
+      pluginPath,
+      ['status', '-f', app.appFile, '--desired', app.desired, '--wait', '--timeout', '150s', '-o', 'kv', '--kubeconfig', kubeconfig],
+      {
+        cwd: repoRoot,
+        env: childEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b: Buffer) => {
+      stdout += b.toString('utf8');
+    });
+    const polled = new Promise<void>((resolve) => {
+      child.stderr.on('data', (b: Buffer) => {
+        stderr += b.toString('utf8');
+        if (/^waiting: /m.test(stderr)) resolve();
+      });
+    });
+    const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    // The first poll read everything and found the app Progressing (its pod never pulls its image).
+    const first = await Promise.race([polled.then(() => 'polled'), closed.then((code) => `exited ${code}: ${stderr}`)]);
+    expect(first).toBe('polled');
+    const revokedAt = Date.now();
+    await kubectlOk(['delete', 'rolebinding', 'waiter', '-n', ns]);
+    const code = await closed;
+    const afterRevoke = Date.now() - revokedAt;
+    // Exit 3 (a cluster error, README's exit codes) at the next poll, naming what the user may no longer do: a poll reads
+    // the Deployment and lists its kind at once, and the refusal of whichever answers first ends it. Every line before
+    // it is a poll that found the app Progressing.
+    const lines = stderr.trimEnd().split('\n');
+    expect(code).toBe(3);
+    expect([
+      `error: getting Deployment ${ns}/revoked-web: forbidden (403): cannot get deployments.apps in namespace "${ns}"`,
+      `error: listing deployments.apps in namespace ${ns}: forbidden (403): cannot list deployments.apps in namespace "${ns}"`,
+    ]).toContain(lines.at(-1));
+    expect(lines.slice(0, -1).filter((l) => !l.startsWith('waiting: sync Synced, health Progressing: Pod/revoked-web-'))).toEqual([]);
+    expect(afterRevoke).toBeLessThan(30_000);
+    // An error ends the wait without a report (the polls before it printed none either).
+    expect(stdout).toBe('');
   },
   TIMEOUT,
 );

@@ -242,6 +242,36 @@ spec:
   );
 
   it(
+    "with selfHeal, a drift that keeps coming back is healed after Argo CD's growing back-off: each heal of the object at least 2 s, 6 s, 18 s after the one before",
+    async () => {
+      const s = await scenario('watch-backoff');
+      const w = new WatchProcess(['-f', s.appFile, '--interval', '60s'], kubeconfigPath());
+      track(w, s.fx, s.namespace);
+      await w.line((l) => l.action === 'in-sync', 'the first sync');
+      // Something keeps scaling the Deployment back (a fight with another controller): scaled again as soon as each heal
+      // lands, four times.
+      const heals: number[] = [];
+      for (let i = 0; i < 4; i++) {
+        const mark = w.lines.length;
+        await kubectlOk(['scale', 'deployment/orders', '-n', s.namespace, `--replicas=${3 + i}`]);
+        const heal = await w.line((l) => l.action === 'heal' && l.object === 'Deployment/orders' && l.result === 'applied', `heal ${i + 1}`, mark, 40_000);
+        heals.push(Date.parse(heal.time));
+      }
+      expect(await deploymentState(s.namespace)).toMatchObject({ replicas: 1 });
+      // Argo CD's selfHealRemainingBackoff: 0 before the first heal, then 2 s, 6 s, 18 s after the previous one (the
+      // drift came back well within each); never sooner, however fast the drift returns.
+      const gaps = heals.slice(1).map((t, i) => t - heals[i]!);
+      gaps.forEach((g, i) => (figures[`selfHealGap${i + 1}Ms`] = g));
+      // No slower than the back-off plus the time a drift takes to be seen and healed on this machine either.
+      for (const [k, min] of [2000, 6000, 18_000].entries()) {
+        expect(gaps[k]).toBeGreaterThanOrEqual(min);
+        expect(gaps[k]).toBeLessThan(min + 10_000);
+      }
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
     'without selfHeal, only reports the drift and leaves it',
     async () => {
       const s = await scenario('watch-report', { selfHeal: false, prune: false });

@@ -4,7 +4,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTestNamespace, kubectlOk, repoRoot, runPlugin } from '../support/index.js';
 import { baselineObjects, pluginExpect, snapshot, snapshotChanges, tempDir, writeApp, writeDesired } from './support.js';
-import { reportClaims, tally } from '../support/claims.js';
+import { countsClaims, reportClaims, tally } from '../support/claims.js';
+
+countsClaims('bad-input.inputs', 'bad-input.refusals');
 
 jest.setTimeout(300_000);
 

@@ -2,10 +2,12 @@
 import { spawn } from 'node:child_process';
 import { jest } from '@jest/globals';
 import { childEnv, createTestNamespace, kubeconfigPath, kubectlOk, pluginPath, run, runPlugin, waitFor, type RunResult } from '../support/index.js';
-import { reportClaims, tally } from '../support/claims.js';
+import { countsClaims, reportClaims, tally } from '../support/claims.js';
 import { FaultProxy, type ProxiedRequest, type Protocol } from './fault-proxy.js';
 import { configMap, snapshot, snapshotChanges, tempDir, writeApp, writeDesired } from './support.js';
 import type { KubeObject } from '../../../src/model/object.js';
+
+countsClaims('faults.h2-runs', 'faults.http1-runs');
 
 jest.setTimeout(300_000);
 

@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
 import { applyYaml, createTestNamespace, kubectl, kubectlOk, pluginPath, run, runPlugin, type RunResult } from '../support/index.js';
 import { configMap, tempDir, writeApp, writeDesired } from './support.js';
-import { reportClaims, tally } from '../support/claims.js';
+import { countsClaims, reportClaims, tally } from '../support/claims.js';
+
+countsClaims('secrets.values', 'secrets.runs');
 
 jest.setTimeout(300_000);
 

@@ -425,3 +425,38 @@ describe('connection set-up is bounded, phase by phase', () => {
     }
   });
 });
+
+describe('requests in flight are bounded: 32 streams over HTTP/2, 16 sockets over HTTP/1.1', () => {
+  it.each([
+    ['h2', 32, 1],
+    ['http1', 16, 16],
+  ] as const)('%s: 60 requests at once, at most %i answered at a time, over at most %i connections', async (kind, limit, maxConnections) => {
+    let inFlight = 0;
+    let most = 0;
+    // Each answer is held a while, so the client's bound (not the server's speed) decides how many are open at once.
+    const srv = await tlsServer(kind, () => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      return { status: 200, body: cmList(['x']), delayMs: 150 };
+    });
+    const gw = await createClientGateway({ connection: connection(srv.url), requestTimeoutMs: 20_000, backoffMs: 5 });
+    try {
+      // The count goes down when the client has the answer (the next request may start only then).
+      const lists = await Promise.all(
+        Array.from({ length: 60 }, () =>
+          gw.list(CM, { namespace: 'shop' }).finally(() => {
+            inFlight--;
+          }),
+        ),
+      );
+      expect(lists).toHaveLength(60);
+      expect(srv.seen).toHaveLength(60);
+      expect(most).toBe(limit);
+      expect(srv.connections()).toBeLessThanOrEqual(maxConnections);
+      if (kind === 'h2') expect(srv.connections()).toBe(1);
+    } finally {
+      gw.close();
+      await srv.close();
+    }
+  });
+});
