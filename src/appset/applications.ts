@@ -118,8 +118,7 @@ export async function generateApplications(appset: ApplicationSetSpec, inputs: G
   const out = apps.map((app) => ({
     apiVersion: 'argoproj.io/v1alpha1',
     kind: 'Application',
-    metadata: { ...(app.metadata as Record<string, unknown>), namespace: appset.namespace },
-    spec: app.spec,
+    ...asWritten({ metadata: { ...(app.metadata as Record<string, unknown>), namespace: appset.namespace }, spec: app.spec }),
   }));
   // validateGeneratedApplications: a name made twice is an error of that name, and the controller's validApps then
   // leaves out every Application of that name (they share the qualified name the error is keyed by); the rest are written.
@@ -130,6 +129,103 @@ export async function generateApplications(appset: ApplicationSetSpec, inputs: G
     .filter(([, n]) => n > 1)
     .map(([name]) => ({ name: `${appset.namespace}/${name}`, error: `ApplicationSet ${appset.name} contains applications with duplicate name: ${name}` }));
   return { applications: out.filter((a) => (count.get(nameOf(a)) ?? 0) < 2), invalid };
+}
+
+/** Fields of the Application's Go types whose JSON is a map (`omitempty`: an empty one is left out; its values are kept as they are). */
+const MAP_FIELDS = new Set(['labels', 'annotations', 'commonLabels', 'commonAnnotations', 'options']);
+/** Fields kept whatever they hold: pointers to scalars (a zero is not nil), raw JSON, a plugin parameter's value forms. */
+const KEPT_FIELDS = new Set(['revisionHistoryLimit', 'enabled', 'factor', 'valuesObject', 'string', 'map', 'array']);
+/** Fields without `omitempty`, by their parent's path (`[]` for a list item): always written, their zero value when absent. */
+const REQUIRED: Record<string, Record<string, unknown>> = {
+  spec: { destination: {}, project: '' },
+  'spec.source': { repoURL: '' },
+  'spec.sources[]': { repoURL: '' },
+  'spec.source.directory': { jsonnet: {} },
+  'spec.sources[].directory': { jsonnet: {} },
+  'spec.ignoreDifferences[]': { kind: '' },
+  'spec.info[]': { name: '', value: '' },
+  'spec.sourceHydrator': { drySource: {}, syncSource: {} },
+  'spec.sourceHydrator.drySource': { repoURL: '', targetRevision: '', path: '' },
+  'spec.sourceHydrator.syncSource': { targetBranch: '', path: '' },
+  'spec.sourceHydrator.hydrateTo': { targetBranch: '' },
+};
+/** Required fields of list items under any source (plugin env, Jsonnet variables, Kustomize replicas), by the list's name. */
+const REQUIRED_ITEM: Record<string, Record<string, unknown>> = {
+  env: { name: '', value: '' },
+  extVars: { name: '', value: '' },
+  tlas: { name: '', value: '' },
+  replicas: { name: '', count: 0 },
+};
+
+const isZero = (v: unknown): boolean => v === null || v === undefined || v === false || v === '' || v === 0 || (Array.isArray(v) && v.length === 0);
+
+/**
+ * The Application as the controller writes it: it encodes a typed Application with Go's encoding/json
+ * (pkg/apis/application/v1alpha1/types.go), so a field tagged `omitempty` holding its zero value (`false`, `""`, `0`,
+ * an empty list or map, null) is left out, a pointer to a struct is kept even when empty (`syncPolicy: {}`), a field
+ * without `omitempty` is always written (`project`, `destination`, a source's `repoURL`), and a source's
+ * `directory.jsonnet` is a struct rather than a pointer, so every `directory` has one (`{}` when the template gave
+ * none); then normalized as the controller normalizes it before writing (normalizeSpec). Found by
+ * test/conformance/appset.test.ts.
+ */
+export function asWritten(app: { metadata: Record<string, unknown>; spec: unknown }): { metadata: Record<string, unknown>; spec: unknown } {
+  return { metadata: encodeObject(app.metadata, 'metadata', ''), spec: normalizeSpec(encodeObject(isObject(app.spec) ? app.spec : {}, 'spec', '')) };
+}
+
+/** Kustomize fields its IsZero does not look at: a kustomize holding only these is nil'ed out. */
+const KUSTOMIZE_NOT_COUNTED = new Set([
+  'forceCommonLabels',
+  'forceCommonAnnotations',
+  'commonAnnotationsEnvsubst',
+  'labelWithoutSelector',
+  'labelIncludeTemplates',
+]);
+
+/**
+ * util/argo NormalizeApplicationSpec, which the controller applies to each Application before it writes it
+ * (createOrUpdateInCluster): an empty project is `default`; a sync policy without automated, syncOptions, retry and
+ * managedNamespaceMetadata is dropped; in `source` (not in `sources`: its loop normalizes copies), a zero `kustomize`
+ * or `helm` is dropped and a `directory` without `recurse` and Jsonnet options keeps only `include`/`exclude`, or is
+ * dropped. The spec given is already encoded (zero values left out).
+ */
+export function normalizeSpec(spec: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...spec };
+  if (out.project === '') out.project = 'default';
+  const sp = out.syncPolicy;
+  if (isObject(sp) && sp.automated === undefined && sp.syncOptions === undefined && sp.retry === undefined && sp.managedNamespaceMetadata === undefined)
+    delete out.syncPolicy;
+  const sources = out.sources;
+  if ((!Array.isArray(sources) || sources.length === 0) && isObject(out.source)) {
+    const source = { ...out.source };
+    if (isObject(source.kustomize) && Object.keys(source.kustomize).every((k) => KUSTOMIZE_NOT_COUNTED.has(k))) delete source.kustomize;
+    if (isObject(source.helm) && Object.keys(source.helm).length === 0) delete source.helm;
+    const dir = source.directory;
+    if (isObject(dir) && dir.recurse !== true && (!isObject(dir.jsonnet) || Object.keys(dir.jsonnet).length === 0)) {
+      const kept: Record<string, unknown> = {};
+      if (dir.include !== undefined) kept.include = dir.include;
+      if (dir.exclude !== undefined) kept.exclude = dir.exclude;
+      if (Object.keys(kept).length === 0) delete source.directory;
+      else source.directory = { ...kept, jsonnet: {} };
+    }
+    out.source = source;
+  }
+  return out;
+}
+
+function encodeObject(obj: Record<string, unknown>, path: string, listName: string): Record<string, unknown> {
+  const required = { ...(REQUIRED[path] ?? {}), ...(path.endsWith('[]') && /^spec\.(source|sources\[\])\./.test(path) ? (REQUIRED_ITEM[listName] ?? {}) : {}) };
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(obj)) {
+    const here = `${path}.${k}`;
+    if (KEPT_FIELDS.has(k) && v !== null && v !== undefined) out[k] = v;
+    else if (MAP_FIELDS.has(k) && isObject(v)) {
+      if (Object.keys(v).length > 0) out[k] = v;
+    } else if (Array.isArray(v) && v.length > 0) out[k] = v.map((item) => (isObject(item) ? encodeObject(item, `${here}[]`, k) : item));
+    else if (isObject(v)) out[k] = encodeObject(v, here, '');
+    else if (!isZero(v)) out[k] = v;
+  }
+  for (const [k, zero] of Object.entries(required)) if (out[k] === undefined || out[k] === null) out[k] = structuredClone(zero);
+  return out;
 }
 
 /**

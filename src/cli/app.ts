@@ -13,6 +13,7 @@ import { syncCommand } from './commands/sync.js';
 import { pruneCommand } from './commands/prune.js';
 import { deleteCommand } from './commands/delete.js';
 import { manifestsCommand } from './commands/manifests.js';
+import { planCommand } from './commands/plan.js';
 import { statusCommand } from './commands/status.js';
 import { normalizeCommand } from './commands/normalize.js';
 import { versionCommand } from './commands/version.js';
@@ -49,6 +50,7 @@ export const COMMANDS: readonly GitopsCommand[] = [
   deleteCommand,
   statusCommand,
   manifestsCommand,
+  planCommand,
   listCommand,
   dashboardCommand,
   historyCommand,
@@ -166,7 +168,8 @@ export async function runCli(typed: string[], io: Io, commands: readonly GitopsC
         const outputs = cmd.outputs ?? OUTPUT_FORMATS;
         const word = commandWord(cmd);
         if (typeof args.output === 'string' && !outputs.includes(args.output as never)) {
-          const known = OUTPUT_FORMATS.includes(args.output as never);
+          // A format another command prints (status's dot, plan's markdown) is known: this command cannot print it.
+          const known = [...OUTPUT_FORMATS, ...commands.flatMap((c) => c.outputs ?? [])].includes(args.output as never);
           throw new UsageError(`${known ? `${word} cannot print` : 'unknown'} output format "${args.output}": ${word} prints ${outputs.join(', ')}`);
         }
         if (args.allNamespaces === true && cmd.allNamespaces !== true) {
@@ -179,7 +182,17 @@ export async function runCli(typed: string[], io: Io, commands: readonly GitopsC
         ran = true;
         // --cache-dir is what kubectl's default ($KUBECACHEDIR) would have said: it reaches the caches as that variable.
         const cmdIo = opts.cacheDir !== undefined && opts.cacheDir !== '' ? { ...io, env: { ...io.env, KUBECACHEDIR: resolve(opts.cacheDir) } } : io;
-        code = await cmd.run(args, makeContext(cmdIo, opts, typed));
+        const ctx = makeContext(cmdIo, opts, typed);
+        // -f with an ApplicationSet: each Application it generates, as --all does (cli/appset-file.ts).
+        const appFile = typeof args.appFile === 'string' ? args.appFile : undefined;
+        if (appFile !== undefined && word !== 'appset') {
+          const { holdsApplicationSet, forEachGeneratedApp } = await import('./appset-file.js');
+          if (holdsApplicationSet(appFile)) {
+            code = await forEachGeneratedApp(ctx, word, appFile, (file, appCtx) => cmd.run({ ...args, appFile: file, f: file }, appCtx));
+            return;
+          }
+        }
+        code = await cmd.run(args, ctx);
       },
     });
   }

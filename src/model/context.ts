@@ -3,7 +3,7 @@
 
 export type ColorMode = 'auto' | 'always' | 'never';
 /** `dot` and `svg` only for the commands that draw a graph (`status --tree`). */
-export type OutputFormat = 'table' | 'json' | 'yaml' | 'kv' | 'env' | 'dot' | 'svg';
+export type OutputFormat = 'table' | 'json' | 'yaml' | 'kv' | 'env' | 'dot' | 'svg' | 'markdown';
 
 /** What a command may touch of the process: its streams, TTY state and environment. */
 export interface Io {

@@ -6,7 +6,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GOTEMPLATE_WASM_ENV, goTemplateEngine } from '../../src/workflows/appset/engine.js';
 import { GitFixture } from '../support/git-source.js';
-import { applyYaml, createTestNamespace, deleteNamespace, repoRoot, runPlugin } from './support/index.js';
+import { applyYaml, createTestNamespace, deleteNamespace, kubectlOk, repoRoot, runPlugin } from './support/index.js';
 
 const T = 180_000;
 
@@ -187,6 +187,20 @@ describe('appset generate', () => {
   );
 
   test(
+    "the README's example (examples/shop/appset.yaml): two Applications, the prod one automated through templatePatch",
+    async () => {
+      const res = await runPlugin(['appset', 'generate', join(repoRoot, 'examples', 'shop', 'appset.yaml'), '-o', 'json']);
+      expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: '' });
+      const items = (JSON.parse(res.stdout) as { items: { metadata: { name: string }; spec: { destination: object; syncPolicy?: object } }[] }).items;
+      expect(items.map((a) => [a.metadata.name, a.spec.destination, a.spec.syncPolicy])).toEqual([
+        ['shop-dev', { server: 'https://kubernetes.default.svc', namespace: 'shop-dev' }, undefined],
+        ['shop-prod', { server: 'https://kubernetes.default.svc', namespace: 'shop-prod' }, { automated: { prune: true, selfHeal: true } }],
+      ]);
+    },
+    T,
+  );
+
+  test(
     'a pullRequest generator is refused by name: exit 4, nothing printed',
     async () => {
       const file = join(fx.root, 'pr.json');
@@ -238,6 +252,288 @@ describe('appset generate', () => {
         ['staging-1', { server: 'https://10.1.2.3:6443', namespace: 'staging' }],
       ]);
       expect(res.stdout).not.toContain('bearerToken');
+    },
+    T,
+  );
+});
+
+/** A Git fixture with two apps (apps/a and apps/b, a ConfigMap each) and a test namespace, for the describe block it is called in. */
+function twoApps(prefix: string): { readonly fx: GitFixture; readonly ns: string } {
+  const state = {} as { fx: GitFixture; ns: string };
+  beforeAll(async () => {
+    state.fx = new GitFixture();
+    state.fx.write('apps/a/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {v: "1"}\n');
+    state.fx.write('apps/b/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\ndata: {v: "1"}\n');
+    state.fx.commit('apps');
+    state.ns = await createTestNamespace(prefix);
+  }, T);
+  afterAll(async () => {
+    state.fx?.cleanup();
+    if (state.ns) await deleteNamespace(state.ns);
+  }, T);
+  return state;
+}
+
+describe('appset sync', () => {
+  const setup = twoApps('appset-sync');
+
+  /** The ApplicationSet `shop` in the test namespace: one Application per element, the default resources finalizer. */
+  const shop = (elements: string[], extra: object = {}) =>
+    JSON.stringify({
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'ApplicationSet',
+      metadata: { name: 'shop', namespace: setup.ns },
+      spec: {
+        generators: [{ list: { elements: elements.map((app) => ({ app })) } }],
+        template: {
+          metadata: { name: 'shop-{{app}}', labels: { app: '{{app}}' } },
+          spec: {
+            source: { repoURL: setup.fx.repo, path: 'apps/{{app}}', targetRevision: 'main' },
+            destination: { server: 'https://kubernetes.default.svc', namespace: setup.ns },
+          },
+        },
+        ...extra,
+      },
+    });
+  interface App {
+    metadata: {
+      name: string;
+      uid: string;
+      annotations?: Record<string, string>;
+      finalizers?: string[];
+      ownerReferences?: object[];
+      managedFields?: { manager: string }[];
+    };
+    spec: { project: string; source: { path: string } };
+  }
+  const apps = async () =>
+    (JSON.parse(await kubectlOk(['get', 'applications.argoproj.io', '-n', setup.ns, '-o', 'json', '--show-managed-fields'])) as { items: App[] }).items.sort(
+      (x, y) => x.metadata.name.localeCompare(y.metadata.name),
+    );
+
+  test(
+    'creates, updates (keeping what the controller keeps) and deletes the Applications as the controller, owned by the live ApplicationSet',
+    async () => {
+      await applyYaml(shop(['a', 'b']));
+      const uid = (JSON.parse(await kubectlOk(['get', 'applicationsets.argoproj.io', 'shop', '-n', setup.ns, '-o', 'json'])) as App).metadata.uid;
+      const head = [`APPLICATIONSET=${setup.ns}/shop`, 'POLICY=sync', 'OWNED=true'];
+
+      const dry = await runPlugin(['appset', 'sync', 'shop', '--app-namespace', setup.ns, '--dry-run', '-o', 'kv']);
+      expect({ code: dry.code, stderr: dry.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(dry.stdout).toBe([...head, `CREATE=${setup.ns}/shop-a`, `CREATE=${setup.ns}/shop-b`, 'DRY_RUN=true', ''].join('\n'));
+      expect(await apps()).toEqual([]);
+
+      const first = await runPlugin(['appset', 'sync', 'shop', '--app-namespace', setup.ns, '-o', 'kv']);
+      expect({ code: first.code, stderr: first.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(first.stdout).toBe([...head, `CREATED=${setup.ns}/shop-a`, `CREATED=${setup.ns}/shop-b`, ''].join('\n'));
+      const made = await apps();
+      expect(made.map((a) => [a.metadata.name, a.spec.project, a.spec.source.path, a.metadata.finalizers, a.metadata.ownerReferences])).toEqual(
+        ['a', 'b'].map((x) => [
+          `shop-${x}`,
+          'default',
+          `apps/${x}`,
+          ['resources-finalizer.argocd.argoproj.io'],
+          [{ apiVersion: 'argoproj.io/v1alpha1', kind: 'ApplicationSet', name: 'shop', uid, controller: true, blockOwnerDeletion: true }],
+        ]),
+      );
+      expect(made.map((a) => a.metadata.managedFields?.map((f) => f.manager))).toEqual([
+        ['argocd-applicationset-controller'],
+        ['argocd-applicationset-controller'],
+      ]);
+
+      // By hand: a refresh asked for (the controller keeps that annotation) and the path changed (it puts it back);
+      // and b is no longer generated.
+      await kubectlOk(['annotate', 'applications.argoproj.io', 'shop-a', '-n', setup.ns, 'argocd.argoproj.io/refresh=hard', 'note=mine']);
+      await kubectlOk(['patch', 'applications.argoproj.io', 'shop-a', '-n', setup.ns, '--type', 'merge', '-p', '{"spec":{"source":{"path":"elsewhere"}}}']);
+      await applyYaml(shop(['a']));
+      const second = await runPlugin(['appset', 'sync', '-f', '-', '--app-namespace', setup.ns, '-o', 'kv'], { stdin: shop(['a']) });
+      expect({ code: second.code, stderr: second.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(second.stdout).toMatch(
+        new RegExp(
+          `^${[...head, `UPDATED=${setup.ns}/shop-a`, `DELETED=${setup.ns}/shop-b its deletion finished as delete would: 0 object\\(s\\) deleted .*`].join('\n')}\n$`,
+        ),
+      );
+      const after = await apps();
+      expect(after.map((a) => [a.metadata.name, a.metadata.uid, a.spec.source.path, a.metadata.annotations])).toEqual([
+        ['shop-a', made[0]!.metadata.uid, 'apps/a', { 'argocd.argoproj.io/refresh': 'hard' }],
+      ]);
+
+      const again = await runPlugin(['appset', 'sync', 'shop', '--app-namespace', setup.ns, '-o', 'json']);
+      expect(again.code).toBe(0);
+      expect(JSON.parse(again.stdout)).toEqual({
+        schemaVersion: 1,
+        applicationSet: `${setup.ns}/shop`,
+        origin: `ApplicationSet ${setup.ns}/shop`,
+        policy: 'sync',
+        dryRun: false,
+        owned: true,
+        results: [{ app: `${setup.ns}/shop-a`, action: 'unchanged', done: true }],
+        invalid: [],
+        warnings: [],
+      });
+    },
+    T,
+  );
+
+  test(
+    'applicationsSync create-only: a changed template updates nothing and deletes nothing; an Application another ApplicationSet owns is refused (exit 4)',
+    async () => {
+      const changed = JSON.parse(shop(['a', 'c'], { syncPolicy: { applicationsSync: 'create-only' } })) as {
+        spec: { template: { spec: { source: { path: string } } } };
+      };
+      changed.spec.template.spec.source.path = 'changed/{{app}}';
+      await applyYaml(JSON.stringify(changed));
+      const before = await apps();
+      const res = await runPlugin(['appset', 'sync', 'shop', '--app-namespace', setup.ns, '-o', 'kv']);
+      expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(res.stdout).toBe(
+        [
+          `APPLICATIONSET=${setup.ns}/shop`,
+          'POLICY=create-only',
+          'OWNED=true',
+          `UNCHANGED=${setup.ns}/shop-a differs; applicationsSync create-only: not updated`,
+          `CREATED=${setup.ns}/shop-c`,
+          '',
+        ].join('\n'),
+      );
+      const after = await apps();
+      expect(after.find((a) => a.metadata.name === 'shop-a')).toEqual(before.find((a) => a.metadata.name === 'shop-a'));
+
+      const other = JSON.parse(shop(['c'])) as { metadata: { name: string } };
+      other.metadata.name = 'rival';
+      await applyYaml(JSON.stringify(other));
+      const refused = await runPlugin(['appset', 'sync', 'rival', '--app-namespace', setup.ns, '-o', 'kv']);
+      expect(refused.code).toBe(4);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr).toContain(`Application ${setup.ns}/shop-c is already owned by another controller (ApplicationSet shop): nothing was written`);
+      expect(await apps()).toEqual(after);
+    },
+    T,
+  );
+});
+
+describe('-f with an ApplicationSet file: each generated Application, as --all', () => {
+  const setup = twoApps('appset-f');
+
+  test(
+    'sync -f, status -f and diff -f act on each Application the ApplicationSet generates: one document, a SUMMARY line each, the highest exit code',
+    async () => {
+      const file = join(setup.fx.root, 'set.yaml');
+      writeFileSync(
+        file,
+        JSON.stringify({
+          apiVersion: 'argoproj.io/v1alpha1',
+          kind: 'ApplicationSet',
+          metadata: { name: 'pair', namespace: setup.ns },
+          spec: {
+            generators: [{ list: { elements: [{ app: 'a' }, { app: 'b' }] } }],
+            template: {
+              metadata: { name: 'pair-{{app}}' },
+              spec: {
+                project: 'default',
+                source: { repoURL: setup.fx.repo, path: 'apps/{{app}}', targetRevision: 'main' },
+                destination: { server: 'https://kubernetes.default.svc', namespace: setup.ns },
+              },
+            },
+          },
+        }),
+      );
+      const sync = await runPlugin(['sync', '-f', file, '-o', 'kv']);
+      expect(sync.code).toBe(0);
+      const lines = sync.stdout.trim().split('\n');
+      expect(lines.filter((l) => l.startsWith('APP=') || l.startsWith('SUMMARY='))).toEqual([
+        'APP=pair-a',
+        'APP=pair-b',
+        'SUMMARY=pair-a 0',
+        'SUMMARY=pair-b 0',
+      ]);
+      const data = async (name: string) => (JSON.parse(await kubectlOk(['get', 'configmap', name, '-n', setup.ns, '-o', 'json'])) as { data: object }).data;
+      expect([await data('a'), await data('b')]).toEqual([{ v: '1' }, { v: '1' }]);
+
+      // Drift in one app only: status says so for that one; diff exits 1 (the highest).
+      await kubectlOk(['patch', 'configmap', 'b', '-n', setup.ns, '--type', 'merge', '-p', '{"data":{"v":"2"}}']);
+      const status = await runPlugin(['status', '-f', file, '-o', 'kv']);
+      expect(status.code).toBe(0);
+      expect(status.stdout.split('\n').filter((l) => /^(APP|SUMMARY|SYNC)=/.test(l))).toEqual([
+        'APP=pair-a',
+        'SYNC=Synced',
+        'APP=pair-b',
+        'SYNC=OutOfSync',
+        'SUMMARY=pair-a 0',
+        'SUMMARY=pair-b 0',
+      ]);
+      const diff = await runPlugin(['diff', '-f', file, '-o', 'json']);
+      expect(diff.code).toBe(1);
+      expect((JSON.parse(diff.stdout) as { items: { app: string; exitCode: number }[] }).items.map((i) => [i.app, i.exitCode])).toEqual([
+        ['pair-a', 0],
+        ['pair-b', 1],
+      ]);
+    },
+    T,
+  );
+});
+
+describe('appset sync --recursive', () => {
+  const setup = twoApps('appset-rec');
+
+  const set = (extra: object = {}) =>
+    JSON.stringify({
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'ApplicationSet',
+      metadata: { name: 'rec', namespace: setup.ns },
+      spec: {
+        generators: [{ list: { elements: [{ app: 'a' }, { app: 'b' }] } }],
+        template: {
+          metadata: { name: 'rec-{{app}}' },
+          spec: {
+            project: 'default',
+            source: { repoURL: setup.fx.repo, path: 'apps/{{app}}', targetRevision: 'main' },
+            destination: { server: 'https://kubernetes.default.svc', namespace: setup.ns },
+          },
+        },
+        syncPolicy: { preserveResourcesOnDeletion: true },
+        ...extra,
+      },
+    });
+
+  test(
+    'writes the Applications, then syncs each (their objects applied, their status recorded); a RollingSync strategy is refused before any write',
+    async () => {
+      const rolling = JSON.parse(set({ strategy: { type: 'RollingSync', rollingSync: { steps: [] } } })) as { metadata: { name: string } };
+      rolling.metadata.name = 'rolling';
+      await applyYaml(JSON.stringify(rolling));
+      const refused = await runPlugin(['appset', 'sync', 'rolling', '--recursive', '--app-namespace', setup.ns]);
+      expect(refused.code).toBe(4);
+      expect(refused.stderr).toContain("a RollingSync strategy's steps are not carried out by appset sync --recursive");
+      expect(await kubectlOk(['get', 'applications.argoproj.io', '-n', setup.ns, '-o', 'name'])).toBe('');
+
+      await applyYaml(set());
+      const res = await runPlugin(['appset', 'sync', 'rec', '--recursive', '--app-namespace', setup.ns, '-o', 'kv']);
+      expect(res.stderr).toBe('');
+      expect(res.code).toBe(0);
+      expect(res.stdout).toBe(
+        [
+          `APPLICATIONSET=${setup.ns}/rec`,
+          'POLICY=sync',
+          'OWNED=true',
+          `CREATED=${setup.ns}/rec-a`,
+          `CREATED=${setup.ns}/rec-b`,
+          `SYNC_APP=${setup.ns}/rec-a synced 1`,
+          `SYNC_APP=${setup.ns}/rec-b synced 1`,
+          'APPS=2',
+          'APPS_NOT_SYNCED=0',
+          '',
+        ].join('\n'),
+      );
+      const data = async (name: string) => (JSON.parse(await kubectlOk(['get', 'configmap', name, '-n', setup.ns, '-o', 'json'])) as { data: object }).data;
+      expect([await data('a'), await data('b')]).toEqual([{ v: '1' }, { v: '1' }]);
+      const phases = JSON.parse(await kubectlOk(['get', 'applications.argoproj.io', '-n', setup.ns, '-o', 'json'])) as {
+        items: { metadata: { name: string }; status?: { operationState?: { phase?: string }; sync?: { status?: string } } }[];
+      };
+      expect(phases.items.map((a) => [a.metadata.name, a.status?.operationState?.phase, a.status?.sync?.status])).toEqual([
+        ['rec-a', 'Succeeded', 'Synced'],
+        ['rec-b', 'Succeeded', 'Synced'],
+      ]);
     },
     T,
   );

@@ -105,7 +105,47 @@ function inputs(ctx: RunContext, req: AppSetGenerateRequest, reads: SourceReads,
   };
 }
 
-/** Expands the ApplicationSet. A refused generator is a RefusedError (exit 4); a wrong ApplicationSet an InputError naming it. */
+/**
+ * Reads and expands the ApplicationSet with the cluster `gateway` gives (asked for only when needed); also returns the
+ * object as read, for `appset sync`. A refused generator is a RefusedError (exit 4); a wrong ApplicationSet an
+ * InputError naming it.
+ */
+export async function expandAppSet(
+  ctx: RunContext,
+  req: AppSetGenerateRequest,
+  gateway: () => Promise<KubeGateway>,
+): Promise<{ report: AppSetGenerateReport; raw: unknown; fromCluster: boolean }> {
+  const reads = new SourceReads();
+  try {
+    let raw: unknown;
+    let origin: string;
+    if (req.file !== undefined) {
+      raw = await readFromFile(req.file, ctx);
+      origin = req.file === '-' ? '<stdin>' : req.file;
+    } else if (req.name !== undefined) {
+      raw = await readFromCluster(await gateway(), ctx.opts.appNamespace, req.name);
+      origin = `ApplicationSet ${ctx.opts.appNamespace}/${req.name}`;
+    } else throw new InputError('appset: give a FILE (-f) or the NAME of an ApplicationSet');
+    const appset = parseApplicationSet(raw, ctx.opts.appNamespace);
+    if (typeof appset === 'string') throw new InputError(`${origin}: ${appset}`);
+    try {
+      const r = await generateApplications(appset, inputs(ctx, req, reads, gateway), goTemplateEngine(ctx.io.env));
+      return {
+        report: { applicationSet: `${appset.namespace}/${appset.name}`, origin, applications: r.applications as KubeObject[], invalid: r.invalid },
+        raw,
+        fromCluster: req.file === undefined,
+      };
+    } catch (e) {
+      if (e instanceof RefusedGeneratorError) throw new RefusedError(`${origin}: ${e.message}`, { cause: e });
+      if (e instanceof GeneratorError || e instanceof TemplateError) throw new InputError(`${origin}: ${e.message}`, { cause: e });
+      throw e;
+    }
+  } finally {
+    reads.close();
+  }
+}
+
+/** Expands the ApplicationSet (see expandAppSet), connecting to the cluster only when something asks for it. */
 export async function runAppSetGenerate(ctx: RunContext, req: AppSetGenerateRequest): Promise<AppSetGenerateReport> {
   const { withControlPlane } = await import('../session/session.js');
   let release: (() => void) | undefined;
@@ -121,29 +161,9 @@ export async function runAppSetGenerate(ctx: RunContext, req: AppSetGenerateRequ
     });
     return connecting;
   };
-  const reads = new SourceReads();
   try {
-    let raw: unknown;
-    let origin: string;
-    if (req.file !== undefined) {
-      raw = await readFromFile(req.file, ctx);
-      origin = req.file === '-' ? '<stdin>' : req.file;
-    } else if (req.name !== undefined) {
-      raw = await readFromCluster(await gateway(), ctx.opts.appNamespace, req.name);
-      origin = `ApplicationSet ${ctx.opts.appNamespace}/${req.name}`;
-    } else throw new InputError('appset generate: give a FILE (-f) or the NAME of an ApplicationSet');
-    const appset = parseApplicationSet(raw, ctx.opts.appNamespace);
-    if (typeof appset === 'string') throw new InputError(`${origin}: ${appset}`);
-    try {
-      const r = await generateApplications(appset, inputs(ctx, req, reads, gateway), goTemplateEngine(ctx.io.env));
-      return { applicationSet: `${appset.namespace}/${appset.name}`, origin, applications: r.applications as KubeObject[], invalid: r.invalid };
-    } catch (e) {
-      if (e instanceof RefusedGeneratorError) throw new RefusedError(`${origin}: ${e.message}`, { cause: e });
-      if (e instanceof GeneratorError || e instanceof TemplateError) throw new InputError(`${origin}: ${e.message}`, { cause: e });
-      throw e;
-    }
+    return (await expandAppSet(ctx, req, gateway)).report;
   } finally {
-    reads.close();
     release?.();
   }
 }

@@ -4,7 +4,7 @@ import { controlPlaneNamespace } from '../../model/keys.js';
 import { loadJq } from '../../jq/load.js';
 import type { Application, SourceRevision, SyncOptions } from '../../app/types.js';
 import type { WorkflowIo, WorkflowOptions } from '../../model/context.js';
-import { InputError } from '../../model/errors.js';
+import { InputError, UnservedKindError } from '../../model/errors.js';
 import type { KubeGateway, ListResult } from '../../kube/gateway.js';
 import { apiVersionOf, resourceName, type ResourceType } from '../../model/resource-type.js';
 import { KubeApiError } from '../../kube/errors.js';
@@ -314,7 +314,7 @@ async function resolveDesired(
       unserved = true;
     }
     if (!type) {
-      throw new InputError(
+      throw new UnservedKindError(
         `${formatSource(m.source)}: the cluster does not serve ${o.kind} in ${o.apiVersion} (${o.kind}/${o.metadata.name ?? ''}); no CustomResourceDefinition of this app defines it (with the sync option SkipDryRunOnMissingResource=true a sync applies it once the cluster serves it)`,
       );
     }

@@ -366,8 +366,11 @@ export async function executeSync(state: AppState, comparison: Comparison, sel: 
   return report;
 }
 
-/** The plan of the whole app (its refusals are the app's), then narrowed to the selection; the ignored fields per key. */
-async function planOf(
+/**
+ * The plan of the whole app (its refusals are the app's), then narrowed to the selection; the ignored fields per key.
+ * `plan` reads it too, for what a sync at its head revision would do.
+ */
+export async function planOf(
   state: AppState,
   comparison: Comparison,
   sel: SyncSelection,

@@ -70,6 +70,21 @@ export async function syncAll(ctx: RunContext, req: SyncAllRequest, warn: (line:
   }
 }
 
+/** Syncs the given Applications (their name and namespace) in turn, as syncAll syncs what it lists (`appset sync --recursive`). */
+export async function syncApplications(
+  ctx: RunContext,
+  apps: readonly KubeObject[],
+  req: SyncAllRequest,
+  warn: (line: string) => void,
+): Promise<SyncAllReport> {
+  const sourceReads = new SourceReads();
+  try {
+    return await syncEach(ctx, apps, req, warn, sourceReads, ctx.opts.appNamespace);
+  } finally {
+    sourceReads.close();
+  }
+}
+
 /** Syncs the listed Applications in turn, sharing their Git reads. */
 async function syncEach(
   ctx: RunContext,

@@ -3,6 +3,7 @@
 // the ApplicationSet's namespace), templatePatch (template/patch.go), duplicate names (applicationset_controller.go).
 import {
   applyTemplatePatch,
+  asWritten,
   generateApplications,
   parseApplicationSet,
   RESOURCES_FINALIZER,
@@ -125,6 +126,112 @@ describe('generateApplications', () => {
     const bad = structuredClone(GUESTBOOK) as unknown as { spec: { generators: unknown[] } };
     bad.spec.generators = [{ merge: { generators: [{ list: { elements: [] } }] } }];
     await expect(generateApplications(spec(bad), noInputs, undefined)).rejects.toThrow(GeneratorError);
+  });
+});
+
+describe('asWritten (the Application as the controller encodes its typed object)', () => {
+  const metadata = { name: 'a', namespace: 'argocd' };
+  it('gives every directory source a jsonnet ({} when absent), in source and sources', () => {
+    expect(
+      asWritten({
+        metadata,
+        spec: {
+          project: 'default',
+          destination: { server: 's' },
+          source: { repoURL: 'r', path: 'a', directory: { recurse: true } },
+          sources: [
+            { repoURL: 'r', directory: {} },
+            { repoURL: 'r', directory: { jsonnet: { tlas: [{ name: 'x', value: 'y' }] } } },
+            { repoURL: 'r', helm: {} },
+          ],
+        },
+      }).spec,
+    ).toEqual({
+      project: 'default',
+      destination: { server: 's' },
+      source: { repoURL: 'r', path: 'a', directory: { recurse: true, jsonnet: {} } },
+      sources: [
+        { repoURL: 'r', directory: { jsonnet: {} } },
+        { repoURL: 'r', directory: { jsonnet: { tlas: [{ name: 'x', value: 'y' }] } } },
+        { repoURL: 'r', helm: {} },
+      ],
+    });
+  });
+
+  it('leaves out omitempty zero values, keeps empty structs, pointers to zero scalars, raw values and map entries', () => {
+    expect(
+      asWritten({
+        metadata: { ...metadata, labels: {}, annotations: { empty: '' }, finalizers: [] },
+        spec: {
+          project: 'default',
+          destination: { server: 's', namespace: '' },
+          revisionHistoryLimit: 0,
+          source: { repoURL: 'r', path: '', directory: { recurse: false, include: '*.yaml' }, helm: { skipCrds: false, valuesObject: { a: '', b: [] } } },
+          syncPolicy: { syncOptions: [], retry: { limit: 0, backoff: { factor: 0, duration: '' } }, automated: { prune: false, enabled: false } },
+          ignoreDifferences: [],
+        },
+      }),
+    ).toEqual({
+      metadata: { ...metadata, annotations: { empty: '' } },
+      spec: {
+        project: 'default',
+        destination: { server: 's' },
+        revisionHistoryLimit: 0,
+        source: { repoURL: 'r', directory: { include: '*.yaml', jsonnet: {} }, helm: { valuesObject: { a: '', b: [] } } },
+        syncPolicy: { retry: { backoff: { factor: 0 } }, automated: { enabled: false } },
+      },
+    });
+  });
+
+  it("writes the fields without omitempty: project (then default), destination, a source's repoURL, required list item fields", () => {
+    expect(asWritten({ metadata, spec: { source: { path: 'p', plugin: { env: [{ name: 'A' }] }, kustomize: { replicas: [{ name: 'web' }] } } } }).spec).toEqual(
+      {
+        project: 'default',
+        destination: {},
+        source: { repoURL: '', path: 'p', plugin: { env: [{ name: 'A', value: '' }] }, kustomize: { replicas: [{ name: 'web', count: 0 }] } },
+      },
+    );
+  });
+
+  it('is applied to every generated Application', async () => {
+    const set = structuredClone(GUESTBOOK) as unknown as { spec: { template: { spec: { source: Record<string, unknown> } } } };
+    set.spec.template.spec.source.directory = { recurse: false };
+    const { applications } = await generateApplications(spec(set), noInputs, undefined);
+    expect(applications.map((a) => (a.spec as { source: Record<string, unknown> }).source)).toEqual([
+      { repoURL: 'https://github.com/infra-team/cluster-deployments.git', targetRevision: 'HEAD', path: 'guestbook/engineering-dev' },
+      { repoURL: 'https://github.com/infra-team/cluster-deployments.git', targetRevision: 'HEAD', path: 'guestbook/engineering-prod' },
+    ]);
+  });
+
+  it('normalizes as NormalizeApplicationSpec: empty sync policy, zero kustomize, helm and directory dropped in source, not in sources', () => {
+    const src = (extra: Record<string, unknown>) => ({ repoURL: 'r', ...extra });
+    const zeroes = { kustomize: { forceCommonLabels: true }, helm: { skipCrds: false }, directory: { recurse: false } };
+    expect(asWritten({ metadata, spec: { project: 'p', destination: {}, source: src(zeroes), syncPolicy: { syncOptions: [] } } }).spec).toEqual({
+      project: 'p',
+      destination: {},
+      source: src({}),
+    });
+    expect(asWritten({ metadata, spec: { project: 'p', destination: {}, sources: [src(zeroes)], syncPolicy: {} } }).spec).toEqual({
+      project: 'p',
+      destination: {},
+      sources: [src({ kustomize: { forceCommonLabels: true }, helm: {}, directory: { jsonnet: {} } })],
+    });
+    expect(
+      asWritten({
+        metadata,
+        spec: {
+          project: 'p',
+          destination: {},
+          source: src({ directory: { exclude: 'x', jsonnet: { libs: [] } }, helm: { valuesObject: {} } }),
+          syncPolicy: { retry: {} },
+        },
+      }).spec,
+    ).toEqual({
+      project: 'p',
+      destination: {},
+      source: src({ directory: { exclude: 'x', jsonnet: {} }, helm: { valuesObject: {} } }),
+      syncPolicy: { retry: {} },
+    });
   });
 });
 

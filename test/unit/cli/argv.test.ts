@@ -264,7 +264,7 @@ describe('help of the real commands', () => {
     expect(r.code).toBe(ExitCode.Input);
     expect(r.out).toBe('');
     expect(r.err).toMatch(
-      /^error: unknown command "nope" for "kubectl gitops help": the commands are diff, sync, prune, delete, status, manifests, list, dashboard, history, rollback, windows, normalize, version, completion, appset\n/,
+      /^error: unknown command "nope" for "kubectl gitops help": the commands are diff, sync, prune, delete, status, manifests, plan, list, dashboard, history, rollback, windows, normalize, version, completion, appset\n/,
     );
   });
 

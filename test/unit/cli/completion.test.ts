@@ -46,6 +46,7 @@ describe('__complete', () => {
         'delete',
         'status',
         'manifests',
+        'plan',
         'list',
         'dashboard',
         'history',

@@ -19,6 +19,7 @@ test('every command has its page, one per module of src/cli/commands/', () => {
       'list',
       'manifests',
       'normalize',
+      'plan',
       'prune',
       'rollback',
       'status',

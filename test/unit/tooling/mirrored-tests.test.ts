@@ -33,6 +33,8 @@ const WITHOUT_OWN_TEST: Record<string, string> = {
   'dashboard/page.ts': "the page's script and style as strings: test/unit/dashboard/server.test.ts, test/integration/dashboard.test.ts (a browser)",
   'kube/builtin-types.ts':
     "a table: held against the API server's own types by test/integration/manifests.test.ts, read through test/unit/kube/offline.test.ts",
+  'workflows/appset/sync.ts':
+    'reads the cluster and carries the plan out: test/integration/appset.test.ts (appset sync); its plan is test/unit/appset/sync-plan.test.ts',
   'workflows/appset/engine.ts': 'needs the built Go template engine (plugin/.sea/gotemplate.wasm): test/integration/appset.test.ts',
   'source/render/wasi.ts': 'the WASI runner: test/integration/jsonnet-render.test.ts and test/integration/appset.test.ts run both engines through it',
   'diff/compare.ts': 'test/unit/diff/properties.test.ts and list-rule.test.ts',

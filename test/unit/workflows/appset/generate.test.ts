@@ -64,7 +64,8 @@ describe('runAppSetGenerate', () => {
         apiVersion: 'argoproj.io/v1alpha1',
         kind: 'Application',
         metadata: { name: 'guestbook', namespace: 'argocd', finalizers: ['resources-finalizer.argocd.argoproj.io'] },
-        spec: { project: 'default', source: { repoURL: fx.repo, path: 'apps/guestbook' } },
+        // destination has no omitempty in Argo CD's types: the controller writes {} when the template has none
+        spec: { project: 'default', source: { repoURL: fx.repo, path: 'apps/guestbook' }, destination: {} },
       },
     ]);
   });

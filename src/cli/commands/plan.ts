@@ -1,0 +1,79 @@
+// `kubectl gitops plan`: what a change from --base to --head would do to the live cluster, change by change.
+import { emit } from '../emit.js';
+import { defineCommand } from '../command.js';
+import { appSourceOptions } from '../options.js';
+import { InputError } from '../../model/errors.js';
+import { appStateInput } from '../inputs.js';
+
+/** `--at`: an RFC 3339 / ISO 8601 time (a date alone is midnight UTC); absent: now. */
+export function parseAt(at: string | undefined, now: number): number {
+  if (at === undefined) return now;
+  const t = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(at.trim()) ? Date.parse(at.trim()) : NaN;
+  if (Number.isNaN(t)) throw new InputError(`--at ${at}: not a time (give an RFC 3339 time such as 2026-12-04T18:00:00Z)`);
+  return t;
+}
+
+export const planCommand = defineCommand({
+  command: 'plan [app] [more..]',
+  describe:
+    'What a change from --base to --head would do live: each change from this change or already there (with its owners), what a sync at head would apply, heal and prune, and what would refuse it',
+  outputs: ['table', 'json', 'yaml', 'kv', 'markdown'],
+  builder: (y) =>
+    appSourceOptions(y)
+      .positional('more', { type: 'string', array: true, describe: 'More Applications by name: each planned, one report, the highest exit code' })
+      .option('base', {
+        type: 'string',
+        requiresArg: true,
+        demandOption: true,
+        describe: 'The revision the change starts from (a branch, tag or commit; e.g. the pull request base)',
+      })
+      .option('head', {
+        type: 'string',
+        requiresArg: true,
+        describe: "The revision of the change (default: the Application's targetRevision)",
+      })
+      .option('at', {
+        type: 'string',
+        requiresArg: true,
+        describe: 'When the sync at head would start (RFC 3339), for the sync windows (default: now)',
+      })
+      .option('offline', {
+        type: 'boolean',
+        describe: 'No cluster at all: the Application from -f, the head render compared with the base render only (every difference is this change)',
+      })
+      .conflicts('desired', 'base')
+      .conflicts('revision', 'base')
+      .example('kubectl gitops plan shop --base main --head feature/new-image', 'What merging feature/new-image into main would change live')
+      .example('kubectl gitops plan shop cart --base main --head pr-42 -o markdown', 'A pull-request comment for two apps')
+      .example('kubectl gitops plan -f app.yaml --base v1 --at 2026-12-24T18:00:00Z', 'Whether a sync window would refuse the sync at that time')
+      .example('kubectl gitops plan -f app.yaml --base main --head pr-42 --offline', 'Without a cluster: what the change changes in the render'),
+  why: {
+    'desired base': 'plan renders the Application source at --base and --head',
+    'revision base': 'plan reads two revisions: --base and --head',
+  },
+  async run(args, ctx) {
+    const { appNames } = await import('../several.js');
+    const { runPlan, planExitCode } = await import('../../workflows/plan/plan.js');
+    const { renderPlan } = await import('../../render/plan.js');
+    const apps = appNames(args.app, args.more);
+    if (args.appFile !== undefined && apps.length > 0) throw new InputError('name Applications (APP…) or give -f/--app-file FILE, not both');
+    if (args.appFile === undefined && apps.length === 0) throw new InputError('name an Application (APP) or give -f/--app-file FILE');
+    const { desired: _d, revision: _r, app: _a, ...input } = appStateInput(args);
+    const report = await runPlan(
+      {
+        ...input,
+        apps,
+        base: args.base,
+        ...(args.head !== undefined ? { head: args.head } : {}),
+        at: parseAt(args.at, Date.now()),
+        ...(args.offline === true ? { offline: true } : {}),
+      },
+      ctx,
+    );
+    return emit(ctx, {
+      warnings: report.apps.flatMap((a) => a.warnings.map((w) => (report.apps.length > 1 ? `${a.app}: ${w}` : w))),
+      report: renderPlan(report, ctx.opts.output, ctx.paint, ctx.opts.fieldManager),
+      code: planExitCode(report),
+    });
+  },
+});

@@ -1,0 +1,192 @@
+// Renders a plan (workflows/plan/plan.ts): per Application what a sync at head would do, each change marked "this
+// change" or "already there", as a table, kv lines, JSON/YAML, or Markdown for a pull-request comment.
+import type { PlanAppReport, PlanObject, PlanReport } from '../workflows/plan/plan.js';
+import type { PlannedField } from '../diff/plan.js';
+import { renderPath } from '../model/field-path.js';
+import { displayName, nameToken, type JsonValue } from '../model/object.js';
+import type { Owner } from '../ownership/index.js';
+import { formatValue } from './diff.js';
+import { renderDocument } from './document.js';
+import { oneLineText } from './kv.js';
+import type { OutputFormat, Paint } from './colour.js';
+
+/** A field in `-o json|yaml`: its path as text, base before head (`desired`) and live. */
+function fieldDocument(f: PlannedField) {
+  return {
+    path: renderPath(f.path),
+    pointer: f.pointer,
+    origin: f.origin,
+    verdict: f.verdict,
+    ...(f.base !== undefined ? { base: f.base } : {}),
+    ...(f.desired !== undefined ? { desired: f.desired } : {}),
+    ...(f.live !== undefined ? { live: f.live } : {}),
+    owners: f.owners,
+    ...(f.rule ? { rule: f.rule } : {}),
+  };
+}
+
+/** The report as `-o json|yaml` prints it (schemaVersion 1). */
+function planDocument(r: PlanReport) {
+  return {
+    ...r,
+    apps: r.apps.map((a) => ({
+      ...a,
+      objects: a.objects.map((o) => {
+        const { key, fields, ...rest } = o;
+        return { ...key, ...rest, fields: fields.map(fieldDocument) };
+      }),
+    })),
+  };
+}
+
+/** The managers of the live value other than ours (status writers aside): who a sync takes the field from. */
+function otherManagers(owners: readonly Owner[], fieldManager: string): string[] {
+  return [...new Set(owners.filter((w) => w.manager !== fieldManager && w.subresource !== 'status').map((w) => w.manager))];
+}
+
+const ORIGIN_KV = { 'this-change': 'this-change', 'already-there': 'already-there' } as const;
+
+/**
+ * `OFFLINE=true` first with --offline; per app: `APP=`, `BASE=`, `HEAD=`, `REFUSED=` (when refused), then per counted field `CHANGE=<Kind>/<name> <path>`
+ * (this change) or `DRIFT=<Kind>/<name> <path>` (already there) and `OWNER=<Kind>/<name> <path> <manager>` per other
+ * manager of the live value, `CREATE=`/`PRUNE=<Kind>/<name> <origin>`, `KEEP=<Kind>/<name> <origin> <reason>`, then
+ * `THIS_CHANGE=<n>`, `ALREADY_THERE=<n>`, `IN_SYNC=<n>`.
+ */
+function renderPlanKv(r: PlanReport, fieldManager: string): string {
+  const lines: string[] = r.offline ? ['OFFLINE=true'] : [];
+  for (const a of r.apps) {
+    lines.push(`APP=${nameToken(a.app)}`, `BASE=${a.base}`, `HEAD=${a.head}`);
+    if (a.refused !== undefined) lines.push(`REFUSED=${oneLineText(a.refused)}`);
+    for (const o of a.objects) {
+      const name = displayName(o.key);
+      if (o.action === 'update') {
+        for (const f of o.fields) {
+          if (f.verdict === 'ignored') continue;
+          const path = renderPath(f.path);
+          lines.push(`${f.origin === 'this-change' ? 'CHANGE' : 'DRIFT'}=${name} ${path}`);
+          for (const m of otherManagers(f.owners, fieldManager)) lines.push(`OWNER=${name} ${path} ${nameToken(m)}`);
+        }
+      } else if (o.action === 'keep') lines.push(`KEEP=${name} ${ORIGIN_KV[o.origin]} ${oneLineText(o.reason ?? '')}`);
+      else lines.push(`${o.action === 'create' ? 'CREATE' : 'PRUNE'}=${name} ${ORIGIN_KV[o.origin]}`);
+    }
+    lines.push(`THIS_CHANGE=${a.summary.thisChange}`, `ALREADY_THERE=${a.summary.alreadyThere}`, `IN_SYNC=${a.summary.inSync}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+const ORIGIN_TEXT = { 'this-change': 'this change', 'already-there': 'already there' } as const;
+
+function ownerText(owners: readonly Owner[]): string {
+  return owners.map((w) => `${w.manager} (${w.subresource ? `${w.operation}/${w.subresource}` : w.operation})`).join(', ') || '-';
+}
+
+/** What happens to an object, in words: `update`, `create (wave 1)`, `prune`, `keep: Prune=false`. */
+function actionText(o: PlanObject): string {
+  if (o.action === 'keep') return `keep: ${o.reason ?? ''}`;
+  return o.wave !== undefined && o.wave !== 0 ? `${o.action} (wave ${o.wave})` : o.action;
+}
+
+/** The field rows of one object: path, base, head, live, owners, verdict, origin. */
+function fieldRows(o: PlanObject): string[][] {
+  return o.fields.map((f) => [
+    renderPath(f.path),
+    formatValue(f.base),
+    formatValue(f.desired),
+    formatValue(f.live),
+    ownerText(f.owners),
+    f.verdict,
+    ORIGIN_TEXT[f.origin],
+  ]);
+}
+
+function summaryText(a: PlanAppReport): string {
+  const s = a.summary;
+  return `${s.thisChange} change(s) from this change, ${s.alreadyThere} already there, ${s.inSync} object(s) in sync`;
+}
+
+function padRows(head: readonly string[], rows: readonly string[][]): string[] {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const fmt = (cells: readonly string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
+  return [fmt(head), ...rows.map(fmt)];
+}
+
+const FIELD_HEAD = ['PATH', 'BASE', 'HEAD', 'LIVE', 'OWNER', 'VERDICT', 'FROM'] as const;
+
+const OFFLINE_NOTE = 'offline: the head render compared with the base render, not with the cluster';
+
+function renderPlanTable(r: PlanReport, paint: Paint): string {
+  const out: string[] = r.offline ? [paint.dim(OFFLINE_NOTE)] : [];
+  for (const a of r.apps) {
+    if (a !== r.apps[0]) out.push('');
+    const where = a.context ? ` on context ${a.context} (${a.server ?? ''})` : '';
+    out.push(paint.bold(`Application ${a.app}${where}: base ${short(a.base)}, head ${short(a.head)}`));
+    if (a.refused !== undefined) out.push(`${paint.red('REFUSED')} the ${a.sync} sync at head at ${r.at}: ${a.refused}`);
+    for (const o of a.objects) {
+      const origin = o.origin === 'this-change' ? paint.red(ORIGIN_TEXT[o.origin]) : paint.yellow(ORIGIN_TEXT[o.origin]);
+      const ns = o.key.namespace ? `, namespace ${o.key.namespace}` : '';
+      out.push(`${paint.bold(`${displayName(o.key)} (${o.apiVersion}${ns})`)}  ${actionText(o).toUpperCase()}  ${origin}`);
+      if (o.fields.length > 0) out.push(...padRows(FIELD_HEAD, fieldRows(o)).map((l) => `  ${l}`));
+    }
+    for (const h of a.hooks) out.push(`${paint.dim(`hook ${displayName(h)} runs in ${h.phases.join(', ')}`)}`);
+    if (!a.prune.enabled && a.objects.some((o) => o.action === 'prune')) out.push(paint.dim(`not pruned: ${a.prune.why}`));
+    out.push(summaryText(a));
+  }
+  return out.join('\n') + '\n';
+}
+
+/** A commit as people read it: its first 7 characters (anything else as given). */
+function short(rev: string): string {
+  return /^[0-9a-f]{40}$/.test(rev) ? rev.slice(0, 7) : rev;
+}
+
+/** A Markdown table cell: pipes escaped, line breaks as spaces, values in code spans. */
+function cell(s: string): string {
+  return s.replace(/\|/g, '\\|').replace(/[\r\n]+/g, ' ');
+}
+
+/** A value in a code span (JSON, `<absent>` when not there; a backtick inside would end the span). */
+function code(v: JsonValue | undefined): string {
+  return `\`${cell(formatValue(v)).replace(/`/g, "'")}\``;
+}
+
+/** The plan as a pull-request comment: one summary table over the apps, then a collapsible section per app. */
+function renderPlanMarkdown(r: PlanReport): string {
+  const out: string[] = [];
+  out.push('### kubectl gitops plan', '');
+  if (r.offline) out.push(`_${OFFLINE_NOTE}_`, '');
+  out.push('| Application | Base | Head | This change | Already there | In sync | Sync at head |');
+  out.push('|---|---|---|---|---|---|---|');
+  for (const a of r.apps) {
+    const verdict = a.refused !== undefined ? `refused: ${a.refused}` : a.summary.thisChange > 0 ? 'changes live objects' : 'changes nothing live';
+    out.push(
+      `| ${cell(a.app)} | \`${short(a.base)}\` | \`${short(a.head)}\` | ${a.summary.thisChange} | ${a.summary.alreadyThere} | ${a.summary.inSync} | ${cell(verdict)} |`,
+    );
+  }
+  for (const a of r.apps) {
+    out.push('', `<details><summary><b>${cell(a.app)}</b>: ${summaryText(a)}</summary>`, '');
+    if (a.refused !== undefined) out.push(`**Refused** (the ${a.sync} sync at ${r.at}): ${cell(a.refused)}`, '');
+    if (a.objects.length > 0) {
+      out.push('| Object | Action | Field | Base | Head | Live | Owner | From |', '|---|---|---|---|---|---|---|---|');
+      for (const o of a.objects) {
+        const name = cell(`${displayName(o.key)}${o.key.namespace ? ` (${o.key.namespace})` : ''}`);
+        if (o.fields.length === 0) out.push(`| ${name} | ${cell(actionText(o))} |  |  |  |  |  | ${ORIGIN_TEXT[o.origin]} |`);
+        for (const f of o.fields) {
+          out.push(
+            `| ${name} | ${cell(actionText(o))} | \`${cell(renderPath(f.path))}\` | ${code(f.base)} | ${code(f.desired)} | ${code(f.live)} | ${cell(ownerText(f.owners))} | ${ORIGIN_TEXT[f.origin]}${f.verdict === 'ignored' ? ' (ignored)' : ''} |`,
+          );
+        }
+      }
+      out.push('');
+    }
+    for (const h of a.hooks) out.push(`- hook ${cell(displayName(h))} runs in ${h.phases.join(', ')}`);
+    if (!a.prune.enabled && a.objects.some((o) => o.action === 'prune')) out.push(`- not pruned: ${cell(a.prune.why)}`);
+    out.push('</details>');
+  }
+  return out.join('\n') + '\n';
+}
+
+/** Renders the plan; always ends with a newline. */
+export function renderPlan(r: PlanReport, format: OutputFormat, paint: Paint, fieldManager: string): string {
+  if (format === 'markdown') return renderPlanMarkdown(r);
+  return renderDocument(planDocument(r), format, { kv: () => renderPlanKv(r, fieldManager), table: () => renderPlanTable(r, paint) });
+}

@@ -1,0 +1,232 @@
+// `plan`: what a change from a base to a head revision would do to the live cluster, per Application. The app is
+// rendered at both revisions, the head render compared with live (the one comparison, through diff/plan.ts), and the
+// sync at head planned by the sync's own planner and refusals (AppProject, sync window at --at, empty render, shared
+// resources), without writing anything.
+import type { Application } from '../../app/types.js';
+import { planChanges, planRenders, type PlannedChanges, type PlannedObject } from '../../diff/plan.js';
+import type { KubeGateway } from '../../kube/gateway.js';
+import { OfflineGateway } from '../../kube/offline.js';
+import type { RunContext } from '../../model/context.js';
+import { InputError, RefusedError, UnrenderableError, UnservedKindError } from '../../model/errors.js';
+import { apiVersionOf } from '../../model/resource-type.js';
+import { keyString, type ResourceKey } from '../../model/object.js';
+import type { HookPhase } from '../../sync/hooks.js';
+import { compareEntries, compareEntryOf, diffOptionsOf, loadAppState, type AppState, type AppStateArgs, type AppStateDeps } from '../session/app-state.js';
+import { stateRefusal } from '../session/rules.js';
+import { planOf } from '../sync/execute.js';
+
+export const PLAN_SCHEMA_VERSION = 1;
+
+/** `plan APP --base REV [--head REV] [--at TIME]`: the app's source flags, the two revisions, and when the sync would start. */
+export interface PlanRequest extends Omit<AppStateArgs, 'revision' | 'desired'> {
+  base: string;
+  /** Absent: the Application's targetRevision. */
+  head?: string;
+  /** When the sync at head would start (ms since the epoch): the sync windows are read at that time. */
+  at: number;
+}
+
+/** One object of the plan, with its wave in the sync at head (create and update). */
+export interface PlanObject extends PlannedObject {
+  wave?: number;
+}
+
+export interface PlanAppReport {
+  app: string;
+  context?: string;
+  server?: string;
+  /** The commits the base and head revisions resolved to (the revision as given when it names no commit). */
+  base: string;
+  head: string;
+  /** Which sync the windows were read for: the automated one when the Application has syncPolicy.automated, else a manual one. */
+  sync: 'automated' | 'manual';
+  /** Why that sync at head would be refused before writing anything (nothing else is planned then, objects aside). */
+  refused?: string;
+  /** Whether the sync at head prunes, and why (or why not). */
+  prune: { enabled: boolean; why: string };
+  objects: PlanObject[];
+  /** The head render's hooks, which a sync at head runs in their phases. */
+  hooks: (ResourceKey & { phases: HookPhase[] })[];
+  /** Counted changes (fields, creations, prunes) by origin, and head's objects left as they are. */
+  summary: { thisChange: number; alreadyThere: number; inSync: number };
+  warnings: string[];
+}
+
+/** The sync a merged change gets: the automated loop's when the Application has one, else a manual sync. */
+function syncKind(app: Application): 'automated' | 'manual' {
+  return app.automated ? 'automated' : 'manual';
+}
+
+/** Whether the sync at head prunes: automated.prune for an automated app; a manual sync prunes with --prune, as planned here. */
+function pruneOf(app: Application): { enabled: boolean; why: string } {
+  if (app.automated && !app.automated.prune) return { enabled: false, why: 'automated.prune is off: the candidates stay live, OutOfSync' };
+  return app.automated ? { enabled: true, why: 'automated.prune' } : { enabled: true, why: 'a manual sync with --prune' };
+}
+
+/** The changes a sync at head makes, by origin: each counted field of an update, each creation and each prune. */
+function summarize(objects: readonly PlannedObject[], inSync: number): PlanAppReport['summary'] {
+  let thisChange = 0;
+  let alreadyThere = 0;
+  const add = (origin: PlannedObject['origin']) => (origin === 'this-change' ? thisChange++ : alreadyThere++);
+  for (const o of objects) {
+    if (o.action === 'update') for (const f of o.fields) if (f.verdict !== 'ignored') add(f.origin);
+    if (o.action === 'create' || o.action === 'prune') add(o.origin);
+  }
+  return { thisChange, alreadyThere, inSync };
+}
+
+/** Plans one Application (never writes): the head state with its prune candidates, the base render, the comparison, the sync's plan. */
+export async function planApp(req: PlanRequest, deps: AppStateDeps): Promise<PlanAppReport> {
+  const { base, head, at, ...args } = req;
+  const fieldManager = deps.opts.fieldManager;
+  let state;
+  try {
+    state = await loadAppState({ ...args, ...(head !== undefined ? { revision: head } : {}) }, deps, { extras: true });
+  } catch (err) {
+    // A head that cannot be rendered as Argo CD would, or that declares a kind the cluster does not serve: the sync refuses it.
+    if (!(err instanceof UnrenderableError || err instanceof UnservedKindError)) throw err;
+    return refusedApp(req, err.message, deps.target?.warnings ?? [], deps.target);
+  }
+  const baseState = await loadAppState({ ...args, revision: base }, deps, { extras: false, live: false });
+  const entries = await compareEntries(state, fieldManager, deps.gateway);
+  const candidates = state.prune?.candidates ?? [];
+  const planned = await planChanges({
+    ...diffOptionsOf(state, fieldManager),
+    base: baseState.desired.map((d) => d.object),
+    head: entries,
+    // A metadata-only listing carries the metadata's apiVersion: the candidate's own comes from its type.
+    extras: candidates.map((c) => ({ key: c.key, object: { ...c.object, apiVersion: apiVersionOf(c.type) }, ...(c.skip ? { skip: c.skip } : {}) })),
+  });
+  return finish(req, state, baseState, planned, deps.gateway);
+}
+
+/**
+ * The report of one app from its two states and their planned changes: the sync at head planned by the sync's own
+ * planner (its refusals: empty render, shared resources; its waves; nothing is sent) and refused first by the
+ * AppProject and the sync windows at `at`.
+ */
+async function finish(req: PlanRequest, state: AppState, baseState: AppState, planned: PlannedChanges, gw: KubeGateway): Promise<PlanAppReport> {
+  const sync = syncKind(state.app);
+  const prune = pruneOf(state.app);
+  const { plan } = await planOf(
+    state,
+    planned.comparison,
+    {},
+    { dryRun: true, prune: { enabled: prune.enabled, why: prune.why }, forceConflicts: true, timeoutMs: 0, skipHooks: false, manual: sync === 'manual' },
+    gw,
+  );
+  const refused = stateRefusal(state, { manual: sync === 'manual', now: req.at }) ?? plan.refused;
+  const waves = new Map(plan.steps.map((s) => [keyString(s.key), s.wave]));
+  const objects: PlanObject[] = planned.objects.map((o) => {
+    const wave = o.action === 'create' || o.action === 'update' ? waves.get(keyString(o.key)) : undefined;
+    return wave !== undefined && Number.isFinite(wave) ? { ...o, wave } : o;
+  });
+  return {
+    app: state.app.name,
+    ...(state.target ? { context: state.target.context, server: state.target.server } : {}),
+    base: baseState.revision ?? req.base,
+    head: state.revision ?? req.head ?? '',
+    sync,
+    ...(refused !== undefined ? { refused } : {}),
+    prune,
+    objects,
+    hooks: state.hooks.map((h) => ({ ...h.key, phases: [...h.hook.phases] })),
+    summary: summarize(objects, planned.inSync),
+    warnings: [...new Set([...state.warnings, ...baseState.warnings, ...plan.warnings, ...planned.comparison.warnings])],
+  };
+}
+
+/**
+ * `plan --offline`: no cluster at all (the Application from its file, Kubernetes' own kinds from the built-in table,
+ * the AppProject from --project-file or Argo CD's default): the head render against the base render (planRenders),
+ * every difference this change, and the sync at head's refusals that need no cluster.
+ */
+export async function planAppOffline(req: PlanRequest, deps: Pick<AppStateDeps, 'io' | 'opts'>): Promise<PlanAppReport> {
+  const { base, head, at: _at, ...args } = req;
+  const gw = new OfflineGateway();
+  const d: AppStateDeps = { ...deps, gateway: gw, controlPlane: gw };
+  const warnings: string[] = [];
+  if (args.kubeVersion === undefined || args.apiVersions === undefined)
+    warnings.push("offline: Helm charts are rendered with Helm's defaults, not a cluster's capabilities (give --kube-version and --api-versions to match one)");
+  const offline = { ...args, kubeVersion: args.kubeVersion ?? '', apiVersions: args.apiVersions ?? [] };
+  let state: AppState;
+  try {
+    state = await loadAppState({ ...offline, ...(head !== undefined ? { revision: head } : {}) }, d, { extras: false, live: false });
+  } catch (err) {
+    if (!(err instanceof UnrenderableError)) throw err;
+    return refusedApp(req, err.message, warnings);
+  }
+  const baseState = await loadAppState({ ...offline, revision: base }, d, { extras: false, live: false });
+  const fieldManager = deps.opts.fieldManager;
+  const planned = await planRenders({
+    ...diffOptionsOf(state, fieldManager),
+    base: baseState.desired.map((x) => compareEntryOf(baseState, x)),
+    head: state.desired.map((x) => compareEntryOf(state, x)),
+  });
+  state.warnings.unshift(...warnings);
+  return finish(req, state, baseState, planned, gw);
+}
+
+/** The plan of an app refused before anything was compared (its head cannot be rendered, its destination is refused). */
+function refusedApp(req: PlanRequest, refused: string, warnings: readonly string[], target?: AppStateDeps['target']): PlanAppReport {
+  return {
+    app: req.app ?? req.appFile ?? '',
+    ...(target ? { context: target.context, server: target.server } : {}),
+    base: req.base,
+    head: req.head ?? '',
+    sync: 'manual',
+    refused,
+    prune: { enabled: false, why: 'refused' },
+    objects: [],
+    hooks: [],
+    summary: { thisChange: 0, alreadyThere: 0, inSync: 0 },
+    warnings: [...warnings],
+  };
+}
+
+export interface PlanReport {
+  schemaVersion: typeof PLAN_SCHEMA_VERSION;
+  /** When the sync would start (ISO 8601): the time the sync windows were read at. */
+  at: string;
+  /** `--offline`: head compared with base, not with live: every change is this change, nothing is known of the cluster. */
+  offline?: true;
+  apps: PlanAppReport[];
+}
+
+/** 4 when any app's sync at head is refused, 1 when this change changes something live, else 0 (drift already there alone is 0). */
+export function planExitCode(r: PlanReport): 0 | 1 | 4 {
+  if (r.apps.some((a) => a.refused !== undefined)) return 4;
+  return r.apps.some((a) => a.summary.thisChange > 0) ? 1 : 0;
+}
+
+/** `plan APP… | -f FILE`: each Application by name (or the one of the file), with the same revisions and time. */
+export interface PlanRunRequest extends Omit<PlanRequest, 'app'> {
+  apps: readonly string[];
+  /** No cluster: the Application from its file, the head render against the base render (planAppOffline). */
+  offline?: boolean;
+}
+
+/**
+ * Plans each Application in its own session (its destination's cluster), one after the other. A destination the
+ * session refuses to act on is that app's refusal; any other error stops the command.
+ */
+export async function runPlan(req: PlanRunRequest, ctx: RunContext): Promise<PlanReport> {
+  const { withAppTarget } = await import('../session/session.js');
+  const { apps, offline, ...rest } = req;
+  if (offline === true) {
+    if (rest.appFile === undefined) throw new InputError('--offline reads the Application from -f/--app-file: there is no cluster to read it from');
+    const app = await planAppOffline(rest, { io: ctx.io, opts: ctx.opts });
+    return { schemaVersion: PLAN_SCHEMA_VERSION, at: new Date(req.at).toISOString(), offline: true, apps: [app] };
+  }
+  const each: PlanRequest[] = rest.appFile !== undefined ? [rest] : apps.map((app) => ({ ...rest, app }));
+  const out: PlanAppReport[] = [];
+  for (const one of each) {
+    try {
+      out.push(await withAppTarget(ctx, 'plan', one, (session) => planApp(one, { io: ctx.io, opts: ctx.opts, ...session })));
+    } catch (err) {
+      if (!(err instanceof RefusedError)) throw err;
+      out.push(refusedApp(one, err.message, []));
+    }
+  }
+  return { schemaVersion: PLAN_SCHEMA_VERSION, at: new Date(req.at).toISOString(), apps: out };
+}

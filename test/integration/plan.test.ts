@@ -1,0 +1,220 @@
+// `plan` on the local control plane, as the issue asks: a commit changes a Deployment's image and removes a ConfigMap,
+// while the Deployment was scaled by hand with `kubectl scale`. The plan says the image is this change, the replicas
+// drift already there owned by kubectl, the ConfigMap would be pruned by this change (-o json and -o kv exactly, exit
+// 1); a sync at head that a deny window blocks at --at is refused (exit 4); nothing is changed by either. --offline,
+// with no cluster at all, compares the head render with the base render only.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { GitFixture } from '../support/git-source.js';
+import { applicationYaml, inCluster } from '../support/application.js';
+import { tempDir } from '../support/temp-dir.js';
+import { applyYaml, childEnv, createTestNamespace, deleteNamespace, kubectlOk, pluginPath, run, runPlugin, kvValues as kv } from './support/index.js';
+
+const T = 180_000;
+
+const deployment = (image: string) =>
+  `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: web, image: "${image}"}]\n`;
+
+describe('plan', () => {
+  let fx: GitFixture;
+  let ns: string;
+  let cp: string;
+  let base: string;
+  let head: string;
+  let appFile: string;
+  let context: string;
+  let server: string;
+  // A deny window that starts on the hour 5 to 6 hours from now and lasts an hour: a sync now is let through.
+  const start = Math.floor(Date.now() / 3600_000) * 3600_000 + 6 * 3600_000;
+  const schedule = `0 ${new Date(start).getUTCHours()} * * *`;
+  const inWindow = new Date(start + 30 * 60_000).toISOString();
+
+  /** The live objects' uids and resourceVersions: the proof that a plan changed nothing. */
+  const versions = async () =>
+    kubectlOk([
+      'get',
+      'deployments,configmaps',
+      '-n',
+      ns,
+      '-o',
+      'jsonpath={range .items[*]}{.metadata.name}/{.metadata.uid}/{.metadata.resourceVersion} {end}',
+    ]);
+  const plan = (...extra: string[]) => runPlugin(['plan', '-f', appFile, '--argocd-namespace', cp, '--base', base, ...extra]);
+
+  beforeAll(async () => {
+    fx = new GitFixture();
+    fx.write('app/deploy.yaml', deployment('nginx:1.26'));
+    fx.write('app/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {mode: old}\n');
+    base = fx.commit('base');
+    fx.write('app/deploy.yaml', deployment('nginx:1.27'));
+    fx.remove('app/cm.yaml');
+    head = fx.commit('new image, no settings');
+    ns = await createTestNamespace('plan');
+    cp = await createTestNamespace('plan-cp');
+    await applyYaml(
+      `apiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata: {name: frozen, namespace: ${cp}}\nspec:\n  sourceRepos: ['*']\n  destinations: [{server: '*', namespace: '*'}]\n  syncWindows:\n  - {kind: deny, schedule: '${schedule}', duration: 1h, applications: ['web'], description: release freeze}\n`,
+    );
+    appFile = join(tempDir('kgitops-plan'), 'app.yaml');
+    writeFileSync(
+      appFile,
+      applicationYaml({
+        name: 'web',
+        namespace: cp,
+        spec: { project: 'frozen', source: { repoURL: fx.repo, path: 'app', targetRevision: 'main' }, destination: inCluster(ns) },
+      }),
+    );
+    context = (await kubectlOk(['config', 'current-context'])).trim();
+    server = (await kubectlOk(['config', 'view', '--minify', '-o', 'jsonpath={.clusters[0].cluster.server}'])).trim();
+    // Synced at base, then scaled by hand.
+    const synced = await runPlugin(['sync', '-f', appFile, '--argocd-namespace', cp, '--revision', base, '-o', 'kv']);
+    expect([synced.code, synced.stderr]).toEqual([0, '']);
+    await kubectlOk(['scale', 'deployment', 'web', '-n', ns, '--replicas', '3']);
+  }, T);
+  afterAll(async () => {
+    fx?.cleanup();
+    if (ns) await deleteNamespace(ns);
+    if (cp) await deleteNamespace(cp);
+  }, T);
+
+  test(
+    'the image is this change, the replicas already there owned by kubectl, the ConfigMap pruned by this change (-o json, -o kv; exit 1); nothing changes',
+    async () => {
+      const before = await versions();
+      const res = await plan('--head', head, '-o', 'json');
+      expect([res.code, res.stderr]).toEqual([1, '']);
+      const doc = JSON.parse(res.stdout);
+      // The time of our apply is the sync's: checked for its form, then left out of the exact comparison.
+      const owners = doc.apps[0].objects[0].fields[1].owners;
+      expect(owners[0].time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+      delete owners[0].time;
+      expect(Date.parse(doc.at)).toBeGreaterThan(Date.now() - 120_000);
+      expect(doc).toEqual({
+        schemaVersion: 1,
+        at: doc.at,
+        apps: [
+          {
+            app: 'web',
+            context,
+            server,
+            base,
+            head,
+            sync: 'manual',
+            prune: { enabled: true, why: 'a manual sync with --prune' },
+            objects: [
+              {
+                group: 'apps',
+                kind: 'Deployment',
+                namespace: ns,
+                name: 'web',
+                apiVersion: 'apps/v1',
+                action: 'update',
+                origin: 'this-change',
+                wave: 0,
+                fields: [
+                  {
+                    path: 'spec.replicas',
+                    pointer: '/spec/replicas',
+                    origin: 'already-there',
+                    verdict: 'conflict',
+                    base: 1,
+                    desired: 1,
+                    live: 3,
+                    owners: [{ manager: 'kubectl', operation: 'Update', apiVersion: 'apps/v1', subresource: 'scale' }],
+                  },
+                  {
+                    path: 'spec.template.spec.containers[name=web].image',
+                    pointer: '/spec/template/spec/containers/0/image',
+                    origin: 'this-change',
+                    verdict: 'drift',
+                    base: 'nginx:1.26',
+                    desired: 'nginx:1.27',
+                    live: 'nginx:1.26',
+                    owners: [{ manager: 'argocd-controller', operation: 'Apply', apiVersion: 'apps/v1' }],
+                  },
+                ],
+              },
+              { group: '', kind: 'ConfigMap', namespace: ns, name: 'settings', apiVersion: 'v1', action: 'prune', origin: 'this-change', fields: [] },
+            ],
+            hooks: [],
+            summary: { thisChange: 2, alreadyThere: 1, inSync: 0 },
+            warnings: [],
+          },
+        ],
+      });
+
+      // Without --head: the Application's targetRevision (main, the head commit); the same plan as kv lines.
+      const kvRes = await plan('-o', 'kv');
+      expect([kvRes.code, kvRes.stderr]).toEqual([1, '']);
+      expect(kvRes.stdout).toBe(
+        [
+          'APP=web',
+          `BASE=${base}`,
+          `HEAD=${head}`,
+          'DRIFT=Deployment/web spec.replicas',
+          'OWNER=Deployment/web spec.replicas kubectl',
+          'CHANGE=Deployment/web spec.template.spec.containers[name=web].image',
+          'PRUNE=ConfigMap/settings this-change',
+          'THIS_CHANGE=2',
+          'ALREADY_THERE=1',
+          'IN_SYNC=0',
+          '',
+        ].join('\n'),
+      );
+      expect(await versions()).toBe(before);
+    },
+    T,
+  );
+
+  test(
+    'a sync at head that a deny window blocks at --at is refused (exit 4), the window named; the changes are still listed',
+    async () => {
+      const before = await versions();
+      const res = await plan('--at', inWindow, '-o', 'kv');
+      expect([res.code, res.stderr]).toEqual([4, '']);
+      const lines = kv(res.stdout);
+      expect(lines.REFUSED).toEqual([
+        `project frozen: sync blocked by the active deny window syncWindows[0] deny "${schedule}" for 1h UTC (applications web): release freeze; it opens at ${new Date(start + 3600_000).toISOString()}`,
+      ]);
+      expect(lines.CHANGE).toEqual(['Deployment/web spec.template.spec.containers[name=web].image']);
+      expect(lines.PRUNE).toEqual(['ConfigMap/settings this-change']);
+      const md = await plan('--at', inWindow, '-o', 'markdown');
+      expect(md.code).toBe(4);
+      expect(md.stdout).toContain(
+        `| web | \`${base.slice(0, 7)}\` | \`${head.slice(0, 7)}\` | 2 | 1 | 0 | refused: project frozen: sync blocked by the active deny window`,
+      );
+      expect(await versions()).toBe(before);
+    },
+    T,
+  );
+
+  test(
+    '--offline, with no kubeconfig at all: the head render against the base render, every difference this change (exit 1)',
+    async () => {
+      const res = await run(
+        pluginPath,
+        ['plan', '-f', appFile, '--offline', '--base', base, '--head', head, '--kube-version', '1.35.0', '--api-versions', 'v1', '-o', 'kv'],
+        { env: { ...childEnv(), KUBECONFIG: '/nonexistent/kubeconfig' } },
+      );
+      // The AppProject is the cluster's: offline, Argo CD's default is checked instead, and that is said.
+      expect(res.stderr).toBe(
+        "warning: the cluster does not serve AppProjects (no Argo CD CRD): project frozen is unknown and Argo CD's default project is used (give --project-file)\n",
+      );
+      expect(res.code).toBe(1);
+      expect(res.stdout).toBe(
+        [
+          'OFFLINE=true',
+          'APP=web',
+          `BASE=${base}`,
+          `HEAD=${head}`,
+          'CHANGE=Deployment/web spec.template.spec.containers[name=web].image',
+          'PRUNE=ConfigMap/settings this-change',
+          'THIS_CHANGE=2',
+          'ALREADY_THERE=0',
+          'IN_SYNC=0',
+          '',
+        ].join('\n'),
+      );
+    },
+    T,
+  );
+});

@@ -1,0 +1,223 @@
+// renderPlan: kv lines, the JSON document (paths as text, base before head), the table and the Markdown of a pull-request
+// comment (a summary table, one <details> per app, pipes escaped, Secret values as the report masked them).
+import { renderPlan } from '../../../src/render/plan.js';
+import { paint } from '../../../src/render/colour.js';
+import { parsePath } from '../../../src/model/field-path.js';
+import type { PlanReport } from '../../../src/workflows/plan/plan.js';
+
+const FM = 'argocd-controller';
+const BASE = 'a'.repeat(40);
+const HEAD = 'b'.repeat(40);
+
+const report: PlanReport = {
+  schemaVersion: 1,
+  at: '2026-12-04T12:00:00.000Z',
+  apps: [
+    {
+      app: 'shop',
+      base: BASE,
+      head: HEAD,
+      sync: 'manual',
+      prune: { enabled: true, why: 'a manual sync with --prune' },
+      objects: [
+        {
+          key: { group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'web' },
+          apiVersion: 'apps/v1',
+          action: 'update',
+          origin: 'this-change',
+          wave: 0,
+          fields: [
+            {
+              path: parsePath('spec.replicas'),
+              pointer: '/spec/replicas',
+              base: 1,
+              desired: 1,
+              live: 3,
+              owners: [{ manager: 'kubectl', operation: 'Update', apiVersion: 'apps/v1', subresource: 'scale' }],
+              verdict: 'conflict',
+              origin: 'already-there',
+            },
+            {
+              path: parsePath('spec.template.spec.containers[name=web].image'),
+              pointer: '/spec/template/spec/containers/0/image',
+              base: 'nginx:1.26',
+              desired: 'nginx:1.27',
+              live: 'nginx:1.26',
+              owners: [{ manager: FM, operation: 'Apply', apiVersion: 'apps/v1' }],
+              verdict: 'drift',
+              origin: 'this-change',
+            },
+          ],
+        },
+        {
+          key: { group: '', kind: 'Secret', namespace: 'shop', name: 'creds' },
+          apiVersion: 'v1',
+          action: 'update',
+          origin: 'this-change',
+          fields: [
+            {
+              path: parsePath('data.password'),
+              pointer: '/data/password',
+              base: '++++++++++++',
+              desired: '++++++++',
+              live: '++++++++++++',
+              owners: [],
+              verdict: 'drift',
+              origin: 'this-change',
+            },
+          ],
+        },
+        { key: { group: '', kind: 'ConfigMap', namespace: 'shop', name: 'settings' }, apiVersion: 'v1', action: 'prune', origin: 'this-change', fields: [] },
+        {
+          key: { group: '', kind: 'ConfigMap', namespace: 'shop', name: 'left|over' },
+          apiVersion: 'v1',
+          action: 'keep',
+          origin: 'already-there',
+          reason: 'Prune=false',
+          fields: [],
+        },
+      ],
+      hooks: [],
+      summary: { thisChange: 3, alreadyThere: 1, inSync: 2 },
+      warnings: [],
+    },
+    {
+      app: 'cart',
+      base: 'main',
+      head: 'pr-42',
+      sync: 'automated',
+      refused: 'project frozen: blocked by the active deny window',
+      prune: { enabled: false, why: 'automated.prune is off: the candidates stay live, OutOfSync' },
+      objects: [],
+      hooks: [{ group: 'batch', kind: 'Job', namespace: 'cart', name: 'migrate', phases: ['PreSync'] }],
+      summary: { thisChange: 0, alreadyThere: 0, inSync: 1 },
+      warnings: [],
+    },
+  ],
+};
+
+test('kv: one block per app, CHANGE / DRIFT per field with the other owners, CREATE/PRUNE/KEEP per object, the counts', () => {
+  expect(renderPlan(report, 'kv', paint(false), FM)).toBe(
+    [
+      'APP=shop',
+      `BASE=${BASE}`,
+      `HEAD=${HEAD}`,
+      'DRIFT=Deployment/web spec.replicas',
+      'OWNER=Deployment/web spec.replicas kubectl',
+      'CHANGE=Deployment/web spec.template.spec.containers[name=web].image',
+      'CHANGE=Secret/creds data.password',
+      'PRUNE=ConfigMap/settings this-change',
+      'KEEP=ConfigMap/left|over already-there Prune=false',
+      'THIS_CHANGE=3',
+      'ALREADY_THERE=1',
+      'IN_SYNC=2',
+      'APP=cart',
+      'BASE=main',
+      'HEAD=pr-42',
+      'REFUSED=project frozen: blocked by the active deny window',
+      'THIS_CHANGE=0',
+      'ALREADY_THERE=0',
+      'IN_SYNC=1',
+      '',
+    ].join('\n'),
+  );
+});
+
+test('JSON: each object its key flattened, each field its path as text, origin and verdict, base before head', () => {
+  const doc = JSON.parse(renderPlan(report, 'json', paint(false), FM));
+  expect(doc.apps[0].objects[0]).toEqual({
+    group: 'apps',
+    kind: 'Deployment',
+    namespace: 'shop',
+    name: 'web',
+    apiVersion: 'apps/v1',
+    action: 'update',
+    origin: 'this-change',
+    wave: 0,
+    fields: [
+      {
+        path: 'spec.replicas',
+        pointer: '/spec/replicas',
+        origin: 'already-there',
+        verdict: 'conflict',
+        base: 1,
+        desired: 1,
+        live: 3,
+        owners: [{ manager: 'kubectl', operation: 'Update', apiVersion: 'apps/v1', subresource: 'scale' }],
+      },
+      {
+        path: 'spec.template.spec.containers[name=web].image',
+        pointer: '/spec/template/spec/containers/0/image',
+        origin: 'this-change',
+        verdict: 'drift',
+        base: 'nginx:1.26',
+        desired: 'nginx:1.27',
+        live: 'nginx:1.26',
+        owners: [{ manager: FM, operation: 'Apply', apiVersion: 'apps/v1' }],
+      },
+    ],
+  });
+  expect(Object.keys(doc.apps[0].objects[0].fields[0])).toEqual(['path', 'pointer', 'origin', 'verdict', 'base', 'desired', 'live', 'owners']);
+  expect(doc.apps[1].refused).toBe('project frozen: blocked by the active deny window');
+});
+
+test('Markdown: the summary table, a collapsible section per app, pipes escaped, masked Secret values only', () => {
+  const md = renderPlan(report, 'markdown', paint(false), FM);
+  expect(md).toBe(
+    [
+      '### kubectl gitops plan',
+      '',
+      '| Application | Base | Head | This change | Already there | In sync | Sync at head |',
+      '|---|---|---|---|---|---|---|',
+      '| shop | `aaaaaaa` | `bbbbbbb` | 3 | 1 | 2 | changes live objects |',
+      '| cart | `main` | `pr-42` | 0 | 0 | 1 | refused: project frozen: blocked by the active deny window |',
+      '',
+      '<details><summary><b>shop</b>: 3 change(s) from this change, 1 already there, 2 object(s) in sync</summary>',
+      '',
+      '| Object | Action | Field | Base | Head | Live | Owner | From |',
+      '|---|---|---|---|---|---|---|---|',
+      '| Deployment/web (shop) | update | `spec.replicas` | `1` | `1` | `3` | kubectl (Update/scale) | already there |',
+      '| Deployment/web (shop) | update | `spec.template.spec.containers[name=web].image` | `"nginx:1.26"` | `"nginx:1.27"` | `"nginx:1.26"` | argocd-controller (Apply) | this change |',
+      '| Secret/creds (shop) | update | `data.password` | `"++++++++++++"` | `"++++++++"` | `"++++++++++++"` | - | this change |',
+      '| ConfigMap/settings (shop) | prune |  |  |  |  |  | this change |',
+      '| ConfigMap/left\\|over (shop) | keep: Prune=false |  |  |  |  |  | already there |',
+      '',
+      '</details>',
+      '',
+      '<details><summary><b>cart</b>: 0 change(s) from this change, 0 already there, 1 object(s) in sync</summary>',
+      '',
+      '**Refused** (the automated sync at 2026-12-04T12:00:00.000Z): project frozen: blocked by the active deny window',
+      '',
+      '- hook Job/migrate runs in PreSync',
+      '</details>',
+      '',
+    ].join('\n'),
+  );
+});
+
+test('table: per app a title, each object with its action and origin, the field rows, the refusal and the summary', () => {
+  const text = renderPlan(report, 'table', paint(false), FM);
+  expect(text.split('\n').slice(0, 6)).toEqual([
+    'Application shop: base aaaaaaa, head bbbbbbb',
+    'Deployment/web (apps/v1, namespace shop)  UPDATE  this change',
+    '  PATH                                           BASE          HEAD          LIVE          OWNER                      VERDICT   FROM',
+    '  spec.replicas                                  1             1             3             kubectl (Update/scale)     conflict  already there',
+    '  spec.template.spec.containers[name=web].image  "nginx:1.26"  "nginx:1.27"  "nginx:1.26"  argocd-controller (Apply)  drift     this change',
+    'Secret/creds (v1, namespace shop)  UPDATE  this change',
+  ]);
+  expect(text).toContain('ConfigMap/left|over (v1, namespace shop)  KEEP: PRUNE=FALSE  already there');
+  expect(text).toContain('REFUSED the automated sync at head at 2026-12-04T12:00:00.000Z: project frozen: blocked by the active deny window');
+  expect(text.trimEnd().split('\n').at(-1)).toBe('0 change(s) from this change, 0 already there, 1 object(s) in sync');
+});
+
+test('--offline: said first in every mode (kv OFFLINE=true, the table and the comment a note)', () => {
+  const offline: PlanReport = { ...report, offline: true, apps: [report.apps[1]!] };
+  expect(renderPlan(offline, 'kv', paint(false), FM).split('\n').slice(0, 2)).toEqual(['OFFLINE=true', 'APP=cart']);
+  expect(renderPlan(offline, 'table', paint(false), FM).split('\n')[0]).toBe('offline: the head render compared with the base render, not with the cluster');
+  expect(renderPlan(offline, 'markdown', paint(false), FM).split('\n').slice(0, 3)).toEqual([
+    '### kubectl gitops plan',
+    '',
+    '_offline: the head render compared with the base render, not with the cluster_',
+  ]);
+  expect(JSON.parse(renderPlan(offline, 'json', paint(false), FM)).offline).toBe(true);
+});

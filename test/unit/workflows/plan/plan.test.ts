@@ -1,0 +1,199 @@
+// planApp on the fake gateway with a real Git repository: rendered at --base and at head, the head compared with live
+// (an image this change sets, replicas kubectl scaled before it, a ConfigMap it drops), the sync at head refused by a
+// deny window at --at and not outside it, and a change that does nothing live (exit 0).
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FakeGateway } from '../../../support/fake-gateway.js';
+import { GitFixture } from '../../../support/git-source.js';
+import { applicationYaml } from '../../../support/application.js';
+import { tempDir } from '../../../support/temp-dir.js';
+import { memoryIo } from '../../../../src/cli/io.js';
+import { renderPath } from '../../../../src/model/field-path.js';
+import type { GlobalOptions } from '../../../../src/model/context.js';
+import type { KubeObject } from '../../../../src/model/object.js';
+import { planApp, planAppOffline, planExitCode, PLAN_SCHEMA_VERSION, type PlanAppReport } from '../../../../src/workflows/plan/plan.js';
+
+const opts: GlobalOptions = { requestTimeout: '0', output: 'json', color: 'never', verbose: false, fieldManager: 'argocd-controller', appNamespace: 'argocd' };
+const TID = 'argocd.argoproj.io/tracking-id';
+
+const deployment = (image: string) =>
+  `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 1\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: web, image: "${image}"}]\n`;
+
+let fx: GitFixture;
+let base: string;
+let head: string;
+let appFile: string;
+let projectFile: string;
+
+beforeAll(() => {
+  fx = new GitFixture();
+  fx.write('app/deploy.yaml', deployment('nginx:1.26'));
+  fx.write('app/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {mode: old}\n');
+  base = fx.commit('base');
+  fx.write('app/deploy.yaml', deployment('nginx:1.27'));
+  fx.remove('app/cm.yaml');
+  head = fx.commit('head');
+  const dir = tempDir('plan');
+  appFile = join(dir, 'app.yaml');
+  writeFileSync(
+    appFile,
+    applicationYaml({ spec: { project: 'frozen', source: { repoURL: fx.repo, path: 'app', targetRevision: 'main' }, destination: { namespace: 'shop' } } }),
+  );
+  projectFile = join(dir, 'project.yaml');
+  // Denies every day from 18:00 UTC for 2 hours.
+  writeFileSync(
+    projectFile,
+    `apiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata: {name: frozen, namespace: argocd}\nspec:\n  sourceRepos: ['*']\n  destinations: [{server: '*', namespace: '*'}]\n  syncWindows:\n  - {kind: deny, schedule: '0 18 * * *', duration: 2h, applications: ['*'], description: evening freeze}\n`,
+  );
+});
+afterAll(() => fx.cleanup());
+
+/** The cluster after a sync at base, then `kubectl scale --replicas 3`. */
+function liveObjects(image = 'nginx:1.26', replicas = 3): KubeObject[] {
+  return [
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: {
+        name: 'web',
+        namespace: 'shop',
+        annotations: { [TID]: 'shop:apps/Deployment:shop/web' },
+        managedFields: [
+          {
+            manager: 'argocd-controller',
+            operation: 'Apply',
+            apiVersion: 'apps/v1',
+            fieldsType: 'FieldsV1',
+            fieldsV1: {
+              'f:metadata': { 'f:annotations': { [`f:${TID}`]: {} } },
+              'f:spec': {
+                'f:selector': {},
+                'f:template': {
+                  'f:metadata': { 'f:labels': { 'f:app': {} } },
+                  'f:spec': { 'f:containers': { 'k:{"name":"web"}': { '.': {}, 'f:name': {}, 'f:image': {} } } },
+                },
+              },
+            },
+          },
+          {
+            manager: 'kubectl',
+            operation: 'Update',
+            subresource: 'scale',
+            apiVersion: 'apps/v1',
+            fieldsType: 'FieldsV1',
+            fieldsV1: { 'f:spec': { 'f:replicas': {} } },
+          },
+        ],
+      },
+      spec: {
+        replicas,
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image }] } },
+      },
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'settings', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/settings' } },
+      data: { mode: 'old' },
+    },
+  ];
+}
+
+const deps = (objects: KubeObject[]) => ({ io: memoryIo().io, opts, gateway: new FakeGateway({ objects }) });
+
+/** What the plan says, in words a test reads. */
+function said(r: PlanAppReport) {
+  return r.objects.map((o) => ({
+    object: `${o.key.kind}/${o.key.name}`,
+    action: o.action,
+    origin: o.origin,
+    fields: o.fields.map((f) => `${renderPath(f.path)} ${f.origin} ${f.verdict} ${f.owners.map((w) => w.manager).join(',')}`),
+  }));
+}
+
+test('the image is this change, the replicas already there (owned by kubectl), the ConfigMap pruned by this change; exit 1', async () => {
+  const at = Date.parse('2026-12-04T12:00:00Z');
+  const r = await planApp({ appFile, projectFile, base, at }, deps(liveObjects()));
+  expect([r.base, r.head, r.sync, r.refused]).toEqual([base, head, 'manual', undefined]);
+  expect(said(r)).toEqual([
+    {
+      object: 'Deployment/web',
+      action: 'update',
+      origin: 'this-change',
+      fields: ['spec.replicas already-there conflict kubectl', 'spec.template.spec.containers[name=web].image this-change drift argocd-controller'],
+    },
+    { object: 'ConfigMap/settings', action: 'prune', origin: 'this-change', fields: [] },
+  ]);
+  expect(r.summary).toEqual({ thisChange: 2, alreadyThere: 1, inSync: 0 });
+  expect(r.prune).toEqual({ enabled: true, why: 'a manual sync with --prune' });
+  expect(planExitCode({ schemaVersion: PLAN_SCHEMA_VERSION, at: '', apps: [r] })).toBe(1);
+});
+
+test('a deny window at --at refuses the sync at head (exit 4); the changes are still listed', async () => {
+  const r = await planApp({ appFile, projectFile, base, head, at: Date.parse('2026-12-04T18:30:00Z') }, deps(liveObjects()));
+  expect(r.refused).toContain('blocked by the active deny window syncWindows[0] deny "0 18 * * *" for 2h UTC');
+  expect(r.refused).toContain('evening freeze');
+  expect(r.summary.thisChange).toBe(2);
+  expect(planExitCode({ schemaVersion: PLAN_SCHEMA_VERSION, at: '', apps: [r] })).toBe(4);
+});
+
+test('a change whose head is already live does nothing live (exit 0), drift already there aside', async () => {
+  const live = liveObjects('nginx:1.27').filter((o) => o.kind === 'Deployment');
+  const r = await planApp({ appFile, projectFile, base, at: Date.parse('2026-12-04T12:00:00Z') }, deps(live));
+  expect(said(r)).toEqual([{ object: 'Deployment/web', action: 'update', origin: 'already-there', fields: ['spec.replicas already-there conflict kubectl'] }]);
+  expect(r.summary).toEqual({ thisChange: 0, alreadyThere: 1, inSync: 0 });
+  expect(planExitCode({ schemaVersion: PLAN_SCHEMA_VERSION, at: '', apps: [r] })).toBe(0);
+});
+
+test('--offline: no cluster, head against base: the image and the ConfigMap are this change; the window at --at still refuses', async () => {
+  const deps = { io: memoryIo().io, opts };
+  const r = await planAppOffline({ appFile, projectFile, base, head, at: Date.parse('2026-12-04T12:00:00Z'), kubeVersion: '', apiVersions: [] }, deps);
+  expect(r.context).toBeUndefined();
+  expect([r.base, r.head, r.refused]).toEqual([base, head, undefined]);
+  expect(said(r)).toEqual([
+    { object: 'Deployment/web', action: 'update', origin: 'this-change', fields: ['spec.template.spec.containers[name=web].image this-change drift '] },
+    { object: 'ConfigMap/settings', action: 'prune', origin: 'this-change', fields: [] },
+  ]);
+  expect(r.summary).toEqual({ thisChange: 2, alreadyThere: 0, inSync: 0 });
+  expect(r.warnings).toEqual([]);
+  const frozen = await planAppOffline({ appFile, projectFile, base, head, at: Date.parse('2026-12-04T19:59:00Z'), kubeVersion: '', apiVersions: [] }, deps);
+  expect(frozen.refused).toContain('evening freeze');
+});
+
+describe('what refuses the sync at head before anything else', () => {
+  let repo: GitFixture;
+  let first: string;
+  let empty: string;
+  let unserved: string;
+  let file: string;
+  beforeAll(() => {
+    repo = new GitFixture();
+    repo.write('app/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {mode: old}\n');
+    first = repo.commit('one ConfigMap');
+    repo.remove('app/cm.yaml');
+    repo.write('app/README.md', 'nothing to deploy\n');
+    empty = repo.commit('nothing');
+    repo.write('app/widget.yaml', 'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n');
+    unserved = repo.commit('a kind nobody serves');
+    file = join(tempDir('plan-refusals'), 'app.yaml');
+    writeFileSync(file, applicationYaml({ spec: { source: { repoURL: repo.repo, path: 'app', targetRevision: 'main' }, destination: { namespace: 'shop' } } }));
+  });
+  afterAll(() => repo.cleanup());
+  const at = Date.parse('2026-12-04T12:00:00Z');
+
+  test('an empty render without allowEmpty (the sync planner refuses it; exit 4)', async () => {
+    const r = await planApp({ appFile: file, base: first, head: empty, at }, deps([]));
+    expect(r.refused).toBe('the desired set of shop is empty and allowEmpty is not true: a sync would leave nothing declared');
+    expect(planExitCode({ schemaVersion: PLAN_SCHEMA_VERSION, at: '', apps: [r] })).toBe(4);
+  });
+
+  test('a kind the cluster does not serve: refused (exit 4), nothing compared', async () => {
+    const r = await planApp({ appFile: file, base: first, head: unserved, at }, deps([]));
+    expect(r.refused).toBe(
+      `${repo.repo}@${unserved.slice(0, 7)}:app/widget.yaml:1: the cluster does not serve Widget in example.com/v1 (Widget/w); no CustomResourceDefinition of this app defines it (with the sync option SkipDryRunOnMissingResource=true a sync applies it once the cluster serves it)`,
+    );
+    expect([r.objects, r.head]).toEqual([[], unserved]);
+    expect(planExitCode({ schemaVersion: PLAN_SCHEMA_VERSION, at: '', apps: [r] })).toBe(4);
+  });
+});
