@@ -83,6 +83,9 @@ export interface ChildStatus {
   /** Why it could not be compared (not found, its destination refused, its own ancestor). */
   error?: string;
   children?: ChildStatus[];
+  /** `status --tree --recursive`: the child's own resources and live trees, drawn under its node in the parent's tree. */
+  resources?: ResourceStatus[];
+  trees?: TreeReport[];
 }
 
 export interface StatusReport {

@@ -99,6 +99,13 @@ export function appGraph(r: StatusReport): Graph {
   let worstPath: GraphNode[] = [];
   for (const res of r.resources) {
     const node = add({ ...resourceFields(res), depth: 1, parent: 'app' });
+    // status --recursive: a child Application's node carries its own live health, as its own map's root would.
+    const child =
+      res.group === 'argoproj.io' && res.kind === 'Application' ? r.children?.find((c) => c.namespace === res.namespace && c.name === res.name) : undefined;
+    if (child) {
+      if (child.health in HEALTH_SYMBOL) node.health = child.health as HealthStatusCode;
+      node.healthMessage = [`application ${child.sync}`, child.error ?? child.reason ?? ''].filter((m) => m !== '').join(': ');
+    }
     const tree = trees.get(keyString(res));
     let below: GraphNode[] = [];
     if (tree && res.health?.status !== 'Missing') {

@@ -6,7 +6,7 @@ import type { OutputFormat } from './colour.js';
 import { displayName, keyString } from '../model/object.js';
 import type { Cause } from '../health/reason.js';
 import type { HealthStatusCode } from '../health/types.js';
-import type { ResourceStatus, StatusReport, SyncStatusCode, TreeReport } from '../health/report.js';
+import type { ChildStatus, ResourceStatus, StatusReport, SyncStatusCode, TreeReport } from '../health/report.js';
 import { treeRows } from './tree.js';
 import { childKvLines, childrenSection } from './children.js';
 import { windowLine, type ProjectStatus } from '../settings/window-report.js';
@@ -191,27 +191,56 @@ function resourceTable(r: StatusReport, p: Paint): string {
   return table(['GROUP', 'KIND', 'NAMESPACE', 'NAME', 'STATUS', 'HEALTH', 'MESSAGE'], rows);
 }
 
-/** A tree node, or a resource that is not live (a root without a tree). */
-type TreeItem = { node: TreeReport; resource?: ResourceStatus } | { node?: undefined; resource: ResourceStatus };
+/**
+ * A tree node, or a resource that is not live (a root without a tree); `app`: the child Application the resource is, as
+ * `status --recursive` compared it (its own resources drawn under it with `--tree`).
+ */
+type TreeItem = ({ node: TreeReport; resource?: ResourceStatus } | { node?: undefined; resource: ResourceStatus }) & { app?: ChildStatus };
+
+function isApplication(k: { group: string; kind: string }): boolean {
+  return k.group === 'argoproj.io' && k.kind === 'Application';
+}
+
+/** The roots of one app's tree: its resources, each with its live tree and, for a child Application, its comparison. */
+function treeRoots(resources: readonly ResourceStatus[], trees: readonly TreeReport[], children: readonly ChildStatus[] | undefined): TreeItem[] {
+  const byKey = new Map(trees.map((t) => [keyString(t), t]));
+  return resources.map((res) => {
+    const t = byKey.get(keyString(res));
+    const app = isApplication(res) ? children?.find((c) => c.namespace === res.namespace && c.name === res.name) : undefined;
+    return { ...(t ? { node: t, resource: res } : { resource: res }), ...(app ? { app } : {}) };
+  });
+}
+
+/** Below a node: its live children, then, for a child Application compared with --tree, its own resources' trees. */
+function treeChildren(i: TreeItem): TreeItem[] {
+  const live: TreeItem[] = i.node ? i.node.children.map((c) => ({ node: c })) : [];
+  const own = i.app?.resources !== undefined ? treeRoots(i.app.resources, i.app.trees ?? [], i.app.children) : [];
+  return [...live, ...own];
+}
+
+/** The MESSAGE of a child Application's node: its own sync status and reason (or why it could not be compared). */
+function childAppMessage(app: ChildStatus): string {
+  return [`application ${app.sync}`, app.error ?? app.reason ?? ''].filter((m) => m !== '').join(': ');
+}
 
 function treeTable(r: StatusReport, p: Paint): string {
-  const trees = new Map(r.trees.map((t) => [keyString(t), t]));
-  const roots: TreeItem[] = r.resources.map((res) => {
-    const t = trees.get(keyString(res));
-    return t ? { node: t, resource: res } : { resource: res };
-  });
-  const rows = treeRows<TreeItem>(roots, (i) => (i.node ? i.node.children.map((c) => ({ node: c })) : [])).map(({ prefix, node: item }): Cell[] => {
+  const roots = treeRoots(r.resources, r.trees, r.children);
+  const rows = treeRows<TreeItem>(roots, treeChildren).map(({ prefix, node: item }): Cell[] => {
     const key = item.node ?? item.resource;
-    const health = item.node ? item.node.health : item.resource?.health;
+    const live = item.node ? item.node.health : item.resource?.health;
+    const health = item.app ? { status: item.app.health as HealthStatusCode } : live;
     const cause = item.node?.cause;
     const own = cause ? oneLine([cause.container ? `container ${cause.container}` : '', cause.reason, cause.message].filter((x) => x !== '').join(': ')) : '';
-    const message = [item.resource ? syncMessage(item.resource) : '', own || (health?.message ?? '')].filter((m) => m !== '').join('; ');
+    const about = item.app ? childAppMessage(item.app) : own || (live?.message ?? '');
+    // Without --recursive a child Application is one node: say how to see its own tree.
+    const hint = !item.app && r.children === undefined && item.resource && isApplication(item.resource) ? 'child Application: --recursive draws its tree' : '';
+    const message = [item.resource ? syncMessage(item.resource) : '', about, hint].filter((m) => m !== '').join('; ');
     const sync = item.resource?.status;
     return [
       { text: `${prefix}${key.kind}/${key.name}` },
       { text: sync ?? '', ...(sync ? { colour: syncColour(p, sync) } : {}) },
       { text: health?.status ?? '-', colour: healthColour(p, health?.status) },
-      { text: oneLine(message) },
+      { text: oneLine(message), ...(item.app?.error !== undefined ? { colour: p.red } : {}) },
     ];
   });
   return table(['KIND/NAME', 'STATUS', 'HEALTH', 'MESSAGE'], rows);
@@ -283,7 +312,9 @@ export function renderStatus(r: StatusReport, opts: StatusRenderOptions): string
               ['KIND/NAME', 'NAMESPACE'],
               (r.orphaned?.resources ?? []).map((k) => [{ text: displayName(k) }, { text: k.namespace }]),
             )}`;
-      return `${header(r, opts.paint)}\n\n${body}${hooks}${orphaned}${childrenSection(r.children ?? [], opts.paint)}\n`;
+      // With --tree the child Applications are nodes of the tree (their own trees under them): no second list.
+      const children = opts.tree && r.resources.length > 0 ? '' : childrenSection(r.children ?? [], opts.paint);
+      return `${header(r, opts.paint)}\n\n${body}${hooks}${orphaned}${children}\n`;
     },
   });
 }

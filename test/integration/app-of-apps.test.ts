@@ -100,6 +100,23 @@ spec:
         ['good-c', 'Synced', 'Healthy'],
       ]);
       expect((await getApp('good-b')).status?.sync?.status).toBe('Synced');
+      // status --tree --recursive: each child Application is a node with its own live verdict, its objects under it.
+      const tree = await runPlugin(['status', 'good', '--recursive', '--tree', '--no-record', '--app-namespace', ns]);
+      expect(tree.code).toBe(0);
+      const rows = tree.stdout
+        .split('\n')
+        .filter((l) => /^(KIND\/NAME|Application\/|└─ |├─ )/.test(l))
+        .map((l) => l.trimEnd().split(/\s{2,}/));
+      expect(rows).toEqual([
+        ['KIND/NAME', 'STATUS', 'HEALTH', 'MESSAGE'],
+        ['Application/good-a', 'Synced', 'Healthy', 'application Synced'],
+        ['└─ ConfigMap/child-a', 'Synced', '-'],
+        ['Application/good-b', 'Synced', 'Healthy', 'application OutOfSync'],
+        ['└─ ConfigMap/child-b', 'OutOfSync', '-', 'drifted (1 field)'],
+        ['Application/good-c', 'Synced', 'Healthy', 'application Synced'],
+        ['└─ ConfigMap/child-c', 'Synced', '-'],
+      ]);
+      expect(tree.stdout).not.toContain('Child Applications (compared live):');
       // diff --recursive: the parent itself is in sync, a child is not: exit 1, the child named.
       const diff = await runPlugin(['diff', 'good', '--recursive', '--app-namespace', ns, '-o', 'kv']);
       expect({ code: diff.code, lines: diff.stdout.split('\n').filter((l) => /^(SYNC|CHILD)=/.test(l)) }).toEqual({

@@ -148,7 +148,7 @@ export const statusCommand = defineCommand({
         if (args.recursive === true) {
           const { childAppsOf, statusChildren } = await import('../../workflows/status/children.js');
           const { name, namespace } = result.report.app;
-          result.report.children = await statusChildren(ctx, { namespace, name }, childAppsOf(result.report), reasonText);
+          result.report.children = await statusChildren(ctx, { namespace, name }, childAppsOf(result.report), reasonText, { tree: args.tree === true });
         }
         // A source that does not render is printed (the live objects, their health, the reason) and then exit 2 (4 when
         // this tool refuses to render it, as diff), as argocd app get shows its ComparisonError.

@@ -21,13 +21,15 @@ export function childAppsOfObjects(
 
 /**
  * Compares each of `children` (the child Applications of `parent`), then theirs, depth first; `describe` is the REASON
- * text (cli/ hands in render/status.ts's).
+ * text (cli/ hands in render/status.ts's). With `tree`, each child keeps its resources and live trees (`status --tree
+ * --recursive` draws them under the child's node).
  */
 export async function statusChildren(
   ctx: RunContext,
   parent: { namespace: string; name: string },
   children: readonly { namespace: string; name: string }[],
   describe: (r: StatusReport) => string,
+  opts: { tree?: boolean } = {},
 ): Promise<ChildStatus[]> {
   const { childAppContext, GatewayPool, withAppTarget } = await import('../session/session.js');
   const { runStatus } = await import('./status.js');
@@ -58,6 +60,7 @@ export async function statusChildren(
           health: r.report.health.status,
           ...(reason !== '' ? { reason } : {}),
           ...(children.length > 0 ? { children } : {}),
+          ...(opts.tree === true ? { resources: r.report.resources, trees: r.report.trees } : {}),
         });
       } catch (err) {
         out.push({ ...c, sync: 'Unknown', health: 'Unknown', error: (err as Error).message });

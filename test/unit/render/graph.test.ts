@@ -74,6 +74,17 @@ describe('the live map', () => {
     expect(renderDot(appGraph(r))).toContain('label="Job\\nmigrate\\nhook PreSync: Failed"');
   });
 
+  it('with status --recursive a child Application node carries its own live health and sync, not a stored one', () => {
+    const front: KubeObject = { apiVersion: 'argoproj.io/v1alpha1', kind: 'Application', metadata: { name: 'front', namespace: 'shop', uid: 'a1' }, spec: {} };
+    const r = buildStatusReport({ app: app(), resources: [res(front, 'in-sync'), res(cm('settings'), 'in-sync')], children: [] });
+    expect(appGraph(r).nodes.find((n) => n.kind === 'Application' && n.id !== 'app')!.health).toBeUndefined();
+    r.children = [{ namespace: 'shop', name: 'front', sync: 'OutOfSync', health: 'Degraded', reason: 'Deployment/web: boom' }];
+    const node = appGraph(r).nodes.find((n) => n.kind === 'Application' && n.id !== 'app')!;
+    expect(node).toMatchObject({ health: 'Degraded', sync: 'Synced', healthMessage: 'application OutOfSync: Deployment/web: boom' });
+    expect(statusLine(node)).toBe('✖ Degraded · Synced');
+    expect(renderSvg(appGraph(r), { title: 't' })).toContain('application OutOfSync: Deployment/web: boom');
+  });
+
   it('lays out a thousand pods without recursion trouble, one row each', () => {
     const deploy: KubeObject = {
       apiVersion: 'apps/v1',

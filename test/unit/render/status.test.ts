@@ -2,7 +2,8 @@
 import { buildStatusReport } from '../../../src/health/report.js';
 import { renderStatus, renderStatusKv } from '../../../src/render/status.js';
 import { paint } from '../../../src/render/colour.js';
-import { app, brokenInput, loadTree } from '../health/status-fixtures.js';
+import { app, brokenInput, cm, loadTree, res } from '../health/status-fixtures.js';
+import type { KubeObject } from '../../../src/model/object.js';
 
 const plain = paint(false);
 
@@ -77,5 +78,75 @@ describe('renderStatus', () => {
     // Without escape codes the coloured table is the plain one.
     expect(coloured.replace(/\u001b\[\d+m/g, '')).toBe(renderStatus(r, { output: 'table', tree: false, paint: plain }));
     expect(renderStatus(r, { output: 'json', tree: false, paint: paint(true) })).not.toMatch(/\u001b\[/);
+  });
+
+  describe('--tree with child Applications (app-of-apps)', () => {
+    const application = (name: string): KubeObject => ({
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'Application',
+      metadata: { name, namespace: 'shop', uid: `app-${name}` },
+      spec: {},
+    });
+    const parent = () => buildStatusReport({ app: app(), resources: [res(application('front'), 'in-sync'), res(cm('settings'), 'in-sync')], children: [] });
+
+    it('without --recursive a child Application is one node, and the row says how to draw its tree', () => {
+      const table = renderStatus(parent(), { output: 'table', tree: true, paint: plain });
+      expect(table.split('\n').filter((l) => /^(KIND|Application|ConfigMap)/.test(l))).toEqual([
+        'KIND/NAME           STATUS  HEALTH  MESSAGE',
+        'ConfigMap/settings  Synced  -',
+        'Application/front   Synced  -       child Application: --recursive draws its tree',
+      ]);
+    });
+
+    it("with --recursive each child is a node with its own live sync and health, its resources' trees under it, to any depth", () => {
+      const r = parent();
+      const child = buildStatusReport({ app: app(), resources: [res(application('api'), 'in-sync'), res(cm('front-cm'), 'drifted')], children: [] });
+      const grandchild = buildStatusReport({ app: app(), resources: [res(cm('api-cm'), 'in-sync')], children: [] });
+      r.children = [
+        {
+          namespace: 'shop',
+          name: 'front',
+          sync: 'OutOfSync',
+          health: 'Healthy',
+          resources: child.resources,
+          trees: child.trees,
+          children: [
+            {
+              namespace: 'shop',
+              name: 'api',
+              sync: 'Synced',
+              health: 'Degraded',
+              reason: 'Deployment/api: boom',
+              resources: grandchild.resources,
+              trees: grandchild.trees,
+            },
+          ],
+        },
+      ];
+      const table = renderStatus(r, { output: 'table', tree: true, paint: plain });
+      expect(table.split('\n').filter((l) => /^(KIND|Application|ConfigMap|[├└│ ])/.test(l))).toEqual([
+        'KIND/NAME               STATUS     HEALTH    MESSAGE',
+        'ConfigMap/settings      Synced     -',
+        'Application/front       Synced     Healthy   application OutOfSync',
+        '├─ ConfigMap/front-cm   OutOfSync  -         drifted',
+        '└─ Application/api      Synced     Degraded  application Synced: Deployment/api: boom',
+        '   └─ ConfigMap/api-cm  Synced     -',
+      ]);
+      // The tree holds the children: no second list under it; without --tree the list is printed.
+      expect(table).not.toContain('Child Applications (compared live):');
+      expect(renderStatus(r, { output: 'table', tree: false, paint: plain })).toContain('Child Applications (compared live):');
+      // A child that could not be compared is a node with the reason, in red when colour is on.
+      r.children = [
+        {
+          namespace: 'shop',
+          name: 'front',
+          sync: 'Unknown',
+          health: 'Unknown',
+          error: 'its own ancestor (shop/shop -> shop/front -> shop/shop): not followed',
+        },
+      ];
+      const coloured = renderStatus(r, { output: 'table', tree: true, paint: paint(true) });
+      expect(coloured).toContain('\u001b[31mapplication Unknown: its own ancestor (shop/shop -> shop/front -> shop/shop): not followed');
+    });
   });
 });
