@@ -1,8 +1,52 @@
 // The dashboard's page: one HTML shell, its stylesheet and its script, all inside the executable (no CDN, works offline).
 // The script builds the DOM with textContent (never HTML from data) except the map's SVG, which render/graph-svg.ts escapes.
 
-/** The shell; the token (hex) rides on the asset URLs because every request needs it. */
-export function pageHtml(token: string): string {
+import type { AppRow } from './view.js';
+
+/** Text for HTML: the five characters that could open markup or end an attribute. */
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+const HEALTH_SYMBOL: Record<string, string> = { Healthy: '\u2665', Progressing: '\u25cc', Suspended: '\u23f8', Missing: '\u2205', Degraded: '\u2716' };
+const SYNC_SYMBOL: Record<string, string> = { Synced: '\u2713', OutOfSync: '\u26a0' };
+
+function badge(axis: 'health' | 'sync', value: string): string {
+  const v = value || 'Unknown';
+  const symbol = (axis === 'health' ? HEALTH_SYMBOL : SYNC_SYMBOL)[v] ?? '?';
+  return `<span class="badge ${axis}-${escapeHtml(v)}" data-${axis}="${escapeHtml(v)}">${symbol} ${escapeHtml(v)}</span>`;
+}
+
+/**
+ * The list of Applications as the page's script draws it (same columns, badges and data attributes), rendered here so
+ * the first paint holds the data: a screenshot taken at load, or a browser without scripts, shows it. The script
+ * replaces it with the live, filterable table.
+ */
+export function listHtml(list: { apps: readonly AppRow[]; loading: boolean }): string {
+  const rows = list.apps.map((a) => {
+    const href = `#/app/${encodeURIComponent(a.namespace)}/${encodeURIComponent(a.name)}`;
+    const dest = `${a.destination.server ?? a.destination.name ?? ''}${a.destination.namespace ? ` (${a.destination.namespace})` : ''}`;
+    const last = a.lastSync ? a.lastSync.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC') : '';
+    const reason = a.error || a.reason || (a.comparedAt ? '' : 'comparing\u2026');
+    const cells = [
+      `<a href="${escapeHtml(href)}">${escapeHtml(a.name)}</a>`,
+      escapeHtml(a.namespace),
+      escapeHtml(a.project),
+      badge('sync', a.sync),
+      badge('health', a.health),
+    ];
+    return `<tr data-app="${escapeHtml(a.id)}">${cells.map((c) => `<td>${c}</td>`).join('')}<td class="mono">${escapeHtml(a.revision ? a.revision.slice(0, 7) : '')}</td><td>${escapeHtml(dest)}</td><td>${escapeHtml(last)}</td><td class="${a.error ? 'error' : 'reason'}">${escapeHtml(reason)}</td></tr>`;
+  });
+  const head = ['Name', 'Namespace', 'Project', 'Sync', 'Health', 'Revision', 'Destination', 'Last sync', 'Reason'].map((h) => `<th>${h}</th>`).join('');
+  const count = `${list.apps.length} applications${list.loading ? ' (comparing\u2026)' : ''}`;
+  return `<div class="filter"><span id="count">${count}</span></div>\n<table id="apps"><thead><tr>${head}</tr></thead><tbody>\n${rows.join('\n')}\n</tbody></table>`;
+}
+
+/**
+ * The shell; the token (hex) rides on the asset URLs because every request needs it. `first`: what <main> shows before
+ * the script has drawn anything (the server's rendering of the list).
+ */
+export function pageHtml(token: string, first = '<p>Loading\u2026</p>'): string {
   const t = encodeURIComponent(token);
   return `<!doctype html>
 <html lang="en">
@@ -15,7 +59,7 @@ export function pageHtml(token: string): string {
 </head>
 <body>
 <header><a href="#/" class="brand">kubectl gitops</a> <span class="sub">dashboard (read-only)</span><span id="live" class="live" aria-live="polite">connecting…</span></header>
-<main id="main"><p>Loading…</p></main>
+<main id="main">${first}</main>
 <script src="/assets/page.js?token=${t}"></script>
 </body>
 </html>
@@ -55,6 +99,10 @@ td.mono, .mono { font-family: Menlo, Consolas, monospace; font-size: 12px; }
 #detail { max-height: calc(100vh - 150px); overflow: auto; background: #fff; border: 1px solid #e5e7eb; padding: 12px; }
 #detail h2 { font-size: 16px; margin: 0 0 4px; }
 #fields td { word-break: break-word; }
+/* A field path wraps only where the page put a <wbr>: after a dot or slash, before a [selector]. */
+#fields td.path { word-break: normal; overflow-wrap: normal; }
+.map-tools { display: flex; gap: 4px; margin-bottom: 4px; }
+#map.panning { cursor: grabbing; }
 #map g.node { cursor: pointer; }
 #map g.node:focus rect:first-of-type, #map g.node.selected rect:first-of-type { stroke: #111827; stroke-width: 4; }
 pre { background: #f3f4f6; padding: 8px; overflow: auto; font-size: 12px; }
@@ -71,7 +119,7 @@ export const PAGE_JS = `
   var token = new URLSearchParams(location.search).get('token') || '';
   var HEALTH = { Healthy: '\\u2665', Progressing: '\\u25cc', Suspended: '\\u23f8', Missing: '\\u2205', Degraded: '\\u2716', Unknown: '?' };
   var SYNC = { Synced: '\\u2713', OutOfSync: '\\u26a0', Unknown: '?' };
-  var state = { page: '', appId: '', selectedKey: '', filter: '', apps: [], view: null };
+  var state = { page: '', appId: '', selectedKey: '', filter: '', apps: [], view: null, zoom: 1, zoomApp: '' };
   var main = document.getElementById('main');
 
   function withToken(path) { return path + (path.indexOf('?') < 0 ? '?' : '&') + 'token=' + encodeURIComponent(token); }
@@ -134,12 +182,66 @@ export const PAGE_JS = `
     );
   }
 
+  // The path as text with a <wbr> after each dot and slash and before each [selector]: it wraps there, never mid-name.
+  function pathCell(path) {
+    var td = el('td', { 'class': 'mono path' });
+    var part = '';
+    function cut() { if (part) { td.appendChild(document.createTextNode(part)); td.appendChild(document.createElement('wbr')); part = ''; } }
+    for (var i = 0; i < path.length; i++) {
+      var c = path.charAt(i);
+      if (c === '[') cut();
+      part += c;
+      if (c === '.' || c === '/') cut();
+    }
+    if (part) td.appendChild(document.createTextNode(part));
+    return td;
+  }
+
+  // The map's zoom (1: the SVG's own size), kept while the same app is redrawn; drag on the background pans.
+  function applyZoom(map) {
+    var svg = map.querySelector('svg');
+    if (!svg) return;
+    if (!svg.hasAttribute('data-width')) { svg.setAttribute('data-width', svg.getAttribute('width')); svg.setAttribute('data-height', svg.getAttribute('height')); }
+    svg.setAttribute('width', String(Math.round(Number(svg.getAttribute('data-width')) * state.zoom)));
+    svg.setAttribute('height', String(Math.round(Number(svg.getAttribute('data-height')) * state.zoom)));
+    var label = document.getElementById('zoom-level');
+    if (label) label.textContent = Math.round(state.zoom * 100) + '%';
+  }
+  function zoomTo(map, z) { state.zoom = Math.min(4, Math.max(0.1, z)); applyZoom(map); }
+  function fitZoom(map) {
+    var svg = map.querySelector('svg');
+    var w = svg ? Number(svg.getAttribute('data-width') || svg.getAttribute('width')) : 0;
+    var h = svg ? Number(svg.getAttribute('data-height') || svg.getAttribute('height')) : 0;
+    if (w > 0 && h > 0) zoomTo(map, Math.min(1, (map.clientWidth - 2) / w, Math.max(200, map.clientHeight - 2) / h));
+  }
+  function mapTools(map) {
+    return el('div', { 'class': 'map-tools' }, [
+      el('button', { id: 'zoom-out', 'aria-label': 'zoom out', onclick: function () { zoomTo(map, state.zoom / 1.25); }, text: '\u2212' }),
+      el('button', { id: 'zoom-in', 'aria-label': 'zoom in', onclick: function () { zoomTo(map, state.zoom * 1.25); }, text: '+' }),
+      el('button', { id: 'zoom-fit', onclick: function () { fitZoom(map); }, text: 'Fit' }),
+      el('button', { id: 'zoom-reset', onclick: function () { zoomTo(map, 1); }, text: '100%' }),
+      el('span', { id: 'zoom-level', 'class': 'reason', text: Math.round(state.zoom * 100) + '%' }),
+    ]);
+  }
+  // One drag at a time, followed by two listeners on the window (a redraw makes a new map, not new listeners).
+  var pan = null;
+  window.addEventListener('mousemove', function (e) { if (pan) { pan.map.scrollLeft = pan.left - (e.clientX - pan.x); pan.map.scrollTop = pan.top - (e.clientY - pan.y); } });
+  window.addEventListener('mouseup', function () { if (pan) pan.map.classList.remove('panning'); pan = null; });
+  function pannable(map) {
+    map.addEventListener('wheel', function (e) { if (e.ctrlKey) { e.preventDefault(); zoomTo(map, state.zoom * (e.deltaY < 0 ? 1.1 : 1 / 1.1)); } }, { passive: false });
+    map.addEventListener('mousedown', function (e) {
+      if (e.button !== 0 || (e.target.closest && e.target.closest('g.node'))) return;
+      pan = { map: map, x: e.clientX, y: e.clientY, left: map.scrollLeft, top: map.scrollTop };
+      map.classList.add('panning');
+    });
+  }
+
   function fieldTable(fields) {
     return el('table', { id: 'fields' }, [
       el('thead', {}, [el('tr', {}, ['Path', 'Desired', 'Live', 'Owners', 'Verdict'].map(function (h) { return el('th', { text: h }); }))]),
       el('tbody', {}, fields.map(function (f) {
         var owners = f.owners.map(function (o) { return o.manager + ' (' + o.operation + (o.age ? ', ' + o.age : '') + ')'; }).join(', ') || '-';
-        return el('tr', { 'class': 'verdict-' + f.kind }, [el('td', { 'class': 'mono', text: f.path }), el('td', { 'class': 'mono', text: f.desired }), el('td', { 'class': 'mono', text: f.live }), el('td', { 'class': 'owners', text: owners }), el('td', { text: f.verdict })]);
+        return el('tr', { 'class': 'verdict-' + f.kind }, [pathCell(f.path), el('td', { 'class': 'mono', text: f.desired }), el('td', { 'class': 'mono', text: f.live }), el('td', { 'class': 'owners', text: owners }), el('td', { text: f.verdict })]);
       })),
     ]);
   }
@@ -176,6 +278,9 @@ export const PAGE_JS = `
     var r = view.row;
     var map = el('div', { id: 'map' });
     map.innerHTML = view.svg;
+    if (state.zoomApp !== state.appId) { state.zoomApp = state.appId; state.zoom = 1; }
+    applyZoom(map);
+    pannable(map);
     map.addEventListener('click', function (e) {
       var g = e.target.closest ? e.target.closest('g.node') : null;
       if (!g) return;
@@ -197,7 +302,7 @@ export const PAGE_JS = `
     if (r.reason) notes.push(el('p', { id: 'reason', 'class': 'reason', text: 'Reason: ' + r.reason }));
     (view.warnings || []).forEach(function (w) { notes.push(el('p', { 'class': 'warn', text: 'warning: ' + w })); });
     var detail = el('aside', { id: 'detail' }, [el('p', { text: 'Click a node for its live object and, when it drifted, who owns each field.' })]);
-    main.replaceChildren.apply(main, [head].concat(notes, [el('div', { 'class': 'layout' }, [map, detail])]));
+    main.replaceChildren.apply(main, [head].concat(notes, [el('div', { 'class': 'layout' }, [el('div', {}, [mapTools(map), map]), detail])]));
     if (state.selectedKey) {
       var again = view.nodes.filter(function (n) { return keyOf(n) === state.selectedKey; })[0];
       if (again) showDetail(again);

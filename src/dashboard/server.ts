@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { AppRow, AppView, NodeView } from './view.js';
 import { hostAllowed, requestToken, tokenMatches } from './guard.js';
-import { PAGE_CSS, PAGE_JS, pageHtml } from './page.js';
+import { listHtml, PAGE_CSS, PAGE_JS, pageHtml } from './page.js';
 
 /** A change the page should fetch again: the list, or one app. */
 export type DashboardEvent = { type: 'apps' } | { type: 'app'; id: string };
@@ -99,7 +99,8 @@ export async function startDashboardServer(opts: ServerOptions): Promise<Running
       res.setHeader('Allow', 'GET, HEAD, POST');
       return json(res, 405, { error: 'read-only: GET, or POST to refresh' });
     }
-    if (path === '/' || path === '/index.html') return send(res, 200, 'text/html; charset=utf-8', pageHtml(token), method);
+    // The first paint is the list, rendered here (an app's page is chosen by the URL's fragment, which no server sees).
+    if (path === '/' || path === '/index.html') return send(res, 200, 'text/html; charset=utf-8', pageHtml(token, listHtml(source.list())), method);
     if (path === '/assets/page.js') return send(res, 200, 'text/javascript; charset=utf-8', PAGE_JS, method);
     if (path === '/assets/page.css') return send(res, 200, 'text/css; charset=utf-8', PAGE_CSS, method);
     if (path === '/api/apps') return json(res, 200, source.list(), method);

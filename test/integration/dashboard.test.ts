@@ -143,6 +143,55 @@ describe('kubectl gitops dashboard in a browser', () => {
   );
 
   it(
+    'paints the list on the server: a browser without JavaScript shows both apps with their badges',
+    async () => {
+      // Once both are compared (the list test above waited for that), the first HTML holds their verdicts.
+      const plain = await launchChromium({ scripts: false });
+      try {
+        const still = await plain.context.newPage();
+        await still.goto(`${url.origin}/?token=${token}`);
+        const rows = await still.$$eval('#apps tbody tr', (trs) =>
+          trs.map((tr) => [tr.getAttribute('data-app'), tr.querySelector('[data-sync]')?.textContent, tr.querySelector('[data-health]')?.textContent]),
+        );
+        expect(rows.sort()).toEqual([
+          [`${ns}/broken`, '✓ Synced', '◌ Progressing'],
+          [`${ns}/shop`, '✓ Synced', '♥ Healthy'],
+        ]);
+        await still.screenshot({ path: join(SCREENSHOTS, 'dashboard-first-paint.png'), fullPage: true });
+      } finally {
+        await plain.close();
+      }
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'zooms the map (buttons and fit to the box) and keeps the zoom while the app is redrawn',
+    async () => {
+      await page.goto(appUrl('shop'));
+      await page.locator('#map svg g.node').first().waitFor();
+      const size = () =>
+        page.$eval('#map svg', (svg) => [Number(svg.getAttribute('width')), Number(svg.getAttribute('height')), Number(svg.getAttribute('data-width'))]);
+      const [w0, , natural] = await size();
+      expect(w0).toBe(natural);
+      await page.click('#zoom-in');
+      expect((await size())[0]).toBe(Math.round(natural! * 1.25));
+      expect(await page.textContent('#zoom-level')).toBe('125%');
+      await page.click('#zoom-out');
+      await page.click('#zoom-out');
+      expect((await size())[0]).toBe(Math.round(natural! * 0.8));
+      await page.click('#zoom-fit');
+      const box = await page.$eval('#map', (m) => [m.clientWidth, m.clientHeight]);
+      const [wf, hf] = await size();
+      expect(wf).toBeLessThanOrEqual(box[0]!);
+      expect(hf).toBeLessThanOrEqual(Math.max(200, box[1]!));
+      await page.click('#zoom-reset');
+      expect((await size())[0]).toBe(natural);
+    },
+    TIMEOUT,
+  );
+
+  it(
     'draws the app as Application → Deployment → ReplicaSet → Pod, each with its health',
     async () => {
       await page.goto(appUrl('shop'));
@@ -215,6 +264,32 @@ describe('kubectl gitops dashboard in a browser', () => {
         expect.stringMatching(/^kubectl-set \(Update, \d+s\)$/),
         expect.stringMatching(/^(drift|conflict)$/),
       ]);
+      // In a narrow window the path wraps at its boundaries only: every segment stays on one line, the cell on several.
+      await page.setViewportSize({ width: 1000, height: 1000 });
+      const lines = await image.locator('td.path').evaluate((cell) => {
+        // The page's DOM, typed here (the tests compile without the DOM library).
+        interface DomNode {
+          nodeType: number;
+          textContent: string | null;
+          childNodes: ArrayLike<DomNode>;
+        }
+        const doc = (
+          globalThis as unknown as {
+            document: { createRange(): { selectNodeContents(n: DomNode): void; getClientRects(): ArrayLike<{ width: number; top: number }> } };
+          }
+        ).document;
+        const segments = Array.from((cell as unknown as DomNode).childNodes).filter((n) => n.nodeType === 3);
+        const tops = segments.map((n) => {
+          const range = doc.createRange();
+          range.selectNodeContents(n);
+          const rects = Array.from(range.getClientRects()).filter((r) => r.width > 0);
+          return { text: n.textContent, lines: new Set(rects.map((r) => Math.round(r.top))).size, top: Math.round(rects[0]?.top ?? -1) };
+        });
+        return { segments: tops.map((t) => `${t.text}:${t.lines}`), rows: new Set(tops.map((t) => t.top)).size };
+      });
+      expect(lines.segments).toEqual(['spec.:1', 'template.:1', 'spec.:1', 'containers:1', '[name=web].:1', 'image:1']);
+      expect(lines.rows).toBeGreaterThan(1);
+      await page.setViewportSize({ width: 1600, height: 1000 });
       await kubectlOk(['scale', 'deployment/web', '-n', ns, '--replicas=2']);
       // The open details follow the live update too.
       const replicas = page.locator('#fields tr', { hasText: 'spec.replicas' });

@@ -27,8 +27,8 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-/** Starts Chromium with a fresh --user-data-dir (removed again on close). */
-export async function launchChromium(): Promise<Browser> {
+/** Starts Chromium with a fresh --user-data-dir (removed again on close); `scripts: false` turns JavaScript off. */
+export async function launchChromium(opts: { scripts?: boolean } = {}): Promise<Browser> {
   if (!existsSync(CHROMIUM))
     throw new Error(`${CHROMIUM} is missing: the browser tests need Debian's chromium (apt-get install chromium chromium-driver; .ci/run installs it)`);
   const profile = mkdtempSync(join(tmpdir(), 'kgitops-chromium-'));
@@ -38,6 +38,7 @@ export async function launchChromium(): Promise<Browser> {
     headless: true,
     args: CHROMIUM_FLAGS,
     viewport: { width: 1600, height: 1000 },
+    ...(opts.scripts === false ? { javaScriptEnabled: false } : {}),
   });
   return {
     context,

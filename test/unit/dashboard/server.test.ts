@@ -2,7 +2,7 @@
 import { request } from 'node:http';
 import { startDashboardServer, type DashboardEvent, type DashboardSource, type RunningServer } from '../../../src/dashboard/server.js';
 import type { AppView } from '../../../src/dashboard/view.js';
-import { PAGE_JS } from '../../../src/dashboard/page.js';
+import { listHtml, PAGE_JS } from '../../../src/dashboard/page.js';
 
 const TOKEN = 'a'.repeat(48);
 
@@ -78,6 +78,46 @@ describe('dashboard server', () => {
     expect(foreign.status).toBe(403);
     expect(foreign.body).not.toContain('shop');
     expect((await get(server.port, '/api/apps', { headers: { Authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+  });
+
+  it('paints the list on the server: the first HTML already has each app with its badges, as the script draws them', async () => {
+    const page = await get(server.port, `/?token=${TOKEN}`);
+    expect(page.body).toContain(
+      '<main id="main"><div class="filter"><span id="count">1 applications</span></div>\n<table id="apps"><thead><tr><th>Name</th><th>Namespace</th><th>Project</th><th>Sync</th><th>Health</th><th>Revision</th><th>Destination</th><th>Last sync</th><th>Reason</th></tr></thead><tbody>\n' +
+        '<tr data-app="argocd/shop"><td><a href="#/app/argocd/shop">shop</a></td><td>argocd</td><td>default</td>' +
+        '<td><span class="badge sync-Synced" data-sync="Synced">\u2713 Synced</span></td><td><span class="badge health-Healthy" data-health="Healthy">\u2665 Healthy</span></td>' +
+        '<td class="mono"></td><td></td><td></td><td class="reason">comparing\u2026</td></tr>\n</tbody></table></main>',
+    );
+  });
+
+  it("escapes every value of the server's list, and says when the first comparison is still running", () => {
+    const html = listHtml({
+      apps: [
+        {
+          id: 'ns/<b>x</b>',
+          name: '<b>x</b>',
+          namespace: 'ns',
+          project: '"p"',
+          labels: {},
+          sync: 'OutOfSync',
+          health: 'Degraded',
+          revision: '0123456789abcdef',
+          destination: { server: 'https://kubernetes.default.svc', namespace: "a'b" },
+          lastSync: '2026-12-04T10:00:00Z',
+          reason: 'Pod/web: <img src=x onerror=alert(1)>',
+          comparedAt: '2026-12-04T10:00:01Z',
+        },
+      ],
+      loading: true,
+    });
+    expect(html).not.toMatch(/<(b|img)[ >]/);
+    expect(html).toContain('<span id="count">1 applications (comparing\u2026)</span>');
+    expect(html).toContain(
+      '<tr data-app="ns/&#60;b&#62;x&#60;/b&#62;"><td><a href="#/app/ns/%3Cb%3Ex%3C%2Fb%3E">&#60;b&#62;x&#60;/b&#62;</a></td><td>ns</td><td>&#34;p&#34;</td>' +
+        '<td><span class="badge sync-OutOfSync" data-sync="OutOfSync">\u26a0 OutOfSync</span></td><td><span class="badge health-Degraded" data-health="Degraded">\u2716 Degraded</span></td>' +
+        '<td class="mono">0123456</td><td>https://kubernetes.default.svc (a&#39;b)</td><td>2026-12-04 10:00:00 UTC</td><td class="reason">Pod/web: &#60;img src=x onerror=alert(1)&#62;</td></tr>',
+    );
+    expect(listHtml({ apps: [], loading: false })).toContain('<span id="count">0 applications</span>');
   });
 
   it('serves the page, its assets and the JSON API with the token, with a strict CSP and no caching', async () => {
