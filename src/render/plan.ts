@@ -44,6 +44,11 @@ function otherManagers(owners: readonly Owner[], fieldManager: string): string[]
   return [...new Set(owners.filter((w) => w.manager !== fieldManager && w.subresource !== 'status').map((w) => w.manager))];
 }
 
+/** The app as named in the output: `namespace/name` in a plan --all (apps of several namespaces), else its name. */
+function appId(a: PlanAppReport): string {
+  return a.namespace !== undefined ? `${a.namespace}/${a.app}` : a.app;
+}
+
 const ORIGIN_KV = { 'this-change': 'this-change', 'already-there': 'already-there' } as const;
 
 /**
@@ -55,7 +60,7 @@ const ORIGIN_KV = { 'this-change': 'this-change', 'already-there': 'already-ther
 function renderPlanKv(r: PlanReport, fieldManager: string): string {
   const lines: string[] = r.offline ? ['OFFLINE=true'] : [];
   for (const a of r.apps) {
-    lines.push(`APP=${nameToken(a.app)}`, `BASE=${a.base}`, `HEAD=${a.head}`);
+    lines.push(`APP=${nameToken(appId(a))}`, `BASE=${a.base}`, `HEAD=${a.head}`);
     if (a.refused !== undefined) lines.push(`REFUSED=${oneLineText(a.refused)}`);
     for (const o of a.objects) {
       const name = displayName(o.key);
@@ -71,6 +76,8 @@ function renderPlanKv(r: PlanReport, fieldManager: string): string {
     }
     lines.push(`THIS_CHANGE=${a.summary.thisChange}`, `ALREADY_THERE=${a.summary.alreadyThere}`, `IN_SYNC=${a.summary.inSync}`);
   }
+  // plan --all: the Applications left out, each with the reason.
+  for (const k of r.skipped ?? []) lines.push(`SKIPPED=${nameToken(`${k.namespace}/${k.name}`)} ${oneLineText(k.reason)}`);
   return lines.join('\n') + '\n';
 }
 
@@ -119,7 +126,7 @@ function renderPlanTable(r: PlanReport, paint: Paint): string {
   for (const a of r.apps) {
     if (a !== r.apps[0]) out.push('');
     const where = a.context ? ` on context ${a.context} (${a.server ?? ''})` : '';
-    out.push(paint.bold(`Application ${a.app}${where}: base ${short(a.base)}, head ${short(a.head)}`));
+    out.push(paint.bold(`Application ${appId(a)}${where}: base ${short(a.base)}, head ${short(a.head)}`));
     if (a.refused !== undefined) out.push(`${paint.red('REFUSED')} the ${a.sync} sync at head at ${r.at}: ${a.refused}`);
     for (const o of a.objects) {
       const origin = o.origin === 'this-change' ? paint.red(ORIGIN_TEXT[o.origin]) : paint.yellow(ORIGIN_TEXT[o.origin]);
@@ -131,6 +138,13 @@ function renderPlanTable(r: PlanReport, paint: Paint): string {
     if (!a.prune.enabled && a.objects.some((o) => o.action === 'prune')) out.push(paint.dim(`not pruned: ${a.prune.why}`));
     out.push(summaryText(a));
   }
+  const skipped = r.skipped ?? [];
+  if (skipped.length > 0) {
+    if (out.length > 0) out.push('');
+    out.push(paint.dim(`Left out (${skipped.length}): the change is not about them`));
+    out.push(...skipped.map((k) => paint.dim(`  ${k.namespace}/${k.name}: ${k.reason}`)));
+  }
+  if (r.skipped !== undefined && r.apps.length === 0) out.push('No Application follows the base revision: nothing to plan.');
   return out.join('\n') + '\n';
 }
 
@@ -159,11 +173,11 @@ function renderPlanMarkdown(r: PlanReport): string {
   for (const a of r.apps) {
     const verdict = a.refused !== undefined ? `refused: ${a.refused}` : a.summary.thisChange > 0 ? 'changes live objects' : 'changes nothing live';
     out.push(
-      `| ${cell(a.app)} | \`${short(a.base)}\` | \`${short(a.head)}\` | ${a.summary.thisChange} | ${a.summary.alreadyThere} | ${a.summary.inSync} | ${cell(verdict)} |`,
+      `| ${cell(appId(a))} | \`${short(a.base)}\` | \`${short(a.head)}\` | ${a.summary.thisChange} | ${a.summary.alreadyThere} | ${a.summary.inSync} | ${cell(verdict)} |`,
     );
   }
   for (const a of r.apps) {
-    out.push('', `<details><summary><b>${cell(a.app)}</b>: ${summaryText(a)}</summary>`, '');
+    out.push('', `<details><summary><b>${cell(appId(a))}</b>: ${summaryText(a)}</summary>`, '');
     if (a.refused !== undefined) out.push(`**Refused** (the ${a.sync} sync at ${r.at}): ${cell(a.refused)}`, '');
     if (a.objects.length > 0) {
       out.push('| Object | Action | Field | Base | Head | Live | Owner | From |', '|---|---|---|---|---|---|---|---|');
@@ -182,6 +196,9 @@ function renderPlanMarkdown(r: PlanReport): string {
     if (!a.prune.enabled && a.objects.some((o) => o.action === 'prune')) out.push(`- not pruned: ${cell(a.prune.why)}`);
     out.push('</details>');
   }
+  const skipped = r.skipped ?? [];
+  if (skipped.length > 0)
+    out.push('', `Left out (${skipped.length}): ${skipped.map((k) => `${cell(`${k.namespace}/${k.name}`)} (${cell(k.reason)})`).join(', ')}`);
   return out.join('\n') + '\n';
 }
 

@@ -16,7 +16,7 @@ export interface PushEvent {
 }
 
 /** A repository URL compared as Argo CD's webhook compares them: no scheme, user, `.git` or trailing slash, `host:path` as `host/path`, lower case. */
-function repoKey(url: string): string {
+export function repoKey(url: string): string {
   return url
     .trim()
     .toLowerCase()

@@ -151,7 +151,7 @@ export async function mapBounded<T, R>(items: readonly T[], n: number, fn: (item
 }
 
 /** The cluster's Application type (argoproj.io), or an input error when no Argo CD CRD serves it. */
-async function applicationType(gw: KubeGateway): Promise<ResourceType> {
+export async function applicationType(gw: KubeGateway): Promise<ResourceType> {
   const { preferred } = await gw.discover();
   const type = preferred.find((t) => t.group === 'argoproj.io' && t.kind === 'Application');
   if (!type) throw new InputError('the cluster does not serve argoproj.io Applications (no Argo CD CRD)');

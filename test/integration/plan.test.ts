@@ -217,4 +217,87 @@ describe('plan', () => {
     },
     T,
   );
+
+  test(
+    '--all -A -l --repo: the apps that follow the base branch of the repository are planned, the others left out with the reason',
+    async () => {
+      // A pull request from pr-1 (the head commit) into release (the base commit).
+      fx.git(['branch', '-f', 'release', base]);
+      fx.git(['branch', '-f', 'pr-1', head]);
+      const appsA = await createTestNamespace('plan-all-a');
+      const appsB = await createTestNamespace('plan-all-b');
+      const dest = await createTestNamespace('plan-all-dest');
+      const label = { 'kgitops.test/plan-all': appsA };
+      try {
+        const app = (name: string, namespace: string, repoURL: string, targetRevision: string) =>
+          applicationYaml({ name, namespace, labels: label, spec: { source: { repoURL, path: 'app', targetRevision }, destination: inCluster(dest) } });
+        await applyYaml(
+          [
+            app('web-a', appsA, fx.repo, 'release'),
+            app('pinned', appsA, fx.repo, base),
+            app('elsewhere', appsB, 'https://git.invalid/org/other.git', 'release'),
+          ].join('---\n'),
+        );
+        const synced = await runPlugin(['sync', 'web-a', '--app-namespace', appsA, '-o', 'kv']);
+        expect([synced.code, synced.stderr]).toEqual([0, '']);
+        const before = await kubectlOk([
+          'get',
+          'deployments,configmaps',
+          '-n',
+          dest,
+          '-o',
+          'jsonpath={range .items[*]}{.metadata.name}/{.metadata.resourceVersion} {end}',
+        ]);
+        const res = await runPlugin([
+          'plan',
+          '--all',
+          '-A',
+          '-l',
+          `kgitops.test/plan-all=${appsA}`,
+          '--repo',
+          `${fx.repo}/`,
+          '--base',
+          'release',
+          '--head',
+          'pr-1',
+          '-o',
+          'kv',
+        ]);
+        expect([res.code, res.stderr]).toEqual([1, '']);
+        expect(res.stdout).toBe(
+          [
+            `APP=${appsA}/web-a`,
+            `BASE=${base}`,
+            `HEAD=${head}`,
+            'CHANGE=Deployment/web spec.template.spec.containers[name=web].image',
+            'PRUNE=ConfigMap/settings this-change',
+            'THIS_CHANGE=2',
+            'ALREADY_THERE=0',
+            'IN_SYNC=0',
+            `SKIPPED=${appsA}/pinned it follows ${base}, not release`,
+            `SKIPPED=${appsB}/elsewhere its source is another repository (https://git.invalid/org/other.git)`,
+            '',
+          ].join('\n'),
+        );
+        // Without -A only --app-namespace's Applications are listed; the JSON names each app's namespace.
+        const one = await runPlugin(['plan', '--all', '--app-namespace', appsA, '--repo', fx.repo, '--base', 'release', '--head', 'pr-1', '-o', 'json']);
+        expect(one.code).toBe(1);
+        const doc = JSON.parse(one.stdout);
+        expect(doc.apps.map((a: { namespace: string; app: string }) => `${a.namespace}/${a.app}`)).toEqual([`${appsA}/web-a`]);
+        expect(doc.skipped).toEqual([{ namespace: appsA, name: 'pinned', reason: `it follows ${base}, not release` }]);
+        // A base nothing follows: nothing to plan, exit 0.
+        const none = await runPlugin(['plan', '--all', '--app-namespace', appsA, '--base', 'no-such-branch']);
+        expect(none.code).toBe(0);
+        expect(none.stdout).toContain('No Application follows the base revision: nothing to plan.');
+        expect(
+          await kubectlOk(['get', 'deployments,configmaps', '-n', dest, '-o', 'jsonpath={range .items[*]}{.metadata.name}/{.metadata.resourceVersion} {end}']),
+        ).toBe(before);
+        // --all with an Application named is a usage error.
+        expect((await runPlugin(['plan', 'web-a', '--all', '--base', 'release'])).code).toBe(2);
+      } finally {
+        await Promise.all([deleteNamespace(appsA), deleteNamespace(appsB), deleteNamespace(dest)]);
+      }
+    },
+    T,
+  );
 });

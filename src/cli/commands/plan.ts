@@ -41,13 +41,39 @@ export const planCommand = defineCommand({
         type: 'boolean',
         describe: 'No cluster at all: the Application from -f, the head render compared with the base render only (every difference is this change)',
       })
+      .option('all', {
+        type: 'boolean',
+        describe:
+          'Plan every Application in --app-namespace (-A: every namespace; -l: by label) whose source follows --base (of --repo when given); the others are listed as left out',
+      })
+      .option('selector', { alias: 'l', type: 'string', requiresArg: true, describe: 'With --all: only the Applications whose labels match' })
+      .option('repo', {
+        type: 'string',
+        requiresArg: true,
+        describe: "With --all: only the Applications whose source is this repository (the pull request's), URLs compared as Argo CD's webhook compares them",
+      })
+      .conflicts('all', ['app', 'app-file', 'offline'])
+      .implies('all-namespaces', 'all')
+      .implies('selector', 'all')
+      .implies('repo', 'all')
       .conflicts('desired', 'base')
       .conflicts('revision', 'base')
       .example('kubectl gitops plan shop --base main --head feature/new-image', 'What merging feature/new-image into main would change live')
       .example('kubectl gitops plan shop cart --base main --head pr-42 -o markdown', 'A pull-request comment for two apps')
       .example('kubectl gitops plan -f app.yaml --base v1 --at 2026-12-24T18:00:00Z', 'Whether a sync window would refuse the sync at that time')
-      .example('kubectl gitops plan -f app.yaml --base main --head pr-42 --offline', 'Without a cluster: what the change changes in the render'),
+      .example('kubectl gitops plan -f app.yaml --base main --head pr-42 --offline', 'Without a cluster: what the change changes in the render')
+      .example(
+        'kubectl gitops plan --all -A --repo https://github.com/org/deploy --base main --head pr-42 -o markdown',
+        'Every Application that follows main of that repository, in one comment',
+      ),
+  allNamespaces: true,
   why: {
+    ...Object.fromEntries(
+      ['app', 'app-file', 'offline'].map((k) => [`all ${k}`, '--all plans the Applications it lists (--offline: there is no cluster to list them from)']),
+    ),
+    'all-namespaces all': '-A widens --all to every namespace',
+    'selector all': '-l selects the Applications --all lists',
+    'repo all': '--repo chooses among the Applications --all lists',
     'desired base': 'plan renders the Application source at --base and --head',
     'revision base': 'plan reads two revisions: --base and --head',
   },
@@ -56,6 +82,30 @@ export const planCommand = defineCommand({
     const { runPlan, planExitCode } = await import('../../workflows/plan/plan.js');
     const { renderPlan } = await import('../../render/plan.js');
     const apps = appNames(args.app, args.more);
+    const at = parseAt(args.at, Date.now());
+    if (args.all === true) {
+      // yargs has refused APP, -f and --offline with --all.
+      const { desired: _d, revision: _r, app: _a, appFile: _f, ...input } = appStateInput(args);
+      const { runPlanAll } = await import('../../workflows/plan/plan.js');
+      const report = await runPlanAll(
+        {
+          ...input,
+          base: args.base,
+          ...(args.head !== undefined ? { head: args.head } : {}),
+          at,
+          allNamespaces: args.allNamespaces === true,
+          ...(args.selector !== undefined ? { appSelector: args.selector } : {}),
+          ...(args.repo !== undefined ? { repo: args.repo } : {}),
+        },
+        ctx,
+      );
+      const id = (a: (typeof report.apps)[number]) => (a.namespace !== undefined ? `${a.namespace}/${a.app}` : a.app);
+      return emit(ctx, {
+        warnings: report.apps.flatMap((a) => a.warnings.map((w) => `${id(a)}: ${w}`)),
+        report: renderPlan(report, ctx.opts.output, ctx.paint, ctx.opts.fieldManager),
+        code: planExitCode(report),
+      });
+    }
     if (args.appFile !== undefined && apps.length > 0) throw new InputError('name Applications (APP…) or give -f/--app-file FILE, not both');
     if (args.appFile === undefined && apps.length === 0) throw new InputError('name an Application (APP) or give -f/--app-file FILE');
     const { desired: _d, revision: _r, app: _a, ...input } = appStateInput(args);
@@ -65,7 +115,7 @@ export const planCommand = defineCommand({
         apps,
         base: args.base,
         ...(args.head !== undefined ? { head: args.head } : {}),
-        at: parseAt(args.at, Date.now()),
+        at,
         ...(args.offline === true ? { offline: true } : {}),
       },
       ctx,

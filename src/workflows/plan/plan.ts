@@ -14,6 +14,7 @@ import type { HookPhase } from '../../sync/hooks.js';
 import { compareEntries, compareEntryOf, diffOptionsOf, loadAppState, type AppState, type AppStateArgs, type AppStateDeps } from '../session/app-state.js';
 import { stateRefusal } from '../session/rules.js';
 import { planOf } from '../sync/execute.js';
+import { planScope, type SkippedApp } from './scope.js';
 
 export const PLAN_SCHEMA_VERSION = 1;
 
@@ -33,6 +34,8 @@ export interface PlanObject extends PlannedObject {
 
 export interface PlanAppReport {
   app: string;
+  /** The Application's namespace (`plan --all`, where apps of several namespaces are planned). */
+  namespace?: string;
   context?: string;
   server?: string;
   /** The commits the base and head revisions resolved to (the revision as given when it names no commit). */
@@ -191,6 +194,8 @@ export interface PlanReport {
   /** `--offline`: head compared with base, not with live: every change is this change, nothing is known of the cluster. */
   offline?: true;
   apps: PlanAppReport[];
+  /** `plan --all`: the Applications listed and left out (another repository or revision), each with the reason. */
+  skipped?: SkippedApp[];
 }
 
 /** 4 when any app's sync at head is refused, 1 when this change changes something live, else 0 (drift already there alone is 0). */
@@ -229,4 +234,49 @@ export async function runPlan(req: PlanRunRequest, ctx: RunContext): Promise<Pla
     }
   }
   return { schemaVersion: PLAN_SCHEMA_VERSION, at: new Date(req.at).toISOString(), apps: out };
+}
+
+/** `plan --all`: the Applications of --app-namespace (every namespace, by label), those that follow --base of --repo. */
+export interface PlanAllRequest extends Omit<PlanRequest, 'app' | 'appFile'> {
+  allNamespaces: boolean;
+  appSelector?: string;
+  /** Only the apps whose source is this repository (any when absent). */
+  repo?: string;
+}
+
+/**
+ * Lists the Applications, plans those a change of `repo` from `base` is about (planScope) and says why it left the
+ * others out. One snapshot per destination cluster and one read of each repository and revision serve every app
+ * (the pool `list` uses), so the requests do not grow with the number of apps.
+ */
+export async function runPlanAll(req: PlanAllRequest, ctx: RunContext): Promise<PlanReport> {
+  const { GatewayPool, withAppTarget } = await import('../session/session.js');
+  const { listApplications, applicationType } = await import('../list.js');
+  const { allNamespaces, appSelector, repo, ...rest } = req;
+  const namespace = allNamespaces ? undefined : ctx.opts.appNamespace;
+  const pool = new GatewayPool(ctx);
+  try {
+    const controlPlane = await pool.controlPlane();
+    const listed = await listApplications(controlPlane, namespace, appSelector);
+    // Each session reads its Application again (a GET): the one just listed answers it.
+    controlPlane.seed(await applicationType(controlPlane), listed);
+    const { planned, skipped } = planScope(listed, { base: req.base, ...(repo !== undefined ? { repo } : {}) });
+    const out: PlanAppReport[] = [];
+    for (const o of planned) {
+      const name = o.metadata.name ?? '';
+      const ns = o.metadata.namespace ?? '';
+      const one: PlanRequest = { ...rest, app: name };
+      const appCtx: RunContext = { ...ctx, opts: { ...ctx.opts, appNamespace: ns } };
+      try {
+        const r = await withAppTarget(appCtx, 'plan', one, (session) => planApp(one, { io: ctx.io, opts: appCtx.opts, ...session }), pool);
+        out.push({ ...r, namespace: ns });
+      } catch (err) {
+        if (!(err instanceof RefusedError)) throw err;
+        out.push({ ...refusedApp(one, err.message, []), namespace: ns });
+      }
+    }
+    return { schemaVersion: PLAN_SCHEMA_VERSION, at: new Date(req.at).toISOString(), apps: out, skipped };
+  } finally {
+    pool.close();
+  }
 }

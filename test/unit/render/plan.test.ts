@@ -221,3 +221,25 @@ test('--offline: said first in every mode (kv OFFLINE=true, the table and the co
   ]);
   expect(JSON.parse(renderPlan(offline, 'json', paint(false), FM)).offline).toBe(true);
 });
+
+test('--all: the apps named namespace/name, and the ones left out listed with the reason in every mode', () => {
+  const all: PlanReport = {
+    ...report,
+    apps: [{ ...report.apps[1]!, namespace: 'team' }],
+    skipped: [{ namespace: 'argocd', name: 'pinned', reason: 'it follows v1.2.0, not main' }],
+  };
+  expect(
+    renderPlan(all, 'kv', paint(false), FM)
+      .split('\n')
+      .filter((l) => /^(APP|SKIPPED)=/.test(l)),
+  ).toEqual(['APP=team/cart', 'SKIPPED=argocd/pinned it follows v1.2.0, not main']);
+  const table = renderPlan(all, 'table', paint(false), FM).trimEnd().split('\n');
+  expect(table[0]).toBe('Application team/cart: base main, head pr-42');
+  expect(table.slice(-2)).toEqual(['Left out (1): the change is not about them', '  argocd/pinned: it follows v1.2.0, not main']);
+  const md = renderPlan(all, 'markdown', paint(false), FM).trimEnd().split('\n');
+  expect(md[4]).toBe('| team/cart | `main` | `pr-42` | 0 | 0 | 1 | refused: project frozen: blocked by the active deny window |');
+  expect(md.at(-1)).toBe('Left out (1): argocd/pinned (it follows v1.2.0, not main)');
+  expect(JSON.parse(renderPlan(all, 'json', paint(false), FM)).skipped).toEqual(all.skipped);
+  // Nothing follows the base: said, not an empty page.
+  expect(renderPlan({ ...all, apps: [] }, 'table', paint(false), FM)).toContain('No Application follows the base revision: nothing to plan.');
+});

@@ -1,0 +1,53 @@
+// `plan --all`: which of the listed Applications a change from --base to --head is about. A pull request changes one
+// repository's branch: the apps that follow that branch of that repository (a source whose repoURL is --repo, when
+// given, and whose targetRevision is --base) are planned; the others are left out, each with the reason.
+import { isPlainObject, type JsonObject, type KubeObject } from '../../model/object.js';
+import { repoKey } from '../../watch/webhook.js';
+
+/** An Application `plan --all` leaves out, and why. */
+export interface SkippedApp {
+  namespace: string;
+  name: string;
+  reason: string;
+}
+
+function sourcesOf(spec: JsonObject): { many: boolean; list: JsonObject[] } {
+  if (Array.isArray(spec.sources) && spec.sources.length > 0) return { many: true, list: spec.sources.filter(isPlainObject) as JsonObject[] };
+  return { many: false, list: isPlainObject(spec.source) ? [spec.source as JsonObject] : [] };
+}
+
+function text(v: unknown): string {
+  return typeof v === 'string' ? v : '';
+}
+
+/**
+ * The Applications to plan, in the order given, and those left out: an app is planned when its one source follows
+ * `base` (its targetRevision, HEAD when empty) in `repo` (any repository when absent; URLs compared as Argo CD's
+ * webhook compares them). An app of several sources is left out: one revision pair cannot say which source it moves.
+ */
+export function planScope(apps: readonly KubeObject[], opts: { base: string; repo?: string }): { planned: KubeObject[]; skipped: SkippedApp[] } {
+  const planned: KubeObject[] = [];
+  const skipped: SkippedApp[] = [];
+  const repo = opts.repo !== undefined ? repoKey(opts.repo) : undefined;
+  for (const o of apps) {
+    const id = { namespace: o.metadata.namespace ?? '', name: o.metadata.name ?? '' };
+    const spec = isPlainObject(o.spec) ? (o.spec as JsonObject) : {};
+    const { many, list } = sourcesOf(spec);
+    const from = repo === undefined ? list : list.filter((s) => repoKey(text(s.repoURL)) === repo);
+    if (from.length === 0) {
+      skipped.push({ ...id, reason: list.length === 0 ? 'no source' : `its source is another repository (${list.map((s) => text(s.repoURL)).join(', ')})` });
+      continue;
+    }
+    if (many) {
+      skipped.push({ ...id, reason: `${list.length} sources (spec.sources): one --base/--head pair does not say which of them moves` });
+      continue;
+    }
+    const follows = text(from[0]!.targetRevision) || 'HEAD';
+    if (follows !== opts.base) {
+      skipped.push({ ...id, reason: `it follows ${follows}, not ${opts.base}` });
+      continue;
+    }
+    planned.push(o);
+  }
+  return { planned, skipped };
+}

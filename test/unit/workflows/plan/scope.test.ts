@@ -1,0 +1,42 @@
+// plan --all: the apps a change of one repository's branch is about, and why the others are left out.
+import { planScope } from '../../../../src/workflows/plan/scope.js';
+import type { KubeObject } from '../../../../src/model/object.js';
+
+const app = (name: string, spec: Record<string, unknown>, namespace = 'argocd'): KubeObject => ({
+  apiVersion: 'argoproj.io/v1alpha1',
+  kind: 'Application',
+  metadata: { name, namespace },
+  spec: spec as KubeObject['spec'],
+});
+const git = (repoURL: string, targetRevision?: string) => ({ repoURL, path: 'deploy', ...(targetRevision !== undefined ? { targetRevision } : {}) });
+
+describe('planScope', () => {
+  const apps = [
+    app('shop', { source: git('https://git.example.com/org/shop.git', 'main') }),
+    app('cart', { source: git('git@git.example.com:org/shop', 'main') }, 'team'),
+    app('pinned', { source: git('https://git.example.com/org/shop.git', 'v1.2.0') }),
+    app('head', { source: git('https://git.example.com/org/shop.git') }),
+    app('other', { source: git('https://git.example.com/org/infra.git', 'main') }),
+    app('multi', {
+      sources: [git('https://git.example.com/org/shop.git', 'main'), { repoURL: 'https://charts.example.com', chart: 'redis', targetRevision: '1.0.0' }],
+    }),
+    app('empty', {}),
+  ];
+
+  it('plans the apps whose one source follows --base in --repo (URLs compared as Argo CD compares them); says why the others are left out', () => {
+    const r = planScope(apps, { base: 'main', repo: 'https://GIT.example.com/org/shop/' });
+    expect(r.planned.map((o) => `${o.metadata.namespace}/${o.metadata.name}`)).toEqual(['argocd/shop', 'team/cart']);
+    expect(r.skipped).toEqual([
+      { namespace: 'argocd', name: 'pinned', reason: 'it follows v1.2.0, not main' },
+      { namespace: 'argocd', name: 'head', reason: 'it follows HEAD, not main' },
+      { namespace: 'argocd', name: 'other', reason: 'its source is another repository (https://git.example.com/org/infra.git)' },
+      { namespace: 'argocd', name: 'multi', reason: '2 sources (spec.sources): one --base/--head pair does not say which of them moves' },
+      { namespace: 'argocd', name: 'empty', reason: 'no source' },
+    ]);
+  });
+
+  it('without --repo, every repository counts; an empty targetRevision follows HEAD', () => {
+    expect(planScope(apps, { base: 'main' }).planned.map((o) => o.metadata.name)).toEqual(['shop', 'cart', 'other']);
+    expect(planScope(apps, { base: 'HEAD' }).planned.map((o) => o.metadata.name)).toEqual(['head']);
+  });
+});
