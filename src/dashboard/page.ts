@@ -98,9 +98,9 @@ td.mono, .mono { font-family: Menlo, Consolas, monospace; font-size: 12px; }
 #map svg { display: block; }
 #detail { max-height: calc(100vh - 150px); overflow: auto; background: #fff; border: 1px solid #e5e7eb; padding: 12px; }
 #detail h2 { font-size: 16px; margin: 0 0 4px; }
-#fields td { word-break: break-word; }
-/* A field path wraps only where the page put a <wbr>: after a dot or slash, before a [selector]. */
-#fields td.path { word-break: normal; overflow-wrap: normal; }
+/* A cell wraps where the page put a <wbr> (a path after a dot or slash and before a [selector]; a value also after
+   : , - =) and at spaces; inside a word only when one word alone is wider than the whole table can give it. */
+#fields td { overflow-wrap: break-word; }
 .map-tools { display: flex; gap: 4px; margin-bottom: 4px; }
 #map.panning { cursor: grabbing; }
 #map g.node { cursor: pointer; }
@@ -182,20 +182,22 @@ export const PAGE_JS = `
     );
   }
 
-  // The path as text with a <wbr> after each dot and slash and before each [selector]: it wraps there, never mid-name.
-  function pathCell(path) {
-    var td = el('td', { 'class': 'mono path' });
+  // A cell whose text may wrap only at its boundaries: a <wbr> after each character of \`after\` and before each [selector].
+  function breakableCell(cls, text, after) {
+    var td = el('td', { 'class': cls });
     var part = '';
     function cut() { if (part) { td.appendChild(document.createTextNode(part)); td.appendChild(document.createElement('wbr')); part = ''; } }
-    for (var i = 0; i < path.length; i++) {
-      var c = path.charAt(i);
+    for (var i = 0; i < text.length; i++) {
+      var c = text.charAt(i);
       if (c === '[') cut();
       part += c;
-      if (c === '.' || c === '/') cut();
+      if (after.indexOf(c) >= 0) cut();
     }
     if (part) td.appendChild(document.createTextNode(part));
     return td;
   }
+  function pathCell(path) { return breakableCell('mono path', path, './'); }
+  function valueCell(value) { return breakableCell('mono value', value, './:,-='); }
 
   // The map's zoom (1: the SVG's own size), kept while the same app is redrawn; drag on the background pans.
   function applyZoom(map) {
@@ -241,7 +243,7 @@ export const PAGE_JS = `
       el('thead', {}, [el('tr', {}, ['Path', 'Desired', 'Live', 'Owners', 'Verdict'].map(function (h) { return el('th', { text: h }); }))]),
       el('tbody', {}, fields.map(function (f) {
         var owners = f.owners.map(function (o) { return o.manager + ' (' + o.operation + (o.age ? ', ' + o.age : '') + ')'; }).join(', ') || '-';
-        return el('tr', { 'class': 'verdict-' + f.kind }, [pathCell(f.path), el('td', { 'class': 'mono', text: f.desired }), el('td', { 'class': 'mono', text: f.live }), el('td', { 'class': 'owners', text: owners }), el('td', { text: f.verdict })]);
+        return el('tr', { 'class': 'verdict-' + f.kind }, [pathCell(f.path), valueCell(f.desired), valueCell(f.live), el('td', { 'class': 'owners', text: owners }), el('td', { text: f.verdict })]);
       })),
     ]);
   }

@@ -64,6 +64,29 @@ describe('kubectl gitops dashboard in a browser', () => {
 
   const api = async (path: string): Promise<Reply> => raw(url, `${path}${path.includes('?') ? '&' : '?'}token=${token}`);
   const appUrl = (app: string) => `${url.origin}/?token=${token}#/app/${ns}/${app}`;
+  /** Each text piece of a table cell (between its <wbr>s) with the number of lines it is drawn on, and the cell's lines. */
+  const segmentLines = (cellLocator: ReturnType<Page['locator']>) =>
+    cellLocator.evaluate((cell) => {
+      // The page's DOM, typed here (the tests compile without the DOM library).
+      interface DomNode {
+        nodeType: number;
+        textContent: string | null;
+        childNodes: ArrayLike<DomNode>;
+      }
+      const doc = (
+        globalThis as unknown as {
+          document: { createRange(): { selectNodeContents(n: DomNode): void; getClientRects(): ArrayLike<{ width: number; top: number }> } };
+        }
+      ).document;
+      const segments = Array.from((cell as unknown as DomNode).childNodes).filter((n) => n.nodeType === 3);
+      const tops = segments.map((n) => {
+        const range = doc.createRange();
+        range.selectNodeContents(n);
+        const rects = Array.from(range.getClientRects()).filter((r) => r.width > 0);
+        return { text: n.textContent, lines: new Set(rects.map((r) => Math.round(r.top))).size, top: Math.round(rects[0]?.top ?? -1) };
+      });
+      return { segments: tops.map((t) => `${t.text}:${t.lines}`), rows: new Set(tops.map((t) => t.top)).size };
+    });
 
   beforeAll(async () => {
     fx = new GitFixture();
@@ -266,29 +289,11 @@ describe('kubectl gitops dashboard in a browser', () => {
       ]);
       // In a narrow window the path wraps at its boundaries only: every segment stays on one line, the cell on several.
       await page.setViewportSize({ width: 1000, height: 1000 });
-      const lines = await image.locator('td.path').evaluate((cell) => {
-        // The page's DOM, typed here (the tests compile without the DOM library).
-        interface DomNode {
-          nodeType: number;
-          textContent: string | null;
-          childNodes: ArrayLike<DomNode>;
-        }
-        const doc = (
-          globalThis as unknown as {
-            document: { createRange(): { selectNodeContents(n: DomNode): void; getClientRects(): ArrayLike<{ width: number; top: number }> } };
-          }
-        ).document;
-        const segments = Array.from((cell as unknown as DomNode).childNodes).filter((n) => n.nodeType === 3);
-        const tops = segments.map((n) => {
-          const range = doc.createRange();
-          range.selectNodeContents(n);
-          const rects = Array.from(range.getClientRects()).filter((r) => r.width > 0);
-          return { text: n.textContent, lines: new Set(rects.map((r) => Math.round(r.top))).size, top: Math.round(rects[0]?.top ?? -1) };
-        });
-        return { segments: tops.map((t) => `${t.text}:${t.lines}`), rows: new Set(tops.map((t) => t.top)).size };
-      });
-      expect(lines.segments).toEqual(['spec.:1', 'template.:1', 'spec.:1', 'containers:1', '[name=web].:1', 'image:1']);
-      expect(lines.rows).toBeGreaterThan(1);
+      const path = await segmentLines(image.locator('td.path'));
+      expect(path.segments).toEqual(['spec.:1', 'template.:1', 'spec.:1', 'containers:1', '[name=web].:1', 'image:1']);
+      expect(path.rows).toBeGreaterThan(1);
+      // The values wrap at their own boundaries (after . / : , - =), each piece on one line.
+      expect((await segmentLines(image.locator('td.value').first())).segments).toEqual(['"registry.:1', 'local/:1', 'web::1', '1.:1', '0.:1', '0":1']);
       await page.setViewportSize({ width: 1600, height: 1000 });
       await kubectlOk(['scale', 'deployment/web', '-n', ns, '--replicas=2']);
       // The open details follow the live update too.
