@@ -185,7 +185,8 @@ export async function runCli(typed: string[], io: Io, commands: readonly GitopsC
         const ctx = makeContext(cmdIo, opts, typed);
         // -f with an ApplicationSet: each Application it generates, as --all does (cli/appset-file.ts).
         const appFile = typeof args.appFile === 'string' ? args.appFile : undefined;
-        if (appFile !== undefined && word !== 'appset') {
+        // plan reads an ApplicationSet file itself: at base and at head (apps that appear or disappear).
+        if (appFile !== undefined && word !== 'appset' && word !== 'plan') {
           const { holdsApplicationSet, forEachGeneratedApp } = await import('./appset-file.js');
           if (holdsApplicationSet(appFile)) {
             code = await forEachGeneratedApp(ctx, word, appFile, (file, appCtx) => cmd.run({ ...args, appFile: file, f: file }, appCtx));

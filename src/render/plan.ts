@@ -59,8 +59,12 @@ const ORIGIN_KV = { 'this-change': 'this-change', 'already-there': 'already-ther
  */
 function renderPlanKv(r: PlanReport, fieldManager: string): string {
   const lines: string[] = r.offline ? ['OFFLINE=true'] : [];
+  if (r.applicationSet !== undefined) lines.push(`APPLICATION_SET=${nameToken(r.applicationSet)}`);
   for (const a of r.apps) {
     lines.push(`APP=${nameToken(appId(a))}`, `BASE=${a.base}`, `HEAD=${a.head}`);
+    // An ApplicationSet's app generated at one revision only; one that goes says what its deletion does.
+    if (a.presence !== undefined) lines.push(`PRESENCE=${a.presence}`);
+    if (a.presence === 'disappears') lines.push(`PRESENCE_NOTE=${oneLineText(a.prune.why)}`);
     if (a.refused !== undefined) lines.push(`REFUSED=${oneLineText(a.refused)}`);
     for (const o of a.objects) {
       const name = displayName(o.key);
@@ -123,10 +127,14 @@ const OFFLINE_NOTE = 'offline: the head render compared with the base render, no
 
 function renderPlanTable(r: PlanReport, paint: Paint): string {
   const out: string[] = r.offline ? [paint.dim(OFFLINE_NOTE)] : [];
+  if (r.applicationSet !== undefined) out.push(paint.dim(`ApplicationSet ${r.applicationSet}: its Applications as generated at base and at head`), '');
   for (const a of r.apps) {
     if (a !== r.apps[0]) out.push('');
     const where = a.context ? ` on context ${a.context} (${a.server ?? ''})` : '';
-    out.push(paint.bold(`Application ${appId(a)}${where}: base ${short(a.base)}, head ${short(a.head)}`));
+    const presence =
+      a.presence === 'appears' ? ' (generated at head only: it appears)' : a.presence === 'disappears' ? ' (generated at base only: it disappears)' : '';
+    out.push(paint.bold(`Application ${appId(a)}${where}: base ${short(a.base)}, head ${short(a.head)}${presence}`));
+    if (a.presence === 'disappears') out.push(paint.red(a.prune.why));
     if (a.refused !== undefined) out.push(`${paint.red('REFUSED')} the ${a.sync} sync at head at ${r.at}: ${a.refused}`);
     for (const o of a.objects) {
       const origin = o.origin === 'this-change' ? paint.red(ORIGIN_TEXT[o.origin]) : paint.yellow(ORIGIN_TEXT[o.origin]);
@@ -168,10 +176,14 @@ function renderPlanMarkdown(r: PlanReport): string {
   const out: string[] = [];
   out.push('### kubectl gitops plan', '');
   if (r.offline) out.push(`_${OFFLINE_NOTE}_`, '');
+  if (r.applicationSet !== undefined) out.push(`ApplicationSet \`${cell(r.applicationSet)}\`: its Applications as generated at base and at head`, '');
   out.push('| Application | Base | Head | This change | Already there | In sync | Sync at head |');
   out.push('|---|---|---|---|---|---|---|');
   for (const a of r.apps) {
-    const verdict = a.refused !== undefined ? `refused: ${a.refused}` : a.summary.thisChange > 0 ? 'changes live objects' : 'changes nothing live';
+    const verdict =
+      a.presence === 'disappears'
+        ? `disappears: ${a.prune.why}`
+        : `${a.presence === 'appears' ? 'appears: ' : ''}${a.refused !== undefined ? `refused: ${a.refused}` : a.summary.thisChange > 0 ? 'changes live objects' : 'changes nothing live'}`;
     out.push(
       `| ${cell(appId(a))} | \`${short(a.base)}\` | \`${short(a.head)}\` | ${a.summary.thisChange} | ${a.summary.alreadyThere} | ${a.summary.inSync} | ${cell(verdict)} |`,
     );

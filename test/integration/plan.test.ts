@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { GitFixture } from '../support/git-source.js';
 import { applicationYaml, inCluster } from '../support/application.js';
 import { tempDir } from '../support/temp-dir.js';
-import { applyYaml, childEnv, createTestNamespace, deleteNamespace, kubectlOk, pluginPath, run, runPlugin, kvValues as kv } from './support/index.js';
+import { applyYaml, childEnv, createTestNamespace, deleteNamespace, kubectl, kubectlOk, pluginPath, run, runPlugin, kvValues as kv } from './support/index.js';
 
 const T = 180_000;
 
@@ -296,6 +296,98 @@ describe('plan', () => {
         expect((await runPlugin(['plan', 'web-a', '--all', '--base', 'release'])).code).toBe(2);
       } finally {
         await Promise.all([deleteNamespace(appsA), deleteNamespace(appsB), deleteNamespace(dest)]);
+      }
+    },
+    T,
+  );
+
+  test(
+    '-f appset.yaml: its apps generated at base and at head: one changed, one that appears, one that disappears with its objects (exit 1)',
+    async () => {
+      // Runs last: it moves main, which the tests above plan as their default head.
+      const cm = (name: string, v: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${name}}\ndata: {v: "${v}"}\n`;
+      fx.write('sets/a/cm.yaml', cm('set-a', '1'));
+      fx.write('sets/b/cm.yaml', cm('set-b', '1'));
+      const setsBase = fx.commit('sets a and b');
+      fx.git(['branch', '-f', 'sets-base', setsBase]);
+      fx.write('sets/a/cm.yaml', cm('set-a', '2'));
+      fx.remove('sets/b/cm.yaml');
+      fx.write('sets/c/cm.yaml', cm('set-c', '1'));
+      const setsHead = fx.commit('a changed, b gone, c new');
+      fx.git(['branch', '-f', 'sets-pr', setsHead]);
+      const appsNs = await createTestNamespace('plan-appset');
+      const dest = await createTestNamespace('plan-appset-dest');
+      try {
+        const appSet = [
+          'apiVersion: argoproj.io/v1alpha1',
+          'kind: ApplicationSet',
+          `metadata: {name: sets, namespace: ${appsNs}}`,
+          'spec:',
+          `  generators: [{git: {repoURL: "${fx.repo}", revision: sets-base, directories: [{path: "sets/*"}]}}]`,
+          '  template:',
+          "    metadata: {name: '{{path.basename}}-set'}",
+          '    spec:',
+          '      project: default',
+          `      source: {repoURL: "${fx.repo}", path: '{{path}}', targetRevision: sets-base}`,
+          `      destination: {server: https://kubernetes.default.svc, namespace: ${dest}}`,
+          '',
+        ].join('\n');
+        const file = join(tempDir('kgitops-plan-appset'), 'appset.yaml');
+        writeFileSync(file, appSet);
+        // The apps at base are live: the ApplicationSet written and its Applications synced.
+        await applyYaml(appSet);
+        const synced = await runPlugin(['appset', 'sync', 'sets', '--app-namespace', appsNs, '--recursive', '-o', 'kv']);
+        expect([synced.code, synced.stderr]).toEqual([0, '']);
+        const before = await kubectlOk([
+          'get',
+          'configmaps,applications',
+          '-n',
+          dest,
+          '-o',
+          'jsonpath={range .items[*]}{.metadata.name}/{.metadata.resourceVersion} {end}',
+        ]);
+        const res = await runPlugin(['plan', '-f', file, '--app-namespace', appsNs, '--base', 'sets-base', '--head', 'sets-pr', '-o', 'kv']);
+        expect([res.code, res.stderr]).toEqual([1, '']);
+        expect(res.stdout).toBe(
+          [
+            `APPLICATION_SET=${appsNs}/sets`,
+            `APP=${appsNs}/a-set`,
+            `BASE=${setsBase}`,
+            `HEAD=${setsHead}`,
+            'CHANGE=ConfigMap/set-a data.v',
+            'THIS_CHANGE=1',
+            'ALREADY_THERE=0',
+            'IN_SYNC=0',
+            `APP=${appsNs}/c-set`,
+            'BASE=sets-base',
+            `HEAD=${setsHead}`,
+            'PRESENCE=appears',
+            'CREATE=ConfigMap/set-c this-change',
+            'THIS_CHANGE=1',
+            'ALREADY_THERE=0',
+            'IN_SYNC=0',
+            `APP=${appsNs}/b-set`,
+            'BASE=sets-base',
+            'HEAD=sets-pr',
+            'PRESENCE=disappears',
+            'PRESENCE_NOTE=no longer generated at head: the ApplicationSet controller deletes the Application, and its resources finalizer deletes its objects',
+            'THIS_CHANGE=1',
+            'ALREADY_THERE=0',
+            'IN_SYNC=0',
+            '',
+          ].join('\n'),
+        );
+        const md = await runPlugin(['plan', '-f', file, '--app-namespace', appsNs, '--base', 'sets-base', '--head', 'sets-pr', '-o', 'markdown']);
+        expect(md.stdout).toContain(`| ${appsNs}/c-set | \`sets-base\` | \`${setsHead.slice(0, 7)}\` | 1 | 0 | 0 | appears: changes live objects |`);
+        // Nothing changed, and without --head the plan of an ApplicationSet is refused as a usage error.
+        expect(
+          await kubectlOk(['get', 'configmaps,applications', '-n', dest, '-o', 'jsonpath={range .items[*]}{.metadata.name}/{.metadata.resourceVersion} {end}']),
+        ).toBe(before);
+        expect((await runPlugin(['plan', '-f', file, '--app-namespace', appsNs, '--base', 'sets-base'])).code).toBe(2);
+      } finally {
+        await kubectl(['delete', 'applications', '--all', '-n', appsNs, '--wait=false']);
+        await kubectl(['patch', 'applications', 'a-set', 'b-set', '-n', appsNs, '--type', 'json', '-p', '[{"op":"remove","path":"/metadata/finalizers"}]']);
+        await Promise.all([deleteNamespace(appsNs), deleteNamespace(dest)]);
       }
     },
     T,

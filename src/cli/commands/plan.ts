@@ -4,6 +4,7 @@ import { defineCommand } from '../command.js';
 import { appSourceOptions } from '../options.js';
 import { InputError } from '../../model/errors.js';
 import { appStateInput } from '../inputs.js';
+import type { PlanAppReport, PlanReport } from '../../workflows/plan/plan.js';
 
 /** `--at`: an RFC 3339 / ISO 8601 time (a date alone is midnight UTC); absent: now. */
 export function parseAt(at: string | undefined, now: number): number {
@@ -50,12 +51,12 @@ export const planCommand = defineCommand({
       .option('repo', {
         type: 'string',
         requiresArg: true,
-        describe: "With --all: only the Applications whose source is this repository (the pull request's), URLs compared as Argo CD's webhook compares them",
+        describe:
+          "The pull request's repository: with --all, only the Applications whose source it is; with an ApplicationSet file, only its git generators move from --base to --head (URLs compared as Argo CD's webhook compares them)",
       })
       .conflicts('all', ['app', 'app-file', 'offline'])
       .implies('all-namespaces', 'all')
       .implies('selector', 'all')
-      .implies('repo', 'all')
       .conflicts('desired', 'base')
       .conflicts('revision', 'base')
       .example('kubectl gitops plan shop --base main --head feature/new-image', 'What merging feature/new-image into main would change live')
@@ -73,7 +74,6 @@ export const planCommand = defineCommand({
     ),
     'all-namespaces all': '-A widens --all to every namespace',
     'selector all': '-l selects the Applications --all lists',
-    'repo all': '--repo chooses among the Applications --all lists',
     'desired base': 'plan renders the Application source at --base and --head',
     'revision base': 'plan reads two revisions: --base and --head',
   },
@@ -82,6 +82,14 @@ export const planCommand = defineCommand({
     const { runPlan, planExitCode } = await import('../../workflows/plan/plan.js');
     const { renderPlan } = await import('../../render/plan.js');
     const apps = appNames(args.app, args.more);
+    // Warnings name their app when there are several, or when apps of several namespaces may be planned (--all, an ApplicationSet).
+    const id = (a: PlanAppReport) => (a.namespace !== undefined ? `${a.namespace}/${a.app}` : a.app);
+    const print = (report: PlanReport) =>
+      emit(ctx, {
+        warnings: report.apps.flatMap((a) => a.warnings.map((w) => (report.apps.length > 1 || a.namespace !== undefined ? `${id(a)}: ${w}` : w))),
+        report: renderPlan(report, ctx.opts.output, ctx.paint, ctx.opts.fieldManager),
+        code: planExitCode(report),
+      });
     const at = parseAt(args.at, Date.now());
     if (args.all === true) {
       // yargs has refused APP, -f and --offline with --all.
@@ -99,12 +107,32 @@ export const planCommand = defineCommand({
         },
         ctx,
       );
-      const id = (a: (typeof report.apps)[number]) => (a.namespace !== undefined ? `${a.namespace}/${a.app}` : a.app);
-      return emit(ctx, {
-        warnings: report.apps.flatMap((a) => a.warnings.map((w) => `${id(a)}: ${w}`)),
-        report: renderPlan(report, ctx.opts.output, ctx.paint, ctx.opts.fieldManager),
-        code: planExitCode(report),
-      });
+      return print(report);
+    }
+    // An ApplicationSet file: its Applications as generated at base and at head (cli/app.ts leaves -f to plan).
+    const { holdsApplicationSet } = await import('../appset-file.js');
+    const appSet = args.appFile !== undefined && apps.length === 0 && holdsApplicationSet(args.appFile);
+    if (args.repo !== undefined && !appSet)
+      throw new InputError('--repo goes with --all or an ApplicationSet file (-f): it says which repository the change is to');
+    if (appSet && args.offline === true)
+      throw new InputError(
+        '--offline plans one Application file: an ApplicationSet is expanded against the cluster (its cluster Secrets); plan it without --offline',
+      );
+    if (appSet && args.appFile !== undefined) {
+      const { desired: _d, revision: _r, app: _a, appFile, ...input } = appStateInput(args);
+      const { runPlanAppSet } = await import('../../workflows/plan/plan.js');
+      const report = await runPlanAppSet(
+        {
+          ...input,
+          appSetFile: appFile ?? args.appFile,
+          base: args.base,
+          ...(args.head !== undefined ? { head: args.head } : {}),
+          at,
+          ...(args.repo !== undefined ? { repo: args.repo } : {}),
+        },
+        ctx,
+      );
+      return print(report);
     }
     if (args.appFile !== undefined && apps.length > 0) throw new InputError('name Applications (APP…) or give -f/--app-file FILE, not both');
     if (args.appFile === undefined && apps.length === 0) throw new InputError('name an Application (APP) or give -f/--app-file FILE');
@@ -120,10 +148,6 @@ export const planCommand = defineCommand({
       },
       ctx,
     );
-    return emit(ctx, {
-      warnings: report.apps.flatMap((a) => a.warnings.map((w) => (report.apps.length > 1 ? `${a.app}: ${w}` : w))),
-      report: renderPlan(report, ctx.opts.output, ctx.paint, ctx.opts.fieldManager),
-      code: planExitCode(report),
-    });
+    return print(report);
   },
 });

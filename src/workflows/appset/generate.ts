@@ -25,6 +25,11 @@ export interface AppSetGenerateRequest {
   argocdNamespace?: string;
   /** A local clone to read every git generator's repository from (--repo-dir). */
   repoDir?: string;
+  /**
+   * The revision a git generator reads instead of its own (`plan` expands an ApplicationSet at the pull request's base
+   * and at its head); absent: each generator's own revision.
+   */
+  revisionOf?: (repoURL: string, revision: string) => string;
 }
 
 export interface AppSetGenerateReport {
@@ -79,12 +84,14 @@ async function clusterSecrets(gw: KubeGateway, namespace: string): Promise<Clust
 /** The generators' reads: Git through the Git cache (each repository and revision listed once), Secrets through `gateway`. */
 function inputs(ctx: RunContext, req: AppSetGenerateRequest, reads: SourceReads, gateway: () => Promise<KubeGateway>): GeneratorInputs {
   const opts = { reads, ...(req.repoDir !== undefined ? { repoDir: req.repoDir } : {}) };
-  const open = (repoURL: string, revision: string) =>
-    reads.once(`appset|${repoURL}|${revision}`, async () => {
+  const open = (repoURL: string, given: string) => {
+    const revision = req.revisionOf ? req.revisionOf(repoURL, given) : given;
+    return reads.once(`appset|${repoURL}|${revision}`, async () => {
       const at = await openRevision(repoURL, revision, 'git generator revision', opts, ctx.io);
       const tree = await listTree(at.dir, at.sha, '');
       return { ...at, tree };
     });
+  };
   return {
     async gitFiles(repoURL, revision) {
       const { tree } = await open(repoURL, revision);

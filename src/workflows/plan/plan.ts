@@ -2,6 +2,9 @@
 // rendered at both revisions, the head render compared with live (the one comparison, through diff/plan.ts), and the
 // sync at head planned by the sync's own planner and refusals (AppProject, sync window at --at, empty render, shared
 // resources), without writing anything.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Application } from '../../app/types.js';
 import { planChanges, planRenders, type PlannedChanges, type PlannedObject } from '../../diff/plan.js';
 import type { KubeGateway } from '../../kube/gateway.js';
@@ -9,12 +12,12 @@ import { OfflineGateway } from '../../kube/offline.js';
 import type { RunContext } from '../../model/context.js';
 import { InputError, RefusedError, UnrenderableError, UnservedKindError } from '../../model/errors.js';
 import { apiVersionOf } from '../../model/resource-type.js';
-import { keyString, type ResourceKey } from '../../model/object.js';
+import { keyString, type KubeObject, type ResourceKey } from '../../model/object.js';
 import type { HookPhase } from '../../sync/hooks.js';
 import { compareEntries, compareEntryOf, diffOptionsOf, loadAppState, type AppState, type AppStateArgs, type AppStateDeps } from '../session/app-state.js';
 import { stateRefusal } from '../session/rules.js';
 import { planOf } from '../sync/execute.js';
-import { planScope, type SkippedApp } from './scope.js';
+import { pairGenerated, planScope, type SkippedApp } from './scope.js';
 
 export const PLAN_SCHEMA_VERSION = 1;
 
@@ -25,6 +28,10 @@ export interface PlanRequest extends Omit<AppStateArgs, 'revision' | 'desired'> 
   head?: string;
   /** When the sync at head would start (ms since the epoch): the sync windows are read at that time. */
   at: number;
+  /** The Application as it was at base, when it differs from the one at head (an ApplicationSet generated both). */
+  baseAppFile?: string;
+  /** The Application did not exist at base (an ApplicationSet generates it only at head): the base render is empty. */
+  noBase?: true;
 }
 
 /** One object of the plan, with its wave in the sync at head (create and update). */
@@ -34,6 +41,11 @@ export interface PlanObject extends PlannedObject {
 
 export interface PlanAppReport {
   app: string;
+  /**
+   * An ApplicationSet's app that is generated only at head (`appears`: everything it declares is created) or only at
+   * base (`disappears`: the ApplicationSet controller deletes the Application; see `prune` for its objects).
+   */
+  presence?: 'appears' | 'disappears';
   /** The Application's namespace (`plan --all`, where apps of several namespaces are planned). */
   namespace?: string;
   context?: string;
@@ -80,7 +92,7 @@ function summarize(objects: readonly PlannedObject[], inSync: number): PlanAppRe
 
 /** Plans one Application (never writes): the head state with its prune candidates, the base render, the comparison, the sync's plan. */
 export async function planApp(req: PlanRequest, deps: AppStateDeps): Promise<PlanAppReport> {
-  const { base, head, at, ...args } = req;
+  const { base, head, at, baseAppFile, noBase, ...args } = req;
   const fieldManager = deps.opts.fieldManager;
   let state;
   try {
@@ -90,12 +102,15 @@ export async function planApp(req: PlanRequest, deps: AppStateDeps): Promise<Pla
     if (!(err instanceof UnrenderableError || err instanceof UnservedKindError)) throw err;
     return refusedApp(req, err.message, deps.target?.warnings ?? [], deps.target);
   }
-  const baseState = await loadAppState({ ...args, revision: base }, deps, { extras: false, live: false });
+  const baseState =
+    noBase === true
+      ? undefined
+      : await loadAppState({ ...args, ...(baseAppFile !== undefined ? { appFile: baseAppFile } : {}), revision: base }, deps, { extras: false, live: false });
   const entries = await compareEntries(state, fieldManager, deps.gateway);
   const candidates = state.prune?.candidates ?? [];
   const planned = await planChanges({
     ...diffOptionsOf(state, fieldManager),
-    base: baseState.desired.map((d) => d.object),
+    base: baseState?.desired.map((d) => d.object) ?? [],
     head: entries,
     // A metadata-only listing carries the metadata's apiVersion: the candidate's own comes from its type.
     extras: candidates.map((c) => ({ key: c.key, object: { ...c.object, apiVersion: apiVersionOf(c.type) }, ...(c.skip ? { skip: c.skip } : {}) })),
@@ -108,7 +123,7 @@ export async function planApp(req: PlanRequest, deps: AppStateDeps): Promise<Pla
  * planner (its refusals: empty render, shared resources; its waves; nothing is sent) and refused first by the
  * AppProject and the sync windows at `at`.
  */
-async function finish(req: PlanRequest, state: AppState, baseState: AppState, planned: PlannedChanges, gw: KubeGateway): Promise<PlanAppReport> {
+async function finish(req: PlanRequest, state: AppState, baseState: AppState | undefined, planned: PlannedChanges, gw: KubeGateway): Promise<PlanAppReport> {
   const sync = syncKind(state.app);
   const prune = pruneOf(state.app);
   const { plan } = await planOf(
@@ -127,7 +142,7 @@ async function finish(req: PlanRequest, state: AppState, baseState: AppState, pl
   return {
     app: state.app.name,
     ...(state.target ? { context: state.target.context, server: state.target.server } : {}),
-    base: baseState.revision ?? req.base,
+    base: baseState?.revision ?? req.base,
     head: state.revision ?? req.head ?? '',
     sync,
     ...(refused !== undefined ? { refused } : {}),
@@ -135,7 +150,7 @@ async function finish(req: PlanRequest, state: AppState, baseState: AppState, pl
     objects,
     hooks: state.hooks.map((h) => ({ ...h.key, phases: [...h.hook.phases] })),
     summary: summarize(objects, planned.inSync),
-    warnings: [...new Set([...state.warnings, ...baseState.warnings, ...plan.warnings, ...planned.comparison.warnings])],
+    warnings: [...new Set([...state.warnings, ...(baseState?.warnings ?? []), ...plan.warnings, ...planned.comparison.warnings])],
   };
 }
 
@@ -145,7 +160,7 @@ async function finish(req: PlanRequest, state: AppState, baseState: AppState, pl
  * every difference this change, and the sync at head's refusals that need no cluster.
  */
 export async function planAppOffline(req: PlanRequest, deps: Pick<AppStateDeps, 'io' | 'opts'>): Promise<PlanAppReport> {
-  const { base, head, at: _at, ...args } = req;
+  const { base, head, at: _at, baseAppFile: _b, noBase: _n, ...args } = req;
   const gw = new OfflineGateway();
   const d: AppStateDeps = { ...deps, gateway: gw, controlPlane: gw };
   const warnings: string[] = [];
@@ -194,6 +209,8 @@ export interface PlanReport {
   /** `--offline`: head compared with base, not with live: every change is this change, nothing is known of the cluster. */
   offline?: true;
   apps: PlanAppReport[];
+  /** `plan -f appset.yaml`: the ApplicationSet (`namespace/name`) whose Applications at base and at head are planned. */
+  applicationSet?: string;
   /** `plan --all`: the Applications listed and left out (another repository or revision), each with the reason. */
   skipped?: SkippedApp[];
 }
@@ -277,6 +294,108 @@ export async function runPlanAll(req: PlanAllRequest, ctx: RunContext): Promise<
     }
     return { schemaVersion: PLAN_SCHEMA_VERSION, at: new Date(req.at).toISOString(), apps: out, skipped };
   } finally {
+    pool.close();
+  }
+}
+
+/** `plan -f appset.yaml`: the ApplicationSet's file, and the repository whose --base its git generators move to --head. */
+export interface PlanAppSetRequest extends Omit<PlanRequest, 'app' | 'appFile' | 'baseAppFile' | 'noBase'> {
+  appSetFile: string;
+  /** Only the git generators of this repository move (any repository's when absent). */
+  repo?: string;
+}
+
+const RESOURCES_FINALIZERS = ['resources-finalizer.argocd.argoproj.io', 'resources-finalizer.argocd.argoproj.io/background'];
+
+/** An app generated at base only: the controller deletes it (as its applicationsSync allows), its objects with it by its finalizer. */
+function disappearing(o: KubeObject, req: PlanAppSetRequest, policy: string): PlanAppReport {
+  const finalizers = Array.isArray(o.metadata.finalizers) ? o.metadata.finalizers.filter((f): f is string => typeof f === 'string') : [];
+  const deletes = policy === 'sync' || policy === 'create-delete';
+  const cascade = finalizers.some((f) => RESOURCES_FINALIZERS.includes(f));
+  const why = !deletes
+    ? `no longer generated at head; applicationsSync ${policy}: the ApplicationSet controller keeps the Application`
+    : cascade
+      ? 'no longer generated at head: the ApplicationSet controller deletes the Application, and its resources finalizer deletes its objects'
+      : 'no longer generated at head: the ApplicationSet controller deletes the Application; without a resources finalizer its objects stay (preserveResourcesOnDeletion)';
+  return {
+    app: o.metadata.name ?? '',
+    namespace: o.metadata.namespace ?? '',
+    presence: 'disappears',
+    base: req.base,
+    head: req.head ?? '',
+    sync: 'manual',
+    prune: { enabled: deletes && cascade, why },
+    objects: [],
+    hooks: [],
+    summary: { thisChange: deletes ? 1 : 0, alreadyThere: 0, inSync: 0 },
+    warnings: [],
+  };
+}
+
+/**
+ * Plans what a change does to the Applications of an ApplicationSet: it is expanded at base and at head (each git
+ * generator that reads `base` of `repo` reads `head` instead), the apps at both are planned as `plan APP` plans one
+ * (each at base as generated at base), an app generated only at head is planned from an empty base (`appears`), and
+ * one generated only at base is said to go (`disappears`, with what the controller's deletion does to its objects).
+ * One snapshot per cluster and one read of each repository and revision serve them all.
+ */
+export async function runPlanAppSet(req: PlanAppSetRequest, ctx: RunContext): Promise<PlanReport> {
+  const { head } = req;
+  if (head === undefined) throw new InputError('plan of an ApplicationSet needs --head: the revision its git generators read at the head of the change');
+  const { GatewayPool, withAppTarget } = await import('../session/session.js');
+  const { expandAppSet } = await import('../appset/generate.js');
+  const { appSetSyncSettings } = await import('../../appset/sync-plan.js');
+  const { repoKey } = await import('../../watch/webhook.js');
+  const { appSetFile, repo, ...rest } = req;
+  const moves = (url: string, revision: string) => revision === req.base && (repo === undefined || repoKey(url) === repoKey(repo));
+  const pool = new GatewayPool(ctx);
+  const dir = mkdtempSync(join(tmpdir(), 'kubectl-gitops-plan-'));
+  try {
+    const gateway = () => pool.controlPlane();
+    const common = {
+      file: appSetFile,
+      ...(req.argocdNamespace !== undefined ? { argocdNamespace: req.argocdNamespace } : {}),
+      ...(req.repoDir !== undefined ? { repoDir: req.repoDir } : {}),
+    };
+    const atBase = await expandAppSet(ctx, common, gateway);
+    const atHead = await expandAppSet(ctx, { ...common, revisionOf: (url, revision) => (moves(url, revision) ? head : revision) }, gateway);
+    const settings = appSetSyncSettings(atHead.raw, '', '');
+    const policy = 'policy' in settings ? settings.policy : 'sync';
+    const out: PlanAppReport[] = [];
+    let n = 0;
+    const file = (o: KubeObject) => {
+      const path = join(dir, `${n++}-${o.metadata.name ?? ''}.json`);
+      writeFileSync(path, JSON.stringify(o));
+      return path;
+    };
+    for (const pair of pairGenerated(atBase.report.applications, atHead.report.applications)) {
+      if (!pair.head) {
+        out.push(disappearing(pair.base!, req, policy));
+        continue;
+      }
+      const ns = pair.head.metadata.namespace ?? ctx.opts.appNamespace;
+      const headFile = file(pair.head);
+      const same = pair.base !== undefined && JSON.stringify(pair.base) === JSON.stringify(pair.head);
+      const one: PlanRequest = {
+        ...rest,
+        appFile: headFile,
+        ...(pair.base === undefined ? { noBase: true as const } : same ? {} : { baseAppFile: file(pair.base) }),
+      };
+      const appCtx: RunContext = { ...ctx, opts: { ...ctx.opts, appNamespace: ns } };
+      const presence = pair.base === undefined ? { presence: 'appears' as const } : {};
+      try {
+        const r = await withAppTarget(appCtx, 'plan', one, (session) => planApp(one, { io: ctx.io, opts: appCtx.opts, ...session }), pool);
+        out.push({ ...r, app: pair.head.metadata.name ?? r.app, namespace: ns, ...presence });
+      } catch (err) {
+        if (!(err instanceof RefusedError)) throw err;
+        out.push({ ...refusedApp(one, err.message, []), app: pair.head.metadata.name ?? '', namespace: ns, ...presence });
+      }
+    }
+    const invalid = [...atBase.report.invalid, ...atHead.report.invalid].map((i) => `${i.name} left out, as Argo CD's controller leaves it out: ${i.error}`);
+    if (out[0] && invalid.length > 0) out[0].warnings.push(...new Set(invalid));
+    return { schemaVersion: PLAN_SCHEMA_VERSION, at: new Date(req.at).toISOString(), applicationSet: atHead.report.applicationSet, apps: out };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
     pool.close();
   }
 }

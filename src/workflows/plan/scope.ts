@@ -51,3 +51,24 @@ export function planScope(apps: readonly KubeObject[], opts: { base: string; rep
   }
   return { planned, skipped };
 }
+
+/** One Application an ApplicationSet generates at base, at head, or at both (`namespace/name`). */
+export interface GeneratedPair {
+  id: string;
+  base?: KubeObject;
+  head?: KubeObject;
+}
+
+/**
+ * The Applications an ApplicationSet generates at base and at head, paired by namespace and name: those at head in
+ * their order (with their twin at base, if any), then those generated only at base, in theirs.
+ */
+export function pairGenerated(base: readonly KubeObject[], head: readonly KubeObject[]): GeneratedPair[] {
+  const id = (o: KubeObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
+  const atBase = new Map(base.map((o) => [id(o), o]));
+  const atHead = new Set(head.map(id));
+  return [
+    ...head.map((o) => ({ id: id(o), head: o, ...(atBase.has(id(o)) ? { base: atBase.get(id(o)) } : {}) })),
+    ...base.filter((o) => !atHead.has(id(o))).map((o) => ({ id: id(o), base: o })),
+  ];
+}

@@ -243,3 +243,39 @@ test('--all: the apps named namespace/name, and the ones left out listed with th
   // Nothing follows the base: said, not an empty page.
   expect(renderPlan({ ...all, apps: [] }, 'table', paint(false), FM)).toContain('No Application follows the base revision: nothing to plan.');
 });
+
+test("an ApplicationSet's apps: APPLICATION_SET= first, PRESENCE= for one that appears or disappears, the reason of a disappearance", () => {
+  const gone = {
+    ...report.apps[1]!,
+    app: 'b-set',
+    namespace: 'apps',
+    presence: 'disappears' as const,
+    refused: undefined,
+    objects: [],
+    hooks: [],
+    prune: { enabled: true, why: 'no longer generated at head: the ApplicationSet controller deletes the Application' },
+    summary: { thisChange: 1, alreadyThere: 0, inSync: 0 },
+  };
+  const set: PlanReport = { ...report, applicationSet: 'apps/sets', apps: [{ ...report.apps[0]!, namespace: 'apps', presence: 'appears' }, gone] };
+  const kvText = renderPlan(set, 'kv', paint(false), FM).split('\n');
+  expect(kvText.slice(0, 5)).toEqual(['APPLICATION_SET=apps/sets', 'APP=apps/shop', `BASE=${BASE}`, `HEAD=${HEAD}`, 'PRESENCE=appears']);
+  expect(kvText.slice(-9)).toEqual([
+    'APP=apps/b-set',
+    'BASE=main',
+    'HEAD=pr-42',
+    'PRESENCE=disappears',
+    'PRESENCE_NOTE=no longer generated at head: the ApplicationSet controller deletes the Application',
+    'THIS_CHANGE=1',
+    'ALREADY_THERE=0',
+    'IN_SYNC=0',
+    '',
+  ]);
+  const table = renderPlan(set, 'table', paint(false), FM);
+  expect(table).toContain('Application apps/shop: base aaaaaaa, head bbbbbbb (generated at head only: it appears)');
+  expect(table).toContain('Application apps/b-set: base main, head pr-42 (generated at base only: it disappears)\nno longer generated at head');
+  const md = renderPlan(set, 'markdown', paint(false), FM);
+  expect(md).toContain('ApplicationSet `apps/sets`: its Applications as generated at base and at head');
+  expect(md).toContain(
+    '| apps/b-set | `main` | `pr-42` | 1 | 0 | 0 | disappears: no longer generated at head: the ApplicationSet controller deletes the Application |',
+  );
+});

@@ -1,5 +1,5 @@
 // plan --all: the apps a change of one repository's branch is about, and why the others are left out.
-import { planScope } from '../../../../src/workflows/plan/scope.js';
+import { pairGenerated, planScope } from '../../../../src/workflows/plan/scope.js';
 import type { KubeObject } from '../../../../src/model/object.js';
 
 const app = (name: string, spec: Record<string, unknown>, namespace = 'argocd'): KubeObject => ({
@@ -38,5 +38,21 @@ describe('planScope', () => {
   it('without --repo, every repository counts; an empty targetRevision follows HEAD', () => {
     expect(planScope(apps, { base: 'main' }).planned.map((o) => o.metadata.name)).toEqual(['shop', 'cart', 'other']);
     expect(planScope(apps, { base: 'HEAD' }).planned.map((o) => o.metadata.name)).toEqual(['head']);
+  });
+});
+
+describe('pairGenerated', () => {
+  it("pairs an ApplicationSet's apps at base and head by namespace and name: head's first, then those only at base", () => {
+    const a = app('a', {});
+    const b = app('b', {});
+    const c = app('c', {});
+    const otherA = app('a', {}, 'team');
+    expect(pairGenerated([a, b, otherA], [c, a])).toEqual([
+      { id: 'argocd/c', head: c },
+      { id: 'argocd/a', head: a, base: a },
+      { id: 'argocd/b', base: b },
+      { id: 'team/a', base: otherA },
+    ]);
+    expect(pairGenerated([], [])).toEqual([]);
   });
 });
