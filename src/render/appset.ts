@@ -2,7 +2,8 @@
 // objects), or stable KEY=value lines for scripts; what the controller would not write is a warning (appsetWarnings);
 // and `appset sync`'s report of what it wrote.
 import type { AppSetGenerateReport } from '../workflows/appset/generate.js';
-import type { AppSetSyncReport, AppSetSyncResult } from '../workflows/appset/sync.js';
+import type { AppSetSyncReport, AppSetSyncResult, RollingSyncReport } from '../workflows/appset/sync.js';
+import { nameToken } from '../model/object.js';
 import { paint as makePaint, type OutputFormat, type Paint } from './colour.js';
 import { renderDocument } from './document.js';
 import { oneLineText } from './kv.js';
@@ -49,7 +50,43 @@ function renderAppSetSyncKv(r: AppSetSyncReport): string {
   }
   for (const i of r.invalid) lines.push(`INVALID=${i.name} ${oneLineText(i.error)}`);
   if (r.dryRun) lines.push('DRY_RUN=true');
+  if (r.rolling) lines.push(...rollingKv(r.rolling));
   return `${lines.join('\n')}\n${r.synced ? renderSyncAll(r.synced, 'kv', makePaint(false)) : ''}`;
+}
+
+/**
+ * A RollingSync rollout: `STEP=<ns>/<name> <step> <result> <sync> <health>` per Application in step order (`-` where it
+ * was not waited for), `EXCLUDED=<ns>/<name>` for those no step selects, `ROLLOUT_STOPPED=<why>` when it stopped early.
+ */
+function rollingKv(r: RollingSyncReport): string[] {
+  return [
+    ...r.children.map((c) => `STEP=${nameToken(`${c.namespace}/${c.name}`)} ${c.wave} ${c.outcome} ${c.sync ?? '-'} ${c.health ?? '-'}`),
+    ...r.excluded.map((x) => `EXCLUDED=${nameToken(x)}`),
+    ...(r.stopped !== undefined ? [`ROLLOUT_STOPPED=${oneLineText(r.stopped)}`] : []),
+  ];
+}
+
+/** The rollout as a table: one row per Application in step order, then those no step selects and why it stopped. */
+function rollingTable(r: RollingSyncReport, paint: Paint): string {
+  const head = ['APPLICATION', 'STEP', 'RESULT', 'SYNC', 'HEALTH', 'MESSAGE'];
+  const rows = r.children.map((c) => [`${c.namespace}/${c.name}`, String(c.wave), c.outcome, c.sync ?? '-', c.health ?? '-', oneLineText(c.message ?? '')]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const fmt = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
+  const out = [
+    paint.bold(`RollingSync: ${r.steps.map((s) => `step ${s.step} (${s.apps.length} app(s), maxUpdate ${s.maxUpdate})`).join(', ')}`),
+    fmt(head),
+    ...rows.map((row, i) => {
+      const o = r.children[i]!.outcome;
+      return o === 'synced' ? fmt(row) : o === 'not-synced' ? paint.gray(fmt(row)) : paint.red(fmt(row));
+    }),
+  ];
+  if (r.excluded.length > 0) out.push(paint.dim(`selected by no step, left to be synced by hand: ${r.excluded.join(', ')}`));
+  if (r.stopped !== undefined) out.push(paint.red(`rollout stopped: ${r.stopped}`));
+  return out.join('\n') + '\n';
 }
 
 function renderAppSetSyncTable(r: AppSetSyncReport, paint: Paint): string {
@@ -71,7 +108,7 @@ function renderAppSetSyncTable(r: AppSetSyncReport, paint: Paint): string {
       `ApplicationSet ${r.applicationSet}: applicationsSync ${r.policy}; ${r.owned ? 'owner of its Applications' : 'not in the cluster: no owner, nothing deleted'}${r.dryRun ? '; dry run, nothing written' : ''}${failed ? `; ${failed} write(s) failed` : ''}`,
     ),
   );
-  return out.join('\n') + '\n' + (r.synced ? `\n${renderSyncAll(r.synced, 'table', paint)}` : '');
+  return out.join('\n') + '\n' + (r.synced ? `\n${renderSyncAll(r.synced, 'table', paint)}` : '') + (r.rolling ? `\n${rollingTable(r.rolling, paint)}` : '');
 }
 
 export function renderAppSetSync(r: AppSetSyncReport, format: OutputFormat, paint: Paint): string {

@@ -6,7 +6,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GOTEMPLATE_WASM_ENV, goTemplateEngine } from '../../src/workflows/appset/engine.js';
 import { GitFixture } from '../support/git-source.js';
-import { applyYaml, createTestNamespace, deleteNamespace, kubectlOk, repoRoot, runPlugin } from './support/index.js';
+import { applyYaml, createTestNamespace, deleteNamespace, kubectl, kubectlOk, repoRoot, runPlugin } from './support/index.js';
 
 const T = 180_000;
 
@@ -497,16 +497,8 @@ describe('appset sync --recursive', () => {
     });
 
   test(
-    'writes the Applications, then syncs each (their objects applied, their status recorded); a RollingSync strategy is refused before any write',
+    'writes the Applications, then syncs each (their objects applied, their status recorded)',
     async () => {
-      const rolling = JSON.parse(set({ strategy: { type: 'RollingSync', rollingSync: { steps: [] } } })) as { metadata: { name: string } };
-      rolling.metadata.name = 'rolling';
-      await applyYaml(JSON.stringify(rolling));
-      const refused = await runPlugin(['appset', 'sync', 'rolling', '--recursive', '--app-namespace', setup.ns]);
-      expect(refused.code).toBe(4);
-      expect(refused.stderr).toContain("a RollingSync strategy's steps are not carried out by appset sync --recursive");
-      expect(await kubectlOk(['get', 'applications.argoproj.io', '-n', setup.ns, '-o', 'name'])).toBe('');
-
       await applyYaml(set());
       const res = await runPlugin(['appset', 'sync', 'rec', '--recursive', '--app-namespace', setup.ns, '-o', 'kv']);
       expect(res.stderr).toBe('');
@@ -533,6 +525,110 @@ describe('appset sync --recursive', () => {
       expect(phases.items.map((a) => [a.metadata.name, a.status?.operationState?.phase, a.status?.sync?.status])).toEqual([
         ['rec-a', 'Succeeded', 'Synced'],
         ['rec-b', 'Succeeded', 'Synced'],
+      ]);
+    },
+    T,
+  );
+});
+
+describe('appset sync --recursive with a RollingSync strategy', () => {
+  const setup = twoApps('appset-roll');
+  const roll = (steps: object[]) =>
+    JSON.stringify({
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'ApplicationSet',
+      metadata: { name: 'roll', namespace: setup.ns },
+      spec: {
+        generators: [
+          {
+            list: {
+              elements: [
+                { app: 'a', env: 'dev' },
+                { app: 'b', env: 'prod' },
+                { app: 'c', env: 'prod' },
+                { app: 'd', env: 'lab' },
+              ],
+            },
+          },
+        ],
+        template: {
+          metadata: { name: 'roll-{{app}}', labels: { env: '{{env}}' } },
+          spec: {
+            project: 'default',
+            source: { repoURL: setup.fx.repo, path: 'apps/{{app}}', targetRevision: 'main' },
+            destination: { server: 'https://kubernetes.default.svc', namespace: setup.ns },
+          },
+        },
+        strategy: { type: 'RollingSync', rollingSync: { steps } },
+        syncPolicy: { preserveResourcesOnDeletion: true },
+      },
+    });
+  const rollout = (stdout: string) => stdout.split('\n').filter((l) => /^(STEP|EXCLUDED|ROLLOUT_STOPPED)=/.test(l));
+  interface Op {
+    metadata: { name: string };
+    status?: { operationState?: { phase: string; startedAt: string; finishedAt: string } };
+  }
+
+  test(
+    "syncs step by step, maxUpdate 1 one Application at a time, each waited for until Healthy (the API server's timestamps); leaves out what no step selects",
+    async () => {
+      for (const app of ['c', 'd']) setup.fx.write(`apps/${app}/cm.yaml`, `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${app}}\ndata: {v: "1"}\n`);
+      setup.fx.commit('apps c and d');
+      await applyYaml(
+        roll([
+          { matchExpressions: [{ key: 'env', operator: 'In', values: ['dev'] }] },
+          { matchExpressions: [{ key: 'env', operator: 'In', values: ['prod'] }], maxUpdate: 1 },
+        ]),
+      );
+      const res = await runPlugin(['appset', 'sync', 'roll', '--recursive', '--app-namespace', setup.ns, '-o', 'kv']);
+      expect([res.code, res.stderr]).toEqual([0, '']);
+      expect(rollout(res.stdout)).toEqual([
+        `STEP=${setup.ns}/roll-a 1 synced Synced Healthy`,
+        `STEP=${setup.ns}/roll-b 2 synced Synced Healthy`,
+        `STEP=${setup.ns}/roll-c 2 synced Synced Healthy`,
+        `EXCLUDED=${setup.ns}/roll-d`,
+      ]);
+      const ops = Object.fromEntries(
+        (JSON.parse(await kubectlOk(['get', 'applications.argoproj.io', '-n', setup.ns, '-o', 'json'])) as { items: Op[] }).items.map((a) => [
+          a.metadata.name,
+          a.status?.operationState,
+        ]),
+      );
+      expect([ops['roll-a']?.phase, ops['roll-b']?.phase, ops['roll-c']?.phase, ops['roll-d']]).toEqual(['Succeeded', 'Succeeded', 'Succeeded', undefined]);
+      // Step 2 starts once step 1 is done; with maxUpdate 1 its second Application once its first is done.
+      expect(Date.parse(ops['roll-b']!.startedAt)).toBeGreaterThanOrEqual(Date.parse(ops['roll-a']!.finishedAt));
+      expect(Date.parse(ops['roll-c']!.startedAt)).toBeGreaterThanOrEqual(Date.parse(ops['roll-b']!.finishedAt));
+      expect((await kubectl(['get', 'configmap', 'd', '-n', setup.ns])).stderr).toContain('NotFound');
+    },
+    T,
+  );
+
+  test(
+    'a step of maxUpdate 0 syncs none and waits for its Applications to be synced by hand: not within --timeout, the rollout stops there (exit 3)',
+    async () => {
+      await applyYaml(
+        roll([
+          { matchExpressions: [{ key: 'env', operator: 'In', values: ['lab'] }], maxUpdate: 0 },
+          { matchExpressions: [{ key: 'env', operator: 'In', values: ['dev'] }] },
+        ]),
+      );
+      const res = await runPlugin(['appset', 'sync', 'roll', '--recursive', '--app-namespace', setup.ns, '--timeout', '3s', '-o', 'kv']);
+      expect(res.code).toBe(3);
+      expect(rollout(res.stdout)).toEqual([
+        `STEP=${setup.ns}/roll-d 1 unhealthy OutOfSync Missing`,
+        `STEP=${setup.ns}/roll-a 2 not-synced - -`,
+        `EXCLUDED=${setup.ns}/roll-b`,
+        `EXCLUDED=${setup.ns}/roll-c`,
+        `ROLLOUT_STOPPED=step 1 has maxUpdate 0: its Applications are synced by hand, and ${setup.ns}/roll-d is OutOfSync and Missing: sync it, then run again`,
+      ]);
+      expect((await kubectl(['get', 'configmap', 'd', '-n', setup.ns])).stderr).toContain('NotFound');
+      // Synced by hand, the held step lets the rollout through.
+      expect((await runPlugin(['sync', 'roll-d', '--app-namespace', setup.ns])).code).toBe(0);
+      const again = await runPlugin(['appset', 'sync', 'roll', '--recursive', '--app-namespace', setup.ns, '--timeout', '30s', '-o', 'kv']);
+      expect(again.code).toBe(0);
+      expect(rollout(again.stdout).slice(0, 2)).toEqual([
+        `STEP=${setup.ns}/roll-d 1 not-synced Synced Healthy`,
+        `STEP=${setup.ns}/roll-a 2 synced Synced Healthy`,
       ]);
     },
     T,

@@ -44,7 +44,8 @@ export const appsetCommand = defineCommand({
       })
       .option('recursive', {
         type: 'boolean',
-        describe: 'appset sync: then sync each generated Application, as sync --all does (not a RollingSync strategy; not with --dry-run)',
+        describe:
+          'appset sync: then sync each generated Application, as sync --all does (a RollingSync strategy: step by step, each batch Healthy before the next; not with --dry-run)',
       })
       .option('prune', { type: 'boolean', describe: 'appset sync --recursive: let those syncs prune' })
       .conflicts({ recursive: 'dry-run' })
@@ -77,6 +78,7 @@ export const appsetCommand = defineCommand({
                 timeoutMs: parseDuration(args.timeout, '--timeout'),
                 record: true,
                 ...(args.argocdNamespace !== undefined ? { argocdNamespace: args.argocdNamespace } : {}),
+                describe: (await import('../../render/status.js')).reasonText,
               },
             }
           : {}),
@@ -84,7 +86,7 @@ export const appsetCommand = defineCommand({
       const invalid = report.invalid.map((i) => `${i.name} left out, as Argo CD's controller leaves it out: ${i.error}`);
       const failed = report.results.some((x) => x.error !== undefined);
       const { syncAllExitCode } = await import('../../workflows/sync/sync-all.js');
-      const synced = report.synced ? syncAllExitCode(report.synced) : ExitCode.Ok;
+      const synced = report.rolling ? report.rolling.exitCode : report.synced ? syncAllExitCode(report.synced) : ExitCode.Ok;
       return emit(ctx, {
         warnings: [...report.warnings, ...invalid],
         report: renderAppSetSync(report, ctx.opts.output, ctx.paint),

@@ -7,7 +7,10 @@ import { type AppSetAction, type ApplicationsSyncPolicy, appSetSyncSettings, pla
 import { finalizersAfter } from '../../prune/delete-plan.js';
 import type { KubeGateway } from '../../kube/gateway.js';
 import type { RunContext } from '../../model/context.js';
-import { describeError, InputError, RefusedError } from '../../model/errors.js';
+import { describeError, ExitCode, InputError, RefusedError } from '../../model/errors.js';
+import { planRollingSync, type RollingSyncStrategy, rollingSyncStrategy } from '../../appset/rolling-sync.js';
+import type { ChildRef, ChildSync } from '../sync/recursive.js';
+import type { StatusReport } from '../../health/report.js';
 import type { KubeObject } from '../../model/object.js';
 import { type AppSetGenerateRequest, expandAppSet } from './generate.js';
 import type { SyncAllReport, SyncAllRequest } from '../sync/sync-all.js';
@@ -20,8 +23,11 @@ export interface AppSetSyncRequest extends AppSetGenerateRequest {
   dryRun: boolean;
   /** How long finishing a deleted Application's deletion (its objects, delete hooks, finalizers) may take. */
   timeoutMs: number;
-  /** Then sync every generated Application (--recursive), as `sync --all` syncs them; not with a dry run. */
-  recursive?: Omit<SyncAllRequest, 'allNamespaces' | 'appSelector' | 'dryRun'>;
+  /**
+   * Then sync every generated Application (--recursive), as `sync --all` syncs them (a RollingSync strategy: step by
+   * step); not with a dry run. `describe`: the REASON text of a status, for the steps' waits (cli/ hands in render's).
+   */
+  recursive?: Omit<SyncAllRequest, 'allNamespaces' | 'appSelector' | 'dryRun'> & { describe: (r: StatusReport) => string };
 }
 
 export interface AppSetSyncResult {
@@ -46,6 +52,8 @@ export interface AppSetSyncReport {
   warnings: string[];
   /** --recursive: the sync of each generated Application, after the writes (absent when a write failed). */
   synced?: SyncAllReport;
+  /** --recursive with a RollingSync strategy: its steps, rolled out in order (instead of `synced`). */
+  rolling?: RollingSyncReport;
 }
 
 /** Reads, plans and writes. A plan refused (an Application another controller owns) is a RefusedError before any write. */
@@ -62,10 +70,8 @@ export async function runAppSetSync(ctx: RunContext, req: AppSetSyncRequest): Pr
     const settings = appSetSyncSettings(raw, name, namespace);
     if ('error' in settings) throw new InputError(`${report.origin}: ${settings.error}`);
     if ('refusal' in settings) throw new RefusedError(`${report.origin}: ${settings.refusal}`);
-    if (req.recursive && rollingSync(raw))
-      throw new RefusedError(
-        `${report.origin}: a RollingSync strategy's steps are not carried out by appset sync --recursive: sync its steps' Applications with sync -l`,
-      );
+    const strategy = rollingSyncStrategy(raw);
+    if (strategy !== undefined && 'error' in strategy) throw new InputError(`${report.origin}: ${strategy.error}`);
     if (live?.metadata.uid !== undefined) settings.uid = live.metadata.uid;
     const current = (await gw.list(appType, { namespace })).items as unknown as Record<string, unknown>[];
     const names = [...report.applications.map((a) => a.metadata.name ?? ''), ...report.invalid.map((i) => i.name.split('/')[1] ?? '')];
@@ -123,17 +129,134 @@ export async function runAppSetSync(ctx: RunContext, req: AppSetSyncRequest): Pr
     // The generated Applications now in the cluster, in generation order, each synced as `sync --all` syncs it.
     const written = new Set(results.filter((r) => r.action !== 'delete').map((r) => r.app));
     const apps = report.applications.filter((a) => written.has(`${namespace}/${a.metadata.name ?? ''}`));
-    const { syncApplications } = await import('../sync/sync-all.js');
     const appCtx: RunContext = { ...ctx, opts: { ...ctx.opts, appNamespace: namespace } };
+    if (strategy !== undefined) {
+      out.rolling = await rollingWalk(appCtx, report.applicationSet, apps, strategy, req.recursive, (line) => out.warnings.push(line));
+      return out;
+    }
+    const { syncApplications } = await import('../sync/sync-all.js');
     out.synced = await syncApplications(appCtx, apps, { ...req.recursive, allNamespaces: false, dryRun: false }, (line) => out.warnings.push(line));
     return out;
   });
 }
 
-/** Whether the ApplicationSet asks for a RollingSync strategy (progressive syncs). */
-function rollingSync(raw: unknown): boolean {
-  const spec = (raw as { spec?: { strategy?: { type?: unknown } } } | undefined)?.spec;
-  return spec?.strategy?.type === 'RollingSync';
+/** `appset sync --recursive` of a RollingSync ApplicationSet: its steps, in order, and how each Application ended. */
+export interface RollingSyncReport {
+  steps: { step: number; maxUpdate: number; apps: string[] }[];
+  /** In step order; `wave` is the step. */
+  children: ChildSync[];
+  /** Selected by no step: the strategy leaves them to be synced by hand. */
+  excluded: string[];
+  exitCode: ExitCode;
+  /** Why the rollout stopped before its last step (absent when it went through). */
+  stopped?: string;
+}
+
+/**
+ * The steps of a RollingSync strategy, as the ApplicationSet controller rolls them out: each step's Applications in
+ * batches of maxUpdate, each batch synced (prune: the app's automated.prune, else rollingSync.defaultPrune, or
+ * --prune) and then waited for until Synced and Healthy (computed afresh) before the next; a step of maxUpdate 0 syncs
+ * none and waits for its Applications to be synced by hand. A failed, unhealthy or held step stops the rollout (exit 3).
+ */
+async function rollingWalk(
+  ctx: RunContext,
+  appSet: string,
+  apps: readonly KubeObject[],
+  strategy: RollingSyncStrategy,
+  request: NonNullable<AppSetSyncRequest['recursive']>,
+  warn: (line: string) => void,
+): Promise<RollingSyncReport> {
+  const { childSyncDeps, walkChildren } = await import('../sync/recursive.js');
+  const { realClock } = await import('../status/status.js');
+  const plan = planRollingSync(
+    apps.map((a) => ({ name: a.metadata.name ?? '', labels: { ...(a.metadata.labels ?? {}) } })),
+    strategy,
+  );
+  for (const w of plan.warnings) warn(w);
+  const namespace = ctx.opts.appNamespace;
+  const automatedPrune = new Map(
+    apps.map((a) => {
+      const automated = (a.spec as { syncPolicy?: { automated?: { prune?: unknown } } } | undefined)?.syncPolicy?.automated;
+      return [a.metadata.name ?? '', typeof automated?.prune === 'boolean' ? automated.prune : undefined] as const;
+    }),
+  );
+  const pruneOf = (name: string) => request.prune || (automatedPrune.get(name) ?? strategy.defaultPrune);
+  const { deps, dispose } = await childSyncDeps(
+    ctx,
+    {
+      app: '',
+      dryRun: false,
+      prune: request.prune,
+      forceConflicts: request.forceConflicts,
+      timeoutMs: request.timeoutMs,
+      ...(request.argocdNamespace !== undefined ? { argocdNamespace: request.argocdNamespace } : {}),
+    },
+    {
+      record: request.record,
+      ...(request.retryLimit !== undefined ? { retryLimit: request.retryLimit } : {}),
+      // Progress lines are not kept; what the children's syncs warn of is.
+      say: (line) => (line.startsWith('warning: ') ? warn(line.slice('warning: '.length)) : undefined),
+      describe: request.describe,
+      clock: realClock,
+    },
+  );
+  deps.label = (step) => `step ${step}`;
+  const children: ChildSync[] = [];
+  let stopped: { why: string; code: ExitCode } | undefined;
+  const ref = (name: string, step: number): ChildRef => ({ namespace, name, wave: step, prune: pruneOf(name) });
+  try {
+    for (const s of plan.steps) {
+      if (stopped) {
+        children.push(...s.apps.map((name) => ({ ...ref(name, s.step), outcome: 'not-synced' as const, exitCode: ExitCode.Ok })));
+        continue;
+      }
+      if (s.maxUpdate === 0) {
+        // maxUpdate 0: the controller syncs none of them and waits until they are Healthy, synced by hand.
+        for (const name of s.apps) {
+          const c = ref(name, s.step);
+          if (stopped) {
+            children.push({ ...c, outcome: 'not-synced', exitCode: ExitCode.Ok });
+            continue;
+          }
+          const st = await deps.settle(c);
+          const held = `step ${s.step} has maxUpdate 0: its Applications are synced by hand`;
+          children.push({
+            ...c,
+            outcome: st.converged ? 'not-synced' : 'unhealthy',
+            exitCode: st.converged ? ExitCode.Ok : ExitCode.Cluster,
+            sync: st.sync,
+            health: st.health,
+            message: st.converged ? held : `${held}; ${st.reason ?? `${st.sync}, ${st.health}`}`,
+          });
+          if (!st.converged)
+            stopped = { why: `${held}, and ${namespace}/${name} is ${st.sync} and ${st.health}: sync it, then run again`, code: ExitCode.Cluster };
+        }
+        continue;
+      }
+      for (const batch of s.batches) {
+        if (stopped) {
+          children.push(...batch.map((name) => ({ ...ref(name, s.step), outcome: 'not-synced' as const, exitCode: ExitCode.Ok })));
+          continue;
+        }
+        const walk = await walkChildren(
+          batch.map((name) => ref(name, s.step)),
+          [appSet],
+          deps,
+        );
+        children.push(...walk.children);
+        if (walk.exitCode !== ExitCode.Ok) stopped = { why: walk.stopped ?? `step ${s.step} failed`, code: walk.exitCode };
+      }
+    }
+  } finally {
+    dispose();
+  }
+  return {
+    steps: plan.steps.map((s) => ({ step: s.step, maxUpdate: s.maxUpdate, apps: s.apps.map((n) => `${namespace}/${n}`) })),
+    children,
+    excluded: plan.excluded.map((n) => `${namespace}/${n}`),
+    exitCode: stopped?.code ?? ExitCode.Ok,
+    ...(stopped ? { stopped: stopped.why } : {}),
+  };
 }
 
 async function write(

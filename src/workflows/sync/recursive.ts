@@ -17,6 +17,8 @@ export interface ChildRef {
   namespace: string;
   name: string;
   wave: number;
+  /** Whether its sync prunes, when not the parent's --prune (a RollingSync step's defaultPrune). */
+  prune?: boolean;
 }
 
 /** How one child ended. */
@@ -51,6 +53,8 @@ export interface WalkDeps {
   settle(child: ChildRef): Promise<{ converged: boolean; sync: string; health: string; reason?: string }>;
   /** The signal that asked the walk to stop (SIGINT/SIGTERM), if one did: no child or wait starts after it. */
   interrupted?(): NodeJS.Signals | undefined;
+  /** How a wave is named in messages (`wave 1` by default; a RollingSync walk says `step 1`). */
+  label?(wave: number): string;
 }
 
 /** The shell's code for a walk a signal stopped (128 + its number). */
@@ -91,6 +95,7 @@ export async function walkChildren(children: readonly ChildRef[], chain: readonl
     };
   }
   const out: ChildSync[] = [];
+  const name = deps.label ?? ((w: number) => `wave ${w}`);
   const waves = [...new Set(children.map((c) => c.wave))].sort((a, b) => a - b);
   let stopped: { why: string; code: ExitCode } | undefined;
   for (const wave of waves) {
@@ -102,7 +107,7 @@ export async function walkChildren(children: readonly ChildRef[], chain: readonl
     const synced: ChildSync[] = [];
     for (const c of batch) {
       const signal: NodeJS.Signals | undefined = stopped ? undefined : deps.interrupted?.();
-      if (signal) stopped = { why: `interrupted by ${signal} before child Application ${key(c)} (wave ${wave})`, code: signalCode(signal) };
+      if (signal) stopped = { why: `interrupted by ${signal} before child Application ${key(c)} (${name(wave)})`, code: signalCode(signal) };
       if (stopped) {
         out.push(...notSynced([c]));
         continue;
@@ -118,7 +123,7 @@ export async function walkChildren(children: readonly ChildRef[], chain: readonl
           message,
           ...(r.report?.revision ? { revision: r.report.revision } : {}),
         });
-        stopped = { why: `child Application ${key(c)} (wave ${wave}) ${refused ? 'was refused' : 'failed'}: ${message}`, code: r.exitCode };
+        stopped = { why: `child Application ${key(c)} (${name(wave)}) ${refused ? 'was refused' : 'failed'}: ${message}`, code: r.exitCode };
         continue;
       }
       const entry: ChildSync = { ...c, outcome: 'synced', exitCode: ExitCode.Ok, ...(r.report?.revision ? { revision: r.report.revision } : {}) };
@@ -141,7 +146,7 @@ export async function walkChildren(children: readonly ChildRef[], chain: readonl
       if (entry.outcome !== 'synced' || stopped) continue;
       const signal = deps.interrupted?.();
       if (signal) {
-        stopped = { why: `interrupted by ${signal} while wave ${wave} waited for its children`, code: signalCode(signal) };
+        stopped = { why: `interrupted by ${signal} while ${name(wave)} waited for its children`, code: signalCode(signal) };
         continue;
       }
       const s = await deps.settle(entry);
@@ -153,8 +158,8 @@ export async function walkChildren(children: readonly ChildRef[], chain: readonl
         entry.message = s.reason ?? `${s.sync}, ${s.health}`;
         const signal = deps.interrupted?.();
         stopped = signal
-          ? { why: `interrupted by ${signal} while wave ${wave} waited for ${key(entry)}`, code: signalCode(signal) }
-          : { why: `child Application ${key(entry)} (wave ${wave}) is ${s.sync} and ${s.health}: ${entry.message}`, code: ExitCode.Cluster };
+          ? { why: `interrupted by ${signal} while ${name(wave)} waited for ${key(entry)}`, code: signalCode(signal) }
+          : { why: `child Application ${key(entry)} (${name(wave)}) is ${s.sync} and ${s.health}: ${entry.message}`, code: ExitCode.Cluster };
       }
     }
   }
@@ -164,25 +169,24 @@ export async function walkChildren(children: readonly ChildRef[], chain: readonl
 /** How often a wave polls its children's status while it waits. */
 const SETTLE_INTERVAL_MS = 2000;
 
+/** What the walk on the cluster is told: how to report, record, describe a status and wait. */
+export interface ChildSyncOptions {
+  record: boolean;
+  retryLimit?: number;
+  say: (line: string) => void;
+  describe: (r: StatusReport) => string;
+  clock: Clock;
+  /** Install SIGINT/SIGTERM handlers (default true). */
+  handleSignals?: boolean;
+}
+
 /**
- * The walk on the cluster: each child synced as `sync CHILD` with the parent's --prune, --force-conflicts, --timeout,
- * --retry-limit and --record (never the parent's -n, --revision or source flags), through its own destination; each
- * wave settled by `status CHILD` polled until Synced and Healthy, Degraded (at once), or the timeout.
+ * The walk on the cluster: each child synced as `sync CHILD` with the parent's --prune (or its own `prune`),
+ * --force-conflicts, --timeout, --retry-limit and --record (never the parent's -n, --revision or source flags), through
+ * its own destination; each wave settled by `status CHILD` polled until Synced and Healthy, Degraded (at once), or the
+ * timeout. `dispose` removes the signal handlers.
  */
-export async function syncChildrenOf(
-  ctx: RunContext,
-  parent: { namespace: string; name: string; report: SyncReport },
-  request: SyncRequest,
-  opts: {
-    record: boolean;
-    retryLimit?: number;
-    say: (line: string) => void;
-    describe: (r: StatusReport) => string;
-    clock: Clock;
-    /** Install SIGINT/SIGTERM handlers (default true). */
-    handleSignals?: boolean;
-  },
-): Promise<ChildWalk> {
+export async function childSyncDeps(ctx: RunContext, request: SyncRequest, opts: ChildSyncOptions): Promise<{ deps: WalkDeps; dispose(): void }> {
   const { runOperation } = await import('./operation.js');
   const { childAppContext, withAppTarget } = await import('../session/session.js');
   const { runStatus } = await import('../status/status.js');
@@ -190,7 +194,7 @@ export async function syncChildrenOf(
   const childRequest = (c: ChildRef): SyncRequest => ({
     app: c.name,
     dryRun: false,
-    prune: request.prune,
+    prune: c.prune ?? request.prune,
     forceConflicts: request.forceConflicts,
     timeoutMs: request.timeoutMs,
     ...(request.argocdNamespace !== undefined ? { argocdNamespace: request.argocdNamespace } : {}),
@@ -211,7 +215,7 @@ export async function syncChildrenOf(
   const deps: WalkDeps = {
     interrupted: () => received,
     async sync(c) {
-      opts.say(`syncing child Application ${key(c)} (wave ${c.wave})`);
+      opts.say(`syncing child Application ${key(c)} (${deps.label ? deps.label(c.wave) : `wave ${c.wave}`})`);
       try {
         const r = await runOperation(
           childCtx(c),
@@ -246,10 +250,26 @@ export async function syncChildrenOf(
       });
     },
   };
+  return {
+    deps,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
+/** The child Applications of a parent's sync (childrenOf), walked on the cluster (childSyncDeps). */
+export async function syncChildrenOf(
+  ctx: RunContext,
+  parent: { namespace: string; name: string; report: SyncReport },
+  request: SyncRequest,
+  opts: ChildSyncOptions,
+): Promise<ChildWalk> {
+  const { deps, dispose } = await childSyncDeps(ctx, request, opts);
   try {
     return await walkChildren(childrenOf(parent.report), [`${parent.namespace}/${parent.name}`], deps);
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    dispose();
   }
 }
