@@ -529,6 +529,74 @@ describe('appset sync --recursive', () => {
     },
     T,
   );
+
+  test(
+    'a matrix of a git directories and a list generator: generated, written, synced and recorded, each app in its environment',
+    async () => {
+      const envs = { dev: await createTestNamespace('appset-matrix-dev'), prod: await createTestNamespace('appset-matrix-prod') };
+      try {
+        await applyYaml(
+          JSON.stringify({
+            apiVersion: 'argoproj.io/v1alpha1',
+            kind: 'ApplicationSet',
+            metadata: { name: 'matrix', namespace: setup.ns },
+            spec: {
+              goTemplate: true,
+              generators: [
+                {
+                  matrix: {
+                    generators: [
+                      { git: { repoURL: setup.fx.repo, revision: 'main', directories: [{ path: 'apps/*' }] } },
+                      { list: { elements: Object.entries(envs).map(([env, ns]) => ({ env, ns })) } },
+                    ],
+                  },
+                },
+              ],
+              template: {
+                metadata: { name: '{{ .path.basename }}-{{ .env }}' },
+                spec: {
+                  project: 'default',
+                  source: { repoURL: setup.fx.repo, path: '{{ .path.path }}', targetRevision: 'main' },
+                  destination: { server: 'https://kubernetes.default.svc', namespace: '{{ .ns }}' },
+                },
+              },
+              syncPolicy: { preserveResourcesOnDeletion: true },
+            },
+          }),
+        );
+        const res = await runPlugin(['appset', 'sync', 'matrix', '--recursive', '--app-namespace', setup.ns, '-o', 'kv']);
+        expect([res.code, res.stderr]).toEqual([0, '']);
+        expect(res.stdout.split('\n').filter((l) => /^(CREATED|SYNC_APP)=/.test(l))).toEqual([
+          `CREATED=${setup.ns}/a-dev`,
+          `CREATED=${setup.ns}/a-prod`,
+          `CREATED=${setup.ns}/b-dev`,
+          `CREATED=${setup.ns}/b-prod`,
+          `SYNC_APP=${setup.ns}/a-dev synced 1`,
+          `SYNC_APP=${setup.ns}/a-prod synced 1`,
+          `SYNC_APP=${setup.ns}/b-dev synced 1`,
+          `SYNC_APP=${setup.ns}/b-prod synced 1`,
+        ]);
+        for (const ns of Object.values(envs))
+          expect(await kubectlOk(['get', 'configmaps', 'a', 'b', '-n', ns, '-o', 'jsonpath={.items[*].data.v}'])).toBe('1 1');
+        const recorded = JSON.parse(await kubectlOk(['get', 'applications.argoproj.io', '-n', setup.ns, '-o', 'json'])) as {
+          items: { metadata: { name: string }; status?: { operationState?: { phase?: string }; sync?: { status?: string } } }[];
+        };
+        expect(
+          recorded.items
+            .filter((a) => /-(dev|prod)$/.test(a.metadata.name))
+            .map((a) => [a.metadata.name, a.status?.operationState?.phase, a.status?.sync?.status]),
+        ).toEqual([
+          ['a-dev', 'Succeeded', 'Synced'],
+          ['a-prod', 'Succeeded', 'Synced'],
+          ['b-dev', 'Succeeded', 'Synced'],
+          ['b-prod', 'Succeeded', 'Synced'],
+        ]);
+      } finally {
+        await Promise.all(Object.values(envs).map((ns) => deleteNamespace(ns)));
+      }
+    },
+    T,
+  );
 });
 
 describe('appset sync --recursive with a RollingSync strategy', () => {
