@@ -29,16 +29,21 @@ describe('plan', () => {
   const schedule = `0 ${new Date(start).getUTCHours()} * * *`;
   const inWindow = new Date(start + 30 * 60_000).toISOString();
 
-  /** The live objects' uids and resourceVersions: the proof that a plan changed nothing. */
-  const versions = async () =>
+  /**
+   * The live objects as a plan could change them: uid, generation (the spec), labels, annotations and data: the proof
+   * that a plan changed nothing. Not the resourceVersion: the Deployment controller's status writes (the rollout of
+   * the scale in beforeAll) move it at any time.
+   */
+  const versionsIn = (namespace: string, kinds = 'deployments,configmaps') =>
     kubectlOk([
       'get',
-      'deployments,configmaps',
+      kinds,
       '-n',
-      ns,
+      namespace,
       '-o',
-      'jsonpath={range .items[*]}{.metadata.name}/{.metadata.uid}/{.metadata.resourceVersion} {end}',
+      'jsonpath={range .items[*]}{.metadata.name}/{.metadata.uid}/{.metadata.generation}/{.metadata.labels}/{.metadata.annotations}/{.data}/{.spec} {end}',
     ]);
+  const versions = () => versionsIn(ns);
   const plan = (...extra: string[]) => runPlugin(['plan', '-f', appFile, '--argocd-namespace', cp, '--base', base, ...extra]);
 
   beforeAll(async () => {
@@ -240,14 +245,7 @@ describe('plan', () => {
         );
         const synced = await runPlugin(['sync', 'web-a', '--app-namespace', appsA, '-o', 'kv']);
         expect([synced.code, synced.stderr]).toEqual([0, '']);
-        const before = await kubectlOk([
-          'get',
-          'deployments,configmaps',
-          '-n',
-          dest,
-          '-o',
-          'jsonpath={range .items[*]}{.metadata.name}/{.metadata.resourceVersion} {end}',
-        ]);
+        const before = await versionsIn(dest);
         const res = await runPlugin([
           'plan',
           '--all',
@@ -289,9 +287,7 @@ describe('plan', () => {
         const none = await runPlugin(['plan', '--all', '--app-namespace', appsA, '--base', 'no-such-branch']);
         expect(none.code).toBe(0);
         expect(none.stdout).toContain('No Application follows the base revision: nothing to plan.');
-        expect(
-          await kubectlOk(['get', 'deployments,configmaps', '-n', dest, '-o', 'jsonpath={range .items[*]}{.metadata.name}/{.metadata.resourceVersion} {end}']),
-        ).toBe(before);
+        expect(await versionsIn(dest)).toBe(before);
         // --all with an Application named is a usage error.
         expect((await runPlugin(['plan', 'web-a', '--all', '--base', 'release'])).code).toBe(2);
       } finally {
@@ -338,14 +334,8 @@ describe('plan', () => {
         await applyYaml(appSet);
         const synced = await runPlugin(['appset', 'sync', 'sets', '--app-namespace', appsNs, '--recursive', '-o', 'kv']);
         expect([synced.code, synced.stderr]).toEqual([0, '']);
-        const before = await kubectlOk([
-          'get',
-          'configmaps,applications',
-          '-n',
-          dest,
-          '-o',
-          'jsonpath={range .items[*]}{.metadata.name}/{.metadata.resourceVersion} {end}',
-        ]);
+        const live = async () => [await versionsIn(dest, 'configmaps'), await versionsIn(appsNs, 'applications.argoproj.io')];
+        const before = await live();
         const res = await runPlugin(['plan', '-f', file, '--app-namespace', appsNs, '--base', 'sets-base', '--head', 'sets-pr', '-o', 'kv']);
         expect([res.code, res.stderr]).toEqual([1, '']);
         expect(res.stdout).toBe(
@@ -380,9 +370,7 @@ describe('plan', () => {
         const md = await runPlugin(['plan', '-f', file, '--app-namespace', appsNs, '--base', 'sets-base', '--head', 'sets-pr', '-o', 'markdown']);
         expect(md.stdout).toContain(`| ${appsNs}/c-set | \`sets-base\` | \`${setsHead.slice(0, 7)}\` | 1 | 0 | 0 | appears: changes live objects |`);
         // Nothing changed, and without --head the plan of an ApplicationSet is refused as a usage error.
-        expect(
-          await kubectlOk(['get', 'configmaps,applications', '-n', dest, '-o', 'jsonpath={range .items[*]}{.metadata.name}/{.metadata.resourceVersion} {end}']),
-        ).toBe(before);
+        expect(await live()).toEqual(before);
         expect((await runPlugin(['plan', '-f', file, '--app-namespace', appsNs, '--base', 'sets-base'])).code).toBe(2);
       } finally {
         await kubectl(['delete', 'applications', '--all', '-n', appsNs, '--wait=false']);
