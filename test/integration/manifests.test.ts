@@ -1,7 +1,8 @@
-// `manifests` on the local control plane: what it prints is what a sync then applies — every object it lists (hooks
-// aside) is live after the sync with the same tracking mark and namespace — in the order the sync sent them; at
-// --revision it prints the older commit's objects; it changes nothing. --offline prints the same with no cluster, and its
-// table of Kubernetes' own kinds is checked against the API server.
+// `manifests` on the local control plane: what it prints is what a sync then applies (a directory, a Helm chart, a
+// Kustomize overlay, an app of two sources) — every object it lists (hooks aside) is live after the sync with the same
+// tracking mark and namespace, field for field — in the order the sync sent them; at --revision it prints the older
+// commit's objects; it changes nothing. --offline prints the same with no cluster, and its table of Kubernetes' own
+// kinds is checked against the API server.
 import { GitFixture } from '../support/git-source.js';
 import { applicationYaml, inCluster } from '../support/application.js';
 import { writeFileSync } from 'node:fs';
@@ -119,4 +120,78 @@ describe('manifests', () => {
       .filter(([apiVersion]) => !/^(argoproj\.io|kwok\.x-k8s\.io)\/|\.test\/|example\./.test(String(apiVersion)));
     expect([...BUILTIN_TYPES].map((t) => [...t]).sort()).toEqual(served.sort());
   });
+
+  test(
+    'a Helm chart, a Kustomize overlay and a multi-source app: every object manifests prints is live after the sync, field for field, and nothing else was applied',
+    async () => {
+      fx.write('chart/Chart.yaml', 'apiVersion: v2\nname: shop\nversion: 0.1.0\n');
+      fx.write('chart/values.yaml', 'greeting: hello\nport: 8080\n');
+      fx.write(
+        'chart/templates/all.yaml',
+        [
+          'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: "{{ .Release.Name }}-settings", labels: {chart: "{{ .Chart.Name }}"}}\ndata: {greeting: "{{ .Values.greeting }}"}',
+          'apiVersion: v1\nkind: Service\nmetadata: {name: "{{ .Release.Name }}-web"}\nspec: {ports: [{port: {{ .Values.port }}}]}',
+        ].join('\n---\n') + '\n',
+      );
+      fx.write('kbase/kustomization.yaml', 'resources: [cm.yaml]\n');
+      fx.write('kbase/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {mode: base}\n');
+      fx.write(
+        'koverlay/kustomization.yaml',
+        'resources: [../kbase]\nnamePrefix: prod-\ncommonLabels: {tier: prod}\npatches:\n  - patch: |-\n      apiVersion: v1\n      kind: ConfigMap\n      metadata: {name: settings}\n      data: {mode: overlay}\n',
+      );
+      fx.write('left/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: left}\ndata: {side: left}\n');
+      fx.write('right/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: right}\ndata: {side: right}\n');
+      fx.commit('helm, kustomize, two sources');
+      const source = (path: string, extra: object = {}) => ({ repoURL: fx.repo, path, targetRevision: 'main', ...extra });
+      await applyYaml(
+        [
+          applicationYaml({
+            name: 'helm-app',
+            namespace: ns,
+            spec: { source: source('chart', { helm: { parameters: [{ name: 'greeting', value: 'hi' }] } }), destination: inCluster(ns) },
+          }),
+          applicationYaml({ name: 'kust-app', namespace: ns, spec: { source: source('koverlay'), destination: inCluster(ns) } }),
+          applicationYaml({ name: 'two-app', namespace: ns, spec: { sources: [source('left'), source('right')], destination: inCluster(ns) } }),
+        ].join('---\n'),
+      );
+      /** Every leaf of `want` is in `got` (what the API server adds, such as defaults, is left aside). */
+      const within = (want: unknown, got: unknown, at: string): string[] => {
+        if (want !== null && typeof want === 'object') {
+          if (got === null || typeof got !== 'object') return [`${at}: ${JSON.stringify(got)}`];
+          if (Array.isArray(want) !== Array.isArray(got) || (Array.isArray(want) && want.length !== (got as unknown[]).length))
+            return [`${at}: ${JSON.stringify(got)}`];
+          return Object.entries(want).flatMap(([k, v]) => within(v, (got as Record<string, unknown>)[k], `${at}.${k}`));
+        }
+        return want === got ? [] : [`${at}: ${JSON.stringify(want)} != ${JSON.stringify(got)}`];
+      };
+      const expected: Record<string, string[]> = {
+        'helm-app': ['ConfigMap/helm-app-settings', 'Service/helm-app-web'],
+        'kust-app': ['ConfigMap/prod-settings'],
+        'two-app': ['ConfigMap/left', 'ConfigMap/right'],
+      };
+      for (const app of Object.keys(expected)) {
+        const shown = await runPlugin(['manifests', app, '--app-namespace', ns, '-o', 'json']);
+        expect([app, shown.code, shown.stderr]).toEqual([app, 0, '']);
+        const items = (JSON.parse(shown.stdout) as { items: (Obj & { apiVersion: string })[] }).items;
+        expect(items.map((o) => `${o.kind}/${o.metadata.name}`).sort()).toEqual(expected[app]);
+        const synced = await runPlugin(['sync', app, '--app-namespace', ns, '-o', 'json']);
+        expect([app, synced.code]).toEqual([app, 0]);
+        // The sync applied exactly these objects, and each is live with every field manifests printed.
+        const steps = (JSON.parse(synced.stdout) as { steps: { kind: string; name: string; outcome: string }[] }).steps;
+        expect(
+          steps
+            .filter((x) => x.outcome === 'applied')
+            .map((x) => `${x.kind}/${x.name}`)
+            .sort(),
+        ).toEqual(expected[app]);
+        for (const o of items) {
+          const live = JSON.parse(await kubectlOk(['get', `${o.kind.toLowerCase()}/${o.metadata.name}`, '-n', ns, '-o', 'json']));
+          expect([app, o.metadata.name, within(o, live, '')]).toEqual([app, o.metadata.name, []]);
+        }
+      }
+      const shownHelm = JSON.parse((await runPlugin(['manifests', 'helm-app', '--app-namespace', ns, '-o', 'json'])).stdout) as { items: Obj[] };
+      expect(shownHelm.items.find((o) => o.kind === 'ConfigMap')?.data).toEqual({ greeting: 'hi' });
+    },
+    T,
+  );
 });
