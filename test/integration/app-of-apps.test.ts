@@ -1,6 +1,7 @@
 // App-of-apps (issue #32): `sync ROOT --recursive` syncs the child Applications the parent applied, wave by wave,
 // each wave waiting for its children's freshly computed sync status and health; a Degraded child of the first wave
-// stops the walk before the second (exit 3); an Application that renders itself is refused (exit 4).
+// stops the walk before the second (exit 3); an Application that renders itself is refused (exit 4); a child whose
+// destination no kubeconfig context reaches is refused through its own destination resolution (exit 4).
 import { GitFixture } from '../support/git-source.js';
 import { applicationYaml, inCluster } from '../support/application.js';
 import { applyYaml, createTestNamespace, deleteNamespace, kubectl, kubectlOk, runPlugin } from './support/index.js';
@@ -56,8 +57,24 @@ spec:
     fx.write('root/apps.yaml', [child('good-a', 'children/a', 0), child('good-b', 'children/b', 1), child('good-c', 'children/c', 1)].join('---\n'));
     fx.write('root-bad/apps.yaml', [child('bad-a', 'children/failing', 0), child('bad-b', 'children/d', 1), child('bad-c', 'children/e', 1)].join('---\n'));
     fx.write('loop/self.yaml', root('loop', 'loop'));
+    // A child whose destination no kubeconfig context reaches, before an in-cluster one.
+    fx.write('children/far/cm.yaml', `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: child-far}\ndata: {v: "1"}\n`);
+    fx.write(
+      'root-far/apps.yaml',
+      [
+        applicationYaml({
+          name: 'far',
+          namespace: ns,
+          spec: {
+            source: { repoURL: fx.repo, path: 'children/far', targetRevision: 'main' },
+            destination: { server: 'https://kubernetes.invalid:6443', namespace: ns },
+          },
+        }),
+        child('near', 'children/e', 1),
+      ].join('---\n'),
+    );
     fx.commit('app of apps');
-    await applyYaml([root('good', 'root'), root('bad', 'root-bad'), root('loop', 'loop')].join('---\n'));
+    await applyYaml([root('good', 'root'), root('bad', 'root-bad'), root('loop', 'loop'), root('remote', 'root-far')].join('---\n'));
   }, TIMEOUT);
 
   afterAll(async () => {
@@ -166,6 +183,26 @@ spec:
       expect(report.childrenStopped).toBe(
         `refusing to sync the child Applications of ${ns}/loop: ${ns}/loop is its own ancestor (${ns}/loop -> ${ns}/loop); none of them was synced`,
       );
+    },
+    TIMEOUT,
+  );
+
+  test(
+    'a child goes through its own destination resolution: one whose cluster no kubeconfig context reaches is refused (exit 4), nothing of it applied, the next wave not synced',
+    async () => {
+      const res = await sync('remote');
+      expect(res.code).toBe(4);
+      const report = JSON.parse(res.stdout) as { children: Child[]; childrenStopped?: string };
+      expect(report.children.map((c) => [c.name, c.outcome])).toEqual([
+        ['far', 'refused'],
+        ['near', 'not-synced'],
+      ]);
+      expect(report.children[0]!.message).toContain('https://kubernetes.invalid:6443');
+      expect(report.childrenStopped).toMatch(new RegExp(`^child Application ${ns}/far \\(wave 0\\) was refused: `));
+      expect((await kubectl(['get', 'configmap', 'child-far', '-n', ns])).stderr).toContain('NotFound');
+      // status --recursive names the same refusal for that child.
+      const status = await runPlugin(['status', 'remote', '--recursive', '--no-record', '--app-namespace', ns, '-o', 'kv']);
+      expect(status.stdout).toMatch(new RegExp(`^CHILD=${ns}/far 1 Unknown Unknown\nCHILD_ERROR=${ns}/far .*https://kubernetes\\.invalid:6443`, 'm'));
     },
     TIMEOUT,
   );
