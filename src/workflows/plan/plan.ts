@@ -307,8 +307,21 @@ export interface PlanAppSetRequest extends Omit<PlanRequest, 'app' | 'appFile' |
 
 const RESOURCES_FINALIZERS = ['resources-finalizer.argocd.argoproj.io', 'resources-finalizer.argocd.argoproj.io/background'];
 
-/** An app generated at base only: the controller deletes it (as its applicationsSync allows), its objects with it by its finalizer. */
-function disappearing(o: KubeObject, req: PlanAppSetRequest, policy: string): PlanAppReport {
+/**
+ * An app generated at base only: the controller deletes it (as its applicationsSync allows), its objects with it by
+ * its finalizer. `deletion`: the dry run of that deletion (`delete --dry-run`'s plan) when it cascades and the
+ * Application is in the cluster: its objects are listed, `prune` (or `keep` with the reason), each one this change.
+ */
+function disappearing(
+  o: KubeObject,
+  req: PlanAppSetRequest,
+  policy: string,
+  deletion?: {
+    entries: readonly { group: string; kind: string; namespace: string; name: string; outcome: string; message?: string }[];
+    hooks: number;
+    apiVersion: (group: string, kind: string) => string;
+  },
+): PlanAppReport {
   const finalizers = Array.isArray(o.metadata.finalizers) ? o.metadata.finalizers.filter((f): f is string => typeof f === 'string') : [];
   const deletes = policy === 'sync' || policy === 'create-delete';
   const cascade = finalizers.some((f) => RESOURCES_FINALIZERS.includes(f));
@@ -317,6 +330,19 @@ function disappearing(o: KubeObject, req: PlanAppSetRequest, policy: string): Pl
     : cascade
       ? 'no longer generated at head: the ApplicationSet controller deletes the Application, and its resources finalizer deletes its objects'
       : 'no longer generated at head: the ApplicationSet controller deletes the Application; without a resources finalizer its objects stay (preserveResourcesOnDeletion)';
+  const objects: PlanObject[] = (deletes && cascade ? (deletion?.entries ?? []) : []).map((e) => {
+    const key = { group: e.group, kind: e.kind, namespace: e.namespace, name: e.name };
+    const gone = e.outcome === 'would-delete';
+    return {
+      key,
+      apiVersion: deletion!.apiVersion(e.group, e.kind),
+      action: gone ? ('prune' as const) : ('keep' as const),
+      origin: 'this-change' as const,
+      fields: [],
+      ...(gone ? {} : { reason: e.message ?? e.outcome }),
+    };
+  });
+  const hooks = deletes && cascade ? (deletion?.hooks ?? 0) : 0;
   return {
     app: o.metadata.name ?? '',
     namespace: o.metadata.namespace ?? '',
@@ -325,10 +351,10 @@ function disappearing(o: KubeObject, req: PlanAppSetRequest, policy: string): Pl
     head: req.head ?? '',
     sync: 'manual',
     prune: { enabled: deletes && cascade, why },
-    objects: [],
+    objects,
     hooks: [],
-    summary: { thisChange: deletes ? 1 : 0, alreadyThere: 0, inSync: 0 },
-    warnings: [],
+    summary: { thisChange: (deletes ? 1 : 0) + objects.filter((x) => x.action === 'prune').length, alreadyThere: 0, inSync: 0 },
+    warnings: hooks > 0 ? [`its deletion runs ${hooks} PreDelete/PostDelete hook(s) first (delete --dry-run lists them)`] : [],
   };
 }
 
@@ -346,6 +372,7 @@ export async function runPlanAppSet(req: PlanAppSetRequest, ctx: RunContext): Pr
   const { expandAppSet } = await import('../appset/generate.js');
   const { appSetSyncSettings } = await import('../../appset/sync-plan.js');
   const { repoKey } = await import('../../watch/webhook.js');
+  const { childPlanner } = await import('../delete/delete.js');
   const { appSetFile, repo, ...rest } = req;
   const moves = (url: string, revision: string) => revision === req.base && (repo === undefined || repoKey(url) === repoKey(repo));
   const pool = new GatewayPool(ctx);
@@ -370,7 +397,25 @@ export async function runPlanAppSet(req: PlanAppSetRequest, ctx: RunContext): Pr
     };
     for (const pair of pairGenerated(atBase.report.applications, atHead.report.applications)) {
       if (!pair.head) {
-        out.push(disappearing(pair.base!, req, policy));
+        const gone = pair.base!;
+        const ref = { namespace: gone.metadata.namespace ?? ctx.opts.appNamespace, name: gone.metadata.name ?? '' };
+        // What its deletion deletes, as `delete --dry-run` plans it, when it is in the cluster (never synced: nothing live).
+        const plannedDeletion = await childPlanner(ctx, 0, new Set())(ref);
+        const control = await pool.controlPlane();
+        const served = (await control.discover()).preferred;
+        const apiVersion = (group: string, kind: string) => {
+          const t = served.find((x) => x.group === group && x.kind === kind);
+          return t ? apiVersionOf(t) : group === '' ? 'v1' : group;
+        };
+        const report = disappearing(
+          gone,
+          req,
+          policy,
+          plannedDeletion.application === 'absent' ? undefined : { entries: plannedDeletion.entries, hooks: plannedDeletion.hooks.length, apiVersion },
+        );
+        if (plannedDeletion.application === 'absent' && plannedDeletion.message !== undefined)
+          report.warnings.push(`its objects are not listed: ${plannedDeletion.message}`);
+        out.push(report);
         continue;
       }
       const ns = pair.head.metadata.namespace ?? ctx.opts.appNamespace;
