@@ -2,18 +2,18 @@
 // The script builds the DOM with textContent (never HTML from data) except the map's SVG, which render/graph-svg.ts escapes.
 
 import type { AppRow } from './view.js';
+import { HEALTH_SYMBOL } from '../render/graph.js';
 
 /** Text for HTML: the five characters that could open markup or end an attribute. */
 function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-const HEALTH_SYMBOL: Record<string, string> = { Healthy: '\u2665', Progressing: '\u25cc', Suspended: '\u23f8', Missing: '\u2205', Degraded: '\u2716' };
 const SYNC_SYMBOL: Record<string, string> = { Synced: '\u2713', OutOfSync: '\u26a0' };
 
 function badge(axis: 'health' | 'sync', value: string): string {
   const v = value || 'Unknown';
-  const symbol = (axis === 'health' ? HEALTH_SYMBOL : SYNC_SYMBOL)[v] ?? '?';
+  const symbol = (axis === 'health' ? (HEALTH_SYMBOL as Record<string, string>) : SYNC_SYMBOL)[v] ?? '?';
   return `<span class="badge ${axis}-${escapeHtml(v)}" data-${axis}="${escapeHtml(v)}">${symbol} ${escapeHtml(v)}</span>`;
 }
 

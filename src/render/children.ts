@@ -6,6 +6,24 @@ import { nameToken } from '../model/object.js';
 import type { Paint } from './colour.js';
 import { oneLineText } from './kv.js';
 
+/** Whether a resource is an Argo CD Application (a child of an app-of-apps). */
+export function isApplication(k: { group: string; kind: string }): boolean {
+  return k.group === 'argoproj.io' && k.kind === 'Application';
+}
+
+/** The child Application a resource is, as `status --recursive` compared it (absent: not one, or not compared). */
+export function childAppOf(
+  res: { group: string; kind: string; namespace: string; name: string },
+  children: readonly ChildStatus[] | undefined,
+): ChildStatus | undefined {
+  return isApplication(res) ? children?.find((c) => c.namespace === res.namespace && c.name === res.name) : undefined;
+}
+
+/** A child Application's own sync status and reason (or why it could not be compared), for its node in a tree or map. */
+export function childAppMessage(app: ChildStatus): string {
+  return [`application ${app.sync}`, app.error ?? app.reason ?? ''].filter((m) => m !== '').join(': ');
+}
+
 /** Depth first, each with its depth (1: the app's own children). */
 function flatChildren(children: readonly ChildStatus[], depth = 1): (ChildStatus & { depth: number })[] {
   return children.flatMap((c) => [{ ...c, depth }, ...flatChildren(c.children ?? [], depth + 1)]);

@@ -3,6 +3,7 @@ import { keyString, type ResourceKey } from '../model/object.js';
 import type { HealthStatusCode } from '../health/types.js';
 import type { ResourceStatus, StatusReport, SyncReason, SyncStatusCode, TreeReport } from '../health/report.js';
 import { describeCause, reasonText } from './status.js';
+import { childAppMessage, childAppOf } from './children.js';
 
 /** Node box size and the gaps between columns and rows, in SVG user units. */
 export const NODE_WIDTH = 250;
@@ -50,7 +51,7 @@ export interface Graph {
 }
 
 /** A short text badge per health, so health is never told by colour alone. */
-const HEALTH_SYMBOL: Record<HealthStatusCode, string> = {
+export const HEALTH_SYMBOL: Record<HealthStatusCode, string> = {
   Healthy: '♥',
   Progressing: '◌',
   Suspended: '⏸',
@@ -100,11 +101,10 @@ export function appGraph(r: StatusReport): Graph {
   for (const res of r.resources) {
     const node = add({ ...resourceFields(res), depth: 1, parent: 'app' });
     // status --recursive: a child Application's node carries its own live health, as its own map's root would.
-    const child =
-      res.group === 'argoproj.io' && res.kind === 'Application' ? r.children?.find((c) => c.namespace === res.namespace && c.name === res.name) : undefined;
+    const child = childAppOf(res, r.children);
     if (child) {
       if (child.health in HEALTH_SYMBOL) node.health = child.health as HealthStatusCode;
-      node.healthMessage = [`application ${child.sync}`, child.error ?? child.reason ?? ''].filter((m) => m !== '').join(': ');
+      node.healthMessage = childAppMessage(child);
     }
     const tree = trees.get(keyString(res));
     let below: GraphNode[] = [];

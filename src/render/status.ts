@@ -8,7 +8,7 @@ import type { Cause } from '../health/reason.js';
 import type { HealthStatusCode } from '../health/types.js';
 import type { ChildStatus, ResourceStatus, StatusReport, SyncStatusCode, TreeReport } from '../health/report.js';
 import { treeRows } from './tree.js';
-import { childKvLines, childrenSection } from './children.js';
+import { childAppMessage, childAppOf, childKvLines, childrenSection, isApplication } from './children.js';
 import { windowLine, type ProjectStatus } from '../settings/window-report.js';
 
 export interface StatusRenderOptions {
@@ -197,16 +197,12 @@ function resourceTable(r: StatusReport, p: Paint): string {
  */
 type TreeItem = ({ node: TreeReport; resource?: ResourceStatus } | { node?: undefined; resource: ResourceStatus }) & { app?: ChildStatus };
 
-function isApplication(k: { group: string; kind: string }): boolean {
-  return k.group === 'argoproj.io' && k.kind === 'Application';
-}
-
 /** The roots of one app's tree: its resources, each with its live tree and, for a child Application, its comparison. */
 function treeRoots(resources: readonly ResourceStatus[], trees: readonly TreeReport[], children: readonly ChildStatus[] | undefined): TreeItem[] {
   const byKey = new Map(trees.map((t) => [keyString(t), t]));
   return resources.map((res) => {
     const t = byKey.get(keyString(res));
-    const app = isApplication(res) ? children?.find((c) => c.namespace === res.namespace && c.name === res.name) : undefined;
+    const app = childAppOf(res, children);
     return { ...(t ? { node: t, resource: res } : { resource: res }), ...(app ? { app } : {}) };
   });
 }
@@ -216,11 +212,6 @@ function treeChildren(i: TreeItem): TreeItem[] {
   const live: TreeItem[] = i.node ? i.node.children.map((c) => ({ node: c })) : [];
   const own = i.app?.resources !== undefined ? treeRoots(i.app.resources, i.app.trees ?? [], i.app.children) : [];
   return [...live, ...own];
-}
-
-/** The MESSAGE of a child Application's node: its own sync status and reason (or why it could not be compared). */
-function childAppMessage(app: ChildStatus): string {
-  return [`application ${app.sync}`, app.error ?? app.reason ?? ''].filter((m) => m !== '').join(': ');
 }
 
 function treeTable(r: StatusReport, p: Paint): string {

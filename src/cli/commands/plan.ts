@@ -91,9 +91,10 @@ export const planCommand = defineCommand({
         code: planExitCode(report),
       });
     const at = parseAt(args.at, Date.now());
+    // The source and render flags every plan path takes (plan reads two revisions, never --desired or --revision).
+    const { desired: _d, revision: _r, app: _a, appFile, ...input } = appStateInput(args);
     if (args.all === true) {
       // yargs has refused APP, -f and --offline with --all.
-      const { desired: _d, revision: _r, app: _a, appFile: _f, ...input } = appStateInput(args);
       const { runPlanAll } = await import('../../workflows/plan/plan.js');
       const report = await runPlanAll(
         {
@@ -119,7 +120,6 @@ export const planCommand = defineCommand({
         '--offline plans one Application file: an ApplicationSet is expanded against the cluster (its cluster Secrets); plan it without --offline',
       );
     if (appSet && args.appFile !== undefined) {
-      const { desired: _d, revision: _r, app: _a, appFile, ...input } = appStateInput(args);
       const { runPlanAppSet } = await import('../../workflows/plan/plan.js');
       const report = await runPlanAppSet(
         {
@@ -136,10 +136,10 @@ export const planCommand = defineCommand({
     }
     if (args.appFile !== undefined && apps.length > 0) throw new InputError('name Applications (APP…) or give -f/--app-file FILE, not both');
     if (args.appFile === undefined && apps.length === 0) throw new InputError('name an Application (APP) or give -f/--app-file FILE');
-    const { desired: _d, revision: _r, app: _a, ...input } = appStateInput(args);
     const report = await runPlan(
       {
         ...input,
+        ...(appFile !== undefined ? { appFile } : {}),
         apps,
         base: args.base,
         ...(args.head !== undefined ? { head: args.head } : {}),

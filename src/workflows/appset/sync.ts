@@ -204,10 +204,12 @@ async function rollingWalk(
   const children: ChildSync[] = [];
   let stopped: { why: string; code: ExitCode } | undefined;
   const ref = (name: string, step: number): ChildRef => ({ namespace, name, wave: step, prune: pruneOf(name) });
+  /** Left as it is: the rollout stopped before it. */
+  const notSynced = (name: string, step: number): ChildSync => ({ ...ref(name, step), outcome: 'not-synced', exitCode: ExitCode.Ok });
   try {
     for (const s of plan.steps) {
       if (stopped) {
-        children.push(...s.apps.map((name) => ({ ...ref(name, s.step), outcome: 'not-synced' as const, exitCode: ExitCode.Ok })));
+        children.push(...s.apps.map((name) => notSynced(name, s.step)));
         continue;
       }
       if (s.maxUpdate === 0) {
@@ -215,7 +217,7 @@ async function rollingWalk(
         for (const name of s.apps) {
           const c = ref(name, s.step);
           if (stopped) {
-            children.push({ ...c, outcome: 'not-synced', exitCode: ExitCode.Ok });
+            children.push(notSynced(name, s.step));
             continue;
           }
           const st = await deps.settle(c);
@@ -235,7 +237,7 @@ async function rollingWalk(
       }
       for (const batch of s.batches) {
         if (stopped) {
-          children.push(...batch.map((name) => ({ ...ref(name, s.step), outcome: 'not-synced' as const, exitCode: ExitCode.Ok })));
+          children.push(...batch.map((name) => notSynced(name, s.step)));
           continue;
         }
         const walk = await walkChildren(

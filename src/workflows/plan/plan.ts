@@ -11,7 +11,8 @@ import type { KubeGateway } from '../../kube/gateway.js';
 import { OfflineGateway } from '../../kube/offline.js';
 import type { RunContext } from '../../model/context.js';
 import { InputError, RefusedError, UnrenderableError, UnservedKindError } from '../../model/errors.js';
-import { apiVersionOf } from '../../model/resource-type.js';
+import { apiVersionOf, type ResourceType } from '../../model/resource-type.js';
+import type { GatewayPool } from '../session/session.js';
 import { keyString, type KubeObject, type ResourceKey } from '../../model/object.js';
 import type { HookPhase } from '../../sync/hooks.js';
 import { compareEntries, compareEntryOf, diffOptionsOf, loadAppState, type AppState, type AppStateArgs, type AppStateDeps } from '../session/app-state.js';
@@ -229,11 +230,24 @@ export interface PlanRunRequest extends Omit<PlanRequest, 'app'> {
 }
 
 /**
+ * Plans one Application through its own destination session (`pool`: the shared snapshot of a many-app plan); a
+ * destination the session refuses to act on is that app's refusal, any other error stops the command.
+ */
+async function planInSession(ctx: RunContext, one: PlanRequest, pool?: GatewayPool): Promise<PlanAppReport> {
+  const { withAppTarget } = await import('../session/session.js');
+  try {
+    return await withAppTarget(ctx, 'plan', one, (session) => planApp(one, { io: ctx.io, opts: ctx.opts, ...session }), pool);
+  } catch (err) {
+    if (!(err instanceof RefusedError)) throw err;
+    return refusedApp(one, err.message, []);
+  }
+}
+
+/**
  * Plans each Application in its own session (its destination's cluster), one after the other. A destination the
  * session refuses to act on is that app's refusal; any other error stops the command.
  */
 export async function runPlan(req: PlanRunRequest, ctx: RunContext): Promise<PlanReport> {
-  const { withAppTarget } = await import('../session/session.js');
   const { apps, offline, ...rest } = req;
   if (offline === true) {
     if (rest.appFile === undefined) throw new InputError('--offline reads the Application from -f/--app-file: there is no cluster to read it from');
@@ -242,14 +256,7 @@ export async function runPlan(req: PlanRunRequest, ctx: RunContext): Promise<Pla
   }
   const each: PlanRequest[] = rest.appFile !== undefined ? [rest] : apps.map((app) => ({ ...rest, app }));
   const out: PlanAppReport[] = [];
-  for (const one of each) {
-    try {
-      out.push(await withAppTarget(ctx, 'plan', one, (session) => planApp(one, { io: ctx.io, opts: ctx.opts, ...session })));
-    } catch (err) {
-      if (!(err instanceof RefusedError)) throw err;
-      out.push(refusedApp(one, err.message, []));
-    }
-  }
+  for (const one of each) out.push(await planInSession(ctx, one));
   return { schemaVersion: PLAN_SCHEMA_VERSION, at: new Date(req.at).toISOString(), apps: out };
 }
 
@@ -267,7 +274,7 @@ export interface PlanAllRequest extends Omit<PlanRequest, 'app' | 'appFile'> {
  * (the pool `list` uses), so the requests do not grow with the number of apps.
  */
 export async function runPlanAll(req: PlanAllRequest, ctx: RunContext): Promise<PlanReport> {
-  const { GatewayPool, withAppTarget } = await import('../session/session.js');
+  const { GatewayPool } = await import('../session/session.js');
   const { listApplications, applicationType } = await import('../list.js');
   const { allNamespaces, appSelector, repo, ...rest } = req;
   const namespace = allNamespaces ? undefined : ctx.opts.appNamespace;
@@ -284,13 +291,7 @@ export async function runPlanAll(req: PlanAllRequest, ctx: RunContext): Promise<
       const ns = o.metadata.namespace ?? '';
       const one: PlanRequest = { ...rest, app: name };
       const appCtx: RunContext = { ...ctx, opts: { ...ctx.opts, appNamespace: ns } };
-      try {
-        const r = await withAppTarget(appCtx, 'plan', one, (session) => planApp(one, { io: ctx.io, opts: appCtx.opts, ...session }), pool);
-        out.push({ ...r, namespace: ns });
-      } catch (err) {
-        if (!(err instanceof RefusedError)) throw err;
-        out.push({ ...refusedApp(one, err.message, []), namespace: ns });
-      }
+      out.push({ ...(await planInSession(appCtx, one, pool)), namespace: ns });
     }
     return { schemaVersion: PLAN_SCHEMA_VERSION, at: new Date(req.at).toISOString(), apps: out, skipped };
   } finally {
@@ -368,7 +369,7 @@ function disappearing(
 export async function runPlanAppSet(req: PlanAppSetRequest, ctx: RunContext): Promise<PlanReport> {
   const { head } = req;
   if (head === undefined) throw new InputError('plan of an ApplicationSet needs --head: the revision its git generators read at the head of the change');
-  const { GatewayPool, withAppTarget } = await import('../session/session.js');
+  const { GatewayPool } = await import('../session/session.js');
   const { expandAppSet } = await import('../appset/generate.js');
   const { appSetSyncSettings } = await import('../../appset/sync-plan.js');
   const { repoKey } = await import('../../watch/webhook.js');
@@ -395,14 +396,16 @@ export async function runPlanAppSet(req: PlanAppSetRequest, ctx: RunContext): Pr
       writeFileSync(path, JSON.stringify(o));
       return path;
     };
+    // The types the control plane serves, read once, for the apiVersion of what a disappearing app's deletion lists.
+    let served: Promise<ResourceType[]> | undefined;
+    const servedTypes = () => (served ??= pool.controlPlane().then(async (g) => (await g.discover()).preferred));
     for (const pair of pairGenerated(atBase.report.applications, atHead.report.applications)) {
       if (!pair.head) {
         const gone = pair.base!;
         const ref = { namespace: gone.metadata.namespace ?? ctx.opts.appNamespace, name: gone.metadata.name ?? '' };
         // What its deletion deletes, as `delete --dry-run` plans it, when it is in the cluster (never synced: nothing live).
         const plannedDeletion = await childPlanner(ctx, 0, new Set())(ref);
-        const control = await pool.controlPlane();
-        const served = (await control.discover()).preferred;
+        const served = await servedTypes();
         const apiVersion = (group: string, kind: string) => {
           const t = served.find((x) => x.group === group && x.kind === kind);
           return t ? apiVersionOf(t) : group === '' ? 'v1' : group;
@@ -428,13 +431,8 @@ export async function runPlanAppSet(req: PlanAppSetRequest, ctx: RunContext): Pr
       };
       const appCtx: RunContext = { ...ctx, opts: { ...ctx.opts, appNamespace: ns } };
       const presence = pair.base === undefined ? { presence: 'appears' as const } : {};
-      try {
-        const r = await withAppTarget(appCtx, 'plan', one, (session) => planApp(one, { io: ctx.io, opts: appCtx.opts, ...session }), pool);
-        out.push({ ...r, app: pair.head.metadata.name ?? r.app, namespace: ns, ...presence });
-      } catch (err) {
-        if (!(err instanceof RefusedError)) throw err;
-        out.push({ ...refusedApp(one, err.message, []), app: pair.head.metadata.name ?? '', namespace: ns, ...presence });
-      }
+      const r = await planInSession(appCtx, one, pool);
+      out.push({ ...r, app: pair.head.metadata.name ?? r.app, namespace: ns, ...presence });
     }
     const invalid = [...atBase.report.invalid, ...atHead.report.invalid].map((i) => `${i.name} left out, as Argo CD's controller leaves it out: ${i.error}`);
     if (out[0] && invalid.length > 0) out[0].warnings.push(...new Set(invalid));
