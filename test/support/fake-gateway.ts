@@ -81,6 +81,11 @@ export interface FakeGatewayOptions {
   forbidden?: string[];
   /** `verb resource` pairs denied over all namespaces at once, allowed in one (a namespaced Role's grant). */
   forbiddenClusterWide?: string[];
+  /**
+   * How many reads (GET) an object stays after its delete, Terminating (deletionTimestamp set), as a foreground delete
+   * or a finalizer holds it on a real server; absent or 0: gone at once.
+   */
+  lingerAfterDelete?: (kind: string, namespace: string, name: string) => number;
 }
 
 function clone<T>(v: T): T {
@@ -159,6 +164,8 @@ export class FakeGateway implements KubeGateway {
   private readonly store = new Map<string, KubeObject>();
   private rv = 1000;
   private uidSeq = 0;
+  /** Reads left before a deleted, Terminating object goes (lingerAfterDelete). */
+  private readonly lingering = new Map<string, number>();
 
   constructor(private readonly opts: FakeGatewayOptions = {}) {
     this.types = opts.types ?? COMMON_TYPES;
@@ -228,7 +235,15 @@ export class FakeGateway implements KubeGateway {
     this.calls.push(`GET ${type.kind} ${namespace}/${name}`);
     const err = this.denied('get', type, namespace);
     if (err) throw err;
-    const o = this.store.get(this.key(type.group, type.kind, type.namespaced ? namespace : '', name));
+    const k = this.key(type.group, type.kind, type.namespaced ? namespace : '', name);
+    const left = this.lingering.get(k);
+    if (left !== undefined) {
+      if (left <= 0) {
+        this.lingering.delete(k);
+        this.store.delete(k);
+      } else this.lingering.set(k, left - 1);
+    }
+    const o = this.store.get(k);
     return o ? clone(o) : undefined;
   }
 
@@ -384,7 +399,13 @@ export class FakeGateway implements KubeGateway {
     if ((pre.uid && pre.uid !== o.metadata.uid) || (pre.resourceVersion && pre.resourceVersion !== o.metadata.resourceVersion)) {
       throw apiError(`deleting ${type.kind} ${name}`, 409, '{"kind":"Status","reason":"Conflict","message":"Precondition failed"}');
     }
-    if (!opts.dryRun) this.store.delete(k);
+    if (opts.dryRun) return clone(o);
+    const linger = this.opts.lingerAfterDelete?.(type.kind, namespace, name) ?? 0;
+    if (linger <= 0) this.store.delete(k);
+    else if (!o.metadata.deletionTimestamp) {
+      o.metadata.deletionTimestamp = '2026-01-01T00:00:01Z';
+      this.lingering.set(k, linger);
+    }
     return clone(o);
   }
 

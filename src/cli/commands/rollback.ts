@@ -38,7 +38,11 @@ export const rollbackCommand = defineCommand({
         describe:
           'Take back the fields other managers own, as Argo CD (HEALED=). --no-force-conflicts: when the dry-run predicts conflicts, write nothing, exit 3 and name the command that goes on',
       })
-      .option('timeout', { type: 'string', default: '5m', describe: 'How long a sync with waves or hooks may wait for health and hooks in all' })
+      .option('timeout', {
+        type: 'string',
+        default: '5m',
+        describe: 'How long a sync may wait in all: for health and hooks (waves or hooks), and for pruned objects to be gone',
+      })
       .option('argocd-namespace', {
         type: 'string',
         requiresArg: true,

@@ -99,7 +99,11 @@ function syncOptions(y: Argv<GlobalArgs>) {
       requiresArg: true,
       describe: "Try a failed sync again up to this many times (default: the Application's syncPolicy.retry; 0: never)",
     })
-    .option('timeout', { type: 'string', default: '5m', describe: 'How long a sync with waves or hooks may wait for health and hooks in all' })
+    .option('timeout', {
+      type: 'string',
+      default: '5m',
+      describe: 'How long a sync may wait in all: for health and hooks (waves or hooks), and for pruned objects to be gone',
+    })
     .option('all', {
       type: 'boolean',
       describe:

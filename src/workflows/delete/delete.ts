@@ -28,7 +28,7 @@ import { loadAppState, type AppState, type AppStateArgs, type AppStateDeps } fro
 import { projectViolations } from '../session/rules.js';
 import { applicationType } from '../session/record.js';
 import { describeMissing, preflight, writesOf } from '../sync/preflight.js';
-import { deleteCandidates } from '../prune/prune-delete.js';
+import { deleteCandidates, waitGone } from '../prune/prune-delete.js';
 import { partialScan } from '../prune/prune.js';
 
 export const DELETE_SCHEMA_VERSION = 1;
@@ -407,25 +407,6 @@ async function cleanupDeleteHooks(hooks: Hook[], o: RunOpts): Promise<void> {
       if (!(err instanceof KubeApiError && err.status === 404)) throw err;
     }
     if (e) e.cleanup = 'removed';
-  }
-}
-
-/** Waits until each deleted object is gone (or replaced by a new one); those still there at the deadline. */
-async function waitGone(
-  gw: KubeGateway,
-  deleted: readonly PruneCandidate[],
-  o: { now: () => number; sleep: (ms: number) => Promise<void>; pollMs: number; deadline: number },
-): Promise<PruneCandidate[]> {
-  let left = [...deleted];
-  for (;;) {
-    const still: PruneCandidate[] = [];
-    for (const c of left) {
-      const live = await gw.get(c.type, c.key.namespace, c.key.name);
-      if (live && live.metadata.uid === c.object.metadata.uid) still.push(c);
-    }
-    left = still;
-    if (left.length === 0 || o.now() >= o.deadline) return left;
-    await o.sleep(o.pollMs);
   }
 }
 

@@ -52,3 +52,27 @@ export async function deleteCandidates(gw: KubeGateway, candidates: readonly Pru
   }
   return out;
 }
+
+/**
+ * Waits until each deleted object is gone (or replaced by a new one, another uid); returns those still there at the
+ * deadline. A foreground delete (Argo CD's default propagation) leaves the object Terminating until the garbage
+ * collector has deleted its dependents; gitops-engine's sync waits for pruned objects so (`prunedTasksPendingDelete`),
+ * and so do `sync` and `delete` here.
+ */
+export async function waitGone(
+  gw: KubeGateway,
+  deleted: readonly PruneCandidate[],
+  o: { now: () => number; sleep: (ms: number) => Promise<void>; pollMs: number; deadline: number },
+): Promise<PruneCandidate[]> {
+  let left = [...deleted];
+  for (;;) {
+    const still: PruneCandidate[] = [];
+    for (const c of left) {
+      const live = await gw.get(c.type, c.key.namespace, c.key.name);
+      if (live && live.metadata.uid === c.object.metadata.uid) still.push(c);
+    }
+    left = still;
+    if (left.length === 0 || o.now() >= o.deadline) return left;
+    await o.sleep(o.pollMs);
+  }
+}

@@ -19,7 +19,7 @@ import { hookWave, isMultiStep, phaseGroups, syncFailGroups } from '../../sync/p
 import type { RetryPolicy } from '../../app/types.js';
 import { WAITING_FOR_PRUNE_CONFIRMATION } from '../../app/application.js';
 import { applySteps, dryRunSteps, type ApplyResult, type DryRunResult } from './apply.js';
-import { deleteCandidates } from '../prune/prune-delete.js';
+import { deleteCandidates, waitGone } from '../prune/prune-delete.js';
 import type { RunContext } from '../../model/context.js';
 import { isFinalizedApplication } from '../../prune/delete-plan.js';
 import { partialScan } from '../prune/prune.js';
@@ -303,7 +303,7 @@ export async function executeSync(state: AppState, comparison: Comparison, sel: 
   const retryNotFound = notFoundRetry(gw, deadline);
   const prune = async () => {
     if (interruptedNow(report, deps.signal, 'Prune', null)) return;
-    await runPrune(gw, plan, report, deniedDeletes, deps.progress, scanGaps, o.pruneConfirmed === true, deps.finalizeApp);
+    await runPrune(gw, plan, report, deniedDeletes, deadline, deps.progress, scanGaps, o.pruneConfirmed === true, deps.finalizeApp);
   };
   if (!multiStep) {
     if (interruptedNow(report, deps.signal, 'Sync', 0)) {
@@ -732,6 +732,7 @@ async function runPrune(
   plan: SyncPlan,
   report: SyncReport,
   deniedDeletes: readonly MissingPermission[],
+  deadline: number,
   progress?: (line: string) => void,
   scanGaps?: readonly string[],
   pruneConfirmed = false,
@@ -787,6 +788,50 @@ async function runPrune(
     }
     report.prune.results.push({ ...ref(d.candidate.key), outcome, ...(message ? { message } : {}) });
     if (outcome === 'failed' || outcome === 'changed') report.failures.push({ ...ref(d.candidate.key), phase: 'prune', message: message ?? outcome });
+  }
+  await waitPruned(
+    gw,
+    deleted.filter((d) => d.outcome === 'deleted').map((d) => d.candidate),
+    report,
+    deadline,
+    progress,
+  );
+}
+
+/**
+ * As gitops-engine (`prunedTasksPendingDelete`): the sync is not over, and no PostSync hook starts, while a pruned object
+ * is still there (Terminating: a foreground delete waits for the garbage collector to delete its dependents, a
+ * finalizer for its controller). One still there at the sync's time limit fails the sync (exit 3), said per object.
+ */
+async function waitPruned(
+  gw: KubeGateway,
+  pruned: readonly PruneCandidate[],
+  report: SyncReport,
+  deadline: number,
+  progress?: (line: string) => void,
+): Promise<void> {
+  if (pruned.length === 0) return;
+  progress?.(`waiting for ${pruned.length} pruned objects to be gone`);
+  const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+  const left = await waitGone(gw, pruned, { now: () => Date.now(), sleep, pollMs: 250, deadline }).catch((err: unknown) => err as Error);
+  if (left instanceof Error) {
+    report.failures.push({
+      group: '',
+      kind: 'Sync',
+      namespace: '',
+      name: report.app,
+      phase: 'prune',
+      message: `could not see the pruned objects go: ${left.message}`,
+    });
+    return;
+  }
+  for (const c of left) {
+    const finalizers = (c.object.metadata.finalizers as string[] | undefined) ?? [];
+    const held = finalizers.length > 0 ? `its finalizers ${finalizers.join(', ')} or its dependents` : 'its dependents';
+    const message = `deleted, but still there at the time limit (${held})`;
+    const r = report.prune.results.find((x) => keyString(x) === keyString(c.key));
+    if (r) r.message = message;
+    report.failures.push({ ...ref(c.key), phase: 'prune', message });
   }
 }
 

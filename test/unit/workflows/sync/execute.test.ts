@@ -1,5 +1,6 @@
 // The one executor against the fake gateway: a new API group's CRD and its custom resource in one sync (the discovery
-// wait, the 404 retried), the interruption hook (SyncDeps.signal, SyncReport.interrupted), the one revision digest.
+// wait, the 404 retried), the interruption hook (SyncDeps.signal, SyncReport.interrupted), the wait for pruned objects
+// to be gone, the one revision digest.
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../../../support/temp-dir.js';
@@ -179,6 +180,38 @@ describe('SyncDeps.signal: once aborted, the step in progress ends and nothing n
     expect(report.interrupted).toEqual({ phase: 'Prune', wave: null, message: 'interrupted: stopped before the prune, after the step in progress' });
     expect(gw.find('ConfigMap', 'shop', 'stale')).toBeDefined();
     expect(gw.calls.filter((c) => c.startsWith('DELETE'))).toEqual([]);
+  });
+});
+
+describe('the prune waits until each pruned object is gone, as gitops-engine does (prunedTasksPendingDelete)', () => {
+  const stale: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'stale', namespace: 'shop', annotations: { 'argocd.argoproj.io/tracking-id': 'shop:/ConfigMap:shop/stale' } },
+  };
+  const desired = { 'a.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: first}\ndata: {a: "1"}\n' };
+
+  test('an object Terminating for two reads after its delete: the sync ends after it is gone, Succeeded', async () => {
+    const gw = new FakeGateway({ objects: [NS('shop'), stale], lingerAfterDelete: (kind, _ns, name) => (kind === 'ConfigMap' && name === 'stale' ? 2 : 0) });
+    const report = await syncApp(request(workspace(desired), { prune: true }), deps(gw));
+    expect(syncExitCode(report)).toBe(0);
+    expect(report.prune.results.map((r) => `${r.name}:${r.outcome}`)).toEqual(['stale:pruned']);
+    const deleteAt = gw.calls.indexOf('DELETE ConfigMap shop/stale foreground');
+    expect(deleteAt).toBeGreaterThanOrEqual(0);
+    // Read until the read that finds it gone: two while Terminating, the third finds nothing.
+    expect(gw.calls.slice(deleteAt + 1).filter((c) => c === 'GET ConfigMap shop/stale')).toHaveLength(3);
+    expect(gw.find('ConfigMap', 'shop', 'stale')).toBeUndefined();
+  });
+
+  test('one still there at the time limit: the sync fails on it (exit 3), saying it was deleted and what holds it', async () => {
+    const held: KubeObject = { ...stale, metadata: { ...stale.metadata, finalizers: ['example.com/hold'] } };
+    const gw = new FakeGateway({ objects: [NS('shop'), held], lingerAfterDelete: (kind) => (kind === 'ConfigMap' ? 1_000_000 : 0) });
+    const report = await syncApp(request(workspace(desired), { prune: true, timeoutMs: 600 }), deps(gw));
+    expect(syncExitCode(report)).toBe(3);
+    const message = 'deleted, but still there at the time limit (its finalizers example.com/hold or its dependents)';
+    expect(report.prune.results).toEqual([expect.objectContaining({ name: 'stale', outcome: 'pruned', message })]);
+    expect(report.failures).toEqual([expect.objectContaining({ kind: 'ConfigMap', name: 'stale', phase: 'prune', message })]);
+    expect(gw.find('ConfigMap', 'shop', 'stale')?.metadata.deletionTimestamp).toBeDefined();
   });
 });
 
