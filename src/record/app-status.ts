@@ -27,6 +27,18 @@ export interface ComparedState {
   versions: Readonly<Record<string, string>>;
   /** The container images of the live objects (summary.images). */
   images: readonly string[];
+  /** The sync wave of each desired object whose wave is not 0 (status.resources' syncWave), by `group/kind/namespace/name`. */
+  waves?: Readonly<Record<string, number>>;
+  /** Each live resource's container images (a sync result's `images`), by `group/kind/namespace/name`. */
+  resourceImages?: Readonly<Record<string, readonly string[]>>;
+}
+
+/**
+ * A time as Kubernetes writes a metav1.Time (RFC 3339 to the second, UTC), as Argo CD's controller's are: a sub-second
+ * part would be the only field of the record that tells who wrote it.
+ */
+export function kubeTime(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.000Z$/, 'Z');
 }
 
 /** A finished sync operation, for operationState and the history. */
@@ -64,12 +76,15 @@ export interface SyncResultResource {
   kind: string;
   namespace: string;
   name: string;
-  /** Synced, SyncFailed, Pruned, PruneSkipped. */
-  status: string;
+  /** Synced, SyncFailed, Pruned, PruneSkipped; absent for a hook created (Argo CD sets it only when the creation failed). */
+  status?: string;
   message: string;
   syncPhase: string;
+  /** The task's state, for every task as gitops-engine keeps it: Running, Succeeded, Failed. */
   hookPhase?: string;
   hookType?: string;
+  /** The applied object's container images (a workload's). */
+  images?: string[];
 }
 
 export function resourceId(r: { group: string; kind: string; namespace: string; name: string }): string {
@@ -161,15 +176,28 @@ export function comparedStatus(app: KubeObject, c: ComparedState, now: string, w
   const prevHealth = obj(previous.health);
   const health: JsonObject = { status: r.health.status };
   health.lastTransitionTime = prevHealth.status === r.health.status && typeof prevHealth.lastTransitionTime === 'string' ? prevHealth.lastTransitionTime : now;
+  // Argo CD's ResourceStatus: group and syncWave are `omitempty` (a core kind has no group; wave 0 is left out).
+  const entry = (res: { group: string; kind: string; namespace: string; name: string }): JsonObject => ({
+    ...(res.group ? { group: res.group } : {}),
+    version: c.versions[resourceId(res)] ?? '',
+    kind: res.kind,
+    ...(res.namespace ? { namespace: res.namespace } : {}),
+    name: res.name,
+  });
   const resources: JsonObject[] = r.resources.map((res) => {
-    const out: JsonObject = { group: res.group, version: c.versions[resourceId(res)] ?? '', kind: res.kind, namespace: res.namespace, name: res.name };
+    const out = entry(res);
     // Argo CD leaves the sync status out for an extra that does not count (IgnoreExtraneous).
     if (res.countsForSync) out.status = res.status;
     const h = healthOf(res.health);
     if (h) out.health = h;
     if (res.requiresPruning) out.requiresPruning = true;
+    const wave = c.waves?.[resourceId(res)];
+    if (wave) out.syncWave = wave;
     return out;
   });
+  // The hooks still live are Argo CD's resources too: `hook: true`, no sync status, and, live with the app's mark and
+  // no desired object (hooks are split off the desired set), `requiresPruning: true`, as its comparison sets it.
+  for (const hook of r.hooks ?? []) resources.push({ ...entry(hook), hook: true, requiresPruning: true });
   const prevConditions = Array.isArray(previous.conditions) ? previous.conditions : [];
   const conditions: JsonObject[] = [];
   if (r.sync.reason !== undefined) conditions.push(condition('ComparisonError', r.sync.reason, now, prevConditions));
@@ -204,14 +232,18 @@ function revisionFields(op: Pick<SyncOperation, 'revision' | 'revisions'>, used:
 }
 
 /** status.operationState for a finished sync, as Argo CD's OperationState; `used` is the source(s) it synced. */
-function operationState(op: SyncOperation, used: { source?: JsonObject; sources?: JsonObject[] }): JsonObject {
+function operationState(op: SyncOperation, used: { source?: JsonObject; sources?: JsonObject[] }, appSyncOptions: readonly string[]): JsonObject {
   const revision = revisionFields(op, used);
+  // The run's own options, else the Application's: Argo CD's API server (a manual sync) and its controller (an automated
+  // one) copy spec.syncPolicy.syncOptions into the operation.
+  const syncOptions = op.syncOptions ?? (appSyncOptions.length > 0 ? appSyncOptions : undefined);
   return {
     operation: {
       sync: {
         ...revision,
-        prune: op.prune,
-        ...(op.syncOptions ? { syncOptions: [...op.syncOptions] } : {}),
+        // SyncOperation's prune is `omitempty`.
+        ...(op.prune ? { prune: true } : {}),
+        ...(syncOptions ? { syncOptions: [...syncOptions] } : {}),
         ...(op.syncStrategy ? { syncStrategy: JSON.parse(JSON.stringify(op.syncStrategy)) as JsonObject } : {}),
       },
       initiatedBy: { ...op.initiatedBy } as JsonObject,
@@ -262,7 +294,8 @@ export function nextStatus(
   else delete out.conditions;
   if (op) {
     const used = input.syncedSource ?? sourcesOf(app);
-    out.operationState = operationState(op, used);
+    const declared = obj(obj(app.spec).syncPolicy).syncOptions;
+    out.operationState = operationState(op, used, Array.isArray(declared) ? declared.filter((o): o is string => typeof o === 'string') : []);
     if (op.phase === 'Succeeded' && !op.partial) {
       const many = used.sources !== undefined;
       const entry: Omit<HistoryEntry, 'id'> = {

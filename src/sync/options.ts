@@ -55,12 +55,17 @@ export interface ObjectSyncMode {
   skipDryRunOnMissingResource: boolean;
   /** `ServerSideApply=false`: applied client-side, as `kubectl apply` (a three-way patch from the last-applied annotation). */
   clientSideApply: boolean;
+  /** `ServerSideApply=true` on the object, or the app's: Argo CD would apply it server-side (and say `serverside-applied`). */
+  serverSideApply: boolean;
   /** What the annotation says that is not followed, or not an option at all, one line each. */
   warnings: string[];
 }
 
 /** The object's sync mode: its annotation over the Application's syncOptions. */
-export function objectSyncMode(obj: KubeObject, app: Pick<SyncOptions, 'replace' | 'validate' | 'skipDryRunOnMissingResource' | 'force'>): ObjectSyncMode {
+export function objectSyncMode(
+  obj: KubeObject,
+  app: Partial<Pick<SyncOptions, 'replace' | 'validate' | 'skipDryRunOnMissingResource' | 'force' | 'serverSideApply'>>,
+): ObjectSyncMode {
   const opts = resourceSyncOptions(obj);
   const warnings: string[] = [];
   for (const [k, v] of opts) {
@@ -85,6 +90,8 @@ export function objectSyncMode(obj: KubeObject, app: Pick<SyncOptions, 'replace'
     validate: flag('Validate', app.validate !== false),
     skipDryRunOnMissingResource: flag('SkipDryRunOnMissingResource', app.skipDryRunOnMissingResource === true),
     clientSideApply: opts.get('ServerSideApply') === 'false',
+    // gitops-engine: the object's annotation, else the app's ServerSideApply=true.
+    serverSideApply: flag('ServerSideApply', app.serverSideApply === true),
     warnings,
   };
 }

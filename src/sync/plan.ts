@@ -72,6 +72,8 @@ export interface ApplyStep {
   noValidate?: boolean;
   /** ServerSideApply=false: applied client-side (a three-way patch from the last-applied annotation), unless Replace=true. */
   clientSide?: boolean;
+  /** ServerSideApply=true asked for (the app's option or the object's annotation), and not replaced: Argo CD applies it server-side. */
+  serverSideApply?: boolean;
   /**
    * Live, marked as ours, and every declared field equal to live: an apply cannot conflict (SSA
    * conflicts need a differing value) and can only drop fields no longer declared, so the
@@ -182,6 +184,7 @@ export function planSync(input: SyncPlanInput): SyncPlan {
     if (mode.force) step.force = true;
     if (!mode.validate) step.noValidate = true;
     if (mode.clientSideApply && !mode.replace) step.clientSide = true;
+    if (mode.serverSideApply && !mode.replace) step.serverSideApply = true;
     if (d.type.namespaced && createdNs.has(d.key.namespace)) step.dryRunSkip = `namespace ${d.key.namespace} is created by this sync`;
     else if (d.unserved) {
       step.dryRunSkip = `SkipDryRunOnMissingResource: the cluster does not serve ${d.key.kind} in ${d.object.apiVersion} yet`;

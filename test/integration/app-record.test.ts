@@ -138,7 +138,9 @@ describe('the Application as the shared record', () => {
       expect(typeof s.reconciledAt).toBe('string');
       expect(s.summary?.images).toEqual(['registry.example/web:2']);
       const byName = Object.fromEntries((s.resources ?? []).map((r) => [`${r.kind}/${r.name}`, r]));
-      expect(byName['ConfigMap/a']).toMatchObject({ group: '', version: 'v1', kind: 'ConfigMap', namespace: ns, name: 'a', status: 'Synced' });
+      expect(byName['ConfigMap/a']).toMatchObject({ version: 'v1', kind: 'ConfigMap', namespace: ns, name: 'a', status: 'Synced' });
+      // A core kind has no group, as Argo CD's ResourceStatus leaves an empty one out (omitempty).
+      expect(byName['ConfigMap/a']).not.toHaveProperty('group');
       expect(byName['Deployment/web']).toMatchObject({ group: 'apps', version: 'v1', status: 'Synced', health: { status: 'Healthy' } });
       expect(s.operationState).toMatchObject({ phase: 'Succeeded', message: 'successfully synced (all tasks run)', syncResult: { revision: v2 } });
       expect(s.operationState!.syncResult.resources.map((r) => `${r.kind}/${r.name}=${r.status}`).sort()).toEqual([

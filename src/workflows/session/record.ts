@@ -8,6 +8,7 @@ import type { ResourceType } from '../../model/resource-type.js';
 import type { JsonObject, KubeObject } from '../../model/object.js';
 import {
   controllerWrite,
+  kubeTime,
   nextStatus,
   operationPhase,
   RECORD_FIELD_MANAGER,
@@ -71,7 +72,7 @@ export async function writeApplicationStatus(
           attempts: attempt - 1,
         };
       }
-      const status = compute(app, new Date(t).toISOString());
+      const status = compute(app, kubeTime(t));
       await gw.update(type, { ...app, status }, { fieldManager: RECORD_FIELD_MANAGER });
       return { outcome: 'written', attempts: attempt };
     } catch (err) {
@@ -98,30 +99,64 @@ function stepStatus(outcome: string): string {
   return 'SyncFailed';
 }
 
-/** kubectl's words for an apply, as Argo CD shows them (`deployment.apps/web configured`). */
+/**
+ * kubectl's words for an apply, as Argo CD shows them: `deployment.apps/web serverside-applied` where the app or the
+ * object asks for ServerSideApply=true (Argo CD then applies server-side), else a client-side apply's `created`,
+ * `configured` or `unchanged` (what Argo CD's default apply would have said).
+ */
 function applyMessage(s: SyncReport['steps'][number]): string {
   const what = `${s.kind.toLowerCase()}${s.group ? `.${s.group}` : ''}/${s.name}`;
+  if (s.serverSideApply && (s.outcome === 'applied' || s.outcome === 'skipped')) return `${what} serverside-applied`;
   const verb = s.outcome === 'applied' ? (s.action === 'create' ? 'created' : 'configured') : s.outcome === 'skipped' ? 'unchanged' : s.outcome;
   return `${what} ${verb}`;
+}
+
+/**
+ * How gitops-engine ends a sync that ran every task: `(all tasks run)` when the last (phase, wave) it ran had no hook,
+ * and those resources were left Running (it does not wait for the last wave's health); `(no more tasks)` when that
+ * step had a hook, after which it waited and every task had ended.
+ */
+function lastStep(r: SyncReport): { message: string; runningWave?: number } {
+  const ran = (r.waves ?? []).filter((w) => w.phase !== 'SyncFail' && w.outcome !== 'not-run');
+  const last = ran[ran.length - 1];
+  if (last && last.hooks > 0) return { message: 'successfully synced (no more tasks)' };
+  if (!last) return { message: 'successfully synced (all tasks run)', runningWave: Number.NaN };
+  return { message: 'successfully synced (all tasks run)', ...(last.phase === 'Sync' ? { runningWave: last.wave } : {}) };
 }
 
 /** The sync operation a (not dry-run) sync report stands for, in Argo CD's terms. */
 export function syncOperationOf(
   r: SyncReport,
-  opts: { versions: Readonly<Record<string, string>>; startedAt: string; finishedAt: string; initiatedBy: Initiator; partial: boolean },
+  opts: {
+    versions: Readonly<Record<string, string>>;
+    images?: Readonly<Record<string, readonly string[]>>;
+    startedAt: string;
+    finishedAt: string;
+    initiatedBy: Initiator;
+    partial: boolean;
+  },
 ): SyncOperation {
   const v = (k: { group: string; kind: string; namespace: string; name: string }) => opts.versions[resourceId(k)] ?? '';
   const resources: SyncResultResource[] = [];
+  const end = lastStep(r);
   for (const s of r.steps) {
+    const status = stepStatus(s.outcome);
+    // gitops-engine's task state: Failed, else Running for the last wave's resources of a sync it ended without
+    // waiting for them (one pass: every resource), Succeeded for those it waited for.
+    const left = Number.isNaN(end.runningWave ?? 0) || (end.runningWave !== undefined && (s.wave ?? 0) === end.runningWave);
+    const hookPhase = status === 'SyncFailed' ? 'Failed' : left ? 'Running' : 'Succeeded';
+    const images = opts.images?.[resourceId(s)];
     resources.push({
       group: s.group,
       version: v(s),
       kind: s.kind,
       namespace: s.namespace,
       name: s.name,
-      status: stepStatus(s.outcome),
+      status,
       message: s.message ?? applyMessage(s),
       syncPhase: 'Sync',
+      hookPhase,
+      ...(images && images.length > 0 ? { images: [...images] } : {}),
     });
   }
   for (const h of r.hooks) {
@@ -132,8 +167,9 @@ export function syncOperationOf(
       kind: h.kind,
       namespace: h.namespace,
       name: h.name,
-      status: phase === 'Failed' ? 'SyncFailed' : 'Synced',
-      message: h.message ?? '',
+      // Argo CD creates a hook (`kubectl create`: `<name> created`) and sets no sync status unless that failed.
+      ...(phase === 'Failed' ? { status: 'SyncFailed' } : {}),
+      message: h.message || `${h.name} created`,
       syncPhase: h.phase,
       hookPhase: phase,
       hookType: h.phase,
@@ -160,7 +196,7 @@ export function syncOperationOf(
     ? `${TERMINATED}: ${r.interrupted.message}`
     : failed
       ? (r.failures[0]?.message ?? `${r.conflicts.length} field(s) owned by other managers were not applied (conflicts)`)
-      : 'successfully synced (all tasks run)';
+      : end.message;
   return {
     initiatedBy: opts.initiatedBy,
     startedAt: opts.startedAt,
@@ -266,7 +302,7 @@ export async function recordSync(
   const { report } = input;
   if (!input.record || !session.appRef || report.dryRun) return undefined;
   const now = opts.now ?? (() => Date.now());
-  const finishedAt = new Date(now()).toISOString();
+  const finishedAt = kubeTime(now());
   let after: { compared?: ComparedState; warnings: readonly string[] } = { warnings: [] };
   try {
     after = await compare(report.revision);
@@ -274,7 +310,7 @@ export async function recordSync(
     // The record still gets the operation; the comparison is left as it was.
   }
   const versions: Record<string, string> = { ...(after.compared?.versions ?? {}) };
-  const startedAt = new Date(input.startedAtMs).toISOString();
+  const startedAt = kubeTime(input.startedAtMs);
   const initiatedBy = input.initiatedBy ?? manualInitiator(session);
   const sync = report.refused
     ? unrunOperation(report.refused, {
@@ -285,7 +321,14 @@ export async function recordSync(
         ...(report.revision ? { revision: report.revision } : {}),
         ...(report.revisions ? { revisions: report.revisions } : {}),
       })
-    : syncOperationOf(report, { versions, startedAt, finishedAt, initiatedBy, partial: input.partial });
+    : syncOperationOf(report, {
+        versions,
+        ...(after.compared?.resourceImages ? { images: after.compared.resourceImages } : {}),
+        startedAt,
+        finishedAt,
+        initiatedBy,
+        partial: input.partial,
+      });
   return recordState(
     session.controlPlane,
     session.appRef,
@@ -356,8 +399,8 @@ function recordError(
 ): Promise<RecordOutcome> {
   const now = opts.now ?? (() => Date.now());
   const sync = unrunOperation(errorText(err), {
-    startedAt: new Date(input.startedAtMs).toISOString(),
-    finishedAt: new Date(now()).toISOString(),
+    startedAt: kubeTime(input.startedAtMs),
+    finishedAt: kubeTime(now()),
     initiatedBy: input.initiatedBy,
     prune: input.prune,
   });
@@ -376,8 +419,8 @@ export function recordTerminated(
   if (!session.appRef) return Promise.resolve(undefined);
   const now = opts.now ?? (() => Date.now());
   const sync = unrunOperation(`${TERMINATED}: ${input.message}`, {
-    startedAt: new Date(input.startedAtMs).toISOString(),
-    finishedAt: new Date(now()).toISOString(),
+    startedAt: kubeTime(input.startedAtMs),
+    finishedAt: kubeTime(now()),
     initiatedBy: manualInitiator(session),
     prune: input.prune,
     phase: 'Failed',

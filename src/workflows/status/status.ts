@@ -25,6 +25,7 @@ import { projectStatus } from '../../settings/window-report.js';
 import { excludedType, loadRules, projectViolations } from '../session/rules.js';
 import { customHealthRunner } from './custom-health.js';
 import { hookOf } from '../../sync/hooks.js';
+import { waveOf } from '../../sync/order.js';
 import { imagesOf, resourceId, type ComparedState } from '../../record/app-status.js';
 import { CHILD_KINDS } from '../../health/tree.js';
 import type { OperationProgress } from '../../app/types.js';
@@ -268,14 +269,26 @@ export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise
     }
   }
   const versions: Record<string, string> = {};
-  for (const d of state.desired) versions[resourceId(d.key)] = d.type.version;
+  const waves: Record<string, number> = {};
+  for (const d of state.desired) {
+    versions[resourceId(d.key)] = d.type.version;
+    const wave = waveOf(d.object).wave;
+    if (wave !== 0) waves[resourceId(d.key)] = wave;
+  }
   for (const c of state.prune?.candidates ?? []) versions[resourceId(c.key)] = c.type.version;
+  // The hooks' too: a sync's result names each hook it created with its version, and so does the live hook's entry.
+  for (const h of [...state.hooks, ...(state.prune?.hooks ?? [])]) versions[resourceId(h.key)] = h.type.version;
+  const resourceImages: Record<string, string[]> = {};
+  for (const r of resources) {
+    const found = r.live ? imagesOf(r.live) : [];
+    if (found.length > 0) resourceImages[resourceId(r.key)] = [...new Set(found)];
+  }
   const images = [...new Set([...roots, ...children].flatMap(imagesOf))];
   return {
     report,
     warnings,
     requests: gw.stats().requests - start,
-    compared: { report, versions, images },
+    compared: { report, versions, images, waves, resourceImages },
     ...(state.app.operation ? { operation: state.app.operation } : {}),
   };
 }

@@ -47,6 +47,11 @@ export interface StepReport extends ResourceKey {
    */
   outcome: string;
   message?: string;
+  /**
+   * ServerSideApply=true is asked for it (the app's option or its own annotation): Argo CD's sync would apply it
+   * server-side and say `serverside-applied` (this tool applies server-side either way, unless ServerSideApply=false).
+   */
+  serverSideApply?: true;
 }
 
 export interface PruneResultReport extends ResourceKey {
@@ -556,7 +561,12 @@ function reportNotWritten(report: SyncReport, dry: readonly DryRunResult[], why:
 }
 
 function stepRef(step: ApplyStep): Omit<StepReport, 'outcome' | 'message'> {
-  return { ...ref(step.key), wave: Number.isFinite(step.wave) ? step.wave : null, action: step.action };
+  return {
+    ...ref(step.key),
+    wave: Number.isFinite(step.wave) ? step.wave : null,
+    action: step.action,
+    ...(step.serverSideApply ? { serverSideApply: true as const } : {}),
+  };
 }
 
 function interruption(phase: string, wave: number | null, waiting = false): NonNullable<SyncReport['interrupted']> {

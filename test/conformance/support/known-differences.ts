@@ -61,6 +61,18 @@ export const KNOWN_DIFFERENCES: KnownDifference[] = [
       why: 'server-side apply is what makes conflicts, ownership and removed fields visible field by field; the verdicts agree either way',
     },
   },
+  {
+    // The record (record.test.ts): every other field of the status agrees with Argo CD's.
+    id: 'C4',
+    step: 'record/after-sync',
+    lines: ['controllerNamespace: Argo CD "argocd", kubectl-gitops null'],
+    row: {
+      where: "the Application's `status.controllerNamespace` after a sync (`record/after-sync`, both apps of `record.test.ts`)",
+      argoCd: 'the namespace its application controller runs in (`argocd`)',
+      kubectlGitops: 'none: the field is not written',
+      why: 'no controller runs; the field tells which controller keeps the app (Applications in several namespaces), and a controller that takes the app over writes its own at its first reconciliation (`handover.test.ts`)',
+    },
+  },
 ];
 
 /** The lines expected at one step: those of every known difference listed for it. */

@@ -5,6 +5,7 @@ import {
   controllerWrite,
   historyLimit,
   imagesOf,
+  kubeTime,
   nextStatus,
   type ComparedState,
   type SyncOperation,
@@ -54,14 +55,33 @@ const op = (over: Partial<SyncOperation> = {}): SyncOperation => ({
 });
 
 describe('comparedStatus', () => {
+  test('a wave other than 0 as syncWave; a live hook as Argo CD lists it (hook: true, requiresPruning: true, no status)', () => {
+    const c = compared();
+    const report = {
+      ...c.report,
+      hooks: [{ group: '', kind: 'ConfigMap', namespace: 'shop', name: 'post', phases: ['PostSync'], result: 'Succeeded' as const }],
+    };
+    const s = comparedStatus(
+      APP,
+      { ...c, report, versions: { ...c.versions, '/ConfigMap/shop/post': 'v1' }, waves: { '/ConfigMap/shop/a': -1 } },
+      '2026-12-01T10:00:00Z',
+    );
+    expect(s.resources).toEqual([
+      { version: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'a', status: 'Synced', syncWave: -1 },
+      { version: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'b', status: 'OutOfSync' },
+      { version: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'old', status: 'OutOfSync', requiresPruning: true },
+      { version: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'post', hook: true, requiresPruning: true },
+    ]);
+  });
+
   test('sync, health, resources, summary and sourceType in Argo CD shape', () => {
     const s = comparedStatus(APP, compared(), '2026-12-01T10:00:00Z');
     expect(s.sync).toEqual({ status: 'OutOfSync', revision: 'abc123', comparedTo: { source: SPEC.source, destination: SPEC.destination } });
     expect(s.health).toEqual({ status: 'Healthy', lastTransitionTime: '2026-12-01T10:00:00Z' });
     expect(s.resources).toEqual([
-      { group: '', version: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'a', status: 'Synced' },
-      { group: '', version: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'b', status: 'OutOfSync' },
-      { group: '', version: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'old', status: 'OutOfSync', requiresPruning: true },
+      { version: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'a', status: 'Synced' },
+      { version: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'b', status: 'OutOfSync' },
+      { version: 'v1', kind: 'ConfigMap', namespace: 'shop', name: 'old', status: 'OutOfSync', requiresPruning: true },
     ]);
     expect(s.summary).toEqual({ images: ['a:1', 'b:2'] });
     expect(s.sourceType).toBe('Directory');
@@ -90,7 +110,7 @@ describe('nextStatus', () => {
     expect(s.operationState).toMatchObject({
       phase: 'Succeeded',
       message: 'successfully synced (all tasks run)',
-      operation: { sync: { revision: 'abc123', prune: false }, initiatedBy: { username: 'alice' } },
+      operation: { sync: { revision: 'abc123' }, initiatedBy: { username: 'alice' } },
       syncResult: { revision: 'abc123', source: SPEC.source, resources: [{ kind: 'ConfigMap', name: 'a', status: 'Synced' }] },
       startedAt: '2026-12-01T10:00:00.000Z',
       finishedAt: '2026-12-01T10:00:05.000Z',
@@ -236,4 +256,21 @@ test('imagesOf: pods, pod templates and CronJob templates', () => {
   expect(imagesOf({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: {}, spec: { template: tpl } })).toEqual(['init:1', 'app:1']);
   expect(imagesOf({ apiVersion: 'v1', kind: 'Pod', metadata: {}, spec: tpl.spec })).toEqual(['init:1', 'app:1']);
   expect(imagesOf({ apiVersion: 'batch/v1', kind: 'CronJob', metadata: {}, spec: { jobTemplate: { spec: { template: tpl } } } })).toEqual(['init:1', 'app:1']);
+});
+
+test('kubeTime: RFC 3339 to the second, as Kubernetes writes a metav1.Time', () => {
+  expect(kubeTime(Date.parse('2026-12-01T10:00:05.911Z'))).toBe('2026-12-01T10:00:05Z');
+  expect(kubeTime(Date.parse('2026-12-01T10:00:05Z'))).toBe('2026-12-01T10:00:05Z');
+});
+
+test("the operation's syncOptions: the run's own, else the Application's (as Argo CD's API server and controller copy them); prune only when true", () => {
+  const app = application({ resourceVersion: '5', spec: { ...SPEC, syncPolicy: { syncOptions: ['ServerSideApply=true'] } } });
+  const copied = nextStatus(app, { sync: op(), now: '2026-12-01T10:00:06Z' }).operationState as { operation: { sync: Record<string, unknown> } };
+  expect(copied.operation.sync).toEqual({ revision: 'abc123', syncOptions: ['ServerSideApply=true'] });
+  const own = nextStatus(app, { sync: op({ syncOptions: ['Replace=true'], prune: true }), now: '2026-12-01T10:00:06Z' }).operationState as {
+    operation: { sync: Record<string, unknown> };
+  };
+  expect(own.operation.sync).toEqual({ revision: 'abc123', prune: true, syncOptions: ['Replace=true'] });
+  const none = nextStatus(APP, { sync: op(), now: '2026-12-01T10:00:06Z' }).operationState as { operation: { sync: Record<string, unknown> } };
+  expect(none.operation.sync).toEqual({ revision: 'abc123' });
 });

@@ -16,6 +16,7 @@ describe('argocd.argoproj.io/sync-options on one object', () => {
       validate: true,
       skipDryRunOnMissingResource: false,
       clientSideApply: false,
+      serverSideApply: false,
       warnings: [],
     });
   });
@@ -27,9 +28,17 @@ describe('argocd.argoproj.io/sync-options on one object', () => {
       validate: false,
       skipDryRunOnMissingResource: true,
       clientSideApply: true,
+      serverSideApply: false,
       warnings: [],
     });
     expect(objectSyncMode(obj('ServerSideApply=true'), {}).clientSideApply).toBe(false);
+  });
+
+  it("ServerSideApply=true asked for, as Argo CD would apply it server-side: the annotation, else the Application's option", () => {
+    expect(objectSyncMode(obj('ServerSideApply=true'), {}).serverSideApply).toBe(true);
+    expect(objectSyncMode(obj(), { serverSideApply: true }).serverSideApply).toBe(true);
+    expect(objectSyncMode(obj('ServerSideApply=false'), { serverSideApply: true }).serverSideApply).toBe(false);
+    expect(objectSyncMode(obj(), { serverSideApply: false }).serverSideApply).toBe(false);
   });
 
   it("takes the Application's SkipDryRunOnMissingResource as the default; the annotation wins", () => {

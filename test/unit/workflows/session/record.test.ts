@@ -118,6 +118,8 @@ test("syncOperationOf: each step, hook and prune as Argo CD's per-resource resul
       status: 'Synced',
       message: 'deployment.apps/web configured',
       syncPhase: 'Sync',
+      // No step list (waves): a one-pass sync, which gitops-engine ends without waiting: its tasks stay Running.
+      hookPhase: 'Running',
     },
     {
       group: 'batch',
@@ -125,8 +127,8 @@ test("syncOperationOf: each step, hook and prune as Argo CD's per-resource resul
       kind: 'Job',
       namespace: 'shop',
       name: 'migrate',
-      status: 'Synced',
-      message: '',
+      // A hook created: no sync status, kubectl create's words.
+      message: 'migrate created',
       syncPhase: 'PreSync',
       hookPhase: 'Succeeded',
       hookType: 'PreSync',
@@ -138,6 +140,71 @@ test("syncOperationOf: each step, hook and prune as Argo CD's per-resource resul
     opts,
   );
   expect(failed).toMatchObject({ phase: 'Failed', message: 'boom' });
+});
+
+test('syncOperationOf: the message and task states of a sync in steps, as gitops-engine ends it; serverside-applied; images', async () => {
+  const { syncOperationOf } = await import('../../../../src/workflows/session/record.js');
+  const step = (name: string, wave: number) => ({
+    group: '',
+    kind: 'ConfigMap',
+    namespace: 'shop',
+    name,
+    wave,
+    action: 'create' as const,
+    outcome: 'applied',
+    serverSideApply: true as const,
+  });
+  const report = {
+    schemaVersion: 1 as const,
+    app: 'shop',
+    origin: 'x',
+    revision: 'abc',
+    dryRun: false,
+    force: false,
+    applied: 2,
+    healed: [],
+    ignored: [],
+    conflicts: [],
+    failures: [],
+    warnings: [],
+    steps: [step('first', -1), step('web', 0)],
+    hooks: [],
+    waves: [
+      { phase: 'Sync' as const, wave: -1, resources: 1, hooks: 0, outcome: 'done' as const },
+      { phase: 'Sync' as const, wave: 0, resources: 1, hooks: 0, outcome: 'done' as const },
+    ],
+    prune: { enabled: false, why: '', last: false, propagationPolicy: 'foreground' as const, results: [] },
+  };
+  const opts = {
+    versions: {},
+    images: { '/ConfigMap/shop/web': ['nginx:1.27'] },
+    startedAt: 's',
+    finishedAt: 'f',
+    initiatedBy: { username: 'a' },
+    partial: false,
+  };
+  // The last step had no hook: ended at once, its resources left Running; the wave before it waited for, Succeeded.
+  const noHook = syncOperationOf(report, opts);
+  expect(noHook.message).toBe('successfully synced (all tasks run)');
+  expect(noHook.resources.map((r) => `${r.name} ${r.hookPhase} ${r.message} ${JSON.stringify(r.images ?? [])}`)).toEqual([
+    'first Succeeded configmap/first serverside-applied []',
+    'web Running configmap/web serverside-applied ["nginx:1.27"]',
+  ]);
+  // A PostSync hook last: gitops-engine waited for it, then found no more tasks; every resource Succeeded.
+  const withHook = syncOperationOf(
+    {
+      ...report,
+      hooks: [{ group: '', kind: 'ConfigMap', namespace: 'shop', name: 'post', phase: 'PostSync' as const, wave: 0, outcome: 'Succeeded' as const }],
+      waves: [...report.waves, { phase: 'PostSync' as const, wave: 0, resources: 0, hooks: 1, outcome: 'done' as const }],
+    },
+    opts,
+  );
+  expect(withHook.message).toBe('successfully synced (no more tasks)');
+  expect(withHook.resources.map((r) => `${r.name} ${r.status ?? '-'} ${r.hookPhase}`)).toEqual([
+    'first Synced Succeeded',
+    'web Synced Succeeded',
+    'post - Succeeded',
+  ]);
 });
 
 test("unrunOperation: phase Error with the message, as Argo CD's OperationError; Failed for a shared resource refusal", () => {
