@@ -113,15 +113,15 @@ function applyMessage(s: SyncReport['steps'][number]): string {
 
 /**
  * How gitops-engine ends a sync that ran every task: `(all tasks run)` when the last (phase, wave) it ran had no hook,
- * and those resources were left Running (it does not wait for the last wave's health); `(no more tasks)` when that
- * step had a hook, after which it waited and every task had ended.
+ * leaving that step's resources Running (it does not wait for their health: in a one-pass sync, every resource);
+ * `(no more tasks)` when that step had a hook, which it waited for, so every task had ended.
  */
-function lastStep(r: SyncReport): { message: string; runningWave?: number } {
+function howItEnded(r: SyncReport): { message: string; leftRunning: (wave: number | null) => boolean } {
   const ran = (r.waves ?? []).filter((w) => w.phase !== 'SyncFail' && w.outcome !== 'not-run');
   const last = ran[ran.length - 1];
-  if (last && last.hooks > 0) return { message: 'successfully synced (no more tasks)' };
-  if (!last) return { message: 'successfully synced (all tasks run)', runningWave: Number.NaN };
-  return { message: 'successfully synced (all tasks run)', ...(last.phase === 'Sync' ? { runningWave: last.wave } : {}) };
+  if (!last) return { message: 'successfully synced (all tasks run)', leftRunning: () => true };
+  if (last.hooks > 0) return { message: 'successfully synced (no more tasks)', leftRunning: () => false };
+  return { message: 'successfully synced (all tasks run)', leftRunning: (wave) => last.phase === 'Sync' && wave === last.wave };
 }
 
 /** The sync operation a (not dry-run) sync report stands for, in Argo CD's terms. */
@@ -138,13 +138,11 @@ export function syncOperationOf(
 ): SyncOperation {
   const v = (k: { group: string; kind: string; namespace: string; name: string }) => opts.versions[resourceId(k)] ?? '';
   const resources: SyncResultResource[] = [];
-  const end = lastStep(r);
+  const end = howItEnded(r);
   for (const s of r.steps) {
     const status = stepStatus(s.outcome);
-    // gitops-engine's task state: Failed, else Running for the last wave's resources of a sync it ended without
-    // waiting for them (one pass: every resource), Succeeded for those it waited for.
-    const left = Number.isNaN(end.runningWave ?? 0) || (end.runningWave !== undefined && (s.wave ?? 0) === end.runningWave);
-    const hookPhase = status === 'SyncFailed' ? 'Failed' : left ? 'Running' : 'Succeeded';
+    // gitops-engine's task state: Failed, else Running where it ended without waiting, Succeeded where it waited.
+    const hookPhase = status === 'SyncFailed' ? 'Failed' : end.leftRunning(s.wave) ? 'Running' : 'Succeeded';
     const images = opts.images?.[resourceId(s)];
     resources.push({
       group: s.group,
