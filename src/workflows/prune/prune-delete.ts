@@ -66,12 +66,9 @@ export async function waitGone(
 ): Promise<PruneCandidate[]> {
   let left = [...deleted];
   for (;;) {
-    const still: PruneCandidate[] = [];
-    for (const c of left) {
-      const live = await gw.get(c.type, c.key.namespace, c.key.name);
-      if (live && live.metadata.uid === c.object.metadata.uid) still.push(c);
-    }
-    left = still;
+    // Read side by side (the gateway bounds how many are in flight), kept in the order given.
+    const here = await Promise.all(left.map(async (c) => (await gw.get(c.type, c.key.namespace, c.key.name))?.metadata.uid === c.object.metadata.uid));
+    left = left.filter((_, i) => here[i]);
     if (left.length === 0 || o.now() >= o.deadline) return left;
     await o.sleep(o.pollMs);
   }

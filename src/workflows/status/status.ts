@@ -283,7 +283,8 @@ export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise
     const found = r.live ? imagesOf(r.live) : [];
     if (found.length > 0) resourceImages[resourceId(r.key)] = [...new Set(found)];
   }
-  const images = [...new Set([...roots, ...children].flatMap(imagesOf))];
+  // The app's own objects' images are those just read; the live trees' Pods and ReplicaSets add theirs.
+  const images = [...new Set([...Object.values(resourceImages).flat(), ...children.flatMap(imagesOf)])];
   return {
     report,
     warnings,

@@ -365,7 +365,7 @@ export async function executeSync(state: AppState, comparison: Comparison, sel: 
   report.waves = run.waves;
   if (run.interrupted && !report.interrupted) report.interrupted = interruption(run.interrupted.phase, run.interrupted.wave, run.interrupted.waiting === true);
   if (run.failed) {
-    report.failures.push({ group: '', kind: 'Sync', namespace: '', name: report.app, phase: 'operation', message: run.failed });
+    appFailure(report, 'operation', run.failed);
     if (!report.prune.blocked && report.prune.results.length === 0 && plan.prune.enabled) report.prune.blocked = 'the sync failed: nothing was pruned';
   }
   return report;
@@ -825,14 +825,7 @@ async function waitPruned(
   const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
   const left = await waitGone(gw, pruned, { now: () => Date.now(), sleep, pollMs: 250, deadline }).catch((err: unknown) => err as Error);
   if (left instanceof Error) {
-    report.failures.push({
-      group: '',
-      kind: 'Sync',
-      namespace: '',
-      name: report.app,
-      phase: 'prune',
-      message: `could not see the pruned objects go: ${left.message}`,
-    });
+    appFailure(report, 'prune', `could not see the pruned objects go: ${left.message}`);
     return;
   }
   for (const c of left) {
@@ -864,5 +857,10 @@ function blockPartialPrune(plan: SyncPlan, report: SyncReport, scanGaps: readonl
   for (const c of plan.prune.candidates) {
     report.prune.results.push({ ...ref(c.key), outcome: c.skip ? 'skipped' : 'failed', message: c.skip ?? 'not pruned: the prune scan is partial' });
   }
-  report.failures.push({ group: '', kind: 'Sync', namespace: '', name: report.app, phase: 'prune', message: why });
+  appFailure(report, 'prune', why);
+}
+
+/** A failure of the sync as a whole (not of one object): reported on the app, as `Sync/<app>`. */
+function appFailure(report: SyncReport, phase: 'prune' | 'operation', message: string): void {
+  report.failures.push({ group: '', kind: 'Sync', namespace: '', name: report.app, phase, message });
 }

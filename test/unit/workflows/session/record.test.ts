@@ -8,6 +8,20 @@ import { application } from '../../../support/application.js';
 const APP = application({ spec: { project: 'default' } });
 const ref = { namespace: 'argocd', name: 'shop' };
 const noSleep = { sleep: async () => {} };
+/** What every sync report below shares: a run of `shop` at revision abc that met no conflict and no failure. */
+const REPORT = {
+  schemaVersion: 1 as const,
+  app: 'shop',
+  origin: 'x',
+  revision: 'abc',
+  dryRun: false,
+  force: false,
+  healed: [],
+  ignored: [],
+  conflicts: [],
+  failures: [],
+  warnings: [],
+};
 
 test('writes the status with the field manager of its own, spec untouched', async () => {
   const gw = new FakeGateway({ objects: [APP] });
@@ -71,18 +85,8 @@ test("an Application Argo CD's controller wrote recently is skipped; a missing o
 test("syncOperationOf: each step, hook and prune as Argo CD's per-resource result; a failure fails the phase", async () => {
   const { syncOperationOf } = await import('../../../../src/workflows/session/record.js');
   const base = {
-    schemaVersion: 1 as const,
-    app: 'shop',
-    origin: 'x',
-    revision: 'abc',
-    dryRun: false,
-    force: false,
+    ...REPORT,
     applied: 1,
-    healed: [],
-    ignored: [],
-    conflicts: [],
-    failures: [],
-    warnings: [],
     steps: [{ group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'web', wave: 0, action: 'update' as const, outcome: 'applied' }],
     hooks: [{ group: 'batch', kind: 'Job', namespace: 'shop', name: 'migrate', phase: 'PreSync' as const, wave: 0, outcome: 'Succeeded' as const }],
     prune: {
@@ -155,18 +159,8 @@ test('syncOperationOf: the message and task states of a sync in steps, as gitops
     serverSideApply: true as const,
   });
   const report = {
-    schemaVersion: 1 as const,
-    app: 'shop',
-    origin: 'x',
-    revision: 'abc',
-    dryRun: false,
-    force: false,
+    ...REPORT,
     applied: 2,
-    healed: [],
-    ignored: [],
-    conflicts: [],
-    failures: [],
-    warnings: [],
     steps: [step('first', -1), step('web', 0)],
     hooks: [],
     waves: [
