@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
@@ -50,6 +50,8 @@ export default async function globalSetup(): Promise<void> {
   process.env.KGITOPS_TEST_KUBECONFIG = env.KUBECONFIG;
   process.env.KGITOPS_CLUSTER_BIN = env.KGITOPS_ARGOCD_BIN;
   process.env.KGITOPS_ARGOCD_VERSION = env.KGITOPS_ARGOCD_VERSION ?? '';
+  // Argo CD's components log to the state folder's logs/ (test/argocd/up): a test that waits in vain quotes them.
+  process.env.KGITOPS_ARGOCD_LOGS = join(dirname(envFile), 'logs');
   process.env.KGITOPS_TEST_RUN = `${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
   say(`Argo CD ${env.KGITOPS_ARGOCD_VERSION} ready in ${Date.now() - started} ms; kubeconfig ${env.KUBECONFIG}; run ${process.env.KGITOPS_TEST_RUN}`);
 }

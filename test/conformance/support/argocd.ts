@@ -3,6 +3,8 @@
 // change, of the commit the repository holds), kubectl-gitops's verdict on the same Application (of the same commit),
 // and the resource-by-resource differences between the two.
 import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { kubectl, kubectlOk, runPlugin, TEST_RUN_LABEL, testRunId } from '../../integration/support/index.js';
 import { staleness } from './current.js';
@@ -109,32 +111,70 @@ export async function pollFor<T>(what: string, check: () => Promise<T | undefine
   }
 }
 
+/** How long a hard refresh may stay requested, with no new comparison, before it is asked for again. */
+const REREQUEST_AFTER_MS = 20_000;
+
+/**
+ * The last lines of Argo CD's application-controller and repo-server logs that name `name` or are errors or warnings
+ * (test/argocd/up writes them to its state folder's logs/), for the message of a test that waited in vain.
+ */
+function argoLogsAbout(name: string): string {
+  const dir = process.env.KGITOPS_ARGOCD_LOGS;
+  if (!dir) return '';
+  const out: string[] = [];
+  for (const component of ['argocd-application-controller', 'argocd-repo-server']) {
+    const path = join(dir, `${component}.log`);
+    if (!existsSync(path)) continue;
+    const lines = readFileSync(path, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes(name) || /level=(error|warning)/.test(l));
+    if (lines.length > 0) out.push(`--- ${component}.log, the last lines about ${name} or at level error/warning:`, ...lines.slice(-15));
+  }
+  return out.length > 0 ? `\n${out.join('\n')}` : '';
+}
+
 /**
  * Polls the Application until its status is a comparison made at or after `sinceMs` of the commit its source names
- * (support/current.ts), failing after the bound with the reasons it was last stale for.
+ * (support/current.ts), failing after the bound with the reasons it was last stale for and what Argo CD logged about it.
+ * `rerequest`, when given, is called when a refresh has stayed requested for REREQUEST_AFTER_MS with no new comparison.
  */
-async function currentStatus(what: string, name: string, sinceMs: number): Promise<ArgoApplication> {
+async function currentStatus(what: string, name: string, sinceMs: number, rerequest?: () => Promise<void>): Promise<ArgoApplication> {
   let reasons: string[] = ['not read yet'];
+  let askedAt = Date.now();
   try {
     return await pollFor(what, async () => {
       const app = await getApplication(name);
       reasons = staleness(app, { sinceMs, commit: headCommit(app) });
-      return reasons.length === 0 ? app : undefined;
+      if (reasons.length === 0) return app;
+      if (rerequest && Date.now() - askedAt > REREQUEST_AFTER_MS && app.metadata.annotations?.['argocd.argoproj.io/refresh'] !== undefined) {
+        askedAt = Date.now();
+        await rerequest();
+      }
+      return undefined;
     });
   } catch (err) {
-    throw new Error(`${(err as Error).message}; last seen: ${reasons.join('; ')}`);
+    throw new Error(`${(err as Error).message}; last seen: ${reasons.join('; ')}${argoLogsAbout(name)}`);
   }
 }
 
 /**
  * Asks Argo CD for a hard refresh (a new comparison, the manifests rendered anew) and waits until it is done: the
  * controller removes the annotation in the same write as the new status, whose `reconciledAt` must not be earlier
- * than the annotation and whose `sync.revision` must be the repository's commit.
+ * than the annotation and whose `sync.revision` must be the repository's commit. A refresh still requested after
+ * REREQUEST_AFTER_MS is asked for again (the annotation removed and set anew), as a user would: Argo CD's controller
+ * drops a refresh when the write of its status fails (persistAppStatus logs the error and does not queue the app
+ * again), and the annotation then waits for the next periodic reconciliation, minutes away. Said on stderr when it
+ * happens; the verdict read is still one made after the first request.
  */
 export async function hardRefresh(name: string): Promise<ArgoApplication> {
   const since = Date.now();
-  await kubectlOk(['annotate', 'applications.argoproj.io', name, '-n', 'argocd', '--overwrite', 'argocd.argoproj.io/refresh=hard']);
-  return currentStatus(`Argo CD's hard refresh of ${name}`, name, since);
+  const annotate = (value: string) => kubectlOk(['annotate', 'applications.argoproj.io', name, '-n', 'argocd', '--overwrite', value]);
+  await annotate('argocd.argoproj.io/refresh=hard');
+  return currentStatus(`Argo CD's hard refresh of ${name}`, name, since, async () => {
+    process.stderr.write(`[conformance] the hard refresh of ${name} is still requested after ${REREQUEST_AFTER_MS} ms: asked again\n`);
+    await annotate('argocd.argoproj.io/refresh-');
+    await annotate('argocd.argoproj.io/refresh=hard');
+  });
 }
 
 /**
