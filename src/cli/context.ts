@@ -24,5 +24,9 @@ function formatSessionEvent(e: SessionEvent): string {
   const f = e.fleet;
   if (!f) return `${line}\n`;
   const split = f.splitByNamespace.length > 0 ? `; namespace by namespace where RBAC forbids the cluster-wide LIST: ${f.splitByNamespace.join(', ')}` : '';
-  return `${line}, for ${f.apps} Application${f.apps === 1 ? '' : 's'} from one snapshot per cluster (${f.clusters} cluster${f.clusters === 1 ? '' : 's'}, ${f.clusterWideLists} cluster-wide LISTs${split}): the count does not grow with the number of Applications\n`;
+  const apps = `${f.apps} Application${f.apps === 1 ? '' : 's'}`;
+  const clusters = `${f.clusters} cluster${f.clusters === 1 ? '' : 's'}`;
+  if (f.watched)
+    return `${line}, for ${apps} from one watch-fed cache per cluster (${clusters}, ${f.clusterWideLists} types listed and watched cluster-wide${split}): a look reads the cache, not the API server\n`;
+  return `${line}, for ${apps} from one snapshot per cluster (${clusters}, ${f.clusterWideLists} cluster-wide LISTs${split}): the count does not grow with the number of Applications\n`;
 }

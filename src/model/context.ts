@@ -95,6 +95,8 @@ export interface FleetCost {
   clusterWideLists: number;
   /** Types RBAC made it list namespace by namespace (the cluster-wide LIST was forbidden). */
   splitByNamespace: string[];
+  /** A long-running command's caches, kept current by watches (`sync --watch --all`), not one-time snapshots. */
+  watched?: boolean;
 }
 
 /**

@@ -22,6 +22,11 @@ export interface LiveWatcherOptions {
   onConnection(event: Extract<FollowEvent, { kind: 'disconnected' | 'gone' }>, target: string): void;
   reconnectDelay(attempt: number): number;
   sleep(ms: number, signal: AbortSignal): Promise<void>;
+  /**
+   * A watch-fed cache the process shares (kube/cluster-cache.ts, `sync --watch --all`): its watch of each type, over the
+   * whole cluster, is followed instead of one of this loop's own per namespace.
+   */
+  cache?: { follows(type: ResourceType): boolean; subscribe(type: ResourceType, listener: (e: FollowEvent) => void): (() => void) | undefined };
 }
 
 function targetId(t: Pick<LiveTarget, 'type' | 'namespace'>): string {
@@ -43,7 +48,7 @@ export function changeFingerprint(obj: KubeObject): string {
 
 /** Keeps one `follow` per collection, started and stopped as the app's desired set changes. */
 export class LiveWatcher {
-  private readonly running = new Map<string, { target: LiveTarget; stop: AbortController; done: Promise<void> }>();
+  private readonly running = new Map<string, { target: LiveTarget; stop: AbortController; done: Promise<void>; viaCache?: boolean }>();
   /** The last fingerprint seen per object uid. */
   private readonly seen = new Map<string, string>();
 
@@ -58,14 +63,29 @@ export class LiveWatcher {
         this.running.delete(id);
       }
     }
+    const cache = this.opts.cache;
     for (const [id, target] of wanted) {
       const existing = this.running.get(id);
-      if (existing) {
+      if (existing && !(existing.viaCache && !cache?.follows(target.type))) {
         existing.target = target;
         continue;
       }
+      // A type the shared cache found it may not list over the whole cluster: followed here, in its namespace.
+      existing?.stop.abort();
       const stop = new AbortController();
-      const entry = { target, stop, done: Promise.resolve() };
+      const entry: { target: LiveTarget; stop: AbortController; done: Promise<void>; viaCache?: boolean } = { target, stop, done: Promise.resolve() };
+      // The shared watch is of the whole cluster: only this target's namespace is the app's.
+      const inScope = (o: KubeObject) => target.namespace === undefined || o.metadata.namespace === target.namespace;
+      const unsubscribe = cache?.subscribe(target.type, (ev) => {
+        if (ev.kind === 'listed') this.handle(entry.target, id, { ...ev, items: ev.items.filter(inScope) });
+        else if (ev.kind !== 'change' || inScope(ev.object)) this.handle(entry.target, id, ev);
+      });
+      if (unsubscribe) {
+        stop.signal.addEventListener('abort', unsubscribe, { once: true });
+        entry.viaCache = true;
+        this.running.set(id, entry);
+        continue;
+      }
       entry.done = follow(
         this.opts.gateway,
         { type: target.type, namespace: target.namespace, metadataOnly: true },

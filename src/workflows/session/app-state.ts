@@ -444,7 +444,7 @@ function listOrGet(
 
 /**
  * The objects that carry a tracking-id (any app's: the prune plan reports the others' marks), listed
- * (metadata only) from every listable preferred type in the app's namespaces and at cluster scope,
+ * (metadata only) from every listable and watchable preferred type in the app's namespaces and at cluster scope,
  * 16 requests at a time (the gateway's bound). Objects without the mark play no part in a prune plan,
  * so they are left out, and the gateway does not even decode them. Kinds we cannot list become
  * warnings — except the kinds the app itself declares (`required`, as `group/resource/namespace`): not
@@ -463,7 +463,9 @@ export async function listAppCandidates(
 ): Promise<LiveEntry[]> {
   const tracking = opts.tracking ?? DEFAULT_TRACKING;
   const { preferred } = await gw.discover();
-  const listable = preferred.filter((t) => t.verbs.includes('list') && !opts.excluded?.(t));
+  // As Argo CD's cluster cache, which keeps only the types that can be listed and watched (gitops-engine's
+  // GetAPIResources): a kind that cannot be watched (componentstatuses, metrics.k8s.io) is never a prune candidate.
+  const listable = preferred.filter((t) => t.verbs.includes('list') && t.verbs.includes('watch') && !opts.excluded?.(t));
   const jobs: { type: ResourceType; namespace?: string }[] = [];
   for (const type of listable) {
     if (type.namespaced) for (const namespace of namespaces) jobs.push({ type, namespace });

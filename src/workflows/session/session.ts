@@ -20,6 +20,7 @@ import type { KubeGateway } from '../../kube/gateway.js';
 import type { MergedKubeconfig } from '../../kube/kubeconfig.js';
 import type { ConnectOptions } from '../../model/context.js';
 import { ClusterSnapshot, type SnapshotStats } from '../../kube/snapshot.js';
+import { ClusterCache, type ClusterCacheOptions } from '../../kube/cluster-cache.js';
 import { SourceReads } from '../../source/shared-reads.js';
 import { controlPlaneNamespace, SECRET_TYPE } from '../../model/keys.js';
 import { KubeApiError } from '../../kube/errors.js';
@@ -202,7 +203,8 @@ export async function withAppTarget<T>(
       ...(pool ? { sourceReads: pool.sourceReads } : {}),
     });
   } finally {
-    if (ctx.opts.verbose) {
+    // A pool's connections are shared by many sessions: its owner reports what they cost, once.
+    if (ctx.opts.verbose && !pool) {
       const s = gateways.reduce((a, g) => ({ requests: a.requests + g.stats().requests, retries: a.retries + g.stats().retries }), { requests: 0, retries: 0 });
       ctx.onSession?.({ kind: 'requests', what, ...s, ms: Date.now() - started });
     }
@@ -214,17 +216,18 @@ export async function withAppTarget<T>(
  * Connections kept open across the sessions of one command over many Applications (`list`, `status -A`, a dashboard
  * round): one per context, each a snapshot of its cluster that every app's session reads (kube/snapshot.ts: each type
  * listed once over all namespaces, unless `wide: false`), the kubeconfig read once, and the Git sources' repositories,
- * revisions and trees read once (source/shared-reads.ts); `close()` ends the connections.
+ * revisions and trees read once (source/shared-reads.ts); `close()` ends the connections. With `watch` (a command that
+ * runs on: `sync --watch --all`), each context's connection is a cache its watches keep current (kube/cluster-cache.ts).
  */
 export class GatewayPool {
-  private readonly open = new Map<string, Promise<ClusterSnapshot>>();
+  private readonly open = new Map<string, Promise<ClusterSnapshot | ClusterCache>>();
   private merged: Promise<MergedKubeconfig> | undefined;
   /** Each Git repository, revision and tree the apps' renders read, read once for all of them. */
   readonly sourceReads = new SourceReads();
 
   constructor(
     private readonly ctx: RunContext,
-    private readonly opts: { wide: boolean } = { wide: true },
+    private readonly opts: { wide: boolean; watch?: ClusterCacheOptions } = { wide: true },
   ) {}
 
   kubeconfig(): Promise<MergedKubeconfig> {
@@ -237,10 +240,14 @@ export class GatewayPool {
     opts: ConnectOptions,
     env: Record<string, string | undefined>,
     log: (line: string) => void,
-  ): Promise<ClusterSnapshot> => {
+  ): Promise<ClusterSnapshot | ClusterCache> => {
     let g = this.open.get(selected.name);
     if (!g) {
-      g = import('../../kube/connect.js').then(async ({ connectContext }) => new ClusterSnapshot(await connectContext(selected, opts, env, log), this.opts));
+      const watch = this.opts.watch;
+      g = import('../../kube/connect.js').then(async ({ connectContext }) => {
+        const inner = await connectContext(selected, opts, env, log);
+        return watch ? new ClusterCache(inner, watch) : new ClusterSnapshot(inner, this.opts);
+      });
       this.open.set(selected.name, g);
       g.catch(() => this.open.delete(selected.name));
     }
@@ -248,7 +255,7 @@ export class GatewayPool {
   };
 
   /** The snapshot of the selected context's cluster (--context, else the current context): where Applications are read. */
-  async controlPlane(): Promise<ClusterSnapshot> {
+  async controlPlane(): Promise<ClusterSnapshot | ClusterCache> {
     const { selectContext } = await import('../../kube/kubeconfig.js');
     return this.connect(selectContext(await this.kubeconfig(), this.ctx.opts.context), this.ctx.opts, this.ctx.io.env, sessionLog(this.ctx));
   }

@@ -70,7 +70,9 @@ export interface WatchAllDeps {
 /** Runs until SIGINT/SIGTERM (or `deps.signal`); every loop's events go to `onEvent` with `app` set to `namespace/name`. */
 export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent: (e: LoopEvent) => void, deps: WatchAllDeps = {}): Promise<ExitCode> {
   const { runWatch } = await import('./watch.js');
-  const { withControlPlane } = await import('../session/session.js');
+  const { GatewayPool, withControlPlane } = await import('../session/session.js');
+  const { reconnectDelay } = await import('../../watch/backoff.js');
+  const { systemClock } = await import('../../watch/loop.js');
   const { listApplications } = await import('../list.js');
   const emit = (e: Omit<LoopEvent, 'time'>) => onEvent({ ...e, time: new Date() });
   const stop = new AbortController();
@@ -87,6 +89,12 @@ export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent
   const loops = new Map<string, { stop: AbortController; done: Promise<void> }>();
   const wakers = new Map<string, { wake: () => void; repos: string[] }>();
   const turn = bounded(RECONCILE_BOUND);
+  const started = Date.now();
+  /** Every Application that had a loop, for -v's summary. */
+  const seen = new Set<string>();
+  // One watch-fed cache per cluster for every loop (kube/cluster-cache.ts): a look reads it, not the API server, and
+  // its watches wake the loops whose objects changed.
+  const pool = new GatewayPool(ctx, { wide: true, watch: { reconnectDelay: (n) => reconnectDelay(n, Math.random()), sleep: systemClock.sleep } });
   // A stop stops every loop (each finishes its step in progress).
   stop.signal.addEventListener('abort', () => {
     for (const l of loops.values()) l.stop.abort();
@@ -98,6 +106,7 @@ export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent
     const own = new AbortController();
     const appCtx: RunContext = { ...ctx, opts: { ...ctx.opts, appNamespace: o.metadata.namespace ?? '' } };
     const { webhookAddr: _one, webhookSecret: _forAll, ...perApp } = req;
+    seen.add(id);
     emit({ action: 'app', object: id, result: 'started', message: 'automated: reconciled by its own loop' });
     const done = runWatch(
       { ...perApp, source: { app: o.metadata.name ?? '', ...(req.argocdNamespace !== undefined ? { argocdNamespace: req.argocdNamespace } : {}) } },
@@ -107,6 +116,7 @@ export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent
         signal: own.signal,
         handleSignals: false,
         turn,
+        pool,
         onWake: (wake) => {
           wakers.set(id, { wake, repos: repoURLsOf(o) });
           return () => wakers.delete(id);
@@ -183,6 +193,24 @@ export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent
     for (const l of loops.values()) l.stop.abort();
     await Promise.all([...loops.values()].map((l) => l.done));
     await webhook?.close();
+    if (ctx.opts.verbose) {
+      const s = await pool.stats();
+      ctx.onSession?.({
+        kind: 'requests',
+        what: 'watch',
+        requests: s.requests,
+        retries: s.retries,
+        ms: Date.now() - started,
+        fleet: {
+          apps: seen.size,
+          clusters: s.clusters.length,
+          clusterWideLists: s.clusters.reduce((n, c) => n + c.snapshot.clusterWideLists, 0),
+          splitByNamespace: [...new Set(s.clusters.flatMap((c) => c.snapshot.splitByNamespace))].sort(),
+          watched: true,
+        },
+      });
+    }
+    pool.close();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }

@@ -21,6 +21,8 @@ import { executeSync, finalizeThroughDelete, syncRevision, type SyncDeps, type S
 import { stateRefusal, syncUser, windowVerdict } from '../session/rules.js';
 import { writesAs } from '../../kube/impersonate.js';
 import type { RecordOutcome } from '../session/record.js';
+import type { GatewayPool } from '../session/session.js';
+import { ClusterCache } from '../../kube/cluster-cache.js';
 
 /** Test seams: a gateway, a stop signal and a clock instead of the real ones. */
 export interface WatchDeps {
@@ -44,6 +46,8 @@ export interface WatchDeps {
   onWake?: (wake: () => void) => () => void;
   /** sync --watch --all: each look (refresh) and each act of the loop runs through this, which bounds how many run at once. */
   turn?: <T>(fn: () => Promise<T>) => Promise<T>;
+  /** sync --watch --all: the connections every loop shares, each a watch-fed cache of its cluster (kube/cluster-cache.ts). */
+  pool?: GatewayPool;
 }
 
 /** What `sync --watch` reconciles and how (cli/inputs.ts builds it from sync's flags). */
@@ -193,17 +197,22 @@ function liveTargets(state: AppState): LiveTarget[] {
 export async function runWatch(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEvent) => void, deps: WatchDeps = {}): Promise<ExitCode> {
   if (deps.gateway) return watchWith(req, ctx, onEvent, deps);
   const { withAppTarget } = await import('../session/session.js');
-  return withAppTarget(ctx, 'watch', req.source, (s) =>
-    watchWith(req, ctx, onEvent, {
-      ...deps,
-      gateway: s.gateway,
-      controlPlane: s.controlPlane,
-      application: s.application,
-      target: s.target,
-      closeGateway: false,
-      ...(s.appRef && req.record ? { appRef: s.appRef } : {}),
-      ...(s.appRef ? { liveApp: s.appRef } : {}),
-    }),
+  return withAppTarget(
+    ctx,
+    'watch',
+    req.source,
+    (s) =>
+      watchWith(req, ctx, onEvent, {
+        ...deps,
+        gateway: s.gateway,
+        controlPlane: s.controlPlane,
+        application: s.application,
+        target: s.target,
+        closeGateway: false,
+        ...(s.appRef && req.record ? { appRef: s.appRef } : {}),
+        ...(s.appRef ? { liveApp: s.appRef } : {}),
+      }),
+    deps.pool,
   );
 }
 
@@ -242,6 +251,8 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
             }),
       reconnectDelay: (n) => reconnectDelay(n, Math.random()),
       sleep: clock.sleep,
+      // Under sync --watch --all the cluster's shared cache already watches each type: its events wake this loop.
+      ...(gw instanceof ClusterCache ? { cache: gw } : {}),
     });
     emit({
       action: 'start',

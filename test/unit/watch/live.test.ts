@@ -58,3 +58,55 @@ describe('LiveWatcher', () => {
     expect(changes).toEqual(['MODIFIED Deployment/orders', 'ADDED Deployment/stray', 'DELETED Deployment/orders']);
   });
 });
+
+describe('LiveWatcher on a shared cache (sync --watch --all)', () => {
+  it("follows the cache's cluster-wide watch, only the target's namespace; follows on its own a type the cache cannot list", async () => {
+    const listeners: ((e: import('../../../src/kube/watch.js').FollowEvent) => void)[] = [];
+    let follows = true;
+    const cache = {
+      follows: () => follows,
+      subscribe: (_t: ResourceType, l: (e: import('../../../src/kube/watch.js').FollowEvent) => void) => {
+        if (!follows) return undefined;
+        listeners.push(l);
+        return () => listeners.splice(listeners.indexOf(l), 1);
+      },
+    };
+    const own: string[] = [];
+    const gw = {
+      list: async () => {
+        own.push('LIST');
+        return { items: [], resourceVersion: '1', pages: 1 };
+      },
+      watch: async (_t: ResourceType, opts: WatchOptions) => {
+        await new Promise<void>((resolve) => opts.signal?.addEventListener('abort', () => resolve()));
+      },
+    };
+    const changes: string[] = [];
+    const w = new LiveWatcher({
+      gateway: gw as unknown as KubeGateway,
+      appInstance: () => 'shop',
+      onChange: (c) => changes.push(`${c.type} ${c.object}`),
+      onConnection: () => undefined,
+      reconnectDelay: () => 10,
+      sleep: async () => undefined,
+      cache,
+    });
+    const target = { type: deployType, namespace: 'shop', names: new Set(['orders']) };
+    w.update([target]);
+    expect(listeners).toHaveLength(1);
+    const elsewhere = { ...deploy('orders', '3', 2), metadata: { ...deploy('orders', '3', 2).metadata, namespace: 'other', uid: 'uid-other' } };
+    listeners[0]!({ kind: 'listed', items: [deploy('orders', '1', 1), elsewhere] });
+    listeners[0]!({ kind: 'change', type: 'MODIFIED', object: { ...elsewhere, metadata: { ...elsewhere.metadata, generation: 9 } } });
+    listeners[0]!({ kind: 'change', type: 'MODIFIED', object: deploy('orders', '4', 2) });
+    expect(changes).toEqual(['MODIFIED Deployment/orders']);
+    expect(own).toEqual([]);
+
+    // The cache found the type's cluster-wide LIST forbidden: the next update follows it here, in its namespace.
+    follows = false;
+    w.update([target]);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(listeners).toHaveLength(0);
+    expect(own).toEqual(['LIST']);
+    await w.stop();
+  });
+});

@@ -438,7 +438,7 @@ describe('the candidate scan reuses the live reads’ whole-scope LISTs', () => 
       kind: 'Widget',
       resource: 'widgets',
       namespaced: true,
-      verbs: ['get', 'list', 'patch', 'delete'],
+      verbs: ['get', 'list', 'watch', 'patch', 'delete'],
     });
     const gw = new FakeGateway({
       types: [...COMMON_TYPES, widget('v2'), widget('v1')],
@@ -464,6 +464,19 @@ describe('the candidate scan reuses the live reads’ whole-scope LISTs', () => 
     expect(gw.calls).toContain('LIST Widget shop');
     expect(gw.calls).toContain('LIST Widget shop meta');
     expect(state.prune?.candidates.map((c) => c.key.name)).toEqual(['old']);
+  });
+
+  test('a type that can be listed but not watched (componentstatuses) is never scanned, as Argo CD caches only watchable types', async () => {
+    const status = { group: '', version: 'v1', kind: 'ComponentStatus', resource: 'componentstatuses', namespaced: false, verbs: ['get', 'list'] };
+    const gw = new FakeGateway({
+      types: [...COMMON_TYPES, status],
+      objects: [{ apiVersion: 'v1', kind: 'ComponentStatus', metadata: { name: 'etcd-0', annotations: mark('', 'ComponentStatus', '', 'etcd-0') } }],
+    });
+    const { appFile, dir } = workspace({ 'cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\n' });
+    const state = await loadAppState({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: gw }, { extras: true });
+    expect(gw.calls.filter((c) => c.includes('ComponentStatus'))).toEqual([]);
+    expect(gw.calls.filter((c) => c.startsWith('LIST Namespace'))).not.toEqual([]);
+    expect(state.prune?.candidates).toEqual([]);
   });
 });
 

@@ -1,0 +1,378 @@
+// A cluster cache kept current by watches, for the commands that run on (`sync --watch --all`): what Argo CD's
+// controller keeps in its cluster cache. Every app's session in the process reads through one per cluster:
+// - the first read of a type (a LIST, full or metadata-only, or a GET) starts one list-then-watch of that type over
+//   the whole cluster (kube/watch.ts follow: resourceVersion, bookmarks, a re-list after 410 Gone, bounded back-off);
+//   every read after it is answered from what the watch keeps, with no request. A metadata-only read is cut from a full
+//   copy of the type when one is kept, so a type no app declares is kept as metadata only;
+// - a write passes through, and the next read of that type waits (at most SETTLE_MS) until the watch has delivered
+//   the written version (its resourceVersion, or the deletion): a loop reads its own writes, never the state before
+//   them. A read whose wait runs out is sent to the server instead;
+// - where the cluster-wide LIST is forbidden (403), the type is read from the server at every ask, as asked; a LIST
+//   by label selector or field selector, a paged one, and a type that cannot be watched go to the server too;
+// - `subscribe` hands the watch's events of a type to a listener (a loop's wake-up, watch/live.ts).
+// While a watch is reconnecting, reads answer what it last had (as Argo CD's cache does); `stats()` counts the
+// requests, so a round that reads only the cache costs none.
+import { KubeApiError } from './errors.js';
+import { follow, type FollowEvent } from './watch.js';
+import type {
+  AccessCheck,
+  AccessResult,
+  ApplyOptions,
+  DeleteOptions,
+  Discovery,
+  GatewayStats,
+  KubeGateway,
+  ListOptions,
+  ListResult,
+  PatchOptions,
+  PatchType,
+  UpdateOptions,
+  WatchEvent,
+  WatchOptions,
+  WriteOptions,
+} from './gateway.js';
+import type { ResourceType } from '../model/resource-type.js';
+import type { KubeObject } from '../model/object.js';
+import type { SnapshotStats } from './snapshot.js';
+
+/** How long a read waits for the watch to deliver a write made through the cache before it asks the server. */
+const SETTLE_MS = 5_000;
+
+export interface ClusterCacheOptions {
+  /** The wait before reconnect attempt n (0-based). */
+  reconnectDelay(attempt: number): number;
+  /** Waits, resolving early when the signal aborts. */
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
+  /** How long a read waits for a write to be seen (default SETTLE_MS). */
+  settleMs?: number;
+}
+
+/** What a read waits for after a write: the object at this resourceVersion, or gone. */
+interface Expected {
+  resourceVersion?: string;
+  gone: boolean;
+  seen: () => void;
+  done: Promise<void>;
+}
+
+/** One type followed over the whole cluster, full or metadata only. */
+interface Store {
+  type: ResourceType;
+  metadataOnly: boolean;
+  objects: Map<string, KubeObject>;
+  resourceVersion?: string;
+  /** Settles when the first list is in: `ok`, or `forbidden` when the cluster-wide LIST is not allowed. */
+  ready: Promise<'ok' | 'forbidden'>;
+  /** Whether the first list is in. */
+  listed: boolean;
+  stop: AbortController;
+  expected: Map<string, Expected>;
+}
+
+export type CacheEvent = FollowEvent;
+
+function typeId(type: ResourceType): string {
+  return `${type.group}|${type.version}|${type.resource}`;
+}
+
+function objectKey(o: KubeObject): string {
+  return `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
+}
+
+/** A full object as a metadata-only list returns it: apiVersion, kind and metadata. */
+function metadataOf(o: KubeObject): KubeObject {
+  return { apiVersion: o.apiVersion, kind: o.kind, metadata: o.metadata };
+}
+
+export class ClusterCache implements KubeGateway {
+  private readonly stores = new Map<string, Store>();
+  private readonly listeners = new Map<string, Set<(e: CacheEvent) => void>>();
+  /** The types (by resource, for `-v`) and the stores (by id) whose cluster-wide LIST was forbidden. */
+  private readonly forbidden = new Set<string>();
+  private readonly forbiddenIds = new Set<string>();
+  private closed = false;
+
+  constructor(
+    private readonly inner: KubeGateway,
+    private readonly opts: ClusterCacheOptions,
+  ) {}
+
+  get server(): string {
+    return this.inner.server;
+  }
+
+  discover(): Promise<Discovery> {
+    return this.inner.discover();
+  }
+
+  forgetDiscovery(): void {
+    this.inner.forgetDiscovery?.();
+  }
+
+  servedTypes(group: string, version: string): Promise<ResourceType[] | undefined> {
+    return this.inner.servedTypes ? this.inner.servedTypes(group, version) : Promise.resolve(undefined);
+  }
+
+  openApi(group: string, version: string): Promise<unknown> {
+    return this.inner.openApi ? this.inner.openApi(group, version) : Promise.resolve(undefined);
+  }
+
+  serverVersion(): Promise<string> {
+    return this.inner.serverVersion ? this.inner.serverVersion() : Promise.resolve('');
+  }
+
+  resolve(apiVersion: string, kind: string): Promise<ResourceType | undefined> {
+    return this.inner.resolve(apiVersion, kind);
+  }
+
+  /** The cache reads every type cluster-wide; nothing to seed. */
+  seed(): void {}
+
+  /** What the cache follows, for `-v`: its cluster-wide watches, and the types RBAC made it read namespace by namespace. */
+  snapshotStats(): SnapshotStats {
+    return { clusterWideLists: this.stores.size, splitByNamespace: [...this.forbidden].sort() };
+  }
+
+  /** The types (full or metadata only) the cache keeps, for the bench's memory note. */
+  kept(): { resource: string; metadataOnly: boolean; objects: number }[] {
+    return [...this.stores.values()].map((s) => ({ resource: s.type.resource, metadataOnly: s.metadataOnly, objects: s.objects.size }));
+  }
+
+  private static cacheable(type: ResourceType): boolean {
+    return type.verbs.includes('list') && type.verbs.includes('watch');
+  }
+
+  /** The store of a type (full or metadata only), its watch started on first use. */
+  private store(type: ResourceType, metadataOnly: boolean): Store {
+    const id = `${typeId(type)}|${metadataOnly ? 'meta' : 'full'}`;
+    const existing = this.stores.get(id);
+    if (existing) return existing;
+    const stop = new AbortController();
+    let settle!: (v: 'ok' | 'forbidden') => void;
+    let fail!: (e: unknown) => void;
+    const ready = new Promise<'ok' | 'forbidden'>((resolve, reject) => {
+      settle = resolve;
+      fail = reject;
+    });
+    const s: Store = { type, metadataOnly, objects: new Map(), ready, listed: false, stop, expected: new Map() };
+    this.stores.set(id, s);
+    void follow(
+      this.inner,
+      { type, metadataOnly },
+      (ev) => {
+        if (!s.listed && ev.kind === 'disconnected') {
+          // The first list failed: a 403 makes the type one read from the server as asked; anything else is the
+          // reader's error, and the next reader starts afresh.
+          stop.abort();
+          if (this.stores.get(id) === s) this.stores.delete(id);
+          if (ev.error instanceof KubeApiError && ev.error.status === 403) {
+            this.forbidden.add(type.resource);
+            this.forbiddenIds.add(id);
+            settle('forbidden');
+          } else fail(ev.error);
+          return;
+        }
+        if (ev.kind === 'listed') {
+          s.listed = true;
+          this.take(s, ev);
+          settle('ok');
+          if (!metadataOnly) this.dropMetadata(type);
+        } else if (ev.kind === 'change') this.take(s, ev);
+        // Listeners get the full copy's events (subscribe keeps one).
+        if (!metadataOnly) for (const l of this.listeners.get(typeId(type)) ?? []) l(ev);
+      },
+      { signal: stop.signal, reconnectDelay: this.opts.reconnectDelay, sleep: this.opts.sleep },
+    ).catch((e: unknown) => fail(e));
+    ready.catch(() => undefined);
+    return s;
+  }
+
+  /** Once a type is kept in full, its metadata-only copy is no longer needed: metadata reads are cut from the full one. */
+  private dropMetadata(type: ResourceType): void {
+    const id = `${typeId(type)}|meta`;
+    const meta = this.stores.get(id);
+    if (!meta || meta.expected.size > 0) return;
+    meta.stop.abort();
+    this.stores.delete(id);
+  }
+
+  /** A list or a change, into the store; a write waited for is marked seen. */
+  private take(s: Store, ev: FollowEvent): void {
+    if (ev.kind === 'listed') {
+      s.objects = new Map(ev.items.map((o) => [objectKey(o), o]));
+      if (ev.resourceVersion !== undefined) s.resourceVersion = ev.resourceVersion;
+      for (const [k, e] of s.expected) {
+        const o = s.objects.get(k);
+        if ((e.gone && o === undefined) || (o !== undefined && o.metadata.resourceVersion === e.resourceVersion)) this.seen(s, k);
+      }
+      return;
+    }
+    if (ev.kind !== 'change') return;
+    const k = objectKey(ev.object);
+    if (ev.type === 'DELETED') s.objects.delete(k);
+    else s.objects.set(k, ev.object);
+    const rv = ev.object.metadata.resourceVersion;
+    if (rv !== undefined && rv !== '') s.resourceVersion = rv;
+    const e = s.expected.get(k);
+    if (e && (ev.type === 'DELETED' || rv === e.resourceVersion)) this.seen(s, k);
+  }
+
+  private seen(s: Store, k: string): void {
+    const e = s.expected.get(k);
+    if (!e) return;
+    s.expected.delete(k);
+    e.seen();
+  }
+
+  /** Waits until the store has seen the writes made through the cache; false when the wait ran out. */
+  private async settled(s: Store): Promise<boolean> {
+    if (s.expected.size === 0) return true;
+    const limit = this.opts.settleMs ?? SETTLE_MS;
+    let timer: NodeJS.Timeout | undefined;
+    const out = await Promise.race([
+      Promise.all([...s.expected.values()].map((e) => e.done)).then(() => true),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), limit);
+      }),
+    ]);
+    clearTimeout(timer);
+    if (!out) s.expected.clear(); // not seen in time: the server answers this read, and the next ones wait no more
+    return out;
+  }
+
+  /** A ready store that has seen the cache's own writes, or undefined where the server must answer. */
+  private async readable(type: ResourceType, metadataOnly: boolean): Promise<Store | undefined> {
+    if (!ClusterCache.cacheable(type) || this.closed) return undefined;
+    // A metadata-only read of a type kept in full is cut from it.
+    const full = metadataOnly ? this.stores.get(`${typeId(type)}|full`) : undefined;
+    if (!full && this.forbiddenIds.has(`${typeId(type)}|${metadataOnly ? 'meta' : 'full'}`)) return undefined;
+    const s = full ?? this.store(type, metadataOnly);
+    if ((await s.ready) === 'forbidden') return undefined;
+    return (await this.settled(s)) ? s : undefined;
+  }
+
+  async list(type: ResourceType, opts: ListOptions = {}): Promise<ListResult> {
+    if (opts.continue !== undefined || opts.fieldSelector !== undefined || opts.labelSelector !== undefined) return this.inner.list(type, opts);
+    const metadataOnly = opts.metadataOnly === true;
+    const s = await this.readable(type, metadataOnly);
+    if (!s) return this.inner.list(type, opts);
+    const ns = type.namespaced ? opts.namespace : undefined;
+    const items: KubeObject[] = [];
+    for (const o of s.objects.values()) {
+      if (ns !== undefined && o.metadata.namespace !== ns) continue;
+      if (metadataOnly && opts.withAnnotation !== undefined && o.metadata.annotations?.[opts.withAnnotation] === undefined) continue;
+      items.push(structuredClone(metadataOnly && !s.metadataOnly ? metadataOf(o) : o));
+    }
+    return { items, pages: 0, ...(s.resourceVersion ? { resourceVersion: s.resourceVersion } : {}) };
+  }
+
+  async get(type: ResourceType, namespace: string, name: string): Promise<KubeObject | undefined> {
+    const s = await this.readable(type, false);
+    if (!s) return this.inner.get(type, namespace, name);
+    const o = s.objects.get(`${type.namespaced ? namespace : ''}/${name}`);
+    return o ? structuredClone(o) : undefined;
+  }
+
+  /** After a write: every kept copy of the type waits for the written version (or, with none, for the object to go). */
+  private wrote(type: ResourceType, namespace: string, name: string, result: KubeObject | undefined): void {
+    const k = `${type.namespaced ? namespace : ''}/${name}`;
+    const rv = result?.metadata.resourceVersion;
+    for (const metadataOnly of [false, true]) {
+      const s = this.stores.get(`${typeId(type)}|${metadataOnly ? 'meta' : 'full'}`);
+      if (!s) continue;
+      const now = s.objects.get(k);
+      if (result === undefined ? now === undefined : now?.metadata.resourceVersion === rv) continue; // seen already
+      let seen!: () => void;
+      const done = new Promise<void>((resolve) => {
+        seen = resolve;
+      });
+      s.expected.get(k)?.seen(); // an older write's wait is replaced by this one's
+      s.expected.set(k, { ...(rv !== undefined ? { resourceVersion: rv } : {}), gone: result === undefined, seen, done });
+    }
+  }
+
+  private keyOf(obj: KubeObject): [string, string] {
+    return [obj.metadata.namespace ?? '', obj.metadata.name ?? ''];
+  }
+
+  async apply(type: ResourceType, obj: KubeObject, opts: ApplyOptions): Promise<KubeObject> {
+    const r = await this.inner.apply(type, obj, opts);
+    if (!opts.dryRun) this.wrote(type, ...this.keyOf(r), r);
+    return r;
+  }
+
+  async replace(type: ResourceType, obj: KubeObject, opts: WriteOptions): Promise<KubeObject> {
+    const r = await this.inner.replace(type, obj, opts);
+    if (!opts.dryRun) this.wrote(type, ...this.keyOf(r), r);
+    return r;
+  }
+
+  async create(type: ResourceType, obj: KubeObject, opts: WriteOptions): Promise<KubeObject> {
+    const r = await this.inner.create(type, obj, opts);
+    if (!opts.dryRun) this.wrote(type, ...this.keyOf(r), r);
+    return r;
+  }
+
+  async update(type: ResourceType, obj: KubeObject, opts: UpdateOptions): Promise<KubeObject> {
+    const r = await this.inner.update(type, obj, opts);
+    this.wrote(type, ...this.keyOf(r), r);
+    return r;
+  }
+
+  async patch(type: ResourceType, namespace: string, name: string, patch: unknown, patchType: PatchType, opts: PatchOptions): Promise<KubeObject> {
+    const r = await this.inner.patch(type, namespace, name, patch, patchType, opts);
+    if (!opts.dryRun) this.wrote(type, namespace, name, r);
+    return r;
+  }
+
+  async delete(type: ResourceType, namespace: string, name: string, opts?: DeleteOptions): Promise<KubeObject | undefined> {
+    const r = await this.inner.delete(type, namespace, name, opts);
+    // An object the server still holds (finalizers, a foreground deletion) comes back with its new version.
+    if (!opts?.dryRun) this.wrote(type, namespace, name, r?.metadata.deletionTimestamp !== undefined ? r : undefined);
+    return r;
+  }
+
+  canI(check: AccessCheck): Promise<AccessResult> {
+    return this.inner.canI(check);
+  }
+
+  watch(type: ResourceType, opts: WatchOptions, onEvent: (e: WatchEvent) => void): Promise<void> {
+    return this.inner.watch(type, opts, onEvent);
+  }
+
+  /** Whether the cache can follow the type over the whole cluster (listable and watchable, its cluster-wide LIST not forbidden). */
+  follows(type: ResourceType): boolean {
+    return ClusterCache.cacheable(type) && !this.forbiddenIds.has(`${typeId(type)}|full`);
+  }
+
+  /**
+   * The events of a type's watch (started if it is not kept yet, in full): its lists and changes, and its connection
+   * troubles. Returns the listener's removal, or undefined for a type the cache does not follow (see `follows`).
+   */
+  subscribe(type: ResourceType, listener: (e: CacheEvent) => void): (() => void) | undefined {
+    if (!this.follows(type)) return undefined;
+    const id = typeId(type);
+    const set = this.listeners.get(id) ?? new Set();
+    set.add(listener);
+    this.listeners.set(id, set);
+    const s = this.store(type, false);
+    // A list already in (the type was kept before this listener came) is handed over as a list.
+    if (s.listed) listener({ kind: 'listed', items: [...s.objects.values()], ...(s.resourceVersion ? { resourceVersion: s.resourceVersion } : {}) });
+    return () => set.delete(listener);
+  }
+
+  stats(): GatewayStats {
+    return this.inner.stats();
+  }
+
+  /** The owner (the pool) closes the cache; a session's close leaves it open for the next one. */
+  close(): void {}
+
+  /** Stops every watch and closes the connection. */
+  closeInner(): void {
+    this.closed = true;
+    for (const s of this.stores.values()) s.stop.abort();
+    this.stores.clear();
+    this.inner.close();
+  }
+}

@@ -1,0 +1,164 @@
+// The watch-fed cache `sync --watch --all` shares (kube/cluster-cache.ts): one cluster-wide list-then-watch per type,
+// reads answered from it with no request, changes seen as the watch delivers them, a write's next read waiting for the
+// written version (or the server asked when it does not come), RBAC's 403 read as asked, listeners fed.
+import { COMMON_TYPES, FakeGateway } from '../../support/fake-gateway.js';
+import { ClusterCache } from '../../../src/kube/cluster-cache.js';
+import type { WatchEvent, WatchOptions } from '../../../src/kube/gateway.js';
+import type { FollowEvent } from '../../../src/kube/watch.js';
+import type { KubeObject } from '../../../src/model/object.js';
+import type { ResourceType } from '../../../src/model/resource-type.js';
+
+const type = (kind: string) => COMMON_TYPES.find((t) => t.kind === kind)!;
+const MARK = 'argocd.argoproj.io/tracking-id';
+
+function cm(namespace: string, name: string, marked = false): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { namespace, name, ...(marked ? { annotations: { [MARK]: `${name}:/ConfigMap:${namespace}/${name}` } } : {}) },
+    data: { k: name },
+  };
+}
+
+/** The fake gateway, whose watches stay open until stopped and play the events a test sends. */
+class WatchedFake extends FakeGateway {
+  private readonly streams: { type: ResourceType; opts: WatchOptions; onEvent: (e: WatchEvent) => void }[] = [];
+
+  override async watch(t: ResourceType, opts: WatchOptions, onEvent: (e: WatchEvent) => void): Promise<void> {
+    this.calls.push(`WATCH ${t.kind} rv=${opts.resourceVersion ?? ''}${opts.metadataOnly ? ' meta' : ''}`);
+    const entry = { type: t, opts, onEvent };
+    this.streams.push(entry);
+    await new Promise<void>((resolve) => opts.signal?.addEventListener('abort', () => resolve(), { once: true }));
+    this.streams.splice(this.streams.indexOf(entry), 1);
+  }
+
+  /** Sends an event to every open watch of the kind. */
+  send(kind: string, e: WatchEvent): void {
+    for (const s of this.streams) if (s.type.kind === kind) s.onEvent(structuredClone(e));
+  }
+
+  open(): number {
+    return this.streams.length;
+  }
+}
+
+const opts = { reconnectDelay: () => 10, sleep: (ms: number) => new Promise<void>((r) => setTimeout(r, ms)), settleMs: 300 };
+const requests = (g: FakeGateway) => g.calls.filter((c) => !c.startsWith('WATCH'));
+const tick = () => new Promise((r) => setTimeout(r, 5));
+
+describe('ClusterCache', () => {
+  let inner: WatchedFake;
+  let cache: ClusterCache;
+  beforeEach(() => {
+    inner = new WatchedFake({ objects: [cm('a', 'one', true), cm('a', 'two'), cm('b', 'three', true)] });
+    cache = new ClusterCache(inner, opts);
+  });
+  afterEach(() => cache.closeInner());
+
+  test('one cluster-wide LIST and one watch per type answer every namespace and GET; a change is seen with no request', async () => {
+    const [a, b] = await Promise.all([cache.list(type('ConfigMap'), { namespace: 'a' }), cache.list(type('ConfigMap'), { namespace: 'b' })]);
+    expect(a.items.map((o) => o.metadata.name)).toEqual(['one', 'two']);
+    expect(b.items.map((o) => o.metadata.name)).toEqual(['three']);
+    expect((await cache.get(type('ConfigMap'), 'a', 'two'))?.data).toEqual({ k: 'two' });
+    expect(await cache.get(type('ConfigMap'), 'a', 'absent')).toBeUndefined();
+    expect(requests(inner)).toEqual(['LIST ConfigMap *']);
+    await tick();
+    expect(inner.calls.filter((c) => c.startsWith('WATCH'))).toHaveLength(1);
+
+    // A change by hand, delivered by the watch: the next read has it, and nothing was asked of the server.
+    inner.send('ConfigMap', { type: 'MODIFIED', object: { ...cm('a', 'two'), data: { k: 'by hand' } } });
+    inner.send('ConfigMap', { type: 'ADDED', object: cm('c', 'new') });
+    inner.send('ConfigMap', { type: 'DELETED', object: cm('b', 'three') });
+    expect((await cache.get(type('ConfigMap'), 'a', 'two'))?.data).toEqual({ k: 'by hand' });
+    expect((await cache.list(type('ConfigMap'), {})).items.map((o) => o.metadata.name).sort()).toEqual(['new', 'one', 'two']);
+    expect(requests(inner)).toEqual(['LIST ConfigMap *']);
+    // Each caller gets its own copy.
+    const mine = await cache.get(type('ConfigMap'), 'a', 'one');
+    mine!.data = { k: 'mutated' };
+    expect((await cache.get(type('ConfigMap'), 'a', 'one'))?.data).toEqual({ k: 'one' });
+  });
+
+  test('a metadata-only read of a type kept in full is cut from it (filtered by the annotation); one no app keeps in full stays metadata only', async () => {
+    await cache.list(type('ConfigMap'), { namespace: 'a' });
+    const meta = await cache.list(type('ConfigMap'), { namespace: 'a', metadataOnly: true, withAnnotation: MARK });
+    expect(meta.items.map((o) => [Object.keys(o), o.metadata.name])).toEqual([[['apiVersion', 'kind', 'metadata'], 'one']]);
+    expect(requests(inner)).toEqual(['LIST ConfigMap *']);
+
+    const secrets = await cache.list(type('Secret'), { namespace: 'a', metadataOnly: true });
+    expect(secrets.items).toEqual([]);
+    expect(requests(inner)).toEqual(['LIST ConfigMap *', 'LIST Secret * meta']);
+    expect(cache.kept().sort((x, y) => x.resource.localeCompare(y.resource))).toEqual([
+      { resource: 'configmaps', metadataOnly: false, objects: 2 + 1 },
+      { resource: 'secrets', metadataOnly: true, objects: 0 },
+    ]);
+  });
+
+  test('a read after a write waits for the watch to deliver the written version; one that never comes is asked of the server', async () => {
+    await cache.list(type('ConfigMap'), {});
+    await tick();
+    const written = await cache.apply(type('ConfigMap'), { ...cm('a', 'two'), data: { k: 'applied' } }, { fieldManager: 'm', force: true, dryRun: false });
+    // The watch delivers it a little later: the read waits for it rather than answer the state before the write.
+    setTimeout(() => inner.send('ConfigMap', { type: 'MODIFIED', object: written }), 50);
+    expect((await cache.get(type('ConfigMap'), 'a', 'two'))?.data).toEqual({ k: 'applied' });
+    expect(requests(inner)).toEqual(['LIST ConfigMap *', 'APPLY force ConfigMap a/two']);
+
+    // A dry run waits for nothing.
+    await cache.apply(type('ConfigMap'), { ...cm('a', 'one'), data: { k: 'dry' } }, { fieldManager: 'm', force: true, dryRun: true });
+    expect((await cache.get(type('ConfigMap'), 'a', 'one'))?.data).toEqual({ k: 'one' });
+
+    // A write the watch never delivers (a stream stalled): after settleMs the server answers.
+    await cache.apply(type('ConfigMap'), { ...cm('b', 'three'), data: { k: 'unseen' } }, { fieldManager: 'm', force: true, dryRun: false });
+    const started = Date.now();
+    expect((await cache.get(type('ConfigMap'), 'b', 'three'))?.data).toEqual({ k: 'unseen' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    expect(requests(inner).slice(-1)).toEqual(['GET ConfigMap b/three']);
+  });
+
+  test('a delete: the next read waits until the watch says the object is gone', async () => {
+    await cache.list(type('ConfigMap'), {});
+    await tick();
+    await cache.delete(type('ConfigMap'), 'a', 'one');
+    setTimeout(() => inner.send('ConfigMap', { type: 'DELETED', object: cm('a', 'one') }), 50);
+    expect(await cache.get(type('ConfigMap'), 'a', 'one')).toBeUndefined();
+    expect(requests(inner)).toEqual(['LIST ConfigMap *', 'DELETE ConfigMap a/one']);
+  });
+
+  test('a type whose cluster-wide LIST is forbidden is read from the server as asked, each time; label and field selectors too', async () => {
+    const denied = new WatchedFake({ objects: [cm('a', 'one')], forbiddenClusterWide: ['list configmaps'] });
+    const c = new ClusterCache(denied, opts);
+    try {
+      expect((await c.list(type('ConfigMap'), { namespace: 'a' })).items.map((o) => o.metadata.name)).toEqual(['one']);
+      await c.list(type('ConfigMap'), { namespace: 'a' });
+      expect(requests(denied)).toEqual(['LIST ConfigMap *', 'LIST ConfigMap a', 'LIST ConfigMap a']);
+      expect(c.snapshotStats()).toEqual({ clusterWideLists: 0, splitByNamespace: ['configmaps'] });
+    } finally {
+      c.closeInner();
+    }
+    await cache.list(type('ConfigMap'), { namespace: 'a', labelSelector: 'x=y' });
+    await cache.list(type('ConfigMap'), { namespace: 'a', fieldSelector: 'metadata.name=one' });
+    expect(requests(inner)).toEqual(['LIST ConfigMap a', 'LIST ConfigMap a']);
+  });
+
+  test('listeners get the list they came after, then every change', async () => {
+    await cache.list(type('ConfigMap'), {});
+    await tick();
+    const seen: string[] = [];
+    const off = cache.subscribe(type('ConfigMap'), (e: FollowEvent) =>
+      seen.push(e.kind === 'listed' ? `listed ${e.items.length}` : e.kind === 'change' ? `${e.type} ${e.object.metadata.name}` : e.kind),
+    );
+    inner.send('ConfigMap', { type: 'MODIFIED', object: cm('a', 'two') });
+    off!();
+    inner.send('ConfigMap', { type: 'MODIFIED', object: cm('a', 'one') });
+    expect(seen).toEqual(['listed 3', 'MODIFIED two']);
+    expect(requests(inner)).toEqual(['LIST ConfigMap *']);
+  });
+
+  test('closing stops every watch', async () => {
+    await cache.list(type('ConfigMap'), {});
+    await tick();
+    expect(inner.open()).toBe(1);
+    cache.closeInner();
+    await tick();
+    expect(inner.open()).toBe(0);
+  });
+});
