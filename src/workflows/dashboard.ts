@@ -17,6 +17,7 @@ import type { ComparedApp, DashboardData } from '../dashboard/source.js';
 import type { TreeReport } from '../health/report.js';
 import { lastSyncOf, listApplications, mapBounded, LIST_CONCURRENCY } from './list.js';
 import type { GatewayPool } from './session/session.js';
+import { ClusterCache } from '../kube/cluster-cache.js';
 import type { AppStateArgs } from './session/app-state.js';
 
 export interface DashboardRequest {
@@ -67,7 +68,8 @@ export class DashboardWorkflow implements DashboardData {
   /** Apps named on the command line that do not exist: listed with the error, never compared. */
   private readonly absent = new Set<string>();
   private readonly watches = new Map<string, AbortController>();
-  private readonly gateways = new Map<string, Promise<KubeGateway>>();
+  /** One watch-fed cache per cluster (kube/cluster-cache.ts), kept for the dashboard's life: every round reads it. */
+  private pool: Promise<GatewayPool> | undefined;
   private readonly stop = new AbortController();
   private timer: NodeJS.Timeout | undefined;
   private interval: NodeJS.Timeout | undefined;
@@ -161,32 +163,34 @@ export class DashboardWorkflow implements DashboardData {
     this.watches.clear();
     if (this.timer) clearTimeout(this.timer);
     if (this.interval) clearInterval(this.interval);
-    for (const g of this.gateways.values())
-      void g.then(
-        (x) => x.close(),
+    const pool = this.pool;
+    this.pool = undefined;
+    if (pool)
+      void pool.then(
+        (p) => p.close(),
         () => undefined,
       );
-    this.gateways.clear();
   }
 
   private emit(ev: DashboardEvent): void {
     for (const fn of this.listeners) fn(ev);
   }
 
-  /** A long-lived connection per context, for watches and the node details. */
-  private gateway(context: string): Promise<KubeGateway> {
-    let g = this.gateways.get(context);
-    if (!g) {
-      g = (async () => {
-        const { readMergedKubeconfig, selectContext } = await import('../kube/kubeconfig.js');
-        const { connectContext } = await import('../kube/connect.js');
-        const merged = await readMergedKubeconfig({ kubeconfig: this.ctx.opts.kubeconfig, env: this.ctx.io.env });
-        return connectContext(selectContext(merged, context), this.ctx.opts, this.ctx.io.env, (line) => this.log(line));
-      })();
-      this.gateways.set(context, g);
-      g.catch(() => this.gateways.delete(context));
-    }
-    return g;
+  /** The connections of the dashboard's life: a watch-fed cache per cluster, shared by every round, watch and node detail. */
+  private poolOf(): Promise<GatewayPool> {
+    this.pool ??= import('./session/session.js').then(
+      ({ GatewayPool }) =>
+        new GatewayPool(this.ctx, {
+          wide: true,
+          watch: { reconnectDelay: (attempt) => reconnectDelay(attempt, Math.random()), sleep: abortableSleep },
+        }),
+    );
+    return this.pool;
+  }
+
+  /** The cache of a context's cluster (its connection is made on first use). */
+  private async gateway(context: string): Promise<KubeGateway> {
+    return (await this.poolOf()).forContext(context);
   }
 
   /** Compares these apps after `delay` ms, together with whatever else is asked for meanwhile. */
@@ -204,14 +208,14 @@ export class DashboardWorkflow implements DashboardData {
     this.running = true;
     const ids = [...this.pending];
     this.pending.clear();
-    const { GatewayPool } = await import('./session/session.js');
-    // A fresh pool per round: one snapshot per cluster for the round's apps (each type listed over all namespaces when they are
-    // several), and nothing read in an earlier round reused.
-    const pool = new GatewayPool(this.ctx, { wide: ids.length > 1 });
+    // Every round reads the clusters' caches, which their watches keep current: a round costs no requests once the
+    // types are kept, and sees every change the watches have delivered.
     try {
+      const pool = await this.poolOf();
+      // Git, unlike the clusters, has no watch: each round reads its sources anew (once for all of the round's apps).
+      pool.freshSources();
       await mapBounded(ids, LIST_CONCURRENCY, (id) => this.compare(id, pool));
     } finally {
-      pool.close();
       this.running = false;
       this.loading = false;
     }
@@ -325,21 +329,19 @@ export class DashboardWorkflow implements DashboardData {
         );
       }
     };
+    // The cache's own watch of the type, when it keeps one: a round scheduled by its event reads what the event brought.
+    if (gw instanceof ClusterCache && gw.follows(type)) {
+      const inScope = (o: KubeObject) => !type.namespaced || namespace === '' || o.metadata.namespace === namespace;
+      const off = gw.subscribe(type, (ev) => {
+        if (ev.kind === 'listed') onEvent({ ...ev, items: ev.items.filter(inScope) });
+        else if (ev.kind !== 'change' || inScope(ev.object)) onEvent(ev);
+      });
+      if (off) return untilAborted(AbortSignal.any([signal, this.stop.signal]), off);
+    }
     await follow(gw, { type, ...(type.namespaced && namespace !== '' ? { namespace } : {}), metadataOnly: true }, onEvent, {
       signal: AbortSignal.any([signal, this.stop.signal]),
       reconnectDelay: (attempt) => reconnectDelay(attempt, Math.random()),
-      sleep: (ms, s) =>
-        new Promise((resolve) => {
-          const t = setTimeout(resolve, ms);
-          s.addEventListener(
-            'abort',
-            () => {
-              clearTimeout(t);
-              resolve();
-            },
-            { once: true },
-          );
-        }),
+      sleep: abortableSleep,
     });
   }
 
@@ -350,56 +352,77 @@ export class DashboardWorkflow implements DashboardData {
       if (!type) return;
       const generations = new Map<string, number | undefined>();
       let listed = false;
-      await follow(
-        control,
-        { type, ...(namespace !== undefined ? { namespace } : {}) },
-        (ev) => {
-          if (ev.kind === 'listed') {
-            for (const o of ev.items) generations.set(baseRow(o).id, o.metadata.generation);
-            if (listed) this.schedule([...this.rows.keys()]);
-            listed = true;
-            return;
-          }
-          if (ev.kind !== 'change') return;
-          const row = baseRow(ev.object);
-          this.absent.delete(row.id);
-          if (this.req.apps.length > 0 && !(this.req.apps.includes(row.name) && row.namespace === this.ctx.opts.appNamespace)) return;
-          if (ev.type === 'DELETED') {
-            this.rows.delete(row.id);
-            this.compared.delete(row.id);
-            this.followed.delete(row.id);
-            this.updateWatches();
-            generations.delete(row.id);
-            this.emit({ type: 'apps' });
-            return;
-          }
-          const current = this.rows.get(row.id);
-          const { sync: _s, health: _h, ...meta } = row;
-          this.rows.set(row.id, current ? { ...current, ...meta, ...(row.lastSync === undefined ? {} : { lastSync: row.lastSync }) } : row);
-          const generation = ev.object.metadata.generation;
-          if (!current || generations.get(row.id) !== generation) this.schedule([row.id]);
-          generations.set(row.id, generation);
-          this.emit({ type: 'app', id: row.id });
-        },
-        {
-          signal: this.stop.signal,
-          reconnectDelay: (attempt) => reconnectDelay(attempt, Math.random()),
-          sleep: (ms, s) =>
-            new Promise((resolve) => {
-              const t = setTimeout(resolve, ms);
-              s.addEventListener(
-                'abort',
-                () => {
-                  clearTimeout(t);
-                  resolve();
-                },
-                { once: true },
-              );
-            }),
-        },
-      );
+      const onEvent = (ev: FollowEvent) => {
+        if (ev.kind === 'listed') {
+          for (const o of ev.items) generations.set(baseRow(o).id, o.metadata.generation);
+          if (listed) this.schedule([...this.rows.keys()]);
+          listed = true;
+          return;
+        }
+        if (ev.kind !== 'change') return;
+        const row = baseRow(ev.object);
+        this.absent.delete(row.id);
+        if (this.req.apps.length > 0 && !(this.req.apps.includes(row.name) && row.namespace === this.ctx.opts.appNamespace)) return;
+        if (ev.type === 'DELETED') {
+          this.rows.delete(row.id);
+          this.compared.delete(row.id);
+          this.followed.delete(row.id);
+          this.updateWatches();
+          generations.delete(row.id);
+          this.emit({ type: 'apps' });
+          return;
+        }
+        const current = this.rows.get(row.id);
+        const { sync: _s, health: _h, ...meta } = row;
+        this.rows.set(row.id, current ? { ...current, ...meta, ...(row.lastSync === undefined ? {} : { lastSync: row.lastSync }) } : row);
+        const generation = ev.object.metadata.generation;
+        if (!current || generations.get(row.id) !== generation) this.schedule([row.id]);
+        generations.set(row.id, generation);
+        this.emit({ type: 'app', id: row.id });
+      };
+      // Through the cache's watch of the Applications when it keeps one (a round then reads the spec the event brought).
+      if (control instanceof ClusterCache && control.follows(type)) {
+        const inScope = (o: KubeObject) => namespace === undefined || o.metadata.namespace === namespace;
+        const off = control.subscribe(type, (ev) => {
+          if (ev.kind === 'listed') onEvent({ ...ev, items: ev.items.filter(inScope) });
+          else if (ev.kind !== 'change' || inScope(ev.object)) onEvent(ev);
+        });
+        if (off) return untilAborted(this.stop.signal, off);
+      }
+      await follow(control, { type, ...(namespace !== undefined ? { namespace } : {}) }, onEvent, {
+        signal: this.stop.signal,
+        reconnectDelay: (attempt) => reconnectDelay(attempt, Math.random()),
+        sleep: abortableSleep,
+      });
     })().catch((err: unknown) => this.log(`dashboard: cannot watch Applications: ${(err as Error).message}\n`));
   }
+}
+
+/** Waits `ms`, resolving early (without throwing) when the signal aborts. */
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        resolve();
+      },
+      { once: true },
+    );
+  });
+}
+
+/** Resolves when the signal aborts, after `done` (a listener's removal) has run. */
+function untilAborted(signal: AbortSignal, done: () => void): Promise<void> {
+  return new Promise((resolve) => {
+    const end = () => {
+      done();
+      resolve();
+    };
+    if (signal.aborted) end();
+    else signal.addEventListener('abort', end, { once: true });
+  });
 }
 
 /** Every node of a tree report, parents first. */

@@ -222,13 +222,23 @@ export async function withAppTarget<T>(
 export class GatewayPool {
   private readonly open = new Map<string, Promise<ClusterSnapshot | ClusterCache>>();
   private merged: Promise<MergedKubeconfig> | undefined;
-  /** Each Git repository, revision and tree the apps' renders read, read once for all of them. */
-  readonly sourceReads = new SourceReads();
+  private reads = new SourceReads();
 
   constructor(
     private readonly ctx: RunContext,
     private readonly opts: { wide: boolean; watch?: ClusterCacheOptions } = { wide: true },
   ) {}
+
+  /** Each Git repository, revision and tree the apps' renders read, read once for all of them (until `freshSources`). */
+  get sourceReads(): SourceReads {
+    return this.reads;
+  }
+
+  /** Git is read anew from here on (a long-lived pool's next round: a branch may have moved). */
+  freshSources(): void {
+    this.reads.close();
+    this.reads = new SourceReads();
+  }
 
   kubeconfig(): Promise<MergedKubeconfig> {
     this.merged ??= import('../../kube/kubeconfig.js').then((k) => k.readMergedKubeconfig({ kubeconfig: this.ctx.opts.kubeconfig, env: this.ctx.io.env }));
@@ -253,6 +263,12 @@ export class GatewayPool {
     }
     return g;
   };
+
+  /** The connection (snapshot or cache) of the named kubeconfig context's cluster. */
+  async forContext(name: string): Promise<ClusterSnapshot | ClusterCache> {
+    const { selectContext } = await import('../../kube/kubeconfig.js');
+    return this.connect(selectContext(await this.kubeconfig(), name), this.ctx.opts, this.ctx.io.env, sessionLog(this.ctx));
+  }
 
   /** The snapshot of the selected context's cluster (--context, else the current context): where Applications are read. */
   async controlPlane(): Promise<ClusterSnapshot | ClusterCache> {
@@ -280,7 +296,7 @@ export class GatewayPool {
   }
 
   close(): void {
-    this.sourceReads.close();
+    this.reads.close();
     for (const g of this.open.values())
       void g.then(
         (x) => x.closeInner(),
