@@ -10,6 +10,7 @@ import type { RunContext } from '../../model/context.js';
 import { ExitCode } from '../../model/errors.js';
 import { isPlainObject, type KubeObject } from '../../model/object.js';
 import type { KubeGateway } from '../../kube/gateway.js';
+import { ClusterCache } from '../../kube/cluster-cache.js';
 import type { LoopEvent } from '../../watch/events.js';
 import type { WatchRequest } from './watch.js';
 
@@ -70,7 +71,7 @@ export interface WatchAllDeps {
 /** Runs until SIGINT/SIGTERM (or `deps.signal`); every loop's events go to `onEvent` with `app` set to `namespace/name`. */
 export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent: (e: LoopEvent) => void, deps: WatchAllDeps = {}): Promise<ExitCode> {
   const { runWatch } = await import('./watch.js');
-  const { GatewayPool, withControlPlane } = await import('../session/session.js');
+  const { GatewayPool } = await import('../session/session.js');
   const { reconnectDelay } = await import('../../watch/backoff.js');
   const { systemClock } = await import('../../watch/loop.js');
   const { listApplications } = await import('../list.js');
@@ -157,7 +158,9 @@ export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent
 
   let webhook: import('../../watch/webhook.js').WebhookServer | undefined;
   try {
-    const apps = await withControlPlane(ctx, 'watch', (gw) => listApplications(gw, namespace, req.appSelector));
+    // The Applications are read, and followed, through the control plane's cache, which the loops read them from too.
+    const control = await pool.controlPlane();
+    const apps = await listApplications(control, namespace, req.appSelector);
     emit({
       action: 'start',
       message: `reconciling the automated Applications ${namespace !== undefined ? `of ${namespace}` : 'of every namespace'}${req.appSelector !== undefined ? ` matching ${req.appSelector}` : ''} every ${req.interval}`,
@@ -184,7 +187,7 @@ export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent
       });
     }
     // Applications created, changed and deleted while it runs.
-    await withControlPlane(ctx, 'watch', (gw) => followApplications(gw, namespace, req.appSelector, stop.signal, { consider, forget, present }));
+    await followApplications(control, namespace, req.appSelector, stop.signal, { consider, forget, present });
     await Promise.all([...loops.values()].map((l) => l.done));
     emit({ action: 'stop', result: 'stopped' });
     return ExitCode.Ok;
@@ -227,6 +230,28 @@ async function followApplications(
   const { preferred } = await gw.discover();
   const type = preferred.find((t) => t.group === 'argoproj.io' && t.kind === 'Application');
   if (!type) return;
+  // Through the cache's own watch of the Applications when it keeps one (no label selector: that one the server filters).
+  if (gw instanceof ClusterCache && selector === undefined) {
+    const mine = (o: KubeObject) => namespace === undefined || o.metadata.namespace === namespace;
+    const off = gw.subscribe(type, (ev) => {
+      if (ev.kind === 'listed') {
+        const items = ev.items.filter(mine);
+        for (const o of items) on.consider(o);
+        on.present(new Set(items.map(idOf)));
+      } else if (ev.kind === 'change' && mine(ev.object)) {
+        if (ev.type === 'DELETED') on.forget(idOf(ev.object), 'deleted: its loop stopped');
+        else on.consider(ev.object);
+      }
+    });
+    if (off) {
+      await new Promise<void>((resolve) => {
+        if (signal.aborted) resolve();
+        else signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+      off();
+      return;
+    }
+  }
   let failures = 0;
   while (!signal.aborted) {
     try {
