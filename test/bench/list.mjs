@@ -1,8 +1,9 @@
 // `node test/bench/list.mjs`: `kubectl gitops list` (every app compared live) against `kubectl get applications`
 // (the stored status) over N Applications of M ConfigMaps each, each app in its own destination namespace.
-// Sets up with `kubectl gitops sync --all` (also timed), runs both tools alternately, then times `dashboard` from its
-// start until every app is compared, prints the medians and the ratio as one JSON line on stdout, and removes
-// everything it made.
+// Sets up with `kubectl gitops sync --all` (also timed), syncs all again with nothing to change beside its peer (one
+// `kubectl apply --server-side` per app), runs both listing tools alternately, then times `dashboard` from its start
+// until every app is compared (its peak RSS then) and a second round of every app from its caches, prints the medians
+// and the ratios as one JSON line on stdout, and removes everything it made. (`status -A`/`-l` run list's workflow.)
 //
 // Environment (all optional):
 //   BENCH_KUBECONFIG=PATH   the cluster (default: test/cluster/up, which starts or reuses the shared local control plane)
@@ -138,7 +139,7 @@ async function main() {
       const name = `app-${pad(a, 3)}`;
       apps.push(`apiVersion: argoproj.io/v1alpha1
 kind: Application
-metadata: {name: ${name}, namespace: ${appNs}}
+metadata: {name: ${name}, namespace: ${appNs}, labels: {kgitops-bench-list: ${tag}}}
 spec:
   source: {repoURL: ${repo}, path: apps/${name}, targetRevision: main}
   destination: {server: https://kubernetes.default.svc, namespace: ${appNs}-${pad(a, 3)}}
@@ -156,6 +157,18 @@ spec:
     if (again.code !== 0) throw new Error(`the second sync --all exited ${again.code}: ${again.stderr.slice(0, 2000)}`);
     const noopSyncAllRequests = [...again.stderr.matchAll(/^sync: (\d+) API requests/gm)].reduce((n, m) => n + Number(m[1]), 0);
     log(`sync --all again, nothing to change: ${(again.ms / 1000).toFixed(1)} s, ${noopSyncAllRequests} requests (the first: ${syncAllRequests})`);
+    // Its peer: what a user without the tool runs, one `kubectl apply --server-side` per app directory, in turn.
+    const applyStarted = performance.now();
+    for (let a = 0; a < APPS; a++) {
+      const res = await measure(
+        kubectl,
+        ['apply', '--server-side', '--field-manager', 'argocd-controller', '-n', `${appNs}-${pad(a, 3)}`, '-f', join(repo, 'apps', `app-${pad(a, 3)}`)],
+        { env: childEnv },
+      );
+      if (res.code !== 0) throw new Error(`kubectl apply --server-side (app ${a}) exited ${res.code}: ${res.stderr.slice(0, 1000)}`);
+    }
+    const kubectlApplyAllMs = performance.now() - applyStarted;
+    log(`${APPS} kubectl apply --server-side runs, nothing to change: ${(kubectlApplyAllMs / 1000).toFixed(1)} s (sync --all: ${(again.ms / 1000).toFixed(1)} s)`);
     for (let a = 0; a < APPS; a++) k(['label', 'namespace', `${appNs}-${pad(a, 3)}`, label]);
     log(`sync --all: ${(setup.ms / 1000).toFixed(1)} s`);
     const runs = { get: [], list: [], requests: [] };
@@ -206,6 +219,8 @@ spec:
       syncAllRequests,
       noopSyncAllMs: Math.round(again.ms),
       noopSyncAllRequests,
+      kubectlApplyAllMs: Math.round(kubectlApplyAllMs),
+      noopSyncAllRatio: Number((again.ms / kubectlApplyAllMs).toFixed(2)),
       dashboardComparedMs: Math.round(median(dashboardRuns)),
       dashboardRoundMs: Math.round(median(dashboardRounds)),
       dashboardPeakRssMiB: Math.round(median(dashboardRss) / 1024),
