@@ -67,7 +67,12 @@ interface Store {
   listed: boolean;
   stop: AbortController;
   expected: Map<string, Expected>;
+  /** The last few versions the watch delivered of each object it changed: a write seen before its wait was set up. */
+  recent: Map<string, string[]>;
 }
+
+/** How many delivered versions of an object are remembered (a write's own, then a controller's status update or two). */
+const RECENT = 4;
 
 export type CacheEvent = FollowEvent;
 
@@ -154,7 +159,7 @@ export class ClusterCache implements KubeGateway {
       settle = resolve;
       fail = reject;
     });
-    const s: Store = { type, metadataOnly, objects: new Map(), ready, listed: false, stop, expected: new Map() };
+    const s: Store = { type, metadataOnly, objects: new Map(), ready, listed: false, stop, expected: new Map(), recent: new Map() };
     this.stores.set(id, s);
     void follow(
       this.inner,
@@ -200,6 +205,7 @@ export class ClusterCache implements KubeGateway {
   private take(s: Store, ev: FollowEvent): void {
     if (ev.kind === 'listed') {
       s.objects = new Map(ev.items.map((o) => [objectKey(o), o]));
+      s.recent.clear();
       if (ev.resourceVersion !== undefined) s.resourceVersion = ev.resourceVersion;
       for (const [k, e] of s.expected) {
         const o = s.objects.get(k);
@@ -209,10 +215,18 @@ export class ClusterCache implements KubeGateway {
     }
     if (ev.kind !== 'change') return;
     const k = objectKey(ev.object);
-    if (ev.type === 'DELETED') s.objects.delete(k);
-    else s.objects.set(k, ev.object);
+    if (ev.type === 'DELETED') {
+      s.objects.delete(k);
+      s.recent.delete(k);
+    } else s.objects.set(k, ev.object);
     const rv = ev.object.metadata.resourceVersion;
     if (rv !== undefined && rv !== '') s.resourceVersion = rv;
+    if (rv !== undefined && rv !== '' && ev.type !== 'DELETED') {
+      const versions = s.recent.get(k) ?? [];
+      versions.push(rv);
+      if (versions.length > RECENT) versions.shift();
+      s.recent.set(k, versions);
+    }
     const e = s.expected.get(k);
     if (e && (ev.type === 'DELETED' || rv === e.resourceVersion)) this.seen(s, k);
   }
@@ -281,7 +295,8 @@ export class ClusterCache implements KubeGateway {
       const s = this.stores.get(`${typeId(type)}|${metadataOnly ? 'meta' : 'full'}`);
       if (!s) continue;
       const now = s.objects.get(k);
-      if (result === undefined ? now === undefined : now?.metadata.resourceVersion === rv) continue; // seen already
+      // Seen already: the watch can deliver a write (and a controller's update after it) before its response is read.
+      if (result === undefined ? now === undefined : now?.metadata.resourceVersion === rv || (rv !== undefined && s.recent.get(k)?.includes(rv))) continue;
       let seen!: () => void;
       const done = new Promise<void>((resolve) => {
         seen = resolve;

@@ -168,7 +168,9 @@ spec:
       if (res.code !== 0) throw new Error(`kubectl apply --server-side (app ${a}) exited ${res.code}: ${res.stderr.slice(0, 1000)}`);
     }
     const kubectlApplyAllMs = performance.now() - applyStarted;
-    log(`${APPS} kubectl apply --server-side runs, nothing to change: ${(kubectlApplyAllMs / 1000).toFixed(1)} s (sync --all: ${(again.ms / 1000).toFixed(1)} s)`);
+    log(
+      `${APPS} kubectl apply --server-side runs, nothing to change: ${(kubectlApplyAllMs / 1000).toFixed(1)} s (sync --all: ${(again.ms / 1000).toFixed(1)} s)`,
+    );
     for (let a = 0; a < APPS; a++) k(['label', 'namespace', `${appNs}-${pad(a, 3)}`, label]);
     log(`sync --all: ${(setup.ms / 1000).toFixed(1)} s`);
     const runs = { get: [], list: [], requests: [] };

@@ -1,7 +1,8 @@
 // Many Applications at once (issue #32's first promise): `list` and `status -A`/`-l` read one snapshot of the cluster
 // for all their apps (kube/snapshot.ts), so the requests `list -v` counts are the same for 5 apps and for 25, in one
 // destination namespace or in 25; and what they say of each app is what `status APP` says (drift in one, a prune
-// candidate in another, a Degraded Job in a third).
+// candidate in another, a Degraded Job in a third). `sync --all` reads one watch-fed cache (kube/cluster-cache.ts): its
+// reads are the same for 5 apps and for 25.
 import { GitFixture } from '../support/git-source.js';
 import { applicationYaml, inCluster } from '../support/application.js';
 import { applyYaml, createTestNamespace, deleteNamespace, kubectlOk, runPlugin, waitFor } from './support/index.js';
@@ -118,6 +119,38 @@ spec:
       const single = Number(/^status: (\d+) API requests/m.exec(one.stderr)?.[1]);
       expect(counts[0]).toBeLessThan(2 * single);
       process.stdout.write(`[fleet] list: ${counts.join(', ')} requests for 5, 25 and 25-in-25-namespaces apps; status of one app: ${single}\n`);
+    },
+    TIMEOUT,
+  );
+
+  test(
+    'sync --all reads the cluster once, from one watch-fed cache: with nothing to change, as many reads for 5 apps as for 25',
+    async () => {
+      /** `sync --all -v 6` with nothing to change: its reads (GETs, the watches' included) and its writes, from the request log. */
+      const synced = async (appNs: string) => {
+        const res = await runPlugin(['sync', '--all', '--app-namespace', appNs, '--no-record', '-o', 'kv', '-v', '6']);
+        expect(res.code).toBe(0);
+        const requests = res.stderr.split('\n').filter((l) => /^I (GET|POST|PATCH|PUT|DELETE) https:\/\//.test(l));
+        const summary = /^sync: .*$/m.exec(res.stderr)?.[0] ?? '';
+        return { reads: requests.filter((l) => l.startsWith('I GET ')).length, writes: requests.filter((l) => !l.startsWith('I GET ')).length, summary };
+      };
+      let runs: Awaited<ReturnType<typeof synced>>[] = [];
+      // Another suite may add a CRD meanwhile (one more type to list): then both are read again.
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const before = await servedTypes();
+        runs = [await synced(five), await synced(many)];
+        if ((await servedTypes()) === before) break;
+      }
+      const [a, b] = runs as [Awaited<ReturnType<typeof synced>>, Awaited<ReturnType<typeof synced>>];
+      expect(b.reads).toBe(a.reads);
+      // What grows is the writes: each app's applies (Argo CD's sync applies every object) and permission checks.
+      expect(b.writes).toBeGreaterThan(a.writes);
+      expect(b.summary).toMatch(
+        /^sync: \d+ API requests, \d+ retried, in \d+ ms, for 25 Applications from one watch-fed cache per cluster \(1 cluster, \d+ types/,
+      );
+      process.stdout.write(
+        `[fleet] sync --all with nothing to change: ${a.reads} reads and ${a.writes} writes for 5 apps, ${b.reads} and ${b.writes} for 25\n`,
+      );
     },
     TIMEOUT,
   );

@@ -4,6 +4,7 @@ import type { KubeObject } from '../../model/object.js';
 import { ExitCode, exitCodeFor } from '../../model/errors.js';
 import { listApplications } from '../list.js';
 import { SourceReads } from '../../source/shared-reads.js';
+import type { GatewayPool } from '../session/session.js';
 import { recordingErrors, recordNotice, recordSync } from '../session/record.js';
 import { runStatus } from '../status/status.js';
 import { finalizeThroughDelete, type SyncReport } from './execute.js';
@@ -58,15 +59,38 @@ export interface SyncAllRequest {
  * single sync is); `warn` gets each app's warnings with its name in front.
  */
 export async function syncAll(ctx: RunContext, req: SyncAllRequest, warn: (line: string) => void): Promise<SyncAllReport> {
-  const { withControlPlane } = await import('../session/session.js');
+  const { GatewayPool } = await import('../session/session.js');
+  const { reconnectDelay } = await import('../../watch/backoff.js');
+  const { systemClock } = await import('../../watch/loop.js');
   const namespace = req.allNamespaces ? undefined : ctx.opts.appNamespace;
-  const apps = await withControlPlane(ctx, 'sync', (gw) => listApplications(gw, namespace, req.appSelector));
-  // One read of each Git repository, revision and tree for all the apps (their clusters are read by each sync afresh).
-  const sourceReads = new SourceReads();
+  const started = Date.now();
+  // One watch-fed cache per cluster for every app's sync (kube/cluster-cache.ts): each type is listed once over all
+  // namespaces and kept current, every app's reads and waits are answered from it, and a read after a write waits for
+  // the watch to deliver it. One read of each Git repository, revision and tree for all the apps.
+  const pool = new GatewayPool(ctx, { wide: true, watch: { reconnectDelay: (n) => reconnectDelay(n, Math.random()), sleep: systemClock.sleep } });
   try {
-    return await syncEach(ctx, apps, req, warn, sourceReads, namespace);
+    const apps = await listApplications(await pool.controlPlane(), namespace, req.appSelector);
+    const report = await syncEach(ctx, apps, req, warn, pool.sourceReads, namespace, pool);
+    if (ctx.opts.verbose) {
+      const s = await pool.stats();
+      ctx.onSession?.({
+        kind: 'requests',
+        what: 'sync',
+        requests: s.requests,
+        retries: s.retries,
+        ms: Date.now() - started,
+        fleet: {
+          apps: apps.length,
+          clusters: s.clusters.length,
+          clusterWideLists: s.clusters.reduce((n, c) => n + c.snapshot.clusterWideLists, 0),
+          splitByNamespace: [...new Set(s.clusters.flatMap((c) => c.snapshot.splitByNamespace))].sort(),
+          watched: true,
+        },
+      });
+    }
+    return report;
   } finally {
-    sourceReads.close();
+    pool.close();
   }
 }
 
@@ -85,7 +109,7 @@ export async function syncApplications(
   }
 }
 
-/** Syncs the listed Applications in turn, sharing their Git reads. */
+/** Syncs the listed Applications in turn, sharing their Git reads (and, with a pool, their connections and cache). */
 async function syncEach(
   ctx: RunContext,
   apps: readonly KubeObject[],
@@ -93,6 +117,7 @@ async function syncEach(
   warn: (line: string) => void,
   sourceReads: SourceReads,
   namespace: string | undefined,
+  pool?: GatewayPool,
 ): Promise<SyncAllReport> {
   const { withAppTarget } = await import('../session/session.js');
   const out: SyncedApp[] = [];
@@ -109,34 +134,40 @@ async function syncEach(
       timeoutMs: req.timeoutMs,
     };
     try {
-      const report = await withAppTarget(appCtx, 'sync', args, async (session) => {
-        const deps = {
-          io: ctx.io,
-          opts: appCtx.opts,
-          ...session,
-          sourceReads,
-          // A child Application its prune deletes is finished as `delete` would finish it (app-of-apps).
-          finalizeApp: finalizeThroughDelete(ctx, req.timeoutMs),
-        };
-        const started = Date.now();
-        const failure = { startedAtMs: started, record: req.record, dryRun: req.dryRun, prune: req.prune };
-        const r = await recordingErrors(
-          session,
-          failure,
-          () =>
-            syncWithRetry(args, deps, {
-              ...(req.retryLimit !== undefined ? { retryLimit: req.retryLimit } : {}),
-              notify: (line) => warn(`${ns}/${name}: retry: ${line}`),
-            }),
-          warn,
-        );
-        const recorded = await recordSync(session, { report: r, startedAtMs: started, partial: false, record: req.record }, async (revision) =>
-          runStatus({ ...args, ...(revision !== undefined ? { revision } : {}) }, deps),
-        );
-        const notice = recordNotice(recorded);
-        if (notice !== undefined) warn(notice);
-        return r;
-      });
+      const report = await withAppTarget(
+        appCtx,
+        'sync',
+        args,
+        async (session) => {
+          const deps = {
+            io: ctx.io,
+            opts: appCtx.opts,
+            ...session,
+            sourceReads,
+            // A child Application its prune deletes is finished as `delete` would finish it (app-of-apps).
+            finalizeApp: finalizeThroughDelete(ctx, req.timeoutMs),
+          };
+          const started = Date.now();
+          const failure = { startedAtMs: started, record: req.record, dryRun: req.dryRun, prune: req.prune };
+          const r = await recordingErrors(
+            session,
+            failure,
+            () =>
+              syncWithRetry(args, deps, {
+                ...(req.retryLimit !== undefined ? { retryLimit: req.retryLimit } : {}),
+                notify: (line) => warn(`${ns}/${name}: retry: ${line}`),
+              }),
+            warn,
+          );
+          const recorded = await recordSync(session, { report: r, startedAtMs: started, partial: false, record: req.record }, async (revision) =>
+            runStatus({ ...args, ...(revision !== undefined ? { revision } : {}) }, deps),
+          );
+          const notice = recordNotice(recorded);
+          if (notice !== undefined) warn(notice);
+          return r;
+        },
+        pool,
+      );
       for (const w of report.warnings) warn(`${ns}/${name}: ${w}`);
       out.push({ name, namespace: ns, exitCode: syncExitCode(report), report });
     } catch (err) {

@@ -114,6 +114,23 @@ describe('ClusterCache', () => {
     expect(requests(inner).slice(-1)).toEqual(['GET ConfigMap b/three']);
   });
 
+  test('a write the watch delivered before its response was read, a controller’s update after it, is not waited for', async () => {
+    await cache.list(type('ConfigMap'), {});
+    await tick();
+    const apply = inner.apply.bind(inner);
+    inner.apply = async (t, obj, o) => {
+      const written = await apply(t, obj, o);
+      inner.send('ConfigMap', { type: 'MODIFIED', object: written });
+      inner.send('ConfigMap', { type: 'MODIFIED', object: { ...written, metadata: { ...written.metadata, resourceVersion: '999' } } });
+      return written;
+    };
+    await cache.apply(type('ConfigMap'), { ...cm('a', 'two'), data: { k: 'fast' } }, { fieldManager: 'm', force: true, dryRun: false });
+    const started = Date.now();
+    expect((await cache.get(type('ConfigMap'), 'a', 'two'))?.metadata.resourceVersion).toBe('999');
+    expect(Date.now() - started).toBeLessThan(250);
+    expect(requests(inner)).toEqual(['LIST ConfigMap *', 'APPLY force ConfigMap a/two']);
+  });
+
   test('a delete: the next read waits until the watch says the object is gone', async () => {
     await cache.list(type('ConfigMap'), {});
     await tick();
