@@ -1,5 +1,6 @@
-// Handover both ways between kubectl-gitops and Argo CD's own controller: an app kubectl-gitops synced is
-// Synced and Healthy at Argo CD's first reconciliation, and Argo CD's sync recreates nothing; an app Argo CD
+// Handover both ways between kubectl-gitops and Argo CD's own controller: an app kubectl-gitops synced (with `sync`, or
+// kept synced by `sync --watch --all` while Argo CD skipped it) is Synced and Healthy at Argo CD's first
+// reconciliation, and Argo CD's sync recreates nothing; an app Argo CD
 // synced (its default client-side apply) reads Synced in `diff` and `status`, `prune` lists exactly what
 // Argo CD lists as requiring pruning, a kubectl-gitops sync recreates nothing and takes the client-side fields over, so
 // an env var Git drops afterwards is OutOfSync in both and removed by the next sync.
@@ -8,7 +9,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { GitFixture } from '../support/git-source.js';
-import { createTestNamespace, deleteNamespace, kvValues, runPlugin } from '../integration/support/index.js';
+import { createTestNamespace, deleteNamespace, kubeconfigPath, kubectlOk, kvValues, runPlugin } from '../integration/support/index.js';
+import { WatchProcess } from '../integration/support/watch-process.js';
 import {
   applyApplication,
   application,
@@ -99,6 +101,57 @@ describe('handover between kubectl-gitops and Argo CD', () => {
     fx?.cleanup();
     for (const ns of namespaces) await deleteNamespace(ns);
   }, T);
+
+  it(
+    'sync --watch --all kept it synced, then Argo CD takes over (loop stopped, skip-reconcile removed, a refresh): Synced and Healthy, no operation, nothing recreated',
+    async () => {
+      const ns = await createTestNamespace('conf-loop-to-argo');
+      namespaces.push(ns);
+      const name = `loop-to-argo-${id}`;
+      const base = application({ name, repoURL, path: 'app', namespace: ns }) as {
+        metadata: { labels: Record<string, string>; annotations?: Record<string, string> };
+        spec: Record<string, unknown>;
+      };
+      // Automated, as the loop reconciles it; in argocd (so its tracking-id is the one Argo CD's own app will read), with
+      // Argo CD's skip-reconcile annotation while the loop owns it, as a handover is done.
+      const automated = { ...base, spec: { ...base.spec, syncPolicy: { automated: { selfHeal: true, prune: true } } } };
+      const labels = { ...base.metadata.labels, 'kgitops.test/handover': id };
+      await applyApplication({ ...automated, metadata: { ...base.metadata, labels, annotations: { 'argocd.argoproj.io/skip-reconcile': 'true' } } });
+      const loop = new WatchProcess(['--all', '--app-namespace', 'argocd', '-l', `kgitops.test/handover=${id}`, '--interval', '2s'], kubeconfigPath());
+      try {
+        await loop.line((l) => l.app === `argocd/${name}` && l.action === 'sync' && l.object === 'Deployment/shop', 'the loop to sync the app', 0, 90_000);
+        await rolledOut('shop', ns);
+        // A drift by hand, healed by the loop: it owns the app until the handover.
+        await kubectlOk(['scale', 'deployment', 'shop', '-n', ns, '--replicas', '5']);
+        await loop.line((l) => l.app === `argocd/${name}` && l.action === 'heal', "the loop's heal", 0, 60_000);
+        await rolledOut('shop', ns);
+      } finally {
+        expect(await loop.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+      }
+      expect((await liveObject('deployment', 'shop', ns))?.spec?.replicas).toBe(2);
+      const before = await uids(ns);
+      // The loop recorded its syncs in the Application's status, as Argo CD's controller would have.
+      const recorded = JSON.parse(await kubectlOk(['get', 'applications.argoproj.io', name, '-n', 'argocd', '-o', 'json'])) as {
+        status?: { operationState?: { phase?: string; startedAt?: string } };
+      };
+      expect(recorded.status?.operationState?.phase).toBe('Succeeded');
+      const loopsLast = recorded.status?.operationState?.startedAt;
+
+      // The handover: the loop stopped, the annotation removed, a refresh asked for (the status the loop recorded is a
+      // comparison Argo CD trusts until its next periodic one, minutes away); Argo CD's controller reconciles from here.
+      await applyApplication({ ...automated, metadata: { ...base.metadata, labels } });
+      const first = await hardRefresh(name);
+      expect([first.status?.sync?.status, first.status?.health?.status]).toEqual(['Synced', 'Healthy']);
+      const verdict = argoVerdict(first);
+      expect(summaries({ argo: verdict, ours: verdict }, ns).argo).toEqual(all('Synced'));
+      // Automated in Argo CD too: nothing to sync, so it started no operation (the last one is still the loop's); nothing
+      // was recreated.
+      const startedAt = (a: unknown) => (a as { status?: { operationState?: { startedAt?: string } } }).status?.operationState?.startedAt;
+      expect(startedAt(first)).toBe(loopsLast);
+      expect(await uids(ns)).toEqual(before);
+    },
+    T,
+  );
 
   it(
     'kubectl-gitops synced it, then Argo CD adopts it: Synced and Healthy at its first reconciliation, nothing recreated',
