@@ -160,6 +160,8 @@ export class ClusterCache implements KubeGateway {
       fail = reject;
     });
     const s: Store = { type, metadataOnly, objects: new Map(), ready, listed: false, stop, expected: new Map(), recent: new Map() };
+    // A store stopped before its first list (the cache closed) answers its waiting readers with an error, never silence.
+    stop.signal.addEventListener('abort', () => fail(new Error(`the cluster cache stopped before ${type.resource} was listed`)), { once: true });
     this.stores.set(id, s);
     void follow(
       this.inner,
@@ -168,13 +170,13 @@ export class ClusterCache implements KubeGateway {
         if (!s.listed && ev.kind === 'disconnected') {
           // The first list failed: a 403 makes the type one read from the server as asked; anything else is the
           // reader's error, and the next reader starts afresh.
-          stop.abort();
           if (this.stores.get(id) === s) this.stores.delete(id);
           if (ev.error instanceof KubeApiError && ev.error.status === 403) {
             this.forbidden.add(type.resource);
             this.forbiddenIds.add(id);
             settle('forbidden');
           } else fail(ev.error);
+          stop.abort();
           return;
         }
         if (ev.kind === 'listed') {

@@ -170,6 +170,16 @@ describe('ClusterCache', () => {
     expect(requests(inner)).toEqual(['LIST ConfigMap *']);
   });
 
+  test('a read waiting for a first list when the cache closes gets an error, not silence', async () => {
+    const stuck = new WatchedFake({ objects: [] });
+    stuck.list = () => new Promise(() => undefined);
+    const c = new ClusterCache(stuck, opts);
+    const read = c.get(type('ConfigMap'), 'a', 'one');
+    await tick();
+    c.closeInner();
+    await expect(read).rejects.toThrow('the cluster cache stopped before configmaps was listed');
+  });
+
   test('closing stops every watch', async () => {
     await cache.list(type('ConfigMap'), {});
     await tick();
