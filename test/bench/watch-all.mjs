@@ -1,8 +1,8 @@
 // `node test/bench/watch-all.mjs`: `kubectl gitops sync --watch --all` beside Argo CD's own application controller
 // (issue #32), on one control plane that test/argocd/up starts with Argo CD (its own state folder, apart from the
 // conformance suite's). APPS Applications of one Deployment each are reconciled by Argo CD (in argocd, automated with
-// selfHeal), APPS more by one `sync --watch --all` process (in a namespace of their own, which Argo CD's controller
-// does not read). Once every app is synced, HEALS times for each tool in turn, round robin over different apps (so
+// selfHeal), APPS more by one `sync --watch --all -l` process (in argocd too, with Argo CD's skip-reconcile annotation,
+// so that its controller leaves them alone). Once every app is synced, HEALS times for each tool in turn, round robin over different apps (so
 // that neither tool's self-heal back-off comes into it): `spec.replicas` of one Deployment set to 3 by hand, and the
 // time from that write until it reads 1 again (polled every 25 ms). Prints the median and the worst per tool, the time
 // each took to sync its apps first, and the peak RSS of our process and of Argo CD's controller and repo-server, as one
@@ -90,29 +90,30 @@ async function main() {
   const work = mkdtempSync(join(tmpdir(), 'kgitops-bench-watch-all-'));
   const tag = Math.random().toString(36).slice(2, 8);
   const label = `kgitops-bench-watch-all=${tag}`;
-  const ns = { argo: `bench-wa-argo-${tag}`, ours: `bench-wa-ours-${tag}`, apps: `bench-wa-apps-${tag}` };
+  const ns = { argo: `bench-wa-argo-${tag}`, ours: `bench-wa-ours-${tag}` };
   const project = `bench-wa-${tag}`;
   let ours;
   try {
     const repo = pathToFileURL(writeRepo(work)).href;
     for (const n of Object.values(ns)) k(['create', 'namespace', n]);
     for (const n of Object.values(ns)) k(['label', 'namespace', n, label]);
-    // Our Applications live outside argocd (where Argo CD's controller reads none), in a project that allows them there.
+    // Both sets of Applications live in argocd (Argo CD reconciles no other namespace, and kubectl-gitops, as Argo CD,
+    // refuses one there); ours carry Argo CD's skip-reconcile annotation, so that its controller leaves them to our loop.
     k(
       ['apply', '-f', '-'],
       `apiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata: {name: ${project}, namespace: argocd}\nspec:\n  sourceNamespaces: ['*']\n  sourceRepos: ['*']\n  destinations: [{server: '*', namespace: '*'}]\n  clusterResourceWhitelist: [{group: '*', kind: '*'}]\n`,
     );
-    const app = (a, appNs, dest) =>
-      `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: app-${pad(a)}, namespace: ${appNs}, labels: {kgitops-bench-watch-all: ${tag}}}\nspec:\n  project: ${project}\n  source: {repoURL: '${repo}', path: apps/app-${pad(a)}, targetRevision: main}\n  destination: {server: https://kubernetes.default.svc, namespace: ${dest}}\n  syncPolicy: {automated: {selfHeal: true}}\n`;
+    const app = (a, set, dest) =>
+      `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: ${set}-${pad(a)}\n  namespace: argocd\n  labels: {kgitops-bench-watch-all: ${tag}, kgitops-bench-set: ${set}-${tag}}\n${set === 'ours' ? '  annotations: {argocd.argoproj.io/skip-reconcile: "true"}\n' : ''}spec:\n  project: ${project}\n  source: {repoURL: '${repo}', path: apps/app-${pad(a)}, targetRevision: main}\n  destination: {server: https://kubernetes.default.svc, namespace: ${dest}}\n  syncPolicy: {automated: {selfHeal: true}}\n`;
     const deployments = async (n) => (await client.request('GET', `/apis/apps/v1/namespaces/${n}/deployments`)).items.length;
 
     // Argo CD's apps: created, then synced by its controller (automated).
     let started = Date.now();
-    k(['apply', '-f', '-'], Array.from({ length: APPS }, (_, a) => app(a, 'argocd', ns.argo)).join('---\n'));
+    k(['apply', '-f', '-'], Array.from({ length: APPS }, (_, a) => app(a, 'argo', ns.argo)).join('---\n'));
     await until(
       "Argo CD's first sync of every app",
       async () => {
-        const apps = (await client.request('GET', `/apis/argoproj.io/v1alpha1/namespaces/argocd/applications?labelSelector=kgitops-bench-watch-all%3D${tag}`))
+        const apps = (await client.request('GET', `/apis/argoproj.io/v1alpha1/namespaces/argocd/applications?labelSelector=kgitops-bench-set%3Dargo-${tag}`))
           .items;
         return apps.length === APPS && apps.every((x) => x.status?.sync?.status === 'Synced' && x.status?.operationState?.phase === 'Succeeded');
       },
@@ -122,9 +123,9 @@ async function main() {
     log(`Argo CD synced its ${APPS} apps in ${(argoFirstMs / 1000).toFixed(1)} s`);
 
     // Ours: one sync --watch --all over its namespace of Applications.
-    k(['apply', '-f', '-'], Array.from({ length: APPS }, (_, a) => app(a, ns.apps, ns.ours)).join('---\n'));
+    k(['apply', '-f', '-'], Array.from({ length: APPS }, (_, a) => app(a, 'ours', ns.ours)).join('---\n'));
     started = Date.now();
-    ours = spawn(PLUGIN, ['sync', '--watch', '--all', '--app-namespace', ns.apps, '--interval', '3m', '-o', 'json'], {
+    ours = spawn(PLUGIN, ['sync', '--watch', '--all', '--app-namespace', 'argocd', '-l', `kgitops-bench-set=ours-${tag}`, '--interval', '3m', '-o', 'json'], {
       env: childEnv,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
