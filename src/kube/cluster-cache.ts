@@ -60,6 +60,8 @@ interface Store {
   type: ResourceType;
   metadataOnly: boolean;
   objects: Map<string, KubeObject>;
+  /** The same objects by namespace ('' for cluster-scoped), so that a namespace's read does not walk the whole type. */
+  byNamespace: Map<string, Map<string, KubeObject>>;
   resourceVersion?: string;
   /** Settles when the first list is in: `ok`, or `forbidden` when the cluster-wide LIST is not allowed. */
   ready: Promise<'ok' | 'forbidden'>;
@@ -82,6 +84,17 @@ function typeId(type: ResourceType): string {
 
 function objectKey(o: KubeObject): string {
   return `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
+}
+
+/** The store's index of the object's namespace, made on first use. */
+function namespaceOf(s: Store, o: KubeObject): Map<string, KubeObject> {
+  const ns = o.metadata.namespace ?? '';
+  let m = s.byNamespace.get(ns);
+  if (!m) {
+    m = new Map();
+    s.byNamespace.set(ns, m);
+  }
+  return m;
 }
 
 /** A full object as a metadata-only list returns it: apiVersion, kind and metadata. */
@@ -159,7 +172,17 @@ export class ClusterCache implements KubeGateway {
       settle = resolve;
       fail = reject;
     });
-    const s: Store = { type, metadataOnly, objects: new Map(), ready, listed: false, stop, expected: new Map(), recent: new Map() };
+    const s: Store = {
+      type,
+      metadataOnly,
+      objects: new Map(),
+      byNamespace: new Map(),
+      ready,
+      listed: false,
+      stop,
+      expected: new Map(),
+      recent: new Map(),
+    };
     // A store stopped before its first list (the cache closed) answers its waiting readers with an error, never silence.
     stop.signal.addEventListener('abort', () => fail(new Error(`the cluster cache stopped before ${type.resource} was listed`)), { once: true });
     this.stores.set(id, s);
@@ -207,6 +230,8 @@ export class ClusterCache implements KubeGateway {
   private take(s: Store, ev: FollowEvent): void {
     if (ev.kind === 'listed') {
       s.objects = new Map(ev.items.map((o) => [objectKey(o), o]));
+      s.byNamespace = new Map();
+      for (const [k, o] of s.objects) namespaceOf(s, o).set(k, o);
       s.recent.clear();
       if (ev.resourceVersion !== undefined) s.resourceVersion = ev.resourceVersion;
       for (const [k, e] of s.expected) {
@@ -219,8 +244,12 @@ export class ClusterCache implements KubeGateway {
     const k = objectKey(ev.object);
     if (ev.type === 'DELETED') {
       s.objects.delete(k);
+      namespaceOf(s, ev.object).delete(k);
       s.recent.delete(k);
-    } else s.objects.set(k, ev.object);
+    } else {
+      s.objects.set(k, ev.object);
+      namespaceOf(s, ev.object).set(k, ev.object);
+    }
     const rv = ev.object.metadata.resourceVersion;
     if (rv !== undefined && rv !== '') s.resourceVersion = rv;
     if (rv !== undefined && rv !== '' && ev.type !== 'DELETED') {
@@ -274,8 +303,7 @@ export class ClusterCache implements KubeGateway {
     if (!s) return this.inner.list(type, opts);
     const ns = type.namespaced ? opts.namespace : undefined;
     const items: KubeObject[] = [];
-    for (const o of s.objects.values()) {
-      if (ns !== undefined && o.metadata.namespace !== ns) continue;
+    for (const o of (ns === undefined ? s.objects : (s.byNamespace.get(ns) ?? new Map<string, KubeObject>())).values()) {
       if (metadataOnly && opts.withAnnotation !== undefined && o.metadata.annotations?.[opts.withAnnotation] === undefined) continue;
       items.push(structuredClone(metadataOnly && !s.metadataOnly ? metadataOf(o) : o));
     }

@@ -215,6 +215,7 @@ export class DashboardWorkflow implements DashboardData {
       // Git, unlike the clusters, has no watch: each round reads its sources anew (once for all of the round's apps).
       pool.freshSources();
       await mapBounded(ids, LIST_CONCURRENCY, (id) => this.compare(id, pool));
+      this.updateWatches();
     } finally {
       this.running = false;
       this.loading = false;
@@ -284,10 +285,12 @@ export class DashboardWorkflow implements DashboardData {
     this.emit({ type: 'app', id });
   }
 
-  /** Follows the collections the app's resources and their children live in (shared between apps); stops those no app needs. */
+  /**
+   * Notes the collections the app's resources and their children live in (shared between apps); the round that compared
+   * it then starts the watches they need and stops those no app needs, once for all of its apps.
+   */
   private follow(id: string, context: string, app: { name: string; namespace: string }, resources: readonly ResourceKey[]): void {
     this.followed.set(id, followedOf(context, app, resources));
-    this.updateWatches();
   }
 
   private updateWatches(): void {
