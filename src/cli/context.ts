@@ -27,6 +27,6 @@ function formatSessionEvent(e: SessionEvent): string {
   const apps = `${f.apps} Application${f.apps === 1 ? '' : 's'}`;
   const clusters = `${f.clusters} cluster${f.clusters === 1 ? '' : 's'}`;
   if (f.watched)
-    return `${line}, for ${apps} from one watch-fed cache per cluster (${clusters}, ${f.clusterWideLists} types listed and watched cluster-wide${split}): a look reads the cache, not the API server\n`;
+    return `${line}, for ${apps} from one watch-fed cache per cluster (${clusters}, ${f.clusterWideLists} types listed and watched cluster-wide${split}): reads are answered from the cache, not the API server\n`;
   return `${line}, for ${apps} from one snapshot per cluster (${clusters}, ${f.clusterWideLists} cluster-wide LISTs${split}): the count does not grow with the number of Applications\n`;
 }

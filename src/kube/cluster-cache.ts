@@ -151,7 +151,7 @@ export class ClusterCache implements KubeGateway {
     return { clusterWideLists: this.stores.size, splitByNamespace: [...this.forbidden].sort() };
   }
 
-  /** The types (full or metadata only) the cache keeps, for the bench's memory note. */
+  /** The types (full or metadata only) the cache keeps and how many objects each holds. */
   kept(): { resource: string; metadataOnly: boolean; objects: number }[] {
     return [...this.stores.values()].map((s) => ({ resource: s.type.resource, metadataOnly: s.metadataOnly, objects: s.objects.size }));
   }

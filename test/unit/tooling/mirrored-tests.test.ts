@@ -25,7 +25,6 @@ const WITHOUT_OWN_TEST: Record<string, string> = {
   'cli/commands/version.ts': 'yargs definition only: test/integration/smoke.test.ts',
   'cli/commands/windows.ts': 'yargs definition only: its flags in test/unit/cli/inputs.test.ts',
   'cli/completion-sources.ts': 'the completion candidates: test/unit/cli/completion.test.ts and test/integration/completion.test.ts',
-  'cli/context.ts': 'the command context: test/unit/cli/app.test.ts and argv.test.ts build it',
   'cli/io.ts': 'an in-memory Io: used by every test of cli/',
   'cli/options.ts': 'flag definitions: test/unit/cli/app.test.ts, argv.test.ts and flag-rules.test.ts',
   'dashboard/live-object.ts': 'test/unit/dashboard/view.test.ts',
