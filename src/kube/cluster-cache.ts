@@ -14,26 +14,10 @@
 // requests, so a round that reads only the cache costs none.
 import { KubeApiError } from './errors.js';
 import { follow, type FollowEvent } from './watch.js';
-import type {
-  AccessCheck,
-  AccessResult,
-  ApplyOptions,
-  DeleteOptions,
-  Discovery,
-  GatewayStats,
-  KubeGateway,
-  ListOptions,
-  ListResult,
-  PatchOptions,
-  PatchType,
-  UpdateOptions,
-  WatchEvent,
-  WatchOptions,
-  WriteOptions,
-} from './gateway.js';
+import type { ApplyOptions, DeleteOptions, KubeGateway, ListOptions, ListResult, PatchOptions, PatchType, UpdateOptions, WriteOptions } from './gateway.js';
 import type { ResourceType } from '../model/resource-type.js';
 import type { KubeObject } from '../model/object.js';
-import type { SnapshotStats } from './snapshot.js';
+import { SharedGateway, type SnapshotStats } from './snapshot.js';
 
 /** How long a read waits for the watch to deliver a write made through the cache before it asks the server. */
 const SETTLE_MS = 5_000;
@@ -102,7 +86,7 @@ function metadataOf(o: KubeObject): KubeObject {
   return { apiVersion: o.apiVersion, kind: o.kind, metadata: o.metadata };
 }
 
-export class ClusterCache implements KubeGateway {
+export class ClusterCache extends SharedGateway {
   private readonly stores = new Map<string, Store>();
   private readonly listeners = new Map<string, Set<(e: CacheEvent) => void>>();
   /** The types (by resource, for `-v`) and the stores (by id) whose cluster-wide LIST was forbidden. */
@@ -111,36 +95,10 @@ export class ClusterCache implements KubeGateway {
   private closed = false;
 
   constructor(
-    private readonly inner: KubeGateway,
+    inner: KubeGateway,
     private readonly opts: ClusterCacheOptions,
-  ) {}
-
-  get server(): string {
-    return this.inner.server;
-  }
-
-  discover(): Promise<Discovery> {
-    return this.inner.discover();
-  }
-
-  forgetDiscovery(): void {
-    this.inner.forgetDiscovery?.();
-  }
-
-  servedTypes(group: string, version: string): Promise<ResourceType[] | undefined> {
-    return this.inner.servedTypes ? this.inner.servedTypes(group, version) : Promise.resolve(undefined);
-  }
-
-  openApi(group: string, version: string): Promise<unknown> {
-    return this.inner.openApi ? this.inner.openApi(group, version) : Promise.resolve(undefined);
-  }
-
-  serverVersion(): Promise<string> {
-    return this.inner.serverVersion ? this.inner.serverVersion() : Promise.resolve('');
-  }
-
-  resolve(apiVersion: string, kind: string): Promise<ResourceType | undefined> {
-    return this.inner.resolve(apiVersion, kind);
+  ) {
+    super(inner);
   }
 
   /** The cache reads every type cluster-wide; nothing to seed. */
@@ -377,14 +335,6 @@ export class ClusterCache implements KubeGateway {
     return r;
   }
 
-  canI(check: AccessCheck): Promise<AccessResult> {
-    return this.inner.canI(check);
-  }
-
-  watch(type: ResourceType, opts: WatchOptions, onEvent: (e: WatchEvent) => void): Promise<void> {
-    return this.inner.watch(type, opts, onEvent);
-  }
-
   /** Whether the cache can follow the type over the whole cluster (listable and watchable, its cluster-wide LIST not forbidden). */
   follows(type: ResourceType): boolean {
     return ClusterCache.cacheable(type) && !this.forbiddenIds.has(`${typeId(type)}|full`);
@@ -392,32 +342,40 @@ export class ClusterCache implements KubeGateway {
 
   /**
    * The events of a type's watch (started if it is not kept yet, in full): its lists and changes, and its connection
-   * troubles. Returns the listener's removal, or undefined for a type the cache does not follow (see `follows`).
+   * troubles; with `namespace`, only that namespace's objects (in lists and changes); with `signal`, until it aborts.
+   * Returns the listener's removal, or undefined for a type the cache does not follow (see `follows`).
    */
-  subscribe(type: ResourceType, listener: (e: CacheEvent) => void): (() => void) | undefined {
+  subscribe(type: ResourceType, listener: (e: CacheEvent) => void, scope: { namespace?: string; signal?: AbortSignal } = {}): (() => void) | undefined {
     if (!this.follows(type)) return undefined;
+    const ns = type.namespaced ? scope.namespace : undefined;
+    const mine = (o: KubeObject) => ns === undefined || o.metadata.namespace === ns;
+    const scoped = (e: CacheEvent) => {
+      if (e.kind === 'listed') listener(ns === undefined ? e : { ...e, items: e.items.filter(mine) });
+      else if (e.kind !== 'change' || mine(e.object)) listener(e);
+    };
     const id = typeId(type);
     const set = this.listeners.get(id) ?? new Set();
-    set.add(listener);
+    set.add(scoped);
     this.listeners.set(id, set);
     const s = this.store(type, false);
     // A list already in (the type was kept before this listener came) is handed over as a list.
-    if (s.listed) listener({ kind: 'listed', items: [...s.objects.values()], ...(s.resourceVersion ? { resourceVersion: s.resourceVersion } : {}) });
-    return () => set.delete(listener);
+    if (s.listed)
+      scoped({
+        kind: 'listed',
+        items: [...(ns === undefined ? s.objects : (s.byNamespace.get(ns) ?? new Map())).values()],
+        ...(s.resourceVersion ? { resourceVersion: s.resourceVersion } : {}),
+      });
+    const off = () => set.delete(scoped);
+    scope.signal?.addEventListener('abort', off, { once: true });
+    if (scope.signal?.aborted) off();
+    return off;
   }
-
-  stats(): GatewayStats {
-    return this.inner.stats();
-  }
-
-  /** The owner (the pool) closes the cache; a session's close leaves it open for the next one. */
-  close(): void {}
 
   /** Stops every watch and closes the connection. */
-  closeInner(): void {
+  override closeInner(): void {
     this.closed = true;
     for (const s of this.stores.values()) s.stop.abort();
     this.stores.clear();
-    this.inner.close();
+    super.closeInner();
   }
 }

@@ -78,21 +78,13 @@ function metadataOf(o: KubeObject): KubeObject {
   return { apiVersion: o.apiVersion, kind: o.kind, metadata: o.metadata };
 }
 
-export class ClusterSnapshot implements KubeGateway {
-  private readonly wides = new Map<string, Promise<Wide>>();
-  private readonly exact = new Map<string, Promise<ListResult>>();
-  private readonly gets = new Map<string, Promise<KubeObject | undefined>>();
-  private readonly split = new Set<string>();
-  private wideLists = 0;
-
-  /**
-   * `wide: false` keeps each namespaced read to its namespace (made once all the same): for a command over one app,
-   * where a cluster-wide LIST would read more than the app needs.
-   */
-  constructor(
-    private readonly inner: KubeGateway,
-    private readonly opts: { wide: boolean } = { wide: true },
-  ) {}
+/**
+ * What a gateway shared by a command's sessions (this snapshot, and cluster-cache.ts's watch-fed cache) passes to the
+ * connection under it unchanged: discovery, access checks, raw watches and the request counts. A session's `close`
+ * leaves the connection open for the next session; its owner (the pool) ends it with `closeInner`.
+ */
+export abstract class SharedGateway implements KubeGateway {
+  constructor(protected readonly inner: KubeGateway) {}
 
   get server(): string {
     return this.inner.server;
@@ -120,6 +112,56 @@ export class ClusterSnapshot implements KubeGateway {
 
   resolve(apiVersion: string, kind: string): Promise<ResourceType | undefined> {
     return this.inner.resolve(apiVersion, kind);
+  }
+
+  canI(check: AccessCheck): Promise<AccessResult> {
+    return this.inner.canI(check);
+  }
+
+  watch(type: ResourceType, opts: WatchOptions, onEvent: (e: WatchEvent) => void): Promise<void> {
+    return this.inner.watch(type, opts, onEvent);
+  }
+
+  stats(): GatewayStats {
+    return this.inner.stats();
+  }
+
+  close(): void {}
+
+  closeInner(): void {
+    this.inner.close();
+  }
+
+  abstract list(type: ResourceType, opts?: ListOptions): Promise<ListResult>;
+  abstract get(type: ResourceType, namespace: string, name: string): Promise<KubeObject | undefined>;
+  abstract apply(type: ResourceType, obj: KubeObject, opts: ApplyOptions): Promise<KubeObject>;
+  abstract replace(type: ResourceType, obj: KubeObject, opts: WriteOptions): Promise<KubeObject>;
+  abstract create(type: ResourceType, obj: KubeObject, opts: WriteOptions): Promise<KubeObject>;
+  abstract update(type: ResourceType, obj: KubeObject, opts: UpdateOptions): Promise<KubeObject>;
+  abstract patch(type: ResourceType, namespace: string, name: string, patch: unknown, patchType: PatchType, opts: PatchOptions): Promise<KubeObject>;
+  abstract delete(type: ResourceType, namespace: string, name: string, opts?: DeleteOptions): Promise<KubeObject | undefined>;
+  /** What the shared reads cost, for `-v`. */
+  abstract snapshotStats(): SnapshotStats;
+  /** Objects read already by the caller, for later reads to be answered from. */
+  abstract seed(type: ResourceType, objects: readonly KubeObject[]): void;
+}
+
+export class ClusterSnapshot extends SharedGateway {
+  private readonly wides = new Map<string, Promise<Wide>>();
+  private readonly exact = new Map<string, Promise<ListResult>>();
+  private readonly gets = new Map<string, Promise<KubeObject | undefined>>();
+  private readonly split = new Set<string>();
+  private wideLists = 0;
+
+  /**
+   * `wide: false` keeps each namespaced read to its namespace (made once all the same): for a command over one app,
+   * where a cluster-wide LIST would read more than the app needs.
+   */
+  constructor(
+    inner: KubeGateway,
+    private readonly opts: { wide: boolean } = { wide: true },
+  ) {
+    super(inner);
   }
 
   /** Objects read already (by a LIST the caller made): later GETs of them are answered from here. */
@@ -257,24 +299,5 @@ export class ClusterSnapshot implements KubeGateway {
   async delete(type: ResourceType, namespace: string, name: string, opts?: DeleteOptions): Promise<KubeObject | undefined> {
     if (!opts?.dryRun) this.forget(type);
     return this.inner.delete(type, namespace, name, opts);
-  }
-
-  canI(check: AccessCheck): Promise<AccessResult> {
-    return this.inner.canI(check);
-  }
-
-  watch(type: ResourceType, opts: WatchOptions, onEvent: (e: WatchEvent) => void): Promise<void> {
-    return this.inner.watch(type, opts, onEvent);
-  }
-
-  stats(): GatewayStats {
-    return this.inner.stats();
-  }
-
-  /** The owner (the pool) closes the connection; a session's close leaves it open for the next one. */
-  close(): void {}
-
-  closeInner(): void {
-    this.inner.close();
   }
 }

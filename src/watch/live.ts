@@ -26,7 +26,10 @@ export interface LiveWatcherOptions {
    * A watch-fed cache the process shares (kube/cluster-cache.ts, `sync --watch --all`): its watch of each type, over the
    * whole cluster, is followed instead of one of this loop's own per namespace.
    */
-  cache?: { follows(type: ResourceType): boolean; subscribe(type: ResourceType, listener: (e: FollowEvent) => void): (() => void) | undefined };
+  cache?: {
+    follows(type: ResourceType): boolean;
+    subscribe(type: ResourceType, listener: (e: FollowEvent) => void, scope: { namespace?: string; signal?: AbortSignal }): (() => void) | undefined;
+  };
 }
 
 function targetId(t: Pick<LiveTarget, 'type' | 'namespace'>): string {
@@ -75,13 +78,8 @@ export class LiveWatcher {
       const stop = new AbortController();
       const entry: { target: LiveTarget; stop: AbortController; done: Promise<void>; viaCache?: boolean } = { target, stop, done: Promise.resolve() };
       // The shared watch is of the whole cluster: only this target's namespace is the app's.
-      const inScope = (o: KubeObject) => target.namespace === undefined || o.metadata.namespace === target.namespace;
-      const unsubscribe = cache?.subscribe(target.type, (ev) => {
-        if (ev.kind === 'listed') this.handle(entry.target, id, { ...ev, items: ev.items.filter(inScope) });
-        else if (ev.kind !== 'change' || inScope(ev.object)) this.handle(entry.target, id, ev);
-      });
-      if (unsubscribe) {
-        stop.signal.addEventListener('abort', unsubscribe, { once: true });
+      const scope = { ...(target.namespace !== undefined ? { namespace: target.namespace } : {}), signal: stop.signal };
+      if (cache?.subscribe(target.type, (ev) => this.handle(entry.target, id, ev), scope)) {
         entry.viaCache = true;
         this.running.set(id, entry);
         continue;

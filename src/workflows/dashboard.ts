@@ -10,6 +10,7 @@ import { follow, type FollowEvent } from '../kube/watch.js';
 import { isPlainObject, keyString, type JsonObject, type KubeObject, type ResourceKey } from '../model/object.js';
 import { concerned, followedOf, targetsOf, type Followed } from '../dashboard/follow.js';
 import { reconnectDelay } from '../watch/backoff.js';
+import { systemClock } from '../watch/loop.js';
 import { displayObject } from '../dashboard/live-object.js';
 import type { AppRow } from '../dashboard/view.js';
 import type { DashboardEvent } from '../dashboard/server.js';
@@ -178,13 +179,7 @@ export class DashboardWorkflow implements DashboardData {
 
   /** The connections of the dashboard's life: a watch-fed cache per cluster, shared by every round, watch and node detail. */
   private poolOf(): Promise<GatewayPool> {
-    this.pool ??= import('./session/session.js').then(
-      ({ GatewayPool }) =>
-        new GatewayPool(this.ctx, {
-          wide: true,
-          watch: { reconnectDelay: (attempt) => reconnectDelay(attempt, Math.random()), sleep: abortableSleep },
-        }),
-    );
+    this.pool ??= import('./session/session.js').then(({ GatewayPool }) => GatewayPool.watched(this.ctx));
     return this.pool;
   }
 
@@ -332,19 +327,14 @@ export class DashboardWorkflow implements DashboardData {
         );
       }
     };
+    const where = type.namespaced && namespace !== '' ? { namespace } : {};
+    const until = AbortSignal.any([signal, this.stop.signal]);
     // The cache's own watch of the type, when it keeps one: a round scheduled by its event reads what the event brought.
-    if (gw instanceof ClusterCache && gw.follows(type)) {
-      const inScope = (o: KubeObject) => !type.namespaced || namespace === '' || o.metadata.namespace === namespace;
-      const off = gw.subscribe(type, (ev) => {
-        if (ev.kind === 'listed') onEvent({ ...ev, items: ev.items.filter(inScope) });
-        else if (ev.kind !== 'change' || inScope(ev.object)) onEvent(ev);
-      });
-      if (off) return untilAborted(AbortSignal.any([signal, this.stop.signal]), off);
-    }
-    await follow(gw, { type, ...(type.namespaced && namespace !== '' ? { namespace } : {}), metadataOnly: true }, onEvent, {
-      signal: AbortSignal.any([signal, this.stop.signal]),
+    if (gw instanceof ClusterCache && gw.subscribe(type, onEvent, { ...where, signal: until })) return;
+    await follow(gw, { type, ...where, metadataOnly: true }, onEvent, {
+      signal: until,
       reconnectDelay: (attempt) => reconnectDelay(attempt, Math.random()),
-      sleep: abortableSleep,
+      sleep: systemClock.sleep,
     });
   }
 
@@ -383,49 +373,16 @@ export class DashboardWorkflow implements DashboardData {
         generations.set(row.id, generation);
         this.emit({ type: 'app', id: row.id });
       };
+      const scope = namespace !== undefined ? { namespace } : {};
       // Through the cache's watch of the Applications when it keeps one (a round then reads the spec the event brought).
-      if (control instanceof ClusterCache && control.follows(type)) {
-        const inScope = (o: KubeObject) => namespace === undefined || o.metadata.namespace === namespace;
-        const off = control.subscribe(type, (ev) => {
-          if (ev.kind === 'listed') onEvent({ ...ev, items: ev.items.filter(inScope) });
-          else if (ev.kind !== 'change' || inScope(ev.object)) onEvent(ev);
-        });
-        if (off) return untilAborted(this.stop.signal, off);
-      }
-      await follow(control, { type, ...(namespace !== undefined ? { namespace } : {}) }, onEvent, {
+      if (control instanceof ClusterCache && control.subscribe(type, onEvent, { ...scope, signal: this.stop.signal })) return;
+      await follow(control, { type, ...scope }, onEvent, {
         signal: this.stop.signal,
         reconnectDelay: (attempt) => reconnectDelay(attempt, Math.random()),
-        sleep: abortableSleep,
+        sleep: systemClock.sleep,
       });
     })().catch((err: unknown) => this.log(`dashboard: cannot watch Applications: ${(err as Error).message}\n`));
   }
-}
-
-/** Waits `ms`, resolving early (without throwing) when the signal aborts. */
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(t);
-        resolve();
-      },
-      { once: true },
-    );
-  });
-}
-
-/** Resolves when the signal aborts, after `done` (a listener's removal) has run. */
-function untilAborted(signal: AbortSignal, done: () => void): Promise<void> {
-  return new Promise((resolve) => {
-    const end = () => {
-      done();
-      resolve();
-    };
-    if (signal.aborted) end();
-    else signal.addEventListener('abort', end, { once: true });
-  });
 }
 
 /** Every node of a tree report, parents first. */

@@ -182,22 +182,7 @@ export async function runList(ctx: RunContext, req: { allNamespaces: boolean; se
     // Each session reads its Application again (a GET): the one just listed answers it.
     controlPlane.seed(await applicationType(controlPlane), apps);
     const report = await listRows(ctx, apps, req, namespace, (appCtx, args, fn) => withAppTarget(appCtx, 'list', args, fn, pool));
-    if (ctx.opts.verbose) {
-      const s = await pool.stats();
-      ctx.onSession?.({
-        kind: 'requests',
-        what: 'list',
-        requests: s.requests,
-        retries: s.retries,
-        ms: Date.now() - started,
-        fleet: {
-          apps: apps.length,
-          clusters: s.clusters.length,
-          clusterWideLists: s.clusters.reduce((n, c) => n + c.snapshot.clusterWideLists, 0),
-          splitByNamespace: [...new Set(s.clusters.flatMap((c) => c.snapshot.splitByNamespace))].sort(),
-        },
-      });
-    }
+    await pool.reportCost('list', apps.length, started);
     return report;
   } finally {
     pool.close();

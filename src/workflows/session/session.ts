@@ -229,6 +229,36 @@ export class GatewayPool {
     private readonly opts: { wide: boolean; watch?: ClusterCacheOptions } = { wide: true },
   ) {}
 
+  /**
+   * A pool whose connections are watch-fed caches (a command that runs on, or acts on many apps and waits on what it
+   * did: `sync --all`, `sync --watch --all`, the dashboard), reconnecting with the watch loop's jittered back-off.
+   */
+  static async watched(ctx: RunContext): Promise<GatewayPool> {
+    const { reconnectDelay } = await import('../../watch/backoff.js');
+    const { systemClock } = await import('../../watch/loop.js');
+    return new GatewayPool(ctx, { wide: true, watch: { reconnectDelay: (n) => reconnectDelay(n, Math.random()), sleep: systemClock.sleep } });
+  }
+
+  /** With -v: what the pool's connections cost `what` over `apps` Applications since `startedAtMs`, said once. */
+  async reportCost(what: string, apps: number, startedAtMs: number): Promise<void> {
+    if (!this.ctx.opts.verbose) return;
+    const s = await this.stats();
+    this.ctx.onSession?.({
+      kind: 'requests',
+      what,
+      requests: s.requests,
+      retries: s.retries,
+      ms: Date.now() - startedAtMs,
+      fleet: {
+        apps,
+        clusters: s.clusters.length,
+        clusterWideLists: s.clusters.reduce((n, c) => n + c.snapshot.clusterWideLists, 0),
+        splitByNamespace: [...new Set(s.clusters.flatMap((c) => c.snapshot.splitByNamespace))].sort(),
+        ...(this.opts.watch ? { watched: true } : {}),
+      },
+    });
+  }
+
   /** Each Git repository, revision and tree the apps' renders read, read once for all of them (until `freshSources`). */
   get sourceReads(): SourceReads {
     return this.reads;

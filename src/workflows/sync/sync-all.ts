@@ -60,34 +60,16 @@ export interface SyncAllRequest {
  */
 export async function syncAll(ctx: RunContext, req: SyncAllRequest, warn: (line: string) => void): Promise<SyncAllReport> {
   const { GatewayPool } = await import('../session/session.js');
-  const { reconnectDelay } = await import('../../watch/backoff.js');
-  const { systemClock } = await import('../../watch/loop.js');
   const namespace = req.allNamespaces ? undefined : ctx.opts.appNamespace;
   const started = Date.now();
   // One watch-fed cache per cluster for every app's sync (kube/cluster-cache.ts): each type is listed once over all
   // namespaces and kept current, every app's reads and waits are answered from it, and a read after a write waits for
   // the watch to deliver it. One read of each Git repository, revision and tree for all the apps.
-  const pool = new GatewayPool(ctx, { wide: true, watch: { reconnectDelay: (n) => reconnectDelay(n, Math.random()), sleep: systemClock.sleep } });
+  const pool = await GatewayPool.watched(ctx);
   try {
     const apps = await listApplications(await pool.controlPlane(), namespace, req.appSelector);
     const report = await syncEach(ctx, apps, req, warn, pool.sourceReads, namespace, pool);
-    if (ctx.opts.verbose) {
-      const s = await pool.stats();
-      ctx.onSession?.({
-        kind: 'requests',
-        what: 'sync',
-        requests: s.requests,
-        retries: s.retries,
-        ms: Date.now() - started,
-        fleet: {
-          apps: apps.length,
-          clusters: s.clusters.length,
-          clusterWideLists: s.clusters.reduce((n, c) => n + c.snapshot.clusterWideLists, 0),
-          splitByNamespace: [...new Set(s.clusters.flatMap((c) => c.snapshot.splitByNamespace))].sort(),
-          watched: true,
-        },
-      });
-    }
+    await pool.reportCost('sync', apps.length, started);
     return report;
   } finally {
     pool.close();

@@ -6,11 +6,13 @@
 // never touched. One app's failure never stops the others; SIGINT/SIGTERM stop every loop cleanly. At most
 // RECONCILE_BOUND loops look or act at once. One webhook, when asked for, wakes the loops of the apps whose source is
 // the repository pushed to.
+import { once } from 'node:events';
 import type { RunContext } from '../../model/context.js';
 import { ExitCode } from '../../model/errors.js';
 import { isPlainObject, type KubeObject } from '../../model/object.js';
 import type { KubeGateway } from '../../kube/gateway.js';
 import { ClusterCache } from '../../kube/cluster-cache.js';
+import type { FollowEvent } from '../../kube/watch.js';
 import type { LoopEvent } from '../../watch/events.js';
 import type { WatchRequest } from './watch.js';
 
@@ -72,8 +74,6 @@ export interface WatchAllDeps {
 export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent: (e: LoopEvent) => void, deps: WatchAllDeps = {}): Promise<ExitCode> {
   const { runWatch } = await import('./watch.js');
   const { GatewayPool } = await import('../session/session.js');
-  const { reconnectDelay } = await import('../../watch/backoff.js');
-  const { systemClock } = await import('../../watch/loop.js');
   const { listApplications } = await import('../list.js');
   const emit = (e: Omit<LoopEvent, 'time'>) => onEvent({ ...e, time: new Date() });
   const stop = new AbortController();
@@ -95,7 +95,7 @@ export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent
   const seen = new Set<string>();
   // One watch-fed cache per cluster for every loop (kube/cluster-cache.ts): a look reads it, not the API server, and
   // its watches wake the loops whose objects changed.
-  const pool = new GatewayPool(ctx, { wide: true, watch: { reconnectDelay: (n) => reconnectDelay(n, Math.random()), sleep: systemClock.sleep } });
+  const pool = await GatewayPool.watched(ctx);
   // A stop stops every loop (each finishes its step in progress).
   stop.signal.addEventListener('abort', () => {
     for (const l of loops.values()) l.stop.abort();
@@ -196,23 +196,7 @@ export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent
     for (const l of loops.values()) l.stop.abort();
     await Promise.all([...loops.values()].map((l) => l.done));
     await webhook?.close();
-    if (ctx.opts.verbose) {
-      const s = await pool.stats();
-      ctx.onSession?.({
-        kind: 'requests',
-        what: 'watch',
-        requests: s.requests,
-        retries: s.retries,
-        ms: Date.now() - started,
-        fleet: {
-          apps: seen.size,
-          clusters: s.clusters.length,
-          clusterWideLists: s.clusters.reduce((n, c) => n + c.snapshot.clusterWideLists, 0),
-          splitByNamespace: [...new Set(s.clusters.flatMap((c) => c.snapshot.splitByNamespace))].sort(),
-          watched: true,
-        },
-      });
-    }
+    await pool.reportCost('watch', seen.size, started);
     pool.close();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -231,26 +215,18 @@ async function followApplications(
   const type = preferred.find((t) => t.group === 'argoproj.io' && t.kind === 'Application');
   if (!type) return;
   // Through the cache's own watch of the Applications when it keeps one (no label selector: that one the server filters).
-  if (gw instanceof ClusterCache && selector === undefined) {
-    const mine = (o: KubeObject) => namespace === undefined || o.metadata.namespace === namespace;
-    const off = gw.subscribe(type, (ev) => {
-      if (ev.kind === 'listed') {
-        const items = ev.items.filter(mine);
-        for (const o of items) on.consider(o);
-        on.present(new Set(items.map(idOf)));
-      } else if (ev.kind === 'change' && mine(ev.object)) {
-        if (ev.type === 'DELETED') on.forget(idOf(ev.object), 'deleted: its loop stopped');
-        else on.consider(ev.object);
-      }
-    });
-    if (off) {
-      await new Promise<void>((resolve) => {
-        if (signal.aborted) resolve();
-        else signal.addEventListener('abort', () => resolve(), { once: true });
-      });
-      off();
-      return;
+  const onCached = (ev: FollowEvent) => {
+    if (ev.kind === 'listed') {
+      for (const o of ev.items) on.consider(o);
+      on.present(new Set(ev.items.map(idOf)));
+    } else if (ev.kind === 'change') {
+      if (ev.type === 'DELETED') on.forget(idOf(ev.object), 'deleted: its loop stopped');
+      else on.consider(ev.object);
     }
+  };
+  if (gw instanceof ClusterCache && selector === undefined && gw.subscribe(type, onCached, { ...(namespace !== undefined ? { namespace } : {}), signal })) {
+    if (!signal.aborted) await once(signal, 'abort');
+    return;
   }
   let failures = 0;
   while (!signal.aborted) {

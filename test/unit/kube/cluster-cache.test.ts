@@ -180,6 +180,30 @@ describe('ClusterCache', () => {
     await expect(read).rejects.toThrow('the cluster cache stopped before configmaps was listed');
   });
 
+  test('a listener scoped to a namespace gets that namespace only, and none after its signal aborts', async () => {
+    await cache.list(type('ConfigMap'), {});
+    await tick();
+    const seen: string[] = [];
+    const stop = new AbortController();
+    cache.subscribe(
+      type('ConfigMap'),
+      (e: FollowEvent) =>
+        seen.push(
+          e.kind === 'listed'
+            ? `listed ${e.items.map((o) => o.metadata.name).join(',')}`
+            : e.kind === 'change'
+              ? `${e.type} ${e.object.metadata.name}`
+              : e.kind,
+        ),
+      { namespace: 'a', signal: stop.signal },
+    );
+    inner.send('ConfigMap', { type: 'MODIFIED', object: cm('b', 'three') });
+    inner.send('ConfigMap', { type: 'MODIFIED', object: cm('a', 'two') });
+    stop.abort();
+    inner.send('ConfigMap', { type: 'MODIFIED', object: cm('a', 'one') });
+    expect(seen).toEqual(['listed one,two', 'MODIFIED two']);
+  });
+
   test('closing stops every watch', async () => {
     await cache.list(type('ConfigMap'), {});
     await tick();

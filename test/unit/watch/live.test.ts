@@ -61,14 +61,25 @@ describe('LiveWatcher', () => {
 
 describe('LiveWatcher on a shared cache (sync --watch --all)', () => {
   it("follows the cache's cluster-wide watch, only the target's namespace; follows on its own a type the cache cannot list", async () => {
-    const listeners: ((e: import('../../../src/kube/watch.js').FollowEvent) => void)[] = [];
+    type Listener = (e: import('../../../src/kube/watch.js').FollowEvent) => void;
+    const listeners: Listener[] = [];
+    const scopes: (string | undefined)[] = [];
     let follows = true;
+    // As the cache's subscribe: its events of the whole cluster, cut to the scope's namespace, until the scope's signal.
     const cache = {
       follows: () => follows,
-      subscribe: (_t: ResourceType, l: (e: import('../../../src/kube/watch.js').FollowEvent) => void) => {
+      subscribe: (_t: ResourceType, l: Listener, scope: { namespace?: string; signal?: AbortSignal }) => {
         if (!follows) return undefined;
-        listeners.push(l);
-        return () => listeners.splice(listeners.indexOf(l), 1);
+        scopes.push(scope.namespace);
+        const mine = (o: KubeObject) => scope.namespace === undefined || o.metadata.namespace === scope.namespace;
+        const scoped: Listener = (e) => {
+          if (e.kind === 'listed') l({ ...e, items: e.items.filter(mine) });
+          else if (e.kind !== 'change' || mine(e.object)) l(e);
+        };
+        listeners.push(scoped);
+        const off = () => listeners.splice(listeners.indexOf(scoped), 1);
+        scope.signal?.addEventListener('abort', off, { once: true });
+        return off;
       },
     };
     const own: string[] = [];
@@ -99,6 +110,7 @@ describe('LiveWatcher on a shared cache (sync --watch --all)', () => {
     listeners[0]!({ kind: 'change', type: 'MODIFIED', object: { ...elsewhere, metadata: { ...elsewhere.metadata, generation: 9 } } });
     listeners[0]!({ kind: 'change', type: 'MODIFIED', object: deploy('orders', '4', 2) });
     expect(changes).toEqual(['MODIFIED Deployment/orders']);
+    expect(scopes).toEqual(['shop']);
     expect(own).toEqual([]);
 
     // The cache found the type's cluster-wide LIST forbidden: the next update follows it here, in its namespace.
