@@ -13,6 +13,26 @@ export const CHILD_KINDS: Readonly<Record<string, readonly string[]>> = {
   'batch/CronJob': ['batch/Job', '/Pod'],
 };
 
+/** The apiVersion and kind to list for each child kind of CHILD_KINDS. */
+export const CHILD_API_VERSIONS: Readonly<Record<string, readonly [string, string]>> = {
+  'apps/ReplicaSet': ['apps/v1', 'ReplicaSet'],
+  '/Pod': ['v1', 'Pod'],
+  'batch/Job': ['batch/v1', 'Job'],
+};
+
+/** The child kinds (as in CHILD_KINDS) of roots of these `group/Kind`s, each with the namespaces it is wanted in. */
+export function childKindsOf(roots: Iterable<{ groupKind: string; namespace: string }>): Map<string, Set<string>> {
+  const wanted = new Map<string, Set<string>>();
+  for (const r of roots) {
+    for (const child of CHILD_KINDS[r.groupKind] ?? []) {
+      const set = wanted.get(child) ?? new Set<string>();
+      set.add(r.namespace);
+      wanted.set(child, set);
+    }
+  }
+  return wanted;
+}
+
 export interface TreeNode {
   key: ResourceKey;
   object: KubeObject;

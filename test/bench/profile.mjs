@@ -163,6 +163,19 @@ async function main() {
     for (const [k, us] of [...files].sort((a, b) => b[1] - a[1]).slice(0, top)) process.stdout.write(`${pct(us)}  ${k}\n`);
     process.stdout.write(`\nself time by the nearest src/ function on the stack (what our code spends, libraries included):\n`);
     for (const [k, us] of [...bySrc].sort((a, b) => b[1] - a[1]).slice(0, top)) process.stdout.write(`${pct(us)}  ${k}\n`);
+    // Inclusive time: each sample counted once for every src/ function on its stack (what a call costs with its callees).
+    const inclusive = new Map();
+    for (const [id, us] of self) {
+      const seen = new Set();
+      for (let at = id; at !== undefined; at = parent.get(at)) {
+        const n = byId.get(at);
+        const loc = where(n.callFrame);
+        if (loc.startsWith('src/')) seen.add(`${n.callFrame.functionName || '(anonymous)'}  ${loc}`);
+      }
+      for (const k of seen) inclusive.set(k, (inclusive.get(k) ?? 0) + us);
+    }
+    process.stdout.write(`\ninclusive time of src/ functions (callees included):\n`);
+    for (const [k, us] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, top)) process.stdout.write(`${pct(us)}  ${k}\n`);
     if (existsSync(traceFile)) process.stdout.write(requestSummary(JSON.parse(readFileSync(traceFile, 'utf8'))));
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -1,9 +1,10 @@
 // The render cache, like Argo CD's repo-server manifest cache: a Kustomize, Jsonnet or Helm render is kept by (commit SHA,
 // source.path, the source's options, the app variables the render sees, the tool's version), so a repeated diff at
 // the same commit does not build again (Helm adds the release, the cluster's capabilities and the ref sources' commits).
-// Entries live in <cache home>/renders/ (see ../cache-home.ts).
+// Entries live in <cache home>/renders/ (see ../cache-home.ts) and expire after a day, as the repo-server's do (its
+// --repo-cache-expiration defaults to 24h).
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { cacheHome } from '../cache-home.js';
 import { join } from 'node:path';
 import type { ManifestObject } from '../../manifest/parse.js';
@@ -43,19 +44,57 @@ export interface CachedRender {
   warnings: string[];
 }
 
-/** A cached render, or undefined when there is none or it cannot be read. */
-export function readRenderCache(dir: string, key: string): CachedRender | undefined {
+/** How long an entry is kept, from when it was written (reading it does not extend it). */
+export const RENDER_CACHE_EXPIRATION_MS = 24 * 60 * 60 * 1000;
+
+/** The folders this process already swept of expired entries. */
+const swept = new Set<string>();
+
+/** Removes the entries written more than RENDER_CACHE_EXPIRATION_MS before `now` (once per folder and process). */
+export function sweepRenderCache(dir: string, now = Date.now()): void {
+  if (swept.has(dir)) return;
+  swept.add(dir);
+  let names: string[];
   try {
-    const v = JSON.parse(readFileSync(join(dir, `${key}.json`), 'utf8')) as CachedRender;
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const file = join(dir, name);
+    try {
+      if (now - statSync(file).mtimeMs > RENDER_CACHE_EXPIRATION_MS) rmSync(file, { force: true });
+    } catch {
+      // gone already, or another process's
+    }
+  }
+}
+
+/** Whether the entry at `file` was written within the expiration (false when there is none). */
+function fresh(file: string, now: number): boolean {
+  try {
+    return now - statSync(file).mtimeMs <= RENDER_CACHE_EXPIRATION_MS;
+  } catch {
+    return false;
+  }
+}
+
+/** A cached render, or undefined when there is none, it expired or it cannot be read. */
+export function readRenderCache(dir: string, key: string, now = Date.now()): CachedRender | undefined {
+  try {
+    const file = join(dir, `${key}.json`);
+    if (!fresh(file, now)) return undefined;
+    const v = JSON.parse(readFileSync(file, 'utf8')) as CachedRender;
     return Array.isArray(v.objects) && Array.isArray(v.warnings) ? v : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** Stores a render; a cache that cannot be written is no error (the next run renders again). */
+/** Stores a render (sweeping the folder of expired entries first); a cache that cannot be written is no error (the next run renders again). */
 export function writeRenderCache(dir: string, key: string, render: CachedRender): void {
   try {
+    sweepRenderCache(dir);
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `${key}.json`);
     const tmp = `${file}.${process.pid}`;

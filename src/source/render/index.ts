@@ -315,15 +315,13 @@ async function renderDirectory(input: RenderInput, at: string, single: boolean):
       if (linked) files.push(linked);
     } else files.push(entry);
   }
-  const jsonnetFiles = files.filter((f) => f.path.endsWith('.jsonnet'));
-  if (jsonnetFiles.length > 0 && !input.tools.noCache) {
-    // Jsonnet renders are cached; the engine is part of the build, named by the build in the key.
-    return throughCache(input, `jsonnet ${input.tools.env[JSONNET_WASM_ENV] ?? 'embedded'}`, 'Directory', async () => {
-      const r = await readDirectoryFiles(input, at, single, files);
-      return { objects: r, warnings };
-    });
-  }
-  return { objects: await readDirectoryFiles(input, at, single, files), sourceType: 'Directory', warnings };
+  // A directory at a commit is cached like the tools' renders, as Argo CD's repo-server caches every source's
+  // manifests by revision: a repeated read of the same commit (every app of a fleet in list, status -A, the dashboard's
+  // rounds) takes the parsed objects instead of reading and parsing the files again. The Jsonnet engine is part of
+  // the build, named by the build in the key.
+  const jsonnet = files.some((f) => f.path.endsWith('.jsonnet'));
+  const tool = jsonnet ? `jsonnet ${input.tools.env[JSONNET_WASM_ENV] ?? 'embedded'}` : 'directory';
+  return throughCache(input, tool, 'Directory', async () => ({ objects: await readDirectoryFiles(input, at, single, files), warnings }));
 }
 
 /** The objects of the selected files of a directory source, in walk order (Jsonnet evaluated, YAML/JSON parsed). */

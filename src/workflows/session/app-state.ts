@@ -19,6 +19,7 @@ import { withRunOptions, type RunSyncOptions } from '../../app/run-options.js';
 import { pinnedRevisions } from '../../app/source-revisions.js';
 import { DEFAULT_TRACKING, markFilter, markOf, appOfMark, type Tracking } from '../../tracking/method.js';
 import { applySettings, excludedType, loadRules, type Rules, type RulesArgs } from './rules.js';
+import { CHILD_API_VERSIONS, childKindsOf } from '../../health/tree.js';
 import type { GitDir } from '../../source/git.js';
 import type { DiffOptions } from '../../diff/index.js';
 import { compareApp, type CompareEntry, type Comparison } from '../../diff/comparison.js';
@@ -119,6 +120,11 @@ export interface AppState {
    * there are unknown, so the scan is partial and nothing may be pruned (prune --confirm, sync --prune refuse).
    */
   scanGaps?: string[];
+  /**
+   * With `children` (status): the whole-scope LISTs of the kinds the desired objects' children can be (ReplicaSets and
+   * Pods of a Deployment…), made beside the live twins, for the live tree.
+   */
+  childLists?: ScopeLists;
   /** API requests made while loading. */
   requests: number;
   /** The AppProject, Argo CD's settings and the tracking method they give (see rules.ts). */
@@ -343,7 +349,7 @@ async function resolveDesired(
 export type ScopeLists = ReadonlyMap<string, Promise<ListResult | undefined>>;
 
 /** The key of a whole-scope LIST of `type` (namespace '' for cluster-scoped types). */
-function scopeKey(type: ResourceType, namespace: string | undefined): string {
+export function scopeKey(type: ResourceType, namespace: string | undefined): string {
   return `${type.group}|${type.version}|${type.resource}|${type.namespaced ? (namespace ?? '') : ''}`;
 }
 
@@ -354,7 +360,11 @@ function scopeKey(type: ResourceType, namespace: string | undefined): string {
  * no selector), so the candidate scan can take those items instead of listing the same type and scope again.
  * Only LISTs that cover the whole scope belong in `lists`: a GET, or any partial read, must never be shared.
  */
-function readLive(desired: readonly DesiredEntry[], gw: KubeGateway): { live: Promise<Map<string, KubeObject>>; lists: ScopeLists } {
+function readLive(
+  desired: readonly DesiredEntry[],
+  gw: KubeGateway,
+  children: readonly { type: ResourceType; namespace: string }[] = [],
+): { live: Promise<Map<string, KubeObject>>; lists: ScopeLists; childLists: ScopeLists } {
   const groups = new Map<string, DesiredEntry[]>();
   for (const d of desired) {
     if (d.pendingCrd) continue;
@@ -382,7 +392,31 @@ function readLive(desired: readonly DesiredEntry[], gw: KubeGateway): { live: Pr
       if (byName.has(name)) live.set(keyString({ ...first.key, name }), o);
     }
   });
-  return { live: Promise.all(reads).then(() => live), lists };
+  // The children's kinds, whole, at once with the twins (the scan takes them too, instead of their metadata).
+  const childLists = new Map<string, Promise<ListResult | undefined>>();
+  for (const { type, namespace } of children) {
+    const key = scopeKey(type, namespace);
+    const read = lists.get(key) ?? gw.list(type, { namespace });
+    // Reported by the scan and by the tree that read it; never an unhandled rejection when neither does.
+    read.catch(() => undefined);
+    lists.set(key, read);
+    childLists.set(key, read);
+  }
+  return { live: Promise.all(reads).then(() => live), lists, childLists };
+}
+
+/** The kinds the desired objects' children can be, in the desired objects' namespaces (as listChildren lists them). */
+async function childScopes(desired: readonly DesiredEntry[], gw: KubeGateway): Promise<{ type: ResourceType; namespace: string }[]> {
+  const wanted = childKindsOf(
+    desired.filter((d) => !d.pendingCrd && d.key.namespace !== '').map((d) => ({ groupKind: `${d.type.group}/${d.type.kind}`, namespace: d.key.namespace })),
+  );
+  const out: { type: ResourceType; namespace: string }[] = [];
+  for (const [child, namespaces] of wanted) {
+    const [apiVersion, kind] = CHILD_API_VERSIONS[child] as readonly [string, string];
+    const type = await gw.resolve(apiVersion, kind).catch(() => undefined);
+    if (type) for (const namespace of namespaces) out.push({ type, namespace });
+  }
+  return out;
 }
 
 /**
@@ -518,7 +552,7 @@ async function clusterCapabilities(gw: KubeGateway, given: Pick<AppStateArgs, 'k
 export async function loadAppState(
   args: AppStateArgs,
   deps: AppStateDeps,
-  want: { extras: boolean | ((app: Application) => boolean); live?: boolean },
+  want: { extras: boolean | ((app: Application) => boolean); live?: boolean; children?: boolean },
 ): Promise<AppState> {
   const gw = deps.gateway;
   const startRequests = gw.stats().requests;
@@ -580,7 +614,7 @@ export async function loadAppState(
   const wantExtras = typeof want.extras === 'function' ? want.extras(app) : want.extras;
   // The scan takes the items of the live reads' whole-scope LISTs instead of listing those types again (prune reads
   // no live twins, so it lists everything itself).
-  const reads = want.live === false ? undefined : readLive(desired, gw);
+  const reads = want.live === false ? undefined : readLive(desired, gw, want.children ? await childScopes(desired, gw) : []);
   const scanGaps: string[] = [];
   const [live, candidates] = await Promise.all([
     reads ? reads.live : new Map<string, KubeObject>(),
@@ -617,6 +651,7 @@ export async function loadAppState(
     ...(source.sources ? { sources: source.sources } : {}),
     warnings,
     ...(scanGaps.length > 0 ? { scanGaps } : {}),
+    ...(reads && reads.childLists.size > 0 ? { childLists: reads.childLists } : {}),
     requests: 0,
     rules,
     tracking,

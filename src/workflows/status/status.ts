@@ -11,9 +11,11 @@ import {
   listAppCandidates,
   loadAppState,
   loadApplication,
+  scopeKey,
   type AppState,
   type AppStateArgs,
   type AppStateDeps,
+  type ScopeLists,
 } from '../session/app-state.js';
 import { planPrune } from '../../prune/plan.js';
 import { orphanedResources } from '../../settings/orphaned.js';
@@ -27,18 +29,12 @@ import { customHealthRunner } from './custom-health.js';
 import { hookOf } from '../../sync/hooks.js';
 import { waveOf } from '../../sync/order.js';
 import { imagesOf, resourceId, type ComparedState } from '../../record/app-status.js';
-import { CHILD_KINDS } from '../../health/tree.js';
+import { CHILD_API_VERSIONS, childKindsOf } from '../../health/tree.js';
 import type { OperationProgress } from '../../app/types.js';
 import { waitSpec, waitVerdict, type WaitVerdict } from './wait.js';
 
 /** argocd app wait's default: Synced, Healthy and no operation running, for the app as a whole. */
 const DEFAULT_WAIT = waitSpec({});
-
-const CHILD_API_VERSIONS: Record<string, readonly [string, string]> = {
-  'apps/ReplicaSet': ['apps/v1', 'ReplicaSet'],
-  '/Pod': ['v1', 'Pod'],
-  'batch/Job': ['batch/v1', 'Job'],
-};
 
 export interface StatusResult {
   report: StatusReport;
@@ -57,16 +53,10 @@ export interface StatusResult {
 /**
  * Lists, in full, the kinds that can be children of the given live roots, in the roots' namespaces
  * (one LIST per kind and namespace); ownerReferences decide later which object belongs to which root.
+ * A kind and namespace in `read` (listed beside the live twins, see loadAppState) is taken from there.
  */
-export async function listChildren(gw: KubeGateway, roots: readonly KubeObject[], warnings: string[]): Promise<KubeObject[]> {
-  const wanted = new Map<string, Set<string>>();
-  for (const r of roots) {
-    for (const child of CHILD_KINDS[`${groupOf(r.apiVersion)}/${r.kind}`] ?? []) {
-      const set = wanted.get(child) ?? new Set<string>();
-      set.add(r.metadata.namespace ?? '');
-      wanted.set(child, set);
-    }
-  }
+export async function listChildren(gw: KubeGateway, roots: readonly KubeObject[], warnings: string[], read?: ScopeLists): Promise<KubeObject[]> {
+  const wanted = childKindsOf(roots.map((r) => ({ groupKind: `${groupOf(r.apiVersion)}/${r.kind}`, namespace: r.metadata.namespace ?? '' })));
   const jobs: { type: ResourceType; namespace: string }[] = [];
   for (const [child, namespaces] of wanted) {
     const [apiVersion, kind] = CHILD_API_VERSIONS[child] as readonly [string, string];
@@ -77,7 +67,8 @@ export async function listChildren(gw: KubeGateway, roots: readonly KubeObject[]
   const lists = await Promise.all(
     jobs.map(async ({ type, namespace }) => {
       try {
-        return (await gw.list(type, { namespace })).items;
+        const listed = read?.get(scopeKey(type, namespace));
+        return ((listed ? await listed : undefined) ?? (await gw.list(type, { namespace }))).items;
       } catch (err) {
         warnings.push(`cannot list ${type.resource} in namespace ${namespace}, so the tree under it is incomplete: ${(err as Error).message}`);
         return [];
@@ -191,7 +182,7 @@ export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise
   const start = gw.stats().requests;
   let state: AppState;
   try {
-    state = await loadAppState(args, deps, { extras: true });
+    state = await loadAppState(args, deps, { extras: true, children: true });
   } catch (err) {
     // A source this tool cannot render as Argo CD would (refused), or one that fails to render (a YAML error in Git, a
     // missing values file: an input error naming the file): nothing is compared, the report says Unknown with the
@@ -234,7 +225,7 @@ export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise
     (state.prune?.hooks ?? []).map(async (h) => ({ key: h.key, phases: hookOf(h.object)?.phases ?? [], live: await fullExtra(gw, h) })),
   );
   const roots = resources.flatMap((r) => (r.live ? [r.live] : []));
-  const children = await listChildren(gw, roots, warnings);
+  const children = await listChildren(gw, roots, warnings, state.childLists);
   await customHealthRunner(state.rules)?.([...roots, ...children]);
   const report = buildStatusReport({
     app: state.app,

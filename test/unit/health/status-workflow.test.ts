@@ -86,9 +86,13 @@ test('reports each axis per resource, lists the extra, walks the live tree to th
   expect(tree?.children.map((c) => `${c.kind}/${c.name} > ${c.children.map((p) => `${p.kind}/${p.name}`).join(',')}`)).toEqual([
     'ReplicaSet/broken-6f9c > Pod/broken-6f9c-abcde',
   ]);
-  // Children are listed once per kind and namespace, in full (status is needed), not per object.
-  const childLists = gw.calls.filter((c) => c === 'LIST ReplicaSet shop' || c === 'LIST Pod shop');
+  // Children are listed once per kind and namespace, in full (status is needed), not per object; with the live twins
+  // (before the scan's first list, not after the comparison), and the scan takes those lists instead of their metadata.
+  const childLists = gw.calls.filter((c) => /^LIST (ReplicaSet|Pod) /.test(c));
   expect(childLists.sort()).toEqual(['LIST Pod shop', 'LIST ReplicaSet shop']);
+  const firstScan = gw.calls.findIndex((c) => c.endsWith(' meta'));
+  expect(firstScan).toBeGreaterThan(0);
+  expect(childLists.map((c) => gw.calls.indexOf(c)).every((i) => i < firstScan)).toBe(true);
   expect(result.requests).toBeGreaterThan(0);
 });
 

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { buildTree, indexByOwner, walk, type TreeNode } from '../../../src/health/tree.js';
+import { buildTree, CHILD_API_VERSIONS, CHILD_KINDS, childKindsOf, indexByOwner, walk, type TreeNode } from '../../../src/health/tree.js';
 import { findCause } from '../../../src/health/reason.js';
 import type { KubeObject } from '../../../src/model/object.js';
 
@@ -14,6 +14,21 @@ function load(name: string): KubeObject[] {
 function shape(n: TreeNode, depth = 0): string[] {
   return [`${'  '.repeat(depth)}${n.key.kind}/${n.key.name} ${n.health?.status ?? '-'}`, ...n.children.flatMap((c) => shape(c, depth + 1))];
 }
+
+test('childKindsOf: the kinds to list under roots, with the namespaces of the roots that have them; every one has an apiVersion to list', () => {
+  const wanted = childKindsOf([
+    { groupKind: 'apps/Deployment', namespace: 'a' },
+    { groupKind: 'batch/CronJob', namespace: 'b' },
+    { groupKind: '/ConfigMap', namespace: 'c' },
+    { groupKind: 'apps/StatefulSet', namespace: 'a' },
+  ]);
+  expect(Object.fromEntries([...wanted].map(([k, v]) => [k, [...v].sort()]))).toEqual({
+    'apps/ReplicaSet': ['a'],
+    '/Pod': ['a', 'b'],
+    'batch/Job': ['b'],
+  });
+  for (const child of new Set(Object.values(CHILD_KINDS).flat())) expect(CHILD_API_VERSIONS[child]).toBeDefined();
+});
 
 describe('buildTree', () => {
   it('links Deployment → ReplicaSet → Pod by owner uid and leaves unrelated objects out', () => {

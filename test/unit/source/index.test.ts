@@ -1,4 +1,4 @@
-import { readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Application } from '../../../src/app/types.js';
@@ -357,6 +357,29 @@ describe('loadDesiredManifests from a git revision', () => {
       await expect(loadDesiredManifests(plugin, {}, io())).rejects.toThrow(UnrenderableError);
       await expect(loadDesiredManifests(plugin, {}, io())).rejects.toThrow(/spec\.sources\[1\]\.plugin/);
     });
+  });
+
+  it("a directory at a commit is read once: the next read of that commit comes from the render cache (as Argo CD's repo-server caches every source's manifests), --hard-refresh reads the files again, a new commit is read anew", async () => {
+    const trace = join(fx.root, 'git-trace.log');
+    const traced = () => memoryIo({ env: { ...fx.env, GIT_TRACE: trace } }).io;
+    const blobReads = () =>
+      readFileSync(trace, 'utf8')
+        .split('\n')
+        .filter((l) => /trace: built-in: git (?:--git-dir=\S+ )?cat-file --batch\b/.test(l)).length;
+    const shop = app({ repoURL: fx.repo, path: 'apps/shop', targetRevision: 'main' });
+    const first = await loadDesiredManifests(shop, {}, traced());
+    expect(blobReads()).toBe(1);
+    expect(readdirSync(join(fx.env.XDG_CACHE_HOME!, 'kubectl-gitops', 'renders'))).toHaveLength(1);
+    const again = await loadDesiredManifests(shop, {}, traced());
+    expect(again.objects).toEqual(first.objects);
+    expect([values(again), again.revision, again.sourceType]).toEqual([['a=2'], second, 'Directory']);
+    expect(blobReads()).toBe(1);
+    const hard = await loadDesiredManifests(shop, { hardRefresh: true }, traced());
+    expect([values(hard), blobReads()]).toEqual([['a=2'], 2]);
+    fx.write('apps/shop/a.yaml', configMap('a', '3'));
+    const third = fx.commit('three');
+    const next = await loadDesiredManifests(shop, {}, traced());
+    expect([values(next), next.revision, blobReads()]).toEqual([['a=3'], third, 3]);
   });
 
   it('refuses a revision that does not exist, naming it', async () => {

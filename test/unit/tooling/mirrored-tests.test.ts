@@ -95,7 +95,6 @@ const WITHOUT_OWN_TEST: Record<string, string> = {
   'settings/go-duration.ts': 'test/unit/settings/sync-windows.test.ts',
   'settings/time-zone.ts': 'test/unit/settings/sync-windows.test.ts',
   'settings/window-report.ts': 'test/unit/settings/sync-windows.test.ts',
-  'source/render/cache.ts': 'test/unit/source/cache.test.ts and cache-home.test.ts',
   'source/render/index.ts': 'test/unit/source/index.test.ts, test/integration/render-sources.test.ts',
   'source/render/jsonnet.ts': 'test/integration/jsonnet-render.test.ts (the real jsonnet)',
   'source/render/kustomize.ts': 'test/unit/source/render/kustomize-edit.test.ts, test/integration/kustomize-options.test.ts (the real kustomize)',
