@@ -85,8 +85,14 @@ spec:
   test(
     'three children in two waves, all healthy: each synced and recorded, the second wave started after the first one finished',
     async () => {
-      const res = await sync('good');
+      const res = await runPlugin(['sync', 'good', '--recursive', '--app-namespace', ns, '--timeout', '90s', '-o', 'json', '-v']);
       expect(res.code).toBe(0);
+      // -v: the children were synced and polled through one pool with one watch-fed cache, whose cost is said once.
+      expect(res.stderr.match(/^sync --recursive: .*$/gm)).toEqual([
+        expect.stringMatching(
+          /^sync --recursive: \d+ API requests, \d+ retried, in \d+ ms, for 3 Applications from one watch-fed cache per cluster \(1 cluster, /,
+        ),
+      ]);
       const report = JSON.parse(res.stdout) as { children: Child[]; childrenStopped?: string };
       expect(report.childrenStopped).toBeUndefined();
       expect(report.children.map((c) => [c.name, c.wave, c.outcome, c.sync, c.health])).toEqual([

@@ -250,7 +250,7 @@ async function rollingWalk(
       }
     }
   } finally {
-    dispose();
+    await dispose();
   }
   return {
     steps: plan.steps.map((s) => ({ step: s.step, maxUpdate: s.maxUpdate, apps: s.apps.map((n) => `${namespace}/${n}`) })),

@@ -13,7 +13,7 @@ import {
   type RecordOutcome,
   type RecordSession,
 } from '../session/record.js';
-import { withAppTarget } from '../session/session.js';
+import { withAppTarget, type GatewayPool } from '../session/session.js';
 import { runStatus } from '../status/status.js';
 import { finalizeThroughDelete, type SyncReport } from './execute.js';
 import type { SyncEvent } from './sync-phases.js';
@@ -51,6 +51,8 @@ export interface OperationHooks {
   signals?: EventTarget;
   /** How long a forced stop may spend recording (default 2 s). */
   forcedRecordMs?: number;
+  /** The connections and cluster cache to act through, shared with other apps (a recursive walk's children). */
+  pool?: GatewayPool;
 }
 
 /** What an operation ended with: the report (absent only when a second signal forced the stop), the record, the exit code. */
@@ -142,96 +144,103 @@ export async function runOperation(ctx: RunContext, input: OperationInput, hooks
   const stop = stopper(hooks, input.kind);
   let inSession = false;
   try {
-    return await withAppTarget(ctx, input.kind, request, async (session) => {
-      inSession = true;
-      let last: SyncEvent | undefined;
-      const onEvent = (e: SyncEvent) => {
-        last = e;
-        hooks.onEvent?.(e);
-      };
-      const deps = {
-        io: ctx.io,
-        opts: ctx.opts,
-        ...session,
-        ...(hooks.progress ? { progress: hooks.progress } : {}),
-        onEvent,
-        signal: stop.signal,
-        // A child Application the prune deletes is finished as `delete` would finish it (app-of-apps).
-        finalizeApp: finalizeThroughDelete(ctx, request.timeoutMs),
-      };
-      const retry = (line: string) => hooks.say(`retry: ${line}`);
-      const started = Date.now();
-      let run: () => Promise<SyncReport>;
-      let recordInput: Omit<Parameters<typeof recordSync>[1], 'report'>;
-      let compare: Parameters<typeof recordSync>[2];
-      let rollback: OperationResult['rollback'];
-      if (input.kind === 'rollback') {
-        // Refusals (auto-sync on, no such entry) come before an operation exists: nothing is recorded for them, as in Argo CD.
-        const target = await rollbackTargetOf(deps, session.appRef ?? { namespace: ctx.opts.appNamespace, name: input.name }, input.id);
-        rollback = { id: target.entry.id, revision: target.entry.revision ?? target.entry.revisions?.join(',') ?? '-' };
-        // Argo CD's rollback syncs with the apply strategy: the resources only, no hooks.
-        run = () => syncRollback({ ...request, skipHooks: true }, target, deps, { notify: retry });
-        recordInput = { startedAtMs: started, partial: false, record: input.record, syncedSource: target.synced };
-        // The comparison recorded afterwards is against the Application's own source, as Argo CD's next refresh is.
-        compare = async () => runStatus(request, deps);
-      } else {
-        const partial = (request.resources?.length ?? 0) > 0 || request.selector !== undefined;
-        run = () => syncWithRetry(request, deps, { ...(input.retryLimit !== undefined ? { retryLimit: input.retryLimit } : {}), notify: retry });
-        recordInput = { startedAtMs: started, partial, record: input.record };
-        // Compared as the Application declares itself (as Argo CD's next refresh): at the commit the sync used when that
-        // is its targetRevision's, else (--revision) at its targetRevision again.
-        compare = async (revision) => {
-          const { revision: _given, ...own } = request;
-          return runStatus({ ...own, ...(revision !== undefined && request.revision === undefined ? { revision } : {}) }, deps);
+    return await withAppTarget(
+      ctx,
+      input.kind,
+      request,
+      async (session) => {
+        inSession = true;
+        let last: SyncEvent | undefined;
+        const onEvent = (e: SyncEvent) => {
+          last = e;
+          hooks.onEvent?.(e);
         };
-      }
-      const running = recordingErrors(
-        session,
-        { ...failure, startedAtMs: started, ...(recordInput.syncedSource ? { syncedSource: recordInput.syncedSource } : {}) },
-        run,
-        (l) => warnings.push(l),
-      );
-      const outcome = await Promise.race([running.then((report) => ({ report })), stop.forced.then((signal) => ({ signal }))]);
-      if ('signal' in outcome) {
-        running.catch(() => undefined); // abandoned: the process ends with the forced stop
-        const where = whereOf(undefined, last);
-        const recorded =
-          input.record && !request.dryRun
-            ? await forcedRecord(
-                session,
-                { startedAtMs: started, prune: request.prune, message: `forced by a second ${outcome.signal} ${where}` },
-                hooks.forcedRecordMs ?? 2000,
-              )
-            : undefined;
+        const deps = {
+          io: ctx.io,
+          opts: ctx.opts,
+          ...session,
+          ...(hooks.progress ? { progress: hooks.progress } : {}),
+          onEvent,
+          signal: stop.signal,
+          ...(hooks.pool ? { sourceReads: hooks.pool.sourceReads } : {}),
+          // A child Application the prune deletes is finished as `delete` would finish it (app-of-apps).
+          finalizeApp: finalizeThroughDelete(ctx, request.timeoutMs),
+        };
+        const retry = (line: string) => hooks.say(`retry: ${line}`);
+        const started = Date.now();
+        let run: () => Promise<SyncReport>;
+        let recordInput: Omit<Parameters<typeof recordSync>[1], 'report'>;
+        let compare: Parameters<typeof recordSync>[2];
+        let rollback: OperationResult['rollback'];
+        if (input.kind === 'rollback') {
+          // Refusals (auto-sync on, no such entry) come before an operation exists: nothing is recorded for them, as in Argo CD.
+          const target = await rollbackTargetOf(deps, session.appRef ?? { namespace: ctx.opts.appNamespace, name: input.name }, input.id);
+          rollback = { id: target.entry.id, revision: target.entry.revision ?? target.entry.revisions?.join(',') ?? '-' };
+          // Argo CD's rollback syncs with the apply strategy: the resources only, no hooks.
+          run = () => syncRollback({ ...request, skipHooks: true }, target, deps, { notify: retry });
+          recordInput = { startedAtMs: started, partial: false, record: input.record, syncedSource: target.synced };
+          // The comparison recorded afterwards is against the Application's own source, as Argo CD's next refresh is.
+          compare = async () => runStatus(request, deps);
+        } else {
+          const partial = (request.resources?.length ?? 0) > 0 || request.selector !== undefined;
+          run = () => syncWithRetry(request, deps, { ...(input.retryLimit !== undefined ? { retryLimit: input.retryLimit } : {}), notify: retry });
+          recordInput = { startedAtMs: started, partial, record: input.record };
+          // Compared as the Application declares itself (as Argo CD's next refresh): at the commit the sync used when that
+          // is its targetRevision's, else (--revision) at its targetRevision again.
+          compare = async (revision) => {
+            const { revision: _given, ...own } = request;
+            return runStatus({ ...own, ...(revision !== undefined && request.revision === undefined ? { revision } : {}) }, deps);
+          };
+        }
+        const running = recordingErrors(
+          session,
+          { ...failure, startedAtMs: started, ...(recordInput.syncedSource ? { syncedSource: recordInput.syncedSource } : {}) },
+          run,
+          (l) => warnings.push(l),
+        );
+        const outcome = await Promise.race([running.then((report) => ({ report })), stop.forced.then((signal) => ({ signal }))]);
+        if ('signal' in outcome) {
+          running.catch(() => undefined); // abandoned: the process ends with the forced stop
+          const where = whereOf(undefined, last);
+          const recorded =
+            input.record && !request.dryRun
+              ? await forcedRecord(
+                  session,
+                  { startedAtMs: started, prune: request.prune, message: `forced by a second ${outcome.signal} ${where}` },
+                  hooks.forcedRecordMs ?? 2000,
+                )
+              : undefined;
+          const notice = recordNotice(recorded);
+          if (notice !== undefined) warnings.push(notice);
+          return {
+            ...(rollback ? { rollback } : {}),
+            ...(recorded ? { recorded } : {}),
+            warnings,
+            stopped: { signal: stop.received() ?? outcome.signal, forced: true, where },
+            exitCode: signalExitCode(outcome.signal),
+          };
+        }
+        const { report } = outcome;
+        // The operation's phase as recorded, which `sync -o kv|json` ends with (a dry run is no operation).
+        if (!report.dryRun) report.phase = syncReportPhase(report);
+        hooks.progress?.('recording the status');
+        const recorded = await recordSync(session, { ...recordInput, report }, compare);
+        warnings.push(...report.warnings);
         const notice = recordNotice(recorded);
         if (notice !== undefined) warnings.push(notice);
+        const signal = stop.received();
+        const stopped = signal && report.interrupted ? { stopped: { signal, forced: false, where: whereOf(report, last) } } : {};
         return {
+          report,
           ...(rollback ? { rollback } : {}),
           ...(recorded ? { recorded } : {}),
           warnings,
-          stopped: { signal: stop.received() ?? outcome.signal, forced: true, where },
-          exitCode: signalExitCode(outcome.signal),
+          ...stopped,
+          exitCode: signal && report.interrupted ? signalExitCode(signal) : syncExitCode(report),
         };
-      }
-      const { report } = outcome;
-      // The operation's phase as recorded, which `sync -o kv|json` ends with (a dry run is no operation).
-      if (!report.dryRun) report.phase = syncReportPhase(report);
-      hooks.progress?.('recording the status');
-      const recorded = await recordSync(session, { ...recordInput, report }, compare);
-      warnings.push(...report.warnings);
-      const notice = recordNotice(recorded);
-      if (notice !== undefined) warnings.push(notice);
-      const signal = stop.received();
-      const stopped = signal && report.interrupted ? { stopped: { signal, forced: false, where: whereOf(report, last) } } : {};
-      return {
-        report,
-        ...(rollback ? { rollback } : {}),
-        ...(recorded ? { recorded } : {}),
-        warnings,
-        ...stopped,
-        exitCode: signal && report.interrupted ? signalExitCode(signal) : syncExitCode(report),
-      };
-    });
+      },
+      hooks.pool,
+    );
   } catch (err) {
     if (!inSession)
       await recordSessionError(

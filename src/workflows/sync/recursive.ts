@@ -180,15 +180,23 @@ export interface ChildSyncOptions {
   handleSignals?: boolean;
 }
 
+/** The walk's cost for -v: its children's requests and the clusters they were read from, once at the end. */
+const WALK_WHAT = 'sync --recursive';
+
 /**
  * The walk on the cluster: each child synced as `sync CHILD` with the parent's --prune (or its own `prune`),
  * --force-conflicts, --timeout, --retry-limit and --record (never the parent's -n, --revision or source flags), through
  * its own destination; each wave settled by `status CHILD` polled until Synced and Healthy, Degraded (at once), or the
- * timeout. `dispose` removes the signal handlers.
+ * timeout. Every child is synced and polled through one pool of connections with one watch-fed cache per cluster (as
+ * `sync --all`): a kind is listed once for all the children, a poll reads the cache, and a read after a child's write
+ * waits for the watch to deliver it. `dispose` removes the signal handlers and closes the pool (with -v, its cost said once).
  */
-export async function childSyncDeps(ctx: RunContext, request: SyncRequest, opts: ChildSyncOptions): Promise<{ deps: WalkDeps; dispose(): void }> {
+export async function childSyncDeps(ctx: RunContext, request: SyncRequest, opts: ChildSyncOptions): Promise<{ deps: WalkDeps; dispose(): Promise<void> }> {
   const { runOperation } = await import('./operation.js');
-  const { childAppContext, withAppTarget } = await import('../session/session.js');
+  const { childAppContext, withAppTarget, GatewayPool } = await import('../session/session.js');
+  const pool = await GatewayPool.watched(ctx);
+  const started = Date.now();
+  const children = new Set<string>();
   const { runStatus } = await import('../status/status.js');
   const childCtx = (c: ChildRef): RunContext => childAppContext(ctx, c.namespace);
   const childRequest = (c: ChildRef): SyncRequest => ({
@@ -216,11 +224,12 @@ export async function childSyncDeps(ctx: RunContext, request: SyncRequest, opts:
     interrupted: () => received,
     async sync(c) {
       opts.say(`syncing child Application ${key(c)} (${deps.label ? deps.label(c.wave) : `wave ${c.wave}`})`);
+      children.add(key(c));
       try {
         const r = await runOperation(
           childCtx(c),
           { kind: 'sync', request: childRequest(c), record: opts.record, ...(opts.retryLimit !== undefined ? { retryLimit: opts.retryLimit } : {}) },
-          { say: (line) => opts.say(`${key(c)}: ${line}`) },
+          { say: (line) => opts.say(`${key(c)}: ${line}`), pool },
         );
         for (const w of r.warnings) opts.say(`warning: ${key(c)}: ${w}`);
         return { exitCode: r.exitCode, ...(r.report ? { report: r.report } : {}) };
@@ -230,31 +239,43 @@ export async function childSyncDeps(ctx: RunContext, request: SyncRequest, opts:
     },
     async settle(c) {
       const appCtx = childCtx(c);
-      return withAppTarget(appCtx, 'status', { app: c.name }, async (session) => {
-        const statusDeps = { io: ctx.io, opts: appCtx.opts, ...session };
-        const start = opts.clock.now();
-        for (;;) {
-          const { report } = await runStatus({ app: c.name }, statusDeps);
-          const now = { sync: report.sync.status, health: report.health.status };
-          if (now.sync === 'Synced' && now.health === 'Healthy') return { converged: true, ...now };
-          if (now.health === 'Degraded' || report.sync.reason !== undefined) return { converged: false, ...now, reason: opts.describe(report) };
-          if (received) return { converged: false, ...now, reason: `interrupted by ${received}` };
-          if (opts.clock.now() - start >= request.timeoutMs)
-            return {
-              converged: false,
-              ...now,
-              reason: `not Synced and Healthy within the --timeout: ${opts.describe(report) || `${now.sync}, ${now.health}`}`,
-            };
-          await opts.clock.sleep(SETTLE_INTERVAL_MS);
-        }
-      });
+      return withAppTarget(
+        appCtx,
+        'status',
+        { app: c.name },
+        async (session) => {
+          const start = opts.clock.now();
+          for (;;) {
+            // Each poll reads Git anew (a branch may have moved), the cluster from the pool's cache.
+            pool.freshSources();
+            const { report } = await runStatus({ app: c.name }, { io: ctx.io, opts: appCtx.opts, ...session, sourceReads: pool.sourceReads });
+            const now = { sync: report.sync.status, health: report.health.status };
+            if (now.sync === 'Synced' && now.health === 'Healthy') return { converged: true, ...now };
+            if (now.health === 'Degraded' || report.sync.reason !== undefined) return { converged: false, ...now, reason: opts.describe(report) };
+            if (received) return { converged: false, ...now, reason: `interrupted by ${received}` };
+            if (opts.clock.now() - start >= request.timeoutMs)
+              return {
+                converged: false,
+                ...now,
+                reason: `not Synced and Healthy within the --timeout: ${opts.describe(report) || `${now.sync}, ${now.health}`}`,
+              };
+            await opts.clock.sleep(SETTLE_INTERVAL_MS);
+          }
+        },
+        pool,
+      );
     },
   };
   return {
     deps,
-    dispose: () => {
+    dispose: async () => {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      try {
+        await pool.reportCost(WALK_WHAT, children.size, started);
+      } finally {
+        pool.close();
+      }
     },
   };
 }
@@ -270,6 +291,6 @@ export async function syncChildrenOf(
   try {
     return await walkChildren(childrenOf(parent.report), [`${parent.namespace}/${parent.name}`], deps);
   } finally {
-    dispose();
+    await dispose();
   }
 }

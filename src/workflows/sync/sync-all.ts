@@ -3,7 +3,6 @@ import type { RunContext } from '../../model/context.js';
 import type { KubeObject } from '../../model/object.js';
 import { ExitCode, exitCodeFor } from '../../model/errors.js';
 import { listApplications } from '../list.js';
-import { SourceReads } from '../../source/shared-reads.js';
 import type { GatewayPool } from '../session/session.js';
 import { recordingErrors, recordNotice, recordSync } from '../session/record.js';
 import { runStatus } from '../status/status.js';
@@ -68,7 +67,7 @@ export async function syncAll(ctx: RunContext, req: SyncAllRequest, warn: (line:
   const pool = await GatewayPool.watched(ctx);
   try {
     const apps = await listApplications(await pool.controlPlane(), namespace, req.appSelector);
-    const report = await syncEach(ctx, apps, req, warn, pool.sourceReads, namespace, pool);
+    const report = await syncEach(ctx, apps, req, warn, namespace, pool);
     await pool.reportCost('sync', apps.length, started);
     return report;
   } finally {
@@ -76,31 +75,38 @@ export async function syncAll(ctx: RunContext, req: SyncAllRequest, warn: (line:
   }
 }
 
-/** Syncs the given Applications (their name and namespace) in turn, as syncAll syncs what it lists (`appset sync --recursive`). */
+/**
+ * Syncs the given Applications (their name and namespace) in turn, as syncAll syncs what it lists, through one pool of
+ * its own (`appset sync --recursive`).
+ */
 export async function syncApplications(
   ctx: RunContext,
   apps: readonly KubeObject[],
   req: SyncAllRequest,
   warn: (line: string) => void,
 ): Promise<SyncAllReport> {
-  const sourceReads = new SourceReads();
+  const { GatewayPool } = await import('../session/session.js');
+  const started = Date.now();
+  const pool = await GatewayPool.watched(ctx);
   try {
-    return await syncEach(ctx, apps, req, warn, sourceReads, ctx.opts.appNamespace);
+    const report = await syncEach(ctx, apps, req, warn, ctx.opts.appNamespace, pool);
+    await pool.reportCost('sync', apps.length, started);
+    return report;
   } finally {
-    sourceReads.close();
+    pool.close();
   }
 }
 
-/** Syncs the listed Applications in turn, sharing their Git reads (and, with a pool, their connections and cache). */
+/** Syncs the listed Applications in turn, sharing the pool's connections, cluster caches and Git reads. */
 async function syncEach(
   ctx: RunContext,
   apps: readonly KubeObject[],
   req: SyncAllRequest,
   warn: (line: string) => void,
-  sourceReads: SourceReads,
   namespace: string | undefined,
-  pool?: GatewayPool,
+  pool: GatewayPool,
 ): Promise<SyncAllReport> {
+  const sourceReads = pool.sourceReads;
   const { withAppTarget } = await import('../session/session.js');
   const out: SyncedApp[] = [];
   for (const o of apps) {
