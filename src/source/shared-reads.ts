@@ -38,6 +38,65 @@ export class SourceReads {
   }
 }
 
+/** One period's reads, and how many looks are using them. */
+interface Period {
+  reads: SourceReads;
+  since: number;
+  leases: number;
+}
+
+/**
+ * The SourceReads of long-running loops that share them (`sync --watch --all`): the reads of the present period, and
+ * a new period, where Git is read anew, once `ttlMs` has passed since the period began or `expire()` is called (a
+ * webhook push), as Argo CD's repo-server keeps a resolved revision for --revision-cache-expiration. A look leases the
+ * reads for its duration; a period no longer current is closed when its last lease is released, never under a look.
+ */
+export class RotatingSourceReads {
+  private current: Period | undefined;
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The present period's reads, for one look; `release()` when it is done (once; more calls do nothing). */
+  lease(): { reads: SourceReads; release(): void } {
+    const t = this.now();
+    if (this.current === undefined || t - this.current.since >= this.ttlMs) {
+      this.retire();
+      this.current = { reads: new SourceReads(), since: t, leases: 0 };
+    }
+    const period = this.current;
+    period.leases++;
+    let released = false;
+    return {
+      reads: period.reads,
+      release: () => {
+        if (released) return;
+        released = true;
+        period.leases--;
+        if (period !== this.current && period.leases === 0) period.reads.close();
+      },
+    };
+  }
+
+  /** The next lease starts a new period (Git read anew). */
+  expire(): void {
+    this.retire();
+    this.current = undefined;
+  }
+
+  /** Ends the present period (its reads are closed when its last look is done). */
+  close(): void {
+    this.expire();
+  }
+
+  private retire(): void {
+    const p = this.current;
+    if (p !== undefined && p.leases === 0) p.reads.close();
+  }
+}
+
 /**
  * The entries under `path` (normalized: repo-url.ts normalizeSourcePath; a directory or one file; '' = all) of a
  * whole-tree listing, as `git ls-tree -r --full-tree COMMIT -- path` lists them (it matches whole path components, no

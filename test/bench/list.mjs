@@ -4,10 +4,13 @@
 // `kubectl apply --server-side` per app), runs both listing tools alternately, then times `dashboard` from its start
 // until every app is compared (its peak RSS then) and a second round of every app from its caches, prints the medians
 // and the ratios as one JSON line on stdout, and removes everything it made. (`status -A`/`-l` run list's workflow.)
+// Last, every Application is made automated and `sync --watch --all` is started: the time until each app's loop has
+// compared it once (its `ACTION=revision` line) and the process's memory then, with a watch-fed cache of everything the
+// apps declare (BENCH_WATCH_ALL=0 leaves this out).
 //
 // Environment (all optional):
 //   BENCH_KUBECONFIG=PATH   the cluster (default: test/cluster/up, which starts or reuses the shared local control plane)
-//   BENCH_APPS=100  BENCH_OBJECTS=20  BENCH_RUNS=3   BENCH_PLUGIN=PATH (default plugin/kubectl-gitops)
+//   BENCH_APPS=100  BENCH_OBJECTS=20  BENCH_RUNS=3   BENCH_PLUGIN=PATH (default plugin/kubectl-gitops)  BENCH_WATCH_ALL=1
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -121,6 +124,54 @@ async function dashboardUntilCompared(appNs, childEnv) {
   }
 }
 
+/**
+ * Starts `kubectl gitops sync --watch --all` over the namespace's (automated) Applications and reads its `-o kv` lines
+ * until every app's loop has said its first comparison (`APP=… ACTION=revision`): the time from the spawn, and the
+ * process's memory then and at its peak so far. Then stops it (SIGTERM) and checks it stopped cleanly.
+ */
+async function watchAllUntilCompared(appNs, childEnv) {
+  const started = performance.now();
+  const child = spawn(PLUGIN, ['sync', '--watch', '--all', '--app-namespace', appNs, '-o', 'kv'], { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (c) => {
+    stderr += c.toString();
+  });
+  const exited = new Promise((r) => child.once('exit', (code) => r(code)));
+  try {
+    const result = await new Promise((resolveDone, reject) => {
+      const compared = new Set();
+      let buffered = '';
+      const timer = setTimeout(() => reject(new Error(`sync --watch --all: ${compared.size} of ${APPS} apps compared after 10 minutes`)), 600_000);
+      child.stdout.on('data', (c) => {
+        buffered += c.toString();
+        const lines = buffered.split('\n');
+        buffered = lines.pop() ?? '';
+        for (const line of lines) {
+          const m = /^TIME=\S+ APP=(\S+) ACTION=(revision|sync|error|refused)\b/.exec(line);
+          if (!m) continue;
+          if (m[2] !== 'revision') {
+            clearTimeout(timer);
+            reject(new Error(`sync --watch --all: an app in sync did ${m[2]}: ${line}`));
+            return;
+          }
+          compared.add(m[1]);
+          if (compared.size === APPS) {
+            clearTimeout(timer);
+            resolveDone({ ms: performance.now() - started, ...memoryOf(child.pid) });
+            return;
+          }
+        }
+      });
+      exited.then((code) => reject(new Error(`sync --watch --all exited ${code} with ${compared.size} of ${APPS} compared: ${stderr.slice(0, 2000)}`)));
+    });
+    return result;
+  } finally {
+    child.kill('SIGTERM');
+    const code = await exited;
+    if (code !== 0 && code !== null) log(`sync --watch --all exited ${code} on SIGTERM: ${stderr.slice(0, 1000)}`);
+  }
+}
+
 async function main() {
   const kubeconfig = kubeconfigPath();
   const kubectl = kubectlPath(kubeconfig);
@@ -206,6 +257,20 @@ spec:
         `run ${r + 1}: dashboard, ${APPS} apps compared after ${d.ms.toFixed(0)} ms (rss ${(d.rssKb / 1024).toFixed(0)} MiB, peak ${(d.peakKb / 1024).toFixed(0)} MiB); every app again, from its caches, in ${d.roundMs.toFixed(0)} ms`,
       );
     }
+    // sync --watch --all over the same apps, made automated (a re-apply of their manifests with syncPolicy.automated).
+    let watchAll;
+    if (env.BENCH_WATCH_ALL !== '0') {
+      k(
+        ['apply', '-f', '-'],
+        apps
+          .map((a) => a.replace('syncPolicy: {syncOptions: [CreateNamespace=true]}', 'syncPolicy: {automated: {}, syncOptions: [CreateNamespace=true]}'))
+          .join('---\n'),
+      );
+      watchAll = await watchAllUntilCompared(appNs, childEnv);
+      log(
+        `sync --watch --all: every one of ${APPS} apps compared after ${watchAll.ms.toFixed(0)} ms (rss ${(watchAll.rssKb / 1024).toFixed(0)} MiB, peak ${(watchAll.peakKb / 1024).toFixed(0)} MiB)`,
+      );
+    }
     const get = median(runs.get);
     const list = median(runs.list);
     const result = {
@@ -227,6 +292,13 @@ spec:
       dashboardComparedMs: Math.round(median(dashboardRuns)),
       dashboardRoundMs: Math.round(median(dashboardRounds)),
       dashboardPeakRssMiB: Math.round(median(dashboardRss) / 1024),
+      ...(watchAll
+        ? {
+            watchAllComparedMs: Math.round(watchAll.ms),
+            watchAllRssMiB: Math.round(watchAll.rssKb / 1024),
+            watchAllPeakRssMiB: Math.round(watchAll.peakKb / 1024),
+          }
+        : {}),
       runsMs: { ...runs, dashboard: dashboardRuns, dashboardRound: dashboardRounds },
     };
     process.stdout.write(JSON.stringify(result) + '\n');

@@ -122,6 +122,14 @@ spec:
       const polls = w.lines.filter((l) => l.app === `${ns}/web` && l.action === 'refresh' && l.result === 'poll');
       expect(polls.filter((l) => l.requests === 0).length).toBeGreaterThanOrEqual(3);
 
+      // A push is seen by the next polls: the loops share one read of Git for a while (GIT_READS_TTL_MS, or the
+      // --interval when shorter, 2 s here), then read it anew.
+      const pushedAt = w.lines.length;
+      fx.write('apps/late/cm.yaml', configMap('late').replace('blue', 'green'));
+      const pushed = fx.commit('late goes green');
+      await w.line((l) => l.app === `${ns}/late` && l.action === 'revision' && l.revision === pushed, "late's poll reading the new commit", pushedAt, 60_000);
+      await waitFor(async () => (await json('configmap', 'late')).data.color === 'green', { what: 'the pushed change synced', timeoutMs: 60_000 });
+
       const exit = await w.stop('SIGTERM');
       expect(exit).toEqual({ code: 0, signal: null });
       expect(w.lines[w.lines.length - 1]).toMatchObject({ action: 'stop', result: 'stopped' });

@@ -39,6 +39,14 @@ const idOf = (o: KubeObject) => `${o.metadata.namespace ?? ''}/${o.metadata.name
  */
 export const RECONCILE_BOUND = 10;
 
+/**
+ * How long the loops' looks share one read of each Git repository and revision (a push is seen after at most this
+ * much, or the --interval when shorter; a webhook push at once). Argo CD's repo-server keeps a resolved revision for
+ * 3 minutes (--revision-cache-expiration); a loop here polls every minute by default, so a shorter time keeps what a
+ * push takes to be seen close to that.
+ */
+export const GIT_READS_TTL_MS = 10_000;
+
 /** Runs at most `n` of the functions handed to it at once, the others in the order they came. */
 export function bounded(n: number): <T>(fn: () => Promise<T>) => Promise<T> {
   let running = 0;
@@ -96,6 +104,10 @@ export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent
   // One watch-fed cache per cluster for every loop (kube/cluster-cache.ts): a look reads it, not the API server, and
   // its watches wake the loops whose objects changed.
   const pool = await GatewayPool.watched(ctx);
+  // One read of each repository, revision and tree for every loop's looks for a while (rather than each look's own git
+  // processes, which at 1,000 apps were most of the process's CPU).
+  const { RotatingSourceReads } = await import('../../source/shared-reads.js');
+  const gitReads = new RotatingSourceReads(Math.min(GIT_READS_TTL_MS, req.intervalMs));
   // A stop stops every loop (each finishes its step in progress).
   stop.signal.addEventListener('abort', () => {
     for (const l of loops.values()) l.stop.abort();
@@ -118,6 +130,7 @@ export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent
         handleSignals: false,
         turn,
         pool,
+        sourceReads: gitReads,
         onWake: (wake) => {
           wakers.set(id, { wake, repos: repoURLsOf(o) });
           return () => wakers.delete(id);
@@ -176,6 +189,8 @@ export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent
         addr: req.webhookAddr,
         ...(req.webhookSecret ? { secret: req.webhookSecret } : {}),
         onPush: (push) => {
+          // Git is read anew by the looks this push wakes.
+          gitReads.expire();
           for (const w of wakers.values()) if (pushTouches(push, w.repos)) w.wake();
         },
         onRequest: (r) => emit({ action: 'webhook', result: r.outcome === 'push' ? 'accepted' : r.outcome, message: r.reason, detail: { status: r.status } }),
@@ -198,6 +213,7 @@ export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent
     await webhook?.close();
     await pool.reportCost('watch', seen.size, started);
     pool.close();
+    gitReads.close();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
   }

@@ -23,6 +23,7 @@ import { writesAs } from '../../kube/impersonate.js';
 import type { RecordOutcome } from '../session/record.js';
 import type { GatewayPool } from '../session/session.js';
 import { ClusterCache } from '../../kube/cluster-cache.js';
+import type { RotatingSourceReads } from '../../source/shared-reads.js';
 
 /** Test seams: a gateway, a stop signal and a clock instead of the real ones. */
 export interface WatchDeps {
@@ -48,6 +49,8 @@ export interface WatchDeps {
   turn?: <T>(fn: () => Promise<T>) => Promise<T>;
   /** sync --watch --all: the connections every loop shares, each a watch-fed cache of its cluster (kube/cluster-cache.ts). */
   pool?: GatewayPool;
+  /** sync --watch --all: the Git reads every loop's looks share for a while (source/shared-reads.ts). */
+  sourceReads?: RotatingSourceReads;
 }
 
 /** What `sync --watch` reconciles and how (cli/inputs.ts builds it from sync's flags). */
@@ -279,16 +282,23 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
       // A kind the cluster did not serve at the last look (its CRD in the app, or expected): discovery is read again,
       // else a long-running loop would never see it served (and its object never compared live).
       if (last?.state.desired.some((d) => d.pendingCrd)) gw.forgetDiscovery?.();
+      const lease = deps.sourceReads?.lease();
       try {
-        state = await loadAppState(pollSource ? baseArgs : pinnedArgs(baseArgs, last?.state, ctx.io.env), appDeps, {
-          extras: pollSource || last === undefined,
-        });
+        state = await loadAppState(
+          pollSource ? baseArgs : pinnedArgs(baseArgs, last?.state, ctx.io.env),
+          lease ? { ...appDeps, sourceReads: lease.reads } : appDeps,
+          {
+            extras: pollSource || last === undefined,
+          },
+        );
       } catch (e) {
         if (!succeeded && (e instanceof InputError || e instanceof RefusedError)) {
           fatal = e; // a mistake in what we were asked to watch: say so at once instead of retrying forever
           stop.abort();
         }
         throw e;
+      } finally {
+        lease?.release();
       }
       succeeded = true;
       // An Application someone deleted (kubectl delete: Terminating, held by Argo CD's finalizers) is finished by the
@@ -338,7 +348,15 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
       const { runStatus } = await import('../status/status.js');
       const { recordNotice, recordState, recordSync } = await import('../session/record.js');
       const pinned = pinnedArgs(baseArgs, last.state, ctx.io.env);
-      const compare = () => runStatus(pinned, appDeps);
+      // The status recorded is computed afresh (after a sync, the sync changed what the look read), its Git reads shared.
+      const compare = async () => {
+        const lease = deps.sourceReads?.lease();
+        try {
+          return await runStatus(pinned, lease ? { ...appDeps, sourceReads: lease.reads } : appDeps);
+        } finally {
+          lease?.release();
+        }
+      };
       const session = { controlPlane: deps.controlPlane ?? gw, appRef: ref };
       const clockNow = { now: () => clock.now() };
       let outcome: RecordOutcome | undefined;

@@ -6,7 +6,7 @@ import type { Application } from '../../../src/app/types.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import { BlobReader, listTree, objectTypeAt, readBlobs } from '../../../src/source/git.js';
 import { loadDesiredManifests } from '../../../src/source/index.js';
-import { entriesUnder, SourceReads } from '../../../src/source/shared-reads.js';
+import { entriesUnder, RotatingSourceReads, SourceReads } from '../../../src/source/shared-reads.js';
 import { commitFiles } from '../../../src/source/render/index.js';
 import { GitFixture, configMap } from '../../support/git-source.js';
 
@@ -98,5 +98,51 @@ test('a cat-file kept open reads as readBlobs does, batch after batch; out of st
     expect(await commitFiles(dir, sha, reader).read(whole)).toEqual(await readBlobs(dir, shas));
   } finally {
     reader.close();
+  }
+});
+
+test("the loops' shared reads: one period's reads until it expires (by time or by a push), each closed once no look holds it", () => {
+  let now = 1_000;
+  const closed: SourceReads[] = [];
+  const original = SourceReads.prototype.close;
+  SourceReads.prototype.close = function (this: SourceReads) {
+    closed.push(this);
+  };
+  try {
+    const rotating = new RotatingSourceReads(10_000, () => now);
+    const a = rotating.lease();
+    const b = rotating.lease();
+    expect(b.reads).toBe(a.reads);
+    now += 9_999;
+    const c = rotating.lease();
+    expect(c.reads).toBe(a.reads);
+    // Past the period: new reads; the old ones stay open while a look holds them.
+    now += 1;
+    const d = rotating.lease();
+    expect(d.reads).not.toBe(a.reads);
+    a.release();
+    b.release();
+    b.release(); // a second release counts for nothing
+    expect(closed).toEqual([]);
+    c.release();
+    expect(closed).toEqual([a.reads]);
+    // A push: the next look reads anew at once; reads no look holds are closed then, the others when released.
+    d.release();
+    expect(closed).toEqual([a.reads]);
+    rotating.expire();
+    expect(closed).toEqual([a.reads, d.reads]);
+    const e = rotating.lease();
+    expect(e.reads).not.toBe(d.reads);
+    rotating.expire();
+    const f = rotating.lease();
+    expect(f.reads).not.toBe(e.reads);
+    expect(closed).toEqual([a.reads, d.reads]);
+    e.release();
+    expect(closed).toEqual([a.reads, d.reads, e.reads]);
+    f.release();
+    rotating.close();
+    expect(closed).toEqual([a.reads, d.reads, e.reads, f.reads]);
+  } finally {
+    SourceReads.prototype.close = original;
   }
 });
