@@ -1,7 +1,8 @@
 // `sync --watch --all` (issue #32): one process keeps every automated Application of a namespace reconciled — it heals
 // a scaled Deployment of one app and a ConfigMap edited by hand in another, picks up an Application created while it
 // runs, stops the loop of one deleted, never touches an app whose syncPolicy is not automated, follows a deny sync
-// window (the automated app of a frozen AppProject is never synced), and stops on SIGTERM.
+// window (the automated app of a frozen AppProject is never synced), reads a commit pushed while it runs (the loops
+// share their Git reads for a while, then read anew), and stops on SIGTERM.
 import { GitFixture } from '../support/git-source.js';
 import { applicationYaml, inCluster } from '../support/application.js';
 import { applyYaml, createTestNamespace, deleteNamespace, kubeconfigPath, kubectl, kubectlOk, waitFor } from './support/index.js';
