@@ -272,7 +272,8 @@ export async function childSyncDeps(ctx: RunContext, request: SyncRequest, opts:
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
       try {
-        await pool.reportCost(WALK_WHAT, children.size, started);
+        // Said only when a child was synced (a parent without child Applications has no walk to tell of).
+        if (children.size > 0) await pool.reportCost(WALK_WHAT, children.size, started);
       } finally {
         pool.close();
       }
