@@ -162,7 +162,6 @@ export async function runOperation(ctx: RunContext, input: OperationInput, hooks
           ...(hooks.progress ? { progress: hooks.progress } : {}),
           onEvent,
           signal: stop.signal,
-          ...(hooks.pool ? { sourceReads: hooks.pool.sourceReads } : {}),
           // A child Application the prune deletes is finished as `delete` would finish it (app-of-apps).
           finalizeApp: finalizeThroughDelete(ctx, request.timeoutMs),
         };

@@ -58,21 +58,8 @@ export interface SyncAllRequest {
  * single sync is); `warn` gets each app's warnings with its name in front.
  */
 export async function syncAll(ctx: RunContext, req: SyncAllRequest, warn: (line: string) => void): Promise<SyncAllReport> {
-  const { GatewayPool } = await import('../session/session.js');
   const namespace = req.allNamespaces ? undefined : ctx.opts.appNamespace;
-  const started = Date.now();
-  // One watch-fed cache per cluster for every app's sync (kube/cluster-cache.ts): each type is listed once over all
-  // namespaces and kept current, every app's reads and waits are answered from it, and a read after a write waits for
-  // the watch to deliver it. One read of each Git repository, revision and tree for all the apps.
-  const pool = await GatewayPool.watched(ctx);
-  try {
-    const apps = await listApplications(await pool.controlPlane(), namespace, req.appSelector);
-    const report = await syncEach(ctx, apps, req, warn, namespace, pool);
-    await pool.reportCost('sync', apps.length, started);
-    return report;
-  } finally {
-    pool.close();
-  }
+  return throughPool(ctx, req, warn, namespace, async (pool) => listApplications(await pool.controlPlane(), namespace, req.appSelector));
 }
 
 /**
@@ -85,11 +72,27 @@ export async function syncApplications(
   req: SyncAllRequest,
   warn: (line: string) => void,
 ): Promise<SyncAllReport> {
+  return throughPool(ctx, req, warn, ctx.opts.appNamespace, async () => apps);
+}
+
+/**
+ * One watch-fed cache per cluster for every app's sync (kube/cluster-cache.ts): each type is listed once over all
+ * namespaces and kept current, every app's reads and waits are answered from it, and a read after a write waits for
+ * the watch to deliver it. One read of each Git repository, revision and tree for all the apps. -v: its cost, once.
+ */
+async function throughPool(
+  ctx: RunContext,
+  req: SyncAllRequest,
+  warn: (line: string) => void,
+  namespace: string | undefined,
+  appsOf: (pool: GatewayPool) => Promise<readonly KubeObject[]>,
+): Promise<SyncAllReport> {
   const { GatewayPool } = await import('../session/session.js');
   const started = Date.now();
   const pool = await GatewayPool.watched(ctx);
   try {
-    const report = await syncEach(ctx, apps, req, warn, ctx.opts.appNamespace, pool);
+    const apps = await appsOf(pool);
+    const report = await syncEach(ctx, apps, req, warn, namespace, pool);
     await pool.reportCost('sync', apps.length, started);
     return report;
   } finally {
@@ -106,7 +109,6 @@ async function syncEach(
   namespace: string | undefined,
   pool: GatewayPool,
 ): Promise<SyncAllReport> {
-  const sourceReads = pool.sourceReads;
   const { withAppTarget } = await import('../session/session.js');
   const out: SyncedApp[] = [];
   for (const o of apps) {
@@ -131,7 +133,6 @@ async function syncEach(
             io: ctx.io,
             opts: appCtx.opts,
             ...session,
-            sourceReads,
             // A child Application its prune deletes is finished as `delete` would finish it (app-of-apps).
             finalizeApp: finalizeThroughDelete(ctx, req.timeoutMs),
           };

@@ -23,7 +23,7 @@ import { writesAs } from '../../kube/impersonate.js';
 import type { RecordOutcome } from '../session/record.js';
 import type { GatewayPool } from '../session/session.js';
 import { ClusterCache } from '../../kube/cluster-cache.js';
-import type { RotatingSourceReads } from '../../source/shared-reads.js';
+import type { RotatingSourceReads, SourceReads } from '../../source/shared-reads.js';
 
 /** Test seams: a gateway, a stop signal and a clock instead of the real ones. */
 export interface WatchDeps {
@@ -276,20 +276,25 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
       ...(deps.target ? { target: deps.target } : {}),
     };
 
+    /** `fn` with the app's deps, under sync --watch --all with the Git reads the loops share, leased while it runs. */
+    const withGitReads = async <T>(fn: (d: typeof appDeps & { sourceReads?: SourceReads }) => Promise<T>): Promise<T> => {
+      const lease = deps.sourceReads?.lease();
+      try {
+        return await fn(lease ? { ...appDeps, sourceReads: lease.reads } : appDeps);
+      } finally {
+        lease?.release();
+      }
+    };
+
     const refresh = async ({ pollSource }: { pollSource: boolean }): Promise<Snapshot> => {
       let state: AppState;
       const started = clock.now();
       // A kind the cluster did not serve at the last look (its CRD in the app, or expected): discovery is read again,
       // else a long-running loop would never see it served (and its object never compared live).
       if (last?.state.desired.some((d) => d.pendingCrd)) gw.forgetDiscovery?.();
-      const lease = deps.sourceReads?.lease();
       try {
-        state = await loadAppState(
-          pollSource ? baseArgs : pinnedArgs(baseArgs, last?.state, ctx.io.env),
-          lease ? { ...appDeps, sourceReads: lease.reads } : appDeps,
-          {
-            extras: pollSource || last === undefined,
-          },
+        state = await withGitReads((d) =>
+          loadAppState(pollSource ? baseArgs : pinnedArgs(baseArgs, last?.state, ctx.io.env), d, { extras: pollSource || last === undefined }),
         );
       } catch (e) {
         if (!succeeded && (e instanceof InputError || e instanceof RefusedError)) {
@@ -297,8 +302,6 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
           stop.abort();
         }
         throw e;
-      } finally {
-        lease?.release();
       }
       succeeded = true;
       // An Application someone deleted (kubectl delete: Terminating, held by Argo CD's finalizers) is finished by the
@@ -349,14 +352,7 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
       const { recordNotice, recordState, recordSync } = await import('../session/record.js');
       const pinned = pinnedArgs(baseArgs, last.state, ctx.io.env);
       // The status recorded is computed afresh (after a sync, the sync changed what the look read), its Git reads shared.
-      const compare = async () => {
-        const lease = deps.sourceReads?.lease();
-        try {
-          return await runStatus(pinned, lease ? { ...appDeps, sourceReads: lease.reads } : appDeps);
-        } finally {
-          lease?.release();
-        }
-      };
+      const compare = () => withGitReads((d) => runStatus(pinned, d));
       const session = { controlPlane: deps.controlPlane ?? gw, appRef: ref };
       const clockNow = { now: () => clock.now() };
       let outcome: RecordOutcome | undefined;
