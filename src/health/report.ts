@@ -189,8 +189,11 @@ function treeReport(node: TreeNode): TreeReport {
   return out;
 }
 
-function byKey(a: Pick<ResourceInput, 'key'>, b: Pick<ResourceInput, 'key'>): number {
-  return keyString(a.key).localeCompare(keyString(b.key));
+/** Sorted by their keys' strings (localeCompare), each string built once (not once per comparison). */
+function sortedByKey<T extends Pick<ResourceInput, 'key'>>(items: readonly T[]): T[] {
+  const keyed = items.map((item) => ({ item, k: keyString(item.key) }));
+  keyed.sort((a, b) => a.k.localeCompare(b.k));
+  return keyed.map((x) => x.item);
 }
 
 /**
@@ -206,7 +209,7 @@ function actedOn(d: StatusReport['destination'], namespace: string | undefined):
 }
 
 export function buildStatusReport(input: StatusInput): StatusReport {
-  const inputs = [...input.resources].sort(byKey);
+  const inputs = sortedByKey(input.resources);
   const resources: ResourceStatus[] = inputs.map((r) => {
     const out: ResourceStatus = { ...r.key, ...syncOf(r.comparison), requiresPruning: r.comparison === 'extra', countsForSync: true };
     if (r.comparison === 'extra' && ignoresExtraneous(r.live)) out.countsForSync = false;
@@ -288,7 +291,6 @@ export function buildStatusReport(input: StatusInput): StatusReport {
     };
   }
   if (app.conditions && app.conditions.length > 0) report.conditions = app.conditions.map((c) => ({ ...c }));
-  if (input.hooks && input.hooks.length > 0)
-    report.hooks = [...input.hooks].sort((a, b) => byKey(a, b)).map((h) => ({ ...h.key, phases: [...h.phases], ...hookResult(h.live) }));
+  if (input.hooks && input.hooks.length > 0) report.hooks = sortedByKey(input.hooks).map((h) => ({ ...h.key, phases: [...h.phases], ...hookResult(h.live) }));
   return report;
 }

@@ -2,7 +2,8 @@
 // controller keeps in its cluster cache. Every app's session in the process reads through one per cluster:
 // - the first read of a type (a LIST, full or metadata-only, or a GET) starts one list-then-watch of that type over
 //   the whole cluster (kube/watch.ts follow: resourceVersion, bookmarks, a re-list after 410 Gone, bounded back-off);
-//   every read after it is answered from what the watch keeps, with no request. A metadata-only read is cut from a full
+//   every read after it is answered from what the watch keeps, with no request, shared and frozen (deepFreeze, once per
+//   object the watch delivers: no copy per read). A metadata-only read is cut from a full
 //   copy of the type when one is kept, so a type no app declares is kept as metadata only;
 // - a write passes through, and the next read of that type waits (at most SETTLE_MS) until the watch has delivered
 //   the written version (its resourceVersion, or the deletion): a loop reads its own writes, never the state before
@@ -17,7 +18,7 @@ import { follow, type FollowEvent } from './watch.js';
 import type { ApplyOptions, DeleteOptions, KubeGateway, ListOptions, ListResult, PatchOptions, PatchType, UpdateOptions, WriteOptions } from './gateway.js';
 import type { ResourceType } from '../model/resource-type.js';
 import type { KubeObject } from '../model/object.js';
-import { SharedGateway, type SnapshotStats } from './snapshot.js';
+import { CLUSTER_WIDE_PAGE_SIZE, deepFreeze, metadataOf, SharedGateway, type SnapshotStats } from './snapshot.js';
 
 /** How long a read waits for the watch to deliver a write made through the cache before it asks the server. */
 const SETTLE_MS = 5_000;
@@ -81,11 +82,6 @@ function namespaceOf(s: Store, o: KubeObject): Map<string, KubeObject> {
   return m;
 }
 
-/** A full object as a metadata-only list returns it: apiVersion, kind and metadata. */
-function metadataOf(o: KubeObject): KubeObject {
-  return { apiVersion: o.apiVersion, kind: o.kind, metadata: o.metadata };
-}
-
 export class ClusterCache extends SharedGateway {
   private readonly stores = new Map<string, Store>();
   private readonly listeners = new Map<string, Set<(e: CacheEvent) => void>>();
@@ -146,7 +142,7 @@ export class ClusterCache extends SharedGateway {
     this.stores.set(id, s);
     void follow(
       this.inner,
-      { type, metadataOnly },
+      { type, metadataOnly, pageSize: CLUSTER_WIDE_PAGE_SIZE },
       (ev) => {
         if (!s.listed && ev.kind === 'disconnected') {
           // The first list failed: a 403 makes the type one read from the server as asked; anything else is the
@@ -187,7 +183,7 @@ export class ClusterCache extends SharedGateway {
   /** A list or a change, into the store; a write waited for is marked seen. */
   private take(s: Store, ev: FollowEvent): void {
     if (ev.kind === 'listed') {
-      s.objects = new Map(ev.items.map((o) => [objectKey(o), o]));
+      s.objects = new Map(ev.items.map((o) => [objectKey(o), deepFreeze(o)]));
       s.byNamespace = new Map();
       for (const [k, o] of s.objects) namespaceOf(s, o).set(k, o);
       s.recent.clear();
@@ -199,6 +195,7 @@ export class ClusterCache extends SharedGateway {
       return;
     }
     if (ev.kind !== 'change') return;
+    deepFreeze(ev.object);
     const k = objectKey(ev.object);
     if (ev.type === 'DELETED') {
       s.objects.delete(k);
@@ -263,7 +260,7 @@ export class ClusterCache extends SharedGateway {
     const items: KubeObject[] = [];
     for (const o of (ns === undefined ? s.objects : (s.byNamespace.get(ns) ?? new Map<string, KubeObject>())).values()) {
       if (metadataOnly && opts.withAnnotation !== undefined && o.metadata.annotations?.[opts.withAnnotation] === undefined) continue;
-      items.push(structuredClone(metadataOnly && !s.metadataOnly ? metadataOf(o) : o));
+      items.push(metadataOnly && !s.metadataOnly ? metadataOf(o) : o);
     }
     return { items, pages: 0, ...(s.resourceVersion ? { resourceVersion: s.resourceVersion } : {}) };
   }
@@ -271,8 +268,7 @@ export class ClusterCache extends SharedGateway {
   async get(type: ResourceType, namespace: string, name: string): Promise<KubeObject | undefined> {
     const s = await this.readable(type, false);
     if (!s) return this.inner.get(type, namespace, name);
-    const o = s.objects.get(`${type.namespaced ? namespace : ''}/${name}`);
-    return o ? structuredClone(o) : undefined;
+    return s.objects.get(`${type.namespaced ? namespace : ''}/${name}`);
   }
 
   /** After a write: every kept copy of the type waits for the written version (or, with none, for the object to go). */

@@ -12,6 +12,8 @@ export interface WatchTarget {
   labelSelector?: string;
   /** Ask for metadata only (PartialObjectMetadata): cheaper, enough to notice a change. */
   metadataOnly?: boolean;
+  /** The page size of the list that starts (and restarts) the watch (the gateway's default when unset). */
+  pageSize?: number;
 }
 
 /** What the follower reports: a fresh full list, one change, or a connection state. */
@@ -53,7 +55,12 @@ export async function follow(gateway: KubeGateway, target: WatchTarget, emit: (e
   const minHealthy = opts.minHealthyMs ?? 1_000;
   let resourceVersion: string | undefined;
   let attempt = 0;
-  const base = { namespace: target.namespace, labelSelector: target.labelSelector, metadataOnly: target.metadataOnly };
+  const base = {
+    namespace: target.namespace,
+    labelSelector: target.labelSelector,
+    metadataOnly: target.metadataOnly,
+    ...(target.pageSize !== undefined ? { pageSize: target.pageSize } : {}),
+  };
   while (!opts.signal.aborted) {
     let events = 0;
     const started = now();

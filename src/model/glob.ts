@@ -5,6 +5,9 @@
 
 const cache = new Map<string, RegExp | null>();
 
+/** Characters that are never special in a gobwas pattern. */
+const LITERAL = /^[A-Za-z0-9._:/-]*$/;
+
 /** Escapes a literal outside a character class (a `u` RegExp allows only syntax characters to be escaped). */
 function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
@@ -129,6 +132,8 @@ export function compileGlob(pattern: string, separators = ''): RegExp | null {
 
 /** Argo CD's glob.Match: false for a pattern that does not compile. */
 export function globMatch(pattern: string, text: string, separators = ''): boolean {
+  // A pattern of plain characters (most API groups and names) matches itself only: no regular expression to look up.
+  if (LITERAL.test(pattern)) return pattern === text;
   return compileGlob(pattern, separators)?.test(text) ?? false;
 }
 

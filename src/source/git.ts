@@ -1,7 +1,8 @@
 // Read-only git plumbing (rev-parse, ls-tree, cat-file) against a git directory: never a working tree or an index.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { InputError } from '../model/errors.js';
 
 /** A git directory to read from (a bare repository or a clone's .git), with the environment to run git in. */
@@ -107,10 +108,32 @@ export function runGit(args: readonly string[], opts: RunGitOptions): Promise<Bu
 export async function findGitDir(path: string, env: Record<string, string | undefined>): Promise<string | undefined> {
   try {
     const real = await realpath(path);
+    const plain = plainGitDir(real);
+    if (plain) return plain;
     const out = await runGit(['rev-parse', '--absolute-git-dir'], { cwd: real, env, set: { GIT_CEILING_DIRECTORIES: dirname(real) } });
     return out.toString('utf8').trim();
   } catch (e) {
     if (e instanceof GitNotFoundError) throw e;
+    return undefined;
+  }
+}
+
+/**
+ * The `.git` folder of a work tree's root when it is plainly a repository as git's discovery sees one (a HEAD naming a
+ * ref or a commit, objects/ and refs/), and the folder and it belong to us (git's safe.directory check passes without
+ * its configuration): found without starting git. Anything else (a `.git` file of a linked work tree, a bare
+ * repository, another owner) is left to `git rev-parse`.
+ */
+function plainGitDir(root: string): string | undefined {
+  try {
+    const uid = process.getuid?.();
+    const dir = join(root, '.git');
+    const st = statSync(dir);
+    if (uid === undefined || !st.isDirectory() || st.uid !== uid || statSync(root).uid !== uid) return undefined;
+    if (!statSync(join(dir, 'objects')).isDirectory() || !statSync(join(dir, 'refs')).isDirectory()) return undefined;
+    const head = readFileSync(join(dir, 'HEAD'), 'utf8');
+    return /^(ref: refs\/\S+|[0-9a-f]{40}|[0-9a-f]{64})\n?$/.test(head) ? dir : undefined;
+  } catch {
     return undefined;
   }
 }

@@ -510,8 +510,9 @@ async function readManifestsAt(
     if (e instanceof InputError) throw e;
     throw new InputError(`listing ${origin}`, { cause: e });
   }
+  const reads = opts.reads;
   const rendered = await renderSource({
-    files: commitFiles(repo.dir, sha, opts.reads?.blobs(repo.dir)),
+    files: commitFiles(repo.dir, sha, reads ? () => reads.blobs(repo.dir) : undefined),
     label: repo.label,
     sha,
     path,

@@ -178,7 +178,9 @@ export async function runList(ctx: RunContext, req: { allNamespaces: boolean; se
   const pool = new GatewayPool(ctx);
   try {
     const controlPlane = await pool.controlPlane();
-    const apps = await listApplications(controlPlane, namespace, req.selector);
+    // The settings every app reads first (argocd-cm…) are read beside the Applications, not after them.
+    const { prefetchRules } = await import('./session/rules.js');
+    const [apps] = await Promise.all([listApplications(controlPlane, namespace, req.selector), prefetchRules(controlPlane, {})]);
     // Each session reads its Application again (a GET): the one just listed answers it.
     controlPlane.seed(await applicationType(controlPlane), apps);
     const report = await listRows(ctx, apps, req, namespace, (appCtx, args, fn) => withAppTarget(appCtx, 'list', args, fn, pool));

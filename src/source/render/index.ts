@@ -36,10 +36,12 @@ export interface SourceFiles {
 }
 
 /** The files of a commit, read from git's object store (through `reader`, a cat-file kept open, when given). */
-export function commitFiles(dir: GitDir, sha: string, reader?: BlobReader): SourceFiles {
+export function commitFiles(dir: GitDir, sha: string, blobReader?: BlobReader | (() => BlobReader)): SourceFiles {
   return {
     read: (entries) => {
       const shas = entries.map((e) => e.sha);
+      // Asked for (and so started) only when a file is read: a render the cache holds starts no git process.
+      const reader = typeof blobReader === 'function' ? blobReader() : blobReader;
       // A kept process out of step is not trusted again: this read starts git once, as without one.
       return reader ? reader.read(shas).catch(() => readBlobs(dir, shas)) : readBlobs(dir, shas);
     },

@@ -7,6 +7,7 @@ import type { HealthLibrary } from '../../health/custom.js';
 import { InputError } from '../../model/errors.js';
 import { controlPlaneNamespace } from '../../model/keys.js';
 import type { KubeGateway } from '../../kube/gateway.js';
+import type { SharedGateway } from '../../kube/snapshot.js';
 import type { ResourceType } from '../../model/resource-type.js';
 import { KubeApiError } from '../../kube/errors.js';
 import { groupOf, isPlainObject, type KubeObject, type ResourceKey } from '../../model/object.js';
@@ -184,6 +185,21 @@ async function loadGpgKeys(ns: string, gw: KubeGateway | undefined, warnings: st
     warnings.push(`cannot read ConfigMap ${ns}/argocd-gpg-keys-cm, so no commit signature can be verified: ${describeReadError(err)}`);
     return [];
   }
+}
+
+/**
+ * For a many-app command: starts the reads of the settings every app's loadRules makes (argocd-cm and
+ * argocd-cmd-params-cm, unless given as files) before the apps need them, as single GETs (SharedGateway.prefetch), and
+ * the AppProjects' LIST.
+ */
+export async function prefetchRules(gw: SharedGateway, args: RulesArgs): Promise<void> {
+  const ns = controlPlaneNamespace(args.argocdNamespace);
+  const type = (await gw.resolve('v1', 'ConfigMap').catch(() => undefined)) ?? CONFIG_MAP;
+  if (!args.argocdCm) gw.prefetch(type, ns, 'argocd-cm');
+  if (!args.argocdCmdParamsCm) gw.prefetch(type, ns, 'argocd-cmd-params-cm');
+  // The AppProjects: every app's project is answered from their one LIST.
+  const project = args.projectFile ? undefined : (await gw.discover()).preferred.find((t) => t.group === 'argoproj.io' && t.kind === 'AppProject');
+  if (project) gw.list(project, { namespace: ns }).catch(() => undefined);
 }
 
 /** Reads the project and the settings side by side; `gw` absent (file mode) means only the files count. */

@@ -72,9 +72,11 @@ describe('ClusterCache', () => {
     expect((await cache.get(type('ConfigMap'), 'a', 'two'))?.data).toEqual({ k: 'by hand' });
     expect((await cache.list(type('ConfigMap'), {})).items.map((o) => o.metadata.name).sort()).toEqual(['new', 'one', 'two']);
     expect(requests(inner)).toEqual(['LIST ConfigMap *']);
-    // Each caller gets its own copy.
+    // Shared and frozen: a mutation throws and changes nothing.
     const mine = await cache.get(type('ConfigMap'), 'a', 'one');
-    mine!.data = { k: 'mutated' };
+    expect(() => {
+      mine!.data = { k: 'mutated' };
+    }).toThrow(TypeError);
     expect((await cache.get(type('ConfigMap'), 'a', 'one'))?.data).toEqual({ k: 'one' });
   });
 

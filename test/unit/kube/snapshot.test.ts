@@ -1,7 +1,8 @@
 // The snapshot the sessions of a many-app command share: each namespaced type listed once over all namespaces, each app
 // handed its namespace's part; namespace by namespace where RBAC forbids the cluster-wide LIST; writes forget.
 import { COMMON_TYPES, FakeGateway } from '../../support/fake-gateway.js';
-import { ClusterSnapshot } from '../../../src/kube/snapshot.js';
+import { CLUSTER_WIDE_PAGE_SIZE, ClusterSnapshot, deepFreeze } from '../../../src/kube/snapshot.js';
+import type { ListOptions } from '../../../src/kube/gateway.js';
 import type { KubeObject } from '../../../src/model/object.js';
 
 const type = (kind: string) => COMMON_TYPES.find((t) => t.kind === kind)!;
@@ -19,7 +20,7 @@ function cm(namespace: string, name: string, marked = false): KubeObject {
 const objects = [cm('a', 'one', true), cm('a', 'two'), cm('b', 'three', true), cm('c', 'four')];
 const lists = (inner: FakeGateway) => inner.calls.filter((c) => c.startsWith('LIST'));
 
-test('every namespace of a type is answered by one cluster-wide LIST, whole, each caller its own copy', async () => {
+test('every namespace of a type is answered by one cluster-wide LIST, whole, shared and frozen (a mutation throws)', async () => {
   const inner = new FakeGateway({ objects });
   const snap = new ClusterSnapshot(inner);
   const [a, b, none] = await Promise.all([
@@ -32,8 +33,18 @@ test('every namespace of a type is answered by one cluster-wide LIST, whole, eac
   expect(b.items.map((o) => o.metadata.name)).toEqual(['three']);
   expect(none.items).toEqual([]);
   expect(lists(inner)).toEqual(['LIST ConfigMap *']);
-  a.items[0]!.data = { k: 'changed' };
-  expect((await snap.list(type('ConfigMap'), { namespace: 'a' })).items[0]!.data).toEqual({ k: 'one' });
+  expect(() => {
+    a.items[0]!.data = { k: 'changed' };
+  }).toThrow(TypeError);
+  expect(() => {
+    (a.items[0]!.metadata.labels ??= {}).x = 'y';
+  }).toThrow(TypeError);
+  // The array is the caller's own.
+  a.items.pop();
+  expect((await snap.list(type('ConfigMap'), { namespace: 'a' })).items.map((o) => [o.metadata.name, o.data])).toEqual([
+    ['one', { k: 'one' }],
+    ['two', { k: 'two' }],
+  ]);
   expect(lists(inner)).toHaveLength(1);
   expect(snap.snapshotStats()).toEqual({ clusterWideLists: 1, splitByNamespace: [] });
 });
@@ -67,6 +78,38 @@ test('GETs are answered from the type’s cluster-wide LIST (absent there: absen
   snap.seed(type('Application'), [app]);
   expect(await snap.get(type('Application'), 'argocd', 'shop')).toEqual(app);
   expect(inner.calls.filter((c) => c.includes('Application'))).toEqual([]);
+});
+
+test('a cluster-wide LIST asks for pages of 5,000; a prefetched GET is made at once, alone, and answers the later GETs', async () => {
+  const inner = new FakeGateway({ objects });
+  const asked: ListOptions[] = [];
+  const list = inner.list.bind(inner);
+  inner.list = (t, o = {}) => {
+    asked.push(o);
+    return list(t, o);
+  };
+  const snap = new ClusterSnapshot(inner);
+  snap.prefetch(type('ConfigMap'), 'b', 'three');
+  snap.prefetch(type('ConfigMap'), 'b', 'gone');
+  snap.prefetch(type('ConfigMap'), 'b', 'three');
+  await snap.list(type('ConfigMap'), { namespace: 'a' });
+  expect(asked.map((o) => o.pageSize)).toEqual([CLUSTER_WIDE_PAGE_SIZE]);
+  const three = await snap.get(type('ConfigMap'), 'b', 'three');
+  expect(three?.data).toEqual({ k: 'three' });
+  expect(Object.isFrozen(three?.data)).toBe(true);
+  expect(await snap.get(type('ConfigMap'), 'b', 'gone')).toBeUndefined();
+  // The GETs went out before the LIST, once each, and the LIST answered no GET.
+  expect(inner.calls.filter((c) => !c.startsWith('DISCOVER'))).toEqual(['GET ConfigMap b/three', 'GET ConfigMap b/gone', 'LIST ConfigMap *']);
+});
+
+test('deepFreeze freezes every object and array inside, in place, and leaves what is frozen already', () => {
+  const o = { a: { b: [{ c: 1 }, 'x'] }, d: null, e: 'y' };
+  expect(deepFreeze(o)).toBe(o);
+  expect([o, o.a, o.a.b, o.a.b[0]].every((v) => Object.isFrozen(v))).toBe(true);
+  const outer = { inner: Object.freeze({ open: { n: 1 } }) };
+  deepFreeze(outer);
+  // A frozen value is taken as frozen through (what the snapshot freezes, it freezes whole).
+  expect(Object.isFrozen(outer.inner.open)).toBe(false);
 });
 
 test('where RBAC forbids the cluster-wide LIST: namespace by namespace, each once, and said', async () => {

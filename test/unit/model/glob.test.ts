@@ -11,6 +11,22 @@ describe("Argo CD's glob (gobwas/glob without separators)", () => {
     expect(globMatch('**/*.yaml', 'x/y/z.yaml')).toBe(true);
   });
 
+  it('a pattern of plain characters (matched without a regular expression) matches exactly what its compiled form does', () => {
+    const patterns = ['', 'apps', 'rbac.authorization.k8s.io', 'https://kubernetes.default.svc', 'a-b_c/d:e', 'Deployment'];
+    const texts = [
+      '',
+      'apps',
+      'apps2',
+      'xapps',
+      'rbac.authorization.k8s.io',
+      'rbacXauthorization.k8s.io',
+      'https://kubernetes.default.svc',
+      'a-b_c/d:e',
+      'deployment',
+    ];
+    for (const p of patterns) for (const t of texts) expect([p, t, globMatch(p, t)]).toEqual([p, t, parseGlob(p, '').test(t)]);
+  });
+
   it('takes {a,b} alternatives, nested patterns inside them, and character classes', () => {
     expect(globMatch('{config.json,deployment.yaml}', 'deployment.yaml')).toBe(true);
     expect(globMatch('{config.json,deployment.yaml}', 'service.yaml')).toBe(false);

@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { findGitDir, gitEnv, listTree, objectTypeAt, readBlobs, resolveCommit } from '../../../src/source/git.js';
 import { GitFixture, configMap } from '../../support/git-source.js';
@@ -19,6 +19,20 @@ describe('git plumbing', () => {
     const bare = join(fx.root, 'bare.git');
     fx.git(['clone', '--quiet', '--bare', fx.repo, bare], fx.root);
     expect(await findGitDir(bare, fx.env)).toBe(bare);
+  });
+
+  it('a work tree root found without git is the one git finds; a .git folder git would not take is left to git', async () => {
+    fx.write('a.yaml', configMap('a', '1'));
+    fx.commit('one');
+    const trace = join(fx.root, 'trace.log');
+    const traced = { ...fx.env, GIT_TRACE: trace };
+    const byGit = fx.git(['rev-parse', '--absolute-git-dir']);
+    expect(await findGitDir(fx.repo, traced)).toBe(byGit);
+    expect(existsSync(trace)).toBe(false); // no git process
+    // A HEAD git would refuse: git is asked, and says it is no repository.
+    writeFileSync(join(fx.repo, '.git', 'HEAD'), 'garbage\n');
+    expect(await findGitDir(fx.repo, traced)).toBeUndefined();
+    expect(readFileSync(trace, 'utf8')).toContain('rev-parse --absolute-git-dir');
   });
 
   it('resolves branches, tags, SHAs and HEAD, and nothing for an unknown name', async () => {

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { COMMON_TYPES, FakeGateway } from '../../../support/fake-gateway.js';
 import { memoryIo } from '../../../../src/cli/io.js';
 import { loadAppState } from '../../../../src/workflows/session/app-state.js';
+import { prefetchRules } from '../../../../src/workflows/session/rules.js';
+import { ClusterSnapshot } from '../../../../src/kube/snapshot.js';
 import { liveDiff } from '../../../../src/workflows/diff/live-diff.js';
 import { runStatus } from '../../../../src/workflows/status/status.js';
 import { renderLiveDiff } from '../../../../src/render/live-diff.js';
@@ -508,4 +510,31 @@ describe('server-side diff (argocd-cmd-params-cm controller.diff.server.side)', 
     expect(r.warnings).toContain('ConfigMap/a: server-side diff failed, compared client-side: a webhook said no');
     expect(r.report.sync.status).toBe('Synced');
   });
+});
+
+test('prefetchRules: the settings every app reads are asked for at once as GETs (not files given), and the AppProjects listed', async () => {
+  const project: KubeObject = { apiVersion: 'argoproj.io/v1alpha1', kind: 'AppProject', metadata: { namespace: 'ops', name: 'default' }, spec: {} };
+  const projects = {
+    group: 'argoproj.io',
+    version: 'v1alpha1',
+    kind: 'AppProject',
+    resource: 'appprojects',
+    namespaced: true,
+    verbs: ['get', 'list', 'watch'],
+  };
+  const inner = new FakeGateway({ types: [...COMMON_TYPES, projects], objects: [project, cm('argocd-cm', 'ops')] });
+  const snap = new ClusterSnapshot(inner);
+  await prefetchRules(snap, { argocdNamespace: 'ops' });
+  expect(inner.calls.filter((c) => !c.startsWith('DISCOVER'))).toEqual([
+    'GET ConfigMap ops/argocd-cm',
+    'GET ConfigMap ops/argocd-cmd-params-cm',
+    'LIST AppProject *',
+  ]);
+  // What the apps then read is answered by those reads.
+  expect((await snap.get(COMMON_TYPES.find((t) => t.kind === 'ConfigMap')!, 'ops', 'argocd-cm'))?.metadata.name).toBe('argocd-cm');
+  expect(inner.calls.filter((c) => !c.startsWith('DISCOVER'))).toHaveLength(3);
+
+  const files = new FakeGateway({ objects: [] });
+  await prefetchRules(new ClusterSnapshot(files), { argocdCm: 'cm.yaml', argocdCmdParamsCm: 'params.yaml', projectFile: 'project.yaml' });
+  expect(files.calls.filter((c) => !c.startsWith('DISCOVER'))).toEqual([]);
 });
