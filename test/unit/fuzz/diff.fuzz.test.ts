@@ -1,6 +1,8 @@
 // Fuzzing the diff: diff(x,x) is in sync, extra live fields never drift, arbitrary pairs (and odd managedFields) never crash, inputs never mutated.
 import fc from 'fast-check';
-import { diffObject } from '../../../src/diff/index.js';
+import { comparableNormalized, diffObject } from '../../../src/diff/index.js';
+import { normalizeObject, normalizeSecret } from '../../../src/normalize/index.js';
+import { LAST_APPLIED } from '../../../src/model/keys.js';
 import type { JsonObject, JsonValue, KubeObject } from '../../../src/model/object.js';
 import { isPlainObject } from '../../../src/model/object.js';
 import { fieldsTrie, isCrash, json, kubeObject, RUNS, tree } from './arbitraries.js';
@@ -20,6 +22,42 @@ function addFields(v: JsonValue, extra: JsonObject): JsonValue {
 }
 
 describe('diff fuzz', () => {
+  test('what is compared of an object, made in one pass, is the normalizations one after another, key order included', () => {
+    // The chain it replaces: normalizeObject, normalizeSecret, then without apiVersion, kind, metadata.name and namespace.
+    const chain = (o: KubeObject): JsonObject => {
+      const { apiVersion: _a, kind: _k, ...rest } = normalizeSecret(normalizeObject(o));
+      const meta = { ...(rest.metadata as unknown as JsonObject) };
+      delete meta.namespace;
+      delete meta.name;
+      return { ...(rest as unknown as JsonObject), metadata: meta };
+    };
+    const withServerFields = fc.record({
+      o: kubeObject,
+      lastApplied: fc.boolean(),
+      other: fc.boolean(),
+      status: fc.boolean(),
+      secret: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(withServerFields, ({ o, lastApplied, other, status, secret }) => {
+        const x: KubeObject = {
+          ...o,
+          ...(secret ? { apiVersion: 'v1', kind: 'Secret', stringData: { a: 'b' } } : {}),
+          metadata: {
+            ...o.metadata,
+            resourceVersion: '7',
+            uid: 'u',
+            managedFields: [],
+            ...(lastApplied || other ? { annotations: { ...(lastApplied ? { [LAST_APPLIED]: '{}' } : {}), ...(other ? { a: 'b' } : {}) } } : {}),
+          },
+          ...(status ? { status: { ready: true } } : {}),
+        };
+        expect(JSON.stringify(comparableNormalized(x))).toBe(JSON.stringify(chain(x)));
+      }),
+      { numRuns: RUNS.diff },
+    );
+  });
+
   it('diff(x, x) is in sync for any well-formed object, Secrets included', async () => {
     await fc.assert(
       fc.asyncProperty(kubeObject, async (x) => {
