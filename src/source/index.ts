@@ -3,7 +3,10 @@ import type { KustomizeSettings } from '../settings/argocd-cm.js';
 import type { Application, AppSource, SourceRevision } from '../app/types.js';
 import type { Io, WorkflowIo } from '../model/context.js';
 import { InputError, UnrenderableError } from '../model/errors.js';
-import { loadManifests, localFiles, rejectDuplicates } from '../manifest/index.js';
+import { loadManifests, localFiles, parseManifestFiles, readManifestFiles, rejectDuplicates } from '../manifest/index.js';
+import { createHash } from 'node:crypto';
+import { versionInfo } from '../version.js';
+import { readRenderCache, renderCacheDir, renderCacheKey, writeRenderCache } from './render/cache.js';
 import type { ManifestObject } from '../manifest/parse.js';
 import { fileBlockers, sourcesBlockers, specBlockers } from './renderability.js';
 import { fetchIntoCache, REMOTE_HEAD_REF } from './cache.js';
@@ -78,6 +81,33 @@ export interface DesiredManifests {
 }
 
 /**
+ * The objects of `--desired PATH`, through the render cache keyed by the files' paths and contents (and this build): as
+ * Argo CD's repo-server keeps a commit's manifests, a folder read again unchanged (a drift drill's repeated status,
+ * diff and sync) is not parsed again. `-` (stdin) and `hardRefresh` read and parse as they are.
+ */
+async function localManifests(path: string, io: WorkflowIo, hardRefresh: boolean): Promise<ManifestObject[]> {
+  if (path === '-') return loadManifests(path, io);
+  const files = await readManifestFiles(path);
+  const v = versionInfo();
+  const contents = createHash('sha256');
+  for (const f of files) contents.update(f.path).update('\0').update(f.text).update('\0');
+  const key = renderCacheKey({
+    sha: contents.digest('hex'),
+    path,
+    options: null,
+    appEnv: {},
+    tool: 'local manifests',
+    build: `${v.version} ${v.gitCommit}`,
+  });
+  const dir = renderCacheDir(io.env);
+  const hit = hardRefresh ? undefined : readRenderCache(dir, key);
+  if (hit) return hit.objects;
+  const objects = parseManifestFiles(files);
+  writeRenderCache(dir, key, { objects, warnings: [] });
+  return objects;
+}
+
+/**
  * Loads the desired manifests: `desired` given → that file or directory; otherwise the Application's
  * source.repoURL (a local path, a file:// URL, or a remote fetched into a cache, or read from `repoDir`) at
  * `revision` ?? source.targetRevision ?? HEAD, under source.path; a `chart` from its Helm repository or OCI registry at
@@ -93,7 +123,7 @@ export async function loadDesiredManifests(app: Application, opts: DesiredOption
   if (opts.desired !== undefined && opts.desired !== '') {
     // Plain manifests, read recursively; a folder that is really another type of source is refused, not half read.
     if (opts.desired !== '-') refuseUnrenderable(fileBlockers(await localFiles(opts.desired), `--desired ${opts.desired}`));
-    return { objects: await loadManifests(opts.desired, io), origin: opts.desired, warnings: [] };
+    return { objects: await localManifests(opts.desired, io, opts.hardRefresh === true), origin: opts.desired, warnings: [] };
   }
   if (app.sources !== undefined) return loadSources(app, app.sources, opts, io);
   refuseUnrenderable(specBlockers(app));

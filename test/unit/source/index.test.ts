@@ -5,6 +5,7 @@ import type { Application } from '../../../src/app/types.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import { InputError, UnrenderableError } from '../../../src/model/errors.js';
 import { loadDesiredManifests } from '../../../src/source/index.js';
+import { renderCacheDir } from '../../../src/source/render/cache.js';
 import { DEFAULT_DIRECTORY, parseSourceOptions } from '../../../src/app/source-options.js';
 import type { JsonObject } from '../../../src/model/object.js';
 import { GitFixture, configMap } from '../../support/git-source.js';
@@ -424,6 +425,30 @@ describe('loadDesiredManifests from a git revision', () => {
     const r = await loadDesiredManifests(app({ repoURL: 'https://git.example.invalid/x.git', path: 'apps' }), { desired: file }, io());
     expect(values(r)).toEqual(['local=9']);
     expect(r.revision).toBeUndefined();
+  });
+
+  it('keeps --desired DIR as parsed in the render cache, by its files and their contents; --hard-refresh and a changed file read anew', async () => {
+    const dir = join(fx.root, 'desired');
+    fx.write('../desired/a.yaml', configMap('a', '1'));
+    fx.write('../desired/sub/b.yaml', configMap('b', '1'));
+    const renders = renderCacheDir(fx.env);
+    const load = (hardRefresh = false) => loadDesiredManifests(app({}), { desired: dir, ...(hardRefresh ? { hardRefresh } : {}) }, io());
+    expect(values(await load())).toEqual(['a=1', 'b=1']);
+    const entries = readdirSync(renders);
+    expect(entries).toHaveLength(1);
+    // What is read again comes from the entry (made visible here by changing it): the files are not parsed again.
+    const entry = join(renders, entries[0]!);
+    writeFileSync(entry, readFileSync(entry, 'utf8').replaceAll('"1"', '"cached"'));
+    expect(values(await load())).toEqual(['a=cached', 'b=cached']);
+    expect(values(await load(true))).toEqual(['a=1', 'b=1']);
+    // A changed file is another key: read and parsed anew.
+    writeFileSync(join(dir, 'sub', 'b.yaml'), configMap('b', '2'));
+    expect(values(await load())).toEqual(['a=1', 'b=2']);
+    // A bad file is an error naming it, and nothing is cached for it.
+    const before = readdirSync(renders).length;
+    writeFileSync(join(dir, 'a.yaml'), 'kind: [');
+    await expect(load()).rejects.toThrow(/a\.yaml/);
+    expect(readdirSync(renders)).toHaveLength(before);
   });
 
   it('reads a remote repoURL from --repo-dir without fetching, falling back to origin/<branch>', async () => {
