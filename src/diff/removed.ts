@@ -1,10 +1,11 @@
 // Fields removed from Git (pure): what our field manager applied (its Apply entries in managedFields) that the desired
 // object no longer declares and no other manager owns. A server-side apply of the desired object removes exactly those,
 // so they are drift, as Argo CD's server-side diff finds them.
-import type { JsonValue, KubeObject } from '../model/object.js';
+import type { JsonObject, JsonValue, KubeObject } from '../model/object.js';
 import { isPlainObject } from '../model/object.js';
 import { LAST_APPLIED, TRACKING_ID } from '../model/keys.js';
 import type { ManagedEntry } from '../ownership/index.js';
+import { decodeElement } from '../ownership/fieldsv1.js';
 import { canonicalJson, fields, locate, pathKey, startsWithFields, stepInto, valueAt, type FieldPath, type Step } from '../model/field-path.js';
 import { strategicListRule } from './list-rule.js';
 
@@ -20,6 +21,8 @@ export interface RemovedField {
 export function removedFields(desired: KubeObject, live: KubeObject, entries: readonly ManagedEntry[], fieldManager: string): RemovedField[] {
   const ours = entries.filter((e) => e.owner.manager === fieldManager && e.owner.operation === 'Apply' && !e.owner.subresource);
   if (ours.length === 0) return [];
+  // Most objects declare everything our manager applied: a walk of the raw tries finds that without decoding them.
+  if (ours.every((e) => (e.fieldsV1 === undefined ? e.fields.size === 0 : !missesSomething(e.fieldsV1, desired as unknown as JsonValue)))) return [];
   const others = entries.filter((e) => !(e.owner.manager === fieldManager && e.owner.operation === 'Apply'));
   const out: RemovedField[] = [];
   const seen = new Set<string>();
@@ -53,6 +56,21 @@ export function removedFields(desired: KubeObject, live: KubeObject, entries: re
     }
   }
   return out;
+}
+
+/**
+ * Whether some path of a FieldsV1 trie is not in `node`: the same answer as stepping each decoded path into it (every
+ * key of the trie is a prefix of some path, so a key that does not step in leaves that path missing).
+ */
+function missesSomething(trie: JsonObject, node: JsonValue | undefined): boolean {
+  for (const k of Object.keys(trie)) {
+    if (k === '.') continue;
+    const next = stepInto(node, k.startsWith('f:') ? { field: k.slice(2) } : decodeElement(k));
+    if (!next) return true;
+    const child = trie[k] as JsonObject;
+    if (missesSomething(child, next.value)) return true;
+  }
+  return false;
 }
 
 /**

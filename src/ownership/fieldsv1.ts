@@ -60,6 +60,26 @@ export function decodeFieldsV1(fields: JsonObject): FieldSet {
   return new FieldSet(out);
 }
 
+/**
+ * Checks a FieldsV1 trie as decodeFieldsV1 reads it, throwing the same error at the same key, without building paths:
+ * a trie that passes decodes without error.
+ */
+export function checkFieldsV1(fields: JsonObject): void {
+  for (const k of Object.keys(fields)) {
+    if (k === '.') continue;
+    checkElement(k);
+    const child = fields[k];
+    if (!isPlainObject(child)) throw new Error(`decoding FieldsV1 at ${k}: expected an object`);
+    checkFieldsV1(child);
+  }
+}
+
+/** decodeElement's checks, allocating nothing for the common `f:` key. */
+function checkElement(s: string): void {
+  if (s.length > 1 && s[1] === ':' && s[0] === 'f') return;
+  decodeElement(s);
+}
+
 /** The FieldsV1 trie for a set (the inverse of decodeFieldsV1 for sets it produced). */
 export function encodeFieldsV1(set: FieldSet): JsonObject {
   const root: JsonObject = {};

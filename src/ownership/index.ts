@@ -3,7 +3,7 @@ import type { JsonObject, JsonValue, KubeObject } from '../model/object.js';
 import { isPlainObject } from '../model/object.js';
 import type { FieldPath, LocatedPath, PathElement } from '../model/field-path.js';
 import { FieldSet } from './fieldset.js';
-import { decodeFieldsV1 } from './fieldsv1.js';
+import { checkFieldsV1, decodeFieldsV1 } from './fieldsv1.js';
 
 /** One managedFields entry's identity: who wrote, how, through which API version and subresource, when. */
 export interface Owner {
@@ -16,12 +16,31 @@ export interface Owner {
 
 export interface ManagedEntry {
   owner: Owner;
-  fields: FieldSet;
+  /** The paths the entry owns, decoded from its FieldsV1 trie when first read. */
+  readonly fields: FieldSet;
+  /** The entry's FieldsV1 trie as the server wrote it (already checked to decode), for a walk that needs no path set. */
+  readonly fieldsV1?: JsonObject;
+}
+
+/** An entry whose trie is decoded into a path set only when something asks for its fields: an object in sync needs none. */
+class LazyEntry implements ManagedEntry {
+  private decoded?: FieldSet;
+  constructor(
+    readonly owner: Owner,
+    readonly fieldsV1: JsonObject | undefined,
+  ) {}
+  get fields(): FieldSet {
+    this.decoded ??= this.fieldsV1 === undefined ? new FieldSet() : decodeFieldsV1(this.fieldsV1);
+    return this.decoded;
+  }
 }
 
 const decoded = new WeakMap<object, ManagedEntry[]>();
 
-/** Every managedFields entry of the object, decoded (cached per object; objects are never mutated). */
+/**
+ * Every managedFields entry of the object (cached per object; objects are never mutated). Each trie is checked here,
+ * so a malformed entry fails now with the entry named, and decoded into a path set only when its fields are read.
+ */
 export function managedEntries(obj: KubeObject): ManagedEntry[] {
   const mf = obj.metadata?.managedFields;
   if (!Array.isArray(mf) || mf.length === 0) return [];
@@ -34,16 +53,14 @@ export function managedEntries(obj: KubeObject): ManagedEntry[] {
     const owner: Owner = { manager: text(e.manager), operation: text(e.operation) as Owner['operation'], apiVersion: text(e.apiVersion) };
     if (text(e.subresource)) owner.subresource = text(e.subresource);
     if (text(e.time)) owner.time = text(e.time);
-    let fields = new FieldSet();
-    if (e.fieldsV1 !== undefined) {
-      if (!isPlainObject(e.fieldsV1)) throw new Error(`decoding managedFields[${i}] (${owner.manager}): fieldsV1 is not an object`);
-      try {
-        fields = decodeFieldsV1(e.fieldsV1);
-      } catch (err) {
-        throw new Error(`decoding managedFields[${i}] (${owner.manager})`, { cause: err });
-      }
+    if (e.fieldsV1 === undefined) return new LazyEntry(owner, undefined);
+    if (!isPlainObject(e.fieldsV1)) throw new Error(`decoding managedFields[${i}] (${owner.manager}): fieldsV1 is not an object`);
+    try {
+      checkFieldsV1(e.fieldsV1);
+    } catch (err) {
+      throw new Error(`decoding managedFields[${i}] (${owner.manager})`, { cause: err });
     }
-    return { owner, fields };
+    return new LazyEntry(owner, e.fieldsV1);
   });
   decoded.set(mf, out);
   return out;

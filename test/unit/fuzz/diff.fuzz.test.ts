@@ -5,7 +5,32 @@ import { normalizeObject, normalizeSecret } from '../../../src/normalize/index.j
 import { LAST_APPLIED } from '../../../src/model/keys.js';
 import type { JsonObject, JsonValue, KubeObject } from '../../../src/model/object.js';
 import { isPlainObject } from '../../../src/model/object.js';
-import { fieldsTrie, isCrash, json, kubeObject, RUNS, tree } from './arbitraries.js';
+import { fieldsTrie, isCrash, json, kubeObject, RUNS, tree, validFieldsTrie } from './arbitraries.js';
+import { removedFields } from '../../../src/diff/removed.js';
+import { managedEntries, type ManagedEntry } from '../../../src/ownership/index.js';
+import { decodeFieldsV1, encodeFieldsV1 } from '../../../src/ownership/fieldsv1.js';
+import { FieldSet } from '../../../src/ownership/fieldset.js';
+import { locate, type PathElement } from '../../../src/model/field-path.js';
+
+/** Every path into a value as a manager's FieldsV1 would name it: map fields, list elements by name, by value, else by index. */
+function pathsOf(v: JsonValue, prefix: PathElement[], out: PathElement[][]): PathElement[][] {
+  if (isPlainObject(v)) {
+    for (const k of Object.keys(v)) {
+      const p = [...prefix, { field: k }];
+      out.push(p);
+      pathsOf(v[k] as JsonValue, p, out);
+    }
+  } else if (Array.isArray(v)) {
+    v.forEach((el, i) => {
+      const step: PathElement =
+        isPlainObject(el) && typeof el.name === 'string' ? { key: { name: el.name } } : isPlainObject(el) || Array.isArray(el) ? { index: i } : { value: el };
+      const p = [...prefix, step];
+      out.push(p);
+      pathsOf(el, p, out);
+    });
+  }
+  return out;
+}
 
 const opts = { rules: [], fieldManager: 'argocd-controller' };
 
@@ -134,6 +159,42 @@ describe('diff fuzz', () => {
             expect(isCrash(err)).toBe(false);
             expect((err as Error).message).toMatch(/decoding managedFields/);
           }
+        },
+      ),
+      { numRuns: RUNS.diff },
+    );
+  });
+
+  it('removed fields: the walk of the raw tries (nothing decoded) and the decoded path sets give the same fields', () => {
+    fc.assert(
+      fc.property(
+        kubeObject,
+        fc.array(fc.nat(), { maxLength: 10 }),
+        fc.option(fc.nat(), { nil: undefined, freq: 2 }),
+        fc.oneof({ arbitrary: fc.constant(undefined), weight: 3 }, { arbitrary: validFieldsTrie, weight: 1 }),
+        fc.option(validFieldsTrie, { nil: undefined }),
+        (x, picks, drop, randomTrie, otherTrie) => {
+          const all = pathsOf(x as unknown as JsonValue, [], []);
+          // Ours: some of the object's own paths (the common case: nothing missing) or any trie.
+          const ours = randomTrie ?? encodeFieldsV1(new FieldSet(all.length > 0 ? picks.map((i) => all[i % all.length]!) : []));
+          const mf = [{ manager: 'argocd-controller', operation: 'Apply', fieldsType: 'FieldsV1', fieldsV1: ours }];
+          if (otherTrie) mf.push({ manager: 'kubectl', operation: 'Update', fieldsType: 'FieldsV1', fieldsV1: otherTrie });
+          const live = { ...structuredClone(x), metadata: { ...structuredClone(x.metadata), managedFields: mf } } as unknown as KubeObject;
+          // Desired: the object, perhaps without one of its fields.
+          const desired = structuredClone(x) as unknown as JsonObject;
+          if (drop !== undefined && all.length > 0) {
+            const at = locate(desired, all[drop % all.length]!)!;
+            const parent = at
+              .slice(0, -1)
+              .reduce<JsonValue>((n, st) => ('field' in st ? (n as JsonObject)[st.field]! : (n as JsonValue[])[st.index]!), desired);
+            const last = at[at.length - 1]!;
+            if ('field' in last) delete (parent as JsonObject)[last.field];
+            else (parent as JsonValue[]).splice(last.index, 1);
+          }
+          const lazy = managedEntries(live);
+          const decoded: ManagedEntry[] = mf.map((e, i) => ({ owner: lazy[i]!.owner, fields: decodeFieldsV1(e.fieldsV1) }));
+          const want = removedFields(desired as unknown as KubeObject, live, decoded, 'argocd-controller');
+          expect(removedFields(desired as unknown as KubeObject, live, lazy, 'argocd-controller')).toEqual(want);
         },
       ),
       { numRuns: RUNS.diff },

@@ -1,7 +1,7 @@
 // Fuzzing managedFields decoding: arbitrary FieldsV1 tries never crash; decode and encode agree where the format allows.
 import fc from 'fast-check';
 import { managedEntries } from '../../../src/ownership/index.js';
-import { decodeFieldsV1, encodeFieldsV1 } from '../../../src/ownership/fieldsv1.js';
+import { checkFieldsV1, decodeFieldsV1, encodeFieldsV1 } from '../../../src/ownership/fieldsv1.js';
 import { FieldSet } from '../../../src/ownership/fieldset.js';
 import { pathKey } from '../../../src/model/field-path.js';
 import type { JsonObject, KubeObject } from '../../../src/model/object.js';
@@ -20,6 +20,18 @@ describe('FieldsV1 decoding', () => {
           expect(isCrash(err)).toBe(false);
           expect((err as Error).message).toMatch(/^decoding FieldsV1/);
         }
+      }),
+      { numRuns: RUNS.fields },
+    );
+  });
+
+  it('checkFieldsV1 (managedEntries decodes lazily) fails exactly where decodeFieldsV1 fails, with the same error', () => {
+    fc.assert(
+      fc.property(fieldsTrie, (t) => {
+        const a = thrown(() => decodeFieldsV1(t));
+        const b = thrown(() => checkFieldsV1(t));
+        expect(b === undefined).toBe(a === undefined);
+        if (a !== undefined) expect((b as Error).message).toBe((a as Error).message);
       }),
       { numRuns: RUNS.fields },
     );
