@@ -1,5 +1,5 @@
 // The live resource tree: each object's children found through ownerReferences (uid), with their health.
-import { keyOf, keyString, type KubeObject, type ResourceKey } from '../model/object.js';
+import { compareText, keyOf, keyString, type KubeObject, type ResourceKey } from '../model/object.js';
 import type { HealthStatus } from './types.js';
 import { resourceHealth } from './resource.js';
 
@@ -42,7 +42,7 @@ export interface TreeNode {
 }
 
 function byKey(a: TreeNode, b: TreeNode): number {
-  return keyString(a.key).localeCompare(keyString(b.key));
+  return compareText(keyString(a.key), keyString(b.key));
 }
 
 /** Candidates by the uid of each owner they reference, in candidate order. */

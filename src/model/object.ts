@@ -86,6 +86,17 @@ export function keyString(k: ResourceKey): string {
 }
 
 /**
+ * The order of `a.localeCompare(b)` (ECMA-402 defines it as a Collator of the default locale and options), from one
+ * collator made once: `localeCompare` sets one up per call, which cost ~20 ms to sort 1,000 keys in a cold process.
+ */
+export function compareText(a: string, b: string): number {
+  collator ??= new Intl.Collator();
+  return collator.compare(a, b);
+}
+// Made on first use, not at load (this module is in the start-up snapshot).
+let collator: Intl.Collator | undefined;
+
+/**
  * A name as one token of a line: as it is when plain, JSON-quoted when it holds blanks, quotes, a
  * backslash or control characters (a newline in a name read from a file must not start a new kv line).
  */
