@@ -93,10 +93,19 @@ export async function writeApplicationStatus(
   }
 }
 
-/** Argo CD's per-resource sync result status for one of our step outcomes. */
+/** Argo CD's per-resource sync result status for one of our step outcomes (of the steps it records: see `recorded`). */
 function stepStatus(outcome: string): string {
-  if (outcome === 'applied' || outcome === 'skipped') return 'Synced';
-  return 'SyncFailed';
+  return outcome === 'applied' ? 'Synced' : 'SyncFailed';
+}
+
+/**
+ * The steps gitops-engine would have a result for. A step skipped (ApplyOutOfSyncOnly's in-sync objects, which
+ * `filterOutOfSyncTasks` drops before the first pass; CreateNamespace's namespace that already exists, for which
+ * Argo CD's `syncNamespace` makes no task) was never a task; a step not applied because the sync stopped before its
+ * first write was a task that passed its dry run, and a dry run records only the tasks that failed it.
+ */
+function recorded(s: SyncReport['steps'][number]): boolean {
+  return s.outcome !== 'skipped' && s.outcome !== 'not-applied';
 }
 
 /**
@@ -106,8 +115,8 @@ function stepStatus(outcome: string): string {
  */
 function applyMessage(s: SyncReport['steps'][number]): string {
   const what = `${s.kind.toLowerCase()}${s.group ? `.${s.group}` : ''}/${s.name}`;
-  if (s.serverSideApply && (s.outcome === 'applied' || s.outcome === 'skipped')) return `${what} serverside-applied`;
-  const verb = s.outcome === 'applied' ? (s.action === 'create' ? 'created' : 'configured') : s.outcome === 'skipped' ? 'unchanged' : s.outcome;
+  if (s.serverSideApply && s.outcome === 'applied') return `${what} serverside-applied`;
+  const verb = s.outcome === 'applied' ? (s.action === 'create' ? 'created' : 'configured') : s.outcome;
   return `${what} ${verb}`;
 }
 
@@ -140,9 +149,12 @@ export function syncOperationOf(
   const resources: SyncResultResource[] = [];
   const end = howItEnded(r);
   for (const s of r.steps) {
+    if (!recorded(s)) continue;
     const status = stepStatus(s.outcome);
+    // CreateNamespace's namespace (no wave) is gitops-engine's PreSync task, waited for before the Sync phase.
+    const createdNamespace = s.wave === null;
     // gitops-engine's task state: Failed, else Running where it ended without waiting, Succeeded where it waited.
-    const hookPhase = status === 'SyncFailed' ? 'Failed' : end.leftRunning(s.wave) ? 'Running' : 'Succeeded';
+    const hookPhase = status === 'SyncFailed' ? 'Failed' : !createdNamespace && end.leftRunning(s.wave) ? 'Running' : 'Succeeded';
     const images = opts.images?.[resourceId(s)];
     resources.push({
       group: s.group,
@@ -152,7 +164,7 @@ export function syncOperationOf(
       name: s.name,
       status,
       message: s.message ?? applyMessage(s),
-      syncPhase: 'Sync',
+      syncPhase: createdNamespace ? 'PreSync' : 'Sync',
       hookPhase,
       ...(images && images.length > 0 ? { images: [...images] } : {}),
     });
@@ -165,8 +177,9 @@ export function syncOperationOf(
       kind: h.kind,
       namespace: h.namespace,
       name: h.name,
-      // Argo CD creates a hook (`kubectl create`: `<name> created`) and sets no sync status unless that failed.
-      ...(phase === 'Failed' ? { status: 'SyncFailed' } : {}),
+      // Argo CD creates a hook (`kubectl create`: `<name> created`) and sets no sync status unless that failed: once a
+      // hook runs, each look at it writes its phase with an empty status, so a hook that ran and failed has none.
+      ...(h.notCreated ? { status: 'SyncFailed' } : {}),
       message: h.message || `${h.name} created`,
       syncPhase: h.phase,
       hookPhase: phase,

@@ -65,6 +65,8 @@ export interface HookReport extends ResourceKey {
   wave: number;
   outcome: HookRun['outcome'];
   message?: string;
+  /** The hook could not be created (Argo CD's SyncFailed); absent for a hook that was created, whatever its run did. */
+  notCreated?: true;
 }
 
 /** What `sync -o json` prints (schemaVersion 1). */
@@ -361,7 +363,14 @@ export async function executeSync(state: AppState, comparison: Comparison, sel: 
     },
   );
   recordApplied(report, run.results);
-  report.hooks = run.hooks.map((h) => ({ ...ref(h.key), phase: h.phase, wave: h.wave, outcome: h.outcome, ...(h.message ? { message: h.message } : {}) }));
+  report.hooks = run.hooks.map((h) => ({
+    ...ref(h.key),
+    phase: h.phase,
+    wave: h.wave,
+    outcome: h.outcome,
+    ...(h.message ? { message: h.message } : {}),
+    ...(h.notCreated ? { notCreated: true as const } : {}),
+  }));
   report.waves = run.waves;
   if (run.interrupted && !report.interrupted) report.interrupted = interruption(run.interrupted.phase, run.interrupted.wave, run.interrupted.waiting === true);
   if (run.failed) {

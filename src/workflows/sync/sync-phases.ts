@@ -31,6 +31,8 @@ export interface HookRun {
   /** `Succeeded`, `Failed`, `Running` (stopped by the time limit); in a dry run `would-run`. */
   outcome: 'Succeeded' | 'Failed' | 'Running' | 'would-run';
   message?: string;
+  /** Failed because it could not be created (it never ran). */
+  notCreated?: true;
 }
 
 /** One change of state during a sync, as `argocd app sync` shows it in its table (a live view on a terminal). */
@@ -223,7 +225,7 @@ async function runGroup(gw: KubeGateway, g: Group, opts: PhaseRunOptions, out: P
       created.push({ hook: h, object });
       opts.onEvent?.({ phase: g.phase, wave: g.wave, key, hook: true, status: 'Running' });
     } catch (err) {
-      out.hooks.push({ phase: g.phase, wave: g.wave, key, outcome: 'Failed', message: (err as Error).message });
+      out.hooks.push({ phase: g.phase, wave: g.wave, key, outcome: 'Failed', message: (err as Error).message, notCreated: true });
       return `${g.phase} hook ${key.kind}/${key.name} could not be created: ${(err as Error).message}`;
     }
   }

@@ -201,6 +201,95 @@ test('syncOperationOf: the message and task states of a sync in steps, as gitops
   ]);
 });
 
+test("syncOperationOf: only gitops-engine's tasks have results: skipped and unwritten steps left out, the created namespace in PreSync, a hook's SyncFailed only when not created", async () => {
+  const { syncOperationOf } = await import('../../../../src/workflows/session/record.js');
+  const step = (name: string, outcome: string, extra: Record<string, unknown> = {}) => ({
+    group: '',
+    kind: 'ConfigMap',
+    namespace: 'shop',
+    name,
+    wave: 0 as number | null,
+    action: 'update' as const,
+    outcome,
+    ...extra,
+  });
+  const opts = { versions: {}, startedAt: 's', finishedAt: 'f', initiatedBy: { username: 'a' }, partial: false };
+  const prune = { enabled: false, why: '', last: false, propagationPolicy: 'foreground' as const, results: [] };
+  // ApplyOutOfSyncOnly's in-sync object and CreateNamespace's existing namespace were never tasks (filterOutOfSyncTasks,
+  // syncNamespace); the namespace CreateNamespace created is a PreSync task gitops-engine waited for.
+  const applied = syncOperationOf(
+    {
+      ...REPORT,
+      applied: 2,
+      steps: [
+        { ...step('shop', 'applied'), kind: 'Namespace', namespace: '', wave: null, action: 'create' as const },
+        step('kept', 'skipped', { action: 'skip', message: 'ApplyOutOfSyncOnly: in sync' }),
+        step('changed', 'applied'),
+      ],
+      hooks: [],
+      prune,
+    },
+    opts,
+  );
+  expect(applied.phase).toBe('Succeeded');
+  expect(applied.resources.map((r) => `${r.kind}/${r.name} ${r.status} ${r.syncPhase} ${r.hookPhase} ${r.message}`)).toEqual([
+    'Namespace/shop Synced PreSync Succeeded namespace/shop created',
+    'ConfigMap/changed Synced Sync Running configmap/changed configured',
+  ]);
+  // Stopped before the first write: a dry run records only the tasks that failed it.
+  const stopped = syncOperationOf(
+    {
+      ...REPORT,
+      applied: 0,
+      steps: [step('bad', 'failed', { message: 'admission webhook denied it' }), step('fine', 'not-applied', { message: 'not applied: the dry-run failed' })],
+      failures: [{ group: '', kind: 'ConfigMap', namespace: 'shop', name: 'bad', phase: 'dry-run' as const, message: 'admission webhook denied it' }],
+      hooks: [],
+      prune,
+    },
+    opts,
+  );
+  expect(stopped.phase).toBe('Failed');
+  expect(stopped.resources.map((r) => `${r.name} ${r.status} ${r.hookPhase}`)).toEqual(['bad SyncFailed Failed']);
+  // A hook that ran and failed has only its phase; one that could not be created is SyncFailed.
+  const hooks = syncOperationOf(
+    {
+      ...REPORT,
+      applied: 0,
+      steps: [],
+      hooks: [
+        {
+          group: 'batch',
+          kind: 'Job',
+          namespace: 'shop',
+          name: 'ran',
+          phase: 'PreSync' as const,
+          wave: 0,
+          outcome: 'Failed' as const,
+          message: 'Job has reached the specified backoff limit',
+        },
+        {
+          group: 'batch',
+          kind: 'Job',
+          namespace: 'shop',
+          name: 'refused',
+          phase: 'PreSync' as const,
+          wave: 0,
+          outcome: 'Failed' as const,
+          message: 'forbidden',
+          notCreated: true as const,
+        },
+      ],
+      failures: [{ group: 'batch', kind: 'Job', namespace: 'shop', name: 'ran', phase: 'operation' as const, message: 'PreSync hook Job/ran failed' }],
+      prune,
+    },
+    opts,
+  );
+  expect(hooks.resources.map((r) => `${r.name} ${r.status ?? '-'} ${r.hookPhase} ${r.message}`)).toEqual([
+    'ran - Failed Job has reached the specified backoff limit',
+    'refused SyncFailed Failed forbidden',
+  ]);
+});
+
 test("unrunOperation: phase Error with the message, as Argo CD's OperationError; Failed for a shared resource refusal", () => {
   const base = { startedAt: 's', finishedAt: 'f', initiatedBy: { username: 'alice' }, prune: false };
   expect(unrunOperation('project default: destination not permitted', base)).toMatchObject({
