@@ -6,7 +6,8 @@
 // source and every resource's fields) and the history entry (id, revision, source); and every time in the status
 // written to the second. Two apps: a ConfigMap in wave -1, a Deployment and a Service and a PostSync hook (a sync in
 // steps, which gitops-engine ends after waiting for the hook), and the same without wave or hook (one pass, which it
-// ends without waiting). Left out by construction: times, who started the sync (initiatedBy) and
+// ends without waiting), and the second synced again with ApplyOutOfSyncOnly=true after a hand edit (only what drifted is
+// a task). Left out by construction: times, who started the sync (initiatedBy) and
 // operation.sync.revision (the suite asks Argo CD for HEAD as its API server would).
 //
 // Argo CD's controller reconciles every Application in its namespace; kubectl-gitops's copy carries
@@ -144,6 +145,7 @@ describe("the Application's record, field for field", () => {
   async function bothRecords(
     prefix: string,
     content: Record<string, string>,
+    again?: { drift: (ns: string) => Promise<unknown>; syncOptions: string[] },
   ): Promise<{ lines: string[]; argo: Record<string, any>; ours: Record<string, any> }> {
     const fx = new GitFixture();
     fixtures.push(fx);
@@ -168,6 +170,14 @@ describe("the Application's record, field for field", () => {
     expect(sync.code).toBe(0);
     await rolledOut('web', nsArgo);
     await rolledOut('web', nsOurs);
+    if (again) {
+      // The same change by hand on each side, then a second sync with the run's own sync options on each.
+      await again.drift(nsArgo);
+      await again.drift(nsOurs);
+      expect((await argoSync(argoApp, { syncOptions: again.syncOptions })).status?.operationState?.phase).toBe('Succeeded');
+      const resync = await runPlugin(['sync', ourApp, '--app-namespace', 'argocd', ...again.syncOptions.flatMap((o) => ['--sync-option', o]), '-o', 'kv']);
+      expect(resync.code).toBe(0);
+    }
     // A comparison of the settled cluster by each (Argo CD's after a hard refresh; ours recorded by status).
     const argo = (await hardRefresh(argoApp)) as unknown as Record<string, any>;
     const status = await runPlugin(['status', ourApp, '--app-namespace', 'argocd', '-o', 'kv']);
@@ -201,6 +211,22 @@ describe("the Application's record, field for field", () => {
     async () => {
       const { lines } = await bothRecords('onepass', onePass);
       expect(lines).toEqual(expectedDifferences('record/after-sync'));
+    },
+    T,
+  );
+
+  it(
+    'ApplyOutOfSyncOnly=true, synced again after a hand edit: only the drifted object has a result, field for field',
+    async () => {
+      const { lines, argo, ours } = await bothRecords('oos', onePass, {
+        drift: (ns) => kubectlOk(['patch', 'configmap', 'settings', '-n', ns, '--type', 'merge', '-p', '{"data":{"greeting":"by hand"}}']),
+        syncOptions: ['ServerSideApply=true', 'ApplyOutOfSyncOnly=true'],
+      });
+      expect(lines).toEqual(expectedDifferences('record/after-sync'));
+      // Not an empty agreement: gitops-engine's filterOutOfSyncTasks left the Deployment out; so did we.
+      const results = (a: Record<string, any>) =>
+        (a.status?.operationState?.syncResult?.resources ?? []).map((r: { kind: string; name: string }) => `${r.kind}/${r.name}`);
+      expect([results(argo), results(ours)]).toEqual([['ConfigMap/settings'], ['ConfigMap/settings']]);
     },
     T,
   );
