@@ -179,8 +179,17 @@ export function syncAllInput(flags: Omit<SyncFlags, 'resource'> & { allNamespace
 }
 
 /** `prune APP`: the sources, --confirm, and --propagation-policy when given (else the app's, else foreground). */
-export function pruneInput(flags: SourceFlags & { confirm?: boolean; propagationPolicy?: PropagationPolicy }): PruneRequest {
-  return { ...appStateInput(flags), confirm: flags.confirm === true, ...(flags.propagationPolicy ? { propagationPolicy: flags.propagationPolicy } : {}) };
+export function pruneInput(flags: SourceFlags & { confirm?: boolean; propagationPolicy?: PropagationPolicy; wait?: boolean; timeout?: string }): PruneRequest {
+  const confirm = flags.confirm === true;
+  // The time limit is read (and a bad one refused) whether or not this run waits.
+  const timeoutMs = flags.timeout !== undefined ? parseDuration(flags.timeout, '--timeout') : undefined;
+  const waits = confirm && flags.wait !== false && timeoutMs !== undefined;
+  return {
+    ...appStateInput(flags),
+    confirm,
+    ...(flags.propagationPolicy ? { propagationPolicy: flags.propagationPolicy } : {}),
+    ...(waits ? { waitMs: timeoutMs } : {}),
+  };
 }
 
 /** `windows APP`: the sources, and --all (the windows that do not apply to this app too). */

@@ -1,4 +1,4 @@
-// Renders a PruneReport: `PRUNE=`/`PRUNE_SKIPPED=` (list) or `PRUNED=`/`PRUNE_FAILED=` (confirm) lines, a table, JSON or YAML.
+// Renders a PruneReport: `PRUNE=`/`PRUNE_SKIPPED=` (list) or `PRUNED=`/`PRUNE_TERMINATING=`/`PRUNE_FAILED=` (confirm) lines, a table, JSON or YAML.
 import { renderDocument } from './document.js';
 import type { PruneReport } from '../workflows/prune/prune.js';
 import type { OutputFormat, Paint } from './colour.js';
@@ -22,10 +22,14 @@ export function renderPruneKv(r: PruneReport): string {
       case 'gone':
         lines.push(`PRUNE_GONE=${n}`);
         break;
+      case 'terminating':
+        lines.push(`PRUNE_TERMINATING=${n} ${oneLineText(e.message ?? '')}`.trimEnd());
+        break;
       default:
         lines.push(`PRUNE_FAILED=${n} ${oneLineText(e.message ?? e.outcome)}`);
     }
   }
+  if (r.interrupted !== undefined) lines.push(`INTERRUPTED=${oneLineText(r.interrupted)}`);
   return lines.length > 0 ? lines.join('\n') + '\n' : '';
 }
 
@@ -38,7 +42,7 @@ function renderPruneTable(r: PruneReport, paint: Paint): string {
     const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
     const fmt = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
     out.push(fmt(head));
-    for (const row of rows) out.push(row[2] === 'failed' || row[2] === 'changed' ? paint.red(fmt(row)) : fmt(row));
+    for (const row of rows) out.push(row[2] === 'failed' || row[2] === 'changed' || row[2] === 'terminating' ? paint.red(fmt(row)) : fmt(row));
   }
   const listed = r.entries.filter((e) => e.outcome === 'candidate').length;
   if (!r.confirm && listed > 0)

@@ -3,11 +3,14 @@
 // Terminating until the garbage collector has deleted its ReplicaSet, and the sync returns only after that; an owner
 // whose dependent a finalizer holds keeps the sync waiting until the test lets the dependent go (the case that tells a
 // sync that waits from one that does not: the garbage collector alone is often done before a read after the sync); an
-// object whose finalizer nobody removes fails the sync at its --timeout, said per object (exit 3).
+// object whose finalizer nobody removes fails the sync at its --timeout, said per object (exit 3). `prune --confirm`
+// waits the same way (kubectl delete's --wait): a held object is PRUNE_TERMINATING at its --timeout (exit 3), and
+// --wait=false returns with it still Terminating; SIGINT during the wait ends it with the report printed (exit 130).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/temp-dir.js';
-import { createTestNamespace, deleteNamespace, kubectl, kubectlOk, kvValues, runPlugin } from './support/index.js';
+import { spawn } from 'node:child_process';
+import { childEnv, createTestNamespace, deleteNamespace, kubectl, kubectlOk, kvValues, pluginPath, runPlugin, waitFor } from './support/index.js';
 import { applicationYaml, inCluster } from '../support/application.js';
 
 const TIMEOUT = 180_000;
@@ -143,6 +146,93 @@ test(
       expect(live.metadata.deletionTimestamp).toBeDefined();
     } finally {
       await kubectl(['patch', 'configmap', 'held-extra', '-n', ns, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+    }
+  },
+  TIMEOUT,
+);
+
+test(
+  'prune --confirm waits for what it deleted: an object a finalizer holds is PRUNE_TERMINATING at --timeout (exit 3); --wait=false returns at once',
+  async () => {
+    const app = writeApp('cut');
+    expect((await runPlugin(['sync', '-f', app, '--desired', writeDesired('cut-1', { 'keep.yaml': configMap('cut-keep') })])).code).toBe(0);
+    const extra = (name: string) =>
+      kubectlOk(['apply', '-n', ns, '-f', '-'], {
+        stdin: JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: { name, finalizers: ['example.com/hold'], annotations: { [TID]: `cut:/ConfigMap:${ns}/${name}` } },
+          data: { k: 'v' },
+        }),
+      });
+    const terminating = async (name: string) =>
+      (JSON.parse(await kubectlOk(['get', 'configmap', name, '-n', ns, '-o', 'json'])) as { metadata: { deletionTimestamp?: string } }).metadata
+        .deletionTimestamp !== undefined;
+    await extra('cut-held');
+    try {
+      const started = Date.now();
+      const waited = await runPlugin(['prune', '-f', app, '--desired', join(root, 'cut-1'), '--confirm', '--timeout', '3s', '-o', 'kv']);
+      expect(waited.code).toBe(3);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(3_000);
+      expect(kvValues(waited.stdout).PRUNE_TERMINATING).toEqual([
+        'ConfigMap/cut-held deleted, but still there at the time limit (its finalizers example.com/hold or its dependents)',
+      ]);
+      expect(await terminating('cut-held')).toBe(true);
+    } finally {
+      await kubectl(['patch', 'configmap', 'cut-held', '-n', ns, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+    }
+    await extra('cut-later');
+    try {
+      const sent = await runPlugin(['prune', '-f', app, '--desired', join(root, 'cut-1'), '--confirm', '--wait=false', '-o', 'kv']);
+      expect(sent.code).toBe(0);
+      expect(kvValues(sent.stdout).PRUNED).toEqual(['ConfigMap/cut-later']);
+      expect(await terminating('cut-later')).toBe(true);
+    } finally {
+      await kubectl(['patch', 'configmap', 'cut-later', '-n', ns, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+    }
+    expect((await names('configmaps')).filter((n) => n.startsWith('configmap/cut-'))).toEqual(['configmap/cut-keep']);
+  },
+  TIMEOUT,
+);
+
+test(
+  'prune --confirm stopped by SIGINT while it waits: the report is printed (PRUNED=, INTERRUPTED=), exit 130, the object stays deleted',
+  async () => {
+    const app = writeApp('sig');
+    expect((await runPlugin(['sync', '-f', app, '--desired', writeDesired('sig-1', { 'keep.yaml': configMap('sig-keep') })])).code).toBe(0);
+    await kubectlOk(['apply', '-n', ns, '-f', '-'], {
+      stdin: JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'sig-held', finalizers: ['example.com/hold'], annotations: { [TID]: `sig:/ConfigMap:${ns}/sig-held` } },
+        data: { k: 'v' },
+      }),
+    });
+    try {
+      const child = spawn(pluginPath, ['prune', '-f', app, '--desired', join(root, 'sig-1'), '--confirm', '--timeout', '2m', '-o', 'kv'], {
+        env: childEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      const out = { stdout: '', stderr: '' };
+      child.stdout.on('data', (c: Buffer) => (out.stdout += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (out.stderr += c.toString()));
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      // Deleted (Terminating: the finalizer holds it), so the prune is waiting.
+      await waitFor(
+        async () => {
+          const got = await kubectl(['get', 'configmap', 'sig-held', '-n', ns, '-o', 'json']);
+          return got.code === 0 && (JSON.parse(got.stdout) as { metadata: { deletionTimestamp?: string } }).metadata.deletionTimestamp ? true : undefined;
+        },
+        { timeoutMs: 60_000, intervalMs: 200, what: 'sig-held to be deleted' },
+      );
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      expect(out.stderr).toContain('prune: SIGINT: stopping after the step in progress (again to force)');
+      expect(out.stderr).toMatch(/^prune interrupted by SIGINT: stopped while waiting for the deleted objects to be gone: they stay deleted$/m);
+      expect(kvValues(out.stdout).PRUNED).toEqual(['ConfigMap/sig-held']);
+      expect(kvValues(out.stdout).INTERRUPTED).toEqual(['while waiting for the deleted objects to be gone: they stay deleted']);
+    } finally {
+      await kubectl(['patch', 'configmap', 'sig-held', '-n', ns, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
     }
   },
   TIMEOUT,

@@ -15,16 +15,43 @@ export const pruneCommand = defineCommand({
         choices: PROPAGATION_POLICIES,
         describe: "Deletion propagation (default: the app's PrunePropagationPolicy, else foreground)",
       })
+      .option('wait', {
+        type: 'boolean',
+        default: true,
+        describe: 'With --confirm: wait until the deleted objects are gone, as kubectl delete does (--wait=false: return once deleted)',
+      })
+      .option('timeout', { type: 'string', default: '5m', describe: 'With --confirm: how long to wait for the deleted objects to be gone' })
       .example('kubectl gitops prune shop', 'List prune candidates')
-      .example('kubectl gitops prune shop --confirm', 'Delete them, each guarded by uid and resourceVersion'),
+      .example('kubectl gitops prune shop --confirm', 'Delete them, each guarded by uid and resourceVersion, and wait until they are gone'),
   async run(args, ctx) {
     const { withAppTarget } = await import('../../workflows/session/session.js');
     const { pruneApp, pruneExitCode } = await import('../../workflows/prune/prune.js');
+    const { signalExitCode, stopper } = await import('../../workflows/session/stopper.js');
     const { renderPrune } = await import('../../render/prune.js');
     const req = pruneInput(args);
-    return withAppTarget(ctx, 'prune', req, async (session) => {
-      const report = await pruneApp(req, { io: ctx.io, opts: ctx.opts, ...session });
-      return emit(ctx, { warnings: report.warnings, report: renderPrune(report, ctx.opts.output, ctx.paint), code: pruneExitCode(report) });
-    });
+    // Deleting: the first SIGINT/SIGTERM finishes the delete in flight (or ends the wait) and reports; a second forces.
+    const stop = req.confirm ? stopper({ say: (line) => ctx.io.err(`${line}\n`) }, 'prune') : undefined;
+    try {
+      return await withAppTarget(ctx, 'prune', req, async (session) => {
+        const running = pruneApp(req, { io: ctx.io, opts: ctx.opts, ...session, ...(stop ? { signal: stop.signal } : {}) });
+        const forced = stop?.forced.then((signal) => ({ signal }));
+        const ended = await (forced ? Promise.race([running.then((report) => ({ report })), forced]) : running.then((report) => ({ report })));
+        if ('signal' in ended) {
+          ctx.io.err(`prune interrupted: a second ${ended.signal} forced the stop; a delete may have been in flight (run prune again to see what is left)\n`);
+          return signalExitCode(ended.signal);
+        }
+        const { report } = ended;
+        const received = stop?.received();
+        const interrupted = report.interrupted !== undefined && received !== undefined;
+        return emit(ctx, {
+          warnings: report.warnings,
+          report: renderPrune(report, ctx.opts.output, ctx.paint),
+          ...(interrupted ? { notes: [`prune interrupted by ${received}: stopped ${report.interrupted}`] } : {}),
+          code: interrupted ? signalExitCode(received) : pruneExitCode(report),
+        });
+      });
+    } finally {
+      stop?.dispose();
+    }
   },
 });

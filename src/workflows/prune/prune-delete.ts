@@ -13,7 +13,12 @@ export interface DeleteResult {
 export interface DeleteOptions {
   propagationPolicy: PropagationPolicy;
   dryRun?: boolean;
+  /** Once aborted, no new delete starts: the candidates not reached are `skipped`, said so. */
+  signal?: AbortSignal;
 }
+
+/** What a candidate not reached by a stopped prune is told. */
+const NOT_REACHED = 'not deleted: the prune was stopped before its turn';
 
 /**
  * Deletes each candidate not marked skip, in order, with preconditions on the uid and
@@ -30,6 +35,10 @@ export async function deleteCandidates(gw: KubeGateway, candidates: readonly Pru
   for (const candidate of candidates) {
     if (candidate.skip) {
       out.push({ candidate, outcome: 'skipped', message: candidate.skip });
+      continue;
+    }
+    if (opts.signal?.aborted) {
+      out.push({ candidate, outcome: 'skipped', message: NOT_REACHED });
       continue;
     }
     const { uid, resourceVersion } = candidate.object.metadata;
@@ -62,14 +71,23 @@ export async function deleteCandidates(gw: KubeGateway, candidates: readonly Pru
 export async function waitGone(
   gw: KubeGateway,
   deleted: readonly PruneCandidate[],
-  o: { now: () => number; sleep: (ms: number) => Promise<void>; pollMs: number; deadline: number },
+  o: { now: () => number; sleep: (ms: number) => Promise<void>; pollMs: number; deadline: number; signal?: AbortSignal },
 ): Promise<PruneCandidate[]> {
   let left = [...deleted];
   for (;;) {
     // Read side by side (the gateway bounds how many are in flight), kept in the order given.
     const here = await Promise.all(left.map(async (c) => (await gw.get(c.type, c.key.namespace, c.key.name))?.metadata.uid === c.object.metadata.uid));
     left = left.filter((_, i) => here[i]);
-    if (left.length === 0 || o.now() >= o.deadline) return left;
+    // A stop asked for ends the wait as the time limit does: what is still there is returned.
+    if (left.length === 0 || o.now() >= o.deadline || o.signal?.aborted) return left;
     await o.sleep(o.pollMs);
   }
+}
+
+/** Why a deleted object is still there when the wait for it ends: its finalizers (as listed) or its dependents. */
+export function stillThereAtTheLimit(c: PruneCandidate): string {
+  const finalizers = c.object.metadata.finalizers;
+  const names = Array.isArray(finalizers) ? (finalizers as unknown[]).map(String) : [];
+  const held = names.length > 0 ? `its finalizers ${names.join(', ')} or its dependents` : 'its dependents';
+  return `deleted, but still there at the time limit (${held})`;
 }

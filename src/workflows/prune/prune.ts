@@ -1,5 +1,6 @@
 // `prune`: list this app's live objects that are no longer declared; with confirm, delete each under preconditions.
-import { deleteCandidates } from './prune-delete.js';
+import { deleteCandidates, stillThereAtTheLimit, waitGone, type DeleteResult } from './prune-delete.js';
+import type { PruneCandidate } from '../../prune/plan.js';
 import { ClusterError, RefusedError } from '../../model/errors.js';
 import { stateRefusal } from '../session/rules.js';
 import { describeMissing, preflight, writesOf } from '../sync/preflight.js';
@@ -12,8 +13,11 @@ export const PRUNE_SCHEMA_VERSION = 1;
 export interface PruneEntryReport extends ResourceKey {
   uid?: string;
   resourceVersion?: string;
-  /** `candidate` (listed), `skipped` (with reason), then with confirm: `deleted`, `gone`, `changed`, `failed`. */
-  outcome: 'candidate' | 'skipped' | 'deleted' | 'gone' | 'changed' | 'failed';
+  /**
+   * `candidate` (listed), `skipped` (with reason), then with confirm: `deleted` (and gone, unless --wait=false),
+   * `terminating` (deleted, still there at --timeout: a finalizer or its dependents hold it), `gone`, `changed`, `failed`.
+   */
+  outcome: 'candidate' | 'skipped' | 'deleted' | 'terminating' | 'gone' | 'changed' | 'failed';
   message?: string;
 }
 
@@ -30,23 +34,39 @@ export interface PruneReport {
   entries: PruneEntryReport[];
   /** Objects carrying a tracking-id that are not candidates, and why (another app, copied mark, owned, malformed). */
   notOwned: { group: string; kind: string; namespace: string; name: string; reason: string }[];
+  /** The wait for the deleted objects to be gone could not read them (the deletions stand; whether they are gone is unknown). */
+  waitError?: string;
+  /** The prune was asked to stop (a signal): where; the delete in flight was finished, no new one started. */
+  interrupted?: string;
   warnings: string[];
 }
+
+/** What a prune needs besides the request: the app-state deps and `signal`, which stops it between deletes and ends its wait. */
+export type PruneDeps = AppStateDeps & { signal?: AbortSignal };
 
 export interface PruneRequest extends AppStateArgs {
   confirm: boolean;
   propagationPolicy?: PropagationPolicy;
+  /**
+   * With confirm: wait until the deleted objects are gone, at most this long (ms), as `kubectl delete` waits and a sync
+   * waits for what it pruned; absent: do not wait (--wait=false).
+   */
+  waitMs?: number;
 }
+
+/** How often the wait for deleted objects reads them again. */
+const GONE_POLL_MS = 250;
 
 const CONFIRM_SKIP =
   'Prune=confirm: pruned only by a sync whose deletion is approved (sync --prune --confirm-prune, or the argocd.argoproj.io/deletion-approved annotation)';
 
-/** 3 when a confirmed deletion failed or found its object changed, else 0. */
+/** 3 when a confirmed deletion failed, found its object changed or left it still there at the time limit, else 0. */
 export function pruneExitCode(r: PruneReport): 0 | 3 {
-  return r.entries.some((e) => e.outcome === 'failed' || e.outcome === 'changed') ? 3 : 0;
+  if (r.waitError !== undefined) return 3;
+  return r.entries.some((e) => e.outcome === 'failed' || e.outcome === 'changed' || e.outcome === 'terminating') ? 3 : 0;
 }
 
-export async function pruneApp(req: PruneRequest, deps: AppStateDeps): Promise<PruneReport> {
+export async function pruneApp(req: PruneRequest, deps: PruneDeps): Promise<PruneReport> {
   // Prune needs the desired keys, not their live twins: reading those could list a whole large namespace.
   const state = await loadAppState(req, deps, { extras: true, live: false });
   const planned = state.prune ?? { candidates: [], notOwned: [] };
@@ -82,10 +102,56 @@ export async function pruneApp(req: PruneRequest, deps: AppStateDeps): Promise<P
   if (access.deleteBlocked) {
     throw new ClusterError(`pruning ${state.app.name}: nothing was deleted: ${access.missing.map(describeMissing).join('; ')}`);
   }
-  for (const d of await deleteCandidates(deps.gateway, plan.candidates, { propagationPolicy })) {
-    report.entries.push({ ...base(d.candidate), outcome: d.outcome, ...(d.message ? { message: d.message } : {}) });
+  const signal = deps.signal;
+  const deleted = await deleteCandidates(deps.gateway, plan.candidates, { propagationPolicy, ...(signal ? { signal } : {}) });
+  // Read again after each await: the signal may come at any time.
+  const aborted = () => signal?.aborted === true;
+  const stoppedDeleting = aborted();
+  if (stoppedDeleting) report.interrupted = 'during the deletions: the one in flight was finished, no other was started';
+  // A wait that cannot read (the API server went away) leaves the report whole: what was deleted is said either way.
+  const held =
+    req.waitMs === undefined || stoppedDeleting
+      ? new Map<PruneCandidate, string>()
+      : await stillThere(deps, deleted, req.waitMs).catch((err: unknown) => {
+          report.waitError = `the deleted objects could not be read again to see them go: ${(err as Error).message}`;
+          report.warnings.push(report.waitError);
+          return new Map<PruneCandidate, string>();
+        });
+  // Stopped while waiting: what is still there was deleted, and whether it will go is not known yet.
+  const waitStopped = !stoppedDeleting && aborted() && held.size > 0;
+  if (waitStopped) report.interrupted = 'while waiting for the deleted objects to be gone: they stay deleted';
+  for (const d of deleted) {
+    const why = held.get(d.candidate);
+    if (why !== undefined && waitStopped) report.entries.push({ ...base(d.candidate), outcome: 'deleted', message: STILL_TERMINATING });
+    else if (why !== undefined) report.entries.push({ ...base(d.candidate), outcome: 'terminating', message: why });
+    else report.entries.push({ ...base(d.candidate), outcome: d.outcome, ...(d.message ? { message: d.message } : {}) });
   }
   return report;
+}
+
+/** A deleted object still there when the wait was stopped. */
+const STILL_TERMINATING = 'deleted; still Terminating when the wait was stopped';
+
+/**
+ * Waits until the deleted objects are gone (a foreground delete leaves its object Terminating until the garbage collector
+ * has deleted the dependents; a finalizer holds it until its controller lets go), at most `waitMs`; returns why each one
+ * still there at the time limit is (the same words as a sync's prune).
+ */
+async function stillThere(deps: PruneDeps, deleted: readonly DeleteResult[], waitMs: number): Promise<Map<PruneCandidate, string>> {
+  const out = new Map<PruneCandidate, string>();
+  const gone = deleted.filter((d) => d.outcome === 'deleted').map((d) => d.candidate);
+  if (gone.length === 0) return out;
+  const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+  const deadline = Date.now() + waitMs;
+  const left = await waitGone(deps.gateway, gone, {
+    now: () => Date.now(),
+    sleep,
+    pollMs: GONE_POLL_MS,
+    deadline,
+    ...(deps.signal ? { signal: deps.signal } : {}),
+  });
+  for (const c of left) out.set(c, stillThereAtTheLimit(c));
+  return out;
 }
 
 /** Why nothing is deleted after a scan that could not list every kind (prune --confirm, sync --prune). */

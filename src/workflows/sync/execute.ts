@@ -19,7 +19,7 @@ import { hookWave, isMultiStep, phaseGroups, syncFailGroups } from '../../sync/p
 import type { RetryPolicy } from '../../app/types.js';
 import { WAITING_FOR_PRUNE_CONFIRMATION } from '../../app/application.js';
 import { applySteps, dryRunSteps, type ApplyResult, type DryRunResult } from './apply.js';
-import { deleteCandidates, waitGone } from '../prune/prune-delete.js';
+import { deleteCandidates, stillThereAtTheLimit, waitGone } from '../prune/prune-delete.js';
 import type { RunContext } from '../../model/context.js';
 import { isFinalizedApplication } from '../../prune/delete-plan.js';
 import { partialScan } from '../prune/prune.js';
@@ -838,9 +838,7 @@ async function waitPruned(
     return;
   }
   for (const c of left) {
-    const finalizers = (c.object.metadata.finalizers as string[] | undefined) ?? [];
-    const held = finalizers.length > 0 ? `its finalizers ${finalizers.join(', ')} or its dependents` : 'its dependents';
-    const message = `deleted, but still there at the time limit (${held})`;
+    const message = stillThereAtTheLimit(c);
     const r = report.prune.results.find((x) => keyString(x) === keyString(c.key));
     if (r) r.message = message;
     report.failures.push({ ...ref(c.key), phase: 'prune', message });

@@ -18,6 +18,7 @@ import { runStatus } from '../status/status.js';
 import { finalizeThroughDelete, type SyncReport } from './execute.js';
 import type { SyncEvent } from './sync-phases.js';
 import { syncExitCode, syncWithRetry, type SyncRequest } from './sync.js';
+import { signalExitCode, stopper } from '../session/stopper.js';
 
 /** `sync APP` (or `-f FILE`): the request, and --retry-limit. */
 export interface SyncOperationInput {
@@ -68,59 +69,11 @@ export interface OperationResult {
   exitCode: ExitCode;
 }
 
-/** The shell's code for a process ended by a signal: 128 + its number (SIGINT 2, SIGTERM 15). */
-function signalExitCode(signal: NodeJS.Signals): ExitCode {
-  return signal === 'SIGTERM' ? ExitCode.Terminated : ExitCode.Interrupted;
-}
-
 /** The closing words of an operation a signal stopped (the first finishes the step in progress, a second forces). */
 export function stoppedLine(kind: OperationInput['kind'], s: NonNullable<OperationResult['stopped']>): string {
   return s.forced
     ? `${kind} interrupted: a second ${s.signal} forced the stop ${s.where}; the step in progress may be half done (run ${kind} again to finish)`
     : `${kind} interrupted by ${s.signal}: stopped ${s.where}`;
-}
-
-interface Stopper {
-  signal: AbortSignal;
-  forced: Promise<NodeJS.Signals>;
-  received(): NodeJS.Signals | undefined;
-  dispose(): void;
-}
-
-/** The first SIGINT/SIGTERM aborts `signal` (the executor finishes its step); a second resolves `forced`. */
-function stopper(hooks: OperationHooks, kind: string): Stopper {
-  const abort = new AbortController();
-  let first: NodeJS.Signals | undefined;
-  let force: (s: NodeJS.Signals) => void = () => undefined;
-  const forced = new Promise<NodeJS.Signals>((resolve) => (force = resolve));
-  const on = (sig: NodeJS.Signals) => {
-    if (first === undefined) {
-      first = sig;
-      hooks.say(`${kind}: ${sig}: stopping after the step in progress (again to force)`);
-      abort.abort();
-    } else force(sig);
-  };
-  const onInt = () => on('SIGINT');
-  const onTerm = () => on('SIGTERM');
-  const target = hooks.signals;
-  if (target) {
-    target.addEventListener('SIGINT', onInt);
-    target.addEventListener('SIGTERM', onTerm);
-  } else if (hooks.handleSignals !== false) {
-    process.on('SIGINT', onInt);
-    process.on('SIGTERM', onTerm);
-  }
-  return {
-    signal: abort.signal,
-    forced,
-    received: () => first,
-    dispose: () => {
-      target?.removeEventListener('SIGINT', onInt);
-      target?.removeEventListener('SIGTERM', onTerm);
-      process.off('SIGINT', onInt);
-      process.off('SIGTERM', onTerm);
-    },
-  };
 }
 
 /** Where a sync was when it stopped, from the last event it told (a phase and wave), or the report's own words. */

@@ -347,14 +347,19 @@ describe("through the commands' own flag definitions", () => {
     expect(syncAllInput({ timeout: '5m', retryLimit: -1 })).toHaveProperty('retryLimit', -1);
   });
 
-  it('prune APP and windows APP: the sources with --confirm and --propagation-policy, or --all', async () => {
+  it('prune APP and windows APP: the sources with --confirm, --propagation-policy, --wait and --timeout, or --all', async () => {
     const source = appStateInput({ app: 'shop', argocdNamespace: 'argocd' });
     expect(await parsed(pruneCommand, ['prune', 'shop'], pruneInput)).toEqual({ ...source, confirm: false });
+    // --confirm waits for what it deleted, --timeout long (5m by default), unless --wait=false.
     expect(await parsed(pruneCommand, ['prune', 'shop', '--confirm', '--propagation-policy', 'orphan'], pruneInput)).toEqual({
       ...source,
       confirm: true,
       propagationPolicy: 'orphan',
+      waitMs: 300_000,
     });
+    expect(await parsed(pruneCommand, ['prune', 'shop', '--confirm', '--timeout', '20s'], pruneInput)).toEqual({ ...source, confirm: true, waitMs: 20_000 });
+    expect(await parsed(pruneCommand, ['prune', 'shop', '--confirm', '--wait=false'], pruneInput)).toEqual({ ...source, confirm: true });
+    expect(() => pruneInput({ app: 'shop', argocdNamespace: 'argocd', timeout: 'soon' })).toThrow(InputError);
     expect(await parsed(windowsCommand, ['windows', 'shop'], windowsInput)).toEqual({ ...source, all: false });
     expect(await parsed(windowsCommand, ['windows', 'shop', '--all'], windowsInput)).toEqual({ ...source, all: true });
   });

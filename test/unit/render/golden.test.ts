@@ -123,7 +123,7 @@ describe('what the golden files pin', () => {
     expect(readGolden('sync-dry-run.kv')).not.toMatch(/^(PHASE|REVISION)=/m);
   });
 
-  it('prune: deleted, skipped with its reason, gone, changed and failed, each line whole', () => {
+  it('prune: deleted, still there at the time limit, skipped with its reason, gone, changed and failed, each line whole', () => {
     expect(
       readGolden('prune-half-done.kv')
         .split('\n')
@@ -131,6 +131,7 @@ describe('what the golden files pin', () => {
     ).toEqual([
       'PRUNED=ConfigMap/old-config',
       'PRUNED=Service/orders-legacy',
+      'PRUNE_TERMINATING=PersistentVolumeClaim/orders-data ',
       'PRUNE_SKIPPED=Deployment/legacy-worker ',
       'PRUNE_GONE=Secret/old-token',
       'PRUNE_FAILED=ConfigMap/feature-flags ',

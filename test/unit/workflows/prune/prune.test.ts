@@ -66,3 +66,84 @@ test('a kind excluded in argocd-cm resource.exclusions is never listed, so a use
   expect(report.warnings).toEqual([]);
   expect(gw.calls.some((c) => c.startsWith('LIST Secret'))).toBe(false);
 });
+
+test('--confirm waits until the deleted objects are gone; one still there at the time limit is terminating (exit 3); --wait=false does not wait', async () => {
+  const ws = workspace();
+  const held = { ...marked('held'), metadata: { ...marked('held').metadata, finalizers: ['example.com/hold'] } };
+  // `slow` stays Terminating for three reads after its delete (its dependents), `held` for far longer than the wait.
+  const linger = (_kind: string, _ns: string, name: string) => (name === 'slow' ? 3 : name === 'held' ? 1_000_000 : 0);
+  const gw = new FakeGateway({ objects: [marked('a'), marked('slow'), held], lingerAfterDelete: linger });
+  const deps = { io: memoryIo().io, opts, gateway: gw };
+  const waited = await pruneApp({ appFile: ws.appFile, desired: ws.dir, confirm: true, waitMs: 1_500 }, deps);
+  expect(waited.entries.map((e) => `${e.name} ${e.outcome}${e.message ? `: ${e.message}` : ''}`)).toEqual([
+    'slow deleted',
+    'held terminating: deleted, but still there at the time limit (its finalizers example.com/hold or its dependents)',
+  ]);
+  expect(pruneExitCode(waited)).toBe(3);
+  // Read until gone: `slow` went after its lingering reads; `held` was read until the time limit.
+  expect(gw.find('ConfigMap', 'shop', 'slow')).toBeUndefined();
+  expect(gw.calls.filter((c) => c.startsWith('GET') && c.includes('/slow')).length).toBeGreaterThanOrEqual(3);
+
+  const gw2 = new FakeGateway({ objects: [marked('a'), marked('slow')], lingerAfterDelete: linger });
+  const noWait = await pruneApp({ appFile: ws.appFile, desired: ws.dir, confirm: true }, { ...deps, gateway: gw2 });
+  expect(noWait.entries.map((e) => `${e.name} ${e.outcome}`)).toEqual(['slow deleted']);
+  expect(pruneExitCode(noWait)).toBe(0);
+  expect(gw2.calls.filter((c) => c.startsWith('GET') && c.includes('/slow'))).toEqual([]);
+  expect(gw2.find('ConfigMap', 'shop', 'slow')?.metadata.deletionTimestamp).toBeDefined();
+});
+
+test('--confirm whose wait cannot read the deleted objects: the deletions are reported whole, the wait error said, exit 3', async () => {
+  const ws = workspace();
+  class Unreadable extends FakeGateway {
+    override async get(type: ResourceType, namespace: string, name: string): Promise<KubeObject | undefined> {
+      if (name === 'stale') throw apiError(`getting ConfigMap ${namespace}/${name}`, 503, '{"kind":"Status","message":"the server is shutting down"}');
+      return super.get(type, namespace, name);
+    }
+  }
+  const gw = new Unreadable({ objects: [marked('a'), marked('stale')] });
+  const report = await pruneApp({ appFile: ws.appFile, desired: ws.dir, confirm: true, waitMs: 1_000 }, { io: memoryIo().io, opts, gateway: gw });
+  expect(report.entries.map((e) => `${e.name} ${e.outcome}`)).toEqual(['stale deleted']);
+  expect(report.waitError).toMatch(/^the deleted objects could not be read again to see them go: .*503|shutting down/);
+  expect(report.warnings).toContain(report.waitError);
+  expect(pruneExitCode(report)).toBe(3);
+  expect(gw.find('ConfigMap', 'shop', 'stale')).toBeUndefined();
+});
+
+test('a stop asked for: between deletes, the one in flight finished and none started after it; during the wait, what is left stays deleted', async () => {
+  const ws = workspace();
+  const stop = new AbortController();
+  class StopAfterFirstDelete extends FakeGateway {
+    override async delete(...args: Parameters<FakeGateway['delete']>): ReturnType<FakeGateway['delete']> {
+      const out = await super.delete(...args);
+      stop.abort();
+      return out;
+    }
+  }
+  const gw = new StopAfterFirstDelete({ objects: [marked('a'), marked('x1'), marked('x2'), marked('x3')] });
+  const deps = { io: memoryIo().io, opts, gateway: gw, signal: stop.signal };
+  const report = await pruneApp({ appFile: ws.appFile, desired: ws.dir, confirm: true, waitMs: 60_000 }, deps);
+  // In the candidates' order: the first deleted, the other two not reached; the cluster agrees, object by object.
+  expect(report.entries.map((e) => `${e.outcome}${e.message ? `: ${e.message}` : ''}`)).toEqual([
+    'deleted',
+    'skipped: not deleted: the prune was stopped before its turn',
+    'skipped: not deleted: the prune was stopped before its turn',
+  ]);
+  expect(report.interrupted).toBe('during the deletions: the one in flight was finished, no other was started');
+  expect(gw.calls.filter((c) => c.startsWith('DELETE'))).toHaveLength(1);
+  for (const e of report.entries)
+    expect({ name: e.name, live: gw.find('ConfigMap', 'shop', e.name) !== undefined }).toEqual({ name: e.name, live: e.outcome !== 'deleted' });
+
+  // Stopped while waiting for an object a finalizer holds: deleted, said still Terminating, no time-limit verdict.
+  const wait = new AbortController();
+  class StopWhileWaiting extends FakeGateway {
+    override async get(...args: Parameters<FakeGateway['get']>): ReturnType<FakeGateway['get']> {
+      const out = await super.get(...args);
+      if (out?.metadata.deletionTimestamp) wait.abort();
+      return out;
+    }
+  }
+  const gw2 = new StopWhileWaiting({ objects: [marked('a'), marked('held')], lingerAfterDelete: () => 1_000_000 });
+  const waited = await pruneApp({ appFile: ws.appFile, desired: ws.dir, confirm: true, waitMs: 60_000 }, { ...deps, gateway: gw2, signal: wait.signal });
+  expect(waited.entries.map((e) => `${e.name} ${e.outcome}: ${e.message}`)).toEqual(['held deleted: deleted; still Terminating when the wait was stopped']);
+  expect(waited.interrupted).toBe('while waiting for the deleted objects to be gone: they stay deleted');
+});
