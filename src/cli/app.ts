@@ -63,7 +63,7 @@ export const COMMANDS: readonly GitopsCommand[] = [
 ];
 
 const EPILOGUE = `Exit codes: 0 success (diff: in sync), 1 drift found, 2 usage or input error,
-3 cluster or API error, 4 refused by a safety rule, 130/143 sync or prune stopped by SIGINT/SIGTERM.
+3 cluster or API error, 4 refused by a safety rule, 130/143 sync, prune or delete stopped by SIGINT/SIGTERM.
 Nothing is changed on 2 or 4.
 Put flags after the command: kubectl gitops diff -n shop (not kubectl gitops -n shop diff).`;
 

@@ -20,7 +20,7 @@ const KV_KEY: Readonly<Record<DeleteEntryReport['outcome'], string>> = {
 /**
  * `DELETE=<object>` (to delete: a dry run), `DELETED=`, `DELETE_GONE=`, `DELETE_KEPT=<object> <why>`,
  * `DELETE_WAITING=<object> <why>`, `DELETE_FAILED=<object> <why>`, `DELETE_NOT_RUN=`; `HOOK=<phase> <object> <result>`;
- * then `CASCADE=`, `APPLICATION=`, `PHASE=`, `MESSAGE=` and `NEXT_COMMAND=` when there is one.
+ * then `CASCADE=`, `APPLICATION=`, `PHASE=`, `MESSAGE=`, `NEXT_COMMAND=` and `INTERRUPTED=<where>` when there is one.
  */
 export function renderDeleteKv(r: DeleteReport): string {
   const lines: string[] = [];
@@ -34,6 +34,7 @@ export function renderDeleteKv(r: DeleteReport): string {
   lines.push(`CASCADE=${r.cascade}`, `APPLICATION=${r.application}`, `PHASE=${r.phase}`);
   if (r.message) lines.push(`MESSAGE=${oneLineText(r.message)}`);
   if (r.nextCommand) lines.push(`NEXT_COMMAND=${oneLineText(r.nextCommand)}`);
+  if (r.interrupted) lines.push(`INTERRUPTED=${oneLineText(r.interrupted)}`);
   return lines.join('\n') + '\n';
 }
 

@@ -392,4 +392,51 @@ describe('delete', () => {
     },
     T,
   );
+
+  test(
+    'SIGINT while a wave waits for an object a finalizer holds: the report is printed (INTERRUPTED=), exit 130, the later wave untouched, the Application Terminating; delete again finishes',
+    async () => {
+      fx.write('sigdel/first.yaml', cm('sigdel-first', wave(1)));
+      fx.write('sigdel/later.yaml', cm('sigdel-later', wave(0)));
+      fx.commit('sigdel');
+      await makeApp('sigdel', 'sigdel');
+      await kubectlOk(['patch', 'configmap', 'sigdel-first', '-n', ns, '--type=merge', '-p', '{"metadata":{"finalizers":["example.com/hold"]}}']);
+      try {
+        const child = spawn(pluginPath, ['delete', 'sigdel', '--app-namespace', ns, '--yes', '--timeout', '2m', '-o', 'kv'], {
+          env: childEnv(),
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        const out = { stdout: '', stderr: '' };
+        child.stdout.on('data', (c: Buffer) => (out.stdout += c.toString()));
+        child.stderr.on('data', (c: Buffer) => (out.stderr += c.toString()));
+        const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+        await waitFor(async () => ((await get('configmap', 'sigdel-first'))?.metadata.deletionTimestamp ? true : undefined), {
+          timeoutMs: 60_000,
+          intervalMs: 200,
+          what: 'sigdel-first to be deleted',
+        });
+        child.kill('SIGINT');
+        expect(await exited).toBe(130);
+        expect(out.stderr).toContain('delete: SIGINT: stopping after the step in progress (again to force)');
+        const kv = kvValues(out.stdout);
+        expect(kv.INTERRUPTED).toEqual(['during wave 1 (the delete in flight was finished, no other was started; what was deleted stays deleted)']);
+        expect([kv.APPLICATION, kv.PHASE]).toEqual([['terminating'], ['Failed']]);
+        // Wave 0 was never started; the Application waits, Terminating, for a delete to finish it.
+        expect((await get('configmap', 'sigdel-later'))?.metadata.deletionTimestamp).toBeUndefined();
+        expect((await get('application', 'sigdel'))?.metadata.deletionTimestamp).toBeDefined();
+      } finally {
+        await kubectl(['patch', 'configmap', 'sigdel-first', '-n', ns, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+      }
+      const again = await plugin(['delete', 'sigdel', '--yes', '-o', 'kv']);
+      expect(again.code).toBe(0);
+      expect(kvValues(again.stdout).APPLICATION).toEqual(['deleted']);
+      for (const [kind, name] of [
+        ['configmap', 'sigdel-first'],
+        ['configmap', 'sigdel-later'],
+        ['application', 'sigdel'],
+      ] as const)
+        expect(`${kind}/${name} ${(await get(kind, name)) === undefined ? 'gone' : 'left'}`).toBe(`${kind}/${name} gone`);
+    },
+    T,
+  );
 });

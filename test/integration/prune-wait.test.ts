@@ -195,44 +195,72 @@ test(
   TIMEOUT,
 );
 
+/** Runs the plugin, sends SIGINT once `held` is Terminating (deleted, held by its finalizer), and returns how it ended. */
+async function interruptedWhileHeld(args: string[], held: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(pluginPath, args, { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = { stdout: '', stderr: '' };
+  child.stdout.on('data', (c: Buffer) => (out.stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (out.stderr += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  await waitFor(
+    async () => {
+      const got = await kubectl(['get', 'configmap', held, '-n', ns, '-o', 'json']);
+      return got.code === 0 && (JSON.parse(got.stdout) as { metadata: { deletionTimestamp?: string } }).metadata.deletionTimestamp ? true : undefined;
+    },
+    { timeoutMs: 60_000, intervalMs: 200, what: `${held} to be deleted` },
+  );
+  child.kill('SIGINT');
+  return { code: await exited, ...out };
+}
+
+/** A ConfigMap with this app's mark (so a prune candidate of `app`) that a finalizer holds once deleted. */
+const heldExtra = (app: string, name: string) =>
+  kubectlOk(['apply', '-n', ns, '-f', '-'], {
+    stdin: JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, finalizers: ['example.com/hold'], annotations: { [TID]: `${app}:/ConfigMap:${ns}/${name}` } },
+      data: { k: 'v' },
+    }),
+  });
+const release = (name: string) => kubectl(['patch', 'configmap', name, '-n', ns, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+
 test(
   'prune --confirm stopped by SIGINT while it waits: the report is printed (PRUNED=, INTERRUPTED=), exit 130, the object stays deleted',
   async () => {
     const app = writeApp('sig');
     expect((await runPlugin(['sync', '-f', app, '--desired', writeDesired('sig-1', { 'keep.yaml': configMap('sig-keep') })])).code).toBe(0);
-    await kubectlOk(['apply', '-n', ns, '-f', '-'], {
-      stdin: JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: { name: 'sig-held', finalizers: ['example.com/hold'], annotations: { [TID]: `sig:/ConfigMap:${ns}/sig-held` } },
-        data: { k: 'v' },
-      }),
-    });
+    await heldExtra('sig', 'sig-held');
     try {
-      const child = spawn(pluginPath, ['prune', '-f', app, '--desired', join(root, 'sig-1'), '--confirm', '--timeout', '2m', '-o', 'kv'], {
-        env: childEnv(),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      const out = { stdout: '', stderr: '' };
-      child.stdout.on('data', (c: Buffer) => (out.stdout += c.toString()));
-      child.stderr.on('data', (c: Buffer) => (out.stderr += c.toString()));
-      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-      // Deleted (Terminating: the finalizer holds it), so the prune is waiting.
-      await waitFor(
-        async () => {
-          const got = await kubectl(['get', 'configmap', 'sig-held', '-n', ns, '-o', 'json']);
-          return got.code === 0 && (JSON.parse(got.stdout) as { metadata: { deletionTimestamp?: string } }).metadata.deletionTimestamp ? true : undefined;
-        },
-        { timeoutMs: 60_000, intervalMs: 200, what: 'sig-held to be deleted' },
-      );
-      child.kill('SIGINT');
-      expect(await exited).toBe(130);
+      const out = await interruptedWhileHeld(['prune', '-f', app, '--desired', join(root, 'sig-1'), '--confirm', '--timeout', '2m', '-o', 'kv'], 'sig-held');
+      expect(out.code).toBe(130);
       expect(out.stderr).toContain('prune: SIGINT: stopping after the step in progress (again to force)');
       expect(out.stderr).toMatch(/^prune interrupted by SIGINT: stopped while waiting for the deleted objects to be gone: they stay deleted$/m);
       expect(kvValues(out.stdout).PRUNED).toEqual(['ConfigMap/sig-held']);
       expect(kvValues(out.stdout).INTERRUPTED).toEqual(['while waiting for the deleted objects to be gone: they stay deleted']);
     } finally {
-      await kubectl(['patch', 'configmap', 'sig-held', '-n', ns, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+      await release('sig-held');
+    }
+  },
+  TIMEOUT,
+);
+
+test(
+  'sync --prune stopped by SIGINT while it waits for a pruned object: the wait ends at once, the report says where, exit 130',
+  async () => {
+    const app = writeApp('ssig');
+    expect((await runPlugin(['sync', '-f', app, '--desired', writeDesired('ssig-1', { 'keep.yaml': configMap('ssig-keep') })])).code).toBe(0);
+    await heldExtra('ssig', 'ssig-held');
+    try {
+      const started = Date.now();
+      const out = await interruptedWhileHeld(['sync', '-f', app, '--desired', join(root, 'ssig-1'), '--prune', '--timeout', '2m', '-o', 'kv'], 'ssig-held');
+      expect(out.code).toBe(130);
+      // Well before the 2m time limit: the first SIGINT cut the wait short.
+      expect(Date.now() - started).toBeLessThan(60_000);
+      expect(out.stderr).toMatch(/^sync interrupted by SIGINT: stopped while the prune waited for the pruned objects to be gone \(they stay deleted\)$/m);
+      expect(kvValues(out.stdout).PRUNED).toEqual(['ConfigMap/ssig-held']);
+    } finally {
+      await release('ssig-held');
     }
   },
   TIMEOUT,

@@ -61,31 +61,64 @@ export const deleteCommand = defineCommand({
       confirmDelete: args.confirmDelete === true,
       timeoutMs,
     };
-    return withAppTarget(ctx, 'delete', req, async (session) => {
-      // What is going on: a line that updates itself on a terminal, lines with -v, nothing in a pipe.
-      const line = progressLine(ctx);
-      const progress = line ? line.update : ctx.opts.verbose ? (text: string) => ctx.io.err(`${text}\n`) : undefined;
-      const report = await deleteApp(req, {
-        io: ctx.io,
-        opts: ctx.opts,
-        ...session,
-        ...(progress ? { progress } : {}),
-        // A child Application deleted with Argo CD's finalizers is finished as delete would finish it (app-of-apps).
-        finalizeApp: finalizeThroughDelete(ctx, timeoutMs),
-        ...(args.recursive === true
-          ? { childPlan: childPlanner(ctx, timeoutMs, new Set(session.appRef ? [`${session.appRef.namespace}/${session.appRef.name}`] : [])) }
-          : {}),
-        ...(ask
-          ? {
-              approve: async (plan) => {
-                ctx.io.err(renderDelete(plan, 'table', ctx.paint));
-                const answer = await ctx.io.ask!(`Delete Application ${plan.app} and the objects listed? [y/N] `);
-                return /^y(es)?$/i.test(answer.trim());
-              },
-            }
-          : {}),
-      }).finally(() => line?.clear());
-      return emit(ctx, { warnings: report.warnings, report: renderDelete(report, ctx.opts.output, ctx.paint), code: deleteExitCode(report) });
-    });
+    const { signalExitCode, stopper } = await import('../../workflows/session/stopper.js');
+    // Deleting: SIGINT/SIGTERM are heard once the deletion is approved (a Ctrl-C at the question ends the process as
+    // before, nothing changed): the first finishes the delete in flight and starts nothing new, a second forces.
+    const abort = new AbortController();
+    let stop: Awaited<ReturnType<typeof stopper>> | undefined;
+    let forced: (signal: NodeJS.Signals) => void = () => undefined;
+    const forcedStop = new Promise<NodeJS.Signals>((resolve) => (forced = resolve));
+    const arm = () => {
+      stop = stopper({ say: (l) => ctx.io.err(`${l}\n`) }, 'delete');
+      stop.signal.addEventListener('abort', () => abort.abort(), { once: true });
+      void stop.forced.then(forced);
+    };
+    if (!dryRun && !ask) arm();
+    try {
+      return await withAppTarget(ctx, 'delete', req, async (session) => {
+        // What is going on: a line that updates itself on a terminal, lines with -v, nothing in a pipe.
+        const line = progressLine(ctx);
+        const progress = line ? line.update : ctx.opts.verbose ? (text: string) => ctx.io.err(`${text}\n`) : undefined;
+        const running = deleteApp(req, {
+          io: ctx.io,
+          opts: ctx.opts,
+          ...session,
+          ...(progress ? { progress } : {}),
+          // A child Application deleted with Argo CD's finalizers is finished as delete would finish it (app-of-apps).
+          finalizeApp: finalizeThroughDelete(ctx, timeoutMs),
+          ...(args.recursive === true
+            ? { childPlan: childPlanner(ctx, timeoutMs, new Set(session.appRef ? [`${session.appRef.namespace}/${session.appRef.name}`] : [])) }
+            : {}),
+          ...(ask
+            ? {
+                approve: async (plan) => {
+                  ctx.io.err(renderDelete(plan, 'table', ctx.paint));
+                  const answer = await ctx.io.ask!(`Delete Application ${plan.app} and the objects listed? [y/N] `);
+                  const yes = /^y(es)?$/i.test(answer.trim());
+                  if (yes) arm();
+                  return yes;
+                },
+              }
+            : {}),
+          signal: abort.signal,
+        }).finally(() => line?.clear());
+        const ended = await Promise.race([running.then((report) => ({ report })), forcedStop.then((signal) => ({ signal }))]);
+        if ('signal' in ended) {
+          ctx.io.err(`delete interrupted: a second ${ended.signal} forced the stop; a delete may have been in flight (run delete again to finish)\n`);
+          return signalExitCode(ended.signal);
+        }
+        const { report } = ended;
+        const received = stop?.received();
+        const interrupted = report.interrupted !== undefined && received !== undefined;
+        return emit(ctx, {
+          warnings: report.warnings,
+          report: renderDelete(report, ctx.opts.output, ctx.paint),
+          ...(interrupted ? { notes: [`delete interrupted by ${received}: stopped ${report.interrupted}`] } : {}),
+          code: interrupted ? signalExitCode(received) : deleteExitCode(report),
+        });
+      });
+    } finally {
+      stop?.dispose();
+    }
   },
 });

@@ -28,7 +28,7 @@ import { loadAppState, type AppState, type AppStateArgs, type AppStateDeps } fro
 import { projectViolations } from '../session/rules.js';
 import { applicationType } from '../session/record.js';
 import { describeMissing, preflight, writesOf } from '../sync/preflight.js';
-import { deleteCandidates, waitGone } from '../prune/prune-delete.js';
+import { deleteCandidates, NOT_REACHED, waitGone } from '../prune/prune-delete.js';
 import { partialScan } from '../prune/prune.js';
 
 export const DELETE_SCHEMA_VERSION = 1;
@@ -79,6 +79,8 @@ export interface DeleteReport {
   message?: string;
   /** The command that approves a waiting deletion. */
   nextCommand?: string;
+  /** The deletion was asked to stop (a signal): where; the Application stays Terminating, and delete again finishes it. */
+  interrupted?: string;
   notOwned: { group: string; kind: string; namespace: string; name: string; reason: string }[];
   /** --recursive: each child Application this deletion deletes, and what its own deletion deletes (to any depth). */
   children?: DeleteReport[];
@@ -108,6 +110,11 @@ export interface DeleteDeps extends AppStateDeps {
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
   pollMs?: number;
+  /**
+   * Once aborted (a signal), the delete in flight is finished and nothing new starts: no hook phase, wave or delete; a
+   * wait (for hooks, for deleted objects) ends. The report says where (`interrupted`).
+   */
+  signal?: AbortSignal;
 }
 
 const DELETION_APPROVED = 'argocd.argoproj.io/deletion-approved';
@@ -249,6 +256,16 @@ export async function deleteApp(req: DeleteRequest, deps: DeleteDeps): Promise<D
     return report;
   }
 
+  // Asked to stop before the first write: nothing was changed.
+  if (deps.signal?.aborted) {
+    report.interrupted = 'before the first write: nothing was changed';
+    report.phase = 'Failed';
+    report.message = `interrupted: stopped ${report.interrupted}`;
+    report.application = liveApp ? 'kept' : 'absent';
+    for (const e of report.entries) if (e.outcome === 'would-delete') e.outcome = 'not-run';
+    for (const h of report.hooks) h.outcome = 'not-run';
+    return report;
+  }
   // The Application first: with the finalizers of this deletion it stays Terminating until the end, so a deletion cut
   // short is finished by running delete again, as Argo CD's controller would finish it.
   const deadline = now() + req.timeoutMs;
@@ -271,17 +288,27 @@ export async function deleteApp(req: DeleteRequest, deps: DeleteDeps): Promise<D
     for (const h of report.hooks) if (h.outcome === 'would-run') h.outcome = 'not-run';
     return report;
   };
-  const opts = { gw, now, sleep, pollMs, deadline, state, report, progress: deps.progress, fieldManager: deps.opts.fieldManager };
+  const signal = deps.signal;
+  const stopped = () => signal?.aborted === true;
+  const interrupt = (where: string) => {
+    report.interrupted = where;
+    const rest = report.application === 'terminating' ? '; the Application stays Terminating: run delete again to finish' : '';
+    return fail(`interrupted: stopped ${where}${rest}`);
+  };
+  const opts = { gw, now, sleep, pollMs, deadline, state, report, progress: deps.progress, fieldManager: deps.opts.fieldManager, stopped };
+  if (stopped()) return interrupt('before the PreDelete hooks');
   const preFailed = await runDeleteHooks(pre, opts);
   if (preFailed) return fail(`PreDelete ${preFailed}: no object was deleted`);
+  if (stopped()) return interrupt(pre.length > 0 ? 'while the PreDelete hooks ran: no object was deleted' : 'before the first wave');
 
   for (const w of deleting) {
-    const results = await deleteCandidates(gw, w.objects, { propagationPolicy });
+    if (stopped()) return interrupt(`before wave ${w.wave}`);
+    const results = await deleteCandidates(gw, w.objects, { propagationPolicy, ...(signal ? { signal } : {}) });
     const deleted: PruneCandidate[] = [];
     for (const r of results) {
       const e = report.entries.find((x) => x.uid === r.candidate.object.metadata.uid && keyString(x) === keyString(r.candidate.key));
       if (!e) continue;
-      e.outcome = r.outcome === 'skipped' ? 'kept' : r.outcome;
+      e.outcome = r.outcome === 'skipped' ? (r.message === NOT_REACHED ? 'not-run' : 'kept') : r.outcome;
       if (r.message) e.message = r.message;
       if (r.outcome === 'deleted') deleted.push(r.candidate);
       // A child Application (app-of-apps) with Argo CD's deletion finalizers is finished here, as its controller would.
@@ -299,8 +326,15 @@ export async function deleteApp(req: DeleteRequest, deps: DeleteDeps): Promise<D
     }
     deps.progress?.(`wave ${w.wave}: ${deleted.length} of ${w.objects.length} deleted, waiting for them to be gone`);
     // The API server gone while waiting: what was deleted stays reported as deleted, the rest not run.
-    const gone = await waitGone(gw, deleted, { now, sleep, pollMs, deadline }).catch((err: unknown) => err as Error);
+    const gone = await waitGone(gw, deleted, { now, sleep, pollMs, deadline, ...(signal ? { signal } : {}) }).catch((err: unknown) => err as Error);
     if (gone instanceof Error) return fail(`wave ${w.wave}: could not see the deleted objects go (${gone.message}); later waves were not started`);
+    if (stopped() && (gone.length > 0 || results.some((r) => r.message === NOT_REACHED))) {
+      for (const c of gone) {
+        const e = report.entries.find((x) => keyString(x) === keyString(c.key));
+        if (e) e.message = 'deleted; still Terminating when the wait was stopped';
+      }
+      return interrupt(`during wave ${w.wave} (the delete in flight was finished, no other was started; what was deleted stays deleted)`);
+    }
     const stuck = gone;
     for (const c of stuck) {
       const e = report.entries.find((x) => keyString(x) === keyString(c.key));
@@ -313,8 +347,10 @@ export async function deleteApp(req: DeleteRequest, deps: DeleteDeps): Promise<D
     if (bad.length > 0) return fail(`wave ${w.wave}: ${bad.length} object(s) not deleted; later waves were not started`);
   }
 
+  if (stopped()) return interrupt('before the PostDelete hooks');
   const postFailed = await runDeleteHooks(post, opts);
   if (postFailed) return fail(`PostDelete ${postFailed}`);
+  if (stopped()) return interrupt('while the PostDelete hooks ran');
   await cleanupDeleteHooks([...pre, ...post], opts);
 
   if (deps.appRef && liveApp && appType) {
@@ -334,6 +370,8 @@ interface RunOpts {
   report: DeleteReport;
   progress: ((line: string) => void) | undefined;
   fieldManager: string;
+  /** A stop was asked for: the hooks' wait ends (their outcome stays as last read). */
+  stopped: () => boolean;
 }
 
 /** Creates the phase's hooks not live yet (marked as the app's), waits until none is Progressing; the failure, if any. */
@@ -383,7 +421,7 @@ async function runDeleteHooks(hooks: Hook[], o: RunOpts): Promise<string | undef
       }
     }
     if (failed.length > 0) return `hook(s) failed: ${failed.join('; ')}`;
-    if (running === 0) return undefined;
+    if (running === 0 || o.stopped()) return undefined;
     if (o.now() >= o.deadline) return `hook(s) still running at the time limit`;
     await o.sleep(o.pollMs);
   }

@@ -18,7 +18,7 @@ export interface DeleteOptions {
 }
 
 /** What a candidate not reached by a stopped prune is told. */
-const NOT_REACHED = 'not deleted: the prune was stopped before its turn';
+export const NOT_REACHED = 'not deleted: the prune was stopped before its turn';
 
 /**
  * Deletes each candidate not marked skip, in order, with preconditions on the uid and

@@ -281,7 +281,8 @@ export async function executeSync(state: AppState, comparison: Comparison, sel: 
     hooks,
   );
   const multiStep = isMultiStep(groups);
-  const revision = syncRevision(state);
+  // Hook names and the steps carry it; a one-pass sync needs none (without a commit it is a digest of every object).
+  const revision = () => syncRevision(state);
 
   if (o.dryRun) {
     reportPlanned(
@@ -292,7 +293,7 @@ export async function executeSync(state: AppState, comparison: Comparison, sel: 
         groups,
         hooks,
         multiStep,
-        names: { revision, startedAtMs: Date.now(), appInstance: state.appInstance, destinationNamespace: state.destinationNamespace },
+        names: { revision: revision(), startedAtMs: Date.now(), appInstance: state.appInstance, destinationNamespace: state.destinationNamespace },
         ...(o.pruneConfirmed ? { pruneConfirmed: true } : {}),
       },
       scanGaps,
@@ -310,7 +311,7 @@ export async function executeSync(state: AppState, comparison: Comparison, sel: 
   const retryNotFound = notFoundRetry(gw, deadline);
   const prune = async () => {
     if (interruptedNow(report, deps.signal, 'Prune', null)) return;
-    await runPrune(gw, plan, report, deniedDeletes, deadline, deps.progress, scanGaps, o.pruneConfirmed === true, deps.finalizeApp);
+    await runPrune(gw, plan, report, deniedDeletes, deadline, deps.progress, scanGaps, o.pruneConfirmed === true, deps.finalizeApp, deps.signal);
   };
   if (!multiStep) {
     if (interruptedNow(report, deps.signal, 'Sync', 0)) {
@@ -354,7 +355,7 @@ export async function executeSync(state: AppState, comparison: Comparison, sel: 
     gw,
     groups,
     syncFailGroups(hooks),
-    phaseOptions(state, deps, { force: plan.force, revision, started, deadline, beforeGroup, retryNotFound }),
+    phaseOptions(state, deps, { force: plan.force, revision: revision(), started, deadline, beforeGroup, retryNotFound }),
     async () => {
       // Pruning ends the Sync phase (gitops-engine gives prunes the Sync phase's waves; PruneLast its last).
       if (report.failures.length > 0 || report.conflicts.length > 0) return undefined;
@@ -756,6 +757,7 @@ async function runPrune(
   scanGaps?: readonly string[],
   pruneConfirmed = false,
   finalizeApp?: FinalizeApp,
+  signal?: AbortSignal,
 ): Promise<void> {
   if (!plan.prune.enabled) return;
   if (report.failures.length > 0 || report.conflicts.length > 0) {
@@ -791,7 +793,15 @@ async function runPrune(
     return;
   }
   progress?.(`pruning ${plan.prune.candidates.length} objects`);
-  const deleted = await deleteCandidates(gw, plan.prune.candidates, { propagationPolicy: report.prune.propagationPolicy });
+  // A stop asked for finishes the delete in flight and starts no other (those not reached are skipped, said so).
+  const deleted = await deleteCandidates(gw, plan.prune.candidates, { propagationPolicy: report.prune.propagationPolicy, ...(signal ? { signal } : {}) });
+  const stoppedDeleting = signal?.aborted === true;
+  if (stoppedDeleting)
+    report.interrupted ??= {
+      phase: 'Prune',
+      wave: null,
+      message: 'interrupted: stopped during the prune (the delete in flight was finished, no other was started)',
+    };
   for (const d of deleted) {
     let outcome: PruneResultReport['outcome'] = d.outcome === 'deleted' ? 'pruned' : d.outcome;
     let message = d.message;
@@ -808,12 +818,14 @@ async function runPrune(
     report.prune.results.push({ ...ref(d.candidate.key), outcome, ...(message ? { message } : {}) });
     if (outcome === 'failed' || outcome === 'changed') report.failures.push({ ...ref(d.candidate.key), phase: 'prune', message: message ?? outcome });
   }
+  if (stoppedDeleting) return;
   await waitPruned(
     gw,
     deleted.filter((d) => d.outcome === 'deleted').map((d) => d.candidate),
     report,
     deadline,
     progress,
+    signal,
   );
 }
 
@@ -828,13 +840,29 @@ async function waitPruned(
   report: SyncReport,
   deadline: number,
   progress?: (line: string) => void,
+  signal?: AbortSignal,
 ): Promise<void> {
   if (pruned.length === 0) return;
   progress?.(`waiting for ${pruned.length} pruned objects to be gone`);
   const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-  const left = await waitGone(gw, pruned, { now: () => Date.now(), sleep, pollMs: 250, deadline }).catch((err: unknown) => err as Error);
+  const left = await waitGone(gw, pruned, { now: () => Date.now(), sleep, pollMs: 250, deadline, ...(signal ? { signal } : {}) }).catch(
+    (err: unknown) => err as Error,
+  );
   if (left instanceof Error) {
     appFailure(report, 'prune', `could not see the pruned objects go: ${left.message}`);
+    return;
+  }
+  // Stopped while waiting (a signal), before the time limit: what is left stays deleted; the sync says where it stopped.
+  if (left.length > 0 && signal?.aborted === true && Date.now() < deadline) {
+    report.interrupted ??= {
+      phase: 'Prune',
+      wave: null,
+      message: 'interrupted: stopped while the prune waited for the pruned objects to be gone (they stay deleted)',
+    };
+    for (const c of left) {
+      const r = report.prune.results.find((x) => keyString(x) === keyString(c.key));
+      if (r) r.message = 'pruned; still Terminating when the wait was stopped';
+    }
     return;
   }
   for (const c of left) {

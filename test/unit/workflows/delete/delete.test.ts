@@ -103,3 +103,40 @@ test('an object recreated since it was listed stops the deletion before the next
   expect(r.message).toBe('wave 1: 1 object(s) not deleted; later waves were not started');
   expect(gw.find('ConfigMap', 'shop', 'a')).toBeDefined();
 });
+
+test('a stop asked for: after the delete in flight nothing new starts (no delete, wave or hook), the report says where; before the first write nothing changes', async () => {
+  const stopAfterFirstDelete = (gw: FakeGateway) => {
+    const stop = new AbortController();
+    const remove = gw.delete.bind(gw);
+    gw.delete = async (...args: Parameters<FakeGateway['delete']>) => {
+      const out = await remove(...args);
+      stop.abort();
+      return out;
+    };
+    return stop.signal;
+  };
+  const outcomes = (r: { entries: { name: string; outcome: string }[] }) => r.entries.map((e) => `${e.name} ${e.outcome}`).sort();
+
+  // One wave of two: the first deleted, the second not reached; the PostDelete hook never created.
+  const one = setup([marked('a'), marked('b')]);
+  const inWave = await deleteApp(one.req(), { ...one.deps, signal: stopAfterFirstDelete(one.gw) });
+  expect(one.writes()).toHaveLength(1);
+  expect(outcomes(inWave)).toEqual(expect.arrayContaining([expect.stringMatching(/ deleted$/), expect.stringMatching(/ not-run$/)]));
+  expect(inWave.hooks.map((h) => `${h.name} ${h.outcome}`)).toEqual(['farewell not-run']);
+  expect(inWave.interrupted).toBe('during wave 0 (the delete in flight was finished, no other was started; what was deleted stays deleted)');
+  expect([inWave.phase, deleteExitCode(inWave)]).toEqual(['Failed', 3]);
+
+  // Wave 5 first: its one object deleted; wave 0 never started.
+  const two = setup([marked('a'), marked('b'), marked('late', { 'argocd.argoproj.io/sync-wave': '5' })]);
+  const beforeWave = await deleteApp(two.req(), { ...two.deps, signal: stopAfterFirstDelete(two.gw) });
+  expect(two.writes()).toEqual(['DELETE ConfigMap shop/late foreground']);
+  expect(outcomes(beforeWave)).toEqual(['a not-run', 'b not-run', 'late deleted']);
+  expect([beforeWave.interrupted, beforeWave.message]).toEqual(['before wave 0', 'interrupted: stopped before wave 0']);
+
+  const three = setup([marked('a')]);
+  const early = new AbortController();
+  early.abort();
+  const none = await deleteApp(three.req(), { ...three.deps, signal: early.signal });
+  expect(three.writes()).toEqual([]);
+  expect([none.interrupted, none.phase, none.entries.map((e) => e.outcome)]).toEqual(['before the first write: nothing was changed', 'Failed', ['not-run']]);
+});
