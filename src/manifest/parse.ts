@@ -34,7 +34,40 @@ export function parseManifests(text: string, file: string): ManifestObject[] {
     const fromJson = tryJson(text, file);
     if (fromJson) return fromJson;
   }
-  return parseYamlFast(text, file) ?? parseYaml(text, file);
+  const out = parseYamlFast(text, file) ?? parseYaml(text, file);
+  if (MAYBE_NON_FINITE.test(text)) for (const o of out) refuseNonFinite(o);
+  return out;
+}
+
+/** YAML's not-a-number and infinities (`.nan`, `-.Inf`…): text that may hold one; the walk below decides. */
+const MAYBE_NON_FINITE = /\.(?:nan|NaN|NAN|inf|Inf|INF)\b/;
+
+/**
+ * A number JSON cannot hold (YAML's `.nan`, `.inf`) is refused with where it is: the API server takes JSON, and
+ * kubectl and Argo CD's repo-server (sigs.k8s.io/yaml converting to JSON) refuse it too (`json: unsupported value: NaN`),
+ * where carrying it on would send null instead.
+ */
+function refuseNonFinite(o: ManifestObject): void {
+  const walk = (v: unknown, path: string): { path: string; value: number } | undefined => {
+    if (typeof v === 'number') return Number.isFinite(v) ? undefined : { path, value: v };
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const bad = walk(v[i], `${path}[${i}]`);
+        if (bad !== undefined) return bad;
+      }
+    } else if (isPlainObject(v)) {
+      for (const [k, x] of Object.entries(v)) {
+        const bad = walk(x, path === '' ? k : `${path}.${k}`);
+        if (bad !== undefined) return bad;
+      }
+    }
+    return undefined;
+  };
+  const bad = walk(o.object, '');
+  if (bad === undefined) return;
+  throw new InputError(
+    `${formatSource(o.source)}: ${o.object.kind}/${o.object.metadata?.name ?? ''}: ${bad.path} is ${String(bad.value)} (YAML's ${Number.isNaN(bad.value) ? '.nan' : '.inf'}), a number JSON cannot hold: the API server would never see it (kubectl and Argo CD refuse it too: json: unsupported value)`,
+  );
 }
 
 /** 1-based line of a 0-based offset, using a sorted table of line starts. */

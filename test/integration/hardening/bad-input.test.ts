@@ -35,6 +35,7 @@ const manifestCases: BadCase[] = [
     error: /declared twice: at \S*duplicate-object\/a\.yaml:1 and at \S*duplicate-object\/b\.yaml:1/,
   },
   { name: 'numeric name', desired: 'numeric-name', error: /numeric-name\/cm\.yaml:1: .*metadata\.name/ },
+  { name: "YAML's .nan (no JSON number)", desired: 'non-finite', error: /non-finite\/deploy\.yaml:7: Deployment\/ratio: spec\.replicas is NaN/ },
   { name: 'a list where a map belongs (metadata)', desired: 'list-for-map', error: /list-for-map\/cm\.yaml:1: .*metadata/ },
   { name: 'missing kind', desired: 'missing-kind', error: /missing-kind\/cm\.yaml:1: .*no kind/ },
   { name: 'missing name', desired: 'missing-name', error: /missing-name\/cm\.yaml:1: .*metadata\.name/ },

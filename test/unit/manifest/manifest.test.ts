@@ -107,6 +107,28 @@ describe('parseManifests', () => {
     expect(() => parseManifests(text, file)).toThrow(re);
   });
 
+  it("refuses YAML's .nan and .inf, numbers JSON cannot hold, naming the file, line and field (kubectl and Argo CD refuse them too); the same words quoted stay strings", () => {
+    const doc = (v: string) =>
+      `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {x: "1"}\n---\napiVersion: example.com/v1\nkind: Probe\nmetadata: {name: p}\nspec:\n  limits: [1, ${v}]\n`;
+    const refused = (v: string) => {
+      try {
+        parseManifests(doc(v), 'app/probe.yaml');
+      } catch (e) {
+        return [(e as Error).constructor.name, (e as Error).message];
+      }
+      return undefined;
+    };
+    expect(refused('.nan')).toEqual([
+      'InputError',
+      "app/probe.yaml:6: Probe/p: spec.limits[1] is NaN (YAML's .nan), a number JSON cannot hold: the API server would never see it (kubectl and Argo CD refuse it too: json: unsupported value)",
+    ]);
+    for (const v of ['.NaN', '.inf', '-.Inf', '+.INF'])
+      expect(refused(v)?.[1]).toMatch(/^app\/probe\.yaml:6: Probe\/p: spec\.limits\[1\] is (NaN|-?Infinity) /);
+    // Quoted, or part of a longer word, they are strings: no refusal, kept as written.
+    expect(parseManifests(doc('".nan"'), 'app/probe.yaml')[1]!.object.spec).toEqual({ limits: [1, '.nan'] });
+    expect(parseManifests(doc('.nano'), 'app/probe.yaml')[1]!.object.spec).toEqual({ limits: [1, '.nano'] });
+  });
+
   it('refuses a YAML alias bomb (bounded alias expansion)', () => {
     const bomb = [
       'a: &a ["x","x","x","x","x","x","x","x","x"]',
