@@ -19,6 +19,7 @@ import {
   kvValues,
   pluginPath,
   runPlugin,
+  startPlugin,
   waitFor,
 } from './support/index.js';
 
@@ -94,6 +95,10 @@ describe('delete', () => {
     return r.code === 0 ? (JSON.parse(r.stdout) as Obj) : undefined;
   };
   const uid = async (kind: string, name: string) => (await get(kind, name))?.metadata.uid;
+  /** Each object is gone (named in the failure when one is left). */
+  const expectGone = async (objects: readonly (readonly [string, string])[]) => {
+    for (const [kind, name] of objects) expect(`${kind}/${name} ${(await get(kind, name)) === undefined ? 'gone' : 'left'}`).toBe(`${kind}/${name} gone`);
+  };
   const makeApp = async (name: string, path: string) => {
     await applyYaml(
       applicationYaml({
@@ -380,15 +385,14 @@ describe('delete', () => {
       const done = await plugin(['delete', 'top', '--yes', '-o', 'kv']);
       expect(done.code).toBe(0);
       expect(kvValues(done.stdout).APPLICATION).toEqual(['deleted']);
-      for (const [kind, name] of [
+      await expectGone([
         ['configmap', 'top-cm'],
         ['configmap', 'mid-cm'],
         ['configmap', 'leaf-cm'],
         ['application', 'top'],
         ['application', 'mid'],
         ['application', 'leaf'],
-      ] as const)
-        expect(`${kind}/${name} ${(await get(kind, name)) === undefined ? 'gone' : 'left'}`).toBe(`${kind}/${name} gone`);
+      ]);
     },
     T,
   );
@@ -402,14 +406,7 @@ describe('delete', () => {
       await makeApp('sigdel', 'sigdel');
       await kubectlOk(['patch', 'configmap', 'sigdel-first', '-n', ns, '--type=merge', '-p', '{"metadata":{"finalizers":["example.com/hold"]}}']);
       try {
-        const child = spawn(pluginPath, ['delete', 'sigdel', '--app-namespace', ns, '--yes', '--timeout', '2m', '-o', 'kv'], {
-          env: childEnv(),
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        const out = { stdout: '', stderr: '' };
-        child.stdout.on('data', (c: Buffer) => (out.stdout += c.toString()));
-        child.stderr.on('data', (c: Buffer) => (out.stderr += c.toString()));
-        const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+        const { child, out, exited } = startPlugin(['delete', 'sigdel', '--app-namespace', ns, '--yes', '--timeout', '2m', '-o', 'kv']);
         await waitFor(async () => ((await get('configmap', 'sigdel-first'))?.metadata.deletionTimestamp ? true : undefined), {
           timeoutMs: 60_000,
           intervalMs: 200,
@@ -430,12 +427,11 @@ describe('delete', () => {
       const again = await plugin(['delete', 'sigdel', '--yes', '-o', 'kv']);
       expect(again.code).toBe(0);
       expect(kvValues(again.stdout).APPLICATION).toEqual(['deleted']);
-      for (const [kind, name] of [
+      await expectGone([
         ['configmap', 'sigdel-first'],
         ['configmap', 'sigdel-later'],
         ['application', 'sigdel'],
-      ] as const)
-        expect(`${kind}/${name} ${(await get(kind, name)) === undefined ? 'gone' : 'left'}`).toBe(`${kind}/${name} gone`);
+      ]);
     },
     T,
   );

@@ -1,10 +1,9 @@
 // A sync stopped by a signal (workflows/sync/operation.ts): SIGTERM while a wave waits for health finishes the step in
 // progress, starts nothing after it, records the operation as Argo CD records a terminated one, prints a closing line
 // and exits 143; a second signal forces the stop at once.
-import { spawn } from 'node:child_process';
 import { GitFixture } from '../support/git-source.js';
 import { applicationYaml, inCluster } from '../support/application.js';
-import { applyYaml, childEnv, createTestNamespace, deleteNamespace, kubectl, kubectlOk, pluginPath, waitFor } from './support/index.js';
+import { applyYaml, createTestNamespace, deleteNamespace, kubectl, kubectlOk, startPlugin, waitFor } from './support/index.js';
 
 const TIMEOUT = 180_000;
 
@@ -62,14 +61,7 @@ describe('a sync stopped by a signal', () => {
         spec: { source: { repoURL: fx.repo, path: `apps/${name}`, targetRevision: 'main' }, destination: inCluster(ns) },
       }),
     );
-    const child = spawn(pluginPath, ['sync', name, '--app-namespace', ns, '-o', 'kv', '--timeout', '2m'], {
-      env: childEnv(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const out = { stdout: '', stderr: '' };
-    child.stdout.on('data', (c: Buffer) => (out.stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (out.stderr += c.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const { child, out, exited } = startPlugin(['sync', name, '--app-namespace', ns, '-o', 'kv', '--timeout', '2m']);
     // The sync is waiting on wave 0's health once its Deployment exists.
     await waitFor(async () => ((await kubectl(['get', 'deployment', `${name}-web`, '-n', ns])).code === 0 ? true : undefined), {
       timeoutMs: 60_000,

@@ -9,8 +9,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/temp-dir.js';
-import { spawn } from 'node:child_process';
-import { childEnv, createTestNamespace, deleteNamespace, kubectl, kubectlOk, kvValues, pluginPath, runPlugin, waitFor } from './support/index.js';
+import { createTestNamespace, deleteNamespace, kubectl, kubectlOk, kvValues, runPlugin, startPlugin, waitFor } from './support/index.js';
 import { applicationYaml, inCluster } from '../support/application.js';
 
 const TIMEOUT = 180_000;
@@ -46,6 +45,22 @@ async function names(kind: string, selector?: string): Promise<string[]> {
   const out = await kubectlOk(['get', kind, '-n', ns, '-o', 'name', ...(selector ? ['-l', selector] : [])]);
   return out.split('\n').filter((l) => l.trim() !== '');
 }
+
+/** A ConfigMap with this app's mark (so a prune candidate of `app`) that a finalizer holds once deleted. */
+const heldExtra = (app: string, name: string) =>
+  kubectlOk(['apply', '-n', ns, '-f', '-'], {
+    stdin: JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name, finalizers: ['example.com/hold'], annotations: { [TID]: `${app}:/ConfigMap:${ns}/${name}` } },
+      data: { k: 'v' },
+    }),
+  });
+const release = (name: string) => kubectl(['patch', 'configmap', name, '-n', ns, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+/** Whether the ConfigMap was deleted and is still there (Terminating: its finalizer holds it). */
+const terminating = async (name: string) =>
+  (JSON.parse(await kubectlOk(['get', 'configmap', name, '-n', ns, '-o', 'json'])) as { metadata: { deletionTimestamp?: string } }).metadata
+    .deletionTimestamp !== undefined;
 
 test(
   'a Deployment pruned in the foreground: when the sync returns, it and its ReplicaSet are gone',
@@ -112,7 +127,7 @@ test(
       // Deleted two seconds ago and still Terminating: the sync has not returned.
       expect({ ended, terminating: await terminating() }).toEqual({ ended: false, terminating: true });
     } finally {
-      await kubectl(['patch', 'configmap', 'owner-dependent', '-n', ns, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+      await release('owner-dependent');
     }
     const done = await sync;
     expect(done.code).toBe(0);
@@ -127,14 +142,7 @@ test(
   async () => {
     const app = writeApp('held');
     expect((await runPlugin(['sync', '-f', app, '--desired', writeDesired('held-1', { 'keep.yaml': configMap('held-keep') })])).code).toBe(0);
-    await kubectlOk(['apply', '-n', ns, '-f', '-'], {
-      stdin: JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: { name: 'held-extra', finalizers: ['example.com/hold'], annotations: { [TID]: `held:/ConfigMap:${ns}/held-extra` } },
-        data: { k: 'v' },
-      }),
-    });
+    await heldExtra('held', 'held-extra');
     try {
       const started = Date.now();
       const sync = await runPlugin(['sync', '-f', app, '--desired', join(root, 'held-1'), '--prune', '--timeout', '3s', '-o', 'kv']);
@@ -142,10 +150,9 @@ test(
       expect(Date.now() - started).toBeGreaterThanOrEqual(3_000);
       const message = 'deleted, but still there at the time limit (its finalizers example.com/hold or its dependents)';
       expect(kvValues(sync.stdout).FAILED).toEqual([`ConfigMap/held-extra prune: ${message}`]);
-      const live = JSON.parse(await kubectlOk(['get', 'configmap', 'held-extra', '-n', ns, '-o', 'json'])) as { metadata: { deletionTimestamp?: string } };
-      expect(live.metadata.deletionTimestamp).toBeDefined();
+      expect(await terminating('held-extra')).toBe(true);
     } finally {
-      await kubectl(['patch', 'configmap', 'held-extra', '-n', ns, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+      await release('held-extra');
     }
   },
   TIMEOUT,
@@ -156,19 +163,7 @@ test(
   async () => {
     const app = writeApp('cut');
     expect((await runPlugin(['sync', '-f', app, '--desired', writeDesired('cut-1', { 'keep.yaml': configMap('cut-keep') })])).code).toBe(0);
-    const extra = (name: string) =>
-      kubectlOk(['apply', '-n', ns, '-f', '-'], {
-        stdin: JSON.stringify({
-          apiVersion: 'v1',
-          kind: 'ConfigMap',
-          metadata: { name, finalizers: ['example.com/hold'], annotations: { [TID]: `cut:/ConfigMap:${ns}/${name}` } },
-          data: { k: 'v' },
-        }),
-      });
-    const terminating = async (name: string) =>
-      (JSON.parse(await kubectlOk(['get', 'configmap', name, '-n', ns, '-o', 'json'])) as { metadata: { deletionTimestamp?: string } }).metadata
-        .deletionTimestamp !== undefined;
-    await extra('cut-held');
+    await heldExtra('cut', 'cut-held');
     try {
       const started = Date.now();
       const waited = await runPlugin(['prune', '-f', app, '--desired', join(root, 'cut-1'), '--confirm', '--timeout', '3s', '-o', 'kv']);
@@ -179,16 +174,16 @@ test(
       ]);
       expect(await terminating('cut-held')).toBe(true);
     } finally {
-      await kubectl(['patch', 'configmap', 'cut-held', '-n', ns, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+      await release('cut-held');
     }
-    await extra('cut-later');
+    await heldExtra('cut', 'cut-later');
     try {
       const sent = await runPlugin(['prune', '-f', app, '--desired', join(root, 'cut-1'), '--confirm', '--wait=false', '-o', 'kv']);
       expect(sent.code).toBe(0);
       expect(kvValues(sent.stdout).PRUNED).toEqual(['ConfigMap/cut-later']);
       expect(await terminating('cut-later')).toBe(true);
     } finally {
-      await kubectl(['patch', 'configmap', 'cut-later', '-n', ns, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+      await release('cut-later');
     }
     expect((await names('configmaps')).filter((n) => n.startsWith('configmap/cut-'))).toEqual(['configmap/cut-keep']);
   },
@@ -197,33 +192,11 @@ test(
 
 /** Runs the plugin, sends SIGINT once `held` is Terminating (deleted, held by its finalizer), and returns how it ended. */
 async function interruptedWhileHeld(args: string[], held: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(pluginPath, args, { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-  const out = { stdout: '', stderr: '' };
-  child.stdout.on('data', (c: Buffer) => (out.stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => (out.stderr += c.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  await waitFor(
-    async () => {
-      const got = await kubectl(['get', 'configmap', held, '-n', ns, '-o', 'json']);
-      return got.code === 0 && (JSON.parse(got.stdout) as { metadata: { deletionTimestamp?: string } }).metadata.deletionTimestamp ? true : undefined;
-    },
-    { timeoutMs: 60_000, intervalMs: 200, what: `${held} to be deleted` },
-  );
+  const { child, out, exited } = startPlugin(args);
+  await waitFor(async () => ((await terminating(held)) ? true : undefined), { timeoutMs: 60_000, intervalMs: 200, what: `${held} to be deleted` });
   child.kill('SIGINT');
   return { code: await exited, ...out };
 }
-
-/** A ConfigMap with this app's mark (so a prune candidate of `app`) that a finalizer holds once deleted. */
-const heldExtra = (app: string, name: string) =>
-  kubectlOk(['apply', '-n', ns, '-f', '-'], {
-    stdin: JSON.stringify({
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name, finalizers: ['example.com/hold'], annotations: { [TID]: `${app}:/ConfigMap:${ns}/${name}` } },
-      data: { k: 'v' },
-    }),
-  });
-const release = (name: string) => kubectl(['patch', 'configmap', name, '-n', ns, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
 
 test(
   'prune --confirm stopped by SIGINT while it waits: the report is printed (PRUNED=, INTERRUPTED=), exit 130, the object stays deleted',

@@ -1,5 +1,6 @@
 // `kubectl gitops delete`: end an Application as Argo CD does (delete hooks, its objects wave by wave, its finalizers).
-import { emit } from '../emit.js';
+import { emitStoppable } from '../emit.js';
+import type { Stopper } from '../../workflows/session/stopper.js';
 import { defineCommand } from '../command.js';
 import { appSourceOptions } from '../options.js';
 import { InputError } from '../../model/errors.js';
@@ -61,11 +62,11 @@ export const deleteCommand = defineCommand({
       confirmDelete: args.confirmDelete === true,
       timeoutMs,
     };
-    const { signalExitCode, stopper } = await import('../../workflows/session/stopper.js');
+    const { stopper } = await import('../../workflows/session/stopper.js');
     // Deleting: SIGINT/SIGTERM are heard once the deletion is approved (a Ctrl-C at the question ends the process as
     // before, nothing changed): the first finishes the delete in flight and starts nothing new, a second forces.
     const abort = new AbortController();
-    let stop: Awaited<ReturnType<typeof stopper>> | undefined;
+    let stop: Stopper | undefined;
     let forced: (signal: NodeJS.Signals) => void = () => undefined;
     const forcedStop = new Promise<NodeJS.Signals>((resolve) => (forced = resolve));
     const arm = () => {
@@ -102,20 +103,17 @@ export const deleteCommand = defineCommand({
             : {}),
           signal: abort.signal,
         }).finally(() => line?.clear());
-        const ended = await Promise.race([running.then((report) => ({ report })), forcedStop.then((signal) => ({ signal }))]);
-        if ('signal' in ended) {
-          ctx.io.err(`delete interrupted: a second ${ended.signal} forced the stop; a delete may have been in flight (run delete again to finish)\n`);
-          return signalExitCode(ended.signal);
-        }
-        const { report } = ended;
-        const received = stop?.received();
-        const interrupted = report.interrupted !== undefined && received !== undefined;
-        return emit(ctx, {
-          warnings: report.warnings,
-          report: renderDelete(report, ctx.opts.output, ctx.paint),
-          ...(interrupted ? { notes: [`delete interrupted by ${received}: stopped ${report.interrupted}`] } : {}),
-          code: interrupted ? signalExitCode(received) : deleteExitCode(report),
-        });
+        return emitStoppable(
+          ctx,
+          'delete',
+          running,
+          { forced: forcedStop, received: () => stop?.received() },
+          {
+            render: (r) => renderDelete(r, ctx.opts.output, ctx.paint),
+            code: deleteExitCode,
+            afterForced: 'a delete may have been in flight (run delete again to finish)',
+          },
+        );
       });
     } finally {
       stop?.dispose();

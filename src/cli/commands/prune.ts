@@ -1,5 +1,5 @@
 // `kubectl gitops prune`: list (or delete, with --confirm) live objects this app owns but no longer declares.
-import { emit } from '../emit.js';
+import { emitStoppable } from '../emit.js';
 import { defineCommand } from '../command.js';
 import { appSourceOptions } from '../options.js';
 import { PROPAGATION_POLICIES } from '../../model/object.js';
@@ -26,7 +26,7 @@ export const pruneCommand = defineCommand({
   async run(args, ctx) {
     const { withAppTarget } = await import('../../workflows/session/session.js');
     const { pruneApp, pruneExitCode } = await import('../../workflows/prune/prune.js');
-    const { signalExitCode, stopper } = await import('../../workflows/session/stopper.js');
+    const { stopper } = await import('../../workflows/session/stopper.js');
     const { renderPrune } = await import('../../render/prune.js');
     const req = pruneInput(args);
     // Deleting: the first SIGINT/SIGTERM finishes the delete in flight (or ends the wait) and reports; a second forces.
@@ -34,20 +34,10 @@ export const pruneCommand = defineCommand({
     try {
       return await withAppTarget(ctx, 'prune', req, async (session) => {
         const running = pruneApp(req, { io: ctx.io, opts: ctx.opts, ...session, ...(stop ? { signal: stop.signal } : {}) });
-        const forced = stop?.forced.then((signal) => ({ signal }));
-        const ended = await (forced ? Promise.race([running.then((report) => ({ report })), forced]) : running.then((report) => ({ report })));
-        if ('signal' in ended) {
-          ctx.io.err(`prune interrupted: a second ${ended.signal} forced the stop; a delete may have been in flight (run prune again to see what is left)\n`);
-          return signalExitCode(ended.signal);
-        }
-        const { report } = ended;
-        const received = stop?.received();
-        const interrupted = report.interrupted !== undefined && received !== undefined;
-        return emit(ctx, {
-          warnings: report.warnings,
-          report: renderPrune(report, ctx.opts.output, ctx.paint),
-          ...(interrupted ? { notes: [`prune interrupted by ${received}: stopped ${report.interrupted}`] } : {}),
-          code: interrupted ? signalExitCode(received) : pruneExitCode(report),
+        return emitStoppable(ctx, 'prune', running, stop, {
+          render: (r) => renderPrune(r, ctx.opts.output, ctx.paint),
+          code: pruneExitCode,
+          afterForced: 'a delete may have been in flight (run prune again to see what is left)',
         });
       });
     } finally {

@@ -127,6 +127,23 @@ function withKubeconfig(args: string[]): string[] {
 }
 
 /** Runs the built plugin (plugin/kubectl-gitops) with `--kubeconfig <test kubeconfig>` appended. */
+/** A plugin process left running (to be signalled): its output as it comes, and its exit code once it ends. */
+export interface StartedPlugin {
+  child: ReturnType<typeof spawn>;
+  out: { stdout: string; stderr: string };
+  exited: Promise<number | null>;
+}
+
+/** Starts the plugin with `args` (the test cluster's environment) and collects its output; the caller ends it. */
+export function startPlugin(args: string[]): StartedPlugin {
+  const child = spawn(pluginPath, args, { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const out = { stdout: '', stderr: '' };
+  child.stdout?.on('data', (c: Buffer) => (out.stdout += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (out.stderr += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, out, exited };
+}
+
 export function runPlugin(args: string[], opts: RunOptions = {}): Promise<RunResult> {
   if (!existsSync(pluginPath)) {
     return Promise.reject(new Error(`running the plugin: ${pluginPath} is missing (npm run build makes it)`));
