@@ -33,6 +33,21 @@ describe('permissionsNeeded', () => {
     ]);
   });
 
+  it('names each write once per permission, sorted, however many writes share it (a sync of thousands of objects)', () => {
+    const many: IntendedWrite[] = [];
+    for (let i = 999; i >= 0; i--)
+      many.push({ op: 'apply', type: type('ConfigMap'), key: key('ConfigMap', `cm-${String(i).padStart(4, '0')}`), exists: i % 2 === 0 });
+    // The same object twice (two sources): named once.
+    many.push({ op: 'apply', type: type('ConfigMap'), key: key('ConfigMap', 'cm-0001'), exists: false });
+    const needed = permissionsNeeded(many);
+    expect(needed.map((p) => `${p.verb} ${p.resource} ${p.neededFor.length}`)).toEqual(['create configmaps 500', 'patch configmaps 1000']);
+    const patch = needed[1]!.neededFor;
+    expect(patch[0]).toBe('apply ConfigMap shop/cm-0000');
+    expect(patch.at(-1)).toBe('apply ConfigMap shop/cm-0999');
+    expect([...patch].sort()).toEqual(patch);
+    expect(new Set(patch).size).toBe(1000);
+  });
+
   it('does not mutate its input', () => {
     const copy = structuredClone(writes);
     permissionsNeeded(writes);
