@@ -263,3 +263,32 @@ test('a failed discovery is not cached: the next call asks the server again', as
   expect((await fresh.discover()).preferred.map((t) => t.kind)).toContain('ConfigMap');
   fresh.close();
 });
+
+test('a body whose multi-byte characters are cut between chunks is read whole, as a list and as a watch stream', async () => {
+  const value = 'grüße — 東京 ✓';
+  const list = Buffer.from(
+    JSON.stringify({ kind: 'ConfigMapList', metadata: {}, items: [{ metadata: { name: 'a', namespace: 'shop' }, data: { v: value } }] }),
+  );
+  const event = Buffer.from(`${JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'a', namespace: 'shop' }, data: { v: value } } })}\n`);
+  // Cut inside the first multi-byte character, then inside a three-byte one, each write flushed on its own.
+  const cuts = (b: Buffer) => {
+    const at = b.indexOf(Buffer.from('ü')) + 1;
+    const at2 = b.indexOf(Buffer.from('東')) + 2;
+    return [b.subarray(0, at), b.subarray(at, at2), b.subarray(at2)];
+  };
+  handler = (req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const parts = cuts(req.url.includes('watch=1') ? event : list);
+    const next = () => {
+      const p = parts.shift();
+      if (!p) return res.end();
+      res.write(p, () => setTimeout(next, 5));
+    };
+    next();
+  };
+  const got = await gw.list(CM, { namespace: 'shop' });
+  expect(got.items.map((o) => o.data)).toEqual([{ v: value }]);
+  const events: unknown[] = [];
+  await gw.watch(CM, { namespace: 'shop' }, (e) => events.push(e.object.data));
+  expect(events).toEqual([{ v: value }]);
+});
