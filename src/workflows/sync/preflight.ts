@@ -53,6 +53,11 @@ function permissionKey(c: AccessCheck): string {
   return `${c.verb}\u0000${c.group}\u0000${c.resource}\u0000${c.namespace ?? ''}`;
 }
 
+/** The verb on the write's resource, in its namespace (none for a cluster-scoped type). */
+function accessCheck(verb: string, w: IntendedWrite): AccessCheck {
+  return { verb, group: w.type.group, resource: w.type.resource, ...(w.type.namespaced && w.key.namespace ? { namespace: w.key.namespace } : {}) };
+}
+
 /**
  * The permissions a set of writes needs, one per verb/group/resource/namespace: `patch` for every
  * apply, `create` too when the object is not live, `delete` for every delete. Pure.
@@ -61,12 +66,7 @@ export function permissionsNeeded(writes: readonly IntendedWrite[]): NeededPermi
   // What needs each permission, as a set: a sync of thousands of objects names hundreds per permission.
   const byKey = new Map<string, { check: AccessCheck; neededFor: Set<string> }>();
   const add = (verb: string, w: IntendedWrite, what: string) => {
-    const check: AccessCheck = {
-      verb,
-      group: w.type.group,
-      resource: w.type.resource,
-      ...(w.type.namespaced && w.key.namespace ? { namespace: w.key.namespace } : {}),
-    };
+    const check = accessCheck(verb, w);
     const k = permissionKey(check);
     const entry = byKey.get(k);
     if (entry) entry.neededFor.add(what);
@@ -117,18 +117,7 @@ export async function preflight(gw: KubeGateway, writes: readonly IntendedWrite[
   const dryRunFailures: PreflightReport['dryRunFailures'] = [];
   if (opts.dryRunDeletes !== false) {
     const deniedKeys = new Set(missing.map(permissionKey));
-    const deletes = writes.filter(
-      (w) =>
-        w.op === 'delete' &&
-        !deniedKeys.has(
-          permissionKey({
-            verb: 'delete',
-            group: w.type.group,
-            resource: w.type.resource,
-            ...(w.type.namespaced && w.key.namespace ? { namespace: w.key.namespace } : {}),
-          }),
-        ),
-    );
+    const deletes = writes.filter((w) => w.op === 'delete' && !deniedKeys.has(permissionKey(accessCheck('delete', w))));
     await Promise.all(
       deletes.map(async (w) => {
         requests++;
