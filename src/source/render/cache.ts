@@ -2,9 +2,9 @@
 // source.path, the source's options, the app variables the render sees, the tool's version), so a repeated diff at
 // the same commit does not build again (Helm adds the release, the cluster's capabilities and the ref sources' commits).
 // Entries live in <cache home>/renders/ (see ../cache-home.ts) and expire after a day, as the repo-server's do (its
-// --repo-cache-expiration defaults to 24h).
+// --repo-cache-expiration defaults to 24h); expired entries are removed by a sweep at most once an hour.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { cacheHome } from '../cache-home.js';
 import { join } from 'node:path';
 import type { ManifestObject } from '../../manifest/parse.js';
@@ -47,20 +47,39 @@ export interface CachedRender {
 /** How long an entry is kept, from when it was written (reading it does not extend it). */
 export const RENDER_CACHE_EXPIRATION_MS = 24 * 60 * 60 * 1000;
 
+/** How often a folder is swept of expired entries, across processes (a sweep stats every entry in it). */
+export const RENDER_CACHE_SWEEP_INTERVAL_MS = 60 * 60 * 1000;
+
+/** The file whose modification time says when a folder was last swept. */
+export const SWEEP_MARKER = '.swept';
+
 /** The folders this process already swept of expired entries. */
 const swept = new Set<string>();
 
-/** Removes the entries written more than RENDER_CACHE_EXPIRATION_MS before `now` (once per folder and process). */
+/**
+ * Removes the entries written more than RENDER_CACHE_EXPIRATION_MS before `now`: once per folder and process, and only
+ * when no process swept it within RENDER_CACHE_SWEEP_INTERVAL_MS (the marker's time), since a sweep stats every entry
+ * (121 ms for a folder of 9,862). Expired entries are never read in between (`fresh`); they are only removed later.
+ */
 export function sweepRenderCache(dir: string, now = Date.now()): void {
   if (swept.has(dir)) return;
   swept.add(dir);
+  const marker = join(dir, SWEEP_MARKER);
+  try {
+    if (now - statSync(marker).mtimeMs < RENDER_CACHE_SWEEP_INTERVAL_MS) return;
+  } catch {
+    // never swept
+  }
   let names: string[];
   try {
     names = readdirSync(dir);
+    writeFileSync(marker, '');
+    utimesSync(marker, now / 1000, now / 1000);
   } catch {
     return;
   }
   for (const name of names) {
+    if (name === SWEEP_MARKER) continue;
     const file = join(dir, name);
     try {
       if (now - statSync(file).mtimeMs > RENDER_CACHE_EXPIRATION_MS) rmSync(file, { force: true });
@@ -94,8 +113,8 @@ export function readRenderCache(dir: string, key: string, now = Date.now()): Cac
 /** Stores a render (sweeping the folder of expired entries first); a cache that cannot be written is no error (the next run renders again). */
 export function writeRenderCache(dir: string, key: string, render: CachedRender): void {
   try {
-    sweepRenderCache(dir);
     mkdirSync(dir, { recursive: true });
+    sweepRenderCache(dir);
     const file = join(dir, `${key}.json`);
     const tmp = `${file}.${process.pid}`;
     writeFileSync(tmp, JSON.stringify(render));

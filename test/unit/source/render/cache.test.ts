@@ -1,13 +1,16 @@
 // The render cache: a render kept by everything it depends on, read back as written, and kept for a day from when it
-// was written (the repo-server's --repo-cache-expiration default), expired entries swept at the first write.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+// was written (the repo-server's --repo-cache-expiration default), expired entries swept at the first write of a process
+// when no process swept the folder within the hour.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   readRenderCache,
   RENDER_CACHE_EXPIRATION_MS,
   renderCacheKey,
+  RENDER_CACHE_SWEEP_INTERVAL_MS,
   sweepRenderCache,
+  SWEEP_MARKER,
   writeRenderCache,
   type CachedRender,
 } from '../../../../src/source/render/cache.js';
@@ -80,9 +83,34 @@ test('an entry is kept for a day from when it was written; older ones are not re
   writeFileSync(join(other, 'fresh.json'), JSON.stringify(render));
   utimesSync(join(other, 'aged.json'), old, old);
   writeRenderCache(other, renderCacheKey(parts), render);
-  expect(readdirSync(other).sort()).toEqual([`${renderCacheKey(parts)}.json`, 'fresh.json'].sort());
+  expect(readdirSync(other).sort()).toEqual([`${renderCacheKey(parts)}.json`, SWEEP_MARKER, 'fresh.json'].sort());
   // Once per folder and process: an entry that ages after the sweep stays until the next process.
   utimesSync(join(other, 'fresh.json'), old, old);
   sweepRenderCache(other);
   expect(existsSync(join(other, 'fresh.json'))).toBe(true);
+});
+
+test('a folder swept by any process within the hour is not swept again; after the hour it is', () => {
+  const old = (Date.now() - RENDER_CACHE_EXPIRATION_MS - 60_000) / 1000;
+  const make = (name: string, markerAgeMs: number) => {
+    const d = join(dir, '..', name);
+    mkdirSync(d);
+    writeFileSync(join(d, 'aged.json'), JSON.stringify(render));
+    utimesSync(join(d, 'aged.json'), old, old);
+    writeFileSync(join(d, SWEEP_MARKER), '');
+    const swept = (Date.now() - markerAgeMs) / 1000;
+    utimesSync(join(d, SWEEP_MARKER), swept, swept);
+    return d;
+  };
+  // Swept a minute ago (by another process): the aged entry stays, and is still not read.
+  const recent = make('recent', 60_000);
+  sweepRenderCache(recent);
+  expect(existsSync(join(recent, 'aged.json'))).toBe(true);
+  expect(readRenderCache(recent, 'aged')).toBeUndefined();
+  // Swept an hour and a minute ago: this sweep removes it and stamps the marker again.
+  const stale = make('stale', RENDER_CACHE_SWEEP_INTERVAL_MS + 60_000);
+  const before = Date.now();
+  sweepRenderCache(stale);
+  expect(readdirSync(stale)).toEqual([SWEEP_MARKER]);
+  expect(statSync(join(stale, SWEEP_MARKER)).mtimeMs).toBeGreaterThanOrEqual(before - 1000);
 });
