@@ -9,6 +9,7 @@ import { renderDocument } from './document.js';
 import { oneLineText } from './kv.js';
 import { renderManifests } from './manifests.js';
 import { renderSyncAll } from './sync-all.js';
+import { columnFormatter } from './columns.js';
 
 export function renderAppSetGenerate(report: AppSetGenerateReport, format: OutputFormat): string {
   if (format === 'kv') {
@@ -70,12 +71,8 @@ function rollingKv(r: RollingSyncReport): string[] {
 function rollingTable(r: RollingSyncReport, paint: Paint): string {
   const head = ['APPLICATION', 'STEP', 'RESULT', 'SYNC', 'HEALTH', 'MESSAGE'];
   const rows = r.children.map((c) => [`${c.namespace}/${c.name}`, String(c.wave), c.outcome, c.sync ?? '-', c.health ?? '-', oneLineText(c.message ?? '')]);
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const fmt = (cells: string[]) =>
-    cells
-      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
+  const cols = columnFormatter(head, rows);
+  const fmt = (row: readonly string[]) => cols(row).trimEnd();
   const out = [
     paint.bold(`RollingSync: ${r.steps.map((s) => `step ${s.step} (${s.apps.length} app(s), maxUpdate ${s.maxUpdate})`).join(', ')}`),
     fmt(head),
@@ -97,8 +94,7 @@ function renderAppSetSyncTable(r: AppSetSyncReport, paint: Paint): string {
   if (rows.length === 0) out.push(`ApplicationSet ${r.applicationSet} generates no Application, and owns none.`);
   else {
     const head = ['APPLICATION', 'RESULT', 'NOTE'];
-    const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-    const fmt = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
+    const fmt = columnFormatter(head, rows);
     out.push(fmt(head).trimEnd());
     for (const [i, row] of rows.entries()) out.push(r.results[i]!.error !== undefined ? paint.red(fmt(row)) : fmt(row).trimEnd());
   }

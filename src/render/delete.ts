@@ -4,6 +4,7 @@ import type { DeleteEntryReport, DeleteReport } from '../workflows/delete/delete
 import type { OutputFormat, Paint } from './colour.js';
 import { displayName } from '../model/object.js';
 import { oneLineText } from './kv.js';
+import { columnFormatter } from './columns.js';
 
 const KV_KEY: Readonly<Record<DeleteEntryReport['outcome'], string>> = {
   'would-delete': 'DELETE',
@@ -64,8 +65,7 @@ function renderDeleteTable(r: DeleteReport, paint: Paint): string {
   if (rows.length === 0) out.push(`No object carries the mark of ${r.app} in ${r.namespaces.join(', ') || 'cluster scope'} (and cluster-scoped kinds).`);
   else {
     const head = ['STEP', 'OBJECT', 'NAMESPACE', 'RESULT', 'REASON'];
-    const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-    const fmt = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
+    const fmt = columnFormatter(head, rows);
     out.push(fmt(head));
     for (const row of rows) out.push(['failed', 'changed', 'timeout', 'Failed'].includes(row[3]!) ? paint.red(fmt(row)) : fmt(row));
   }

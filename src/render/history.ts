@@ -5,6 +5,7 @@ import { oneLineText } from './kv.js';
 import type { HistoryReport } from '../workflows/history/history.js';
 import type { HistoryEntry } from '../record/app-status.js';
 import { isPlainObject, nameToken, type JsonValue } from '../model/object.js';
+import { columnFormatter } from './columns.js';
 
 function str(v: JsonValue | undefined): string {
   return typeof v === 'string' ? v : '';
@@ -39,8 +40,7 @@ function table(r: HistoryReport, p: Paint): string {
     return `Application ${r.app.namespace}/${r.app.name} has no history yet (a sync records one entry; at most ${r.limit} are kept).\n`;
   const header = ['ID', 'DATE', 'REVISION', 'SOURCE', 'INITIATED BY'];
   const rows = r.entries.map((e) => [String(e.id), e.deployedAt, entryRevision(e), entrySource(e), initiator(e)]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const fmt = (row: string[]) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
+  const fmt = columnFormatter(header, rows);
   return [p.bold(fmt(header)), ...rows.map(fmt)].join('\n') + '\n';
 }
 

@@ -4,6 +4,7 @@ import { renderDocument } from './document.js';
 import { oneLineText } from './kv.js';
 import { nameToken } from '../model/object.js';
 import type { ListedApp, ListReport } from '../workflows/list.js';
+import { columnFormatter } from './columns.js';
 
 function destination(a: ListedApp): string {
   const where = a.destination.name ?? a.destination.server ?? '-';
@@ -39,12 +40,8 @@ function table(r: ListReport, p: Paint): string {
     ...(stored ? [a.age ?? '-'] : []),
     ...(withError ? [a.error !== undefined ? oneLineText(a.error) : ''] : []),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const fmt = (row: string[]) =>
-    row
-      .map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
+  const cols = columnFormatter(header, rows);
+  const fmt = (row: readonly string[]) => cols(row).trimEnd();
   const colour = (a: ListedApp, line: string) =>
     a.sync === 'Synced' && a.health === 'Healthy' ? line : a.error !== undefined || a.health === 'Degraded' ? p.red(line) : p.yellow(line);
   return [p.bold(fmt(header)), ...rows.map((row, i) => colour(r.apps[i]!, fmt(row)))].join('\n') + '\n';

@@ -7,6 +7,7 @@ import { childKvLines, childrenSection } from './children.js';
 import { diffDocument, formatValue, renderDiffKv, renderDiffTable } from './diff.js';
 import { renderPath } from '../model/field-path.js';
 import type { OutputFormat, Paint } from './colour.js';
+import { columnFormatter } from './columns.js';
 
 /**
  * The core kv lines (SYNC=, DRIFT=, MISSING=, EXTRA=) then, per field another manager owns,
@@ -42,8 +43,8 @@ function conflictSection(r: LiveDiffReport, paint: Paint): string[] {
     formatValue(c.desired as never),
   ]);
   const head = ['OBJECT', 'FIELD', 'MANAGER', 'LIVE', 'DESIRED'];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const fmt = (cells: string[]) => '  ' + cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
+  const cols = columnFormatter(head, rows);
+  const fmt = (cells: readonly string[]) => '  ' + cols(cells);
   const managers = [...new Set(r.conflicts.map((c) => c.manager))];
   return [
     paint.bold(`Conflict preview (server-side apply dry-run, not forced): ${r.conflicts.length} field(s) owned by ${managers.join(', ')}`),

@@ -9,6 +9,7 @@ import { formatValue } from './diff.js';
 import { renderDocument } from './document.js';
 import { oneLineText } from './kv.js';
 import type { OutputFormat, Paint } from './colour.js';
+import { columnFormatter } from './columns.js';
 
 /** A field in `-o json|yaml`: its path as text, base before head (`desired`) and live. */
 function fieldDocument(f: PlannedField) {
@@ -116,8 +117,7 @@ function summaryText(a: PlanAppReport): string {
 }
 
 function padRows(head: readonly string[], rows: readonly string[][]): string[] {
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const fmt = (cells: readonly string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
+  const fmt = columnFormatter(head, rows);
   return [fmt(head), ...rows.map(fmt)];
 }
 

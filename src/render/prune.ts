@@ -4,6 +4,7 @@ import type { PruneReport } from '../workflows/prune/prune.js';
 import type { OutputFormat, Paint } from './colour.js';
 import { displayName } from '../model/object.js';
 import { oneLineText } from './kv.js';
+import { columnFormatter } from './columns.js';
 
 export function renderPruneKv(r: PruneReport): string {
   const lines: string[] = [];
@@ -39,8 +40,7 @@ function renderPruneTable(r: PruneReport, paint: Paint): string {
   else {
     const rows = r.entries.map((e) => [displayName(e), e.namespace || '-', e.outcome, oneLineText(e.message ?? '')]);
     const head = ['OBJECT', 'NAMESPACE', 'RESULT', 'REASON'];
-    const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-    const fmt = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
+    const fmt = columnFormatter(head, rows);
     out.push(fmt(head));
     for (const row of rows) out.push(row[2] === 'failed' || row[2] === 'changed' || row[2] === 'terminating' ? paint.red(fmt(row)) : fmt(row));
   }

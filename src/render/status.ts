@@ -86,7 +86,9 @@ interface Cell {
 /** Aligned columns; the last column is not padded. Widths come from the plain text, colour is added after padding. */
 function table(header: string[], rows: Cell[][]): string {
   const all: Cell[][] = [header.map((text) => ({ text })), ...rows];
-  const widths = header.map((_, c) => Math.max(...all.map((row) => row[c]?.text.length ?? 0)));
+  // One pass over the rows (a spread of every row into Math.max overflows the stack past ~120,000 resources).
+  const widths = header.map(() => 0);
+  for (const row of all) for (let c = 0; c < widths.length; c++) widths[c] = Math.max(widths[c]!, row[c]?.text.length ?? 0);
   return all
     .map((row) => {
       // Cells after the last non-empty one are dropped and that one is not padded, so no line ends in blanks.

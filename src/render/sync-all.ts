@@ -4,6 +4,7 @@ import { renderDocument } from './document.js';
 import { oneLineText } from './kv.js';
 import { nameToken } from '../model/object.js';
 import type { SyncAllReport, SyncedApp } from '../workflows/sync/sync-all.js';
+import { columnFormatter } from './columns.js';
 
 /** One word for how an app's sync ended. */
 function syncResult(a: SyncedApp, dryRun: boolean): string {
@@ -37,12 +38,8 @@ function table(r: SyncAllReport, p: Paint): string {
     a.report?.revision?.slice(0, 7) ?? '-',
     message(a),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const fmt = (row: string[]) =>
-    row
-      .map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
+  const cols = columnFormatter(header, rows);
+  const fmt = (row: readonly string[]) => cols(row).trimEnd();
   const counts = new Map<string, number>();
   for (const a of r.apps) counts.set(syncResult(a, r.dryRun), (counts.get(syncResult(a, r.dryRun)) ?? 0) + 1);
   const total = `${r.apps.length} Application${r.apps.length === 1 ? '' : 's'}: ${[...counts].map(([k, n]) => `${n} ${k}`).join(', ')}`;

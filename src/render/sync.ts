@@ -5,6 +5,7 @@ import type { ChildSync } from '../workflows/sync/recursive.js';
 import type { OutputFormat, Paint } from './colour.js';
 import { displayName, nameToken } from '../model/object.js';
 import { oneLineText } from './kv.js';
+import { columnFormatter } from './columns.js';
 
 const name = (o: { kind: string; name: string }) => displayName(o);
 
@@ -96,12 +97,8 @@ function childrenTable(r: SyncReport, paint: Paint): string[] {
     c.message !== undefined ? oneLineText(c.message) : '',
   ]);
   const head = ['CHILD APPLICATION', 'WAVE', 'RESULT', 'SYNC', 'HEALTH', 'MESSAGE'];
-  const widths = head.map((h, i) => Math.max(h.length, ...cells.map((row) => row[i]!.length)));
-  const fmt = (row: string[]) =>
-    row
-      .map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
+  const cols = columnFormatter(head, cells);
+  const fmt = (row: readonly string[]) => cols(row).trimEnd();
   const colour = (c: ChildSync, line: string) => (c.outcome === 'synced' ? line : c.outcome === 'not-synced' ? paint.gray(line) : paint.red(line));
   return [
     '',
@@ -122,8 +119,8 @@ function renderSyncTable(r: SyncReport, paint: Paint): string {
   );
   const rows = r.steps.map((s) => [s.wave === null ? 'pre' : String(s.wave), `${s.kind}/${s.name}`, s.namespace || '-', s.action, s.outcome, s.message ?? '']);
   const head = ['WAVE', 'OBJECT', 'NAMESPACE', 'ACTION', 'RESULT', 'MESSAGE'];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const fmt = (cells: string[]) => '  ' + cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
+  const cols = columnFormatter(head, rows);
+  const fmt = (cells: readonly string[]) => '  ' + cols(cells);
   out.push(fmt(head));
   for (const row of rows) {
     const line = fmt(row);

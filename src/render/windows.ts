@@ -3,6 +3,7 @@ import type { OutputFormat, Paint } from './colour.js';
 import { renderDocument } from './document.js';
 import { windowLine, type SyncPermission, type WindowStatus } from '../settings/window-report.js';
 import type { WindowsReport } from '../workflows/windows.js';
+import { columnFormatter } from './columns.js';
 
 function permissionText(s: SyncPermission): string {
   return s.allowed ? 'allowed' : `blocked${s.opensAt ? ` until ${s.opensAt}` : ''}`;
@@ -43,9 +44,9 @@ function table(r: WindowsReport, p: Paint): string {
     `${selectors(w)}${w.matches ? '' : ' (does not apply)'}${w.problem ? ` (${w.problem})` : ''}${w.description ? ` - ${w.description}` : ''}`,
   ]);
   const header = ['ID', 'KIND', 'SCHEDULE', 'DURATION', 'TIMEZONE', 'ACTIVE', 'UNTIL', 'NEXT START', 'MANUAL', 'SELECTORS'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const cols = columnFormatter(header, rows);
   const fmt = (row: string[], active = false) => {
-    const text = row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
+    const text = cols(row);
     return active ? p.yellow(text) : text;
   };
   return `${lines.join('\n')}\n\n${[fmt(header), ...rows.map((row, i) => fmt(row, pr.windows[i]!.active))].join('\n')}\n`;

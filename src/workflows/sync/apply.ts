@@ -234,7 +234,7 @@ export async function applySteps(
       }),
     );
     done += group.filter((d) => d.step.action !== 'skip').length;
-    results.push(...out);
+    for (const r of out) results.push(r);
     i = j;
   }
   opts.progress?.(done, total, 'done');

@@ -236,7 +236,7 @@ async function runGroup(gw: KubeGateway, g: Group, opts: PhaseRunOptions, out: P
     ...(opts.beforeGroup ? { beforeGroup: opts.beforeGroup } : {}),
     ...(opts.retryNotFound ? { retryNotFound: opts.retryNotFound } : {}),
   });
-  out.results.push(...applied);
+  for (const r of applied) out.results.push(r);
   for (const r of applied) {
     if (r.outcome === 'applied' || r.outcome === 'failed' || r.outcome === 'conflict') {
       opts.onEvent?.({
