@@ -12,7 +12,7 @@ import { fileBlockers, sourcesBlockers, specBlockers } from './renderability.js'
 import { fetchIntoCache, REMOTE_HEAD_REF } from './cache.js';
 import { entriesUnder, type SourceReads } from './shared-reads.js';
 import { findGitDir, listTree, objectTypeAt, resolveCommit, runGit, type GitDir, type TreeEntry } from './git.js';
-import { commitFiles, renderSource, type SourceType } from './render/index.js';
+import { commitFiles, renderSource, type RenderInput, type SourceType } from './render/index.js';
 import type { HelmCapabilities, RefTree } from './render/helm.js';
 import { materialiseTree, type MaterialisedTree } from './render/tree.js';
 import { isDirectory, listLocal, localFiles as localFolderFiles } from './render/local.js';
@@ -180,6 +180,19 @@ function toolOptions(opts: ToolOptions): ToolOptions {
   };
 }
 
+/** What every render of a source takes from the command: the tools, --hard-refresh, Ctrl-C, the namespaces. */
+function renderContext(
+  opts: ToolOptions & Pick<DesiredOptions, 'hardRefresh' | 'signal' | 'namespace' | 'controlPlaneNamespace'>,
+  io: Pick<Io, 'env'>,
+): Pick<RenderInput, 'tools' | 'signal' | 'namespace' | 'controlPlaneNamespace'> {
+  return {
+    tools: { env: io.env, ...toolOptions(opts), ...(opts.hardRefresh ? { hardRefresh: true } : {}) },
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    ...(opts.namespace !== undefined ? { namespace: opts.namespace } : {}),
+    ...(opts.controlPlaneNamespace !== undefined ? { controlPlaneNamespace: opts.controlPlaneNamespace } : {}),
+  };
+}
+
 /** Throws the refusal when a source cannot be rendered completely as Argo CD would. */
 function refuseUnrenderable(reasons: readonly string[]): void {
   if (reasons.length > 0) throw new UnrenderableError(reasons);
@@ -225,9 +238,7 @@ export async function renderLocalDirectory(
     path,
     entries: listLocal(root, real),
     app: forRender,
-    tools: { env: io.env, ...toolOptions(opts) },
-    ...(opts.namespace !== undefined ? { namespace: opts.namespace } : {}),
-    ...(opts.controlPlaneNamespace !== undefined ? { controlPlaneNamespace: opts.controlPlaneNamespace } : {}),
+    ...renderContext(opts, io),
   });
   rejectDuplicates(rendered.objects);
   return { objects: rendered.objects, origin: dir, warnings: rendered.warnings, sourceType: rendered.sourceType };
@@ -271,9 +282,7 @@ async function renderOciArtifact(
     path,
     entries: listLocal(pulled.dir, at),
     app,
-    tools: { env: io.env, ...toolOptions(opts) },
-    ...(opts.namespace !== undefined ? { namespace: opts.namespace } : {}),
-    ...(opts.controlPlaneNamespace !== undefined ? { controlPlaneNamespace: opts.controlPlaneNamespace } : {}),
+    ...renderContext(opts, io),
   });
   return {
     objects: rendered.objects,
@@ -363,10 +372,7 @@ async function readChart(
       entries: listLocal(tree.root, `${tree.root}/${tree.top}`),
       app,
       origin,
-      tools: { env: io.env, ...toolOptions(opts), ...(opts.hardRefresh ? { hardRefresh: true } : {}) },
-      ...(opts.signal ? { signal: opts.signal } : {}),
-      ...(opts.namespace !== undefined ? { namespace: opts.namespace } : {}),
-      ...(opts.controlPlaneNamespace !== undefined ? { controlPlaneNamespace: opts.controlPlaneNamespace } : {}),
+      ...renderContext(opts, io),
       ...(refs ? { refs } : {}),
     });
     rejectDuplicates(rendered.objects);
@@ -548,10 +554,7 @@ async function readManifestsAt(
     path,
     entries,
     app,
-    tools: { env: io.env, ...toolOptions(opts), ...(opts.hardRefresh ? { hardRefresh: true } : {}) },
-    ...(opts.signal ? { signal: opts.signal } : {}),
-    ...(opts.namespace !== undefined ? { namespace: opts.namespace } : {}),
-    ...(opts.controlPlaneNamespace !== undefined ? { controlPlaneNamespace: opts.controlPlaneNamespace } : {}),
+    ...renderContext(opts, io),
     ...(refs ? { refs } : {}),
   });
   rejectDuplicates(rendered.objects);

@@ -1,10 +1,10 @@
 // Argo CD's OCI source (`repoURL: oci://…` with a path, no chart) against the CNCF distribution registry the local
 // control plane builds from its Go module, on loopback: an artifact of plain manifests pushed through the registry API
 // (a tar+gzip layer, as `oras push` makes it) is synced at its tag, its digest is the revision, and a second tag is
-// read as a new revision; an OCI entry of spec.sources renders beside a Git one; an artifact of two content layers is refused in Argo CD's words, nothing changed.
+// read as a new revision; its render is kept by the digest and --hard-refresh renders it anew; an OCI entry of spec.sources renders beside a Git one; an artifact of two content layers is refused in Argo CD's words, nothing changed.
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { applicationYaml, inCluster } from '../support/application.js';
@@ -96,6 +96,35 @@ describe('OCI sources', () => {
       // The digest pins the artifact as the tag did.
       expect((await runPlugin(['diff', '-f', appFile(repoURL, v2), '-o', 'kv'])).code).toBe(1);
       expect(v2).not.toBe(v1);
+    },
+    T,
+  );
+
+  test(
+    "an artifact's render is kept by its digest, as a Git commit's is, and --hard-refresh renders it anew",
+    async () => {
+      await push('manifests/cached', 'v1', [tgz({ 'deploy/c.yaml': cm('oci-cached', '1') })]);
+      // An app of its own name: the first test's app (oci) tracks objects in the same namespace.
+      const file = join(work, 'app-cached.yaml');
+      writeFileSync(
+        file,
+        applicationYaml({
+          name: 'oci-cached',
+          spec: { source: { repoURL: `oci://${host}/manifests/cached`, path: 'deploy', targetRevision: 'v1' }, destination: inCluster(ns) },
+        }),
+      );
+      const env = { XDG_CACHE_HOME: join(work, 'cache') };
+      expect((await runPlugin(['sync', '-f', file, '-o', 'kv'], { env })).code).toBe(0);
+      // The entry the sync wrote, changed by hand: a plain diff reads it (drift), a hard refresh does not (in sync).
+      const renders = join(work, 'cache', 'kubectl-gitops', 'renders');
+      const entries = readdirSync(renders).filter((f) => f.endsWith('.json') && readFileSync(join(renders, f), 'utf8').includes('oci-cached'));
+      expect(entries).toHaveLength(1);
+      const entry = join(renders, entries[0]!);
+      writeFileSync(entry, readFileSync(entry, 'utf8').replace('"v":"1"', '"v":"from-the-cache"'));
+      const cached = await runPlugin(['diff', '-f', file, '-o', 'kv'], { env });
+      expect({ code: cached.code, drift: kvValues(cached.stdout).DRIFT }).toEqual({ code: 1, drift: ['ConfigMap/oci-cached data.v'] });
+      const hard = await runPlugin(['diff', '--hard-refresh', '-f', file, '-o', 'kv'], { env });
+      expect({ code: hard.code, sync: kvValues(hard.stdout).SYNC, err: hard.stderr }).toEqual({ code: 0, sync: ['Synced'], err: '' });
     },
     T,
   );
