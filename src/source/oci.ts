@@ -41,9 +41,12 @@ interface Fetched {
   headers: Headers;
 }
 
+/** How long one request to a registry may take (as a Git fetch's bound). */
+export const REGISTRY_TIMEOUT_MS = 120_000;
+
 /** A GET of the registry API, with an anonymous bearer token when the registry asks for one (as oras does). */
-async function registryGet(base: string, path: string, accept: string, token?: string): Promise<Fetched> {
-  const res = await fetch(`${base}${path}`, { headers: { Accept: accept, ...(token ? { Authorization: `Bearer ${token}` } : {}) } });
+async function registryGet(base: string, path: string, accept: string, signal: AbortSignal, token?: string): Promise<Fetched> {
+  const res = await fetch(`${base}${path}`, { headers: { Accept: accept, ...(token ? { Authorization: `Bearer ${token}` } : {}) }, signal });
   const body = Buffer.from(await res.arrayBuffer());
   if (res.status === 401 && token === undefined) {
     const challenge = res.headers.get('www-authenticate') ?? '';
@@ -54,12 +57,23 @@ async function registryGet(base: string, path: string, accept: string, token?: s
         const v = new RegExp(`${k}="([^"]+)"`).exec(challenge)?.[1];
         if (v) params.set(k, v);
       }
-      const t = await fetch(`${realm}?${params}`).then((r) => (r.ok ? (r.json() as Promise<{ token?: string; access_token?: string }>) : undefined));
+      const t = await fetch(`${realm}?${params}`, { signal }).then((r) =>
+        r.ok ? (r.json() as Promise<{ token?: string; access_token?: string }>) : undefined,
+      );
       const got = t?.token ?? t?.access_token;
-      if (got) return registryGet(base, path, accept, got);
+      if (got) return registryGet(base, path, accept, signal, got);
     }
   }
   return { status: res.status, body, headers: res.headers };
+}
+
+/** Why a registry request failed, in a line: the bound it overran, a stop asked for, or the network's own words. */
+function registryFailure(err: unknown, timeoutMs: number): string {
+  const name = (err as Error).name;
+  if (name === 'TimeoutError') return `no answer from the registry within ${timeoutMs / 1000} s`;
+  if (name === 'AbortError') return 'stopped (interrupted)';
+  const cause = (err as { cause?: { message?: string } }).cause?.message;
+  return cause ? `${(err as Error).message} (${cause})` : (err as Error).message;
 }
 
 /** The files of a tar archive (regular files only; folders are made as needed), each path checked to stay inside. */
@@ -115,18 +129,25 @@ export interface PulledArtifact {
   warnings: string[];
 }
 
-/** Pulls and unpacks the artifact at `reference` (a tag or a digest). */
-export async function pullOciArtifact(repoURL: string, reference: string): Promise<PulledArtifact> {
+/**
+ * Pulls and unpacks the artifact at `reference` (a tag or a digest); each request is bounded by `timeoutMs` (default
+ * REGISTRY_TIMEOUT_MS) and stops at `signal` (Ctrl-C), failing as an input error that names the artifact.
+ */
+export async function pullOciArtifact(repoURL: string, reference: string, opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<PulledArtifact> {
   if (reference.trim() === '') throw new InputError(`repoURL ${repoURL}: an OCI source needs a targetRevision (a tag or a digest)`);
   const { registry, repository } = parseOciUrl(repoURL);
   const base = `${isLoopbackRegistry(registry) ? 'http' : 'https'}://${registry}`;
   const where = `${repoURL} at ${reference}`;
-  let manifest: Fetched;
-  try {
-    manifest = await registryGet(base, `/v2/${repository}/manifests/${reference}`, MANIFEST_TYPES.join(', '));
-  } catch (err) {
-    throw new InputError(`reading the OCI artifact ${where}: ${(err as Error).message}`, { cause: err });
-  }
+  const timeoutMs = opts.timeoutMs ?? REGISTRY_TIMEOUT_MS;
+  const get = async (path: string, accept: string, what: string): Promise<Fetched> => {
+    const bound = AbortSignal.timeout(timeoutMs);
+    try {
+      return await registryGet(base, path, accept, opts.signal ? AbortSignal.any([opts.signal, bound]) : bound);
+    } catch (err) {
+      throw new InputError(`reading ${what}: ${registryFailure(err, timeoutMs)}`, { cause: err });
+    }
+  };
+  const manifest = await get(`/v2/${repository}/manifests/${reference}`, MANIFEST_TYPES.join(', '), `the OCI artifact ${where}`);
   if (manifest.status === 404) throw new InputError(`the OCI artifact ${where} does not exist (the registry has no such tag or digest)`);
   if (manifest.status !== 200) throw new InputError(`reading the OCI artifact ${where}: the registry answered ${manifest.status}`);
   const digest = manifest.headers.get('docker-content-digest') ?? `sha256:${createHash('sha256').update(manifest.body).digest('hex')}`;
@@ -139,7 +160,7 @@ export async function pullOciArtifact(repoURL: string, reference: string): Promi
       throw new InputError(`the OCI artifact ${where}: oci layer media type ${l.mediaType} is not in the list of allowed media types`);
   if (content.length !== 1) throw new InputError(`the OCI artifact ${where}: expected only a single oci content layer, got ${content.length}`);
   const layer = content[0]!;
-  const blob = await registryGet(base, `/v2/${repository}/blobs/${layer.digest}`, '*/*');
+  const blob = await get(`/v2/${repository}/blobs/${layer.digest}`, '*/*', `the OCI layer ${layer.digest} of ${where}`);
   if (blob.status !== 200) throw new InputError(`reading the OCI layer ${layer.digest} of ${where}: the registry answered ${blob.status}`);
   const got = `sha256:${createHash('sha256').update(blob.body).digest('hex')}`;
   if (layer.digest.startsWith('sha256:') && got !== layer.digest)

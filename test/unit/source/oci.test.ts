@@ -1,8 +1,12 @@
-// The OCI source's pure parts: the repoURL, and unpacking a layer (files and folders, long names, nothing outside).
+// The OCI source's pure parts: the repoURL, and unpacking a layer (files and folders, long names, nothing outside); and a
+// pull's bounds against a loopback stand-in for a registry that does not answer (the real registry: integration).
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { parseOciUrl, untar } from '../../../src/source/oci.js';
+import { InputError } from '../../../src/model/errors.js';
+import { parseOciUrl, pullOciArtifact, untar } from '../../../src/source/oci.js';
 import { tempDir } from '../../support/temp-dir.js';
 
 describe('parseOciUrl', () => {
@@ -38,5 +42,50 @@ describe('untar', () => {
     header.write('0', 156);
     const archive = Buffer.concat([header, Buffer.from('a: 1\n'.padEnd(512, '\0')), Buffer.alloc(1024)]);
     expect(() => untar(archive, tempDir('oci-dest'), [])).toThrow('the OCI layer holds "../escape.yaml", a path outside the artifact');
+  });
+});
+
+describe('pullOciArtifact', () => {
+  let server: Server;
+  let host: string;
+  const held: ServerResponse[] = [];
+  const manifest = JSON.stringify({
+    schemaVersion: 2,
+    layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar+gzip', digest: `sha256:${'0'.repeat(64)}` }],
+  });
+  beforeAll(async () => {
+    // Answers a manifest at tag `ok`; never answers anything else (a registry that hangs).
+    server = createServer((req, res) => {
+      if (req.url?.endsWith('/manifests/ok')) res.end(manifest);
+      else held.push(res);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    for (const res of held) res.destroy();
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+
+  it('gives up on a registry that does not answer within the bound, naming the artifact', async () => {
+    const p = pullOciArtifact(`oci://${host}/manifests/shop`, 'v1', { timeoutMs: 300 });
+    await expect(p).rejects.toThrow(InputError);
+    await expect(p).rejects.toThrow(`reading the OCI artifact oci://${host}/manifests/shop at v1: no answer from the registry within 0.3 s`);
+  });
+
+  it('names the layer when the registry hangs on it after the manifest', async () => {
+    await expect(pullOciArtifact(`oci://${host}/manifests/shop`, 'ok', { timeoutMs: 300 })).rejects.toThrow(
+      `reading the OCI layer sha256:${'0'.repeat(64)} of oci://${host}/manifests/shop at ok: no answer from the registry within 0.3 s`,
+    );
+  });
+
+  // The default bound is 120 s: this ends within jest's 5 s only because the stop ends the request.
+  it('stops when the command is stopped (Ctrl-C), not at the bound', async () => {
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 100);
+    await expect(pullOciArtifact(`oci://${host}/manifests/shop`, 'v1', { signal: stop.signal })).rejects.toThrow(
+      `reading the OCI artifact oci://${host}/manifests/shop at v1: stopped (interrupted)`,
+    );
   });
 });
