@@ -42,7 +42,7 @@ interface Fetched {
 }
 
 /** How long one request to a registry may take (as a Git fetch's bound). */
-export const REGISTRY_TIMEOUT_MS = 120_000;
+const REGISTRY_TIMEOUT_MS = 120_000;
 
 /** A GET of the registry API, with an anonymous bearer token when the registry asks for one (as oras does). */
 async function registryGet(base: string, path: string, accept: string, signal: AbortSignal, token?: string): Promise<Fetched> {
