@@ -33,14 +33,52 @@ export interface RunResult {
   code: number | null;
   stdout: string;
   stderr: string;
+  /** Set when the program overran ARGOCD_EXEC_TIMEOUT and was stopped (its stderr then ends with a line saying so). */
+  timedOut?: true;
 }
 
-/** Runs a program (no shell) to its end, collecting its output (`input` on its stdin); rejects only when it cannot be started. */
+/** Argo CD's defaults for every program its repo-server runs (util/exec): 90 s, then 10 s from SIGTERM to SIGKILL. */
+const DEFAULT_EXEC_TIMEOUT_MS = 90_000;
+const DEFAULT_EXEC_FATAL_TIMEOUT_MS = 10_000;
+
+const GO_UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, μs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** A Go duration (`90s`, `1m30s`, `500ms`, `0`) in ms, or undefined when Go's time.ParseDuration would refuse it (`90`: no unit). */
+export function goDurationMs(text: string | undefined): number | undefined {
+  const t = (text ?? '').trim();
+  if (t === '0') return 0;
+  if (!/^(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+$/.test(t)) return undefined;
+  let total = 0;
+  for (const m of t.matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g)) total += Number(m[1]) * GO_UNIT_MS[m[2]!]!;
+  return total;
+}
+
+/**
+ * How long a program may run, as Argo CD bounds the tools its repo-server runs: ARGOCD_EXEC_TIMEOUT (default 90 s; `0`
+ * none), then SIGTERM, and SIGKILL after ARGOCD_EXEC_FATAL_TIMEOUT (default 10 s). A value Go cannot parse (a bare
+ * `180`) falls back to the default, as it does in Argo CD.
+ */
+export function execTimeouts(env: Record<string, string | undefined>): { timeoutMs: number; fatalMs: number } {
+  return {
+    timeoutMs: goDurationMs(env.ARGOCD_EXEC_TIMEOUT) ?? DEFAULT_EXEC_TIMEOUT_MS,
+    fatalMs: goDurationMs(env.ARGOCD_EXEC_FATAL_TIMEOUT) ?? DEFAULT_EXEC_FATAL_TIMEOUT_MS,
+  };
+}
+
+function seconds(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))} s`;
+}
+
+/**
+ * Runs a program (no shell) to its end, collecting its output (`input` on its stdin); rejects only when it cannot be
+ * started. Bounded by execTimeouts(env): a program that overruns is stopped and its result says so (`timedOut`).
+ */
 export function runTool(
   file: string,
   args: readonly string[],
   opts: { cwd?: string; env: Record<string, string | undefined>; signal?: AbortSignal; input?: string },
 ): Promise<RunResult> {
+  const { timeoutMs, fatalMs } = execTimeouts(opts.env);
   return new Promise((resolve, reject) => {
     const stdin = opts.input !== undefined ? 'pipe' : 'ignore';
     const child = spawn(file, args, { cwd: opts.cwd, env: opts.env as NodeJS.ProcessEnv, stdio: [stdin, 'pipe', 'pipe'], signal: opts.signal });
@@ -52,7 +90,41 @@ export function runTool(
     const err: Buffer[] = [];
     child.stdout?.on('data', (c: Buffer) => out.push(c));
     child.stderr?.on('data', (c: Buffer) => err.push(c));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
+    let timedOut = false;
+    let fatal: NodeJS.Timeout | undefined;
+    const bound =
+      timeoutMs > 0
+        ? setTimeout(() => {
+            timedOut = true;
+            child.kill('SIGTERM');
+            fatal = setTimeout(() => {
+              child.kill('SIGKILL');
+              // A program's own children may still hold its output open: stop waiting for it.
+              child.stdout?.destroy();
+              child.stderr?.destroy();
+            }, fatalMs);
+          }, timeoutMs)
+        : undefined;
+    const done = () => {
+      clearTimeout(bound);
+      clearTimeout(fatal);
+    };
+    child.on('error', (e) => {
+      done();
+      reject(e);
+    });
+    child.on('close', (code) => {
+      done();
+      const stderr = Buffer.concat(err).toString('utf8');
+      if (!timedOut) return resolve({ code, stdout: Buffer.concat(out).toString('utf8'), stderr });
+      const said = `stopped after ${seconds(timeoutMs)}, its time limit (ARGOCD_EXEC_TIMEOUT, as Argo CD's repo-server)`;
+      // Never a success, even when the program exits 0 on SIGTERM: its output may be cut short.
+      resolve({
+        code: null,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: stderr.trim() === '' ? said : `${stderr.trimEnd()}\n${said}`,
+        timedOut: true,
+      });
+    });
   });
 }

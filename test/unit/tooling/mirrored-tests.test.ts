@@ -100,7 +100,6 @@ const WITHOUT_OWN_TEST: Record<string, string> = {
   'source/render/kustomize.ts': 'test/unit/source/render/kustomize-edit.test.ts, test/integration/kustomize-options.test.ts (the real kustomize)',
   'source/render/local.ts': 'test/unit/source/index.test.ts',
   'source/render/overrides.ts': 'test/unit/source/index.test.ts',
-  'source/render/tools.ts': 'finding the tools on PATH: test/unit/source/render/helm.test.ts, test/integration/',
   'source/render/tree.ts': 'test/unit/source/index.test.ts',
   'source/repo-url.ts': 'test/unit/source/index.test.ts and cache.test.ts',
   'sync/phases.ts': 'test/unit/sync/hooks.test.ts',

@@ -293,5 +293,18 @@ describe('value files and options resolved', () => {
         'helm template failed for repo@abc1234:charts/shop: Error: template: shop/templates/a.yaml:3:4: bad in templates/a.yaml',
       );
     });
+
+    it('a helm that overruns ARGOCD_EXEC_TIMEOUT is stopped: exit 2 naming the source and the limit', async () => {
+      const hanging = join(root, 'hanging-helm');
+      writeFileSync(hanging, '#!/bin/sh\necho "Pulling dependencies" >&2\nexec sleep 30\n');
+      chmodSync(hanging, 0o755);
+      const err = await renderHelm(render(undefined, { tool: hanging, processEnv: { PATH: process.env.PATH, ARGOCD_EXEC_TIMEOUT: '300ms' } })).catch(
+        (e: unknown) => e as InputError,
+      );
+      expect(err).toBeInstanceOf(InputError);
+      expect((err as Error).message).toBe(
+        "helm template failed for repo@abc1234:charts/shop: Pulling dependencies\nstopped after 0.3 s, its time limit (ARGOCD_EXEC_TIMEOUT, as Argo CD's repo-server)",
+      );
+    });
   });
 });
