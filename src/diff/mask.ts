@@ -3,6 +3,7 @@ import type { JsonValue, KubeObject } from '../model/object.js';
 import { isPlainObject } from '../model/object.js';
 import { LAST_APPLIED } from '../model/keys.js';
 import { fieldName, type LocatedPath } from '../model/field-path.js';
+import { normalizeSecret } from '../normalize/index.js';
 
 const BASE = '++++++++';
 const STEP = '++++';
@@ -67,4 +68,17 @@ export function lastAppliedData(live: KubeObject | undefined): Record<string, Js
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A Secret as Argo CD's `app manifests` shows one (the API server's GetManifests runs gitops-engine's HideSecretData on
+ * every core Secret): stringData folded into data, every value a `+` run. Any other object is returned as it is.
+ */
+export function hideSecretData(obj: KubeObject): KubeObject {
+  if (!isSecret(obj)) return obj;
+  const normal = normalizeSecret(obj);
+  if (!isPlainObject(normal.data)) return normal;
+  const masker = new SecretMasker(normal.data as Record<string, JsonValue>);
+  const data = Object.fromEntries(Object.entries(normal.data).map(([k, v]) => [k, masker.mask(k, v as JsonValue)]));
+  return { ...normal, data } as KubeObject;
 }

@@ -1,6 +1,7 @@
 // `manifests`: the desired objects exactly as a sync would send them (rendered by the app's source type and options,
 // namespaced, with the tracking mark), in the order a sync sends them: phase by phase and wave by wave (a hook in
-// each phase it names, once), SyncFail hooks last, then the delete hooks (run by `delete`, never by a sync).
+// each phase it names, once), SyncFail hooks last, then the delete hooks (run by `delete`, never by a sync). Secret
+// values are hidden, as Argo CD's `app manifests` hides them.
 import type { KubeObject } from '../../model/object.js';
 import { keyString } from '../../model/object.js';
 import { phaseGroups, syncFailGroups, hookWave } from '../../sync/phases.js';
@@ -8,9 +9,10 @@ import { syncOrder, waveOf } from '../../sync/order.js';
 import { asApplied } from '../../tracking/tracking-id.js';
 import { loadAppState, type AppState, type AppStateArgs, type AppStateDeps, type HookEntry } from '../session/app-state.js';
 import { InputError } from '../../model/errors.js';
+import { hideSecretData } from '../../diff/mask.js';
 
 export interface ManifestsResult {
-  /** In sync order. */
+  /** In sync order; each Secret's values hidden (`+` runs, stringData folded into data), as Argo CD's GetManifests. */
   objects: KubeObject[];
   /** The revision rendered (a commit, or the sources' joined), when read from Git. */
   revision?: string;
@@ -34,7 +36,7 @@ export async function runManifests(args: AppStateArgs, deps: AppStateDeps, opts:
     const id = h.object.metadata.name ? keyString(h.key) : `${h.object.metadata.generateName ?? ''}|${out.length}`;
     if (seen.has(id)) return;
     seen.add(id);
-    out.push(mark(h.object));
+    out.push(hideSecretData(mark(h.object)));
   };
   for (const g of phaseGroups(ordered, (o) => o.wave, hooks)) {
     for (const s of g.steps) push(s.item);

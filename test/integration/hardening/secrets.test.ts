@@ -219,6 +219,29 @@ describe('no planted secret value appears in any output', () => {
     expect(r.found).toEqual([]);
   });
 
+  it('manifests (as argocd app manifests: each Secret with stringData folded into data, every value a + run)', async () => {
+    // YAML (the default, as -o yaml), JSON, and YAML with every request and response logged.
+    const r = await leaksOf(['manifests', '-f', app, '--desired', desired, '-n', ns], {
+      modes: [
+        ['-o', 'yaml'],
+        ['-o', 'json'],
+        ['-v', '9'],
+      ],
+    });
+    expect([...new Set(r.codes)]).toEqual([0]);
+    expectReports(
+      r.runs.filter((x) => x.mode !== '-v 9'),
+      { objects: ['Secret/db', 'Secret/api', 'ConfigMap/plain'] },
+    );
+    expect(r.runs.find((x) => x.mode === '-v 9')!.res.stdout).toBe(r.runs.find((x) => x.mode === '-o yaml')!.res.stdout);
+    expect(r.found).toEqual([]);
+    const items = (JSON.parse(r.runs.find((x) => x.mode === '-o json')!.res.stdout) as { items: { metadata: { name: string }; data?: unknown }[] }).items;
+    expect(items.filter((o) => o.metadata.name !== 'plain').map((o) => [o.metadata.name, o.data])).toEqual([
+      ['api', { key: '++++++++' }],
+      ['db', { applied: '++++++++', password: '++++++++' }],
+    ]);
+  });
+
   it('prune (list)', async () => {
     const r = await leaksOf(['prune', '-f', app, '--desired', desired, '-n', ns]);
     expect(r.codes.every((c) => c === 0)).toBe(true);

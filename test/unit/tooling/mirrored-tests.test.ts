@@ -39,7 +39,6 @@ const WITHOUT_OWN_TEST: Record<string, string> = {
   'diff/compare.ts': 'test/unit/diff/properties.test.ts and list-rule.test.ts',
   'diff/ignored-fields.ts': 'through the comparison: test/unit/diff/comparison.test.ts and test/unit/sync/ignored.test.ts',
   'diff/index.ts': 'the field-level diff: test/unit/diff/ignore.test.ts, properties.test.ts, removed.test.ts, status-field.test.ts',
-  'diff/mask.ts': 'Secret masking through the comparison: test/unit/diff/comparison.test.ts, test/integration/hardening/secrets.test.ts',
   'diff/remove-paths.ts': 'through test/unit/sync/ignored.test.ts and the diff tests',
   'diff/types.ts': 'types only',
   'health/checks/apiservice.ts': 'one check per kind: test/unit/health/resource.test.ts',
