@@ -301,6 +301,16 @@ describe('a source rendered only in part is never synced or pruned', () => {
       expect(lines(status.stdout).slice(0, 2)).toEqual(['SYNC=Unknown', 'HEALTH=Healthy']);
       expect(lines(status.stdout)).toContain(`RESOURCE=ConfigMap/${survivor} Unknown -`);
       expect(lines(status.stdout)[2]).toMatch(reason);
+      // The JSON reports name the Application by its metadata.name, not by the file it was read from.
+      const named = async (args: string[]) => {
+        const r = await plugin([...args, '-f', file, '-o', 'json'], kubeconfigPath());
+        const doc = JSON.parse(r.stdout) as { app?: string; apps?: { app: string }[] };
+        return [r.code, doc.app ?? doc.apps?.[0]?.app];
+      };
+      expect(await named(['diff'])).toEqual([4, name]);
+      expect(await named(['sync', '--dry-run'])).toEqual([4, name]);
+      // (plan's --base/--head name one revision: a multi-source app is refused before its sources are read.)
+      if (!spec.includes('sources:')) expect(await named(['plan', '--base', 'main', '--head', 'main'])).toEqual([4, name]);
       expect(await snapshot()).toEqual(before);
       expect(await exists(survivor)).toBe(true);
     },

@@ -178,7 +178,9 @@ export async function diffAgainstCluster(req: LiveDiffRequest, ctx: RunContext):
       return await liveDiff(req, deps);
     } catch (err) {
       if (!(err instanceof UnrenderableError)) throw err;
-      return unknownDiff(err, req, session.target, req.serverSide);
+      // Named as the Application names itself, not by the file it was read from (read once already: a failure now keeps the given name).
+      const app = await session.application().catch(() => undefined);
+      return unknownDiff(err, app?.name ?? req.app ?? req.appFile ?? '', session.target, req.serverSide);
     }
   });
 }
@@ -191,7 +193,7 @@ export function liveDiffExitCode(report: LiveDiffReport): ExitCode {
 }
 
 /** The report of a diff that compared nothing: the source cannot be rendered as Argo CD would. */
-function unknownDiff(err: UnrenderableError, sources: AppStateArgs, target: AppTarget, serverSide: boolean): LiveDiffReport {
+function unknownDiff(err: UnrenderableError, app: string, target: AppTarget, serverSide: boolean): LiveDiffReport {
   return {
     schemaVersion: DIFF_SCHEMA_VERSION,
     sync: 'Unknown',
@@ -199,7 +201,7 @@ function unknownDiff(err: UnrenderableError, sources: AppStateArgs, target: AppT
     objects: [],
     extras: [],
     warnings: [...target.warnings],
-    app: sources.app ?? sources.appFile ?? '',
+    app,
     context: target.context,
     server: target.server,
     origin: '',
