@@ -41,7 +41,10 @@ export class InputError extends ExitError {
  * A desired object of a kind the destination cluster does not serve (and no CRD of the app defines): an input error
  * for the commands that act now (exit 2); `plan` reports it as what would refuse the sync at head (exit 4).
  */
-export class UnservedKindError extends InputError {}
+export class UnservedKindError extends InputError {
+  /** The Application whose objects these are (metadata.name), set where its state is loaded. */
+  app?: string;
+}
 
 /** The cluster or its API failed us: exit 3. */
 export class ClusterError extends ExitError {
@@ -62,6 +65,8 @@ export class RefusedError extends ExitError {
  * shown as sync status Unknown by status; nothing is applied or deleted.
  */
 export class UnrenderableError extends RefusedError {
+  /** The Application whose source this is (metadata.name, not the file it was read from), set where its state is loaded. */
+  app?: string;
   constructor(readonly reasons: readonly string[]) {
     super(`the source cannot be rendered as Argo CD would, so nothing is compared, applied or pruned: ${reasons.join('; ')}`);
   }

@@ -2,6 +2,7 @@
 import { spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
+import { goDurationMs } from '../../model/duration.js';
 
 /** The first executable named `name` on PATH, or undefined. */
 export function findOnPath(name: string, env: Record<string, string | undefined>): string | undefined {
@@ -40,18 +41,6 @@ export interface RunResult {
 /** Argo CD's defaults for every program its repo-server runs (util/exec): 90 s, then 10 s from SIGTERM to SIGKILL. */
 const DEFAULT_EXEC_TIMEOUT_MS = 90_000;
 const DEFAULT_EXEC_FATAL_TIMEOUT_MS = 10_000;
-
-const GO_UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, μs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** A Go duration (`90s`, `1m30s`, `500ms`, `0`) in ms, or undefined when Go's time.ParseDuration would refuse it (`90`: no unit). */
-export function goDurationMs(text: string | undefined): number | undefined {
-  const t = (text ?? '').trim();
-  if (t === '0') return 0;
-  if (!/^(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+$/.test(t)) return undefined;
-  let total = 0;
-  for (const m of t.matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g)) total += Number(m[1]) * GO_UNIT_MS[m[2]!]!;
-  return total;
-}
 
 /**
  * How long a program may run, as Argo CD bounds the tools its repo-server runs: ARGOCD_EXEC_TIMEOUT (default 90 s; `0`

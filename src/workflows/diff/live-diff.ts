@@ -178,9 +178,7 @@ export async function diffAgainstCluster(req: LiveDiffRequest, ctx: RunContext):
       return await liveDiff(req, deps);
     } catch (err) {
       if (!(err instanceof UnrenderableError)) throw err;
-      // Named as the Application names itself, not by the file it was read from (read once already: a failure now keeps the given name).
-      const app = await session.application().catch(() => undefined);
-      return unknownDiff(err, app?.name ?? req.app ?? req.appFile ?? '', session.target, req.serverSide);
+      return unknownDiff(err, err.app ?? req.app ?? req.appFile ?? '', session.target, req.serverSide);
     }
   });
 }

@@ -15,16 +15,7 @@ import { apiVersionOf, type ResourceType } from '../../model/resource-type.js';
 import type { GatewayPool } from '../session/session.js';
 import { keyString, type KubeObject, type ResourceKey } from '../../model/object.js';
 import type { HookPhase } from '../../sync/hooks.js';
-import {
-  compareEntries,
-  compareEntryOf,
-  diffOptionsOf,
-  loadApplication,
-  loadAppState,
-  type AppState,
-  type AppStateArgs,
-  type AppStateDeps,
-} from '../session/app-state.js';
+import { compareEntries, compareEntryOf, diffOptionsOf, loadAppState, type AppState, type AppStateArgs, type AppStateDeps } from '../session/app-state.js';
 import { stateRefusal } from '../session/rules.js';
 import { planOf } from '../sync/execute.js';
 import { pairGenerated, planScope, type SkippedApp } from './scope.js';
@@ -110,7 +101,7 @@ export async function planApp(req: PlanRequest, deps: AppStateDeps): Promise<Pla
   } catch (err) {
     // A head that cannot be rendered as Argo CD would, or that declares a kind the cluster does not serve: the sync refuses it.
     if (!(err instanceof UnrenderableError || err instanceof UnservedKindError)) throw err;
-    return refusedApp(req, err.message, deps.target?.warnings ?? [], deps.target, await appName(args, deps));
+    return refusedApp(req, err.message, deps.target?.warnings ?? [], deps.target, err.app);
   }
   const baseState =
     noBase === true
@@ -182,7 +173,7 @@ export async function planAppOffline(req: PlanRequest, deps: Pick<AppStateDeps, 
     state = await loadAppState({ ...offline, ...(head !== undefined ? { revision: head } : {}) }, d, { extras: false, live: false });
   } catch (err) {
     if (!(err instanceof UnrenderableError)) throw err;
-    return refusedApp(req, err.message, warnings, undefined, await appName(offline, d));
+    return refusedApp(req, err.message, warnings, undefined, err.app);
   }
   const baseState = await loadAppState({ ...offline, revision: base }, d, { extras: false, live: false });
   const fieldManager = deps.opts.fieldManager;
@@ -193,11 +184,6 @@ export async function planAppOffline(req: PlanRequest, deps: Pick<AppStateDeps, 
   });
   state.warnings.unshift(...warnings);
   return finish(req, state, baseState, planned, gw);
-}
-
-/** The Application's own name (an Application file is named by its metadata.name, not its path); undefined if it cannot be read again. */
-async function appName(args: AppStateArgs, deps: AppStateDeps): Promise<string | undefined> {
-  return (await loadApplication(args, deps).catch(() => undefined))?.name;
 }
 
 /** The plan of an app refused before anything was compared (its head cannot be rendered, its destination is refused). */

@@ -4,7 +4,7 @@ import { controlPlaneNamespace } from '../../model/keys.js';
 import { loadJq } from '../../jq/load.js';
 import type { Application, SourceRevision, SyncOptions } from '../../app/types.js';
 import type { WorkflowIo, WorkflowOptions } from '../../model/context.js';
-import { InputError, UnservedKindError } from '../../model/errors.js';
+import { InputError, UnrenderableError, UnservedKindError } from '../../model/errors.js';
 import type { KubeGateway, ListResult } from '../../kube/gateway.js';
 import { apiVersionOf, resourceName, type ResourceType } from '../../model/resource-type.js';
 import { KubeApiError } from '../../kube/errors.js';
@@ -564,30 +564,38 @@ export async function loadAppState(
   rulesRead.catch(() => undefined);
   const { loadDesiredManifests } = await import('../../source/index.js');
   const destinationNamespace = deps.opts.namespace ?? app.destination.namespace ?? '';
-  const source = await loadDesiredManifests(
-    app,
-    {
-      desired: args.desired,
-      revision: args.revision,
-      ...(args.revisions !== undefined
-        ? { revisions: args.revisions }
-        : args.sourcePins !== undefined
-          ? { revisions: pinnedRevisions(args.sourcePins, app.sources, app.name) }
-          : {}),
-      repoDir: args.repoDir,
-      ...(args.kustomize !== undefined ? { kustomize: args.kustomize } : {}),
-      ...(args.kustomizeBuildOptions !== undefined ? { kustomizeBuildOptions: args.kustomizeBuildOptions } : {}),
-      ...(args.helm !== undefined ? { helm: args.helm } : {}),
-      ...(args.hardRefresh ? { hardRefresh: true } : {}),
-      ...(args.render ? { render: true } : {}),
-      capabilities: () => clusterCapabilities(gw, args),
-      // argocd-cm's kustomize.buildOptions and kustomize.path.<version>: the rules are read beside the render.
-      kustomizeSettings: () => rulesRead.then((r) => r.settings.kustomize),
-      namespace: destinationNamespace,
-      controlPlaneNamespace: controlPlaneNamespace(args.argocdNamespace),
-      ...(deps.sourceReads ? { reads: deps.sourceReads } : {}),
-    },
-    deps.io,
+  // A refusal names the Application itself (an Application file's metadata.name, not its path).
+  const named = <T>(p: Promise<T>): Promise<T> =>
+    p.catch((err: unknown) => {
+      if (err instanceof UnrenderableError || err instanceof UnservedKindError) err.app ??= app.name;
+      throw err;
+    });
+  const source = await named(
+    loadDesiredManifests(
+      app,
+      {
+        desired: args.desired,
+        revision: args.revision,
+        ...(args.revisions !== undefined
+          ? { revisions: args.revisions }
+          : args.sourcePins !== undefined
+            ? { revisions: pinnedRevisions(args.sourcePins, app.sources, app.name) }
+            : {}),
+        repoDir: args.repoDir,
+        ...(args.kustomize !== undefined ? { kustomize: args.kustomize } : {}),
+        ...(args.kustomizeBuildOptions !== undefined ? { kustomizeBuildOptions: args.kustomizeBuildOptions } : {}),
+        ...(args.helm !== undefined ? { helm: args.helm } : {}),
+        ...(args.hardRefresh ? { hardRefresh: true } : {}),
+        ...(args.render ? { render: true } : {}),
+        capabilities: () => clusterCapabilities(gw, args),
+        // argocd-cm's kustomize.buildOptions and kustomize.path.<version>: the rules are read beside the render.
+        kustomizeSettings: () => rulesRead.then((r) => r.settings.kustomize),
+        namespace: destinationNamespace,
+        controlPlaneNamespace: controlPlaneNamespace(args.argocdNamespace),
+        ...(deps.sourceReads ? { reads: deps.sourceReads } : {}),
+      },
+      deps.io,
+    ),
   );
   warnings.push(...source.warnings);
   const hydratedFrom = app.hydrator && source.commits?.[0] ? await dryCommitOf(app.hydrator.syncSource.path, source.commits[0], warnings) : undefined;
@@ -598,7 +606,7 @@ export async function loadAppState(
   const desired: DesiredEntry[] = [];
   const hooks: HookEntry[] = [];
   const deleteHooks: HookEntry[] = [];
-  for (const d of await resolveDesired(applySettings(app, rules, source.objects, warnings), destinationNamespace, gw, app.syncOptions)) {
+  for (const d of await named(resolveDesired(applySettings(app, rules, source.objects, warnings), destinationNamespace, gw, app.syncOptions))) {
     const hook = hookOf(d.object);
     if (!hook) desired.push(d);
     else {

@@ -1,5 +1,5 @@
 // `sync`: load the app state and hand it to the one executor (execute.ts); the exit code of a report, and retries.
-import { compareAppState, loadApplication, loadAppState, type AppStateArgs, type AppStateDeps } from '../session/app-state.js';
+import { compareAppState, loadAppState, type AppStateArgs, type AppStateDeps } from '../session/app-state.js';
 import { executeSync, noResults, SYNC_SCHEMA_VERSION, type SyncDeps, type SyncReport } from './execute.js';
 import type { Application, RetryPolicy } from '../../app/types.js';
 import { syncStrategyOf } from '../../app/run-options.js';
@@ -82,11 +82,8 @@ export async function syncApp(req: SyncRequest, deps: SyncDeps): Promise<SyncRep
     if (strategy) report.syncStrategy = strategy;
     return report;
   } catch (err) {
-    if (!(err instanceof UnrenderableError)) throw err;
-    // The report names the Application (not the file it was read from); it was read once already, so this cannot fail
-    // for a new reason, and when it does the name given is used.
-    const app = await loadApplication(req, deps).catch(() => undefined);
-    return refusedReport(req, deps, err.message, app?.name);
+    if (err instanceof UnrenderableError) return refusedReport(req, deps, err.message, err.app);
+    throw err;
   }
 }
 

@@ -1,6 +1,7 @@
 // The bound on every program a render runs (helm, kustomize, git verify, gpg), as Argo CD's repo-server bounds them
 // (util/exec): ARGOCD_EXEC_TIMEOUT, default 90 s, then SIGTERM, and SIGKILL after ARGOCD_EXEC_FATAL_TIMEOUT (10 s).
-import { execTimeouts, goDurationMs, runTool } from '../../../../src/source/render/tools.js';
+import { goDurationMs } from '../../../../src/model/duration.js';
+import { execTimeouts, runTool } from '../../../../src/source/render/tools.js';
 
 const node = process.execPath;
 
