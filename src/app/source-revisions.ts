@@ -1,8 +1,10 @@
 // `--revisions R… --source-positions N…` (or `--source-names S…`) for a multi-source Application, as `argocd app
 // sync`, `diff` and `manifests` take them: each revision for the source at that 1-based position (or of that name),
-// the others at their targetRevision. Pure; InputError naming the mismatch.
+// the others at their targetRevision; and which sources `plan`'s change from --base to --head moves (movedRevisions).
+// Pure; InputError naming the mismatch.
 import { InputError } from '../model/errors.js';
 import type { AppSource } from './types.js';
+import { repoKey } from '../model/repo-url.js';
 
 export interface SourceRevisionFlags {
   revisions?: readonly string[];
@@ -52,4 +54,66 @@ export function pinnedRevisions(
     out[i] = p.revision;
   }
   return out;
+}
+
+/** A source as `plan` reads it to decide whether a change moves it (an AppSource, or a listed Application's raw source). */
+export interface MovableSource {
+  repoURL?: string;
+  targetRevision?: string;
+  /** Set for a Helm repository's chart. */
+  chart?: string;
+}
+
+/** An Application's source as movingSources reads it. */
+export function movableOf(s: AppSource): MovableSource {
+  return {
+    ...(s.repoURL !== undefined ? { repoURL: s.repoURL } : {}),
+    ...(s.targetRevision !== undefined ? { targetRevision: s.targetRevision } : {}),
+    ...(s.options?.chart !== undefined ? { chart: s.options.chart } : {}),
+  };
+}
+
+/** Whether a change of `repo` (any repository when absent) from `base` moves this source (see movingSources). */
+function followsBase(s: MovableSource, change: { base: string; repo?: string }): boolean {
+  const url = s.repoURL ?? '';
+  if (s.chart !== undefined || /^oci:\/\//i.test(url.trim())) return false;
+  if (change.repo !== undefined && repoKey(url) !== repoKey(change.repo)) return false;
+  return (s.targetRevision || 'HEAD') === change.base;
+}
+
+/**
+ * The positions (0-based) of the sources of a multi-source Application that a change from `base` moves: the Git
+ * sources that follow `base` (their targetRevision; HEAD when empty) of `repo` when given, as Argo CD's webhook
+ * refreshes an app when any one of its sources follows the pushed branch of the pushed repository. A Helm chart or an
+ * OCI artifact never moves: its targetRevision is a version, not a branch a merge moves.
+ */
+export function movingSources(sources: readonly MovableSource[], change: { base: string; repo?: string }): number[] {
+  return sources.flatMap((s, i) => (followsBase(s, change) ? [i] : []));
+}
+
+/**
+ * The revisions `plan` reads an Application at: a change from `from` (of `repo`) read at `to` (absent: each source at
+ * its targetRevision). One source: that source at `to`, whatever it follows (`--base` and `--head` name its
+ * revisions), unless it is of another repository than `repo`. Several: the sources the change moves (movingSources)
+ * at `to`, the others at their targetRevision. `unmoved`, said as a warning, when nothing moves and why.
+ */
+export function movedRevisions(
+  app: { name: string; source?: AppSource; sources?: readonly AppSource[] },
+  move: { from: string; to?: string; repo?: string },
+): { revision?: string; revisions?: (string | undefined)[]; unmoved?: string } {
+  if (app.sources === undefined) {
+    const url = app.source?.repoURL ?? '';
+    if (move.repo !== undefined && repoKey(url) !== repoKey(move.repo))
+      return { unmoved: `the source of ${app.name} is another repository (${url}): it is read at its targetRevision at base and at head` };
+    return move.to !== undefined ? { revision: move.to } : {};
+  }
+  const sources = app.sources.map(movableOf);
+  const moving = new Set(movingSources(sources, { base: move.from, ...(move.repo !== undefined ? { repo: move.repo } : {}) }));
+  if (moving.size === 0) {
+    const follows = sources.map((s, i) => `${i + 1}: ${s.chart !== undefined ? `chart ${s.chart} ` : ''}${s.targetRevision || 'HEAD'}`).join(', ');
+    return {
+      unmoved: `none of the ${sources.length} sources of ${app.name} follows ${move.from}${move.repo !== undefined ? ` of ${move.repo}` : ''} (${follows}): every source is read at its targetRevision at base and at head`,
+    };
+  }
+  return { revisions: sources.map((_, i) => (moving.has(i) ? move.to : undefined)) };
 }

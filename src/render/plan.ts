@@ -1,6 +1,6 @@
 // Renders a plan (workflows/plan/plan.ts): per Application what a sync at head would do, each change marked "this
 // change" or "already there", as a table, kv lines, JSON/YAML, or Markdown for a pull-request comment.
-import type { PlanAppReport, PlanObject, PlanReport } from '../workflows/plan/plan.js';
+import type { MovedSource, PlanAppReport, PlanObject, PlanReport } from '../workflows/plan/plan.js';
 import type { PlannedField } from '../diff/plan.js';
 import { renderPath } from '../model/field-path.js';
 import { displayName, nameToken, type JsonValue } from '../model/object.js';
@@ -53,7 +53,8 @@ function appId(a: PlanAppReport): string {
 const ORIGIN_KV = { 'this-change': 'this-change', 'already-there': 'already-there' } as const;
 
 /**
- * `OFFLINE=true` first with --offline; per app: `APP=`, `BASE=`, `HEAD=`, `REFUSED=` (when refused), then per counted field `CHANGE=<Kind>/<name> <path>`
+ * `OFFLINE=true` first with --offline; per app: `APP=`, `BASE=`, `HEAD=`, `SOURCE=<position> <repoURL> <base> <head>` per
+ * source a multi-source app's change moves, `REFUSED=` (when refused), then per counted field `CHANGE=<Kind>/<name> <path>`
  * (this change) or `DRIFT=<Kind>/<name> <path>` (already there) and `OWNER=<Kind>/<name> <path> <manager>` per other
  * manager of the live value, `CREATE=`/`PRUNE=<Kind>/<name> <origin>`, `KEEP=<Kind>/<name> <origin> <reason>`, then
  * `THIS_CHANGE=<n>`, `ALREADY_THERE=<n>`, `IN_SYNC=<n>`.
@@ -63,6 +64,8 @@ function renderPlanKv(r: PlanReport, fieldManager: string): string {
   if (r.applicationSet !== undefined) lines.push(`APPLICATION_SET=${nameToken(r.applicationSet)}`);
   for (const a of r.apps) {
     lines.push(`APP=${nameToken(appId(a))}`, `BASE=${a.base}`, `HEAD=${a.head}`);
+    // A multi-source app: each source the change moves, with its commits.
+    for (const m of a.sources ?? []) lines.push(`SOURCE=${m.position} ${nameToken(m.repoURL)} ${m.base} ${m.head}`);
     // An ApplicationSet's app generated at one revision only; one that goes says what its deletion does.
     if (a.presence !== undefined) lines.push(`PRESENCE=${a.presence}`);
     if (a.presence === 'disappears') lines.push(`PRESENCE_NOTE=${oneLineText(a.prune.why)}`);
@@ -134,6 +137,7 @@ function renderPlanTable(r: PlanReport, paint: Paint): string {
     const presence =
       a.presence === 'appears' ? ' (generated at head only: it appears)' : a.presence === 'disappears' ? ' (generated at base only: it disappears)' : '';
     out.push(paint.bold(`Application ${appId(a)}${where}: base ${short(a.base)}, head ${short(a.head)}${presence}`));
+    out.push(...(a.sources ?? []).map((m) => paint.dim(`source ${m.position} ${sourceText(m)}: base ${short(m.base)}, head ${short(m.head)}`)));
     if (a.presence === 'disappears') out.push(paint.red(a.prune.why));
     if (a.refused !== undefined) out.push(`${paint.red('REFUSED')} the ${a.sync} sync at head at ${r.at}: ${a.refused}`);
     for (const o of a.objects) {
@@ -154,6 +158,11 @@ function renderPlanTable(r: PlanReport, paint: Paint): string {
   }
   if (r.skipped !== undefined && r.apps.length === 0) out.push('No Application follows the base revision: nothing to plan.');
   return out.join('\n') + '\n';
+}
+
+/** A moved source as people read it: its repository and path. */
+function sourceText(m: MovedSource): string {
+  return m.path !== undefined && m.path !== '' ? `${m.repoURL} ${m.path}` : m.repoURL;
 }
 
 /** A commit as people read it: its first 7 characters (anything else as given). */
@@ -190,6 +199,11 @@ function renderPlanMarkdown(r: PlanReport): string {
   }
   for (const a of r.apps) {
     out.push('', `<details><summary><b>${cell(appId(a))}</b>: ${summaryText(a)}</summary>`, '');
+    if (a.sources !== undefined && a.sources.length > 0)
+      out.push(
+        `Sources this change moves: ${a.sources.map((m) => `${m.position} (\`${cell(sourceText(m))}\`: \`${short(m.base)}\` → \`${short(m.head)}\`)`).join(', ')}`,
+        '',
+      );
     if (a.refused !== undefined) out.push(`**Refused** (the ${a.sync} sync at ${r.at}): ${cell(a.refused)}`, '');
     if (a.objects.length > 0) {
       out.push('| Object | Action | Field | Base | Head | Live | Owner | From |', '|---|---|---|---|---|---|---|---|');

@@ -4,6 +4,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import { isIP } from 'node:net';
 import { InputError } from '../model/errors.js';
+import { repoKey } from '../model/repo-url.js';
 
 /** A push that was accepted: what we could read of it. */
 export interface PushEvent {
@@ -13,18 +14,6 @@ export interface PushEvent {
   /** The commit the ref now points at, when the payload says. */
   after?: string;
   repository?: string;
-}
-
-/** A repository URL compared as Argo CD's webhook compares them: no scheme, user, `.git` or trailing slash, `host:path` as `host/path`, lower case. */
-export function repoKey(url: string): string {
-  return url
-    .trim()
-    .toLowerCase()
-    .replace(/^[a-z][a-z0-9+.-]*:\/\//, '')
-    .replace(/^[^@/]*@/, '')
-    .replace(/^([^/:]+):(?!\d+\/)/, '$1/')
-    .replace(/\/+$/, '')
-    .replace(/\.git$/, '');
 }
 
 /**

@@ -232,6 +232,7 @@ describe('plan', () => {
       const appsA = await createTestNamespace('plan-all-a');
       const appsB = await createTestNamespace('plan-all-b');
       const dest = await createTestNamespace('plan-all-dest');
+      const destMulti = await createTestNamespace('plan-all-multi');
       const label = { 'kgitops.test/plan-all': appsA };
       try {
         const app = (name: string, namespace: string, repoURL: string, targetRevision: string) =>
@@ -241,6 +242,19 @@ describe('plan', () => {
             app('web-a', appsA, fx.repo, 'release'),
             app('pinned', appsA, fx.repo, base),
             app('elsewhere', appsB, 'https://git.invalid/org/other.git', 'release'),
+            // Several sources: the one that follows release moves to pr-1; the values source pinned to the base commit stays.
+            applicationYaml({
+              name: 'multi',
+              namespace: appsA,
+              labels: label,
+              spec: {
+                sources: [
+                  { repoURL: fx.repo, path: 'app', targetRevision: 'release' },
+                  { repoURL: fx.repo, targetRevision: base, ref: 'values' },
+                ],
+                destination: inCluster(destMulti),
+              },
+            }),
           ].join('---\n'),
         );
         const synced = await runPlugin(['sync', 'web-a', '--app-namespace', appsA, '-o', 'kv']);
@@ -264,6 +278,15 @@ describe('plan', () => {
         expect([res.code, res.stderr]).toEqual([1, '']);
         expect(res.stdout).toBe(
           [
+            // Never synced: its Deployment is created either way (the base declared it too: already there).
+            `APP=${appsA}/multi`,
+            `BASE=${base}`,
+            `HEAD=${head}`,
+            `SOURCE=1 ${fx.repo} ${base} ${head}`,
+            'CREATE=Deployment/web already-there',
+            'THIS_CHANGE=0',
+            'ALREADY_THERE=1',
+            'IN_SYNC=0',
             `APP=${appsA}/web-a`,
             `BASE=${base}`,
             `HEAD=${head}`,
@@ -281,7 +304,8 @@ describe('plan', () => {
         const one = await runPlugin(['plan', '--all', '--app-namespace', appsA, '--repo', fx.repo, '--base', 'release', '--head', 'pr-1', '-o', 'json']);
         expect(one.code).toBe(1);
         const doc = JSON.parse(one.stdout);
-        expect(doc.apps.map((a: { namespace: string; app: string }) => `${a.namespace}/${a.app}`)).toEqual([`${appsA}/web-a`]);
+        expect(doc.apps.map((a: { namespace: string; app: string }) => `${a.namespace}/${a.app}`)).toEqual([`${appsA}/multi`, `${appsA}/web-a`]);
+        expect(doc.apps[0].sources).toEqual([{ position: 1, repoURL: fx.repo, path: 'app', base, head }]);
         expect(doc.skipped).toEqual([{ namespace: appsA, name: 'pinned', reason: `it follows ${base}, not release` }]);
         // A base nothing follows: nothing to plan, exit 0.
         const none = await runPlugin(['plan', '--all', '--app-namespace', appsA, '--base', 'no-such-branch']);
@@ -291,7 +315,7 @@ describe('plan', () => {
         // --all with an Application named is a usage error.
         expect((await runPlugin(['plan', 'web-a', '--all', '--base', 'release'])).code).toBe(2);
       } finally {
-        await Promise.all([deleteNamespace(appsA), deleteNamespace(appsB), deleteNamespace(dest)]);
+        await Promise.all([deleteNamespace(appsA), deleteNamespace(appsB), deleteNamespace(dest), deleteNamespace(destMulti)]);
       }
     },
     T,

@@ -52,13 +52,14 @@ export const planCommand = defineCommand({
         type: 'string',
         requiresArg: true,
         describe:
-          "The pull request's repository: with --all, only the Applications whose source it is; with an ApplicationSet file, only its git generators move from --base to --head (URLs compared as Argo CD's webhook compares them)",
+          "The pull request's repository: with --all, only the Applications whose source it is; with an ApplicationSet file, only its git generators move from --base to --head; of a multi-source app, only its sources of it move (URLs compared as Argo CD's webhook compares them)",
       })
       .conflicts('all', ['app', 'app-file', 'offline'])
       .implies('all-namespaces', 'all')
       .implies('selector', 'all')
       .conflicts('desired', 'base')
       .conflicts('revision', 'base')
+      .conflicts('base', ['revisions', 'source-positions', 'source-names'])
       .example('kubectl gitops plan shop --base main --head feature/new-image', 'What merging feature/new-image into main would change live')
       .example('kubectl gitops plan shop cart --base main --head pr-42 -o markdown', 'A pull-request comment for two apps')
       .example('kubectl gitops plan -f app.yaml --base v1 --at 2026-12-24T18:00:00Z', 'Whether a sync window would refuse the sync at that time')
@@ -76,6 +77,12 @@ export const planCommand = defineCommand({
     'selector all': '-l selects the Applications --all lists',
     'desired base': 'plan renders the Application source at --base and --head',
     'revision base': 'plan reads two revisions: --base and --head',
+    ...Object.fromEntries(
+      ['revisions', 'source-positions', 'source-names'].map((k) => [
+        `base ${k}`,
+        'plan moves the sources that follow --base to --head (of a multi-source app, each Git source that follows --base)',
+      ]),
+    ),
   },
   async run(args, ctx) {
     const { appNames } = await import('../several.js');
@@ -113,8 +120,6 @@ export const planCommand = defineCommand({
     // An ApplicationSet file: its Applications as generated at base and at head (cli/app.ts leaves -f to plan).
     const { holdsApplicationSet } = await import('../appset-file.js');
     const appSet = args.appFile !== undefined && apps.length === 0 && holdsApplicationSet(args.appFile);
-    if (args.repo !== undefined && !appSet)
-      throw new InputError('--repo goes with --all or an ApplicationSet file (-f): it says which repository the change is to');
     if (appSet && args.offline === true)
       throw new InputError(
         '--offline plans one Application file: an ApplicationSet is expanded against the cluster (its cluster Secrets); plan it without --offline',
@@ -143,6 +148,7 @@ export const planCommand = defineCommand({
         apps,
         base: args.base,
         ...(args.head !== undefined ? { head: args.head } : {}),
+        ...(args.repo !== undefined ? { repo: args.repo } : {}),
         at,
         ...(args.offline === true ? { offline: true } : {}),
       },

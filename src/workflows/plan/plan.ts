@@ -19,20 +19,38 @@ import { compareEntries, compareEntryOf, diffOptionsOf, loadAppState, type AppSt
 import { stateRefusal } from '../session/rules.js';
 import { planOf } from '../sync/execute.js';
 import { pairGenerated, planScope, type SkippedApp } from './scope.js';
+import { movableOf, movingSources } from '../../app/source-revisions.js';
 
 export const PLAN_SCHEMA_VERSION = 1;
 
 /** `plan APP --base REV [--head REV] [--at TIME]`: the app's source flags, the two revisions, and when the sync would start. */
-export interface PlanRequest extends Omit<AppStateArgs, 'revision' | 'desired'> {
+export interface PlanRequest extends Omit<AppStateArgs, 'revision' | 'revisions' | 'sourcePins' | 'move' | 'desired'> {
   base: string;
   /** Absent: the Application's targetRevision. */
   head?: string;
+  /** The pull request's repository: of a multi-source app, only its sources that follow base move (any repository's when absent). */
+  repo?: string;
   /** When the sync at head would start (ms since the epoch): the sync windows are read at that time. */
   at: number;
   /** The Application as it was at base, when it differs from the one at head (an ApplicationSet generated both). */
   baseAppFile?: string;
   /** The Application did not exist at base (an ApplicationSet generates it only at head): the base render is empty. */
   noBase?: true;
+}
+
+/** A source of a multi-source app that the change moves from base to head: its 1-based position and commits. */
+export interface MovedSource {
+  position: number;
+  repoURL: string;
+  path?: string;
+  base: string;
+  head: string;
+}
+
+/** The moves of the two reads of one app (AppStateArgs.move): the base read at base, the head read at head. */
+function moves(req: PlanRequest): { base: NonNullable<AppStateArgs['move']>; head: NonNullable<AppStateArgs['move']> } {
+  const repo = req.repo !== undefined ? { repo: req.repo } : {};
+  return { base: { from: req.base, to: req.base, ...repo }, head: { from: req.base, ...(req.head !== undefined ? { to: req.head } : {}), ...repo } };
 }
 
 /** One object of the plan, with its wave in the sync at head (create and update). */
@@ -51,9 +69,14 @@ export interface PlanAppReport {
   namespace?: string;
   context?: string;
   server?: string;
-  /** The commits the base and head revisions resolved to (the revision as given when it names no commit). */
+  /**
+   * The commits the base and head revisions resolved to (the revision as given when it names no commit, or when the
+   * moved sources of a multi-source app resolved to more than one pair).
+   */
   base: string;
   head: string;
+  /** A multi-source app: the sources the change moves (those that follow base), each with the commits it was read at. */
+  sources?: MovedSource[];
   /** Which sync the windows were read for: the automated one when the Application has syncPolicy.automated, else a manual one. */
   sync: 'automated' | 'manual';
   /** Why that sync at head would be refused before writing anything (nothing else is planned then, objects aside). */
@@ -93,11 +116,12 @@ function summarize(objects: readonly PlannedObject[], inSync: number): PlanAppRe
 
 /** Plans one Application (never writes): the head state with its prune candidates, the base render, the comparison, the sync's plan. */
 export async function planApp(req: PlanRequest, deps: AppStateDeps): Promise<PlanAppReport> {
-  const { base, head, at, baseAppFile, noBase, ...args } = req;
+  const { base: _base, head: _head, repo: _repo, at: _at, baseAppFile, noBase, ...args } = req;
   const fieldManager = deps.opts.fieldManager;
+  const move = moves(req);
   let state;
   try {
-    state = await loadAppState({ ...args, ...(head !== undefined ? { revision: head } : {}) }, deps, { extras: true });
+    state = await loadAppState({ ...args, move: move.head }, deps, { extras: true });
   } catch (err) {
     // A head that cannot be rendered as Argo CD would, or that declares a kind the cluster does not serve: the sync refuses it.
     if (!(err instanceof UnrenderableError || err instanceof UnservedKindError)) throw err;
@@ -106,7 +130,7 @@ export async function planApp(req: PlanRequest, deps: AppStateDeps): Promise<Pla
   const baseState =
     noBase === true
       ? undefined
-      : await loadAppState({ ...args, ...(baseAppFile !== undefined ? { appFile: baseAppFile } : {}), revision: base }, deps, { extras: false, live: false });
+      : await loadAppState({ ...args, ...(baseAppFile !== undefined ? { appFile: baseAppFile } : {}), move: move.base }, deps, { extras: false, live: false });
   const entries = await compareEntries(state, fieldManager, deps.gateway);
   const candidates = state.prune?.candidates ?? [];
   const planned = await planChanges({
@@ -117,6 +141,19 @@ export async function planApp(req: PlanRequest, deps: AppStateDeps): Promise<Pla
     extras: candidates.map((c) => ({ key: c.key, object: { ...c.object, apiVersion: apiVersionOf(c.type) }, ...(c.skip ? { skip: c.skip } : {}) })),
   });
   return finish(req, state, baseState, planned, deps.gateway);
+}
+
+/** Of a multi-source app, the sources the change moves (movingSources), with the commits each was read at. */
+function movedSources(req: PlanRequest, state: AppState, baseState: AppState | undefined): MovedSource[] | undefined {
+  const sources = state.app.sources;
+  if (sources === undefined) return undefined;
+  return movingSources(sources.map(movableOf), { base: req.base, ...(req.repo !== undefined ? { repo: req.repo } : {}) }).map((i) => ({
+    position: i + 1,
+    repoURL: sources[i]!.repoURL ?? '',
+    ...(sources[i]!.path !== undefined ? { path: sources[i]!.path } : {}),
+    base: baseState?.sources?.[i]?.revision ?? req.base,
+    head: state.sources?.[i]?.revision ?? req.head ?? '',
+  }));
 }
 
 /**
@@ -140,11 +177,15 @@ async function finish(req: PlanRequest, state: AppState, baseState: AppState | u
     const wave = o.action === 'create' || o.action === 'update' ? waves.get(keyString(o.key)) : undefined;
     return wave !== undefined && Number.isFinite(wave) ? { ...o, wave } : o;
   });
+  const moved = movedSources(req, state, baseState);
+  const pairs = new Set(moved?.map((m) => `${m.base} ${m.head}`));
+  const one = moved !== undefined && pairs.size === 1 ? moved[0] : undefined;
   return {
     app: state.app.name,
     ...(state.target ? { context: state.target.context, server: state.target.server } : {}),
-    base: baseState?.revision ?? req.base,
-    head: state.revision ?? req.head ?? '',
+    base: one?.base ?? baseState?.revision ?? req.base,
+    head: one?.head ?? state.revision ?? req.head ?? '',
+    ...(moved !== undefined ? { sources: moved } : {}),
     sync,
     ...(refused !== undefined ? { refused } : {}),
     prune,
@@ -161,7 +202,8 @@ async function finish(req: PlanRequest, state: AppState, baseState: AppState | u
  * every difference this change, and the sync at head's refusals that need no cluster.
  */
 export async function planAppOffline(req: PlanRequest, deps: Pick<AppStateDeps, 'io' | 'opts'>): Promise<PlanAppReport> {
-  const { base, head, at: _at, baseAppFile: _b, noBase: _n, ...args } = req;
+  const { base: _base, head: _head, repo: _repo, at: _at, baseAppFile: _b, noBase: _n, ...args } = req;
+  const move = moves(req);
   const gw = new OfflineGateway();
   const d: AppStateDeps = { ...deps, gateway: gw, controlPlane: gw };
   const warnings: string[] = [];
@@ -170,12 +212,12 @@ export async function planAppOffline(req: PlanRequest, deps: Pick<AppStateDeps, 
   const offline = { ...args, kubeVersion: args.kubeVersion ?? '', apiVersions: args.apiVersions ?? [] };
   let state: AppState;
   try {
-    state = await loadAppState({ ...offline, ...(head !== undefined ? { revision: head } : {}) }, d, { extras: false, live: false });
+    state = await loadAppState({ ...offline, move: move.head }, d, { extras: false, live: false });
   } catch (err) {
     if (!(err instanceof UnrenderableError)) throw err;
     return refusedApp(req, err.message, warnings, undefined, err.app);
   }
-  const baseState = await loadAppState({ ...offline, revision: base }, d, { extras: false, live: false });
+  const baseState = await loadAppState({ ...offline, move: move.base }, d, { extras: false, live: false });
   const fieldManager = deps.opts.fieldManager;
   const planned = await planRenders({
     ...diffOptionsOf(state, fieldManager),
@@ -289,7 +331,7 @@ export async function runPlanAll(req: PlanAllRequest, ctx: RunContext): Promise<
     for (const o of planned) {
       const name = o.metadata.name ?? '';
       const ns = o.metadata.namespace ?? '';
-      const one: PlanRequest = { ...rest, app: name };
+      const one: PlanRequest = { ...rest, app: name, ...(repo !== undefined ? { repo } : {}) };
       const appCtx: RunContext = { ...ctx, opts: { ...ctx.opts, appNamespace: ns } };
       out.push({ ...(await planInSession(appCtx, one, pool)), namespace: ns });
     }
@@ -372,7 +414,7 @@ export async function runPlanAppSet(req: PlanAppSetRequest, ctx: RunContext): Pr
   const { GatewayPool } = await import('../session/session.js');
   const { expandAppSet } = await import('../appset/generate.js');
   const { appSetSyncSettings } = await import('../../appset/sync-plan.js');
-  const { repoKey } = await import('../../watch/webhook.js');
+  const { repoKey } = await import('../../model/repo-url.js');
   const { childPlanner } = await import('../delete/delete.js');
   const { appSetFile, repo, ...rest } = req;
   const moves = (url: string, revision: string) => revision === req.base && (repo === undefined || repoKey(url) === repoKey(repo));
@@ -426,6 +468,7 @@ export async function runPlanAppSet(req: PlanAppSetRequest, ctx: RunContext): Pr
       const same = pair.base !== undefined && JSON.stringify(pair.base) === JSON.stringify(pair.head);
       const one: PlanRequest = {
         ...rest,
+        ...(repo !== undefined ? { repo } : {}),
         appFile: headFile,
         ...(pair.base === undefined ? { noBase: true as const } : same ? {} : { baseAppFile: file(pair.base) }),
       };

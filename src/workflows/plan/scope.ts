@@ -1,8 +1,10 @@
 // `plan --all`: which of the listed Applications a change from --base to --head is about. A pull request changes one
 // repository's branch: the apps that follow that branch of that repository (a source whose repoURL is --repo, when
-// given, and whose targetRevision is --base) are planned; the others are left out, each with the reason.
+// given, and whose targetRevision is --base; of a multi-source app, any of its Git sources) are planned; the others are
+// left out, each with the reason.
 import { isPlainObject, type JsonObject, type KubeObject } from '../../model/object.js';
-import { repoKey } from '../../watch/webhook.js';
+import { repoKey } from '../../model/repo-url.js';
+import { movingSources, type MovableSource } from '../../app/source-revisions.js';
 
 /** An Application `plan --all` leaves out, and why. */
 export interface SkippedApp {
@@ -20,10 +22,19 @@ function text(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
 
+/** A listed Application's raw source as movingSources reads it. */
+function movable(s: JsonObject): MovableSource {
+  return {
+    repoURL: text(s.repoURL),
+    targetRevision: text(s.targetRevision),
+    ...(typeof s.chart === 'string' && s.chart !== '' ? { chart: s.chart } : {}),
+  };
+}
+
 /**
  * The Applications to plan, in the order given, and those left out: an app is planned when its one source follows
  * `base` (its targetRevision, HEAD when empty) in `repo` (any repository when absent; URLs compared as Argo CD's
- * webhook compares them). An app of several sources is left out: one revision pair cannot say which source it moves.
+ * webhook compares them), or when any Git source of several does (movingSources: those move to head, the others stay).
  */
 export function planScope(apps: readonly KubeObject[], opts: { base: string; repo?: string }): { planned: KubeObject[]; skipped: SkippedApp[] } {
   const planned: KubeObject[] = [];
@@ -39,7 +50,12 @@ export function planScope(apps: readonly KubeObject[], opts: { base: string; rep
       continue;
     }
     if (many) {
-      skipped.push({ ...id, reason: `${list.length} sources (spec.sources): one --base/--head pair does not say which of them moves` });
+      if (movingSources(list.map(movable), opts).length === 0)
+        skipped.push({
+          ...id,
+          reason: `none of its ${list.length} sources (spec.sources) follows ${opts.base}${repo !== undefined ? ' of that repository' : ''} (${list.map((s) => (typeof s.chart === 'string' ? `chart ${s.chart} ${text(s.targetRevision)}` : text(s.targetRevision) || 'HEAD')).join(', ')})`,
+        });
+      else planned.push(o);
       continue;
     }
     const follows = text(from[0]!.targetRevision) || 'HEAD';

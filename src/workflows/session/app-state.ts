@@ -16,7 +16,7 @@ import { hookOf, type HookInfo } from '../../sync/hooks.js';
 import { objectSyncMode } from '../../sync/options.js';
 import { loadApplicationFromCluster, loadApplicationFromFile } from './application-source.js';
 import { withRunOptions, type RunSyncOptions } from '../../app/run-options.js';
-import { pinnedRevisions } from '../../app/source-revisions.js';
+import { movedRevisions, pinnedRevisions } from '../../app/source-revisions.js';
 import { DEFAULT_TRACKING, markFilter, markOf, appOfMark, type Tracking } from '../../tracking/method.js';
 import { applySettings, excludedType, loadRules, type Rules, type RulesArgs } from './rules.js';
 import { CHILD_API_VERSIONS, childKindsOf } from '../../health/tree.js';
@@ -42,6 +42,12 @@ export interface AppStateArgs extends RulesArgs {
   revision?: string;
   /** Each source's revision, in spec.sources order (a retry that keeps the revisions its first attempt synced). */
   revisions?: readonly string[];
+  /**
+   * `plan`: the change from `from` (of `repo`) read at `to` (absent: the targetRevisions), as app/source-revisions.ts's
+   * movedRevisions says: one source at `to`; of several, those that follow `from` at `to`, the others as they are.
+   * Takes the place of revision, revisions and sourcePins.
+   */
+  move?: { from: string; to?: string; repo?: string };
   repoDir?: string;
   kustomize?: string;
   kustomizeBuildOptions?: string;
@@ -51,6 +57,23 @@ export interface AppStateArgs extends RulesArgs {
   /** --kube-version / --api-versions: Helm's capabilities instead of the cluster's. */
   kubeVersion?: string;
   apiVersions?: string[];
+}
+
+/** The revisions to read the app's sources at: a plan's move, else --revision, the retry's revisions or --revisions' pins. */
+function revisionsOf(args: AppStateArgs, app: Application, warnings: string[]): { revision?: string; revisions?: readonly (string | undefined)[] } {
+  if (args.move !== undefined) {
+    const { unmoved, ...revisions } = movedRevisions(app, args.move);
+    if (unmoved !== undefined) warnings.push(unmoved);
+    return revisions;
+  }
+  return {
+    ...(args.revision !== undefined ? { revision: args.revision } : {}),
+    ...(args.revisions !== undefined
+      ? { revisions: args.revisions }
+      : args.sourcePins !== undefined
+        ? { revisions: pinnedRevisions(args.sourcePins, app.sources, app.name) }
+        : {}),
+  };
 }
 
 /** One desired object: namespace defaulted (or dropped when cluster-scoped), with its served type and where it was declared. */
@@ -575,12 +598,7 @@ export async function loadAppState(
       app,
       {
         desired: args.desired,
-        revision: args.revision,
-        ...(args.revisions !== undefined
-          ? { revisions: args.revisions }
-          : args.sourcePins !== undefined
-            ? { revisions: pinnedRevisions(args.sourcePins, app.sources, app.name) }
-            : {}),
+        ...revisionsOf(args, app, warnings),
         repoDir: args.repoDir,
         ...(args.kustomize !== undefined ? { kustomize: args.kustomize } : {}),
         ...(args.kustomizeBuildOptions !== undefined ? { kustomizeBuildOptions: args.kustomizeBuildOptions } : {}),

@@ -1,6 +1,6 @@
 // --revisions with --source-positions / --source-names: one revision per named source of spec.sources, the others
 // at their targetRevision; every mismatch an input error naming it.
-import { pinnedRevisions, sourceRevisionPins } from '../../../src/app/source-revisions.js';
+import { movedRevisions, movingSources, pinnedRevisions, sourceRevisionPins } from '../../../src/app/source-revisions.js';
 
 const sources = [{ repoURL: 'a', name: 'app' }, { repoURL: 'b', name: 'values' }, { repoURL: 'c' }];
 
@@ -37,4 +37,45 @@ test('every mismatch is an input error naming it', () => {
     ),
   ).toThrow('source 1 of shop is given two revisions');
   expect(() => pinnedRevisions([{ revision: 'a', position: 1 }], undefined, 'shop')).toThrow(/has one source: use --revision/);
+});
+
+describe("plan's move: which sources a change from --base moves", () => {
+  const shop = 'https://git.example.com/org/shop.git';
+  const multi = {
+    name: 'shop',
+    sources: [
+      { repoURL: 'https://charts.example.com', targetRevision: 'main', options: { chart: 'redis' } },
+      { repoURL: 'git@git.example.com:org/shop', targetRevision: 'main', ref: 'values' },
+      { repoURL: shop, path: 'deploy', targetRevision: 'v1.2.0' },
+      { repoURL: 'https://git.example.com/org/infra', path: 'base' },
+      { repoURL: 'oci://registry.example.com/org/shop', targetRevision: 'main' },
+    ],
+  };
+
+  it('moves the Git sources that follow base (of the repository, when given); a chart or an OCI artifact never moves', () => {
+    expect(movedRevisions(multi, { from: 'main', to: 'pr-42' })).toEqual({ revisions: [undefined, 'pr-42', undefined, undefined, undefined] });
+    expect(movedRevisions(multi, { from: 'main', to: 'pr-42', repo: 'HTTPS://git.example.com/org/shop/' })).toEqual({
+      revisions: [undefined, 'pr-42', undefined, undefined, undefined],
+    });
+    // An empty targetRevision follows HEAD.
+    expect(movedRevisions(multi, { from: 'HEAD', to: 'pr-1' })).toEqual({ revisions: [undefined, undefined, undefined, 'pr-1', undefined] });
+    // The base read: the moved sources at base; no head: each at its targetRevision.
+    expect(movedRevisions(multi, { from: 'main' })).toEqual({ revisions: [undefined, undefined, undefined, undefined, undefined] });
+    expect(movingSources([{ repoURL: shop, targetRevision: 'main' }, { repoURL: shop }], { base: 'main', repo: 'git@git.example.com:org/other' })).toEqual([]);
+  });
+
+  it('of one source, that source at the head given, whatever it follows; none moved of several is said, not refused', () => {
+    expect(movedRevisions({ name: 'one' }, { from: 'main', to: 'pr-42' })).toEqual({ revision: 'pr-42' });
+    expect(movedRevisions({ name: 'one' }, { from: 'main' })).toEqual({});
+    expect(movedRevisions({ name: 'one', source: { repoURL: `${shop}/` } }, { from: 'main', to: 'pr-42', repo: 'git@git.example.com:org/shop' })).toEqual({
+      revision: 'pr-42',
+    });
+    expect(movedRevisions({ name: 'one', source: { repoURL: 'https://git.example.com/org/infra' } }, { from: 'main', to: 'pr-42', repo: shop })).toEqual({
+      unmoved: 'the source of one is another repository (https://git.example.com/org/infra): it is read at its targetRevision at base and at head',
+    });
+    expect(movedRevisions(multi, { from: 'release', to: 'pr-42', repo: shop })).toEqual({
+      unmoved:
+        'none of the 5 sources of shop follows release of https://git.example.com/org/shop.git (1: chart redis main, 2: main, 3: v1.2.0, 4: HEAD, 5: main): every source is read at its targetRevision at base and at head',
+    });
+  });
 });

@@ -279,3 +279,34 @@ test("an ApplicationSet's apps: APPLICATION_SET= first, PRESENCE= for one that a
     '| apps/b-set | `main` | `pr-42` | 1 | 0 | 0 | disappears: no longer generated at head: the ApplicationSet controller deletes the Application |',
   );
 });
+
+test('a multi-source app: each source the change moves, with its commits, in every mode', () => {
+  const multi: PlanReport = {
+    ...report,
+    apps: [
+      {
+        ...report.apps[1]!,
+        sources: [
+          { position: 2, repoURL: 'https://git.example.com/org/values', base: BASE, head: HEAD },
+          { position: 3, repoURL: 'https://git.example.com/org/shop', path: 'deploy', base: 'main', head: 'pr-42' },
+        ],
+      },
+    ],
+  };
+  expect(
+    renderPlan(multi, 'kv', paint(false), FM)
+      .split('\n')
+      .filter((l) => l.startsWith('SOURCE=')),
+  ).toEqual([`SOURCE=2 https://git.example.com/org/values ${BASE} ${HEAD}`, 'SOURCE=3 https://git.example.com/org/shop main pr-42']);
+  expect(renderPlan(multi, 'table', paint(false), FM).split('\n').slice(0, 3)).toEqual([
+    'Application cart: base main, head pr-42',
+    'source 2 https://git.example.com/org/values: base aaaaaaa, head bbbbbbb',
+    'source 3 https://git.example.com/org/shop deploy: base main, head pr-42',
+  ]);
+  expect(renderPlan(multi, 'markdown', paint(false), FM)).toContain(
+    'Sources this change moves: 2 (`https://git.example.com/org/values`: `aaaaaaa` → `bbbbbbb`), 3 (`https://git.example.com/org/shop deploy`: `main` → `pr-42`)',
+  );
+  expect(JSON.parse(renderPlan(multi, 'json', paint(false), FM)).apps[0].sources).toEqual(multi.apps[0]!.sources);
+  // A single-source app says nothing of sources.
+  expect(renderPlan(report, 'kv', paint(false), FM)).not.toContain('SOURCE=');
+});

@@ -30,6 +30,11 @@ test.each<[string, string[], string]>([
     '--desired does not go with --base: plan renders the Application source at --base and --head',
   ],
   ['--revision', ['plan', 'shop', '--base', 'main', '--revision', 'v2'], '--revision does not go with --base: plan reads two revisions: --base and --head'],
+  [
+    '--revisions',
+    ['plan', 'shop', '--base', 'main', '--revisions', 'v2', '--source-positions', '1'],
+    '--base does not go with --revisions: plan moves the sources that follow --base to --head',
+  ],
   ['no Application', ['plan', '--base', 'main'], 'name an Application (APP) or give -f/--app-file FILE'],
   ['APP and -f', ['plan', 'shop', '-f', 'app.yaml', '--base', 'main'], 'name Applications (APP…) or give -f/--app-file FILE, not both'],
   ['a bad --at', ['plan', 'shop', '--base', 'main', '--at', 'soon'], '--at soon: not a time'],

@@ -197,3 +197,75 @@ describe('what refuses the sync at head before anything else', () => {
     expect(planExitCode({ schemaVersion: PLAN_SCHEMA_VERSION, at: '', apps: [r] })).toBe(4);
   });
 });
+
+describe('a multi-source Application: the Git sources that follow --base move to --head, the others stay', () => {
+  let shop: GitFixture;
+  let extra: GitFixture;
+  let baseSha: string;
+  let headSha: string;
+  let file: string;
+  beforeAll(() => {
+    shop = new GitFixture();
+    shop.write('app/deploy.yaml', deployment('nginx:1.26'));
+    baseSha = shop.commit('base');
+    shop.write('app/deploy.yaml', deployment('nginx:1.27'));
+    headSha = shop.commit('head');
+    shop.git(['branch', '-f', 'release', baseSha]);
+    shop.git(['branch', '-f', 'pr-1', headSha]);
+    extra = new GitFixture();
+    extra.write('extra/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra}\ndata: {mode: on}\n');
+    extra.git(['branch', '-f', 'release', extra.commit('extra')]);
+    file = join(tempDir('plan-multi'), 'app.yaml');
+    writeFileSync(
+      file,
+      applicationYaml({
+        spec: {
+          sources: [
+            { repoURL: shop.repo, path: 'app', targetRevision: 'release' },
+            { repoURL: extra.repo, path: 'extra', targetRevision: 'release' },
+          ],
+          destination: { namespace: 'shop' },
+        },
+      }),
+    );
+  });
+  afterAll(() => {
+    shop.cleanup();
+    extra.cleanup();
+  });
+  const at = Date.parse('2026-12-04T12:00:00Z');
+  const live = () => liveObjects().filter((o) => o.kind === 'Deployment');
+
+  test("with the pull request's repository: only its source moves; the report names it with its commits", async () => {
+    const r = await planApp({ appFile: file, base: 'release', head: 'pr-1', repo: shop.repo, at }, deps(live()));
+    expect(r.sources).toEqual([{ position: 1, repoURL: shop.repo, path: 'app', base: baseSha, head: headSha }]);
+    expect([r.base, r.head, r.refused]).toEqual([baseSha, headSha, undefined]);
+    expect(said(r)).toEqual([
+      {
+        object: 'Deployment/web',
+        action: 'update',
+        origin: 'this-change',
+        fields: ['spec.replicas already-there conflict kubectl', 'spec.template.spec.containers[name=web].image this-change drift argocd-controller'],
+      },
+      // Declared at base and at head (its source stays at release): not this change.
+      { object: 'ConfigMap/extra', action: 'create', origin: 'already-there', fields: [] },
+    ]);
+    expect(r.warnings).toEqual([]);
+  });
+
+  test('without --repo every Git source that follows --base moves: the other repository has no pr-1 (named, nothing planned)', async () => {
+    await expect(planApp({ appFile: file, base: 'release', head: 'pr-1', at }, deps(live()))).rejects.toThrow(
+      'spec.sources[1].targetRevision "pr-1" names no commit',
+    );
+  });
+
+  test('no source follows --base: said in a warning, every source read at its targetRevision (nothing is this change)', async () => {
+    const r = await planApp({ appFile: file, base: 'main', head: 'pr-1', at }, deps(live()));
+    expect(r.sources).toEqual([]);
+    expect(r.warnings).toContain(
+      'none of the 2 sources of shop follows main (1: release, 2: release): every source is read at its targetRevision at base and at head',
+    );
+    expect(r.summary.thisChange).toBe(0);
+    expect(planExitCode({ schemaVersion: PLAN_SCHEMA_VERSION, at: '', apps: [r] })).toBe(0);
+  });
+});

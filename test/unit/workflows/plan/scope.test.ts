@@ -20,23 +20,37 @@ describe('planScope', () => {
     app('multi', {
       sources: [git('https://git.example.com/org/shop.git', 'main'), { repoURL: 'https://charts.example.com', chart: 'redis', targetRevision: '1.0.0' }],
     }),
+    app('multi-pinned', {
+      sources: [git('https://git.example.com/org/shop.git', 'v2'), { repoURL: 'https://charts.example.com', chart: 'main', targetRevision: 'main' }],
+    }),
     app('empty', {}),
   ];
 
   it('plans the apps whose one source follows --base in --repo (URLs compared as Argo CD compares them); says why the others are left out', () => {
     const r = planScope(apps, { base: 'main', repo: 'https://GIT.example.com/org/shop/' });
-    expect(r.planned.map((o) => `${o.metadata.namespace}/${o.metadata.name}`)).toEqual(['argocd/shop', 'team/cart']);
+    expect(r.planned.map((o) => `${o.metadata.namespace}/${o.metadata.name}`)).toEqual(['argocd/shop', 'team/cart', 'argocd/multi']);
     expect(r.skipped).toEqual([
       { namespace: 'argocd', name: 'pinned', reason: 'it follows v1.2.0, not main' },
       { namespace: 'argocd', name: 'head', reason: 'it follows HEAD, not main' },
       { namespace: 'argocd', name: 'other', reason: 'its source is another repository (https://git.example.com/org/infra.git)' },
-      { namespace: 'argocd', name: 'multi', reason: '2 sources (spec.sources): one --base/--head pair does not say which of them moves' },
+      {
+        namespace: 'argocd',
+        name: 'multi-pinned',
+        reason: 'none of its 2 sources (spec.sources) follows main of that repository (v2, chart main main)',
+      },
       { namespace: 'argocd', name: 'empty', reason: 'no source' },
     ]);
   });
 
+  it('plans a multi-source app when any of its Git sources follows --base (a Helm chart never moves, whatever its version says)', () => {
+    expect(planScope(apps, { base: 'v2' }).planned.map((o) => o.metadata.name)).toEqual(['multi-pinned']);
+    expect(planScope([apps[6]!], { base: 'main' }).skipped).toEqual([
+      { namespace: 'argocd', name: 'multi-pinned', reason: 'none of its 2 sources (spec.sources) follows main (v2, chart main main)' },
+    ]);
+  });
+
   it('without --repo, every repository counts; an empty targetRevision follows HEAD', () => {
-    expect(planScope(apps, { base: 'main' }).planned.map((o) => o.metadata.name)).toEqual(['shop', 'cart', 'other']);
+    expect(planScope(apps, { base: 'main' }).planned.map((o) => o.metadata.name)).toEqual(['shop', 'cart', 'other', 'multi']);
     expect(planScope(apps, { base: 'HEAD' }).planned.map((o) => o.metadata.name)).toEqual(['head']);
   });
 });
