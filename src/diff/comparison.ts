@@ -86,7 +86,11 @@ export async function compareObject(entry: CompareEntry, opts: DiffOptions): Pro
 
   // Ignored fields the desired object leaves to another manager (spec.replicas after kubectl scale): shown, never counted.
   const masker = isSecret(declared)
-    ? new SecretMasker(normalizeSecret(normalizeObject(declared)).data as never, normalizeSecret(normalizeObject(live)).data as never, lastAppliedData(live))
+    ? new SecretMasker(
+        normalizeSecret(normalizeObject(declared)).data as never,
+        normalizeSecret(normalizeObject(live)).data as never,
+        lastAppliedData(live),
+      ).hideAnnotations(opts.sensitiveAnnotations, declared, live)
     : undefined;
   for (const f of ignoredLive.live) {
     if (fields.some((x) => pathsEqual(x.path, f.path))) continue;

@@ -43,6 +43,8 @@ export interface DiffOptions {
   ignoreResourceStatusField?: string;
   /** argocd-cm's knownTypeFields by `group/Kind` (core: `/Kind`): custom resources' fields compared as the Kubernetes type they hold. */
   knownTypeFields?: ReadonlyMap<string, readonly KnownTypeField[]>;
+  /** argocd-cm's `resource.sensitive.mask.annotations`: a Secret's annotations whose values are masked as its data is. */
+  sensitiveAnnotations?: ReadonlySet<string>;
 }
 
 /** Argo CD's own default (knownTypesNormalizer): an Argo Rollout's pod template spec is a PodSpec, unless argocd-cm says otherwise. */
@@ -221,7 +223,13 @@ export async function diffObjectDetailed(input: DiffInput & { declared?: KubeObj
     }
   }
 
-  const masker = isSecret(desired) ? new SecretMasker(nd.data as JsonObject | undefined, nl.data as JsonObject | undefined, lastAppliedData(live)) : undefined;
+  const masker = isSecret(desired)
+    ? new SecretMasker(nd.data as JsonObject | undefined, nl.data as JsonObject | undefined, lastAppliedData(live)).hideAnnotations(
+        input.sensitiveAnnotations,
+        nd,
+        nl,
+      )
+    : undefined;
   const field = (
     d: Difference,
     verdict: FieldDiff['verdict'],

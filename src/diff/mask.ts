@@ -12,9 +12,18 @@ export function isSecret(obj: Pick<KubeObject, 'apiVersion' | 'kind'> | undefine
   return obj !== undefined && obj.kind === 'Secret' && obj.apiVersion === 'v1';
 }
 
-/** Masks for one Secret pair, built from desired data, live data and live's last-applied copy (in that order). */
+/** The masks of annotation values live beside data's, under keys no data key can be (a data key has no NUL). */
+const ANNOTATION = '\0annotation:';
+const NONE: ReadonlySet<string> = new Set();
+
+/**
+ * Masks for one Secret pair, built from desired data, live data and live's last-applied copy (in that order); with
+ * hideAnnotations, the values of argocd-cm's `resource.sensitive.mask.annotations` too. The last-applied annotation
+ * holds the whole Secret, data included: its value is always masked whole.
+ */
 export class SecretMasker {
   private readonly masks = new Map<string, Map<string, string>>();
+  private hidden: ReadonlySet<string> = NONE;
 
   constructor(...sources: (Record<string, JsonValue> | undefined)[]) {
     for (const data of sources) {
@@ -36,10 +45,49 @@ export class SecretMasker {
     return m;
   }
 
-  /** A value found at `at` in the Secret, masked when it lies in data or stringData. */
+  /**
+   * Masks these annotations' values as well (argocd-cm's `resource.sensitive.mask.annotations`), each value's mask
+   * assigned in the order of the objects given (desired, live, ...), as data's are.
+   */
+  hideAnnotations(keys: ReadonlySet<string> | undefined, ...objects: unknown[]): this {
+    this.hidden = keys ?? NONE;
+    for (const o of objects) {
+      const metadata = isPlainObject(o) ? o.metadata : undefined;
+      const annotations = isPlainObject(metadata) ? metadata.annotations : undefined;
+      if (!isPlainObject(annotations)) continue;
+      for (const k of Object.keys(annotations).sort()) if (this.hides(k)) this.mask(ANNOTATION + k, annotations[k] as JsonValue);
+    }
+    return this;
+  }
+
+  private hides(annotation: string): boolean {
+    return annotation === LAST_APPLIED || this.hidden.has(annotation);
+  }
+
+  /** An annotations map with each hidden value masked (the same map when none is hidden). */
+  private maskAnnotations(annotations: JsonValue): JsonValue {
+    if (!isPlainObject(annotations) || !Object.keys(annotations).some((k) => this.hides(k))) return annotations;
+    return Object.fromEntries(Object.entries(annotations).map(([k, v]) => [k, this.hides(k) ? this.mask(ANNOTATION + k, v as JsonValue) : v]));
+  }
+
+  /** A value found under `metadata` at `at`: the hidden annotations' values masked (the same value when none is hidden). */
+  private maskMetadata(at: LocatedPath, value: JsonValue): JsonValue {
+    if (at.length === 1) {
+      if (!isPlainObject(value)) return value;
+      const annotations = this.maskAnnotations(value.annotations as JsonValue);
+      return annotations === value.annotations ? value : { ...value, annotations };
+    }
+    if (fieldName(at[1]) !== 'annotations') return value;
+    if (at.length === 2) return this.maskAnnotations(value);
+    const key = fieldName(at[2]);
+    return key !== undefined && this.hides(key) ? this.mask(ANNOTATION + key, at.length === 3 ? value : JSON.stringify(value)) : value;
+  }
+
+  /** A value found at `at` in the Secret, masked when it lies in data or stringData, or is a hidden annotation's. */
   maskAt(at: LocatedPath, value: JsonValue | undefined): JsonValue | undefined {
     if (value === undefined) return undefined;
     const top = fieldName(at[0]);
+    if (top === 'metadata') return this.maskMetadata(at, value);
     if (top !== 'data' && top !== 'stringData') return value;
     const step = at[1];
     const key = step === undefined ? '' : 'field' in step ? step.field : String(step.index);
@@ -72,13 +120,16 @@ export function lastAppliedData(live: KubeObject | undefined): Record<string, Js
 
 /**
  * A Secret as Argo CD's `app manifests` shows one (the API server's GetManifests runs gitops-engine's HideSecretData on
- * every core Secret): stringData folded into data, every value a `+` run. Any other object is returned as it is.
+ * every core Secret): stringData folded into data, every value a `+` run, and so are the values of the annotations
+ * given (argocd-cm's `resource.sensitive.mask.annotations`) and of the last-applied copy. Any other object is returned
+ * as it is.
  */
-export function hideSecretData(obj: KubeObject): KubeObject {
+export function hideSecretData(obj: KubeObject, annotations: ReadonlySet<string> = NONE): KubeObject {
   if (!isSecret(obj)) return obj;
   const normal = normalizeSecret(obj);
-  if (!isPlainObject(normal.data)) return normal;
-  const masker = new SecretMasker(normal.data as Record<string, JsonValue>);
+  const masker = new SecretMasker(isPlainObject(normal.data) ? (normal.data as Record<string, JsonValue>) : undefined).hideAnnotations(annotations, normal);
+  const metadata = masker.maskAt([{ field: 'metadata' }], normal.metadata as JsonValue) as KubeObject['metadata'];
+  if (!isPlainObject(normal.data)) return metadata === normal.metadata ? normal : { ...normal, metadata };
   const data = Object.fromEntries(Object.entries(normal.data).map(([k, v]) => [k, masker.mask(k, v as JsonValue)]));
-  return { ...normal, data } as KubeObject;
+  return { ...normal, metadata, data } as KubeObject;
 }

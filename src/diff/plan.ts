@@ -102,7 +102,12 @@ export async function planChanges(input: PlanChangesInput): Promise<PlannedChang
     const nb = baseObject ? normalized(baseObject) : undefined;
     const masker =
       baseObject && isSecret(baseObject) && entry.live
-        ? new SecretMasker(dataOf(nh), dataOf(normalized(entry.live)), lastAppliedData(entry.live), dataOf(nb))
+        ? new SecretMasker(dataOf(nh), dataOf(normalized(entry.live)), lastAppliedData(entry.live), dataOf(nb)).hideAnnotations(
+            input.sensitiveAnnotations,
+            nh,
+            entry.live,
+            nb,
+          )
         : undefined;
     const fields = c.fields.map((f): PlannedField => {
       if (nb === undefined) return { ...f, origin: 'this-change' };

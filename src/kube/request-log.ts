@@ -1,14 +1,18 @@
 // The -v log of API requests, as kubectl's levels: 6 one line per request (method, URL, status, time),
 // 7 its headers too, 8 the bodies cut at 1 KiB, 9 whole. Credentials are masked, and a Secret's
-// values never appear: its data, stringData and last-applied annotation are replaced by `++++++++`
-// (in objects of kind Secret, and in every object read from or sent to a secrets path, whose list
-// items carry no kind), and any string a Secret in the request body holds is scrubbed from the answer.
+// values never appear: its data, stringData and annotations (the last-applied copy holds its data;
+// argocd-cm's resource.sensitive.mask.annotations may name any other, and the log prints before or
+// without reading argocd-cm: every value but Argo CD's own argocd.argoproj.io/ ones) are replaced by
+// `++++++++` (in objects of kind Secret, and in every object read from or sent to a secrets path,
+// whose list items carry no kind), and any string a Secret in the request body holds is scrubbed from
+// the answer.
 import { isPlainObject, type KubeObject } from '../model/object.js';
 import { secretStrings } from './errors.js';
 
 const MASK = '++++++++';
 const BODY_CUT = 1024;
-const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+/** Argo CD's own annotations (the tracking id, sync options, hooks): shown on a Secret in the log, every other masked. */
+const ARGOCD_PREFIX = 'argocd.argoproj.io/';
 
 /** One request as the log shows it. */
 export interface LoggedRequest {
@@ -47,8 +51,9 @@ export function redactSecrets(value: unknown, secretsPath: boolean): unknown {
     for (const [k, x] of Object.entries(v)) {
       // Whatever shape they have (a wrong one, a list, is what the server rejects and may quote): masked.
       if (secret && (k === 'data' || k === 'stringData')) out[k] = isPlainObject(x) ? Object.fromEntries(Object.keys(x).map((key) => [key, MASK])) : MASK;
-      else if (secret && k === 'metadata' && isPlainObject(x) && isPlainObject(x.annotations) && LAST_APPLIED in x.annotations) {
-        out[k] = { ...(walk(x) as object), annotations: { ...x.annotations, [LAST_APPLIED]: MASK } };
+      else if (secret && k === 'metadata' && isPlainObject(x) && isPlainObject(x.annotations)) {
+        const annotations = Object.fromEntries(Object.entries(x.annotations).map(([a, value]) => [a, a.startsWith(ARGOCD_PREFIX) ? value : MASK]));
+        out[k] = { ...(walk(x) as object), annotations };
       } else out[k] = walk(x);
     }
     return out;

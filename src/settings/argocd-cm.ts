@@ -1,7 +1,8 @@
 // Argo CD's settings from the argocd-cm ConfigMap (util/settings/settings.go), as far as they change what this
 // tool does: the tracking method and instance label, the installation id, system-wide ignoreDifferences
 // (`resource.customizations.ignoreDifferences.<group_kind>` and `.all`, and the older `resource.customizations`
-// block), resource exclusions and inclusions, compare options, and custom health checks in Lua. Pure.
+// block), resource exclusions and inclusions, compare options, custom health checks in Lua, and the Secret
+// annotations masked as data. Pure.
 import { parse as parseYaml } from 'yaml';
 import type { IgnoreDifference } from '../app/types.js';
 import { InputError } from '../model/errors.js';
@@ -44,6 +45,11 @@ export interface ArgoSettings {
   impersonation: boolean;
   /** `resource.customizations.knownTypeFields.<group_kind>`: fields of custom resources compared as the Kubernetes type they hold. */
   knownTypeFields: Map<string, KnownTypeField[]>;
+  /**
+   * `resource.sensitive.mask.annotations` (comma-separated, spaces dropped, as Argo CD's GetSensitiveAnnotations): the
+   * annotations whose values are masked on Secrets, as their data is.
+   */
+  sensitiveAnnotations: Set<string>;
   warnings: string[];
 }
 
@@ -68,6 +74,7 @@ export function defaultSettings(origin = "Argo CD's defaults (no argocd-cm)"): A
     kustomize: { versions: new Map() },
     impersonation: false,
     knownTypeFields: new Map(),
+    sensitiveAnnotations: new Set(),
     warnings: [],
   };
 }
@@ -268,6 +275,8 @@ export function parseArgoSettings(data: Readonly<Record<string, string>>, origin
   }
   s.kustomize = kustomizeSettings(data, origin);
   s.impersonation = ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(data['application.sync.impersonation.enabled'] ?? '');
+  const sensitive = (data['resource.sensitive.mask.annotations'] ?? '').replace(/ /g, '');
+  if (sensitive !== '') s.sensitiveAnnotations = new Set(sensitive.split(',').filter((k) => k !== ''));
   s.exclusions = filtered(data['resource.exclusions'], 'resource.exclusions', origin);
   s.inclusions = filtered(data['resource.inclusions'], 'resource.inclusions', origin);
   return s;

@@ -63,6 +63,8 @@ export function baseRow(o: KubeObject): AppRow {
 export class DashboardWorkflow implements DashboardData {
   private readonly rows = new Map<string, AppRow>();
   private readonly compared = new Map<string, ComparedApp>();
+  /** Each app's argocd-cm `resource.sensitive.mask.annotations`, as last read: masked on the Secrets liveObject shows. */
+  private readonly sensitive = new Map<string, ReadonlySet<string>>();
   private readonly followed = new Map<string, Followed>();
   private readonly listeners = new Set<(ev: DashboardEvent) => void>();
   private readonly pending = new Set<string>();
@@ -142,7 +144,7 @@ export class DashboardWorkflow implements DashboardData {
       const type = (await gw.discover()).preferred.find((t) => t.group === key.group && t.kind === key.kind);
       if (!type) return { error: `the cluster does not serve ${key.kind}.${key.group}` };
       const obj = await gw.get(type, key.namespace, key.name);
-      return obj ? { object: displayObject(obj) } : { error: 'not in the cluster' };
+      return obj ? { object: displayObject(obj, this.sensitive.get(appId)) } : { error: 'not in the cluster' };
     } catch (err) {
       return { error: (err as Error).message };
     }
@@ -268,6 +270,7 @@ export class DashboardWorkflow implements DashboardData {
       };
       this.rows.set(id, next);
       this.compared.set(id, { row: next, report: r, ...(out.diff ? { diff: out.diff } : {}), warnings: [...out.st.warnings] });
+      if (out.st.sensitiveAnnotations) this.sensitive.set(id, out.st.sensitiveAnnotations);
       this.follow(id, out.context, { name: row.name, namespace: row.namespace }, r.resources);
       if (this.ctx.opts.verbose) this.log(`dashboard: compared ${id} in ${Date.now() - started} ms: ${r.sync.status}, ${r.health.status}\n`);
     } catch (err) {
@@ -359,6 +362,7 @@ export class DashboardWorkflow implements DashboardData {
         if (ev.type === 'DELETED') {
           this.rows.delete(row.id);
           this.compared.delete(row.id);
+          this.sensitive.delete(row.id);
           this.followed.delete(row.id);
           this.updateWatches();
           generations.delete(row.id);

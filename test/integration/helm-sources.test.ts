@@ -295,7 +295,7 @@ describe('Helm charts in Git, rendered as Argo CD renders them', () => {
   );
 
   it(
-    'no helm: exit 2 naming it; --helm names one',
+    'no helm: exit 2 naming it; --helm names one; a helm that overruns ARGOCD_EXEC_TIMEOUT is stopped (exit 2)',
     async () => {
       const file = appFile('shop', ns, 'charts/shop', fullHelm);
       const gitOnly = mkdtempSync(join(fx.root, 'bin-'));
@@ -306,6 +306,14 @@ describe('Helm charts in Git, rendered as Argo CD renders them', () => {
       const named = await plugin(['diff', '-f', file, '--hard-refresh', '--helm', helmBin(), '-o', 'kv'], { PATH: gitOnly });
       expect(named.stderr).toBe('');
       expect(named.code).toBe(0);
+      // The real helm, given no time to run (ARGOCD_EXEC_TIMEOUT, as Argo CD's repo-server reads it): stopped, exit 2
+      // naming the render and the limit, and no render cached for a later run to find.
+      const cut = await plugin(['diff', '-f', file, '--hard-refresh', '--helm', helmBin(), '-o', 'kv'], { ARGOCD_EXEC_TIMEOUT: '1ms' });
+      expect(cut.code).toBe(2);
+      expect(cut.stderr).toMatch(
+        /helm template failed for .*charts\/shop: [\s\S]*stopped after 0\.001 s, its time limit \(ARGOCD_EXEC_TIMEOUT, as Argo CD's repo-server\)/,
+      );
+      expect((await plugin(['diff', '-f', file, '--helm', helmBin(), '-o', 'kv'])).code).toBe(0);
     },
     TIMEOUT,
   );

@@ -86,7 +86,13 @@ export async function runFileDiff(req: FileDiffRequest): Promise<FileDiffResult>
     rules: [...(app?.ignoreDifferences ?? []), ...(settings?.ignoreDifferences ?? [])],
     fieldManager: req.fieldManager,
     jq: loadJq,
-    ...(settings ? { ignoreResourceStatusField: settings.compareOptions.ignoreResourceStatusField } : {}),
+    ...(settings
+      ? {
+          ignoreResourceStatusField: settings.compareOptions.ignoreResourceStatusField,
+          knownTypeFields: settings.knownTypeFields,
+          sensitiveAnnotations: settings.sensitiveAnnotations,
+        }
+      : {}),
   });
   const failed = firstFailure(comparison);
   if (failed) throw failed;

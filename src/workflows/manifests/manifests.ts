@@ -36,7 +36,7 @@ export async function runManifests(args: AppStateArgs, deps: AppStateDeps, opts:
     const id = h.object.metadata.name ? keyString(h.key) : `${h.object.metadata.generateName ?? ''}|${out.length}`;
     if (seen.has(id)) return;
     seen.add(id);
-    out.push(hideSecretData(mark(h.object)));
+    out.push(hideSecretData(mark(h.object), state.rules?.settings.sensitiveAnnotations));
   };
   for (const g of phaseGroups(ordered, (o) => o.wave, hooks)) {
     for (const s of g.steps) push(s.item);

@@ -257,17 +257,20 @@ export async function compareAppState(state: AppState, fieldManager: string, gw?
 
 /**
  * The options every comparison of this app uses, whatever the command: its ignore rules (argocd-cm's merged in
- * by applySettings), our field manager, argocd-cm's ignoreResourceStatusField and knownTypeFields.
+ * by applySettings), our field manager, argocd-cm's ignoreResourceStatusField, knownTypeFields and the Secret annotations
+ * it masks.
  */
 export function diffOptionsOf(state: Pick<AppState, 'app' | 'rules'>, fieldManager: string): DiffOptions {
   const status = state.rules?.settings.compareOptions.ignoreResourceStatusField;
   const known = state.rules?.settings.knownTypeFields;
+  const sensitive = state.rules?.settings.sensitiveAnnotations;
   return {
     rules: state.app.ignoreDifferences,
     fieldManager,
     jq: loadJq,
     ...(status !== undefined ? { ignoreResourceStatusField: status } : {}),
     ...(known && known.size > 0 ? { knownTypeFields: known } : {}),
+    ...(sensitive && sensitive.size > 0 ? { sensitiveAnnotations: sensitive } : {}),
   };
 }
 

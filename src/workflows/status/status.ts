@@ -48,6 +48,8 @@ export interface StatusResult {
   comparisonError?: 'refused' | 'input';
   /** The Application's operation (requested or recorded), as read with this report: for `status --wait --operation`. */
   operation?: OperationProgress;
+  /** argocd-cm's `resource.sensitive.mask.annotations`, as read for this report: for what shows live Secrets (the dashboard). */
+  sensitiveAnnotations?: ReadonlySet<string>;
 }
 
 /**
@@ -93,7 +95,12 @@ async function fullExtra(gw: KubeGateway, c: PruneCandidate): Promise<KubeObject
  * The live objects whose tracking mark names this app (in the destination namespace and of cluster-scoped kinds), not
  * compared (`unknown`): what a status of an app whose source does not render can still show, with their health.
  */
-async function markedLive(app: Application, args: AppStateArgs, deps: AppStateDeps, warnings: string[]): Promise<ResourceInput[]> {
+async function markedLive(
+  app: Application,
+  args: AppStateArgs,
+  deps: AppStateDeps,
+  warnings: string[],
+): Promise<{ resources: ResourceInput[]; sensitiveAnnotations: ReadonlySet<string> }> {
   const gw = deps.gateway;
   const rules = await loadRules(app, args, deps.controlPlane ?? gw);
   const namespace = deps.opts.namespace ?? app.destination.namespace ?? '';
@@ -108,7 +115,10 @@ async function markedLive(app: Application, args: AppStateArgs, deps: AppStateDe
     appPruneDefault: true,
     tracking: rules.tracking,
   });
-  return Promise.all(plan.candidates.map(async (c): Promise<ResourceInput> => ({ key: c.key, comparison: 'unknown', live: await fullExtra(gw, c) })));
+  const resources = await Promise.all(
+    plan.candidates.map(async (c): Promise<ResourceInput> => ({ key: c.key, comparison: 'unknown', live: await fullExtra(gw, c) })),
+  );
+  return { resources, sensitiveAnnotations: rules.settings.sensitiveAnnotations };
 }
 
 /**
@@ -193,7 +203,7 @@ export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise
       throw err;
     });
     const warnings = [...app.warnings, ...(deps.target?.warnings ?? [])];
-    const resources = await markedLive(app, args, deps, warnings);
+    const { resources, sensitiveAnnotations } = await markedLive(app, args, deps, warnings);
     const roots = resources.flatMap((r) => (r.live ? [r.live] : []));
     const children = await listChildren(gw, roots, warnings);
     const report = buildStatusReport({
@@ -210,6 +220,7 @@ export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise
       requests: gw.stats().requests - start,
       compared: { report, versions: {}, images: [] },
       ...(app.operation ? { operation: app.operation } : {}),
+      sensitiveAnnotations,
     };
   }
   const resources = await compare(state, deps.opts.fieldManager, deps.gateway);
@@ -282,6 +293,7 @@ export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise
     requests: gw.stats().requests - start,
     compared: { report, versions, images, waves, resourceImages },
     ...(state.app.operation ? { operation: state.app.operation } : {}),
+    ...(state.rules ? { sensitiveAnnotations: state.rules.settings.sensitiveAnnotations } : {}),
   };
 }
 

@@ -8,7 +8,7 @@ import { applyYaml, createTestNamespace, kubectl, kubectlOk, pluginPath, run, ru
 import { configMap, tempDir, writeApp, writeDesired } from './support.js';
 import { countsClaims, reportClaims, tally } from '../support/claims.js';
 
-countsClaims('secrets.values', 'secrets.runs');
+countsClaims('secrets.values', 'secrets.runs', 'secrets.annotation-runs');
 
 jest.setTimeout(300_000);
 
@@ -286,6 +286,74 @@ describe('no planted secret value appears in any output', () => {
     const r = await leaksOf(['sync', '-f', app, '--desired', desired, '-n', ns, '--context', 'no-such-context']);
     expect([...new Set(r.codes)]).toEqual([2]); // a context the kubeconfig does not have is bad input
     expect(r.found).toEqual([]);
+  });
+});
+
+describe("a Secret's annotations that argocd-cm names (resource.sensitive.mask.annotations)", () => {
+  const token = { desired: secretValue('annotation-desired'), live: secretValue('annotation-live') };
+  let ns2: string;
+  let app2: string;
+  let desired2: string;
+  let cm: string;
+  let dir: ReturnType<typeof tempDir>;
+  beforeAll(async () => {
+    ns2 = await createTestNamespace('hardening-annotations');
+    dir = tempDir('secret-annotations');
+    const name = `ann-${ns2}`;
+    app2 = writeApp(dir.dir, { name, destinationNamespace: ns2 });
+    const tokened = (value: string, extra: Record<string, string> = {}) => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'tokened', annotations: { 'openshift.io/token-secret.value': value, team: 'shop', ...extra } },
+      type: 'Opaque',
+      data: { k: b64('x') },
+    });
+    desired2 = writeDesired(dir.dir, 'desired', [tokened(token.desired)]);
+    cm = join(dir.dir, 'argocd-cm.yaml');
+    writeFileSync(
+      cm,
+      stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'argocd-cm', namespace: 'argocd' },
+        data: { 'resource.sensitive.mask.annotations': 'api-key, openshift.io/token-secret.value' },
+      }),
+    );
+    // Live with another token (applied server-side by another manager, so no last-applied copy holds it).
+    const live = tokened(token.live, { [TRACKING]: `${name}:/Secret:${ns2}/tokened` });
+    await kubectlOk(['apply', '--server-side', '--field-manager', 'someone', '-n', ns2, '-f', '-'], { stdin: stringify(live) });
+  });
+  afterAll(() => dir?.cleanup());
+  const found = (res: RunResult) =>
+    Object.entries(token)
+      .filter(([, v]) => (res.stdout + res.stderr).includes(v))
+      .map(([k]) => k);
+
+  it('no value of one appears in diff, status, sync --dry-run or manifests, in any mode; without the setting diff shows both', async () => {
+    const leaked: string[] = [];
+    const runs: { mode: string; res: RunResult }[] = [];
+    for (const command of [['diff'], ['status'], ['sync', '--dry-run'], ['manifests']]) {
+      const modes =
+        command[0] === 'manifests'
+          ? [
+              ['-o', 'yaml'],
+              ['-o', 'json'],
+              ['-v', '9'],
+            ]
+          : MODES;
+      for (const mode of modes) {
+        const res = await runPlugin([...command, '-f', app2, '--desired', desired2, '-n', ns2, '--argocd-cm', cm, ...mode]);
+        if (command[0] === 'diff' || command[0] === 'status') runs.push({ mode: mode.join(' ') || 'table', res });
+        leaked.push(...found(res).map((f) => `${command.join(' ')} ${mode.join(' ') || 'table'}: ${f}`));
+        tally('secrets.annotation-runs');
+      }
+    }
+    expect(leaked).toEqual([]);
+    // Each diff and status run printed its report: the Secret, drifted.
+    expectReports(runs, { verdict: 'OutOfSync', objects: ['Secret/tokened'] });
+    // Not vacuous: without the setting the annotation is no Secret value (as in Argo CD) and the diff shows both.
+    const plain = await runPlugin(['diff', '-f', app2, '--desired', desired2, '-n', ns2, '-o', 'json']);
+    expect([plain.code, found(plain).sort()]).toEqual([1, ['desired', 'live']]);
   });
 });
 

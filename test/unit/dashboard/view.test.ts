@@ -125,6 +125,8 @@ describe('dashboard view', () => {
       data: { password: '++++++++', user: '++++++++' },
       stringData: { token: '++++++++' },
     });
+    // argocd-cm's resource.sensitive.mask.annotations: those annotations' values are masked too.
+    expect(displayObject(secret, new Set(['team'])).metadata.annotations).toEqual({ team: '++++++++' });
     const pod: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', resourceVersion: '5' }, spec: {}, status: { phase: 'Running' } };
     expect(displayObject(pod)).toEqual({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: {}, status: { phase: 'Running' } });
   });

@@ -38,3 +38,49 @@ describe('SecretMasker', () => {
     expect([m.mask('k', 'a'), m.mask('k', 'b'), m.mask('k', 'c'), m.mask('other', 'c')]).toEqual(['++++++++', '++++++++++++', '++++++++++++++++', '++++++++']);
   });
 });
+
+describe("argocd-cm's resource.sensitive.mask.annotations", () => {
+  const hidden = new Set(['token', 'openshift.io/token-secret.value']);
+  const secret = (token: string) =>
+    ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'db', annotations: { token, app: 'shop', 'openshift.io/token-secret.value': 'eyJhbGciOi.fake' } },
+      data: { token: 'c2VjcmV0' },
+    }) as unknown as KubeObject;
+  const at = (...fields: string[]) => fields.map((field) => ({ field }));
+
+  it('masks the named annotations of a Secret as its data: equal values one mask, a changed value a longer one; others as they are', () => {
+    const m = new SecretMasker().hideAnnotations(hidden, secret('SECRETVAL'), secret('NEWSECRETVAL'));
+    expect(m.maskAt(at('metadata', 'annotations', 'token'), 'SECRETVAL')).toBe('++++++++');
+    expect(m.maskAt(at('metadata', 'annotations', 'token'), 'NEWSECRETVAL')).toBe('++++++++++++');
+    expect(m.maskAt(at('metadata', 'annotations', 'app'), 'shop')).toBe('shop');
+    expect(m.maskAt(at('metadata', 'labels', 'token'), 'x')).toBe('x');
+    // The whole map, or the whole metadata, with the named values masked.
+    expect(m.maskAt(at('metadata', 'annotations'), { token: 'SECRETVAL', app: 'shop' })).toEqual({ token: '++++++++', app: 'shop' });
+    expect(m.maskAt(at('metadata'), { name: 'db', annotations: { 'openshift.io/token-secret.value': 'eyJhbGciOi.fake' } })).toEqual({
+      name: 'db',
+      annotations: { 'openshift.io/token-secret.value': '++++++++' },
+    });
+    // An annotation's masks are its own: a data key of the same name counts its values apart.
+    expect(m.mask('token', 'SECRETVAL')).toBe('++++++++');
+    expect(m.mask('token', 'c2VjcmV0')).toBe('++++++++++++');
+  });
+
+  it('the last-applied copy holds the whole Secret: its value is always masked, named or not; without the setting nothing else is', () => {
+    const m = new SecretMasker().hideAnnotations(undefined);
+    expect(m.maskAt(at('metadata', 'annotations', 'kubectl.kubernetes.io/last-applied-configuration'), '{"data":{"token":"c2VjcmV0"}}')).toBe('++++++++');
+    expect(m.maskAt(at('metadata', 'annotations', 'token'), 'SECRETVAL')).toBe('SECRETVAL');
+    const same = { name: 'db', annotations: { token: 'SECRETVAL' } };
+    expect(m.maskAt(at('metadata'), same)).toBe(same);
+  });
+
+  it('hideSecretData masks them too (manifests), and keeps the object when there is nothing to mask', () => {
+    const shown = hideSecretData(secret('SECRETVAL'), hidden);
+    expect(shown.metadata.annotations).toEqual({ token: '++++++++', app: 'shop', 'openshift.io/token-secret.value': '++++++++' });
+    expect(JSON.stringify(shown)).not.toMatch(/SECRETVAL|eyJhbGciOi|c2VjcmV0/);
+    expect(hideSecretData(secret('SECRETVAL')).metadata.annotations?.token).toBe('SECRETVAL');
+    const bare = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x', annotations: { app: 'shop' } } } as unknown as KubeObject;
+    expect(hideSecretData(bare, hidden)).toBe(bare);
+  });
+});

@@ -170,3 +170,41 @@ describe('planRenders (--offline): head against base, no cluster', () => {
     expect([same.objects, same.inSync]).toEqual([[], 1]);
   });
 });
+
+test("a Secret's annotation argocd-cm names is masked in base, head and live, as its data is (live and offline)", async () => {
+  const secret = (token: string): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 's', namespace: 'shop', annotations: { token } },
+    data: { k: 'eA==' },
+  });
+  const live: KubeObject = {
+    ...secret('LIVEVAL'),
+    metadata: {
+      ...secret('LIVEVAL').metadata,
+      managedFields: [
+        { manager: FM, operation: 'Apply', apiVersion: 'v1', fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:annotations': { 'f:token': {} } } } },
+      ],
+    },
+  };
+  const sensitiveAnnotations = new Set(['token']);
+  const p = await planChanges({
+    base: [secret('BASEVAL')],
+    head: [{ key: keyOf(live), applied: secret('HEADVAL'), live }],
+    extras: [],
+    rules: [],
+    fieldManager: FM,
+    sensitiveAnnotations,
+  });
+  const shown = p.objects.flatMap((o) => o.fields.map((f) => [renderPath(f.path), f.base, f.desired, f.live]));
+  expect(shown).toEqual([['metadata.annotations.token', '++++++++++++++++', '++++++++', '++++++++++++']]);
+  const offline = await planRenders({
+    base: [{ key: keyOf(live), applied: secret('BASEVAL'), declared: secret('BASEVAL') }],
+    head: [{ key: keyOf(live), applied: secret('HEADVAL'), declared: secret('HEADVAL') }],
+    rules: [],
+    fieldManager: FM,
+    sensitiveAnnotations,
+  });
+  expect(JSON.stringify(offline.objects)).not.toMatch(/BASEVAL|HEADVAL/);
+  expect(offline.objects.flatMap((o) => o.fields.map((f) => renderPath(f.path)))).toEqual(['metadata.annotations.token']);
+});

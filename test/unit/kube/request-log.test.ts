@@ -43,6 +43,19 @@ describe('redaction', () => {
     expect(redactSecrets(cm, false)).toEqual(cm);
   });
 
+  it("masks every annotation value of a Secret but Argo CD's own (argocd-cm may name any as sensitive, and the log cannot wait for it)", () => {
+    const tokened = {
+      kind: 'Secret',
+      metadata: { name: 'db', annotations: { 'openshift.io/token-secret.value': VALUE, 'argocd.argoproj.io/tracking-id': 'shop:/Secret:shop/db' } },
+    };
+    expect(redactSecrets(tokened, false)).toEqual({
+      kind: 'Secret',
+      metadata: { name: 'db', annotations: { 'openshift.io/token-secret.value': '++++++++', 'argocd.argoproj.io/tracking-id': 'shop:/Secret:shop/db' } },
+    });
+    const cm = { kind: 'ConfigMap', metadata: { name: 'c', annotations: { note: 'visible' } } };
+    expect(redactSecrets(cm, false)).toEqual(cm);
+  });
+
   it('a secrets body that is not JSON is not shown; other bodies are cut at 1 KiB below level 9', () => {
     expect(printableBody(`password: ${VALUE}`, 'https://k/api/v1/namespaces/a/secrets/db', 9)).toBe(
       `<${`password: ${VALUE}`.length} bytes, not shown: not JSON, on a secrets path>`,

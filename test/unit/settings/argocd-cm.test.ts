@@ -96,6 +96,13 @@ describe('argocd-cm', () => {
     expect(parseArgoSettings({ 'application.sync.impersonation.enabled': 'true' }, 'cm').impersonation).toBe(true);
   });
 
+  it('reads resource.sensitive.mask.annotations as Argo CD does: comma-separated, spaces dropped (none by default)', () => {
+    expect(parseArgoSettings({}, 'cm').sensitiveAnnotations).toEqual(new Set());
+    expect(parseArgoSettings({ 'resource.sensitive.mask.annotations': ' openshift.io/token-secret.value, api-key ,,' }, 'cm').sensitiveAnnotations).toEqual(
+      new Set(['openshift.io/token-secret.value', 'api-key']),
+    );
+  });
+
   it('refuses what Argo CD refuses to read', () => {
     expect(() => parseArgoSettings({ 'resource.customizations.bogus.apps_Deployment': 'x' }, 'cm')).toThrow('resource customization type bogus not supported');
     expect(() => parseArgoSettings({ 'resource.customizations.health.a_b_c': 'x' }, 'cm')).toThrow('group kind should be in format');
