@@ -399,6 +399,32 @@ describe('multi-source: a chart, its values from a second repository (ref), and 
   );
 
   it(
+    'plan of a pull request to the values repository: its two sources move to the head, the chart stays at its revision (nothing changes live)',
+    async () => {
+      const file = appFile(sources('$values/envs/prod/shop.yaml'));
+      values.git(['checkout', '--quiet', '-b', 'pr-7']);
+      values.write('envs/prod/shop.yaml', 'color: teal\ngreeting: from-values-repo\n');
+      const prSha = values.commit('teal');
+      values.git(['checkout', '--quiet', 'main']);
+      const before = await snapshot(ns);
+      const res = await plugin(['plan', '-f', file, '--repo', values.repo, '--base', 'main', '--head', 'pr-7', '-o', 'kv']);
+      expect(res.stderr).toBe('');
+      expect(res.code).toBe(1);
+      const lines = res.stdout.trimEnd().split('\n');
+      expect(lines.filter((l) => /^(BASE|HEAD|SOURCE|CHANGE|THIS_CHANGE)=/.test(l))).toEqual([
+        `BASE=${valuesSha}`,
+        `HEAD=${prSha}`,
+        `SOURCE=2 ${values.repo} ${valuesSha} ${prSha}`,
+        `SOURCE=3 ${values.repo} ${valuesSha} ${prSha}`,
+        'CHANGE=ConfigMap/multi-config data.color',
+        'THIS_CHANGE=1',
+      ]);
+      expect(await snapshot(ns)).toBe(before);
+    },
+    TIMEOUT,
+  );
+
+  it(
     "the other sources' objects are never prune candidates; a new commit in the values repository is drift",
     async () => {
       const file = appFile(sources('$values/envs/prod/shop.yaml'));
