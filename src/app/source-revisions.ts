@@ -95,20 +95,30 @@ export function movingSources(sources: readonly MovableSource[], change: { base:
  * The revisions `plan` reads an Application at: a change from `from` (of `repo`) read at `to` (absent: each source at
  * its targetRevision). One source: that source at `to`, whatever it follows (`--base` and `--head` name its
  * revisions), unless it is of another repository than `repo`. Several: the sources the change moves (movingSources)
- * at `to`, the others at their targetRevision. `unmoved`, said as a warning, when nothing moves and why.
+ * at `to`, the others at their targetRevision. `unmoved`, said as a warning, when nothing moves and why. With
+ * `followOnly` (an app a parent renders), one source moves as one of several would, and nothing moved is no warning:
+ * a child pinned elsewhere is read as its spec at base and at head says.
  */
 export function movedRevisions(
   app: { name: string; source?: AppSource; sources?: readonly AppSource[] },
-  move: { from: string; to?: string; repo?: string },
+  move: { from: string; to?: string; repo?: string; followOnly?: boolean },
 ): { revision?: string; revisions?: (string | undefined)[]; unmoved?: string } {
   if (app.sources === undefined) {
     const url = app.source?.repoURL ?? '';
+    // An app a parent renders (plan --recursive): its one source moves as one of several would, only when it follows `from`.
+    if (move.followOnly === true)
+      return app.source !== undefined &&
+        move.to !== undefined &&
+        followsBase(movableOf(app.source), { base: move.from, ...(move.repo !== undefined ? { repo: move.repo } : {}) })
+        ? { revision: move.to }
+        : {};
     if (move.repo !== undefined && repoKey(url) !== repoKey(move.repo))
       return { unmoved: `the source of ${app.name} is another repository (${url}): it is read at its targetRevision at base and at head` };
     return move.to !== undefined ? { revision: move.to } : {};
   }
   const sources = app.sources.map(movableOf);
   const moving = new Set(movingSources(sources, { base: move.from, ...(move.repo !== undefined ? { repo: move.repo } : {}) }));
+  if (moving.size === 0 && move.followOnly === true) return {};
   if (moving.size === 0) {
     const follows = sources.map((s, i) => `${i + 1}: ${s.chart !== undefined ? `chart ${s.chart} ` : ''}${s.targetRevision || 'HEAD'}`).join(', ');
     return {

@@ -53,7 +53,7 @@ function appId(a: PlanAppReport): string {
 const ORIGIN_KV = { 'this-change': 'this-change', 'already-there': 'already-there' } as const;
 
 /**
- * `OFFLINE=true` first with --offline; per app: `APP=`, `BASE=`, `HEAD=`, `SOURCE=<position> <repoURL> <base> <head>` per
+ * `OFFLINE=true` first with --offline; per app: `APP=`, `PARENT=` (plan --recursive: the app that renders it), `BASE=`, `HEAD=`, `SOURCE=<position> <repoURL> <base> <head>` per
  * source a multi-source app's change moves, `REFUSED=` (when refused), then per counted field `CHANGE=<Kind>/<name> <path>`
  * (this change) or `DRIFT=<Kind>/<name> <path>` (already there) and `OWNER=<Kind>/<name> <path> <manager>` per other
  * manager of the live value, `CREATE=`/`PRUNE=<Kind>/<name> <origin>`, `KEEP=<Kind>/<name> <origin> <reason>`, then
@@ -63,7 +63,10 @@ function renderPlanKv(r: PlanReport, fieldManager: string): string {
   const lines: string[] = r.offline ? ['OFFLINE=true'] : [];
   if (r.applicationSet !== undefined) lines.push(`APPLICATION_SET=${nameToken(r.applicationSet)}`);
   for (const a of r.apps) {
-    lines.push(`APP=${nameToken(appId(a))}`, `BASE=${a.base}`, `HEAD=${a.head}`);
+    lines.push(`APP=${nameToken(appId(a))}`);
+    // plan --recursive: the app that renders this one.
+    if (a.parent !== undefined) lines.push(`PARENT=${nameToken(a.parent)}`);
+    lines.push(`BASE=${a.base}`, `HEAD=${a.head}`);
     // A multi-source app: each source the change moves, with its commits.
     for (const m of a.sources ?? []) lines.push(`SOURCE=${m.position} ${nameToken(m.repoURL)} ${m.base} ${m.head}`);
     // An ApplicationSet's app generated at one revision only; one that goes says what its deletion does.
@@ -136,7 +139,8 @@ function renderPlanTable(r: PlanReport, paint: Paint): string {
     const where = a.context ? ` on context ${a.context} (${a.server ?? ''})` : '';
     const presence =
       a.presence === 'appears' ? ' (generated at head only: it appears)' : a.presence === 'disappears' ? ' (generated at base only: it disappears)' : '';
-    out.push(paint.bold(`Application ${appId(a)}${where}: base ${short(a.base)}, head ${short(a.head)}${presence}`));
+    const child = a.parent !== undefined ? ` (rendered by ${a.parent})` : '';
+    out.push(paint.bold(`Application ${appId(a)}${child}${where}: base ${short(a.base)}, head ${short(a.head)}${presence}`));
     out.push(...(a.sources ?? []).map((m) => paint.dim(`source ${m.position} ${sourceText(m)}: base ${short(m.base)}, head ${short(m.head)}`)));
     if (a.presence === 'disappears') out.push(paint.red(a.prune.why));
     if (a.refused !== undefined) out.push(`${paint.red('REFUSED')} the ${a.sync} sync at head at ${r.at}: ${a.refused}`);
@@ -194,7 +198,7 @@ function renderPlanMarkdown(r: PlanReport): string {
         ? `disappears: ${a.prune.why}`
         : `${a.presence === 'appears' ? 'appears: ' : ''}${a.refused !== undefined ? `refused: ${a.refused}` : a.summary.thisChange > 0 ? 'changes live objects' : 'changes nothing live'}`;
     out.push(
-      `| ${cell(appId(a))} | \`${short(a.base)}\` | \`${short(a.head)}\` | ${a.summary.thisChange} | ${a.summary.alreadyThere} | ${a.summary.inSync} | ${cell(verdict)} |`,
+      `| ${cell(appId(a))}${a.parent !== undefined ? ` (rendered by ${cell(a.parent)})` : ''} | \`${short(a.base)}\` | \`${short(a.head)}\` | ${a.summary.thisChange} | ${a.summary.alreadyThere} | ${a.summary.inSync} | ${cell(verdict)} |`,
     );
   }
   for (const a of r.apps) {

@@ -213,3 +213,141 @@ spec:
     TIMEOUT,
   );
 });
+
+describe('app-of-apps: plan --recursive', () => {
+  let fx: GitFixture;
+  let ns: string;
+  let base: string;
+  let head: string;
+
+  const child = (name: string, path: string, targetRevision: string, finalizer = false) =>
+    applicationYaml({ name, namespace: ns, spec: { source: { repoURL: fx.repo, path, targetRevision }, destination: inCluster(ns) } }).replace(
+      /^metadata:\n/m,
+      `metadata:\n${finalizer ? '  finalizers: [resources-finalizer.argocd.argoproj.io]\n' : ''}`,
+    );
+  const rootApp = (name: string, path: string) =>
+    applicationYaml({ name, namespace: ns, spec: { source: { repoURL: fx.repo, path, targetRevision: 'release' }, destination: inCluster(ns) } });
+  const cm = (name: string, v: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${name}}\ndata: {v: "${v}"}\n`;
+
+  beforeAll(async () => {
+    fx = new GitFixture();
+    ns = await createTestNamespace('plan-recursive');
+    // At base (branch release, tag v1): a root rendering three children, one of them pinned to the tag.
+    for (const k of ['a', 'b', 'pin']) fx.write(`kids/${k}/cm.yaml`, cm(`kid-${k}`, '1'));
+    fx.write('root/apps.yaml', [child('p-a', 'kids/a', 'release'), child('p-b', 'kids/b', 'release', true), child('p-pin', 'kids/pin', 'v1')].join('---\n'));
+    // An app that renders itself.
+    fx.write('loop/self.yaml', rootApp('ploop', 'loop'));
+    base = fx.commit('base');
+    fx.git(['branch', '-f', 'release', base]);
+    fx.git(['tag', 'v1', base]);
+    // The pull request (pr-1): kid-a's value changes, so does the pinned child's file (which it does not follow),
+    // p-b is no longer rendered and p-c is new.
+    fx.write('kids/a/cm.yaml', cm('kid-a', '2'));
+    fx.write('kids/pin/cm.yaml', cm('kid-pin', '2'));
+    fx.write('kids/c/cm.yaml', cm('kid-c', '1'));
+    fx.write('root/apps.yaml', [child('p-a', 'kids/a', 'release'), child('p-pin', 'kids/pin', 'v1'), child('p-c', 'kids/c', 'release')].join('---\n'));
+    head = fx.commit('head');
+    fx.git(['branch', '-f', 'pr-1', head]);
+    await applyYaml([rootApp('proot', 'root'), rootApp('ploop', 'loop')].join('---\n'));
+    const synced = await runPlugin(['sync', 'proot', '--recursive', '--app-namespace', ns, '--timeout', '90s', '-o', 'kv']);
+    expect(synced.code).toBe(0);
+  }, TIMEOUT);
+
+  afterAll(async () => {
+    fx?.cleanup();
+    if (ns) await deleteNamespace(ns);
+  }, TIMEOUT);
+
+  test(
+    'the root and each child it renders at base or head: a changed child, a pinned one left alone, one that appears, one that disappears with its objects; nothing changes',
+    async () => {
+      const before = await kubectlOk([
+        'get',
+        'configmaps,applications',
+        '-n',
+        ns,
+        '-o',
+        'jsonpath={range .items[*]}{.metadata.name}={.metadata.resourceVersion} {end}',
+      ]);
+      const res = await runPlugin(['plan', 'proot', '--recursive', '--app-namespace', ns, '--base', 'release', '--head', 'pr-1', '-o', 'kv']);
+      expect(res.stderr).toBe('');
+      expect(res.code).toBe(1);
+      const kid = (name: string) => `${ns}/${name}`;
+      expect(res.stdout).toBe(
+        [
+          // The root: a child Application created and one pruned, both this change; the other two unchanged.
+          'APP=proot',
+          `BASE=${base}`,
+          `HEAD=${head}`,
+          'CREATE=Application/p-c this-change',
+          'PRUNE=Application/p-b this-change',
+          'THIS_CHANGE=2',
+          'ALREADY_THERE=0',
+          'IN_SYNC=2',
+          // It follows release: its source moves to the head, its value changes.
+          `APP=${kid('p-a')}`,
+          `PARENT=${kid('proot')}`,
+          `BASE=${base}`,
+          `HEAD=${head}`,
+          'CHANGE=ConfigMap/kid-a data.v',
+          'THIS_CHANGE=1',
+          'ALREADY_THERE=0',
+          'IN_SYNC=0',
+          // Pinned to the tag v1: read there at base and at head, so the pull request's edit of its file changes nothing.
+          `APP=${kid('p-pin')}`,
+          `PARENT=${kid('proot')}`,
+          `BASE=${base}`,
+          `HEAD=${base}`,
+          'THIS_CHANGE=0',
+          'ALREADY_THERE=0',
+          'IN_SYNC=1',
+          // Rendered at head only: everything it declares is created.
+          `APP=${kid('p-c')}`,
+          `PARENT=${kid('proot')}`,
+          'BASE=release',
+          `HEAD=${head}`,
+          'PRESENCE=appears',
+          'CREATE=ConfigMap/kid-c this-change',
+          'THIS_CHANGE=1',
+          'ALREADY_THERE=0',
+          'IN_SYNC=0',
+          // Rendered at base only: the root's sync prunes it, and its finalizer takes its ConfigMap with it.
+          `APP=${kid('p-b')}`,
+          `PARENT=${kid('proot')}`,
+          'BASE=release',
+          'HEAD=pr-1',
+          'PRESENCE=disappears',
+          `PRESENCE_NOTE=no longer rendered by ${kid('proot')} at head: its sync at head prunes the Application, and its resources finalizer deletes its objects`,
+          'PRUNE=ConfigMap/kid-b this-change',
+          'THIS_CHANGE=2',
+          'ALREADY_THERE=0',
+          'IN_SYNC=0',
+          '',
+        ].join('\n'),
+      );
+      // JSON names each child's parent; an app that renders itself is refused there (exit 4); --offline does not go with it.
+      const doc = JSON.parse(
+        (await runPlugin(['plan', 'proot', '--recursive', '--app-namespace', ns, '--base', 'release', '--head', 'pr-1', '-o', 'json'])).stdout,
+      ) as {
+        apps: { app: string; parent?: string; presence?: string }[];
+      };
+      expect(doc.apps.map((a) => [a.app, a.parent ?? '', a.presence ?? ''])).toEqual([
+        ['proot', '', ''],
+        ['p-a', kid('proot'), ''],
+        ['p-pin', kid('proot'), ''],
+        ['p-c', kid('proot'), 'appears'],
+        ['p-b', kid('proot'), 'disappears'],
+      ]);
+      const loop = await runPlugin(['plan', 'ploop', '--recursive', '--app-namespace', ns, '--base', 'release', '--head', 'pr-1', '-o', 'kv']);
+      expect(loop.code).toBe(4);
+      expect(loop.stdout).toContain(
+        `APP=${kid('ploop')}\nPARENT=${kid('ploop')}\nBASE=release\nHEAD=pr-1\nREFUSED=its own ancestor (${kid('ploop')} -> ${kid('ploop')}): not followed\n`,
+      );
+      expect((await runPlugin(['plan', 'proot', '--recursive', '--offline', '--base', 'release'])).code).toBe(2);
+      expect(
+        await kubectlOk(['get', 'configmaps,applications', '-n', ns, '-o', 'jsonpath={range .items[*]}{.metadata.name}={.metadata.resourceVersion} {end}']),
+      ).toBe(before);
+    },
+    TIMEOUT,
+  );
+});

@@ -47,6 +47,11 @@ export const planCommand = defineCommand({
         describe:
           'Plan every Application in --app-namespace (-A: every namespace; -l: by label) whose source follows --base (of --repo when given); the others are listed as left out',
       })
+      .option('recursive', {
+        type: 'boolean',
+        describe:
+          'App-of-apps: plan each child Application the app renders at base or at head as its own app too (those that appear or disappear included), to any depth',
+      })
       .option('selector', { alias: 'l', type: 'string', requiresArg: true, describe: 'With --all: only the Applications whose labels match' })
       .option('repo', {
         type: 'string',
@@ -55,6 +60,7 @@ export const planCommand = defineCommand({
           "The pull request's repository: with --all, only the Applications whose source it is; with an ApplicationSet file, only its git generators move from --base to --head; of a multi-source app, only its sources of it move (URLs compared as Argo CD's webhook compares them)",
       })
       .conflicts('all', ['app', 'app-file', 'offline'])
+      .conflicts('recursive', ['all', 'offline'])
       .implies('all-namespaces', 'all')
       .implies('selector', 'all')
       .conflicts('desired', 'base')
@@ -77,6 +83,8 @@ export const planCommand = defineCommand({
     'selector all': '-l selects the Applications --all lists',
     'desired base': 'plan renders the Application source at --base and --head',
     'revision base': 'plan reads two revisions: --base and --head',
+    'recursive all': '--recursive follows the child Applications of the apps named (APP… or -f); --all plans every app that follows --base already',
+    'recursive offline': '--recursive reads what the child Applications do live; --offline has no cluster',
     ...Object.fromEntries(
       ['revisions', 'source-positions', 'source-names'].map((k) => [
         `base ${k}`,
@@ -120,6 +128,8 @@ export const planCommand = defineCommand({
     // An ApplicationSet file: its Applications as generated at base and at head (cli/app.ts leaves -f to plan).
     const { holdsApplicationSet } = await import('../appset-file.js');
     const appSet = args.appFile !== undefined && apps.length === 0 && holdsApplicationSet(args.appFile);
+    if (appSet && args.recursive === true)
+      throw new InputError('--recursive follows the child Applications of an Application; an ApplicationSet file is planned by the Applications it generates');
     if (appSet && args.offline === true)
       throw new InputError(
         '--offline plans one Application file: an ApplicationSet is expanded against the cluster (its cluster Secrets); plan it without --offline',
@@ -151,6 +161,7 @@ export const planCommand = defineCommand({
         ...(args.repo !== undefined ? { repo: args.repo } : {}),
         at,
         ...(args.offline === true ? { offline: true } : {}),
+        ...(args.recursive === true ? { recursive: true } : {}),
       },
       ctx,
     );

@@ -36,6 +36,11 @@ export interface PlanRequest extends Omit<AppStateArgs, 'revision' | 'revisions'
   baseAppFile?: string;
   /** The Application did not exist at base (an ApplicationSet generates it only at head): the base render is empty. */
   noBase?: true;
+  /**
+   * An app another one renders (plan --recursive): its sources move only when they follow base, one source as one of
+   * several (app/source-revisions.ts's followOnly); a child pinned elsewhere is read at its own targetRevision.
+   */
+  followOnly?: true;
 }
 
 /** A source of a multi-source app that the change moves from base to head: its 1-based position and commits. */
@@ -49,7 +54,7 @@ export interface MovedSource {
 
 /** The moves of the two reads of one app (AppStateArgs.move): the base read at base, the head read at head. */
 function moves(req: PlanRequest): { base: NonNullable<AppStateArgs['move']>; head: NonNullable<AppStateArgs['move']> } {
-  const repo = req.repo !== undefined ? { repo: req.repo } : {};
+  const repo = { ...(req.repo !== undefined ? { repo: req.repo } : {}), ...(req.followOnly === true ? { followOnly: true } : {}) };
   return { base: { from: req.base, to: req.base, ...repo }, head: { from: req.base, ...(req.head !== undefined ? { to: req.head } : {}), ...repo } };
 }
 
@@ -67,6 +72,8 @@ export interface PlanAppReport {
   presence?: 'appears' | 'disappears';
   /** The Application's namespace (`plan --all`, where apps of several namespaces are planned). */
   namespace?: string;
+  /** `plan --recursive`: the Application (`namespace/name`) that renders this one (app-of-apps). */
+  parent?: string;
   context?: string;
   server?: string;
   /**
@@ -116,7 +123,22 @@ function summarize(objects: readonly PlannedObject[], inSync: number): PlanAppRe
 
 /** Plans one Application (never writes): the head state with its prune candidates, the base render, the comparison, the sync's plan. */
 export async function planApp(req: PlanRequest, deps: AppStateDeps): Promise<PlanAppReport> {
-  const { base: _base, head: _head, repo: _repo, at: _at, baseAppFile, noBase, ...args } = req;
+  return (await planAppAndChildren(req, deps)).report;
+}
+
+/** The child Applications an app renders at base and at head (app-of-apps: argoproj.io Applications of its desired set). */
+export interface RenderedChildren {
+  base: KubeObject[];
+  head: KubeObject[];
+}
+
+function childApplications(state: AppState | undefined): KubeObject[] {
+  return (state?.desired ?? []).filter((d) => d.key.group === 'argoproj.io' && d.key.kind === 'Application').map((d) => d.object);
+}
+
+/** planApp, and the child Applications the app renders at base and at head (for plan --recursive). */
+async function planAppAndChildren(req: PlanRequest, deps: AppStateDeps): Promise<{ report: PlanAppReport; children?: RenderedChildren }> {
+  const { base: _base, head: _head, repo: _repo, at: _at, baseAppFile, noBase, followOnly: _f, ...args } = req;
   const fieldManager = deps.opts.fieldManager;
   const move = moves(req);
   let state;
@@ -125,7 +147,7 @@ export async function planApp(req: PlanRequest, deps: AppStateDeps): Promise<Pla
   } catch (err) {
     // A head that cannot be rendered as Argo CD would, or that declares a kind the cluster does not serve: the sync refuses it.
     if (!(err instanceof UnrenderableError || err instanceof UnservedKindError)) throw err;
-    return refusedApp(req, err.message, deps.target?.warnings ?? [], deps.target, err.app);
+    return { report: refusedApp(req, err.message, deps.target?.warnings ?? [], deps.target, err.app) };
   }
   const baseState =
     noBase === true
@@ -140,7 +162,10 @@ export async function planApp(req: PlanRequest, deps: AppStateDeps): Promise<Pla
     // A metadata-only listing carries the metadata's apiVersion: the candidate's own comes from its type.
     extras: candidates.map((c) => ({ key: c.key, object: { ...c.object, apiVersion: apiVersionOf(c.type) }, ...(c.skip ? { skip: c.skip } : {}) })),
   });
-  return finish(req, state, baseState, planned, deps.gateway);
+  return {
+    report: await finish(req, state, baseState, planned, deps.gateway),
+    children: { base: childApplications(baseState), head: childApplications(state) },
+  };
 }
 
 /** Of a multi-source app, the sources the change moves (movingSources), with the commits each was read at. */
@@ -202,7 +227,7 @@ async function finish(req: PlanRequest, state: AppState, baseState: AppState | u
  * every difference this change, and the sync at head's refusals that need no cluster.
  */
 export async function planAppOffline(req: PlanRequest, deps: Pick<AppStateDeps, 'io' | 'opts'>): Promise<PlanAppReport> {
-  const { base: _base, head: _head, repo: _repo, at: _at, baseAppFile: _b, noBase: _n, ...args } = req;
+  const { base: _base, head: _head, repo: _repo, at: _at, baseAppFile: _b, noBase: _n, followOnly: _f, ...args } = req;
   const move = moves(req);
   const gw = new OfflineGateway();
   const d: AppStateDeps = { ...deps, gateway: gw, controlPlane: gw };
@@ -269,6 +294,8 @@ export interface PlanRunRequest extends Omit<PlanRequest, 'app'> {
   apps: readonly string[];
   /** No cluster: the Application from its file, the head render against the base render (planAppOffline). */
   offline?: boolean;
+  /** App-of-apps: each child Application the apps render planned too, to any depth (planTree). */
+  recursive?: boolean;
 }
 
 /**
@@ -276,12 +303,17 @@ export interface PlanRunRequest extends Omit<PlanRequest, 'app'> {
  * destination the session refuses to act on is that app's refusal, any other error stops the command.
  */
 async function planInSession(ctx: RunContext, one: PlanRequest, pool?: GatewayPool): Promise<PlanAppReport> {
+  return (await planTreeNode(ctx, one, pool)).report;
+}
+
+/** planInSession, and the child Applications the app renders at base and at head (none when it was refused). */
+async function planTreeNode(ctx: RunContext, one: PlanRequest, pool?: GatewayPool): Promise<{ report: PlanAppReport; children?: RenderedChildren }> {
   const { withAppTarget } = await import('../session/session.js');
   try {
-    return await withAppTarget(ctx, 'plan', one, (session) => planApp(one, { io: ctx.io, opts: ctx.opts, ...session }), pool);
+    return await withAppTarget(ctx, 'plan', one, (session) => planAppAndChildren(one, { io: ctx.io, opts: ctx.opts, ...session }), pool);
   } catch (err) {
     if (!(err instanceof RefusedError)) throw err;
-    return refusedApp(one, err.message, []);
+    return { report: refusedApp(one, err.message, []) };
   }
 }
 
@@ -290,7 +322,7 @@ async function planInSession(ctx: RunContext, one: PlanRequest, pool?: GatewayPo
  * session refuses to act on is that app's refusal; any other error stops the command.
  */
 export async function runPlan(req: PlanRunRequest, ctx: RunContext): Promise<PlanReport> {
-  const { apps, offline, ...rest } = req;
+  const { apps, offline, recursive, ...rest } = req;
   if (offline === true) {
     if (rest.appFile === undefined) throw new InputError('--offline reads the Application from -f/--app-file: there is no cluster to read it from');
     const app = await planAppOffline(rest, { io: ctx.io, opts: ctx.opts });
@@ -298,8 +330,85 @@ export async function runPlan(req: PlanRunRequest, ctx: RunContext): Promise<Pla
   }
   const each: PlanRequest[] = rest.appFile !== undefined ? [rest] : apps.map((app) => ({ ...rest, app }));
   const out: PlanAppReport[] = [];
-  for (const one of each) out.push(await planInSession(ctx, one));
-  return { schemaVersion: PLAN_SCHEMA_VERSION, at: new Date(req.at).toISOString(), apps: out };
+  if (recursive !== true) {
+    for (const one of each) out.push(await planInSession(ctx, one));
+    return { schemaVersion: PLAN_SCHEMA_VERSION, at: new Date(req.at).toISOString(), apps: out };
+  }
+  const { GatewayPool } = await import('../session/session.js');
+  const pool = new GatewayPool(ctx);
+  const generated = await generatedPlanner(ctx, pool);
+  try {
+    for (const one of each) await planTree(ctx, one, pool, generated, out, []);
+    return { schemaVersion: PLAN_SCHEMA_VERSION, at: new Date(req.at).toISOString(), apps: out };
+  } finally {
+    generated.dispose();
+    pool.close();
+  }
+}
+
+/**
+ * `plan --recursive`: plans the app, then each child Application it renders at base or at head (app-of-apps), depth
+ * first, each as `plan -f` plans an ApplicationSet's app: the child as rendered at head, its base render from the child
+ * as rendered at base (`appears` when only head renders it), its sources moved only where they follow base
+ * (followOnly); a child only base renders `disappears` (the parent's sync at head prunes it, or not). An Application that
+ * is its own ancestor is refused and not followed.
+ */
+async function planTree(
+  ctx: RunContext,
+  one: PlanRequest,
+  pool: GatewayPool,
+  generated: GeneratedPlanner,
+  out: PlanAppReport[],
+  chain: readonly string[],
+  parent?: { id: string; presence?: 'appears' },
+): Promise<void> {
+  const { childAppContext } = await import('../session/session.js');
+  const { report, children } = await planTreeNode(ctx, one, pool);
+  const namespace = report.namespace ?? (parent ? ctx.opts.appNamespace : undefined);
+  out.push({
+    ...report,
+    ...(namespace !== undefined ? { namespace } : {}),
+    ...(parent ? { parent: parent.id, ...(parent.presence ? { presence: parent.presence } : {}) } : {}),
+  });
+  if (!children) return;
+  const id = `${namespace ?? ctx.opts.appNamespace}/${report.app}`;
+  const { app: _a, appFile: _f, baseAppFile: _b, noBase: _n, ...common } = one;
+  for (const pair of pairGenerated(children.base, children.head)) {
+    const child = (pair.head ?? pair.base)!;
+    const ns = child.metadata.namespace ?? ctx.opts.appNamespace;
+    const childId = `${ns}/${child.metadata.name ?? ''}`;
+    if ([...chain, id].includes(childId)) {
+      out.push({
+        ...refusedApp({ ...common, app: child.metadata.name ?? '' }, `its own ancestor (${[...chain, id, childId].join(' -> ')}): not followed`, []),
+        namespace: ns,
+        parent: id,
+      });
+      continue;
+    }
+    if (!pair.head) {
+      const deletes = report.refused === undefined && report.prune.enabled;
+      const by = `no longer rendered by ${id} at head`;
+      const gone = await generated.gone(pair.base!, one, {
+        deletes,
+        kept: `${by}; its sync at head does not prune it (${report.refused !== undefined ? 'that sync is refused' : report.prune.why}): the Application stays`,
+        cascades: `${by}: its sync at head prunes the Application, and its resources finalizer deletes its objects`,
+        orphans: `${by}: its sync at head prunes the Application; without a resources finalizer its objects stay (preserveResourcesOnDeletion)`,
+      });
+      out.push({ ...gone, parent: id });
+      continue;
+    }
+    const same = pair.base !== undefined && JSON.stringify(pair.base) === JSON.stringify(pair.head);
+    const childReq: PlanRequest = {
+      ...common,
+      appFile: generated.file(pair.head),
+      followOnly: true,
+      ...(pair.base === undefined ? { noBase: true as const } : same ? {} : { baseAppFile: generated.file(pair.base) }),
+    };
+    await planTree(childAppContext(ctx, ns), childReq, pool, generated, out, [...chain, id], {
+      id,
+      ...(pair.base === undefined ? { presence: 'appears' as const } : {}),
+    });
+  }
 }
 
 /** `plan --all`: the Applications of --app-namespace (every namespace, by label), those that follow --base of --repo. */
@@ -350,6 +459,61 @@ export interface PlanAppSetRequest extends Omit<PlanRequest, 'app' | 'appFile' |
 
 const RESOURCES_FINALIZERS = ['resources-finalizer.argocd.argoproj.io', 'resources-finalizer.argocd.argoproj.io/background'];
 
+/** Whether an Application no longer there at head is deleted, and what is said: kept, deleted with its objects, or without them. */
+interface Disappearance {
+  deletes: boolean;
+  kept: string;
+  cascades: string;
+  orphans: string;
+}
+
+/** What plans the Applications generated or rendered at base and head: their files, and the report of one that goes. */
+interface GeneratedPlanner {
+  /** The object in a temporary file, for `-f`. */
+  file(o: KubeObject): string;
+  /** The report of an app at base only: `disappears`, with what its deletion deletes when it is in the cluster. */
+  gone(o: KubeObject, req: Pick<PlanRequest, 'base' | 'head'>, why: Disappearance): Promise<PlanAppReport>;
+  dispose(): void;
+}
+
+async function generatedPlanner(ctx: RunContext, pool: GatewayPool): Promise<GeneratedPlanner> {
+  const { childPlanner } = await import('../delete/delete.js');
+  const dir = mkdtempSync(join(tmpdir(), 'kubectl-gitops-plan-'));
+  let n = 0;
+  // The types the control plane serves, read once, for the apiVersion of what a disappearing app's deletion lists.
+  let served: Promise<ResourceType[]> | undefined;
+  const servedTypes = () => (served ??= pool.controlPlane().then(async (g) => (await g.discover()).preferred));
+  return {
+    file(o) {
+      const path = join(dir, `${n++}-${o.metadata.name ?? ''}.json`);
+      writeFileSync(path, JSON.stringify(o));
+      return path;
+    },
+    async gone(o, req, why) {
+      const ref = { namespace: o.metadata.namespace ?? ctx.opts.appNamespace, name: o.metadata.name ?? '' };
+      // What its deletion deletes, as `delete --dry-run` plans it, when it is in the cluster (never synced: nothing live).
+      const plannedDeletion = await childPlanner(ctx, 0, new Set())(ref);
+      const types = await servedTypes();
+      const apiVersion = (group: string, kind: string) => {
+        const t = types.find((x) => x.group === group && x.kind === kind);
+        return t ? apiVersionOf(t) : group === '' ? 'v1' : group;
+      };
+      const report = disappearing(
+        o,
+        req,
+        why,
+        plannedDeletion.application === 'absent' ? undefined : { entries: plannedDeletion.entries, hooks: plannedDeletion.hooks.length, apiVersion },
+      );
+      if (plannedDeletion.application === 'absent' && plannedDeletion.message !== undefined)
+        report.warnings.push(`its objects are not listed: ${plannedDeletion.message}`);
+      return report;
+    },
+    dispose() {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 /**
  * An app generated at base only: the controller deletes it (as its applicationsSync allows), its objects with it by
  * its finalizer. `deletion`: the dry run of that deletion (`delete --dry-run`'s plan) when it cascades and the
@@ -357,8 +521,8 @@ const RESOURCES_FINALIZERS = ['resources-finalizer.argocd.argoproj.io', 'resourc
  */
 function disappearing(
   o: KubeObject,
-  req: PlanAppSetRequest,
-  policy: string,
+  req: Pick<PlanRequest, 'base' | 'head'>,
+  why: Disappearance,
   deletion?: {
     entries: readonly { group: string; kind: string; namespace: string; name: string; outcome: string; message?: string }[];
     hooks: number;
@@ -366,13 +530,9 @@ function disappearing(
   },
 ): PlanAppReport {
   const finalizers = Array.isArray(o.metadata.finalizers) ? o.metadata.finalizers.filter((f): f is string => typeof f === 'string') : [];
-  const deletes = policy === 'sync' || policy === 'create-delete';
+  const { deletes } = why;
   const cascade = finalizers.some((f) => RESOURCES_FINALIZERS.includes(f));
-  const why = !deletes
-    ? `no longer generated at head; applicationsSync ${policy}: the ApplicationSet controller keeps the Application`
-    : cascade
-      ? 'no longer generated at head: the ApplicationSet controller deletes the Application, and its resources finalizer deletes its objects'
-      : 'no longer generated at head: the ApplicationSet controller deletes the Application; without a resources finalizer its objects stay (preserveResourcesOnDeletion)';
+  const said = !deletes ? why.kept : cascade ? why.cascades : why.orphans;
   const objects: PlanObject[] = (deletes && cascade ? (deletion?.entries ?? []) : []).map((e) => {
     const key = { group: e.group, kind: e.kind, namespace: e.namespace, name: e.name };
     const gone = e.outcome === 'would-delete';
@@ -393,7 +553,7 @@ function disappearing(
     base: req.base,
     head: req.head ?? '',
     sync: 'manual',
-    prune: { enabled: deletes && cascade, why },
+    prune: { enabled: deletes && cascade, why: said },
     objects,
     hooks: [],
     summary: { thisChange: (deletes ? 1 : 0) + objects.filter((x) => x.action === 'prune').length, alreadyThere: 0, inSync: 0 },
@@ -415,11 +575,10 @@ export async function runPlanAppSet(req: PlanAppSetRequest, ctx: RunContext): Pr
   const { expandAppSet } = await import('../appset/generate.js');
   const { appSetSyncSettings } = await import('../../appset/sync-plan.js');
   const { repoKey } = await import('../../model/repo-url.js');
-  const { childPlanner } = await import('../delete/delete.js');
   const { appSetFile, repo, ...rest } = req;
   const moves = (url: string, revision: string) => revision === req.base && (repo === undefined || repoKey(url) === repoKey(repo));
   const pool = new GatewayPool(ctx);
-  const dir = mkdtempSync(join(tmpdir(), 'kubectl-gitops-plan-'));
+  const generated = await generatedPlanner(ctx, pool);
   try {
     const gateway = () => pool.controlPlane();
     const common = {
@@ -431,46 +590,27 @@ export async function runPlanAppSet(req: PlanAppSetRequest, ctx: RunContext): Pr
     const atHead = await expandAppSet(ctx, { ...common, revisionOf: (url, revision) => (moves(url, revision) ? head : revision) }, gateway);
     const settings = appSetSyncSettings(atHead.raw, '', '');
     const policy = 'policy' in settings ? settings.policy : 'sync';
-    const out: PlanAppReport[] = [];
-    let n = 0;
-    const file = (o: KubeObject) => {
-      const path = join(dir, `${n++}-${o.metadata.name ?? ''}.json`);
-      writeFileSync(path, JSON.stringify(o));
-      return path;
+    const disappearance: Disappearance = {
+      deletes: policy === 'sync' || policy === 'create-delete',
+      kept: `no longer generated at head; applicationsSync ${policy}: the ApplicationSet controller keeps the Application`,
+      cascades: 'no longer generated at head: the ApplicationSet controller deletes the Application, and its resources finalizer deletes its objects',
+      orphans:
+        'no longer generated at head: the ApplicationSet controller deletes the Application; without a resources finalizer its objects stay (preserveResourcesOnDeletion)',
     };
-    // The types the control plane serves, read once, for the apiVersion of what a disappearing app's deletion lists.
-    let served: Promise<ResourceType[]> | undefined;
-    const servedTypes = () => (served ??= pool.controlPlane().then(async (g) => (await g.discover()).preferred));
+    const out: PlanAppReport[] = [];
     for (const pair of pairGenerated(atBase.report.applications, atHead.report.applications)) {
       if (!pair.head) {
-        const gone = pair.base!;
-        const ref = { namespace: gone.metadata.namespace ?? ctx.opts.appNamespace, name: gone.metadata.name ?? '' };
-        // What its deletion deletes, as `delete --dry-run` plans it, when it is in the cluster (never synced: nothing live).
-        const plannedDeletion = await childPlanner(ctx, 0, new Set())(ref);
-        const served = await servedTypes();
-        const apiVersion = (group: string, kind: string) => {
-          const t = served.find((x) => x.group === group && x.kind === kind);
-          return t ? apiVersionOf(t) : group === '' ? 'v1' : group;
-        };
-        const report = disappearing(
-          gone,
-          req,
-          policy,
-          plannedDeletion.application === 'absent' ? undefined : { entries: plannedDeletion.entries, hooks: plannedDeletion.hooks.length, apiVersion },
-        );
-        if (plannedDeletion.application === 'absent' && plannedDeletion.message !== undefined)
-          report.warnings.push(`its objects are not listed: ${plannedDeletion.message}`);
-        out.push(report);
+        out.push(await generated.gone(pair.base!, req, disappearance));
         continue;
       }
       const ns = pair.head.metadata.namespace ?? ctx.opts.appNamespace;
-      const headFile = file(pair.head);
+      const headFile = generated.file(pair.head);
       const same = pair.base !== undefined && JSON.stringify(pair.base) === JSON.stringify(pair.head);
       const one: PlanRequest = {
         ...rest,
         ...(repo !== undefined ? { repo } : {}),
         appFile: headFile,
-        ...(pair.base === undefined ? { noBase: true as const } : same ? {} : { baseAppFile: file(pair.base) }),
+        ...(pair.base === undefined ? { noBase: true as const } : same ? {} : { baseAppFile: generated.file(pair.base) }),
       };
       const appCtx: RunContext = { ...ctx, opts: { ...ctx.opts, appNamespace: ns } };
       const presence = pair.base === undefined ? { presence: 'appears' as const } : {};
@@ -481,7 +621,7 @@ export async function runPlanAppSet(req: PlanAppSetRequest, ctx: RunContext): Pr
     if (out[0] && invalid.length > 0) out[0].warnings.push(...new Set(invalid));
     return { schemaVersion: PLAN_SCHEMA_VERSION, at: new Date(req.at).toISOString(), applicationSet: atHead.report.applicationSet, apps: out };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    generated.dispose();
     pool.close();
   }
 }

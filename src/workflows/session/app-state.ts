@@ -47,7 +47,7 @@ export interface AppStateArgs extends RulesArgs {
    * movedRevisions says: one source at `to`; of several, those that follow `from` at `to`, the others as they are.
    * Takes the place of revision, revisions and sourcePins.
    */
-  move?: { from: string; to?: string; repo?: string };
+  move?: { from: string; to?: string; repo?: string; followOnly?: boolean };
   repoDir?: string;
   kustomize?: string;
   kustomizeBuildOptions?: string;

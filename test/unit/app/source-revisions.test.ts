@@ -79,3 +79,12 @@ describe("plan's move: which sources a change from --base moves", () => {
     });
   });
 });
+
+test('followOnly (an app a parent renders): one source moves only when it follows base, as one of several; nothing moved is no warning', () => {
+  const shop = 'https://git.example.com/org/shop.git';
+  const child = (targetRevision: string) => ({ name: 'child', source: { repoURL: shop, path: 'a', targetRevision } });
+  expect(movedRevisions(child('main'), { from: 'main', to: 'pr-1', followOnly: true })).toEqual({ revision: 'pr-1' });
+  expect(movedRevisions(child('v1.2.0'), { from: 'main', to: 'pr-1', followOnly: true })).toEqual({});
+  expect(movedRevisions(child('main'), { from: 'main', to: 'pr-1', repo: 'https://git.example.com/org/infra', followOnly: true })).toEqual({});
+  expect(movedRevisions({ name: 'many', sources: [{ repoURL: shop, targetRevision: 'v1' }] }, { from: 'main', to: 'pr-1', followOnly: true })).toEqual({});
+});

@@ -310,3 +310,15 @@ test('a multi-source app: each source the change moves, with its commits, in eve
   // A single-source app says nothing of sources.
   expect(renderPlan(report, 'kv', paint(false), FM)).not.toContain('SOURCE=');
 });
+
+test('plan --recursive: each child names the app that renders it (PARENT= in kv, the title, the comment, parent in JSON)', () => {
+  const tree: PlanReport = { ...report, apps: [report.apps[0]!, { ...report.apps[1]!, namespace: 'argocd', parent: 'argocd/shop' }] };
+  expect(
+    renderPlan(tree, 'kv', paint(false), FM)
+      .split('\n')
+      .filter((l) => /^(APP|PARENT)=/.test(l)),
+  ).toEqual(['APP=shop', 'APP=argocd/cart', 'PARENT=argocd/shop']);
+  expect(renderPlan(tree, 'table', paint(false), FM)).toContain('Application argocd/cart (rendered by argocd/shop): base main, head pr-42');
+  expect(renderPlan(tree, 'markdown', paint(false), FM)).toContain('| argocd/cart (rendered by argocd/shop) | `main` | `pr-42` |');
+  expect(JSON.parse(renderPlan(tree, 'json', paint(false), FM)).apps[1].parent).toBe('argocd/shop');
+});

@@ -35,6 +35,8 @@ test.each<[string, string[], string]>([
     ['plan', 'shop', '--base', 'main', '--revisions', 'v2', '--source-positions', '1'],
     '--base does not go with --revisions: plan moves the sources that follow --base to --head',
   ],
+  ['--recursive --all', ['plan', '--all', '--recursive', '--base', 'main'], '--recursive does not go with --all'],
+  ['--recursive --offline', ['plan', '-f', 'app.yaml', '--recursive', '--offline', '--base', 'main'], '--recursive does not go with --offline'],
   ['no Application', ['plan', '--base', 'main'], 'name an Application (APP) or give -f/--app-file FILE'],
   ['APP and -f', ['plan', 'shop', '-f', 'app.yaml', '--base', 'main'], 'name Applications (APP…) or give -f/--app-file FILE, not both'],
   ['a bad --at', ['plan', 'shop', '--base', 'main', '--at', 'soon'], '--at soon: not a time'],
