@@ -609,6 +609,8 @@ export async function runPlanAppSet(req: PlanAppSetRequest, ctx: RunContext): Pr
       const one: PlanRequest = {
         ...rest,
         ...(repo !== undefined ? { repo } : {}),
+        // Its sources move only where they follow base, as a child's of plan --recursive.
+        followOnly: true,
         appFile: headFile,
         ...(pair.base === undefined ? { noBase: true as const } : same ? {} : { baseAppFile: generated.file(pair.base) }),
       };
