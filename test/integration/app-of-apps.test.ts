@@ -234,7 +234,26 @@ describe('app-of-apps: plan --recursive', () => {
     ns = await createTestNamespace('plan-recursive');
     // At base (branch release, tag v1): a root rendering three children, one of them pinned to the tag.
     for (const k of ['a', 'b', 'pin']) fx.write(`kids/${k}/cm.yaml`, cm(`kid-${k}`, '1'));
-    fx.write('root/apps.yaml', [child('p-a', 'kids/a', 'release'), child('p-b', 'kids/b', 'release', true), child('p-pin', 'kids/pin', 'v1')].join('---\n'));
+    // And an ApplicationSet: one Application per folder of sets/ (its git generator reads release).
+    const appSet = [
+      'apiVersion: argoproj.io/v1alpha1',
+      'kind: ApplicationSet',
+      `metadata: {name: pset, namespace: ${ns}}`,
+      'spec:',
+      `  generators: [{git: {repoURL: "${fx.repo}", revision: release, directories: [{path: "sets/*"}]}}]`,
+      '  template:',
+      `    metadata: {name: '{{path.basename}}-gen', namespace: ${ns}}`,
+      '    spec:',
+      '      project: default',
+      `      source: {repoURL: "${fx.repo}", path: '{{path}}', targetRevision: release}`,
+      `      destination: {server: https://kubernetes.default.svc, namespace: ${ns}}`,
+      '',
+    ].join('\n');
+    fx.write('sets/x/cm.yaml', cm('gen-x', '1'));
+    fx.write(
+      'root/apps.yaml',
+      [child('p-a', 'kids/a', 'release'), child('p-b', 'kids/b', 'release', true), child('p-pin', 'kids/pin', 'v1'), appSet].join('---\n'),
+    );
     // An app that renders itself.
     fx.write('loop/self.yaml', rootApp('ploop', 'loop'));
     base = fx.commit('base');
@@ -245,7 +264,8 @@ describe('app-of-apps: plan --recursive', () => {
     fx.write('kids/a/cm.yaml', cm('kid-a', '2'));
     fx.write('kids/pin/cm.yaml', cm('kid-pin', '2'));
     fx.write('kids/c/cm.yaml', cm('kid-c', '1'));
-    fx.write('root/apps.yaml', [child('p-a', 'kids/a', 'release'), child('p-pin', 'kids/pin', 'v1'), child('p-c', 'kids/c', 'release')].join('---\n'));
+    fx.write('sets/y/cm.yaml', cm('gen-y', '1'));
+    fx.write('root/apps.yaml', [child('p-a', 'kids/a', 'release'), child('p-pin', 'kids/pin', 'v1'), child('p-c', 'kids/c', 'release'), appSet].join('---\n'));
     head = fx.commit('head');
     fx.git(['branch', '-f', 'pr-1', head]);
     await applyYaml([rootApp('proot', 'root'), rootApp('ploop', 'loop')].join('---\n'));
@@ -283,7 +303,7 @@ describe('app-of-apps: plan --recursive', () => {
           'PRUNE=Application/p-b this-change',
           'THIS_CHANGE=2',
           'ALREADY_THERE=0',
-          'IN_SYNC=2',
+          'IN_SYNC=3',
           // It follows release: its source moves to the head, its value changes.
           `APP=${kid('p-a')}`,
           `PARENT=${kid('proot')}`,
@@ -322,6 +342,24 @@ describe('app-of-apps: plan --recursive', () => {
           'THIS_CHANGE=2',
           'ALREADY_THERE=0',
           'IN_SYNC=0',
+          // The ApplicationSet's Applications, generated at base and at head (never synced: nothing of theirs is live).
+          `APP=${kid('x-gen')}`,
+          `PARENT=${kid('pset')}`,
+          `BASE=${base}`,
+          `HEAD=${head}`,
+          'CREATE=ConfigMap/gen-x already-there',
+          'THIS_CHANGE=0',
+          'ALREADY_THERE=1',
+          'IN_SYNC=0',
+          `APP=${kid('y-gen')}`,
+          `PARENT=${kid('pset')}`,
+          'BASE=release',
+          `HEAD=${head}`,
+          'PRESENCE=appears',
+          'CREATE=ConfigMap/gen-y this-change',
+          'THIS_CHANGE=1',
+          'ALREADY_THERE=0',
+          'IN_SYNC=0',
           '',
         ].join('\n'),
       );
@@ -337,6 +375,8 @@ describe('app-of-apps: plan --recursive', () => {
         ['p-pin', kid('proot'), ''],
         ['p-c', kid('proot'), 'appears'],
         ['p-b', kid('proot'), 'disappears'],
+        ['x-gen', kid('pset'), ''],
+        ['y-gen', kid('pset'), 'appears'],
       ]);
       const loop = await runPlugin(['plan', 'ploop', '--recursive', '--app-namespace', ns, '--base', 'release', '--head', 'pr-1', '-o', 'kv']);
       expect(loop.code).toBe(4);
