@@ -281,14 +281,9 @@ describe('app-of-apps: plan --recursive', () => {
   test(
     'the root and each child it renders at base or head: a changed child, a pinned one left alone, one that appears, one that disappears with its objects; nothing changes',
     async () => {
-      const before = await kubectlOk([
-        'get',
-        'configmaps,applications',
-        '-n',
-        ns,
-        '-o',
-        'jsonpath={range .items[*]}{.metadata.name}={.metadata.resourceVersion} {end}',
-      ]);
+      const versions = () =>
+        kubectlOk(['get', 'configmaps,applications', '-n', ns, '-o', 'jsonpath={range .items[*]}{.metadata.name}={.metadata.resourceVersion} {end}']);
+      const before = await versions();
       const res = await runPlugin(['plan', 'proot', '--recursive', '--app-namespace', ns, '--base', 'release', '--head', 'pr-1', '-o', 'kv']);
       expect(res.stderr).toBe('');
       expect(res.code).toBe(1);
@@ -384,9 +379,7 @@ describe('app-of-apps: plan --recursive', () => {
         `APP=${kid('ploop')}\nPARENT=${kid('ploop')}\nBASE=release\nHEAD=pr-1\nREFUSED=its own ancestor (${kid('ploop')} -> ${kid('ploop')}): not followed\n`,
       );
       expect((await runPlugin(['plan', 'proot', '--recursive', '--offline', '--base', 'release'])).code).toBe(2);
-      expect(
-        await kubectlOk(['get', 'configmaps,applications', '-n', ns, '-o', 'jsonpath={range .items[*]}{.metadata.name}={.metadata.resourceVersion} {end}']),
-      ).toBe(before);
+      expect(await versions()).toBe(before);
     },
     TIMEOUT,
   );

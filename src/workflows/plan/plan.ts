@@ -360,8 +360,9 @@ export async function runPlan(req: PlanRunRequest, ctx: RunContext): Promise<Pla
  * `plan --recursive`: plans the app, then each child Application it renders at base or at head (app-of-apps), depth
  * first, each as `plan -f` plans an ApplicationSet's app: the child as rendered at head, its base render from the child
  * as rendered at base (`appears` when only head renders it), its sources moved only where they follow base
- * (followOnly); a child only base renders `disappears` (the parent's sync at head prunes it, or not). An Application that
- * is its own ancestor is refused and not followed.
+ * (followOnly); a child only base renders `disappears` (the parent's sync at head prunes it, or not). The
+ * ApplicationSets it renders are expanded at base and at head and their Applications planned the same way. An
+ * Application that is its own ancestor is refused and not followed.
  */
 async function planTree(
   ctx: RunContext,
@@ -375,53 +376,27 @@ async function planTree(
   const { childAppContext } = await import('../session/session.js');
   const { report, children } = await planTreeNode(ctx, one, pool);
   const namespace = report.namespace ?? (parent ? ctx.opts.appNamespace : undefined);
-  out.push({
+  const entry: PlanAppReport = {
     ...report,
     ...(namespace !== undefined ? { namespace } : {}),
     ...(parent ? { parent: parent.id, ...(parent.presence ? { presence: parent.presence } : {}) } : {}),
-  });
+  };
+  out.push(entry);
   if (!children) return;
   const id = `${namespace ?? ctx.opts.appNamespace}/${report.app}`;
   const { app: _a, appFile: _f, baseAppFile: _b, noBase: _n, ...common } = one;
-  for (const pair of pairGenerated(children.base, children.head)) {
-    const child = (pair.head ?? pair.base)!;
-    const ns = child.metadata.namespace ?? ctx.opts.appNamespace;
-    const childId = `${ns}/${child.metadata.name ?? ''}`;
-    if ([...chain, id].includes(childId)) {
-      out.push({
-        ...refusedApp({ ...common, app: child.metadata.name ?? '' }, `its own ancestor (${[...chain, id, childId].join(' -> ')}): not followed`, []),
-        namespace: ns,
-        parent: id,
-      });
-      continue;
-    }
-    if (!pair.head) {
-      const deletes = report.refused === undefined && report.prune.enabled;
-      const by = `no longer rendered by ${id} at head`;
-      const gone = await generated.gone(pair.base!, one, {
-        deletes,
-        kept: `${by}; its sync at head does not prune it (${report.refused !== undefined ? 'that sync is refused' : report.prune.why}): the Application stays`,
-        cascades: `${by}: its sync at head prunes the Application, and its resources finalizer deletes its objects`,
-        orphans: `${by}: its sync at head prunes the Application; without a resources finalizer its objects stay (preserveResourcesOnDeletion)`,
-      });
-      out.push({ ...gone, parent: id });
-      continue;
-    }
-    const same = pair.base !== undefined && JSON.stringify(pair.base) === JSON.stringify(pair.head);
-    const childReq: PlanRequest = {
-      ...common,
-      appFile: generated.file(pair.head),
-      followOnly: true,
-      ...(pair.base === undefined ? { noBase: true as const } : same ? {} : { baseAppFile: generated.file(pair.base) }),
-    };
-    await planTree(childAppContext(ctx, ns), childReq, pool, generated, out, [...chain, id], {
-      id,
-      ...(pair.base === undefined ? { presence: 'appears' as const } : {}),
-    });
-  }
+  // Its child Applications, as an ApplicationSet's are planned: one that goes is pruned by this app's sync at head, or not.
+  const parentPrunes = report.refused === undefined && report.prune.enabled;
+  const by = `no longer rendered by ${id} at head`;
+  const childGone: Disappearance = {
+    deletes: parentPrunes,
+    kept: `${by}; its sync at head does not prune it (${report.refused !== undefined ? 'that sync is refused' : report.prune.why}): the Application stays`,
+    cascades: `${by}: its sync at head prunes the Application, and its resources finalizer deletes its objects`,
+    orphans: `${by}: its sync at head prunes the Application; without a resources finalizer its objects stay (preserveResourcesOnDeletion)`,
+  };
+  await planGeneratedPairs(ctx, pool, generated, pairGenerated(children.base, children.head), common, childGone, out, { parent: id, chain: [...chain, id] });
   // The ApplicationSets it renders: each expanded as rendered at base (its generators at base) and as rendered at head
   // (those that read base of the repository at head), and the Applications they generate planned as children.
-  const parentPrunes = report.refused === undefined && report.prune.enabled;
   for (const pair of pairGenerated(children.appSetsBase, children.appSetsHead)) {
     const set = (pair.head ?? pair.base)!;
     const setCtx = childAppContext(ctx, set.metadata.namespace ?? ctx.opts.appNamespace);
@@ -439,7 +414,7 @@ async function planTree(
           cascades: `${gone}: ${id}'s sync at head prunes the ApplicationSet, its Applications with it (their owner), and their resources finalizer deletes their objects`,
           orphans: `${gone}: ${id}'s sync at head prunes the ApplicationSet, its Applications with it (their owner); without a resources finalizer their objects stay`,
         };
-    if (expanded.invalid.length > 0) out.find((a) => a.app === report.app && a.parent === parent?.id)?.warnings.push(...expanded.invalid);
+    entry.warnings.push(...expanded.invalid);
     await planGeneratedPairs(ctx, pool, generated, pairGenerated(expanded.base, expanded.head), common, disappearance, out, {
       parent: setId,
       chain: [...chain, id],
@@ -507,8 +482,9 @@ async function expandAtBaseAndHead(
 /**
  * Plans the Applications generated at base and at head, paired: one at head planned from its head spec (its base
  * render from its base spec; `appears` when only head generates it), its sources moving only where they follow base;
- * one at base only `disappears` as `why` says. With `tree` (plan --recursive) each names its parent and is followed
- * into its own children; one that is its own ancestor is refused.
+ * one at base only `disappears` as `why` says. With `tree` (plan --recursive: `parent` renders or generates them,
+ * `chain` the Applications above them) each names its parent and is followed into its own children; one that is its
+ * own ancestor is refused.
  */
 async function planGeneratedPairs(
   ctx: RunContext,
@@ -529,7 +505,7 @@ async function planGeneratedPairs(
       out.push({
         ...refusedApp(
           { ...common, app: app.metadata.name ?? '' },
-          `its own ancestor (${[...tree.chain, tree.parent, `${ns}/${app.metadata.name ?? ''}`].join(' -> ')}): not followed`,
+          `its own ancestor (${[...tree.chain, `${ns}/${app.metadata.name ?? ''}`].join(' -> ')}): not followed`,
           [],
         ),
         namespace: ns,
