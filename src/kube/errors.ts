@@ -115,7 +115,14 @@ export function apiError(doing: string, httpStatus: number, body: string, extra?
   return new KubeApiError(msg, httpStatus, status?.reason, causes, { cause });
 }
 
-/** Every string a Secret's data/stringData holds, in the forms a server message could quote (raw, base64, decoded). */
+/** Argo CD's own annotations (the tracking id, sync options, hooks): never a Secret's value, so shown; every other is not. */
+export const ARGOCD_ANNOTATION_PREFIX = 'argocd.argoproj.io/';
+
+/**
+ * Every string a Secret's data/stringData holds, in the forms a server message could quote (raw, escaped, base64, decoded),
+ * and the value of each of its annotations but Argo CD's own: argocd-cm's resource.sensitive.mask.annotations may name
+ * any of them, and the gateway that sees the error has not read argocd-cm (the -v log's rule, request-log.ts).
+ */
 export function secretStrings(obj: KubeObject): string[] {
   if (obj.kind !== 'Secret' || obj.apiVersion !== 'v1') return [];
   const out = new Set<string>();
@@ -123,6 +130,9 @@ export function secretStrings(obj: KubeObject): string[] {
     if (typeof v === 'string') {
       if (v.length < 4) return;
       out.add(v);
+      // As a Go %q or a JSON string quotes it (a newline or a quote escaped).
+      const quoted = JSON.stringify(v).slice(1, -1);
+      if (quoted !== v) out.add(quoted);
       if (field === 'data') out.add(Buffer.from(v, 'base64').toString('utf8'));
       else out.add(Buffer.from(v, 'utf8').toString('base64'));
     } else if (Array.isArray(v)) v.forEach((x) => walk(x, field));
@@ -130,6 +140,10 @@ export function secretStrings(obj: KubeObject): string[] {
   };
   walk(obj.data, 'data');
   walk(obj.stringData, 'stringData');
+  const annotations = (obj.metadata as { annotations?: unknown } | undefined)?.annotations;
+  // Whatever shape a value has (a number or a list is what the server rejects and may quote): its strings.
+  if (annotations && typeof annotations === 'object' && !Array.isArray(annotations))
+    for (const [key, value] of Object.entries(annotations)) if (!key.startsWith(ARGOCD_ANNOTATION_PREFIX)) walk(value, 'stringData');
   return [...out].filter((s) => s.length >= 4).sort((a, b) => b.length - a.length);
 }
 

@@ -7,12 +7,10 @@
 // whose list items carry no kind), and any string a Secret in the request body holds is scrubbed from
 // the answer.
 import { isPlainObject, type KubeObject } from '../model/object.js';
-import { secretStrings } from './errors.js';
+import { ARGOCD_ANNOTATION_PREFIX, secretStrings } from './errors.js';
 
 const MASK = '++++++++';
 const BODY_CUT = 1024;
-/** Argo CD's own annotations (the tracking id, sync options, hooks): shown on a Secret in the log, every other masked. */
-const ARGOCD_PREFIX = 'argocd.argoproj.io/';
 
 /** One request as the log shows it. */
 export interface LoggedRequest {
@@ -52,7 +50,7 @@ export function redactSecrets(value: unknown, secretsPath: boolean): unknown {
       // Whatever shape they have (a wrong one, a list, is what the server rejects and may quote): masked.
       if (secret && (k === 'data' || k === 'stringData')) out[k] = isPlainObject(x) ? Object.fromEntries(Object.keys(x).map((key) => [key, MASK])) : MASK;
       else if (secret && k === 'metadata' && isPlainObject(x) && isPlainObject(x.annotations)) {
-        const annotations = Object.fromEntries(Object.entries(x.annotations).map(([a, value]) => [a, a.startsWith(ARGOCD_PREFIX) ? value : MASK]));
+        const annotations = Object.fromEntries(Object.entries(x.annotations).map(([a, value]) => [a, a.startsWith(ARGOCD_ANNOTATION_PREFIX) ? value : MASK]));
         out[k] = { ...(walk(x) as object), annotations };
       } else out[k] = walk(x);
     }

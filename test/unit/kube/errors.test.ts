@@ -14,6 +14,27 @@ test('a Secret gives every form a message could quote (raw, base64, decoded); an
   expect(secretStrings({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { k: RAW } } as KubeObject)).toEqual([]);
 });
 
+test("a Secret's annotation values are secret strings too, but Argo CD's own; escaped forms are given", () => {
+  const s = secret({});
+  s.metadata.annotations = {
+    'example.com/token': RAW,
+    'argocd.argoproj.io/tracking-id': 'shop:/Secret:shop/db',
+    'example.com/n': ['line "one"\nsecond'] as never,
+  };
+  const strings = secretStrings(s);
+  expect(strings).toEqual(expect.arrayContaining([RAW, 'line "one"\nsecond', 'line \\"one\\"\\nsecond']));
+  expect(strings).not.toContain('shop:/Secret:shop/db');
+  const err = new KubeApiError(
+    `applying Secret shop/db: .metadata.annotations.example.com/n: expected string, got &{[line \\"one\\"\\nsecond]} near ${RAW}`,
+    422,
+    'Invalid',
+    [],
+  );
+  expect(redactError(err, strings).message).toBe(
+    'applying Secret shop/db: .metadata.annotations.example.com/n: expected string, got &{[++++++++]} near ++++++++',
+  );
+});
+
 test("the API server's own message quoting the value, its causes and its cause are scrubbed; status and reason kept", () => {
   // data holds base64 text: the server quotes it as written, and a decoding error could quote the decoded value.
   const message = `applying Secret shop/db: failed to create typed patch object (shop/db; /v1, Kind=Secret): .data: expected map, got &{[${B64}]} (decoded ${RAW})`;
