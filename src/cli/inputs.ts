@@ -199,7 +199,7 @@ export function windowsInput(flags: SourceFlags & { all?: boolean }): AppStateAr
 
 /** sync's flags that `--watch` reads (yargs has refused --dry-run, --resource and -l with it, and a secret without an address). */
 export interface WatchFlags extends SourceFlags {
-  interval: string;
+  interval?: string;
   timeout: string;
   prune?: boolean;
   forceConflicts?: boolean;
@@ -213,8 +213,9 @@ export interface WatchFlags extends SourceFlags {
  * the flag or else $KGITOPS_WEBHOOK_SECRET (only with a webhook), and whether each round is recorded.
  */
 export function watchInput(flags: WatchFlags, env: Record<string, string | undefined>): WatchRequest {
-  const intervalMs = parseDuration(flags.interval, '--interval');
-  if (intervalMs < 1000) throw new InputError(`--interval must be at least 1s (got ${flags.interval})`);
+  const interval = given(flags.interval);
+  const intervalMs = interval !== undefined ? parseDuration(interval, '--interval') : undefined;
+  if (intervalMs !== undefined && intervalMs < 1000) throw new InputError(`--interval must be at least 1s (got ${interval})`);
   const timeoutMs = parseDuration(flags.timeout, '--timeout');
   const webhookAddr = given(flags.webhookAddr);
   const secret = given(flags.webhookSecret);
@@ -223,8 +224,7 @@ export function watchInput(flags: WatchFlags, env: Record<string, string | undef
   const webhookSecret = webhookAddr === undefined ? undefined : (secret ?? given(env.KGITOPS_WEBHOOK_SECRET));
   return {
     source: appStateInput(flags),
-    interval: flags.interval,
-    intervalMs,
+    ...(interval !== undefined && intervalMs !== undefined ? { interval, intervalMs } : {}),
     timeoutMs,
     prune: flags.prune === true,
     forceConflicts: flags.forceConflicts !== false,

@@ -1,10 +1,11 @@
 // Argo CD's settings from the argocd-cm ConfigMap (util/settings/settings.go), as far as they change what this
 // tool does: the tracking method and instance label, the installation id, system-wide ignoreDifferences
 // (`resource.customizations.ignoreDifferences.<group_kind>` and `.all`, and the older `resource.customizations`
-// block), resource exclusions and inclusions, compare options, custom health checks in Lua, and the Secret
-// annotations masked as data. Pure.
+// block), resource exclusions and inclusions, compare options, custom health checks in Lua, the Secret
+// annotations masked as data, and the reconciliation timeout. Pure.
 import { parse as parseYaml } from 'yaml';
 import type { IgnoreDifference } from '../app/types.js';
+import { goDurationMs } from '../model/duration.js';
 import { InputError } from '../model/errors.js';
 import { DEFAULT_INSTANCE_LABEL_KEY } from '../model/keys.js';
 import { isPlainObject, type JsonObject, type JsonValue } from '../model/object.js';
@@ -50,8 +51,17 @@ export interface ArgoSettings {
    * annotations whose values are masked on Secrets, as their data is.
    */
   sensitiveAnnotations: Set<string>;
+  /**
+   * `timeout.reconciliation` and `timeout.reconciliation.jitter` (Go durations; 120s and 60s unset, as the controller's
+   * ARGOCD_RECONCILIATION_TIMEOUT/JITTER that its manifests read from argocd-cm): how often `sync --watch` polls the
+   * source without --interval, plus up to the jitter; a timeout of 0 turns the polls off.
+   */
+  reconciliation: { timeoutMs: number; jitterMs: number };
   warnings: string[];
 }
+
+/** Argo CD's controller defaults (cmd/argocd-application-controller: defaultAppResyncPeriod, ...Jitter). */
+export const DEFAULT_RECONCILIATION = { timeoutMs: 120_000, jitterMs: 60_000 } as const;
 
 /** Argo CD's kustomize settings (util/settings GetKustomizeSettings). */
 export interface KustomizeSettings {
@@ -75,6 +85,7 @@ export function defaultSettings(origin = "Argo CD's defaults (no argocd-cm)"): A
     impersonation: false,
     knownTypeFields: new Map(),
     sensitiveAnnotations: new Set(),
+    reconciliation: { ...DEFAULT_RECONCILIATION },
     warnings: [],
   };
 }
@@ -277,9 +288,23 @@ export function parseArgoSettings(data: Readonly<Record<string, string>>, origin
   s.impersonation = ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(data['application.sync.impersonation.enabled'] ?? '');
   const sensitive = (data['resource.sensitive.mask.annotations'] ?? '').replace(/ /g, '');
   if (sensitive !== '') s.sensitiveAnnotations = new Set(sensitive.split(',').filter((k) => k !== ''));
+  s.reconciliation = {
+    timeoutMs: reconciliationDuration(data, 'timeout.reconciliation', DEFAULT_RECONCILIATION.timeoutMs, s),
+    jitterMs: reconciliationDuration(data, 'timeout.reconciliation.jitter', DEFAULT_RECONCILIATION.jitterMs, s),
+  };
   s.exclusions = filtered(data['resource.exclusions'], 'resource.exclusions', origin);
   s.inclusions = filtered(data['resource.inclusions'], 'resource.inclusions', origin);
   return s;
+}
+
+/** A Go duration of argocd-cm, as Argo CD's env.ParseDurationFromEnv reads it: unset or empty, the default; invalid or negative, the default with a warning. */
+function reconciliationDuration(data: Readonly<Record<string, string>>, key: string, fallback: number, s: ArgoSettings): number {
+  const text = data[key];
+  if (text === undefined || text === '') return fallback;
+  const ms = goDurationMs(text);
+  if (ms !== undefined) return Math.round(ms);
+  s.warnings.push(`${s.origin}: ${key}: "${text}" is not a duration (e.g. 180s, 3m), so ${fallback / 1000}s is used, as Argo CD's controller would`);
+  return fallback;
 }
 
 /** `kustomize.buildOptions` and the named binaries; a version named twice is an error, as Argo CD's. */

@@ -27,10 +27,22 @@ export function reconnectDelay(attempt: number, rand: number, b: Backoff = RECON
   return Math.round(base * (0.8 + 0.4 * rand));
 }
 
+/** When the source is polled: every `intervalMs` plus up to `jitterMs` more; an interval of 0 never (webhooks, live changes). */
+export interface PollTiming {
+  intervalMs: number;
+  jitterMs: number;
+}
+
+/** `--interval`'s timing: up to 10 % more (at most 60 s), so that many loops started together drift apart. */
+export function flagTiming(intervalMs: number): PollTiming {
+  return { intervalMs, jitterMs: Math.min(intervalMs * 0.1, 60_000) };
+}
+
 /**
- * The wait until the next poll: the interval plus up to 10 % more (at most 60 s), so that many loops started
- * together drift apart, as Argo CD adds jitter to its resync period.
+ * The wait until the next poll: the interval plus a random part of the jitter, as Argo CD adds jitter to its resync
+ * period (timeout.reconciliation.jitter); no poll at all for an interval of 0 (Argo CD: reconciliation by timeout off).
  */
-export function pollDelay(intervalMs: number, rand: number): number {
-  return intervalMs + Math.round(Math.min(intervalMs * 0.1, 60_000) * rand);
+export function pollDelay(t: PollTiming, rand: number): number {
+  if (t.intervalMs <= 0) return Number.POSITIVE_INFINITY;
+  return t.intervalMs + Math.round(t.jitterMs * rand);
 }

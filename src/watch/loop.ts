@@ -1,5 +1,5 @@
 // The reconcile loop: refresh on a poll timer, a webhook push or a live change; decide; act; log; until stopped.
-import { pollDelay, reconnectDelay } from './backoff.js';
+import { pollDelay, reconnectDelay, type PollTiming } from './backoff.js';
 import { decide, emptyMemory, remember, reportFingerprint, REVISION_KEY, type Decision, type LoopMemory, type LoopPolicy } from './decide.js';
 import type { LoopAction, LoopEvent } from './events.js';
 
@@ -9,6 +9,8 @@ export interface LoopClock {
   /** Resolves after `ms`, or early (without throwing) when the signal aborts. */
   sleep(ms: number, signal: AbortSignal): Promise<void>;
 }
+
+const MAX_TIMER_MS = 2_147_483_647;
 
 /** The real clock. */
 export const systemClock: LoopClock = {
@@ -21,7 +23,8 @@ export const systemClock: LoopClock = {
         signal.removeEventListener('abort', done);
         resolve();
       };
-      const timer = setTimeout(done, Math.max(0, ms));
+      // setTimeout fires at once past 2^31-1 ms; a longer wait (no poll at all: Infinity) wakes then and waits again.
+      const timer = setTimeout(done, Math.min(Math.max(0, ms), MAX_TIMER_MS));
       signal.addEventListener('abort', done, { once: true });
     }),
 };
@@ -102,7 +105,8 @@ export interface LoopPorts {
 }
 
 export interface LoopOptions {
-  intervalMs: number;
+  /** When to poll the source, asked at each poll (argocd-cm's timeout.reconciliation is known only once it is read). */
+  poll: () => PollTiming;
   signal: AbortSignal;
   wakeup: Wakeup;
   /** How long to let a burst of live changes settle before a step (default 200 ms). */
@@ -155,7 +159,7 @@ export async function runLoop(ports: LoopPorts, opts: LoopOptions): Promise<Loop
     }
     const now = clock.now();
     const pollSource: boolean = pollPending || reasons.has('start') || reasons.has('webhook') || reasons.has('poll') || now >= nextPollAt;
-    if (pollSource) nextPollAt = now + pollDelay(opts.intervalMs, ports.random());
+    const pollRand = pollSource ? ports.random() : 0;
     summary.steps++;
 
     let snap: Snapshot | undefined;
@@ -172,6 +176,8 @@ export async function runLoop(ports: LoopPorts, opts: LoopOptions): Promise<Loop
       if (message !== lastError) ports.emit({ action: 'error', result: 'retrying', message, detail: { retryInMs: delay } });
       lastError = message;
     }
+    // Timed from this step's start, with the timing as the refresh left it (the first one reads argocd-cm).
+    if (pollSource) nextPollAt = now + pollDelay(opts.poll(), pollRand);
 
     if (snap !== undefined) {
       if (lastError !== undefined)

@@ -137,7 +137,10 @@ function syncOptions(y: Argv<GlobalArgs>) {
       describe: "This run: force every object's write (Force=true: re-created when an apply is refused; with --replace, delete and create)",
     })
     .option('watch', { type: 'boolean', describe: 'Keep reconciling until stopped' })
-    .option('interval', { type: 'string', default: '60s', describe: 'With --watch: how often to poll the source' })
+    .option('interval', {
+      type: 'string',
+      describe: "With --watch: how often to poll the source (default: argocd-cm's timeout.reconciliation, else 120s; plus a jitter)",
+    })
     .option('webhook-addr', { type: 'string', describe: 'With --watch: listen for push events on this address (loopback by default)' })
     .option('webhook-secret', { type: 'string', describe: 'With --watch: HMAC-SHA256 secret for push events (or $KGITOPS_WEBHOOK_SECRET)' })
     .conflicts('all', ['app', 'app-file', 'desired', 'revision', 'resource'])

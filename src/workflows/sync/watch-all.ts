@@ -14,7 +14,7 @@ import type { KubeGateway } from '../../kube/gateway.js';
 import { ClusterCache } from '../../kube/cluster-cache.js';
 import type { FollowEvent } from '../../kube/watch.js';
 import type { LoopEvent } from '../../watch/events.js';
-import type { WatchRequest } from './watch.js';
+import { pollingOf, type WatchRequest } from './watch.js';
 
 /** `sync --watch --all`: which Applications, and what each loop is given (its source is the Application itself). */
 export interface WatchAllRequest extends Omit<WatchRequest, 'source'> {
@@ -107,7 +107,7 @@ export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent
   // One read of each repository, revision and tree for every loop's looks for a while (rather than each look's own git
   // processes, which at 1,000 apps were most of the process's CPU).
   const { RotatingSourceReads } = await import('../../source/shared-reads.js');
-  const gitReads = new RotatingSourceReads(Math.min(GIT_READS_TTL_MS, req.intervalMs));
+  const gitReads = new RotatingSourceReads(Math.min(GIT_READS_TTL_MS, req.intervalMs ?? GIT_READS_TTL_MS));
   // A stop stops every loop (each finishes its step in progress).
   stop.signal.addEventListener('abort', () => {
     for (const l of loops.values()) l.stop.abort();
@@ -176,7 +176,7 @@ export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent
     const apps = await listApplications(control, namespace, req.appSelector);
     emit({
       action: 'start',
-      message: `reconciling the automated Applications ${namespace !== undefined ? `of ${namespace}` : 'of every namespace'}${req.appSelector !== undefined ? ` matching ${req.appSelector}` : ''} every ${req.interval}`,
+      message: `reconciling the automated Applications ${namespace !== undefined ? `of ${namespace}` : 'of every namespace'}${req.appSelector !== undefined ? ` matching ${req.appSelector}` : ''} ${pollingOf(req)}`,
       detail: { apps: apps.length, automated: apps.filter(isAutomated).length },
     });
     for (const o of apps) {

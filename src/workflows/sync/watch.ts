@@ -10,7 +10,8 @@ import { displayName, keyString, type ResourceKey } from '../../model/object.js'
 import type { PruneCandidate } from '../../prune/plan.js';
 import { cacheDirFor } from '../../source/cache.js';
 import { classifyRepoURL } from '../../source/repo-url.js';
-import { reconnectDelay } from '../../watch/backoff.js';
+import { flagTiming, reconnectDelay, type PollTiming } from '../../watch/backoff.js';
+import { DEFAULT_RECONCILIATION, type ArgoSettings } from '../../settings/argocd-cm.js';
 import type { Decision } from '../../watch/decide.js';
 import type { LoopEvent } from '../../watch/events.js';
 import { LiveWatcher, type LiveTarget } from '../../watch/live.js';
@@ -57,10 +58,10 @@ export interface WatchDeps {
 export interface WatchRequest {
   /** Where the Application, its desired state and its rules come from. */
   source: AppStateArgs;
-  /** How often the source is polled (at least a second). */
-  intervalMs: number;
+  /** How often the source is polled (at least a second), when --interval is given; else as argocd-cm's timeout.reconciliation says. */
+  intervalMs?: number;
   /** The interval as it was asked for (`60s`), for the start line. */
-  interval: string;
+  interval?: string;
   /** How long a sync with hooks or waves may wait for health and hooks in all. */
   timeoutMs: number;
   /** Prune even when automated.prune is off (and with a --desired that overrides the source). */
@@ -259,8 +260,8 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
     });
     emit({
       action: 'start',
-      message: `reconciling ${baseArgs.app ?? baseArgs.appFile ?? ''} every ${req.interval}${webhook ? `; webhook on ${webhook.host}:${webhook.port}` : ''}`,
-      detail: { intervalMs: req.intervalMs, ...(webhook ? { webhookPort: webhook.port } : {}) },
+      message: `reconciling ${baseArgs.app ?? baseArgs.appFile ?? ''} ${pollingOf(req)}${webhook ? `; webhook on ${webhook.host}:${webhook.port}` : ''}`,
+      detail: { ...(req.intervalMs !== undefined ? { intervalMs: req.intervalMs } : {}), ...(webhook ? { webhookPort: webhook.port } : {}) },
     });
 
     let last: Loaded | undefined;
@@ -415,7 +416,7 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
 
     const summary = await runLoop(
       { clock, random: Math.random, refresh: (o) => turn(() => refreshAndRecord(o)), act: (d) => turn(() => act(d)), emit },
-      { intervalMs: req.intervalMs, signal: stop.signal, wakeup },
+      { poll: () => pollTiming(req, last?.state.rules?.settings), signal: stop.signal, wakeup },
     );
     if (fatal !== undefined) throw fatal;
     emit({ action: 'stop', result: 'stopped', detail: { steps: summary.steps, applied: summary.applied, pruned: summary.pruned, failed: summary.failed } });
@@ -427,6 +428,18 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
     await webhook?.close();
     if (deps.closeGateway !== false) gateway?.close();
   }
+}
+
+/** The start line's words for when the source is polled. */
+export function pollingOf(req: Pick<WatchRequest, 'interval'>): string {
+  return req.interval !== undefined ? `every ${req.interval}` : "every argocd-cm's timeout.reconciliation (unset: 120s, plus up to 60s)";
+}
+
+/** --interval's timing, else argocd-cm's timeout.reconciliation and its jitter (Argo CD's defaults before it is read). */
+export function pollTiming(req: Pick<WatchRequest, 'intervalMs'>, settings: Pick<ArgoSettings, 'reconciliation'> | undefined): PollTiming {
+  if (req.intervalMs !== undefined) return flagTiming(req.intervalMs);
+  const r = settings?.reconciliation ?? DEFAULT_RECONCILIATION;
+  return { intervalMs: r.timeoutMs, jitterMs: r.jitterMs };
 }
 
 /** A full sync (the first round, a new revision) applies every desired object; a heal only the drifted ones. */

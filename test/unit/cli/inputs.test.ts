@@ -156,12 +156,10 @@ describe("through the commands' own flag definitions", () => {
     return out as T;
   }
 
-  it('sync --watch: the defaults of its options (60s, 5m, recorded) and the flags given', async () => {
+  it("sync --watch: the defaults of its options (argocd-cm's interval, 5m, recorded) and the flags given", async () => {
     const w = await parsed(syncCommand, ['sync', 'shop', '--watch'], watchInput);
     expect(w).toEqual({
       source: appStateInput({ app: 'shop', argocdNamespace: 'argocd' }),
-      interval: '60s',
-      intervalMs: 60_000,
       timeoutMs: 300_000,
       prune: false,
       forceConflicts: true,

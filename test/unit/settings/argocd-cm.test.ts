@@ -1,4 +1,4 @@
-import { isExcludedResource, parseArgoSettings } from '../../../src/settings/argocd-cm.js';
+import { defaultSettings, isExcludedResource, parseArgoSettings } from '../../../src/settings/argocd-cm.js';
 import { stampTrackingId } from '../../../src/tracking/tracking-id.js';
 import { ownershipVerdict } from '../../../src/tracking/select.js';
 import type { KubeObject } from '../../../src/model/object.js';
@@ -94,6 +94,22 @@ describe('argocd-cm', () => {
   it('reads application.sync.impersonation.enabled (off by default)', () => {
     expect(parseArgoSettings({}, 'cm').impersonation).toBe(false);
     expect(parseArgoSettings({ 'application.sync.impersonation.enabled': 'true' }, 'cm').impersonation).toBe(true);
+  });
+
+  it("reads timeout.reconciliation and its jitter as Argo CD's controller does: 120s and 60s unset, 0 kept, a bad one the default with a warning", () => {
+    expect(parseArgoSettings({}, 'cm').reconciliation).toEqual({ timeoutMs: 120_000, jitterMs: 60_000 });
+    expect(defaultSettings().reconciliation).toEqual({ timeoutMs: 120_000, jitterMs: 60_000 });
+    expect(parseArgoSettings({ 'timeout.reconciliation': '3m', 'timeout.reconciliation.jitter': '0' }, 'cm').reconciliation).toEqual({
+      timeoutMs: 180_000,
+      jitterMs: 0,
+    });
+    expect(parseArgoSettings({ 'timeout.reconciliation': '0', 'timeout.reconciliation.jitter': '' }, 'cm').reconciliation).toEqual({
+      timeoutMs: 0,
+      jitterMs: 60_000,
+    });
+    const bad = parseArgoSettings({ 'timeout.reconciliation': '300' }, 'cm');
+    expect(bad.reconciliation.timeoutMs).toBe(120_000);
+    expect(bad.warnings).toEqual(['cm: timeout.reconciliation: "300" is not a duration (e.g. 180s, 3m), so 120s is used, as Argo CD\'s controller would']);
   });
 
   it('reads resource.sensitive.mask.annotations as Argo CD does: comma-separated, spaces dropped (none by default)', () => {

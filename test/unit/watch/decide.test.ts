@@ -1,4 +1,4 @@
-import { pollDelay, reconnectDelay, selfHealDelay } from '../../../src/watch/backoff.js';
+import { flagTiming, pollDelay, reconnectDelay, selfHealDelay } from '../../../src/watch/backoff.js';
 import { decide, emptyMemory, remember, REVISION_KEY, type LoopMemory, type LoopPolicy, type Observation } from '../../../src/watch/decide.js';
 
 const both: LoopPolicy = { selfHeal: true, prune: true };
@@ -26,10 +26,15 @@ describe('back-off arithmetic', () => {
     expect(reconnectDelay(0, 0)).toBe(400);
     expect(reconnectDelay(0, 0.999999)).toBeLessThanOrEqual(600);
   });
-  it('poll jitter adds at most 10 % of the interval, and never more than 60 s', () => {
-    expect(pollDelay(2000, 0)).toBe(2000);
-    expect(pollDelay(2000, 0.999)).toBeLessThanOrEqual(2200);
-    expect(pollDelay(3_600_000, 0.999)).toBeLessThanOrEqual(3_660_000);
+  it("--interval's poll jitter adds at most 10 % of the interval, and never more than 60 s", () => {
+    expect(pollDelay(flagTiming(2000), 0)).toBe(2000);
+    expect(pollDelay(flagTiming(2000), 0.999)).toBe(2200);
+    expect(pollDelay(flagTiming(3_600_000), 0.999)).toBe(3_659_940);
+  });
+  it("argocd-cm's timing adds up to its jitter; a timeout of 0 never polls", () => {
+    expect(pollDelay({ intervalMs: 120_000, jitterMs: 60_000 }, 0.5)).toBe(150_000);
+    expect(pollDelay({ intervalMs: 180_000, jitterMs: 0 }, 0.9)).toBe(180_000);
+    expect(pollDelay({ intervalMs: 0, jitterMs: 60_000 }, 0.5)).toBe(Number.POSITIVE_INFINITY);
   });
 });
 

@@ -1,3 +1,4 @@
+import type { PollTiming } from '../../../src/watch/backoff.js';
 import type { Decision } from '../../../src/watch/decide.js';
 import type { LoopEvent } from '../../../src/watch/events.js';
 import { runLoop, Wakeup, type ActResult, type LoopClock, type LoopPorts, type Snapshot } from '../../../src/watch/loop.js';
@@ -73,7 +74,7 @@ class World {
   }
 }
 
-function harness(world: World, intervalMs = 10_000) {
+function harness(world: World, poll: number | (() => PollTiming) = 10_000) {
   const clock = new FakeClock();
   const events: LoopEvent[] = [];
   const ctl = new AbortController();
@@ -109,7 +110,8 @@ function harness(world: World, intervalMs = 10_000) {
     },
     emit: (e) => events.push({ ...e, time: new Date(clock.now()) }),
   };
-  const done = runLoop(ports, { intervalMs, signal: ctl.signal, wakeup, settleMs: 100 });
+  const timing = typeof poll === 'number' ? () => ({ intervalMs: poll, jitterMs: 0 }) : poll;
+  const done = runLoop(ports, { poll: timing, signal: ctl.signal, wakeup, settleMs: 100 });
   const lines = () => events.map((e) => [e.action, e.object, e.result].filter((x) => x !== undefined).join(' '));
   return { clock, events, ctl, wakeup, done, lines };
 }
@@ -225,6 +227,36 @@ describe('runLoop', () => {
     expect(w.live.get('cm/a')).toBe('c2');
     // start (poll), confirm (no poll), webhook (poll), confirm (no poll)
     expect(w.refreshes).toEqual([true, false, true, false]);
+    h.ctl.abort();
+    await h.done;
+  });
+
+  it("polls by the timing the refresh leaves (argocd-cm's, read by the first one); an interval of 0 never polls, a webhook still does", async () => {
+    const w = new World();
+    let timing: PollTiming = { intervalMs: 120_000, jitterMs: 0 };
+    const refresh = w.snapshot.bind(w);
+    // The first refresh reads argocd-cm: timeout.reconciliation 0.
+    w.snapshot = () => {
+      timing = { intervalMs: 0, jitterMs: 0 };
+      return refresh();
+    };
+    const h = harness(w, () => timing);
+    await h.clock.advance(0);
+    w.revision = 'c2';
+    await h.clock.advance(24 * 3_600_000);
+    expect(w.live.get('cm/a')).toBe('c1');
+    expect(w.refreshes).toEqual([true, false]);
+    h.wakeup.wake('webhook');
+    await h.clock.advance(0);
+    expect(w.live.get('cm/a')).toBe('c2');
+    // Set to 30s again (argocd-cm edited): the next wait is 30 s from that poll.
+    timing = { intervalMs: 30_000, jitterMs: 0 };
+    w.snapshot = refresh;
+    h.wakeup.wake('webhook');
+    await h.clock.advance(0);
+    const polls = w.refreshes.filter((p) => p).length;
+    await h.clock.advance(30_000);
+    expect(w.refreshes.filter((p) => p).length).toBe(polls + 1);
     h.ctl.abort();
     await h.done;
   });

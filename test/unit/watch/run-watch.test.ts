@@ -4,7 +4,8 @@ import { makeContext } from '../../../src/cli/context.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import { toGlobalOptions } from '../../../src/cli/options.js';
 import { FakeGateway } from '../../support/fake-gateway.js';
-import { runWatch, type WatchRequest } from '../../../src/workflows/sync/watch.js';
+import { pollingOf, pollTiming, runWatch, type WatchRequest } from '../../../src/workflows/sync/watch.js';
+import { parseArgoSettings } from '../../../src/settings/argocd-cm.js';
 import { formatEvent, type LoopEvent } from '../../../src/watch/events.js';
 import { GitFixture, configMap } from '../../support/git-source.js';
 import { applicationYaml } from '../../support/application.js';
@@ -13,6 +14,17 @@ import { applicationYaml } from '../../support/application.js';
 function watchOf(appFile: string): WatchRequest {
   return { source: { appFile }, interval: '60s', intervalMs: 60_000, timeoutMs: 300_000, prune: false, forceConflicts: false, record: true };
 }
+
+describe("sync --watch's polls", () => {
+  it("--interval wins (its 10 % jitter); without it argocd-cm's timeout.reconciliation and jitter, Argo CD's defaults before it is read", () => {
+    const cm = parseArgoSettings({ 'timeout.reconciliation': '0', 'timeout.reconciliation.jitter': '5s' }, 'cm');
+    expect(pollTiming({ intervalMs: 30_000 }, cm)).toEqual({ intervalMs: 30_000, jitterMs: 3000 });
+    expect(pollTiming({}, cm)).toEqual({ intervalMs: 0, jitterMs: 5000 });
+    expect(pollTiming({}, undefined)).toEqual({ intervalMs: 120_000, jitterMs: 60_000 });
+    expect(pollingOf({ interval: '30s' })).toBe('every 30s');
+    expect(pollingOf({})).toBe("every argocd-cm's timeout.reconciliation (unset: 120s, plus up to 60s)");
+  });
+});
 
 describe('runWatch with a fake cluster', () => {
   let fx: GitFixture;
