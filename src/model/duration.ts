@@ -1,19 +1,58 @@
-// Durations in milliseconds: Go's time.ParseDuration grammar (`90s`, `1m30s`, `500ms`, `.5s`, `0`), which Argo CD's
-// settings are read with, and kubectl's duration flags, which take that grammar or a bare number of seconds.
+// Durations in milliseconds: Go's time.ParseDuration grammar (`90s`, `1m30s`, `500ms`, `.5s`, `-2h`, `0`), which Argo
+// CD's settings (a sync window's duration, argocd-cm's timeouts) are read with, and kubectl's duration flags, which take
+// that grammar or a bare number of seconds.
 import { InputError } from './errors.js';
 
-const UNIT_MS: Record<string, number> = { ns: 1e-6, us: 1e-3, µs: 1e-3, μs: 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-const GO_DURATION = /^(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+$/;
-const GO_PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g;
+const UNITS: Record<string, number> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3, // U+00B5
+  μs: 1e-3, // U+03BC
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
 
-/** A Go duration in ms, or undefined when Go's time.ParseDuration would refuse it (`90`: no unit). */
+/** Milliseconds (fractions kept); throws Go's own message for what Go refuses. */
+export function parseGoDuration(s: string): number {
+  const orig = s;
+  const invalid = () => new Error(`time: invalid duration ${JSON.stringify(orig)}`);
+  let neg = false;
+  if (s !== '' && (s[0] === '-' || s[0] === '+')) {
+    neg = s[0] === '-';
+    s = s.slice(1);
+  }
+  if (s === '0') return 0;
+  if (s === '') throw invalid();
+  let total = 0;
+  while (s !== '') {
+    const m = /^([0-9]*)(\.([0-9]*))?/.exec(s)!;
+    const whole = m[1] ?? '';
+    const frac = m[3];
+    if (whole === '' && (frac === undefined || frac === '')) throw invalid();
+    s = s.slice(m[0].length);
+    const u = /^[^0-9.]*/.exec(s)![0];
+    if (u === '') throw new Error(`time: missing unit in duration ${JSON.stringify(orig)}`);
+    const unit = UNITS[u];
+    if (unit === undefined) throw new Error(`time: unknown unit ${JSON.stringify(u)} in duration ${JSON.stringify(orig)}`);
+    s = s.slice(u.length);
+    total += Number(`${whole || '0'}.${frac ?? ''}0`) * unit;
+  }
+  // Go's limit: about 2562047h (int64 nanoseconds).
+  if (total > 9.223372036854775e12) throw invalid();
+  return neg ? -total : total;
+}
+
+/** A Go duration in ms, or undefined when Go's time.ParseDuration would refuse it (`90`: no unit) or it is negative. */
 export function goDurationMs(text: string | undefined): number | undefined {
   const t = (text ?? '').trim();
-  if (t === '0') return 0;
-  if (!GO_DURATION.test(t)) return undefined;
-  let total = 0;
-  for (const m of t.matchAll(GO_PART)) total += Number(m[1]) * UNIT_MS[m[2]!]!;
-  return total;
+  if (/^[+-]/.test(t)) return undefined;
+  try {
+    return parseGoDuration(t);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Milliseconds for a duration flag; a bare number means seconds (as kubectl's --request-timeout). */

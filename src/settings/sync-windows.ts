@@ -3,7 +3,8 @@
 // overlap), plus what Argo CD does not say: when a blocked sync may run again, and each window's next times.
 // Pure: time comes in as milliseconds since the epoch.
 import { cronNext, parseCron, type CronSchedule } from './cron.js';
-import { formatDuration, parseGoDuration } from './go-duration.js';
+import { parseGoDuration } from '../model/duration.js';
+import { formatDuration } from './go-duration.js';
 import { projectGlobMatch } from '../model/glob.js';
 import { loadZone, UTC, type Zone } from './time-zone.js';
 

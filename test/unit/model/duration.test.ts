@@ -1,4 +1,4 @@
-import { parseDuration } from '../../../src/model/duration.js';
+import { goDurationMs, parseDuration } from '../../../src/model/duration.js';
 import { InputError } from '../../../src/model/errors.js';
 
 describe('parseDuration', () => {
@@ -16,5 +16,21 @@ describe('parseDuration', () => {
   it.each(['', 'abc', '5x', '1m junk'])('rejects %j naming the flag', (text) => {
     expect(() => parseDuration(text, '--timeout')).toThrow(InputError);
     expect(() => parseDuration(text, '--timeout')).toThrow(/--timeout/);
+  });
+});
+
+describe('goDurationMs (one parser with the sync windows: Go time.ParseDuration)', () => {
+  it.each([
+    ['3m', 180_000],
+    [' 90s ', 90_000],
+    ['1.5h', 5_400_000],
+    ['.5s', 500],
+    ['0', 0],
+    ['1h30m', 5_400_000],
+  ])('%j is %d ms', (text, ms) => {
+    expect(goDurationMs(text)).toBe(ms);
+  });
+  it.each(['', '90', '-5s', '+5s', '5x', '1h 30m', undefined])('refuses %j (no unit, a sign, an unknown unit)', (text) => {
+    expect(goDurationMs(text)).toBeUndefined();
   });
 });

@@ -1,5 +1,5 @@
 import { cronNext, parseCron } from '../../../src/settings/cron.js';
-import { parseGoDuration } from '../../../src/settings/go-duration.js';
+import { parseGoDuration } from '../../../src/model/duration.js';
 import { canSync, isActive, matchingWindows, nextOpening, syncVerdict, windowTimes, type SyncWindow } from '../../../src/settings/sync-windows.js';
 import { loadZone } from '../../../src/settings/time-zone.js';
 
