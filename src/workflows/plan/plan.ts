@@ -417,6 +417,7 @@ async function planTree(
     entry.warnings.push(...expanded.invalid);
     await planGeneratedPairs(ctx, pool, generated, pairGenerated(expanded.base, expanded.head), common, disappearance, out, {
       parent: setId,
+      via: setId,
       chain: [...chain, id],
     });
   }
@@ -483,7 +484,7 @@ async function expandAtBaseAndHead(
  * Plans the Applications generated at base and at head, paired: one at head planned from its head spec (its base
  * render from its base spec; `appears` when only head generates it), its sources moving only where they follow base;
  * one at base only `disappears` as `why` says. With `tree` (plan --recursive: `parent` renders or generates them,
- * `chain` the Applications above them) each names its parent and is followed into its own children; one that is its
+ * `chain` the Applications above them, `via` the ApplicationSet that generates them) each names its parent and is followed into its own children; one that is its
  * own ancestor is refused.
  */
 async function planGeneratedPairs(
@@ -494,7 +495,7 @@ async function planGeneratedPairs(
   common: Omit<PlanRequest, 'app' | 'appFile' | 'baseAppFile' | 'noBase'>,
   why: Disappearance,
   out: PlanAppReport[],
-  tree?: { parent: string; chain: readonly string[] },
+  tree?: { parent: string; chain: readonly string[]; via?: string },
 ): Promise<void> {
   const { childAppContext } = await import('../session/session.js');
   for (const pair of pairs) {
@@ -505,7 +506,7 @@ async function planGeneratedPairs(
       out.push({
         ...refusedApp(
           { ...common, app: app.metadata.name ?? '' },
-          `its own ancestor (${[...tree.chain, `${ns}/${app.metadata.name ?? ''}`].join(' -> ')}): not followed`,
+          `its own ancestor (${ancestry(tree, `${ns}/${app.metadata.name ?? ''}`).join(' -> ')}): not followed`,
           [],
         ),
         namespace: ns,
@@ -533,6 +534,11 @@ async function planGeneratedPairs(
     const r = await planInSession({ ...ctx, opts: { ...ctx.opts, appNamespace: ns } }, one, pool);
     out.push({ ...r, app: pair.head.metadata.name ?? r.app, namespace: ns, ...presence });
   }
+}
+
+/** The line from the root to a child that is its own ancestor: the Applications above it, and the ApplicationSet that generated it. */
+export function ancestry(tree: { chain: readonly string[]; via?: string }, child: string): string[] {
+  return [...tree.chain, ...(tree.via !== undefined ? [`ApplicationSet ${tree.via}`] : []), child];
 }
 
 /** `plan --all`: the Applications of --app-namespace (every namespace, by label), those that follow --base of --repo. */

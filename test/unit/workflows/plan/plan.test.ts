@@ -11,7 +11,7 @@ import { memoryIo } from '../../../../src/cli/io.js';
 import { renderPath } from '../../../../src/model/field-path.js';
 import type { GlobalOptions } from '../../../../src/model/context.js';
 import type { KubeObject } from '../../../../src/model/object.js';
-import { planApp, planAppOffline, planExitCode, PLAN_SCHEMA_VERSION, type PlanAppReport } from '../../../../src/workflows/plan/plan.js';
+import { ancestry, planApp, planAppOffline, planExitCode, PLAN_SCHEMA_VERSION, type PlanAppReport } from '../../../../src/workflows/plan/plan.js';
 
 const opts: GlobalOptions = { requestTimeout: '0', output: 'json', color: 'never', verbose: false, fieldManager: 'argocd-controller', appNamespace: 'argocd' };
 const TID = 'argocd.argoproj.io/tracking-id';
@@ -268,4 +268,9 @@ describe('a multi-source Application: the Git sources that follow --base move to
     expect(r.summary.thisChange).toBe(0);
     expect(planExitCode({ schemaVersion: PLAN_SCHEMA_VERSION, at: '', apps: [r] })).toBe(0);
   });
+});
+
+test("plan --recursive's cycle line: the Applications above, and the ApplicationSet between when one generated the app", () => {
+  expect(ancestry({ chain: ['argocd/root', 'argocd/mid'] }, 'argocd/root')).toEqual(['argocd/root', 'argocd/mid', 'argocd/root']);
+  expect(ancestry({ chain: ['argocd/root'], via: 'argocd/set' }, 'argocd/root')).toEqual(['argocd/root', 'ApplicationSet argocd/set', 'argocd/root']);
 });
