@@ -322,7 +322,7 @@ describe('plan', () => {
   );
 
   test(
-    '-f appset.yaml: its apps generated at base and at head: one changed, one that appears, one that disappears with its objects (exit 1)',
+    '-f appset.yaml: its apps generated at base and at head: one changed, one that appears, one that disappears with its objects (exit 1); --base-app-file: the file as it was at base',
     async () => {
       // Runs last: it moves main, which the tests above plan as their default head.
       const cm = (name: string, v: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${name}}\ndata: {v: "${v}"}\n`;
@@ -394,6 +394,44 @@ describe('plan', () => {
         );
         const md = await runPlugin(['plan', '-f', file, '--app-namespace', appsNs, '--base', 'sets-base', '--head', 'sets-pr', '-o', 'markdown']);
         expect(md.stdout).toContain(`| ${appsNs}/c-set | \`sets-base\` | \`${setsHead.slice(0, 7)}\` | 1 | 0 | 0 | appears: changes live objects |`);
+        // The pull request edits the ApplicationSet file itself: at base it left sets/a out, at head it no longer does. With
+        // the file as it was at base (--base-app-file), a-set appears (its ConfigMap's change is this change's).
+        const baseFile = join(tempDir('kgitops-plan-appset-base'), 'appset.yaml');
+        writeFileSync(baseFile, appSet.replace('directories: [{path: "sets/*"}]', 'directories: [{path: "sets/*"}, {path: sets/a, exclude: true}]'));
+        const plan = (...extra: string[]) =>
+          runPlugin(['plan', '-f', file, ...extra, '--app-namespace', appsNs, '--base', 'sets-base', '--head', 'sets-pr', '-o', 'kv']);
+        const appears = (app: string, change: string) => [
+          `APP=${appsNs}/${app}`,
+          'BASE=sets-base',
+          `HEAD=${setsHead}`,
+          'PRESENCE=appears',
+          change,
+          'THIS_CHANGE=1',
+          'ALREADY_THERE=0',
+          'IN_SYNC=0',
+        ];
+        const edited = await plan('--base-app-file', baseFile);
+        expect([edited.code, edited.stderr]).toEqual([1, '']);
+        const lines = res.stdout.split('\n');
+        expect(edited.stdout).toBe(
+          [
+            `APPLICATION_SET=${appsNs}/sets`,
+            ...appears('a-set', 'CHANGE=ConfigMap/set-a data.v'),
+            ...appears('c-set', 'CREATE=ConfigMap/set-c this-change'),
+            ...lines.slice(lines.indexOf(`APP=${appsNs}/b-set`)),
+          ].join('\n'),
+        );
+        // The pull request adds the ApplicationSet file (/dev/null at base: nothing generated there): each app at head appears.
+        const added = await plan('--base-app-file', '/dev/null');
+        expect([added.code, added.stderr]).toEqual([1, '']);
+        expect(added.stdout).toBe(
+          [
+            `APPLICATION_SET=${appsNs}/sets`,
+            ...appears('a-set', 'CHANGE=ConfigMap/set-a data.v'),
+            ...appears('c-set', 'CREATE=ConfigMap/set-c this-change'),
+            '',
+          ].join('\n'),
+        );
         // Nothing changed, and without --head the plan of an ApplicationSet is refused as a usage error.
         expect(await live()).toEqual(before);
         expect((await runPlugin(['plan', '-f', file, '--app-namespace', appsNs, '--base', 'sets-base'])).code).toBe(2);

@@ -5,6 +5,56 @@ import { appSourceOptions } from '../options.js';
 import { InputError } from '../../model/errors.js';
 import { appStateInput } from '../inputs.js';
 import type { PlanAppReport, PlanReport } from '../../workflows/plan/plan.js';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseManifests } from '../../manifest/parse.js';
+import type { KubeObject } from '../../model/object.js';
+
+/** The one Application or ApplicationSet a -f file holds, or undefined when it holds nothing; read with the file named. */
+function soleObject(text: string, path: string, flag: string): KubeObject | undefined {
+  const objects = parseManifests(text, path);
+  if (objects.length > 1) throw new InputError(`${flag} ${path}: holds ${objects.length} objects; give the one Application or ApplicationSet`);
+  return objects[0]?.object;
+}
+
+/**
+ * `--base-app-file`: the -f file as it is at --base (a pull request that edits it), read once, so a
+ * `<(git show main:apps/shop.yaml)` pipe serves too, into a copy in `dir`; `noBase` when it holds nothing (the file is
+ * new in the change: its apps appear). It must hold what -f holds: an ApplicationSet for an ApplicationSet, the same
+ * Application (namespace and name) for an Application.
+ */
+export function baseAppFileOf(path: string, headFile: string, dir: string): { baseFile: string } | { noBase: true } {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new InputError(`--base-app-file ${path}: cannot read it: ${(err as Error).message}`);
+  }
+  const base = soleObject(text, path, '--base-app-file');
+  if (base === undefined) return { noBase: true };
+  let head: KubeObject | undefined;
+  try {
+    head = headFile === '-' ? undefined : soleObject(readFileSync(headFile, 'utf8'), headFile, '-f');
+  } catch {
+    head = undefined; // -f's own read names what is wrong with it
+  }
+  const id = (o: KubeObject) => `${o.kind} ${o.metadata.namespace !== undefined ? `${o.metadata.namespace}/` : ''}${o.metadata.name ?? ''}`;
+  if (base.kind !== 'Application' && base.kind !== 'ApplicationSet')
+    throw new InputError(`--base-app-file ${path}: holds ${id(base)}; give the Application or ApplicationSet of -f as it is at --base`);
+  if (head !== undefined) {
+    const sameApp =
+      (head.metadata.namespace ?? base.metadata.namespace) === (base.metadata.namespace ?? head.metadata.namespace) &&
+      head.metadata.name === base.metadata.name;
+    if (head.kind !== base.kind || (head.kind === 'Application' && !sameApp))
+      throw new InputError(
+        `--base-app-file ${path}: holds ${id(base)}, -f ${headFile} ${id(head)}: give the same ${head.kind} as it is at --base (a renamed Application is another app: one that appears, planned with --base-app-file /dev/null)`,
+      );
+  }
+  const copy = join(dir, 'base-app.json');
+  writeFileSync(copy, JSON.stringify(base));
+  return { baseFile: copy };
+}
 
 /** `--at`: an RFC 3339 / ISO 8601 time (a date alone is midnight UTC); absent: now. */
 export function parseAt(at: string | undefined, now: number): number {
@@ -52,6 +102,12 @@ export const planCommand = defineCommand({
         describe:
           'App-of-apps: plan each child Application the app renders at base or at head as its own app too (those that appear or disappear included), to any depth',
       })
+      .option('base-app-file', {
+        type: 'string',
+        requiresArg: true,
+        describe:
+          'With -f: the file as it is at --base, when the change edits it (e.g. <(git show main:apps/shop.yaml)); empty (/dev/null): the file is new, its apps appear',
+      })
       .option('selector', { alias: 'l', type: 'string', requiresArg: true, describe: 'With --all: only the Applications whose labels match' })
       .option('repo', {
         type: 'string',
@@ -63,6 +119,7 @@ export const planCommand = defineCommand({
       .conflicts('recursive', ['all', 'offline'])
       .implies('all-namespaces', 'all')
       .implies('selector', 'all')
+      .implies('base-app-file', 'app-file')
       .conflicts('desired', 'base')
       .conflicts('revision', 'base')
       .conflicts('base', ['revisions', 'source-positions', 'source-names'])
@@ -81,6 +138,7 @@ export const planCommand = defineCommand({
     ),
     'all-namespaces all': '-A widens --all to every namespace',
     'selector all': '-l selects the Applications --all lists',
+    'base-app-file app-file': '--base-app-file is the -f file as it is at --base',
     'desired base': 'plan renders the Application source at --base and --head',
     'revision base': 'plan reads two revisions: --base and --head',
     'recursive all': '--recursive follows the child Applications of the apps named (APP… or -f); --all plans every app that follows --base already',
@@ -134,37 +192,45 @@ export const planCommand = defineCommand({
       throw new InputError(
         '--offline plans one Application file: an ApplicationSet is expanded against the cluster (its cluster Secrets); plan it without --offline',
       );
-    if (appSet && args.appFile !== undefined) {
-      const { runPlanAppSet } = await import('../../workflows/plan/plan.js');
-      const report = await runPlanAppSet(
+    if (args.appFile !== undefined && apps.length > 0) throw new InputError('name Applications (APP…) or give -f/--app-file FILE, not both');
+    if (args.appFile === undefined && apps.length === 0) throw new InputError('name an Application (APP) or give -f/--app-file FILE');
+    const dir = args.baseAppFile !== undefined ? mkdtempSync(join(tmpdir(), 'kubectl-gitops-plan-base-')) : undefined;
+    try {
+      const atBase = args.baseAppFile !== undefined && dir !== undefined ? baseAppFileOf(args.baseAppFile, args.appFile ?? '-', dir) : undefined;
+      if (appSet && args.appFile !== undefined) {
+        const { runPlanAppSet } = await import('../../workflows/plan/plan.js');
+        const report = await runPlanAppSet(
+          {
+            ...input,
+            appSetFile: appFile ?? args.appFile,
+            ...(atBase !== undefined ? ('noBase' in atBase ? { noBaseAppSet: true as const } : { baseAppSetFile: atBase.baseFile }) : {}),
+            base: args.base,
+            ...(args.head !== undefined ? { head: args.head } : {}),
+            at,
+            ...(args.repo !== undefined ? { repo: args.repo } : {}),
+          },
+          ctx,
+        );
+        return print(report);
+      }
+      const report = await runPlan(
         {
           ...input,
-          appSetFile: appFile ?? args.appFile,
+          ...(appFile !== undefined ? { appFile } : {}),
+          ...(atBase !== undefined ? ('noBase' in atBase ? { noBase: true as const } : { baseAppFile: atBase.baseFile }) : {}),
+          apps,
           base: args.base,
           ...(args.head !== undefined ? { head: args.head } : {}),
-          at,
           ...(args.repo !== undefined ? { repo: args.repo } : {}),
+          at,
+          ...(args.offline === true ? { offline: true } : {}),
+          ...(args.recursive === true ? { recursive: true } : {}),
         },
         ctx,
       );
       return print(report);
+    } finally {
+      if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
     }
-    if (args.appFile !== undefined && apps.length > 0) throw new InputError('name Applications (APP…) or give -f/--app-file FILE, not both');
-    if (args.appFile === undefined && apps.length === 0) throw new InputError('name an Application (APP) or give -f/--app-file FILE');
-    const report = await runPlan(
-      {
-        ...input,
-        ...(appFile !== undefined ? { appFile } : {}),
-        apps,
-        base: args.base,
-        ...(args.head !== undefined ? { head: args.head } : {}),
-        ...(args.repo !== undefined ? { repo: args.repo } : {}),
-        at,
-        ...(args.offline === true ? { offline: true } : {}),
-        ...(args.recursive === true ? { recursive: true } : {}),
-      },
-      ctx,
-    );
-    return print(report);
   },
 });

@@ -237,7 +237,7 @@ async function finish(req: PlanRequest, state: AppState, baseState: AppState | u
  * every difference this change, and the sync at head's refusals that need no cluster.
  */
 export async function planAppOffline(req: PlanRequest, deps: Pick<AppStateDeps, 'io' | 'opts'>): Promise<PlanAppReport> {
-  const { base: _base, head: _head, repo: _repo, at: _at, baseAppFile: _b, noBase: _n, followOnly: _f, ...args } = req;
+  const { base: _base, head: _head, repo: _repo, at: _at, baseAppFile, noBase, followOnly: _f, ...args } = req;
   const move = moves(req);
   const gw = new OfflineGateway();
   const d: AppStateDeps = { ...deps, gateway: gw, controlPlane: gw };
@@ -252,11 +252,14 @@ export async function planAppOffline(req: PlanRequest, deps: Pick<AppStateDeps, 
     if (!(err instanceof UnrenderableError)) throw err;
     return refusedApp(req, err.message, warnings, undefined, err.app);
   }
-  const baseState = await loadAppState({ ...offline, move: move.base }, d, { extras: false, live: false });
+  const baseState =
+    noBase === true
+      ? undefined
+      : await loadAppState({ ...offline, ...(baseAppFile !== undefined ? { appFile: baseAppFile } : {}), move: move.base }, d, { extras: false, live: false });
   const fieldManager = deps.opts.fieldManager;
   const planned = await planRenders({
     ...diffOptionsOf(state, fieldManager),
-    base: baseState.desired.map((x) => compareEntryOf(baseState, x)),
+    base: baseState?.desired.map((x) => compareEntryOf(baseState, x)) ?? [],
     head: state.desired.map((x) => compareEntryOf(state, x)),
   });
   state.warnings.unshift(...warnings);
@@ -333,22 +336,28 @@ async function planTreeNode(ctx: RunContext, one: PlanRequest, pool?: GatewayPoo
  */
 export async function runPlan(req: PlanRunRequest, ctx: RunContext): Promise<PlanReport> {
   const { apps, offline, recursive, ...rest } = req;
+  // An Application file new in the change (--base-app-file /dev/null): the app appears, as a generated one does.
+  const presence = rest.noBase === true ? { presence: 'appears' as const } : {};
   if (offline === true) {
     if (rest.appFile === undefined) throw new InputError('--offline reads the Application from -f/--app-file: there is no cluster to read it from');
     const app = await planAppOffline(rest, { io: ctx.io, opts: ctx.opts });
-    return { schemaVersion: PLAN_SCHEMA_VERSION, at: new Date(req.at).toISOString(), offline: true, apps: [app] };
+    return { schemaVersion: PLAN_SCHEMA_VERSION, at: new Date(req.at).toISOString(), offline: true, apps: [{ ...app, ...presence }] };
   }
   const each: PlanRequest[] = rest.appFile !== undefined ? [rest] : apps.map((app) => ({ ...rest, app }));
   const out: PlanAppReport[] = [];
   if (recursive !== true) {
-    for (const one of each) out.push(await planInSession(ctx, one));
+    for (const one of each) out.push({ ...(await planInSession(ctx, one)), ...presence });
     return { schemaVersion: PLAN_SCHEMA_VERSION, at: new Date(req.at).toISOString(), apps: out };
   }
   const { GatewayPool } = await import('../session/session.js');
   const pool = new GatewayPool(ctx);
   const generated = await generatedPlanner(ctx, pool);
   try {
-    for (const one of each) await planTree(ctx, one, pool, generated, out, []);
+    for (const one of each) {
+      const first = out.length;
+      await planTree(ctx, one, pool, generated, out, []);
+      if (out[first] !== undefined) out[first] = { ...out[first], ...presence };
+    }
     return { schemaVersion: PLAN_SCHEMA_VERSION, at: new Date(req.at).toISOString(), apps: out };
   } finally {
     generated.dispose();
@@ -583,6 +592,10 @@ export async function runPlanAll(req: PlanAllRequest, ctx: RunContext): Promise<
 /** `plan -f appset.yaml`: the ApplicationSet's file, and the repository whose --base its git generators move to --head. */
 export interface PlanAppSetRequest extends Omit<PlanRequest, 'app' | 'appFile' | 'baseAppFile' | 'noBase'> {
   appSetFile: string;
+  /** The ApplicationSet as it is at base, when the change edits it (plan --base-app-file); absent: the file as it is. */
+  baseAppSetFile?: string;
+  /** The ApplicationSet is new in the change (--base-app-file /dev/null): nothing is generated at base. */
+  noBaseAppSet?: true;
   /** Only the git generators of this repository move (any repository's when absent). */
   repo?: string;
 }
@@ -701,12 +714,12 @@ function disappearing(
 export async function runPlanAppSet(req: PlanAppSetRequest, ctx: RunContext): Promise<PlanReport> {
   if (req.head === undefined) throw new InputError('plan of an ApplicationSet needs --head: the revision its git generators read at the head of the change');
   const { GatewayPool } = await import('../session/session.js');
-  const { appSetFile, repo, ...rest } = req;
+  const { appSetFile, baseAppSetFile, noBaseAppSet, repo, ...rest } = req;
   const pool = new GatewayPool(ctx);
   const generated = await generatedPlanner(ctx, pool);
   try {
-    // The file as it is, for both revisions: its generators read base, then head.
-    const expanded = await expandAtBaseAndHead(ctx, pool, req, { base: appSetFile, head: appSetFile });
+    // The file as it is at base (the same file, unless --base-app-file), its generators at base; the file at head.
+    const expanded = await expandAtBaseAndHead(ctx, pool, req, { ...(noBaseAppSet === true ? {} : { base: baseAppSetFile ?? appSetFile }), head: appSetFile });
     const out: PlanAppReport[] = [];
     const common = { ...rest, ...(repo !== undefined ? { repo } : {}) };
     await planGeneratedPairs(ctx, pool, generated, pairGenerated(expanded.base, expanded.head), common, appSetDisappearance(expanded.policy), out);

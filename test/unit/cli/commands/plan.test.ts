@@ -3,7 +3,12 @@
 import { runCli } from '../../../../src/cli/app.js';
 import { memoryIo } from '../../../../src/cli/io.js';
 import { ExitCode } from '../../../../src/model/errors.js';
-import { parseAt } from '../../../../src/cli/commands/plan.js';
+import { baseAppFileOf, parseAt } from '../../../../src/cli/commands/plan.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { GitFixture } from '../../../support/git-source.js';
+import { applicationYaml } from '../../../support/application.js';
+import { tempDir } from '../../../support/temp-dir.js';
 
 const env = { KUBECONFIG: '/nonexistent/kubeconfig', HOME: '/nonexistent/kgitops-home' };
 
@@ -61,4 +66,67 @@ test('-o markdown is for plan only; plan gets past the output check (then fails 
   const plan = await cli(['plan', 'shop', '--base', 'main', '-o', 'markdown']);
   expect(plan.code).toBe(ExitCode.Input);
   expect(plan.err).toMatch(/kubeconfig/i);
+});
+
+describe('--base-app-file: the -f file as it is at --base (a pull request that edits the Application itself)', () => {
+  const deployment = (image: string) =>
+    `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers: [{name: web, image: "${image}"}]\n`;
+  let fx: GitFixture;
+  let dir: string;
+  const app = (path: string, name = 'shop') =>
+    applicationYaml({ name, spec: { project: 'default', source: { repoURL: fx.repo, path, targetRevision: 'main' }, destination: { namespace: 'shop' } } });
+  beforeAll(() => {
+    fx = new GitFixture();
+    fx.write('old/deploy.yaml', deployment('nginx:1.26'));
+    fx.write('new/deploy.yaml', deployment('nginx:1.27'));
+    fx.commit('one');
+    dir = tempDir('plan-base-file');
+    writeFileSync(join(dir, 'head.yaml'), app('new'));
+    writeFileSync(join(dir, 'base.yaml'), app('old'));
+    writeFileSync(join(dir, 'other.yaml'), app('old', 'cart'));
+    writeFileSync(join(dir, 'empty.yaml'), '');
+    writeFileSync(join(dir, 'cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n');
+  });
+  afterAll(() => fx.cleanup());
+
+  const plan = (...extra: string[]) =>
+    cli(['plan', '-f', join(dir, 'head.yaml'), '--base', 'main', '--offline', '--kube-version', '1.35.0', '--api-versions', 'v1', '-o', 'kv', ...extra]);
+
+  test('the base render is read from the Application as it was: the path the change moves is this change (exit 1); without it, nothing (exit 0)', async () => {
+    const edited = await plan('--base-app-file', join(dir, 'base.yaml'));
+    expect(edited.err).toBe('');
+    expect(edited.code).toBe(1);
+    const commit = fx.git(['rev-parse', 'HEAD']).trim();
+    expect(edited.out).toBe(
+      `OFFLINE=true\nAPP=shop\nBASE=${commit}\nHEAD=${commit}\nCHANGE=Deployment/web spec.template.spec.containers[name=web].image\nTHIS_CHANGE=1\nALREADY_THERE=0\nIN_SYNC=0\n`,
+    );
+    const asItIs = await plan();
+    expect([asItIs.code, /^CHANGE=/m.test(asItIs.out), asItIs.out.includes('THIS_CHANGE=0')]).toEqual([0, false, true]);
+  });
+
+  test('an empty file (/dev/null): the Application is new, it appears and everything it declares is this change', async () => {
+    const created = await plan('--base-app-file', join(dir, 'empty.yaml'));
+    expect(created.code).toBe(1);
+    const commit = fx.git(['rev-parse', 'HEAD']).trim();
+    expect(created.out).toBe(
+      `OFFLINE=true\nAPP=shop\nBASE=main\nHEAD=${commit}\nPRESENCE=appears\nCREATE=Deployment/web this-change\nTHIS_CHANGE=1\nALREADY_THERE=0\nIN_SYNC=0\n`,
+    );
+  });
+
+  test('another app, another kind, several objects or no file: exit 2 naming the file, before any render', async () => {
+    for (const [file, message] of [
+      ['other.yaml', `--base-app-file ${join(dir, 'other.yaml')}: holds Application argocd/cart, -f ${join(dir, 'head.yaml')} Application argocd/shop`],
+      ['cm.yaml', `--base-app-file ${join(dir, 'cm.yaml')}: holds ConfigMap x; give the Application or ApplicationSet of -f`],
+      ['missing.yaml', `--base-app-file ${join(dir, 'missing.yaml')}: cannot read it`],
+    ]) {
+      const r = await plan('--base-app-file', join(dir, file!));
+      expect(r.code).toBe(ExitCode.Input);
+      expect(r.err).toContain(message);
+      expect(r.out).toBe('');
+    }
+    writeFileSync(join(dir, 'two.yaml'), `${app('old')}---\n${app('old')}`);
+    expect(() => baseAppFileOf(join(dir, 'two.yaml'), join(dir, 'head.yaml'), dir)).toThrow('holds 2 objects');
+    const without = await cli(['plan', 'shop', '--base', 'main', '--base-app-file', join(dir, 'base.yaml')]);
+    expect([without.code, without.err.includes('--base-app-file is the -f file as it is at --base')]).toEqual([ExitCode.Input, true]);
+  });
 });
