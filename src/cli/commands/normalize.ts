@@ -13,10 +13,16 @@ export const normalizeCommand = defineCommand({
   builder: (y) =>
     y
       .positional('path', { type: 'string', describe: 'A file, a directory or - for standard input' })
+      .option('argocd-cm', {
+        type: 'string',
+        requiresArg: true,
+        describe:
+          "Argo CD's settings (the argocd-cm ConfigMap) from this file: a Secret's annotations its resource.sensitive.mask.annotations names are masked",
+      })
       .example('kubectl get deploy orders -o yaml | kubectl gitops normalize -', 'Strip server noise from a live object')
       .example('kubectl gitops normalize ./k8s -o json', 'Print a directory of manifests as one JSON List'),
   async run(args, ctx) {
-    const objects = await runNormalize(stdinDash(args.path ?? '-'), ctx.io);
+    const objects = await runNormalize(stdinDash(args.path ?? '-'), ctx.io, args.argocdCm);
     return emit(ctx, { report: ctx.opts.output === 'json' ? objectsToJson(objects) : objectsToYaml(objects), code: ExitCode.Ok });
   },
 });

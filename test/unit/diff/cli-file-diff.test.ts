@@ -1,5 +1,7 @@
 // The diff and normalize commands end to end through runCli (no cluster): output and exit codes.
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from '../../support/temp-dir.js';
 import { runCli } from '../../../src/cli/app.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import { jqRunner } from '../../../src/jq/runner.js';
@@ -99,5 +101,23 @@ status: {x: 1}
     const again = memoryIo({ stdin: once });
     await runCli(['normalize', '-', '-o', 'json'], again.io);
     expect(again.stdout()).toBe(once);
+  });
+
+  it("masks a Secret's data, and with --argocd-cm the annotations its resource.sensitive.mask.annotations names", async () => {
+    const secret =
+      'apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\n  annotations: {example.com/token: tok-1234, note: public}\ndata: {pw: cHctOTk5OQ==}\n';
+    const cm = join(tempDir('normalize-cm'), 'argocd-cm.yaml');
+    writeFileSync(cm, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm}\ndata:\n  resource.sensitive.mask.annotations: example.com/token\n');
+    const plain = memoryIo({ stdin: secret });
+    expect(await runCli(['normalize', '-', '-o', 'json'], plain.io)).toBe(0);
+    expect(JSON.parse(plain.stdout()).metadata.annotations).toEqual({ 'example.com/token': 'tok-1234', note: 'public' });
+    expect(JSON.parse(plain.stdout()).data).toEqual({ pw: '++++++++' });
+    const masked = memoryIo({ stdin: secret });
+    expect(await runCli(['normalize', '-', '-o', 'json', '--argocd-cm', cm], masked.io)).toBe(0);
+    expect(JSON.parse(masked.stdout())).toMatchObject({
+      metadata: { annotations: { 'example.com/token': '++++++++', note: 'public' } },
+      data: { pw: '++++++++' },
+    });
+    expect(masked.stdout()).not.toContain('tok-1234');
   });
 });
