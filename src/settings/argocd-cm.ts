@@ -54,9 +54,10 @@ export interface ArgoSettings {
   /**
    * `timeout.reconciliation` and `timeout.reconciliation.jitter` (Go durations; 120s and 60s unset, as the controller's
    * ARGOCD_RECONCILIATION_TIMEOUT/JITTER that its manifests read from argocd-cm): how often `sync --watch` polls the
-   * source without --interval, plus up to the jitter; a timeout of 0 turns the polls off.
+   * source without --interval, plus up to the jitter; a timeout of 0 turns the polls off. `warnings`: a value that is
+   * not a duration (said by `sync --watch` only: no other command polls).
    */
-  reconciliation: { timeoutMs: number; jitterMs: number };
+  reconciliation: { timeoutMs: number; jitterMs: number; warnings: string[] };
   warnings: string[];
 }
 
@@ -85,7 +86,7 @@ export function defaultSettings(origin = "Argo CD's defaults (no argocd-cm)"): A
     impersonation: false,
     knownTypeFields: new Map(),
     sensitiveAnnotations: new Set(),
-    reconciliation: { ...DEFAULT_RECONCILIATION },
+    reconciliation: { ...DEFAULT_RECONCILIATION, warnings: [] },
     warnings: [],
   };
 }
@@ -288,9 +289,11 @@ export function parseArgoSettings(data: Readonly<Record<string, string>>, origin
   s.impersonation = ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(data['application.sync.impersonation.enabled'] ?? '');
   const sensitive = (data['resource.sensitive.mask.annotations'] ?? '').replace(/ /g, '');
   if (sensitive !== '') s.sensitiveAnnotations = new Set(sensitive.split(',').filter((k) => k !== ''));
+  const said: string[] = [];
   s.reconciliation = {
-    timeoutMs: reconciliationDuration(data, 'timeout.reconciliation', DEFAULT_RECONCILIATION.timeoutMs, s),
-    jitterMs: reconciliationDuration(data, 'timeout.reconciliation.jitter', DEFAULT_RECONCILIATION.jitterMs, s),
+    timeoutMs: reconciliationDuration(data, 'timeout.reconciliation', DEFAULT_RECONCILIATION.timeoutMs, origin, said),
+    jitterMs: reconciliationDuration(data, 'timeout.reconciliation.jitter', DEFAULT_RECONCILIATION.jitterMs, origin, said),
+    warnings: said,
   };
   s.exclusions = filtered(data['resource.exclusions'], 'resource.exclusions', origin);
   s.inclusions = filtered(data['resource.inclusions'], 'resource.inclusions', origin);
@@ -298,12 +301,12 @@ export function parseArgoSettings(data: Readonly<Record<string, string>>, origin
 }
 
 /** A Go duration of argocd-cm, as Argo CD's env.ParseDurationFromEnv reads it: unset or empty, the default; invalid or negative, the default with a warning. */
-function reconciliationDuration(data: Readonly<Record<string, string>>, key: string, fallback: number, s: ArgoSettings): number {
+function reconciliationDuration(data: Readonly<Record<string, string>>, key: string, fallback: number, origin: string, warnings: string[]): number {
   const text = data[key];
   if (text === undefined || text === '') return fallback;
   const ms = goDurationMs(text);
   if (ms !== undefined) return Math.round(ms);
-  s.warnings.push(`${s.origin}: ${key}: "${text}" is not a duration (e.g. 180s, 3m), so ${fallback / 1000}s is used, as Argo CD's controller would`);
+  warnings.push(`${origin}: ${key}: "${text}" is not a duration (e.g. 180s, 3m), so ${fallback / 1000}s is used, as Argo CD's controller would`);
   return fallback;
 }
 

@@ -332,7 +332,9 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
           byKey: new Map(state.prune.candidates.filter((c) => !c.skip).map((c) => [keyString(c.key), c])),
           ...(state.scanGaps ? { scanGaps: state.scanGaps } : {}),
         };
-      const fresh = state.warnings.filter((w) => !warned.has(w));
+      // argocd-cm's timeout.reconciliation, when it is what times the polls and is not a duration.
+      const polls = req.intervalMs === undefined ? (state.rules?.settings.reconciliation.warnings ?? []) : [];
+      const fresh = [...state.warnings, ...polls].filter((w) => !warned.has(w));
       for (const w of fresh) warned.add(w);
       last = { state, comparison };
       watcher?.update(liveTargets(state));

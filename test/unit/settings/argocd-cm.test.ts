@@ -96,20 +96,26 @@ describe('argocd-cm', () => {
     expect(parseArgoSettings({ 'application.sync.impersonation.enabled': 'true' }, 'cm').impersonation).toBe(true);
   });
 
-  it("reads timeout.reconciliation and its jitter as Argo CD's controller does: 120s and 60s unset, 0 kept, a bad one the default with a warning", () => {
-    expect(parseArgoSettings({}, 'cm').reconciliation).toEqual({ timeoutMs: 120_000, jitterMs: 60_000 });
-    expect(defaultSettings().reconciliation).toEqual({ timeoutMs: 120_000, jitterMs: 60_000 });
+  it("reads timeout.reconciliation and its jitter as Argo CD's controller does: 120s and 60s unset, 0 kept, a bad one the default with a warning of its own", () => {
+    expect(parseArgoSettings({}, 'cm').reconciliation).toEqual({ timeoutMs: 120_000, jitterMs: 60_000, warnings: [] });
+    expect(defaultSettings().reconciliation).toEqual({ timeoutMs: 120_000, jitterMs: 60_000, warnings: [] });
     expect(parseArgoSettings({ 'timeout.reconciliation': '3m', 'timeout.reconciliation.jitter': '0' }, 'cm').reconciliation).toEqual({
       timeoutMs: 180_000,
       jitterMs: 0,
+      warnings: [],
     });
     expect(parseArgoSettings({ 'timeout.reconciliation': '0', 'timeout.reconciliation.jitter': '' }, 'cm').reconciliation).toEqual({
       timeoutMs: 0,
       jitterMs: 60_000,
+      warnings: [],
     });
     const bad = parseArgoSettings({ 'timeout.reconciliation': '300' }, 'cm');
     expect(bad.reconciliation.timeoutMs).toBe(120_000);
-    expect(bad.warnings).toEqual(['cm: timeout.reconciliation: "300" is not a duration (e.g. 180s, 3m), so 120s is used, as Argo CD\'s controller would']);
+    // Said by sync --watch only (no other command polls): not among the settings' warnings every command prints.
+    expect(bad.reconciliation.warnings).toEqual([
+      'cm: timeout.reconciliation: "300" is not a duration (e.g. 180s, 3m), so 120s is used, as Argo CD\'s controller would',
+    ]);
+    expect(bad.warnings).toEqual([]);
   });
 
   it('reads resource.sensitive.mask.annotations as Argo CD does: comma-separated, spaces dropped (none by default)', () => {
