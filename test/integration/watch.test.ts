@@ -156,6 +156,54 @@ describe('sync --watch on the local control plane', () => {
   );
 
   it(
+    "without --interval polls as argocd-cm's timeout.reconciliation says (of --argocd-namespace): 2s, then 0 (read again at each poll) polls no more",
+    async () => {
+      const s = await scenario('watch-recon');
+      const controlPlane = await createTestNamespace('watch-recon-cp');
+      cleanups.push(() => deleteNamespace(controlPlane));
+      const cm = (timeout: string) => ({ data: { 'timeout.reconciliation': timeout, 'timeout.reconciliation.jitter': '0' } });
+      await kubectlOk([
+        'create',
+        'configmap',
+        'argocd-cm',
+        '-n',
+        controlPlane,
+        '--from-literal=timeout.reconciliation=2s',
+        '--from-literal=timeout.reconciliation.jitter=0',
+      ]);
+      const w = new WatchProcess(['-f', s.appFile, '--argocd-namespace', controlPlane, '-v'], kubeconfigPath());
+      track(w, s.fx, s.namespace);
+      await w.line((l) => l.action === 'in-sync', 'the first sync');
+      expect(w.lines[0]).toMatchObject({
+        action: 'start',
+        message: `reconciling ${s.appFile} every argocd-cm's timeout.reconciliation (unset: 120s, plus up to 60s)`,
+      });
+      s.fx.write('apps/shop/cm.yaml', configMap('green'));
+      s.fx.commit('green');
+      figures.reconciliation2sAppliedMs = await timeUntil(async () => (await configColor(s.namespace)) === 'green', 'the new commit applied by a poll');
+      // When each poll started (its line is printed when it ends, with how long it took).
+      const polls = () => w.lines.filter((l) => l.action === 'refresh' && l.result === 'poll').map((l) => Date.parse(l.time) - Number(l.ms ?? 0));
+      await waitFor(() => polls().length >= 3 || undefined, { what: 'three polls', timeoutMs: 30_000 });
+      const times = polls();
+      // Never sooner than the timeout (a poll is timed from the start of the step before it).
+      for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(1900);
+      // 0 turns the polls off: after the poll that reads it, a new commit is not read (the webhook and live changes still are).
+      await kubectlOk(['patch', 'configmap', 'argocd-cm', '-n', controlPlane, '--type', 'merge', '-p', JSON.stringify(cm('0'))]);
+      const seen = polls().length;
+      await waitFor(() => polls().length >= seen + 1 || undefined, { what: 'the poll that reads 0', timeoutMs: 15_000 });
+      // One in progress at the patch read 2s still: one more may come.
+      await new Promise((r) => setTimeout(r, 3000));
+      const afterZero = polls().length;
+      s.fx.write('apps/shop/cm.yaml', configMap('yellow'));
+      s.fx.commit('yellow');
+      await new Promise((r) => setTimeout(r, 6000));
+      expect([polls().length, await configColor(s.namespace)]).toEqual([afterZero, 'green']);
+      expect((await w.stop()).code).toBe(0);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
     'runs the sync phases as sync does: a PreSync hook Job completes before the new revision is applied, with a new name each revision',
     async () => {
       const s = await scenario('watch-hooks');
