@@ -141,9 +141,12 @@ export function secretStrings(obj: KubeObject): string[] {
   walk(obj.data, 'data');
   walk(obj.stringData, 'stringData');
   const annotations = (obj.metadata as { annotations?: unknown } | undefined)?.annotations;
-  // Whatever shape a value has (a number or a list is what the server rejects and may quote): its strings.
+  // Whatever shape a value has (a number or a list is what the server rejects and may quote): its strings. A value that
+  // is the Secret's own name or namespace (printed in every message about it) is no secret, and masking it would garble them.
+  const own = new Set([obj.metadata?.name, obj.metadata?.namespace]);
   if (annotations && typeof annotations === 'object' && !Array.isArray(annotations))
-    for (const [key, value] of Object.entries(annotations)) if (!key.startsWith(ARGOCD_ANNOTATION_PREFIX)) walk(value, 'stringData');
+    for (const [key, value] of Object.entries(annotations))
+      if (!key.startsWith(ARGOCD_ANNOTATION_PREFIX) && !(typeof value === 'string' && own.has(value))) walk(value, 'stringData');
   return [...out].filter((s) => s.length >= 4).sort((a, b) => b.length - a.length);
 }
 

@@ -24,6 +24,9 @@ test("a Secret's annotation values are secret strings too, but Argo CD's own; es
   const strings = secretStrings(s);
   expect(strings).toEqual(expect.arrayContaining([RAW, 'line "one"\nsecond', 'line \\"one\\"\\nsecond']));
   expect(strings).not.toContain('shop:/Secret:shop/db');
+  // The Secret's own name or namespace as a value (meta.helm.sh/release-namespace): kept, so messages about it stay readable.
+  const named = secret({ metadata: { name: 'db-main', namespace: 'payments', annotations: { 'meta.helm.sh/release-namespace': 'payments', a: 'db-main' } } });
+  expect(secretStrings(named)).toEqual([]);
   const err = new KubeApiError(
     `applying Secret shop/db: .metadata.annotations.example.com/n: expected string, got &{[line \\"one\\"\\nsecond]} near ${RAW}`,
     422,
