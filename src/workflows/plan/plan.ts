@@ -241,17 +241,18 @@ export async function planAppOffline(req: PlanRequest, deps: Pick<AppStateDeps, 
   const move = moves(req);
   const gw = new OfflineGateway();
   const d: AppStateDeps = { ...deps, gateway: gw, controlPlane: gw };
-  const warnings: string[] = [];
-  if (args.kubeVersion === undefined || args.apiVersions === undefined)
-    warnings.push("offline: Helm charts are rendered with Helm's defaults, not a cluster's capabilities (give --kube-version and --api-versions to match one)");
   const offline = { ...args, kubeVersion: args.kubeVersion ?? '', apiVersions: args.apiVersions ?? [] };
   let state: AppState;
   try {
     state = await loadAppState({ ...offline, move: move.head }, d, { extras: false, live: false });
   } catch (err) {
     if (!(err instanceof UnrenderableError)) throw err;
-    return refusedApp(req, err.message, warnings, undefined, err.app);
+    return refusedApp(req, err.message, [], undefined, err.app);
   }
+  const warnings: string[] = [];
+  const helm = state.sourceType === 'Helm' || (state.sources ?? []).some((s) => s.type === 'Helm');
+  if (helm && (args.kubeVersion === undefined || args.apiVersions === undefined))
+    warnings.push("offline: Helm charts are rendered with Helm's defaults, not a cluster's capabilities (give --kube-version and --api-versions to match one)");
   const baseState =
     noBase === true
       ? undefined

@@ -161,6 +161,38 @@ test('--offline: no cluster, head against base: the image and the ConfigMap are 
   expect(frozen.refused).toContain('evening freeze');
 });
 
+test("--offline warns that Helm renders with Helm's defaults only when a source is a Helm chart rendered without --kube-version", async () => {
+  const deps = { io: memoryIo().io, opts };
+  const at = Date.parse('2026-12-04T12:00:00Z');
+  // A directory source: nothing of Helm's is used, nothing said.
+  expect((await planAppOffline({ appFile, projectFile, base, head, at }, deps)).warnings).toEqual([]);
+  const chart = new GitFixture();
+  try {
+    chart.write('chart/Chart.yaml', 'apiVersion: v2\nname: web\nversion: 0.1.0\n');
+    chart.write('chart/templates/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: made}\n');
+    const one = chart.commit('a chart');
+    const dir = tempDir('plan-helm');
+    const helm = join(dir, 'helm');
+    writeFileSync(helm, '#!/bin/sh\ncase "$1" in\n  template) printf \'apiVersion: v1\\nkind: ConfigMap\\nmetadata:\\n  name: made\\n\';;\nesac\n', {
+      mode: 0o755,
+    });
+    const file = join(dir, 'app.yaml');
+    writeFileSync(
+      file,
+      applicationYaml({
+        spec: { project: 'default', source: { repoURL: chart.repo, path: 'chart', targetRevision: 'main' }, destination: { namespace: 'shop' } },
+      }),
+    );
+    const r = await planAppOffline({ appFile: file, base: one, head: one, at, helm }, deps);
+    expect(r.warnings).toEqual([
+      "offline: Helm charts are rendered with Helm's defaults, not a cluster's capabilities (give --kube-version and --api-versions to match one)",
+    ]);
+    expect((await planAppOffline({ appFile: file, base: one, head: one, at, helm, kubeVersion: '1.35.0', apiVersions: ['v1'] }, deps)).warnings).toEqual([]);
+  } finally {
+    chart.cleanup();
+  }
+});
+
 describe('what refuses the sync at head before anything else', () => {
   let repo: GitFixture;
   let first: string;
