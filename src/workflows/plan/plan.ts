@@ -494,8 +494,8 @@ async function expandAtBaseAndHead(
  * Plans the Applications generated at base and at head, paired: one at head planned from its head spec (its base
  * render from its base spec; `appears` when only head generates it), its sources moving only where they follow base;
  * one at base only `disappears` as `why` says. With `tree` (plan --recursive: `parent` renders or generates them,
- * `chain` the Applications above them, `via` the ApplicationSet that generates them) each names its parent and is followed into its own children; one that is its
- * own ancestor is refused.
+ * `chain` the Applications above them, `via` the ApplicationSet that generates them) each names its parent and is
+ * followed into its own children; one that is its own ancestor is refused.
  */
 async function planGeneratedPairs(
   ctx: RunContext,
