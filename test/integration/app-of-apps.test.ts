@@ -221,10 +221,12 @@ describe('app-of-apps: plan --recursive', () => {
   let head: string;
 
   const child = (name: string, path: string, targetRevision: string, finalizer = false) =>
-    applicationYaml({ name, namespace: ns, spec: { source: { repoURL: fx.repo, path, targetRevision }, destination: inCluster(ns) } }).replace(
-      /^metadata:\n/m,
-      `metadata:\n${finalizer ? '  finalizers: [resources-finalizer.argocd.argoproj.io]\n' : ''}`,
-    );
+    applicationYaml({
+      name,
+      namespace: ns,
+      ...(finalizer ? { finalizers: ['resources-finalizer.argocd.argoproj.io'] } : {}),
+      spec: { source: { repoURL: fx.repo, path, targetRevision }, destination: inCluster(ns) },
+    });
   const rootApp = (name: string, path: string) =>
     applicationYaml({ name, namespace: ns, spec: { source: { repoURL: fx.repo, path, targetRevision: 'release' }, destination: inCluster(ns) } });
   const cm = (name: string, v: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${name}}\ndata: {v: "${v}"}\n`;

@@ -360,7 +360,9 @@ describe('plan', () => {
         expect([synced.code, synced.stderr]).toEqual([0, '']);
         const live = async () => [await versionsIn(dest, 'configmaps'), await versionsIn(appsNs, 'applications.argoproj.io')];
         const before = await live();
-        const res = await runPlugin(['plan', '-f', file, '--app-namespace', appsNs, '--base', 'sets-base', '--head', 'sets-pr', '-o', 'kv']);
+        const planSet = (...extra: string[]) =>
+          runPlugin(['plan', '-f', file, '--app-namespace', appsNs, '--base', 'sets-base', '--head', 'sets-pr', ...extra]);
+        const res = await planSet('-o', 'kv');
         expect([res.code, res.stderr]).toEqual([1, '']);
         expect(res.stdout).toBe(
           [
@@ -392,14 +394,12 @@ describe('plan', () => {
             '',
           ].join('\n'),
         );
-        const md = await runPlugin(['plan', '-f', file, '--app-namespace', appsNs, '--base', 'sets-base', '--head', 'sets-pr', '-o', 'markdown']);
+        const md = await planSet('-o', 'markdown');
         expect(md.stdout).toContain(`| ${appsNs}/c-set | \`sets-base\` | \`${setsHead.slice(0, 7)}\` | 1 | 0 | 0 | appears: changes live objects |`);
         // The pull request edits the ApplicationSet file itself: at base it left sets/a out, at head it no longer does. With
         // the file as it was at base (--base-app-file), a-set appears (its ConfigMap's change is this change's).
         const baseFile = join(tempDir('kgitops-plan-appset-base'), 'appset.yaml');
         writeFileSync(baseFile, appSet.replace('directories: [{path: "sets/*"}]', 'directories: [{path: "sets/*"}, {path: sets/a, exclude: true}]'));
-        const plan = (...extra: string[]) =>
-          runPlugin(['plan', '-f', file, ...extra, '--app-namespace', appsNs, '--base', 'sets-base', '--head', 'sets-pr', '-o', 'kv']);
         const appears = (app: string, change: string) => [
           `APP=${appsNs}/${app}`,
           'BASE=sets-base',
@@ -410,7 +410,7 @@ describe('plan', () => {
           'ALREADY_THERE=0',
           'IN_SYNC=0',
         ];
-        const edited = await plan('--base-app-file', baseFile);
+        const edited = await planSet('--base-app-file', baseFile, '-o', 'kv');
         expect([edited.code, edited.stderr]).toEqual([1, '']);
         const lines = res.stdout.split('\n');
         expect(edited.stdout).toBe(
@@ -422,7 +422,7 @@ describe('plan', () => {
           ].join('\n'),
         );
         // The pull request adds the ApplicationSet file (/dev/null at base: nothing generated there): each app at head appears.
-        const added = await plan('--base-app-file', '/dev/null');
+        const added = await planSet('--base-app-file', '/dev/null', '-o', 'kv');
         expect([added.code, added.stderr]).toEqual([1, '']);
         expect(added.stdout).toBe(
           [
