@@ -44,14 +44,30 @@ export function parseGoDuration(s: string): number {
   return neg ? -total : total;
 }
 
-/** A Go duration in ms, or undefined when Go's time.ParseDuration would refuse it (`90`: no unit) or it is negative. */
+/** A Go duration in ms, or undefined when Go's time.ParseDuration would refuse it (`90`: no unit) or it is negative (`+5s` is 5 s, as in Go). */
 export function goDurationMs(text: string | undefined): number | undefined {
-  const t = (text ?? '').trim();
-  if (/^[+-]/.test(t)) return undefined;
   try {
-    return parseGoDuration(t);
+    const ms = parseGoDuration((text ?? '').trim());
+    return ms < 0 ? undefined : ms + 0; // `-0` is 0
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * A duration as Argo CD's env.ParseDurationFromEnv reads one (argocd-cm's `timeout.reconciliation` reaches the controller
+ * through it): Go's time.ParseDuration, and when Go refuses it, a whole number of `s`, `m`, `h` or `d` (argoproj/pkg's
+ * time.ParseDuration, kept for durations written in days). Milliseconds, negative ones included (the caller holds them
+ * to its minimum), or undefined when neither grammar reads it.
+ */
+export function argoEnvDurationMs(text: string): number | undefined {
+  try {
+    return parseGoDuration(text) + 0;
+  } catch {
+    const days = /^(\d+)([smhd])$/.exec(text);
+    if (!days) return undefined;
+    const unit = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[days[2] as 's' | 'm' | 'h' | 'd'];
+    return Number(days[1]) * unit;
   }
 }
 

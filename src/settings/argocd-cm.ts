@@ -5,7 +5,7 @@
 // annotations masked as data, and the reconciliation timeout. Pure.
 import { parse as parseYaml } from 'yaml';
 import type { IgnoreDifference } from '../app/types.js';
-import { goDurationMs } from '../model/duration.js';
+import { argoEnvDurationMs } from '../model/duration.js';
 import { InputError } from '../model/errors.js';
 import { DEFAULT_INSTANCE_LABEL_KEY } from '../model/keys.js';
 import { isPlainObject, type JsonObject, type JsonValue } from '../model/object.js';
@@ -300,13 +300,18 @@ export function parseArgoSettings(data: Readonly<Record<string, string>>, origin
   return s;
 }
 
-/** A Go duration of argocd-cm, as Argo CD's env.ParseDurationFromEnv reads it: unset or empty, the default; invalid or negative, the default with a warning. */
+/**
+ * A duration of argocd-cm as Argo CD's controller reads it (env.ParseDurationFromEnv, then `int64(d.Seconds())`): unset
+ * or empty, the default; a Go duration or a number of days (`1d`), cut to whole seconds (`1500ms` is 1 s); not a
+ * duration, or negative, the default with a warning.
+ */
 function reconciliationDuration(data: Readonly<Record<string, string>>, key: string, fallback: number, origin: string, warnings: string[]): number {
   const text = data[key];
   if (text === undefined || text === '') return fallback;
-  const ms = goDurationMs(text);
-  if (ms !== undefined) return Math.round(ms);
-  warnings.push(`${origin}: ${key}: "${text}" is not a duration (e.g. 180s, 3m), so ${fallback / 1000}s is used, as Argo CD's controller would`);
+  const ms = argoEnvDurationMs(text);
+  if (ms !== undefined && ms >= 0) return Math.trunc(ms / 1000) * 1000;
+  const why = ms === undefined ? 'is not a duration (e.g. 180s, 3m)' : 'is negative';
+  warnings.push(`${origin}: ${key}: "${text}" ${why}, so ${fallback / 1000}s is used, as Argo CD's controller would`);
   return fallback;
 }
 

@@ -1,4 +1,4 @@
-import { goDurationMs, parseDuration } from '../../../src/model/duration.js';
+import { argoEnvDurationMs, goDurationMs, parseDuration } from '../../../src/model/duration.js';
 import { InputError } from '../../../src/model/errors.js';
 
 describe('parseDuration', () => {
@@ -27,10 +27,27 @@ describe('goDurationMs (one parser with the sync windows: Go time.ParseDuration)
     ['.5s', 500],
     ['0', 0],
     ['1h30m', 5_400_000],
+    ['+5s', 5_000],
+    ['-0', 0],
   ])('%j is %d ms', (text, ms) => {
     expect(goDurationMs(text)).toBe(ms);
   });
-  it.each(['', '90', '-5s', '+5s', '5x', '1h 30m', undefined])('refuses %j (no unit, a sign, an unknown unit)', (text) => {
+  it.each(['', '90', '-5s', '5x', '1d', '1h 30m', undefined])('refuses %j (no unit, negative, an unknown unit)', (text) => {
     expect(goDurationMs(text)).toBeUndefined();
+  });
+});
+
+describe("argoEnvDurationMs (Argo CD's env.ParseDurationFromEnv: Go's grammar, then whole days, hours, minutes or seconds)", () => {
+  it.each([
+    ['90s', 90_000],
+    ['+90s', 90_000],
+    ['-90s', -90_000],
+    ['2d', 172_800_000],
+    ['3h', 10_800_000],
+  ])('%j is %d ms', (text, ms) => {
+    expect(argoEnvDurationMs(text)).toBe(ms);
+  });
+  it.each(['', '90', '1.5d', '-1d', ' 90s', '1w'])('refuses %j', (text) => {
+    expect(argoEnvDurationMs(text)).toBeUndefined();
   });
 });

@@ -118,6 +118,24 @@ describe('argocd-cm', () => {
     expect(bad.warnings).toEqual([]);
   });
 
+  it("reads those two as env.ParseDurationFromEnv and the controller's int64(Seconds()) do: a sign, days, whole seconds; a negative one the default", () => {
+    const read = (text: string) => parseArgoSettings({ 'timeout.reconciliation': text }, 'cm').reconciliation;
+    expect(read('+5s').timeoutMs).toBe(5_000);
+    expect(read('1d').timeoutMs).toBe(86_400_000);
+    expect(read('1500ms').timeoutMs).toBe(1_000);
+    expect(read('900ms').timeoutMs).toBe(0);
+    expect(read('1h1.9s').timeoutMs).toBe(3_601_000);
+    expect(read('-0s')).toEqual({ timeoutMs: 0, jitterMs: 60_000, warnings: [] });
+    expect(read('-5s')).toEqual({
+      timeoutMs: 120_000,
+      jitterMs: 60_000,
+      warnings: ['cm: timeout.reconciliation: "-5s" is negative, so 120s is used, as Argo CD\'s controller would'],
+    });
+    expect(read('1.5d').warnings).toEqual([
+      'cm: timeout.reconciliation: "1.5d" is not a duration (e.g. 180s, 3m), so 120s is used, as Argo CD\'s controller would',
+    ]);
+  });
+
   it('reads resource.sensitive.mask.annotations as Argo CD does: comma-separated, spaces dropped (none by default)', () => {
     expect(parseArgoSettings({}, 'cm').sensitiveAnnotations).toEqual(new Set());
     expect(parseArgoSettings({ 'resource.sensitive.mask.annotations': ' openshift.io/token-secret.value, api-key ,,' }, 'cm').sensitiveAnnotations).toEqual(
