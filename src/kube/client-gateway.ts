@@ -13,7 +13,7 @@ import { tlsConnectOptions, type ClusterConnection } from './auth.js';
 import { H2Sessions, PING_TIMEOUT_CODE, TimeoutError, formatMs, type Phase, type PingCheck } from './h2-session.js';
 import { ClusterError } from '../model/errors.js';
 import { isPlainObject, type KubeObject } from '../model/object.js';
-import { apiError, isRetryableStatus, KubeApiError, redactError, retryAfterMs, secretStrings } from './errors.js';
+import { apiError, isRetryableAnswer, KubeApiError, redactError, retryAfterMs, secretStrings } from './errors.js';
 import {
   collectionPath,
   objectPath,
@@ -438,9 +438,10 @@ class ClientGateway implements KubeGateway {
         attempt--;
         continue;
       }
-      if (isRetryableStatus(res.status) && attempt < maxRetries) {
+      const retryAfter = res.headers['retry-after'] as string | undefined;
+      if (attempt < maxRetries && isRetryableAnswer(res.status, retryAfter, res.body)) {
         this.counters.retries++;
-        const hinted = retryAfterMs(res.headers['retry-after'] as string | undefined, Date.now());
+        const hinted = retryAfterMs(retryAfter, Date.now());
         await sleep(hinted ?? base * 2 ** attempt);
         continue;
       }

@@ -160,8 +160,15 @@ export function redactError(err: KubeApiError, secrets: readonly string[]): Kube
   return new KubeApiError(scrub(err.message), err.status, err.reason, causes, cause ? { cause } : undefined);
 }
 
-/** True for errors worth retrying on a safe request: 429, 5xx, and dropped connections. */
-export function isRetryableStatus(status: number): boolean {
+/**
+ * Whether an answer is worth sending a safe request again for: 429 and 5xx (not 501), with one exception. A 500 that
+ * the API server itself wrote (a Kubernetes Status body) without Retry-After is its verdict on this request (a patch
+ * it cannot type, a webhook that failed): client-go, and so kubectl and Argo CD, retry a 5xx only when the answer
+ * carries Retry-After, so that one is returned at once instead of after ~3 s of back-off. 502, 503 and 504 (a proxy,
+ * a load balancer, a server starting or stopping) keep the back-off with or without the header.
+ */
+export function isRetryableAnswer(status: number, retryAfter: string | undefined, body: string): boolean {
+  if (status === 500 && !retryAfter && /"kind"\s*:\s*"Status"/.test(body.slice(0, 200))) return false;
   return status === 429 || (status >= 500 && status !== 501);
 }
 

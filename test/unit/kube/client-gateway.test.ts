@@ -103,6 +103,35 @@ test('429 and 503 are retried (Retry-After honoured), then the answer is used', 
   expect(n).toBe(3);
 });
 
+test('a 500 the API server wrote (a Status) without Retry-After is its verdict: not retried, as client-go; with Retry-After, or from a proxy (no Status), it is', async () => {
+  let n = 0;
+  const typed = { kind: 'Status', status: 'Failure', message: 'failed to create typed patch object: .data.key: expected string', code: 500 };
+  handler = (_req, res) => {
+    n++;
+    json(res, 500, typed);
+  };
+  await expect(
+    gw.apply(CM, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'shop' } }, { fieldManager: 'm', force: true, dryRun: false }),
+  ).rejects.toThrow('failed to create typed patch object');
+  expect(n).toBe(1);
+  for (const first of [
+    (res: http.ServerResponse) => json(res, 500, typed, { 'retry-after': '0' }),
+    (res: http.ServerResponse) => {
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end('upstream error');
+    },
+  ]) {
+    n = 0;
+    handler = (_req, res) => {
+      n++;
+      if (n === 1) return first(res);
+      json(res, 200, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } });
+    };
+    expect((await gw.get(CM, 'shop', 'a'))?.metadata.name).toBe('a');
+    expect(n).toBe(2);
+  }
+});
+
 test('a 404 GET is undefined; a 403 names verb, resource and namespace', async () => {
   handler = (req, res) =>
     req.url.includes('missing')
