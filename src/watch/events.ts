@@ -18,7 +18,7 @@ export type LoopAction =
   | 'reconnect' // a live watch lost its connection (retrying) or re-listed
   | 'warning'
   | 'refresh' // with -v: one look at the source and the cluster, with its cost
-  | 'app' // sync --watch --all: an Application's loop started or stopped, or an app left alone (not automated)
+  | 'app' // the Application itself: its loop started or stopped, left alone (not automated), changed, a refresh asked or served
   | 'stop';
 
 export interface LoopEvent {

@@ -29,7 +29,7 @@ export const systemClock: LoopClock = {
     }),
 };
 
-export type WakeReason = 'start' | 'timer' | 'poll' | 'webhook' | 'live';
+export type WakeReason = 'start' | 'timer' | 'poll' | 'webhook' | 'live' | 'app';
 
 /** Collects wake-up reasons from webhooks and live watches, and lets the loop sleep until one comes or time is up. */
 export class Wakeup {
@@ -158,7 +158,7 @@ export async function runLoop(ports: LoopPorts, opts: LoopOptions): Promise<Loop
       if (signal.aborted) break;
     }
     const now = clock.now();
-    const pollSource: boolean = pollPending || reasons.has('start') || reasons.has('webhook') || reasons.has('poll') || now >= nextPollAt;
+    const pollSource: boolean = pollPending || reasons.has('start') || reasons.has('webhook') || reasons.has('poll') || reasons.has('app') || now >= nextPollAt;
     const pollRand = pollSource ? ports.random() : 0;
     summary.steps++;
 

@@ -131,6 +131,19 @@ spec:
       await w.line((l) => l.app === `${ns}/late` && l.action === 'revision' && l.revision === pushed, "late's poll reading the new commit", pushedAt, 60_000);
       await waitFor(async () => (await json('configmap', 'late')).data.color === 'green', { what: 'the pushed change synced', timeoutMs: 60_000 });
 
+      // A refresh asked through the Application's annotation (`argocd app get --refresh`) reaches that app's loop through
+      // the process's one watch of the Applications; served, the annotation is removed.
+      const askedAt = w.lines.length;
+      await kubectlOk(['annotate', 'application', 'late', '-n', ns, 'argocd.argoproj.io/refresh=normal']);
+      await w.line((l) => l.app === `${ns}/late` && l.action === 'app' && l.result === 'refreshed', "late's refresh served", askedAt);
+      expect(
+        w.lines
+          .slice(askedAt)
+          .filter((l) => l.action === 'app' && l.result !== 'refreshed')
+          .map((l) => `${l.app} ${l.result}: ${l.message}`),
+      ).toEqual([`${ns}/late refresh-requested: argocd.argoproj.io/refresh=normal: looking now`]);
+      expect((await json('application', 'late')).metadata.annotations?.['argocd.argoproj.io/refresh']).toBeUndefined();
+
       const exit = await w.stop('SIGTERM');
       expect(exit).toEqual({ code: 0, signal: null });
       expect(w.lines[w.lines.length - 1]).toMatchObject({ action: 'stop', result: 'stopped' });

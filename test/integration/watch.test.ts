@@ -204,6 +204,56 @@ describe('sync --watch on the local control plane', () => {
   );
 
   it(
+    'an Application in the cluster: its refresh annotation (hard) and a change to its spec are looked at now, not at the next poll (--interval 1h); the annotation is removed',
+    async () => {
+      const s = await scenario('watch-appchange');
+      const cp = await createTestNamespace('watch-appchange-cp');
+      cleanups.push(() => deleteNamespace(cp));
+      const app = applicationYaml({
+        name: 'shop',
+        namespace: cp,
+        spec: {
+          project: 'default',
+          source: { repoURL: s.fx.repo, path: 'apps/shop', targetRevision: 'main' },
+          destination: inCluster(s.namespace),
+          syncPolicy: { automated: { prune: true, selfHeal: true } },
+        },
+      });
+      await kubectlOk(['apply', '-f', '-'], { stdin: app });
+      const w = new WatchProcess(['shop', '--app-namespace', cp, '--argocd-namespace', cp, '--interval', '1h'], kubeconfigPath());
+      track(w, s.fx, s.namespace);
+      await w.line((l) => l.action === 'in-sync', 'the first sync', 0, 60_000);
+      const annotations = async () =>
+        (JSON.parse(await kubectlOk(['get', 'application', 'shop', '-n', cp, '-o', 'json'])) as { metadata: { annotations?: Record<string, string> } }).metadata
+          .annotations ?? {};
+      // A new commit is not polled for an hour; `argocd app get --hard-refresh` (this annotation) makes the loop look now.
+      s.fx.write('apps/shop/cm.yaml', configMap('green'));
+      s.fx.commit('green');
+      const since = w.lines.length;
+      await kubectlOk(['annotate', 'application', 'shop', '-n', cp, 'argocd.argoproj.io/refresh=hard']);
+      figures.refreshAnnotationAppliedMs = await timeUntil(
+        async () => (await configColor(s.namespace)) === 'green',
+        'the new commit applied after the annotation',
+      );
+      await w.line((l) => l.action === 'app' && l.result === 'refreshed', 'the refresh served', since);
+      expect(w.after(since, 'app').map((l) => `${l.result}: ${l.message}`)).toEqual([
+        'refresh-requested: argocd.argoproj.io/refresh=hard: looking now',
+        'refreshed: argocd.argoproj.io/refresh=hard served (the render cache bypassed); the annotation removed',
+      ]);
+      expect(await annotations()).not.toHaveProperty(['argocd.argoproj.io/refresh']);
+      // The spec edited (kubectl edit): back to the tag of the first commit, applied at once.
+      const since2 = w.lines.length;
+      await kubectlOk(['patch', 'application', 'shop', '-n', cp, '--type', 'merge', '-p', JSON.stringify({ spec: { source: { targetRevision: 'v1' } } })]);
+      figures.specChangeAppliedMs = await timeUntil(async () => (await configColor(s.namespace)) === 'blue', 'the changed spec applied');
+      expect(w.after(since2, 'app').map((l) => `${l.result}: ${l.message}`)).toEqual(['changed: the Application spec changed: looking now']);
+      // Its own status writes are no change of its spec: no more looks than those two in all (the rest are the start's).
+      expect(w.lines.filter((l) => l.action === 'app' && l.result !== 'refreshed').length).toBe(2);
+      expect((await w.stop()).code).toBe(0);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
     'runs the sync phases as sync does: a PreSync hook Job completes before the new revision is applied, with a new name each revision',
     async () => {
       const s = await scenario('watch-hooks');

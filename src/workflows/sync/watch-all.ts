@@ -97,6 +97,8 @@ export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent
   const namespace = req.allNamespaces ? undefined : ctx.opts.appNamespace;
   const loops = new Map<string, { stop: AbortController; done: Promise<void> }>();
   const wakers = new Map<string, { wake: () => void; repos: string[] }>();
+  /** Each loop's listener for its Application's updates (a refresh asked, a changed spec: see watch/app-change.ts). */
+  const appListeners = new Map<string, (o: KubeObject) => void>();
   const turn = bounded(RECONCILE_BOUND);
   const started = Date.now();
   /** Every Application that had a loop, for -v's summary. */
@@ -135,6 +137,11 @@ export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent
           wakers.set(id, { wake, repos: repoURLsOf(o) });
           return () => wakers.delete(id);
         },
+        onAppChange: (listener) => {
+          appListeners.set(id, listener);
+          listener(o);
+          return () => appListeners.delete(id);
+        },
       },
     )
       .then(
@@ -161,8 +168,14 @@ export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent
     emit({ action: 'app', object: id, result: 'stopped', message: why });
   };
   const consider = (o: KubeObject) => {
-    if (isAutomated(o)) start(o);
-    else if (loops.has(idOf(o))) forget(idOf(o), 'no longer automated: left alone from now on');
+    const id = idOf(o);
+    if (isAutomated(o)) {
+      if (!loops.has(id)) return start(o);
+      // A running loop hears of its Application's update (its sources may have moved to other repositories too).
+      const waker = wakers.get(id);
+      if (waker) waker.repos = repoURLsOf(o);
+      appListeners.get(id)?.(o);
+    } else if (loops.has(id)) forget(id, 'no longer automated: left alone from now on');
   };
   /** After a fresh list: the loops of Applications no longer there are stopped (deleted while no watch was open). */
   const present = (ids: ReadonlySet<string>) => {
@@ -220,7 +233,7 @@ export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent
 }
 
 /** Watches the Applications until `signal` aborts, re-watching (from a fresh list) when the stream ends or fails. */
-async function followApplications(
+export async function followApplications(
   gw: KubeGateway,
   namespace: string | undefined,
   selector: string | undefined,

@@ -6,7 +6,8 @@ import type { Application } from '../../app/types.js';
 import { firstFailure, type Comparison } from '../../diff/comparison.js';
 import type { KubeGateway } from '../../kube/gateway.js';
 import type { ResourceType } from '../../model/resource-type.js';
-import { displayName, keyString, type ResourceKey } from '../../model/object.js';
+import { displayName, keyString, type KubeObject, type ResourceKey } from '../../model/object.js';
+import { appChangeOf, REFRESH_ANNOTATION, type AppSeen } from '../../watch/app-change.js';
 import type { PruneCandidate } from '../../prune/plan.js';
 import { cacheDirFor } from '../../source/cache.js';
 import { classifyRepoURL } from '../../source/repo-url.js';
@@ -46,6 +47,11 @@ export interface WatchDeps {
   liveApp?: { namespace: string; name: string };
   /** sync --watch --all: hands out this loop's wake-up (the shared webhook wakes the loops of the repository pushed to); returns its removal. */
   onWake?: (wake: () => void) => () => void;
+  /**
+   * sync --watch --all: hands out this loop's listener for its Application's updates (the shared watch of the
+   * Applications); returns its removal. Without it, a loop of an Application in the cluster watches that one itself.
+   */
+  onAppChange?: (listener: (app: KubeObject) => void) => () => void;
   /** sync --watch --all: each look (refresh) and each act of the loop runs through this, which bounds how many run at once. */
   turn?: <T>(fn: () => Promise<T>) => Promise<T>;
   /** sync --watch --all: the connections every loop shares, each a watch-fed cache of its cluster (kube/cluster-cache.ts). */
@@ -230,6 +236,8 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
   const gateway: KubeGateway | undefined = deps.gateway;
   let webhook: WebhookServer | undefined;
   let unregisterWake: (() => void) | undefined;
+  let unregisterApp: (() => void) | undefined;
+  let following: Promise<void> | undefined;
   let watcher: LiveWatcher | undefined;
   let fatal: unknown;
   try {
@@ -237,6 +245,20 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
     const gw = gateway;
     const wakeup = new Wakeup();
     unregisterWake = deps.onWake?.(() => wakeup.wake('webhook'));
+    // The Application's own updates: a refresh asked by its annotation, a changed spec or a deletion begun is looked
+    // at now, as Argo CD's controller does on an update of its Application informer.
+    let appSeen: AppSeen | undefined;
+    let refreshAsked: 'normal' | 'hard' | undefined;
+    const onApp = (o: KubeObject) => {
+      const change = appChangeOf(appSeen, o);
+      appSeen = change.seen;
+      if (change.refresh !== undefined) refreshAsked = refreshAsked === 'hard' ? 'hard' : change.refresh;
+      if (!change.wake) return;
+      emit({ action: 'app', result: change.refresh !== undefined ? 'refresh-requested' : 'changed', message: `${change.why}: looking now` });
+      wakeup.wake('app');
+    };
+    if (deps.onAppChange) unregisterApp = deps.onAppChange(onApp);
+    else if (deps.liveApp) following = followOwnApplication(deps.controlPlane ?? gateway, deps.liveApp, stop.signal, onApp);
     webhook = await webhookFor(req, wakeup, emit);
     let appInstance = '';
     watcher = new LiveWatcher({
@@ -293,10 +315,12 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
       // A kind the cluster did not serve at the last look (its CRD in the app, or expected): discovery is read again,
       // else a long-running loop would never see it served (and its object never compared live).
       if (last?.state.desired.some((d) => d.pendingCrd)) gw.forgetDiscovery?.();
+      // A refresh the annotation asked for is served by a poll (`hard`: the render cache bypassed), then the annotation removed.
+      const serving = pollSource ? refreshAsked : undefined;
+      if (serving !== undefined) refreshAsked = undefined;
+      const args = pollSource ? (serving === 'hard' ? { ...baseArgs, hardRefresh: true } : baseArgs) : pinnedArgs(baseArgs, last?.state, ctx.io.env);
       try {
-        state = await withGitReads((d) =>
-          loadAppState(pollSource ? baseArgs : pinnedArgs(baseArgs, last?.state, ctx.io.env), d, { extras: pollSource || last === undefined }),
-        );
+        state = await withGitReads((d) => loadAppState(args, d, { extras: pollSource || last === undefined }));
       } catch (e) {
         if (!succeeded && (e instanceof InputError || e instanceof RefusedError)) {
           fatal = e; // a mistake in what we were asked to watch: say so at once instead of retrying forever
@@ -305,6 +329,7 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
         throw e;
       }
       succeeded = true;
+      if (serving !== undefined && deps.liveApp) await servedRefresh(deps.controlPlane ?? gw, deps.liveApp, serving, ctx.opts.fieldManager, emit);
       // An Application someone deleted (kubectl delete: Terminating, held by Argo CD's finalizers) is finished by the
       // loop that owns it, as Argo CD's controller finishes it; nothing of it is synced again.
       if (state.app.deletingSince !== undefined && deps.liveApp) {
@@ -426,6 +451,9 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
   } finally {
     dispose();
     unregisterWake?.();
+    unregisterApp?.();
+    stop.abort();
+    await following;
     await watcher?.stop();
     await webhook?.close();
     if (deps.closeGateway !== false) gateway?.close();
@@ -522,4 +550,62 @@ function actResults(report: SyncReport, d: Decision): ActResult[] {
     out.push({ key: key(f), action: 'apply', result: 'failed', ok: false, message: f.message });
   if (report.interrupted) out.push({ key: report.app, action: 'apply', result: 'interrupted', ok: false, message: report.interrupted.message });
   return out;
+}
+
+/**
+ * Removes the refresh annotation once its refresh is served, as Argo CD's controller does: a JSON patch that first
+ * tests the value, so a request made since (another value) is kept. An annotation removed by someone else meanwhile
+ * is no error; any other failure is said, and the request stands (a refresh that cannot remove it is not repeated
+ * for the same value).
+ */
+async function servedRefresh(
+  gw: KubeGateway,
+  ref: { namespace: string; name: string },
+  value: string,
+  fieldManager: string,
+  emit: (e: Omit<LoopEvent, 'time'>) => void,
+): Promise<void> {
+  const path = `/metadata/annotations/${REFRESH_ANNOTATION.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+  try {
+    const type = await gw.resolve('argoproj.io/v1alpha1', 'Application');
+    if (!type) return;
+    await gw.patch(
+      type,
+      ref.namespace,
+      ref.name,
+      [
+        { op: 'test', path, value },
+        { op: 'remove', path },
+      ],
+      'json',
+      { fieldManager },
+    );
+    emit({
+      action: 'app',
+      result: 'refreshed',
+      message: `${REFRESH_ANNOTATION}=${value} served${value === 'hard' ? ' (the render cache bypassed)' : ''}; the annotation removed`,
+    });
+  } catch (err) {
+    const status = (err as { status?: number }).status;
+    if (status === 422 || status === 404) return;
+    emit({ action: 'warning', message: `${REFRESH_ANNOTATION}=${value} served, but the annotation could not be removed: ${(err as Error).message}` });
+  }
+}
+
+/** The loop of an Application in the cluster, alone (sync --watch APP): its own updates, through a watch of its namespace's Applications. */
+async function followOwnApplication(
+  gw: KubeGateway,
+  ref: { namespace: string; name: string },
+  signal: AbortSignal,
+  onApp: (o: KubeObject) => void,
+): Promise<void> {
+  const { followApplications } = await import('./watch-all.js');
+  const mine = (o: KubeObject) => o.metadata.name === ref.name;
+  await followApplications(gw, ref.namespace, undefined, signal, {
+    consider: (o) => {
+      if (mine(o)) onApp(o);
+    },
+    forget: () => undefined,
+    present: () => undefined,
+  }).catch(() => undefined);
 }

@@ -231,6 +231,21 @@ describe('runLoop', () => {
     await h.done;
   });
 
+  it('a change to the Application itself (a refresh asked, its spec) polls the source at once, where a live change re-compares at the same commit', async () => {
+    const w = new World();
+    const h = harness(w, 60_000);
+    await h.clock.advance(0);
+    const started = w.refreshes.length;
+    h.wakeup.wake('live');
+    await h.clock.advance(1000);
+    h.wakeup.wake('app');
+    await h.clock.advance(0);
+    // after the start's looks: live (no poll), app (poll)
+    expect(w.refreshes.slice(started)).toEqual([false, true]);
+    h.ctl.abort();
+    await h.done;
+  });
+
   it("polls by the timing the refresh leaves (argocd-cm's, read by the first one); an interval of 0 never polls, a webhook still does", async () => {
     const w = new World();
     let timing: PollTiming = { intervalMs: 120_000, jitterMs: 0 };

@@ -1,0 +1,44 @@
+// What an update of the Application object asks of its loop (watch/app-change.ts), as Argo CD's controller reads an
+// update of its Application informer.
+import { appChangeOf, type AppSeen } from '../../../src/watch/app-change.js';
+import type { JsonObject, KubeObject } from '../../../src/model/object.js';
+
+const app = (spec: JsonObject, meta: Partial<KubeObject['metadata']> = {}): KubeObject => ({
+  apiVersion: 'argoproj.io/v1alpha1',
+  kind: 'Application',
+  metadata: { name: 'shop', namespace: 'argocd', ...meta },
+  spec,
+});
+const spec = { source: { repoURL: 'https://git.example/r.git', path: 'shop', targetRevision: 'main' } };
+
+describe('appChangeOf', () => {
+  it('the first sight remembers only; an update of the status alone (what the loop records) asks for nothing', () => {
+    const first = appChangeOf(undefined, app(spec));
+    expect(first).toEqual({ seen: { spec: JSON.stringify(spec), deleting: false }, wake: false });
+    const recorded = { ...app(spec, { resourceVersion: '9' }), status: { sync: { status: 'Synced' } } };
+    expect(appChangeOf(first.seen, recorded).wake).toBe(false);
+  });
+
+  it('a changed spec or a deletion begun is looked at now', () => {
+    const seen: AppSeen = { spec: JSON.stringify(spec), deleting: false };
+    expect(appChangeOf(seen, app({ ...spec, source: { ...spec.source, targetRevision: 'v2' } }))).toMatchObject({
+      wake: true,
+      why: 'the Application spec changed',
+    });
+    expect(appChangeOf(seen, app(spec, { deletionTimestamp: '2026-12-06T00:00:00Z' }))).toMatchObject({ wake: true, why: 'the Application is being deleted' });
+    expect(appChangeOf({ ...seen, deleting: true }, app(spec, { deletionTimestamp: '2026-12-06T00:00:00Z' })).wake).toBe(false);
+  });
+
+  it('the refresh annotation: hard, or any other value a normal refresh (as Argo CD reads it), served once per value, even on the first sight', () => {
+    const asked = (value: string) => app(spec, { annotations: { 'argocd.argoproj.io/refresh': value } });
+    const hard = appChangeOf(undefined, asked('hard'));
+    expect(hard).toMatchObject({ wake: true, refresh: 'hard', why: 'argocd.argoproj.io/refresh=hard' });
+    expect(appChangeOf({ spec: JSON.stringify(spec), deleting: false }, asked('yes'))).toMatchObject({ wake: true, refresh: 'normal' });
+    // The loop's own status writes carry it until it is removed: not asked again.
+    expect(appChangeOf(hard.seen, { ...asked('hard'), status: { reconciledAt: 'now' } })).toEqual({ seen: hard.seen, wake: false });
+    // Removed, then asked again: a new request.
+    const removed = appChangeOf(hard.seen, app(spec));
+    expect(removed.wake).toBe(false);
+    expect(appChangeOf(removed.seen, asked('hard'))).toMatchObject({ wake: true, refresh: 'hard' });
+  });
+});
