@@ -144,6 +144,22 @@ spec:
       ).toEqual([`${ns}/late refresh-requested: argocd.argoproj.io/refresh=normal: looking now`]);
       expect((await json('application', 'late')).metadata.annotations?.['argocd.argoproj.io/refresh']).toBeUndefined();
 
+      // A sync requested through the manual app's operation field (what `argocd app sync` writes) is run once by the
+      // process, recorded as initiated by the user who asked, and the field is removed; the app stays manual.
+      const requestedAt = w.lines.length;
+      const operation = { initiatedBy: { username: 'alice' }, sync: { syncOptions: ['CreateNamespace=true'] } };
+      await kubectlOk(['patch', 'application', 'manual', '-n', ns, '--type', 'merge', '-p', JSON.stringify({ operation })]);
+      await w.line((l) => l.app === `${ns}/manual` && l.action === 'app' && l.result === 'operation-succeeded', 'the requested sync', requestedAt, 60_000);
+      expect(await exists('configmap', 'manual')).toBe(true);
+      const manual = await json('application', 'manual');
+      expect([manual.operation, manual.status.operationState.phase, manual.status.operationState.operation.initiatedBy]).toEqual([
+        undefined,
+        'Succeeded',
+        { username: 'alice' },
+      ]);
+      expect(w.lines.slice(requestedAt).filter((l) => l.app === `${ns}/manual` && l.result === 'operation').length).toBeGreaterThanOrEqual(1);
+      expect(w.lines.slice(requestedAt).filter((l) => l.app === `${ns}/manual` && /^operation-/.test(String(l.result))).length).toBe(1);
+
       const exit = await w.stop('SIGTERM');
       expect(exit).toEqual({ code: 0, signal: null });
       expect(w.lines[w.lines.length - 1]).toMatchObject({ action: 'stop', result: 'stopped' });

@@ -204,7 +204,7 @@ describe('sync --watch on the local control plane', () => {
   );
 
   it(
-    'an Application in the cluster: its refresh annotation (hard) and a change to its spec are looked at now, not at the next poll (--interval 1h); the annotation is removed',
+    'an Application in the cluster: its refresh annotation (hard) and a change to its spec are looked at now, not at the next poll (--interval 1h), the annotation removed; a sync requested by its operation field is run',
     async () => {
       const s = await scenario('watch-appchange');
       const cp = await createTestNamespace('watch-appchange-cp');
@@ -248,6 +248,25 @@ describe('sync --watch on the local control plane', () => {
       expect(w.after(since2, 'app').map((l) => `${l.result}: ${l.message}`)).toEqual(['changed: the Application spec changed: looking now']);
       // Its own status writes are no change of its spec: no more looks than those two in all (the rest are the start's).
       expect(w.lines.filter((l) => l.action === 'app' && l.result !== 'refreshed').length).toBe(2);
+      // A sync requested through its operation field (argocd app sync --revision main) is run by the loop, in turn with
+      // its own steps, and the field removed (the automated loop then goes back to its targetRevision, v1).
+      const since3 = w.lines.length;
+      const green = s.fx.git(['rev-parse', 'main']).trim();
+      await kubectlOk([
+        'patch',
+        'application',
+        'shop',
+        '-n',
+        cp,
+        '--type',
+        'merge',
+        '-p',
+        JSON.stringify({ operation: { initiatedBy: { username: 'bob' }, sync: { revision: 'main' } } }),
+      ]);
+      const ran = await w.line((l) => l.action === 'app' && /^operation-/.test(String(l.result)), 'the requested sync', since3, 60_000);
+      expect([ran.result, ran.message]).toEqual(['operation-succeeded', `the requested sync ended Succeeded at ${green}`]);
+      expect(w.after(since3, 'app')[0]).toMatchObject({ result: 'operation', message: 'a sync requested by bob: running it' });
+      expect(JSON.parse(await kubectlOk(['get', 'application', 'shop', '-n', cp, '-o', 'json']))).not.toHaveProperty('operation');
       expect((await w.stop()).code).toBe(0);
     },
     TEST_TIMEOUT_MS,

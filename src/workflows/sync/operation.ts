@@ -19,6 +19,7 @@ import { finalizeThroughDelete, type SyncReport } from './execute.js';
 import type { SyncEvent } from './sync-phases.js';
 import { syncExitCode, syncWithRetry, type SyncRequest } from './sync.js';
 import { signalExitCode, stopper } from '../session/stopper.js';
+import type { Initiator } from '../../record/app-status.js';
 
 /** `sync APP` (or `-f FILE`): the request, and --retry-limit. */
 export interface SyncOperationInput {
@@ -27,6 +28,8 @@ export interface SyncOperationInput {
   retryLimit?: number;
   /** Record the operation in the Application's status (--record). */
   record: boolean;
+  /** Who the record says initiated it (default: the kubeconfig's user); a requested operation's own initiatedBy. */
+  initiatedBy?: Initiator;
 }
 
 /** `rollback APP [ID]`: the Application's own source request (flags included) and the history ID (default: the one before the newest). */
@@ -136,7 +139,7 @@ export async function runOperation(ctx: RunContext, input: OperationInput, hooks
         } else {
           const partial = (request.resources?.length ?? 0) > 0 || request.selector !== undefined;
           run = () => syncWithRetry(request, deps, { ...(input.retryLimit !== undefined ? { retryLimit: input.retryLimit } : {}), notify: retry });
-          recordInput = { startedAtMs: started, partial, record: input.record };
+          recordInput = { startedAtMs: started, partial, record: input.record, ...(input.initiatedBy ? { initiatedBy: input.initiatedBy } : {}) };
           // Compared as the Application declares itself (as Argo CD's next refresh): at the commit the sync used when that
           // is its targetRevision's, else (--revision) at its targetRevision again.
           compare = async (revision) => {

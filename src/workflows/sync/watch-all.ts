@@ -9,7 +9,8 @@
 import { once } from 'node:events';
 import type { RunContext } from '../../model/context.js';
 import { ExitCode } from '../../model/errors.js';
-import { isPlainObject, type KubeObject } from '../../model/object.js';
+import { isPlainObject, type JsonValue, type KubeObject } from '../../model/object.js';
+import { requestedOperationOf } from '../../app/requested-operation.js';
 import type { KubeGateway } from '../../kube/gateway.js';
 import { ClusterCache } from '../../kube/cluster-cache.js';
 import type { FollowEvent } from '../../kube/watch.js';
@@ -167,6 +168,46 @@ export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent
     loop.stop.abort();
     emit({ action: 'app', object: id, result: 'stopped', message: why });
   };
+  // An Application with no loop (not automated) is synced only when a sync is requested through its `operation`
+  // field: each request is run once (sync/requested.ts), bounded with the loops' steps.
+  let control: KubeGateway | undefined;
+  const servedOps = new Map<string, string>();
+  const requests = new Set<Promise<void>>();
+  const serveRequested = (o: KubeObject) => {
+    const id = idOf(o);
+    const op = requestedOperationOf(o.operation as JsonValue | undefined);
+    if (op === undefined) servedOps.delete(id);
+    if (op === undefined || servedOps.get(id) === op.key || control === undefined || stop.signal.aborted) return;
+    servedOps.set(id, op.key);
+    if ('refused' in op) {
+      emit({ app: id, action: 'app', object: id, result: 'operation-refused', message: `${op.refused}; the request is left in place` });
+      return;
+    }
+    const cp = control;
+    const ref = { namespace: o.metadata.namespace ?? '', name: o.metadata.name ?? '' };
+    emit({
+      app: id,
+      action: 'app',
+      object: id,
+      result: 'operation',
+      message: `a sync requested${op.username !== undefined ? ` by ${op.username}` : ''}: running it`,
+    });
+    const running = (async () => {
+      const { runRequestedSync } = await import('./requested.js');
+      const done = await turn(() =>
+        runRequestedSync(ctx, ref, op, {
+          controlPlane: cp,
+          timeoutMs: req.timeoutMs,
+          ...(req.argocdNamespace !== undefined ? { argocdNamespace: req.argocdNamespace } : {}),
+          pool,
+          say: (line) => emit({ app: id, action: 'app', object: id, result: 'operation', message: line }),
+        }),
+      );
+      emit({ app: id, action: 'app', object: id, result: done.ok ? 'operation-succeeded' : 'operation-failed', message: done.message });
+    })().catch(() => undefined);
+    requests.add(running);
+    void running.finally(() => requests.delete(running));
+  };
   const consider = (o: KubeObject) => {
     const id = idOf(o);
     if (isAutomated(o)) {
@@ -175,7 +216,10 @@ export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent
       const waker = wakers.get(id);
       if (waker) waker.repos = repoURLsOf(o);
       appListeners.get(id)?.(o);
-    } else if (loops.has(id)) forget(id, 'no longer automated: left alone from now on');
+    } else {
+      if (loops.has(id)) forget(id, 'no longer automated: left alone from now on');
+      serveRequested(o);
+    }
   };
   /** After a fresh list: the loops of Applications no longer there are stopped (deleted while no watch was open). */
   const present = (ids: ReadonlySet<string>) => {
@@ -185,7 +229,7 @@ export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent
   let webhook: import('../../watch/webhook.js').WebhookServer | undefined;
   try {
     // The Applications are read, and followed, through the control plane's cache, which the loops read them from too.
-    const control = await pool.controlPlane();
+    control = await pool.controlPlane();
     const apps = await listApplications(control, namespace, req.appSelector);
     emit({
       action: 'start',
@@ -194,7 +238,15 @@ export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent
     });
     for (const o of apps) {
       if (isAutomated(o)) start(o);
-      else emit({ action: 'app', object: idOf(o), result: 'skipped', message: 'not automated: never touched (sync it with sync APP)' });
+      else {
+        emit({
+          action: 'app',
+          object: idOf(o),
+          result: 'skipped',
+          message: 'not automated: synced only when a sync is requested (sync APP, or its operation field)',
+        });
+        serveRequested(o);
+      }
     }
     if (req.webhookAddr !== undefined) {
       const { pushTouches, startWebhook } = await import('../../watch/webhook.js');
@@ -217,6 +269,7 @@ export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent
     // Applications created, changed and deleted while it runs.
     await followApplications(control, namespace, req.appSelector, stop.signal, { consider, forget, present });
     await Promise.all([...loops.values()].map((l) => l.done));
+    await Promise.all([...requests]);
     emit({ action: 'stop', result: 'stopped' });
     return ExitCode.Ok;
   } finally {

@@ -6,8 +6,9 @@ import type { Application } from '../../app/types.js';
 import { firstFailure, type Comparison } from '../../diff/comparison.js';
 import type { KubeGateway } from '../../kube/gateway.js';
 import type { ResourceType } from '../../model/resource-type.js';
-import { displayName, keyString, type KubeObject, type ResourceKey } from '../../model/object.js';
+import { displayName, keyString, type JsonValue, type KubeObject, type ResourceKey } from '../../model/object.js';
 import { appChangeOf, REFRESH_ANNOTATION, type AppSeen } from '../../watch/app-change.js';
+import { requestedOperationOf, type RequestedSync } from '../../app/requested-operation.js';
 import type { PruneCandidate } from '../../prune/plan.js';
 import { cacheDirFor } from '../../source/cache.js';
 import { classifyRepoURL } from '../../source/repo-url.js';
@@ -238,6 +239,9 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
   let unregisterWake: (() => void) | undefined;
   let unregisterApp: (() => void) | undefined;
   let following: Promise<void> | undefined;
+  let operations: Promise<void> = Promise.resolve();
+  // The loop's steps and a requested operation of its Application run one at a time.
+  const exclusive = serial();
   let watcher: LiveWatcher | undefined;
   let fatal: unknown;
   try {
@@ -249,7 +253,35 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
     // at now, as Argo CD's controller does on an update of its Application informer.
     let appSeen: AppSeen | undefined;
     let refreshAsked: 'normal' | 'hard' | undefined;
+    // A sync requested through its `operation` field (argocd app sync, the UI, kubectl patch): run once per request,
+    // in turn with the loop's own steps (never beside them), then looked at again.
+    let opServed: string | undefined;
+    const serveOperation = async (op: RequestedSync, ref: { namespace: string; name: string }) => {
+      emit({ action: 'app', result: 'operation', message: `a sync requested${op.username !== undefined ? ` by ${op.username}` : ''}: running it` });
+      const { runRequestedSync } = await import('./requested.js');
+      const done = await turn(() =>
+        exclusive(() =>
+          runRequestedSync(ctx, ref, op, {
+            controlPlane: deps.controlPlane ?? gw,
+            timeoutMs: req.timeoutMs,
+            ...(baseArgs.argocdNamespace !== undefined ? { argocdNamespace: baseArgs.argocdNamespace } : {}),
+            ...(deps.pool ? { pool: deps.pool } : {}),
+            say: (line) => emit({ action: 'app', result: 'operation', message: line }),
+          }),
+        ),
+      );
+      emit({ action: 'app', result: done.ok ? 'operation-succeeded' : 'operation-failed', message: done.message });
+      wakeup.wake('app');
+    };
     const onApp = (o: KubeObject) => {
+      const op = requestedOperationOf(o.operation as JsonValue | undefined);
+      if (op === undefined) opServed = undefined;
+      else if (op.key !== opServed && deps.liveApp) {
+        opServed = op.key;
+        const ref = deps.liveApp;
+        if ('refused' in op) emit({ action: 'app', result: 'operation-refused', message: `${op.refused}; the request is left in place` });
+        else operations = operations.then(() => serveOperation(op, ref)).catch(() => undefined);
+      }
       const change = appChangeOf(appSeen, o);
       appSeen = change.seen;
       if (change.refresh !== undefined) refreshAsked = refreshAsked === 'hard' ? 'hard' : change.refresh;
@@ -442,7 +474,13 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
     };
 
     const summary = await runLoop(
-      { clock, random: Math.random, refresh: (o) => turn(() => refreshAndRecord(o)), act: (d) => turn(() => act(d)), emit },
+      {
+        clock,
+        random: Math.random,
+        refresh: (o) => turn(() => exclusive(() => refreshAndRecord(o))),
+        act: (d) => turn(() => exclusive(() => act(d))),
+        emit,
+      },
       { poll: () => pollTiming(req, last?.state.rules?.settings), signal: stop.signal, wakeup },
     );
     if (fatal !== undefined) throw fatal;
@@ -454,6 +492,7 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
     unregisterApp?.();
     stop.abort();
     await following;
+    await operations;
     await watcher?.stop();
     await webhook?.close();
     if (deps.closeGateway !== false) gateway?.close();
@@ -608,4 +647,14 @@ async function followOwnApplication(
     forget: () => undefined,
     present: () => undefined,
   }).catch(() => undefined);
+}
+
+/** Runs the functions given to it one at a time, in the order given (a failure does not stop the next). */
+function serial(): <T>(fn: () => Promise<T>) => Promise<T> {
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(fn: () => Promise<T>) => {
+    const run = tail.then(fn, fn);
+    tail = run.catch(() => undefined);
+    return run;
+  };
 }

@@ -116,6 +116,8 @@ const WITHOUT_OWN_TEST: Record<string, string> = {
   'workflows/sync/operation.ts': 'test/integration/interrupt.test.ts (SIGTERM mid-sync), app-record and app-rollback (the record around a sync and a rollback)',
   'workflows/session/rules.ts': 'test/unit/workflows/session/app-state.test.ts, test/integration/project-rules.test.ts',
   'workflows/status/status.ts': 'test/unit/health/status-workflow.test.ts and workflows/app-state.test.ts',
+  'workflows/sync/requested.ts':
+    'runs operation.ts for a requested sync: test/integration/watch-all.test.ts (a manual app synced by its operation field, recorded, the field removed)',
   'workflows/sync/sync-all.ts': 'test/unit/workflows/list.test.ts',
   'workflows/sync/sync-phases.ts': 'test/unit/workflows/sync/sync.test.ts',
   'workflows/sync/watch.ts': 'test/unit/watch/run-watch.test.ts',
