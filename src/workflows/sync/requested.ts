@@ -18,7 +18,7 @@ export async function runRequestedSync(
   ctx: RunContext,
   ref: { namespace: string; name: string },
   requested: RequestedSync,
-  opts: { controlPlane: KubeGateway; timeoutMs: number; argocdNamespace?: string; pool?: GatewayPool; say: (line: string) => void },
+  opts: { controlPlane: KubeGateway; timeoutMs: number; record: boolean; argocdNamespace?: string; pool?: GatewayPool; say: (line: string) => void },
 ): Promise<RequestedRun> {
   const appCtx: RunContext = { ...ctx, opts: { ...ctx.opts, appNamespace: ref.namespace } };
   let run: RequestedRun;
@@ -39,7 +39,7 @@ export async function runRequestedSync(
           timeoutMs: opts.timeoutMs,
         },
         ...(requested.retryLimit !== undefined ? { retryLimit: requested.retryLimit } : {}),
-        record: true,
+        record: opts.record,
         ...(requested.username !== undefined ? { initiatedBy: { username: requested.username } } : {}),
       },
       { say: opts.say, handleSignals: false, ...(opts.pool ? { pool: opts.pool } : {}) },

@@ -198,6 +198,7 @@ export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent
         runRequestedSync(ctx, ref, op, {
           controlPlane: cp,
           timeoutMs: req.timeoutMs,
+          record: req.record,
           ...(req.argocdNamespace !== undefined ? { argocdNamespace: req.argocdNamespace } : {}),
           pool,
           say: (line) => emit({ app: id, action: 'app', object: id, result: 'operation', message: line }),

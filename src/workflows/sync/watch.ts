@@ -264,6 +264,7 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
           runRequestedSync(ctx, ref, op, {
             controlPlane: deps.controlPlane ?? gw,
             timeoutMs: req.timeoutMs,
+            record: req.record,
             ...(baseArgs.argocdNamespace !== undefined ? { argocdNamespace: baseArgs.argocdNamespace } : {}),
             ...(deps.pool ? { pool: deps.pool } : {}),
             say: (line) => emit({ action: 'app', result: 'operation', message: line }),
@@ -354,6 +355,8 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
       try {
         state = await withGitReads((d) => loadAppState(args, d, { extras: pollSource || last === undefined }));
       } catch (e) {
+        // Not served: the poll that retries this failed one serves it.
+        if (serving !== undefined) refreshAsked = refreshAsked === 'hard' ? 'hard' : serving;
         if (!succeeded && (e instanceof InputError || e instanceof RefusedError)) {
           fatal = e; // a mistake in what we were asked to watch: say so at once instead of retrying forever
           stop.abort();
