@@ -727,7 +727,13 @@ class ClientGateway implements KubeGateway {
     const spec: RequestSpec = {
       method: 'GET',
       path: collectionPath(type, opts.namespace),
-      query: { watch: '1', allowWatchBookmarks: 'true', labelSelector: opts.labelSelector, resourceVersion: opts.resourceVersion },
+      query: {
+        watch: '1',
+        allowWatchBookmarks: 'true',
+        labelSelector: opts.labelSelector,
+        fieldSelector: opts.fieldSelector,
+        resourceVersion: opts.resourceVersion,
+      },
       ...(opts.metadataOnly ? { accept: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json' } : {}),
       retry: false,
       doing: `watching ${resourceName(type)}`,

@@ -101,7 +101,7 @@ export interface WatchEvent {
   object: KubeObject;
 }
 
-export interface WatchOptions extends Pick<ListOptions, 'namespace' | 'labelSelector' | 'metadataOnly'> {
+export interface WatchOptions extends Pick<ListOptions, 'namespace' | 'labelSelector' | 'fieldSelector' | 'metadataOnly'> {
   resourceVersion?: string;
   signal?: AbortSignal;
 }

@@ -293,6 +293,8 @@ export async function followApplications(
   selector: string | undefined,
   signal: AbortSignal,
   on: { consider: (o: KubeObject) => void; forget: (id: string, why: string) => void; present: (ids: ReadonlySet<string>) => void },
+  /** One Application's loop: the server sends only its updates (`metadata.name=NAME`). */
+  fieldSelector?: string,
 ): Promise<void> {
   const { preferred } = await gw.discover();
   const type = preferred.find((t) => t.group === 'argoproj.io' && t.kind === 'Application');
@@ -314,14 +316,15 @@ export async function followApplications(
   let failures = 0;
   while (!signal.aborted) {
     try {
-      const list = await gw.list(type, { ...(namespace !== undefined ? { namespace } : {}), ...(selector !== undefined ? { labelSelector: selector } : {}) });
+      const filters = { ...(selector !== undefined ? { labelSelector: selector } : {}), ...(fieldSelector !== undefined ? { fieldSelector } : {}) };
+      const list = await gw.list(type, { ...(namespace !== undefined ? { namespace } : {}), ...filters });
       for (const o of list.items) on.consider(o);
       on.present(new Set(list.items.map(idOf)));
       await gw.watch(
         type,
         {
           ...(namespace !== undefined ? { namespace } : {}),
-          ...(selector !== undefined ? { labelSelector: selector } : {}),
+          ...filters,
           ...(list.resourceVersion ? { resourceVersion: list.resourceVersion } : {}),
           signal,
         },

@@ -634,7 +634,7 @@ async function servedRefresh(
   }
 }
 
-/** The loop of an Application in the cluster, alone (sync --watch APP): its own updates, through a watch of its namespace's Applications. */
+/** The loop of an Application in the cluster, alone (sync --watch APP): its own updates, through a watch of that one Application. */
 async function followOwnApplication(
   gw: KubeGateway,
   ref: { namespace: string; name: string },
@@ -643,13 +643,20 @@ async function followOwnApplication(
 ): Promise<void> {
   const { followApplications } = await import('./watch-all.js');
   const mine = (o: KubeObject) => o.metadata.name === ref.name;
-  await followApplications(gw, ref.namespace, undefined, signal, {
-    consider: (o) => {
-      if (mine(o)) onApp(o);
+  await followApplications(
+    gw,
+    ref.namespace,
+    undefined,
+    signal,
+    {
+      consider: (o) => {
+        if (mine(o)) onApp(o);
+      },
+      forget: () => undefined,
+      present: () => undefined,
     },
-    forget: () => undefined,
-    present: () => undefined,
-  }).catch(() => undefined);
+    `metadata.name=${ref.name}`,
+  ).catch(() => undefined);
 }
 
 /** Runs the functions given to it one at a time, in the order given (a failure does not stop the next). */

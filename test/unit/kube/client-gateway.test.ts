@@ -321,3 +321,20 @@ test('a body whose multi-byte characters are cut between chunks is read whole, a
   await gw.watch(CM, { namespace: 'shop' }, (e) => events.push(e.object.data));
   expect(events).toEqual([{ v: value }]);
 });
+
+test('a watch takes a field selector (one object: metadata.name=NAME) as a list does', async () => {
+  handler = (_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(`${JSON.stringify({ type: 'ADDED', object: { metadata: { name: 'shop', namespace: 'argocd' } } })}\n`);
+  };
+  const names: string[] = [];
+  await gw.watch(CM, { namespace: 'argocd', fieldSelector: 'metadata.name=shop', resourceVersion: '7' }, (e) => names.push(e.object.metadata.name ?? ''));
+  expect(names).toEqual(['shop']);
+  const url = new URL(seen[0]!.url, 'http://x');
+  expect([url.pathname, url.searchParams.get('watch'), url.searchParams.get('fieldSelector'), url.searchParams.get('resourceVersion')]).toEqual([
+    '/api/v1/namespaces/argocd/configmaps',
+    '1',
+    'metadata.name=shop',
+    '7',
+  ]);
+});
