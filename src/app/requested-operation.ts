@@ -1,7 +1,8 @@
 // A sync requested through the Application's top-level `operation` field, as `argocd app sync`, Argo CD's UI and
 // `kubectl patch app APP --type merge -p '{"operation": {"sync": {...}}}'` request one, read as this tool's sync
 // request: the controller (sync --watch, here) runs it, records it and clears the field, as Argo CD's controller does
-// (processRequestedAppOperation). What this tool cannot run as asked is a refusal, recorded instead of guessed at.
+// (processRequestedAppOperation). What this tool cannot run as asked is a refusal, said and left in place for a
+// controller that can, never guessed at.
 import { InputError } from '../model/errors.js';
 import { isPlainObject, type JsonValue } from '../model/object.js';
 import { runSyncOptions, type RunSyncOptions } from './run-options.js';
