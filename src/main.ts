@@ -10,6 +10,7 @@ import { memoryIo } from './cli/io.js';
 import type { Io } from './model/context.js';
 
 function processIo(): Io {
+  let stdin: Promise<string> | undefined;
   return {
     out: (t) => void process.stdout.write(t),
     err: (t) => void process.stderr.write(t),
@@ -27,10 +28,14 @@ function processIo(): Io {
         rl.close();
       }
     },
-    readStdin: async () => {
-      const chunks: Buffer[] = [];
-      for await (const c of process.stdin) chunks.push(c as Buffer);
-      return Buffer.concat(chunks).toString('utf8');
+    // Read once: an Application on `-f -` is read again by the watch loop's rounds, and by the look for an ApplicationSet.
+    readStdin: () => {
+      stdin ??= (async () => {
+        const chunks: Buffer[] = [];
+        for await (const c of process.stdin) chunks.push(c as Buffer);
+        return Buffer.concat(chunks).toString('utf8');
+      })();
+      return stdin;
     },
   };
 }

@@ -415,17 +415,29 @@ export function applicationFileError(path: string, err: unknown): InputError {
   return new InputError(`reading Application file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
 }
 
-/** Reads an Application from a YAML or JSON file (the first non-empty document), validated; jq expressions are compiled. */
-export async function loadApplicationFile(path: string, opts: { compileJq?: JqCompileCheck } = {}): Promise<Application> {
+/** How standard input is named in messages about an Application read from it (`-f -`). */
+const STDIN_ORIGIN = '<stdin>';
+
+/**
+ * Reads an Application from a YAML or JSON file (the first non-empty document), validated; jq expressions are compiled.
+ * `-` is standard input, as kubectl's `-f -` (through `readStdin`, which gives the same text to every call).
+ */
+export async function loadApplicationFile(path: string, opts: { compileJq?: JqCompileCheck; readStdin?: () => Promise<string> } = {}): Promise<Application> {
   let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (err) {
-    throw applicationFileError(path, err);
+  const origin = path === '-' ? STDIN_ORIGIN : path;
+  if (path === '-') {
+    if (!opts.readStdin) throw new InputError('reading the Application from standard input (-f -): no standard input available');
+    text = await opts.readStdin();
+  } else {
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (err) {
+      throw applicationFileError(path, err);
+    }
   }
-  const [value] = parseYamlValues(text, path);
-  if (value === undefined) throw new InputError(`${path}: no Application found (the file is empty)`);
-  const app = parseApplication(value, path);
+  const [value] = parseYamlValues(text, origin);
+  if (value === undefined) throw new InputError(`${origin}: no Application found (${path === '-' ? 'standard input is empty' : 'the file is empty'})`);
+  const app = parseApplication(value, origin);
   if (app.ignoreDifferences.some((r) => r.jqPathExpressions.length > 0)) {
     const compile =
       opts.compileJq ??

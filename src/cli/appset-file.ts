@@ -8,14 +8,19 @@ import type { CommandContext } from './context.js';
 import { forEachApp } from './several.js';
 import type { ExitCode } from '../model/errors.js';
 
-/** Whether a file (not stdin) holds an ApplicationSet: a cheap look first, the parse only when it may. */
-export function holdsApplicationSet(file: string): boolean {
-  if (file === '-' || file === '') return false;
+/** Whether a file holds an ApplicationSet (`-`: the text on standard input, `stdin`): a cheap look at its kind. */
+export function holdsApplicationSet(file: string, stdin?: string): boolean {
+  if (file === '') return false;
   let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return false; // the command names the file in its own error
+  if (file === '-') {
+    if (stdin === undefined) return false;
+    text = stdin;
+  } else {
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      return false; // the command names the file in its own error
+    }
   }
   return /^\s*kind:\s*["']?ApplicationSet["']?\s*$/m.test(text) || /"kind"\s*:\s*"ApplicationSet"/.test(text);
 }

@@ -65,6 +65,7 @@ export function capabilityInput(flags: Pick<SourceFlags, 'kubeVersion' | 'apiVer
 
 /** Where the Application, its desired state and its rules come from: the input of every command that loads the app state. */
 export function appStateInput(flags: SourceFlags): AppStateArgs {
+  if (flags.appFile === '-' && flags.desired === '-') throw new InputError('-f/--app-file and --desired cannot both read standard input (-)');
   return {
     app: given(flags.app),
     appFile: given(flags.appFile),

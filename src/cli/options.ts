@@ -171,7 +171,12 @@ export function appSourceOptions<T>(y: Argv<T>) {
   return clusterOptions(
     y
       .positional('app', { type: 'string', describe: 'Name of the Argo CD Application (in --app-namespace)' })
-      .option('app-file', { alias: 'f', type: 'string', requiresArg: true, describe: 'Read the Application from this file instead of the cluster' })
+      .option('app-file', {
+        alias: 'f',
+        type: 'string',
+        requiresArg: true,
+        describe: 'Read the Application from this file (- for standard input) instead of the cluster',
+      })
       .option('desired', { type: 'string', requiresArg: true, describe: 'Desired manifests (file, directory or -), overriding the Application source' })
       .option('revision', { type: 'string', requiresArg: true, describe: 'Git revision to read the desired manifests from (overrides targetRevision)' })
       .option('revisions', {

@@ -14,6 +14,7 @@ export interface Io {
   /** Terminal width for help text, when stdout is a terminal. */
   columns?: number;
   env: Record<string, string | undefined>;
+  /** The whole of standard input; every call gives the same text (it is read once). */
   readStdin(): Promise<string>;
   /** Whether standard input is a terminal a question can be asked on (`delete` without --yes). */
   stdinIsTTY?: boolean;

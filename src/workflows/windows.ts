@@ -22,7 +22,7 @@ export async function runWindows(
   deps: Omit<AppStateDeps, 'gateway'> & { gateway?: AppStateDeps['gateway'] },
   now: number = Date.now(),
 ): Promise<WindowsReport> {
-  const app = deps.gateway ? await loadApplication(args, { ...deps, gateway: deps.gateway }) : await loadApplicationFromFile(args.appFile ?? '');
+  const app = deps.gateway ? await loadApplication(args, { ...deps, gateway: deps.gateway }) : await loadApplicationFromFile(args.appFile ?? '', deps.io);
   const rules = await loadRules(app, args, deps.gateway);
   const project = projectStatus(rules.project, app, now, {
     violations: projectViolations(app, rules, [], deps.target?.server),

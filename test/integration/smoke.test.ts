@@ -23,9 +23,9 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Runs a program with exactly `env` (nothing inherited) in the temporary folder. */
-function runBare(file: string, args: string[], env: Record<string, string> = {}): SpawnSyncReturns<string> {
-  return spawnSync(file, args, { cwd: dir, env, encoding: 'utf8', timeout: 60_000 });
+/** Runs a program with exactly `env` (nothing inherited) in the temporary folder, `input` on its standard input. */
+function runBare(file: string, args: string[], env: Record<string, string> = {}, input?: string): SpawnSyncReturns<string> {
+  return spawnSync(file, args, { cwd: dir, env, encoding: 'utf8', timeout: 60_000, ...(input !== undefined ? { input } : {}) });
 }
 
 describe('the single executable with an empty environment (no PATH, no Node, no node_modules)', () => {
@@ -62,6 +62,31 @@ describe('the single executable with an empty environment (no PATH, no Node, no 
     const res = runBare(exe, ['version', '-o', 'xml']);
     expect(res.status).toBe(2);
     expect(res.stderr).toContain('unknown output format "xml": version prints table, json, yaml, kv, env');
+  });
+
+  it('-f - reads an ApplicationSet from a pipe once, for the look at its kind and for its generation', () => {
+    const fx = join(repoRoot, 'test/fixtures/diff/replicas-json-pointer');
+    const appSet = [
+      'apiVersion: argoproj.io/v1alpha1',
+      'kind: ApplicationSet',
+      'metadata: {name: shops, namespace: argocd}',
+      'spec:',
+      '  generators: [{list: {elements: [{name: north}, {name: south}]}}]',
+      '  template:',
+      "    metadata: {name: '{{name}}'}",
+      '    spec:',
+      '      project: default',
+      "      source: {repoURL: 'https://example.com/r.git', path: x}",
+      '      destination: {namespace: shop, server: https://kubernetes.default.svc}',
+      '      ignoreDifferences: [{group: apps, kind: Deployment, jsonPointers: [/spec/replicas]}]',
+      '',
+    ].join('\n');
+    const res = runBare(exe, ['diff', '--desired', join(fx, 'desired.yaml'), '--live', join(fx, 'live.yaml'), '-f', '-', '-o', 'kv'], { HOME: dir }, appSet);
+    expect(res.stderr).toBe('');
+    expect(res.status).toBe(1);
+    // Both generated apps compared: the replicas ignored by their rules, only the tracking id (shop's, not theirs) differs.
+    expect(res.stdout.split('\n').filter((l) => l.startsWith('SUMMARY='))).toEqual(['SUMMARY=north 1', 'SUMMARY=south 1']);
+    expect(res.stdout).not.toContain('spec.replicas');
   });
 
   it('a command that needs a cluster fails as an input error when the kubeconfig is missing (lazy code is inside)', () => {

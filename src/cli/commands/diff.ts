@@ -18,7 +18,7 @@ export const diffCommand = defineCommand({
   builder: (y) =>
     appSourceOptions(y)
       .positional('more', { type: 'string', array: true, describe: 'More Applications by name: each compared, one summary, the highest exit code' })
-      .option('live', { type: 'string', describe: 'File mode: read live objects from this file or directory instead of the cluster' })
+      .option('live', { type: 'string', requiresArg: true, describe: 'File mode: read live objects from this file, directory or - instead of the cluster' })
       // No default: yargs would count a default false as given, and --live refuses --server-side.
       .option('server-side', { type: 'boolean', describe: 'Compare with a server-side apply dry-run and preview field-manager conflicts' })
       .option('recursive', {

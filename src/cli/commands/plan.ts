@@ -185,7 +185,8 @@ export const planCommand = defineCommand({
     }
     // An ApplicationSet file: its Applications as generated at base and at head (cli/app.ts leaves -f to plan).
     const { holdsApplicationSet } = await import('../appset-file.js');
-    const appSet = args.appFile !== undefined && apps.length === 0 && holdsApplicationSet(args.appFile);
+    const appSet =
+      args.appFile !== undefined && apps.length === 0 && holdsApplicationSet(args.appFile, args.appFile === '-' ? await ctx.io.readStdin() : undefined);
     if (appSet && args.recursive === true)
       throw new InputError('--recursive follows the child Applications of an Application; an ApplicationSet file is planned by the Applications it generates');
     if (appSet && args.offline === true)

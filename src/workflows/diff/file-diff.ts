@@ -56,7 +56,10 @@ export function pairObjects(desired: readonly ManifestObject[], live: readonly M
 
 export async function runFileDiff(req: FileDiffRequest): Promise<FileDiffResult> {
   if (req.desired === '-' && req.live === '-') throw new InputError('--desired and --live cannot both read standard input (-)');
-  const app = req.appFile ? await loadApplicationFile(req.appFile) : undefined;
+  if (req.appFile === '-' && (req.desired === '-' || req.live === '-'))
+    throw new InputError(`-f/--app-file and --${req.desired === '-' ? 'desired' : 'live'} cannot both read standard input (-)`);
+  const io = req.io;
+  const app = req.appFile ? await loadApplicationFile(req.appFile, io ? { readStdin: () => io.readStdin() } : {}) : undefined;
   let desired: ManifestObject[];
   if (req.render) {
     const { renderLocalDirectory } = await import('../../source/index.js');

@@ -291,7 +291,7 @@ export interface AppStateDeps {
 /** Reads the Application: through the session's reader, else `-f FILE`, or `APP` from the cluster in --app-namespace. */
 export async function loadApplication(args: AppStateArgs, deps: AppStateDeps): Promise<Application> {
   if (deps.application) return deps.application();
-  if (args.appFile) return loadApplicationFromFile(args.appFile);
+  if (args.appFile) return loadApplicationFromFile(args.appFile, deps.io);
   if (!args.app) throw new InputError('name an Application (APP) or give -f/--app-file FILE');
   return loadApplicationFromCluster(deps.gateway, args.app, deps.opts.appNamespace);
 }

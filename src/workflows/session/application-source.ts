@@ -1,13 +1,15 @@
 // Reads the Application the loop is driven by: from a file (no CRD needed) or from the cluster.
 import type { Application } from '../../app/types.js';
+import type { WorkflowIo } from '../../model/context.js';
 import { InputError } from '../../model/errors.js';
 import type { KubeGateway } from '../../kube/gateway.js';
 import type { ResourceType } from '../../model/resource-type.js';
 import { didYouMean, suggestions } from '../../model/suggest.js';
 
-export async function loadApplicationFromFile(path: string): Promise<Application> {
+/** The Application in `path` (`-`: standard input, read through the process's Io). */
+export async function loadApplicationFromFile(path: string, io?: Pick<WorkflowIo, 'readStdin'>): Promise<Application> {
   const { loadApplicationFile } = await import('../../app/application.js');
-  return loadApplicationFile(path);
+  return loadApplicationFile(path, io ? { readStdin: () => io.readStdin() } : {});
 }
 
 /** GETs argoproj.io Application `name` in `namespace`; an absent CRD or object is an input error. */

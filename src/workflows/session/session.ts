@@ -126,7 +126,7 @@ export async function withAppTarget<T>(
     let load: () => Promise<Application>;
     if (args.appFile) {
       const file = args.appFile;
-      load = () => loadApplicationFromFile(file);
+      load = () => loadApplicationFromFile(file, ctx.io);
       if (explicitContext) selectContext(merged, ctx.opts.context); // a --context that does not exist is a typo, said at once
       appContext = explicitContext ? ctx.opts.context : (merged.currentContext ?? flagSel?.name);
     } else {

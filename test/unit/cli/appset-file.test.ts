@@ -22,6 +22,9 @@ describe('holdsApplicationSet', () => {
     expect(holdsApplicationSet(file('app.yaml', 'apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: x}\n'))).toBe(false);
     expect(holdsApplicationSet(file('d.yaml', 'kind: Application\nmetadata:\n  annotations: {note: "kind: ApplicationSet"}\n'))).toBe(false);
     expect(holdsApplicationSet('-')).toBe(false);
+    // `-f -`: the text read from standard input is looked at instead.
+    expect(holdsApplicationSet('-', 'apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\n')).toBe(true);
+    expect(holdsApplicationSet('-', 'apiVersion: argoproj.io/v1alpha1\nkind: Application\n')).toBe(false);
     expect(holdsApplicationSet(join(dir, 'missing.yaml'))).toBe(false);
   });
 });

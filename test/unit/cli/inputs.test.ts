@@ -47,6 +47,10 @@ describe('appStateInput', () => {
     expect(input).not.toHaveProperty('render');
     expect(appStateInput({ render: true })).toHaveProperty('render', true);
   });
+  it('refuses -f - with --desired -: standard input holds one of them', () => {
+    expect(() => appStateInput({ appFile: '-', desired: '-' })).toThrow('-f/--app-file and --desired cannot both read standard input (-)');
+    expect(appStateInput({ appFile: '-', desired: './k8s' })).toMatchObject({ appFile: '-', desired: './k8s' });
+  });
   it('carries every source and rules flag into its field', () => {
     const all: Required<SourceFlags> = {
       app: 'a',

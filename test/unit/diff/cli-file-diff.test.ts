@@ -1,5 +1,5 @@
 // The diff and normalize commands end to end through runCli (no cluster): output and exit codes.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../../support/temp-dir.js';
 import { runCli } from '../../../src/cli/app.js';
@@ -42,6 +42,39 @@ describe('kubectl gitops diff (file mode)', () => {
     expect(
       await runCli(['diff', '--desired', join(dir, 'desired.yaml'), '--live', join(dir, 'live.yaml'), '-f', join(dir, 'app.yaml'), '-o', 'kv'], withApp.io),
     ).toBe(0);
+  });
+
+  it('reads the Application from standard input with -f -, as kubectl reads -f -', async () => {
+    const dir = join(FX, 'diff/replicas-json-pointer');
+    const args = ['diff', '--desired', join(dir, 'desired.yaml'), '--live', join(dir, 'live.yaml'), '-f', '-', '-o', 'kv'];
+    const piped = memoryIo({ stdin: readFileSync(join(dir, 'app.yaml'), 'utf8') });
+    expect(await runCli(args, piped.io)).toBe(0);
+    expect(piped.stdout()).toBe('SYNC=Synced\n');
+    // What is wrong with it is said of <stdin>, and nothing is compared.
+    const broken = memoryIo({ stdin: 'apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: [\n' });
+    expect(await runCli(args, broken.io)).toBe(2);
+    expect(broken.stdout()).toBe('');
+    expect(broken.stderr()).toMatch(/^error: <stdin>:4:1: invalid YAML/);
+    const empty = memoryIo({ stdin: '' });
+    expect(await runCli(args, empty.io)).toBe(2);
+    expect(empty.stderr()).toMatch(/^error: <stdin>: no Application found \(standard input is empty\)/);
+  });
+
+  it('reads live objects from standard input with --live -', async () => {
+    const m = memoryIo({ stdin: readFileSync(join(G, 'live.yaml'), 'utf8') });
+    expect(await runCli(['diff', '--desired', join(G, 'desired.yaml'), '--live', '-', '-o', 'kv'], m.io)).toBe(1);
+    expect(m.stdout()).toMatch(/^SYNC=OutOfSync\n/);
+  });
+
+  it('refuses -f - beside --desired - or --live -: standard input is read once', async () => {
+    for (const [flag, other] of [
+      ['--desired', '--live'],
+      ['--live', '--desired'],
+    ] as const) {
+      const m = memoryIo({ stdin: 'kind: Application\n' });
+      expect(await runCli(['diff', flag, '-', other, join(G, 'live.yaml'), '-f', '-'], m.io)).toBe(2);
+      expect(m.stderr()).toMatch(new RegExp(`^error: -f/--app-file and ${flag} cannot both read standard input \\(-\\)`));
+    }
   });
 
   it('exits 2 on input errors, naming the place, and prints no report', async () => {
