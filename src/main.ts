@@ -8,6 +8,7 @@ import v8 from 'node:v8';
 import { COMMANDS, runCli } from './cli/app.js';
 import { memoryIo } from './cli/io.js';
 import type { Io } from './model/context.js';
+import { ExitCode, ExitError } from './model/errors.js';
 
 function processIo(): Io {
   let stdin: Promise<string> | undefined;
@@ -19,11 +20,24 @@ function processIo(): Io {
     columns: process.stdout.isTTY ? process.stdout.columns : undefined,
     env: process.env,
     stdinIsTTY: process.stdin.isTTY === true,
+    // A question cut short: Ctrl-D (the end of input) is no answer, as an empty line is; Ctrl-C stops the command, as it
+    // would anywhere else (130), nothing having been changed yet. (readline rejects both with an AbortError.)
     ask: async (question) => {
       const { createInterface } = await import('node:readline/promises');
       const rl = createInterface({ input: process.stdin, output: process.stderr });
+      const cut = new AbortController();
+      let interrupted = false;
+      rl.once('SIGINT', () => {
+        interrupted = true;
+        cut.abort();
+      });
       try {
-        return await rl.question(question);
+        return await rl.question(question, { signal: cut.signal });
+      } catch (err) {
+        if ((err as Error).name !== 'AbortError') throw err;
+        process.stderr.write('\n');
+        if (interrupted) throw new ExitError('stopped by Ctrl-C at the question: nothing was changed', ExitCode.Interrupted);
+        return '';
       } finally {
         rl.close();
       }

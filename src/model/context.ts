@@ -18,7 +18,10 @@ export interface Io {
   readStdin(): Promise<string>;
   /** Whether standard input is a terminal a question can be asked on (`delete` without --yes). */
   stdinIsTTY?: boolean;
-  /** Asks on the terminal (the question on stderr) and returns the line typed. */
+  /**
+   * Asks on the terminal (the question on stderr) and returns the line typed; the end of input (Ctrl-D) is an empty
+   * answer, and Ctrl-C rejects with an ExitError of ExitCode.Interrupted.
+   */
   ask?(question: string): Promise<string>;
 }
 

@@ -1,7 +1,7 @@
 // `delete` on the local control plane, as Argo CD's controller finalizes an Application: the PreDelete hook runs first,
 // the objects go highest wave first (seen by a watch on the API server), Delete=false, Helm's keep and an unmarked
 // bystander keep their uid, the PostDelete hook runs after the last object, the hooks are cleaned up by their policy,
-// and the finalizer and the Application are gone; --dry-run and --cascade orphan delete nothing; an answer of no on a
+// and the finalizer and the Application are gone; --dry-run and --cascade orphan delete nothing; an answer of no, Ctrl-D or Ctrl-C on a
 // terminal changes nothing; an Application a `kubectl delete` left Terminating is finished.
 import { spawn } from 'node:child_process';
 import { GitFixture } from '../support/git-source.js';
@@ -219,34 +219,52 @@ describe('delete', () => {
     T,
   );
 
+  /** `delete NAME` on a terminal (`script` gives it one), `answer` typed at its question: its exit code and what it wrote. */
+  const deleteOnTerminal = (name: string, answer: string) => {
+    const cmd = [pluginPath, 'delete', name, '--app-namespace', ns, '--kubeconfig', kubeconfigPath()].map((a) => `'${a}'`).join(' ');
+    return new Promise<{ code: number | null; out: string }>((resolve) => {
+      const p = spawn('script', ['-qec', cmd, '/dev/null'], { env: childEnv() });
+      let out = '';
+      let answered = false;
+      // The terminal may be gone by the time a late write arrives: an EPIPE on it is no failure of the command.
+      p.stdin.on('error', () => undefined);
+      p.stdout.on('data', (d: Buffer) => {
+        out += d.toString();
+        // Answered once: the output keeps the question, and later chunks must not write again.
+        if (!answered && out.includes('[y/N]')) {
+          answered = true;
+          p.stdin.write(answer);
+        }
+      });
+      p.on('close', (code) => resolve({ code, out }));
+    });
+  };
+
   test(
-    'on a terminal an answer of no changes nothing (exit 4); --cascade orphan removes only the Application, its objects keep their mark',
+    'on a terminal an answer of no, or Ctrl-D, changes nothing (exit 4), nor does Ctrl-C (exit 130); --cascade orphan removes only the Application, its objects keep their mark',
     async () => {
       await makeApp('leave', 'plain');
       const before = [await uid('configmap', 'plain-a'), await uid('configmap', 'plain-b')];
-      // `script` gives the command a terminal; "n" answers its question.
-      const cmd = [pluginPath, 'delete', 'leave', '--app-namespace', ns, '--kubeconfig', kubeconfigPath()].map((a) => `'${a}'`).join(' ');
-      const asked = await new Promise<{ code: number | null; out: string }>((resolve) => {
-        const p = spawn('script', ['-qec', cmd, '/dev/null'], { env: childEnv() });
-        let out = '';
-        let answered = false;
-        // The terminal may be gone by the time a late write arrives: an EPIPE on it is no failure of the command.
-        p.stdin.on('error', () => undefined);
-        p.stdout.on('data', (d: Buffer) => {
-          out += d.toString();
-          // Answered once: the output keeps the question, and later chunks must not write again.
-          if (!answered && out.includes('[y/N]')) {
-            answered = true;
-            p.stdin.write('n\n');
-          }
-        });
-        p.on('close', (code) => resolve({ code, out }));
-      });
-      expect(asked.out).toMatch(/Delete Application leave and the objects listed\? \[y\/N\]/);
-      expect(asked.out).toMatch(/ConfigMap\/plain-b\s+\S+\s+would-delete/);
-      expect(asked.code).toBe(4);
-      expect([await uid('configmap', 'plain-a'), await uid('configmap', 'plain-b')]).toEqual(before);
-      expect((await get('application', 'leave'))?.metadata.deletionTimestamp).toBeUndefined();
+      const unchanged = async () => {
+        expect([await uid('configmap', 'plain-a'), await uid('configmap', 'plain-b')]).toEqual(before);
+        expect((await get('application', 'leave'))?.metadata.deletionTimestamp).toBeUndefined();
+      };
+      const no = await deleteOnTerminal('leave', 'n\n');
+      expect(no.out).toMatch(/Delete Application leave and the objects listed\? \[y\/N\]/);
+      expect(no.out).toMatch(/ConfigMap\/plain-b\s+\S+\s+would-delete/);
+      expect(no.out).toMatch(/Application leave: kept; .*Declined/);
+      expect(no.code).toBe(4);
+      await unchanged();
+      // Ctrl-D, the end of input, is no answer: the default, no.
+      const eof = await deleteOnTerminal('leave', '\x04');
+      expect(eof.out).toMatch(/Application leave: kept; .*Declined/);
+      expect(eof.code).toBe(4);
+      await unchanged();
+      // Ctrl-C stops the command as a shell counts it (128 + 2), saying so.
+      const interrupted = await deleteOnTerminal('leave', '\x03');
+      expect(interrupted.out).toContain('error: stopped by Ctrl-C at the question: nothing was changed');
+      expect(interrupted.code).toBe(130);
+      await unchanged();
 
       const orphan = await plugin(['delete', 'leave', '--cascade', 'orphan', '--yes', '-o', 'kv']);
       expect(orphan.code).toBe(0);

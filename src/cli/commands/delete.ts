@@ -63,8 +63,8 @@ export const deleteCommand = defineCommand({
       timeoutMs,
     };
     const { stopper } = await import('../../workflows/session/stopper.js');
-    // Deleting: SIGINT/SIGTERM are heard once the deletion is approved (a Ctrl-C at the question ends the process as
-    // before, nothing changed): the first finishes the delete in flight and starts nothing new, a second forces.
+    // Deleting: SIGINT/SIGTERM are heard once the deletion is approved (a Ctrl-C at the question ends the command, 130,
+    // nothing changed; Ctrl-D answers no): the first finishes the delete in flight and starts nothing new, a second forces.
     const abort = new AbortController();
     let stop: Stopper | undefined;
     let forced: (signal: NodeJS.Signals) => void = () => undefined;
