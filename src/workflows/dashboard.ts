@@ -1,7 +1,9 @@
 // `dashboard`: keeps every shown Application compared (status + live diff, as `status` and `diff` do), follows their
-// objects with watches and re-compares what changed, re-compares all on an interval (a new commit in the source),
-// and keeps the reports for the dashboard's server (dashboard/source.ts makes the views). Never writes to a cluster,
-// never draws or prints (logs through `log`).
+// objects with watches and re-compares what changed, re-compares all on an interval (a new commit in the source) and
+// an app at once when its spec changes or a refresh is asked through its `argocd.argoproj.io/refresh` annotation, and
+// keeps the reports for the dashboard's server (dashboard/source.ts makes the views). Never writes to a cluster (the
+// annotation is left for whoever serves it: Argo CD's controller, `sync --watch`), never draws or prints (logs
+// through `log`).
 import type { RunContext } from '../model/context.js';
 import { UnrenderableError } from '../model/errors.js';
 import type { KubeGateway } from '../kube/gateway.js';
@@ -10,6 +12,7 @@ import { follow, type FollowEvent } from '../kube/watch.js';
 import { isPlainObject, keyString, type JsonObject, type KubeObject, type ResourceKey } from '../model/object.js';
 import { concerned, followedOf, targetsOf, type Followed } from '../dashboard/follow.js';
 import { reconnectDelay } from '../watch/backoff.js';
+import { appChangeOf, type AppSeen } from '../watch/app-change.js';
 import { systemClock } from '../watch/loop.js';
 import { displayObject } from '../dashboard/live-object.js';
 import type { AppRow } from '../dashboard/view.js';
@@ -70,6 +73,8 @@ export class DashboardWorkflow implements DashboardData {
   private readonly pending = new Set<string>();
   /** Apps named on the command line that do not exist: listed with the error, never compared. */
   private readonly absent = new Set<string>();
+  /** Apps whose next comparison bypasses the render cache (a hard refresh was asked). */
+  private readonly hard = new Set<string>();
   private readonly watches = new Map<string, AbortController>();
   /** One watch-fed cache per cluster (kube/cluster-cache.ts), kept for the dashboard's life: every round reads it. */
   private pool: Promise<GatewayPool> | undefined;
@@ -232,7 +237,7 @@ export class DashboardWorkflow implements DashboardData {
       opts: { ...this.ctx.opts, appNamespace: row.namespace, verbose: false },
       onSession: (e) => (e.kind === 'log' && this.ctx.opts.verbose ? this.log(e.line) : undefined),
     };
-    const args: AppStateArgs = { app: row.name };
+    const args: AppStateArgs = { app: row.name, ...(this.hard.delete(id) ? { hardRefresh: true } : {}) };
     const started = Date.now();
     try {
       const out = await withAppTarget(
@@ -341,16 +346,20 @@ export class DashboardWorkflow implements DashboardData {
     });
   }
 
-  /** Follows the Applications themselves: new ones are listed and compared, deleted ones leave, a changed spec is compared again. */
+  /**
+   * Follows the Applications themselves: new ones are listed and compared, deleted ones leave; a changed spec, or a
+   * refresh asked through the annotation (`hard`: the render cache bypassed), is compared again at once, as Argo CD's
+   * controller reads its informer's updates (watch/app-change.ts). A change of the status alone asks for nothing.
+   */
   private followApplications(control: KubeGateway, namespace: string | undefined): void {
     void (async () => {
       const type = (await control.discover()).preferred.find((t) => t.group === 'argoproj.io' && t.kind === 'Application');
       if (!type) return;
-      const generations = new Map<string, number | undefined>();
+      const seen = new Map<string, AppSeen>();
       let listed = false;
       const onEvent = (ev: FollowEvent) => {
         if (ev.kind === 'listed') {
-          for (const o of ev.items) generations.set(baseRow(o).id, o.metadata.generation);
+          for (const o of ev.items) seen.set(baseRow(o).id, appChangeOf(seen.get(baseRow(o).id), o).seen);
           if (listed) this.schedule([...this.rows.keys()]);
           listed = true;
           return;
@@ -365,16 +374,17 @@ export class DashboardWorkflow implements DashboardData {
           this.sensitive.delete(row.id);
           this.followed.delete(row.id);
           this.updateWatches();
-          generations.delete(row.id);
+          seen.delete(row.id);
           this.emit({ type: 'apps' });
           return;
         }
         const current = this.rows.get(row.id);
         const { sync: _s, health: _h, ...meta } = row;
         this.rows.set(row.id, current ? { ...current, ...meta, ...(row.lastSync === undefined ? {} : { lastSync: row.lastSync }) } : row);
-        const generation = ev.object.metadata.generation;
-        if (!current || generations.get(row.id) !== generation) this.schedule([row.id]);
-        generations.set(row.id, generation);
+        const change = appChangeOf(seen.get(row.id), ev.object);
+        seen.set(row.id, change.seen);
+        if (change.refresh === 'hard') this.hard.add(row.id);
+        if (!current || change.wake) this.schedule([row.id]);
         this.emit({ type: 'app', id: row.id });
       };
       const scope = namespace !== undefined ? { namespace } : {};

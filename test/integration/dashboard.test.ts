@@ -1,6 +1,6 @@
 // `kubectl gitops dashboard` served by the built binary on the local control plane, looked at in Debian's headless
 // Chromium: the list's badges, the live map (Deployment → ReplicaSet → Pod), the scheduler's reason, hand drift turning a
-// node OutOfSync without a reload with its field owners, a new commit showing up, the 403s, and no Secret value anywhere.
+// node OutOfSync without a reload with its field owners, a new commit showing up (on --interval, or at once on a refresh asked through the annotation), the 403s, and no Secret value anywhere.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -491,6 +491,62 @@ describe('kubectl gitops dashboard in a browser', () => {
       await kubectlOk(['delete', 'application', 'late', '-n', ns]);
       await page.locator(`tr[data-app="${ns}/late"]`).waitFor({ state: 'detached', timeout: 20_000 });
       expect(await page.evaluate(() => (globalThis as unknown as { notReloaded?: boolean }).notReloaded)).toBe(true);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'compares an app again at once when a refresh is asked through its annotation, not only on --interval',
+    async () => {
+      fx.write('apps/fresh/a.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: fresh-a}\ndata: {a: b}\n');
+      fx.commit('fresh');
+      await applyYaml(
+        applicationYaml({
+          name: 'fresh',
+          namespace: ns,
+          spec: { source: { repoURL: fx.repo, path: 'apps/fresh', targetRevision: 'main' }, destination: inCluster(ns) },
+        }),
+      );
+      expect((await runPlugin(['sync', 'fresh', '--app-namespace', ns])).code).toBe(0);
+      // A dashboard of its own for this app, whose interval never comes round during the test.
+      const child = spawn(pluginPath, ['dashboard', 'fresh', '--app-namespace', ns, '--interval', '1h'], {
+        env: childEnv(),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      try {
+        const own = new URL(
+          await new Promise<string>((resolve, reject) => {
+            let out = '';
+            child.stdout.on('data', (c: Buffer) => {
+              out += c.toString();
+              const m = /^Dashboard: (\S+)$/m.exec(out);
+              if (m) resolve(m[1]!);
+            });
+            child.on('exit', (code) => reject(new Error(`dashboard exited ${code}`)));
+          }),
+        );
+        const row = async () => {
+          const reply = await raw(own, `/api/apps?token=${own.searchParams.get('token') ?? ''}`);
+          return (JSON.parse(reply.body) as { apps: { name: string; sync: string; revision?: string }[] }).apps.find((a) => a.name === 'fresh');
+        };
+        await waitFor(async () => (await row())?.sync === 'Synced', { timeoutMs: 30_000, what: 'fresh compared, Synced' });
+        // A new commit: not seen before the hour is up, unless a refresh is asked.
+        fx.write('apps/fresh/b.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: fresh-b}\ndata: {a: b}\n');
+        const head = fx.commit('fresh b');
+        await new Promise((r) => setTimeout(r, 2_000));
+        expect(await row()).toMatchObject({ sync: 'Synced' });
+        await kubectlOk(['annotate', 'application', 'fresh', '-n', ns, 'argocd.argoproj.io/refresh=normal']);
+        await waitFor(async () => (await row())?.sync === 'OutOfSync', { timeoutMs: 20_000, what: 'fresh OutOfSync after the refresh' });
+        expect((await row())?.revision).toBe(head);
+        // Read-only: the annotation is left for Argo CD's controller or `sync --watch` to serve and remove.
+        expect(await kubectlOk(['get', 'application', 'fresh', '-n', ns, '-o', 'jsonpath={.metadata.annotations.argocd\\.argoproj\\.io/refresh}'])).toBe(
+          'normal',
+        );
+      } finally {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
     },
     TIMEOUT,
   );
