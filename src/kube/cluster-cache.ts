@@ -8,8 +8,12 @@
 // - a write passes through, and the next read of that type waits (at most SETTLE_MS) until the watch has delivered
 //   the written version (its resourceVersion, or the deletion): a loop reads its own writes, never the state before
 //   them. A read whose wait runs out is sent to the server instead;
+// - a LIST by label selector is answered from the cache too, as Argo CD's informers answer theirs: a metadata-only one
+//   (label tracking's candidate scan) is cut from the type's cluster-wide copy, a full one from the type's full copy
+//   when one is kept, else from a watch of that selector and namespace of its own (Argo CD's cluster Secrets: only
+//   they are kept, not every Secret of the cluster); a selector this cache cannot read (`x>1`) goes to the server;
 // - where the cluster-wide LIST is forbidden (403), the type is read from the server at every ask, as asked; a LIST
-//   by label selector or field selector, a paged one, and a type that cannot be watched go to the server too;
+//   by field selector, a paged one, and a type that cannot be watched go to the server too;
 // - `subscribe` hands the watch's events of a type to a listener (a loop's wake-up, watch/live.ts).
 // While a watch is reconnecting, reads answer what it last had (as Argo CD's cache does); `stats()` counts the
 // requests, so a round that reads only the cache costs none.
@@ -19,6 +23,7 @@ import type { ApplyOptions, DeleteOptions, KubeGateway, ListOptions, ListResult,
 import type { ResourceType } from '../model/resource-type.js';
 import type { KubeObject } from '../model/object.js';
 import { CLUSTER_WIDE_PAGE_SIZE, deepFreeze, metadataOf, SharedGateway, type SnapshotStats } from './snapshot.js';
+import { parseSelector, selectorMatches, type Selector } from '../sync/subset.js';
 
 /** How long a read waits for the watch to deliver a write made through the cache before it asks the server. */
 const SETTLE_MS = 5_000;
@@ -40,10 +45,18 @@ interface Expected {
   done: Promise<void>;
 }
 
-/** One type followed over the whole cluster, full or metadata only. */
+/** A LIST's label selector and namespace, followed by a watch of its own (full objects). */
+interface Scope {
+  namespace?: string;
+  labelSelector: string;
+  selector: Selector;
+}
+
+/** One type followed over the whole cluster, full or metadata only; or, with `scope`, one label selector of it. */
 interface Store {
   type: ResourceType;
   metadataOnly: boolean;
+  scope?: Scope;
   objects: Map<string, KubeObject>;
   /** The same objects by namespace ('' for cluster-scoped), so that a namespace's read does not walk the whole type. */
   byNamespace: Map<string, Map<string, KubeObject>>;
@@ -65,6 +78,19 @@ export type CacheEvent = FollowEvent;
 
 function typeId(type: ResourceType): string {
   return `${type.group}|${type.version}|${type.resource}`;
+}
+
+/** A label selector of keys and values as Kubernetes spells them, with =, ==, !=, !, in and notin: what the cache reads. */
+const READABLE_SELECTOR = /^[A-Za-z0-9._/\-\s,=!()]*$/;
+
+/** A store's id: the type, full or metadata only, and the scope of a selector's store. */
+function storeId(type: ResourceType, metadataOnly: boolean, scope?: Pick<Scope, 'namespace' | 'labelSelector'>): string {
+  const base = `${typeId(type)}|${metadataOnly ? 'meta' : 'full'}`;
+  return scope ? `${base}|${scope.namespace ?? '*'}|${scope.labelSelector}` : base;
+}
+
+function labelled(o: KubeObject, selector: Selector): boolean {
+  return selectorMatches(selector, o.metadata.labels ?? {});
 }
 
 function objectKey(o: KubeObject): string {
@@ -102,7 +128,7 @@ export class ClusterCache extends SharedGateway {
 
   /** What the cache follows, for `-v`: its cluster-wide watches, and the types RBAC made it read namespace by namespace. */
   snapshotStats(): SnapshotStats {
-    return { clusterWideLists: this.stores.size, splitByNamespace: [...this.forbidden].sort() };
+    return { clusterWideLists: [...this.stores.values()].filter((s) => !s.scope).length, splitByNamespace: [...this.forbidden].sort() };
   }
 
   /** The types (full or metadata only) the cache keeps and how many objects each holds. */
@@ -114,9 +140,9 @@ export class ClusterCache extends SharedGateway {
     return type.verbs.includes('list') && type.verbs.includes('watch');
   }
 
-  /** The store of a type (full or metadata only), its watch started on first use. */
-  private store(type: ResourceType, metadataOnly: boolean): Store {
-    const id = `${typeId(type)}|${metadataOnly ? 'meta' : 'full'}`;
+  /** The store of a type (full or metadata only; with `scope`, of one selector), its watch started on first use. */
+  private store(type: ResourceType, metadataOnly: boolean, scope?: Scope): Store {
+    const id = storeId(type, metadataOnly, scope);
     const existing = this.stores.get(id);
     if (existing) return existing;
     const stop = new AbortController();
@@ -129,6 +155,7 @@ export class ClusterCache extends SharedGateway {
     const s: Store = {
       type,
       metadataOnly,
+      ...(scope ? { scope } : {}),
       objects: new Map(),
       byNamespace: new Map(),
       ready,
@@ -142,7 +169,12 @@ export class ClusterCache extends SharedGateway {
     this.stores.set(id, s);
     void follow(
       this.inner,
-      { type, metadataOnly, pageSize: CLUSTER_WIDE_PAGE_SIZE },
+      {
+        type,
+        metadataOnly,
+        pageSize: CLUSTER_WIDE_PAGE_SIZE,
+        ...(scope ? { labelSelector: scope.labelSelector, ...(scope.namespace !== undefined ? { namespace: scope.namespace } : {}) } : {}),
+      },
       (ev) => {
         if (!s.listed && ev.kind === 'disconnected') {
           // The first list failed: a 403 makes the type one read from the server as asked; anything else is the
@@ -160,10 +192,10 @@ export class ClusterCache extends SharedGateway {
           s.listed = true;
           this.take(s, ev);
           settle('ok');
-          if (!metadataOnly) this.dropMetadata(type);
+          if (!metadataOnly && !scope) this.dropMetadata(type);
         } else if (ev.kind === 'change') this.take(s, ev);
         // Listeners get the full copy's events (subscribe keeps one).
-        if (!metadataOnly) for (const l of this.listeners.get(typeId(type)) ?? []) l(ev);
+        if (!metadataOnly && !scope) for (const l of this.listeners.get(typeId(type)) ?? []) l(ev);
       },
       { signal: stop.signal, reconnectDelay: this.opts.reconnectDelay, sleep: this.opts.sleep },
     ).catch((e: unknown) => fail(e));
@@ -240,26 +272,46 @@ export class ClusterCache extends SharedGateway {
     return out;
   }
 
-  /** A ready store that has seen the cache's own writes, or undefined where the server must answer. */
-  private async readable(type: ResourceType, metadataOnly: boolean): Promise<Store | undefined> {
+  /**
+   * A ready store that has seen the cache's own writes, or undefined where the server must answer. With `scope` (a full
+   * read by label selector): the type's full copy when one is kept, else the selector's own store.
+   */
+  private async readable(type: ResourceType, metadataOnly: boolean, scope?: Scope): Promise<Store | undefined> {
     if (!ClusterCache.cacheable(type) || this.closed) return undefined;
-    // A metadata-only read of a type kept in full is cut from it.
-    const full = metadataOnly ? this.stores.get(`${typeId(type)}|full`) : undefined;
-    if (!full && this.forbiddenIds.has(`${typeId(type)}|${metadataOnly ? 'meta' : 'full'}`)) return undefined;
-    const s = full ?? this.store(type, metadataOnly);
+    // A metadata-only read of a type kept in full, or a read of one selector of it, is cut from it.
+    const full = metadataOnly || scope ? this.stores.get(storeId(type, false)) : undefined;
+    const id = storeId(type, metadataOnly, scope);
+    if (!full && this.forbiddenIds.has(id)) return undefined;
+    const s = full ?? this.store(type, metadataOnly, scope);
     if ((await s.ready) === 'forbidden') return undefined;
     return (await this.settled(s)) ? s : undefined;
   }
 
   async list(type: ResourceType, opts: ListOptions = {}): Promise<ListResult> {
-    if (opts.continue !== undefined || opts.fieldSelector !== undefined || opts.labelSelector !== undefined) return this.inner.list(type, opts);
+    if (opts.continue !== undefined || opts.fieldSelector !== undefined) return this.inner.list(type, opts);
     const metadataOnly = opts.metadataOnly === true;
-    const s = await this.readable(type, metadataOnly);
-    if (!s) return this.inner.list(type, opts);
     const ns = type.namespaced ? opts.namespace : undefined;
+    let selector: Selector | undefined;
+    if (opts.labelSelector !== undefined) {
+      // The server says what is wrong with a selector, and reads what this cache cannot (`x>1`, `x<1`).
+      if (!READABLE_SELECTOR.test(opts.labelSelector)) return this.inner.list(type, opts);
+      try {
+        selector = parseSelector(opts.labelSelector);
+      } catch {
+        return this.inner.list(type, opts);
+      }
+    }
+    // A full read by label selector follows that selector (in that namespace) unless the type is kept in full.
+    const scope =
+      selector && !metadataOnly && opts.labelSelector !== undefined
+        ? { labelSelector: opts.labelSelector, selector, ...(ns !== undefined ? { namespace: ns } : {}) }
+        : undefined;
+    const s = await this.readable(type, metadataOnly, scope);
+    if (!s) return this.inner.list(type, opts);
     const items: KubeObject[] = [];
     for (const o of (ns === undefined ? s.objects : (s.byNamespace.get(ns) ?? new Map<string, KubeObject>())).values()) {
       if (metadataOnly && opts.withAnnotation !== undefined && o.metadata.annotations?.[opts.withAnnotation] === undefined) continue;
+      if (selector && !s.scope && !labelled(o, selector)) continue;
       items.push(metadataOnly && !s.metadataOnly ? metadataOf(o) : o);
     }
     return { items, pages: 0, ...(s.resourceVersion ? { resourceVersion: s.resourceVersion } : {}) };
@@ -271,23 +323,41 @@ export class ClusterCache extends SharedGateway {
     return s.objects.get(`${type.namespaced ? namespace : ''}/${name}`);
   }
 
-  /** After a write: every kept copy of the type waits for the written version (or, with none, for the object to go). */
+  /**
+   * After a write: every kept copy of the type waits for the written version (or, with none, for the object to go). A
+   * selector's store waits only for what its watch will deliver: the object when it matches, its going when it held it
+   * and the object no longer matches (the API server's watch says DELETED then); an object it never held is not its.
+   */
   private wrote(type: ResourceType, namespace: string, name: string, result: KubeObject | undefined): void {
     const k = `${type.namespaced ? namespace : ''}/${name}`;
     const rv = result?.metadata.resourceVersion;
-    for (const metadataOnly of [false, true]) {
-      const s = this.stores.get(`${typeId(type)}|${metadataOnly ? 'meta' : 'full'}`);
-      if (!s) continue;
+    const tid = typeId(type);
+    for (const s of this.stores.values()) {
+      if (typeId(s.type) !== tid) continue;
       const now = s.objects.get(k);
+      if (s.scope) {
+        if (s.scope.namespace !== undefined && type.namespaced && s.scope.namespace !== namespace) continue;
+        const matches = result !== undefined && labelled(result, s.scope.selector);
+        if (!matches && now === undefined) continue;
+        if (!matches) {
+          this.expect(s, k, undefined, true);
+          continue;
+        }
+      }
       // Seen already: the watch can deliver a write (and a controller's update after it) before its response is read.
       if (result === undefined ? now === undefined : now?.metadata.resourceVersion === rv || (rv !== undefined && s.recent.get(k)?.includes(rv))) continue;
-      let seen!: () => void;
-      const done = new Promise<void>((resolve) => {
-        seen = resolve;
-      });
-      s.expected.get(k)?.seen(); // an older write's wait is replaced by this one's
-      s.expected.set(k, { ...(rv !== undefined ? { resourceVersion: rv } : {}), gone: result === undefined, seen, done });
+      this.expect(s, k, rv, result === undefined);
     }
+  }
+
+  /** The store's next read waits until its watch delivers this version of `k` (or its going). */
+  private expect(s: Store, k: string, resourceVersion: string | undefined, gone: boolean): void {
+    let seen!: () => void;
+    const done = new Promise<void>((resolve) => {
+      seen = resolve;
+    });
+    s.expected.get(k)?.seen(); // an older write's wait is replaced by this one's
+    s.expected.set(k, { ...(resourceVersion !== undefined ? { resourceVersion } : {}), gone, seen, done });
   }
 
   private keyOf(obj: KubeObject): [string, string] {
@@ -333,7 +403,7 @@ export class ClusterCache extends SharedGateway {
 
   /** Whether the cache can follow the type over the whole cluster (listable and watchable, its cluster-wide LIST not forbidden). */
   follows(type: ResourceType): boolean {
-    return ClusterCache.cacheable(type) && !this.forbiddenIds.has(`${typeId(type)}|full`);
+    return ClusterCache.cacheable(type) && !this.forbiddenIds.has(storeId(type, false));
   }
 
   /**

@@ -5,7 +5,20 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { tempDir } from '../support/temp-dir.js';
-import { applyYaml, createTestNamespace, deleteNamespace, getJson, kubectl, kubectlOk, runPlugin, type RunResult, kvValues as kv } from './support/index.js';
+import {
+  applyYaml,
+  createTestNamespace,
+  deleteNamespace,
+  getJson,
+  kubeconfigPath,
+  kubectl,
+  kubectlOk,
+  runPlugin,
+  type RunResult,
+  kvValues as kv,
+} from './support/index.js';
+import { GitFixture } from '../support/git-source.js';
+import { WatchProcess } from './support/watch-process.js';
 import type { KubeObject } from '../../src/model/object.js';
 import { applicationYaml, inCluster } from '../support/application.js';
 
@@ -99,6 +112,50 @@ describe('label tracking (argocd-cm in the control-plane namespace)', () => {
     expect(names.sort()).toEqual(['lbl-a', 'lbl-annotated', 'lbl-other', 'lbl-owned']);
     expect((await plugin('diff', a)).code).toBe(0);
   });
+
+  it('sync --watch --all reads its label-selected candidate scan from the watch-fed cache: a poll asks the API server nothing, and a labelled ConfigMap made by hand is pruned', async () => {
+    const fx = new GitFixture();
+    let w: WatchProcess | undefined;
+    try {
+      fx.write('w/cm.yaml', cm('lblw-a'));
+      fx.commit('w');
+      await applyYaml(
+        applicationYaml({
+          name: 'lblw',
+          namespace: cp,
+          spec: {
+            source: { repoURL: fx.repo, path: 'w', targetRevision: 'main' },
+            destination: inCluster(ns),
+            syncPolicy: { automated: { prune: true, selfHeal: true } },
+          },
+        }),
+      );
+      w = new WatchProcess(['--all', '--app-namespace', cp, '--argocd-namespace', cp, '--interval', '2s', '-v'], kubeconfigPath());
+      const watch = w;
+      await watch.line((l) => l.app === `${cp}/lblw` && l.action === 'sync' && l.object === 'ConfigMap/lblw-a', 'lblw-a applied', 0, 60_000);
+      expect((await getJson('configmap', 'lblw-a', ns)).metadata.labels?.[LABEL]).toBe('lblw');
+      await handMade('lblw-stray', { labels: { [LABEL]: 'lblw' } });
+      await watch.line(
+        (l) => l.app === `${cp}/lblw` && l.action === 'prune' && l.object === 'ConfigMap/lblw-stray' && l.result === 'deleted',
+        'the stray pruned',
+      );
+      expect((await kubectl(['get', 'configmap', 'lblw-stray', '-n', ns])).code).not.toBe(0);
+      // Two polls from here: each reads the cache its watches keep (the scan of every kind by the instance label
+      // included), so neither makes a request (each was ~56 LISTs when label-selected reads went to the server).
+      const since = watch.lines.length;
+      const poll = (l: { app?: unknown; action: string; result?: string }) => l.app === `${cp}/lblw` && l.action === 'refresh' && l.result === 'poll';
+      await watch.line(poll, 'a poll', since);
+      const second = watch.lines.findIndex((l, i) => i >= since && poll(l)) + 1;
+      await watch.line(poll, 'another poll', second);
+      const polls = watch.lines.slice(since).filter(poll);
+      expect(polls.length).toBeGreaterThanOrEqual(2);
+      expect(polls.map((p) => p.requests)).toEqual(polls.map(() => 0));
+    } finally {
+      await w?.stop('SIGTERM');
+      await kubectl(['delete', 'application', 'lblw', '-n', cp, '--wait=false']);
+      fx.cleanup();
+    }
+  }, 120_000);
 });
 
 describe('annotation+label tracking and the installation id (--argocd-cm FILE)', () => {

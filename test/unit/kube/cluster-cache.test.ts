@@ -25,7 +25,9 @@ class WatchedFake extends FakeGateway {
   private readonly streams: { type: ResourceType; opts: WatchOptions; onEvent: (e: WatchEvent) => void }[] = [];
 
   override async watch(t: ResourceType, opts: WatchOptions, onEvent: (e: WatchEvent) => void): Promise<void> {
-    this.calls.push(`WATCH ${t.kind} rv=${opts.resourceVersion ?? ''}${opts.metadataOnly ? ' meta' : ''}`);
+    this.calls.push(
+      `WATCH ${t.kind} rv=${opts.resourceVersion ?? ''}${opts.metadataOnly ? ' meta' : ''}${opts.namespace ? ` ${opts.namespace}` : ''}${opts.labelSelector ? ` ${opts.labelSelector}` : ''}`,
+    );
     const entry = { type: t, opts, onEvent };
     this.streams.push(entry);
     await new Promise<void>((resolve) => opts.signal?.addEventListener('abort', () => resolve(), { once: true }));
@@ -142,7 +144,7 @@ describe('ClusterCache', () => {
     expect(requests(inner)).toEqual(['LIST ConfigMap *', 'DELETE ConfigMap a/one']);
   });
 
-  test('a type whose cluster-wide LIST is forbidden is read from the server as asked, each time; label and field selectors too', async () => {
+  test('a type whose cluster-wide LIST is forbidden is read from the server as asked, each time; a field selector too', async () => {
     const denied = new WatchedFake({ objects: [cm('a', 'one')], forbiddenClusterWide: ['list configmaps'] });
     const c = new ClusterCache(denied, opts);
     try {
@@ -153,9 +155,85 @@ describe('ClusterCache', () => {
     } finally {
       c.closeInner();
     }
-    await cache.list(type('ConfigMap'), { namespace: 'a', labelSelector: 'x=y' });
+    // A field selector, and a label selector the cache cannot read (an integer comparison), go to the server each time.
     await cache.list(type('ConfigMap'), { namespace: 'a', fieldSelector: 'metadata.name=one' });
-    expect(requests(inner)).toEqual(['LIST ConfigMap a', 'LIST ConfigMap a']);
+    await cache.list(type('ConfigMap'), { namespace: 'a', labelSelector: 'tier>1' });
+    await cache.list(type('ConfigMap'), { namespace: 'a', labelSelector: 'tier>1' });
+    expect(requests(inner)).toEqual(['LIST ConfigMap a', 'LIST ConfigMap a', 'LIST ConfigMap a']);
+  });
+
+  test('label tracking: a metadata-only read by label selector is cut from the type’s cluster-wide copy, with no request of its own', async () => {
+    const labelled = (namespace: string, name: string, instance?: string): KubeObject => ({
+      ...cm(namespace, name),
+      metadata: { namespace, name, ...(instance ? { labels: { 'app.kubernetes.io/instance': instance } } : {}) },
+    });
+    const g = new WatchedFake({ objects: [labelled('a', 'one', 'shop'), labelled('a', 'two'), labelled('b', 'three', 'cart')] });
+    const c = new ClusterCache(g, opts);
+    try {
+      const scan = (namespace: string) => c.list(type('ConfigMap'), { namespace, metadataOnly: true, labelSelector: 'app.kubernetes.io/instance' });
+      expect((await scan('a')).items.map((o) => [Object.keys(o), o.metadata.name])).toEqual([[['apiVersion', 'kind', 'metadata'], 'one']]);
+      expect((await scan('b')).items.map((o) => o.metadata.name)).toEqual(['three']);
+      await tick();
+      // A label added by hand, delivered by the watch: the next scan has it, with no request.
+      g.send('ConfigMap', { type: 'MODIFIED', object: labelled('a', 'two', 'shop') });
+      expect((await scan('a')).items.map((o) => o.metadata.name)).toEqual(['one', 'two']);
+      expect(
+        (await c.list(type('ConfigMap'), { metadataOnly: true, labelSelector: 'app.kubernetes.io/instance=cart' })).items.map((o) => o.metadata.name),
+      ).toEqual(['three']);
+      expect(requests(g)).toEqual(['LIST ConfigMap * meta']);
+      expect(g.calls.filter((x) => x.startsWith('WATCH')).map((x) => x.replace(/rv=\d+/, 'rv'))).toEqual(['WATCH ConfigMap rv meta']);
+    } finally {
+      c.closeInner();
+    }
+  });
+
+  test('a full read by label selector (Argo CD’s cluster Secrets) follows that selector in that namespace: one LIST, one watch, its changes and writes seen', async () => {
+    const secret = (name: string, labels: Record<string, string>, server = 'https://x'): KubeObject => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { namespace: 'argocd', name, labels },
+      data: { server: Buffer.from(server).toString('base64') },
+    });
+    const CLUSTER = { 'argocd.argoproj.io/secret-type': 'cluster' };
+    const g = new WatchedFake({
+      objects: [secret('east', CLUSTER), secret('token', {}), { ...secret('west', CLUSTER), metadata: { namespace: 'other', name: 'west', labels: CLUSTER } }],
+    });
+    const asked: string[] = [];
+    const list = g.list.bind(g);
+    g.list = async (t, o = {}) => (asked.push(`${o.namespace ?? '*'} ${o.labelSelector ?? ''}`), list(t, o));
+    const c = new ClusterCache(g, opts);
+    const read = async () =>
+      (await c.list(type('Secret'), { namespace: 'argocd', labelSelector: 'argocd.argoproj.io/secret-type=cluster' })).items.map((o) => o.metadata.name).sort();
+    try {
+      expect(await read()).toEqual(['east']);
+      expect(await read()).toEqual(['east']);
+      expect(asked).toEqual(['argocd argocd.argoproj.io/secret-type=cluster']);
+      await tick();
+      expect(g.calls.filter((x) => x.startsWith('WATCH')).map((x) => x.replace(/rv=\d+/, 'rv'))).toEqual([
+        'WATCH Secret rv argocd argocd.argoproj.io/secret-type=cluster',
+      ]);
+      // Only the selector's Secrets are kept, not every Secret of the cluster.
+      expect(c.kept()).toEqual([{ resource: 'secrets', metadataOnly: false, objects: 1 }]);
+      expect(c.snapshotStats().clusterWideLists).toBe(0);
+      // A cluster added (the server's watch of that selector delivers only what matches).
+      g.send('Secret', { type: 'ADDED', object: secret('north', CLUSTER) });
+      expect(await read()).toEqual(['east', 'north']);
+      // A write through the cache of a matching Secret: the next read waits for the watch to deliver it.
+      const written = await c.apply(type('Secret'), secret('south', CLUSTER, 'https://south'), { fieldManager: 'm', force: true, dryRun: false });
+      setTimeout(() => g.send('Secret', { type: 'ADDED', object: written }), 50);
+      expect(await read()).toEqual(['east', 'north', 'south']);
+      // One its selector does not match is not waited for (the watch would never deliver it): no fallback to the server.
+      await c.apply(type('Secret'), secret('plain', {}), { fieldManager: 'm', force: true, dryRun: false });
+      expect(await read()).toEqual(['east', 'north', 'south']);
+      expect(asked).toEqual(['argocd argocd.argoproj.io/secret-type=cluster']);
+      // A Secret that stops matching leaves it when the watch says so (DELETED), and the read waits for that.
+      const unlabelled = await c.apply(type('Secret'), secret('north', {}), { fieldManager: 'm', force: true, dryRun: false });
+      setTimeout(() => g.send('Secret', { type: 'DELETED', object: unlabelled }), 50);
+      expect(await read()).toEqual(['east', 'south']);
+      expect(asked).toEqual(['argocd argocd.argoproj.io/secret-type=cluster']);
+    } finally {
+      c.closeInner();
+    }
   });
 
   test('listeners get the list they came after, then every change', async () => {
