@@ -23,7 +23,14 @@ export function suggestions(typed: string, candidates: readonly string[], maxDis
   return [...new Set(scored.sort((x, y) => x.d - y.d || x.i - y.i).map((x) => x.c))];
 }
 
-/** cobra's words for suggestions: "\n\nDid you mean this?\n\tsync", or nothing when there are none. */
-export function didYouMean(names: readonly string[]): string {
-  return names.length === 0 ? '' : `\n\nDid you mean this?\n${names.map((n) => `\t${n}`).join('\n')}`;
+/**
+ * cobra's words for suggestions: "\n\nDid you mean this?\n\tsync", or nothing when there are none. With `limit`, the
+ * first that many (the nearest) and a line saying how many more are close (a namespace of app-000 … app-099 has a
+ * hundred names within two edits of `app-00`).
+ */
+export function didYouMean(names: readonly string[], limit = Number.POSITIVE_INFINITY): string {
+  if (names.length === 0) return '';
+  const shown = names.slice(0, limit);
+  const more = names.length - shown.length;
+  return `\n\nDid you mean this?\n${shown.map((n) => `\t${n}`).join('\n')}${more > 0 ? `\n\t(and ${more} more as close)` : ''}`;
 }

@@ -25,6 +25,9 @@ export async function loadApplicationFromCluster(gw: KubeGateway, name: string, 
   return parseApplication(obj, `Application ${namespace}/${name}`);
 }
 
+/** How many close names the error for a missing Application lists (the nearest first). */
+const SUGGESTED_APPS = 5;
+
 /**
  * The error for an Application that is not there, with the names of the namespace's Applications that are close to it
  * (one LIST, only on this path; a LIST that fails suggests nothing).
@@ -34,5 +37,5 @@ export async function applicationNotFound(gw: KubeGateway, type: ResourceType, n
     (l) => l.items.map((i) => i.metadata.name ?? ''),
     () => [],
   );
-  return new InputError(`Application "${name}" not found in namespace "${namespace}" ${hint}${didYouMean(suggestions(name, names))}`);
+  return new InputError(`Application "${name}" not found in namespace "${namespace}" ${hint}${didYouMean(suggestions(name, names), SUGGESTED_APPS)}`);
 }

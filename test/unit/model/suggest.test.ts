@@ -24,4 +24,12 @@ test('suggestions: within two edits or a prefix, nearest first; none for a word 
 test("cobra's words, or nothing", () => {
   expect(didYouMean(['sync'])).toBe('\n\nDid you mean this?\n\tsync');
   expect(didYouMean([])).toBe('');
+  // A limit shows the nearest and says how many more are as close.
+  const names = suggestions(
+    'app-00',
+    Array.from({ length: 100 }, (_x, i) => `app-${String(i).padStart(3, '0')}`),
+  );
+  expect(names).toHaveLength(100);
+  expect(didYouMean(names, 5)).toBe('\n\nDid you mean this?\n\tapp-000\n\tapp-001\n\tapp-002\n\tapp-003\n\tapp-004\n\t(and 95 more as close)');
+  expect(didYouMean(['sync'], 5)).toBe('\n\nDid you mean this?\n\tsync');
 });
