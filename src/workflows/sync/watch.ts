@@ -315,7 +315,7 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
     });
     emit({
       action: 'start',
-      message: `reconciling ${baseArgs.app ?? baseArgs.appFile ?? ''} ${pollingOf(req)}${webhook ? `; webhook on ${webhook.host}:${webhook.port}` : ''}`,
+      message: `reconciling ${baseArgs.app ?? (baseArgs.appFile === '-' ? 'the Application on standard input' : baseArgs.appFile) ?? ''} ${pollingOf(req)}${webhook ? `; webhook on ${webhook.host}:${webhook.port}` : ''}`,
       detail: { ...(req.intervalMs !== undefined ? { intervalMs: req.intervalMs } : {}), ...(webhook ? { webhookPort: webhook.port } : {}) },
     });
 

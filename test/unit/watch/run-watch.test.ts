@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeContext } from '../../../src/cli/context.js';
 import { memoryIo } from '../../../src/cli/io.js';
@@ -76,6 +76,20 @@ describe('runWatch with a fake cluster', () => {
     expect(cm?.data).toEqual({ value: 'blue' });
     expect(cm?.metadata.annotations?.['argocd.argoproj.io/tracking-id']).toBe('shop:/ConfigMap:shop/orders-config');
     expect(process.listenerCount('SIGINT')).toBe(0);
+  });
+
+  it('-f -: the Application on standard input is synced as from a file, and the start line says where it came from', async () => {
+    const gw = new FakeGateway({ objects: [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }] });
+    const mem = memoryIo({ env: fx.env, stdin: readFileSync(appFile('main'), 'utf8') });
+    const ctx = makeContext(mem.io, toGlobalOptions({ output: 'kv' }));
+    const stop = new AbortController();
+    const events: LoopEvent[] = [];
+    const done = runWatch(watchOf('-'), ctx, (e) => events.push(e), { gateway: gw, signal: stop.signal, handleSignals: false });
+    for (let i = 0; i < 200 && !events.some((e) => e.action === 'in-sync'); i++) await new Promise((r) => setTimeout(r, 25));
+    stop.abort();
+    await expect(done).resolves.toBe(0);
+    expect(events[0]?.message).toBe('reconciling the Application on standard input every 60s');
+    expect(gw.find('ConfigMap', 'shop', 'orders-config')?.data).toEqual({ value: 'blue' });
   });
 
   it('ends with the input error when the first step cannot read what it was asked to watch', async () => {
