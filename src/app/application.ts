@@ -4,6 +4,7 @@ import type { JsonObject, JsonValue } from '../model/object.js';
 import { isPlainObject, PROPAGATION_POLICIES, type PropagationPolicy } from '../model/object.js';
 import { COMPARE_OPTIONS, DEFAULT_APP_NAMESPACE } from '../model/keys.js';
 import { InputError } from '../model/errors.js';
+import type { Io } from '../model/context.js';
 import { parseYamlValues } from '../manifest/parse.js';
 import { parsePointer } from '../model/field-path.js';
 import { parseSourceOptions } from './source-options.js';
@@ -420,14 +421,14 @@ const STDIN_ORIGIN = '<stdin>';
 
 /**
  * Reads an Application from a YAML or JSON file (the first non-empty document), validated; jq expressions are compiled.
- * `-` is standard input, as kubectl's `-f -` (through `readStdin`, which gives the same text to every call).
+ * `-` is standard input, as kubectl's `-f -` (through `io`, whose readStdin gives the same text to every call).
  */
-export async function loadApplicationFile(path: string, opts: { compileJq?: JqCompileCheck; readStdin?: () => Promise<string> } = {}): Promise<Application> {
+export async function loadApplicationFile(path: string, opts: { compileJq?: JqCompileCheck; io?: Pick<Io, 'readStdin'> } = {}): Promise<Application> {
   let text: string;
   const origin = path === '-' ? STDIN_ORIGIN : path;
   if (path === '-') {
-    if (!opts.readStdin) throw new InputError('reading the Application from standard input (-f -): no standard input available');
-    text = await opts.readStdin();
+    if (!opts.io) throw new InputError('reading the Application from standard input (-f -): no standard input available');
+    text = await opts.io.readStdin();
   } else {
     try {
       text = await readFile(path, 'utf8');

@@ -188,7 +188,7 @@ export async function runCli(typed: string[], io: Io, commands: readonly GitopsC
         // plan reads an ApplicationSet file itself: at base and at head (apps that appear or disappear).
         if (appFile !== undefined && word !== 'appset' && word !== 'plan') {
           const { holdsApplicationSet, forEachGeneratedApp } = await import('./appset-file.js');
-          if (holdsApplicationSet(appFile, appFile === '-' ? await ctx.io.readStdin() : undefined)) {
+          if (await holdsApplicationSet(appFile, ctx.io)) {
             code = await forEachGeneratedApp(ctx, word, appFile, (file, appCtx) => cmd.run({ ...args, appFile: file, f: file }, appCtx));
             return;
           }

@@ -7,14 +7,15 @@ import { join } from 'node:path';
 import type { CommandContext } from './context.js';
 import { forEachApp } from './several.js';
 import type { ExitCode } from '../model/errors.js';
+import type { Io } from '../model/context.js';
 
-/** Whether a file holds an ApplicationSet (`-`: the text on standard input, `stdin`): a cheap look at its kind. */
-export function holdsApplicationSet(file: string, stdin?: string): boolean {
+/** Whether a file holds an ApplicationSet (`-`: standard input, read through `io`): a cheap look at its kind. */
+export async function holdsApplicationSet(file: string, io?: Pick<Io, 'readStdin'>): Promise<boolean> {
   if (file === '') return false;
   let text: string;
   if (file === '-') {
-    if (stdin === undefined) return false;
-    text = stdin;
+    if (!io) return false;
+    text = await io.readStdin();
   } else {
     try {
       text = readFileSync(file, 'utf8');

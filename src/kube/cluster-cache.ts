@@ -291,21 +291,20 @@ export class ClusterCache extends SharedGateway {
     if (opts.continue !== undefined || opts.fieldSelector !== undefined) return this.inner.list(type, opts);
     const metadataOnly = opts.metadataOnly === true;
     const ns = type.namespaced ? opts.namespace : undefined;
+    const labelSelector = opts.labelSelector;
     let selector: Selector | undefined;
-    if (opts.labelSelector !== undefined) {
+    if (labelSelector !== undefined) {
       // The server says what is wrong with a selector, and reads what this cache cannot (`x>1`, `x<1`).
-      if (!READABLE_SELECTOR.test(opts.labelSelector)) return this.inner.list(type, opts);
+      if (!READABLE_SELECTOR.test(labelSelector)) return this.inner.list(type, opts);
       try {
-        selector = parseSelector(opts.labelSelector);
+        selector = parseSelector(labelSelector);
       } catch {
         return this.inner.list(type, opts);
       }
     }
     // A full read by label selector follows that selector (in that namespace) unless the type is kept in full.
     const scope =
-      selector && !metadataOnly && opts.labelSelector !== undefined
-        ? { labelSelector: opts.labelSelector, selector, ...(ns !== undefined ? { namespace: ns } : {}) }
-        : undefined;
+      labelSelector !== undefined && selector && !metadataOnly ? { labelSelector, selector, ...(ns !== undefined ? { namespace: ns } : {}) } : undefined;
     const s = await this.readable(type, metadataOnly, scope);
     if (!s) return this.inner.list(type, opts);
     const items: KubeObject[] = [];

@@ -39,6 +39,19 @@ interface Reply {
   body: string;
 }
 
+/** The URL a started dashboard prints (`Dashboard: URL`); rejects, with what it wrote on stderr, when it exits first. */
+function printedUrl(child: ChildProcess, stderr: () => string = () => ''): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /^Dashboard: (\S+)$/m.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`dashboard exited ${code}: ${stderr()}`)));
+  });
+}
+
 /** A raw request, so the Host header can be anything. */
 function raw(base: URL, path: string, host = base.host): Promise<Reply> {
   return new Promise((resolve, reject) => {
@@ -111,16 +124,7 @@ describe('kubectl gitops dashboard in a browser', () => {
     const child = spawn(pluginPath, ['dashboard', '--app-namespace', ns, '--interval', '5s'], { env: childEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
     dashboard = child;
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const printed = await new Promise<string>((resolve, reject) => {
-      let out = '';
-      child.stdout.on('data', (c: Buffer) => {
-        out += c.toString();
-        const m = /^Dashboard: (\S+)$/m.exec(out);
-        if (m) resolve(m[1]!);
-      });
-      child.on('exit', (code) => reject(new Error(`dashboard exited ${code}: ${stderr}`)));
-    });
-    url = new URL(printed);
+    url = new URL(await printedUrl(child, () => stderr));
     token = url.searchParams.get('token') ?? '';
     browser = await launchChromium();
     page = await browser.context.newPage();
@@ -390,19 +394,11 @@ describe('kubectl gitops dashboard in a browser', () => {
         env: { ...env, PATH: `${bin}:${env.PATH ?? ''}` },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
-      let out = '';
       let err = '';
       child.stderr.on('data', (c: Buffer) => (err += c.toString()));
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       try {
-        const printed = await new Promise<string>((resolve, reject) => {
-          child.stdout.on('data', (c: Buffer) => {
-            out += c.toString();
-            const m = /^Dashboard: (\S+)$/m.exec(out);
-            if (m) resolve(m[1]!);
-          });
-          void exited.then((code) => reject(new Error(`exited ${code}: ${err}`)));
-        });
+        const printed = await printedUrl(child, () => err);
         const own = new URL(printed);
         expect(await waitFor(() => existsSync(opened) && readFileSync(opened, 'utf8'), { what: 'xdg-open called', timeoutMs: 10_000 })).toBe(printed);
         const list = JSON.parse((await raw(own, `/api/apps?token=${own.searchParams.get('token') ?? ''}`)).body) as { apps: { id: string; error?: string }[] };
@@ -514,17 +510,7 @@ describe('kubectl gitops dashboard in a browser', () => {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       try {
-        const own = new URL(
-          await new Promise<string>((resolve, reject) => {
-            let out = '';
-            child.stdout.on('data', (c: Buffer) => {
-              out += c.toString();
-              const m = /^Dashboard: (\S+)$/m.exec(out);
-              if (m) resolve(m[1]!);
-            });
-            child.on('exit', (code) => reject(new Error(`dashboard exited ${code}`)));
-          }),
-        );
+        const own = new URL(await printedUrl(child));
         const row = async () => {
           const reply = await raw(own, `/api/apps?token=${own.searchParams.get('token') ?? ''}`);
           return (JSON.parse(reply.body) as { apps: { name: string; sync: string; revision?: string }[] }).apps.find((a) => a.name === 'fresh');

@@ -185,8 +185,7 @@ export const planCommand = defineCommand({
     }
     // An ApplicationSet file: its Applications as generated at base and at head (cli/app.ts leaves -f to plan).
     const { holdsApplicationSet } = await import('../appset-file.js');
-    const appSet =
-      args.appFile !== undefined && apps.length === 0 && holdsApplicationSet(args.appFile, args.appFile === '-' ? await ctx.io.readStdin() : undefined);
+    const appSet = args.appFile !== undefined && apps.length === 0 && (await holdsApplicationSet(args.appFile, ctx.io));
     if (appSet && args.recursive === true)
       throw new InputError('--recursive follows the child Applications of an Application; an ApplicationSet file is planned by the Applications it generates');
     if (appSet && args.offline === true)

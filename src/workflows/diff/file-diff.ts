@@ -58,8 +58,7 @@ export async function runFileDiff(req: FileDiffRequest): Promise<FileDiffResult>
   if (req.desired === '-' && req.live === '-') throw new InputError('--desired and --live cannot both read standard input (-)');
   if (req.appFile === '-' && (req.desired === '-' || req.live === '-'))
     throw new InputError(`-f/--app-file and --${req.desired === '-' ? 'desired' : 'live'} cannot both read standard input (-)`);
-  const io = req.io;
-  const app = req.appFile ? await loadApplicationFile(req.appFile, io ? { readStdin: () => io.readStdin() } : {}) : undefined;
+  const app = req.appFile ? await loadApplicationFile(req.appFile, req.io ? { io: req.io } : {}) : undefined;
   let desired: ManifestObject[];
   if (req.render) {
     const { renderLocalDirectory } = await import('../../source/index.js');

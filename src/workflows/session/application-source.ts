@@ -9,7 +9,7 @@ import { didYouMean, suggestions } from '../../model/suggest.js';
 /** The Application in `path` (`-`: standard input, read through the process's Io). */
 export async function loadApplicationFromFile(path: string, io?: Pick<WorkflowIo, 'readStdin'>): Promise<Application> {
   const { loadApplicationFile } = await import('../../app/application.js');
-  return loadApplicationFile(path, io ? { readStdin: () => io.readStdin() } : {});
+  return loadApplicationFile(path, io ? { io } : {});
 }
 
 /** GETs argoproj.io Application `name` in `namespace`; an absent CRD or object is an input error. */

@@ -218,7 +218,9 @@ describe('loadApplicationFile', () => {
     await expect(loadApplicationFile(join(dir, 'none.yaml'))).rejects.toThrow(/reading Application file .*ENOENT/);
     // `-`: standard input, only where the caller gives a reader of it.
     await expect(loadApplicationFile('-')).rejects.toThrow('reading the Application from standard input (-f -): no standard input available');
-    await expect(loadApplicationFile('-', { readStdin: async () => 'kind: Application\nmetadata: {name: [\n' })).rejects.toThrow(/^<stdin>:3:1: invalid YAML/);
+    await expect(loadApplicationFile('-', { io: { readStdin: async () => 'kind: Application\nmetadata: {name: [\n' } })).rejects.toThrow(
+      /^<stdin>:3:1: invalid YAML/,
+    );
   });
 });
 
