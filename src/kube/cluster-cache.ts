@@ -192,7 +192,7 @@ export class ClusterCache extends SharedGateway {
           s.listed = true;
           this.take(s, ev);
           settle('ok');
-          if (!metadataOnly && !scope) this.dropMetadata(type);
+          this.dropCopies(type);
         } else if (ev.kind === 'change') this.take(s, ev);
         // Listeners get the full copy's events (subscribe keeps one).
         if (!metadataOnly && !scope) for (const l of this.listeners.get(typeId(type)) ?? []) l(ev);
@@ -203,13 +203,19 @@ export class ClusterCache extends SharedGateway {
     return s;
   }
 
-  /** Once a type is kept in full, its metadata-only copy is no longer needed: metadata reads are cut from the full one. */
-  private dropMetadata(type: ResourceType): void {
-    const id = `${typeId(type)}|meta`;
-    const meta = this.stores.get(id);
-    if (!meta || meta.expected.size > 0) return;
-    meta.stop.abort();
-    this.stores.delete(id);
+  /**
+   * Once a type is kept in full, its metadata-only copy and its selectors' stores are no longer read (every read is cut
+   * from the full one): their watches stop. A copy still being listed, or with a write its reader waits for, stops once
+   * that is over (this runs again then).
+   */
+  private dropCopies(type: ResourceType): void {
+    if (this.stores.get(storeId(type, false))?.listed !== true) return;
+    const tid = typeId(type);
+    for (const [id, s] of this.stores) {
+      if (typeId(s.type) !== tid || !(s.metadataOnly || s.scope) || !s.listed || s.expected.size > 0) continue;
+      s.stop.abort();
+      this.stores.delete(id);
+    }
   }
 
   /** A list or a change, into the store; a write waited for is marked seen. */
@@ -254,6 +260,7 @@ export class ClusterCache extends SharedGateway {
     if (!e) return;
     s.expected.delete(k);
     e.seen();
+    if (s.expected.size === 0 && (s.metadataOnly || s.scope)) this.dropCopies(s.type);
   }
 
   /** Waits until the store has seen the writes made through the cache; false when the wait ran out. */
@@ -268,7 +275,10 @@ export class ClusterCache extends SharedGateway {
       }),
     ]);
     clearTimeout(timer);
-    if (!out) s.expected.clear(); // not seen in time: the server answers this read, and the next ones wait no more
+    if (!out) {
+      s.expected.clear(); // not seen in time: the server answers this read, and the next ones wait no more
+      if (s.metadataOnly || s.scope) this.dropCopies(s.type);
+    }
     return out;
   }
 

@@ -236,6 +236,37 @@ describe('ClusterCache', () => {
     }
   });
 
+  test('once a type is kept in full, its metadata-only and selector copies stop watching (those awaiting a write once it is seen)', async () => {
+    const sel = 'team=x';
+    const labelledCm = (name: string): KubeObject => ({ ...cm('a', name), metadata: { namespace: 'a', name, labels: { team: 'x' } } });
+    const g = new WatchedFake({ objects: [labelledCm('l1'), cm('a', 'plain')] });
+    const c = new ClusterCache(g, opts);
+    const bySelector = async () => (await c.list(type('ConfigMap'), { namespace: 'a', labelSelector: sel })).items.map((o) => o.metadata.name).sort();
+    try {
+      expect(await bySelector()).toEqual(['l1']);
+      await c.list(type('ConfigMap'), { metadataOnly: true });
+      await tick();
+      expect(g.open()).toBe(2);
+      // A write both copies wait for (it matches the selector): they stay until their watches deliver it.
+      const written = await c.apply(type('ConfigMap'), labelledCm('l2'), { fieldManager: 'm', force: true, dryRun: false });
+      // The type kept in full (an app declares ConfigMaps).
+      expect((await c.list(type('ConfigMap'), { namespace: 'a' })).items.map((o) => o.metadata.name).sort()).toEqual(['l1', 'l2', 'plain']);
+      await tick();
+      expect(g.open()).toBe(3);
+      g.send('ConfigMap', { type: 'ADDED', object: written });
+      await tick();
+      expect(g.open()).toBe(1);
+      expect(c.kept()).toEqual([{ resource: 'configmaps', metadataOnly: false, objects: 3 }]);
+      // Reads by selector and of metadata are cut from the full copy, with no request of their own.
+      const before = requests(g).length;
+      expect(await bySelector()).toEqual(['l1', 'l2']);
+      expect((await c.list(type('ConfigMap'), { namespace: 'a', metadataOnly: true })).items).toHaveLength(3);
+      expect(requests(g).length).toBe(before);
+    } finally {
+      c.closeInner();
+    }
+  });
+
   test('listeners get the list they came after, then every change', async () => {
     await cache.list(type('ConfigMap'), {});
     await tick();
