@@ -78,6 +78,8 @@ describe('delete', () => {
     fx.write('tree/leaf/cm.yaml', cm('leaf-cm'));
     fx.write('tree/mid/cm.yaml', cm('mid-cm'));
     fx.write('tree/top/cm.yaml', cm('top-cm'));
+    fx.write('confirm/a.yaml', cm('confirm-a'));
+    fx.write('confirm/careful.yaml', cm('confirm-careful', { 'argocd.argoproj.io/sync-options': 'Delete=confirm' }));
     fx.write('stuck/a.yaml', cm('stuck-a'));
     fx.write('stuck/b.yaml', cm('stuck-b', wave(1)));
     fx.commit('v1');
@@ -274,6 +276,33 @@ describe('delete', () => {
       expect([await uid('configmap', 'plain-a'), await uid('configmap', 'plain-b')]).toEqual(before);
       expect((await get('configmap', 'plain-a'))?.metadata.annotations?.['argocd.argoproj.io/tracking-id']).toBe(`${ns}_leave:/ConfigMap:${ns}/plain-a`);
       await kubectlOk(['delete', 'configmap', 'plain-a', 'plain-b', '-n', ns]);
+    },
+    T,
+  );
+
+  test(
+    'Delete=confirm unapproved deletes nothing (exit 3); the approving command it names keeps --app-namespace and the kubeconfig, and deletes',
+    async () => {
+      await makeApp('careful', 'confirm');
+      const held = await plugin(['delete', 'careful', '--yes', '-o', 'kv']);
+      expect(held.code).toBe(3);
+      const kv = kvValues(held.stdout);
+      expect(kv.PHASE).toEqual(['Waiting']);
+      const next = kv.NEXT_COMMAND?.[0] ?? '';
+      // Not `kubectl gitops delete careful --confirm-delete`, which names an Application in another namespace.
+      expect(next).toBe(`kubectl gitops delete careful --yes -o kv --app-namespace ${ns} --kubeconfig ${kubeconfigPath()} --confirm-delete`);
+      expect([(await get('application', 'careful'))?.metadata.deletionTimestamp, await uid('configmap', 'confirm-careful')]).toEqual([
+        undefined,
+        expect.any(String),
+      ]);
+      // The command as named, word for word (runPlugin adds the kubeconfig itself).
+      const words = next.split(' ').slice(2);
+      const at = words.indexOf('--kubeconfig');
+      words.splice(at, 2);
+      const approved = await runPlugin(words);
+      expect(approved.code).toBe(0);
+      expect(kvValues(approved.stdout).DELETED?.sort()).toEqual(['ConfigMap/confirm-a', 'ConfigMap/confirm-careful']);
+      await waitFor(async () => (await get('application', 'careful')) === undefined, { timeoutMs: 10_000, what: 'the Application gone' });
     },
     T,
   );

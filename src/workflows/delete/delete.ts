@@ -104,6 +104,11 @@ export interface DeleteDeps extends AppStateDeps {
   finalizeApp?: FinalizeApp;
   /** --recursive: the dry-run plan of a child Application's deletion (to any depth), listed beside this one's. */
   childPlan?: (ref: { namespace: string; name: string }) => Promise<DeleteReport>;
+  /**
+   * The command line that approves objects annotated Delete=confirm (the CLI's own, with --confirm-delete: every flag
+   * that chose this app and cluster kept). Absent: one naming the app alone.
+   */
+  approveCommand?: string;
   /** Asked once the plan is known and before the first write; false stops with nothing changed. Absent: go on. */
   approve?: (plan: DeleteReport) => Promise<boolean>;
   progress?: (line: string) => void;
@@ -237,7 +242,7 @@ export async function deleteApp(req: DeleteRequest, deps: DeleteDeps): Promise<D
   if (deleting.length > 0 && plan.needConfirmation.length > 0) {
     report.phase = 'Waiting';
     report.message = `${plan.needConfirmation.length} object(s) annotated Delete=confirm: nothing was deleted until the deletion is approved`;
-    report.nextCommand = `kubectl gitops delete ${deps.appRef ? state.app.name : `-f ${req.appFile ?? ''}`} --confirm-delete`;
+    report.nextCommand = deps.approveCommand ?? `kubectl gitops delete ${deps.appRef ? state.app.name : `-f ${req.appFile ?? ''}`} --confirm-delete`;
     if (!req.dryRun && report.application === 'would-delete') report.application = 'kept';
     return report;
   }
