@@ -1,6 +1,6 @@
 // `kubectl gitops dashboard` served by the built binary on the local control plane, looked at in Debian's headless
 // Chromium: the list's badges, the live map (Deployment → ReplicaSet → Pod), the scheduler's reason, hand drift turning a
-// node OutOfSync without a reload with its field owners, a new commit showing up (on --interval, or at once on a refresh asked through the annotation), the 403s, and no Secret value anywhere.
+// node OutOfSync without a reload with its field owners, a new commit showing up (on --interval, or at once on a refresh asked through the annotation; `hard` renders the source again), the 403s, and no Secret value anywhere.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { tempDir } from '../support/temp-dir.js';
 import type { Page } from 'playwright-core';
 import { GitFixture } from '../support/git-source.js';
 import { launchChromium, SCREENSHOTS, type Browser } from './support/browser.js';
-import { applyYaml, childEnv, createTestNamespace, deleteNamespace, kubectlOk, pluginPath, runPlugin, waitFor } from './support/index.js';
+import { applyYaml, childEnv, clusterBin, createTestNamespace, deleteNamespace, kubectlOk, pluginPath, runPlugin, waitFor } from './support/index.js';
 import { applicationYaml, inCluster } from '../support/application.js';
 
 const TIMEOUT = 180_000;
@@ -528,6 +528,69 @@ describe('kubectl gitops dashboard in a browser', () => {
         expect(await kubectlOk(['get', 'application', 'fresh', '-n', ns, '-o', 'jsonpath={.metadata.annotations.argocd\\.argoproj\\.io/refresh}'])).toBe(
           'normal',
         );
+      } finally {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'a hard refresh asked through the annotation renders the source again; a normal one reads the render cache',
+    async () => {
+      fx.write('apps/kz/kustomization.yaml', 'resources: [cm.yaml]\n');
+      fx.write('apps/kz/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: kz-a}\ndata: {a: b}\n');
+      fx.commit('kz');
+      await applyYaml(
+        applicationYaml({
+          name: 'kz',
+          namespace: ns,
+          spec: { source: { repoURL: fx.repo, path: 'apps/kz', targetRevision: 'main' }, destination: inCluster(ns) },
+        }),
+      );
+      // kustomize through a wrapper that counts its builds, and a render cache of this test's own.
+      const dir = tempDir('dashboard-hard-');
+      const log = join(dir, 'builds.log');
+      const counting = join(dir, 'counting-kustomize');
+      writeFileSync(counting, `#!/bin/sh\n[ "$1" = build ] && echo build >> ${log}\nexec ${join(clusterBin(), 'kustomize')} "$@"\n`);
+      chmodSync(counting, 0o755);
+      const extra = { KUBECTL_GITOPS_KUSTOMIZE: counting, XDG_CACHE_HOME: join(dir, 'cache'), KUBECACHEDIR: '' };
+      const builds = () =>
+        existsSync(log)
+          ? readFileSync(log, 'utf8')
+              .split('\n')
+              .filter((l) => l === 'build').length
+          : 0;
+      expect((await runPlugin(['sync', 'kz', '--app-namespace', ns], { env: extra })).code).toBe(0);
+      expect(builds()).toBe(1);
+      const child = spawn(pluginPath, ['dashboard', 'kz', '--app-namespace', ns, '--interval', '1h'], {
+        env: childEnv(extra),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      try {
+        const own = new URL(await printedUrl(child));
+        const row = async () => {
+          const reply = await raw(own, `/api/apps?token=${own.searchParams.get('token') ?? ''}`);
+          return (JSON.parse(reply.body) as { apps: { name: string; sync: string; comparedAt?: string }[] }).apps.find((a) => a.name === 'kz');
+        };
+        await waitFor(async () => (await row())?.sync === 'Synced', { timeoutMs: 30_000, what: 'kz compared, Synced' });
+        const comparedAgain = async (since: string | undefined, what: string) => {
+          await waitFor(async () => ((await row())?.comparedAt ?? '') > (since ?? ''), { timeoutMs: 20_000, what });
+          return (await row())?.comparedAt;
+        };
+        // The first comparison reads the render the sync left in the cache.
+        let at = (await row())?.comparedAt;
+        expect(builds()).toBe(1);
+        await kubectlOk(['annotate', 'application', 'kz', '-n', ns, 'argocd.argoproj.io/refresh=normal']);
+        at = await comparedAgain(at, 'kz compared again after refresh=normal');
+        expect(builds()).toBe(1);
+        await kubectlOk(['annotate', '--overwrite', 'application', 'kz', '-n', ns, 'argocd.argoproj.io/refresh=hard']);
+        await waitFor(async () => builds() === 2, { timeoutMs: 20_000, what: 'kustomize run again after refresh=hard' });
+        await comparedAgain(at, 'kz compared again after refresh=hard');
+        expect(builds()).toBe(2);
+        expect(await row()).toMatchObject({ sync: 'Synced' });
       } finally {
         const exited = new Promise((resolve) => child.once('exit', resolve));
         child.kill('SIGTERM');
