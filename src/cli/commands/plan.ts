@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseManifests } from '../../manifest/parse.js';
 import type { KubeObject } from '../../model/object.js';
+import type { Io } from '../../model/context.js';
 
 /** The one Application or ApplicationSet a -f file holds, or undefined when it holds nothing; read with the file named. */
 function soleObject(text: string, path: string, flag: string): KubeObject | undefined {
@@ -22,33 +23,35 @@ function soleObject(text: string, path: string, flag: string): KubeObject | unde
  * `--base-app-file`: the -f file as it is at --base (a pull request that edits it), read once, so a
  * `<(git show main:apps/shop.yaml)` pipe serves too, into a copy in `dir`; `noBase` when it holds nothing (the file is
  * new in the change: its apps appear). It must hold what -f holds: an ApplicationSet for an ApplicationSet, the same
- * Application (namespace and name) for an Application.
+ * Application (namespace and name) for an Application. Either may be `-`, standard input (read through `io`, once).
  */
-export function baseAppFileOf(path: string, headFile: string, dir: string): { baseFile: string } | { noBase: true } {
+export async function baseAppFileOf(path: string, headFile: string, dir: string, io?: Pick<Io, 'readStdin'>): Promise<{ baseFile: string } | { noBase: true }> {
+  const shown = (p: string) => (p === '-' ? '<stdin>' : p);
+  const read = async (p: string): Promise<string> => (p === '-' ? (io ? io.readStdin() : '') : readFileSync(p, 'utf8'));
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
+    text = await read(path);
   } catch (err) {
-    throw new InputError(`--base-app-file ${path}: cannot read it: ${(err as Error).message}`);
+    throw new InputError(`--base-app-file ${shown(path)}: cannot read it: ${(err as Error).message}`);
   }
-  const base = soleObject(text, path, '--base-app-file');
+  const base = soleObject(text, shown(path), '--base-app-file');
   if (base === undefined) return { noBase: true };
   let head: KubeObject | undefined;
   try {
-    head = headFile === '-' ? undefined : soleObject(readFileSync(headFile, 'utf8'), headFile, '-f');
+    head = soleObject(await read(headFile), shown(headFile), '-f');
   } catch {
     head = undefined; // -f's own read names what is wrong with it
   }
   const id = (o: KubeObject) => `${o.kind} ${o.metadata.namespace !== undefined ? `${o.metadata.namespace}/` : ''}${o.metadata.name ?? ''}`;
   if (base.kind !== 'Application' && base.kind !== 'ApplicationSet')
-    throw new InputError(`--base-app-file ${path}: holds ${id(base)}; give the Application or ApplicationSet of -f as it is at --base`);
+    throw new InputError(`--base-app-file ${shown(path)}: holds ${id(base)}; give the Application or ApplicationSet of -f as it is at --base`);
   if (head !== undefined) {
     const sameApp =
       (head.metadata.namespace ?? base.metadata.namespace) === (base.metadata.namespace ?? head.metadata.namespace) &&
       head.metadata.name === base.metadata.name;
     if (head.kind !== base.kind || (head.kind === 'Application' && !sameApp))
       throw new InputError(
-        `--base-app-file ${path}: holds ${id(base)}, -f ${headFile} ${id(head)}: give the same ${head.kind} as it is at --base (a renamed Application is another app: one that appears, planned with --base-app-file /dev/null)`,
+        `--base-app-file ${shown(path)}: holds ${id(base)}, -f ${shown(headFile)} ${id(head)}: give the same ${head.kind} as it is at --base (a renamed Application is another app: one that appears, planned with --base-app-file /dev/null)`,
       );
   }
   const copy = join(dir, 'base-app.json');
@@ -194,9 +197,11 @@ export const planCommand = defineCommand({
       );
     if (args.appFile !== undefined && apps.length > 0) throw new InputError('name Applications (APP…) or give -f/--app-file FILE, not both');
     if (args.appFile === undefined && apps.length === 0) throw new InputError('name an Application (APP) or give -f/--app-file FILE');
+    if (args.baseAppFile === '-' && args.appFile === '-')
+      throw new InputError('-f - and --base-app-file - cannot both be standard input: give one of them as a file (e.g. --base-app-file <(git show main:PATH))');
     const dir = args.baseAppFile !== undefined ? mkdtempSync(join(tmpdir(), 'kubectl-gitops-plan-base-')) : undefined;
     try {
-      const atBase = args.baseAppFile !== undefined && dir !== undefined ? baseAppFileOf(args.baseAppFile, args.appFile ?? '-', dir) : undefined;
+      const atBase = args.baseAppFile !== undefined && dir !== undefined ? await baseAppFileOf(args.baseAppFile, args.appFile ?? '-', dir, ctx.io) : undefined;
       if (appSet && args.appFile !== undefined) {
         const { runPlanAppSet } = await import('../../workflows/plan/plan.js');
         const report = await runPlanAppSet(

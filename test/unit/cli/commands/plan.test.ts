@@ -12,8 +12,8 @@ import { tempDir } from '../../../support/temp-dir.js';
 
 const env = { KUBECONFIG: '/nonexistent/kubeconfig', HOME: '/nonexistent/kgitops-home' };
 
-async function cli(argv: string[]) {
-  const m = memoryIo({ env });
+async function cli(argv: string[], stdin?: string) {
+  const m = memoryIo({ env, ...(stdin !== undefined ? { stdin } : {}) });
   const code = await runCli(argv, m.io);
   return { code, out: m.stdout(), err: m.stderr() };
 }
@@ -104,6 +104,23 @@ describe('--base-app-file: the -f file as it is at --base (a pull request that e
     expect([asItIs.code, /^CHANGE=/m.test(asItIs.out), asItIs.out.includes('THIS_CHANGE=0')]).toEqual([0, false, true]);
   });
 
+  test('either file may be standard input (-), checked as a file is; not both (exit 2)', async () => {
+    const edited = await plan('--base-app-file', join(dir, 'base.yaml'));
+    const args = ['--base', 'main', '--offline', '--kube-version', '1.35.0', '--api-versions', 'v1', '-o', 'kv'];
+    // The base on a pipe (`git show main:apps/shop.yaml | kubectl gitops plan -f apps/shop.yaml --base-app-file -`).
+    const baseOnStdin = await cli(['plan', '-f', join(dir, 'head.yaml'), ...args, '--base-app-file', '-'], app('old'));
+    expect([baseOnStdin.code, baseOnStdin.out, baseOnStdin.err]).toEqual([edited.code, edited.out, '']);
+    const headOnStdin = await cli(['plan', '-f', '-', ...args, '--base-app-file', join(dir, 'base.yaml')], app('new'));
+    expect([headOnStdin.code, headOnStdin.out, headOnStdin.err]).toEqual([edited.code, edited.out, '']);
+    // Another app on stdin is refused as another app in a file is (it was not checked when -f was standard input).
+    const other = await cli(['plan', '-f', '-', ...args, '--base-app-file', join(dir, 'base.yaml')], app('new', 'cart'));
+    expect([other.code, other.out]).toEqual([ExitCode.Input, '']);
+    expect(other.err).toContain(`--base-app-file ${join(dir, 'base.yaml')}: holds Application argocd/shop, -f <stdin> Application argocd/cart`);
+    const both = await cli(['plan', '-f', '-', ...args, '--base-app-file', '-'], app('new'));
+    expect([both.code, both.out]).toEqual([ExitCode.Input, '']);
+    expect(both.err).toContain('-f - and --base-app-file - cannot both be standard input');
+  });
+
   test('an empty file (/dev/null): the Application is new, it appears and everything it declares is this change', async () => {
     const created = await plan('--base-app-file', join(dir, 'empty.yaml'));
     expect(created.code).toBe(1);
@@ -125,7 +142,7 @@ describe('--base-app-file: the -f file as it is at --base (a pull request that e
       expect(r.out).toBe('');
     }
     writeFileSync(join(dir, 'two.yaml'), `${app('old')}---\n${app('old')}`);
-    expect(() => baseAppFileOf(join(dir, 'two.yaml'), join(dir, 'head.yaml'), dir)).toThrow('holds 2 objects');
+    await expect(baseAppFileOf(join(dir, 'two.yaml'), join(dir, 'head.yaml'), dir)).rejects.toThrow('holds 2 objects');
     const without = await cli(['plan', 'shop', '--base', 'main', '--base-app-file', join(dir, 'base.yaml')]);
     expect([without.code, without.err.includes('--base-app-file is the -f file as it is at --base')]).toEqual([ExitCode.Input, true]);
   });
