@@ -65,7 +65,7 @@ export function renderResults({ info, results, runs, startupRuns, sizes }) {
     L.push(`- **kapp: not measured** (${(info.kapp ?? 'this run predates kapp in the bench').replace(/^not measured: /, '')}).`);
   }
   L.push(
-    "- **limit**: the least work the API server must do, issued by a minimal client (Node HTTP/2 over one TLS connection as kubectl's Go client does, 48 streams in flight, no client library;",
+    "- **limit**: the least work the API server must do, issued by a minimal client (Node HTTP/2 over one TLS connection as kubectl's Go client does, with its flow-control windows (4 MiB a stream, 1 GiB the connection), 48 streams in flight, no client library;",
   );
   L.push('  test/bench/limit.mjs), timed from the first request to the last response with the objects preloaded as JSON:');
   L.push('  diff = one LIST per kind in the namespace; diff --server-side = one SSA dry-run per object; sync = one SSA per object;');

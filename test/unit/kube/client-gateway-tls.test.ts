@@ -147,6 +147,38 @@ describe('over HTTP/2', () => {
   });
 });
 
+describe('over HTTP/2, the flow-control windows are Go’s (kubectl’s): 4 MiB a stream, 1 GiB the connection', () => {
+  it('the server sees them before the first answer; a 6 MB LIST is read whole', async () => {
+    const server = http2.createSecureServer({ cert, key });
+    const seen: { streamWindow?: number; connectionWindow?: number } = {};
+    const names = Array.from({ length: 60_000 }, (_, i) => `cm-${String(i).padStart(6, '0')}-${'x'.repeat(80)}`);
+    const body = JSON.stringify(cmList(names));
+    server.on('stream', (stream) => {
+      const session = stream.session!;
+      seen.streamWindow = session.remoteSettings.initialWindowSize;
+      // What the server may still send on the connection before the client reads anything.
+      seen.connectionWindow = session.state.remoteWindowSize;
+      stream.respond({ ':status': 200, 'content-type': 'application/json' });
+      stream.end(body);
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const gw = await createClientGateway({ connection: connection(`https://127.0.0.1:${(server.address() as AddressInfo).port}`), requestTimeoutMs: 10_000 });
+    try {
+      expect(body.length).toBeGreaterThan(6_000_000);
+      expect((await gw.list(CM, { namespace: 'shop' })).items).toHaveLength(names.length);
+      expect(seen.streamWindow).toBe(4 * 1024 * 1024);
+      // HTTP/2's default is 65,535; the client raised its connection window to 1 GiB before its first request.
+      expect(seen.connectionWindow).toBe(1024 * 1024 * 1024);
+    } finally {
+      gw.close();
+      await new Promise<void>((r) => {
+        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+        server.close(() => r());
+      });
+    }
+  });
+});
+
 /** What an HTTP/2 server does with one request, in the middle of it. */
 type H2Fault = 'cut' | 'cut-mid-body' | 'reset' | 'reset-mid-body' | 'goaway-refused' | 'goaway-mid-body';
 
