@@ -1,5 +1,5 @@
 // The status report as data (schemaVersion 1): sync status and health as two axes, per resource and for the app.
-import { compareText, keyString, type KubeObject, type ResourceKey } from '../model/object.js';
+import { collationKey, compareText, keyString, type KubeObject, type ResourceKey } from '../model/object.js';
 import { COMPARE_OPTIONS } from '../model/keys.js';
 import type { Application, SourceRevision } from '../app/types.js';
 import type { HealthStatus, HealthStatusCode } from './types.js';
@@ -189,10 +189,14 @@ function treeReport(node: TreeNode): TreeReport {
   return out;
 }
 
-/** Sorted by their keys' strings (localeCompare's order), each string built once (not once per comparison). */
+/** Sorted by their keys' strings (compareText's order), each string and its collation key made once (not once per comparison). */
 function sortedByKey<T extends Pick<ResourceInput, 'key'>>(items: readonly T[]): T[] {
-  const keyed = items.map((item) => ({ item, k: keyString(item.key) }));
-  keyed.sort((a, b) => compareText(a.k, b.k));
+  const keyed = items.map((item) => {
+    const k = keyString(item.key);
+    return { item, k, c: collationKey(k) };
+  });
+  if (keyed.every((x) => x.c !== undefined)) keyed.sort((a, b) => (a.c! < b.c! ? -1 : a.c! > b.c! ? 1 : 0));
+  else keyed.sort((a, b) => compareText(a.k, b.k));
   return keyed.map((x) => x.item);
 }
 
