@@ -44,8 +44,8 @@ const DEFAULT_PING: PingCheck = { everyMs: 30_000, timeoutMs: 15_000 };
  * decoding another answer, sends a WINDOW_UPDATE: a 1,000-object status spent ~37 ms more reading its 62 LISTs (medians
  * of 20 alternating runs, test/bench/analysis.md section 16).
  */
-export const STREAM_WINDOW = 4 << 20;
-export const CONNECTION_WINDOW = 1 << 30;
+const STREAM_WINDOW = 4 << 20;
+const CONNECTION_WINDOW = 1 << 30;
 
 /** The code of the error the requests on a session get when it did not answer a PING (retried like a reset). */
 export const PING_TIMEOUT_CODE = 'ERR_HTTP2_PING_TIMEOUT';
