@@ -121,6 +121,11 @@ function shellWord(w: string): string {
   return /^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`;
 }
 
+/** Every way a boolean flag can be typed (`--x`, `--x=true`, `--x=false`, `--no-x`): what a command that sets it again drops first. */
+export function booleanFlagForms(name: string): string[] {
+  return [`--${name}`, `--${name}=true`, `--${name}=false`, `--no-${name}`];
+}
+
 /** The command line as typed (`kubectl gitops ...`), shell-quoted, without the given flags (e.g. `--no-force-conflicts`). */
 export function commandLineWithout(argv: readonly string[], drop: readonly string[]): string {
   return ['kubectl', 'gitops', ...argv.filter((a) => !drop.includes(a))].map(shellWord).join(' ');

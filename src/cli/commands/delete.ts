@@ -7,7 +7,7 @@ import { InputError } from '../../model/errors.js';
 import { PROPAGATION_POLICIES } from '../../model/object.js';
 import { parseDuration } from '../../model/duration.js';
 import { appStateInput } from '../inputs.js';
-import { commandLineWithout } from '../argv.js';
+import { booleanFlagForms, commandLineWithout } from '../argv.js';
 import { CASCADES } from '../../prune/delete-plan.js';
 import { progressLine } from './sync.js';
 
@@ -87,7 +87,7 @@ export const deleteCommand = defineCommand({
           ...session,
           ...(progress ? { progress } : {}),
           // The approval keeps every flag given (--app-namespace, --context, -f …): it must name this app on this cluster.
-          approveCommand: `${commandLineWithout(ctx.argv ?? [], ['--confirm-delete', '--dry-run'])} --confirm-delete`,
+          approveCommand: `${commandLineWithout(ctx.argv ?? [], [...booleanFlagForms('confirm-delete'), ...booleanFlagForms('dry-run')])} --confirm-delete`,
           // A child Application deleted with Argo CD's finalizers is finished as delete would finish it (app-of-apps).
           finalizeApp: finalizeThroughDelete(ctx, timeoutMs),
           ...(args.recursive === true

@@ -7,7 +7,7 @@ import { appSourceOptions, recordOption } from '../options.js';
 import { cautiousStop, NO_FORCE, recording, retryLimitOf, syncAllInput, syncInput, watchAllInput, watchInput } from '../inputs.js';
 import { ExitCode, InputError } from '../../model/errors.js';
 import type { SyncEvent } from '../../workflows/sync/sync-phases.js';
-import { commandLineWithout } from '../argv.js';
+import { booleanFlagForms, commandLineWithout } from '../argv.js';
 import { emit, warn } from '../emit.js';
 
 /** A one-line progress indicator on stderr, only on a TTY; cleared when done. `above` prints a line above it. */
@@ -243,7 +243,8 @@ export const syncCommand = defineCommand({
         code = walk.exitCode;
       }
       if (report && cautiousStop(report)) report.nextCommand = commandLineWithout(ctx.argv ?? [], NO_FORCE);
-      else if (report?.prune.waiting !== undefined && !report.dryRun) report.nextCommand = `${commandLineWithout(ctx.argv ?? [], [])} --confirm-prune`;
+      else if (report?.prune.waiting !== undefined && !report.dryRun)
+        report.nextCommand = `${commandLineWithout(ctx.argv ?? [], booleanFlagForms('confirm-prune'))} --confirm-prune`;
       if (recorded?.outcome === 'written' && ctx.opts.verbose)
         ctx.io.err(
           `sync: recorded in the Application's status (${recorded.attempts} write${recorded.attempts === 1 ? '' : 's'}: ${recorded.attempts - 1} resourceVersion conflict(s) read again)\n`,

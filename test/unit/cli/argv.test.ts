@@ -1,5 +1,5 @@
 // kubectl-style (pflag) argument lists: rewritten by normalizeArgv, then parsed by runCli as kubectl would.
-import { commandLineWithout, normalizeArgv, repeatedValues } from '../../../src/cli/argv.js';
+import { booleanFlagForms, commandLineWithout, normalizeArgv, repeatedValues } from '../../../src/cli/argv.js';
 import { COMMANDS, runCli } from '../../../src/cli/app.js';
 import type { GitopsCommand } from '../../../src/cli/command.js';
 import type { CommandContext } from '../../../src/cli/context.js';
@@ -363,5 +363,12 @@ describe('commandLineWithout (the command that goes on after a --no-force-confli
     expect(commandLineWithout(['sync', '-f', '/tmp/my app.yaml', '-l', 'tier in (web,api)', '--desired', "it's"], drop)).toBe(
       `kubectl gitops sync -f '/tmp/my app.yaml' -l 'tier in (web,api)' --desired 'it'\\''s'`,
     );
+  });
+
+  it('a command that sets a boolean flag again drops every form of it first (no contradicting flags in what it prints)', () => {
+    expect(booleanFlagForms('confirm-delete')).toEqual(['--confirm-delete', '--confirm-delete=true', '--confirm-delete=false', '--no-confirm-delete']);
+    const typed = ['delete', 'shop', '--yes', '--no-confirm-delete', '--confirm-delete=false', '--dry-run=false'];
+    const next = `${commandLineWithout(typed, [...booleanFlagForms('confirm-delete'), ...booleanFlagForms('dry-run')])} --confirm-delete`;
+    expect(next).toBe('kubectl gitops delete shop --yes --confirm-delete');
   });
 });
