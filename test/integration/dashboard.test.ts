@@ -65,6 +65,36 @@ function raw(base: URL, path: string, host = base.host): Promise<Reply> {
   });
 }
 
+/** A row of the dashboard's /api/apps, as the refresh tests read it. */
+interface ApiRow {
+  name: string;
+  sync: string;
+  revision?: string;
+  comparedAt?: string;
+}
+
+/** A dashboard of one app of its own, whose --interval never comes round during a test: the app's row, and its stop. */
+async function ownDashboard(app: string, ns: string, env: Record<string, string> = {}) {
+  const child = spawn(pluginPath, ['dashboard', app, '--app-namespace', ns, '--interval', '1h'], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  };
+  try {
+    const own = new URL(await printedUrl(child));
+    const row = async () => {
+      const reply = await raw(own, `/api/apps?token=${own.searchParams.get('token') ?? ''}`);
+      return (JSON.parse(reply.body) as { apps: ApiRow[] }).apps.find((a) => a.name === app);
+    };
+    return { row, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
 describe('kubectl gitops dashboard in a browser', () => {
   let fx: GitFixture;
   let ns = '';
@@ -505,16 +535,8 @@ describe('kubectl gitops dashboard in a browser', () => {
       );
       expect((await runPlugin(['sync', 'fresh', '--app-namespace', ns])).code).toBe(0);
       // A dashboard of its own for this app, whose interval never comes round during the test.
-      const child = spawn(pluginPath, ['dashboard', 'fresh', '--app-namespace', ns, '--interval', '1h'], {
-        env: childEnv(),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const { row, stop } = await ownDashboard('fresh', ns);
       try {
-        const own = new URL(await printedUrl(child));
-        const row = async () => {
-          const reply = await raw(own, `/api/apps?token=${own.searchParams.get('token') ?? ''}`);
-          return (JSON.parse(reply.body) as { apps: { name: string; sync: string; revision?: string }[] }).apps.find((a) => a.name === 'fresh');
-        };
         await waitFor(async () => (await row())?.sync === 'Synced', { timeoutMs: 30_000, what: 'fresh compared, Synced' });
         // A new commit: not seen before the hour is up, unless a refresh is asked.
         fx.write('apps/fresh/b.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: fresh-b}\ndata: {a: b}\n');
@@ -529,9 +551,7 @@ describe('kubectl gitops dashboard in a browser', () => {
           'normal',
         );
       } finally {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
+        await stop();
       }
     },
     TIMEOUT,
@@ -565,16 +585,8 @@ describe('kubectl gitops dashboard in a browser', () => {
           : 0;
       expect((await runPlugin(['sync', 'kz', '--app-namespace', ns], { env: extra })).code).toBe(0);
       expect(builds()).toBe(1);
-      const child = spawn(pluginPath, ['dashboard', 'kz', '--app-namespace', ns, '--interval', '1h'], {
-        env: childEnv(extra),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const { row, stop } = await ownDashboard('kz', ns, extra);
       try {
-        const own = new URL(await printedUrl(child));
-        const row = async () => {
-          const reply = await raw(own, `/api/apps?token=${own.searchParams.get('token') ?? ''}`);
-          return (JSON.parse(reply.body) as { apps: { name: string; sync: string; comparedAt?: string }[] }).apps.find((a) => a.name === 'kz');
-        };
         await waitFor(async () => (await row())?.sync === 'Synced', { timeoutMs: 30_000, what: 'kz compared, Synced' });
         const comparedAgain = async (since: string | undefined, what: string) => {
           await waitFor(async () => ((await row())?.comparedAt ?? '') > (since ?? ''), { timeoutMs: 20_000, what });
@@ -592,9 +604,7 @@ describe('kubectl gitops dashboard in a browser', () => {
         expect(builds()).toBe(2);
         expect(await row()).toMatchObject({ sync: 'Synced' });
       } finally {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
+        await stop();
       }
     },
     TIMEOUT,
