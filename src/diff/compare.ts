@@ -47,7 +47,8 @@ export function differences(
 ): Difference[] {
   const out: Difference[] = [];
   const known = opts.knownTypes ?? [];
-  walk(desired, live, base, base, out, lists, { zero: opts.zeroValuesOmitted === true, as: undefined, known });
+  const path = [...base];
+  walk(desired, live, path, path, out, lists, { zero: opts.zeroValuesOmitted === true, as: undefined, known });
   return out;
 }
 
@@ -99,11 +100,19 @@ function goDuration(v: JsonValue | undefined): number | undefined {
   return body !== '' && consumed === body.length ? sign * total : undefined;
 }
 
+/**
+ * Records a difference at the current place. The walk's paths are its working stacks (pushed and popped as it goes
+ * down and up), so a difference gets copies of them.
+ */
 function push(out: Difference[], at: Step[], dAt: Step[], desired: JsonValue | undefined, live: JsonValue | undefined): void {
-  out.push(at === dAt || sameLocation(at, dAt) ? { at, desired, live } : { at, desiredAt: dAt, desired, live });
+  const here = at.slice();
+  out.push(at === dAt || sameLocation(at, dAt) ? { at: here, desired, live } : { at: here, desiredAt: dAt.slice(), desired, live });
 }
 
-/** `at` is the place in live, `dAt` the same place in desired (they differ only below a merging list). */
+/**
+ * `at` is the place in live, `dAt` the same place in desired (they differ only below a merging list, where dAt is a
+ * stack of its own; elsewhere both are the same array). Each call leaves both stacks as it found them.
+ */
 function walk(
   desired: JsonValue | undefined,
   live: JsonValue | undefined,
@@ -123,10 +132,14 @@ function walk(
       if (!(live === null && Object.keys(desired).length === 0)) push(out, at, dAt, desired, live);
       return;
     }
+    const apart = at !== dAt;
     for (const k of Object.keys(desired)) {
       const step = { field: k };
-      const next = [...at, step];
-      walk(desired[k], live[k], next, at === dAt ? next : [...dAt, step], out, lists, modeAt(mode, next));
+      at.push(step);
+      if (apart) dAt.push(step);
+      walk(desired[k], live[k], at, dAt, out, lists, modeAt(mode, at));
+      at.pop();
+      if (apart) dAt.pop();
     }
     return;
   }
@@ -141,10 +154,14 @@ function walk(
       push(out, at, dAt, desired, live);
       return;
     }
+    const apart = at !== dAt;
     for (let i = 0; i < desired.length; i++) {
       const step = { index: i };
-      const next = [...at, step];
-      walk(desired[i], live[i], next, at === dAt ? next : [...dAt, step], out, lists, mode);
+      at.push(step);
+      if (apart) dAt.push(step);
+      walk(desired[i], live[i], at, dAt, out, lists, mode);
+      at.pop();
+      if (apart) dAt.pop();
     }
     return;
   }
@@ -196,11 +213,12 @@ function mergeWalk(
   let appended = live.length;
   desired.forEach((d, i) => {
     const j = found[i]!;
-    if (j < 0) push(out, [...at, { index: appended++ }], [...dAt, { index: i }], d, undefined);
-    else {
-      const next = [...at, { index: j }];
-      walk(d, live[j], next, i === j && at === dAt ? next : [...dAt, { index: i }], out, lists, mode);
-    }
+    at.push({ index: j < 0 ? appended++ : j });
+    // Where the desired element sits elsewhere, its place is a stack of its own below it (a copy, dropped after it).
+    const dNext = at === dAt ? (i === j ? at : [...at.slice(0, -1), { index: i }]) : [...dAt, { index: i }];
+    if (j < 0) push(out, at, dNext, d, undefined);
+    else walk(d, live[j], at, dNext, out, lists, mode);
+    at.pop();
   });
   return true;
 }

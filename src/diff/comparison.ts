@@ -73,6 +73,8 @@ export async function compareObject(entry: CompareEntry, opts: DiffOptions): Pro
   const compared = entry.server?.predicted && live ? entry.server.predicted : entry.applied;
   const { diff, ignored: ignoredLive } = await diffObjectDetailed({ ...opts, desired: compared, declared, live });
   if (!live) return { ...diff, ignoredLive: NO_IGNORED };
+  // In sync with nothing left to another manager (most objects): the diff as it is.
+  if (diff.fields.length === 0 && ignoredLive.live.length === 0 && diff.warnings === undefined) return { ...diff, ignoredLive };
   const fields: FieldDiff[] = [...diff.fields];
 
   // Server-side: the core's 'conflict' is a prediction; the dry-run is the truth.

@@ -97,7 +97,15 @@ export function strategicListRule(apiVersion: string, kind: string): ListRule | 
   const group = groupOf(apiVersion);
   if (!builtInGroup(group)) return undefined;
   const gk = `${group}/${kind}`;
-  const root = POD_SPEC_ROOTS[gk];
-  const table = [...METADATA_LISTS, ...(root ? podSpecLists(root) : []), ...(OTHER_LISTS[gk] ?? [])];
-  return (at) => table.find(([p]) => matches(p, at))?.[1];
+  let rule = RULES.get(gk);
+  if (!rule) {
+    const root = POD_SPEC_ROOTS[gk];
+    const table = [...METADATA_LISTS, ...(root ? podSpecLists(root) : []), ...(OTHER_LISTS[gk] ?? [])];
+    rule = (at) => table.find(([p]) => matches(p, at))?.[1];
+    // One rule per kind for the process (a handful of built-in kinds; every object of a kind shares its table).
+    RULES.set(gk, rule);
+  }
+  return rule;
 }
+
+const RULES = new Map<string, ListRule>();

@@ -5,7 +5,7 @@ import type { JsonObject, JsonValue, KubeObject } from '../model/object.js';
 import { isPlainObject } from '../model/object.js';
 import { LAST_APPLIED, TRACKING_ID } from '../model/keys.js';
 import type { ManagedEntry } from '../ownership/index.js';
-import { decodeElement } from '../ownership/fieldsv1.js';
+import { cachedElement } from '../ownership/fieldsv1.js';
 import { canonicalJson, fields, locate, pathKey, startsWithFields, stepInto, valueAt, type FieldPath, type Step } from '../model/field-path.js';
 import { strategicListRule } from './list-rule.js';
 
@@ -65,10 +65,18 @@ export function removedFields(desired: KubeObject, live: KubeObject, entries: re
 function missesSomething(trie: JsonObject, node: JsonValue | undefined): boolean {
   for (const k of Object.keys(trie)) {
     if (k === '.') continue;
-    const next = stepInto(node, k.startsWith('f:') ? { field: k.slice(2) } : decodeElement(k));
-    if (!next) return true;
-    const child = trie[k] as JsonObject;
-    if (missesSomething(child, next.value)) return true;
+    let value: JsonValue | undefined;
+    if (k.startsWith('f:')) {
+      // A map field, the common key: looked up without the step objects stepInto returns.
+      const name = k.slice(2);
+      if (!isPlainObject(node) || !Object.prototype.hasOwnProperty.call(node, name)) return true;
+      value = node[name];
+    } else {
+      const next = stepInto(node, cachedElement(k));
+      if (!next) return true;
+      value = next.value;
+    }
+    if (missesSomething(trie[k] as JsonObject, value)) return true;
   }
   return false;
 }

@@ -37,6 +37,23 @@ export function decodeElement(s: string): PathElement {
   }
 }
 
+const ELEMENTS = new Map<string, PathElement>();
+
+/**
+ * decodeElement, each distinct key parsed once per process: the same `k:{"name":"app"}` recurs in every object of an
+ * app and of a fleet, and a JSON parse of it is most of what reading a trie costs. The element is shared: never mutated
+ * (no path element is). The memo is emptied when it reaches 50,000 keys, so a process reading ever-new keys stays bounded.
+ */
+export function cachedElement(s: string): PathElement {
+  let el = ELEMENTS.get(s);
+  if (el === undefined) {
+    el = decodeElement(s);
+    if (ELEMENTS.size >= 50_000) ELEMENTS.clear();
+    ELEMENTS.set(s, el);
+  }
+  return el;
+}
+
 /**
  * The paths a FieldsV1 trie names: every leaf (`{}`), and every node marked with `.` (the
  * node itself is owned, e.g. a list element or a map the manager created).
@@ -49,7 +66,7 @@ export function decodeFieldsV1(fields: JsonObject): FieldSet {
         if (prefix.length > 0) out.push(prefix.slice());
         continue;
       }
-      const el = decodeElement(k);
+      const el = cachedElement(k);
       const p = [...prefix, el];
       if (!isPlainObject(child)) throw new Error(`decoding FieldsV1 at ${k}: expected an object`);
       if (Object.keys(child).length === 0) out.push(p);
@@ -65,20 +82,19 @@ export function decodeFieldsV1(fields: JsonObject): FieldSet {
  * a trie that passes decodes without error.
  */
 export function checkFieldsV1(fields: JsonObject): void {
-  for (const k of Object.keys(fields)) {
+  // Every object read from the API server comes through here (each of its managers' tries), so this loop is kept to
+  // the fewest steps: the common `f:` key allocates nothing, any other is decoded once per process.
+  for (const k in fields) {
     if (k === '.') continue;
-    checkElement(k);
+    if (k.charCodeAt(0) !== F || k.charCodeAt(1) !== COLON) cachedElement(k);
     const child = fields[k];
-    if (!isPlainObject(child)) throw new Error(`decoding FieldsV1 at ${k}: expected an object`);
+    if (typeof child !== 'object' || child === null || Array.isArray(child)) throw new Error(`decoding FieldsV1 at ${k}: expected an object`);
     checkFieldsV1(child);
   }
 }
 
-/** decodeElement's checks, allocating nothing for the common `f:` key. */
-function checkElement(s: string): void {
-  if (s.length > 1 && s[1] === ':' && s[0] === 'f') return;
-  decodeElement(s);
-}
+const F = 'f'.charCodeAt(0);
+const COLON = ':'.charCodeAt(0);
 
 /** The FieldsV1 trie for a set (the inverse of decodeFieldsV1 for sets it produced). */
 export function encodeFieldsV1(set: FieldSet): JsonObject {

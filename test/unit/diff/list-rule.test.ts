@@ -3,7 +3,7 @@
 import { differences } from '../../../src/diff/compare.js';
 import { omitsZeroValues, strategicListRule } from '../../../src/diff/list-rule.js';
 import { knownTypesOf } from '../../../src/diff/index.js';
-import { stepsOf } from '../../../src/model/field-path.js';
+import { stepsOf, type Step } from '../../../src/model/field-path.js';
 import type { JsonValue } from '../../../src/model/object.js';
 
 describe('strategicListRule', () => {
@@ -171,6 +171,45 @@ describe('differences on a merging list', () => {
     expect(differences(meta(['a/x']), meta(['kubernetes.io/pvc-protection', 'a/x']), [], cm)).toEqual([]);
     expect(differences(meta(['a/x', 'b/y']), meta(['a/x']), [], cm)).toEqual([
       { at: stepsOf(['metadata', 'finalizers']), desired: ['a/x', 'b/y'], live: ['a/x'] },
+    ]);
+  });
+
+  it('follows moved elements inside moved elements: each difference has its own place on both sides, and the base path is left as it was', () => {
+    const desired: JsonValue = {
+      spec: {
+        containers: [
+          { name: 'api', env: [{ name: 'B', value: '2' }], image: 'a:2' },
+          { name: 'side', image: 's:2' },
+        ],
+        hostname: 'h2',
+      },
+    };
+    const live: JsonValue = {
+      spec: {
+        containers: [
+          { name: 'proxy' },
+          {
+            name: 'api',
+            env: [
+              { name: 'A', value: '1' },
+              { name: 'B', value: '1' },
+            ],
+            image: 'a:1',
+          },
+          { name: 'side', image: 's:1' },
+        ],
+        hostname: 'h1',
+      },
+    };
+    const base: Step[] = [];
+    const d = differences(desired, live, base, strategicListRule('v1', 'Pod'));
+    expect(base).toEqual([]);
+    const P = ['spec', 'containers'];
+    expect(d).toEqual([
+      { at: stepsOf([...P, 1, 'env', 1, 'value']), desiredAt: stepsOf([...P, 0, 'env', 0, 'value']), desired: '2', live: '1' },
+      { at: stepsOf([...P, 1, 'image']), desiredAt: stepsOf([...P, 0, 'image']), desired: 'a:2', live: 'a:1' },
+      { at: stepsOf([...P, 2, 'image']), desiredAt: stepsOf([...P, 1, 'image']), desired: 's:2', live: 's:1' },
+      { at: stepsOf(['spec', 'hostname']), desired: 'h2', live: 'h1' },
     ]);
   });
 
