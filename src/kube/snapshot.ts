@@ -8,7 +8,8 @@
 // - a GET of a namespaced type is answered from the type's cluster-wide LIST (absent there: absent), or, where listing
 //   is not allowed, by the GET itself, made once; a cluster-scoped LIST or GET is made once; `seed` hands in objects
 //   read already (the Applications `list` listed);
-// - every answer is shared, frozen (deeply, once, as it came in): a caller that would change an object makes its own
+// - every answer is shared, frozen (deeply, once, as it is first handed out: a cluster-wide LIST's items a namespace at a
+//   time, so the objects of namespaces no app reads are never walked): a caller that would change an object makes its own
 //   copy; a mutation throws instead of changing what the other apps read (cloning every answer for every app cost
 //   more than the comparisons of `list`); a list's array is the caller's own. A failed read is asked again by the
 //   next caller.
@@ -103,8 +104,14 @@ export function deepFreeze<T>(value: T): T {
 
 /** Frozen items of a list read (in place). */
 function frozenList(res: ListResult): ListResult {
-  for (const o of res.items) deepFreeze(o);
+  frozenItems(res.items);
   return res;
+}
+
+/** The items, each frozen (in place; an item frozen already costs one check). */
+function frozenItems(items: KubeObject[]): KubeObject[] {
+  for (const o of items) deepFreeze(o);
+  return items;
 }
 
 /**
@@ -243,7 +250,9 @@ export class ClusterSnapshot extends SharedGateway {
     return this.once(this.wides, JSON.stringify([typeId(type), v]), async () => {
       try {
         this.wideLists++;
-        const res = frozenList(await this.inner.list(type, { ...v, pageSize: CLUSTER_WIDE_PAGE_SIZE }));
+        // Frozen as handed out (frozenItems), a namespace's share at a time: objects of namespaces no app reads, often
+        // most of a cluster-wide LIST, are never walked.
+        const res = await this.inner.list(type, { ...v, pageSize: CLUSTER_WIDE_PAGE_SIZE });
         return { ok: true, res, byNamespace: byNamespace(res.items) };
       } catch (err) {
         if (!(err instanceof KubeApiError && err.status === 403)) throw err;
@@ -268,13 +277,13 @@ export class ClusterSnapshot extends SharedGateway {
       if (full.ok) {
         const items = (namespace === undefined ? full.res.items : (full.byNamespace.get(namespace) ?? []))
           .filter((o) => v.withAnnotation === undefined || o.metadata.annotations?.[v.withAnnotation] !== undefined)
-          .map(metadataOf);
+          .map((o) => metadataOf(deepFreeze(o)));
         return { items, ...(full.res.resourceVersion ? { resourceVersion: full.res.resourceVersion } : {}) };
       }
     }
     const w = await this.wide(type, v);
     if (w.ok) {
-      const items = namespace === undefined ? w.res.items : (w.byNamespace.get(namespace) ?? []);
+      const items = frozenItems(namespace === undefined ? w.res.items : (w.byNamespace.get(namespace) ?? []));
       return { items, ...(w.res.resourceVersion ? { resourceVersion: w.res.resourceVersion } : {}) };
     }
     if (namespace === undefined) throw w.err;

@@ -102,6 +102,30 @@ test('a cluster-wide LIST asks for pages of 5,000; a prefetched GET is made at o
   expect(inner.calls.filter((c) => !c.startsWith('DISCOVER'))).toEqual(['GET ConfigMap b/three', 'GET ConfigMap b/gone', 'LIST ConfigMap *']);
 });
 
+test('a cluster-wide LIST is frozen as it is handed out, a namespace at a time: objects of namespaces nobody reads are never walked', async () => {
+  const inner = new FakeGateway({ objects });
+  let read: KubeObject[] = [];
+  const list = inner.list.bind(inner);
+  inner.list = async (t, o = {}) => {
+    const res = await list(t, o);
+    read = res.items;
+    return res;
+  };
+  const snap = new ClusterSnapshot(inner);
+  const a = await snap.list(type('ConfigMap'), { namespace: 'a' });
+  expect(a.items.map((o) => o.metadata.name)).toEqual(['one', 'two']);
+  expect(a.items.every((o) => Object.isFrozen(o) && Object.isFrozen(o.metadata) && Object.isFrozen(o.data))).toBe(true);
+  const b = read.filter((o) => o.metadata.namespace === 'b');
+  expect(b.map((o) => o.metadata.name)).toEqual(['three']);
+  expect(Object.isFrozen(b[0])).toBe(false);
+  // The metadata-only cut of namespace b from the same LIST: frozen through, the object it is cut from too.
+  const meta = await snap.list(type('ConfigMap'), { namespace: 'b', metadataOnly: true });
+  expect(meta.items.every((o) => Object.isFrozen(o) && Object.isFrozen(o.metadata) && Object.isFrozen(o.metadata.annotations))).toBe(true);
+  expect(Object.isFrozen(b[0]?.data)).toBe(true);
+  expect(read.filter((o) => o.metadata.namespace === 'c').some((o) => Object.isFrozen(o))).toBe(false);
+  expect(lists(inner)).toEqual(['LIST ConfigMap *']);
+});
+
 test('deepFreeze freezes every object and array inside, in place, and leaves what is frozen already', () => {
   const o = { a: { b: [{ c: 1 }, 'x'] }, d: null, e: 'y' };
   expect(deepFreeze(o)).toBe(o);
