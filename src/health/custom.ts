@@ -46,7 +46,20 @@ export class HealthScripts {
     return this.settings.health.size === 0 && (this.library === undefined || this.library.size === 0);
   }
 
+  /** The script of each group and kind asked for (every object of a kind asks; the answer does not change). */
+  private readonly found = new Map<string, HealthScript | null>();
+
   lookup(group: string, kind: string): HealthScript | undefined {
+    const id = `${group}/${kind}`;
+    let hit = this.found.get(id);
+    if (hit === undefined) {
+      hit = this.search(group, kind) ?? null;
+      this.found.set(id, hit);
+    }
+    return hit ?? undefined;
+  }
+
+  private search(group: string, kind: string): HealthScript | undefined {
     const key = configKey(group, kind);
     const exact = this.settings.health.get(`${group}/${kind}`);
     if (exact && exact.script !== '') return exact;

@@ -349,9 +349,27 @@ function matches(r: FilteredResource, group: string, kind: string, cluster: stri
   );
 }
 
-/** ResourcesFilter.IsExcludedResource: excluded wins; then included; inclusions for the cluster exclude the rest. */
+/**
+ * ResourcesFilter.IsExcludedResource: excluded wins; then included; inclusions for the cluster exclude the rest. The
+ * answer is kept per settings object and group, kind and cluster: it is asked for every desired object and every
+ * listed type, and the rules (Argo CD's default exclusions are a few dozen globs) give the same answer each time.
+ */
 export function isExcludedResource(s: Pick<ArgoSettings, 'exclusions' | 'inclusions'>, group: string, kind: string, cluster: string): boolean {
-  if ([...CORE_EXCLUSIONS, ...s.exclusions].some((r) => matches(r, group, kind, cluster))) return true;
+  let known = EXCLUDED.get(s);
+  if (!known) EXCLUDED.set(s, (known = new Map()));
+  const key = `${group}\u0000${kind}\u0000${cluster}`;
+  let out = known.get(key);
+  if (out === undefined) {
+    out = excludedByRules(s, group, kind, cluster);
+    known.set(key, out);
+  }
+  return out;
+}
+
+const EXCLUDED = new WeakMap<object, Map<string, boolean>>();
+
+function excludedByRules(s: Pick<ArgoSettings, 'exclusions' | 'inclusions'>, group: string, kind: string, cluster: string): boolean {
+  if (CORE_EXCLUSIONS.some((r) => matches(r, group, kind, cluster)) || s.exclusions.some((r) => matches(r, group, kind, cluster))) return true;
   if (s.inclusions.some((r) => matches(r, group, kind, cluster))) return false;
   return s.inclusions.some((r) => matchCluster(r, cluster));
 }
