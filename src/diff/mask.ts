@@ -129,7 +129,12 @@ export function hideSecretData(obj: KubeObject, annotations: ReadonlySet<string>
   const normal = normalizeSecret(obj);
   const masker = new SecretMasker(isPlainObject(normal.data) ? (normal.data as Record<string, JsonValue>) : undefined).hideAnnotations(annotations, normal);
   const metadata = masker.maskAt([{ field: 'metadata' }], normal.metadata as JsonValue) as KubeObject['metadata'];
-  if (!isPlainObject(normal.data)) return metadata === normal.metadata ? normal : { ...normal, metadata };
-  const data = Object.fromEntries(Object.entries(normal.data).map(([k, v]) => [k, masker.mask(k, v as JsonValue)]));
-  return { ...normal, metadata, data } as KubeObject;
+  const bare = (normal.data === undefined || normal.data === null) && (normal.stringData === undefined || normal.stringData === null);
+  if (bare && metadata === normal.metadata) return normal;
+  const out: Record<string, unknown> = { ...normal, metadata };
+  if (isPlainObject(normal.data)) out.data = Object.fromEntries(Object.entries(normal.data).map(([k, v]) => [k, masker.mask(k, v as JsonValue)]));
+  else if (normal.data !== undefined && normal.data !== null) out.data = BASE;
+  // A stringData normalizeSecret left (not a map, so not folded into data) is masked whole, as any data that is not a map.
+  if (normal.stringData !== undefined && normal.stringData !== null) out.stringData = BASE;
+  return out as KubeObject;
 }

@@ -13,7 +13,7 @@ import { tlsConnectOptions, type ClusterConnection } from './auth.js';
 import { H2Sessions, PING_TIMEOUT_CODE, TimeoutError, formatMs, type Phase, type PingCheck } from './h2-session.js';
 import { ClusterError } from '../model/errors.js';
 import { isPlainObject, type KubeObject } from '../model/object.js';
-import { apiError, isRetryableAnswer, KubeApiError, redactError, retryAfterMs, secretStrings } from './errors.js';
+import { apiError, isRetryableAnswer, KubeApiError, redactSecretError, retryAfterMs } from './errors.js';
 import {
   collectionPath,
   objectPath,
@@ -618,7 +618,7 @@ class ClientGateway implements KubeGateway {
       doing: `${opts.dryRun ? 'dry-run applying' : 'applying'} ${type.kind} ${type.namespaced ? `${ns}/` : ''}${name}`,
       access: { verb: 'patch', resource: resourceName(type), ...(type.namespaced ? { namespace: ns } : {}) },
     }).catch((err: unknown) => {
-      throw err instanceof KubeApiError ? redactError(err, secretStrings(obj)) : err;
+      throw err instanceof KubeApiError ? redactSecretError(err, obj) : err;
     });
   }
 
@@ -637,7 +637,7 @@ class ClientGateway implements KubeGateway {
       doing: `${opts.dryRun ? `dry-run ${verb}` : verb} ${type.kind} ${type.namespaced ? `${ns}/` : ''}${name}`,
       access: { verb: method === 'PUT' ? 'update' : 'create', resource: resourceName(type), ...(type.namespaced ? { namespace: ns } : {}) },
     }).catch((err: unknown) => {
-      throw err instanceof KubeApiError ? redactError(err, secretStrings(obj)) : err;
+      throw err instanceof KubeApiError ? redactSecretError(err, obj) : err;
     });
   }
 

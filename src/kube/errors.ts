@@ -127,7 +127,8 @@ export function secretStrings(obj: KubeObject): string[] {
   if (obj.kind !== 'Secret' || obj.apiVersion !== 'v1') return [];
   const out = new Set<string>();
   const walk = (v: unknown, field: 'data' | 'stringData') => {
-    if (typeof v === 'string') {
+    if (typeof v === 'number' && Number.isFinite(v)) walk(String(v), field === 'data' ? 'stringData' : field);
+    else if (typeof v === 'string') {
       if (v.length < 4) return;
       out.add(v);
       // As a Go %q or a JSON string quotes it (a newline or a quote escaped).
@@ -150,10 +151,34 @@ export function secretStrings(obj: KubeObject): string[] {
   return [...out].filter((s) => s.length >= 4).sort((a, b) => b.length - a.length);
 }
 
-/** The same error with every secret string replaced by `++++++++`, in its message and its cause's. */
-export function redactError(err: KubeApiError, secrets: readonly string[]): KubeApiError {
-  if (secrets.length === 0) return err;
-  const scrub = (s: string) => secrets.reduce((acc, x) => acc.split(x).join('++++++++'), s);
+/**
+ * What a typed-patch error says of a value it could not type, after the type it expected (`.stringData.pin: expected
+ * string, got &value.valueUnstructured{Value:987654321}`): the value's text, to the end of the line.
+ */
+const TYPED_VALUE = /(expected [^,\n]*, got ).*/g;
+/** The same inside JSON text (a logged Status body): to the end of the JSON string, whose own quotes are escaped. */
+const TYPED_VALUE_IN_JSON = /(expected [^,\n"]*, got )(?:[^"\\\n]|\\.)*/g;
+
+/** Text with what the API server quotes of a value it could not type hidden (see TYPED_VALUE); `json`: the text is JSON. */
+export function hideTypedValues(text: string, json = false): string {
+  return text.replace(json ? TYPED_VALUE_IN_JSON : TYPED_VALUE, '$1++++++++');
+}
+
+/**
+ * The error of a write of `obj`: for a Secret, redactError of its secret strings, and whatever a typed-patch error
+ * quotes of a value (a short string or a number is no secret string, and is still the Secret's value); any other
+ * object's error as it is.
+ */
+export function redactSecretError(err: KubeApiError, obj: KubeObject): KubeApiError {
+  if (obj.kind !== 'Secret' || obj.apiVersion !== 'v1') return err;
+  return redactError(err, secretStrings(obj), hideTypedValues);
+}
+
+/** The same error with every secret string replaced by `++++++++` (and `also` applied), in its message and its cause's. */
+export function redactError(err: KubeApiError, secrets: readonly string[], also?: (text: string) => string): KubeApiError {
+  if (secrets.length === 0 && also === undefined) return err;
+  const scrubStrings = (s: string) => secrets.reduce((acc, x) => acc.split(x).join('++++++++'), s);
+  const scrub = also ? (s: string) => also(scrubStrings(s)) : scrubStrings;
   const cause = err.cause instanceof Error ? new Error(scrub(err.cause.message)) : undefined;
   const causes = err.causes.map((c) => ({ ...c, message: scrub(c.message) }));
   if (err instanceof ApplyConflictError) return new ApplyConflictError(scrub(err.message), err.conflicts, cause ? { cause } : undefined);

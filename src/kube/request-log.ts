@@ -7,7 +7,7 @@
 // whose list items carry no kind), and any string a Secret in the request body holds is scrubbed from
 // the answer.
 import { isPlainObject, type KubeObject } from '../model/object.js';
-import { ARGOCD_ANNOTATION_PREFIX, secretStrings } from './errors.js';
+import { ARGOCD_ANNOTATION_PREFIX, hideTypedValues, secretStrings } from './errors.js';
 
 const MASK = '++++++++';
 const BODY_CUT = 1024;
@@ -70,6 +70,8 @@ export function printableBody(text: string, url: string, level: number, scrub: r
     shown = text;
   }
   for (const s of scrub) shown = shown.split(s).join(MASK);
+  // A Status answering a Secret's write may quote a value it could not type (a number, a short string).
+  if (secretsPath) shown = hideTypedValues(shown, true);
   return level >= 9 || shown.length <= BODY_CUT ? shown : `${shown.slice(0, BODY_CUT)}… (${shown.length} bytes in all; -v 9 shows all)`;
 }
 

@@ -217,7 +217,9 @@ function referenceDocuments(text: string, file: string, lc = new LineCounter()):
       // The place is said once, first: the parser's own " at line L, column C:" is left out.
       const why =
         (err as { code?: string }).code === 'DUPLICATE_KEY' ? 'duplicated mapping key' : firstLine(err.message).replace(/ at line \d+, column \d+:?$/, '');
-      throw new InputError(`${where}: invalid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${why}`, { cause: err });
+      // No cause: the parser's own error quotes the lines around the place (-v prints causes), and those lines may be a
+      // Secret's values or a kubeconfig's credentials. The place and the reason are all the message needs.
+      throw new InputError(`${where}: invalid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${why}`);
     }
     if (doc.contents === null) return; // an empty document
     const line = lc.linePos(doc.contents.range?.[0] ?? 0).line;
@@ -229,7 +231,7 @@ function referenceDocuments(text: string, file: string, lc = new LineCounter()):
         const why = /excessive alias count/i.test(msg)
           ? `too many YAML aliases (more than ${MAX_ALIAS_COUNT} expansions): refusing a possible alias bomb`
           : firstLine(msg);
-        throw new InputError(`${file}:${line}: ${why}`, { cause: err });
+        throw new InputError(`${file}:${line}: ${why}`); // no cause, as above
       }
     };
     out.push({ index, line, value, doc });
@@ -309,6 +311,21 @@ function checkObject(v: unknown, s: ManifestSource, what: string): void {
       throw new InputError(
         `${at}: ${what} (${v.kind}/${v.metadata.name}): metadata.${field}.${bad[0]} must be a string, got ${bad[1] === null ? 'null' : typeof bad[1]}`,
       );
+  }
+  // A Secret's data and stringData are maps of strings. Anything else is refused here, naming the key and never the
+  // value: the API server would refuse it too, with a typed-patch error that quotes the value (a secret).
+  if (v.kind === 'Secret' && v.apiVersion === 'v1') {
+    for (const field of ['data', 'stringData'] as const) {
+      const m = v[field];
+      if (m === undefined || m === null) continue;
+      if (!isPlainObject(m))
+        throw new InputError(`${at}: ${what} (Secret/${v.metadata.name}): ${field} must be a map of strings, got ${Array.isArray(m) ? 'a list' : typeof m}`);
+      const bad = Object.entries(m).find(([, x]) => typeof x !== 'string' && x !== null);
+      if (bad)
+        throw new InputError(
+          `${at}: ${what} (Secret/${v.metadata.name}): ${field}.${bad[0]} must be a string, got ${Array.isArray(bad[1]) ? 'a list' : typeof bad[1]} (quote it in YAML; its value is not shown)`,
+        );
+    }
   }
 }
 

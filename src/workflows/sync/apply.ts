@@ -1,6 +1,6 @@
 // Runs a sync plan's applies through the gateway: the whole-set dry-run, then server-side apply in order; every result collected.
 import { csaUpgradePatch, DEFAULT_CSA_MIGRATION_MANAGER } from '../../ownership/csa-upgrade.js';
-import { ApplyConflictError, KubeApiError, redactError, secretStrings, type FieldConflict } from '../../kube/errors.js';
+import { ApplyConflictError, KubeApiError, redactSecretError, type FieldConflict } from '../../kube/errors.js';
 import { clientApplyPatch, isBuiltInGroup, openApiSchema, withLastApplied } from '../../sync/client-apply.js';
 import type { KubeGateway } from '../../kube/gateway.js';
 import type { KubeObject } from '../../model/object.js';
@@ -138,7 +138,7 @@ async function clientSideApply(gw: KubeGateway, step: ApplyStep, fieldManager: s
     await gw.patch(type, ns, name, patch, strategic ? 'strategic' : 'merge', w);
     return 'ServerSideApply=false: patched (client-side apply)';
   } catch (err) {
-    throw err instanceof KubeApiError ? redactError(err, secretStrings(object)) : err;
+    throw err instanceof KubeApiError ? redactSecretError(err, object) : err;
   }
 }
 

@@ -22,6 +22,13 @@ describe('hideSecretData', () => {
     expect(JSON.stringify(hideSecretData(secret))).not.toMatch(/hunter|aHVudGVyMg|plain-text/);
   });
 
+  it('masks data or stringData that is not a map whole (a value as written, never shown)', () => {
+    const odd = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' }, data: 'UFdERVNJUkVE', stringData: ['PWLIVE'] } as unknown as KubeObject;
+    expect(hideSecretData(odd)).toEqual({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' }, data: '++++++++', stringData: '++++++++' });
+    const text = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' }, stringData: 'APIKEY' } as unknown as KubeObject;
+    expect(JSON.stringify(hideSecretData(text))).not.toContain('APIKEY');
+  });
+
   it('leaves a Secret without data, and any other object (a Secret of another group too), as they are', () => {
     const bare = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' }, type: 'Opaque' } as KubeObject;
     expect(hideSecretData(bare)).toBe(bare);

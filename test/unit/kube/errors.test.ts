@@ -1,6 +1,6 @@
 // Server messages that quote a Secret's value (the API server's typed-patch errors do: `.data: expected map, got
 // &{[value]}`) are scrubbed of every form of the value before anyone sees them.
-import { ApplyConflictError, KubeApiError, redactError, secretStrings } from '../../../src/kube/errors.js';
+import { ApplyConflictError, KubeApiError, redactError, redactSecretError, secretStrings } from '../../../src/kube/errors.js';
 import type { KubeObject } from '../../../src/model/object.js';
 
 const RAW = 's3cret-value-XYZ';
@@ -59,4 +59,17 @@ test('a conflict stays a conflict (its fields are data, not values); without sec
   expect(out.message).toBe('conflict on ++++++++');
   const plain = new KubeApiError('x', 500, undefined, []);
   expect(redactError(plain, [])).toBe(plain);
+});
+
+test("a Secret's write error hides what a typed-patch error quotes of a value (a number, a short string); another kind's error is kept", () => {
+  const message = (v: string) =>
+    `applying Secret shop/db: HTTP error (500): failed to create typed patch object (shop/db; /v1, Kind=Secret): .stringData.pin: expected string, got ${v}`;
+  const number = new KubeApiError(message('&value.valueUnstructured{Value:987654321}'), 500, undefined, []);
+  const s = secret({ stringData: { pin: 987654321 } });
+  expect(secretStrings(s)).toContain('987654321');
+  expect(redactSecretError(number, s).message).toBe(message('++++++++'));
+  const short = new KubeApiError(message('&value.valueUnstructured{Value:[]interface {}{"abc"}}'), 500, undefined, []);
+  expect(redactSecretError(short, secret({ stringData: { pin: ['abc'] } })).message).toBe(message('++++++++'));
+  const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { n: 1 } } as unknown as KubeObject;
+  expect(redactSecretError(short, cm)).toBe(short);
 });

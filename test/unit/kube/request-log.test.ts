@@ -63,6 +63,13 @@ describe('redaction', () => {
     const long = JSON.stringify({ kind: 'ConfigMap', data: { k: 'x'.repeat(3000) } });
     expect(printableBody(long, 'https://k/api/v1/configmaps', 8)).toMatch(/… \(\d+ bytes in all; -v 9 shows all\)$/);
     expect(printableBody(long, 'https://k/api/v1/configmaps', 9)).toBe(long);
+    // A Status answering a Secret's write: what it quotes of a value it could not type is hidden, the JSON kept whole.
+    const status = JSON.stringify({ kind: 'Status', message: '.stringData.pin: expected string, got []interface {}{"abc"}', reason: 'Invalid' });
+    expect(JSON.parse(printableBody(status, 'https://k/api/v1/namespaces/a/secrets/db?fieldManager=x', 9))).toEqual({
+      kind: 'Status',
+      message: '.stringData.pin: expected string, got ++++++++',
+      reason: 'Invalid',
+    });
   });
 
   it('masks credentials in headers', () => {

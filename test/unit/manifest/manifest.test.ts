@@ -107,6 +107,42 @@ describe('parseManifests', () => {
     expect(() => parseManifests(text, file)).toThrow(re);
   });
 
+  it("refuses a Secret's data or stringData that is not a map of strings, naming the file, the Secret and the key, never the value", () => {
+    const secret = (body: string) => `apiVersion: v1\nkind: Secret\nmetadata: {name: db}\n${body}\n`;
+    const refusal = (body: string) => {
+      try {
+        parseManifests(secret(body), 'app/db.yaml');
+      } catch (e) {
+        return e as Error;
+      }
+      return undefined;
+    };
+    const number = refusal('stringData: {pin: 987654321}');
+    expect(number).toBeInstanceOf(InputError);
+    expect(number?.message).toBe(
+      'app/db.yaml:1: document 1 (Secret/db): stringData.pin must be a string, got number (quote it in YAML; its value is not shown)',
+    );
+    expect(refusal('data: {k: [abc]}')?.message).toMatch(/^app\/db\.yaml:1: document 1 \(Secret\/db\): data\.k must be a string, got a list /);
+    expect(refusal('data: c2VjcmV0')?.message).toBe('app/db.yaml:1: document 1 (Secret/db): data must be a map of strings, got string');
+    for (const e of [number, refusal('data: {k: [abc]}'), refusal('data: c2VjcmV0')]) expect(e?.message).not.toMatch(/987654321|abc|c2VjcmV0/);
+    // Strings (quoted numbers too) and null values are what the API server takes; another kind's data is not checked here.
+    expect(parseManifests(secret('stringData: {pin: "987654321", none: null}'), 'app/db.yaml')[0]!.object.stringData).toEqual({ pin: '987654321', none: null });
+    expect(parseManifests('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {n: 1}\n', 'c.yaml')).toHaveLength(1);
+  });
+
+  it('a YAML error says the file, line, column and reason, and carries no cause (the parser quotes the source lines, which may be a secret)', () => {
+    let err: Error | undefined;
+    try {
+      parseManifests('apiVersion: v1\nkind: Secret\nmetadata: {name: db}\nstringData:\n  password: HUNTER2-VALUE: x\n', 'app/db.yaml');
+    } catch (e) {
+      err = e as Error;
+    }
+    expect(err).toBeInstanceOf(InputError);
+    expect(err?.message).toMatch(/^app\/db\.yaml:5:\d+: invalid YAML: /);
+    expect(err?.message).not.toContain('HUNTER2');
+    expect(err?.cause).toBeUndefined();
+  });
+
   it("refuses YAML's .nan and .inf, numbers JSON cannot hold, naming the file, line and field (kubectl and Argo CD refuse them too); the same words quoted stay strings", () => {
     const doc = (v: string) =>
       `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {x: "1"}\n---\napiVersion: example.com/v1\nkind: Probe\nmetadata: {name: p}\nspec:\n  limits: [1, ${v}]\n`;
