@@ -99,7 +99,8 @@ beforeAll(async () => {
     { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'api' }, type: 'Opaque', stringData: { key: planted.desiredStringData } },
     configMap('plain'),
   ]);
-  // A Secret whose data is a list: the server rejects it and its error message may quote the value.
+  // Secrets whose data the server cannot type (a list, a map where a string belongs): the server's error quotes the value,
+  // so they are refused when the manifests are read.
   errorDesired = writeDesired(work.dir, 'error', [
     { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db' }, type: 'Opaque', data: [planted.errorValue] },
     { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'api' }, type: 'Opaque', stringData: { key: { nested: planted.errorValue } } },
@@ -264,22 +265,24 @@ describe('no planted secret value appears in any output', () => {
     expect(r.found).toEqual([]);
   });
 
-  test('errors forced (the server rejects a Secret whose data is a list): sync, sync --dry-run, diff --server-side, with -v', async () => {
+  test('errors forced (Secrets whose data the server cannot type): refused when read, exit 2, in sync, sync --dry-run, diff --server-side and diff, with -v', async () => {
     await plantLive();
-    // The redaction is not vacuous: the API server's own message quotes the value (kubectl shows it as is).
+    // Refusing is not vacuous: the API server's own message quotes the value (kubectl shows it as is), as Argo CD would.
     const raw = await kubectl(['apply', '--server-side', '--dry-run=server', '-n', ns, '-f', join(errorDesired, '000.yaml')]);
     expect(raw.code).not.toBe(0);
     expect(raw.stdout + raw.stderr).toContain(planted.errorValue);
+    const before = await kubectlOk(['get', 'secrets', '-n', ns, '-o', 'jsonpath={.items[*].metadata.resourceVersion}']);
     const found: string[] = [];
-    // The exit code each run must end with, in every output mode: a sync the server refused (3); a diff (1: drift),
-    // with --server-side the server's refusal of the dry-run is shown on the object it concerns.
-    const expected: Record<string, number> = { sync: 3, 'sync --dry-run': 3, 'diff --server-side': 1, diff: 1 };
     for (const base of [['sync'], ['sync', '--dry-run'], ['diff', '--server-side'], ['diff']]) {
       const r = await leaksOf([...base, '-f', app, '--desired', errorDesired, '-n', ns]);
-      expect({ run: base.join(' '), codes: [...new Set(r.codes)] }).toEqual({ run: base.join(' '), codes: [expected[base.join(' ')]] });
+      expect({ run: base.join(' '), codes: [...new Set(r.codes)] }).toEqual({ run: base.join(' '), codes: [2] });
+      // The refusal names the file, the Secret and the field.
+      expect(r.runs[0]!.res.stderr).toMatch(/000\.yaml:\d+: document 1 \(Secret\/db\): data must be a map of strings, got a list/);
       found.push(...r.found.map((f) => `${base.join(' ')} | ${f}`));
     }
     expect(found).toEqual([]);
+    // Nothing was changed.
+    expect(await kubectlOk(['get', 'secrets', '-n', ns, '-o', 'jsonpath={.items[*].metadata.resourceVersion}'])).toBe(before);
   });
 
   it('errors forced with a bad kubeconfig context and -v', async () => {
