@@ -89,11 +89,16 @@ export async function pruneApp(req: PruneRequest, deps: PruneDeps): Promise<Prun
     ...(c.object.metadata.uid ? { uid: c.object.metadata.uid } : {}),
     ...(c.object.metadata.resourceVersion ? { resourceVersion: c.object.metadata.resourceVersion } : {}),
   });
+  // An empty render deletes nothing (as sync --prune refuses it): an app that declares nothing, through a wrong path, an
+  // empty pipe or a filter that matches nothing, would otherwise lose every object it has.
+  const empty = state.desired.length === 0 && state.app.automated?.allowEmpty !== true ? emptyRender(state.app.name, plan.candidates.length) : undefined;
   if (!req.confirm) {
+    if (empty) report.warnings.push(`${empty}: prune --confirm refuses it`);
     for (const c of plan.candidates) report.entries.push({ ...base(c), outcome: c.skip ? 'skipped' : 'candidate', ...(c.skip ? { message: c.skip } : {}) });
     return report;
   }
   // A prune is part of a sync for Argo CD: what the project or a sync window forbids, nothing is deleted.
+  if (empty) throw new RefusedError(`pruning ${state.app.name}: nothing was deleted: ${empty}`);
   const refused = stateRefusal(state, { manual: true, now: Date.now() });
   if (refused) throw new RefusedError(`pruning ${state.app.name}: nothing was deleted: ${refused}`);
   if (state.scanGaps) throw new ClusterError(`pruning ${state.app.name}: nothing was deleted: ${partialScan(state.scanGaps)}`);
@@ -127,6 +132,11 @@ export async function pruneApp(req: PruneRequest, deps: PruneDeps): Promise<Prun
     else report.entries.push({ ...base(d.candidate), outcome: d.outcome, ...(d.message ? { message: d.message } : {}) });
   }
   return report;
+}
+
+/** Why an empty desired set prunes nothing (sync's planner says the same of a sync). */
+function emptyRender(app: string, candidates: number): string {
+  return `the desired set of ${app} is empty and allowEmpty is not true${candidates > 0 ? `: all ${candidates} live object(s) of the app would be deleted` : ''}`;
 }
 
 /** A deleted object still there when the wait was stopped. */

@@ -147,3 +147,27 @@ test('a stop asked for: between deletes, the one in flight finished and none sta
   expect(waited.entries.map((e) => `${e.name} ${e.outcome}: ${e.message}`)).toEqual(['held deleted: deleted; still Terminating when the wait was stopped']);
   expect(waited.interrupted).toBe('while waiting for the deleted objects to be gone: they stay deleted');
 });
+
+test('an empty desired set deletes nothing: --confirm is refused (exit 4), listing warns; with allowEmpty the prune goes on', async () => {
+  const ws = appWorkspace({ prefix: 'prune-empty', manifests: {} });
+  const gw = new FakeGateway({ objects: [marked('a'), marked('b')] });
+  const deps = { io: memoryIo().io, opts, gateway: gw };
+  const listed = await pruneApp({ appFile: ws.appFile, desired: ws.dir, confirm: false }, deps);
+  expect(listed.entries.map((e) => `${e.name} ${e.outcome}`).sort()).toEqual(['a candidate', 'b candidate']);
+  expect(listed.warnings).toEqual([
+    'the desired set of shop is empty and allowEmpty is not true: all 2 live object(s) of the app would be deleted: prune --confirm refuses it',
+  ]);
+  const err = (await pruneApp({ appFile: ws.appFile, desired: ws.dir, confirm: true }, deps).catch((e: unknown) => e)) as Error & { code?: number };
+  expect(err.code).toBe(4);
+  expect(err.message).toBe(
+    'pruning shop: nothing was deleted: the desired set of shop is empty and allowEmpty is not true: all 2 live object(s) of the app would be deleted',
+  );
+  expect(gw.calls.filter((c) => c.startsWith('DELETE'))).toEqual([]);
+  const allowing = appWorkspace({
+    prefix: 'prune-empty-allowed',
+    manifests: {},
+    spec: (root) => ({ source: { repoURL: root, path: 'desired' }, destination: { namespace: 'shop' }, syncPolicy: { automated: { allowEmpty: true } } }),
+  });
+  const report = await pruneApp({ appFile: allowing.appFile, desired: allowing.dir, confirm: true }, deps);
+  expect(report.entries.map((e) => `${e.name} ${e.outcome}`).sort()).toEqual(['a deleted', 'b deleted']);
+});
