@@ -111,7 +111,19 @@ export function resolveDestination(input: DestinationInput): DestinationResoluti
     names.add(d.name);
     for (const s of secretsNamed) if (s.server) urls.add(normalizeServer(s.server));
   }
-  const candidates = input.contexts.filter((c) => urls.has(normalizeServer(c.server)) || names.has(c.name) || names.has(c.cluster));
+  const matched = input.contexts.filter((c) => urls.has(normalizeServer(c.server)) || names.has(c.name) || names.has(c.cluster));
+  // A context matched by name only, whose server is not a URL the destination is known by (its own, or what a cluster
+  // Secret pairs with its name), may be another cluster of that name: it is taken only when --context names it (a
+  // tunnel or proxy to the same cluster), and never beside a context that reaches the destination's URL.
+  const unverified = (c: ContextInfo) => urls.size > 0 && !urls.has(normalizeServer(c.server));
+  const verified = matched.filter((c) => !unverified(c));
+  const candidates = verified.length > 0 ? verified : matched;
+  const named = (c: ContextInfo) => input.explicitContext && input.appContext === c.name;
+  const unconfirmed = (c: ContextInfo): DestinationResolution =>
+    refuse(
+      `the context ${c.name} is named as its cluster but reaches ${c.server}, not ${[...urls].join(' or ')}: it may be another cluster; name it with --context ${c.name} to act there (a tunnel or proxy to the same cluster)`,
+      [c],
+    );
   const known = input.contexts.length ? `the kubeconfig's contexts: ${describeContexts(input.contexts)}` : 'the kubeconfig has no contexts';
   const flag = input.flagContext;
   if (candidates.length === 0 && flag && urls.has(normalizeServer(flag.server))) {
@@ -122,6 +134,7 @@ export function resolveDestination(input: DestinationInput): DestinationResoluti
     return refuse(`no kubeconfig context reaches it (${known}${secrets})${flag ? `, and ${flag.via} names another cluster` : ''}`);
   }
   const preferred = input.appContext === undefined ? undefined : candidates.find((c) => c.name === input.appContext);
+  if (preferred && unverified(preferred) && !named(preferred)) return unconfirmed(preferred);
   if (preferred) return { ok: true, context: preferred.name, server: preferred.server, why: whyMatched(preferred, urls, names) };
   if (input.explicitContext && !input.appFromCluster) {
     const at = input.appContext !== undefined ? byName(input.appContext) : undefined;
@@ -132,11 +145,13 @@ export function resolveDestination(input: DestinationInput): DestinationResoluti
   }
   if (candidates.length > 1) return refuse(`several kubeconfig contexts reach it: ${describeContexts(candidates)}; name one with --context`, candidates);
   const only = candidates[0] as ContextInfo;
+  if (unverified(only)) return unconfirmed(only);
   return { ok: true, context: only.name, server: only.server, why: whyMatched(only, urls, names) };
 }
 
 function whyMatched(c: ContextInfo, urls: ReadonlySet<string>, names: ReadonlySet<string>): string {
   if (urls.has(normalizeServer(c.server))) return `the context's cluster server is ${c.server}`;
+  if (urls.size > 0) return `--context ${c.name}, named as the destination's cluster (its server ${c.server} is not the destination's URL)`;
   if (names.has(c.name)) return `the context is named ${c.name}`;
   return `the context's cluster is named ${c.cluster}`;
 }

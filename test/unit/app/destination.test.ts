@@ -69,12 +69,39 @@ describe('resolveDestination', () => {
   it('Argo CD cluster Secrets pair a name with a server, both ways', () => {
     const clusterSecrets = [{ secret: 'argocd/c1', name: 'production', server: 'https://localhost:6443' }];
     expect(resolveDestination(input({ name: 'production' }, { appFromCluster: true, clusterSecrets }))).toMatchObject({ ok: true, context: 'prod' });
+    // A context named as the Secret's cluster but reaching another server is not taken on its name alone: it may be another
+    // cluster of that name. --context prod takes it (a tunnel or proxy to the same cluster); a context on the URL wins.
     const named = [{ secret: 'argocd/c2', name: 'prod', server: 'https://prod.example.com' }];
-    expect(resolveDestination(input({ server: 'https://prod.example.com' }, { appFromCluster: true, clusterSecrets: named }))).toMatchObject({
+    const byName = resolveDestination(input({ server: 'https://prod.example.com' }, { appFromCluster: true, clusterSecrets: named }));
+    expect(byName).toEqual({
+      ok: false,
+      refused: `spec.destination (server https://prod.example.com): the context prod is named as its cluster but reaches ${B.server}, not https://prod.example.com: it may be another cluster; name it with --context prod to act there (a tunnel or proxy to the same cluster)`,
+      candidates: ['prod'],
+    });
+    expect(
+      resolveDestination(input({ server: 'https://prod.example.com' }, { appFromCluster: true, clusterSecrets: named, appContext: 'prod' })),
+    ).toMatchObject({
+      ok: false,
+    });
+    expect(
+      resolveDestination(
+        input({ server: 'https://prod.example.com' }, { appFromCluster: true, clusterSecrets: named, appContext: 'prod', explicitContext: true }),
+      ),
+    ).toEqual({
       ok: true,
       context: 'prod',
-      why: 'the context is named prod',
+      server: B.server,
+      why: `--context prod, named as the destination's cluster (its server ${B.server} is not the destination's URL)`,
     });
+    const onUrl: typeof A = { name: 'prod-direct', cluster: 'x', server: 'https://prod.example.com' };
+    expect(
+      resolveDestination(input({ server: 'https://prod.example.com' }, { contexts: [A, B, onUrl], appFromCluster: true, clusterSecrets: named })),
+    ).toMatchObject({
+      ok: true,
+      context: 'prod-direct',
+    });
+    // A name with no URL known for it (no cluster Secret) is matched by name, as before.
+    expect(resolveDestination(input({ name: 'prod' }))).toMatchObject({ ok: true, context: 'prod' });
     const inCluster = [{ secret: 'argocd/c3', name: 'home', server: 'https://kubernetes.default.svc' }];
     expect(resolveDestination(input({ name: 'home' }, { appFromCluster: true, clusterSecrets: inCluster }))).toMatchObject({ ok: true, context: 'staging' });
   });
