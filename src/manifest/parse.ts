@@ -271,6 +271,14 @@ function addDocument(value: unknown, source: ManifestSource, out: ManifestObject
         `${at}: document ${source.doc + 1} is a ${value.kind} whose items is not a list (got ${isPlainObject(value.items) ? 'a map' : typeof value.items})`,
       );
     }
+    // A List without an items list (`item:`, a typo; `items:` left empty) declares nothing, maybe by mistake: refused, as
+    // a silent empty list would make its objects prune candidates. Argo CD does not read it as a list either
+    // (Unstructured.IsList needs items to be a list): it tries to apply an object of kind List, and the sync fails.
+    // `items: []` is an empty list.
+    if (value.items === undefined || value.items === null)
+      throw new InputError(
+        `${at}: document ${source.doc + 1} is a ${value.kind} without an items list (${value.items === null ? 'items is empty' : 'no items key: a misspelt key?'}): write items: [] for an empty list`,
+      );
     const items = Array.isArray(value.items) ? value.items : [];
     items.forEach((item, j) => {
       const s = { ...source, line: itemLine(j) };

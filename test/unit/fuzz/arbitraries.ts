@@ -78,7 +78,16 @@ export const kubeObject: fc.Arbitrary<KubeObject> = fc
     const metadata: KubeObject['metadata'] = { name, labels, annotations };
     if (namespace !== undefined) metadata.namespace = namespace;
     if (server) Object.assign(metadata, { uid: 'u-1', resourceVersion: '42', generation: 3, creationTimestamp: '2026-01-01T00:00:00Z' });
-    return { apiVersion, kind, metadata, ...(rest as JsonObject) } as KubeObject;
+    const body = { ...(rest as JsonObject) };
+    // A core Secret's data and stringData are maps of strings (anything else is refused when read): its values as text.
+    if (kind === 'Secret' && apiVersion === 'v1')
+      for (const f of ['data', 'stringData'])
+        if (f in body) {
+          const v = body[f];
+          if (v !== null && typeof v === 'object' && !Array.isArray(v)) body[f] = Object.fromEntries(Object.entries(v).map(([k, x]) => [k, JSON.stringify(x)]));
+          else delete body[f];
+        }
+    return { apiVersion, kind, metadata, ...body } as KubeObject;
   });
 
 /** Text built from YAML's sharp edges: indicators, anchors, aliases, tags, document markers, tabs, quotes. */

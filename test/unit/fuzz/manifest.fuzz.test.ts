@@ -42,6 +42,7 @@ function kubernetesRefusal(values: unknown[]): RegExp | undefined {
     if (!isPlainObject(v)) return /is not an object/;
     if (isListDocument(v)) {
       if (v.items !== undefined && v.items !== null && !Array.isArray(v.items)) return /whose items is not a list/;
+      if (v.items === undefined || v.items === null) return /without an items list/;
       for (const item of (v.items as unknown[] | null | undefined) ?? []) {
         const broken = objectRefusal(item);
         if (broken) return broken;
@@ -78,6 +79,12 @@ function objectRefusal(v: unknown): RegExp | undefined {
     if (m === undefined || m === null) continue;
     if (!isPlainObject(m) || Object.values(m).some((x) => typeof x !== 'string')) return new RegExp(`metadata\\.${field}(\\.| must)`);
   }
+  if (v.kind === 'Secret' && v.apiVersion === 'v1')
+    for (const field of ['data', 'stringData']) {
+      const m = v[field];
+      if (m === undefined || m === null) continue;
+      if (!isPlainObject(m) || Object.values(m).some((x) => typeof x !== 'string' && x !== null)) return new RegExp(`\\(Secret/[^)]*\\): ${field}(\\.| must)`);
+    }
   return undefined;
 }
 

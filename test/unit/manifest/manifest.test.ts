@@ -64,9 +64,14 @@ describe('parseManifests', () => {
     );
   });
 
-  it('reads a List with no items, or items: null, as no objects', () => {
-    expect(parseManifests('apiVersion: v1\nkind: List\n', 'e.yaml')).toEqual([]);
-    expect(parseManifests('apiVersion: v1\nkind: List\nitems: null\n', 'e.yaml')).toEqual([]);
+  it('refuses a List without an items list (a misspelt key, items left empty), naming the file; items: [] is no objects', () => {
+    expect(() => parseManifests('apiVersion: v1\nkind: List\nitem:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: g}}\n', 'e.yaml')).toThrow(
+      new InputError('e.yaml:1: document 1 is a List without an items list (no items key: a misspelt key?): write items: [] for an empty list'),
+    );
+    expect(() => parseManifests('apiVersion: v1\nkind: List\nitems: null\n', 'e.yaml')).toThrow(
+      new InputError('e.yaml:1: document 1 is a List without an items list (items is empty): write items: [] for an empty list'),
+    );
+    expect(parseManifests('apiVersion: v1\nkind: List\nitems: []\n', 'e.yaml')).toEqual([]);
   });
 
   it('reads JSON (a single object or a List)', () => {
