@@ -9,6 +9,7 @@ import type { KubeGateway, ListResult } from '../../kube/gateway.js';
 import { apiVersionOf, resourceName, type ResourceType } from '../../model/resource-type.js';
 import { KubeApiError } from '../../kube/errors.js';
 import { formatSource, type ManifestObject, type ManifestSource } from '../../manifest/parse.js';
+import { rejectDuplicates } from '../../manifest/index.js';
 import { groupOf, isPlainObject, keyOf, versionOf, keyString, type KubeObject, type ResourceKey } from '../../model/object.js';
 import { planPrune, type LiveEntry, type PrunePlan } from '../../prune/plan.js';
 import { asApplied, instanceName } from '../../tracking/tracking-id.js';
@@ -365,6 +366,9 @@ async function resolveDesired(
     const object: KubeObject = { ...o, metadata: meta };
     out.push({ object, source: m.source, type, key: keyOf(object), ...(pendingCrd ? { pendingCrd } : {}), ...(unserved ? { unserved } : {}) });
   }
+  // Once namespaces are defaulted (and dropped from cluster-scoped objects), two declarations that differed only there are
+  // the same object: one without a namespace and one naming the destination's, a ClusterRole with and without one.
+  rejectDuplicates(out);
   return out;
 }
 

@@ -34,6 +34,25 @@ const cm = (name: string, ns: string, annotations?: Record<string, string>, extr
   metadata: { name, namespace: ns, ...(annotations ? { annotations } : {}), ...extra },
 });
 
+test('two declarations that are one object once namespaces are defaulted are refused, naming both places (exit 2)', async () => {
+  const twice = (files: Record<string, string>) => {
+    const { appFile, dir } = workspace(files);
+    return loadAppState({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: new FakeGateway() }, { extras: false }).catch(
+      (e: unknown) => e as Error & { code?: number },
+    );
+  };
+  const ns = await twice({
+    'g1.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: gamma}\n',
+    'g2.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: gamma, namespace: shop}\ndata: {k: other}\n',
+  });
+  expect(ns).toMatchObject({ code: 2, message: expect.stringMatching(/^ConfigMap shop\/gamma is declared twice: at .*g1\.yaml:1 and at .*g2\.yaml:1$/) });
+  const clusterScoped = await twice({
+    'r1.yaml': 'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: reader}\n',
+    'r2.yaml': 'apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: reader, namespace: shop}\n',
+  });
+  expect(clusterScoped).toMatchObject({ code: 2, message: expect.stringMatching(/^rbac\.authorization\.k8s\.io\/ClusterRole reader is declared twice: /) });
+});
+
 test('desired objects get the destination namespace; several of one kind are read with one LIST, a single one with a GET', async () => {
   const { appFile, dir } = workspace({
     'a.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n',
