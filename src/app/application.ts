@@ -104,6 +104,9 @@ export type JqCompileCheck = (expr: string) => Promise<string | undefined>;
  * type error. `source` is `spec.source`, or the first of `spec.sources` (`sourcesCount` says how many there are:
  * whether the source can be rendered is decided by source/renderability.ts, not here).
  */
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
 export function parseApplication(obj: unknown, origin: string): Application {
   const c: Checker = { at: '', origin };
   if (!isPlainObject(obj)) throw new InputError(`${origin}: an Application must be a map`);
@@ -116,7 +119,18 @@ export function parseApplication(obj: unknown, origin: string): Application {
   const meta = optObject(c, obj, 'metadata', '') ?? fail(c, 'metadata', 'is missing');
   const name = optString(c, meta, 'name', 'metadata');
   if (!name) fail(c, 'metadata.name', 'is missing');
+  // What the API server would take (an Application is a custom resource: its name a DNS subdomain, its namespace a DNS
+  // label). Anything else never names an Application in a cluster, and its name would go into every object's
+  // tracking-id (a `:` in it makes the mark unreadable, and the real app's objects would lose their owner).
+  if (name.length > 253 || !DNS_SUBDOMAIN.test(name))
+    fail(
+      c,
+      'metadata.name',
+      `${JSON.stringify(name.length > 80 ? `${name.slice(0, 80)}…` : name)} is not a valid name (lower-case letters, digits, '-' and '.', at most 253, starting and ending with a letter or digit)`,
+    );
   const namespace = optString(c, meta, 'namespace', 'metadata') ?? DEFAULT_APP_NAMESPACE;
+  if (namespace.length > 63 || !DNS_LABEL.test(namespace))
+    fail(c, 'metadata.namespace', `${JSON.stringify(namespace)} is not a valid namespace (lower-case letters, digits and '-', at most 63)`);
   const spec = optObject(c, obj, 'spec', '') ?? fail(c, 'spec', 'is missing');
 
   // Argo CD's Source Hydrator (ApplicationSpec.GetSource): the app syncs the hydrated manifests, from the dry source's
@@ -436,8 +450,13 @@ export async function loadApplicationFile(path: string, opts: { compileJq?: JqCo
       throw applicationFileError(path, err);
     }
   }
-  const [value] = parseYamlValues(text, origin);
+  const [value, ...more] = parseYamlValues(text, origin);
   if (value === undefined) throw new InputError(`${origin}: no Application found (${path === '-' ? 'standard input is empty' : 'the file is empty'})`);
+  // One Application per file: a second document would be ignored, and the command act on the first alone.
+  if (more.length > 0)
+    throw new InputError(
+      `${origin}: holds ${more.length + 1} YAML documents; -f takes one Application (act on each with its own command, or apply them and use --all)`,
+    );
   const app = parseApplication(value, origin);
   if (app.ignoreDifferences.some((r) => r.jqPathExpressions.length > 0)) {
     const compile =

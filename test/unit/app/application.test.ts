@@ -130,6 +130,11 @@ describe('parseApplication', () => {
   it.each([
     [{ ...base, kind: 'Deployment' }, /not an Argo CD Application/],
     [{ ...base, metadata: { namespace: 'x' } }, /app\.yaml: Application metadata\.name: is missing/],
+    // Names the API server would refuse (a `:` would also break every tracking-id made from it), and bad namespaces.
+    [{ ...base, metadata: { name: 'shop:x' } }, /app\.yaml: Application metadata\.name: "shop:x" is not a valid name/],
+    [{ ...base, metadata: { name: 'Shop' } }, /metadata\.name: "Shop" is not a valid name/],
+    [{ ...base, metadata: { name: 'a'.repeat(254) } }, /metadata\.name: "a{80}…" is not a valid name/],
+    [{ ...base, metadata: { name: 'shop', namespace: 'Argo_CD' } }, /metadata\.namespace: "Argo_CD" is not a valid namespace/],
     [withSpec({ destination: { namespace: 7 } }), /spec\.destination\.namespace: must be a string/],
     [withSpec({ syncPolicy: { automated: { prune: 'yes' } } }), /spec\.syncPolicy\.automated\.prune: must be true or false/],
     [withSpec({ syncPolicy: { syncOptions: 'CreateNamespace=true' } }), /spec\.syncPolicy\.syncOptions: must be a list of strings/],
@@ -209,6 +214,15 @@ describe('loadApplicationFile', () => {
     await expect(loadApplicationFile(good, { compileJq: async () => 'syntax error, unexpected end' })).rejects.toThrow(
       /good\.yaml: Application spec\.ignoreDifferences\[0\]\.jqPathExpressions\[0\] "\.data\.x" does not compile: syntax error/,
     );
+  });
+
+  it('refuses a file of several Applications (one -f, one Application), and reads one followed by an empty document', async () => {
+    const two = join(dir, 'two.yaml');
+    writeFileSync(two, `${applicationYaml({ name: 'a', spec: {} })}---\n${applicationYaml({ name: 'b', spec: {} })}`);
+    await expect(loadApplicationFile(two)).rejects.toThrow(/two\.yaml: holds 2 YAML documents; -f takes one Application/);
+    const trailing = join(dir, 'trailing.yaml');
+    writeFileSync(trailing, `${applicationYaml({ name: 'a', spec: {} })}---\n`);
+    expect((await loadApplicationFile(trailing)).name).toBe('a');
   });
 
   it('reports YAML errors with line and column, and missing files', async () => {
