@@ -1,9 +1,50 @@
 // Parses manifest text (multi-document YAML or JSON) into objects that remember their file, document and line.
 import { LineCounter, parseAllDocuments, YAMLParseError, type Document } from 'yaml';
-import { constructFromEvents, EVENT_ID, parseEvents, YAMLException, type Event } from 'js-yaml';
+import { CORE_SCHEMA, constructFromEvents, defineScalarTag, EVENT_ID, NOT_RESOLVED, parseEvents, YAMLException, type Event } from 'js-yaml';
+import type { ScalarTag } from 'yaml';
+import { goPlainScalar } from './go-scalars.js';
 import type { KubeObject } from '../model/object.js';
 import { isPlainObject } from '../model/object.js';
 import { InputError } from '../model/errors.js';
+
+// Plain scalars are read as kubectl and Argo CD read them, YAML 1.1's way (go-scalars.ts: `0400` is octal, `yes` is
+// true), in both parsers: the fast path's schema and the reference parser's tags.
+const BOOL = 'tag:yaml.org,2002:bool';
+const INT = 'tag:yaml.org,2002:int';
+const FLOAT = 'tag:yaml.org,2002:float';
+const goBool = (s: string) => {
+  const v = goPlainScalar(s);
+  return typeof v === 'boolean' ? v : NOT_RESOLVED;
+};
+const goNumber = (s: string) => {
+  const v = goPlainScalar(s);
+  return typeof v === 'number' ? v : NOT_RESOLVED;
+};
+const FAST_SCHEMA = CORE_SCHEMA.withTags(
+  defineScalarTag(BOOL, {
+    implicit: true,
+    implicitFirstChars: [...'yYnNtTfFoO'],
+    resolve: goBool,
+    identify: (v) => typeof v === 'boolean',
+  }),
+  defineScalarTag(INT, { implicit: true, implicitFirstChars: [...'+-0123456789'], resolve: goNumber, identify: (v) => Number.isInteger(v) }),
+  defineScalarTag(FLOAT, { implicit: true, implicitFirstChars: ['.'], resolve: goNumber, identify: (v) => typeof v === 'number' }),
+);
+/** The reference parser's: its core schema's bool, int and float tags replaced (a `test` object in place of a RegExp). */
+const REFERENCE_TAGS = (tags: unknown[]): unknown[] => [
+  ...tags.filter((t) => ![BOOL, INT, FLOAT].includes((t as { tag?: string }).tag ?? '')),
+  goTag(BOOL, (v) => typeof v === 'boolean'),
+  goTag(INT, (v) => typeof v === 'number'),
+];
+function goTag(tag: string, is: (v: unknown) => boolean): ScalarTag {
+  return {
+    tag,
+    default: true,
+    identify: is,
+    test: { test: (s: string) => is(goPlainScalar(s)) } as unknown as RegExp,
+    resolve: (s: string) => goPlainScalar(s),
+  };
+}
 
 export interface ManifestSource {
   file: string;
@@ -157,7 +198,7 @@ function fastDocuments(text: string, file: string): { events: Event[]; docs: unk
   try {
     const events = parseEvents(text, { filename: file });
     if (events.some((e) => e.type === EVENT_ID.ALIAS)) return undefined;
-    return { events, docs: constructFromEvents(events, { source: text, filename: file, maxAliases: 0 }) };
+    return { events, docs: constructFromEvents(events, { source: text, filename: file, maxAliases: 0, schema: FAST_SCHEMA }) };
   } catch (err) {
     if (!(err instanceof YAMLException)) throw err;
     // js-yaml refuses some text YAML allows (an unknown tag, which Go's YAML reads as its plain value): the
@@ -206,7 +247,7 @@ interface ReferenceDocument {
 
 /** The reference parser's non-empty documents; InputError naming file, line and column on the first error. */
 function referenceDocuments(text: string, file: string, lc = new LineCounter()): ReferenceDocument[] {
-  const docs = parseAllDocuments(text, { lineCounter: lc, prettyErrors: true, uniqueKeys: true, strict: true });
+  const docs = parseAllDocuments(text, { lineCounter: lc, prettyErrors: true, uniqueKeys: true, strict: true, customTags: REFERENCE_TAGS as never });
   const list = Array.isArray(docs) ? docs : [docs];
   const out: ReferenceDocument[] = [];
   list.forEach((doc, index) => {
@@ -298,6 +339,11 @@ function checkObject(v: unknown, s: ManifestSource, what: string): void {
   if (typeof v.kind !== 'string' || v.kind === '') throw new InputError(`${at}: ${what} has no kind`);
   if (!isPlainObject(v.metadata)) throw new InputError(`${at}: ${what} (${v.kind}) has no metadata`);
   const generated = typeof v.metadata.generateName === 'string' && v.metadata.generateName !== '' && isHookAnnotated(v.metadata);
+  const named = v.metadata.name;
+  if (named !== undefined && named !== null && typeof named !== 'string')
+    throw new InputError(
+      `${at}: ${what} (${v.kind}): metadata.name must be a string, got ${typeof named} (kubectl and Argo CD read an unquoted y, n, yes, no, on or off as a boolean and 0-led digits as an octal number: quote it)`,
+    );
   if ((typeof v.metadata.name !== 'string' || v.metadata.name === '') && !generated) {
     throw new InputError(
       `${at}: ${what} (${v.kind}) has no metadata.name${typeof v.metadata.generateName === 'string' ? ' (metadata.generateName is only for hooks: argocd.argoproj.io/hook or helm.sh/hook)' : ''}`,

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { ManifestObject } from '../../manifest/parse.js';
 
 /** Bump when the cached form or the rendering rules change, so older entries are not read. */
-const CACHE_FORMAT = 1;
+const CACHE_FORMAT = 2; // 2: plain scalars read as go-yaml v2 reads them (manifest/go-scalars.ts)
 
 export function renderCacheDir(env: Record<string, string | undefined>): string {
   return join(cacheHome(env), 'renders');

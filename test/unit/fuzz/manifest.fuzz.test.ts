@@ -1,10 +1,38 @@
 // Fuzzing manifest parsing: any text, any YAML tree, any JSON either yields objects or a clear InputError, never another exception, never a hang.
 import fc from 'fast-check';
-import { parseAllDocuments, stringify } from 'yaml';
+import { Document, parseAllDocuments, stringify, visit, type ScalarTag } from 'yaml';
+import { goPlainScalar } from '../../../src/manifest/go-scalars.js';
 import { InputError } from '../../../src/model/errors.js';
 import { parseManifests, type ManifestObject } from '../../../src/manifest/parse.js';
 import { isPlainObject } from '../../../src/model/object.js';
 import { anyText, json, kubeObject, RUNS, tree, yamlishText } from './arbitraries.js';
+
+/** YAML text of a value as kubectl would read it back: a string that go-yaml v2 would read as another value is quoted. */
+function goYaml(value: unknown): string {
+  const doc = new Document(value);
+  visit(doc, {
+    Scalar(_key, node) {
+      if (typeof node.value === 'string' && goPlainScalar(node.value) !== undefined) node.type = 'QUOTE_DOUBLE';
+    },
+  });
+  return doc.toString();
+}
+
+/** The reference parser's tags as the manifest reader sets them (parse.ts): go-yaml v2's booleans and numbers. */
+const GO_TAGS = (tags: unknown[]): unknown[] => [
+  ...tags.filter((t) => !['tag:yaml.org,2002:bool', 'tag:yaml.org,2002:int', 'tag:yaml.org,2002:float'].includes((t as { tag?: string }).tag ?? '')),
+  goTag('tag:yaml.org,2002:bool', (v) => typeof v === 'boolean'),
+  goTag('tag:yaml.org,2002:int', (v) => typeof v === 'number'),
+];
+function goTag(tag: string, is: (v: unknown) => boolean): ScalarTag {
+  return {
+    tag,
+    default: true,
+    identify: is,
+    test: { test: (s: string) => is(goPlainScalar(s)) } as unknown as RegExp,
+    resolve: (s: string) => goPlainScalar(s),
+  };
+}
 
 /** Parses and classifies the outcome; fails on a crash or on a call slower than the bound. */
 function parseOutcome(text: string, file: string): { objects: ManifestObject[] } | { error: InputError } {
@@ -72,6 +100,7 @@ function objectRefusal(v: unknown): RegExp | undefined {
   const annotations = meta.annotations;
   const hook = isPlainObject(annotations) && ['argocd.argoproj.io/hook', 'helm.sh/hook'].some((k) => typeof annotations[k] === 'string');
   const generated = typeof meta.generateName === 'string' && meta.generateName !== '' && hook;
+  if (meta.name !== undefined && meta.name !== null && typeof meta.name !== 'string') return /metadata\.name must be a string/;
   if ((typeof meta.name !== 'string' || meta.name === '') && !generated) return /has no metadata\.name/;
   if (meta.namespace !== undefined && typeof meta.namespace !== 'string') return /metadata\.namespace must be a string/;
   for (const field of ['labels', 'annotations']) {
@@ -128,7 +157,7 @@ describe('manifest parsing never crashes', () => {
   it('arbitrary YAML trees (any shape, several documents): objects or InputError', () => {
     fc.assert(
       fc.property(fc.array(tree, { minLength: 1, maxLength: 3 }), (docs) => {
-        const text = docs.map((d) => stringify(d)).join('---\n');
+        const text = docs.map((d) => goYaml(d)).join('---\n');
         const r = parseOutcome(text, 'trees.yaml');
         if ('objects' in r) expectWellFormed(r.objects, 'trees.yaml');
         else {
@@ -143,7 +172,7 @@ describe('manifest parsing never crashes', () => {
   it('well-formed objects round-trip through YAML and JSON unchanged, one per document, lines increasing', () => {
     fc.assert(
       fc.property(fc.array(kubeObject, { minLength: 1, maxLength: 4 }), (objs) => {
-        const yamlText = objs.map((o) => stringify(o)).join('---\n');
+        const yamlText = objs.map((o) => goYaml(o)).join('---\n');
         const fromYaml = parseManifests(yamlText, 'ok.yaml');
         expect(fromYaml.map((o) => o.object)).toEqual(objs);
         const lines = fromYaml.map((o) => o.source.line);
@@ -159,7 +188,7 @@ describe('manifest parsing never crashes', () => {
   it('never mutates or shares the text it was given: parsing twice gives equal results', () => {
     fc.assert(
       fc.property(fc.array(kubeObject, { minLength: 1, maxLength: 2 }), (objs) => {
-        const text = objs.map((o) => stringify(o)).join('---\n');
+        const text = objs.map((o) => goYaml(o)).join('---\n');
         const a = parseManifests(text, 'x.yaml');
         a[0]!.object.metadata.name = 'changed';
         const b = parseManifests(text, 'x.yaml');
@@ -183,7 +212,7 @@ describe('manifest parsing never crashes', () => {
             .map(([o, defaultStringType, flow]) => stringify(o, { defaultStringType, collectionStyle: flow ? 'flow' : 'any' })),
         ),
         (text) => {
-          const docs = parseAllDocuments(text, { uniqueKeys: true, strict: true });
+          const docs = parseAllDocuments(text, { uniqueKeys: true, strict: true, customTags: GO_TAGS as never });
           const list = Array.isArray(docs) ? docs : [docs];
           const referenceError = list.some((d) => d.errors.length > 0);
           const r = parseOutcome(text, 'ref.yaml');

@@ -35,9 +35,10 @@ describe('parseManifests', () => {
     expect(o!.object).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', labels: { app: 'x' } }, data: { copy: '1' }, extra: { app: 'x' } });
   });
 
-  it('keeps YAML 1.2 core scalars (dates and yes/no stay strings)', () => {
-    const [o] = parseManifests('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {d: 2026-11-30, y: yes, n: 012, f: 1.50}\n', 'c.yaml');
-    expect(o!.object.data).toEqual({ d: '2026-11-30', y: 'yes', n: 12, f: 1.5 });
+  it('reads plain scalars as kubectl does (go-yaml v2, YAML 1.1): dates stay strings, yes is true, 012 is octal', () => {
+    // kubectl create --dry-run=client -o json of the same text gives these values (checked against kubectl 1.35).
+    const [o] = parseManifests('apiVersion: v1\nkind: Thing\nmetadata: {name: a}\nspec: {d: 2026-11-30, b: yes, o: 012, f: 1.50}\n', 'c.yaml');
+    expect(o!.object.spec).toEqual({ d: '2026-11-30', b: true, o: 10, f: 1.5 });
   });
 
   it('an indented --- or ... is text, not a document marker (found by the fuzzer; js-yaml alone got it wrong)', () => {
@@ -80,8 +81,8 @@ describe('parseManifests', () => {
   });
 
   it("reads a value with an unknown tag as its plain value, as Go's YAML does (found by the two-sided fuzz)", () => {
-    const text = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n  x: !<!custom> hello\n  y: !local 3\n';
-    expect(parseManifests(text, 'tags.yaml').map((o) => o.object.data)).toEqual([{ x: 'hello', y: '3' }]);
+    const text = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata:\n  x: !<!custom> hello\n  z: !local 3\n';
+    expect(parseManifests(text, 'tags.yaml').map((o) => o.object.data)).toEqual([{ x: 'hello', z: '3' }]);
   });
 
   it('reads a byte order mark after a comment as nothing, as the reference parser does (found by the two-sided fuzz)', () => {
@@ -236,7 +237,7 @@ describe('loadManifests', () => {
   it('names both places when the same object is declared twice', async () => {
     const d = tempDir('dup');
     writeFileSync(join(d, '1.yaml'), cm('x'));
-    writeFileSync(join(d, '2.yaml'), `${cm('y')}---\n${cm('x')}`);
+    writeFileSync(join(d, '2.yaml'), `${cm('w')}---\n${cm('x')}`);
     await expect(loadManifests(d)).rejects.toThrow(`ConfigMap shop/x is declared twice: at ${join(d, '1.yaml')}:1 and at ${join(d, '2.yaml')}:7`);
   });
 

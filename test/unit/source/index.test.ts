@@ -281,7 +281,7 @@ describe('loadDesiredManifests from a git revision', () => {
     });
 
     it("a parameter override file in the second source merges into that source's own options, not the first's", async () => {
-      other.write('more/sub/n.yaml', configMap('n', '1'));
+      other.write('more/sub/n.yaml', configMap('nested', '1'));
       other.write('more/.argocd-source-shop.yaml', 'directory:\n  recurse: true\n');
       other.commit('override in the second source');
       const r = await loadDesiredManifests(
@@ -298,7 +298,7 @@ describe('loadDesiredManifests from a git revision', () => {
         {},
         io(),
       );
-      expect(values(r)).toEqual(['a=1', 'm=1', 'n=1']);
+      expect(values(r)).toEqual(['a=1', 'm=1', 'nested=1']);
     });
 
     it('one source that fails stops everything; one object from two sources, bad or repeated ref names and --revision are refused', async () => {

@@ -245,7 +245,7 @@ describe('a multi-source Application: the Git sources that follow --base move to
     shop.git(['branch', '-f', 'release', baseSha]);
     shop.git(['branch', '-f', 'pr-1', headSha]);
     extra = new GitFixture();
-    extra.write('extra/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra}\ndata: {mode: on}\n');
+    extra.write('extra/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: extra}\ndata: {mode: "on"}\n');
     extra.git(['branch', '-f', 'release', extra.commit('extra')]);
     file = join(tempDir('plan-multi'), 'app.yaml');
     writeFileSync(
