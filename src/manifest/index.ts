@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Io } from '../model/context.js';
 import { InputError } from '../model/errors.js';
 import { keyOf, keyString } from '../model/object.js';
-import { parseManifests, formatSource, type ManifestObject } from './parse.js';
+import { parseManifests, formatSource, manifestText, type ManifestObject } from './parse.js';
 
 const MANIFEST_FILE = /\.(ya?ml|json)$/i;
 
@@ -36,8 +36,10 @@ export async function readManifestFiles(path: string): Promise<ManifestFile[]> {
     try {
       // Synchronous: local files read one after another and parsed at once. Each asynchronous read is several
       // trips through the thread pool; for the bench's 100 files that was ~30 ms of a ~165 ms read and parse.
-      return { path: f, text: readFileSync(f, 'utf8') };
+      const bytes = readFileSync(f);
+      return { path: f, text: manifestText(bytes, f) };
     } catch (err) {
+      if (err instanceof InputError) throw err;
       throw new InputError(`reading ${f}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, { cause: err });
     }
   });

@@ -3,6 +3,7 @@ import { LineCounter, parseAllDocuments, YAMLParseError, type Document } from 'y
 import { CORE_SCHEMA, constructFromEvents, defineScalarTag, EVENT_ID, NOT_RESOLVED, parseEvents, YAMLException, type Event } from 'js-yaml';
 import type { ScalarTag } from 'yaml';
 import { goPlainScalar } from './go-scalars.js';
+import { isUtf8 } from 'node:buffer';
 import type { KubeObject } from '../model/object.js';
 import { isPlainObject } from '../model/object.js';
 import { InputError } from '../model/errors.js';
@@ -387,4 +388,17 @@ function checkObject(v: unknown, s: ManifestSource, what: string): void {
 function isHookAnnotated(metadata: Record<string, unknown>): boolean {
   const a = metadata.annotations;
   return isPlainObject(a) && (typeof a['argocd.argoproj.io/hook'] === 'string' || typeof a['helm.sh/hook'] === 'string');
+}
+
+/**
+ * A manifest file's bytes as text; InputError naming the file and the line of the first byte that is not UTF-8. Decoding
+ * it anyway would put U+FFFD in its place and apply that; go-yaml, hence kubectl and Argo CD, refuses such a file
+ * ("invalid leading UTF-8 octet").
+ */
+export function manifestText(bytes: Uint8Array, file: string): string {
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  if (isUtf8(bytes)) return text;
+  const at = text.indexOf('\uFFFD');
+  const line = at < 0 ? 1 : text.slice(0, at).split('\n').length;
+  throw new InputError(`${file}:${line}: not UTF-8 text (a byte that is no UTF-8 sequence): kubectl and Argo CD refuse it too`);
 }

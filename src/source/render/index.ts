@@ -4,7 +4,7 @@ import type { Application } from '../../app/types.js';
 import { DEFAULT_DIRECTORY } from '../../app/source-options.js';
 import { InputError, UnrenderableError } from '../../model/errors.js';
 import type { ManifestObject } from '../../manifest/parse.js';
-import { parseManifests } from '../../manifest/parse.js';
+import { manifestText, parseManifests } from '../../manifest/parse.js';
 import { listTree, readBlobs, type BlobReader, type GitDir, type TreeEntry } from '../git.js';
 import { outOfBoundsMessage, resolveLinkTarget } from './symlinks.js';
 import { applySourceOverrides, overrideFileNames } from './overrides.js';
@@ -343,7 +343,8 @@ async function readDirectoryFiles(input: RenderInput, at: string, single: boolea
   try {
     for (const file of files) {
       const label = `${at}:${file.path}`;
-      const text = blobs.get(file.sha)?.toString('utf8') ?? '';
+      const bytes = blobs.get(file.sha);
+      const text = bytes ? manifestText(bytes, label) : '';
       if (file.path.endsWith('.jsonnet')) {
         if (text.includes(SKIP_MARKER)) continue;
         const json = await evaluateJsonnet({

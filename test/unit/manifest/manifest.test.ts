@@ -234,6 +234,21 @@ describe('loadManifests', () => {
     expect(out.map((o) => [o.object.metadata.name, o.source.file])).toEqual([['from-stdin', '<stdin>']]);
   });
 
+  it('refuses a file that is not UTF-8, naming it and the line, instead of applying U+FFFD in place of the byte', async () => {
+    const d = tempDir('utf8');
+    writeFileSync(join(d, 'ok.yaml'), cm('fine'));
+    writeFileSync(
+      join(d, 'bad.yaml'),
+      Buffer.concat([Buffer.from('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\ndata: {k: "v'), Buffer.from([0xff]), Buffer.from('"}\n')]),
+    );
+    await expect(loadManifests(d)).rejects.toThrow(
+      new InputError(`${join(d, 'bad.yaml')}:4: not UTF-8 text (a byte that is no UTF-8 sequence): kubectl and Argo CD refuse it too`),
+    );
+    // A byte order mark and any valid UTF-8 (a U+FFFD written as such too) are text.
+    writeFileSync(join(d, 'bad.yaml'), `\uFEFF${cm('b')}# \uFFFD é\n`);
+    expect((await loadManifests(d)).map((o) => o.object.metadata.name)).toEqual(['b', 'fine']);
+  });
+
   it('names both places when the same object is declared twice', async () => {
     const d = tempDir('dup');
     writeFileSync(join(d, '1.yaml'), cm('x'));
