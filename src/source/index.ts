@@ -535,11 +535,12 @@ async function readManifestsAt(
       const whole = await opts.reads.once(`tree|${repo.dir.gitDir}|${sha}`, () => listTree(repo.dir, sha, ''));
       const under = entriesUnder(whole, path);
       if (under === undefined) throw new InputError(`source.path ${JSON.stringify(path)} does not exist at ${at}`);
+      if (path !== '' && under.length === 1 && under[0]!.path === path) throw notADirectory(path, at);
       entries = under;
     } else {
-      if (path !== '' && (await objectTypeAt(repo.dir, sha, path)) === undefined) {
-        throw new InputError(`source.path ${JSON.stringify(path)} does not exist at ${at}`);
-      }
+      const type = path === '' ? 'tree' : await objectTypeAt(repo.dir, sha, path);
+      if (type === undefined) throw new InputError(`source.path ${JSON.stringify(path)} does not exist at ${at}`);
+      if (type !== 'tree') throw notADirectory(path, at);
       entries = await listTree(repo.dir, sha, path);
     }
   } catch (e) {
@@ -559,4 +560,11 @@ async function readManifestsAt(
   });
   rejectDuplicates(rendered.objects);
   return { objects: rendered.objects, revision: sha, origin, warnings: rendered.warnings, sourceType: rendered.sourceType, commits: [{ dir: repo.dir, sha }] };
+}
+
+/** A source path that names a file: Argo CD's repo-server refuses it (util/io/path: "app path is not a directory"). */
+function notADirectory(path: string, at: string): InputError {
+  return new InputError(
+    `source.path ${JSON.stringify(path)} is a file at ${at}: an Application's path must be a directory, as Argo CD requires (app path is not a directory)`,
+  );
 }

@@ -137,12 +137,14 @@ describe('loadDesiredManifests from a git revision', () => {
     expect(r.revision).toBe(second);
   });
 
-  it('reads the whole repository for an empty path, and one file when the path is a file', async () => {
+  it('reads the whole repository for an empty path, and refuses a path that is a file, as Argo CD does', async () => {
     const whole = await loadDesiredManifests(app({ repoURL: fx.repo, path: '', ...recurse }), {}, io());
     expect(values(whole)).toEqual(['c=1', 'x=1', 'a=2']);
     expect(values(await loadDesiredManifests(app({ repoURL: fx.repo, path: '' }), {}, io()))).toEqual([]);
-    const one = await loadDesiredManifests(app({ repoURL: fx.repo, path: './apps/other/c.yaml/' }), {}, io());
-    expect(values(one)).toEqual(['c=1']);
+    // Read as the whole source, a file made every other object of the app a prune candidate (found by an audit).
+    await expect(loadDesiredManifests(app({ repoURL: fx.repo, path: './apps/other/c.yaml/' }), {}, io())).rejects.toThrow(
+      /^source\.path "apps\/other\/c\.yaml" is a file at .*: an Application's path must be a directory, as Argo CD requires \(app path is not a directory\)$/,
+    );
   });
 
   it('reads in folder order (a folder a/ before a.yaml), as loadManifests walks a directory', async () => {
