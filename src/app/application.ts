@@ -104,6 +104,26 @@ export type JqCompileCheck = (expr: string) => Promise<string | undefined>;
  * type error. `source` is `spec.source`, or the first of `spec.sources` (`sourcesCount` says how many there are:
  * whether the source can be rendered is decided by source/renderability.ts, not here).
  */
+/** The fields of Argo CD's ApplicationSpec, SyncPolicy and SyncPolicyAutomated (v3). */
+const SPEC_FIELDS = new Set([
+  'source',
+  'sources',
+  'sourceHydrator',
+  'destination',
+  'project',
+  'syncPolicy',
+  'ignoreDifferences',
+  'info',
+  'revisionHistoryLimit',
+]);
+const SYNC_POLICY_FIELDS = new Set(['automated', 'syncOptions', 'retry', 'managedNamespaceMetadata']);
+const AUTOMATED_FIELDS = new Set(['prune', 'selfHeal', 'allowEmpty', 'enabled']);
+
+function unknownFields(obj: JsonObject, known: ReadonlySet<string>, at: string, warnings: string[]): void {
+  for (const k of Object.keys(obj))
+    if (!known.has(k)) warnings.push(`Application ${at}.${k}: unknown field, ignored (the API server would drop it; kubectl apply warns of it)`);
+}
+
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
@@ -203,6 +223,10 @@ export function parseApplication(obj: unknown, origin: string): Application {
   }
   const syncOptions = parseSyncOptions(stringList(c, policy, 'syncOptions', 'spec.syncPolicy'), (w) => warnings.push(w));
   const retry = parseRetry(c, optObject(c, policy, 'retry', 'spec.syncPolicy'));
+  // A misspelt field (syncPolicyy) would be dropped by the API server, which kubectl apply warns of: so does this tool.
+  unknownFields(spec, SPEC_FIELDS, 'spec', warnings);
+  unknownFields(policy, SYNC_POLICY_FIELDS, 'spec.syncPolicy', warnings);
+  if (isPlainObject(autoObj)) unknownFields(autoObj, AUTOMATED_FIELDS, 'spec.syncPolicy.automated', warnings);
   if (policy.managedNamespaceMetadata !== undefined) warnings.push('spec.syncPolicy.managedNamespaceMetadata is not supported; ignored');
 
   const ignoreDifferences = parseIgnoreDifferences(c, spec.ignoreDifferences);

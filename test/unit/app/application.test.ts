@@ -101,6 +101,20 @@ describe('parseApplication', () => {
     });
   });
 
+  it('warns of a field Argo CD does not have (a misspelling), in spec, syncPolicy and automated, and reads the rest', () => {
+    const app = parseApplication(
+      withSpec({ syncPolicyy: { automated: {} }, syncPolicy: { automatd: {}, automated: { prun: true, enabled: true } } }),
+      'app.yaml',
+    );
+    expect(app.warnings).toEqual([
+      'Application spec.syncPolicyy: unknown field, ignored (the API server would drop it; kubectl apply warns of it)',
+      'Application spec.syncPolicy.automatd: unknown field, ignored (the API server would drop it; kubectl apply warns of it)',
+      'Application spec.syncPolicy.automated.prun: unknown field, ignored (the API server would drop it; kubectl apply warns of it)',
+    ]);
+    expect(app.automated).toEqual({ prune: false, selfHeal: false, allowEmpty: false });
+    expect(parseApplication(base, 'app.yaml').warnings).toEqual([]);
+  });
+
   it('reads automated with prune/selfHeal/allowEmpty false when absent', () => {
     const app = parseApplication(withSpec({ syncPolicy: { automated: { selfHeal: true } } }), 'a');
     expect(app.automated).toEqual({ prune: false, selfHeal: true, allowEmpty: false });
