@@ -1,5 +1,6 @@
 // Plain scalars as go-yaml v2 resolves them (sigs.k8s.io/yaml, hence kubectl and Argo CD): YAML 1.1's booleans, octal
-// with a leading 0, underscores, and what is left a string.
+// with a leading 0, underscores, and what is left a string. Every value below was checked against sigs.k8s.io/yaml
+// v1.4.0's YAMLToJSON of `v: <text>` (2026-12-07), which gives the same numbers, booleans, nulls and strings.
 import { goPlainScalar } from '../../../src/manifest/go-scalars.js';
 import { parseManifests, parseYamlValues } from '../../../src/manifest/parse.js';
 
