@@ -9,6 +9,7 @@
 // - a scalar starting with `.`: .inf/.nan forms, else a float;
 // - anything else, a string. (go-yaml v2 also reads unquoted timestamps, 2001-12-14, as times that the JSON step
 //   writes as RFC 3339 texts; those are left strings here, as written.)
+import type { ScalarTag } from 'yaml';
 
 /** What a plain scalar is in go-yaml v2: its value, or undefined for a string. */
 export function goPlainScalar(source: string): null | boolean | number | undefined {
@@ -60,6 +61,33 @@ function goParseInt(s: string): number | undefined {
             : BigInt(dec!);
   const value = sign === '-' ? -magnitude : magnitude;
   // Out of int64 (and, for a positive value, of uint64): Go's parse fails, and the text is tried as a float.
-  if (value < -(2n ** 63n) || value >= 2n ** 64n || (sign === '-' && value < -(2n ** 63n))) return undefined;
+  if (value < -(2n ** 63n) || value >= 2n ** 64n) return undefined;
   return Number(value);
+}
+
+const BOOL_TAG = 'tag:yaml.org,2002:bool';
+const INT_TAG = 'tag:yaml.org,2002:int';
+const FLOAT_TAG = 'tag:yaml.org,2002:float';
+
+/**
+ * The `yaml` package's `customTags` that read plain scalars by these rules: its core schema's bool, int and float tags
+ * replaced by two whose `test` (an object in place of a RegExp) asks goPlainScalar. The manifest reader's reference
+ * parser uses them, and so do the tests that hold the fast parser to it.
+ */
+export function goYamlTags(tags: unknown[]): unknown[] {
+  return [
+    ...tags.filter((t) => ![BOOL_TAG, INT_TAG, FLOAT_TAG].includes((t as { tag?: string }).tag ?? '')),
+    goTag(BOOL_TAG, (v) => typeof v === 'boolean'),
+    goTag(INT_TAG, (v) => typeof v === 'number'),
+  ];
+}
+
+function goTag(tag: string, is: (v: unknown) => boolean): ScalarTag {
+  return {
+    tag,
+    default: true,
+    identify: is,
+    test: { test: (s: string) => is(goPlainScalar(s)) } as unknown as RegExp,
+    resolve: (s: string) => goPlainScalar(s),
+  };
 }

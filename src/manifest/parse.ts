@@ -1,15 +1,14 @@
 // Parses manifest text (multi-document YAML or JSON) into objects that remember their file, document and line.
 import { LineCounter, parseAllDocuments, YAMLParseError, type Document } from 'yaml';
 import { CORE_SCHEMA, constructFromEvents, defineScalarTag, EVENT_ID, NOT_RESOLVED, parseEvents, YAMLException, type Event } from 'js-yaml';
-import type { ScalarTag } from 'yaml';
-import { goPlainScalar } from './go-scalars.js';
 import { isUtf8 } from 'node:buffer';
+import { goPlainScalar, goYamlTags } from './go-scalars.js';
 import type { KubeObject } from '../model/object.js';
 import { isPlainObject } from '../model/object.js';
 import { InputError } from '../model/errors.js';
 
 // Plain scalars are read as kubectl and Argo CD read them, YAML 1.1's way (go-scalars.ts: `0400` is octal, `yes` is
-// true), in both parsers: the fast path's schema and the reference parser's tags.
+// true), in both parsers: the fast path's schema here, the reference parser's tags from go-scalars.ts.
 const BOOL = 'tag:yaml.org,2002:bool';
 const INT = 'tag:yaml.org,2002:int';
 const FLOAT = 'tag:yaml.org,2002:float';
@@ -31,22 +30,6 @@ const FAST_SCHEMA = CORE_SCHEMA.withTags(
   defineScalarTag(INT, { implicit: true, implicitFirstChars: [...'+-0123456789'], resolve: goNumber, identify: (v) => Number.isInteger(v) }),
   defineScalarTag(FLOAT, { implicit: true, implicitFirstChars: ['.'], resolve: goNumber, identify: (v) => typeof v === 'number' }),
 );
-/** The reference parser's: its core schema's bool, int and float tags replaced (a `test` object in place of a RegExp). */
-const REFERENCE_TAGS = (tags: unknown[]): unknown[] => [
-  ...tags.filter((t) => ![BOOL, INT, FLOAT].includes((t as { tag?: string }).tag ?? '')),
-  goTag(BOOL, (v) => typeof v === 'boolean'),
-  goTag(INT, (v) => typeof v === 'number'),
-];
-function goTag(tag: string, is: (v: unknown) => boolean): ScalarTag {
-  return {
-    tag,
-    default: true,
-    identify: is,
-    test: { test: (s: string) => is(goPlainScalar(s)) } as unknown as RegExp,
-    resolve: (s: string) => goPlainScalar(s),
-  };
-}
-
 export interface ManifestSource {
   file: string;
   /** 0-based document index within the file. */
@@ -248,7 +231,7 @@ interface ReferenceDocument {
 
 /** The reference parser's non-empty documents; InputError naming file, line and column on the first error. */
 function referenceDocuments(text: string, file: string, lc = new LineCounter()): ReferenceDocument[] {
-  const docs = parseAllDocuments(text, { lineCounter: lc, prettyErrors: true, uniqueKeys: true, strict: true, customTags: REFERENCE_TAGS as never });
+  const docs = parseAllDocuments(text, { lineCounter: lc, prettyErrors: true, uniqueKeys: true, strict: true, customTags: goYamlTags as never });
   const list = Array.isArray(docs) ? docs : [docs];
   const out: ReferenceDocument[] = [];
   list.forEach((doc, index) => {

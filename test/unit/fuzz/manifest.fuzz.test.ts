@@ -1,7 +1,7 @@
 // Fuzzing manifest parsing: any text, any YAML tree, any JSON either yields objects or a clear InputError, never another exception, never a hang.
 import fc from 'fast-check';
-import { Document, parseAllDocuments, stringify, visit, type ScalarTag } from 'yaml';
-import { goPlainScalar } from '../../../src/manifest/go-scalars.js';
+import { Document, parseAllDocuments, stringify, visit } from 'yaml';
+import { goPlainScalar, goYamlTags } from '../../../src/manifest/go-scalars.js';
 import { InputError } from '../../../src/model/errors.js';
 import { parseManifests, type ManifestObject } from '../../../src/manifest/parse.js';
 import { isPlainObject } from '../../../src/model/object.js';
@@ -16,22 +16,6 @@ function goYaml(value: unknown): string {
     },
   });
   return doc.toString();
-}
-
-/** The reference parser's tags as the manifest reader sets them (parse.ts): go-yaml v2's booleans and numbers. */
-const GO_TAGS = (tags: unknown[]): unknown[] => [
-  ...tags.filter((t) => !['tag:yaml.org,2002:bool', 'tag:yaml.org,2002:int', 'tag:yaml.org,2002:float'].includes((t as { tag?: string }).tag ?? '')),
-  goTag('tag:yaml.org,2002:bool', (v) => typeof v === 'boolean'),
-  goTag('tag:yaml.org,2002:int', (v) => typeof v === 'number'),
-];
-function goTag(tag: string, is: (v: unknown) => boolean): ScalarTag {
-  return {
-    tag,
-    default: true,
-    identify: is,
-    test: { test: (s: string) => is(goPlainScalar(s)) } as unknown as RegExp,
-    resolve: (s: string) => goPlainScalar(s),
-  };
 }
 
 /** Parses and classifies the outcome; fails on a crash or on a call slower than the bound. */
@@ -212,7 +196,7 @@ describe('manifest parsing never crashes', () => {
             .map(([o, defaultStringType, flow]) => stringify(o, { defaultStringType, collectionStyle: flow ? 'flow' : 'any' })),
         ),
         (text) => {
-          const docs = parseAllDocuments(text, { uniqueKeys: true, strict: true, customTags: GO_TAGS as never });
+          const docs = parseAllDocuments(text, { uniqueKeys: true, strict: true, customTags: goYamlTags as never });
           const list = Array.isArray(docs) ? docs : [docs];
           const referenceError = list.some((d) => d.errors.length > 0);
           const r = parseOutcome(text, 'ref.yaml');
