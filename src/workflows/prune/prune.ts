@@ -2,11 +2,14 @@
 import { deleteCandidates, stillThereAtTheLimit, waitGone, type DeleteResult } from './prune-delete.js';
 import type { PruneCandidate } from '../../prune/plan.js';
 import { ClusterError, RefusedError } from '../../model/errors.js';
+import { KubeApiError } from '../../kube/errors.js';
 import { stateRefusal } from '../session/rules.js';
 import { describeMissing, preflight, writesOf } from '../sync/preflight.js';
 import { describeNotOwned } from '../../tracking/select.js';
-import { loadAppState, type AppStateArgs, type AppStateDeps } from '../session/app-state.js';
-import type { PropagationPolicy, ResourceKey } from '../../model/object.js';
+import { loadAppState, type AppState, type AppStateArgs, type AppStateDeps } from '../session/app-state.js';
+import { keyOf, keyString, type PropagationPolicy, type ResourceKey } from '../../model/object.js';
+import { asApplied } from '../../tracking/tracking-id.js';
+import type { KubeGateway } from '../../kube/gateway.js';
 
 export const PRUNE_SCHEMA_VERSION = 1;
 
@@ -107,6 +110,18 @@ export async function pruneApp(req: PruneRequest, deps: PruneDeps): Promise<Prun
   if (access.deleteBlocked) {
     throw new ClusterError(`pruning ${state.app.name}: nothing was deleted: ${access.missing.map(describeMissing).join('; ')}`);
   }
+  // A sync stops at its dry-run before it prunes; a prune alone checks what would take the candidates' place.
+  if (plan.candidates.some((c) => !c.skip)) {
+    let refusedNew = await newObjectsRefused(state, deps.gateway, deps.opts.fieldManager);
+    // A user who may delete but not patch cannot have the check made: said, as kubectl's warnings are, and not a refusal.
+    const unchecked = refusedNew.filter((r) => r.forbidden);
+    if (unchecked.length > 0)
+      report.warnings.push(
+        `the server-side dry-run of ${unchecked.length} declared object(s) not yet in the cluster was forbidden (${unchecked.map((r) => `${r.key.kind}/${r.key.name}`).join(', ')}): whether a sync could create them was not checked`,
+      );
+    refusedNew = refusedNew.filter((r) => !r.forbidden);
+    if (refusedNew.length > 0) throw new ClusterError(`pruning ${state.app.name}: nothing was deleted: ${dryRunRefusal(refusedNew)}`);
+  }
   const signal = deps.signal;
   const deleted = await deleteCandidates(deps.gateway, plan.candidates, { propagationPolicy, ...(signal ? { signal } : {}) });
   // Read again after each await: the signal may come at any time.
@@ -162,6 +177,49 @@ async function stillThere(deps: PruneDeps, deleted: readonly DeleteResult[], wai
   });
   for (const c of left) out.set(c, stillThereAtTheLimit(c));
   return out;
+}
+
+/**
+ * The declared objects the cluster does not hold with a tracking mark (new ones, or ones renamed or moved: what replaces
+ * a prune candidate) that the API server refuses in a server-side dry-run of the apply a sync would send. A `sync
+ * --prune` dry-runs its whole set and prunes nothing when one fails; without this, `prune --confirm` would delete the old
+ * object of a rename whose new name (or namespace) the server refuses, and the sync after it could not create the new
+ * one. Objects whose namespace or type the sync itself would create first (a declared Namespace, CreateNamespace, a
+ * CustomResourceDefinition in the set) are not dry-run, as a sync skips their dry-run too.
+ */
+async function newObjectsRefused(
+  state: Pick<AppState, 'app' | 'desired' | 'scan' | 'appInstance' | 'destinationNamespace' | 'tracking'>,
+  gw: KubeGateway,
+  fieldManager: string,
+): Promise<{ key: ResourceKey; message: string; forbidden?: true }[]> {
+  const marked = new Set((state.scan ?? []).map((e) => keyString(keyOf(e.object))));
+  const created = new Set(state.desired.filter((d) => d.key.group === '' && d.key.kind === 'Namespace').map((d) => d.key.name));
+  if (state.app.syncOptions.createNamespace && state.destinationNamespace) created.add(state.destinationNamespace);
+  const fresh = state.desired.filter(
+    (d) => !marked.has(keyString(d.key)) && !d.pendingCrd && !d.unserved && !(d.type.namespaced && created.has(d.key.namespace)),
+  );
+  const results = await Promise.all(
+    fresh.map(async (d) => {
+      try {
+        await gw.apply(d.type, asApplied(d.object, state.appInstance, state.destinationNamespace, state.tracking), {
+          fieldManager,
+          force: true,
+          dryRun: true,
+        });
+        return undefined;
+      } catch (err) {
+        if (!(err instanceof KubeApiError)) throw err;
+        return { key: d.key, message: err.message, ...(err.status === 403 ? { forbidden: true as const } : {}) };
+      }
+    }),
+  );
+  return results.filter((r) => r !== undefined);
+}
+
+function dryRunRefusal(refused: readonly { key: ResourceKey; message: string }[]): string {
+  const first = refused.slice(0, 3).map((r) => `${r.key.kind}/${r.key.name}${r.key.namespace ? ` in ${r.key.namespace}` : ''}: ${r.message}`);
+  const more = refused.length > 3 ? `; and ${refused.length - 3} more` : '';
+  return `the server-side dry-run refused ${refused.length} declared object(s) not yet in the cluster (${first.join('; ')}${more}); a sync would stop there before pruning, so nothing is pruned before they can be applied`;
 }
 
 /** Why nothing is deleted after a scan that could not list every kind (prune --confirm, sync --prune). */

@@ -171,3 +171,53 @@ test('an empty desired set deletes nothing: --confirm is refused (exit 4), listi
   const report = await pruneApp({ appFile: allowing.appFile, desired: allowing.dir, confirm: true }, deps);
   expect(report.entries.map((e) => `${e.name} ${e.outcome}`).sort()).toEqual(['a deleted', 'b deleted']);
 });
+
+test('a renamed object whose new name the API server refuses: --confirm deletes nothing (exit 3), as sync --prune stops at its dry-run', async () => {
+  // `a` was renamed to `b` in Git; the server refuses `b` (a 422), so deleting `a` would leave neither.
+  const ws = appWorkspace({ prefix: 'prune-rename', manifests: { 'b.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n' } });
+  const refuse = (obj: KubeObject) =>
+    obj.metadata.name === 'b'
+      ? apiError('applying ConfigMap shop/b', 422, '{"kind":"Status","reason":"Invalid","message":"ConfigMap \\"b\\" is invalid: data: Invalid value"}')
+      : undefined;
+  const gw = new FakeGateway({ objects: [marked('a')], failApply: refuse });
+  const deps = { io: memoryIo().io, opts, gateway: gw };
+  // Listing makes no dry-run.
+  const listed = await pruneApp({ appFile: ws.appFile, desired: ws.dir, confirm: false }, deps);
+  expect(listed.entries.map((e) => `${e.name} ${e.outcome}`)).toEqual(['a candidate']);
+  expect(gw.calls.filter((c) => c.startsWith('APPLY'))).toEqual([]);
+  const err = (await pruneApp({ appFile: ws.appFile, desired: ws.dir, confirm: true }, deps).catch((e: unknown) => e)) as Error & { code?: number };
+  expect(err.code).toBe(3);
+  expect(err.message).toMatch(
+    /^pruning shop: nothing was deleted: the server-side dry-run refused 1 declared object\(s\) not yet in the cluster \(ConfigMap\/b in shop: .*Invalid value\); a sync would stop there/,
+  );
+  expect(gw.calls.filter((c) => c.startsWith('APPLY'))).toEqual(['APPLY dry force ConfigMap shop/b']);
+  expect(gw.calls.filter((c) => c.startsWith('DELETE'))).toEqual([]);
+  expect(gw.find('ConfigMap', 'shop', 'a')).toBeDefined();
+  expect(gw.find('ConfigMap', 'shop', 'b')).toBeUndefined();
+});
+
+test('the dry-run before a prune: only declared objects without a live mark, never those in a namespace the sync creates; forbidden is a warning', async () => {
+  const ws = appWorkspace({
+    prefix: 'prune-new',
+    manifests: {
+      'a.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n',
+      'b.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n',
+      'ns.yaml': 'apiVersion: v1\nkind: Namespace\nmetadata: {name: fresh}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c, namespace: fresh}\n',
+    },
+  });
+  const gw = new FakeGateway({ objects: [marked('a'), marked('stale')] });
+  const deps = { io: memoryIo().io, opts, gateway: gw };
+  const report = await pruneApp({ appFile: ws.appFile, desired: ws.dir, confirm: true }, deps);
+  expect(report.entries.map((e) => `${e.name} ${e.outcome}`)).toEqual(['stale deleted']);
+  // `a` is live with its mark; `c` is in a namespace the set declares (created first by a sync, which skips its dry-run).
+  expect(gw.calls.filter((c) => c.startsWith('APPLY')).sort()).toEqual(['APPLY dry force ConfigMap shop/b', 'APPLY dry force Namespace /fresh']);
+  expect(gw.find('ConfigMap', 'shop', 'b')).toBeUndefined();
+  expect(report.warnings).toEqual([]);
+
+  const gw2 = new FakeGateway({ objects: [marked('a'), marked('stale')], forbidden: ['patch configmaps'] });
+  const warned = await pruneApp({ appFile: ws.appFile, desired: ws.dir, confirm: true }, { ...deps, gateway: gw2 });
+  expect(warned.entries.map((e) => `${e.name} ${e.outcome}`)).toEqual(['stale deleted']);
+  expect(warned.warnings).toEqual([
+    'the server-side dry-run of 1 declared object(s) not yet in the cluster was forbidden (ConfigMap/b): whether a sync could create them was not checked',
+  ]);
+});
