@@ -10,7 +10,9 @@ export type NotOwnedReason =
   | { code: 'malformed'; value: string; error: string }
   | { code: 'other-app'; app: string }
   | { code: 'not-self'; value: string }
-  | { code: 'has-owner'; owner: string };
+  | { code: 'has-owner'; owner: string }
+  /** Carries this app's mark, but the AppProject does not permit it (Argo CD drops such live objects before it plans). */
+  | { code: 'not-permitted'; why: string };
 
 export interface Selection {
   owned: KubeObject[];
@@ -68,6 +70,8 @@ export function describeNotOwned(r: NotOwnedReason): string {
       return `tracked by application ${r.app.replace('_', '/')}`;
     case 'not-self':
       return `tracking-id "${r.value}" names another object (copied mark)`;
+    case 'not-permitted':
+      return r.why;
     case 'has-owner':
       return `has an owner (${r.owner})`;
   }

@@ -12,6 +12,7 @@ import { formatSource, type ManifestObject, type ManifestSource } from '../../ma
 import { rejectDuplicates } from '../../manifest/index.js';
 import { groupOf, isPlainObject, keyOf, versionOf, keyString, type KubeObject, type ResourceKey } from '../../model/object.js';
 import { planPrune, type LiveEntry, type PrunePlan } from '../../prune/plan.js';
+import { ownershipVerdict } from '../../tracking/select.js';
 import { asApplied, instanceName } from '../../tracking/tracking-id.js';
 import { hookOf, type HookInfo } from '../../sync/hooks.js';
 import { objectSyncMode } from '../../sync/options.js';
@@ -19,7 +20,7 @@ import { loadApplicationFromCluster, loadApplicationFromFile } from './applicati
 import { withRunOptions, type RunSyncOptions } from '../../app/run-options.js';
 import { movedRevisions, pinnedRevisions } from '../../app/source-revisions.js';
 import { DEFAULT_TRACKING, markFilter, markOf, appOfMark, type Tracking } from '../../tracking/method.js';
-import { applySettings, excludedType, loadRules, type Rules, type RulesArgs } from './rules.js';
+import { applySettings, excludedType, liveNotPermitted, loadRules, type Rules, type RulesArgs } from './rules.js';
 import { CHILD_API_VERSIONS, childKindsOf } from '../../health/tree.js';
 import type { GitDir } from '../../source/git.js';
 import type { DiffOptions } from '../../diff/index.js';
@@ -693,15 +694,29 @@ export async function loadAppState(
   const ssd = serverSideDiffOf(app, rules.cmdParams?.serverSideDiff ?? false);
   if (ssd) state.serverSideDiff = ssd;
   if (candidates) {
-    state.scan = candidates;
+    // What the project does not permit is dropped from the live objects, as Argo CD drops it: never pruned or deleted.
+    const forbidden = liveNotPermitted(app, rules, deps.target?.server);
+    const dropped: PrunePlan['notOwned'] = [];
+    const permitted = forbidden
+      ? candidates.filter((e) => {
+          const key = keyOf(e.object);
+          const why = forbidden(key, e.type.namespaced);
+          // Another app's object is never this app's candidate: planPrune reports it as it is.
+          if (why === undefined || ownershipVerdict(e.object, appInstance, tracking) !== undefined) return true;
+          dropped.push({ key, reason: { code: 'not-permitted', why } });
+          return false;
+        })
+      : candidates;
+    state.scan = permitted;
     state.prune = planPrune({
-      live: candidates,
+      live: permitted,
       appInstance,
       desired: desired.map((d) => d.key),
       appPruneDefault: app.syncOptions.prune,
       appPruneConfirm: app.syncOptions.pruneConfirm === true,
       tracking,
     });
+    state.prune.notOwned.push(...dropped);
   }
   state.requests = gw.stats().requests - startRequests;
   return state;

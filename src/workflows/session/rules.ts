@@ -19,7 +19,9 @@ import {
   DEFAULT_PROJECT,
   defaultProject,
   destinationCluster,
+  groupKindVerdict,
   impersonationOf,
+  isDestinationPermitted,
   parseAppProject,
   type AppProject,
 } from '../../settings/project.js';
@@ -294,6 +296,29 @@ export function projectViolations(
     ...(rules.signature ? { signature: rules.signature } : {}),
   });
   return found.map((v) => `${v.object ? `${v.object.kind}/${v.object.name}: ` : ''}${v.message} (${rules.project.origin})`);
+}
+
+/**
+ * Argo CD's IsLiveResourcePermitted for the app's live objects (controller/state.go drops the others before it plans
+ * anything, so what the project does not permit is never pruned or deleted): why a live object of this key is not
+ * permitted in the project, or undefined. Undefined as a whole when the project is not checked or is missing (a missing
+ * project refuses every write anyway).
+ */
+export function liveNotPermitted(
+  app: Application,
+  rules: Rules,
+  resolvedServer?: string,
+): ((key: ResourceKey, namespaced: boolean) => string | undefined) | undefined {
+  if (rules.projectUnchecked || rules.missingProject) return undefined;
+  const p = rules.project;
+  const cluster = destinationCluster(app.destination, resolvedServer);
+  return (key, namespaced) => {
+    const v = groupKindVerdict(p, key.group, key.kind, key.name, namespaced);
+    if (!v.permitted) return `not permitted in project ${p.name}: ${v.rule}`;
+    if (!p.builtIn && namespaced && key.namespace !== '' && !isDestinationPermitted(p, cluster, key.namespace))
+      return `not permitted in project ${p.name}: namespace ${key.namespace} is not one of its destinations`;
+    return undefined;
+  };
 }
 
 /**

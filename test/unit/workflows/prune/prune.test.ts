@@ -1,4 +1,6 @@
 // pruneApp: a scan that could not list a kind deletes nothing (--confirm is exit 3); listing still shows what it saw.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { FakeGateway } from '../../../support/fake-gateway.js';
 import { apiError } from '../../../../src/kube/errors.js';
 import type { ListOptions, ListResult } from '../../../../src/kube/gateway.js';
@@ -220,4 +222,42 @@ test('the dry-run before a prune: only declared objects without a live mark, nev
   expect(warned.warnings).toEqual([
     'the server-side dry-run of 1 declared object(s) not yet in the cluster was forbidden (ConfigMap/b): whether a sync could create them was not checked',
   ]);
+});
+
+test('live objects the AppProject does not permit are never candidates (Argo CD drops them before it plans): reported as not owned', async () => {
+  const ws = appWorkspace({
+    prefix: 'prune-project',
+    manifests: { 'a.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n' },
+    spec: (root) => ({ project: 'restricted', source: { repoURL: root, path: 'desired' }, destination: { namespace: 'shop' } }),
+  });
+  const projectFile = join(ws.root, 'project.yaml');
+  writeFileSync(
+    projectFile,
+    "apiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata: {name: restricted, namespace: argocd}\nspec:\n  sourceRepos: ['*']\n  destinations: [{server: '*', namespace: shop}]\n  namespaceResourceBlacklist: [{group: '', kind: Secret}]\n",
+  );
+  const mark = (o: KubeObject, ns: string): KubeObject => ({
+    ...o,
+    metadata: {
+      ...o.metadata,
+      annotations: {
+        'argocd.argoproj.io/tracking-id': `shop:${o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : ''}/${o.kind}:${ns}/${o.metadata.name}`,
+      },
+    },
+  });
+  const objects = [
+    marked('a'),
+    marked('stale'),
+    mark({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }, 'shop'),
+    mark({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'reader' } }, 'shop'),
+    mark({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'token', namespace: 'shop' } }, 'shop'),
+  ];
+  const gw = new FakeGateway({ objects });
+  const report = await pruneApp({ appFile: ws.appFile, projectFile, desired: ws.dir, confirm: true }, { io: memoryIo().io, opts, gateway: gw });
+  expect(report.entries.map((e) => `${e.kind}/${e.name} ${e.outcome}`)).toEqual(['ConfigMap/stale deleted']);
+  expect(report.notOwned.map((n) => `${n.kind}/${n.name}: ${n.reason}`).sort()).toEqual([
+    'ClusterRole/reader: not permitted in project restricted: clusterResourceWhitelist is empty (no cluster-scoped kind is allowed)',
+    'Namespace/shop: not permitted in project restricted: clusterResourceWhitelist is empty (no cluster-scoped kind is allowed)',
+    'Secret/token: not permitted in project restricted: namespaceResourceBlacklist lists /Secret (/Secret)',
+  ]);
+  expect(gw.calls.filter((c) => c.startsWith('DELETE'))).toEqual(['DELETE ConfigMap shop/stale foreground']);
 });
