@@ -22,7 +22,7 @@ const DEFAULT_SYNC_OPTIONS: SyncOptions = {
   prune: true,
 };
 
-const BOOL_OPTIONS: Record<string, keyof Omit<SyncOptions, 'prunePropagationPolicy'>> = {
+const BOOL_OPTIONS: Record<string, keyof Omit<SyncOptions, 'prunePropagationPolicy' | 'delete'>> = {
   Replace: 'replace',
   Validate: 'validate',
   SkipDryRunOnMissingResource: 'skipDryRunOnMissingResource',
@@ -50,6 +50,11 @@ export function parseSyncOptions(list: readonly string[], warn: (w: string) => v
     if (name === 'PrunePropagationPolicy') {
       if ((PROPAGATION_POLICIES as readonly string[]).includes(value)) out.prunePropagationPolicy = value as PropagationPolicy;
       else warn(`syncOptions ${item}: PrunePropagationPolicy must be foreground, background or orphan; using ${out.prunePropagationPolicy}`);
+    } else if (name === 'Delete') {
+      // GetOptionValue: the first Delete= entry is the one read.
+      if (value !== 'false' && value !== 'confirm' && value !== 'true')
+        warn(`syncOptions ${item}: expected Delete=false, Delete=confirm or Delete=true; ignored`);
+      else if (out.delete === undefined) out.delete = value;
     } else if (name === 'Prune' && value === 'confirm') {
       out.pruneConfirm = true;
     } else if (boolKey) {

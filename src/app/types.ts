@@ -36,6 +36,11 @@ export interface SyncOptions {
   validate?: boolean;
   /** App-level `SkipDryRunOnMissingResource=true`: a kind the cluster does not serve yet is applied when its wave comes; the annotation wins. */
   skipDryRunOnMissingResource?: boolean;
+  /**
+   * App-level `Delete=false` or `Delete=confirm` (the first `Delete=` entry, as Argo CD's GetOptionValue reads it): what
+   * `delete` does with an object whose own annotation says nothing (controller/appcontroller.go shouldBeDeleted).
+   */
+  delete?: 'false' | 'confirm' | 'true';
   /** `sync --force` (Argo CD's SyncStrategy force, no syncOptions entry): every object is applied as if annotated Force=true. */
   force?: boolean;
 }

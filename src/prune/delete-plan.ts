@@ -101,6 +101,8 @@ export interface DeleteInput {
   tracking?: Tracking;
   /** The Application being deleted: never one of its own objects (Argo CD's isSelfReferencedApp). */
   application?: { namespace: string; name: string };
+  /** The Application's own `Delete=` sync option, for objects whose annotation has none (Argo CD's fallback). */
+  appDelete?: 'false' | 'confirm' | 'true';
   /** Whether `Delete=confirm` deletions are approved (--confirm-delete, or deletion-approved after the deletion began). */
   approved: boolean;
 }
@@ -110,7 +112,7 @@ function csvHas(value: string | undefined, want: string): boolean {
 }
 
 /** Why an object of the app stays when the app is deleted, or undefined. */
-function keepReason(c: PruneCandidate, application: DeleteInput['application']): string | undefined {
+function keepReason(c: PruneCandidate, application: DeleteInput['application'], appDelete: DeleteInput['appDelete']): string | undefined {
   if (c.key.group === 'apiextensions.k8s.io' && c.key.kind === 'CustomResourceDefinition') return 'a CustomResourceDefinition is never deleted with an app';
   if (
     application &&
@@ -120,7 +122,9 @@ function keepReason(c: PruneCandidate, application: DeleteInput['application']):
     c.key.name === application.name
   )
     return 'the Application being deleted';
-  if (resourceSyncOptions(c.object).get('Delete') === 'false') return 'annotated argocd.argoproj.io/sync-options: Delete=false';
+  const own = resourceSyncOptions(c.object).get('Delete');
+  if (own === 'false') return 'annotated argocd.argoproj.io/sync-options: Delete=false';
+  if (own === undefined && appDelete === 'false') return 'the Application sets syncOptions Delete=false';
   if (csvHas(c.object.metadata.annotations?.[HELM_RESOURCE_POLICY], 'keep')) return 'annotated helm.sh/resource-policy: keep';
   return undefined;
 }
@@ -146,12 +150,12 @@ export function planDelete(input: DeleteInput): DeletePlan {
       plan.liveDeleteHooks.push(candidate);
       continue;
     }
-    const keep = keepReason(candidate, input.application);
+    const keep = keepReason(candidate, input.application, input.appDelete);
     if (keep) {
       plan.kept.push({ key, ...(object.metadata.uid ? { uid: object.metadata.uid } : {}), reason: keep });
       continue;
     }
-    if (resourceSyncOptions(object).get('Delete') === 'confirm' && !input.approved) plan.needConfirmation.push(key);
+    if ((resourceSyncOptions(object).get('Delete') ?? input.appDelete) === 'confirm' && !input.approved) plan.needConfirmation.push(key);
     found.push({ item: candidate, object, wave });
   }
   for (const { item } of pruneOrder(found)) {

@@ -12,7 +12,9 @@ export function resourceSyncOptions(obj: KubeObject): Map<string, string> {
   for (const part of raw.split(',')) {
     const eq = part.indexOf('=');
     if (eq <= 0) continue;
-    out.set(part.slice(0, eq).trim(), part.slice(eq + 1).trim());
+    // The first entry of a key is the one read, as gitops-engine's GetAnnotationOptionValue reads Prune= and Delete=.
+    const key = part.slice(0, eq).trim();
+    if (!out.has(key)) out.set(key, part.slice(eq + 1).trim());
   }
   return out;
 }

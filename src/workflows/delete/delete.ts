@@ -188,6 +188,7 @@ export async function deleteApp(req: DeleteRequest, deps: DeleteDeps): Promise<D
     appInstance: state.appInstance,
     ...(state.tracking ? { tracking: state.tracking } : {}),
     ...(deps.appRef ? { application: deps.appRef } : {}),
+    ...(state.app.syncOptions.delete ? { appDelete: state.app.syncOptions.delete } : {}),
     approved: req.confirmDelete || approvedSince(liveApp),
   });
   const report: DeleteReport = {

@@ -199,6 +199,14 @@ describe('parseSyncOptions', () => {
     expect([o.prune, o.pruneConfirm, warnings]).toEqual([true, true, []]);
   });
 
+  it('reads the first Delete= entry as the app-level deletion default (Argo CD GetOptionValue), warning of a bad value', () => {
+    const warnings: string[] = [];
+    expect(parseSyncOptions(['Delete=false', 'Delete=true'], (w) => warnings.push(w)).delete).toBe('false');
+    expect(parseSyncOptions(['Delete=confirm'], (w) => warnings.push(w)).delete).toBe('confirm');
+    expect(parseSyncOptions(['Delete=never'], (w) => warnings.push(w)).delete).toBeUndefined();
+    expect(warnings).toEqual(['syncOptions Delete=never: expected Delete=false, Delete=confirm or Delete=true; ignored']);
+  });
+
   it('turns unsupported or malformed options into warnings, never silence', () => {
     const warnings: string[] = [];
     const o = parseSyncOptions(['Validate=false', 'PrunePropagationPolicy=sideways', 'CreateNamespace=yes', 'Replace=true', 'Recreate=true'], (w) =>

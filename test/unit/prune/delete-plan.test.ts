@@ -93,6 +93,27 @@ describe('planDelete', () => {
   });
 });
 
+describe("the Application's own Delete= option (Argo CD's shouldBeDeleted fallback)", () => {
+  const live = () => [
+    entry('ConfigMap', 'plain'),
+    entry('ConfigMap', 'says-true', { 'argocd.argoproj.io/sync-options': 'Delete=true' }),
+    entry('ConfigMap', 'first-wins', { 'argocd.argoproj.io/sync-options': 'Delete=false,Delete=true' }),
+  ];
+  it('Delete=false keeps every object whose annotation says nothing; an annotation wins; the first of repeated keys is read', () => {
+    const plan = planDelete({ live: live(), appInstance: 'shop', appDelete: 'false', approved: false });
+    expect(plan.kept.map((k) => `${k.key.name}: ${k.reason}`).sort()).toEqual([
+      'first-wins: annotated argocd.argoproj.io/sync-options: Delete=false',
+      'plain: the Application sets syncOptions Delete=false',
+    ]);
+    expect(plan.waves.flatMap((w) => w.objects.map((o) => o.key.name))).toEqual(['says-true']);
+  });
+  it('Delete=confirm holds the deletion of every object whose annotation says nothing until approved', () => {
+    const plan = planDelete({ live: live(), appInstance: 'shop', appDelete: 'confirm', approved: false });
+    expect(plan.needConfirmation.map((k) => k.name)).toEqual(['plain']);
+    expect(planDelete({ live: live(), appInstance: 'shop', appDelete: 'confirm', approved: true }).needConfirmation).toEqual([]);
+  });
+});
+
 describe('finalizers', () => {
   it("reads the cascade from Argo CD's finalizers", () => {
     expect(cascadeOf(['resources-finalizer.argocd.argoproj.io'])).toBe('foreground');

@@ -1,4 +1,4 @@
-import { objectSyncMode } from '../../../src/sync/options.js';
+import { objectSyncMode, resourceSyncOptions } from '../../../src/sync/options.js';
 import type { KubeObject } from '../../../src/model/object.js';
 
 const obj = (opts?: string): KubeObject =>
@@ -19,6 +19,11 @@ describe('argocd.argoproj.io/sync-options on one object', () => {
       serverSideApply: false,
       warnings: [],
     });
+  });
+
+  it('a key given twice: the first entry is read, as gitops-engine GetAnnotationOptionValue reads Prune= and Delete=', () => {
+    const o = resourceSyncOptions(obj('Prune=false, Prune=true,Delete=confirm,Delete=true'));
+    expect([o.get('Prune'), o.get('Delete')]).toEqual(['false', 'confirm']);
   });
 
   it('reads Replace, Force, Validate, SkipDryRunOnMissingResource and ServerSideApply=false, whitespace trimmed', () => {
@@ -63,8 +68,10 @@ describe('argocd.argoproj.io/sync-options on one object', () => {
   });
 
   it('warns, naming the option, about what is not a sync option and a value it cannot take', () => {
+    // Prune=maybe is the first Prune= entry, so it is the one read (and warned of), not the Prune=confirm after it.
     expect(objectSyncMode(obj('Replce=true,Prune=maybe,Prune=confirm,ServerSideApply=false'), {}).warnings).toEqual([
       'argocd.argoproj.io/sync-options Replce=true is not a sync option Argo CD knows; ignored',
+      'argocd.argoproj.io/sync-options Prune=maybe: expected false or confirm or true; ignored',
     ]);
     expect(objectSyncMode(obj('Prune=maybe'), {}).warnings).toEqual([
       'argocd.argoproj.io/sync-options Prune=maybe: expected false or confirm or true; ignored',
