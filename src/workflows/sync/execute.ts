@@ -19,7 +19,8 @@ import { hookWave, isMultiStep, phaseGroups, syncFailGroups } from '../../sync/p
 import type { RetryPolicy } from '../../app/types.js';
 import { WAITING_FOR_PRUNE_CONFIRMATION } from '../../app/application.js';
 import { applySteps, dryRunSteps, type ApplyResult, type DryRunResult } from './apply.js';
-import { deleteCandidates, stillThereAtTheLimit, waitGone } from '../prune/prune-delete.js';
+import { deleteCandidates, NOT_REACHED, stillThereAtTheLimit, waitGone } from '../prune/prune-delete.js';
+import { resourceSyncOptions } from '../../sync/options.js';
 import type { RunContext } from '../../model/context.js';
 import { isFinalizedApplication } from '../../prune/delete-plan.js';
 import { partialScan } from '../prune/prune.js';
@@ -793,40 +794,75 @@ async function runPrune(
     return;
   }
   progress?.(`pruning ${plan.prune.candidates.length} objects`);
-  // A stop asked for finishes the delete in flight and starts no other (those not reached are skipped, said so).
-  const deleted = await deleteCandidates(gw, plan.prune.candidates, { propagationPolicy: report.prune.propagationPolicy, ...(signal ? { signal } : {}) });
-  const stoppedDeleting = signal?.aborted === true;
-  if (stoppedDeleting)
-    report.interrupted ??= {
-      phase: 'Prune',
-      wave: null,
-      message: 'interrupted: stopped during the prune (the delete in flight was finished, no other was started)',
-    };
-  for (const d of deleted) {
-    let outcome: PruneResultReport['outcome'] = d.outcome === 'deleted' ? 'pruned' : d.outcome;
-    let message = d.message;
-    // A child Application with Argo CD's deletion finalizers would wait Terminating for a controller: finish it here.
-    if (d.outcome === 'deleted' && isFinalizedApplication(d.candidate)) {
-      const { key } = d.candidate;
-      const done = finalizeApp ? await finalizeApp({ namespace: key.namespace, name: key.name }) : { ok: false, message: 'no deletion of its objects here' };
-      if (done.ok) message = `its deletion finished as delete would: ${done.message}`;
-      else {
-        outcome = 'failed';
-        message = `deleted, but left Terminating (${done.message}): finish it with kubectl gitops delete ${key.name} --app-namespace ${key.namespace}`;
+  // Wave by wave, as gitops-engine prunes (one wave a pass): a wave's deletions are gone before the next wave's start, and
+  // a failed deletion (or one still there at the time limit) ends the prune, the later waves left and said so.
+  const waves = pruneWaves(plan.prune.candidates);
+  for (const [i, wave] of waves.entries()) {
+    const failuresBefore = report.failures.length;
+    // A stop asked for finishes the delete in flight and starts no other (those not reached are skipped, said so).
+    const deleted = await deleteCandidates(gw, wave, { propagationPolicy: report.prune.propagationPolicy, ...(signal ? { signal } : {}) });
+    const stoppedDeleting = signal?.aborted === true;
+    if (stoppedDeleting)
+      report.interrupted ??= {
+        phase: 'Prune',
+        wave: null,
+        message: 'interrupted: stopped during the prune (the delete in flight was finished, no other was started)',
+      };
+    for (const d of deleted) {
+      let outcome: PruneResultReport['outcome'] = d.outcome === 'deleted' ? 'pruned' : d.outcome;
+      let message = d.message;
+      // A child Application with Argo CD's deletion finalizers would wait Terminating for a controller: finish it here.
+      if (d.outcome === 'deleted' && isFinalizedApplication(d.candidate)) {
+        const { key } = d.candidate;
+        const done = finalizeApp ? await finalizeApp({ namespace: key.namespace, name: key.name }) : { ok: false, message: 'no deletion of its objects here' };
+        if (done.ok) message = `its deletion finished as delete would: ${done.message}`;
+        else {
+          outcome = 'failed';
+          message = `deleted, but left Terminating (${done.message}): finish it with kubectl gitops delete ${key.name} --app-namespace ${key.namespace}`;
+        }
       }
+      report.prune.results.push({ ...ref(d.candidate.key), outcome, ...(message ? { message } : {}) });
+      if (outcome === 'failed' || outcome === 'changed') report.failures.push({ ...ref(d.candidate.key), phase: 'prune', message: message ?? outcome });
     }
-    report.prune.results.push({ ...ref(d.candidate.key), outcome, ...(message ? { message } : {}) });
-    if (outcome === 'failed' || outcome === 'changed') report.failures.push({ ...ref(d.candidate.key), phase: 'prune', message: message ?? outcome });
+    const rest = waves.slice(i + 1).flat();
+    if (stoppedDeleting) {
+      for (const c of rest) report.prune.results.push({ ...ref(c.key), outcome: 'skipped', message: c.skip ?? NOT_REACHED });
+      return;
+    }
+    const where = `wave ${wave[0]!.wave}${isPruneLast(wave[0]!) ? ' (PruneLast)' : ''}`;
+    if (report.failures.length === failuresBefore)
+      await waitPruned(
+        gw,
+        deleted.filter((d) => d.outcome === 'deleted').map((d) => d.candidate),
+        report,
+        deadline,
+        progress,
+        signal,
+      );
+    if (report.failures.length === failuresBefore && !report.interrupted) continue;
+    const why = report.interrupted
+      ? NOT_REACHED
+      : `not pruned: the prune of ${where} failed or is not gone yet, and a later wave is pruned only after it (as gitops-engine)`;
+    for (const c of rest) report.prune.results.push({ ...ref(c.key), outcome: 'skipped', message: c.skip ?? why });
+    return;
   }
-  if (stoppedDeleting) return;
-  await waitPruned(
-    gw,
-    deleted.filter((d) => d.outcome === 'deleted').map((d) => d.candidate),
-    report,
-    deadline,
-    progress,
-    signal,
-  );
+}
+
+/** Whether a candidate is pruned after every other (PruneLast=true on it), in gitops-engine's implicit last wave. */
+function isPruneLast(c: PruneCandidate): boolean {
+  return resourceSyncOptions(c.object).get('PruneLast') === 'true';
+}
+
+/** The prune plan's candidates (already in deletion order) cut into its waves: by wave, the PruneLast ones apart. */
+function pruneWaves(candidates: readonly PruneCandidate[]): PruneCandidate[][] {
+  const out: PruneCandidate[][] = [];
+  for (const c of candidates) {
+    const last = out[out.length - 1];
+    const head = last?.[0];
+    if (head && head.wave === c.wave && isPruneLast(head) === isPruneLast(c)) last.push(c);
+    else out.push([c]);
+  }
+  return out;
 }
 
 /**

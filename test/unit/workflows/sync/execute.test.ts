@@ -215,6 +215,52 @@ describe('the prune waits until each pruned object is gone, as gitops-engine doe
   });
 });
 
+describe('the prune goes wave by wave, highest first, PruneLast after every other wave (gitops-engine: one wave a pass)', () => {
+  const marked = (name: string, annotations: Record<string, string> = {}): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name, namespace: 'shop', annotations: { 'argocd.argoproj.io/tracking-id': `shop:/ConfigMap:shop/${name}`, ...annotations } },
+  });
+  const objects = () => [
+    NS('shop'),
+    marked('app', { 'argocd.argoproj.io/sync-wave': '1' }),
+    marked('db'),
+    marked('last', { 'argocd.argoproj.io/sync-options': 'PruneLast=true' }),
+  ];
+  const desired = { 'a.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: keep}\n' };
+
+  test('a failed delete in wave 1: wave 0 and the PruneLast object are not deleted, said so; exit 3', async () => {
+    const refused = apiError('deleting ConfigMap shop/app', 422, '{"kind":"Status","reason":"Invalid","message":"denied by policy"}');
+    const gw = new FakeGateway({ objects: objects(), failDelete: (_t, _ns, name) => (name === 'app' ? refused : undefined) });
+    const report = await syncApp(request(workspace(desired), { prune: true }), deps(gw));
+    expect(syncExitCode(report)).toBe(3);
+    expect(report.prune.results.map((r) => `${r.name}:${r.outcome}`)).toEqual(['app:failed', 'db:skipped', 'last:skipped']);
+    expect(report.prune.results[1]?.message).toBe(
+      'not pruned: the prune of wave 1 failed or is not gone yet, and a later wave is pruned only after it (as gitops-engine)',
+    );
+    expect(gw.calls.filter((c) => c.startsWith('DELETE'))).toEqual(['DELETE ConfigMap shop/app foreground']);
+    expect([gw.find('ConfigMap', 'shop', 'db'), gw.find('ConfigMap', 'shop', 'last')].every((o) => o !== undefined)).toBe(true);
+  });
+
+  test("wave 1's object Terminating for three reads: wave 0 is deleted only once it is gone, then the PruneLast one", async () => {
+    const gw = new FakeGateway({ objects: objects(), lingerAfterDelete: (_k, _ns, name) => (name === 'app' ? 3 : 0) });
+    const report = await syncApp(request(workspace(desired), { prune: true }), deps(gw));
+    expect(syncExitCode(report)).toBe(0);
+    expect(report.prune.results.map((r) => `${r.name}:${r.outcome}`)).toEqual(['app:pruned', 'db:pruned', 'last:pruned']);
+    const calls = gw.calls.filter((c) => c.startsWith('DELETE') || c === 'GET ConfigMap shop/app');
+    // Read until gone (three Terminating reads, the fourth finds nothing) before wave 0's delete.
+    expect(calls).toEqual([
+      'DELETE ConfigMap shop/app foreground',
+      'GET ConfigMap shop/app',
+      'GET ConfigMap shop/app',
+      'GET ConfigMap shop/app',
+      'GET ConfigMap shop/app',
+      'DELETE ConfigMap shop/db foreground',
+      'DELETE ConfigMap shop/last foreground',
+    ]);
+  });
+});
+
 test('one revision stands in for a commit: the same digest of the desired objects and hooks, the commit when there is one', async () => {
   const ws = workspace({ 'a.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n' });
   const gw = new FakeGateway({ objects: [NS('shop')] });
