@@ -1,6 +1,6 @@
 // Which live objects an app owns by its mark, and why each other object is not (never guessed at).
 import type { KubeObject } from '../model/object.js';
-import { displayName, keyOf } from '../model/object.js';
+import { displayName, groupOf, keyOf } from '../model/object.js';
 import { isSelfReferenced, parseTrackingId, trackingIdOf } from './tracking-id.js';
 import { byLabel, DEFAULT_TRACKING, sameInstallation, type Tracking } from './method.js';
 
@@ -30,8 +30,8 @@ export function ownershipVerdict(obj: KubeObject, appInstance: string, tracking:
     const label = obj.metadata.labels?.[tracking.labelKey];
     if (label === undefined || label === '') return { code: 'unmarked' };
     if (label !== appInstance) return { code: 'other-app', app: label };
-    const owner = obj.metadata.ownerReferences?.[0];
-    return owner ? { code: 'has-owner', owner: displayName(owner) } : undefined;
+    const owner = ownerOf(obj);
+    return owner ? { code: 'has-owner', owner } : undefined;
   }
   const value = trackingIdOf(obj);
   if (value !== undefined && !sameInstallation(obj, tracking))
@@ -41,8 +41,29 @@ export function ownershipVerdict(obj: KubeObject, appInstance: string, tracking:
   if (!parsed.ok) return { code: 'malformed', value, error: parsed.error };
   if (parsed.id.app !== appInstance) return { code: 'other-app', app: parsed.id.app };
   if (!isSelfReferenced(keyOf(obj), parsed.id)) return { code: 'not-self', value };
+  const owner = ownerOf(obj);
+  if (owner) return { code: 'has-owner', owner };
+  return undefined;
+}
+
+/**
+ * The object's owner, from its ownerReferences or, where it has none, the owner gitops-engine's cluster cache infers
+ * (pkg/cache/references.go resolveResourceReferences), so that it is not a root object of any app: an Endpoints is the
+ * child of the Service of its name (the endpoints controller copies the Service's labels, the instance label among
+ * them, onto it), a service-account token Secret the child of its ServiceAccount, and an OLM ClusterServiceVersion the
+ * child of its OperatorGroup. The token Secret is known here by the token controller's two annotations (name and uid);
+ * the metadata-only scan does not see its `type`, which gitops-engine checks too.
+ */
+function ownerOf(obj: KubeObject): string | undefined {
   const owner = obj.metadata.ownerReferences?.[0];
-  if (owner) return { code: 'has-owner', owner: displayName(owner) };
+  if (owner) return displayName(owner);
+  const group = groupOf(obj.apiVersion);
+  const a = obj.metadata.annotations ?? {};
+  if (group === '' && obj.kind === 'Endpoints') return `Service/${obj.metadata.name ?? ''} (inferred, as Argo CD infers it)`;
+  if (group === '' && obj.kind === 'Secret' && a['kubernetes.io/service-account.name'] && a['kubernetes.io/service-account.uid'])
+    return `ServiceAccount/${a['kubernetes.io/service-account.name']} (inferred: a service-account token, as Argo CD infers it)`;
+  if (group === 'operators.coreos.com' && obj.kind === 'ClusterServiceVersion' && a['olm.operatorGroup'])
+    return `OperatorGroup/${a['olm.operatorGroup']} (inferred, as Argo CD infers it)`;
   return undefined;
 }
 

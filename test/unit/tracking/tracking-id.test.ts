@@ -1,7 +1,7 @@
 // Tracking-id rules: Argo CD's format, the app part, self-reference, and selection with reasons.
 import fc from 'fast-check';
 import { buildTrackingId, instanceName, isSelfReferenced, parseTrackingId, stampTrackingId, WRONG_FORMAT } from '../../../src/tracking/tracking-id.js';
-import { selectOwned } from '../../../src/tracking/select.js';
+import { describeNotOwned, selectOwned } from '../../../src/tracking/select.js';
 import type { KubeObject } from '../../../src/model/object.js';
 
 const dns = fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,20}[a-z0-9])?$/);
@@ -102,5 +102,50 @@ test('selectOwned keeps only self-referencing marks of this app on root objects,
     ['theirs', 'other-app'],
     ['copy', 'not-self'],
     ['child', 'has-owner'],
+  ]);
+});
+
+test("inferred owners, as gitops-engine's cluster cache infers them: an ownerless Endpoints, a service-account token Secret, an OLM CSV are no app's root", () => {
+  const labelTracking = { method: 'label' as const, labelKey: 'app.kubernetes.io/instance', installationID: '' };
+  const endpoints: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Endpoints',
+    metadata: { name: 'web', namespace: 'ns', labels: { 'app.kubernetes.io/instance': 'shop' } },
+  };
+  const service: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'web', namespace: 'ns', labels: { 'app.kubernetes.io/instance': 'shop' } },
+  };
+  const byLabel = selectOwned([endpoints, service], 'shop', labelTracking);
+  expect(byLabel.owned.map((o) => o.kind)).toEqual(['Service']);
+  expect(byLabel.notOwned.map((n) => [n.object.kind, describeNotOwned(n.reason)])).toEqual([
+    ['Endpoints', 'has an owner (Service/web (inferred, as Argo CD infers it))'],
+  ]);
+  const mark = (o: KubeObject, extra: Record<string, string> = {}): KubeObject => ({
+    ...o,
+    metadata: {
+      ...o.metadata,
+      annotations: {
+        'argocd.argoproj.io/tracking-id': `shop:${o.apiVersion.includes('/') ? o.apiVersion.split('/')[0] : ''}/${o.kind}:ns/${o.metadata.name}`,
+        ...extra,
+      },
+    },
+  });
+  const token = mark(
+    { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'bot-token', namespace: 'ns' } },
+    { 'kubernetes.io/service-account.name': 'bot', 'kubernetes.io/service-account.uid': 'u-1' },
+  );
+  const named = mark({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'asked', namespace: 'ns' } }, { 'kubernetes.io/service-account.name': 'bot' });
+  const csv = mark(
+    { apiVersion: 'operators.coreos.com/v1alpha1', kind: 'ClusterServiceVersion', metadata: { name: 'op.v1', namespace: 'ns' } },
+    { 'olm.operatorGroup': 'og' },
+  );
+  const sel = selectOwned([token, named, csv], 'shop');
+  // A token Secret asked for by hand has only the name until the token controller fills in the uid: a root until then.
+  expect(sel.owned.map((o) => o.metadata.name)).toEqual(['asked']);
+  expect(sel.notOwned.map((n) => describeNotOwned(n.reason))).toEqual([
+    'has an owner (ServiceAccount/bot (inferred: a service-account token, as Argo CD infers it))',
+    'has an owner (OperatorGroup/og (inferred, as Argo CD infers it))',
   ]);
 });
