@@ -1,12 +1,11 @@
 // Resource hooks as gitops-engine reads them (pure): the phases of `argocd.argoproj.io/hook` (or Helm's `helm.sh/hook`,
-// mapped), the delete policies, the wave, and the name a `generateName` hook gets.
+// mapped), the delete policies, and the name a `generateName` hook gets (the wave is order.ts's waveOf, as for any object).
 import { isPlainObject, type KubeObject } from '../model/object.js';
 
 const HOOK = 'argocd.argoproj.io/hook';
 const HOOK_DELETE_POLICY = 'argocd.argoproj.io/hook-delete-policy';
 const HELM_HOOK = 'helm.sh/hook';
 const HELM_HOOK_DELETE_POLICY = 'helm.sh/hook-delete-policy';
-const HELM_HOOK_WEIGHT = 'helm.sh/hook-weight';
 /** The finalizer Argo CD puts on hooks it creates, removed once their phase is over. */
 export const HOOK_FINALIZER = 'argocd.argoproj.io/hook-finalizer';
 
@@ -31,9 +30,8 @@ export interface HookInfo {
   unknown: string[];
 }
 
-/** Helm's hook types that gitops-engine maps; any other Helm hook is not run. */
+/** Helm's hook types that gitops-engine maps (pkg/sync/hook/helm/type.go); any other Helm hook is not run. */
 const HELM_PHASES: Readonly<Record<string, HookPhase>> = {
-  'crd-install': 'PreSync',
   'pre-install': 'PreSync',
   'pre-upgrade': 'PreSync',
   'post-install': 'PostSync',
@@ -45,63 +43,76 @@ const HELM_POLICIES: Readonly<Record<string, DeletePolicy>> = {
   'hook-failed': 'HookFailed',
   'before-hook-creation': 'BeforeHookCreation',
 };
+const POLICIES: readonly DeletePolicy[] = ['HookSucceeded', 'HookFailed', 'BeforeHookCreation'];
 
+/** An annotation's comma-separated values, trimmed, empty ones dropped, each once (gitops-engine's GetAnnotationCSVs). */
 function csv(v: string | undefined): string[] {
-  return (v ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
+  return [
+    ...new Set(
+      (v ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== ''),
+    ),
+  ];
 }
 
-/** The object's hook, or undefined when it is an ordinary resource. */
+/**
+ * Whether `helm.sh/hook` makes the object a hook: any value but exactly `crd-install`, which Helm puts on CRDs that
+ * are no hooks (gitops-engine pkg/sync/hook/helm/hook.go IsHook). Such a CRD is an ordinary resource.
+ */
+function isHelmHook(a: Readonly<Record<string, string>>): boolean {
+  return a[HELM_HOOK] !== undefined && a[HELM_HOOK] !== 'crd-install';
+}
+
+/**
+ * The object's hook, or undefined when it is an ordinary resource. As gitops-engine's pkg/sync/hook reads it: the
+ * types of `argocd.argoproj.io/hook`, or Helm's (mapped) when that annotation names no type gitops-engine knows;
+ * `Skip` skips the object only when it is the one type named (`PreSync,Skip` is a PreSync hook, hook.go Skip); the
+ * delete policies of both annotations together (delete_policy.go), BeforeHookCreation when neither names one.
+ */
 export function hookOf(obj: KubeObject): HookInfo | undefined {
   const a = obj.metadata.annotations ?? {};
   const unknown: string[] = [];
-  if (a[HOOK] !== undefined) {
-    const values = csv(a[HOOK]);
-    const phases: HookPhase[] = [];
-    const deletePhases: DeleteHookPhase[] = [];
-    let skip = false;
-    for (const v of values) {
+  const argo = a[HOOK] !== undefined;
+  if (!argo && !isHelmHook(a)) return undefined;
+  const phases: HookPhase[] = [];
+  const deletePhases: DeleteHookPhase[] = [];
+  let skip = false;
+  if (argo) {
+    for (const v of csv(a[HOOK])) {
       if (v === 'Skip') skip = true;
       else if ((HOOK_PHASES as readonly string[]).includes(v)) phases.push(v as HookPhase);
       else if ((DELETE_PHASES as readonly string[]).includes(v)) deletePhases.push(v as DeleteHookPhase);
       else unknown.push(`${HOOK}: ${v}`);
     }
-    const policies = csv(a[HOOK_DELETE_POLICY]).filter((p) => {
-      const ok = p === 'HookSucceeded' || p === 'HookFailed' || p === 'BeforeHookCreation';
-      if (!ok) unknown.push(`${HOOK_DELETE_POLICY}: ${p}`);
-      return ok;
-    }) as DeletePolicy[];
-    return {
-      phases: skip ? [] : phases,
-      deletePhases,
-      deletePolicies: policies.length ? policies : ['BeforeHookCreation'],
-      policyDeclared: policies.length > 0,
-      helm: false,
-      unknown,
-    };
   }
-  if (a[HELM_HOOK] !== undefined) {
+  // Helm's types count when there is no Argo CD annotation, or when it names no type gitops-engine knows (hook.Types).
+  if ((!argo || (phases.length === 0 && !skip)) && a[HELM_HOOK] !== undefined) {
     const types = csv(a[HELM_HOOK]);
-    const phases = [...new Set(types.flatMap((t) => (HELM_PHASES[t] ? [HELM_PHASES[t]] : [])))];
-    const deletePhases = [...new Set(types.flatMap((t) => (HELM_DELETE_PHASES[t] ? [HELM_DELETE_PHASES[t]] : [])))];
-    const policies = csv(a[HELM_HOOK_DELETE_POLICY]).flatMap((p) => (HELM_POLICIES[p] ? [HELM_POLICIES[p]] : []));
-    return {
-      phases,
-      deletePhases,
-      deletePolicies: policies.length ? policies : ['BeforeHookCreation'],
-      policyDeclared: policies.length > 0,
-      helm: true,
-      unknown,
-    };
+    for (const t of types) {
+      const p = HELM_PHASES[t];
+      if (p && !phases.includes(p)) phases.push(p);
+    }
+    if (!argo) for (const t of types) if (HELM_DELETE_PHASES[t]) deletePhases.push(HELM_DELETE_PHASES[t]);
   }
-  return undefined;
-}
-
-/** A hook's wave: `argocd.argoproj.io/sync-wave`, else `helm.sh/hook-weight`, else 0 (malformed values are reported by the caller). */
-export function hookWeight(obj: KubeObject): string | undefined {
-  return obj.metadata.annotations?.['argocd.argoproj.io/sync-wave'] ?? obj.metadata.annotations?.[HELM_HOOK_WEIGHT];
+  const policies: DeletePolicy[] = [];
+  for (const p of csv(a[HOOK_DELETE_POLICY])) {
+    if ((POLICIES as readonly string[]).includes(p)) policies.push(p as DeletePolicy);
+    else unknown.push(`${HOOK_DELETE_POLICY}: ${p}`);
+  }
+  for (const p of csv(a[HELM_HOOK_DELETE_POLICY])) {
+    const q = HELM_POLICIES[p];
+    if (q && !policies.includes(q)) policies.push(q);
+  }
+  return {
+    phases,
+    deletePhases,
+    deletePolicies: policies.length ? policies : ['BeforeHookCreation'],
+    policyDeclared: policies.length > 0,
+    helm: !argo,
+    unknown,
+  };
 }
 
 /**
@@ -119,6 +130,6 @@ export function needsGeneratedName(obj: KubeObject): boolean {
 
 /** Whether a live object is a hook (hooks are never prune candidates, nor part of the sync status). */
 export function isHookObject(obj: KubeObject): boolean {
-  const a = isPlainObject(obj.metadata.annotations) ? obj.metadata.annotations : {};
-  return a[HOOK] !== undefined || a[HELM_HOOK] !== undefined;
+  const a = isPlainObject(obj.metadata.annotations) ? (obj.metadata.annotations as Record<string, string>) : {};
+  return a[HOOK] !== undefined || isHelmHook(a);
 }

@@ -145,7 +145,7 @@ export function planSync(input: SyncPlanInput): SyncPlan {
   const ordered = syncOrder(
     input.desired.map((d) => {
       const w = waveOf(d.object);
-      if (w.error) warnings.push(`${d.key.kind}/${d.key.name}: ${w.error}; wave 0 used`);
+      if (w.error) warnings.push(`${d.key.kind}/${d.key.name}: ${w.error}; wave ${w.wave} used`);
       return { item: d, object: d.object, wave: w.wave };
     }),
   );

@@ -337,6 +337,75 @@ spec:
 );
 
 test(
+  'the last (phase, wave) without a hook is not waited for, as Argo CD: a PreSync hook and a Deployment that cannot be scheduled sync Succeeded (exit 0)',
+  async () => {
+    // The audit's repro: Argo CD ends this operation "successfully synced (all tasks run)"; the app is Degraded after.
+    const unschedulable = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: stuck}
+spec:
+  replicas: 1
+  progressDeadlineSeconds: 1
+  selector: {matchLabels: {app: stuck}}
+  template:
+    metadata: {labels: {app: stuck}}
+    spec:
+      nodeSelector: {nope: x}
+      containers: [{name: c, image: registry.local/stuck:1}]
+`;
+    const { appFile, desired } = app('last-wave', {
+      'pre.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: pre-note, annotations: {argocd.argoproj.io/hook: PreSync}}\ndata: {a: "1"}\n',
+      'stuck.yaml': unschedulable,
+    });
+    const res = await runPlugin(['sync', '-f', appFile, '--desired', desired, '-o', 'kv', '--timeout', '10s'], { timeoutMs: 120_000 });
+    expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
+    const lines = res.stdout.trimEnd().split('\n');
+    expect(lines.filter((l) => l.startsWith('FAILED='))).toEqual([]);
+    expect(lines).toContain('PHASE=Succeeded');
+    expect(lines.filter((l) => l.startsWith('WAVE='))).toEqual(['WAVE=PreSync 0 done', 'WAVE=Sync 0 done']);
+  },
+  TIMEOUT,
+);
+
+test(
+  'hook-succeeded deletes a hook once the whole operation succeeded, as Argo CD: a Helm pre-install ServiceAccount (weight -5) is still there when the pre-install Job that runs as it starts',
+  async () => {
+    // Deleted right after its own result, the ServiceAccount would be gone before the Job's pod is created: the API
+    // server refuses a pod whose ServiceAccount does not exist, and the Job would never complete.
+    const sa =
+      'apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: migrate-sa, annotations: {helm.sh/hook: "pre-install,pre-upgrade", helm.sh/hook-weight: "-5", helm.sh/hook-delete-policy: hook-succeeded}}\n';
+    const migrate = `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: migrate-as-sa
+  annotations: {helm.sh/hook: "pre-install,pre-upgrade", helm.sh/hook-delete-policy: hook-succeeded}
+spec:
+  backoffLimit: 0
+  template:
+    spec:
+      restartPolicy: Never
+      serviceAccountName: migrate-sa
+      containers: [{name: run, image: busybox}]
+`;
+    const { appFile, desired } = app('helm-sa', { 'sa.yaml': sa, 'job.yaml': migrate, 'app.yaml': configMap('helm-sa-app', 0) });
+    const res = await runPlugin(['sync', '-f', appFile, '--desired', desired, '-o', 'kv', '--timeout', '90s'], { timeoutMs: 200_000 });
+    expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
+    const lines = res.stdout.trimEnd().split('\n');
+    expect(lines.filter((l) => l.startsWith('HOOK='))).toEqual([
+      'HOOK=PreSync ServiceAccount/migrate-sa Succeeded',
+      'HOOK=PreSync Job/migrate-as-sa Succeeded',
+    ]);
+    // Both deleted once the operation succeeded.
+    await waitFor(async () => (await kubectl(['get', 'serviceaccount', 'migrate-sa', '-n', ns])).code !== 0, {
+      timeoutMs: 30_000,
+      what: 'the ServiceAccount hook deleted',
+    });
+    await waitFor(async () => (await kubectl(['get', 'job', 'migrate-as-sa', '-n', ns])).code !== 0, { timeoutMs: 30_000, what: 'the Job hook deleted' });
+  },
+  TIMEOUT,
+);
+
+test(
   'syncPolicy.retry recovers from a transient failure: the namespace appears while the sync is retried',
   async () => {
     const late = `${ns}-late`;

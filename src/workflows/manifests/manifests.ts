@@ -1,6 +1,6 @@
 // `manifests`: the desired objects exactly as a sync would send them (rendered by the app's source type and options,
 // namespaced, with the tracking mark), in the order a sync sends them: phase by phase and wave by wave (a hook in
-// each phase it names, once), SyncFail hooks last, then the delete hooks (run by `delete`, never by a sync). Secret
+// each phase it names, once; within a wave hooks and resources together by kind order and name), SyncFail hooks last, then the delete hooks (run by `delete`, never by a sync). Secret
 // values are hidden, as Argo CD's `app manifests` hides them.
 import type { KubeObject } from '../../model/object.js';
 import { keyString } from '../../model/object.js';
@@ -38,11 +38,15 @@ export async function runManifests(args: AppStateArgs, deps: AppStateDeps, opts:
     seen.add(id);
     out.push(hideSecretData(mark(h.object), state.rules?.settings.sensitiveAnnotations));
   };
-  for (const g of phaseGroups(ordered, (o) => o.wave, hooks)) {
-    for (const s of g.steps) push(s.item);
-    for (const h of g.hooks) push(h);
-  }
-  for (const g of syncFailGroups(hooks)) for (const h of g.hooks) push(h);
+  // A generateName hook sorts by that prefix (its name is made when a sync runs: prefix, revision, phase, time).
+  const asCreated = (h: (typeof hooks)[number]): KubeObject => ({
+    ...h.object,
+    metadata: { ...h.object.metadata, name: h.object.metadata.name || h.object.metadata.generateName || '', namespace: h.key.namespace },
+  });
+  // Within a (phase, wave) hooks and resources together, by kind order then name, as the sync creates them.
+  for (const g of phaseGroups(ordered, { step: (o) => ({ wave: o.wave, object: o.object }), hookObject: asCreated }, hooks))
+    for (const t of g.tasks) push(t.hook ?? t.step.item);
+  for (const g of syncFailGroups(hooks, asCreated)) for (const h of g.hooks) push(h);
   for (const h of state.deleteHooks ?? []) push(h);
   return { objects: out, ...(state.revision ? { revision: state.revision } : {}), warnings: state.warnings };
 }

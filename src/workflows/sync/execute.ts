@@ -14,7 +14,7 @@ import { keepLiveValues } from '../../sync/ignored.js';
 import { DEFAULT_CSA_MIGRATION_MANAGER } from '../../ownership/csa-upgrade.js';
 import { leftTo, type IgnoredFields } from '../../diff/ignored-fields.js';
 import { planSync, type ApplyStep, type PlanDesired, type SyncPlan } from '../../sync/plan.js';
-import type { HookPhase } from '../../sync/hooks.js';
+import { needsGeneratedName, type HookPhase } from '../../sync/hooks.js';
 import { hookWave, isMultiStep, phaseGroups, syncFailGroups } from '../../sync/phases.js';
 import type { RetryPolicy } from '../../app/types.js';
 import { WAITING_FOR_PRUNE_CONFIRMATION } from '../../app/application.js';
@@ -275,15 +275,24 @@ export async function executeSync(state: AppState, comparison: Comparison, sel: 
   const dry = await dryRunSteps(gw, plan.steps, { fieldManager, force: plan.force });
   for (const d of dry) if (d.error) report.failures.push({ ...ref(d.step.key), phase: 'dry-run', message: d.error });
   const hooks = runnableHooks(state, o.skipHooks, report);
-  // The operation's order: hooks in their phases, the resources in the Sync phase, wave by wave.
+  // Hook names and the steps carry it; a one-pass sync needs none (without a commit it is a digest of every object).
+  let rev: string | undefined;
+  const revision = () => (rev ??= syncRevision(state));
+  // The operation's start: generated hook names carry it (and are sorted by the names they get).
+  const started = Date.now();
+  const names = () => ({ revision: revision(), startedAtMs: started, appInstance: state.appInstance, destinationNamespace: state.destinationNamespace });
+  const asCreated = (h: RunnableHook, phase: HookPhase): KubeObject =>
+    needsGeneratedName(h.object) ? hookObject(h, phase, names()) : { ...h.object, metadata: { ...h.object.metadata, namespace: h.key.namespace } };
+  // The operation's order: hooks in their phases, the resources in the Sync phase, wave by wave; within a wave hooks
+  // and resources together by kind and name (gitops-engine's syncTasks.Sort).
   const groups = phaseGroups(
     dry.filter((d) => !d.step.createdNamespace),
-    (d) => d.step.wave,
+    { step: (d) => ({ wave: d.step.wave, object: d.step.object }), hookObject: asCreated },
     hooks,
   );
-  const multiStep = isMultiStep(groups);
-  // Hook names and the steps carry it; a one-pass sync needs none (without a commit it is a digest of every object).
-  const revision = () => syncRevision(state);
+  const failGroups = syncFailGroups(hooks, asCreated);
+  // A SyncFail hook makes it multi-step too: it runs if the apply fails.
+  const multiStep = isMultiStep(groups, failGroups);
 
   if (o.dryRun) {
     reportPlanned(
@@ -292,9 +301,9 @@ export async function executeSync(state: AppState, comparison: Comparison, sel: 
       dry,
       {
         groups,
-        hooks,
+        failGroups,
         multiStep,
-        names: { revision: revision(), startedAtMs: Date.now(), appInstance: state.appInstance, destinationNamespace: state.destinationNamespace },
+        names: names(),
         ...(o.pruneConfirmed ? { pruneConfirmed: true } : {}),
       },
       scanGaps,
@@ -351,11 +360,10 @@ export async function executeSync(state: AppState, comparison: Comparison, sel: 
     ),
   );
   if (report.failures.length > 0) return report;
-  const started = Date.now();
   const run = await runPhases(
     gw,
     groups,
-    syncFailGroups(hooks),
+    failGroups,
     phaseOptions(state, deps, { force: plan.force, revision: revision(), started, deadline, beforeGroup, retryNotFound }),
     async () => {
       // Pruning ends the Sync phase (gitops-engine gives prunes the Sync phase's waves; PruneLast its last).
@@ -491,7 +499,7 @@ async function checkPermissions(gw: KubeGateway, plan: SyncPlan, report: SyncRep
 function runnableHooks(state: AppState, skipHooks: boolean, report: SyncReport): RunnableHook[] {
   return (skipHooks ? [] : state.hooks).map((h) => {
     const w = hookWave(h.object);
-    if (w.error) report.warnings.push(`${h.key.kind}/${h.key.name || h.object.metadata.generateName || ''}: ${w.error}; wave 0 used`);
+    if (w.error) report.warnings.push(`${h.key.kind}/${h.key.name || h.object.metadata.generateName || ''}: ${w.error}; wave ${w.wave} used`);
     return { object: h.object, type: h.type, key: h.key, phases: h.hook.phases, wave: w.wave, deletePolicies: h.hook.deletePolicies };
   });
 }
@@ -503,14 +511,14 @@ function reportPlanned(
   dry: readonly DryRunResult[],
   o: {
     groups: ReturnType<typeof phaseGroups<DryRunResult, RunnableHook>>;
-    hooks: readonly RunnableHook[];
+    failGroups: ReturnType<typeof phaseGroups<DryRunResult, RunnableHook>>;
     multiStep: boolean;
     names: Parameters<typeof hookObject>[2];
     pruneConfirmed?: boolean;
   },
   scanGaps: readonly string[] | undefined,
 ): void {
-  for (const g of [...o.groups, ...syncFailGroups(o.hooks)]) {
+  for (const g of [...o.groups, ...o.failGroups]) {
     for (const h of g.hooks)
       report.hooks.push({
         ...ref({ ...h.key, name: hookObject(h, g.phase, o.names).metadata.name ?? '' }),

@@ -1,6 +1,7 @@
 // Runs a multi-step sync through the gateway, as gitops-engine's sync operation does: phase by phase and wave by wave,
-// hooks created fresh (their delete policies honoured), and each wave waited for until healthy before the next; the
-// first failure stops it, and the SyncFail hooks run.
+// hooks and resources of a wave created together in kind order, hooks created fresh (their delete policies honoured
+// once the operation is over), and each wave but a last one without hooks waited for until healthy before the next;
+// the first failure stops it, and the SyncFail hooks run.
 import type { Tracking } from '../../tracking/method.js';
 import type { KubeGateway } from '../../kube/gateway.js';
 import type { ResourceType } from '../../model/resource-type.js';
@@ -60,7 +61,7 @@ export interface PhaseRunOptions {
   startedAtMs: number;
   /** When the whole operation must be over (epoch ms). */
   deadlineMs: number;
-  /** Argo CD's pause between waves (2 s; ARGOCD_SYNC_WAVE_DELAY seconds). */
+  /** Argo CD's pause after a wave is applied, before its health is read (2 s; ARGOCD_SYNC_WAVE_DELAY seconds); not after the last. */
   waveDelayMs: number;
   pollMs: number;
   now: () => number;
@@ -78,7 +79,7 @@ export interface PhaseRunOptions {
   customHealth?: (objects: readonly KubeObject[]) => Promise<unknown>;
 }
 
-/** One (phase, wave) of a multi-step sync and how it ended: `done` (applied and healthy), `failed`, `not-run` (the sync stopped before it), or in a dry run `would-run`. */
+/** One (phase, wave) of a multi-step sync and how it ended: `done` (applied, and healthy where it was waited for), `failed`, `not-run` (the sync stopped before it), or in a dry run `would-run`. */
 export interface WaveRun {
   phase: HookPhase;
   wave: number;
@@ -127,9 +128,23 @@ function settled(h: HealthStatus | undefined): 'ok' | 'failed' | 'waiting' {
   return 'waiting';
 }
 
+/** A hook this run created, and how it ended (its delete policy is applied once the operation is over). */
+interface CreatedHook {
+  hook: RunnableHook;
+  key: ResourceKey;
+  outcome: HookRun['outcome'];
+}
+
 /**
  * Runs the groups in order (the caller dry-ran the steps already). `beforePostSync` runs once the Sync phase is over
  * (the prune), and may stop the run by returning a failure.
+ *
+ * As gitops-engine's sync_context.go Sync(): a (phase, wave) before the last is waited for (hooks until they complete,
+ * resources until Healthy, a Degraded one fails the sync); the last one, when it has no hook, is not: the operation
+ * succeeds once it is applied ("successfully synced (all tasks run)"), even if its objects degrade afterwards. In a
+ * sync of one (phase, wave) with hooks (no SyncFail hook) only the hooks are waited for (tasks.multiStep()).
+ * HookSucceeded hooks are deleted when the whole operation succeeded, HookFailed ones when it failed (after the SyncFail
+ * hooks), never one still running (hooksPendingDeletionSuccessful / hooksPendingDeletionFailed).
  */
 export async function runPhases(
   gw: KubeGateway,
@@ -146,6 +161,9 @@ export async function runPhases(
     hooks: g.hooks.length,
     outcome,
   });
+  // gitops-engine's tasks.multiStep(): the tasks (SyncFail's among them) span more than one (phase, wave).
+  const multiStep = groups.length > 1 || (groups.length > 0 && syncFail.length > 0);
+  const created: CreatedHook[] = [];
   let pruned = false;
   let stoppedAt = groups.length;
   for (const [i, g] of groups.entries()) {
@@ -168,7 +186,7 @@ export async function runPhases(
       stoppedAt = i;
       break;
     }
-    const failed = await guarded(() => runGroup(gw, g, opts, out));
+    const failed = await guarded(() => runGroup(gw, g, opts, out, { final: i === groups.length - 1, multiStep, created }));
     out.waves.push(wave(g, failed ? 'failed' : out.interrupted ? 'interrupted' : 'done'));
     if (out.interrupted && !failed) {
       stoppedAt = i + 1;
@@ -179,7 +197,6 @@ export async function runPhases(
       stoppedAt = i + 1;
       break;
     }
-    if (i < groups.length - 1 && opts.waveDelayMs > 0) await opts.sleep(opts.waveDelayMs);
   }
   if (!out.failed && !pruned && !out.interrupted) {
     if (opts.signal?.aborted) out.interrupted = { phase: 'Prune', wave: null };
@@ -197,7 +214,14 @@ export async function runPhases(
       });
   }
   if (out.failed) {
-    for (const g of syncFail) out.waves.push(wave(g, (await guarded(() => runGroup(gw, g, opts, out))) ? 'failed' : 'done'));
+    for (const g of syncFail)
+      out.waves.push(wave(g, (await guarded(() => runGroup(gw, g, opts, out, { final: true, multiStep: true, created }))) ? 'failed' : 'done'));
+  }
+  // The delete policies, once the operation is over: HookSucceeded when it succeeded, HookFailed when it failed.
+  const policy = out.failed ? 'HookFailed' : out.interrupted ? undefined : 'HookSucceeded';
+  if (policy) {
+    const done = created.filter((c) => (c.outcome === 'Succeeded' || c.outcome === 'Failed') && c.hook.deletePolicies.includes(policy));
+    await Promise.all(done.map((c) => gw.delete(c.hook.type, c.key.namespace, c.key.name, { propagationPolicy: 'background' }).catch(() => undefined)));
   }
   return out;
 }
@@ -211,56 +235,108 @@ async function guarded(run: () => Promise<string | undefined>): Promise<string |
   }
 }
 
-/** One (phase, wave): hooks created, resources applied, then every one waited for. Returns why it failed, if it did. */
-async function runGroup(gw: KubeGateway, g: Group, opts: PhaseRunOptions, out: PhaseRunResult): Promise<string | undefined> {
-  opts.progress?.(`${g.phase} wave ${g.wave}: ${g.steps.length} resources, ${g.hooks.length} hooks`);
-  // Hooks: the previous run's object goes first (BeforeHookCreation, the default), then a fresh one is created.
-  const created: { hook: RunnableHook; object: KubeObject }[] = [];
-  for (const h of g.hooks) {
-    const object = hookObject(h, g.phase, opts);
-    const key = { ...h.key, name: object.metadata.name ?? '' };
-    try {
-      if (h.deletePolicies.includes('BeforeHookCreation')) await deleteAndWait(gw, h.type, key, opts);
-      await gw.apply(h.type, object, { fieldManager: opts.fieldManager, force: true, dryRun: false });
-      created.push({ hook: h, object });
-      opts.onEvent?.({ phase: g.phase, wave: g.wave, key, hook: true, status: 'Running' });
-    } catch (err) {
-      out.hooks.push({ phase: g.phase, wave: g.wave, key, outcome: 'Failed', message: (err as Error).message, notCreated: true });
-      return `${g.phase} hook ${key.kind}/${key.name} could not be created: ${(err as Error).message}`;
-    }
-  }
-  const applied = await applySteps(gw, g.steps, {
-    fieldManager: opts.fieldManager,
-    force: opts.force,
-    ...(opts.csaManagers ? { csaManagers: opts.csaManagers } : {}),
-    ...(opts.beforeGroup ? { beforeGroup: opts.beforeGroup } : {}),
-    ...(opts.retryNotFound ? { retryNotFound: opts.retryNotFound } : {}),
-  });
-  for (const r of applied) out.results.push(r);
-  for (const r of applied) {
-    if (r.outcome === 'applied' || r.outcome === 'failed' || r.outcome === 'conflict') {
-      opts.onEvent?.({
-        phase: g.phase,
-        wave: g.wave,
-        key: r.step.key,
-        hook: false,
-        status: r.outcome === 'applied' ? 'Synced' : 'SyncFailed',
-        ...(r.message ? { message: r.message } : {}),
-      });
-    }
-  }
-  const bad = applied.find((r) => r.outcome === 'failed' || r.outcome === 'conflict');
-  if (bad) return `${bad.step.key.kind}/${bad.step.key.name} was not applied: ${bad.message ?? bad.outcome}`;
+/** The kind a task creates (consecutive tasks of one kind are created together, as gitops-engine's runTasks). */
+function kindOf(t: Group['tasks'][number]): string {
+  return t.hook ? t.hook.key.kind : t.step.step.key.kind;
+}
 
-  // Wait: hooks until they complete, resources until healthy.
-  const waitFor = [
-    ...created.map(({ hook, object }) => ({ type: hook.type, key: { ...hook.key, name: object.metadata.name ?? '' }, hook })),
-    ...applied
-      .filter((r) => r.outcome === 'applied' || r.outcome === 'skipped')
-      .map((r) => ({ type: r.step.type, key: r.step.key, hook: undefined as RunnableHook | undefined })),
-  ];
+/**
+ * One (phase, wave): the previous run's hooks deleted (BeforeHookCreation), then hooks and resources created in their
+ * order, kind by kind (one kind in parallel); then, unless it is the last (phase, wave) and has no hook, Argo CD's pause
+ * between waves and the wait (hooks until complete; resources until Healthy, only in a multi-step sync).
+ * Returns why it failed, if it did.
+ */
+async function runGroup(
+  gw: KubeGateway,
+  g: Group,
+  opts: PhaseRunOptions,
+  out: PhaseRunResult,
+  at: { final: boolean; multiStep: boolean; created: CreatedHook[] },
+): Promise<string | undefined> {
+  opts.progress?.(`${g.phase} wave ${g.wave}: ${g.steps.length} resources, ${g.hooks.length} hooks`);
+  const named = g.hooks.map((hook) => {
+    const object = hookObject(hook, g.phase, opts);
+    return { hook, object, key: { ...hook.key, name: object.metadata.name ?? '' } };
+  });
+  // The previous run's hooks go first, all of them before anything of the wave is created (BeforeHookCreation, the default).
+  for (const n of named) {
+    if (!n.hook.deletePolicies.includes('BeforeHookCreation')) continue;
+    try {
+      await deleteAndWait(gw, n.hook.type, n.key, opts);
+    } catch (err) {
+      out.hooks.push({ phase: g.phase, wave: g.wave, key: n.key, outcome: 'Failed', message: (err as Error).message, notCreated: true });
+      const why = `${g.phase} hook ${n.key.kind}/${n.key.name} could not be created: ${(err as Error).message}`;
+      // Nothing of the wave was created (gitops-engine stops the wave when a delete fails): its resources said so.
+      for (const d of g.steps) out.results.push({ step: d.step, outcome: 'skipped', conflicts: [], message: `not applied: ${why}` });
+      return why;
+    }
+  }
+  // Then every task, kind after kind; a failure does not stop the others of the wave (gitops-engine applies them all).
+  const createdHere: typeof named = [];
+  const applied: ApplyResult[] = [];
   let failure: string | undefined;
+  for (let i = 0; i < g.tasks.length; ) {
+    let j = i + 1;
+    while (j < g.tasks.length && kindOf(g.tasks[j]!) === kindOf(g.tasks[i]!)) j++;
+    const run = g.tasks.slice(i, j);
+    i = j;
+    const steps = run.flatMap((t) => (t.step ? [t.step] : []));
+    const hooksOfRun = named.filter((n) => run.some((t) => t.hook === n.hook));
+    const [results] = await Promise.all([
+      steps.length === 0
+        ? Promise.resolve([] as ApplyResult[])
+        : applySteps(gw, steps, {
+            fieldManager: opts.fieldManager,
+            force: opts.force,
+            ...(opts.csaManagers ? { csaManagers: opts.csaManagers } : {}),
+            ...(opts.beforeGroup ? { beforeGroup: opts.beforeGroup } : {}),
+            ...(opts.retryNotFound ? { retryNotFound: opts.retryNotFound } : {}),
+          }),
+      ...hooksOfRun.map(async (n) => {
+        try {
+          await gw.apply(n.hook.type, n.object, { fieldManager: opts.fieldManager, force: true, dryRun: false });
+          createdHere.push(n);
+          at.created.push({ hook: n.hook, key: n.key, outcome: 'Running' });
+          opts.onEvent?.({ phase: g.phase, wave: g.wave, key: n.key, hook: true, status: 'Running' });
+        } catch (err) {
+          out.hooks.push({ phase: g.phase, wave: g.wave, key: n.key, outcome: 'Failed', message: (err as Error).message, notCreated: true });
+          failure ??= `${g.phase} hook ${n.key.kind}/${n.key.name} could not be created: ${(err as Error).message}`;
+        }
+      }),
+    ]);
+    for (const r of results) {
+      applied.push(r);
+      out.results.push(r);
+      if (r.outcome === 'applied' || r.outcome === 'failed' || r.outcome === 'conflict') {
+        opts.onEvent?.({
+          phase: g.phase,
+          wave: g.wave,
+          key: r.step.key,
+          hook: false,
+          status: r.outcome === 'applied' ? 'Synced' : 'SyncFailed',
+          ...(r.message ? { message: r.message } : {}),
+        });
+      }
+      if (r.outcome === 'failed' || r.outcome === 'conflict') failure ??= `${r.step.key.kind}/${r.step.key.name} was not applied: ${r.message ?? r.outcome}`;
+    }
+  }
+  // The last (phase, wave) without a hook: the operation is over once it is applied (Argo CD reads no health).
+  if (!failure && at.final && named.length === 0) return undefined;
+  // Argo CD's pause between waves comes before a wave's health is first read (controller/sync.go delayBetweenSyncWaves).
+  if (!failure && !at.final && opts.waveDelayMs > 0) await opts.sleep(opts.waveDelayMs);
+
+  // Wait: hooks until they complete; resources until healthy, in a multi-step sync whose apply went through.
+  const waitResources = at.multiStep && !failure;
+  const waitFor = [
+    ...createdHere.map((n) => ({ type: n.hook.type, key: n.key, hook: n.hook })),
+    ...(waitResources
+      ? applied
+          .filter((r) => r.outcome === 'applied' || r.outcome === 'skipped')
+          .map((r) => ({ type: r.step.type, key: r.step.key, hook: undefined as RunnableHook | undefined }))
+      : []),
+  ];
   let stopped = false;
+  let waitFailure: string | undefined;
   await Promise.all(
     waitFor.map(async (w) => {
       if (w.hook) {
@@ -269,12 +345,11 @@ async function runGroup(gw: KubeGateway, g: Group, opts: PhaseRunOptions, out: P
         const outcome = state.result === 'ok' ? 'Succeeded' : state.result === 'failed' ? 'Failed' : 'Running';
         if (state.interrupted) stopped = true;
         out.hooks.push({ phase: g.phase, wave: g.wave, key: w.key, outcome, ...(state.message ? { message: state.message } : {}) });
+        const mine = at.created.find((c) => c.hook === w.hook && c.key.name === w.key.name && c.key.namespace === w.key.namespace);
+        if (mine) mine.outcome = outcome;
         opts.onEvent?.({ phase: g.phase, wave: g.wave, key: w.key, hook: true, status: outcome, ...(state.message ? { message: state.message } : {}) });
-        const policy = outcome === 'Succeeded' ? 'HookSucceeded' : outcome === 'Failed' ? 'HookFailed' : undefined;
-        if (policy && w.hook.deletePolicies.includes(policy))
-          await gw.delete(w.type, w.key.namespace, w.key.name, { propagationPolicy: 'background' }).catch(() => undefined);
         if (outcome !== 'Succeeded' && !state.interrupted)
-          failure ??= `${g.phase} hook ${w.key.kind}/${w.key.name} ${outcome === 'Failed' ? 'failed' : 'did not finish in time'}${state.message ? `: ${state.message}` : ''}`;
+          waitFailure ??= `${g.phase} hook ${w.key.kind}/${w.key.name} ${outcome === 'Failed' ? 'failed' : 'did not finish in time'}${state.message ? `: ${state.message}` : ''}`;
         return;
       }
       const state = await waitSettled(gw, w.type, w.key, opts);
@@ -285,9 +360,10 @@ async function runGroup(gw: KubeGateway, g: Group, opts: PhaseRunOptions, out: P
       if (state.health)
         opts.onEvent?.({ phase: g.phase, wave: g.wave, key: w.key, hook: false, status: state.health, ...(state.message ? { message: state.message } : {}) });
       if (state.result !== 'ok')
-        failure ??= `${w.key.kind}/${w.key.name} ${state.result === 'failed' ? 'is Degraded' : 'did not become healthy in time'}${state.message ? `: ${state.message}` : ''} (wave ${g.wave} of ${g.phase})`;
+        waitFailure ??= `${w.key.kind}/${w.key.name} ${state.result === 'failed' ? 'is Degraded' : 'did not become healthy in time'}${state.message ? `: ${state.message}` : ''} (wave ${g.wave} of ${g.phase})`;
     }),
   );
+  failure ??= waitFailure;
   // Asked to stop while waiting: what was applied stays, nothing after this wave starts.
   if (stopped && !failure) out.interrupted = { phase: g.phase, wave: g.wave, waiting: true };
   return failure;

@@ -70,3 +70,12 @@ test('prune order is the reverse of creation order', () => {
   }));
   expect(pruneOrder(items).map((o) => o.object.kind)).toEqual(['ConfigMap', 'Deployment', 'Namespace']);
 });
+
+test("a plain resource's wave: its sync-wave as Go's Atoi reads it, else helm.sh/hook-weight (gitops-engine syncwaves.Wave)", () => {
+  const w = (annotations: Record<string, string>) => waveOf({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', annotations } });
+  expect(w({ 'helm.sh/hook-weight': '4' })).toEqual({ wave: 4 });
+  expect(w({ 'argocd.argoproj.io/sync-wave': '-1', 'helm.sh/hook-weight': '4' })).toEqual({ wave: -1 });
+  expect(w({ 'argocd.argoproj.io/sync-wave': ' 5' })).toMatchObject({ wave: 0, error: expect.stringMatching(/sync-wave " 5" is not an integer/) });
+  expect(w({ 'argocd.argoproj.io/sync-wave': '1_0' }).wave).toBe(0);
+  expect(w({ 'argocd.argoproj.io/sync-wave': '' })).toEqual({ wave: 0 });
+});

@@ -52,3 +52,24 @@ test('--source-position of a single-source app: 1 is the whole app, anything els
     '--source-position 2: shop has 1 source (positions count from 1)',
   );
 });
+
+test("within a (phase, wave) hooks and resources are printed together by kind order and name, as the sync creates them (gitops-engine's syncTasks.Less)", async () => {
+  const ws = appWorkspace({
+    prefix: 'manifests',
+    manifests: {
+      'pod.yaml': `apiVersion: v1\nkind: Pod\nmetadata:\n  name: seed\n  annotations: {argocd.argoproj.io/hook: Sync}\nspec: {restartPolicy: Never, containers: [{name: c, image: busybox}]}\n`,
+      'z.yaml': cm('z-settings'),
+      'a.yaml': cm('a-settings', { 'argocd.argoproj.io/hook': 'Sync' }),
+      'sa.yaml': 'apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: runner\n  annotations: {argocd.argoproj.io/hook: Sync}\n',
+      'web.yaml': 'apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {ports: [{port: 80}]}\n',
+    },
+  });
+  const r = await runManifests({ appFile: ws.appFile, desired: ws.dir }, { io: memoryIo().io, opts, gateway: new FakeGateway({ objects: [] }) });
+  expect(r.objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
+    'ServiceAccount/runner',
+    'ConfigMap/a-settings',
+    'ConfigMap/z-settings',
+    'Service/web',
+    'Pod/seed',
+  ]);
+});
