@@ -6,6 +6,8 @@ import { SELF_HEAL_BACKOFF, selfHealDelay, type Backoff } from './backoff.js';
 export interface LoopPolicy {
   selfHeal: boolean;
   prune: boolean;
+  /** automated.allowEmpty: an empty render may prune everything (Argo CD's autoSync guard applies only without it). */
+  allowEmpty?: boolean;
 }
 
 /** One comparison of the desired state with the cluster, objects named by stable keys. */
@@ -73,12 +75,13 @@ function due(state: AttemptState | undefined, backoff: Backoff): number {
  * The decision for one observation. A revision not yet synced is synced (all out-of-sync objects applied, extras
  * pruned when prune is on), retried with back-off when it failed. At the same revision, drift is healed per object
  * with Argo CD's growing self-heal back-off when selfHeal is on, and only reported when it is off. Nothing is ever
- * pruned when the render is empty.
+ * pruned when the render is empty, unless the Application's automated.allowEmpty says so (controller/appcontroller.go
+ * autoSync: "auto-sync will wipe out all resources" only without AllowEmpty).
  */
 export function decide(obs: Observation, memory: LoopMemory, policy: LoopPolicy, opts: DecideOptions = {}): Decision {
   const backoff = opts.backoff ?? SELF_HEAL_BACKOFF;
   const d: Decision = { reason: 'none', apply: [], prune: [], waiting: [], report: [] };
-  const emptyRender = obs.desiredCount === 0;
+  const emptyRender = obs.desiredCount === 0 && policy.allowEmpty !== true;
   const mayPrune = (allowed: boolean): boolean => {
     if (!allowed || obs.extras.length === 0) return false;
     if (emptyRender) {

@@ -171,7 +171,10 @@ export async function listApplications(gw: KubeGateway, namespace: string | unde
  * cannot be compared is listed Unknown with the reason rather than failing the list. Every app reads one snapshot per
  * destination cluster (kube/snapshot.ts), the Applications included: the requests do not grow with their number.
  */
-export async function runList(ctx: RunContext, req: { allNamespaces: boolean; selector?: string; concurrency?: number }): Promise<ListReport> {
+export async function runList(
+  ctx: RunContext,
+  req: { allNamespaces: boolean; selector?: string; concurrency?: number; argocdNamespace?: string },
+): Promise<ListReport> {
   const { GatewayPool, withAppTarget } = await import('./session/session.js');
   const namespace = req.allNamespaces ? undefined : ctx.opts.appNamespace;
   const started = Date.now();
@@ -180,7 +183,10 @@ export async function runList(ctx: RunContext, req: { allNamespaces: boolean; se
     const controlPlane = await pool.controlPlane();
     // The settings every app reads first (argocd-cm…) are read beside the Applications, not after them.
     const { prefetchRules } = await import('./session/rules.js');
-    const [apps] = await Promise.all([listApplications(controlPlane, namespace, req.selector), prefetchRules(controlPlane, {})]);
+    const [apps] = await Promise.all([
+      listApplications(controlPlane, namespace, req.selector),
+      prefetchRules(controlPlane, req.argocdNamespace !== undefined ? { argocdNamespace: req.argocdNamespace } : {}),
+    ]);
     // Each session reads its Application again (a GET): the one just listed answers it.
     controlPlane.seed(await applicationType(controlPlane), apps);
     const report = await listRows(ctx, apps, req, namespace, (appCtx, args, fn) => withAppTarget(appCtx, 'list', args, fn, pool));
@@ -194,7 +200,7 @@ export async function runList(ctx: RunContext, req: { allNamespaces: boolean; se
 async function listRows(
   ctx: RunContext,
   apps: readonly KubeObject[],
-  req: { selector?: string; concurrency?: number },
+  req: { selector?: string; concurrency?: number; argocdNamespace?: string },
   namespace: string | undefined,
   inSession: <T>(appCtx: RunContext, args: AppStateArgs, fn: (session: TargetSession) => Promise<T>) => Promise<T>,
 ): Promise<ListReport> {
@@ -207,7 +213,7 @@ async function listRows(
     if (last) base.lastSync = last;
     const appCtx: RunContext = { ...ctx, opts: { ...ctx.opts, appNamespace: ns, verbose: false } };
     try {
-      const args: AppStateArgs = { app: name };
+      const args: AppStateArgs = { app: name, ...(req.argocdNamespace !== undefined ? { argocdNamespace: req.argocdNamespace } : {}) };
       return await inSession(appCtx, args, async (session) => {
         const r = await runStatus(args, { io: ctx.io, opts: appCtx.opts, ...session });
         return {

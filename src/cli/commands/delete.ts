@@ -89,9 +89,16 @@ export const deleteCommand = defineCommand({
           // The approval keeps every flag given (--app-namespace, --context, -f …): it must name this app on this cluster.
           approveCommand: `${commandLineWithout(ctx.argv ?? [], [...booleanFlagForms('confirm-delete'), ...booleanFlagForms('dry-run')])} --confirm-delete`,
           // A child Application deleted with Argo CD's finalizers is finished as delete would finish it (app-of-apps).
-          finalizeApp: finalizeThroughDelete(ctx, timeoutMs),
+          finalizeApp: finalizeThroughDelete(ctx, timeoutMs, req.argocdNamespace),
           ...(args.recursive === true
-            ? { childPlan: childPlanner(ctx, timeoutMs, new Set(session.appRef ? [`${session.appRef.namespace}/${session.appRef.name}`] : [])) }
+            ? {
+                childPlan: childPlanner(
+                  ctx,
+                  timeoutMs,
+                  new Set(session.appRef ? [`${session.appRef.namespace}/${session.appRef.name}`] : []),
+                  req.argocdNamespace,
+                ),
+              }
             : {}),
           ...(ask
             ? {

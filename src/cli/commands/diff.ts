@@ -52,7 +52,9 @@ export const diffCommand = defineCommand({
       if (args.recursive === true && report.sync !== 'Unknown') {
         const { childAppsOfObjects, statusChildren } = await import('../../workflows/status/children.js');
         const { reasonText } = await import('../../render/status.js');
-        report.children = await statusChildren(ctx, { namespace: ctx.opts.appNamespace, name: report.app }, childAppsOfObjects(report.objects), reasonText);
+        report.children = await statusChildren(ctx, { namespace: ctx.opts.appNamespace, name: report.app }, childAppsOfObjects(report.objects), reasonText, {
+          argocdNamespace: args.argocdNamespace,
+        });
       }
       return emit(ctx, {
         warnings: report.warnings,

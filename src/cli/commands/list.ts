@@ -3,6 +3,7 @@ import { emit } from '../emit.js';
 import { defineCommand } from '../command.js';
 import { clusterOptions } from '../options.js';
 import { ExitCode } from '../../model/errors.js';
+import { CONTROL_PLANE_NAMESPACE } from '../../model/keys.js';
 
 export const listCommand = defineCommand({
   command: 'list',
@@ -11,6 +12,13 @@ export const listCommand = defineCommand({
   builder: (y) =>
     clusterOptions(y)
       .option('selector', { alias: 'l', type: 'string', requiresArg: true, describe: 'Only the Applications whose labels match' })
+      .option('argocd-namespace', {
+        type: 'string',
+        requiresArg: true,
+        default: CONTROL_PLANE_NAMESPACE,
+        describe:
+          "Argo CD's control-plane namespace: its AppProjects and argocd-cm are read there, and its Applications' tracking marks carry the bare app name",
+      })
       .option('stored', {
         type: 'boolean',
         describe: "What each Application's status records (as kubectl get applications shows it, with its age) instead of a live comparison: one LIST",
@@ -21,7 +29,11 @@ export const listCommand = defineCommand({
   async run(args, ctx) {
     const { runList, runStoredList } = await import('../../workflows/list.js');
     const { renderList } = await import('../../render/list.js');
-    const req = { allNamespaces: args.allNamespaces === true, ...(args.selector !== undefined ? { selector: args.selector } : {}) };
+    const req = {
+      allNamespaces: args.allNamespaces === true,
+      ...(args.selector !== undefined ? { selector: args.selector } : {}),
+      argocdNamespace: args.argocdNamespace,
+    };
     const report = args.stored === true ? await runStoredList(ctx, req) : await runList(ctx, req);
     return emit(ctx, { report: renderList(report, ctx.opts.output, ctx.paint), code: ExitCode.Ok });
   },

@@ -100,7 +100,11 @@ export const statusCommand = defineCommand({
       const { renderList } = await import('../../render/list.js');
       ctx.io.out(
         renderList(
-          await runList(ctx, { allNamespaces: args.allNamespaces === true, ...(selector !== undefined ? { selector } : {}) }),
+          await runList(ctx, {
+            allNamespaces: args.allNamespaces === true,
+            ...(selector !== undefined ? { selector } : {}),
+            argocdNamespace: args.argocdNamespace,
+          }),
           ctx.opts.output,
           ctx.paint,
         ),
@@ -148,7 +152,10 @@ export const statusCommand = defineCommand({
         if (args.recursive === true) {
           const { childAppsOf, statusChildren } = await import('../../workflows/status/children.js');
           const { name, namespace } = result.report.app;
-          result.report.children = await statusChildren(ctx, { namespace, name }, childAppsOf(result.report), reasonText, { tree: args.tree === true });
+          result.report.children = await statusChildren(ctx, { namespace, name }, childAppsOf(result.report), reasonText, {
+            tree: args.tree === true,
+            argocdNamespace: args.argocdNamespace,
+          });
         }
         // A source that does not render is printed (the live objects, their health, the reason) and then exit 2 (4 when
         // this tool refuses to render it, as diff), as argocd app get shows its ComparisonError.

@@ -97,7 +97,7 @@ export async function runAppSetSync(ctx: RunContext, req: AppSetSyncRequest): Pr
         if (finalizers.length > 0) {
           const { finishAppDeletion } = await import('../delete/delete.js');
           const [ns, appName] = step.app.split('/') as [string, string];
-          const done = await finishAppDeletion(ctx, { namespace: ns, name: appName }, req.timeoutMs);
+          const done = await finishAppDeletion(ctx, { namespace: ns, name: appName }, req.timeoutMs, req.argocdNamespace);
           if (!done.ok) {
             results.push({
               ...base,

@@ -478,15 +478,18 @@ export async function finishAppDeletion(
   ctx: RunContext,
   ref: { namespace: string; name: string },
   timeoutMs: number,
+  /** The Argo CD control-plane namespace the command was given (--argocd-namespace): the child's tracking marks name it. */
+  argocdNamespace: string | undefined,
 ): Promise<{ ok: boolean; message: string }> {
   const { childAppContext, withAppTarget } = await import('../session/session.js');
   const child = childAppContext(ctx, ref.namespace);
   try {
-    const r = await withAppTarget(child, 'delete', { app: ref.name }, (session) =>
+    const args = { app: ref.name, ...(argocdNamespace !== undefined ? { argocdNamespace } : {}) };
+    const r = await withAppTarget(child, 'delete', args, (session) =>
       deleteApp(
-        { app: ref.name, dryRun: false, confirmDelete: false, timeoutMs },
+        { ...args, dryRun: false, confirmDelete: false, timeoutMs },
         // Its own child Applications are finished in turn (app-of-apps to any depth).
-        { io: ctx.io, opts: child.opts, ...session, finalizeApp: (r) => finishAppDeletion(ctx, r, timeoutMs) },
+        { io: ctx.io, opts: child.opts, ...session, finalizeApp: (r) => finishAppDeletion(ctx, r, timeoutMs, argocdNamespace) },
       ),
     );
     const deleted = r.entries.filter((e) => e.outcome === 'deleted').length;
@@ -502,7 +505,12 @@ export async function finishAppDeletion(
  * `delete --recursive`: the dry-run plan of each child Application's deletion, read through a session of its own, and
  * its children's in turn (to any depth; an app met twice is not read again).
  */
-export function childPlanner(ctx: RunContext, timeoutMs: number, seen: Set<string>): (ref: { namespace: string; name: string }) => Promise<DeleteReport> {
+export function childPlanner(
+  ctx: RunContext,
+  timeoutMs: number,
+  seen: Set<string>,
+  argocdNamespace?: string,
+): (ref: { namespace: string; name: string }) => Promise<DeleteReport> {
   return async (ref) => {
     const id = `${ref.namespace}/${ref.name}`;
     const stub = (message: string): DeleteReport => ({
@@ -526,10 +534,11 @@ export function childPlanner(ctx: RunContext, timeoutMs: number, seen: Set<strin
     const { childAppContext, withAppTarget } = await import('../session/session.js');
     const child = childAppContext(ctx, ref.namespace);
     try {
-      return await withAppTarget(child, 'delete', { app: ref.name }, (session) =>
+      const args = { app: ref.name, ...(argocdNamespace !== undefined ? { argocdNamespace } : {}) };
+      return await withAppTarget(child, 'delete', args, (session) =>
         deleteApp(
-          { app: ref.name, dryRun: true, confirmDelete: false, timeoutMs },
-          { io: ctx.io, opts: child.opts, ...session, childPlan: childPlanner(ctx, timeoutMs, seen) },
+          { ...args, dryRun: true, confirmDelete: false, timeoutMs },
+          { io: ctx.io, opts: child.opts, ...session, childPlan: childPlanner(ctx, timeoutMs, seen, argocdNamespace) },
         ),
       );
     } catch (err) {

@@ -29,7 +29,7 @@ export async function statusChildren(
   parent: { namespace: string; name: string },
   children: readonly { namespace: string; name: string }[],
   describe: (r: StatusReport) => string,
-  opts: { tree?: boolean } = {},
+  opts: { tree?: boolean; argocdNamespace?: string } = {},
 ): Promise<ChildStatus[]> {
   const { childAppContext, GatewayPool, withAppTarget } = await import('../session/session.js');
   const { runStatus } = await import('./status.js');
@@ -45,13 +45,8 @@ export async function statusChildren(
       const base = childAppContext(ctx, c.namespace);
       const childCtx: RunContext = { ...base, opts: { ...base.opts, verbose: false } };
       try {
-        const r = await withAppTarget(
-          childCtx,
-          'status',
-          { app: c.name },
-          (session) => runStatus({ app: c.name }, { io: ctx.io, opts: childCtx.opts, ...session }),
-          pool,
-        );
+        const args = { app: c.name, ...(opts.argocdNamespace !== undefined ? { argocdNamespace: opts.argocdNamespace } : {}) };
+        const r = await withAppTarget(childCtx, 'status', args, (session) => runStatus(args, { io: ctx.io, opts: childCtx.opts, ...session }), pool);
         const reason = describe(r.report);
         const children = await walk(childAppsOf(r.report), [...chain, id]);
         out.push({

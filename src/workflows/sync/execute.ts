@@ -167,8 +167,8 @@ export type SyncDeps = AppStateDeps & {
 export type FinalizeApp = (ref: { namespace: string; name: string }) => Promise<{ ok: boolean; message: string }>;
 
 /** The FinalizeApp of every sync path: `delete` of the child by name in its own session (loaded when first needed). */
-export function finalizeThroughDelete(ctx: RunContext, timeoutMs: number): FinalizeApp {
-  return async (ref) => (await import('../delete/delete.js')).finishAppDeletion(ctx, ref, timeoutMs);
+export function finalizeThroughDelete(ctx: RunContext, timeoutMs: number, argocdNamespace: string | undefined): FinalizeApp {
+  return async (ref) => (await import('../delete/delete.js')).finishAppDeletion(ctx, ref, timeoutMs, argocdNamespace);
 }
 
 /** What of the app one execution acts on. */

@@ -119,7 +119,7 @@ export async function runOperation(ctx: RunContext, input: OperationInput, hooks
           onEvent,
           signal: stop.signal,
           // A child Application the prune deletes is finished as `delete` would finish it (app-of-apps).
-          finalizeApp: finalizeThroughDelete(ctx, request.timeoutMs),
+          finalizeApp: finalizeThroughDelete(ctx, request.timeoutMs, request.argocdNamespace),
         };
         const retry = (line: string) => hooks.say(`retry: ${line}`);
         const started = Date.now();

@@ -239,16 +239,17 @@ export async function childSyncDeps(ctx: RunContext, request: SyncRequest, opts:
     },
     async settle(c) {
       const appCtx = childCtx(c);
+      const args = { app: c.name, ...(request.argocdNamespace !== undefined ? { argocdNamespace: request.argocdNamespace } : {}) };
       return withAppTarget(
         appCtx,
         'status',
-        { app: c.name },
+        args,
         async (session) => {
           const start = opts.clock.now();
           for (;;) {
             // Each poll reads Git anew (a branch may have moved), the cluster from the pool's cache.
             pool.freshSources();
-            const { report } = await runStatus({ app: c.name }, { io: ctx.io, opts: appCtx.opts, ...session, sourceReads: pool.sourceReads });
+            const { report } = await runStatus(args, { io: ctx.io, opts: appCtx.opts, ...session, sourceReads: pool.sourceReads });
             const now = { sync: report.sync.status, health: report.health.status };
             if (now.sync === 'Synced' && now.health === 'Healthy') return { converged: true, ...now };
             if (now.health === 'Degraded' || report.sync.reason !== undefined) return { converged: false, ...now, reason: opts.describe(report) };

@@ -134,7 +134,7 @@ async function syncEach(
             opts: appCtx.opts,
             ...session,
             // A child Application its prune deletes is finished as `delete` would finish it (app-of-apps).
-            finalizeApp: finalizeThroughDelete(ctx, req.timeoutMs),
+            finalizeApp: finalizeThroughDelete(ctx, req.timeoutMs, req.argocdNamespace),
           };
           const started = Date.now();
           const failure = { startedAtMs: started, record: req.record, dryRun: req.dryRun, prune: req.prune };

@@ -177,7 +177,7 @@ function snapshotOf(state: AppState, comparison: Comparison, extras: Extras, o: 
     revision: syncRevision(state),
     ...(state.revision ? { commit: state.revision } : {}),
     origin: state.origin,
-    policy: { selfHeal: state.app.automated?.selfHeal === true, prune: o.prune },
+    policy: { selfHeal: state.app.automated?.selfHeal === true, prune: o.prune, allowEmpty: state.app.automated?.allowEmpty === true },
     desiredCount: state.desired.length,
     outOfSync,
     extras: [...extras.byKey.keys()],
@@ -369,7 +369,7 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
       // loop that owns it, as Argo CD's controller finishes it; nothing of it is synced again.
       if (state.app.deletingSince !== undefined && deps.liveApp) {
         const { finishAppDeletion } = await import('../delete/delete.js');
-        const done = await finishAppDeletion(ctx, deps.liveApp, req.timeoutMs);
+        const done = await finishAppDeletion(ctx, deps.liveApp, req.timeoutMs, baseArgs.argocdNamespace);
         emit({ action: 'app', result: done.ok ? 'deleted' : 'deleting', message: `the Application is being deleted: ${done.message}` });
         if (done.ok) stop.abort();
         throw new Error(`the Application is being deleted: ${done.ok ? 'done' : done.message}`);
@@ -444,7 +444,7 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
       ...appDeps,
       signal: stop.signal,
       // A child Application its prune deletes is finished as `delete` would finish it (app-of-apps).
-      finalizeApp: finalizeThroughDelete(ctx, req.timeoutMs),
+      finalizeApp: finalizeThroughDelete(ctx, req.timeoutMs, baseArgs.argocdNamespace),
     };
     const act = async (d: Decision): Promise<ActResult[]> => {
       if (last === undefined) return [];

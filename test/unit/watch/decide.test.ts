@@ -70,6 +70,11 @@ describe('decide and remember', () => {
     expect(m.syncedRevision).toBe('rev2');
   });
 
+  it('prunes on an empty render when automated.allowEmpty says so, as Argo CD autoSync does', () => {
+    const d = decide(obs({ desiredCount: 0, extras: ['ConfigMap/a'] }), emptyMemory(), { ...both, allowEmpty: true });
+    expect([d.prune, d.pruneRefused]).toEqual([['ConfigMap/a'], undefined]);
+  });
+
   it('heals the same drift with a growing back-off: at once, then 2 s, then 6 s after the last heal', () => {
     let m = step(emptyMemory(), obs(), both).memory;
     const seen: string[] = [];
