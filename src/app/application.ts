@@ -232,7 +232,7 @@ export function parseApplication(obj: unknown, origin: string): Application {
   unknownFields(spec, SPEC_FIELDS, 'spec', warnings);
   unknownFields(policy, SYNC_POLICY_FIELDS, 'spec.syncPolicy', warnings);
   if (isPlainObject(autoObj)) unknownFields(autoObj, AUTOMATED_FIELDS, 'spec.syncPolicy.automated', warnings);
-  if (policy.managedNamespaceMetadata !== undefined) warnings.push('spec.syncPolicy.managedNamespaceMetadata is not supported; ignored');
+  const managedNamespaceMetadata = managedNamespaceMetadataOf(c, policy);
 
   const ignoreDifferences = parseIgnoreDifferences(c, spec.ignoreDifferences);
 
@@ -266,7 +266,48 @@ export function parseApplication(obj: unknown, origin: string): Application {
   if (compare) app.compareOptions = compare;
   if (automated) app.automated = automated;
   if (retry) app.retry = retry;
+  if (managedNamespaceMetadata) {
+    app.managedNamespaceMetadata = managedNamespaceMetadata;
+    const state = isPlainObject(obj.status) ? obj.status.operationState : undefined;
+    const result = isPlainObject(state) ? state.syncResult : undefined;
+    if (isPlainObject(result) && !sameNamespaceMetadata(managedNamespaceMetadata, result.managedNamespaceMetadata)) {
+      app.managedNamespaceMetadataChanged = true;
+      warnings.push(
+        'spec.syncPolicy.managedNamespaceMetadata differs from the one the last sync applied (status.operationState.syncResult): the app is OutOfSync until it is synced, as in Argo CD',
+      );
+    }
+  }
   return app;
+}
+
+/** Whether the recorded managedNamespaceMetadata is the Application's (an empty map and none alike, as stored with omitempty). */
+function sameNamespaceMetadata(spec: NonNullable<Application['managedNamespaceMetadata']>, recorded: JsonValue | undefined): boolean {
+  const r = isPlainObject(recorded) ? recorded : {};
+  const same = (a: Record<string, string> | undefined, b: JsonValue | undefined): boolean => {
+    const x = a ?? {};
+    const y = isPlainObject(b) ? b : {};
+    return Object.keys(x).length === Object.keys(y).length && Object.entries(x).every(([k, v]) => y[k] === v);
+  };
+  return same(spec.labels, r.labels) && same(spec.annotations, r.annotations);
+}
+
+/**
+ * spec.syncPolicy.managedNamespaceMetadata as Argo CD's ManagedNamespaceMetadata types it: maps of strings `labels` and
+ * `annotations` (anything else is refused as the API server would). Used by a sync with CreateNamespace=true only.
+ */
+function managedNamespaceMetadataOf(c: Checker, policy: JsonObject): Application['managedNamespaceMetadata'] {
+  const path = 'spec.syncPolicy.managedNamespaceMetadata';
+  const m = optObject(c, policy, 'managedNamespaceMetadata', 'spec.syncPolicy');
+  if (!m) return undefined;
+  const strings = (field: string): Record<string, string> | undefined => {
+    const v = optObject(c, m, field, path);
+    if (!v) return undefined;
+    for (const [k, x] of Object.entries(v)) if (typeof x !== 'string') fail(c, `${path}.${field}.${k}`, `must be a string, got ${JSON.stringify(x)}`);
+    return { ...(v as Record<string, string>) };
+  };
+  const labels = strings('labels');
+  const annotations = strings('annotations');
+  return { ...(labels ? { labels } : {}), ...(annotations ? { annotations } : {}) };
 }
 
 /** The requested operation (top-level `operation`) and the recorded one (status.operationState); anything malformed is left out. */

@@ -107,6 +107,16 @@ export interface Application {
   /** Absent when the app has no `syncPolicy.automated` (manual sync). */
   automated?: AutomatedPolicy;
   syncOptions: SyncOptions;
+  /**
+   * spec.syncPolicy.managedNamespaceMetadata: with CreateNamespace=true, the labels and annotations the sync applies onto
+   * the destination namespace (Argo CD's syncNamespace); absent when the Application sets none.
+   */
+  managedNamespaceMetadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
+  /**
+   * managedNamespaceMetadata differs from the one the last sync recorded (status.operationState.syncResult): the app is
+   * OutOfSync until it is synced again (Argo CD's HasChangedManagedNamespaceMetadata).
+   */
+  managedNamespaceMetadataChanged?: true;
   /** Absent when the Application sets no retry. */
   retry?: RetryPolicy;
   ignoreDifferences: IgnoreDifference[];

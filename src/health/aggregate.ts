@@ -25,7 +25,7 @@ export function aggregateHealth(resources: readonly HealthInput[]): AppHealth {
   let worst: number[] = [];
   resources.forEach((r, i) => {
     if (!r.live || r.ignored || r.health === undefined) return;
-    const counted = r.health.aggregateAs ?? r.health.status;
+    const counted = r.health.status;
     if (isWorse(status, counted)) {
       status = counted;
       worst = [i];

@@ -228,7 +228,7 @@ export function buildStatusReport(input: StatusInput): StatusReport {
   const syncStatus: SyncStatusCode =
     input.unrenderable !== undefined || counted.some((r) => r.status === 'Unknown')
       ? 'Unknown'
-      : counted.some((r) => r.status === 'OutOfSync')
+      : counted.some((r) => r.status === 'OutOfSync') || input.app.managedNamespaceMetadataChanged
         ? 'OutOfSync'
         : 'Synced';
 

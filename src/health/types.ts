@@ -9,8 +9,6 @@ export interface HealthStatus {
   status: HealthStatusCode;
   /** Argo CD's message for the state; empty when it has none. */
   message: string;
-  /** What the app aggregation counts instead of `status` (a suspended Job counts as Healthy). */
-  aggregateAs?: HealthStatusCode;
 }
 
 function healthRank(code: HealthStatusCode): number {

@@ -75,6 +75,18 @@ function parseConflicts(status: StatusBody | undefined): FieldConflict[] {
   return out;
 }
 
+/**
+ * The API server's text when its authorizer (RBAC, or any other) refused a request: `User "u" cannot get resource
+ * "pods" in API group "" in the namespace "shop"`, or `… cannot get path "/x"` (k8s.io/apiserver's forbiddenMessage).
+ * Every other 403 (an exceeded quota, PodSecurity, a webhook's denial) comes from admission and says something else.
+ */
+const RBAC_DENIAL = /\bUser "(?:[^"\\]|\\.)*" cannot \S+ (?:resource|path) "/;
+
+/** Whether the error is the authorizer's refusal (a 403 whose Status says `User "…" cannot <verb> resource …`). */
+export function isRbacDenial(err: unknown): err is KubeApiError {
+  return err instanceof KubeApiError && err.status === 403 && err.cause instanceof Error && RBAC_DENIAL.test(err.cause.message);
+}
+
 /** Builds the error for a non-2xx response; `doing` is the "-ing" context, e.g. `applying Deployment shop/orders`. */
 export function apiError(doing: string, httpStatus: number, body: string, extra?: { verb: string; resource: string; namespace?: string }): KubeApiError {
   const status = parseStatus(body);
@@ -94,8 +106,13 @@ export function apiError(doing: string, httpStatus: number, body: string, extra?
       msg = `${doing}: unauthorized (401): the credentials in the kubeconfig were rejected`;
       break;
     case 403: {
+      // Only the authorizer's refusal is a missing permission; a quota, an admission plugin (PodSecurity, a missing
+      // ServiceAccount, a namespace being terminated) or a webhook answers 403 too, and its own text says why.
       const where = extra?.namespace ? ` in namespace "${extra.namespace}"` : extra ? ' at cluster scope' : '';
-      msg = extra ? `${doing}: forbidden (403): cannot ${extra.verb} ${extra.resource}${where}` : `${doing}: forbidden (403): ${serverMsg}`;
+      msg =
+        extra && RBAC_DENIAL.test(serverMsg)
+          ? `${doing}: forbidden (403): cannot ${extra.verb} ${extra.resource}${where}`
+          : `${doing}: forbidden (403): ${serverMsg || 'forbidden'}`;
       break;
     }
     case 404:

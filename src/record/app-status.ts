@@ -232,7 +232,12 @@ function revisionFields(op: Pick<SyncOperation, 'revision' | 'revisions'>, used:
 }
 
 /** status.operationState for a finished sync, as Argo CD's OperationState; `used` is the source(s) it synced. */
-function operationState(op: SyncOperation, used: { source?: JsonObject; sources?: JsonObject[] }, appSyncOptions: readonly string[]): JsonObject {
+function operationState(
+  op: SyncOperation,
+  used: { source?: JsonObject; sources?: JsonObject[] },
+  appSyncOptions: readonly string[],
+  managedNamespaceMetadata: JsonObject | undefined,
+): JsonObject {
   const revision = revisionFields(op, used);
   // The run's own options, else the Application's: Argo CD's API server (a manual sync) and its controller (an automated
   // one) copy spec.syncPolicy.syncOptions into the operation.
@@ -256,6 +261,8 @@ function operationState(op: SyncOperation, used: { source?: JsonObject; sources?
       ...(op.resources.length > 0 || op.phase !== 'Error' ? { resources: op.resources.map((r) => ({ ...r }) as unknown as JsonObject) } : {}),
       ...revision,
       ...(used.sources !== undefined ? { sources: used.sources } : used.source ? { source: used.source } : {}),
+      // As Argo CD's controller records it (controller/sync.go): what HasChangedManagedNamespaceMetadata compares with.
+      ...(managedNamespaceMetadata !== undefined ? { managedNamespaceMetadata } : {}),
     },
     startedAt: op.startedAt,
     ...(op.phase === 'Running' ? {} : { finishedAt: op.finishedAt }),
@@ -294,8 +301,10 @@ export function nextStatus(
   else delete out.conditions;
   if (op) {
     const used = input.syncedSource ?? sourcesOf(app);
-    const declared = obj(obj(app.spec).syncPolicy).syncOptions;
-    out.operationState = operationState(op, used, Array.isArray(declared) ? declared.filter((o): o is string => typeof o === 'string') : []);
+    const policy = obj(obj(app.spec).syncPolicy);
+    const declared = policy.syncOptions;
+    const managed = isPlainObject(policy.managedNamespaceMetadata) ? (structuredClone(policy.managedNamespaceMetadata) as JsonObject) : undefined;
+    out.operationState = operationState(op, used, Array.isArray(declared) ? declared.filter((o): o is string => typeof o === 'string') : [], managed);
     if (op.phase === 'Succeeded' && !op.partial) {
       const many = used.sources !== undefined;
       const entry: Omit<HistoryEntry, 'id'> = {

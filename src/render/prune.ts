@@ -1,4 +1,4 @@
-// Renders a PruneReport: `PRUNE=`/`PRUNE_SKIPPED=` (list) or `PRUNED=`/`PRUNE_TERMINATING=`/`PRUNE_FAILED=` (confirm) lines, a table, JSON or YAML.
+// Renders a PruneReport: `PRUNE=`/`PRUNE_SKIPPED=` (list) or `PRUNED=` (with its note)/`PRUNE_GONE=`/`PRUNE_TERMINATING=`/`PRUNE_FAILED=` (confirm) lines, a table, JSON or YAML.
 import { renderDocument } from './document.js';
 import type { PruneReport } from '../workflows/prune/prune.js';
 import type { OutputFormat, Paint } from './colour.js';
@@ -18,7 +18,8 @@ export function renderPruneKv(r: PruneReport): string {
         lines.push(`PRUNE_SKIPPED=${n} ${oneLineText(e.message ?? '')}`.trimEnd());
         break;
       case 'deleted':
-        lines.push(`PRUNED=${n}`);
+        // With the note of one still Terminating when the wait was stopped, as -o json says it.
+        lines.push(`PRUNED=${n} ${oneLineText(e.message ?? '')}`.trimEnd());
         break;
       case 'gone':
         lines.push(`PRUNE_GONE=${n}`);

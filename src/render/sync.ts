@@ -13,7 +13,7 @@ const name = (o: { kind: string; name: string }) => displayName(o);
  * kv lines. Refused: `REFUSED=<reason>` (then PHASE=/REVISION=, below). Dry run: `DRY_RUN=true`, `APPLY=<Kind>/<name> <action>` per
  * step in order, `HEAL=`/`CONFLICT=` predictions, `IGNORED=`, `PRUNE=`/`PRUNE_SKIPPED=`, `FAILED=`; with pruning off,
  * `PRUNE_CANDIDATE=` for each object a sync with --prune would delete.
- * Otherwise `APPLIED=<n>`, `HEALED=`, `IGNORED=`, `CONFLICT=`, `FAILED=`, `PRUNED=`, `PRUNE_SKIPPED=`, `PRUNE_FAILED=`;
+ * Otherwise `APPLIED=<n>`, `HEALED=`, `IGNORED=`, `CONFLICT=`, `FAILED=`, `PRUNED=` (and its note, if any), `PRUNE_SKIPPED=`, `PRUNE_GONE=`, `PRUNE_FAILED=`;
  * `STOPPED=<why>` when the sync stopped before its first write (nothing applied or deleted), `NEXT_COMMAND=<command>`
  * the command that goes on (the same without --no-force-conflicts; with --confirm-prune after a prune held for its
  * confirmation, `PRUNE_WAITING=<gitops-engine's message>`), `INTERRUPTED=<where>` when it was asked to stop.
@@ -42,7 +42,7 @@ export function renderSyncKv(r: SyncReport): string {
   for (const w of r.waves ?? []) lines.push(`WAVE=${w.phase} ${w.wave} ${w.outcome}`);
   for (const f of r.failures) lines.push(`FAILED=${name(f)} ${f.phase}: ${oneLineText(f.message)}`);
   for (const p of r.prune.results) {
-    if (p.outcome === 'pruned') lines.push(`PRUNED=${name(p)}`);
+    if (p.outcome === 'pruned') lines.push(`PRUNED=${name(p)} ${oneLineText(p.message ?? '')}`.trimEnd());
     else if (p.outcome === 'would-prune') lines.push(`PRUNE=${name(p)}`);
     else if (p.outcome === 'candidate') lines.push(`PRUNE_CANDIDATE=${name(p)}`);
     else if (p.outcome === 'skipped') lines.push(`PRUNE_SKIPPED=${name(p)} ${oneLineText(p.message ?? '')}`.trimEnd());

@@ -9,6 +9,7 @@ import { asApplied, trackingIdOf, parseTrackingId } from '../tracking/tracking-i
 import { appOfMark, byLabel, markOf, type Tracking } from '../tracking/method.js';
 import { syncOrder, waveOf } from './order.js';
 import { objectSyncMode } from './options.js';
+import { SYNC_OPTIONS } from '../model/keys.js';
 
 /** The desired side as app-state resolved it. */
 export interface PlanDesired {
@@ -93,6 +94,20 @@ export interface SyncPlan {
   warnings: string[];
 }
 
+/**
+ * The namespace CreateNamespace applies (never marked). With managedNamespaceMetadata: its labels and its annotations,
+ * and `argocd.argoproj.io/sync-options: ServerSideApply=true`, which Argo CD adds so that the namespace is applied
+ * server-side (controller/sync_namespace.go appendSSAAnnotation) and so lands on the namespace too.
+ */
+function createdNamespaceObject(name: string, managed: Application['managedNamespaceMetadata']): KubeObject {
+  const metadata: KubeObject['metadata'] = { name };
+  if (managed) {
+    if (managed.labels && Object.keys(managed.labels).length > 0) metadata.labels = { ...managed.labels };
+    metadata.annotations = { ...managed.annotations, [SYNC_OPTIONS]: 'ServerSideApply=true' };
+  }
+  return { apiVersion: 'v1', kind: 'Namespace', metadata };
+}
+
 /** Builds the plan; pure, never mutates its inputs. */
 export function planSync(input: SyncPlanInput): SyncPlan {
   const { app } = input;
@@ -155,13 +170,17 @@ export function planSync(input: SyncPlanInput): SyncPlan {
   if (app.syncOptions.createNamespace && destNs && !declaresDestNs) {
     const exists = input.liveNamespaces.has(destNs);
     if (!exists) createdNs.add(destNs);
+    // With managedNamespaceMetadata the namespace is applied at every sync, as Argo CD's syncNamespace asks for it
+    // whether or not it exists; without, only when it does not exist.
+    const managed = app.managedNamespaceMetadata;
+    const skip = exists && !managed;
     steps.push({
       key: { group: '', kind: 'Namespace', namespace: '', name: destNs },
       type: input.namespaceType,
-      object: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: destNs } },
+      object: createdNamespaceObject(destNs, managed),
       wave: Number.NEGATIVE_INFINITY,
-      action: exists ? 'skip' : 'create',
-      ...(exists ? { reason: 'CreateNamespace: the namespace exists' } : {}),
+      action: !exists ? 'create' : skip ? 'skip' : 'update',
+      ...(skip ? { reason: 'CreateNamespace: the namespace exists' } : {}),
       createdNamespace: true,
     });
   }

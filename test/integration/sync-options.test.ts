@@ -68,6 +68,33 @@ test(
 );
 
 test(
+  'managedNamespaceMetadata with CreateNamespace=true: the namespace gets its labels and annotations, and a change to them lands, labels of others kept',
+  async () => {
+    const target = `${ns}-managed`;
+    type Meta = { metadata: { labels?: Record<string, string>; annotations?: Record<string, string> } };
+    try {
+      const policy = (team: string) => `{syncOptions: [CreateNamespace=true], managedNamespaceMetadata: {labels: {team: ${team}}, annotations: {owner: me}}}`;
+      const dir = desired('managedns-d', { 'a.yaml': cm('a', { k: 'v' }) });
+      const res = await runPlugin(['sync', '-f', app('managedns', policy('shop'), '', target), '--desired', dir, '-o', 'kv']);
+      expect([res.code, res.stderr]).toEqual([0, '']);
+      const created = JSON.parse(await kubectlOk(['get', 'namespace', target, '-o', 'json'])) as Meta;
+      expect(created.metadata.labels?.team).toBe('shop');
+      expect(created.metadata.annotations).toMatchObject({ owner: 'me', 'argocd.argoproj.io/sync-options': 'ServerSideApply=true' });
+      expect(created.metadata.annotations?.[TID]).toBeUndefined();
+      // The namespace exists now: applied again at the next sync; a label another manager set stays.
+      await kubectlOk(['label', 'namespace', target, 'other=kept']);
+      const again = await runPlugin(['sync', '-f', app('managedns', policy('web'), '', target), '--desired', dir, '-o', 'kv']);
+      expect(again.code).toBe(0);
+      const updated = JSON.parse(await kubectlOk(['get', 'namespace', target, '-o', 'json'])) as Meta;
+      expect(updated.metadata.labels).toMatchObject({ team: 'web', other: 'kept' });
+    } finally {
+      await kubectl(['delete', 'namespace', target, '--wait=false', '--ignore-not-found']);
+    }
+  },
+  TIMEOUT,
+);
+
+test(
   'ApplyOutOfSyncOnly=true applies only what differs: the unchanged object keeps its resourceVersion',
   async () => {
     const file = app('outofsync', '{syncOptions: [ApplyOutOfSyncOnly=true]}');

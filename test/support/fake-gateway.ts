@@ -224,7 +224,11 @@ export class FakeGateway implements KubeGateway {
   private denied(verb: string, type: ResourceType, namespace?: string): Error | undefined {
     const wide = type.namespaced && !namespace && (this.opts.forbiddenClusterWide ?? []).includes(`${verb} ${resourceName(type)}`);
     if (!wide && !(this.opts.forbidden ?? []).includes(`${verb} ${resourceName(type)}`)) return undefined;
-    return apiError(`${verb === 'list' ? 'listing' : verb + 'ing'} ${type.kind}`, 403, '{"kind":"Status","reason":"Forbidden","message":"forbidden"}', {
+    // The authorizer's own text (k8s.io/apiserver's forbiddenMessage): what apiError takes for a missing permission.
+    const group = type.group ? `${type.resource}.${type.group}` : type.resource;
+    const scope = namespace ? `in the namespace "${namespace}"` : 'at the cluster scope';
+    const message = `${group} is forbidden: User "tester" cannot ${verb} resource "${type.resource}" in API group "${type.group}" ${scope}`;
+    return apiError(`${verb === 'list' ? 'listing' : verb + 'ing'} ${type.kind}`, 403, JSON.stringify({ kind: 'Status', reason: 'Forbidden', message }), {
       verb,
       resource: resourceName(type),
       ...(namespace ? { namespace } : {}),

@@ -24,7 +24,8 @@ export function jobHealth(obj: KubeObject): HealthStatus {
   }
   if (!complete) return { status: 'Progressing', message };
   if (failed) return { status: 'Degraded', message: failMessage };
-  // A suspended Job does not make its application unhealthy.
-  if (suspended) return { status: 'Suspended', message: failMessage, aggregateAs: 'Healthy' };
+  // Suspended, and so is the app's health (setApplicationHealth has no exception for a Job). The message is the failed
+  // condition's (none), as in every released Argo CD up to v3.5.1; its dev branch gives the Suspended condition's (#28738).
+  if (suspended) return { status: 'Suspended', message: failMessage };
   return { status: 'Healthy', message };
 }

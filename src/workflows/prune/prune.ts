@@ -2,7 +2,7 @@
 import { deleteCandidates, stillThereAtTheLimit, waitGone, type DeleteResult } from './prune-delete.js';
 import type { PruneCandidate } from '../../prune/plan.js';
 import { ClusterError, RefusedError } from '../../model/errors.js';
-import { KubeApiError } from '../../kube/errors.js';
+import { isRbacDenial, KubeApiError } from '../../kube/errors.js';
 import { stateRefusal } from '../session/rules.js';
 import { describeMissing, preflight, writesOf } from '../sync/preflight.js';
 import { describeNotOwned } from '../../tracking/select.js';
@@ -209,7 +209,7 @@ async function newObjectsRefused(
         return undefined;
       } catch (err) {
         if (!(err instanceof KubeApiError)) throw err;
-        return { key: d.key, message: err.message, ...(err.status === 403 ? { forbidden: true as const } : {}) };
+        return { key: d.key, message: err.message, ...(isRbacDenial(err) ? { forbidden: true as const } : {}) };
       }
     }),
   );

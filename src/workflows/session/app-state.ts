@@ -324,6 +324,12 @@ export function typesDefinedBy(object: KubeObject): ResourceType[] {
   return out;
 }
 
+/** A hook with no sync phase and no delete phase (`argocd.argoproj.io/hook: Skip`): no command ever applies it. */
+function isNeverSynced(o: KubeObject): boolean {
+  const hook = hookOf(o);
+  return hook !== undefined && hook.phases.length === 0 && hook.deletePhases.length === 0;
+}
+
 async function resolveDesired(
   objects: readonly ManifestObject[],
   destNs: string,
@@ -347,6 +353,10 @@ async function resolveDesired(
       pendingCrd = true;
       unserved = true;
     }
+    // A `Skip` hook (or a hook of no phase Argo CD runs) is never applied, compared or pruned: gitops-engine gives it no
+    // sync task, so no discovery check (sync_phase.go syncPhases), and CompareAppState leaves it out of the sync
+    // status. Of a kind the cluster does not serve, it is left out here, as it is below once its type is known.
+    if (!type && isNeverSynced(o)) continue;
     if (!type) {
       throw new UnservedKindError(
         `${formatSource(m.source)}: the cluster does not serve ${o.kind} in ${o.apiVersion} (${o.kind}/${o.metadata.name ?? ''}); no CustomResourceDefinition of this app defines it (with the sync option SkipDryRunOnMissingResource=true a sync applies it once the cluster serves it)`,

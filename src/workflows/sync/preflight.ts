@@ -1,7 +1,7 @@
 // Permission preflight: before a sync or prune changes anything, ask the API server (SelfSubjectAccessReview, then a server-side dry-run of each delete) whether every write it needs is allowed, and name each one that is not.
 import type { AccessCheck, KubeGateway } from '../../kube/gateway.js';
 import { resourceName, type ResourceType } from '../../model/resource-type.js';
-import { KubeApiError } from '../../kube/errors.js';
+import { isRbacDenial, KubeApiError } from '../../kube/errors.js';
 import type { KubeObject, ResourceKey } from '../../model/object.js';
 
 /** What the sync or prune intends to do to one object. */
@@ -38,7 +38,7 @@ export interface PreflightReport {
   applyBlocked: boolean;
   /** Missing permissions that block the deletes. */
   deleteBlocked: boolean;
-  /** Dry-run deletes that failed for another reason than permissions (e.g. the object changed). */
+  /** Dry-run deletes that failed for another reason than permissions (the object changed, a webhook denied it). */
   dryRunFailures: { key: ResourceKey; message: string }[];
   /** Access reviews and dry-runs sent. */
   requests: number;
@@ -129,7 +129,9 @@ export async function preflight(gw: KubeGateway, writes: readonly IntendedWrite[
             ...(uid || resourceVersion ? { preconditions: { ...(uid ? { uid } : {}), ...(resourceVersion ? { resourceVersion } : {}) } } : {}),
           });
         } catch (err) {
-          if (err instanceof KubeApiError && err.status === 403) {
+          // Only the authorizer's 403 is a missing permission; a webhook's or another admission plugin's denial (also
+          // 403) is the object's own failure, said in the server's words when the delete is sent.
+          if (isRbacDenial(err)) {
             const [need] = permissionsNeeded([w]);
             if (need) missing.push({ ...need, reason: err.message, foundBy: 'dry-run' });
           } else if (err instanceof KubeApiError && err.status === 404) {

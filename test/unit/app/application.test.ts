@@ -115,6 +115,37 @@ describe('parseApplication', () => {
     expect(parseApplication(base, 'app.yaml').warnings).toEqual([]);
   });
 
+  it('reads managedNamespaceMetadata (maps of strings), with no warning; a value that is no string is refused', () => {
+    const metadata = { labels: { team: 'shop' }, annotations: { owner: 'me' } };
+    const app = parseApplication(withSpec({ syncPolicy: { syncOptions: ['CreateNamespace=true'], managedNamespaceMetadata: metadata } }), 'a');
+    expect(app.managedNamespaceMetadata).toEqual(metadata);
+    expect(app.warnings).toEqual([]);
+    expect(parseApplication(withSpec({ syncPolicy: { managedNamespaceMetadata: {} } }), 'a').managedNamespaceMetadata).toEqual({});
+    expect(() => parseApplication(withSpec({ syncPolicy: { managedNamespaceMetadata: { labels: { n: 1 } } } }), 'a')).toThrow(
+      /spec\.syncPolicy\.managedNamespaceMetadata\.labels\.n: must be a string, got 1/,
+    );
+  });
+
+  it("managedNamespaceMetadata that differs from the last sync's (syncResult) makes the app OutOfSync, said (HasChangedManagedNamespaceMetadata)", () => {
+    const metadata = { labels: { team: 'shop' } };
+    const withResult = (recorded: unknown) => ({
+      ...withSpec({ syncPolicy: { syncOptions: ['CreateNamespace=true'], managedNamespaceMetadata: metadata } }),
+      status: {
+        operationState: { phase: 'Succeeded', syncResult: { revision: 'abc', ...(recorded !== undefined ? { managedNamespaceMetadata: recorded } : {}) } },
+      },
+    });
+    const changed = parseApplication(withResult({ labels: { team: 'web' } }) as never, 'a');
+    expect(changed.managedNamespaceMetadataChanged).toBe(true);
+    expect(changed.warnings).toEqual([
+      'spec.syncPolicy.managedNamespaceMetadata differs from the one the last sync applied (status.operationState.syncResult): the app is OutOfSync until it is synced, as in Argo CD',
+    ]);
+    expect(parseApplication(withResult(undefined) as never, 'a').managedNamespaceMetadataChanged).toBe(true);
+    const same = parseApplication(withResult({ labels: { team: 'shop' }, annotations: {} }) as never, 'a');
+    expect([same.managedNamespaceMetadataChanged, same.warnings]).toEqual([undefined, []]);
+    // Never synced (no syncResult): nothing to compare with.
+    expect(parseApplication(withSpec({ syncPolicy: { managedNamespaceMetadata: metadata } }), 'a').managedNamespaceMetadataChanged).toBeUndefined();
+  });
+
   it('reads automated with prune/selfHeal/allowEmpty false when absent', () => {
     const app = parseApplication(withSpec({ syncPolicy: { automated: { selfHeal: true } } }), 'a');
     expect(app.automated).toEqual({ prune: false, selfHeal: true, allowEmpty: false });

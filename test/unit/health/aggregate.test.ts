@@ -1,6 +1,8 @@
 // App health: worst of the counted resources in Argo CD's order; Missing only when nothing is live.
 import { aggregateHealth, type HealthInput } from '../../../src/health/aggregate.js';
 import { HEALTH_ORDER, isWorse, type HealthStatusCode } from '../../../src/health/types.js';
+import { jobHealth } from '../../../src/health/checks/job.js';
+import type { KubeObject } from '../../../src/model/object.js';
 
 const live = (status: HealthStatusCode, extra: Partial<HealthInput> = {}): HealthInput => ({ live: true, health: { status, message: '' }, ...extra });
 
@@ -42,9 +44,17 @@ describe('aggregateHealth', () => {
     expect(got.status).toBe('Healthy');
   });
 
-  it('counts a suspended Job as its aggregateAs (Healthy)', () => {
-    const job: HealthInput = { live: true, health: { status: 'Suspended', message: '', aggregateAs: 'Healthy' } };
-    expect(aggregateHealth([job, live('Healthy')]).status).toBe('Healthy');
-    expect(aggregateHealth([live('Suspended')]).status).toBe('Suspended');
+  it('a suspended Job makes the app Suspended, as any Suspended resource (setApplicationHealth has no exception for it)', () => {
+    const suspendedJob: KubeObject = {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'migrate', namespace: 'shop' },
+      spec: { suspend: true },
+      status: { conditions: [{ type: 'Suspended', status: 'True', reason: 'JobSuspended', message: 'Job suspended' }] },
+    };
+    const job: HealthInput = { live: true, health: jobHealth(suspendedJob) };
+    expect(job.health).toEqual({ status: 'Suspended', message: '' });
+    expect(aggregateHealth([job, live('Healthy')])).toEqual({ status: 'Suspended', worst: [0] });
+    expect(aggregateHealth([job, live('Progressing')]).status).toBe('Progressing');
   });
 });

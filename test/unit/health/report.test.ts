@@ -30,6 +30,11 @@ describe('buildStatusReport', () => {
     expect(r.syncPolicy).toEqual({ automated: true, prune: true, selfHeal: true, allowEmpty: false });
   });
 
+  it('makes the app OutOfSync when managedNamespaceMetadata changed since the last sync, every resource Synced', () => {
+    const r = buildStatusReport({ app: { ...app(), managedNamespaceMetadataChanged: true }, resources: [res(cm('a'), 'in-sync')], children: [] });
+    expect(r.sync).toEqual({ status: 'OutOfSync', outOfSync: 0, requiresPruning: 0 });
+  });
+
   it('makes the app OutOfSync for a prune candidate alone, unless it is annotated IgnoreExtraneous', () => {
     const plain = buildStatusReport({ app: app(), resources: [res(cm('a'), 'in-sync'), res(cm('b'), 'extra')], children: [] });
     expect(plain.sync.status).toBe('OutOfSync');

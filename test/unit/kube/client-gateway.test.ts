@@ -2,9 +2,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createClientGateway } from '../../../src/kube/client-gateway.js';
-import { ApplyConflictError, KubeApiError } from '../../../src/kube/errors.js';
+import { ApplyConflictError, isRbacDenial, KubeApiError } from '../../../src/kube/errors.js';
 import type { KubeGateway } from '../../../src/kube/gateway.js';
 import type { ResourceType } from '../../../src/model/resource-type.js';
+import type { KubeObject } from '../../../src/model/object.js';
 
 const CM: ResourceType = { group: '', version: 'v1', kind: 'ConfigMap', resource: 'configmaps', namespaced: true, verbs: ['list'] };
 const DEPLOY: ResourceType = { group: 'apps', version: 'v1', kind: 'Deployment', resource: 'deployments', namespaced: true, verbs: ['patch'] };
@@ -132,13 +133,29 @@ test('a 500 the API server wrote (a Status) without Retry-After is its verdict: 
   }
 });
 
-test('a 404 GET is undefined; a 403 names verb, resource and namespace', async () => {
+test("a 404 GET is undefined; RBAC's 403 names verb, resource and namespace; any other 403 is the server's text", async () => {
+  const rbac =
+    'configmaps "secret" is forbidden: User "system:serviceaccount:shop:reader" cannot get resource "configmaps" in API group "" in the namespace "shop"';
   handler = (req, res) =>
     req.url.includes('missing')
       ? json(res, 404, { kind: 'Status', reason: 'NotFound', message: 'not found' })
-      : json(res, 403, { kind: 'Status', reason: 'Forbidden', message: 'nope' });
+      : json(res, 403, { kind: 'Status', reason: 'Forbidden', message: req.url.includes('secret') ? rbac : 'nope' });
   expect(await gw.get(CM, 'shop', 'missing')).toBeUndefined();
   await expect(gw.get(CM, 'shop', 'secret')).rejects.toThrow('forbidden (403): cannot get configmaps in namespace "shop"');
+  await expect(gw.get(CM, 'shop', 'other')).rejects.toThrow(/^getting ConfigMap shop\/other: forbidden \(403\): nope$/);
+});
+
+test("a 403 from admission (an exceeded quota) on a Secret's apply is the server's text, with the Secret's values hidden", async () => {
+  const value = 'hunter2-the-password';
+  const quota = `secrets "db" is forbidden: exceeded quota: q, requested: count/secrets=1, used: count/secrets=3, limited: count/secrets=3 (${value})`;
+  handler = (_req, res) => json(res, 403, { kind: 'Status', reason: 'Forbidden', message: quota });
+  const SECRET: ResourceType = { ...CM, kind: 'Secret', resource: 'secrets' };
+  const obj = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db', namespace: 'shop' }, stringData: { pw: value } } as KubeObject;
+  const err = await gw.apply(SECRET, obj, { fieldManager: 'kubectl-gitops', force: false, dryRun: false }).catch((e: unknown) => e as Error);
+  expect(err.message).toBe(
+    'applying Secret shop/db: forbidden (403): secrets "db" is forbidden: exceeded quota: q, requested: count/secrets=1, used: count/secrets=3, limited: count/secrets=3 (++++++++)',
+  );
+  expect(isRbacDenial(err)).toBe(false);
 });
 
 test('server-side apply sends an apply patch with field manager, force and dryRun, and parses a conflict into data', async () => {

@@ -1,6 +1,6 @@
 // Server messages that quote a Secret's value (the API server's typed-patch errors do: `.data: expected map, got
 // &{[value]}`) are scrubbed of every form of the value before anyone sees them.
-import { ApplyConflictError, KubeApiError, redactError, redactSecretError, secretStrings } from '../../../src/kube/errors.js';
+import { apiError, ApplyConflictError, isRbacDenial, KubeApiError, redactError, redactSecretError, secretStrings } from '../../../src/kube/errors.js';
 import type { KubeObject } from '../../../src/model/object.js';
 
 const RAW = 's3cret-value-XYZ';
@@ -72,4 +72,70 @@ test("a Secret's write error hides what a typed-patch error quotes of a value (a
   expect(redactSecretError(short, secret({ stringData: { pin: ['abc'] } })).message).toBe(message('++++++++'));
   const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { n: 1 } } as unknown as KubeObject;
   expect(redactSecretError(short, cm)).toBe(short);
+});
+
+describe('a 403 is a missing permission only when the authorizer said so', () => {
+  const status = (message: string) => JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Forbidden', code: 403, message });
+  const cm = { verb: 'create', resource: 'configmaps', namespace: 'shop' };
+
+  it("RBAC's refusal (namespaced, cluster scope, a path) keeps the short phrasing", () => {
+    const ns = apiError(
+      'creating ConfigMap shop/a',
+      403,
+      status('configmaps is forbidden: User "dev" cannot create resource "configmaps" in API group "" in the namespace "shop"'),
+      cm,
+    );
+    expect(ns.message).toBe('creating ConfigMap shop/a: forbidden (403): cannot create configmaps in namespace "shop"');
+    expect(isRbacDenial(ns)).toBe(true);
+    const cluster = apiError(
+      'deleting ClusterRole r',
+      403,
+      status(
+        'clusterroles.rbac.authorization.k8s.io "r" is forbidden: User "system:serviceaccount:ci:deployer" cannot delete resource "clusterroles" in API group "rbac.authorization.k8s.io" at the cluster scope',
+      ),
+      { verb: 'delete', resource: 'clusterroles.rbac.authorization.k8s.io' },
+    );
+    expect(cluster.message).toBe('deleting ClusterRole r: forbidden (403): cannot delete clusterroles.rbac.authorization.k8s.io at cluster scope');
+    const path = apiError('reading the API server version', 403, status('forbidden: User "system:anonymous" cannot get path "/version"'));
+    expect(path.message).toBe('reading the API server version: forbidden (403): forbidden: User "system:anonymous" cannot get path "/version"');
+    expect(isRbacDenial(path)).toBe(true);
+  });
+
+  it.each([
+    [
+      'an exceeded quota',
+      'configmaps "d" is forbidden: exceeded quota: q, requested: count/configmaps=1, used: count/configmaps=3, limited: count/configmaps=3',
+    ],
+    ['a missing ServiceAccount', 'pods "p" is forbidden: error looking up service account shop/missing: serviceaccount "missing" not found'],
+    [
+      'PodSecurity',
+      'pods "p" is forbidden: violates PodSecurity "restricted:latest": allowPrivilegeEscalation != false (container "c" must set securityContext.allowPrivilegeEscalation=false)',
+    ],
+    ['a webhook', 'admission webhook "deny.example.com" denied the request: configmaps named d are not allowed'],
+    ['a namespace being terminated', 'configmaps "d" is forbidden: unable to create new content in namespace shop because it is being terminated'],
+  ])("%s: the server's own text, not a permission", (_what, message) => {
+    const err = apiError('creating ConfigMap shop/d', 403, status(message), cm);
+    expect(err.message).toBe(`creating ConfigMap shop/d: forbidden (403): ${message}`);
+    expect(err.message).not.toContain('cannot create configmaps');
+    expect([err.status, err.reason, isRbacDenial(err)]).toEqual([403, 'Forbidden', false]);
+  });
+
+  it("a 403 with no Status body is its first line; an empty one says forbidden; a Secret's redaction keeps the RBAC verdict", () => {
+    expect(apiError('getting ConfigMap shop/a', 403, 'denied by the proxy\nmore', cm).message).toBe(
+      'getting ConfigMap shop/a: forbidden (403): denied by the proxy',
+    );
+    expect(apiError('getting ConfigMap shop/a', 403, '', cm).message).toBe('getting ConfigMap shop/a: forbidden (403): forbidden');
+    const rbac = apiError(
+      'applying Secret shop/db',
+      403,
+      status('secrets "db" is forbidden: User "dev" cannot patch resource "secrets" in API group "" in the namespace "shop"'),
+      {
+        verb: 'patch',
+        resource: 'secrets',
+        namespace: 'shop',
+      },
+    );
+    expect(isRbacDenial(redactSecretError(rbac, secret({ stringData: { k: RAW } })))).toBe(true);
+    expect(isRbacDenial(new Error('User "dev" cannot get resource "x"'))).toBe(false);
+  });
 });

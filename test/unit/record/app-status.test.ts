@@ -129,6 +129,16 @@ describe('nextStatus', () => {
     expect(app.status.history).toHaveLength(1);
   });
 
+  test("a sync records spec.syncPolicy.managedNamespaceMetadata in its syncResult, as Argo CD's controller does", () => {
+    const metadata = { labels: { team: 'shop' }, annotations: { owner: 'me' } };
+    const app = {
+      ...APP,
+      spec: { ...SPEC, syncPolicy: { syncOptions: ['CreateNamespace=true'], managedNamespaceMetadata: metadata } },
+    } as unknown as KubeObject;
+    expect(nextStatus(app, { sync: op(), now: 'x' }).operationState).toMatchObject({ syncResult: { managedNamespaceMetadata: metadata } });
+    expect((nextStatus(APP, { sync: op(), now: 'x' }).operationState as { syncResult: object }).syncResult).not.toHaveProperty('managedNamespaceMetadata');
+  });
+
   test('a failed or partial sync records its operation but no history; spec.sources gives revisions and sources', () => {
     expect(nextStatus(APP, { sync: op({ phase: 'Failed', message: 'boom' }), now: 'x' }).history).toBeUndefined();
     expect(nextStatus(APP, { sync: op({ partial: true }), now: 'x' }).history).toBeUndefined();

@@ -8,6 +8,8 @@ import { memoryIo } from '../../../src/cli/io.js';
 import { displayName, nameToken } from '../../../src/model/object.js';
 import { kvToEnv, oneLineText, shellQuote } from '../../../src/render/kv.js';
 import { renderPruneKv } from '../../../src/render/prune.js';
+import { renderSyncKv } from '../../../src/render/sync.js';
+import { syncPruneIncomplete } from '../../fixtures/reports/sync.js';
 import { tempDir } from '../../support/temp-dir.js';
 
 const HOSTILE = [
@@ -74,6 +76,29 @@ describe('names and messages never break a kv line', () => {
       entries: [{ kind: 'ConfigMap', name: 'x\ny', namespace: 'a', outcome: 'skipped', message: 'one\ntwo\nPRUNE=ConfigMap/evil' }],
     } as never);
     expect(kv).toBe('PRUNE_SKIPPED=ConfigMap/"x\\ny" one two PRUNE=ConfigMap/evil\n');
+  });
+
+  it('prune kv: an object still Terminating when the wait was stopped says so on its PRUNED= line, as -o json does', () => {
+    const kv = renderPruneKv({
+      entries: [
+        { kind: 'ConfigMap', name: 'x', namespace: 'a', outcome: 'deleted', message: 'deleted; still Terminating when the wait was stopped' },
+        { kind: 'ConfigMap', name: 'y', namespace: 'a', outcome: 'deleted' },
+      ],
+      interrupted: 'while waiting for the deleted objects to be gone: they stay deleted',
+    } as never);
+    expect(kv).toBe(
+      'PRUNED=ConfigMap/x deleted; still Terminating when the wait was stopped\nPRUNED=ConfigMap/y\nINTERRUPTED=while waiting for the deleted objects to be gone: they stay deleted\n',
+    );
+  });
+
+  it("sync kv: a pruned object's note (still Terminating when the wait was stopped) is on its PRUNED= line", () => {
+    const r = syncPruneIncomplete();
+    r.prune.results[0]!.message = 'pruned; still Terminating when the wait was stopped';
+    expect(
+      renderSyncKv(r)
+        .split('\n')
+        .filter((l) => l.startsWith('PRUNED=')),
+    ).toEqual(['PRUNED=ConfigMap/old-config pruned; still Terminating when the wait was stopped']);
   });
 });
 

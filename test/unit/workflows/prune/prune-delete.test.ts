@@ -40,7 +40,12 @@ test('a failure does not stop the others; an object already gone is reported as 
     objects: [marked('a'), marked('b'), marked('c'), marked('keep', { 'argocd.argoproj.io/sync-options': 'Prune=false' })],
     failDelete: (_t, _ns, name) =>
       name === 'b'
-        ? apiError('deleting ConfigMap shop/b', 403, '{"kind":"Status","message":"no"}', { verb: 'delete', resource: 'configmaps', namespace: 'shop' })
+        ? apiError(
+            'deleting ConfigMap shop/b',
+            403,
+            '{"kind":"Status","message":"configmaps \\"b\\" is forbidden: User \\"dev\\" cannot delete resource \\"configmaps\\" in API group \\"\\" in the namespace \\"shop\\""}',
+            { verb: 'delete', resource: 'configmaps', namespace: 'shop' },
+          )
         : undefined,
   });
   const cands = await candidatesOf(gw);

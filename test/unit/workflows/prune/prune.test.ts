@@ -261,3 +261,21 @@ test('live objects the AppProject does not permit are never candidates (Argo CD 
   ]);
   expect(gw.calls.filter((c) => c.startsWith('DELETE'))).toEqual(['DELETE ConfigMap shop/stale foreground']);
 });
+
+test('a dry-run refused with a 403 that is not RBAC (a quota, an admission webhook) is a refusal, not a warning', async () => {
+  const ws = appWorkspace({ prefix: 'prune-quota', manifests: { 'b.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n' } });
+  const quota = apiError(
+    'applying ConfigMap shop/b',
+    403,
+    '{"kind":"Status","reason":"Forbidden","message":"configmaps \\"b\\" is forbidden: exceeded quota: q, requested: count/configmaps=1, used: count/configmaps=3, limited: count/configmaps=3"}',
+  );
+  const gw = new FakeGateway({ objects: [marked('a')], failApply: (o) => (o.metadata.name === 'b' ? quota : undefined) });
+  const err = (await pruneApp({ appFile: ws.appFile, desired: ws.dir, confirm: true }, { io: memoryIo().io, opts, gateway: gw }).catch(
+    (e: unknown) => e,
+  )) as Error & {
+    code?: number;
+  };
+  expect(err.code).toBe(3);
+  expect(err.message).toMatch(/server-side dry-run refused 1 declared object\(s\).*exceeded quota/);
+  expect(gw.calls.filter((c) => c.startsWith('DELETE'))).toEqual([]);
+});

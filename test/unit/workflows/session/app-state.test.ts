@@ -119,6 +119,25 @@ test('a kind the cluster does not serve is an input error naming the file and li
   expect((err as Error).message).toMatch(new RegExp(`${join(dir, 'x.yaml')}:5: the cluster does not serve Widget in example.com/v1`));
 });
 
+test('an object annotated hook: Skip of a kind the cluster does not serve is left out, not refused (no task, no discovery check in Argo CD)', async () => {
+  const { appFile, dir } = workspace({
+    'x.yaml':
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\napiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n  annotations: {argocd.argoproj.io/hook: Skip}\n',
+  });
+  const gw = new FakeGateway({ objects: [cm('a', 'shop')] });
+  const state = await loadAppState({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: gw }, { extras: false });
+  expect(state.desired.map((d) => `${d.key.kind}/${d.key.name}`)).toEqual(['ConfigMap/a']);
+  expect(state.hooks).toEqual([]);
+  const status = await runStatus({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: gw });
+  expect(status.report.resources.map((r) => `${r.kind}/${r.name}`)).not.toContain('Widget/w');
+  // A PreSync hook of that kind (it would be applied) is still refused.
+  const hook = workspace({ 'x.yaml': 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n  annotations: {argocd.argoproj.io/hook: PreSync}\n' });
+  const err = await loadAppState({ appFile: hook.appFile, desired: hook.dir }, { io: memoryIo().io, opts, gateway: gw }, { extras: false }).catch(
+    (e: unknown) => e as Error,
+  );
+  expect((err as Error).message).toMatch(/the cluster does not serve Widget in example\.com\/v1/);
+});
+
 test('a custom resource whose CRD is declared alongside it resolves from that CRD', async () => {
   const crd = `apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition

@@ -1,5 +1,6 @@
 // Permission preflight against the fake gateway: what it asks, what it names, and that it changes nothing.
 import { COMMON_TYPES, FakeGateway } from '../../../support/fake-gateway.js';
+import { apiError } from '../../../../src/kube/errors.js';
 import type { ResourceType } from '../../../../src/model/resource-type.js';
 import { describeMissing, permissionsNeeded, preflight, writesOf, type IntendedWrite } from '../../../../src/workflows/sync/preflight.js';
 import type { KubeObject } from '../../../../src/model/object.js';
@@ -98,6 +99,41 @@ describe('preflight', () => {
     expect(r.dryRunFailures).toHaveLength(1);
     expect(r.dryRunFailures[0]!.message).toMatch(/409|Conflict|Precondition/);
     expect(gw.find('ConfigMap', 'shop', 'old')).toBeDefined();
+  });
+
+  it("a dry-run delete an admission webhook refuses (403, not RBAC's words) is a dry-run failure with its text, not a missing permission", async () => {
+    const denial = 'admission webhook "guard.example.com" denied the request: ConfigMap old is protected';
+    const gw = new FakeGateway({
+      objects: [cm('old')],
+      failDelete: () =>
+        apiError('deleting ConfigMap shop/old', 403, JSON.stringify({ kind: 'Status', reason: 'Forbidden', message: denial }), {
+          verb: 'delete',
+          resource: 'configmaps',
+          namespace: 'shop',
+        }),
+    });
+    const r = await preflight(gw, [{ op: 'delete', type: type('ConfigMap'), key: key('ConfigMap', 'old') }]);
+    expect(r.missing).toEqual([]);
+    expect(r.deleteBlocked).toBe(false);
+    expect(r.dryRunFailures).toEqual([{ key: key('ConfigMap', 'old'), message: `deleting ConfigMap shop/old: forbidden (403): ${denial}` }]);
+  });
+
+  it('a dry-run delete RBAC refuses (a Role limited by resourceNames passes the review) is a missing permission', async () => {
+    const rbac = 'configmaps "old" is forbidden: User "dev" cannot delete resource "configmaps" in API group "" in the namespace "shop"';
+    const gw = new FakeGateway({
+      objects: [cm('old')],
+      failDelete: () =>
+        apiError('deleting ConfigMap shop/old', 403, JSON.stringify({ kind: 'Status', reason: 'Forbidden', message: rbac }), {
+          verb: 'delete',
+          resource: 'configmaps',
+          namespace: 'shop',
+        }),
+    });
+    const r = await preflight(gw, [{ op: 'delete', type: type('ConfigMap'), key: key('ConfigMap', 'old') }]);
+    expect(r.missing.map((m) => [m.foundBy, describeMissing(m)])).toEqual([
+      ['dry-run', 'cannot delete configmaps in namespace "shop" (needed to delete ConfigMap shop/old)'],
+    ]);
+    expect(r.deleteBlocked).toBe(true);
   });
 
   it('writesOf skips skipped steps and skipped candidates', () => {

@@ -92,6 +92,27 @@ test('objects are stamped, namespaced, dry-run as a whole set, then applied in k
   expect(report.steps.map((s) => `${s.kind}:${s.outcome}`)).toEqual(['Namespace:applied', 'ConfigMap:applied', 'Deployment:applied']);
 });
 
+test('managedNamespaceMetadata with CreateNamespace=true: the namespace is applied with its labels and annotations, created or existing', async () => {
+  const policy = 'syncPolicy: {syncOptions: [CreateNamespace=true], managedNamespaceMetadata: {labels: {team: shop}, annotations: {owner: me}}}';
+  const ws = workspace({ 'c.yaml': CM }, policy);
+  const gw = new FakeGateway();
+  const { code } = await run(ws, gw);
+  expect(code).toBe(0);
+  const ns = gw.find('Namespace', '', 'shop');
+  expect(ns?.metadata.labels).toEqual({ team: 'shop' });
+  // With the sync option Argo CD adds to it (appendSSAAnnotation), and no tracking mark.
+  expect(ns?.metadata.annotations).toEqual({ owner: 'me', 'argocd.argoproj.io/sync-options': 'ServerSideApply=true' });
+  // The namespace exists: applied again, not skipped, and a changed label lands.
+  const changed = workspace({ 'c.yaml': CM }, policy.replace('team: shop', 'team: web'));
+  const again = await run(changed, gw);
+  expect(again.code).toBe(0);
+  expect(again.report.steps.find((s) => s.kind === 'Namespace')).toMatchObject({ action: 'update', outcome: 'applied' });
+  expect(gw.find('Namespace', '', 'shop')?.metadata.labels).toEqual({ team: 'web' });
+  // Without managedNamespaceMetadata an existing namespace is left alone.
+  const plain = await run(workspace({ 'c.yaml': CM }, 'syncPolicy: {syncOptions: [CreateNamespace=true]}'), gw);
+  expect(plain.report.steps.find((s) => s.kind === 'Namespace')).toMatchObject({ action: 'skip' });
+});
+
 test('a dry-run failure applies nothing and reports every failure', async () => {
   const ws = workspace({ 'd.yaml': DEPLOY, 'c.yaml': CM }, '');
   const gw = new FakeGateway({
