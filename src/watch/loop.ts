@@ -216,14 +216,15 @@ export async function runLoop(ports: LoopPorts, opts: LoopOptions): Promise<Loop
       const name = (key: string) => snap.names.get(key) ?? { object: key };
 
       if (d.report.length > 0 && reportFingerprint(d) !== memory.reported) {
-        const why = snap.policy.selfHeal ? 'prune is off' : 'selfHeal is off';
+        // An extra stays because prune is off, or (at the same revision) selfHeal is; drift only because selfHeal is.
+        const extraWhy = !snap.policy.prune ? 'prune is off' : !snap.policy.selfHeal ? 'selfHeal is off' : 'the render is empty';
         for (const key of d.report) {
           const extra = snap.extras.includes(key);
           ports.emit({
             action: 'drift',
             ...name(key),
             result: extra ? 'extra' : 'out-of-sync',
-            message: `left alone: ${extra && snap.policy.selfHeal ? 'prune is off' : why}`,
+            message: `left alone: ${extra ? extraWhy : 'selfHeal is off'}`,
           });
         }
       }

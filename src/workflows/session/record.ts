@@ -2,7 +2,7 @@
 // does: a read-modify-write of the whole object guarded by its resourceVersion, tried again on a conflict.
 import type { RunContext } from '../../model/context.js';
 import { InputError } from '../../model/errors.js';
-import { KubeApiError } from '../../kube/errors.js';
+import { isRbacDenial, KubeApiError } from '../../kube/errors.js';
 import type { KubeGateway } from '../../kube/gateway.js';
 import type { ResourceType } from '../../model/resource-type.js';
 import type { JsonObject, KubeObject } from '../../model/object.js';
@@ -82,7 +82,8 @@ export async function writeApplicationStatus(
         await sleep(20 * attempt + Math.floor(Math.random() * 30));
         continue;
       }
-      if (err.status === 403)
+      // Only an RBAC refusal is "not allowed"; a webhook's or quota's 403 is a failure with the server's words.
+      if (isRbacDenial(err) as boolean)
         return {
           outcome: 'forbidden',
           message: `not allowed to update ${where}, so its status was not recorded (the result above stands): ${err.message}`,
