@@ -103,6 +103,10 @@ export function planPrune(input: PruneInput): PrunePlan {
     found.push({ item: { object, type, ...(whole ? { whole } : {}), key, wave, ...(skip ? { skip } : {}), ...(confirm ? { confirm } : {}) }, object, wave });
   }
   const ordered = pruneOrder(found).map((o) => o.item);
-  const last = (c: PruneCandidate) => resourceSyncOptions(c.object).get('PruneLast') === 'true';
-  return { candidates: [...ordered.filter((c) => !last(c)), ...ordered.filter(last)], notOwned, hooks };
+  return { candidates: [...ordered.filter((c) => !isPruneLast(c)), ...ordered.filter(isPruneLast)], notOwned, hooks };
+}
+
+/** Whether a candidate is pruned after every other (PruneLast=true on it), in gitops-engine's implicit last wave. */
+export function isPruneLast(c: Pick<PruneCandidate, 'object'>): boolean {
+  return resourceSyncOptions(c.object).get('PruneLast') === 'true';
 }

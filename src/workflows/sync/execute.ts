@@ -9,7 +9,7 @@ import { apiVersionOf, type ResourceType } from '../../model/resource-type.js';
 import { KubeApiError } from '../../kube/errors.js';
 import { isPlainObject, keyString, type JsonValue, type KubeObject, type PropagationPolicy, type ResourceKey } from '../../model/object.js';
 import { renderPath, serverFieldText } from '../../model/field-path.js';
-import type { PruneCandidate } from '../../prune/plan.js';
+import { isPruneLast, type PruneCandidate } from '../../prune/plan.js';
 import { keepLiveValues } from '../../sync/ignored.js';
 import { DEFAULT_CSA_MIGRATION_MANAGER } from '../../ownership/csa-upgrade.js';
 import { leftTo, type IgnoredFields } from '../../diff/ignored-fields.js';
@@ -20,7 +20,6 @@ import type { RetryPolicy } from '../../app/types.js';
 import { WAITING_FOR_PRUNE_CONFIRMATION } from '../../app/application.js';
 import { applySteps, dryRunSteps, type ApplyResult, type DryRunResult } from './apply.js';
 import { deleteCandidates, NOT_REACHED, stillThereAtTheLimit, waitGone } from '../prune/prune-delete.js';
-import { resourceSyncOptions } from '../../sync/options.js';
 import type { RunContext } from '../../model/context.js';
 import { isFinalizedApplication } from '../../prune/delete-plan.js';
 import { partialScan } from '../prune/prune.js';
@@ -854,11 +853,6 @@ async function runPrune(
     for (const c of rest) report.prune.results.push({ ...ref(c.key), outcome: 'skipped', message: c.skip ?? why });
     return;
   }
-}
-
-/** Whether a candidate is pruned after every other (PruneLast=true on it), in gitops-engine's implicit last wave. */
-function isPruneLast(c: PruneCandidate): boolean {
-  return resourceSyncOptions(c.object).get('PruneLast') === 'true';
 }
 
 /** The prune plan's candidates (already in deletion order) cut into its waves: by wave, the PruneLast ones apart. */

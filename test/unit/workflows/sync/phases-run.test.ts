@@ -1,9 +1,7 @@
 // The multi-step sync against the fake gateway, checked against gitops-engine's sync_context.go Sync(): the last
 // (phase, wave) without hooks is not waited for; hook delete policies applied once the operation is over; hooks and
 // resources of one wave created by kind order; the wave delay before health is read; SyncFail hooks of a one-wave sync.
-import { writeFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { tempDir } from '../../../support/temp-dir.js';
+import { appWorkspace } from '../../../support/app-workspace.js';
 import { FakeGateway } from '../../../support/fake-gateway.js';
 import { apiError } from '../../../../src/kube/errors.js';
 import { memoryIo } from '../../../../src/cli/io.js';
@@ -16,18 +14,7 @@ import type { ResourceType } from '../../../../src/model/resource-type.js';
 const opts: GlobalOptions = { requestTimeout: '0', output: 'kv', color: 'never', verbose: false, fieldManager: 'argocd-controller', appNamespace: 'argocd' };
 const NS: KubeObject = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } };
 
-function workspace(desired: Record<string, string>): { appFile: string; dir: string } {
-  const root = tempDir('phases-run');
-  const dir = join(root, 'desired');
-  mkdirSync(dir);
-  for (const [f, text] of Object.entries(desired)) writeFileSync(join(dir, f), text);
-  const appFile = join(root, 'app.yaml');
-  writeFileSync(
-    appFile,
-    `apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: shop, namespace: argocd}\nspec:\n  source: {repoURL: ${root}, path: desired}\n  destination: {namespace: shop}\n`,
-  );
-  return { appFile, dir };
-}
+const workspace = (desired: Record<string, string>) => appWorkspace({ prefix: 'phases-run', manifests: desired });
 
 const request = (ws: { appFile: string; dir: string }, flags: Partial<SyncRequest> = {}): SyncRequest => ({
   appFile: ws.appFile,
