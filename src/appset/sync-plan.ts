@@ -234,6 +234,30 @@ function sortKeys(v: unknown): unknown {
 }
 
 /**
+ * validateGeneratedApplications' project check: a generated Application whose project (empty: `default`) is not among
+ * `projects` is left out of the writes with the controller's message (its name still counts as generated, so an
+ * Application of that name is not deleted). The `default` project is taken as there, as this tool takes it everywhere.
+ */
+export function withoutMissingProjects(
+  namespace: string,
+  generated: Obj[],
+  projects: ReadonlySet<string>,
+): { valid: Obj[]; invalid: { name: string; error: string }[] } {
+  const valid: Obj[] = [];
+  const invalid: { name: string; error: string }[] = [];
+  for (const g of generated) {
+    const spec = isObject(g.spec) ? g.spec : {};
+    const project = typeof spec.project === 'string' && spec.project !== '' ? spec.project : 'default';
+    if (project === 'default' || projects.has(project)) valid.push(g);
+    else {
+      const name = isObject(g.metadata) && typeof g.metadata.name === 'string' ? g.metadata.name : '';
+      invalid.push({ name: `${namespace}/${name}`, error: `application references project ${project} which does not exist` });
+    }
+  }
+  return { valid, invalid };
+}
+
+/**
  * The reconciliation: `generated` are the valid generated Applications, `generatedNames` every name generated
  * (invalid ones too: the controller deletes by the whole generated list), `live` every Application in the
  * ApplicationSet's namespace. Without a live ApplicationSet (a file only) nothing can be owned: Applications are

@@ -410,6 +410,54 @@ describe('appset sync', () => {
     },
     T,
   );
+
+  test(
+    'an Application whose AppProject does not exist is not written (nor deleted), as validateGeneratedApplications leaves it out; the others are',
+    async () => {
+      const projects = JSON.stringify({
+        apiVersion: 'argoproj.io/v1alpha1',
+        kind: 'ApplicationSet',
+        metadata: { name: 'projects', namespace: setup.ns },
+        spec: {
+          generators: [
+            {
+              list: {
+                elements: [
+                  { app: 'p1', project: 'default' },
+                  { app: 'p2', project: 'no-such-project' },
+                ],
+              },
+            },
+          ],
+          template: {
+            metadata: { name: 'proj-{{app}}' },
+            spec: {
+              project: '{{project}}',
+              source: { repoURL: setup.fx.repo, path: 'apps/a', targetRevision: 'main' },
+              destination: { server: 'https://kubernetes.default.svc', namespace: setup.ns },
+            },
+          },
+        },
+      });
+      await applyYaml(projects);
+      const res = await runPlugin(['appset', 'sync', 'projects', '--app-namespace', setup.ns, '-o', 'kv']);
+      expect(res.code).toBe(0);
+      expect(res.stdout).toBe(
+        [
+          `APPLICATIONSET=${setup.ns}/projects`,
+          'POLICY=sync',
+          'OWNED=true',
+          `CREATED=${setup.ns}/proj-p1`,
+          `INVALID=${setup.ns}/proj-p2 application references project no-such-project which does not exist`,
+          '',
+        ].join('\n'),
+      );
+      expect(res.stderr).toContain(`Application ${setup.ns}/proj-p2 is not written: application references project no-such-project which does not exist`);
+      const names = (await apps()).map((a) => a.metadata.name).filter((n) => n.startsWith('proj-'));
+      expect(names).toEqual(['proj-p1']);
+    },
+    T,
+  );
 });
 
 describe('-f with an ApplicationSet file: each generated Application, as --all', () => {

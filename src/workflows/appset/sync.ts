@@ -3,7 +3,8 @@
 // the cluster), one write at a time, each guarded by the live Application's uid or resourceVersion. The plan is the
 // core's (appset/sync-plan.ts); this reads the cluster (the ApplicationSet, one LIST of its namespace's Applications)
 // and carries the plan out, reporting each write.
-import { type AppSetAction, type ApplicationsSyncPolicy, appSetSyncSettings, planAppSetSync } from '../../appset/sync-plan.js';
+import { type AppSetAction, type ApplicationsSyncPolicy, appSetSyncSettings, planAppSetSync, withoutMissingProjects } from '../../appset/sync-plan.js';
+import { controlPlaneNamespace } from '../../model/keys.js';
 import { finalizersAfter } from '../../prune/delete-plan.js';
 import type { KubeGateway } from '../../kube/gateway.js';
 import type { RunContext } from '../../model/context.js';
@@ -75,7 +76,16 @@ export async function runAppSetSync(ctx: RunContext, req: AppSetSyncRequest): Pr
     if (live?.metadata.uid !== undefined) settings.uid = live.metadata.uid;
     const current = (await gw.list(appType, { namespace })).items as unknown as Record<string, unknown>[];
     const names = [...report.applications.map((a) => a.metadata.name ?? ''), ...report.invalid.map((i) => i.name.split('/')[1] ?? '')];
-    const plan = planAppSetSync(settings, report.applications as unknown as Record<string, unknown>[], names, current);
+    // validateGeneratedApplications: an Application of a project that does not exist is not written (nor deleted).
+    const warnings: string[] = [];
+    const projects = await projectNames(gw, controlPlaneNamespace(req.argocdNamespace), warnings);
+    const checked = projects
+      ? withoutMissingProjects(namespace, report.applications as unknown as Record<string, unknown>[], projects)
+      : { valid: report.applications as unknown as Record<string, unknown>[], invalid: [] };
+    for (const i of checked.invalid) warnings.push(`Application ${i.name} is not written: ${i.error}`);
+    const invalid = [...report.invalid, ...checked.invalid];
+    const valid = new Set(checked.valid);
+    const plan = planAppSetSync(settings, checked.valid, names, current);
     if (plan.refusal) throw new RefusedError(`${report.origin}: ${plan.refusal}`);
     const results: AppSetSyncResult[] = [];
     for (const step of plan.steps) {
@@ -122,13 +132,13 @@ export async function runAppSetSync(ctx: RunContext, req: AppSetSyncRequest): Pr
       dryRun: req.dryRun,
       owned: settings.uid !== undefined,
       results,
-      invalid: report.invalid,
-      warnings: plan.warnings,
+      invalid,
+      warnings: [...warnings, ...plan.warnings],
     };
     if (!req.recursive || req.dryRun || results.some((r) => r.error !== undefined)) return out;
     // The generated Applications now in the cluster, in generation order, each synced as `sync --all` syncs it.
     const written = new Set(results.filter((r) => r.action !== 'delete').map((r) => r.app));
-    const apps = report.applications.filter((a) => written.has(`${namespace}/${a.metadata.name ?? ''}`));
+    const apps = report.applications.filter((a) => valid.has(a as unknown as Record<string, unknown>) && written.has(`${namespace}/${a.metadata.name ?? ''}`));
     const appCtx: RunContext = { ...ctx, opts: { ...ctx.opts, appNamespace: namespace } };
     if (strategy !== undefined) {
       out.rolling = await rollingWalk(appCtx, report.applicationSet, apps, strategy, req.recursive, (line) => out.warnings.push(line));
@@ -273,4 +283,25 @@ async function write(
   if (action === 'create') await gw.create(type, object as KubeObject, { fieldManager: APPSET_FIELD_MANAGER, dryRun: false });
   else if (action === 'update') await gw.update(type, object as KubeObject, { fieldManager: APPSET_FIELD_MANAGER });
   else if (action === 'delete') await gw.delete(type, namespace, name, { ...(uid !== undefined ? { preconditions: { uid } } : {}) });
+}
+
+/**
+ * The AppProjects of the control plane's namespace, by name (one LIST); undefined, with a warning, when they cannot be
+ * read (no AppProject CRD, or not allowed): the projects are then not checked.
+ */
+async function projectNames(gw: KubeGateway, namespace: string, warnings: string[]): Promise<Set<string> | undefined> {
+  const type = await gw.resolve('argoproj.io/v1alpha1', 'AppProject');
+  if (!type) {
+    warnings.push("the cluster does not serve AppProjects (no Argo CD CRD): the generated Applications' projects are not checked");
+    return undefined;
+  }
+  try {
+    const list = await gw.list(type, { namespace, metadataOnly: true });
+    return new Set(list.items.map((p) => p.metadata.name ?? ''));
+  } catch (err) {
+    warnings.push(
+      `cannot list AppProjects in namespace ${namespace}, so the generated Applications' projects are not checked: ${describeError(err, false).replace(/^error: /, '')}`,
+    );
+    return undefined;
+  }
 }

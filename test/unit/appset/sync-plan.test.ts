@@ -1,6 +1,6 @@
 // appset sync's plan: the generated Applications against the live ones, as Argo CD's ApplicationSet controller
 // reconciles them (createOrUpdateInCluster, createInCluster, deleteInCluster, the applicationsSync policies).
-import { appSetSyncSettings, type AppSetSyncSettings, planAppSetSync } from '../../../src/appset/sync-plan.js';
+import { appSetSyncSettings, type AppSetSyncSettings, planAppSetSync, withoutMissingProjects } from '../../../src/appset/sync-plan.js';
 
 type Obj = Record<string, unknown>;
 
@@ -178,6 +178,23 @@ describe('appSetSyncSettings', () => {
     });
     expect(appSetSyncSettings(obj({ syncPolicy: { applicationsSync: 'everything' } }), 'shop', 'argocd')).toEqual({
       error: 'spec.syncPolicy.applicationsSync must be one of sync, create-only, create-update, create-delete (got "everything")',
+    });
+  });
+});
+
+describe('withoutMissingProjects (validateGeneratedApplications: the AppProject must exist)', () => {
+  it("leaves out an Application of a project not among those listed, with the controller's message; default (or none) is always there", () => {
+    const a = gen('a', { project: 'team' });
+    const b = gen('b', { project: 'gone' });
+    const c = gen('c');
+    const d = gen('d', { project: '' });
+    expect(withoutMissingProjects('argocd', [a, b, c, d], new Set(['team']))).toEqual({
+      valid: [a, c, d],
+      invalid: [{ name: 'argocd/b', error: 'application references project gone which does not exist' }],
+    });
+    expect(withoutMissingProjects('argocd', [a], new Set())).toEqual({
+      valid: [],
+      invalid: [{ name: 'argocd/a', error: 'application references project team which does not exist' }],
     });
   });
 });
