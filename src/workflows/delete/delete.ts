@@ -252,7 +252,7 @@ export async function deleteApp(req: DeleteRequest, deps: DeleteDeps): Promise<D
     return report;
   }
   const toDelete = deleting.flatMap((w) => w.objects);
-  const access = await preflight(gw, writesOf([], toDelete), { dryRunDeletes: false });
+  const access = await preflight(gw, writesOf([], toDelete));
   if (access.deleteBlocked) throw new ClusterError(`deleting ${state.app.name}: nothing was deleted: ${access.missing.map(describeMissing).join('; ')}`);
   if (deps.approve && !(await deps.approve(report))) {
     report.phase = 'Declined';

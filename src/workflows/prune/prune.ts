@@ -106,7 +106,7 @@ export async function pruneApp(req: PruneRequest, deps: PruneDeps): Promise<Prun
   if (refused) throw new RefusedError(`pruning ${state.app.name}: nothing was deleted: ${refused}`);
   if (state.scanGaps) throw new ClusterError(`pruning ${state.app.name}: nothing was deleted: ${partialScan(state.scanGaps)}`);
   // Every delete permission is checked before the first delete, so a refusal never leaves a half-done prune.
-  const access = await preflight(deps.gateway, writesOf([], plan.candidates), { dryRunDeletes: false });
+  const access = await preflight(deps.gateway, writesOf([], plan.candidates));
   if (access.deleteBlocked) {
     throw new ClusterError(`pruning ${state.app.name}: nothing was deleted: ${access.missing.map(describeMissing).join('; ')}`);
   }

@@ -487,7 +487,7 @@ function reportIgnored(report: SyncReport, plan: SyncPlan, ignored: ReadonlyMap<
  */
 async function checkPermissions(gw: KubeGateway, plan: SyncPlan, report: SyncReport): Promise<MissingPermission[]> {
   const writes = writesOf(plan.steps, plan.prune.enabled ? plan.prune.candidates : []);
-  const access = await preflight(gw, writes, { dryRunDeletes: false });
+  const access = await preflight(gw, writes);
   for (const m of access.missing.filter((x) => x.verb !== 'delete')) {
     report.failures.push({ group: m.group, kind: 'Permission', namespace: m.namespace ?? '', name: m.verb, phase: 'preflight', message: describeMissing(m) });
   }

@@ -1,7 +1,9 @@
-// Permission preflight: before a sync or prune changes anything, ask the API server (SelfSubjectAccessReview, then a server-side dry-run of each delete) whether every write it needs is allowed, and name each one that is not.
+// Permission preflight: before a sync or prune changes anything, ask the API server (SelfSubjectAccessReview) whether
+// every write it needs is allowed, and name each one that is not. Deletes are not dry-run: gitops-engine's dry-run of a
+// prune task sends nothing (sync_context.go pruneObject: "pruned (dry run)"), so a delete a webhook refuses fails on
+// its own object when it is sent, as it does in Argo CD.
 import type { AccessCheck, KubeGateway } from '../../kube/gateway.js';
 import { resourceName, type ResourceType } from '../../model/resource-type.js';
-import { isRbacDenial, KubeApiError } from '../../kube/errors.js';
 import type { KubeObject, ResourceKey } from '../../model/object.js';
 
 /** What the sync or prune intends to do to one object. */
@@ -12,8 +14,6 @@ export interface IntendedWrite {
   key: ResourceKey;
   /** For applies: whether the object exists live (an apply that creates also needs `create`). */
   exists?: boolean;
-  /** For deletes: the live object (its uid and resourceVersion guard the dry-run delete). */
-  live?: KubeObject;
 }
 
 /** One verb on one resource in one namespace (or cluster scope) the operation needs, and the writes that need it. */
@@ -23,10 +23,8 @@ export interface NeededPermission extends AccessCheck {
 }
 
 export interface MissingPermission extends NeededPermission {
-  /** The authorizer's reason when it gave one, or how the dry-run failed. */
+  /** The authorizer's reason when it gave one. */
   reason?: string;
-  /** How it was found: the access review said no, or the server-side dry-run was forbidden. */
-  foundBy: 'access-review' | 'dry-run';
 }
 
 export interface PreflightReport {
@@ -38,9 +36,7 @@ export interface PreflightReport {
   applyBlocked: boolean;
   /** Missing permissions that block the deletes. */
   deleteBlocked: boolean;
-  /** Dry-run deletes that failed for another reason than permissions (the object changed, a webhook denied it). */
-  dryRunFailures: { key: ResourceKey; message: string }[];
-  /** Access reviews and dry-runs sent. */
+  /** Access reviews sent. */
   requests: number;
 }
 
@@ -90,66 +86,27 @@ export function describeMissing(m: MissingPermission): string {
   return `cannot ${m.verb} ${resource}${where} (needed to ${shown})`;
 }
 
-export interface PreflightOptions {
-  /** Also send each delete as a server-side dry-run (with its uid/resourceVersion preconditions); default true. */
-  dryRunDeletes?: boolean;
-}
-
 /**
- * Checks every permission the writes need with a SelfSubjectAccessReview, then dry-runs the
- * deletes whose permission was granted; changes nothing. Errors other than a refusal (the server
- * unreachable) propagate as the gateway's ClusterErrors.
+ * Checks every permission the writes need with a SelfSubjectAccessReview; changes nothing. Errors other than a
+ * refusal (the server unreachable) propagate as the gateway's ClusterErrors.
  */
-export async function preflight(gw: KubeGateway, writes: readonly IntendedWrite[], opts: PreflightOptions = {}): Promise<PreflightReport> {
+export async function preflight(gw: KubeGateway, writes: readonly IntendedWrite[]): Promise<PreflightReport> {
   const checked = permissionsNeeded(writes);
-  let requests = 0;
   const reviews = await Promise.all(
     checked.map(async (p) => {
-      requests++;
       const { neededFor: _unused, ...check } = p;
       return { p, result: await gw.canI(check) };
     }),
   );
   const missing: MissingPermission[] = reviews
     .filter((r) => !r.result.allowed)
-    .map((r) => ({ ...r.p, ...(r.result.reason ? { reason: r.result.reason } : {}), foundBy: 'access-review' as const }));
-
-  const dryRunFailures: PreflightReport['dryRunFailures'] = [];
-  if (opts.dryRunDeletes !== false) {
-    const deniedKeys = new Set(missing.map(permissionKey));
-    const deletes = writes.filter((w) => w.op === 'delete' && !deniedKeys.has(permissionKey(accessCheck('delete', w))));
-    await Promise.all(
-      deletes.map(async (w) => {
-        requests++;
-        const uid = w.live?.metadata.uid;
-        const resourceVersion = w.live?.metadata.resourceVersion;
-        try {
-          await gw.delete(w.type, w.key.namespace, w.key.name, {
-            dryRun: true,
-            ...(uid || resourceVersion ? { preconditions: { ...(uid ? { uid } : {}), ...(resourceVersion ? { resourceVersion } : {}) } } : {}),
-          });
-        } catch (err) {
-          // Only the authorizer's 403 is a missing permission; a webhook's or another admission plugin's denial (also
-          // 403) is the object's own failure, said in the server's words when the delete is sent.
-          if (isRbacDenial(err)) {
-            const [need] = permissionsNeeded([w]);
-            if (need) missing.push({ ...need, reason: err.message, foundBy: 'dry-run' });
-          } else if (err instanceof KubeApiError && err.status === 404) {
-            // Already gone: nothing to delete, nothing to refuse.
-          } else if (err instanceof KubeApiError) {
-            dryRunFailures.push({ key: w.key, message: err.message });
-          } else throw new Error(`dry-running the delete of ${describeWrite(w)}`, { cause: err });
-        }
-      }),
-    );
-  }
+    .map((r) => ({ ...r.p, ...(r.result.reason ? { reason: r.result.reason } : {}) }));
   return {
     checked,
     missing,
     applyBlocked: missing.some((m) => m.verb === 'patch' || m.verb === 'create'),
     deleteBlocked: missing.some((m) => m.verb === 'delete'),
-    dryRunFailures,
-    requests,
+    requests: checked.length,
   };
 }
 
@@ -165,6 +122,6 @@ export function writesOf(
     ...steps
       .filter((s) => s.action !== 'skip')
       .map((s): IntendedWrite => ({ op: 'apply', type: s.type, key: s.key, exists: s.action === 'update' || s.live !== undefined })),
-    ...pruneCandidates.filter((c) => !c.skip).map((c): IntendedWrite => ({ op: 'delete', type: c.type, key: c.key, live: c.object })),
+    ...pruneCandidates.filter((c) => !c.skip).map((c): IntendedWrite => ({ op: 'delete', type: c.type, key: c.key })),
   ];
 }

@@ -1,6 +1,5 @@
 // Permission preflight against the fake gateway: what it asks, what it names, and that it changes nothing.
 import { COMMON_TYPES, FakeGateway } from '../../../support/fake-gateway.js';
-import { apiError } from '../../../../src/kube/errors.js';
 import type { ResourceType } from '../../../../src/model/resource-type.js';
 import { describeMissing, permissionsNeeded, preflight, writesOf, type IntendedWrite } from '../../../../src/workflows/sync/preflight.js';
 import type { KubeObject } from '../../../../src/model/object.js';
@@ -57,20 +56,19 @@ describe('permissionsNeeded', () => {
 });
 
 describe('preflight', () => {
-  it('reports nothing missing when everything is allowed, and changes nothing', async () => {
+  it('reports nothing missing when everything is allowed, and changes nothing: no delete is dry-run (as gitops-engine sends none for a prune task)', async () => {
     const gw = new FakeGateway({ objects: [cm('old')] });
-    const live = gw.find('ConfigMap', 'shop', 'old')!;
     const before = gw.objects();
-    const r = await preflight(gw, [...writes.slice(0, 4), { op: 'delete', type: type('ConfigMap'), key: key('ConfigMap', 'old'), live }]);
+    const r = await preflight(gw, writes);
     expect(r.missing).toEqual([]);
     expect(r.applyBlocked).toBe(false);
     expect(r.deleteBlocked).toBe(false);
+    expect(r.requests).toBe(6);
     expect(gw.objects()).toEqual(before);
-    expect(gw.calls.filter((c) => c.startsWith('DELETE'))).toEqual(['DELETE dry ConfigMap shop/old']);
-    expect(gw.calls.filter((c) => c.startsWith('APPLY'))).toEqual([]);
+    expect(gw.calls.filter((c) => c.startsWith('DELETE') || c.startsWith('APPLY'))).toEqual([]);
   });
 
-  it('names each missing permission and what needs it; a refused delete is not dry-run', async () => {
+  it('names each missing permission and what needs it', async () => {
     const gw = new FakeGateway({ objects: [cm('old')], forbidden: ['delete configmaps', 'patch deployments.apps'] });
     const r = await preflight(gw, writes);
     expect(r.applyBlocked).toBe(true);
@@ -79,7 +77,7 @@ describe('preflight', () => {
       'cannot delete configmaps in namespace "shop" (needed to delete ConfigMap shop/old)',
       'cannot patch deployments.apps in namespace "shop" (needed to apply Deployment.apps shop/web)',
     ]);
-    expect(r.missing.every((m) => m.foundBy === 'access-review' && m.reason === 'denied by fake')).toBe(true);
+    expect(r.missing.every((m) => m.reason === 'denied by fake')).toBe(true);
     expect(gw.calls.some((c) => c.startsWith('DELETE'))).toBe(false);
     expect(gw.objects().map((o) => o.metadata.name)).toEqual(['old']);
   });
@@ -88,51 +86,6 @@ describe('preflight', () => {
     const gw = new FakeGateway({ forbidden: ['delete configmaps'] });
     const r = await preflight(gw, writes);
     expect(r.applyBlocked).toBe(false);
-    expect(r.deleteBlocked).toBe(true);
-  });
-
-  it('a dry-run delete that finds the object changed is a dry-run failure, not a missing permission', async () => {
-    const gw = new FakeGateway({ objects: [cm('old')] });
-    const live = { ...gw.find('ConfigMap', 'shop', 'old')!, metadata: { ...gw.find('ConfigMap', 'shop', 'old')!.metadata, resourceVersion: '1' } };
-    const r = await preflight(gw, [{ op: 'delete', type: type('ConfigMap'), key: key('ConfigMap', 'old'), live }]);
-    expect(r.missing).toEqual([]);
-    expect(r.dryRunFailures).toHaveLength(1);
-    expect(r.dryRunFailures[0]!.message).toMatch(/409|Conflict|Precondition/);
-    expect(gw.find('ConfigMap', 'shop', 'old')).toBeDefined();
-  });
-
-  it("a dry-run delete an admission webhook refuses (403, not RBAC's words) is a dry-run failure with its text, not a missing permission", async () => {
-    const denial = 'admission webhook "guard.example.com" denied the request: ConfigMap old is protected';
-    const gw = new FakeGateway({
-      objects: [cm('old')],
-      failDelete: () =>
-        apiError('deleting ConfigMap shop/old', 403, JSON.stringify({ kind: 'Status', reason: 'Forbidden', message: denial }), {
-          verb: 'delete',
-          resource: 'configmaps',
-          namespace: 'shop',
-        }),
-    });
-    const r = await preflight(gw, [{ op: 'delete', type: type('ConfigMap'), key: key('ConfigMap', 'old') }]);
-    expect(r.missing).toEqual([]);
-    expect(r.deleteBlocked).toBe(false);
-    expect(r.dryRunFailures).toEqual([{ key: key('ConfigMap', 'old'), message: `deleting ConfigMap shop/old: forbidden (403): ${denial}` }]);
-  });
-
-  it('a dry-run delete RBAC refuses (a Role limited by resourceNames passes the review) is a missing permission', async () => {
-    const rbac = 'configmaps "old" is forbidden: User "dev" cannot delete resource "configmaps" in API group "" in the namespace "shop"';
-    const gw = new FakeGateway({
-      objects: [cm('old')],
-      failDelete: () =>
-        apiError('deleting ConfigMap shop/old', 403, JSON.stringify({ kind: 'Status', reason: 'Forbidden', message: rbac }), {
-          verb: 'delete',
-          resource: 'configmaps',
-          namespace: 'shop',
-        }),
-    });
-    const r = await preflight(gw, [{ op: 'delete', type: type('ConfigMap'), key: key('ConfigMap', 'old') }]);
-    expect(r.missing.map((m) => [m.foundBy, describeMissing(m)])).toEqual([
-      ['dry-run', 'cannot delete configmaps in namespace "shop" (needed to delete ConfigMap shop/old)'],
-    ]);
     expect(r.deleteBlocked).toBe(true);
   });
 
