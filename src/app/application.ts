@@ -258,6 +258,8 @@ export function parseApplication(obj: unknown, origin: string): Application {
   if (operation) app.operation = operation;
   const conditions = conditionsOf(obj.status);
   if (conditions) app.conditions = conditions;
+  const recordedNamespaces = recordedNamespacesOf(obj.status);
+  if (recordedNamespaces) app.recordedNamespaces = recordedNamespaces;
   const annotations = meta.annotations;
   const csaManager = isPlainObject(annotations) ? annotations['argocd.argoproj.io/client-side-apply-migration-manager'] : undefined;
   if (typeof csaManager === 'string' && csaManager !== '') app.csaMigrationManager = csaManager;
@@ -336,6 +338,14 @@ function conditionsOf(status: JsonValue | undefined): Application['conditions'] 
     isPlainObject(c) && typeof c.type === 'string' ? [{ type: c.type, message: typeof c.message === 'string' ? c.message : '' }] : [],
   );
   return out.length > 0 ? out : undefined;
+}
+
+/** The namespaces of status.resources' entries, sorted and once each (anything malformed is left out). */
+function recordedNamespacesOf(status: JsonValue | undefined): string[] | undefined {
+  const list = isPlainObject(status) && Array.isArray(status.resources) ? status.resources : [];
+  const out = new Set<string>();
+  for (const r of list) if (isPlainObject(r) && typeof r.namespace === 'string' && r.namespace !== '') out.add(r.namespace);
+  return out.size > 0 ? [...out].sort() : undefined;
 }
 
 /** spec.sourceHydrator: the dry source (hydrated by Argo CD's commit server, not here) and where its hydrated manifests are. */

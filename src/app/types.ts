@@ -152,6 +152,12 @@ export interface Application {
   operation?: OperationProgress;
   /** status.conditions as stored (ComparisonError, SharedResourceWarning, SyncError, …), for `status` to show. */
   conditions?: { type: string; message: string }[];
+  /**
+   * The namespaces of the objects status.resources lists (the last comparison's record, Argo CD's or this tool's),
+   * sorted, absent when none: the prune scan covers them too, so an object left behind in a namespace that no desired
+   * object is in any more (a child Application in argocd, removed from its parent's render) is still found.
+   */
+  recordedNamespaces?: string[];
 }
 
 /** Where the Application's sync operation stands, as `argocd app wait --operation` reads it. */

@@ -99,7 +99,7 @@ export interface SyncPlan {
  * and `argocd.argoproj.io/sync-options: ServerSideApply=true`, which Argo CD adds so that the namespace is applied
  * server-side (controller/sync_namespace.go appendSSAAnnotation) and so lands on the namespace too.
  */
-function createdNamespaceObject(name: string, managed: Application['managedNamespaceMetadata']): KubeObject {
+export function createdNamespaceObject(name: string, managed: Application['managedNamespaceMetadata']): KubeObject {
   const metadata: KubeObject['metadata'] = { name };
   if (managed) {
     if (managed.labels && Object.keys(managed.labels).length > 0) metadata.labels = { ...managed.labels };

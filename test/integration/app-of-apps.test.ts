@@ -180,6 +180,44 @@ spec:
   );
 
   test(
+    "a child Application outside the parent's destination namespace, removed from the parent's render, is pruned: the scan covers the namespaces status.resources records",
+    async () => {
+      const dest = await createTestNamespace('aoa-dest');
+      try {
+        const parent = applicationYaml({
+          name: 'elsewhere',
+          namespace: ns,
+          spec: { source: { repoURL: fx.repo, path: 'root-elsewhere', targetRevision: 'main' }, destination: inCluster(dest) },
+        });
+        fx.write('children/elsewhere/cm.yaml', `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: child-elsewhere}\ndata: {v: "1"}\n`);
+        fx.write('root-elsewhere/apps.yaml', child('moved-away', 'children/elsewhere', 0));
+        fx.write('root-elsewhere/cm.yaml', `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: parent-own}\ndata: {v: "1"}\n`);
+        fx.commit('a parent whose child lives outside its destination namespace');
+        await applyYaml(parent);
+        const first = await sync('elsewhere');
+        expect(first.code).toBe(0);
+        expect((JSON.parse(first.stdout) as { children: Child[] }).children.map((c) => [c.name, c.outcome])).toEqual([['moved-away', 'synced']]);
+        expect(JSON.parse(await kubectlOk(['get', 'application', 'elsewhere', '-n', ns, '-o', 'json'])).status.resources).toEqual(
+          expect.arrayContaining([expect.objectContaining({ kind: 'Application', namespace: ns, name: 'moved-away' })]),
+        );
+        // The child leaves the render; the parent's only desired object is in its destination namespace.
+        fx.remove('root-elsewhere/apps.yaml');
+        fx.commit('the child leaves the parent');
+        const diff = await runPlugin(['diff', 'elsewhere', '--app-namespace', ns, '-o', 'kv']);
+        expect(diff.stdout.split('\n')).toContain('EXTRA=Application/moved-away');
+        const pruned = await runPlugin(['sync', 'elsewhere', '--prune', '--app-namespace', ns, '--timeout', '90s', '-o', 'kv']);
+        expect(pruned.code).toBe(0);
+        expect(pruned.stdout).toMatch(/^PRUNED=Application\/moved-away/m);
+        expect((await kubectl(['get', 'application', 'moved-away', '-n', ns])).stderr).toContain('NotFound');
+        expect(JSON.parse(await kubectlOk(['get', 'configmap', 'parent-own', '-n', dest, '-o', 'json'])).data).toEqual({ v: '1' });
+      } finally {
+        await deleteNamespace(dest);
+      }
+    },
+    TIMEOUT,
+  );
+
+  test(
     'an Application that renders itself is refused before any child sync (exit 4)',
     async () => {
       const res = await sync('loop');

@@ -95,6 +95,39 @@ test(
 );
 
 test(
+  "managedNamespaceMetadata: the destination namespace carrying the app's mark (added by hand) is compared with it and never pruned, as Argo CD's isManagedNamespace",
+  async () => {
+    const target = `${ns}-marked`;
+    try {
+      const file = app('markedns', '{syncOptions: [CreateNamespace=true], managedNamespaceMetadata: {labels: {team: shop}}}', '', target);
+      const dir = desired('markedns-d', { 'a.yaml': cm('a', { k: 'v' }) });
+      expect((await runPlugin(['sync', '-f', file, '--desired', dir, '-o', 'kv'])).code).toBe(0);
+      await kubectlOk(['annotate', 'namespace', target, `${TID}=markedns:/Namespace:${target}/${target}`]);
+      await kubectlOk(['label', 'namespace', target, '--overwrite', 'team=by-hand']);
+      // Compared: the label changed by hand is drift of the namespace, not an extra to prune.
+      const diff = await runPlugin(['diff', '-f', file, '--desired', dir, '-o', 'kv']);
+      expect(diff.code).toBe(1);
+      const lines = kv(diff.stdout);
+      expect(lines).toContain('SYNC=OutOfSync');
+      expect(lines.filter((l) => l.startsWith(`DRIFT=Namespace/${target} `))).toEqual([`DRIFT=Namespace/${target} metadata.labels.team`]);
+      expect(lines.filter((l) => l.startsWith('EXTRA='))).toEqual([]);
+      // sync --prune puts the label back and deletes nothing.
+      const res = await runPlugin(['sync', '-f', file, '--desired', dir, '--prune', '-o', 'kv']);
+      expect(res.code).toBe(0);
+      expect(kv(res.stdout).filter((l) => l.startsWith('PRUNED='))).toEqual([]);
+      const live = JSON.parse(await kubectlOk(['get', 'namespace', target, '-o', 'json'])) as {
+        metadata: { labels?: Record<string, string>; deletionTimestamp?: string };
+      };
+      expect([live.metadata.labels?.team, live.metadata.deletionTimestamp]).toEqual(['shop', undefined]);
+      expect(await meta('configmap', 'a', target)).toBeDefined();
+    } finally {
+      await kubectl(['delete', 'namespace', target, '--wait=false', '--ignore-not-found']);
+    }
+  },
+  TIMEOUT,
+);
+
+test(
   'ApplyOutOfSyncOnly=true applies only what differs: the unchanged object keeps its resourceVersion',
   async () => {
     const file = app('outofsync', '{syncOptions: [ApplyOutOfSyncOnly=true]}');

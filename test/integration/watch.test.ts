@@ -204,6 +204,64 @@ describe('sync --watch on the local control plane', () => {
   );
 
   it(
+    "managedNamespaceMetadata changed in the Application's spec (nothing else out of sync): with prune and selfHeal the loop syncs it onto the namespace, as Argo CD's autoSync does",
+    async () => {
+      const s = await scenario('watch-nsmeta');
+      const cp = await createTestNamespace('watch-nsmeta-cp');
+      cleanups.push(() => deleteNamespace(cp));
+      const app = applicationYaml({
+        name: 'shop',
+        namespace: cp,
+        spec: {
+          project: 'default',
+          source: { repoURL: s.fx.repo, path: 'apps/shop', targetRevision: 'main' },
+          destination: inCluster(s.namespace),
+          syncPolicy: {
+            automated: { prune: true, selfHeal: true },
+            syncOptions: ['CreateNamespace=true'],
+            managedNamespaceMetadata: { labels: { team: 'a' } },
+          },
+        },
+      });
+      await kubectlOk(['apply', '-f', '-'], { stdin: app });
+      const w = new WatchProcess(['shop', '--app-namespace', cp, '--argocd-namespace', cp, '--interval', '1h'], kubeconfigPath());
+      track(w, s.fx, s.namespace);
+      await w.line((l) => l.action === 'in-sync', 'the first sync', 0, 60_000);
+      const team = async () => (await kubectlOk(['get', 'namespace', s.namespace, '-o', 'jsonpath={.metadata.labels.team}'])).trim();
+      expect(await team()).toBe('a');
+      const since = w.lines.length;
+      await kubectlOk([
+        'patch',
+        'application',
+        'shop',
+        '-n',
+        cp,
+        '--type',
+        'merge',
+        '-p',
+        JSON.stringify({ spec: { syncPolicy: { managedNamespaceMetadata: { labels: { team: 'b' } } } } }),
+      ]);
+      await timeUntil(async () => (await team()) === 'b', 'the new label on the namespace');
+      await w.line((l) => l.action === 'heal' && l.object === `Namespace/${s.namespace}`, 'the heal of the namespace', since, 30_000);
+      // Recorded: the last sync's managedNamespaceMetadata is the spec's, so the app is in sync again.
+      await waitFor(
+        async () => {
+          const a = JSON.parse(await kubectlOk(['get', 'application', 'shop', '-n', cp, '-o', 'json'])) as {
+            status?: { sync?: { status?: string }; operationState?: { syncResult?: { managedNamespaceMetadata?: unknown } } };
+          };
+          return a.status?.operationState?.syncResult?.managedNamespaceMetadata !== undefined &&
+            JSON.stringify(a.status.operationState.syncResult.managedNamespaceMetadata) === JSON.stringify({ labels: { team: 'b' } }) &&
+            a.status.sync?.status === 'Synced'
+            ? true
+            : undefined;
+        },
+        { what: 'the record of the namespace sync', timeoutMs: 30_000, intervalMs: 200 },
+      );
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
     'an Application in the cluster: its refresh annotation (hard) and a change to its spec are looked at now, not at the next poll (--interval 1h), the annotation removed; a sync requested by its operation field is run',
     async () => {
       const s = await scenario('watch-appchange');

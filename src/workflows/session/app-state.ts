@@ -16,6 +16,7 @@ import { ownershipVerdict } from '../../tracking/select.js';
 import { asApplied, instanceName } from '../../tracking/tracking-id.js';
 import { hookOf, type HookInfo } from '../../sync/hooks.js';
 import { objectSyncMode } from '../../sync/options.js';
+import { createdNamespaceObject } from '../../sync/plan.js';
 import { loadApplicationFromCluster, loadApplicationFromFile } from './application-source.js';
 import { withRunOptions, type RunSyncOptions } from '../../app/run-options.js';
 import { movedRevisions, pinnedRevisions } from '../../app/source-revisions.js';
@@ -125,7 +126,7 @@ export interface AppState {
   deleteHooks?: HookEntry[];
   /** Live objects by keyString of the desired key (absent: not live). */
   live: Map<string, KubeObject>;
-  /** The namespaces the app touches: the destination and those of desired objects. */
+  /** The namespaces the app touches: the destination, those of desired objects, and those its status.resources records. */
   namespaces: string[];
   /** Present when asked for: the prune plan over every listable kind in the app's namespaces and cluster scope. */
   prune?: PrunePlan;
@@ -653,7 +654,10 @@ export async function loadAppState(
     }
   }
   const appInstance = instanceName(app, rules.controlPlaneNamespace);
-  const namespaces = [...new Set([destinationNamespace, ...desired.map((d) => d.key.namespace)].filter((n) => n !== ''))].sort();
+  // The namespaces the last comparison recorded objects in are scanned too: what left the render is found there.
+  const namespaces = [
+    ...new Set([destinationNamespace, ...desired.map((d) => d.key.namespace), ...(app.recordedNamespaces ?? [])].filter((n) => n !== '')),
+  ].sort();
   // The live twins and the candidate scan are independent: run them side by side.
   const wantExtras = typeof want.extras === 'function' ? want.extras(app) : want.extras;
   // The scan takes the items of the live reads' whole-scope LISTs instead of listing those types again (prune reads
@@ -670,6 +674,30 @@ export async function loadAppState(
         })
       : undefined,
   ]);
+  // Argo CD's managed namespace (controller/state.go isManagedNamespace): the destination namespace, live with this
+  // app's mark, not declared, of an app with managedNamespaceMetadata is compared with that metadata as a desired object
+  // (so never a prune candidate: pruning it would delete everything in it).
+  if (candidates && app.managedNamespaceMetadata && destinationNamespace !== '') {
+    const marked = candidates.find(
+      (e) =>
+        e.type.group === '' &&
+        e.type.kind === 'Namespace' &&
+        e.object.metadata.name === destinationNamespace &&
+        ownershipVerdict(e.object, appInstance, tracking) === undefined,
+    );
+    const key: ResourceKey = { group: '', kind: 'Namespace', namespace: '', name: destinationNamespace };
+    const declared = desired.some((d) => keyString(d.key) === keyString(key));
+    const liveNs = marked && !declared ? await gw.get(marked.type, '', destinationNamespace) : undefined;
+    if (marked && liveNs) {
+      desired.push({
+        object: createdNamespaceObject(destinationNamespace, app.managedNamespaceMetadata),
+        source: { file: 'spec.syncPolicy.managedNamespaceMetadata', doc: 0, line: 1 },
+        type: marked.type,
+        key,
+      });
+      live.set(keyString(key), liveNs);
+    }
+  }
   for (const d of desired) {
     const l = live.get(keyString(d.key));
     const mark = l && markOf(l, tracking);

@@ -171,6 +171,16 @@ function snapshotOf(state: AppState, comparison: Comparison, extras: Extras, o: 
     if (comparison.objects[i]!.status !== 'in-sync') outOfSync.push(k);
   });
   for (const [k, c] of extras.byKey) names.set(k, named(c.key));
+  // A managedNamespaceMetadata changed since the last sync leaves the app OutOfSync with every object in sync. Argo CD's
+  // autoSync then syncs only with prune on (without it, "need to prune extra resources only") and, at a revision already
+  // synced, selfHeal on: the namespace is out of sync here under those same two conditions (decide's selfHeal rule).
+  const ns = state.destinationNamespace;
+  if (state.app.managedNamespaceMetadataChanged && o.prune && ns !== '') {
+    const key: ResourceKey = { group: '', kind: 'Namespace', namespace: '', name: ns };
+    const k = keyString(key);
+    if (!outOfSync.includes(k)) outOfSync.push(k);
+    names.set(k, named(key));
+  }
   const refusal = stateRefusal(state, { manual: false, now: o.now });
   const until = refusal && state.rules ? windowVerdict(state.app, state.rules, { manual: false, now: o.now }).verdict.opensAt : undefined;
   return {

@@ -146,6 +146,20 @@ describe('parseApplication', () => {
     expect(parseApplication(withSpec({ syncPolicy: { managedNamespaceMetadata: metadata } }), 'a').managedNamespaceMetadataChanged).toBeUndefined();
   });
 
+  it('reads the namespaces status.resources records, for the prune scan (once each, sorted; cluster-scoped and malformed entries left out)', () => {
+    expect(parseApplication(base, 'cluster').recordedNamespaces).toBeUndefined();
+    const resources = [
+      { group: 'argoproj.io', kind: 'Application', namespace: 'argocd', name: 'child' },
+      { kind: 'ConfigMap', namespace: 'shop', name: 'a' },
+      { kind: 'ConfigMap', namespace: 'shop', name: 'b' },
+      { group: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'reader' },
+      { kind: 'Secret', namespace: 7, name: 'odd' },
+      'not an entry',
+    ];
+    expect(parseApplication({ ...base, status: { resources } } as never, 'cluster').recordedNamespaces).toEqual(['argocd', 'shop']);
+    expect(parseApplication({ ...base, status: { resources: [] } } as never, 'cluster').recordedNamespaces).toBeUndefined();
+  });
+
   it('reads automated with prune/selfHeal/allowEmpty false when absent', () => {
     const app = parseApplication(withSpec({ syncPolicy: { automated: { selfHeal: true } } }), 'a');
     expect(app.automated).toEqual({ prune: false, selfHeal: true, allowEmpty: false });

@@ -1,5 +1,5 @@
 // loadAppState against the fake gateway: namespace defaulting, LIST-vs-GET, discovery errors, prune candidates and warnings.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { COMMON_TYPES, FakeGateway } from '../../../support/fake-gateway.js';
 import { memoryIo } from '../../../../src/cli/io.js';
@@ -575,4 +575,56 @@ test('prefetchRules: the settings every app reads are asked for at once as GETs 
   const files = new FakeGateway({ objects: [] });
   await prefetchRules(new ClusterSnapshot(files), { argocdCm: 'cm.yaml', argocdCmdParamsCm: 'params.yaml', projectFile: 'project.yaml' });
   expect(files.calls.filter((c) => !c.startsWith('DISCOVER'))).toEqual([]);
+});
+
+describe('what the scan covers beyond the desired objects', () => {
+  const TID = 'argocd.argoproj.io/tracking-id';
+
+  test('a namespace only status.resources records is scanned: an object left there by the last sync is a candidate (a child Application in argocd)', async () => {
+    const { appFile, dir } = workspace({ 'a.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n' });
+    const status = '\nstatus:\n  resources:\n  - {kind: ConfigMap, namespace: shop, name: a}\n  - {kind: ConfigMap, namespace: gone-from-git, name: left}\n';
+    writeFileSync(appFile, `${readFileSync(appFile, 'utf8').trimEnd()}${status}`);
+    const gw = new FakeGateway({
+      objects: [cm('a', 'shop', { [TID]: 'shop:/ConfigMap:shop/a' }), cm('left', 'gone-from-git', { [TID]: 'shop:/ConfigMap:gone-from-git/left' })],
+    });
+    const state = await loadAppState({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: gw }, { extras: true });
+    expect(state.namespaces).toEqual(['gone-from-git', 'shop']);
+    expect(state.prune?.candidates.map((c) => `${c.key.namespace}/${c.key.name}`)).toEqual(['gone-from-git/left']);
+    expect(gw.calls).toContain('LIST ConfigMap gone-from-git meta');
+  });
+
+  test("managedNamespaceMetadata: the destination namespace carrying the app's mark is compared with it as a desired object, never a prune candidate", async () => {
+    const managed = { labels: { team: 'shop' }, annotations: { owner: 'platform' } };
+    const { appFile, dir } = appWorkspace({
+      prefix: 'appstate',
+      name: 'shop',
+      manifests: { 'a.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n' },
+      spec: (root) => ({
+        source: localSource(root),
+        destination: { namespace: 'shop' },
+        syncPolicy: { automated: { prune: true }, syncOptions: ['CreateNamespace=true'], managedNamespaceMetadata: managed },
+      }),
+    });
+    const ns = (labels: Record<string, string>): KubeObject => ({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'shop', labels, annotations: { [TID]: 'shop:/Namespace:shop/shop', owner: 'platform' } },
+    });
+    const load = (gw: FakeGateway) => loadAppState({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: gw }, { extras: true });
+    const drifted = await load(new FakeGateway({ objects: [cm('a', 'shop', { [TID]: 'shop:/ConfigMap:shop/a' }), ns({ team: 'web' })] }));
+    expect(drifted.prune?.candidates).toEqual([]);
+    const target = drifted.desired.find((d) => d.key.kind === 'Namespace');
+    expect(target?.object.metadata).toEqual({
+      name: 'shop',
+      labels: { team: 'shop' },
+      annotations: { owner: 'platform', 'argocd.argoproj.io/sync-options': 'ServerSideApply=true' },
+    });
+    expect(target?.source.file).toBe('spec.syncPolicy.managedNamespaceMetadata');
+    expect(drifted.live.get('/Namespace//shop')?.metadata.labels).toEqual({ team: 'web' });
+    // Without the app's mark the namespace is not the app's: neither compared nor a candidate.
+    const unmarked = await load(
+      new FakeGateway({ objects: [cm('a', 'shop', { [TID]: 'shop:/ConfigMap:shop/a' }), { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }] }),
+    );
+    expect([unmarked.desired.map((d) => d.key.kind), unmarked.prune?.candidates]).toEqual([['ConfigMap'], []]);
+  });
 });
