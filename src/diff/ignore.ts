@@ -2,7 +2,7 @@
 import type { IgnoreDifference } from '../app/types.js';
 import { globMatch } from '../model/glob.js';
 import { stepsOf, locate, parsePointer, resolvePointer, type Step } from '../model/field-path.js';
-import type { JsonObject, JsonValue, KubeObject, ResourceKey } from '../model/object.js';
+import { isPlainObject, type JsonObject, type JsonValue, type KubeObject, type ResourceKey } from '../model/object.js';
 import { managedEntries, type ManagedEntry } from '../ownership/index.js';
 
 /** Which rule ignored a field: its index in ignoreDifferences, the kind of entry and the entry itself. */
@@ -56,7 +56,7 @@ export async function planIgnores(
   live: JsonObject,
   liveObject: KubeObject,
   jq: (() => Promise<JqPaths>) | undefined,
-  opts: { hideValues?: boolean } = {},
+  opts: { hideValues?: boolean; jqInput?: { desired: JsonObject; live: JsonObject } } = {},
 ): Promise<IgnorePlan> {
   const plan: IgnorePlan = { desired: [], live: [], warnings: [] };
   let entries: ManagedEntry[] | undefined;
@@ -88,7 +88,10 @@ export async function planIgnores(
         ['live', live],
       ] as const) {
         try {
-          for (const p of await runner.paths(obj, expr)) plan[side].push({ at: stepsOf(p), rule: ref });
+          // jq runs on the whole object (apiVersion, kind, name and namespace included), as Argo CD's ignoreNormalizer
+          // runs it, so `select(.metadata.name == "web")` selects; a path is kept only where the compared object has
+          // something (a path jq makes up, `.data[.data.password]`, would carry a value as its name).
+          for (const p of await runner.paths(opts.jqInput?.[side] ?? obj, expr)) if (hasPath(obj, p)) plan[side].push({ at: stepsOf(p), rule: ref });
         } catch (err) {
           // jq quotes values in its errors: for a Secret that could be a secret value.
           const why = opts.hideValues ? 'jq failed (details hidden: the object is a Secret)' : (err as Error).message;
@@ -113,6 +116,21 @@ export async function planIgnores(
     }
   }
   return plan;
+}
+
+/** Whether `path` (jq's, keys and indexes) leads to a value in `obj`. */
+function hasPath(obj: JsonValue, path: readonly (string | number)[]): boolean {
+  let at: JsonValue | undefined = obj;
+  for (const step of path) {
+    if (typeof step === 'number') {
+      if (!Array.isArray(at) || step < 0 || step >= at.length) return false;
+      at = at[step];
+    } else {
+      if (!isPlainObject(at) || !Object.hasOwn(at, step)) return false;
+      at = at[step];
+    }
+  }
+  return true;
 }
 
 /** Renders a rule reference for people: `ignoreDifferences[0].jsonPointers /spec/replicas`. */

@@ -76,6 +76,23 @@ export interface DiffInput extends DiffOptions {
  * What is compared of an object: normalizeObject, normalizeSecret and comparable at once. An object that is not a
  * Secret is copied in one pass (two copies, each with `delete`s, made the comparison of a fleet slower than needed).
  */
+/** A compared object with what the comparison leaves out put back (apiVersion, kind, name, namespace, status), for jq. */
+function withIdentity(compared: JsonObject, obj: KubeObject): JsonObject {
+  const meta = isPlainObject(compared.metadata) ? compared.metadata : {};
+  const out: JsonObject = {
+    apiVersion: obj.apiVersion,
+    kind: obj.kind,
+    ...compared,
+    metadata: {
+      ...(obj.metadata.name !== undefined ? { name: obj.metadata.name } : {}),
+      ...(obj.metadata.namespace !== undefined ? { namespace: obj.metadata.namespace } : {}),
+      ...meta,
+    },
+  };
+  if (out.status === undefined && obj.status !== undefined) out.status = obj.status as JsonValue;
+  return out;
+}
+
 export function comparableNormalized(obj: KubeObject): JsonObject {
   if (obj.kind === 'Secret' && obj.apiVersion === 'v1') return comparable(normalizeSecret(normalizeObject(obj)));
   const out: JsonObject = {};
@@ -191,6 +208,7 @@ export async function diffObjectDetailed(input: DiffInput & { declared?: KubeObj
   if ((input.ignoredLive !== false || raw.length > 0 || removed.length > 0) && rules.some((r) => ruleMatches(r, key))) {
     plan = await planIgnores(rules, key, nd, nl, entries.length > 0 ? live : { ...live, metadata: { ...live.metadata, managedFields: [] } }, input.jq, {
       hideValues: isSecret(desired),
+      jqInput: { desired: withIdentity(nd, desired), live: withIdentity(nl, live) },
     });
     warnings.push(...plan.warnings);
   }

@@ -8,8 +8,13 @@ import { normalizeSecret } from '../normalize/index.js';
 const BASE = '++++++++';
 const STEP = '++++';
 
+/**
+ * Whether an object's values are masked: a Secret of any apiVersion and any case of its kind (`kind: secret`,
+ * `apiVersion: core/v1` are no Secret to the API server, but `manifests --offline` and `normalize` print what they
+ * are given, and masking more is the safe side).
+ */
 export function isSecret(obj: Pick<KubeObject, 'apiVersion' | 'kind'> | undefined): boolean {
-  return obj !== undefined && obj.kind === 'Secret' && obj.apiVersion === 'v1';
+  return obj !== undefined && typeof obj.kind === 'string' && obj.kind.toLowerCase() === 'secret';
 }
 
 /** The masks of annotation values live beside data's, under keys no data key can be (a data key has no NUL). */

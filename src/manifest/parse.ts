@@ -241,7 +241,9 @@ function referenceDocuments(text: string, file: string, lc = new LineCounter()):
       const where = pos ? `${file}:${pos.line}:${pos.col}` : `${file} (document ${index + 1})`;
       // The place is said once, first: the parser's own " at line L, column C:" is left out.
       const why =
-        (err as { code?: string }).code === 'DUPLICATE_KEY' ? 'duplicated mapping key' : firstLine(err.message).replace(/ at line \d+, column \d+:?$/, '');
+        (err as { code?: string }).code === 'DUPLICATE_KEY'
+          ? 'duplicated mapping key'
+          : withoutSourceText(firstLine(err.message).replace(/ at line \d+, column \d+:?$/, ''));
       // No cause: the parser's own error quotes the lines around the place (-v prints causes), and those lines may be a
       // Secret's values or a kubeconfig's credentials. The place and the reason are all the message needs.
       throw new InputError(`${where}: invalid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${why}`);
@@ -255,7 +257,7 @@ function referenceDocuments(text: string, file: string, lc = new LineCounter()):
         const msg = err instanceof YAMLParseError || err instanceof Error ? err.message : String(err);
         const why = /excessive alias count/i.test(msg)
           ? `too many YAML aliases (more than ${MAX_ALIAS_COUNT} expansions): refusing a possible alias bomb`
-          : firstLine(msg);
+          : withoutSourceText(firstLine(msg));
         throw new InputError(`${file}:${line}: ${why}`); // no cause, as above
       }
     };
@@ -282,6 +284,23 @@ function parseYaml(text: string, file: string): ManifestObject[] {
 
 function firstLine(msg: string): string {
   return msg.split('\n')[0]!.trim();
+}
+
+/**
+ * A YAML parser's reason without the source text some of its messages quote: an unquoted Secret value that starts with
+ * `*`, `!`, `|` or `>` is read as an alias, a tag or a block scalar header, and the parser names it ("Unresolved alias
+ * …: <value>", "Unresolved tag: !<value>", "Block scalar header includes extra characters: >…"). What follows a colon,
+ * quoted text, tags and escape sequences are left out; the file, line and column say where.
+ */
+export function withoutSourceText(reason: string): string {
+  return reason
+    .replace(/(?<=[\w)]):\s.*$/, '')
+    .replace(/"(?:[^"\\]|\\.)*"|'[^']*'/g, '…')
+    .replace(/(^|\s)!\S*/g, '$1!…')
+    .replace(/^(Invalid escape sequence)\s.*$/, '$1')
+    .replace(/^(Unexpected) (\S+) (in|at)\b/, (all, u: string, token: string, rest: string) =>
+      token.length > 1 && !/^[a-z-]+$/.test(token) ? `${u} token ${rest}` : all,
+    );
 }
 
 /** Validates one document and adds it (or, for `kind: List`, its items) to `out`. */

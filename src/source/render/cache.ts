@@ -4,7 +4,7 @@
 // Entries live in <cache home>/renders/ (see ../cache-home.ts) and expire after a day, as the repo-server's do (its
 // --repo-cache-expiration defaults to 24h); expired entries are removed by a sweep at most once an hour.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { cacheHome } from '../cache-home.js';
 import { join } from 'node:path';
 import type { ManifestObject } from '../../manifest/parse.js';
@@ -113,11 +113,14 @@ export function readRenderCache(dir: string, key: string, now = Date.now()): Cac
 /** Stores a render (sweeping the folder of expired entries first); a cache that cannot be written is no error (the next run renders again). */
 export function writeRenderCache(dir: string, key: string, render: CachedRender): void {
   try {
-    mkdirSync(dir, { recursive: true });
+    // Renders hold Secrets' values (a chart's, a secretGenerator's): the folder and its files are the user's alone,
+    // a folder made readable by an earlier version included.
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if ((statSync(dir).mode & 0o077) !== 0) chmodSync(dir, 0o700);
     sweepRenderCache(dir);
     const file = join(dir, `${key}.json`);
     const tmp = `${file}.${process.pid}`;
-    writeFileSync(tmp, JSON.stringify(render));
+    writeFileSync(tmp, JSON.stringify(render), { mode: 0o600 });
     renameSync(tmp, file);
   } catch {
     // not cached

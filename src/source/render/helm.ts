@@ -8,6 +8,7 @@ import type { HelmOptions } from '../../app/source-options.js';
 import { InputError } from '../../model/errors.js';
 import { envsubst, type RenderEnv } from './envsubst.js';
 import { findOnPath, resolveToolPath, runTool } from './tools.js';
+import { scrubToolMessage } from './tool-message.js';
 
 /** The environment variable that names a helm binary (like --helm). */
 const HELM_ENV = 'KUBECTL_GITOPS_HELM';
@@ -367,7 +368,7 @@ export async function renderHelm(r: HelmRender): Promise<string> {
           .split(p)
           .join('.');
       if (valuesFile !== undefined) s = s.split(valuesFile).join('<values from spec.source.helm.values/valuesObject>');
-      return s.trim();
+      return scrubToolMessage(s.trim(), 'helm');
     };
     let res = await run(args);
     if (res.code !== 0 && isMissingDependency(res.stderr)) {

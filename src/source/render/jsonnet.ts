@@ -7,6 +7,7 @@ import type { JsonnetOptions } from '../../app/source-options.js';
 import { InputError } from '../../model/errors.js';
 import { envsubst, type RenderEnv } from './envsubst.js';
 import { runWasi, type WasiEngine } from './wasi.js';
+import { scrubToolMessage } from './tool-message.js';
 
 /** The environment variable naming the engine's .wasm file outside the single executable (tests, a dev checkout). */
 export const JSONNET_WASM_ENV = 'KGITOPS_JSONNET_WASM';
@@ -56,6 +57,6 @@ export async function evaluateJsonnet(e: JsonnetEval): Promise<string> {
     e.root,
     e.processEnv,
   );
-  if (res.error !== undefined) throw new InputError(`evaluating Jsonnet ${e.label}: ${res.error.split('/repo/').join('').trim()}`);
+  if (res.error !== undefined) throw new InputError(`evaluating Jsonnet ${e.label}: ${scrubToolMessage(res.error.split('/repo/').join('').trim(), 'jsonnet')}`);
   return res.output ?? '';
 }

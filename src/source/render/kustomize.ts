@@ -8,6 +8,7 @@ import { KUSTOMIZATION_NAMES } from './detect.js';
 import type { RenderEnv } from './envsubst.js';
 import { editKustomization, KustomizeEditError } from './kustomize-edit.js';
 import { findOnPath, resolveToolPath, runTool } from './tools.js';
+import { scrubToolMessage } from './tool-message.js';
 
 /** The environment variable that names a kustomize binary (like --kustomize). */
 const KUSTOMIZE_ENV = 'KUBECTL_GITOPS_KUSTOMIZE';
@@ -122,12 +123,15 @@ export async function buildKustomize(r: KustomizeRender): Promise<string> {
     throw new InputError(`running ${r.tool.path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}: ${HOW_TO_NAME}`, { cause: e });
   }
   if (res.code !== 0) {
-    const said = res.stderr
-      .split(r.root + sep)
-      .join('')
-      .split(r.root)
-      .join('.')
-      .trim();
+    const said = scrubToolMessage(
+      res.stderr
+        .split(r.root + sep)
+        .join('')
+        .split(r.root)
+        .join('.')
+        .trim(),
+      'kustomize',
+    );
     const command = r.tool.kind === 'kustomize' ? 'kustomize build' : 'kubectl kustomize';
     const remote =
       /github\.com|git@|https?:\/\//.test(said) && /fetch|clone|git|remote|dial|resolve/i.test(said) ? ' (a remote base could not be fetched)' : '';

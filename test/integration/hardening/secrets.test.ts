@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
 import { applyYaml, createTestNamespace, kubectl, kubectlOk, pluginPath, run, runPlugin, type RunResult } from '../support/index.js';
 import { configMap, tempDir, writeApp, writeDesired } from './support.js';
+import { GitFixture } from '../../support/git-source.js';
 import { countsClaims, reportClaims, tally } from '../support/claims.js';
 
 countsClaims('secrets.values', 'secrets.runs', 'secrets.annotation-runs');
@@ -389,4 +390,69 @@ describe('normalize', () => {
     }
     expect(r.found).toEqual([]);
   });
+});
+
+describe('render failures never quote a Secret value (the message is printed and recorded in the Application)', () => {
+  const value = secretValue('render-failure');
+  let fx: GitFixture;
+  let ns3: string;
+
+  beforeAll(async () => {
+    fx = new GitFixture();
+    ns3 = await createTestNamespace('hardening-render-fail');
+    // An unquoted value read as a YAML alias; a Jsonnet syntax error on the value's line; a secretGenerator literal
+    // written with ':' (kustomize names the literal); a Helm values file whose value is an alias (helm names it).
+    fx.write('alias/s.yaml', `apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData:\n  password: *${value}\n`);
+    fx.write('jsonnet/s.jsonnet', `{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' },\n  stringData: { password: '${value}' + } }\n`);
+    fx.write('kustomize/kustomization.yaml', `secretGenerator:\n- name: gen\n  literals: ["password:${value}"]\n`);
+    fx.write('helm/Chart.yaml', 'apiVersion: v2\nname: leak\nversion: 0.1.0\n');
+    fx.write('helm/values.yaml', `password: *${value}\n`);
+    fx.write('helm/templates/s.yaml', 'apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData: {password: {{ .Values.password | quote }}}\n');
+    fx.commit('render failures');
+    const apps = ['alias', 'jsonnet', 'kustomize', 'helm'].map((p) =>
+      stringify({
+        apiVersion: 'argoproj.io/v1alpha1',
+        kind: 'Application',
+        metadata: { name: `fail-${p}`, namespace: ns3 },
+        spec: {
+          project: 'default',
+          source: { repoURL: fx.repo, path: p, targetRevision: 'main', ...(p === 'jsonnet' ? { directory: { jsonnet: {} } } : {}) },
+          destination: { server: 'https://kubernetes.default.svc', namespace: ns3 },
+        },
+      }),
+    );
+    await applyYaml(apps.join('---\n'));
+  });
+  afterAll(async () => {
+    fx?.cleanup();
+    if (ns3) await kubectl(['delete', 'namespace', ns3, '--wait=false', '--ignore-not-found']);
+  });
+
+  it.each(['alias', 'jsonnet', 'kustomize', 'helm'])(
+    '%s: status, diff and sync fail naming the file or the tool, and nothing they print or record holds the value',
+    async (p) => {
+      const outputs: string[] = [];
+      for (const args of [['status'], ['diff'], ['sync'], ['status', '-o', 'json']]) {
+        const res = await runPlugin([...args, `fail-${p}`, '--app-namespace', ns3, '--argocd-namespace', ns3]);
+        expect({ args, failed: res.code === 2 || res.code === 3 }).toEqual({ args, failed: true });
+        outputs.push(res.stdout, res.stderr);
+      }
+      const said = outputs.join('\n');
+      expect(said).toMatch(
+        p === 'kustomize'
+          ? /kustomize build failed|kubectl kustomize failed/
+          : p === 'helm'
+            ? /helm template failed/
+            : p === 'jsonnet'
+              ? /evaluating Jsonnet/
+              : /s\.yaml/,
+      );
+      const recorded = await kubectlOk(['get', 'application', `fail-${p}`, '-n', ns3, '-o', 'json']);
+      expect(recorded).toContain('ComparisonError');
+      for (const text of [said, recorded]) {
+        expect(text).not.toContain(value);
+        expect(text).not.toContain(value.slice(-16));
+      }
+    },
+  );
 });

@@ -144,3 +144,41 @@ describe('jq errors on Secrets', () => {
     expect(d.fields.map((f) => [renderPath(f.path), f.desired, f.live])).toEqual([['data.token', '++++++++', '++++++++++++']]);
   });
 });
+
+describe('jqPathExpressions run as Argo CD runs them', () => {
+  const jq = new JqRunner(factorySource, 2000);
+  afterAll(() => jq.close());
+  const deployment = (replicas: number): KubeObject => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'web', namespace: 'shop' },
+    spec: { replicas },
+  });
+
+  it('on the whole object: a select on the name or the kind selects (ignoreNormalizer marshals the object as it is)', async () => {
+    for (const expr of ['select(.metadata.name == "web") | .spec.replicas', 'select(.kind == "Deployment") | .spec.replicas']) {
+      const rules = [rule({ group: '*', kind: '*', jqPathExpressions: [expr] })];
+      const d = await diffObject({ desired: deployment(2), live: deployment(5), rules, fieldManager: 'm', jq: async () => jq });
+      expect([expr, d.status]).toEqual([expr, 'in-sync']);
+    }
+    const other = [rule({ group: '*', kind: '*', jqPathExpressions: ['select(.metadata.name == "api") | .spec.replicas'] })];
+    expect((await diffObject({ desired: deployment(2), live: deployment(5), rules: other, fieldManager: 'm', jq: async () => jq })).status).toBe('drifted');
+  });
+
+  it('a path jq makes up from a value (not in the object) is no ignored field: a Secret value never becomes a field name', async () => {
+    const secret = (token: string): KubeObject => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: { token } });
+    const rules = [rule({ kind: 'Secret', jqPathExpressions: ['.data[.data.token]', '.metadata.annotations[(.data.token|@base64d)]'] })];
+    const plan = await planIgnores(
+      rules,
+      { group: '', kind: 'Secret', namespace: '', name: 's' },
+      { data: { token: 'UExBTlRFRA==' } },
+      { data: { token: 'UExBTlRFRDI=' } },
+      secret('UExBTlRFRDI='),
+      async () => jq,
+      { hideValues: true },
+    );
+    expect([plan.desired, plan.live]).toEqual([[], []]);
+    const d = await diffObject({ desired: secret('UExBTlRFRA=='), live: secret('UExBTlRFRDI='), rules, fieldManager: 'm', jq: async () => jq });
+    expect(JSON.stringify(d)).not.toMatch(/PLANTED|UExBTlRFRA/);
+  });
+});

@@ -29,13 +29,22 @@ describe('hideSecretData', () => {
     expect(JSON.stringify(hideSecretData(text))).not.toContain('APIKEY');
   });
 
-  it('leaves a Secret without data, and any other object (a Secret of another group too), as they are', () => {
+  it('leaves a Secret without data, and any other kind, as they are', () => {
     const bare = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'x' }, type: 'Opaque' } as KubeObject;
     expect(hideSecretData(bare)).toBe(bare);
     const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' }, data: { k: 'v' } } as unknown as KubeObject;
     expect(hideSecretData(cm)).toBe(cm);
-    const other = { apiVersion: 'example.com/v1', kind: 'Secret', metadata: { name: 's' }, data: { k: 'v' } } as unknown as KubeObject;
-    expect(hideSecretData(other)).toBe(other);
+  });
+
+  it('masks what is almost a Secret too (another group, another case of the kind): the safe side, as manifests --offline and normalize print what they are given', () => {
+    for (const [apiVersion, kind] of [
+      ['example.com/v1', 'Secret'],
+      ['v1', 'secret'],
+      ['core/v1', 'Secret'],
+    ]) {
+      const odd = { apiVersion, kind, metadata: { name: 's' }, data: { k: 'UExBTlRFRA==' }, stringData: { p: 'PLANTED' } } as unknown as KubeObject;
+      expect(JSON.stringify(hideSecretData(odd))).not.toMatch(/PLANTED|UExBTlRFRA/);
+    }
   });
 });
 

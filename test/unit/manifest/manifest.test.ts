@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../../support/temp-dir.js';
 import { loadManifests } from '../../../src/manifest/index.js';
-import { parseManifests } from '../../../src/manifest/parse.js';
+import { parseManifests, withoutSourceText } from '../../../src/manifest/parse.js';
 import { parseYamlValues } from '../../../src/manifest/parse.js';
 import { InputError } from '../../../src/model/errors.js';
 
@@ -264,5 +264,35 @@ describe('loadManifests', () => {
 
   it('reports a missing path as an input error', async () => {
     await expect(loadManifests(join(dir, 'nope'))).rejects.toThrow(/no such file or directory/);
+  });
+});
+
+describe('a YAML error never quotes the source (an unquoted Secret value read as an alias or a block scalar header)', () => {
+  const secret = (value: string) => `apiVersion: v1\nkind: Secret\nmetadata: {name: db}\nstringData:\n  password: ${value}\n`;
+  it.each([
+    ['an alias', '*PLANTEDpw1'],
+    ['a block scalar header', '>PLANTEDpw2'],
+    ['a literal block header', '|-PLANTEDpw3'],
+    ['an escape in a double-quoted value', '"ab\\qPLANTEDpw6"'],
+  ])('%s: the file, line and reason, not the value', (_what, value) => {
+    let err: Error | undefined;
+    try {
+      parseManifests(secret(value), 'app/db.yaml');
+    } catch (e) {
+      err = e as Error;
+    }
+    expect(err).toBeInstanceOf(InputError);
+    expect(err?.message).toMatch(/^app\/db\.yaml:\d+(:\d+)?: /);
+    expect(err?.message).not.toContain('PLANTED');
+  });
+
+  it('keeps the reasons that quote nothing', () => {
+    expect(withoutSourceText('Missing space after : in flow map')).toBe('Missing space after : in flow map');
+    expect(withoutSourceText('Unresolved alias (the anchor must be set before the alias): secret')).toBe(
+      'Unresolved alias (the anchor must be set before the alias)',
+    );
+    expect(withoutSourceText('Unresolved plain scalar "hunter2"')).toBe('Unresolved plain scalar …');
+    expect(withoutSourceText('Unexpected flow-seq-end in block map')).toBe('Unexpected flow-seq-end in block map');
+    expect(withoutSourceText('Unexpected hunter2# in flow map')).toBe('Unexpected token in flow map');
   });
 });

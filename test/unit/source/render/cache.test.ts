@@ -114,3 +114,18 @@ test('a folder swept by any process within the hour is not swept again; after th
   expect(readdirSync(stale)).toEqual([SWEEP_MARKER]);
   expect(statSync(join(stale, SWEEP_MARKER)).mtimeMs).toBeGreaterThanOrEqual(before - 1000);
 });
+
+test("renders hold Secrets' values: the folder and each entry are readable by the user alone, a folder made readable before included", () => {
+  const own = mkdtempSync(join(tmpdir(), 'render-cache-mode-'));
+  try {
+    const fresh = join(own, 'new');
+    writeRenderCache(fresh, renderCacheKey(parts), render);
+    expect([statSync(fresh).mode & 0o777, statSync(join(fresh, `${renderCacheKey(parts)}.json`)).mode & 0o777]).toEqual([0o700, 0o600]);
+    const old = join(own, 'old');
+    mkdirSync(old, { mode: 0o755 });
+    writeRenderCache(old, renderCacheKey(parts), render);
+    expect(statSync(old).mode & 0o777).toBe(0o700);
+  } finally {
+    rmSync(own, { recursive: true, force: true });
+  }
+});
