@@ -72,9 +72,39 @@ const METADATA_LISTS: [Pattern, MergeList][] = [
   [['metadata', 'ownerReferences'], { key: 'uid' }],
 ];
 
-/** Kubernetes' own API groups (strategic merge patch); a group with a dot not ending in `.k8s.io` is a custom resource's. */
+/**
+ * The API groups of client-go's scheme (k8s.io/client-go/kubernetes/scheme, the one gitops-engine's diff converts
+ * through): their kinds are compared through their Go types (strategic merge lists, empty values omitted). Every other
+ * group is a custom resource's, compared as JSON, apiextensions.k8s.io (CustomResourceDefinitions),
+ * apiregistration.k8s.io (APIServices) and the Gateway API's included, though their names end in `.k8s.io`.
+ */
+const SCHEME_GROUPS: ReadonlySet<string> = new Set([
+  '',
+  'admissionregistration.k8s.io',
+  'internal.apiserver.k8s.io',
+  'apps',
+  'authentication.k8s.io',
+  'authorization.k8s.io',
+  'autoscaling',
+  'batch',
+  'certificates.k8s.io',
+  'coordination.k8s.io',
+  'discovery.k8s.io',
+  'events.k8s.io',
+  'extensions',
+  'flowcontrol.apiserver.k8s.io',
+  'networking.k8s.io',
+  'node.k8s.io',
+  'policy',
+  'rbac.authorization.k8s.io',
+  'resource.k8s.io',
+  'scheduling.k8s.io',
+  'storage.k8s.io',
+  'storagemigration.k8s.io',
+]);
+
 function builtInGroup(group: string): boolean {
-  return group === '' || !group.includes('.') || group.endsWith('.k8s.io');
+  return SCHEME_GROUPS.has(group);
 }
 
 /**

@@ -29,16 +29,27 @@ export function normalizeObject(obj: KubeObject): KubeObject {
 }
 
 /**
+ * A base64 data value as Go decodes and encodes it (gitops-engine's NormalizeSecret turns the object into a
+ * corev1.Secret and back): line breaks, which Go's decoder skips (GNU `base64` wraps at 76 columns), are gone. A value
+ * that is not base64 is left as it is (Go's conversion fails, and the object is compared as it is).
+ */
+function canonicalBase64(v: string): string {
+  if (!/[\r\n]/.test(v)) return v;
+  const bare = v.replace(/[\r\n]/g, '');
+  return bare.length % 4 === 0 && /^[A-Za-z0-9+/]*={0,2}$/.test(bare) ? Buffer.from(bare, 'base64').toString('base64') : v;
+}
+
+/**
  * A Secret as Argo CD compares it: `stringData` merged into base64 `data` (stringData wins),
- * null data values as empty strings. Other kinds are returned unchanged.
+ * null data values as empty strings, line breaks in a base64 value gone. Other kinds are returned unchanged.
  */
 export function normalizeSecret(obj: KubeObject): KubeObject {
   if (obj.kind !== 'Secret' || obj.apiVersion !== 'v1') return obj;
   const data = isPlainObject(obj.data) ? obj.data : undefined;
   const stringData = isPlainObject(obj.stringData) ? obj.stringData : undefined;
-  if (!stringData && !(data && Object.values(data).some((v) => v === null))) return obj;
+  if (!stringData && !(data && Object.values(data).some((v) => v === null || (typeof v === 'string' && canonicalBase64(v) !== v)))) return obj;
   const merged: JsonObject = {};
-  for (const [k, v] of Object.entries(data ?? {})) merged[k] = v === null ? '' : v;
+  for (const [k, v] of Object.entries(data ?? {})) merged[k] = v === null ? '' : typeof v === 'string' ? canonicalBase64(v) : v;
   // stringData values should be strings; anything else (an invalid Secret) is encoded as its JSON text.
   for (const [k, v] of Object.entries(stringData ?? {}))
     merged[k] = Buffer.from(v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v), 'utf8').toString('base64');

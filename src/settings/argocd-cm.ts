@@ -257,16 +257,17 @@ export function parseArgoSettings(data: Readonly<Record<string, string>>, origin
     if (o.ignoreResourceStatusField !== undefined)
       s.compareOptions.ignoreResourceStatusField = o.ignoreResourceStatusField === false ? 'false' : String(o.ignoreResourceStatusField);
   }
-  // Argo CD adds a `/status` ignore rule for `all` (and for an empty value) or for CRDs only (`crd`); any
-  // other value adds none, so a status the manifests declare is compared.
+  // Argo CD adds a `/status` ignore rule for `all` (and for an empty value) or for CRDs only (`crd`), none for `none`,
+  // `off` and `false`, and for any other value the rule for all (settings.go GetResourceOverrides: "Unrecognized value
+  // for ignoreResourceStatusField …, ignore status for all resources").
   const status = s.compareOptions.ignoreResourceStatusField;
   if (status === '') s.compareOptions.ignoreResourceStatusField = 'all';
   else if (['off', 'false'].includes(status)) s.compareOptions.ignoreResourceStatusField = 'none';
   else if (!['all', 'crd', 'none'].includes(status)) {
     s.warnings.push(
-      `${origin}: resource.compareoptions ignoreResourceStatusField: ${JSON.stringify(status)} is not all, crd or none: as in Argo CD, no status is ignored`,
+      `${origin}: resource.compareoptions ignoreResourceStatusField: ${JSON.stringify(status)} is not all, crd or none: as in Argo CD, the status of every resource is ignored`,
     );
-    s.compareOptions.ignoreResourceStatusField = 'none';
+    s.compareOptions.ignoreResourceStatusField = 'all';
   }
 
   for (const [gk, o] of [...overrides].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {

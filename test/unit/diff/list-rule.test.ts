@@ -46,6 +46,45 @@ describe('strategicListRule', () => {
     expect(strategicListRule('example.com/v1', 'Widget')).toBeUndefined();
     expect(strategicListRule('argoproj.io/v1alpha1', 'Rollout')).toBeUndefined();
   });
+
+  it("takes the kinds of client-go's scheme as Kubernetes' own, not every group ending in .k8s.io: a CRD, an APIService, a Gateway API route are compared as JSON (as gitops-engine, whose scheme has none of them)", () => {
+    for (const apiVersion of ['apiextensions.k8s.io/v1', 'apiregistration.k8s.io/v1', 'gateway.networking.k8s.io/v1', 'metrics.k8s.io/v1beta1']) {
+      expect([apiVersion, strategicListRule(apiVersion, 'Any'), omitsZeroValues(apiVersion)]).toEqual([apiVersion, undefined, false]);
+    }
+    for (const apiVersion of [
+      'v1',
+      'apps/v1',
+      'networking.k8s.io/v1',
+      'rbac.authorization.k8s.io/v1',
+      'storage.k8s.io/v1',
+      'policy/v1',
+      'resource.k8s.io/v1',
+    ]) {
+      expect([apiVersion, omitsZeroValues(apiVersion)]).toEqual([apiVersion, true]);
+    }
+    // A CRD whose manifest spells preserveUnknownFields: false, which the API server leaves out, is OutOfSync in Argo CD
+    // (its 3.0 upgrade notes say so); an HTTPRoute's finalizers are replaced whole by a JSON merge patch.
+    const crd = differences(
+      { spec: { preserveUnknownFields: false } },
+      { spec: {} },
+      [],
+      strategicListRule('apiextensions.k8s.io/v1', 'CustomResourceDefinition'),
+      {
+        zeroValuesOmitted: omitsZeroValues('apiextensions.k8s.io/v1'),
+      },
+    );
+    expect(crd.map((d) => d.at.map((s) => ('field' in s ? s.field : s.index)).join('.'))).toEqual(['spec.preserveUnknownFields']);
+    const route = differences(
+      { metadata: { finalizers: ['a'] } },
+      { metadata: { finalizers: ['a', 'b'] } },
+      [],
+      strategicListRule('gateway.networking.k8s.io/v1', 'HTTPRoute'),
+      {
+        zeroValuesOmitted: false,
+      },
+    );
+    expect(route).toHaveLength(1);
+  });
 });
 
 describe('differences on a merging list', () => {

@@ -104,6 +104,15 @@ describe('normalizeSecret', () => {
     expect(normalizeSecret(s).data).toEqual({ a: Buffer.from('{"toString":false}').toString('base64'), n: 'NQ==' });
   });
 
+  it('reads a base64 value wrapped over lines as Go decodes it (line breaks skipped), so it compares equal to the unwrapped one; not base64: as written', () => {
+    const s = (a: string): KubeObject => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: { a } });
+    expect(normalizeSecret(s('Zm9v\nYmFy')).data).toEqual({ a: 'Zm9vYmFy' });
+    expect(normalizeSecret(s('Zm9v\r\nYmFy\n')).data).toEqual({ a: 'Zm9vYmFy' });
+    const plain = s('Zm9vYmFy');
+    expect(normalizeSecret(plain)).toBe(plain);
+    expect(normalizeSecret(s('not\nbase64!')).data).toEqual({ a: 'not\nbase64!' });
+  });
+
   it('leaves other kinds alone', () => {
     expect(normalizeSecret(live)).toBe(live);
   });

@@ -35,7 +35,7 @@ describe('argocd-cm', () => {
     ]);
   });
 
-  it('reads ignoreResourceStatusField as Argo CD does: all by default, off/false as none, an unknown value as none with a warning', () => {
+  it('reads ignoreResourceStatusField as Argo CD does: all by default, off/false as none, an unknown value (All, sometimes) as all with a warning', () => {
     const opt = (v?: string) => parseArgoSettings(v === undefined ? {} : { 'resource.compareoptions': `ignoreResourceStatusField: ${v}\n` }, 'cm');
     expect(opt().compareOptions.ignoreResourceStatusField).toBe('all');
     expect(opt('crd').compareOptions.ignoreResourceStatusField).toBe('crd');
@@ -43,9 +43,11 @@ describe('argocd-cm', () => {
     expect(opt('off').compareOptions.ignoreResourceStatusField).toBe('none');
     expect(opt('false').compareOptions.ignoreResourceStatusField).toBe('none');
     expect(opt('none').warnings).toEqual([]);
-    const odd = opt('sometimes');
-    expect(odd.compareOptions.ignoreResourceStatusField).toBe('none');
-    expect(odd.warnings[0]).toContain('"sometimes" is not all, crd or none: as in Argo CD, no status is ignored');
+    for (const v of ['sometimes', 'All']) {
+      const odd = opt(v);
+      expect(odd.compareOptions.ignoreResourceStatusField).toBe('all');
+      expect(odd.warnings[0]).toContain(`"${v}" is not all, crd or none: as in Argo CD, the status of every resource is ignored`);
+    }
   });
 
   it('reads kustomize.buildOptions and the named binaries (kustomize.path.<v>, and the older kustomize.version.<v>); a version named twice is an error', () => {
