@@ -85,7 +85,9 @@ describe('appset generate against Argo CD’s ApplicationSet controller', () => 
     fx.commit('apps and config');
     repoURL = pathToFileURL(fx.repo).href;
     // A cluster as Argo CD stores one: a labelled Secret in argocd (the clusters generators read it beside in-cluster).
-    await kubectlOk(['apply', '-f', '-'], {
+    // Created, not applied: `kubectl apply` would keep its body, token included, in last-applied-configuration, which
+    // Argo CD hands to the template and this tool does not (appset.md; test/integration/appset.test.ts).
+    await kubectlOk(['create', '-f', '-'], {
       stdin: JSON.stringify({
         apiVersion: 'v1',
         kind: 'Secret',

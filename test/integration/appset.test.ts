@@ -255,6 +255,59 @@ describe('appset generate', () => {
     },
     T,
   );
+
+  test(
+    'a cluster Secret made by kubectl apply keeps its body in last-applied-configuration: that annotation is not given to the template (Argo CD gives it; {{ toJson .metadata }} would print the token)',
+    async () => {
+      const token = `token-${Date.now().toString(36)}-planted`;
+      await kubectlOk(['apply', '-f', '-'], {
+        stdin: JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: {
+            name: 'applied-cluster',
+            namespace: ns,
+            labels: { 'argocd.argoproj.io/secret-type': 'cluster', env: 'applied' },
+            annotations: { 'example.com/owner': 'platform' },
+          },
+          stringData: { name: 'applied', server: 'https://10.9.9.9:6443', config: JSON.stringify({ bearerToken: token }) },
+        }),
+      });
+      const live = JSON.parse(await kubectlOk(['get', 'secret', 'applied-cluster', '-n', ns, '-o', 'json'])) as {
+        metadata: { annotations: Record<string, string> };
+      };
+      expect(live.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration']).toContain(token);
+      const file = join(fx.root, 'clusters-meta.json');
+      writeFileSync(
+        file,
+        JSON.stringify(
+          appset(
+            'clusters-meta',
+            [{ clusters: { selector: { matchLabels: { env: 'applied' } } } }],
+            {
+              metadata: {
+                name: '{{ .nameNormalized }}',
+                annotations: { meta: '{{ toJson .metadata }}', owner: '{{ index .metadata.annotations "example.com/owner" }}' },
+              },
+              spec: { project: 'default', destination: { server: '{{ .server }}', namespace: 'x' } },
+            },
+            { goTemplateOptions: [] },
+          ),
+        ),
+      );
+      const res = await runPlugin(['appset', 'generate', file, '--argocd-namespace', ns, '-o', 'json']);
+      expect({ code: res.code, stderr: res.stderr }).toEqual({ code: 0, stderr: '' });
+      const items = (JSON.parse(res.stdout) as { items: { metadata: { name: string; annotations: Record<string, string> } }[] }).items;
+      expect(items.map((a) => [a.metadata.name, a.metadata.annotations.owner])).toEqual([['applied', 'platform']]);
+      expect(JSON.parse(items[0]!.metadata.annotations.meta!)).toEqual({
+        labels: { 'argocd.argoproj.io/secret-type': 'cluster', env: 'applied' },
+        annotations: { 'example.com/owner': 'platform' },
+      });
+      expect(res.stdout).not.toContain(token);
+      expect(res.stdout).not.toContain('last-applied-configuration');
+    },
+    T,
+  );
 });
 
 /** A Git fixture with two apps (apps/a and apps/b, a ConfigMap each) and a test namespace, for the describe block it is called in. */

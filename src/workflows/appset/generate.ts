@@ -15,6 +15,7 @@ import { readBlobs, listTree } from '../../source/git.js';
 import { openRevision } from '../../source/index.js';
 import { SourceReads } from '../../source/shared-reads.js';
 import { goTemplateEngine } from './engine.js';
+import { LAST_APPLIED } from '../../model/keys.js';
 
 export interface AppSetGenerateRequest {
   /** A file holding the ApplicationSet (`-` = stdin)… */
@@ -76,9 +77,19 @@ async function clusterSecrets(gw: KubeGateway, namespace: string): Promise<Clust
       server: text('server') ?? '',
       ...(project !== undefined ? { project } : {}),
       labels: { ...(o.metadata.labels ?? {}) },
-      annotations: { ...(o.metadata.annotations ?? {}) },
+      annotations: withoutLastApplied(o.metadata.annotations ?? {}),
     };
   });
+}
+
+/**
+ * A cluster Secret's annotations without `kubectl.kubernetes.io/last-applied-configuration`: a Secret made by
+ * `kubectl apply` keeps its whole body there, bearer token and TLS keys included. Argo CD's generator hands it to the
+ * template like any annotation (`{{ toJson .metadata }}` prints the token); this tool never gives a Secret value out.
+ */
+function withoutLastApplied(annotations: Record<string, string>): Record<string, string> {
+  const { [LAST_APPLIED]: _dropped, ...rest } = annotations;
+  return rest;
 }
 
 /** The generators' reads: Git through the Git cache (each repository and revision listed once), Secrets through `gateway`. */
