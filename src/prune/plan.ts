@@ -1,7 +1,7 @@
 // Prune candidates (pure): live objects with this app's self-referencing mark, no owner, not desired; skips with reasons.
 import type { ResourceType } from '../model/resource-type.js';
 import { keyOf, keyString, type KubeObject, type ResourceKey } from '../model/object.js';
-import { resourceSyncOptions } from '../sync/options.js';
+import { hasSyncOption, resourceSyncOptions } from '../sync/options.js';
 import { pruneOrder, waveOf } from '../sync/order.js';
 import { isHookObject } from '../sync/hooks.js';
 import { ownershipVerdict, type NotOwnedReason } from '../tracking/select.js';
@@ -108,5 +108,5 @@ export function planPrune(input: PruneInput): PrunePlan {
 
 /** Whether a candidate is pruned after every other (PruneLast=true on it), in gitops-engine's implicit last wave. */
 export function isPruneLast(c: Pick<PruneCandidate, 'object'>): boolean {
-  return resourceSyncOptions(c.object).get('PruneLast') === 'true';
+  return hasSyncOption(c.object, 'PruneLast=true');
 }

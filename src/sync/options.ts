@@ -19,6 +19,16 @@ export function resourceSyncOptions(obj: KubeObject): Map<string, string> {
   return out;
 }
 
+/**
+ * Whether the annotation holds the entry `option` (`Replace=true`), anywhere in it: gitops-engine's HasAnnotationOption,
+ * by which Replace, Force, Validate=false, ServerSideApply, SkipDryRunOnMissingResource and PruneLast are read (Prune=
+ * and Delete= are read from their first entry, resourceSyncOptions).
+ */
+export function hasSyncOption(obj: KubeObject | undefined, option: string): boolean {
+  const raw = obj?.metadata.annotations?.[SYNC_OPTIONS];
+  return raw !== undefined && raw.split(',').some((part) => part.trim() === option);
+}
+
 /** Every option gitops-engine and Argo CD read from a resource's annotation (gitops-engine pkg/sync, controller/state.go). */
 const KNOWN: Readonly<Record<string, readonly string[]>> = {
   Prune: ['false', 'confirm', 'true'],
@@ -63,10 +73,16 @@ export interface ObjectSyncMode {
   warnings: string[];
 }
 
-/** The object's sync mode: its annotation over the Application's syncOptions. */
+/**
+ * The object's sync mode, as gitops-engine's sync_context.go reads it: Replace and Force from the desired object's or
+ * the live one's annotation or the Application's; Validate unless the Application or the annotation turns it off;
+ * SkipDryRunOnMissingResource from either; ServerSideApply=false on the object wins, else the Application's or the
+ * object's ServerSideApply=true. Each option is found anywhere in the annotation (HasAnnotationOption).
+ */
 export function objectSyncMode(
   obj: KubeObject,
   app: Partial<Pick<SyncOptions, 'replace' | 'validate' | 'skipDryRunOnMissingResource' | 'force' | 'serverSideApply'>>,
+  live?: KubeObject,
 ): ObjectSyncMode {
   const opts = resourceSyncOptions(obj);
   const warnings: string[] = [];
@@ -77,23 +93,20 @@ export function objectSyncMode(
     else if (!allowed) warnings.push(`${SYNC_OPTIONS} ${k}=${v} is not a sync option Argo CD knows; ignored`);
     else if (!allowed.includes(v)) warnings.push(`${SYNC_OPTIONS} ${k}=${v}: expected ${allowed.join(' or ')}; ignored`);
   }
-  const flag = (k: string, dflt: boolean) => {
-    const v = opts.get(k);
-    return v === 'true' ? true : v === 'false' ? false : dflt;
-  };
-  // gitops-engine ORs them (sync_context.go: sc.replace || the annotation's Replace=true): an annotation cannot switch off
-  // the Application's (or the run's) Replace=true.
-  const replace = app.replace === true || opts.get('Replace') === 'true';
-  // gitops-engine: the operation's force or the object's Force=true.
-  const force = app.force === true || flag('Force', false);
+  const has = (option: string) => hasSyncOption(obj, option);
+  // gitops-engine ORs them (sync_context.go: sc.replace || the target's or the live object's Replace=true): an
+  // annotation cannot switch off the Application's (or the run's) Replace=true, nor Force.
+  const replace = app.replace === true || has('Replace=true') || hasSyncOption(live, 'Replace=true');
+  const force = app.force === true || has('Force=true') || hasSyncOption(live, 'Force=true');
+  const clientSideApply = has('ServerSideApply=false');
   return {
     replace,
     force,
-    validate: flag('Validate', app.validate !== false),
-    skipDryRunOnMissingResource: flag('SkipDryRunOnMissingResource', app.skipDryRunOnMissingResource === true),
-    clientSideApply: opts.get('ServerSideApply') === 'false',
-    // gitops-engine: the object's annotation, else the app's ServerSideApply=true.
-    serverSideApply: flag('ServerSideApply', app.serverSideApply === true),
+    // sc.validate && !HasAnnotationOption(Validate=false): an annotation cannot switch on what the Application turned off.
+    validate: app.validate !== false && !has('Validate=false'),
+    skipDryRunOnMissingResource: app.skipDryRunOnMissingResource === true || has('SkipDryRunOnMissingResource=true'),
+    clientSideApply,
+    serverSideApply: !clientSideApply && (app.serverSideApply === true || has('ServerSideApply=true')),
     warnings,
   };
 }

@@ -46,15 +46,24 @@ describe('argocd.argoproj.io/sync-options on one object', () => {
     expect(objectSyncMode(obj(), { serverSideApply: false }).serverSideApply).toBe(false);
   });
 
-  it("takes the Application's SkipDryRunOnMissingResource as the default; the annotation wins", () => {
+  it("ORs SkipDryRunOnMissingResource as gitops-engine does (sc.skipDryRunOnMissingResource || the annotation's =true): an annotation cannot switch the Application's off", () => {
     expect(objectSyncMode(obj(), { skipDryRunOnMissingResource: true }).skipDryRunOnMissingResource).toBe(true);
-    expect(objectSyncMode(obj('SkipDryRunOnMissingResource=false'), { skipDryRunOnMissingResource: true }).skipDryRunOnMissingResource).toBe(false);
+    expect(objectSyncMode(obj('SkipDryRunOnMissingResource=false'), { skipDryRunOnMissingResource: true }).skipDryRunOnMissingResource).toBe(true);
+    expect(objectSyncMode(obj('SkipDryRunOnMissingResource=true'), {}).skipDryRunOnMissingResource).toBe(true);
   });
 
-  it("takes the Application's Validate as default, the annotation winning; Replace as gitops-engine ORs it (an annotation cannot switch it off)", () => {
+  it("reads Validate as sc.validate && !Validate=false, and Replace and Force ORed with the live object's annotation too (an annotation cannot switch either on or off against the Application)", () => {
     expect(objectSyncMode(obj(), { replace: true, validate: false })).toMatchObject({ replace: true, validate: false });
-    expect(objectSyncMode(obj('Replace=false,Validate=true'), { replace: true, validate: false })).toMatchObject({ replace: true, validate: true });
+    expect(objectSyncMode(obj('Replace=false,Validate=true'), { replace: true, validate: false })).toMatchObject({ replace: true, validate: false });
+    expect(objectSyncMode(obj('Validate=false'), {})).toMatchObject({ validate: false });
     expect(objectSyncMode(obj('Replace=true'), { replace: false })).toMatchObject({ replace: true });
+    expect(objectSyncMode(obj(), {}, obj('Replace=true,Force=true'))).toMatchObject({ replace: true, force: true });
+  });
+
+  it('finds an option anywhere in the annotation, as HasAnnotationOption does (Prune= and Delete= are read from their first entry)', () => {
+    expect(objectSyncMode(obj('Replace=false,Replace=true'), {})).toMatchObject({ replace: true });
+    expect(objectSyncMode(obj('ServerSideApply=true,ServerSideApply=false'), {})).toMatchObject({ serverSideApply: false, clientSideApply: true });
+    expect(objectSyncMode(obj(' Validate=false '), {})).toMatchObject({ validate: false });
   });
 
   it('warns that an Application-level option on a resource does nothing, as in Argo CD (RespectIgnoreDifferences, ApplyOutOfSyncOnly, ...)', () => {
