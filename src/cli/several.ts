@@ -57,10 +57,11 @@ export async function forEachApp(
     ctx.io.out(runs.map((r) => `SUMMARY=${r.app} ${r.code}\n`).join(''));
   } else if (format === 'json' || format === 'yaml') {
     const yaml = await import('yaml');
+    const { yamlText } = await import('../render/yaml-text.js');
     const parse = (text: string): unknown => (text.trim() === '' ? null : format === 'json' ? JSON.parse(text) : yaml.parse(text));
     const items = runs.map((r) => ({ app: r.app, exitCode: r.code, ...(r.error !== undefined ? { error: r.error } : { report: parse(r.out) }) }));
     const doc = { schemaVersion: 1, items };
-    ctx.io.out(format === 'json' ? JSON.stringify(doc, null, 2) + '\n' : yaml.stringify(doc, { aliasDuplicateObjects: false, lineWidth: 0 }));
+    ctx.io.out(format === 'json' ? JSON.stringify(doc, null, 2) + '\n' : yamlText(doc));
   }
   const code = runs.reduce<ExitCode>((max, r) => (r.code > max ? r.code : max), ExitCode.Ok);
   if (format !== 'kv' && format !== 'env') ctx.io.err(`${what}: ${runs.length} Applications: ${runs.map((r) => `${r.app} exit ${r.code}`).join(', ')}\n`);

@@ -1,6 +1,6 @@
 // What the server serves, made from what the dashboard workflow keeps: each app's last comparison turned into its view
 // (map, SVG, field tables) once per comparison, and a node's live object as YAML.
-import { stringify } from 'yaml';
+import { yamlText } from '../render/yaml-text.js';
 import type { StatusReport } from '../health/report.js';
 import type { DiffReport } from '../diff/types.js';
 import type { KubeObject, ResourceKey } from '../model/object.js';
@@ -60,7 +60,7 @@ export function viewSource(data: DashboardData, now: () => Date = () => new Date
       const live = await data.liveObject(appId, node.key);
       return {
         node,
-        ...(live.object ? { yaml: stringify(live.object, { aliasDuplicateObjects: false, lineWidth: 0 }) } : {}),
+        ...(live.object ? { yaml: yamlText(live.object) } : {}),
         ...(live.error ? { error: live.error } : {}),
       };
     },

@@ -316,9 +316,10 @@ function addDocument(value: unknown, source: ManifestSource, out: ManifestObject
       );
     }
     // A List without an items list (`item:`, a typo; `items:` left empty) declares nothing, maybe by mistake: refused, as
-    // a silent empty list would make its objects prune candidates. Argo CD does not read it as a list either
-    // (Unstructured.IsList needs items to be a list): it tries to apply an object of kind List, and the sync fails.
-    // `items: []` is an empty list.
+    // a silent empty list would make its objects prune candidates. Argo CD differs: `items:` left empty (null, no spec or
+    // status) is dropped as an empty list (repository.go isNullList), and a List without the key is not read as a list
+    // (Unstructured.IsList), so the sync tries to apply an object of kind List and fails. Refusing both is this tool's
+    // "never delete on a broken render" (differences.md). `items: []` is an empty list.
     if (value.items === undefined || value.items === null)
       throw new InputError(
         `${at}: document ${source.doc + 1} is a ${value.kind} without an items list (${value.items === null ? 'items is empty' : 'no items key: a misspelt key?'}): write items: [] for an empty list`,

@@ -1,5 +1,5 @@
 // The one switch over output formats: JSON and YAML documents are the report itself; kv and table are the caller's, env is made from kv.
-import { stringify } from 'yaml';
+import { yamlText } from './yaml-text.js';
 import type { OutputFormat } from './colour.js';
 import { kvToEnv } from './kv.js';
 
@@ -14,7 +14,7 @@ export function renderDocument(doc: unknown, format: OutputFormat, r: FormatRend
     case 'json':
       return JSON.stringify(doc, null, 2) + '\n';
     case 'yaml':
-      return stringify(doc, { aliasDuplicateObjects: false, lineWidth: 0 });
+      return yamlText(doc);
     case 'kv':
       return r.kv();
     case 'env':

@@ -1,10 +1,10 @@
 // Prints objects as multi-document YAML or as JSON (a single object, or a v1 List for several), deterministically.
-import { stringify } from 'yaml';
+import { yamlText } from './yaml-text.js';
 import type { KubeObject } from '../model/object.js';
 
 /** Multi-document YAML (`---` between documents), key order as given, no line folding. */
 export function objectsToYaml(objects: readonly KubeObject[]): string {
-  return objects.map((o) => stringify(o, { aliasDuplicateObjects: false, lineWidth: 0 })).join('---\n');
+  return objects.map((o) => yamlText(o)).join('---\n');
 }
 
 /** One object as JSON, or `{"apiVersion":"v1","kind":"List","items":[...]}` for any other count (as kubectl prints). */

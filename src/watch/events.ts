@@ -66,7 +66,8 @@ export function formatEvent(ev: LoopEvent, format: OutputFormat): string {
         .map(([k, v]) => `${k.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}=${kvValue(v)}`)
         .join(' ')}\n`;
     case 'yaml':
-      return `---\n${stringify(o)}`;
+      // Quoted for YAML 1.1 readers, as render/yaml-text.ts prints (watch/ sits beside render/, not above it).
+      return `---\n${stringify(o, { version: '1.1' })}`;
     default: {
       const parts = [o.time as string, ...(ev.app !== undefined ? [ev.app] : []), ev.action.padEnd(9)];
       if (ev.object !== undefined) parts.push(ev.namespace ? `${ev.object} (${ev.namespace})` : ev.object);
