@@ -217,8 +217,9 @@ function parseHelm(fail: Fail, h: JsonObject, at: string): HelmOptions {
   return {
     valueFiles: strings(fail, h, 'valueFiles', at),
     ignoreMissingValueFiles: bool(fail, h, 'ignoreMissingValueFiles', at),
-    // valuesObject wins over values (ApplicationSourceHelm.ValuesYAML); JSON is YAML, so it is written as JSON.
-    values: valuesObject && Object.keys(valuesObject).length > 0 ? JSON.stringify(valuesObject) : str(fail, h, 'values', at),
+    // Any valuesObject wins over values, an empty one too: Helm then gets a values file holding `{}`
+    // (ApplicationSourceHelm.ValuesYAML); JSON is YAML, so it is written as JSON.
+    values: valuesObject ? JSON.stringify(valuesObject) : str(fail, h, 'values', at),
     parameters: list('parameters').map((p, i) => {
       const here = `${at}.parameters[${i}]`;
       // Argo CD's HelmParameter.value is a string; a YAML number or boolean there is read as its text.

@@ -532,7 +532,7 @@ async function readManifestsAt(
   try {
     if (opts.reads) {
       // The commit's whole tree, listed once for every app of the command that reads it.
-      const whole = await opts.reads.once(`tree|${repo.dir.gitDir}|${sha}`, () => listTree(repo.dir, sha, ''));
+      const whole = await opts.reads.wholeTree(repo.dir, sha);
       const under = entriesUnder(whole, path);
       if (under === undefined) throw new InputError(`source.path ${JSON.stringify(path)} does not exist at ${at}`);
       if (path !== '' && under.length === 1 && under[0]!.path === path) throw notADirectory(path, at);
@@ -549,7 +549,7 @@ async function readManifestsAt(
   }
   const reads = opts.reads;
   const rendered = await renderSource({
-    files: commitFiles(repo.dir, sha, reads ? () => reads.blobs(repo.dir) : undefined),
+    files: commitFiles(repo.dir, sha, reads ? () => reads.blobs(repo.dir) : undefined, reads),
     label: repo.label,
     sha,
     path,

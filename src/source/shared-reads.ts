@@ -3,7 +3,7 @@
 // once, whole, for every app's path in it, and their files read through one `git cat-file --batch` per repository. A
 // point-in-time memo: made per command (or per round) and closed with it, never kept longer, so a push is seen by the
 // next command. A failed read is forgotten, and the next app asks again.
-import { BlobReader, type GitDir, type TreeEntry } from './git.js';
+import { BlobReader, listTree, type GitDir, type TreeEntry } from './git.js';
 
 export class SourceReads {
   private readonly memo = new Map<string, Promise<unknown>>();
@@ -22,6 +22,11 @@ export class SourceReads {
   close(): void {
     for (const r of this.readers.values()) r.close();
     this.readers.clear();
+  }
+
+  /** A commit's whole tree (`git ls-tree -r` of the root), listed once for every app that reads it. */
+  wholeTree(dir: GitDir, sha: string): Promise<TreeEntry[]> {
+    return this.once(`tree|${dir.gitDir}|${sha}`, () => listTree(dir, sha, ''));
   }
 
   /** `read()`'s result for `key`, read once. */

@@ -1,7 +1,7 @@
 // A Helm source rendered as Argo CD's repo-server renders it (reposerver/repository helmTemplate, util/helm/cmd.go):
 // the user's `helm` binary runs `helm template .` in the chart's folder with Argo CD's arguments and value precedence,
 // and `helm dependency build` once when the template says a dependency is missing from charts/.
-import { existsSync, lstatSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { HelmOptions } from '../../app/source-options.js';
@@ -138,73 +138,6 @@ export function resolveValueFile(appDir: string, repoRoot: string, file: string,
   return { path, remote: false };
 }
 
-const GLOB = /[*?[]/;
-
-/** A doublestar pattern's segment as a regular expression: `*` and `?` stay within the segment, `[...]` a class. */
-function segmentRegex(seg: string): RegExp {
-  let re = '';
-  for (let i = 0; i < seg.length; i++) {
-    const c = seg[i]!;
-    if (c === '*') re += '[^/]*';
-    else if (c === '?') re += '[^/]';
-    else if (c === '[') {
-      const end = seg.indexOf(']', i + 2);
-      if (end < 0) {
-        re += '\\[';
-        continue;
-      }
-      let body = seg.slice(i + 1, end);
-      if (body.startsWith('!') || body.startsWith('^')) body = `^${body.slice(1)}`;
-      re += `[${body.replace(/\\/g, '\\\\')}]`;
-      i = end;
-    } else re += c.replace(/[.+^${}()|\\]/g, '\\$&');
-  }
-  return new RegExp(`^${re}$`);
-}
-
-/**
- * The files an absolute glob matches, in lexical order, as doublestar's FilepathGlob finds them (Argo CD's value
- * file globs): `*`, `?` and `[...]` within one path segment, `**` across any number of folders. Folders are walked
- * from the last segment without a glob character; symbolic links are not followed into.
- */
-function globFiles(pattern: string): string[] {
-  const segs = pattern.split('/');
-  const first = segs.findIndex((s) => GLOB.test(s) || s === '**');
-  const base = segs.slice(0, first).join('/') || '/';
-  const rest = segs.slice(first);
-  const out: string[] = [];
-  const walk = (dir: string, i: number): void => {
-    if (i >= rest.length) return;
-    const seg = rest[i]!;
-    let names: string[];
-    try {
-      names = readdirSync(dir).sort();
-    } catch {
-      return;
-    }
-    if (seg === '**') {
-      // Zero folders, or one more folder and still inside `**`.
-      walk(dir, i + 1);
-      for (const n of names) {
-        const p = join(dir, n);
-        if (lstatSync(p).isDirectory()) walk(p, i);
-      }
-      return;
-    }
-    const re = segmentRegex(seg);
-    for (const n of names) {
-      if (!re.test(n)) continue;
-      const p = join(dir, n);
-      const st = lstatSync(p);
-      if (i === rest.length - 1) {
-        if (!st.isDirectory()) out.push(p);
-      } else if (st.isDirectory()) walk(p, i + 1);
-    }
-  };
-  walk(base, 0);
-  return [...new Set(out)].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-}
-
 export interface HelmRender {
   /** The chart's folder (materialised). */
   chartDir: string;
@@ -248,45 +181,28 @@ function inside(root: string, path: string): boolean {
 }
 
 /**
- * The value files of the options, resolved as Argo CD does (getResolvedValueFiles): a glob expands to its matches in
- * lexical order, leaving out files also listed on their own (they keep their own place); each file once; missing ones
- * are an error unless ignoreMissingValueFiles.
+ * The value files of the options, resolved as Argo CD v3.2 does (getResolvedValueFiles): each entry as given, in
+ * order, none left out for appearing twice (Helm merges them in turn, so the last wins). Glob characters are no
+ * pattern (globs came in Argo CD v3.5): `envs/*.yaml` is a file by that name. A missing file is left out with
+ * ignoreMissingValueFiles; without it Helm fails to open it, said here before Helm runs.
  */
 function valueFiles(r: HelmRender, h: HelmOptions): string[] {
   const out: string[] = [];
-  const explicit = new Set<string>();
-  for (const raw of h.valueFiles) {
-    try {
-      const x = resolveRaw(r, raw);
-      if (!GLOB.test(x.path)) explicit.add(x.path);
-    } catch {
-      // said by the main loop
-    }
-  }
   for (const raw of h.valueFiles) {
     const resolved = resolveRaw(r, raw);
     const { ref, where } = resolved;
-    if (!resolved.remote && GLOB.test(resolved.path)) {
-      const matches = globFiles(resolved.path);
-      if (matches.length === 0) {
-        if (h.ignoreMissingValueFiles) continue;
-        throw new InputError(`${where}: the glob matches no file${ref ? ` in ${ref.label}` : ''} (set helm.ignoreMissingValueFiles to skip it)`);
-      }
-      for (const m of matches) {
-        if (!inside(ref ? ref.root : r.repoRoot, m))
-          throw new InputError(`${where}: the match '${relative(ref ? ref.root : r.repoRoot, m)}' resolved to outside repository root`);
-        if (!explicit.has(m) && !out.includes(m)) out.push(m);
-      }
-      continue;
-    }
     if (!resolved.remote && !existsSync(resolved.path)) {
       if (h.ignoreMissingValueFiles) continue;
-      throw new InputError(`${where}: the value file does not exist${ref ? ` in ${ref.label}` : ''} (set helm.ignoreMissingValueFiles to skip missing ones)`);
+      // As Helm's message reads once the checkout's folders are taken out of it.
+      const shown = relative(ref ? ref.root : resolved.path.startsWith(r.chartDir + sep) ? r.chartDir : r.repoRoot, resolved.path);
+      throw new InputError(
+        `helm template failed for ${where}: open ${shown}: no such file or directory${ref ? ` in ${ref.label}` : ''} (set helm.ignoreMissingValueFiles to skip missing value files)`,
+      );
     }
     // A symbolic link may not lead out of the repository either (Argo CD resolves links before its check).
     if (!resolved.remote && !inside(ref ? ref.root : r.repoRoot, resolved.path))
       throw new InputError(`${where}: file '${raw}' resolved to outside repository root`);
-    if (!out.includes(resolved.path)) out.push(resolved.path);
+    out.push(resolved.path);
   }
   return out;
 }

@@ -6,12 +6,13 @@ import { InputError, UnrenderableError } from '../../model/errors.js';
 import type { ManifestObject } from '../../manifest/parse.js';
 import { manifestText, parseManifests } from '../../manifest/parse.js';
 import { listTree, readBlobs, type BlobReader, type GitDir, type TreeEntry } from '../git.js';
-import { outOfBoundsMessage, resolveLinkTarget } from './symlinks.js';
+import { firstOutOfBounds, outOfBoundsMessage, resolveLinkTarget } from './symlinks.js';
+import type { SourceReads } from '../shared-reads.js';
 import { applySourceOverrides, overrideFileNames } from './overrides.js';
 import { detectSourceType, type SourceType } from './detect.js';
 import { parseDirectoryFile, selectDirectoryFiles, SKIP_MARKER } from './directory.js';
 import { renderEnv, type RenderEnv } from './envsubst.js';
-import { buildKustomize, findKustomize, kustomizeVersion, namedKustomize } from './kustomize.js';
+import { buildKustomize, findKustomize, helmEnabled, kustomizeVersion, namedKustomize } from './kustomize.js';
 import type { KustomizeSettings } from '../../settings/argocd-cm.js';
 import { readRenderCache, renderCacheDir, renderCacheKey, writeRenderCache } from './cache.js';
 import { versionInfo } from '../../version.js';
@@ -33,18 +34,35 @@ export interface SourceFiles {
   linkTarget(entry: TreeEntry): Promise<string>;
   /** The entry at a repository-relative path: a file (or link), `dir` for a directory, undefined when absent. */
   lookup(path: string): Promise<TreeEntry | 'dir' | undefined>;
+  /**
+   * The first link anywhere in the repository that leaves it (Argo CD checks a Git checkout whole before rendering it),
+   * or undefined; absent where no such check is made (a local folder, an unpacked chart or artifact).
+   */
+  outOfBoundsLink?(): Promise<string | undefined>;
 }
 
-/** The files of a commit, read from git's object store (through `reader`, a cat-file kept open, when given). */
-export function commitFiles(dir: GitDir, sha: string, blobReader?: BlobReader | (() => BlobReader)): SourceFiles {
+/**
+ * The files of a commit, read from git's object store (through `reader`, a cat-file kept open, when given). With the
+ * command's shared reads, the whole tree is listed and its links checked once for every app of the commit.
+ */
+export function commitFiles(dir: GitDir, sha: string, blobReader?: BlobReader | (() => BlobReader), shared?: SourceReads): SourceFiles {
+  const read = (entries: readonly TreeEntry[]) => {
+    const shas = entries.map((e) => e.sha);
+    // Asked for (and so started) only when a file is read: a render the cache holds starts no git process.
+    const reader = typeof blobReader === 'function' ? blobReader() : blobReader;
+    // A kept process out of step is not trusted again: this read starts git once, as without one.
+    return reader ? reader.read(shas).catch(() => readBlobs(dir, shas)) : readBlobs(dir, shas);
+  };
+  const outOfBoundsLink = async () => {
+    const whole = shared ? await shared.wholeTree(dir, sha) : await listTree(dir, sha, '');
+    const links = whole.filter((e) => e.type === 'blob' && e.mode === '120000');
+    if (links.length === 0) return undefined;
+    const targets = await read(links);
+    return firstOutOfBounds(links.map((e) => ({ path: e.path, target: (targets.get(e.sha) ?? Buffer.alloc(0)).toString('utf8') })));
+  };
   return {
-    read: (entries) => {
-      const shas = entries.map((e) => e.sha);
-      // Asked for (and so started) only when a file is read: a render the cache holds starts no git process.
-      const reader = typeof blobReader === 'function' ? blobReader() : blobReader;
-      // A kept process out of step is not trusted again: this read starts git once, as without one.
-      return reader ? reader.read(shas).catch(() => readBlobs(dir, shas)) : readBlobs(dir, shas);
-    },
+    read,
+    outOfBoundsLink: () => (shared ? shared.once(`links|${dir.gitDir}|${sha}`, outOfBoundsLink) : outOfBoundsLink()),
     materialise: () => materialiseTree(dir, sha),
     linkTarget: async (entry) => ((await readBlobs(dir, [entry.sha])).get(entry.sha) ?? Buffer.alloc(0)).toString('utf8'),
     lookup: async (path) => {
@@ -224,25 +242,34 @@ export async function renderSource(given: RenderInput): Promise<Rendered> {
           : findKustomize(input.tools.kustomize, input.tools.env);
       const version = input.tools.noCache ? '' : await kustomizeVersion(tool, input.tools.env);
       const buildOptions = input.tools.kustomizeBuildOptions ?? settings?.buildOptions;
-      return throughCache(input, `${tool.path} ${version} ${buildOptions ?? ''}`, 'Kustomize', async () => {
-        const tree = await materialiseAt(input.files, at);
-        try {
-          const text = await buildKustomize({
-            root: tree.root,
-            path,
-            options: options.kustomize,
-            env: appRenderEnv(input, sha, path),
-            tool,
-            processEnv: input.tools.env,
-            origin,
-            ...(buildOptions !== undefined ? { buildOptions } : {}),
-            ...(input.signal ? { signal: input.signal } : {}),
-          });
-          return { objects: parseManifests(text, `${origin} (kustomize build)`), warnings: [] };
-        } finally {
-          await tree.dispose();
-        }
-      });
+      // Charts inflated by kustomize get the cluster's version and types, as Helm sources do (asked only then).
+      const capabilities = helmEnabled(buildOptions) ? ((await input.tools.capabilities?.()) ?? { kubeVersion: '', apiVersions: [] }) : undefined;
+      return throughCache(
+        input,
+        `${tool.path} ${version} ${buildOptions ?? ''}`,
+        'Kustomize',
+        async () => {
+          const tree = await materialiseAt(input.files, at);
+          try {
+            const text = await buildKustomize({
+              root: tree.root,
+              path,
+              options: options.kustomize,
+              env: appRenderEnv(input, sha, path),
+              tool,
+              processEnv: input.tools.env,
+              origin,
+              ...(buildOptions !== undefined ? { buildOptions } : {}),
+              ...(capabilities ? { capabilities } : {}),
+              ...(input.signal ? { signal: input.signal } : {}),
+            });
+            return { objects: parseManifests(text, `${origin} (kustomize build)`), warnings: [] };
+          } finally {
+            await tree.dispose();
+          }
+        },
+        capabilities ? { capabilities } : undefined,
+      );
     }
     case 'Directory':
       return renderDirectory(input, at, single);
@@ -306,24 +333,30 @@ async function renderDirectory(input: RenderInput, at: string, single: boolean):
   const opts = input.app.source.options?.directory ?? DEFAULT_DIRECTORY;
   const prefix = path === '' ? '' : `${path}/`;
   const byRel = new Map(entries.map((e) => [single ? e.path.slice(e.path.lastIndexOf('/') + 1) : e.path.slice(prefix.length), e]));
-  const selected = single ? [...byRel.keys()] : selectDirectoryFiles([...byRel.keys()], opts);
-  const warnings: string[] = [];
-  const files: TreeEntry[] = [];
-  for (const rel of selected) {
-    const entry = byRel.get(rel)!;
-    if (entry.type !== 'blob') warnings.push(`skipped ${at}:${entry.path}: a ${entry.type === 'commit' ? 'submodule' : entry.type}, not a file`);
-    else if (entry.mode === '120000') {
-      const linked = await followLink(input.files, entry, at, warnings);
-      if (linked) files.push(linked);
-    } else files.push(entry);
-  }
+  const selected = (single ? [...byRel.keys()] : selectDirectoryFiles([...byRel.keys()], opts)).map((rel) => byRel.get(rel)!);
   // A directory at a commit is cached like the tools' renders, as Argo CD's repo-server caches every source's
   // manifests by revision: a repeated read of the same commit (every app of a fleet in list, status -A, the dashboard's
   // rounds) takes the parsed objects instead of reading and parsing the files again. The Jsonnet engine is part of
   // the build, named by the build in the key.
-  const jsonnet = files.some((f) => f.path.endsWith('.jsonnet'));
+  const jsonnet = selected.some((e) => e.type === 'blob' && e.path.endsWith('.jsonnet'));
   const tool = jsonnet ? `jsonnet ${input.tools.env[JSONNET_WASM_ENV] ?? 'embedded'}` : 'directory';
-  return throughCache(input, tool, 'Directory', async () => ({ objects: await readDirectoryFiles(input, at, single, files), warnings }));
+  return throughCache(input, tool, 'Directory', async () => {
+    // Argo CD checks the whole checkout before it renders (runRepoOperation: CheckOutOfBoundsSymlinks): a link out
+    // of the repository anywhere in it fails the render, under the app's path or not. Only a render made is checked:
+    // the cache holds renders of commits that passed (the commit is the key), and a fleet's apps share one check.
+    const outside = await input.files.outOfBoundsLink?.();
+    if (outside !== undefined) throw new InputError(`${at}: ${outOfBoundsMessage(outside)}`);
+    const warnings: string[] = [];
+    const files: TreeEntry[] = [];
+    for (const entry of selected) {
+      if (entry.type !== 'blob') warnings.push(`skipped ${at}:${entry.path}: a ${entry.type === 'commit' ? 'submodule' : entry.type}, not a file`);
+      else if (entry.mode === '120000') {
+        const linked = await followLink(input.files, entry, at, warnings);
+        if (linked) files.push(linked);
+      } else files.push(entry);
+    }
+    return { objects: await readDirectoryFiles(input, at, single, files), warnings };
+  });
 }
 
 /** The objects of the selected files of a directory source, in walk order (Jsonnet evaluated, YAML/JSON parsed). */

@@ -7,6 +7,7 @@ import { InputError } from '../../model/errors.js';
 import { KUSTOMIZATION_NAMES } from './detect.js';
 import type { RenderEnv } from './envsubst.js';
 import { editKustomization, KustomizeEditError } from './kustomize-edit.js';
+import { kubeVersionArg, type HelmCapabilities } from './helm.js';
 import { findOnPath, resolveToolPath, runTool } from './tools.js';
 import { scrubToolMessage } from './tool-message.js';
 
@@ -73,19 +74,36 @@ export interface KustomizeRender {
   origin: string;
   /** Extra `kustomize build` arguments (Argo CD's kustomize.buildOptions), split at whitespace as Argo CD does. */
   buildOptions?: string;
+  /** The destination cluster's version and types, for charts inflated with --enable-helm (the source's own win). */
+  capabilities?: HelmCapabilities;
   signal?: AbortSignal;
+}
+
+/** Whether the build options turn on Kustomize's Helm chart inflation (Argo CD's isHelmEnabled: the text anywhere). */
+export function helmEnabled(buildOptions: string | undefined): boolean {
+  return (buildOptions ?? '').includes('--enable-helm');
 }
 
 /**
  * The build command's arguments as Argo CD makes them: `build DIR` and the build options; with `--enable-helm`
- * among them, the source's kubeVersion and apiVersions as --helm-kube-version / --helm-api-versions.
+ * among them, --helm-kube-version / --helm-api-versions: the source's kubeVersion and apiVersions, else the
+ * destination cluster's (GetKubeVersionOrDefault / GetAPIVersionsOrDefault), the version as k8s ParseGeneric reads it
+ * (`v1.31.4` is `1.31.4`). A kubeVersion that is no version fails the render, as in Argo CD.
  */
-export function buildArgs(tool: KustomizeTool, target: string, buildOptions: string | undefined, options: KustomizeOptions | undefined): string[] {
+export function buildArgs(
+  tool: KustomizeTool,
+  target: string,
+  buildOptions: string | undefined,
+  options: KustomizeOptions | undefined,
+  capabilities?: HelmCapabilities,
+): string[] {
   const extra = (buildOptions ?? '').split(/\s+/).filter((a) => a !== '');
   const args = [...(tool.kind === 'kustomize' ? ['build', target] : ['kustomize', target]), ...extra];
-  if (extra.some((a) => a.includes('--enable-helm')) && options) {
-    if (options.kubeVersion !== '') args.push('--helm-kube-version', options.kubeVersion.replace(/^v/, ''));
-    for (const v of options.apiVersions) args.push('--helm-api-versions', v);
+  const kubeVersion = kubeVersionArg(options?.kubeVersion ? options.kubeVersion : helmEnabled(buildOptions) ? (capabilities?.kubeVersion ?? '') : '');
+  if (helmEnabled(buildOptions)) {
+    if (kubeVersion !== '') args.push('--helm-kube-version', kubeVersion);
+    const apiVersions = options && options.apiVersions.length > 0 ? options.apiVersions : (capabilities?.apiVersions ?? []);
+    for (const v of apiVersions) args.push('--helm-api-versions', v);
   }
   return args;
 }
@@ -114,7 +132,7 @@ export async function buildKustomize(r: KustomizeRender): Promise<string> {
     }
   }
   const target = r.path === '' ? '.' : r.path;
-  const args = buildArgs(r.tool, target, r.buildOptions, r.options);
+  const args = buildArgs(r.tool, target, r.buildOptions, r.options, r.capabilities);
   const env = { ...r.processEnv, ...r.env };
   let res;
   try {

@@ -21,3 +21,22 @@ export function resolveLinkTarget(linkPath: string, target: string): string | un
 export function outOfBoundsMessage(linkPath: string): string {
   return `repository contains out-of-bounds symlinks. file: ${linkPath}`;
 }
+
+/**
+ * The first link of a repository that leaves it, as Argo CD's CheckOutOfBoundsSymlinks finds it walking the whole
+ * checkout before any render (filepath.Walk: each folder's names in byte order, a folder's contents right after its
+ * name); undefined when every link stays inside. `links` are the repository's links, by path, with their targets.
+ */
+export function firstOutOfBounds(links: readonly { path: string; target: string }[]): string | undefined {
+  const walkOrder = (a: string, b: string): number => {
+    const x = a.split('/');
+    const y = b.split('/');
+    for (let i = 0; i < Math.min(x.length, y.length); i++) {
+      const c = Buffer.compare(Buffer.from(x[i]!), Buffer.from(y[i]!));
+      if (c !== 0) return c;
+    }
+    return x.length - y.length;
+  };
+  const out = links.filter((l) => resolveLinkTarget(l.path, l.target) === undefined).map((l) => l.path);
+  return out.sort(walkOrder)[0];
+}

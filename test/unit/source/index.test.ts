@@ -5,6 +5,7 @@ import type { Application } from '../../../src/app/types.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import { InputError, UnrenderableError } from '../../../src/model/errors.js';
 import { loadDesiredManifests } from '../../../src/source/index.js';
+import { SourceReads } from '../../../src/source/shared-reads.js';
 import { renderCacheDir } from '../../../src/source/render/cache.js';
 import { DEFAULT_DIRECTORY, parseSourceOptions } from '../../../src/app/source-options.js';
 import type { JsonObject } from '../../../src/model/object.js';
@@ -232,6 +233,44 @@ describe('loadDesiredManifests from a git revision', () => {
     const p = loadDesiredManifests(app({ repoURL: fx.repo, path: 'linked' }), {}, io());
     await expect(p).rejects.toThrow(InputError);
     await expect(p).rejects.toThrow(`${fx.repo}@${sha.slice(0, 7)}: repository contains out-of-bounds symlinks. file: linked/host.yaml`);
+  });
+
+  it('a link out of the repository anywhere in it fails a directory render too (Argo CD checks the whole checkout), named in walk order; a fleet checks it once', async () => {
+    symlinkSync('/etc/passwd', join(fx.repo, 'apps', 'other', 'abs-link'));
+    fx.write('apps/other-x/y.yaml', configMap('y', '1'));
+    symlinkSync('../../..', join(fx.repo, 'apps', 'other-x', 'up'));
+    const sha = fx.commit('oob elsewhere');
+    const said = `${fx.repo}@${sha.slice(0, 7)}: repository contains out-of-bounds symlinks. file: apps/other/abs-link`;
+    await expect(loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop' }), {}, io())).rejects.toThrow(said);
+    const reads = new SourceReads();
+    try {
+      const asked: string[] = [];
+      const read: string[] = [];
+      const once = reads.once.bind(reads);
+      reads.once = ((key: string, r: () => Promise<unknown>) => {
+        asked.push(key.split('|')[0]!);
+        return once(key, () => (read.push(key.split('|')[0]!), r()));
+      }) as typeof reads.once;
+      const fleet = ['apps/shop', 'apps/other-x'].map((path) => loadDesiredManifests({ ...app({ repoURL: fx.repo, path }), name: path }, { reads }, io()));
+      for (const p of fleet) await expect(p).rejects.toThrow(said);
+      // Both apps ask; the tree is listed and its links read once.
+      expect(asked.filter((k) => k === 'links')).toHaveLength(2);
+      expect(read.filter((k) => k === 'links' || k === 'tree')).toEqual(['tree', 'links']);
+    } finally {
+      reads.close();
+    }
+  });
+
+  it("kustomize build --enable-helm gets the destination cluster's version and types when the source names none", async () => {
+    fx.write('k/kustomization.yaml', 'resources: []\n');
+    fx.commit('k');
+    const args = join(fx.root, 'args.txt');
+    const fake = join(fx.root, 'kustomize');
+    writeFileSync(fake, `#!/bin/sh\nprintf '%s\\n' "$@" > ${args}\n`, { mode: 0o755 });
+    const capabilities = async () => ({ kubeVersion: 'v1.31.4', apiVersions: ['v1'] });
+    const env = { ...fx.env, KUBECTL_GITOPS_KUSTOMIZE: fake };
+    await loadDesiredManifests(app({ repoURL: fx.repo, path: 'k' }), { kustomizeBuildOptions: '--enable-helm', capabilities }, memoryIo({ env }).io);
+    expect(readFileSync(args, 'utf8').split('\n').slice(2)).toEqual(['--enable-helm', '--helm-kube-version', '1.31.4', '--helm-api-versions', 'v1', '']);
   });
 
   it('a link out of the repository anywhere in it fails a Kustomize render before the tool runs (the tree is written out for it)', async () => {

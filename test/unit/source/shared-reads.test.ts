@@ -68,8 +68,9 @@ test('apps of one repository and revision: the same objects, with the repository
   expect(together.map((r) => [r.origin, r.objects.map((o) => o.object.metadata.name)])).toEqual(
     alone.map((r) => [r.origin, r.objects.map((o) => o.object.metadata.name)]),
   );
-  // (The repository's .git folder is found without git: findGitDir.)
-  expect(each).toEqual({ 'rev-parse --verify': 3, 'cat-file -t': 3, 'ls-tree -r': 3, 'cat-file --batch': 3 });
+  // (The repository's .git folder is found without git: findGitDir.) Each app alone lists its path, then the whole tree
+  // for its links (Argo CD checks the whole checkout for links out of it before a render).
+  expect(each).toEqual({ 'rev-parse --verify': 3, 'cat-file -t': 3, 'ls-tree -r': 6, 'cat-file --batch': 3 });
   // Once for all three: the revision, the tree (the path checked in it). The files themselves come from the render cache
   // the runs alone wrote, so the cat-file the shared reads would keep open for them is never started.
   expect(shared).toEqual({ 'rev-parse --verify': 1, 'cat-file -t': 0, 'ls-tree -r': 1, 'cat-file --batch': 0 });

@@ -42,6 +42,9 @@ describe('spec.source.helm parsed', () => {
       { name: 's', value: 'v', forceString: true },
     ]);
     expect(helmOf({ values: 'x: 1\n' }).values).toBe('x: 1\n');
+    // Any valuesObject wins, `{}` too (ValuesYAML: non-nil Raw); a null one leaves values.
+    expect(helmOf({ values: 'x: 1\n', valuesObject: {} }).values).toBe('{}');
+    expect(helmOf({ values: 'x: 1\n', valuesObject: null }).values).toBe('x: 1\n');
     expect(() => helmOf({ valueFiles: 'a.yaml' })).toThrow(/spec\.source\.helm\.valueFiles: must be a list of strings/);
     expect(() => helmOf({ version: 'v2' })).toThrow(/spec\.source\.helm\.version: must be v3/);
   });
@@ -204,7 +207,14 @@ describe('value files and options resolved', () => {
       }),
       '/tmp/values.yaml',
     );
-    expect(o.values).toEqual([join(chart, 'values-prod.yaml'), join(root, 'envs/prod/shop-app.yaml'), join(root, 'common.yaml'), '/tmp/values.yaml']);
+    // Each entry as given, a repeated one too (Argo CD v3.2 de-duplicates nothing; Helm's last wins).
+    expect(o.values).toEqual([
+      join(chart, 'values-prod.yaml'),
+      join(root, 'envs/prod/shop-app.yaml'),
+      join(root, 'common.yaml'),
+      join(chart, 'values-prod.yaml'),
+      '/tmp/values.yaml',
+    ]);
     expect(o.set).toEqual([['a', 'later']]);
     expect(o.setString).toEqual([['b', 'x']]);
     expect(o.setFile).toEqual([['cfg', join(root, 'common.yaml')]]);
@@ -214,26 +224,27 @@ describe('value files and options resolved', () => {
   });
 
   it('a missing value file is exit 2 unless ignoreMissingValueFiles; a link out of the repository and a glob are refused', () => {
-    expect(() => templateOptions(render({ valueFiles: ['nope.yaml'] }), undefined)).toThrow(/valueFiles nope\.yaml: the value file does not exist/);
+    expect(() => templateOptions(render({ valueFiles: ['nope.yaml'] }), undefined)).toThrow(
+      /^helm template failed for repo@abc1234:charts\/shop: spec\.source\.helm\.valueFiles nope\.yaml: open nope\.yaml: no such file or directory/,
+    );
     expect(templateOptions(render({ valueFiles: ['nope.yaml', 'values-prod.yaml'], ignoreMissingValueFiles: true }), undefined).values).toEqual([
       join(chart, 'values-prod.yaml'),
     ]);
     expect(() => templateOptions(render({ valueFiles: ['link.yaml'] }), undefined)).toThrow(/resolved to outside repository root/);
   });
 
-  it('a glob expands to its matches in lexical order (** across folders), a file listed on its own keeps its place, none is exit 2 unless ignored', () => {
-    mkdirSync(join(root, 'vals', 'a', 'deep'), { recursive: true });
-    for (const f of ['vals/b.yaml', 'vals/a.yaml', 'vals/c.yml', 'vals/a/x.yaml', 'vals/a/deep/y.yaml']) writeFileSync(join(root, f), 'k: 1\n');
+  it('glob characters are no pattern (Argo CD v3.2): a literal file name, skipped when missing with ignoreMissingValueFiles, else helm fails', () => {
+    mkdirSync(join(root, 'vals'), { recursive: true });
+    for (const f of ['vals/b.yaml', 'vals/a.yaml']) writeFileSync(join(root, f), 'k: 1\n');
     const v = (files: string[], ignore = false) =>
       templateOptions(render({ valueFiles: files, ignoreMissingValueFiles: ignore }), undefined).values.map((p) => p.slice(root.length + 1));
-    expect(v(['/vals/*.yaml'])).toEqual(['vals/a.yaml', 'vals/b.yaml']);
-    expect(v(['/vals/*.yaml', '/vals/a.yaml'])).toEqual(['vals/b.yaml', 'vals/a.yaml']);
-    expect(v(['/vals/**/*.yaml'])).toEqual(['vals/a.yaml', 'vals/a/deep/y.yaml', 'vals/a/x.yaml', 'vals/b.yaml']); // byte order: '.' before '/'
-    expect(v(['/vals/[ab].y?ml'])).toEqual(['vals/a.yaml', 'vals/b.yaml']);
-    expect(() => v(['/vals/*.json'])).toThrow(/valueFiles \/vals\/\*\.json: the glob matches no file/);
-    expect(v(['/vals/*.json'], true)).toEqual([]);
-    symlinkSync(join(other, 'secret.yaml'), join(root, 'vals', 'z.yaml'));
-    expect(() => v(['/vals/*.yaml'])).toThrow(/the match 'vals\/z\.yaml' resolved to outside repository root/);
+    expect(() => v(['/vals/*.yaml'])).toThrow(/^helm template failed for .*valueFiles \/vals\/\*\.yaml: open vals\/\*\.yaml: no such file or directory/);
+    expect(v(['/vals/*.yaml', '/vals/a.yaml', '/vals/[ab].yaml'], true)).toEqual(['vals/a.yaml']);
+    // A file whose name holds glob characters is taken as it is.
+    writeFileSync(join(root, 'vals', '*.yaml'), 'k: 2\n');
+    expect(v(['/vals/*.yaml'])).toEqual(['vals/*.yaml']);
+    // [a, b, a]: all three, in order.
+    expect(v(['/vals/a.yaml', '/vals/b.yaml', '/vals/a.yaml'])).toEqual(['vals/a.yaml', 'vals/b.yaml', 'vals/a.yaml']);
   });
 
   it('$ref/path resolves in the referenced source, and may not leave it', () => {
@@ -241,7 +252,9 @@ describe('value files and options resolved', () => {
     const o = templateOptions(render({ valueFiles: ['$values/vals/shop.yaml'] }, { refs }), undefined);
     expect(o.values).toEqual([join(other, 'vals/shop.yaml')]);
     expect(() => templateOptions(render({ valueFiles: ['$values/../x.yaml'] }, { refs }), undefined)).toThrow(/resolved to outside repository root/);
-    expect(() => templateOptions(render({ valueFiles: ['$values/none.yaml'] }, { refs }), undefined)).toThrow(/does not exist in values-repo@1234567/);
+    expect(() => templateOptions(render({ valueFiles: ['$values/none.yaml'] }, { refs }), undefined)).toThrow(
+      /open none\.yaml: no such file or directory in values-repo@1234567/,
+    );
   });
 
   it('finds helm by flag, environment or PATH; a missing one is exit 2 naming it', () => {

@@ -117,6 +117,50 @@ describe('kustomize build arguments', () => {
       'b/v2',
     ]);
   });
+
+  it("with --enable-helm and no versions of the source's own, the destination cluster's (GetKubeVersionOrDefault), the version as ParseGeneric reads it", async () => {
+    const { buildArgs } = await import('../../../../src/source/render/kustomize.js');
+    const tool = { kind: 'kustomize' as const, path: '/bin/kustomize' };
+    const cluster = { kubeVersion: 'v1.31.4+k3s1', apiVersions: ['apps/v1', 'v1'] };
+    expect(buildArgs(tool, 'app', '--enable-helm', none, cluster)).toEqual([
+      'build',
+      'app',
+      '--enable-helm',
+      '--helm-kube-version',
+      '1.31.4',
+      '--helm-api-versions',
+      'apps/v1',
+      '--helm-api-versions',
+      'v1',
+    ]);
+    expect(buildArgs(tool, 'app', '--enable-helm', undefined, cluster)).toContain('1.31.4');
+    // The source's own win, each on its own.
+    expect(buildArgs(tool, 'app', '--enable-helm', { ...none, kubeVersion: 'v1.29.0' }, cluster)).toEqual([
+      'build',
+      'app',
+      '--enable-helm',
+      '--helm-kube-version',
+      '1.29.0',
+      '--helm-api-versions',
+      'apps/v1',
+      '--helm-api-versions',
+      'v1',
+    ]);
+    expect(buildArgs(tool, 'app', '--enable-helm', { ...none, apiVersions: ['x/v1'] }, cluster).slice(3)).toEqual([
+      '--helm-kube-version',
+      '1.31.4',
+      '--helm-api-versions',
+      'x/v1',
+    ]);
+    // Without --enable-helm the cluster's are not passed; a kubeVersion that is no version fails as in Argo CD.
+    expect(buildArgs(tool, 'app', '--load-restrictor LoadRestrictionsNone', none, cluster)).toEqual([
+      'build',
+      'app',
+      '--load-restrictor',
+      'LoadRestrictionsNone',
+    ]);
+    expect(() => buildArgs(tool, 'app', '', { ...none, kubeVersion: 'latest' })).toThrow(/could not parse kubernetes version latest/);
+  });
 });
 
 describe("a named kustomize version: argocd-cm's kustomize.path.<version>", () => {

@@ -1,4 +1,4 @@
-import { outOfBoundsMessage, resolveLinkTarget } from '../../../../src/source/render/symlinks.js';
+import { firstOutOfBounds, outOfBoundsMessage, resolveLinkTarget } from '../../../../src/source/render/symlinks.js';
 
 describe('symbolic links in a source', () => {
   it.each([
@@ -22,5 +22,17 @@ describe('symbolic links in a source', () => {
 
   it("uses Argo CD's words for the refusal", () => {
     expect(outOfBoundsMessage('apps/web/cm.yaml')).toBe('repository contains out-of-bounds symlinks. file: apps/web/cm.yaml');
+  });
+
+  it('names the first link out of the repository in the order a walk of the checkout meets it (a folder before a longer name)', () => {
+    const links = [
+      { path: 'a-b', target: '/etc/passwd' },
+      { path: 'a/x', target: '../../up' },
+      { path: 'a/ok', target: '../a-b' },
+    ];
+    expect(firstOutOfBounds(links)).toBe('a/x');
+    expect(firstOutOfBounds(links.slice(0, 1))).toBe('a-b');
+    expect(firstOutOfBounds([{ path: 'a/ok', target: '../a-b' }])).toBeUndefined();
+    expect(firstOutOfBounds([])).toBeUndefined();
   });
 });
