@@ -376,8 +376,14 @@ describe('per-resource sync options on the real API server: Replace, Force, Vali
         await kubectlOk(['get', 'configmap', 'replace-a', '-n', ns, '--show-managed-fields', '-o', 'jsonpath={.metadata.managedFields}']),
       ) as { manager: string; operation: string }[];
       expect(mf.map((m) => `${m.manager} ${m.operation}`)).toEqual(['argocd-controller Update']);
-      // Without Replace the same hand-made label survives the apply.
+      // Replace=true taken out of Git: the live object still carries it, and gitops-engine reads the live object's
+      // annotation too (sync_context.go: shouldReplace), so that sync still replaces; the next one applies, and the same
+      // hand-made label survives it.
       const plain = desired('replace-plain', { 'a.yaml': cm('replace-a', { k: '1' }) });
+      await kubectlOk(['label', 'configmap', 'replace-a', '-n', ns, 'by=hand']);
+      const third = await runPlugin(['sync', '-f', file, '--desired', plain, '-o', 'json']);
+      expect([third.code, steps(third.stdout)['replace-a']?.message]).toEqual([0, 'Replace=true: replaced']);
+      expect(await labels('replace-a')).toEqual({});
       await kubectlOk(['label', 'configmap', 'replace-a', '-n', ns, 'by=hand']);
       expect((await runPlugin(['sync', '-f', file, '--desired', plain])).code).toBe(0);
       expect(await labels('replace-a')).toEqual({ by: 'hand' });
