@@ -3,8 +3,8 @@ import { collationKey, compareText, keyString, type KubeObject, type ResourceKey
 import { COMPARE_OPTIONS } from '../model/keys.js';
 import type { Application, SourceRevision } from '../app/types.js';
 import type { HealthStatus, HealthStatusCode } from './types.js';
-import { resourceHealth } from './resource.js';
-import { aggregateHealth } from './aggregate.js';
+import { hasBuiltInHealthCheck, resourceHealth } from './resource.js';
+import { aggregateHealth, type HealthInput } from './aggregate.js';
 import { buildTree, indexByOwner, type TreeNode } from './tree.js';
 import { findCause, mostSpecific, ownCause, type Cause } from './reason.js';
 import type { ProjectStatus } from '../settings/window-report.js';
@@ -50,6 +50,11 @@ export interface StatusInput {
   children: KubeObject[];
   /** The app's hooks still in the cluster, with the phases they run in. */
   hooks?: { key: ResourceKey; phases: readonly string[]; live: KubeObject }[];
+  /**
+   * The keys argocd-cm's resource.customizations names (`group/Kind`, `Kind` for the core group), whatever they set: a
+   * missing resource of such a kind counts in the app's health as Missing (controller/health.go's hasOverride).
+   */
+  resourceOverrides?: ReadonlySet<string>;
 }
 
 export interface ResourceStatus extends ResourceKey {
@@ -181,6 +186,30 @@ function ignoresHealth(live: KubeObject | undefined): boolean {
   return live?.metadata.annotations?.['argocd.argoproj.io/ignore-healthcheck'] === 'true';
 }
 
+const isApplication = (key: ResourceKey) => key.group === 'argoproj.io' && key.kind === 'Application';
+
+/**
+ * isSelfReferencedApp: the app's own Application object among its resources. Argo CD also compares UIDs; the live
+ * object of that name and namespace is the app's own, so name and namespace decide here.
+ */
+function isSelfReference(app: Application, key: ResourceKey): boolean {
+  return isApplication(key) && key.name === app.name && key.namespace === app.namespace;
+}
+
+/** What the app's health reads of one resource (controller/health.go setApplicationHealth). */
+function healthInput(r: ResourceInput, health: HealthStatus | undefined, app: Application, overrides: ReadonlySet<string>): HealthInput {
+  const { group, kind } = r.key;
+  const missingCounts = hasBuiltInHealthCheck(group, kind) || overrides.has(group === '' ? kind : `${group}/${kind}`);
+  return {
+    live: r.live !== undefined,
+    ignored: ignoresHealth(r.live),
+    ...(health && r.live ? { health } : {}),
+    ...(missingCounts ? { missingCounts } : {}),
+    ...(isApplication(r.key) ? { application: true } : {}),
+    ...(r.live && isSelfReference(app, r.key) ? { selfReference: true } : {}),
+  };
+}
+
 function treeReport(node: TreeNode): TreeReport {
   const out: TreeReport = { ...node.key, children: node.children.map(treeReport) };
   if (node.health) out.health = node.health;
@@ -235,15 +264,13 @@ export function buildStatusReport(input: StatusInput): StatusReport {
   // One owner index for every tree: re-indexing the children per resource made this O(resources × children).
   const byOwner = indexByOwner(input.children);
   const treesByIndex = inputs.map((r) => (r.live ? buildTree(r.live, byOwner) : undefined));
-  const agg = aggregateHealth(
-    inputs.map((r, i) => {
-      const h = resources[i]?.health;
-      return { live: r.live !== undefined, ignored: ignoresHealth(r.live), ...(h && r.live ? { health: h } : {}) };
-    }),
-  );
-  const causes = agg.worst.flatMap((i) => {
+  const overrides = input.resourceOverrides ?? new Set<string>();
+  const agg = aggregateHealth(inputs.map((r, i) => healthInput(r, resources[i]?.health, input.app, overrides)));
+  const causes = agg.worst.flatMap((i): Cause[] => {
     const tree = treesByIndex[i];
-    const c = tree ? findCause(tree) : undefined;
+    // A missing resource that counts (the app is Missing) is its own cause.
+    if (!tree) return [{ object: inputs[i]!.key, source: 'Health', reason: '', message: 'missing from the cluster' }];
+    const c = findCause(tree);
     return c ? [c] : [];
   });
   const cause = mostSpecific(causes);

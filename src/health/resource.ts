@@ -1,4 +1,6 @@
-// The health of one live object: pending deletion first, then the built-in check for its kind.
+// The health of one live object: pending deletion first, then a Lua check, then the built-in check for its kind.
+// A kind with neither (ConfigMap, a custom resource without a Lua check) has no health, as in gitops-engine's
+// GetResourceHealth.
 import { groupOf, type KubeObject } from '../model/object.js';
 import type { HealthStatus } from './types.js';
 import { deploymentHealth } from './checks/deployment.js';
@@ -14,15 +16,15 @@ import { cronJobHealth } from './checks/cronjob.js';
 import { hpaHealth } from './checks/hpa.js';
 import { apiServiceHealth } from './checks/apiservice.js';
 import { pdbHealth } from './checks/pdb.js';
-import { readyConditionHealth } from './checks/ready-condition.js';
+import { argoWorkflowHealth } from './checks/argo-workflow.js';
 import { customHealthOf } from './custom.js';
 
 type Check = (obj: KubeObject) => HealthStatus;
 
 const HOOK_FINALIZER = 'argocd.argoproj.io/hook-finalizer';
 
-/** `group/Kind` → check, as gitops-engine's GetHealthCheckFunc plus the bundled CronJob and PDB scripts. */
-const CHECKS: ReadonlyMap<string, Check> = new Map<string, Check>([
+/** `group/Kind` → check: gitops-engine's GetHealthCheckFunc. */
+const BUILT_IN: ReadonlyMap<string, Check> = new Map<string, Check>([
   ['apps/Deployment', deploymentHealth],
   ['apps/StatefulSet', statefulSetHealth],
   ['apps/DaemonSet', daemonSetHealth],
@@ -32,26 +34,39 @@ const CHECKS: ReadonlyMap<string, Check> = new Map<string, Check>([
   ['/PersistentVolumeClaim', pvcHealth],
   ['extensions/Ingress', ingressHealth],
   ['networking.k8s.io/Ingress', ingressHealth],
+  ['argoproj.io/Workflow', argoWorkflowHealth],
   ['batch/Job', jobHealth],
-  ['batch/CronJob', cronJobHealth],
   ['autoscaling/HorizontalPodAutoscaler', hpaHealth],
   ['apiregistration.k8s.io/APIService', apiServiceHealth],
-  ['policy/PodDisruptionBudget', pdbHealth],
 ]);
+
+/**
+ * The built-in checks plus ports of Argo CD's bundled CronJob and PDB scripts (resource_customizations/), which
+ * stand in for them when no library of scripts is loaded (a loaded one's script comes first, as a Lua check).
+ */
+const CHECKS: ReadonlyMap<string, Check> = new Map<string, Check>([...BUILT_IN, ['batch/CronJob', cronJobHealth], ['policy/PodDisruptionBudget', pdbHealth]]);
 
 /** Groups served by Kubernetes itself: their kinds without a check (ConfigMap, Role…) have no health. */
 function isKubernetesGroup(group: string): boolean {
   return ['', 'apps', 'batch', 'autoscaling', 'policy', 'extensions'].includes(group) || group.endsWith('.k8s.io');
 }
 
-/** Whether any check applies to this kind (whatever the object's state). */
+/** Whether any check may apply to this kind (a built-in one, or a Lua check, which any custom resource may have). */
 export function hasHealthCheck(group: string, kind: string): boolean {
   return CHECKS.has(`${group}/${kind}`) || !isKubernetesGroup(group);
 }
 
 /**
+ * Whether gitops-engine has a check of its own for the kind (GetHealthCheckFunc is not nil): a missing resource
+ * of such a kind counts in the app's health (controller/health.go); the bundled Lua scripts do not count there.
+ */
+export function hasBuiltInHealthCheck(group: string, kind: string): boolean {
+  return BUILT_IN.has(`${group}/${kind}`);
+}
+
+/**
  * The object's health, or undefined when its kind has none (ConfigMap, Secret, a custom resource
- * without a Ready condition); such objects do not count in the app's health.
+ * without a Lua check); such objects do not count in the app's health.
  */
 export function resourceHealth(obj: KubeObject): HealthStatus | undefined {
   const finalizers: unknown = obj.metadata.finalizers;
@@ -64,6 +79,5 @@ export function resourceHealth(obj: KubeObject): HealthStatus | undefined {
   if (custom !== undefined) return custom ?? undefined;
   const group = groupOf(obj.apiVersion);
   const check = CHECKS.get(`${group}/${obj.kind}`);
-  if (check) return check(obj);
-  return isKubernetesGroup(group) ? undefined : readyConditionHealth(obj);
+  return check ? check(obj) : undefined;
 }

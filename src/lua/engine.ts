@@ -1,7 +1,7 @@
 // The Lua engine for custom health checks, run as Argo CD runs them (util/lua/lua.go): a fresh Lua state per check
 // with the global `obj` (the live object as a table), only the base, package and table libraries and a safe `os`
 // (time and date) unless the check asks for the open libraries. The VM is wasmoon (Lua 5.4 in WebAssembly, where
-// Argo CD has gopher-lua's 5.1) in a worker thread: a check that runs past the time bound (Argo CD's 1 s) is stopped
+// Argo CD has gopher-lua's 5.1, whose table.getn, unpack… are defined again before a check runs) in a worker thread: a check that runs past the time bound (Argo CD's 1 s) is stopped
 // by ending the worker, and its Lua heap is capped. It sits above the core (it starts a worker and reads the
 // engine's assets): health/ is handed it as a LuaEvaluator and reads what a check returned (health/lua-check.ts).
 import { Worker } from 'node:worker_threads';
@@ -23,8 +23,21 @@ interface Reply {
   id?: number;
   ready?: boolean;
   error?: string;
-  result?: { type: string; status?: unknown; message?: unknown };
+  result?: { type: string; status?: unknown; message?: unknown; hasKeys?: boolean };
 }
+
+/**
+ * Lua 5.1's functions that 5.4 dropped, as gopher-lua has them, for the libraries that are loaded (the bundled
+ * checks call table.getn: batch/CronJob, argoproj.io/Rollout). Defined before any script runs.
+ */
+const LUA51 = [
+  'table.getn = function(t) return #t end',
+  'table.maxn = function(t) local n = 0 for k in pairs(t) do if type(k) == "number" and k > n then n = k end end return n end',
+  'unpack = table.unpack',
+  'loadstring = function(s, name) return load(s, name) end',
+  'if math then math.pow = function(x, y) return x ^ y end; math.mod = math.fmod; math.log10 = function(x) return math.log(x, 10) end end',
+  'if string then string.gfind = string.gmatch end',
+].join('\n');
 
 /**
  * The worker: wasmoon's module evaluated from its source, its .wasm handed over as bytes (Emscripten reads it
@@ -33,6 +46,7 @@ interface Reply {
 function workerSource(source: string): string {
   const patched = source.replace('fs=require$1("fs")', 'fs=globalThis.__kg_fs');
   return `
+const LUA51 = ${JSON.stringify(LUA51)};
 const { parentPort, workerData } = require('node:worker_threads');
 const realFs = require('node:fs');
 const WASM = '/kubectl-gitops/wasmoon/glue.wasm';
@@ -64,11 +78,12 @@ parentPort.on('message', async (m) => {
     // (time and date only) stands for os.
     engine.doStringSync('for _, n in ipairs({"table", "os", "string", "math", "coroutine", "io", "utf8", "debug"}) do if _G[n] ~= nil then package.loaded[n] = _G[n] end end package.loaded._G = _G');
     if (!m.openLibs) engine.doStringSync('local t, d = os.time, os.date; os = { time = t, date = d }; package.loaded.os = os');
+    engine.doStringSync(LUA51);
     engine.global.set('obj', JSON.parse(m.obj));
     const r = engine.doStringSync(m.script);
     const type = r === undefined || r === null ? 'nil' : Array.isArray(r) ? 'table' : typeof r === 'object' ? 'table' : typeof r === 'number' ? 'number' : typeof r === 'boolean' ? 'boolean' : typeof r === 'string' ? 'string' : 'function';
     const result = { type };
-    if (type === 'table' && !Array.isArray(r)) { result.status = r.status; result.message = r.message; }
+    if (type === 'table' && !Array.isArray(r)) { result.status = r.status; result.message = r.message; if (Object.keys(r).length > 0) result.hasKeys = true; }
     parentPort.postMessage({ id: m.id, result });
   } catch (e) {
     parentPort.postMessage({ id: m.id, error: String((e && e.message) || e) });

@@ -47,6 +47,12 @@ export interface ArgoSettings {
   /** `resource.customizations.knownTypeFields.<group_kind>`: fields of custom resources compared as the Kubernetes type they hold. */
   knownTypeFields: Map<string, KnownTypeField[]>;
   /**
+   * Every `group/Kind` (`Kind` for the core group) resource.customizations names, whatever it sets, and the CRD's when
+   * ignoreResourceStatusField is `crd` (GetResourceOverrides adds a status rule for it): a missing resource of such a
+   * kind counts in the app's health (controller/health.go's hasOverride).
+   */
+  overrideKeys: Set<string>;
+  /**
    * `resource.sensitive.mask.annotations` (comma-separated, spaces dropped, as Argo CD's GetSensitiveAnnotations): the
    * annotations whose values are masked on Secrets, as their data is.
    */
@@ -85,6 +91,7 @@ export function defaultSettings(origin = "Argo CD's defaults (no argocd-cm)"): A
     kustomize: { versions: new Map() },
     impersonation: false,
     knownTypeFields: new Map(),
+    overrideKeys: new Set(),
     sensitiveAnnotations: new Set(),
     reconciliation: { ...DEFAULT_RECONCILIATION, warnings: [] },
     warnings: [],
@@ -270,8 +277,10 @@ export function parseArgoSettings(data: Readonly<Record<string, string>>, origin
     s.compareOptions.ignoreResourceStatusField = 'all';
   }
 
+  if (s.compareOptions.ignoreResourceStatusField === 'crd') s.overrideKeys.add('apiextensions.k8s.io/CustomResourceDefinition');
   for (const [gk, o] of [...overrides].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const [group, kind] = splitOverrideKey(gk);
+    s.overrideKeys.add(group === '' ? kind : `${group}/${kind}`);
     if (o.ignore && o.ignore.jsonPointers.length + o.ignore.jqPathExpressions.length + o.ignore.managedFieldsManagers.length > 0) {
       s.ignoreDifferences.push({
         group,

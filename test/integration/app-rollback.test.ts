@@ -495,17 +495,17 @@ describe('status -A and -l: the Applications of one or every namespace, by label
       expect(apps.namespace).toBeUndefined();
       expect(apps.apps.map((a) => [a.namespace, a.name, a.sync, a.health])).toEqual([
         [ns, 'one', 'Synced', 'Healthy'],
-        [ns2, 'two', 'OutOfSync', 'Missing'],
+        [ns2, 'two', 'OutOfSync', 'Healthy'],
       ]);
       const table = await runPlugin(['status', '--all-namespaces', '--selector', label()]);
       expect(table.code).toBe(0);
       expect(table.stdout).toMatch(/^NAME\s+NAMESPACE\s+PROJECT\s+SYNC\s+HEALTH\s+REVISION\s+DESTINATION\s+LAST SYNC\n/);
       expect(table.stdout).toMatch(new RegExp(`^one\\s+${ns}\\s+default\\s+Synced\\s+Healthy\\s`, 'm'));
-      expect(table.stdout).toMatch(new RegExp(`^two\\s+${ns2}\\s+default\\s+OutOfSync\\s+Missing\\s`, 'm'));
+      expect(table.stdout).toMatch(new RegExp(`^two\\s+${ns2}\\s+default\\s+OutOfSync\\s+Healthy\\s`, 'm'));
       expect(table.stdout).not.toMatch(/^other\s/m);
       const kv = kvValues((await runPlugin(['status', '-A', '-l', label(), '-o', 'kv'])).stdout);
       expect(kv.APPS).toEqual(['2']);
-      expect(kv.APP?.map((v) => v.split(' ').slice(0, 3).join(' '))).toEqual([`${ns}/one Synced Healthy`, `${ns2}/two OutOfSync Missing`]);
+      expect(kv.APP?.map((v) => v.split(' ').slice(0, 3).join(' '))).toEqual([`${ns}/one Synced Healthy`, `${ns2}/two OutOfSync Healthy`]);
       const env = await runPlugin(['status', '-A', '-l', label(), '-o', 'env']);
       expect(env.code).toBe(0);
       expect(env.stdout).toMatch(/^APPS='2'$/m);

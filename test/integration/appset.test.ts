@@ -784,11 +784,11 @@ describe('appset sync --recursive with a RollingSync strategy', () => {
       const res = await runPlugin(['appset', 'sync', 'roll', '--recursive', '--app-namespace', setup.ns, '--timeout', '3s', '-o', 'kv']);
       expect(res.code).toBe(3);
       expect(rollout(res.stdout)).toEqual([
-        `STEP=${setup.ns}/roll-d 1 unhealthy OutOfSync Missing`,
+        `STEP=${setup.ns}/roll-d 1 unhealthy OutOfSync Healthy`,
         `STEP=${setup.ns}/roll-a 2 not-synced - -`,
         `EXCLUDED=${setup.ns}/roll-b`,
         `EXCLUDED=${setup.ns}/roll-c`,
-        `ROLLOUT_STOPPED=step 1 has maxUpdate 0: its Applications are synced by hand, and ${setup.ns}/roll-d is OutOfSync and Missing: sync it, then run again`,
+        `ROLLOUT_STOPPED=step 1 has maxUpdate 0: its Applications are synced by hand, and ${setup.ns}/roll-d is OutOfSync and Healthy: sync it, then run again`,
       ]);
       expect((await kubectl(['get', 'configmap', 'd', '-n', setup.ns])).stderr).toContain('NotFound');
       // Synced by hand, the held step lets the rollout through.

@@ -1,4 +1,4 @@
-// CronJob health, as Argo CD's bundled resource_customizations/batch/CronJob/health.lua.
+// CronJob health, as Argo CD v3.2.11's bundled resource_customizations/batch/CronJob/health.lua.
 import type { KubeObject } from '../../model/object.js';
 import type { HealthStatus } from '../types.js';
 import { at, list, str } from '../fields.js';

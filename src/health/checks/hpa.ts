@@ -7,14 +7,11 @@ import { groupOf, versionOf } from '../../model/object.js';
 const V1_CONDITIONS = 'autoscaling.alpha.kubernetes.io/conditions';
 const WAITING: HealthStatus = { status: 'Progressing', message: 'Waiting to Autoscale' };
 
+/** isDegraded's list in gitops-engine 5baed56 (Argo CD v3.2.11); later versions add the other metric failures. */
 const DEGRADED: ReadonlyArray<readonly [string, string]> = [
   ['AbleToScale', 'FailedGetScale'],
   ['AbleToScale', 'FailedUpdateScale'],
   ['ScalingActive', 'FailedGetResourceMetric'],
-  ['ScalingActive', 'FailedGetObjectMetric'],
-  ['ScalingActive', 'FailedGetPodsMetric'],
-  ['ScalingActive', 'FailedGetExternalMetric'],
-  ['ScalingActive', 'FailedComputeMetricsReplicas'],
   ['ScalingActive', 'InvalidSelector'],
 ];
 

@@ -3,9 +3,6 @@ import type { JsonValue, KubeObject } from '../../model/object.js';
 import type { HealthStatus } from '../types.js';
 import { at, condition, list, num, str } from '../fields.js';
 
-const IGNORE_RESTART_POLICY = 'argocd.argoproj.io/ignore-restart-policy';
-const HOOK_ANNOTATIONS = ['argocd.argoproj.io/hook', 'helm.sh/hook'];
-
 /** A waiting reason that means the container cannot start: `Err*`, `*Error`, `*BackOff`. */
 export function isFailingWaitReason(reason: string): boolean {
   return reason.startsWith('Err') || reason.endsWith('Error') || reason.endsWith('BackOff');
@@ -15,12 +12,12 @@ function restartPolicy(obj: KubeObject): string {
   return str(obj, 'spec', 'restartPolicy') || 'Always';
 }
 
-/** Argo CD treats a non-hook pod annotated ignore-restart-policy as if its policy were Always. */
+/**
+ * Whether the pod restarts its containers: only then are back-offs Degraded and is Running read through readiness. As
+ * in gitops-engine 5baed56 (Argo CD v3.2.11), the restart policy alone decides; no annotation overrides it.
+ */
 function behavesAsAlways(obj: KubeObject): boolean {
-  if (restartPolicy(obj) === 'Always') return true;
-  const annotations = obj.metadata.annotations ?? {};
-  const isHook = HOOK_ANNOTATIONS.some((k) => k in annotations);
-  return !isHook && annotations[IGNORE_RESTART_POLICY] === 'true';
+  return restartPolicy(obj) === 'Always';
 }
 
 function failMessage(ctr: JsonValue): string {

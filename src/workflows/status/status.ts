@@ -249,6 +249,7 @@ export async function runStatus(args: AppStateArgs, deps: AppStateDeps): Promise
     children,
     ...(state.target ? { target: state.target } : {}),
     hooks,
+    ...(state.rules ? { resourceOverrides: state.rules.settings.overrideKeys } : {}),
   });
   // A Source Hydrator app: where its dry source is, and the dry commit the synced manifests were hydrated from.
   if (state.app.hydrator)

@@ -1,4 +1,4 @@
-// App health: worst of the counted resources in Argo CD's order; Missing only when nothing is live.
+// App health: worst of the counted resources in Argo CD's order, skipping what setApplicationHealth skips.
 import { aggregateHealth, type HealthInput } from '../../../src/health/aggregate.js';
 import { HEALTH_ORDER, isWorse, type HealthStatusCode } from '../../../src/health/types.js';
 import { jobHealth } from '../../../src/health/checks/job.js';
@@ -26,13 +26,29 @@ describe('aggregateHealth', () => {
     expect(aggregateHealth([live('Unknown'), live('Degraded')]).status).toBe('Unknown');
   });
 
-  it('does not count a missing resource (it is OutOfSync instead) while something else is live', () => {
-    const got = aggregateHealth([live('Healthy'), { live: false }]);
-    expect(got).toEqual({ status: 'Healthy', worst: [] });
+  it('counts a missing resource only when its kind has a built-in check or an argocd-cm override', () => {
+    expect(aggregateHealth([live('Healthy'), { live: false }])).toEqual({ status: 'Healthy', worst: [] });
+    expect(aggregateHealth([live('Progressing'), { live: false, missingCounts: true }])).toEqual({ status: 'Missing', worst: [1] });
+    // A live resource's health is not read as Missing: the input's health of a missing one is ignored.
+    expect(aggregateHealth([{ live: false, missingCounts: true, health: { status: 'Degraded', message: '' } }]).status).toBe('Missing');
+    // A check that returns Missing for a live object of a kind without a built-in check is skipped too.
+    expect(aggregateHealth([live('Missing')]).status).toBe('Healthy');
   });
 
-  it('is Missing when the app has resources and none is live', () => {
-    expect(aggregateHealth([{ live: false }, { live: false }]).status).toBe('Missing');
+  it('has no rule for nothing live: only what counts decides', () => {
+    expect(aggregateHealth([{ live: false }, { live: false }]).status).toBe('Healthy');
+    expect(aggregateHealth([{ live: false }, { live: false, missingCounts: true }])).toEqual({ status: 'Missing', worst: [1] });
+  });
+
+  it('skips a child Application that is Missing or Unknown, but not one that is Degraded', () => {
+    expect(aggregateHealth([{ live: false, missingCounts: true, application: true }]).status).toBe('Healthy');
+    expect(aggregateHealth([live('Unknown', { application: true }), live('Progressing')]).status).toBe('Progressing');
+    expect(aggregateHealth([live('Missing', { application: true, missingCounts: true })]).status).toBe('Healthy');
+    expect(aggregateHealth([live('Degraded', { application: true })]).status).toBe('Degraded');
+  });
+
+  it("skips the app's own Application object", () => {
+    expect(aggregateHealth([live('Degraded', { application: true, selfReference: true }), live('Healthy')]).status).toBe('Healthy');
   });
 
   it('is Healthy for an app with no resources at all', () => {

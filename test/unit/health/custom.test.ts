@@ -57,9 +57,17 @@ describe('reading what a check returned (ExecuteHealthLua)', () => {
       { type: 'table', status: 'Degraded', message: 'out of sprockets' },
       { status: 'Degraded', message: 'out of sprockets' },
     ],
+    // A field of another type: json.Unmarshal's type error, read as the empty health.
+    [{ type: 'table', status: 'Healthy', message: 7, hasKeys: true }, undefined],
+    [{ type: 'table', status: 5, hasKeys: true }, undefined],
+    // No status: "" is not a health code.
     [
-      { type: 'table', status: 'Healthy', message: 7 },
-      { status: 'Healthy', message: '' },
+      { type: 'table', message: 'waiting', hasKeys: true },
+      { status: 'Unknown', message: 'Lua returned an invalid health status' },
+    ],
+    [
+      { type: 'table', hasKeys: true },
+      { status: 'Unknown', message: 'Lua returned an invalid health status' },
     ],
     [
       { type: 'table', status: 'Fine' },

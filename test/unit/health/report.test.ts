@@ -20,13 +20,24 @@ describe('buildStatusReport', () => {
     const r = buildStatusReport(brokenInput());
     const byName = Object.fromEntries(r.resources.map((x) => [`${x.kind}/${x.name}`, x]));
     expect(byName['Service/web']).toMatchObject({ status: 'OutOfSync', syncReason: 'drifted', driftedFields: 2, health: { status: 'Healthy' } });
-    expect(byName['Service/metrics']).toMatchObject({ status: 'OutOfSync', syncReason: 'missing', health: { status: 'Missing' } });
+    expect(byName['ConfigMap/metrics']).toMatchObject({ status: 'OutOfSync', syncReason: 'missing', health: { status: 'Missing' } });
     expect(byName['ConfigMap/old-config']).toMatchObject({ status: 'OutOfSync', syncReason: 'requires-pruning', requiresPruning: true });
     expect(byName['ConfigMap/web-config']).toMatchObject({ status: 'Synced' });
     expect(byName['ConfigMap/web-config']?.health).toBeUndefined();
     expect(r.sync).toEqual({ status: 'OutOfSync', outOfSync: 3, requiresPruning: 1 });
-    // The missing Service does not drag health down: it is counted as OutOfSync instead.
+    // The missing ConfigMap does not drag health down (no built-in check for its kind); a missing Service would.
     expect(r.health.status).toBe('Progressing');
+    const input = brokenInput();
+    input.resources[4] = { key: { group: '', kind: 'Service', namespace: 'shop', name: 'metrics' }, comparison: 'missing' };
+    const missingService = buildStatusReport(input);
+    expect(missingService.health.status).toBe('Missing');
+    expect(missingService.health.worst).toEqual([{ group: '', kind: 'Service', namespace: 'shop', name: 'metrics' }]);
+    expect(missingService.health.cause).toEqual({
+      object: { group: '', kind: 'Service', namespace: 'shop', name: 'metrics' },
+      source: 'Health',
+      reason: '',
+      message: 'missing from the cluster',
+    });
     expect(r.syncPolicy).toEqual({ automated: true, prune: true, selfHeal: true, allowEmpty: false });
   });
 
@@ -52,15 +63,69 @@ describe('buildStatusReport', () => {
     expect(r.sync.status).toBe('Unknown');
   });
 
-  it('is Missing when nothing is live', () => {
+  it('is Missing when a resource with a built-in check (a Deployment) is missing, even with nothing live', () => {
     const r = buildStatusReport({
       app: app(),
       resources: [{ key: { group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'web' }, comparison: 'missing' }],
       children: [],
     });
     expect(r.health.status).toBe('Missing');
+    expect(r.health.worst).toEqual([{ group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'web' }]);
     expect(r.sync.status).toBe('OutOfSync');
     expect(r.trees).toEqual([]);
+  });
+
+  it("counts a missing resource whose kind has no built-in check only when argocd-cm's resource.customizations names it", () => {
+    const missing = (group: string, kind: string, name: string) => ({ key: { group, kind, namespace: 'shop', name }, comparison: 'missing' as const });
+    // TestSetApplicationHealth_MissingResourceNoBuiltHealthCheck: a missing ConfigMap is skipped, even when nothing is live.
+    const onlyCm = buildStatusReport({ app: app(), resources: [missing('', 'ConfigMap', 'settings')], children: [] });
+    expect(onlyCm.health).toEqual({ status: 'Healthy', worst: [] });
+    expect(onlyCm.resources[0]?.health).toEqual({ status: 'Missing', message: '' });
+    const withCm = buildStatusReport({ app: app(), resources: [res(cm('a'), 'in-sync'), missing('', 'ConfigMap', 'settings')], children: [] });
+    expect(withCm.health.status).toBe('Healthy');
+    // A bundled Lua script (CronJob's) is not a check there; an argocd-cm override (any field) is.
+    const cron = missing('batch', 'CronJob', 'report');
+    expect(buildStatusReport({ app: app(), resources: [cron], children: [] }).health.status).toBe('Healthy');
+    const overridden = buildStatusReport({
+      app: app(),
+      resources: [cron, missing('', 'ConfigMap', 'settings')],
+      children: [],
+      resourceOverrides: new Set(['batch/CronJob', 'ConfigMap']),
+    });
+    expect(overridden.health).toMatchObject({
+      status: 'Missing',
+      worst: [
+        { group: '', kind: 'ConfigMap', namespace: 'shop', name: 'settings' },
+        { group: 'batch', kind: 'CronJob', namespace: 'shop', name: 'report' },
+      ],
+    });
+    // TestSetApplicationHealth_MissingResource: a missing Pod (a built-in check) makes the app Missing.
+    expect(buildStatusReport({ app: app(), resources: [res(cm('a'), 'in-sync'), missing('', 'Pod', 'p')], children: [] }).health.status).toBe('Missing');
+  });
+
+  it("skips a child Application that is Missing, and the app's own Application object", () => {
+    const child = (name: string): KubeObject => ({
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'Application',
+      metadata: { name, namespace: 'argocd', uid: `app-${name}` },
+      spec: {},
+    });
+    const appKey = (name: string) => ({ group: 'argoproj.io', kind: 'Application', namespace: 'argocd', name });
+    const missingChild = { key: appKey('b'), comparison: 'missing' as const };
+    const r = buildStatusReport({
+      app: app(),
+      resources: [missingChild, res(child('a'), 'in-sync')],
+      children: [],
+      resourceOverrides: new Set(['argoproj.io/Application']),
+    });
+    // The missing child would count (argocd-cm names the kind) but a child app's Missing never does.
+    expect(r.health).toEqual({ status: 'Healthy', worst: [] });
+    // The app's own Application object (name and namespace of the app, kind Application) is never counted.
+    const self = res(child('shop'), 'in-sync');
+    expect(self.key).toEqual(appKey('shop'));
+    const degradedSelf = { ...self, live: { ...self.live!, metadata: { ...self.live!.metadata, deletionTimestamp: '2026-01-01T00:00:00Z' } } };
+    expect(buildStatusReport({ app: app(), resources: [degradedSelf], children: [] }).health.status).toBe('Healthy');
+    expect(buildStatusReport({ app: { ...app(), name: 'other' }, resources: [degradedSelf], children: [] }).health.status).toBe('Progressing');
   });
 
   it('keeps health as it is when a resource drifts', () => {

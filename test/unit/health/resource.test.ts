@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { resourceHealth, hasHealthCheck } from '../../../src/health/resource.js';
+import { resourceHealth, hasHealthCheck, hasBuiltInHealthCheck } from '../../../src/health/resource.js';
 import type { KubeObject } from '../../../src/model/object.js';
 import type { HealthStatus } from '../../../src/health/types.js';
 
@@ -48,6 +48,7 @@ describe('resourceHealth', () => {
       'APIService',
       'PodDisruptionBudget',
       'ConfigMap',
+      'Workflow',
     ]) {
       expect(kinds).toContain(kind);
     }
@@ -65,6 +66,27 @@ describe('resourceHealth', () => {
     expect(hasHealthCheck('', 'ConfigMap')).toBe(false);
     expect(hasHealthCheck('rbac.authorization.k8s.io', 'Role')).toBe(false);
     expect(hasHealthCheck('cert-manager.io', 'Certificate')).toBe(true);
+  });
+
+  it("knows which kinds gitops-engine checks itself (GetHealthCheckFunc), not the bundled scripts' kinds", () => {
+    for (const [group, kind] of [
+      ['apps', 'Deployment'],
+      ['', 'Pod'],
+      ['argoproj.io', 'Workflow'],
+      ['batch', 'Job'],
+      ['networking.k8s.io', 'Ingress'],
+    ]) {
+      expect(hasBuiltInHealthCheck(group!, kind!)).toBe(true);
+    }
+    for (const [group, kind] of [
+      ['', 'ConfigMap'],
+      ['batch', 'CronJob'],
+      ['policy', 'PodDisruptionBudget'],
+      ['argoproj.io', 'Rollout'],
+      ['cert-manager.io', 'Certificate'],
+    ]) {
+      expect(hasBuiltInHealthCheck(group!, kind!)).toBe(false);
+    }
   });
 
   it('reports a malformed v1 HPA conditions annotation as Unknown with the parse error', () => {

@@ -49,7 +49,7 @@ export function res(live: KubeObject, comparison: ResourceInput['comparison'], e
   return { key: keyOf(live), comparison, live, ...extra };
 }
 
-/** The broken app: an unschedulable Deployment, a drifted Service, a prune candidate, a missing Service. */
+/** The broken app: an unschedulable Deployment, a drifted Service, a prune candidate, a missing ConfigMap. */
 export function brokenInput(): StatusInput {
   const [deploy, ...children] = loadTree('unschedulable.yaml');
   return {
@@ -61,7 +61,8 @@ export function brokenInput(): StatusInput {
       res(cm('web-config'), 'in-sync'),
       res(svc, 'drifted', { driftedFields: 2 }),
       res(cm('old-config'), 'extra'),
-      { key: { group: '', kind: 'Service', namespace: 'shop', name: 'metrics' }, comparison: 'missing' },
+      // A missing ConfigMap: OutOfSync, Missing itself, but not counted in the app's health (no built-in check).
+      { key: { group: '', kind: 'ConfigMap', namespace: 'shop', name: 'metrics' }, comparison: 'missing' },
     ],
     children,
   };

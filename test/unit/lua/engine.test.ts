@@ -4,6 +4,11 @@ import { LuaRunner } from '../../../src/lua/engine.js';
 import { wasmoonAssets } from '../../../src/lua/assets.js';
 import { healthOfLuaResult } from '../../../src/health/lua-check.js';
 import type { KubeObject } from '../../../src/model/object.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Argo CD v3.2.11's bundled checks, as they are (resource_customizations/<group>/<kind>/health.lua). */
+const bundled = (path: string) => readFileSync(join(process.cwd(), 'test/fixtures/lua/argocd-v3.2.11', path, 'health.lua'), 'utf8');
 
 const WIDGET_HEALTH = `
 hs = {}
@@ -56,7 +61,12 @@ describe('a health check of our own, as Argo CD runs it', () => {
   });
 
   it("hands back what the script returned (its Lua type, a table's status and message) or why it did not finish", async () => {
-    expect(await runner.run('return { status = "Healthy", message = 7 }', widget(), false)).toEqual({ type: 'table', status: 'Healthy', message: 7 });
+    expect(await runner.run('return { status = "Healthy", message = 7 }', widget(), false)).toEqual({
+      type: 'table',
+      status: 'Healthy',
+      message: 7,
+      hasKeys: true,
+    });
     expect(await runner.run('return 42', widget(), false)).toEqual({ type: 'number' });
     expect(await runner.run('return nil', widget(), false)).toEqual({ type: 'nil' });
     expect(await runner.run('error("no sprockets")', widget(), false)).toEqual({ error: expect.stringContaining('no sprockets') });
@@ -66,6 +76,10 @@ describe('a health check of our own, as Argo CD runs it', () => {
     expect(await healthOf('return { status = "Fine" }', widget(), false)).toEqual({ status: 'Unknown', message: 'Lua returned an invalid health status' });
     expect(await healthOf('return "Healthy"', widget(), false)).toEqual({ status: 'Unknown', message: 'expect table output from Lua script, not string' });
     expect(await healthOf('return nil', widget(), false)).toBeUndefined();
+    expect(await healthOf('return {}', widget(), false)).toBeUndefined();
+    expect(await healthOf('return { "Healthy" }', widget(), false)).toBeUndefined();
+    expect(await healthOf('return { status = "Healthy", message = 7 }', widget(), false)).toBeUndefined();
+    expect(await healthOf('return { state = "Healthy" }', widget(), false)).toEqual({ status: 'Unknown', message: 'Lua returned an invalid health status' });
     expect(await healthOf('error("no sprockets")', widget(), false)).toMatchObject({ status: 'Unknown', message: expect.stringContaining('no sprockets') });
     expect(await healthOf('this is not lua', widget(), false)).toMatchObject({ status: 'Unknown' });
   });
@@ -83,5 +97,45 @@ describe('a health check of our own, as Argo CD runs it', () => {
   it('a script that eats memory fails with Unknown', async () => {
     const r = await healthOf('local t = {} for i = 1, 1e9 do t[i] = string.rep("x", 1000) .. i end return { status = "Healthy" }', widget(), true);
     expect(r?.status).toBe('Unknown');
+  });
+});
+
+describe("Lua 5.1's functions (gopher-lua's), which the bundled checks call", () => {
+  it("batch/CronJob's check: a running job (table.getn of status.active) is Healthy", async () => {
+    const cronJob = {
+      apiVersion: 'batch/v1',
+      kind: 'CronJob',
+      metadata: { name: 'report', namespace: 'shop' },
+      spec: { schedule: '0 * * * *' },
+      status: {
+        lastScheduleTime: '2026-11-30T05:00:00Z',
+        lastSuccessfulTime: '2026-11-30T04:00:12Z',
+        active: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'report-29408700', namespace: 'shop' }],
+      },
+    } as KubeObject;
+    expect(await healthOf(bundled('batch/CronJob'), cronJob, true)).toEqual({
+      status: 'Healthy',
+      message: 'The job is running. Its last execution may not have been successful',
+    });
+  });
+
+  it("argoproj.io/Rollout's check: a rollout with pause conditions (table.getn) is Suspended", async () => {
+    const rollout = {
+      apiVersion: 'argoproj.io/v1alpha1',
+      kind: 'Rollout',
+      metadata: { name: 'web', namespace: 'shop', generation: 2 },
+      spec: { strategy: { canary: {} } },
+      status: { observedGeneration: '2', conditions: [], pauseConditions: [{ reason: 'CanaryPauseStep', startTime: '2026-11-30T05:00:00Z' }] },
+    } as KubeObject;
+    expect(await healthOf(bundled('argoproj.io/Rollout'), rollout, true)).toEqual({ status: 'Suspended', message: 'Rollout is paused' });
+  });
+
+  it('has table.getn, table.maxn and unpack in the safe libraries, math.pow and string.gfind in the open ones', async () => {
+    const safe =
+      'return { status = "Healthy", message = table.getn({1, 2, 3}) .. " " .. table.maxn({[1] = 1, [7] = 2}) .. " " .. select("#", unpack({1, 2})) .. " " .. type(loadstring) }';
+    expect(await healthOf(safe, widget(), false)).toEqual({ status: 'Healthy', message: '3 7 2 function' });
+    const open =
+      'local n = 0 for w in string.gfind("a b c", "%a") do n = n + 1 end return { status = "Healthy", message = math.pow(2, 3) .. " " .. n .. " " .. math.mod(7, 3) }';
+    expect(await healthOf(open, widget(), true)).toMatchObject({ status: 'Healthy', message: expect.stringMatching(/^8(\.0)? 3 1(\.0)?$/) });
   });
 });

@@ -21,9 +21,9 @@ describe('the live map', () => {
     const by = (kind: string) => g.nodes.find((n) => n.kind === kind)!;
     expect(g.nodes.map((n) => `${n.depth} ${n.kind}/${n.name}`)).toEqual([
       '0 Application/shop',
+      '1 ConfigMap/metrics',
       '1 ConfigMap/old-config',
       '1 ConfigMap/web-config',
-      '1 Service/metrics',
       '1 Service/web',
       '1 Deployment/broken',
       '2 ReplicaSet/broken-6f9c',

@@ -50,6 +50,19 @@ describe('argocd-cm', () => {
     }
   });
 
+  it('keeps every group/Kind resource.customizations names, whatever it sets, and the CRD under ignoreResourceStatusField: crd (hasOverride of setApplicationHealth)', () => {
+    const s = parseArgoSettings(
+      {
+        'resource.customizations.health.cert-manager.io_Certificate': 'hs = {}\nreturn hs',
+        'resource.customizations.ignoreDifferences.Service': 'jsonPointers: [/spec/clusterIP]',
+        'resource.compareoptions': 'ignoreResourceStatusField: crd',
+      },
+      'cm',
+    );
+    expect([...s.overrideKeys].sort()).toEqual(['Service', 'apiextensions.k8s.io/CustomResourceDefinition', 'cert-manager.io/Certificate']);
+    expect([...parseArgoSettings({}, 'cm').overrideKeys]).toEqual([]);
+  });
+
   it('reads kustomize.buildOptions and the named binaries (kustomize.path.<v>, and the older kustomize.version.<v>); a version named twice is an error', () => {
     const s = parseArgoSettings(
       {

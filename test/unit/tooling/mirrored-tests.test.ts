@@ -51,7 +51,6 @@ const WITHOUT_OWN_TEST: Record<string, string> = {
   'health/checks/pdb.ts': 'one check per kind: test/unit/health/resource.test.ts',
   'health/checks/pod.ts': 'one check per kind: test/unit/health/resource.test.ts',
   'health/checks/pvc.ts': 'one check per kind: test/unit/health/resource.test.ts',
-  'health/checks/ready-condition.ts': 'one check per kind: test/unit/health/resource.test.ts',
   'health/checks/replicaset.ts': 'one check per kind: test/unit/health/resource.test.ts',
   'health/checks/service.ts': 'one check per kind: test/unit/health/resource.test.ts',
   'health/checks/statefulset.ts': 'one check per kind: test/unit/health/resource.test.ts',
