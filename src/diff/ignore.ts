@@ -56,10 +56,11 @@ export async function planIgnores(
   live: JsonObject,
   liveObject: KubeObject,
   jq: (() => Promise<JqPaths>) | undefined,
-  opts: { hideValues?: boolean; jqInput?: { desired: JsonObject; live: JsonObject } } = {},
+  opts: { hideValues?: boolean; jqInput?: () => { desired: JsonObject; live: JsonObject } } = {},
 ): Promise<IgnorePlan> {
   const plan: IgnorePlan = { desired: [], live: [], warnings: [] };
   let entries: ManagedEntry[] | undefined;
+  let jqInput: { desired: JsonObject; live: JsonObject } | undefined;
   for (const [index, rule] of rules.entries()) {
     if (!ruleMatches(rule, key)) continue;
     for (const p of rule.jsonPointers ?? []) {
@@ -83,6 +84,8 @@ export async function planIgnores(
         continue;
       }
       const runner = await jq();
+      // Built once per object, and only when a jq expression runs.
+      jqInput ??= opts.jqInput?.();
       for (const [side, obj] of [
         ['desired', desired],
         ['live', live],
@@ -91,7 +94,7 @@ export async function planIgnores(
           // jq runs on the whole object (apiVersion, kind, name and namespace included), as Argo CD's ignoreNormalizer
           // runs it, so `select(.metadata.name == "web")` selects; a path is kept only where the compared object has
           // something (a path jq makes up, `.data[.data.password]`, would carry a value as its name).
-          for (const p of await runner.paths(opts.jqInput?.[side] ?? obj, expr)) if (hasPath(obj, p)) plan[side].push({ at: stepsOf(p), rule: ref });
+          for (const p of await runner.paths(jqInput?.[side] ?? obj, expr)) if (hasPath(obj, p)) plan[side].push({ at: stepsOf(p), rule: ref });
         } catch (err) {
           // jq quotes values in its errors: for a Secret that could be a secret value.
           const why = opts.hideValues ? 'jq failed (details hidden: the object is a Secret)' : (err as Error).message;

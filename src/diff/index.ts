@@ -208,7 +208,7 @@ export async function diffObjectDetailed(input: DiffInput & { declared?: KubeObj
   if ((input.ignoredLive !== false || raw.length > 0 || removed.length > 0) && rules.some((r) => ruleMatches(r, key))) {
     plan = await planIgnores(rules, key, nd, nl, entries.length > 0 ? live : { ...live, metadata: { ...live.metadata, managedFields: [] } }, input.jq, {
       hideValues: isSecret(desired),
-      jqInput: { desired: withIdentity(nd, desired), live: withIdentity(nl, live) },
+      jqInput: () => ({ desired: withIdentity(nd, desired), live: withIdentity(nl, live) }),
     });
     warnings.push(...plan.warnings);
   }

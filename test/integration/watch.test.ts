@@ -122,6 +122,30 @@ function track(w: WatchProcess, fx: GitFixture, namespace: string): void {
   cleanups.push(async () => void (await w.stop()));
 }
 
+/**
+ * The scenario's app as an Application named `shop` in a control-plane namespace of its own (cleaned up after the test),
+ * with `syncPolicy`, and a `sync --watch` of it by name (polling only hourly), waited for until its first sync.
+ */
+async function watchClusterApp(s: Awaited<ReturnType<typeof scenario>>, prefix: string, syncPolicy: object): Promise<{ cp: string; w: WatchProcess }> {
+  const cp = await createTestNamespace(`${prefix}-cp`);
+  cleanups.push(() => deleteNamespace(cp));
+  const app = applicationYaml({
+    name: 'shop',
+    namespace: cp,
+    spec: {
+      project: 'default',
+      source: { repoURL: s.fx.repo, path: 'apps/shop', targetRevision: 'main' },
+      destination: inCluster(s.namespace),
+      syncPolicy,
+    },
+  });
+  await kubectlOk(['apply', '-f', '-'], { stdin: app });
+  const w = new WatchProcess(['shop', '--app-namespace', cp, '--argocd-namespace', cp, '--interval', '1h'], kubeconfigPath());
+  track(w, s.fx, s.namespace);
+  await w.line((l) => l.action === 'in-sync', 'the first sync', 0, 60_000);
+  return { cp, w };
+}
+
 describe('sync --watch on the local control plane', () => {
   it(
     'applies a new commit on the tracked branch within one interval, follows a force-push, stops cleanly on SIGINT',
@@ -207,26 +231,11 @@ describe('sync --watch on the local control plane', () => {
     "managedNamespaceMetadata changed in the Application's spec (nothing else out of sync): with prune and selfHeal the loop syncs it onto the namespace, as Argo CD's autoSync does",
     async () => {
       const s = await scenario('watch-nsmeta');
-      const cp = await createTestNamespace('watch-nsmeta-cp');
-      cleanups.push(() => deleteNamespace(cp));
-      const app = applicationYaml({
-        name: 'shop',
-        namespace: cp,
-        spec: {
-          project: 'default',
-          source: { repoURL: s.fx.repo, path: 'apps/shop', targetRevision: 'main' },
-          destination: inCluster(s.namespace),
-          syncPolicy: {
-            automated: { prune: true, selfHeal: true },
-            syncOptions: ['CreateNamespace=true'],
-            managedNamespaceMetadata: { labels: { team: 'a' } },
-          },
-        },
+      const { cp, w } = await watchClusterApp(s, 'watch-nsmeta', {
+        automated: { prune: true, selfHeal: true },
+        syncOptions: ['CreateNamespace=true'],
+        managedNamespaceMetadata: { labels: { team: 'a' } },
       });
-      await kubectlOk(['apply', '-f', '-'], { stdin: app });
-      const w = new WatchProcess(['shop', '--app-namespace', cp, '--argocd-namespace', cp, '--interval', '1h'], kubeconfigPath());
-      track(w, s.fx, s.namespace);
-      await w.line((l) => l.action === 'in-sync', 'the first sync', 0, 60_000);
       const team = async () => (await kubectlOk(['get', 'namespace', s.namespace, '-o', 'jsonpath={.metadata.labels.team}'])).trim();
       expect(await team()).toBe('a');
       const since = w.lines.length;
@@ -265,22 +274,7 @@ describe('sync --watch on the local control plane', () => {
     'an Application in the cluster: its refresh annotation (hard) and a change to its spec are looked at now, not at the next poll (--interval 1h), the annotation removed; a sync requested by its operation field is run',
     async () => {
       const s = await scenario('watch-appchange');
-      const cp = await createTestNamespace('watch-appchange-cp');
-      cleanups.push(() => deleteNamespace(cp));
-      const app = applicationYaml({
-        name: 'shop',
-        namespace: cp,
-        spec: {
-          project: 'default',
-          source: { repoURL: s.fx.repo, path: 'apps/shop', targetRevision: 'main' },
-          destination: inCluster(s.namespace),
-          syncPolicy: { automated: { prune: true, selfHeal: true } },
-        },
-      });
-      await kubectlOk(['apply', '-f', '-'], { stdin: app });
-      const w = new WatchProcess(['shop', '--app-namespace', cp, '--argocd-namespace', cp, '--interval', '1h'], kubeconfigPath());
-      track(w, s.fx, s.namespace);
-      await w.line((l) => l.action === 'in-sync', 'the first sync', 0, 60_000);
+      const { cp, w } = await watchClusterApp(s, 'watch-appchange', { automated: { prune: true, selfHeal: true } });
       const annotations = async () =>
         (JSON.parse(await kubectlOk(['get', 'application', 'shop', '-n', cp, '-o', 'json'])) as { metadata: { annotations?: Record<string, string> } }).metadata
           .annotations ?? {};

@@ -84,7 +84,6 @@ export async function runAppSetSync(ctx: RunContext, req: AppSetSyncRequest): Pr
       : { valid: report.applications as unknown as Record<string, unknown>[], invalid: [] };
     for (const i of checked.invalid) warnings.push(`Application ${i.name} is not written: ${i.error}`);
     const invalid = [...report.invalid, ...checked.invalid];
-    const valid = new Set(checked.valid);
     const plan = planAppSetSync(settings, checked.valid, names, current);
     if (plan.refusal) throw new RefusedError(`${report.origin}: ${plan.refusal}`);
     const results: AppSetSyncResult[] = [];
@@ -138,7 +137,7 @@ export async function runAppSetSync(ctx: RunContext, req: AppSetSyncRequest): Pr
     if (!req.recursive || req.dryRun || results.some((r) => r.error !== undefined)) return out;
     // The generated Applications now in the cluster, in generation order, each synced as `sync --all` syncs it.
     const written = new Set(results.filter((r) => r.action !== 'delete').map((r) => r.app));
-    const apps = report.applications.filter((a) => valid.has(a as unknown as Record<string, unknown>) && written.has(`${namespace}/${a.metadata.name ?? ''}`));
+    const apps = (checked.valid as unknown as KubeObject[]).filter((a) => written.has(`${namespace}/${a.metadata.name ?? ''}`));
     const appCtx: RunContext = { ...ctx, opts: { ...ctx.opts, appNamespace: namespace } };
     if (strategy !== undefined) {
       out.rolling = await rollingWalk(appCtx, report.applicationSet, apps, strategy, req.recursive, (line) => out.warnings.push(line));
