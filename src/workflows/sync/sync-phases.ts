@@ -121,10 +121,16 @@ export function hookObject(
   return asApplied({ ...h.object, metadata }, o.appInstance, o.destinationNamespace, o.tracking);
 }
 
-/** Done, failed or still going, from a live object's health (no health check: done once it exists). */
-function settled(h: HealthStatus | undefined): 'ok' | 'failed' | 'waiting' {
-  if (h === undefined || h.status === 'Healthy' || h.status === 'Suspended') return 'ok';
-  if (h.status === 'Degraded') return 'failed';
+/**
+ * Done, failed or still going, from a live object's health (no health check: done once it exists), as gitops-engine's
+ * sync_context.go reads a running task: a resource is done when Healthy and failed when Degraded, and anything else
+ * (Suspended, Progressing, Missing, Unknown) is waited for; a hook (getOperationPhase) fails on Unknown too. Suspended is
+ * waited for, not done: a paused Deployment in a wave before the last holds the sync until the time limit, as it holds
+ * Argo CD's operation (which is why v3.2's bundled CronJob check calls a suspended CronJob Healthy, argo-cd#24428).
+ */
+function settled(h: HealthStatus | undefined, hook: boolean): 'ok' | 'failed' | 'waiting' {
+  if (h === undefined || h.status === 'Healthy') return 'ok';
+  if (h.status === 'Degraded' || (hook && h.status === 'Unknown')) return 'failed';
   return 'waiting';
 }
 
@@ -213,9 +219,19 @@ export async function runPhases(
         message: `not applied: the sync ${out.interrupted ? 'was interrupted' : 'stopped'} before this wave`,
       });
   }
-  if (out.failed) {
-    for (const g of syncFail)
-      out.waves.push(wave(g, (await guarded(() => runGroup(gw, g, opts, out, { final: true, multiStep: true, created }))) ? 'failed' : 'done'));
+  if (out.failed && syncFail.length > 0) {
+    // gitops-engine's setOperationFailed runs every pending SyncFail task at once (one runTasks, kind after kind across
+    // their waves) and waits until all of them completed: their waves order the creation, they are not waited for one
+    // by one. Each wave is reported with the outcome of the whole.
+    const all: Group = {
+      phase: 'SyncFail',
+      wave: syncFail[0]!.wave,
+      steps: syncFail.flatMap((g) => g.steps),
+      hooks: syncFail.flatMap((g) => g.hooks),
+      tasks: syncFail.flatMap((g) => g.tasks),
+    };
+    const outcome = (await guarded(() => runGroup(gw, all, opts, out, { final: true, multiStep: true, created }))) ? 'failed' : 'done';
+    for (const g of syncFail) out.waves.push(wave(g, outcome));
   }
   // The delete policies, once the operation is over: HookSucceeded when it succeeded, HookFailed when it failed.
   const policy = out.failed ? 'HookFailed' : out.interrupted ? undefined : 'HookSucceeded';
@@ -264,7 +280,7 @@ async function runGroup(
     try {
       await deleteAndWait(gw, n.hook.type, n.key, opts);
     } catch (err) {
-      out.hooks.push({ phase: g.phase, wave: g.wave, key: n.key, outcome: 'Failed', message: (err as Error).message, notCreated: true });
+      out.hooks.push({ phase: g.phase, wave: n.hook.wave, key: n.key, outcome: 'Failed', message: (err as Error).message, notCreated: true });
       const why = `${g.phase} hook ${n.key.kind}/${n.key.name} could not be created: ${(err as Error).message}`;
       // Nothing of the wave was created (gitops-engine stops the wave when a delete fails): its resources said so.
       for (const d of g.steps) out.results.push({ step: d.step, outcome: 'skipped', conflicts: [], message: `not applied: ${why}` });
@@ -297,9 +313,9 @@ async function runGroup(
           await gw.apply(n.hook.type, n.object, { fieldManager: opts.fieldManager, force: true, dryRun: false });
           createdHere.push(n);
           at.created.push({ hook: n.hook, key: n.key, outcome: 'Running' });
-          opts.onEvent?.({ phase: g.phase, wave: g.wave, key: n.key, hook: true, status: 'Running' });
+          opts.onEvent?.({ phase: g.phase, wave: n.hook.wave, key: n.key, hook: true, status: 'Running' });
         } catch (err) {
-          out.hooks.push({ phase: g.phase, wave: g.wave, key: n.key, outcome: 'Failed', message: (err as Error).message, notCreated: true });
+          out.hooks.push({ phase: g.phase, wave: n.hook.wave, key: n.key, outcome: 'Failed', message: (err as Error).message, notCreated: true });
           failure ??= `${g.phase} hook ${n.key.kind}/${n.key.name} could not be created: ${(err as Error).message}`;
         }
       }),
@@ -341,18 +357,18 @@ async function runGroup(
     waitFor.map(async (w) => {
       if (w.hook) {
         // The finalizer comes off once the hook's result is read, also when reading it failed or the time ran out.
-        const state = await waitSettled(gw, w.type, w.key, opts).finally(() => removeHookFinalizer(gw, w.type, w.key, opts.fieldManager));
+        const state = await waitSettled(gw, w.type, w.key, opts, true).finally(() => removeHookFinalizer(gw, w.type, w.key, opts.fieldManager));
         const outcome = state.result === 'ok' ? 'Succeeded' : state.result === 'failed' ? 'Failed' : 'Running';
         if (state.interrupted) stopped = true;
-        out.hooks.push({ phase: g.phase, wave: g.wave, key: w.key, outcome, ...(state.message ? { message: state.message } : {}) });
+        out.hooks.push({ phase: g.phase, wave: w.hook.wave, key: w.key, outcome, ...(state.message ? { message: state.message } : {}) });
         const mine = at.created.find((c) => c.hook === w.hook && c.key.name === w.key.name && c.key.namespace === w.key.namespace);
         if (mine) mine.outcome = outcome;
-        opts.onEvent?.({ phase: g.phase, wave: g.wave, key: w.key, hook: true, status: outcome, ...(state.message ? { message: state.message } : {}) });
+        opts.onEvent?.({ phase: g.phase, wave: w.hook.wave, key: w.key, hook: true, status: outcome, ...(state.message ? { message: state.message } : {}) });
         if (outcome !== 'Succeeded' && !state.interrupted)
           waitFailure ??= `${g.phase} hook ${w.key.kind}/${w.key.name} ${outcome === 'Failed' ? 'failed' : 'did not finish in time'}${state.message ? `: ${state.message}` : ''}`;
         return;
       }
-      const state = await waitSettled(gw, w.type, w.key, opts);
+      const state = await waitSettled(gw, w.type, w.key, opts, false);
       if (state.interrupted) {
         stopped = true;
         return;
@@ -360,7 +376,7 @@ async function runGroup(
       if (state.health)
         opts.onEvent?.({ phase: g.phase, wave: g.wave, key: w.key, hook: false, status: state.health, ...(state.message ? { message: state.message } : {}) });
       if (state.result !== 'ok')
-        waitFailure ??= `${w.key.kind}/${w.key.name} ${state.result === 'failed' ? 'is Degraded' : 'did not become healthy in time'}${state.message ? `: ${state.message}` : ''} (wave ${g.wave} of ${g.phase})`;
+        waitFailure ??= `${w.key.kind}/${w.key.name} ${state.result === 'failed' ? 'is Degraded' : `did not become healthy in time${state.health && state.health !== 'Progressing' ? ` (${state.health})` : ''}`}${state.message ? `: ${state.message}` : ''} (wave ${g.wave} of ${g.phase})`;
     }),
   );
   failure ??= waitFailure;
@@ -375,12 +391,13 @@ async function waitSettled(
   type: ResourceType,
   key: ResourceKey,
   opts: PhaseRunOptions,
+  hook: boolean,
 ): Promise<{ result: 'ok' | 'failed' | 'waiting'; health?: string; message?: string; interrupted?: boolean }> {
   for (;;) {
     const live = await gw.get(type, key.namespace, key.name);
     if (live) await opts.customHealth?.([live]);
     const health = live ? resourceHealth(live) : { status: 'Missing' as const, message: 'not found' };
-    const result = settled(health);
+    const result = settled(health, hook);
     const seen = { ...(health ? { health: health.status } : {}), ...(health?.message ? { message: health.message } : {}) };
     if (result !== 'waiting' || opts.now() >= opts.deadlineMs) return { result, ...seen };
     // A stop asked for (SIGINT/SIGTERM) ends the wait: the object stays as applied.

@@ -32,7 +32,7 @@ const ann = (a: Record<string, string>) => `annotations: ${JSON.stringify(a)}`;
 const cm = (name: string, a: Record<string, string> = {}) => `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ${name}, ${ann(a)}}\ndata: {a: "1"}\n`;
 const sa = (name: string, a: Record<string, string> = {}) => `apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: ${name}, ${ann(a)}}\n`;
 /** A Pod hook that has already ended as `phase` (the fake stores the status it is given). */
-const pod = (name: string, phase: 'Succeeded' | 'Failed', a: Record<string, string>) =>
+const pod = (name: string, phase: 'Succeeded' | 'Failed' | 'Unknown' | 'Pending', a: Record<string, string>) =>
   `apiVersion: v1\nkind: Pod\nmetadata: {name: ${name}, ${ann(a)}}\nspec: {restartPolicy: Never, containers: [{name: c, image: busybox}]}\nstatus: {phase: ${phase}}\n`;
 /** A Deployment that never becomes healthy (no controller: no status), or a Degraded one. */
 const deploy = (name: string, a: Record<string, string> = {}, degraded = false) =>
@@ -97,6 +97,43 @@ describe('the last (phase, wave) is not waited for when it has no hook (gitops-e
     );
     expect({ code: syncExitCode(report), failures: report.failures }).toEqual({ code: 0, failures: [] });
     expect(report.hooks.map((h) => `${h.name}:${h.outcome}`)).toEqual(['seed:Succeeded']);
+  });
+});
+
+describe('what a wave waits for, as gitops-engine reads a running task (Sync: a resource; getOperationPhase: a hook)', () => {
+  const paused = (name: string, a: Record<string, string> = {}) =>
+    `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: ${name}, generation: 1, ${ann(a)}}\nspec: {paused: true, replicas: 1, selector: {matchLabels: {app: ${name}}}, template: {metadata: {labels: {app: ${name}}}, spec: {containers: [{name: c, image: nginx}]}}}\n`;
+
+  test('a Suspended (paused) Deployment in a wave before the last is waited for, not done: the time limit fails the sync and the next wave is not applied', async () => {
+    const gw = new FakeGateway({ objects: [NS] });
+    const report = await syncApp(
+      request(workspace({ 'web.yaml': paused('web'), 'late.yaml': cm('late', { 'argocd.argoproj.io/sync-wave': '1' }) }), { timeoutMs: 600 }),
+      deps(gw),
+    );
+    expect(syncExitCode(report)).toBe(3);
+    expect(report.failures.map((f) => f.message)).toEqual(['Deployment/web did not become healthy in time (Suspended): Deployment is paused (wave 0 of Sync)']);
+    expect(gw.find('ConfigMap', 'shop', 'late')).toBeUndefined();
+  });
+
+  test('a paused Deployment in the last wave is not waited for (the sync succeeds, as before)', async () => {
+    const gw = new FakeGateway({ objects: [NS] });
+    const report = await syncApp(
+      request(workspace({ 'a.yaml': cm('first', { 'argocd.argoproj.io/sync-wave': '-1' }), 'web.yaml': paused('web') }), { timeoutMs: 600 }),
+      deps(gw),
+    );
+    expect({ code: syncExitCode(report), failures: report.failures }).toEqual({ code: 0, failures: [] });
+  });
+
+  test('a hook whose health is Unknown has failed (a resource would be waited for): the sync fails at once', async () => {
+    const gw = new FakeGateway({ objects: [NS] });
+    const report = await syncApp(
+      request(workspace({ 'pre.yaml': pod('lost', 'Unknown', { 'argocd.argoproj.io/hook': 'PreSync' }), 'app.yaml': cm('app') }), { timeoutMs: 5000 }),
+      deps(gw),
+    );
+    expect(syncExitCode(report)).toBe(3);
+    expect(report.hooks.map((h) => `${h.phase} ${h.name}:${h.outcome}`)).toEqual(['PreSync lost:Failed']);
+    expect(report.failures.map((f) => f.message)).toEqual([expect.stringMatching(/^PreSync hook Pod\/lost failed/)]);
+    expect(gw.find('ConfigMap', 'shop', 'app')).toBeUndefined();
   });
 });
 
@@ -193,6 +230,32 @@ test('a one-wave sync with a SyncFail hook runs it when an apply fails', async (
   expect(syncExitCode(report)).toBe(3);
   expect(report.hooks.map((h) => `${h.phase} ${h.name}:${h.outcome}`)).toEqual(['SyncFail on-fail:Succeeded']);
   expect(gw.find('ConfigMap', 'shop', 'on-fail')).toBeDefined();
+});
+
+test('SyncFail hooks of several waves are all created at once, then waited for together (gitops-engine setOperationFailed)', async () => {
+  const gw = new FakeGateway({
+    objects: [NS],
+    failApply: (o, a) => (o.metadata.name === 'app' && !a.dryRun ? apiError('applying ConfigMap app', 422, 'refused') : undefined),
+  });
+  const report = await syncApp(
+    request(
+      workspace({
+        'app.yaml': cm('app'),
+        'slow.yaml': pod('slow', 'Pending', { 'argocd.argoproj.io/hook': 'SyncFail' }),
+        'second.yaml': cm('second', { 'argocd.argoproj.io/hook': 'SyncFail', 'argocd.argoproj.io/sync-wave': '1' }),
+      }),
+      { timeoutMs: 600 },
+    ),
+    deps(gw),
+  );
+  expect(syncExitCode(report)).toBe(3);
+  // The wave-1 hook is created before the wave-0 one's result is read at all (wave by wave, it waited for the Pod's time limit).
+  const createdSecond = gw.calls.indexOf('APPLY force ConfigMap shop/second');
+  const firstRead = gw.calls.indexOf('GET Pod shop/slow', gw.calls.indexOf('APPLY force Pod shop/slow'));
+  expect(createdSecond).toBeGreaterThan(-1);
+  expect(createdSecond).toBeLessThan(firstRead);
+  expect(report.hooks.map((h) => `${h.phase}/${h.wave} ${h.name}:${h.outcome}`).sort()).toEqual(['SyncFail/0 slow:Running', 'SyncFail/1 second:Succeeded']);
+  expect(report.waves?.filter((w) => w.phase === 'SyncFail').map((w) => `${w.wave}:${w.outcome}`)).toEqual(['0:failed', '1:failed']);
 });
 
 test('helm.sh/hook: crd-install is applied as an ordinary resource in the Sync phase (no hook)', async () => {
