@@ -214,6 +214,11 @@ export function compileFilepathMatch(pattern: string): RegExp | null {
   return re;
 }
 
+/** Go's filepath hasMeta on Linux: whether `path` has any of filepath.Match's special characters `*?[\`. */
+export function hasMeta(path: string): boolean {
+  return /[*?[\\]/.test(path);
+}
+
 /** filepath.Match(pattern, name) with a bad pattern counted as no match (as Argo CD's callers do). */
 export function filepathMatch(pattern: string, name: string): boolean {
   return compileFilepathMatch(pattern)?.test(name) ?? false;

@@ -2,6 +2,7 @@
 // the parsed file with the semantics of the `kustomize edit` command each stands for. Pure: text in, text out.
 import { parse, stringify } from 'yaml';
 import type { KustomizeOptions } from '../../app/source-options.js';
+import { compileFilepathMatch } from '../../model/glob.js';
 import type { JsonObject, JsonValue } from '../../model/object.js';
 import { isPlainObject } from '../../model/object.js';
 import { envsubst, type RenderEnv } from './envsubst.js';
@@ -174,6 +175,35 @@ function addLabels(k: JsonObject, pairs: [string, string][], force: boolean, wit
 export interface ComponentCheck {
   /** Whether a component path (relative to the kustomization's folder) exists in the repository's tree. */
   exists(path: string): boolean;
+  /**
+   * Go's filepath.Glob of a well-formed pattern run in the kustomization's folder: the matches in Go's order, each in
+   * the pattern's relative form (`../components/a`), only those in the repository's tree.
+   */
+  glob(pattern: string): string[];
+}
+
+/** A component Argo CD passes on for kustomize to fetch: a URL, a GitHub path or an scp-like git address. */
+const REMOTE_COMPONENT = /^[a-z]+:\/\/|^github\.com\/|^git@/;
+
+/**
+ * The components `kustomize edit add component ENTRIES...` adds (util.GlobPatternsWithLoader): each entry's
+ * filepath.Glob matches, else the entry itself when kustomize can load it (a remote target or a folder), else an error.
+ */
+function expandComponents(entries: readonly string[], components: ComponentCheck): string[] {
+  const out: string[] = [];
+  for (const entry of entries) {
+    if (REMOTE_COMPONENT.test(entry)) {
+      out.push(entry);
+      continue;
+    }
+    // filepath.Glob first checks the whole pattern with Match(pattern, ""): ErrBadPattern.
+    if (compileFilepathMatch(entry) === null) throw new KustomizeEditError(`${entry}: syntax error in pattern`);
+    const matches = components.glob(entry);
+    if (matches.length > 0) out.push(...matches);
+    else if (components.exists(entry)) out.push(entry);
+    else throw new KustomizeEditError(`${entry} has no match: must build at directory: not a valid directory: evalsymlink failure on '${entry}'`);
+  }
+  return out;
 }
 
 /**
@@ -230,13 +260,12 @@ export function editKustomization(text: string, opts: KustomizeOptions, env: Ren
     changed = true;
   }
   if (opts.components.length > 0) {
+    // Argo CD's ignoreMissingComponents stats each entry as a literal path (a glob entry stays only if a file has its name).
     const found = opts.ignoreMissingComponents ? opts.components.filter((c) => components.exists(c)) : opts.components;
-    const missing = found.find((c) => !components.exists(c) && !/^[a-z]+:\/\/|^github\.com\/|^git@/.test(c));
-    if (missing !== undefined)
-      throw new KustomizeEditError(`${missing} has no match: must build at directory: not a valid directory: evalsymlink failure on '${missing}'`);
     if (found.length > 0) {
+      const added = expandComponents(found, components);
       const list = (Array.isArray(k.components) ? k.components : []) as JsonValue[];
-      for (const c of found) if (!list.includes(c)) list.push(c);
+      for (const c of added) if (!list.includes(c)) list.push(c);
       k.components = list;
       changed = true;
     }

@@ -1,12 +1,13 @@
 // A Kustomize source: the commit's tree in a temporary folder, Argo CD's edits applied to the kustomization there,
 // then `kustomize build` (the kustomize binary named or on PATH, else `kubectl kustomize`).
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve, sep } from 'node:path';
+import { existsSync, lstatSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, posix, resolve, sep } from 'node:path';
 import type { KustomizeOptions } from '../../app/source-options.js';
 import { InputError } from '../../model/errors.js';
+import { filepathMatch, hasMeta } from '../../model/glob.js';
 import { KUSTOMIZATION_NAMES } from './detect.js';
 import type { RenderEnv } from './envsubst.js';
-import { editKustomization, KustomizeEditError } from './kustomize-edit.js';
+import { type ComponentCheck, editKustomization, KustomizeEditError } from './kustomize-edit.js';
 import { kubeVersionArg, type HelmCapabilities } from './helm.js';
 import { findOnPath, resolveToolPath, runTool } from './tools.js';
 import { scrubToolMessage } from './tool-message.js';
@@ -108,6 +109,61 @@ export function buildArgs(
   return args;
 }
 
+/** Go's sort.Strings order: by UTF-8 bytes. */
+const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
+
+/**
+ * Go's filepath.Glob(pattern) run in the folder `cwd` (Linux): a pattern without meta characters is itself when it
+ * exists (Lstat); else the names of its folder (itself globbed when it has meta characters) that match its last part,
+ * each folder's names sorted, joined as filepath.Join does. Folders and paths for which `inside` (given the absolute
+ * path) is false are neither read nor returned. The pattern is taken to be well-formed (filepath.Match's syntax).
+ */
+export function goGlob(cwd: string, pattern: string, inside: (abs: string) => boolean): string[] {
+  if (!hasMeta(pattern)) {
+    const p = resolve(cwd, pattern);
+    try {
+      return inside(p) && lstatSync(p, { throwIfNoEntry: false }) ? [pattern] : [];
+    } catch {
+      return [];
+    }
+  }
+  const slash = pattern.lastIndexOf('/');
+  const file = pattern.slice(slash + 1);
+  const head = pattern.slice(0, slash + 1);
+  // filepath's cleanGlobPath: no folder is `.`, the root stays, else the trailing separator goes.
+  const dir = head === '' ? '.' : head === '/' ? '/' : head.slice(0, -1);
+  const dirs = hasMeta(dir) ? goGlob(cwd, dir, inside) : [dir];
+  const out: string[] = [];
+  for (const d of dirs) {
+    const abs = resolve(cwd, d);
+    if (!inside(abs)) continue;
+    let names: string[];
+    try {
+      if (!statSync(abs).isDirectory()) continue;
+      names = readdirSync(abs);
+    } catch {
+      continue; // Go's glob ignores I/O errors
+    }
+    for (const n of names.sort(byBytes)) {
+      const m = posix.join(d, n);
+      if (filepathMatch(file, n) && inside(resolve(cwd, m))) out.push(m);
+    }
+  }
+  return out;
+}
+
+/** The component paths of a kustomization in `dir`, looked up only inside the materialised tree at `root`. */
+export function componentCheck(root: string, dir: string): ComponentCheck {
+  const inside = (p: string) => p === root || p.startsWith(root + sep);
+  return {
+    exists: (c) => {
+      const p = resolve(dir, c);
+      return inside(p) && existsSync(p);
+    },
+    glob: (pattern) => goGlob(dir, pattern, inside),
+  };
+}
+
 /** Applies the options to the kustomization in the materialised tree and builds; returns the tool's YAML output. */
 export async function buildKustomize(r: KustomizeRender): Promise<string> {
   const dir = join(r.root, r.path);
@@ -118,12 +174,7 @@ export async function buildKustomize(r: KustomizeRender): Promise<string> {
       const text = readFileSync(file, 'utf8');
       let edited: string;
       try {
-        edited = editKustomization(text, r.options, r.env, {
-          exists: (c) => {
-            const p = resolve(dir, c);
-            return (p === r.root || p.startsWith(r.root + sep)) && existsSync(p);
-          },
-        });
+        edited = editKustomization(text, r.options, r.env, componentCheck(r.root, dir));
       } catch (e) {
         if (e instanceof KustomizeEditError) throw new InputError(`applying spec.source.kustomize to ${r.origin}: ${e.message}`, { cause: e });
         throw new InputError(`applying spec.source.kustomize to ${r.origin}: ${(e as Error).message}`, { cause: e });

@@ -1,7 +1,10 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { KustomizeOptions } from '../../../../src/app/source-options.js';
 import { editKustomization, KustomizeEditError, parseImageArg, splitImage } from '../../../../src/source/render/kustomize-edit.js';
-import { namedKustomize } from '../../../../src/source/render/kustomize.js';
+import { componentCheck, goGlob, namedKustomize } from '../../../../src/source/render/kustomize.js';
 
 const none: KustomizeOptions = {
   namePrefix: '',
@@ -24,8 +27,16 @@ const none: KustomizeOptions = {
   apiVersions: [],
 };
 const env = { ARGOCD_APP_NAME: 'shop' };
-const all = { exists: () => true };
+const all = { exists: () => true, glob: (p: string) => [p] };
 const edit = (text: string, o: Partial<KustomizeOptions>) => parse(editKustomization(text, { ...none, ...o }, env, all)) as Record<string, unknown>;
+/** A tree whose folder `../components` holds `b`, `a` (read in that order) and `c.yaml`; the stub globs it as Go's filepath.Glob would. */
+const tree = {
+  exists: (p: string) => ['../components', '../components/a', '../components/b', '../components/c.yaml'].includes(p),
+  glob: (p: string) =>
+    ({ '../components/*': ['../components/a', '../components/b', '../components/c.yaml'], '../components/[ab]': ['../components/a', '../components/b'] })[p] ??
+    [],
+};
+const editIn = (text: string, o: Partial<KustomizeOptions>) => editKustomization(text, { ...none, ...o }, env, tree);
 
 describe('kustomize edit semantics', () => {
   it('splits image references as kustomize does (a registry port is not a tag)', () => {
@@ -86,9 +97,74 @@ describe('kustomize edit semantics', () => {
     expect(edit('{}', { commonAnnotations: { q: '"quoted"' } }).commonAnnotations).toEqual({ q: 'quoted' });
   });
 
+  it('expands a component glob as kustomize edit add component does: the matches in order, in their relative form', () => {
+    expect(parse(editIn('resources: [a.yaml]\n', { components: ['../components/[ab]'] })).components).toEqual(['../components/a', '../components/b']);
+  });
+
+  it('refuses a component glob that matches nothing, and a malformed one, naming the entry', () => {
+    expect(() => editIn('{}', { components: ['../components/z*'] })).toThrow(KustomizeEditError);
+    expect(() => editIn('{}', { components: ['../components/z*'] })).toThrow(/^\.\.\/components\/z\* has no match: /);
+    expect(() => editIn('{}', { components: ['../components/['] })).toThrow(/^\.\.\/components\/\[: syntax error in pattern$/);
+  });
+
+  it('with ignoreMissingComponents, checks a glob entry as a literal path (as Argo CD does): no file has its name, so it is dropped', () => {
+    const text = '# comment\nresources: [a.yaml]\n';
+    expect(editIn(text, { components: ['../components/*'], ignoreMissingComponents: true })).toBe(text);
+    expect(parse(editIn(text, { components: ['../components/*', '../components/a'], ignoreMissingComponents: true })).components).toEqual(['../components/a']);
+  });
+
+  it('does not add an expanded component the kustomization already lists', () => {
+    expect(parse(editIn('components: [../components/b]\n', { components: ['../components/*', '../components/a'] })).components).toEqual([
+      '../components/b',
+      '../components/a',
+      '../components/c.yaml',
+    ]);
+  });
+
+  it('passes a remote component on as is (a `?ref=` is no glob)', () => {
+    expect(parse(editIn('{}', { components: ['https://github.com/org/repo//components/x?ref=v1'] })).components).toEqual([
+      'https://github.com/org/repo//components/x?ref=v1',
+    ]);
+  });
+
   it('leaves the text untouched when no option applies', () => {
     const text = '# comment\nresources: [a.yaml]\n';
     expect(editKustomization(text, none, env, all)).toBe(text);
+  });
+});
+
+describe("components globbed in a real folder as Go's filepath.Glob does, inside the repository only", () => {
+  let base: string;
+  let root: string;
+  beforeAll(() => {
+    base = mkdtempSync(join(tmpdir(), 'kgitops-component-glob-'));
+    root = join(base, 'repo');
+    for (const d of ['components/zeta', 'components/alpha', 'overlay', 'extra/.hidden', 'other/components']) mkdirSync(join(root, d), { recursive: true });
+    writeFileSync(join(root, 'extra/readme.md'), '');
+    // Outside the repository: a file `../../components/*` would match from the overlay.
+    mkdirSync(join(base, 'components'));
+    writeFileSync(join(base, 'components/outside.yaml'), '');
+  });
+  afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+  it('adds the two folders ../components/* matches, sorted, and no match outside the repository', () => {
+    const check = componentCheck(root, join(root, 'overlay'));
+    const k = parse(editKustomization('resources: []\n', { ...none, components: ['../components/*'] }, env, check)) as Record<string, unknown>;
+    expect(k.components).toEqual(['../components/alpha', '../components/zeta']);
+    expect(check.glob('../../components/*')).toEqual([]);
+    expect(goGlob(join(root, 'overlay'), '../../components/*', () => true)).toEqual(['../../components/outside.yaml']);
+    expect(() => editKustomization('{}', { ...none, components: ['../../components/*'] }, env, check)).toThrow(/^\.\.\/\.\.\/components\/\* has no match: /);
+  });
+
+  it('matches dot files, files and folders; walks globbed folders; cleans the joined path; a literal path is itself', () => {
+    const check = componentCheck(root, join(root, 'overlay'));
+    expect(check.glob('../extra/*')).toEqual(['../extra/.hidden', '../extra/readme.md']);
+    expect(check.glob('../*/components')).toEqual(['../other/components']);
+    expect(check.glob('../*/[a-z]*a')).toEqual(['../components/alpha', '../components/zeta']);
+    expect(check.glob('./../components/al*')).toEqual(['../components/alpha']);
+    expect(check.glob('../components/alpha')).toEqual(['../components/alpha']);
+    expect(check.glob('../components/none')).toEqual([]);
+    expect(check.glob('../../*')).toEqual([]);
   });
 });
 
