@@ -1,12 +1,12 @@
 // Failures the real controllers react to, read by `status` and `sync`: kwok's pod stages of this project
 // (test/cluster/manifests/kwok-stages.yaml) fail a pod labelled kgitops.test/kwok-fate=fail (Failed, exit code 1) and
 // keep one labelled kgitops.test/kwok-fate=image-pull Pending in ImagePullBackOff; the Job and Deployment controllers
-// of kube-controller-manager do the rest. A cluster started before those stages gets them when test/cluster/up reuses
+// of kube-controller-manager do the rest; a paused Deployment (no controller needed) holds a wave. A cluster started before those stages gets them when test/cluster/up reuses
 // it (it restarts kwok alone); the first test checks that the stages are there rather than waiting for nothing.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/temp-dir.js';
-import { createTestNamespace, deleteNamespace, kubectlOk, kvValues, runPlugin, waitFor } from './support/index.js';
+import { createTestNamespace, deleteNamespace, kubectl, kubectlOk, kvValues, runPlugin, waitFor } from './support/index.js';
 import { applicationYaml, inCluster } from '../support/application.js';
 
 const TIMEOUT = 240_000;
@@ -203,6 +203,38 @@ test(
     const cm = await runPlugin(['status', '-f', appFile, '--desired', desired, '-o', 'kv']);
     expect(kvValues(cm.stdout).SYNC).toEqual(['OutOfSync']);
     expect(kvValues(cm.stdout).HOOK).toEqual(['PreSync Job/pre-migrate Failed']);
+  },
+  TIMEOUT,
+);
+
+test(
+  'a paused Deployment in a wave before the last holds the sync until --timeout (Suspended is waited for, as gitops-engine does); the next wave is not applied, exit 3',
+  async () => {
+    const { appFile, desired } = writeApp('paused-wave', {
+      'web.yaml': `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: paused-web}
+spec:
+  paused: true
+  selector: {matchLabels: {app: paused-web}}
+  template:
+    metadata: {labels: {app: paused-web}}
+    spec: {containers: [{name: web, image: registry.local/web:1}]}
+`,
+      'late.yaml': `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: after-paused, annotations: {argocd.argoproj.io/sync-wave: "1"}}\ndata: {a: "1"}\n`,
+    });
+    const res = await runPlugin(['sync', '-f', appFile, '--desired', desired, '-o', 'kv', '--timeout', '6s'], { timeoutMs: 60_000 });
+    expect(res.code).toBe(3);
+    const lines = res.stdout.trimEnd().split('\n');
+    expect(lines.filter((l) => l.startsWith('WAVE='))).toEqual(['WAVE=Sync 0 failed', 'WAVE=Sync 1 not-run']);
+    expect(lines.filter((l) => l.startsWith('FAILED='))).toEqual([
+      'FAILED=Sync/paused-wave operation: Deployment/paused-web did not become healthy in time (Suspended): Deployment is paused (wave 0 of Sync)',
+    ]);
+    // The API server has the paused Deployment and not the next wave's ConfigMap.
+    expect((await kubectlOk(['get', 'deployment', 'paused-web', '-n', ns, '-o', 'jsonpath={.spec.paused}'])).trim()).toBe('true');
+    const late = await kubectl(['get', 'configmap', 'after-paused', '-n', ns]);
+    expect(late.code).toBe(1);
+    expect(late.stderr).toContain('NotFound');
   },
   TIMEOUT,
 );
