@@ -11,6 +11,9 @@
 //        node limit.mjs KUBECONFIG diff-scan NS       what a diff that also reports the app's extras must read:
 //                                                     discovery, one LIST per generated kind in NS, and one
 //                                                     metadata-only LIST of every other listable kind (as prune-scan)
+//        node limit.mjs KUBECONFIG status-scan NS     what a status (which reports the app's extras too) must read:
+//                                                     diff-scan's reads, with ReplicaSets and Pods listed in full
+//                                                     (the live tree) instead of as metadata
 import { readFileSync } from 'node:fs';
 import { collectionPath, makeClient, objectPath, PLURALS } from './kube.mjs';
 import { MIX } from './generate.mjs';
@@ -76,11 +79,12 @@ async function main() {
     process.stdout.write(`${JSON.stringify({ ms, requests: client.requests(), items })}\n`);
     client.close();
     return;
-  } else if (op === 'diff-scan') {
+  } else if (op === 'diff-scan' || op === 'status-scan') {
     const resources = await discover(client);
-    const declared = new Set(generated.map((k) => `${API_VERSIONS[k] ?? 'v1'}/${PLURALS[k]}`));
+    const kinds = op === 'status-scan' ? [...generated, 'ReplicaSet', 'Pod'] : generated;
+    const declared = new Set(kinds.map((k) => `${API_VERSIONS[k] ?? 'v1'}/${PLURALS[k]}`));
     const others = resources.filter((r) => !(r.namespaced && declared.has(`${r.apiVersion}/${r.plural}`)));
-    const [full, rest] = await Promise.all([listKinds(client, ns, generated), metadataLists(client, others, ns)]);
+    const [full, rest] = await Promise.all([listKinds(client, ns, kinds), metadataLists(client, others, ns)]);
     items = full + rest;
   } else if (op === 'prune-scan') {
     items = await metadataLists(client, await discover(client), ns);

@@ -332,6 +332,7 @@ async function main() {
               /^SYNC=Synced$/m.test(m.stdout) ? undefined : `status said ${/^SYNC=.*$/m.exec(m.stdout)?.[0] ?? 'no SYNC line'}`,
             ),
             limit(['status', steady.namespace]),
+            limit(['status-scan', steady.namespace], 'limitScan'),
           ],
           RUNS,
         );

@@ -1,8 +1,9 @@
 // Failures the real controllers react to, read by `status` and `sync`: kwok's pod stages of this project
 // (test/cluster/manifests/kwok-stages.yaml) fail a pod labelled kgitops.test/kwok-fate=fail (Failed, exit code 1) and
 // keep one labelled kgitops.test/kwok-fate=image-pull Pending in ImagePullBackOff; the Job and Deployment controllers
-// of kube-controller-manager do the rest; a paused Deployment (no controller needed) holds a wave. A cluster started before those stages gets them when test/cluster/up reuses
-// it (it restarts kwok alone); the first test checks that the stages are there rather than waiting for nothing.
+// of kube-controller-manager do the rest; a paused Deployment (no controller needed) holds a wave. A cluster started
+// before those stages gets them when test/cluster/up reuses it (it restarts kwok alone); the first test checks that
+// the stages are there rather than waiting for nothing.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from '../support/temp-dir.js';
