@@ -116,7 +116,7 @@ function sourcesOf(app: KubeObject): { source?: JsonObject; sources?: JsonObject
 /** spec.revisionHistoryLimit, or Argo CD's default of 10. */
 export function historyLimit(app: KubeObject): number {
   const v = obj(app.spec).revisionHistoryLimit;
-  return typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : DEFAULT_HISTORY_LIMIT;
+  return typeof v === 'number' && Number.isInteger(v) ? v : DEFAULT_HISTORY_LIMIT;
 }
 
 /** One entry of status.history, as Argo CD's RevisionHistory. */
@@ -138,11 +138,15 @@ export function historyOf(app: KubeObject): HistoryEntry[] {
   return h.filter((e): e is JsonObject => isPlainObject(e) && typeof (e as JsonObject).id === 'number').map((e) => e as unknown as HistoryEntry);
 }
 
-/** Appends an entry with the next id (the last one's + 1, from 0) and keeps the newest `limit`, as Argo CD does. */
+/**
+ * Appends an entry with the next id (the last one's + 1, from 0 when the history is empty) and keeps the newest
+ * `limit`, as Argo CD's persistRevisionHistory and RevisionHistories.Trunc: a limit of 0 or less keeps none (so the
+ * ids start again from 0).
+ */
 export function appendHistory(history: readonly HistoryEntry[], entry: Omit<HistoryEntry, 'id'>, limit: number): HistoryEntry[] {
   const last = history[history.length - 1];
   const next = [...history, { id: last ? last.id + 1 : 0, ...entry }];
-  return limit <= 0 ? next.slice(-1) : next.slice(-limit);
+  return limit <= 0 ? [] : next.slice(-limit);
 }
 
 function healthOf(h: { status: string; message: string } | undefined): JsonObject | undefined {

@@ -313,7 +313,14 @@ export interface ProjectViolation {
 }
 
 export interface ProjectCheckInput {
-  app: { name: string; namespace: string; source: { repoURL?: string }; destination: { server?: string; name?: string; namespace?: string } };
+  app: {
+    name: string;
+    namespace: string;
+    source: { repoURL?: string };
+    /** Every entry of spec.sources (absent for spec.source): each one's repository is checked. */
+    sources?: readonly { repoURL?: string }[];
+    destination: { server?: string; name?: string; namespace?: string };
+  };
   controlPlaneNamespace: string;
   /** The desired objects: group, kind, name, their namespace (empty for cluster-scoped) and whether the kind is namespaced. */
   objects: readonly (ResourceKey & { namespaced: boolean })[];
@@ -384,8 +391,10 @@ export function checkProject(p: AppProject, input: ProjectCheckInput): ProjectVi
     // Argo CD's controller ends such a sync in phase Error with this message (controller/sync.go).
     if ('error' in who) out.push({ rule: 'destinationServiceAccounts', message: `failed to find a matching service account to impersonate: ${who.error}` });
   }
-  const repoURL = app.source.repoURL ?? '';
-  if (!input.sourceOverridden && !isSourcePermitted(p, repoURL)) {
+  // Every source of a multi-source app is checked, each refusal said (ValidatePermissions: one condition per source).
+  const repoURLs = app.sources && app.sources.length > 0 ? app.sources.map((s) => s.repoURL ?? '') : [app.source.repoURL ?? ''];
+  for (const repoURL of input.sourceOverridden ? [] : repoURLs) {
+    if (isSourcePermitted(p, repoURL)) continue;
     out.push({
       rule: 'sourceRepos',
       message: `application repo ${repoURL} is not permitted in project '${p.name}' (sourceRepos: ${p.sourceRepos.length ? p.sourceRepos.join(', ') : 'none'})`,

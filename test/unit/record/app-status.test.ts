@@ -239,9 +239,22 @@ describe('history', () => {
     expect(h.map((e) => e.id)).toEqual([2, 3, 4]);
   });
 
-  test('revisionHistoryLimit, default 10', () => {
+  test('revisionHistoryLimit, default 10; 0 or less is kept as written', () => {
     expect(historyLimit(APP)).toBe(10);
     expect(historyLimit({ ...APP, spec: { ...SPEC, revisionHistoryLimit: 2 } })).toBe(2);
+    expect(historyLimit({ ...APP, spec: { ...SPEC, revisionHistoryLimit: 0 } })).toBe(0);
+    expect(historyLimit({ ...APP, spec: { ...SPEC, revisionHistoryLimit: -3 } })).toBe(-3);
+  });
+
+  test('a limit of 0 or less keeps no entry, so ids start again from 0 (RevisionHistories.Trunc)', () => {
+    let h = appendHistory([], { deployedAt: 't0' }, 3);
+    h = appendHistory(h, { deployedAt: 't1' }, 3);
+    expect(appendHistory(h, { deployedAt: 't2' }, 0)).toEqual([]);
+    expect(appendHistory(h, { deployedAt: 't2' }, -1)).toEqual([]);
+    // After the limit went back up: 0, 1 again, as Argo CD's persistRevisionHistory numbers an empty history.
+    let again = appendHistory([], { deployedAt: 't3' }, 2);
+    again = appendHistory(again, { deployedAt: 't4' }, 2);
+    expect(again.map((e) => e.id)).toEqual([0, 1]);
   });
 });
 

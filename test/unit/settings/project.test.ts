@@ -202,6 +202,26 @@ describe('the default project and the whole check', () => {
     expect(v.map((x) => x.rule)).toEqual(['namespaceResourceBlacklist', 'destinations', 'clusterResourceWhitelist']);
     expect(v[1]?.message).toBe("namespace other is not permitted in project 'p'");
   });
+  it('sourceRepos: every source of a multi-source app is checked, not only the first (ValidatePermissions)', () => {
+    const p = proj({ sourceRepos: ['https://git.example/allowed.git'], destinations: [{ server: '*', namespace: '*' }] });
+    const app = {
+      name: 'shop',
+      namespace: 'argocd',
+      source: { repoURL: 'https://git.example/allowed.git' },
+      sources: [{ repoURL: 'https://git.example/allowed.git' }, { repoURL: 'https://git.example/other.git' }, { repoURL: 'https://git.example/third.git' }],
+      destination: { server: 'https://kubernetes.default.svc', namespace: 'shop' },
+    };
+    const v = checkProject(p, { app, controlPlaneNamespace: 'argocd', objects: [] });
+    expect(v.map((x) => x.message)).toEqual([
+      "application repo https://git.example/other.git is not permitted in project 'p' (sourceRepos: https://git.example/allowed.git)",
+      "application repo https://git.example/third.git is not permitted in project 'p' (sourceRepos: https://git.example/allowed.git)",
+    ]);
+    expect(
+      checkProject(p, { app: { ...app, sources: [{ repoURL: 'https://git.example/allowed.git' }] }, controlPlaneNamespace: 'argocd', objects: [] }),
+    ).toEqual([]);
+    // --desired replaces the sources: no source rule applies.
+    expect(checkProject(p, { app, controlPlaneNamespace: 'argocd', objects: [], sourceOverridden: true })).toEqual([]);
+  });
   it('refuses what is not an AppProject, and fields of the wrong type', () => {
     expect(() => parseAppProject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }, 'f')).toThrow('not an Argo CD AppProject');
     expect(() => parseAppProject({ apiVersion: 'argoproj.io/v1alpha1', kind: 'AppProject', metadata: { name: 'x' }, spec: { sourceRepos: 'x' } }, 'f')).toThrow(
