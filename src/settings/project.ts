@@ -369,7 +369,7 @@ export function checkProject(p: AppProject, input: ProjectCheckInput): ProjectVi
   if (!p.builtIn && !isAppNamespacePermitted(p, app.namespace, input.controlPlaneNamespace)) {
     out.push({
       rule: 'sourceNamespaces',
-      message: `application '${app.name}' in namespace '${app.namespace}' is not allowed to use project ${p.name} (sourceNamespaces: ${p.sourceNamespaces.length ? p.sourceNamespaces.join(', ') : 'none'})`,
+      message: `application '${app.name}' in namespace '${app.namespace}' is not permitted to use project '${p.name}' (sourceNamespaces: ${p.sourceNamespaces.length ? p.sourceNamespaces.join(', ') : 'none'})`,
     });
   }
   // Settings this tool does not carry out yet refuse the sync rather than let it run without them.

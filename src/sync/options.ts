@@ -74,15 +74,15 @@ export interface ObjectSyncMode {
 }
 
 /**
- * The object's sync mode, as gitops-engine's sync_context.go reads it: Replace and Force from the desired object's or
- * the live one's annotation or the Application's; Validate unless the Application or the annotation turns it off;
+ * The object's sync mode, as gitops-engine's sync_context.go reads it: Replace and Force from the desired object's
+ * annotation or the Application's (applyObject reads t.targetObj only: a Replace=true put on the live object by hand
+ * does nothing); Validate unless the Application or the annotation turns it off;
  * SkipDryRunOnMissingResource from either; ServerSideApply=false on the object wins, else the Application's or the
  * object's ServerSideApply=true. Each option is found anywhere in the annotation (HasAnnotationOption).
  */
 export function objectSyncMode(
   obj: KubeObject,
   app: Partial<Pick<SyncOptions, 'replace' | 'validate' | 'skipDryRunOnMissingResource' | 'force' | 'serverSideApply'>>,
-  live?: KubeObject,
 ): ObjectSyncMode {
   const opts = resourceSyncOptions(obj);
   const warnings: string[] = [];
@@ -94,10 +94,10 @@ export function objectSyncMode(
     else if (!allowed.includes(v)) warnings.push(`${SYNC_OPTIONS} ${k}=${v}: expected ${allowed.join(' or ')}; ignored`);
   }
   const has = (option: string) => hasSyncOption(obj, option);
-  // gitops-engine ORs them (sync_context.go: sc.replace || the target's or the live object's Replace=true): an
-  // annotation cannot switch off the Application's (or the run's) Replace=true, nor Force.
-  const replace = app.replace === true || has('Replace=true') || hasSyncOption(live, 'Replace=true');
-  const force = app.force === true || has('Force=true') || hasSyncOption(live, 'Force=true');
+  // gitops-engine ORs them (sync_context.go applyObject: sc.replace || the target's Replace=true): an annotation cannot
+  // switch off the Application's (or the run's) Replace=true, nor Force.
+  const replace = app.replace === true || has('Replace=true');
+  const force = app.force === true || has('Force=true');
   const clientSideApply = has('ServerSideApply=false');
   return {
     replace,

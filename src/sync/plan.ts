@@ -197,7 +197,7 @@ export function planSync(input: SyncPlanInput): SyncPlan {
       ...(live ? { live } : {}),
       ...(d.source ? { source: d.source } : {}),
     };
-    const mode = objectSyncMode(d.object, app.syncOptions, live);
+    const mode = objectSyncMode(d.object, app.syncOptions);
     for (const w of mode.warnings) warnings.push(`${d.key.kind}/${d.key.name}: ${w}`);
     if (mode.replace) step.replace = true;
     if (mode.force) step.force = true;

@@ -136,7 +136,12 @@ describe('AppProject violations are refused (exit 4), naming the rule, with noth
       'resource :ConfigMap is not permitted in project ns-blacklist: namespaceResourceBlacklist lists /ConfigMap',
     ],
     ['namespaceResourceWhitelist', 'ns-whitelist', {}, 'namespaceResourceWhitelist does not list /ConfigMap'],
-    ['sourceNamespaces', 'closed-ns', { appNamespace: 'elsewhere' }, "application 'rules' in namespace 'elsewhere' is not allowed to use project closed-ns"],
+    [
+      'sourceNamespaces',
+      'closed-ns',
+      { appNamespace: 'elsewhere' },
+      "application 'rules' in namespace 'elsewhere' is not permitted to use project 'closed-ns'",
+    ],
     ['a project that does not exist', 'nope', {}, 'Application referencing project nope which does not exist'],
   ])('%s', async (_rule, name, opts, message) => {
     const res = await sync(appFile(name, opts as { appNamespace?: string }));

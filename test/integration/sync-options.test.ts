@@ -355,6 +355,34 @@ test(
   TIMEOUT,
 );
 
+test(
+  'Replace=true,Force=true on a Namespace updates it in place: its uid and everything in it stay (gitops-engine never replaces a Namespace or CRD)',
+  async () => {
+    const target = `${ns}-kept`;
+    try {
+      await kubectlOk(['create', 'namespace', target]);
+      await kubectlOk(['create', 'configmap', 'precious', '-n', target, '--from-literal=k=v']);
+      const nsMeta = async () =>
+        JSON.parse(await kubectlOk(['get', 'namespace', target, '-o', 'jsonpath={.metadata}'])) as { uid: string; deletionTimestamp?: string };
+      const before = await nsMeta();
+      const file = app('keptns', '{}', '', target);
+      const nsYaml = `apiVersion: v1\nkind: Namespace\nmetadata: {name: ${target}, labels: {team: shop}, annotations: {argocd.argoproj.io/sync-options: "Replace=true,Force=true"}}\n`;
+      const res = await runPlugin(['sync', '-f', file, '--desired', desired('keptns-d', { 'ns.yaml': nsYaml }), '-o', 'json']);
+      expect(res.code).toBe(0);
+      const step = (JSON.parse(res.stdout) as { steps: { name: string; message?: string }[] }).steps.find((x) => x.name === target);
+      expect(step?.message).toBe(`Replace=true: Namespace/${target} updated (a Namespace is updated in place, never replaced or re-created)`);
+      const after = await nsMeta();
+      expect(after.uid).toBe(before.uid);
+      expect(after.deletionTimestamp).toBeUndefined();
+      expect(await kubectlOk(['get', 'configmap', 'precious', '-n', target, '-o', 'jsonpath={.data.k}'])).toBe('v');
+      expect(await kubectlOk(['get', 'namespace', target, '-o', 'jsonpath={.metadata.labels.team}'])).toBe('shop');
+    } finally {
+      await deleteNamespace(target);
+    }
+  },
+  TIMEOUT,
+);
+
 describe('per-resource sync options on the real API server: Replace, Force, Validate', () => {
   type Step = { name: string; outcome: string; message?: string };
   const steps = (stdout: string): Record<string, Step> => Object.fromEntries((JSON.parse(stdout) as { steps: Step[] }).steps.map((s) => [s.name, s]));
@@ -376,14 +404,9 @@ describe('per-resource sync options on the real API server: Replace, Force, Vali
         await kubectlOk(['get', 'configmap', 'replace-a', '-n', ns, '--show-managed-fields', '-o', 'jsonpath={.metadata.managedFields}']),
       ) as { manager: string; operation: string }[];
       expect(mf.map((m) => `${m.manager} ${m.operation}`)).toEqual(['argocd-controller Update']);
-      // Replace=true taken out of Git: the live object still carries it, and gitops-engine reads the live object's
-      // annotation too (sync_context.go: shouldReplace), so that sync still replaces; the next one applies, and the same
-      // hand-made label survives it.
+      // Replace=true taken out of Git: the live object still carries the annotation, which gitops-engine does not read
+      // (applyObject reads the desired object's), so this sync applies and the same hand-made label survives it.
       const plain = desired('replace-plain', { 'a.yaml': cm('replace-a', { k: '1' }) });
-      await kubectlOk(['label', 'configmap', 'replace-a', '-n', ns, 'by=hand']);
-      const third = await runPlugin(['sync', '-f', file, '--desired', plain, '-o', 'json']);
-      expect([third.code, steps(third.stdout)['replace-a']?.message]).toEqual([0, 'Replace=true: replaced']);
-      expect(await labels('replace-a')).toEqual({});
       await kubectlOk(['label', 'configmap', 'replace-a', '-n', ns, 'by=hand']);
       expect((await runPlugin(['sync', '-f', file, '--desired', plain])).code).toBe(0);
       expect(await labels('replace-a')).toEqual({ by: 'hand' });

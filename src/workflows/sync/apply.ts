@@ -4,6 +4,7 @@ import { ApplyConflictError, KubeApiError, redactSecretError, type FieldConflict
 import { clientApplyPatch, isBuiltInGroup, openApiSchema, withLastApplied } from '../../sync/client-apply.js';
 import type { KubeGateway } from '../../kube/gateway.js';
 import type { KubeObject } from '../../model/object.js';
+import type { ResourceType } from '../../model/resource-type.js';
 import type { ApplyStep } from '../../sync/plan.js';
 
 export interface DryRunResult {
@@ -100,8 +101,27 @@ async function recreate(gw: KubeGateway, step: ApplyStep, fieldManager: string):
   await gw.create(type, object, { fieldManager, dryRun: false, ...validation(step) });
 }
 
-/** Replace=true: PUT the whole object (POST when it is missing); with Force=true, delete and create. Returns what was done. */
+/**
+ * A Namespace or a CustomResourceDefinition: never replaced nor deleted to be created again — that would delete
+ * everything in the namespace, or every custom resource of the definition (gitops-engine's applyObject: kubeutil.IsCRD
+ * or NamespaceKind).
+ */
+function keptInPlace(type: ResourceType): boolean {
+  return (type.group === '' && type.kind === 'Namespace') || (type.group === 'apiextensions.k8s.io' && type.kind === 'CustomResourceDefinition');
+}
+
+/**
+ * Replace=true: PUT the whole object (POST when it is missing); with Force=true, delete and create. A Namespace or a
+ * CRD is updated instead, under the live object's resourceVersion, whatever Force says, as gitops-engine does ("<Kind>/
+ * <name> updated"). Returns what was done.
+ */
 async function writeWhole(gw: KubeGateway, step: ApplyStep, fieldManager: string): Promise<string> {
+  if (step.live && keptInPlace(step.type)) {
+    const resourceVersion = step.live.metadata.resourceVersion;
+    const update = { ...step.object, metadata: { ...step.object.metadata, ...(resourceVersion ? { resourceVersion } : {}) } };
+    await gw.replace(step.type, update, { fieldManager, dryRun: false, ...validation(step) });
+    return `Replace=true: ${step.type.kind}/${step.object.metadata.name ?? ''} updated (a ${step.type.kind} is updated in place, never replaced or re-created)`;
+  }
   if (step.force && step.live) {
     await recreate(gw, step, fieldManager);
     return 'Replace=true, Force=true: deleted and created again';
@@ -220,6 +240,15 @@ export async function applySteps(
           }
         } catch (err) {
           if (err instanceof ApplyConflictError) return { step, outcome: 'conflict', conflicts: err.conflicts, message: err.message };
+          if (step.force && !step.replace && step.live && keptInPlace(step.type) && err instanceof KubeApiError && (err.status === 422 || err.status === 409)) {
+            // kubectl apply --force would delete and create it again, and everything in it or of it with it: not done.
+            return {
+              step,
+              outcome: 'failed',
+              conflicts: [],
+              message: `${(err as Error).message} (Force=true: a ${step.type.kind} is never deleted to be created again; change it by hand)`,
+            };
+          }
           if (step.force && !step.replace && step.live && err instanceof KubeApiError && (err.status === 422 || err.status === 409)) {
             // kubectl apply --force: the apply was refused (an immutable field): delete and create again.
             try {

@@ -232,6 +232,45 @@ describe('per-resource sync options: Replace, Force, Validate=false', () => {
     expect(gw.find('ConfigMap', 'shop', 'a')!.metadata.uid).not.toBe(before.metadata.uid);
   });
 
+  test('Replace=true with Force=true on a Namespace or a CRD: updated in place under the live resourceVersion, never deleted (gitops-engine applyObject)', async () => {
+    const ns = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop', labels: { by: 'hand' } } } as KubeObject;
+    const crd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'widgets.example.com' },
+      spec: { group: 'example.com' },
+    } as unknown as KubeObject;
+    const gw = new FakeGateway({ objects: [ns, crd] });
+    const liveNs = gw.find('Namespace', '', 'shop')!;
+    const liveCrd = gw.find('CustomResourceDefinition', '', 'widgets.example.com')!;
+    const a = step('Namespace', 'shop', 0, { action: 'update', replace: true, force: true, live: liveNs });
+    const b = step('CustomResourceDefinition', 'widgets.example.com', 0, { action: 'update', replace: true, force: true, live: liveCrd });
+    const results = await applySteps(gw, [dry(a), dry(b)], OPTS);
+    expect(results.map((r) => [r.outcome, r.message])).toEqual([
+      ['applied', 'Replace=true: Namespace/shop updated (a Namespace is updated in place, never replaced or re-created)'],
+      [
+        'applied',
+        'Replace=true: CustomResourceDefinition/widgets.example.com updated (a CustomResourceDefinition is updated in place, never replaced or re-created)',
+      ],
+    ]);
+    expect(gw.calls.filter((c) => /^(REPLACE|CREATE|APPLY|DELETE)/.test(c))).toEqual([
+      'REPLACE Namespace /shop',
+      'REPLACE CustomResourceDefinition /widgets.example.com',
+    ]);
+    expect(gw.find('Namespace', '', 'shop')!.metadata.uid).toBe(liveNs.metadata.uid);
+    expect(gw.find('CustomResourceDefinition', '', 'widgets.example.com')!.metadata.uid).toBe(liveCrd.metadata.uid);
+  });
+
+  test('Force=true alone on a Namespace whose apply is refused: failed, never deleted to be created again', async () => {
+    const invalid = () => apiError('applying Namespace shop', 422, '{"kind":"Status","reason":"Invalid","message":"field is immutable"}');
+    const ns = { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } } as KubeObject;
+    const gw = new FakeGateway({ objects: [ns], failApply: (o) => (o.kind === 'Namespace' ? invalid() : undefined) });
+    const [r] = await applySteps(gw, [dry(step('Namespace', 'shop', 0, { action: 'update', force: true, live: gw.find('Namespace', '', 'shop') }))], OPTS);
+    expect(r!.outcome).toBe('failed');
+    expect(r!.message).toMatch(/field is immutable.*\(Force=true: a Namespace is never deleted to be created again; change it by hand\)$/);
+    expect(gw.calls.some((c) => c.startsWith('DELETE'))).toBe(false);
+  });
+
   test('Force=true alone: an apply refused as invalid (an immutable field) is followed by a delete and a create; without Force it fails', async () => {
     const invalid = () => apiError('applying ConfigMap a', 422, '{"kind":"Status","reason":"Invalid","message":"field is immutable"}');
     const gw = new FakeGateway({ objects: [live('a')], failApply: (o) => (o.metadata.name === 'a' ? invalid() : undefined) });

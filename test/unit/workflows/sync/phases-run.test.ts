@@ -266,3 +266,22 @@ test('helm.sh/hook: crd-install is applied as an ordinary resource in the Sync p
   expect(report.steps.map((s) => `${s.name}:${s.outcome}`)).toEqual(['crd-like:applied']);
   expect(gw.find('ConfigMap', 'shop', 'crd-like')?.metadata.annotations?.['argocd.argoproj.io/tracking-id']).toBe('shop:/ConfigMap:shop/crd-like');
 });
+
+test("Replace=true on the live object only (put there by hand) is not read: the object is applied, not replaced (applyObject reads the desired object's annotation)", async () => {
+  const live: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: 'app',
+      namespace: 'shop',
+      labels: { byhand: 'yes' },
+      annotations: { 'argocd.argoproj.io/sync-options': 'Replace=true', 'argocd.argoproj.io/tracking-id': 'shop:/ConfigMap:shop/app' },
+    },
+    data: { a: '1', extra: 'keep' },
+  };
+  const gw = new FakeGateway({ objects: [NS, live] });
+  const report = await syncApp(request(workspace({ 'app.yaml': cm('app') })), deps(gw));
+  expect(syncExitCode(report)).toBe(0);
+  expect(gw.calls.filter((c) => /^(REPLACE|CREATE|APPLY force|DELETE)/.test(c))).toEqual(['APPLY force ConfigMap shop/app']);
+  expect(gw.find('ConfigMap', 'shop', 'app')?.metadata.labels).toEqual({ byhand: 'yes' });
+});
