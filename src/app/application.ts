@@ -36,20 +36,32 @@ const BOOL_OPTIONS: Record<string, keyof Omit<SyncOptions, 'prunePropagationPoli
   ClientSideApplyMigration: 'clientSideApplyMigration',
 };
 
+/** The options that are on unless the Application turns them off (Argo CD reads `!HasOption("X=false")`). */
+const DEFAULT_TRUE = new Set(['validate', 'clientSideApplyMigration', 'prune']);
+
+/** PrunePropagationPolicy's precedence in controller/sync.go: the first case of its switch that matches wins. */
+const POLICY_RANK: Record<PropagationPolicy, number> = { background: 0, foreground: 1, orphan: 2 };
+
 /** The keys of a source that choose or configure how it is rendered. */
 const SOURCE_OPTION_KEYS = ['chart', 'helm', 'kustomize', 'plugin', 'directory', 'ref'] as const;
 
 /** Parses `syncOptions` strings; unknown or unsupported options become warnings. */
 export function parseSyncOptions(list: readonly string[], warn: (w: string) => void): SyncOptions {
   const out: SyncOptions = { ...DEFAULT_SYNC_OPTIONS };
+  let seenPolicy = false;
+  const flipped = new Set<string>();
   for (const item of list) {
     const eq = item.indexOf('=');
     const name = eq < 0 ? item : item.slice(0, eq);
     const value = eq < 0 ? '' : item.slice(eq + 1);
     const boolKey = BOOL_OPTIONS[name];
     if (name === 'PrunePropagationPolicy') {
-      if ((PROPAGATION_POLICIES as readonly string[]).includes(value)) out.prunePropagationPolicy = value as PropagationPolicy;
-      else warn(`syncOptions ${item}: PrunePropagationPolicy must be foreground, background or orphan; using ${out.prunePropagationPolicy}`);
+      // controller/sync.go's switch: background over foreground over orphan, whatever their order in the list.
+      if ((PROPAGATION_POLICIES as readonly string[]).includes(value)) {
+        if (!seenPolicy || POLICY_RANK[value as PropagationPolicy] < POLICY_RANK[out.prunePropagationPolicy])
+          out.prunePropagationPolicy = value as PropagationPolicy;
+        seenPolicy = true;
+      } else warn(`syncOptions ${item}: PrunePropagationPolicy must be foreground, background or orphan; using ${out.prunePropagationPolicy}`);
     } else if (name === 'Delete') {
       // GetOptionValue: the first Delete= entry is the one read.
       if (value !== 'false' && value !== 'confirm' && value !== 'true')
@@ -58,8 +70,13 @@ export function parseSyncOptions(list: readonly string[], warn: (w: string) => v
     } else if (name === 'Prune' && value === 'confirm') {
       out.pruneConfirm = true;
     } else if (boolKey) {
-      if (value === 'true' || value === 'false') out[boolKey] = value === 'true';
-      else warn(`syncOptions ${item}: expected ${name}=true or ${name}=false; ignored`);
+      // HasOption semantics: an entry that turns the option away from its default wins wherever it is in the list
+      // (Replace=true, Validate=false …); one that repeats the default only counts when nothing else said otherwise.
+      const flips = value === (DEFAULT_TRUE.has(boolKey) ? 'false' : 'true');
+      if ((value === 'true' || value === 'false') && (flips || !flipped.has(boolKey))) {
+        out[boolKey] = value === 'true';
+        if (flips) flipped.add(boolKey);
+      } else if (value !== 'true' && value !== 'false') warn(`syncOptions ${item}: expected ${name}=true or ${name}=false; ignored`);
     } else {
       warn(`syncOptions ${item}: not supported by kubectl-gitops; ignored`);
     }
@@ -386,7 +403,7 @@ function compareOptionsOf(value: JsonValue | undefined): Application['compareOpt
 const DELETION_APPROVED = 'argocd.argoproj.io/deletion-approved';
 
 /** gitops-engine's operation message while a prune waits for its confirmation (the start of it). */
-export const WAITING_FOR_PRUNE_CONFIRMATION = 'waiting for pruning confirmation of';
+export const WAITING_FOR_PRUNE_CONFIRMATION = 'Waiting for pruning confirmation of';
 
 /** The approval annotation and the start of a stored operation waiting for it; anything malformed is left out. */
 function pruneApprovalOf(meta: JsonObject, status: JsonValue | undefined): Application['pruneApproval'] {
@@ -397,7 +414,8 @@ function pruneApprovalOf(meta: JsonObject, status: JsonValue | undefined): Appli
     isPlainObject(op) &&
     op.phase === 'Running' &&
     typeof op.message === 'string' &&
-    op.message.startsWith(WAITING_FOR_PRUNE_CONFIRMATION) &&
+    // Argo CD's spelling, and this tool's before it took it (lower-case w), both read.
+    op.message.toLowerCase().startsWith(WAITING_FOR_PRUNE_CONFIRMATION.toLowerCase()) &&
     typeof op.startedAt === 'string'
       ? op.startedAt
       : undefined;

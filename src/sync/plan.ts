@@ -145,7 +145,9 @@ export function planSync(input: SyncPlanInput): SyncPlan {
       if (parsed?.ok && parsed.id.app !== '' && parsed.id.app !== input.appInstance) {
         return {
           ...base,
-          refused: `Shared resource found: ${d.key.kind}/${d.key.name} is part of applications ${input.appInstance.replace('_', '/')} and ${parsed.id.app.replace('_', '/')} (FailOnSharedResource=true)`,
+          // controller/sync.go: "Shared resource found: " and the SharedResourceWarning's message (QualifiedName and
+          // the other's instance name with '_' read as '/').
+          refused: `Shared resource found: ${d.key.kind}/${d.key.name} is part of applications ${input.app.namespace}/${input.app.name} and ${parsed.id.app.replaceAll('_', '/')} (FailOnSharedResource=true)`,
         };
       }
     }

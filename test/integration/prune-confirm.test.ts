@@ -1,5 +1,5 @@
 // Prune=confirm on the local control plane, as Argo CD runs it: a sync applies, holds every prune and stays Running
-// ("waiting for pruning confirmation of ...", exit 3) until the deletion is approved, by the Application's
+// ("Waiting for pruning confirmation of ...", exit 3) until the deletion is approved, by the Application's
 // argocd.argoproj.io/deletion-approved annotation written after the waiting operation started, or by --confirm-prune.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -64,14 +64,14 @@ describe('Prune=confirm: nothing is pruned until the deletion is approved', () =
       expect(held.code).toBe(3);
       const kv = kvValues(held.stdout);
       expect(kv.APPLIED).toEqual(['1']);
-      expect(kv.PRUNE_WAITING).toEqual(['waiting for pruning confirmation of /ConfigMap/drop-c and 1 more objects']);
+      expect(kv.PRUNE_WAITING).toEqual(['Waiting for pruning confirmation of v1/ConfigMap/drop-c and 1 more resources']);
       expect(kv.PRUNED).toBeUndefined();
       expect(kv.NEXT_COMMAND?.[0]).toMatch(/^kubectl gitops sync confirmed --prune -o kv --app-namespace \S+ --kubeconfig \S+ --confirm-prune$/);
       expect([await exists('drop-b'), await exists('drop-c')]).toEqual([true, true]);
       const waiting = await operation();
       expect([waiting.phase, waiting.message, 'finishedAt' in waiting]).toEqual([
         'Running',
-        'waiting for pruning confirmation of /ConfigMap/drop-c and 1 more objects',
+        'Waiting for pruning confirmation of v1/ConfigMap/drop-c and 1 more resources',
         false,
       ]);
 
@@ -110,7 +110,7 @@ describe('Prune=confirm: nothing is pruned until the deletion is approved', () =
       const held = await runPlugin(['sync', '-f', file, '--prune', '-o', 'json']);
       expect(held.code).toBe(3);
       const report = JSON.parse(held.stdout) as { prune: { waiting?: string; results: { name: string; outcome: string; message?: string }[] } };
-      expect(report.prune.waiting).toBe('waiting for pruning confirmation of /ConfigMap/ann-b');
+      expect(report.prune.waiting).toBe('Waiting for pruning confirmation of v1/ConfigMap/ann-b');
       expect(report.prune.results.map((r) => `${r.name} ${r.outcome}`).sort()).toEqual(['ann-a skipped', 'ann-b skipped']);
       expect([await exists('ann-a'), await exists('ann-b'), await exists('ann-c')]).toEqual([true, true, true]);
 

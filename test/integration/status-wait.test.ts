@@ -195,7 +195,7 @@ test(
     expect((await plugin(['sync', 'operated', '--desired', desired])).code).toBe(0);
     const running = {
       phase: 'Running',
-      message: 'waiting for pruning confirmation of /ConfigMap/old',
+      message: 'Waiting for pruning confirmation of v1/ConfigMap/old',
       startedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
       operation: { sync: {} },
     };
@@ -203,7 +203,7 @@ test(
     const timedOut = await plugin(['status', 'operated', '--desired', desired, '--operation', '--timeout', '3s', '-o', 'kv']);
     expect(timedOut.code).toBe(1);
     expect(timedOut.stderr).toContain(
-      'error: timed out after 3s waiting for no operation running: the operation is Running: waiting for pruning confirmation of /ConfigMap/old',
+      'error: timed out after 3s waiting for no operation running: the operation is Running: Waiting for pruning confirmation of v1/ConfigMap/old',
     );
     // The app is Synced and Healthy all along: the default wait includes the operation, as argocd app wait's.
     expect(kvValues(timedOut.stdout)).toMatchObject({ SYNC: ['Synced'], HEALTH: ['Healthy'] });
@@ -227,7 +227,7 @@ test(
     ]);
     const res = await waiting;
     expect(res.code).toBe(0);
-    expect(res.stderr).toContain('waiting: sync Synced, health Healthy; the operation is Running: waiting for pruning confirmation of /ConfigMap/old');
+    expect(res.stderr).toContain('waiting: sync Synced, health Healthy; the operation is Running: Waiting for pruning confirmation of v1/ConfigMap/old');
     expect(Date.now() - started).toBeLessThan(90_000);
   },
   TIMEOUT,

@@ -172,7 +172,7 @@ test(
     const res = await runPlugin(['sync', '-f', file, '--desired', desired('shared-d', { 'a.yaml': cm('shared', { owner: 'sharer' }) }), '-o', 'kv']);
     expect(res.code).toBe(4);
     expect(res.stdout).toBe(
-      'REFUSED=Shared resource found: ConfigMap/shared is part of applications sharer and billing (FailOnSharedResource=true)\nPHASE=Failed\n',
+      'REFUSED=Shared resource found: ConfigMap/shared is part of applications argocd/sharer and billing (FailOnSharedResource=true)\nPHASE=Failed\n',
     );
     expect(await meta('configmap', 'shared')).toEqual(before);
   },

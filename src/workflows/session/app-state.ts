@@ -703,7 +703,8 @@ export async function loadAppState(
     const mark = l && markOf(l, tracking);
     if (mark && appOfMark(mark, tracking) !== appInstance) {
       warnings.push(
-        `${d.key.kind}/${d.key.name} is part of applications ${appInstance.replace('_', '/')} and ${appOfMark(mark, tracking).replace('_', '/')} (SharedResourceWarning)`,
+        // Argo CD's words: the app's QualifiedName (namespace/name) and the other's instance name with '_' read as '/'.
+        `${d.key.kind}/${d.key.name} is part of applications ${app.namespace}/${app.name} and ${appOfMark(mark, tracking).replaceAll('_', '/')} (SharedResourceWarning)`,
       );
     }
   }

@@ -133,8 +133,8 @@ export interface SyncReport {
     last: boolean;
     blocked?: string;
     /**
-     * The prune waits for its confirmation (Prune=confirm, not approved): gitops-engine's operation message, `waiting for
-     * pruning confirmation of <group>/<kind>/<name>[ and N more objects]`. Nothing was pruned; the sync is not finished (exit 3).
+     * The prune waits for its confirmation (Prune=confirm, not approved): gitops-engine's operation message, `Waiting for
+     * pruning confirmation of <apiVersion>/<kind>/<name>[ and N more resources]`. Nothing was pruned; the sync is not finished (exit 3).
      */
     waiting?: string;
     propagationPolicy: PropagationPolicy;
@@ -911,13 +911,16 @@ async function waitPruned(
   }
 }
 
-/** gitops-engine's message for prune tasks held for a confirmation, or undefined when none needs one. */
+/**
+ * gitops-engine's message for prune tasks held for a confirmation (`Waiting for pruning confirmation of
+ * <apiVersion>/<kind>/<name>[ and N more resources]`), or undefined when none needs one.
+ */
 function waitingForConfirmation(candidates: readonly PruneCandidate[]): string | undefined {
   const held = candidates.filter((c) => !c.skip && c.confirm);
   if (held.length === 0) return undefined;
-  const first = held[0]!.key;
-  const more = held.length > 1 ? ` and ${held.length - 1} more objects` : '';
-  return `${WAITING_FOR_PRUNE_CONFIRMATION} ${first.group}/${first.kind}/${first.name}${more}`;
+  const { type, key } = held[0]!;
+  const more = held.length > 1 ? ` and ${held.length - 1} more resources` : '';
+  return `${WAITING_FOR_PRUNE_CONFIRMATION} ${type.group ? `${type.group}/` : ''}${type.version}/${key.kind}/${key.name}${more}`;
 }
 
 /**

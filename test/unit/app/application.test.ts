@@ -15,11 +15,11 @@ const withSpec = (extra: Record<string, unknown>) => application({ spec: { ...SP
 describe('parseApplication', () => {
   it("reads the Application's operation for status --wait --operation: a requested one (top-level `operation`) and status.operationState", () => {
     expect(parseApplication(base, 'cluster').operation).toBeUndefined();
-    const state = { phase: 'Running', message: 'waiting for pruning confirmation of /ConfigMap/old', startedAt: '2026-01-01T00:00:00Z' };
+    const state = { phase: 'Running', message: 'Waiting for pruning confirmation of v1/ConfigMap/old', startedAt: '2026-01-01T00:00:00Z' };
     expect(parseApplication({ ...base, status: { operationState: state } }, 'cluster').operation).toEqual({
       requested: false,
       phase: 'Running',
-      message: 'waiting for pruning confirmation of /ConfigMap/old',
+      message: 'Waiting for pruning confirmation of v1/ConfigMap/old',
       startedAt: '2026-01-01T00:00:00Z',
     });
     const done = { ...state, phase: 'Succeeded', message: '', finishedAt: '2026-01-01T00:00:05Z', syncResult: { revision: 'abc123' } };
@@ -238,6 +238,17 @@ describe('parseSyncOptions', () => {
     expect(warnings).toEqual([]);
   });
 
+  it('reads repeated options as Argo CD does: PrunePropagationPolicy background over foreground over orphan; an entry that turns an option away from its default wins wherever it is', () => {
+    const none = () => undefined;
+    expect(parseSyncOptions(['PrunePropagationPolicy=background', 'PrunePropagationPolicy=orphan'], none).prunePropagationPolicy).toBe('background');
+    expect(parseSyncOptions(['PrunePropagationPolicy=orphan', 'PrunePropagationPolicy=foreground'], none).prunePropagationPolicy).toBe('foreground');
+    expect(parseSyncOptions(['PrunePropagationPolicy=orphan'], none).prunePropagationPolicy).toBe('orphan');
+    expect(parseSyncOptions(['Replace=true', 'Replace=false'], none).replace).toBe(true);
+    expect(parseSyncOptions(['ServerSideApply=false', 'ServerSideApply=true'], none).serverSideApply).toBe(true);
+    expect(parseSyncOptions(['Validate=false', 'Validate=true'], none).validate).toBe(false);
+    expect(parseSyncOptions(['CreateNamespace=true', 'CreateNamespace=false'], none).createNamespace).toBe(true);
+  });
+
   it('reads Prune=confirm as the app-level confirmation (pruning stays on), with no warning', () => {
     const warnings: string[] = [];
     const o = parseSyncOptions(['Prune=confirm'], (w) => warnings.push(w));
@@ -364,7 +375,7 @@ describe('the approval of a prune waiting for confirmation (Argo CD IsDeletionCo
       'app.yaml',
     );
   const now = Date.parse('2026-12-03T10:00:00.400Z');
-  const waiting = { phase: 'Running', message: 'waiting for pruning confirmation of /ConfigMap/a', startedAt: '2026-12-03T09:00:00.000Z' };
+  const waiting = { phase: 'Running', message: 'Waiting for pruning confirmation of v1/ConfigMap/a', startedAt: '2026-12-03T09:00:00.000Z' };
 
   it('approves when the annotation is not before the start of the operation (this run, or the stored one it continues)', () => {
     const at = (t: string, op?: Record<string, unknown>) => isDeletionApproved(app({ 'argocd.argoproj.io/deletion-approved': t }, op), now);

@@ -148,7 +148,7 @@ describe('nextStatus', () => {
   });
 
   test('a sync whose prune waits for its confirmation stays Running, as Argo CD: no finishedAt, no SyncError, no history', () => {
-    const message = 'waiting for pruning confirmation of /ConfigMap/stale';
+    const message = 'Waiting for pruning confirmation of v1/ConfigMap/stale';
     const s = nextStatus(APP, { compared: compared(), sync: op({ phase: 'Running', message }), now: 't1' });
     const state = s.operationState as Record<string, unknown>;
     expect([state.phase, state.message, 'finishedAt' in state, s.history, s.conditions]).toEqual(['Running', message, false, undefined, undefined]);

@@ -364,7 +364,7 @@ describe('syncReportPhase: the phase sync -o kv|json ends with is the one record
   it('Succeeded, Running while a prune waits for its confirmation, Error for a refusal, Failed over a shared resource', () => {
     const ok = { ...syncReports.syncInterrupted(), interrupted: undefined, failures: [], conflicts: [] };
     expect(syncReportPhase(ok)).toBe('Succeeded');
-    expect(syncReportPhase({ ...ok, prune: { ...ok.prune, waiting: 'waiting for pruning confirmation of /ConfigMap/a' } })).toBe('Running');
+    expect(syncReportPhase({ ...ok, prune: { ...ok.prune, waiting: 'Waiting for pruning confirmation of v1/ConfigMap/a' } })).toBe('Running');
     expect(syncReportPhase({ ...ok, refused: 'project default: sync blocked' })).toBe('Error');
     expect(syncReportPhase({ ...ok, refused: 'Shared resource found: /ConfigMap/a is part of applications other' })).toBe('Failed');
   });

@@ -52,7 +52,7 @@ function report(...resources: ResourceInput[]): StatusReport {
 const verdict = (r: StatusReport, flags: WaitFlags, operation?: OperationProgress) =>
   waitVerdict({ report: r, ...(operation ? { operation } : {}) }, waitSpec(flags));
 
-const running: OperationProgress = { requested: false, phase: 'Running', message: 'waiting for pruning confirmation of /ConfigMap/old' };
+const running: OperationProgress = { requested: false, phase: 'Running', message: 'Waiting for pruning confirmation of v1/ConfigMap/old' };
 const succeeded: OperationProgress = {
   requested: false,
   phase: 'Succeeded',
@@ -101,7 +101,7 @@ describe('waitVerdict for the app as a whole', () => {
     expect(verdict(drifted, {})).toEqual({ outcome: 'waiting', unmet: [{ condition: 'sync', now: 'OutOfSync' }] });
     expect(verdict(healthy, {}, running)).toEqual({
       outcome: 'waiting',
-      unmet: [{ condition: 'operation', now: 'Running', message: 'waiting for pruning confirmation of /ConfigMap/old' }],
+      unmet: [{ condition: 'operation', now: 'Running', message: 'Waiting for pruning confirmation of v1/ConfigMap/old' }],
     });
     // Without --degraded a Degraded app is one more condition not met: the wait goes on to the timeout.
     expect(verdict(degraded, {})).toEqual({ outcome: 'waiting', unmet: [{ condition: 'health', now: 'Degraded' }] });
@@ -253,7 +253,7 @@ describe('in words', () => {
     expect(
       describeUnmet({ condition: 'health', resource: { group: 'argoproj.io', kind: 'Rollout', namespace: 's', name: 'r' }, now: 'Degraded', message: 'm' }),
     ).toBe('Rollout.argoproj.io/r health is Degraded: m');
-    expect(describeUnmet(operationInProgress(running)!)).toBe('the operation is Running: waiting for pruning confirmation of /ConfigMap/old');
+    expect(describeUnmet(operationInProgress(running)!)).toBe('the operation is Running: Waiting for pruning confirmation of v1/ConfigMap/old');
     expect(describeUnmet({ condition: 'operation', now: 'requested' })).toBe('an operation is requested and has not started');
   });
 });

@@ -270,8 +270,8 @@ test('Prune=confirm (app-level or annotated) holds every prune until approved: a
       'APPLIED=1',
       'PRUNE_SKIPPED=ConfigMap/stale waiting for pruning confirmation (Prune=confirm)',
       'PRUNE_SKIPPED=ConfigMap/other waiting for pruning confirmation (Prune=confirm)',
-      'PRUNE_BLOCKED=waiting for pruning confirmation of /ConfigMap/stale and 1 more objects: nothing was pruned',
-      'PRUNE_WAITING=waiting for pruning confirmation of /ConfigMap/stale and 1 more objects',
+      'PRUNE_BLOCKED=Waiting for pruning confirmation of v1/ConfigMap/stale and 1 more resources: nothing was pruned',
+      'PRUNE_WAITING=Waiting for pruning confirmation of v1/ConfigMap/stale and 1 more resources',
       '',
     ].join('\n'),
   );
@@ -279,7 +279,7 @@ test('Prune=confirm (app-level or annotated) holds every prune until approved: a
   expect(held.calls).toContain('APPLY ConfigMap shop/orders-config');
   // a dry run says the same, and changes nothing
   const dry = await run(appLevel, new FakeGateway({ objects }), { prune: true, dryRun: true });
-  expect(dry.report.prune.waiting).toBe('waiting for pruning confirmation of /ConfigMap/stale and 1 more objects');
+  expect(dry.report.prune.waiting).toBe('Waiting for pruning confirmation of v1/ConfigMap/stale and 1 more resources');
   expect(dry.report.prune.results.map((p) => p.message)).toEqual(['needs confirmation (Prune=confirm)', 'needs confirmation (Prune=confirm)']);
 
   const approved = new FakeGateway({ objects });
@@ -294,7 +294,7 @@ test('Prune=confirm (app-level or annotated) holds every prune until approved: a
   expect(r.code).toBe(3);
   expect(r.report.prune.results.map((p) => `${p.name} ${p.outcome} ${p.message}`)).toEqual([
     'stale skipped waiting for pruning confirmation (Prune=confirm)',
-    'other skipped not pruned: waiting for pruning confirmation of /ConfigMap/stale',
+    'other skipped not pruned: Waiting for pruning confirmation of v1/ConfigMap/stale',
   ]);
   expect(deletes(one)).toEqual([]);
 });
@@ -313,7 +313,7 @@ test('FailOnSharedResource refuses when a desired object is tracked by another a
   });
   const { kv, code } = await run(ws, gw);
   expect(code).toBe(4);
-  expect(kv).toBe('REFUSED=Shared resource found: ConfigMap/orders-config is part of applications shop and billing (FailOnSharedResource=true)\n');
+  expect(kv).toBe('REFUSED=Shared resource found: ConfigMap/orders-config is part of applications argocd/shop and billing (FailOnSharedResource=true)\n');
 });
 
 test('an object already in sync and marked is applied but not dry-run (it cannot conflict)', async () => {
