@@ -5,6 +5,7 @@ import { pathKey, pathsEqual, type FieldPath } from '../model/field-path.js';
 import { keyString, type KubeObject, type ResourceKey } from '../model/object.js';
 import { COMPARE_OPTIONS } from '../model/keys.js';
 import { normalizeObject, normalizeSecret } from '../normalize/index.js';
+import { normalizeTracking } from '../tracking/method.js';
 import { diffObjectDetailed, type DiffOptions } from './index.js';
 import { leftTo, type IgnoredFields } from './ignored-fields.js';
 import { isSecret, lastAppliedData, SecretMasker } from './mask.js';
@@ -68,7 +69,8 @@ function ignoresExtraneous(obj: KubeObject | undefined): boolean {
 
 /** Compares one desired object with its live counterpart. Throws when the object cannot be compared. */
 export async function compareObject(entry: CompareEntry, opts: DiffOptions): Promise<ObjectComparison> {
-  const { live } = entry;
+  // Argo CD's tracking normalization (before its diff, for the comparison only): the entry's live object is untouched.
+  const live = entry.live && opts.tracking ? normalizeTracking(entry.applied, entry.live, opts.tracking) : entry.live;
   const declared = entry.declared ?? entry.applied;
   const compared = entry.server?.predicted && live ? entry.server.predicted : entry.applied;
   const { diff, ignored: ignoredLive } = await diffObjectDetailed({ ...opts, desired: compared, declared, live });

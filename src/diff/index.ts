@@ -16,6 +16,7 @@ import {
   type FieldPath,
   type LocatedPath,
 } from '../model/field-path.js';
+import type { Tracking } from '../tracking/method.js';
 import { conflictingManagers, keyedPath, managedEntries, ownersOf, type ManagedEntry } from '../ownership/index.js';
 import { differences, type Difference } from './compare.js';
 import type { IgnoredField, IgnoredFields } from './ignored-fields.js';
@@ -45,6 +46,11 @@ export interface DiffOptions {
   knownTypeFields?: ReadonlyMap<string, readonly KnownTypeField[]>;
   /** argocd-cm's `resource.sensitive.mask.annotations`: a Secret's annotations whose values are masked as its data is. */
   sensitiveAnnotations?: ReadonlySet<string>;
+  /**
+   * The cluster's tracking method (argocd-cm): the comparison (compareObject) normalizes each live object's mark as
+   * Argo CD's diff does (tracking/method.ts normalizeTracking). Without it, live is compared as it is.
+   */
+  tracking?: Tracking;
 }
 
 /** Argo CD's own default (knownTypesNormalizer): an Argo Rollout's pod template spec is a PodSpec, unless argocd-cm says otherwise. */

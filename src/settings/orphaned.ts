@@ -6,7 +6,7 @@
 // under it (its ReplicaSets, Pods …), which Argo CD counts too. Pure.
 import { keyOf, type KubeObject, type ResourceKey } from '../model/object.js';
 import { projectGlobMatch } from '../model/glob.js';
-import { appOfMark, DEFAULT_TRACKING, markOf, type Tracking } from '../tracking/method.js';
+import { appOfMark, DEFAULT_TRACKING, markOf, sameInstallation, type Tracking } from '../tracking/method.js';
 import { groupKindVerdict, type AppProject } from './project.js';
 
 export interface OrphanInput {
@@ -48,7 +48,8 @@ export function orphanedResources(input: OrphanInput): ResourceKey[] {
     }
   const tracking = input.tracking ?? DEFAULT_TRACKING;
   const appOf = (o: KubeObject) => {
-    const mark = markOf(o, tracking);
+    // An object another installation marked is no app's (getAppInstanceValue): orphaned unless owned.
+    const mark = sameInstallation(o, tracking) ? markOf(o, tracking) : undefined;
     return mark === undefined ? undefined : appOfMark(mark, tracking);
   };
   const out: ResourceKey[] = [];

@@ -6,7 +6,7 @@ import type { ManifestSource } from '../manifest/parse.js';
 import { keyString, type KubeObject, type ResourceKey } from '../model/object.js';
 import type { PruneCandidate } from '../prune/plan.js';
 import { asApplied, trackingIdOf, parseTrackingId } from '../tracking/tracking-id.js';
-import { appOfMark, byLabel, markOf, type Tracking } from '../tracking/method.js';
+import { appOfMark, byLabel, DEFAULT_TRACKING, markOf, sameInstallation, type Tracking } from '../tracking/method.js';
 import { syncOrder, waveOf } from './order.js';
 import { objectSyncMode } from './options.js';
 import { SYNC_OPTIONS } from '../model/keys.js';
@@ -135,7 +135,13 @@ export function planSync(input: SyncPlanInput): SyncPlan {
     for (const d of input.desired) {
       const live = input.live.get(keyString(d.key));
       const tracking = input.tracking;
-      const other = !live ? undefined : tracking && byLabel(tracking) ? markOf(live, tracking) : trackingIdOf(live);
+      // An object another installation marked is no app's (getAppInstanceValue): not shared.
+      const other =
+        !live || !sameInstallation(live, tracking ?? DEFAULT_TRACKING)
+          ? undefined
+          : tracking && byLabel(tracking)
+            ? markOf(live, tracking)
+            : trackingIdOf(live);
       const parsed =
         other === undefined
           ? undefined

@@ -39,12 +39,14 @@ export function markOf(obj: Pick<KubeObject, 'metadata'>, t: Tracking): string |
 }
 
 /**
- * Whether the object belongs to this Argo CD installation's apps at all: with an installationID, only
- * objects annotated with that id do (getAppInstanceValue); label tracking ignores the id.
+ * Whether the object belongs to this Argo CD installation's apps at all (getAppInstanceValue): its
+ * `argocd.argoproj.io/installation-id` annotation (none counts as empty) must equal the installationID, so with
+ * no installationID set an object annotated with any id is no app's, and with one set only objects annotated
+ * with it are. Label tracking reads the label alone (GetAppName), so the id does not count there.
  */
 export function sameInstallation(obj: Pick<KubeObject, 'metadata'>, t: Tracking): boolean {
-  if (byLabel(t) || t.installationID === '') return true;
-  return obj.metadata.annotations?.[INSTALLATION_ID] === t.installationID;
+  if (byLabel(t)) return true;
+  return (obj.metadata.annotations?.[INSTALLATION_ID] ?? '') === t.installationID;
 }
 
 /** What a metadata-only candidate list asks for (the gateway's list options of the same names): only objects carrying the method's mark. */
@@ -55,4 +57,31 @@ export function markFilter(t: Tracking): { withAnnotation?: string; labelSelecto
 /** The app instance a mark names (the label value, or the tracking-id's app part). */
 export function appOfMark(mark: string, t: Tracking): string {
   return byLabel(t) ? mark : (mark.split(':')[0] ?? '');
+}
+
+/**
+ * Argo CD's resourceTracking.Normalize (util/argo/resource_tracking.go), which its diff applies to every (desired, live)
+ * pair before comparing them (util/argo/diff/diff.go preDiffNormalize), for the comparison only: under annotation or
+ * annotation+label tracking, a live object that carries the instance label with a value, and is not a
+ * CustomResourceDefinition, is compared as carrying the desired object's tracking-id, and without the label when the
+ * desired object has none. So an object labelled by label tracking (before a switch to annotation tracking), or one
+ * with the label and another app's tracking-id, is not drift on those two fields. Returns `live` itself when nothing
+ * applies, else a copy; never changes its inputs.
+ */
+export function normalizeTracking(desired: Pick<KubeObject, 'metadata'>, live: KubeObject, t: Tracking): KubeObject {
+  if (byLabel(t)) return live;
+  const label = live.metadata.labels?.[t.labelKey];
+  if (label === undefined || label === '') return live;
+  if (live.kind === 'CustomResourceDefinition' && live.apiVersion.startsWith('apiextensions.k8s.io/')) return live;
+  const metadata = {
+    ...live.metadata,
+    annotations: { ...(live.metadata.annotations ?? {}), [TRACKING_ID]: desired.metadata.annotations?.[TRACKING_ID] ?? '' },
+  };
+  const desiredLabel = desired.metadata.labels?.[t.labelKey];
+  if (desiredLabel === undefined || desiredLabel === '') {
+    const { [t.labelKey]: _removed, ...labels } = live.metadata.labels ?? {};
+    if (Object.keys(labels).length > 0) metadata.labels = labels;
+    else delete metadata.labels;
+  }
+  return { ...live, metadata };
 }

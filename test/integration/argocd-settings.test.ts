@@ -192,6 +192,35 @@ describe('annotation+label tracking and the installation id (--argocd-cm FILE)',
   });
 });
 
+describe('moving from label tracking to annotation tracking, and no installationID (--argocd-cm FILE)', () => {
+  it("objects synced under label tracking are Synced under annotation tracking (Argo CD's tracking Normalize before the diff); the next sync marks them", async () => {
+    const labelCm = join(root, 'argocd-cm-move-label.yaml');
+    writeFileSync(labelCm, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm}\ndata:\n  application.resourceTrackingMethod: label\n');
+    const annotationCm = join(root, 'argocd-cm-move-annotation.yaml');
+    writeFileSync(annotationCm, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm}\ndata:\n  application.resourceTrackingMethod: annotation\n');
+    const a = app('move', cm('move-a'));
+    expect((await plugin('sync', a, '--argocd-cm', labelCm)).code).toBe(0);
+    expect((await getJson('configmap', 'move-a', ns)).metadata.annotations?.[TID]).toBeUndefined();
+    const diff = await plugin('diff', a, '--argocd-cm', annotationCm, '-o', 'kv');
+    expect({ code: diff.code, out: diff.stdout }).toEqual({ code: 0, out: 'SYNC=Synced\n' });
+    expect((await plugin('sync', a, '--argocd-cm', annotationCm)).code).toBe(0);
+    const live = await getJson('configmap', 'move-a', ns);
+    expect(live.metadata.annotations?.[TID]).toBe(`move:/ConfigMap:${ns}/move-a`);
+  });
+
+  it("with no installationID, an object another installation marked for this app is no app's: never a prune candidate", async () => {
+    const noId = join(root, 'argocd-cm-no-id.yaml');
+    writeFileSync(noId, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm}\ndata:\n  application.resourceTrackingMethod: annotation\n');
+    const a = app('noid', cm('noid-a'));
+    expect((await plugin('sync', a, '--argocd-cm', noId)).code).toBe(0);
+    await handMade('noid-foreign', { annotations: { [TID]: `noid:/ConfigMap:${ns}/noid-foreign`, [IID]: 'other-install' } });
+    await handMade('noid-ours', { annotations: { [TID]: `noid:/ConfigMap:${ns}/noid-ours` } });
+    const res = await plugin('prune', a, '--argocd-cm', noId, '-o', 'json');
+    const report = JSON.parse(res.stdout) as { entries: { name: string }[] };
+    expect(report.entries.map((e) => e.name)).toEqual(['noid-ours']);
+  });
+});
+
 describe('a system-wide ignore rule from argocd-cm', () => {
   it("is merged with the Application's rules: the ignored field is reported, never drift", async () => {
     const cmFile = join(root, 'argocd-cm-ignore.yaml');

@@ -9,6 +9,7 @@ import type { ManifestObject } from '../../manifest/parse.js';
 import { DIFF_SCHEMA_VERSION, type DiffPair, type DiffReport } from '../../diff/index.js';
 import { compareApp, firstFailure, reportedDiff } from '../../diff/comparison.js';
 import { asApplied, instanceName } from '../../tracking/tracking-id.js';
+import { DEFAULT_TRACKING } from '../../tracking/method.js';
 import type { KubeObject } from '../../model/object.js';
 import { keyOf, keyString } from '../../model/object.js';
 import { hookOf } from '../../sync/hooks.js';
@@ -88,6 +89,8 @@ export async function runFileDiff(req: FileDiffRequest): Promise<FileDiffResult>
     rules: [...(app?.ignoreDifferences ?? []), ...(settings?.ignoreDifferences ?? [])],
     fieldManager: req.fieldManager,
     jq: loadJq,
+    // With an Application, Argo CD's tracking normalization before the diff (resource_tracking.go Normalize).
+    ...(app ? { tracking: tracking ?? DEFAULT_TRACKING } : {}),
     ...(settings
       ? {
           ignoreResourceStatusField: settings.compareOptions.ignoreResourceStatusField,

@@ -20,7 +20,7 @@ import { createdNamespaceObject } from '../../sync/plan.js';
 import { loadApplicationFromCluster, loadApplicationFromFile } from './application-source.js';
 import { withRunOptions, type RunSyncOptions } from '../../app/run-options.js';
 import { movedRevisions, pinnedRevisions } from '../../app/source-revisions.js';
-import { DEFAULT_TRACKING, markFilter, markOf, appOfMark, type Tracking } from '../../tracking/method.js';
+import { DEFAULT_TRACKING, markFilter, markOf, appOfMark, sameInstallation, type Tracking } from '../../tracking/method.js';
 import { applySettings, excludedType, liveNotPermitted, loadRules, type Rules, type RulesArgs } from './rules.js';
 import { CHILD_API_VERSIONS, childKindsOf } from '../../health/tree.js';
 import type { GitDir } from '../../source/git.js';
@@ -263,7 +263,7 @@ export async function compareAppState(state: AppState, fieldManager: string, gw?
  * by applySettings), our field manager, argocd-cm's ignoreResourceStatusField, knownTypeFields and the Secret annotations
  * it masks.
  */
-export function diffOptionsOf(state: Pick<AppState, 'app' | 'rules'>, fieldManager: string): DiffOptions {
+export function diffOptionsOf(state: Pick<AppState, 'app' | 'rules' | 'tracking'>, fieldManager: string): DiffOptions {
   const status = state.rules?.settings.compareOptions.ignoreResourceStatusField;
   const known = state.rules?.settings.knownTypeFields;
   const sensitive = state.rules?.settings.sensitiveAnnotations;
@@ -271,6 +271,8 @@ export function diffOptionsOf(state: Pick<AppState, 'app' | 'rules'>, fieldManag
     rules: state.app.ignoreDifferences,
     fieldManager,
     jq: loadJq,
+    // Argo CD's tracking normalization before the diff (resource_tracking.go Normalize).
+    tracking: state.tracking ?? DEFAULT_TRACKING,
     ...(status !== undefined ? { ignoreResourceStatusField: status } : {}),
     ...(known && known.size > 0 ? { knownTypeFields: known } : {}),
     ...(sensitive && sensitive.size > 0 ? { sensitiveAnnotations: sensitive } : {}),
@@ -700,7 +702,8 @@ export async function loadAppState(
   }
   for (const d of desired) {
     const l = live.get(keyString(d.key));
-    const mark = l && markOf(l, tracking);
+    // An object another installation marked is no app's (getAppInstanceValue): no shared-resource warning.
+    const mark = l && sameInstallation(l, tracking) ? markOf(l, tracking) : undefined;
     if (mark && appOfMark(mark, tracking) !== appInstance) {
       warnings.push(
         // Argo CD's words: the app's QualifiedName (namespace/name) and the other's instance name with '_' read as '/'.

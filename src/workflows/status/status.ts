@@ -19,7 +19,7 @@ import {
 } from '../session/app-state.js';
 import { planPrune } from '../../prune/plan.js';
 import { orphanedResources } from '../../settings/orphaned.js';
-import { appOfMark, DEFAULT_TRACKING, markOf } from '../../tracking/method.js';
+import { appOfMark, DEFAULT_TRACKING, markOf, sameInstallation } from '../../tracking/method.js';
 import { instanceName } from '../../tracking/tracking-id.js';
 import type { Application } from '../../app/types.js';
 import type { PruneCandidate } from '../../prune/plan.js';
@@ -154,7 +154,7 @@ async function orphansOf(state: AppState, deps: AppStateDeps, warnings: string[]
       // Unknown which Applications exist: every object another app's mark names counts as that app's (none reported orphaned).
       warnings.push(`orphaned resources: cannot list Applications (${(err as Error).message}): objects marked by any app are taken as tracked`);
       for (const o of objects) {
-        const mark = markOf(o, state.tracking ?? DEFAULT_TRACKING);
+        const mark = sameInstallation(o, state.tracking ?? DEFAULT_TRACKING) ? markOf(o, state.tracking ?? DEFAULT_TRACKING) : undefined;
         if (mark !== undefined) apps.add(appOfMark(mark, state.tracking ?? DEFAULT_TRACKING));
       }
     }
