@@ -310,6 +310,8 @@ export interface ProjectViolation {
     | 'destinationServiceAccounts';
   message: string;
   object?: ResourceKey;
+  /** For an object's violation, Argo CD's permission validator's words (controller/sync.go), as its sync records them. */
+  task?: string;
 }
 
 export interface ProjectCheckInput {
@@ -417,11 +419,17 @@ export function checkProject(p: AppProject, input: ProjectCheckInput): ProjectVi
     const v = groupKindVerdict(p, o.group, o.kind, o.name, o.namespaced);
     if (!v.permitted) {
       const rule = v.rule.split(' ')[0] as ProjectViolation['rule'];
-      out.push({ rule, message: `resource ${o.group}:${o.kind} is not permitted in project ${p.name}: ${v.rule}`, object: ref });
+      out.push({
+        rule,
+        message: `resource ${o.group}:${o.kind} is not permitted in project ${p.name}: ${v.rule}`,
+        object: ref,
+        task: `resource ${o.group}:${o.kind} is not permitted in project ${p.name}`,
+      });
       continue;
     }
     if (destinations && o.namespaced && !isDestinationPermitted(p, cluster, o.namespace)) {
-      out.push({ rule: 'destinations', message: `namespace ${o.namespace} is not permitted in project '${p.name}'`, object: ref });
+      const message = `namespace ${o.namespace} is not permitted in project '${p.name}'`;
+      out.push({ rule: 'destinations', message, object: ref, task: message });
     }
   }
   return out;

@@ -20,6 +20,7 @@ import {
   createTestNamespace,
   deleteNamespace,
   kubeconfigPath,
+  kubectl,
   kubectlOk,
   kvValues,
   pluginPath,
@@ -425,6 +426,41 @@ describe('a sync that cannot run is recorded as an operation in phase Error, wit
       const res = await plugin(['sync', 'noproject', '-o', 'kv']);
       expect(res.code).toBe(4);
       await expectError('noproject', /no-such-project/);
+    },
+    TIMEOUT,
+  );
+
+  test(
+    "a sync the project refuses over one object's kind (exit 4): recorded as gitops-engine's task validation ends it, phase Failed, the task SyncFailed",
+    async () => {
+      const project = `records-${ns}`;
+      await applyYaml(
+        `apiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata: {name: ${project}, namespace: argocd}\nspec:\n  sourceRepos: ['*']\n  sourceNamespaces: [${ns}]\n  destinations: [{server: '*', namespace: '*'}]\n  namespaceResourceBlacklist: [{group: '', kind: ConfigMap}]\n`,
+      );
+      try {
+        await application('blacklisted', `{repoURL: ${fx.repo}, path: plain, targetRevision: main}`, `{project: ${project}}`);
+        const res = await plugin(['sync', 'blacklisted', '-o', 'kv']);
+        expect(res.code).toBe(4);
+        expect(res.stdout.trimEnd().split('\n')).toContain('PHASE=Failed');
+        const s = await getStatus('blacklisted');
+        expect(s.operationState).toMatchObject({ phase: 'Failed', message: 'one or more synchronization tasks are not valid' });
+        expect(s.operationState!.syncResult.resources).toEqual([
+          {
+            group: '',
+            version: 'v1',
+            kind: 'ConfigMap',
+            namespace: ns,
+            name: 'plain',
+            status: 'SyncFailed',
+            message: `resource :ConfigMap is not permitted in project ${project}`,
+            syncPhase: 'Sync',
+          },
+        ]);
+        expect(s.history).toBeUndefined();
+        expect((await kubectl(['get', 'configmap', 'plain', '-n', ns])).code).toBe(1);
+      } finally {
+        await kubectl(['delete', 'appproject', project, '-n', 'argocd']);
+      }
     },
     TIMEOUT,
   );

@@ -243,8 +243,12 @@ function unrunPhase(message: string): 'Failed' | 'Error' {
  * it): a refusal's Error (Failed over a shared resource), else Running, Failed or Succeeded (operationPhase).
  */
 export function syncReportPhase(report: SyncReport): 'Running' | 'Failed' | 'Succeeded' | 'Error' {
-  return report.refused !== undefined ? unrunPhase(report.refused) : operationPhase(report);
+  if (report.refused !== undefined) return report.invalidTasks ? 'Failed' : unrunPhase(report.refused);
+  return operationPhase(report);
 }
+
+/** gitops-engine's message when a task does not pass validation (the project's permission validator among them). */
+const INVALID_TASKS = 'one or more synchronization tasks are not valid';
 
 /**
  * The operation of a sync that never reached its tasks: refused by a rule, or stopped by an error (the source did not
@@ -324,23 +328,46 @@ export async function recordSync(
   const versions: Record<string, string> = { ...(after.compared?.versions ?? {}) };
   const startedAt = kubeTime(input.startedAtMs);
   const initiatedBy = input.initiatedBy ?? manualInitiator(session);
-  const sync = report.refused
-    ? unrunOperation(report.refused, {
-        startedAt,
-        finishedAt,
-        initiatedBy,
-        prune: report.prune.enabled,
-        ...(report.revision ? { revision: report.revision } : {}),
-        ...(report.revisions ? { revisions: report.revisions } : {}),
-      })
-    : syncOperationOf(report, {
-        versions,
-        ...(after.compared?.resourceImages ? { images: after.compared.resourceImages } : {}),
-        startedAt,
-        finishedAt,
-        initiatedBy,
-        partial: input.partial,
-      });
+  const sync = report.invalidTasks
+    ? {
+        ...unrunOperation(INVALID_TASKS, {
+          startedAt,
+          finishedAt,
+          initiatedBy,
+          prune: report.prune.enabled,
+          phase: 'Failed' as const,
+          ...(report.revision ? { revision: report.revision } : {}),
+          ...(report.revisions ? { revisions: report.revisions } : {}),
+        }),
+        // Each task gitops-engine's validation failed: SyncFailed with the validator's words, in the Sync phase.
+        resources: report.invalidTasks.map((t) => ({
+          group: t.key.group,
+          version: t.version,
+          kind: t.key.kind,
+          namespace: t.key.namespace,
+          name: t.key.name,
+          status: 'SyncFailed',
+          message: t.message,
+          syncPhase: 'Sync',
+        })),
+      }
+    : report.refused
+      ? unrunOperation(report.refused, {
+          startedAt,
+          finishedAt,
+          initiatedBy,
+          prune: report.prune.enabled,
+          ...(report.revision ? { revision: report.revision } : {}),
+          ...(report.revisions ? { revisions: report.revisions } : {}),
+        })
+      : syncOperationOf(report, {
+          versions,
+          ...(after.compared?.resourceImages ? { images: after.compared.resourceImages } : {}),
+          startedAt,
+          finishedAt,
+          initiatedBy,
+          partial: input.partial,
+        });
   return recordState(
     session.controlPlane,
     session.appRef,

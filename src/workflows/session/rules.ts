@@ -10,7 +10,7 @@ import type { KubeGateway } from '../../kube/gateway.js';
 import type { SharedGateway } from '../../kube/snapshot.js';
 import type { ResourceType } from '../../model/resource-type.js';
 import { KubeApiError } from '../../kube/errors.js';
-import { groupOf, isPlainObject, type KubeObject, type ResourceKey } from '../../model/object.js';
+import { groupOf, isPlainObject, keyString, type KubeObject, type ResourceKey } from '../../model/object.js';
 import { parseYamlValues } from '../../manifest/parse.js';
 import { defaultSettings, isExcludedResource, parseArgoSettings, type ArgoSettings } from '../../settings/argocd-cm.js';
 import { appNamespaceRefusal, parseCmdParams, type CmdParams } from '../../settings/cmd-params.js';
@@ -296,6 +296,40 @@ export function projectViolations(
     ...(rules.signature ? { signature: rules.signature } : {}),
   });
   return found.map((v) => `${v.object ? `${v.object.kind}/${v.object.name}: ` : ''}${v.message} (${rules.project.origin})`);
+}
+
+/**
+ * When everything the project forbids is about single objects (a kind its lists refuse, a namespace outside its
+ * destinations) and no sync window blocks the sync: each such object with Argo CD's permission validator's words. Argo CD
+ * refuses these in gitops-engine's task validation (the operation Failed, "one or more synchronization tasks are not
+ * valid", each task SyncFailed), not as an InvalidSpecError; undefined otherwise.
+ */
+export function invalidTasks(
+  state: {
+    app: Application;
+    rules?: Rules;
+    desired: readonly { key: ResourceKey; type: Pick<ResourceType, 'namespaced' | 'version'> }[];
+    hooks?: readonly { key: ResourceKey; type: Pick<ResourceType, 'namespaced' | 'version'> }[];
+    target?: { server: string };
+  },
+  opts: { manual: boolean; now: number },
+): { key: ResourceKey; version: string; message: string }[] | undefined {
+  const rules = state.rules;
+  if (!rules || rules.projectUnchecked || rules.missingProject) return undefined;
+  if (rules.cmdParams && appNamespaceRefusal(rules.cmdParams, state.app, rules.controlPlaneNamespace)) return undefined;
+  const all = [...state.desired, ...(state.hooks ?? [])];
+  const found = checkProject(rules.project, {
+    app: state.app,
+    controlPlaneNamespace: rules.controlPlaneNamespace,
+    objects: all.map((d) => ({ ...d.key, namespaced: d.type.namespaced })),
+    ...(state.target?.server ? { resolvedServer: state.target.server } : {}),
+    impersonation: rules.settings.impersonation,
+    ...(rules.signature ? { signature: rules.signature } : {}),
+  });
+  if (found.length === 0 || found.some((v) => v.task === undefined || v.object === undefined)) return undefined;
+  if (!windowVerdict(state.app, rules, opts).verdict.allowed) return undefined;
+  const version = (key: ResourceKey) => all.find((d) => keyString(d.key) === keyString(key))?.type.version ?? '';
+  return found.map((v) => ({ key: v.object!, version: version(v.object!), message: v.task! }));
 }
 
 /**

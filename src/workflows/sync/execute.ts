@@ -27,7 +27,7 @@ import { describeMissing, preflight, writesOf, type MissingPermission } from './
 import { customHealthRunner } from '../status/custom-health.js';
 import { hookObject, runPhases, type HookRun, type PhaseRunOptions, type RunnableHook, type SyncEvent, type WaveRun } from './sync-phases.js';
 import { typesDefinedBy, type AppState, type AppStateDeps } from '../session/app-state.js';
-import { stateRefusal } from '../session/rules.js';
+import { invalidTasks, stateRefusal } from '../session/rules.js';
 
 export const SYNC_SCHEMA_VERSION = 1;
 
@@ -94,6 +94,12 @@ export interface SyncReport {
   serviceAccount?: string;
   /** A safety rule refused the sync: nothing was applied or deleted. */
   refused?: string;
+  /**
+   * The refusal was the project's and about single objects only (a kind or a namespace it does not permit): each one in
+   * Argo CD's words. Argo CD's sync fails these in its task validation: the operation Failed ("one or more
+   * synchronization tasks are not valid"), each task SyncFailed; recorded so.
+   */
+  invalidTasks?: { key: ResourceKey; version: string; message: string }[];
   force: boolean;
   forceReason?: string;
   steps: StepReport[];
@@ -261,9 +267,13 @@ export async function executeSync(state: AppState, comparison: Comparison, sel: 
   const fieldManager = deps.opts.fieldManager;
   const { plan, ignored, scanGaps } = await planOf(state, comparison, sel, o, gw);
   const report = startReport(state, plan, o);
-  const refused = stateRefusal(state, { manual: o.manual, now: Date.now() }) ?? plan.refused;
+  const now = Date.now();
+  const ruled = stateRefusal(state, { manual: o.manual, now });
+  const refused = ruled ?? plan.refused;
   if (refused) {
     report.refused = refused;
+    const tasks = ruled ? invalidTasks(state, { manual: o.manual, now }) : undefined;
+    if (tasks) report.invalidTasks = tasks;
     return report;
   }
   reportIgnored(report, plan, ignored, state.app.syncOptions.respectIgnoreDifferences, fieldManager);
