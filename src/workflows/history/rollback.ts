@@ -91,5 +91,9 @@ export function syncRollback(
   deps: AppStateDeps & { progress?: (line: string) => void },
   opts: { notify: (line: string) => void },
 ): Promise<SyncReport> {
-  return syncWithRetry(req, { ...deps, application: async () => target.app }, { notify: opts.notify });
+  // Argo CD's Rollback asks for a sync with the apply strategy (SyncStrategyApply), recorded in the operation.
+  return syncWithRetry(req, { ...deps, application: async () => target.app }, { notify: opts.notify }).then((report) => ({
+    ...report,
+    syncStrategy: report.syncStrategy ?? { apply: {} },
+  }));
 }

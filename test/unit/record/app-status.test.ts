@@ -289,11 +289,27 @@ test('kubeTime: RFC 3339 to the second, as Kubernetes writes a metav1.Time', () 
 test("the operation's syncOptions: the run's own, else the Application's (as Argo CD's API server and controller copy them); prune only when true", () => {
   const app = application({ resourceVersion: '5', spec: { ...SPEC, syncPolicy: { syncOptions: ['ServerSideApply=true'] } } });
   const copied = nextStatus(app, { sync: op(), now: '2026-12-01T10:00:06Z' }).operationState as { operation: { sync: Record<string, unknown> } };
-  expect(copied.operation.sync).toEqual({ revision: 'abc123', syncOptions: ['ServerSideApply=true'] });
+  expect(copied.operation.sync).toEqual({ revision: 'abc123', source: SPEC.source, syncOptions: ['ServerSideApply=true'] });
   const own = nextStatus(app, { sync: op({ syncOptions: ['Replace=true'], prune: true }), now: '2026-12-01T10:00:06Z' }).operationState as {
     operation: { sync: Record<string, unknown> };
   };
-  expect(own.operation.sync).toEqual({ revision: 'abc123', prune: true, syncOptions: ['Replace=true'] });
+  expect(own.operation.sync).toEqual({ revision: 'abc123', source: SPEC.source, prune: true, syncOptions: ['Replace=true'] });
   const none = nextStatus(APP, { sync: op(), now: '2026-12-01T10:00:06Z' }).operationState as { operation: { sync: Record<string, unknown> } };
-  expect(none.operation.sync).toEqual({ revision: 'abc123' });
+  expect(none.operation.sync).toEqual({ revision: 'abc123', source: SPEC.source });
+});
+
+test("the operation names the source it syncs when someone asked for it (the API server's Sync and Rollback), not for the controller's automated sync", () => {
+  const asked = nextStatus(APP, { sync: op(), now: '2026-12-01T10:00:06Z' }).operationState as { operation: { sync: Record<string, unknown> } };
+  expect(asked.operation.sync.source).toEqual(SPEC.source);
+  const automated = nextStatus(APP, { sync: op({ initiatedBy: { automated: true } }), now: '2026-12-01T10:00:06Z' }).operationState as {
+    operation: { sync: Record<string, unknown> };
+  };
+  expect(automated.operation.sync).toEqual({ revision: 'abc123' });
+  // A rollback: the history entry's source, and Argo CD's apply strategy.
+  const old = { repoURL: 'https://git.example/shop.git', path: 'apps/old', targetRevision: 'v1' };
+  const rolledBack = nextStatus(APP, { sync: op({ syncStrategy: { apply: {} } }), syncedSource: { source: old }, now: '2026-12-01T10:00:06Z' })
+    .operationState as {
+    operation: { sync: Record<string, unknown> };
+  };
+  expect(rolledBack.operation.sync).toEqual({ revision: 'abc123', source: old, syncStrategy: { apply: {} } });
 });
