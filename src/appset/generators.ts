@@ -3,7 +3,7 @@
 // matrix.go, merge.go, and generator_spec_processor.go Transform (the `selector` of any generator, a generator's own
 // `template`, a matrix child rendered with its sibling's parameters). No I/O here: reads go through GeneratorInputs.
 import { posix } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parseAllDocuments, parse as parseYaml } from 'yaml';
 import { flatten, flattenToStrings, goString, type LabelSelector, sanitizeName, selectorMatches } from './params.js';
 import { type Params, type Renderer, renderDeep } from './template.js';
 
@@ -18,6 +18,10 @@ export type Generator = Record<string, unknown>;
 export interface ClusterSecret {
   name: string;
   server: string;
+  /** The Secret's own name (metadata.name), for Argo CD's error about it. */
+  secretName?: string;
+  /** Why the Secret's `config` cannot be read as a ClusterConfig (db.SecretToCluster fails on it), never quoting it. */
+  configError?: string;
   project?: string;
   labels: Record<string, string>;
   annotations: Record<string, string>;
@@ -192,9 +196,15 @@ async function clustersGenerator(spec: Record<string, unknown>, ctx: GenerateCon
   const selector = (isObject(spec.selector) ? spec.selector : {}) as LabelSelector;
   const ignoreLocal = (selector.matchExpressions?.length ?? 0) > 0 || Object.keys(selector.matchLabels ?? {}).length > 0;
   const secrets = await ctx.inputs.clusterSecrets();
-  // utils.ListClusters: every Secret, then in-cluster when no Secret names its address
-  const clusters: { name: string; server: string }[] = secrets.map((s) => ({ name: s.name, server: s.server }));
-  if (!secrets.some((s) => s.server === IN_CLUSTER_SERVER)) clusters.push({ name: 'in-cluster', server: IN_CLUSTER_SERVER });
+  // utils.ListClusters: every Secret as db.SecretToCluster reads it (a config that does not decode fails the generator;
+  // the server without its trailing slashes), then in-cluster when no Secret names its address.
+  for (const s of secrets)
+    if (s.configError !== undefined)
+      throw new GeneratorError(
+        `error listing clusters: unable to convert cluster secret to cluster object '${s.secretName ?? s.name}': failed to unmarshal cluster config: ${s.configError}`,
+      );
+  const clusters: { name: string; server: string }[] = secrets.map((s) => ({ name: s.name, server: s.server.replace(/\/+$/, '') }));
+  if (!clusters.some((c) => c.server === IN_CLUSTER_SERVER)) clusters.push({ name: 'in-cluster', server: IN_CLUSTER_SERVER });
   // getSecretsByClusterName: the Secrets the selector matches, by their name (a later one of the same name wins)
   const byName = new Map<string, ClusterSecret>();
   for (const s of secrets) {
@@ -390,11 +400,17 @@ async function gitGenerator(spec: Record<string, unknown>, ctx: GenerateContext)
   throw new GeneratorError('ApplicationSet is empty: the git generator has neither directories nor files');
 }
 
-/** A params file: one object, or a list of objects (YAML or JSON, sigs.k8s.io/yaml). */
+/**
+ * A params file: one object, or a list of objects (YAML or JSON, sigs.k8s.io/yaml, which decodes the first document of
+ * the file and leaves the others out).
+ */
 function parseParamsFile(path: string, text: string): Params[] {
   let parsed: unknown;
   try {
-    parsed = parseYaml(text, { version: '1.1', uniqueKeys: false });
+    const docs = parseAllDocuments(text, { version: '1.1', uniqueKeys: false });
+    const first = Array.isArray(docs) ? docs[0] : docs;
+    if (first && first.errors.length > 0) throw first.errors[0];
+    parsed = first ? first.toJS() : null;
   } catch (e) {
     throw new GeneratorError(`unable to process file '${path}': unable to parse file: ${(e as Error).message}`);
   }

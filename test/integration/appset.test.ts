@@ -429,6 +429,35 @@ describe('appset sync', () => {
   );
 
   test(
+    'a create or update that fails stops the deletes of the round, as the controller returns before deleteInCluster: the Application no longer generated stays',
+    async () => {
+      const guard = (elements: string[]) => {
+        const set = JSON.parse(shop(elements)) as { metadata: { name: string }; spec: { template: { metadata: { name: string } } } };
+        set.metadata.name = 'guard';
+        set.spec.template.metadata.name = 'guard-{{app}}';
+        return JSON.stringify(set);
+      };
+      await applyYaml(guard(['x', 'y']));
+      expect((await runPlugin(['appset', 'sync', 'guard', '--app-namespace', setup.ns, '-o', 'kv'])).code).toBe(0);
+      const before = (await apps()).filter((a) => a.metadata.name.startsWith('guard-'));
+      expect(before.map((a) => a.metadata.name)).toEqual(['guard-x', 'guard-y']);
+      // y is no longer generated, and the new one's name is not a valid Kubernetes name: the API server refuses it.
+      await applyYaml(guard(['x', 'Bad_Name']));
+      const res = await runPlugin(['appset', 'sync', 'guard', '--app-namespace', setup.ns, '-o', 'kv']);
+      expect(res.code).toBe(3);
+      const lines = res.stdout.trimEnd().split('\n');
+      expect(lines.filter((l) => l.startsWith('WRITE_FAILED='))).toEqual([
+        expect.stringMatching(new RegExp(`^WRITE_FAILED=${setup.ns}/guard-Bad_Name create `)),
+        `WRITE_FAILED=${setup.ns}/guard-y delete not deleted: writing ${setup.ns}/guard-Bad_Name failed, and the ApplicationSet controller deletes nothing in such a round`,
+      ]);
+      expect(lines.some((l) => l.startsWith('DELETED='))).toBe(false);
+      const after = (await apps()).filter((a) => a.metadata.name.startsWith('guard-'));
+      expect(after.map((a) => [a.metadata.name, a.metadata.uid])).toEqual(before.map((a) => [a.metadata.name, a.metadata.uid]));
+    },
+    T,
+  );
+
+  test(
     'applicationsSync create-only: a changed template updates nothing and deletes nothing; an Application another ApplicationSet owns is refused (exit 4)',
     async () => {
       const changed = JSON.parse(shop(['a', 'c'], { syncPolicy: { applicationsSync: 'create-only' } })) as {

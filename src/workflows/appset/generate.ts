@@ -72,14 +72,35 @@ async function clusterSecrets(gw: KubeGateway, namespace: string): Promise<Clust
     const data = (o as { data?: Record<string, unknown> }).data ?? {};
     const text = (k: string) => (typeof data[k] === 'string' ? Buffer.from(data[k] as string, 'base64').toString('utf8') : undefined);
     const project = text('project');
+    const configError = clusterConfigError(text('config'));
     return {
       name: text('name') ?? '',
       server: text('server') ?? '',
+      secretName: o.metadata.name ?? '',
+      ...(configError !== undefined ? { configError } : {}),
       ...(project !== undefined ? { project } : {}),
       labels: { ...(o.metadata.labels ?? {}) },
       annotations: withoutLastApplied(o.metadata.annotations ?? {}),
     };
   });
+}
+
+/**
+ * Why a cluster Secret's `config` would not decode into Argo CD's ClusterConfig (db.SecretToCluster), or undefined: not
+ * JSON, or JSON that is not an object (null decodes to nothing, as in Go). The text is never quoted: it holds
+ * credentials. Fields of the wrong type inside the object are not checked.
+ */
+function clusterConfigError(config: string | undefined): string | undefined {
+  if (config === undefined || config === '') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(config);
+  } catch {
+    return 'the config is not valid JSON';
+  }
+  if (parsed === null || (typeof parsed === 'object' && !Array.isArray(parsed))) return undefined;
+  const jsonType = Array.isArray(parsed) ? 'array' : typeof parsed === 'string' ? 'string' : typeof parsed === 'number' ? 'number' : 'bool';
+  return `json: cannot unmarshal ${jsonType} into Go value of type v1alpha1.ClusterConfig`;
 }
 
 /**

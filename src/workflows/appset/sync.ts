@@ -87,6 +87,10 @@ export async function runAppSetSync(ctx: RunContext, req: AppSetSyncRequest): Pr
     const plan = planAppSetSync(settings, checked.valid, names, current);
     if (plan.refusal) throw new RefusedError(`${report.origin}: ${plan.refusal}`);
     const results: AppSetSyncResult[] = [];
+    // The deletes come last (planAppSetSync); a create or update that failed stops them, as the ApplicationSet
+    // controller's Reconcile returns on createOrUpdateInCluster's error before deleteInCluster: a deleted Application
+    // with the resources finalizer takes its workloads with it, so nothing is deleted on a round that went wrong.
+    let writeFailed: string | undefined;
     for (const step of plan.steps) {
       const base = { app: step.app, action: step.action, ...(step.note !== undefined ? { note: step.note } : {}) };
       if (step.action === 'unchanged') {
@@ -95,6 +99,14 @@ export async function runAppSetSync(ctx: RunContext, req: AppSetSyncRequest): Pr
       }
       if (req.dryRun) {
         results.push({ ...base, done: false });
+        continue;
+      }
+      if (step.action === 'delete' && writeFailed !== undefined) {
+        results.push({
+          ...base,
+          done: false,
+          error: `not deleted: writing ${writeFailed} failed, and the ApplicationSet controller deletes nothing in such a round`,
+        });
         continue;
       }
       try {
@@ -120,8 +132,9 @@ export async function runAppSetSync(ctx: RunContext, req: AppSetSyncRequest): Pr
         }
         results.push({ ...base, done: true });
       } catch (err) {
-        // One Application's failure does not stop the others (the controller goes on and reports the first error).
+        // One Application's failure does not stop the other writes (the controller goes on and reports the first error).
         results.push({ ...base, done: false, error: describeError(err, false).replace(/^error: /, '') });
+        if (step.action !== 'delete') writeFailed ??= step.app;
       }
     }
     const out: AppSetSyncReport = {

@@ -202,6 +202,13 @@ describe('git files', () => {
       'path[5]': 'dev',
     });
   });
+  it('a YAML file of several documents gives its first one (sigs.k8s.io/yaml decodes the first document only)', async () => {
+    const got = await params(
+      { git: { repoURL: REPO, files: [{ path: 'multi/a.yaml' }] } },
+      ctx(false, fakeInputs({ 'multi/a.yaml': 'name: m1\n---\nname: m2\n' })),
+    );
+    expect(got.map((p) => p.name)).toEqual(['m1']);
+  });
   it('nested with goTemplate; a file holding a list makes one set per element', async () => {
     const got = await params({ git: { repoURL: REPO, files: [{ path: '**/skip/config.json' }] } }, ctx(true, fakeInputs(FILES)));
     expect(got.map((p) => (p.cluster as { name: string }).name)).toEqual(['a', 'b']);
@@ -257,6 +264,17 @@ describe('clusters', () => {
       },
       expect.objectContaining({ name: 'Prod_1', nameNormalized: 'prod-1', project: 'p' }),
     ]);
+  });
+  it('a Secret for the in-cluster address with a trailing slash is the in-cluster credentials (SecretToCluster trims it): no extra in-cluster; its own server param as written', async () => {
+    const local: ClusterSecret = { name: 'local-Prod', server: `${IN_CLUSTER_SERVER}/`, labels: {}, annotations: {} };
+    const got = await params({ clusters: {} }, ctx(false, fakeInputs({}, [local])));
+    expect(got).toEqual([{ name: 'local-Prod', nameNormalized: 'local-prod', server: `${IN_CLUSTER_SERVER}/`, project: '' }]);
+  });
+  it('a Secret whose config does not decode fails the generator, naming the Secret (ListClusters), never quoting the config', async () => {
+    const broken: ClusterSecret = { ...staging, secretName: 'cluster-staging', configError: 'the config is not valid JSON' };
+    await expect(params({ clusters: {} }, ctx(false, fakeInputs({}, [broken])))).rejects.toThrow(
+      "error listing clusters: unable to convert cluster secret to cluster object 'cluster-staging': failed to unmarshal cluster config: the config is not valid JSON",
+    );
   });
   it('a selector leaves in-cluster out; values rendered; goTemplate metadata nested', async () => {
     const got = await params(
