@@ -246,10 +246,9 @@ function operationState(
   // The run's own options, else the Application's: Argo CD's API server (a manual sync) and its controller (an automated
   // one) copy spec.syncPolicy.syncOptions into the operation.
   const syncOptions = op.syncOptions ?? (appSyncOptions.length > 0 ? appSyncOptions : undefined);
-  // A sync someone asked for names what it syncs (the API server's Sync and Rollback set source or sources); the
-  // controller's automated sync does not.
-  const asked = !('automated' in op.initiatedBy);
-  const sourceFields: JsonObject = asked ? (used.sources !== undefined ? { sources: used.sources } : used.source ? { source: used.source } : {}) : {};
+  // Every sync names what it syncs: the API server's Sync and Rollback and the controller's autoSync set the source
+  // (one source) or the sources.
+  const sourceFields: JsonObject = used.sources !== undefined ? { sources: used.sources } : used.source ? { source: used.source } : {};
   return {
     operation: {
       sync: {

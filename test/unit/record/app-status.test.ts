@@ -298,13 +298,13 @@ test("the operation's syncOptions: the run's own, else the Application's (as Arg
   expect(none.operation.sync).toEqual({ revision: 'abc123', source: SPEC.source });
 });
 
-test("the operation names the source it syncs when someone asked for it (the API server's Sync and Rollback), not for the controller's automated sync", () => {
+test("the operation names the source it syncs, whoever asked (the API server's Sync and Rollback, the controller's autoSync)", () => {
   const asked = nextStatus(APP, { sync: op(), now: '2026-12-01T10:00:06Z' }).operationState as { operation: { sync: Record<string, unknown> } };
   expect(asked.operation.sync.source).toEqual(SPEC.source);
   const automated = nextStatus(APP, { sync: op({ initiatedBy: { automated: true } }), now: '2026-12-01T10:00:06Z' }).operationState as {
     operation: { sync: Record<string, unknown> };
   };
-  expect(automated.operation.sync).toEqual({ revision: 'abc123' });
+  expect(automated.operation.sync).toEqual({ revision: 'abc123', source: SPEC.source });
   // A rollback: the history entry's source, and Argo CD's apply strategy.
   const old = { repoURL: 'https://git.example/shop.git', path: 'apps/old', targetRevision: 'v1' };
   const rolledBack = nextStatus(APP, { sync: op({ syncStrategy: { apply: {} } }), syncedSource: { source: old }, now: '2026-12-01T10:00:06Z' })
