@@ -4,6 +4,7 @@
 // reads and the Go template engine are handed in.
 import { parse as parseYaml } from 'yaml';
 import { GeneratorError, type GeneratorInputs, refusedGenerators, RefusedGeneratorError, transform } from './generators.js';
+import { applicationUnmarshalError, goJson, goQuote } from './application-types.js';
 import { type GoEngine, makeRenderer, type Params, renderDeep, TemplateError } from './template.js';
 
 /** The finalizer Argo CD's controller adds to a generated Application (argoappsv1.ResourcesFinalizerName). */
@@ -229,27 +230,42 @@ function encodeObject(obj: Record<string, unknown>, path: string, listName: stri
 }
 
 /**
- * template/patch.go: the rendered patch (YAML or JSON) applied as a strategic merge patch on the Application; the
- * project cannot be changed by it. The Application's fields merge as a JSON merge patch does (its lists have no merge
- * keys), except metadata.finalizers, which strategic merge unites.
+ * YAML 1.1's tags but the two go-yaml v2 does not have for a value it reads into an interface: timestamps
+ * (`2001-12-14` stays a string) and sexagesimal numbers (`1:20` stays a string).
+ */
+const goYaml11Tags = (tags: { tag?: string; format?: string }[]) => tags.filter((t) => t.tag !== 'tag:yaml.org,2002:timestamp' && t.format !== 'TIME');
+
+/**
+ * template/patch.go applyTemplatePatch: the rendered patch (JSON when it starts with `{`, else YAML read as go-yaml v2
+ * reads it, near enough) must unmarshal into an Application (application-types.ts: a value of the wrong JSON type for its field fails
+ * the ApplicationSet, as `invalid templatePatch "<the patch's JSON>": json: cannot unmarshal …`), then is applied as a
+ * strategic merge patch; the project cannot be changed by it. The Application's fields merge as a JSON merge patch
+ * does (its lists have no merge keys), except metadata.finalizers (`patchStrategy:"merge"`), merged as strategic
+ * merge merges a list of primitives (mergeFinalizers).
  */
 export function applyTemplatePatch(app: Record<string, unknown>, patchText: string): Record<string, unknown> {
+  const isJson = patchText.trim().startsWith('{');
   let patch: unknown;
   try {
-    patch = parseYaml(patchText, { version: '1.1' });
+    patch = isJson ? JSON.parse(patchText) : parseYaml(patchText, { version: '1.1', customTags: goYaml11Tags as never });
   } catch (e) {
+    if (isJson) throw new GeneratorError(`invalid templatePatch ${goQuote(patchText)}: ${(e as Error).message}`);
     throw new GeneratorError(`error while converting template to json: ${(e as Error).message}`);
   }
-  if (patch === null || patch === undefined) return app;
-  if (!isObject(patch)) throw new GeneratorError(`invalid templatePatch ${JSON.stringify(patchText)}: not an object`);
+  const refused = applicationUnmarshalError(patch, !isJson);
+  if (refused !== undefined) throw new GeneratorError(`invalid templatePatch ${goQuote(isJson ? patchText : goJson(patch))}: ${refused}`);
+  // null (an empty patch) changes nothing; any other value that is not an object was refused above
+  if (!isObject(patch)) return app;
   const merge = (base: unknown, p: unknown, path: string): unknown => {
     if (!isObject(p)) return p;
     const out: Record<string, unknown> = isObject(base) ? { ...base } : {};
     for (const [k, v] of Object.entries(p)) {
       const here = path === '' ? k : `${path}.${k}`;
+      const was = out[k];
       if (v === null) delete out[k];
-      else if (here === 'metadata.finalizers' && Array.isArray(v) && Array.isArray(out[k])) out[k] = [...new Set([...(out[k] as unknown[]), ...v])];
-      else out[k] = merge(out[k], v, here);
+      // an empty list is left out of the Application's JSON (omitempty): the patch's list is then taken as it is
+      else if (here === 'metadata.finalizers' && Array.isArray(v) && Array.isArray(was) && was.length > 0) out[k] = mergeFinalizers(was, v);
+      else out[k] = merge(was, v, here);
     }
     return out;
   };
@@ -260,4 +276,49 @@ export function applyTemplatePatch(app: Record<string, unknown>, patchText: stri
   else spec.project = project;
   patched.spec = spec;
   return patched;
+}
+
+/**
+ * apimachinery v0.34 strategicpatch mergeSlice for a list of primitives (the original's list, then the patch's): both
+ * joined and deduplicated by deduplicateScalars, which moves the last element into each duplicate's place; the items
+ * the patch has, in the patch's order, and the others, in the original's order (normalizeElementOrder); then
+ * mergeSortedSlice: an original-only item goes before the next patch item when both are in the original and it comes
+ * first there, else the patch item goes first. So `[b, a]` patched with `[z, a, 0]` is `[z, b, a, 0]`, and
+ * `[resources-finalizer…]` patched with `[custom]` is `[custom, resources-finalizer…]`. One quirk kept: the original
+ * list is decoded by encoding/json, whose appends leave it room to grow (a capacity of the next power of two, up to 256
+ * items; beyond, Go's growth without its size-class rounding); when the
+ * patch's items fit there, `append(original, patch...)` shares its array, so the deduplication also rewrites the
+ * original the order is then taken from (a template with a finalizer twice).
+ */
+function mergeFinalizers(original: unknown[], patch: unknown[]): unknown[] {
+  let capacity = 1;
+  while (capacity < original.length) capacity = capacity < 256 ? capacity * 2 : capacity + Math.floor((capacity + 768) / 4);
+  const all = [...original, ...patch];
+  let length = all.length - 1;
+  for (let i = 0; i < length; i++)
+    for (let j = i + 1; j <= length; j++)
+      if (all[i] === all[j]) {
+        all[j] = all[length];
+        length--;
+        j--;
+      }
+  const merged = all.slice(0, length + 1);
+  const serverOrder = original.length + patch.length <= capacity ? all.slice(0, original.length) : original;
+  const inPatch = new Set(patch);
+  const byIndex = (order: unknown[]) => (a: unknown, b: unknown) => order.indexOf(a) - order.indexOf(b);
+  const patchItems = merged.filter((v) => inPatch.has(v)).sort(byIndex(patch));
+  const serverOnly = merged.filter((v) => !inPatch.has(v)).sort(byIndex(serverOrder));
+  const out: unknown[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < serverOnly.length || j < patchItems.length) {
+    if (j >= patchItems.length) out.push(serverOnly[i++]);
+    else if (i >= serverOnly.length) out.push(patchItems[j++]);
+    else {
+      const li = serverOrder.indexOf(serverOnly[i]);
+      const ri = serverOrder.indexOf(patchItems[j]);
+      out.push(li >= 0 && ri >= 0 && li < ri ? serverOnly[i++] : patchItems[j++]);
+    }
+  }
+  return out;
 }

@@ -236,12 +236,97 @@ describe('asWritten (the Application as the controller encodes its typed object)
 });
 
 describe('applyTemplatePatch', () => {
-  it('null deletes, lists are replaced, finalizers united', () => {
+  it('null deletes, lists are replaced, finalizers merged', () => {
     const app = { metadata: { name: 'a', finalizers: ['x'] }, spec: { project: 'p', source: { path: 'a' }, ignoreDifferences: [{ kind: 'A' }] } };
     expect(applyTemplatePatch(app, '{"metadata":{"finalizers":["y"]},"spec":{"source":null,"ignoreDifferences":[{"kind":"B"}]}}')).toEqual({
-      metadata: { name: 'a', finalizers: ['x', 'y'] },
+      metadata: { name: 'a', finalizers: ['y', 'x'] },
       spec: { project: 'p', ignoreDifferences: [{ kind: 'B' }] },
     });
+  });
+
+  // The messages and orders below are those of template/patch.go applyTemplatePatch built from v3.2.11 (with
+  // apimachinery v0.34) and run on the same Application and patch.
+  const app = () => ({ metadata: { name: 'a', finalizers: ['f'] }, spec: { project: 'p', source: { repoURL: 'r' } } });
+  const refusal = (patch: string) => {
+    try {
+      applyTemplatePatch(app(), patch);
+    } catch (e) {
+      expect(e).toBeInstanceOf(GeneratorError);
+      return (e as Error).message;
+    }
+    throw new Error('the patch was taken');
+  };
+
+  it("refuses a number for a helm parameter's string value, with Argo CD's message", () => {
+    expect(refusal('spec:\n  source:\n    targetRevision: 1.10\n    helm:\n      parameters:\n      - name: replicas\n        value: 3\n')).toBe(
+      'invalid templatePatch "{\\"spec\\":{\\"source\\":{\\"helm\\":{\\"parameters\\":[{\\"name\\":\\"replicas\\",\\"value\\":3}]},\\"targetRevision\\":1.1}}}": ' +
+        'json: cannot unmarshal number into Go struct field HelmParameter.spec.source.helm.parameters.value of type string',
+    );
+  });
+
+  it('refuses targetRevision 1.10 (a number) and names the patch as given when it is JSON', () => {
+    expect(refusal('spec:\n  source:\n    targetRevision: 1.10\n')).toBe(
+      'invalid templatePatch "{\\"spec\\":{\\"source\\":{\\"targetRevision\\":1.1}}}": json: cannot unmarshal number into Go struct field ApplicationSource.spec.source.targetRevision of type string',
+    );
+    expect(refusal('{"spec":\n\t{"info":[{"value":1}]}}\n')).toBe(
+      'invalid templatePatch "{\\"spec\\":\\n\\t{\\"info\\":[{\\"value\\":1}]}}\\n": json: cannot unmarshal number into Go struct field Info.spec.info.value of type string',
+    );
+  });
+
+  it('refuses a string where a bool is expected, and a fraction or an out-of-range count where an int is', () => {
+    expect(refusal('spec:\n  syncPolicy:\n    automated:\n      prune: "true"\n')).toMatch(
+      /: json: cannot unmarshal string into Go struct field SyncPolicyAutomated\.spec\.syncPolicy\.automated\.prune of type bool$/,
+    );
+    expect(refusal('spec:\n  revisionHistoryLimit: 1.5\n')).toMatch(
+      /cannot unmarshal number 1\.5 into Go struct field ApplicationSpec\.spec\.revisionHistoryLimit of type int64$/,
+    );
+    // IntOrString's own UnmarshalJSON fails at once, ahead of the error saved for namePrefix
+    expect(refusal('spec:\n  source:\n    kustomize:\n      namePrefix: 3\n      replicas: [{name: x, count: true}]\n')).toMatch(
+      /cannot unmarshal bool into Go struct field KustomizeReplica\.spec\.source\.kustomize\.replicas\.count of type int32$/,
+    );
+    expect(refusal('metadata:\n  labels: {a: 1}\n')).toMatch(/cannot unmarshal number into Go struct field ObjectMeta\.metadata\.labels of type string$/);
+    expect(refusal('status: 3\noperation: []\n')).toMatch(/cannot unmarshal array into Go struct field Application\.operation of type v1alpha1\.Operation$/);
+    expect(refusal('[1]')).toBe('invalid templatePatch "[1]": json: cannot unmarshal array into Go value of type v1alpha1.Application');
+  });
+
+  it('takes null for any field, unknown fields of any type, and YAML as go-yaml v2 reads it', () => {
+    const patched = applyTemplatePatch(
+      app(),
+      'spec:\n  syncPolicy:\n    automated:\n      prune: null\n  source:\n    targetRevision: null\n    path: 1:20\n    chart: 2001-12-14\n  unknownField: 3\n  revisionHistoryLimit: 1e3\nstatus: {unknown: 3}\n',
+    );
+    expect(patched.spec).toMatchObject({
+      project: 'p',
+      syncPolicy: { automated: {} },
+      source: { repoURL: 'r', path: '1:20', chart: '2001-12-14' },
+      revisionHistoryLimit: 1000,
+    });
+  });
+
+  it('merges finalizers in strategic merge order', () => {
+    const withFinalizers = (finalizers: string[]) => ({ metadata: { name: 'a', finalizers }, spec: { project: 'p' } });
+    const finalizersOf = (a: Record<string, unknown>) => (a.metadata as { finalizers: unknown }).finalizers;
+    expect(finalizersOf(applyTemplatePatch(withFinalizers(['b-fin', 'a-fin']), 'metadata:\n  finalizers: [zzz, a-fin, "000"]\n'))).toEqual([
+      'zzz',
+      'b-fin',
+      'a-fin',
+      '000',
+    ]);
+    expect(finalizersOf(applyTemplatePatch(withFinalizers([RESOURCES_FINALIZER]), 'metadata:\n  finalizers: [custom]\n'))).toEqual([
+      'custom',
+      RESOURCES_FINALIZER,
+    ]);
+    // the patch's list deduplicated; the template's own duplicate rewrites the order the list is merged by
+    expect(finalizersOf(applyTemplatePatch(withFinalizers(['x', 'y', 'x', 'z', 'y']), 'metadata:\n  finalizers: [c, d, e]\n'))).toEqual([
+      'c',
+      'x',
+      'y',
+      'z',
+      'd',
+      'e',
+    ]);
+    expect(finalizersOf(applyTemplatePatch(withFinalizers(['a', 'a', 'b']), 'metadata:\n  finalizers: [c]\n'))).toEqual(['a', 'c', 'b']);
+    // no finalizers to merge with (an empty list is left out of the Application's JSON): the patch's list as it is
+    expect(finalizersOf(applyTemplatePatch(withFinalizers([]), 'metadata:\n  finalizers: [c, c]\n'))).toEqual(['c', 'c']);
   });
 });
 
