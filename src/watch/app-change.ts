@@ -3,9 +3,75 @@
 // `argocd.argoproj.io/refresh` annotation (`argocd app get --refresh`, the UI's Refresh button, kubectl annotate), a
 // changed spec, or a deletion begun are looked at now, not at the next poll. A change of the status alone (what the
 // loop records itself) asks for nothing.
-import { isPlainObject, type KubeObject } from '../model/object.js';
+import { isPlainObject, type JsonObject, type JsonValue, type KubeObject } from '../model/object.js';
+import { sourceFingerprint, type LastOperation } from './decide.js';
 
 export const REFRESH_ANNOTATION = 'argocd.argoproj.io/refresh';
+
+/** Argo CD's common.AnnotationKeyAppSkipReconcile: an Application its controller does not process at all (canProcessApp). */
+export const SKIP_RECONCILE_ANNOTATION = 'argocd.argoproj.io/skip-reconcile';
+
+/** Whether the Application asks not to be reconciled: the annotation read as Go's strconv.ParseBool reads it (`true`, `1`, `t`, ...). */
+export function skipsReconcile(app: Pick<KubeObject, 'metadata'>): boolean {
+  const v = app.metadata.annotations?.[SKIP_RECONCILE_ANNOTATION];
+  return v !== undefined && ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v);
+}
+
+/** Why an Application with the skip-reconcile annotation is left alone, for the log. */
+export const SKIP_RECONCILE_REASON = `${SKIP_RECONCILE_ANNOTATION} is true: not reconciled, as Argo CD's controller skips it, until the annotation is removed`;
+
+function obj(v: unknown): JsonObject {
+  return isPlainObject(v) ? v : {};
+}
+
+/** Whether the Application declares spec.sources (Argo CD's HasMultipleSources; a source hydrator app never does). */
+function multipleSources(app: KubeObject): boolean {
+  const spec = obj(app.spec);
+  return spec.sourceHydrator === undefined && Array.isArray(spec.sources) && spec.sources.length > 0;
+}
+
+/** A fingerprint of spec.source(s), as Argo CD's alreadyAttemptedSync compares it (GetSource for a hydrator app). */
+export function specSourceOf(app: KubeObject): string | undefined {
+  const spec = obj(app.spec);
+  if (multipleSources(app)) return sourceFingerprint(spec.sources);
+  const hydrator = obj(spec.sourceHydrator);
+  if (spec.sourceHydrator !== undefined) {
+    const dry = obj(hydrator.drySource);
+    const sync = obj(hydrator.syncSource);
+    return sourceFingerprint({ repoURL: dry.repoURL, path: sync.path, targetRevision: sync.targetBranch });
+  }
+  return sourceFingerprint(spec.source ?? {});
+}
+
+/**
+ * status.operationState as the loop decides from it (Argo CD's autoSync reads it every time): syncResult's revision(s)
+ * and source(s), the phase, the message, the times and operation.sync.selfHealAttemptsCount; absent when none is recorded.
+ */
+export function recordedOperationOf(app: KubeObject): LastOperation | undefined {
+  const state = obj(app.status).operationState;
+  if (!isPlainObject(state) || typeof state.phase !== 'string') return undefined;
+  const result = isPlainObject(state.syncResult) ? state.syncResult : undefined;
+  const many = multipleSources(app);
+  const revisions = !result
+    ? []
+    : many
+      ? (Array.isArray(result.revisions) ? result.revisions : []).map((r) => (typeof r === 'string' ? r : ''))
+      : [typeof result.revision === 'string' ? result.revision : ''];
+  const time = (v: JsonValue | undefined) => (typeof v === 'string' && Number.isFinite(Date.parse(v)) ? Date.parse(v) : undefined);
+  const count = obj(obj(state.operation).sync).selfHealAttemptsCount;
+  const source = result ? sourceFingerprint(many ? result.sources : (result.source ?? {})) : undefined;
+  const finishedAt = time(state.finishedAt);
+  return {
+    revisions,
+    ...(source !== undefined ? { source } : {}),
+    hasResult: result !== undefined,
+    phase: state.phase,
+    message: typeof state.message === 'string' ? state.message : '',
+    startedAt: time(state.startedAt) ?? 0,
+    ...(finishedAt !== undefined ? { finishedAt } : {}),
+    ...(typeof count === 'number' ? { selfHealAttempts: count } : {}),
+  };
+}
 
 /** What the loop remembers of its Application between two of its changes. */
 export interface AppSeen {
@@ -13,6 +79,8 @@ export interface AppSeen {
   deleting: boolean;
   /** The refresh annotation's value (absent: none): a request is served once, however many updates carry it. */
   refresh?: string;
+  /** The skip-reconcile annotation is on. */
+  skip?: true;
 }
 
 export interface AppChange {
@@ -32,6 +100,7 @@ export function appChangeOf(seen: AppSeen | undefined, app: KubeObject): AppChan
     spec: JSON.stringify(isPlainObject(app.spec) ? app.spec : null),
     deleting: app.metadata.deletionTimestamp !== undefined,
     ...(asked !== undefined ? { refresh: asked } : {}),
+    ...(skipsReconcile(app) ? { skip: true as const } : {}),
   };
   // Argo CD reads any value other than `hard` as a normal refresh (Application.IsRefreshRequested).
   if (asked !== undefined && asked !== seen?.refresh)
@@ -39,5 +108,6 @@ export function appChangeOf(seen: AppSeen | undefined, app: KubeObject): AppChan
   if (seen === undefined) return { seen: now, wake: false };
   if (now.deleting && !seen.deleting) return { seen: now, wake: true, why: 'the Application is being deleted' };
   if (now.spec !== seen.spec) return { seen: now, wake: true, why: 'the Application spec changed' };
+  if (now.skip !== seen.skip) return { seen: now, wake: true, why: `${SKIP_RECONCILE_ANNOTATION} ${now.skip ? 'set' : 'removed'}` };
   return { seen: now, wake: false };
 }

@@ -1,6 +1,18 @@
 // The reconcile loop: refresh on a poll timer, a webhook push or a live change; decide; act; log; until stopped.
 import { pollDelay, reconnectDelay, type PollTiming } from './backoff.js';
-import { decide, emptyMemory, remember, reportFingerprint, REVISION_KEY, type Decision, type LoopMemory, type LoopPolicy } from './decide.js';
+import {
+  decide,
+  emptyMemory,
+  remember,
+  reportFingerprint,
+  REVISION_KEY,
+  withRecorded,
+  type Decision,
+  type LastOperation,
+  type LoopMemory,
+  type LoopPolicy,
+  type Outcome,
+} from './decide.js';
 import type { LoopAction, LoopEvent } from './events.js';
 
 /** Time for the loop: injected so tests drive it with a fake clock. */
@@ -67,6 +79,17 @@ export class Wakeup {
 /** What one refresh found: the decision's inputs, plus names for the log. */
 export interface Snapshot {
   revision: string;
+  /** The revision of each source (spec.sources), as the record keeps them. */
+  revisions?: string[];
+  /** A fingerprint of spec.source(s) (decide.ts sourceFingerprint), compared with the last operation's. */
+  source?: string;
+  /** The Application's recorded last operation (status.operationState), when the loop records it: what it decides from. */
+  recorded?: LastOperation;
+  /**
+   * The Application is not to be reconciled at all (argocd.argoproj.io/skip-reconcile: true, as Argo CD's
+   * canProcessApp): nothing is compared, applied or pruned; said once, looked at again when the Application changes.
+   */
+  skipped?: string;
   /** The resolved commit, when the source is Git (for the log). */
   commit?: string;
   origin: string;
@@ -94,13 +117,20 @@ export interface ActResult {
   message?: string;
 }
 
+/** A round carried out: its results and the operation's phase and message, as the record says them. */
+export interface ActDone {
+  results: ActResult[];
+  phase?: string;
+  message?: string;
+}
+
 export interface LoopPorts {
   clock: LoopClock;
   random(): number;
   /** Reads the Application, the source (re-resolved when `pollSource`, else the last commit) and the cluster. */
   refresh(opts: { pollSource: boolean }, signal: AbortSignal): Promise<Snapshot>;
   /** Applies and prunes what the decision says; runs to the end even when a stop is asked (a step is finished). */
-  act(decision: Decision, snapshot: Snapshot): Promise<ActResult[]>;
+  act(decision: Decision, snapshot: Snapshot): Promise<ActResult[] | ActDone>;
   emit(event: Omit<LoopEvent, 'time'>): void;
 }
 
@@ -149,6 +179,8 @@ export async function runLoop(ports: LoopPorts, opts: LoopOptions): Promise<Loop
   let lastWaiting = '';
   let lastRefused: string | undefined;
   let lastBlocked: string | undefined;
+  let lastSkipped: string | undefined;
+  let lastSyncError: string | undefined;
   let reasons = new Set<WakeReason>(['start']);
   let pollPending = false;
 
@@ -185,6 +217,15 @@ export async function runLoop(ports: LoopPorts, opts: LoopOptions): Promise<Loop
       lastError = undefined;
       errorAttempts = 0;
       retryAt = undefined;
+      if (snap.skipped !== undefined) {
+        if (snap.skipped !== lastSkipped) ports.emit({ action: 'refused', result: 'skipped', message: snap.skipped });
+        lastSkipped = snap.skipped;
+        if (signal.aborted) break;
+        reasons = await wakeup.wait(Math.max(0, nextPollAt - clock.now()), clock, signal);
+        continue;
+      }
+      if (lastSkipped !== undefined) ports.emit({ action: 'refused', result: 'lifted', message: 'the Application is reconciled again' });
+      lastSkipped = undefined;
       const commit = snap.commit ?? snap.revision;
       if (commit !== lastCommit) ports.emit({ action: 'revision', revision: commit, message: snap.origin });
       lastCommit = commit;
@@ -211,7 +252,17 @@ export async function runLoop(ports: LoopPorts, opts: LoopOptions): Promise<Loop
       if (lastBlocked !== undefined) ports.emit({ action: 'refused', result: 'lifted', message: 'the sync window opened: syncing again' });
       lastBlocked = undefined;
 
-      const obs = { now: clock.now(), revision: snap.revision, desiredCount: snap.desiredCount, outOfSync: snap.outOfSync, extras: snap.extras };
+      const obs = {
+        now: clock.now(),
+        revision: snap.revision,
+        desiredCount: snap.desiredCount,
+        outOfSync: snap.outOfSync,
+        extras: snap.extras,
+        ...(snap.revisions !== undefined ? { revisions: snap.revisions } : {}),
+        ...(snap.source !== undefined ? { source: snap.source } : {}),
+      };
+      // Decided from the recorded operation (a restart, a manual sync) unless the loop's own is newer.
+      memory = withRecorded(memory, snap.recorded);
       const d = decide(obs, memory, snap.policy);
       const name = (key: string) => snap.names.get(key) ?? { object: key };
 
@@ -228,6 +279,9 @@ export async function runLoop(ports: LoopPorts, opts: LoopOptions): Promise<Loop
           });
         }
       }
+      // Argo CD's SyncError: the last sync of this revision and source failed; not tried again until one changes.
+      if (d.syncError !== undefined && d.syncError !== lastSyncError) ports.emit({ action: 'refused', result: 'sync-error', message: d.syncError });
+      lastSyncError = d.syncError;
       if (d.pruneRefused !== undefined && d.pruneRefused !== lastRefused) ports.emit({ action: 'refused', result: 'no-prune', message: d.pruneRefused });
       lastRefused = d.pruneRefused;
       const waiting = d.waiting.map((w) => `${w.key}@${w.until}`).join(',');
@@ -235,18 +289,24 @@ export async function runLoop(ports: LoopPorts, opts: LoopOptions): Promise<Loop
         for (const w of d.waiting) {
           const revision = w.key === REVISION_KEY;
           const target = revision ? { object: `revision ${snap.revision.slice(0, 12)}` } : name(w.key);
-          const message = revision ? 'the sync of this revision failed: retrying' : 'the same drift keeps coming back';
+          const message = revision
+            ? 'the operation is not finished (a prune waits for its confirmation): taking it up again'
+            : 'the same drift keeps coming back';
           ports.emit({ action: 'backoff', ...target, result: 'waiting', detail: { retryInMs: Math.max(0, w.until - obs.now) }, message });
         }
       }
       lastWaiting = waiting;
 
-      let outcome: { finishedAt: number; failed: string[] } | undefined;
+      let outcome: Outcome | undefined;
       if (d.reason !== 'none') {
         let results: ActResult[] = [];
+        let done: Omit<ActDone, 'results'> = {};
+        const startedAt = clock.now();
         if (d.apply.length + d.prune.length > 0) {
           try {
-            results = await ports.act(d, snap);
+            const acted = await ports.act(d, snap);
+            if (Array.isArray(acted)) results = acted;
+            else ({ results, ...done } = acted);
           } catch (e) {
             // The step failed as a whole (e.g. the API server went away mid-step): every object counts as failed.
             const message = describe(e);
@@ -271,7 +331,14 @@ export async function runLoop(ports: LoopPorts, opts: LoopOptions): Promise<Loop
           else if (r.action === 'prune') summary.pruned++;
           else summary.applied++;
         }
-        outcome = { finishedAt: clock.now(), failed: results.filter((r) => !r.ok).map((r) => r.key) };
+        const failed = results.filter((r) => !r.ok);
+        outcome = {
+          startedAt,
+          finishedAt: clock.now(),
+          failed: failed.map((r) => r.key),
+          ...(done.phase !== undefined ? { phase: done.phase } : {}),
+          ...(done.message !== undefined ? { message: done.message } : failed[0]?.message !== undefined ? { message: failed[0].message } : {}),
+        };
       }
       memory = remember(memory, obs, d, outcome);
       const outOfSync = snap.outOfSync.length > 0 || snap.extras.length > 0;

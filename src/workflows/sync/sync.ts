@@ -135,9 +135,22 @@ function selectSubset<T extends { key: ResourceKey; object: { metadata: { labels
   );
 }
 
-/** The wait before retry attempt `n` (1-based), as Argo CD's NextRetryAt: duration × factor^(n-1), at most maxDuration. */
-function retryDelayMs(retry: RetryPolicy, n: number): number {
-  return Math.min(retry.durationMs * retry.factor ** (n - 1), retry.maxDurationMs);
+/**
+ * The wait before retry attempt `n` (1-based), as Argo CD's NextRetryAt: duration × factor^(n-1), at most maxDuration
+ * (when one is set). Shared by `sync APP`'s retries and the watch loop's.
+ */
+export function retryDelayMs(retry: RetryPolicy, n: number): number {
+  const wait = retry.durationMs * retry.factor ** (n - 1);
+  return retry.maxDurationMs > 0 ? Math.min(wait, retry.maxDurationMs) : wait;
+}
+
+/**
+ * A failed sync that trying again may cure (exit 3: a failed apply, hook or wave), as Argo CD retries an operation; not
+ * a refusal, nor conflicts the user asked to stop on (--no-force-conflicts), which stand until someone acts.
+ */
+export function retryable(report: SyncReport): boolean {
+  if (syncExitCode(report) !== 3) return false;
+  return !(report.stoppedBeforeWriting !== undefined && report.conflicts.length > 0);
 }
 
 /**
@@ -156,9 +169,7 @@ export async function syncWithRetry(
   let request = req;
   for (;;) {
     const report = await syncApp(request, deps);
-    if (req.dryRun || syncExitCode(report) !== 3 || deps.signal?.aborted) return attemptsOf(report, attempt);
-    // Conflicts the user asked to stop on (--no-force-conflicts) stand until someone acts: trying again cannot help.
-    if (report.stoppedBeforeWriting !== undefined && report.conflicts.length > 0) return attemptsOf(report, attempt);
+    if (req.dryRun || !retryable(report) || deps.signal?.aborted) return attemptsOf(report, attempt);
     // The Application is read again by each attempt; its retry policy as last read decides.
     const policy = retryPolicyFor(report, opts.retryLimit);
     if (!policy || (policy.limit !== -1 && attempt >= policy.limit)) return attemptsOf(report, attempt);

@@ -1,23 +1,34 @@
 // `sync --watch`: wires the reconcile loop to the app state, the sync pieces, live watches, a webhook and the signals.
 import { isDeletionApproved } from '../../app/application.js';
+import { retryable, retryDelayMs } from './sync.js';
+import { syncReportPhase } from '../session/record.js';
 import type { RunContext } from '../../model/context.js';
 import { ExitCode, InputError, RefusedError } from '../../model/errors.js';
-import type { Application } from '../../app/types.js';
+import type { Application, RetryPolicy } from '../../app/types.js';
+import { DEFAULT_RETRY_BACKOFF } from '../../app/application.js';
 import { firstFailure, type Comparison } from '../../diff/comparison.js';
 import type { KubeGateway } from '../../kube/gateway.js';
 import type { ResourceType } from '../../model/resource-type.js';
 import { displayName, keyString, type JsonValue, type KubeObject, type ResourceKey } from '../../model/object.js';
-import { appChangeOf, REFRESH_ANNOTATION, type AppSeen } from '../../watch/app-change.js';
+import {
+  appChangeOf,
+  recordedOperationOf,
+  REFRESH_ANNOTATION,
+  SKIP_RECONCILE_REASON,
+  skipsReconcile,
+  specSourceOf,
+  type AppSeen,
+} from '../../watch/app-change.js';
 import { requestedOperationOf, type RequestedSync } from '../../app/requested-operation.js';
 import type { PruneCandidate } from '../../prune/plan.js';
 import { cacheDirFor } from '../../source/cache.js';
 import { classifyRepoURL } from '../../source/repo-url.js';
 import { flagTiming, reconnectDelay, type PollTiming } from '../../watch/backoff.js';
 import { DEFAULT_RECONCILIATION, type ArgoSettings } from '../../settings/argocd-cm.js';
-import type { Decision } from '../../watch/decide.js';
+import { sourceFingerprint, type Decision, type LastOperation } from '../../watch/decide.js';
 import type { LoopEvent } from '../../watch/events.js';
 import { LiveWatcher, type LiveTarget } from '../../watch/live.js';
-import { runLoop, systemClock, Wakeup, type ActResult, type LoopClock, type Snapshot } from '../../watch/loop.js';
+import { runLoop, systemClock, Wakeup, type ActDone, type ActResult, type LoopClock, type Snapshot } from '../../watch/loop.js';
 import { isLoopback, parseWebhookAddr, startWebhook, type WebhookServer } from '../../watch/webhook.js';
 import { compareAppState, loadAppState, type AppState, type AppStateArgs, type AppTarget } from '../session/app-state.js';
 import { executeSync, finalizeThroughDelete, syncRevision, type SyncDeps, type SyncReport } from './execute.js';
@@ -161,7 +172,12 @@ async function webhookFor(req: WatchRequest, wakeup: Wakeup, emit: (e: Omit<Loop
  * sync by the one comparison, the extras, the names for the log, and a refusal (the loop is Argo CD's automated sync:
  * a window blocks it unless it allows automated syncs).
  */
-function snapshotOf(state: AppState, comparison: Comparison, extras: Extras, o: { prune: boolean; warnings: string[]; now: number }): Snapshot {
+function snapshotOf(
+  state: AppState,
+  comparison: Comparison,
+  extras: Extras,
+  o: { prune: boolean; warnings: string[]; now: number; source?: string; recorded?: LastOperation },
+): Snapshot {
   const outOfSync: string[] = [];
   const names: Snapshot['names'] = new Map();
   const named = (k: ResourceKey) => ({ object: displayName(k), ...(k.namespace ? { namespace: k.namespace } : {}) });
@@ -185,6 +201,9 @@ function snapshotOf(state: AppState, comparison: Comparison, extras: Extras, o: 
   const until = refusal && state.rules ? windowVerdict(state.app, state.rules, { manual: false, now: o.now }).verdict.opensAt : undefined;
   return {
     revision: syncRevision(state),
+    ...(state.sources ? { revisions: state.sources.map((s) => s.revision) } : {}),
+    ...(o.source !== undefined ? { source: o.source } : {}),
+    ...(o.recorded !== undefined ? { recorded: o.recorded } : {}),
     ...(state.revision ? { commit: state.revision } : {}),
     origin: state.origin,
     policy: { selfHeal: state.app.automated?.selfHeal === true, prune: o.prune, allowEmpty: state.app.automated?.allowEmpty === true },
@@ -285,7 +304,8 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
       wakeup.wake('app');
     };
     const onApp = (o: KubeObject) => {
-      const op = requestedOperationOf(o.operation as JsonValue | undefined);
+      // An Application Argo CD's controller skips (skip-reconcile) has its requested operations left alone too.
+      const op = skipsReconcile(o) ? undefined : requestedOperationOf(o.operation as JsonValue | undefined);
       if (op === undefined) opServed = undefined;
       else if (op.key !== opServed && deps.liveApp) {
         opServed = op.key;
@@ -352,9 +372,22 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
       }
     };
 
+    /** The Application as stored, when it lives in the cluster: its skip-reconcile annotation, its spec source(s), its recorded operation. */
+    const readLiveApp = async (): Promise<KubeObject | undefined> => {
+      if (!deps.liveApp) return undefined;
+      const cp = deps.controlPlane ?? gw;
+      const type = await cp.resolve('argoproj.io/v1alpha1', 'Application');
+      return type ? cp.get(type, deps.liveApp.namespace, deps.liveApp.name) : undefined;
+    };
+    // The operation the loop decides from is the recorded one (status.operationState) when it records its own there.
+    const decidesFromRecord = deps.appRef !== undefined && baseArgs.desired === undefined;
+
     const refresh = async ({ pollSource }: { pollSource: boolean }): Promise<Snapshot> => {
       let state: AppState;
       const started = clock.now();
+      const raw = await readLiveApp();
+      // Argo CD's canProcessApp: an Application with skip-reconcile is not looked at, compared or synced at all.
+      if (raw !== undefined && skipsReconcile(raw) && !raw.metadata.deletionTimestamp) return skippedSnapshot(SKIP_RECONCILE_REASON);
       // A kind the cluster did not serve at the last look (its CRD in the app, or expected): discovery is read again,
       // else a long-running loop would never see it served (and its object never compared live).
       if (last?.state.desired.some((d) => d.pendingCrd)) gw.forgetDiscovery?.();
@@ -409,10 +442,18 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
       last = { state, comparison };
       watcher?.update(liveTargets(state));
       // The automated loop prunes as automated.prune says; a --desired that overrides the source only with --prune.
+      const recorded = decidesFromRecord && raw !== undefined ? recordedOperationOf(raw) : undefined;
+      const app = state.app;
       return snapshotOf(state, comparison, extras, {
-        prune: req.prune || (state.app.automated?.prune === true && baseArgs.desired === undefined),
+        prune: req.prune || (app.automated?.prune === true && baseArgs.desired === undefined),
         warnings: fresh,
         now: clock.now(),
+        // Compared with the last operation's (a changed path or values at the same commit is a new sync, as in Argo CD).
+        source:
+          raw !== undefined
+            ? specSourceOf(raw)
+            : sourceFingerprint({ source: app.source, sourceOptions: app.sourceOptions, sources: app.sources, hydrator: app.hydrator }),
+        ...(recorded !== undefined ? { recorded } : {}),
       });
     };
 
@@ -456,9 +497,17 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
       // A child Application its prune deletes is finished as `delete` would finish it (app-of-apps).
       finalizeApp: finalizeThroughDelete(ctx, req.timeoutMs, baseArgs.argocdNamespace),
     };
-    const act = async (d: Decision): Promise<ActResult[]> => {
-      if (last === undefined) return [];
-      const startedAtMs = clock.now();
+    /** One attempt of a round: a retry reads the app again at the revision the first attempt synced, and compares again. */
+    const attempt = async (d: Decision, retry: number): Promise<SyncReport | undefined> => {
+      if (last === undefined) return undefined;
+      if (retry > 0) {
+        const pinned = pinnedArgs(baseArgs, last.state, ctx.io.env);
+        const state = await withGitReads((a) => loadAppState(pinned, a, { extras: false }));
+        const comparison = await compareAppState(state, ctx.opts.fieldManager, gw);
+        const failed = firstFailure(comparison);
+        if (failed) throw failed;
+        last = { state, comparison };
+      }
       // Argo CD's sync impersonation: the writes as the project's destination ServiceAccount (rules.ts syncUser).
       const user = syncUser(last.state.app, last.state.rules, last.state.target?.server);
       const report = await executeSync(
@@ -468,13 +517,56 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
         roundOptions(d, req, last.state),
         user !== undefined ? { ...syncDeps, gateway: writesAs(syncDeps.gateway, user) } : syncDeps,
       );
-      const results = actResults(report, d);
-      for (const r of results) if (r.action === 'prune' && (r.result === 'deleted' || r.result === 'gone')) extras.byKey.delete(r.key);
+      for (const r of actResults(report, d)) if (r.action === 'prune' && (r.result === 'deleted' || r.result === 'gone')) extras.byKey.delete(r.key);
+      return report;
+    };
+    /**
+     * A round is one operation, as Argo CD's automated one: tried again while it fails, as its retry says (the
+     * Application's syncPolicy.retry, else Argo CD's `Retry{Limit: 5}`), as `sync APP` retries (syncWithRetry); then
+     * recorded once, with its retries. The waits between attempts hold no turn.
+     */
+    const act = async (d: Decision): Promise<ActDone> => {
+      const startedAtMs = clock.now();
+      // An attempt that throws (the API server went away mid-step) is a failed attempt too (Argo CD: phase Error, retried).
+      let report: SyncReport | undefined;
+      let error: unknown;
+      const once = async (n: number) => {
+        try {
+          report = await turn(() => exclusive(() => attempt(d, n)));
+          error = undefined;
+        } catch (e) {
+          error = e;
+        }
+      };
+      await once(0);
+      let retries = 0;
+      for (;;) {
+        if (error === undefined && report === undefined) return { results: [] };
+        const policy = automatedRetry(last?.state.app);
+        if ((error === undefined && !retryable(report!)) || stop.signal.aborted || (policy.limit >= 0 && retries >= policy.limit)) break;
+        retries++;
+        const wait = retryDelayMs(policy, retries);
+        const why =
+          error !== undefined ? (error as Error).message : (report!.refused ?? report!.failures[0]?.message ?? report!.prune.waiting ?? 'the sync failed');
+        emit({
+          action: 'backoff',
+          object: `revision ${last ? syncRevision(last.state).slice(0, 12) : ''}`,
+          result: 'retrying',
+          message: `${why}. Retrying attempt #${retries} at ${new Date(clock.now() + wait).toISOString()}.`,
+          detail: { retryInMs: wait },
+        });
+        await clock.sleep(wait, stop.signal);
+        if (stop.signal.aborted) break;
+        await once(retries);
+      }
+      if (error !== undefined || report === undefined) throw error;
+      const done: SyncReport = retries > 0 ? { ...(report as SyncReport), retries } : report;
+      const results = actResults(done, d);
       if (results.length > 0) {
-        await record({ report, startedAtMs });
+        await turn(() => exclusive(() => record({ report: done, startedAtMs })));
         recorded = '';
       }
-      return results;
+      return { results, phase: syncReportPhase(done), message: operationMessage(done) };
     };
     const refreshAndRecord = async (o: { pollSource: boolean }): Promise<Snapshot> => {
       const snap = await refresh(o);
@@ -491,7 +583,7 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
         clock,
         random: Math.random,
         refresh: (o) => turn(() => exclusive(() => refreshAndRecord(o))),
-        act: (d) => turn(() => exclusive(() => act(d))),
+        act: (d) => act(d),
         emit,
       },
       { poll: () => pollTiming(req, last?.state.rules?.settings), signal: stop.signal, wakeup },
@@ -510,6 +602,36 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
     await webhook?.close();
     if (deps.closeGateway !== false) gateway?.close();
   }
+}
+
+/** A look at an Application that is not reconciled (skip-reconcile): nothing compared, nothing to decide. */
+function skippedSnapshot(reason: string): Snapshot {
+  return {
+    revision: '',
+    origin: '',
+    policy: { selfHeal: false, prune: false },
+    desiredCount: 0,
+    outOfSync: [],
+    extras: [],
+    names: new Map(),
+    warnings: [],
+    skipped: reason,
+  };
+}
+
+/** The retry of the loop's operations: the Application's syncPolicy.retry, else Argo CD's automated `Retry{Limit: 5}` with the default backoff. */
+export function automatedRetry(app: Pick<Application, 'retry'> | undefined): RetryPolicy {
+  return app?.retry ?? { limit: 5, ...DEFAULT_RETRY_BACKOFF };
+}
+
+/** The operation's message, as the record says it (Argo CD's operationState.message). */
+function operationMessage(r: SyncReport): string {
+  if (r.refused !== undefined) return r.refused;
+  if (r.interrupted) return `Operation terminated: ${r.interrupted.message}`;
+  const failed =
+    r.failures[0]?.message ?? (r.conflicts.length > 0 ? `${r.conflicts.length} field(s) owned by other managers were not applied (conflicts)` : undefined);
+  const base = failed ?? r.prune.waiting ?? 'successfully synced (all tasks run)';
+  return r.retries ? `${base} (retried ${r.retries} times).` : base;
 }
 
 /** The start line's words for when the source is polled. */

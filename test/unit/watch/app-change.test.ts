@@ -1,6 +1,6 @@
 // What an update of the Application object asks of its loop (watch/app-change.ts), as Argo CD's controller reads an
 // update of its Application informer.
-import { appChangeOf, type AppSeen } from '../../../src/watch/app-change.js';
+import { appChangeOf, recordedOperationOf, SKIP_RECONCILE_ANNOTATION, skipsReconcile, specSourceOf, type AppSeen } from '../../../src/watch/app-change.js';
 import type { JsonObject, KubeObject } from '../../../src/model/object.js';
 
 const app = (spec: JsonObject, meta: Partial<KubeObject['metadata']> = {}): KubeObject => ({
@@ -40,5 +40,60 @@ describe('appChangeOf', () => {
     const removed = appChangeOf(hard.seen, app(spec));
     expect(removed.wake).toBe(false);
     expect(appChangeOf(removed.seen, asked('hard'))).toMatchObject({ wake: true, refresh: 'hard' });
+  });
+});
+
+describe('what the loop decides from in the Application', () => {
+  it('skip-reconcile is read as Go reads a bool, and its change wakes the loop', () => {
+    expect(skipsReconcile(app(spec, { annotations: { [SKIP_RECONCILE_ANNOTATION]: 'true' } }))).toBe(true);
+    expect(skipsReconcile(app(spec, { annotations: { [SKIP_RECONCILE_ANNOTATION]: '1' } }))).toBe(true);
+    expect(skipsReconcile(app(spec, { annotations: { [SKIP_RECONCILE_ANNOTATION]: 'false' } }))).toBe(false);
+    expect(skipsReconcile(app(spec, { annotations: { [SKIP_RECONCILE_ANNOTATION]: 'yes' } }))).toBe(false);
+    const first = appChangeOf(undefined, app(spec));
+    const set = appChangeOf(first.seen, app(spec, { annotations: { [SKIP_RECONCILE_ANNOTATION]: 'true' } }));
+    expect(set.wake).toBe(true);
+    expect(appChangeOf(set.seen, app(spec)).wake).toBe(true);
+  });
+
+  it('reads status.operationState: revision(s), source(s), phase, message, times, selfHealAttemptsCount', () => {
+    const source = { repoURL: 'https://git.example/r.git', path: 'shop', targetRevision: 'main' };
+    const o: KubeObject = {
+      ...app({ source }),
+      status: {
+        operationState: {
+          operation: { sync: { revision: 'abc', selfHealAttemptsCount: 3 } },
+          phase: 'Failed',
+          message: 'one or more objects failed to apply',
+          startedAt: '2024-01-01T00:00:00Z',
+          finishedAt: '2024-01-01T00:00:05Z',
+          syncResult: { revision: 'abc', source },
+        },
+      },
+    };
+    expect(recordedOperationOf(o)).toEqual({
+      revisions: ['abc'],
+      source: specSourceOf(o),
+      hasResult: true,
+      phase: 'Failed',
+      message: 'one or more objects failed to apply',
+      startedAt: Date.parse('2024-01-01T00:00:00Z'),
+      finishedAt: Date.parse('2024-01-01T00:00:05Z'),
+      selfHealAttempts: 3,
+    });
+    const moved = { ...o, spec: { source: { ...source, path: 'shop-v2' } } };
+    expect(specSourceOf(moved)).not.toBe(recordedOperationOf(moved)?.source);
+    expect(recordedOperationOf(app(spec))).toBeUndefined();
+  });
+
+  it('several sources: syncResult.revisions and sources', () => {
+    const sources: JsonObject[] = [
+      { repoURL: 'a', path: 'x' },
+      { repoURL: 'b', ref: 'v' },
+    ];
+    const o: KubeObject = {
+      ...app({ sources }),
+      status: { operationState: { phase: 'Succeeded', startedAt: '2024-01-01T00:00:00Z', syncResult: { revisions: ['1', '2'], sources } } },
+    };
+    expect(recordedOperationOf(o)).toMatchObject({ revisions: ['1', '2'], source: specSourceOf(o), phase: 'Succeeded' });
   });
 });

@@ -1,5 +1,16 @@
 import { flagTiming, pollDelay, reconnectDelay, selfHealDelay } from '../../../src/watch/backoff.js';
-import { decide, emptyMemory, remember, REVISION_KEY, type LoopMemory, type LoopPolicy, type Observation } from '../../../src/watch/decide.js';
+import {
+  decide,
+  emptyMemory,
+  remember,
+  REVISION_KEY,
+  sourceFingerprint,
+  withRecorded,
+  type LastOperation,
+  type LoopMemory,
+  type LoopPolicy,
+  type Observation,
+} from '../../../src/watch/decide.js';
 
 const both: LoopPolicy = { selfHeal: true, prune: true };
 const none: LoopPolicy = { selfHeal: false, prune: false };
@@ -51,7 +62,7 @@ describe('decide and remember', () => {
 
   it('a new commit is synced even without selfHeal; live drift at the same commit is only reported', () => {
     let m = step(emptyMemory(), obs({ outOfSync: ['A'] }), none).memory;
-    expect(m.syncedRevision).toBe('rev1');
+    expect(m.last).toMatchObject({ revisions: ['rev1'], phase: 'Succeeded' });
     const drift = step(m, obs({ now: 1000, outOfSync: ['A'] }), none);
     expect(drift.d).toMatchObject({ reason: 'none', apply: [], report: ['A'] });
     m = drift.memory;
@@ -62,21 +73,15 @@ describe('decide and remember', () => {
     const d = decide(obs({ desiredCount: 0, extras: ['ConfigMap/a', 'Deployment/b'] }), emptyMemory(), both);
     expect(d.prune).toEqual([]);
     expect(d.pruneRefused).toMatch(/empty/);
-    let m = step(emptyMemory(), obs(), both).memory;
+    const m = step(emptyMemory(), obs({ outOfSync: ['A'] }), both).memory;
     const same = decide(obs({ desiredCount: 0, extras: ['ConfigMap/a'] }), m, both);
     expect(same.prune).toEqual([]);
     expect(same.pruneRefused).toMatch(/empty/);
-    m = step(m, obs({ revision: 'rev2', desiredCount: 0, extras: ['ConfigMap/a'] }), both).memory;
-    expect(m.syncedRevision).toBe('rev2');
-  });
-
-  it('prunes on an empty render when automated.allowEmpty says so, as Argo CD autoSync does', () => {
-    const d = decide(obs({ desiredCount: 0, extras: ['ConfigMap/a'] }), emptyMemory(), { ...both, allowEmpty: true });
-    expect([d.prune, d.pruneRefused]).toEqual([['ConfigMap/a'], undefined]);
+    expect(decide(obs({ revision: 'rev2', desiredCount: 0, extras: ['ConfigMap/a'] }), m, both)).toMatchObject({ reason: 'none', prune: [] });
   });
 
   it('heals the same drift with a growing back-off: at once, then 2 s, then 6 s after the last heal', () => {
-    let m = step(emptyMemory(), obs(), both).memory;
+    let m = step(emptyMemory(), obs({ outOfSync: ['X'] }), both).memory;
     const seen: string[] = [];
     const times = [10_000, 10_500, 12_000, 12_100, 17_999, 18_000, 36_000];
     for (const now of times) {
@@ -85,57 +90,109 @@ describe('decide and remember', () => {
       m = r.memory;
     }
     expect(seen).toEqual(['heal@10000', 'wait@10500->12000', 'heal@12000', 'wait@12100->18000', 'wait@17999->18000', 'heal@18000', 'heal@36000']);
-    expect(m.heals['Deployment/orders']?.attempts).toBe(4);
+    expect(m.last?.selfHealAttempts).toBe(4);
   });
 
-  it('keeps back-off per object: one fighting object does not delay healing another', () => {
-    let m = step(emptyMemory(), obs(), both).memory;
+  it("keeps the self-heal back-off per Application, as Argo CD's selfHealAttemptsCount: a heal of one object delays the next heal of another", () => {
+    let m = step(emptyMemory(), obs({ outOfSync: ['X'] }), both).memory;
     m = step(m, obs({ now: 1000, outOfSync: ['A'] }), both).memory;
     const d = decide(obs({ now: 1500, outOfSync: ['A', 'B'] }), m, both);
-    expect(d.apply).toEqual(['B']);
-    expect(d.waiting).toEqual([{ key: 'A', until: 3000 }]);
+    expect(d.apply).toEqual([]);
+    expect(d.waiting).toEqual([
+      { key: 'A', until: 3000 },
+      { key: 'B', until: 3000 },
+    ]);
+    expect(decide(obs({ now: 3000, outOfSync: ['A', 'B'] }), m, both)).toMatchObject({ reason: 'self-heal', apply: ['A', 'B'], selfHealAttempts: 2 });
   });
 
-  it('forgets heal counts on a new revision, and after an object stays in sync longer than the cap', () => {
-    let m = step(emptyMemory(), obs(), both).memory;
+  it('starts the self-heal count again on a new revision, and once the app stayed synced for the cooldown (330 s)', () => {
+    let m = step(emptyMemory(), obs({ outOfSync: ['X'] }), both).memory;
     for (const now of [1000, 3000, 9000]) m = step(m, obs({ now, outOfSync: ['A'] }), both).memory;
-    expect(m.heals.A?.attempts).toBe(3);
-    const fresh = step(m, obs({ now: 9100, revision: 'rev2', outOfSync: ['A'] }), both).memory;
-    expect(fresh.heals).toEqual({});
-    m = step(m, obs({ now: 9000 + 300_001 }), both).memory;
-    expect(m.heals.A).toBeUndefined();
-    expect(decide(obs({ now: 9000 + 300_002, outOfSync: ['A'] }), m, both).apply).toEqual(['A']);
+    expect(m.last?.selfHealAttempts).toBe(3);
+    const fresh = step(m, obs({ now: 9100, revision: 'rev2', outOfSync: ['A'] }), both);
+    expect(fresh.d.reason).toBe('new-revision');
+    expect(fresh.memory.last?.selfHealAttempts).toBe(0);
+    expect(decide(obs({ now: 9000 + 329_999, outOfSync: ['A'] }), m, both).apply).toEqual(['A']); // 18 s had passed anyway
+    expect(decide(obs({ now: 9000 + 10_000, outOfSync: ['A'] }), m, both).apply).toEqual([]);
+    expect(decide(obs({ now: 9000 + 330_000, outOfSync: ['A'] }), m, both)).toMatchObject({ apply: ['A'], selfHealAttempts: 1 });
   });
 
   it('at the same revision, prunes extras only with both selfHeal and prune', () => {
-    const m = step(emptyMemory(), obs(), both).memory;
+    const m = step(emptyMemory(), obs({ outOfSync: ['X'] }), both).memory;
     expect(decide(obs({ now: 5, extras: ['ConfigMap/x'] }), m, both).prune).toEqual(['ConfigMap/x']);
     expect(decide(obs({ now: 5, extras: ['ConfigMap/x'] }), m, { selfHeal: false, prune: true })).toMatchObject({ prune: [], report: ['ConfigMap/x'] });
     expect(decide(obs({ now: 5, extras: ['ConfigMap/x'] }), m, { selfHeal: true, prune: false })).toMatchObject({ prune: [], report: ['ConfigMap/x'] });
   });
 
-  it('retries a failed revision sync with back-off, and only records the revision once it succeeds', () => {
-    let r = step(emptyMemory(), obs({ now: 0, outOfSync: ['A'] }), both, ['A']);
-    expect(r.memory.syncedRevision).toBeUndefined();
-    expect(r.memory.revisionTry).toEqual({ revision: 'rev1', attempts: 1, lastAt: 0 });
-    const early = decide(obs({ now: 1000, outOfSync: ['A'] }), r.memory, both);
-    expect(early.waiting).toEqual([{ key: REVISION_KEY, until: 2000 }]);
-    expect(early.apply).toEqual([]);
-    r = step(r.memory, obs({ now: 2000, outOfSync: ['A'] }), both);
-    expect(r.d.reason).toBe('new-revision');
-    expect(r.memory.syncedRevision).toBe('rev1');
-    expect(r.memory.revisionTry).toBeUndefined();
+  it("does not sync a revision again once its operation failed (its retries are the operation's own): Argo CD's SyncError instead", () => {
+    const r = step(emptyMemory(), obs({ now: 0, outOfSync: ['A'] }), both, ['A']);
+    expect(r.memory.last).toMatchObject({ revisions: ['rev1'], phase: 'Failed' });
+    for (const now of [2000, 60_000, 3_600_000]) {
+      const later = decide(obs({ now, outOfSync: ['A'] }), r.memory, both);
+      expect(later).toMatchObject({ reason: 'none', apply: [], prune: [], waiting: [] });
+      expect(later.syncError).toBe('Failed last sync attempt to [rev1]: one or more objects failed to apply');
+    }
+    // Nor healed at the same revision (selfHeal on), but a new revision is synced.
+    expect(decide(obs({ now: 10, outOfSync: ['A'] }), r.memory, both).reason).toBe('none');
+    expect(decide(obs({ now: 10, revision: 'rev2', outOfSync: ['A'] }), r.memory, both)).toMatchObject({ reason: 'new-revision', apply: ['A'] });
+  });
+
+  it('a changed source at the same commit is a new sync (full), not a self-heal, even with selfHeal off', () => {
+    const m = step(emptyMemory(), obs({ outOfSync: ['A'], source: 'path: a' }), none).memory;
+    expect(decide(obs({ now: 5, outOfSync: ['A'], source: 'path: a' }), m, none)).toMatchObject({ reason: 'none', report: ['A'] });
+    expect(decide(obs({ now: 5, outOfSync: ['A'], source: 'path: b' }), m, none)).toMatchObject({ reason: 'new-revision', apply: ['A'] });
+  });
+
+  it('decides from the recorded operation after a restart: same revision and source, selfHeal off, nothing is pruned or reverted', () => {
+    const recorded: LastOperation = { revisions: ['rev1'], source: 'S', hasResult: true, phase: 'Succeeded', message: 'ok', startedAt: 0, finishedAt: 1000 };
+    const m = withRecorded(emptyMemory(), recorded);
+    const d = decide(obs({ now: 5000, outOfSync: ['A'], extras: ['ConfigMap/handmade'], source: 'S' }), m, { selfHeal: false, prune: true });
+    expect(d).toMatchObject({ reason: 'none', apply: [], prune: [], report: ['A', 'ConfigMap/handmade'] });
+    // Recorded Failed at the same revision: Argo CD's message, with its revisions as Go prints a []string.
+    const failed = withRecorded(emptyMemory(), { ...recorded, revisions: ['a1', 'b2'], phase: 'Failed', message: 'one or more objects failed to apply' });
+    expect(decide(obs({ now: 5000, outOfSync: ['A'], revisions: ['a1', 'b2'], source: 'S' }), failed, both).syncError).toBe(
+      'Failed last sync attempt to [a1 b2]: one or more objects failed to apply',
+    );
+  });
+
+  it("prefers the loop's own operation to an older record (a cache that has not seen its record yet), and a newer record to its own", () => {
+    const own = step(emptyMemory(), obs({ now: 10_500, outOfSync: ['A'] }), both).memory;
+    const older: LastOperation = { revisions: ['rev0'], hasResult: true, phase: 'Failed', message: 'old', startedAt: 5000, finishedAt: 6000 };
+    expect(withRecorded(own, older)).toBe(own);
+    const same = withRecorded(own, { revisions: ['rev1'], hasResult: true, phase: 'Succeeded', message: 'ok', startedAt: 10_000, finishedAt: 11_000 });
+    expect(same.last).toMatchObject({ startedAt: 10_000, selfHealAttempts: 0 });
+    const manual = withRecorded(own, { ...older, revisions: ['rev1'], startedAt: 20_000, finishedAt: 21_000, selfHealAttempts: 4 });
+    expect(manual.last).toMatchObject({ phase: 'Failed', selfHealAttempts: 4 });
+  });
+
+  it('an operation without a result counts as attempted once it completed, whatever the revision (alreadyAttemptedSync)', () => {
+    const m = withRecorded(emptyMemory(), { revisions: [], hasResult: false, phase: 'Error', message: 'boom', startedAt: 0, finishedAt: 0 });
+    expect(decide(obs({ now: 1, revision: 'rev9', outOfSync: ['A'] }), m, both).syncError).toBe('Failed last sync attempt to []: boom');
+  });
+
+  it('takes an unfinished operation (a prune waiting for its confirmation) up again on the back-off', () => {
+    const r = step(emptyMemory(), obs({ now: 0, extras: ['ConfigMap/x'], outOfSync: ['A'] }), both);
+    const running = { ...r.memory, last: { ...r.memory.last!, phase: 'Running' } };
+    expect(decide(obs({ now: 1000, extras: ['ConfigMap/x'] }), running, both).waiting).toEqual([{ key: REVISION_KEY, until: 2000 }]);
+    expect(decide(obs({ now: 2000, extras: ['ConfigMap/x'] }), running, both)).toMatchObject({ reason: 'new-revision', prune: ['ConfigMap/x'] });
   });
 
   it('fingerprints reported drift so that the same drift is reported once', () => {
-    let r = step(step(emptyMemory(), obs(), none).memory, obs({ now: 1, outOfSync: ['B', 'A'] }), none);
+    let r = step(step(emptyMemory(), obs({ outOfSync: ['X'] }), none).memory, obs({ now: 1, outOfSync: ['B', 'A'] }), none);
     expect(r.memory.reported).toBe('A\nB');
     r = step(r.memory, obs({ now: 2 }), none);
     expect(r.memory.reported).toBeUndefined();
   });
 
+  it('fingerprints sources as Go compares them: empty and false fields do not count, key order does not either', () => {
+    expect(sourceFingerprint({ repoURL: 'r', path: 'p', directory: { recurse: false }, helm: { valueFiles: [] } })).toBe(
+      sourceFingerprint({ path: 'p', repoURL: 'r' }),
+    );
+    expect(sourceFingerprint({ repoURL: 'r', path: 'p' })).not.toBe(sourceFingerprint({ repoURL: 'r', path: 'q' }));
+  });
+
   it('never mutates the memory it is given', () => {
-    const m = step(emptyMemory(), obs(), both).memory;
+    const m = step(emptyMemory(), obs({ outOfSync: ['X'] }), both).memory;
     const frozen = JSON.stringify(m);
     step(m, obs({ now: 1000, outOfSync: ['A'] }), both);
     step(m, obs({ now: 1000, revision: 'rev2' }), both, ['A']);

@@ -1,5 +1,5 @@
 import type { PollTiming } from '../../../src/watch/backoff.js';
-import type { Decision } from '../../../src/watch/decide.js';
+import type { Decision, LastOperation } from '../../../src/watch/decide.js';
 import type { LoopEvent } from '../../../src/watch/events.js';
 import { runLoop, Wakeup, type ActResult, type LoopClock, type LoopPorts, type Snapshot } from '../../../src/watch/loop.js';
 
@@ -54,6 +54,10 @@ class World {
   actThrows = 0;
   /** A sync window that blocks the automated sync until this time (the project's verdict). */
   blockedUntil?: number;
+  /** The Application's recorded last operation, and its source fingerprint. */
+  recorded?: LastOperation;
+  source = 'S';
+  skipped?: string;
   now = () => 0;
 
   snapshot(): Snapshot {
@@ -67,6 +71,9 @@ class World {
       extras: [...this.extrasLive],
       names: new Map([...this.desired, ...this.extrasLive].map((k) => [k, { object: k.toUpperCase() }])),
       warnings: [],
+      source: this.source,
+      ...(this.recorded ? { recorded: this.recorded } : {}),
+      ...(this.skipped !== undefined ? { skipped: this.skipped } : {}),
       ...(this.blockedUntil !== undefined && this.now() < this.blockedUntil
         ? { blocked: { reason: 'sync blocked by the active deny window syncWindows[0]', until: this.blockedUntil } }
         : {}),
@@ -293,7 +300,7 @@ describe('runLoop', () => {
     await h.done;
   });
 
-  it('counts a step that fails as a whole as failed for every object, and retries it with back-off', async () => {
+  it("counts a step that fails as a whole as failed for every object, and leaves that revision alone with Argo CD's SyncError", async () => {
     const w = new World();
     w.actThrows = 1;
     const h = harness(w);
@@ -301,10 +308,56 @@ describe('runLoop', () => {
     expect(h.lines().slice(0, 3)).toEqual(['revision', 'sync CM/A failed', 'sync DEPLOY/WEB failed']);
     expect(h.events[1]?.message).toBe('applying: connection reset');
     expect(w.live.size).toBe(0);
-    await h.clock.advance(2_000); // the revision's retry is due 2 s after the failed attempt
-    expect(w.live.get('cm/a')).toBe('c1');
+    await h.clock.advance(60_000); // the operation's retries are its own (watch.ts): the loop does not sync c1 again
+    expect(w.live.size).toBe(0);
+    expect(w.acted.length).toBe(1);
+    expect(h.events.filter((e) => e.result === 'sync-error').map((e) => e.message)).toEqual(['Failed last sync attempt to [c1]: applying: connection reset']);
+    w.revision = 'c2';
+    h.wakeup.wake('webhook');
+    await h.clock.advance(0);
+    expect(w.live.get('cm/a')).toBe('c2');
     h.ctl.abort();
     expect((await h.done).failed).toBe(2);
+  });
+
+  it('decides from the recorded operation after a restart: at the recorded revision and source, with selfHeal off, nothing is pruned or reverted', async () => {
+    const w = new World();
+    w.policy = { selfHeal: false, prune: true };
+    w.live.set('cm/a', 'drifted');
+    w.live.set('deploy/web', 'c1');
+    w.extrasLive.add('cm/handmade');
+    w.recorded = {
+      revisions: ['c1'],
+      source: 'S',
+      hasResult: true,
+      phase: 'Succeeded',
+      message: 'successfully synced (all tasks run)',
+      startedAt: -5000,
+      finishedAt: -4000,
+    };
+    const h = harness(w);
+    await h.clock.advance(30_000);
+    expect(w.acted).toEqual([]);
+    expect(w.extrasLive.has('cm/handmade')).toBe(true);
+    expect(h.lines()).toContain('drift CM/HANDMADE extra');
+    h.ctl.abort();
+    await h.done;
+  });
+
+  it('does nothing for an Application with skip-reconcile, says so once, and syncs once the annotation is gone', async () => {
+    const w = new World();
+    w.skipped = 'argocd.argoproj.io/skip-reconcile is true';
+    const h = harness(w);
+    await h.clock.advance(30_000);
+    expect(w.acted).toEqual([]);
+    expect(h.lines().filter((l) => l === 'refused skipped')).toHaveLength(1);
+    w.skipped = undefined;
+    h.wakeup.wake('app');
+    await h.clock.advance(0);
+    expect(w.live.get('cm/a')).toBe('c1');
+    expect(h.lines()).toContain('refused lifted');
+    h.ctl.abort();
+    await h.done;
   });
 
   it('finishes the step in progress when stopped during it', async () => {

@@ -1,5 +1,7 @@
 // sync --watch --all: which Applications get a loop (automated ones only), and how their events name them.
 import { isAutomated } from '../../../../src/workflows/sync/watch-all.js';
+import { automatedRetry } from '../../../../src/workflows/sync/watch.js';
+import { retryDelayMs } from '../../../../src/workflows/sync/sync.js';
 import { formatEvent } from '../../../../src/watch/events.js';
 import { application } from '../../../support/application.js';
 
@@ -64,4 +66,13 @@ test('a push wakes the loops of the apps whose source is that repository, compar
   ).toEqual([true, true, true, true, false, false]);
   expect(pushTouches(push(), shop)).toBe(true);
   expect(pushTouches(push('https://git.example.com:8443/acme/shop.git'), ['https://git.example.com:8443/acme/shop'])).toBe(true);
+});
+
+test("the watch loop's operations retry as Argo CD's automated one: Retry{Limit: 5} (5 s doubling, at most 3 m) unless syncPolicy.retry says otherwise", () => {
+  const policy = automatedRetry(undefined);
+  expect(policy).toMatchObject({ limit: 5, durationMs: 5000, factor: 2, maxDurationMs: 180_000 });
+  expect([1, 2, 3, 4, 5, 6, 7].map((n) => retryDelayMs(policy, n) / 1000)).toEqual([5, 10, 20, 40, 80, 160, 180]);
+  const own = { limit: -1, durationMs: 1000, factor: 3, maxDurationMs: 0 };
+  expect(automatedRetry({ retry: own })).toBe(own);
+  expect(retryDelayMs(own, 4)).toBe(27_000);
 });
