@@ -1,13 +1,14 @@
 // What a change (base render -> head render) does to the live cluster, from the one comparison of the head render with
 // live: each field and object a sync at head would change, and whether this change introduces it (base ≠ head there) or
 // it is drift already there (live ≠ base, the change leaves it alone).
-import { canonicalJson, locate, valueAt } from '../model/field-path.js';
+import { canonicalJson, fieldName, locate, valueAt } from '../model/field-path.js';
 import { isPlainObject, keyOf, keyString, type JsonValue, type KubeObject, type ResourceKey } from '../model/object.js';
 import { normalizeObject, normalizeSecret } from '../normalize/index.js';
 import { compareApp, firstFailure, type CompareEntry, type CompareExtra, type Comparison } from './comparison.js';
 import type { DiffOptions } from './index.js';
 import { isSecret, lastAppliedData, SecretMasker } from './mask.js';
 import type { FieldDiff } from './types.js';
+import type { ObjectComparison } from './comparison.js';
 
 /** `this-change`: the base render and the head render differ there; `already-there`: they agree, live differs from both. */
 export type ChangeOrigin = 'this-change' | 'already-there';
@@ -20,9 +21,10 @@ export interface PlannedField extends FieldDiff {
 
 /**
  * `create` (not live), `update` (live, a field differs), `prune` (live, the app's, head declares it no more), `keep` (a
- * prune candidate a sync leaves: Prune=false and the like, `reason` says why).
+ * prune candidate a sync leaves: Prune=false, pruning off and the like, `reason` says why), `fail` (head declares it and
+ * the sync at head would fail it: a kind nothing serves, `reason` says why).
  */
-export type PlannedAction = 'create' | 'update' | 'prune' | 'keep';
+export type PlannedAction = 'create' | 'update' | 'prune' | 'keep' | 'fail';
 
 export interface PlannedObject {
   key: ResourceKey;
@@ -51,6 +53,63 @@ export interface PlanChangesInput extends DiffOptions {
   head: readonly CompareEntry[];
   /** The live objects of the app that head does not declare (prune candidates, `skip`: why a prune leaves one). */
   extras: readonly CompareExtra[];
+  /** The sync options that decide whether an ignored field is written by the sync at head (writesIgnored). */
+  sync?: IgnoredWrites;
+}
+
+/** The Application's sync options that decide whether the sync writes an ignored field (RespectIgnoreDifferences, ApplyOutOfSyncOnly). */
+export interface IgnoredWrites {
+  respectIgnoreDifferences: boolean;
+  applyOutOfSyncOnly: boolean;
+}
+
+/**
+ * The ignored fields the sync at head writes after all, as the sync applies an object: ignoreDifferences changes only
+ * the comparison, so an object the sync applies (every live one, unless ApplyOutOfSyncOnly=true and it is otherwise in
+ * sync) is applied whole, and each ignored field it declares with another value than live's is taken back, unless
+ * RespectIgnoreDifferences=true keeps it live (the sync's own rule: sync/ignored.ts keepLiveValues, execute.ts's
+ * reportIgnored, which reports as left only the ignored fields the object does not declare or keeps live). Each such
+ * field is counted as any other: `conflict` when another manager owns its live value (the sync's HEALED), else
+ * `drift`; its rule is kept. Status is never written. `declared`: the object as rendered; `live`: its live twin.
+ */
+function writtenIgnored(
+  c: Pick<ObjectComparison, 'status' | 'fields' | 'ignoredLive'>,
+  declared: KubeObject,
+  live: KubeObject,
+  opts: { fieldManager: string; sensitiveAnnotations?: DiffOptions['sensitiveAnnotations'] } & IgnoredWrites,
+): FieldDiff[] {
+  if (opts.respectIgnoreDifferences || (opts.applyOutOfSyncOnly && c.status === 'in-sync')) return c.fields;
+  const fields = [...c.fields];
+  let masker: SecretMasker | undefined;
+  const mask = () =>
+    (masker ??= new SecretMasker(dataOf(normalized(declared)), dataOf(normalized(live)), lastAppliedData(live)).hideAnnotations(
+      opts.sensitiveAnnotations,
+      declared,
+      live,
+    ));
+  for (const f of c.ignoredLive.live) {
+    if (f.desired === undefined || fieldName(f.at[0]) === 'status' || same(f.desired, f.live)) continue;
+    const others = f.owners.some((o) => o.manager !== opts.fieldManager && o.subresource !== 'status');
+    const verdict = others ? ('conflict' as const) : ('drift' as const);
+    const i = fields.findIndex((x) => x.pointer === f.pointer);
+    if (i >= 0) {
+      if (fields[i]!.verdict === 'ignored') fields[i] = { ...fields[i]!, verdict };
+      continue;
+    }
+    const secret = isSecret(declared);
+    const dv = secret ? mask().maskAt(f.at, f.desired) : f.desired;
+    const lv = secret ? mask().maskAt(f.at, f.live) : f.live;
+    fields.push({
+      path: f.path,
+      pointer: f.pointer,
+      ...(dv !== undefined ? { desired: dv } : {}),
+      ...(lv !== undefined ? { live: lv } : {}),
+      owners: f.owners,
+      verdict,
+      rule: f.rule,
+    });
+  }
+  return fields;
 }
 
 /** The object as the comparison reads it (normalized, Secret data decoded as data). */
@@ -79,7 +138,7 @@ function counts(f: Pick<FieldDiff, 'verdict'>): boolean {
  * comparison's first failure, as diff does.
  */
 export async function planChanges(input: PlanChangesInput): Promise<PlannedChanges> {
-  const { base, head, extras, ...opts } = input;
+  const { base, head, extras, sync, ...opts } = input;
   const comparison = await compareApp({ ...opts, desired: head, extras });
   const failed = firstFailure(comparison);
   if (failed) throw failed;
@@ -94,7 +153,9 @@ export async function planChanges(input: PlanChangesInput): Promise<PlannedChang
       objects.push({ key: c.key, apiVersion: c.apiVersion, action: 'create', origin: baseObject ? 'already-there' : 'this-change', fields: [] });
       return;
     }
-    if (c.status === 'in-sync') {
+    // The ignored fields the sync writes after all (no RespectIgnoreDifferences) count as any other.
+    const written = sync && entry.live ? writtenIgnored(c, entry.declared ?? entry.applied, entry.live, { ...sync, ...opts }) : c.fields;
+    if (c.status === 'in-sync' && !written.some(counts)) {
       inSync++;
       return;
     }
@@ -109,7 +170,7 @@ export async function planChanges(input: PlanChangesInput): Promise<PlannedChang
             nb,
           )
         : undefined;
-    const fields = c.fields.map((f): PlannedField => {
+    const fields = written.map((f): PlannedField => {
       if (nb === undefined) return { ...f, origin: 'this-change' };
       const bv = valueAt(nb, f.path);
       const hv = valueAt(nh, f.path);
@@ -149,6 +210,8 @@ export interface RenderedEntry {
 export interface PlanRendersInput extends DiffOptions {
   base: readonly RenderedEntry[];
   head: readonly RenderedEntry[];
+  /** The sync options that decide whether an ignored field is written by the sync at head (writtenIgnored). */
+  sync?: IgnoredWrites;
 }
 
 /**
@@ -158,7 +221,7 @@ export interface PlanRendersInput extends DiffOptions {
  * lacks is created, a base object head lacks pruned. Secret values masked as the comparison masks them.
  */
 export async function planRenders(input: PlanRendersInput): Promise<PlannedChanges> {
-  const { base, head, ...opts } = input;
+  const { base, head, sync, ...opts } = input;
   const baseByKey = new Map(base.map((b) => [keyString(b.key), b]));
   const headKeys = new Set(head.map((h) => keyString(h.key)));
   const compared: CompareEntry[] = head.map((h) => {
@@ -177,7 +240,9 @@ export async function planRenders(input: PlanRendersInput): Promise<PlannedChang
       objects.push({ key: c.key, apiVersion: c.apiVersion, action: 'create', origin: 'this-change', fields: [] });
       continue;
     }
-    const fields: PlannedField[] = c.fields.map(({ live, ...f }) => ({
+    // Base stands for live: an ignored field head declares otherwise is written by the sync all the same (writtenIgnored).
+    const written = sync ? writtenIgnored(c, h.declared ?? h.applied, b.applied, { ...sync, ...opts }) : c.fields;
+    const fields: PlannedField[] = written.map(({ live, ...f }) => ({
       ...f,
       origin: 'this-change',
       owners: [],

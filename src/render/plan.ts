@@ -1,6 +1,6 @@
 // Renders a plan (workflows/plan/plan.ts): per Application what a sync at head would do, each change marked "this
 // change" or "already there", as a table, kv lines, JSON/YAML, or Markdown for a pull-request comment.
-import type { MovedSource, PlanAppReport, PlanObject, PlanReport } from '../workflows/plan/plan.js';
+import type { MovedSource, PlanAppReport, PlanHook, PlanObject, PlanReport } from '../workflows/plan/plan.js';
 import type { PlannedField } from '../diff/plan.js';
 import { renderPath } from '../model/field-path.js';
 import { displayName, nameToken, type JsonValue } from '../model/object.js';
@@ -52,12 +52,25 @@ function appId(a: PlanAppReport): string {
 
 const ORIGIN_KV = { 'this-change': 'this-change', 'already-there': 'already-there' } as const;
 
+/** A hook as named in the output: `<Kind>/<name>`, a generated name by its generateName. */
+function hookName(h: PlanHook): string {
+  return displayName({ kind: h.kind, name: h.name !== '' ? h.name : (h.generateName ?? '') });
+}
+
+/** A field's verdict in words: an ignored field the sync writes after all (no RespectIgnoreDifferences) says so. */
+function verdictText(f: PlannedField): string {
+  return f.rule !== undefined && f.verdict !== 'ignored' ? `${f.verdict} (ignored, but written)` : f.verdict;
+}
+
 /**
  * `OFFLINE=true` first with --offline; per app: `APP=`, `PARENT=` (plan --recursive: the app that renders it), `BASE=`, `HEAD=`, `SOURCE=<position> <repoURL> <base> <head>` per
  * source a multi-source app's change moves, `REFUSED=` (when refused), then per counted field `CHANGE=<Kind>/<name> <path>`
  * (this change) or `DRIFT=<Kind>/<name> <path>` (already there) and `OWNER=<Kind>/<name> <path> <manager>` per other
- * manager of the live value, `CREATE=`/`PRUNE=<Kind>/<name> <origin>`, `KEEP=<Kind>/<name> <origin> <reason>`, then
- * `THIS_CHANGE=<n>`, `ALREADY_THERE=<n>`, `IN_SYNC=<n>`.
+ * manager of the live value, `SHARED=<Kind>/<name> <app>` for an object the sync takes over from another app,
+ * `CREATE=`/`PRUNE=<Kind>/<name> <origin>`, `KEEP=<Kind>/<name> <origin> <reason>`, `FAIL=<Kind>/<name> <origin>
+ * <reason>` (the sync at head would fail it), `HOOK=<phases> <Kind>/<name> this-change` per hook the change adds or
+ * changes, `UNKNOWN=<reason>` (what the app's change does is not known in full), then `THIS_CHANGE=<n>`,
+ * `ALREADY_THERE=<n>`, `IN_SYNC=<n>`.
  */
 function renderPlanKv(r: PlanReport, fieldManager: string): string {
   const lines: string[] = r.offline ? ['OFFLINE=true'] : [];
@@ -72,6 +85,7 @@ function renderPlanKv(r: PlanReport, fieldManager: string): string {
     // An ApplicationSet's app generated at one revision only; one that goes says what its deletion does.
     if (a.presence !== undefined) lines.push(`PRESENCE=${a.presence}`);
     if (a.presence === 'disappears') lines.push(`PRESENCE_NOTE=${oneLineText(a.prune.why)}`);
+    if (a.unknown !== undefined) lines.push(`UNKNOWN=${oneLineText(a.unknown)}`);
     if (a.refused !== undefined) lines.push(`REFUSED=${oneLineText(a.refused)}`);
     for (const o of a.objects) {
       const name = displayName(o.key);
@@ -82,9 +96,14 @@ function renderPlanKv(r: PlanReport, fieldManager: string): string {
           lines.push(`${f.origin === 'this-change' ? 'CHANGE' : 'DRIFT'}=${name} ${path}`);
           for (const m of otherManagers(f.owners, fieldManager)) lines.push(`OWNER=${name} ${path} ${nameToken(m)}`);
         }
+        // Another app's object: the sync at head takes it over (SharedResourceWarning).
+        if (o.sharedWith !== undefined) lines.push(`SHARED=${name} ${nameToken(o.sharedWith)}`);
       } else if (o.action === 'keep') lines.push(`KEEP=${name} ${ORIGIN_KV[o.origin]} ${oneLineText(o.reason ?? '')}`);
+      else if (o.action === 'fail') lines.push(`FAIL=${name} ${ORIGIN_KV[o.origin]} ${oneLineText(o.reason ?? '')}`);
       else lines.push(`${o.action === 'create' ? 'CREATE' : 'PRUNE'}=${name} ${ORIGIN_KV[o.origin]}`);
     }
+    // The hooks the change adds or changes: the next sync runs them.
+    for (const h of a.hooks) if (h.origin === 'this-change') lines.push(`HOOK=${h.phases.join(',')} ${hookName(h)} this-change`);
     lines.push(`THIS_CHANGE=${a.summary.thisChange}`, `ALREADY_THERE=${a.summary.alreadyThere}`, `IN_SYNC=${a.summary.inSync}`);
   }
   // plan --all: the Applications left out, each with the reason.
@@ -98,9 +117,9 @@ function ownerText(owners: readonly Owner[]): string {
   return owners.map((w) => `${w.manager} (${w.subresource ? `${w.operation}/${w.subresource}` : w.operation})`).join(', ') || '-';
 }
 
-/** What happens to an object, in words: `update`, `create (wave 1)`, `prune`, `keep: Prune=false`. */
+/** What happens to an object, in words: `update`, `create (wave 1)`, `prune`, `keep: Prune=false`, `fail: …`. */
 function actionText(o: PlanObject): string {
-  if (o.action === 'keep') return `keep: ${o.reason ?? ''}`;
+  if (o.action === 'keep' || o.action === 'fail') return `${o.action}: ${o.reason ?? ''}`;
   return o.wave !== undefined && o.wave !== 0 ? `${o.action} (wave ${o.wave})` : o.action;
 }
 
@@ -112,7 +131,7 @@ function fieldRows(o: PlanObject): string[][] {
     formatValue(f.desired),
     formatValue(f.live),
     ownerText(f.owners),
-    f.verdict,
+    verdictText(f),
     ORIGIN_TEXT[f.origin],
   ]);
 }
@@ -143,15 +162,22 @@ function renderPlanTable(r: PlanReport, paint: Paint): string {
     out.push(paint.bold(`Application ${appId(a)}${child}${where}: base ${short(a.base)}, head ${short(a.head)}${presence}`));
     out.push(...(a.sources ?? []).map((m) => paint.dim(`source ${m.position} ${sourceText(m)}: base ${short(m.base)}, head ${short(m.head)}`)));
     if (a.presence === 'disappears') out.push(paint.red(a.prune.why));
+    if (a.unknown !== undefined) out.push(`${paint.red('UNKNOWN')} ${a.unknown}`);
     if (a.refused !== undefined) out.push(`${paint.red('REFUSED')} the ${a.sync} sync at head at ${r.at}: ${a.refused}`);
     for (const o of a.objects) {
       const origin = o.origin === 'this-change' ? paint.red(ORIGIN_TEXT[o.origin]) : paint.yellow(ORIGIN_TEXT[o.origin]);
       const ns = o.key.namespace ? `, namespace ${o.key.namespace}` : '';
-      out.push(`${paint.bold(`${displayName(o.key)} (${o.apiVersion}${ns})`)}  ${actionText(o).toUpperCase()}  ${origin}`);
+      const action = o.action === 'fail' ? paint.red(actionText(o).toUpperCase()) : actionText(o).toUpperCase();
+      out.push(`${paint.bold(`${displayName(o.key)} (${o.apiVersion}${ns})`)}  ${action}  ${origin}`);
+      if (o.sharedWith !== undefined) out.push(`  ${paint.yellow(sharedText(o.sharedWith))}`);
       if (o.fields.length > 0) out.push(...padRows(FIELD_HEAD, fieldRows(o)).map((l) => `  ${l}`));
     }
-    for (const h of a.hooks) out.push(`${paint.dim(`hook ${displayName(h)} runs in ${h.phases.join(', ')}`)}`);
-    if (!a.prune.enabled && a.objects.some((o) => o.action === 'prune')) out.push(paint.dim(`not pruned: ${a.prune.why}`));
+    for (const h of a.hooks)
+      out.push(
+        h.origin === 'this-change'
+          ? `hook ${hookName(h)} runs in ${h.phases.join(', ')}  ${paint.red(`${ORIGIN_TEXT['this-change']} (added or changed)`)}`
+          : paint.dim(`hook ${hookName(h)} runs in ${h.phases.join(', ')}`),
+      );
     out.push(summaryText(a));
   }
   const skipped = r.skipped ?? [];
@@ -162,6 +188,11 @@ function renderPlanTable(r: PlanReport, paint: Paint): string {
   }
   if (r.skipped !== undefined && r.apps.length === 0) out.push('No Application follows the base revision: nothing to plan.');
   return out.join('\n') + '\n';
+}
+
+/** An object another app tracks, which the sync at head takes over. */
+function sharedText(app: string): string {
+  return `taken over from application ${app} (its tracking mark; SharedResourceWarning)`;
 }
 
 /** A moved source as people read it: its repository and path. */
@@ -193,10 +224,11 @@ function renderPlanMarkdown(r: PlanReport): string {
   out.push('| Application | Base | Head | This change | Already there | In sync | Sync at head |');
   out.push('|---|---|---|---|---|---|---|');
   for (const a of r.apps) {
+    const failing = a.objects.filter((o) => o.action === 'fail').length;
     const verdict =
       a.presence === 'disappears'
-        ? `disappears: ${a.prune.why}`
-        : `${a.presence === 'appears' ? 'appears: ' : ''}${a.refused !== undefined ? `refused: ${a.refused}` : a.summary.thisChange > 0 ? 'changes live objects' : 'changes nothing live'}`;
+        ? `disappears: ${a.prune.why}${a.unknown !== undefined ? `; unknown: ${a.unknown}` : ''}`
+        : `${a.presence === 'appears' ? 'appears: ' : ''}${a.refused !== undefined ? `refused: ${a.refused}` : failing > 0 ? `fails ${failing} object(s)` : a.summary.thisChange > 0 ? 'changes live objects' : 'changes nothing live'}`;
     out.push(
       `| ${cell(appId(a))}${a.parent !== undefined ? ` (rendered by ${cell(a.parent)})` : ''} | \`${short(a.base)}\` | \`${short(a.head)}\` | ${a.summary.thisChange} | ${a.summary.alreadyThere} | ${a.summary.inSync} | ${cell(verdict)} |`,
     );
@@ -208,22 +240,25 @@ function renderPlanMarkdown(r: PlanReport): string {
         `Sources this change moves: ${a.sources.map((m) => `${m.position} (\`${cell(sourceText(m))}\`: \`${short(m.base)}\` → \`${short(m.head)}\`)`).join(', ')}`,
         '',
       );
+    if (a.unknown !== undefined) out.push(`**Unknown**: ${cell(a.unknown)}`, '');
     if (a.refused !== undefined) out.push(`**Refused** (the ${a.sync} sync at ${r.at}): ${cell(a.refused)}`, '');
     if (a.objects.length > 0) {
       out.push('| Object | Action | Field | Base | Head | Live | Owner | From |', '|---|---|---|---|---|---|---|---|');
       for (const o of a.objects) {
         const name = cell(`${displayName(o.key)}${o.key.namespace ? ` (${o.key.namespace})` : ''}`);
-        if (o.fields.length === 0) out.push(`| ${name} | ${cell(actionText(o))} |  |  |  |  |  | ${ORIGIN_TEXT[o.origin]} |`);
+        const action = cell(`${actionText(o)}${o.sharedWith !== undefined ? `, ${sharedText(o.sharedWith)}` : ''}`);
+        if (o.fields.length === 0) out.push(`| ${name} | ${action} |  |  |  |  |  | ${ORIGIN_TEXT[o.origin]} |`);
         for (const f of o.fields) {
+          const note = f.verdict === 'ignored' ? ' (ignored)' : f.rule !== undefined ? ' (ignored, but written)' : '';
           out.push(
-            `| ${name} | ${cell(actionText(o))} | \`${cell(renderPath(f.path))}\` | ${code(f.base)} | ${code(f.desired)} | ${code(f.live)} | ${cell(ownerText(f.owners))} | ${ORIGIN_TEXT[f.origin]}${f.verdict === 'ignored' ? ' (ignored)' : ''} |`,
+            `| ${name} | ${action} | \`${cell(renderPath(f.path))}\` | ${code(f.base)} | ${code(f.desired)} | ${code(f.live)} | ${cell(ownerText(f.owners))} | ${ORIGIN_TEXT[f.origin]}${note} |`,
           );
         }
       }
       out.push('');
     }
-    for (const h of a.hooks) out.push(`- hook ${cell(displayName(h))} runs in ${h.phases.join(', ')}`);
-    if (!a.prune.enabled && a.objects.some((o) => o.action === 'prune')) out.push(`- not pruned: ${cell(a.prune.why)}`);
+    for (const h of a.hooks)
+      out.push(`- hook ${cell(hookName(h))} runs in ${h.phases.join(', ')}${h.origin === 'this-change' ? ' (this change: added or changed)' : ''}`);
     out.push('</details>');
   }
   const skipped = r.skipped ?? [];

@@ -193,6 +193,64 @@ describe('plan', () => {
   );
 
   test(
+    'what the sync at head writes beyond the comparison: an ignored field without RespectIgnoreDifferences is taken back (counted, its owner named); automated.prune off keeps what head drops (KEEP=, not PRUNE=)',
+    async () => {
+      const before = await versions();
+      const withSpec = (name: string, extra: Record<string, unknown>) => {
+        const file = join(tempDir(`kgitops-plan-${name}`), 'app.yaml');
+        writeFileSync(
+          file,
+          applicationYaml({
+            name: 'web',
+            namespace: cp,
+            spec: { project: 'frozen', source: { repoURL: fx.repo, path: 'app', targetRevision: 'main' }, destination: inCluster(ns), ...extra },
+          }),
+        );
+        return file;
+      };
+      const ignore = { ignoreDifferences: [{ group: 'apps', kind: 'Deployment', jsonPointers: ['/spec/replicas'] }] };
+      const planOf = (file: string, from: string, to: string) =>
+        runPlugin(['plan', '-f', file, '--argocd-namespace', cp, '--base', from, '--head', to, '-o', 'kv']);
+      // base = head: the sync at head applies the Deployment whole and takes the replicas back from kubectl (already there, exit 0).
+      const taken = await planOf(withSpec('ignored', ignore), head, head);
+      expect([taken.code, taken.stderr]).toEqual([0, '']);
+      expect(taken.stdout).toBe(
+        [
+          'APP=web',
+          `BASE=${head}`,
+          `HEAD=${head}`,
+          'DRIFT=Deployment/web spec.template.spec.containers[name=web].image',
+          'DRIFT=Deployment/web spec.replicas',
+          'OWNER=Deployment/web spec.replicas kubectl',
+          'PRUNE=ConfigMap/settings already-there',
+          'THIS_CHANGE=0',
+          'ALREADY_THERE=3',
+          'IN_SYNC=0',
+          '',
+        ].join('\n'),
+      );
+      // RespectIgnoreDifferences=true: the replicas stay as kubectl set them.
+      const kept = await planOf(withSpec('respect', { ...ignore, syncPolicy: { syncOptions: ['RespectIgnoreDifferences=true'] } }), head, head);
+      expect([kept.code, kv(kept.stdout).DRIFT, kv(kept.stdout).ALREADY_THERE]).toEqual([
+        0,
+        ['Deployment/web spec.template.spec.containers[name=web].image'],
+        ['2'],
+      ]);
+      // An automated sync without prune: the ConfigMap head drops stays (KEEP=, not counted); the image alone is this change.
+      const noPrune = await planOf(withSpec('no-prune', { syncPolicy: { automated: { prune: false } } }), base, head);
+      expect([noPrune.code, noPrune.stderr]).toEqual([1, '']);
+      const lines = kv(noPrune.stdout);
+      expect([lines.PRUNE, lines.KEEP, lines.THIS_CHANGE]).toEqual([
+        undefined,
+        ['ConfigMap/settings this-change not pruned: automated.prune is off: the candidates stay live, OutOfSync'],
+        ['1'],
+      ]);
+      expect(await versions()).toBe(before);
+    },
+    T,
+  );
+
+  test(
     '--offline, with no kubeconfig at all: the head render against the base render, every difference this change (exit 1)',
     async () => {
       const res = await run(

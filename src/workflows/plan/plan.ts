@@ -11,11 +11,23 @@ import type { KubeGateway } from '../../kube/gateway.js';
 import { OfflineGateway } from '../../kube/offline.js';
 import type { RunContext } from '../../model/context.js';
 import { InputError, RefusedError, UnrenderableError, UnservedKindError } from '../../model/errors.js';
+import { canonicalJson } from '../../model/field-path.js';
+import { appOfMark, DEFAULT_TRACKING, markOf, sameInstallation } from '../../tracking/method.js';
 import { apiVersionOf, type ResourceType } from '../../model/resource-type.js';
 import type { GatewayPool } from '../session/session.js';
 import { keyString, type KubeObject, type ResourceKey } from '../../model/object.js';
 import type { HookPhase } from '../../sync/hooks.js';
-import { compareEntries, compareEntryOf, diffOptionsOf, loadAppState, type AppState, type AppStateArgs, type AppStateDeps } from '../session/app-state.js';
+import {
+  compareEntries,
+  compareEntryOf,
+  diffOptionsOf,
+  loadAppState,
+  loadApplication,
+  typesDefinedBy,
+  type AppState,
+  type AppStateArgs,
+  type AppStateDeps,
+} from '../session/app-state.js';
 import { stateRefusal } from '../session/rules.js';
 import { planOf } from '../sync/execute.js';
 import { pairGenerated, planScope, type GeneratedPair, type SkippedApp } from './scope.js';
@@ -61,7 +73,15 @@ function moves(req: PlanRequest): { base: NonNullable<AppStateArgs['move']>; hea
 /** One object of the plan, with its wave in the sync at head (create and update). */
 export interface PlanObject extends PlannedObject {
   wave?: number;
+  /**
+   * Live with another Application's tracking mark (Argo CD's SharedResourceWarning), that app's instance (`ns/name` or
+   * `name`): the sync at head takes the object over from it (without FailOnSharedResource, which would refuse the sync).
+   */
+  sharedWith?: string;
 }
+
+/** A hook of the head render, the phases it runs in; `origin: this-change` when the base render lacks it or declares it otherwise. */
+export type PlanHook = ResourceKey & { phases: HookPhase[]; generateName?: string; origin?: 'this-change' };
 
 export interface PlanAppReport {
   app: string;
@@ -91,8 +111,13 @@ export interface PlanAppReport {
   /** Whether the sync at head prunes, and why (or why not). */
   prune: { enabled: boolean; why: string };
   objects: PlanObject[];
-  /** The head render's hooks, which a sync at head runs in their phases. */
-  hooks: (ResourceKey & { phases: HookPhase[] })[];
+  /**
+   * The head render's hooks, which a sync at head runs in their phases; one the change adds or changes (`origin:
+   * this-change`) is counted as a change of this change: the next sync runs it.
+   */
+  hooks: PlanHook[];
+  /** Why what the app's change does is not known in full (a disappearing app whose objects could not be listed). */
+  unknown?: string;
   /** Counted changes (fields, creations, prunes) by origin, and head's objects left as they are. */
   summary: { thisChange: number; alreadyThere: number; inSync: number };
   warnings: string[];
@@ -109,8 +134,11 @@ function pruneOf(app: Application): { enabled: boolean; why: string } {
   return app.automated ? { enabled: true, why: 'automated.prune' } : { enabled: true, why: 'a manual sync with --prune' };
 }
 
-/** The changes a sync at head makes, by origin: each counted field of an update, each creation and each prune. */
-function summarize(objects: readonly PlannedObject[], inSync: number): PlanAppReport['summary'] {
+/**
+ * The changes a sync at head makes, by origin: each counted field of an update, each creation and each prune, and each
+ * hook the change adds or changes (the sync runs it). A `keep` or a `fail` changes nothing.
+ */
+function summarize(objects: readonly PlannedObject[], inSync: number, hooks: readonly PlanHook[] = []): PlanAppReport['summary'] {
   let thisChange = 0;
   let alreadyThere = 0;
   const add = (origin: PlannedObject['origin']) => (origin === 'this-change' ? thisChange++ : alreadyThere++);
@@ -118,7 +146,35 @@ function summarize(objects: readonly PlannedObject[], inSync: number): PlanAppRe
     if (o.action === 'update') for (const f of o.fields) if (f.verdict !== 'ignored') add(f.origin);
     if (o.action === 'create' || o.action === 'prune') add(o.origin);
   }
+  for (const h of hooks) if (h.origin === 'this-change') thisChange++;
   return { thisChange, alreadyThere, inSync };
+}
+
+/** The sync options that decide whether the sync at head writes an ignored field (diff/plan.ts writtenIgnored). */
+function ignoredWrites(state: AppState) {
+  return {
+    respectIgnoreDifferences: state.app.syncOptions.respectIgnoreDifferences,
+    applyOutOfSyncOnly: state.app.syncOptions.applyOutOfSyncOnly,
+  };
+}
+
+/** Errors of the command's input, not of the head's render: a revision that names no commit, a flag (exit 2 as before). */
+const INPUT_NOT_RENDER = /names no commit|is not a valid git revision|^resolving revision|is not a git repository|^--/;
+
+/**
+ * Why the head cannot be rendered, when `err` (thrown loading the state at head) is the render's (a manifest that
+ * does not parse, a source path the head lacks: Argo CD's manifest generation fails, and the sync at head with it) and
+ * not the command's input: the Application itself loads, and it is no revision or flag error. Undefined otherwise.
+ */
+async function unrenderedHead(err: unknown, args: AppStateArgs, deps: AppStateDeps): Promise<{ why: string; app: string } | undefined> {
+  if (!(err instanceof InputError) || INPUT_NOT_RENDER.test(err.message) || args.appFile === '-') return undefined;
+  let app;
+  try {
+    app = await loadApplication(args, deps);
+  } catch {
+    return undefined;
+  }
+  return { why: `the source cannot be rendered at head, so nothing is compared: ${err.message}`, app: app.name };
 }
 
 /** Plans one Application (never writes): the head state with its prune candidates, the base render, the comparison, the sync's plan. */
@@ -151,8 +207,12 @@ async function planAppAndChildren(req: PlanRequest, deps: AppStateDeps): Promise
     state = await loadAppState({ ...args, move: move.head }, deps, { extras: true });
   } catch (err) {
     // A head that cannot be rendered as Argo CD would, or that declares a kind the cluster does not serve: the sync refuses it.
-    if (!(err instanceof UnrenderableError || err instanceof UnservedKindError)) throw err;
-    return { report: refusedApp(req, err.message, deps.target?.warnings ?? [], deps.target, err.app) };
+    if (err instanceof UnrenderableError || err instanceof UnservedKindError)
+      return { report: refusedApp(req, err.message, deps.target?.warnings ?? [], deps.target, err.app) };
+    // A head whose manifests cannot be read (invalid YAML, a path it lacks): that app's refusal, the others planned.
+    const unrendered = await unrenderedHead(err, { ...args, move: move.head }, deps);
+    if (!unrendered) throw err;
+    return { report: refusedApp(req, unrendered.why, deps.target?.warnings ?? [], deps.target, unrendered.app) };
   }
   const baseState =
     noBase === true
@@ -162,6 +222,7 @@ async function planAppAndChildren(req: PlanRequest, deps: AppStateDeps): Promise
   const candidates = state.prune?.candidates ?? [];
   const planned = await planChanges({
     ...diffOptionsOf(state, fieldManager),
+    sync: ignoredWrites(state),
     base: baseState?.desired.map((d) => d.object) ?? [],
     head: entries,
     // A metadata-only listing carries the metadata's apiVersion: the candidate's own comes from its type.
@@ -208,10 +269,20 @@ async function finish(req: PlanRequest, state: AppState, baseState: AppState | u
   );
   const refused = stateRefusal(state, { manual: sync === 'manual', now: req.at }) ?? plan.refused;
   const waves = new Map(plan.steps.map((s) => [keyString(s.key), s.wave]));
-  const objects: PlanObject[] = planned.objects.map((o) => {
-    const wave = o.action === 'create' || o.action === 'update' ? waves.get(keyString(o.key)) : undefined;
-    return wave !== undefined && Number.isFinite(wave) ? { ...o, wave } : o;
+  const failing = await unservedFailures(state, gw);
+  const shared = sharedObjects(state);
+  const objects: PlanObject[] = planned.objects.map((o): PlanObject => {
+    const k = keyString(o.key);
+    // Pruning off: the candidate stays live (a keep, with why), it is not deleted.
+    if (o.action === 'prune' && !prune.enabled) return { ...o, action: 'keep', reason: `not pruned: ${prune.why}` };
+    // A kind nothing serves (SkipDryRunOnMissingResource=true): the sync applies the rest and fails it.
+    const fails = o.action === 'create' ? failing.get(k) : undefined;
+    if (fails !== undefined) return { ...o, action: 'fail', reason: fails };
+    const wave = o.action === 'create' || o.action === 'update' ? waves.get(k) : undefined;
+    const other = o.action === 'update' ? shared.get(k) : undefined;
+    return { ...o, ...(wave !== undefined && Number.isFinite(wave) ? { wave } : {}), ...(other !== undefined ? { sharedWith: other } : {}) };
   });
+  const hooks = planHooks(state, baseState);
   const moved = movedSources(req, state, baseState);
   const pairs = new Set(moved?.map((m) => `${m.base} ${m.head}`));
   const one = moved !== undefined && pairs.size === 1 ? moved[0] : undefined;
@@ -225,10 +296,86 @@ async function finish(req: PlanRequest, state: AppState, baseState: AppState | u
     ...(refused !== undefined ? { refused } : {}),
     prune,
     objects,
-    hooks: state.hooks.map((h) => ({ ...h.key, phases: [...h.hook.phases] })),
-    summary: summarize(objects, planned.inSync),
+    hooks,
+    summary: summarize(objects, planned.inSync, hooks),
     warnings: [...new Set([...state.warnings, ...(baseState?.warnings ?? []), ...plan.warnings, ...planned.comparison.warnings])],
   };
+}
+
+/** A hook's identity in a render: its key, and its generateName (a generated name is empty in the key). */
+function hookId(h: { key: ResourceKey; object: KubeObject }): string {
+  return `${keyString(h.key)} ${h.object.metadata.generateName ?? ''}`;
+}
+
+/**
+ * The head render's hooks, each `this-change` when the base render lacks it or declares it otherwise (the next sync
+ * runs it as the change has it); one the base render has as it is is the same hook as before.
+ */
+function planHooks(state: AppState, baseState: AppState | undefined): PlanHook[] {
+  const atBase = new Map((baseState?.hooks ?? []).map((h) => [hookId(h), canonicalJson(h.object as never)]));
+  return state.hooks.map((h) => {
+    const changed = atBase.get(hookId(h)) !== canonicalJson(h.object as never);
+    const generateName = h.key.name === '' ? h.object.metadata.generateName : undefined;
+    return {
+      ...h.key,
+      phases: [...h.hook.phases],
+      ...(generateName !== undefined ? { generateName } : {}),
+      ...(changed ? { origin: 'this-change' as const } : {}),
+    };
+  });
+}
+
+/**
+ * Head's objects of a kind nothing served when the state was read and no CRD of the render defines
+ * (SkipDryRunOnMissingResource=true): the sync looks for a CRD in the cluster that defines the kind when its wave
+ * comes, and fails the object without one (execute.ts servedByLiveCrd). Those no CRD in the cluster defines, with the
+ * sync's reason. None offline (no cluster to ask); when the CRDs cannot be listed, none either, and the sync's own
+ * check decides.
+ */
+async function unservedFailures(state: AppState, gw: KubeGateway): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const unserved = state.desired.filter((d) => d.unserved);
+  if (unserved.length === 0 || gw instanceof OfflineGateway) return out;
+  let crds: KubeObject[];
+  try {
+    const crdType = await gw.resolve('apiextensions.k8s.io/v1', 'CustomResourceDefinition');
+    crds = crdType ? (await gw.list(crdType)).items : [];
+  } catch (err) {
+    state.warnings.push(
+      `cannot list the CustomResourceDefinitions, so whether the sync at head can apply ${unserved.length} object(s) of a kind nothing serves is unknown: ${(err as Error).message}`,
+    );
+    return out;
+  }
+  for (const d of unserved) {
+    const defined = crds.some((c) =>
+      typesDefinedBy(c).some((t) => t.group === d.key.group && t.kind === d.key.kind && apiVersionOf(t) === d.object.apiVersion),
+    );
+    if (!defined)
+      out.set(
+        keyString(d.key),
+        `the cluster does not serve ${d.key.kind} in ${d.object.apiVersion} and no CustomResourceDefinition defines it: the sync at head applies the rest and fails it (SkipDryRunOnMissingResource skips only its dry-run)`,
+      );
+  }
+  return out;
+}
+
+/**
+ * Head's live objects that carry another Application's tracking mark (the state's SharedResourceWarning), by key, with
+ * that app's instance as Argo CD names it ('_' read as '/'): the sync at head marks them as this app's. None with
+ * FailOnSharedResource (the sync planner refuses the sync then).
+ */
+function sharedObjects(state: AppState): Map<string, string> {
+  const out = new Map<string, string>();
+  if (state.app.syncOptions.failOnSharedResource) return out;
+  const tracking = state.tracking ?? DEFAULT_TRACKING;
+  for (const d of state.desired) {
+    const live = state.live.get(keyString(d.key));
+    const mark = live && sameInstallation(live, tracking) ? markOf(live, tracking) : undefined;
+    if (mark === undefined) continue;
+    const other = appOfMark(mark, tracking);
+    if (other !== '' && other !== state.appInstance) out.set(keyString(d.key), other.replaceAll('_', '/'));
+  }
+  return out;
 }
 
 /**
@@ -260,6 +407,7 @@ export async function planAppOffline(req: PlanRequest, deps: Pick<AppStateDeps, 
   const fieldManager = deps.opts.fieldManager;
   const planned = await planRenders({
     ...diffOptionsOf(state, fieldManager),
+    sync: ignoredWrites(state),
     base: baseState?.desired.map((x) => compareEntryOf(baseState, x)) ?? [],
     head: state.desired.map((x) => compareEntryOf(state, x)),
   });
@@ -297,9 +445,12 @@ export interface PlanReport {
   skipped?: SkippedApp[];
 }
 
-/** 4 when any app's sync at head is refused, 1 when this change changes something live, else 0 (drift already there alone is 0). */
+/**
+ * 4 when any app's sync at head is refused or would fail an object it declares, 1 when this change changes something
+ * live, else 0 (drift already there alone is 0).
+ */
 export function planExitCode(r: PlanReport): 0 | 1 | 4 {
-  if (r.apps.some((a) => a.refused !== undefined)) return 4;
+  if (r.apps.some((a) => a.refused !== undefined || a.objects.some((o) => o.action === 'fail'))) return 4;
   return r.apps.some((a) => a.summary.thisChange > 0) ? 1 : 0;
 }
 
@@ -627,12 +778,13 @@ async function generatedPlanner(ctx: RunContext, pool: GatewayPool): Promise<Gen
   // The types the control plane serves, read once, for the apiVersion of what a disappearing app's deletion lists.
   let served: Promise<ResourceType[]> | undefined;
   const servedTypes = () => (served ??= pool.controlPlane().then(async (g) => (await g.discover()).preferred));
+  const file = (o: KubeObject): string => {
+    const path = join(dir, `${n++}-${o.metadata.name ?? ''}.json`);
+    writeFileSync(path, JSON.stringify(o));
+    return path;
+  };
   return {
-    file(o) {
-      const path = join(dir, `${n++}-${o.metadata.name ?? ''}.json`);
-      writeFileSync(path, JSON.stringify(o));
-      return path;
-    },
+    file,
     async gone(o, req, why) {
       const ref = { namespace: o.metadata.namespace ?? ctx.opts.appNamespace, name: o.metadata.name ?? '' };
       // What its deletion deletes, as `delete --dry-run` plans it, when it is in the cluster (never synced: nothing live).
@@ -642,20 +794,85 @@ async function generatedPlanner(ctx: RunContext, pool: GatewayPool): Promise<Gen
         const t = types.find((x) => x.group === group && x.kind === kind);
         return t ? apiVersionOf(t) : group === '' ? 'v1' : group;
       };
-      const report = disappearing(
-        o,
-        req,
-        why,
-        plannedDeletion.application === 'absent' ? undefined : { entries: plannedDeletion.entries, hooks: plannedDeletion.hooks.length, apiVersion },
+      if (plannedDeletion.application !== 'absent')
+        return disappearing(o, req, why, { entries: plannedDeletion.entries, hooks: plannedDeletion.hooks.length, apiVersion });
+      // `delete --dry-run` could not plan it (its source no longer renders: the change removed its path). The deletion
+      // deletes the app's objects by its tracking mark, which needs no render: they are listed from the live scan.
+      const failed = plannedDeletion.message ?? 'its deletion could not be planned';
+      let scanned: Awaited<ReturnType<typeof scanDeletion>>;
+      try {
+        scanned = await scanDeletion(ctx, pool, ref, () => file({ apiVersion: 'v1', kind: 'List', metadata: { name: 'none' }, items: [] }));
+      } catch (err) {
+        const report = disappearing(o, req, why);
+        report.unknown = `its objects could not be listed (${failed}; the live scan: ${(err as Error).message})`;
+        report.warnings.push(report.unknown);
+        return report;
+      }
+      if (scanned === undefined) {
+        // Not in the cluster (never created there): its deletion deletes nothing.
+        const report = disappearing(o, req, why);
+        report.warnings.push('the Application is not in the cluster: nothing of it is live');
+        return report;
+      }
+      const report = disappearing(o, req, why, { entries: scanned.entries, hooks: 0, apiVersion });
+      report.warnings.push(
+        `its objects are listed from the live scan (its tracking mark), as its deletion finds them; its PreDelete/PostDelete hooks are unknown: ${failed}`,
+        ...scanned.warnings,
       );
-      if (plannedDeletion.application === 'absent' && plannedDeletion.message !== undefined)
-        report.warnings.push(`its objects are not listed: ${plannedDeletion.message}`);
       return report;
     },
     dispose() {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * What the deletion of a live Application deletes, read from the live scan of its tracking mark alone (no render: its
+ * source is read as an empty set of manifests), planned as `delete` plans it (planDelete: its objects, those it keeps
+ * and why). Undefined when the Application is not in the cluster. Throws when the scan fails.
+ */
+async function scanDeletion(
+  ctx: RunContext,
+  pool: GatewayPool,
+  ref: { namespace: string; name: string },
+  emptyFile: () => string,
+): Promise<{ entries: { group: string; kind: string; namespace: string; name: string; outcome: string; message?: string }[]; warnings: string[] } | undefined> {
+  const { childAppContext, withAppTarget } = await import('../session/session.js');
+  const { applicationType } = await import('../list.js');
+  const { planDelete } = await import('../../prune/delete-plan.js');
+  const cp = await pool.controlPlane();
+  if ((await cp.get(await applicationType(cp), ref.namespace, ref.name)) === undefined) return undefined;
+  const child = childAppContext(ctx, ref.namespace);
+  const args = { app: ref.name, desired: emptyFile() };
+  const state = await withAppTarget(
+    child,
+    'plan',
+    args,
+    (session) => loadAppState(args, { io: ctx.io, opts: child.opts, ...session }, { extras: true, live: false }),
+    pool,
+  );
+  const plan = planDelete({
+    live: state.scan ?? [],
+    appInstance: state.appInstance,
+    ...(state.tracking ? { tracking: state.tracking } : {}),
+    application: ref,
+    ...(state.app.syncOptions.delete ? { appDelete: state.app.syncOptions.delete } : {}),
+    approved: false,
+  });
+  const waiting = new Set(plan.needConfirmation.map(keyString));
+  const entries = [
+    ...plan.waves.flatMap((w) =>
+      w.objects.map((c) =>
+        waiting.has(keyString(c.key))
+          ? { ...c.key, outcome: 'waiting', message: 'annotated Delete=confirm: deleted only once approved' }
+          : { ...c.key, outcome: 'would-delete' },
+      ),
+    ),
+    ...plan.kept.map((k) => ({ ...k.key, outcome: 'kept', message: k.reason })),
+  ];
+  const warnings = state.scanGaps ? [`the live scan is partial (${state.scanGaps.join(', ')}): its deletion may delete more`] : [];
+  return { entries, warnings };
 }
 
 /**

@@ -322,3 +322,118 @@ test('plan --recursive: each child names the app that renders it (PARENT= in kv,
   expect(renderPlan(tree, 'markdown', paint(false), FM)).toContain('| argocd/cart (rendered by argocd/shop) | `main` | `pr-42` |');
   expect(JSON.parse(renderPlan(tree, 'json', paint(false), FM)).apps[1].parent).toBe('argocd/shop');
 });
+
+test('what the sync at head does beyond the comparison: an ignored field written back, a take-over, a failing object, a kept candidate, a new hook, an unknown deletion', () => {
+  const r: PlanReport = {
+    schemaVersion: 1,
+    at: '2026-12-04T12:00:00.000Z',
+    apps: [
+      {
+        app: 'shop',
+        base: BASE,
+        head: HEAD,
+        sync: 'automated',
+        prune: { enabled: false, why: 'automated.prune is off: the candidates stay live, OutOfSync' },
+        objects: [
+          {
+            key: { group: 'apps', kind: 'Deployment', namespace: 'shop', name: 'web' },
+            apiVersion: 'apps/v1',
+            action: 'update',
+            origin: 'already-there',
+            sharedWith: 'billing',
+            fields: [
+              {
+                path: parsePath('spec.replicas'),
+                pointer: '/spec/replicas',
+                base: 2,
+                desired: 2,
+                live: 5,
+                owners: [{ manager: 'kubectl', operation: 'Update', apiVersion: 'apps/v1', subresource: 'scale' }],
+                verdict: 'conflict',
+                rule: { index: 0, type: 'jsonPointers', value: '/spec/replicas' },
+                origin: 'already-there',
+              },
+            ],
+          },
+          {
+            key: { group: 'example.com', kind: 'Gadget', namespace: 'shop', name: 'g1' },
+            apiVersion: 'example.com/v1',
+            action: 'fail',
+            origin: 'this-change',
+            fields: [],
+            reason: 'the cluster does not serve Gadget in example.com/v1',
+          },
+          {
+            key: { group: '', kind: 'ConfigMap', namespace: 'shop', name: 'old' },
+            apiVersion: 'v1',
+            action: 'keep',
+            origin: 'this-change',
+            fields: [],
+            reason: 'not pruned: automated.prune is off',
+          },
+        ],
+        hooks: [
+          { group: 'batch', kind: 'Job', namespace: 'shop', name: 'migrate', phases: ['PreSync'], origin: 'this-change' },
+          { group: 'batch', kind: 'Job', namespace: 'shop', name: '', generateName: 'smoke-', phases: ['PostSync'] },
+        ],
+        summary: { thisChange: 1, alreadyThere: 1, inSync: 0 },
+        warnings: [],
+      },
+      {
+        app: 'gone',
+        presence: 'disappears',
+        base: BASE,
+        head: HEAD,
+        sync: 'manual',
+        unknown: 'its objects could not be listed (the live scan: forbidden)',
+        prune: { enabled: true, why: 'no longer generated at head' },
+        objects: [],
+        hooks: [],
+        summary: { thisChange: 1, alreadyThere: 0, inSync: 0 },
+        warnings: [],
+      },
+    ],
+  };
+  expect(renderPlan(r, 'kv', paint(false), FM)).toBe(
+    [
+      'APP=shop',
+      `BASE=${BASE}`,
+      `HEAD=${HEAD}`,
+      'DRIFT=Deployment/web spec.replicas',
+      'OWNER=Deployment/web spec.replicas kubectl',
+      'SHARED=Deployment/web billing',
+      'FAIL=Gadget/g1 this-change the cluster does not serve Gadget in example.com/v1',
+      'KEEP=ConfigMap/old this-change not pruned: automated.prune is off',
+      'HOOK=PreSync Job/migrate this-change',
+      'THIS_CHANGE=1',
+      'ALREADY_THERE=1',
+      'IN_SYNC=0',
+      'APP=gone',
+      `BASE=${BASE}`,
+      `HEAD=${HEAD}`,
+      'PRESENCE=disappears',
+      'PRESENCE_NOTE=no longer generated at head',
+      'UNKNOWN=its objects could not be listed (the live scan: forbidden)',
+      'THIS_CHANGE=1',
+      'ALREADY_THERE=0',
+      'IN_SYNC=0',
+      '',
+    ].join('\n'),
+  );
+  const table = renderPlan(r, 'table', paint(false), FM);
+  expect(table).toContain('Gadget/g1 (example.com/v1, namespace shop)  FAIL: THE CLUSTER DOES NOT SERVE GADGET IN EXAMPLE.COM/V1  this change');
+  expect(table).toContain('  taken over from application billing (its tracking mark; SharedResourceWarning)');
+  expect(table).toContain('conflict (ignored, but written)');
+  expect(table).toContain('hook Job/migrate runs in PreSync  this change (added or changed)');
+  expect(table).toContain('hook Job/smoke- runs in PostSync\n');
+  expect(table).toContain('UNKNOWN its objects could not be listed');
+  expect(table).not.toContain('not pruned: automated.prune is off: the candidates');
+  const md = renderPlan(r, 'markdown', paint(false), FM);
+  expect(md).toContain('| shop | `aaaaaaa` | `bbbbbbb` | 1 | 1 | 0 | fails 1 object(s) |');
+  expect(md).toContain(
+    '| gone | `aaaaaaa` | `bbbbbbb` | 1 | 0 | 0 | disappears: no longer generated at head; unknown: its objects could not be listed (the live scan: forbidden) |',
+  );
+  expect(md).toContain('- hook Job/migrate runs in PreSync (this change: added or changed)');
+  expect(md).toContain('update, taken over from application billing (its tracking mark; SharedResourceWarning)');
+  expect(md).toContain('already there (ignored, but written) |');
+});

@@ -306,3 +306,139 @@ test("plan --recursive's cycle line: the Applications above, and the Application
   expect(ancestry({ chain: ['argocd/root', 'argocd/mid'] }, 'argocd/root')).toEqual(['argocd/root', 'argocd/mid', 'argocd/root']);
   expect(ancestry({ chain: ['argocd/root'], via: 'argocd/set' }, 'argocd/root')).toEqual(['argocd/root', 'ApplicationSet argocd/set', 'argocd/root']);
 });
+
+describe('what the sync at head does that a comparison alone does not show', () => {
+  const at = Date.parse('2026-12-04T12:00:00Z');
+  const exit = (r: PlanAppReport) => planExitCode({ schemaVersion: PLAN_SCHEMA_VERSION, at: '', apps: [r] });
+  const appWith = (name: string, spec: Record<string, unknown>, repoURL = fx.repo) => {
+    const file = join(tempDir(`plan-${name}`), 'app.yaml');
+    writeFileSync(file, applicationYaml({ spec: { source: { repoURL, path: 'app', targetRevision: 'main' }, destination: { namespace: 'shop' }, ...spec } }));
+    return file;
+  };
+  const ignoreReplicas = { ignoreDifferences: [{ group: 'apps', kind: 'Deployment', jsonPointers: ['/spec/replicas'] }] };
+
+  test('an ignored field the sync applies back (no RespectIgnoreDifferences) is counted with its owner; with RespectIgnoreDifferences it stays ignored', async () => {
+    // Head is live (the image), the replicas scaled by hand to 5 with kubectl: base = head.
+    const live = () => liveObjects('nginx:1.27', 5).filter((o) => o.kind === 'Deployment');
+    const r = await planApp({ appFile: appWith('ignored', ignoreReplicas), base: head, head, at }, deps(live()));
+    expect(said(r)).toEqual([
+      { object: 'Deployment/web', action: 'update', origin: 'already-there', fields: ['spec.replicas already-there conflict kubectl'] },
+    ]);
+    expect(r.objects[0]!.fields[0]!.rule).toBeDefined();
+    expect(r.summary).toEqual({ thisChange: 0, alreadyThere: 1, inSync: 0 });
+    expect(exit(r)).toBe(0);
+    // A change that sets the replicas the sync takes back: this change's (exit 1).
+    expect((await planApp({ appFile: appWith('ignored', ignoreReplicas), base, head, at }, deps(live()))).objects[0]!.fields.map((f) => f.verdict)).toContain(
+      'conflict',
+    );
+    const kept = await planApp(
+      { appFile: appWith('respect', { ...ignoreReplicas, syncPolicy: { syncOptions: ['RespectIgnoreDifferences=true'] } }), base: head, head, at },
+      deps(live()),
+    );
+    expect(kept.objects).toEqual([]);
+    expect(kept.summary).toEqual({ thisChange: 0, alreadyThere: 0, inSync: 1 });
+    // ApplyOutOfSyncOnly=true: the object is otherwise in sync, the sync does not apply it.
+    const skipped = await planApp(
+      { appFile: appWith('out-of-sync-only', { ...ignoreReplicas, syncPolicy: { syncOptions: ['ApplyOutOfSyncOnly=true'] } }), base: head, head, at },
+      deps(live()),
+    );
+    expect(skipped.summary).toEqual({ thisChange: 0, alreadyThere: 0, inSync: 1 });
+  });
+
+  test('automated.prune off: what head no longer declares is kept (KEEP with the reason), not pruned, and not counted', async () => {
+    const r = await planApp({ appFile: appWith('no-prune', { syncPolicy: { automated: { prune: false } } }), base, head, at }, deps(liveObjects()));
+    expect(r.objects.find((o) => o.key.kind === 'ConfigMap')).toEqual({
+      key: { group: '', kind: 'ConfigMap', namespace: 'shop', name: 'settings' },
+      apiVersion: 'v1',
+      action: 'keep',
+      origin: 'this-change',
+      fields: [],
+      reason: 'not pruned: automated.prune is off: the candidates stay live, OutOfSync',
+    });
+    // The image alone: this change; the replicas already there.
+    expect(r.summary).toEqual({ thisChange: 1, alreadyThere: 1, inSync: 0 });
+  });
+
+  test("an object another app tracks is taken over by the sync at head (sharedWith, Argo CD's SharedResourceWarning)", async () => {
+    const live = liveObjects().filter((o) => o.kind === 'Deployment');
+    live[0]!.metadata.annotations = { [TID]: 'billing:apps/Deployment:shop/web' };
+    const r = await planApp({ appFile: appWith('shared', {}), base, head, at }, deps(live));
+    expect(r.objects[0]!.sharedWith).toBe('billing');
+    expect(r.refused).toBeUndefined();
+  });
+
+  describe('hooks, kinds nothing serves, heads that cannot be rendered', () => {
+    let repo: GitFixture;
+    let first: string;
+    let hooked: string;
+    let gadget: string;
+    let broken: string;
+    beforeAll(() => {
+      repo = new GitFixture();
+      repo.write('app/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {mode: old}\n');
+      first = repo.commit('one ConfigMap');
+      repo.write(
+        'app/migrate.yaml',
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: migrate\n  annotations: {argocd.argoproj.io/hook: PreSync}\ndata: {step: one}\n',
+      );
+      hooked = repo.commit('a PreSync hook');
+      repo.remove('app/migrate.yaml');
+      repo.write(
+        'app/gadget.yaml',
+        'apiVersion: example.com/v1\nkind: Gadget\nmetadata:\n  name: g1\n  annotations: {argocd.argoproj.io/sync-options: SkipDryRunOnMissingResource=true}\n',
+      );
+      gadget = repo.commit('a Gadget nothing serves');
+      repo.remove('app/gadget.yaml');
+      repo.write('app/bad.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bad\ndata: {a: 1}\n');
+      broken = repo.commit('invalid YAML');
+    });
+    afterAll(() => repo.cleanup());
+    const live = (): KubeObject[] => [
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'settings', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/settings' } },
+        data: { mode: 'old' },
+      },
+    ];
+
+    test('a hook the head adds runs at the next sync: this change (exit 1); the same hook at base is not', async () => {
+      const file = appWith('hooks', {}, repo.repo);
+      const r = await planApp({ appFile: file, base: first, head: hooked, at }, deps(live()));
+      expect(r.hooks).toEqual([{ group: '', kind: 'ConfigMap', namespace: 'shop', name: 'migrate', phases: ['PreSync'], origin: 'this-change' }]);
+      expect(r.summary).toEqual({ thisChange: 1, alreadyThere: 0, inSync: 1 });
+      expect(exit(r)).toBe(1);
+      const same = await planApp({ appFile: file, base: hooked, head: hooked, at }, deps(live()));
+      expect(same.hooks).toEqual([{ group: '', kind: 'ConfigMap', namespace: 'shop', name: 'migrate', phases: ['PreSync'] }]);
+      expect([same.summary.thisChange, exit(same)]).toEqual([0, 0]);
+    });
+
+    test('SkipDryRunOnMissingResource on a kind no CRD defines: the sync at head fails that object (fail, exit 4)', async () => {
+      const r = await planApp({ appFile: appWith('gadget', {}, repo.repo), base: first, head: gadget, at }, deps(live()));
+      expect(r.objects).toEqual([
+        {
+          key: { group: 'example.com', kind: 'Gadget', namespace: 'shop', name: 'g1' },
+          apiVersion: 'example.com/v1',
+          action: 'fail',
+          origin: 'this-change',
+          fields: [],
+          reason:
+            'the cluster does not serve Gadget in example.com/v1 and no CustomResourceDefinition defines it: the sync at head applies the rest and fails it (SkipDryRunOnMissingResource skips only its dry-run)',
+        },
+      ]);
+      expect(r.summary.thisChange).toBe(0);
+      expect(exit(r)).toBe(4);
+    });
+
+    test("a head that cannot be parsed is the app's refusal, naming the file (exit 4), not an error of the whole plan", async () => {
+      const r = await planApp({ appFile: appWith('broken', {}, repo.repo), base: first, head: broken, at }, deps(live()));
+      expect(r.refused).toMatch(new RegExp(`^the source cannot be rendered at head, so nothing is compared: .*app/bad\\.yaml:\\d+(:\\d+)?: invalid YAML`));
+      expect([r.app, r.objects]).toEqual(['shop', []]);
+      expect(exit(r)).toBe(4);
+      // A revision that names no commit stays an input error (exit 2).
+      await expect(planApp({ appFile: appWith('broken', {}, repo.repo), base: first, head: 'no-such-branch', at }, deps(live()))).rejects.toThrow(
+        'names no commit',
+      );
+    });
+  });
+});
