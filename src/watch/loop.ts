@@ -130,7 +130,11 @@ export interface LoopPorts {
   /** Reads the Application, the source (re-resolved when `pollSource`, else the last commit) and the cluster. */
   refresh(opts: { pollSource: boolean }, signal: AbortSignal): Promise<Snapshot>;
   /** Applies and prunes what the decision says; runs to the end even when a stop is asked (a step is finished). */
-  act(decision: Decision, snapshot: Snapshot): Promise<ActResult[] | ActDone>;
+  /**
+   * Carries a decision out. `attempted` is told each attempt that failed and is tried again (its results are said as
+   * they happen; the operation's own results come back when it is over).
+   */
+  act(decision: Decision, snapshot: Snapshot, attempted?: (results: ActResult[]) => void): Promise<ActResult[] | ActDone>;
   emit(event: Omit<LoopEvent, 'time'>): void;
 }
 
@@ -302,9 +306,19 @@ export async function runLoop(ports: LoopPorts, opts: LoopOptions): Promise<Loop
         let results: ActResult[] = [];
         let done: Omit<ActDone, 'results'> = {};
         const startedAt = clock.now();
+        const action: LoopAction = d.reason === 'self-heal' ? 'heal' : 'sync';
+        const say = (r: ActResult) =>
+          ports.emit({
+            action: r.action === 'prune' ? 'prune' : action,
+            ...name(r.key),
+            result: r.result,
+            revision: commit,
+            ...(r.message ? { message: r.message } : {}),
+          });
         if (d.apply.length + d.prune.length > 0) {
           try {
-            const acted = await ports.act(d, snap);
+            // A failed attempt's results are said before its retry's back-off; the operation's own at its end.
+            const acted = await ports.act(d, snap, (rs) => rs.forEach(say));
             if (Array.isArray(acted)) results = acted;
             else ({ results, ...done } = acted);
           } catch (e) {
@@ -318,15 +332,8 @@ export async function runLoop(ports: LoopPorts, opts: LoopOptions): Promise<Loop
             }));
           }
         }
-        const action: LoopAction = d.reason === 'self-heal' ? 'heal' : 'sync';
         for (const r of results) {
-          ports.emit({
-            action: r.action === 'prune' ? 'prune' : action,
-            ...name(r.key),
-            result: r.result,
-            revision: commit,
-            ...(r.message ? { message: r.message } : {}),
-          });
+          say(r);
           if (!r.ok) summary.failed++;
           else if (r.action === 'prune') summary.pruned++;
           else summary.applied++;

@@ -525,7 +525,7 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
      * Application's syncPolicy.retry, else Argo CD's `Retry{Limit: 5}`), as `sync APP` retries (syncWithRetry); then
      * recorded once, with its retries. The waits between attempts hold no turn.
      */
-    const act = async (d: Decision): Promise<ActDone> => {
+    const act = async (d: Decision, attempted?: (results: ActResult[]) => void): Promise<ActDone> => {
       const startedAtMs = clock.now();
       // An attempt that throws (the API server went away mid-step) is a failed attempt too (Argo CD: phase Error, retried).
       let report: SyncReport | undefined;
@@ -545,6 +545,7 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
         const policy = automatedRetry(last?.state.app);
         if ((error === undefined && !retryable(report!)) || stop.signal.aborted || (policy.limit >= 0 && retries >= policy.limit)) break;
         retries++;
+        if (report !== undefined && error === undefined) attempted?.(actResults(report, d));
         const wait = retryDelayMs(policy, retries);
         const why =
           error !== undefined ? (error as Error).message : (report!.refused ?? report!.failures[0]?.message ?? report!.prune.waiting ?? 'the sync failed');
@@ -583,7 +584,7 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
         clock,
         random: Math.random,
         refresh: (o) => turn(() => exclusive(() => refreshAndRecord(o))),
-        act: (d) => act(d),
+        act: (d, _snap, attempted) => act(d, attempted),
         emit,
       },
       { poll: () => pollTiming(req, last?.state.rules?.settings), signal: stop.signal, wakeup },

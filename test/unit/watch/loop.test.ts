@@ -52,6 +52,8 @@ class World {
   acted: Decision[] = [];
   actDelay = 0;
   actThrows = 0;
+  /** The act's first attempt fails its first object (said through `attempted`), and its retry applies everything. */
+  failFirstAttempt = false;
   /** A sync window that blocks the automated sync until this time (the project's verdict). */
   blockedUntil?: number;
   /** The Application's recorded last operation, and its source fingerprint. */
@@ -97,8 +99,12 @@ function harness(world: World, poll: number | (() => PollTiming) = 10_000) {
       }
       return world.snapshot();
     },
-    act: async (d, snap) => {
+    act: async (d, snap, attempted) => {
       world.acted.push(d);
+      if (world.failFirstAttempt && d.apply.length > 0) {
+        world.failFirstAttempt = false;
+        attempted?.([{ key: d.apply[0]!, action: 'apply', result: 'failed', ok: false, message: 'refused once' }]);
+      }
       if (world.actThrows > 0) {
         world.actThrows--;
         throw new Error('applying: connection reset');
@@ -140,6 +146,19 @@ describe('runLoop', () => {
     expect(h.lines().slice(2)).toEqual(['refused lifted', 'sync CM/A applied', 'sync DEPLOY/WEB applied', 'in-sync']);
     h.ctl.abort();
     await h.done;
+  });
+
+  it("says a failed attempt's results as they happen, before the operation's own (its retry)", async () => {
+    const w = new World();
+    w.failFirstAttempt = true;
+    const h = harness(w);
+    await h.clock.advance(0);
+    expect(h.lines()).toEqual(['revision', 'sync CM/A failed', 'sync CM/A applied', 'sync DEPLOY/WEB applied', 'in-sync']);
+    expect(h.events[1]?.message).toBe('refused once');
+    h.ctl.abort();
+    const summary = await h.done;
+    // The operation's outcome counts, not the attempts that came before it.
+    expect(summary).toMatchObject({ applied: 2, failed: 0 });
   });
 
   it('syncs at start, then applies a new commit at the next poll, and stops when aborted', async () => {
