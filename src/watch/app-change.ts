@@ -8,18 +8,6 @@ import { sourceFingerprint, type LastOperation } from './decide.js';
 
 export const REFRESH_ANNOTATION = 'argocd.argoproj.io/refresh';
 
-/** Argo CD's common.AnnotationKeyAppSkipReconcile: an Application its controller does not process at all (canProcessApp). */
-export const SKIP_RECONCILE_ANNOTATION = 'argocd.argoproj.io/skip-reconcile';
-
-/** Whether the Application asks not to be reconciled: the annotation read as Go's strconv.ParseBool reads it (`true`, `1`, `t`, ...). */
-export function skipsReconcile(app: Pick<KubeObject, 'metadata'>): boolean {
-  const v = app.metadata.annotations?.[SKIP_RECONCILE_ANNOTATION];
-  return v !== undefined && ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v);
-}
-
-/** Why an Application with the skip-reconcile annotation is left alone, for the log. */
-export const SKIP_RECONCILE_REASON = `${SKIP_RECONCILE_ANNOTATION} is true: not reconciled, as Argo CD's controller skips it, until the annotation is removed`;
-
 function obj(v: unknown): JsonObject {
   return isPlainObject(v) ? v : {};
 }
@@ -79,8 +67,6 @@ export interface AppSeen {
   deleting: boolean;
   /** The refresh annotation's value (absent: none): a request is served once, however many updates carry it. */
   refresh?: string;
-  /** The skip-reconcile annotation is on. */
-  skip?: true;
 }
 
 export interface AppChange {
@@ -100,7 +86,6 @@ export function appChangeOf(seen: AppSeen | undefined, app: KubeObject): AppChan
     spec: JSON.stringify(isPlainObject(app.spec) ? app.spec : null),
     deleting: app.metadata.deletionTimestamp !== undefined,
     ...(asked !== undefined ? { refresh: asked } : {}),
-    ...(skipsReconcile(app) ? { skip: true as const } : {}),
   };
   // Argo CD reads any value other than `hard` as a normal refresh (Application.IsRefreshRequested).
   if (asked !== undefined && asked !== seen?.refresh)
@@ -108,6 +93,5 @@ export function appChangeOf(seen: AppSeen | undefined, app: KubeObject): AppChan
   if (seen === undefined) return { seen: now, wake: false };
   if (now.deleting && !seen.deleting) return { seen: now, wake: true, why: 'the Application is being deleted' };
   if (now.spec !== seen.spec) return { seen: now, wake: true, why: 'the Application spec changed' };
-  if (now.skip !== seen.skip) return { seen: now, wake: true, why: `${SKIP_RECONCILE_ANNOTATION} ${now.skip ? 'set' : 'removed'}` };
   return { seen: now, wake: false };
 }

@@ -85,11 +85,6 @@ export interface Snapshot {
   source?: string;
   /** The Application's recorded last operation (status.operationState), when the loop records it: what it decides from. */
   recorded?: LastOperation;
-  /**
-   * The Application is not to be reconciled at all (argocd.argoproj.io/skip-reconcile: true, as Argo CD's
-   * canProcessApp): nothing is compared, applied or pruned; said once, looked at again when the Application changes.
-   */
-  skipped?: string;
   /** The resolved commit, when the source is Git (for the log). */
   commit?: string;
   origin: string;
@@ -183,7 +178,6 @@ export async function runLoop(ports: LoopPorts, opts: LoopOptions): Promise<Loop
   let lastWaiting = '';
   let lastRefused: string | undefined;
   let lastBlocked: string | undefined;
-  let lastSkipped: string | undefined;
   let lastSyncError: string | undefined;
   let reasons = new Set<WakeReason>(['start']);
   let pollPending = false;
@@ -221,15 +215,6 @@ export async function runLoop(ports: LoopPorts, opts: LoopOptions): Promise<Loop
       lastError = undefined;
       errorAttempts = 0;
       retryAt = undefined;
-      if (snap.skipped !== undefined) {
-        if (snap.skipped !== lastSkipped) ports.emit({ action: 'refused', result: 'skipped', message: snap.skipped });
-        lastSkipped = snap.skipped;
-        if (signal.aborted) break;
-        reasons = await wakeup.wait(Math.max(0, nextPollAt - clock.now()), clock, signal);
-        continue;
-      }
-      if (lastSkipped !== undefined) ports.emit({ action: 'refused', result: 'lifted', message: 'the Application is reconciled again' });
-      lastSkipped = undefined;
       const commit = snap.commit ?? snap.revision;
       if (commit !== lastCommit) ports.emit({ action: 'revision', revision: commit, message: snap.origin });
       lastCommit = commit;

@@ -16,7 +16,6 @@ import { ClusterCache } from '../../kube/cluster-cache.js';
 import type { FollowEvent } from '../../kube/watch.js';
 import type { LoopEvent } from '../../watch/events.js';
 import { pollingOf, type WatchRequest } from './watch.js';
-import { SKIP_RECONCILE_REASON, skipsReconcile } from '../../watch/app-change.js';
 
 /** `sync --watch --all`: which Applications, and what each loop is given (its source is the Application itself). */
 export interface WatchAllRequest extends Omit<WatchRequest, 'source'> {
@@ -210,21 +209,8 @@ export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent
     requests.add(running);
     void running.finally(() => requests.delete(running));
   };
-  // Argo CD's canProcessApp: an Application with skip-reconcile is not processed at all (no loop, no requested
-  // operation); said once, and its loop stopped if it had one. Its loop starts again once the annotation is removed.
-  const skipped = new Set<string>();
-  const skip = (o: KubeObject) => {
-    const id = idOf(o);
-    servedOps.delete(id);
-    if (loops.has(id)) forget(id, SKIP_RECONCILE_REASON);
-    else if (!skipped.has(id)) emit({ action: 'app', object: id, result: 'skipped', message: SKIP_RECONCILE_REASON });
-    skipped.add(id);
-  };
   const consider = (o: KubeObject) => {
     const id = idOf(o);
-    // Argo CD's canProcessApp: an Application with skip-reconcile is not processed at all (no loop, no requested operation).
-    if (skipsReconcile(o)) return skip(o);
-    skipped.delete(id);
     if (isAutomated(o)) {
       if (!loops.has(id)) return start(o);
       // A running loop hears of its Application's update (its sources may have moved to other repositories too).
@@ -249,11 +235,10 @@ export async function runWatchAll(req: WatchAllRequest, ctx: RunContext, onEvent
     emit({
       action: 'start',
       message: `reconciling the automated Applications ${namespace !== undefined ? `of ${namespace}` : 'of every namespace'}${req.appSelector !== undefined ? ` matching ${req.appSelector}` : ''} ${pollingOf(req)}`,
-      detail: { apps: apps.length, automated: apps.filter((o) => isAutomated(o) && !skipsReconcile(o)).length },
+      detail: { apps: apps.length, automated: apps.filter((o) => isAutomated(o)).length },
     });
     for (const o of apps) {
-      if (skipsReconcile(o)) skip(o);
-      else if (isAutomated(o)) start(o);
+      if (isAutomated(o)) start(o);
       else {
         emit({
           action: 'app',

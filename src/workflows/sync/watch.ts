@@ -10,15 +10,7 @@ import { firstFailure, type Comparison } from '../../diff/comparison.js';
 import type { KubeGateway } from '../../kube/gateway.js';
 import type { ResourceType } from '../../model/resource-type.js';
 import { displayName, keyString, type JsonValue, type KubeObject, type ResourceKey } from '../../model/object.js';
-import {
-  appChangeOf,
-  recordedOperationOf,
-  REFRESH_ANNOTATION,
-  SKIP_RECONCILE_REASON,
-  skipsReconcile,
-  specSourceOf,
-  type AppSeen,
-} from '../../watch/app-change.js';
+import { appChangeOf, recordedOperationOf, REFRESH_ANNOTATION, specSourceOf, type AppSeen } from '../../watch/app-change.js';
 import { requestedOperationOf, type RequestedSync } from '../../app/requested-operation.js';
 import type { PruneCandidate } from '../../prune/plan.js';
 import { cacheDirFor } from '../../source/cache.js';
@@ -304,8 +296,7 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
       wakeup.wake('app');
     };
     const onApp = (o: KubeObject) => {
-      // An Application Argo CD's controller skips (skip-reconcile) has its requested operations left alone too.
-      const op = skipsReconcile(o) ? undefined : requestedOperationOf(o.operation as JsonValue | undefined);
+      const op = requestedOperationOf(o.operation as JsonValue | undefined);
       if (op === undefined) opServed = undefined;
       else if (op.key !== opServed && deps.liveApp) {
         opServed = op.key;
@@ -386,8 +377,6 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
       let state: AppState;
       const started = clock.now();
       const raw = await readLiveApp();
-      // Argo CD's canProcessApp: an Application with skip-reconcile is not looked at, compared or synced at all.
-      if (raw !== undefined && skipsReconcile(raw) && !raw.metadata.deletionTimestamp) return skippedSnapshot(SKIP_RECONCILE_REASON);
       // A kind the cluster did not serve at the last look (its CRD in the app, or expected): discovery is read again,
       // else a long-running loop would never see it served (and its object never compared live).
       if (last?.state.desired.some((d) => d.pendingCrd)) gw.forgetDiscovery?.();
@@ -603,21 +592,6 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
     await webhook?.close();
     if (deps.closeGateway !== false) gateway?.close();
   }
-}
-
-/** A look at an Application that is not reconciled (skip-reconcile): nothing compared, nothing to decide. */
-function skippedSnapshot(reason: string): Snapshot {
-  return {
-    revision: '',
-    origin: '',
-    policy: { selfHeal: false, prune: false },
-    desiredCount: 0,
-    outOfSync: [],
-    extras: [],
-    names: new Map(),
-    warnings: [],
-    skipped: reason,
-  };
 }
 
 /** The retry of the loop's operations: the Application's syncPolicy.retry, else Argo CD's automated `Retry{Limit: 5}` with the default backoff. */

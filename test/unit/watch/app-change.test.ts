@@ -1,6 +1,6 @@
 // What an update of the Application object asks of its loop (watch/app-change.ts), as Argo CD's controller reads an
 // update of its Application informer.
-import { appChangeOf, recordedOperationOf, SKIP_RECONCILE_ANNOTATION, skipsReconcile, specSourceOf, type AppSeen } from '../../../src/watch/app-change.js';
+import { appChangeOf, recordedOperationOf, specSourceOf, type AppSeen } from '../../../src/watch/app-change.js';
 import type { JsonObject, KubeObject } from '../../../src/model/object.js';
 
 const app = (spec: JsonObject, meta: Partial<KubeObject['metadata']> = {}): KubeObject => ({
@@ -44,15 +44,9 @@ describe('appChangeOf', () => {
 });
 
 describe('what the loop decides from in the Application', () => {
-  it('skip-reconcile is read as Go reads a bool, and its change wakes the loop', () => {
-    expect(skipsReconcile(app(spec, { annotations: { [SKIP_RECONCILE_ANNOTATION]: 'true' } }))).toBe(true);
-    expect(skipsReconcile(app(spec, { annotations: { [SKIP_RECONCILE_ANNOTATION]: '1' } }))).toBe(true);
-    expect(skipsReconcile(app(spec, { annotations: { [SKIP_RECONCILE_ANNOTATION]: 'false' } }))).toBe(false);
-    expect(skipsReconcile(app(spec, { annotations: { [SKIP_RECONCILE_ANNOTATION]: 'yes' } }))).toBe(false);
+  it("Argo CD's skip-reconcile annotation is not the loop's business: setting it neither wakes nor stops the loop (it is how an app is left to this loop beside Argo CD's controller)", () => {
     const first = appChangeOf(undefined, app(spec));
-    const set = appChangeOf(first.seen, app(spec, { annotations: { [SKIP_RECONCILE_ANNOTATION]: 'true' } }));
-    expect(set.wake).toBe(true);
-    expect(appChangeOf(set.seen, app(spec)).wake).toBe(true);
+    expect(appChangeOf(first.seen, app(spec, { annotations: { 'argocd.argoproj.io/skip-reconcile': 'true' } })).wake).toBe(false);
   });
 
   it('reads status.operationState: revision(s), source(s), phase, message, times, selfHealAttemptsCount', () => {

@@ -59,7 +59,6 @@ class World {
   /** The Application's recorded last operation, and its source fingerprint. */
   recorded?: LastOperation;
   source = 'S';
-  skipped?: string;
   now = () => 0;
 
   snapshot(): Snapshot {
@@ -75,7 +74,6 @@ class World {
       warnings: [],
       source: this.source,
       ...(this.recorded ? { recorded: this.recorded } : {}),
-      ...(this.skipped !== undefined ? { skipped: this.skipped } : {}),
       ...(this.blockedUntil !== undefined && this.now() < this.blockedUntil
         ? { blocked: { reason: 'sync blocked by the active deny window syncWindows[0]', until: this.blockedUntil } }
         : {}),
@@ -359,22 +357,6 @@ describe('runLoop', () => {
     expect(w.acted).toEqual([]);
     expect(w.extrasLive.has('cm/handmade')).toBe(true);
     expect(h.lines()).toContain('drift CM/HANDMADE extra');
-    h.ctl.abort();
-    await h.done;
-  });
-
-  it('does nothing for an Application with skip-reconcile, says so once, and syncs once the annotation is gone', async () => {
-    const w = new World();
-    w.skipped = 'argocd.argoproj.io/skip-reconcile is true';
-    const h = harness(w);
-    await h.clock.advance(30_000);
-    expect(w.acted).toEqual([]);
-    expect(h.lines().filter((l) => l === 'refused skipped')).toHaveLength(1);
-    w.skipped = undefined;
-    h.wakeup.wake('app');
-    await h.clock.advance(0);
-    expect(w.live.get('cm/a')).toBe('c1');
-    expect(h.lines()).toContain('refused lifted');
     h.ctl.abort();
     await h.done;
   });
