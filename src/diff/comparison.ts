@@ -7,7 +7,7 @@ import { COMPARE_OPTIONS } from '../model/keys.js';
 import { normalizeObject, normalizeSecret } from '../normalize/index.js';
 import { normalizeTracking } from '../tracking/method.js';
 import { diffObjectDetailed, type DiffOptions } from './index.js';
-import { leftTo, type IgnoredFields } from './ignored-fields.js';
+import { leftTo, type IgnoredField, type IgnoredFields } from './ignored-fields.js';
 import { isSecret, lastAppliedData, SecretMasker } from './mask.js';
 import type { FieldDiff, ObjectDiff } from './types.js';
 
@@ -89,32 +89,42 @@ export async function compareObject(entry: CompareEntry, opts: DiffOptions): Pro
   }
 
   // Ignored fields the desired object leaves to another manager (spec.replicas after kubectl scale): shown, never counted.
-  const masker = isSecret(declared)
-    ? new SecretMasker(
-        normalizeSecret(normalizeObject(declared)).data as never,
-        normalizeSecret(normalizeObject(live)).data as never,
-        lastAppliedData(live),
-      ).hideAnnotations(opts.sensitiveAnnotations, declared, live)
-    : undefined;
+  const masker = secretMaskerOf(declared, live, opts.sensitiveAnnotations);
   for (const f of ignoredLive.live) {
     if (fields.some((x) => pathsEqual(x.path, f.path))) continue;
     if (leftTo(f, opts.fieldManager).length === 0) continue;
-    const dv = masker ? masker.maskAt(f.at, f.desired) : f.desired;
-    const lv = masker ? masker.maskAt(f.at, f.live) : f.live;
-    fields.push({
-      path: f.path,
-      pointer: f.pointer,
-      ...(dv !== undefined ? { desired: dv } : {}),
-      ...(lv !== undefined ? { live: lv } : {}),
-      owners: f.owners,
-      verdict: 'ignored',
-      rule: f.rule,
-    });
+    fields.push(ignoredFieldDiff(f, 'ignored', masker));
   }
   const warnings = diff.warnings ?? [];
   const status = fields.some((f) => f.verdict !== 'ignored') ? 'drifted' : 'in-sync';
   const { warnings: _w, ...rest } = diff;
   return { ...rest, status, fields, ignoredLive, ...(warnings.length > 0 ? { warnings } : {}) };
+}
+
+/** The masker of a Secret's values for fields read outside the diff (undefined for any other kind). */
+export function secretMaskerOf(declared: KubeObject, live: KubeObject, sensitiveAnnotations: DiffOptions['sensitiveAnnotations']): SecretMasker | undefined {
+  return isSecret(declared)
+    ? new SecretMasker(
+        normalizeSecret(normalizeObject(declared)).data as never,
+        normalizeSecret(normalizeObject(live)).data as never,
+        lastAppliedData(live),
+      ).hideAnnotations(sensitiveAnnotations, declared, live)
+    : undefined;
+}
+
+/** An ignored live field as a reported field, with `verdict`, its values masked when `masker` is given (a Secret). */
+export function ignoredFieldDiff(f: IgnoredField, verdict: FieldDiff['verdict'], masker: SecretMasker | undefined): FieldDiff {
+  const dv = masker ? masker.maskAt(f.at, f.desired) : f.desired;
+  const lv = masker ? masker.maskAt(f.at, f.live) : f.live;
+  return {
+    path: f.path,
+    pointer: f.pointer,
+    ...(dv !== undefined ? { desired: dv } : {}),
+    ...(lv !== undefined ? { live: lv } : {}),
+    owners: f.owners,
+    verdict,
+    rule: f.rule,
+  };
 }
 
 /** The app's sync verdict: OutOfSync when an object is drifted, missing or not compared, or an extra counts. */

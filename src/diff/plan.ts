@@ -4,7 +4,7 @@
 import { canonicalJson, fieldName, locate, valueAt } from '../model/field-path.js';
 import { isPlainObject, keyOf, keyString, type JsonValue, type KubeObject, type ResourceKey } from '../model/object.js';
 import { normalizeObject, normalizeSecret } from '../normalize/index.js';
-import { compareApp, firstFailure, type CompareEntry, type CompareExtra, type Comparison } from './comparison.js';
+import { compareApp, firstFailure, ignoredFieldDiff, secretMaskerOf, type CompareEntry, type CompareExtra, type Comparison } from './comparison.js';
 import type { DiffOptions } from './index.js';
 import { isSecret, lastAppliedData, SecretMasker } from './mask.js';
 import type { FieldDiff } from './types.js';
@@ -81,12 +81,6 @@ function writtenIgnored(
   if (opts.respectIgnoreDifferences || (opts.applyOutOfSyncOnly && c.status === 'in-sync')) return c.fields;
   const fields = [...c.fields];
   let masker: SecretMasker | undefined;
-  const mask = () =>
-    (masker ??= new SecretMasker(dataOf(normalized(declared)), dataOf(normalized(live)), lastAppliedData(live)).hideAnnotations(
-      opts.sensitiveAnnotations,
-      declared,
-      live,
-    ));
   for (const f of c.ignoredLive.live) {
     if (f.desired === undefined || fieldName(f.at[0]) === 'status' || same(f.desired, f.live)) continue;
     const others = f.owners.some((o) => o.manager !== opts.fieldManager && o.subresource !== 'status');
@@ -96,18 +90,8 @@ function writtenIgnored(
       if (fields[i]!.verdict === 'ignored') fields[i] = { ...fields[i]!, verdict };
       continue;
     }
-    const secret = isSecret(declared);
-    const dv = secret ? mask().maskAt(f.at, f.desired) : f.desired;
-    const lv = secret ? mask().maskAt(f.at, f.live) : f.live;
-    fields.push({
-      path: f.path,
-      pointer: f.pointer,
-      ...(dv !== undefined ? { desired: dv } : {}),
-      ...(lv !== undefined ? { live: lv } : {}),
-      owners: f.owners,
-      verdict,
-      rule: f.rule,
-    });
+    masker ??= secretMaskerOf(declared, live, opts.sensitiveAnnotations);
+    fields.push(ignoredFieldDiff(f, verdict, masker));
   }
   return fields;
 }
