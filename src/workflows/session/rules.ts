@@ -24,6 +24,7 @@ import {
   isDestinationPermitted,
   parseAppProject,
   type AppProject,
+  type ProjectViolation,
 } from '../../settings/project.js';
 import { matchingWindows, syncVerdict, type SyncVerdict, type SyncWindow } from '../../settings/sync-windows.js';
 import type { Tracking } from '../../tracking/method.js';
@@ -276,6 +277,23 @@ export function excludedType(app: Application, rules: Rules): (t: Pick<ResourceT
   return (t) => isExcludedResource(rules.settings, t.group, t.kind, cluster);
 }
 
+/** The project's checks of this app and these objects, with the rules' settings (impersonation, the signature check). */
+function projectCheck(
+  app: Application,
+  rules: Rules,
+  objects: readonly { key: ResourceKey; type: Pick<ResourceType, 'namespaced'> }[],
+  resolvedServer: string | undefined,
+): ProjectViolation[] {
+  return checkProject(rules.project, {
+    app,
+    controlPlaneNamespace: rules.controlPlaneNamespace,
+    objects: objects.map((d) => ({ ...d.key, namespaced: d.type.namespaced })),
+    ...(resolvedServer ? { resolvedServer } : {}),
+    impersonation: rules.settings.impersonation,
+    ...(rules.signature ? { signature: rules.signature } : {}),
+  });
+}
+
 /** Everything the project forbids for this app and its desired objects, one line each (empty: permitted). */
 export function projectViolations(
   app: Application,
@@ -287,14 +305,7 @@ export function projectViolations(
   if (notReconciled) return [notReconciled];
   if (rules.missingProject) return [rules.missingProject];
   if (rules.projectUnchecked) return [];
-  const found = checkProject(rules.project, {
-    app,
-    controlPlaneNamespace: rules.controlPlaneNamespace,
-    objects: desired.map((d) => ({ ...d.key, namespaced: d.type.namespaced })),
-    ...(resolvedServer ? { resolvedServer } : {}),
-    impersonation: rules.settings.impersonation,
-    ...(rules.signature ? { signature: rules.signature } : {}),
-  });
+  const found = projectCheck(app, rules, desired, resolvedServer);
   return found.map((v) => `${v.object ? `${v.object.kind}/${v.object.name}: ` : ''}${v.message} (${rules.project.origin})`);
 }
 
@@ -318,14 +329,7 @@ export function invalidTasks(
   if (!rules || rules.projectUnchecked || rules.missingProject) return undefined;
   if (rules.cmdParams && appNamespaceRefusal(rules.cmdParams, state.app, rules.controlPlaneNamespace)) return undefined;
   const all = [...state.desired, ...(state.hooks ?? [])];
-  const found = checkProject(rules.project, {
-    app: state.app,
-    controlPlaneNamespace: rules.controlPlaneNamespace,
-    objects: all.map((d) => ({ ...d.key, namespaced: d.type.namespaced })),
-    ...(state.target?.server ? { resolvedServer: state.target.server } : {}),
-    impersonation: rules.settings.impersonation,
-    ...(rules.signature ? { signature: rules.signature } : {}),
-  });
+  const found = projectCheck(state.app, rules, all, state.target?.server);
   if (found.length === 0 || found.some((v) => v.task === undefined || v.object === undefined)) return undefined;
   if (!windowVerdict(state.app, rules, opts).verdict.allowed) return undefined;
   const version = (key: ResourceKey) => all.find((d) => keyString(d.key) === keyString(key))?.type.version ?? '';
