@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Io } from '../model/context.js';
-import { InputError } from '../model/errors.js';
+import { InputError, ManifestError } from '../model/errors.js';
 import { keyOf, keyString } from '../model/object.js';
 import { parseManifests, formatSource, manifestText, type ManifestObject } from './parse.js';
 
@@ -11,7 +11,7 @@ const MANIFEST_FILE = /\.(ya?ml|json)$/i;
 
 /**
  * Every object under `path` (`-` is stdin): a file, or a directory walked recursively in
- * sorted order (.yaml, .yml, .json; dot-entries skipped). Throws InputError naming the file and
+ * sorted order (.yaml, .yml, .json; dot-entries skipped). Throws ManifestError naming the file and
  * line; the same group/kind/namespace/name twice is an error naming both places.
  */
 export async function loadManifests(path: string, io?: Pick<Io, 'readStdin'>): Promise<ManifestObject[]> {
@@ -109,7 +109,7 @@ export async function localFiles(path: string): Promise<string[]> {
   return out.sort();
 }
 
-/** Throws when two objects share group/kind/namespace/name, naming both places. */
+/** Throws a ManifestError when two objects share group/kind/namespace/name, naming both places. */
 export function rejectDuplicates(objects: readonly ManifestObject[]): void {
   const seen = new Map<string, ManifestObject>();
   for (const o of objects) {
@@ -120,7 +120,7 @@ export function rejectDuplicates(objects: readonly ManifestObject[]): void {
     if (first) {
       const key = keyOf(o.object);
       const name = `${key.group ? key.group + '/' : ''}${key.kind} ${key.namespace ? key.namespace + '/' : ''}${key.name}`;
-      throw new InputError(`${name} is declared twice: at ${formatSource(first.source)} and at ${formatSource(o.source)}`);
+      throw new ManifestError(`${name} is declared twice: at ${formatSource(first.source)} and at ${formatSource(o.source)}`);
     }
     seen.set(k, o);
   }

@@ -5,7 +5,7 @@ import { isUtf8 } from 'node:buffer';
 import { goPlainScalar, goYamlTags } from './go-scalars.js';
 import type { KubeObject } from '../model/object.js';
 import { isPlainObject } from '../model/object.js';
-import { InputError } from '../model/errors.js';
+import { InputError, ManifestError } from '../model/errors.js';
 
 // Plain scalars are read as kubectl and Argo CD read them, YAML 1.1's way (go-scalars.ts: `0400` is octal, `yes` is
 // true), in both parsers: the fast path's schema here, the reference parser's tags from go-scalars.ts.
@@ -53,15 +53,36 @@ export function formatSource(s: ManifestSource): string {
   return `${s.file}:${s.line}`;
 }
 
-/** Parses a whole file's text; throws InputError naming file, line (and column) on any problem. Pure. */
-export function parseManifests(text: string, file: string): ManifestObject[] {
-  if (/\.json$/i.test(file) || /^\s*[{[]/.test(text)) {
-    const fromJson = tryJson(text, file);
-    if (fromJson) return fromJson;
+/**
+ * What a parse error is thrown as: a ManifestError for an app's manifests (its source's files, a tool's output), an
+ * InputError for a file of the command's own input (an Application, a kubeconfig, a settings file).
+ */
+type ParseError = typeof InputError;
+
+/** `parse()`, its InputErrors thrown as `as` (the same message and cause). */
+function thrownAs<T>(as: ParseError, parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    if (err instanceof InputError && err.constructor !== as) throw new as(err.message, err.cause === undefined ? undefined : { cause: err.cause });
+    throw err;
   }
-  const out = parseYamlFast(text, file) ?? parseYaml(text, file);
-  if (MAYBE_NON_FINITE.test(text)) for (const o of out) refuseNonFinite(o);
-  return out;
+}
+
+/**
+ * Parses a whole file's text; throws a ManifestError (or `as`: an InputError for a file of the command's input) naming
+ * file, line (and column) on any problem. Pure.
+ */
+export function parseManifests(text: string, file: string, as: ParseError = ManifestError): ManifestObject[] {
+  return thrownAs(as, () => {
+    if (/\.json$/i.test(file) || /^\s*[{[]/.test(text)) {
+      const fromJson = tryJson(text, file);
+      if (fromJson) return fromJson;
+    }
+    const out = parseYamlFast(text, file) ?? parseYaml(text, file);
+    if (MAYBE_NON_FINITE.test(text)) for (const o of out) refuseNonFinite(o);
+    return out;
+  });
 }
 
 /** YAML's not-a-number and infinities (`.nan`, `-.Inf`…): text that may hold one; the walk below decides. */
@@ -194,17 +215,20 @@ function fastDocuments(text: string, file: string): { events: Event[]; docs: unk
 /**
  * The values of a YAML (or JSON) text's documents, empty documents left out, for files that are not manifests (an
  * Application, a kubeconfig): the manifests' fast path, and the reference parser where that path does not go.
- * Throws InputError naming file, line and column on a syntax error, and refuses alias bombs.
+ * Throws InputError (or `as`: a ManifestError for a file of the app's source) naming file, line and column on a syntax
+ * error, and refuses alias bombs.
  */
-export function parseYamlValues(text: string, file: string): unknown[] {
-  const fast = fastDocuments(text, file);
-  if (fast) return fast.docs.filter((v) => v !== null && v !== undefined);
-  const out: unknown[] = [];
-  for (const doc of referenceDocuments(text, file)) {
-    const value = doc.value();
-    if (value !== null && value !== undefined) out.push(value);
-  }
-  return out;
+export function parseYamlValues(text: string, file: string, as: ParseError = InputError): unknown[] {
+  return thrownAs(as, () => {
+    const fast = fastDocuments(text, file);
+    if (fast) return fast.docs.filter((v) => v !== null && v !== undefined);
+    const out: unknown[] = [];
+    for (const doc of referenceDocuments(text, file)) {
+      const value = doc.value();
+      if (value !== null && value !== undefined) out.push(value);
+    }
+    return out;
+  });
 }
 
 /** JSON fast path (JSON.parse is much faster than a YAML parser); undefined means "let YAML try". */
@@ -394,7 +418,7 @@ function isHookAnnotated(metadata: Record<string, unknown>): boolean {
 }
 
 /**
- * A manifest file's bytes as text; InputError naming the file and the line of the first byte that is not UTF-8. Decoding
+ * A manifest file's bytes as text; ManifestError naming the file and the line of the first byte that is not UTF-8. Decoding
  * it anyway would put U+FFFD in its place and apply that; go-yaml, hence kubectl and Argo CD, refuses such a file
  * ("invalid leading UTF-8 octet").
  */
@@ -403,5 +427,5 @@ export function manifestText(bytes: Uint8Array, file: string): string {
   if (isUtf8(bytes)) return text;
   const at = text.indexOf('\uFFFD');
   const line = at < 0 ? 1 : text.slice(0, at).split('\n').length;
-  throw new InputError(`${file}:${line}: not UTF-8 text (a byte that is no UTF-8 sequence): kubectl and Argo CD refuse it too`);
+  throw new ManifestError(`${file}:${line}: not UTF-8 text (a byte that is no UTF-8 sequence): kubectl and Argo CD refuse it too`);
 }

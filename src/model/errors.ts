@@ -38,6 +38,17 @@ export class InputError extends ExitError {
 }
 
 /**
+ * The app's manifests at this revision cannot be read or rendered: a manifest that does not parse, a Helm, Kustomize or
+ * Jsonnet failure, a source path the revision lacks (the message names the file or the tool). An input error for every
+ * command (exit 2); `plan` reports it as what would fail the sync at head (exit 4), that app alone, where an error of
+ * the command's own input (a revision, a flag, the Application) is a plain InputError and ends the command.
+ */
+export class ManifestError extends InputError {
+  /** The Application whose manifests these are (metadata.name), set where its state is loaded. */
+  app?: string;
+}
+
+/**
  * A desired object of a kind the destination cluster does not serve (and no CRD of the app defines): an input error
  * for the commands that act now (exit 2); `plan` reports it as what would refuse the sync at head (exit 4).
  */

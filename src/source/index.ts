@@ -2,7 +2,7 @@
 import type { KustomizeSettings } from '../settings/argocd-cm.js';
 import type { Application, AppSource, SourceRevision } from '../app/types.js';
 import type { Io, WorkflowIo } from '../model/context.js';
-import { InputError, UnrenderableError } from '../model/errors.js';
+import { InputError, ManifestError, UnrenderableError } from '../model/errors.js';
 import { loadManifests, localFiles, parseManifestFiles, readManifestFiles, rejectDuplicates } from '../manifest/index.js';
 import { createHash } from 'node:crypto';
 import { versionInfo } from '../version.js';
@@ -274,7 +274,7 @@ async function renderOciArtifact(
   const repoURL = app.source.repoURL ?? '';
   const path = normalizeSourcePath(app.source.path);
   const at = resolve(pulled.dir, path);
-  if (!isDirectory(at)) throw new InputError(`source.path ${JSON.stringify(path)} does not exist in the OCI artifact ${repoURL} at ${reference}`);
+  if (!isDirectory(at)) throw new ManifestError(`source.path ${JSON.stringify(path)} does not exist in the OCI artifact ${repoURL} at ${reference}`);
   const rendered = await renderSource({
     files: localFolderFiles(pulled.dir),
     label: repoURL,
@@ -451,7 +451,9 @@ async function loadSources(app: Application, sources: readonly AppSource[], opts
     for (const r of resolved) {
       if (r.source.ref === undefined || r.source.ref === '' || r.repo === undefined) continue;
       const tree = await materialiseTree(r.repo.dir, r.sha).catch((e: unknown) => {
-        throw new InputError(`reading ${r.repo.label}@${r.sha.slice(0, 7)} (spec.sources ref ${r.source.ref})`, { cause: e });
+        // A link out of the repository in the ref's tree is its content's failure, like one in a source's own path.
+        const As = e instanceof ManifestError ? ManifestError : InputError;
+        throw new As(`reading ${r.repo.label}@${r.sha.slice(0, 7)} (spec.sources ref ${r.source.ref})`, { cause: e });
       });
       trees.push(tree);
       refs.set(`$${r.source.ref}`, { root: tree.root, label: `${r.repo.label}@${r.sha.slice(0, 7)}`, revision: r.sha });
@@ -534,12 +536,12 @@ async function readManifestsAt(
       // The commit's whole tree, listed once for every app of the command that reads it.
       const whole = await opts.reads.wholeTree(repo.dir, sha);
       const under = entriesUnder(whole, path);
-      if (under === undefined) throw new InputError(`source.path ${JSON.stringify(path)} does not exist at ${at}`);
+      if (under === undefined) throw new ManifestError(`source.path ${JSON.stringify(path)} does not exist at ${at}`);
       if (path !== '' && under.length === 1 && under[0]!.path === path) throw notADirectory(path, at);
       entries = under;
     } else {
       const type = path === '' ? 'tree' : await objectTypeAt(repo.dir, sha, path);
-      if (type === undefined) throw new InputError(`source.path ${JSON.stringify(path)} does not exist at ${at}`);
+      if (type === undefined) throw new ManifestError(`source.path ${JSON.stringify(path)} does not exist at ${at}`);
       if (type !== 'tree') throw notADirectory(path, at);
       entries = await listTree(repo.dir, sha, path);
     }
@@ -563,8 +565,8 @@ async function readManifestsAt(
 }
 
 /** A source path that names a file: Argo CD's repo-server refuses it (util/io/path: "app path is not a directory"). */
-function notADirectory(path: string, at: string): InputError {
-  return new InputError(
+function notADirectory(path: string, at: string): ManifestError {
+  return new ManifestError(
     `source.path ${JSON.stringify(path)} is a file at ${at}: an Application's path must be a directory, as Argo CD requires (app path is not a directory)`,
   );
 }

@@ -14,7 +14,7 @@ import type { Io } from '../../model/context.js';
 
 /** The one Application or ApplicationSet a -f file holds, or undefined when it holds nothing; read with the file named. */
 function soleObject(text: string, path: string, flag: string): KubeObject | undefined {
-  const objects = parseManifests(text, path);
+  const objects = parseManifests(text, path, InputError);
   if (objects.length > 1) throw new InputError(`${flag} ${path}: holds ${objects.length} objects; give the one Application or ApplicationSet`);
   return objects[0]?.object;
 }

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { HelmOptions } from '../../app/source-options.js';
-import { InputError } from '../../model/errors.js';
+import { InputError, ManifestError } from '../../model/errors.js';
 import { envsubst, type RenderEnv } from './envsubst.js';
 import { findOnPath, resolveToolPath, runTool } from './tools.js';
 import { scrubToolMessage } from './tool-message.js';
@@ -195,13 +195,13 @@ function valueFiles(r: HelmRender, h: HelmOptions): string[] {
       if (h.ignoreMissingValueFiles) continue;
       // As Helm's message reads once the checkout's folders are taken out of it.
       const shown = relative(ref ? ref.root : resolved.path.startsWith(r.chartDir + sep) ? r.chartDir : r.repoRoot, resolved.path);
-      throw new InputError(
+      throw new ManifestError(
         `helm template failed for ${where}: open ${shown}: no such file or directory${ref ? ` in ${ref.label}` : ''} (set helm.ignoreMissingValueFiles to skip missing value files)`,
       );
     }
     // A symbolic link may not lead out of the repository either (Argo CD resolves links before its check).
     if (!resolved.remote && !inside(ref ? ref.root : r.repoRoot, resolved.path))
-      throw new InputError(`${where}: file '${raw}' resolved to outside repository root`);
+      throw new ManifestError(`${where}: file '${raw}' resolved to outside repository root`);
     out.push(resolved.path);
   }
   return out;
@@ -289,10 +289,10 @@ export async function renderHelm(r: HelmRender): Promise<string> {
     let res = await run(args);
     if (res.code !== 0 && isMissingDependency(res.stderr)) {
       const build = await run(['dependency', 'build']);
-      if (build.code !== 0) throw new InputError(`helm dependency build failed for ${r.origin}: ${said(build.stderr) || `exit ${build.code}`}`);
+      if (build.code !== 0) throw new ManifestError(`helm dependency build failed for ${r.origin}: ${said(build.stderr) || `exit ${build.code}`}`);
       res = await run(args);
     }
-    if (res.code !== 0) throw new InputError(`helm template failed for ${r.origin}: ${said(res.stderr) || `exit ${res.code}`}`);
+    if (res.code !== 0) throw new ManifestError(`helm template failed for ${r.origin}: ${said(res.stderr) || `exit ${res.code}`}`);
     return res.stdout;
   } finally {
     rmSync(scratch, { recursive: true, force: true });

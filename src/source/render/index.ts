@@ -2,7 +2,7 @@
 // directory (YAML, JSON, Jsonnet), builds a Kustomize source or templates a Helm chart; plugins are refused with the reason.
 import type { Application } from '../../app/types.js';
 import { DEFAULT_DIRECTORY } from '../../app/source-options.js';
-import { InputError, UnrenderableError } from '../../model/errors.js';
+import { InputError, ManifestError, UnrenderableError } from '../../model/errors.js';
 import type { ManifestObject } from '../../manifest/parse.js';
 import { manifestText, parseManifests } from '../../manifest/parse.js';
 import { listTree, readBlobs, type BlobReader, type GitDir, type TreeEntry } from '../git.js';
@@ -78,6 +78,7 @@ async function materialiseAt(files: SourceFiles, at: string): Promise<Materialis
   try {
     return await files.materialise();
   } catch (e) {
+    if (e instanceof ManifestError) throw new ManifestError(`${at}: ${e.message}`, { cause: e });
     if (e instanceof InputError) throw new InputError(`${at}: ${e.message}`, { cause: e });
     throw e;
   }
@@ -95,19 +96,19 @@ async function followLink(files: SourceFiles, entry: TreeEntry, at: string, warn
   for (let hop = 0; hop < MAX_LINK_HOPS; hop++) {
     const target = await files.linkTarget(current);
     const resolved = resolveLinkTarget(current.path, target);
-    if (resolved === undefined) throw new InputError(`${at}: ${outOfBoundsMessage(entry.path)}`);
+    if (resolved === undefined) throw new ManifestError(`${at}: ${outOfBoundsMessage(entry.path)}`);
     const found = await files.lookup(resolved);
-    if (found === undefined) throw new InputError(`${at}:${entry.path}: a symbolic link to ${resolved}, which does not exist`);
+    if (found === undefined) throw new ManifestError(`${at}:${entry.path}: a symbolic link to ${resolved}, which does not exist`);
     if (found === 'dir') {
       warnings.push(`skipped ${at}:${entry.path}: a symbolic link to the directory ${resolved} (Argo CD does not descend into linked directories)`);
       return undefined;
     }
     if (found.type !== 'blob')
-      throw new InputError(`${at}:${entry.path}: a symbolic link to ${resolved}, which is a ${found.type === 'commit' ? 'submodule' : found.type}`);
+      throw new ManifestError(`${at}:${entry.path}: a symbolic link to ${resolved}, which is a ${found.type === 'commit' ? 'submodule' : found.type}`);
     if (found.mode !== '120000') return { ...found, path: entry.path };
     current = found;
   }
-  throw new InputError(`${at}:${entry.path}: too many levels of symbolic links`);
+  throw new ManifestError(`${at}:${entry.path}: too many levels of symbolic links`);
 }
 
 /** Where and how to render. */
@@ -322,7 +323,7 @@ function jsonnetObjects(json: string, label: string): ManifestObject[] {
   try {
     value = JSON.parse(json);
   } catch (e) {
-    throw new InputError(`${label}: the Jsonnet output is not JSON: ${(e as Error).message}`, { cause: e });
+    throw new ManifestError(`${label}: the Jsonnet output is not JSON: ${(e as Error).message}`, { cause: e });
   }
   const items = Array.isArray(value) ? value : [value];
   return items.flatMap((item, i) => parseManifests(JSON.stringify(item), Array.isArray(value) ? `${label}[${i}]` : label));
@@ -345,7 +346,7 @@ async function renderDirectory(input: RenderInput, at: string, single: boolean):
     // of the repository anywhere in it fails the render, under the app's path or not. Only a render made is checked:
     // the cache holds renders of commits that passed (the commit is the key), and a fleet's apps share one check.
     const outside = await input.files.outOfBoundsLink?.();
-    if (outside !== undefined) throw new InputError(`${at}: ${outOfBoundsMessage(outside)}`);
+    if (outside !== undefined) throw new ManifestError(`${at}: ${outOfBoundsMessage(outside)}`);
     const warnings: string[] = [];
     const files: TreeEntry[] = [];
     for (const entry of selected) {

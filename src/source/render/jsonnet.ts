@@ -4,7 +4,7 @@
 // to the repository root) as import paths.
 import { posix } from 'node:path';
 import type { JsonnetOptions } from '../../app/source-options.js';
-import { InputError } from '../../model/errors.js';
+import { InputError, ManifestError } from '../../model/errors.js';
 import { envsubst, type RenderEnv } from './envsubst.js';
 import { runWasi, type WasiEngine } from './wasi.js';
 import { scrubToolMessage } from './tool-message.js';
@@ -57,6 +57,7 @@ export async function evaluateJsonnet(e: JsonnetEval): Promise<string> {
     e.root,
     e.processEnv,
   );
-  if (res.error !== undefined) throw new InputError(`evaluating Jsonnet ${e.label}: ${scrubToolMessage(res.error.split('/repo/').join('').trim(), 'jsonnet')}`);
+  if (res.error !== undefined)
+    throw new ManifestError(`evaluating Jsonnet ${e.label}: ${scrubToolMessage(res.error.split('/repo/').join('').trim(), 'jsonnet')}`);
   return res.output ?? '';
 }

@@ -3,11 +3,11 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, posix, resolve, sep } from 'node:path';
 import type { KustomizeOptions } from '../../app/source-options.js';
-import { InputError } from '../../model/errors.js';
+import { InputError, ManifestError } from '../../model/errors.js';
 import { filepathMatch, hasMeta } from '../../model/glob.js';
 import { KUSTOMIZATION_NAMES } from './detect.js';
 import type { RenderEnv } from './envsubst.js';
-import { type ComponentCheck, editKustomization, KustomizeEditError } from './kustomize-edit.js';
+import { type ComponentCheck, editKustomization } from './kustomize-edit.js';
 import { kubeVersionArg, type HelmCapabilities } from './helm.js';
 import { findOnPath, resolveToolPath, runTool } from './tools.js';
 import { scrubToolMessage } from './tool-message.js';
@@ -176,8 +176,8 @@ export async function buildKustomize(r: KustomizeRender): Promise<string> {
       try {
         edited = editKustomization(text, r.options, r.env, componentCheck(r.root, dir));
       } catch (e) {
-        if (e instanceof KustomizeEditError) throw new InputError(`applying spec.source.kustomize to ${r.origin}: ${e.message}`, { cause: e });
-        throw new InputError(`applying spec.source.kustomize to ${r.origin}: ${(e as Error).message}`, { cause: e });
+        // Argo CD's `kustomize edit` of the kustomization file at this revision (KustomizeEditError, or its YAML).
+        throw new ManifestError(`applying spec.source.kustomize to ${r.origin}: ${(e as Error).message}`, { cause: e });
       }
       if (edited !== text) writeFileSync(file, edited);
     }
@@ -204,7 +204,7 @@ export async function buildKustomize(r: KustomizeRender): Promise<string> {
     const command = r.tool.kind === 'kustomize' ? 'kustomize build' : 'kubectl kustomize';
     const remote =
       /github\.com|git@|https?:\/\//.test(said) && /fetch|clone|git|remote|dial|resolve/i.test(said) ? ' (a remote base could not be fetched)' : '';
-    throw new InputError(`${command} failed for ${r.origin}${remote}: ${said || `exit ${res.code}`}`);
+    throw new ManifestError(`${command} failed for ${r.origin}${remote}: ${said || `exit ${res.code}`}`);
   }
   return res.stdout;
 }

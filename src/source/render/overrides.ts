@@ -4,7 +4,7 @@
 // repoURL, path, targetRevision and chart stay the Application's, as in Argo CD. Pure.
 import type { Application } from '../../app/types.js';
 import { parseSourceOptions } from '../../app/source-options.js';
-import { InputError } from '../../model/errors.js';
+import { ManifestError } from '../../model/errors.js';
 import { parseYamlValues } from '../../manifest/parse.js';
 import { isPlainObject, type JsonObject, type JsonValue } from '../../model/object.js';
 
@@ -30,10 +30,10 @@ const TOOL_KEYS = ['directory', 'kustomize', 'helm', 'plugin'] as const;
 export function applySourceOverrides(app: Application, files: readonly { label: string; text: string }[]): Application {
   let merged: JsonValue = { ...app.sourceOptions };
   for (const f of files) {
-    const [patch] = parseYamlValues(f.text, f.label);
+    const [patch] = parseYamlValues(f.text, f.label, ManifestError);
     if (patch === undefined || patch === null) continue;
     if (!isPlainObject(patch))
-      throw new InputError(`${f.label}: Argo CD's parameter override file must be a map of source fields (kustomize:, helm:, directory:, plugin:)`);
+      throw new ManifestError(`${f.label}: Argo CD's parameter override file must be a map of source fields (kustomize:, helm:, directory:, plugin:)`);
     merged = mergePatch(merged, patch as JsonValue);
   }
   const m = merged as JsonObject;

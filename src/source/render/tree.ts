@@ -4,7 +4,7 @@ import { mkdtemp, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { listTree, readBlobs, type GitDir } from '../git.js';
-import { InputError } from '../../model/errors.js';
+import { ManifestError } from '../../model/errors.js';
 import { outOfBoundsMessage, resolveLinkTarget } from './symlinks.js';
 
 export interface MaterialisedTree {
@@ -34,7 +34,7 @@ export async function materialiseTree(dir: GitDir, commit: string): Promise<Mate
       }
       const data = blobs.get(e.sha) ?? Buffer.alloc(0);
       // A link out of the repository would let a tool read the machine's files: the render fails, as in Argo CD.
-      if (e.mode === '120000' && resolveLinkTarget(e.path, data.toString('utf8')) === undefined) throw new InputError(outOfBoundsMessage(e.path));
+      if (e.mode === '120000' && resolveLinkTarget(e.path, data.toString('utf8')) === undefined) throw new ManifestError(outOfBoundsMessage(e.path));
       if (e.mode === '120000') await symlink(data.toString('utf8'), target);
       else await writeFile(target, data, { mode: e.mode === '100755' ? 0o755 : 0o644 });
     }

@@ -10,11 +10,12 @@ import { planChanges, planRenders, type PlannedChanges, type PlannedObject } fro
 import type { KubeGateway } from '../../kube/gateway.js';
 import { OfflineGateway } from '../../kube/offline.js';
 import type { RunContext } from '../../model/context.js';
-import { InputError, RefusedError, UnrenderableError, UnservedKindError } from '../../model/errors.js';
+import { InputError, ManifestError, RefusedError, UnrenderableError, UnservedKindError } from '../../model/errors.js';
 import { canonicalJson } from '../../model/field-path.js';
 import { appOfMark, DEFAULT_TRACKING, markOf, sameInstallation } from '../../tracking/method.js';
 import { apiVersionOf, type ResourceType } from '../../model/resource-type.js';
 import type { GatewayPool } from '../session/session.js';
+import type { DeleteReport } from '../delete/delete.js';
 import { keyString, type KubeObject, type ResourceKey } from '../../model/object.js';
 import type { HookPhase } from '../../sync/hooks.js';
 import {
@@ -22,7 +23,6 @@ import {
   compareEntryOf,
   diffOptionsOf,
   loadAppState,
-  loadApplication,
   typesDefinedBy,
   type AppState,
   type AppStateArgs,
@@ -158,25 +158,6 @@ function ignoredWrites(state: AppState) {
   };
 }
 
-/** Errors of the command's input, not of the head's render: a revision that names no commit, a flag (exit 2 as before). */
-const INPUT_NOT_RENDER = /names no commit|is not a valid git revision|^resolving revision|is not a git repository|^--/;
-
-/**
- * Why the head cannot be rendered, when `err` (thrown loading the state at head) is the render's (a manifest that
- * does not parse, a source path the head lacks: Argo CD's manifest generation fails, and the sync at head with it) and
- * not the command's input: the Application itself loads, and it is no revision or flag error. Undefined otherwise.
- */
-async function unrenderedHead(err: unknown, args: AppStateArgs, deps: AppStateDeps): Promise<{ why: string; app: string } | undefined> {
-  if (!(err instanceof InputError) || INPUT_NOT_RENDER.test(err.message) || args.appFile === '-') return undefined;
-  let app;
-  try {
-    app = await loadApplication(args, deps);
-  } catch {
-    return undefined;
-  }
-  return { why: `the source cannot be rendered at head, so nothing is compared: ${err.message}`, app: app.name };
-}
-
 /** Plans one Application (never writes): the head state with its prune candidates, the base render, the comparison, the sync's plan. */
 export async function planApp(req: PlanRequest, deps: AppStateDeps): Promise<PlanAppReport> {
   return (await planAppAndChildren(req, deps)).report;
@@ -209,10 +190,20 @@ async function planAppAndChildren(req: PlanRequest, deps: AppStateDeps): Promise
     // A head that cannot be rendered as Argo CD would, or that declares a kind the cluster does not serve: the sync refuses it.
     if (err instanceof UnrenderableError || err instanceof UnservedKindError)
       return { report: refusedApp(req, err.message, deps.target?.warnings ?? [], deps.target, err.app) };
-    // A head whose manifests cannot be read (invalid YAML, a path it lacks): that app's refusal, the others planned.
-    const unrendered = await unrenderedHead(err, { ...args, move: move.head }, deps);
-    if (!unrendered) throw err;
-    return { report: refusedApp(req, unrendered.why, deps.target?.warnings ?? [], deps.target, unrendered.app) };
+    // A head whose manifests cannot be read or rendered (invalid YAML, a Helm/Kustomize/Jsonnet failure, a path it
+    // lacks): Argo CD's manifest generation fails, and the sync at head with it: that app's refusal, the others planned.
+    // Any other error (the command's input: a revision that names no commit, a flag, the Application itself) ends it.
+    if (err instanceof ManifestError)
+      return {
+        report: refusedApp(
+          req,
+          `the source cannot be rendered at head, so nothing is compared: ${err.message}`,
+          deps.target?.warnings ?? [],
+          deps.target,
+          err.app,
+        ),
+      };
+    throw err;
   }
   const baseState =
     noBase === true
@@ -755,7 +746,7 @@ export interface PlanAppSetRequest extends Omit<PlanRequest, 'app' | 'appFile' |
 const RESOURCES_FINALIZERS = ['resources-finalizer.argocd.argoproj.io', 'resources-finalizer.argocd.argoproj.io/background'];
 
 /** Whether an Application no longer there at head is deleted, and what is said: kept, deleted with its objects, or without them. */
-interface Disappearance {
+export interface Disappearance {
   deletes: boolean;
   kept: string;
   cascades: string;
@@ -794,37 +785,64 @@ async function generatedPlanner(ctx: RunContext, pool: GatewayPool): Promise<Gen
         const t = types.find((x) => x.group === group && x.kind === kind);
         return t ? apiVersionOf(t) : group === '' ? 'v1' : group;
       };
-      if (plannedDeletion.application !== 'absent')
-        return disappearing(o, req, why, { entries: plannedDeletion.entries, hooks: plannedDeletion.hooks.length, apiVersion });
-      // `delete --dry-run` could not plan it (its source no longer renders: the change removed its path). The deletion
-      // deletes the app's objects by its tracking mark, which needs no render: they are listed from the live scan.
-      const failed = plannedDeletion.message ?? 'its deletion could not be planned';
-      let scanned: Awaited<ReturnType<typeof scanDeletion>>;
-      try {
-        scanned = await scanDeletion(ctx, pool, ref, () => file({ apiVersion: 'v1', kind: 'List', metadata: { name: 'none' }, items: [] }));
-      } catch (err) {
-        const report = disappearing(o, req, why);
-        report.unknown = `its objects could not be listed (${failed}; the live scan: ${(err as Error).message})`;
-        report.warnings.push(report.unknown);
-        return report;
-      }
-      if (scanned === undefined) {
-        // Not in the cluster (never created there): its deletion deletes nothing.
-        const report = disappearing(o, req, why);
-        report.warnings.push('the Application is not in the cluster: nothing of it is live');
-        return report;
-      }
-      const report = disappearing(o, req, why, { entries: scanned.entries, hooks: 0, apiVersion });
-      report.warnings.push(
-        `its objects are listed from the live scan (its tracking mark), as its deletion finds them; its PreDelete/PostDelete hooks are unknown: ${failed}`,
-        ...scanned.warnings,
-      );
-      return report;
+      const scan = () => scanDeletion(ctx, pool, ref, () => file({ apiVersion: 'v1', kind: 'List', metadata: { name: 'none' }, items: [] }));
+      return goneReport(o, req, why, { plannedDeletion, scan, apiVersion });
     },
     dispose() {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** What the deletion of an app at base only deletes, as `delete --dry-run` planned it or as the live scan finds it. */
+export interface GoneReads {
+  /** `delete --dry-run`'s plan of its deletion (`application: 'absent'` when it could not plan it, `message` saying why). */
+  plannedDeletion: Pick<DeleteReport, 'application' | 'entries' | 'hooks' | 'message'>;
+  /** Its objects from the live scan of its tracking mark (scanDeletion): undefined when it is not in the cluster; throws when the scan fails. */
+  scan: () => Promise<ScannedDeletion | undefined>;
+  /** The apiVersion the control plane serves a kind at. */
+  apiVersion: (group: string, kind: string) => string;
+}
+
+/**
+ * The report of an app generated at base only (`disappears`): what its deletion deletes as `delete --dry-run` plans
+ * it; when that could not plan it (its source no longer renders: the change removed its path), its objects from the
+ * live scan of its tracking mark, which needs no render, as its deletion finds them.
+ */
+export async function goneReport(o: KubeObject, req: Pick<PlanRequest, 'base' | 'head'>, why: Disappearance, reads: GoneReads): Promise<PlanAppReport> {
+  const { plannedDeletion, apiVersion } = reads;
+  if (plannedDeletion.application !== 'absent')
+    return disappearing(o, req, why, { entries: plannedDeletion.entries, hooks: plannedDeletion.hooks.length, apiVersion });
+  // `delete --dry-run` could not plan it (its source no longer renders: the change removed its path). The deletion
+  // deletes the app's objects by its tracking mark, which needs no render: they are listed from the live scan.
+  const failed = plannedDeletion.message ?? 'its deletion could not be planned';
+  let scanned: ScannedDeletion | undefined;
+  try {
+    scanned = await reads.scan();
+  } catch (err) {
+    const report = disappearing(o, req, why);
+    report.unknown = `its objects could not be listed (${failed}; the live scan: ${(err as Error).message})`;
+    report.warnings.push(report.unknown);
+    return report;
+  }
+  if (scanned === undefined) {
+    // Not in the cluster (never created there): its deletion deletes nothing.
+    const report = disappearing(o, req, why);
+    report.warnings.push('the Application is not in the cluster: nothing of it is live');
+    return report;
+  }
+  const report = disappearing(o, req, why, { entries: scanned.entries, hooks: 0, apiVersion });
+  report.warnings.push(
+    `its objects are listed from the live scan (its tracking mark), as its deletion finds them; its PreDelete/PostDelete hooks are unknown: ${failed}`,
+    ...scanned.warnings,
+  );
+  return report;
+}
+
+/** What the live scan says the deletion of an Application deletes (scanDeletion). */
+export interface ScannedDeletion {
+  entries: { group: string; kind: string; namespace: string; name: string; outcome: string; message?: string }[];
+  warnings: string[];
 }
 
 /**
@@ -837,7 +855,7 @@ async function scanDeletion(
   pool: GatewayPool,
   ref: { namespace: string; name: string },
   emptyFile: () => string,
-): Promise<{ entries: { group: string; kind: string; namespace: string; name: string; outcome: string; message?: string }[]; warnings: string[] } | undefined> {
+): Promise<ScannedDeletion | undefined> {
   const { childAppContext, withAppTarget } = await import('../session/session.js');
   const { applicationType } = await import('../list.js');
   const { planDelete } = await import('../../prune/delete-plan.js');

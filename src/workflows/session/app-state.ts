@@ -4,7 +4,7 @@ import { controlPlaneNamespace } from '../../model/keys.js';
 import { loadJq } from '../../jq/load.js';
 import type { Application, SourceRevision, SyncOptions } from '../../app/types.js';
 import type { WorkflowIo, WorkflowOptions } from '../../model/context.js';
-import { InputError, UnrenderableError, UnservedKindError } from '../../model/errors.js';
+import { InputError, ManifestError, UnrenderableError, UnservedKindError } from '../../model/errors.js';
 import type { KubeGateway, ListResult } from '../../kube/gateway.js';
 import { apiVersionOf, resourceName, type ResourceType } from '../../model/resource-type.js';
 import { KubeApiError } from '../../kube/errors.js';
@@ -611,7 +611,7 @@ export async function loadAppState(
   // A refusal names the Application itself (an Application file's metadata.name, not its path).
   const named = <T>(p: Promise<T>): Promise<T> =>
     p.catch((err: unknown) => {
-      if (err instanceof UnrenderableError || err instanceof UnservedKindError) err.app ??= app.name;
+      if (err instanceof UnrenderableError || err instanceof UnservedKindError || err instanceof ManifestError) err.app ??= app.name;
       throw err;
     });
   const source = await named(

@@ -161,7 +161,7 @@ describe('parseManifests', () => {
       return undefined;
     };
     expect(refused('.nan')).toEqual([
-      'InputError',
+      'ManifestError',
       "app/probe.yaml:6: Probe/p: spec.limits[1] is NaN (YAML's .nan), a number JSON cannot hold: the API server would never see it (kubectl and Argo CD refuse it too: json: unsupported value)",
     ]);
     for (const v of ['.NaN', '.inf', '-.Inf', '+.INF'])

@@ -11,6 +11,7 @@ import { memoryIo } from '../../../../src/cli/io.js';
 import { renderPath } from '../../../../src/model/field-path.js';
 import type { GlobalOptions } from '../../../../src/model/context.js';
 import type { KubeObject } from '../../../../src/model/object.js';
+import { ExitCode, exitCodeFor, InputError, ManifestError } from '../../../../src/model/errors.js';
 import { ancestry, planApp, planAppOffline, planExitCode, PLAN_SCHEMA_VERSION, type PlanAppReport } from '../../../../src/workflows/plan/plan.js';
 
 const opts: GlobalOptions = { requestTimeout: '0', output: 'json', color: 'never', verbose: false, fieldManager: 'argocd-controller', appNamespace: 'argocd' };
@@ -440,5 +441,86 @@ describe('what the sync at head does that a comparison alone does not show', () 
         'names no commit',
       );
     });
+  });
+});
+
+describe("a head's manifests that cannot be read are told from the command's input by the error's type, not its words", () => {
+  const at = Date.parse('2026-12-04T12:00:00Z');
+  const exit = (apps: PlanAppReport[]) => planExitCode({ schemaVersion: PLAN_SCHEMA_VERSION, at: '', apps });
+  let repo: GitFixture;
+  let first: string;
+  let broken: string;
+  let worded: string;
+  let dir: string;
+  const appFor = (name: string, path: string) => {
+    const file = join(dir, `${name}.yaml`);
+    writeFileSync(file, applicationYaml({ name, spec: { source: { repoURL: repo.repo, path, targetRevision: 'main' }, destination: { namespace: 'shop' } } }));
+    return file;
+  };
+  const live = (): KubeObject[] =>
+    ['shop', 'billing'].map((app) => ({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: app, namespace: 'shop', annotations: { [TID]: `${app}:/ConfigMap:shop/${app}` } },
+      data: { mode: 'old' },
+    }));
+  beforeAll(() => {
+    repo = new GitFixture();
+    repo.write('shop/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: shop}\ndata: {mode: old}\n');
+    repo.write('billing/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: billing}\ndata: {mode: old}\n');
+    first = repo.commit('two apps');
+    // The change breaks shop's manifests and changes billing's.
+    repo.write('shop/bad.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bad\ndata: {a: 1}\n');
+    repo.write('billing/cm.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: billing}\ndata: {mode: new}\n');
+    broken = repo.commit('shop broken, billing changed');
+    // A manifest whose file name reads like an input error: its parse error is the render's all the same.
+    repo.remove('shop/bad.yaml');
+    repo.write('shop/names no commit.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bad\n');
+    worded = repo.commit('a file named like an error');
+    dir = tempDir('plan-render-errors');
+  });
+  afterAll(() => repo.cleanup());
+
+  test('a head whose manifest does not parse: that app refused, naming the file (exit 4); the other app still planned', async () => {
+    // As `plan shop billing` plans them: one after the other, each app's report its own.
+    const apps: PlanAppReport[] = [];
+    for (const name of ['shop', 'billing']) apps.push(await planApp({ appFile: appFor(name, name), base: first, head: broken, at }, deps(live())));
+    const [shop, billing] = apps;
+    expect(shop!.app).toBe('shop');
+    expect(shop!.refused).toMatch(/^the source cannot be rendered at head, so nothing is compared: .*shop\/bad\.yaml:\d+(:\d+)?: invalid YAML/);
+    expect(shop!.objects).toEqual([]);
+    expect([billing!.app, billing!.refused]).toEqual(['billing', undefined]);
+    expect(billing!.objects.map((o) => [`${o.key.kind}/${o.key.name}`, o.action, o.origin])).toEqual([['ConfigMap/billing', 'update', 'this-change']]);
+    expect(exit(apps)).toBe(4);
+  });
+
+  test('a revision that names no commit is an input error of the whole command (exit 2), not a refusal', async () => {
+    const err = await planApp({ appFile: appFor('shop', 'shop'), base: first, head: 'no-such-branch', at }, deps(live())).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(InputError);
+    expect(err).not.toBeInstanceOf(ManifestError);
+    expect((err as InputError).message).toMatch(/names no commit/);
+    expect(exitCodeFor(err)).toBe(ExitCode.Input);
+  });
+
+  test("an input error in a render's words (an invalid YAML --project-file) ends the command (exit 2): the type decides, not the message", async () => {
+    const projectFile = join(dir, 'project.yaml');
+    writeFileSync(projectFile, 'apiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata: {name: default\n');
+    const err = await planApp({ appFile: appFor('billing', 'billing'), projectFile, base: first, head: broken, at }, deps(live())).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(InputError);
+    expect(err).not.toBeInstanceOf(ManifestError);
+    expect((err as Error).message).toMatch(/project\.yaml:\d+:\d+: invalid YAML/);
+    expect(exitCodeFor(err)).toBe(ExitCode.Input);
+  });
+
+  test("a manifest of the head that does not parse is the render's even when its name reads like an input error (refused, exit 4)", async () => {
+    const r = await planApp({ appFile: appFor('shop', 'shop'), base: first, head: worded, at }, deps(live()));
+    expect(r.refused).toMatch(/^the source cannot be rendered at head, so nothing is compared: .*shop\/names no commit\.yaml:\d+(:\d+)?: invalid YAML/);
+    expect(exit([r])).toBe(4);
   });
 });
