@@ -16,8 +16,8 @@ export type SyncStatusCode = 'Synced' | 'OutOfSync' | 'Unknown';
 /** How one resource compares: from the diff (`in-sync`, `drifted`, `missing`), a prune candidate (`extra`), or not comparable. */
 export type Comparison = 'in-sync' | 'drifted' | 'missing' | 'extra' | 'unknown';
 
-/** Why a resource is OutOfSync (or Unknown). */
-export type SyncReason = 'drifted' | 'missing' | 'requires-pruning' | 'not-compared';
+/** Why a resource is OutOfSync (or Unknown; `not-permitted`: a kind the AppProject refuses). */
+export type SyncReason = 'drifted' | 'missing' | 'requires-pruning' | 'not-compared' | 'not-permitted';
 
 /** One resource of the app as the workflow found it. */
 export interface ResourceInput {
@@ -27,6 +27,11 @@ export interface ResourceInput {
   /** For `drifted`: how many fields differ. For `unknown`: why it could not be compared. */
   driftedFields?: number;
   error?: string;
+  /**
+   * Why the AppProject's resource lists refuse this resource's kind (IsGroupKindPermitted): its sync status is Unknown,
+   * and it still makes the app OutOfSync (Argo CD compares it as not live, then marks it Unknown).
+   */
+  notPermitted?: string;
 }
 
 export interface StatusInput {
@@ -62,6 +67,8 @@ export interface ResourceStatus extends ResourceKey {
   syncReason?: SyncReason;
   driftedFields?: number;
   error?: string;
+  /** Why the AppProject refuses this resource's kind (syncReason `not-permitted`). */
+  notPermitted?: string;
   requiresPruning: boolean;
   /** Absent for kinds without health; `Missing` when the resource is not live. */
   health?: HealthStatus;
@@ -248,16 +255,20 @@ export function buildStatusReport(input: StatusInput): StatusReport {
     if (r.comparison === 'extra' && ignoresExtraneous(r.live)) out.countsForSync = false;
     if (r.driftedFields !== undefined) out.driftedFields = r.driftedFields;
     if (r.error !== undefined) out.error = r.error;
+    // Argo CD's CompareAppState: after the sync status is set, a kind the project refuses is Unknown.
+    if (r.notPermitted !== undefined) Object.assign(out, { status: 'Unknown', syncReason: 'not-permitted', notPermitted: r.notPermitted });
     const health = r.live ? resourceHealth(r.live) : { status: 'Missing' as const, message: '' };
     if (health) out.health = health;
     return out;
   });
 
   const counted = resources.filter((r) => r.countsForSync);
+  // A refused kind's Unknown is the resource's only: the app's status counts it as compared (OutOfSync, as Argo CD's).
+  const outOfSync = counted.filter((r) => r.status === 'OutOfSync' || r.syncReason === 'not-permitted');
   const syncStatus: SyncStatusCode =
-    input.unrenderable !== undefined || counted.some((r) => r.status === 'Unknown')
+    input.unrenderable !== undefined || counted.some((r) => r.status === 'Unknown' && r.syncReason !== 'not-permitted')
       ? 'Unknown'
-      : counted.some((r) => r.status === 'OutOfSync') || input.app.managedNamespaceMetadataChanged
+      : outOfSync.length > 0 || input.app.managedNamespaceMetadataChanged
         ? 'OutOfSync'
         : 'Synced';
 
@@ -299,7 +310,7 @@ export function buildStatusReport(input: StatusInput): StatusReport {
     },
     sync: {
       status: syncStatus,
-      outOfSync: counted.filter((r) => r.status === 'OutOfSync').length,
+      outOfSync: outOfSync.length,
       requiresPruning: resources.filter((r) => r.requiresPruning).length,
     },
     // A source that does not render: the health of the live objects with the app's mark (as Argo CD's beside its

@@ -69,6 +69,8 @@ function syncMessage(r: ResourceStatus): string {
       return r.countsForSync ? 'requires pruning' : 'requires pruning (IgnoreExtraneous: does not count)';
     case 'not-compared':
       return r.error ? `not compared: ${r.error}` : 'not compared';
+    case 'not-permitted':
+      return r.notPermitted ?? 'not permitted in the project';
     default:
       return '';
   }

@@ -164,6 +164,24 @@ describe('AppProject violations are refused (exit 4), naming the rule, with noth
     expect(prune.stderr).toContain('nothing was deleted');
   });
 
+  it("status compares what the project refuses as not live and marks it Unknown, as Argo CD's comparison: the ClusterRole, live as rendered, is not Synced", async () => {
+    const res = await runPlugin(['status', '-f', appFile('no-cluster-kinds'), '--desired', desired, '--argocd-namespace', cp, '-o', 'kv']);
+    expect(res.stderr).toBe('');
+    const v = kv(res.stdout);
+    expect(v.SYNC).toEqual(['OutOfSync']);
+    // The ConfigMap drifted (version 2 is not synced); the ClusterRole is live exactly as rendered, but not permitted.
+    expect(v.RESOURCE).toEqual(['ConfigMap/settings OutOfSync -', `ClusterRole/${clusterRole} Unknown Missing`]);
+    const json = JSON.parse(
+      (await runPlugin(['status', '-f', appFile('no-cluster-kinds'), '--desired', desired, '--argocd-namespace', cp, '-o', 'json'])).stdout,
+    );
+    expect(json.resources.find((r: { kind: string }) => r.kind === 'ClusterRole')).toMatchObject({
+      status: 'Unknown',
+      syncReason: 'not-permitted',
+      notPermitted: 'not permitted in project no-cluster-kinds: clusterResourceWhitelist is empty (no cluster-scoped kind is allowed)',
+    });
+    expect(await versions()).toBe(before);
+  });
+
   it('a project that permits everything lets the same sync through', async () => {
     await project(
       'open',

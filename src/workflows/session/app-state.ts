@@ -700,6 +700,13 @@ export async function loadAppState(
       live.set(keyString(key), liveNs);
     }
   }
+  // Argo CD drops the live objects its project does not permit before it compares (controller/state.go,
+  // IsLiveResourcePermitted): a desired object of a kind the project refuses, or in a namespace outside its
+  // destinations, is compared as not live (OutOfSync, Missing) and is never updated, pruned or deleted.
+  const forbidden = liveNotPermitted(app, rules, deps.target?.server);
+  if (forbidden) {
+    for (const d of desired) if (live.has(keyString(d.key)) && forbidden(d.key, d.type.namespaced) !== undefined) live.delete(keyString(d.key));
+  }
   for (const d of desired) {
     const l = live.get(keyString(d.key));
     // An object another installation marked is no app's (getAppInstanceValue): no shared-resource warning.
@@ -737,7 +744,6 @@ export async function loadAppState(
   if (ssd) state.serverSideDiff = ssd;
   if (candidates) {
     // What the project does not permit is dropped from the live objects, as Argo CD drops it: never pruned or deleted.
-    const forbidden = liveNotPermitted(app, rules, deps.target?.server);
     const dropped: PrunePlan['notOwned'] = [];
     const permitted = forbidden
       ? candidates.filter((e) => {

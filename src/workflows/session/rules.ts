@@ -337,6 +337,20 @@ export function invalidTasks(
 }
 
 /**
+ * Argo CD's IsGroupKindPermitted: why the project's resource lists refuse an object of this key's kind, or undefined.
+ * Such a resource's sync status is Unknown in Argo CD's comparison (controller/state.go). Undefined as a whole when the
+ * project is not checked or is missing.
+ */
+export function kindNotPermitted(rules: Rules): ((key: ResourceKey, namespaced: boolean) => string | undefined) | undefined {
+  if (rules.projectUnchecked || rules.missingProject) return undefined;
+  const p = rules.project;
+  return (key, namespaced) => {
+    const v = groupKindVerdict(p, key.group, key.kind, key.name, namespaced);
+    return v.permitted ? undefined : `not permitted in project ${p.name}: ${v.rule}`;
+  };
+}
+
+/**
  * Argo CD's IsLiveResourcePermitted for the app's live objects (controller/state.go drops the others before it plans
  * anything, so what the project does not permit is never pruned or deleted): why a live object of this key is not
  * permitted in the project, or undefined. Undefined as a whole when the project is not checked or is missing (a missing
@@ -347,12 +361,13 @@ export function liveNotPermitted(
   rules: Rules,
   resolvedServer?: string,
 ): ((key: ResourceKey, namespaced: boolean) => string | undefined) | undefined {
-  if (rules.projectUnchecked || rules.missingProject) return undefined;
+  const kind = kindNotPermitted(rules);
+  if (!kind) return undefined;
   const p = rules.project;
   const cluster = destinationCluster(app.destination, resolvedServer);
   return (key, namespaced) => {
-    const v = groupKindVerdict(p, key.group, key.kind, key.name, namespaced);
-    if (!v.permitted) return `not permitted in project ${p.name}: ${v.rule}`;
+    const refused = kind(key, namespaced);
+    if (refused !== undefined) return refused;
     if (!p.builtIn && namespaced && key.namespace !== '' && !isDestinationPermitted(p, cluster, key.namespace))
       return `not permitted in project ${p.name}: namespace ${key.namespace} is not one of its destinations`;
     return undefined;

@@ -24,7 +24,7 @@ import { instanceName } from '../../tracking/tracking-id.js';
 import type { Application } from '../../app/types.js';
 import type { PruneCandidate } from '../../prune/plan.js';
 import { projectStatus } from '../../settings/window-report.js';
-import { excludedType, loadRules, projectViolations } from '../session/rules.js';
+import { excludedType, kindNotPermitted, loadRules, projectViolations } from '../session/rules.js';
 import { customHealthRunner } from './custom-health.js';
 import { hookOf } from '../../sync/hooks.js';
 import { waveOf } from '../../sync/order.js';
@@ -172,16 +172,22 @@ async function orphansOf(state: AppState, deps: AppStateDeps, warnings: string[]
 /** Reads the one comparison (see diff/comparison.ts) per resource: a failed comparison makes that resource Unknown, not the whole report. */
 async function compare(state: AppState, fieldManager: string, gw: KubeGateway): Promise<ResourceInput[]> {
   const comparison = await compareAppState(state, fieldManager, gw);
+  // A kind the AppProject refuses: its live object was dropped (loadAppState), and its sync status is Unknown.
+  const refused = state.rules ? kindNotPermitted(state.rules) : undefined;
   // In the desired objects' order, keyed as the app state resolved them.
   return comparison.objects.map((o, i) => {
-    const key = state.desired[i]!.key;
+    const d = state.desired[i]!;
+    const key = d.key;
     const live = state.live.get(keyString(key));
+    const why = refused?.(key, d.type.namespaced);
+    const notPermitted = why !== undefined ? { notPermitted: why } : {};
     if (o.failure) return { key, comparison: 'unknown', ...(live ? { live } : {}), error: o.failure.message };
     return {
       key,
       comparison: o.status,
       ...(live ? { live } : {}),
       ...(o.status === 'drifted' ? { driftedFields: o.fields.filter((f) => f.verdict !== 'ignored').length } : {}),
+      ...notPermitted,
     };
   });
 }

@@ -58,6 +58,22 @@ describe('buildStatusReport', () => {
     expect(ignored.resources.find((x) => x.name === 'b')).toMatchObject({ status: 'OutOfSync', countsForSync: false });
   });
 
+  it("marks a kind the AppProject refuses Unknown with the project's reason, and counts it OutOfSync for the app (Argo CD's CompareAppState)", () => {
+    const refused = { ...res(cm('b'), 'missing'), notPermitted: 'not permitted in project team: namespaceResourceBlacklist lists /ConfigMap' };
+    delete refused.live;
+    const r = buildStatusReport({ app: app(), resources: [res(cm('a'), 'in-sync'), refused], children: [] });
+    expect(r.resources.find((x) => x.name === 'b')).toMatchObject({
+      status: 'Unknown',
+      syncReason: 'not-permitted',
+      notPermitted: 'not permitted in project team: namespaceResourceBlacklist lists /ConfigMap',
+      countsForSync: true,
+    });
+    expect(r.sync).toEqual({ status: 'OutOfSync', outOfSync: 1, requiresPruning: 0 });
+    // A comparison that failed still makes the app Unknown beside it.
+    const failed = buildStatusReport({ app: app(), resources: [{ ...res(cm('a'), 'unknown'), error: 'boom' }, refused], children: [] });
+    expect(failed.sync.status).toBe('Unknown');
+  });
+
   it('is Unknown when a resource could not be compared', () => {
     const r = buildStatusReport({ app: app(), resources: [res(cm('a'), 'drifted'), res(cm('b'), 'unknown', { error: 'forbidden' })], children: [] });
     expect(r.sync.status).toBe('Unknown');

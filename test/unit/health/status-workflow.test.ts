@@ -1,4 +1,6 @@
 // The status workflow against the fake gateway (sync per resource, extras, live children, cause) and the --wait loop.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { COMMON_TYPES, FakeGateway } from '../../support/fake-gateway.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import type { GlobalOptions } from '../../../src/model/context.js';
@@ -139,6 +141,36 @@ test("a live object that lost its tracking-id, or carries another app's, is OutO
   const result = await runStatus({ appFile, desired: dir }, { io: memoryIo().io, opts, gateway: gw });
   const rows = result.report.resources.filter((x) => x.kind === 'ConfigMap').map((x) => `${x.name} ${x.status}${x.syncReason ? `(${x.syncReason})` : ''}`);
   expect(rows).toEqual(['flags OutOfSync(drifted)', 'settings OutOfSync(drifted)']);
+});
+
+test("a live object of a kind the AppProject refuses is compared as not live and is Unknown, the app OutOfSync (Argo CD's CompareAppState)", async () => {
+  const ws = appWorkspace({
+    prefix: 'status-project',
+    manifests:
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {mode: fast}\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: token}\ntype: Opaque\n',
+    spec: (root) => ({ project: 'restricted', source: localSource(root), destination: { namespace: 'shop' } }),
+  });
+  const projectFile = join(ws.root, 'project.yaml');
+  writeFileSync(
+    projectFile,
+    "apiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata: {name: restricted, namespace: argocd}\nspec:\n  sourceRepos: ['*']\n  destinations: [{server: '*', namespace: shop}]\n  namespaceResourceBlacklist: [{group: '', kind: Secret}]\n",
+  );
+  // Both live exactly as rendered, with the app's mark: without the project, both would be Synced.
+  const secret: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'token', namespace: 'shop', annotations: mark('Secret', 'token') },
+    type: 'Opaque',
+  };
+  const gw = new FakeGateway({ objects: [cm('settings', { mode: 'fast' }, mark('ConfigMap', 'settings')), secret] });
+  const r = (await runStatus({ appFile: ws.appFile, projectFile, desired: ws.dir }, { io: memoryIo().io, opts, gateway: gw })).report;
+  const rows = r.resources.map((x) => `${x.kind}/${x.name} ${x.status}${x.syncReason ? `(${x.syncReason})` : ''} ${x.health?.status ?? '-'}`);
+  expect(rows).toEqual(['ConfigMap/settings Synced -', 'Secret/token Unknown(not-permitted) Missing']);
+  expect(r.resources[1]?.notPermitted).toBe('not permitted in project restricted: namespaceResourceBlacklist lists /Secret (/Secret)');
+  expect(r.sync).toEqual({ status: 'OutOfSync', outOfSync: 1, requiresPruning: 0 });
+  expect(renderStatus(r, { output: 'table', tree: false, paint: paint(false) })).toContain(
+    'not permitted in project restricted: namespaceResourceBlacklist lists /Secret (/Secret)',
+  );
 });
 
 describe('waitForConverged', () => {
