@@ -68,6 +68,11 @@ export interface SyncOperation {
   syncOptions?: string[];
   /** The run's strategy, as operation.sync.syncStrategy. */
   syncStrategy?: { hook?: { force?: true }; apply?: { force?: true } };
+  /**
+   * A self-heal of the automated loop: how many self-heals in a row this one is (Argo CD's SyncOperation
+   * SelfHealAttemptsCount, stored as operation.sync.autoHealAttemptsCount; 0 or absent: not a self-heal).
+   */
+  selfHealAttemptsCount?: number;
 }
 
 export interface SyncResultResource {
@@ -258,6 +263,8 @@ function operationState(
         ...(op.prune ? { prune: true } : {}),
         ...(syncOptions ? { syncOptions: [...syncOptions] } : {}),
         ...(op.syncStrategy ? { syncStrategy: JSON.parse(JSON.stringify(op.syncStrategy)) as JsonObject } : {}),
+        // Go's SelfHealAttemptsCount is `json:"autoHealAttemptsCount,omitempty"`: what autoSync reads back for its back-off.
+        ...(op.selfHealAttemptsCount ? { autoHealAttemptsCount: op.selfHealAttemptsCount } : {}),
       },
       initiatedBy: { ...op.initiatedBy } as JsonObject,
       retry: {},
@@ -325,6 +332,31 @@ export function nextStatus(
       out.history = appendHistory(historyOf(app), entry, historyLimit(app)) as unknown as JsonValue;
     }
   }
+  return out;
+}
+
+/** The messages of the SyncError conditions in status.conditions, as stored. */
+export function syncErrorsOf(app: KubeObject): string[] {
+  const conditions = obj(app.status).conditions;
+  if (!Array.isArray(conditions)) return [];
+  return conditions.filter((c): c is JsonObject => isPlainObject(c) && c.type === 'SyncError').map((c) => (typeof c.message === 'string' ? c.message : ''));
+}
+
+/**
+ * The status with Argo CD's autoSync verdict on status.conditions, as its reconcile sets it (SetConditions with
+ * SyncError evaluated): every SyncError replaced by the one given (its lastTransitionTime kept when the same message
+ * was there), or removed when none is given; the other conditions kept. Undefined when that changes nothing (Argo CD's
+ * setAppCondition: the same type and message already there), so nothing is written.
+ */
+export function withSyncError(app: KubeObject, message: string | undefined, now: string): JsonObject | undefined {
+  const current = syncErrorsOf(app);
+  if (message === undefined ? current.length === 0 : current.length === 1 && current[0] === message) return undefined;
+  const out: JsonObject = { ...structuredClone(obj(app.status)) };
+  const previous = Array.isArray(out.conditions) ? out.conditions : [];
+  const kept = previous.filter((c) => !(isPlainObject(c) && c.type === 'SyncError'));
+  const conditions = message === undefined ? kept : [...kept, condition('SyncError', message, now, previous)];
+  if (conditions.length > 0) out.conditions = conditions;
+  else delete out.conditions;
   return out;
 }
 

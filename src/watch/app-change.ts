@@ -33,7 +33,8 @@ export function specSourceOf(app: KubeObject): string | undefined {
 
 /**
  * status.operationState as the loop decides from it (Argo CD's autoSync reads it every time): syncResult's revision(s)
- * and source(s), the phase, the message, the times and operation.sync.selfHealAttemptsCount; absent when none is recorded.
+ * and source(s), the phase, the message, the times and operation.sync.autoHealAttemptsCount (Go's SelfHealAttemptsCount,
+ * `json:"autoHealAttemptsCount"`: what Argo CD's controller and this loop write); absent when none is recorded.
  */
 export function recordedOperationOf(app: KubeObject): LastOperation | undefined {
   const state = obj(app.status).operationState;
@@ -46,7 +47,7 @@ export function recordedOperationOf(app: KubeObject): LastOperation | undefined 
       ? (Array.isArray(result.revisions) ? result.revisions : []).map((r) => (typeof r === 'string' ? r : ''))
       : [typeof result.revision === 'string' ? result.revision : ''];
   const time = (v: JsonValue | undefined) => (typeof v === 'string' && Number.isFinite(Date.parse(v)) ? Date.parse(v) : undefined);
-  const count = obj(obj(state.operation).sync).selfHealAttemptsCount;
+  const count = obj(obj(state.operation).sync).autoHealAttemptsCount;
   const source = result ? sourceFingerprint(many ? result.sources : (result.source ?? {})) : undefined;
   const finishedAt = time(state.finishedAt);
   return {

@@ -43,7 +43,10 @@ export interface LastOperation {
   startedAt: number;
   /** Absent while it runs. */
   finishedAt?: number;
-  /** operation.sync.selfHealAttemptsCount: the self-heals in a row this operation is the last of (absent: not recorded). */
+  /**
+   * operation.sync.autoHealAttemptsCount (Argo CD's SelfHealAttemptsCount): the self-heals in a row this operation is
+   * the last of (absent: not recorded).
+   */
   selfHealAttempts?: number;
   /** This loop's own: how often it took up an unfinished (Running) operation again, for its back-off. */
   resumes?: number;
@@ -70,11 +73,13 @@ export interface Decision {
   /** Why prune candidates were not pruned although prune is on. */
   pruneRefused?: string;
   /**
-   * Argo CD's SyncError when autoSync does not sync: the last sync of these revision(s) and source(s) failed
-   * ("Failed last sync attempt to [<revs>]: <message>"); nothing is synced until the revision or the source changes.
+   * Argo CD's SyncError condition when autoSync does not sync: the last sync of these revision(s) and source(s) failed
+   * ("Failed last sync attempt to [<revs>]: <message>"; nothing is synced until the revision or the source changes),
+   * or prune is on without allowEmpty and every resource would be pruned ("Skipping sync attempt to [<revs>]: auto-sync
+   * will wipe out all resources"). Absent: autoSync returns no condition, and Argo CD clears SyncError.
    */
   syncError?: string;
-  /** A self-heal: operation.sync.selfHealAttemptsCount of the operation it starts. */
+  /** A self-heal: operation.sync.autoHealAttemptsCount (SelfHealAttemptsCount) of the operation it starts. */
   selfHealAttempts?: number;
   /** The earliest moment a waiting action becomes due. */
   nextWakeAt?: number;
@@ -145,7 +150,7 @@ export function withRecorded(memory: LoopMemory, recorded: LastOperation | undef
  * only reported with selfHeal off, and healed with selfHeal on, after Argo CD's per-app back-off (selfHealAttemptsCount,
  * reset once the app stayed synced for the cooldown). An unfinished operation (a prune waiting for its confirmation) is
  * taken up again on the back-off. Nothing is ever pruned when the render is empty, unless automated.allowEmpty says so
- * ("auto-sync will wipe out all resources" only without AllowEmpty).
+ * (syncError "auto-sync will wipe out all resources" only without AllowEmpty).
  */
 export function decide(obs: Observation, memory: LoopMemory, policy: LoopPolicy, opts: DecideOptions = {}): Decision {
   const backoff = opts.backoff ?? SELF_HEAL_BACKOFF;
@@ -156,6 +161,8 @@ export function decide(obs: Observation, memory: LoopMemory, policy: LoopPolicy,
     if (!allowed || obs.extras.length === 0) return false;
     if (emptyRender) {
       d.pruneRefused = `the render at ${obs.revision.slice(0, 12)} is empty: never pruning everything from an empty source`;
+      // Argo CD's autoSync: prune on, allowEmpty off and every resource requiring pruning.
+      d.syncError = `Skipping sync attempt to ${goStrings(obs.revisions ?? [obs.revision])}: auto-sync will wipe out all resources`;
       return false;
     }
     return true;

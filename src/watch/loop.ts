@@ -85,6 +85,11 @@ export interface Snapshot {
   source?: string;
   /** The Application's recorded last operation (status.operationState), when the loop records it: what it decides from. */
   recorded?: LastOperation;
+  /**
+   * The messages of the Application's SyncError conditions as stored, when the loop records its status (absent: it
+   * does not): compared with each decision's syncError, written through `recordSyncError` when they differ.
+   */
+  syncErrors?: string[];
   /** The resolved commit, when the source is Git (for the log). */
   commit?: string;
   origin: string;
@@ -131,6 +136,11 @@ export interface LoopPorts {
    */
   act(decision: Decision, snapshot: Snapshot, attempted?: (results: ActResult[]) => void): Promise<ActResult[] | ActDone>;
   emit(event: Omit<LoopEvent, 'time'>): void;
+  /**
+   * Sets the Application's SyncError condition to the decision's (undefined: clears it), as Argo CD's reconcile does
+   * when sync windows allow a sync; asked only when the snapshot's `syncErrors` say otherwise. Never throws.
+   */
+  recordSyncError?(message: string | undefined): Promise<void>;
 }
 
 export interface LoopOptions {
@@ -160,6 +170,14 @@ function describe(e: unknown): string {
 }
 
 /**
+ * Whether the stored SyncError conditions already say the decision's: exactly that one, or none when it has none (Argo
+ * CD's reconcile sets the one autoSync returns and clears the rest).
+ */
+function syncErrorRecorded(stored: readonly string[], wanted: string | undefined): boolean {
+  return wanted === undefined ? stored.length === 0 : stored.length === 1 && stored[0] === wanted;
+}
+
+/**
  * Runs until `signal` aborts: each step refreshes, decides (see decide.ts), acts, and logs one event per action.
  * The source is polled every interval (plus jitter), at once on a webhook push; live changes re-compare at the
  * same commit. Source and cluster failures are logged and retried with back-off; nothing acts on a failed refresh.
@@ -179,6 +197,8 @@ export async function runLoop(ports: LoopPorts, opts: LoopOptions): Promise<Loop
   let lastRefused: string | undefined;
   let lastBlocked: string | undefined;
   let lastSyncError: string | undefined;
+  /** The last SyncError write asked (what was stored, what was wanted): the same one is not asked again. */
+  let lastSyncErrorAsked: string | undefined;
   let reasons = new Set<WakeReason>(['start']);
   let pollPending = false;
 
@@ -268,11 +288,19 @@ export async function runLoop(ports: LoopPorts, opts: LoopOptions): Promise<Loop
           });
         }
       }
-      // Argo CD's SyncError: the last sync of this revision and source failed; not tried again until one changes.
-      if (d.syncError !== undefined && d.syncError !== lastSyncError) ports.emit({ action: 'refused', result: 'sync-error', message: d.syncError });
-      lastSyncError = d.syncError;
       if (d.pruneRefused !== undefined && d.pruneRefused !== lastRefused) ports.emit({ action: 'refused', result: 'no-prune', message: d.pruneRefused });
       lastRefused = d.pruneRefused;
+      // Argo CD's SyncError: the last sync of this revision and source failed (not tried again until one changes), or
+      // the sync would wipe out every resource.
+      if (d.syncError !== undefined && d.syncError !== lastSyncError) ports.emit({ action: 'refused', result: 'sync-error', message: d.syncError });
+      lastSyncError = d.syncError;
+      // ... and its condition in the record: set, or cleared when autoSync has none (windows allow a sync here), before
+      // the operation the decision starts, as Argo CD's reconcile does.
+      if (snap.syncErrors !== undefined && ports.recordSyncError !== undefined && !syncErrorRecorded(snap.syncErrors, d.syncError)) {
+        const asked = JSON.stringify([snap.syncErrors, d.syncError ?? null]);
+        if (asked !== lastSyncErrorAsked) await ports.recordSyncError(d.syncError);
+        lastSyncErrorAsked = asked;
+      } else lastSyncErrorAsked = undefined;
       const waiting = d.waiting.map((w) => `${w.key}@${w.until}`).join(',');
       if (waiting !== lastWaiting) {
         for (const w of d.waiting) {

@@ -271,6 +271,68 @@ describe('sync --watch on the local control plane', () => {
   );
 
   it(
+    "records Argo CD's self-heal count (operation.sync.autoHealAttemptsCount) and its SyncError condition: set after a failed sync of a revision, cleared by the next revision's sync",
+    async () => {
+      const s = await scenario('watch-syncerr');
+      // retry.limit 0: the failed operation is not retried, so its record comes at once.
+      const { cp, w } = await watchClusterApp(s, 'watch-syncerr', { automated: { prune: true, selfHeal: true }, retry: { limit: 0 } });
+      interface Recorded {
+        status?: {
+          conditions?: { type: string; message: string; lastTransitionTime?: string }[];
+          operationState?: {
+            phase?: string;
+            message?: string;
+            operation?: { initiatedBy?: { automated?: boolean }; sync?: { autoHealAttemptsCount?: number } };
+            syncResult?: { revision?: string };
+          };
+        };
+      }
+      const recorded = async () => JSON.parse(await kubectlOk(['get', 'application', 'shop', '-n', cp, '-o', 'json'])) as Recorded;
+      const syncErrors = (a: Recorded) => (a.status?.conditions ?? []).filter((c) => c.type === 'SyncError');
+      const healCount = async () => (await recorded()).status?.operationState?.operation?.sync?.autoHealAttemptsCount;
+      // Self-heals: the first at once (count 1), the next of the same drift after Argo CD's back-off (count 2).
+      await kubectlOk(['scale', 'deployment/orders', '-n', s.namespace, '--replicas=3']);
+      await waitFor(async () => ((await healCount()) === 1 ? true : undefined), { what: 'autoHealAttemptsCount 1', timeoutMs: 30_000, intervalMs: 200 });
+      expect((await recorded()).status?.operationState?.operation?.initiatedBy).toEqual({ automated: true });
+      await timeUntil(async () => (await deploymentState(s.namespace)).replicas === 1, 'the first heal');
+      await kubectlOk(['scale', 'deployment/orders', '-n', s.namespace, '--replicas=4']);
+      await waitFor(async () => ((await healCount()) === 2 ? true : undefined), { what: 'autoHealAttemptsCount 2', timeoutMs: 30_000, intervalMs: 200 });
+      expect(syncErrors(await recorded())).toEqual([]);
+      // A revision the API server refuses: its sync fails, and the next look records Argo CD's SyncError in its words.
+      s.fx.write('apps/shop/deploy.yaml', deployment(-1, 'live'));
+      const bad = s.fx.commit('negative replicas');
+      await kubectlOk(['annotate', 'application', 'shop', '-n', cp, 'argocd.argoproj.io/refresh=normal']);
+      const failed = await waitFor(
+        async () => {
+          const a = await recorded();
+          const op = a.status?.operationState;
+          return op?.syncResult?.revision === bad && op.phase !== 'Succeeded' && syncErrors(a)[0]?.message.startsWith('Failed last sync attempt')
+            ? a
+            : undefined;
+        },
+        { what: 'the SyncError of the failed revision', timeoutMs: 60_000, intervalMs: 200 },
+      );
+      expect(syncErrors(failed).map((c) => c.message)).toEqual([`Failed last sync attempt to [${bad}]: ${failed.status?.operationState?.message}`]);
+      // The self-heal count of a sync of a new revision is 0 (left out).
+      expect(failed.status?.operationState?.operation?.sync).not.toHaveProperty('autoHealAttemptsCount');
+      // Fixed in the next commit: synced, and the condition cleared.
+      s.fx.write('apps/shop/deploy.yaml', deployment(1, 'fixed'));
+      const fixed = s.fx.commit('fixed');
+      await kubectlOk(['annotate', '--overwrite', 'application', 'shop', '-n', cp, 'argocd.argoproj.io/refresh=hard']);
+      const cleared = await waitFor(
+        async () => {
+          const a = await recorded();
+          return a.status?.operationState?.syncResult?.revision === fixed && a.status.operationState.phase === 'Succeeded' ? a : undefined;
+        },
+        { what: 'the sync of the fixed revision', timeoutMs: 60_000, intervalMs: 200 },
+      );
+      expect(syncErrors(cleared)).toEqual([]);
+      expect((await w.stop()).code).toBe(0);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
     'an Application in the cluster: its refresh annotation (hard) and a change to its spec are looked at now, not at the next poll (--interval 1h), the annotation removed; a sync requested by its operation field is run',
     async () => {
       const s = await scenario('watch-appchange');

@@ -13,6 +13,7 @@ import {
   operationPhase,
   RECORD_FIELD_MANAGER,
   resourceId,
+  withSyncError,
   type ComparedState,
   type Initiator,
   type SyncOperation,
@@ -20,10 +21,13 @@ import {
 } from '../../record/app-status.js';
 import type { SyncReport } from '../sync/execute.js';
 
-/** How a write ended: `written`, `skipped` (Argo CD's controller keeps this Application), or a warning (not allowed, gone, failed). */
+/**
+ * How a write ended: `written`, `unchanged` (the status already said it: nothing written), `skipped` (Argo CD's
+ * controller keeps this Application), or a warning (not allowed, gone, failed).
+ */
 export interface RecordOutcome {
-  outcome: 'written' | 'skipped' | 'forbidden' | 'gone' | 'failed';
-  /** For everything but `written`: what to tell the user (once). */
+  outcome: 'written' | 'unchanged' | 'skipped' | 'forbidden' | 'gone' | 'failed';
+  /** For everything but `written` and `unchanged`: what to tell the user (once). */
   message?: string;
   /** Writes tried (conflicts make more than one). */
   attempts: number;
@@ -44,14 +48,15 @@ export async function applicationType(gw: KubeGateway): Promise<ResourceType> {
 }
 
 /**
- * Reads the Application, computes its next status from what is stored (`compute`), and writes the whole object back
- * with the resourceVersion read (spec unchanged: a concurrent change of it makes the write a 409, and the loop reads
- * again). Never throws for the write itself: a record that cannot be made must not turn a sync into a failure.
+ * Reads the Application, computes its next status from what is stored (`compute`; undefined: nothing to change, no
+ * write), and writes the whole object back with the resourceVersion read (spec unchanged: a concurrent change of it
+ * makes the write a 409, and the loop reads again). Never throws for the write itself: a record that cannot be made
+ * must not turn a sync into a failure.
  */
 export async function writeApplicationStatus(
   gw: KubeGateway,
   ref: { namespace: string; name: string },
-  compute: (app: KubeObject, now: string) => JsonObject,
+  compute: (app: KubeObject, now: string) => JsonObject | undefined,
   opts: RecordOptions = {},
 ): Promise<RecordOutcome> {
   const now = opts.now ?? (() => Date.now());
@@ -73,6 +78,7 @@ export async function writeApplicationStatus(
         };
       }
       const status = compute(app, kubeTime(t));
+      if (status === undefined) return { outcome: 'unchanged', attempts: attempt - 1 };
       await gw.update(type, { ...app, status }, { fieldManager: RECORD_FIELD_MANAGER });
       return { outcome: 'written', attempts: attempt };
     } catch (err) {
@@ -284,6 +290,20 @@ export function recordState(
   return writeApplicationStatus(gw, ref, (app, now) => nextStatus(app, { ...input, now }), opts);
 }
 
+/**
+ * The automated loop's autoSync verdict on the Application's SyncError condition (watch/decide.ts syncError), as Argo
+ * CD's reconcile sets it: the condition given (undefined: the SyncError conditions cleared). Written only when that
+ * changes the stored conditions (`unchanged` otherwise).
+ */
+export function recordSyncError(
+  gw: KubeGateway,
+  ref: { namespace: string; name: string },
+  message: string | undefined,
+  opts: RecordOptions = {},
+): Promise<RecordOutcome> {
+  return writeApplicationStatus(gw, ref, (app, now) => withSyncError(app, message, now), opts);
+}
+
 /** What the commands that record need from their session. */
 export interface RecordSession {
   controlPlane: KubeGateway;
@@ -311,6 +331,8 @@ export async function recordSync(
     record: boolean;
     initiatedBy?: Initiator;
     syncedSource?: { source?: JsonObject; sources?: JsonObject[] };
+    /** The automated loop's self-heal: operation.sync.autoHealAttemptsCount (Argo CD's SelfHealAttemptsCount). */
+    selfHealAttemptsCount?: number;
   },
   compare: (revision: string | undefined) => Promise<{ compared?: ComparedState; warnings: readonly string[] }>,
   opts: RecordOptions = {},
@@ -328,7 +350,7 @@ export async function recordSync(
   const versions: Record<string, string> = { ...(after.compared?.versions ?? {}) };
   const startedAt = kubeTime(input.startedAtMs);
   const initiatedBy = input.initiatedBy ?? manualInitiator(session);
-  const sync = report.invalidTasks
+  const op: SyncOperation = report.invalidTasks
     ? {
         ...unrunOperation(INVALID_TASKS, {
           startedAt,
@@ -368,6 +390,7 @@ export async function recordSync(
           initiatedBy,
           partial: input.partial,
         });
+  const sync: SyncOperation = input.selfHealAttemptsCount ? { ...op, selfHealAttemptsCount: input.selfHealAttemptsCount } : op;
   return recordState(
     session.controlPlane,
     session.appRef,
@@ -504,6 +527,6 @@ export async function recordStatus(
 
 /** The line a command prints about its record, if any (on stderr): only when it was not written. */
 export function recordNotice(o: RecordOutcome | undefined): string | undefined {
-  if (!o || o.outcome === 'written') return undefined;
+  if (!o || o.outcome === 'written' || o.outcome === 'unchanged') return undefined;
   return o.message;
 }

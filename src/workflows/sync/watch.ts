@@ -2,6 +2,7 @@
 import { isDeletionApproved } from '../../app/application.js';
 import { retryable, retryDelayMs } from './sync.js';
 import { syncReportPhase } from '../session/record.js';
+import { syncErrorsOf } from '../../record/app-status.js';
 import type { RunContext } from '../../model/context.js';
 import { ExitCode, InputError, RefusedError } from '../../model/errors.js';
 import type { Application, RetryPolicy } from '../../app/types.js';
@@ -168,7 +169,7 @@ function snapshotOf(
   state: AppState,
   comparison: Comparison,
   extras: Extras,
-  o: { prune: boolean; warnings: string[]; now: number; source?: string; recorded?: LastOperation },
+  o: { prune: boolean; warnings: string[]; now: number; source?: string; recorded?: LastOperation; syncErrors?: string[] },
 ): Snapshot {
   const outOfSync: string[] = [];
   const names: Snapshot['names'] = new Map();
@@ -196,6 +197,7 @@ function snapshotOf(
     ...(state.sources ? { revisions: state.sources.map((s) => s.revision) } : {}),
     ...(o.source !== undefined ? { source: o.source } : {}),
     ...(o.recorded !== undefined ? { recorded: o.recorded } : {}),
+    ...(o.syncErrors !== undefined ? { syncErrors: o.syncErrors } : {}),
     ...(state.revision ? { commit: state.revision } : {}),
     origin: state.origin,
     policy: { selfHeal: state.app.automated?.selfHeal === true, prune: o.prune, allowEmpty: state.app.automated?.allowEmpty === true },
@@ -443,12 +445,14 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
             ? specSourceOf(raw)
             : sourceFingerprint({ source: app.source, sourceOptions: app.sourceOptions, sources: app.sources, hydrator: app.hydrator }),
         ...(recorded !== undefined ? { recorded } : {}),
+        // The SyncError conditions as stored, when the loop records the status: its decisions set and clear them.
+        ...(deps.appRef !== undefined && raw !== undefined ? { syncErrors: syncErrorsOf(raw) } : {}),
       });
     };
 
     // The record (the Application's status): after every round that acted, and after a refresh whose verdict changed.
     let recorded = '';
-    const record = async (sync?: { report: SyncReport; startedAtMs: number }) => {
+    const record = async (sync?: { report: SyncReport; startedAtMs: number; selfHealAttemptsCount?: number }) => {
       const ref = deps.appRef;
       if (!ref || last === undefined) return;
       const { runStatus } = await import('../status/status.js');
@@ -463,7 +467,14 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
         // The round's report recorded as `sync` records its own (operation.ts), initiated by the automated loop.
         outcome = await recordSync(
           session,
-          { report: sync.report, startedAtMs: sync.startedAtMs, partial: false, record: true, initiatedBy: { automated: true } },
+          {
+            report: sync.report,
+            startedAtMs: sync.startedAtMs,
+            partial: false,
+            record: true,
+            initiatedBy: { automated: true },
+            ...(sync.selfHealAttemptsCount ? { selfHealAttemptsCount: sync.selfHealAttemptsCount } : {}),
+          },
           compare,
           clockNow,
         );
@@ -472,6 +483,20 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
         if (!after?.compared) return;
         outcome = await recordState(session.controlPlane, ref, { compared: after.compared, warnings: after.warnings }, clockNow);
       }
+      const notice = recordNotice(outcome);
+      if (notice !== undefined && !warned.has(notice)) {
+        warned.add(notice);
+        emit({ action: 'warning', message: notice });
+      }
+    };
+    /** The decision's SyncError condition set (or cleared) in the record, as Argo CD's reconcile sets it. */
+    const recordCondition = async (message: string | undefined): Promise<void> => {
+      const ref = deps.appRef;
+      if (!ref) return;
+      const { recordNotice, recordSyncError } = await import('../session/record.js');
+      const outcome = await recordSyncError(deps.controlPlane ?? gw, ref, message, { now: () => clock.now() }).catch(
+        (e: unknown): RecordOutcome => ({ outcome: 'failed', message: `recording the SyncError condition: ${(e as Error).message}`, attempts: 1 }),
+      );
       const notice = recordNotice(outcome);
       if (notice !== undefined && !warned.has(notice)) {
         warned.add(notice);
@@ -553,7 +578,9 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
       const done: SyncReport = retries > 0 ? { ...(report as SyncReport), retries } : report;
       const results = actResults(done, d);
       if (results.length > 0) {
-        await turn(() => exclusive(() => record({ report: done, startedAtMs })));
+        // A self-heal carries Argo CD's SelfHealAttemptsCount, read back by the next decision (and after a restart).
+        const selfHealAttemptsCount = d.reason === 'self-heal' ? d.selfHealAttempts : undefined;
+        await turn(() => exclusive(() => record({ report: done, startedAtMs, ...(selfHealAttemptsCount ? { selfHealAttemptsCount } : {}) })));
         recorded = '';
       }
       return { results, phase: syncReportPhase(done), message: operationMessage(done) };
@@ -575,6 +602,7 @@ async function watchWith(req: WatchRequest, ctx: RunContext, onEvent: (e: LoopEv
         refresh: (o) => turn(() => exclusive(() => refreshAndRecord(o))),
         act: (d, _snap, attempted) => act(d, attempted),
         emit,
+        recordSyncError: (message) => turn(() => exclusive(() => recordCondition(message))),
       },
       { poll: () => pollTiming(req, last?.state.rules?.settings), signal: stop.signal, wakeup },
     );

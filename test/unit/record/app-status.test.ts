@@ -7,6 +7,8 @@ import {
   imagesOf,
   kubeTime,
   nextStatus,
+  syncErrorsOf,
+  withSyncError,
   type ComparedState,
   type SyncOperation,
 } from '../../../src/record/app-status.js';
@@ -312,4 +314,38 @@ test("the operation names the source it syncs, whoever asked (the API server's S
     operation: { sync: Record<string, unknown> };
   };
   expect(rolledBack.operation.sync).toEqual({ revision: 'abc123', source: old, syncStrategy: { apply: {} } });
+});
+
+describe("the automated loop's SyncError condition and self-heal count", () => {
+  const NOW = '2026-12-01T11:00:00Z';
+  const withConditions = (conditions: unknown[]): KubeObject => ({ ...APP, status: { sync: { status: 'OutOfSync' }, conditions } }) as KubeObject;
+  const failed = 'Failed last sync attempt to [abc123]: one or more objects failed to apply';
+
+  test('sets SyncError as Argo CD sets it, keeping the other conditions; the same message already there: nothing to write', () => {
+    const shared = { type: 'SharedResourceWarning', message: 'ConfigMap/x is also part of another', lastTransitionTime: '2026-12-01T09:00:00Z' };
+    const set = withSyncError(withConditions([shared]), failed, NOW);
+    expect(set).toEqual({ sync: { status: 'OutOfSync' }, conditions: [shared, { type: 'SyncError', message: failed, lastTransitionTime: NOW }] });
+    expect(withSyncError({ ...APP, status: set! } as KubeObject, failed, '2026-12-01T12:00:00Z')).toBeUndefined();
+    expect(withSyncError(APP, failed, NOW)).toEqual({ conditions: [{ type: 'SyncError', message: failed, lastTransitionTime: NOW }] });
+  });
+
+  test("replaces a SyncError of another message (the failed operation's own) and clears it when autoSync has none", () => {
+    const own = { type: 'SyncError', message: 'one or more objects failed to apply', lastTransitionTime: '2026-12-01T10:00:05Z' };
+    const other = { type: 'ComparisonError', message: 'boom', lastTransitionTime: '2026-12-01T09:00:00Z' };
+    expect(withSyncError(withConditions([own, other]), failed, NOW)?.conditions).toEqual([
+      other,
+      { type: 'SyncError', message: failed, lastTransitionTime: NOW },
+    ]);
+    expect(withSyncError(withConditions([own, other]), undefined, NOW)?.conditions).toEqual([other]);
+    expect(withSyncError(withConditions([own]), undefined, NOW)).toEqual({ sync: { status: 'OutOfSync' } });
+    expect(withSyncError(withConditions([other]), undefined, NOW)).toBeUndefined();
+    expect(syncErrorsOf(withConditions([own, other]))).toEqual(['one or more objects failed to apply']);
+  });
+
+  test('a self-heal records operation.sync.autoHealAttemptsCount (Go: SelfHealAttemptsCount, omitempty)', () => {
+    const healed = nextStatus(APP, { sync: op({ initiatedBy: { automated: true }, selfHealAttemptsCount: 3 }), now: NOW });
+    expect((healed.operationState as { operation: { sync: Record<string, unknown> } }).operation.sync.autoHealAttemptsCount).toBe(3);
+    const synced = nextStatus(APP, { sync: op({ initiatedBy: { automated: true } }), now: NOW });
+    expect((synced.operationState as { operation: { sync: Record<string, unknown> } }).operation.sync).not.toHaveProperty('autoHealAttemptsCount');
+  });
 });

@@ -2,6 +2,8 @@
 // update of its Application informer.
 import { appChangeOf, recordedOperationOf, specSourceOf, type AppSeen } from '../../../src/watch/app-change.js';
 import type { JsonObject, KubeObject } from '../../../src/model/object.js';
+import { nextStatus, type SyncOperation } from '../../../src/record/app-status.js';
+import { decide, emptyMemory, withRecorded } from '../../../src/watch/decide.js';
 
 const app = (spec: JsonObject, meta: Partial<KubeObject['metadata']> = {}): KubeObject => ({
   apiVersion: 'argoproj.io/v1alpha1',
@@ -49,13 +51,13 @@ describe('what the loop decides from in the Application', () => {
     expect(appChangeOf(first.seen, app(spec, { annotations: { 'argocd.argoproj.io/skip-reconcile': 'true' } })).wake).toBe(false);
   });
 
-  it('reads status.operationState: revision(s), source(s), phase, message, times, selfHealAttemptsCount', () => {
+  it("reads status.operationState: revision(s), source(s), phase, message, times, and Go's SelfHealAttemptsCount as stored (autoHealAttemptsCount)", () => {
     const source = { repoURL: 'https://git.example/r.git', path: 'shop', targetRevision: 'main' };
     const o: KubeObject = {
       ...app({ source }),
       status: {
         operationState: {
-          operation: { sync: { revision: 'abc', selfHealAttemptsCount: 3 } },
+          operation: { sync: { revision: 'abc', autoHealAttemptsCount: 3 } },
           phase: 'Failed',
           message: 'one or more objects failed to apply',
           startedAt: '2024-01-01T00:00:00Z',
@@ -89,5 +91,38 @@ describe('what the loop decides from in the Application', () => {
       status: { operationState: { phase: 'Succeeded', startedAt: '2024-01-01T00:00:00Z', syncResult: { revisions: ['1', '2'], sources } } },
     };
     expect(recordedOperationOf(o)).toMatchObject({ revisions: ['1', '2'], source: specSourceOf(o), phase: 'Succeeded' });
+  });
+
+  it('reads back the self-heal count the loop records (nextStatus), so the back-off survives a restart; a field of another name is not it', () => {
+    const source = { repoURL: 'https://git.example/r.git', path: 'shop', targetRevision: 'main' };
+    const base = app({ source });
+    const heal: SyncOperation = {
+      initiatedBy: { automated: true },
+      startedAt: '2024-01-01T00:00:10Z',
+      finishedAt: '2024-01-01T00:00:11Z',
+      revision: 'abc',
+      prune: false,
+      dryRun: false,
+      phase: 'Succeeded',
+      message: 'successfully synced (all tasks run)',
+      resources: [],
+      partial: false,
+      selfHealAttemptsCount: 2,
+    };
+    const written: KubeObject = { ...base, status: nextStatus(base, { sync: heal, now: '2024-01-01T00:00:11Z' }) };
+    expect(recordedOperationOf(written)?.selfHealAttempts).toBe(2);
+    // A restarted loop (empty memory) decides from it: the third heal waits 6 s after the second, not 0 s.
+    const memory = withRecorded(emptyMemory(), recordedOperationOf(written));
+    const d = decide(
+      { now: Date.parse('2024-01-01T00:00:12Z'), revision: 'abc', desiredCount: 1, outOfSync: ['A'], extras: [], source: specSourceOf(written)! },
+      memory,
+      { selfHeal: true, prune: true },
+    );
+    expect(d).toMatchObject({ reason: 'none', nextWakeAt: Date.parse('2024-01-01T00:00:17Z') });
+    const other: KubeObject = {
+      ...base,
+      status: { operationState: { operation: { sync: { revision: 'abc', selfHealAttemptsCount: 2 } }, phase: 'Succeeded', startedAt: '2024-01-01T00:00:10Z' } },
+    };
+    expect(recordedOperationOf(other)).not.toHaveProperty('selfHealAttempts');
   });
 });

@@ -80,6 +80,31 @@ describe('decide and remember', () => {
     expect(decide(obs({ revision: 'rev2', desiredCount: 0, extras: ['ConfigMap/a'] }), m, both)).toMatchObject({ reason: 'none', prune: [] });
   });
 
+  it('an empty render with prune on and allowEmpty off: Argo CD\'s SyncError "Skipping sync attempt to [<revs>]: auto-sync will wipe out all resources"', () => {
+    const extras = ['ConfigMap/a', 'Deployment/b'];
+    expect(decide(obs({ desiredCount: 0, extras }), emptyMemory(), both)).toMatchObject({
+      reason: 'none',
+      prune: [],
+      syncError: 'Skipping sync attempt to [rev1]: auto-sync will wipe out all resources',
+    });
+    // Several sources: their revisions, as Go prints a []string.
+    expect(decide(obs({ desiredCount: 0, extras, revisions: ['a1', 'b2'] }), emptyMemory(), both).syncError).toBe(
+      'Skipping sync attempt to [a1 b2]: auto-sync will wipe out all resources',
+    );
+    // A self-heal due at the same revision says it too; one held back by its back-off, or selfHeal off, says nothing.
+    const m = step(emptyMemory(), obs({ now: 0, outOfSync: ['A'] }), both).memory;
+    expect(decide(obs({ now: 1000, desiredCount: 0, extras }), m, both).syncError).toBe(
+      'Skipping sync attempt to [rev1]: auto-sync will wipe out all resources',
+    );
+    const healed = step(m, obs({ now: 1000, outOfSync: ['A'] }), both).memory;
+    expect(decide(obs({ now: 1500, desiredCount: 0, extras }), healed, both).syncError).toBeUndefined();
+    expect(decide(obs({ now: 1000, desiredCount: 0, extras }), m, { selfHeal: false, prune: true }).syncError).toBeUndefined();
+    // allowEmpty: pruned, no condition; prune off: "need to prune extra resources only", no condition either.
+    expect(decide(obs({ desiredCount: 0, extras }), emptyMemory(), { ...both, allowEmpty: true })).toMatchObject({ prune: extras });
+    expect(decide(obs({ desiredCount: 0, extras }), emptyMemory(), { ...both, allowEmpty: true }).syncError).toBeUndefined();
+    expect(decide(obs({ desiredCount: 0, extras }), emptyMemory(), { selfHeal: true, prune: false }).syncError).toBeUndefined();
+  });
+
   it('heals the same drift with a growing back-off: at once, then 2 s, then 6 s after the last heal', () => {
     let m = step(emptyMemory(), obs({ outOfSync: ['X'] }), both).memory;
     const seen: string[] = [];

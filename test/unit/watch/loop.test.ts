@@ -60,6 +60,9 @@ class World {
   recorded?: LastOperation;
   source = 'S';
   now = () => 0;
+  /** The Application's SyncError conditions as stored (absent: not recorded), and each write of them asked. */
+  syncErrors?: string[];
+  syncErrorWrites: (string | null)[] = [];
 
   snapshot(): Snapshot {
     const outOfSync = [...this.desired].filter((k) => this.live.get(k) !== this.revision);
@@ -74,6 +77,7 @@ class World {
       warnings: [],
       source: this.source,
       ...(this.recorded ? { recorded: this.recorded } : {}),
+      ...(this.syncErrors ? { syncErrors: [...this.syncErrors] } : {}),
       ...(this.blockedUntil !== undefined && this.now() < this.blockedUntil
         ? { blocked: { reason: 'sync blocked by the active deny window syncWindows[0]', until: this.blockedUntil } }
         : {}),
@@ -120,6 +124,10 @@ function harness(world: World, poll: number | (() => PollTiming) = 10_000) {
       return out;
     },
     emit: (e) => events.push({ ...e, time: new Date(clock.now()) }),
+    recordSyncError: async (message) => {
+      world.syncErrorWrites.push(message ?? null);
+      world.syncErrors = message === undefined ? [] : [message];
+    },
   };
   const timing = typeof poll === 'number' ? () => ({ intervalMs: poll, jitterMs: 0 }) : poll;
   const done = runLoop(ports, { poll: timing, signal: ctl.signal, wakeup, settleMs: 100 });
@@ -335,6 +343,76 @@ describe('runLoop', () => {
     expect(w.live.get('cm/a')).toBe('c2');
     h.ctl.abort();
     expect((await h.done).failed).toBe(2);
+  });
+
+  it("records Argo CD's SyncError condition once while it holds, and clears it before the next sync (a new revision)", async () => {
+    const w = new World();
+    w.syncErrors = [];
+    w.actThrows = 1;
+    const h = harness(w);
+    await h.clock.advance(0);
+    // The first sync clears nothing (none stored); it fails: the next look sets the condition, in Argo CD's words.
+    await h.clock.advance(60_000);
+    expect(w.syncErrorWrites).toEqual(['Failed last sync attempt to [c1]: applying: connection reset']);
+    expect(w.syncErrors).toEqual(['Failed last sync attempt to [c1]: applying: connection reset']);
+    w.revision = 'c2';
+    h.wakeup.wake('webhook');
+    await h.clock.advance(0);
+    expect(w.live.get('cm/a')).toBe('c2');
+    expect(w.syncErrorWrites).toEqual(['Failed last sync attempt to [c1]: applying: connection reset', null]);
+    expect(w.syncErrors).toEqual([]);
+    h.ctl.abort();
+    await h.done;
+  });
+
+  it("replaces a SyncError of another message (the failed operation's own), clears a stale one, and never touches it while a sync window blocks", async () => {
+    const w = new World();
+    w.syncErrors = ['one or more objects failed to apply'];
+    w.recorded = {
+      revisions: ['c1'],
+      source: 'S',
+      hasResult: true,
+      phase: 'Failed',
+      message: 'one or more objects failed to apply',
+      startedAt: -5000,
+      finishedAt: -4000,
+    };
+    w.blockedUntil = 25_000;
+    const h = harness(w);
+    w.now = () => h.clock.now();
+    await h.clock.advance(20_000);
+    expect(w.syncErrorWrites).toEqual([]);
+    await h.clock.advance(10_000);
+    expect(w.syncErrorWrites).toEqual(['Failed last sync attempt to [c1]: one or more objects failed to apply']);
+    expect(w.acted).toEqual([]);
+    // Someone synced it by hand meanwhile (recorded Succeeded, all in sync): autoSync has no condition, so it is cleared.
+    w.recorded = { ...w.recorded, phase: 'Succeeded', message: 'successfully synced (all tasks run)', startedAt: 29_000, finishedAt: 29_000 };
+    for (const k of w.desired) w.live.set(k, 'c1');
+    h.wakeup.wake('webhook');
+    await h.clock.advance(0);
+    expect(w.syncErrorWrites).toEqual(['Failed last sync attempt to [c1]: one or more objects failed to apply', null]);
+    await h.clock.advance(30_000);
+    expect(w.syncErrorWrites.length).toBe(2);
+    h.ctl.abort();
+    await h.done;
+  });
+
+  it("an empty render with prune on: Argo CD's wipe-out SyncError recorded, nothing pruned", async () => {
+    const w = new World();
+    w.syncErrors = [];
+    const h = harness(w);
+    await h.clock.advance(0);
+    w.revision = 'c2';
+    w.desired.clear();
+    w.extrasLive.add('deploy/web');
+    w.extrasLive.add('cm/a');
+    h.wakeup.wake('webhook');
+    await h.clock.advance(0);
+    expect(w.extrasLive.size).toBe(2);
+    expect(w.syncErrors).toEqual(['Skipping sync attempt to [c2]: auto-sync will wipe out all resources']);
+    expect(h.lines().filter((l) => l.startsWith('refused'))).toEqual(['refused no-prune', 'refused sync-error']);
+    h.ctl.abort();
+    await h.done;
   });
 
   it('decides from the recorded operation after a restart: at the recorded revision and source, with selfHeal off, nothing is pruned or reverted', async () => {
