@@ -216,6 +216,49 @@ describe("the Application's record, field for field", () => {
   );
 
   it(
+    "a kind the app's AppProject refuses, once synced: the same status, field for field (the object compared as not live, its resource Unknown)",
+    async () => {
+      const { argo: first } = await bothRecords('refused', onePass);
+      const names = [first.metadata.name as string, (first.metadata.name as string).replace('-a-', '-k-')];
+      const project = `refused-${id}`;
+      await kubectlOk(['apply', '-f', '-'], {
+        stdin: JSON.stringify({
+          apiVersion: 'argoproj.io/v1alpha1',
+          kind: 'AppProject',
+          metadata: { name: project, namespace: 'argocd' },
+          spec: { sourceRepos: ['*'], destinations: [{ server: '*', namespace: '*' }], namespaceResourceBlacklist: [{ group: '', kind: 'ConfigMap' }] },
+        }),
+      });
+      try {
+        for (const name of names)
+          await kubectlOk(['patch', 'applications.argoproj.io', name, '-n', 'argocd', '--type', 'merge', '-p', JSON.stringify({ spec: { project } })]);
+        const argo = (await hardRefresh(names[0]!)) as unknown as Record<string, any>;
+        await runPlugin(['status', names[1]!, '--app-namespace', 'argocd', '-o', 'kv']);
+        const ours = JSON.parse(await kubectlOk(['get', 'applications.argoproj.io', names[1]!, '-n', 'argocd', '-o', 'json'])) as Record<string, any>;
+        const nsOf = (a: Record<string, any>) => a.spec.destination.namespace as string;
+        const lines = fieldDifferences(recordView(argo, nsOf(argo)), recordView(ours, nsOf(ours)))
+          .map((l) => l.split(names[0]!).join('<app>').split(names[1]!).join('<app>'))
+          .sort();
+        expect(lines).toEqual(expectedDifferences('record/after-sync'));
+        // Not an empty agreement: both say OutOfSync, the ConfigMap Unknown (and Missing), the Deployment Synced.
+        const view = (a: Record<string, any>) => [
+          a.status?.sync?.status,
+          ...(a.status?.resources ?? []).map((r: Record<string, any>) => `${r.kind}/${r.name} ${r.status} ${r.health?.status ?? '-'}`),
+        ];
+        expect(view(ours)).toEqual(view(argo));
+        expect(view(ours)).toEqual(['OutOfSync', 'ConfigMap/settings Unknown Missing', 'Deployment/web Synced Healthy']);
+      } finally {
+        for (const name of names)
+          await kubectlOk(['patch', 'applications.argoproj.io', name, '-n', 'argocd', '--type', 'merge', '-p', '{"spec":{"project":"default"}}']).catch(
+            () => undefined,
+          );
+        await kubectlOk(['delete', 'appproject', project, '-n', 'argocd', '--ignore-not-found']).catch(() => undefined);
+      }
+    },
+    T,
+  );
+
+  it(
     'ApplyOutOfSyncOnly=true, synced again after a hand edit: only the drifted object has a result, field for field',
     async () => {
       const { lines, argo, ours } = await bothRecords('oos', onePass, {

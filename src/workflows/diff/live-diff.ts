@@ -9,7 +9,7 @@ import type { DiffReport, FieldDiff } from '../../diff/types.js';
 import { DIFF_SCHEMA_VERSION } from '../../diff/types.js';
 import { ApplyConflictError } from '../../kube/errors.js';
 import type { KubeGateway } from '../../kube/gateway.js';
-import type { JsonValue, KubeObject, ResourceKey } from '../../model/object.js';
+import { keyString, type JsonValue, type KubeObject, type ResourceKey } from '../../model/object.js';
 import { parseServerField, renderPath, serverFieldText, type FieldPath } from '../../model/field-path.js';
 import {
   compareEntries,
@@ -141,6 +141,9 @@ export async function liveDiff(req: LiveDiffRequest, deps: AppStateDeps): Promis
         throw new Error(`diffing ${d.key.kind}/${d.key.name}`, { cause: err });
       }
       if (warning) object.warnings = [...(object.warnings ?? []), warning];
+      // Live, but of a kind or a namespace the AppProject does not permit: compared as not live, as Argo CD compares it.
+      const refused = state.notPermitted?.get(keyString(d.key));
+      if (refused !== undefined) object.warnings = [...(object.warnings ?? []), `${refused}: live, but compared as not live, as Argo CD compares it`];
       for (const c of objConflicts) Object.assign(c, conflictValues(object.fields, c.path));
       return { object, objConflicts };
     }),

@@ -126,6 +126,11 @@ export interface AppState {
   deleteHooks?: HookEntry[];
   /** Live objects by keyString of the desired key (absent: not live). */
   live: Map<string, KubeObject>;
+  /**
+   * The desired objects whose live twin the AppProject does not permit, by keyString, with why: dropped from `live`
+   * (compared as not live), as Argo CD's comparison drops them.
+   */
+  notPermitted?: Map<string, string>;
   /** The namespaces the app touches: the destination, those of desired objects, and those its status.resources records. */
   namespaces: string[];
   /** Present when asked for: the prune plan over every listable kind in the app's namespaces and cluster scope. */
@@ -704,8 +709,14 @@ export async function loadAppState(
   // IsLiveResourcePermitted): a desired object of a kind the project refuses, or in a namespace outside its
   // destinations, is compared as not live (OutOfSync, Missing) and is never updated, pruned or deleted.
   const forbidden = liveNotPermitted(app, rules, deps.target?.server);
+  const notPermitted = new Map<string, string>();
   if (forbidden) {
-    for (const d of desired) if (live.has(keyString(d.key)) && forbidden(d.key, d.type.namespaced) !== undefined) live.delete(keyString(d.key));
+    for (const d of desired) {
+      const why = live.has(keyString(d.key)) ? forbidden(d.key, d.type.namespaced) : undefined;
+      if (why === undefined) continue;
+      live.delete(keyString(d.key));
+      notPermitted.set(keyString(d.key), why);
+    }
   }
   for (const d of desired) {
     const l = live.get(keyString(d.key));
@@ -740,6 +751,7 @@ export async function loadAppState(
     tracking,
   };
   if (hydratedFrom) state.hydratedFrom = hydratedFrom;
+  if (notPermitted.size > 0) state.notPermitted = notPermitted;
   const ssd = serverSideDiffOf(app, rules.cmdParams?.serverSideDiff ?? false);
   if (ssd) state.serverSideDiff = ssd;
   if (candidates) {

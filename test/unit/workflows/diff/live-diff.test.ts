@@ -1,4 +1,6 @@
 // liveDiff against the fake gateway: drift with owners, ignored fields left to their owner, extras, and the server-side conflict preview.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { FakeGateway } from '../../../support/fake-gateway.js';
 import { memoryIo } from '../../../../src/cli/io.js';
 import { liveDiff } from '../../../../src/workflows/diff/live-diff.js';
@@ -125,5 +127,32 @@ test('--server-side previews each conflicting field with its manager and values,
   expect(renderLiveDiff(report, 'kv', paint(false))).toContain('CONFLICT=Deployment/orders spec.template.spec.containers[name=orders].image kubectl-set');
   expect(renderLiveDiff(report, 'table', paint(false))).toMatch(
     /Conflict preview \(server-side apply dry-run, not forced\): 1 field\(s\) owned by kubectl-set\n.*\n.*Deployment\/orders\s+spec\.template\.spec\.containers\[name=orders\]\.image\s+kubectl-set\s+"nginx:2"\s+"orders:1"/,
+  );
+});
+
+test('an object live but of a kind the AppProject refuses is diffed as not live, as Argo CD compares it, and says why', async () => {
+  const w = appWorkspace({
+    prefix: 'ldiff-project',
+    manifests: { 'cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {a: "1"}\n' },
+    spec: () => ({ project: 'restricted', destination: { namespace: 'shop' } }),
+  });
+  const projectFile = join(w.root, 'project.yaml');
+  writeFileSync(
+    projectFile,
+    "apiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata: {name: restricted, namespace: argocd}\nspec:\n  sourceRepos: ['*']\n  destinations: [{server: '*', namespace: shop}]\n  namespaceResourceBlacklist: [{group: '', kind: ConfigMap}]\n",
+  );
+  const cm: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'settings', namespace: 'shop', annotations: { [TID]: 'shop:/ConfigMap:shop/settings' } },
+    data: { a: '1' },
+  };
+  const report = await liveDiff(
+    { appFile: w.appFile, projectFile, desired: w.dir, serverSide: false },
+    { io: memoryIo().io, opts, gateway: new FakeGateway({ objects: [cm] }) },
+  );
+  expect(report.sync).toBe('OutOfSync');
+  expect(report.warnings).toContain(
+    'ConfigMap/settings: not permitted in project restricted: namespaceResourceBlacklist lists /ConfigMap (/ConfigMap): live, but compared as not live, as Argo CD compares it',
   );
 });
