@@ -194,6 +194,8 @@ export function decide(obs: Observation, memory: LoopMemory, policy: LoopPolicy,
     d.apply = [...obs.outOfSync];
     if (mayPrune(policy.prune)) d.prune = [...obs.extras];
     else if (!policy.prune) d.report = [...obs.extras];
+    // An operation in progress: Argo CD's autoSync returns no condition then ("another operation is in progress").
+    delete d.syncError;
     return d;
   }
   if (last!.phase !== 'Succeeded') {

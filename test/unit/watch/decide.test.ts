@@ -200,6 +200,10 @@ describe('decide and remember', () => {
     const running = { ...r.memory, last: { ...r.memory.last!, phase: 'Running' } };
     expect(decide(obs({ now: 1000, extras: ['ConfigMap/x'] }), running, both).waiting).toEqual([{ key: REVISION_KEY, until: 2000 }]);
     expect(decide(obs({ now: 2000, extras: ['ConfigMap/x'] }), running, both)).toMatchObject({ reason: 'new-revision', prune: ['ConfigMap/x'] });
+    // Its render now empty: nothing pruned, and no SyncError while it is in progress (autoSync returns none then).
+    const empty = decide(obs({ now: 2000, desiredCount: 0, extras: ['ConfigMap/x'] }), running, both);
+    expect(empty).toMatchObject({ prune: [], pruneRefused: expect.stringMatching(/empty/) });
+    expect(empty.syncError).toBeUndefined();
   });
 
   it('fingerprints reported drift so that the same drift is reported once', () => {
