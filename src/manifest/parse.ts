@@ -418,14 +418,32 @@ function isHookAnnotated(metadata: Record<string, unknown>): boolean {
 }
 
 /**
- * A manifest file's bytes as text; ManifestError naming the file and the line of the first byte that is not UTF-8. Decoding
- * it anyway would put U+FFFD in its place and apply that; go-yaml, hence kubectl and Argo CD, refuses such a file
- * ("invalid leading UTF-8 octet").
+ * A manifest file's bytes as text. A UTF-16 file that starts with its byte-order mark is decoded, as Argo CD's
+ * repo-server reads manifests (utfutil with unicode.BOMOverride); any other text must be UTF-8: a ManifestError names the
+ * file and the line of the first byte that is not. Argo CD's reader would put U+FFFD in that byte's place and apply
+ * that, and kubectl (go-yaml) refuses it ("invalid leading UTF-8 octet"): refused here, as kubectl does
+ * (docs/concepts/differences.md).
  */
 export function manifestText(bytes: Uint8Array, file: string): string {
+  const utf16 = bomUtf16(bytes);
+  if (utf16 !== undefined) return utf16;
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   if (isUtf8(bytes)) return text;
   const at = text.indexOf('\uFFFD');
   const line = at < 0 ? 1 : text.slice(0, at).split('\n').length;
-  throw new ManifestError(`${file}:${line}: not UTF-8 text (a byte that is no UTF-8 sequence): kubectl and Argo CD refuse it too`);
+  throw new ManifestError(
+    `${file}:${line}: not UTF-8 text (a byte that is no UTF-8 sequence): kubectl refuses it, and Argo CD would apply U+FFFD in its place`,
+  );
+}
+
+/** The text of UTF-16 bytes that start with a byte-order mark (FF FE little-endian, FE FF big-endian), without it; else undefined. */
+function bomUtf16(bytes: Uint8Array): string | undefined {
+  if (bytes.length < 2) return undefined;
+  const le = bytes[0] === 0xff && bytes[1] === 0xfe;
+  const be = bytes[0] === 0xfe && bytes[1] === 0xff;
+  if (!le && !be) return undefined;
+  const body = Buffer.from(bytes.subarray(2));
+  // Big-endian: each pair swapped, then read as little-endian (an odd last byte is left as it is and decodes to U+FFFD).
+  if (be) for (let i = 0; i + 1 < body.length; i += 2) [body[i], body[i + 1]] = [body[i + 1]!, body[i]!];
+  return new TextDecoder('utf-16le').decode(body);
 }

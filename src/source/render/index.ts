@@ -89,7 +89,7 @@ const MAX_LINK_HOPS = 16;
 
 /**
  * A symbolic link in a directory source, as Argo CD reads it: out of bounds fails the render; a link to a file is
- * that file under the link's name; a link to a directory is not followed (undefined, with a warning).
+ * that file under the link's name; a link to a directory, or to nothing, is not followed (undefined, with a warning).
  */
 async function followLink(files: SourceFiles, entry: TreeEntry, at: string, warnings: string[]): Promise<TreeEntry | undefined> {
   let current = entry;
@@ -98,7 +98,11 @@ async function followLink(files: SourceFiles, entry: TreeEntry, at: string, warn
     const resolved = resolveLinkTarget(current.path, target);
     if (resolved === undefined) throw new ManifestError(`${at}: ${outOfBoundsMessage(entry.path)}`);
     const found = await files.lookup(resolved);
-    if (found === undefined) throw new ManifestError(`${at}:${entry.path}: a symbolic link to ${resolved}, which does not exist`);
+    // A link whose target is missing: passed over with a warning, as Argo CD's getPotentiallyValidManifestFile does.
+    if (found === undefined) {
+      warnings.push(`skipped ${at}:${entry.path}: a symbolic link to ${resolved}, which does not exist (Argo CD skips it too)`);
+      return undefined;
+    }
     if (found === 'dir') {
       warnings.push(`skipped ${at}:${entry.path}: a symbolic link to the directory ${resolved} (Argo CD does not descend into linked directories)`);
       return undefined;

@@ -242,11 +242,23 @@ describe('loadManifests', () => {
       Buffer.concat([Buffer.from('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\ndata: {k: "v'), Buffer.from([0xff]), Buffer.from('"}\n')]),
     );
     await expect(loadManifests(d)).rejects.toThrow(
-      new InputError(`${join(d, 'bad.yaml')}:4: not UTF-8 text (a byte that is no UTF-8 sequence): kubectl and Argo CD refuse it too`),
+      new InputError(
+        `${join(d, 'bad.yaml')}:4: not UTF-8 text (a byte that is no UTF-8 sequence): kubectl refuses it, and Argo CD would apply U+FFFD in its place`,
+      ),
     );
     // A byte order mark and any valid UTF-8 (a U+FFFD written as such too) are text.
     writeFileSync(join(d, 'bad.yaml'), `\uFEFF${cm('b')}# \uFFFD é\n`);
     expect((await loadManifests(d)).map((o) => o.object.metadata.name)).toEqual(['b', 'fine']);
+  });
+
+  it('reads UTF-16 that starts with its byte-order mark, little- and big-endian, as Argo CD reads it (unicode.BOMOverride)', async () => {
+    const d = tempDir('utf16');
+    const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(cm('little'), 'utf16le')]);
+    const beBody = Buffer.from(cm('big'), 'utf16le');
+    for (let i = 0; i + 1 < beBody.length; i += 2) [beBody[i], beBody[i + 1]] = [beBody[i + 1]!, beBody[i]!];
+    writeFileSync(join(d, 'le.yaml'), le);
+    writeFileSync(join(d, 'be.yaml'), Buffer.concat([Buffer.from([0xfe, 0xff]), beBody]));
+    expect((await loadManifests(d)).map((o) => o.object.metadata.name).sort()).toEqual(['big', 'little']);
   });
 
   it('names both places when the same object is declared twice', async () => {

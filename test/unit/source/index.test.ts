@@ -205,7 +205,7 @@ describe('loadDesiredManifests from a git revision', () => {
     );
   }, 30_000);
 
-  it("symbolic links as Argo CD reads them: a link to a file is that file under the link's name, a linked folder is not descended, a link out of the repository fails the render", async () => {
+  it("symbolic links as Argo CD reads them: a link to a file is that file under the link's name, a linked folder and a link to nothing are passed over with a warning, a link out of the repository fails the render", async () => {
     fx.write('shared/common.yaml', configMap('common', '1'));
     fx.write('shared/more/m.yaml', configMap('m', '1'));
     fx.write('linked/own.yaml', configMap('own', '1'));
@@ -216,6 +216,7 @@ describe('loadDesiredManifests from a git revision', () => {
     symlinkSync('../shared/more', join(fx.repo, 'linked', 'more')); // a linked folder: not walked into
     symlinkSync('../shared/more', join(fx.repo, 'linked', 'folder.yaml')); // the same under a manifest's name: said, then left out
     symlinkSync('../shared/common.yaml', join(fx.repo, 'linked', 'common.txt')); // not a manifest name: passed over
+    symlinkSync('../shared/gone.yaml', join(fx.repo, 'linked', 'dangling.yaml')); // a link to nothing: said, then left out
     fx.commit('links');
     const r = await loadDesiredManifests(app({ repoURL: fx.repo, path: 'linked' }, { directory: { recurse: true } }), {}, io());
     // chain.yaml reads shared/other.yaml through shared/hop.yaml, common.yaml reads shared/common.yaml; own.yaml is a plain file.
@@ -225,6 +226,7 @@ describe('loadDesiredManifests from a git revision', () => {
       expect.stringMatching(/linked\/own\.yaml:own$/),
     ]);
     expect(r.warnings).toEqual([
+      expect.stringContaining('linked/dangling.yaml: a symbolic link to shared/gone.yaml, which does not exist (Argo CD skips it too)'),
       expect.stringContaining('linked/folder.yaml: a symbolic link to the directory shared/more (Argo CD does not descend into linked directories)'),
     ]);
 
