@@ -127,6 +127,17 @@ class Limiter {
 /** kubectl's transport gives up on a TLS handshake after 10 s (client-go's TLSHandshakeTimeout). */
 const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 
+/**
+ * The version Argo CD's controller hands every render (gitops-engine KubectlCmd.GetServerVersion,
+ * `fmt.Sprintf("%s.%s", v.Major, v.Minor)`) from a `/version` answer: `1.35`, or `1.30+` on a cluster whose minor carries
+ * a `+` (EKS, GKE); never the patch of gitVersion. '' when the answer has no major or minor (Helm's default).
+ */
+function serverVersionOf(v: Record<string, unknown> | undefined): string {
+  const major = typeof v?.major === 'string' ? v.major : '';
+  const minor = typeof v?.minor === 'string' ? v.minor : '';
+  return major === '' || minor === '' ? '' : `${major}.${minor}`;
+}
+
 function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
@@ -494,7 +505,7 @@ class ClientGateway implements KubeGateway {
 
   async serverVersion(): Promise<string> {
     const v = await this.json<Record<string, unknown>>({ method: 'GET', path: '/version', retry: true, doing: 'reading the API server version' });
-    return typeof v?.gitVersion === 'string' ? v.gitVersion : '';
+    return serverVersionOf(v);
   }
 
   private async loadDiscovery(): Promise<Discovery> {

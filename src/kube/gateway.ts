@@ -125,7 +125,10 @@ export interface KubeGateway {
   forgetDiscovery?(): void;
   /** The API server's OpenAPI v3 document of one group-version (`/openapi/v3/apis/apps/v1`), fetched once; undefined when it serves none. */
   openApi?(group: string, version: string): Promise<unknown>;
-  /** The API server's version (`/version` gitVersion, e.g. `v1.35.4`). */
+  /**
+   * The API server's version as Argo CD's controller reads it and hands it to renders (gitops-engine
+   * KubectlCmd.GetServerVersion): `/version`'s major and minor, `1.35` (`1.30+` where the minor carries a `+`); no patch.
+   */
   serverVersion?(): Promise<string>;
   /**
    * The types one group-version serves now, read again past the cached discovery (a CRD of a new group is served only

@@ -47,6 +47,15 @@ export const CHART_FILES: Record<string, string> = {
   'charts/broken/templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: broken\ndata:\n  x: {{ required "x is required" .Values.x }}\n',
 };
 
+/**
+ * The cluster's version as Argo CD's controller hands it to Helm (gitops-engine GetServerVersion): /version's
+ * `major.minor`, no patch; Helm's `.Capabilities.KubeVersion.Version` is then `v<major>.<minor>`.
+ */
+async function argoKubeVersion(): Promise<string> {
+  const v = (JSON.parse((await kubectl(['version', '-o', 'json'])).stdout) as { serverVersion: { major: string; minor: string } }).serverVersion;
+  return `${v.major}.${v.minor}`;
+}
+
 /** The suite's Application (no sync policy); `helm` is more of its source, as YAML lines (`    helm: ...`). */
 function appYaml(name: string, repoURL: string, namespace: string, path: string, helm: string): string {
   return applicationYaml({
@@ -183,6 +192,17 @@ describe('Helm charts in Git, rendered as Argo CD renders them', () => {
       expect(await liveConfigMaps(ns)).toEqual(expectedMaps);
       // The test hook is a hook: not applied by a sync.
       expect((await kubectl(['get', 'pod', 'store-test', '-n', ns, '--ignore-not-found', '-o', 'name'])).stdout).toBe('');
+      // Yet `manifests` lists it, last and marked, as Argo CD's repo-server renders it (argocd app manifests).
+      const listed = await plugin(['manifests', '-f', file, '-o', 'json']);
+      expect(listed.code).toBe(0);
+      const items = (
+        JSON.parse(listed.stdout) as { items: { kind: string; metadata: { name: string; namespace?: string; annotations?: Record<string, string> } }[] }
+      ).items;
+      expect(items.map((o) => `${o.kind}/${o.metadata.name}`).at(-1)).toBe('Pod/store-test');
+      expect(items.at(-1)!.metadata).toMatchObject({
+        namespace: ns,
+        annotations: { 'helm.sh/hook': 'test', 'argocd.argoproj.io/tracking-id': `shop:/Pod:${ns}/store-test` },
+      });
       const diff = await plugin(['diff', '-f', file, '-o', 'kv']);
       expect(diff.stderr).toBe('');
       expect(diff.code).toBe(0);
@@ -217,7 +237,8 @@ describe('Helm charts in Git, rendered as Argo CD renders them', () => {
       const res = await plugin(['sync', '-f', file, '-o', 'kv']);
       expect(res.stderr).toBe('');
       expect(res.code).toBe(0);
-      const version = JSON.parse((await kubectl(['version', '-o', 'json'])).stdout) as { serverVersion: { gitVersion: string } };
+      const version = await argoKubeVersion();
+      expect(version).toMatch(/^\d+\.\d+$/);
       const live = await liveConfigMaps(nsObject);
       expect(Object.keys(live).sort()).toEqual(['shop-obj-common', 'shop-obj-config']);
       expect(live['shop-obj-config']).toEqual({
@@ -227,7 +248,8 @@ describe('Helm charts in Git, rendered as Argo CD renders them', () => {
         tier: 'web',
         motd: '',
         namespace: nsObject,
-        kube: version.serverVersion.gitVersion,
+        // As Argo CD renders it: major.minor (`v1.35`), never the patch of gitVersion (`v1.35.4`).
+        kube: `v${version}`,
         hasApplications: 'true',
       });
       expect((await plugin(['diff', '-f', file, '-o', 'kv'])).code).toBe(0);
@@ -245,7 +267,7 @@ describe('Helm charts in Git, rendered as Argo CD renders them', () => {
       const live = await kubectl(['get', 'configmaps', '-n', nsObject, '-o', 'yaml']);
       const liveFile = join(fx.root, 'live-object.yaml');
       writeFileSync(liveFile, live.stdout);
-      const version = (JSON.parse((await kubectl(['version', '-o', 'json'])).stdout) as { serverVersion: { gitVersion: string } }).serverVersion.gitVersion;
+      const version = await argoKubeVersion();
       const offline = ['diff', '-f', file, '--desired', join(fx.repo, 'charts', 'shop'), '--render', '--live', liveFile, '-o', 'kv'];
       const same = await plugin([...offline, '--kube-version', version, '--api-versions', 'v1,argoproj.io/v1alpha1/Application']);
       expect(same.stderr).toBe('');
@@ -384,7 +406,7 @@ describe('multi-source: a chart, its values from a second repository (ref), and 
         '--api-versions',
         'argoproj.io/v1alpha1/Application',
         '--kube-version',
-        JSON.parse((await kubectl(['version', '-o', 'json'])).stdout).serverVersion.gitVersion,
+        await argoKubeVersion(),
       ]);
       const expectedMaps = Object.fromEntries(expected.filter((o) => o.kind === 'ConfigMap').map((o) => [o.metadata.name, o.data ?? {}]));
       expect(expectedMaps['multi-config']).toMatchObject({ color: 'purple', greeting: 'from-values-repo', size: 'medium' });

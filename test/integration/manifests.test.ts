@@ -31,6 +31,8 @@ describe('manifests', () => {
     fx.write('app/b.yaml', 'apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {ports: [{port: 80}]}\n');
     fx.write('app/c.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: early}\ndata: {v: "1"}\n');
     fx.write('app/pre.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: pre, annotations: {argocd.argoproj.io/hook: PreSync}}\ndata: {v: "1"}\n');
+    // A hook no sync runs: Argo CD's repo-server renders it, so `argocd app manifests` lists it (last here).
+    fx.write('app/skip.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: skipped, annotations: {argocd.argoproj.io/hook: Skip}}\ndata: {v: "1"}\n');
     first = fx.commit('v1');
     fx.write('app/c.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: early}\ndata: {v: "2"}\n');
     fx.commit('v2');
@@ -56,16 +58,25 @@ describe('manifests', () => {
       expect(res.stderr).toBe('');
       expect(res.code).toBe(0);
       const items = (JSON.parse(res.stdout) as { kind: string; items: Obj[] }).items;
-      expect(items.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual(['ConfigMap/pre', 'ConfigMap/early', 'Service/web', 'ConfigMap/late']);
+      expect(items.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
+        'ConfigMap/pre',
+        'ConfigMap/early',
+        'Service/web',
+        'ConfigMap/late',
+        'ConfigMap/skipped',
+      ]);
+      expect(items.at(-1)!.metadata).toMatchObject({ namespace: ns, annotations: { [TID]: `${ns}_shown:/ConfigMap:${ns}/skipped` } });
       // Nothing was applied by it.
       expect((await kubectl(['get', 'configmap', 'early', '-n', ns])).code).not.toBe(0);
 
       const yaml = await plugin(['manifests', 'shown']);
       expect(yaml.code).toBe(0);
-      expect(yaml.stdout.split('\n').filter((l) => l === '---')).toHaveLength(3);
+      expect(yaml.stdout.split('\n').filter((l) => l === '---')).toHaveLength(4);
 
       expect((await plugin(['sync', 'shown', '-o', 'kv'])).code).toBe(0);
-      for (const o of items.filter((x) => x.metadata.name !== 'pre')) {
+      // The Skip hook is listed, never applied.
+      expect((await kubectl(['get', 'configmap', 'skipped', '-n', ns])).code).not.toBe(0);
+      for (const o of items.filter((x) => x.metadata.name !== 'pre' && x.metadata.name !== 'skipped')) {
         const live = JSON.parse(await kubectlOk(['get', o.kind.toLowerCase(), o.metadata.name, '-n', ns, '-o', 'json'])) as Obj;
         expect({ name: o.metadata.name, namespace: live.metadata.namespace, mark: live.metadata.annotations?.[TID] }).toEqual({
           name: o.metadata.name,

@@ -36,7 +36,7 @@ export async function helmVersion(tool: string, env: Record<string, string | und
 
 /** What the cluster serves, as Argo CD hands it to Helm (`.Capabilities`). */
 export interface HelmCapabilities {
-  /** The API server's version (`v1.35.4`); '' = Helm's default. */
+  /** The cluster's version as Argo CD's controller sends it (`1.35`: major.minor, see KubeGateway.serverVersion); '' = Helm's default. */
   kubeVersion: string;
   /** `group/version` and `group/version/Kind` of every served type, sorted (Argo CD's APIResourcesToStrings). */
   apiVersions: string[];
@@ -53,15 +53,24 @@ export function apiVersionStrings(types: readonly { group: string; version: stri
   return [...out].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-/** A Kubernetes version as Argo CD passes it to `--kube-version` (k8s ParseGeneric(...).String(): no `v`, no suffix). */
+/**
+ * A Kubernetes version as Argo CD passes it to `--kube-version` (reposerver parseKubeVersion: k8s
+ * ParseGeneric(...).String()): no `v`, nothing after the numbers, each number as written without leading zeros, as many
+ * numbers as given (at least two). So the cluster's `1.35` (what the controller sends, see KubeGateway.serverVersion)
+ * stays `1.35`, `1.30+` is `1.30`, and a source's `v1.29.0-eks-1` is `1.29.0`. Only '' is no version.
+ */
 export function kubeVersionArg(version: string): string {
-  if (version.trim() === '') return '';
-  const m = /^\s*v?(\d+)\.(\d+)(?:\.(\d+))?/.exec(version);
-  if (!m) throw new InputError(`could not parse kubernetes version ${version}`);
-  return [m[1], m[2], m[3]]
-    .filter((x) => x !== undefined)
-    .map((x) => String(Number(x)))
-    .join('.');
+  if (version === '') return '';
+  const fail = () => new InputError(`could not parse kubernetes version ${version}`);
+  const m = /^[\t\n\f\r ]*v?([0-9]+(?:\.[0-9]+)*)(.*)$/.exec(version);
+  if (!m) throw fail();
+  const parts = m[1]!.split('.');
+  if (parts.length < 2) throw fail();
+  // ParseGeneric refuses a leading zero in the first number only, and numbers past a uint64.
+  if (parts[0]!.length > 1 && parts[0]!.startsWith('0')) throw fail();
+  const numbers = parts.map((p) => BigInt(p));
+  if (numbers.some((n) => n > 0xffffffffffffffffn)) throw fail();
+  return numbers.map(String).join('.');
 }
 
 /**

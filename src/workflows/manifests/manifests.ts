@@ -1,7 +1,8 @@
 // `manifests`: the desired objects exactly as a sync would send them (rendered by the app's source type and options,
 // namespaced, with the tracking mark), in the order a sync sends them: phase by phase and wave by wave (a hook in
-// each phase it names, once; within a wave hooks and resources together by kind order and name), SyncFail hooks last, then the delete hooks (run by `delete`, never by a sync). Secret
-// values are hidden, as Argo CD's `app manifests` hides them.
+// each phase it names, once; within a wave hooks and resources together by kind order and name), SyncFail hooks last, then the delete hooks (run by `delete`, never by a sync),
+// then the hooks nothing runs (`Skip`, Helm's `test` and `pre-rollback` …), which Argo CD's repo-server renders and
+// `argocd app manifests` lists as any object. Secret values are hidden, as Argo CD's `app manifests` hides them.
 import type { KubeObject } from '../../model/object.js';
 import { keyString } from '../../model/object.js';
 import { phaseGroups, syncFailGroups, hookWave } from '../../sync/phases.js';
@@ -48,6 +49,8 @@ export async function runManifests(args: AppStateArgs, deps: AppStateDeps, opts:
     for (const t of g.tasks) push(t.hook ?? t.step.item);
   for (const g of syncFailGroups(hooks, asCreated)) for (const h of g.hooks) push(h);
   for (const h of state.deleteHooks ?? []) push(h);
+  // Never applied by a sync (gitops-engine gives them no phase), but part of the render Argo CD lists.
+  for (const h of state.inertHooks ?? []) push(h);
   return { objects: out, ...(state.revision ? { revision: state.revision } : {}), warnings: state.warnings };
 }
 
@@ -63,5 +66,6 @@ function onlySource(state: AppState, position: number): AppState {
     desired: state.desired.filter(mine),
     hooks: state.hooks.filter(mine),
     ...(state.deleteHooks ? { deleteHooks: state.deleteHooks.filter(mine) } : {}),
+    ...(state.inertHooks ? { inertHooks: state.inertHooks.filter(mine) } : {}),
   };
 }

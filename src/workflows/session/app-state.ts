@@ -124,6 +124,12 @@ export interface AppState {
   hooks: HookEntry[];
   /** The desired set's PreDelete / PostDelete hooks: run by `delete` only (absent when there are none). */
   deleteHooks?: HookEntry[];
+  /**
+   * The desired set's hooks no command runs (absent when there are none): `argocd.argoproj.io/hook: Skip`, and Helm's
+   * `test`, `test-success`, `test-failure`, `pre-rollback` … (gitops-engine maps them to no phase). Never applied,
+   * compared or pruned; only `manifests` lists them, as Argo CD's repo-server renders them.
+   */
+  inertHooks?: HookEntry[];
   /** Live objects by keyString of the desired key (absent: not live). */
   live: Map<string, KubeObject>;
   /**
@@ -363,8 +369,13 @@ async function resolveDesired(
     }
     // A `Skip` hook (or a hook of no phase Argo CD runs) is never applied, compared or pruned: gitops-engine gives it no
     // sync task, so no discovery check (sync_phase.go syncPhases), and CompareAppState leaves it out of the sync
-    // status. Of a kind the cluster does not serve, it is left out here, as it is below once its type is known.
-    if (!type && isNeverSynced(o)) continue;
+    // status. Of a kind the cluster does not serve it is no error: kept as rendered (its scope unknown, its namespace
+    // as declared) for `manifests` alone, which lists it as Argo CD's repo-server renders it.
+    if (!type && isNeverSynced(o)) {
+      const assumed = { group: groupOf(o.apiVersion), version: versionOf(o.apiVersion), kind: o.kind, resource: '', namespaced: true, verbs: [] };
+      out.push({ object: o, source: m.source, type: assumed, key: keyOf(o), pendingCrd: true, unserved: true });
+      continue;
+    }
     if (!type) {
       throw new UnservedKindError(
         `${formatSource(m.source)}: the cluster does not serve ${o.kind} in ${o.apiVersion} (${o.kind}/${o.metadata.name ?? ''}); no CustomResourceDefinition of this app defines it (with the sync option SkipDryRunOnMissingResource=true a sync applies it once the cluster serves it)`,
@@ -650,6 +661,7 @@ export async function loadAppState(
   const desired: DesiredEntry[] = [];
   const hooks: HookEntry[] = [];
   const deleteHooks: HookEntry[] = [];
+  const inertHooks: HookEntry[] = [];
   for (const d of await named(resolveDesired(applySettings(app, rules, source.objects, warnings), destinationNamespace, gw, app.syncOptions))) {
     const hook = hookOf(d.object);
     if (!hook) desired.push(d);
@@ -658,6 +670,7 @@ export async function loadAppState(
         warnings.push(`${d.key.kind}/${d.key.name || d.object.metadata.generateName || ''}: ${u} is not a hook phase or delete policy; ignored`);
       if (hook.phases.length > 0) hooks.push({ ...d, hook });
       if (hook.deletePhases.length > 0) deleteHooks.push({ ...d, hook });
+      if (hook.phases.length === 0 && hook.deletePhases.length === 0) inertHooks.push({ ...d, hook });
     }
   }
   const appInstance = instanceName(app, rules.controlPlaneNamespace);
@@ -737,6 +750,7 @@ export async function loadAppState(
     desired,
     hooks,
     ...(deleteHooks.length > 0 ? { deleteHooks } : {}),
+    ...(inertHooks.length > 0 ? { inertHooks } : {}),
     live,
     namespaces,
     origin: source.origin,

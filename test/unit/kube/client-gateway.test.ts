@@ -242,6 +242,18 @@ test('aggregated discovery resolves kinds with their plural and scope', async ()
   fresh.close();
 });
 
+test("the server version is /version's major.minor, as gitops-engine's GetServerVersion hands it to Argo CD's renders (no patch)", async () => {
+  let answer: Record<string, unknown> = { major: '1', minor: '35', gitVersion: 'v1.35.4' };
+  handler = (_req, res) => json(res, 200, answer);
+  expect(await gw.serverVersion!()).toBe('1.35');
+  expect(seen.map((s) => s.url)).toEqual(['/version']);
+  // EKS and GKE write a `+` into the minor; Argo CD passes it on (its render's ParseGeneric drops it).
+  answer = { major: '1', minor: '30+', gitVersion: 'v1.30.14-eks-931bdca' };
+  expect(await gw.serverVersion!()).toBe('1.30+');
+  answer = { gitVersion: 'v1.35.4' };
+  expect(await gw.serverVersion!()).toBe('');
+});
+
 test('an unreachable server and a timeout are one-line cluster errors', async () => {
   handler = () => undefined; // never answers
   const slow = await gateway(100);

@@ -121,6 +121,13 @@ describe('helm template arguments', () => {
     expect(kubeVersionArg('v1.30.2-eks-1234')).toBe('1.30.2');
     expect(kubeVersionArg('')).toBe('');
     expect(() => kubeVersionArg('latest')).toThrow(InputError);
+    // As k8s ParseGeneric(...).String() (reposerver parseKubeVersion): the controller's `1.35` / `1.30+` (major.minor of
+    // /version), every number given, leading zeros dropped past the first; one number, a leading zero first, blanks refused.
+    expect(kubeVersionArg('1.35')).toBe('1.35');
+    expect(kubeVersionArg('1.30+')).toBe('1.30');
+    expect(kubeVersionArg(' v1.2.3.4')).toBe('1.2.3.4');
+    expect(kubeVersionArg('1.035.00')).toBe('1.35.0');
+    for (const bad of ['1', '01.30', ' ', '1.35\nx', '1.18446744073709551616']) expect(() => kubeVersionArg(bad)).toThrow(InputError);
     expect(
       apiVersionStrings([
         { group: 'apps', version: 'v1', kind: 'Deployment' },
@@ -160,7 +167,7 @@ describe('value files and options resolved', () => {
     appName: 'shop-app',
     namespace: 'dest',
     helm: helm ? helmOf(helm) : undefined,
-    capabilities: { kubeVersion: 'v1.35.4', apiVersions: ['v1', 'v1/ConfigMap'] },
+    capabilities: { kubeVersion: '1.35', apiVersions: ['v1', 'v1/ConfigMap'] },
     refs: new Map(),
     env: { ARGOCD_APP_NAME: 'shop-app' },
     tool: '/bin/false',
@@ -183,7 +190,7 @@ describe('value files and options resolved', () => {
     expect(o).toMatchObject({
       releaseName: 'shop-app',
       namespace: 'dest',
-      kubeVersion: '1.35.4',
+      kubeVersion: '1.35',
       apiVersions: ['v1', 'v1/ConfigMap'],
       skipCrds: false,
       values: [],
@@ -291,7 +298,7 @@ describe('value files and options resolved', () => {
       expect(calls.map((c) => c.split(' ')[0])).toEqual(['template', 'dependency', 'template']);
       expect(calls[1]).toBe('dependency build');
       expect(calls[0]).toMatch(
-        /^template \. --name-template shop-app --namespace dest --kube-version 1\.35\.4 --values \S+values\.yaml --api-versions v1 --api-versions v1\/ConfigMap --include-crds$/,
+        /^template \. --name-template shop-app --namespace dest --kube-version 1\.35 --values \S+values\.yaml --api-versions v1 --api-versions v1\/ConfigMap --include-crds$/,
       );
       rmSync(join(chart, 'charts'), { recursive: true, force: true });
     });

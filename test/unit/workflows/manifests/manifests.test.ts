@@ -44,6 +44,40 @@ test('hooks in their phases, resources wave by wave in kind order, SyncFail and 
   expect(ns.metadata.annotations?.['argocd.argoproj.io/tracking-id']).toBe('shop:/Namespace:shop/extra');
 });
 
+test("hooks no sync runs (Skip, Helm's test, test-success and pre-rollback) are listed last, marked and namespaced, as argocd app manifests lists them", async () => {
+  const ws = appWorkspace({
+    prefix: 'manifests',
+    manifests: {
+      'a.yaml': cm('web'),
+      'b.yaml': cm('smoke', { 'helm.sh/hook': 'test' }),
+      'c.yaml': cm('legacy-test', { 'helm.sh/hook': 'test-success' }),
+      'd.yaml': cm('undo', { 'helm.sh/hook': 'pre-rollback' }),
+      'e.yaml': cm('skipped', { 'argocd.argoproj.io/hook': 'Skip' }),
+      'f.yaml': cm('bye', { 'helm.sh/hook': 'post-delete' }),
+      // Of a kind the cluster does not serve: no error (no command applies it), listed as rendered.
+      'g.yaml': 'apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n  annotations: {argocd.argoproj.io/hook: Skip}\n',
+      'h.yaml': cm('pre', { 'helm.sh/hook': 'pre-install' }),
+    },
+  });
+  const r = await runManifests({ appFile: ws.appFile, desired: ws.dir }, { io: memoryIo().io, opts, gateway: new FakeGateway({ objects: [] }) });
+  expect(r.objects.map((o) => `${o.kind}/${o.metadata.name}`)).toEqual([
+    'ConfigMap/pre',
+    'ConfigMap/web',
+    'ConfigMap/bye',
+    'ConfigMap/smoke',
+    'ConfigMap/legacy-test',
+    'ConfigMap/undo',
+    'ConfigMap/skipped',
+    'Widget/w',
+  ]);
+  const smoke = r.objects.find((o) => o.metadata.name === 'smoke')!;
+  expect(smoke.metadata.namespace).toBe('shop');
+  expect(smoke.metadata.annotations?.['argocd.argoproj.io/tracking-id']).toBe('shop:/ConfigMap:shop/smoke');
+  const widget = r.objects.find((o) => o.kind === 'Widget')!;
+  expect(widget.metadata.annotations?.['argocd.argoproj.io/tracking-id']).toBe('shop:example.com/Widget:shop/w');
+  expect(r.warnings).toEqual([]);
+});
+
 test('--source-position of a single-source app: 1 is the whole app, anything else an input error', async () => {
   const ws = appWorkspace({ prefix: 'manifests', manifests: { 'c.yaml': cm('early') } });
   const deps = { io: memoryIo().io, opts, gateway: new FakeGateway({ objects: [] }) };
