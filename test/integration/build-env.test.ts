@@ -119,4 +119,19 @@ describe('the build environment of a render (ARGOCD_APP_NAME, ARGOCD_APP_NAMESPA
     },
     T,
   );
+
+  it(
+    'ARGOCD_APP_SOURCE_PATH is spec.source.path as written (a trailing slash kept), as Argo CD passes it',
+    async () => {
+      const file = appFile('env-path', 'kustomize/', {
+        kustomize: { commonAnnotations: { path: '$ARGOCD_APP_SOURCE_PATH' }, commonAnnotationsEnvsubst: true },
+      });
+      const res = await runPlugin(['manifests', '-f', file, '-o', 'json']);
+      expect(res.stderr).toBe('');
+      expect(res.code).toBe(0);
+      const items = (JSON.parse(res.stdout) as { items: { metadata: { name: string; annotations?: Record<string, string> } }[] }).items;
+      expect(items.find((o) => o.metadata.name === 'from-kustomize')?.metadata.annotations?.path).toBe('kustomize/');
+    },
+    T,
+  );
 });

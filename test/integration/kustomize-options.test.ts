@@ -140,6 +140,16 @@ describe('spec.source.kustomize options against kustomize edit + kustomize build
     ],
     ['components', { components: ['../../components/monitoring'] }, () => [['edit', 'add', 'component', '../../components/monitoring']]],
     [
+      'YAML 1.1 words (on, yes, n, Off, 0o17) as keys and values stay strings, as kustomize edit writes them',
+      { images: ['busybox:0o17'], commonLabels: { on: 'yes', l: 'n' }, commonAnnotations: { n: 'v', yes: 'Off' }, namespace: 'on' },
+      () => [
+        ['edit', 'set', 'image', 'busybox:0o17'],
+        ['edit', 'add', 'label', 'on:yes', 'l:n'],
+        ['edit', 'add', 'annotation', 'n:v', 'yes:Off'],
+        ['edit', 'set', 'namespace', '--', 'on'],
+      ],
+    ],
+    [
       'all at once, in Argo CD order',
       {
         namePrefix: 'a-',

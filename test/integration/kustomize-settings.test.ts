@@ -79,6 +79,20 @@ describe("argocd-cm's kustomize.buildOptions and kustomize.path.<version>", () =
       const unregistered = await runPlugin(['diff', '-f', app, '--argocd-cm', cm({ 'kustomize.path.v4': join(clusterBin(), 'kustomize') }), '-o', 'json']);
       expect(unregistered.code).toBe(2);
       expect(unregistered.stderr).toContain('kustomize version v5.8.1 is not registered (argocd-cm kustomize.path.v5.8.1)');
+      // Argo CD fails that render whatever binary it has: --kustomize does not stand in for an unregistered version.
+      const named = await runPlugin([
+        'diff',
+        '-f',
+        app,
+        '--argocd-cm',
+        cm({ 'kustomize.path.v4': join(clusterBin(), 'kustomize') }),
+        '--kustomize',
+        join(clusterBin(), 'kustomize'),
+        '-o',
+        'json',
+      ]);
+      expect(named.code).toBe(2);
+      expect(named.stderr).toContain('kustomize version v5.8.1 is not registered (argocd-cm kustomize.path.v5.8.1)');
     },
     T,
   );

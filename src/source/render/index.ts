@@ -198,16 +198,20 @@ async function throughCache(
 /**
  * The variables of the render's environment for this Application and commit, as Argo CD's controller asks its repo-server
  * for them (controller/state.go): the app's instance name and its destination namespace (the one Helm gets as --namespace).
+ * The source path is spec.source.path as written (reposerver newEnv's q.ApplicationSource.Path: `.` stays `.`, a
+ * trailing `/` stays; a chart's is its own, mostly ''), not the normalised `path` the files are found by; only a local
+ * folder rendered without an Application has none and gets `path`, its place in the work tree.
  */
 function appRenderEnv(input: Pick<RenderInput, 'app' | 'namespace' | 'controlPlaneNamespace'>, sha: string, path: string): RenderEnv {
   const app = input.app;
+  const sourcePath = app.name === '' && app.source.path === undefined ? path : (app.source.path ?? '');
   return renderEnv({
     appName: app.name === '' ? '' : instanceName(app, input.controlPlaneNamespace),
     appNamespace: input.namespace ?? app.destination.namespace ?? '',
     projectName: app.project ?? 'default',
     revision: sha,
     repoURL: app.source.repoURL ?? '',
-    path,
+    path: sourcePath,
     targetRevision: app.source.targetRevision ?? '',
   });
 }
@@ -242,8 +246,8 @@ export async function renderSource(given: RenderInput): Promise<Rendered> {
       const settings = await input.tools.kustomizeSettings?.();
       const named = options.kustomize?.version ?? '';
       const tool =
-        named !== '' && input.tools.kustomize === undefined
-          ? namedKustomize(named, settings?.versions ?? new Map(), input.tools.env)
+        named !== ''
+          ? namedKustomize(named, settings?.versions ?? new Map(), input.tools.env, input.tools.kustomize)
           : findKustomize(input.tools.kustomize, input.tools.env);
       const version = input.tools.noCache ? '' : await kustomizeVersion(tool, input.tools.env);
       const buildOptions = input.tools.kustomizeBuildOptions ?? settings?.buildOptions;

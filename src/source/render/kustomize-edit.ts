@@ -1,6 +1,6 @@
 // The edits Argo CD makes to a copy of the kustomization before `kustomize build` (util/kustomize Build), done on
 // the parsed file with the semantics of the `kustomize edit` command each stands for. Pure: text in, text out.
-import { parse, stringify } from 'yaml';
+import { parse, type ScalarTag, stringify, type Tags } from 'yaml';
 import type { KustomizeOptions } from '../../app/source-options.js';
 import { compileFilepathMatch } from '../../model/glob.js';
 import type { JsonObject, JsonValue } from '../../model/object.js';
@@ -207,12 +207,43 @@ function expandComponents(entries: readonly string[], components: ComponentCheck
 }
 
 /**
+ * How kustomize reads a kustomization: YAML 1.1 as go-yaml v2 resolves it (sigs.k8s.io/yaml), where `yes`, `on`, `n`,
+ * `0777` are no strings. The yaml package's 1.1 schema less what go-yaml v2 leaves a string (`1:20`, `2001-12-14`).
+ */
+const readTags = (tags: Tags): Tags => tags.filter((t) => !(typeof t === 'object' && (t.format === 'TIME' || t.tag === 'tag:yaml.org,2002:timestamp')));
+
+/**
+ * Every plain scalar go-yaml v2 (kustomize's reader) resolves to something other than a string, and then some: its
+ * bool, null and float words, and whatever starts with a digit, sign or `.digit` and holds only number
+ * characters (`0o17`, `0X1F`, `1_000` are numbers to Go's ParseInt). A string the edit writes that looks like one is
+ * quoted, so kustomize reads back the same string; a superset only quotes more.
+ */
+const GO_YAML_NON_STRING =
+  /^(?:[yYnN]|[Yy]es|YES|[Nn]o|NO|[Tt]rue|TRUE|[Ff]alse|FALSE|[Oo]n|ON|[Oo]ff|OFF|~|[Nn]ull|NULL|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)|\.[0-9].*|[-+0-9][0-9a-zA-Z_.+-]*)$/s;
+
+/** A tag no value is given (it identifies nothing): only there to make the writer quote GO_YAML_NON_STRING strings. */
+const goYamlNonString: ScalarTag = {
+  tag: 'tag:kubectl-gitops,2025:go-yaml-v2-non-string',
+  default: true,
+  test: GO_YAML_NON_STRING,
+  resolve: (s) => s,
+};
+
+/**
+ * The writer: YAML 1.1's schema (its quoting of `yes`, `1:20`, `2001-12-14`…) and go-yaml v2's non-strings quoted. A
+ * key `<<` stays plain, as `kustomize edit` writes it (a merge key to go-yaml: the build fails, as Argo CD's does).
+ */
+const WRITE = { version: '1.1', customTags: (tags: Tags) => [...tags, goYamlNonString], lineWidth: 0 } as const;
+
+/**
  * The kustomization text after Argo CD's edits for `opts`, in Argo CD's order: namePrefix, nameSuffix, images,
  * replicas, commonLabels, commonAnnotations, namespace, patches, components. Label values, images and (with
  * commonAnnotationsEnvsubst) annotation values go through Argo CD's envsubst. Unchanged text when nothing applies.
  */
 export function editKustomization(text: string, opts: KustomizeOptions, env: RenderEnv, components: ComponentCheck): string {
-  const parsed: unknown = parse(text) ?? {};
+  // Read as kustomize reads it and written so that it reads every value back the same (a key or value `n`, `yes`,
+  // `on` stays a string, as `kustomize edit`'s own writer quotes it).
+  const parsed: unknown = parse(text, { version: '1.1', customTags: readTags }) ?? {};
   if (!isPlainObject(parsed)) throw new KustomizeEditError('the kustomization file is not a map');
   const k = parsed;
   let changed = false;
@@ -270,5 +301,5 @@ export function editKustomization(text: string, opts: KustomizeOptions, env: Ren
       changed = true;
     }
   }
-  return changed ? stringify(k, { lineWidth: 0 }) : text;
+  return changed ? stringify(k, WRITE) : text;
 }

@@ -23,15 +23,21 @@ export interface KustomizeTool {
 
 const HOW_TO_NAME = `name one with --kustomize PATH or ${KUSTOMIZE_ENV}=PATH`;
 
-/** The tool to build with: the one named (flag, then environment), else kustomize on PATH, else kubectl on PATH. */
 /**
  * The binary of a named kustomize version (spec.source.kustomize.version), as Argo CD's repo-server picks it from
- * argocd-cm's `kustomize.path.<version>`: an unregistered version is Argo CD's error, and a registered path that is
- * no executable file here (it names a file in Argo CD's image) is bad input saying so. --kustomize wins over both.
+ * argocd-cm's `kustomize.path.<version>` (util/settings GetKustomizeBinaryPath). An unregistered version is Argo CD's
+ * error whatever binary is at hand (`error getting kustomize binary path: kustomize version X is not registered`), so it
+ * is refused even with --kustomize (`given`). A registered version is built with `given` when there is one, else with
+ * the registered path, and a registered path that is no executable file here (it names a file in Argo CD's image) is
+ * bad input saying so.
  */
-export function namedKustomize(version: string, versions: ReadonlyMap<string, string>, env: Record<string, string | undefined>): KustomizeTool {
+export function namedKustomize(version: string, versions: ReadonlyMap<string, string>, env: Record<string, string | undefined>, given?: string): KustomizeTool {
   const registered = versions.get(version);
-  if (registered === undefined) throw new InputError(`kustomize version ${version} is not registered (argocd-cm kustomize.path.${version}); ${HOW_TO_NAME}`);
+  if (registered === undefined)
+    throw new InputError(
+      `kustomize version ${version} is not registered (argocd-cm kustomize.path.${version}), so Argo CD's repo-server fails this render: add kustomize.path.${version} to argocd-cm or drop spec.source.kustomize.version`,
+    );
+  if (given !== undefined) return findKustomize(given, env);
   const path = resolveToolPath(registered, env);
   if (!path)
     throw new InputError(
@@ -40,6 +46,7 @@ export function namedKustomize(version: string, versions: ReadonlyMap<string, st
   return { kind: 'kustomize', path };
 }
 
+/** The tool to build with: the one named (flag, then environment), else kustomize on PATH, else kubectl on PATH. */
 export function findKustomize(named: string | undefined, env: Record<string, string | undefined>): KustomizeTool {
   const given = named ?? env[KUSTOMIZE_ENV];
   if (given !== undefined && given !== '') {

@@ -127,6 +127,61 @@ describe('kustomize edit semantics', () => {
     ]);
   });
 
+  it("writes every key and value so that kustomize's YAML 1.1 reader (go-yaml v2) reads back the same string, as kustomize edit's writer quotes them", () => {
+    const out = editKustomization(
+      'resources: [cm.yaml]\n',
+      {
+        ...none,
+        namePrefix: 'y',
+        nameSuffix: 'NO',
+        images: ['on=n:0o17', 'busybox:1.10'],
+        replicas: [{ name: 'off', count: 2 }],
+        commonLabels: { on: 'yes', l: 'n', x: '0X1F', t: '1:20', d: '2001-12-14' },
+        commonAnnotations: { n: 'v', Yes: 'Off', o: '1_0', z: '~', e: '1e3', f: '.5' },
+        namespace: 'on',
+        patches: [{ target: { kind: 'yes', name: 'n' }, patch: 'a: "on"\n' }],
+        components: ['y'],
+      },
+      env,
+      all,
+    );
+    // What kustomize itself writes for these (kustomize v5.8.1 `kustomize edit`): the ambiguous scalars double-quoted.
+    for (const line of ['"on": "yes"', 'l: "n"', 'x: "0X1F"', '"n": v', '"Yes": "Off"', 'o: "1_0"', 'newTag: "0o17"', 'newTag: "1.10"', 'namespace: "on"'])
+      expect(out).toContain(line);
+    expect(parse(out, { version: '1.1' })).toEqual({
+      resources: ['cm.yaml'],
+      namePrefix: 'y',
+      nameSuffix: 'NO',
+      images: [
+        { name: 'busybox', newTag: '1.10' },
+        { name: 'on', newName: 'n', newTag: '0o17' },
+      ],
+      replicas: [{ name: 'off', count: 2 }],
+      commonLabels: { on: 'yes', l: 'n', x: '0X1F', t: '1:20', d: '2001-12-14' },
+      commonAnnotations: { n: 'v', Yes: 'Off', o: '1_0', z: '~', e: '1e3', f: '.5' },
+      namespace: 'on',
+      patches: [{ target: { kind: 'yes', name: 'n' }, patch: 'a: "on"\n' }],
+      components: ['y'],
+    });
+    const pairs = editKustomization('{}', { ...none, commonLabels: { on: 'n' }, labelWithoutSelector: true }, env, all);
+    expect(pairs).toContain('"on": "n"');
+  });
+
+  it('keeps what the kustomization already holds as kustomize reads it: a quoted `on` a string, a plain `yes` a bool', () => {
+    const out = editKustomization(
+      'commonLabels:\n  monitoring: "on"\n  "n": "yes"\ngeneratorOptions:\n  disableNameSuffixHash: yes\nreplicas:\n- name: a\n  count: 0010\n',
+      { ...none, namePrefix: 'p-' },
+      env,
+      all,
+    );
+    expect(parse(out, { version: '1.1' })).toEqual({
+      commonLabels: { monitoring: 'on', n: 'yes' },
+      generatorOptions: { disableNameSuffixHash: true },
+      replicas: [{ name: 'a', count: 8 }],
+      namePrefix: 'p-',
+    });
+  });
+
   it('leaves the text untouched when no option applies', () => {
     const text = '# comment\nresources: [a.yaml]\n';
     expect(editKustomization(text, none, env, all)).toBe(text);
@@ -244,12 +299,19 @@ describe("a named kustomize version: argocd-cm's kustomize.path.<version>", () =
   it('is the registered binary when it is an executable file here', () => {
     expect(namedKustomize('v5', new Map([['v5', '/bin/sh']]), env)).toEqual({ kind: 'kustomize', path: '/bin/sh' });
   });
-  it("an unregistered version is Argo CD's error; a path that is no executable here says so; both name --kustomize", () => {
+  it("an unregistered version is Argo CD's error, naming the key that would register it; a path that is no executable here names --kustomize", () => {
     expect(() => namedKustomize('v9', new Map([['v5', '/bin/sh']]), env)).toThrow(
-      /^kustomize version v9 is not registered \(argocd-cm kustomize\.path\.v9\); name one with --kustomize/,
+      /^kustomize version v9 is not registered \(argocd-cm kustomize\.path\.v9\), so Argo CD's repo-server fails this render: add kustomize\.path\.v9 to argocd-cm/,
     );
     expect(() => namedKustomize('v5', new Map([['v5', '/custom-tools/kustomize_5']]), env)).toThrow(
       /^kustomize version v5: argocd-cm's kustomize\.path\.v5 \/custom-tools\/kustomize_5 is not an executable file on this machine .*--kustomize/,
     );
+  });
+  it('--kustomize stands in for a registered version, but not for an unregistered one (Argo CD fails that render whatever binary it has)', () => {
+    expect(namedKustomize('v5', new Map([['v5', '/custom-tools/kustomize_5']]), env, '/bin/sh')).toEqual({ kind: 'kustomize', path: '/bin/sh' });
+    expect(() => namedKustomize('v9.9.9', new Map([['v5', '/bin/sh']]), env, '/bin/sh')).toThrow(
+      /^kustomize version v9\.9\.9 is not registered \(argocd-cm kustomize\.path\.v9\.9\.9\)/,
+    );
+    expect(() => namedKustomize('v9.9.9', new Map(), env, '/bin/sh')).toThrow(/is not registered/);
   });
 });
