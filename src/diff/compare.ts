@@ -22,6 +22,7 @@ export interface Difference {
  * Desired values that count as satisfied by an absent live field (the API server omits empty values): null, `{}`, `[]`,
  * and for the built-in kinds (`zero`) also `""`, `false` and `0`, which their Go types omit (`omitempty`), as Argo CD's
  * normalization of known types (gitops-engine's remarshal through the typed object) drops them from the desired object.
+ * (A struct field's null or `""` of a built-in kind is not compared at all: see walk.)
  */
 function isEmptyish(v: JsonValue | undefined, zero: boolean): boolean {
   if (zero && (v === '' || v === false || v === 0)) return true;
@@ -60,6 +61,44 @@ export function differences(
 export interface KnownTypeField {
   path: readonly string[];
   type: string;
+}
+
+/**
+ * The fields of Kubernetes' own kinds that are maps of strings or quantities (`map[string]string`, ResourceList …)
+ * rather than structs: there a `""` is a value, kept by the Go type, and a null is its zero value `""`. `selector` is
+ * one only where it is not a LabelSelector (a Service's, a ReplicationController's).
+ */
+const VALUE_MAPS: ReadonlySet<string> = new Set([
+  'labels',
+  'annotations',
+  'data',
+  'binaryData',
+  'stringData',
+  'nodeSelector',
+  'matchLabels',
+  'volumeAttributes',
+  'parameters',
+  'capacity',
+  'allocatable',
+  'limits',
+  'requests',
+  'hard',
+  'used',
+  'overhead',
+  'max',
+  'min',
+  'default',
+  'defaultRequest',
+  'maxLimitRequestRatio',
+  'deprecatedTopology',
+]);
+
+/** Whether the object at `at` (of a built-in kind) is a map of values rather than a struct (see VALUE_MAPS). */
+function valueMap(at: readonly Step[], here: { [k: string]: JsonValue }): boolean {
+  const last = at[at.length - 1];
+  if (last === undefined || !('field' in last)) return false;
+  if (last.field === 'selector') return !('matchLabels' in here) && !('matchExpressions' in here);
+  return VALUE_MAPS.has(last.field);
 }
 
 /** How the values below a place compare: zero values omitted (a built-in type), or a leaf as a quantity or a duration. */
@@ -133,11 +172,22 @@ function walk(
       return;
     }
     const apart = at !== dAt;
+    const values = mode.zero && valueMap(at, desired);
     for (const k of Object.keys(desired)) {
+      let d = desired[k];
+      if (mode.zero && (d === null || d === '')) {
+        // gitops-engine's remarshal through the Go type drops a struct field's null or "" (omitempty, a nil pointer)
+        // from the desired object, whatever the live value: the API server's default there is no drift.
+        if (!values) continue;
+        // In a map of strings the key stays, and null is Go's zero value "".
+        if (d === null && (live[k] === undefined || typeof live[k] === 'string')) d = '';
+      }
       const step = { field: k };
       at.push(step);
       if (apart) dAt.push(step);
-      walk(desired[k], live[k], at, dAt, out, lists, modeAt(mode, at));
+      const m = modeAt(mode, at);
+      // A map's "" is a value (only a struct field omits it).
+      walk(d, live[k], at, dAt, out, lists, values ? { ...m, zero: false } : m);
       at.pop();
       if (apart) dAt.pop();
     }

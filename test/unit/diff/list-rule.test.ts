@@ -259,11 +259,37 @@ describe('differences on a merging list', () => {
 });
 
 describe('zero values a built-in kind omits', () => {
-  it('a desired "", false or 0 is satisfied by an absent live field only with zeroValuesOmitted (a built-in kind), and never by another value', () => {
+  it('a desired "", false or 0 is satisfied by an absent live field only with zeroValuesOmitted (a built-in kind); false and 0 by no other value', () => {
     const desired = { a: '', b: false, c: 0, d: 'x' };
     expect(differences(desired, { d: 'x' }, [], undefined, { zeroValuesOmitted: true })).toEqual([]);
     expect(differences(desired, { d: 'x' }).map((x) => x.at)).toEqual([stepsOf(['a']), stepsOf(['b']), stepsOf(['c'])]);
-    expect(differences({ a: '' }, { a: 'None' }, [], undefined, { zeroValuesOmitted: true })).toEqual([{ at: stepsOf(['a']), desired: '', live: 'None' }]);
+    expect(differences({ b: false, c: 0 }, { b: true, c: 3 }, [], undefined, { zeroValuesOmitted: true }).map((x) => x.at)).toEqual([
+      stepsOf(['b']),
+      stepsOf(['c']),
+    ]);
+  });
+
+  it("a struct field's null or \"\" is not compared (gitops-engine's remarshal drops it): the API server's default is no drift", () => {
+    const zero = { zeroValuesOmitted: true };
+    // spec.replicas: null, imagePullPolicy: "", a Service's type: "" and sessionAffinity: null, as charts render them.
+    const desired = { spec: { replicas: null, type: '', sessionAffinity: null, template: { spec: { containers: [{ name: 'c', imagePullPolicy: '' }] } } } };
+    const live = {
+      spec: { replicas: 1, type: 'ClusterIP', sessionAffinity: 'None', template: { spec: { containers: [{ name: 'c', imagePullPolicy: 'Always' }] } } },
+    };
+    expect(differences(desired, live, [], undefined, zero)).toEqual([]);
+    // A custom resource's (no Go type) are compared as written.
+    expect(differences(desired, live).length).toBe(4);
+  });
+
+  it('in a map of strings a "" is a value and a null is "" (the Go type keeps the key)', () => {
+    const zero = { zeroValuesOmitted: true };
+    expect(differences({ data: { k: null } }, { data: { k: '' } }, [], undefined, zero)).toEqual([]);
+    expect(differences({ data: { k: null } }, { data: {} }, [], undefined, zero)).toEqual([{ at: stepsOf(['data', 'k']), desired: '', live: undefined }]);
+    expect(differences({ data: { k: '' } }, { data: { k: 'x' } }, [], undefined, zero)).toEqual([{ at: stepsOf(['data', 'k']), desired: '', live: 'x' }]);
+    expect(differences({ metadata: { labels: { a: '' } } }, { metadata: { labels: {} } }, [], undefined, zero).length).toBe(1);
+    // A Service's selector is such a map; a LabelSelector is a struct.
+    expect(differences({ spec: { selector: { app: '' } } }, { spec: { selector: { app: 'x' } } }, [], undefined, zero).length).toBe(1);
+    expect(differences({ spec: { selector: { matchLabels: null } } }, { spec: { selector: { matchLabels: { a: 'b' } } } }, [], undefined, zero)).toEqual([]);
   });
 
   it("Kubernetes' own groups omit them; a custom resource's group keeps them", () => {
