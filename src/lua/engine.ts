@@ -79,7 +79,10 @@ parentPort.on('message', async (m) => {
     engine.doStringSync('for _, n in ipairs({"table", "os", "string", "math", "coroutine", "io", "utf8", "debug"}) do if _G[n] ~= nil then package.loaded[n] = _G[n] end end package.loaded._G = _G');
     if (!m.openLibs) engine.doStringSync('local t, d = os.time, os.date; os = { time = t, date = d }; package.loaded.os = os');
     engine.doStringSync(LUA51);
-    engine.global.set('obj', JSON.parse(m.obj));
+    // As Argo CD's decodeValue hands an object to gopher-lua: a null is nil, left out of maps and of lists (LTable.Append
+    // skips LNil). wasmoon would take a null for an object and fail on it ("Cannot read properties of null").
+    const noNulls = (v) => Array.isArray(v) ? v.filter((x) => x !== null).map(noNulls) : v !== null && typeof v === 'object' ? Object.fromEntries(Object.entries(v).filter((e) => e[1] !== null).map((e) => [e[0], noNulls(e[1])])) : v;
+    engine.global.set('obj', noNulls(JSON.parse(m.obj)));
     const r = engine.doStringSync(m.script);
     const type = r === undefined || r === null ? 'nil' : Array.isArray(r) ? 'table' : typeof r === 'object' ? 'table' : typeof r === 'number' ? 'number' : typeof r === 'boolean' ? 'boolean' : typeof r === 'string' ? 'string' : 'function';
     const result = { type };

@@ -72,6 +72,17 @@ describe('a health check of our own, as Argo CD runs it', () => {
     expect(await runner.run('error("no sprockets")', widget(), false)).toEqual({ error: expect.stringContaining('no sprockets') });
   });
 
+  it("hands the object over as Argo CD's decodeValue does: a null is nil, left out of maps and lists (a live object holds them)", async () => {
+    const obj = {
+      ...widget({ phase: 'Running', conditions: [null, { type: 'Ready' }, null], reason: null }),
+      spec: { template: { metadata: { creationTimestamp: null } } },
+    } as unknown as KubeObject;
+    const probe =
+      'return { status = "Healthy", message = tostring(#obj.status.conditions) .. " " .. obj.status.conditions[1].type .. " " .. tostring(obj.status.reason) .. " " .. tostring(obj.spec.template.metadata.creationTimestamp) }';
+    expect(await healthOf(probe, obj, false)).toEqual({ status: 'Healthy', message: '1 Ready nil nil' });
+    expect(await healthOf(WIDGET_HEALTH, obj, false)).toEqual({ status: 'Healthy', message: 'widget w1 is running' });
+  });
+
   it('reads the result as Argo CD does', async () => {
     expect(await healthOf('return { status = "Fine" }', widget(), false)).toEqual({ status: 'Unknown', message: 'Lua returned an invalid health status' });
     expect(await healthOf('return "Healthy"', widget(), false)).toEqual({ status: 'Unknown', message: 'expect table output from Lua script, not string' });
