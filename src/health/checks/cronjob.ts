@@ -4,7 +4,8 @@ import type { HealthStatus } from '../types.js';
 import { at, list, str } from '../fields.js';
 
 export function cronJobHealth(obj: KubeObject): HealthStatus {
-  if (at(obj, 'spec', 'suspend') === true) return { status: 'Suspended', message: 'CronJob is Suspended' };
+  // Healthy, not Suspended, as the Lua says "until bug is resolved" (argo-cd#24428).
+  if (at(obj, 'spec', 'suspend') === true) return { status: 'Healthy', message: 'CronJob is Suspended' };
   if (obj.status === undefined || obj.status === null) return { status: 'Progressing', message: 'Waiting for CronJob' };
   const lastSchedule = str(obj, 'status', 'lastScheduleTime');
   if (lastSchedule === '') return { status: 'Healthy', message: 'CronJob has not been scheduled yet' };

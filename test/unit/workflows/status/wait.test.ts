@@ -198,9 +198,14 @@ describe('waitVerdict with --resource: those resources only', () => {
     expect(verdict(mixed, { resource: ['rbac.authorization.k8s.io:ClusterRole:reader'] })).toEqual({ outcome: 'met' });
     expect(verdict(mixed, { resource: ['rbac.authorization.k8s.io:ClusterRole:/reader'] })).toEqual({ outcome: 'met' });
     expect(verdict(mixed, { resource: ['rbac.authorization.k8s.io:ClusterRole:shop/reader'] })).toMatchObject({ outcome: 'unmatched' });
-    // A suspended CronJob beside it (the built-in check: Argo CD's bundled Lua, which a command runs, says Healthy):
-    // --suspended is met by the CronJob, not by the ClusterRole, which has no health.
-    expect(verdict(mixed, { suspended: true, resource: ['batch:CronJob:nightly'] })).toEqual({ outcome: 'met' });
+    // A paused Deployment beside it: --suspended is met by it, not by the ClusterRole, which has no health, nor by a
+    // suspended CronJob, which Argo CD v3.2.11's check calls Healthy ("CronJob is Suspended", argo-cd#24428).
+    const withPaused = report(res(deployment('paused', 'paused')), res(cronJob('nightly', true)));
+    expect(verdict(withPaused, { suspended: true, resource: ['apps:Deployment:paused'] })).toEqual({ outcome: 'met' });
+    expect(verdict(withPaused, { suspended: true, resource: ['batch:CronJob:nightly'] })).toMatchObject({
+      outcome: 'waiting',
+      unmet: [{ condition: 'health', now: 'Healthy' }],
+    });
     expect(verdict(mixed, { suspended: true, resource: ['rbac.authorization.k8s.io:ClusterRole:reader'] })).toMatchObject({
       outcome: 'waiting',
       unmet: [{ condition: 'health', now: 'Healthy' }],
