@@ -2,7 +2,8 @@
 // tool does: the tracking method and instance label, the installation id, system-wide ignoreDifferences
 // (`resource.customizations.ignoreDifferences.<group_kind>` and `.all`, and the older `resource.customizations`
 // block), resource exclusions and inclusions, compare options, custom health checks in Lua, the Secret
-// annotations masked as data, and the reconciliation timeout. Pure.
+// annotations masked as data, the reconciliation timeout, kustomize's build options and binaries, and the URL schemes
+// of Helm value files. Pure.
 import { parse as parseYaml } from 'yaml';
 import type { IgnoreDifference } from '../app/types.js';
 import { argoEnvDurationMs } from '../model/duration.js';
@@ -42,6 +43,11 @@ export interface ArgoSettings {
   health: Map<string, { script: string; useOpenLibs: boolean; source: string }>;
   /** `kustomize.buildOptions`, and each `kustomize.path.<version>` (or the older `kustomize.version.<version>`) binary. */
   kustomize: KustomizeSettings;
+  /**
+   * `helm.valuesFileSchemes` (comma-separated, each trimmed, empty items dropped; unset `https, http`, as Argo CD's
+   * GetHelmSettings): the URL schemes a Helm value file may use. Set but empty, no URL is allowed.
+   */
+  helmValuesFileSchemes: string[];
   /** application.sync.impersonation.enabled: syncs apply as the project's destination ServiceAccount. */
   impersonation: boolean;
   /** `resource.customizations.knownTypeFields.<group_kind>`: fields of custom resources compared as the Kubernetes type they hold. */
@@ -70,6 +76,9 @@ export interface ArgoSettings {
 /** Argo CD's controller defaults (cmd/argocd-application-controller: defaultAppResyncPeriod, ...Jitter). */
 export const DEFAULT_RECONCILIATION = { timeoutMs: 120_000, jitterMs: 60_000 } as const;
 
+/** argocd-cm's helm.valuesFileSchemes when it is not set (util/settings GetHelmSettings). */
+export const DEFAULT_VALUES_FILE_SCHEMES: readonly string[] = ['https', 'http'];
+
 /** Argo CD's kustomize settings (util/settings GetKustomizeSettings). */
 export interface KustomizeSettings {
   buildOptions?: string;
@@ -89,6 +98,7 @@ export function defaultSettings(origin = "Argo CD's defaults (no argocd-cm)"): A
     compareOptions: { ignoreAggregatedRoles: false, ignoreResourceStatusField: 'all' },
     health: new Map(),
     kustomize: { versions: new Map() },
+    helmValuesFileSchemes: [...DEFAULT_VALUES_FILE_SCHEMES],
     impersonation: false,
     knownTypeFields: new Map(),
     overrideKeys: new Set(),
@@ -296,6 +306,12 @@ export function parseArgoSettings(data: Readonly<Record<string, string>>, origin
       s.health.set(gk.includes('/') ? gk : `/${gk}`, { script: o.health.script, useOpenLibs: o.useOpenLibs ?? false, source: o.health.source });
   }
   s.kustomize = kustomizeSettings(data, origin);
+  const schemes = data['helm.valuesFileSchemes'];
+  if (schemes !== undefined)
+    s.helmValuesFileSchemes = schemes
+      .split(',')
+      .map((x) => x.trim())
+      .filter((x) => x !== '');
   s.impersonation = ['1', 't', 'T', 'TRUE', 'true', 'True'].includes(data['application.sync.impersonation.enabled'] ?? '');
   const sensitive = (data['resource.sensitive.mask.annotations'] ?? '').replace(/ /g, '');
   if (sensitive !== '') s.sensitiveAnnotations = new Set(sensitive.split(',').filter((k) => k !== ''));

@@ -54,7 +54,8 @@ export interface PulledChart {
 }
 
 /**
- * The chart archive for `version` (exact or a range; '' = the newest): from the cache when the version is exact and
+ * The chart archive for `version` (exact or a range; '' = the newest, which Application sources never ask for: Argo CD
+ * requires a targetRevision for a chart, see requireChartVersion): from the cache when the version is exact and
  * cached, else `helm pull --repo` (with --pass-credentials when asked). Failures are exit 2 with Helm's words.
  */
 export async function pullChart(r: {

@@ -21,6 +21,7 @@ import { pullChart, unpackChart, type PulledChart } from './chart-repo.js';
 import { realpath } from 'node:fs/promises';
 import { relative, resolve, sep } from 'node:path';
 import { checkRevision, classifyRepoURL, normalizeSourcePath, redactURL } from './repo-url.js';
+import { refSourceProblem, refTargets } from './ref-sources.js';
 
 export interface DesiredOptions {
   /** A file, directory or `-`: overrides the Application's source entirely. */
@@ -43,6 +44,8 @@ export interface DesiredOptions {
   kustomizeBuildOptions?: string;
   /** argocd-cm's kustomize settings, asked for only when a Kustomize source is rendered. */
   kustomizeSettings?: () => Promise<KustomizeSettings | undefined>;
+  /** argocd-cm's helm.valuesFileSchemes, asked for only when a Helm source is rendered (Argo CD's default when absent). */
+  helmValuesFileSchemes?: () => Promise<readonly string[] | undefined>;
   /** Render again even when the render cache has it (--hard-refresh). */
   hardRefresh?: boolean;
   /** Render `desired` (a folder) like a source instead of reading plain manifests (--render). */
@@ -133,6 +136,7 @@ export async function loadDesiredManifests(app: Application, opts: DesiredOption
   }
   const chart = app.source.options?.chart;
   if (chart !== undefined) {
+    requireChartVersion(app, app.source, 'spec.source');
     const pulled = await pullSourceChart(app.source, opts.revision ?? app.source.targetRevision ?? '', opts, io);
     return readChart(app, pulled, opts, io);
   }
@@ -167,7 +171,7 @@ export async function openRevision(
   return { dir: repo.dir, sha, label: repo.label };
 }
 
-type ToolOptions = Pick<DesiredOptions, 'kustomize' | 'kustomizeBuildOptions' | 'kustomizeSettings' | 'helm' | 'capabilities'>;
+type ToolOptions = Pick<DesiredOptions, 'kustomize' | 'kustomizeBuildOptions' | 'kustomizeSettings' | 'helmValuesFileSchemes' | 'helm' | 'capabilities'>;
 
 /** The tool settings of the options, for the renderer. */
 function toolOptions(opts: ToolOptions): ToolOptions {
@@ -175,6 +179,7 @@ function toolOptions(opts: ToolOptions): ToolOptions {
     ...(opts.kustomize !== undefined ? { kustomize: opts.kustomize } : {}),
     ...(opts.kustomizeBuildOptions !== undefined ? { kustomizeBuildOptions: opts.kustomizeBuildOptions } : {}),
     ...(opts.kustomizeSettings !== undefined ? { kustomizeSettings: opts.kustomizeSettings } : {}),
+    ...(opts.helmValuesFileSchemes !== undefined ? { helmValuesFileSchemes: opts.helmValuesFileSchemes } : {}),
     ...(opts.helm !== undefined ? { helm: opts.helm } : {}),
     ...(opts.capabilities !== undefined ? { capabilities: opts.capabilities } : {}),
   };
@@ -337,6 +342,18 @@ async function resolveRevision(repo: OpenRepository, revision: string): Promise<
   return undefined;
 }
 
+/**
+ * A chart source must name its version (an exact one or a range): Argo CD's controller refuses one without
+ * targetRevision as an InvalidSpecError (util/argo validateSourcePermissions), whatever revision a command pins, and
+ * its repo-server could not resolve it either ("improper constraint: "). Exit 2.
+ */
+function requireChartVersion(app: Application, source: AppSource | Application['source'], at: string): void {
+  if ((source.targetRevision ?? '') !== '') return;
+  throw new InputError(
+    `${app.origin}: Application ${at}.targetRevision: spec.source.targetRevision is required if the manifest source is a helm chart (Argo CD refuses ${app.name} as an InvalidSpecError): set the chart's version or a range such as '1.*' or '*'`,
+  );
+}
+
 /** The chart of a source with `chart:` at `version` (exact or a range), pulled or taken from the cache. */
 function pullSourceChart(source: Application['source'], version: string, opts: DesiredOptions, io: WorkflowIo): Promise<PulledChart & { chart: string }> {
   const chart = source.options?.chart ?? '';
@@ -419,6 +436,7 @@ async function loadSources(app: Application, sources: readonly AppSource[], opts
       if (repoURL.trim() === '') throw new InputError(`the Application ${app.name} (${app.origin}) has no spec.sources[${i}].repoURL`);
       const pinned = opts.revisions?.[i];
       if (source.options?.chart !== undefined) {
+        requireChartVersion(app, source, `spec.sources[${i}]`);
         const chart = await pullSourceChart(source, pinned ?? source.targetRevision ?? '', opts, io);
         resolved.push({ source, chart, sha: chart.version });
         continue;
@@ -458,6 +476,14 @@ async function loadSources(app: Application, sources: readonly AppSource[], opts
       trees.push(tree);
       refs.set(`$${r.source.ref}`, { root: tree.root, label: `${r.repo.label}@${r.sha.slice(0, 7)}`, revision: r.sha });
     }
+    // What each `ref` source stands for in the repo-server's checks (at its pinned revision when --revisions names one).
+    const revisionOf = (i: number) => opts.revisions?.[i] || (sources[i]?.targetRevision ?? '');
+    const targets = refTargets(
+      resolved.map((r, i) => ({
+        ref: r.source.ref,
+        target: { repoURL: r.source.repoURL ?? '', targetRevision: revisionOf(i), chart: r.chart !== undefined, sha: r.repo ? r.sha : undefined },
+      })),
+    );
     const objects: DesiredManifests['objects'] = [];
     const warnings: string[] = [];
     const origins: string[] = [];
@@ -476,6 +502,16 @@ async function loadSources(app: Application, sources: readonly AppSource[], opts
       out.push(entry);
       // A source without a path (and no chart) lends its files only: Argo CD generates nothing for it.
       if ((s.path === undefined || s.path === '') && r.chart === undefined) continue;
+      // Its `$name/...` value files and file parameters, checked as the repo-server checks them before rendering.
+      const problem = refSourceProblem(s.options?.helm, targets, {
+        repoURL: s.repoURL ?? '',
+        revision: revisionOf(position),
+        sha: r.sha,
+      });
+      if (problem !== undefined)
+        throw new ManifestError(
+          `${app.origin}: Application spec.sources[${position}]: ${problem} (Argo CD fails to generate manifest for source ${position + 1} of ${resolved.length})`,
+        );
       const forSource: Application = {
         ...app,
         sourceOptions: s.sourceOptions ?? {},

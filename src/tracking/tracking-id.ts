@@ -73,9 +73,50 @@ export function stampTrackingId(obj: KubeObject, appInstance: string, destinatio
     metadata.annotations = annotations;
   }
   if (tracking.method !== 'annotation') {
-    metadata.labels = { ...(obj.metadata.labels ?? {}), [tracking.labelKey]: tracking.method === 'label' ? appInstance : truncateLabel(appInstance) };
+    const value = tracking.method === 'label' ? appInstance : truncateLabel(appInstance);
+    metadata.labels = { ...(obj.metadata.labels ?? {}), [tracking.labelKey]: value };
+    if (tracking.labelKey === LEGACY_APP_NAME_LABEL) return labelPodTemplate({ ...obj, metadata }, value);
   }
   return { ...obj, metadata };
+}
+
+/** The instance label key of Argo CD v0.10 and before (common.LabelKeyLegacyApplicationName). */
+const LEGACY_APP_NAME_LABEL = 'applications.argoproj.io/app-name';
+
+type Json = Record<string, unknown>;
+const isMap = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * With the legacy instance label key, Argo CD also labels the pod template (util/kube SetAppInstanceLabel): of an
+ * apps/extensions Deployment, ReplicaSet, StatefulSet or DaemonSet and of a batch Job, `spec.template.metadata.labels`
+ * gets the label; an apps/v1beta1 or extensions/v1beta1 one without a `spec.selector` gets the template's other labels
+ * as `spec.selector.matchLabels` (so the server does not default the selector to include the label). A `spec`,
+ * `template` or `metadata` that is not a map is left as it is (Argo CD fails on it; the server refuses such an object).
+ */
+function labelPodTemplate(obj: KubeObject, value: string): KubeObject {
+  const slash = obj.apiVersion.indexOf('/');
+  const group = slash < 0 ? '' : obj.apiVersion.slice(0, slash);
+  const workload = (group === 'apps' || group === 'extensions') && ['Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet'].includes(obj.kind);
+  if (!workload && !(group === 'batch' && obj.kind === 'Job')) return obj;
+  const o = obj as unknown as Json;
+  const spec = o.spec ?? {};
+  if (!isMap(spec)) return obj;
+  const template = spec.template ?? {};
+  if (!isMap(template)) return obj;
+  const meta = template.metadata ?? {};
+  if (!isMap(meta)) return obj;
+  const old = meta.labels;
+  if (old !== undefined && old !== null && !isMap(old)) return obj;
+  const labels: Json = { ...(old ?? {}), [LEGACY_APP_NAME_LABEL]: value };
+  const newSpec: Json = { ...spec, template: { ...template, metadata: { ...meta, labels } } };
+  if (workload && (obj.apiVersion === 'apps/v1beta1' || obj.apiVersion === 'extensions/v1beta1')) {
+    const selector = spec.selector;
+    if (selector === undefined || selector === null || (isMap(selector) && Object.keys(selector).length === 0)) {
+      const { [LEGACY_APP_NAME_LABEL]: _ours, ...matchLabels } = labels;
+      newSpec.selector = { matchLabels };
+    }
+  }
+  return { ...obj, spec: newSpec } as KubeObject;
 }
 
 /**

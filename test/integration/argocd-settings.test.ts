@@ -192,6 +192,38 @@ describe('annotation+label tracking and the installation id (--argocd-cm FILE)',
   });
 });
 
+describe('the legacy instance label key applications.argoproj.io/app-name (--argocd-cm FILE)', () => {
+  it("sync also labels the pod templates of a Deployment and a Job, as Argo CD's SetAppInstanceLabel does; diff is in sync", async () => {
+    const legacy = 'applications.argoproj.io/app-name';
+    const cmFile = join(root, 'argocd-cm-legacy.yaml');
+    writeFileSync(
+      cmFile,
+      `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm}\ndata:\n  application.resourceTrackingMethod: label\n  application.instanceLabelKey: ${legacy}\n`,
+    );
+    const pod = (restartPolicy: string) =>
+      `  template:\n    metadata:\n      labels: {app: legacy}\n    spec:\n      restartPolicy: ${restartPolicy}\n      containers: [{name: c, image: busybox}]\n`;
+    const a = app(
+      'legacy',
+      `apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: legacy-d}\nspec:\n  replicas: 0\n  selector: {matchLabels: {app: legacy}}\n${pod('Always')}---\n` +
+        `apiVersion: batch/v1\nkind: Job\nmetadata: {name: legacy-j}\nspec:\n  suspend: true\n${pod('Never')}---\n` +
+        cm('legacy-c'),
+    );
+    const res = await plugin('sync', a, '--argocd-cm', cmFile);
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    for (const [kind, name] of [
+      ['deployment', 'legacy-d'],
+      ['job', 'legacy-j'],
+    ] as const) {
+      const live = (await getJson(kind, name, ns)) as KubeObject & { spec: { template: { metadata: { labels: Record<string, string> } } } };
+      expect(live.metadata.labels?.[legacy]).toBe('legacy');
+      expect(live.spec.template.metadata.labels[legacy]).toBe('legacy');
+    }
+    expect((await getJson('configmap', 'legacy-c', ns)).metadata.labels?.[legacy]).toBe('legacy');
+    expect((await plugin('diff', a, '--argocd-cm', cmFile)).code).toBe(0);
+  });
+});
+
 describe('moving from label tracking to annotation tracking, and no installationID (--argocd-cm FILE)', () => {
   it("objects synced under label tracking are Synced under annotation tracking (Argo CD's tracking Normalize before the diff); the next sync marks them", async () => {
     const labelCm = join(root, 'argocd-cm-move-label.yaml');

@@ -489,6 +489,36 @@ describe('multi-source: a chart, its values from a second repository (ref), and 
     },
     TIMEOUT,
   );
+
+  it(
+    "a $name that is no ref source (even with ignoreMissingValueFiles), or a ref at another revision of the chart's repository, is refused in Argo CD's words: exit 2, nothing applied",
+    async () => {
+      const before = await snapshot(ns);
+      const unknown = appFile(
+        sources('$other/envs/prod/shop.yaml').replace('valueFiles: [values-prod.yaml, $other/envs/prod/shop.yaml]', '$&\n      ignoreMissingValueFiles: true'),
+      );
+      charts.git(['tag', 'older', 'HEAD']);
+      charts.write('charts/shop/values-prod.yaml', 'color: green\n');
+      charts.commit('newer');
+      const otherRevision = appFile(
+        `  - repoURL: ${charts.repo}\n    path: charts/shop\n    targetRevision: older\n    helm:\n      valueFiles: [$own/charts/shop/values-prod.yaml]\n` +
+          `  - {repoURL: ${charts.repo}, targetRevision: main, ref: own}\n`,
+      );
+      for (const [file, said] of [
+        [unknown, /spec\.sources\[0\]: source referenced "\$other", which is not one of the available sources \(\$values\)/],
+        [
+          otherRevision,
+          /cannot reference a different revision of the same repository \(\$own references "main" which resolves to "[0-9a-f]{40}" while the application references "older"/,
+        ],
+      ] as const) {
+        const res = await plugin(['sync', '-f', file, '--prune']);
+        expect(res.code).toBe(2);
+        expect(res.stderr).toMatch(said);
+      }
+      expect(await snapshot(ns)).toBe(before);
+    },
+    TIMEOUT,
+  );
 });
 
 /** The chart `web` in four versions (a pre-release among them), packaged with helm into `into`; the archives' paths. */
@@ -595,6 +625,39 @@ describe('charts from a Helm repository served over loopback HTTP (helm package,
       const status = await plugin(['status', '-f', file, '-o', 'json']);
       expect(JSON.parse(status.stdout)).toMatchObject({ sources: [{ chart: 'web', revision: '2.0.0', type: 'Helm' }, { ref: 'values' }] });
       expect((await plugin(['diff', '-f', file, '-o', 'kv'])).code).toBe(0);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    "argocd-cm helm.valuesFileSchemes: an http value file is refused in Argo CD's words when only https is allowed, and read by default (https, http)",
+    async () => {
+      writeFileSync(join(work, 'served', 'extra-values.yaml'), 'color: yellow\n');
+      const file = appFile(chartSource('1.0.0', `    helm:\n      valueFiles: [${repoURL}/extra-values.yaml]\n`));
+      const cm = join(work, 'argocd-cm-https-only.yaml');
+      writeFileSync(cm, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm}\ndata: {helm.valuesFileSchemes: https}\n');
+      const before = await snapshot(ns);
+      const refused = await plugin(['sync', '-f', file, '--argocd-cm', cm, '--prune']);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(
+        /valueFiles http:\/\/127\.0\.0\.1:\d+\/extra-values\.yaml: the URL scheme 'http' is not allowed \(argocd-cm helm\.valuesFileSchemes: https\)/,
+      );
+      expect(await snapshot(ns)).toBe(before);
+      const read = await plugin(['manifests', '-f', file, '-o', 'json']);
+      expect(read.stderr).toBe('');
+      expect((JSON.parse(read.stdout) as { items: { data?: Record<string, string> }[] }).items.map((o) => o.data?.color)).toEqual(['yellow']);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'a chart without targetRevision is refused as Argo CD refuses it (InvalidSpecError), not rendered at the newest version: exit 2, nothing changed',
+    async () => {
+      const before = await snapshot(ns);
+      const res = await plugin(['sync', '-f', appFile(chartSource('')), '--prune']);
+      expect(res.code).toBe(2);
+      expect(res.stderr).toMatch(/spec\.source\.targetRevision is required if the manifest source is a helm chart/);
+      expect(await snapshot(ns)).toBe(before);
     },
     TIMEOUT,
   );

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { HelmOptions } from '../../app/source-options.js';
 import { InputError, ManifestError } from '../../model/errors.js';
+import { DEFAULT_VALUES_FILE_SCHEMES } from '../../settings/argocd-cm.js';
 import { envsubst, type RenderEnv } from './envsubst.js';
 import { findOnPath, resolveToolPath, runTool } from './tools.js';
 import { scrubToolMessage } from './tool-message.js';
@@ -120,9 +121,6 @@ export function templateArgs(o: TemplateOptions): string[] {
   return args;
 }
 
-/** The URL schemes a value file may use (Argo CD's default helm.valuesFileSchemes). */
-const VALUE_FILE_SCHEMES = ['http', 'https'];
-
 /** Another source's files, for `$ref/...` value files: its folder and its label for messages. */
 export interface RefTree {
   root: string;
@@ -130,15 +128,24 @@ export interface RefTree {
 }
 
 /**
- * A value file's path as Argo CD resolves it (util/io/path ResolveValueFilePathOrUrl): a URL with an allowed scheme
- * as it is; a relative path against the chart's folder, an absolute one against the repository root; anything that
+ * A value file's path as Argo CD resolves it (util/io/path ResolveValueFilePathOrUrl): a URL with a scheme of
+ * `schemes` (argocd-cm helm.valuesFileSchemes, any case; Argo CD's default `https, http`) as it is, any other scheme
+ * refused; a relative path against the chart's folder, an absolute one against the repository root; anything that
  * resolves outside the repository root is refused (exit 2).
  */
-export function resolveValueFile(appDir: string, repoRoot: string, file: string, where: string): { path: string; remote: boolean } {
+export function resolveValueFile(
+  appDir: string,
+  repoRoot: string,
+  file: string,
+  where: string,
+  schemes: readonly string[] = DEFAULT_VALUES_FILE_SCHEMES,
+): { path: string; remote: boolean } {
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(file)?.[1];
   if (scheme !== undefined) {
-    if (VALUE_FILE_SCHEMES.includes(scheme.toLowerCase())) return { path: file, remote: true };
-    throw new InputError(`${where}: the URL scheme '${scheme}' is not allowed`);
+    if (schemes.some((s) => s.toLowerCase() === scheme.toLowerCase())) return { path: file, remote: true };
+    throw new InputError(
+      `${where}: the URL scheme '${scheme}' is not allowed (argocd-cm helm.valuesFileSchemes: ${schemes.length > 0 ? schemes.join(', ') : 'none'})`,
+    );
   }
   const root = resolve(repoRoot);
   const path = isAbsolute(file) ? join(root, file) : resolve(appDir, file);
@@ -161,6 +168,8 @@ export interface HelmRender {
   capabilities: HelmCapabilities;
   /** `$name` → the files of the source with `ref: name`. */
   refs: ReadonlyMap<string, RefTree>;
+  /** The URL schemes a value file may use (argocd-cm helm.valuesFileSchemes); Argo CD's default `https, http` when absent. */
+  valueFileSchemes?: readonly string[];
   /** ARGOCD_APP_* for Argo CD's envsubst of value file paths and parameter values. */
   env: RenderEnv;
   tool: string;
@@ -176,9 +185,10 @@ function resolveRaw(r: HelmRender, raw: string): { path: string; remote: boolean
   const refName = raw.startsWith('$') ? raw.split('/')[0]! : '';
   const ref = refName !== '' ? r.refs.get(refName) : undefined;
   // Resolved in the referenced source, then substituted (getResolvedRefValueFile).
+  const schemes = r.valueFileSchemes ?? DEFAULT_VALUES_FILE_SCHEMES;
   const resolved = ref
-    ? resolveValueFile(ref.root, ref.root, `/${envsubst(raw.split('/').slice(1).join('/'), r.env)}`, where)
-    : resolveValueFile(r.chartDir, r.repoRoot, envsubst(raw, r.env), where);
+    ? resolveValueFile(ref.root, ref.root, `/${envsubst(raw.split('/').slice(1).join('/'), r.env)}`, where, schemes)
+    : resolveValueFile(r.chartDir, r.repoRoot, envsubst(raw, r.env), where, schemes);
   return { ...resolved, ref, where };
 }
 
@@ -241,9 +251,10 @@ export function templateOptions(r: HelmRender, valuesFile: string | undefined): 
       const where = `${r.origin}: spec.source.helm.fileParameters ${p.name}`;
       const refName = p.path.startsWith('$') ? p.path.split('/')[0]! : '';
       const ref = refName !== '' ? r.refs.get(refName) : undefined;
+      const schemes = r.valueFileSchemes ?? DEFAULT_VALUES_FILE_SCHEMES;
       const resolved = ref
-        ? resolveValueFile(ref.root, ref.root, `/${envsubst(p.path.split('/').slice(1).join('/'), r.env)}`, where)
-        : resolveValueFile(r.chartDir, r.repoRoot, envsubst(p.path, r.env), where);
+        ? resolveValueFile(ref.root, ref.root, `/${envsubst(p.path.split('/').slice(1).join('/'), r.env)}`, where, schemes)
+        : resolveValueFile(r.chartDir, r.repoRoot, envsubst(p.path, r.env), where, schemes);
       setFile.push([p.name, resolved.path]);
     }
   }

@@ -13,7 +13,7 @@ import { detectSourceType, type SourceType } from './detect.js';
 import { parseDirectoryFile, selectDirectoryFiles, SKIP_MARKER } from './directory.js';
 import { renderEnv, type RenderEnv } from './envsubst.js';
 import { buildKustomize, findKustomize, helmEnabled, kustomizeVersion, namedKustomize } from './kustomize.js';
-import type { KustomizeSettings } from '../../settings/argocd-cm.js';
+import { DEFAULT_VALUES_FILE_SCHEMES, type KustomizeSettings } from '../../settings/argocd-cm.js';
 import { readRenderCache, renderCacheDir, renderCacheKey, writeRenderCache } from './cache.js';
 import { versionInfo } from '../../version.js';
 import { instanceName } from '../../tracking/tracking-id.js';
@@ -146,6 +146,8 @@ export interface RenderTools {
   kustomizeBuildOptions?: string;
   /** argocd-cm's kustomize settings (build options, named binaries), asked for only when a Kustomize source is rendered. */
   kustomizeSettings?: () => Promise<KustomizeSettings | undefined>;
+  /** argocd-cm's helm.valuesFileSchemes, asked for only when a Helm source is rendered (Argo CD's `https, http` when absent). */
+  helmValuesFileSchemes?: () => Promise<readonly string[] | undefined>;
   /** The process environment (PATH, KUBECTL_GITOPS_KUSTOMIZE; passed on to the tools). */
   env: Record<string, string | undefined>;
   /** Render again even when the render cache has this render (--hard-refresh); the new render is stored. */
@@ -292,9 +294,16 @@ async function renderHelmSource(input: RenderInput, origin: string): Promise<Ren
   const capabilities = (await input.tools.capabilities?.()) ?? { kubeVersion: '', apiVersions: [] };
   const namespace = input.namespace ?? input.app.destination.namespace ?? '';
   const refs = new Map([...(input.refs ?? new Map<string, RefTree & { revision: string }>()).entries()].sort(([a], [b]) => (a < b ? -1 : 1)));
+  const valueFileSchemes = (await input.tools.helmValuesFileSchemes?.()) ?? DEFAULT_VALUES_FILE_SCHEMES;
   // What a Helm render depends on beyond the commit and the options: the release's name and namespace, the cluster's
-  // capabilities and the revisions of the sources its value files come from.
-  const extra = { appName: input.app.name, namespace, capabilities, refs: [...refs.entries()].map(([k, v]) => [k, v.label, v.revision]) };
+  // capabilities, the revisions of the sources its value files come from and the URL schemes they may use.
+  const extra = {
+    appName: input.app.name,
+    namespace,
+    capabilities,
+    refs: [...refs.entries()].map(([k, v]) => [k, v.label, v.revision]),
+    valueFileSchemes,
+  };
   return throughCache(
     input,
     `helm ${tool} ${version}`,
@@ -310,6 +319,7 @@ async function renderHelmSource(input: RenderInput, origin: string): Promise<Ren
           helm: input.app.source.options?.helm,
           capabilities,
           refs,
+          valueFileSchemes,
           env: appRenderEnv(input, input.sha, input.path),
           tool,
           processEnv: input.tools.env,

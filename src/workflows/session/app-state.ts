@@ -645,6 +645,8 @@ export async function loadAppState(
         capabilities: () => clusterCapabilities(gw, args),
         // argocd-cm's kustomize.buildOptions and kustomize.path.<version>: the rules are read beside the render.
         kustomizeSettings: () => rulesRead.then((r) => r.settings.kustomize),
+        // argocd-cm's helm.valuesFileSchemes: the URL schemes a Helm value file may use.
+        helmValuesFileSchemes: () => rulesRead.then((r) => r.settings.helmValuesFileSchemes),
         namespace: destinationNamespace,
         controlPlaneNamespace: controlPlaneNamespace(args.argocdNamespace),
         ...(deps.sourceReads ? { reads: deps.sourceReads } : {}),

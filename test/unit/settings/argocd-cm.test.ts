@@ -85,6 +85,12 @@ describe('argocd-cm', () => {
     );
   });
 
+  it('reads helm.valuesFileSchemes as Argo CD does: split on commas, trimmed, empty items dropped; unset https, http; set empty, none', () => {
+    expect(parseArgoSettings({}, 'cm').helmValuesFileSchemes).toEqual(['https', 'http']);
+    expect(parseArgoSettings({ 'helm.valuesFileSchemes': ' https ,, s3 ' }, 'cm').helmValuesFileSchemes).toEqual(['https', 's3']);
+    expect(parseArgoSettings({ 'helm.valuesFileSchemes': '' }, 'cm').helmValuesFileSchemes).toEqual([]);
+  });
+
   it('reads knownTypeFields (split keys and the older block) by group/Kind; a type Argo CD does not know is left out with a warning', () => {
     const s = parseArgoSettings(
       {

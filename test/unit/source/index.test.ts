@@ -344,6 +344,64 @@ describe('loadDesiredManifests from a git revision', () => {
       expect(values(r)).toEqual(['a=1', 'm=1', 'nested=1']);
     });
 
+    it("$name/... value files are checked as Argo CD's repo-server checks them, before anything is rendered (no helm needed)", async () => {
+      const noHelm = memoryIo({ env: { ...fx.env, KUBECTL_GITOPS_HELM: join(fx.root, 'no-helm') } }).io;
+      const chart = (h: JsonObject, targetRevision = 'v1') => ({
+        repoURL: fx.repo,
+        path: 'apps/shop',
+        targetRevision,
+        options: parseSourceOptions({ helm: h }, 'spec.sources[0]', 'test'),
+        sourceOptions: { helm: h },
+      });
+      // A ref no source has: an error even with ignoreMissingValueFiles (never a path in the chart, silently skipped).
+      await expect(
+        loadDesiredManifests(
+          multi([chart({ valueFiles: ['$other/envs/prod/values.yaml'], ignoreMissingValueFiles: true }), { repoURL: other.repo, ref: 'values' }]),
+          {},
+          noHelm,
+        ),
+      ).rejects.toThrow(
+        'test: Application spec.sources[0]: source referenced "$other", which is not one of the available sources ($values) (Argo CD fails to generate manifest for source 1 of 2)',
+      );
+      await expect(
+        loadDesiredManifests(multi([chart({ fileParameters: [{ name: 'f', path: '$values/f.txt' }] }), { repoURL: other.repo, path: 'more' }]), {}, noHelm),
+      ).rejects.toThrow(`source referenced "$values", but no source has a 'ref' field defined`);
+      // The chart's own repository as the ref, at another commit.
+      await expect(
+        loadDesiredManifests(
+          multi([chart({ valueFiles: ['$values/apps/other/c.yaml'] }), { repoURL: fx.repo, ref: 'values', targetRevision: 'main' }]),
+          {},
+          noHelm,
+        ),
+      ).rejects.toThrow(
+        `cannot reference a different revision of the same repository ($values references "main" which resolves to "${second}" while the application references "v1" which resolves to "${first}")`,
+      );
+      // Two revisions of one values repository.
+      other.git(['tag', 'o1']);
+      await expect(
+        loadDesiredManifests(
+          multi([
+            chart({ valueFiles: ['$a/values/shop.yaml', '$b/values/shop.yaml'] }),
+            { repoURL: other.repo, ref: 'a', targetRevision: 'main' },
+            { repoURL: other.repo, ref: 'b', targetRevision: 'o1' },
+          ]),
+          {},
+          noHelm,
+        ),
+      ).rejects.toThrow('cannot reference multiple revisions for the same repository ($b references "o1" while $a references "main")');
+    });
+
+    it('a Helm chart source without targetRevision is refused as Argo CD refuses it (InvalidSpecError), before anything is pulled', async () => {
+      const noHelm = memoryIo({ env: { ...fx.env, KUBECTL_GITOPS_HELM: join(fx.root, 'no-helm') } }).io;
+      const chart = { repoURL: 'https://charts.example', options: parseSourceOptions({ chart: 'web' }, 'spec.source', 'test') };
+      const said = /spec\.source\.targetRevision is required if the manifest source is a helm chart/;
+      await expect(loadDesiredManifests(app(chart), {}, noHelm)).rejects.toThrow(said);
+      await expect(loadDesiredManifests(app({ ...chart, targetRevision: '' }), { revision: '1.0.0' }, noHelm)).rejects.toThrow(said);
+      await expect(loadDesiredManifests(multi([{ repoURL: fx.repo, path: 'apps/shop' }, chart]), {}, noHelm)).rejects.toThrow(
+        /Application spec\.sources\[1\]\.targetRevision: spec\.source\.targetRevision is required/,
+      );
+    });
+
     it('one source that fails stops everything; one object from two sources, bad or repeated ref names and --revision are refused', async () => {
       await expect(
         loadDesiredManifests(

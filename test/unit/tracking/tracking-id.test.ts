@@ -73,6 +73,63 @@ test('stamping copies and never mutates', () => {
   expect(out.metadata.annotations).toEqual({ a: 'b', 'argocd.argoproj.io/tracking-id': 'shop:/ConfigMap:n/c' });
 });
 
+describe('the legacy instance label key also labels pod templates (util/kube SetAppInstanceLabel)', () => {
+  const legacy = { method: 'label' as const, labelKey: 'applications.argoproj.io/app-name', installationID: '' };
+  const workload = (apiVersion: string, kind: string, spec: Record<string, unknown>): KubeObject => ({
+    apiVersion,
+    kind,
+    metadata: { name: 'w', namespace: 'n' },
+    spec: spec as KubeObject['spec'],
+  });
+  const podSpec = { template: { metadata: { labels: { app: 'w' } }, spec: { containers: [] } } };
+
+  test('Deployment, ReplicaSet, StatefulSet, DaemonSet (apps, extensions) and batch Job get it on spec.template', () => {
+    for (const [av, kind] of [
+      ['apps/v1', 'Deployment'],
+      ['apps/v1', 'ReplicaSet'],
+      ['apps/v1', 'StatefulSet'],
+      ['apps/v1', 'DaemonSet'],
+      ['extensions/v1beta1', 'DaemonSet'],
+      ['batch/v1', 'Job'],
+    ] as const) {
+      const obj = workload(av, kind, { selector: { matchLabels: { app: 'w' } }, ...structuredClone(podSpec) });
+      const before = structuredClone(obj);
+      const out = stampTrackingId(obj, 'shop', 'dest', legacy);
+      expect(obj).toEqual(before);
+      expect(out.metadata.labels).toEqual({ 'applications.argoproj.io/app-name': 'shop' });
+      expect(out.spec).toEqual({
+        selector: { matchLabels: { app: 'w' } },
+        template: { metadata: { labels: { app: 'w', 'applications.argoproj.io/app-name': 'shop' } }, spec: { containers: [] } },
+      });
+    }
+  });
+
+  test('a template without labels (or without metadata) gets them; annotation+label writes the truncated value', () => {
+    const long = 'a'.repeat(70);
+    const out = stampTrackingId(workload('batch/v1', 'Job', { template: { spec: {} } }), long, 'dest', { ...legacy, method: 'annotation+label' });
+    expect(out.spec).toEqual({ template: { spec: {}, metadata: { labels: { 'applications.argoproj.io/app-name': 'a'.repeat(63) } } } });
+  });
+
+  test('apps/v1beta1 and extensions/v1beta1 without a selector get the template labels but ours as matchLabels', () => {
+    for (const av of ['apps/v1beta1', 'extensions/v1beta1']) {
+      const out = stampTrackingId(workload(av, 'Deployment', structuredClone(podSpec)), 'shop', 'dest', legacy);
+      expect((out.spec as Record<string, unknown>).selector).toEqual({ matchLabels: { app: 'w' } });
+    }
+    const v1 = stampTrackingId(workload('apps/v1', 'Deployment', structuredClone(podSpec)), 'shop', 'dest', legacy);
+    expect((v1.spec as Record<string, unknown>).selector).toBeUndefined();
+  });
+
+  test('other kinds, other groups and any other label key leave the spec alone', () => {
+    const spec = structuredClone(podSpec);
+    for (const obj of [workload('batch/v1', 'CronJob', spec), workload('example.com/v1', 'Deployment', spec), workload('v1', 'Pod', spec)])
+      expect(stampTrackingId(obj, 'shop', 'dest', legacy).spec).toEqual(spec);
+    const other = stampTrackingId(workload('apps/v1', 'Deployment', spec), 'shop', 'dest', { ...legacy, labelKey: 'example.com/app' });
+    expect(other.spec).toEqual(spec);
+    const byAnnotation = stampTrackingId(workload('apps/v1', 'Deployment', spec), 'shop', 'dest', { ...legacy, method: 'annotation' });
+    expect(byAnnotation.spec).toEqual(spec);
+  });
+});
+
 test('selectOwned keeps only self-referencing marks of this app on root objects, with a reason for the rest', () => {
   const cm = (name: string, mark?: string, owner = false): KubeObject => ({
     apiVersion: 'v1',

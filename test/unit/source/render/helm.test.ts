@@ -185,6 +185,21 @@ describe('value files and options resolved', () => {
     expect(() => resolveValueFile(chart, root, 'file:///etc/passwd', 'w')).toThrow(/the URL scheme 'file' is not allowed/);
   });
 
+  it('URL schemes are those of argocd-cm helm.valuesFileSchemes (any case), for value files and file parameters alike', () => {
+    const url = 'http://example.com/v.yaml';
+    expect(resolveValueFile(chart, root, url, 'w', ['HTTPS', 'Http'])).toEqual({ path: url, remote: true });
+    expect(() => resolveValueFile(chart, root, url, 'w', ['https'])).toThrow(
+      "w: the URL scheme 'http' is not allowed (argocd-cm helm.valuesFileSchemes: https)",
+    );
+    expect(() => resolveValueFile(chart, root, 'https://example.com/v.yaml', 'w', [])).toThrow(/scheme 'https' is not allowed .*: none\)/);
+    const httpsOnly = { valueFileSchemes: ['https'] };
+    expect(() => templateOptions(render({ valueFiles: [url] }, httpsOnly), undefined)).toThrow(
+      /valueFiles http:\/\/example\.com\/v\.yaml: the URL scheme 'http' is not allowed/,
+    );
+    expect(() => templateOptions(render({ fileParameters: [{ name: 'f', path: url }] }, httpsOnly), undefined)).toThrow(/the URL scheme 'http' is not allowed/);
+    expect(templateOptions(render({ valueFiles: [url] }), undefined).values).toEqual([url]);
+  });
+
   it("defaults: the app's name as release, the destination namespace, the cluster's capabilities, CRDs included", () => {
     const o = templateOptions(render(undefined), undefined);
     expect(o).toMatchObject({
