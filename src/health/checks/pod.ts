@@ -1,5 +1,5 @@
 // Pod health, as gitops-engine's health_pod.go (container back-offs, phases, readiness).
-import type { JsonValue, KubeObject } from '../../model/object.js';
+import { isPlainObject, type JsonValue, type KubeObject } from '../../model/object.js';
 import type { HealthStatus } from '../types.js';
 import { at, condition, list, num, str } from '../fields.js';
 
@@ -8,13 +8,14 @@ export function isFailingWaitReason(reason: string): boolean {
   return reason.startsWith('Err') || reason.endsWith('Error') || reason.endsWith('BackOff');
 }
 
+/** spec.restartPolicy as written: the API server always sets it (Always by default); a Pod without one is no served Pod. */
 function restartPolicy(obj: KubeObject): string {
-  return str(obj, 'spec', 'restartPolicy') || 'Always';
+  return str(obj, 'spec', 'restartPolicy');
 }
 
 /**
  * Whether the pod restarts its containers: only then are back-offs Degraded and is Running read through readiness. As
- * in gitops-engine 5baed56 (Argo CD v3.2.11), the restart policy alone decides; no annotation overrides it.
+ * in gitops-engine 5baed56 (Argo CD v3.2.11), the restart policy alone decides (exactly Always; no annotation overrides it).
  */
 function behavesAsAlways(obj: KubeObject): boolean {
   return restartPolicy(obj) === 'Always';
@@ -22,7 +23,7 @@ function behavesAsAlways(obj: KubeObject): boolean {
 
 function failMessage(ctr: JsonValue): string {
   const terminated = at(ctr, 'state', 'terminated');
-  if (terminated === undefined) return '';
+  if (!isPlainObject(terminated)) return '';
   const message = str(terminated, 'message');
   if (message !== '') return message;
   if (str(terminated, 'reason') === 'OOMKilled') return 'OOMKilled';
@@ -53,9 +54,12 @@ export function podHealth(obj: KubeObject): HealthStatus {
       return { status: 'Degraded', message: '' };
     }
     case 'Running': {
-      if (!behavesAsAlways(obj)) return { status: 'Progressing', message };
+      const policy = restartPolicy(obj);
+      // Finite pods (typically hooks) are Progressing while they run; a policy that is none of the three, Unknown.
+      if (policy === 'OnFailure' || policy === 'Never') return { status: 'Progressing', message };
+      if (policy !== 'Always') return { status: 'Unknown', message };
       if (condition(obj, 'Ready')?.status === 'True') return { status: 'Healthy', message };
-      if (statuses.some((c) => at(c, 'lastState', 'terminated') !== undefined)) return { status: 'Degraded', message };
+      if (statuses.some((c) => isPlainObject(at(c, 'lastState', 'terminated')))) return { status: 'Degraded', message };
       return { status: 'Progressing', message };
     }
     default:

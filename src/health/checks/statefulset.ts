@@ -1,5 +1,5 @@
 // StatefulSet health, as gitops-engine's health_statefulset.go.
-import type { KubeObject } from '../../model/object.js';
+import { isPlainObject, type KubeObject } from '../../model/object.js';
 import type { HealthStatus } from '../types.js';
 import { at, generation, num, optNum, str } from '../fields.js';
 
@@ -15,7 +15,7 @@ export function statefulSetHealth(obj: KubeObject): HealthStatus {
     return { status: 'Progressing', message: `Waiting for ${replicas - ready} pods to be ready...` };
   }
   const strategy = str(obj, 'spec', 'updateStrategy', 'type');
-  if (strategy === 'RollingUpdate' && at(obj, 'spec', 'updateStrategy', 'rollingUpdate') !== undefined) {
+  if (strategy === 'RollingUpdate' && isPlainObject(at(obj, 'spec', 'updateStrategy', 'rollingUpdate'))) {
     const partition = optNum(obj, 'spec', 'updateStrategy', 'rollingUpdate', 'partition');
     if (replicas !== undefined && partition !== undefined && updated < replicas - partition) {
       return {
