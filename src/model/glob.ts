@@ -84,7 +84,9 @@ export function parseGlob(pattern: string, separators = ''): RegExp {
         }
         if (chars[i] !== ']') fail('a `[` is not closed');
         i++;
-        out += body === '' ? (not ? '[^]' : '(?!)') : `[${not ? '^' : ''}${body}]`;
+        // gobwas refuses an empty class (`[]`, `[!]`, and so `[]a]`): Argo CD's Match then matches nothing.
+        if (body === '') fail('a `[...]` is empty');
+        out += `[${not ? '^' : ''}${body}]`;
       } else if (c === '?') {
         i++;
         out += notSep;

@@ -48,6 +48,11 @@ describe("Argo CD's glob (gobwas/glob without separators)", () => {
     expect(() => parseGlob('{a,b')).toThrow(GlobSyntaxError);
     expect(() => parseGlob('[ab')).toThrow(/not closed/);
   });
+
+  it('refuses an empty class, as gobwas v0.2.3 does ([], [!], and so []a]): Argo CD then matches nothing', () => {
+    for (const p of ['[]', '[!]', '[]a]', 'b[!]']) expect(() => parseGlob(p)).toThrow(/is empty/);
+    expect(globMatch('[]a]', ']a]')).toBe(false);
+  });
 });
 
 describe('glob characters that regular expressions treat specially', () => {
