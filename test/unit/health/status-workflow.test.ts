@@ -1,6 +1,5 @@
 // The status workflow against the fake gateway (sync per resource, extras, live children, cause) and the --wait loop.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { restrictedProjectFile } from '../../support/app-project.js';
 import { COMMON_TYPES, FakeGateway } from '../../support/fake-gateway.js';
 import { memoryIo } from '../../../src/cli/io.js';
 import type { GlobalOptions } from '../../../src/model/context.js';
@@ -150,11 +149,7 @@ test("a live object of a kind the AppProject refuses is compared as not live and
       'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {mode: fast}\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: token}\ntype: Opaque\n',
     spec: (root) => ({ project: 'restricted', source: localSource(root), destination: { namespace: 'shop' } }),
   });
-  const projectFile = join(ws.root, 'project.yaml');
-  writeFileSync(
-    projectFile,
-    "apiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata: {name: restricted, namespace: argocd}\nspec:\n  sourceRepos: ['*']\n  destinations: [{server: '*', namespace: shop}]\n  namespaceResourceBlacklist: [{group: '', kind: Secret}]\n",
-  );
+  const projectFile = restrictedProjectFile(ws.root, 'Secret');
   // Both live exactly as rendered, with the app's mark: without the project, both would be Synced.
   const secret: KubeObject = {
     apiVersion: 'v1',

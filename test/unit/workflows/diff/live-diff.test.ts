@@ -1,6 +1,5 @@
 // liveDiff against the fake gateway: drift with owners, ignored fields left to their owner, extras, and the server-side conflict preview.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { restrictedProjectFile } from '../../../support/app-project.js';
 import { FakeGateway } from '../../../support/fake-gateway.js';
 import { memoryIo } from '../../../../src/cli/io.js';
 import { liveDiff } from '../../../../src/workflows/diff/live-diff.js';
@@ -136,11 +135,7 @@ test('an object live but of a kind the AppProject refuses is diffed as not live,
     manifests: { 'cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings}\ndata: {a: "1"}\n' },
     spec: () => ({ project: 'restricted', destination: { namespace: 'shop' } }),
   });
-  const projectFile = join(w.root, 'project.yaml');
-  writeFileSync(
-    projectFile,
-    "apiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata: {name: restricted, namespace: argocd}\nspec:\n  sourceRepos: ['*']\n  destinations: [{server: '*', namespace: shop}]\n  namespaceResourceBlacklist: [{group: '', kind: ConfigMap}]\n",
-  );
+  const projectFile = restrictedProjectFile(w.root, 'ConfigMap');
   const cm: KubeObject = {
     apiVersion: 'v1',
     kind: 'ConfigMap',

@@ -1,6 +1,5 @@
 // pruneApp: a scan that could not list a kind deletes nothing (--confirm is exit 3); listing still shows what it saw.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { restrictedProjectFile } from '../../../support/app-project.js';
 import { FakeGateway } from '../../../support/fake-gateway.js';
 import { apiError } from '../../../../src/kube/errors.js';
 import type { ListOptions, ListResult } from '../../../../src/kube/gateway.js';
@@ -230,11 +229,7 @@ test('live objects the AppProject does not permit are never candidates (Argo CD 
     manifests: { 'a.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n' },
     spec: (root) => ({ project: 'restricted', source: { repoURL: root, path: 'desired' }, destination: { namespace: 'shop' } }),
   });
-  const projectFile = join(ws.root, 'project.yaml');
-  writeFileSync(
-    projectFile,
-    "apiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata: {name: restricted, namespace: argocd}\nspec:\n  sourceRepos: ['*']\n  destinations: [{server: '*', namespace: shop}]\n  namespaceResourceBlacklist: [{group: '', kind: Secret}]\n",
-  );
+  const projectFile = restrictedProjectFile(ws.root, 'Secret');
   const mark = (o: KubeObject, ns: string): KubeObject => ({
     ...o,
     metadata: {
