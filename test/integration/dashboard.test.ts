@@ -482,6 +482,13 @@ describe('kubectl gitops dashboard in a browser', () => {
       await applyYaml(app('root'));
       const synced = await runPlugin(['sync', 'root', '--recursive', '--app-namespace', ns]);
       expect(synced.code).toBe(0);
+      // The dashboard compares the new leaf as soon as its Application appears, maybe before the recursive sync applied
+      // its ConfigMap (then OutOfSync, yet Healthy: a ConfigMap has no health), and again from its watch: wait for that.
+      const leafSync = async () => {
+        const r = await api(`/api/apps/${ns}/leaf`);
+        return r.status === 200 ? (JSON.parse(r.body) as { row?: { sync?: string } }).row?.sync : undefined;
+      };
+      await waitFor(async () => (await leafSync()) === 'Synced', { what: 'the leaf compared after its sync', timeoutMs: 30_000 });
       await page.goto(appUrl('root'));
       const leaf = (cls = '') => page.locator(`#map g.node${cls}[data-node]`, { has: page.locator('title', { hasText: /^Application\/leaf\n/ }) });
       // The leaf's own health, from its own comparison (Argo CD has no health check for Applications).
