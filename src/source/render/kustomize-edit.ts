@@ -78,6 +78,49 @@ function asImage(v: JsonValue): Image {
   return img;
 }
 
+/** Go's encoding/json name of a JSON value's kind, as in its UnmarshalTypeError. */
+function jsonKind(v: JsonValue): string {
+  if (typeof v === 'number') return 'number';
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'string') return 'string';
+  return Array.isArray(v) ? 'array' : 'object';
+}
+
+/**
+ * The typed read every `kustomize edit` starts with (types.Kustomization.Unmarshal: YAML to JSON, then into Go
+ * structs), for the lists Argo CD's edits rewrite: an images field that is not a string (`newTag: 1.2` is a YAML
+ * number) or a replicas count that is not an integer fails it, and so Argo CD's render, in kustomize's words. Writing
+ * the entry back as a string, or dropping it, would render what Argo CD refuses.
+ */
+function checkTyped(k: JsonObject): void {
+  const fail = (value: JsonValue, struct: string, field: string, type: string) => {
+    throw new KustomizeEditError(`invalid Kustomization: json: cannot unmarshal ${jsonKind(value)} into Go struct field ${struct}.${field} of type ${type}`);
+  };
+  for (const list of ['images', 'imageTags'] as const) {
+    const entries = k[list];
+    if (!Array.isArray(entries)) continue;
+    for (const e of entries) {
+      if (!isPlainObject(e)) continue;
+      for (const f of ['name', 'newName', 'newTag', 'digest', 'tagSuffix'] as const) {
+        const v = e[f];
+        if (v !== undefined && v !== null && typeof v !== 'string') fail(v, 'Image', `${list}.${f}`, 'string');
+      }
+    }
+  }
+  if (Array.isArray(k.replicas)) {
+    for (const r of k.replicas) {
+      if (!isPlainObject(r)) continue;
+      if (r.name !== undefined && r.name !== null && typeof r.name !== 'string') fail(r.name, 'Replica', 'replicas.name', 'string');
+      const c = r.count;
+      if (c === undefined || c === null || (typeof c === 'number' && Number.isInteger(c))) continue;
+      // A fraction is named with its text, as Go's decoder names it (`number 1.5`).
+      if (typeof c === 'number')
+        throw new KustomizeEditError(`invalid Kustomization: json: cannot unmarshal number ${c} into Go struct field Replica.replicas.count of type int64`);
+      fail(c, 'Replica', 'replicas.count', 'int64');
+    }
+  }
+}
+
 /** `kustomize edit set image ARGS...`: an argument replaces the entry of its name (`*` keeps that field), sorted by name. */
 function setImages(k: JsonObject, args: readonly string[]): void {
   const wanted = new Map<string, Image>();
@@ -246,6 +289,18 @@ export function editKustomization(text: string, opts: KustomizeOptions, env: Ren
   const parsed: unknown = parse(text, { version: '1.1', customTags: readTags }) ?? {};
   if (!isPlainObject(parsed)) throw new KustomizeEditError('the kustomization file is not a map');
   const k = parsed;
+  const edits =
+    opts.namePrefix !== '' ||
+    opts.nameSuffix !== '' ||
+    opts.images.length > 0 ||
+    opts.replicas.length > 0 ||
+    Object.keys(opts.commonLabels).length > 0 ||
+    Object.keys(opts.commonAnnotations).length > 0 ||
+    opts.namespace !== '' ||
+    opts.patches.length > 0 ||
+    opts.components.length > 0;
+  // Without an edit the file is left as it is and kustomize build's own typed read says what is wrong with it.
+  if (edits) checkTyped(k);
   let changed = false;
   if (opts.namePrefix !== '') {
     k.namePrefix = opts.namePrefix;

@@ -67,6 +67,28 @@ describe('kustomize edit semantics', () => {
     expect(kept.images).toEqual([{ name: 'nginx', newName: 'mirror/nginx', newTag: '2' }]);
   });
 
+  it("fails as kustomize's typed read does on an image field that is not a string or a count that is not an integer, whatever the edit (Argo CD's render fails)", () => {
+    // `newTag: 1.2` is a YAML number: kustomize edit (and build) refuse it; it was dropped from the entry and rendered.
+    expect(() => edit('images:\n- name: nginx\n  newTag: 1.2\n', { images: ['redis:7'] })).toThrow(
+      'invalid Kustomization: json: cannot unmarshal number into Go struct field Image.images.newTag of type string',
+    );
+    expect(() => edit('images:\n- name: nginx\n  newTag: 1.2\n', { namePrefix: 'p-' })).toThrow(/Image\.images\.newTag of type string/);
+    expect(() => edit('imageTags:\n- name: nginx\n  digest: true\n', { images: ['redis:7'] })).toThrow(
+      'cannot unmarshal bool into Go struct field Image.imageTags.digest of type string',
+    );
+    expect(() => edit('replicas:\n- name: web\n  count: "2"\n', { replicas: [{ name: 'api', count: 1 }] })).toThrow(
+      'cannot unmarshal string into Go struct field Replica.replicas.count of type int64',
+    );
+    expect(() => edit('replicas:\n- name: web\n  count: 1.5\n', { namePrefix: 'p-' })).toThrow(
+      'cannot unmarshal number 1.5 into Go struct field Replica.replicas.count of type int64',
+    );
+    // A quoted tag and a null field read as Go reads them.
+    expect(edit('images:\n- name: nginx\n  newTag: "1.2"\n  digest: null\n', { images: ['redis:7'] }).images).toEqual([
+      { name: 'nginx', newTag: '1.2' },
+      { name: 'redis', newTag: '7' },
+    ]);
+  });
+
   it('sets replicas by name, sorted; appends patches and components once', () => {
     const k = edit('replicas:\n- name: b\n  count: 1\n- name: a\n  count: 1\ncomponents: [c1]\npatches:\n- path: p.yaml\n', {
       replicas: [{ name: 'b', count: 4 }],
