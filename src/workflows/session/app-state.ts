@@ -361,20 +361,21 @@ async function resolveDesired(
       type = pending.find((t) => apiVersionOf(t) === o.apiVersion && t.kind === o.kind);
       pendingCrd = type !== undefined;
     }
+    // A `Skip` hook (or a hook of no phase Argo CD runs) is never applied, compared or pruned: gitops-engine gives it no
+    // sync task, so no discovery check (sync_phase.go syncPhases), and CompareAppState leaves it out of the sync
+    // status. Of a kind the cluster does not serve it is no error: kept as rendered (its scope unknown, its namespace
+    // as declared) for `manifests` alone, which lists it as Argo CD's repo-server renders it. Decided before
+    // SkipDryRunOnMissingResource, which would take it for an object to apply (and want a namespace for it).
+    if (!type && isNeverSynced(o)) {
+      const assumed = { group: groupOf(o.apiVersion), version: versionOf(o.apiVersion), kind: o.kind, resource: '', namespaced: true, verbs: [] };
+      out.push({ object: o, source: m.source, type: assumed, key: keyOf(o), pendingCrd: true, unserved: true });
+      continue;
+    }
     if (!type && objectSyncMode(o, syncOptions).skipDryRunOnMissingResource) {
       // As gitops-engine does for a kind it does not know: namespaced until the cluster says otherwise.
       type = { group: groupOf(o.apiVersion), version: versionOf(o.apiVersion), kind: o.kind, resource: '', namespaced: true, verbs: [] };
       pendingCrd = true;
       unserved = true;
-    }
-    // A `Skip` hook (or a hook of no phase Argo CD runs) is never applied, compared or pruned: gitops-engine gives it no
-    // sync task, so no discovery check (sync_phase.go syncPhases), and CompareAppState leaves it out of the sync
-    // status. Of a kind the cluster does not serve it is no error: kept as rendered (its scope unknown, its namespace
-    // as declared) for `manifests` alone, which lists it as Argo CD's repo-server renders it.
-    if (!type && isNeverSynced(o)) {
-      const assumed = { group: groupOf(o.apiVersion), version: versionOf(o.apiVersion), kind: o.kind, resource: '', namespaced: true, verbs: [] };
-      out.push({ object: o, source: m.source, type: assumed, key: keyOf(o), pendingCrd: true, unserved: true });
-      continue;
     }
     if (!type) {
       throw new UnservedKindError(

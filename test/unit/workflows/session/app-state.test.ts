@@ -136,6 +136,19 @@ test('an object annotated hook: Skip of a kind the cluster does not serve is lef
     (e: unknown) => e as Error,
   );
   expect((err as Error).message).toMatch(/the cluster does not serve Widget in example\.com\/v1/);
+  // With SkipDryRunOnMissingResource=true as well, in an Application without a destination namespace: still left out
+  // (it was taken for an object to apply, namespaced until the cluster says otherwise, and refused for want of a namespace).
+  const noNs = appWorkspace({
+    prefix: 'appstate',
+    name: 'shop',
+    manifests: {
+      'x.yaml':
+        'apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n---\napiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\n  annotations: {argocd.argoproj.io/hook: Skip, argocd.argoproj.io/sync-options: SkipDryRunOnMissingResource=true}\n',
+    },
+    spec: (root) => ({ source: localSource(root), destination: {} }),
+  });
+  const skipped = await loadAppState({ appFile: noNs.appFile, desired: noNs.dir }, { io: memoryIo().io, opts, gateway: gw }, { extras: false });
+  expect(skipped.desired.map((d) => `${d.key.kind}/${d.key.name}`)).toEqual(['Namespace/shop']);
 });
 
 test('a custom resource whose CRD is declared alongside it resolves from that CRD', async () => {
