@@ -129,9 +129,9 @@ describe('ClusterCache', () => {
       return written;
     };
     await cache.apply(type('ConfigMap'), { ...cm('a', 'two'), data: { k: 'fast' } }, { fieldManager: 'm', force: true, dryRun: false });
-    const started = Date.now();
     expect((await cache.get(type('ConfigMap'), 'a', 'two'))?.metadata.resourceVersion).toBe('999');
-    expect(Date.now() - started).toBeLessThan(250);
+    // Not waited for: a read that waits out settleMs asks the server (the GET the stalled-stream test above sees);
+    // no GET was made. (A bound on the time was a flake beside a busy CI run, and proved less.)
     expect(requests(inner)).toEqual(['LIST ConfigMap *', 'APPLY force ConfigMap a/two']);
   });
 

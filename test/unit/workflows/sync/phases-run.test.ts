@@ -92,7 +92,7 @@ describe('the last (phase, wave) is not waited for when it has no hook (gitops-e
   test('one (phase, wave) with a hook: only the hook is waited for (gitops-engine tasks.multiStep() is false)', async () => {
     const gw = new FakeGateway({ objects: [NS] });
     const report = await syncApp(
-      request(workspace({ 'seed.yaml': cm('seed', { 'argocd.argoproj.io/hook': 'Sync' }), 'web.yaml': deploy('web') }), { timeoutMs: 600 }),
+      request(workspace({ 'seed.yaml': cm('seed', { 'argocd.argoproj.io/hook': 'Sync' }), 'web.yaml': deploy('web') }), { timeoutMs: 10_000 }),
       deps(gw),
     );
     expect({ code: syncExitCode(report), failures: report.failures }).toEqual({ code: 0, failures: [] });
@@ -118,7 +118,7 @@ describe('what a wave waits for, as gitops-engine reads a running task (Sync: a 
   test('a paused Deployment in the last wave is not waited for (the sync succeeds, as before)', async () => {
     const gw = new FakeGateway({ objects: [NS] });
     const report = await syncApp(
-      request(workspace({ 'a.yaml': cm('first', { 'argocd.argoproj.io/sync-wave': '-1' }), 'web.yaml': paused('web') }), { timeoutMs: 600 }),
+      request(workspace({ 'a.yaml': cm('first', { 'argocd.argoproj.io/sync-wave': '-1' }), 'web.yaml': paused('web') }), { timeoutMs: 10_000 }),
       deps(gw),
     );
     expect({ code: syncExitCode(report), failures: report.failures }).toEqual({ code: 0, failures: [] });
