@@ -356,6 +356,15 @@ function addDocument(value: unknown, source: ManifestSource, out: ManifestObject
     });
     return;
   }
+  // Argo CD's repo-server unpacks any object whose top-level `items` is a list, whatever its kind (Unstructured.IsList
+  // reads `items` alone): it applies the items in the object's place and never the object. Neither reading is safe to
+  // sync from here (the object, which Argo CD never applies, or its items, which its author did not mean as objects).
+  if (Array.isArray(value.items)) {
+    const name = isPlainObject(value.metadata) && typeof value.metadata.name === 'string' ? `/${value.metadata.name}` : '';
+    throw new InputError(
+      `${at}: document ${source.doc + 1} (${String(value.kind)}${name}) has a top-level items list, which Argo CD's repo-server unpacks as objects in its place (as it unpacks a List): make it a List, or move the field under spec`,
+    );
+  }
   checkObject(value, source, `document ${source.doc + 1}`);
   out.push({ object: value as unknown as KubeObject, source });
 }

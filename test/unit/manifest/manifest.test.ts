@@ -75,6 +75,22 @@ describe('parseManifests', () => {
     expect(parseManifests('apiVersion: v1\nkind: List\nitems: []\n', 'e.yaml')).toEqual([]);
   });
 
+  it("refuses an object of any other kind with a top-level items list, which Argo CD's repo-server would unpack in its place", () => {
+    expect(() =>
+      parseManifests(
+        'apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: g}}\n',
+        'w.yaml',
+      ),
+    ).toThrow(
+      new InputError(
+        "w.yaml:1: document 1 (Widget/w) has a top-level items list, which Argo CD's repo-server unpacks as objects in its place (as it unpacks a List): make it a List, or move the field under spec",
+      ),
+    );
+    // An empty one too (Argo CD renders nothing for it); a map or a scalar under items is no list, and the object is read.
+    expect(() => parseManifests('apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nitems: []\n', 'w.yaml')).toThrow(/top-level items list/);
+    expect(parseManifests('apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\nitems: {a: 1}\n', 'w.yaml')).toHaveLength(1);
+  });
+
   it('reads JSON (a single object or a List)', () => {
     const list = JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' } }] });
     expect(parseManifests(list, 'x.json').map((o) => o.object.metadata.name)).toEqual(['a']);
