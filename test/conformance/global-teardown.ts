@@ -15,7 +15,8 @@ export default async function globalTeardown(): Promise<void> {
   const kubectl = join(bin, 'kubectl');
   for (const args of [
     ['delete', 'applicationsets.argoproj.io', '-n', 'argocd', '-l', `${TEST_RUN_LABEL}=${run}`, '--ignore-not-found', '--wait=false'],
-    ['delete', 'applications.argoproj.io', '-n', 'argocd', '-l', `${TEST_RUN_LABEL}=${run}`, '--ignore-not-found', '--wait=false'],
+    // In every namespace: some live outside argocd (app-namespaces.test.ts).
+    ['delete', 'applications.argoproj.io', '-A', '-l', `${TEST_RUN_LABEL}=${run}`, '--ignore-not-found', '--wait=false'],
     ['delete', 'namespaces', '-l', `${TEST_RUN_LABEL}=${run}`, '--wait=false', '--ignore-not-found'],
   ]) {
     const res = spawnSync(kubectl, [...args, '--kubeconfig', kubeconfig], { encoding: 'utf8' });

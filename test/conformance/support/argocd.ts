@@ -22,14 +22,28 @@ export interface AppSpec {
   ignoreDifferences?: Record<string, unknown>[];
   /** More of spec.source (helm, kustomize, directory options), as written. */
   source?: Record<string, unknown>;
+  /**
+   * The Application's own namespace (default `argocd`, the control plane's). Another one must be among those the
+   * controller reconciles (test/argocd/up: `conf-apps-*`) and the default AppProject's sourceNamespaces.
+   */
+  appNamespace?: string;
+}
+
+/** The namespace of each Application `application` made outside `argocd`, by name (the helpers below find it there). */
+const appNamespaces = new Map<string, string>();
+
+/** Where the Application of this name lives: `argocd` unless `application` was given another namespace for it. */
+export function appNamespaceOf(name: string): string {
+  return appNamespaces.get(name) ?? 'argocd';
 }
 
 /** An Application in `argocd` with a manual sync policy, labelled with this run's id (the teardown deletes it). */
 export function application(spec: AppSpec): Record<string, unknown> {
+  if (spec.appNamespace && spec.appNamespace !== 'argocd') appNamespaces.set(spec.name, spec.appNamespace);
   return {
     apiVersion: 'argoproj.io/v1alpha1',
     kind: 'Application',
-    metadata: { name: spec.name, namespace: 'argocd', labels: { [TEST_RUN_LABEL]: testRunId() } },
+    metadata: { name: spec.name, namespace: spec.appNamespace ?? 'argocd', labels: { [TEST_RUN_LABEL]: testRunId() } },
     spec: {
       project: 'default',
       source: { repoURL: spec.repoURL, path: spec.path, targetRevision: 'HEAD', ...(spec.source ?? {}) },
@@ -97,7 +111,7 @@ export interface SyncResultResource {
 }
 
 async function getApplication(name: string): Promise<ArgoApplication> {
-  return JSON.parse(await kubectlOk(['get', 'applications.argoproj.io', name, '-n', 'argocd', '-o', 'json'])) as ArgoApplication;
+  return JSON.parse(await kubectlOk(['get', 'applications.argoproj.io', name, '-n', appNamespaceOf(name), '-o', 'json'])) as ArgoApplication;
 }
 
 /** Polls `check` every half second until it returns a value, failing after the bound with what was last seen. */
@@ -168,7 +182,7 @@ async function currentStatus(what: string, name: string, sinceMs: number, rerequ
  */
 export async function hardRefresh(name: string): Promise<ArgoApplication> {
   const since = Date.now();
-  const annotate = (value: string) => kubectlOk(['annotate', 'applications.argoproj.io', name, '-n', 'argocd', '--overwrite', value]);
+  const annotate = (value: string) => kubectlOk(['annotate', 'applications.argoproj.io', name, '-n', appNamespaceOf(name), '--overwrite', value]);
   await annotate('argocd.argoproj.io/refresh=hard');
   return currentStatus(`Argo CD's hard refresh of ${name}`, name, since, async () => {
     process.stderr.write(`[conformance] the hard refresh of ${name} is still requested after ${REREQUEST_AFTER_MS} ms: asked again\n`);
@@ -194,7 +208,7 @@ export async function firstReconciliation(name: string): Promise<ArgoApplication
  */
 export async function argoSync(name: string, sync: { prune?: boolean; syncOptions?: string[] } = {}): Promise<ArgoApplication> {
   const spec = (
-    JSON.parse(await kubectlOk(['get', 'applications.argoproj.io', name, '-n', 'argocd', '-o', 'json'])) as {
+    JSON.parse(await kubectlOk(['get', 'applications.argoproj.io', name, '-n', appNamespaceOf(name), '-o', 'json'])) as {
       spec: { syncPolicy?: { syncOptions?: string[] } };
     }
   ).spec;
@@ -203,7 +217,7 @@ export async function argoSync(name: string, sync: { prune?: boolean; syncOption
     initiatedBy: { username: 'conformance' },
     sync: { revision: 'HEAD', prune: sync.prune ?? false, ...(syncOptions ? { syncOptions } : {}) },
   };
-  await kubectlOk(['patch', 'applications.argoproj.io', name, '-n', 'argocd', '--type', 'merge', '-p', JSON.stringify({ operation })]);
+  await kubectlOk(['patch', 'applications.argoproj.io', name, '-n', appNamespaceOf(name), '--type', 'merge', '-p', JSON.stringify({ operation })]);
   const done = await pollFor(`Argo CD's sync of ${name}`, async () => {
     const app = await getApplication(name);
     const phase = app.status?.operationState?.phase;
@@ -281,7 +295,7 @@ interface OurStatusReport {
  * same commit as Argo CD's (`commit`).
  */
 async function ourVerdict(name: string, commit: string): Promise<Verdict> {
-  const res = await runPlugin(['status', name, '--app-namespace', 'argocd', '--no-record', '-o', 'json']);
+  const res = await runPlugin(['status', name, '--app-namespace', appNamespaceOf(name), '--no-record', '-o', 'json']);
   if (res.code !== 0) throw new Error(`kubectl gitops status ${name} exited ${res.code}: ${res.stderr.trim()}`);
   const report = JSON.parse(res.stdout) as OurStatusReport;
   if (report.source.revision !== commit) throw new Error(`kubectl gitops status ${name} read revision ${report.source.revision ?? '(none)'}, not ${commit}`);
