@@ -135,12 +135,15 @@ export async function loadDesiredManifests(app: Application, opts: DesiredOption
     throw new InputError(`the Application ${app.name} (${app.origin}) has no spec.source.repoURL: give --desired DIR|FILE`);
   }
   const chart = app.source.options?.chart;
+  if (chart !== undefined) requireChartVersion(app, app.source, 'spec.source');
+  // Any oci:// repoURL is an OCI source, a `chart` beside it or not (Argo CD v3.2's repo-server asks IsOCI before
+  // IsHelm): the artifact at the repoURL itself is pulled, a Helm chart's folder its root; the chart's name is not
+  // added to the repoURL. (A chart from an OCI registry by name is a repoURL without a scheme.)
+  if (/^oci:\/\//i.test(repoURL)) return readOciSource(app, opts.revision ?? app.source.targetRevision ?? '', opts, io);
   if (chart !== undefined) {
-    requireChartVersion(app, app.source, 'spec.source');
     const pulled = await pullSourceChart(app.source, opts.revision ?? app.source.targetRevision ?? '', opts, io);
     return readChart(app, pulled, opts, io);
   }
-  if (/^oci:\/\//i.test(repoURL)) return readOciSource(app, opts.revision ?? app.source.targetRevision ?? '', opts, io);
   const flag = opts.revision !== undefined ? '--revision' : 'source.targetRevision';
   const revision = checkRevision(opts.revision ?? app.source.targetRevision ?? '', flag);
   const path = normalizeSourcePath(app.source.path);
@@ -250,7 +253,7 @@ export async function renderLocalDirectory(
 }
 
 /**
- * Argo CD's OCI source (`oci://` with a path, no chart): the artifact at the tag or digest pulled and unpacked
+ * Argo CD's OCI source (any `oci://` repoURL, a `chart` beside it or not): the artifact at the tag or digest pulled and unpacked
  * (source/oci.ts), then its path rendered as a repository's would be, the artifact's root as the repository root; the
  * revision is the manifest's digest, as Argo CD records it.
  */
@@ -279,6 +282,12 @@ async function renderOciArtifact(
   const repoURL = app.source.repoURL ?? '';
   const path = normalizeSourcePath(app.source.path);
   const at = resolve(pulled.dir, path);
+  // A `chart` beside an oci:// repoURL names nothing (see loadDesiredManifests): the type is found from the files, as Argo CD's
+  // ExplicitType, which does not read `chart`, leaves it to discovery.
+  if (app.source.options?.chart !== undefined) {
+    const { chart: _chart, ...options } = app.source.options;
+    app = { ...app, source: { ...app.source, options } };
+  }
   if (!isDirectory(at)) throw new ManifestError(`source.path ${JSON.stringify(path)} does not exist in the OCI artifact ${repoURL} at ${reference}`);
   const rendered = await renderSource({
     files: localFolderFiles(pulled.dir),
@@ -435,8 +444,9 @@ async function loadSources(app: Application, sources: readonly AppSource[], opts
       const repoURL = source.repoURL ?? '';
       if (repoURL.trim() === '') throw new InputError(`the Application ${app.name} (${app.origin}) has no spec.sources[${i}].repoURL`);
       const pinned = opts.revisions?.[i];
-      if (source.options?.chart !== undefined) {
-        requireChartVersion(app, source, `spec.sources[${i}]`);
+      if (source.options?.chart !== undefined) requireChartVersion(app, source, `spec.sources[${i}]`);
+      // An oci:// entry is an OCI source even with a `chart` (as for spec.source, above).
+      if (source.options?.chart !== undefined && !/^oci:\/\//i.test(repoURL)) {
         const chart = await pullSourceChart(source, pinned ?? source.targetRevision ?? '', opts, io);
         resolved.push({ source, chart, sha: chart.version });
         continue;
@@ -501,7 +511,7 @@ async function loadSources(app: Application, sources: readonly AppSource[], opts
       };
       out.push(entry);
       // A source without a path (and no chart) lends its files only: Argo CD generates nothing for it.
-      if ((s.path === undefined || s.path === '') && r.chart === undefined) continue;
+      if ((s.path === undefined || s.path === '') && s.options?.chart === undefined) continue;
       // Its `$name/...` value files and file parameters, checked as the repo-server checks them before rendering.
       const problem = refSourceProblem(s.options?.helm, targets, {
         repoURL: s.repoURL ?? '',

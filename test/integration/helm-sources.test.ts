@@ -733,13 +733,23 @@ describe('charts from an OCI registry (the CNCF distribution registry built from
   );
 
   it(
-    'an oci:// repoURL pinned to a version; a version the registry lacks is exit 2 with nothing changed',
+    'an oci:// repoURL is an OCI source even with a chart, as in Argo CD v3.2 (the artifact at the repoURL itself); a version the registry lacks is exit 2 with nothing changed',
     async () => {
-      const diff = await plugin(['diff', '-f', appFile(`oci://${host}/charts`, '2.0.0'), '-o', 'kv']);
+      // The chart's own repository, pinned: rendered as Helm (the chart's folder the root), its digest the revision.
+      const file = appFile(`oci://${host}/charts/web`, '2.0.0');
+      const diff = await plugin(['diff', '-f', file, '-o', 'kv']);
       expect(diff.stderr).toBe('');
       expect(diff.code).toBe(1);
       expect(diff.stdout).toMatch(/ConfigMap\/web-web/);
+      const status = JSON.parse((await plugin(['status', '-f', file, '-o', 'json'])).stdout) as { source: { type: string; revision: string } };
+      expect(status.source).toMatchObject({ type: 'Helm', revision: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
       const before = await snapshot(ns);
+      // The registry's folder with a chart name beside it: Argo CD pulls oci://HOST/charts itself ("…/charts:2.0.0:
+      // not found", checked against its repo-server), so no chart is rendered: exit 2, nothing changed.
+      const folder = await plugin(['sync', '-f', appFile(`oci://${host}/charts`, '2.0.0'), '--prune']);
+      expect(folder.code).toBe(2);
+      expect(folder.stderr).toMatch(/charts/);
+      expect(await snapshot(ns)).toBe(before);
       const missing = await plugin(['sync', '-f', appFile(`${host}/charts`, '9.9.9'), '--prune']);
       expect(missing.code).toBe(2);
       expect(missing.stderr).toMatch(/helm pull failed for web@9\.9\.9/);

@@ -188,8 +188,22 @@ export function compareEntryOf(
 }
 
 /**
+ * The first of the app's sources that carries no Git commit to verify, in words (`a Helm chart source`, `an OCI
+ * source`; an oci:// repoURL with a chart is an OCI source), or undefined. Argo CD's repo-server verifies Git commits
+ * only, and its controller refuses a source without a verification result ("Target revision … in Git is not signed,
+ * but a signature is required", controller/state.go verifyGnuPGSignature); so is such a source here.
+ */
+export function unverifiableSource(app: Pick<Application, 'source' | 'sources'>): string | undefined {
+  for (const s of app.sources ?? [app.source]) {
+    if (/^oci:\/\//i.test((s.repoURL ?? '').trim())) return 'an OCI source';
+    if (s.options?.chart !== undefined) return 'a Helm chart source';
+  }
+  return undefined;
+}
+
+/**
  * Argo CD's signature check for a project with signatureKeys: every Git commit read must carry a good signature by an
- * allowed key (source/signature.ts); local manifests and Helm chart sources cannot be verified, so they are refused.
+ * allowed key (source/signature.ts); local manifests, Helm chart and OCI sources cannot be verified, so they are refused.
  */
 async function signatureCheck(
   app: Application,
@@ -203,10 +217,10 @@ async function signatureCheck(
     return {
       refusal: `Cannot use local sync when signature keys are required: project ${rules.project.name} lists signatureKeys (${keys}), and --desired is local`,
     };
-  const charts = [app.source, ...(app.sources ?? [])].some((s) => s.options?.chart !== undefined);
-  if (charts)
+  const unverified = unverifiableSource(app);
+  if (unverified !== undefined)
     return {
-      refusal: `project ${rules.project.name} requires signed commits (${keys}): signatures can be verified only for Git sources, and this app has a Helm chart source`,
+      refusal: `project ${rules.project.name} requires signed commits (${keys}): signatures can be verified only for Git sources, and this app has ${unverified}`,
     };
   const { verifyCommits } = await import('../../source/signature.js');
   const refusal = await verifyCommits(source.commits ?? [], rules.gpgKeys ?? [], rules.project.signatureKeys, env);

@@ -641,3 +641,17 @@ describe('what the scan covers beyond the desired objects', () => {
     expect([unmarked.desired.map((d) => d.key.kind), unmarked.prune?.candidates]).toEqual([['ConfigMap'], []]);
   });
 });
+
+test('a source with no Git commit to verify, for a project with signatureKeys: a Helm chart, any oci:// repoURL (a chart beside it or not); Git sources none', async () => {
+  const { unverifiableSource } = await import('../../../../src/workflows/session/app-state.js');
+  const src = (repoURL: string, chart?: string) => ({ repoURL, targetRevision: '1.0.0', ...(chart ? { options: { chart } } : {}) });
+  expect(unverifiableSource({ source: src('https://git.example.com/shop.git') })).toBeUndefined();
+  expect(unverifiableSource({ source: src('https://charts.example.com', 'web') })).toBe('a Helm chart source');
+  expect(unverifiableSource({ source: src('registry.example.com/charts', 'web') })).toBe('a Helm chart source');
+  expect(unverifiableSource({ source: src('oci://registry.example.com/charts/web', 'web') })).toBe('an OCI source');
+  expect(unverifiableSource({ source: src('oci://registry.example.com/manifests') })).toBe('an OCI source');
+  // spec.sources wins over spec.source (which then holds the first entry).
+  const git = src('https://git.example.com/shop.git');
+  expect(unverifiableSource({ source: git, sources: [git, src('oci://registry.example.com/manifests')] })).toBe('an OCI source');
+  expect(unverifiableSource({ source: git, sources: [git, { ...git, ref: 'values' }] })).toBeUndefined();
+});
