@@ -33,7 +33,7 @@ export interface AppSpec {
 const appNamespaces = new Map<string, string>();
 
 /** Where the Application of this name lives: `argocd` unless `application` was given another namespace for it. */
-export function appNamespaceOf(name: string): string {
+function appNamespaceOf(name: string): string {
   return appNamespaces.get(name) ?? 'argocd';
 }
 
