@@ -154,6 +154,12 @@ export async function resolveCommit(dir: GitDir, revision: string): Promise<stri
   }
 }
 
+/** The repository's tag names (`refs/tags/<name>` as `<name>`, as go-git's Short names them), in git's order. */
+export async function listTags(dir: GitDir): Promise<string[]> {
+  const out = (await git(dir, ['for-each-ref', '--format=%(refname:strip=2)', 'refs/tags'])).toString('utf8');
+  return out.split('\n').filter((t) => t !== '');
+}
+
 /** The object type at `<commit>:<path>` (`tree`, `blob`, ...), or undefined when the path is not in that commit. */
 export async function objectTypeAt(dir: GitDir, commit: string, path: string): Promise<string | undefined> {
   try {

@@ -11,7 +11,8 @@ import type { ManifestObject } from '../manifest/parse.js';
 import { fileBlockers, sourcesBlockers, specBlockers } from './renderability.js';
 import { fetchIntoCache, REMOTE_HEAD_REF } from './cache.js';
 import { entriesUnder, type SourceReads } from './shared-reads.js';
-import { findGitDir, listTree, objectTypeAt, resolveCommit, runGit, type GitDir, type TreeEntry } from './git.js';
+import { findGitDir, listTags, listTree, objectTypeAt, resolveCommit, runGit, type GitDir, type TreeEntry } from './git.js';
+import { isSemverConstraint, maxVersion } from './semver.js';
 import { commitFiles, renderSource, type RenderInput, type SourceType } from './render/index.js';
 import type { HelmCapabilities, RefTree } from './render/helm.js';
 import { materialiseTree, type MaterialisedTree } from './render/tree.js';
@@ -339,6 +340,16 @@ async function openRepository(repoURL: string, opts: DesiredOptions, io: Workflo
 }
 
 async function resolveRevision(repo: OpenRepository, revision: string): Promise<string | undefined> {
+  // A semver constraint (`1.*`, `^1.2`, `>=1.0.0 <2.0.0`) names the greatest tag that satisfies it, as Argo CD's
+  // LsRemote resolves it (versions.MaxVersion over the tags); when none does, the revision is looked up as written (a
+  // branch may have such a name), and a revision that is no constraint is never changed.
+  if (isSemverConstraint(revision)) {
+    const max = maxVersion(revision, await listTags(repo.dir));
+    if ('version' in max) {
+      const sha = await resolveCommit(repo.dir, `refs/tags/${max.version}`);
+      if (sha !== undefined) return sha;
+    }
+  }
   for (const candidate of repo.candidates(revision)) {
     try {
       const sha = await resolveCommit(repo.dir, candidate);

@@ -10,6 +10,7 @@ import { dirname, join, resolve, sep } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { InputError } from '../model/errors.js';
 import { isLoopbackRegistry } from './chart-repo.js';
+import { isSemverConstraint, maxVersion } from './semver.js';
 
 /** Argo CD's default `--oci-layer-media-types`. */
 const ALLOWED_LAYERS = [
@@ -121,6 +122,25 @@ export function untar(archive: Buffer, dest: string, warnings: string[]): void {
   }
 }
 
+/** An OCI reference the registry API takes as it is: a tag (the distribution spec's grammar) or a digest. */
+const TAG_OR_DIGEST = /^(?:[\w][\w.-]{0,127}|[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-zA-Z0-9=_-]+)$/;
+
+/** Every tag of the repository (`GET /v2/<name>/tags/list`, following its `Link` pages), `_` read back as `+`. */
+async function registryTags(repository: string, get: (path: string) => Promise<Fetched>): Promise<string[]> {
+  const tags: string[] = [];
+  let path: string | undefined = `/v2/${repository}/tags/list`;
+  for (let page = 0; path !== undefined && page < 1000; page++) {
+    const res = await get(path);
+    if (res.status !== 200) throw new InputError(`listing the tags of ${repository}: the registry answered ${res.status}`);
+    const doc = JSON.parse(res.body.toString('utf8')) as { tags?: unknown };
+    if (Array.isArray(doc.tags)) for (const t of doc.tags) if (typeof t === 'string') tags.push(t.replaceAll('_', '+'));
+    // The next page, when there is one: `Link: </v2/<name>/tags/list?last=…&n=…>; rel="next"`.
+    const next = /<([^>]+)>\s*;\s*rel="?next"?/.exec(res.headers.get('link') ?? '')?.[1];
+    path = next === undefined ? undefined : next.startsWith('/') ? next : new URL(next).pathname + new URL(next).search;
+  }
+  return tags;
+}
+
 export interface PulledArtifact {
   /** The unpacked artifact: the root the source's path is read under. Remove it when done. */
   dir: string;
@@ -147,7 +167,19 @@ export async function pullOciArtifact(repoURL: string, reference: string, opts: 
       throw new InputError(`reading ${what}: ${registryFailure(err, timeoutMs)}`, { cause: err });
     }
   };
-  const manifest = await get(`/v2/${repository}/manifests/${reference}`, MANIFEST_TYPES.join(', '), `the OCI artifact ${where}`);
+  const manifestAt = (ref: string) => get(`/v2/${repository}/manifests/${ref}`, MANIFEST_TYPES.join(', '), `the OCI artifact ${where}`);
+  // A tag or a digest is asked for as it is; a semver constraint (`1.*`, `>=1.0.0 <2.0.0`) that is not also a tag
+  // names the greatest tag that satisfies it, as Argo CD's OCI client resolves it (ResolveRevision: versions.MaxVersion
+  // over the repository's tags, `_` read as `+`).
+  let manifest = TAG_OR_DIGEST.test(reference) ? await manifestAt(reference) : undefined;
+  if ((manifest === undefined || manifest.status === 404) && isSemverConstraint(reference)) {
+    const tags = await registryTags(repository, (path) => get(path, 'application/json', `the tags of ${repoURL}`));
+    const max = maxVersion(reference, tags);
+    if ('error' in max) throw new InputError(`the OCI artifact ${where}: no version for constraints: ${max.error}`);
+    manifest = await manifestAt(max.version);
+  }
+  if (manifest === undefined)
+    throw new InputError(`the OCI artifact ${where}: ${JSON.stringify(reference)} is neither a tag, a digest nor a semver constraint`);
   if (manifest.status === 404) throw new InputError(`the OCI artifact ${where} does not exist (the registry has no such tag or digest)`);
   if (manifest.status !== 200) throw new InputError(`reading the OCI artifact ${where}: the registry answered ${manifest.status}`);
   const digest = manifest.headers.get('docker-content-digest') ?? `sha256:${createHash('sha256').update(manifest.body).digest('hex')}`;

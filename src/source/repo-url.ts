@@ -2,6 +2,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InputError } from '../model/errors.js';
+import { isSemverConstraint } from './semver.js';
 
 export type RepoLocation = { kind: 'local'; path: string } | { kind: 'remote'; url: string };
 
@@ -37,7 +38,9 @@ export function normalizeSourcePath(path: string | undefined): string {
 /** Revisions that could be read as git options or that git rejects outright are refused before git sees them. */
 export function checkRevision(revision: string, flag: string): string {
   const rev = revision.trim();
-  if (rev.startsWith('-') || /[\s\0]/.test(rev) || rev.includes('..')) {
+  // A semver constraint may hold spaces (`>=1.0.0 <2.0.0`, `1.2 - 1.4`): it names a tag, found by its own rule.
+  const spaces = /\s/.test(rev) && !isSemverConstraint(rev);
+  if (rev.startsWith('-') || spaces || rev.includes('\0') || rev.includes('..')) {
     throw new InputError(`${flag} ${JSON.stringify(revision)} is not a valid git revision (a branch, tag, commit SHA or HEAD)`);
   }
   return rev === '' ? 'HEAD' : rev;

@@ -101,6 +101,30 @@ describe('OCI sources', () => {
   );
 
   test(
+    "a semver constraint names the greatest tag that satisfies it, as Argo CD's OCI client resolves it (the registry's tags list); none is exit 2",
+    async () => {
+      const repoURL = `oci://${host}/manifests/ranged`;
+      const digests: Record<string, string> = {};
+      for (const tag of ['1.0.0', '1.4.0', '1.10.0-rc.1', '2.0.0', 'latest'])
+        digests[tag] = await push('manifests/ranged', tag, [tgz({ 'deploy/r.yaml': cm(`oci-ranged-${tag.replaceAll('.', '-')}`, tag) })]);
+      const revision = async (range: string) => {
+        const res = await runPlugin(['status', '-f', appFile(repoURL, range), '-o', 'kv']);
+        expect({ code: res.code, err: res.stderr }).toEqual({ code: 0, err: '' });
+        return kvValues(res.stdout).REVISION?.[0];
+      };
+      expect(await revision('1.*')).toBe(digests['1.4.0']);
+      expect(await revision('>=1.0.0 <1.4.0')).toBe(digests['1.0.0']);
+      expect(await revision('*')).toBe(digests['2.0.0']);
+      // A tag that reads as a constraint too is that tag.
+      expect(await revision('1.0.0')).toBe(digests['1.0.0']);
+      const none = await runPlugin(['sync', '-f', appFile(repoURL, '^3'), '-o', 'kv']);
+      expect(none.code).toBe(2);
+      expect(none.stderr).toMatch(/no version for constraints: version matching constraint not found in 5 tags/);
+    },
+    T,
+  );
+
+  test(
     "an artifact's render is kept by its digest, as a Git commit's is, and --hard-refresh renders it anew",
     async () => {
       await push('manifests/cached', 'v1', [tgz({ 'deploy/c.yaml': cm('oci-cached', '1') })]);

@@ -101,6 +101,31 @@ describe('loadDesiredManifests from a git revision', () => {
     expect(values(await at('main', 'v1'))).toEqual(['a=1', 'b=1']);
   });
 
+  it("reads a semver constraint as the greatest tag that satisfies it, as Argo CD's LsRemote does (versions.MaxVersion); no match is an error, a branch of that name still a branch", async () => {
+    // Tags v1 (first), v1.2.0 and v2.0.0 (second); a pre-release and a tag that is no version are never picked.
+    fx.git(['tag', 'v1.2.0', second]);
+    fx.git(['tag', 'v2.0.0', second]);
+    fx.git(['tag', 'v1.5.0-rc.1', second]);
+    fx.git(['tag', 'latest', second]);
+    fx.write('apps/shop/a.yaml', configMap('a', '3'));
+    const third = fx.commit('three');
+    fx.git(['tag', 'v1.1.0', third]);
+    const at = (targetRevision: string) => loadDesiredManifests(app({ repoURL: fx.repo, path: 'apps/shop', targetRevision }), {}, io());
+    expect((await at('1.*')).revision).toBe(second);
+    expect((await at('>=1.0.0 <1.2.0')).revision).toBe(third);
+    expect((await at('~1.1')).revision).toBe(third);
+    expect((await at('^1')).revision).toBe(second);
+    expect((await at('*')).revision).toBe(second);
+    expect((await at('<1.1')).revision).toBe(first);
+    // An exact version is a tag name as written (v1 is a tag; 1.2.0 is none: Argo CD looks for a ref named 1.2.0).
+    expect((await at('v1')).revision).toBe(first);
+    await expect(at('1.2.0')).rejects.toThrow(/names no commit/);
+    await expect(at('^3')).rejects.toThrow(/source\.targetRevision "\^3" names no commit/);
+    // A branch whose name reads as a constraint no tag satisfies is that branch.
+    fx.git(['branch', '3.x', first]);
+    expect((await at('3.x')).revision).toBe(first);
+  });
+
   it('ignores uncommitted changes in the working tree and the index, and leaves them untouched', async () => {
     fx.write('apps/shop/a.yaml', configMap('a', 'dirty'));
     fx.write('apps/shop/new.yaml', configMap('new', '1'));
