@@ -132,7 +132,12 @@ async function registryTags(repository: string, get: (path: string) => Promise<F
   for (let page = 0; path !== undefined && page < 1000; page++) {
     const res = await get(path);
     if (res.status !== 200) throw new InputError(`listing the tags of ${repository}: the registry answered ${res.status}`);
-    const doc = JSON.parse(res.body.toString('utf8')) as { tags?: unknown };
+    let doc: { tags?: unknown };
+    try {
+      doc = JSON.parse(res.body.toString('utf8')) as { tags?: unknown };
+    } catch {
+      throw new InputError(`listing the tags of ${repository}: the registry's answer is not JSON`);
+    }
     if (Array.isArray(doc.tags)) for (const t of doc.tags) if (typeof t === 'string') tags.push(t.replaceAll('_', '+'));
     // The next page, when there is one: `Link: </v2/<name>/tags/list?last=…&n=…>; rel="next"`.
     const next = /<([^>]+)>\s*;\s*rel="?next"?/.exec(res.headers.get('link') ?? '')?.[1];
