@@ -261,7 +261,7 @@ export async function renderLocalDirectory(
 async function readOciSource(app: Application, reference: string, opts: DesiredOptions, io: WorkflowIo): Promise<DesiredManifests> {
   const { pullOciArtifact } = await import('./oci.js');
   const repoURL = app.source.repoURL ?? '';
-  const pulled = await pullOciArtifact(repoURL, reference, opts);
+  const pulled = await pullOciArtifact(repoURL, reference, { ...opts, env: io.env });
   try {
     const m = await renderOciArtifact(app, pulled, reference, opts, io);
     rejectDuplicates(m.objects);
@@ -465,7 +465,7 @@ async function loadSources(app: Application, sources: readonly AppSource[], opts
       if (/^oci:\/\//i.test(repoURL)) {
         const { pullOciArtifact } = await import('./oci.js');
         const reference = pinned ?? source.targetRevision ?? '';
-        const pulled = await pullOciArtifact(repoURL, reference, opts);
+        const pulled = await pullOciArtifact(repoURL, reference, { ...opts, env: io.env });
         artifacts.push(pulled.dir);
         resolved.push({ source, oci: { ...pulled, reference }, sha: pulled.digest });
         continue;

@@ -10,6 +10,7 @@ import { dirname, join, resolve, sep } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { InputError } from '../model/errors.js';
 import { isLoopbackRegistry } from './chart-repo.js';
+import { basicAuth, registryConfigFiles, registryCredentials, type RegistryCredentials } from './registry-auth.js';
 import { isSemverConstraint, maxVersion } from './semver.js';
 
 /** Argo CD's default `--oci-layer-media-types`. */
@@ -45,12 +46,26 @@ interface Fetched {
 /** How long one request to a registry may take (as a Git fetch's bound). */
 const REGISTRY_TIMEOUT_MS = 120_000;
 
-/** A GET of the registry API, with an anonymous bearer token when the registry asks for one (as oras does). */
-async function registryGet(base: string, path: string, accept: string, signal: AbortSignal, token?: string): Promise<Fetched> {
-  const res = await fetch(`${base}${path}`, { headers: { Accept: accept, ...(token ? { Authorization: `Bearer ${token}` } : {}) }, signal });
+/**
+ * A GET of the registry API. When the registry asks (401), as oras does: a bearer token from its realm (with the
+ * user's credentials as basic authentication when there are some, else anonymous), or basic authentication itself.
+ */
+async function registryGet(
+  base: string,
+  path: string,
+  accept: string,
+  signal: AbortSignal,
+  creds?: RegistryCredentials,
+  authorization?: string,
+): Promise<Fetched> {
+  const res = await fetch(`${base}${path}`, { headers: { Accept: accept, ...(authorization ? { Authorization: authorization } : {}) }, signal });
   const body = Buffer.from(await res.arrayBuffer());
-  if (res.status === 401 && token === undefined) {
+  if (res.status === 401 && authorization === undefined) {
     const challenge = res.headers.get('www-authenticate') ?? '';
+    if (/^\s*basic\b/i.test(challenge)) {
+      if (creds) return registryGet(base, path, accept, signal, creds, basicAuth(creds));
+      return { status: res.status, body, headers: res.headers };
+    }
     const realm = /realm="([^"]+)"/.exec(challenge)?.[1];
     if (realm) {
       const params = new URLSearchParams();
@@ -58,11 +73,11 @@ async function registryGet(base: string, path: string, accept: string, signal: A
         const v = new RegExp(`${k}="([^"]+)"`).exec(challenge)?.[1];
         if (v) params.set(k, v);
       }
-      const t = await fetch(`${realm}?${params}`, { signal }).then((r) =>
+      const t = await fetch(`${realm}?${params}`, { signal, headers: creds ? { Authorization: basicAuth(creds) } : {} }).then((r) =>
         r.ok ? (r.json() as Promise<{ token?: string; access_token?: string }>) : undefined,
       );
       const got = t?.token ?? t?.access_token;
-      if (got) return registryGet(base, path, accept, signal, got);
+      if (got) return registryGet(base, path, accept, signal, creds, `Bearer ${got}`);
     }
   }
   return { status: res.status, body, headers: res.headers };
@@ -158,16 +173,26 @@ export interface PulledArtifact {
  * Pulls and unpacks the artifact at `reference` (a tag or a digest); each request is bounded by `timeoutMs` (default
  * REGISTRY_TIMEOUT_MS) and stops at `signal` (Ctrl-C), failing as an input error that names the artifact.
  */
-export async function pullOciArtifact(repoURL: string, reference: string, opts: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<PulledArtifact> {
+export async function pullOciArtifact(
+  repoURL: string,
+  reference: string,
+  opts: { signal?: AbortSignal; timeoutMs?: number; env?: Record<string, string | undefined> } = {},
+): Promise<PulledArtifact> {
   if (reference.trim() === '') throw new InputError(`repoURL ${repoURL}: an OCI source needs a targetRevision (a tag or a digest)`);
   const { registry, repository } = parseOciUrl(repoURL);
+  const env = opts.env ?? process.env;
+  const creds = registryCredentials(registry, env);
+  // What a 401 means, in words that name where credentials were (or were not) found, never the credentials.
+  const unauthorized = creds
+    ? `the registry refused the credentials for ${registry} from ${creds.origin}`
+    : `no credentials for ${registry} in ${registryConfigFiles(env).join(' or ')} (helm registry login ${registry})`;
   const base = `${isLoopbackRegistry(registry) ? 'http' : 'https'}://${registry}`;
   const where = `${repoURL} at ${reference}`;
   const timeoutMs = opts.timeoutMs ?? REGISTRY_TIMEOUT_MS;
   const get = async (path: string, accept: string, what: string): Promise<Fetched> => {
     const bound = AbortSignal.timeout(timeoutMs);
     try {
-      return await registryGet(base, path, accept, opts.signal ? AbortSignal.any([opts.signal, bound]) : bound);
+      return await registryGet(base, path, accept, opts.signal ? AbortSignal.any([opts.signal, bound]) : bound, creds);
     } catch (err) {
       throw new InputError(`reading ${what}: ${registryFailure(err, timeoutMs)}`, { cause: err });
     }
@@ -186,6 +211,7 @@ export async function pullOciArtifact(repoURL: string, reference: string, opts: 
   if (manifest === undefined)
     throw new InputError(`the OCI artifact ${where}: ${JSON.stringify(reference)} is neither a tag, a digest nor a semver constraint`);
   if (manifest.status === 404) throw new InputError(`the OCI artifact ${where} does not exist (the registry has no such tag or digest)`);
+  if (manifest.status === 401) throw new InputError(`reading the OCI artifact ${where}: the registry answered 401: ${unauthorized}`);
   if (manifest.status !== 200) throw new InputError(`reading the OCI artifact ${where}: the registry answered ${manifest.status}`);
   const digest = manifest.headers.get('docker-content-digest') ?? `sha256:${createHash('sha256').update(manifest.body).digest('hex')}`;
   const doc = JSON.parse(manifest.body.toString('utf8')) as { layers?: { mediaType: string; digest: string }[] };

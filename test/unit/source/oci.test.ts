@@ -1,6 +1,7 @@
 // The OCI source's pure parts: the repoURL, and unpacking a layer (files and folders, long names, nothing outside); and a
 // pull's bounds against a loopback stand-in for a registry that does not answer (the real registry: integration).
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -89,5 +90,119 @@ describe('pullOciArtifact', () => {
     await expect(pullOciArtifact(`oci://${host}/manifests/shop`, 'v1', { signal: stop.signal })).rejects.toThrow(
       `reading the OCI artifact oci://${host}/manifests/shop at v1: stopped (interrupted)`,
     );
+  });
+});
+
+describe('pullOciArtifact with the credentials of helm registry login (or Docker) for a registry that asks', () => {
+  let server: Server;
+  let host: string;
+  const user = 'robot';
+  const password = 's3cr3t-pa55';
+  let layer: Buffer;
+  let manifest: string;
+  let basicOnly = false;
+  const basic = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+  beforeAll(async () => {
+    const src = tempDir('oci-auth-src');
+    mkdirSync(join(src, 'deploy'));
+    writeFileSync(join(src, 'deploy', 'cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: private}\n');
+    const archive = join(tempDir('oci-auth-tar'), 'layer.tgz');
+    expect(spawnSync('tar', ['czf', archive, '-C', src, '.']).status).toBe(0);
+    layer = readFileSync(archive);
+    const digest = `sha256:${createHash('sha256').update(layer).digest('hex')}`;
+    manifest = JSON.stringify({ schemaVersion: 2, layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar+gzip', digest }] });
+    // A registry that answers only with a token its realm gives for the right basic credentials (or, basicOnly, that
+    // takes the basic credentials themselves).
+    server = createServer((req, res) => {
+      const auth = req.headers.authorization ?? '';
+      if (req.url?.startsWith('/token')) {
+        if (auth !== basic) return void res.writeHead(401).end();
+        return void res.end(JSON.stringify({ token: 'granted' }));
+      }
+      const allowed = basicOnly ? auth === basic : auth === 'Bearer granted';
+      if (!allowed) {
+        const challenge = basicOnly ? 'Basic realm="registry"' : `Bearer realm="http://${host}/token",service="test",scope="repository:private/app:pull"`;
+        return void res.writeHead(401, { 'www-authenticate': challenge }).end();
+      }
+      if (req.url?.endsWith('/manifests/v1')) return void res.end(manifest);
+      if (req.url?.includes('/blobs/')) return void res.end(layer);
+      res.writeHead(404).end();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+
+  /** A home whose Helm registry config (or Docker config) holds these entries. */
+  const home = (which: 'helm' | 'docker', config: object) => {
+    const h = tempDir('oci-auth-home');
+    const dir = which === 'helm' ? join(h, '.config', 'helm', 'registry') : join(h, '.docker');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
+    return { HOME: h, PATH: process.env.PATH };
+  };
+  const auth = (u: string, p: string) => ({ auths: { [host]: { auth: Buffer.from(`${u}:${p}`).toString('base64') } } });
+
+  it("pulls with helm registry login's credentials through the registry's token realm, and with Docker's by basic authentication", async () => {
+    basicOnly = false;
+    const pulled = await pullOciArtifact(`oci://${host}/private/app`, 'v1', { env: home('helm', auth(user, password)) });
+    expect(readFileSync(join(pulled.dir, 'deploy', 'cm.yaml'), 'utf8')).toContain('name: private');
+    basicOnly = true;
+    const docker = await pullOciArtifact(`oci://${host}/private/app`, 'v1', {
+      env: home('docker', { auths: { [`https://${host}/v2/`]: { username: user, password } } }),
+    });
+    expect(readFileSync(join(docker.dir, 'deploy', 'cm.yaml'), 'utf8')).toContain('name: private');
+  });
+
+  it('takes a credential helper for the host (docker-credential-NAME get)', async () => {
+    basicOnly = false;
+    const bin = tempDir('oci-auth-bin');
+    writeFileSync(
+      join(bin, 'docker-credential-test'),
+      `#!/bin/sh\nread host\n[ "$host" = "${host}" ] || exit 1\necho '{"Username":"${user}","Secret":"${password}"}'\n`,
+      { mode: 0o755 },
+    );
+    const env = { ...home('docker', { credHelpers: { [host]: 'test' } }), PATH: `${bin}:${process.env.PATH}` };
+    const pulled = await pullOciArtifact(`oci://${host}/private/app`, 'v1', { env });
+    expect(readFileSync(join(pulled.dir, 'deploy', 'cm.yaml'), 'utf8')).toContain('name: private');
+  });
+
+  it('says where credentials were (or were not) found when the registry refuses, never the credentials', async () => {
+    basicOnly = false;
+    const wrong = home('helm', auth(user, 'not-the-password'));
+    const refused = await pullOciArtifact(`oci://${host}/private/app`, 'v1', { env: wrong }).catch((e: unknown) => e as Error);
+    expect(refused).toBeInstanceOf(InputError);
+    expect((refused as Error).message).toBe(
+      `reading the OCI artifact oci://${host}/private/app at v1: the registry answered 401: the registry refused the credentials for ${host} from ${join(wrong.HOME, '.config', 'helm', 'registry', 'config.json')}`,
+    );
+    expect((refused as Error).message).not.toContain('not-the-password');
+    const none = { HOME: tempDir('oci-auth-empty') };
+    await expect(pullOciArtifact(`oci://${host}/private/app`, 'v1', { env: none })).rejects.toThrow(
+      `the registry answered 401: no credentials for ${host} in ${join(none.HOME, '.config', 'helm', 'registry', 'config.json')} or ${join(none.HOME, '.docker', 'config.json')} (helm registry login ${host})`,
+    );
+  });
+});
+
+describe('registryCredentials', () => {
+  it('passes over a credsStore helper that is not installed (anonymous), and prefers the Helm registry config to Docker', async () => {
+    const { registryCredentials } = await import('../../../src/source/registry-auth.js');
+    const h = tempDir('oci-creds-home');
+    mkdirSync(join(h, '.docker'), { recursive: true });
+    writeFileSync(join(h, '.docker', 'config.json'), JSON.stringify({ credsStore: 'no-such-helper-here' }));
+    expect(registryCredentials('ghcr.io', { HOME: h, PATH: '/nonexistent' })).toBeUndefined();
+    mkdirSync(join(h, '.config', 'helm', 'registry'), { recursive: true });
+    writeFileSync(
+      join(h, '.config', 'helm', 'registry', 'config.json'),
+      JSON.stringify({ auths: { 'ghcr.io': { auth: Buffer.from('u:p:with:colons').toString('base64') } } }),
+    );
+    expect(registryCredentials('ghcr.io', { HOME: h })).toEqual({
+      username: 'u',
+      password: 'p:with:colons',
+      origin: join(h, '.config', 'helm', 'registry', 'config.json'),
+    });
+    expect(registryCredentials('quay.io', { HOME: h, PATH: '/nonexistent' })).toBeUndefined();
   });
 });
