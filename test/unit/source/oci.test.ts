@@ -185,24 +185,3 @@ describe('pullOciArtifact with the credentials of helm registry login (or Docker
     );
   });
 });
-
-describe('registryCredentials', () => {
-  it('passes over a credsStore helper that is not installed (anonymous), and prefers the Helm registry config to Docker', async () => {
-    const { registryCredentials } = await import('../../../src/source/registry-auth.js');
-    const h = tempDir('oci-creds-home');
-    mkdirSync(join(h, '.docker'), { recursive: true });
-    writeFileSync(join(h, '.docker', 'config.json'), JSON.stringify({ credsStore: 'no-such-helper-here' }));
-    expect(registryCredentials('ghcr.io', { HOME: h, PATH: '/nonexistent' })).toBeUndefined();
-    mkdirSync(join(h, '.config', 'helm', 'registry'), { recursive: true });
-    writeFileSync(
-      join(h, '.config', 'helm', 'registry', 'config.json'),
-      JSON.stringify({ auths: { 'ghcr.io': { auth: Buffer.from('u:p:with:colons').toString('base64') } } }),
-    );
-    expect(registryCredentials('ghcr.io', { HOME: h })).toEqual({
-      username: 'u',
-      password: 'p:with:colons',
-      origin: join(h, '.config', 'helm', 'registry', 'config.json'),
-    });
-    expect(registryCredentials('quay.io', { HOME: h, PATH: '/nonexistent' })).toBeUndefined();
-  });
-});
