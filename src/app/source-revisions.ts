@@ -4,7 +4,7 @@
 // Pure; InputError naming the mismatch.
 import { InputError } from '../model/errors.js';
 import type { AppSource } from './types.js';
-import { repoKey } from '../model/repo-url.js';
+import { isOciRepoURL, repoKey } from '../model/repo-url.js';
 
 export interface SourceRevisionFlags {
   revisions?: readonly string[];
@@ -76,7 +76,7 @@ export function movableOf(s: AppSource): MovableSource {
 /** Whether a change of `repo` (any repository when absent) from `base` moves this source (see movingSources). */
 function followsBase(s: MovableSource, change: { base: string; repo?: string }): boolean {
   const url = s.repoURL ?? '';
-  if (s.chart !== undefined || /^oci:\/\//i.test(url.trim())) return false;
+  if (s.chart !== undefined || isOciRepoURL(url)) return false;
   if (change.repo !== undefined && repoKey(url) !== repoKey(change.repo)) return false;
   return (s.targetRevision || 'HEAD') === change.base;
 }

@@ -13,6 +13,7 @@ import { fetchIntoCache, REMOTE_HEAD_REF } from './cache.js';
 import { entriesUnder, type SourceReads } from './shared-reads.js';
 import { findGitDir, listTags, listTree, objectTypeAt, resolveCommit, runGit, type GitDir, type TreeEntry } from './git.js';
 import { isSemverConstraint, maxVersion } from './semver.js';
+import { isOciRepoURL } from '../model/repo-url.js';
 import { commitFiles, renderSource, type RenderInput, type SourceType } from './render/index.js';
 import type { HelmCapabilities, RefTree } from './render/helm.js';
 import { materialiseTree, type MaterialisedTree } from './render/tree.js';
@@ -140,7 +141,7 @@ export async function loadDesiredManifests(app: Application, opts: DesiredOption
   // Any oci:// repoURL is an OCI source, a `chart` beside it or not (Argo CD v3.2's repo-server asks IsOCI before
   // IsHelm): the artifact at the repoURL itself is pulled, a Helm chart's folder its root; the chart's name is not
   // added to the repoURL. (A chart from an OCI registry by name is a repoURL without a scheme.)
-  if (/^oci:\/\//i.test(repoURL)) return readOciSource(app, opts.revision ?? app.source.targetRevision ?? '', opts, io);
+  if (isOciRepoURL(repoURL)) return readOciSource(app, opts.revision ?? app.source.targetRevision ?? '', opts, io);
   if (chart !== undefined) {
     const pulled = await pullSourceChart(app.source, opts.revision ?? app.source.targetRevision ?? '', opts, io);
     return readChart(app, pulled, opts, io);
@@ -457,12 +458,12 @@ async function loadSources(app: Application, sources: readonly AppSource[], opts
       const pinned = opts.revisions?.[i];
       if (source.options?.chart !== undefined) requireChartVersion(app, source, `spec.sources[${i}]`);
       // An oci:// entry is an OCI source even with a `chart` (as for spec.source, above).
-      if (source.options?.chart !== undefined && !/^oci:\/\//i.test(repoURL)) {
+      if (source.options?.chart !== undefined && !isOciRepoURL(repoURL)) {
         const chart = await pullSourceChart(source, pinned ?? source.targetRevision ?? '', opts, io);
         resolved.push({ source, chart, sha: chart.version });
         continue;
       }
-      if (/^oci:\/\//i.test(repoURL)) {
+      if (isOciRepoURL(repoURL)) {
         const { pullOciArtifact } = await import('./oci.js');
         const reference = pinned ?? source.targetRevision ?? '';
         const pulled = await pullOciArtifact(repoURL, reference, { ...opts, env: io.env });

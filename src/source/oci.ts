@@ -49,21 +49,23 @@ const REGISTRY_TIMEOUT_MS = 120_000;
 /**
  * A GET of the registry API. When the registry asks (401), as oras does: a bearer token from its realm (with the
  * user's credentials as basic authentication when there are some, else anonymous), or basic authentication itself.
+ * The credentials are looked up only then (`creds`: their lookup, which may run a credential helper).
  */
 async function registryGet(
   base: string,
   path: string,
   accept: string,
   signal: AbortSignal,
-  creds?: RegistryCredentials,
+  creds: () => RegistryCredentials | undefined,
   authorization?: string,
 ): Promise<Fetched> {
   const res = await fetch(`${base}${path}`, { headers: { Accept: accept, ...(authorization ? { Authorization: authorization } : {}) }, signal });
   const body = Buffer.from(await res.arrayBuffer());
   if (res.status === 401 && authorization === undefined) {
     const challenge = res.headers.get('www-authenticate') ?? '';
+    const found = creds();
     if (/^\s*basic\b/i.test(challenge)) {
-      if (creds) return registryGet(base, path, accept, signal, creds, basicAuth(creds));
+      if (found) return registryGet(base, path, accept, signal, creds, basicAuth(found));
       return { status: res.status, body, headers: res.headers };
     }
     const realm = /realm="([^"]+)"/.exec(challenge)?.[1];
@@ -73,7 +75,7 @@ async function registryGet(
         const v = new RegExp(`${k}="([^"]+)"`).exec(challenge)?.[1];
         if (v) params.set(k, v);
       }
-      const t = await fetch(`${realm}?${params}`, { signal, headers: creds ? { Authorization: basicAuth(creds) } : {} }).then((r) =>
+      const t = await fetch(`${realm}?${params}`, { signal, headers: found ? { Authorization: basicAuth(found) } : {} }).then((r) =>
         r.ok ? (r.json() as Promise<{ token?: string; access_token?: string }>) : undefined,
       );
       const got = t?.token ?? t?.access_token;
@@ -156,7 +158,8 @@ async function registryTags(repository: string, get: (path: string) => Promise<F
     if (Array.isArray(doc.tags)) for (const t of doc.tags) if (typeof t === 'string') tags.push(t.replaceAll('_', '+'));
     // The next page, when there is one: `Link: </v2/<name>/tags/list?last=…&n=…>; rel="next"`.
     const next = /<([^>]+)>\s*;\s*rel="?next"?/.exec(res.headers.get('link') ?? '')?.[1];
-    path = next === undefined ? undefined : next.startsWith('/') ? next : new URL(next).pathname + new URL(next).search;
+    const url = next === undefined ? undefined : new URL(next, 'http://registry');
+    path = url === undefined ? undefined : url.pathname + url.search;
   }
   return tags;
 }
@@ -181,11 +184,9 @@ export async function pullOciArtifact(
   if (reference.trim() === '') throw new InputError(`repoURL ${repoURL}: an OCI source needs a targetRevision (a tag or a digest)`);
   const { registry, repository } = parseOciUrl(repoURL);
   const env = opts.env ?? process.env;
-  const creds = registryCredentials(registry, env);
-  // What a 401 means, in words that name where credentials were (or were not) found, never the credentials.
-  const unauthorized = creds
-    ? `the registry refused the credentials for ${registry} from ${creds.origin}`
-    : `no credentials for ${registry} in ${registryConfigFiles(env).join(' or ')} (helm registry login ${registry})`;
+  // The user's credentials, looked up once and only when the registry asks for them (a public one never does).
+  let lookedUp: { found: RegistryCredentials | undefined } | undefined;
+  const creds = () => (lookedUp ??= { found: registryCredentials(registry, env) }).found;
   const base = `${isLoopbackRegistry(registry) ? 'http' : 'https'}://${registry}`;
   const where = `${repoURL} at ${reference}`;
   const timeoutMs = opts.timeoutMs ?? REGISTRY_TIMEOUT_MS;
@@ -211,7 +212,14 @@ export async function pullOciArtifact(
   if (manifest === undefined)
     throw new InputError(`the OCI artifact ${where}: ${JSON.stringify(reference)} is neither a tag, a digest nor a semver constraint`);
   if (manifest.status === 404) throw new InputError(`the OCI artifact ${where} does not exist (the registry has no such tag or digest)`);
-  if (manifest.status === 401) throw new InputError(`reading the OCI artifact ${where}: the registry answered 401: ${unauthorized}`);
+  if (manifest.status === 401) {
+    // Where credentials were (or were not) found, never the credentials.
+    const found = creds();
+    const why = found
+      ? `the registry refused the credentials for ${registry} from ${found.origin}`
+      : `no credentials for ${registry} in ${registryConfigFiles(env).join(' or ')} (helm registry login ${registry})`;
+    throw new InputError(`reading the OCI artifact ${where}: the registry answered 401: ${why}`);
+  }
   if (manifest.status !== 200) throw new InputError(`reading the OCI artifact ${where}: the registry answered ${manifest.status}`);
   const digest = manifest.headers.get('docker-content-digest') ?? `sha256:${createHash('sha256').update(manifest.body).digest('hex')}`;
   const doc = JSON.parse(manifest.body.toString('utf8')) as { layers?: { mediaType: string; digest: string }[] };

@@ -21,6 +21,7 @@ import {
   onBothSides,
   rolledOut,
   summaries,
+  uidsOf,
 } from './support/argocd.js';
 
 const T = 240_000;
@@ -53,9 +54,14 @@ data:
 
 const all = (app: string) => ({ app, 'apps/Deployment/<ns>/orders': 'Synced', '/ConfigMap/<ns>/orders-settings': 'Synced' });
 
-async function uids(ns: string): Promise<string[]> {
-  return [String((await liveObject('deployment', 'orders', ns))?.metadata?.uid), String((await liveObject('configmap', 'orders-settings', ns))?.metadata?.uid)];
-}
+const uids = (ns: string) =>
+  uidsOf(
+    [
+      ['deployment', 'orders'],
+      ['configmap', 'orders-settings'],
+    ],
+    ns,
+  );
 
 describe('an Application outside the control-plane namespace', () => {
   const id = randomBytes(3).toString('hex');

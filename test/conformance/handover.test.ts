@@ -24,6 +24,7 @@ import {
   onBothSides,
   rolledOut,
   summaries,
+  uidsOf,
 } from './support/argocd.js';
 import { expectedDifferences } from './support/known-differences.js';
 
@@ -78,11 +79,7 @@ const all = (app: string, more: Record<string, string> = {}) => ({
   ...more,
 });
 
-async function uids(ns: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const [kind, name] of objects) out.push(String((await liveObject(kind, name, ns))?.metadata?.uid));
-  return out;
-}
+const uids = (ns: string) => uidsOf(objects, ns);
 
 describe('handover between kubectl-gitops and Argo CD', () => {
   const id = randomBytes(3).toString('hex');

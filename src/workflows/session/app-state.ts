@@ -1,6 +1,7 @@
 // Everything the cluster commands start from: the Application, its desired objects resolved by discovery, their live twins, and the app's extras.
 import { posix } from 'node:path';
 import { controlPlaneNamespace } from '../../model/keys.js';
+import { isOciRepoURL } from '../../model/repo-url.js';
 import { loadJq } from '../../jq/load.js';
 import type { Application, SourceRevision, SyncOptions } from '../../app/types.js';
 import type { WorkflowIo, WorkflowOptions } from '../../model/context.js';
@@ -195,7 +196,7 @@ export function compareEntryOf(
  */
 export function unverifiableSource(app: Pick<Application, 'source' | 'sources'>): string | undefined {
   for (const s of app.sources ?? [app.source]) {
-    if (/^oci:\/\//i.test((s.repoURL ?? '').trim())) return 'an OCI source';
+    if (isOciRepoURL(s.repoURL)) return 'an OCI source';
     if (s.options?.chart !== undefined) return 'a Helm chart source';
   }
   return undefined;

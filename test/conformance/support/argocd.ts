@@ -354,6 +354,13 @@ export async function liveObject(kind: string, name: string, namespace: string):
   return res.code === 0 ? (JSON.parse(res.stdout) as Record<string, any>) : undefined;
 }
 
+/** The uid of each of these live objects (`[kind, name]`, `undefined` when one is gone): what a test compares to see nothing was recreated. */
+export async function uidsOf(objects: readonly (readonly [string, string])[], namespace: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const [kind, name] of objects) out.push(String((await liveObject(kind, name, namespace))?.metadata?.uid));
+  return out;
+}
+
 /** Waits until a Deployment's rollout is complete, so that both tools read a settled cluster. */
 export async function rolledOut(name: string, namespace: string): Promise<void> {
   await kubectlOk(['rollout', 'status', `deployment/${name}`, '-n', namespace, '--timeout=90s']);
