@@ -15,7 +15,8 @@ export interface SourceRevisionFlags {
 /** The flags as given, checked for their shape (before any read). Undefined when none was given. */
 export function sourceRevisionPins(f: SourceRevisionFlags): { revision: string; position?: number; name?: string }[] | undefined {
   const revisions = f.revisions ?? [];
-  const positions = f.sourcePositions ?? [];
+  // argocd's --source-positions is an integer slice: `1,2` names two sources, as two flags would.
+  const positions = (f.sourcePositions ?? []).flatMap((p) => String(p).split(','));
   const names = f.sourceNames ?? [];
   if (revisions.length === 0 && positions.length === 0 && names.length === 0) return undefined;
   if (positions.length > 0 && names.length > 0) throw new InputError('--source-positions and --source-names: name the sources one way');

@@ -192,7 +192,8 @@ export function appSourceOptions<T>(y: Argv<T>) {
         array: true,
         nargs: 1,
         requiresArg: true,
-        describe: 'With --revisions: the 1-based position in spec.sources of the source each revision is for (repeatable)',
+        describe:
+          'With --revisions: the 1-based position in spec.sources of the source each revision is for (repeatable, or comma-separated as argocd takes them)',
       })
       .option('source-names', {
         type: 'string',

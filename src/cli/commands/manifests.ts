@@ -19,7 +19,7 @@ export const manifestsCommand = defineCommand({
       .option('source-position', {
         type: 'number',
         requiresArg: true,
-        describe: 'Only the objects of this source of spec.sources (its 1-based position), as argocd app manifests --source-position',
+        describe: 'Only the objects of this source of spec.sources (its 1-based position), as argocd app get --source-position names a source',
       })
       .example('kubectl gitops manifests shop', 'The objects a sync of shop would apply, hooks in their phases, as one YAML stream')
       .example('kubectl gitops manifests shop --revision v2 -o json', 'At another revision, as a JSON List')

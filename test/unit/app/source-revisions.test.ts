@@ -12,6 +12,15 @@ test('positions (1-based) and names pick the sources; the others stay undefined 
   expect(sourceRevisionPins({})).toBeUndefined();
 });
 
+test('comma-separated positions are several, as argocd reads its integer-slice flag', () => {
+  const pins = sourceRevisionPins({ revisions: ['v2', 'pr-7'], sourcePositions: ['3,1'] })!;
+  expect(pinnedRevisions(pins, sources, 'shop')).toEqual(['pr-7', undefined, 'v2']);
+  expect(() => sourceRevisionPins({ revisions: ['a'], sourcePositions: ['1,2'] })).toThrow(
+    '--revisions gives 1 revision(s) and --source-positions 2: one for each',
+  );
+  expect(() => sourceRevisionPins({ revisions: ['a', 'b'], sourcePositions: ['1,'] })).toThrow("--source-positions : a source's position counts from 1");
+});
+
 test('every mismatch is an input error naming it', () => {
   expect(() => sourceRevisionPins({ revisions: ['a', 'b'], sourcePositions: ['1'] })).toThrow(
     '--revisions gives 2 revision(s) and --source-positions 1: one for each',
