@@ -4,7 +4,7 @@ import { keyOf, keyString, type KubeObject, type ResourceKey } from '../model/ob
 import { hasSyncOption, resourceSyncOptions } from '../sync/options.js';
 import { pruneOrder, waveOf } from '../sync/order.js';
 import { isHookObject } from '../sync/hooks.js';
-import { ownershipVerdict, type NotOwnedReason } from '../tracking/select.js';
+import { isAppHook, ownershipVerdict, type NotOwnedReason } from '../tracking/select.js';
 import type { Tracking } from '../tracking/method.js';
 
 export interface LiveEntry {
@@ -87,8 +87,7 @@ export function planPrune(input: PruneInput): PrunePlan {
     const key = keyOf(object);
     // Hooks are run by a sync, never pruned (gitops-engine leaves live hooks out of its prune tasks).
     if (isHookObject(object)) {
-      if (!ownershipVerdict(object, input.appInstance, input.tracking))
-        hooks.push({ object, type, ...(whole ? { whole } : {}), key, wave: waveOf(object).wave });
+      if (isAppHook(object, input.appInstance, input.tracking)) hooks.push({ object, type, ...(whole ? { whole } : {}), key, wave: waveOf(object).wave });
       continue;
     }
     const reason = ownershipVerdict(object, input.appInstance, input.tracking);

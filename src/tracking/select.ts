@@ -67,6 +67,18 @@ function ownerOf(obj: KubeObject): string | undefined {
   return undefined;
 }
 
+/**
+ * Whether a live hook is this app's, as Argo CD lists it among the app's resources (`hook: true`): owned by its mark as
+ * any object is, or marked for this app with a tracking-id that names another object. A hook Argo CD's sync made from a
+ * `generateName` declaration carries the mark of that declaration, whose name was still empty (`app:batch/Job:ns/`);
+ * Argo CD's controller lists it all the same (its isSelfReferencedObj keeps such an object out of the app's sync status
+ * and prune only, and a hook is in neither).
+ */
+export function isAppHook(obj: KubeObject, appInstance: string, tracking: Tracking = DEFAULT_TRACKING): boolean {
+  const reason = ownershipVerdict(obj, appInstance, tracking);
+  return reason === undefined || (reason.code === 'not-self' && ownerOf(obj) === undefined);
+}
+
 /** Splits live objects into those this app owns (its mark, naming the object itself, no owner) and the rest. */
 export function selectOwned(liveObjects: readonly KubeObject[], appInstance: string, tracking: Tracking = DEFAULT_TRACKING): Selection {
   const out: Selection = { owned: [], notOwned: [] };

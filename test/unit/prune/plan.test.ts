@@ -44,3 +44,34 @@ test('Prune=confirm (the annotation, else the app-level option) marks a candidat
   expect(plan([marked('a'), marked('b', opt('Prune=confirm')), marked('c', opt('Prune=false'))], false)).toEqual(['a - -', 'b confirm -', 'c - skip']);
   expect(plan([marked('a'), marked('b', opt('Prune=true')), marked('c', opt('Prune=false'))], true)).toEqual(['a confirm -', 'b - -', 'c - skip']);
 });
+
+test("the app's live hooks are listed, never candidates: a hook Argo CD made from generateName carries its declaration's unnamed mark", () => {
+  const hook = (name: string, id: string, extra: Partial<KubeObject['metadata']> = {}): KubeObject => ({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name,
+      namespace: 'shop',
+      uid: `uid-${name}`,
+      annotations: { 'argocd.argoproj.io/tracking-id': id, 'argocd.argoproj.io/hook': 'PreSync' },
+      ...extra,
+    },
+  });
+  const plan = planPrune({
+    live: [
+      hook('named', 'shop:/ConfigMap:shop/named'),
+      // Argo CD's sync: the tracking-id was set before the hook got its name (gitops-engine names it afterwards)
+      hook('gen-0d521c6-presync-1796681285', 'shop:/ConfigMap:shop/'),
+      hook('other-app', 'cart:/ConfigMap:shop/'),
+      hook('owned-by-job', 'shop:/ConfigMap:shop/', { ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'j', uid: 'u' }] }),
+      marked('copied', { 'argocd.argoproj.io/tracking-id': 'shop:/ConfigMap:shop/original' }),
+    ].map((object) => ({ object, type: CM })),
+    appInstance: 'shop',
+    desired: [],
+    appPruneDefault: true,
+  });
+  expect(plan.hooks.map((h) => h.key.name)).toEqual(['named', 'gen-0d521c6-presync-1796681285']);
+  expect(plan.candidates).toEqual([]);
+  // a plain object whose mark names another object stays a copied mark, never a candidate
+  expect(plan.notOwned.map((n) => [n.key.name, n.reason.code])).toEqual([['copied', 'not-self']]);
+});
