@@ -24,7 +24,8 @@ export interface ChildRef {
 /** How one child ended. */
 export interface ChildSync extends ChildRef {
   /**
-   * `synced`: its sync succeeded and it was Synced and Healthy before the next wave; `failed`: its sync (or one of its
+   * `synced`: its sync succeeded and it was Synced and Healthy before the next wave (or its wave's wait was never reached:
+   * a child synced after it failed); `failed`: its sync (or one of its
    * own children) failed; `refused`: its sync was refused (exit 4); `unhealthy`: synced, but Degraded, not comparable,
    * or not Synced and Healthy within --timeout; `not-synced`: the walk stopped before it.
    */
@@ -141,27 +142,30 @@ export async function walkChildren(children: readonly ChildRef[], chain: readonl
       out.push(entry);
       synced.push(entry);
     }
-    // The wave waits for each child it synced, computed afresh, before the next one starts.
-    for (const entry of synced) {
-      if (entry.outcome !== 'synced' || stopped) continue;
-      const signal = deps.interrupted?.();
-      if (signal) {
-        stopped = { why: `interrupted by ${signal} while ${name(wave)} waited for its children`, code: signalCode(signal) };
-        continue;
-      }
-      const s = await deps.settle(entry);
+    // The wave waits for every child it synced, each computed afresh, before the next one starts: all of them at once,
+    // so that --timeout bounds the wave (not each child in turn), and each child's standing is told even when another
+    // child of the wave is what stops the walk.
+    const waiting = stopped ? [] : synced.filter((e) => e.outcome === 'synced');
+    const before = waiting.length > 0 ? deps.interrupted?.() : undefined;
+    if (before) {
+      stopped = { why: `interrupted by ${before} while ${name(wave)} waited for its children`, code: signalCode(before) };
+      continue;
+    }
+    const settled = await Promise.all(waiting.map((entry) => deps.settle(entry)));
+    waiting.forEach((entry, i) => {
+      const s = settled[i]!;
       entry.sync = s.sync;
       entry.health = s.health;
-      if (!s.converged) {
-        entry.outcome = 'unhealthy';
-        entry.exitCode = ExitCode.Cluster;
-        entry.message = s.reason ?? `${s.sync}, ${s.health}`;
-        const signal = deps.interrupted?.();
-        stopped = signal
-          ? { why: `interrupted by ${signal} while ${name(wave)} waited for ${key(entry)}`, code: signalCode(signal) }
-          : { why: `child Application ${key(entry)} (${name(wave)}) is ${s.sync} and ${s.health}: ${entry.message}`, code: ExitCode.Cluster };
-      }
-    }
+      if (s.converged) return;
+      entry.outcome = 'unhealthy';
+      entry.exitCode = ExitCode.Cluster;
+      entry.message = s.reason ?? `${s.sync}, ${s.health}`;
+      if (stopped) return;
+      const signal = deps.interrupted?.();
+      stopped = signal
+        ? { why: `interrupted by ${signal} while ${name(wave)} waited for ${key(entry)}`, code: signalCode(signal) }
+        : { why: `child Application ${key(entry)} (${name(wave)}) is ${s.sync} and ${s.health}: ${entry.message}`, code: ExitCode.Cluster };
+    });
   }
   return { children: out, exitCode: stopped?.code ?? ExitCode.Ok, ...(stopped ? { stopped: stopped.why } : {}) };
 }

@@ -95,14 +95,42 @@ test('each wave is synced (a child’s own children right after it), then waits 
 test('a Degraded child of the first wave stops the walk: the second wave is not synced, exit 3', async () => {
   const { calls, deps } = fakeDeps({}, { a: { sync: 'Synced', health: 'Degraded', reason: 'Job/migrate failed' } });
   const walk = await walkChildren(childrenOf(report([app('a', 0), app('ok', 0), app('b', 1)])), ['argocd/root'], deps);
-  expect(calls).toEqual(['sync a', 'sync ok', 'settle a']);
+  // every child of the wave is waited for, and told, even when another one stops the walk
+  expect(calls).toEqual(['sync a', 'sync ok', 'settle a', 'settle ok']);
   expect(walk.exitCode).toBe(ExitCode.Cluster);
   expect(walk.children.map((c) => [c.name, c.outcome, c.health ?? '-', c.message ?? '-'])).toEqual([
     ['a', 'unhealthy', 'Degraded', 'Job/migrate failed'],
-    ['ok', 'synced', '-', '-'],
+    ['ok', 'synced', 'Healthy', '-'],
     ['b', 'not-synced', '-', '-'],
   ]);
   expect(walk.stopped).toBe('child Application argocd/a (wave 0) is Synced and Degraded: Job/migrate failed');
+});
+
+test('a wave waits for its children all at once (one --timeout for the wave), each told as it stands', async () => {
+  const { calls, deps } = fakeDeps({}, { slow: { sync: 'Synced', health: 'Progressing', reason: 'not Synced and Healthy within the --timeout' } });
+  // a's wait ends only once b's has begun: waited for one after the other, the walk would never end
+  let bStarted: () => void = () => {};
+  const bWaits = new Promise<void>((resolve) => {
+    bStarted = resolve;
+  });
+  const settle = deps.settle.bind(deps);
+  deps.settle = async (c) => {
+    if (c.name === 'b') bStarted();
+    if (c.name === 'a') await bWaits;
+    return settle(c);
+  };
+  const walk = await walkChildren(childrenOf(report([app('a', 0), app('b', 0), app('slow', 0), app('next', 1)])), ['argocd/root'], deps);
+  expect(calls).toEqual(['sync a', 'sync b', 'sync slow', 'settle b', 'settle slow', 'settle a']);
+  expect(walk.children.map((c) => [c.name, c.outcome, c.health ?? '-'])).toEqual([
+    ['a', 'synced', 'Healthy'],
+    ['b', 'synced', 'Healthy'],
+    ['slow', 'unhealthy', 'Progressing'],
+    ['next', 'not-synced', '-'],
+  ]);
+  expect([walk.exitCode, walk.stopped]).toEqual([
+    ExitCode.Cluster,
+    'child Application argocd/slow (wave 0) is Synced and Progressing: not Synced and Healthy within the --timeout',
+  ]);
 });
 
 test('a child whose sync fails or is refused stops at once, with its exit code; one failing deeper stops its ancestors', async () => {
