@@ -281,8 +281,11 @@ export function buildStatusReport(input: StatusInput): StatusReport {
     const tree = treesByIndex[i];
     // A missing resource that counts (the app is Missing) is its own cause.
     if (!tree) return [{ object: inputs[i]!.key, source: 'Health', reason: '', message: 'missing from the cluster' }];
+    // A resource whose health check gives no message (a LoadBalancer Service waiting for its address) is named with its
+    // health, so that the app's reason says which resource holds it there.
     const c = findCause(tree);
-    return c ? [c] : [];
+    const health = resources[i]?.health;
+    return [c ?? { object: tree.key, source: 'Health', reason: health?.status ?? '', message: health?.status ?? 'Unknown' }];
   });
   const cause = mostSpecific(causes);
   const app = input.app;

@@ -1,5 +1,6 @@
 // The status report: per-resource and app sync status, health per resource and for the app, trees, cause.
 import { buildStatusReport } from '../../../src/health/report.js';
+import { reasonText } from '../../../src/render/status.js';
 import { app, brokenInput, cm, loadTree, res } from './status-fixtures.js';
 import type { KubeObject } from '../../../src/model/object.js';
 
@@ -39,6 +40,26 @@ describe('buildStatusReport', () => {
       message: 'missing from the cluster',
     });
     expect(r.syncPolicy).toEqual({ automated: true, prune: true, selfHeal: true, allowEmpty: false });
+  });
+
+  it('names the resource that holds the app at its health when its check gives no message (a LoadBalancer waiting for its address)', () => {
+    const lb: KubeObject = {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'lb', namespace: 'shop' },
+      spec: { type: 'LoadBalancer', ports: [{ port: 80 }] },
+      status: { loadBalancer: {} },
+    };
+    const r = buildStatusReport({ app: app(), resources: [res(lb, 'in-sync'), res(cm('c'), 'in-sync')], children: [] });
+    expect(r.health.status).toBe('Progressing');
+    expect(r.resources.find((x) => x.name === 'lb')?.health).toMatchObject({ status: 'Progressing' });
+    expect(r.health.cause).toEqual({
+      object: { group: '', kind: 'Service', namespace: 'shop', name: 'lb' },
+      source: 'Health',
+      reason: 'Progressing',
+      message: 'Progressing',
+    });
+    expect(reasonText(r)).toBe('Service/lb: Progressing');
   });
 
   it('makes the app OutOfSync when managedNamespaceMetadata changed since the last sync, every resource Synced', () => {
