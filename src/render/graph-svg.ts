@@ -18,6 +18,16 @@ function cut(s: string, max: number): string {
   return s.length > max ? s.slice(0, max - 1) + '…' : s;
 }
 
+/**
+ * Cuts a name in its middle, keeping its start and its end: what tells apart a Pod of its ReplicaSet's others, or one
+ * run of a hook declared with generateName from another (`upgrade-sql-schema0d521c6-presync-1796681205`), is its end.
+ */
+function cutMiddle(s: string, max: number): string {
+  if (s.length <= max) return s;
+  const tail = Math.floor((max - 1) / 2);
+  return `${s.slice(0, max - 1 - tail)}…${s.slice(s.length - tail)}`;
+}
+
 const TITLE_HEIGHT = 28;
 
 /** A small shape per health drawn at the node's left edge: the same information as the colour, for those who cannot see it. */
@@ -68,7 +78,7 @@ function nodeSvg(n: GraphNode, oy: number, interactive: boolean): string {
     outOfSync,
     marker(n, n.x + 16, y + NODE_HEIGHT / 2),
     `<text x="${n.x + 30}" y="${y + 16}" font-size="10" fill="#374151">${escapeXml(cut(n.kind, 34))}</text>`,
-    `<text x="${n.x + 30}" y="${y + 32}" font-size="12" font-weight="bold" fill="#111827">${escapeXml(cut(n.name, 30))}</text>`,
+    `<text x="${n.x + 30}" y="${y + 32}" font-size="12" font-weight="bold" fill="#111827">${escapeXml(cutMiddle(n.name, 30))}</text>`,
     `<text x="${n.x + 30}" y="${y + 47}" font-size="10" fill="#111827">${escapeXml(cut(status, 36))}</text>`,
     '</g>',
   ]

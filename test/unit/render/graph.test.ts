@@ -56,6 +56,14 @@ describe('the live map', () => {
     expect(escapeXml(`<'&">`)).toBe('&lt;&#39;&amp;&quot;&gt;');
   });
 
+  it('cuts a long name in its middle, so that two runs of a generateName hook stay apart; the whole name in the title', () => {
+    const runs = ['upgrade-sql-schema0d521c6-presync-1796681205', 'upgrade-sql-schema0d521c6-presync-1796681222'].map((name) => cm(name));
+    const svg = renderSvg(appGraph(buildStatusReport({ app: app(), resources: runs.map((o) => res(o, 'in-sync')), children: [] })));
+    expect(svg).toContain('>upgrade-sql-sch…ync-1796681205</text>');
+    expect(svg).toContain('>upgrade-sql-sch…ync-1796681222</text>');
+    expect(svg).toMatch(/<title>[^<]*upgrade-sql-schema0d521c6-presync-1796681205/);
+  });
+
   it('shows the hooks still in the cluster beside the resources, with their phases and result', () => {
     const job: KubeObject = {
       apiVersion: 'batch/v1',
