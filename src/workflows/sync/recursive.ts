@@ -1,16 +1,17 @@
 // `sync APP --recursive`: app-of-apps. Once the parent's sync has applied its child Applications, each child is synced
-// (through the one operation: runOperation, recorded as `sync CHILD` would be) in the parent's wave order, its own
-// children after it, to any depth; a wave of children then waits for each child's sync status and health, computed
-// afresh (never the Application's stored .status), before the next wave starts, as hooks and waves wait. A failed or
-// unhealthy child stops the walk (exit 3; a refused one exits 4); an Application that is its own ancestor is refused
-// (exit 4) before any child of that level is synced. SIGINT/SIGTERM let the child in progress finish its step and start
-// nothing after it (exit 130/143).
+// (through the one operation: runOperation, recorded as `sync CHILD` would be) in the parent's wave order, the children
+// of one wave side by side (at most WAVE_BOUND at once), each one's own children after it, to any depth; a wave of
+// children then waits for each child's sync status and health, computed afresh (never the Application's stored
+// .status), before the next wave starts, as hooks and waves wait. A failed or unhealthy child stops the walk (exit 3;
+// a refused one exits 4); an Application that is its own ancestor is refused (exit 4) before any child of that level
+// is synced. SIGINT/SIGTERM let the children in progress finish their step and start nothing after them (exit 130/143).
 import type { RunContext } from '../../model/context.js';
 import { ExitCode, exitCodeFor } from '../../model/errors.js';
 import type { StatusReport } from '../../health/report.js';
 import type { Clock } from '../status/status.js';
 import type { SyncReport } from './execute.js';
 import type { SyncRequest } from './sync.js';
+import { bounded } from './bounded.js';
 
 /** A child Application the parent's sync applied, and the parent's wave it was applied in. */
 export interface ChildRef {
@@ -25,7 +26,7 @@ export interface ChildRef {
 export interface ChildSync extends ChildRef {
   /**
    * `synced`: its sync succeeded and it was Synced and Healthy before the next wave (or its wave's wait was never reached:
-   * a child synced after it failed); `failed`: its sync (or one of its
+   * another child of its wave failed); `failed`: its sync (or one of its
    * own children) failed; `refused`: its sync was refused (exit 4); `unhealthy`: synced, but Degraded, not comparable,
    * or not Synced and Healthy within --timeout; `not-synced`: the walk stopped before it.
    */
@@ -64,6 +65,9 @@ function signalCode(signal: NodeJS.Signals): ExitCode {
 }
 
 const key = (c: Pick<ChildRef, 'namespace' | 'name'>) => `${c.namespace}/${c.name}`;
+
+/** How many child Applications of one wave are synced at once (each a whole sync: renders, applies, hooks). */
+export const WAVE_BOUND = 4;
 
 /** The child Applications a sync applied (Application objects of argoproj.io), by the parent's wave, then namespace and name. */
 export function childrenOf(report: SyncReport): ChildRef[] {
@@ -105,27 +109,26 @@ export async function walkChildren(children: readonly ChildRef[], chain: readonl
       out.push(...notSynced(batch));
       continue;
     }
-    const synced: ChildSync[] = [];
-    for (const c of batch) {
+    // The wave's children are synced side by side (at most WAVE_BOUND at once), as Argo CD's controller syncs the
+    // Applications a parent applied, each one's own children right after it; once one fails, no child of the wave
+    // starts (those already running finish their sync), and the walk stops after the wave.
+    const turn = bounded(WAVE_BOUND);
+    const one = async (c: ChildRef): Promise<ChildSync> => {
       const signal: NodeJS.Signals | undefined = stopped ? undefined : deps.interrupted?.();
       if (signal) stopped = { why: `interrupted by ${signal} before child Application ${key(c)} (${name(wave)})`, code: signalCode(signal) };
-      if (stopped) {
-        out.push(...notSynced([c]));
-        continue;
-      }
+      if (stopped) return notSynced([c])[0]!;
       const r = await deps.sync(c);
       if (r.exitCode !== ExitCode.Ok) {
         const refused = r.exitCode === ExitCode.Refused;
         const message = r.error ?? r.report?.refused ?? r.report?.failures[0]?.message ?? r.report?.stoppedBeforeWriting ?? `exit ${r.exitCode}`;
-        out.push({
+        stopped ??= { why: `child Application ${key(c)} (${name(wave)}) ${refused ? 'was refused' : 'failed'}: ${message}`, code: r.exitCode };
+        return {
           ...c,
           outcome: refused ? 'refused' : 'failed',
           exitCode: r.exitCode,
           message,
           ...(r.report?.revision ? { revision: r.report.revision } : {}),
-        });
-        stopped = { why: `child Application ${key(c)} (${name(wave)}) ${refused ? 'was refused' : 'failed'}: ${message}`, code: r.exitCode };
-        continue;
+        };
       }
       const entry: ChildSync = { ...c, outcome: 'synced', exitCode: ExitCode.Ok, ...(r.report?.revision ? { revision: r.report.revision } : {}) };
       const own = r.report ? childrenOf(r.report) : [];
@@ -136,12 +139,13 @@ export async function walkChildren(children: readonly ChildRef[], chain: readonl
           entry.outcome = sub.exitCode === ExitCode.Refused ? 'refused' : 'failed';
           entry.exitCode = sub.exitCode;
           entry.message = sub.stopped ?? 'a child Application failed';
-          stopped = { why: sub.stopped ?? `a child Application of ${key(c)} failed`, code: sub.exitCode };
+          stopped ??= { why: sub.stopped ?? `a child Application of ${key(c)} failed`, code: sub.exitCode };
         }
       }
-      out.push(entry);
-      synced.push(entry);
-    }
+      return entry;
+    };
+    const synced = await Promise.all(batch.map((c) => turn(() => one(c))));
+    out.push(...synced);
     // The wave waits for every child it synced, each computed afresh, before the next one starts: all of them at once,
     // so that --timeout bounds the wave (not each child in turn), and each child's standing is told even when another
     // child of the wave is what stops the walk.

@@ -16,6 +16,7 @@ import { ClusterCache } from '../../kube/cluster-cache.js';
 import type { FollowEvent } from '../../kube/watch.js';
 import type { LoopEvent } from '../../watch/events.js';
 import { pollingOf, type WatchRequest } from './watch.js';
+import { bounded } from './bounded.js';
 
 /** `sync --watch --all`: which Applications, and what each loop is given (its source is the Application itself). */
 export interface WatchAllRequest extends Omit<WatchRequest, 'source'> {
@@ -47,24 +48,6 @@ export const RECONCILE_BOUND = 10;
  * push takes to be seen close to that.
  */
 export const GIT_READS_TTL_MS = 10_000;
-
-/** Runs at most `n` of the functions handed to it at once, the others in the order they came. */
-export function bounded(n: number): <T>(fn: () => Promise<T>) => Promise<T> {
-  let running = 0;
-  const waiting: (() => void)[] = [];
-  return async <T>(fn: () => Promise<T>): Promise<T> => {
-    // A free slot is taken; otherwise the one released next is handed over (never counted twice).
-    if (running < n) running++;
-    else await new Promise<void>((resolve) => waiting.push(resolve));
-    try {
-      return await fn();
-    } finally {
-      const next = waiting.shift();
-      if (next) next();
-      else running--;
-    }
-  };
-}
 
 /** The repositories an Application's sources read (spec.source, spec.sources). */
 export function repoURLsOf(o: KubeObject): string[] {

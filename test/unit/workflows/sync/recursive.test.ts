@@ -1,8 +1,9 @@
 // App-of-apps (sync --recursive): the children a sync applied, walked wave by wave — each child's sync, its own
-// children after it, then the wave's health — stopping at the first failure, refusing a cycle before any child syncs.
+// children after it, a wave's children side by side, then the wave's health — stopping at the first failure, refusing a
+// cycle before any child syncs.
 import { ExitCode } from '../../../../src/model/errors.js';
 import type { SyncReport } from '../../../../src/workflows/sync/execute.js';
-import { childrenOf, walkChildren, type ChildRef, type WalkDeps } from '../../../../src/workflows/sync/recursive.js';
+import { childrenOf, walkChildren, WAVE_BOUND, type ChildRef, type WalkDeps } from '../../../../src/workflows/sync/recursive.js';
 
 type Step = SyncReport['steps'][number];
 
@@ -133,11 +134,27 @@ test('a wave waits for its children all at once (one --timeout for the wave), ea
   ]);
 });
 
-test('a child whose sync fails or is refused stops at once, with its exit code; one failing deeper stops its ancestors', async () => {
+test('a child whose sync fails or is refused stops the walk, with its exit code; one failing deeper stops its ancestors', async () => {
+  // A wave's children are synced WAVE_BOUND at once: the ones running when one fails finish their sync, no other starts,
+  // the wave is not waited for and the next wave is not synced.
+  expect(WAVE_BOUND).toBe(4);
   const failed = fakeDeps({}, {}, { a: ExitCode.Refused });
-  const walk = await walkChildren(childrenOf(report([app('a', 0), app('b', 0)])), ['argocd/root'], failed.deps);
-  expect(failed.calls).toEqual(['sync a']);
-  expect([walk.exitCode, walk.children.map((c) => c.outcome)]).toEqual([ExitCode.Refused, ['refused', 'not-synced']]);
+  const wave0 = ['a', 'b', 'c', 'd', 'e', 'f'].map((n) => app(n, 0));
+  const walk = await walkChildren(childrenOf(report([...wave0, app('g', 1)])), ['argocd/root'], failed.deps);
+  expect(failed.calls).toEqual(['sync a', 'sync b', 'sync c', 'sync d']);
+  expect([walk.exitCode, walk.children.map((c) => [c.name, c.outcome, c.health ?? '-'])]).toEqual([
+    ExitCode.Refused,
+    [
+      ['a', 'refused', '-'],
+      ['b', 'synced', '-'],
+      ['c', 'synced', '-'],
+      ['d', 'synced', '-'],
+      ['e', 'not-synced', '-'],
+      ['f', 'not-synced', '-'],
+      ['g', 'not-synced', '-'],
+    ],
+  ]);
+  expect(walk.stopped).toBe('child Application argocd/a (wave 0) was refused: a broke');
 
   const deep = fakeDeps({ a: [app('a1', 0)] }, {}, { a1: ExitCode.Cluster });
   const nested = await walkChildren(childrenOf(report([app('a', 0), app('b', 1)])), ['argocd/root'], deep.deps);
@@ -177,15 +194,20 @@ test('a signal during the walk: the child in progress finishes, nothing starts a
     return r;
   };
   deps.interrupted = () => signal;
-  const walk = await walkChildren(childrenOf(report([app('a', 0), app('b', 0), app('c', 1)])), ['argocd/root'], deps);
-  expect(calls).toEqual(['sync a']);
+  // a to d start together (WAVE_BOUND); e would start in a's slot, after the signal
+  const wave0 = ['a', 'b', 'c', 'd', 'e'].map((n) => app(n, 0));
+  const walk = await walkChildren(childrenOf(report([...wave0, app('z', 1)])), ['argocd/root'], deps);
+  expect(calls).toEqual(['sync a', 'sync b', 'sync c', 'sync d']);
   expect(walk.exitCode).toBe(ExitCode.Interrupted);
   expect(walk.children.map((c) => [c.name, c.outcome])).toEqual([
     ['a', 'synced'],
-    ['b', 'not-synced'],
-    ['c', 'not-synced'],
+    ['b', 'synced'],
+    ['c', 'synced'],
+    ['d', 'synced'],
+    ['e', 'not-synced'],
+    ['z', 'not-synced'],
   ]);
-  expect(walk.stopped).toBe('interrupted by SIGINT before child Application argocd/b (wave 0)');
+  expect(walk.stopped).toBe('interrupted by SIGINT before child Application argocd/e (wave 0)');
 
   // While a wave waits: the wait ends, the next wave does not start.
   let term: NodeJS.Signals | undefined;

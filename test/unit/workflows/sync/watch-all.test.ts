@@ -28,26 +28,6 @@ test('each event of an app’s loop carries the app, in every output mode', () =
   expect(formatEvent({ time: ev.time, action: 'stop', result: 'stopped' }, 'kv')).toBe('TIME=2026-12-03T10:00:00.000Z ACTION=stop RESULT=stopped\n');
 });
 
-test('bounded runs at most n at once, the rest in the order they came', async () => {
-  const { bounded } = await import('../../../../src/workflows/sync/watch-all.js');
-  const turn = bounded(2);
-  let running = 0;
-  let most = 0;
-  const order: number[] = [];
-  const job = (i: number, ms: number) =>
-    turn(async () => {
-      running++;
-      most = Math.max(most, running);
-      order.push(i);
-      await new Promise((r) => setTimeout(r, ms));
-      running--;
-      return i;
-    });
-  expect(await Promise.all([job(0, 20), job(1, 5), job(2, 5), job(3, 1), job(4, 1)])).toEqual([0, 1, 2, 3, 4]);
-  expect(most).toBe(2);
-  expect(order).toEqual([0, 1, 2, 3, 4]);
-});
-
 test('a push wakes the loops of the apps whose source is that repository, compared as Argo CD compares URLs', async () => {
   const { pushTouches } = await import('../../../../src/watch/webhook.js');
   const { repoURLsOf } = await import('../../../../src/workflows/sync/watch-all.js');
