@@ -22,6 +22,8 @@ export interface AppSpec {
   ignoreDifferences?: Record<string, unknown>[];
   /** More of spec.source (helm, kustomize, directory options), as written. */
   source?: Record<string, unknown>;
+  /** spec.sources instead of spec.source (repoURL and path above are then not used), each as written. */
+  sources?: Record<string, unknown>[];
   /**
    * The Application's own namespace (default `argocd`, the control plane's). Another one must be among those the
    * controller reconciles (test/argocd/up: `conf-apps-*`) and the default AppProject's sourceNamespaces.
@@ -46,7 +48,7 @@ export function application(spec: AppSpec): Record<string, unknown> {
     metadata: { name: spec.name, namespace: spec.appNamespace ?? 'argocd', labels: { [TEST_RUN_LABEL]: testRunId() } },
     spec: {
       project: 'default',
-      source: { repoURL: spec.repoURL, path: spec.path, targetRevision: 'HEAD', ...(spec.source ?? {}) },
+      ...(spec.sources ? { sources: spec.sources } : { source: { repoURL: spec.repoURL, path: spec.path, targetRevision: 'HEAD', ...(spec.source ?? {}) } }),
       destination: { server: 'https://kubernetes.default.svc', namespace: spec.namespace },
       ...(spec.ignoreDifferences ? { ignoreDifferences: spec.ignoreDifferences } : {}),
       ...(spec.syncOptions ? { syncPolicy: { syncOptions: spec.syncOptions } } : {}),
@@ -64,16 +66,24 @@ export async function applyApplication(app: Record<string, unknown>): Promise<vo
   await kubectlOk(['apply', '-f', '-'], { stdin: JSON.stringify(app) });
 }
 
-/**
- * The commit the Application's source names now: `git rev-parse` of its targetRevision in the `file://` repository it
- * reads (every repository of the suite is one the tests commit to, read by the repo-server with git).
- */
-function headCommit(app: ArgoApplication): string {
-  const source = app.spec?.source;
+/** The commit a `file://` source names now: `git rev-parse` of its targetRevision in the repository it reads. */
+function commitOf(source: { repoURL?: string; targetRevision?: string } | undefined): string {
   if (!source?.repoURL?.startsWith('file://')) throw new Error(`the conformance suite reads file:// repositories only, not ${source?.repoURL}`);
   const dir = fileURLToPath(source.repoURL);
   return execFileSync('git', ['-C', dir, 'rev-parse', '--verify', `${source.targetRevision || 'HEAD'}^{commit}`], { encoding: 'utf8' }).trim();
 }
+
+/**
+ * The commit the Application's source names now, or each source's of a multi-source Application (every repository of
+ * the suite is one the tests commit to, read by the repo-server with git): what a current comparison must name.
+ */
+function headCommits(app: ArgoApplication): { commit: string } | { commits: string[] } {
+  const sources = app.spec?.sources;
+  return sources && sources.length > 0 ? { commits: sources.map(commitOf) } : { commit: commitOf(app.spec?.source) };
+}
+
+/** The commits of `headCommits` as one string, in spec.sources order (`a,b`). */
+const shown = (c: { commit: string } | { commits: string[] }) => ('commit' in c ? c.commit : c.commits.join(','));
 
 interface ArgoResource {
   group?: string;
@@ -88,15 +98,20 @@ interface ArgoResource {
 
 export interface ArgoApplication {
   metadata: { annotations?: Record<string, string>; generation?: number };
-  spec?: { source?: { repoURL?: string; targetRevision?: string } };
+  spec?: { source?: { repoURL?: string; targetRevision?: string }; sources?: { repoURL?: string; targetRevision?: string }[] };
   operation?: unknown;
   status?: {
-    sync?: { status?: string; revision?: string };
+    sync?: { status?: string; revision?: string; revisions?: string[] };
     health?: { status?: string; message?: string };
     resources?: ArgoResource[];
     reconciledAt?: string;
     conditions?: { type: string; message: string }[];
-    operationState?: { phase?: string; message?: string; finishedAt?: string; syncResult?: { revision?: string; resources?: SyncResultResource[] } };
+    operationState?: {
+      phase?: string;
+      message?: string;
+      finishedAt?: string;
+      syncResult?: { revision?: string; revisions?: string[]; resources?: SyncResultResource[] };
+    };
   };
 }
 
@@ -158,7 +173,7 @@ async function currentStatus(what: string, name: string, sinceMs: number, rerequ
   try {
     return await pollFor(what, async () => {
       const app = await getApplication(name);
-      reasons = staleness(app, { sinceMs, commit: headCommit(app) });
+      reasons = staleness(app, { sinceMs, ...headCommits(app) });
       if (reasons.length === 0) return app;
       if (rerequest && Date.now() - askedAt > REREQUEST_AFTER_MS && app.metadata.annotations?.['argocd.argoproj.io/refresh'] !== undefined) {
         askedAt = Date.now();
@@ -209,13 +224,14 @@ export async function firstReconciliation(name: string): Promise<ArgoApplication
 export async function argoSync(name: string, sync: { prune?: boolean; syncOptions?: string[] } = {}): Promise<ArgoApplication> {
   const spec = (
     JSON.parse(await kubectlOk(['get', 'applications.argoproj.io', name, '-n', appNamespaceOf(name), '-o', 'json'])) as {
-      spec: { syncPolicy?: { syncOptions?: string[] } };
+      spec: { syncPolicy?: { syncOptions?: string[] }; sources?: unknown[] };
     }
   ).spec;
   const syncOptions = sync.syncOptions ?? spec.syncPolicy?.syncOptions;
   const operation = {
     initiatedBy: { username: 'conformance' },
-    sync: { revision: 'HEAD', prune: sync.prune ?? false, ...(syncOptions ? { syncOptions } : {}) },
+    // A multi-source sync names no revision: each source is synced at its targetRevision.
+    sync: { ...(spec.sources ? {} : { revision: 'HEAD' }), prune: sync.prune ?? false, ...(syncOptions ? { syncOptions } : {}) },
   };
   await kubectlOk(['patch', 'applications.argoproj.io', name, '-n', appNamespaceOf(name), '--type', 'merge', '-p', JSON.stringify({ operation })]);
   const done = await pollFor(`Argo CD's sync of ${name}`, async () => {
@@ -224,10 +240,11 @@ export async function argoSync(name: string, sync: { prune?: boolean; syncOption
     return app.operation === undefined && phase && phase !== 'Running' && phase !== 'Terminating' ? app : undefined;
   });
   // The sync applied the commit the repository holds, not one an older comparison had resolved.
-  const synced = done.status?.operationState?.syncResult?.revision;
-  const commit = headCommit(done);
-  if (done.status?.operationState?.phase === 'Succeeded' && synced !== commit) {
-    throw new Error(`Argo CD's sync of ${name} applied revision ${synced ?? '(none)'}, not the repository's commit ${commit}`);
+  const result = done.status?.operationState?.syncResult;
+  const want = headCommits(done);
+  const synced = 'commit' in want ? result?.revision : result?.revisions?.join(',');
+  if (done.status?.operationState?.phase === 'Succeeded' && synced !== shown(want)) {
+    throw new Error(`Argo CD's sync of ${name} applied revision ${synced || '(none)'}, not the repository's commit ${shown(want)}`);
   }
   return done;
 }
@@ -276,6 +293,7 @@ export function argoVerdict(app: ArgoApplication): Verdict {
 
 interface OurStatusReport {
   source: { revision?: string };
+  sources?: { revision: string }[];
   sync: { status: string };
   health: { status: string };
   resources: {
@@ -292,13 +310,14 @@ interface OurStatusReport {
 
 /**
  * kubectl-gitops's verdict on the same Application, read from the cluster (`status APP -o json --no-record`), of the
- * same commit as Argo CD's (`commit`).
+ * same commit as Argo CD's (`commit`; a multi-source Application's commits joined with commas, in spec.sources order).
  */
 async function ourVerdict(name: string, commit: string): Promise<Verdict> {
   const res = await runPlugin(['status', name, '--app-namespace', appNamespaceOf(name), '--no-record', '-o', 'json']);
   if (res.code !== 0) throw new Error(`kubectl gitops status ${name} exited ${res.code}: ${res.stderr.trim()}`);
   const report = JSON.parse(res.stdout) as OurStatusReport;
-  if (report.source.revision !== commit) throw new Error(`kubectl gitops status ${name} read revision ${report.source.revision ?? '(none)'}, not ${commit}`);
+  const read = report.sources ? report.sources.map((s) => s.revision).join(',') : report.source.revision;
+  if (read !== commit) throw new Error(`kubectl gitops status ${name} read revision ${read || '(none)'}, not ${commit}`);
   const resources: Record<string, ResourceVerdict> = {};
   for (const r of report.resources) {
     resources[resourceId(r)] = {
@@ -345,7 +364,7 @@ export function differences(argo: Verdict, ours: Verdict, namespace: string): st
  */
 export async function bothVerdicts(name: string): Promise<{ argo: Verdict; ours: Verdict; app: ArgoApplication }> {
   const app = await hardRefresh(name);
-  return { argo: argoVerdict(app), ours: await ourVerdict(name, app.status?.sync?.revision ?? ''), app };
+  return { argo: argoVerdict(app), ours: await ourVerdict(name, app.status?.sync?.revisions?.join(',') ?? app.status?.sync?.revision ?? ''), app };
 }
 
 /** The live object as JSON, or undefined when it does not exist. */

@@ -32,6 +32,17 @@ describe('staleness', () => {
     ]);
   });
 
+  it("a multi-source Application's comparison names each source's commit, in spec.sources order", () => {
+    const multi = (revisions: string[] | undefined) => ({
+      status: { reconciledAt: '2026-12-04T10:00:09Z', sync: { status: 'Synced', ...(revisions ? { revisions } : {}) } },
+    });
+    expect(staleness(multi([COMMIT, OLD]), { sinceMs: SINCE, commits: [COMMIT, OLD] })).toEqual([]);
+    expect(staleness(multi([OLD, COMMIT]), { sinceMs: SINCE, commits: [COMMIT, OLD] })).toEqual([
+      `sync.revisions ${OLD},${COMMIT} are not the commits ${COMMIT},${OLD}`,
+    ]);
+    expect(staleness(multi(undefined), { sinceMs: SINCE, commits: [COMMIT] })).toEqual([`sync.revisions (none) are not the commits ${COMMIT}`]);
+  });
+
   it('refuses a status still waiting for its refresh or its operation, or with no comparison at all', () => {
     const pending = status('2026-12-04T10:00:09Z', COMMIT, { metadata: { annotations: { 'argocd.argoproj.io/refresh': 'hard' } }, operation: {} });
     expect(staleness(pending, { sinceMs: SINCE, commit: COMMIT })).toEqual(['refresh=hard still requested', 'an operation is pending']);
