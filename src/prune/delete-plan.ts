@@ -6,8 +6,8 @@
 import { keyOf, keyString, type ResourceKey } from '../model/object.js';
 import { resourceSyncOptions } from '../sync/options.js';
 import { pruneOrder, waveOf } from '../sync/order.js';
-import { hookOf } from '../sync/hooks.js';
-import { ownershipVerdict, type NotOwnedReason } from '../tracking/select.js';
+import { hookOf, isHookObject } from '../sync/hooks.js';
+import { marksUnnamedDeclaration, ownershipVerdict, type NotOwnedReason } from '../tracking/select.js';
 import type { Tracking } from '../tracking/method.js';
 import type { LiveEntry, PruneCandidate } from './plan.js';
 
@@ -140,7 +140,8 @@ export function planDelete(input: DeleteInput): DeletePlan {
     seen.add(id);
     const key = keyOf(object);
     const reason = ownershipVerdict(object, input.appInstance, input.tracking);
-    if (reason) {
+    // A hook Argo CD's sync made from a generateName declaration carries a mark with no name: the app's all the same.
+    if (reason && !(isHookObject(object) && marksUnnamedDeclaration(object, input.appInstance, input.tracking))) {
       if (reason.code !== 'unmarked') plan.notOwned.push({ key, reason });
       continue;
     }

@@ -79,6 +79,20 @@ export function isAppHook(obj: KubeObject, appInstance: string, tracking: Tracki
   return reason === undefined || (reason.code === 'not-self' && ownerOf(obj) === undefined);
 }
 
+/**
+ * Whether the object carries this app's mark as Argo CD's sync writes it on a declaration with only `generateName`:
+ * the tracking-id names this app and the object's own group, kind and namespace, with an empty name (the mark is set
+ * before the object is named), and the object has no owner. Argo CD makes only hooks so; with a hook annotation this is
+ * the app's own object, as Argo CD's deletion takes it (it deletes every live object its mark names, isSelfReferencedObj
+ * or not).
+ */
+export function marksUnnamedDeclaration(obj: KubeObject, appInstance: string, tracking: Tracking = DEFAULT_TRACKING): boolean {
+  if (ownershipVerdict(obj, appInstance, tracking)?.code !== 'not-self') return false;
+  const parsed = parseTrackingId(trackingIdOf(obj) ?? '');
+  if (!parsed.ok || parsed.id.name !== '') return false;
+  return isSelfReferenced({ ...keyOf(obj), name: '' }, parsed.id) && ownerOf(obj) === undefined;
+}
+
 /** Splits live objects into those this app owns (its mark, naming the object itself, no owner) and the rest. */
 export function selectOwned(liveObjects: readonly KubeObject[], appInstance: string, tracking: Tracking = DEFAULT_TRACKING): Selection {
   const out: Selection = { owned: [], notOwned: [] };

@@ -2,7 +2,8 @@
 // namespaces, one deleted by Argo CD (its resources finalizer, `kubectl delete application`), the other by
 // `kubectl gitops delete`. Afterwards the same objects remain in both: Delete=false and Helm's keep, the PostDelete
 // hook whose policy keeps it, and the unmarked bystander; the waves, the other PostDelete hook (HookSucceeded) and the
-// Application are gone.
+// Application are gone. And an app Argo CD synced, with a hook it made from generateName, deleted by kubectl-gitops:
+// nothing is left (Argo CD's deletion takes every object its mark names).
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -44,6 +45,12 @@ describe('deleting an Application', () => {
     fx.write(
       'app/post-removed.yaml',
       cm('post-removed', { 'argocd.argoproj.io/hook': 'PostDelete', 'argocd.argoproj.io/hook-delete-policy': 'HookSucceeded' }),
+    );
+    // An app whose PreSync hook is declared with generateName only: Argo CD's sync marks it before naming it.
+    fx.write('generated/plain.yaml', cm('plain'));
+    fx.write(
+      'generated/hook.yaml',
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  generateName: gen-\n  annotations: {argocd.argoproj.io/hook: PreSync}\ndata:\n  k: v\n',
     );
     fx.commit('app');
   }, T);
@@ -103,6 +110,26 @@ describe('deleting an Application', () => {
 
       expect(await remaining(nsArgo)).toEqual(expected);
       expect(await remaining(nsOurs)).toEqual(expected);
+    },
+    T,
+  );
+
+  it(
+    "an app Argo CD synced, whose hook it made from generateName, deleted by kubectl-gitops: nothing of it is left, as after Argo CD's own deletion",
+    async () => {
+      const repoURL = pathToFileURL(fx.repo).href;
+      const ns = await createTestNamespace('conf-delete-g');
+      namespaces.push(ns);
+      const name = `del-gen-${id}`;
+      await applyApplication(application({ name, repoURL, path: 'generated', namespace: ns }));
+      expect((await argoSync(name)).status?.operationState?.phase).toBe('Succeeded');
+      const made = (await remaining(ns)).filter((o) => o.startsWith('ConfigMap/gen-'));
+      expect(made).toHaveLength(1);
+      // its tracking-id has no name (`app:/ConfigMap:ns/`): until 2026-12-07 `delete` took it for a copied mark and left it
+      const deleted = await runPlugin(['delete', name, '--app-namespace', 'argocd', '--yes', '-o', 'kv']);
+      expect(deleted.code).toBe(0);
+      expect(kvValues(deleted.stdout).DELETED?.sort()).toEqual(['ConfigMap/plain', made[0]].sort());
+      expect(await remaining(ns)).toEqual([]);
     },
     T,
   );

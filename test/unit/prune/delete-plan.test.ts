@@ -115,6 +115,40 @@ describe("the Application's own Delete= option (Argo CD's shouldBeDeleted fallba
 });
 
 describe('finalizers', () => {
+  it("takes the hooks Argo CD's sync made from generateName as the app's (their mark has no name); a copied mark stays out", () => {
+    // Argo CD marks a generateName hook before naming it: `shop:batch/Job:shop/`
+    const generated = (name: string, hook: string) => {
+      const e = entry('Job', name, { 'argocd.argoproj.io/hook': hook }, { group: 'batch' });
+      e.object.metadata.annotations!['argocd.argoproj.io/tracking-id'] = 'shop:batch/Job:shop/';
+      return e;
+    };
+    const elsewhere = generated('migrate-abc1234-presync-1796681205', 'PreSync');
+    elsewhere.object.metadata.namespace = 'other';
+    elsewhere.object.metadata.uid = 'uid-elsewhere';
+    const copied = entry('ConfigMap', 'copy');
+    copied.object.metadata.annotations!['argocd.argoproj.io/tracking-id'] = 'shop:/ConfigMap:shop/original';
+    const unnamedPlain = entry('ConfigMap', 'plain');
+    unnamedPlain.object.metadata.annotations!['argocd.argoproj.io/tracking-id'] = 'shop:/ConfigMap:shop/';
+    const plan = planDelete({
+      live: [
+        generated('migrate-abc1234-presync-1796681205', 'PreSync'),
+        generated('cleanup-abc1234-postdelete-1796681300', 'PostDelete'),
+        elsewhere,
+        copied,
+        unnamedPlain,
+      ],
+      appInstance: 'shop',
+      approved: false,
+    });
+    expect(plan.waves.flatMap((w) => w.objects.map((o) => o.key.name))).toEqual(['migrate-abc1234-presync-1796681205']);
+    expect(plan.liveDeleteHooks.map((h) => h.key.name)).toEqual(['cleanup-abc1234-postdelete-1796681300']);
+    expect(plan.notOwned.map((n) => [n.key.namespace, n.key.name, n.reason.code])).toEqual([
+      ['other', 'migrate-abc1234-presync-1796681205', 'not-self'],
+      ['shop', 'copy', 'not-self'],
+      ['shop', 'plain', 'not-self'],
+    ]);
+  });
+
   it("reads the cascade from Argo CD's finalizers", () => {
     expect(cascadeOf(['resources-finalizer.argocd.argoproj.io'])).toBe('foreground');
     expect(cascadeOf(['resources-finalizer.argocd.argoproj.io/foreground'])).toBe('foreground');
