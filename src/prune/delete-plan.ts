@@ -141,7 +141,7 @@ export function planDelete(input: DeleteInput): DeletePlan {
     const key = keyOf(object);
     const reason = ownershipVerdict(object, input.appInstance, input.tracking);
     // A hook Argo CD's sync made from a generateName declaration carries a mark with no name: the app's all the same.
-    if (reason && !(isHookObject(object) && marksUnnamedDeclaration(object, input.appInstance, input.tracking))) {
+    if (reason && !(isHookObject(object) && marksUnnamedDeclaration(object, reason))) {
       if (reason.code !== 'unmarked') plan.notOwned.push({ key, reason });
       continue;
     }

@@ -80,15 +80,15 @@ export function isAppHook(obj: KubeObject, appInstance: string, tracking: Tracki
 }
 
 /**
- * Whether the object carries this app's mark as Argo CD's sync writes it on a declaration with only `generateName`:
- * the tracking-id names this app and the object's own group, kind and namespace, with an empty name (the mark is set
- * before the object is named), and the object has no owner. Argo CD makes only hooks so; with a hook annotation this is
- * the app's own object, as Argo CD's deletion takes it (it deletes every live object its mark names, isSelfReferencedObj
- * or not).
+ * Whether an object whose verdict is `reason` carries this app's mark as Argo CD's sync writes it on a declaration with
+ * only `generateName`: a mark naming this app (the verdict's not-self) and the object's own group, kind and namespace,
+ * with an empty name (the mark is set before the object is named), and no owner. Argo CD makes only hooks so; with a
+ * hook annotation this is the app's own object, as Argo CD's deletion takes it (it deletes every live object its mark
+ * names, isSelfReferencedObj or not).
  */
-export function marksUnnamedDeclaration(obj: KubeObject, appInstance: string, tracking: Tracking = DEFAULT_TRACKING): boolean {
-  if (ownershipVerdict(obj, appInstance, tracking)?.code !== 'not-self') return false;
-  const parsed = parseTrackingId(trackingIdOf(obj) ?? '');
+export function marksUnnamedDeclaration(obj: KubeObject, reason: NotOwnedReason | undefined): boolean {
+  if (reason?.code !== 'not-self') return false;
+  const parsed = parseTrackingId(reason.value);
   if (!parsed.ok || parsed.id.name !== '') return false;
   return isSelfReferenced({ ...keyOf(obj), name: '' }, parsed.id) && ownerOf(obj) === undefined;
 }
