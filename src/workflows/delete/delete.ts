@@ -278,10 +278,14 @@ export async function deleteApp(req: DeleteRequest, deps: DeleteDeps): Promise<D
   if (deps.appRef && liveApp && appType) {
     const ref = deps.appRef;
     if (!terminating) {
-      const finalizers = finalizersFor(appFinalizers, cascade, { pre: pre.length > 0, post: post.length > 0 });
-      await cp.patch(appType, ref.namespace, ref.name, { metadata: { finalizers, resourceVersion: liveApp.metadata.resourceVersion } }, 'merge', {
-        fieldManager: deps.opts.fieldManager,
-      });
+      await addFinalizers(
+        cp,
+        appType,
+        ref,
+        liveApp,
+        (current) => finalizersFor(current, cascade, { pre: pre.length > 0, post: post.length > 0 }),
+        deps.opts.fieldManager,
+      );
       await cp.delete(appType, ref.namespace, ref.name, { ...(liveApp.metadata.uid ? { preconditions: { uid: liveApp.metadata.uid as string } } : {}) });
       deps.progress?.(`Application ${ref.namespace}/${ref.name} marked for deletion (cascade ${cascade})`);
     }
@@ -451,6 +455,35 @@ async function cleanupDeleteHooks(hooks: Hook[], o: RunOpts): Promise<void> {
       if (!(err instanceof KubeApiError && err.status === 404)) throw err;
     }
     if (e) e.cleanup = 'removed';
+  }
+}
+
+/**
+ * Puts this deletion's finalizers on the Application as it was read (its resourceVersion a precondition, so that no
+ * finalizer another writer just added is dropped). A conflict caused by a write that left its spec alone (a controller
+ * writing its status: Argo CD's, right after its own sync) is read again and tried again, a few times; a changed spec
+ * (another generation) or another object of that name (another uid) is not: what this deletion planned may be stale.
+ */
+async function addFinalizers(
+  cp: KubeGateway,
+  type: ResourceType,
+  ref: { namespace: string; name: string },
+  read: KubeObject,
+  finalizersOf: (current: string[]) => string[],
+  fieldManager: string,
+): Promise<void> {
+  let app = read;
+  for (let attempt = 1; ; attempt++) {
+    const finalizers = finalizersOf((app.metadata.finalizers as string[] | undefined) ?? []);
+    try {
+      await cp.patch(type, ref.namespace, ref.name, { metadata: { finalizers, resourceVersion: app.metadata.resourceVersion } }, 'merge', { fieldManager });
+      return;
+    } catch (err) {
+      if (!(err instanceof KubeApiError && err.status === 409) || attempt >= 5) throw err;
+      const again = await cp.get(type, ref.namespace, ref.name);
+      if (!again || again.metadata.uid !== read.metadata.uid || again.metadata.generation !== read.metadata.generation) throw err;
+      app = again;
+    }
   }
 }
 

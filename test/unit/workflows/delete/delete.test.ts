@@ -140,3 +140,39 @@ test('a stop asked for: after the delete in flight nothing new starts (no delete
   expect(three.writes()).toEqual([]);
   expect([none.interrupted, none.phase, none.entries.map((e) => e.outcome)]).toEqual(['before the first write: nothing was changed', 'Failed', ['not-run']]);
 });
+
+test("the Application's finalizers: a conflict with a status write (Argo CD's controller after its sync) is read again and tried again; a changed spec is not", async () => {
+  const live = (generation: number, resourceVersion: string): KubeObject => ({
+    apiVersion: 'argoproj.io/v1alpha1',
+    kind: 'Application',
+    metadata: { name: 'shop', namespace: 'argocd', uid: 'app-uid', generation, resourceVersion },
+    spec: {},
+  });
+  for (const [after, outcome] of [
+    [live(1, '2'), 'deleted'],
+    [live(2, '2'), 'refused'],
+  ] as const) {
+    const { gw, req, deps } = setup([marked('a'), live(1, '1')]);
+    const patch = gw.patch.bind(gw);
+    let conflicts = 0;
+    gw.patch = async (type, ns, name, body, kind, o) => {
+      if (type.kind === 'Application' && conflicts === 0) {
+        conflicts++;
+        // someone wrote the Application between our read and our patch
+        gw.put(after);
+        throw apiError('patching Application argocd/shop', 409, '{"kind":"Status","reason":"Conflict","message":"the object has been modified"}');
+      }
+      return patch(type, ns, name, body, kind, o);
+    };
+    const run = deleteApp(req(), { ...deps, appRef: { namespace: 'argocd', name: 'shop' } });
+    if (outcome === 'deleted') {
+      const r = await run;
+      expect([r.phase, r.application, deleteExitCode(r)]).toEqual(['Succeeded', 'deleted', 0]);
+      expect(gw.find('ConfigMap', 'shop', 'a')).toBeUndefined();
+      expect(gw.find('Application', 'argocd', 'shop')).toBeUndefined();
+    } else {
+      await expect(run).rejects.toMatchObject({ status: 409 });
+      expect(gw.find('ConfigMap', 'shop', 'a')).toBeDefined();
+    }
+  }
+});
